@@ -1,0 +1,86 @@
+# Thin driver over the autotools build: it installs missing Debian build
+# packages, bootstraps configure, and builds out of tree in $(BUILD) so the
+# generated Makefile never overwrites this one.  Run `make help`.
+
+BUILD ?= build
+CONFIGURE_FLAGS ?=
+RUN_ARGS ?=
+CFLAGS ?= -g -O2
+
+BUILD_PKGS := gcc make autoconf automake pkg-config libnl-3-dev \
+	libnl-route-3-dev libnl-genl-3-dev libsystemd-dev libcap-dev
+TEST_PKGS := $(BUILD_PKGS) libcmocka-dev mandoc iproute2 iperf3 procps \
+	debootstrap systemd-container xz-utils
+BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux
+
+.PHONY: all run check check-asan bench bench-quick distcheck install clean \
+	help deps-build deps-test deps-bench
+
+all: deps-build $(BUILD)/Makefile
+	$(MAKE) -C $(BUILD)
+
+help:
+	@echo 'make run     build, then run irqsteerd in the foreground on this host'
+	@echo 'make check   build, then run the whole test suite'
+	@echo 'make check-asan  the test suite built with ASan+UBSan (BUILD=build-asan)'
+	@echo 'make bench | bench-quick   simulator benchmarks against irqbalance'
+	@echo 'make distcheck   release tarball check'
+	@echo 'make install DESTDIR=...'
+	@echo 'Variables: BUILD=dir CONFIGURE_FLAGS=... RUN_ARGS=...'
+
+# Installs whatever of the named Debian packages is missing, saying what.
+define install_missing
+	@missing=; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  for p in $(1); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	  done; \
+	else echo 'deps: not a Debian system, not checking packages'; fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install:$$missing" >&2; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing || exit 1; \
+	fi
+endef
+
+deps-build:
+	$(call install_missing,$(BUILD_PKGS))
+deps-test:
+	$(call install_missing,$(TEST_PKGS))
+deps-bench:
+	$(call install_missing,$(BENCH_PKGS))
+
+configure: configure.ac Makefile.am
+	autoreconf -fi
+
+$(BUILD)/Makefile: configure
+	mkdir -p $(BUILD)
+	cd $(BUILD) && ../configure CFLAGS='$(CFLAGS)' $(CONFIGURE_FLAGS)
+
+run: all
+	@echo "irqsteerd: running in the foreground with built-in defaults; Ctrl-C stops it and restores what it changed"
+	$(BUILD)/irqsteerd --foreground $(RUN_ARGS)
+
+check: deps-test $(BUILD)/Makefile
+	$(MAKE) -C $(BUILD)
+	@rc=0; $(MAKE) -C $(BUILD) check || rc=$$?; \
+	sh tests/summary.sh $(BUILD); exit $$rc
+
+check-asan:
+	$(MAKE) check BUILD=build-asan \
+	  CFLAGS='-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all'
+
+bench: deps-bench all
+	$(MAKE) -C $(BUILD) bench
+
+bench-quick: deps-bench all
+	$(MAKE) -C $(BUILD) bench-quick
+
+distcheck: deps-test $(BUILD)/Makefile
+	$(MAKE) -C $(BUILD) distcheck
+
+install: all
+	$(MAKE) -C $(BUILD) install
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,119 @@
+/* Configuration: parsed from an INI-like file into a fresh struct, validated,
+ * then swapped in by the caller (reload keeps the old one on error).  Every
+ * other module only reads struct config.  Built-in defaults need no file.
+ * Keys and defaults are documented in irqsteer.conf(5). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cpuset.h"
+
+#define CONFIG_DEFAULT_PATH SYSCONFDIR "/irqsteer/irqsteer.conf"
+#define CONFIG_DEFAULT_STATE_DIR "/run/irqsteer"
+
+enum worker_policy {
+        WORKER_SPREAD,           /* one CPU per thread, away from hot network CPUs */
+        WORKER_COLOCATE,         /* thread i next to queue i of the interface */
+        WORKER_AVOID_NET,        /* only CPUs that serve no queue */
+        WORKER_POLICY_MAX,
+        WORKER_POLICY_INVALID = -1,
+};
+
+enum tristate {
+        TRI_INHERIT = -1,        /* take the [balance] value */
+        TRI_NO = 0,
+        TRI_YES = 1,
+};
+
+struct config_interface {
+        char *match;             /* glob on the interface name ("eth*") */
+        bool manage;             /* false: leave its IRQs and masks alone */
+        cpuset_t cpus;           /* allowed CPUs (empty = all eligible) */
+        enum tristate rps, xps, rfs;
+        unsigned line;           /* where the section started, for messages */
+};
+
+struct config_worker {
+        char *name;              /* the section name */
+        char *match_name;        /* comm (/proc/PID/comm), exact; or NULL */
+        char *match_cmdline;     /* POSIX extended regex on the command line; or NULL */
+        char *match_unit;        /* systemd unit whose cgroup holds the processes; or NULL */
+        char *pidfile;           /* path to a pidfile; or NULL */
+        enum worker_policy policy;
+        cpuset_t cpus;           /* allowed CPUs (empty = all eligible) */
+        char *interface;         /* for colocate: interface whose queues to follow; or NULL = busiest */
+        unsigned line;
+};
+
+struct config {
+        char *path;              /* file it came from, NULL for built-in defaults */
+
+        /* [daemon] */
+        uint64_t interval_usec;  /* sampling interval */
+        char *state_dir;
+        int log_level;           /* LOG_* */
+        bool restore_on_exit;
+        bool dry_run;
+
+        /* [balance] */
+        double hot_enter;        /* share 0..1 of CPU time in irq+softirq */
+        double hot_exit;         /* < hot_enter */
+        unsigned hot_samples;
+        double saturated_idle;   /* idle share below which a CPU counts as saturated */
+        double saturated_share;  /* irq+softirq share of a saturated CPU that makes it hot */
+        double smoothing;        /* EWMA alpha in (0, 1] */
+        double min_gain;         /* minimum drop of the projected peak, share 0..1 */
+        uint64_t min_dwell_usec;
+        uint64_t max_dwell_usec; /* back-off cap for objects that bounce */
+        unsigned max_moves;      /* per tick */
+        bool initial_layout;
+        bool rps;
+        bool rfs;
+        uint32_t rps_sock_flow_entries;
+        bool xps;
+        bool single_queue_rps;   /* RPS on single-queue NICs from the start */
+        double rps_exclude_irq_rate; /* interrupts/s above which the IRQ CPU leaves the RPS set */
+        cpuset_t banned_cpus;
+
+        struct config_interface *interfaces;
+        size_t n_interfaces;
+        struct config_worker *workers;
+        size_t n_workers;
+};
+
+/* A problem found while parsing or validating. */
+struct config_error {
+        char *file;
+        unsigned line;           /* 0 when not tied to a line */
+        char *key;               /* may be NULL */
+        char *message;
+};
+
+struct config_errors {
+        struct config_error *v;
+        size_t n;
+};
+
+/* Fills c with the built-in defaults. */
+int config_defaults(struct config *c);
+/* Parses buf (contents of file path, used in messages) into a fresh *ret
+ * starting from defaults, validating as it goes.  Returns 0, or -EINVAL
+ * with every problem in errs (caller frees).  *ret is only valid on 0. */
+int config_parse(const char *path, const char *buf, size_t len, struct config *ret,
+                 struct config_errors *errs);
+/* Reads and parses path.  A missing file is -ENOENT unless allow_missing,
+ * in which case the defaults are returned. */
+int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs);
+void config_free(struct config *c);
+void config_errors_free(struct config_errors *errs);
+/* Prints each error as "FILE:LINE: KEY: message". */
+void config_errors_print(const struct config_errors *errs, FILE *f);
+
+/* The interface section that matches ifname (first match wins), or NULL. */
+const struct config_interface *config_interface_for(const struct config *c, const char *ifname);
+
+const char *worker_policy_to_string(enum worker_policy p);
+enum worker_policy worker_policy_from_string(const char *s);

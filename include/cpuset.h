@@ -1,0 +1,53 @@
+/* Fixed-size CPU sets (up to CPUSET_MAX CPUs) and the two kernel text forms:
+ * cpulists ("0-3,8,10-11") and hex masks ("ff,00000001", 32-bit chunks, most
+ * significant first).  Pure: no I/O. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CPUSET_MAX 8192
+#define CPUSET_WORDS (CPUSET_MAX / 64)
+
+typedef struct cpuset {
+        uint64_t w[CPUSET_WORDS];
+} cpuset_t;
+
+void cpuset_zero(cpuset_t *s);
+/* Adds cpu; returns -ERANGE (set unchanged) if cpu is outside [0, CPUSET_MAX). */
+int cpuset_set(cpuset_t *s, int cpu);
+void cpuset_clear(cpuset_t *s, int cpu);
+bool cpuset_isset(const cpuset_t *s, int cpu);
+int cpuset_count(const cpuset_t *s);
+bool cpuset_empty(const cpuset_t *s);
+bool cpuset_equal(const cpuset_t *a, const cpuset_t *b);
+/* First CPU >= from in the set, or -1. */
+int cpuset_next(const cpuset_t *s, int from);
+#define cpuset_first(s) cpuset_next((s), 0)
+#define CPUSET_FOREACH(cpu, s) \
+        for (int cpu = cpuset_first(s); cpu >= 0; cpu = cpuset_next((s), cpu + 1))
+/* Highest CPU in the set, or -1. */
+int cpuset_last(const cpuset_t *s);
+void cpuset_and(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b);
+void cpuset_or(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b);
+/* ret = a & ~b */
+void cpuset_andnot(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b);
+bool cpuset_intersects(const cpuset_t *a, const cpuset_t *b);
+bool cpuset_subset(const cpuset_t *sub, const cpuset_t *super);
+/* A set holding only cpu. */
+cpuset_t cpuset_single(int cpu);
+
+/* Parses a cpulist such as "0-3,8,10-11" or "0-15:2" (stride, as the kernel
+ * accepts).  Leading/trailing white space and an empty list (= empty set) are
+ * accepted.  -EINVAL on syntax errors, -ERANGE for CPUs >= CPUSET_MAX. */
+int cpuset_parse_list(const char *s, cpuset_t *ret);
+/* Formats as a cpulist; "" for the empty set.  -ENOBUFS if it does not fit. */
+int cpuset_format_list(const cpuset_t *s, char *buf, size_t len);
+
+/* Parses the kernel's hex mask ("00000000,0000ffff", chunks of up to 8 hex
+ * digits separated by commas, most significant first; "0" is empty). */
+int cpuset_parse_mask(const char *s, cpuset_t *ret);
+/* Formats as a kernel hex mask with enough 32-bit chunks to hold nbits bits
+ * (nbits 0 = as few as the set needs). -ENOBUFS if it does not fit. */
+int cpuset_format_mask(const cpuset_t *s, int nbits, char *buf, size_t len);

@@ -1,0 +1,106 @@
+/* NIC inventory: network devices, their rx/tx queues, the queue <-> IRQ map
+ * (rx and tx IRQ of one queue index paired, or one combined IRQ), RPS/XPS
+ * masks, and every numeric IRQ with its affinity.  Built from sysfs and
+ * /proc/interrupts names via rootfs; on the live host refined through
+ * rtnetlink (libnl-route-3) and ethtool channels (libnl-genl-3). */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+#include "procfs.h"
+
+enum inv_irq_role {
+        INV_IRQ_NONE,            /* not a NIC queue IRQ */
+        INV_IRQ_RXTX,            /* combined rx+tx vector of one queue */
+        INV_IRQ_RX,
+        INV_IRQ_TX,
+        INV_IRQ_OTHER,           /* NIC admin/async/config/misc vector: not a queue */
+        INV_IRQ_ROLE_MAX,
+        INV_IRQ_ROLE_INVALID = -1,
+};
+
+enum inv_map_source {
+        INV_MAP_NONE,            /* no IRQs (veth, loopback, ...) */
+        INV_MAP_NAMES,           /* /proc/interrupts names matched a known family */
+        INV_MAP_MSI_ORDER,       /* unknown names: fell back to msi_irqs order (warned) */
+        INV_MAP_SINGLE,          /* single-vector NIC, IRQ named after the device */
+        INV_MAP_MAX,
+};
+
+struct inv_irq {
+        unsigned irq;
+        char name[128];          /* action name from /proc/interrupts */
+        int nic;                 /* index into inventory.nics, -1 if none */
+        int queue;               /* queue index, -1 if none */
+        enum inv_irq_role role;
+        cpuset_t affinity;       /* smp_affinity_list (or smp_affinity) */
+        cpuset_t effective;      /* effective_affinity_list */
+        bool has_effective;
+        int node;                /* irq/N/node, -1 unknown */
+        bool affinity_readable;  /* false: no proc/irq/N (e.g. IRQ vanished) */
+};
+
+struct inv_queue {
+        int index;
+        bool has_rx, has_tx;     /* rx-N / tx-N directories exist */
+        int rx_irq, tx_irq;      /* IRQ numbers, -1 if none; equal for a combined vector */
+        cpuset_t rps_cpus;       /* rx-N/rps_cpus */
+        uint32_t rps_flow_cnt;   /* rx-N/rps_flow_cnt */
+        cpuset_t xps_cpus;       /* tx-N/xps_cpus */
+        bool has_rps, has_xps;   /* the files exist and were readable */
+};
+
+struct inv_nic {
+        char name[IF_NAMESIZE];
+        int ifindex;             /* 0 when unknown */
+        char driver[32];         /* basename of device/driver, "" for virtual */
+        char bus_id[64];         /* basename of the device link: "0000:3b:00.0", "virtio2" */
+        char pci_addr[32];       /* PCI address of the device or its parent, "" if none */
+        int node;                /* device/numa_node, -1 unknown */
+        cpuset_t local_cpus;     /* device/local_cpulist (all online if unknown) */
+        bool has_device;         /* has a device link (physical or virtio) */
+        bool up;                 /* operstate up / IFF_UP from netlink */
+        int rx_queues, tx_queues;/* from the queues dir (netlink when live) */
+        int combined_channels;   /* ethtool channels, -1 unknown */
+        enum inv_map_source map;
+        struct inv_queue *queues;
+        size_t n_queues;         /* max(rx_queues, tx_queues) */
+};
+
+struct inventory {
+        struct inv_nic *nics;
+        size_t n_nics;
+        struct inv_irq *irqs;    /* every numeric IRQ in /proc/interrupts, sorted */
+        size_t n_irqs;
+        uint32_t rps_sock_flow_entries; /* proc/sys/net/core/rps_sock_flow_entries */
+};
+
+/* Builds the inventory from sys/class/net, the device links, msi_irqs,
+ * proc/irq and the names in interrupts (already parsed).  NICs or IRQs that
+ * vanish while reading are skipped, not errors. */
+int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
+void inventory_free(struct inventory *inv);
+
+/* Live refinement through netlink: ifindex, link up state and queue counts
+ * (rtnetlink, IFLA_NUM_RX_QUEUES/IFLA_NUM_TX_QUEUES) and ethtool combined
+ * channels (genl).  Only for the root "/" in the current network namespace;
+ * failures leave the sysfs values and return -errno. */
+int inventory_netlink_refresh(struct inventory *inv);
+
+const struct inv_nic *inventory_nic(const struct inventory *inv, const char *name);
+struct inv_irq *inventory_irq(const struct inventory *inv, unsigned irq);
+
+const char *inv_irq_role_to_string(enum inv_irq_role r);
+const char *inv_map_source_to_string(enum inv_map_source m);
+
+/* Classifies one /proc/interrupts action name against NIC nic_name (whose
+ * virtio device is virtio_dev, e.g. "virtio2", and PCI address pci_addr,
+ * either may be NULL/""): returns the role and sets *ret_queue, or
+ * INV_IRQ_NONE if the name does not belong to that NIC.  Pure. */
+enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
+                                              const char *virtio_dev, const char *pci_addr,
+                                              int *ret_queue);

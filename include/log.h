@@ -1,0 +1,55 @@
+/* Logging: to the journal with structured fields when running under systemd
+ * (JOURNAL_STREAM matches stderr), otherwise to stderr with a "<N>" priority
+ * prefix (systemd's stderr convention) or a readable level word on a tty.
+ * Library code logs at debug only; the layer that decides logs above it. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <syslog.h>
+
+enum log_target {
+        LOG_TARGET_AUTO,    /* journal if stderr is the journal, else stderr */
+        LOG_TARGET_STDERR,
+        LOG_TARGET_JOURNAL,
+        LOG_TARGET_MAX,
+        LOG_TARGET_INVALID = -1,
+};
+
+void log_setup(enum log_target target, int max_level);
+void log_set_max_level(int level);
+int log_get_max_level(void);
+/* "debug", "info", "notice", "warning", "err"/"error", "crit" -> LOG_*; -EINVAL. */
+int log_level_from_string(const char *s);
+const char *log_level_to_string(int level);
+
+/* Logs fmt at level; fields is NULL or a NULL-terminated array of extra
+ * journal fields ("IRQ=73").  error (errno, either sign) fills %m and ERRNO=.
+ * Returns -abs(error) so callers can `return log_...`. */
+int log_internal(int level, int error, const char *const *fields, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+#define log_full_errno(level, error, ...) log_internal((level), (error), NULL, __VA_ARGS__)
+#define log_debug(...) log_internal(LOG_DEBUG, 0, NULL, __VA_ARGS__)
+#define log_info(...) log_internal(LOG_INFO, 0, NULL, __VA_ARGS__)
+#define log_notice(...) log_internal(LOG_NOTICE, 0, NULL, __VA_ARGS__)
+#define log_warning(...) log_internal(LOG_WARNING, 0, NULL, __VA_ARGS__)
+#define log_error(...) log_internal(LOG_ERR, 0, NULL, __VA_ARGS__)
+#define log_debug_errno(e, ...) log_internal(LOG_DEBUG, (e), NULL, __VA_ARGS__)
+#define log_info_errno(e, ...) log_internal(LOG_INFO, (e), NULL, __VA_ARGS__)
+#define log_warning_errno(e, ...) log_internal(LOG_WARNING, (e), NULL, __VA_ARGS__)
+#define log_error_errno(e, ...) log_internal(LOG_ERR, (e), NULL, __VA_ARGS__)
+/* Structured: log_fields(LOG_INFO, ((const char *[]){"IRQ=73", NULL}), "...") */
+#define log_fields(level, fields, ...) log_internal((level), 0, (fields), __VA_ARGS__)
+
+/* Rate limit for repeated conditions: at most burst messages per interval;
+ * returns true when this one may be logged.  now in microseconds. */
+struct log_ratelimit {
+        uint64_t interval_usec;
+        unsigned burst;
+        uint64_t begin;
+        unsigned num;
+        unsigned suppressed;
+};
+bool log_ratelimit_ok(struct log_ratelimit *rl, uint64_t now);

@@ -1,0 +1,100 @@
+/* Parsers for /proc/stat, /proc/softirqs and /proc/interrupts.  The *_parse
+ * functions are pure over a buffer; the *_read wrappers read via rootfs.
+ * All return 0 or -errno (-EINVAL / -EBADMSG on malformed input, -ERANGE on
+ * numbers that do not fit) and never crash on garbage. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum procfs_cpustat_field {
+        CPUSTAT_USER,
+        CPUSTAT_NICE,
+        CPUSTAT_SYSTEM,
+        CPUSTAT_IDLE,
+        CPUSTAT_IOWAIT,
+        CPUSTAT_IRQ,
+        CPUSTAT_SOFTIRQ,
+        CPUSTAT_STEAL,
+        CPUSTAT_GUEST,
+        CPUSTAT_GUEST_NICE,
+        CPUSTAT_MAX,
+};
+
+struct procfs_cpustat {
+        int cpu;                 /* -1 for the aggregate "cpu" line */
+        uint64_t v[CPUSTAT_MAX]; /* USER_HZ ticks; missing trailing columns are 0 */
+        unsigned n_fields;       /* how many columns the line had (>= 4) */
+};
+
+struct procfs_stat {
+        struct procfs_cpustat total;
+        struct procfs_cpustat *cpus; /* online CPUs, in file order */
+        size_t n_cpus;
+};
+
+int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret);
+int procfs_stat_read(int rootfd, struct procfs_stat *ret);
+void procfs_stat_free(struct procfs_stat *s);
+/* Entry for cpu, or NULL. */
+const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu);
+
+enum procfs_softirq {
+        SOFTIRQ_HI,
+        SOFTIRQ_TIMER,
+        SOFTIRQ_NET_TX,
+        SOFTIRQ_NET_RX,
+        SOFTIRQ_BLOCK,
+        SOFTIRQ_IRQ_POLL,
+        SOFTIRQ_TASKLET,
+        SOFTIRQ_SCHED,
+        SOFTIRQ_HRTIMER,
+        SOFTIRQ_RCU,
+        SOFTIRQ_MAX,
+        SOFTIRQ_INVALID = -1,
+};
+
+const char *procfs_softirq_to_string(enum procfs_softirq s);
+enum procfs_softirq procfs_softirq_from_string(const char *s);
+
+struct procfs_softirqs {
+        int *cpus;               /* CPU numbers of the columns (online CPUs) */
+        size_t n_cpus;
+        /* counts[row * n_cpus + col]; rows by enum procfs_softirq; rows the
+         * file lacks are all zero and flagged absent */
+        uint64_t *counts;
+        bool present[SOFTIRQ_MAX];
+};
+
+int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *ret);
+int procfs_softirqs_read(int rootfd, struct procfs_softirqs *ret);
+void procfs_softirqs_free(struct procfs_softirqs *s);
+/* Count for (row, cpu); false if cpu has no column. */
+bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq row, int cpu, uint64_t *ret);
+
+struct procfs_irq {
+        char id[16];             /* "38", "NMI", "LOC", ... */
+        bool numeric;            /* a real IRQ line ("N:") */
+        unsigned irq;            /* when numeric */
+        uint64_t *counts;        /* n_cpus entries (columns of the header); for
+                                  * rows with fewer columns (ERR, MIS) the rest are 0 */
+        uint64_t total;
+        char chip[64];           /* "PCI-MSIX-0000:00:03.0", "IR-PCI-MSI", "IO-APIC" */
+        char hwirq[32];          /* "1-edge", "524288-edge", may be "" */
+        char name[128];          /* action name(s): "virtio2-input.0", "eth0-TxRx-3";
+                                  * for named rows the description text */
+};
+
+struct procfs_interrupts {
+        int *cpus;               /* CPU numbers of the header columns */
+        size_t n_cpus;
+        struct procfs_irq *irqs;
+        size_t n_irqs;
+};
+
+int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret);
+int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret);
+void procfs_interrupts_free(struct procfs_interrupts *s);
+/* The row of numeric IRQ irq, or NULL. */
+const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq);

@@ -1,0 +1,64 @@
+/* Sampling: a snapshot is one reading of /proc/stat, /proc/softirqs and
+ * /proc/interrupts; two snapshots give rates.  Smoothing is an EWMA over
+ * rates.  Nonsense is never produced: a CPU or IRQ whose counters went
+ * backwards, appeared or vanished between snapshots is marked invalid for
+ * that interval (logged at debug). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "procfs.h"
+
+struct sample_snapshot {
+        uint64_t usec;           /* CLOCK_MONOTONIC of the reading, given by the caller */
+        struct procfs_stat stat;
+        struct procfs_softirqs softirqs;
+        struct procfs_interrupts interrupts;
+};
+
+/* Reads all three files under rootfd; now_usec is stored as the time. */
+int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
+void sample_snapshot_free(struct sample_snapshot *s);
+
+struct sample_cpu {
+        bool valid;              /* false: offline, new, or counters reset */
+        /* shares of the interval's ticks, 0..1 (sum of all ~1) */
+        double usr, sys, idle, iowait, irq, softirq, steal;
+        double busy;             /* 1 - idle - iowait */
+        /* NET_RX+NET_TX runs / all softirq runs on this CPU in the interval
+         * (0 when there were none): tells NET work from TIMER/RCU/... */
+        double net_frac;
+        double net_rx_rate, net_tx_rate;     /* softirq runs per second */
+};
+
+struct sample_irq {
+        unsigned irq;
+        bool valid;
+        double rate;             /* interrupts per second, all CPUs */
+        double *per_cpu;         /* [0..max_cpu], interrupts per second */
+};
+
+struct sample_rates {
+        double interval_s;
+        int max_cpu;             /* highest CPU number seen; arrays hold max_cpu+1 */
+        struct sample_cpu *cpus; /* indexed by CPU number */
+        struct sample_irq *irqs; /* numeric IRQs present in both snapshots, by IRQ number order */
+        size_t n_irqs;
+};
+
+/* Rates between prev and cur (cur later).  -EINVAL if cur is not later. */
+int sample_compute(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
+                   struct sample_rates *ret);
+void sample_rates_free(struct sample_rates *r);
+/* The rates of irq, or NULL. */
+const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq);
+
+/* EWMA: avg = alpha*new + (1-alpha)*avg, per CPU and per IRQ.  An empty avg
+ * (max_cpu < 0 / zeroed struct) is initialised from new; entries invalid in
+ * new keep their average; entries new in new start from their value; IRQs or
+ * CPUs gone from new are dropped.  alpha in (0, 1]. */
+int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha);
+/* Deep copy. */
+int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src);

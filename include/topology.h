@@ -1,0 +1,44 @@
+/* CPU topology from sysfs (via rootfs): online CPUs, NUMA nodes, cores,
+ * packages, SMT siblings, shared caches, isolated and nohz_full CPUs. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cpuset.h"
+
+struct topo_cpu {
+        int cpu;
+        bool present;            /* has a cpuN directory */
+        bool online;
+        int node;                /* NUMA node, 0 when the host has none */
+        int core_id;             /* topology/core_id (unique within a package only) */
+        int package_id;          /* topology/physical_package_id */
+        int core;                /* host-unique core number: SMT siblings share it */
+        int smt_index;           /* 0 for the first thread of its core, 1.. for siblings */
+        int l2_id, l3_id;        /* lowest CPU sharing that cache level, -1 unknown */
+        bool isolated;           /* /sys/devices/system/cpu/isolated */
+        bool nohz_full;          /* /sys/devices/system/cpu/nohz_full */
+};
+
+struct topo_node {
+        int id;
+        cpuset_t cpus;           /* online CPUs of the node */
+};
+
+struct topology {
+        int max_cpu;             /* highest present CPU number */
+        struct topo_cpu *cpus;   /* indexed by CPU number, max_cpu+1 entries */
+        cpuset_t present, online, isolated, nohz_full;
+        struct topo_node *nodes;
+        size_t n_nodes;
+};
+
+/* Reads sys/devices/system/cpu and sys/devices/system/node.  Missing optional
+ * files (caches, nohz_full, nodes on non-NUMA hosts) are tolerated. */
+int topology_read(int rootfd, struct topology *ret);
+void topology_free(struct topology *t);
+/* The node entry for id, or NULL. */
+const struct topo_node *topology_node(const struct topology *t, int id);
+/* Online CPUs that are not isolated, not nohz_full and not in banned. */
+void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret);

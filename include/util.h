@@ -1,0 +1,45 @@
+/* Small helpers shared by every module: cleanup attributes, array size,
+ * checked integer parsing.  No I/O here. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd);
+
+/* Parses a whole decimal unsigned 64-bit number from [s, s+len); -EINVAL on
+ * anything but digits, -ERANGE on overflow.  len may be (size_t)-1 for a C string. */
+int util_parse_u64(const char *s, size_t len, uint64_t *ret);
+
+/* Like util_parse_u64 for a signed int (accepts a leading '-'). */
+int util_parse_int(const char *s, size_t len, int *ret);
+
+/* Parses a duration such as "2s", "500ms", "5min", "1h" or a bare number of
+ * seconds into microseconds; -EINVAL / -ERANGE on bad input. */
+int util_parse_duration_usec(const char *s, uint64_t *ret);
+
+/* Parses yes/no/true/false/on/off/1/0; -EINVAL otherwise. */
+int util_parse_bool(const char *s, bool *ret);
+
+/* Returns s with leading and trailing white space removed (in place). */
+char *util_strstrip(char *s);
+
+/* Grows *array (element size sz) so that it holds at least need elements;
+ * *allocated tracks capacity.  Returns 0 or -ENOMEM. */
+int util_grow(void **array, size_t *allocated, size_t need, size_t sz);
+
+#include <unistd.h>
+static inline void closep(int *fd) {
+        if (*fd >= 0)
+                close(*fd);
+}

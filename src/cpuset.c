@@ -1,0 +1,278 @@
+/* CPU sets and the kernel's cpulist / hex-mask text forms. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cpuset.h"
+
+void cpuset_zero(cpuset_t *s) {
+        memset(s, 0, sizeof(*s));
+}
+
+int cpuset_set(cpuset_t *s, int cpu) {
+        if (cpu < 0 || cpu >= CPUSET_MAX)
+                return -ERANGE;
+        s->w[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+        return 0;
+}
+
+void cpuset_clear(cpuset_t *s, int cpu) {
+        if (cpu < 0 || cpu >= CPUSET_MAX)
+                return;
+        s->w[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
+}
+
+bool cpuset_isset(const cpuset_t *s, int cpu) {
+        if (cpu < 0 || cpu >= CPUSET_MAX)
+                return false;
+        return (s->w[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+int cpuset_count(const cpuset_t *s) {
+        int n = 0;
+        for (size_t i = 0; i < CPUSET_WORDS; i++)
+                n += __builtin_popcountll(s->w[i]);
+        return n;
+}
+
+bool cpuset_empty(const cpuset_t *s) {
+        for (size_t i = 0; i < CPUSET_WORDS; i++)
+                if (s->w[i])
+                        return false;
+        return true;
+}
+
+bool cpuset_equal(const cpuset_t *a, const cpuset_t *b) {
+        return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+int cpuset_next(const cpuset_t *s, int from) {
+        if (from < 0)
+                from = 0;
+        for (int i = from / 64; i < CPUSET_WORDS; i++) {
+                uint64_t w = s->w[i];
+                if (i == from / 64)
+                        w &= ~UINT64_C(0) << (from % 64);
+                if (w)
+                        return i * 64 + __builtin_ctzll(w);
+        }
+        return -1;
+}
+
+int cpuset_last(const cpuset_t *s) {
+        for (int i = CPUSET_WORDS - 1; i >= 0; i--)
+                if (s->w[i])
+                        return i * 64 + 63 - __builtin_clzll(s->w[i]);
+        return -1;
+}
+
+void cpuset_and(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b) {
+        for (size_t i = 0; i < CPUSET_WORDS; i++)
+                ret->w[i] = a->w[i] & b->w[i];
+}
+
+void cpuset_or(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b) {
+        for (size_t i = 0; i < CPUSET_WORDS; i++)
+                ret->w[i] = a->w[i] | b->w[i];
+}
+
+void cpuset_andnot(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b) {
+        for (size_t i = 0; i < CPUSET_WORDS; i++)
+                ret->w[i] = a->w[i] & ~b->w[i];
+}
+
+bool cpuset_intersects(const cpuset_t *a, const cpuset_t *b) {
+        for (size_t i = 0; i < CPUSET_WORDS; i++)
+                if (a->w[i] & b->w[i])
+                        return true;
+        return false;
+}
+
+bool cpuset_subset(const cpuset_t *sub, const cpuset_t *super) {
+        for (size_t i = 0; i < CPUSET_WORDS; i++)
+                if (sub->w[i] & ~super->w[i])
+                        return false;
+        return true;
+}
+
+cpuset_t cpuset_single(int cpu) {
+        cpuset_t s;
+        cpuset_zero(&s);
+        (void) cpuset_set(&s, cpu);
+        return s;
+}
+
+/* Reads a decimal CPU number; -ERANGE past CPUSET_MAX, -EINVAL if no digit. */
+static int parse_cpu(const char **p, int *ret) {
+        const char *s = *p;
+        long v = 0;
+
+        if (!isdigit((unsigned char) *s))
+                return -EINVAL;
+        while (isdigit((unsigned char) *s)) {
+                v = v * 10 + (*s - '0');
+                if (v >= CPUSET_MAX)
+                        return -ERANGE;
+                s++;
+        }
+        *p = s;
+        *ret = (int) v;
+        return 0;
+}
+
+int cpuset_parse_list(const char *s, cpuset_t *ret) {
+        cpuset_t set;
+        const char *p = s;
+        int r;
+
+        cpuset_zero(&set);
+        while (isspace((unsigned char) *p))
+                p++;
+        while (*p && !isspace((unsigned char) *p)) {
+                int a, b, stride = 1;
+
+                r = parse_cpu(&p, &a);
+                if (r < 0)
+                        return r;
+                b = a;
+                if (*p == '-') {
+                        p++;
+                        r = parse_cpu(&p, &b);
+                        if (r < 0)
+                                return r;
+                        if (b < a)
+                                return -EINVAL;
+                        if (*p == ':') {
+                                p++;
+                                r = parse_cpu(&p, &stride);
+                                if (r < 0)
+                                        return r;
+                                if (stride == 0)
+                                        return -EINVAL;
+                        }
+                }
+                for (int c = a; c <= b; c += stride)
+                        (void) cpuset_set(&set, c);
+                if (*p == ',') {
+                        p++;
+                        if (!isdigit((unsigned char) *p))
+                                return -EINVAL;
+                } else if (*p && !isspace((unsigned char) *p))
+                        return -EINVAL;
+        }
+        while (isspace((unsigned char) *p))
+                p++;
+        if (*p)
+                return -EINVAL;
+        *ret = set;
+        return 0;
+}
+
+int cpuset_format_list(const cpuset_t *s, char *buf, size_t len) {
+        size_t off = 0;
+        int cpu = cpuset_first(s);
+
+        if (len == 0)
+                return -ENOBUFS;
+        buf[0] = 0;
+        while (cpu >= 0) {
+                int end = cpu;
+                int n;
+
+                while (cpuset_isset(s, end + 1))
+                        end++;
+                if (end == cpu)
+                        n = snprintf(buf + off, len - off, "%s%d", off ? "," : "", cpu);
+                else
+                        n = snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", cpu, end);
+                if (n < 0 || (size_t) n >= len - off) {
+                        buf[0] = 0;
+                        return -ENOBUFS;
+                }
+                off += n;
+                cpu = cpuset_next(s, end + 1);
+        }
+        return 0;
+}
+
+static int hexval(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+int cpuset_parse_mask(const char *s, cpuset_t *ret) {
+        const char *start, *end;
+        cpuset_t set;
+        int chunk = 0;
+
+        while (isspace((unsigned char) *s))
+                s++;
+        start = s;
+        end = s + strlen(s);
+        while (end > start && isspace((unsigned char) end[-1]))
+                end--;
+        if (end == start)
+                return -EINVAL;
+
+        cpuset_zero(&set);
+        /* Walk chunks from the least significant (last) one. */
+        while (end > start) {
+                const char *c = end;
+                uint32_t v = 0;
+                int digits = 0;
+
+                while (c > start && c[-1] != ',')
+                        c--;
+                if (end - c == 0 || end - c > 8)
+                        return -EINVAL;
+                for (const char *q = c; q < end; q++) {
+                        int h = hexval(*q);
+                        if (h < 0)
+                                return -EINVAL;
+                        v = v << 4 | (uint32_t) h;
+                        digits++;
+                }
+                for (int bit = 0; bit < 32; bit++)
+                        if (v & (UINT32_C(1) << bit)) {
+                                if (cpuset_set(&set, chunk * 32 + bit) < 0)
+                                        return -ERANGE;
+                        }
+                chunk++;
+                end = c;
+                if (end > start) {
+                        end--; /* the comma */
+                        if (end == start)
+                                return -EINVAL;
+                }
+        }
+        *ret = set;
+        return 0;
+}
+
+int cpuset_format_mask(const cpuset_t *s, int nbits, char *buf, size_t len) {
+        int last = cpuset_last(s);
+        int chunks = nbits > 0 ? (nbits + 31) / 32 : 1;
+        size_t off = 0;
+
+        if (last >= 0 && last / 32 + 1 > chunks)
+                chunks = last / 32 + 1;
+        if (len == 0)
+                return -ENOBUFS;
+        for (int c = chunks - 1; c >= 0; c--) {
+                uint32_t v = (uint32_t) (s->w[c / 2] >> ((c % 2) * 32));
+                int n = snprintf(buf + off, len - off, c == chunks - 1 ? "%08" PRIx32 : ",%08" PRIx32, v);
+                if (n < 0 || (size_t) n >= len - off) {
+                        buf[0] = 0;
+                        return -ENOBUFS;
+                }
+                off += n;
+        }
+        return 0;
+}

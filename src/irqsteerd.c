@@ -1,0 +1,6 @@
+/* irqsteerd: placeholder main until the daemon module lands. */
+#include <stdio.h>
+int main(void) {
+        fprintf(stderr, "irqsteerd: not built yet\n");
+        return 1;
+}

@@ -1,0 +1,136 @@
+/* All /proc and /sys access goes through a root directory fd. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rootfs.h"
+#include "util.h"
+
+int rootfs_open(const char *dir) {
+        int fd = open(dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+/* Relative path for openat(); a leading "/" would escape the root. */
+static const char *rel(const char *path) {
+        while (*path == '/')
+                path++;
+        return *path ? path : ".";
+}
+
+int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+        size_t len = 0, allocated = 0;
+        char *buf = NULL;
+
+        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                ssize_t n;
+
+                /* /proc files report size 0: read until EOF. */
+                if (len + 4096 + 1 > allocated) {
+                        size_t na = allocated ? allocated * 2 : 16384;
+                        char *nb = realloc(buf, na);
+                        if (!nb) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = nb;
+                        allocated = na;
+                }
+                n = read(fd, buf + len, allocated - len - 1);
+                if (n < 0) {
+                        int r = -errno;
+                        if (r == -EINTR)
+                                continue;
+                        free(buf);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                len += n;
+        }
+        buf[len] = 0;
+        *ret_buf = buf;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, ...) {
+        char path[4096];
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(path, sizeof(path), fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t) n >= sizeof(path))
+                return -ENAMETOOLONG;
+        return rootfs_read(rootfd, path, ret_buf, ret_len);
+}
+
+int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
+        _cleanup_(freep) char *data = NULL;
+        size_t n;
+        int r;
+
+        r = rootfs_read(rootfd, path, &data, &n);
+        if (r < 0)
+                return r;
+        while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == ' '))
+                n--;
+        if (n >= len)
+                return -ENOBUFS;
+        memcpy(buf, data, n);
+        buf[n] = 0;
+        return 0;
+}
+
+int rootfs_write(int rootfd, const char *path, const char *data) {
+        size_t len = strlen(data);
+        ssize_t n;
+        int fd, r = 0;
+
+        fd = openat(rootfd, rel(path), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        /* One write: sysfs/procfs attributes take the value in one call. */
+        n = write(fd, data, len);
+        if (n < 0)
+                r = -errno;
+        else if ((size_t) n != len)
+                r = -EIO;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+int rootfs_opendir(int rootfd, const char *path) {
+        int fd = openat(rootfd, rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+int rootfs_exists(int rootfd, const char *path) {
+        struct stat st;
+        if (fstatat(rootfd, rel(path), &st, 0) < 0)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+        return 1;
+}
+
+int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len) {
+        ssize_t n = readlinkat(rootfd, rel(path), buf, len);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n >= len)
+                return -ENOBUFS;
+        buf[n] = 0;
+        return 0;
+}

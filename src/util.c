@@ -1,0 +1,133 @@
+/* Checked parsing of numbers, durations and booleans. */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+
+int util_parse_u64(const char *s, size_t len, uint64_t *ret) {
+        uint64_t v = 0;
+
+        if (len == (size_t) -1)
+                len = strlen(s);
+        if (len == 0)
+                return -EINVAL;
+        for (size_t i = 0; i < len; i++) {
+                unsigned d;
+                if (!isdigit((unsigned char) s[i]))
+                        return -EINVAL;
+                d = s[i] - '0';
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
+int util_parse_int(const char *s, size_t len, int *ret) {
+        bool neg = false;
+        uint64_t v;
+        int r;
+
+        if (len == (size_t) -1)
+                len = strlen(s);
+        if (len > 0 && s[0] == '-') {
+                neg = true;
+                s++;
+                len--;
+        }
+        r = util_parse_u64(s, len, &v);
+        if (r < 0)
+                return r;
+        if (v > (uint64_t) INT32_MAX + (neg ? 1 : 0))
+                return -ERANGE;
+        *ret = neg ? (int) -(int64_t) v : (int) v;
+        return 0;
+}
+
+int util_parse_duration_usec(const char *s, uint64_t *ret) {
+        static const struct {
+                const char *suffix;
+                uint64_t usec;
+        } units[] = {
+                { "us", 1 },         { "ms", 1000 },          { "s", 1000000 },
+                { "sec", 1000000 },  { "m", 60000000 },       { "min", 60000000 },
+                { "h", 3600000000 }, { "", 1000000 },
+        };
+        size_t n = 0;
+        uint64_t v;
+        int r;
+
+        while (isspace((unsigned char) *s))
+                s++;
+        while (isdigit((unsigned char) s[n]))
+                n++;
+        r = util_parse_u64(s, n, &v);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                const char *rest = s + n;
+                size_t l = strlen(units[i].suffix);
+                if (strncmp(rest, units[i].suffix, l) != 0)
+                        continue;
+                rest += l;
+                while (isspace((unsigned char) *rest))
+                        rest++;
+                if (*rest)
+                        continue;
+                if (v > UINT64_MAX / units[i].usec)
+                        return -ERANGE;
+                *ret = v * units[i].usec;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+int util_parse_bool(const char *s, bool *ret) {
+        static const char *const yes[] = { "1", "yes", "true", "on" };
+        static const char *const no[] = { "0", "no", "false", "off" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+                if (strcasecmp(s, yes[i]) == 0) {
+                        *ret = true;
+                        return 0;
+                }
+                if (strcasecmp(s, no[i]) == 0) {
+                        *ret = false;
+                        return 0;
+                }
+        }
+        return -EINVAL;
+}
+
+char *util_strstrip(char *s) {
+        char *e;
+
+        while (isspace((unsigned char) *s))
+                s++;
+        e = s + strlen(s);
+        while (e > s && isspace((unsigned char) e[-1]))
+                *--e = 0;
+        return s;
+}
+
+int util_grow(void **array, size_t *allocated, size_t need, size_t sz) {
+        size_t na;
+        void *p;
+
+        if (need <= *allocated)
+                return 0;
+        na = MAX(need, *allocated * 2);
+        na = MAX(na, (size_t) 8);
+        if (na > SIZE_MAX / sz)
+                return -ENOMEM;
+        p = realloc(*array, na * sz);
+        if (!p)
+                return -ENOMEM;
+        memset((char *) p + *allocated * sz, 0, (na - *allocated) * sz);
+        *array = p;
+        *allocated = na;
+        return 0;
+}

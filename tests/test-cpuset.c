@@ -1,0 +1,136 @@
+/* cpulist and hex-mask parsing/formatting, table-driven. */
+#include <errno.h>
+
+#include "cpuset.h"
+#include "testlib.h"
+
+static void test_list_parse(void **state) {
+        static const struct {
+                const char *what, *in;
+                int r;
+                const char *canon; /* formatted back, when r == 0 */
+        } cases[] = {
+                { "single cpu", "3", 0, "3" },
+                { "range and singles", "0-3,8,10-11", 0, "0-3,8,10-11" },
+                { "trailing newline", "0-1\n", 0, "0-1" },
+                { "empty list is the empty set", "", 0, "" },
+                { "stride", "0-7:2", 0, "0,2,4,6" },
+                { "unsorted merges", "5,1-2,3", 0, "1-3,5" },
+                { "largest cpu", "8191", 0, "8191" },
+                { "beyond CPUSET_MAX", "8192", -ERANGE, NULL },
+                { "20-digit number", "99999999999999999999", -ERANGE, NULL },
+                { "reversed range", "5-3", -EINVAL, NULL },
+                { "garbage", "abc", -EINVAL, NULL },
+                { "dangling comma", "1,", -EINVAL, NULL },
+                { "dangling dash", "1-", -EINVAL, NULL },
+                { "zero stride", "0-4:0", -EINVAL, NULL },
+                { "embedded garbage", "1,2x", -EINVAL, NULL },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cpuset_t s;
+                char buf[256];
+                int r = cpuset_parse_list(cases[i].in, &s);
+                if (r != cases[i].r)
+                        fail_msg("%s: parse '%s' gave %d, want %d", cases[i].what, cases[i].in, r, cases[i].r);
+                if (r == 0) {
+                        assert_int_equal(cpuset_format_list(&s, buf, sizeof(buf)), 0);
+                        if (strcmp(buf, cases[i].canon) != 0)
+                                fail_msg("%s: formatted '%s', want '%s'", cases[i].what, buf, cases[i].canon);
+                }
+        }
+}
+
+static void test_mask_parse(void **state) {
+        static const struct {
+                const char *what, *in;
+                int r;
+                const char *list;
+        } cases[] = {
+                { "one chunk", "f", 0, "0-3" },
+                { "kernel width", "00000003\n", 0, "0-1" },
+                { "two chunks msb first", "00000001,00000000", 0, "32" },
+                { "upper-case hex", "FF,00000001", 0, "0,32-39" },
+                { "zero is empty", "0", 0, "" },
+                { "256-cpu mask",
+                  "80000000,00000000,00000000,00000000,00000000,00000000,00000000,00000001", 0, "0,255" },
+                { "empty string", "", -EINVAL, NULL },
+                { "chunk of nine digits", "123456789", -EINVAL, NULL },
+                { "non-hex", "xyz", -EINVAL, NULL },
+                { "empty chunk", "1,,2", -EINVAL, NULL },
+                { "leading comma", ",1", -EINVAL, NULL },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cpuset_t s;
+                char buf[256];
+                int r = cpuset_parse_mask(cases[i].in, &s);
+                if (r != cases[i].r)
+                        fail_msg("%s: parse '%s' gave %d, want %d", cases[i].what, cases[i].in, r, cases[i].r);
+                if (r == 0) {
+                        assert_int_equal(cpuset_format_list(&s, buf, sizeof(buf)), 0);
+                        if (strcmp(buf, cases[i].list) != 0)
+                                fail_msg("%s: got '%s', want '%s'", cases[i].what, buf, cases[i].list);
+                }
+        }
+}
+
+static void test_mask_format(void **state) {
+        cpuset_t s;
+        char buf[4096];
+
+        assert_int_equal(cpuset_parse_list("0,33", &s), 0);
+        assert_int_equal(cpuset_format_mask(&s, 0, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "00000002,00000001");
+        assert_int_equal(cpuset_format_mask(&s, 96, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "00000000,00000002,00000001");
+        cpuset_zero(&s);
+        assert_int_equal(cpuset_format_mask(&s, 0, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "00000000");
+        /* round trip at the top of the range */
+        assert_int_equal(cpuset_parse_list("0-8191", &s), 0);
+        assert_int_equal(cpuset_format_mask(&s, 0, buf, sizeof(buf)), 0);
+        cpuset_t back;
+        assert_int_equal(cpuset_parse_mask(buf, &back), 0);
+        assert_true(cpuset_equal(&s, &back));
+        assert_int_equal(cpuset_count(&back), 8192);
+        /* too small a buffer is an error, not a truncation */
+        assert_int_equal(cpuset_format_mask(&s, 0, buf, 10), -ENOBUFS);
+}
+
+static void test_ops(void **state) {
+        cpuset_t a, b, r;
+
+        assert_int_equal(cpuset_parse_list("0-7", &a), 0);
+        assert_int_equal(cpuset_parse_list("4-11", &b), 0);
+        cpuset_and(&r, &a, &b);
+        assert_int_equal(cpuset_count(&r), 4);
+        assert_int_equal(cpuset_first(&r), 4);
+        assert_int_equal(cpuset_last(&r), 7);
+        cpuset_andnot(&r, &a, &b);
+        assert_int_equal(cpuset_last(&r), 3);
+        cpuset_or(&r, &a, &b);
+        assert_int_equal(cpuset_count(&r), 12);
+        assert_true(cpuset_intersects(&a, &b));
+        assert_true(cpuset_subset(&a, &r));
+        assert_false(cpuset_subset(&r, &a));
+        assert_int_equal(cpuset_set(&a, CPUSET_MAX), -ERANGE);
+        assert_int_equal(cpuset_next(&a, 8), -1);
+        int n = 0;
+        CPUSET_FOREACH(c, &b) {
+                assert_true(c >= 4 && c <= 11);
+                n++;
+        }
+        assert_int_equal(n, 8);
+        r = cpuset_single(100);
+        assert_int_equal(cpuset_first(&r), 100);
+        assert_int_equal(cpuset_count(&r), 1);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_list_parse),
+                cmocka_unit_test(test_mask_parse),
+                cmocka_unit_test(test_mask_format),
+                cmocka_unit_test(test_ops),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
