@@ -1,0 +1,48 @@
+/* Actions: what the policy decides and the actuators carry out.  Each
+ * carries a human-readable reason for the log. */
+#pragma once
+
+#include <net/if.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cpuset.h"
+
+enum action_type {
+        ACTION_IRQ_AFFINITY,     /* irq -> cpus (one CPU for queue IRQs) */
+        ACTION_RPS,              /* nic/queue rx-N/rps_cpus -> cpus */
+        ACTION_RPS_FLOW_CNT,     /* nic/queue rx-N/rps_flow_cnt -> value */
+        ACTION_SOCK_FLOW_ENTRIES,/* proc/sys/net/core/rps_sock_flow_entries -> value */
+        ACTION_XPS,              /* nic/queue tx-N/xps_cpus -> cpus */
+        ACTION_THREAD_AFFINITY,  /* pid/tid -> cpus (sched_setaffinity) */
+        ACTION_TYPE_MAX,
+        ACTION_TYPE_INVALID = -1,
+};
+
+struct action {
+        enum action_type type;
+        unsigned irq;            /* ACTION_IRQ_AFFINITY */
+        unsigned pair_irq;       /* the queue's other IRQ moved along, 0 if none (informational) */
+        char nic[IF_NAMESIZE];   /* RPS/XPS/FLOW_CNT, and the IRQ's NIC if any */
+        int queue;               /* queue index, -1 if none */
+        pid_t pid, tid;          /* THREAD_AFFINITY */
+        cpuset_t cpus;           /* target set */
+        cpuset_t from;           /* value before, for the log */
+        uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES */
+        uint32_t from_value;
+        char reason[256];
+};
+
+struct action_list {
+        struct action *v;
+        size_t n, allocated;
+};
+
+/* Appends a zero-initialised action (queue = -1) and returns it, or NULL on ENOMEM. */
+struct action *action_list_add(struct action_list *l, enum action_type type);
+void action_list_clear(struct action_list *l);
+void action_list_free(struct action_list *l);
+const char *action_type_to_string(enum action_type t);
+/* One line for logs/plan: "IRQ 73 (eth0 rx/tx 5) CPU3 -> CPU9: <reason>". */
+int action_format(const struct action *a, char *buf, size_t len);

@@ -1,0 +1,96 @@
+/* Action lists and their one-line rendering. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "action.h"
+#include "util.h"
+
+static const char *const type_names[ACTION_TYPE_MAX] = {
+        [ACTION_IRQ_AFFINITY] = "irq-affinity",
+        [ACTION_RPS] = "rps",
+        [ACTION_RPS_FLOW_CNT] = "rps-flow-cnt",
+        [ACTION_SOCK_FLOW_ENTRIES] = "rps-sock-flow-entries",
+        [ACTION_XPS] = "xps",
+        [ACTION_THREAD_AFFINITY] = "thread-affinity",
+};
+
+const char *action_type_to_string(enum action_type t) {
+        if (t < 0 || t >= ACTION_TYPE_MAX)
+                return NULL;
+        return type_names[t];
+}
+
+struct action *action_list_add(struct action_list *l, enum action_type type) {
+        struct action *a;
+
+        if (util_grow((void **) &l->v, &l->allocated, l->n + 1, sizeof(*l->v)) < 0)
+                return NULL;
+        a = &l->v[l->n++];
+        memset(a, 0, sizeof(*a));
+        a->type = type;
+        a->queue = -1;
+        return a;
+}
+
+void action_list_clear(struct action_list *l) {
+        l->n = 0;
+}
+
+void action_list_free(struct action_list *l) {
+        free(l->v);
+        *l = (struct action_list){ 0 };
+}
+
+/* "CPU3" for a single CPU, "CPUs 0-3" otherwise, "none" when empty. */
+static void fmt_cpus(const cpuset_t *s, char *buf, size_t len) {
+        char list[512];
+
+        if (cpuset_empty(s)) {
+                snprintf(buf, len, "none");
+                return;
+        }
+        if (cpuset_format_list(s, list, sizeof(list)) < 0)
+                snprintf(list, sizeof(list), "(%d CPUs)", cpuset_count(s));
+        if (cpuset_count(s) == 1)
+                snprintf(buf, len, "CPU%s", list);
+        else
+                snprintf(buf, len, "CPUs %s", list);
+}
+
+int action_format(const struct action *a, char *buf, size_t len) {
+        char from[600], to[600];
+        int n;
+
+        fmt_cpus(&a->from, from, sizeof(from));
+        fmt_cpus(&a->cpus, to, sizeof(to));
+        switch (a->type) {
+        case ACTION_IRQ_AFFINITY:
+                if (a->nic[0] && a->queue >= 0)
+                        n = snprintf(buf, len, "IRQ %u (%s queue %d%s) %s -> %s: %s", a->irq, a->nic, a->queue,
+                                     a->pair_irq ? ", with its pair" : "", from, to, a->reason);
+                else
+                        n = snprintf(buf, len, "IRQ %u %s -> %s: %s", a->irq, from, to, a->reason);
+                break;
+        case ACTION_RPS:
+        case ACTION_XPS:
+                n = snprintf(buf, len, "%s %s %s-%d %s -> %s: %s", a->type == ACTION_RPS ? "RPS" : "XPS", a->nic,
+                             a->type == ACTION_RPS ? "rx" : "tx", a->queue, from, to, a->reason);
+                break;
+        case ACTION_RPS_FLOW_CNT:
+                n = snprintf(buf, len, "rps_flow_cnt %s rx-%d %u -> %u: %s", a->nic, a->queue, a->from_value,
+                             a->value, a->reason);
+                break;
+        case ACTION_SOCK_FLOW_ENTRIES:
+                n = snprintf(buf, len, "rps_sock_flow_entries %u -> %u: %s", a->from_value, a->value, a->reason);
+                break;
+        case ACTION_THREAD_AFFINITY:
+                n = snprintf(buf, len, "thread %d (pid %d) %s -> %s: %s", (int) a->tid, (int) a->pid, from, to,
+                             a->reason);
+                break;
+        default:
+                return -EINVAL;
+        }
+        return n < 0 ? -EINVAL : 0;
+}
