@@ -1,0 +1,35 @@
+/* Worker discovery: the processes and threads that [worker] sections of the
+ * config match (by comm, command-line regex, systemd unit cgroup or
+ * pidfile), read through rootfs from proc/.  Kernel threads are skipped. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "cpuset.h"
+
+struct worker_thread {
+        pid_t tid;
+        cpuset_t allowed;        /* Cpus_allowed_list from proc/PID/task/TID/status */
+};
+
+struct worker_proc {
+        int worker;              /* index into config->workers */
+        pid_t pid;
+        char comm[16];
+        unsigned long long starttime; /* field 22 of proc/PID/stat: tells PID reuse */
+        struct worker_thread *threads; /* sorted by tid */
+        size_t n_threads;
+};
+
+struct worker_set {
+        struct worker_proc *procs; /* sorted by (worker, pid) */
+        size_t n_procs;
+};
+
+/* Scans proc/ under rootfd for processes matching c->workers.  Processes or
+ * threads that exit while being read are skipped, not errors. */
+int workers_discover(int rootfd, const struct config *c, struct worker_set *ret);
+void workers_free(struct worker_set *ws);
