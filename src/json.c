@@ -1,0 +1,806 @@
+/* JSON writer and reader (RFC 8259). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "util.h"
+
+/* ---- writer ---- */
+
+void json_writer_init(struct json_writer *w, FILE *f, unsigned flags) {
+        memset(w, 0, sizeof(*w));
+        w->f = f;
+        w->flags = flags;
+}
+
+static void set_error(struct json_writer *w, int error) {
+        if (w->error == 0)
+                w->error = error;
+}
+
+static void newline_indent(struct json_writer *w) {
+        if (!(w->flags & JSON_PRETTY))
+                return;
+        fputc('\n', w->f);
+        for (unsigned i = 0; i < w->depth; i++)
+                fputs("  ", w->f);
+}
+
+/* Called before every value: the comma and indentation of array elements,
+ * and the check that object members have a key. */
+static bool before_value(struct json_writer *w) {
+        if (w->error)
+                return false;
+        if (w->want_value) {
+                w->want_value = false;
+                return true;
+        }
+        if (w->depth == 0)
+                return true;
+        if (w->kind[w->depth - 1] != 'a') {
+                set_error(w, -EINVAL);
+                return false;
+        }
+        if (w->nonempty[w->depth - 1])
+                fputc(',', w->f);
+        w->nonempty[w->depth - 1] = true;
+        newline_indent(w);
+        return true;
+}
+
+void json_key(struct json_writer *w, const char *key) {
+        if (w->error)
+                return;
+        if (w->depth == 0 || w->kind[w->depth - 1] != 'o' || w->want_value || !key) {
+                set_error(w, -EINVAL);
+                return;
+        }
+        if (w->nonempty[w->depth - 1])
+                fputc(',', w->f);
+        w->nonempty[w->depth - 1] = true;
+        newline_indent(w);
+        /* A key is a string; write it through the same escaping. */
+        w->want_value = true;
+        json_string(w, key);
+        fputs(w->flags & JSON_PRETTY ? ": " : ":", w->f);
+        w->want_value = true;
+}
+
+static void begin(struct json_writer *w, char kind) {
+        if (!before_value(w))
+                return;
+        if (w->depth >= JSON_MAX_DEPTH) {
+                set_error(w, -E2BIG);
+                return;
+        }
+        fputc(kind == 'o' ? '{' : '[', w->f);
+        w->kind[w->depth] = kind;
+        w->nonempty[w->depth] = false;
+        w->depth++;
+}
+
+static void end(struct json_writer *w, char kind) {
+        if (w->error)
+                return;
+        if (w->depth == 0 || w->kind[w->depth - 1] != kind || w->want_value) {
+                set_error(w, -EINVAL);
+                return;
+        }
+        w->depth--;
+        if (w->nonempty[w->depth])
+                newline_indent(w);
+        fputc(kind == 'o' ? '}' : ']', w->f);
+}
+
+void json_begin_object(struct json_writer *w) { begin(w, 'o'); }
+void json_end_object(struct json_writer *w) { end(w, 'o'); }
+void json_begin_array(struct json_writer *w) { begin(w, 'a'); }
+void json_end_array(struct json_writer *w) { end(w, 'a'); }
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 if the
+ * bytes there are not one (overlong forms, surrogates and code points above
+ * U+10FFFF are invalid, RFC 3629 section 4). */
+static size_t utf8_valid_len(const unsigned char *s, size_t n) {
+        size_t need;
+        uint32_t cp;
+
+        if (s[0] < 0x80)
+                return 1;
+        if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+                need = 2;
+                cp = s[0] & 0x1f;
+        } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+                need = 3;
+                cp = s[0] & 0x0f;
+        } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+                need = 4;
+                cp = s[0] & 0x07;
+        } else
+                return 0;
+        if (n < need)
+                return 0;
+        for (size_t i = 1; i < need; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        if ((need == 3 && cp < 0x800) || (need == 4 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return need;
+}
+
+void json_stringn(struct json_writer *w, const char *s, size_t len) {
+        const unsigned char *p = (const unsigned char *) s;
+
+        if (!before_value(w))
+                return;
+        fputc('"', w->f);
+        for (size_t i = 0; i < len;) {
+                unsigned char c = p[i];
+                size_t n;
+
+                switch (c) {
+                case '"': fputs("\\\"", w->f); i++; continue;
+                case '\\': fputs("\\\\", w->f); i++; continue;
+                case '\n': fputs("\\n", w->f); i++; continue;
+                case '\r': fputs("\\r", w->f); i++; continue;
+                case '\t': fputs("\\t", w->f); i++; continue;
+                case '\b': fputs("\\b", w->f); i++; continue;
+                case '\f': fputs("\\f", w->f); i++; continue;
+                default: break;
+                }
+                if (c < 0x20 || c == 0x7f) {
+                        fprintf(w->f, "\\u%04x", c);
+                        i++;
+                        continue;
+                }
+                n = utf8_valid_len(p + i, len - i);
+                if (n == 0) {
+                        fputs("\\ufffd", w->f);
+                        i++;
+                        continue;
+                }
+                fwrite(p + i, 1, n, w->f);
+                i += n;
+        }
+        fputc('"', w->f);
+}
+
+void json_string(struct json_writer *w, const char *s) {
+        if (!s)
+                json_null(w);
+        else
+                json_stringn(w, s, strlen(s));
+}
+
+void json_int(struct json_writer *w, int64_t v) {
+        if (before_value(w))
+                fprintf(w->f, "%" PRId64, v);
+}
+
+void json_uint(struct json_writer *w, uint64_t v) {
+        if (before_value(w))
+                fprintf(w->f, "%" PRIu64, v);
+}
+
+/* printf honours LC_NUMERIC; JSON wants a '.' whatever the locale. */
+static void fix_decimal_point(char *buf) {
+        for (char *p = buf; *p; p++)
+                if (*p == ',')
+                        *p = '.';
+}
+
+void json_double(struct json_writer *w, double v) {
+        char buf[64];
+
+        if (!isfinite(v)) {
+                json_null(w);
+                return;
+        }
+        if (!before_value(w))
+                return;
+        /* 15 significant digits print most values readably; 17 always
+         * round-trip. */
+        snprintf(buf, sizeof(buf), "%.15g", v);
+        fix_decimal_point(buf);
+        if (strtod(buf, NULL) != v) {
+                snprintf(buf, sizeof(buf), "%.17g", v);
+                fix_decimal_point(buf);
+        }
+        fputs(buf, w->f);
+}
+
+void json_double_prec(struct json_writer *w, double v, int decimals) {
+        char buf[384];
+
+        if (!isfinite(v)) {
+                json_null(w);
+                return;
+        }
+        if (!before_value(w))
+                return;
+        if (decimals < 0)
+                decimals = 0;
+        if (decimals > 17)
+                decimals = 17;
+        snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+        fix_decimal_point(buf);
+        fputs(buf, w->f);
+}
+
+void json_bool(struct json_writer *w, bool v) {
+        if (before_value(w))
+                fputs(v ? "true" : "false", w->f);
+}
+
+void json_null(struct json_writer *w) {
+        if (before_value(w))
+                fputs("null", w->f);
+}
+
+void json_cpuset(struct json_writer *w, const cpuset_t *s) {
+        unsigned flags = w->flags;
+
+        /* CPU lists stay on one line even when pretty: 64 CPUs would
+         * otherwise take 64 lines. */
+        json_begin_array(w);
+        w->flags &= ~JSON_PRETTY;
+        if (s)
+                CPUSET_FOREACH(cpu, s)
+                        json_int(w, cpu);
+        json_end_array(w);
+        w->flags = flags;
+}
+
+void json_key_string(struct json_writer *w, const char *key, const char *s) {
+        json_key(w, key);
+        json_string(w, s);
+}
+
+void json_key_int(struct json_writer *w, const char *key, int64_t v) {
+        json_key(w, key);
+        json_int(w, v);
+}
+
+void json_key_uint(struct json_writer *w, const char *key, uint64_t v) {
+        json_key(w, key);
+        json_uint(w, v);
+}
+
+void json_key_double(struct json_writer *w, const char *key, double v) {
+        json_key(w, key);
+        json_double(w, v);
+}
+
+void json_key_bool(struct json_writer *w, const char *key, bool v) {
+        json_key(w, key);
+        json_bool(w, v);
+}
+
+void json_key_null(struct json_writer *w, const char *key) {
+        json_key(w, key);
+        json_null(w);
+}
+
+void json_key_cpuset(struct json_writer *w, const char *key, const cpuset_t *s) {
+        json_key(w, key);
+        json_cpuset(w, s);
+}
+
+void json_key_begin_object(struct json_writer *w, const char *key) {
+        json_key(w, key);
+        json_begin_object(w);
+}
+
+void json_key_begin_array(struct json_writer *w, const char *key) {
+        json_key(w, key);
+        json_begin_array(w);
+}
+
+int json_writer_finish(struct json_writer *w) {
+        if (w->error)
+                return w->error;
+        if (w->depth != 0 || w->want_value)
+                return -EINVAL;
+        if (ferror(w->f))
+                return -EIO;
+        return 0;
+}
+
+void json_write_value(struct json_writer *w, const struct json_value *v) {
+        if (!v) {
+                json_null(w);
+                return;
+        }
+        switch (v->type) {
+        case JSON_NULL:
+                json_null(w);
+                break;
+        case JSON_BOOL:
+                json_bool(w, v->boolean);
+                break;
+        case JSON_NUMBER:
+                if (v->is_int)
+                        json_int(w, v->integer);
+                else
+                        json_double(w, v->number);
+                break;
+        case JSON_STRING:
+                json_stringn(w, v->string, v->string_len);
+                break;
+        case JSON_ARRAY:
+                json_begin_array(w);
+                for (size_t i = 0; i < v->n; i++)
+                        json_write_value(w, &v->items[i]);
+                json_end_array(w);
+                break;
+        case JSON_OBJECT:
+                json_begin_object(w);
+                for (size_t i = 0; i < v->n; i++) {
+                        json_key(w, v->keys[i]);
+                        json_write_value(w, &v->items[i]);
+                }
+                json_end_object(w);
+                break;
+        default:
+                set_error(w, -EINVAL);
+        }
+}
+
+/* ---- reader ---- */
+
+struct parser {
+        const char *p, *end;
+        size_t nodes;
+};
+
+static void value_clear(struct json_value *v) {
+        free(v->string);
+        for (size_t i = 0; i < v->n; i++) {
+                value_clear(&v->items[i]);
+                if (v->keys)
+                        free(v->keys[i]);
+        }
+        free(v->items);
+        free(v->keys);
+        memset(v, 0, sizeof(*v));
+}
+
+void json_free(struct json_value *v) {
+        if (!v)
+                return;
+        value_clear(v);
+        free(v);
+}
+
+static void skip_ws(struct parser *ps) {
+        while (ps->p < ps->end &&
+               (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
+                ps->p++;
+}
+
+static bool literal(struct parser *ps, const char *word) {
+        size_t n = strlen(word);
+
+        if ((size_t) (ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0)
+                return false;
+        ps->p += n;
+        return true;
+}
+
+static int hex4(const char *p, uint32_t *ret) {
+        uint32_t v = 0;
+
+        for (int i = 0; i < 4; i++) {
+                char c = p[i];
+                v <<= 4;
+                if (c >= '0' && c <= '9')
+                        v |= (uint32_t) (c - '0');
+                else if (c >= 'a' && c <= 'f')
+                        v |= (uint32_t) (c - 'a' + 10);
+                else if (c >= 'A' && c <= 'F')
+                        v |= (uint32_t) (c - 'A' + 10);
+                else
+                        return -EBADMSG;
+        }
+        *ret = v;
+        return 0;
+}
+
+static size_t utf8_encode(uint32_t cp, char *out) {
+        if (cp < 0x80) {
+                out[0] = (char) cp;
+                return 1;
+        }
+        if (cp < 0x800) {
+                out[0] = (char) (0xc0 | (cp >> 6));
+                out[1] = (char) (0x80 | (cp & 0x3f));
+                return 2;
+        }
+        if (cp < 0x10000) {
+                out[0] = (char) (0xe0 | (cp >> 12));
+                out[1] = (char) (0x80 | ((cp >> 6) & 0x3f));
+                out[2] = (char) (0x80 | (cp & 0x3f));
+                return 3;
+        }
+        out[0] = (char) (0xf0 | (cp >> 18));
+        out[1] = (char) (0x80 | ((cp >> 12) & 0x3f));
+        out[2] = (char) (0x80 | ((cp >> 6) & 0x3f));
+        out[3] = (char) (0x80 | (cp & 0x3f));
+        return 4;
+}
+
+/* Parses a string at ps->p (which is at the opening quote) into a new
+ * buffer.  Escapes decode to UTF-8; a lone surrogate becomes U+FFFD, the
+ * way tolerant decoders treat it.  Raw bytes >= 0x80 are copied as they are. */
+static int parse_string(struct parser *ps, char **ret, size_t *ret_len) {
+        const char *start;
+        char *out, *o;
+        size_t max;
+
+        ps->p++;
+        start = ps->p;
+        /* First pass: find the closing quote; the decoded text is never longer
+         * than the source. */
+        while (ps->p < ps->end && *ps->p != '"') {
+                if ((unsigned char) *ps->p < 0x20)
+                        return -EBADMSG;
+                if (*ps->p == '\\') {
+                        ps->p++;
+                        if (ps->p >= ps->end)
+                                return -EBADMSG;
+                }
+                ps->p++;
+        }
+        if (ps->p >= ps->end)
+                return -EBADMSG;
+        max = (size_t) (ps->p - start);
+        ps->p++;
+
+        out = malloc(max + 1);
+        if (!out)
+                return -ENOMEM;
+        o = out;
+        for (const char *s = start, *e = start + max; s < e;) {
+                uint32_t cp, lo;
+
+                if (*s != '\\') {
+                        *o++ = *s++;
+                        continue;
+                }
+                s++;
+                switch (*s++) {
+                case '"': *o++ = '"'; break;
+                case '\\': *o++ = '\\'; break;
+                case '/': *o++ = '/'; break;
+                case 'b': *o++ = '\b'; break;
+                case 'f': *o++ = '\f'; break;
+                case 'n': *o++ = '\n'; break;
+                case 'r': *o++ = '\r'; break;
+                case 't': *o++ = '\t'; break;
+                case 'u':
+                        if (e - s < 4 || hex4(s, &cp) < 0)
+                                goto bad;
+                        s += 4;
+                        if (cp >= 0xd800 && cp <= 0xdbff) {
+                                if (e - s >= 6 && s[0] == '\\' && s[1] == 'u' &&
+                                    hex4(s + 2, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff) {
+                                        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                                        s += 6;
+                                } else
+                                        cp = 0xfffd;
+                        } else if (cp >= 0xdc00 && cp <= 0xdfff)
+                                cp = 0xfffd;
+                        /* \uXXXX is 6 source bytes and decodes to at most 3;
+                         * a pair is 12 and decodes to 4: it always fits. */
+                        o += utf8_encode(cp, o);
+                        break;
+                default:
+                        goto bad;
+                }
+        }
+        *o = '\0';
+        *ret = out;
+        *ret_len = (size_t) (o - out);
+        return 0;
+bad:
+        free(out);
+        return -EBADMSG;
+}
+
+/* RFC 8259 section 6 number grammar, checked by hand because strtod accepts
+ * more (hex, inf, nan, leading '+'). */
+static int parse_number(struct parser *ps, struct json_value *v) {
+        const char *s = ps->p;
+        bool integral = true;
+        char buf[128];
+        size_t n;
+
+        if (s < ps->end && *s == '-')
+                s++;
+        if (s >= ps->end)
+                return -EBADMSG;
+        if (*s == '0')
+                s++;
+        else if (*s >= '1' && *s <= '9')
+                while (s < ps->end && *s >= '0' && *s <= '9')
+                        s++;
+        else
+                return -EBADMSG;
+        if (s < ps->end && *s == '.') {
+                integral = false;
+                s++;
+                if (s >= ps->end || *s < '0' || *s > '9')
+                        return -EBADMSG;
+                while (s < ps->end && *s >= '0' && *s <= '9')
+                        s++;
+        }
+        if (s < ps->end && (*s == 'e' || *s == 'E')) {
+                integral = false;
+                s++;
+                if (s < ps->end && (*s == '+' || *s == '-'))
+                        s++;
+                if (s >= ps->end || *s < '0' || *s > '9')
+                        return -EBADMSG;
+                while (s < ps->end && *s >= '0' && *s <= '9')
+                        s++;
+        }
+        n = (size_t) (s - ps->p);
+        if (n >= sizeof(buf))
+                return -EBADMSG;
+        memcpy(buf, ps->p, n);
+        buf[n] = '\0';
+        ps->p = s;
+
+        v->type = JSON_NUMBER;
+        errno = 0;
+        v->number = strtod(buf, NULL);
+        if (errno == ERANGE && isinf(v->number))
+                return -EBADMSG;
+        if (integral) {
+                long long ll;
+
+                errno = 0;
+                ll = strtoll(buf, NULL, 10);
+                if (errno == 0) {
+                        v->is_int = true;
+                        v->integer = ll;
+                }
+        }
+        return 0;
+}
+
+static int parse_value(struct parser *ps, struct json_value *v, unsigned depth);
+
+static int parse_container(struct parser *ps, struct json_value *v, unsigned depth, bool object) {
+        char close = object ? '}' : ']';
+        int r;
+
+        if (depth >= JSON_MAX_DEPTH)
+                return -EBADMSG;
+        v->type = object ? JSON_OBJECT : JSON_ARRAY;
+        ps->p++;
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == close) {
+                ps->p++;
+                return 0;
+        }
+        for (;;) {
+                char *key = NULL;
+                size_t keylen, alloc = v->allocated;
+
+                skip_ws(ps);
+                if (object) {
+                        if (ps->p >= ps->end || *ps->p != '"')
+                                return -EBADMSG;
+                        r = parse_string(ps, &key, &keylen);
+                        if (r < 0)
+                                return r;
+                        skip_ws(ps);
+                        if (ps->p >= ps->end || *ps->p != ':') {
+                                free(key);
+                                return -EBADMSG;
+                        }
+                        ps->p++;
+                }
+                r = util_grow((void **) &v->items, &v->allocated, v->n + 1, sizeof(*v->items));
+                if (r == 0 && object) {
+                        /* keys grows in step with items */
+                        size_t ka = alloc;
+                        r = util_grow((void **) &v->keys, &ka, v->allocated, sizeof(*v->keys));
+                }
+                if (r < 0) {
+                        free(key);
+                        return r;
+                }
+                memset(&v->items[v->n], 0, sizeof(*v->items));
+                if (object)
+                        v->keys[v->n] = key;
+                /* Counted before parsing so that value_clear frees a partly
+                 * parsed child on error. */
+                v->n++;
+                r = parse_value(ps, &v->items[v->n - 1], depth + 1);
+                if (r < 0)
+                        return r;
+                skip_ws(ps);
+                if (ps->p >= ps->end)
+                        return -EBADMSG;
+                if (*ps->p == ',') {
+                        ps->p++;
+                        continue;
+                }
+                if (*ps->p == close) {
+                        ps->p++;
+                        return 0;
+                }
+                return -EBADMSG;
+        }
+}
+
+static int parse_value(struct parser *ps, struct json_value *v, unsigned depth) {
+        if (++ps->nodes > JSON_MAX_NODES)
+                return -EBADMSG;
+        skip_ws(ps);
+        if (ps->p >= ps->end)
+                return -EBADMSG;
+        switch (*ps->p) {
+        case '{':
+                return parse_container(ps, v, depth, true);
+        case '[':
+                return parse_container(ps, v, depth, false);
+        case '"':
+                v->type = JSON_STRING;
+                return parse_string(ps, &v->string, &v->string_len);
+        case 't':
+                v->type = JSON_BOOL;
+                v->boolean = true;
+                return literal(ps, "true") ? 0 : -EBADMSG;
+        case 'f':
+                v->type = JSON_BOOL;
+                return literal(ps, "false") ? 0 : -EBADMSG;
+        case 'n':
+                v->type = JSON_NULL;
+                return literal(ps, "null") ? 0 : -EBADMSG;
+        default:
+                return parse_number(ps, v);
+        }
+}
+
+int json_parse(const char *buf, size_t len, struct json_value **ret) {
+        struct parser ps = { .p = buf, .end = buf + len };
+        struct json_value *v;
+        int r;
+
+        if (!buf && len > 0)
+                return -EINVAL;
+        if (len > JSON_MAX_INPUT)
+                return -E2BIG;
+        v = calloc(1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        r = parse_value(&ps, v, 0);
+        if (r == 0) {
+                skip_ws(&ps);
+                if (ps.p != ps.end)
+                        r = -EBADMSG;
+        }
+        if (r < 0) {
+                json_free(v);
+                return r;
+        }
+        *ret = v;
+        return 0;
+}
+
+const char *json_type_to_string(enum json_type t) {
+        static const char *const names[JSON_TYPE_MAX] = {
+                [JSON_NULL] = "null",     [JSON_BOOL] = "boolean", [JSON_NUMBER] = "number",
+                [JSON_STRING] = "string", [JSON_ARRAY] = "array",  [JSON_OBJECT] = "object",
+        };
+        if (t < 0 || t >= JSON_TYPE_MAX)
+                return NULL;
+        return names[t];
+}
+
+const struct json_value *json_get(const struct json_value *v, const char *key) {
+        if (!v || v->type != JSON_OBJECT || !key)
+                return NULL;
+        for (size_t i = 0; i < v->n; i++)
+                if (strcmp(v->keys[i], key) == 0)
+                        return &v->items[i];
+        return NULL;
+}
+
+const struct json_value *json_index(const struct json_value *v, size_t i) {
+        if (!v || v->type != JSON_ARRAY || i >= v->n)
+                return NULL;
+        return &v->items[i];
+}
+
+size_t json_count(const struct json_value *v) {
+        if (!v || (v->type != JSON_ARRAY && v->type != JSON_OBJECT))
+                return 0;
+        return v->n;
+}
+
+static int get_typed(const struct json_value *v, const char *key, enum json_type type,
+                     const struct json_value **ret) {
+        const struct json_value *m = json_get(v, key);
+
+        if (!m)
+                return -ENOENT;
+        if (m->type != type)
+                return -EMEDIUMTYPE;
+        *ret = m;
+        return 0;
+}
+
+int json_get_string(const struct json_value *v, const char *key, const char **ret) {
+        const struct json_value *m;
+        int r = get_typed(v, key, JSON_STRING, &m);
+
+        if (r == 0)
+                *ret = m->string;
+        return r;
+}
+
+int json_get_number(const struct json_value *v, const char *key, double *ret) {
+        const struct json_value *m;
+        int r = get_typed(v, key, JSON_NUMBER, &m);
+
+        if (r == 0)
+                *ret = m->number;
+        return r;
+}
+
+int json_get_int(const struct json_value *v, const char *key, int64_t *ret) {
+        const struct json_value *m;
+        int r = get_typed(v, key, JSON_NUMBER, &m);
+
+        if (r < 0)
+                return r;
+        if (!m->is_int) {
+                /* 1e3 or 5.0 is an integer value too; 1.5 or 1e300 is not. */
+                if (m->number != floor(m->number))
+                        return -EMEDIUMTYPE;
+                if (m->number < -9.2e18 || m->number > 9.2e18)
+                        return -ERANGE;
+                *ret = (int64_t) m->number;
+                return 0;
+        }
+        *ret = m->integer;
+        return 0;
+}
+
+int json_get_bool(const struct json_value *v, const char *key, bool *ret) {
+        const struct json_value *m;
+        int r = get_typed(v, key, JSON_BOOL, &m);
+
+        if (r == 0)
+                *ret = m->boolean;
+        return r;
+}
+
+int json_to_cpuset(const struct json_value *v, cpuset_t *ret) {
+        cpuset_t s;
+
+        if (!v || v->type != JSON_ARRAY)
+                return -EMEDIUMTYPE;
+        cpuset_zero(&s);
+        for (size_t i = 0; i < v->n; i++) {
+                const struct json_value *e = &v->items[i];
+
+                if (e->type != JSON_NUMBER || !e->is_int)
+                        return -EMEDIUMTYPE;
+                if (e->integer < 0 || e->integer >= CPUSET_MAX)
+                        return -ERANGE;
+                cpuset_set(&s, (int) e->integer);
+        }
+        *ret = s;
+        return 0;
+}
