@@ -1,7 +1,9 @@
 /* Parsers for /proc/stat, /proc/softirqs and /proc/interrupts.  The *_parse
  * functions are pure over a buffer; the *_read wrappers read via rootfs.
- * All return 0 or -errno (-EINVAL / -EBADMSG on malformed input, -ERANGE on
- * numbers that do not fit) and never crash on garbage. */
+ * All return 0 or -errno (-EBADMSG on malformed input, -EINVAL on bad
+ * arguments, -ERANGE on numbers that do not fit in 64 bits or CPU numbers
+ * >= CPUSET_MAX) and never crash on garbage.  The buffer need not be
+ * NUL-terminated: nothing past len is read.  On error *ret is left zeroed. */
 #pragma once
 
 #include <stdbool.h>
@@ -30,7 +32,7 @@ struct procfs_cpustat {
 
 struct procfs_stat {
         struct procfs_cpustat total;
-        struct procfs_cpustat *cpus; /* online CPUs, in file order */
+        struct procfs_cpustat *cpus; /* online CPUs, in file order (ascending) */
         size_t n_cpus;
 };
 
@@ -59,7 +61,8 @@ const char *procfs_softirq_to_string(enum procfs_softirq s);
 enum procfs_softirq procfs_softirq_from_string(const char *s);
 
 struct procfs_softirqs {
-        int *cpus;               /* CPU numbers of the columns (online CPUs) */
+        int *cpus;               /* CPU numbers of the columns (online CPUs),
+                                  * strictly ascending */
         size_t n_cpus;
         /* counts[row * n_cpus + col]; rows by enum procfs_softirq; rows the
          * file lacks are all zero and flagged absent */
@@ -80,21 +83,33 @@ struct procfs_irq {
         uint64_t *counts;        /* n_cpus entries (columns of the header); for
                                   * rows with fewer columns (ERR, MIS) the rest are 0 */
         uint64_t total;
-        char chip[64];           /* "PCI-MSIX-0000:00:03.0", "IR-PCI-MSI", "IO-APIC" */
-        char hwirq[32];          /* "1-edge", "524288-edge", may be "" */
+        char chip[64];           /* "PCI-MSIX-0000:00:03.0", "IR-PCI-MSI", "IO-APIC";
+                                  * "" when the row has none */
+        char hwirq[32];          /* hwirq and flow type as printed: "1-edge",
+                                  * "524288-edge", "27 Level" (arm), "edge" for
+                                  * old kernels' "IR-PCI-MSI-edge"; may be "" */
         char name[128];          /* action name(s): "virtio2-input.0", "eth0-TxRx-3";
                                   * for named rows the description text */
 };
 
 struct procfs_interrupts {
-        int *cpus;               /* CPU numbers of the header columns */
+        int *cpus;               /* CPU numbers of the header columns, strictly ascending */
         size_t n_cpus;
-        struct procfs_irq *irqs;
+        struct procfs_irq *irqs; /* rows in file order */
         size_t n_irqs;
+        /* private: one block holding every row's counts, and the indexes of
+         * the numeric rows sorted by IRQ number (for procfs_interrupts_find) */
+        uint64_t *counts_storage;
+        size_t *by_irq;
+        size_t n_numeric;
 };
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret);
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret);
 void procfs_interrupts_free(struct procfs_interrupts *s);
-/* The row of numeric IRQ irq, or NULL. */
+/* The row of numeric IRQ irq, or NULL.  O(log n). */
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq);
+/* Column index of cpu in the header, or -1.  O(log n). */
+int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu);
+/* Column index of cpu in the header, or -1.  O(log n). */
+int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu);

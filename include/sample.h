@@ -24,6 +24,8 @@ void sample_snapshot_free(struct sample_snapshot *s);
 
 struct sample_cpu {
         bool valid;              /* false: offline, new, or counters reset */
+        bool offline;            /* no /proc/stat line in the later snapshot
+                                  * (implies !valid); zero in hand-built rates */
         /* shares of the interval's ticks, 0..1 (sum of all ~1) */
         double usr, sys, idle, iowait, irq, softirq, steal;
         double busy;             /* 1 - idle - iowait */
@@ -37,7 +39,8 @@ struct sample_irq {
         unsigned irq;
         bool valid;
         double rate;             /* interrupts per second, all CPUs */
-        double *per_cpu;         /* [0..max_cpu], interrupts per second */
+        double *per_cpu;         /* [0..max_cpu], interrupts per second; 0 for
+                                  * CPUs without a column in both snapshots */
 };
 
 struct sample_rates {
@@ -46,9 +49,21 @@ struct sample_rates {
         struct sample_cpu *cpus; /* indexed by CPU number */
         struct sample_irq *irqs; /* numeric IRQs present in both snapshots, by IRQ number order */
         size_t n_irqs;
+        /* When non-NULL, every irqs[i].per_cpu points into this one block
+         * (what sample_compute/smooth/copy build); when NULL, sample_rates_free
+         * frees each per_cpu on its own (hand-built rates in tests). */
+        double *per_cpu_storage;
 };
 
-/* Rates between prev and cur (cur later).  -EINVAL if cur is not later. */
+/* Rates between prev and cur (cur later).  -EINVAL if cur is not later.
+ * Shares come from /proc/stat ticks (guest/guest_nice are already inside
+ * user/nice and are not added again); usr = user + nice.  A CPU is invalid
+ * when it lacks a stat line or a softirqs column in either snapshot, a
+ * counter went backwards (iowait excepted: proc(5) documents that it may
+ * decrease; its delta is clamped to 0) or no tick passed.  An IRQ whose
+ * counts went backwards or whose action name changed is invalid (rate 0);
+ * IRQ columns are matched by CPU number, so hotplug between snapshots
+ * leaves the other CPUs' rates intact. */
 int sample_compute(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
                    struct sample_rates *ret);
 void sample_rates_free(struct sample_rates *r);
@@ -58,7 +73,8 @@ const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned
 /* EWMA: avg = alpha*new + (1-alpha)*avg, per CPU and per IRQ.  An empty avg
  * (max_cpu < 0 / zeroed struct) is initialised from new; entries invalid in
  * new keep their average; entries new in new start from their value; IRQs or
- * CPUs gone from new are dropped.  alpha in (0, 1]. */
+ * CPUs gone from new (IRQ absent, CPU offline) are dropped.  alpha in
+ * (0, 1], else -EINVAL.  On error avg is unchanged. */
 int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha);
-/* Deep copy. */
+/* Deep copy; *ret is overwritten, not freed first. */
 int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src);

@@ -1,0 +1,773 @@
+/* Parsers for /proc/stat, /proc/softirqs and /proc/interrupts.
+ *
+ * Every parser walks [buf, buf+len) line by line with explicit bounds: the
+ * buffer need not be NUL-terminated and nothing past len is touched.  One
+ * pass, no per-field allocation: arrays grow geometrically and a whole
+ * /proc/interrupts keeps its counts in one block (a 256-CPU host with ~300
+ * IRQs is parsed every tick). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuset.h"
+#include "log.h"
+#include "procfs.h"
+#include "rootfs.h"
+#include "util.h"
+
+/* One line, [p, end); end never lies past the caller's len. */
+struct cursor {
+        const char *p, *end;
+};
+
+static bool is_blank(char c) {
+        return c == ' ' || c == '\t' || c == '\r';
+}
+
+static bool is_digit(char c) {
+        return c >= '0' && c <= '9';
+}
+
+static void skip_blanks(struct cursor *c) {
+        while (c->p < c->end && is_blank(*c->p))
+                c->p++;
+}
+
+/* The next blank-separated token of the line; false at its end. */
+static bool next_token(struct cursor *c, const char **ret, size_t *ret_len) {
+        const char *s;
+
+        skip_blanks(c);
+        if (c->p >= c->end)
+                return false;
+        s = c->p;
+        while (c->p < c->end && !is_blank(*c->p))
+                c->p++;
+        *ret = s;
+        *ret_len = (size_t) (c->p - s);
+        return true;
+}
+
+static bool all_digits(const char *s, size_t len) {
+        if (len == 0)
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if (!is_digit(s[i]))
+                        return false;
+        return true;
+}
+
+/* A whole token of decimal digits: -EBADMSG if it is anything else, -ERANGE
+ * beyond UINT64_MAX (18446744073709551615 still fits). */
+static int parse_u64(const char *s, size_t len, uint64_t *ret) {
+        uint64_t v = 0;
+
+        if (!all_digits(s, len))
+                return -EBADMSG;
+        for (size_t i = 0; i < len; i++) {
+                unsigned d = (unsigned) (s[i] - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
+/* A CPU number as in "cpu12" / "CPU12": bounded by CPUSET_MAX so that the
+ * arrays indexed by CPU number elsewhere stay small whatever the input. */
+static int parse_cpu_number(const char *s, size_t len, int *ret) {
+        uint64_t v;
+        int r;
+
+        r = parse_u64(s, len, &v);
+        if (r < 0)
+                return r;
+        if (v >= CPUSET_MAX)
+                return -ERANGE;
+        *ret = (int) v;
+        return 0;
+}
+
+/* Advances *pos over the next line of [buf, buf+len); false at the end. */
+static bool next_line(const char *buf, size_t len, size_t *pos, struct cursor *ret) {
+        const char *s, *nl, *e;
+
+        if (*pos >= len)
+                return false;
+        s = buf + *pos;
+        nl = memchr(s, '\n', len - *pos);
+        e = nl ? nl : buf + len;
+        ret->p = s;
+        ret->end = e;
+        *pos = (size_t) (e - buf) + (nl ? 1 : 0);
+        return true;
+}
+
+static bool line_is_blank(const struct cursor *line) {
+        struct cursor c = *line;
+        skip_blanks(&c);
+        return c.p >= c.end;
+}
+
+static void copy_field(char *dst, size_t size, const char *s, size_t len) {
+        if (len >= size)
+                len = size - 1;
+        memcpy(dst, s, len);
+        dst[len] = 0;
+}
+
+static bool token_eq(const char *s, size_t len, const char *lit) {
+        return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+/* Binary search of cpu in a strictly ascending array. */
+static int find_column(const int *cpus, size_t n, int cpu) {
+        size_t lo = 0, hi = n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (cpus[mid] == cpu)
+                        return (int) mid;
+                if (cpus[mid] < cpu)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return -1;
+}
+
+/* ---- /proc/stat ---- */
+
+static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) {
+        const char *tok;
+        size_t tl;
+        unsigned n = 0;
+        int r;
+
+        while (next_token(line, &tok, &tl)) {
+                uint64_t v;
+
+                r = parse_u64(tok, tl, &v);
+                if (r < 0)
+                        return r;
+                /* Columns beyond guest_nice (a future kernel) are ignored. */
+                if (n < CPUSTAT_MAX)
+                        cs->v[n] = v;
+                if (n < UINT32_MAX)
+                        n++;
+        }
+        /* user nice system idle is the oldest format (Linux 2.4). */
+        if (n < 4)
+                return -EBADMSG;
+        cs->n_fields = MIN(n, (unsigned) CPUSTAT_MAX);
+        return 0;
+}
+
+int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
+        struct procfs_stat s = { .total.cpu = -1 };
+        size_t allocated = 0, pos = 0;
+        bool have_total = false;
+        struct cursor line;
+        int r;
+
+        if (!ret || (!buf && len > 0))
+                return -EINVAL;
+        *ret = (struct procfs_stat) { .total.cpu = -1 };
+
+        while (next_line(buf, len, &pos, &line)) {
+                struct procfs_cpustat cs = { .cpu = -1 };
+                const char *tok;
+                size_t tl;
+
+                if (!next_token(&line, &tok, &tl))
+                        continue;
+                if (tl < 3 || memcmp(tok, "cpu", 3) != 0)
+                        continue; /* intr, ctxt, btime, ... */
+                if (tl > 3) {
+                        if (!is_digit(tok[3]))
+                                continue; /* some other "cpu..." key */
+                        r = parse_cpu_number(tok + 3, tl - 3, &cs.cpu);
+                        if (r < 0)
+                                goto fail;
+                }
+                r = parse_cpustat_fields(&line, &cs);
+                if (r < 0)
+                        goto fail;
+                if (cs.cpu < 0) {
+                        if (have_total) {
+                                r = -EBADMSG;
+                                goto fail;
+                        }
+                        s.total = cs;
+                        have_total = true;
+                        continue;
+                }
+                /* The kernel prints online CPUs in ascending order; anything
+                 * else (a duplicate included) is not a /proc/stat. */
+                if (s.n_cpus > 0 && s.cpus[s.n_cpus - 1].cpu >= cs.cpu) {
+                        r = -EBADMSG;
+                        goto fail;
+                }
+                r = util_grow((void **) &s.cpus, &allocated, s.n_cpus + 1, sizeof(*s.cpus));
+                if (r < 0)
+                        goto fail;
+                s.cpus[s.n_cpus++] = cs;
+        }
+        if (!have_total) {
+                r = -EBADMSG;
+                goto fail;
+        }
+        *ret = s;
+        return 0;
+fail:
+        free(s.cpus);
+        return r;
+}
+
+int procfs_stat_read(int rootfd, struct procfs_stat *ret) {
+        _cleanup_(freep) char *buf = NULL;
+        size_t len;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        *ret = (struct procfs_stat) { .total.cpu = -1 };
+        r = rootfs_read(rootfd, "proc/stat", &buf, &len);
+        if (r < 0)
+                return r;
+        r = procfs_stat_parse(buf, len, ret);
+        if (r < 0)
+                log_debug_errno(r, "procfs: cannot parse proc/stat: %m");
+        return r;
+}
+
+void procfs_stat_free(struct procfs_stat *s) {
+        if (!s)
+                return;
+        free(s->cpus);
+        s->cpus = NULL;
+        s->n_cpus = 0;
+}
+
+const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu) {
+        size_t lo = 0, hi;
+
+        if (!s || cpu < 0)
+                return NULL;
+        hi = s->n_cpus;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (s->cpus[mid].cpu == cpu)
+                        return &s->cpus[mid];
+                if (s->cpus[mid].cpu < cpu)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+/* ---- CPU header shared by /proc/softirqs and /proc/interrupts ---- */
+
+/* "CPU0 CPU2 CPU3": online CPUs only, so gaps are normal. */
+static int parse_cpu_header(struct cursor *line, int **ret_cpus, size_t *ret_n) {
+        size_t n = 0, allocated = 0;
+        int *cpus = NULL;
+        const char *tok;
+        size_t tl;
+        int r;
+
+        while (next_token(line, &tok, &tl)) {
+                int cpu;
+
+                if (tl < 4 || memcmp(tok, "CPU", 3) != 0) {
+                        r = -EBADMSG;
+                        goto fail;
+                }
+                r = parse_cpu_number(tok + 3, tl - 3, &cpu);
+                if (r < 0)
+                        goto fail;
+                if (n > 0 && cpus[n - 1] >= cpu) {
+                        r = -EBADMSG;
+                        goto fail;
+                }
+                r = util_grow((void **) &cpus, &allocated, n + 1, sizeof(*cpus));
+                if (r < 0)
+                        goto fail;
+                cpus[n++] = cpu;
+        }
+        if (n == 0) {
+                r = -EBADMSG;
+                goto fail;
+        }
+        *ret_cpus = cpus;
+        *ret_n = n;
+        return 0;
+fail:
+        free(cpus);
+        return r;
+}
+
+/* Splits "  NAME: rest" at the first ':'; the name has no blanks. */
+static int split_row_id(struct cursor *line, const char **ret_id, size_t *ret_len) {
+        const char *colon, *s;
+
+        skip_blanks(line);
+        colon = memchr(line->p, ':', (size_t) (line->end - line->p));
+        if (!colon || colon == line->p)
+                return -EBADMSG;
+        for (s = line->p; s < colon; s++)
+                if (is_blank(*s))
+                        return -EBADMSG;
+        *ret_id = line->p;
+        *ret_len = (size_t) (colon - line->p);
+        line->p = colon + 1;
+        return 0;
+}
+
+/* ---- /proc/softirqs ---- */
+
+static const char *const softirq_names[SOFTIRQ_MAX] = {
+        [SOFTIRQ_HI] = "HI",
+        [SOFTIRQ_TIMER] = "TIMER",
+        [SOFTIRQ_NET_TX] = "NET_TX",
+        [SOFTIRQ_NET_RX] = "NET_RX",
+        [SOFTIRQ_BLOCK] = "BLOCK",
+        [SOFTIRQ_IRQ_POLL] = "IRQ_POLL",
+        [SOFTIRQ_TASKLET] = "TASKLET",
+        [SOFTIRQ_SCHED] = "SCHED",
+        [SOFTIRQ_HRTIMER] = "HRTIMER",
+        [SOFTIRQ_RCU] = "RCU",
+};
+
+const char *procfs_softirq_to_string(enum procfs_softirq s) {
+        if (s < 0 || s >= SOFTIRQ_MAX)
+                return NULL;
+        return softirq_names[s];
+}
+
+static enum procfs_softirq softirq_from_mem(const char *s, size_t len) {
+        for (int i = 0; i < SOFTIRQ_MAX; i++)
+                if (token_eq(s, len, softirq_names[i]))
+                        return (enum procfs_softirq) i;
+        /* The same slot was called BLOCK_IOPOLL before Linux 4.5. */
+        if (token_eq(s, len, "BLOCK_IOPOLL"))
+                return SOFTIRQ_IRQ_POLL;
+        return SOFTIRQ_INVALID;
+}
+
+enum procfs_softirq procfs_softirq_from_string(const char *s) {
+        if (!s)
+                return SOFTIRQ_INVALID;
+        return softirq_from_mem(s, strlen(s));
+}
+
+int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *ret) {
+        struct procfs_softirqs s = {};
+        size_t pos = 0;
+        bool any = false;
+        struct cursor line;
+        int r;
+
+        if (!ret || (!buf && len > 0))
+                return -EINVAL;
+        *ret = (struct procfs_softirqs) {};
+
+        while (next_line(buf, len, &pos, &line)) {
+                enum procfs_softirq row;
+                const char *id, *tok;
+                size_t il, tl, col = 0;
+
+                if (line_is_blank(&line))
+                        continue;
+                if (!s.cpus) {
+                        r = parse_cpu_header(&line, &s.cpus, &s.n_cpus);
+                        if (r < 0)
+                                goto fail;
+                        s.counts = calloc((size_t) SOFTIRQ_MAX * s.n_cpus, sizeof(*s.counts));
+                        if (!s.counts) {
+                                r = -ENOMEM;
+                                goto fail;
+                        }
+                        continue;
+                }
+                r = split_row_id(&line, &id, &il);
+                if (r < 0)
+                        goto fail;
+                row = softirq_from_mem(id, il);
+                if (row == SOFTIRQ_INVALID)
+                        continue; /* a softirq a newer kernel added */
+                if (s.present[row]) {
+                        r = -EBADMSG;
+                        goto fail;
+                }
+                while (next_token(&line, &tok, &tl)) {
+                        uint64_t v;
+
+                        if (col >= s.n_cpus) {
+                                r = -EBADMSG;
+                                goto fail;
+                        }
+                        r = parse_u64(tok, tl, &v);
+                        if (r < 0)
+                                goto fail;
+                        s.counts[(size_t) row * s.n_cpus + col++] = v;
+                }
+                if (col != s.n_cpus) {
+                        r = -EBADMSG;
+                        goto fail;
+                }
+                s.present[row] = true;
+                any = true;
+        }
+        if (!any) {
+                r = -EBADMSG;
+                goto fail;
+        }
+        *ret = s;
+        return 0;
+fail:
+        free(s.cpus);
+        free(s.counts);
+        return r;
+}
+
+int procfs_softirqs_read(int rootfd, struct procfs_softirqs *ret) {
+        _cleanup_(freep) char *buf = NULL;
+        size_t len;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        *ret = (struct procfs_softirqs) {};
+        r = rootfs_read(rootfd, "proc/softirqs", &buf, &len);
+        if (r < 0)
+                return r;
+        r = procfs_softirqs_parse(buf, len, ret);
+        if (r < 0)
+                log_debug_errno(r, "procfs: cannot parse proc/softirqs: %m");
+        return r;
+}
+
+void procfs_softirqs_free(struct procfs_softirqs *s) {
+        if (!s)
+                return;
+        free(s->cpus);
+        free(s->counts);
+        *s = (struct procfs_softirqs) {};
+}
+
+int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu) {
+        if (!s)
+                return -1;
+        return find_column(s->cpus, s->n_cpus, cpu);
+}
+
+bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq row, int cpu, uint64_t *ret) {
+        int col;
+
+        if (!s || row < 0 || row >= SOFTIRQ_MAX || !s->counts)
+                return false;
+        col = find_column(s->cpus, s->n_cpus, cpu);
+        if (col < 0)
+                return false;
+        if (ret)
+                *ret = s->counts[(size_t) row * s->n_cpus + (size_t) col];
+        return true;
+}
+
+/* ---- /proc/interrupts ---- */
+
+/* Kernels before 3.x printed chip and flow handler as one word
+ * ("IR-PCI-MSI-edge", "IO-APIC-fasteoi"); these are the handler names. */
+static const char *const flow_suffixes[] = {
+        "-edge", "-fasteoi", "-level", "-simple", "-percpu", "-percpu_devid", "-edge_eoi",
+};
+
+/* After the counts of a numeric row, kernel/irq/proc.c show_interrupts()
+ * prints: " %8s" chip (or the chip's irq_print_chip()), " %*lu" hwirq when
+ * the IRQ has a domain (blanks otherwise), " %-8s" Level/Edge with
+ * GENERIC_IRQ_SHOW_LEVEL (arm), "-%-8s" the flow handler name when set,
+ * then "  %s" the action names joined by ", " (nothing when no action). */
+static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
+        const char *chip, *tok, *h_start = NULL, *h_end = NULL;
+        size_t chip_len, tl;
+        struct cursor save;
+
+        if (!next_token(c, &chip, &chip_len))
+                return;
+        save = *c;
+        if (next_token(c, &tok, &tl) && (is_digit(tok[0]) || tok[0] == '-')) {
+                h_start = tok;
+                h_end = tok + tl;
+                if (is_digit(tok[0])) {
+                        save = *c;
+                        if (next_token(c, &tok, &tl) && (token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge")))
+                                h_end = tok + tl;
+                        else
+                                *c = save;
+                        save = *c;
+                        if (h_end[-1] != '-' && next_token(c, &tok, &tl) && tok[0] == '-' && tl > 1 &&
+                            !memchr(h_start, '-', (size_t) (h_end - h_start)))
+                                h_end = tok + tl;
+                        else
+                                *c = save;
+                }
+        } else {
+                *c = save;
+                for (size_t i = 0; i < ELEMENTSOF(flow_suffixes); i++) {
+                        size_t sl = strlen(flow_suffixes[i]);
+                        if (chip_len > sl && memcmp(chip + chip_len - sl, flow_suffixes[i], sl) == 0) {
+                                h_start = chip + chip_len - sl + 1;
+                                h_end = chip + chip_len;
+                                chip_len -= sl;
+                                break;
+                        }
+                }
+        }
+        copy_field(irq->chip, sizeof(irq->chip), chip, chip_len);
+        if (h_start) {
+                /* Collapse the padding between "27" and "Level" to one blank. */
+                size_t o = 0;
+                bool blank = false;
+                for (const char *p = h_start; p < h_end && o + 1 < sizeof(irq->hwirq); p++) {
+                        if (is_blank(*p)) {
+                                blank = true;
+                                continue;
+                        }
+                        if (blank && o + 2 < sizeof(irq->hwirq))
+                                irq->hwirq[o++] = ' ';
+                        blank = false;
+                        irq->hwirq[o++] = *p;
+                }
+                irq->hwirq[o] = 0;
+        }
+        skip_blanks(c);
+        while (c->end > c->p && is_blank(c->end[-1]))
+                c->end--;
+        copy_field(irq->name, sizeof(irq->name), c->p, (size_t) (c->end - c->p));
+}
+
+struct irq_key {
+        unsigned irq;
+        size_t row;
+};
+
+static int cmp_irq_key(const void *a, const void *b) {
+        unsigned x = ((const struct irq_key *) a)->irq, y = ((const struct irq_key *) b)->irq;
+        return x < y ? -1 : x > y;
+}
+
+/* Fills by_irq with the numeric rows sorted by IRQ number; -EBADMSG on a
+ * duplicate.  Only reached for input the kernel would not print. */
+static int sort_by_irq(const struct procfs_irq *irqs, size_t *by_irq, size_t n) {
+        _cleanup_(freep) struct irq_key *keys = malloc(n * sizeof(*keys));
+
+        if (!keys)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                keys[i] = (struct irq_key) { irqs[by_irq[i]].irq, by_irq[i] };
+        qsort(keys, n, sizeof(*keys), cmp_irq_key);
+        for (size_t i = 0; i < n; i++) {
+                if (i > 0 && keys[i].irq == keys[i - 1].irq)
+                        return -EBADMSG;
+                by_irq[i] = keys[i].row;
+        }
+        return 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+        uint64_t s;
+        return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+static void interrupts_free_parts(struct procfs_interrupts *s) {
+        free(s->cpus);
+        free(s->irqs);
+        free(s->counts_storage);
+        free(s->by_irq);
+        *s = (struct procfs_interrupts) {};
+}
+
+int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret) {
+        struct procfs_interrupts s = {};
+        size_t pos = 0, irqs_allocated = 0, counts_allocated = 0, n_numeric = 0;
+        bool sorted = true;
+        unsigned last_irq = 0;
+        struct cursor line;
+        int r;
+
+        if (!ret || (!buf && len > 0))
+                return -EINVAL;
+        *ret = (struct procfs_interrupts) {};
+
+        while (next_line(buf, len, &pos, &line)) {
+                struct procfs_irq *irq;
+                const char *id, *tok;
+                size_t il, tl, col = 0;
+                uint64_t *counts;
+
+                if (line_is_blank(&line))
+                        continue;
+                if (!s.cpus) {
+                        r = parse_cpu_header(&line, &s.cpus, &s.n_cpus);
+                        if (r < 0)
+                                goto fail;
+                        continue;
+                }
+                r = split_row_id(&line, &id, &il);
+                if (r < 0)
+                        goto fail;
+                r = util_grow((void **) &s.irqs, &irqs_allocated, s.n_irqs + 1, sizeof(*s.irqs));
+                if (r < 0)
+                        goto fail;
+                r = util_grow((void **) &s.counts_storage, &counts_allocated, (s.n_irqs + 1) * s.n_cpus,
+                              sizeof(*s.counts_storage));
+                if (r < 0)
+                        goto fail;
+                irq = &s.irqs[s.n_irqs];
+                *irq = (struct procfs_irq) {};
+                counts = s.counts_storage + s.n_irqs * s.n_cpus;
+                memset(counts, 0, s.n_cpus * sizeof(*counts));
+
+                if (is_digit(id[0])) {
+                        uint64_t v;
+
+                        r = parse_u64(id, il, &v);
+                        if (r < 0)
+                                goto fail;
+                        if (v > UINT32_MAX) {
+                                r = -ERANGE;
+                                goto fail;
+                        }
+                        irq->numeric = true;
+                        irq->irq = (unsigned) v;
+                        copy_field(irq->id, sizeof(irq->id), id, il);
+                        /* One count per header column, whatever the padding:
+                         * on big hosts counts overflow the %10u width. */
+                        for (col = 0; col < s.n_cpus; col++) {
+                                if (!next_token(&line, &tok, &tl)) {
+                                        r = -EBADMSG;
+                                        goto fail;
+                                }
+                                r = parse_u64(tok, tl, &counts[col]);
+                                if (r < 0)
+                                        goto fail;
+                                irq->total = add_sat(irq->total, counts[col]);
+                        }
+                        parse_irq_tail(&line, irq);
+                        if (n_numeric > 0 && irq->irq <= last_irq)
+                                sorted = false;
+                        last_irq = irq->irq;
+                        n_numeric++;
+                } else {
+                        struct cursor save;
+
+                        /* NMI, LOC, ..., ERR and MIS (one count), arm's IPI0:
+                         * up to one count per column, then a description. */
+                        copy_field(irq->id, sizeof(irq->id), id, il);
+                        for (;;) {
+                                save = line;
+                                if (col >= s.n_cpus || !next_token(&line, &tok, &tl) || !all_digits(tok, tl)) {
+                                        line = save;
+                                        break;
+                                }
+                                r = parse_u64(tok, tl, &counts[col]);
+                                if (r < 0)
+                                        goto fail;
+                                irq->total = add_sat(irq->total, counts[col]);
+                                col++;
+                        }
+                        if (col == 0) {
+                                r = -EBADMSG;
+                                goto fail;
+                        }
+                        skip_blanks(&line);
+                        while (line.end > line.p && is_blank(line.end[-1]))
+                                line.end--;
+                        copy_field(irq->name, sizeof(irq->name), line.p, (size_t) (line.end - line.p));
+                }
+                s.n_irqs++;
+        }
+        if (!s.cpus) {
+                r = -EBADMSG;
+                goto fail;
+        }
+        /* The block may have moved while growing: point rows at it now. */
+        for (size_t i = 0; i < s.n_irqs; i++)
+                s.irqs[i].counts = s.counts_storage + i * s.n_cpus;
+
+        if (n_numeric > 0) {
+                size_t k = 0;
+
+                s.by_irq = malloc(n_numeric * sizeof(*s.by_irq));
+                if (!s.by_irq) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                for (size_t i = 0; i < s.n_irqs; i++)
+                        if (s.irqs[i].numeric)
+                                s.by_irq[k++] = i;
+                /* The kernel prints IRQs in ascending order; sort only if not. */
+                if (!sorted) {
+                        r = sort_by_irq(s.irqs, s.by_irq, n_numeric);
+                        if (r < 0)
+                                goto fail;
+                }
+        }
+        s.n_numeric = n_numeric;
+        *ret = s;
+        return 0;
+fail:
+        interrupts_free_parts(&s);
+        return r;
+}
+
+int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
+        _cleanup_(freep) char *buf = NULL;
+        size_t len;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        *ret = (struct procfs_interrupts) {};
+        r = rootfs_read(rootfd, "proc/interrupts", &buf, &len);
+        if (r < 0)
+                return r;
+        r = procfs_interrupts_parse(buf, len, ret);
+        if (r < 0)
+                log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
+        return r;
+}
+
+void procfs_interrupts_free(struct procfs_interrupts *s) {
+        if (!s)
+                return;
+        interrupts_free_parts(s);
+}
+
+const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq) {
+        size_t lo = 0, hi;
+
+        if (!s || !s->by_irq)
+                return NULL;
+        hi = s->n_numeric;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const struct procfs_irq *row = &s->irqs[s->by_irq[mid]];
+                if (row->irq == irq)
+                        return row;
+                if (row->irq < irq)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu) {
+        if (!s)
+                return -1;
+        return find_column(s->cpus, s->n_cpus, cpu);
+}

@@ -1,0 +1,403 @@
+/* Snapshots of /proc/stat, /proc/softirqs and /proc/interrupts, the rates
+ * between two of them, and their EWMA.
+ *
+ * Everything is matched by CPU number and IRQ number, never by column
+ * position: CPU hotplug changes the columns of softirqs and interrupts
+ * between two readings. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sample.h"
+#include "util.h"
+
+int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        *ret = (struct sample_snapshot) { .usec = now_usec };
+        r = procfs_stat_read(rootfd, &ret->stat);
+        if (r < 0)
+                goto fail;
+        r = procfs_softirqs_read(rootfd, &ret->softirqs);
+        if (r < 0)
+                goto fail;
+        r = procfs_interrupts_read(rootfd, &ret->interrupts);
+        if (r < 0)
+                goto fail;
+        return 0;
+fail:
+        sample_snapshot_free(ret);
+        ret->usec = now_usec;
+        return r;
+}
+
+void sample_snapshot_free(struct sample_snapshot *s) {
+        if (!s)
+                return;
+        procfs_stat_free(&s->stat);
+        procfs_softirqs_free(&s->softirqs);
+        procfs_interrupts_free(&s->interrupts);
+}
+
+static int snapshot_max_cpu(const struct sample_snapshot *s) {
+        int m = -1;
+
+        /* All three CPU lists are ascending (the parsers enforce it). */
+        if (s->stat.n_cpus > 0)
+                m = MAX(m, s->stat.cpus[s->stat.n_cpus - 1].cpu);
+        if (s->softirqs.n_cpus > 0)
+                m = MAX(m, s->softirqs.cpus[s->softirqs.n_cpus - 1]);
+        if (s->interrupts.n_cpus > 0)
+                m = MAX(m, s->interrupts.cpus[s->interrupts.n_cpus - 1]);
+        return m;
+}
+
+/* Fills cpu's shares; false (and a debug line) when the interval is not
+ * usable for it. */
+static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
+                        double dt, struct sample_cpu *ret) {
+        const struct procfs_cpustat *a = procfs_stat_cpu(&prev->stat, cpu);
+        const struct procfs_cpustat *b = procfs_stat_cpu(&cur->stat, cpu);
+        uint64_t d[CPUSTAT_MAX] = {}, total = 0, sirq_all = 0, sirq_d[SOFTIRQ_MAX] = {};
+        int pc, cc;
+
+        ret->offline = b == NULL;
+        if (!a || !b) {
+                if (a || b)
+                        log_debug("sample: cpu%d %s between snapshots", cpu, a ? "went offline" : "came online");
+                return false;
+        }
+        /* guest and guest_nice are already counted in user and nice
+         * (kernel/sched/cputime.c account_guest_time), so they stay out of
+         * the total. */
+        for (int f = 0; f < CPUSTAT_GUEST; f++) {
+                if (b->v[f] < a->v[f]) {
+                        /* proc(5): "the iowait value may decrease" on NO_HZ
+                         * kernels; that is noise, not a reset. */
+                        if (f == CPUSTAT_IOWAIT)
+                                continue;
+                        log_debug("sample: cpu%d /proc/stat field %d went backwards", cpu, f);
+                        return false;
+                }
+                d[f] = b->v[f] - a->v[f];
+                if (__builtin_add_overflow(total, d[f], &total))
+                        return false;
+        }
+        if (total == 0) {
+                log_debug("sample: cpu%d had no ticks in the interval", cpu);
+                return false;
+        }
+        pc = procfs_softirqs_column(&prev->softirqs, cpu);
+        cc = procfs_softirqs_column(&cur->softirqs, cpu);
+        if (pc < 0 || cc < 0) {
+                log_debug("sample: cpu%d has no /proc/softirqs column in both snapshots", cpu);
+                return false;
+        }
+        for (int s = 0; s < SOFTIRQ_MAX; s++) {
+                uint64_t x, y;
+
+                if (!prev->softirqs.present[s] || !cur->softirqs.present[s])
+                        continue;
+                x = prev->softirqs.counts[(size_t) s * prev->softirqs.n_cpus + (size_t) pc];
+                y = cur->softirqs.counts[(size_t) s * cur->softirqs.n_cpus + (size_t) cc];
+                /* The kernel's counters are 32-bit and wrap; a wrap and a
+                 * reset look alike, so the interval is dropped either way. */
+                if (y < x) {
+                        log_debug("sample: cpu%d softirq %s went backwards", cpu, procfs_softirq_to_string(s));
+                        return false;
+                }
+                sirq_d[s] = y - x;
+                sirq_all = sirq_all > UINT64_MAX - sirq_d[s] ? UINT64_MAX : sirq_all + sirq_d[s];
+        }
+
+        double t = (double) total;
+        ret->usr = (double) (d[CPUSTAT_USER] + d[CPUSTAT_NICE]) / t;
+        ret->sys = (double) d[CPUSTAT_SYSTEM] / t;
+        ret->idle = (double) d[CPUSTAT_IDLE] / t;
+        ret->iowait = (double) d[CPUSTAT_IOWAIT] / t;
+        ret->irq = (double) d[CPUSTAT_IRQ] / t;
+        ret->softirq = (double) d[CPUSTAT_SOFTIRQ] / t;
+        ret->steal = (double) d[CPUSTAT_STEAL] / t;
+        ret->busy = 1.0 - ret->idle - ret->iowait;
+        if (ret->busy < 0)
+                ret->busy = 0;
+        ret->net_frac = sirq_all ? (double) (sirq_d[SOFTIRQ_NET_RX] + sirq_d[SOFTIRQ_NET_TX]) / (double) sirq_all : 0;
+        ret->net_rx_rate = (double) sirq_d[SOFTIRQ_NET_RX] / dt;
+        ret->net_tx_rate = (double) sirq_d[SOFTIRQ_NET_TX] / dt;
+        return true;
+}
+
+static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, const struct procfs_interrupts *cur,
+                        const int *prev_col, double dt, struct sample_irq *ret, size_t n_per_cpu) {
+        ret->irq = b->irq;
+        ret->valid = true;
+        ret->rate = 0;
+        /* Same number, another owner: the IRQ was freed and re-requested. */
+        if (strcmp(a->name, b->name) != 0) {
+                log_debug("sample: IRQ %u changed from '%s' to '%s'", b->irq, a->name, b->name);
+                ret->valid = false;
+                return;
+        }
+        for (size_t j = 0; j < cur->n_cpus; j++) {
+                int pj = prev_col[j];
+                uint64_t x, y;
+
+                if (pj < 0)
+                        continue; /* CPU came online: no earlier count */
+                x = a->counts[pj];
+                y = b->counts[j];
+                if (y < x) {
+                        log_debug("sample: IRQ %u count on cpu%d went backwards", b->irq, cur->cpus[j]);
+                        ret->valid = false;
+                        ret->rate = 0;
+                        memset(ret->per_cpu, 0, n_per_cpu * sizeof(double));
+                        return;
+                }
+                ret->per_cpu[cur->cpus[j]] = (double) (y - x) / dt;
+                ret->rate += ret->per_cpu[cur->cpus[j]];
+        }
+}
+
+int sample_compute(const struct sample_snapshot *prev, const struct sample_snapshot *cur, struct sample_rates *ret) {
+        const struct procfs_interrupts *pi, *ci;
+        struct sample_rates r = { .max_cpu = -1 };
+        _cleanup_(freep) int *prev_col = NULL;
+        size_t n_max, ncpu, i, j;
+        double dt;
+
+        if (!ret)
+                return -EINVAL;
+        *ret = (struct sample_rates) { .max_cpu = -1 };
+        if (!prev || !cur || cur->usec <= prev->usec)
+                return -EINVAL;
+        dt = (double) (cur->usec - prev->usec) / 1e6;
+        r.interval_s = dt;
+        r.max_cpu = MAX(snapshot_max_cpu(prev), snapshot_max_cpu(cur));
+        ncpu = (size_t) (r.max_cpu + 1);
+        if (ncpu > 0) {
+                r.cpus = calloc(ncpu, sizeof(*r.cpus));
+                if (!r.cpus)
+                        goto oom;
+        }
+        for (int c = 0; c <= r.max_cpu; c++)
+                r.cpus[c].valid = compute_cpu(prev, cur, c, dt, &r.cpus[c]);
+
+        pi = &prev->interrupts;
+        ci = &cur->interrupts;
+        n_max = MIN(pi->n_numeric, ci->n_numeric);
+        if (n_max > 0 && ncpu > 0) {
+                r.irqs = calloc(n_max, sizeof(*r.irqs));
+                r.per_cpu_storage = calloc(n_max * ncpu, sizeof(double));
+                prev_col = malloc(ci->n_cpus * sizeof(*prev_col));
+                if (!r.irqs || !r.per_cpu_storage || !prev_col)
+                        goto oom;
+                /* Both headers ascend: one merge maps cur columns to prev. */
+                for (i = 0, j = 0; j < ci->n_cpus; j++) {
+                        while (i < pi->n_cpus && pi->cpus[i] < ci->cpus[j])
+                                i++;
+                        prev_col[j] = i < pi->n_cpus && pi->cpus[i] == ci->cpus[j] ? (int) i : -1;
+                }
+                /* Merge over the IRQ-sorted indexes: IRQs in both only. */
+                for (i = 0, j = 0; i < pi->n_numeric && j < ci->n_numeric;) {
+                        const struct procfs_irq *a = &pi->irqs[pi->by_irq[i]];
+                        const struct procfs_irq *b = &ci->irqs[ci->by_irq[j]];
+
+                        if (a->irq < b->irq) {
+                                log_debug("sample: IRQ %u vanished", a->irq);
+                                i++;
+                        } else if (a->irq > b->irq) {
+                                log_debug("sample: IRQ %u appeared", b->irq);
+                                j++;
+                        } else {
+                                struct sample_irq *out = &r.irqs[r.n_irqs];
+                                out->per_cpu = r.per_cpu_storage + r.n_irqs * ncpu;
+                                compute_irq(a, b, ci, prev_col, dt, out, ncpu);
+                                r.n_irqs++;
+                                i++;
+                                j++;
+                        }
+                }
+        }
+        *ret = r;
+        return 0;
+oom:
+        sample_rates_free(&r);
+        return -ENOMEM;
+}
+
+void sample_rates_free(struct sample_rates *r) {
+        if (!r)
+                return;
+        if (r->per_cpu_storage)
+                free(r->per_cpu_storage);
+        else
+                for (size_t i = 0; i < r->n_irqs; i++)
+                        free(r->irqs[i].per_cpu);
+        free(r->irqs);
+        free(r->cpus);
+        *r = (struct sample_rates) { .max_cpu = -1 };
+}
+
+const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq) {
+        size_t lo = 0, hi;
+
+        if (!r || !r->irqs)
+                return NULL;
+        hi = r->n_irqs;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (r->irqs[mid].irq == irq)
+                        return &r->irqs[mid];
+                if (r->irqs[mid].irq < irq)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+/* An empty rates struct with room for max_cpu+1 CPUs and n_irqs IRQs,
+ * per-IRQ arrays in one zeroed block. */
+static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs) {
+        size_t ncpu = max_cpu >= 0 ? (size_t) max_cpu + 1 : 0;
+
+        *ret = (struct sample_rates) { .max_cpu = max_cpu };
+        if (ncpu > 0) {
+                ret->cpus = calloc(ncpu, sizeof(*ret->cpus));
+                if (!ret->cpus)
+                        goto oom;
+        }
+        if (n_irqs > 0) {
+                ret->irqs = calloc(n_irqs, sizeof(*ret->irqs));
+                if (!ret->irqs)
+                        goto oom;
+                if (ncpu > 0) {
+                        ret->per_cpu_storage = calloc(n_irqs * ncpu, sizeof(double));
+                        if (!ret->per_cpu_storage)
+                                goto oom;
+                }
+                for (size_t i = 0; i < n_irqs; i++)
+                        ret->irqs[i].per_cpu = ret->per_cpu_storage ? ret->per_cpu_storage + i * ncpu : NULL;
+        }
+        ret->n_irqs = n_irqs;
+        return 0;
+oom:
+        free(ret->cpus);
+        free(ret->irqs);
+        free(ret->per_cpu_storage);
+        *ret = (struct sample_rates) { .max_cpu = -1 };
+        return -ENOMEM;
+}
+
+/* Copies src's per-CPU rates into dst (dst_max_cpu+1 entries). */
+static void copy_per_cpu(double *dst, int dst_max_cpu, const double *src, int src_max_cpu) {
+        if (!dst)
+                return;
+        for (int c = 0; c <= dst_max_cpu; c++)
+                dst[c] = src && c <= src_max_cpu ? src[c] : 0;
+}
+
+static void copy_irq(struct sample_irq *dst, int dst_max_cpu, const struct sample_irq *src, int src_max_cpu) {
+        dst->irq = src->irq;
+        dst->valid = src->valid;
+        dst->rate = src->rate;
+        copy_per_cpu(dst->per_cpu, dst_max_cpu, src->per_cpu, src_max_cpu);
+}
+
+int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) {
+        int r;
+
+        if (!ret || !src)
+                return -EINVAL;
+        r = rates_alloc(ret, src->max_cpu, src->n_irqs);
+        if (r < 0)
+                return r;
+        ret->interval_s = src->interval_s;
+        if (src->max_cpu >= 0 && src->cpus)
+                memcpy(ret->cpus, src->cpus, ((size_t) src->max_cpu + 1) * sizeof(*ret->cpus));
+        for (size_t i = 0; i < src->n_irqs; i++)
+                copy_irq(&ret->irqs[i], ret->max_cpu, &src->irqs[i], src->max_cpu);
+        return 0;
+}
+
+static double blend(double avg, double v, double alpha) {
+        return alpha * v + (1.0 - alpha) * avg;
+}
+
+static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const struct sample_cpu *n, double alpha) {
+        *out = *n;
+        out->usr = blend(o->usr, n->usr, alpha);
+        out->sys = blend(o->sys, n->sys, alpha);
+        out->idle = blend(o->idle, n->idle, alpha);
+        out->iowait = blend(o->iowait, n->iowait, alpha);
+        out->irq = blend(o->irq, n->irq, alpha);
+        out->softirq = blend(o->softirq, n->softirq, alpha);
+        out->steal = blend(o->steal, n->steal, alpha);
+        out->busy = blend(o->busy, n->busy, alpha);
+        out->net_frac = blend(o->net_frac, n->net_frac, alpha);
+        out->net_rx_rate = blend(o->net_rx_rate, n->net_rx_rate, alpha);
+        out->net_tx_rate = blend(o->net_tx_rate, n->net_tx_rate, alpha);
+}
+
+int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha) {
+        struct sample_rates out;
+        int r;
+
+        if (!avg || !new || !(alpha > 0.0 && alpha <= 1.0))
+                return -EINVAL;
+        if (avg->max_cpu < 0 || (!avg->cpus && avg->n_irqs == 0)) {
+                r = sample_rates_copy(&out, new);
+                if (r < 0)
+                        return r;
+                sample_rates_free(avg);
+                *avg = out;
+                return 0;
+        }
+        r = rates_alloc(&out, new->max_cpu, new->n_irqs);
+        if (r < 0)
+                return r;
+        out.interval_s = new->interval_s;
+        for (int c = 0; c <= new->max_cpu && new->cpus; c++) {
+                const struct sample_cpu *n = &new->cpus[c];
+                const struct sample_cpu *o = c <= avg->max_cpu && avg->cpus ? &avg->cpus[c] : NULL;
+
+                if (n->offline)
+                        out.cpus[c] = (struct sample_cpu) { .offline = true }; /* gone: dropped */
+                else if (!o || !o->valid)
+                        out.cpus[c] = *n; /* new, or nothing to keep */
+                else if (!n->valid) {
+                        out.cpus[c] = *o; /* keep the average through a bad interval */
+                        out.cpus[c].offline = false;
+                } else
+                        blend_cpu(&out.cpus[c], o, n, alpha);
+        }
+        for (size_t i = 0; i < new->n_irqs; i++) {
+                const struct sample_irq *n = &new->irqs[i];
+                const struct sample_irq *o = sample_rates_irq(avg, n->irq);
+                struct sample_irq *d = &out.irqs[i];
+
+                if (!o || !o->valid) {
+                        copy_irq(d, out.max_cpu, n, new->max_cpu);
+                } else if (!n->valid) {
+                        copy_irq(d, out.max_cpu, o, avg->max_cpu);
+                } else {
+                        d->irq = n->irq;
+                        d->valid = true;
+                        d->rate = blend(o->rate, n->rate, alpha);
+                        for (int c = 0; d->per_cpu && c <= out.max_cpu; c++) {
+                                double nv = n->per_cpu && c <= new->max_cpu ? n->per_cpu[c] : 0;
+                                if (o->per_cpu && c <= avg->max_cpu)
+                                        d->per_cpu[c] = blend(o->per_cpu[c], nv, alpha);
+                                else
+                                        d->per_cpu[c] = nv;
+                        }
+                }
+        }
+        sample_rates_free(avg);
+        *avg = out;
+        return 0;
+}
