@@ -1,0 +1,355 @@
+/* CPU topology from sys/devices/system/{cpu,node}, read through rootfs. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rootfs.h"
+#include "topology.h"
+#include "util.h"
+
+#define CPU_DIR "sys/devices/system/cpu"
+#define NODE_DIR "sys/devices/system/node"
+
+/* Reads a cpulist file.  A missing or empty file is the empty set; other
+ * errors are returned. */
+static int read_cpulist_optional(int rootfd, const char *path, cpuset_t *ret) {
+        _cleanup_(freep) char *buf = NULL;
+        int r;
+
+        cpuset_zero(ret);
+        r = rootfs_read(rootfd, path, &buf, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        return cpuset_parse_list(buf, ret);
+}
+
+static int read_int_file(int rootfd, const char *path, int *ret) {
+        char line[64];
+        int r;
+
+        r = rootfs_read_line(rootfd, path, line, sizeof(line));
+        if (r < 0)
+                return r;
+        return util_parse_int(util_strstrip(line), (size_t) -1, ret);
+}
+
+/* Parses "<prefix><number>" (e.g. "cpu12", "node1", "index3"); -1 if the
+ * name is anything else ("cpufreq", "cpuidle", "node1x"). */
+static int parse_numbered(const char *name, const char *prefix) {
+        size_t n = strlen(prefix);
+        int v;
+
+        if (strncmp(name, prefix, n) != 0 || name[n] == 0)
+                return -1;
+        if (util_parse_int(name + n, (size_t) -1, &v) < 0 || v < 0)
+                return -1;
+        return v;
+}
+
+/* Present CPUs: the "present" file, or the cpuN directories when it is
+ * missing (some fixture trees, very old kernels). */
+static int read_present(int rootfd, cpuset_t *ret) {
+        _cleanup_(closep) int dfd = -1;
+        struct dirent *de;
+        DIR *d;
+        int r;
+
+        r = read_cpulist_optional(rootfd, CPU_DIR "/present", ret);
+        if (r < 0)
+                return r;
+        if (!cpuset_empty(ret))
+                return 0;
+
+        dfd = rootfs_opendir(rootfd, CPU_DIR);
+        if (dfd < 0)
+                return dfd;
+        d = fdopendir(dfd);
+        if (!d)
+                return -errno;
+        dfd = -1;
+        while ((de = readdir(d))) {
+                int cpu = parse_numbered(de->d_name, "cpu");
+                if (cpu >= 0 && cpu < CPUSET_MAX)
+                        cpuset_set(ret, cpu);
+        }
+        closedir(d);
+        return cpuset_empty(ret) ? -ENOENT : 0;
+}
+
+/* Online CPUs: the "online" file, else per-CPU cpuN/online where a missing
+ * file means online (cpu0 usually cannot be offlined and has none). */
+static int read_online(int rootfd, const cpuset_t *present, cpuset_t *ret) {
+        int r;
+
+        r = read_cpulist_optional(rootfd, CPU_DIR "/online", ret);
+        if (r < 0)
+                return r;
+        if (!cpuset_empty(ret))
+                return 0;
+        CPUSET_FOREACH(cpu, present) {
+                char path[128];
+                int v;
+
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/online", cpu);
+                r = read_int_file(rootfd, path, &v);
+                if (r == -ENOENT || (r == 0 && v != 0))
+                        cpuset_set(ret, cpu);
+        }
+        return 0;
+}
+
+/* Lowest CPU sharing the cache of the given level, from cache/indexN; -1 when
+ * the CPU has no such cache directory. */
+static void read_caches(int rootfd, struct topo_cpu *c) {
+        for (int idx = 0; idx < 16; idx++) {
+                char path[160], type[32];
+                cpuset_t shared;
+                int level, r;
+
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cache/index%d/level", c->cpu, idx);
+                r = read_int_file(rootfd, path, &level);
+                if (r == -ENOENT)
+                        break;
+                if (r < 0 || (level != 2 && level != 3))
+                        continue;
+                /* Skip split instruction caches; L2/L3 are unified on every
+                 * platform we know, but an L2 could in principle be split. */
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cache/index%d/type", c->cpu, idx);
+                if (rootfs_read_line(rootfd, path, type, sizeof(type)) == 0 &&
+                    strcmp(util_strstrip(type), "Instruction") == 0)
+                        continue;
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cache/index%d/shared_cpu_list", c->cpu, idx);
+                if (read_cpulist_optional(rootfd, path, &shared) < 0 || cpuset_empty(&shared))
+                        continue;
+                if (level == 2)
+                        c->l2_id = cpuset_first(&shared);
+                else
+                        c->l3_id = cpuset_first(&shared);
+        }
+}
+
+static int node_cmp(const void *a, const void *b) {
+        const struct topo_node *x = a, *y = b;
+        return (x->id > y->id) - (x->id < y->id);
+}
+
+/* NUMA nodes from sys/devices/system/node/nodeN/cpulist.  No node directory
+ * at all (CONFIG_NUMA=n) means one node 0 holding every online CPU. */
+static int read_nodes(int rootfd, struct topology *t) {
+        _cleanup_(closep) int dfd = -1;
+        size_t allocated = 0;
+        struct dirent *de;
+        DIR *d;
+        int r = 0;
+
+        dfd = rootfs_opendir(rootfd, NODE_DIR);
+        if (dfd >= 0) {
+                d = fdopendir(dfd);
+                if (!d)
+                        return -errno;
+                dfd = -1;
+                while ((de = readdir(d))) {
+                        int id = parse_numbered(de->d_name, "node");
+                        struct topo_node *n;
+                        char path[128];
+
+                        if (id < 0)
+                                continue;
+                        r = util_grow((void **) &t->nodes, &allocated, t->n_nodes + 1, sizeof(*t->nodes));
+                        if (r < 0)
+                                break;
+                        n = &t->nodes[t->n_nodes];
+                        n->id = id;
+                        snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", id);
+                        r = read_cpulist_optional(rootfd, path, &n->cpus);
+                        if (r < 0) {
+                                /* A garbled node file: keep the node, CPU-less. */
+                                cpuset_zero(&n->cpus);
+                                r = 0;
+                        }
+                        cpuset_and(&n->cpus, &n->cpus, &t->online);
+                        t->n_nodes++;
+                }
+                closedir(d);
+                if (r < 0)
+                        return r;
+        } else if (dfd != -ENOENT)
+                return dfd;
+
+        if (t->n_nodes == 0) {
+                t->nodes = calloc(1, sizeof(*t->nodes));
+                if (!t->nodes)
+                        return -ENOMEM;
+                t->nodes[0].id = 0;
+                t->nodes[0].cpus = t->online;
+                t->n_nodes = 1;
+        }
+        qsort(t->nodes, t->n_nodes, sizeof(*t->nodes), node_cmp);
+        for (size_t i = 0; i < t->n_nodes; i++)
+                CPUSET_FOREACH(cpu, &t->nodes[i].cpus)
+                        if (cpu <= t->max_cpu && t->cpus[cpu].node < 0)
+                                t->cpus[cpu].node = t->nodes[i].id;
+        return 0;
+}
+
+/* Assigns host-unique core numbers and SMT indexes.  Siblings come from
+ * thread_siblings_list; without it, CPUs with the same (package, core_id)
+ * are siblings.  Cores are numbered densely in the order of their lowest
+ * online CPU, so on the usual x86 enumeration core N is CPU N's core. */
+static void number_cores(struct topology *t, const cpuset_t *siblings) {
+        int next_core = 0;
+
+        CPUSET_FOREACH(cpu, &t->online) {
+                struct topo_cpu *c;
+                cpuset_t sib;
+                int first;
+
+                if (cpu > t->max_cpu)
+                        break;
+                c = &t->cpus[cpu];
+                cpuset_and(&sib, &siblings[cpu], &t->online);
+                if (cpuset_empty(&sib) && c->core_id >= 0)
+                        for (int o = 0; o < cpu; o++)
+                                if (cpuset_isset(&t->online, o) && t->cpus[o].core_id == c->core_id &&
+                                    t->cpus[o].package_id == c->package_id)
+                                        cpuset_set(&sib, o);
+                cpuset_set(&sib, cpu);
+
+                first = cpuset_first(&sib);
+                if (first == cpu || t->cpus[first].core < 0) {
+                        c->core = next_core++;
+                        c->smt_index = 0;
+                } else {
+                        int idx = 0;
+                        c->core = t->cpus[first].core;
+                        CPUSET_FOREACH(o, &sib)
+                                if (o < cpu && t->cpus[o].core == c->core)
+                                        idx++;
+                        c->smt_index = idx;
+                }
+        }
+}
+
+int topology_read(int rootfd, struct topology *ret) {
+        struct topology t = {};
+        cpuset_t *siblings = NULL;
+        int r;
+
+        r = read_present(rootfd, &t.present);
+        if (r < 0)
+                return r;
+        r = read_online(rootfd, &t.present, &t.online);
+        if (r < 0)
+                return r;
+        /* An online CPU is present even if "present" forgot it. */
+        cpuset_or(&t.present, &t.present, &t.online);
+        t.max_cpu = cpuset_last(&t.present);
+        if (t.max_cpu < 0)
+                return -ENOENT;
+
+        /* Unparsable counts as empty: some kernels print "(null)" in
+         * nohz_full when it is not configured. */
+        if (read_cpulist_optional(rootfd, CPU_DIR "/isolated", &t.isolated) < 0)
+                cpuset_zero(&t.isolated);
+        if (read_cpulist_optional(rootfd, CPU_DIR "/nohz_full", &t.nohz_full) < 0)
+                cpuset_zero(&t.nohz_full);
+
+        t.cpus = calloc(t.max_cpu + 1, sizeof(*t.cpus));
+        siblings = calloc(t.max_cpu + 1, sizeof(*siblings));
+        if (!t.cpus || !siblings) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
+                struct topo_cpu *c = &t.cpus[cpu];
+                char path[160];
+
+                *c = (struct topo_cpu) {
+                        .cpu = cpu,
+                        .present = cpuset_isset(&t.present, cpu),
+                        .online = cpuset_isset(&t.online, cpu),
+                        .node = -1,
+                        .core_id = -1,
+                        .package_id = -1,
+                        .core = -1,
+                        .smt_index = -1,
+                        .l2_id = -1,
+                        .l3_id = -1,
+                        .isolated = cpuset_isset(&t.isolated, cpu),
+                        .nohz_full = cpuset_isset(&t.nohz_full, cpu),
+                };
+                cpuset_zero(&siblings[cpu]);
+                /* Offline CPUs have no topology or cache directories. */
+                if (!c->online)
+                        continue;
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/core_id", cpu);
+                if (read_int_file(rootfd, path, &c->core_id) < 0)
+                        c->core_id = -1;
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", cpu);
+                if (read_int_file(rootfd, path, &c->package_id) < 0)
+                        c->package_id = -1;
+                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu);
+                if (read_cpulist_optional(rootfd, path, &siblings[cpu]) < 0)
+                        cpuset_zero(&siblings[cpu]);
+                read_caches(rootfd, c);
+        }
+        number_cores(&t, siblings);
+
+        r = read_nodes(rootfd, &t);
+        if (r < 0)
+                goto fail;
+        /* CPUs no node lists (offline, or a node dir without cpulist): the
+         * cpuN/nodeM link the kernel keeps, else node 0 on a one-node host. */
+        for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
+                struct topo_cpu *c = &t.cpus[cpu];
+                char path[160];
+
+                if (c->node >= 0 || !c->present)
+                        continue;
+                for (size_t i = 0; i < t.n_nodes; i++) {
+                        snprintf(path, sizeof(path), CPU_DIR "/cpu%d/node%d", cpu, t.nodes[i].id);
+                        if (rootfs_exists(rootfd, path) > 0) {
+                                c->node = t.nodes[i].id;
+                                break;
+                        }
+                }
+                if (c->node < 0 && t.n_nodes == 1)
+                        c->node = t.nodes[0].id;
+        }
+
+        free(siblings);
+        *ret = t;
+        return 0;
+fail:
+        free(siblings);
+        topology_free(&t);
+        return r;
+}
+
+void topology_free(struct topology *t) {
+        if (!t)
+                return;
+        free(t->cpus);
+        free(t->nodes);
+        t->cpus = NULL;
+        t->nodes = NULL;
+        t->n_nodes = 0;
+}
+
+const struct topo_node *topology_node(const struct topology *t, int id) {
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].id == id)
+                        return &t->nodes[i];
+        return NULL;
+}
+
+void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret) {
+        cpuset_andnot(ret, &t->online, &t->isolated);
+        cpuset_andnot(ret, ret, &t->nohz_full);
+        if (banned)
+                cpuset_andnot(ret, ret, banned);
+}
