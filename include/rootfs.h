@@ -22,7 +22,8 @@ int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, .
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len);
 
 /* Writes data to an existing file with a single write(2), checking both
- * write and close; no O_CREAT.  Returns 0 or the -errno the kernel gave
+ * write and close; no O_CREAT, but O_TRUNC (like `echo >`, so fixture
+ * files hold exactly the value).  Returns 0 or the -errno the kernel gave
  * (EIO/EPERM on managed IRQs, ENOSPC, EINVAL, ...). */
 int rootfs_write(int rootfd, const char *path, const char *data);
 

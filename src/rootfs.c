@@ -99,7 +99,10 @@ int rootfs_write(int rootfd, const char *path, const char *data) {
         ssize_t n;
         int fd, r = 0;
 
-        fd = openat(rootfd, rel(path), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_TRUNC as the shell's `>` does: harmless on procfs/sysfs
+         * attributes, and a regular file in a fixture tree then holds exactly
+         * the value written. */
+        fd = openat(rootfd, rel(path), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         /* One write: sysfs/procfs attributes take the value in one call. */

@@ -1,0 +1,93 @@
+/* Actuators: carry out actions (IRQ affinity, RPS/RFS/XPS, thread affinity)
+ * through rootfs, saving each object's original value in the undo journal
+ * before the first change, and put the originals back on stop.  Only
+ * writes and reports; deciding is the policy's job, logging above debug
+ * the daemon's. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "action.h"
+#include "cpuset.h"
+#include "undo.h"
+
+/* Positive results of apply_action (errors are -errno). */
+enum {
+        APPLY_DONE = 0,          /* written, and reads back as asked */
+        APPLY_UNCHANGED = 1,     /* already held the target: nothing written */
+        APPLY_READBACK_DIFFERS = 2, /* written, but the kernel reports another
+                                  * value (offline CPUs dropped, flow counts
+                                  * rounded up to a power of two) */
+        APPLY_DRY_RUN = 3,       /* dry run: would have written */
+};
+
+/* What to do about a failed write, after irqbalance's activate.c. */
+enum apply_errclass {
+        APPLY_ERR_NONE,          /* not an error */
+        APPLY_ERR_PERMANENT,     /* EIO, EPERM (managed IRQ), EACCES, EROFS: stop touching it */
+        APPLY_ERR_CAPACITY,      /* ENOSPC: the CPU's vector space is full, try another CPU */
+        APPLY_ERR_GONE,          /* ENOENT, ESRCH, ENODEV, ENXIO: the object vanished */
+        APPLY_ERR_TRANSIENT,     /* EBUSY, EAGAIN, EINTR: retry next tick */
+        APPLY_ERR_INVALID,       /* EINVAL, ERANGE, EOVERFLOW: bad or offline CPUs, or a
+                                  * kernel thread refusing sched_setaffinity */
+        APPLY_ERR_UNSUPPORTED,   /* EOPNOTSUPP: thread actions on a fixture root */
+        APPLY_ERR_OTHER,
+        APPLY_ERRCLASS_MAX,
+        APPLY_ERRCLASS_INVALID = -1,
+};
+
+struct apply;
+
+/* Creates an actuator writing under rootfd (kept open by the caller) with
+ * its journal in state_dir (created if missing; NULL = the default
+ * /run/irqsteer).  root_is_host: rootfd is the live system, so thread
+ * actions call sched_setaffinity (tests may set it on a fixture tree when
+ * they wrap sched_*affinity); otherwise they return -EOPNOTSUPP.  A journal
+ * left by a previous run is loaded and its originals kept.  dry_run: no
+ * write at all, not even the journal. */
+int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run, struct apply **ret);
+/* Frees without restoring (what a crash leaves behind: the journal stays). */
+void apply_free(struct apply *ap);
+
+/* Carries out one action: reads the current value, returns APPLY_UNCHANGED
+ * if it already matches, else journals the original and writes.  Returns
+ * APPLY_DONE, APPLY_READBACK_DIFFERS, APPLY_DRY_RUN, or the -errno the
+ * kernel gave (see apply_error_class); -EINVAL for an empty IRQ or thread
+ * set or a bad interface name. */
+int apply_action(struct apply *ap, const struct action *a);
+
+/* Whether the object of a was changed by someone else since irqsteer last
+ * set it: 1 yes, 0 no (or never changed by irqsteer), -errno on read
+ * failure. */
+int apply_changed_externally(struct apply *ap, const struct action *a);
+
+/* Puts back every original irqsteer changed (on SIGTERM/SIGINT), leaving
+ * alone objects changed by others since; then removes the journal (keeps
+ * only objects whose restore failed).  Returns 0 or the first error. */
+int apply_restore_all(struct apply *ap, struct undo_report *ret);
+
+/* The journal, read-only (for status output and tests). */
+const struct undo *apply_undo(const struct apply *ap);
+
+enum apply_errclass apply_error_class(int r);
+const char *apply_errclass_to_string(enum apply_errclass c);
+
+/* Whether IRQ irq already fires where asked: 1 when its
+ * effective_affinity_list is a non-empty subset of want, 0 when not, -errno
+ * (-ENOENT without the file).  effective affinity may lag until the next
+ * interrupt on x86, so check it a tick later, not right after the write. */
+int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want);
+
+/* Whether rootfd is the host's "/" (same device and inode). */
+bool apply_root_is_host(int rootfd);
+
+/* Object access shared with the undo journal; values in journal syntax
+ * (see undo.h).  read: malloc'd current value into *ret; for a thread,
+ * -ESRCH when the TID's starttime no longer matches (PID reuse). */
+int apply_object_read(int rootfd, bool root_is_host, const struct undo_key *k, char **ret);
+int apply_object_write(int rootfd, bool root_is_host, const struct undo_key *k, const char *value);
+/* Compares two values of kind by meaning ("00000003" == "3"); false if
+ * either does not parse. */
+bool apply_value_equal(enum undo_kind kind, const char *a, const char *b);
+/* Whether value is well-formed for kind (used when loading a journal). */
+bool apply_value_valid(enum undo_kind kind, const char *value);

@@ -1,0 +1,131 @@
+/* The undo journal: the original value of every object irqsteer changed,
+ * saved in STATE_DIR/undo.journal before the first change, so that a stop
+ * (SIGTERM) or the next start after a crash can put it back.
+ *
+ * Journal file format, version 1 (text, one object per line, fields
+ * separated by single spaces, lines ending in '\n'):
+ *
+ *   # irqsteer undo journal v1
+ *   irq IRQ ORIGINAL LAST PENDING
+ *   rps DEV QUEUE ORIGINAL LAST PENDING
+ *   xps DEV QUEUE ORIGINAL LAST PENDING
+ *   flowcnt DEV QUEUE ORIGINAL LAST PENDING
+ *   sockflow ORIGINAL LAST PENDING
+ *   thread PID TID STARTTIME ORIGINAL LAST PENDING
+ *
+ * ORIGINAL is the value before irqsteer's first change, LAST the value the
+ * object held after irqsteer's latest completed change, PENDING a value
+ * being written when the journal was saved, or "-" for none (the journal is
+ * saved before each write, so after a crash the object may hold either LAST
+ * or PENDING).  Values use the syntax of the file they come from: a cpulist
+ * for irq (smp_affinity_list) and thread (sched_getaffinity), the kernel's
+ * comma-grouped hex mask for rps and xps (kept with its original width),
+ * decimal for flowcnt and sockflow.  STARTTIME is field 22 of
+ * /proc/PID/task/TID/stat and tells a reused TID.  Lines starting with '#'
+ * are comments.  A line that does not parse, or the last line when it lacks
+ * its '\n' (a torn write), is skipped and counted, never fatal.  The file is
+ * replaced atomically (temporary file in the same directory, mode 0600,
+ * fsync, rename, fsync of the directory). */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define UNDO_JOURNAL_NAME "undo.journal"
+/* Same as CONFIG_DEFAULT_STATE_DIR in config.h. */
+#define UNDO_DEFAULT_STATE_DIR "/run/irqsteer"
+
+enum undo_kind {
+        UNDO_IRQ,
+        UNDO_RPS,
+        UNDO_XPS,
+        UNDO_FLOWCNT,
+        UNDO_SOCKFLOW,
+        UNDO_THREAD,
+        UNDO_KIND_MAX,
+        UNDO_KIND_INVALID = -1,
+};
+
+/* Names the object; fields a kind does not use are zero. */
+struct undo_key {
+        enum undo_kind kind;
+        unsigned irq;                 /* UNDO_IRQ */
+        char nic[IF_NAMESIZE];        /* UNDO_RPS, UNDO_XPS, UNDO_FLOWCNT */
+        int queue;                    /* UNDO_RPS, UNDO_XPS, UNDO_FLOWCNT */
+        pid_t pid, tid;               /* UNDO_THREAD */
+        unsigned long long starttime; /* UNDO_THREAD */
+};
+
+struct undo_entry {
+        struct undo_key key;
+        char *original;
+        char *last;
+        char *pending;                /* NULL when none */
+};
+
+struct undo {
+        char *state_dir;
+        char *path;                   /* state_dir/undo.journal */
+        bool dry_run;                 /* never touches the file system */
+        struct undo_entry *entries;   /* in order of first change */
+        size_t n_entries, allocated;
+        unsigned corrupt;             /* lines skipped when loading */
+};
+
+/* What a restore did, object by object. */
+struct undo_report {
+        unsigned restored;            /* original written back */
+        unsigned unchanged;           /* already held its original value */
+        unsigned external;            /* changed by someone else since: left alone */
+        unsigned gone;                /* object vanished, or the TID was reused */
+        unsigned failed;              /* reading or writing failed: kept in the journal */
+        unsigned corrupt;             /* journal lines skipped as unreadable */
+        int first_error;              /* -errno of the first failure, 0 if none */
+};
+
+const char *undo_kind_to_string(enum undo_kind k);
+enum undo_kind undo_kind_from_string(const char *s);
+/* Formats the key as in the journal ("irq 73", "rps eth0 3", "sockflow"). */
+int undo_key_format(const struct undo_key *k, char *buf, size_t len);
+bool undo_key_equal(const struct undo_key *a, const struct undo_key *b);
+/* Whether s is usable as an interface name inside a sysfs path. */
+bool undo_nic_valid(const char *s);
+
+/* Parses a journal buffer into u's entries (appending); pure.  Unreadable
+ * lines are counted in u->corrupt.  0 or -ENOMEM. */
+int undo_parse(struct undo *u, const char *buf, size_t len);
+/* Formats all entries as a journal into a malloc'd buffer. 0 or -ENOMEM. */
+int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len);
+
+/* Creates the journal handle for state_dir and loads an existing journal
+ * (a previous run's originals are kept, never overwritten).  A missing
+ * journal is not an error.  dry_run: nothing is ever written. */
+int undo_new(const char *state_dir, bool dry_run, struct undo **ret);
+void undo_free(struct undo *u);
+struct undo_entry *undo_find(struct undo *u, const struct undo_key *k);
+/* Records that k is about to be changed to pending: a new entry gets
+ * original = last = current; an existing one keeps its original and last.
+ * Then saves the journal: the caller writes to the object only after this
+ * returned >= 0.  Returns 1 when the entry is new, 0 when it existed, or
+ * -errno with the entries as before. */
+int undo_begin(struct undo *u, const struct undo_key *k, const char *current, const char *pending,
+               struct undo_entry **ret_entry);
+/* The write of e's pending value ended: ok = it took effect and the object
+ * now reads back as now_value (NULL = the pending value).  Saves the
+ * journal again only when the file would otherwise miss the value the
+ * object holds. */
+int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_value);
+/* Writes the journal (or removes it when there are no entries). */
+int undo_save(struct undo *u);
+/* Puts back every original, object by object (see struct undo_report),
+ * then keeps in the journal only the objects whose restore failed; the
+ * file is removed when none did.  Thread objects are only touched when
+ * root_is_host.  Returns 0, or the first error when an object failed. */
+int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_report *ret);
+
+/* After a crash or for `irqsteerctl restore`: restores what the journal in
+ * state_dir lists, against the objects under rootfd (thread objects only
+ * when rootfd is the host's "/").  No journal = nothing to do, 0. */
+int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret);

@@ -1,0 +1,613 @@
+/* The undo journal: originals saved before the first change, restored on
+ * stop or after a crash.  The format is documented in undo.h. */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "log.h"
+#include "undo.h"
+#include "util.h"
+
+#define JOURNAL_HEADER "# irqsteer undo journal v1\n"
+
+static const char *const kind_names[UNDO_KIND_MAX] = {
+        [UNDO_IRQ] = "irq",         [UNDO_RPS] = "rps",           [UNDO_XPS] = "xps",
+        [UNDO_FLOWCNT] = "flowcnt", [UNDO_SOCKFLOW] = "sockflow", [UNDO_THREAD] = "thread",
+};
+
+const char *undo_kind_to_string(enum undo_kind k) {
+        if (k < 0 || k >= UNDO_KIND_MAX)
+                return NULL;
+        return kind_names[k];
+}
+
+enum undo_kind undo_kind_from_string(const char *s) {
+        for (int k = 0; k < UNDO_KIND_MAX; k++)
+                if (strcmp(s, kind_names[k]) == 0)
+                        return k;
+        return UNDO_KIND_INVALID;
+}
+
+bool undo_nic_valid(const char *s) {
+        size_t n = strnlen(s, IF_NAMESIZE);
+
+        /* The name becomes a path component under sys/class/net. */
+        if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (s[i] == '/' || s[i] <= ' ' || s[i] == 0x7f)
+                        return false;
+        return true;
+}
+
+int undo_key_format(const struct undo_key *k, char *buf, size_t len) {
+        int n;
+
+        switch (k->kind) {
+        case UNDO_IRQ:
+                n = snprintf(buf, len, "irq %u", k->irq);
+                break;
+        case UNDO_RPS:
+        case UNDO_XPS:
+        case UNDO_FLOWCNT:
+                n = snprintf(buf, len, "%s %s %d", kind_names[k->kind], k->nic, k->queue);
+                break;
+        case UNDO_SOCKFLOW:
+                n = snprintf(buf, len, "sockflow");
+                break;
+        case UNDO_THREAD:
+                n = snprintf(buf, len, "thread %d %d %llu", (int) k->pid, (int) k->tid, k->starttime);
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (n < 0 || (size_t) n >= len)
+                return -ENOBUFS;
+        return 0;
+}
+
+bool undo_key_equal(const struct undo_key *a, const struct undo_key *b) {
+        if (a->kind != b->kind)
+                return false;
+        switch (a->kind) {
+        case UNDO_IRQ:
+                return a->irq == b->irq;
+        case UNDO_RPS:
+        case UNDO_XPS:
+        case UNDO_FLOWCNT:
+                return a->queue == b->queue && strncmp(a->nic, b->nic, IF_NAMESIZE) == 0;
+        case UNDO_SOCKFLOW:
+                return true;
+        case UNDO_THREAD:
+                /* A reused TID is another object. */
+                return a->pid == b->pid && a->tid == b->tid && a->starttime == b->starttime;
+        default:
+                return false;
+        }
+}
+
+static void entry_done(struct undo_entry *e) {
+        free(e->original);
+        free(e->last);
+        free(e->pending);
+        e->original = e->last = e->pending = NULL;
+}
+
+struct undo_entry *undo_find(struct undo *u, const struct undo_key *k) {
+        for (size_t i = 0; i < u->n_entries; i++)
+                if (undo_key_equal(&u->entries[i].key, k))
+                        return &u->entries[i];
+        return NULL;
+}
+
+static int add_entry(struct undo *u, const struct undo_key *k, const char *original, const char *last,
+                     const char *pending, struct undo_entry **ret) {
+        struct undo_entry e = { .key = *k };
+
+        if (util_grow((void **) &u->entries, &u->allocated, u->n_entries + 1, sizeof(*u->entries)) < 0)
+                return -ENOMEM;
+        e.original = strdup(original);
+        e.last = strdup(last);
+        e.pending = pending ? strdup(pending) : NULL;
+        if (!e.original || !e.last || (pending && !e.pending)) {
+                entry_done(&e);
+                return -ENOMEM;
+        }
+        u->entries[u->n_entries] = e;
+        if (ret)
+                *ret = &u->entries[u->n_entries];
+        u->n_entries++;
+        return 0;
+}
+
+/* Splits s (modified) at single spaces into at most max fields. */
+static size_t split_fields(char *s, char **f, size_t max) {
+        size_t n = 0;
+
+        while (*s) {
+                if (n == max)
+                        return max + 1;
+                f[n++] = s;
+                s = strchr(s, ' ');
+                if (!s)
+                        break;
+                *s++ = 0;
+        }
+        return n;
+}
+
+static bool parse_uint(const char *s, unsigned long long max, unsigned long long *ret) {
+        uint64_t v;
+
+        if (util_parse_u64(s, (size_t) -1, &v) < 0 || v > max)
+                return false;
+        *ret = v;
+        return true;
+}
+
+/* One journal line (without '\n'), modified in place.  -EBADMSG if malformed. */
+static int parse_line(struct undo *u, char *line) {
+        char *f[8];
+        struct undo_key k = { 0 };
+        unsigned long long v;
+        size_t n, key_fields;
+        const char *orig, *last, *pending;
+
+        n = split_fields(line, f, ELEMENTSOF(f));
+        if (n < 1 || n > ELEMENTSOF(f))
+                return -EBADMSG;
+        k.kind = undo_kind_from_string(f[0]);
+        switch (k.kind) {
+        case UNDO_IRQ:
+                key_fields = 2;
+                if (n != key_fields + 3 || !parse_uint(f[1], UINT32_MAX, &v))
+                        return -EBADMSG;
+                k.irq = v;
+                break;
+        case UNDO_RPS:
+        case UNDO_XPS:
+        case UNDO_FLOWCNT:
+                key_fields = 3;
+                if (n != key_fields + 3 || !undo_nic_valid(f[1]) || strlen(f[1]) >= IF_NAMESIZE ||
+                    !parse_uint(f[2], INT32_MAX, &v))
+                        return -EBADMSG;
+                strcpy(k.nic, f[1]);
+                k.queue = v;
+                break;
+        case UNDO_SOCKFLOW:
+                key_fields = 1;
+                if (n != key_fields + 3)
+                        return -EBADMSG;
+                break;
+        case UNDO_THREAD:
+                key_fields = 4;
+                if (n != key_fields + 3 || !parse_uint(f[1], INT32_MAX, &v) || v == 0)
+                        return -EBADMSG;
+                k.pid = v;
+                if (!parse_uint(f[2], INT32_MAX, &v) || v == 0)
+                        return -EBADMSG;
+                k.tid = v;
+                if (!parse_uint(f[3], UINT64_MAX, &v))
+                        return -EBADMSG;
+                k.starttime = v;
+                break;
+        default:
+                return -EBADMSG;
+        }
+        orig = f[key_fields];
+        last = f[key_fields + 1];
+        pending = strcmp(f[key_fields + 2], "-") == 0 ? NULL : f[key_fields + 2];
+        if (!apply_value_valid(k.kind, orig) || !apply_value_valid(k.kind, last) ||
+            (pending && !apply_value_valid(k.kind, pending)))
+                return -EBADMSG;
+        /* A key listed twice: the first line holds the true original. */
+        if (undo_find(u, &k))
+                return -EBADMSG;
+        return add_entry(u, &k, orig, last, pending, NULL);
+}
+
+int undo_parse(struct undo *u, const char *buf, size_t len) {
+        size_t off = 0;
+
+        while (off < len) {
+                const char *nl = memchr(buf + off, '\n', len - off);
+                size_t l;
+                char *line;
+                int r;
+
+                if (!nl) {
+                        /* A torn last write: no '\n', so not trusted. */
+                        u->corrupt++;
+                        break;
+                }
+                l = nl - (buf + off);
+                if (l == 0 || buf[off] == '#' || memchr(buf + off, 0, l)) {
+                        if (l > 0 && buf[off] != '#')
+                                u->corrupt++;
+                        off += l + 1;
+                        continue;
+                }
+                line = strndup(buf + off, l);
+                if (!line)
+                        return -ENOMEM;
+                r = parse_line(u, line);
+                free(line);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        log_debug("undo journal: skipping unreadable line %.*s", (int) MIN(l, (size_t) 200),
+                                  buf + off);
+                        u->corrupt++;
+                }
+                off += l + 1;
+        }
+        return 0;
+}
+
+int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        fputs(JOURNAL_HEADER, f);
+        for (size_t i = 0; i < u->n_entries; i++) {
+                const struct undo_entry *e = &u->entries[i];
+                char key[128];
+
+                if (undo_key_format(&e->key, key, sizeof(key)) < 0)
+                        continue;
+                fprintf(f, "%s %s %s %s\n", key, e->original, e->last, e->pending ? e->pending : "-");
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret_buf = buf;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+/* mkdir -p, mode 0755 for what it creates. */
+static int mkdir_parents(const char *dir) {
+        _cleanup_(freep) char *p = strdup(dir);
+
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1;; s++) {
+                if (*s == '/' || *s == 0) {
+                        char c = *s;
+                        *s = 0;
+                        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        *s = c;
+                        if (!c)
+                                break;
+                }
+        }
+        return 0;
+}
+
+static int fsync_dir(const char *dir) {
+        _cleanup_(closep) int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        if (fsync(fd) < 0)
+                return -errno;
+        return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len) {
+        while (len > 0) {
+                ssize_t n = write(fd, buf, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                buf += n;
+                len -= n;
+        }
+        return 0;
+}
+
+int undo_save(struct undo *u) {
+        _cleanup_(freep) char *buf = NULL, *tmp = NULL;
+        size_t len;
+        int fd, r;
+
+        if (u->dry_run)
+                return 0;
+        if (u->n_entries == 0) {
+                if (unlink(u->path) < 0) {
+                        if (errno == ENOENT)
+                                return 0;
+                        return -errno;
+                }
+                return fsync_dir(u->state_dir);
+        }
+        r = undo_format(u, &buf, &len);
+        if (r < 0)
+                return r;
+        r = mkdir_parents(u->state_dir);
+        if (r < 0)
+                return r;
+        if (asprintf(&tmp, "%s/.%s.XXXXXX", u->state_dir, UNDO_JOURNAL_NAME) < 0) {
+                tmp = NULL;
+                return -ENOMEM;
+        }
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        r = fchmod(fd, 0600) < 0 ? -errno : 0;
+        if (r == 0)
+                r = write_all(fd, buf, len);
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, u->path) < 0)
+                r = -errno;
+        if (r < 0) {
+                unlink(tmp);
+                return r;
+        }
+        return fsync_dir(u->state_dir);
+}
+
+/* The journal is a host path of our own, not under the observed root. */
+static int read_journal(const char *path, char **ret_buf, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+        char *buf = NULL;
+        size_t len = 0, allocated = 0;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                ssize_t n;
+
+                if (len + 4096 + 1 > allocated) {
+                        size_t na = allocated ? allocated * 2 : 8192;
+                        char *nb = realloc(buf, na);
+                        if (!nb) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = nb;
+                        allocated = na;
+                }
+                n = read(fd, buf + len, allocated - len - 1);
+                if (n < 0) {
+                        int r = -errno;
+                        if (r == -EINTR)
+                                continue;
+                        free(buf);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                len += n;
+        }
+        buf[len] = 0;
+        *ret_buf = buf;
+        *ret_len = len;
+        return 0;
+}
+
+int undo_new(const char *state_dir, bool dry_run, struct undo **ret) {
+        struct undo *u;
+        char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        if (!state_dir)
+                state_dir = UNDO_DEFAULT_STATE_DIR;
+        u = calloc(1, sizeof(*u));
+        if (!u)
+                return -ENOMEM;
+        u->dry_run = dry_run;
+        u->state_dir = strdup(state_dir);
+        if (!u->state_dir || asprintf(&u->path, "%s/%s", state_dir, UNDO_JOURNAL_NAME) < 0) {
+                u->path = NULL;
+                undo_free(u);
+                return -ENOMEM;
+        }
+
+        /* The state directory is ours, not part of the observed root. */
+        r = read_journal(u->path, &buf, &len);
+        if (r == 0)
+                r = undo_parse(u, buf, len);
+        free(buf);
+        if (r < 0 && r != -ENOENT) {
+                undo_free(u);
+                return r;
+        }
+        *ret = u;
+        return 0;
+}
+
+void undo_free(struct undo *u) {
+        if (!u)
+                return;
+        for (size_t i = 0; i < u->n_entries; i++)
+                entry_done(&u->entries[i]);
+        free(u->entries);
+        free(u->state_dir);
+        free(u->path);
+        free(u);
+}
+
+static int set_str(char **p, const char *v) {
+        char *n = NULL;
+
+        if (v) {
+                n = strdup(v);
+                if (!n)
+                        return -ENOMEM;
+        }
+        free(*p);
+        *p = n;
+        return 0;
+}
+
+int undo_begin(struct undo *u, const struct undo_key *k, const char *current, const char *pending,
+               struct undo_entry **ret_entry) {
+        struct undo_entry *e = undo_find(u, k);
+        char *old_pending;
+        int r;
+
+        if (!e) {
+                r = add_entry(u, k, current, current, pending, &e);
+                if (r < 0)
+                        return r;
+                r = undo_save(u);
+                if (r < 0) {
+                        u->n_entries--;
+                        entry_done(&u->entries[u->n_entries]);
+                        return r;
+                }
+                *ret_entry = e;
+                return 1;
+        }
+
+        old_pending = e->pending;
+        e->pending = strdup(pending);
+        if (!e->pending) {
+                e->pending = old_pending;
+                return -ENOMEM;
+        }
+        r = undo_save(u);
+        if (r < 0) {
+                free(e->pending);
+                e->pending = old_pending;
+                return r;
+        }
+        free(old_pending);
+        *ret_entry = e;
+        return 0;
+}
+
+int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_value) {
+        bool resave = false;
+        int r;
+
+        if (ok) {
+                const char *v = now_value ? now_value : e->pending;
+
+                /* The file lists LAST and PENDING; a read-back value that is
+                 * neither would look like someone else's change after a crash. */
+                if (!e->pending || !apply_value_equal(e->key.kind, v, e->pending))
+                        resave = true;
+                r = set_str(&e->last, v);
+                if (r < 0)
+                        return r;
+        }
+        /* On failure the object still holds LAST (or what someone else
+         * wrote); the stale PENDING on disk is harmless. */
+        free(e->pending);
+        e->pending = NULL;
+        return resave ? undo_save(u) : 0;
+}
+
+int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_report *ret) {
+        struct undo_report rep = { .corrupt = u->corrupt };
+        size_t kept = 0;
+        int r;
+
+        for (size_t i = 0; i < u->n_entries; i++) {
+                struct undo_entry *e = &u->entries[i];
+                _cleanup_(freep) char *cur = NULL;
+                char key[128];
+                bool keep = false;
+
+                if (undo_key_format(&e->key, key, sizeof(key)) < 0)
+                        snprintf(key, sizeof(key), "?");
+                if (e->key.kind == UNDO_THREAD && !root_is_host) {
+                        /* No real task behind a fixture root. */
+                        rep.gone++;
+                        goto next;
+                }
+                r = apply_object_read(rootfd, root_is_host, &e->key, &cur);
+                if (r == -ENOENT || r == -ESRCH || r == -ENODEV || r == -ENXIO) {
+                        log_debug("undo: %s is gone, skipping", key);
+                        rep.gone++;
+                        goto next;
+                }
+                if (r < 0) {
+                        log_debug_errno(r, "undo: cannot read %s: %m", key);
+                        rep.failed++;
+                        if (!rep.first_error)
+                                rep.first_error = r;
+                        keep = true;
+                        goto next;
+                }
+                if (apply_value_equal(e->key.kind, cur, e->original)) {
+                        rep.unchanged++;
+                        goto next;
+                }
+                if (!apply_value_equal(e->key.kind, cur, e->last) &&
+                    !(e->pending && apply_value_equal(e->key.kind, cur, e->pending))) {
+                        log_debug("undo: %s is %s, not %s as irqsteer left it: leaving it alone", key, cur, e->last);
+                        rep.external++;
+                        goto next;
+                }
+                if (u->dry_run) {
+                        rep.restored++;
+                        goto next;
+                }
+                r = apply_object_write(rootfd, root_is_host, &e->key, e->original);
+                if (r == -ENOENT || r == -ESRCH) {
+                        rep.gone++;
+                } else if (r < 0) {
+                        log_debug_errno(r, "undo: restoring %s to %s failed: %m", key, e->original);
+                        rep.failed++;
+                        if (!rep.first_error)
+                                rep.first_error = r;
+                        keep = true;
+                } else {
+                        log_debug("undo: restored %s to %s", key, e->original);
+                        rep.restored++;
+                }
+        next:
+                if (keep)
+                        u->entries[kept++] = *e;
+                else
+                        entry_done(e);
+        }
+        u->n_entries = kept;
+        r = undo_save(u);
+        if (r < 0 && !rep.first_error)
+                rep.first_error = r;
+        if (ret)
+                *ret = rep;
+        return rep.first_error;
+}
+
+int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret) {
+        struct undo *u = NULL;
+        int r;
+
+        r = undo_new(state_dir, false, &u);
+        if (r < 0)
+                return r;
+        if (u->n_entries == 0 && u->corrupt == 0) {
+                if (ret)
+                        *ret = (struct undo_report){ 0 };
+                undo_free(u);
+                return 0;
+        }
+        r = undo_restore(u, rootfd, apply_root_is_host(rootfd), ret);
+        undo_free(u);
+        return r;
+}

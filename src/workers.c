@@ -1,0 +1,448 @@
+/* Worker discovery: processes matching the [worker] sections, and their
+ * threads with the CPUs each may run on. */
+#define _GNU_SOURCE 1
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "rootfs.h"
+#include "util.h"
+#include "workers.h"
+
+#define PF_KTHREAD 0x00200000U
+
+int workers_parse_stat(const char *buf, size_t len, struct workers_stat *ret) {
+        struct workers_stat st = { 0 };
+        const char *p, *end = buf + len;
+        unsigned long long v;
+        int field = 3;
+
+        /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
+        p = NULL;
+        for (const char *q = buf; q < end; q++)
+                if (*q == ')')
+                        p = q;
+        if (!p || !memchr(buf, '(', p - buf))
+                return -EBADMSG;
+        p++;
+        while (field <= 22) {
+                const char *s;
+                size_t n;
+
+                if (p >= end || *p != ' ')
+                        return -EBADMSG;
+                p++;
+                s = p;
+                while (p < end && *p != ' ' && *p != '\n')
+                        p++;
+                n = p - s;
+                if (n == 0)
+                        return -EBADMSG;
+                if (field == 3) {
+                        if (n != 1)
+                                return -EBADMSG;
+                        st.state = *s;
+                } else if (field == 4 || field == 9 || field == 22) {
+                        uint64_t u;
+
+                        if (util_parse_u64(s, n, &u) < 0)
+                                return -EBADMSG;
+                        v = u;
+                        if (field == 4) {
+                                if (v > INT32_MAX)
+                                        return -EBADMSG;
+                                st.ppid = (pid_t) v;
+                        } else if (field == 9) {
+                                if (v > UINT32_MAX)
+                                        return -EBADMSG;
+                                st.flags = (unsigned) v;
+                        } else
+                                st.starttime = v;
+                }
+                field++;
+        }
+        *ret = st;
+        return 0;
+}
+
+int workers_parse_status_cpus(const char *buf, size_t len, cpuset_t *ret) {
+        static const char key[] = "Cpus_allowed_list:";
+        const char *p = buf, *end = buf + len;
+
+        while (p < end) {
+                const char *nl = memchr(p, '\n', end - p);
+                size_t l = nl ? (size_t) (nl - p) : (size_t) (end - p);
+
+                if (l >= sizeof(key) - 1 && memcmp(p, key, sizeof(key) - 1) == 0) {
+                        char val[4096];
+                        size_t vl = l - (sizeof(key) - 1);
+
+                        if (vl >= sizeof(val)) {
+                                /* Worst case lists are long; parse from the heap. */
+                                char *big = strndup(p + sizeof(key) - 1, vl);
+                                int r;
+
+                                if (!big)
+                                        return -ENOMEM;
+                                r = cpuset_parse_list(big, ret);
+                                free(big);
+                                return r < 0 ? -EINVAL : 0;
+                        }
+                        memcpy(val, p + sizeof(key) - 1, vl);
+                        val[vl] = 0;
+                        return cpuset_parse_list(val, ret) < 0 ? -EINVAL : 0;
+                }
+                p += l + 1;
+        }
+        return -ENOENT;
+}
+
+bool workers_cgroup_has_unit(const char *buf, size_t len, const char *unit) {
+        size_t ul = strlen(unit);
+        bool add_service = ul > 0 && !strchr(unit, '.');
+        const char *p = buf, *end = buf + len;
+
+        if (ul == 0)
+                return false;
+        while (p < end) {
+                const char *nl = memchr(p, '\n', end - p);
+                const char *le = nl ? nl : end;
+                const char *path;
+
+                /* "ID:CONTROLLERS:PATH"; the path starts after the second ':'. */
+                path = memchr(p, ':', le - p);
+                if (path)
+                        path = memchr(path + 1, ':', le - path - 1);
+                if (path) {
+                        const char *c = path + 1;
+
+                        while (c < le) {
+                                const char *s;
+                                size_t n;
+
+                                while (c < le && *c == '/')
+                                        c++;
+                                s = c;
+                                while (c < le && *c != '/')
+                                        c++;
+                                n = c - s;
+                                if (n == ul && memcmp(s, unit, ul) == 0)
+                                        return true;
+                                if (add_service && n == ul + 8 && memcmp(s, unit, ul) == 0 &&
+                                    memcmp(s + ul, ".service", 8) == 0)
+                                        return true;
+                        }
+                }
+                p = le + 1;
+        }
+        return false;
+}
+
+int workers_regex_check(const char *re) {
+        regex_t rx;
+
+        if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
+                return -EINVAL;
+        regfree(&rx);
+        return 0;
+}
+
+/* Per-worker state for one scan: the compiled regex and the pidfile's pid. */
+struct matcher {
+        const struct config_worker *w;
+        bool have_regex;
+        regex_t regex;
+        pid_t pidfile_pid;            /* 0: none, or the pidfile was unreadable */
+};
+
+static pid_t read_pidfile(int rootfd, const char *path) {
+        _cleanup_(freep) char *buf = NULL;
+        size_t len, n = 0;
+        uint64_t v;
+
+        /* A host path from the config: read it under the root like the rest
+         * (rootfs strips the leading '/'), so fixture trees can hold it. */
+        if (rootfs_read(rootfd, path, &buf, &len) < 0)
+                return 0;
+        while (n < len && isspace((unsigned char) buf[n]))
+                n++;
+        {
+                size_t s = n;
+
+                while (n < len && isdigit((unsigned char) buf[n]))
+                        n++;
+                if (util_parse_u64(buf + s, n - s, &v) < 0 || v == 0 || v > INT32_MAX)
+                        return 0;
+        }
+        return (pid_t) v;
+}
+
+static bool parse_pid(const char *name, pid_t *ret) {
+        uint64_t v;
+
+        if (util_parse_u64(name, (size_t) -1, &v) < 0 || v == 0 || v > INT32_MAX)
+                return false;
+        *ret = (pid_t) v;
+        return true;
+}
+
+/* The facts about one process that matching needs. */
+struct procinfo {
+        pid_t pid;
+        char comm[16];
+        char *cmdline;                /* NULs joined by spaces */
+        char *cgroup;
+        size_t cgroup_len;
+        struct workers_stat st;
+};
+
+static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
+        _cleanup_(freep) char *stat = NULL, *comm = NULL;
+        size_t len;
+        int r;
+
+        pi->pid = pid;
+        r = rootfs_readf(rootfd, &stat, &len, "proc/%d/stat", (int) pid);
+        if (r < 0)
+                return r;
+        r = workers_parse_stat(stat, len, &pi->st);
+        if (r < 0)
+                return r;
+        r = rootfs_readf(rootfd, &comm, &len, "proc/%d/comm", (int) pid);
+        if (r < 0)
+                return r;
+        while (len > 0 && comm[len - 1] == '\n')
+                comm[--len] = 0;
+        snprintf(pi->comm, sizeof(pi->comm), "%s", comm);
+        r = rootfs_readf(rootfd, &pi->cmdline, &len, "proc/%d/cmdline", (int) pid);
+        if (r < 0)
+                return r;
+        while (len > 0 && pi->cmdline[len - 1] == 0)
+                len--;
+        for (size_t i = 0; i < len; i++)
+                if (pi->cmdline[i] == 0)
+                        pi->cmdline[i] = ' ';
+        pi->cmdline[len] = 0;
+        return 0;
+}
+
+static void procinfo_done(struct procinfo *pi) {
+        free(pi->cmdline);
+        free(pi->cgroup);
+        pi->cmdline = pi->cgroup = NULL;
+}
+
+static bool is_kernel_thread(const struct procinfo *pi) {
+        /* kthreadd is PID 2 and parents every kernel thread; PF_KTHREAD
+         * settles it; an empty command line is a kernel thread or a zombie,
+         * and neither can be pinned usefully. */
+        return pi->pid == 2 || pi->st.ppid == 2 || (pi->st.flags & PF_KTHREAD) || pi->st.state == 'Z' ||
+               pi->cmdline[0] == 0;
+}
+
+/* 1 match, 0 no match, -errno when the process vanished. */
+static int matches(int rootfd, struct matcher *m, struct procinfo *pi) {
+        const struct config_worker *w = m->w;
+        bool any = false;
+
+        /* Every criterion the section sets must hold. */
+        if (w->match_name) {
+                any = true;
+                if (strcmp(pi->comm, w->match_name) != 0)
+                        return 0;
+        }
+        if (w->pidfile) {
+                any = true;
+                if (m->pidfile_pid == 0 || m->pidfile_pid != pi->pid)
+                        return 0;
+        }
+        if (m->have_regex) {
+                any = true;
+                if (regexec(&m->regex, pi->cmdline, 0, NULL, 0) != 0)
+                        return 0;
+        }
+        if (w->match_unit) {
+                any = true;
+                if (!pi->cgroup) {
+                        int r = rootfs_readf(rootfd, &pi->cgroup, &pi->cgroup_len, "proc/%d/cgroup", (int) pi->pid);
+                        if (r < 0)
+                                return r;
+                }
+                if (!workers_cgroup_has_unit(pi->cgroup, pi->cgroup_len, w->match_unit))
+                        return 0;
+        }
+        return any;
+}
+
+static int cmp_thread(const void *a, const void *b) {
+        const struct worker_thread *x = a, *y = b;
+        return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int cmp_proc(const void *a, const void *b) {
+        const struct worker_proc *x = a, *y = b;
+        if (x->worker != y->worker)
+                return (x->worker > y->worker) - (x->worker < y->worker);
+        return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Lists proc/PID/task/ with each thread's allowed CPUs.  -ENOENT when the
+ * process is gone (or has no readable thread left). */
+static int read_threads(int rootfd, struct worker_proc *wp) {
+        char path[64];
+        size_t allocated = 0;
+        struct dirent *de;
+        DIR *d;
+        int fd;
+
+        snprintf(path, sizeof(path), "proc/%d/task", (int) wp->pid);
+        fd = rootfs_opendir(rootfd, path);
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        while ((de = readdir(d))) {
+                _cleanup_(freep) char *status = NULL;
+                struct worker_thread t = { 0 };
+                size_t len;
+                int r;
+
+                if (!parse_pid(de->d_name, &t.tid))
+                        continue;
+                r = rootfs_readf(rootfd, &status, &len, "proc/%d/task/%d/status", (int) wp->pid, (int) t.tid);
+                if (r == -ENOENT || r == -ESRCH)
+                        continue; /* the thread exited meanwhile */
+                if (r < 0 || workers_parse_status_cpus(status, len, &t.allowed) < 0) {
+                        log_debug("workers: skipping thread %d of %d: unreadable status", (int) t.tid,
+                                  (int) wp->pid);
+                        continue;
+                }
+                if (util_grow((void **) &wp->threads, &allocated, wp->n_threads + 1, sizeof(*wp->threads)) < 0) {
+                        closedir(d);
+                        return -ENOMEM;
+                }
+                wp->threads[wp->n_threads++] = t;
+        }
+        closedir(d);
+        if (wp->n_threads == 0)
+                return -ENOENT;
+        qsort(wp->threads, wp->n_threads, sizeof(*wp->threads), cmp_thread);
+        return 0;
+}
+
+int workers_discover(int rootfd, const struct config *c, struct worker_set *ret) {
+        struct worker_set ws = { 0 };
+        struct matcher *m = NULL;
+        size_t allocated = 0;
+        struct dirent *de;
+        DIR *d = NULL;
+        int fd, r = 0;
+
+        if (c->n_workers == 0) {
+                *ret = ws;
+                return 0;
+        }
+        m = calloc(c->n_workers, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_workers; i++) {
+                m[i].w = &c->workers[i];
+                if (m[i].w->match_cmdline) {
+                        /* Compiled once per scan, not once per process. */
+                        if (regcomp(&m[i].regex, m[i].w->match_cmdline, REG_EXTENDED | REG_NOSUB) != 0) {
+                                r = -EINVAL;
+                                goto out;
+                        }
+                        m[i].have_regex = true;
+                }
+                if (m[i].w->pidfile)
+                        m[i].pidfile_pid = read_pidfile(rootfd, m[i].w->pidfile);
+        }
+
+        fd = rootfs_opendir(rootfd, "proc");
+        if (fd < 0) {
+                r = fd;
+                goto out;
+        }
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                goto out;
+        }
+        while ((de = readdir(d))) {
+                struct procinfo pi = { 0 };
+                struct worker_proc wp = { .worker = -1 };
+                pid_t pid;
+
+                if (!parse_pid(de->d_name, &pid))
+                        continue;
+                if (read_procinfo(rootfd, pid, &pi) < 0 || is_kernel_thread(&pi)) {
+                        procinfo_done(&pi);
+                        continue; /* gone meanwhile, or not ours to pin */
+                }
+                for (size_t i = 0; i < c->n_workers; i++) {
+                        int k = matches(rootfd, &m[i], &pi);
+                        if (k < 0)
+                                break;
+                        if (k > 0) {
+                                wp.worker = (int) i; /* the first section that matches wins */
+                                break;
+                        }
+                }
+                if (wp.worker < 0) {
+                        procinfo_done(&pi);
+                        continue;
+                }
+                wp.pid = pid;
+                wp.starttime = pi.st.starttime;
+                snprintf(wp.comm, sizeof(wp.comm), "%s", pi.comm);
+                procinfo_done(&pi);
+                r = read_threads(rootfd, &wp);
+                if (r == -ENOMEM) {
+                        free(wp.threads);
+                        goto out;
+                }
+                if (r < 0) {
+                        free(wp.threads);
+                        r = 0;
+                        continue;
+                }
+                if (util_grow((void **) &ws.procs, &allocated, ws.n_procs + 1, sizeof(*ws.procs)) < 0) {
+                        free(wp.threads);
+                        r = -ENOMEM;
+                        goto out;
+                }
+                ws.procs[ws.n_procs++] = wp;
+        }
+        if (ws.n_procs > 0)
+                qsort(ws.procs, ws.n_procs, sizeof(*ws.procs), cmp_proc);
+out:
+        if (d)
+                closedir(d);
+        for (size_t i = 0; i < c->n_workers; i++)
+                if (m[i].have_regex)
+                        regfree(&m[i].regex);
+        free(m);
+        if (r < 0) {
+                workers_free(&ws);
+                return r;
+        }
+        *ret = ws;
+        return 0;
+}
+
+void workers_free(struct worker_set *ws) {
+        for (size_t i = 0; i < ws->n_procs; i++)
+                free(ws->procs[i].threads);
+        free(ws->procs);
+        *ws = (struct worker_set){ 0 };
+}
