@@ -1,0 +1,56 @@
+/* irqsteerd: the sd-event loop that ties sampling, inventory, policy and the
+ * actuators together, with sd_notify readiness/status/watchdog, SIGHUP
+ * reload, SIGTERM/SIGINT stop with restore, the rtnetlink link monitor,
+ * capability dropping and the status file.  main() only parses options. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+
+/* Exit codes of irqsteerd. */
+enum {
+        DAEMON_EXIT_OK = 0,
+        DAEMON_EXIT_FAILURE = 1,  /* startup failed, bad configuration, fatal loop error */
+        DAEMON_EXIT_USAGE = 2,    /* bad command line */
+};
+
+/* How many actions status.json lists (newest last). */
+#define DAEMON_LAST_ACTIONS 32
+/* How many link events status.json lists (newest last). */
+#define DAEMON_LAST_LINK_EVENTS 16
+
+/* Command-line settings; the ones marked "override" win over the config
+ * file, also across reloads. */
+struct daemon_options {
+        const char *config_path;  /* NULL: CONFIG_DEFAULT_PATH, which may be missing */
+        const char *root;         /* NULL: "/" */
+        const char *state_dir;    /* override, or NULL */
+        uint64_t interval_usec;   /* override, or 0 */
+        int log_level;            /* override, or -1 */
+        bool foreground;          /* log to stderr; the load summary at info */
+        bool dry_run;             /* override (only ever switches it on) */
+        bool once;                /* one decision cycle, then exit leaving changes */
+};
+
+/* Runs the daemon until stopped; returns the process exit code. */
+int daemon_run(const struct daemon_options *o);
+
+/* --check-config: loads path (NULL: the default path, which may be
+ * missing), prints "configuration OK" to out or every problem as
+ * "FILE:LINE: KEY: problem" to err.  Returns the exit code (0 or 1). */
+int daemon_check_config(const char *path, FILE *out, FILE *err);
+
+/* Formats one config problem as "FILE:LINE: KEY: problem" (LINE and KEY
+ * left out when unknown).  Pure. */
+int daemon_format_config_error(const struct config_error *e, char *buf, size_t len);
+
+/* Formats the one-line service status for sd_notify STATUS= and status.json:
+ * "hot: cpu3 (97%), cpu5 (88%); 48 queue IRQs, 4 RPS queues managed;
+ * 3 moves/10min", prefixed with "dry-run: " and with a reload failure when
+ * given.  Pure. */
+struct policy_report;
+int daemon_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
+                         char *buf, size_t len);

@@ -1,0 +1,20 @@
+/* The state directory (STATE_DIR, default /run/irqsteer): the undo journal
+ * (undo.h) and status.json, which irqsteerctl reads.  Files are replaced
+ * atomically so a reader never sees half a file. */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define STATE_STATUS_NAME "status.json"
+
+/* Creates dir (mode 0755) if missing; the parent must exist.  0 or -errno. */
+int state_dir_ensure(const char *dir);
+
+/* Replaces dir/name with data: a temporary file in dir created with mode,
+ * written, fsync'd, renamed over name.  On failure the old file stays and
+ * the temporary file is removed.  0 or -errno. */
+int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode);
+
+/* Removes dir/name; a missing file is not an error.  0 or -errno. */
+int state_remove(const char *dir, const char *name);

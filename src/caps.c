@@ -1,0 +1,130 @@
+/* Capability dropping with libcap. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include <sys/capability.h>
+
+#include "caps.h"
+#include "log.h"
+#include "util.h"
+
+static bool config_may_write_net_queues(const struct config *c) {
+        if (c->rps || c->rfs || c->xps || c->single_queue_rps)
+                return true;
+        for (size_t i = 0; i < c->n_interfaces; i++) {
+                const struct config_interface *ci = &c->interfaces[i];
+
+                if (!ci->manage)
+                        continue;
+                if (ci->rps == TRI_YES || ci->xps == TRI_YES || ci->rfs == TRI_YES)
+                        return true;
+        }
+        return false;
+}
+
+uint64_t caps_for_config(const struct config *c, bool dry_run) {
+        uint64_t m = 0;
+
+        if (dry_run || !c || c->dry_run)
+                return 0;
+        if (config_may_write_net_queues(c))
+                m |= CAPS_MASK(CAP_NET_ADMIN);
+        if (c->n_workers > 0)
+                m |= CAPS_MASK(CAP_SYS_NICE);
+        return m;
+}
+
+uint64_t caps_effective(void) {
+        cap_t caps = cap_get_proc();
+        uint64_t m = 0;
+
+        if (!caps)
+                return 0;
+        for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++) {
+                cap_flag_value_t v = CAP_CLEAR;
+
+                if (cap_get_flag(caps, cap, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET)
+                        m |= CAPS_MASK(cap);
+        }
+        cap_free(caps);
+        return m;
+}
+
+int caps_drop(uint64_t keep) {
+        cap_value_t list[64];
+        int n = 0, r = 0;
+        cap_t caps;
+        bool can_setpcap;
+
+        can_setpcap = CAP_IS_SUPPORTED(CAP_SETPCAP) && (caps_effective() & CAPS_MASK(CAP_SETPCAP));
+
+        /* The bounding set only matters across execve(), which we never do;
+         * dropping it needs CAP_SETPCAP, which the unit's
+         * CapabilityBoundingSet= already took away.  So best effort. */
+        if (can_setpcap) {
+                for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++) {
+                        if (keep & CAPS_MASK(cap) || !CAP_IS_SUPPORTED(cap))
+                                continue;
+                        if (cap_drop_bound(cap) < 0 && errno != EINVAL) {
+                                r = -errno;
+                                log_debug_errno(r, "cap_drop_bound(%d) failed: %m", cap);
+                        }
+                }
+        }
+        if (cap_reset_ambient() < 0 && errno != EINVAL)
+                log_debug_errno(errno, "cap_reset_ambient() failed: %m");
+
+        for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++)
+                if (keep & CAPS_MASK(cap))
+                        list[n++] = cap;
+
+        caps = cap_init();     /* all clear */
+        if (!caps)
+                return -errno;
+        if (n > 0 && (cap_set_flag(caps, CAP_PERMITTED, n, list, CAP_SET) < 0 ||
+                      cap_set_flag(caps, CAP_EFFECTIVE, n, list, CAP_SET) < 0)) {
+                r = -errno;
+                cap_free(caps);
+                return r;
+        }
+        if (cap_set_proc(caps) < 0) {
+                r = -errno;
+                cap_free(caps);
+                return r;
+        }
+        cap_free(caps);
+
+        /* uid 0 would regain every capability on execve(); no_new_privs
+         * prevents that (and we never exec anyway). */
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+int caps_format(uint64_t mask, char *buf, size_t len) {
+        size_t off = 0;
+
+        if (len == 0)
+                return -ENOBUFS;
+        buf[0] = 0;
+        if (mask == 0) {
+                snprintf(buf, len, "none");
+                return 0;
+        }
+        for (int cap = 0; cap < 64; cap++) {
+                char *name;
+                int n;
+
+                if (!(mask & CAPS_MASK(cap)))
+                        continue;
+                name = cap_to_name(cap);
+                n = snprintf(buf + off, len - off, "%s%s", off ? "," : "", name ? name : "?");
+                cap_free(name);
+                if (n < 0 || (size_t) n >= len - off)
+                        return -ENOBUFS;
+                off += n;
+        }
+        return 0;
+}

@@ -1,0 +1,294 @@
+/* rtnetlink link monitor. */
+#include <errno.h>
+#include <net/if.h>
+#include <linux/rtnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include "linkmon.h"
+#include "log.h"
+#include "util.h"
+
+struct linkmon {
+        struct nl_sock *sock;     /* multicast notifications */
+        sd_event_source *source;
+        linkmon_handler_t handler;
+        void *userdata;
+        bool dumping;             /* filling the table: no events */
+        struct linkmon_link *links;
+        size_t n_links, allocated;
+};
+
+static const char *const change_names[LINKMON_CHANGE_MAX] = {
+        [LINKMON_ADDED] = "added",     [LINKMON_REMOVED] = "removed",
+        [LINKMON_UP] = "up",           [LINKMON_DOWN] = "down",
+        [LINKMON_RENAMED] = "renamed", [LINKMON_QUEUES] = "queues",
+        [LINKMON_RESYNC] = "resync",
+};
+
+const char *linkmon_change_to_string(enum linkmon_change c) {
+        return c >= 0 && c < LINKMON_CHANGE_MAX ? change_names[c] : NULL;
+}
+
+/* libnl has its own error space; the daemon speaks -errno. */
+static int nlerr_to_errno(int r) {
+        switch (r < 0 ? -r : r) {
+        case NLE_NOMEM: return -ENOMEM;
+        case NLE_PERM: return -EPERM;
+        case NLE_NOACCESS: return -EACCES;
+        case NLE_AF_NOSUPPORT: return -EAFNOSUPPORT;
+        case NLE_PROTO_MISMATCH: return -EPROTONOSUPPORT;
+        case NLE_BAD_SOCK: return -EBADF;
+        case NLE_AGAIN: return -EAGAIN;
+        default: return -EIO;
+        }
+}
+
+static bool get_u32(const struct nlattr *a, uint32_t *ret) {
+        if (!a || nla_len(a) < (int) sizeof(uint32_t))
+                return false;
+        *ret = nla_get_u32((struct nlattr *) a);
+        return true;
+}
+
+int linkmon_parse(const struct nlmsghdr *nlh, struct linkmon_link *ret, bool *ret_deleted) {
+        struct nlattr *tb[IFLA_MAX + 1];
+        const struct ifinfomsg *ifi;
+        int r;
+
+        if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
+                return -EINVAL;
+        if (!nlmsg_valid_hdr((struct nlmsghdr *) nlh, sizeof(struct ifinfomsg)))
+                return -EBADMSG;
+        r = nlmsg_parse((struct nlmsghdr *) nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL);
+        if (r < 0)
+                return -EBADMSG;
+        ifi = nlmsg_data(nlh);
+        if (ifi->ifi_index <= 0)
+                return -EBADMSG;
+
+        memset(ret, 0, sizeof(*ret));
+        ret->ifindex = ifi->ifi_index;
+        ret->flags = ifi->ifi_flags;
+        if (tb[IFLA_IFNAME]) {
+                int len = nla_len(tb[IFLA_IFNAME]);
+                const char *s = nla_data(tb[IFLA_IFNAME]);
+                size_t n = strnlen(s, len > 0 ? (size_t) len : 0);
+
+                if (n == 0 || n >= IF_NAMESIZE)
+                        return -EBADMSG;
+                memcpy(ret->name, s, n);
+                ret->name[n] = 0;
+        }
+        get_u32(tb[IFLA_NUM_RX_QUEUES], &ret->num_rx);
+        get_u32(tb[IFLA_NUM_TX_QUEUES], &ret->num_tx);
+        *ret_deleted = nlh->nlmsg_type == RTM_DELLINK;
+        return 0;
+}
+
+size_t linkmon_diff(const struct linkmon_link *old, const struct linkmon_link *new, bool deleted,
+                    struct linkmon_event *ret, size_t n) {
+        size_t k = 0;
+
+#define EMIT(c, l) do {                                         \
+                if (k < n) {                                    \
+                        memset(&ret[k], 0, sizeof(ret[k]));     \
+                        ret[k].change = (c);                    \
+                        ret[k].link = *(l);                     \
+                }                                               \
+                k++;                                            \
+        } while (0)
+
+        if (deleted) {
+                if (old)
+                        EMIT(LINKMON_REMOVED, old);
+                return MIN(k, n);
+        }
+        if (!old) {
+                EMIT(LINKMON_ADDED, new);
+                if (new->flags & IFF_UP)
+                        EMIT(LINKMON_UP, new);
+                return MIN(k, n);
+        }
+        if (new->name[0] && strcmp(old->name, new->name) != 0) {
+                EMIT(LINKMON_RENAMED, new);
+                if (k <= n)
+                        memcpy(ret[k - 1].old_name, old->name, IF_NAMESIZE);
+        }
+        /* Messages without the attributes (some notifications omit them)
+         * say nothing about the queue count. */
+        if ((new->num_rx && new->num_rx != old->num_rx) || (new->num_tx && new->num_tx != old->num_tx)) {
+                EMIT(LINKMON_QUEUES, new);
+                if (k <= n) {
+                        ret[k - 1].old_rx = old->num_rx;
+                        ret[k - 1].old_tx = old->num_tx;
+                }
+        }
+        if ((old->flags ^ new->flags) & IFF_UP)
+                EMIT(new->flags & IFF_UP ? LINKMON_UP : LINKMON_DOWN, new);
+#undef EMIT
+        return MIN(k, n);
+}
+
+static struct linkmon_link *table_find(struct linkmon *m, int ifindex) {
+        for (size_t i = 0; i < m->n_links; i++)
+                if (m->links[i].ifindex == ifindex)
+                        return &m->links[i];
+        return NULL;
+}
+
+static int on_message(struct nl_msg *msg, void *arg) {
+        struct linkmon *m = arg;
+        struct nlmsghdr *nlh = nlmsg_hdr(msg);
+        struct linkmon_event ev[4];
+        struct linkmon_link l, *old;
+        bool deleted;
+        size_t n;
+
+        if (linkmon_parse(nlh, &l, &deleted) < 0)
+                return NL_SKIP;
+        old = table_find(m, l.ifindex);
+        if (old && !l.name[0])
+                memcpy(l.name, old->name, IF_NAMESIZE);
+        if (old && !deleted) {
+                if (!l.num_rx)
+                        l.num_rx = old->num_rx;
+                if (!l.num_tx)
+                        l.num_tx = old->num_tx;
+        }
+        n = m->dumping ? 0 : linkmon_diff(old, &l, deleted, ev, ELEMENTSOF(ev));
+
+        if (deleted) {
+                if (old) {
+                        *old = m->links[m->n_links - 1];
+                        m->n_links--;
+                }
+        } else if (old) {
+                *old = l;
+        } else if (util_grow((void **) &m->links, &m->allocated, m->n_links + 1, sizeof(*m->links)) == 0) {
+                m->links[m->n_links++] = l;
+        }
+
+        for (size_t i = 0; i < n; i++)
+                m->handler(&ev[i], m->userdata);
+        return NL_OK;
+}
+
+/* Fills the table from an RTM_GETLINK dump on a separate socket, so the
+ * dump's replies never mix with notifications.  Notifications that raced
+ * with it are replayed against the table afterwards and are harmless. */
+static int dump_links(struct linkmon *m) {
+        struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+        struct nl_sock *s;
+        int r;
+
+        s = nl_socket_alloc();
+        if (!s)
+                return -ENOMEM;
+        r = nl_connect(s, NETLINK_ROUTE);
+        if (r < 0)
+                goto out;
+        r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
+        if (r < 0)
+                goto out;
+        r = nl_send_simple(s, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
+        if (r < 0)
+                goto out;
+        m->dumping = true;
+        r = nl_recvmsgs_default(s);
+        m->dumping = false;
+out:
+        nl_socket_free(s);
+        return r < 0 ? nlerr_to_errno(r) : 0;
+}
+
+static int on_io(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_, void *userdata) {
+        struct linkmon *m = userdata;
+
+        for (;;) {
+                int r = nl_recvmsgs_default(m->sock);
+
+                if (r >= 0)
+                        continue;
+                if (r == -NLE_AGAIN)
+                        break;
+                if (r == -NLE_NOMEM || r == -NLE_DUMP_INTR || r == -NLE_MSG_OVERFLOW) {
+                        /* ENOBUFS: the kernel dropped notifications.  Start over. */
+                        struct linkmon_event ev = { .change = LINKMON_RESYNC };
+
+                        log_debug("linkmon: notifications lost (%s), re-reading links", nl_geterror(r));
+                        m->n_links = 0;
+                        (void) dump_links(m);
+                        m->handler(&ev, m->userdata);
+                        continue;
+                }
+                log_debug("linkmon: receive failed: %s", nl_geterror(r));
+                break;
+        }
+        return 0;
+}
+
+int linkmon_new(sd_event *e, linkmon_handler_t handler, void *userdata, struct linkmon **ret) {
+        struct linkmon *m;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return -ENOMEM;
+        m->handler = handler;
+        m->userdata = userdata;
+        m->sock = nl_socket_alloc();
+        if (!m->sock) {
+                free(m);
+                return -ENOMEM;
+        }
+        nl_socket_disable_seq_check(m->sock);
+        r = nl_socket_modify_cb(m->sock, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
+        if (r < 0)
+                goto fail_nl;
+        r = nl_connect(m->sock, NETLINK_ROUTE);
+        if (r < 0)
+                goto fail_nl;
+        /* A burst of link changes (many VLANs created at once) must not
+         * overrun the default 212 KiB buffer. */
+        (void) nl_socket_set_buffer_size(m->sock, 1 << 20, 0);
+        r = nl_socket_add_memberships(m->sock, RTNLGRP_LINK, 0);
+        if (r < 0)
+                goto fail_nl;
+        r = nl_socket_set_nonblocking(m->sock);
+        if (r < 0)
+                goto fail_nl;
+        r = dump_links(m);
+        if (r < 0)
+                goto fail;
+        r = sd_event_add_io(e, &m->source, nl_socket_get_fd(m->sock), EPOLLIN, on_io, m);
+        if (r < 0)
+                goto fail;
+        (void) sd_event_source_set_description(m->source, "rtnetlink-link");
+        *ret = m;
+        return 0;
+
+fail_nl:
+        r = nlerr_to_errno(r);
+fail:
+        linkmon_free(m);
+        return r;
+}
+
+struct linkmon *linkmon_free(struct linkmon *m) {
+        if (!m)
+                return NULL;
+        sd_event_source_disable_unref(m->source);
+        nl_socket_free(m->sock);
+        free(m->links);
+        free(m);
+        return NULL;
+}
+
+size_t linkmon_count(const struct linkmon *m) {
+        return m ? m->n_links : 0;
+}

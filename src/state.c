@@ -1,0 +1,89 @@
+/* Atomic state files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "state.h"
+#include "util.h"
+
+int state_dir_ensure(const char *dir) {
+        struct stat st;
+
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (stat(dir, &st) < 0)
+                return -errno;
+        return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int write_all(int fd, const char *p, size_t len) {
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode) {
+        _cleanup_(closep) int dfd = -1;
+        char tmp[256];
+        int fd, r;
+
+        if (strchr(name, '/'))
+                return -EINVAL;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        /* One writer (the daemon) at a time; the pid keeps two instances
+         * pointed at the same directory from sharing a temporary file. */
+        r = snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long) getpid());
+        if (r < 0 || (size_t) r >= sizeof(tmp))
+                return -ENAMETOOLONG;
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return -errno;
+        /* O_CREAT's mode is filtered by the umask (the unit sets 0077). */
+        if (fchmod(fd, mode) < 0)
+                goto fail_errno;
+        r = write_all(fd, data, len);
+        if (r < 0)
+                goto fail;
+        if (fsync(fd) < 0)
+                goto fail_errno;
+        if (close(fd) < 0) {
+                fd = -1;
+                goto fail_errno;
+        }
+        fd = -1;
+        if (renameat(dfd, tmp, dfd, name) < 0)
+                goto fail_errno;
+        return 0;
+
+fail_errno:
+        r = -errno;
+fail:
+        if (fd >= 0)
+                close(fd);
+        unlinkat(dfd, tmp, 0);
+        return r;
+}
+
+int state_remove(const char *dir, const char *name) {
+        _cleanup_(closep) int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
