@@ -1,0 +1,1083 @@
+/* Configuration file: INI-like text parsed into a fresh struct config and
+ * validated as it goes.  Every problem is collected (not just the first) as
+ * file:line: key: message, so `irqsteerd --check-config` can list them all.
+ * The grammar and every key are documented in irqsteer.conf(5); keep the two
+ * in step. */
+#define _GNU_SOURCE 1 /* vasprintf, strndup */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+/* Not "config.h": from src/ that name finds autoconf's build config.h first
+ * (-I. precedes -I include); headers in include/ find this one by themselves. */
+#include "../include/config.h"
+#include "cpuset.h"
+#include "util.h"
+
+/* Beyond this many problems the file is probably not a config file at all;
+ * listing thousands of lines helps nobody. */
+#define CONFIG_MAX_ERRORS 100
+/* A config file is a few kilobytes; refuse to slurp something huge. */
+#define CONFIG_MAX_SIZE (1024 * 1024)
+
+#define USEC_PER_MSEC UINT64_C(1000)
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MIN (60 * USEC_PER_SEC)
+#define USEC_PER_HOUR (60 * USEC_PER_MIN)
+
+/* RPS_MAP / rps_sock_flow_entries bounds: the kernel scaling guide suggests
+ * 32768; the kernel rounds up to a power of two anyway, so we demand one to
+ * make the value written and the value read back agree. */
+#define FLOW_ENTRIES_MIN 1024
+#define FLOW_ENTRIES_MAX 1048576
+/* TASK_COMM_LEN is 16 including the NUL: longer names never match. */
+#define COMM_MAX 15
+/* IFNAMSIZ is 16 including the NUL. */
+#define IFNAME_MAX 15
+
+enum value_type {
+        VT_BOOL,
+        VT_TRISTATE,
+        VT_UINT,
+        VT_FLOW_ENTRIES,
+        VT_PERCENT,
+        VT_DECIMAL,
+        VT_DURATION,
+        VT_PATH,
+        VT_LOG_LEVEL,
+        VT_CPULIST,
+        VT_COMM,
+        VT_REGEX,
+        VT_UNIT,
+        VT_POLICY,
+        VT_IFNAME,
+};
+
+struct key_def {
+        const char *name;
+        enum value_type type;
+        size_t offset;
+        double min, max; /* VT_UINT, VT_PERCENT (in percent), VT_DECIMAL, VT_DURATION (usec) */
+};
+
+#define KEY(name, type, st, field, min, max) { name, type, offsetof(st, field), min, max }
+
+static const struct key_def daemon_keys[] = {
+        KEY("interval", VT_DURATION, struct config, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
+        KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
+        KEY("log_level", VT_LOG_LEVEL, struct config, log_level, 0, 0),
+        KEY("restore_on_exit", VT_BOOL, struct config, restore_on_exit, 0, 0),
+        KEY("dry_run", VT_BOOL, struct config, dry_run, 0, 0),
+};
+
+enum {
+        BK_HOT_ENTER,
+        BK_HOT_EXIT,
+        BK_MIN_DWELL = 7,
+        BK_MAX_DWELL = 8,
+};
+
+static const struct key_def balance_keys[] = {
+        [BK_HOT_ENTER] = KEY("hot_enter", VT_PERCENT, struct config, hot_enter, 1, 100),
+        [BK_HOT_EXIT] = KEY("hot_exit", VT_PERCENT, struct config, hot_exit, 1, 100),
+        KEY("hot_samples", VT_UINT, struct config, hot_samples, 1, 100),
+        KEY("saturated_idle", VT_PERCENT, struct config, saturated_idle, 0, 100),
+        KEY("saturated_share", VT_PERCENT, struct config, saturated_share, 1, 100),
+        KEY("smoothing", VT_DECIMAL, struct config, smoothing, 0.05, 1),
+        KEY("min_gain", VT_PERCENT, struct config, min_gain, 1, 100),
+        [BK_MIN_DWELL] = KEY("min_dwell", VT_DURATION, struct config, min_dwell_usec, 0, USEC_PER_HOUR),
+        [BK_MAX_DWELL] = KEY("max_dwell", VT_DURATION, struct config, max_dwell_usec, 0, 24 * USEC_PER_HOUR),
+        KEY("max_moves", VT_UINT, struct config, max_moves, 1, 1000),
+        KEY("initial_layout", VT_BOOL, struct config, initial_layout, 0, 0),
+        KEY("rps", VT_BOOL, struct config, rps, 0, 0),
+        KEY("rfs", VT_BOOL, struct config, rfs, 0, 0),
+        KEY("rps_sock_flow_entries", VT_FLOW_ENTRIES, struct config, rps_sock_flow_entries, 0, 0),
+        KEY("xps", VT_BOOL, struct config, xps, 0, 0),
+        KEY("single_queue_rps", VT_BOOL, struct config, single_queue_rps, 0, 0),
+        KEY("rps_exclude_irq_rate", VT_DECIMAL, struct config, rps_exclude_irq_rate, 0, 10000000),
+        KEY("banned_cpus", VT_CPULIST, struct config, banned_cpus, 0, 0),
+};
+
+static const struct key_def interface_keys[] = {
+        KEY("manage", VT_BOOL, struct config_interface, manage, 0, 0),
+        KEY("cpus", VT_CPULIST, struct config_interface, cpus, 0, 0),
+        KEY("rps", VT_TRISTATE, struct config_interface, rps, 0, 0),
+        KEY("xps", VT_TRISTATE, struct config_interface, xps, 0, 0),
+        KEY("rfs", VT_TRISTATE, struct config_interface, rfs, 0, 0),
+};
+
+enum {
+        WK_MATCH_NAME,
+        WK_MATCH_CMDLINE,
+        WK_MATCH_UNIT,
+        WK_PIDFILE,
+        WK_POLICY,
+        WK_CPUS,
+        WK_INTERFACE,
+};
+
+static const struct key_def worker_keys[] = {
+        [WK_MATCH_NAME] = KEY("match_name", VT_COMM, struct config_worker, match_name, 0, 0),
+        [WK_MATCH_CMDLINE] = KEY("match_cmdline", VT_REGEX, struct config_worker, match_cmdline, 0, 0),
+        [WK_MATCH_UNIT] = KEY("match_unit", VT_UNIT, struct config_worker, match_unit, 0, 0),
+        [WK_PIDFILE] = KEY("pidfile", VT_PATH, struct config_worker, pidfile, 0, 0),
+        [WK_POLICY] = KEY("policy", VT_POLICY, struct config_worker, policy, 0, 0),
+        [WK_CPUS] = KEY("cpus", VT_CPULIST, struct config_worker, cpus, 0, 0),
+        [WK_INTERFACE] = KEY("interface", VT_IFNAME, struct config_worker, interface, 0, 0),
+};
+
+#define MAX_KEYS ELEMENTSOF(balance_keys)
+
+enum section_kind {
+        SEC_NONE,      /* before the first header */
+        SEC_SKIP,      /* inside a broken or unknown header: already reported */
+        SEC_DAEMON,
+        SEC_BALANCE,
+        SEC_INTERFACE,
+        SEC_WORKER,
+};
+
+/* Where a key was set in the current section, and whether its value was bad
+ * (cross-key checks skip bad keys: the stored value is still the default). */
+struct seen {
+        unsigned line;
+        bool bad;
+};
+
+struct parser {
+        const char *path;
+        struct config *c;
+        struct config_errors *errs;
+        size_t first_error;      /* errs->n when this parse began */
+        size_t allocated_errors;
+        bool oom;
+
+        enum section_kind kind;
+        size_t index;            /* into interfaces / workers */
+        unsigned section_line;
+        struct seen *seen;       /* the current section's key table state */
+        unsigned daemon_line, balance_line;
+        struct seen daemon_seen[MAX_KEYS], balance_seen[MAX_KEYS], other_seen[MAX_KEYS];
+        size_t allocated_interfaces, allocated_workers;
+};
+
+static const char *const policy_names[WORKER_POLICY_MAX] = {
+        [WORKER_SPREAD] = "spread",
+        [WORKER_COLOCATE] = "colocate",
+        [WORKER_AVOID_NET] = "avoid-net",
+};
+
+const char *worker_policy_to_string(enum worker_policy p) {
+        if (p < 0 || p >= WORKER_POLICY_MAX)
+                return NULL;
+        return policy_names[p];
+}
+
+enum worker_policy worker_policy_from_string(const char *s) {
+        if (!s)
+                return WORKER_POLICY_INVALID;
+        for (int i = 0; i < WORKER_POLICY_MAX; i++)
+                if (strcmp(s, policy_names[i]) == 0)
+                        return (enum worker_policy) i;
+        return WORKER_POLICY_INVALID;
+}
+
+/* The config grammar accepts exactly these (LOG_* from syslog.h). */
+static int parse_log_level(const char *s) {
+        static const struct {
+                const char *name;
+                int level;
+        } levels[] = {
+                { "debug", LOG_DEBUG },     { "info", LOG_INFO }, { "notice", LOG_NOTICE },
+                { "warning", LOG_WARNING }, { "err", LOG_ERR },   { "error", LOG_ERR },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
+                if (strcmp(s, levels[i].name) == 0)
+                        return levels[i].level;
+        return -EINVAL;
+}
+
+int config_defaults(struct config *c) {
+        memset(c, 0, sizeof(*c));
+        c->interval_usec = 2 * USEC_PER_SEC;
+        c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);
+        if (!c->state_dir)
+                return -ENOMEM;
+        c->log_level = LOG_INFO;
+        c->restore_on_exit = true;
+        c->dry_run = false;
+
+        c->hot_enter = 0.80;
+        c->hot_exit = 0.60;
+        c->hot_samples = 3;
+        c->saturated_idle = 0.10;
+        c->saturated_share = 0.30;
+        c->smoothing = 0.5;
+        c->min_gain = 0.10;
+        c->min_dwell_usec = 30 * USEC_PER_SEC;
+        c->max_dwell_usec = 10 * USEC_PER_MIN;
+        c->max_moves = 2;
+        c->initial_layout = true;
+        c->rps = true;
+        c->rfs = true;
+        c->rps_sock_flow_entries = 32768;
+        c->xps = true;
+        c->single_queue_rps = true;
+        c->rps_exclude_irq_rate = 20000;
+        cpuset_zero(&c->banned_cpus);
+        return 0;
+}
+
+void config_free(struct config *c) {
+        if (!c)
+                return;
+        free(c->path);
+        free(c->state_dir);
+        for (size_t i = 0; i < c->n_interfaces; i++)
+                free(c->interfaces[i].match);
+        free(c->interfaces);
+        for (size_t i = 0; i < c->n_workers; i++) {
+                struct config_worker *w = &c->workers[i];
+                free(w->name);
+                free(w->match_name);
+                free(w->match_cmdline);
+                free(w->match_unit);
+                free(w->pidfile);
+                free(w->interface);
+        }
+        free(c->workers);
+        memset(c, 0, sizeof(*c));
+}
+
+void config_errors_free(struct config_errors *errs) {
+        if (!errs)
+                return;
+        for (size_t i = 0; i < errs->n; i++) {
+                free(errs->v[i].file);
+                free(errs->v[i].key);
+                free(errs->v[i].message);
+        }
+        free(errs->v);
+        errs->v = NULL;
+        errs->n = 0;
+}
+
+void config_errors_print(const struct config_errors *errs, FILE *f) {
+        if (!errs)
+                return;
+        for (size_t i = 0; i < errs->n; i++) {
+                const struct config_error *e = &errs->v[i];
+
+                fputs(e->file ? e->file : "(config)", f);
+                if (e->line > 0)
+                        fprintf(f, ":%u", e->line);
+                fputs(": ", f);
+                if (e->key)
+                        fprintf(f, "%s: ", e->key);
+                fprintf(f, "%s\n", e->message);
+        }
+}
+
+static int errors_add_va(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
+                         const char *key, const char *fmt, va_list ap) {
+        struct config_error e = { .line = line };
+        int r;
+
+        /* Callers may hand in a list built elsewhere: never shrink below it. */
+        if (*allocated < errs->n)
+                *allocated = errs->n;
+        r = util_grow((void **) &errs->v, allocated, errs->n + 1, sizeof(*errs->v));
+        if (r < 0)
+                return r;
+        if (vasprintf(&e.message, fmt, ap) < 0)
+                return -ENOMEM;
+        if (file && !(e.file = strdup(file)))
+                goto oom;
+        if (key && !(e.key = strdup(key)))
+                goto oom;
+        errs->v[errs->n++] = e;
+        return 0;
+oom:
+        free(e.message);
+        free(e.file);
+        return -ENOMEM;
+}
+
+static int errors_add(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
+                      const char *key, const char *fmt, ...) _printf_(6, 7);
+static int errors_add(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
+                      const char *key, const char *fmt, ...) {
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = errors_add_va(errs, allocated, file, line, key, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) _printf_(4, 5);
+static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) {
+        size_t mine = p->errs->n - p->first_error;
+        va_list ap;
+        int r;
+
+        if (mine > CONFIG_MAX_ERRORS)
+                return;
+        if (mine == CONFIG_MAX_ERRORS) {
+                r = errors_add(p->errs, &p->allocated_errors, p->path, line, NULL,
+                               "too many errors, not listing further ones");
+        } else {
+                va_start(ap, fmt);
+                r = errors_add_va(p->errs, &p->allocated_errors, p->path, line, key, fmt, ap);
+                va_end(ap);
+        }
+        if (r < 0)
+                p->oom = true;
+}
+
+/* Formats a duration the way the grammar accepts it, for messages. */
+static const char *format_duration(uint64_t usec, char *buf, size_t len) {
+        if (usec >= USEC_PER_HOUR && usec % USEC_PER_HOUR == 0)
+                snprintf(buf, len, "%" PRIu64 "h", usec / USEC_PER_HOUR);
+        else if (usec >= 2 * USEC_PER_MIN && usec % USEC_PER_MIN == 0)
+                snprintf(buf, len, "%" PRIu64 "min", usec / USEC_PER_MIN);
+        else if (usec >= USEC_PER_SEC && usec % USEC_PER_SEC == 0)
+                snprintf(buf, len, "%" PRIu64 "s", usec / USEC_PER_SEC);
+        else if (usec % USEC_PER_MSEC == 0)
+                snprintf(buf, len, "%" PRIu64 "ms", usec / USEC_PER_MSEC);
+        else
+                snprintf(buf, len, "%" PRIu64 "us", usec);
+        return buf;
+}
+
+/* A plain decimal number: digits with an optional fraction ("0.5", ".5",
+ * "20000").  No signs, exponents or locale: the value is the mantissa over a
+ * power of ten, so "0.05" gives exactly the double the literal 0.05 gives. */
+static int parse_number(const char *s, double *ret) {
+        uint64_t mant = 0;
+        unsigned significant = 0, frac = 0;
+        bool dot = false, digit = false;
+        double scale = 1;
+
+        for (; *s; s++) {
+                if (*s == '.' && !dot) {
+                        dot = true;
+                        continue;
+                }
+                if (!isdigit((unsigned char) *s))
+                        return -EINVAL;
+                digit = true;
+                if (dot)
+                        frac++;
+                if (mant == 0 && *s == '0')
+                        continue; /* leading zeros carry no precision */
+                if (++significant > 15)
+                        return -ERANGE;
+                mant = mant * 10 + (uint64_t) (*s - '0');
+        }
+        if (!digit)
+                return -EINVAL;
+        for (unsigned i = 0; i < frac; i++)
+                scale *= 10;
+        *ret = (double) mant / scale;
+        return 0;
+}
+
+static bool valid_unit_name(const char *s) {
+        static const char *const suffixes[] = { ".service", ".socket", ".scope", ".slice", ".mount", ".swap" };
+        size_t n = strlen(s);
+        const char *dot;
+
+        if (n == 0 || n > 255)
+                return false;
+        for (const char *q = s; *q; q++)
+                if (!isalnum((unsigned char) *q) && !strchr(":-_.\\@", *q))
+                        return false;
+        dot = strrchr(s, '.');
+        if (!dot || dot == s)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
+                if (strcmp(dot, suffixes[i]) == 0)
+                        return true;
+        return false;
+}
+
+static bool valid_ifname(const char *s) {
+        size_t n = strlen(s);
+
+        if (n == 0 || n > IFNAME_MAX || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+                return false;
+        for (const char *q = s; *q; q++)
+                if (*q == '/' || *q == ':' || isspace((unsigned char) *q) || !isprint((unsigned char) *q))
+                        return false;
+        return true;
+}
+
+static const char *section_label(struct parser *p, char *buf, size_t len) {
+        switch (p->kind) {
+        case SEC_DAEMON:
+                return "[daemon]";
+        case SEC_BALANCE:
+                return "[balance]";
+        case SEC_INTERFACE:
+                snprintf(buf, len, "[interface %s]", p->c->interfaces[p->index].match);
+                return buf;
+        case SEC_WORKER:
+                snprintf(buf, len, "[worker %s]", p->c->workers[p->index].name);
+                return buf;
+        default:
+                return "";
+        }
+}
+
+static int set_string(char **target, const char *value) {
+        char *s = strdup(value);
+
+        if (!s)
+                return -ENOMEM;
+        free(*target);
+        *target = s;
+        return 0;
+}
+
+/* Parses value for def into base + def->offset.  Returns false (after
+ * reporting) when the value is bad. */
+static bool parse_value(struct parser *p, unsigned line, const struct key_def *def, const char *value,
+                        void *base) {
+        void *target = (char *) base + def->offset;
+        const char *key = def->name;
+        char lo[32], hi[32];
+        uint64_t u;
+        double d;
+        bool b;
+        int r;
+
+        if (!*value && def->type != VT_CPULIST) {
+                perr(p, line, key, "empty value");
+                return false;
+        }
+
+        switch (def->type) {
+        case VT_BOOL:
+        case VT_TRISTATE:
+                if (util_parse_bool(value, &b) < 0) {
+                        perr(p, line, key, "invalid boolean \"%s\" (expected yes or no)", value);
+                        return false;
+                }
+                if (def->type == VT_BOOL)
+                        *(bool *) target = b;
+                else
+                        *(enum tristate *) target = b ? TRI_YES : TRI_NO;
+                return true;
+
+        case VT_UINT:
+                r = util_parse_u64(value, (size_t) -1, &u);
+                if (r == -EINVAL) {
+                        perr(p, line, key, "invalid number \"%s\"", value);
+                        return false;
+                }
+                if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
+                        perr(p, line, key, "\"%s\" is out of range (%.0f..%.0f)", value, def->min, def->max);
+                        return false;
+                }
+                *(unsigned *) target = (unsigned) u;
+                return true;
+
+        case VT_FLOW_ENTRIES:
+                r = util_parse_u64(value, (size_t) -1, &u);
+                if (r == -EINVAL) {
+                        perr(p, line, key, "invalid number \"%s\"", value);
+                        return false;
+                }
+                if (r < 0 || (u != 0 && (u < FLOW_ENTRIES_MIN || u > FLOW_ENTRIES_MAX || (u & (u - 1)) != 0))) {
+                        perr(p, line, key, "\"%s\" must be 0 or a power of two from %d to %d", value,
+                             FLOW_ENTRIES_MIN, FLOW_ENTRIES_MAX);
+                        return false;
+                }
+                *(uint32_t *) target = (uint32_t) u;
+                return true;
+
+        case VT_PERCENT: {
+                char buf[64];
+                size_t n = strlen(value);
+
+                if (n >= sizeof(buf)) {
+                        perr(p, line, key, "invalid percentage \"%s\"", value);
+                        return false;
+                }
+                memcpy(buf, value, n + 1);
+                if (n > 0 && buf[n - 1] == '%')
+                        buf[n - 1] = 0;
+                r = parse_number(buf, &d);
+                if (r == -EINVAL) {
+                        perr(p, line, key, "invalid percentage \"%s\"", value);
+                        return false;
+                }
+                if (r < 0 || d < def->min || d > def->max) {
+                        perr(p, line, key, "\"%s\" is out of range (%g%%..%g%%)", value, def->min, def->max);
+                        return false;
+                }
+                *(double *) target = d / 100;
+                return true;
+        }
+
+        case VT_DECIMAL:
+                r = parse_number(value, &d);
+                if (r == -EINVAL) {
+                        perr(p, line, key, "invalid number \"%s\"", value);
+                        return false;
+                }
+                if (r < 0 || d < def->min || d > def->max) {
+                        perr(p, line, key, "\"%s\" is out of range (%g..%g)", value, def->min, def->max);
+                        return false;
+                }
+                *(double *) target = d;
+                return true;
+
+        case VT_DURATION:
+                r = util_parse_duration_usec(value, &u);
+                if (r == -EINVAL) {
+                        perr(p, line, key, "invalid duration \"%s\" (expected e.g. 500ms, 2s, 5min)", value);
+                        return false;
+                }
+                if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
+                        perr(p, line, key, "\"%s\" is out of range (%s..%s)", value,
+                             format_duration((uint64_t) def->min, lo, sizeof(lo)),
+                             format_duration((uint64_t) def->max, hi, sizeof(hi)));
+                        return false;
+                }
+                *(uint64_t *) target = u;
+                return true;
+
+        case VT_PATH:
+                if (value[0] != '/') {
+                        perr(p, line, key, "\"%s\" is not an absolute path", value);
+                        return false;
+                }
+                if (strlen(value) >= PATH_MAX) {
+                        perr(p, line, key, "path is too long");
+                        return false;
+                }
+                break;
+
+        case VT_LOG_LEVEL:
+                r = parse_log_level(value);
+                if (r < 0) {
+                        perr(p, line, key,
+                             "invalid log level \"%s\" (expected debug, info, notice, warning or err)", value);
+                        return false;
+                }
+                *(int *) target = r;
+                return true;
+
+        case VT_CPULIST: {
+                cpuset_t s;
+
+                r = cpuset_parse_list(value, &s);
+                if (r == -ERANGE) {
+                        perr(p, line, key, "CPU number too large in \"%s\" (at most %d)", value, CPUSET_MAX - 1);
+                        return false;
+                }
+                if (r < 0) {
+                        perr(p, line, key, "invalid CPU list \"%s\" (expected e.g. 0-3,8)", value);
+                        return false;
+                }
+                *(cpuset_t *) target = s;
+                return true;
+        }
+
+        case VT_COMM:
+                if (strlen(value) > COMM_MAX) {
+                        perr(p, line, key,
+                             "\"%s\" is longer than %d characters, the most a process name (comm) holds",
+                             value, COMM_MAX);
+                        return false;
+                }
+                break;
+
+        case VT_REGEX: {
+                regex_t re;
+
+                r = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+                if (r != 0) {
+                        char msg[256];
+
+                        regerror(r, &re, msg, sizeof(msg));
+                        perr(p, line, key, "invalid regular expression \"%s\": %s", value, msg);
+                        return false;
+                }
+                regfree(&re);
+                break;
+        }
+
+        case VT_UNIT:
+                if (!valid_unit_name(value)) {
+                        perr(p, line, key, "\"%s\" is not a unit name (expected e.g. nginx.service)", value);
+                        return false;
+                }
+                break;
+
+        case VT_POLICY: {
+                enum worker_policy wp = worker_policy_from_string(value);
+
+                if (wp == WORKER_POLICY_INVALID) {
+                        perr(p, line, key, "invalid policy \"%s\" (expected spread, colocate or avoid-net)",
+                             value);
+                        return false;
+                }
+                *(enum worker_policy *) target = wp;
+                return true;
+        }
+
+        case VT_IFNAME:
+                if (!valid_ifname(value)) {
+                        perr(p, line, key, "\"%s\" is not an interface name", value);
+                        return false;
+                }
+                break;
+        }
+
+        /* The string types end here. */
+        if (set_string((char **) target, value) < 0) {
+                p->oom = true;
+                return false;
+        }
+        return true;
+}
+
+/* Checks that need the whole [worker] section: run when it closes. */
+static void worker_finish(struct parser *p) {
+        const struct config_worker *w = &p->c->workers[p->index];
+        const struct seen *s = p->seen;
+
+        if (!s[WK_MATCH_NAME].line && !s[WK_MATCH_CMDLINE].line && !s[WK_MATCH_UNIT].line && !s[WK_PIDFILE].line)
+                perr(p, p->section_line, NULL,
+                     "[worker %s] needs at least one of match_name, match_cmdline, match_unit, pidfile",
+                     w->name);
+        if (!s[WK_POLICY].line)
+                perr(p, p->section_line, "policy", "missing in [worker %s] (spread, colocate or avoid-net)",
+                     w->name);
+        if (s[WK_INTERFACE].line && !s[WK_POLICY].bad && w->policy != WORKER_COLOCATE &&
+            w->policy != WORKER_POLICY_INVALID)
+                perr(p, s[WK_INTERFACE].line, "interface", "only used with policy = colocate, not %s",
+                     worker_policy_to_string(w->policy));
+}
+
+static void section_finish(struct parser *p) {
+        if (p->kind == SEC_WORKER)
+                worker_finish(p);
+        p->kind = SEC_NONE;
+}
+
+static bool has_space(const char *s) {
+        for (; *s; s++)
+                if (isspace((unsigned char) *s))
+                        return true;
+        return false;
+}
+
+static void parse_section(struct parser *p, unsigned line, char *s) {
+        char *close, *name, *arg;
+        int r;
+
+        section_finish(p);
+        p->kind = SEC_SKIP;
+        p->section_line = line;
+
+        /* The last ']' closes the header so globs such as eth[0-3] work. */
+        close = strrchr(s, ']');
+        if (!close) {
+                perr(p, line, NULL, "section header without closing ']'");
+                return;
+        }
+        if (*util_strstrip(close + 1)) {
+                perr(p, line, NULL, "unexpected text after ']' in section header");
+                return;
+        }
+        *close = 0;
+        name = util_strstrip(s + 1);
+        arg = name + strcspn(name, " \t");
+        if (*arg) {
+                *arg++ = 0;
+                arg = util_strstrip(arg);
+        }
+
+        if (strcmp(name, "daemon") == 0 || strcmp(name, "balance") == 0) {
+                bool daemon = name[0] == 'd';
+                unsigned *first = daemon ? &p->daemon_line : &p->balance_line;
+
+                if (*arg) {
+                        perr(p, line, NULL, "section [%s] takes no name", name);
+                        return;
+                }
+                if (*first)
+                        perr(p, line, NULL, "duplicate section [%s] (first on line %u)", name, *first);
+                else
+                        *first = line;
+                /* Keys of a repeated section still get checked, and a key set
+                 * in both copies is a duplicate key, as it would be in one. */
+                p->kind = daemon ? SEC_DAEMON : SEC_BALANCE;
+                p->seen = daemon ? p->daemon_seen : p->balance_seen;
+                return;
+        }
+
+        if (strcmp(name, "interface") == 0) {
+                struct config_interface *ci;
+
+                if (!*arg) {
+                        perr(p, line, NULL, "section [interface] needs a name pattern, e.g. [interface eth*]");
+                        return;
+                }
+                if (has_space(arg)) {
+                        perr(p, line, NULL, "interface pattern \"%s\" contains white space", arg);
+                        return;
+                }
+                for (size_t i = 0; i < p->c->n_interfaces; i++)
+                        if (strcmp(p->c->interfaces[i].match, arg) == 0) {
+                                perr(p, line, NULL, "duplicate section [interface %s] (first on line %u)", arg,
+                                     p->c->interfaces[i].line);
+                                break;
+                        }
+                r = util_grow((void **) &p->c->interfaces, &p->allocated_interfaces, p->c->n_interfaces + 1,
+                              sizeof(*p->c->interfaces));
+                if (r < 0) {
+                        p->oom = true;
+                        return;
+                }
+                ci = &p->c->interfaces[p->c->n_interfaces];
+                *ci = (struct config_interface) {
+                        .manage = true,
+                        .rps = TRI_INHERIT,
+                        .xps = TRI_INHERIT,
+                        .rfs = TRI_INHERIT,
+                        .line = line,
+                };
+                cpuset_zero(&ci->cpus);
+                ci->match = strdup(arg);
+                if (!ci->match) {
+                        p->oom = true;
+                        return;
+                }
+                p->index = p->c->n_interfaces++;
+                p->kind = SEC_INTERFACE;
+                memset(p->other_seen, 0, sizeof(p->other_seen));
+                p->seen = p->other_seen;
+                return;
+        }
+
+        if (strcmp(name, "worker") == 0) {
+                struct config_worker *w;
+
+                if (!*arg) {
+                        perr(p, line, NULL, "section [worker] needs a name, e.g. [worker nginx]");
+                        return;
+                }
+                if (has_space(arg)) {
+                        perr(p, line, NULL, "worker name \"%s\" contains white space", arg);
+                        return;
+                }
+                for (size_t i = 0; i < p->c->n_workers; i++)
+                        if (strcmp(p->c->workers[i].name, arg) == 0) {
+                                perr(p, line, NULL, "duplicate section [worker %s] (first on line %u)", arg,
+                                     p->c->workers[i].line);
+                                break;
+                        }
+                r = util_grow((void **) &p->c->workers, &p->allocated_workers, p->c->n_workers + 1,
+                              sizeof(*p->c->workers));
+                if (r < 0) {
+                        p->oom = true;
+                        return;
+                }
+                w = &p->c->workers[p->c->n_workers];
+                *w = (struct config_worker) {
+                        .policy = WORKER_POLICY_INVALID,
+                        .line = line,
+                };
+                cpuset_zero(&w->cpus);
+                w->name = strdup(arg);
+                if (!w->name) {
+                        p->oom = true;
+                        return;
+                }
+                p->index = p->c->n_workers++;
+                p->kind = SEC_WORKER;
+                memset(p->other_seen, 0, sizeof(p->other_seen));
+                p->seen = p->other_seen;
+                return;
+        }
+
+        perr(p, line, NULL, "unknown section [%s]", name);
+}
+
+static void parse_key(struct parser *p, unsigned line, const char *key, const char *value) {
+        const struct key_def *defs;
+        size_t n;
+        void *base;
+        char label[300];
+
+        switch (p->kind) {
+        case SEC_SKIP:
+                return;
+        case SEC_NONE:
+                perr(p, line, key, "key outside of any section");
+                return;
+        case SEC_DAEMON:
+                defs = daemon_keys, n = ELEMENTSOF(daemon_keys), base = p->c;
+                break;
+        case SEC_BALANCE:
+                defs = balance_keys, n = ELEMENTSOF(balance_keys), base = p->c;
+                break;
+        case SEC_INTERFACE:
+                defs = interface_keys, n = ELEMENTSOF(interface_keys), base = &p->c->interfaces[p->index];
+                break;
+        case SEC_WORKER:
+                defs = worker_keys, n = ELEMENTSOF(worker_keys), base = &p->c->workers[p->index];
+                break;
+        default:
+                return;
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                if (strcmp(defs[i].name, key) != 0)
+                        continue;
+                if (p->seen[i].line) {
+                        perr(p, line, key, "duplicate key (first set on line %u)", p->seen[i].line);
+                        return;
+                }
+                p->seen[i].line = line;
+                p->seen[i].bad = !parse_value(p, line, &defs[i], value, base);
+                return;
+        }
+        perr(p, line, key, "unknown key in %s", section_label(p, label, sizeof(label)));
+}
+
+static void parse_line(struct parser *p, unsigned line, char *s) {
+        char *eq, *key, *value;
+
+        s = util_strstrip(s);
+        if (!*s || *s == '#' || *s == ';')
+                return;
+        if (*s == '[') {
+                parse_section(p, line, s);
+                return;
+        }
+        eq = strchr(s, '=');
+        if (!eq) {
+                perr(p, line, NULL, "expected \"key = value\" or a [section] header, got \"%.40s\"", s);
+                return;
+        }
+        *eq = 0;
+        key = util_strstrip(s);
+        value = util_strstrip(eq + 1);
+        if (!*key) {
+                perr(p, line, NULL, "missing key before '='");
+                return;
+        }
+        if (value[0] == '"') {
+                size_t n = strlen(value);
+
+                if (n < 2 || value[n - 1] != '"') {
+                        perr(p, line, key, "unterminated quoted value");
+                        return;
+                }
+                value[n - 1] = 0;
+                value++;
+        }
+        parse_key(p, line, key, value);
+}
+
+/* Checks between keys, once the whole file is read. */
+static void check_cross(struct parser *p) {
+        const struct config *c = p->c;
+        const struct seen *b = p->balance_seen;
+        char x[32], y[32];
+
+        if (!b[BK_HOT_ENTER].bad && !b[BK_HOT_EXIT].bad && c->hot_exit >= c->hot_enter)
+                perr(p, b[BK_HOT_EXIT].line ? b[BK_HOT_EXIT].line : b[BK_HOT_ENTER].line, "hot_exit",
+                     "%g%% must be below hot_enter (%g%%)", c->hot_exit * 100, c->hot_enter * 100);
+        if (!b[BK_MIN_DWELL].bad && !b[BK_MAX_DWELL].bad && c->max_dwell_usec < c->min_dwell_usec)
+                perr(p, b[BK_MAX_DWELL].line ? b[BK_MAX_DWELL].line : b[BK_MIN_DWELL].line, "max_dwell",
+                     "%s must not be below min_dwell (%s)", format_duration(c->max_dwell_usec, x, sizeof(x)),
+                     format_duration(c->min_dwell_usec, y, sizeof(y)));
+        for (size_t i = 0; i < c->n_interfaces; i++) {
+                const struct config_interface *ci = &c->interfaces[i];
+
+                if (!cpuset_empty(&ci->cpus) && cpuset_subset(&ci->cpus, &c->banned_cpus))
+                        perr(p, ci->line, "cpus", "every CPU of [interface %s] is in banned_cpus", ci->match);
+        }
+}
+
+/* Stable by line, so the listing reads in file order; cross-key problems
+ * found at the end land next to their lines.  Lists are short (capped). */
+static void sort_errors(struct config_errors *errs, size_t from) {
+        for (size_t i = from + 1; i < errs->n; i++) {
+                struct config_error e = errs->v[i];
+                size_t j = i;
+
+                while (j > from && errs->v[j - 1].line > e.line) {
+                        errs->v[j] = errs->v[j - 1];
+                        j--;
+                }
+                errs->v[j] = e;
+        }
+}
+
+int config_parse(const char *path, const char *buf, size_t len, struct config *ret,
+                 struct config_errors *errs) {
+        struct config_errors local = {};
+        struct config c;
+        struct parser p = {};
+        size_t pos = 0;
+        unsigned line = 0;
+        int r;
+
+        if (!errs)
+                errs = &local;
+        r = config_defaults(&c);
+        if (r < 0)
+                return r;
+        if (path && !(c.path = strdup(path))) {
+                config_free(&c);
+                return -ENOMEM;
+        }
+        p = (struct parser) {
+                .path = path,
+                .c = &c,
+                .errs = errs,
+                .first_error = errs->n,
+                .allocated_errors = errs->n,
+                .kind = SEC_NONE,
+        };
+
+        /* A UTF-8 byte order mark from some editors is not part of line 1. */
+        if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+                pos = 3;
+
+        while (pos < len && !p.oom) {
+                const char *nl = memchr(buf + pos, '\n', len - pos);
+                size_t n = nl ? (size_t) (nl - (buf + pos)) : len - pos;
+                char *s;
+
+                line++;
+                if (memchr(buf + pos, 0, n)) {
+                        perr(&p, line, NULL, "line contains a NUL byte");
+                } else {
+                        s = strndup(buf + pos, n);
+                        if (!s) {
+                                p.oom = true;
+                                break;
+                        }
+                        parse_line(&p, line, s);
+                        free(s);
+                }
+                pos += n + (nl ? 1 : 0);
+        }
+        if (!p.oom) {
+                section_finish(&p);
+                check_cross(&p);
+        }
+
+        if (p.oom) {
+                config_free(&c);
+                config_errors_free(&local);
+                return -ENOMEM;
+        }
+        if (errs->n > p.first_error) {
+                sort_errors(errs, p.first_error);
+                config_free(&c);
+                config_errors_free(&local);
+                return -EINVAL;
+        }
+        *ret = c;
+        return 0;
+}
+
+int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
+        struct config_errors local = {};
+        size_t allocated = 0, len = 0, cap = 0;
+        char *buf = NULL;
+        FILE *f;
+        int r;
+
+        if (!errs)
+                errs = &local;
+        allocated = errs->n;
+
+        f = fopen(path, "re");
+        if (!f) {
+                r = -errno;
+                if (r == -ENOENT && allow_missing) {
+                        struct config c;
+
+                        r = config_defaults(&c);
+                        if (r < 0)
+                                return r;
+                        *ret = c;
+                        return 0;
+                }
+                goto fail;
+        }
+        for (;;) {
+                size_t got;
+
+                if (len == cap) {
+                        char *nbuf;
+
+                        if (cap >= CONFIG_MAX_SIZE) {
+                                r = -EFBIG;
+                                break;
+                        }
+                        cap = cap ? cap * 2 : 4096;
+                        nbuf = realloc(buf, cap);
+                        if (!nbuf) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        buf = nbuf;
+                }
+                got = fread(buf + len, 1, cap - len, f);
+                len += got;
+                if (got == 0) {
+                        r = ferror(f) ? -(errno ? errno : EIO) : 0;
+                        break;
+                }
+        }
+        fclose(f);
+        if (r < 0) {
+                free(buf);
+                goto fail;
+        }
+        r = config_parse(path, buf ? buf : "", len, ret, errs);
+        free(buf);
+        config_errors_free(&local);
+        return r;
+
+fail:
+        if (r != -ENOMEM) {
+                if (r == -EFBIG)
+                        errors_add(errs, &allocated, path, 0, NULL, "file is larger than %d bytes",
+                                   CONFIG_MAX_SIZE);
+                else
+                        errors_add(errs, &allocated, path, 0, NULL, "cannot read: %s", strerror(-r));
+        }
+        config_errors_free(&local);
+        return r;
+}
+
+const struct config_interface *config_interface_for(const struct config *c, const char *ifname) {
+        if (!c || !ifname)
+                return NULL;
+        for (size_t i = 0; i < c->n_interfaces; i++)
+                if (fnmatch(c->interfaces[i].match, ifname, 0) == 0)
+                        return &c->interfaces[i];
+        return NULL;
+}
