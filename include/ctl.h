@@ -1,0 +1,95 @@
+/* irqsteerctl: the operator's window.  Subcommands (inventory, top, status,
+ * plan, restore) and the pure formatters behind them, which take data in and
+ * write to a FILE* or a json_writer, so tests drive them with hand-made
+ * inputs.  Output schemas are documented in irqsteerctl(8); the status file
+ * schema below is the contract with the daemon, which writes it.
+ *
+ * STATE_DIR/status.json, version 1 (rewritten atomically every tick by
+ * irqsteerd; members may be added, never renamed or retyped):
+ *
+ *   {
+ *     "version": 1,
+ *     "pid": 1234,                        daemon PID
+ *     "started_usec": 1700000000000000,   CLOCK_REALTIME of the start, µs
+ *     "uptime_s": 3600.5,                 seconds since the start
+ *     "status": "...",                    the sd_notify STATUS= line
+ *     "config": { ... },                  the config in force: flat-ish object
+ *                                         of key -> value (numbers, strings,
+ *                                         booleans, CPU arrays, nested objects
+ *                                         for [interface]/[worker] sections);
+ *                                         rendered generically
+ *     "hot_cpus": [ {"cpu": 3, "load": 0.82} ],         load: share 0..1
+ *     "managed": [ {"object": "irq 73", "current": "3", "original": "0-15"} ],
+ *                                         undo journal objects (undo_key_format)
+ *                                         with the current and original value
+ *     "last_actions": [ {"time": 1700000000000000, "action": "...", "reason": "..."} ]
+ *                                         newest last; time is CLOCK_REALTIME µs,
+ *                                         action the action_format() line
+ *   }
+ *
+ * Required: version (== 1), pid, status; the rest is optional but, when
+ * present, must have the type shown. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "inventory.h"
+#include "json.h"
+#include "sample.h"
+#include "topology.h"
+
+#define CTL_STATUS_VERSION 1
+#define CTL_INVENTORY_VERSION 1
+
+/* Exit codes of irqsteerctl. */
+enum {
+        CTL_EXIT_OK = 0,
+        CTL_EXIT_ERROR = 1,
+        CTL_EXIT_USAGE = 2,
+};
+
+/* Runs irqsteerctl with its command line; returns the exit code. */
+int ctl_main(int argc, char **argv);
+
+/* The subcommands; argv[0] is the subcommand name.  Return an exit code. */
+int ctl_inventory(int argc, char **argv);
+int ctl_top(int argc, char **argv);
+int ctl_status(int argc, char **argv);
+int ctl_plan(int argc, char **argv);
+int ctl_restore(int argc, char **argv);
+
+/* Inventory as JSON (schema "version": 1 in irqsteerctl(8)). */
+void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv);
+/* Inventory as readable tables. */
+void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv);
+
+/* The CPUs an IRQ fires on: its effective affinity when the kernel reports
+ * one, else its affinity mask. */
+void ctl_irq_cpus(const struct inv_irq *irq, cpuset_t *ret);
+
+/* The NIC queue IRQs served by cpu, as labels "NIC:Q" (combined rx/tx
+ * vector), "NIC:Qrx", "NIC:Qtx"; calls fn once per label, in inventory order. */
+void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char *label, void *userdata),
+                    void *userdata);
+
+/* One top sample as a JSON Lines object (without the newline):
+ * {"time","interval","cpus":[{"cpu","usr","sys","irq","soft","idle",
+ * "net_rx","net_tx","queues":[...]}]}.  time_s is CLOCK_REALTIME seconds;
+ * inv may be NULL (no queues). */
+void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
+                  const struct inventory *inv);
+/* One top sample as a table. */
+void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory *inv);
+
+/* Checks a parsed status file against the schema above: 0 or -EBADMSG, with
+ * a short description of the first problem in *ret_why when non-NULL. */
+int ctl_status_validate(const struct json_value *v, const char **ret_why);
+/* Renders a validated status document for people; now_s is CLOCK_REALTIME
+ * seconds (for "N s ago"). */
+void ctl_status_print(FILE *f, const struct json_value *v, double now_s);
+
+/* Parses an interval given as seconds ("0.5", "2") or a duration ("500ms",
+ * "2s"); > 0 and at most one hour.  0 or -EINVAL / -ERANGE. */
+int ctl_parse_interval(const char *s, uint64_t *ret_usec);

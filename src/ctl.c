@@ -1,0 +1,522 @@
+/* irqsteerctl: command-line dispatch and the inventory subcommand.  top,
+ * status, plan and restore live in ctl-top.c, ctl-status.c, ctl-plan.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctl-internal.h"
+#include "ctl.h"
+#include "log.h"
+#include "procfs.h"
+#include "rootfs.h"
+#include "util.h"
+
+/* Set from configure's version by Makefile.am; a bare compile still builds. */
+#ifndef IRQSTEER_VERSION
+#define IRQSTEER_VERSION "unknown"
+#endif
+
+/* ---- shared helpers (ctl-internal.h) ---- */
+
+void ctl_error(const char *fmt, ...) {
+        va_list ap;
+
+        fputs("irqsteerctl: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+}
+
+int ctl_usage_error(const char *cmd, const char *fmt, ...) {
+        va_list ap;
+
+        fprintf(stderr, "irqsteerctl%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "\nTry 'irqsteerctl %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+        return CTL_EXIT_USAGE;
+}
+
+bool ctl_root_is_host(const char *dir) {
+        struct stat a, b;
+
+        if (stat(dir, &a) < 0 || stat("/", &b) < 0)
+                return false;
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int ctl_open_root(const char *dir) {
+        int fd = rootfs_open(dir);
+
+        if (fd < 0)
+                ctl_error("cannot open root directory %s: %s", dir, strerror(-fd));
+        return fd;
+}
+
+int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
+                   struct inventory *inv) {
+        int r;
+
+        r = topology_read(rootfd, t);
+        if (r < 0) {
+                ctl_error("cannot read the CPU topology: %s", strerror(-r));
+                return r;
+        }
+        r = procfs_interrupts_read(rootfd, pi);
+        if (r < 0) {
+                /* Without proc/interrupts NICs and queues are still worth
+                 * showing; their IRQs are simply unknown. */
+                ctl_error("cannot read proc/interrupts: %s, showing no IRQs", strerror(-r));
+                memset(pi, 0, sizeof(*pi));
+        }
+        r = inventory_read(rootfd, pi, inv);
+        if (r < 0) {
+                ctl_error("cannot read the NIC inventory: %s", strerror(-r));
+                topology_free(t);
+                procfs_interrupts_free(pi);
+                return r;
+        }
+        if (host) {
+                r = inventory_netlink_refresh(inv);
+                if (r < 0)
+                        log_debug_errno(r, "netlink refresh failed, keeping sysfs values: %m");
+        }
+        return 0;
+}
+
+void ctl_irq_cpus(const struct inv_irq *irq, cpuset_t *ret) {
+        if (irq->has_effective && !cpuset_empty(&irq->effective))
+                *ret = irq->effective;
+        else
+                *ret = irq->affinity;
+}
+
+void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char *label, void *userdata),
+                    void *userdata) {
+        if (!inv)
+                return;
+        for (size_t n = 0; n < inv->n_nics; n++) {
+                const struct inv_nic *nic = &inv->nics[n];
+
+                for (size_t q = 0; q < nic->n_queues; q++) {
+                        const struct inv_queue *qu = &nic->queues[q];
+                        int irqs[2] = { qu->rx_irq, qu->tx_irq };
+                        bool combined = qu->rx_irq >= 0 && qu->rx_irq == qu->tx_irq;
+
+                        for (int k = 0; k < (combined ? 1 : 2); k++) {
+                                const struct inv_irq *irq;
+                                cpuset_t cpus;
+                                char label[IF_NAMESIZE + 24];
+
+                                if (irqs[k] < 0)
+                                        continue;
+                                irq = inventory_irq(inv, (unsigned) irqs[k]);
+                                if (!irq)
+                                        continue;
+                                ctl_irq_cpus(irq, &cpus);
+                                if (!cpuset_isset(&cpus, cpu))
+                                        continue;
+                                snprintf(label, sizeof(label), "%s:%d%s", nic->name, qu->index,
+                                         combined ? "" : k == 0 ? "rx" : "tx");
+                                fn(label, userdata);
+                        }
+                }
+        }
+}
+
+int ctl_parse_interval(const char *s, uint64_t *ret_usec) {
+        uint64_t usec;
+        char *end;
+        double d;
+        int r;
+
+        if (!s || !*s)
+                return -EINVAL;
+        /* A bare number is seconds and may have a fraction ("0.2"), which
+         * util_parse_duration_usec does not take. */
+        errno = 0;
+        d = strtod(s, &end);
+        if (end != s && *end == '\0' && s[0] >= '0' && s[0] <= '9') {
+                if (errno != 0 || !(d > 0) || d > 3600)
+                        return -ERANGE;
+                usec = (uint64_t) (d * 1e6 + 0.5);
+        } else {
+                r = util_parse_duration_usec(s, &usec);
+                if (r < 0)
+                        return r;
+                if (usec > 3600ULL * 1000000)
+                        return -ERANGE;
+        }
+        if (usec < 1000)
+                return -ERANGE;
+        *ret_usec = usec;
+        return 0;
+}
+
+/* ---- inventory ---- */
+
+/* Numbers where -1 means unknown: null then. */
+static void json_node(struct json_writer *w, const char *key, int node) {
+        if (node < 0)
+                json_key_null(w, key);
+        else
+                json_key_int(w, key, node);
+}
+
+static void json_irq_or_null(struct json_writer *w, const char *key, int irq) {
+        if (irq < 0)
+                json_key_null(w, key);
+        else
+                json_key_int(w, key, irq);
+}
+
+void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv) {
+        json_begin_object(w);
+        json_key_int(w, "version", CTL_INVENTORY_VERSION);
+
+        json_key_begin_array(w, "cpus");
+        for (int c = 0; c <= t->max_cpu; c++) {
+                const struct topo_cpu *tc = &t->cpus[c];
+
+                if (!tc->present)
+                        continue;
+                json_begin_object(w);
+                json_key_int(w, "cpu", tc->cpu);
+                json_node(w, "node", tc->node);
+                json_node(w, "core", tc->core);
+                json_node(w, "package", tc->package_id);
+                json_node(w, "smt_index", tc->smt_index);
+                json_key_bool(w, "online", tc->online);
+                json_key_bool(w, "isolated", tc->isolated);
+                json_key_bool(w, "nohz_full", tc->nohz_full);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "nodes");
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                json_begin_object(w);
+                json_key_int(w, "node", t->nodes[i].id);
+                json_key_cpuset(w, "cpus", &t->nodes[i].cpus);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "nics");
+        for (size_t n = 0; n < inv->n_nics; n++) {
+                const struct inv_nic *nic = &inv->nics[n];
+
+                json_begin_object(w);
+                json_key_string(w, "name", nic->name);
+                if (nic->ifindex > 0)
+                        json_key_int(w, "ifindex", nic->ifindex);
+                else
+                        json_key_null(w, "ifindex");
+                json_key_string(w, "driver", nic->driver[0] ? nic->driver : NULL);
+                json_key_string(w, "bus_id", nic->bus_id[0] ? nic->bus_id : NULL);
+                json_key_string(w, "pci_addr", nic->pci_addr[0] ? nic->pci_addr : NULL);
+                json_node(w, "node", nic->node);
+                json_key_cpuset(w, "local_cpus", &nic->local_cpus);
+                json_key_bool(w, "up", nic->up);
+                json_key_int(w, "rx_queues", nic->rx_queues);
+                json_key_int(w, "tx_queues", nic->tx_queues);
+                if (nic->combined_channels >= 0)
+                        json_key_int(w, "combined_channels", nic->combined_channels);
+                else
+                        json_key_null(w, "combined_channels");
+                json_key_string(w, "mapping", inv_map_source_to_string(nic->map));
+                json_key_begin_array(w, "queues");
+                for (size_t q = 0; q < nic->n_queues; q++) {
+                        const struct inv_queue *qu = &nic->queues[q];
+                        unsigned flags;
+
+                        json_begin_object(w);
+                        json_key_int(w, "index", qu->index);
+                        json_key_bool(w, "rx", qu->has_rx);
+                        json_key_bool(w, "tx", qu->has_tx);
+                        json_irq_or_null(w, "rx_irq", qu->rx_irq);
+                        json_irq_or_null(w, "tx_irq", qu->tx_irq);
+                        /* Every IRQ the inventory tied to this queue, whatever
+                         * its role, in IRQ order (inventory irqs are sorted). */
+                        json_key_begin_array(w, "irqs");
+                        flags = w->flags;
+                        w->flags &= ~JSON_PRETTY; /* one line, like CPU lists */
+                        for (size_t i = 0; i < inv->n_irqs; i++)
+                                if (inv->irqs[i].nic == (int) n && inv->irqs[i].queue == qu->index)
+                                        json_uint(w, inv->irqs[i].irq);
+                        json_end_array(w);
+                        w->flags = flags;
+                        if (qu->has_rps) {
+                                json_key_cpuset(w, "rps_cpus", &qu->rps_cpus);
+                                json_key_uint(w, "rps_flow_cnt", qu->rps_flow_cnt);
+                        } else {
+                                json_key_null(w, "rps_cpus");
+                                json_key_null(w, "rps_flow_cnt");
+                        }
+                        if (qu->has_xps)
+                                json_key_cpuset(w, "xps_cpus", &qu->xps_cpus);
+                        else
+                                json_key_null(w, "xps_cpus");
+                        json_end_object(w);
+                }
+                json_end_array(w);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "irqs");
+        for (size_t i = 0; i < inv->n_irqs; i++) {
+                const struct inv_irq *irq = &inv->irqs[i];
+                bool has_nic = irq->nic >= 0 && (size_t) irq->nic < inv->n_nics;
+
+                json_begin_object(w);
+                json_key_uint(w, "irq", irq->irq);
+                json_key_string(w, "name", irq->name);
+                json_key_string(w, "nic", has_nic ? inv->nics[irq->nic].name : NULL);
+                if (has_nic && irq->queue >= 0)
+                        json_key_int(w, "queue", irq->queue);
+                else
+                        json_key_null(w, "queue");
+                json_key_string(w, "role", inv_irq_role_to_string(irq->role));
+                if (irq->affinity_readable)
+                        json_key_cpuset(w, "affinity", &irq->affinity);
+                else
+                        json_key_null(w, "affinity");
+                if (irq->has_effective)
+                        json_key_cpuset(w, "effective", &irq->effective);
+                else
+                        json_key_null(w, "effective");
+                json_node(w, "node", irq->node);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_uint(w, "rps_sock_flow_entries", inv->rps_sock_flow_entries);
+        json_end_object(w);
+}
+
+/* A cpulist, "-" for the empty set; long lists are cut with "...". */
+static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
+        if (cpuset_empty(s))
+                snprintf(buf, len, "-");
+        else if (cpuset_format_list(s, buf, len) < 0)
+                snprintf(buf, len, "(%d CPUs)", cpuset_count(s));
+        return buf;
+}
+
+/* The affinity (or effective affinity) of a queue's IRQ: "A" for one
+ * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
+static const char *fmt_queue_irqs(const struct inventory *inv, const struct inv_queue *qu, bool effective,
+                                  char *buf, size_t len) {
+        const struct inv_irq *irqs[2] = { NULL, NULL };
+        const cpuset_t *sets[2] = { NULL, NULL };
+        char x[128], y[128];
+
+        if (qu->rx_irq >= 0)
+                irqs[0] = inventory_irq(inv, (unsigned) qu->rx_irq);
+        if (qu->tx_irq >= 0 && qu->tx_irq != qu->rx_irq)
+                irqs[1] = inventory_irq(inv, (unsigned) qu->tx_irq);
+        for (int i = 0; i < 2; i++) {
+                if (!irqs[i])
+                        continue;
+                if (effective ? irqs[i]->has_effective : irqs[i]->affinity_readable)
+                        sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
+        }
+        if (sets[0] && sets[1] && !cpuset_equal(sets[0], sets[1]))
+                snprintf(buf, len, "%s/%s", fmt_list(sets[0], x, sizeof(x)), fmt_list(sets[1], y, sizeof(y)));
+        else if (sets[0] || sets[1])
+                fmt_list(sets[0] ? sets[0] : sets[1], buf, len);
+        else
+                snprintf(buf, len, "-");
+        return buf;
+}
+
+/* An RPS/XPS mask: "off" when empty (the feature is disabled). */
+static const char *fmt_mask(const cpuset_t *s, char *buf, size_t len) {
+        if (cpuset_empty(s)) {
+                snprintf(buf, len, "off");
+                return buf;
+        }
+        return fmt_list(s, buf, len);
+}
+
+static const char *fmt_irq(int irq, char *buf, size_t len) {
+        if (irq < 0)
+                snprintf(buf, len, "-");
+        else
+                snprintf(buf, len, "%d", irq);
+        return buf;
+}
+
+void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv) {
+        char a[256], b[256], c[256], d[256];
+
+        fprintf(f, "CPUs\n");
+        fprintf(f, "  %-5s %-5s %-5s %-8s %-4s %-7s %-9s %s\n", "CPU", "NODE", "CORE", "PACKAGE", "SMT",
+                "ONLINE", "ISOLATED", "NOHZ_FULL");
+        for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
+                const struct topo_cpu *tc = &t->cpus[cpu];
+
+                if (!tc->present)
+                        continue;
+                fprintf(f, "  %-5d %-5d %-5d %-8d %-4d %-7s %-9s %s\n", tc->cpu, tc->node, tc->core,
+                        tc->package_id, tc->smt_index, tc->online ? "yes" : "no",
+                        tc->isolated ? "yes" : "no", tc->nohz_full ? "yes" : "no");
+        }
+        for (size_t i = 0; i < t->n_nodes; i++)
+                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id, fmt_list(&t->nodes[i].cpus, a, sizeof(a)));
+
+        for (size_t n = 0; n < inv->n_nics; n++) {
+                const struct inv_nic *nic = &inv->nics[n];
+
+                fprintf(f, "\n%s: %s", nic->name, nic->up ? "up" : "down");
+                if (nic->driver[0])
+                        fprintf(f, ", driver %s", nic->driver);
+                if (nic->bus_id[0])
+                        fprintf(f, ", bus %s", nic->bus_id);
+                if (nic->node >= 0)
+                        fprintf(f, ", node %d", nic->node);
+                fprintf(f, ", %d rx / %d tx queues", nic->rx_queues, nic->tx_queues);
+                if (nic->combined_channels >= 0)
+                        fprintf(f, ", %d combined channels", nic->combined_channels);
+                fprintf(f, ", IRQ map: %s\n", inv_map_source_to_string(nic->map));
+                fprintf(f, "  local CPUs %s\n", fmt_list(&nic->local_cpus, a, sizeof(a)));
+                if (nic->n_queues == 0)
+                        continue;
+                fprintf(f, "  %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "QUEUE", "RX_IRQ", "TX_IRQ",
+                        "AFFINITY", "EFFECTIVE", "RPS", "XPS");
+                for (size_t q = 0; q < nic->n_queues; q++) {
+                        const struct inv_queue *qu = &nic->queues[q];
+                        char rx[16], tx[16];
+
+                        fprintf(f, "  %-5d %-6s %-6s %-10s %-10s %-10s %-10s\n", qu->index,
+                                fmt_irq(qu->rx_irq, rx, sizeof(rx)), fmt_irq(qu->tx_irq, tx, sizeof(tx)),
+                                fmt_queue_irqs(inv, qu, false, a, sizeof(a)),
+                                fmt_queue_irqs(inv, qu, true, b, sizeof(b)),
+                                qu->has_rps ? fmt_mask(&qu->rps_cpus, c, sizeof(c)) : "-",
+                                qu->has_xps ? fmt_mask(&qu->xps_cpus, d, sizeof(d)) : "-");
+                }
+        }
+        fprintf(f, "\nrps_sock_flow_entries %u\n", inv->rps_sock_flow_entries);
+}
+
+static void inventory_help(FILE *f) {
+        fprintf(f, "Usage: irqsteerctl inventory [--root DIR] [--json]\n"
+                   "Show CPUs, NUMA nodes, NICs, their queues and IRQs with affinity and RPS/XPS masks.\n\n"
+                   "  -r, --root DIR   read /proc and /sys under DIR (default /)\n"
+                   "  -j, --json       print JSON (schema in irqsteerctl(8))\n"
+                   "  -h, --help       show this help\n");
+}
+
+int ctl_inventory(int argc, char **argv) {
+        static const struct option options[] = {
+                { "root", required_argument, NULL, 'r' },
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct topology t = { 0 };
+        struct procfs_interrupts pi = { 0 };
+        struct inventory inv = { 0 };
+        const char *root = "/";
+        bool json = false;
+        int c, rootfd, r, ret = CTL_EXIT_OK;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "+r:jh", options, NULL)) >= 0) {
+                switch (c) {
+                case 'r': root = optarg; break;
+                case 'j': json = true; break;
+                case 'h': inventory_help(stdout); return CTL_EXIT_OK;
+                default: return ctl_usage_error("inventory", "bad option");
+                }
+        }
+        if (optind < argc)
+                return ctl_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
+
+        rootfd = ctl_open_root(root);
+        if (rootfd < 0)
+                return CTL_EXIT_ERROR;
+        r = ctl_read_model(rootfd, ctl_root_is_host(root), &t, &pi, &inv);
+        close(rootfd);
+        if (r < 0)
+                return CTL_EXIT_ERROR;
+
+        if (json) {
+                struct json_writer w;
+
+                json_writer_init(&w, stdout, JSON_PRETTY);
+                ctl_inventory_json(&w, &t, &inv);
+                fputc('\n', stdout);
+                r = json_writer_finish(&w);
+                if (r < 0) {
+                        ctl_error("writing JSON failed: %s", strerror(-r));
+                        ret = CTL_EXIT_ERROR;
+                }
+        } else
+                ctl_inventory_print(stdout, &t, &inv);
+        if (fflush(stdout) != 0)
+                ret = CTL_EXIT_ERROR;
+
+        inventory_free(&inv);
+        procfs_interrupts_free(&pi);
+        topology_free(&t);
+        return ret;
+}
+
+/* ---- dispatch ---- */
+
+static void main_help(FILE *f) {
+        fprintf(f, "Usage: irqsteerctl [-v] COMMAND [OPTIONS]\n"
+                   "Inspect and control irqsteer, the NIC IRQ/RPS/XPS steering daemon.\n\n"
+                   "Commands:\n"
+                   "  inventory   CPUs, NICs, queues, IRQs and their masks\n"
+                   "  top         per-CPU load, softirq rates and the queues each CPU serves\n"
+                   "  status      what the running irqsteerd is doing\n"
+                   "  plan        the actions the policy would take now (changes nothing)\n"
+                   "  restore     put back the values saved by a previous run\n\n"
+                   "Options:\n"
+                   "  -v, --verbose   debug messages on stderr\n"
+                   "  -h, --help      show this help\n"
+                   "      --version   show the version\n\n"
+                   "'irqsteerctl COMMAND --help' describes each command.  See irqsteerctl(8).\n");
+}
+
+int ctl_main(int argc, char **argv) {
+        static const struct option options[] = {
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {},
+        };
+        static const struct {
+                const char *name;
+                int (*fn)(int argc, char **argv);
+        } commands[] = {
+                { "inventory", ctl_inventory }, { "top", ctl_top },         { "status", ctl_status },
+                { "plan", ctl_plan },           { "restore", ctl_restore },
+        };
+        int c, level = LOG_WARNING;
+
+        /* '+': stop at the subcommand, whose options are its own. */
+        while ((c = getopt_long(argc, argv, "+vh", options, NULL)) >= 0) {
+                switch (c) {
+                case 'v': level = LOG_DEBUG; break;
+                case 'h': main_help(stdout); return CTL_EXIT_OK;
+                case 'V': printf("irqsteerctl %s\n", IRQSTEER_VERSION); return CTL_EXIT_OK;
+                default: return ctl_usage_error(NULL, "bad option");
+                }
+        }
+        log_setup(LOG_TARGET_STDERR, level);
+        if (optind >= argc)
+                return ctl_usage_error(NULL, "missing command");
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (strcmp(argv[optind], commands[i].name) == 0)
+                        return commands[i].fn(argc - optind, argv + optind);
+        return ctl_usage_error(NULL, "unknown command '%s'", argv[optind]);
+}
