@@ -1,0 +1,94 @@
+/* Policy: a pure function of (topology, inventory = current placement,
+ * smoothed load, discovered workers, config, now, previous policy state) to
+ * a list of actions, each with a human-readable reason (DESIGN.md 5).  No
+ * I/O, no clock reads, no logging above debug: what deserves a log line is
+ * returned as a note in the report.
+ *
+ * Contract with the caller (the daemon):
+ * - the inventory passed to each tick shows the current values (IRQ
+ *   affinity, rps_cpus, xps_cpus, rps_flow_cnt): re-read, or patched after
+ *   each successful write.  A value that differs from what we last set (as
+ *   confirmed by policy_feedback() with 0) is an external change: it is noted
+ *   once and the object is left alone until policy_reset();
+ * - every action handed to the actuators comes back through
+ *   policy_feedback() with the actuator's result before the next tick;
+ * - load is the smoothed rates (sample_smooth), NULL before the first
+ *   interval. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "action.h"
+#include "config.h"
+#include "cpuset.h"
+#include "inventory.h"
+#include "sample.h"
+#include "topology.h"
+#include "workers.h"
+
+struct policy_state;
+
+struct policy_input {
+        const struct config *config;
+        const struct topology *topo;
+        const struct inventory *inv;
+        const struct sample_rates *load;  /* smoothed; NULL on the first tick before any interval */
+        const struct worker_set *workers; /* may be NULL */
+        uint64_t now_usec;                /* CLOCK_MONOTONIC, given by the caller */
+};
+
+struct policy_note {
+        int level;                        /* LOG_INFO, LOG_NOTICE, LOG_WARNING, ... */
+        char text[256];
+};
+
+struct policy_hot_cpu {
+        int cpu;
+        double load;                      /* irq+softirq share, smoothed */
+        double idle;
+        bool saturated;                   /* hot by the saturated rule, not by hot_enter */
+};
+
+struct policy_report {
+        cpuset_t hot;                     /* CPUs hot after this tick's samples */
+        struct policy_hot_cpu *hot_cpus;  /* one entry per CPU in hot, ascending */
+        size_t n_hot_cpus;
+        struct policy_note *notes;        /* things worth a log line, each said once */
+        size_t n_notes;
+        unsigned n_queue_irqs;            /* queue IRQs under management */
+        unsigned n_rps_queues;            /* rx queues whose RPS mask we steer */
+        unsigned n_moves_10min;           /* IRQ placements confirmed in the last 10 minutes */
+        unsigned n_managed_irqs;          /* kernel-managed IRQs we skip */
+        unsigned n_external;              /* objects left alone: changed behind our back */
+};
+
+/* A fresh state (nothing laid out, nothing remembered), or NULL on ENOMEM. */
+struct policy_state *policy_state_new(void);
+void policy_state_free(struct policy_state *st);
+
+/* One decision round.  Clears *ret_actions and fills it (possibly empty);
+ * *ret_report must be zero-initialised or a report from an earlier tick (its
+ * old contents are freed).  Returns 0, -EINVAL on a malformed input, -ENOMEM. */
+int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
+                struct policy_report *ret_report);
+
+/* The actuator's result for action a: 0 (remember what we set, for
+ * external-change detection, dwell and back-off), -EIO/-EPERM (managed IRQ
+ * or unwritable object: never again), -ENOSPC (that CPU is full for that
+ * IRQ: pick another), -ENOENT/-ESRCH (object gone: forget it), -EBUSY/-EAGAIN
+ * (retry next tick); anything else is retried a few times, then given up. */
+void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);
+
+/* The NIC went down/up or its queues changed: its driver reset the affinity,
+ * so forget what we set on it and lay it out again next tick (not an
+ * external change). */
+void policy_forget_nic(struct policy_state *st, const char *nic);
+
+/* Config reload: forget the "changed behind our back" and "managed" marks so
+ * those objects are considered again. */
+void policy_reset(struct policy_state *st);
+
+/* Frees the arrays of a report and zeroes it. */
+void policy_report_free(struct policy_report *r);

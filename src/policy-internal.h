@@ -1,0 +1,198 @@
+/* Shared between the policy files (policy.c: state, feedback, hot CPUs and
+ * the load model; policy-irq.c: IRQ layout and moves, XPS; policy-rps.c:
+ * RPS/RFS; policy-workers.c: thread affinity).  Not a public interface. */
+#pragma once
+
+#include <stdarg.h>
+
+#include "policy.h"
+#include "util.h"
+
+/* Share of a queue's receive softirq work that stays on the IRQ CPU (the
+ * NAPI poll, GRO) when RPS steers the protocol work elsewhere.  Derived from
+ * the field case in DESIGN.md 1: a single-queue NIC at 52.8% soft fell to 29%
+ * with RPS over all 4 CPUs; N + P = 0.528 and N + P/4 = 0.29 give N = 0.21,
+ * P = 0.32, so N is about 40% of the receive work. */
+#define POL_NAPI_SHARE 0.4
+
+/* A queue IRQ counts as busy (worth a move) when it carries at least this
+ * share of CPU time, or this fraction of its CPU's network load. */
+#define POL_BUSY_ABS 0.05
+#define POL_BUSY_FRAC 0.10
+/* A queue is a "lone hot queue" when it carries more than this fraction of
+ * its hot CPU's network load (the "most" of DESIGN.md 5). */
+#define POL_LONE_FRAC 0.5
+
+#define POL_MOVE_WINDOW_USEC (600ULL * 1000000ULL)
+/* Unexplained actuator errors are retried this many times, then given up. */
+#define POL_MAX_FAILURES 3
+
+struct pol_irq {
+        unsigned irq;
+        char nic[IF_NAMESIZE];   /* NIC it belongs to, for policy_forget_nic() */
+        bool seen;               /* present in this tick's inventory */
+        bool set;                /* last_set holds a value we wrote (confirmed) */
+        cpuset_t last_set;
+        bool primary;            /* the queue's first IRQ: its placements count as moves */
+        bool managed;            /* EIO/EPERM: kernel-managed, never again */
+        bool external;           /* changed behind our back: left alone until reset */
+        unsigned failures;
+        cpuset_t enospc;         /* CPUs whose vector space is full for this IRQ */
+        bool moved;              /* last_move/prev_cpu are meaningful */
+        uint64_t last_move_usec;
+        uint64_t dwell_usec;     /* current dwell: min_dwell, doubled on bounces */
+        int prev_cpu;            /* the CPU it left at its last move, -1 */
+};
+
+struct pol_queue {
+        char nic[IF_NAMESIZE];
+        int index;
+        bool seen;
+        bool orig_known;         /* rps_orig: the mask before we ever touched it */
+        cpuset_t rps_orig;
+        bool rps_set;            /* rps_last confirmed written by us */
+        cpuset_t rps_last;
+        bool rps_static;         /* single-queue RPS from the start: not narrowed */
+        uint64_t rps_change_usec;
+        unsigned narrow_ticks;   /* consecutive ticks the work fit on fewer CPUs */
+        bool rps_external, rps_broken;
+        bool flow_set;
+        uint32_t flow_last;
+        bool flow_external, flow_broken;
+        bool xps_set;
+        cpuset_t xps_last;
+        bool xps_external, xps_broken;
+        unsigned failures;
+};
+
+struct pol_nic {
+        char name[IF_NAMESIZE];
+        bool seen;
+        bool laid_out;
+        size_t n_queues;         /* queue count at layout: a change means the driver reset */
+        bool noted_no_cpu;
+};
+
+struct pol_thread {
+        pid_t pid, tid;
+        bool seen;
+        bool set;
+        cpuset_t last_set;
+        bool external, broken;
+        unsigned failures;
+};
+
+struct pol_cpu {
+        unsigned above;          /* consecutive samples over the enter threshold */
+        bool hot;
+        bool saturated;
+        uint64_t settle_until;   /* an action changed its load: the average has to catch up */
+};
+
+struct pol_cursor {
+        int node;
+        int pos;
+};
+
+struct policy_state {
+        struct pol_cpu *cpus;
+        size_t n_cpus, a_cpus;
+        struct pol_irq *irqs;
+        size_t n_irqs, a_irqs;
+        struct pol_queue *queues;
+        size_t n_queues, a_queues;
+        struct pol_nic *nics;
+        size_t n_nics, a_nics;
+        struct pol_thread *threads;
+        size_t n_threads, a_threads;
+        struct pol_cursor *cursors;
+        size_t n_cursors, a_cursors;
+        uint64_t *moves;         /* times of confirmed placements, oldest first */
+        size_t n_moves, a_moves;
+        struct policy_note *notes; /* said by feedback, handed out with the next report */
+        size_t n_notes, a_notes;
+        bool sock_flow_done;
+        uint64_t min_dwell_usec, max_dwell_usec; /* from the last tick's config, for feedback */
+        bool oom;                /* an allocation failed where we could not return it */
+};
+
+/* One queue: its rx and tx IRQ (or its one combined IRQ), moved together. */
+struct pol_unit {
+        size_t nic;              /* index into the tick's nics (= inv->nics) */
+        size_t qi;               /* index into nic->queues */
+        int queue;               /* queue index */
+        unsigned irq[2];         /* rx (or combined) first */
+        int n_irq;
+        int cpu;                 /* where it fires now, -1 unknown */
+        int target;              /* where it fires after this tick's actions */
+        double rate;             /* interrupts/s of its IRQs, all CPUs */
+        double work;             /* estimated irq+softirq share on its IRQ CPU */
+        double total;            /* estimated receive work, with what RPS steers elsewhere */
+        bool rps_on;             /* a non-empty rps_cpus other than its own CPU */
+        cpuset_t rps;            /* current rps_cpus */
+        bool rps_ours;           /* we steer its RPS (after this tick's actions) */
+        bool fixed;              /* managed, changed behind us, failing, or NIC not managed */
+        bool replace;            /* its CPU went offline: the kernel moved it */
+        int offline_cpu;
+        bool touched;            /* an action of this tick concerns it */
+};
+
+struct pol_nicctx {
+        const struct inv_nic *nic;
+        struct pol_nic *rec;
+        bool managed;            /* manage=yes */
+        cpuset_t cpus;           /* NUMA-local eligible CPUs the interface section allows */
+        cpuset_t allowed;        /* all eligible CPUs the interface section allows */
+        bool rps, rfs, xps;
+        size_t first_unit, n_units;
+};
+
+struct pol_tick {
+        struct policy_state *st;
+        const struct policy_input *in;
+        const struct config *c;
+        const struct topology *topo;
+        const struct inventory *inv;
+        struct action_list *out;
+        struct policy_report *rep;
+        uint64_t now;
+        int max_cpu;
+        cpuset_t eligible;
+        cpuset_t hot;
+        double *load;            /* per CPU irq+softirq, projected as actions are planned */
+        double *idle;
+        double *net;             /* per CPU network share (irq + NET part of softirq) */
+        struct pol_unit *units;
+        size_t n_units, a_units;
+        struct pol_nicctx *nics; /* one per inv->nics entry */
+        unsigned moves;          /* rebalancing moves planned this tick */
+        cpuset_t touched;        /* CPUs whose load an action of this tick changed */
+        int r;                   /* first error (-ENOMEM) */
+};
+
+/* policy.c */
+void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4);
+struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create);
+struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create);
+struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid, bool create);
+const struct inv_irq *pol_inv_irq(const struct inventory *inv, unsigned irq);
+double pol_load(const struct pol_tick *t, int cpu);
+bool pol_settling(const struct pol_tick *t, int cpu);
+void pol_settle(struct pol_tick *t, int cpu);
+struct action *pol_add(struct pol_tick *t, enum action_type type);
+/* "4-7" / "3", for reasons. */
+const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
+
+/* policy-irq.c */
+void pol_layout(struct pol_tick *t);
+void pol_replace_offline(struct pol_tick *t);
+void pol_rebalance(struct pol_tick *t);
+void pol_xps(struct pol_tick *t);
+
+/* policy-rps.c */
+bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue);
+void pol_rps_adjust(struct pol_tick *t);
+void pol_rfs(struct pol_tick *t, const struct pol_unit *u);
+
+/* policy-workers.c */
+void pol_workers(struct pol_tick *t);

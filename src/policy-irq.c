@@ -1,0 +1,360 @@
+/* Policy, queue IRQs: the initial layout, re-placing IRQs the kernel moved
+ * off an unplugged CPU, rebalancing moves off hot CPUs, and XPS following
+ * the rx IRQ (DESIGN.md 5). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "policy-internal.h"
+
+/* Emits the affinity actions that put unit u on cpu, pair together; IRQs
+ * already there get none (no no-op actions). */
+static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, const char *reason) {
+        const struct inv_nic *n = t->nics[u->nic].nic;
+        cpuset_t to = cpuset_single(cpu);
+
+        for (int j = 0; j < u->n_irq; j++) {
+                const struct inv_irq *ii = pol_inv_irq(t->inv, u->irq[j]);
+                struct pol_irq *r = pol_irq_get(t->st, u->irq[j], true);
+                struct action *a;
+
+                if (!r || !ii) {
+                        t->r = -ENOMEM;
+                        return;
+                }
+                r->primary = j == 0;
+                if (cpuset_equal(&ii->affinity, &to)) {
+                        /* already where we want it: ours from now on */
+                        r->set = true;
+                        r->last_set = to;
+                        continue;
+                }
+                a = pol_add(t, ACTION_IRQ_AFFINITY);
+                if (!a)
+                        return;
+                a->irq = u->irq[j];
+                a->pair_irq = u->n_irq == 2 ? u->irq[1 - j] : 0;
+                snprintf(a->nic, sizeof(a->nic), "%s", n->name);
+                a->queue = u->queue;
+                a->cpus = to;
+                a->from = ii->affinity;
+                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        }
+        u->target = cpu;
+        u->touched = true;
+}
+
+static bool unit_enospc(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+        for (int j = 0; j < u->n_irq; j++) {
+                const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
+                if (r && cpuset_isset(&r->enospc, cpu))
+                        return true;
+        }
+        return false;
+}
+
+static struct pol_cursor *cursor_get(struct policy_state *st, int node) {
+        for (size_t i = 0; i < st->n_cursors; i++)
+                if (st->cursors[i].node == node)
+                        return &st->cursors[i];
+        if (util_grow((void **) &st->cursors, &st->a_cursors, st->n_cursors + 1, sizeof(*st->cursors)) < 0)
+                return NULL;
+        st->cursors[st->n_cursors] = (struct pol_cursor){ .node = node };
+        return &st->cursors[st->n_cursors++];
+}
+
+/* Physical cores before SMT siblings (smt_index 0 first), then by number. */
+static size_t layout_order(const struct pol_tick *t, const cpuset_t *cpus, int *order) {
+        size_t n = 0;
+
+        CPUSET_FOREACH(cpu, cpus) {
+                int key = t->topo->cpus[cpu].smt_index;
+                size_t k = n++;
+                while (k > 0 && t->topo->cpus[order[k - 1]].smt_index > key) {
+                        order[k] = order[k - 1];
+                        k--;
+                }
+                order[k] = cpu;
+        }
+        return n;
+}
+
+/* Initial layout (DESIGN.md 5): each queue on its own CPU over the NIC's
+ * NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
+ * before SMT siblings, wrapping when there are more queues than CPUs.  Each
+ * NIC starts where the previous NIC of the node left off, so NICs do not
+ * stack on the first CPUs. */
+static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
+        struct pol_cursor *cur;
+        char reason[256];
+        int *order;
+        size_t n, j = 0, start;
+
+        order = calloc(t->max_cpu + 1, sizeof(int));
+        if (!order) {
+                t->r = -ENOMEM;
+                return;
+        }
+        n = layout_order(t, &x->cpus, order);
+        cur = cursor_get(t->st, x->nic->node);
+        if (n == 0 || !cur) {
+                if (!cur)
+                        t->r = -ENOMEM;
+                else if (!x->rec->noted_no_cpu) {
+                        x->rec->noted_no_cpu = true;
+                        pol_note(t, LOG_WARNING, "%s: no eligible CPU for its queue IRQs; leaving them", x->nic->name);
+                }
+                free(order);
+                return;
+        }
+        start = (size_t) cur->pos % n;
+        for (size_t i = 0; i < x->n_units; i++) {
+                struct pol_unit *u = &t->units[x->first_unit + i];
+                size_t k;
+                int cpu = -1;
+
+                if (u->fixed)
+                        continue;
+                for (k = 0; k < n; k++) {
+                        int c = order[(start + j + k) % n];
+                        if (!unit_enospc(t, u, c)) {
+                                cpu = c;
+                                break;
+                        }
+                }
+                if (cpu < 0)
+                        continue;
+                j += k + 1;
+                snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
+                         x->nic->name, u->queue, x->n_units, cpu, n);
+                emit_unit(t, u, cpu, reason);
+        }
+        cur->pos = (int) ((start + j) % n);
+        free(order);
+}
+
+void pol_layout(struct pol_tick *t) {
+        for (size_t i = 0; i < t->inv->n_nics; i++) {
+                struct pol_nicctx *x = &t->nics[i];
+
+                if (!x->managed || x->n_units == 0 || x->rec->laid_out)
+                        continue;
+                x->rec->n_queues = x->nic->n_queues;
+                x->rec->laid_out = true;
+                if (t->c->initial_layout)
+                        layout_nic(t, x);
+                /* DESIGN.md 1: a single-queue NIC's one IRQ saturates one
+                 * CPU; RPS alone took such NICs from ~90k to ~290k pps */
+                if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
+                        struct pol_unit *u = &t->units[x->first_unit];
+                        pol_rps_start(t, u, u->target, true);
+                }
+        }
+}
+
+/* The coolest CPU of cand for unit u: not hot, not settling, not full. */
+static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, int not) {
+        int best = -1;
+
+        CPUSET_FOREACH(cpu, cand) {
+                if (cpu == not || cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu) || unit_enospc(t, u, cpu))
+                        continue;
+                if (best < 0 || t->load[cpu] < t->load[best])
+                        best = cpu;
+        }
+        return best;
+}
+
+static void move_load(struct pol_tick *t, int from, int to, double w) {
+        if (from >= 0 && from <= t->max_cpu) {
+                t->load[from] = MAX(t->load[from] - w, 0);
+                t->net[from] = MAX(t->net[from] - w, 0);
+        }
+        if (to >= 0 && to <= t->max_cpu) {
+                t->load[to] += w;
+                t->net[to] += w;
+        }
+}
+
+void pol_replace_offline(struct pol_tick *t) {
+        char reason[256];
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                struct pol_unit *u = &t->units[i];
+                struct pol_nicctx *x = &t->nics[u->nic];
+                int cpu = -1;
+
+                if (!u->replace || u->fixed || u->touched)
+                        continue;
+                /* the coolest local CPU, fewest queues as tie-break */
+                CPUSET_FOREACH(c, &x->cpus) {
+                        if (unit_enospc(t, u, c))
+                                continue;
+                        if (cpu < 0 || t->load[c] < t->load[cpu])
+                                cpu = c;
+                }
+                if (cpu < 0)
+                        continue;
+                snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
+                         u->offline_cpu, cpu);
+                emit_unit(t, u, cpu, reason);
+                move_load(t, u->cpu, cpu, u->work);
+        }
+}
+
+static bool dwell_ok(const struct pol_tick *t, const struct pol_unit *u) {
+        for (int j = 0; j < u->n_irq; j++) {
+                const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
+                if (r && r->moved && t->now - r->last_move_usec < MAX(r->dwell_usec, t->c->min_dwell_usec))
+                        return false;
+        }
+        return true;
+}
+
+struct move {
+        struct pol_unit *u;
+        int to;
+        double peak;
+};
+
+/* Best target for u off cpu among cand: the projected peak of the pair. */
+static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand) {
+        struct move m = { .u = u, .to = coolest(t, u, cand, cpu), .peak = 2 };
+
+        if (m.to >= 0)
+                m.peak = MAX(t->load[cpu] - u->work, t->load[m.to] + u->work);
+        return m;
+}
+
+static void rebalance_cpu(struct pol_tick *t, int cpu) {
+        const struct config *c = t->c;
+        struct pol_unit *top = NULL;
+        struct move best = { .peak = 2 };
+        double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
+        unsigned nb = 0;
+        char reason[256];
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                struct pol_unit *u = &t->units[i];
+                if (u->target != cpu || u->work < busy)
+                        continue;
+                nb++;
+                if (!top || u->work > top->work)
+                        top = u;
+        }
+        if (nb == 0)
+                return;
+
+        /* Never move a CPU's only busy queue: that only moves the hot spot
+         * (irqbalance's rule, and its blind spot: the lone hot queue below). */
+        if (nb >= 2 && t->moves < c->max_moves) {
+                for (size_t i = 0; i < t->n_units; i++) {
+                        struct pol_unit *u = &t->units[i];
+                        struct pol_nicctx *x = &t->nics[u->nic];
+                        cpuset_t remote;
+                        struct move m;
+
+                        if (u->target != cpu || u->work < busy || u->fixed || u->touched || !dwell_ok(t, u))
+                                continue;
+                        /* local node first, remote only if no local CPU helps */
+                        m = try_move(t, u, cpu, &x->cpus);
+                        if (t->load[cpu] - m.peak < c->min_gain) {
+                                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                                m = try_move(t, u, cpu, &remote);
+                        }
+                        if (m.to >= 0 && m.peak < best.peak)
+                                best = m;
+                }
+        }
+        /* a small epsilon so that a gain of exactly min_gain counts */
+        if (best.u && t->load[cpu] - best.peak >= c->min_gain - 1e-9) {
+                struct pol_cpu *pc = &t->st->cpus[cpu];
+
+                if (pc->saturated)
+                        snprintf(reason, sizeof(reason),
+                                 "CPU%d saturated (softirq+irq %.0f%%, idle %.0f%%) for %u samples; projected peak %.0f%% -> %.0f%%",
+                                 cpu, 100 * t->load[cpu], 100 * t->idle[cpu], c->hot_samples, 100 * t->load[cpu],
+                                 100 * best.peak);
+                else
+                        snprintf(reason, sizeof(reason),
+                                 "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
+                                 100 * t->load[cpu], c->hot_samples, 100 * t->load[cpu], 100 * best.peak);
+                emit_unit(t, best.u, best.to, reason);
+                move_load(t, cpu, best.to, best.u->work);
+                pol_settle(t, cpu);
+                pol_settle(t, best.to);
+                t->moves++;
+                return;
+        }
+        /* The lone hot queue: one queue carries most of the CPU's network
+         * load, so no move helps; spread its protocol work with RPS. */
+        if (top && (nb == 1 || top->work > POL_LONE_FRAC * t->net[cpu]) && !top->rps_ours && !top->touched)
+                pol_rps_start(t, top, cpu, false);
+}
+
+void pol_rebalance(struct pol_tick *t) {
+        int order[CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX];
+        size_t n = 0;
+
+        if (!t->in->load)
+                return;
+        /* hottest first */
+        CPUSET_FOREACH(cpu, &t->hot) {
+                size_t k;
+                if (n == ELEMENTSOF(order))
+                        break;
+                k = n++;
+                while (k > 0 && t->load[order[k - 1]] < t->load[cpu]) {
+                        order[k] = order[k - 1];
+                        k--;
+                }
+                order[k] = cpu;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (cpuset_isset(&t->touched, order[i]) || pol_settling(t, order[i]))
+                        continue;
+                rebalance_cpu(t, order[i]);
+        }
+}
+
+/* XPS (DESIGN.md 1): transmit queue i on the CPU of rx queue i's IRQ, so
+ * completions and transmits stay on one cache; follows the IRQ's moves. */
+void pol_xps(struct pol_tick *t) {
+        char reason[256];
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                struct pol_unit *u = &t->units[i];
+                struct pol_nicctx *x = &t->nics[u->nic];
+                const struct inv_queue *iq = &x->nic->queues[u->qi];
+                const struct pol_queue *q;
+                const struct pol_irq *r;
+                cpuset_t to;
+                struct action *a;
+
+                if (!x->managed || !x->xps || !iq->has_xps || !iq->has_tx || u->target < 0)
+                        continue;
+                q = pol_queue_get(t->st, x->nic->name, u->queue, false);
+                if (q && (q->xps_external || q->xps_broken))
+                        continue;
+                /* only queues whose IRQ we placed (or the kernel manages) */
+                r = pol_irq_get(t->st, u->irq[0], false);
+                if (!u->touched && !(r && (r->set || r->managed)))
+                        continue;
+                if (!cpuset_isset(&t->eligible, u->target))
+                        continue;
+                to = cpuset_single(u->target);
+                if (cpuset_equal(&iq->xps_cpus, &to))
+                        continue;
+                a = pol_add(t, ACTION_XPS);
+                if (!a)
+                        return;
+                snprintf(a->nic, sizeof(a->nic), "%s", x->nic->name);
+                a->queue = u->queue;
+                a->cpus = to;
+                a->from = iq->xps_cpus;
+                snprintf(reason, sizeof(reason), "XPS follows rx IRQ %u on CPU%d", u->irq[0], u->target);
+                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        }
+}

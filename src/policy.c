@@ -1,0 +1,1010 @@
+/* Policy core: state and its records, actuator feedback, hot-CPU detection
+ * with hysteresis, the per-queue load model, and the tick that strings the
+ * decision steps together (DESIGN.md 5).  Pure: no I/O, no clock. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "policy-internal.h"
+
+struct policy_state *policy_state_new(void) {
+        return calloc(1, sizeof(struct policy_state));
+}
+
+void policy_state_free(struct policy_state *st) {
+        if (!st)
+                return;
+        free(st->cpus);
+        free(st->irqs);
+        free(st->queues);
+        free(st->nics);
+        free(st->threads);
+        free(st->cursors);
+        free(st->moves);
+        free(st->notes);
+        free(st);
+}
+
+void policy_report_free(struct policy_report *r) {
+        if (!r)
+                return;
+        free(r->hot_cpus);
+        free(r->notes);
+        *r = (struct policy_report){ 0 };
+}
+
+const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len) {
+        if (cpuset_format_list(s, buf, len) < 0)
+                snprintf(buf, len, "(%d CPUs)", cpuset_count(s));
+        return buf;
+}
+
+static void note_append(struct policy_note **v, size_t *n, size_t *a, int level, const char *fmt, va_list ap,
+                        bool *oom) {
+        struct policy_note *no;
+
+        if (util_grow((void **) v, a, *n + 1, sizeof(**v)) < 0) {
+                *oom = true;
+                return;
+        }
+        no = &(*v)[(*n)++];
+        no->level = level;
+        vsnprintf(no->text, sizeof(no->text), fmt, ap);
+}
+
+void pol_note(struct pol_tick *t, int level, const char *fmt, ...) {
+        /* the report keeps no capacity: grow from its length each time */
+        size_t allocated = t->rep->n_notes;
+        bool oom = false;
+        va_list ap;
+
+        va_start(ap, fmt);
+        note_append(&t->rep->notes, &t->rep->n_notes, &allocated, level, fmt, ap, &oom);
+        va_end(ap);
+        if (oom)
+                t->r = -ENOMEM;
+}
+
+_printf_(3, 4) static void state_note(struct policy_state *st, int level, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        note_append(&st->notes, &st->n_notes, &st->a_notes, level, fmt, ap, &st->oom);
+        va_end(ap);
+}
+
+struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create) {
+        struct pol_irq *r;
+
+        for (size_t i = 0; i < st->n_irqs; i++)
+                if (st->irqs[i].irq == irq)
+                        return &st->irqs[i];
+        if (!create || util_grow((void **) &st->irqs, &st->a_irqs, st->n_irqs + 1, sizeof(*st->irqs)) < 0)
+                return NULL;
+        r = &st->irqs[st->n_irqs++];
+        *r = (struct pol_irq){ .irq = irq, .prev_cpu = -1 };
+        return r;
+}
+
+struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create) {
+        struct pol_queue *q;
+
+        for (size_t i = 0; i < st->n_queues; i++)
+                if (st->queues[i].index == index && strcmp(st->queues[i].nic, nic) == 0)
+                        return &st->queues[i];
+        if (!create || util_grow((void **) &st->queues, &st->a_queues, st->n_queues + 1, sizeof(*st->queues)) < 0)
+                return NULL;
+        q = &st->queues[st->n_queues++];
+        *q = (struct pol_queue){ .index = index };
+        snprintf(q->nic, sizeof(q->nic), "%s", nic);
+        return q;
+}
+
+struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid, bool create) {
+        struct pol_thread *th;
+
+        for (size_t i = 0; i < st->n_threads; i++)
+                if (st->threads[i].tid == tid && st->threads[i].pid == pid)
+                        return &st->threads[i];
+        if (!create || util_grow((void **) &st->threads, &st->a_threads, st->n_threads + 1, sizeof(*st->threads)) < 0)
+                return NULL;
+        th = &st->threads[st->n_threads++];
+        *th = (struct pol_thread){ .pid = pid, .tid = tid };
+        return th;
+}
+
+static struct pol_nic *nic_get(struct policy_state *st, const char *name, bool create) {
+        struct pol_nic *n;
+
+        for (size_t i = 0; i < st->n_nics; i++)
+                if (strcmp(st->nics[i].name, name) == 0)
+                        return &st->nics[i];
+        if (!create || util_grow((void **) &st->nics, &st->a_nics, st->n_nics + 1, sizeof(*st->nics)) < 0)
+                return NULL;
+        n = &st->nics[st->n_nics++];
+        *n = (struct pol_nic){ 0 };
+        snprintf(n->name, sizeof(n->name), "%s", name);
+        return n;
+}
+
+/* inventory.irqs is sorted by number; fall back to a scan if it is not. */
+const struct inv_irq *pol_inv_irq(const struct inventory *inv, unsigned irq) {
+        size_t lo = 0, hi = inv->n_irqs;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (inv->irqs[mid].irq == irq)
+                        return &inv->irqs[mid];
+                if (inv->irqs[mid].irq < irq)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        for (size_t i = 0; i < inv->n_irqs; i++)
+                if (inv->irqs[i].irq == irq)
+                        return &inv->irqs[i];
+        return NULL;
+}
+
+static const struct sample_irq *rates_irq(const struct sample_rates *r, unsigned irq) {
+        size_t lo = 0, hi;
+
+        if (!r)
+                return NULL;
+        hi = r->n_irqs;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (r->irqs[mid].irq == irq)
+                        return r->irqs[mid].valid ? &r->irqs[mid] : NULL;
+                if (r->irqs[mid].irq < irq)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+static double irq_rate_on(const struct sample_rates *r, const struct sample_irq *si, int cpu) {
+        if (!si || !si->per_cpu || cpu < 0 || cpu > r->max_cpu)
+                return 0;
+        return si->per_cpu[cpu] > 0 ? si->per_cpu[cpu] : 0;
+}
+
+double pol_load(const struct pol_tick *t, int cpu) {
+        if (cpu < 0 || cpu > t->max_cpu)
+                return 0;
+        return t->load[cpu];
+}
+
+bool pol_settling(const struct pol_tick *t, int cpu) {
+        if (cpu < 0 || (size_t) cpu >= t->st->n_cpus)
+                return false;
+        return t->now < t->st->cpus[cpu].settle_until;
+}
+
+/* The smoothed average lags an action by a few samples: until it has caught
+ * up, the CPU's load says nothing about the action's effect, so no second
+ * decision is taken on it. */
+void pol_settle(struct pol_tick *t, int cpu) {
+        uint64_t settle = (uint64_t) t->c->hot_samples * t->c->interval_usec;
+
+        cpuset_set(&t->touched, cpu);
+        if (cpu >= 0 && (size_t) cpu < t->st->n_cpus)
+                t->st->cpus[cpu].settle_until = t->now + settle;
+}
+
+struct action *pol_add(struct pol_tick *t, enum action_type type) {
+        struct action *a = action_list_add(t->out, type);
+
+        if (!a)
+                t->r = -ENOMEM;
+        return a;
+}
+
+/* ---- feedback ---- */
+
+static void move_push(struct policy_state *st, uint64_t now) {
+        size_t k = 0;
+
+        /* drop what left the window first, so the ring stays small */
+        while (k < st->n_moves && st->moves[k] + POL_MOVE_WINDOW_USEC <= now)
+                k++;
+        if (k > 0) {
+                memmove(st->moves, st->moves + k, (st->n_moves - k) * sizeof(*st->moves));
+                st->n_moves -= k;
+        }
+        if (util_grow((void **) &st->moves, &st->a_moves, st->n_moves + 1, sizeof(*st->moves)) < 0) {
+                st->oom = true;
+                return;
+        }
+        st->moves[st->n_moves++] = now;
+}
+
+static void feedback_irq(struct policy_state *st, const struct action *a, int result, uint64_t now) {
+        struct pol_irq *r = pol_irq_get(st, a->irq, true);
+        int to, from;
+
+        if (!r) {
+                st->oom = true;
+                return;
+        }
+        if (a->nic[0])
+                snprintf(r->nic, sizeof(r->nic), "%s", a->nic);
+        switch (result) {
+        case 0:
+                r->set = true;
+                r->last_set = a->cpus;
+                r->failures = 0;
+                to = cpuset_count(&a->cpus) == 1 ? cpuset_first(&a->cpus) : -1;
+                from = cpuset_count(&a->from) == 1 ? cpuset_first(&a->from) : -1;
+                if (r->dwell_usec == 0)
+                        r->dwell_usec = st->min_dwell_usec;
+                /* A bounce: back to the CPU it left at its last move, within
+                 * the back-off window (max_dwell).  Its dwell doubles up to
+                 * max_dwell; an IRQ that stayed put max_dwell is forgiven. */
+                if (r->moved && to >= 0 && to == r->prev_cpu && now - r->last_move_usec < st->max_dwell_usec)
+                        r->dwell_usec = MIN(MAX(r->dwell_usec, st->min_dwell_usec) * 2, st->max_dwell_usec);
+                else if (r->moved && now - r->last_move_usec >= st->max_dwell_usec)
+                        r->dwell_usec = st->min_dwell_usec;
+                r->prev_cpu = from;
+                r->last_move_usec = now;
+                r->moved = true;
+                if (r->primary)
+                        move_push(st, now);
+                break;
+        case -EIO:
+        case -EPERM:
+                if (!r->managed)
+                        state_note(st, LOG_INFO, "IRQ %u is managed by the kernel (%s); not touching it again",
+                                   a->irq, result == -EIO ? "EIO" : "EPERM");
+                r->managed = true;
+                break;
+        case -ENOSPC:
+                CPUSET_FOREACH(cpu, &a->cpus)
+                        cpuset_set(&r->enospc, cpu);
+                state_note(st, LOG_NOTICE, "IRQ %u: no free vector on CPU%d (ENOSPC); choosing another CPU",
+                           a->irq, cpuset_first(&a->cpus));
+                break;
+        case -ENOENT:
+        case -ESRCH:
+                *r = st->irqs[--st->n_irqs];
+                break;
+        case -EBUSY:
+        case -EAGAIN:
+        case -EINVAL:
+        case -ERANGE:
+                /* transient, or a CPU that went offline since the tick:
+                 * the next tick decides again on fresh topology */
+                break;
+        default:
+                if (++r->failures == POL_MAX_FAILURES)
+                        state_note(st, LOG_WARNING, "IRQ %u: setting its affinity failed %u times (%s); giving up",
+                                   a->irq, r->failures, strerror(-result));
+                break;
+        }
+}
+
+static void feedback_queue(struct policy_state *st, const struct action *a, int result, uint64_t now) {
+        struct pol_queue *q = pol_queue_get(st, a->nic, a->queue, true);
+        bool *broken;
+
+        if (!q) {
+                st->oom = true;
+                return;
+        }
+        broken = a->type == ACTION_RPS ? &q->rps_broken : a->type == ACTION_XPS ? &q->xps_broken : &q->flow_broken;
+        switch (result) {
+        case 0:
+                q->failures = 0;
+                if (a->type == ACTION_RPS) {
+                        q->rps_set = true;
+                        q->rps_last = a->cpus;
+                        q->rps_change_usec = now;
+                        q->narrow_ticks = 0;
+                } else if (a->type == ACTION_XPS) {
+                        q->xps_set = true;
+                        q->xps_last = a->cpus;
+                } else {
+                        q->flow_set = true;
+                        q->flow_last = a->value;
+                }
+                break;
+        case -ENOENT:
+        case -ESRCH:
+                *q = st->queues[--st->n_queues];
+                break;
+        case -EBUSY:
+        case -EAGAIN:
+                break;
+        case -EIO:
+        case -EPERM:
+        case -EACCES:
+        case -EROFS:
+                *broken = true;
+                state_note(st, LOG_NOTICE, "%s %s queue %d: cannot be written (%s); not touching it again",
+                           action_type_to_string(a->type), a->nic, a->queue, strerror(-result));
+                break;
+        default:
+                if (++q->failures >= POL_MAX_FAILURES) {
+                        *broken = true;
+                        state_note(st, LOG_WARNING, "%s %s queue %d: failed %u times (%s); giving up",
+                                   action_type_to_string(a->type), a->nic, a->queue, q->failures,
+                                   strerror(-result));
+                }
+                break;
+        }
+}
+
+static void feedback_thread(struct policy_state *st, const struct action *a, int result) {
+        struct pol_thread *th = pol_thread_get(st, a->pid, a->tid, true);
+
+        if (!th) {
+                st->oom = true;
+                return;
+        }
+        switch (result) {
+        case 0:
+                th->set = true;
+                th->last_set = a->cpus;
+                th->failures = 0;
+                break;
+        case -ESRCH:
+        case -ENOENT:
+                *th = st->threads[--st->n_threads];
+                break;
+        case -EINVAL:
+        case -EPERM:
+                /* kernel thread, PF_NO_SETAFFINITY or not ours to change */
+                if (!th->broken)
+                        state_note(st, LOG_NOTICE, "thread %d (pid %d) refuses affinity changes (%s); leaving it",
+                                   (int) a->tid, (int) a->pid, strerror(-result));
+                th->broken = true;
+                break;
+        case -EBUSY:
+        case -EAGAIN:
+                break;
+        default:
+                if (++th->failures >= POL_MAX_FAILURES)
+                        th->broken = true;
+                break;
+        }
+}
+
+void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
+        if (!st || !a)
+                return;
+        switch (a->type) {
+        case ACTION_IRQ_AFFINITY:
+                feedback_irq(st, a, result, now_usec);
+                break;
+        case ACTION_RPS:
+        case ACTION_XPS:
+        case ACTION_RPS_FLOW_CNT:
+                feedback_queue(st, a, result, now_usec);
+                break;
+        case ACTION_SOCK_FLOW_ENTRIES:
+                /* said once: retried only after a transient failure */
+                if (result == -EBUSY || result == -EAGAIN)
+                        st->sock_flow_done = false;
+                else if (result < 0)
+                        state_note(st, LOG_NOTICE, "rps_sock_flow_entries cannot be set (%s); RFS stays off",
+                                   strerror(-result));
+                break;
+        case ACTION_THREAD_AFFINITY:
+                feedback_thread(st, a, result);
+                break;
+        default:
+                break;
+        }
+}
+
+void policy_forget_nic(struct policy_state *st, const char *nic) {
+        struct pol_nic *n;
+
+        if (!st || !nic)
+                return;
+        n = nic_get(st, nic, false);
+        if (n)
+                n->laid_out = false;
+        for (size_t i = 0; i < st->n_irqs; i++) {
+                struct pol_irq *r = &st->irqs[i];
+                if (strcmp(r->nic, nic) != 0)
+                        continue;
+                /* the driver's request_irq reset it: what we set is gone,
+                 * and so is the dwell history; managed stays managed */
+                r->set = false;
+                r->external = false;
+                r->moved = false;
+                r->dwell_usec = 0;
+                r->prev_cpu = -1;
+                r->failures = 0;
+                cpuset_zero(&r->enospc);
+        }
+        for (size_t i = 0; i < st->n_queues;) {
+                if (strcmp(st->queues[i].nic, nic) == 0)
+                        st->queues[i] = st->queues[--st->n_queues];
+                else
+                        i++;
+        }
+}
+
+void policy_reset(struct policy_state *st) {
+        if (!st)
+                return;
+        for (size_t i = 0; i < st->n_irqs; i++) {
+                struct pol_irq *r = &st->irqs[i];
+                /* the administrator's value is now the baseline */
+                r->external = false;
+                r->managed = false;
+                r->set = false;
+                r->failures = 0;
+        }
+        for (size_t i = 0; i < st->n_queues; i++) {
+                struct pol_queue *q = &st->queues[i];
+                if (q->rps_external)
+                        q->rps_set = q->orig_known = false;
+                if (q->xps_external)
+                        q->xps_set = false;
+                if (q->flow_external)
+                        q->flow_set = false;
+                q->rps_external = q->xps_external = q->flow_external = false;
+                q->rps_broken = q->xps_broken = q->flow_broken = false;
+                q->failures = 0;
+        }
+        for (size_t i = 0; i < st->n_threads; i++) {
+                struct pol_thread *th = &st->threads[i];
+                if (th->external)
+                        th->set = false;
+                th->external = th->broken = false;
+                th->failures = 0;
+        }
+        st->sock_flow_done = false;
+}
+
+/* ---- hot CPUs ---- */
+
+/* A CPU is hot (DESIGN.md 5) when, for hot_samples consecutive samples,
+ * either
+ *   - its irq+softirq share >= hot_enter, or
+ *   - it is saturated (DESIGN.md 1, the nginx case: 52.8% soft, 6% idle while
+ *     other CPUs sat 85% idle): idle < saturated_idle and irq+softirq >=
+ *     saturated_share, while some other eligible CPU has room, i.e. idle >
+ *     2 * saturated_idle and irq+softirq < hot_exit.  Without room elsewhere
+ *     a busy host is just busy: moving work would not help.
+ * A hot CPU stays hot until irq+softirq < hot_exit; a CPU hot by the
+ * saturated rule also stays hot while idle < 2 * saturated_idle and
+ * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
+ * as the load rule, in proportion (the nginx host after RPS, 29% soft and
+ * 25% idle, is out). */
+static void update_hot(struct pol_tick *t) {
+        const struct config *c = t->c;
+        const struct sample_rates *l = t->in->load;
+        double room_idle = 2 * c->saturated_idle;
+        int n_room = 0;
+
+        for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
+                const struct sample_cpu *sc;
+
+                t->load[cpu] = t->idle[cpu] = 0;
+                if (!l || cpu > l->max_cpu || !l->cpus[cpu].valid)
+                        continue;
+                sc = &l->cpus[cpu];
+                t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
+                t->idle[cpu] = MAX(sc->idle, 0);
+                if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_idle && t->load[cpu] < c->hot_exit)
+                        n_room++;
+        }
+
+        for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
+                struct pol_cpu *pc = &t->st->cpus[cpu];
+                double L = t->load[cpu], idle = t->idle[cpu];
+                bool room, sat_enter, enter;
+
+                if (!cpuset_isset(&t->topo->online, cpu)) {
+                        pc->above = 0;
+                        pc->hot = pc->saturated = false;
+                        continue;
+                }
+                if (!l || cpu > l->max_cpu || !l->cpus[cpu].valid) {
+                        /* no sample this interval: keep the state as it was */
+                        if (pc->hot)
+                                cpuset_set(&t->hot, cpu);
+                        continue;
+                }
+                room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_idle && L < c->hot_exit) > 0;
+                sat_enter = idle < c->saturated_idle && L >= c->saturated_share && room;
+                enter = L >= c->hot_enter || sat_enter;
+
+                if (pc->hot) {
+                        bool stay = L >= c->hot_exit;
+                        if (!stay && pc->saturated)
+                                stay = idle < room_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter;
+                        if (!stay) {
+                                pc->hot = pc->saturated = false;
+                                pc->above = 0;
+                        }
+                } else {
+                        pc->above = enter ? pc->above + 1 : 0;
+                        if (pc->above >= MAX(c->hot_samples, 1u)) {
+                                pc->hot = true;
+                                pc->saturated = L < c->hot_enter;
+                        }
+                }
+                if (pc->hot)
+                        cpuset_set(&t->hot, cpu);
+        }
+}
+
+/* ---- NICs, queues and the load model ---- */
+
+static const struct config_interface *iface_for(const struct config *c, const char *ifname) {
+        /* first match wins, as config_interface_for() documents */
+        for (size_t i = 0; i < c->n_interfaces; i++)
+                if (c->interfaces[i].match && fnmatch(c->interfaces[i].match, ifname, 0) == 0)
+                        return &c->interfaces[i];
+        return NULL;
+}
+
+static bool tri(enum tristate v, bool dflt) {
+        return v == TRI_INHERIT ? dflt : v == TRI_YES;
+}
+
+static int build_nics(struct pol_tick *t) {
+        struct policy_state *st = t->st;
+
+        for (size_t i = 0; i < st->n_nics; i++)
+                st->nics[i].seen = false;
+        /* create every record first: growing the array moves them */
+        for (size_t i = 0; i < t->inv->n_nics; i++)
+                if (!nic_get(st, t->inv->nics[i].name, true))
+                        return -ENOMEM;
+
+        for (size_t i = 0; i < t->inv->n_nics; i++) {
+                const struct inv_nic *n = &t->inv->nics[i];
+                const struct config_interface *ci = iface_for(t->c, n->name);
+                struct pol_nicctx *x = &t->nics[i];
+
+                x->nic = n;
+                x->rec = nic_get(st, n->name, false);
+                x->rec->seen = true;
+                x->managed = !ci || ci->manage;
+                x->rps = tri(ci ? ci->rps : TRI_INHERIT, t->c->rps);
+                x->rfs = tri(ci ? ci->rfs : TRI_INHERIT, t->c->rfs);
+                x->xps = tri(ci ? ci->xps : TRI_INHERIT, t->c->xps);
+                x->allowed = t->eligible;
+                if (ci && !cpuset_empty(&ci->cpus))
+                        cpuset_and(&x->allowed, &x->allowed, &ci->cpus);
+                cpuset_and(&x->cpus, &x->allowed, &n->local_cpus);
+                /* no eligible CPU on its node (or the node unknown and the
+                 * list empty): the NIC's work still has to go somewhere */
+                if (cpuset_empty(&x->cpus))
+                        x->cpus = x->allowed;
+
+                /* a queue count change means the driver re-requested its
+                 * IRQs (DESIGN.md 4): lay it out again */
+                if (x->rec->laid_out && x->rec->n_queues != n->n_queues) {
+                        char name[IF_NAMESIZE];
+                        snprintf(name, sizeof(name), "%s", n->name);
+                        policy_forget_nic(st, name);
+                }
+        }
+        return 0;
+}
+
+/* Where an IRQ fires: what we set if it still holds, else a single
+ * effective CPU, a single-CPU mask, the CPU taking most of its interrupts,
+ * or the first online CPU of its mask. */
+static int irq_cpu(const struct pol_tick *t, const struct inv_irq *ii, const struct sample_irq *si) {
+        cpuset_t on;
+        double best = 0;
+        int cpu = -1;
+
+        if (ii->has_effective && cpuset_count(&ii->effective) == 1)
+                return cpuset_first(&ii->effective);
+        if (cpuset_count(&ii->affinity) == 1)
+                return cpuset_first(&ii->affinity);
+        CPUSET_FOREACH(c, &ii->affinity) {
+                double r = irq_rate_on(t->in->load, si, c);
+                if (r > best) {
+                        best = r;
+                        cpu = c;
+                }
+        }
+        if (cpu >= 0)
+                return cpu;
+        cpuset_and(&on, &ii->affinity, &t->topo->online);
+        return cpuset_first(&on);
+}
+
+/* Checks one IRQ of a unit against what we set: external change, kernel
+ * move after hot-unplug, managed.  Returns false if the unit must not be
+ * moved. */
+static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_irq *ii, bool managed_nic) {
+        struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
+        char was[64], now[64];
+
+        if (!r) {
+                t->r = -ENOMEM;
+                return false;
+        }
+        r->seen = true;
+        snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
+        if (r->managed || r->external || r->failures >= POL_MAX_FAILURES)
+                return false;
+        if (!managed_nic || !r->set || cpuset_equal(&ii->affinity, &r->last_set))
+                return true;
+        if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
+                /* the kernel moved it off a CPU that went offline: ours to
+                 * place again, not someone else's change */
+                r->set = false;
+                u->replace = true;
+                u->offline_cpu = cpuset_first(&r->last_set);
+                return true;
+        }
+        r->external = true;
+        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
+                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
+                 pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+        return false;
+}
+
+static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq) {
+        struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
+        char was[64], now[64];
+
+        if (!q) {
+                t->r = -ENOMEM;
+                return;
+        }
+        q->seen = true;
+        if (iq->has_rps && !q->orig_known) {
+                q->orig_known = true;
+                q->rps_orig = iq->rps_cpus;
+        }
+        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &q->rps_last)) {
+                q->rps_external = true;
+                pol_note(t, LOG_NOTICE,
+                         "RPS of %s rx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
+                         n->name, iq->index, pol_fmt_cpus(&q->rps_last, was, sizeof(was)),
+                         pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)));
+        }
+        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &q->xps_last)) {
+                q->xps_external = true;
+                pol_note(t, LOG_NOTICE,
+                         "XPS of %s tx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
+                         n->name, iq->index, pol_fmt_cpus(&q->xps_last, was, sizeof(was)),
+                         pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)));
+        }
+        if (iq->has_rps && q->flow_set && !q->flow_external && iq->rps_flow_cnt != q->flow_last) {
+                q->flow_external = true;
+                pol_note(t, LOG_NOTICE,
+                         "rps_flow_cnt of %s rx-%d was changed by someone else (%u -> %u); leaving it alone until reload",
+                         n->name, iq->index, q->flow_last, iq->rps_flow_cnt);
+        }
+}
+
+static int build_units(struct pol_tick *t) {
+        for (size_t ni = 0; ni < t->inv->n_nics; ni++) {
+                const struct inv_nic *n = &t->inv->nics[ni];
+                struct pol_nicctx *x = &t->nics[ni];
+
+                x->first_unit = t->n_units;
+                for (size_t qi = 0; qi < n->n_queues; qi++) {
+                        const struct inv_queue *iq = &n->queues[qi];
+                        const struct inv_irq *ii[2] = { NULL, NULL };
+                        const struct sample_irq *si;
+                        struct pol_unit *u;
+                        int irqs[2] = { iq->rx_irq, iq->tx_irq };
+                        bool ok = true;
+
+                        if (x->managed)
+                                check_queue(t, n, iq);
+                        if (irqs[1] == irqs[0])
+                                irqs[1] = -1;
+                        if (irqs[0] < 0) {
+                                irqs[0] = irqs[1];
+                                irqs[1] = -1;
+                        }
+                        if (irqs[0] < 0)
+                                continue;
+                        if (util_grow((void **) &t->units, &t->a_units, t->n_units + 1, sizeof(*t->units)) < 0)
+                                return -ENOMEM;
+                        u = &t->units[t->n_units];
+                        *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
+                                                .offline_cpu = -1 };
+                        for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
+                                const struct inv_irq *x2 = pol_inv_irq(t->inv, (unsigned) irqs[k]);
+                                if (!x2 || !x2->affinity_readable)
+                                        continue;
+                                ii[u->n_irq] = x2;
+                                u->irq[u->n_irq++] = x2->irq;
+                        }
+                        if (u->n_irq == 0)
+                                continue;
+                        for (int k = 0; k < u->n_irq; k++)
+                                if (!check_irq(t, u, ii[k], x->managed))
+                                        ok = false;
+                        u->fixed = !ok || !x->managed;
+                        si = rates_irq(t->in->load, u->irq[0]);
+                        u->cpu = irq_cpu(t, ii[0], si);
+                        u->target = u->cpu;
+                        for (int k = 0; k < u->n_irq; k++) {
+                                const struct sample_irq *s = rates_irq(t->in->load, u->irq[k]);
+                                if (s)
+                                        u->rate += s->rate;
+                        }
+                        if (iq->has_rps && !cpuset_empty(&iq->rps_cpus) &&
+                            !(cpuset_count(&iq->rps_cpus) == 1 && cpuset_isset(&iq->rps_cpus, u->cpu))) {
+                                u->rps_on = true;
+                                u->rps = iq->rps_cpus;
+                        }
+                        if (x->managed) {
+                                struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
+                                u->rps_ours = q && q->rps_set && !q->rps_external && u->rps_on &&
+                                              cpuset_equal(&q->rps_last, &iq->rps_cpus) &&
+                                              !cpuset_equal(&q->rps_last, &q->rps_orig);
+                        }
+                        t->n_units++;
+                }
+                x->n_units = t->n_units - x->first_unit;
+        }
+        return 0;
+}
+
+/* The load model (DESIGN.md 5).  A CPU's network share is its irq share plus
+ * its softirq share scaled by net_frac (NET_RX+NET_TX among all softirq
+ * runs; runs, not time, so this undercounts batched NET work and the model
+ * errs toward not moving).  Without any softirq breakdown the whole share is
+ * taken as network when queue IRQs fire there.  That share is split among
+ * the queue IRQs firing on the CPU in proportion to their interrupt rates
+ * there.  A queue with RPS keeps POL_NAPI_SHARE of its work on its IRQ CPU
+ * and spreads the rest evenly over its RPS CPUs, so its total is estimated
+ * from its IRQ CPU part, and that steered work is first taken off the other
+ * CPUs' shares before they are split among their own IRQs. */
+static int estimate(struct pol_tick *t) {
+        const struct sample_rates *l = t->in->load;
+        double *sum_rate, *steered;
+        int n = t->max_cpu + 1;
+
+        if (!l)
+                return 0;
+        sum_rate = calloc(n, sizeof(double));
+        steered = calloc(n, sizeof(double));
+        if (!sum_rate || !steered) {
+                free(sum_rate);
+                free(steered);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < t->n_units; i++)
+                for (int k = 0; k < t->units[i].n_irq; k++) {
+                        const struct sample_irq *si = rates_irq(l, t->units[i].irq[k]);
+                        for (int c = 0; c < n; c++)
+                                sum_rate[c] += irq_rate_on(l, si, c);
+                }
+        for (int c = 0; c < n; c++) {
+                const struct sample_cpu *sc;
+                double f;
+
+                if (c > l->max_cpu || !l->cpus[c].valid)
+                        continue;
+                sc = &l->cpus[c];
+                if (sc->net_frac > 0 || sc->net_rx_rate > 0 || sc->net_tx_rate > 0)
+                        f = MIN(MAX(sc->net_frac, 0), 1);
+                else
+                        f = sum_rate[c] > 0 ? 1 : 0;
+                t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
+        }
+
+        for (int pass = 0; pass < 2; pass++) {
+                for (size_t i = 0; i < t->n_units; i++) {
+                        struct pol_unit *u = &t->units[i];
+                        double w = 0, keep;
+
+                        for (int k = 0; k < u->n_irq; k++) {
+                                const struct sample_irq *si = rates_irq(l, u->irq[k]);
+                                for (int c = 0; c < n; c++) {
+                                        double r = irq_rate_on(l, si, c);
+                                        if (r > 0 && sum_rate[c] > 0)
+                                                w += MAX(t->net[c] - steered[c], 0) * r / sum_rate[c];
+                                }
+                        }
+                        u->work = w;
+                        u->total = w;
+                        if (u->rps_on) {
+                                int m = cpuset_count(&u->rps);
+                                keep = POL_NAPI_SHARE + (cpuset_isset(&u->rps, u->cpu) ? (1 - POL_NAPI_SHARE) / m : 0);
+                                u->total = w / keep;
+                        }
+                }
+                if (pass == 1)
+                        break;
+                for (size_t i = 0; i < t->n_units; i++) {
+                        const struct pol_unit *u = &t->units[i];
+                        int m;
+                        if (!u->rps_on)
+                                continue;
+                        m = cpuset_count(&u->rps);
+                        CPUSET_FOREACH(c, &u->rps)
+                                if (c != u->cpu && c < n)
+                                        steered[c] += (1 - POL_NAPI_SHARE) * u->total / m;
+                }
+        }
+        free(sum_rate);
+        free(steered);
+        return 0;
+}
+
+static void sweep(struct policy_state *st) {
+        for (size_t i = 0; i < st->n_irqs;) {
+                if (!st->irqs[i].seen && !st->irqs[i].managed)
+                        st->irqs[i] = st->irqs[--st->n_irqs];
+                else
+                        i++;
+        }
+        for (size_t i = 0; i < st->n_queues;) {
+                if (!st->queues[i].seen)
+                        st->queues[i] = st->queues[--st->n_queues];
+                else
+                        i++;
+        }
+        for (size_t i = 0; i < st->n_nics;) {
+                if (!st->nics[i].seen)
+                        st->nics[i] = st->nics[--st->n_nics];
+                else
+                        i++;
+        }
+}
+
+static int fill_report(struct pol_tick *t) {
+        struct policy_state *st = t->st;
+        struct policy_report *rep = t->rep;
+        size_t k = 0;
+
+        rep->hot = t->hot;
+        rep->n_hot_cpus = cpuset_count(&t->hot);
+        if (rep->n_hot_cpus > 0) {
+                rep->hot_cpus = calloc(rep->n_hot_cpus, sizeof(*rep->hot_cpus));
+                if (!rep->hot_cpus) {
+                        rep->n_hot_cpus = 0;
+                        return -ENOMEM;
+                }
+                CPUSET_FOREACH(cpu, &t->hot) {
+                        const struct sample_rates *l = t->in->load;
+                        struct policy_hot_cpu *h = &rep->hot_cpus[k++];
+                        h->cpu = cpu;
+                        h->saturated = st->cpus[cpu].saturated;
+                        if (l && cpu <= l->max_cpu && l->cpus[cpu].valid) {
+                                h->load = l->cpus[cpu].irq + l->cpus[cpu].softirq;
+                                h->idle = l->cpus[cpu].idle;
+                        }
+                }
+        }
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+                if (!t->nics[u->nic].managed)
+                        continue;
+                for (int j = 0; j < u->n_irq; j++) {
+                        const struct pol_irq *r = pol_irq_get(st, u->irq[j], false);
+                        if (!r || (!r->managed && !r->external))
+                                rep->n_queue_irqs++;
+                }
+                if (u->rps_ours)
+                        rep->n_rps_queues++;
+        }
+        while (st->n_moves > 0 && st->moves[0] + POL_MOVE_WINDOW_USEC <= t->now) {
+                memmove(st->moves, st->moves + 1, (st->n_moves - 1) * sizeof(*st->moves));
+                st->n_moves--;
+        }
+        rep->n_moves_10min = st->n_moves;
+        for (size_t i = 0; i < st->n_irqs; i++) {
+                rep->n_managed_irqs += st->irqs[i].managed;
+                rep->n_external += st->irqs[i].external;
+        }
+        for (size_t i = 0; i < st->n_queues; i++)
+                rep->n_external += st->queues[i].rps_external + st->queues[i].xps_external +
+                                   st->queues[i].flow_external;
+        for (size_t i = 0; i < st->n_threads; i++)
+                rep->n_external += st->threads[i].external;
+        return 0;
+}
+
+int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
+                struct policy_report *ret_report) {
+        struct pol_tick t = { 0 };
+        int r, n;
+
+        if (!st || !in || !in->config || !in->topo || !in->inv || !ret_actions || !ret_report)
+                return -EINVAL;
+        if (in->topo->max_cpu < 0 || in->topo->max_cpu >= CPUSET_MAX || !in->topo->cpus)
+                return -EINVAL;
+
+        action_list_clear(ret_actions);
+        policy_report_free(ret_report);
+
+        t.st = st;
+        t.in = in;
+        t.c = in->config;
+        t.topo = in->topo;
+        t.inv = in->inv;
+        t.out = ret_actions;
+        t.rep = ret_report;
+        t.now = in->now_usec;
+        t.max_cpu = in->topo->max_cpu;
+        st->min_dwell_usec = t.c->min_dwell_usec;
+        st->max_dwell_usec = MAX(t.c->max_dwell_usec, t.c->min_dwell_usec);
+
+        /* notes said by feedback since the last tick */
+        if (st->n_notes > 0) {
+                ret_report->notes = st->notes;
+                ret_report->n_notes = st->n_notes;
+                st->notes = NULL;
+                st->n_notes = st->a_notes = 0;
+        }
+        if (st->oom) {
+                st->oom = false;
+                pol_note(&t, LOG_WARNING, "policy state: out of memory while recording feedback");
+        }
+
+        n = t.max_cpu + 1;
+        if (util_grow((void **) &st->cpus, &st->a_cpus, n, sizeof(*st->cpus)) < 0)
+                return -ENOMEM;
+        if (st->n_cpus < (size_t) n) {
+                memset(st->cpus + st->n_cpus, 0, (n - st->n_cpus) * sizeof(*st->cpus));
+                st->n_cpus = n;
+        }
+        t.load = calloc(n, sizeof(double));
+        t.idle = calloc(n, sizeof(double));
+        t.net = calloc(n, sizeof(double));
+        t.nics = calloc(MAX(in->inv->n_nics, 1), sizeof(*t.nics));
+        if (!t.load || !t.idle || !t.net || !t.nics) {
+                r = -ENOMEM;
+                goto finish;
+        }
+
+        /* Never a target (DESIGN.md 5): offline, isolated, nohz_full and
+         * banned CPUs.  Same rule as topology_eligible(). */
+        cpuset_andnot(&t.eligible, &in->topo->online, &in->topo->isolated);
+        cpuset_andnot(&t.eligible, &t.eligible, &in->topo->nohz_full);
+        cpuset_andnot(&t.eligible, &t.eligible, &t.c->banned_cpus);
+        for (int cpu = 0; cpu < n; cpu++)
+                if (in->topo->cpus[cpu].isolated || in->topo->cpus[cpu].nohz_full)
+                        cpuset_clear(&t.eligible, cpu);
+
+        for (size_t i = 0; i < st->n_irqs; i++)
+                st->irqs[i].seen = false;
+        for (size_t i = 0; i < st->n_queues; i++)
+                st->queues[i].seen = false;
+
+        update_hot(&t);
+        r = build_nics(&t);
+        if (r < 0)
+                goto finish;
+        r = build_units(&t);
+        if (r < 0)
+                goto finish;
+        r = estimate(&t);
+        if (r < 0)
+                goto finish;
+
+        pol_layout(&t);
+        pol_replace_offline(&t);
+        pol_rebalance(&t);
+        pol_rps_adjust(&t);
+        pol_xps(&t);
+        pol_workers(&t);
+
+        sweep(st);
+        r = fill_report(&t);
+        if (r == 0)
+                r = t.r;
+finish:
+        free(t.load);
+        free(t.idle);
+        free(t.net);
+        free(t.nics);
+        free(t.units);
+        return r;
+}
