@@ -1,0 +1,986 @@
+/* Actuators and the undo journal over copies of tests/fixtures/apply, with
+ * sched_{set,get}affinity wrapped for fake threads; plus live tests on
+ * this host's IRQs (root). */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+
+#include "apply.h"
+#include "rootfs.h"
+#include "testlib.h"
+#include "undo.h"
+#include "util.h"
+
+/* ---- sched_*affinity seam: fake TIDs only, the rest pass through ---- */
+
+struct fake_task {
+        pid_t tid;
+        cpuset_t mask;
+        cpuset_t clamp;          /* non-empty: what set keeps (a cpuset cgroup) */
+        int set_errno, get_errno;
+        unsigned set_calls;
+};
+static struct fake_task fakes[4];
+static size_t n_fakes;
+
+int __real_sched_setaffinity(pid_t pid, size_t sz, const cpu_set_t *set);
+int __real_sched_getaffinity(pid_t pid, size_t sz, cpu_set_t *set);
+
+static struct fake_task *fake_find(pid_t tid) {
+        for (size_t i = 0; i < n_fakes; i++)
+                if (fakes[i].tid == tid)
+                        return &fakes[i];
+        return NULL;
+}
+
+int __wrap_sched_setaffinity(pid_t pid, size_t sz, const cpu_set_t *set) {
+        struct fake_task *t = fake_find(pid);
+
+        if (!t)
+                return __real_sched_setaffinity(pid, sz, set);
+        t->set_calls++;
+        if (t->set_errno) {
+                errno = t->set_errno;
+                return -1;
+        }
+        cpuset_zero(&t->mask);
+        for (int c = 0; c < (int) (sz * 8) && c < CPUSET_MAX; c++)
+                if (CPU_ISSET_S(c, sz, set))
+                        cpuset_set(&t->mask, c);
+        if (!cpuset_empty(&t->clamp))
+                cpuset_and(&t->mask, &t->mask, &t->clamp);
+        return 0;
+}
+
+int __wrap_sched_getaffinity(pid_t pid, size_t sz, cpu_set_t *set) {
+        struct fake_task *t = fake_find(pid);
+
+        if (!t)
+                return __real_sched_getaffinity(pid, sz, set);
+        if (t->get_errno) {
+                errno = t->get_errno;
+                return -1;
+        }
+        CPU_ZERO_S(sz, set);
+        CPUSET_FOREACH(c, &t->mask)
+                if (c < (int) (sz * 8))
+                        CPU_SET_S(c, sz, set);
+        return 0;
+}
+
+static void fakes_reset(void) {
+        static const pid_t tids[] = { 5000101, 5000102, 5000103 };
+
+        n_fakes = 0;
+        for (size_t i = 0; i < ELEMENTSOF(tids); i++) {
+                fakes[n_fakes] = (struct fake_task){ .tid = tids[i] };
+                assert_int_equal(cpuset_parse_list("0-3", &fakes[n_fakes].mask), 0);
+                n_fakes++;
+        }
+}
+
+/* ---- a private copy of the fixture tree ---- */
+
+struct env {
+        char base[64];
+        char root[96];
+        char state[96];
+        int rootfd;
+};
+
+static void env_setup(struct env *e, const char *fixture) {
+        char src[512], cmd[1024];
+
+        snprintf(e->base, sizeof(e->base), "/tmp/isap-XXXXXX");
+        assert_non_null(mkdtemp(e->base));
+        snprintf(e->root, sizeof(e->root), "%s/root", e->base);
+        snprintf(e->state, sizeof(e->state), "%s/state", e->base);
+        fixture_path(fixture, src, sizeof(src));
+        snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", src, e->root);
+        assert_int_equal(system(cmd), 0);
+        e->rootfd = rootfs_open(e->root);
+        assert_true(e->rootfd >= 0);
+}
+
+static void env_teardown(struct env *e) {
+        char cmd[256];
+
+        if (e->rootfd >= 0)
+                close(e->rootfd);
+        e->rootfd = -1;
+        if (e->base[0]) {
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->base);
+                (void) system(cmd);
+        }
+}
+
+static struct env cur_env = { .rootfd = -1 };
+
+static int teardown_env(void **state) {
+        (void) state;
+        env_teardown(&cur_env);
+        memset(&cur_env, 0, sizeof(cur_env));
+        cur_env.rootfd = -1;
+        return 0;
+}
+
+/* Contents of root/rel, or NULL when missing. */
+static char *slurp(const char *dir, const char *rel) {
+        char path[512];
+        char *buf = NULL;
+        size_t len;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        buf = calloc(1, 65536);
+        assert_non_null(buf);
+        len = fread(buf, 1, 65535, f);
+        buf[len] = 0;
+        fclose(f);
+        return buf;
+}
+
+static void assert_file(const char *dir, const char *rel, const char *want, const char *what) {
+        char *got = slurp(dir, rel);
+
+        if (!want) {
+                if (got)
+                        fail_msg("%s: %s exists ('%s'), want none", what, rel, got);
+                return;
+        }
+        if (!got)
+                fail_msg("%s: %s missing, want '%s'", what, rel, want);
+        if (strcmp(got, want) != 0) {
+                char g[512];
+                snprintf(g, sizeof(g), "%s", got);
+                free(got);
+                fail_msg("%s: %s is '%s', want '%s'", what, rel, g, want);
+        }
+        free(got);
+}
+
+static void put_file(const char *dir, const char *rel, const char *data) {
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(data, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
+struct act {
+        enum action_type type;
+        unsigned irq;
+        const char *nic;
+        int queue;
+        pid_t pid, tid;
+        const char *cpus;
+        uint32_t value;
+};
+
+static struct action mk(const struct act *x) {
+        struct action a = { .type = x->type, .irq = x->irq, .queue = x->queue, .pid = x->pid, .tid = x->tid,
+                            .value = x->value };
+
+        if (x->nic)
+                snprintf(a.nic, sizeof(a.nic), "%s", x->nic);
+        if (x->cpus)
+                assert_int_equal(cpuset_parse_list(x->cpus, &a.cpus), 0);
+        snprintf(a.reason, sizeof(a.reason), "test");
+        return a;
+}
+
+#define IRQ(n, c) { .type = ACTION_IRQ_AFFINITY, .irq = (n), .queue = -1, .cpus = (c) }
+#define RPS(d, q, c) { .type = ACTION_RPS, .nic = (d), .queue = (q), .cpus = (c) }
+#define XPS(d, q, c) { .type = ACTION_XPS, .nic = (d), .queue = (q), .cpus = (c) }
+#define FLOW(d, q, v) { .type = ACTION_RPS_FLOW_CNT, .nic = (d), .queue = (q), .value = (v) }
+#define SOCK(v) { .type = ACTION_SOCK_FLOW_ENTRIES, .queue = -1, .value = (v) }
+#define THR(p, t, c) { .type = ACTION_THREAD_AFFINITY, .pid = (p), .tid = (t), .queue = -1, .cpus = (c) }
+
+/* ---- tests ---- */
+
+static void test_errclass(void **state) {
+        static const struct {
+                const char *what;
+                int r;
+                enum apply_errclass want;
+                const char *name;
+        } cases[] = {
+                { "success", 0, APPLY_ERR_NONE, "none" },
+                { "positive result", APPLY_UNCHANGED, APPLY_ERR_NONE, "none" },
+                { "managed IRQ before 6.12", -EIO, APPLY_ERR_PERMANENT, "permanent" },
+                { "managed IRQ since 6.12", -EPERM, APPLY_ERR_PERMANENT, "permanent" },
+                { "read-only file", -EACCES, APPLY_ERR_PERMANENT, "permanent" },
+                { "read-only mount", -EROFS, APPLY_ERR_PERMANENT, "permanent" },
+                { "vector space full", -ENOSPC, APPLY_ERR_CAPACITY, "capacity" },
+                { "IRQ gone", -ENOENT, APPLY_ERR_GONE, "gone" },
+                { "thread exited", -ESRCH, APPLY_ERR_GONE, "gone" },
+                { "device gone", -ENODEV, APPLY_ERR_GONE, "gone" },
+                { "busy", -EBUSY, APPLY_ERR_TRANSIENT, "transient" },
+                { "again", -EAGAIN, APPLY_ERR_TRANSIENT, "transient" },
+                { "interrupted", -EINTR, APPLY_ERR_TRANSIENT, "transient" },
+                { "offline CPU", -EINVAL, APPLY_ERR_INVALID, "invalid" },
+                { "CPU out of range", -ERANGE, APPLY_ERR_INVALID, "invalid" },
+                { "fixture root thread", -EOPNOTSUPP, APPLY_ERR_UNSUPPORTED, "unsupported" },
+                { "no memory", -ENOMEM, APPLY_ERR_OTHER, "other" },
+        };
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                enum apply_errclass c = apply_error_class(cases[i].r);
+                if (c != cases[i].want)
+                        fail_msg("%s: class %d, want %d", cases[i].what, c, cases[i].want);
+                assert_string_equal(apply_errclass_to_string(c), cases[i].name);
+        }
+        assert_null(apply_errclass_to_string(APPLY_ERRCLASS_MAX));
+}
+
+static void test_writers(void **state) {
+        static const struct {
+                const char *what;
+                struct act a;
+                int want_r;
+                const char *file, *content; /* content NULL: file untouched (checked against orig) */
+                const char *orig;
+        } cases[] = {
+                { "IRQ to one CPU via smp_affinity_list", IRQ(30, "2"), APPLY_DONE,
+                  "proc/irq/30/smp_affinity_list", "2\n", NULL },
+                { "IRQ to a range", IRQ(33, "1-2"), APPLY_DONE, "proc/irq/33/smp_affinity_list", "1-2\n", NULL },
+                { "IRQ without smp_affinity_list falls back to the mask", IRQ(31, "1"), APPLY_DONE,
+                  "proc/irq/31/smp_affinity", "2\n", NULL },
+                { "IRQ mask fallback keeps the 40-CPU width", IRQ(32, "33"), APPLY_DONE,
+                  "proc/irq/32/smp_affinity", "02,00000000\n", NULL },
+                { "IRQ already there is not written", IRQ(30, "0-3"), APPLY_UNCHANGED,
+                  "proc/irq/30/smp_affinity_list", "0-3\n", NULL },
+                { "IRQ empty set", IRQ(30, ""), -EINVAL, "proc/irq/30/smp_affinity_list", "0-3\n", NULL },
+                { "IRQ that does not exist", IRQ(99, "1"), -ENOENT, "proc/irq/99/smp_affinity_list", NULL, NULL },
+                { "RPS on a 4-CPU host: one hex digit", RPS("eth0", 0, "1-2"), APPLY_DONE,
+                  "sys/class/net/eth0/queues/rx-0/rps_cpus", "6\n", NULL },
+                { "RPS off: the empty mask", RPS("eth0", 1, ""), APPLY_DONE,
+                  "sys/class/net/eth0/queues/rx-1/rps_cpus", "0\n", NULL },
+                { "RPS on a 40-CPU host keeps two chunks", RPS("eth1", 0, "0,33"), APPLY_DONE,
+                  "sys/class/net/eth1/queues/rx-0/rps_cpus", "02,00000001\n", NULL },
+                { "RPS beyond the file's width", RPS("eth0", 0, "35"), APPLY_DONE,
+                  "sys/class/net/eth0/queues/rx-0/rps_cpus", "00000008,00000000\n", NULL },
+                { "XPS", XPS("eth0", 1, "3"), APPLY_DONE, "sys/class/net/eth0/queues/tx-1/xps_cpus", "8\n", NULL },
+                { "XPS wide", XPS("eth1", 0, "39"), APPLY_DONE, "sys/class/net/eth1/queues/tx-0/xps_cpus",
+                  "80,00000000\n", NULL },
+                { "rps_flow_cnt", FLOW("eth0", 1, 2048), APPLY_DONE,
+                  "sys/class/net/eth0/queues/rx-1/rps_flow_cnt", "2048\n", NULL },
+                { "rps_sock_flow_entries", SOCK(32768), APPLY_DONE, "proc/sys/net/core/rps_sock_flow_entries",
+                  "32768\n", NULL },
+                { "NIC that does not exist", RPS("eth9", 0, "1"), -ENOENT, "sys/class/net/eth9", NULL, NULL },
+                { "queue that does not exist", RPS("eth0", 7, "1"), -ENOENT,
+                  "sys/class/net/eth0/queues/rx-7/rps_cpus", NULL, NULL },
+                { "NIC name escaping sysfs", RPS("..", 0, "1"), -EINVAL, "sys/class/net/eth0/queues/rx-0/rps_cpus",
+                  "0\n", NULL },
+                { "NIC name with a slash", RPS("eth0/../x", 0, "1"), -EINVAL,
+                  "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", NULL },
+                { "negative queue", RPS("eth0", -1, "1"), -EINVAL, "sys/class/net/eth0/queues/rx-0/rps_cpus",
+                  "0\n", NULL },
+                { "thread on a fixture root", THR(5000100, 5000101, "1"), -EOPNOTSUPP, "proc/5000100/task/5000101",
+                  NULL, NULL },
+        };
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct env e = { .rootfd = -1 };
+                struct apply *ap = NULL;
+                struct action a;
+                char journal[160];
+                int r;
+
+                env_setup(&e, "apply");
+                a = mk(&cases[i].a);
+                assert_int_equal(apply_new(e.rootfd, false, e.state, false, &ap), 0);
+                r = apply_action(ap, &a);
+                if (r != cases[i].want_r)
+                        fail_msg("%s: apply_action gave %d, want %d", cases[i].what, r, cases[i].want_r);
+                if (cases[i].content)
+                        assert_file(e.root, cases[i].file, cases[i].content, cases[i].what);
+                else if (cases[i].want_r < 0 && cases[i].want_r != -EOPNOTSUPP)
+                        assert_file(e.root, cases[i].file, NULL, cases[i].what);
+                /* A journal exists exactly when something was written. */
+                snprintf(journal, sizeof(journal), "state/%s", UNDO_JOURNAL_NAME);
+                {
+                        char *j = slurp(e.base, journal);
+                        bool want = cases[i].want_r == APPLY_DONE || cases[i].want_r == APPLY_READBACK_DIFFERS;
+                        if (want != (j != NULL))
+                                fail_msg("%s: journal %s, want %s", cases[i].what, j ? "present" : "absent",
+                                         want ? "present" : "absent");
+                        free(j);
+                }
+                apply_free(ap);
+                env_teardown(&e);
+        }
+}
+
+static void test_journal_and_restore(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        struct stat st;
+        char jpath[160];
+        static const struct act steps[] = {
+                IRQ(30, "2"), RPS("eth0", 0, "1-2"), IRQ(30, "3"), FLOW("eth0", 0, 4096), SOCK(32768),
+        };
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        snprintf(jpath, sizeof(jpath), "%s/%s", e->state, UNDO_JOURNAL_NAME);
+
+        /* First change to IRQ 30: the original is on disk. */
+        struct action a = mk(&steps[0]);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        assert_file(e->state, UNDO_JOURNAL_NAME, "# irqsteer undo journal v1\nirq 30 0-3 0-3 2\n", "first change");
+        assert_int_equal(stat(jpath, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+
+        a = mk(&steps[1]);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        /* Second change to IRQ 30 keeps the first original. */
+        a = mk(&steps[2]);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        assert_file(e->state, UNDO_JOURNAL_NAME,
+                    "# irqsteer undo journal v1\n"
+                    "irq 30 0-3 2 3\n"
+                    "rps eth0 0 0 6 -\n",
+                    "second change keeps the original");
+        a = mk(&steps[3]);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        a = mk(&steps[4]);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        assert_int_equal(apply_undo(ap)->n_entries, 4);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "3\n", "after the steps");
+
+        /* Someone else changes rps_sock_flow_entries: not ours to restore. */
+        put_file(e->root, "proc/sys/net/core/rps_sock_flow_entries", "65536\n");
+        a = mk(&steps[4]);
+        assert_int_equal(apply_changed_externally(ap, &a), 1);
+        a = mk(&steps[0]);
+        assert_int_equal(apply_changed_externally(ap, &a), 0);
+
+        assert_int_equal(apply_restore_all(ap, &rep), 0);
+        assert_int_equal(rep.restored, 3);
+        assert_int_equal(rep.external, 1);
+        assert_int_equal(rep.failed, 0);
+        assert_int_equal(rep.gone, 0);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "restored IRQ");
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", "restored RPS");
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_flow_cnt", "0\n", "restored flow count");
+        assert_file(e->root, "proc/sys/net/core/rps_sock_flow_entries", "65536\n", "external change kept");
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed after restore");
+        assert_int_equal(apply_undo(ap)->n_entries, 0);
+        apply_free(ap);
+}
+
+/* Apply, then free without restoring (= the daemon was killed), then
+ * recover as the next start would. */
+static void test_crash_recover(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        static const struct act steps[] = {
+                IRQ(30, "1"), IRQ(31, "2"), RPS("eth0", 0, "3"), RPS("eth0", 1, "0"), XPS("eth1", 0, "0-7"),
+                FLOW("eth0", 1, 1024),
+        };
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                struct action a = mk(&steps[i]);
+                assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        }
+        apply_free(ap); /* crash: no restore */
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "1\n", "changed before the crash");
+
+        /* The driver reset queue 1 meanwhile (as on link down/up): its
+         * value is neither ours nor the original, so it stays. */
+        put_file(e->root, "sys/class/net/eth0/queues/rx-1/rps_cpus", "f\n");
+        /* A NIC vanished. */
+        {
+                char cmd[256];
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys/class/net/eth1'", e->root);
+                assert_int_equal(system(cmd), 0);
+        }
+
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
+        assert_int_equal(rep.restored, 4);
+        assert_int_equal(rep.external, 1);
+        assert_int_equal(rep.gone, 1);
+        assert_int_equal(rep.failed, 0);
+        assert_int_equal(rep.corrupt, 0);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "IRQ 30 restored");
+        assert_file(e->root, "proc/irq/31/smp_affinity", "f\n", "IRQ 31 restored through the mask");
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", "RPS rx-0 restored");
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-1/rps_cpus", "f\n", "RPS rx-1 left alone");
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-1/rps_flow_cnt", "0\n", "flow count restored");
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed");
+
+        /* Nothing left: a second recovery is a no-op. */
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
+        assert_int_equal(rep.restored + rep.external + rep.gone + rep.unchanged, 0);
+}
+
+/* A crash between the journal write and the object write, or after it:
+ * the object holds LAST or PENDING and either is restored. */
+static void test_pending(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(mkdir(e->state, 0700), 0);
+        put_file(e->state, UNDO_JOURNAL_NAME,
+                 "# irqsteer undo journal v1\n"
+                 "irq 30 0-3 2 3\n"   /* crashed after writing 3 */
+                 "irq 33 0-3 1 2\n"   /* crashed before writing 2 */
+                 "irq 31 0-3 1 -\n"); /* holds 1 (ours) */
+        put_file(e->root, "proc/irq/30/smp_affinity_list", "3\n");
+        put_file(e->root, "proc/irq/33/smp_affinity_list", "1\n");
+        put_file(e->root, "proc/irq/31/smp_affinity", "2\n");
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
+        assert_int_equal(rep.restored, 3);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "pending value restored");
+        assert_file(e->root, "proc/irq/33/smp_affinity_list", "0-3\n", "last value restored");
+        assert_file(e->root, "proc/irq/31/smp_affinity", "f\n", "mask file restored");
+}
+
+static void test_journal_lines(void **state) {
+        static const struct {
+                const char *what, *line;
+                bool valid;
+        } cases[] = {
+                { "irq", "irq 73 0-3 5 -\n", true },
+                { "irq with pending", "irq 73 0-3 5 6\n", true },
+                { "rps", "rps eth0 3 00000000,00000000 00000000,0000000c -\n", true },
+                { "xps", "xps ens1f0np0 12 0 f -\n", true },
+                { "flowcnt", "flowcnt eth0 3 0 2048 -\n", true },
+                { "sockflow", "sockflow 0 32768 -\n", true },
+                { "thread", "thread 1234 1240 987654 0-1 1 -\n", true },
+                { "comment", "# a comment\n", false },
+                { "unknown kind", "frobnicate 1 2 3 -\n", false },
+                { "missing field", "irq 73 0-3 5\n", false },
+                { "extra field", "irq 73 0-3 5 - x\n", false },
+                { "empty irq set", "irq 73 0-3  -\n", false },
+                { "bad cpulist", "irq 73 0-3 5-2 -\n", false },
+                { "irq number not a number", "irq 7x3 0-3 5 -\n", false },
+                { "nic escaping sysfs", "rps .. 3 0 1 -\n", false },
+                { "nic with slash", "rps a/b 3 0 1 -\n", false },
+                { "nic too long", "rps abcdefghijklmnopq 3 0 1 -\n", false },
+                { "bad mask", "rps eth0 3 0 xyz -\n", false },
+                { "flow count overflow", "flowcnt eth0 3 0 99999999999 -\n", false },
+                { "thread pid 0", "thread 0 1240 987654 0-1 1 -\n", false },
+                { "tab separated", "irq\t73 0-3 5 -\n", false },
+                { "two spaces", "irq  73 0-3 5 -\n", false },
+                { "torn last line", "irq 73 0-3 5 -", false },
+                { "NUL inside", "irq 7\0003 0-3 5 -\n", false },
+        };
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct undo u = { 0 };
+                size_t len = strlen(cases[i].line);
+                bool comment = cases[i].line[0] == '#';
+
+                if (strcmp(cases[i].what, "NUL inside") == 0)
+                        len = 16;
+                assert_int_equal(undo_parse(&u, cases[i].line, len), 0);
+                if ((u.n_entries == 1) != cases[i].valid)
+                        fail_msg("%s: %zu entries, want %d", cases[i].what, u.n_entries, cases[i].valid);
+                if (u.corrupt != (unsigned) (!cases[i].valid && !comment))
+                        fail_msg("%s: %u corrupt, want %d", cases[i].what, u.corrupt, !cases[i].valid && !comment);
+                if (cases[i].valid) {
+                        /* Round trip through the formatter. */
+                        char *buf = NULL;
+                        size_t blen;
+                        assert_int_equal(undo_format(&u, &buf, &blen), 0);
+                        assert_string_equal(buf + strlen("# irqsteer undo journal v1\n"), cases[i].line);
+                        free(buf);
+                }
+                for (size_t k = 0; k < u.n_entries; k++) {
+                        free(u.entries[k].original);
+                        free(u.entries[k].last);
+                        free(u.entries[k].pending);
+                }
+                free(u.entries);
+        }
+}
+
+/* A whole damaged journal: the good lines are still restored. */
+static void test_corrupt_journal(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(mkdir(e->state, 0700), 0);
+        put_file(e->root, "proc/irq/30/smp_affinity_list", "2\n");
+        put_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "6\n");
+        put_file(e->state, UNDO_JOURNAL_NAME,
+                 "# irqsteer undo journal v1\n"
+                 "irq 30 0-3 2 -\n"
+                 "\x01\x02garbage\xff\n"
+                 "irq 30 1 2 -\n" /* the same key again: the first line holds the original */
+                 "rps eth0 0 0 6 -\n"
+                 "rps eth0 1 0 3 -"); /* torn */
+
+        /* A new run adopts the journal instead of overwriting it. */
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        assert_int_equal(apply_undo(ap)->n_entries, 2);
+        assert_int_equal(apply_undo(ap)->corrupt, 3);
+        apply_free(ap);
+
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
+        assert_int_equal(rep.corrupt, 3);
+        assert_int_equal(rep.restored, 2);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "good line restored");
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", "line after garbage restored");
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-1/rps_cpus", "3\n", "torn line not used");
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed");
+}
+
+static void test_dry_run(void **state) {
+        struct env *e = &cur_env;
+        struct apply *ap = NULL;
+        char cmd[1024], pristine[320];
+        static const struct act steps[] = {
+                IRQ(30, "1"), IRQ(31, "2"), RPS("eth0", 0, "3"), XPS("eth0", 0, "1"), FLOW("eth0", 0, 1024),
+                SOCK(32768),
+        };
+        (void) state;
+
+        env_setup(e, "apply");
+        snprintf(pristine, sizeof(pristine), "%s/pristine", e->base);
+        snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", e->root, pristine);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(apply_new(e->rootfd, false, e->state, true, &ap), 0);
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                struct action a = mk(&steps[i]);
+                assert_int_equal(apply_action(ap, &a), APPLY_DRY_RUN);
+        }
+        /* Already at target: unchanged even in a dry run. */
+        struct action same = mk(&(struct act) IRQ(30, "0-3"));
+        assert_int_equal(apply_action(ap, &same), APPLY_UNCHANGED);
+        assert_int_equal(apply_restore_all(ap, NULL), 0);
+        apply_free(ap);
+        snprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' >/dev/null", pristine, e->root);
+        assert_int_equal(system(cmd), 0);
+        /* Not even the state directory was created. */
+        assert_int_equal(access(e->state, F_OK), -1);
+}
+
+/* Nothing changes unless its original is safely on disk. */
+static void test_journal_unwritable(void **state) {
+        struct env *e = &cur_env;
+        struct apply *ap = NULL;
+        char blocker[256];
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        /* The state directory turns into a regular file: mkdir says EEXIST,
+         * the temporary file ENOTDIR, even for root. */
+        snprintf(blocker, sizeof(blocker), "rm -rf '%s' && echo x > '%s'", e->state, e->state);
+        assert_int_equal(system(blocker), 0);
+        struct action a = mk(&(struct act) IRQ(30, "2"));
+        assert_int_equal(apply_action(ap, &a), -ENOTDIR);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "no write without a journal");
+        assert_int_equal(apply_undo(ap)->n_entries, 0);
+        apply_free(ap);
+}
+
+/* Drops CAP_DAC_OVERRIDE from the effective set (root ignores file modes
+ * otherwise); returns whether it must be raised again. */
+static bool drop_dac(bool drop) {
+        cap_value_t v[] = { CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH };
+        cap_t caps;
+        bool ok;
+
+        if (geteuid() != 0)
+                return false;
+        caps = cap_get_proc();
+        assert_non_null(caps);
+        assert_int_equal(cap_set_flag(caps, CAP_EFFECTIVE, 2, v, drop ? CAP_CLEAR : CAP_SET), 0);
+        ok = cap_set_proc(caps) == 0;
+        cap_free(caps);
+        return ok;
+}
+
+static void test_readonly(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        char path[256];
+        bool dropped;
+        int r;
+        (void) state;
+
+        env_setup(e, "apply");
+        snprintf(path, sizeof(path), "%s/sys/class/net/eth0/queues/rx-0/rps_cpus", e->root);
+        assert_int_equal(chmod(path, 0444), 0);
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        struct action a = mk(&(struct act) RPS("eth0", 0, "1"));
+        dropped = drop_dac(true);
+        r = apply_action(ap, &a);
+        if (dropped)
+                assert_true(drop_dac(false));
+        assert_int_equal(r, -EACCES);
+        assert_int_equal(apply_error_class(r), APPLY_ERR_PERMANENT);
+        assert_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", "read-only file unchanged");
+        /* The journalled object still holds its original: nothing to write. */
+        assert_int_equal(apply_restore_all(ap, &rep), 0);
+        assert_int_equal(rep.unchanged, 1);
+        assert_int_equal(rep.restored, 0);
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed");
+        apply_free(ap);
+}
+
+static void test_threads_wrapped(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        char buf[64];
+        (void) state;
+
+        fakes_reset();
+        env_setup(e, "apply");
+        /* root_is_host on a fixture tree: starttimes from the fixture,
+         * sched_*affinity from the wraps. */
+        assert_int_equal(apply_new(e->rootfd, true, e->state, false, &ap), 0);
+
+        static const struct {
+                const char *what;
+                struct act a;
+                int set_errno;
+                const char *clamp;
+                int want_r;
+                const char *want_mask;
+                unsigned want_calls;
+        } cases[] = {
+                { "pin a thread", THR(5000100, 5000101, "1"), 0, NULL, APPLY_DONE, "1", 1 },
+                { "repin keeps the first original", THR(5000100, 5000101, "2-3"), 0, NULL, APPLY_DONE, "2-3", 2 },
+                { "already there: no call", THR(5000100, 5000101, "2-3"), 0, NULL, APPLY_UNCHANGED, "2-3", 2 },
+                { "thread exited", THR(5000100, 5000102, "1"), ESRCH, NULL, -ESRCH, "0-3", 1 },
+                { "kernel thread refuses", THR(5000100, 5000103, "1"), EINVAL, NULL, -EINVAL, "0-3", 1 },
+                { "cpuset cgroup narrows it", THR(5000100, 5000103, "0-2"), 0, "1-3", APPLY_READBACK_DIFFERS, "1-2", 2 },
+                { "TID not under that PID", THR(5000100, 4242, "1"), 0, NULL, -ESRCH, NULL, 0 },
+                { "empty set", THR(5000100, 5000101, ""), 0, NULL, -EINVAL, "2-3", 2 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fake_task *t = fake_find(cases[i].a.tid);
+                struct action a = mk(&cases[i].a);
+                int r;
+
+                if (t) {
+                        t->set_errno = cases[i].set_errno;
+                        cpuset_zero(&t->clamp);
+                        if (cases[i].clamp)
+                                assert_int_equal(cpuset_parse_list(cases[i].clamp, &t->clamp), 0);
+                }
+                r = apply_action(ap, &a);
+                if (r != cases[i].want_r)
+                        fail_msg("%s: apply_action gave %d, want %d", cases[i].what, r, cases[i].want_r);
+                if (t) {
+                        assert_int_equal(cpuset_format_list(&t->mask, buf, sizeof(buf)), 0);
+                        if (strcmp(buf, cases[i].want_mask) != 0)
+                                fail_msg("%s: mask %s, want %s", cases[i].what, buf, cases[i].want_mask);
+                        if (t->set_calls != cases[i].want_calls)
+                                fail_msg("%s: %u set calls, want %u", cases[i].what, t->set_calls,
+                                         cases[i].want_calls);
+                        t->set_errno = 0;
+                }
+        }
+        assert_int_equal(apply_error_class(-ESRCH), APPLY_ERR_GONE);
+        /* The narrowed read-back is what the journal now expects. */
+        assert_file(e->state, UNDO_JOURNAL_NAME,
+                    "# irqsteer undo journal v1\n"
+                    "thread 5000100 5000101 777001 0-3 2-3 -\n"
+                    "thread 5000100 5000102 777002 0-3 0-3 -\n"
+                    "thread 5000100 5000103 777003 0-3 1-2 -\n",
+                    "thread journal");
+
+        /* Restore; the second TID was reused meanwhile (new starttime). */
+        put_file(e->root, "proc/5000100/task/5000102/stat",
+                 "5000102 (fakeworker) S 1 1 1 0 -1 4194368 0 0 0 0 0 0 0 0 20 0 1 0 999999 0 0\n");
+        fake_find(5000103)->clamp = (cpuset_t){ 0 };
+        assert_int_equal(apply_restore_all(ap, &rep), 0);
+        assert_int_equal(rep.restored, 2);
+        assert_int_equal(rep.gone, 1);
+        assert_int_equal(cpuset_format_list(&fake_find(5000101)->mask, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "0-3");
+        assert_int_equal(cpuset_format_list(&fake_find(5000103)->mask, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "0-3");
+        assert_int_equal(fake_find(5000102)->set_calls, 1); /* not touched again */
+        apply_free(ap);
+        n_fakes = 0;
+}
+
+static void test_effective(void **state) {
+        struct env *e = &cur_env;
+        static const struct {
+                const char *what;
+                unsigned irq;
+                const char *want;
+                int r;
+        } cases[] = {
+                { "fires on a wanted CPU", 30, "1", 1 },
+                { "fires within a wider set", 30, "0-2", 1 },
+                { "fires elsewhere", 30, "2", 0 },
+                { "no effective_affinity_list", 31, "1", -ENOENT },
+        };
+        (void) state;
+        env_setup(e, "apply");
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                cpuset_t want;
+                assert_int_equal(cpuset_parse_list(cases[i].want, &want), 0);
+                int r = apply_irq_effective_ok(e->rootfd, cases[i].irq, &want);
+                if (r != cases[i].r)
+                        fail_msg("%s: %d, want %d", cases[i].what, r, cases[i].r);
+        }
+        assert_false(apply_root_is_host(e->rootfd));
+}
+
+/* ---- live tests on this host ---- */
+
+struct live_irq {
+        unsigned irq;
+        char original[256];
+        char state[64];
+        bool active;
+};
+static struct live_irq live;
+
+static int host_read(const char *path, char *buf, size_t len) {
+        int fd = rootfs_open("/");
+        int r;
+
+        if (fd < 0)
+                return fd;
+        r = rootfs_read_line(fd, path, buf, len);
+        close(fd);
+        return r;
+}
+
+/* The IRQ whose /proc/interrupts name ends in "-input.0" (virtio-net rx 0). */
+static int find_input_irq(unsigned *ret) {
+        char line[1024];
+        FILE *f = fopen("/proc/interrupts", "re");
+        int found = -ENOENT;
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f)) {
+                char *s = line, *end;
+                unsigned long irq;
+                size_t l = strlen(line);
+
+                while (l > 0 && (line[l - 1] == '\n' || line[l - 1] == ' '))
+                        line[--l] = 0;
+                while (*s == ' ')
+                        s++;
+                irq = strtoul(s, &end, 10);
+                if (end == s || *end != ':')
+                        continue;
+                if (l >= 8 && strcmp(line + l - 8, "-input.0") == 0) {
+                        *ret = irq;
+                        found = 0;
+                        break;
+                }
+        }
+        fclose(f);
+        return found;
+}
+
+static int teardown_live_irq(void **state) {
+        (void) state;
+        if (live.active) {
+                int fd = rootfs_open("/");
+                char path[64], now[256];
+                struct undo_report rep;
+
+                if (fd >= 0) {
+                        (void) undo_recover(fd, live.state, &rep);
+                        snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", live.irq);
+                        /* Belt and braces: the test may have failed mid-way. */
+                        if (host_read(path, now, sizeof(now)) == 0 && strcmp(now, live.original) != 0)
+                                (void) rootfs_write(fd, path, live.original);
+                        close(fd);
+                }
+                live.active = false;
+        }
+        if (live.state[0]) {
+                char cmd[128];
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", live.state);
+                (void) system(cmd);
+                live.state[0] = 0;
+        }
+        return 0;
+}
+
+static void test_live_irq(void **state) {
+        char path[64], eff[256], now[256];
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        cpuset_t effs, target;
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        int rootfd, r, to = -1;
+        (void) state;
+
+        SKIP_UNLESS_ROOT();
+        if (ncpu < 2) {
+                print_message("[  SKIP    ] %s: needs 2 online CPUs\n", __func__);
+                skip();
+        }
+        if (find_input_irq(&live.irq) < 0) {
+                print_message("[  SKIP    ] %s: no IRQ named *-input.0 in /proc/interrupts\n", __func__);
+                skip();
+        }
+        snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", live.irq);
+        assert_int_equal(host_read(path, live.original, sizeof(live.original)), 0);
+        snprintf(path, sizeof(path), "proc/irq/%u/effective_affinity_list", live.irq);
+        assert_int_equal(host_read(path, eff, sizeof(eff)), 0);
+        assert_int_equal(cpuset_parse_list(eff, &effs), 0);
+        /* The other CPU: an online one it does not fire on now. */
+        for (int c = 0; c < ncpu; c++) {
+                char online[32], p[64];
+                snprintf(p, sizeof(p), "sys/devices/system/cpu/cpu%d/online", c);
+                if (!cpuset_isset(&effs, c) && (host_read(p, online, sizeof(online)) < 0 || strcmp(online, "1") == 0)) {
+                        to = c;
+                        break;
+                }
+        }
+        assert_true(to >= 0);
+        snprintf(live.state, sizeof(live.state), "/tmp/isap-live-XXXXXX");
+        assert_non_null(mkdtemp(live.state));
+
+        rootfd = rootfs_open("/");
+        assert_true(rootfd >= 0);
+        assert_true(apply_root_is_host(rootfd));
+        assert_int_equal(apply_new(rootfd, true, live.state, false, &ap), 0);
+        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = live.irq, .queue = -1 };
+        a.cpus = cpuset_single(to);
+        live.active = true;
+        r = apply_action(ap, &a);
+        apply_free(ap); /* as after kill -9 */
+        assert_int_equal(r, APPLY_DONE);
+        snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", live.irq);
+        assert_int_equal(host_read(path, now, sizeof(now)), 0);
+        assert_int_equal(cpuset_parse_list(now, &target), 0);
+        assert_true(cpuset_equal(&target, &a.cpus));
+        print_message("live: IRQ %u %s -> %s (was firing on %s)\n", live.irq, live.original, now, eff);
+
+        assert_int_equal(undo_recover(rootfd, live.state, &rep), 0);
+        close(rootfd);
+        assert_int_equal(rep.restored, 1);
+        assert_int_equal(host_read(path, now, sizeof(now)), 0);
+        assert_string_equal(now, live.original);
+        live.active = false;
+}
+
+/* Names that usually carry kernel-managed affinity (virtio-blk, NVMe). */
+static bool likely_managed(const char *name) {
+        return strstr(name, "-req.") || strstr(name, "nvme") || strstr(name, "-request") ||
+               strstr(name, "queues");
+}
+
+static void test_live_managed_irq(void **state) {
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        char line[1024], names[2][64][16], dir[64];
+        size_t n[2] = { 0, 0 };
+        unsigned managed = 0;
+        int rootfd, r = 0;
+        FILE *f;
+        (void) state;
+
+        SKIP_UNLESS_ROOT();
+        f = fopen("/proc/interrupts", "re");
+        assert_non_null(f);
+        /* Likely candidates first, to rewrite as few real IRQs as possible. */
+        while (fgets(line, sizeof(line), f)) {
+                char *s = line, *end;
+                unsigned long irq;
+                int k;
+
+                while (*s == ' ')
+                        s++;
+                irq = strtoul(s, &end, 10);
+                if (end == s || *end != ':')
+                        continue;
+                k = likely_managed(line) ? 0 : 1;
+                if (n[k] < 64)
+                        snprintf(names[k][n[k]++], 16, "%lu", irq);
+        }
+        fclose(f);
+        rootfd = rootfs_open("/");
+        assert_true(rootfd >= 0);
+        for (int k = 0; k < 2 && !managed; k++)
+                for (size_t i = 0; i < n[k] && !managed; i++) {
+                        char path[64], cur[256];
+
+                        snprintf(path, sizeof(path), "proc/irq/%s/smp_affinity_list", names[k][i]);
+                        if (host_read(path, cur, sizeof(cur)) < 0)
+                                continue;
+                        /* Its own value back: a no-op for a movable IRQ. */
+                        r = rootfs_write(rootfd, path, cur);
+                        if (r == -EIO || r == -EPERM)
+                                managed = (unsigned) strtoul(names[k][i], NULL, 10);
+                }
+        if (!managed) {
+                close(rootfd);
+                print_message("[  SKIP    ] %s: no managed IRQ on this host\n", __func__);
+                skip();
+        }
+        assert_int_equal(apply_error_class(r), APPLY_ERR_PERMANENT);
+        print_message("live: IRQ %u is managed (%s)\n", managed, strerror(-r));
+
+        /* Through apply: refused, classified, nothing left to restore. */
+        snprintf(dir, sizeof(dir), "/tmp/isap-mg-XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        assert_int_equal(apply_new(rootfd, true, dir, false, &ap), 0);
+        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = managed, .queue = -1 };
+        a.cpus = cpuset_single(0);
+        r = apply_action(ap, &a);
+        if (r == APPLY_UNCHANGED) {
+                a.cpus = cpuset_single(1);
+                r = apply_action(ap, &a);
+        }
+        assert_true(r == -EIO || r == -EPERM);
+        assert_int_equal(apply_error_class(r), APPLY_ERR_PERMANENT);
+        assert_int_equal(apply_restore_all(ap, &rep), 0);
+        assert_int_equal(rep.restored, 0);
+        assert_int_equal(rep.unchanged, 1);
+        apply_free(ap);
+        close(rootfd);
+        assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_errclass),
+                cmocka_unit_test(test_writers),
+                cmocka_unit_test_teardown(test_journal_and_restore, teardown_env),
+                cmocka_unit_test_teardown(test_crash_recover, teardown_env),
+                cmocka_unit_test_teardown(test_pending, teardown_env),
+                cmocka_unit_test(test_journal_lines),
+                cmocka_unit_test_teardown(test_corrupt_journal, teardown_env),
+                cmocka_unit_test_teardown(test_dry_run, teardown_env),
+                cmocka_unit_test_teardown(test_journal_unwritable, teardown_env),
+                cmocka_unit_test_teardown(test_readonly, teardown_env),
+                cmocka_unit_test_teardown(test_threads_wrapped, teardown_env),
+                cmocka_unit_test_teardown(test_effective, teardown_env),
+                cmocka_unit_test_teardown(test_live_irq, teardown_live_irq),
+                cmocka_unit_test(test_live_managed_irq),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
