@@ -64,8 +64,12 @@ struct inv_nic {
         cpuset_t local_cpus;     /* device/local_cpulist (all online if unknown) */
         bool has_device;         /* has a device link (physical or virtio) */
         bool up;                 /* operstate up / IFF_UP from netlink */
-        int rx_queues, tx_queues;/* from the queues dir (netlink when live) */
-        int combined_channels;   /* ethtool channels, -1 unknown */
+        int rx_queues, tx_queues;/* from the queues dir: the kernel's real_num_*_queues */
+        int max_rx_queues, max_tx_queues; /* allocated maximum, IFLA_NUM_RX/TX_QUEUES
+                                  * (netlink only), -1 unknown */
+        int combined_channels;   /* ethtool channels, -1 unknown (no netlink or the
+                                  * driver has no channels support) */
+        int rx_channels, tx_channels; /* ethtool rx-only / tx-only channels, -1 unknown */
         enum inv_map_source map;
         struct inv_queue *queues;
         size_t n_queues;         /* max(rx_queues, tx_queues) */
@@ -85,10 +89,13 @@ struct inventory {
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
 void inventory_free(struct inventory *inv);
 
-/* Live refinement through netlink: ifindex, link up state and queue counts
- * (rtnetlink, IFLA_NUM_RX_QUEUES/IFLA_NUM_TX_QUEUES) and ethtool combined
- * channels (genl).  Only for the root "/" in the current network namespace;
- * failures leave the sysfs values and return -errno. */
+/* Live refinement through netlink: ifindex, link up state (IFF_UP) and the
+ * allocated queue counts (rtnetlink IFLA_NUM_RX/TX_QUEUES into max_*_queues;
+ * rx_queues/tx_queues stay the sysfs real counts, which the queue array
+ * follows) and ethtool channels (genl, one dump).  Only for the root "/" in
+ * the current network namespace; NICs netlink does not know keep their sysfs
+ * values.  Drivers without channels support keep -1.  Returns 0, or -errno
+ * of the first failing step (values read before it are kept). */
 int inventory_netlink_refresh(struct inventory *inv);
 
 const struct inv_nic *inventory_nic(const struct inventory *inv, const char *name);
@@ -99,8 +106,12 @@ const char *inv_map_source_to_string(enum inv_map_source m);
 
 /* Classifies one /proc/interrupts action name against NIC nic_name (whose
  * virtio device is virtio_dev, e.g. "virtio2", and PCI address pci_addr,
- * either may be NULL/""): returns the role and sets *ret_queue, or
- * INV_IRQ_NONE if the name does not belong to that NIC.  Pure. */
+ * either may be NULL/""): returns the role and sets *ret_queue (-1 for
+ * OTHER), or INV_IRQ_NONE if the name does not belong to that NIC.  A name
+ * equal to the device ("eth0", "virtio2", "virtio2-virtqueues") is RXTX
+ * queue 0: the single-vector case; inventory_read demotes it to OTHER when
+ * the NIC also has per-queue vectors (igb/ixgbe/bnx2x name their link
+ * vector after the device).  Pure. */
 enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
                                               const char *virtio_dev, const char *pci_addr,
                                               int *ret_queue);

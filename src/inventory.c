@@ -1,0 +1,803 @@
+/* NIC inventory from sysfs, proc/irq and the names in /proc/interrupts. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inventory.h"
+#include "log.h"
+#include "rootfs.h"
+#include "util.h"
+
+/* ---- the pure name classifier ---- */
+
+/* Whole-string non-negative decimal that fits an int. */
+static bool parse_index(const char *s, int *ret) {
+        int v;
+
+        if (!isdigit((unsigned char) s[0]))
+                return false;
+        if (util_parse_int(s, (size_t) -1, &v) < 0 || v < 0)
+                return false;
+        *ret = v;
+        return true;
+}
+
+/* s begins with prefix; returns the rest or NULL. */
+static const char *skip_prefix(const char *s, const char *prefix) {
+        size_t n = strlen(prefix);
+        return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+static bool is_pci_addr_char(char c) {
+        return isxdigit((unsigned char) c) || c == ':' || c == '.';
+}
+
+/* pci_addr occurs in name as a whole token ("i40e-0000:3b:00.0:misc"), not
+ * as the start of a longer address. */
+static bool contains_pci_token(const char *name, const char *pci_addr) {
+        size_t n = strlen(pci_addr);
+
+        for (const char *p = strstr(name, pci_addr); p; p = strstr(p + 1, pci_addr)) {
+                /* "10000:3b:00.0" (a VMD domain) must not match "0000:3b:00.0" */
+                bool left = p == name || !isxdigit((unsigned char) p[-1]);
+                bool right = !isxdigit((unsigned char) p[n]);
+                if (left && right)
+                        return true;
+        }
+        return false;
+}
+
+/* The part of an IRQ name after the device name: "-TxRx-3" etc. */
+static enum inv_irq_role classify_dev_suffix(const char *rest, int *ret_queue) {
+        static const struct {
+                const char *suffix;
+                enum inv_irq_role role;
+        } families[] = {
+                { "-TxRx-", INV_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt, hns3 */
+                { "-Tx-Rx-", INV_IRQ_RXTX }, /* ena */
+                { "-fp-", INV_IRQ_RXTX },    /* bnx2x, qede */
+                { "-rx-", INV_IRQ_RX },      /* e1000e, igb/ixgbe without pairing */
+                { "-tx-", INV_IRQ_TX },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(families); i++) {
+                const char *n = skip_prefix(rest, families[i].suffix);
+                if (n && parse_index(n, ret_queue))
+                        return families[i].role;
+        }
+        return INV_IRQ_NONE;
+}
+
+enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
+                                              const char *virtio_dev, const char *pci_addr,
+                                              int *ret_queue) {
+        /* Intel drivers put their name before the netdev's. */
+        static const char *const driver_prefixes[] = { "i40e-", "ice-", "iavf-" };
+        enum inv_irq_role role;
+        const char *rest;
+        int q = -1;
+
+        if (!irq_name || !irq_name[0])
+                return INV_IRQ_NONE;
+
+        if (nic_name && nic_name[0]) {
+                rest = skip_prefix(irq_name, nic_name);
+                if (rest && rest[0] == 0) {
+                        *ret_queue = 0;
+                        return INV_IRQ_RXTX;
+                }
+                if (rest) {
+                        role = classify_dev_suffix(rest, &q);
+                        if (role != INV_IRQ_NONE) {
+                                *ret_queue = q;
+                                return role;
+                        }
+                }
+                for (size_t i = 0; i < ELEMENTSOF(driver_prefixes); i++) {
+                        rest = skip_prefix(irq_name, driver_prefixes[i]);
+                        if (rest)
+                                rest = skip_prefix(rest, nic_name);
+                        if (rest && rest[0]) {
+                                role = classify_dev_suffix(rest, &q);
+                                if (role != INV_IRQ_NONE) {
+                                        *ret_queue = q;
+                                        return role;
+                                }
+                        }
+                }
+        }
+
+        if (virtio_dev && virtio_dev[0]) {
+                rest = skip_prefix(irq_name, virtio_dev);
+                /* virtio_pci names vectors "virtioK-<vq name>"; virtio-net's
+                 * vqs are input.N / output.N.  One shared vector for all vqs
+                 * ("virtioK-virtqueues") or INTx ("virtioK") serves every
+                 * queue: the single-vector case. */
+                if (rest && (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)) {
+                        *ret_queue = 0;
+                        return INV_IRQ_RXTX;
+                }
+                if (rest && rest[0] == '-') {
+                        const char *n;
+                        if ((n = skip_prefix(rest, "-input.")) && parse_index(n, &q)) {
+                                *ret_queue = q;
+                                return INV_IRQ_RX;
+                        }
+                        if ((n = skip_prefix(rest, "-output.")) && parse_index(n, &q)) {
+                                *ret_queue = q;
+                                return INV_IRQ_TX;
+                        }
+                        /* config, control and anything else of this device */
+                        *ret_queue = -1;
+                        return INV_IRQ_OTHER;
+                }
+        }
+
+        if (pci_addr && pci_addr[0]) {
+                const char *at = strstr(irq_name, "@pci:");
+                rest = skip_prefix(irq_name, "mlx5_comp");
+                if (rest && at && strcmp(at + 5, pci_addr) == 0) {
+                        char num[16];
+                        size_t len = at - rest;
+                        if (len > 0 && len < sizeof(num)) {
+                                memcpy(num, rest, len);
+                                num[len] = 0;
+                                if (parse_index(num, &q)) {
+                                        *ret_queue = q;
+                                        return INV_IRQ_RXTX;
+                                }
+                        }
+                }
+                /* mlx5_async@pci:, mlx5_pages_eq@pci:, ena-mgmnt@pci:,
+                 * i40e-0000:3b:00.0:misc, ice-...:misc */
+                if (contains_pci_token(irq_name, pci_addr)) {
+                        *ret_queue = -1;
+                        return INV_IRQ_OTHER;
+                }
+        }
+        return INV_IRQ_NONE;
+}
+
+const char *inv_irq_role_to_string(enum inv_irq_role r) {
+        static const char *const names[INV_IRQ_ROLE_MAX] = {
+                [INV_IRQ_NONE] = "none", [INV_IRQ_RXTX] = "rxtx", [INV_IRQ_RX] = "rx",
+                [INV_IRQ_TX] = "tx",     [INV_IRQ_OTHER] = "other",
+        };
+        return r >= 0 && r < INV_IRQ_ROLE_MAX ? names[r] : NULL;
+}
+
+const char *inv_map_source_to_string(enum inv_map_source m) {
+        static const char *const names[INV_MAP_MAX] = {
+                [INV_MAP_NONE] = "none",
+                [INV_MAP_NAMES] = "names",
+                [INV_MAP_MSI_ORDER] = "msi-order",
+                [INV_MAP_SINGLE] = "single",
+        };
+        return m >= 0 && m < INV_MAP_MAX ? names[m] : NULL;
+}
+
+/* ---- reading ---- */
+
+/* Copies src into dst[len], truncating; callers check lengths that matter. */
+static void copy_str(char *dst, size_t len, const char *src) {
+        size_t n = strnlen(src, len - 1);
+        memcpy(dst, src, n);
+        dst[n] = 0;
+}
+
+
+/* Per-NIC facts needed while mapping, not kept in the result. */
+struct nic_scratch {
+        char virtio_dev[64];
+        char pcidir[64];          /* "device" or "device/..": the PCI function */
+        unsigned *msi;            /* device's msi_irqs, sorted */
+        size_t n_msi;
+};
+
+static bool is_pci_addr(const char *s) {
+        unsigned dom, bus, dev, fn;
+        char tail;
+        size_t n = strlen(s);
+
+        /* DDDD:BB:DD.F; VMD domains have more than four digits. */
+        if (n < 12 || n > 16)
+                return false;
+        if (sscanf(s, "%x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!is_pci_addr_char(s[i]))
+                        return false;
+        return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
+}
+
+static bool is_virtio_dev(const char *s) {
+        int v;
+        const char *n = skip_prefix(s, "virtio");
+        return n && parse_index(n, &v);
+}
+
+static const char *basename_of(const char *path) {
+        const char *s = strrchr(path, '/');
+        return s ? s + 1 : path;
+}
+
+static int readlinkf(int rootfd, char *buf, size_t len, const char *fmt, const char *name) {
+        char path[512];
+        snprintf(path, sizeof(path), fmt, name);
+        return rootfs_readlink(rootfd, path, buf, len);
+}
+
+static int read_linef(int rootfd, char *buf, size_t len, const char *fmt, const char *a, const char *b) {
+        char path[512];
+        snprintf(path, sizeof(path), fmt, a, b);
+        return rootfs_read_line(rootfd, path, buf, len);
+}
+
+static int cmp_unsigned(const void *a, const void *b) {
+        unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
+        return (x > y) - (x < y);
+}
+
+/* Lists the numeric entries of a directory (msi_irqs) sorted. */
+static int read_number_dir(int rootfd, const char *path, unsigned **ret, size_t *ret_n) {
+        size_t n = 0, allocated = 0;
+        unsigned *v = NULL;
+        struct dirent *de;
+        DIR *d;
+        int fd, r = 0;
+
+        *ret = NULL;
+        *ret_n = 0;
+        fd = rootfs_opendir(rootfd, path);
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                uint64_t x;
+                if (util_parse_u64(de->d_name, (size_t) -1, &x) < 0 || x > UINT32_MAX)
+                        continue;
+                r = util_grow((void **) &v, &allocated, n + 1, sizeof(*v));
+                if (r < 0)
+                        break;
+                v[n++] = (unsigned) x;
+        }
+        closedir(d);
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        if (n > 1)
+                qsort(v, n, sizeof(*v), cmp_unsigned);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+/* Reads a cpulist file, or the hex-mask file beside it. */
+static int read_cpus(int rootfd, const char *list_path, const char *mask_path, cpuset_t *ret) {
+        _cleanup_(freep) char *buf = NULL;
+        int r;
+
+        r = rootfs_read(rootfd, list_path, &buf, NULL);
+        if (r == 0)
+                return cpuset_parse_list(buf, ret);
+        if (r != -ENOENT || !mask_path)
+                return r;
+        r = rootfs_read(rootfd, mask_path, &buf, NULL);
+        if (r < 0)
+                return r;
+        return cpuset_parse_mask(util_strstrip(buf), ret);
+}
+
+static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
+        char lp[64], mp[64], ep[64], emp[64], np[64], line[32];
+
+        snprintf(lp, sizeof(lp), "proc/irq/%u/smp_affinity_list", irq->irq);
+        snprintf(mp, sizeof(mp), "proc/irq/%u/smp_affinity", irq->irq);
+        snprintf(ep, sizeof(ep), "proc/irq/%u/effective_affinity_list", irq->irq);
+        snprintf(emp, sizeof(emp), "proc/irq/%u/effective_affinity", irq->irq);
+        snprintf(np, sizeof(np), "proc/irq/%u/node", irq->irq);
+
+        /* A missing proc/irq/N means the IRQ went away after /proc/interrupts
+         * was read: not an error, just nothing to steer. */
+        irq->affinity_readable = read_cpus(rootfd, lp, mp, &irq->affinity) == 0;
+        if (!irq->affinity_readable)
+                cpuset_zero(&irq->affinity);
+        irq->has_effective = read_cpus(rootfd, ep, emp, &irq->effective) == 0;
+        if (!irq->has_effective)
+                cpuset_zero(&irq->effective);
+        irq->node = -1;
+        if (rootfs_read_line(rootfd, np, line, sizeof(line)) == 0 &&
+            util_parse_int(util_strstrip(line), (size_t) -1, &irq->node) < 0)
+                irq->node = -1;
+}
+
+static int cmp_irq(const void *a, const void *b) {
+        const struct inv_irq *x = a, *y = b;
+        return (x->irq > y->irq) - (x->irq < y->irq);
+}
+
+static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inventory *inv) {
+        size_t n = 0;
+
+        inv->irqs = calloc(pi->n_irqs ? pi->n_irqs : 1, sizeof(*inv->irqs));
+        if (!inv->irqs)
+                return -ENOMEM;
+        for (size_t i = 0; i < pi->n_irqs; i++) {
+                struct inv_irq *irq;
+
+                if (!pi->irqs[i].numeric)
+                        continue;
+                irq = &inv->irqs[n++];
+                irq->irq = pi->irqs[i].irq;
+                copy_str(irq->name, sizeof(irq->name), pi->irqs[i].name);
+                irq->nic = -1;
+                irq->queue = -1;
+                irq->role = INV_IRQ_NONE;
+                read_irq_affinity(rootfd, irq);
+        }
+        inv->n_irqs = n;
+        qsort(inv->irqs, n, sizeof(*inv->irqs), cmp_irq);
+        return 0;
+}
+
+static bool queue_dir(const char *name, const char *prefix, int *ret) {
+        const char *n = skip_prefix(name, prefix);
+        return n && parse_index(n, ret);
+}
+
+static int read_queues(int rootfd, struct inv_nic *nic) {
+        char path[512];
+        int max_rx = -1, max_tx = -1;
+        struct dirent *de;
+        DIR *d;
+        int fd;
+
+        snprintf(path, sizeof(path), "sys/class/net/%s/queues", nic->name);
+        fd = rootfs_opendir(rootfd, path);
+        if (fd == -ENOENT)
+                return 0;
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                int q;
+                if (queue_dir(de->d_name, "rx-", &q)) {
+                        nic->rx_queues++;
+                        max_rx = MAX(max_rx, q);
+                } else if (queue_dir(de->d_name, "tx-", &q)) {
+                        nic->tx_queues++;
+                        max_tx = MAX(max_tx, q);
+                }
+        }
+        closedir(d);
+
+        /* Queue directories are numbered densely from 0; a gap would be a
+         * kernel bug, so size by the highest index to be safe. */
+        nic->n_queues = (size_t) (MAX(max_rx, max_tx) + 1);
+        if (nic->n_queues == 0)
+                return 0;
+        if (nic->n_queues > 65536)
+                return -EBADMSG;
+        nic->queues = calloc(nic->n_queues, sizeof(*nic->queues));
+        if (!nic->queues)
+                return -ENOMEM;
+        for (size_t i = 0; i < nic->n_queues; i++) {
+                struct inv_queue *q = &nic->queues[i];
+                char line[32];
+                uint64_t v;
+
+                q->index = (int) i;
+                q->rx_irq = q->tx_irq = -1;
+                snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu", nic->name, i);
+                q->has_rx = rootfs_exists(rootfd, path) > 0;
+                snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
+                q->has_tx = rootfs_exists(rootfd, path) > 0;
+                if (q->has_rx) {
+                        _cleanup_(freep) char *buf = NULL;
+                        /* Missing without CONFIG_RPS. */
+                        snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_cpus", nic->name, i);
+                        q->has_rps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
+                                     cpuset_parse_mask(util_strstrip(buf), &q->rps_cpus) == 0;
+                        snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_flow_cnt", nic->name, i);
+                        if (rootfs_read_line(rootfd, path, line, sizeof(line)) == 0 &&
+                            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
+                                q->rps_flow_cnt = (uint32_t) v;
+                }
+                if (!q->has_rps)
+                        cpuset_zero(&q->rps_cpus);
+                if (q->has_tx) {
+                        _cleanup_(freep) char *buf = NULL;
+                        /* Single-queue devices fail this read with ENOENT
+                         * or EINVAL although the file is listed. */
+                        snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu/xps_cpus", nic->name, i);
+                        q->has_xps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
+                                     cpuset_parse_mask(util_strstrip(buf), &q->xps_cpus) == 0;
+                }
+                if (!q->has_xps)
+                        cpuset_zero(&q->xps_cpus);
+        }
+        return 0;
+}
+
+/* The parent of the device from the canonical path of the net device:
+ * sys/class/net/X -> ../../devices/.../<parent>/<device>/net/X. */
+static void parent_of_device(int rootfd, const char *name, const char *bus_id, char *ret, size_t len) {
+        char target[1024], *comp[64];
+        size_t n = 0;
+
+        ret[0] = 0;
+        if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s", name) < 0)
+                return;
+        for (char *save = NULL, *c = strtok_r(target, "/", &save); c && n < ELEMENTSOF(comp);
+             c = strtok_r(NULL, "/", &save))
+                comp[n++] = c;
+        if (n < 4 || strcmp(comp[n - 1], name) != 0 || strcmp(comp[n - 2], "net") != 0 ||
+            strcmp(comp[n - 3], bus_id) != 0)
+                return;
+        copy_str(ret, len, comp[n - 4]);
+}
+
+static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
+        char target[1024], parent[128], line[64], path[512], lp[512], mp[512];
+
+        nic->node = -1;
+        nic->local_cpus = *online;
+        if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device", nic->name) < 0)
+                return;
+        nic->has_device = true;
+        copy_str(nic->bus_id, sizeof(nic->bus_id), basename_of(target));
+        if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device/driver", nic->name) == 0)
+                copy_str(nic->driver, sizeof(nic->driver), basename_of(target));
+        if (is_virtio_dev(nic->bus_id))
+                copy_str(s->virtio_dev, sizeof(s->virtio_dev), nic->bus_id);
+
+        if (is_pci_addr(nic->bus_id)) {
+                copy_str(nic->pci_addr, sizeof(nic->pci_addr), nic->bus_id);
+                snprintf(s->pcidir, sizeof(s->pcidir), "device");
+        } else {
+                parent_of_device(rootfd, nic->name, nic->bus_id, parent, sizeof(parent));
+                if (is_pci_addr(parent)) {
+                        copy_str(nic->pci_addr, sizeof(nic->pci_addr), parent);
+                        snprintf(s->pcidir, sizeof(s->pcidir), "device/..");
+                }
+        }
+
+        /* numa_node and local_cpulist: the device's own, else its PCI
+         * function's (virtio devices have none). */
+        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s/numa_node", nic->name, "device") < 0 &&
+            (!s->pcidir[0] ||
+             read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s/numa_node", nic->name, s->pcidir) < 0))
+                line[0] = 0;
+        if (!line[0] || util_parse_int(util_strstrip(line), (size_t) -1, &nic->node) < 0)
+                nic->node = -1;
+
+        for (int k = 0; k < 2; k++) {
+                const char *dir = k == 0 ? "device" : s->pcidir;
+                cpuset_t cpus;
+                if (!dir[0] || (k == 1 && strcmp(dir, "device") == 0))
+                        continue;
+                snprintf(lp, sizeof(lp), "sys/class/net/%s/%s/local_cpulist", nic->name, dir);
+                snprintf(mp, sizeof(mp), "sys/class/net/%s/%s/local_cpus", nic->name, dir);
+                if (read_cpus(rootfd, lp, mp, &cpus) == 0 && !cpuset_empty(&cpus)) {
+                        nic->local_cpus = cpus;
+                        break;
+                }
+        }
+
+        if (s->pcidir[0]) {
+                snprintf(path, sizeof(path), "sys/class/net/%s/%s/msi_irqs", nic->name, s->pcidir);
+                if (read_number_dir(rootfd, path, &s->msi, &s->n_msi) < 0) {
+                        s->msi = NULL;
+                        s->n_msi = 0;
+                }
+        }
+}
+
+static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
+        char line[64];
+        int r;
+
+        nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
+        nic->max_rx_queues = nic->max_tx_queues = -1;
+        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "ifindex") == 0 &&
+            util_parse_int(util_strstrip(line), (size_t) -1, &nic->ifindex) < 0)
+                nic->ifindex = 0;
+        /* IFF_UP (the administrative state, as netlink reports it) when the
+         * flags file is there; operstate otherwise ("unknown" is what lo and
+         * many virtual devices report while up). */
+        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "flags") == 0) {
+                unsigned long f = strtoul(line, NULL, 16);
+                nic->up = f & IFF_UP;
+        } else if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "operstate") == 0)
+                nic->up = strcmp(line, "up") == 0 || strcmp(line, "unknown") == 0;
+
+        read_nic_device(rootfd, online, nic, s);
+        r = read_queues(rootfd, nic);
+        return r;
+}
+
+static int cmp_nic(const void *a, const void *b) {
+        const struct inv_nic *x = a, *y = b;
+        return strcmp(x->name, y->name);
+}
+
+static int list_nics(int rootfd, struct inventory *inv) {
+        size_t allocated = 0;
+        struct dirent *de;
+        DIR *d;
+        int fd, r = 0;
+
+        fd = rootfs_opendir(rootfd, "sys/class/net");
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                char path[512];
+                int fdd;
+
+                if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
+                        continue;
+                /* bonding_masters is a file here, devices are (links to) dirs. */
+                snprintf(path, sizeof(path), "sys/class/net/%s", de->d_name);
+                fdd = rootfs_opendir(rootfd, path);
+                if (fdd < 0)
+                        continue;
+                close(fdd);
+                r = util_grow((void **) &inv->nics, &allocated, inv->n_nics + 1, sizeof(*inv->nics));
+                if (r < 0)
+                        break;
+                memset(&inv->nics[inv->n_nics], 0, sizeof(inv->nics[0]));
+                copy_str(inv->nics[inv->n_nics].name, IF_NAMESIZE, de->d_name);
+                inv->n_nics++;
+        }
+        closedir(d);
+        if (r < 0)
+                return r;
+        if (inv->n_nics > 1)
+                qsort(inv->nics, inv->n_nics, sizeof(*inv->nics), cmp_nic);
+        return 0;
+}
+
+/* ---- queue <-> IRQ mapping ---- */
+
+struct match {
+        size_t irq;               /* index into inv->irqs */
+        enum inv_irq_role role;
+        int queue;
+        bool bare;                /* named after the device itself */
+};
+
+static bool in_sorted(const unsigned *v, size_t n, unsigned x) {
+        return n > 0 && bsearch(&x, v, n, sizeof(*v), cmp_unsigned);
+}
+
+static void attach(struct inventory *inv, int nic_idx, size_t irq_idx, enum inv_irq_role role, int queue) {
+        struct inv_nic *nic = &inv->nics[nic_idx];
+        struct inv_irq *irq = &inv->irqs[irq_idx];
+
+        irq->nic = nic_idx;
+        irq->role = role;
+        irq->queue = role == INV_IRQ_OTHER ? -1 : queue;
+        if (role == INV_IRQ_OTHER || queue < 0 || (size_t) queue >= nic->n_queues)
+                return;
+        /* IRQs are visited in ascending order: the first one claiming a
+         * queue slot keeps it. */
+        if ((role == INV_IRQ_RXTX || role == INV_IRQ_RX) && nic->queues[queue].rx_irq < 0)
+                nic->queues[queue].rx_irq = (int) irq->irq;
+        if ((role == INV_IRQ_RXTX || role == INV_IRQ_TX) && nic->queues[queue].tx_irq < 0)
+                nic->queues[queue].tx_irq = (int) irq->irq;
+}
+
+/* Whether another NIC sits on the same PCI function (mlx4 ports, switchdev
+ * representors): then msi_irqs order says nothing about this NIC. */
+static bool shares_function(const struct inventory *inv, size_t i) {
+        for (size_t k = 0; k < inv->n_nics; k++)
+                if (k != i && inv->nics[i].pci_addr[0] &&
+                    strcmp(inv->nics[k].pci_addr, inv->nics[i].pci_addr) == 0)
+                        return true;
+        return false;
+}
+
+/* The name of the device itself: a single-vector NIC's only IRQ, or the
+ * link/slowpath vector beside per-queue ones. */
+static bool is_bare_name(const char *a, const char *nic_name, const char *virtio_dev) {
+        const char *rest;
+
+        if (strcmp(a, nic_name) == 0)
+                return true;
+        if (!virtio_dev[0] || !(rest = skip_prefix(a, virtio_dev)))
+                return false;
+        return rest[0] == 0 || strcmp(rest, "-virtqueues") == 0;
+}
+
+/* First pass: IRQs whose names belong to the NIC.  Per-queue names win;
+ * then a bare device name is the single vector (INV_MAP_SINGLE). */
+static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratch *s) {
+        struct inv_nic *nic = &inv->nics[i];
+        _cleanup_(freep) struct match *m = NULL;
+        size_t n = 0, allocated = 0;
+        bool queue_names = false, single_done = false;
+        int r;
+
+        for (size_t j = 0; j < inv->n_irqs; j++) {
+                struct inv_irq *irq = &inv->irqs[j];
+                char name[sizeof(irq->name)];
+                enum inv_irq_role role = INV_IRQ_NONE;
+                bool bare = false;
+                int q = -1;
+
+                if (irq->nic >= 0)
+                        continue;
+                /* A shared line lists every action: "eth0, ehci_hcd:usb1". */
+                copy_str(name, sizeof(name), irq->name);
+                for (char *save = NULL, *a = strtok_r(name, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+                        a = util_strstrip(a);
+                        role = inventory_classify_irq_name(a, nic->name, s->virtio_dev, nic->pci_addr, &q);
+                        if (role != INV_IRQ_NONE) {
+                                bare = role == INV_IRQ_RXTX && is_bare_name(a, nic->name, s->virtio_dev);
+                                break;
+                        }
+                }
+                if (role == INV_IRQ_NONE)
+                        continue;
+                r = util_grow((void **) &m, &allocated, n + 1, sizeof(*m));
+                if (r < 0)
+                        return r;
+                m[n++] = (struct match) { .irq = j, .role = role, .queue = q, .bare = bare };
+                if (!bare && role != INV_IRQ_OTHER)
+                        queue_names = true;
+        }
+
+        if (queue_names)
+                nic->map = INV_MAP_NAMES;
+        for (size_t k = 0; k < n; k++) {
+                if (queue_names)
+                        attach(inv, (int) i, m[k].irq, m[k].bare ? INV_IRQ_OTHER : m[k].role, m[k].queue);
+                else if (m[k].bare && !single_done) {
+                        attach(inv, (int) i, m[k].irq, INV_IRQ_RXTX, 0);
+                        nic->map = INV_MAP_SINGLE;
+                        single_done = true;
+                } else
+                        attach(inv, (int) i, m[k].irq, INV_IRQ_OTHER, -1);
+        }
+        return 0;
+}
+
+/* Second pass, for NICs no name mapped: the device's remaining MSI vectors
+ * in ascending order, one per queue.  When there are more vectors than
+ * queues the first is taken for the admin/misc vector, which is where virtio
+ * (config), mlx5 (async), i40e/ice (misc), igb (other), ena (mgmnt) and tg3
+ * (link) put it; vectors beyond one per queue are OTHER.  Fewer vectors than
+ * queues: the first queues get one each.  The caller warns (INV_MAP_MSI_ORDER). */
+static void map_by_msi_order(struct inventory *inv, size_t i, const struct nic_scratch *s) {
+        struct inv_nic *nic = &inv->nics[i];
+        size_t v = 0, q = 0;
+        bool skip;
+
+        if (s->n_msi == 0 || nic->n_queues == 0 || shares_function(inv, i))
+                return;
+        for (size_t j = 0; j < inv->n_irqs; j++)
+                if (inv->irqs[j].nic < 0 && in_sorted(s->msi, s->n_msi, inv->irqs[j].irq))
+                        v++;
+        if (v == 0)
+                return;
+        skip = v > nic->n_queues;
+        for (size_t j = 0; j < inv->n_irqs; j++) {
+                if (inv->irqs[j].nic >= 0 || !in_sorted(s->msi, s->n_msi, inv->irqs[j].irq))
+                        continue;
+                if (skip) {
+                        attach(inv, (int) i, j, INV_IRQ_OTHER, -1);
+                        skip = false;
+                } else if (q < nic->n_queues) {
+                        attach(inv, (int) i, j, INV_IRQ_RXTX, (int) q);
+                        q++;
+                } else
+                        attach(inv, (int) i, j, INV_IRQ_OTHER, -1);
+        }
+        nic->map = INV_MAP_MSI_ORDER;
+}
+
+int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret) {
+        struct inventory inv = {};
+        struct nic_scratch *scratch = NULL;
+        cpuset_t online;
+        char line[64];
+        uint64_t v;
+        int r;
+
+        {
+                _cleanup_(freep) char *buf = NULL;
+                cpuset_zero(&online);
+                if (rootfs_read(rootfd, "sys/devices/system/cpu/online", &buf, NULL) == 0 &&
+                    cpuset_parse_list(buf, &online) < 0)
+                        cpuset_zero(&online);
+        }
+        if (rootfs_read_line(rootfd, "proc/sys/net/core/rps_sock_flow_entries", line, sizeof(line)) == 0 &&
+            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
+                inv.rps_sock_flow_entries = (uint32_t) v;
+
+        r = read_irqs(rootfd, interrupts, &inv);
+        if (r < 0)
+                goto finish;
+        r = list_nics(rootfd, &inv);
+        if (r < 0)
+                goto finish;
+        scratch = calloc(inv.n_nics ? inv.n_nics : 1, sizeof(*scratch));
+        if (!scratch) {
+                r = -ENOMEM;
+                goto finish;
+        }
+        for (size_t i = 0; i < inv.n_nics; i++) {
+                r = read_nic(rootfd, &online, &inv.nics[i], &scratch[i]);
+                if (r == -ENOMEM)
+                        goto finish;
+                if (r < 0)
+                        log_debug_errno(r, "inventory: %s: reading queues failed, ignoring: %m",
+                                        inv.nics[i].name);
+                r = 0;
+        }
+        /* Names for every NIC first: a name match is firmer than the
+         * msi_irqs fallback, which only takes what is left. */
+        for (size_t i = 0; i < inv.n_nics && r >= 0; i++)
+                if (inv.nics[i].has_device)
+                        r = map_by_names(&inv, i, &scratch[i]);
+        for (size_t i = 0; i < inv.n_nics && r >= 0; i++)
+                if (inv.nics[i].has_device && inv.nics[i].map == INV_MAP_NONE)
+                        map_by_msi_order(&inv, i, &scratch[i]);
+
+finish:
+        if (scratch)
+                for (size_t i = 0; i < inv.n_nics; i++)
+                        free(scratch[i].msi);
+        free(scratch);
+        if (r < 0) {
+                inventory_free(&inv);
+                return r;
+        }
+        *ret = inv;
+        return 0;
+}
+
+void inventory_free(struct inventory *inv) {
+        if (!inv)
+                return;
+        for (size_t i = 0; i < inv->n_nics; i++)
+                free(inv->nics[i].queues);
+        free(inv->nics);
+        free(inv->irqs);
+        *inv = (struct inventory) {};
+}
+
+const struct inv_nic *inventory_nic(const struct inventory *inv, const char *name) {
+        for (size_t i = 0; i < inv->n_nics; i++)
+                if (strcmp(inv->nics[i].name, name) == 0)
+                        return &inv->nics[i];
+        return NULL;
+}
+
+struct inv_irq *inventory_irq(const struct inventory *inv, unsigned irq) {
+        struct inv_irq key = { .irq = irq };
+        if (inv->n_irqs == 0)
+                return NULL;
+        return bsearch(&key, inv->irqs, inv->n_irqs, sizeof(*inv->irqs), cmp_irq);
+}

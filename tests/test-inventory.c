@@ -1,0 +1,575 @@
+/* NIC inventory: the IRQ name classifier, the host64 and vm2 fixture trees,
+ * this host's virtio NIC and a veth with 4 queues in a network namespace. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "inventory.h"
+#include "procfs.h"
+#include "rootfs.h"
+#include "testlib.h"
+#include "util.h"
+
+/* ---- classifier ---- */
+
+static void test_classify(_unused_ void **state) {
+        static const struct {
+                const char *what, *irq, *nic, *virtio, *pci;
+                enum inv_irq_role role;
+                int queue;
+        } cases[] = {
+                /* per-queue families */
+                { "ixgbe TxRx", "eth1-TxRx-3", "eth1", NULL, "0000:05:00.0", INV_IRQ_RXTX, 3 },
+                { "igb TxRx queue 0", "enp4s0-TxRx-0", "enp4s0", NULL, NULL, INV_IRQ_RXTX, 0 },
+                { "separate rx", "eth0-rx-2", "eth0", NULL, NULL, INV_IRQ_RX, 2 },
+                { "separate tx", "eth0-tx-12", "eth0", NULL, NULL, INV_IRQ_TX, 12 },
+                { "i40e prefix", "i40e-ens1f0-TxRx-15", "ens1f0", NULL, "0000:3b:00.0", INV_IRQ_RXTX, 15 },
+                { "ice prefix", "ice-ens5f0-TxRx-7", "ens5f0", NULL, "0000:5e:00.0", INV_IRQ_RXTX, 7 },
+                { "ice separate rx", "ice-ens5f0-rx-1", "ens5f0", NULL, NULL, INV_IRQ_RX, 1 },
+                { "bnx2x fastpath", "eno49-fp-5", "eno49", NULL, NULL, INV_IRQ_RXTX, 5 },
+                { "ena Tx-Rx", "eth0-Tx-Rx-2", "eth0", NULL, "0000:00:05.0", INV_IRQ_RXTX, 2 },
+                { "mlx5 completion", "mlx5_comp7@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
+                  INV_IRQ_RXTX, 7 },
+                { "mlx5 completion, two digits", "mlx5_comp63@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
+                  INV_IRQ_RXTX, 63 },
+                { "virtio input = rx", "virtio2-input.0", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_RX, 0 },
+                { "virtio output = tx", "virtio2-output.3", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_TX, 3 },
+                /* single vector */
+                { "e1000e named after the device", "eno1", "eno1", NULL, "0000:00:1f.6", INV_IRQ_RXTX, 0 },
+                { "virtio shared vector", "virtio2-virtqueues", "eth0", "virtio2", NULL, INV_IRQ_RXTX, 0 },
+                { "virtio INTx", "virtio2", "eth0", "virtio2", NULL, INV_IRQ_RXTX, 0 },
+                /* admin vectors */
+                { "virtio config", "virtio2-config", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_OTHER, -1 },
+                { "virtio control", "virtio2-control", "eth0", "virtio2", NULL, INV_IRQ_OTHER, -1 },
+                { "mlx5 async", "mlx5_async0@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
+                  INV_IRQ_OTHER, -1 },
+                { "mlx5 pages eq", "mlx5_pages_eq@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
+                  INV_IRQ_OTHER, -1 },
+                { "i40e misc", "i40e-0000:3b:00.0:misc", "ens1f0", NULL, "0000:3b:00.0", INV_IRQ_OTHER, -1 },
+                { "ice misc", "ice-0000:5e:00.0:misc", "ens5f0", NULL, "0000:5e:00.0", INV_IRQ_OTHER, -1 },
+                { "ena management", "ena-mgmnt@pci:0000:00:05.0", "eth0", NULL, "0000:00:05.0", INV_IRQ_OTHER, -1 },
+                { "VMD domain is another address", "i40e-10000:3b:00.0:misc", "ens1f0", NULL, "0000:3b:00.0",
+                  INV_IRQ_NONE, -1 },
+                /* negatives */
+                { "eth10 is not eth1", "eth10-TxRx-1", "eth1", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "eth10 bare is not eth1", "eth10", "eth1", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "eth1 is not eth10", "eth1-TxRx-1", "eth10", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "mlx5 of another function", "mlx5_comp0@pci:0000:af:00.1", "ens2f0", NULL, "0000:af:00.0",
+                  INV_IRQ_NONE, -1 },
+                { "mlx5 async of another function", "mlx5_async0@pci:0000:af:00.1", "ens2f0", NULL,
+                  "0000:af:00.0", INV_IRQ_NONE, -1 },
+                { "misc of function .1 vs .10-like suffix", "i40e-0000:3b:00.1:misc", "ens1f0", NULL,
+                  "0000:3b:00.0", INV_IRQ_NONE, -1 },
+                { "virtio21 is not virtio2", "virtio21-input.0", "eth0", "virtio2", NULL, INV_IRQ_NONE, -1 },
+                { "another virtio device", "virtio3-input.0", "eth0", "virtio2", NULL, INV_IRQ_NONE, -1 },
+                { "virtio console names are not virtio-net", "virtio3-rx", "eth0", "virtio2", NULL, INV_IRQ_NONE, -1 },
+                { "no queue number", "eth0-TxRx-", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "garbage after number", "eth0-TxRx-1a", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "negative queue", "eth0-rx--1", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "huge queue", "eth0-rx-99999999999", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "unknown suffix", "eth0-lsc", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "case matters", "eth0-txrx-1", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "other driver prefix", "ixgbe-eth0-TxRx-1", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "unrelated IRQ", "ahci[0000:00:17.0]", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_NONE, -1 },
+                { "empty name", "", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "no NIC facts", "eth0-TxRx-1", NULL, NULL, NULL, INV_IRQ_NONE, -1 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int q = -1;
+                enum inv_irq_role r = inventory_classify_irq_name(cases[i].irq, cases[i].nic, cases[i].virtio,
+                                                                  cases[i].pci, &q);
+                if (r != cases[i].role || (r != INV_IRQ_NONE && q != cases[i].queue))
+                        fail_msg("%s: '%s' for %s gave %s queue %d, want %s queue %d", cases[i].what,
+                                 cases[i].irq, cases[i].nic ? cases[i].nic : "(null)", inv_irq_role_to_string(r),
+                                 q, inv_irq_role_to_string(cases[i].role), cases[i].queue);
+        }
+        assert_string_equal(inv_map_source_to_string(INV_MAP_MSI_ORDER), "msi-order");
+        assert_null(inv_irq_role_to_string(INV_IRQ_ROLE_MAX));
+}
+
+/* ---- fixture trees ---- */
+
+static void load(const char *root, struct inventory *inv) {
+        struct procfs_interrupts pi;
+        int fd = rootfs_open(root);
+        int r;
+
+        if (fd < 0)
+                fail_msg("cannot open %s: %s", root, strerror(-fd));
+        r = procfs_interrupts_read(fd, &pi);
+        if (r < 0)
+                fail_msg("%s: procfs_interrupts_read: %s", root, strerror(-r));
+        r = inventory_read(fd, &pi, inv);
+        procfs_interrupts_free(&pi);
+        close(fd);
+        if (r < 0)
+                fail_msg("%s: inventory_read: %s", root, strerror(-r));
+}
+
+static void load_fixture(const char *name, struct inventory *inv) {
+        char path[4096];
+        load(fixture_path(name, path, sizeof(path)), inv);
+}
+
+static void assert_list(const char *what, const cpuset_t *s, const char *want) {
+        char buf[512];
+        assert_int_equal(cpuset_format_list(s, buf, sizeof(buf)), 0);
+        if (strcmp(buf, want) != 0)
+                fail_msg("%s: got '%s', want '%s'", what, buf, want);
+}
+
+struct nic_case {
+        const char *name, *driver, *bus_id, *pci_addr;
+        int ifindex, node;
+        const char *local_cpus;
+        bool has_device, up;
+        int rx, tx;
+        enum inv_map_source map;
+};
+
+static void check_nics(const struct inventory *inv, const struct nic_case *cases, size_t n) {
+        assert_int_equal(inv->n_nics, n);
+        for (size_t i = 0; i < n; i++) {
+                const struct nic_case *c = &cases[i];
+                const struct inv_nic *nic = inventory_nic(inv, c->name);
+                char what[64];
+
+                if (!nic)
+                        fail_msg("NIC %s not found", c->name);
+                /* sorted by name */
+                assert_ptr_equal(nic, &inv->nics[i]);
+                snprintf(what, sizeof(what), "%s local_cpus", c->name);
+                assert_list(what, &nic->local_cpus, c->local_cpus);
+                if (strcmp(nic->driver, c->driver) || strcmp(nic->bus_id, c->bus_id) ||
+                    strcmp(nic->pci_addr, c->pci_addr) || nic->ifindex != c->ifindex || nic->node != c->node ||
+                    nic->has_device != c->has_device || nic->up != c->up || nic->rx_queues != c->rx ||
+                    nic->tx_queues != c->tx || nic->n_queues != (size_t) MAX(c->rx, c->tx) || nic->map != c->map ||
+                    nic->combined_channels != -1 || nic->max_rx_queues != -1)
+                        fail_msg("%s: driver '%s' bus '%s' pci '%s' ifindex %d node %d dev %d up %d rx %d tx %d "
+                                 "n %zu map %s channels %d",
+                                 c->name, nic->driver, nic->bus_id, nic->pci_addr, nic->ifindex, nic->node,
+                                 nic->has_device, nic->up, nic->rx_queues, nic->tx_queues, nic->n_queues,
+                                 inv_map_source_to_string(nic->map), nic->combined_channels);
+        }
+}
+
+struct irq_case {
+        unsigned irq;
+        const char *nic;          /* NULL: no NIC */
+        int queue;
+        enum inv_irq_role role;
+        const char *affinity, *effective; /* effective NULL: none */
+        int node;
+        bool readable;
+};
+
+static void check_irqs(const struct inventory *inv, const struct irq_case *cases, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const struct irq_case *c = &cases[i];
+                const struct inv_irq *irq = inventory_irq(inv, c->irq);
+                const char *nic;
+                char what[64];
+
+                if (!irq)
+                        fail_msg("IRQ %u not found", c->irq);
+                nic = irq->nic >= 0 ? inv->nics[irq->nic].name : NULL;
+                if ((nic == NULL) != (c->nic == NULL) || (nic && strcmp(nic, c->nic)) || irq->queue != c->queue ||
+                    irq->role != c->role || irq->node != c->node || irq->affinity_readable != c->readable ||
+                    irq->has_effective != (c->effective != NULL))
+                        fail_msg("IRQ %u (%s): nic %s queue %d role %s node %d readable %d effective %d", c->irq,
+                                 irq->name, nic ? nic : "-", irq->queue, inv_irq_role_to_string(irq->role),
+                                 irq->node, irq->affinity_readable, irq->has_effective);
+                snprintf(what, sizeof(what), "IRQ %u affinity", c->irq);
+                assert_list(what, &irq->affinity, c->affinity);
+                if (c->effective) {
+                        snprintf(what, sizeof(what), "IRQ %u effective", c->irq);
+                        assert_list(what, &irq->effective, c->effective);
+                }
+        }
+}
+
+static void check_queue(const struct inventory *inv, const char *nic_name, int q, int rx_irq, int tx_irq) {
+        const struct inv_nic *nic = inventory_nic(inv, nic_name);
+        assert_non_null(nic);
+        assert_true((size_t) q < nic->n_queues);
+        if (nic->queues[q].index != q || nic->queues[q].rx_irq != rx_irq || nic->queues[q].tx_irq != tx_irq)
+                fail_msg("%s queue %d: index %d rx_irq %d tx_irq %d, want %d/%d", nic_name, q, nic->queues[q].index,
+                         nic->queues[q].rx_irq, nic->queues[q].tx_irq, rx_irq, tx_irq);
+}
+
+static void test_host64(_unused_ void **state) {
+        static const struct nic_case nics[] = {
+                { "eno1", "e1000e", "0000:00:1f.6", "0000:00:1f.6", 4, -1, "0-63", true, true, 1, 1,
+                  INV_MAP_SINGLE },
+                { "enp4s0", "igb", "0000:04:00.0", "0000:04:00.0", 5, 0, "0-15,32-47", true, true, 2, 2,
+                  INV_MAP_NAMES },
+                { "ens1f0", "i40e", "0000:3b:00.0", "0000:3b:00.0", 2, 0, "0-15,32-47", true, true, 16, 16,
+                  INV_MAP_NAMES },
+                { "ens2f0", "mlx5_core", "0000:af:00.0", "0000:af:00.0", 3, 1, "16-31,48-63", true, true, 16, 16,
+                  INV_MAP_NAMES },
+                { "lo", "", "", "", 1, -1, "0-63", false, true, 1, 1, INV_MAP_NONE },
+                { "veth0", "", "", "", 6, -1, "0-63", false, false, 1, 1, INV_MAP_NONE },
+        };
+        static const struct irq_case irqs[] = {
+                { 0, NULL, -1, INV_IRQ_NONE, "0-63", "0", 0, true },
+                { 30, "eno1", 0, INV_IRQ_RXTX, "1", "1", -1, true },
+                { 50, "enp4s0", -1, INV_IRQ_OTHER, "0-15,32-47", "0", 0, true },
+                { 51, "enp4s0", 0, INV_IRQ_RX, "8", "8", 0, true },
+                { 52, "enp4s0", 1, INV_IRQ_RX, "9", "9", 0, true },
+                { 53, "enp4s0", 0, INV_IRQ_TX, "8", "8", 0, true },
+                { 54, "enp4s0", 1, INV_IRQ_TX, "9", "9", 0, true },
+                { 100, "ens1f0", -1, INV_IRQ_OTHER, "0-15,32-47", "0", 0, true },
+                { 101, "ens1f0", 0, INV_IRQ_RXTX, "0", "0", 0, true },
+                { 116, "ens1f0", 15, INV_IRQ_RXTX, "15", "15", 0, true },
+                { 120, "ens2f0", -1, INV_IRQ_OTHER, "16-31,48-63", "16", 1, true },
+                { 121, "ens2f0", 0, INV_IRQ_RXTX, "16", "16", 1, true },
+                { 136, "ens2f0", 15, INV_IRQ_RXTX, "31", "31", 1, true },
+                { 140, NULL, -1, INV_IRQ_NONE, "20", "20", 1, true },
+        };
+        struct inventory inv;
+        const struct inv_nic *nic;
+
+        load_fixture("host64", &inv);
+        check_nics(&inv, nics, ELEMENTSOF(nics));
+        assert_int_equal(inv.n_irqs, 45);
+        for (size_t i = 1; i < inv.n_irqs; i++)
+                assert_true(inv.irqs[i - 1].irq < inv.irqs[i].irq);
+        check_irqs(&inv, irqs, ELEMENTSOF(irqs));
+        assert_null(inventory_irq(&inv, 999));
+        assert_null(inventory_nic(&inv, "bonding_masters"));
+        assert_int_equal(inv.rps_sock_flow_entries, 32768);
+
+        /* every queue of the two 16-queue NICs: one combined vector each */
+        for (int q = 0; q < 16; q++) {
+                check_queue(&inv, "ens1f0", q, 101 + q, 101 + q);
+                check_queue(&inv, "ens2f0", q, 121 + q, 121 + q);
+        }
+        /* separate rx/tx vectors paired by queue index */
+        check_queue(&inv, "enp4s0", 0, 51, 53);
+        check_queue(&inv, "enp4s0", 1, 52, 54);
+        check_queue(&inv, "eno1", 0, 30, 30);
+        check_queue(&inv, "lo", 0, -1, -1);
+
+        /* RPS / RFS / XPS */
+        nic = inventory_nic(&inv, "ens1f0");
+        assert_true(nic->queues[3].has_rx && nic->queues[3].has_tx && nic->queues[3].has_rps);
+        assert_list("ens1f0 rx-3 rps", &nic->queues[3].rps_cpus, "4-15,32-47");
+        assert_int_equal(nic->queues[3].rps_flow_cnt, 2048);
+        assert_true(nic->queues[0].has_rps);
+        assert_list("ens1f0 rx-0 rps", &nic->queues[0].rps_cpus, "");
+        assert_int_equal(nic->queues[0].rps_flow_cnt, 0);
+        assert_true(nic->queues[5].has_xps);
+        assert_list("ens1f0 tx-5 xps", &nic->queues[5].xps_cpus, "5");
+        nic = inventory_nic(&inv, "eno1");
+        assert_true(nic->queues[0].has_rps);
+        assert_list("eno1 rx-0 rps", &nic->queues[0].rps_cpus, "2-31");
+        assert_int_equal(nic->queues[0].rps_flow_cnt, 32768);
+        assert_false(nic->queues[0].has_xps); /* single queue: xps_cpus unreadable */
+        assert_list("eno1 tx-0 xps", &nic->queues[0].xps_cpus, "");
+        inventory_free(&inv);
+        assert_int_equal(inv.n_nics, 0);
+}
+
+static void test_vm2(_unused_ void **state) {
+        static const struct nic_case nics[] = {
+                { "ens4", "acmenet", "0000:00:04.0", "0000:00:04.0", 3, -1, "0-3", true, true, 2, 2,
+                  INV_MAP_MSI_ORDER },
+                { "eth0", "virtio_net", "virtio2", "0000:00:03.0", 2, -1, "0-3", true, true, 2, 2, INV_MAP_NAMES },
+                { "lo", "", "", "", 1, -1, "0-2", false, true, 1, 1, INV_MAP_NONE },
+        };
+        static const struct irq_case irqs[] = {
+                { 24, NULL, -1, INV_IRQ_NONE, "0-3", "1", 0, true },
+                { 37, "eth0", -1, INV_IRQ_OTHER, "0", "0", -1, true },
+                { 38, "eth0", 0, INV_IRQ_RX, "0", "0", -1, true },
+                { 39, "eth0", 0, INV_IRQ_TX, "0", "0", -1, true },
+                { 40, "eth0", 1, INV_IRQ_RX, "1", "1", -1, true },
+                { 41, "eth0", 1, INV_IRQ_TX, "1", "1", -1, true },
+                /* unknown names: msi_irqs order, first vector = admin */
+                { 44, "ens4", -1, INV_IRQ_OTHER, "0", "0", -1, true },
+                /* only the hex smp_affinity, no effective affinity */
+                { 45, "ens4", 0, INV_IRQ_RXTX, "2", NULL, -1, true },
+                /* proc/irq/46 vanished: still mapped, affinity unknown */
+                { 46, "ens4", 1, INV_IRQ_RXTX, "", NULL, -1, false },
+        };
+        struct inventory inv;
+
+        load_fixture("vm2", &inv);
+        check_nics(&inv, nics, ELEMENTSOF(nics));
+        assert_int_equal(inv.n_irqs, 9);
+        check_irqs(&inv, irqs, ELEMENTSOF(irqs));
+        check_queue(&inv, "eth0", 0, 38, 39);
+        check_queue(&inv, "eth0", 1, 40, 41);
+        check_queue(&inv, "ens4", 0, 45, 45);
+        check_queue(&inv, "ens4", 1, 46, 46);
+        /* missing proc/sys/net/core/rps_sock_flow_entries */
+        assert_int_equal(inv.rps_sock_flow_entries, 0);
+        inventory_free(&inv);
+}
+
+/* Names that are not this NIC's, on a device without msi_irqs, and an
+ * empty /proc/interrupts: nothing mapped, nothing fails. */
+static void test_empty_interrupts(_unused_ void **state) {
+        struct procfs_interrupts pi = {};
+        struct inventory inv;
+        char path[4096];
+        int fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
+
+        assert_true(fd >= 0);
+        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        close(fd);
+        assert_int_equal(inv.n_irqs, 0);
+        assert_int_equal(inv.n_nics, 6);
+        for (size_t i = 0; i < inv.n_nics; i++) {
+                assert_int_equal(inv.nics[i].map, INV_MAP_NONE);
+                for (size_t q = 0; q < inv.nics[i].n_queues; q++)
+                        assert_int_equal(inv.nics[i].queues[q].rx_irq, -1);
+        }
+        inventory_free(&inv);
+
+        fd = rootfs_open("/nonexistent-irqsteer-root");
+        assert_int_equal(fd, -ENOENT);
+}
+
+/* ---- live ---- */
+
+static int irq_by_name(const struct procfs_interrupts *pi, const char *name) {
+        for (size_t i = 0; i < pi->n_irqs; i++)
+                if (pi->irqs[i].numeric && strcmp(pi->irqs[i].name, name) == 0)
+                        return (int) pi->irqs[i].irq;
+        return -1;
+}
+
+static void test_live_host(_unused_ void **state) {
+        struct procfs_interrupts pi;
+        struct inventory inv;
+        const struct inv_nic *nic;
+        char target[512], name[128], path[256];
+        const char *bus_id;
+        int fd, in_irq, out_irq, r;
+
+        SKIP_UNLESS_ROOT();
+        if (readlink("/sys/class/net/eth0/device", target, sizeof(target) - 1) < 0) {
+                print_message("[  SKIP    ] %s: this host has no eth0 device\n", __func__);
+                skip();
+        }
+        fd = rootfs_open("/");
+        assert_true(fd >= 0);
+        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
+        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+
+        nic = inventory_nic(&inv, "eth0");
+        assert_non_null(nic);
+        assert_true(nic->has_device);
+        assert_string_equal(nic->driver, "virtio_net");
+        assert_int_equal(strncmp(nic->bus_id, "virtio", 6), 0);
+        assert_int_equal(nic->ifindex, (int) if_nametoindex("eth0"));
+        /* the PCI function the virtio device hangs under */
+        assert_true(strlen(nic->pci_addr) == 12);
+        snprintf(path, sizeof(path), "sys/bus/pci/devices/%s/%s", nic->pci_addr, nic->bus_id);
+        assert_int_equal(rootfs_exists(fd, path), 1);
+        bus_id = nic->bus_id;
+        snprintf(name, sizeof(name), "%s-input.0", bus_id);
+        in_irq = irq_by_name(&pi, name);
+        snprintf(name, sizeof(name), "%s-output.0", bus_id);
+        out_irq = irq_by_name(&pi, name);
+        assert_true(in_irq > 0 && out_irq > 0);
+
+        assert_int_equal(nic->map, INV_MAP_NAMES);
+        assert_true(nic->rx_queues >= 1 && nic->n_queues >= 1);
+        check_queue(&inv, "eth0", 0, in_irq, out_irq);
+        for (int k = 0; k < 2; k++) {
+                int n = k == 0 ? in_irq : out_irq;
+                const struct inv_irq *irq = inventory_irq(&inv, (unsigned) n);
+                _cleanup_(freep) char *buf = NULL;
+                cpuset_t want;
+
+                assert_non_null(irq);
+                assert_int_equal(irq->role, k == 0 ? INV_IRQ_RX : INV_IRQ_TX);
+                assert_ptr_equal(&inv.nics[irq->nic], nic);
+                assert_true(irq->affinity_readable);
+                assert_true(irq->has_effective);
+                assert_false(cpuset_empty(&irq->affinity));
+                assert_int_equal(rootfs_readf(fd, &buf, NULL, "proc/irq/%d/smp_affinity_list", n), 0);
+                assert_int_equal(cpuset_parse_list(buf, &want), 0);
+                assert_true(cpuset_equal(&want, &irq->affinity));
+        }
+        snprintf(name, sizeof(name), "%s-config", bus_id);
+        r = irq_by_name(&pi, name);
+        if (r > 0)
+                assert_int_equal(inventory_irq(&inv, (unsigned) r)->role, INV_IRQ_OTHER);
+
+        /* netlink agrees with sysfs; virtio-net reports combined channels */
+        assert_int_equal(inventory_netlink_refresh(&inv), 0);
+        nic = inventory_nic(&inv, "eth0");
+        assert_int_equal(nic->ifindex, (int) if_nametoindex("eth0"));
+        assert_true(nic->max_rx_queues >= nic->rx_queues);
+        assert_true(nic->max_tx_queues >= nic->tx_queues);
+        assert_int_equal(nic->combined_channels, nic->rx_queues);
+        nic = inventory_nic(&inv, "lo");
+        assert_non_null(nic);
+        assert_int_equal(nic->ifindex, 1);
+        assert_int_equal(nic->map, INV_MAP_NONE);
+
+        inventory_free(&inv);
+        procfs_interrupts_free(&pi);
+        close(fd);
+}
+
+#define NS_A "isinvA"
+#define NS_B "isinvB"
+#define VETH_A "isinv0"
+#define VETH_B "isinv1"
+
+static int run(const char *cmd) {
+        int r = system(cmd);
+        return r == -1 ? -errno : WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+
+static void netns_cleanup(void) {
+        run("ip link del " VETH_A " >/dev/null 2>&1; ip netns del " NS_A " >/dev/null 2>&1; "
+            "ip netns del " NS_B " >/dev/null 2>&1");
+}
+
+static int netns_teardown(_unused_ void **state) {
+        netns_cleanup();
+        return 0;
+}
+
+struct ns_result {
+        int r_open, r_irq, r_read, r_nl;
+        int found, n_nics, has_device, map, up;
+        int rx, tx, n_queues, max_rx, max_tx, combined, rx_ch, tx_ch;
+        int ifindex, want_ifindex, has_rps;
+};
+
+/* In the child: a private mount namespace, network namespace B, and a
+ * sysfs mounted there so that /sys/class/net shows B's devices. */
+static void ns_child(int out) {
+        struct ns_result res = { .r_open = -1 };
+        struct procfs_interrupts pi;
+        struct inventory inv;
+        int nsfd, fd;
+
+        nsfd = open("/run/netns/" NS_B, O_RDONLY | O_CLOEXEC);
+        if (nsfd < 0 || unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            setns(nsfd, CLONE_NEWNET) < 0 || mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+                res.r_open = -errno;
+                goto out;
+        }
+        fd = rootfs_open("/");
+        res.r_open = fd < 0 ? fd : 0;
+        if (fd < 0)
+                goto out;
+        res.r_irq = procfs_interrupts_read(fd, &pi);
+        if (res.r_irq < 0)
+                goto out;
+        res.r_read = inventory_read(fd, &pi, &inv);
+        procfs_interrupts_free(&pi);
+        if (res.r_read < 0)
+                goto out;
+        res.n_nics = (int) inv.n_nics;
+        {
+                const struct inv_nic *nic = inventory_nic(&inv, VETH_B);
+                if (nic) {
+                        res.found = 1;
+                        res.has_device = nic->has_device;
+                        res.map = nic->map;
+                        res.rx = nic->rx_queues;
+                        res.tx = nic->tx_queues;
+                        res.n_queues = (int) nic->n_queues;
+                        res.has_rps = nic->n_queues == 4 && nic->queues[3].has_rps && nic->queues[3].has_rx;
+                }
+        }
+        res.r_nl = inventory_netlink_refresh(&inv);
+        {
+                const struct inv_nic *nic = inventory_nic(&inv, VETH_B);
+                if (nic) {
+                        res.up = nic->up;
+                        res.max_rx = nic->max_rx_queues;
+                        res.max_tx = nic->max_tx_queues;
+                        res.combined = nic->combined_channels;
+                        res.rx_ch = nic->rx_channels;
+                        res.tx_ch = nic->tx_channels;
+                        res.ifindex = nic->ifindex;
+                }
+        }
+        res.want_ifindex = (int) if_nametoindex(VETH_B);
+        inventory_free(&inv);
+        close(fd);
+out:
+        if (write(out, &res, sizeof(res)) != sizeof(res))
+                _exit(2);
+        _exit(0);
+}
+
+static void test_live_netns(_unused_ void **state) {
+        struct ns_result res;
+        int pipefd[2], status;
+        pid_t pid;
+        ssize_t n;
+
+        SKIP_UNLESS_ROOT();
+        netns_cleanup();
+        if (run("ip netns add " NS_A " && ip netns add " NS_B " && "
+                "ip link add " VETH_A " numrxqueues 4 numtxqueues 4 type veth peer name " VETH_B
+                " numrxqueues 4 numtxqueues 4 && "
+                "ip link set " VETH_A " netns " NS_A " && ip link set " VETH_B " netns " NS_B " && "
+                "ip -n " NS_A " link set " VETH_A " up && ip -n " NS_B " link set " VETH_B " up") != 0)
+                fail_msg("creating the namespaces and the veth pair failed");
+
+        assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(pipefd[0]);
+                ns_child(pipefd[1]);
+        }
+        close(pipefd[1]);
+        n = read(pipefd[0], &res, sizeof(res));
+        close(pipefd[0]);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        assert_int_equal(n, sizeof(res));
+
+        if (res.r_open || res.r_irq || res.r_read)
+                fail_msg("child: setup/open %d, interrupts %d, inventory %d", res.r_open, res.r_irq, res.r_read);
+        /* the namespace holds lo and our veth end, nothing of the host */
+        assert_int_equal(res.n_nics, 2);
+        assert_true(res.found);
+        assert_false(res.has_device);
+        assert_int_equal(res.map, INV_MAP_NONE);
+        /* sysfs */
+        assert_int_equal(res.rx, 4);
+        assert_int_equal(res.tx, 4);
+        assert_int_equal(res.n_queues, 4);
+        assert_true(res.has_rps);
+        /* netlink: rtnetlink and ethtool channels (veth: rx/tx, no combined) */
+        assert_int_equal(res.r_nl, 0);
+        assert_true(res.up);
+        assert_int_equal(res.ifindex, res.want_ifindex);
+        assert_int_equal(res.max_rx, 4);
+        assert_int_equal(res.max_tx, 4);
+        assert_int_equal(res.rx_ch, 4);
+        assert_int_equal(res.tx_ch, 4);
+        assert_int_equal(res.combined, 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_classify),
+                cmocka_unit_test(test_host64),
+                cmocka_unit_test(test_vm2),
+                cmocka_unit_test(test_empty_interrupts),
+                cmocka_unit_test(test_live_host),
+                cmocka_unit_test_teardown(test_live_netns, netns_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
