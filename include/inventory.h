@@ -85,7 +85,14 @@ struct inventory {
 
 /* Builds the inventory from sys/class/net, the device links, msi_irqs,
  * proc/irq and the names in interrupts (already parsed).  NICs or IRQs that
- * vanish while reading are skipped, not errors. */
+ * vanish while reading are skipped, not errors (an IRQ whose proc/irq/N is
+ * gone stays listed with affinity_readable false).  NICs are sorted by name.
+ * Queue IRQs come from the names first (INV_MAP_NAMES / INV_MAP_SINGLE); a
+ * NIC no name matched but whose PCI function has msi_irqs gets them in
+ * ascending order, one per queue, the first skipped as the admin vector
+ * when there are more vectors than queues (INV_MAP_MSI_ORDER: the caller
+ * should warn).  Name-matched vectors beyond the queue count keep their
+ * queue number but are not in nic->queues. */
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
 void inventory_free(struct inventory *inv);
 

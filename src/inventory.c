@@ -756,6 +756,21 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
                                         inv.nics[i].name);
                 r = 0;
         }
+        /* Drop NICs that disappeared while we read them (a veth of a
+         * container going away): their half-read facts are worthless. */
+        for (size_t i = 0, k = 0, n = inv.n_nics; i < n; i++) {
+                char path[64];
+                snprintf(path, sizeof(path), "sys/class/net/%s", inv.nics[i].name);
+                if (rootfs_exists(rootfd, path) > 0) {
+                        inv.nics[k] = inv.nics[i];
+                        scratch[k++] = scratch[i];
+                } else {
+                        log_debug("inventory: %s vanished while reading, skipped", inv.nics[i].name);
+                        free(inv.nics[i].queues);
+                        free(scratch[i].msi);
+                        inv.n_nics--;
+                }
+        }
         /* Names for every NIC first: a name match is firmer than the
          * msi_irqs fallback, which only takes what is left. */
         for (size_t i = 0; i < inv.n_nics && r >= 0; i++)
