@@ -282,9 +282,12 @@ static void test_vm2(_unused_ void **state) {
                 { "ens4", "acmenet", "0000:00:04.0", "0000:00:04.0", 3, -1, "0-3", true, true, 2, 2,
                   INV_MAP_MSI_ORDER },
                 { "eth0", "virtio_net", "virtio2", "0000:00:03.0", 2, -1, "0-3", true, true, 2, 2, INV_MAP_NAMES },
+                { "eth1", "e1000", "0000:00:05.0", "0000:00:05.0", 4, -1, "0-3", true, true, 1, 1, INV_MAP_SINGLE },
                 { "lo", "", "", "", 1, -1, "0-2", false, true, 1, 1, INV_MAP_NONE },
         };
         static const struct irq_case irqs[] = {
+                /* shared INTx line: "uhci_hcd:usb1, eth1" */
+                { 11, "eth1", 0, INV_IRQ_RXTX, "0-3", "2", 0, true },
                 { 24, NULL, -1, INV_IRQ_NONE, "0-3", "1", 0, true },
                 { 37, "eth0", -1, INV_IRQ_OTHER, "0", "0", -1, true },
                 { 38, "eth0", 0, INV_IRQ_RX, "0", "0", -1, true },
@@ -302,12 +305,13 @@ static void test_vm2(_unused_ void **state) {
 
         load_fixture("vm2", &inv);
         check_nics(&inv, nics, ELEMENTSOF(nics));
-        assert_int_equal(inv.n_irqs, 9);
+        assert_int_equal(inv.n_irqs, 10);
         check_irqs(&inv, irqs, ELEMENTSOF(irqs));
         check_queue(&inv, "eth0", 0, 38, 39);
         check_queue(&inv, "eth0", 1, 40, 41);
         check_queue(&inv, "ens4", 0, 45, 45);
         check_queue(&inv, "ens4", 1, 46, 46);
+        check_queue(&inv, "eth1", 0, 11, 11);
         /* missing proc/sys/net/core/rps_sock_flow_entries */
         assert_int_equal(inv.rps_sock_flow_entries, 0);
         inventory_free(&inv);
