@@ -346,7 +346,9 @@ static void perr(struct parser *p, unsigned line, const char *key, const char *f
 
 /* Formats a duration the way the grammar accepts it, for messages. */
 static const char *format_duration(uint64_t usec, char *buf, size_t len) {
-        if (usec >= USEC_PER_HOUR && usec % USEC_PER_HOUR == 0)
+        if (usec == 0)
+                snprintf(buf, len, "0");
+        else if (usec >= USEC_PER_HOUR && usec % USEC_PER_HOUR == 0)
                 snprintf(buf, len, "%" PRIu64 "h", usec / USEC_PER_HOUR);
         else if (usec >= 2 * USEC_PER_MIN && usec % USEC_PER_MIN == 0)
                 snprintf(buf, len, "%" PRIu64 "min", usec / USEC_PER_MIN);
@@ -402,8 +404,13 @@ static bool valid_unit_name(const char *s) {
         for (const char *q = s; *q; q++)
                 if (!isalnum((unsigned char) *q) && !strchr(":-_.\\@", *q))
                         return false;
+        /* Without a suffix the unit is NAME.service, as workers_cgroup_has_unit()
+         * reads it; with one, only unit types that own a cgroup can hold
+         * processes. */
         dot = strrchr(s, '.');
-        if (!dot || dot == s)
+        if (!dot)
+                return true;
+        if (dot == s)
                 return false;
         for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
                 if (strcmp(dot, suffixes[i]) == 0)
@@ -523,7 +530,7 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                         return false;
                 }
                 if (r < 0 || d < def->min || d > def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%g%%..%g%%)", value, def->min, def->max);
+                        perr(p, line, key, "\"%s\" is out of range (%.15g%%..%.15g%%)", value, def->min, def->max);
                         return false;
                 }
                 *(double *) target = d / 100;
@@ -537,7 +544,7 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                         return false;
                 }
                 if (r < 0 || d < def->min || d > def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%g..%g)", value, def->min, def->max);
+                        perr(p, line, key, "\"%s\" is out of range (%.15g..%.15g)", value, def->min, def->max);
                         return false;
                 }
                 *(double *) target = d;
@@ -903,7 +910,7 @@ static void check_cross(struct parser *p) {
 
         if (!b[BK_HOT_ENTER].bad && !b[BK_HOT_EXIT].bad && c->hot_exit >= c->hot_enter)
                 perr(p, b[BK_HOT_EXIT].line ? b[BK_HOT_EXIT].line : b[BK_HOT_ENTER].line, "hot_exit",
-                     "%g%% must be below hot_enter (%g%%)", c->hot_exit * 100, c->hot_enter * 100);
+                     "%.15g%% must be below hot_enter (%.15g%%)", c->hot_exit * 100, c->hot_enter * 100);
         if (!b[BK_MIN_DWELL].bad && !b[BK_MAX_DWELL].bad && c->max_dwell_usec < c->min_dwell_usec)
                 perr(p, b[BK_MAX_DWELL].line ? b[BK_MAX_DWELL].line : b[BK_MIN_DWELL].line, "max_dwell",
                      "%s must not be below min_dwell (%s)", format_duration(c->max_dwell_usec, x, sizeof(x)),

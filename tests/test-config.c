@@ -1,0 +1,968 @@
+/* Config parser: every key, every range end, every kind of error with its
+ * exact file:line: key: text, glob lookup, load/missing/reload semantics, and
+ * that the shipped example file documents the real defaults. */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <syslog.h>
+
+/* Not "config.h": from tests/ that name finds autoconf's build config.h. */
+#include "../include/config.h"
+#include "testlib.h"
+#include "util.h"
+
+#define SEC 1000000ULL
+
+/* Runs config_errors_print into a string (caller frees). */
+static char *errors_text(const struct config_errors *errs) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        assert_non_null(f);
+        config_errors_print(errs, f);
+        assert_int_equal(fclose(f), 0);
+        return buf;
+}
+
+static int parse_str(const char *text, struct config *c, struct config_errors *errs) {
+        return config_parse("t.conf", text, strlen(text), c, errs);
+}
+
+static char *read_all(const char *path, size_t *ret_len) {
+        FILE *f = fopen(path, "re");
+        char *buf;
+        long n;
+
+        if (!f)
+                fail_msg("cannot open %s", path);
+        assert_int_equal(fseek(f, 0, SEEK_END), 0);
+        n = ftell(f);
+        assert_true(n >= 0);
+        rewind(f);
+        buf = malloc((size_t) n + 1);
+        assert_non_null(buf);
+        assert_int_equal(fread(buf, 1, (size_t) n, f), (size_t) n);
+        buf[n] = 0;
+        fclose(f);
+        *ret_len = (size_t) n;
+        return buf;
+}
+
+/* Field-by-field equality of everything a config holds. */
+static bool config_same(const struct config *a, const struct config *b, const char **what) {
+#define SAME(f)                         \
+        if (a->f != b->f) {             \
+                *what = #f;             \
+                return false;           \
+        }
+#define SAME_STR(f)                                                          \
+        if ((!a->f != !b->f) || (a->f && strcmp(a->f, b->f) != 0)) {         \
+                *what = #f;                                                  \
+                return false;                                                \
+        }
+        SAME(interval_usec);
+        SAME_STR(state_dir);
+        SAME(log_level);
+        SAME(restore_on_exit);
+        SAME(dry_run);
+        SAME(hot_enter);
+        SAME(hot_exit);
+        SAME(hot_samples);
+        SAME(saturated_idle);
+        SAME(saturated_share);
+        SAME(smoothing);
+        SAME(min_gain);
+        SAME(min_dwell_usec);
+        SAME(max_dwell_usec);
+        SAME(max_moves);
+        SAME(initial_layout);
+        SAME(rps);
+        SAME(rfs);
+        SAME(rps_sock_flow_entries);
+        SAME(xps);
+        SAME(single_queue_rps);
+        SAME(rps_exclude_irq_rate);
+        if (!cpuset_equal(&a->banned_cpus, &b->banned_cpus)) {
+                *what = "banned_cpus";
+                return false;
+        }
+        SAME(n_interfaces);
+        SAME(n_workers);
+        for (size_t i = 0; i < a->n_interfaces; i++) {
+                SAME_STR(interfaces[i].match);
+                SAME(interfaces[i].manage);
+                SAME(interfaces[i].rps);
+                SAME(interfaces[i].xps);
+                SAME(interfaces[i].rfs);
+                if (!cpuset_equal(&a->interfaces[i].cpus, &b->interfaces[i].cpus)) {
+                        *what = "interfaces[].cpus";
+                        return false;
+                }
+        }
+        for (size_t i = 0; i < a->n_workers; i++) {
+                SAME_STR(workers[i].name);
+                SAME_STR(workers[i].match_name);
+                SAME_STR(workers[i].match_cmdline);
+                SAME_STR(workers[i].match_unit);
+                SAME_STR(workers[i].pidfile);
+                SAME_STR(workers[i].interface);
+                SAME(workers[i].policy);
+                if (!cpuset_equal(&a->workers[i].cpus, &b->workers[i].cpus)) {
+                        *what = "workers[].cpus";
+                        return false;
+                }
+        }
+        return true;
+#undef SAME
+#undef SAME_STR
+}
+
+static void test_defaults(_unused_ void **state) {
+        struct config c;
+
+        assert_int_equal(config_defaults(&c), 0);
+        assert_null(c.path);
+        assert_int_equal(c.interval_usec, 2 * SEC);
+        assert_string_equal(c.state_dir, "/run/irqsteer");
+        assert_int_equal(c.log_level, LOG_INFO);
+        assert_true(c.restore_on_exit);
+        assert_false(c.dry_run);
+        assert_true(c.hot_enter == 0.80);
+        assert_true(c.hot_exit == 0.60);
+        assert_int_equal(c.hot_samples, 3);
+        assert_true(c.saturated_idle == 0.10);
+        assert_true(c.saturated_share == 0.30);
+        assert_true(c.smoothing == 0.5);
+        assert_true(c.min_gain == 0.10);
+        assert_int_equal(c.min_dwell_usec, 30 * SEC);
+        assert_int_equal(c.max_dwell_usec, 600 * SEC);
+        assert_int_equal(c.max_moves, 2);
+        assert_true(c.initial_layout);
+        assert_true(c.rps);
+        assert_true(c.rfs);
+        assert_int_equal(c.rps_sock_flow_entries, 32768);
+        assert_true(c.xps);
+        assert_true(c.single_queue_rps);
+        assert_true(c.rps_exclude_irq_rate == 20000);
+        assert_true(cpuset_empty(&c.banned_cpus));
+        assert_int_equal(c.n_interfaces, 0);
+        assert_int_equal(c.n_workers, 0);
+        config_free(&c);
+        /* config_free leaves a zeroed struct: a second free is harmless. */
+        config_free(&c);
+}
+
+enum kind { K_BOOL, K_TRI, K_UINT, K_U32, K_U64, K_DOUBLE, K_INT, K_STR, K_CPUS, K_POLICY };
+enum where { W_CONFIG, W_INTERFACE, W_WORKER };
+
+#define CF(f) W_CONFIG, offsetof(struct config, f)
+#define IF(f) W_INTERFACE, offsetof(struct config_interface, f)
+#define WF(f) W_WORKER, offsetof(struct config_worker, f)
+
+static void test_good_values(_unused_ void **state) {
+        static const struct {
+                const char *what, *key, *value;
+                enum kind kind;
+                enum where where;
+                size_t off;
+                double d;       /* K_DOUBLE; K_UINT/U32/U64/INT/BOOL/TRI/POLICY as integer */
+                const char *s;  /* K_STR, K_CPUS (formatted list) */
+        } cases[] = {
+                { "interval seconds", "interval", "5s", K_U64, CF(interval_usec), 5 * SEC, NULL },
+                { "interval bare number is seconds", "interval", "3", K_U64, CF(interval_usec), 3 * SEC, NULL },
+                { "interval lower end", "interval", "100ms", K_U64, CF(interval_usec), 100000, NULL },
+                { "interval upper end", "interval", "60s", K_U64, CF(interval_usec), 60 * SEC, NULL },
+                { "interval 1min = upper end", "interval", "1min", K_U64, CF(interval_usec), 60 * SEC, NULL },
+                { "state_dir", "state_dir", "/var/lib/irqsteer", K_STR, CF(state_dir), 0, "/var/lib/irqsteer" },
+                { "state_dir quoted with space", "state_dir", "\"/run/irq steer\"", K_STR, CF(state_dir), 0,
+                  "/run/irq steer" },
+                { "log_level debug", "log_level", "debug", K_INT, CF(log_level), LOG_DEBUG, NULL },
+                { "log_level notice", "log_level", "notice", K_INT, CF(log_level), LOG_NOTICE, NULL },
+                { "log_level warning", "log_level", "warning", K_INT, CF(log_level), LOG_WARNING, NULL },
+                { "log_level err", "log_level", "err", K_INT, CF(log_level), LOG_ERR, NULL },
+                { "log_level info", "log_level", "info", K_INT, CF(log_level), LOG_INFO, NULL },
+                { "restore_on_exit no", "restore_on_exit", "no", K_BOOL, CF(restore_on_exit), 0, NULL },
+                { "dry_run yes", "dry_run", "yes", K_BOOL, CF(dry_run), 1, NULL },
+                { "dry_run true", "dry_run", "true", K_BOOL, CF(dry_run), 1, NULL },
+                { "dry_run On", "dry_run", "On", K_BOOL, CF(dry_run), 1, NULL },
+                { "dry_run 1", "dry_run", "1", K_BOOL, CF(dry_run), 1, NULL },
+
+                { "hot_enter bare", "hot_enter", "90", K_DOUBLE, CF(hot_enter), 0.90, NULL },
+                { "hot_enter with %", "hot_enter", "90%", K_DOUBLE, CF(hot_enter), 0.90, NULL },
+                { "hot_enter upper end", "hot_enter", "100", K_DOUBLE, CF(hot_enter), 1.0, NULL },
+                { "hot_enter fraction", "hot_enter", "85.5%", K_DOUBLE, CF(hot_enter), 0.855, NULL },
+                { "hot_exit lower end", "hot_exit", "1", K_DOUBLE, CF(hot_exit), 0.01, NULL },
+                { "hot_exit", "hot_exit", "70%", K_DOUBLE, CF(hot_exit), 0.70, NULL },
+                { "hot_samples lower end", "hot_samples", "1", K_UINT, CF(hot_samples), 1, NULL },
+                { "hot_samples upper end", "hot_samples", "100", K_UINT, CF(hot_samples), 100, NULL },
+                { "saturated_idle zero disables", "saturated_idle", "0", K_DOUBLE, CF(saturated_idle), 0, NULL },
+                { "saturated_idle upper end", "saturated_idle", "100%", K_DOUBLE, CF(saturated_idle), 1.0, NULL },
+                { "saturated_share", "saturated_share", "25", K_DOUBLE, CF(saturated_share), 0.25, NULL },
+                { "smoothing lower end", "smoothing", "0.05", K_DOUBLE, CF(smoothing), 0.05, NULL },
+                { "smoothing upper end", "smoothing", "1", K_DOUBLE, CF(smoothing), 1.0, NULL },
+                { "smoothing leading dot", "smoothing", ".3", K_DOUBLE, CF(smoothing), 0.3, NULL },
+                { "min_gain", "min_gain", "5", K_DOUBLE, CF(min_gain), 0.05, NULL },
+                { "min_dwell zero", "min_dwell", "0", K_U64, CF(min_dwell_usec), 0, NULL },
+                { "min_dwell upper end", "min_dwell", "1h", K_U64, CF(min_dwell_usec), 3600 * SEC, NULL },
+                { "max_dwell upper end", "max_dwell", "24h", K_U64, CF(max_dwell_usec), 86400 * SEC, NULL },
+                { "max_dwell equal to min_dwell", "max_dwell", "30s", K_U64, CF(max_dwell_usec), 30 * SEC, NULL },
+                { "max_moves lower end", "max_moves", "1", K_UINT, CF(max_moves), 1, NULL },
+                { "max_moves upper end", "max_moves", "1000", K_UINT, CF(max_moves), 1000, NULL },
+                { "initial_layout off", "initial_layout", "off", K_BOOL, CF(initial_layout), 0, NULL },
+                { "rps no", "rps", "no", K_BOOL, CF(rps), 0, NULL },
+                { "rfs no", "rfs", "no", K_BOOL, CF(rfs), 0, NULL },
+                { "xps false", "xps", "false", K_BOOL, CF(xps), 0, NULL },
+                { "single_queue_rps 0", "single_queue_rps", "0", K_BOOL, CF(single_queue_rps), 0, NULL },
+                { "rps_sock_flow_entries zero leaves alone", "rps_sock_flow_entries", "0", K_U32,
+                  CF(rps_sock_flow_entries), 0, NULL },
+                { "rps_sock_flow_entries lower end", "rps_sock_flow_entries", "1024", K_U32,
+                  CF(rps_sock_flow_entries), 1024, NULL },
+                { "rps_sock_flow_entries upper end", "rps_sock_flow_entries", "1048576", K_U32,
+                  CF(rps_sock_flow_entries), 1048576, NULL },
+                { "rps_exclude_irq_rate never", "rps_exclude_irq_rate", "0", K_DOUBLE, CF(rps_exclude_irq_rate),
+                  0, NULL },
+                { "rps_exclude_irq_rate upper end", "rps_exclude_irq_rate", "10000000", K_DOUBLE,
+                  CF(rps_exclude_irq_rate), 10000000, NULL },
+                { "banned_cpus", "banned_cpus", "0,2-3", K_CPUS, CF(banned_cpus), 0, "0,2-3" },
+                { "banned_cpus empty", "banned_cpus", "", K_CPUS, CF(banned_cpus), 0, "" },
+
+                { "interface manage no", "manage", "no", K_BOOL, IF(manage), 0, NULL },
+                { "interface cpus", "cpus", "4-7", K_CPUS, IF(cpus), 0, "4-7" },
+                { "interface rps yes", "rps", "yes", K_TRI, IF(rps), TRI_YES, NULL },
+                { "interface xps no", "xps", "no", K_TRI, IF(xps), TRI_NO, NULL },
+                { "interface rfs yes", "rfs", "yes", K_TRI, IF(rfs), TRI_YES, NULL },
+
+                { "worker match_name 15 chars", "match_name", "abcdefghijklmno", K_STR, WF(match_name), 0,
+                  "abcdefghijklmno" },
+                { "worker match_cmdline", "match_cmdline", "^/usr/sbin/nginx( |$)", K_STR, WF(match_cmdline), 0,
+                  "^/usr/sbin/nginx( |$)" },
+                { "worker match_cmdline quoted keeps inner quotes", "match_cmdline", "\"a \"b\" c\"", K_STR,
+                  WF(match_cmdline), 0, "a \"b\" c" },
+                { "worker match_unit", "match_unit", "nginx.service", K_STR, WF(match_unit), 0, "nginx.service" },
+                { "worker match_unit template", "match_unit", "memcached@11211.service", K_STR, WF(match_unit), 0,
+                  "memcached@11211.service" },
+                { "worker match_unit without suffix", "match_unit", "nginx", K_STR, WF(match_unit), 0, "nginx" },
+                { "worker match_unit slice", "match_unit", "web.slice", K_STR, WF(match_unit), 0, "web.slice" },
+                { "worker pidfile", "pidfile", "/run/nginx.pid", K_STR, WF(pidfile), 0, "/run/nginx.pid" },
+                { "worker policy spread", "policy", "spread", K_POLICY, WF(policy), WORKER_SPREAD, NULL },
+                { "worker policy avoid-net", "policy", "avoid-net", K_POLICY, WF(policy), WORKER_AVOID_NET, NULL },
+                { "worker policy colocate", "policy", "colocate", K_POLICY, WF(policy), WORKER_COLOCATE, NULL },
+                { "worker cpus", "cpus", "1-3", K_CPUS, WF(cpus), 0, "1-3" },
+                { "worker interface", "interface", "eth0", K_STR, WF(interface), 0, "eth0" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct config_errors errs = {};
+                struct config c;
+                char text[512];
+                const char *base;
+                int r;
+
+                switch (cases[i].where) {
+                case W_CONFIG: {
+                        bool daemon = strcmp(cases[i].key, "interval") == 0 || strcmp(cases[i].key, "state_dir") == 0 ||
+                                      strcmp(cases[i].key, "log_level") == 0 ||
+                                      strcmp(cases[i].key, "restore_on_exit") == 0 ||
+                                      strcmp(cases[i].key, "dry_run") == 0;
+                        /* hot_exit must stay below hot_enter, max_dwell above min_dwell. */
+                        const char *extra = strcmp(cases[i].key, "hot_exit") == 0 ? "hot_enter = 90\n" :
+                                            strcmp(cases[i].key, "hot_enter") == 0 ? "hot_exit = 1\n" :
+                                            strcmp(cases[i].key, "min_dwell") == 0 ? "max_dwell = 24h\n" : "";
+                        snprintf(text, sizeof(text), "[%s]\n%s = %s\n%s", daemon ? "daemon" : "balance", cases[i].key,
+                                 cases[i].value, extra);
+                        break;
+                }
+                case W_INTERFACE:
+                        snprintf(text, sizeof(text), "[interface eth*]\n%s = %s\n", cases[i].key, cases[i].value);
+                        break;
+                case W_WORKER:
+                        snprintf(text, sizeof(text), "[worker w]\n%s = %s\n%s%s", cases[i].key, cases[i].value,
+                                 strcmp(cases[i].key, "match_name") == 0 ? "" : "match_name = w\n",
+                                 strcmp(cases[i].key, "policy") == 0 ? "" : "policy = colocate\n");
+                        break;
+                }
+                r = parse_str(text, &c, &errs);
+                if (r != 0) {
+                        char *e = errors_text(&errs);
+                        fail_msg("%s: parse gave %d: %s", cases[i].what, r, e);
+                }
+                assert_int_equal(errs.n, 0);
+                assert_string_equal(c.path, "t.conf");
+                base = cases[i].where == W_CONFIG      ? (const char *) &c :
+                       cases[i].where == W_INTERFACE ? (const char *) &c.interfaces[0] :
+                                                       (const char *) &c.workers[0];
+                if (cases[i].where == W_INTERFACE) {
+                        assert_int_equal(c.n_interfaces, 1);
+                        assert_string_equal(c.interfaces[0].match, "eth*");
+                        assert_int_equal(c.interfaces[0].line, 1);
+                }
+                if (cases[i].where == W_WORKER) {
+                        assert_int_equal(c.n_workers, 1);
+                        assert_string_equal(c.workers[0].name, "w");
+                }
+                base += cases[i].off;
+                switch (cases[i].kind) {
+                case K_BOOL:
+                        if (*(const bool *) base != (cases[i].d != 0))
+                                fail_msg("%s: got %d", cases[i].what, *(const bool *) base);
+                        break;
+                case K_TRI:
+                        if (*(const enum tristate *) base != (enum tristate) cases[i].d)
+                                fail_msg("%s: got %d", cases[i].what, *(const enum tristate *) base);
+                        break;
+                case K_POLICY:
+                        if (*(const enum worker_policy *) base != (enum worker_policy) cases[i].d)
+                                fail_msg("%s: got %d", cases[i].what, *(const enum worker_policy *) base);
+                        break;
+                case K_UINT:
+                        if (*(const unsigned *) base != (unsigned) cases[i].d)
+                                fail_msg("%s: got %u", cases[i].what, *(const unsigned *) base);
+                        break;
+                case K_U32:
+                        if (*(const uint32_t *) base != (uint32_t) cases[i].d)
+                                fail_msg("%s: got %u", cases[i].what, *(const uint32_t *) base);
+                        break;
+                case K_U64:
+                        if (*(const uint64_t *) base != (uint64_t) cases[i].d)
+                                fail_msg("%s: got %llu", cases[i].what,
+                                         (unsigned long long) *(const uint64_t *) base);
+                        break;
+                case K_INT:
+                        if (*(const int *) base != (int) cases[i].d)
+                                fail_msg("%s: got %d", cases[i].what, *(const int *) base);
+                        break;
+                case K_DOUBLE:
+                        if (fabs(*(const double *) base - cases[i].d) > 1e-12)
+                                fail_msg("%s: got %.17g, want %.17g", cases[i].what, *(const double *) base,
+                                         cases[i].d);
+                        break;
+                case K_STR:
+                        if (!*(char *const *) base || strcmp(*(char *const *) base, cases[i].s) != 0)
+                                fail_msg("%s: got '%s', want '%s'", cases[i].what,
+                                         *(char *const *) base ? *(char *const *) base : "(null)", cases[i].s);
+                        break;
+                case K_CPUS: {
+                        char buf[256];
+
+                        assert_int_equal(cpuset_format_list((const cpuset_t *) base, buf, sizeof(buf)), 0);
+                        if (strcmp(buf, cases[i].s) != 0)
+                                fail_msg("%s: got '%s', want '%s'", cases[i].what, buf, cases[i].s);
+                        break;
+                }
+                }
+                config_free(&c);
+        }
+}
+
+/* Each case: a whole file and the exact config_errors_print output. */
+static void test_bad(_unused_ void **state) {
+        static const struct {
+                const char *what, *text, *want;
+        } cases[] = {
+                /* [daemon] */
+                { "interval below range", "[daemon]\ninterval = 99ms\n",
+                  "t.conf:2: interval: \"99ms\" is out of range (100ms..60s)\n" },
+                { "interval above range", "[daemon]\ninterval = 61s\n",
+                  "t.conf:2: interval: \"61s\" is out of range (100ms..60s)\n" },
+                { "interval overflow", "[daemon]\ninterval = 99999999999999999999\n",
+                  "t.conf:2: interval: \"99999999999999999999\" is out of range (100ms..60s)\n" },
+                { "interval not a duration", "[daemon]\ninterval = fast\n",
+                  "t.conf:2: interval: invalid duration \"fast\" (expected e.g. 500ms, 2s, 5min)\n" },
+                { "interval fraction", "[daemon]\ninterval = 1.5s\n",
+                  "t.conf:2: interval: invalid duration \"1.5s\" (expected e.g. 500ms, 2s, 5min)\n" },
+                { "trailing comment is part of the value", "[daemon]\ninterval = 2s # fast\n",
+                  "t.conf:2: interval: invalid duration \"2s # fast\" (expected e.g. 500ms, 2s, 5min)\n" },
+                { "state_dir relative", "[daemon]\nstate_dir = run/irqsteer\n",
+                  "t.conf:2: state_dir: \"run/irqsteer\" is not an absolute path\n" },
+                { "state_dir empty", "[daemon]\nstate_dir =\n", "t.conf:2: state_dir: empty value\n" },
+                { "state_dir empty quotes", "[daemon]\nstate_dir = \"\"\n", "t.conf:2: state_dir: empty value\n" },
+                { "unterminated quote", "[daemon]\nstate_dir = \"/run/x\n",
+                  "t.conf:2: state_dir: unterminated quoted value\n" },
+                { "lone quote", "[daemon]\nstate_dir = \"\n", "t.conf:2: state_dir: unterminated quoted value\n" },
+                { "log_level unknown", "[daemon]\nlog_level = loud\n",
+                  "t.conf:2: log_level: invalid log level \"loud\" (expected debug, info, notice, warning or err)\n" },
+                { "log_level is case sensitive", "[daemon]\nlog_level = INFO\n",
+                  "t.conf:2: log_level: invalid log level \"INFO\" (expected debug, info, notice, warning or err)\n" },
+                { "bool typo", "[daemon]\nrestore_on_exit = maybe\n",
+                  "t.conf:2: restore_on_exit: invalid boolean \"maybe\" (expected yes or no)\n" },
+                { "bool empty", "[daemon]\ndry_run = \n", "t.conf:2: dry_run: empty value\n" },
+
+                /* [balance] */
+                { "hot_enter zero", "[balance]\nhot_enter = 0\n",
+                  "t.conf:2: hot_enter: \"0\" is out of range (1%..100%)\n" },
+                { "hot_enter above 100", "[balance]\nhot_enter = 100.5%\n",
+                  "t.conf:2: hot_enter: \"100.5%\" is out of range (1%..100%)\n" },
+                { "hot_enter negative", "[balance]\nhot_enter = -5\n",
+                  "t.conf:2: hot_enter: invalid percentage \"-5\"\n" },
+                { "hot_enter word", "[balance]\nhot_enter = high\n",
+                  "t.conf:2: hot_enter: invalid percentage \"high\"\n" },
+                { "percent sign alone", "[balance]\nhot_enter = %\n", "t.conf:2: hot_enter: invalid percentage \"%\"\n" },
+                { "two dots", "[balance]\nmin_gain = 1.2.3\n", "t.conf:2: min_gain: invalid percentage \"1.2.3\"\n" },
+                { "hot_exit equal to hot_enter", "[balance]\nhot_exit = 80\n",
+                  "t.conf:2: hot_exit: 80% must be below hot_enter (80%)\n" },
+                { "hot_enter lowered below default hot_exit", "[balance]\nhot_enter = 50\n",
+                  "t.conf:2: hot_exit: 60% must be below hot_enter (50%)\n" },
+                { "hot_exit above hot_enter, line of hot_exit", "[balance]\nhot_enter = 70\nhot_exit = 75\n",
+                  "t.conf:3: hot_exit: 75% must be below hot_enter (70%)\n" },
+                { "hot_samples zero", "[balance]\nhot_samples = 0\n",
+                  "t.conf:2: hot_samples: \"0\" is out of range (1..100)\n" },
+                { "hot_samples 101", "[balance]\nhot_samples = 101\n",
+                  "t.conf:2: hot_samples: \"101\" is out of range (1..100)\n" },
+                { "hot_samples negative", "[balance]\nhot_samples = -1\n",
+                  "t.conf:2: hot_samples: invalid number \"-1\"\n" },
+                { "hot_samples with unit", "[balance]\nhot_samples = 3x\n",
+                  "t.conf:2: hot_samples: invalid number \"3x\"\n" },
+                { "saturated_idle above 100", "[balance]\nsaturated_idle = 101\n",
+                  "t.conf:2: saturated_idle: \"101\" is out of range (0%..100%)\n" },
+                { "saturated_share zero", "[balance]\nsaturated_share = 0\n",
+                  "t.conf:2: saturated_share: \"0\" is out of range (1%..100%)\n" },
+                { "smoothing below range", "[balance]\nsmoothing = 0.04\n",
+                  "t.conf:2: smoothing: \"0.04\" is out of range (0.05..1)\n" },
+                { "smoothing above range", "[balance]\nsmoothing = 1.01\n",
+                  "t.conf:2: smoothing: \"1.01\" is out of range (0.05..1)\n" },
+                { "smoothing as percent", "[balance]\nsmoothing = 50%\n",
+                  "t.conf:2: smoothing: invalid number \"50%\"\n" },
+                { "min_gain zero", "[balance]\nmin_gain = 0\n", "t.conf:2: min_gain: \"0\" is out of range (1%..100%)\n" },
+                { "min_dwell above 1h", "[balance]\nmin_dwell = 61min\nmax_dwell = 24h\n",
+                  "t.conf:2: min_dwell: \"61min\" is out of range (0..1h)\n" },
+                { "max_dwell above 24h", "[balance]\nmax_dwell = 25h\n",
+                  "t.conf:2: max_dwell: \"25h\" is out of range (0..24h)\n" },
+                { "max_dwell below min_dwell", "[balance]\nmin_dwell = 1min\nmax_dwell = 30s\n",
+                  "t.conf:3: max_dwell: 30s must not be below min_dwell (60s)\n" },
+                { "min_dwell above default max_dwell", "[balance]\nmin_dwell = 11min\n",
+                  "t.conf:2: max_dwell: 10min must not be below min_dwell (11min)\n" },
+                { "max_moves zero", "[balance]\nmax_moves = 0\n",
+                  "t.conf:2: max_moves: \"0\" is out of range (1..1000)\n" },
+                { "max_moves 1001", "[balance]\nmax_moves = 1001\n",
+                  "t.conf:2: max_moves: \"1001\" is out of range (1..1000)\n" },
+                { "flow entries not a power of two", "[balance]\nrps_sock_flow_entries = 3000\n",
+                  "t.conf:2: rps_sock_flow_entries: \"3000\" must be 0 or a power of two from 1024 to 1048576\n" },
+                { "flow entries below range", "[balance]\nrps_sock_flow_entries = 512\n",
+                  "t.conf:2: rps_sock_flow_entries: \"512\" must be 0 or a power of two from 1024 to 1048576\n" },
+                { "flow entries above range", "[balance]\nrps_sock_flow_entries = 2097152\n",
+                  "t.conf:2: rps_sock_flow_entries: \"2097152\" must be 0 or a power of two from 1024 to 1048576\n" },
+                { "irq rate above range", "[balance]\nrps_exclude_irq_rate = 10000001\n",
+                  "t.conf:2: rps_exclude_irq_rate: \"10000001\" is out of range (0..10000000)\n" },
+                { "irq rate negative", "[balance]\nrps_exclude_irq_rate = -1\n",
+                  "t.conf:2: rps_exclude_irq_rate: invalid number \"-1\"\n" },
+                { "banned_cpus syntax", "[balance]\nbanned_cpus = 0-\n",
+                  "t.conf:2: banned_cpus: invalid CPU list \"0-\" (expected e.g. 0-3,8)\n" },
+                { "banned_cpus too large", "[balance]\nbanned_cpus = 8192\n",
+                  "t.conf:2: banned_cpus: CPU number too large in \"8192\" (at most 8191)\n" },
+
+                /* structure */
+                { "unknown key", "[daemon]\nintervall = 2s\n", "t.conf:2: intervall: unknown key in [daemon]\n" },
+                { "balance key in daemon", "[daemon]\nhot_enter = 80\n", "t.conf:2: hot_enter: unknown key in [daemon]\n" },
+                { "unknown section", "[global]\ninterval = 2s\n", "t.conf:1: unknown section [global]\n" },
+                { "section names are case sensitive", "[Daemon]\n", "t.conf:1: unknown section [Daemon]\n" },
+                { "key outside a section", "# c\ninterval = 2s\n[daemon]\n",
+                  "t.conf:2: interval: key outside of any section\n" },
+                { "duplicate key", "[daemon]\ninterval = 2s\ninterval = 3s\n",
+                  "t.conf:3: interval: duplicate key (first set on line 2)\n" },
+                { "duplicate key after a bad first value", "[daemon]\ninterval = x\ninterval = 3s\n",
+                  "t.conf:2: interval: invalid duration \"x\" (expected e.g. 500ms, 2s, 5min)\n"
+                  "t.conf:3: interval: duplicate key (first set on line 2)\n" },
+                { "duplicate [daemon]", "[daemon]\n[balance]\n[daemon]\n",
+                  "t.conf:3: duplicate section [daemon] (first on line 1)\n" },
+                { "duplicate [balance], key set in both", "[balance]\nmax_moves = 3\n[balance]\nmax_moves = 4\n",
+                  "t.conf:3: duplicate section [balance] (first on line 1)\n"
+                  "t.conf:4: max_moves: duplicate key (first set on line 2)\n" },
+                { "duplicate [interface X]", "[interface eth*]\n[interface eth0]\n[interface eth*]\n",
+                  "t.conf:3: duplicate section [interface eth*] (first on line 1)\n" },
+                { "duplicate [worker X]",
+                  "[worker a]\nmatch_name = a\npolicy = spread\n[worker a]\nmatch_name = b\npolicy = spread\n",
+                  "t.conf:4: duplicate section [worker a] (first on line 1)\n" },
+                { "missing ]", "[daemon\ninterval = 1ms\n", "t.conf:1: section header without closing ']'\n" },
+                { "text after ]", "[daemon] x\n", "t.conf:1: unexpected text after ']' in section header\n" },
+                { "daemon with a name", "[daemon main]\n", "t.conf:1: section [daemon] takes no name\n" },
+                { "interface without a pattern", "[interface]\nmanage = no\n",
+                  "t.conf:1: section [interface] needs a name pattern, e.g. [interface eth*]\n" },
+                { "interface pattern with space", "[interface eth 0]\n",
+                  "t.conf:1: interface pattern \"eth 0\" contains white space\n" },
+                { "worker without a name", "[worker]\n", "t.conf:1: section [worker] needs a name, e.g. [worker nginx]\n" },
+                { "line without =", "[daemon]\ninterval\n",
+                  "t.conf:2: expected \"key = value\" or a [section] header, got \"interval\"\n" },
+                { "= without key", "[daemon]\n= 2s\n", "t.conf:2: missing key before '='\n" },
+
+                /* [interface] */
+                { "interface bad bool", "[interface eth0]\nrps = maybe\n",
+                  "t.conf:2: rps: invalid boolean \"maybe\" (expected yes or no)\n" },
+                { "interface unknown key", "[interface eth0]\npolicy = spread\n",
+                  "t.conf:2: policy: unknown key in [interface eth0]\n" },
+                { "interface cpus all banned", "[balance]\nbanned_cpus = 0-1\n[interface eth0]\ncpus = 1\n",
+                  "t.conf:3: cpus: every CPU of [interface eth0] is in banned_cpus\n" },
+                { "interface cpus bad", "[interface eth0]\ncpus = one\n",
+                  "t.conf:2: cpus: invalid CPU list \"one\" (expected e.g. 0-3,8)\n" },
+
+                /* [worker] */
+                { "worker without policy", "[worker web]\nmatch_name = nginx\n",
+                  "t.conf:1: policy: missing in [worker web] (spread, colocate or avoid-net)\n" },
+                { "worker without match", "[worker web]\npolicy = spread\n",
+                  "t.conf:1: [worker web] needs at least one of match_name, match_cmdline, match_unit, pidfile\n" },
+                { "worker with nothing", "[worker web]\n[daemon]\n",
+                  "t.conf:1: [worker web] needs at least one of match_name, match_cmdline, match_unit, pidfile\n"
+                  "t.conf:1: policy: missing in [worker web] (spread, colocate or avoid-net)\n" },
+                { "worker bad policy", "[worker web]\nmatch_name = nginx\npolicy = pack\n",
+                  "t.conf:3: policy: invalid policy \"pack\" (expected spread, colocate or avoid-net)\n" },
+                { "worker bad regex", "[worker web]\nmatch_cmdline = (nginx\npolicy = spread\n",
+                  "t.conf:2: match_cmdline: invalid regular expression \"(nginx\": Unmatched ( or \\(\n" },
+                { "worker bad regex alone still counts as a match key", "[worker web]\nmatch_cmdline = a{2,1}\npolicy = spread\n",
+                  "t.conf:2: match_cmdline: invalid regular expression \"a{2,1}\": Invalid content of \\{\\}\n" },
+                { "worker comm too long", "[worker web]\nmatch_name = abcdefghijklmnop\npolicy = spread\n",
+                  "t.conf:2: match_name: \"abcdefghijklmnop\" is longer than 15 characters, the most a process name "
+                  "(comm) holds\n" },
+                { "worker unit type without a cgroup", "[worker web]\nmatch_unit = multi-user.target\npolicy = spread\n",
+                  "t.conf:2: match_unit: \"multi-user.target\" is not a unit name (expected e.g. nginx.service)\n" },
+                { "worker unit bad chars", "[worker web]\nmatch_unit = ng/inx.service\npolicy = spread\n",
+                  "t.conf:2: match_unit: \"ng/inx.service\" is not a unit name (expected e.g. nginx.service)\n" },
+                { "worker pidfile relative", "[worker web]\npidfile = nginx.pid\npolicy = spread\n",
+                  "t.conf:2: pidfile: \"nginx.pid\" is not an absolute path\n" },
+                { "worker interface with spread", "[worker web]\nmatch_name = nginx\npolicy = spread\ninterface = eth0\n",
+                  "t.conf:4: interface: only used with policy = colocate, not spread\n" },
+                { "worker interface bad name", "[worker web]\nmatch_name = nginx\npolicy = colocate\ninterface = a/b\n",
+                  "t.conf:4: interface: \"a/b\" is not an interface name\n" },
+                { "worker interface too long", "[worker web]\nmatch_name = n\npolicy = colocate\ninterface = abcdefghijklmnop\n",
+                  "t.conf:4: interface: \"abcdefghijklmnop\" is not an interface name\n" },
+                { "worker empty match_name", "[worker web]\nmatch_name =\npolicy = spread\n",
+                  "t.conf:2: match_name: empty value\n" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct config_errors errs = {};
+                struct config c;
+                char *got;
+                int r;
+
+                memset(&c, 0x5a, sizeof(c));
+                r = parse_str(cases[i].text, &c, &errs);
+                if (r != -EINVAL)
+                        fail_msg("%s: parse gave %d, want -EINVAL", cases[i].what, r);
+                /* *ret is untouched on failure. */
+                for (size_t b = 0; b < sizeof(c); b++)
+                        if (((unsigned char *) &c)[b] != 0x5a)
+                                fail_msg("%s: *ret was written at byte %zu", cases[i].what, b);
+                got = errors_text(&errs);
+                if (strcmp(got, cases[i].want) != 0)
+                        fail_msg("%s:\ngot:\n%swant:\n%s", cases[i].what, got, cases[i].want);
+                free(got);
+                config_errors_free(&errs);
+                assert_int_equal(errs.n, 0);
+        }
+}
+
+/* Lexical details: comments, blank lines, white space, quoting, CRLF, BOM. */
+static void test_lexical(_unused_ void **state) {
+        static const struct {
+                const char *what, *text;
+                size_t len; /* 0 = strlen */
+                int r;
+                uint64_t interval_usec;
+                const char *state_dir;
+        } cases[] = {
+                { "comments and blanks", "# a\n; b\n\n   \n[daemon]\n  # indented\ninterval=5s\n", 0, 0, 5 * SEC, "/run/irqsteer" },
+                { "white space around = and header", "  [ daemon ]  \n\tinterval \t=\t 5s  \n", 0, 0, 5 * SEC, "/run/irqsteer" },
+                { "no final newline", "[daemon]\ninterval = 7s", 0, 0, 7 * SEC, "/run/irqsteer" },
+                { "CRLF line ends", "[daemon]\r\ninterval = 7s\r\n", 0, 0, 7 * SEC, "/run/irqsteer" },
+                { "UTF-8 BOM", "\xef\xbb\xbf[daemon]\ninterval = 7s\n", 0, 0, 7 * SEC, "/run/irqsteer" },
+                { "quotes keep spaces", "[daemon]\nstate_dir = \"/run/a b \"\n", 0, 0, 2 * SEC, "/run/a b " },
+                { "# inside a quoted value", "[daemon]\nstate_dir = \"/run/#x\"\n", 0, 0, 2 * SEC, "/run/#x" },
+                { "# inside a bare value", "[daemon]\nstate_dir = /run/#x\n", 0, 0, 2 * SEC, "/run/#x" },
+                { "= inside a value", "[daemon]\nstate_dir = /run/a=b\n", 0, 0, 2 * SEC, "/run/a=b" },
+                { "empty file", "", 0, 0, 2 * SEC, "/run/irqsteer" },
+                { "empty sections", "[daemon]\n[balance]\n", 0, 0, 2 * SEC, "/run/irqsteer" },
+                { "length bounds the buffer", "[daemon]\ninterval = 7sXXX", 22, 0, 7 * SEC, "/run/irqsteer" },
+                { "NUL byte", "[daemon]\ninter\0val = 7s\n", 24, -EINVAL, 0, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct config_errors errs = {};
+                struct config c;
+                size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+                int r = config_parse("t.conf", cases[i].text, len, &c, &errs);
+
+                if (r != cases[i].r) {
+                        char *e = errors_text(&errs);
+                        fail_msg("%s: parse gave %d, want %d: %s", cases[i].what, r, cases[i].r, e);
+                }
+                if (r == 0) {
+                        if (c.interval_usec != cases[i].interval_usec)
+                                fail_msg("%s: interval %llu", cases[i].what, (unsigned long long) c.interval_usec);
+                        if (strcmp(c.state_dir, cases[i].state_dir) != 0)
+                                fail_msg("%s: state_dir '%s'", cases[i].what, c.state_dir);
+                        config_free(&c);
+                } else {
+                        char *e = errors_text(&errs);
+                        assert_string_equal(e, "t.conf:2: line contains a NUL byte\n");
+                        free(e);
+                }
+                config_errors_free(&errs);
+        }
+}
+
+/* Many problems in one file are all reported, in line order, in one pass. */
+static void test_many_errors_golden(_unused_ void **state) {
+        char path[4096];
+        size_t len, wlen;
+        char *text = read_all(fixture_path("config/bad-many.conf", path, sizeof(path)), &len);
+        char *want = read_all(fixture_path("config/bad-many.expected", path, sizeof(path)), &wlen);
+        struct config_errors errs = {};
+        struct config c;
+        char *got;
+
+        assert_int_equal(config_parse("bad-many.conf", text, len, &c, &errs), -EINVAL);
+        got = errors_text(&errs);
+        if (strcmp(got, want) != 0)
+                fail_msg("got:\n%swant:\n%s", got, want);
+        /* More than a handful, so "collect everything" is really exercised. */
+        assert_true(errs.n >= 10);
+        free(got);
+        free(text);
+        free(want);
+        config_errors_free(&errs);
+}
+
+/* A runaway file (not a config at all) is capped, not listed line by line. */
+static void test_error_cap(_unused_ void **state) {
+        struct config_errors errs = {};
+        struct config c;
+        size_t n = 500;
+        char *text = malloc(n * 8 + 1), *p = text;
+        char *out;
+
+        assert_non_null(text);
+        for (size_t i = 0; i < n; i++)
+                p += sprintf(p, "garbage\n");
+        assert_int_equal(config_parse("t.conf", text, strlen(text), &c, &errs), -EINVAL);
+        assert_int_equal(errs.n, 101);
+        assert_string_equal(errs.v[100].message, "too many errors, not listing further ones");
+        assert_int_equal(errs.v[100].line, 101);
+        out = errors_text(&errs);
+        assert_non_null(strstr(out, "t.conf:1: expected \"key = value\" or a [section] header, got \"garbage\"\n"));
+        free(out);
+        free(text);
+        config_errors_free(&errs);
+}
+
+/* Errors are appended to what the caller's list already holds, and a NULL
+ * list is allowed (the caller only wants the verdict). */
+static void test_errors_append(_unused_ void **state) {
+        struct config_errors errs = {};
+        struct config c;
+        char *out;
+
+        assert_int_equal(parse_str("[x]\n", &c, &errs), -EINVAL);
+        assert_int_equal(config_parse("u.conf", "[y]\n", 4, &c, &errs), -EINVAL);
+        assert_int_equal(errs.n, 2);
+        out = errors_text(&errs);
+        assert_string_equal(out, "t.conf:1: unknown section [x]\nu.conf:1: unknown section [y]\n");
+        free(out);
+        /* A good parse leaves an existing list alone and succeeds. */
+        assert_int_equal(parse_str("[daemon]\n", &c, &errs), 0);
+        assert_int_equal(errs.n, 2);
+        config_free(&c);
+        config_errors_free(&errs);
+
+        assert_int_equal(parse_str("[x]\n", &c, NULL), -EINVAL);
+        assert_int_equal(parse_str("[daemon]\n", &c, NULL), 0);
+        config_free(&c);
+}
+
+static void test_interface_for(_unused_ void **state) {
+        static const char text[] = "[interface eth0]\nmanage = no\n"
+                                   "[interface eth*]\ncpus = 0-1\n"
+                                   "[interface ens[12]f?]\nrps = no\n"
+                                   "[interface *]\nxps = no\n";
+        static const struct {
+                const char *what, *ifname;
+                int section; /* index, -1 = NULL */
+        } cases[] = {
+                { "exact name before a glob that also matches", "eth0", 0 },
+                { "glob", "eth1", 1 },
+                { "glob matches longer names", "eth10", 1 },
+                { "bracket glob (header closes at the last ])", "ens1f0", 2 },
+                { "bracket glob other", "ens2f1", 2 },
+                { "bracket glob miss falls to catch-all", "ens3f0", 3 },
+                { "catch-all", "lo", 3 },
+        };
+        struct config c;
+
+        assert_int_equal(parse_str(text, &c, NULL), 0);
+        assert_int_equal(c.n_interfaces, 4);
+        assert_string_equal(c.interfaces[2].match, "ens[12]f?");
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const struct config_interface *ci = config_interface_for(&c, cases[i].ifname);
+                const struct config_interface *want = cases[i].section < 0 ? NULL : &c.interfaces[cases[i].section];
+
+                if (ci != want)
+                        fail_msg("%s: %s matched section %ld", cases[i].what, cases[i].ifname,
+                                 ci ? (long) (ci - c.interfaces) : -1L);
+        }
+        /* Inherit unless set; manage defaults to yes. */
+        assert_false(c.interfaces[0].manage);
+        assert_int_equal(c.interfaces[0].rps, TRI_INHERIT);
+        assert_true(c.interfaces[1].manage);
+        assert_int_equal(c.interfaces[2].rps, TRI_NO);
+        assert_int_equal(c.interfaces[2].xps, TRI_INHERIT);
+        assert_int_equal(c.interfaces[3].line, 7);
+        config_free(&c);
+
+        assert_int_equal(parse_str("[interface eth*]\n", &c, NULL), 0);
+        assert_null(config_interface_for(&c, "ens1"));
+        assert_null(config_interface_for(&c, NULL));
+        config_free(&c);
+        assert_int_equal(config_defaults(&c), 0);
+        assert_null(config_interface_for(&c, "eth0"));
+        config_free(&c);
+}
+
+static void test_policy_strings(_unused_ void **state) {
+        static const struct {
+                const char *what, *s;
+                enum worker_policy p;
+        } cases[] = {
+                { "spread", "spread", WORKER_SPREAD },
+                { "colocate", "colocate", WORKER_COLOCATE },
+                { "avoid-net", "avoid-net", WORKER_AVOID_NET },
+                { "underscore is not dash", "avoid_net", WORKER_POLICY_INVALID },
+                { "case sensitive", "Spread", WORKER_POLICY_INVALID },
+                { "empty", "", WORKER_POLICY_INVALID },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                enum worker_policy p = worker_policy_from_string(cases[i].s);
+
+                if (p != cases[i].p)
+                        fail_msg("%s: got %d", cases[i].what, p);
+                if (p != WORKER_POLICY_INVALID)
+                        assert_string_equal(worker_policy_to_string(p), cases[i].s);
+        }
+        assert_int_equal(worker_policy_from_string(NULL), WORKER_POLICY_INVALID);
+        assert_null(worker_policy_to_string(WORKER_POLICY_MAX));
+        assert_null(worker_policy_to_string(WORKER_POLICY_INVALID));
+}
+
+static void test_load_missing(_unused_ void **state) {
+        static const char *missing = "/nonexistent-irqsteer-test/irqsteer.conf";
+        struct config_errors errs = {};
+        struct config c, d;
+        const char *what = NULL;
+        char *out;
+
+        assert_int_equal(config_load(missing, true, &c, &errs), 0);
+        assert_int_equal(errs.n, 0);
+        assert_null(c.path);
+        assert_int_equal(config_defaults(&d), 0);
+        if (!config_same(&c, &d, &what))
+                fail_msg("missing file: %s differs from the defaults", what);
+        config_free(&c);
+        config_free(&d);
+
+        memset(&c, 0x5a, sizeof(c));
+        assert_int_equal(config_load(missing, false, &c, &errs), -ENOENT);
+        assert_int_equal(((unsigned char *) &c)[0], 0x5a);
+        out = errors_text(&errs);
+        assert_string_equal(out,
+                            "/nonexistent-irqsteer-test/irqsteer.conf: cannot read: No such file or directory\n");
+        free(out);
+        config_errors_free(&errs);
+
+        /* A directory is not a config file, allow_missing or not. */
+        assert_int_equal(config_load("/", true, &c, &errs), -EISDIR);
+        assert_int_equal(errs.n, 1);
+        config_errors_free(&errs);
+}
+
+/* Reads the shipped example files under tests/fixtures/config (the man
+ * page's EXAMPLES) and checks what each one sets. */
+static void test_load_examples(_unused_ void **state) {
+        char path[4096];
+        struct config_errors errs = {};
+        struct config c;
+        const struct config_interface *ci;
+        char buf[64];
+
+        /* LVS director */
+        fixture_path("config/lvs.conf", path, sizeof(path));
+        if (config_load(path, false, &c, &errs) != 0) {
+                char *e = errors_text(&errs);
+                fail_msg("lvs.conf: %s", e);
+        }
+        assert_string_equal(c.path, path);
+        assert_int_equal(c.interval_usec, 1 * SEC);
+        assert_true(c.hot_enter == 0.70);
+        assert_true(c.hot_exit == 0.50);
+        assert_int_equal(c.max_moves, 4);
+        assert_int_equal(c.n_workers, 0);
+        assert_int_equal(cpuset_format_list(&c.banned_cpus, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "0");
+        ci = config_interface_for(&c, "ens1f1");
+        assert_non_null(ci);
+        assert_int_equal(ci->rfs, TRI_NO);
+        ci = config_interface_for(&c, "eno1");
+        assert_non_null(ci);
+        assert_false(ci->manage);
+        assert_null(config_interface_for(&c, "lo"));
+        config_free(&c);
+
+        /* memcached, single-queue NIC */
+        fixture_path("config/memcached.conf", path, sizeof(path));
+        if (config_load(path, false, &c, &errs) != 0) {
+                char *e = errors_text(&errs);
+                fail_msg("memcached.conf: %s", e);
+        }
+        assert_true(c.single_queue_rps);
+        assert_true(c.rps_exclude_irq_rate == 10000);
+        assert_int_equal(c.n_workers, 1);
+        assert_string_equal(c.workers[0].name, "memcached");
+        assert_string_equal(c.workers[0].match_unit, "memcached.service");
+        assert_int_equal(c.workers[0].policy, WORKER_AVOID_NET);
+        config_free(&c);
+
+        /* nginx, colocated workers */
+        fixture_path("config/nginx.conf", path, sizeof(path));
+        if (config_load(path, false, &c, &errs) != 0) {
+                char *e = errors_text(&errs);
+                fail_msg("nginx.conf: %s", e);
+        }
+        assert_int_equal(c.n_workers, 1);
+        assert_null(c.workers[0].match_name);
+        assert_string_equal(c.workers[0].match_unit, "nginx.service");
+        assert_string_equal(c.workers[0].match_cmdline, "^nginx: worker process");
+        assert_null(c.workers[0].pidfile);
+        assert_int_equal(c.workers[0].policy, WORKER_COLOCATE);
+        assert_string_equal(c.workers[0].interface, "eth0");
+        assert_int_equal(c.n_interfaces, 1);
+        assert_int_equal(cpuset_format_list(&c.interfaces[0].cpus, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "0-3");
+        config_free(&c);
+        assert_int_equal(errs.n, 0);
+}
+
+/* The daemon's reload, as a caller writes it: parse into a fresh struct and
+ * swap only on success.  A bad file must leave the running config as it was,
+ * byte for byte, and must not write the fresh struct either. */
+static void test_reload_keeps_old(_unused_ void **state) {
+        static const char good[] = "[daemon]\ninterval = 1s\nstate_dir = /run/a\n"
+                                   "[balance]\nhot_enter = 90\nbanned_cpus = 3\n"
+                                   "[interface eth*]\ncpus = 0-1\n"
+                                   "[worker w]\nmatch_name = w\npolicy = spread\n";
+        static const char bad[] = "[daemon]\ninterval = 3s\nstate_dir = /run/b\n"
+                                  "[balance]\nhot_enter = 95\nbanned_cpus = 5\nmax_moves = 0\n"
+                                  "[interface ens*]\n"
+                                  "[worker w]\nmatch_name = x\npolicy = colocate\n";
+        struct config cur, next, snap_bytes;
+        struct config_errors errs = {};
+        char *state_dir_copy, *match_copy, *worker_copy;
+        char buf[64];
+
+        assert_int_equal(parse_str(good, &cur, NULL), 0);
+        memcpy(&snap_bytes, &cur, sizeof(cur));
+        state_dir_copy = strdup(cur.state_dir);
+        match_copy = strdup(cur.interfaces[0].match);
+        worker_copy = strdup(cur.workers[0].match_name);
+
+        memset(&next, 0xa5, sizeof(next));
+        if (parse_str(bad, &next, &errs) == 0) {
+                config_free(&cur);
+                cur = next; /* the swap that must not happen */
+        }
+        assert_int_equal(errs.n, 1);
+        for (size_t b = 0; b < sizeof(next); b++)
+                if (((unsigned char *) &next)[b] != 0xa5)
+                        fail_msg("the fresh struct was written at byte %zu", b);
+        assert_memory_equal(&cur, &snap_bytes, sizeof(cur));
+        assert_string_equal(cur.state_dir, state_dir_copy);
+        assert_string_equal(cur.interfaces[0].match, match_copy);
+        assert_string_equal(cur.workers[0].match_name, worker_copy);
+        assert_int_equal(cur.interval_usec, 1 * SEC);
+        assert_true(cur.hot_enter == 0.90);
+        assert_int_equal(cpuset_format_list(&cur.banned_cpus, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "3");
+        config_errors_free(&errs);
+
+        /* And a good reload does swap. */
+        assert_int_equal(parse_str("[daemon]\ninterval = 4s\n", &next, &errs), 0);
+        config_free(&cur);
+        cur = next;
+        assert_int_equal(cur.interval_usec, 4 * SEC);
+        assert_int_equal(cur.n_workers, 0);
+        config_free(&cur);
+        free(state_dir_copy);
+        free(match_copy);
+        free(worker_copy);
+}
+
+/* systemd/irqsteer.conf.example has every key commented out with its
+ * default: it parses to the defaults as shipped, and still does with every
+ * "#key = value" line of [daemon] and [balance] uncommented.  This keeps the
+ * example (and so the man page, which shows the same defaults) honest. */
+static void test_example_file(_unused_ void **state) {
+        const char *src = getenv("IRQSTEER_SRCDIR");
+        char path[4096];
+        size_t len;
+        char *text, *out, *o, *line, *save = NULL;
+        struct config c, d;
+        struct config_errors errs = {};
+        const char *what = NULL;
+        unsigned uncommented = 0;
+        bool stop = false;
+
+        snprintf(path, sizeof(path), "%s/systemd/irqsteer.conf.example", src ? src : ".");
+        text = read_all(path, &len);
+        assert_int_equal(config_defaults(&d), 0);
+
+        if (config_parse("example", text, len, &c, &errs) != 0) {
+                char *e = errors_text(&errs);
+                fail_msg("example as shipped: %s", e);
+        }
+        if (!config_same(&c, &d, &what))
+                fail_msg("example as shipped: %s differs from the defaults", what);
+        config_free(&c);
+
+        out = o = calloc(1, len + 1);
+        assert_non_null(out);
+        for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                if (strncmp(line, "#[", 2) == 0)
+                        stop = true; /* commented-out example sections follow */
+                if (!stop && line[0] == '#') {
+                        size_t n = strspn(line + 1, "abcdefghijklmnopqrstuvwxyz_");
+
+                        if (n > 0 && strncmp(line + 1 + n, " =", 2) == 0) {
+                                line++;
+                                uncommented++;
+                        }
+                }
+                o += sprintf(o, "%s\n", line);
+        }
+        /* All 5 [daemon] and 18 [balance] keys. */
+        assert_int_equal(uncommented, 23);
+        if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
+                char *e = errors_text(&errs);
+                fail_msg("example uncommented: %s\n%s", e, out);
+        }
+        if (!config_same(&c, &d, &what))
+                fail_msg("example uncommented: %s differs from the defaults", what);
+        config_free(&c);
+        config_free(&d);
+        free(out);
+        free(text);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_defaults),
+                cmocka_unit_test(test_good_values),
+                cmocka_unit_test(test_bad),
+                cmocka_unit_test(test_lexical),
+                cmocka_unit_test(test_many_errors_golden),
+                cmocka_unit_test(test_error_cap),
+                cmocka_unit_test(test_errors_append),
+                cmocka_unit_test(test_interface_for),
+                cmocka_unit_test(test_policy_strings),
+                cmocka_unit_test(test_load_missing),
+                cmocka_unit_test(test_load_examples),
+                cmocka_unit_test(test_reload_keeps_old),
+                cmocka_unit_test(test_example_file),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
