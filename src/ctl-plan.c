@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "action.h"
-#include "config.h"
+#include "../include/config.h" /* not the autotools config.h of the build dir */
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "log.h"

@@ -1,6 +1,6 @@
-/* irqsteerctl: placeholder main until the daemon module lands. */
-#include <stdio.h>
-int main(void) {
-        fprintf(stderr, "irqsteerctl: not built yet\n");
-        return 1;
+/* irqsteerctl: everything but main() is in the library (ctl*.c). */
+#include "ctl.h"
+
+int main(int argc, char **argv) {
+        return ctl_main(argc, argv);
 }

@@ -1,0 +1,807 @@
+/* irqsteerctl: the formatters with hand-made inputs, and the built binary
+ * (IRQSTEERCTL) against fixture roots, the live host and state directories
+ * made here. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "ctl.h"
+#include "testlib.h"
+#include "util.h"
+
+/* ---- helpers ---- */
+
+static char *read_fd_all(int fd) {
+        char *buf = NULL;
+        size_t len = 0, alloc = 0;
+
+        lseek(fd, 0, SEEK_SET);
+        for (;;) {
+                ssize_t n;
+
+                assert_int_equal(util_grow((void **) &buf, &alloc, len + 4096 + 1, 1), 0);
+                n = read(fd, buf + len, alloc - len - 1);
+                assert_true(n >= 0);
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        buf[len] = '\0';
+        return buf;
+}
+
+/* Runs the built irqsteerctl with args (NULL-terminated, without argv[0]);
+ * returns its exit status (-1 if it died of a signal) and its output. */
+static int run_ctl(const char *const *args, char **ret_out, char **ret_err) {
+        const char *bin = getenv("IRQSTEERCTL");
+        char out_path[] = "/tmp/test-ctl-out.XXXXXX", err_path[] = "/tmp/test-ctl-err.XXXXXX";
+        const char *argv[32];
+        int out, err, status;
+        size_t n = 0;
+        pid_t pid;
+
+        if (!bin)
+                bin = "./irqsteerctl";
+        argv[n++] = bin;
+        for (size_t i = 0; args[i]; i++) {
+                assert_true(n < ELEMENTSOF(argv) - 1);
+                argv[n++] = args[i];
+        }
+        argv[n] = NULL;
+        out = mkstemp(out_path);
+        err = mkstemp(err_path);
+        assert_true(out >= 0 && err >= 0);
+        unlink(out_path);
+        unlink(err_path);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int devnull = open("/dev/null", O_RDONLY);
+
+                dup2(devnull, 0);
+                dup2(out, 1);
+                dup2(err, 2);
+                execv(bin, (char **) argv);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        *ret_out = read_fd_all(out);
+        *ret_err = read_fd_all(err);
+        close(out);
+        close(err);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *make_tmpdir(void) {
+        char tmpl[] = "/tmp/test-ctl.XXXXXX";
+        char *d = mkdtemp(tmpl);
+
+        assert_non_null(d);
+        return strdup(d);
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void rm_rf(const char *dir) {
+        char cmd[600];
+
+        /* only our own mkdtemp directories */
+        assert_true(strncmp(dir, "/tmp/test-ctl.", 14) == 0);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+static const struct json_value *find_by(const struct json_value *arr, const char *key, const char *name) {
+        for (size_t i = 0; i < json_count(arr); i++) {
+                const char *s;
+                if (json_get_string(json_index(arr, i), key, &s) == 0 && strcmp(s, name) == 0)
+                        return json_index(arr, i);
+        }
+        return NULL;
+}
+
+static const struct json_value *find_by_int(const struct json_value *arr, const char *key, int64_t want) {
+        for (size_t i = 0; i < json_count(arr); i++) {
+                int64_t v;
+                if (json_get_int(json_index(arr, i), key, &v) == 0 && v == want)
+                        return json_index(arr, i);
+        }
+        return NULL;
+}
+
+static void assert_cpus(const struct json_value *v, const char *list, const char *what) {
+        cpuset_t got, want;
+        char buf[256];
+
+        if (json_to_cpuset(v, &got) < 0)
+                fail_msg("%s: not a CPU array", what);
+        assert_int_equal(cpuset_parse_list(list, &want), 0);
+        if (!cpuset_equal(&got, &want)) {
+                cpuset_format_list(&got, buf, sizeof(buf));
+                fail_msg("%s: CPUs '%s', want '%s'", what, buf, list);
+        }
+}
+
+/* ---- formatters with hand-made inputs ---- */
+
+/* Two NICs: eth0 with a combined vector per queue (IRQs 40, 41), eth1 with
+ * split rx/tx vectors (IRQs 50 rx, 51 tx); IRQ 41 has no effective mask. */
+static void make_inventory(struct inventory *inv, struct inv_nic nics[2], struct inv_queue q0[2],
+                           struct inv_queue q1[1], struct inv_irq irqs[4]) {
+        memset(inv, 0, sizeof(*inv));
+        memset(nics, 0, 2 * sizeof(*nics));
+        memset(q0, 0, 2 * sizeof(*q0));
+        memset(q1, 0, sizeof(*q1));
+        memset(irqs, 0, 4 * sizeof(*irqs));
+        strcpy(nics[0].name, "eth0");
+        nics[0].queues = q0;
+        nics[0].n_queues = 2;
+        q0[0] = (struct inv_queue){ .index = 0, .has_rx = true, .has_tx = true, .rx_irq = 40, .tx_irq = 40 };
+        q0[1] = (struct inv_queue){ .index = 1, .has_rx = true, .has_tx = true, .rx_irq = 41, .tx_irq = 41 };
+        strcpy(nics[1].name, "eth1");
+        nics[1].queues = q1;
+        nics[1].n_queues = 1;
+        q1[0] = (struct inv_queue){ .index = 0, .has_rx = true, .has_tx = true, .rx_irq = 50, .tx_irq = 51 };
+        irqs[0] = (struct inv_irq){ .irq = 40, .nic = 0, .queue = 0, .role = INV_IRQ_RXTX,
+                                    .affinity = cpuset_single(1), .effective = cpuset_single(1),
+                                    .has_effective = true, .affinity_readable = true };
+        /* affinity 0-1, no effective: counts for both CPUs */
+        irqs[1] = (struct inv_irq){ .irq = 41, .nic = 0, .queue = 1, .role = INV_IRQ_RXTX,
+                                    .affinity_readable = true };
+        cpuset_set(&irqs[1].affinity, 0);
+        cpuset_set(&irqs[1].affinity, 1);
+        /* affinity 0-1 but the kernel delivers on 0 only: effective wins */
+        irqs[2] = (struct inv_irq){ .irq = 50, .nic = 1, .queue = 0, .role = INV_IRQ_RX,
+                                    .effective = cpuset_single(0), .has_effective = true,
+                                    .affinity_readable = true };
+        cpuset_set(&irqs[2].affinity, 0);
+        cpuset_set(&irqs[2].affinity, 1);
+        irqs[3] = (struct inv_irq){ .irq = 51, .nic = 1, .queue = 0, .role = INV_IRQ_TX,
+                                    .affinity = cpuset_single(1), .effective = cpuset_single(1),
+                                    .has_effective = true, .affinity_readable = true };
+        inv->nics = nics;
+        inv->n_nics = 2;
+        inv->irqs = irqs;
+        inv->n_irqs = 4;
+}
+
+struct labels {
+        char text[256];
+};
+
+static void collect(const char *label, void *userdata) {
+        struct labels *l = userdata;
+        size_t n = strlen(l->text);
+        snprintf(l->text + n, sizeof(l->text) - n, "%s%s", n ? " " : "", label);
+}
+
+static void test_cpu_queues(_unused_ void **state) {
+        struct inventory inv;
+        struct inv_nic nics[2];
+        struct inv_queue q0[2], q1[1];
+        struct inv_irq irqs[4];
+        static const struct {
+                const char *what;
+                int cpu;
+                const char *want;
+        } cases[] = {
+                { "effective of a combined vector, a mask without effective, a split tx", 1,
+                  "eth0:0 eth0:1 eth1:0tx" },
+                { "effective narrower than the mask", 0, "eth0:1 eth1:0rx" },
+                { "a CPU serving nothing", 5, "" },
+        };
+
+        make_inventory(&inv, nics, q0, q1, irqs);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct labels l = { "" };
+                ctl_cpu_queues(&inv, cases[i].cpu, collect, &l);
+                if (strcmp(l.text, cases[i].want) != 0)
+                        fail_msg("%s: CPU%d serves '%s', want '%s'", cases[i].what, cases[i].cpu, l.text,
+                                 cases[i].want);
+        }
+        /* no inventory: nothing, no crash */
+        struct labels l = { "" };
+        ctl_cpu_queues(NULL, 0, collect, &l);
+        assert_string_equal(l.text, "");
+}
+
+static void test_top_json(_unused_ void **state) {
+        struct inventory inv;
+        struct inv_nic nics[2];
+        struct inv_queue q0[2], q1[1];
+        struct inv_irq irqs[4];
+        struct sample_cpu cpus[3] = {
+                { .valid = true, .usr = 0.25, .sys = 0.125, .irq = 0.0, .softirq = 0.5, .idle = 0.125,
+                  .net_rx_rate = 1234.56, .net_tx_rate = 7.0 },
+                { .valid = false },           /* counters reset: numbers are null */
+                { .valid = false, .offline = true }, /* offline: not listed */
+        };
+        struct sample_rates r = { .interval_s = 0.5, .max_cpu = 2, .cpus = cpus };
+        struct json_value *v = NULL;
+        const struct json_value *c0, *c1, *arr;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        struct json_writer w;
+        double d;
+        int64_t i;
+
+        make_inventory(&inv, nics, q0, q1, irqs);
+        json_writer_init(&w, f, 0);
+        ctl_top_json(&w, 1700000000.25, &r, &inv);
+        assert_int_equal(json_writer_finish(&w), 0);
+        fclose(f);
+        /* JSON Lines: the object is one line */
+        assert_null(strchr(buf, '\n'));
+        assert_int_equal(json_parse(buf, len, &v), 0);
+        assert_int_equal(json_get_number(v, "time", &d), 0);
+        assert_true(fabs(d - 1700000000.25) < 0.001);
+        assert_int_equal(json_get_number(v, "interval", &d), 0);
+        assert_true(d == 0.5);
+        arr = json_get(v, "cpus");
+        assert_int_equal(json_count(arr), 2);
+        c0 = find_by_int(arr, "cpu", 0);
+        c1 = find_by_int(arr, "cpu", 1);
+        assert_non_null(c0);
+        assert_non_null(c1);
+        assert_null(find_by_int(arr, "cpu", 2));
+        /* shares become percentages */
+        assert_int_equal(json_get_number(c0, "usr", &d), 0);
+        assert_true(fabs(d - 25.0) < 0.01);
+        assert_int_equal(json_get_number(c0, "sys", &d), 0);
+        assert_true(fabs(d - 12.5) < 0.01);
+        assert_int_equal(json_get_number(c0, "irq", &d), 0);
+        assert_true(d == 0);
+        assert_int_equal(json_get_number(c0, "soft", &d), 0);
+        assert_true(fabs(d - 50.0) < 0.01);
+        assert_int_equal(json_get_number(c0, "idle", &d), 0);
+        assert_true(fabs(d - 12.5) < 0.01);
+        assert_int_equal(json_get_number(c0, "net_rx", &d), 0);
+        assert_true(fabs(d - 1234.6) < 0.01);
+        assert_int_equal(json_get_int(c0, "net_tx", &i), 0);
+        assert_int_equal(i, 7);
+        assert_int_equal(json_count(json_get(c0, "queues")), 2);
+        assert_string_equal(json_index(json_get(c0, "queues"), 0)->string, "eth0:1");
+        assert_string_equal(json_index(json_get(c0, "queues"), 1)->string, "eth1:0rx");
+        /* an invalid CPU is listed with null numbers, queues still known */
+        assert_int_equal(json_get(c1, "usr")->type, JSON_NULL);
+        assert_int_equal(json_get(c1, "net_rx")->type, JSON_NULL);
+        assert_int_equal(json_count(json_get(c1, "queues")), 3);
+        json_free(v);
+        free(buf);
+
+        /* the table: one line per listed CPU, "-" for unknown numbers */
+        buf = NULL;
+        f = open_memstream(&buf, &len);
+        ctl_top_print(f, &r, &inv);
+        fclose(f);
+        assert_non_null(strstr(buf, "NET_RX/s"));
+        assert_non_null(strstr(buf, "50.0"));
+        assert_non_null(strstr(buf, "eth0:0 eth0:1 eth1:0tx"));
+        assert_null(strstr(buf, "\n   2 "));
+        free(buf);
+}
+
+static void test_inventory_json_formatter(_unused_ void **state) {
+        struct inventory inv;
+        struct inv_nic nics[2];
+        struct inv_queue q0[2], q1[1];
+        struct inv_irq irqs[4];
+        struct topo_cpu tcpus[2] = {
+                { .cpu = 0, .present = true, .online = true, .node = 0, .core = 0, .smt_index = 0 },
+                { .cpu = 1, .present = true, .online = true, .node = 0, .core = 0, .smt_index = 1,
+                  .isolated = true },
+        };
+        struct topo_node node = { .id = 0 };
+        struct topology t = { .max_cpu = 1, .cpus = tcpus, .nodes = &node, .n_nodes = 1 };
+        struct json_value *v = NULL;
+        const struct json_value *nic, *q, *irq;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+        struct json_writer w;
+        int64_t i;
+        bool b;
+
+        cpuset_set(&node.cpus, 0);
+        cpuset_set(&node.cpus, 1);
+        make_inventory(&inv, nics, q0, q1, irqs);
+        nics[0].node = -1;
+        nics[0].combined_channels = -1;
+        q0[0].has_rps = true;
+        cpuset_set(&q0[0].rps_cpus, 1);
+        q0[0].rps_flow_cnt = 2048;
+        inv.rps_sock_flow_entries = 32768;
+        f = open_memstream(&buf, &len);
+        json_writer_init(&w, f, JSON_PRETTY);
+        ctl_inventory_json(&w, &t, &inv);
+        assert_int_equal(json_writer_finish(&w), 0);
+        fclose(f);
+        assert_int_equal(json_parse(buf, len, &v), 0);
+        assert_int_equal(json_get_int(v, "version", &i), 0);
+        assert_int_equal(i, 1);
+        assert_int_equal(json_count(json_get(v, "cpus")), 2);
+        assert_int_equal(json_get_bool(find_by_int(json_get(v, "cpus"), "cpu", 1), "isolated", &b), 0);
+        assert_true(b);
+        assert_cpus(json_get(json_index(json_get(v, "nodes"), 0), "cpus"), "0-1", "node 0");
+        nic = find_by(json_get(v, "nics"), "name", "eth0");
+        assert_non_null(nic);
+        assert_int_equal(json_get(nic, "node")->type, JSON_NULL);
+        assert_int_equal(json_get(nic, "combined_channels")->type, JSON_NULL);
+        assert_int_equal(json_get(nic, "driver")->type, JSON_NULL);
+        q = find_by_int(json_get(nic, "queues"), "index", 0);
+        assert_cpus(json_get(q, "rps_cpus"), "1", "eth0 rx-0 rps");
+        assert_int_equal(json_get_int(q, "rps_flow_cnt", &i), 0);
+        assert_int_equal(i, 2048);
+        assert_int_equal(json_get(q, "xps_cpus")->type, JSON_NULL);
+        assert_int_equal(json_count(json_get(q, "irqs")), 1);
+        q = find_by_int(json_get(find_by(json_get(v, "nics"), "name", "eth1"), "queues"), "index", 0);
+        assert_int_equal(json_get_int(q, "rx_irq", &i), 0);
+        assert_int_equal(i, 50);
+        assert_int_equal(json_get_int(q, "tx_irq", &i), 0);
+        assert_int_equal(i, 51);
+        assert_int_equal(json_count(json_get(q, "irqs")), 2);
+        irq = find_by_int(json_get(v, "irqs"), "irq", 41);
+        assert_string_equal(json_get(irq, "nic")->string, "eth0");
+        assert_string_equal(json_get(irq, "role")->string, inv_irq_role_to_string(INV_IRQ_RXTX));
+        assert_int_equal(json_get(irq, "effective")->type, JSON_NULL);
+        assert_cpus(json_get(irq, "affinity"), "0-1", "IRQ 41 affinity");
+        assert_int_equal(json_get_int(v, "rps_sock_flow_entries", &i), 0);
+        assert_int_equal(i, 32768);
+        json_free(v);
+        free(buf);
+}
+
+static void test_parse_interval(_unused_ void **state) {
+        static const struct {
+                const char *what, *in;
+                int r;
+                uint64_t usec;
+        } cases[] = {
+                { "whole seconds", "2", 0, 2000000 },
+                { "fraction of a second", "0.2", 0, 200000 },
+                { "milliseconds", "500ms", 0, 500000 },
+                { "seconds suffix", "3s", 0, 3000000 },
+                { "zero", "0", -ERANGE, 0 },
+                { "negative", "-1", -EINVAL, 0 },
+                { "over an hour", "3601", -ERANGE, 0 },
+                { "below a millisecond", "0.0001", -ERANGE, 0 },
+                { "garbage", "fast", -EINVAL, 0 },
+                { "empty", "", -EINVAL, 0 },
+                { "nan", "nan", -EINVAL, 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                uint64_t usec = 0;
+                int r = ctl_parse_interval(cases[i].in, &usec);
+                if (r != cases[i].r)
+                        fail_msg("%s: '%s' gave %d, want %d", cases[i].what, cases[i].in, r, cases[i].r);
+                if (r == 0 && usec != cases[i].usec)
+                        fail_msg("%s: %llu usec, want %llu", cases[i].what, (unsigned long long) usec,
+                                 (unsigned long long) cases[i].usec);
+        }
+}
+
+#define STATUS_OK                                                                                    \
+        "{\"version\":1,\"pid\":%d,\"started_usec\":1700000000000000,\"uptime_s\":61.5,"           \
+        "\"status\":\"watching 2 NICs\",\"config\":{\"interval_s\":2,\"banned_cpus\":[0]},"         \
+        "\"hot_cpus\":[{\"cpu\":3,\"load\":0.82}],"                                                  \
+        "\"managed\":[{\"object\":\"irq 73\",\"current\":\"3\",\"original\":\"0-15\"}],"            \
+        "\"last_actions\":[{\"time\":1700000060000000,\"action\":\"IRQ 73 CPU0 -> CPU3: hot\"," \
+        "\"reason\":\"CPU0 hot\"}]}"
+
+static void test_status_validate(_unused_ void **state) {
+        static const struct {
+                const char *what, *doc;
+                int r;
+        } cases[] = {
+                { "full document", STATUS_OK, 0 },
+                { "minimal document", "{\"version\":1,\"pid\":1,\"status\":\"\"}", 0 },
+                { "unknown members are fine", "{\"version\":1,\"pid\":1,\"status\":\"\",\"new\":[1]}", 0 },
+                { "null current value", "{\"version\":1,\"pid\":1,\"status\":\"\",\"managed\":"
+                  "[{\"object\":\"irq 1\",\"current\":null,\"original\":\"0\"}]}", 0 },
+                { "not an object", "[]", -EBADMSG },
+                { "version 2", "{\"version\":2,\"pid\":1,\"status\":\"\"}", -EBADMSG },
+                { "no version", "{\"pid\":1,\"status\":\"\"}", -EBADMSG },
+                { "pid as string", "{\"version\":1,\"pid\":\"1\",\"status\":\"\"}", -EBADMSG },
+                { "pid zero", "{\"version\":1,\"pid\":0,\"status\":\"\"}", -EBADMSG },
+                { "no status", "{\"version\":1,\"pid\":1}", -EBADMSG },
+                { "config not an object", "{\"version\":1,\"pid\":1,\"status\":\"\",\"config\":[]}", -EBADMSG },
+                { "hot cpu without load", "{\"version\":1,\"pid\":1,\"status\":\"\",\"hot_cpus\":[{\"cpu\":1}]}",
+                  -EBADMSG },
+                { "fractional cpu", "{\"version\":1,\"pid\":1,\"status\":\"\",\"hot_cpus\":"
+                  "[{\"cpu\":1.5,\"load\":1}]}", -EBADMSG },
+                { "action not an object", "{\"version\":1,\"pid\":1,\"status\":\"\",\"last_actions\":[1]}",
+                  -EBADMSG },
+                { "managed not an array", "{\"version\":1,\"pid\":1,\"status\":\"\",\"managed\":{}}", -EBADMSG },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char doc[2048];
+                struct json_value *v = NULL;
+                const char *why = NULL;
+                int r;
+
+                snprintf(doc, sizeof(doc), cases[i].doc, 42);
+                assert_int_equal(json_parse(doc, strlen(doc), &v), 0);
+                r = ctl_status_validate(v, &why);
+                if (r != cases[i].r)
+                        fail_msg("%s: gave %d, want %d", cases[i].what, r, cases[i].r);
+                if (r < 0 && !why)
+                        fail_msg("%s: no reason given", cases[i].what);
+                json_free(v);
+        }
+}
+
+static void test_status_print(_unused_ void **state) {
+        char doc[2048], *buf = NULL;
+        size_t len = 0;
+        struct json_value *v = NULL;
+        FILE *f;
+
+        snprintf(doc, sizeof(doc), STATUS_OK, 42);
+        assert_int_equal(json_parse(doc, strlen(doc), &v), 0);
+        f = open_memstream(&buf, &len);
+        ctl_status_print(f, v, 1700000090.0);
+        fclose(f);
+        static const char *const want[] = {
+                "pid 42", "up 1m 01s", "Status: watching 2 NICs", "CPU3 (82.0%)", "irq 73", "0-15",
+                "(30s ago)", "IRQ 73 CPU0 -> CPU3: hot", "reason: CPU0 hot", "interval_s = 2",
+                "banned_cpus = [0]",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                if (!strstr(buf, want[i]))
+                        fail_msg("status text lacks '%s':\n%s", want[i], buf);
+        json_free(v);
+        free(buf);
+}
+
+/* ---- the binary ---- */
+
+static void test_cli_usage(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                const char *args[6];
+                int status;
+                const char *out, *err;    /* substrings expected, or NULL */
+        } cases[] = {
+                { "no command", { NULL }, 2, NULL, "missing command" },
+                { "unknown command", { "frobnicate", NULL }, 2, NULL, "unknown command 'frobnicate'" },
+                { "unknown global option", { "--bogus", NULL }, 2, NULL, "Try" },
+                { "tool help", { "--help", NULL }, 0, "Usage: irqsteerctl", NULL },
+                { "version", { "--version", NULL }, 0, "irqsteerctl ", NULL },
+                { "inventory help", { "inventory", "--help", NULL }, 0, "Usage: irqsteerctl inventory", NULL },
+                { "top help", { "top", "--help", NULL }, 0, "Usage: irqsteerctl top", NULL },
+                { "status help", { "status", "--help", NULL }, 0, "Usage: irqsteerctl status", NULL },
+                { "plan help", { "plan", "--help", NULL }, 0, "Usage: irqsteerctl plan", NULL },
+                { "restore help", { "restore", "--help", NULL }, 0, "Usage: irqsteerctl restore", NULL },
+                { "subcommand bad option", { "inventory", "--bogus", NULL }, 2, NULL, "inventory --help" },
+                { "stray argument", { "status", "extra", NULL }, 2, NULL, "unexpected argument" },
+                { "bad interval", { "top", "--interval", "0", NULL }, 2, NULL, "bad interval" },
+                { "bad count", { "top", "--count", "x", NULL }, 2, NULL, "bad count" },
+                { "bad root", { "inventory", "--root", "/nonexistent/irqsteer", NULL }, 1, NULL,
+                  "cannot open root directory /nonexistent/irqsteer" },
+                { "bad root for top", { "top", "--root", "/nonexistent/irqsteer", "--count", "1", NULL }, 1,
+                  NULL, "cannot open root" },
+                { "missing config for plan", { "plan", "--config", "/nonexistent/irqsteer.conf", NULL }, 1, NULL,
+                  "/nonexistent/irqsteer.conf" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *out, *err;
+                int st = run_ctl(cases[i].args, &out, &err);
+
+                if (st != cases[i].status)
+                        fail_msg("%s: exit %d, want %d (stderr: %s)", cases[i].what, st, cases[i].status, err);
+                if (cases[i].out && !strstr(out, cases[i].out))
+                        fail_msg("%s: stdout lacks '%s': %s", cases[i].what, cases[i].out, out);
+                if (cases[i].err && !strstr(err, cases[i].err))
+                        fail_msg("%s: stderr lacks '%s': %s", cases[i].what, cases[i].err, err);
+                free(out);
+                free(err);
+        }
+}
+
+static void test_inventory_host64(_unused_ void **state) {
+        char root[512], *out, *err;
+        struct json_value *v = NULL;
+        const struct json_value *nics, *nic, *q, *irq;
+        int64_t i;
+        const char *s;
+
+        fixture_path("host64", root, sizeof(root));
+        const char *args[] = { "inventory", "--json", "--root", root, NULL };
+        assert_int_equal(run_ctl(args, &out, &err), 0);
+        if (json_parse(out, strlen(out), &v) < 0)
+                fail_msg("inventory --json is not JSON: %s", out);
+
+        assert_int_equal(json_get_int(v, "version", &i), 0);
+        assert_int_equal(i, 1);
+        assert_int_equal(json_count(json_get(v, "cpus")), 64);
+        assert_int_equal(json_count(json_get(v, "nodes")), 2);
+        assert_cpus(json_get(find_by_int(json_get(v, "nodes"), "node", 1), "cpus"), "16-31,48-63", "node 1");
+        /* isolated CPUs of the fixture */
+        bool b;
+        assert_int_equal(json_get_bool(find_by_int(json_get(v, "cpus"), "cpu", 62), "isolated", &b), 0);
+        assert_true(b);
+        assert_int_equal(json_get_bool(find_by_int(json_get(v, "cpus"), "cpu", 61), "isolated", &b), 0);
+        assert_false(b);
+
+        nics = json_get(v, "nics");
+        static const char *const names[] = { "eno1", "enp4s0", "ens1f0", "ens2f0", "lo" };
+        for (size_t k = 0; k < ELEMENTSOF(names); k++)
+                if (!find_by(nics, "name", names[k]))
+                        fail_msg("NIC %s missing", names[k]);
+
+        /* i40e: one combined vector per queue, IRQ 101 + queue */
+        nic = find_by(nics, "name", "ens1f0");
+        assert_int_equal(json_get_string(nic, "driver", &s), 0);
+        assert_string_equal(s, "i40e");
+        assert_int_equal(json_get_int(nic, "node", &i), 0);
+        assert_int_equal(i, 0);
+        assert_int_equal(json_get_int(nic, "rx_queues", &i), 0);
+        assert_int_equal(i, 16);
+        assert_int_equal(json_count(json_get(nic, "queues")), 16);
+        for (int64_t k = 0; k < 16; k++) {
+                int64_t rx, tx;
+                q = find_by_int(json_get(nic, "queues"), "index", k);
+                assert_non_null(q);
+                assert_int_equal(json_get_int(q, "rx_irq", &rx), 0);
+                assert_int_equal(json_get_int(q, "tx_irq", &tx), 0);
+                if (rx != 101 + k || tx != rx)
+                        fail_msg("ens1f0 queue %lld: IRQs %lld/%lld, want %lld", (long long) k, (long long) rx,
+                                 (long long) tx, (long long) (101 + k));
+        }
+        q = find_by_int(json_get(nic, "queues"), "index", 3);
+        assert_cpus(json_get(q, "rps_cpus"), "4-15,32-47", "ens1f0 rx-3 rps_cpus");
+        assert_cpus(json_get(q, "xps_cpus"), "3", "ens1f0 tx-3 xps_cpus");
+        irq = find_by_int(json_get(v, "irqs"), "irq", 104);
+        assert_non_null(irq);
+        assert_int_equal(json_get_string(irq, "nic", &s), 0);
+        assert_string_equal(s, "ens1f0");
+        assert_int_equal(json_get_int(irq, "queue", &i), 0);
+        assert_int_equal(i, 3);
+        assert_cpus(json_get(irq, "affinity"), "3", "IRQ 104 affinity");
+        assert_cpus(json_get(irq, "effective"), "3", "IRQ 104 effective");
+
+        /* igb: separate rx and tx vectors */
+        nic = find_by(nics, "name", "enp4s0");
+        q = find_by_int(json_get(nic, "queues"), "index", 1);
+        assert_int_equal(json_get_int(q, "rx_irq", &i), 0);
+        assert_int_equal(i, 52);
+        assert_int_equal(json_get_int(q, "tx_irq", &i), 0);
+        assert_int_equal(i, 54);
+        assert_int_equal(json_count(json_get(q, "irqs")), 2);
+
+        /* single-vector e1000e with RPS spread */
+        nic = find_by(nics, "name", "eno1");
+        assert_int_equal(json_get_string(nic, "mapping", &s), 0);
+        assert_string_equal(s, "single");
+        q = json_index(json_get(nic, "queues"), 0);
+        assert_int_equal(json_get_int(q, "rx_irq", &i), 0);
+        assert_int_equal(i, 30);
+        assert_cpus(json_get(q, "rps_cpus"), "2-31", "eno1 rx-0 rps_cpus");
+
+        /* lo has no IRQs: nulls, not -1 */
+        q = json_index(json_get(find_by(nics, "name", "lo"), "queues"), 0);
+        assert_int_equal(json_get(q, "rx_irq")->type, JSON_NULL);
+        assert_int_equal(json_get(find_by(nics, "name", "lo"), "driver")->type, JSON_NULL);
+
+        /* a non-NIC IRQ has null nic and queue */
+        for (size_t k = 0; k < json_count(json_get(v, "irqs")); k++) {
+                irq = json_index(json_get(v, "irqs"), k);
+                if (json_get(irq, "nic")->type == JSON_NULL && json_get(irq, "queue")->type != JSON_NULL)
+                        fail_msg("IRQ without a NIC has a queue");
+        }
+        assert_int_equal(json_get_int(v, "rps_sock_flow_entries", &i), 0);
+        assert_int_equal(i, 32768);
+        json_free(v);
+        free(out);
+        free(err);
+
+        /* the table form of the same */
+        const char *args2[] = { "inventory", "--root", root, NULL };
+        assert_int_equal(run_ctl(args2, &out, &err), 0);
+        static const char *const want[] = { "ens1f0: up, driver i40e", "node 1: CPUs 16-31,48-63",
+                                            "4-15,32-47", "QUEUE" };
+        for (size_t k = 0; k < ELEMENTSOF(want); k++)
+                if (!strstr(out, want[k]))
+                        fail_msg("inventory table lacks '%s'", want[k]);
+        free(out);
+        free(err);
+}
+
+static void test_top_live(_unused_ void **state) {
+        const char *args[] = { "top", "--json", "--count", "2", "--interval", "0.2", NULL };
+        char *out, *err, *line, *save = NULL;
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        int lines = 0;
+
+        assert_int_equal(run_ctl(args, &out, &err), 0);
+        for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                struct json_value *v = NULL;
+                const struct json_value *cpus;
+                double d;
+
+                if (json_parse(line, strlen(line), &v) < 0)
+                        fail_msg("top line is not JSON: %s", line);
+                assert_int_equal(json_get_number(v, "interval", &d), 0);
+                assert_true(d > 0.15 && d < 2.0);
+                cpus = json_get(v, "cpus");
+                assert_int_equal((long) json_count(cpus), online);
+                for (size_t k = 0; k < json_count(cpus); k++) {
+                        const struct json_value *c = json_index(cpus, k);
+                        double sum = 0;
+                        static const char *const keys[] = { "usr", "sys", "irq", "soft", "idle" };
+
+                        for (size_t j = 0; j < ELEMENTSOF(keys); j++) {
+                                if (json_get_number(c, keys[j], &d) < 0)
+                                        continue; /* null: counters reset in that interval */
+                                if (d < 0 || d > 100)
+                                        fail_msg("%s = %f out of 0..100", keys[j], d);
+                                sum += d;
+                        }
+                        assert_true(sum <= 100.5);
+                        assert_int_equal(json_get(c, "queues")->type, JSON_ARRAY);
+                }
+                json_free(v);
+                lines++;
+        }
+        assert_int_equal(lines, 2);
+        free(out);
+        free(err);
+}
+
+static void test_status_cli(_unused_ void **state) {
+        char *dir = make_tmpdir(), doc[2048], *out, *err;
+        struct json_value *v = NULL;
+        const char *args[] = { "status", "--state-dir", dir, NULL };
+        const char *args_json[] = { "status", "--state-dir", dir, "--json", NULL };
+        pid_t child;
+        int64_t i;
+
+        /* no file: no daemon */
+        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_non_null(strstr(err, "not running"));
+        free(out);
+        free(err);
+
+        /* a live pid (ours) */
+        snprintf(doc, sizeof(doc), STATUS_OK, (int) getpid());
+        write_file(dir, "status.json", doc);
+        assert_int_equal(run_ctl(args, &out, &err), 0);
+        assert_non_null(strstr(out, "Status: watching 2 NICs"));
+        free(out);
+        free(err);
+        assert_int_equal(run_ctl(args_json, &out, &err), 0);
+        assert_int_equal(json_parse(out, strlen(out), &v), 0);
+        assert_int_equal(json_get_int(v, "pid", &i), 0);
+        assert_int_equal(i, getpid());
+        json_free(v);
+        free(out);
+        free(err);
+
+        /* a pid that has exited: stale file */
+        child = fork();
+        assert_true(child >= 0);
+        if (child == 0)
+                _exit(0);
+        assert_int_equal(waitpid(child, NULL, 0), child);
+        snprintf(doc, sizeof(doc), STATUS_OK, (int) child);
+        write_file(dir, "status.json", doc);
+        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_non_null(strstr(err, "is not running"));
+        free(out);
+        free(err);
+
+        /* garbage and schema violations */
+        write_file(dir, "status.json", "{\"version\":1,\"pid\":");
+        assert_int_equal(run_ctl(args_json, &out, &err), 1);
+        assert_non_null(strstr(err, "not valid JSON"));
+        assert_string_equal(out, "");
+        free(out);
+        free(err);
+        write_file(dir, "status.json", "{\"version\":7,\"pid\":1,\"status\":\"\"}");
+        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_non_null(strstr(err, "schema"));
+        free(out);
+        free(err);
+
+        rm_rf(dir);
+        free(dir);
+}
+
+/* restore against a tiny fixture root: one IRQ that a previous run moved. */
+static void test_restore_cli(_unused_ void **state) {
+        char *root = make_tmpdir(), *sdir = make_tmpdir(), path[512], *out, *err;
+        const char *args[] = { "restore", "--root", root, "--state-dir", sdir, NULL };
+        char buf[64] = "";
+        FILE *f;
+
+        /* nothing saved */
+        assert_int_equal(run_ctl(args, &out, &err), 0);
+        assert_non_null(strstr(out, "Nothing to restore"));
+        free(out);
+        free(err);
+
+        snprintf(path, sizeof(path), "mkdir -p '%s/proc/irq/77'", root);
+        assert_int_equal(system(path), 0);
+        snprintf(path, sizeof(path), "%s/proc/irq/77", root);
+        write_file(path, "smp_affinity_list", "5\n");
+        write_file(path, "smp_affinity", "00000020\n");
+        write_file(sdir, "undo.journal", "# irqsteer undo journal v1\nirq 77 0-3 5 -\n");
+        assert_int_equal(run_ctl(args, &out, &err), 0);
+        assert_non_null(strstr(out, "irq 77"));
+        assert_non_null(strstr(out, "Restored 1"));
+        free(out);
+        free(err);
+        snprintf(path, sizeof(path), "%s/proc/irq/77/smp_affinity_list", root);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        assert_non_null(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        assert_string_equal(util_strstrip(buf), "0-3");
+        /* the journal is gone once everything is back */
+        snprintf(path, sizeof(path), "%s/undo.journal", sdir);
+        assert_int_equal(access(path, F_OK), -1);
+
+        rm_rf(root);
+        rm_rf(sdir);
+        free(root);
+        free(sdir);
+}
+
+static void test_plan_live(_unused_ void **state) {
+        char *dir = make_tmpdir(), cfg[512], *out, *err;
+        struct json_value *v = NULL;
+        const struct json_value *actions;
+
+        /* dry-run config so the plan reflects what a dry run would log */
+        snprintf(cfg, sizeof(cfg), "%s/irqsteer.conf", dir);
+        write_file(dir, "irqsteer.conf", "[daemon]\ndry_run = yes\n");
+        const char *args[] = { "plan", "--config", cfg, "--interval", "0.2", "--json", NULL };
+        assert_int_equal(run_ctl(args, &out, &err), 0);
+        if (json_parse(out, strlen(out), &v) < 0)
+                fail_msg("plan --json is not JSON: %s (stderr %s)", out, err);
+        actions = json_get(v, "actions");
+        assert_int_equal(actions ? actions->type : -1, JSON_ARRAY);
+        for (size_t k = 0; k < json_count(actions); k++) {
+                const char *s;
+                assert_int_equal(json_get_string(json_index(actions, k), "type", &s), 0);
+                assert_int_equal(json_get_string(json_index(actions, k), "text", &s), 0);
+                assert_true(strlen(s) > 0);
+        }
+        json_free(v);
+        free(out);
+        free(err);
+        rm_rf(dir);
+        free(dir);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_cpu_queues),
+                cmocka_unit_test(test_top_json),
+                cmocka_unit_test(test_inventory_json_formatter),
+                cmocka_unit_test(test_parse_interval),
+                cmocka_unit_test(test_status_validate),
+                cmocka_unit_test(test_status_print),
+                cmocka_unit_test(test_cli_usage),
+                cmocka_unit_test(test_inventory_host64),
+                cmocka_unit_test(test_top_live),
+                cmocka_unit_test(test_status_cli),
+                cmocka_unit_test(test_restore_cli),
+                cmocka_unit_test(test_plan_live),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
