@@ -1,0 +1,637 @@
+/* Sampling: rates between two snapshots (hand-made, written out as /proc
+ * text and parsed, so the numbers below are exact), CPU hotplug, counter
+ * resets, vanished IRQs, EWMA smoothing, deep copy, and snapshots of the
+ * fixture trees and of this machine. */
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+
+#include "sample.h"
+#include "rootfs.h"
+#include "testlib.h"
+#include "util.h"
+
+#define EPS 1e-12
+
+struct hand_cpu {
+        int cpu;
+        uint64_t stat[CPUSTAT_MAX]; /* user nice system idle iowait irq softirq steal guest guest_nice */
+        uint64_t timer, net_tx, net_rx, rcu;
+};
+
+struct hand_irq {
+        unsigned irq;
+        const char *name;
+        uint64_t counts[8]; /* by column, i.e. in the order of hand_snap.cpus */
+};
+
+struct hand_snap {
+        uint64_t usec;
+        size_t n_cpus;
+        struct hand_cpu cpus[8];
+        size_t n_irqs;
+        struct hand_irq irqs[4];
+};
+
+static char *text_end(FILE *f, char **buf) {
+        assert_int_equal(fclose(f), 0);
+        return *buf;
+}
+
+/* Writes h out in the kernel's three formats and parses them. */
+static void build(const struct hand_snap *h, struct sample_snapshot *ret) {
+        char *buf = NULL;
+        size_t len = 0;
+        uint64_t tot[CPUSTAT_MAX] = {};
+        FILE *f;
+
+        *ret = (struct sample_snapshot) { .usec = h->usec };
+
+        f = open_memstream(&buf, &len);
+        for (size_t i = 0; i < h->n_cpus; i++)
+                for (int k = 0; k < CPUSTAT_MAX; k++)
+                        tot[k] += h->cpus[i].stat[k];
+        fprintf(f, "cpu ");
+        for (int k = 0; k < CPUSTAT_MAX; k++)
+                fprintf(f, " %ju", (uintmax_t) tot[k]);
+        fprintf(f, "\n");
+        for (size_t i = 0; i < h->n_cpus; i++) {
+                fprintf(f, "cpu%d", h->cpus[i].cpu);
+                for (int k = 0; k < CPUSTAT_MAX; k++)
+                        fprintf(f, " %ju", (uintmax_t) h->cpus[i].stat[k]);
+                fprintf(f, "\n");
+        }
+        fprintf(f, "intr 0\nctxt 0\nbtime 0\n");
+        text_end(f, &buf);
+        assert_int_equal(procfs_stat_parse(buf, len, &ret->stat), 0);
+        free(buf);
+
+        f = open_memstream(&buf, &len);
+        fprintf(f, "                    ");
+        for (size_t i = 0; i < h->n_cpus; i++)
+                fprintf(f, "CPU%-8d", h->cpus[i].cpu);
+        fprintf(f, "\n");
+        for (int s = 0; s < SOFTIRQ_MAX; s++) {
+                fprintf(f, "%12s:", procfs_softirq_to_string(s));
+                for (size_t i = 0; i < h->n_cpus; i++) {
+                        const struct hand_cpu *c = &h->cpus[i];
+                        uint64_t v = s == SOFTIRQ_TIMER    ? c->timer
+                                     : s == SOFTIRQ_NET_TX ? c->net_tx
+                                     : s == SOFTIRQ_NET_RX ? c->net_rx
+                                     : s == SOFTIRQ_RCU    ? c->rcu
+                                                           : 0;
+                        fprintf(f, " %10ju", (uintmax_t) v);
+                }
+                fprintf(f, "\n");
+        }
+        text_end(f, &buf);
+        assert_int_equal(procfs_softirqs_parse(buf, len, &ret->softirqs), 0);
+        free(buf);
+
+        f = open_memstream(&buf, &len);
+        fprintf(f, "           ");
+        for (size_t i = 0; i < h->n_cpus; i++)
+                fprintf(f, "CPU%-8d", h->cpus[i].cpu);
+        fprintf(f, "\n");
+        for (size_t j = 0; j < h->n_irqs; j++) {
+                fprintf(f, "%3u: ", h->irqs[j].irq);
+                for (size_t i = 0; i < h->n_cpus; i++)
+                        fprintf(f, "%10ju ", (uintmax_t) h->irqs[j].counts[i]);
+                fprintf(f, " PCI-MSIX-0000:00:03.0 %4zu-edge      %s\n", j, h->irqs[j].name);
+        }
+        fprintf(f, "LOC: ");
+        for (size_t i = 0; i < h->n_cpus; i++)
+                fprintf(f, "%10u ", 1000u);
+        fprintf(f, "  Local timer interrupts\nERR:          0\n");
+        text_end(f, &buf);
+        assert_int_equal(procfs_interrupts_parse(buf, len, &ret->interrupts), 0);
+        free(buf);
+}
+
+static void compute(const struct hand_snap *a, const struct hand_snap *b, struct sample_rates *ret) {
+        struct sample_snapshot sa, sb;
+
+        build(a, &sa);
+        build(b, &sb);
+        assert_int_equal(sample_compute(&sa, &sb, ret), 0);
+        sample_snapshot_free(&sa);
+        sample_snapshot_free(&sb);
+}
+
+struct want_cpu {
+        int cpu;
+        bool valid, offline;
+        double usr, sys, idle, iowait, irq, softirq, steal, busy, net_frac, net_rx_rate, net_tx_rate;
+};
+
+static void check_cpu(const char *what, const struct sample_rates *r, const struct want_cpu *w) {
+        const struct sample_cpu *c;
+
+        if (w->cpu > r->max_cpu)
+                fail_msg("%s: cpu%d beyond max_cpu %d", what, w->cpu, r->max_cpu);
+        c = &r->cpus[w->cpu];
+        if (c->valid != w->valid || c->offline != w->offline)
+                fail_msg("%s: cpu%d valid %d offline %d, want %d %d", what, w->cpu, c->valid, c->offline, w->valid,
+                         w->offline);
+        if (!w->valid)
+                return;
+        const double got[] = { c->usr,     c->sys,   c->idle,     c->iowait,      c->irq,        c->softirq,
+                               c->steal,   c->busy,  c->net_frac, c->net_rx_rate, c->net_tx_rate };
+        const double want[] = { w->usr,   w->sys,  w->idle,     w->iowait,      w->irq,        w->softirq,
+                                w->steal, w->busy, w->net_frac, w->net_rx_rate, w->net_tx_rate };
+        static const char *const names[] = { "usr",   "sys",  "idle",     "iowait",      "irq",        "softirq",
+                                             "steal", "busy", "net_frac", "net_rx_rate", "net_tx_rate" };
+        for (size_t k = 0; k < ELEMENTSOF(got); k++)
+                if (fabs(got[k] - want[k]) > EPS)
+                        fail_msg("%s: cpu%d %s = %.15g, want %.15g", what, w->cpu, names[k], got[k], want[k]);
+}
+
+static void check_irq(const char *what, const struct sample_rates *r, unsigned irq, bool valid, double rate,
+                      const double *per_cpu) {
+        const struct sample_irq *s = sample_rates_irq(r, irq);
+
+        if (!s)
+                fail_msg("%s: IRQ %u missing", what, irq);
+        if (s->valid != valid || fabs(s->rate - rate) > EPS)
+                fail_msg("%s: IRQ %u valid %d rate %g, want %d %g", what, irq, s->valid, s->rate, valid, rate);
+        for (int c = 0; c <= r->max_cpu; c++)
+                if (fabs(s->per_cpu[c] - per_cpu[c]) > EPS)
+                        fail_msg("%s: IRQ %u cpu%d %g/s, want %g/s", what, irq, c, s->per_cpu[c], per_cpu[c]);
+}
+
+/* Two CPUs over 2 s.  cpu0: 1000 ticks of which user 200 (guest 50 inside
+ * it: counting guest again would make 1050), system 100, idle 500, iowait
+ * 50, irq 50, softirq 100; softirq runs NET_RX 600 + NET_TX 200 + TIMER 200.
+ * cpu1: user 100, nice 100 (all guest_nice), idle 700, steal 100. */
+static const struct hand_snap base_prev = {
+        .usec = 1000000,
+        .n_cpus = 2,
+        .cpus = {
+                { 0, { 1000, 10, 500, 8000, 100, 20, 200, 0, 300, 0 }, 1000, 10, 500, 100 },
+                { 1, { 2000, 0, 100, 9000, 0, 0, 0, 50, 0, 0 }, 2000, 0, 0, 100 },
+        },
+        .n_irqs = 2,
+        .irqs = { { 38, "virtio2-input.0", { 100, 200 } }, { 39, "virtio2-output.0", { 5, 5 } } },
+};
+static const struct hand_snap base_cur = {
+        .usec = 3000000,
+        .n_cpus = 2,
+        .cpus = {
+                { 0, { 1200, 10, 600, 8500, 150, 70, 300, 0, 350, 0 }, 1200, 210, 1100, 100 },
+                { 1, { 2100, 100, 100, 9700, 0, 0, 0, 150, 0, 100 }, 2100, 0, 0, 200 },
+        },
+        .n_irqs = 2,
+        .irqs = { { 38, "virtio2-input.0", { 1100, 3200 } }, { 39, "virtio2-output.0", { 5, 5 } } },
+};
+
+static void test_rates_normal(_unused_ void **state) {
+        static const struct want_cpu want[] = {
+                { 0, true, false, 0.2, 0.1, 0.5, 0.05, 0.05, 0.1, 0, 0.45, 0.8, 300, 100 },
+                { 1, true, false, 0.2, 0, 0.7, 0, 0, 0, 0.1, 0.3, 0, 0, 0 },
+        };
+        struct sample_rates r;
+
+        compute(&base_prev, &base_cur, &r);
+        assert_true(fabs(r.interval_s - 2.0) < EPS);
+        assert_int_equal(r.max_cpu, 1);
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                check_cpu("normal", &r, &want[i]);
+        assert_int_equal(r.n_irqs, 2);
+        assert_int_equal(r.irqs[0].irq, 38);
+        assert_int_equal(r.irqs[1].irq, 39);
+        check_irq("normal", &r, 38, true, 2000, (const double[]) { 500, 1500 });
+        check_irq("normal", &r, 39, true, 0, (const double[]) { 0, 0 });
+        assert_null(sample_rates_irq(&r, 40));
+        sample_rates_free(&r);
+        assert_null(r.cpus);
+        assert_int_equal(r.max_cpu, -1);
+}
+
+/* A snapshot pair over 1 s for CPUs [cpus]: each CPU does 100 ticks (60
+ * idle, 40 system) and 10 NET_RX runs; IRQ 40 fires 100 times a second
+ * per (CPU number + 1). */
+static void hotplug_snap(struct hand_snap *h, uint64_t usec, const int *cpus, size_t n, unsigned k) {
+        *h = (struct hand_snap) { .usec = usec, .n_cpus = n, .n_irqs = 1 };
+        h->irqs[0] = (struct hand_irq) { 40, "eth0-TxRx-0", {} };
+        for (size_t i = 0; i < n; i++) {
+                int c = cpus[i];
+                h->cpus[i] = (struct hand_cpu) { c, { 1000 + 0, 0, 1000 + 40 * k, 5000 + 60 * k }, 0, 0, 10 * k, 0 };
+                h->irqs[0].counts[i] = 7 + (uint64_t) (c + 1) * 100 * k;
+        }
+}
+
+static void test_rates_hotplug(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                int prev[4], cur[4];
+                size_t n_prev, n_cur;
+                int max_cpu;
+                int changed;      /* the CPU that went away or came */
+                bool offline;     /* its offline flag */
+                double per_cpu[4]; /* IRQ 40 */
+                double rate;
+        } cases[] = {
+                { "cpu1 goes offline: its column vanishes", { 0, 1, 2 }, { 0, 2 }, 3, 2, 2, 1, true, { 100, 0, 300 }, 400 },
+                { "cpu1 comes online: a column appears", { 0, 2 }, { 0, 1, 2 }, 2, 3, 2, 1, false, { 100, 0, 300 }, 400 },
+                { "last cpu goes offline", { 0, 1, 3 }, { 0, 1 }, 3, 2, 3, 3, true, { 100, 200, 0, 0 }, 300 },
+                { "gap stays, cpu3 comes online", { 0, 2 }, { 0, 2, 3 }, 2, 3, 3, 3, false, { 100, 0, 300, 0 }, 400 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct hand_snap a, b;
+                struct sample_rates r;
+
+                hotplug_snap(&a, 0, cases[i].prev, cases[i].n_prev, 1);
+                hotplug_snap(&b, 1000000, cases[i].cur, cases[i].n_cur, 2);
+                compute(&a, &b, &r);
+                if (r.max_cpu != cases[i].max_cpu)
+                        fail_msg("%s: max_cpu %d", cases[i].what, r.max_cpu);
+                for (int c = 0; c <= r.max_cpu; c++) {
+                        bool in_prev = false, in_cur = false;
+                        for (size_t k = 0; k < cases[i].n_prev; k++)
+                                in_prev |= cases[i].prev[k] == c;
+                        for (size_t k = 0; k < cases[i].n_cur; k++)
+                                in_cur |= cases[i].cur[k] == c;
+                        struct want_cpu w = { c, in_prev && in_cur, !in_cur, 0, 0.4, 0.6, 0, 0, 0, 0, 0.4, 1, 10, 0 };
+                        check_cpu(cases[i].what, &r, &w);
+                }
+                assert_false(r.cpus[cases[i].changed].valid);
+                assert_int_equal(r.cpus[cases[i].changed].offline, cases[i].offline);
+                check_irq(cases[i].what, &r, 40, true, cases[i].rate, cases[i].per_cpu);
+                sample_rates_free(&r);
+        }
+}
+
+static void test_rates_invalid(_unused_ void **state) {
+        struct hand_snap a = base_prev, b = base_cur;
+        struct sample_rates r;
+
+        /* cpu0's user counter reset: cpu0 invalid, cpu1 untouched */
+        b.cpus[0].stat[CPUSTAT_USER] = 3;
+        compute(&a, &b, &r);
+        assert_false(r.cpus[0].valid);
+        assert_false(r.cpus[0].offline);
+        check_cpu("user reset", &r, &(struct want_cpu) { 1, true, false, 0.2, 0, 0.7, 0, 0, 0, 0.1, 0.3, 0, 0, 0 });
+        sample_rates_free(&r);
+
+        /* a softirq counter went backwards (32-bit wrap or reset) */
+        b = base_cur;
+        b.cpus[1].rcu = 99;
+        compute(&a, &b, &r);
+        assert_true(r.cpus[0].valid);
+        assert_false(r.cpus[1].valid);
+        sample_rates_free(&r);
+
+        /* no tick passed at all */
+        b = base_cur;
+        memcpy(b.cpus[1].stat, a.cpus[1].stat, sizeof(b.cpus[1].stat));
+        compute(&a, &b, &r);
+        assert_true(r.cpus[0].valid);
+        assert_false(r.cpus[1].valid);
+        assert_false(r.cpus[1].offline);
+        sample_rates_free(&r);
+
+        /* iowait may decrease (proc(5)): clamped, the CPU stays valid;
+         * cpu0 then has 950 ticks without iowait's 50 */
+        b = base_cur;
+        b.cpus[0].stat[CPUSTAT_IOWAIT] = 90;
+        compute(&a, &b, &r);
+        check_cpu("iowait backwards", &r,
+                  &(struct want_cpu) { 0, true, false, 200.0 / 950, 100.0 / 950, 500.0 / 950, 0, 50.0 / 950,
+                                       100.0 / 950, 0, 450.0 / 950, 0.8, 300, 100 });
+        sample_rates_free(&r);
+
+        /* IRQ counts: 38 went backwards on cpu1 -> invalid and 0; 39 fine */
+        b = base_cur;
+        b.irqs[0].counts[1] = 150;
+        b.irqs[1].counts[0] = 25;
+        compute(&a, &b, &r);
+        check_irq("irq reset", &r, 38, false, 0, (const double[]) { 0, 0 });
+        check_irq("irq reset", &r, 39, true, 10, (const double[]) { 10, 0 });
+        assert_true(r.cpus[0].valid && r.cpus[1].valid);
+        sample_rates_free(&r);
+
+        /* IRQ 38 re-requested by another device: same number, new name */
+        b = base_cur;
+        b.irqs[0].name = "eth9-TxRx-0";
+        compute(&a, &b, &r);
+        check_irq("irq renamed", &r, 38, false, 0, (const double[]) { 0, 0 });
+        sample_rates_free(&r);
+
+        /* IRQ 38 vanished, IRQ 45 appeared: only 39 is in both */
+        b = base_cur;
+        b.irqs[0] = (struct hand_irq) { 39, "virtio2-output.0", { 7, 5 } };
+        b.irqs[1] = (struct hand_irq) { 45, "virtio2-config", { 1, 1 } };
+        compute(&a, &b, &r);
+        assert_int_equal(r.n_irqs, 1);
+        assert_null(sample_rates_irq(&r, 38));
+        assert_null(sample_rates_irq(&r, 45));
+        check_irq("irq vanished", &r, 39, true, 1, (const double[]) { 1, 0 });
+        sample_rates_free(&r);
+}
+
+static void test_rates_interval(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                uint64_t prev, cur;
+                int r;
+        } cases[] = {
+                { "zero interval", 5000000, 5000000, -EINVAL },
+                { "cur earlier than prev", 5000000, 4000000, -EINVAL },
+                { "one microsecond", 5000000, 5000001, 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct hand_snap a = base_prev, b = base_cur;
+                struct sample_snapshot sa, sb;
+                struct sample_rates r;
+                int ret;
+
+                a.usec = cases[i].prev;
+                b.usec = cases[i].cur;
+                build(&a, &sa);
+                build(&b, &sb);
+                ret = sample_compute(&sa, &sb, &r);
+                if (ret != cases[i].r)
+                        fail_msg("%s: got %d, want %d", cases[i].what, ret, cases[i].r);
+                if (ret < 0) {
+                        assert_null(r.cpus);
+                        assert_null(r.irqs);
+                        assert_int_equal(r.max_cpu, -1);
+                } else {
+                        assert_true(fabs(r.cpus[0].net_rx_rate - 600e6) < 1e-3);
+                }
+                sample_rates_free(&r);
+                sample_snapshot_free(&sa);
+                sample_snapshot_free(&sb);
+        }
+        assert_int_equal(sample_compute(NULL, NULL, NULL), -EINVAL);
+}
+
+/* ---- EWMA ---- */
+
+/* Hand-built rates, per_cpu malloc'd one by one (as a test elsewhere
+ * might): sample_rates_free must cope. */
+static void hand_rates(struct sample_rates *r, int max_cpu, const double *busy, const bool *valid, const bool *offline,
+                       size_t n_irqs, const unsigned *irqs, const double *rates, const bool *irq_valid) {
+        *r = (struct sample_rates) { .interval_s = 1, .max_cpu = max_cpu, .n_irqs = n_irqs };
+        r->cpus = calloc((size_t) max_cpu + 1, sizeof(*r->cpus));
+        r->irqs = calloc(n_irqs ? n_irqs : 1, sizeof(*r->irqs));
+        assert_non_null(r->cpus);
+        assert_non_null(r->irqs);
+        for (int c = 0; c <= max_cpu; c++)
+                r->cpus[c] = (struct sample_cpu) { .valid = valid[c], .offline = offline[c], .busy = busy[c],
+                                                   .softirq = busy[c] / 2, .net_rx_rate = busy[c] * 1000 };
+        for (size_t i = 0; i < n_irqs; i++) {
+                r->irqs[i].irq = irqs[i];
+                r->irqs[i].valid = irq_valid[i];
+                r->irqs[i].rate = rates[i];
+                r->irqs[i].per_cpu = calloc((size_t) max_cpu + 1, sizeof(double));
+                assert_non_null(r->irqs[i].per_cpu);
+                r->irqs[i].per_cpu[0] = rates[i];
+        }
+}
+
+static void test_smooth(_unused_ void **state) {
+        struct sample_rates avg = {}, n1, n2, n3;
+        const struct sample_irq *irq;
+
+        /* a zeroed avg is initialised from the first rates */
+        hand_rates(&n1, 1, (const double[]) { 0.2, 0.6 }, (const bool[]) { true, true }, (const bool[]) { false, false },
+                   2, (const unsigned[]) { 30, 31 }, (const double[]) { 100, 50 }, (const bool[]) { true, true });
+        assert_int_equal(sample_smooth(&avg, &n1, 0.5), 0);
+        assert_int_equal(avg.max_cpu, 1);
+        assert_true(fabs(avg.cpus[0].busy - 0.2) < EPS && fabs(avg.cpus[1].busy - 0.6) < EPS);
+        assert_int_equal(avg.n_irqs, 2);
+        assert_true(avg.irqs[0].per_cpu != n1.irqs[0].per_cpu);
+
+        /* bad alpha: refused, avg unchanged */
+        static const double bad_alpha[] = { 0, -0.5, 1.5, NAN, INFINITY };
+        for (size_t i = 0; i < ELEMENTSOF(bad_alpha); i++) {
+                assert_int_equal(sample_smooth(&avg, &n1, bad_alpha[i]), -EINVAL);
+                assert_true(fabs(avg.cpus[1].busy - 0.6) < EPS);
+        }
+
+        /* blend with alpha 0.25: cpu0 0.25*1.0 + 0.75*0.2; cpu1 invalid in
+         * new keeps 0.6; cpu2 is new and starts from its value; IRQ 30
+         * blends, IRQ 31 is gone, IRQ 32 is new, IRQ 33 invalid and new */
+        hand_rates(&n2, 2, (const double[]) { 1.0, 0.0, 0.7 }, (const bool[]) { true, false, true },
+                   (const bool[]) { false, false, false }, 3, (const unsigned[]) { 30, 32, 33 },
+                   (const double[]) { 500, 10, 99 }, (const bool[]) { true, true, false });
+        assert_int_equal(sample_smooth(&avg, &n2, 0.25), 0);
+        assert_int_equal(avg.max_cpu, 2);
+        assert_true(avg.cpus[0].valid);
+        assert_true(fabs(avg.cpus[0].busy - (0.25 * 1.0 + 0.75 * 0.2)) < EPS);
+        assert_true(fabs(avg.cpus[0].softirq - (0.25 * 0.5 + 0.75 * 0.1)) < EPS);
+        assert_true(fabs(avg.cpus[0].net_rx_rate - (0.25 * 1000 + 0.75 * 200)) < 1e-9);
+        assert_true(avg.cpus[1].valid);
+        assert_true(fabs(avg.cpus[1].busy - 0.6) < EPS);
+        assert_true(avg.cpus[2].valid);
+        assert_true(fabs(avg.cpus[2].busy - 0.7) < EPS);
+        assert_int_equal(avg.n_irqs, 3);
+        irq = sample_rates_irq(&avg, 30);
+        assert_non_null(irq);
+        assert_true(irq->valid);
+        assert_true(fabs(irq->rate - (0.25 * 500 + 0.75 * 100)) < EPS);
+        assert_true(fabs(irq->per_cpu[0] - (0.25 * 500 + 0.75 * 100)) < EPS);
+        assert_true(fabs(irq->per_cpu[2]) < EPS);
+        assert_null(sample_rates_irq(&avg, 31));
+        irq = sample_rates_irq(&avg, 32);
+        assert_non_null(irq);
+        assert_true(fabs(irq->rate - 10) < EPS);
+        irq = sample_rates_irq(&avg, 33);
+        assert_non_null(irq);
+        assert_false(irq->valid);
+
+        /* cpu1 goes offline: dropped; IRQ 30 invalid in new keeps its
+         * average; alpha 1 takes cpu0 and IRQ 32 from new */
+        hand_rates(&n3, 2, (const double[]) { 0.9, 0, 0.1 }, (const bool[]) { true, false, true },
+                   (const bool[]) { false, true, false }, 2, (const unsigned[]) { 30, 32 },
+                   (const double[]) { 7, 20 }, (const bool[]) { false, true });
+        assert_int_equal(sample_smooth(&avg, &n3, 1.0), 0);
+        assert_true(fabs(avg.cpus[0].busy - 0.9) < EPS);
+        assert_false(avg.cpus[1].valid);
+        assert_true(avg.cpus[1].offline);
+        assert_true(fabs(avg.cpus[2].busy - 0.1) < EPS);
+        irq = sample_rates_irq(&avg, 30);
+        assert_true(irq->valid);
+        assert_true(fabs(irq->rate - (0.25 * 500 + 0.75 * 100)) < EPS);
+        assert_true(fabs(sample_rates_irq(&avg, 32)->rate - 20) < EPS);
+        assert_null(sample_rates_irq(&avg, 33));
+
+        /* a CPU beyond the new max_cpu is dropped too */
+        sample_rates_free(&n1);
+        hand_rates(&n1, 0, (const double[]) { 0.5 }, (const bool[]) { true }, (const bool[]) { false }, 0, NULL, NULL,
+                   NULL);
+        assert_int_equal(sample_smooth(&avg, &n1, 0.5), 0);
+        assert_int_equal(avg.max_cpu, 0);
+        assert_true(fabs(avg.cpus[0].busy - 0.7) < EPS);
+        assert_int_equal(avg.n_irqs, 0);
+
+        sample_rates_free(&avg);
+        sample_rates_free(&n1);
+        sample_rates_free(&n2);
+        sample_rates_free(&n3);
+        assert_int_equal(sample_smooth(NULL, &n1, 0.5), -EINVAL);
+}
+
+static void test_copy(_unused_ void **state) {
+        struct sample_rates r, c;
+
+        compute(&base_prev, &base_cur, &r);
+        assert_int_equal(sample_rates_copy(&c, &r), 0);
+        assert_int_equal(c.max_cpu, r.max_cpu);
+        assert_int_equal(c.n_irqs, r.n_irqs);
+        assert_true(c.cpus != r.cpus && c.irqs != r.irqs);
+        assert_true(c.irqs[0].per_cpu != r.irqs[0].per_cpu);
+        assert_memory_equal(c.cpus, r.cpus, sizeof(*c.cpus) * 2);
+        for (size_t i = 0; i < r.n_irqs; i++) {
+                assert_int_equal(c.irqs[i].irq, r.irqs[i].irq);
+                assert_true(c.irqs[i].rate == r.irqs[i].rate);
+                assert_memory_equal(c.irqs[i].per_cpu, r.irqs[i].per_cpu, sizeof(double) * 2);
+        }
+        /* deep: changing the copy leaves the source alone */
+        c.irqs[0].per_cpu[1] = -1;
+        c.cpus[0].busy = -1;
+        assert_true(fabs(r.irqs[0].per_cpu[1] - 1500) < EPS);
+        assert_true(fabs(r.cpus[0].busy - 0.45) < EPS);
+        sample_rates_free(&c);
+        sample_rates_free(&r);
+        /* an empty source */
+        r = (struct sample_rates) { .max_cpu = -1 };
+        assert_int_equal(sample_rates_copy(&c, &r), 0);
+        assert_int_equal(c.max_cpu, -1);
+        assert_null(c.cpus);
+        sample_rates_free(&c);
+}
+
+/* ---- snapshots of fixture trees and of this machine ---- */
+
+static void test_snapshot_fixtures(_unused_ void **state) {
+        static const struct {
+                const char *what, *root;
+                int r;
+                size_t n_stat, n_numeric;
+        } cases[] = {
+                { "64-cpu host", "proc/host-64cpu", 0, 60, 78 },
+                { "arm64 host", "proc/arm64-4cpu", 0, 4, 6 },
+                { "2.6.32 host", "proc/host-2cpu", 0, 2, 9 },
+                { .what = "no /proc/softirqs", .root = "proc/no-softirqs", .r = -ENOENT },
+                { .what = "no /proc/interrupts", .root = "proc/no-interrupts", .r = -ENOENT },
+                { .what = "not a tree at all", .root = "proc/cases", .r = -ENOENT },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char path[4096];
+                struct sample_snapshot s;
+                int fd = rootfs_open(fixture_path(cases[i].root, path, sizeof(path)));
+                int r;
+
+                assert_true(fd >= 0);
+                r = sample_snapshot_take(fd, 42, &s);
+                close(fd);
+                if (r != cases[i].r)
+                        fail_msg("%s: got %d, want %d", cases[i].what, r, cases[i].r);
+                assert_int_equal(s.usec, 42);
+                if (r < 0) {
+                        assert_null(s.stat.cpus);
+                        assert_null(s.softirqs.cpus);
+                        assert_null(s.interrupts.irqs);
+                        continue;
+                }
+                assert_int_equal(s.stat.n_cpus, cases[i].n_stat);
+                assert_int_equal(s.interrupts.n_numeric, cases[i].n_numeric);
+                sample_snapshot_free(&s);
+        }
+}
+
+/* The same 256-CPU reading twice: no tick passed (CPUs invalid but
+ * online), every IRQ valid at 0/s; and how long one compute takes. */
+static void test_compute_256(_unused_ void **state) {
+        char path[4096];
+        struct sample_snapshot a, b;
+        struct sample_rates r;
+        struct timespec t0, t1;
+        int fd = rootfs_open(fixture_path("proc/host-256cpu", path, sizeof(path)));
+
+        assert_true(fd >= 0);
+        assert_int_equal(sample_snapshot_take(fd, 0, &a), 0);
+        assert_int_equal(sample_snapshot_take(fd, 1000000, &b), 0);
+        close(fd);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(sample_compute(&a, &b, &r), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        print_message("[          ] 256-cpu compute: %.2f ms\n",
+                      (double) (t1.tv_sec - t0.tv_sec) * 1e3 + (double) (t1.tv_nsec - t0.tv_nsec) / 1e6);
+        assert_int_equal(r.max_cpu, 255);
+        for (int c = 0; c <= 255; c++) {
+                assert_false(r.cpus[c].valid);
+                assert_false(r.cpus[c].offline);
+        }
+        assert_int_equal(r.n_irqs, 299);
+        for (size_t i = 0; i < r.n_irqs; i++) {
+                assert_true(r.irqs[i].valid);
+                assert_true(r.irqs[i].rate == 0);
+                if (i > 0)
+                        assert_true(r.irqs[i].irq > r.irqs[i - 1].irq);
+        }
+        sample_rates_free(&r);
+        sample_snapshot_free(&a);
+        sample_snapshot_free(&b);
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* This machine, 300 ms apart while we spin: shares add up to 1. */
+static void test_live(_unused_ void **state) {
+        struct sample_snapshot a, b;
+        struct sample_rates r;
+        int fd = rootfs_open("/");
+        int valid = 0;
+        uint64_t start;
+        volatile uint64_t spin = 0;
+
+        assert_true(fd >= 0);
+        assert_int_equal(sample_snapshot_take(fd, now_usec(), &a), 0);
+        start = now_usec();
+        while (now_usec() - start < 300000)
+                spin++;
+        assert_int_equal(sample_snapshot_take(fd, now_usec(), &b), 0);
+        close(fd);
+        assert_int_equal(sample_compute(&a, &b, &r), 0);
+        assert_true(r.interval_s >= 0.3);
+        assert_true(r.max_cpu + 1 >= (int) sysconf(_SC_NPROCESSORS_ONLN));
+        for (int c = 0; c <= r.max_cpu; c++) {
+                const struct sample_cpu *s = &r.cpus[c];
+                if (!s->valid)
+                        continue;
+                valid++;
+                double sum = s->usr + s->sys + s->idle + s->iowait + s->irq + s->softirq + s->steal;
+                if (fabs(sum - 1.0) > 1e-9)
+                        fail_msg("cpu%d shares add up to %g", c, sum);
+                assert_true(s->busy >= 0 && s->busy <= 1);
+                assert_true(s->net_frac >= 0 && s->net_frac <= 1);
+        }
+        /* 300 ms is 30 USER_HZ ticks per CPU: every online CPU has some */
+        assert_int_equal(valid, (int) sysconf(_SC_NPROCESSORS_ONLN));
+        assert_true(r.n_irqs > 0);
+        sample_rates_free(&r);
+        sample_snapshot_free(&a);
+        sample_snapshot_free(&b);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_rates_normal),
+                cmocka_unit_test(test_rates_hotplug),
+                cmocka_unit_test(test_rates_invalid),
+                cmocka_unit_test(test_rates_interval),
+                cmocka_unit_test(test_smooth),
+                cmocka_unit_test(test_copy),
+                cmocka_unit_test(test_snapshot_fixtures),
+                cmocka_unit_test(test_compute_256),
+                cmocka_unit_test(test_live),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
