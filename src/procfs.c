@@ -499,17 +499,18 @@ static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
                 return;
         save = *c;
         if (next_token(c, &tok, &tl) && (is_digit(tok[0]) || tok[0] == '-')) {
+                /* "2-edge", "-virq" (no domain), or a bare "27" that arm
+                 * follows with "Level"/"Edge" and maybe "-fasteoi" */
                 h_start = tok;
                 h_end = tok + tl;
-                if (is_digit(tok[0])) {
+                if (all_digits(tok, tl)) {
                         save = *c;
                         if (next_token(c, &tok, &tl) && (token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge")))
                                 h_end = tok + tl;
                         else
                                 *c = save;
                         save = *c;
-                        if (h_end[-1] != '-' && next_token(c, &tok, &tl) && tok[0] == '-' && tl > 1 &&
-                            !memchr(h_start, '-', (size_t) (h_end - h_start)))
+                        if (next_token(c, &tok, &tl) && tok[0] == '-' && tl > 1)
                                 h_end = tok + tl;
                         else
                                 *c = save;
