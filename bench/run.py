@@ -1,0 +1,661 @@
+#!/usr/bin/env python3
+"""irqsteer benchmark harness: runs balancers side by side against the
+closed-loop host simulator (bench/irqsteer-sim), measures per-tick cost on
+large synthetic hosts, and compares on the real kernel with veth in network
+namespaces.  See bench/README.md for the metrics and what each one means.
+
+Exit status: 0 when the harness ran (whatever the numbers), 1 on harness
+breakage (the simulator failed, a balancer could not be started at all
+when it should, plotting failed)."""
+import argparse
+import csv
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BALANCERS = ['none', 'static', 'irqbalance', 'irqsteerd']
+SCENARIOS = ['uniform16', 'zipf64', 'elephant', 'single-queue', 'step', 'noisy', 'isolated']
+QUICK_SCENARIOS = ['uniform16', 'single-queue']
+COST_SCENARIOS = ['cost16', 'cost64', 'cost256']
+
+
+class HarnessError(Exception):
+    pass
+
+
+def log(msg):
+    print('bench: ' + msg, flush=True)
+
+
+def cpu_ns(pid):
+    """CPU time of all threads of pid in ns (schedstat: ns resolution),
+    falling back to utime+stime in clock ticks."""
+    total = 0
+    try:
+        for t in glob.glob('/proc/%d/task/*/schedstat' % pid):
+            with open(t) as f:
+                total += int(f.read().split()[0])
+        if total:
+            return total
+        with open('/proc/%d/stat' % pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 10 ** 9 // os.sysconf('SC_CLK_TCK')
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def read_summary(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.strip().partition('=')
+            try:
+                out[k] = float(v)
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def wait_file(path, proc, timeout):
+    end = time.time() + timeout
+    while not os.path.exists(path):
+        if proc.poll() is not None:
+            raise HarnessError('simulator exited early (%d)' % proc.returncode)
+        if time.time() > end:
+            raise HarnessError('timed out waiting for ' + path)
+        time.sleep(0.02)
+
+
+def stop(proc, timeout=15):
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class Run:
+    """One scenario x balancer run: the simulator ticking over its own tree
+    and the balancer acting on it."""
+
+    def __init__(self, opts, scn, bal, ticks=None, tag=None):
+        self.opts, self.scn, self.bal = opts, scn, bal
+        self.name = '%s-%s' % (tag or os.path.basename(scn)[:-4], bal)
+        self.work = os.path.join(opts.tmp, self.name)
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+        self.root = os.path.join(self.work, 'root')
+        self.csv = os.path.join(self.work, 'ticks.csv')
+        self.ticks = ticks
+        self.sim = self.proc = None
+        self.note = ''
+        self.valid = True
+        self.cpu_ms_tick = None
+
+    def start(self):
+        o = self.opts
+        cmd = [o.sim, '--scenario', self.scn, '--root', self.root, '--seed', str(o.seed),
+               '--csv', self.csv, '--summary', os.path.join(self.work, 'summary'),
+               '--ready', os.path.join(self.work, 'ready'), '--go', os.path.join(self.work, 'go')]
+        if self.ticks:
+            cmd += ['--ticks', str(self.ticks)]
+        if self.bal in ('none', 'static'):
+            cmd.append('--fast')
+        self.simlog = open(os.path.join(self.work, 'sim.log'), 'w')
+        self.sim = subprocess.Popen(cmd, stdout=self.simlog, stderr=subprocess.STDOUT)
+        wait_file(os.path.join(self.work, 'ready'), self.sim, 120)
+        self.blog_path = os.path.join(self.work, 'balancer.log')
+        blog = open(self.blog_path, 'w')
+        if self.bal == 'static':
+            subprocess.run([sys.executable, os.path.join(HERE, 'static-spread.py'), self.root],
+                           stdout=blog, stderr=subprocess.STDOUT, check=True)
+        elif self.bal == 'irqbalance':
+            self.proc = subprocess.Popen(
+                [os.path.join(HERE, 'ns-run.sh'), self.root, self.work,
+                 'irqbalance', '-f', '-t', '1', '--debug'],
+                stdout=blog, stderr=subprocess.STDOUT)
+        elif self.bal == 'irqsteerd':
+            state = os.path.join(self.work, 'state')
+            os.makedirs(state, exist_ok=True)
+            self.proc = subprocess.Popen(
+                [o.irqsteerd, '--root', self.root, '--foreground', '--interval', '1s',
+                 '--state-dir', state] + o.irqsteerd_args,
+                stdout=blog, stderr=subprocess.STDOUT)
+        if self.proc:
+            time.sleep(0.3)
+            if self.proc.poll() is not None:
+                self.valid = False
+                self.note = '%s exited at start (%d), see %s' % (self.bal, self.proc.returncode,
+                                                                 self.blog_path)
+            self.cpu0 = cpu_ns(self.proc.pid)
+        open(os.path.join(self.work, 'go'), 'w').close()
+        self.t0 = time.time()
+
+    def finish(self):
+        try:
+            self.sim.wait(timeout=(self.ticks or 200) * 3 + 120)
+        except subprocess.TimeoutExpired:
+            self.sim.kill()
+            raise HarnessError('%s: simulator hung' % self.name)
+        if self.proc:
+            cpu1 = cpu_ns(self.proc.pid)
+            if self.proc.poll() is not None and self.valid:
+                self.valid = False
+                self.note = '%s exited during the run (%d)' % (self.bal, self.proc.returncode)
+            stop(self.proc)
+        if self.sim.returncode != 0:
+            raise HarnessError('%s: simulator failed (%d), see %s/sim.log' %
+                               (self.name, self.sim.returncode, self.work))
+        self.s = read_summary(os.path.join(self.work, 'summary'))
+        if self.proc and self.cpu0 is not None and cpu1 is not None:
+            self.cpu_ms_tick = (cpu1 - self.cpu0) / 1e6 / self.s['ticks']
+        if self.bal == 'irqbalance':
+            self.check_irqbalance()
+        elif self.bal == 'irqsteerd' and self.valid and self.s.get('moves_total', 0) == 0:
+            self.note = 'irqsteerd made no change at all'
+        return self
+
+    def check_irqbalance(self):
+        """A run where irqbalance did nothing is invalid, not a win: it must
+        have classified the simulated NIC IRQs as ethernet and moved IRQs."""
+        with open(self.blog_path, errors='replace') as f:
+            text = f.read()
+        eth = set(re.findall(r'Interrupt (\d+) node_num is -?\d+ \(ethernet/', text))
+        cycles = text.count('\n-----------')
+        moves = int(self.s.get('moves_total', 0))
+        self.irqbalance_eth = len(eth)
+        if not eth or moves == 0:
+            self.valid = False
+        self.note = 'irqbalance: %d IRQs classified ethernet, %d cycles, %d mask changes%s' % (
+            len(eth), cycles, moves, '' if self.valid else ' -> INVALID RUN')
+
+
+def irqsteerd_works(path):
+    if not path or not os.access(path, os.X_OK):
+        return False, 'not built'
+    try:
+        r = subprocess.run([path, '--help'], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
+    txt = r.stdout + r.stderr
+    if '--root' not in txt:
+        return False, 'no --root option yet (%s)' % txt.strip().splitlines()[0] if txt.strip() else 'no output'
+    return True, ''
+
+
+# ---------------------------------------------------------------- scenarios
+
+def run_scenario(opts, name, ticks=None):
+    scn = os.path.join(HERE, 'scenarios', name + '.scn')
+    runs = []
+    # none and static tick without sleeping; the two daemons run at once in
+    # real time (1 s ticks) against their own trees.
+    for bal in ('none', 'static'):
+        runs.append(Run(opts, scn, bal, ticks))
+        runs[-1].start()
+        runs[-1].finish()
+    live = []
+    for bal in ('irqbalance', 'irqsteerd'):
+        if bal == 'irqsteerd' and not opts.have_irqsteerd:
+            continue
+        r = Run(opts, scn, bal, ticks)
+        r.start()
+        live.append(r)
+    for r in live:
+        r.finish()
+    runs += live
+    return runs
+
+
+def fmt(v, spec):
+    return '-' if v is None else format(v, spec)
+
+
+def table(rows):
+    hdr = ['scenario', 'balancer', 'peak med%', 'peak p99%', 'imbal', 'drop%', 'moves/h', 'conv',
+           'ms/tick', 'valid']
+    w = [13, 10, 9, 9, 6, 6, 8, 5, 7, 5]
+    lines = [' '.join(h.ljust(x) if i < 2 else h.rjust(x) for i, (h, x) in enumerate(zip(hdr, w)))]
+    lines.append('-' * len(lines[0]))
+    for r in rows:
+        s = r.s
+        conv = int(s['converge_ticks'])
+        cells = [r.scenario, r.bal, fmt(s['peak_median'], '.1f'), fmt(s['peak_p99'], '.1f'),
+                 fmt(s['imbalance'], '.2f'), fmt(s['dropped_pct'], '.1f'),
+                 fmt(s['moves_per_hour'], '.0f'), str(conv) if conv >= 0 else 'never',
+                 fmt(r.cpu_ms_tick, '.2f'), 'yes' if r.valid else 'NO']
+        lines.append(' '.join(c.ljust(x) if i < 2 else c.rjust(x)
+                              for i, (c, x) in enumerate(zip(cells, w))))
+    return '\n'.join(lines)
+
+
+def write_csv(path, rows):
+    keys = ['peak_median', 'peak_p99', 'peak_demand_median', 'imbalance', 'imbalance_p99',
+            'dropped_pct', 'moves_per_hour', 'moves_total', 'rps_moves_after_warmup',
+            'converge_ref', 'converge_ticks', 'isolated_load_pct', 'bad_writes', 'ticks', 'warmup']
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['scenario', 'balancer'] + keys + ['cpu_ms_per_tick', 'valid', 'note'])
+        for r in rows:
+            w.writerow([r.scenario, r.bal] + [r.s.get(k, '') for k in keys] +
+                       ['' if r.cpu_ms_tick is None else '%.3f' % r.cpu_ms_tick,
+                        int(r.valid), r.note])
+
+
+# ---------------------------------------------------------------- plots
+
+def plot_scenario(opts, name, runs):
+    """Per-CPU network load over time, one heat-map panel per balancer, and
+    the peak CPU over time for all balancers."""
+    out = opts.out
+    mats = []
+    for r in runs:
+        with open(r.csv) as f:
+            rd = csv.reader(f)
+            hdr = next(rd)
+            rows = [list(map(float, x)) for x in rd]
+        first = hdr.index('cpu0')
+        ncpu = len(hdr) - first
+        mat = os.path.join(r.work, 'cpu.dat')
+        with open(mat, 'w') as f:
+            for t, row in enumerate(rows):
+                for c in range(ncpu):
+                    f.write('%d %d %.1f\n' % (t, c, 100 * row[first + c]))
+                f.write('\n')
+        peak = os.path.join(r.work, 'peak.dat')
+        with open(peak, 'w') as f:
+            for row in rows:
+                f.write('%d %.2f %.3f\n' % (row[0], 100 * row[3],
+                                            row[2] / row[1] if row[1] > 0 else 1))
+        mats.append((r, mat, peak, ncpu, len(rows)))
+    n = len(mats)
+    gp = os.path.join(opts.tmp, name + '.gp')
+    png = os.path.join(out, name + '-cpus.png')
+    with open(gp, 'w') as f:
+        f.write('set terminal pngcairo size 1100,%d font "DejaVu Sans,10"\n' % (230 * n + 60))
+        f.write('set output "%s"\n' % png)
+        f.write('set multiplot layout %d,1 title "%s: network (irq+softirq) share of each CPU per tick, %%"\n'
+                % (n, name))
+        f.write('set palette defined (0 "#ffffff", 20 "#ffffb2", 50 "#fd8d3c", 80 "#e31a1c", 100 "#800026")\n')
+        f.write('set cbrange [0:100]\nset ylabel "CPU"\nset xlabel "tick (s)"\n')
+        for r, mat, peak, ncpu, nt in mats:
+            f.write('set title "%s%s"\n' % (r.bal, '' if r.valid else ' (INVALID RUN)'))
+            f.write('set xrange [-0.5:%f]\nset yrange [-0.5:%f]\n' % (nt - 0.5, ncpu - 0.5))
+            f.write('plot "%s" using 1:2:3 with image notitle\n' % mat)
+        f.write('unset multiplot\n')
+        png2 = os.path.join(out, name + '-peak.png')
+        f.write('reset\nset terminal pngcairo size 1100,420 font "DejaVu Sans,10"\n')
+        f.write('set output "%s"\n' % png2)
+        f.write('set multiplot layout 1,2 title "%s"\n' % name)
+        f.write('set title "busiest CPU, served irq+softirq %"\nset xlabel "tick (s)"\n'
+                'set yrange [0:105]\nset key bottom right\n')
+        f.write('plot ' + ', '.join('"%s" using 1:2 with lines lw 2 title "%s"' % (p, r.bal)
+                                    for r, _, p, _, _ in mats) + '\n')
+        f.write('set title "imbalance: peak demand / lower bound"\nset yrange [0.8:*]\n'
+                'set logscale y\nset key top right\n')
+        f.write('plot ' + ', '.join('"%s" using 1:3 with lines lw 2 title "%s"' % (p, r.bal)
+                                    for r, _, p, _, _ in mats) + '\n')
+        f.write('unset multiplot\n')
+    r = subprocess.run(['gnuplot', gp], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise HarnessError('gnuplot failed: ' + r.stderr[-500:])
+    return [png, png2]
+
+
+# ---------------------------------------------------------------- cost
+
+def callgrind_ir(cmd, out, cwd, timeout=None, term_after=None):
+    """Total instructions (Ir) of cmd under callgrind.  With term_after the
+    command is sent SIGTERM after that many seconds."""
+    full = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out] + cmd
+    log_path = out + '.log'
+    with open(log_path, 'w') as lf:
+        p = subprocess.Popen(full, stdout=lf, stderr=subprocess.STDOUT, cwd=cwd)
+        if term_after:
+            time.sleep(term_after)
+            p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout or 600)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    files = glob.glob(out + '*')
+    for fn in files:
+        if fn.endswith('.log'):
+            continue
+        with open(fn, errors='replace') as f:
+            for line in f:
+                if line.startswith(('summary:', 'totals:')):
+                    return int(line.split()[1]), log_path
+    return None, log_path
+
+
+def run_cost(opts):
+    """Instructions per tick and CPU per tick on 16/64/256-CPU hosts."""
+    rows = []
+    for name in (['cost16', 'cost256'] if opts.quick else COST_SCENARIOS):
+        scn = os.path.join(HERE, 'scenarios', 'cost', name + '.scn')
+        row = {'host': name}
+        # CPU per tick, live, both balancers at once on their own trees.
+        live = []
+        for bal in ('irqbalance', 'irqsteerd'):
+            if bal == 'irqsteerd' and not opts.have_irqsteerd:
+                continue
+            r = Run(opts, scn, bal, 12 if opts.quick else 20, tag=name)
+            r.start()
+            live.append(r)
+        for r in live:
+            r.finish()
+            row[r.bal + '_ms'] = r.cpu_ms_tick
+            row[r.bal + '_valid'] = r.valid
+            row['irqs'] = None
+        # Instructions: startup + 1 cycle (one-shot) vs startup + N cycles
+        # (daemon run for a while, then SIGTERM); per cycle = difference / (N-1).
+        tree = Run(opts, scn, 'none', 3, tag=name + '-cg')
+        tree.start()
+        tree.finish()
+        root, work = tree.root, tree.work
+        with open(os.path.join(root, 'proc/interrupts')) as f:
+            row['irqs'] = sum(1 for l in f if re.match(r'\s*\d+:', l))
+        ns = [os.path.join(HERE, 'ns-run.sh'), root, work]
+        once, _ = callgrind_ir(ns + ['irqbalance', '--oneshot'], os.path.join(work, 'cg-ib-once'), work)
+        # A live simulator for the long run so every cycle sees fresh counts.
+        longrun = Run(opts, scn, 'none', 1000, tag=name + '-cglong')
+        longrun.bal = 'callgrind'
+        longrun.start()
+        dur = 12 if opts.quick else 25
+        many, lp = callgrind_ir(ns + ['irqbalance', '-f', '-t', '1', '--debug'],
+                                os.path.join(longrun.work, 'cg-ib-long'), longrun.work, term_after=dur)
+        with open(lp, errors='replace') as f:
+            cycles = f.read().count('\n-----------')
+        row['ib_once_Ir'] = once
+        row['ib_cycles'] = cycles
+        row['ib_Ir_tick'] = (many - once) / (cycles - 1) if once and many and cycles > 1 else None
+        if opts.have_irqsteerd:
+            st = os.path.join(work, 'state-once')
+            os.makedirs(st, exist_ok=True)
+            sonce, _ = callgrind_ir([opts.irqsteerd, '--root', root, '--once', '--interval', '100ms',
+                                     '--dry-run', '--state-dir', st], os.path.join(work, 'cg-isd-once'), work)
+            st2 = os.path.join(longrun.work, 'state-long')
+            os.makedirs(st2, exist_ok=True)
+            t0 = time.time()
+            smany, lp2 = callgrind_ir([opts.irqsteerd, '--root', longrun.root, '--foreground', '--interval',
+                                       '1s', '--dry-run', '--state-dir', st2] + opts.irqsteerd_args,
+                                      os.path.join(longrun.work, 'cg-isd-long'), longrun.work, term_after=dur)
+            ticks = int(time.time() - t0)
+            with open(lp2, errors='replace') as f:
+                txt = f.read()
+            logged = len(re.findall(r'(?im)^.*\btick\b', txt))
+            if logged > 1:
+                ticks = logged
+            row['isd_once_Ir'] = sonce
+            row['isd_ticks'] = ticks
+            row['isd_Ir_tick'] = (smany - sonce) / (ticks - 1) if sonce and smany and ticks > 1 else None
+        os.kill(longrun.sim.pid, signal.SIGTERM)
+        longrun.sim.wait()
+        rows.append(row)
+    return rows
+
+
+def cost_table(rows):
+    lines = ['host      IRQs  irqbalance Ir/cycle  irqsteerd Ir/tick  ratio   irqbalance ms/tick  irqsteerd ms/tick']
+    for r in rows:
+        ib, isd = r.get('ib_Ir_tick'), r.get('isd_Ir_tick')
+        ratio = '%.3f' % (isd / ib) if ib and isd else '-'
+        lines.append('%-8s %5s  %19s  %17s  %5s   %18s  %17s' % (
+            r['host'], r.get('irqs') or '-', fmt(ib, ',.0f'), fmt(isd, ',.0f'), ratio,
+            fmt(r.get('irqbalance_ms'), '.2f'), fmt(r.get('irqsteerd_ms'), '.2f')))
+    return '\n'.join(lines)
+
+
+# ---------------------------------------------------------------- veth
+
+def sh(cmd, check=True, **kw):
+    return subprocess.run(cmd, shell=True, check=check, capture_output=True, text=True, **kw)
+
+
+def read_netrx():
+    with open('/proc/softirqs') as f:
+        lines = f.read().splitlines()
+    cpus = lines[0].split()
+    for l in lines[1:]:
+        p = l.split()
+        if p[0] == 'NET_RX:':
+            return dict(zip(cpus, map(int, p[1:])))
+    return {}
+
+
+def read_soft():
+    out = {}
+    with open('/proc/stat') as f:
+        for l in f:
+            p = l.split()
+            if re.match(r'cpu\d+$', p[0]):
+                out[p[0].upper()] = (int(p[6]) + int(p[7]), sum(int(x) for x in p[1:9]))
+    return out
+
+
+def save_irq_affinity():
+    saved = {}
+    for p in glob.glob('/proc/irq/*/smp_affinity'):
+        try:
+            with open(p) as f:
+                saved[p] = f.read().strip()
+        except OSError:
+            pass
+    return saved
+
+
+def restore_irq_affinity(saved):
+    for p, v in saved.items():
+        try:
+            with open(p) as f:
+                if f.read().strip() == v:
+                    continue
+            with open(p, 'w') as f:
+                f.write(v)
+        except OSError:
+            pass
+
+
+def veth_setup():
+    veth_cleanup()
+    for c in ['ip netns add bnS', 'ip netns add bnR',
+              'ip link add bnS0 numrxqueues 4 numtxqueues 4 type veth peer name bnR0 '
+              'numrxqueues 4 numtxqueues 4',
+              'ip link set bnS0 netns bnS', 'ip link set bnR0 netns bnR',
+              'ip -n bnS addr add 198.18.77.1/30 dev bnS0', 'ip -n bnR addr add 198.18.77.2/30 dev bnR0',
+              'ip -n bnS link set lo up', 'ip -n bnR link set lo up',
+              'ip -n bnS link set bnS0 up', 'ip -n bnR link set bnR0 up']:
+        sh(c)
+
+
+def veth_cleanup():
+    sh('ip netns del bnS', check=False)
+    sh('ip netns del bnR', check=False)
+    sh('ip link del bnS0', check=False)
+
+
+def veth_one(opts, mode, secs):
+    srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR', 'iperf3', '-s', '-1', '-B', '198.18.77.2'],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bal = None
+    note = ''
+    saved = save_irq_affinity()
+    work = os.path.join(opts.tmp, 'veth-' + mode)
+    os.makedirs(work, exist_ok=True)
+    blog = open(os.path.join(work, 'balancer.log'), 'w')
+    try:
+        if mode == 'irqbalance':
+            bal = subprocess.Popen(['irqbalance', '-f', '-t', '1', '--debug'], stdout=blog,
+                                   stderr=subprocess.STDOUT)
+        elif mode == 'irqsteerd':
+            st = os.path.join(work, 'state')
+            os.makedirs(st, exist_ok=True)
+            bal = subprocess.Popen(['ip', 'netns', 'exec', 'bnR', opts.irqsteerd, '--foreground',
+                                    '--interval', '1s', '--state-dir', st] + opts.irqsteerd_args,
+                                   stdout=blog, stderr=subprocess.STDOUT)
+        time.sleep(1.0)
+        n0, s0 = read_netrx(), read_soft()
+        cl = subprocess.run(['ip', 'netns', 'exec', 'bnS', 'taskset', '-c', '0', 'iperf3', '-c',
+                             '198.18.77.2', '-t', str(secs), '-P', '4', '-J'],
+                            capture_output=True, text=True, timeout=secs + 60)
+        n1, s1 = read_netrx(), read_soft()
+        rps = sh('for f in /sys/class/net/bnR0/queues/rx-*/rps_cpus; do echo "$f=$(cat $f)"; done',
+                 check=False)
+        rps = subprocess.run(['ip', 'netns', 'exec', 'bnR', 'sh', '-c',
+                              'for f in /sys/class/net/bnR0/queues/rx-*/rps_cpus; do '
+                              'echo "${f#/sys/class/net/bnR0/queues/}=$(cat $f)"; done'],
+                             capture_output=True, text=True).stdout.split()
+        try:
+            bps = json.loads(cl.stdout)['end']['sum_received']['bits_per_second']
+        except (ValueError, KeyError):
+            bps = None
+            note = 'iperf3 failed: ' + (cl.stderr or cl.stdout)[-200:]
+        if bal is not None and bal.poll() is not None:
+            note += ' %s exited (%d)' % (mode, bal.returncode)
+    finally:
+        stop(bal)
+        stop(srv, 5)
+        blog.close()
+        restore_irq_affinity(saved)
+    netrx = {c: n1.get(c, 0) - n0.get(c, 0) for c in n0}
+    soft = {c: (s1[c][0] - s0[c][0]) / max(1, s1[c][1] - s0[c][1]) * 100 for c in s0}
+    if mode == 'irqbalance':
+        with open(os.path.join(work, 'balancer.log'), errors='replace') as f:
+            txt = f.read()
+        eth = set(re.findall(r'Interrupt (\d+) node_num is -?\d+ \(ethernet/', txt))
+        note += ' irqbalance saw %d ethernet IRQs (the host NIC; veth has none)' % len(eth)
+    return {'mode': mode, 'gbps': bps / 1e9 if bps else None, 'netrx': netrx, 'soft': soft,
+            'rps': rps, 'note': note.strip()}
+
+
+def run_veth(opts):
+    if os.geteuid() != 0:
+        return None, 'not root: skipped'
+    for tool in ('ip', 'iperf3', 'taskset'):
+        if not shutil.which(tool):
+            return None, tool + ' missing: skipped'
+    res = []
+    secs = 5 if opts.quick else 10
+    try:
+        for mode in ['none', 'irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else []):
+            veth_setup()
+            res.append(veth_one(opts, mode, secs))
+            veth_cleanup()
+    finally:
+        veth_cleanup()
+    return res, ''
+
+
+def veth_table(res):
+    cpus = sorted(res[0]['netrx'], key=lambda c: int(c[3:]))
+    lines = ['balancer     Gbit/s  ' + '  '.join('%s NET_RX  soft%%' % c for c in cpus) + '  rps_cpus'
+             ]
+    for r in res:
+        tot = sum(r['netrx'].values()) or 1
+        cells = '  '.join('%9.0f%% %5.1f' % (100 * r['netrx'][c] / tot, r['soft'][c]) for c in cpus)
+        lines.append('%-10s %8s  %s  %s' % (r['mode'], fmt(r['gbps'], '.2f'), cells, ' '.join(r['rps'])))
+        if r['note']:
+            lines.append('           note: ' + r['note'])
+    base = next((r for r in res if r['mode'] == 'none'), None)
+    for r in res:
+        if base and r is not base and r['gbps'] and base['gbps']:
+            lines.append('throughput %s / none = %.2f' % (r['mode'], r['gbps'] / base['gbps']))
+    return '\n'.join(lines)
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--sim', required=True)
+    ap.add_argument('--irqsteerd', default='')
+    ap.add_argument('--irqsteerd-arg', action='append', default=[], dest='irqsteerd_args',
+                    help='extra argument for irqsteerd (repeat)')
+    ap.add_argument('--srcdir', default=os.path.dirname(HERE))
+    ap.add_argument('--out', default=os.path.join(HERE, 'results'))
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--scenario', action='append', help='run only these scenarios')
+    ap.add_argument('--no-cost', action='store_true')
+    ap.add_argument('--no-veth', action='store_true')
+    ap.add_argument('--keep', action='store_true', help='keep the work directory')
+    opts = ap.parse_args()
+    os.makedirs(opts.out, exist_ok=True)
+    opts.tmp = tempfile.mkdtemp(prefix='irqsteer-bench.')
+    opts.have_irqsteerd, why = irqsteerd_works(opts.irqsteerd)
+    for tool in ('irqbalance', 'gnuplot', 'unshare', 'valgrind'):
+        if not shutil.which(tool):
+            raise HarnessError(tool + ' not installed (make bench installs it)')
+    if not opts.have_irqsteerd:
+        log('irqsteerd not usable (%s): running without it' % why)
+    log('work directory ' + opts.tmp)
+    t_start = time.time()
+    report = []
+    rows = []
+    scen = opts.scenario or (QUICK_SCENARIOS if opts.quick else SCENARIOS)
+    for name in scen:
+        log('scenario %s' % name)
+        runs = run_scenario(opts, name, ticks=25 if opts.quick else None)
+        for r in runs:
+            r.scenario = name
+            if r.note:
+                log('  %s: %s' % (r.bal, r.note))
+        rows += runs
+        for p in plot_scenario(opts, name, runs):
+            log('  plot ' + p)
+    t = table(rows)
+    report.append('== Simulated hosts (seed %d; peak = busiest CPU served irq+softirq share after warm-up;\n'
+                  '   imbal = median of peak demand / lower bound; conv = ticks until the peak stays within\n'
+                  '   10%% of its final level, from the step or from the start; ms/tick = balancer CPU)\n'
+                  % opts.seed + t)
+    write_csv(os.path.join(opts.out, 'results.csv'), rows)
+    if not opts.no_cost:
+        log('per-tick cost (callgrind + live CPU time)')
+        cr = run_cost(opts)
+        with open(os.path.join(opts.out, 'cost.csv'), 'w', newline='') as f:
+            keys = sorted({k for r in cr for k in r})
+            w = csv.DictWriter(f, keys)
+            w.writeheader()
+            w.writerows(cr)
+        report.append('== Per-tick cost (instructions from callgrind: (run of N cycles - one-shot) / (N-1);\n'
+                      '   ms/tick: balancer CPU time while the simulator ticks, 1 s interval)\n' +
+                      cost_table(cr))
+    if not opts.no_veth:
+        log('real kernel: veth in network namespaces with iperf3')
+        res, why = run_veth(opts)
+        if res:
+            with open(os.path.join(opts.out, 'veth.json'), 'w') as f:
+                json.dump(res, f, indent=1)
+            report.append('== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0\n' +
+                          veth_table(res))
+        else:
+            report.append('== Real kernel: ' + why)
+    if not opts.have_irqsteerd:
+        report.append('NOTE: irqsteerd was not usable (%s); its rows are missing.' % why)
+    text = '\n\n'.join(report) + '\n\nelapsed %.0f s; results in %s\n' % (time.time() - t_start, opts.out)
+    with open(os.path.join(opts.out, 'report.txt'), 'w') as f:
+        f.write(text)
+    print(text)
+    if not opts.keep:
+        shutil.rmtree(opts.tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    try:
+        main()
+    except (HarnessError, subprocess.CalledProcessError, OSError) as e:
+        print('bench: HARNESS ERROR: %s' % e, file=sys.stderr)
+        sys.exit(1)
