@@ -1,6 +1,126 @@
-/* irqsteerd: placeholder main until the daemon module lands. */
+/* irqsteerd: command line; everything else is in daemon.c. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
-int main(void) {
-        fprintf(stderr, "irqsteerd: not built yet\n");
-        return 1;
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+#include "util.h"
+
+#ifndef IRQSTEER_VERSION
+#define IRQSTEER_VERSION "unknown"
+#endif
+
+static void help(FILE *f) {
+        fprintf(f,
+                "Usage: irqsteerd [OPTION]...\n"
+                "Steer NIC interrupts, RPS/RFS/XPS and worker threads away from hot CPUs.\n"
+                "\n"
+                "  -f, --foreground       log to stderr with the per-tick load summary at info\n"
+                "                         (irqsteerd never forks; under systemd it is Type=notify)\n"
+                "  -c, --config=FILE      configuration file (default %s;\n"
+                "                         a missing default file means built-in defaults)\n"
+                "  -t, --check-config     check the configuration, print \"configuration OK\"\n"
+                "                         or each problem as FILE:LINE: KEY: problem; exit 0/1\n"
+                "  -r, --root=DIR         read and write /proc and /sys under DIR (default /)\n"
+                "  -s, --state-dir=DIR    undo journal and status.json here (overrides the config;\n"
+                "                         default %s)\n"
+                "  -n, --dry-run          decide and log as usual, but write nothing to the system\n"
+                "      --once             one decision cycle (two samples one interval apart),\n"
+                "                         apply, exit; changes stay ('irqsteerctl restore' undoes them)\n"
+                "  -i, --interval=DURATION  sampling interval such as 500ms, 2s (overrides the config)\n"
+                "  -l, --log-level=LEVEL  debug, info, notice, warning, err (overrides the config)\n"
+                "  -h, --help             this help\n"
+                "  -V, --version          version\n"
+                "\n"
+                "Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT stop and restore.\n"
+                "See irqsteerd(8) and irqsteer.conf(5).\n",
+                CONFIG_DEFAULT_PATH, CONFIG_DEFAULT_STATE_DIR);
+}
+
+enum {
+        ARG_ONCE = 0x100,
+};
+
+int main(int argc, char **argv) {
+        static const struct option options[] = {
+                { "foreground", no_argument, NULL, 'f' },
+                { "config", required_argument, NULL, 'c' },
+                { "check-config", no_argument, NULL, 't' },
+                { "root", required_argument, NULL, 'r' },
+                { "state-dir", required_argument, NULL, 's' },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "once", no_argument, NULL, ARG_ONCE },
+                { "interval", required_argument, NULL, 'i' },
+                { "log-level", required_argument, NULL, 'l' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {}
+        };
+        struct daemon_options o = { .log_level = -1 };
+        bool check = false;
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "fc:tr:s:ni:l:hV", options, NULL)) >= 0) {
+                switch (c) {
+                case 'f':
+                        o.foreground = true;
+                        break;
+                case 'c':
+                        o.config_path = optarg;
+                        break;
+                case 't':
+                        check = true;
+                        break;
+                case 'r':
+                        o.root = optarg;
+                        break;
+                case 's':
+                        o.state_dir = optarg;
+                        break;
+                case 'n':
+                        o.dry_run = true;
+                        break;
+                case ARG_ONCE:
+                        o.once = true;
+                        break;
+                case 'i':
+                        r = util_parse_duration_usec(optarg, &o.interval_usec);
+                        if (r < 0 || o.interval_usec < 100000 || o.interval_usec > UINT64_C(60000000)) {
+                                fprintf(stderr, "irqsteerd: --interval: '%s' is not a duration between 100ms and 60s\n",
+                                        optarg);
+                                return DAEMON_EXIT_USAGE;
+                        }
+                        break;
+                case 'l':
+                        o.log_level = log_level_from_string(optarg);
+                        if (o.log_level < 0) {
+                                fprintf(stderr, "irqsteerd: --log-level: unknown level '%s'\n", optarg);
+                                return DAEMON_EXIT_USAGE;
+                        }
+                        break;
+                case 'h':
+                        help(stdout);
+                        return DAEMON_EXIT_OK;
+                case 'V':
+                        printf("irqsteerd %s\n", IRQSTEER_VERSION);
+                        return DAEMON_EXIT_OK;
+                default:
+                        fprintf(stderr, "Try 'irqsteerd --help'.\n");
+                        return DAEMON_EXIT_USAGE;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "irqsteerd: unexpected argument '%s'\nTry 'irqsteerd --help'.\n", argv[optind]);
+                return DAEMON_EXIT_USAGE;
+        }
+
+        if (check)
+                return daemon_check_config(o.config_path, stdout, stderr);
+
+        log_setup(o.foreground ? LOG_TARGET_STDERR : LOG_TARGET_AUTO, o.log_level >= 0 ? o.log_level : LOG_INFO);
+        return daemon_run(&o);
 }

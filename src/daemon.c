@@ -1,0 +1,1348 @@
+/* irqsteerd's event loop: startup, one tick per interval, reload, stop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-event.h>
+
+#include "action.h"
+#include "apply.h"
+#include "caps.h"
+#include "config.h"
+#include "daemon.h"
+#include "inventory.h"
+#include "json.h"
+#include "linkmon.h"
+#include "log.h"
+#include "notify.h"
+#include "policy.h"
+#include "rootfs.h"
+#include "sample.h"
+#include "state.h"
+#include "topology.h"
+#include "undo.h"
+#include "util.h"
+#include "workers.h"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MSEC UINT64_C(1000)
+
+struct action_record {
+        uint64_t realtime_usec;
+        char line[384];           /* action_format() */
+        char reason[256];
+        int result;
+};
+
+struct link_record {
+        uint64_t realtime_usec;
+        char text[128];
+};
+
+/* An object whose failure was logged, so a persistent condition is said
+ * once (STYLE.md 8), until it changes class or succeeds. */
+struct failed_object {
+        char key[64];
+        enum apply_errclass cls;
+};
+
+struct daemon {
+        const struct daemon_options *opts;
+        const char *config_path;  /* what config_load reads */
+        bool config_allow_missing;
+        struct config config;
+        bool have_config;
+        char *state_dir;          /* fixed at startup */
+        bool dry_run;
+        uint64_t interval_usec;
+
+        int rootfd;
+        const char *root;
+        bool root_is_host;
+        uint64_t caps;            /* kept after startup */
+
+        sd_event *event;
+        sd_event_source *timer;
+        sd_event_source *sig_hup, *sig_term, *sig_int;
+        struct linkmon *linkmon;
+
+        struct topology topo;
+        struct inventory inv;
+        bool have_inv;
+        bool inv_dirty;           /* full rediscovery at the next tick */
+        struct sample_snapshot prev;
+        bool have_prev;
+        struct sample_rates avg;
+        bool have_avg;
+        struct worker_set workers;
+
+        struct policy_state *policy;
+        struct policy_report report;
+        struct action_list actions;
+        struct apply *apply;
+        /* dry run: what we "set", laid over each fresh inventory so the
+         * policy does not mistake its own unapplied decisions for external
+         * changes */
+        struct action_list overlay;
+
+        uint64_t start_realtime_usec, start_monotonic_usec;
+        unsigned ticks;
+        bool stopping_by_signal;
+        char status[512];
+        char reload_error[384];
+
+        struct action_record last_actions[DAEMON_LAST_ACTIONS];
+        size_t n_last_actions, last_actions_pos;
+        struct link_record link_events[DAEMON_LAST_LINK_EVENTS];
+        size_t n_link_events, link_events_pos;
+
+        struct failed_object *failed;
+        size_t n_failed, allocated_failed;
+        struct log_ratelimit error_rl;
+        bool status_write_failed;
+};
+
+static uint64_t now_clock(clockid_t id) {
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static uint64_t now_monotonic(struct daemon *d) {
+        uint64_t t;
+
+        if (d->event && sd_event_now(d->event, CLOCK_MONOTONIC, &t) >= 0)
+                return t;
+        return now_clock(CLOCK_MONOTONIC);
+}
+
+int daemon_format_config_error(const struct config_error *e, char *buf, size_t len) {
+        char line[32] = "";
+        int n;
+
+        if (e->line > 0)
+                snprintf(line, sizeof(line), ":%u", e->line);
+        n = snprintf(buf, len, "%s%s: %s%s%s", e->file ? e->file : "(defaults)", line,
+                     e->key ? e->key : "", e->key ? ": " : "", e->message ? e->message : "invalid");
+        return n < 0 || (size_t) n >= len ? -ENOBUFS : 0;
+}
+
+int daemon_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
+                         char *buf, size_t len) {
+        size_t off = 0;
+        int n;
+
+#define APPEND(...) do {                                                \
+                n = snprintf(buf + off, len > off ? len - off : 0, __VA_ARGS__); \
+                if (n < 0 || (size_t) n >= len - off)                   \
+                        return -ENOBUFS;                                \
+                off += (size_t) n;                                      \
+        } while (0)
+
+        if (len == 0)
+                return -ENOBUFS;
+        buf[0] = 0;
+        if (reload_error && reload_error[0])
+                APPEND("config reload failed: %s; ", reload_error);
+        if (dry_run)
+                APPEND("dry-run: ");
+        APPEND("hot: ");
+        if (!rep || rep->n_hot_cpus == 0)
+                APPEND("none");
+        for (size_t i = 0; rep && i < rep->n_hot_cpus; i++) {
+                /* Many hot CPUs: name a few, count the rest. */
+                if (i == 4) {
+                        APPEND(" +%zu more", rep->n_hot_cpus - i);
+                        break;
+                }
+                APPEND("%scpu%d (%.0f%%)", i ? ", " : "", rep->hot_cpus[i].cpu, rep->hot_cpus[i].load * 100.0);
+        }
+        APPEND("; %u queue IRQs, %u RPS queues managed; %u moves/10min",
+               rep ? rep->n_queue_irqs : 0, rep ? rep->n_rps_queues : 0, rep ? rep->n_moves_10min : 0);
+        if (rep && rep->n_managed_irqs)
+                APPEND("; %u kernel-managed IRQs skipped", rep->n_managed_irqs);
+        if (rep && rep->n_external)
+                APPEND("; %u changed by others, left alone", rep->n_external);
+#undef APPEND
+        return 0;
+}
+
+/* ---- configuration ---- */
+
+static void log_config_errors(const struct config_errors *errs, int level) {
+        for (size_t i = 0; i < errs->n; i++) {
+                char buf[512];
+
+                daemon_format_config_error(&errs->v[i], buf, sizeof(buf));
+                log_internal(level, 0, NULL, "%s", buf);
+        }
+}
+
+int daemon_check_config(const char *path, FILE *out, FILE *err) {
+        struct config_errors errs = {};
+        struct config c = {};
+        int r;
+
+        r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs);
+        if (r < 0) {
+                if (errs.n > 0)
+                        config_errors_print(&errs, err);
+                else
+                        fprintf(err, "%s: %s\n", path ? path : CONFIG_DEFAULT_PATH, strerror(-r));
+                config_errors_free(&errs);
+                return DAEMON_EXIT_FAILURE;
+        }
+        config_errors_free(&errs);
+        config_free(&c);
+        fprintf(out, "configuration OK\n");
+        return DAEMON_EXIT_OK;
+}
+
+/* Settings the command line overrides, re-applied after every load. */
+static void apply_overrides(struct daemon *d, struct config *c) {
+        const struct daemon_options *o = d->opts;
+
+        if (o->interval_usec)
+                c->interval_usec = o->interval_usec;
+        if (o->log_level >= 0)
+                c->log_level = o->log_level;
+        if (o->dry_run)
+                c->dry_run = true;
+}
+
+static int load_config(struct daemon *d, struct config *ret, char *first_error, size_t len) {
+        struct config_errors errs = {};
+        int r;
+
+        r = config_load(d->config_path, d->config_allow_missing, ret, &errs);
+        if (r < 0) {
+                if (errs.n > 0) {
+                        log_config_errors(&errs, LOG_ERR);
+                        if (first_error)
+                                daemon_format_config_error(&errs.v[0], first_error, len);
+                } else {
+                        log_error_errno(r, "Failed to load %s: %m", d->config_path);
+                        if (first_error)
+                                snprintf(first_error, len, "%s: %s", d->config_path, strerror(-r));
+                }
+                config_errors_free(&errs);
+                return r;
+        }
+        config_errors_free(&errs);
+        apply_overrides(d, ret);
+        return 0;
+}
+
+/* ---- logging what was found ---- */
+
+static void log_topology(const struct daemon *d) {
+        char online[256], iso[128], nohz[128];
+
+        cpuset_format_list(&d->topo.online, online, sizeof(online));
+        cpuset_format_list(&d->topo.isolated, iso, sizeof(iso));
+        cpuset_format_list(&d->topo.nohz_full, nohz, sizeof(nohz));
+        log_info("topology: %d CPUs online (%s), %zu NUMA node(s), isolated: %s, nohz_full: %s",
+                 cpuset_count(&d->topo.online), online, d->topo.n_nodes > 0 ? d->topo.n_nodes : 1,
+                 iso[0] ? iso : "none", nohz[0] ? nohz : "none");
+}
+
+static void log_nic(const struct inventory *inv, const struct inv_nic *n) {
+        char map[768] = "";
+        size_t off = 0;
+
+        for (size_t q = 0; q < n->n_queues && off + 32 < sizeof(map); q++) {
+                const struct inv_queue *iq = &n->queues[q];
+                int k;
+
+                if (iq->rx_irq < 0 && iq->tx_irq < 0)
+                        continue;
+                if (iq->rx_irq == iq->tx_irq || iq->tx_irq < 0)
+                        k = snprintf(map + off, sizeof(map) - off, " q%d:%d", iq->index, iq->rx_irq);
+                else if (iq->rx_irq < 0)
+                        k = snprintf(map + off, sizeof(map) - off, " q%d:tx%d", iq->index, iq->tx_irq);
+                else
+                        k = snprintf(map + off, sizeof(map) - off, " q%d:%d/%d", iq->index, iq->rx_irq, iq->tx_irq);
+                if (k < 0 || (size_t) k >= sizeof(map) - off) {
+                        snprintf(map + off, sizeof(map) - off, " ...");
+                        break;
+                }
+                off += (size_t) k;
+        }
+        (void) inv;
+        log_info("nic %s: driver %s, node %d, %s, %d rx / %d tx queues, IRQ map (%s):%s",
+                 n->name, n->driver[0] ? n->driver : "none", n->node, n->up ? "up" : "down",
+                 n->rx_queues, n->tx_queues, inv_map_source_to_string(n->map), map[0] ? map : " none");
+}
+
+static void log_inventory(const struct daemon *d) {
+        for (size_t i = 0; i < d->inv.n_nics; i++)
+                log_nic(&d->inv, &d->inv.nics[i]);
+        if (d->inv.n_nics == 0)
+                log_info("no network interfaces found under %s", d->root);
+}
+
+/* The per-tick load summary: "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | ...". */
+static void format_rate(double v, char *buf, size_t len) {
+        if (v >= 1e6)
+                snprintf(buf, len, "%.1fM", v / 1e6);
+        else if (v >= 1e3)
+                snprintf(buf, len, "%.1fk", v / 1e3);
+        else
+                snprintf(buf, len, "%.0f", v);
+}
+
+static void log_load_summary(const struct daemon *d) {
+        /* At info in the foreground (an operator watching); at debug under
+         * the journal, where one line per CPU per tick would be spam. */
+        int level = d->opts->foreground ? LOG_INFO : LOG_DEBUG;
+        char *buf = NULL;
+        size_t len = 0;
+        bool first = true;
+        FILE *f;
+
+        if (!d->have_avg || level > log_get_max_level())
+                return;
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return;
+        for (int cpu = 0; cpu <= d->avg.max_cpu; cpu++) {
+                const struct sample_cpu *c = &d->avg.cpus[cpu];
+                char rx[16];
+
+                if (c->offline || !c->valid)
+                        continue;
+                format_rate(c->net_rx_rate, rx, sizeof(rx));
+                fprintf(f, "%scpu%d soft %.0f%% irq %.0f%% idle %.0f%% net_rx %s/s", first ? "" : " | ", cpu,
+                        c->softirq * 100.0, c->irq * 100.0, c->idle * 100.0, rx);
+                first = false;
+        }
+        if (fclose(f) == 0 && buf && buf[0])
+                log_internal(level, 0, NULL, "%s", buf);
+        free(buf);
+}
+
+/* ---- discovery ---- */
+
+static void link_event(struct daemon *d, const char *fmt, ...) _printf_(2, 3);
+
+/* What changed between two inventories.  Queue counts always: ethtool -L
+ * changes the real queue count without any RTM_NEWLINK (measured on veth,
+ * Linux 6.18), and drivers reset IRQ affinity then.  NICs appearing,
+ * vanishing or going up only without the link monitor (fixture roots,
+ * netlink unavailable), which reports those itself as they happen. */
+static void diff_inventory(struct daemon *d, const struct inventory *old, const struct inventory *new) {
+        for (size_t i = 0; i < new->n_nics; i++) {
+                const struct inv_nic *n = &new->nics[i], *o = inventory_nic(old, n->name);
+
+                if (!o) {
+                        if (!d->linkmon)
+                                link_event(d, "%s: appeared", n->name);
+                        continue;
+                }
+                if (o->rx_queues != n->rx_queues || o->tx_queues != n->tx_queues) {
+                        link_event(d, "%s: queues changed (rx %d -> %d, tx %d -> %d), re-applying", n->name,
+                                   o->rx_queues, n->rx_queues, o->tx_queues, n->tx_queues);
+                        policy_forget_nic(d->policy, n->name);
+                }
+                if (!d->linkmon && o->up != n->up) {
+                        link_event(d, n->up ? "%s: link up, re-applying" : "%s: link down", n->name);
+                        if (n->up)
+                                policy_forget_nic(d->policy, n->name);
+                }
+        }
+        for (size_t i = 0; i < old->n_nics; i++)
+                if (!inventory_nic(new, old->nics[i].name)) {
+                        if (!d->linkmon)
+                                link_event(d, "%s: vanished", old->nics[i].name);
+                        policy_forget_nic(d->policy, old->nics[i].name);
+                }
+}
+
+static void inventory_overlay(struct inventory *inv, struct worker_set *ws, const struct action_list *ov) {
+        for (size_t i = 0; i < ov->n; i++) {
+                const struct action *a = &ov->v[i];
+                const struct inv_nic *cn = a->nic[0] ? inventory_nic(inv, a->nic) : NULL;
+                struct inv_nic *n = (struct inv_nic *) cn;
+                struct inv_queue *q = NULL;
+
+                if (n && a->queue >= 0)
+                        for (size_t k = 0; k < n->n_queues; k++)
+                                if (n->queues[k].index == a->queue)
+                                        q = &n->queues[k];
+                switch (a->type) {
+                case ACTION_IRQ_AFFINITY: {
+                        struct inv_irq *irq = inventory_irq(inv, a->irq);
+                        if (irq) {
+                                irq->affinity = a->cpus;
+                                /* what the kernel would report after the next interrupt */
+                                if (irq->has_effective)
+                                        irq->effective = a->cpus;
+                        }
+                        break;
+                }
+                case ACTION_RPS:
+                        if (q)
+                                q->rps_cpus = a->cpus;
+                        break;
+                case ACTION_XPS:
+                        if (q)
+                                q->xps_cpus = a->cpus;
+                        break;
+                case ACTION_RPS_FLOW_CNT:
+                        if (q)
+                                q->rps_flow_cnt = a->value;
+                        break;
+                case ACTION_SOCK_FLOW_ENTRIES:
+                        inv->rps_sock_flow_entries = a->value;
+                        break;
+                case ACTION_THREAD_AFFINITY:
+                        for (size_t p = 0; ws && p < ws->n_procs; p++)
+                                for (size_t t = 0; t < ws->procs[p].n_threads; t++)
+                                        if (ws->procs[p].threads[t].tid == a->tid)
+                                                ws->procs[p].threads[t].allowed = a->cpus;
+                        break;
+                default:
+                        break;
+                }
+        }
+}
+
+static bool same_object(const struct action *a, const struct action *b) {
+        if (a->type != b->type)
+                return false;
+        switch (a->type) {
+        case ACTION_IRQ_AFFINITY:
+                return a->irq == b->irq;
+        case ACTION_SOCK_FLOW_ENTRIES:
+                return true;
+        case ACTION_THREAD_AFFINITY:
+                return a->tid == b->tid;
+        default:
+                return a->queue == b->queue && strcmp(a->nic, b->nic) == 0;
+        }
+}
+
+static void overlay_record(struct daemon *d, const struct action *a) {
+        struct action *o;
+
+        for (size_t i = 0; i < d->overlay.n; i++)
+                if (same_object(&d->overlay.v[i], a)) {
+                        d->overlay.v[i] = *a;
+                        return;
+                }
+        o = action_list_add(&d->overlay, a->type);
+        if (o)
+                *o = *a;
+}
+
+static int discover_inventory(struct daemon *d, const struct procfs_interrupts *interrupts) {
+        struct inventory inv = {};
+        int r;
+
+        r = inventory_read(d->rootfd, interrupts, &inv);
+        if (r < 0)
+                return r;
+        if (d->root_is_host) {
+                r = inventory_netlink_refresh(&inv);
+                if (r < 0)
+                        log_debug_errno(r, "netlink inventory refresh failed, using sysfs values: %m");
+        }
+        if (d->dry_run)
+                inventory_overlay(&inv, NULL, &d->overlay);
+        if (d->have_inv) {
+                if (d->policy)
+                        diff_inventory(d, &d->inv, &inv);
+                inventory_free(&d->inv);
+        }
+        d->inv = inv;
+        d->have_inv = true;
+        return 0;
+}
+
+/* CPU hotplug shows as a changed set of /proc/stat lines between two
+ * snapshots (comparing with the topology instead would fire on every tick
+ * of a host whose sysfs and procfs disagree). */
+static void snapshot_cpus(const struct sample_snapshot *s, cpuset_t *ret) {
+        cpuset_zero(ret);
+        for (size_t i = 0; i < s->stat.n_cpus; i++)
+                cpuset_set(ret, s->stat.cpus[i].cpu);
+}
+
+static bool cpu_set_changed(const struct sample_snapshot *prev, const struct sample_snapshot *cur) {
+        cpuset_t a, b;
+
+        snapshot_cpus(prev, &a);
+        snapshot_cpus(cur, &b);
+        return !cpuset_equal(&a, &b);
+}
+
+static int reread_topology(struct daemon *d) {
+        struct topology t = {};
+        int r;
+
+        r = topology_read(d->rootfd, &t);
+        if (r < 0)
+                return r;
+        topology_free(&d->topo);
+        d->topo = t;
+        return 0;
+}
+
+/* ---- acting ---- */
+
+static void object_key(const struct action *a, char *buf, size_t len) {
+        switch (a->type) {
+        case ACTION_IRQ_AFFINITY:
+                snprintf(buf, len, "irq %u", a->irq);
+                break;
+        case ACTION_SOCK_FLOW_ENTRIES:
+                snprintf(buf, len, "sockflow");
+                break;
+        case ACTION_THREAD_AFFINITY:
+                snprintf(buf, len, "thread %d", (int) a->tid);
+                break;
+        default:
+                snprintf(buf, len, "%s %s %d", action_type_to_string(a->type), a->nic, a->queue);
+                break;
+        }
+}
+
+static struct failed_object *failed_find(struct daemon *d, const char *key) {
+        for (size_t i = 0; i < d->n_failed; i++)
+                if (strcmp(d->failed[i].key, key) == 0)
+                        return &d->failed[i];
+        return NULL;
+}
+
+static void failed_forget(struct daemon *d, const char *key) {
+        struct failed_object *f = failed_find(d, key);
+
+        if (f)
+                *f = d->failed[--d->n_failed];
+}
+
+static void log_action_failure(struct daemon *d, const struct action *a, const char *line, int r, uint64_t now) {
+        enum apply_errclass cls = apply_error_class(r);
+        struct failed_object *f;
+        char key[64];
+        int level;
+
+        object_key(a, key, sizeof(key));
+        f = failed_find(d, key);
+        if (f && f->cls == cls) {
+                /* Said already; repeats only when the limit allows, at debug. */
+                if (log_ratelimit_ok(&d->error_rl, now))
+                        log_debug_errno(r, "still failing (%s): %s: %m", apply_errclass_to_string(cls), line);
+                return;
+        }
+        if (!f && util_grow((void **) &d->failed, &d->allocated_failed, d->n_failed + 1, sizeof(*d->failed)) == 0) {
+                f = &d->failed[d->n_failed++];
+                snprintf(f->key, sizeof(f->key), "%s", key);
+        }
+        if (f)
+                f->cls = cls;
+
+        switch (cls) {
+        case APPLY_ERR_PERMANENT:
+                /* Kernel-managed IRQs (EIO before 6.12, EPERM since) are
+                 * expected; the policy stops touching them. */
+                level = a->type == ACTION_IRQ_AFFINITY ? LOG_NOTICE : LOG_WARNING;
+                log_full_errno(level, r, "%s: cannot be changed (%m), leaving it alone", line);
+                break;
+        case APPLY_ERR_CAPACITY:
+                log_full_errno(LOG_NOTICE, r, "%s: target CPU has no room for it (%m), trying elsewhere", line);
+                break;
+        case APPLY_ERR_GONE:
+                log_info_errno(r, "%s: object vanished (%m)", line);
+                break;
+        case APPLY_ERR_TRANSIENT:
+                log_debug_errno(r, "%s: busy (%m), retrying next tick", line);
+                break;
+        default:
+                log_warning_errno(r, "%s: failed (%s): %m", line, apply_errclass_to_string(cls));
+                break;
+        }
+}
+
+static void record_action(struct daemon *d, const struct action *a, const char *line, int result) {
+        struct action_record *rec = &d->last_actions[d->last_actions_pos];
+
+        rec->realtime_usec = now_clock(CLOCK_REALTIME);
+        snprintf(rec->line, sizeof(rec->line), "%s", line);
+        snprintf(rec->reason, sizeof(rec->reason), "%s", a->reason);
+        rec->result = result;
+        d->last_actions_pos = (d->last_actions_pos + 1) % DAEMON_LAST_ACTIONS;
+        if (d->n_last_actions < DAEMON_LAST_ACTIONS)
+                d->n_last_actions++;
+}
+
+static void log_action(const struct action *a, const char *line, int result) {
+        char f_irq[32], f_from[300], f_to[300], f_dev[48], f_queue[32], f_reason[300], f_type[48];
+        char from[256], to[256];
+        const char *fields[8];
+        size_t n = 0;
+
+        cpuset_format_list(&a->from, from, sizeof(from));
+        cpuset_format_list(&a->cpus, to, sizeof(to));
+        snprintf(f_type, sizeof(f_type), "ACTION=%s", action_type_to_string(a->type));
+        fields[n++] = f_type;
+        if (a->type == ACTION_IRQ_AFFINITY) {
+                snprintf(f_irq, sizeof(f_irq), "IRQ=%u", a->irq);
+                fields[n++] = f_irq;
+        }
+        if (a->type != ACTION_RPS_FLOW_CNT && a->type != ACTION_SOCK_FLOW_ENTRIES) {
+                snprintf(f_from, sizeof(f_from), "CPU_FROM=%s", from);
+                snprintf(f_to, sizeof(f_to), "CPU_TO=%s", to);
+                fields[n++] = f_from;
+                fields[n++] = f_to;
+        }
+        if (a->nic[0]) {
+                snprintf(f_dev, sizeof(f_dev), "DEVICE=%s", a->nic);
+                fields[n++] = f_dev;
+        }
+        if (a->queue >= 0) {
+                snprintf(f_queue, sizeof(f_queue), "QUEUE=%d", a->queue);
+                fields[n++] = f_queue;
+        }
+        snprintf(f_reason, sizeof(f_reason), "REASON=%s", a->reason);
+        fields[n++] = f_reason;
+        fields[n] = NULL;
+
+        if (result == APPLY_DRY_RUN)
+                log_fields(LOG_INFO, fields, "dry-run: would set %s", line);
+        else if (result == APPLY_READBACK_DIFFERS)
+                log_fields(LOG_INFO, fields, "%s (the kernel reports a different value back)", line);
+        else
+                log_fields(LOG_INFO, fields, "%s", line);
+}
+
+static void run_actions(struct daemon *d, uint64_t now) {
+        for (size_t i = 0; i < d->actions.n; i++) {
+                const struct action *a = &d->actions.v[i];
+                char line[384], key[64];
+                int r;
+
+                action_format(a, line, sizeof(line));
+                r = apply_action(d->apply, a);
+                object_key(a, key, sizeof(key));
+                if (r >= 0) {
+                        failed_forget(d, key);
+                        if (r != APPLY_UNCHANGED) {
+                                log_action(a, line, r);
+                                record_action(d, a, line, r);
+                        }
+                        if (d->dry_run)
+                                overlay_record(d, a);
+                        policy_feedback(d->policy, a, 0, now);
+                } else {
+                        log_action_failure(d, a, line, r, now);
+                        record_action(d, a, line, r);
+                        policy_feedback(d->policy, a, r, now);
+                }
+        }
+}
+
+/* ---- status ---- */
+
+static void write_config_json(struct json_writer *w, const struct config *c) {
+        char buf[256];
+
+        json_key_string(w, "path", c->path);
+        json_key_double(w, "interval_s", (double) c->interval_usec / USEC_PER_SEC);
+        json_key_string(w, "log_level", log_level_to_string(c->log_level));
+        json_key_bool(w, "restore_on_exit", c->restore_on_exit);
+        json_key_bool(w, "dry_run", c->dry_run);
+        json_key_double(w, "hot_enter", c->hot_enter);
+        json_key_double(w, "hot_exit", c->hot_exit);
+        json_key_uint(w, "hot_samples", c->hot_samples);
+        json_key_double(w, "saturated_idle", c->saturated_idle);
+        json_key_double(w, "saturated_share", c->saturated_share);
+        json_key_double(w, "smoothing", c->smoothing);
+        json_key_double(w, "min_gain", c->min_gain);
+        json_key_double(w, "min_dwell_s", (double) c->min_dwell_usec / USEC_PER_SEC);
+        json_key_double(w, "max_dwell_s", (double) c->max_dwell_usec / USEC_PER_SEC);
+        json_key_uint(w, "max_moves", c->max_moves);
+        json_key_bool(w, "initial_layout", c->initial_layout);
+        json_key_bool(w, "rps", c->rps);
+        json_key_bool(w, "rfs", c->rfs);
+        json_key_uint(w, "rps_sock_flow_entries", c->rps_sock_flow_entries);
+        json_key_bool(w, "xps", c->xps);
+        json_key_bool(w, "single_queue_rps", c->single_queue_rps);
+        json_key_double(w, "rps_exclude_irq_rate", c->rps_exclude_irq_rate);
+        json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
+        json_key_begin_object(w, "interfaces");
+        for (size_t i = 0; i < c->n_interfaces; i++) {
+                const struct config_interface *ci = &c->interfaces[i];
+
+                json_key_begin_object(w, ci->match ? ci->match : "");
+                json_key_bool(w, "manage", ci->manage);
+                json_key_cpuset(w, "cpus", &ci->cpus);
+                json_key_string(w, "rps", ci->rps == TRI_INHERIT ? "inherit" : ci->rps ? "yes" : "no");
+                json_key_string(w, "xps", ci->xps == TRI_INHERIT ? "inherit" : ci->xps ? "yes" : "no");
+                json_key_string(w, "rfs", ci->rfs == TRI_INHERIT ? "inherit" : ci->rfs ? "yes" : "no");
+                json_end_object(w);
+        }
+        json_end_object(w);
+        json_key_begin_object(w, "workers");
+        for (size_t i = 0; i < c->n_workers; i++) {
+                const struct config_worker *cw = &c->workers[i];
+
+                json_key_begin_object(w, cw->name ? cw->name : "");
+                json_key_string(w, "match_name", cw->match_name);
+                json_key_string(w, "match_cmdline", cw->match_cmdline);
+                json_key_string(w, "match_unit", cw->match_unit);
+                json_key_string(w, "pidfile", cw->pidfile);
+                json_key_string(w, "policy", worker_policy_to_string(cw->policy));
+                json_key_cpuset(w, "cpus", &cw->cpus);
+                json_key_string(w, "interface", cw->interface);
+                json_end_object(w);
+        }
+        json_end_object(w);
+        (void) buf;
+}
+
+static void write_status_json(struct daemon *d, struct json_writer *w) {
+        uint64_t now = now_monotonic(d);
+        const struct undo *u = d->apply ? apply_undo(d->apply) : NULL;
+        char capbuf[128];
+
+        json_begin_object(w);
+        json_key_int(w, "version", 1);
+        json_key_int(w, "pid", getpid());
+        json_key_uint(w, "started_usec", d->start_realtime_usec);
+        json_key_double(w, "uptime_s", (double) (now - d->start_monotonic_usec) / USEC_PER_SEC);
+        json_key_string(w, "status", d->status);
+        json_key_bool(w, "dry_run", d->dry_run);
+        json_key_string(w, "root", d->root);
+        json_key_string(w, "state_dir", d->state_dir);
+        caps_format(d->caps, capbuf, sizeof(capbuf));
+        json_key_string(w, "capabilities", capbuf);
+        json_key_uint(w, "ticks", d->ticks);
+        if (d->reload_error[0])
+                json_key_string(w, "reload_error", d->reload_error);
+        else
+                json_key_null(w, "reload_error");
+
+        json_key_begin_object(w, "config");
+        write_config_json(w, &d->config);
+        json_end_object(w);
+
+        json_key_begin_array(w, "hot_cpus");
+        for (size_t i = 0; i < d->report.n_hot_cpus; i++) {
+                const struct policy_hot_cpu *h = &d->report.hot_cpus[i];
+
+                json_begin_object(w);
+                json_key_int(w, "cpu", h->cpu);
+                json_key_double(w, "load", h->load);
+                json_key_double(w, "idle", h->idle);
+                json_key_bool(w, "saturated", h->saturated);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_object(w, "counters");
+        json_key_uint(w, "queue_irqs", d->report.n_queue_irqs);
+        json_key_uint(w, "rps_queues", d->report.n_rps_queues);
+        json_key_uint(w, "moves_10min", d->report.n_moves_10min);
+        json_key_uint(w, "managed_irqs", d->report.n_managed_irqs);
+        json_key_uint(w, "external", d->report.n_external);
+        json_end_object(w);
+
+        json_key_begin_array(w, "managed");
+        for (size_t i = 0; u && i < u->n_entries; i++) {
+                const struct undo_entry *e = &u->entries[i];
+                char key[96];
+
+                undo_key_format(&e->key, key, sizeof(key));
+                json_begin_object(w);
+                json_key_string(w, "object", key);
+                json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);
+                json_key_string(w, "original", e->original);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "nics");
+        for (size_t i = 0; d->have_inv && i < d->inv.n_nics; i++) {
+                const struct inv_nic *n = &d->inv.nics[i];
+
+                json_begin_object(w);
+                json_key_string(w, "name", n->name);
+                json_key_int(w, "ifindex", n->ifindex);
+                json_key_string(w, "driver", n->driver);
+                json_key_bool(w, "up", n->up);
+                json_key_int(w, "rx_queues", n->rx_queues);
+                json_key_int(w, "tx_queues", n->tx_queues);
+                json_key_string(w, "irq_map", inv_map_source_to_string(n->map));
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "last_actions");
+        for (size_t k = 0; k < d->n_last_actions; k++) {
+                size_t idx = (d->last_actions_pos + DAEMON_LAST_ACTIONS - d->n_last_actions + k) % DAEMON_LAST_ACTIONS;
+                const struct action_record *rec = &d->last_actions[idx];
+
+                json_begin_object(w);
+                json_key_uint(w, "time", rec->realtime_usec);
+                json_key_string(w, "action", rec->line);
+                json_key_string(w, "reason", rec->reason);
+                if (rec->result < 0) {
+                        json_key_string(w, "result", "failed");
+                        json_key_string(w, "error", strerror(-rec->result));
+                } else {
+                        json_key_string(w, "result", rec->result == APPLY_DRY_RUN ? "dry-run" :
+                                        rec->result == APPLY_READBACK_DIFFERS ? "readback-differs" : "done");
+                }
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "link_events");
+        for (size_t k = 0; k < d->n_link_events; k++) {
+                size_t idx = (d->link_events_pos + DAEMON_LAST_LINK_EVENTS - d->n_link_events + k) % DAEMON_LAST_LINK_EVENTS;
+
+                json_begin_object(w);
+                json_key_uint(w, "time", d->link_events[idx].realtime_usec);
+                json_key_string(w, "event", d->link_events[idx].text);
+                json_end_object(w);
+        }
+        json_end_array(w);
+        json_end_object(w);
+}
+
+static void update_status(struct daemon *d, bool notify) {
+        struct json_writer w;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        daemon_format_status(&d->report, d->dry_run, d->reload_error, d->status, sizeof(d->status));
+        if (notify)
+                notify_status(d->status);
+
+        f = open_memstream(&buf, &len);
+        if (!f) {
+                log_warning("Out of memory writing the status file");
+                return;
+        }
+        json_writer_init(&w, f, JSON_PRETTY);
+        write_status_json(d, &w);
+        r = json_writer_finish(&w);
+        fputc('\n', f);
+        if (fclose(f) != 0 || !buf) {
+                free(buf);
+                log_warning("Out of memory writing the status file");
+                return;
+        }
+        if (r >= 0)
+                r = state_write_atomic(d->state_dir, STATE_STATUS_NAME, buf, len, 0644);
+        free(buf);
+        if (r < 0 && !d->status_write_failed)
+                log_warning_errno(r, "Failed to write %s/%s: %m", d->state_dir, STATE_STATUS_NAME);
+        else if (r >= 0 && d->status_write_failed)
+                log_info("Writing %s/%s works again", d->state_dir, STATE_STATUS_NAME);
+        d->status_write_failed = r < 0;
+}
+
+/* ---- the tick ---- */
+
+static void log_notes(const struct policy_report *rep) {
+        for (size_t i = 0; i < rep->n_notes; i++)
+                log_internal(rep->notes[i].level, 0, NULL, "%s", rep->notes[i].text);
+}
+
+static int decide_and_act(struct daemon *d, uint64_t now) {
+        struct policy_input in = {
+                .config = &d->config,
+                .topo = &d->topo,
+                .inv = &d->inv,
+                .load = d->have_avg ? &d->avg : NULL,
+                .workers = d->config.n_workers ? &d->workers : NULL,
+                .now_usec = now,
+        };
+        int r;
+
+        r = policy_tick(d->policy, &in, &d->actions, &d->report);
+        if (r < 0)
+                return log_error_errno(r, "Policy failed: %m");
+        log_notes(&d->report);
+        run_actions(d, now);
+        return 0;
+}
+
+static int tick(struct daemon *d) {
+        struct sample_snapshot cur = {};
+        struct sample_rates rates = {};
+        uint64_t now = now_monotonic(d);
+        int r;
+
+        r = sample_snapshot_take(d->rootfd, now, &cur);
+        if (r < 0) {
+                if (log_ratelimit_ok(&d->error_rl, now))
+                        log_warning_errno(r, "Failed to sample /proc, skipping this tick: %m");
+                return 0;
+        }
+        if (d->have_prev) {
+                r = sample_compute(&d->prev, &cur, &rates);
+                if (r >= 0) {
+                        r = sample_smooth(&d->avg, &rates, d->config.smoothing);
+                        if (r >= 0)
+                                d->have_avg = true;
+                }
+                sample_rates_free(&rates);
+                if (r < 0)
+                        log_debug_errno(r, "Rates unavailable this tick: %m");
+        }
+
+        if (d->have_prev && cpu_set_changed(&d->prev, &cur)) {
+                r = reread_topology(d);
+                if (r < 0)
+                        log_warning_errno(r, "CPU set changed but re-reading the topology failed: %m");
+                else {
+                        log_notice("CPU hotplug: topology re-read");
+                        log_topology(d);
+                        d->inv_dirty = true;
+                }
+        }
+
+        /* Every tick re-reads the inventory: the policy must see the current
+         * affinities to tell external changes, and a full read costs
+         * DISCOVERY_COST (see the man page) even on large hosts. */
+        r = discover_inventory(d, &cur.interrupts);
+        if (r < 0) {
+                if (log_ratelimit_ok(&d->error_rl, now))
+                        log_warning_errno(r, "Failed to read the NIC inventory, skipping this tick: %m");
+                goto out;
+        }
+        if (d->inv_dirty) {
+                log_inventory(d);
+                d->inv_dirty = false;
+        }
+
+        if (d->config.n_workers > 0) {
+                struct worker_set ws = {};
+
+                r = workers_discover(d->rootfd, &d->config, &ws);
+                if (r < 0)
+                        log_debug_errno(r, "Worker discovery failed: %m");
+                else {
+                        workers_free(&d->workers);
+                        d->workers = ws;
+                        if (d->dry_run)
+                                inventory_overlay(&d->inv, &d->workers, &d->overlay);
+                }
+        }
+
+        if (!d->opts->once || d->have_prev) {
+                r = decide_and_act(d, now);
+                if (r == -ENOMEM)
+                        goto out;
+                r = 0;
+        }
+        d->ticks++;
+        log_debug("tick %u took %.1f ms", d->ticks, (double) (now_clock(CLOCK_MONOTONIC) - now) / USEC_PER_MSEC);
+        log_load_summary(d);
+        update_status(d, true);
+out:
+        if (d->have_prev)
+                sample_snapshot_free(&d->prev);
+        d->prev = cur;
+        d->have_prev = true;
+        return r == -ENOMEM ? r : 0;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct daemon *d = userdata;
+        int r;
+
+        r = tick(d);
+        if (r < 0)
+                return r;
+        if (d->opts->once && d->ticks >= 1) {
+                log_info("--once: decision cycle done; changes stay in place ('irqsteerctl restore' undoes them)");
+                return sd_event_exit(d->event, 0);
+        }
+        r = sd_event_source_set_time(s, usec + d->interval_usec);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* ---- signals ---- */
+
+static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo *si _unused_, void *userdata) {
+        struct daemon *d = userdata;
+        struct config c = {};
+        char err[sizeof(d->reload_error)] = "";
+        uint64_t need;
+        int r;
+
+        notify_reloading(now_clock(CLOCK_MONOTONIC));
+        log_info("Reloading configuration from %s", d->config_path);
+        r = load_config(d, &c, err, sizeof(err));
+        if (r < 0) {
+                snprintf(d->reload_error, sizeof(d->reload_error), "%s", err);
+                log_error("Configuration reload failed, keeping the previous configuration");
+        } else {
+                if (c.state_dir && d->state_dir && !d->opts->state_dir && strcmp(c.state_dir, d->state_dir) != 0)
+                        log_warning("state_dir changed to %s: takes effect at the next start", c.state_dir);
+                if (c.dry_run != d->dry_run)
+                        log_warning("dry_run changed: takes effect at the next start");
+                c.dry_run = d->dry_run;
+                need = caps_for_config(&c, d->dry_run);
+                if (need & ~d->caps) {
+                        char capbuf[128];
+
+                        caps_format(need & ~d->caps, capbuf, sizeof(capbuf));
+                        log_warning("The new configuration needs %s, dropped at startup: restart irqsteerd for it", capbuf);
+                }
+                config_free(&d->config);
+                d->config = c;
+                d->reload_error[0] = 0;
+                log_set_max_level(d->config.log_level);
+                if (d->interval_usec != d->config.interval_usec) {
+                        d->interval_usec = d->config.interval_usec;
+                        (void) sd_event_source_set_time(d->timer, now_monotonic(d) + d->interval_usec);
+                }
+                policy_reset(d->policy);
+                log_info("Configuration reloaded");
+        }
+        daemon_format_status(&d->report, d->dry_run, d->reload_error, d->status, sizeof(d->status));
+        notify_ready(d->status);
+        update_status(d, false);
+        return 0;
+}
+
+static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *si, void *userdata) {
+        struct daemon *d = userdata;
+
+        log_info("Received %s, stopping", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        notify_stopping();
+        d->stopping_by_signal = true;
+        return sd_event_exit(d->event, 0);
+}
+
+/* ---- link monitor ---- */
+
+static void link_event(struct daemon *d, const char *fmt, ...) {
+        struct link_record *rec = &d->link_events[d->link_events_pos];
+        va_list ap;
+
+        rec->realtime_usec = now_clock(CLOCK_REALTIME);
+        va_start(ap, fmt);
+        vsnprintf(rec->text, sizeof(rec->text), fmt, ap);
+        va_end(ap);
+        d->link_events_pos = (d->link_events_pos + 1) % DAEMON_LAST_LINK_EVENTS;
+        if (d->n_link_events < DAEMON_LAST_LINK_EVENTS)
+                d->n_link_events++;
+        log_fields(LOG_INFO, ((const char *[]){ "MESSAGE_ID=irqsteer-link", NULL }), "%s", rec->text);
+}
+
+static void on_link(const struct linkmon_event *ev, void *userdata) {
+        struct daemon *d = userdata;
+        const char *name = ev->link.name[0] ? ev->link.name : "?";
+
+        switch (ev->change) {
+        case LINKMON_ADDED:
+                link_event(d, "%s: appeared, rediscovering", name);
+                break;
+        case LINKMON_REMOVED:
+                link_event(d, "%s: vanished, rediscovering", name);
+                policy_forget_nic(d->policy, name);
+                break;
+        case LINKMON_UP:
+                /* The driver's open() re-requested its IRQs with default
+                 * affinity: lay the NIC out again. */
+                link_event(d, "%s: link up, re-applying", name);
+                policy_forget_nic(d->policy, name);
+                break;
+        case LINKMON_DOWN:
+                link_event(d, "%s: link down", name);
+                break;
+        case LINKMON_RENAMED:
+                link_event(d, "%s: renamed from %s, rediscovering", name, ev->old_name);
+                policy_forget_nic(d->policy, ev->old_name);
+                policy_forget_nic(d->policy, name);
+                break;
+        case LINKMON_QUEUES:
+                link_event(d, "%s: queues changed (rx %u -> %u, tx %u -> %u), re-applying", name, ev->old_rx,
+                           ev->link.num_rx, ev->old_tx, ev->link.num_tx);
+                policy_forget_nic(d->policy, name);
+                break;
+        case LINKMON_RESYNC:
+                link_event(d, "link notifications were lost, rediscovering all interfaces");
+                break;
+        default:
+                return;
+        }
+        d->inv_dirty = true;
+}
+
+/* ---- startup and shutdown ---- */
+
+static int recover_crash_journal(struct daemon *d) {
+        struct undo_report rep = {};
+        char path[4096];
+        int r;
+
+        snprintf(path, sizeof(path), "%s/%s", d->state_dir, UNDO_JOURNAL_NAME);
+        if (access(path, F_OK) < 0)
+                return 0;
+        if (d->dry_run) {
+                log_warning("%s: a previous run's undo journal exists; dry-run leaves it for the next real run or 'irqsteerctl restore'",
+                            path);
+                return 0;
+        }
+        log_notice("%s: a previous run did not stop cleanly, restoring what it changed", path);
+        r = undo_recover(d->rootfd, d->state_dir, &rep);
+        log_full_errno(r < 0 || rep.failed ? LOG_WARNING : LOG_NOTICE, r,
+                       "Recovery: %u restored, %u already original, %u changed by others (left alone), %u gone, %u failed, %u unreadable journal lines%s",
+                       rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt,
+                       r < 0 ? ": %m" : "");
+        return 0;
+}
+
+static int drop_capabilities(struct daemon *d) {
+        uint64_t want = caps_for_config(&d->config, d->dry_run);
+        char buf[128];
+        int r;
+
+        r = caps_drop(want);
+        caps_format(want, buf, sizeof(buf));
+        if (r < 0) {
+                /* Not running as root (tests, dry runs by a user): there is
+                 * nothing to drop, and writes fail on their own. */
+                log_warning_errno(r, "Failed to reduce capabilities to %s: %m", buf);
+                d->caps = caps_effective();
+                return 0;
+        }
+        d->caps = caps_effective();
+        log_info("Capabilities kept: %s", buf);
+        return 0;
+}
+
+static int setup_event(struct daemon *d) {
+        sigset_t ss;
+        int r;
+
+        r = sd_event_default(&d->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the event loop: %m");
+
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGHUP);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return log_error_errno(errno, "Failed to block signals: %m");
+
+        r = sd_event_add_signal(d->event, &d->sig_hup, SIGHUP, on_reload, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, &d->sig_term, SIGTERM, on_stop, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, &d->sig_int, SIGINT, on_stop, d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add signal sources: %m");
+        (void) sd_event_source_set_description(d->sig_hup, "signal-reload");
+        (void) sd_event_source_set_description(d->sig_term, "signal-term");
+        (void) sd_event_source_set_description(d->sig_int, "signal-int");
+        (void) sd_event_source_set_exit_on_failure(d->sig_hup, true);
+
+        r = sd_event_add_time(d->event, &d->timer, CLOCK_MONOTONIC, now_monotonic(d) + d->interval_usec,
+                              d->interval_usec / 50, on_timer, d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the tick timer: %m");
+        (void) sd_event_source_set_description(d->timer, "tick");
+        (void) sd_event_source_set_exit_on_failure(d->timer, true);
+
+        return 0;
+}
+
+static int startup(struct daemon *d) {
+        char err[512] = "";
+        int r;
+
+        r = load_config(d, &d->config, err, sizeof(err));
+        if (r < 0) {
+                notify_errno(-r, err);
+                return r;
+        }
+        d->have_config = true;
+        log_set_max_level(d->config.log_level);
+        d->dry_run = d->config.dry_run;
+        d->interval_usec = d->config.interval_usec;
+        d->state_dir = strdup(d->opts->state_dir ? d->opts->state_dir :
+                              d->config.state_dir ? d->config.state_dir : CONFIG_DEFAULT_STATE_DIR);
+        if (!d->state_dir)
+                return log_error_errno(ENOMEM, "Out of memory");
+        log_info("irqsteerd " IRQSTEER_VERSION " starting%s, configuration %s, root %s, state %s, interval %.3gs",
+                 d->dry_run ? " (dry-run: no changes)" : "", d->config.path ? d->config.path : "(built-in defaults)",
+                 d->root, d->state_dir, (double) d->interval_usec / USEC_PER_SEC);
+
+        d->rootfd = rootfs_open(d->root);
+        if (d->rootfd < 0)
+                return log_error_errno(d->rootfd, "Failed to open root %s: %m", d->root);
+        d->root_is_host = apply_root_is_host(d->rootfd);
+
+        r = state_dir_ensure(d->state_dir);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create state directory %s: %m", d->state_dir);
+
+        r = recover_crash_journal(d);
+        if (r < 0)
+                return r;
+
+        r = topology_read(d->rootfd, &d->topo);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the CPU topology under %s: %m", d->root);
+        log_topology(d);
+
+        r = sample_snapshot_take(d->rootfd, now_clock(CLOCK_MONOTONIC), &d->prev);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read /proc/stat, /proc/softirqs, /proc/interrupts under %s: %m",
+                                       d->root);
+        d->have_prev = true;
+        r = discover_inventory(d, &d->prev.interrupts);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the NIC inventory under %s: %m", d->root);
+        log_inventory(d);
+
+        r = apply_new(d->rootfd, d->root_is_host, d->state_dir, d->dry_run, &d->apply);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the actuators: %m");
+        d->policy = policy_state_new();
+        if (!d->policy)
+                return log_error_errno(ENOMEM, "Out of memory");
+
+        r = setup_event(d);
+        if (r < 0)
+                return r;
+
+        if (d->root_is_host) {
+                r = linkmon_new(d->event, on_link, d, &d->linkmon);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to open rtnetlink, continuing without link monitoring: %m");
+                else
+                        log_debug("Link monitor: %zu links", linkmon_count(d->linkmon));
+        }
+
+        return drop_capabilities(d);
+}
+
+static void shutdown_restore(struct daemon *d) {
+        struct undo_report rep = {};
+        int r;
+
+        if (!d->apply || d->opts->once)
+                return;
+        if (!d->config.restore_on_exit) {
+                log_info("restore_on_exit=no: leaving changes in place ('irqsteerctl restore' undoes them)");
+                return;
+        }
+        if (d->dry_run)
+                return;
+        r = apply_restore_all(d->apply, &rep);
+        log_full_errno(r < 0 || rep.failed ? LOG_WARNING : LOG_INFO, r,
+                       "Restored original values: %u restored, %u already original, %u changed by others (left alone), %u gone, %u failed%s",
+                       rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, r < 0 ? ": %m" : "");
+}
+
+static void daemon_free(struct daemon *d) {
+        linkmon_free(d->linkmon);
+        sd_event_source_disable_unref(d->timer);
+        sd_event_source_disable_unref(d->sig_hup);
+        sd_event_source_disable_unref(d->sig_term);
+        sd_event_source_disable_unref(d->sig_int);
+        sd_event_unref(d->event);
+        if (d->apply)
+                apply_free(d->apply);
+        policy_report_free(&d->report);
+        policy_state_free(d->policy);
+        action_list_free(&d->actions);
+        action_list_free(&d->overlay);
+        workers_free(&d->workers);
+        if (d->have_avg || d->avg.cpus)
+                sample_rates_free(&d->avg);
+        if (d->have_prev)
+                sample_snapshot_free(&d->prev);
+        if (d->have_inv)
+                inventory_free(&d->inv);
+        topology_free(&d->topo);
+        if (d->have_config)
+                config_free(&d->config);
+        free(d->failed);
+        free(d->state_dir);
+        if (d->rootfd >= 0)
+                close(d->rootfd);
+}
+
+int daemon_run(const struct daemon_options *o) {
+        struct daemon d = {
+                .opts = o,
+                .config_path = o->config_path ? o->config_path : CONFIG_DEFAULT_PATH,
+                .config_allow_missing = !o->config_path,
+                .root = o->root ? o->root : "/",
+                .rootfd = -1,
+                .error_rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
+                .avg = { .max_cpu = -1 },
+        };
+        int r, ret = DAEMON_EXIT_OK;
+
+        d.start_realtime_usec = now_clock(CLOCK_REALTIME);
+        d.start_monotonic_usec = now_clock(CLOCK_MONOTONIC);
+
+        r = startup(&d);
+        if (r < 0) {
+                char msg[128];
+
+                snprintf(msg, sizeof(msg), "startup failed: %s", strerror(-r));
+                notify_errno(-r, msg);
+                daemon_free(&d);
+                return DAEMON_EXIT_FAILURE;
+        }
+
+        /* The first decision right away, from the discovery snapshot:
+         * placement does not need load (the initial layout); the next
+         * ticks have rates. */
+        daemon_format_status(&d.report, d.dry_run, NULL, d.status, sizeof(d.status));
+        if (!o->once) {
+                r = decide_and_act(&d, now_monotonic(&d));
+                if (r == -ENOMEM) {
+                        notify_errno(ENOMEM, "startup failed: out of memory");
+                        daemon_free(&d);
+                        return DAEMON_EXIT_FAILURE;
+                }
+        }
+        update_status(&d, false);
+        notify_ready(d.status);
+        log_info("Ready: %s", d.status);
+
+        /* Pings WATCHDOG=1 at half of WATCHDOG_USEC when the manager asks
+         * for it (only after READY=1); a stuck tick stops the pings. */
+        r = sd_event_set_watchdog(d.event, true);
+        if (r < 0)
+                log_warning_errno(r, "Failed to enable the watchdog: %m");
+
+        r = sd_event_loop(d.event);
+        if (r < 0) {
+                log_error_errno(r, "Event loop failed: %m");
+                notify_stopping();
+                ret = DAEMON_EXIT_FAILURE;
+        }
+        shutdown_restore(&d);
+        if (!o->once)
+                (void) state_remove(d.state_dir, STATE_STATUS_NAME);
+        daemon_free(&d);
+        return ret;
+}

@@ -1,0 +1,233 @@
+"""Helpers for the irqsteerd tests: a writable fixture root, an sd_notify
+listener, and a daemon runner.  Used by tests/daemon-notify.py and the live
+tests; stdlib only."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+
+
+def env_path(name, default=None):
+    v = os.environ.get(name, default)
+    if not v:
+        print(f"SKIP: {name} is not set (run through make check)")
+        sys.exit(SKIP)
+    return v
+
+
+class Checker:
+    """Counts failed checks; every check prints one line."""
+
+    def __init__(self):
+        self.failed = 0
+        self.passed = 0
+
+    def check(self, cond, what, detail=""):
+        if cond:
+            self.passed += 1
+            print(f"ok   {what}")
+        else:
+            self.failed += 1
+            print(f"FAIL {what}" + (f": {detail}" if detail else ""))
+        return cond
+
+    def exit(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        sys.exit(1 if self.failed else 0)
+
+
+def online_cpus(root):
+    """CPU numbers of sys/devices/system/cpu/online under root."""
+    with open(os.path.join(root, "sys/devices/system/cpu/online")) as f:
+        text = f.read().strip()
+    cpus = []
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            cpus.extend(range(int(a), int(b) + 1))
+        elif part:
+            cpus.append(int(part))
+    return cpus
+
+
+def write_load(root, step, hot_cpu=None):
+    """Writes proc/stat and proc/softirqs for the online CPUs: counters
+    advance with step (100 ticks per step per CPU); hot_cpu spends 95% of
+    its ticks in softirq."""
+    cpus = online_cpus(root)
+    lines = []
+    tot = [0] * 10
+    for cpu in cpus:
+        t = 100 * step
+        if cpu == hot_cpu:
+            v = [t * 2 // 100, 0, t * 2 // 100, t // 100, 0, 0, t * 95 // 100, 0, 0, 0]
+        else:
+            v = [t * 5 // 100, 0, t * 3 // 100, t * 90 // 100, 0, 0, t * 2 // 100, 0, 0, 0]
+        v = [x + 1000 for x in v]
+        tot = [a + b for a, b in zip(tot, v)]
+        lines.append(f"cpu{cpu} " + " ".join(map(str, v)))
+    stat = "cpu  " + " ".join(map(str, tot)) + "\n" + "\n".join(lines) + "\n"
+    stat += "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n"
+    rows = ["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"]
+    soft = "       " + "".join(f"CPU{c:<11d}" for c in cpus) + "\n"
+    for i, r in enumerate(rows):
+        per = []
+        for cpu in cpus:
+            base = 1000 * (i + 1)
+            if r == "NET_RX":
+                base += step * (5000 if cpu == hot_cpu else 50)
+            elif r == "TIMER":
+                base += step * 100
+            per.append(f"{base:>11d}")
+        soft += f"{r + ':':>8}" + " ".join(per) + "\n"
+    for name, text in (("stat", stat), ("softirqs", soft)):
+        tmp = os.path.join(root, "proc", f".{name}.tmp")
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(root, "proc", name))
+
+
+def make_root(tmp, fixture="vm2"):
+    """A writable copy of tests/fixtures/FIXTURE with proc/stat and
+    proc/softirqs matching its CPUs."""
+    src = os.path.join(env_path("IRQSTEER_FIXTURES"), fixture)
+    root = os.path.join(tmp, "root")
+    shutil.copytree(src, root, symlinks=True)
+    write_load(root, 1)
+    return root
+
+
+def tree_values(root):
+    """{path: content} of every file the daemon may write under root."""
+    out = {}
+    for base in ("proc/irq", "sys/class/net", "sys/devices", "proc/sys/net/core"):
+        top = os.path.join(root, base)
+        for dirpath, dirnames, filenames in os.walk(top):
+            for fn in filenames:
+                if fn in ("smp_affinity", "smp_affinity_list", "rps_cpus", "rps_flow_cnt", "xps_cpus",
+                          "rps_sock_flow_entries"):
+                    p = os.path.join(dirpath, fn)
+                    try:
+                        with open(p) as f:
+                            out[os.path.relpath(p, root)] = f.read().strip()
+                    except OSError:
+                        pass
+    return out
+
+
+class NotifySocket:
+    """An AF_UNIX datagram socket standing in for systemd's NOTIFY_SOCKET."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.seen = []
+
+    def recv(self, timeout):
+        """One datagram as a list of KEY=VALUE lines, or None on timeout."""
+        self.sock.settimeout(max(timeout, 0.001))
+        try:
+            data = self.sock.recv(65536)
+        except socket.timeout:
+            return None
+        msg = data.decode(errors="replace").split("\n")
+        self.seen.append(msg)
+        return msg
+
+    def wait_for(self, pred, timeout):
+        """Reads datagrams until pred(msg); returns (msg, skipped) or (None, skipped)."""
+        end = time.monotonic() + timeout
+        skipped = []
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None, skipped
+            msg = self.recv(left)
+            if msg is None:
+                return None, skipped
+            if pred(msg):
+                return msg, skipped
+            skipped.append(msg)
+
+    def close(self):
+        self.sock.close()
+
+
+def field(msg, key):
+    """Value of KEY= in a datagram, or None."""
+    for line in msg or []:
+        if line.startswith(key + "="):
+            return line[len(key) + 1:]
+    return None
+
+
+def start_daemon(args, log_path, notify_path=None, watchdog_usec=None, extra_env=None, wrapper=()):
+    """Starts IRQSTEERD with args; WATCHDOG_PID is the daemon's own PID (the
+    shell execs it).  stderr goes to log_path."""
+    daemon = env_path("IRQSTEERD")
+    env = dict(os.environ)
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("WATCHDOG_USEC", None)
+    env.pop("WATCHDOG_PID", None)
+    env.pop("JOURNAL_STREAM", None)
+    if notify_path:
+        env["NOTIFY_SOCKET"] = notify_path
+    if watchdog_usec:
+        env["WATCHDOG_USEC"] = str(watchdog_usec)
+    if extra_env:
+        env.update(extra_env)
+    log = open(log_path, "ab")
+    cmd = list(wrapper) + ["sh", "-c", 'WATCHDOG_PID=$$; export WATCHDOG_PID; exec "$@"', "sh", daemon] + list(args)
+    p = subprocess.Popen(cmd, stdout=log, stderr=log, env=env)
+    log.close()
+    return p
+
+
+def stop(p, sig=signal.SIGTERM, timeout=10):
+    """Sends sig and waits; returns the exit code (None if it had to be killed)."""
+    if p.poll() is None:
+        p.send_signal(sig)
+    try:
+        return p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return None
+
+
+def read_log(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def wait_until(pred, timeout, step=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(step)
+    return pred()
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def tmpdir(prefix):
+    return tempfile.mkdtemp(prefix=prefix)

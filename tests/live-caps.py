@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Live (root): the capabilities irqsteerd keeps after startup, read from
+/proc/PID/status of the running daemon, for several configurations.  The
+daemon runs in a network namespace of its own (names "isdc..."), so the
+only objects it could touch are that namespace's (none: it has only lo).
+Run by tests/live-caps.sh."""
+import atexit
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import daemonlib as dl  # noqa: E402
+
+if os.geteuid() != 0:
+    print("SKIP: needs root (capabilities, network namespaces)")
+    sys.exit(dl.SKIP)
+
+CAP_NET_ADMIN = 1 << 12
+CAP_SYS_NICE = 1 << 23
+
+ns = f"isdc{os.getpid()}"
+tmp = dl.tmpdir("irqsteer-caps.")
+c = dl.Checker()
+procs = []
+
+
+def cleanup():
+    for p in procs:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+    subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+atexit.register(cleanup)
+subprocess.run(["ip", "netns", "add", ns], check=True)
+
+WORKER = "[worker web]\nmatch_name = nosuchworker\npolicy = spread\n"
+NO_NET = "[balance]\nrps = no\nrfs = no\nxps = no\nsingle_queue_rps = no\n"
+cases = [
+    {"what": "default configuration: CAP_NET_ADMIN (RPS/RFS/XPS)", "conf": "", "args": [], "mask": CAP_NET_ADMIN},
+    {"what": "rps/rfs/xps off, no workers: nothing", "conf": NO_NET, "args": [], "mask": 0},
+    {"what": "rps/rfs/xps off, a worker: CAP_SYS_NICE", "conf": NO_NET + WORKER, "args": [], "mask": CAP_SYS_NICE},
+    {"what": "defaults and a worker: CAP_NET_ADMIN + CAP_SYS_NICE", "conf": WORKER, "args": [],
+     "mask": CAP_NET_ADMIN | CAP_SYS_NICE},
+    {"what": "an [interface] turning RPS back on: CAP_NET_ADMIN",
+     "conf": NO_NET + "[interface eth*]\nrps = yes\n", "args": [], "mask": CAP_NET_ADMIN},
+    {"what": "dry run: nothing", "conf": WORKER, "args": ["--dry-run"], "mask": 0},
+]
+
+
+def status_fields(pid):
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            out[k] = v.strip()
+    return out
+
+
+for i, case in enumerate(cases):
+    d = os.path.join(tmp, str(i))
+    os.makedirs(d)
+    conf = os.path.join(d, "irqsteer.conf")
+    with open(conf, "w") as f:
+        f.write(case["conf"])
+    log = os.path.join(d, "daemon.log")
+    p = dl.start_daemon(["--foreground", "--config", conf, "--state-dir", os.path.join(d, "state"),
+                         "--interval", "1s"] + case["args"], log, wrapper=("ip", "netns", "exec", ns))
+    procs.append(p)
+    ready = dl.wait_until(lambda: "Ready:" in dl.read_log(log) or p.poll() is not None, 15)
+    if not c.check(ready and p.poll() is None, f"{case['what']}: daemon ready", dl.read_log(log)[-1500:]):
+        continue
+    st = status_fields(p.pid)
+    want = case["mask"]
+    eff = int(st.get("CapEff", "-1"), 16)
+    c.check(eff == want, f"{case['what']}: CapEff {want:016x}", f"got {eff:016x}")
+    c.check(int(st.get("CapPrm", "-1"), 16) == want, f"{case['what']}: CapPrm = CapEff", st.get("CapPrm"))
+    c.check(int(st.get("CapInh", "-1"), 16) == 0, f"{case['what']}: CapInh empty", st.get("CapInh"))
+    c.check(int(st.get("CapAmb", "-1"), 16) == 0, f"{case['what']}: CapAmb empty", st.get("CapAmb"))
+    c.check(int(st.get("CapBnd", "-1"), 16) == want, f"{case['what']}: CapBnd reduced too", st.get("CapBnd"))
+    c.check(st.get("NoNewPrivs") == "1", f"{case['what']}: NoNewPrivs", st.get("NoNewPrivs"))
+    c.check(st.get("Uid", "").split()[:1] == ["0"], f"{case['what']}: still uid 0")
+    rc = dl.stop(p, signal.SIGTERM, timeout=15)
+    c.check(rc == 0, f"{case['what']}: SIGTERM exit 0", f"rc {rc}: {dl.read_log(log)[-800:]}")
+
+c.exit()
