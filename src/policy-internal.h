@@ -68,8 +68,10 @@ struct pol_queue {
 struct pol_nic {
         char name[IF_NAMESIZE];
         bool seen;
-        bool laid_out;
+        bool laid_out;           /* every queue IRQ confirmed where the layout put it */
         size_t n_queues;         /* queue count at layout: a change means the driver reset */
+        bool start_known;        /* start: where its layout begins in its node's CPU order, */
+        int start;               /* kept so a re-layout after a driver reset is the same */
         bool noted_no_cpu;
 };
 

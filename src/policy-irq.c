@@ -109,14 +109,23 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 free(order);
                 return;
         }
-        start = (size_t) cur->pos % n;
+        if (!x->rec->start_known) {
+                x->rec->start_known = true;
+                x->rec->start = cur->pos;
+                cur->pos = (int) ((cur->pos + x->n_units) % n);
+        }
+        start = (size_t) x->rec->start % n;
         for (size_t i = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
                 size_t k;
                 int cpu = -1;
 
-                if (u->fixed)
+                /* a unit we cannot move keeps its slot: queue i stays on
+                 * slot i, so a re-layout gives the same picture */
+                if (u->fixed) {
+                        j++;
                         continue;
+                }
                 for (k = 0; k < n; k++) {
                         int c = order[(start + j + k) % n];
                         if (!unit_enospc(t, u, c)) {
@@ -124,15 +133,30 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                                 break;
                         }
                 }
+                j++;
                 if (cpu < 0)
                         continue;
-                j += k + 1;
                 snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                          x->nic->name, u->queue, x->n_units, cpu, n);
                 emit_unit(t, u, cpu, reason);
         }
-        cur->pos = (int) ((start + j) % n);
         free(order);
+}
+
+/* Every movable queue IRQ of the NIC is where we last set it. */
+static bool nic_placed(const struct pol_tick *t, const struct pol_nicctx *x) {
+        for (size_t i = 0; i < x->n_units; i++) {
+                const struct pol_unit *u = &t->units[x->first_unit + i];
+                if (u->fixed)
+                        continue;
+                for (int j = 0; j < u->n_irq; j++) {
+                        const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
+                        const struct inv_irq *ii = pol_inv_irq(t->inv, u->irq[j]);
+                        if (!r || !r->set || !ii || !cpuset_equal(&ii->affinity, &r->last_set))
+                                return false;
+                }
+        }
+        return true;
 }
 
 void pol_layout(struct pol_tick *t) {
@@ -142,14 +166,17 @@ void pol_layout(struct pol_tick *t) {
                 if (!x->managed || x->n_units == 0 || x->rec->laid_out)
                         continue;
                 x->rec->n_queues = x->nic->n_queues;
+                /* a failed write (feedback) clears laid_out again: the
+                 * same layout is then planned again, without no-op actions */
                 x->rec->laid_out = true;
-                if (t->c->initial_layout)
+                if (t->c->initial_layout && !nic_placed(t, x))
                         layout_nic(t, x);
                 /* DESIGN.md 1: a single-queue NIC's one IRQ saturates one
                  * CPU; RPS alone took such NICs from ~90k to ~290k pps */
                 if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
                         struct pol_unit *u = &t->units[x->first_unit];
-                        pol_rps_start(t, u, u->target, true);
+                        if (!u->rps_ours)
+                                pol_rps_start(t, u, u->target, true);
                 }
         }
 }
@@ -234,6 +261,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         struct move best = { .peak = 2 };
         double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
         unsigned nb = 0;
+        bool blocked = false;    /* a move may help once a dwell or the cap allows it */
         char reason[256];
 
         for (size_t i = 0; i < t->n_units; i++) {
@@ -249,6 +277,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
          * (irqbalance's rule, and its blind spot: the lone hot queue below). */
+        if (nb >= 2 && t->moves >= c->max_moves)
+                blocked = true;
         if (nb >= 2 && t->moves < c->max_moves) {
                 for (size_t i = 0; i < t->n_units; i++) {
                         struct pol_unit *u = &t->units[i];
@@ -256,15 +286,21 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         cpuset_t remote;
                         struct move m;
 
-                        if (u->target != cpu || u->work < busy || u->fixed || u->touched || !dwell_ok(t, u))
+                        if (u->target != cpu || u->work < busy || u->fixed || u->touched)
                                 continue;
+                        if (!dwell_ok(t, u)) {
+                                blocked = true;
+                                continue;
+                        }
                         /* local node first, remote only if no local CPU helps */
                         m = try_move(t, u, cpu, &x->cpus);
                         if (t->load[cpu] - m.peak < c->min_gain) {
                                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                                 m = try_move(t, u, cpu, &remote);
                         }
-                        if (m.to >= 0 && m.peak < best.peak)
+                        /* equal peaks: move the smaller queue, it disturbs less traffic */
+                        if (m.to >= 0 && (m.peak < best.peak - 1e-9 ||
+                                          (m.peak < best.peak + 1e-9 && best.u && u->work < best.u->work)))
                                 best = m;
                 }
         }
@@ -290,7 +326,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         }
         /* The lone hot queue: one queue carries most of the CPU's network
          * load, so no move helps; spread its protocol work with RPS. */
-        if (top && (nb == 1 || top->work > POL_LONE_FRAC * t->net[cpu]) && !top->rps_ours && !top->touched)
+        if (top && !blocked && (nb == 1 || top->work > POL_LONE_FRAC * t->net[cpu] + 1e-9) && !top->rps_ours && !top->touched)
                 pol_rps_start(t, top, cpu, false);
 }
 

@@ -52,11 +52,14 @@ static void sort_cool(const struct pol_tick *t, const struct pol_unit *u, int *v
 }
 
 /* Adds to *set the fewest of the coolest CPUs of cand (at least one) with
- * which every RPS CPU but the IRQ's own ends below limit; all of them if no
- * number is enough. */
+ * which every RPS CPU ends below limit; all of them if no number is
+ * enough. */
 static void size_set(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double limit,
                      cpuset_t *set) {
         double p = proto_work(u);
+        /* the IRQ CPU in the set counts too, when its own NAPI part and
+         * other load leave room at all */
+        bool check_own = ex_load(t, u, u->target) < limit;
         int *v;
         size_t n = 0, k;
 
@@ -71,7 +74,7 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
                 bool fits = true;
 
                 CPUSET_FOREACH(cpu, set)
-                        if (cpu != u->target && ex_load(t, u, cpu) + p / m >= limit)
+                        if ((cpu != u->target || check_own) && ex_load(t, u, cpu) + p / m >= limit)
                                 fits = false;
                 for (size_t i = 0; i < k; i++)
                         if (ex_load(t, u, v[i]) + p / m >= limit)
@@ -169,16 +172,19 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                          pol_fmt_cpus(&set, list, sizeof(list)),
                          exclude ? " (the IRQ CPU left out: high interrupt rate)" : "");
         }
+        if (single_queue) {
+                struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, true);
+                if (!q) {
+                        t->r = -ENOMEM;
+                        return false;
+                }
+                q->rps_static = true;
+        }
         if (cpuset_equal(&set, &iq->rps_cpus)) {
                 u->rps_ours = true;
                 return true;
         }
         emit_rps(t, u, &set, reason);
-        if (single_queue) {
-                struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, true);
-                if (q)
-                        q->rps_static = true;
-        }
         u->rps_ours = true;
         pol_rfs(t, u);
         return true;
@@ -255,7 +261,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 set = u->rps;
                 cpuset_clear(&set, drop);
                 CPUSET_FOREACH(s, &set)
-                        if (s != cpu && ex_load(t, u, s) + p / (m - 1) >= limit)
+                        if (ex_load(t, u, s) + p / (m - 1) >= limit)
                                 fits = false;
         }
         if (!fits) {

@@ -223,6 +223,14 @@ static void move_push(struct policy_state *st, uint64_t now) {
         st->moves[st->n_moves++] = now;
 }
 
+/* A layout write failed: plan the NIC's layout again next tick. */
+static void relayout(struct policy_state *st, const char *nic) {
+        struct pol_nic *n = nic[0] ? nic_get(st, nic, false) : NULL;
+
+        if (n)
+                n->laid_out = false;
+}
+
 static void feedback_irq(struct policy_state *st, const struct action *a, int result, uint64_t now) {
         struct pol_irq *r = pol_irq_get(st, a->irq, true);
         int to, from;
@@ -265,6 +273,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         case -ENOSPC:
                 CPUSET_FOREACH(cpu, &a->cpus)
                         cpuset_set(&r->enospc, cpu);
+                relayout(st, r->nic);
                 state_note(st, LOG_NOTICE, "IRQ %u: no free vector on CPU%d (ENOSPC); choosing another CPU",
                            a->irq, cpuset_first(&a->cpus));
                 break;
@@ -278,8 +287,10 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         case -ERANGE:
                 /* transient, or a CPU that went offline since the tick:
                  * the next tick decides again on fresh topology */
+                relayout(st, r->nic);
                 break;
         default:
+                relayout(st, r->nic);
                 if (++r->failures == POL_MAX_FAILURES)
                         state_note(st, LOG_WARNING, "IRQ %u: setting its affinity failed %u times (%s); giving up",
                                    a->irq, r->failures, strerror(-result));

@@ -1,0 +1,456 @@
+/* In-memory hosts for the policy tests: topology, inventory, smoothed
+ * rates, config and workers built directly, plus a tiny closed-loop model
+ * (loads follow where the IRQs and RPS masks are) and an "actuator" that
+ * applies actions to the inventory and feeds the result back. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "action.h"
+#include "util.h"
+#include "config.h"
+#include "cpuset.h"
+#include "inventory.h"
+#include "policy.h"
+#include "sample.h"
+#include "topology.h"
+#include "workers.h"
+
+#define SEC 1000000ULL
+#define FX_MAX_CPUS 64
+#define FX_MAX_QUEUES 32
+
+enum fx_smt {
+        FX_SMT_NONE,             /* every CPU its own core */
+        FX_SMT_SPLIT,            /* CPU i and i + n/2 are siblings (Intel numbering) */
+        FX_SMT_INTERLEAVED,      /* CPU 2k and 2k+1 are siblings */
+};
+
+struct fx_queue_model {
+        double work;             /* irq+softirq share the queue's receive work takes */
+        double rate;             /* interrupts/s of its rx (or combined) IRQ */
+};
+
+struct fx {
+        int n_cpus;
+        struct topology topo;
+        struct inventory inv;
+        struct sample_rates load;
+        bool have_load;
+        struct config cfg;
+        struct worker_set ws;
+        /* closed-loop model */
+        double base[FX_MAX_CPUS];      /* irq+softirq not from NIC queues */
+        double user[FX_MAX_CPUS];      /* user+sys share beside it */
+        struct fx_queue_model q[4][FX_MAX_QUEUES]; /* [nic][queue] */
+        /* what the actuator saw */
+        unsigned feedback_calls;
+};
+
+static inline void fx_config_defaults(struct config *c) {
+        memset(c, 0, sizeof(*c));
+        c->interval_usec = 1 * SEC;
+        c->hot_enter = 0.80;
+        c->hot_exit = 0.60;
+        c->hot_samples = 3;
+        c->saturated_idle = 0.10;
+        c->saturated_share = 0.30;
+        c->smoothing = 0.5;
+        c->min_gain = 0.10;
+        c->min_dwell_usec = 30 * SEC;
+        c->max_dwell_usec = 600 * SEC;
+        c->max_moves = 2;
+        c->initial_layout = true;
+        c->rps = true;
+        c->rfs = true;
+        c->rps_sock_flow_entries = 32768;
+        c->xps = true;
+        c->single_queue_rps = true;
+        c->rps_exclude_irq_rate = 20000;
+}
+
+/* n CPUs in nodes contiguous blocks, with the SMT numbering given. */
+static inline void fx_init(struct fx *f, int n, int nodes, enum fx_smt smt) {
+        memset(f, 0, sizeof(*f));
+        f->n_cpus = n;
+        f->topo.max_cpu = n - 1;
+        f->topo.cpus = calloc(n, sizeof(*f->topo.cpus));
+        f->topo.n_nodes = nodes;
+        f->topo.nodes = calloc(nodes, sizeof(*f->topo.nodes));
+        for (int i = 0; i < nodes; i++)
+                f->topo.nodes[i].id = i;
+        for (int c = 0; c < n; c++) {
+                struct topo_cpu *tc = &f->topo.cpus[c];
+                tc->cpu = c;
+                tc->present = tc->online = true;
+                tc->node = c / (n / nodes);
+                switch (smt) {
+                case FX_SMT_NONE:
+                        tc->core = c;
+                        break;
+                case FX_SMT_SPLIT:
+                        tc->core = c % (n / 2);
+                        tc->smt_index = c / (n / 2);
+                        break;
+                case FX_SMT_INTERLEAVED:
+                        tc->core = c / 2;
+                        tc->smt_index = c % 2;
+                        break;
+                }
+                tc->core_id = tc->core;
+                cpuset_set(&f->topo.present, c);
+                cpuset_set(&f->topo.online, c);
+                cpuset_set(&f->topo.nodes[tc->node].cpus, c);
+        }
+        fx_config_defaults(&f->cfg);
+        f->inv.rps_sock_flow_entries = 0;
+        f->load.max_cpu = n - 1;
+        f->load.interval_s = 1;
+        f->load.cpus = calloc(n, sizeof(*f->load.cpus));
+        for (int c = 0; c < n; c++) {
+                f->load.cpus[c].valid = true;
+                f->load.cpus[c].idle = 1;
+                f->load.cpus[c].net_frac = 1;
+        }
+}
+
+static inline void fx_cpu_offline(struct fx *f, int cpu) {
+        f->topo.cpus[cpu].online = false;
+        cpuset_clear(&f->topo.online, cpu);
+        for (size_t i = 0; i < f->topo.n_nodes; i++)
+                cpuset_clear(&f->topo.nodes[i].cpus, cpu);
+        f->load.cpus[cpu].valid = false;
+}
+
+static inline void fx_isolate(struct fx *f, int cpu) {
+        f->topo.cpus[cpu].isolated = true;
+        cpuset_set(&f->topo.isolated, cpu);
+}
+
+static inline void fx_nohz(struct fx *f, int cpu) {
+        f->topo.cpus[cpu].nohz_full = true;
+        cpuset_set(&f->topo.nohz_full, cpu);
+}
+
+static inline struct inv_irq *fx_irq(struct fx *f, unsigned irq) {
+        for (size_t i = 0; i < f->inv.n_irqs; i++)
+                if (f->inv.irqs[i].irq == irq)
+                        return &f->inv.irqs[i];
+        return NULL;
+}
+
+static inline void fx_add_irq(struct fx *f, unsigned irq, const char *name, int nic, int queue,
+                              enum inv_irq_role role) {
+        struct inv_irq *ii;
+        size_t k;
+
+        f->inv.irqs = realloc(f->inv.irqs, (f->inv.n_irqs + 1) * sizeof(*f->inv.irqs));
+        /* keep sorted by number, as the inventory does */
+        for (k = f->inv.n_irqs; k > 0 && f->inv.irqs[k - 1].irq > irq; k--)
+                f->inv.irqs[k] = f->inv.irqs[k - 1];
+        ii = &f->inv.irqs[k];
+        f->inv.n_irqs++;
+        memset(ii, 0, sizeof(*ii));
+        ii->irq = irq;
+        snprintf(ii->name, sizeof(ii->name), "%s", name);
+        ii->nic = nic;
+        ii->queue = queue;
+        ii->role = role;
+        ii->affinity = f->topo.online; /* never touched: all CPUs */
+        ii->node = -1;
+        ii->affinity_readable = true;
+}
+
+/* A NIC with nq queues on node (-1: all CPUs local).  combined: one TxRx
+ * IRQ per queue numbered first_irq + i; else rx first_irq + i and tx
+ * first_irq + nq + i.  has_rps/has_xps as given. */
+static inline int fx_add_nic(struct fx *f, const char *name, int node, int nq, bool combined, unsigned first_irq,
+                             bool rps, bool xps) {
+        struct inv_nic *n;
+        int idx = (int) f->inv.n_nics;
+        char irqname[64];
+
+        f->inv.nics = realloc(f->inv.nics, (f->inv.n_nics + 1) * sizeof(*f->inv.nics));
+        n = &f->inv.nics[f->inv.n_nics++];
+        memset(n, 0, sizeof(*n));
+        snprintf(n->name, sizeof(n->name), "%s", name);
+        n->ifindex = idx + 2;
+        n->node = node;
+        n->local_cpus = node >= 0 ? f->topo.nodes[node].cpus : f->topo.online;
+        n->has_device = n->up = true;
+        n->rx_queues = n->tx_queues = nq;
+        n->combined_channels = combined ? nq : 0;
+        n->map = nq == 1 && combined ? INV_MAP_SINGLE : INV_MAP_NAMES;
+        n->n_queues = nq;
+        n->queues = calloc(nq, sizeof(*n->queues));
+        for (int i = 0; i < nq; i++) {
+                struct inv_queue *q = &n->queues[i];
+                q->index = i;
+                q->has_rx = q->has_tx = true;
+                q->has_rps = rps;
+                q->has_xps = xps;
+                if (combined) {
+                        q->rx_irq = q->tx_irq = (int) (first_irq + i);
+                        if (nq == 1)
+                                snprintf(irqname, sizeof(irqname), "%s", name);
+                        else
+                                snprintf(irqname, sizeof(irqname), "%s-TxRx-%d", name, i);
+                        fx_add_irq(f, first_irq + i, irqname, idx, i, INV_IRQ_RXTX);
+                } else {
+                        q->rx_irq = (int) (first_irq + i);
+                        q->tx_irq = (int) (first_irq + nq + i);
+                        snprintf(irqname, sizeof(irqname), "%s-rx-%d", name, i);
+                        fx_add_irq(f, first_irq + i, irqname, idx, i, INV_IRQ_RX);
+                        snprintf(irqname, sizeof(irqname), "%s-tx-%d", name, i);
+                        fx_add_irq(f, first_irq + nq + i, irqname, idx, i, INV_IRQ_TX);
+                }
+        }
+        return idx;
+}
+
+static inline void fx_place(struct fx *f, unsigned irq, int cpu) {
+        fx_irq(f, irq)->affinity = cpuset_single(cpu);
+}
+
+static inline struct sample_irq *fx_rate_entry(struct fx *f, unsigned irq) {
+        struct sample_irq *si;
+        size_t k;
+
+        for (size_t i = 0; i < f->load.n_irqs; i++)
+                if (f->load.irqs[i].irq == irq)
+                        return &f->load.irqs[i];
+        f->load.irqs = realloc(f->load.irqs, (f->load.n_irqs + 1) * sizeof(*f->load.irqs));
+        for (k = f->load.n_irqs; k > 0 && f->load.irqs[k - 1].irq > irq; k--)
+                f->load.irqs[k] = f->load.irqs[k - 1];
+        si = &f->load.irqs[k];
+        f->load.n_irqs++;
+        memset(si, 0, sizeof(*si));
+        si->irq = irq;
+        si->valid = true;
+        si->per_cpu = calloc(f->n_cpus, sizeof(double));
+        return si;
+}
+
+/* Interrupt rate of irq, all on cpu. */
+static inline void fx_rate(struct fx *f, unsigned irq, int cpu, double rate) {
+        struct sample_irq *si = fx_rate_entry(f, irq);
+        memset(si->per_cpu, 0, f->n_cpus * sizeof(double));
+        si->per_cpu[cpu] = rate;
+        si->rate = rate;
+        f->have_load = true;
+}
+
+/* CPU load: irq+softirq share (all softirq, net_frac 1) and user share. */
+static inline void fx_cpu(struct fx *f, int cpu, double soft, double user) {
+        struct sample_cpu *sc = &f->load.cpus[cpu];
+        sc->irq = 0;
+        sc->softirq = soft;
+        sc->usr = user;
+        sc->idle = MAX(1 - soft - user, 0);
+        sc->busy = 1 - sc->idle;
+        f->have_load = true;
+}
+
+static inline int fx_irq_cpu(struct fx *f, int irq) {
+        struct inv_irq *ii = fx_irq(f, (unsigned) irq);
+        return cpuset_first(&ii->affinity);
+}
+
+/* Closed loop: CPU loads and IRQ rates from where the queue IRQs and RPS
+ * masks are now (RPS keeps 40% on the IRQ CPU, the rest even over the mask),
+ * plus the base load.  noise (may be NULL) multiplies each CPU's share. */
+static inline void fx_model(struct fx *f, const double *noise) {
+        double soft[FX_MAX_CPUS];
+
+        for (int c = 0; c < f->n_cpus; c++)
+                soft[c] = f->base[c];
+        for (size_t i = 0; i < f->load.n_irqs; i++) {
+                memset(f->load.irqs[i].per_cpu, 0, f->n_cpus * sizeof(double));
+                f->load.irqs[i].rate = 0;
+        }
+        for (size_t ni = 0; ni < f->inv.n_nics; ni++) {
+                struct inv_nic *n = &f->inv.nics[ni];
+                for (size_t qi = 0; qi < n->n_queues; qi++) {
+                        struct inv_queue *q = &n->queues[qi];
+                        struct fx_queue_model *m = &f->q[ni][qi];
+                        int cpu = fx_irq_cpu(f, q->rx_irq);
+                        int nm = cpuset_count(&q->rps_cpus);
+
+                        if (nm > 0 && !(nm == 1 && cpuset_isset(&q->rps_cpus, cpu))) {
+                                soft[cpu] += 0.4 * m->work;
+                                CPUSET_FOREACH(c, &q->rps_cpus)
+                                        soft[c] += 0.6 * m->work / nm;
+                        } else
+                                soft[cpu] += m->work;
+                        if (m->rate > 0) {
+                                struct sample_irq *si = fx_rate_entry(f, (unsigned) q->rx_irq);
+                                si->per_cpu[cpu] = m->rate;
+                                si->rate = m->rate;
+                        }
+                }
+        }
+        for (int c = 0; c < f->n_cpus; c++) {
+                double s = soft[c] * (noise ? noise[c] : 1);
+                if (s > 1)
+                        s = 1;
+                fx_cpu(f, c, s, MIN(f->user[c], 1 - s));
+        }
+}
+
+static inline struct policy_input fx_input(struct fx *f, uint64_t now) {
+        return (struct policy_input){
+                .config = &f->cfg,
+                .topo = &f->topo,
+                .inv = &f->inv,
+                .load = f->have_load ? &f->load : NULL,
+                .workers = f->ws.n_procs ? &f->ws : NULL,
+                .now_usec = now,
+        };
+}
+
+static inline struct inv_queue *fx_queue(struct fx *f, const char *nic, int q) {
+        for (size_t i = 0; i < f->inv.n_nics; i++)
+                if (strcmp(f->inv.nics[i].name, nic) == 0)
+                        return &f->inv.nics[i].queues[q];
+        return NULL;
+}
+
+/* The actuator: applies each action to the inventory / workers and feeds
+ * back result (0 unless fail_irq matches an IRQ action, which gets fail_r). */
+static inline void fx_apply(struct fx *f, struct policy_state *st, const struct action_list *l, uint64_t now,
+                            unsigned fail_irq, int fail_r) {
+        for (size_t i = 0; i < l->n; i++) {
+                const struct action *a = &l->v[i];
+                int r = 0;
+
+                switch (a->type) {
+                case ACTION_IRQ_AFFINITY:
+                        if (a->irq == fail_irq)
+                                r = fail_r;
+                        else
+                                fx_irq(f, a->irq)->affinity = a->cpus;
+                        break;
+                case ACTION_RPS:
+                        fx_queue(f, a->nic, a->queue)->rps_cpus = a->cpus;
+                        break;
+                case ACTION_XPS:
+                        fx_queue(f, a->nic, a->queue)->xps_cpus = a->cpus;
+                        break;
+                case ACTION_RPS_FLOW_CNT:
+                        fx_queue(f, a->nic, a->queue)->rps_flow_cnt = a->value;
+                        break;
+                case ACTION_SOCK_FLOW_ENTRIES:
+                        f->inv.rps_sock_flow_entries = a->value;
+                        break;
+                case ACTION_THREAD_AFFINITY:
+                        for (size_t p = 0; p < f->ws.n_procs; p++)
+                                for (size_t t = 0; t < f->ws.procs[p].n_threads; t++)
+                                        if (f->ws.procs[p].threads[t].tid == a->tid)
+                                                f->ws.procs[p].threads[t].allowed = a->cpus;
+                        break;
+                default:
+                        break;
+                }
+                policy_feedback(st, a, r, now);
+                f->feedback_calls++;
+        }
+}
+
+/* One tick, applied with success. */
+static inline int fx_step(struct fx *f, struct policy_state *st, uint64_t now, struct action_list *l,
+                          struct policy_report *rep) {
+        struct policy_input in = fx_input(f, now);
+        int r = policy_tick(st, &in, l, rep);
+        if (r == 0)
+                fx_apply(f, st, l, now, 0, 0);
+        return r;
+}
+
+/* A worker process with n threads (tids pid+1..pid+n, allowed = all CPUs). */
+static inline void fx_add_proc(struct fx *f, int worker, pid_t pid, int n) {
+        struct worker_proc *p;
+
+        f->ws.procs = realloc(f->ws.procs, (f->ws.n_procs + 1) * sizeof(*f->ws.procs));
+        p = &f->ws.procs[f->ws.n_procs++];
+        memset(p, 0, sizeof(*p));
+        p->worker = worker;
+        p->pid = pid;
+        snprintf(p->comm, sizeof(p->comm), "w%d", worker);
+        p->threads = calloc(n, sizeof(*p->threads));
+        p->n_threads = n;
+        for (int i = 0; i < n; i++) {
+                p->threads[i].tid = pid + 1 + i;
+                p->threads[i].allowed = f->topo.online;
+        }
+}
+
+static inline void fx_free(struct fx *f) {
+        free(f->topo.cpus);
+        free(f->topo.nodes);
+        for (size_t i = 0; i < f->inv.n_nics; i++)
+                free(f->inv.nics[i].queues);
+        free(f->inv.nics);
+        free(f->inv.irqs);
+        for (size_t i = 0; i < f->load.n_irqs; i++)
+                free(f->load.irqs[i].per_cpu);
+        free(f->load.irqs);
+        free(f->load.cpus);
+        for (size_t i = 0; i < f->ws.n_procs; i++)
+                free(f->ws.procs[i].threads);
+        free(f->ws.procs);
+        free(f->cfg.interfaces);
+        free(f->cfg.workers);
+}
+
+/* Deterministic PRNG (xorshift64*) for noise. */
+static inline double fx_rand(uint64_t *s) {
+        *s ^= *s >> 12;
+        *s ^= *s << 25;
+        *s ^= *s >> 27;
+        return (double) ((*s * 2685821657736338717ULL) >> 11) / (double) (1ULL << 53);
+}
+
+/* "irq-affinity 73 -> 5", "rps eth0/0 -> 4-7", ... one line per action, for
+ * exact comparisons in the tests. */
+static inline void fx_fmt(const struct action_list *l, char *buf, size_t len) {
+        size_t off = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < l->n && off < len; i++) {
+                const struct action *a = &l->v[i];
+                char cpus[256];
+                int n;
+
+                if (cpuset_format_list(&a->cpus, cpus, sizeof(cpus)) < 0)
+                        snprintf(cpus, sizeof(cpus), "?");
+                switch (a->type) {
+                case ACTION_IRQ_AFFINITY:
+                        n = snprintf(buf + off, len - off, "irq %u>%s;", a->irq, cpus);
+                        break;
+                case ACTION_RPS:
+                        n = snprintf(buf + off, len - off, "rps %s/%d>%s;", a->nic, a->queue, cpus);
+                        break;
+                case ACTION_XPS:
+                        n = snprintf(buf + off, len - off, "xps %s/%d>%s;", a->nic, a->queue, cpus);
+                        break;
+                case ACTION_RPS_FLOW_CNT:
+                        n = snprintf(buf + off, len - off, "flowcnt %s/%d>%u;", a->nic, a->queue, a->value);
+                        break;
+                case ACTION_SOCK_FLOW_ENTRIES:
+                        n = snprintf(buf + off, len - off, "sockflow>%u;", a->value);
+                        break;
+                case ACTION_THREAD_AFFINITY:
+                        n = snprintf(buf + off, len - off, "thread %d>%s;", (int) a->tid, cpus);
+                        break;
+                default:
+                        n = snprintf(buf + off, len - off, "?;");
+                        break;
+                }
+                if (n < 0)
+                        break;
+                off += (size_t) n;
+        }
+}

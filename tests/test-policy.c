@@ -1,17 +1,1156 @@
-/* policy: placeholder while the table-driven cases are written. */
-#include "policy.h"
+/* The policy as a pure function: synthetic hosts built in memory
+ * (tests/policy-fixtures.h), exact actions asserted. */
+#include <syslog.h>
+
+#include "policy-fixtures.h"
 #include "testlib.h"
 
-static void test_new_free(void **state) {
+/* Compares the tick's actions with want (fx_fmt form), printing reasons. */
+static void expect_actions(const char *what, const struct action_list *l, const char *want) {
+        char got[4096];
+
+        fx_fmt(l, got, sizeof(got));
+        if (strcmp(got, want) != 0) {
+                for (size_t i = 0; i < l->n; i++) {
+                        char line[1024];
+                        action_format(&l->v[i], line, sizeof(line));
+                        print_message("    %s\n", line);
+                }
+                fail_msg("%s: actions '%s', want '%s'", what, got, want);
+        }
+}
+
+static unsigned count_notes(const struct policy_report *r, const char *needle) {
+        unsigned n = 0;
+        for (size_t i = 0; i < r->n_notes; i++)
+                if (strstr(r->notes[i].text, needle))
+                        n++;
+        return n;
+}
+
+static unsigned count_type(const struct action_list *l, enum action_type t) {
+        unsigned n = 0;
+        for (size_t i = 0; i < l->n; i++)
+                n += l->v[i].type == t;
+        return n;
+}
+
+struct nic_spec {
+        const char *name;
+        int node, nq;
+        bool combined;
+        unsigned first_irq;
+        bool rps, xps;
+};
+
+/* ---- initial layout ---- */
+
+static void test_initial_layout(void **state) {
+        static const struct {
+                const char *what;
+                int n_cpus, nodes;
+                enum fx_smt smt;
+                struct nic_spec nics[2];
+                int pre_irq, pre_cpu;    /* an IRQ already placed, 0 = none */
+                bool single_queue_rps, xps;
+                const char *want;
+        } cases[] = {
+                { "rx/tx together, cores before SMT siblings", 8, 1, FX_SMT_SPLIT,
+                  { { "eth0", 0, 6, false, 100, false, false } }, 0, 0, true, false,
+                  "irq 100>0;irq 106>0;irq 101>1;irq 107>1;irq 102>2;irq 108>2;irq 103>3;irq 109>3;"
+                  "irq 104>4;irq 110>4;irq 105>5;irq 111>5;" },
+                { "interleaved sibling numbering: even CPUs first", 8, 1, FX_SMT_INTERLEAVED,
+                  { { "eth0", 0, 6, true, 40, false, false } }, 0, 0, true, false,
+                  "irq 40>0;irq 41>2;irq 42>4;irq 43>6;irq 44>1;irq 45>3;" },
+                { "two NICs offset, not stacked", 4, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 2, true, 30, false, false }, { "eth1", 0, 2, true, 40, false, false } }, 0, 0,
+                  true, false, "irq 30>0;irq 31>1;irq 40>2;irq 41>3;" },
+                { "more queues than CPUs wrap around", 2, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 3, true, 50, false, false } }, 0, 0, true, false, "irq 50>0;irq 51>1;irq 52>0;" },
+                { "IRQ already on its CPU: no no-op action", 4, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 2, true, 30, false, false } }, 30, 0, true, false, "irq 31>1;" },
+                { "NUMA-local CPUs only", 8, 2, FX_SMT_NONE,
+                  { { "eth0", 1, 2, true, 30, false, false } }, 0, 0, true, false, "irq 30>4;irq 31>5;" },
+                { "single-queue NIC: RPS and RFS from the start", 4, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 1, true, 60, true, false } }, 0, 0, true, false,
+                  "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;" },
+                { "single-queue NIC, single_queue_rps=no", 4, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 1, true, 60, true, false } }, 0, 0, false, false, "irq 60>0;" },
+                { "XPS follows each queue's IRQ", 4, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 2, false, 30, false, true } }, 0, 0, true, true,
+                  "irq 30>0;irq 32>0;irq 31>1;irq 33>1;xps eth0/0>0;xps eth0/1>1;" },
+                { "XPS off in the config", 4, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 2, false, 30, false, true } }, 0, 0, true, false,
+                  "irq 30>0;irq 32>0;irq 31>1;irq 33>1;" },
+        };
+
         (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+
+                fx_init(&f, cases[i].n_cpus, cases[i].nodes, cases[i].smt);
+                f.cfg.single_queue_rps = cases[i].single_queue_rps;
+                f.cfg.xps = cases[i].xps;
+                for (int k = 0; k < 2 && cases[i].nics[k].name; k++) {
+                        const struct nic_spec *ns = &cases[i].nics[k];
+                        fx_add_nic(&f, ns->name, ns->node, ns->nq, ns->combined, ns->first_irq, ns->rps, ns->xps);
+                }
+                if (cases[i].pre_irq)
+                        fx_place(&f, cases[i].pre_irq, cases[i].pre_cpu);
+                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, cases[i].want);
+                for (size_t k = 0; k < l.n; k++)
+                        if (l.v[k].type == ACTION_IRQ_AFFINITY && cpuset_count(&l.v[k].cpus) != 1)
+                                fail_msg("%s: IRQ %u got %d CPUs", cases[i].what, l.v[k].irq,
+                                         cpuset_count(&l.v[k].cpus));
+                /* applied and confirmed: the next tick has nothing to do */
+                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, "");
+                assert_int_equal(rep.n_notes, 0);
+
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- stability ---- */
+
+static void test_balanced_and_noise(void **state) {
+        static const struct {
+                const char *what;
+                int n_cpus, nq;
+                double work, base;
+                double noise;            /* +/- relative */
+                unsigned ticks;
+                bool rps_ok;             /* RPS may start once (lone hot queue); never a move */
+        } cases[] = {
+                { "balanced 30%, no noise", 8, 4, 0.30, 0.05, 0, 50, false },
+                { "balanced 50% +/-10% noise", 8, 8, 0.50, 0.02, 0.10, 1000, false },
+                { "every CPU hot alike (no room, no gain)", 8, 8, 0.85, 0.05, 0.10, 1000, false },
+                { "two queues per CPU at ~80% +/-10%", 4, 8, 0.40, 0.02, 0.10, 1000, false },
+                { "lone queues near hot_enter +/-10% with idle CPUs", 8, 4, 0.76, 0.0, 0.10, 1000, true },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+                uint64_t seed = 0x9e3779b97f4a7c15ULL + i;
+                unsigned moves = 0, rps = 0, other = 0;
+                double noise[FX_MAX_CPUS];
+
+                fx_init(&f, cases[i].n_cpus, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 30, true, false);
+                for (int q = 0; q < cases[i].nq; q++)
+                        f.q[0][q] = (struct fx_queue_model){ cases[i].work, 5000 };
+                for (int c = 0; c < f.n_cpus; c++)
+                        f.base[c] = cases[i].base;
+                /* first tick: the initial layout, before any load */
+                assert_int_equal(fx_step(&f, st, 0, &l, &rep), 0);
+                assert_int_equal(count_type(&l, ACTION_IRQ_AFFINITY), (unsigned) cases[i].nq);
+
+                for (unsigned k = 1; k <= cases[i].ticks; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                        for (size_t a = 0; a < l.n; a++) {
+                                if (l.v[a].type == ACTION_IRQ_AFFINITY)
+                                        moves++;
+                                else if (l.v[a].type == ACTION_RPS)
+                                        rps++;
+                                else if (l.v[a].type != ACTION_RPS_FLOW_CNT &&
+                                         l.v[a].type != ACTION_SOCK_FLOW_ENTRIES)
+                                        other++;
+                        }
+                }
+                if (moves != 0 || other != 0)
+                        fail_msg("%s: %u IRQ moves, %u other actions over %u ticks", cases[i].what, moves, other,
+                                 cases[i].ticks);
+                /* an RPS change may happen when a lone queue turns hot, but
+                 * it must not flap: at most one per queue */
+                if (cases[i].rps_ok ? rps > (unsigned) cases[i].nq : rps != 0)
+                        fail_msg("%s: %u RPS changes over %u ticks", cases[i].what, rps, cases[i].ticks);
+
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- hot CPU with two busy queues ---- */
+
+static void test_move_two_busy_queues(void **state) {
+        struct fx f;
         struct policy_state *st = policy_state_new();
-        assert_non_null(st);
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 0, 4, false, 30, false, true); /* rx 30-33, tx 34-37 */
+        fx_place(&f, 30, 3);
+        fx_place(&f, 34, 3);
+        fx_place(&f, 31, 3);
+        fx_place(&f, 35, 3);
+        fx_place(&f, 32, 0);
+        fx_place(&f, 36, 0);
+        fx_place(&f, 33, 1);
+        fx_place(&f, 37, 1);
+        f.q[0][0] = (struct fx_queue_model){ 0.60, 12000 };
+        f.q[0][1] = (struct fx_queue_model){ 0.30, 6000 };
+        f.q[0][2] = (struct fx_queue_model){ 0.20, 4000 };
+        f.q[0][3] = (struct fx_queue_model){ 0.20, 4000 };
+        for (int c = 0; c < 8; c++)
+                f.base[c] = c == 5 ? 0 : 0.05;
+
+        for (int k = 1; k <= 3; k++) {
+                fx_model(&f, NULL);
+                /* 10% of CPU3's softirq is not network work: the residual
+                 * makes moving the bigger queue the better move */
+                f.load.cpus[3].net_frac = 0.9;
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                if (k < 3)
+                        expect_actions("not hot before hot_samples", &l, "");
+        }
+        /* CPU3 at 95%: moving queue 0 (57%) to CPU5 leaves a peak of 57%,
+         * moving queue 1 (28%) one of 66%: queue 0 goes, tx with rx, and
+         * its XPS follows */
+        expect_actions("hot CPU, two busy queues", &l, "irq 30>5;irq 34>5;xps eth0/0>5;");
+        assert_int_equal(l.v[0].pair_irq, 34);
+        assert_int_equal(l.v[1].pair_irq, 30);
+        assert_non_null(strstr(l.v[0].reason, "CPU3 softirq+irq 95% for 3 samples; projected peak 95% -> 57%"));
+        assert_true(cpuset_isset(&rep.hot, 3));
+        assert_int_equal(rep.n_hot_cpus, 1);
+
+        /* the load follows; nothing more to do */
+        for (int k = 4; k <= 40; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                expect_actions("after the move", &l, "");
+        }
+        assert_int_equal(rep.n_moves_10min, 1);
+
+        action_list_free(&l);
+        policy_report_free(&rep);
         policy_state_free(st);
+        fx_free(&f);
+}
+
+/* ---- lone hot queue ---- */
+
+static void setup_lone(struct fx *f, double rate) {
+        fx_init(f, 8, 1, FX_SMT_NONE);
+        f->cfg.initial_layout = false;
+        fx_add_nic(f, "eth0", 0, 4, true, 30, true, false);
+        fx_place(f, 30, 3);
+        fx_place(f, 31, 0);
+        fx_place(f, 32, 1);
+        fx_place(f, 33, 2);
+        f->q[0][0] = (struct fx_queue_model){ 0.92, rate };
+        for (int q = 1; q < 4; q++)
+                f->q[0][q] = (struct fx_queue_model){ 0.10, 1000 };
+        f->base[3] = 0.07;
+        for (int c = 4; c < 8; c++)
+                f->base[c] = 0.05;
+}
+
+static void test_lone_hot_queue(void **state) {
+        static const struct {
+                const char *what;
+                double rate;
+                bool rfs;
+                const char *want;
+                const char *reason;
+        } cases[] = {
+                { "high interrupt rate: IRQ CPU left out", 50000, true,
+                  "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;",
+                  "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 4-5 (the IRQ CPU left out" },
+                { "low interrupt rate: IRQ CPU included", 5000, true, "rps eth0/0>3-5;sockflow>32768;flowcnt eth0/0>8192;",
+                  "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 3-5" },
+                { "exactly rps_exclude_irq_rate: left out", 20000, false, "rps eth0/0>4-5;",
+                  "RPS over CPUs 4-5" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+
+                setup_lone(&f, cases[i].rate);
+                f.cfg.rfs = cases[i].rfs;
+                for (int k = 1; k <= 3; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                }
+                expect_actions(cases[i].what, &l, cases[i].want);
+                if (!strstr(l.v[0].reason, cases[i].reason))
+                        fail_msg("%s: reason '%s'", cases[i].what, l.v[0].reason);
+                assert_int_equal(count_type(&l, ACTION_IRQ_AFFINITY), 0);
+                /* applied: the next ticks are quiet */
+                for (int k = 4; k <= 20; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                        expect_actions(cases[i].what, &l, "");
+                }
+                assert_int_equal(rep.n_rps_queues, 1);
+
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* Widening while the CPU stays hot, narrowing after the load drops, with
+ * the dwell and the sample count between changes. */
+static void test_rps_widen_narrow(void **state) {
+        static const char *const want[] = { "3-5", "3-6", "3-5", "3-4", "" };
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+        uint64_t when[16];
+        char got[16][64];
+        size_t n = 0;
+
+        (void) state;
+        setup_lone(&f, 5000); /* low rate: CPU3 stays in the set */
+        for (int k = 1; k <= 400; k++) {
+                if (k == 150) {
+                        f.q[0][0].work = 0.20;
+                }
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                assert_int_equal(count_type(&l, ACTION_IRQ_AFFINITY), 0);
+                for (size_t a = 0; a < l.n; a++)
+                        if (l.v[a].type == ACTION_RPS) {
+                                assert_true(n < ELEMENTSOF(got));
+                                cpuset_format_list(&l.v[a].cpus, got[n], sizeof(got[n]));
+                                when[n++] = k;
+                        }
+        }
+        for (size_t i = 0; i < n; i++)
+                print_message("    RPS at %2llus -> '%s'\n", (unsigned long long) when[i], got[i]);
+        assert_int_equal(n, ELEMENTSOF(want));
+        for (size_t i = 0; i < n; i++) {
+                if (strcmp(got[i], want[i]) != 0)
+                        fail_msg("RPS change %zu: '%s', want '%s'", i, got[i], want[i]);
+                /* each change waits min_dwell after the previous one */
+                if (i > 0 && when[i] - when[i - 1] < 30)
+                        fail_msg("RPS change %zu only %llus after the previous one", i,
+                                 (unsigned long long) (when[i] - when[i - 1]));
+        }
+        /* hot after hot_samples: RPS sized so the RPS CPUs and CPU3 would
+         * end below hot_exit by the estimate; CPU3 stays hot (the estimate
+         * counted its other 7% as queue work), so after the dwell it
+         * widens; after the load drops, it narrows once per dwell, each
+         * time only after hot_samples samples that fit, back to no RPS */
+        assert_int_equal(when[0], 3);
+        assert_int_equal(when[1], 33);
+        assert_int_equal(when[2], 150 + 2);
+        assert_int_equal(when[3], 150 + 2 + 30);
+        assert_int_equal(when[4], 150 + 2 + 60);
+        assert_int_equal(rep.n_rps_queues, 0);
+
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
+}
+
+/* ---- thresholds ---- */
+
+static void test_thresholds(void **state) {
+        /* per tick: CPU0 irq+softirq and idle; CPU1 idle */
+        struct tick {
+                double soft0, idle0, idle1;
+        };
+        static const struct {
+                const char *what;
+                struct tick t[8];
+                size_t n;
+                bool hot, saturated;
+        } cases[] = {
+                { "hot_enter for hot_samples-1 samples: not hot", { { .80, .2, .9 }, { .80, .2, .9 } }, 2, false, false },
+                { "hot_enter for hot_samples samples: hot", { { .80, .2, .9 }, { .80, .2, .9 }, { .80, .2, .9 } }, 3, true, false },
+                { "a dip restarts the count",
+                  { { .9, .1, .9 }, { .9, .1, .9 }, { .79, .2, .9 }, { .9, .1, .9 }, { .9, .1, .9 } }, 5, false, false },
+                { "between exit and enter stays hot",
+                  { { .9, .1, .9 }, { .9, .1, .9 }, { .9, .1, .9 }, { .7, .3, .9 }, { .6, .4, .9 } }, 5, true, false },
+                { "just below hot_exit: cool",
+                  { { .9, .1, .9 }, { .9, .1, .9 }, { .9, .1, .9 }, { .599, .4, .9 } }, 4, false, false },
+                { "just below hot_enter: never hot",
+                  { { .799, .2, .9 }, { .799, .2, .9 }, { .799, .2, .9 }, { .799, .2, .9 } }, 4, false, false },
+                { "saturated (nginx case: 52.8% soft, 6% idle, others 85% idle)",
+                  { { .528, .06, .85 }, { .528, .06, .85 }, { .528, .06, .85 } }, 3, true, true },
+                { "saturated but no room elsewhere: not hot",
+                  { { .528, .06, .15 }, { .528, .06, .15 }, { .528, .06, .15 } }, 3, false, false },
+                { "saturated, little softirq: not hot",
+                  { { .25, .05, .85 }, { .25, .05, .85 }, { .25, .05, .85 } }, 3, false, false },
+                { "saturated stays while idle < 2 x saturated_idle",
+                  { { .528, .06, .85 }, { .528, .06, .85 }, { .528, .06, .85 }, { .40, .15, .85 } }, 4, true, true },
+                { "saturated exits: nginx after RPS (29% soft, 25% idle)",
+                  { { .528, .06, .85 }, { .528, .06, .85 }, { .528, .06, .85 }, { .29, .25, .85 } }, 4, false, false },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+
+                fx_init(&f, 2, 1, FX_SMT_NONE);
+                for (size_t k = 0; k < cases[i].n; k++) {
+                        const struct tick *tk = &cases[i].t[k];
+                        fx_cpu(&f, 0, tk->soft0, 1 - tk->soft0 - tk->idle0);
+                        fx_cpu(&f, 1, 0.02, 1 - 0.02 - tk->idle1);
+                        assert_int_equal(fx_step(&f, st, (k + 1) * SEC, &l, &rep), 0);
+                }
+                if (cpuset_isset(&rep.hot, 0) != cases[i].hot)
+                        fail_msg("%s: hot %d, want %d", cases[i].what, cpuset_isset(&rep.hot, 0), cases[i].hot);
+                assert_false(cpuset_isset(&rep.hot, 1));
+                assert_int_equal(rep.n_hot_cpus, cases[i].hot ? 1 : 0);
+                if (cases[i].hot) {
+                        assert_int_equal(rep.hot_cpus[0].cpu, 0);
+                        assert_int_equal(rep.hot_cpus[0].saturated, cases[i].saturated);
+                }
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* The nginx field case end to end: saturated CPU0 with a single-queue NIC
+ * gets RPS (without single_queue_rps at start). */
+static void test_saturated_gets_rps(void **state) {
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        f.cfg.initial_layout = false;
+        f.cfg.single_queue_rps = false;
+        fx_add_nic(&f, "eth0", 0, 1, true, 50, true, false);
+        fx_place(&f, 50, 0);
+        for (int k = 1; k <= 3; k++) {
+                fx_cpu(&f, 0, 0.528, 0.412);
+                for (int c = 1; c < 4; c++)
+                        fx_cpu(&f, c, 0.02, 0.13);
+                fx_rate(&f, 50, 0, 10000);
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+        }
+        expect_actions("nginx case", &l, "rps eth0/0>0-1;sockflow>32768;flowcnt eth0/0>32768;");
+        assert_true(rep.n_hot_cpus == 1 && rep.hot_cpus[0].saturated);
+
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
+}
+
+/* ---- eligibility and NUMA ---- */
+
+static void check_eligible(const char *what, const struct action_list *l, const cpuset_t *ok) {
+        for (size_t i = 0; i < l->n; i++) {
+                const struct action *a = &l->v[i];
+                char line[1024];
+                if (a->type == ACTION_RPS_FLOW_CNT || a->type == ACTION_SOCK_FLOW_ENTRIES)
+                        continue;
+                action_format(a, line, sizeof(line));
+                if (cpuset_empty(&a->cpus) && a->type != ACTION_RPS)
+                        fail_msg("%s: empty mask: %s", what, line);
+                if (!cpuset_subset(&a->cpus, ok))
+                        fail_msg("%s: ineligible CPU in %s", what, line);
+        }
+}
+
+static void test_never_ineligible(void **state) {
+        static const struct {
+                const char *what;
+                enum worker_policy wp;
+                bool single_queue;
+        } cases[] = {
+                { "8 queues, spread workers", WORKER_SPREAD, false },
+                { "8 queues, avoid-net workers", WORKER_AVOID_NET, false },
+                { "8 queues, colocated workers", WORKER_COLOCATE, false },
+                { "single-queue NIC, RPS", WORKER_SPREAD, true },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+                struct config_worker *w;
+                uint64_t seed = 42 + i;
+                double noise[FX_MAX_CPUS];
+                cpuset_t ok;
+                int nq = cases[i].single_queue ? 1 : 8;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_isolate(&f, 1);
+                fx_nohz(&f, 2);
+                cpuset_set(&f.cfg.banned_cpus, 3);
+                fx_cpu_offline(&f, 7);
+                cpuset_parse_list("0,4-6", &ok);
+                fx_add_nic(&f, "eth0", 0, nq, true, 30, true, true);
+                f.cfg.workers = w = calloc(1, sizeof(*w));
+                f.cfg.n_workers = 1;
+                w->name = "app";
+                w->policy = cases[i].wp;
+                fx_add_proc(&f, 0, 1000, 6);
+                /* hot, uneven queues so that moves and RPS happen */
+                for (int q = 0; q < nq; q++)
+                        f.q[0][q] = (struct fx_queue_model){ q < 2 ? 0.7 : 0.3, q < 2 ? 30000 : 5000 };
+                for (unsigned k = 0; k < 300; k++) {
+                        for (int c = 0; c < 8; c++)
+                                noise[c] = 0.9 + 0.2 * fx_rand(&seed);
+                        if (k > 0)
+                                fx_model(&f, noise);
+                        if (k == 150)
+                                for (int q = 0; q < nq; q++)
+                                        f.q[0][q].work = 0.1;
+                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                        check_eligible(cases[i].what, &l, &ok);
+                }
+                free(w);
+                f.cfg.workers = NULL;
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+static void test_numa_local_first(void **state) {
+        static const struct {
+                const char *what;
+                double base[8];
+                double w2, w3;
+                const char *want;
+        } cases[] = {
+                { "a local CPU helps: stay on the node (remote CPUs are cooler)",
+                  { 0.05, 0.05, 0.05, 0.20, 0, 0, 0, 0 }, 0.3, 0.3, "irq 31>3;" },
+                { "every local CPU hot: remote", { 0.05, 0.05, 0.05, 0.85, 0.05, 0.05, 0.05, 0.05 }, 0.8, 0.8,
+                  "irq 31>4;" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+
+                fx_init(&f, 8, 2, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
+                fx_place(&f, 30, 0);
+                fx_place(&f, 31, 0);
+                fx_place(&f, 32, 1);
+                fx_place(&f, 33, 2);
+                f.q[0][0] = (struct fx_queue_model){ 0.45, 9000 };
+                f.q[0][1] = (struct fx_queue_model){ 0.40, 8000 };
+                f.q[0][2] = (struct fx_queue_model){ cases[i].w2, 5000 };
+                f.q[0][3] = (struct fx_queue_model){ cases[i].w3, 5000 };
+                memcpy(f.base, cases[i].base, sizeof(cases[i].base));
+                for (int k = 1; k <= 3; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                }
+                expect_actions(cases[i].what, &l, cases[i].want);
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- dwell, back-off, cap ---- */
+
+static void test_dwell_and_backoff(void **state) {
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+        struct action fake = { .type = ACTION_IRQ_AFFINITY, .queue = -1 };
+        unsigned when[8], to[8];
+        size_t n = 0;
+
+        (void) state;
+        fx_init(&f, 3, 1, FX_SMT_NONE);
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 0, 3, true, 30, false, false);
+        fx_place(&f, 30, 0);
+        fx_place(&f, 31, 0);
+        fx_place(&f, 32, 2);
+        /* queues 0 and 2 are kernel-managed: only IRQ 31 can move */
+        fake.irq = 30;
+        policy_feedback(st, &fake, -EIO, 0);
+        fake.irq = 32;
+        policy_feedback(st, &fake, -EPERM, 0);
+        f.base[1] = 0.30;
+        for (unsigned k = 1; k <= 200; k++) {
+                if (k == 1 || k == 34) {     /* CPU0 hot */
+                        f.q[0][0] = (struct fx_queue_model){ 0.50, 9000 };
+                        f.q[0][2] = (struct fx_queue_model){ 0.05, 1000 };
+                } else if (k == 4) {         /* CPU2 hot */
+                        f.q[0][0] = (struct fx_queue_model){ 0.05, 1000 };
+                        f.q[0][2] = (struct fx_queue_model){ 0.50, 9000 };
+                }
+                f.q[0][1] = (struct fx_queue_model){ 0.45, 8000 };
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                for (size_t a = 0; a < l.n; a++) {
+                        assert_int_equal(l.v[a].type, ACTION_IRQ_AFFINITY);
+                        assert_int_equal(l.v[a].irq, 31);
+                        assert_true(n < ELEMENTSOF(when));
+                        when[n] = k;
+                        to[n++] = cpuset_first(&l.v[a].cpus);
+                }
+                if (k == 34) {
+                        /* after the bounce to CPU0 the scenario stays: CPU0 hot
+                         * again right away; IRQ 31 must now wait 60 s */
+                        f.q[0][2] = (struct fx_queue_model){ 0.05, 1000 };
+                }
+        }
+        for (size_t i = 0; i < n; i++)
+                print_message("    move at %us -> CPU%u\n", when[i], to[i]);
+        /* 3: first move; 33: 30 s dwell; it went back to CPU0, where it
+         * came from: a bounce, dwell doubles to 60 s, so the next move is
+         * at 93 (back to CPU2: another bounce, 120 s) */
+        assert_int_equal(n, 3);
+        assert_int_equal(when[0], 3);
+        assert_int_equal(to[0], 2);
+        assert_int_equal(when[1], 33);
+        assert_int_equal(to[1], 0);
+        assert_int_equal(when[2], 93);
+        assert_int_equal(to[2], 2);
+        assert_int_equal(rep.n_moves_10min, 3);
+        assert_int_equal(rep.n_managed_irqs, 2);
+
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
+}
+
+static void test_max_moves(void **state) {
+        static const struct {
+                const char *what;
+                unsigned max_moves;
+                const char *want;
+        } cases[] = {
+                { "cap 1", 1, "irq 31>3;" },
+                { "cap 2 (default)", 2, "irq 31>3;irq 33>4;" },
+                { "cap 3", 3, "irq 31>3;irq 33>4;irq 35>5;" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                f.cfg.max_moves = cases[i].max_moves;
+                fx_add_nic(&f, "eth0", 0, 6, true, 30, false, false);
+                for (int q = 0; q < 6; q++) {
+                        fx_place(&f, 30 + q, q / 2);
+                        f.q[0][q] = (struct fx_queue_model){ q % 2 ? 0.40 : 0.50, q % 2 ? 8000 : 10000 };
+                }
+                for (int c = 0; c < 8; c++)
+                        f.base[c] = 0.05;
+                for (int k = 1; k <= 3; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                }
+                expect_actions(cases[i].what, &l, cases[i].want);
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- feedback ---- */
+
+static void test_feedback_errors(void **state) {
+        static const struct {
+                const char *what;
+                int r;
+                const char *want2;       /* second tick */
+                const char *note;
+        } cases[] = {
+                { "EIO: managed, never again", -EIO, "", "IRQ 30 is managed by the kernel" },
+                { "EPERM: managed, never again", -EPERM, "", "IRQ 30 is managed by the kernel" },
+                { "ENOSPC: another CPU", -ENOSPC, "irq 30>1;", "no free vector on CPU0" },
+                { "EBUSY: retried", -EBUSY, "irq 30>0;", NULL },
+                { "EAGAIN: retried", -EAGAIN, "irq 30>0;", NULL },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+                struct policy_input in;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+                in = fx_input(&f, 1 * SEC);
+                assert_int_equal(policy_tick(st, &in, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, "irq 30>0;irq 31>1;");
+                fx_apply(&f, st, &l, 1 * SEC, 30, cases[i].r);
+
+                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, cases[i].want2);
+                if (cases[i].note) {
+                        if (count_notes(&rep, cases[i].note) != 1)
+                                fail_msg("%s: note '%s' missing", cases[i].what, cases[i].note);
+                } else
+                        assert_int_equal(rep.n_notes, 0);
+                /* said once */
+                assert_int_equal(fx_step(&f, st, 3 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, "");
+                assert_int_equal(rep.n_notes, 0);
+                if (cases[i].r == -EIO || cases[i].r == -EPERM) {
+                        /* a driver reset does not make it ours */
+                        policy_forget_nic(st, "eth0");
+                        assert_int_equal(fx_step(&f, st, 4 * SEC, &l, &rep), 0);
+                        expect_actions(cases[i].what, &l, "");
+                        assert_int_equal(rep.n_managed_irqs, 1);
+                        assert_int_equal(rep.n_queue_irqs, 1);
+                }
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- external changes, hot-unplug, driver reset ---- */
+
+static void test_external_change(void **state) {
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+        assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
+        expect_actions("layout", &l, "irq 30>0;irq 31>1;");
+
+        /* an administrator moves IRQ 31 and queue 0's RPS */
+        fx_place(&f, 31, 3);
+        assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
+        expect_actions("external change", &l, "");
+        assert_int_equal(count_notes(&rep, "IRQ 31 was changed by someone else (CPU1 -> CPU3)"), 1);
+        assert_int_equal(rep.n_external, 1);
+
+        /* CPU3 hot with two busy queues (31 and the admin's choice): 31 is
+         * left alone, 30 (on CPU0) too */
+        fx_place(&f, 30, 3);
+        f.q[0][0] = (struct fx_queue_model){ 0.5, 9000 };
+        f.q[0][1] = (struct fx_queue_model){ 0.45, 8000 };
+        for (int k = 3; k <= 20; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                assert_int_equal(count_notes(&rep, "someone else"), k == 3);
+                if (k == 3)
+                        assert_int_equal(count_notes(&rep, "IRQ 30 was changed by someone else (CPU0 -> CPU3)"), 1);
+                expect_actions("left alone", &l, "");
+        }
+
+        /* reload: the administrator's values are the new baseline; the
+         * hot CPU is rebalanced again */
+        policy_reset(st);
+        for (int k = 21; k <= 40; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                assert_int_equal(rep.n_notes, 0);
+                /* still hot; both IRQs were placed (by the layout) at 1 s,
+                 * so the dwell holds them until 31 s; then equal peaks:
+                 * the smaller queue goes to the coolest CPU */
+                expect_actions("after reload", &l, k == 31 ? "irq 31>0;" : "");
+        }
+
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
+}
+
+static void test_external_rps(void **state) {
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+        assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
+        expect_actions("single queue", &l, "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;");
+        cpuset_parse_list("2", &fx_queue(&f, "eth0", 0)->rps_cpus);
+        for (int k = 2; k <= 5; k++) {
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                expect_actions("rps changed behind us", &l, "");
+                assert_int_equal(count_notes(&rep, "RPS of eth0 rx-0 was changed by someone else (0-3 -> 2)"), k == 2);
+        }
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
+}
+
+static void test_hot_unplug(void **state) {
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
+        for (int q = 0; q < 4; q++)
+                f.q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
+        assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
+        expect_actions("layout", &l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+
+        /* CPU2 goes offline: the kernel moves IRQ 32 to the other CPUs */
+        fx_cpu_offline(&f, 2);
+        cpuset_parse_list("0-1,3", &fx_irq(&f, 32)->affinity);
+        fx_model(&f, NULL);
+        assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
+        /* it fires on CPU0 now (40%); CPU1 and CPU3 are at 20%: CPU1 */
+        expect_actions("re-placed", &l, "irq 32>1;");
+        assert_non_null(strstr(l.v[0].reason, "CPU2 went offline"));
+        assert_int_equal(count_notes(&rep, "someone else"), 0);
+        assert_int_equal(fx_step(&f, st, 3 * SEC, &l, &rep), 0);
+        expect_actions("settled", &l, "");
+        assert_int_equal(rep.n_notes, 0);
+
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
+}
+
+static void test_driver_reset(void **state) {
+        static const struct {
+                const char *what;
+                bool forget;
+                const char *want;
+                unsigned notes;
+        } cases[] = {
+                { "NIC went down/up, daemon says so: same layout again", true, "irq 30>0;irq 31>1;", 0 },
+                { "nobody said: an external change", false, "", 2 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+                fx_add_nic(&f, "eth1", 0, 2, true, 40, false, false);
+                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, "irq 30>0;irq 31>1;irq 40>2;irq 41>3;");
+                fx_irq(&f, 30)->affinity = f.topo.online;
+                fx_irq(&f, 31)->affinity = f.topo.online;
+                if (cases[i].forget)
+                        policy_forget_nic(st, "eth0");
+                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, cases[i].want);
+                assert_int_equal(count_notes(&rep, "someone else"), cases[i].notes);
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- XPS and RFS ---- */
+
+static void test_xps_follows_move(void **state) {
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 3, true, 30, false, true);
+        assert_int_equal(fx_step(&f, st, 0, &l, &rep), 0);
+        expect_actions("layout with XPS", &l, "irq 30>0;irq 31>1;irq 32>2;xps eth0/0>0;xps eth0/1>1;xps eth0/2>2;");
+        /* queues 0 and 1 end up together on CPU0 (the driver reset them,
+         * the daemon said so, layout off); CPU0 gets hot */
+        f.cfg.initial_layout = false;
+        policy_forget_nic(st, "eth0");
+        fx_place(&f, 31, 0);
+        f.base[1] = 0.2;
+        f.q[0][0] = (struct fx_queue_model){ 0.5, 9000 };
+        f.q[0][1] = (struct fx_queue_model){ 0.4, 8000 };
+        f.q[0][2] = (struct fx_queue_model){ 0.1, 1000 };
+        for (int k = 1; k <= 3; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+        }
+        /* equal projected peaks: the smaller queue moves, to the coolest
+         * CPU (lowest number on a tie) */
+        expect_actions("move, XPS follows", &l, "irq 31>3;xps eth0/1>3;");
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
+}
+
+static void test_rfs(void **state) {
+        static const struct {
+                const char *what;
+                unsigned entries, inv_entries, nq;
+                const char *want;
+        } cases[] = {
+                { "entries / 4 rx queues", 32768, 0, 4, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
+                { "host value already right: no sysctl write", 32768, 32768, 4, "rps eth0/0>4-5;flowcnt eth0/0>8192;" },
+                { "rounded down to a power of two", 32768, 0, 3, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
+                { "entries itself rounded down", 40000, 0, 4, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                f.cfg.rps_sock_flow_entries = cases[i].entries;
+                f.inv.rps_sock_flow_entries = cases[i].inv_entries;
+                fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 30, true, false);
+                fx_place(&f, 30, 3);
+                for (unsigned q = 1; q < cases[i].nq; q++) {
+                        fx_place(&f, 30 + q, q - 1);
+                        f.q[0][q] = (struct fx_queue_model){ 0.10, 1000 };
+                }
+                f.q[0][0] = (struct fx_queue_model){ 0.92, 50000 };
+                f.base[3] = 0.07;
+                for (int c = 0; c < 8; c++)
+                        f.base[c] = c < 3 ? 0.10 : c == 3 ? 0.07 : 0.05;
+                for (int k = 1; k <= 3; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                }
+                expect_actions(cases[i].what, &l, cases[i].want);
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- workers ---- */
+
+static void test_workers(void **state) {
+        static const struct {
+                const char *what;
+                enum worker_policy policy;
+                const char *cpus;        /* worker cpus= restriction, "" none */
+                const char *interface;
+                int nq;                  /* eth0 queues (on CPUs 0..nq-1) */
+                const char *want;
+        } cases[] = {
+                { "spread: one CPU per thread, off the queue CPUs", WORKER_SPREAD, "", NULL, 4,
+                  "thread 1001>4;thread 1002>5;thread 1003>6;thread 2001>7;thread 2002>4;" },
+                { "spread within cpus=", WORKER_SPREAD, "6-7", NULL, 4,
+                  "thread 1001>6;thread 1002>7;thread 1003>6;thread 2001>7;thread 2002>6;" },
+                { "spread when every CPU serves a queue", WORKER_SPREAD, "", NULL, 8,
+                  "thread 1001>0;thread 1002>1;thread 1003>2;thread 2001>3;thread 2002>4;" },
+                { "colocate: thread i on queue i's CPU", WORKER_COLOCATE, "", "eth0", 4,
+                  "thread 1001>0;thread 1002>1;thread 1003>2;thread 2001>3;thread 2002>0;" },
+                { "colocate, busiest NIC", WORKER_COLOCATE, "", NULL, 2,
+                  "thread 1001>4;thread 1002>5;thread 1003>6;thread 2001>4;thread 2002>5;" },
+                { "avoid-net", WORKER_AVOID_NET, "", NULL, 4,
+                  "thread 1001>4-7;thread 1002>4-7;thread 1003>4-7;thread 2001>4-7;thread 2002>4-7;" },
+                { "avoid-net, every CPU serves a queue: all eligible (no change)", WORKER_AVOID_NET, "", NULL, 8, "" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+                struct config_worker w = { .name = "app" };
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 30, false, false);
+                for (int q = 0; q < cases[i].nq; q++) {
+                        fx_place(&f, 30 + q, q);
+                        f.q[0][q] = (struct fx_queue_model){ 0.1, 1000 };
+                }
+                if (cases[i].policy == WORKER_COLOCATE && !cases[i].interface) {
+                        /* eth1 on CPUs 4-6 carries more */
+                        fx_add_nic(&f, "eth1", 0, 3, true, 40, false, false);
+                        for (int q = 0; q < 3; q++) {
+                                fx_place(&f, 40 + q, 4 + q);
+                                f.q[1][q] = (struct fx_queue_model){ 0.3, 5000 };
+                        }
+                }
+                w.policy = cases[i].policy;
+                w.interface = (char *) cases[i].interface;
+                assert_int_equal(cpuset_parse_list(cases[i].cpus, &w.cpus), 0);
+                f.cfg.workers = &w;
+                f.cfg.n_workers = 1;
+                fx_add_proc(&f, 0, 1000, 3);
+                fx_add_proc(&f, 0, 2000, 2);
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, cases[i].want);
+                /* stable */
+                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, "");
+                /* a new thread is handled the tick it shows up; an old one
+                 * re-pinned by someone else is noted once and left alone */
+                if (cases[i].policy == WORKER_SPREAD && cases[i].cpus[0] == 0 && cases[i].nq == 4) {
+                        struct worker_proc *p = &f.ws.procs[1];
+                        p->threads = realloc(p->threads, 3 * sizeof(*p->threads));
+                        p->threads[2] = (struct worker_thread){ .tid = 2003, .allowed = f.topo.online };
+                        p->n_threads = 3;
+                        p->threads[0].allowed = cpuset_single(0);
+                        assert_int_equal(fx_step(&f, st, 3 * SEC, &l, &rep), 0);
+                        expect_actions("new thread", &l, "thread 2003>7;");
+                        assert_int_equal(count_notes(&rep, "thread 2001 of w0 (pid 2000) was re-pinned by someone else"), 1);
+                        assert_int_equal(fx_step(&f, st, 4 * SEC, &l, &rep), 0);
+                        expect_actions("new thread", &l, "");
+                        assert_int_equal(rep.n_notes, 0);
+                }
+                f.cfg.workers = NULL;
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+/* ---- interface sections ---- */
+
+static void test_interface_config(void **state) {
+        static const struct {
+                const char *what;
+                bool manage;
+                const char *cpus;
+                const char *want;
+        } cases[] = {
+                { "manage=no: left alone", false, "", "irq 40>0;irq 41>1;" },
+                { "cpus= restricts the layout", true, "2-3", "irq 30>2;irq 31>3;irq 40>0;irq 41>1;" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_state *st = policy_state_new();
+                struct action_list l = { 0 };
+                struct policy_report rep = { 0 };
+                struct config_interface ci = { .match = "eth0", .manage = cases[i].manage,
+                                               .rps = TRI_INHERIT, .xps = TRI_INHERIT, .rfs = TRI_INHERIT };
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                assert_int_equal(cpuset_parse_list(cases[i].cpus, &ci.cpus), 0);
+                f.cfg.interfaces = &ci;
+                f.cfg.n_interfaces = 1;
+                fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+                fx_add_nic(&f, "eth1", 0, 2, true, 40, false, false);
+                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
+                expect_actions(cases[i].what, &l, cases[i].want);
+                f.cfg.interfaces = NULL;
+                action_list_free(&l);
+                policy_report_free(&rep);
+                policy_state_free(st);
+                fx_free(&f);
+        }
+}
+
+static void test_bad_input(void **state) {
+        struct fx f;
+        struct policy_state *st = policy_state_new();
+        struct action_list l = { 0 };
+        struct policy_report rep = { 0 };
+        struct policy_input in;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        in = fx_input(&f, 0);
+        in.config = NULL;
+        assert_int_equal(policy_tick(st, &in, &l, &rep), -EINVAL);
+        in = fx_input(&f, 0);
+        in.topo = NULL;
+        assert_int_equal(policy_tick(st, &in, &l, &rep), -EINVAL);
+        assert_int_equal(policy_tick(NULL, &in, &l, &rep), -EINVAL);
+        /* an empty host is fine */
+        in = fx_input(&f, 0);
+        assert_int_equal(policy_tick(st, &in, &l, &rep), 0);
+        assert_int_equal(l.n, 0);
+        policy_feedback(st, NULL, 0, 0);
+        policy_forget_nic(st, "nope");
+        policy_reset(st);
+        action_list_free(&l);
+        policy_report_free(&rep);
+        policy_state_free(st);
+        fx_free(&f);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_new_free),
+                cmocka_unit_test(test_initial_layout),
+                cmocka_unit_test(test_balanced_and_noise),
+                cmocka_unit_test(test_move_two_busy_queues),
+                cmocka_unit_test(test_lone_hot_queue),
+                cmocka_unit_test(test_rps_widen_narrow),
+                cmocka_unit_test(test_thresholds),
+                cmocka_unit_test(test_saturated_gets_rps),
+                cmocka_unit_test(test_never_ineligible),
+                cmocka_unit_test(test_numa_local_first),
+                cmocka_unit_test(test_dwell_and_backoff),
+                cmocka_unit_test(test_max_moves),
+                cmocka_unit_test(test_feedback_errors),
+                cmocka_unit_test(test_external_change),
+                cmocka_unit_test(test_external_rps),
+                cmocka_unit_test(test_hot_unplug),
+                cmocka_unit_test(test_driver_reset),
+                cmocka_unit_test(test_xps_follows_move),
+                cmocka_unit_test(test_rfs),
+                cmocka_unit_test(test_workers),
+                cmocka_unit_test(test_interface_config),
+                cmocka_unit_test(test_bad_input),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
