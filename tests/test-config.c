@@ -617,6 +617,18 @@ static void test_many_errors_golden(_unused_ void **state) {
         /* More than a handful, so "collect everything" is really exercised. */
         assert_true(errs.n >= 10);
         free(got);
+        config_errors_free(&errs);
+
+        /* Through config_load the messages carry the path as given. */
+        fixture_path("config/bad-many.conf", path, sizeof(path));
+        memset(&c, 0x5a, sizeof(c));
+        assert_int_equal(config_load(path, true, &c, &errs), -EINVAL);
+        assert_int_equal(((unsigned char *) &c)[sizeof(c) - 1], 0x5a);
+        assert_true(errs.n >= 10);
+        assert_string_equal(errs.v[0].file, path);
+        assert_int_equal(errs.v[0].line, 2);
+        assert_string_equal(errs.v[0].key, "interval");
+        assert_string_equal(errs.v[0].message, "key outside of any section");
         free(text);
         free(want);
         config_errors_free(&errs);
