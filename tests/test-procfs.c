@@ -732,31 +732,6 @@ static void test_live(_unused_ void **state) {
         procfs_interrupts_free(&in);
 }
 
-/* The daemon parses the 256-CPU /proc/interrupts every tick. */
-static void test_speed_256(_unused_ void **state) {
-        struct timespec a, b;
-        char *buf;
-        size_t len;
-        const int rounds = 50;
-        double ms;
-
-        load("proc/host-256cpu/proc/interrupts", &buf, &len);
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        for (int i = 0; i < rounds; i++) {
-                struct procfs_interrupts s;
-                assert_int_equal(procfs_interrupts_parse(buf, len, &s), 0);
-                assert_int_equal(s.n_numeric, 299);
-                procfs_interrupts_free(&s);
-        }
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        free(buf);
-        ms = ((double) (b.tv_sec - a.tv_sec) * 1e3 + (double) (b.tv_nsec - a.tv_nsec) / 1e6) / rounds;
-        print_message("[          ] 256-cpu /proc/interrupts (%zu bytes): %.2f ms per parse\n", len, ms);
-        /* ~1 ms optimised; the bound leaves room for -O0 and sanitizers */
-        if (ms > 100)
-                fail_msg("parsing takes %.1f ms", ms);
-}
-
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stat_cases),
@@ -772,7 +747,6 @@ int main(void) {
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_read_missing),
                 cmocka_unit_test(test_live),
-                cmocka_unit_test(test_speed_256),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
