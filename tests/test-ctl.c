@@ -662,6 +662,45 @@ static void test_top_live(_unused_ void **state) {
         free(err);
 }
 
+/* Ctrl-C ends an endless top cleanly: exit 0, whole lines only. */
+static void test_top_sigint(_unused_ void **state) {
+        const char *bin = getenv("IRQSTEERCTL");
+        char path[] = "/tmp/test-ctl-sig.XXXXXX";
+        int fd = mkstemp(path), status;
+        struct timespec ts = { 0, 700 * 1000 * 1000 };
+        char *out, *line, *save = NULL;
+        int lines = 0;
+        pid_t pid;
+
+        assert_true(fd >= 0);
+        unlink(path);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                dup2(fd, 1);
+                execl(bin ? bin : "./irqsteerctl", "irqsteerctl", "top", "--json", "--count", "0", "--interval",
+                      "0.1", (char *) NULL);
+                _exit(127);
+        }
+        nanosleep(&ts, NULL);
+        assert_int_equal(kill(pid, SIGINT), 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+        out = read_fd_all(fd);
+        close(fd);
+        assert_true(strlen(out) > 0 && out[strlen(out) - 1] == '\n');
+        for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                struct json_value *v = NULL;
+                if (json_parse(line, strlen(line), &v) < 0)
+                        fail_msg("partial line after SIGINT: %s", line);
+                json_free(v);
+                lines++;
+        }
+        assert_true(lines >= 1);
+        free(out);
+}
+
 static void test_status_cli(_unused_ void **state) {
         char *dir = make_tmpdir(), doc[2048], *out, *err;
         struct json_value *v = NULL;
@@ -799,6 +838,7 @@ int main(void) {
                 cmocka_unit_test(test_cli_usage),
                 cmocka_unit_test(test_inventory_host64),
                 cmocka_unit_test(test_top_live),
+                cmocka_unit_test(test_top_sigint),
                 cmocka_unit_test(test_status_cli),
                 cmocka_unit_test(test_restore_cli),
                 cmocka_unit_test(test_plan_live),
