@@ -28,7 +28,11 @@
  *   }
  *
  * Required: version (== 1), pid, status; the rest is optional but, when
- * present, must have the type shown. */
+ * present, must have the type shown.  Optional members the human rendering
+ * also shows when present: "dry_run" (bool), "reload_error" (string or
+ * null), "counters" {"queue_irqs","rps_queues","moves_10min","managed_irqs",
+ * "external"} (integers), and per last action "result" ("done", "dry-run",
+ * "failed", ...) with "error" (string).  Anything else is ignored. */
 #pragma once
 
 #include <stdbool.h>

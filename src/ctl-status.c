@@ -162,6 +162,39 @@ static void fmt_duration(double s, char *buf, size_t len) {
                 snprintf(buf, len, "%" PRIu64 "s", t);
 }
 
+/* Optional members the daemon adds beyond the required schema; shown when
+ * present and of the expected type, ignored otherwise. */
+static void print_extras(FILE *f, const struct json_value *v) {
+        static const struct {
+                const char *key, *label;
+        } counters[] = {
+                { "queue_irqs", "queue IRQs" },
+                { "rps_queues", "RPS queues" },
+                { "moves_10min", "moves in 10 min" },
+                { "managed_irqs", "kernel-managed IRQs skipped" },
+                { "external", "objects changed by others (left alone)" },
+        };
+        const struct json_value *c;
+        const char *s;
+        bool b, first = true;
+        int64_t n;
+
+        if (json_get_bool(v, "dry_run", &b) == 0 && b)
+                fprintf(f, "Mode: dry run (nothing is written)\n");
+        if (json_get_string(v, "reload_error", &s) == 0 && *s)
+                fprintf(f, "Last reload failed: %s\n", s);
+        c = json_get(v, "counters");
+        for (size_t i = 0; i < ELEMENTSOF(counters); i++) {
+                if (json_get_int(c, counters[i].key, &n) < 0)
+                        continue;
+                fputs(first ? "Managing: " : ", ", f);
+                fprintf(f, "%lld %s", (long long) n, counters[i].label);
+                first = false;
+        }
+        if (!first)
+                fputc('\n', f);
+}
+
 void ctl_status_print(FILE *f, const struct json_value *v, double now_s) {
         const struct json_value *a, *cfg;
         const char *status = "";
@@ -181,6 +214,7 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s) {
                 fprintf(f, " (since %s)", buf);
         }
         fprintf(f, "\nStatus: %s\n", status);
+        print_extras(f, v);
 
         a = json_get(v, "hot_cpus");
         fprintf(f, "\nHot CPUs:");
@@ -215,7 +249,7 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s) {
         fprintf(f, "\nLast actions:%s\n", json_count(a) == 0 ? " none" : "");
         for (size_t i = 0; i < json_count(a); i++) {
                 const struct json_value *e = json_index(a, i);
-                const char *action = "?", *reason = NULL;
+                const char *action = "?", *reason = NULL, *result;
                 double t = 0;
 
                 json_get_number(e, "time", &t);
@@ -223,7 +257,14 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s) {
                 json_get_string(e, "reason", &reason);
                 fmt_time(t / 1e6, buf, sizeof(buf));
                 fmt_duration(now_s - t / 1e6, buf2, sizeof(buf2));
-                fprintf(f, "  %s (%s ago)  %s\n", buf, buf2, action);
+                fprintf(f, "  %s (%s ago)  %s", buf, buf2, action);
+                if (json_get_string(e, "result", &result) == 0 && strcmp(result, "done") != 0) {
+                        const char *error = NULL;
+
+                        json_get_string(e, "error", &error);
+                        fprintf(f, " [%s%s%s]", result, error ? ": " : "", error ? error : "");
+                }
+                fputc('\n', f);
                 /* action_format lines already end in the reason; print it
                  * separately only when it adds something */
                 if (reason && *reason && !strstr(action, reason))

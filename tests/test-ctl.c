@@ -400,7 +400,9 @@ static void test_parse_interval(_unused_ void **state) {
         "\"hot_cpus\":[{\"cpu\":3,\"load\":0.82}],"                                                  \
         "\"managed\":[{\"object\":\"irq 73\",\"current\":\"3\",\"original\":\"0-15\"}],"            \
         "\"last_actions\":[{\"time\":1700000060000000,\"action\":\"IRQ 73 CPU0 -> CPU3: hot\"," \
-        "\"reason\":\"CPU0 hot\"}]}"
+        "\"reason\":\"CPU0 hot\"},{\"time\":1700000070000000,\"action\":\"RPS eth0 rx-0\","     \
+        "\"reason\":\"spread\",\"result\":\"failed\",\"error\":\"Permission denied\"}],"        \
+        "\"dry_run\":true,\"counters\":{\"queue_irqs\":8,\"moves_10min\":3}}"
 
 static void test_status_validate(_unused_ void **state) {
         static const struct {
@@ -458,7 +460,8 @@ static void test_status_print(_unused_ void **state) {
         static const char *const want[] = {
                 "pid 42", "up 1m 01s", "Status: watching 2 NICs", "CPU3 (82.0%)", "irq 73", "0-15",
                 "(30s ago)", "IRQ 73 CPU0 -> CPU3: hot", "reason: CPU0 hot", "interval_s = 2",
-                "banned_cpus = [0]",
+                "banned_cpus = [0]", "Mode: dry run", "Managing: 8 queue IRQs, 3 moves in 10 min",
+                "RPS eth0 rx-0 [failed: Permission denied]",
         };
         for (size_t i = 0; i < ELEMENTSOF(want); i++)
                 if (!strstr(buf, want[i]))
