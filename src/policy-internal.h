@@ -36,6 +36,7 @@ struct pol_irq {
         bool primary;            /* the queue's first IRQ: its placements count as moves */
         bool managed;            /* EIO/EPERM: kernel-managed, never again */
         bool external;           /* changed behind our back: left alone until reset */
+        bool resync;             /* its NIC was reset: a changed value is the driver's, not an admin's */
         unsigned failures;
         cpuset_t enospc;         /* CPUs whose vector space is full for this IRQ */
         bool moved;              /* last_move/prev_cpu are meaningful */
@@ -62,6 +63,7 @@ struct pol_queue {
         bool xps_set;
         cpuset_t xps_last;
         bool xps_external, xps_broken;
+        bool resync;             /* its NIC was reset: see pol_irq.resync */
         unsigned failures;
 };
 

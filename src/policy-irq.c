@@ -55,6 +55,17 @@ static bool unit_enospc(const struct pol_tick *t, const struct pol_unit *u, int 
         return false;
 }
 
+/* All of the unit's IRQs are where we last set them. */
+static bool unit_intact(const struct pol_tick *t, const struct pol_unit *u) {
+        for (int j = 0; j < u->n_irq; j++) {
+                const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
+                const struct inv_irq *ii = pol_inv_irq(t->inv, u->irq[j]);
+                if (!r || !r->set || !ii || !cpuset_equal(&ii->affinity, &r->last_set))
+                        return false;
+        }
+        return true;
+}
+
 static struct pol_cursor *cursor_get(struct policy_state *st, int node) {
         for (size_t i = 0; i < st->n_cursors; i++)
                 if (st->cursors[i].node == node)
@@ -121,8 +132,9 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 int cpu = -1;
 
                 /* a unit we cannot move keeps its slot: queue i stays on
-                 * slot i, so a re-layout gives the same picture */
-                if (u->fixed) {
+                 * slot i, so a re-layout gives the same picture; so does a
+                 * unit still where we put it (perhaps rebalanced since) */
+                if (u->fixed || unit_intact(t, u)) {
                         j++;
                         continue;
                 }
@@ -147,14 +159,8 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
 static bool nic_placed(const struct pol_tick *t, const struct pol_nicctx *x) {
         for (size_t i = 0; i < x->n_units; i++) {
                 const struct pol_unit *u = &t->units[x->first_unit + i];
-                if (u->fixed)
-                        continue;
-                for (int j = 0; j < u->n_irq; j++) {
-                        const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
-                        const struct inv_irq *ii = pol_inv_irq(t->inv, u->irq[j]);
-                        if (!r || !r->set || !ii || !cpuset_equal(&ii->affinity, &r->last_set))
-                                return false;
-                }
+                if (!u->fixed && !unit_intact(t, u))
+                        return false;
         }
         return true;
 }

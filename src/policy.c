@@ -420,43 +420,45 @@ void policy_forget_nic(struct policy_state *st, const char *nic) {
         n = nic_get(st, nic, false);
         if (n)
                 n->laid_out = false;
+        /* What the driver reset shows at the next tick: values that still
+         * match what we set are kept (a rebalanced IRQ stays where it is),
+         * the others are placed again, without an external-change note.
+         * Managed stays managed. */
         for (size_t i = 0; i < st->n_irqs; i++) {
                 struct pol_irq *r = &st->irqs[i];
                 if (strcmp(r->nic, nic) != 0)
                         continue;
-                /* the driver's request_irq reset it: what we set is gone,
-                 * and so is the dwell history; managed stays managed */
-                r->set = false;
+                r->resync = true;
                 r->external = false;
-                r->moved = false;
-                r->dwell_usec = 0;
-                r->prev_cpu = -1;
                 r->failures = 0;
                 cpuset_zero(&r->enospc);
         }
-        for (size_t i = 0; i < st->n_queues;) {
-                if (strcmp(st->queues[i].nic, nic) == 0)
-                        st->queues[i] = st->queues[--st->n_queues];
-                else
-                        i++;
+        for (size_t i = 0; i < st->n_queues; i++) {
+                struct pol_queue *q = &st->queues[i];
+                if (strcmp(q->nic, nic) != 0)
+                        continue;
+                q->resync = true;
+                q->rps_external = q->xps_external = q->flow_external = false;
+                q->failures = 0;
         }
 }
 
 void policy_reset(struct policy_state *st) {
         if (!st)
                 return;
+        /* The administrator's values become the baseline.  Managed IRQs
+         * stay managed: the kernel still owns them. */
         for (size_t i = 0; i < st->n_irqs; i++) {
                 struct pol_irq *r = &st->irqs[i];
-                /* the administrator's value is now the baseline */
+                if (r->external)
+                        r->set = false;
                 r->external = false;
-                r->managed = false;
-                r->set = false;
                 r->failures = 0;
         }
         for (size_t i = 0; i < st->n_queues; i++) {
                 struct pol_queue *q = &st->queues[i];
                 if (q->rps_external)
-                        q->rps_set = q->orig_known = false;
+                        q->rps_set = false;
                 if (q->xps_external)
                         q->xps_set = false;
                 if (q->flow_external)
@@ -643,6 +645,15 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
         }
         r->seen = true;
         snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
+        if (r->resync) {
+                r->resync = false;
+                if (r->set && !cpuset_equal(&ii->affinity, &r->last_set)) {
+                        /* the driver's reset, not a move: no history */
+                        r->set = r->moved = false;
+                        r->dwell_usec = 0;
+                        r->prev_cpu = -1;
+                }
+        }
         if (r->managed || r->external || r->failures >= POL_MAX_FAILURES)
                 return false;
         if (!managed_nic || !r->set || cpuset_equal(&ii->affinity, &r->last_set))
@@ -671,6 +682,15 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
                 return;
         }
         q->seen = true;
+        if (q->resync) {
+                q->resync = false;
+                if (q->rps_set && !cpuset_equal(&iq->rps_cpus, &q->rps_last))
+                        q->rps_set = false;
+                if (q->xps_set && !cpuset_equal(&iq->xps_cpus, &q->xps_last))
+                        q->xps_set = false;
+                if (q->flow_set && iq->rps_flow_cnt != q->flow_last)
+                        q->flow_set = false;
+        }
         if (iq->has_rps && !q->orig_known) {
                 q->orig_known = true;
                 q->rps_orig = iq->rps_cpus;
