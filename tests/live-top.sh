@@ -76,63 +76,80 @@ EOF
 # --- traffic on one CPU ---
 CPU=$(( $(nproc) - 1 ))
 
-# top's JSON: the largest net_rx of CPU $CPU over the samples in $1
+# top's JSON: net_rx of CPU $CPU over the samples in $2, reduced by $1
+# ("min" or "max")
 net_rx_of() {
-        "$PY" - "$1" "$CPU" <<'EOF'
+        "$PY" - "$1" "$2" "$CPU" <<'EOF'
 import json, sys
-best = None
-for line in open(sys.argv[1]):
+vals = []
+for line in open(sys.argv[2]):
     line = line.strip()
     if not line:
         continue
     for c in json.loads(line)["cpus"]:
-        if c["cpu"] == int(sys.argv[2]) and c["net_rx"] is not None:
-            best = c["net_rx"] if best is None else max(best, c["net_rx"])
-print(-1 if best is None else int(best))
+        if c["cpu"] == int(sys.argv[3]) and c["net_rx"] is not None:
+            vals.append(c["net_rx"])
+print(-1 if not vals else int(min(vals) if sys.argv[1] == "min" else max(vals)))
 EOF
 }
 
-"$CTL" top --json --count 2 --interval 0.5 >"$TMP/base.jsonl" 2>"$TMP/top.err" ||
-        fail "top (baseline) failed: $(cat "$TMP/top.err")"
-BASE=$(net_rx_of "$TMP/base.jsonl")
-[ "$BASE" -ge 0 ] || fail "baseline has no net_rx for CPU $CPU: $(cat "$TMP/base.jsonl")"
+# One measurement: idle baseline (the quietest of three samples: the host
+# is shared and other tests' traffic comes in bursts), then the busiest of
+# four samples while our sender runs.  Returns 0 when NET_RX/s rose.
+measure() {
+        "$CTL" top --json --count 3 --interval 0.3 >"$TMP/base.jsonl" 2>"$TMP/top.err" ||
+                fail "top (baseline) failed: $(cat "$TMP/top.err")"
+        BASE=$(net_rx_of min "$TMP/base.jsonl")
+        [ "$BASE" -ge 0 ] || fail "baseline has no net_rx for CPU $CPU: $(cat "$TMP/base.jsonl")"
 
-# A sink so the datagrams are received, not answered with ICMP; both sides
-# end on their own (bounded), and the trap kills them otherwise.
-ip netns exec "$NSB" timeout 15 "$PY" -c '
+        # A sink so the datagrams are received, not answered with ICMP;
+        # both sides end on their own (bounded), the trap kills them otherwise.
+        ip netns exec "$NSB" timeout 15 "$PY" -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("198.18.0.2", 9999))
-s.settimeout(10)
+s.settimeout(3)
 try:
     while True:
         s.recv(2048)
 except socket.timeout:
     pass
 ' &
-SINK_PID=$!
-ip netns exec "$NSA" timeout 15 taskset -c "$CPU" "$PY" -c '
+        SINK_PID=$!
+        ip netns exec "$NSA" timeout 15 taskset -c "$CPU" "$PY" -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 payload = b"x" * 64
-end = time.monotonic() + 4
+end = time.monotonic() + 3
 while time.monotonic() < end:
     for _ in range(256):
         s.sendto(payload, ("198.18.0.2", 9999))
 ' &
-SEND_PID=$!
-sleep 0.5
+        SEND_PID=$!
+        sleep 0.3
 
-"$CTL" top --json --count 4 --interval 0.5 >"$TMP/load.jsonl" 2>"$TMP/top.err" ||
-        fail "top (under load) failed: $(cat "$TMP/top.err")"
-LOAD=$(net_rx_of "$TMP/load.jsonl")
-wait "$SEND_PID" 2>/dev/null
-SEND_PID=
+        "$CTL" top --json --count 4 --interval 0.5 >"$TMP/load.jsonl" 2>"$TMP/top.err" ||
+                fail "top (under load) failed: $(cat "$TMP/top.err")"
+        LOAD=$(net_rx_of max "$TMP/load.jsonl")
+        wait "$SEND_PID" 2>/dev/null
+        SEND_PID=
+        wait "$SINK_PID" 2>/dev/null
+        SINK_PID=
 
-echo "CPU$CPU NET_RX/s: idle baseline $BASE, with traffic $LOAD"
-# At least 4x the baseline and 1000 runs/s more: the sender alone makes
-# tens of thousands per second here, background noise a few hundred.
-[ "$LOAD" -ge $(( BASE * 4 )) ] && [ "$LOAD" -ge $(( BASE + 1000 )) ] ||
-        fail "NET_RX/s on CPU$CPU did not rise enough (baseline $BASE, load $LOAD)"
+        echo "CPU$CPU NET_RX/s: idle baseline $BASE, with traffic $LOAD"
+        # Twice the baseline and 1000 runs/s more: the sender alone makes
+        # tens of thousands per second here, an idle CPU a few dozen.
+        [ "$LOAD" -ge $(( BASE * 2 )) ] && [ "$LOAD" -ge $(( BASE + 1000 )) ]
+}
+
+ok=
+for attempt in 1 2 3; do
+        if measure; then
+                ok=1
+                break
+        fi
+        echo "attempt $attempt: no clear rise (other traffic on the host?), retrying"
+done
+[ -n "$ok" ] || fail "NET_RX/s on CPU$CPU did not rise with our traffic in 3 attempts"
 echo "PASS"
 exit 0
