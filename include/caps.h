@@ -26,13 +26,16 @@
  * configured; none in dry-run.  Pure. */
 uint64_t caps_for_config(const struct config *c, bool dry_run);
 
-/* Reduces the process to exactly keep: effective = permitted = keep,
+/* Reduces the process to exactly keep (which must be a subset of the
+ * permitted set, else -EPERM): effective = permitted = keep,
  * inheritable and ambient cleared, the bounding set reduced to keep when
  * CAP_SETPCAP allows it, and PR_SET_NO_NEW_PRIVS set.  0 or -errno. */
 int caps_drop(uint64_t keep);
 
-/* The current effective set of this process as a mask; 0 on failure. */
+/* The current effective / permitted set of this process as a mask; 0 on
+ * failure. */
 uint64_t caps_effective(void);
+uint64_t caps_permitted(void);
 
 /* "cap_net_admin,cap_sys_nice" or "none". */
 int caps_format(uint64_t mask, char *buf, size_t len);

@@ -36,7 +36,7 @@ uint64_t caps_for_config(const struct config *c, bool dry_run) {
         return m;
 }
 
-uint64_t caps_effective(void) {
+static uint64_t caps_get(cap_flag_t flag) {
         cap_t caps = cap_get_proc();
         uint64_t m = 0;
 
@@ -45,11 +45,19 @@ uint64_t caps_effective(void) {
         for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++) {
                 cap_flag_value_t v = CAP_CLEAR;
 
-                if (cap_get_flag(caps, cap, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET)
+                if (cap_get_flag(caps, cap, flag, &v) == 0 && v == CAP_SET)
                         m |= CAPS_MASK(cap);
         }
         cap_free(caps);
         return m;
+}
+
+uint64_t caps_effective(void) {
+        return caps_get(CAP_EFFECTIVE);
+}
+
+uint64_t caps_permitted(void) {
+        return caps_get(CAP_PERMITTED);
 }
 
 int caps_drop(uint64_t keep) {
@@ -91,6 +99,7 @@ int caps_drop(uint64_t keep) {
         }
         if (cap_set_proc(caps) < 0) {
                 r = -errno;
+                log_debug_errno(r, "cap_set_proc() failed: %m");
                 cap_free(caps);
                 return r;
         }
@@ -99,7 +108,7 @@ int caps_drop(uint64_t keep) {
         /* uid 0 would regain every capability on execve(); no_new_privs
          * prevents that (and we never exec anyway). */
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-                return -errno;
+                return log_debug_errno(errno, "prctl(PR_SET_NO_NEW_PRIVS) failed: %m");
         return 0;
 }
 

@@ -1114,15 +1114,21 @@ static int recover_crash_journal(struct daemon *d) {
 }
 
 static int drop_capabilities(struct daemon *d) {
-        uint64_t want = caps_for_config(&d->config, d->dry_run);
+        uint64_t want = caps_for_config(&d->config, d->dry_run), have = caps_permitted();
         char buf[128];
         int r;
 
+        if (want & ~have) {
+                /* E.g. systemd-nspawn without --private-network withholds
+                 * CAP_NET_ADMIN; the writes needing it will fail and be
+                 * logged once each. */
+                caps_format(want & ~have, buf, sizeof(buf));
+                log_warning("Missing %s, which the configuration needs: those writes will fail", buf);
+                want &= have;
+        }
         r = caps_drop(want);
         caps_format(want, buf, sizeof(buf));
         if (r < 0) {
-                /* Not running as root (tests, dry runs by a user): there is
-                 * nothing to drop, and writes fail on their own. */
                 log_warning_errno(r, "Failed to reduce capabilities to %s: %m", buf);
                 d->caps = caps_effective();
                 return 0;
@@ -1253,7 +1259,8 @@ static void shutdown_restore(struct daemon *d) {
         if (d->dry_run)
                 return;
         r = apply_restore_all(d->apply, &rep);
-        log_full_errno(r < 0 || rep.failed ? LOG_WARNING : LOG_INFO, r,
+        log_full_errno(r < 0 || rep.failed ? LOG_WARNING :
+                       rep.restored || rep.external || rep.gone ? LOG_INFO : LOG_DEBUG, r,
                        "Restored original values: %u restored, %u already original, %u changed by others (left alone), %u gone, %u failed%s",
                        rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, r < 0 ? ": %m" : "");
 }
