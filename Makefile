@@ -71,9 +71,11 @@ check-asan:
 	  CFLAGS='-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all'
 
 bench: deps-bench all
+	$(call install_missing,python3)
 	$(MAKE) -C $(BUILD) bench
 
 bench-quick: deps-bench all
+	$(call install_missing,python3)
 	$(MAKE) -C $(BUILD) bench-quick
 
 distcheck: deps-test $(BUILD)/Makefile

@@ -315,10 +315,11 @@ def plot_scenario(opts, name, runs):
 
 # ---------------------------------------------------------------- cost
 
-def callgrind_ir(cmd, out, cwd, timeout=None, term_after=None):
-    """Total instructions (Ir) of cmd under callgrind.  With term_after the
-    command is sent SIGTERM after that many seconds."""
-    full = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out] + cmd
+def callgrind_ir(cmd, out, cwd, timeout=None, term_after=None, prefix=()):
+    """Total instructions (Ir) of cmd under callgrind (started through
+    prefix, e.g. the namespace runner, which execs valgrind: same PID).
+    With term_after the command is sent SIGTERM after that many seconds."""
+    full = list(prefix) + ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out] + cmd
     log_path = out + '.log'
     with open(log_path, 'w') as lf:
         p = subprocess.Popen(full, stdout=lf, stderr=subprocess.STDOUT, cwd=cwd)
@@ -369,14 +370,17 @@ def run_cost(opts):
         with open(os.path.join(root, 'proc/interrupts')) as f:
             row['irqs'] = sum(1 for l in f if re.match(r'\s*\d+:', l))
         ns = [os.path.join(HERE, 'ns-run.sh'), root, work]
-        once, _ = callgrind_ir(ns + ['irqbalance', '--oneshot'], os.path.join(work, 'cg-ib-once'), work)
+        once, _ = callgrind_ir(['irqbalance', '--oneshot'], os.path.join(work, 'cg-ib-once'), work,
+                               prefix=ns)
         # A live simulator for the long run so every cycle sees fresh counts.
         longrun = Run(opts, scn, 'none', 1000, tag=name + '-cglong')
         longrun.bal = 'callgrind'
         longrun.start()
         dur = 12 if opts.quick else 25
-        many, lp = callgrind_ir(ns + ['irqbalance', '-f', '-t', '1', '--debug'],
-                                os.path.join(longrun.work, 'cg-ib-long'), longrun.work, term_after=dur)
+        nsl = [os.path.join(HERE, 'ns-run.sh'), longrun.root, longrun.work]
+        many, lp = callgrind_ir(['irqbalance', '-f', '-t', '1', '--debug'],
+                                os.path.join(longrun.work, 'cg-ib-long'), longrun.work, term_after=dur,
+                                prefix=nsl)
         with open(lp, errors='replace') as f:
             cycles = f.read().count('\n-----------')
         row['ib_once_Ir'] = once
@@ -396,7 +400,8 @@ def run_cost(opts):
             ticks = int(time.time() - t0)
             with open(lp2, errors='replace') as f:
                 txt = f.read()
-            logged = len(re.findall(r'(?im)^.*\btick\b', txt))
+            # one load summary line per decision tick in --foreground
+            logged = len(re.findall(r'(?m)^(?:<\d>)?cpu0 soft', txt))
             if logged > 1:
                 ticks = logged
             row['isd_once_Ir'] = sonce
@@ -593,6 +598,9 @@ def main():
     ap.add_argument('--no-veth', action='store_true')
     ap.add_argument('--keep', action='store_true', help='keep the work directory')
     opts = ap.parse_args()
+    opts.sim = os.path.abspath(opts.sim)
+    if opts.irqsteerd:
+        opts.irqsteerd = os.path.abspath(opts.irqsteerd)
     os.makedirs(opts.out, exist_ok=True)
     opts.tmp = tempfile.mkdtemp(prefix='irqsteer-bench.')
     opts.have_irqsteerd, why = irqsteerd_works(opts.irqsteerd)
