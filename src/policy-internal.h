@@ -179,11 +179,12 @@ void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create);
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create);
 struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid, bool create);
-const struct inv_irq *pol_inv_irq(const struct inventory *inv, unsigned irq);
 double pol_load(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
 void pol_settle(struct pol_tick *t, int cpu);
 struct action *pol_add(struct pol_tick *t, enum action_type type);
+/* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */
+struct action *pol_add_queue(struct pol_tick *t, enum action_type type, const char *nic, int queue);
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 

@@ -16,7 +16,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, const cha
         cpuset_t to = cpuset_single(cpu);
 
         for (int j = 0; j < u->n_irq; j++) {
-                const struct inv_irq *ii = pol_inv_irq(t->inv, u->irq[j]);
+                const struct inv_irq *ii = inventory_irq(t->inv, u->irq[j]);
                 struct pol_irq *r = pol_irq_get(t->st, u->irq[j], true);
                 struct action *a;
 
@@ -59,7 +59,7 @@ static bool unit_enospc(const struct pol_tick *t, const struct pol_unit *u, int 
 static bool unit_intact(const struct pol_tick *t, const struct pol_unit *u) {
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
-                const struct inv_irq *ii = pol_inv_irq(t->inv, u->irq[j]);
+                const struct inv_irq *ii = inventory_irq(t->inv, u->irq[j]);
                 if (!r || !r->set || !ii || !cpuset_equal(&ii->affinity, &r->last_set))
                         return false;
         }
@@ -364,8 +364,6 @@ void pol_rebalance(struct pol_tick *t) {
 /* XPS (DESIGN.md 1): transmit queue i on the CPU of rx queue i's IRQ, so
  * completions and transmits stay on one cache; follows the IRQ's moves. */
 void pol_xps(struct pol_tick *t) {
-        char reason[256];
-
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
                 struct pol_nicctx *x = &t->nics[u->nic];
@@ -389,14 +387,11 @@ void pol_xps(struct pol_tick *t) {
                 to = cpuset_single(u->target);
                 if (cpuset_equal(&iq->xps_cpus, &to))
                         continue;
-                a = pol_add(t, ACTION_XPS);
+                a = pol_add_queue(t, ACTION_XPS, x->nic->name, u->queue);
                 if (!a)
                         return;
-                snprintf(a->nic, sizeof(a->nic), "%s", x->nic->name);
-                a->queue = u->queue;
                 a->cpus = to;
                 a->from = iq->xps_cpus;
-                snprintf(reason, sizeof(reason), "XPS follows rx IRQ %u on CPU%d", u->irq[0], u->target);
-                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+                snprintf(a->reason, sizeof(a->reason), "XPS follows rx IRQ %u on CPU%d", u->irq[0], u->target);
         }
 }

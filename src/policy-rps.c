@@ -96,11 +96,9 @@ static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to,
         double p = proto_work(u);
         int m = cpuset_count(to);
 
-        a = pol_add(t, ACTION_RPS);
+        a = pol_add_queue(t, ACTION_RPS, x->nic->name, u->queue);
         if (!a)
                 return;
-        snprintf(a->nic, sizeof(a->nic), "%s", x->nic->name);
-        a->queue = u->queue;
         a->cpus = *to;
         a->from = iq->rps_cpus;
         snprintf(a->reason, sizeof(a->reason), "%s", reason);
@@ -135,8 +133,10 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                 return false;
         /* Kernel scaling guide: with a high interrupt rate, leave the
          * interrupting CPU out of the RPS map; with a low one including it
-         * is fine.  Before the first interval the rate is unknown: include. */
-        exclude = t->in->load && u->rate >= t->c->rps_exclude_irq_rate;
+         * is fine.  Before the first interval the rate is unknown: include.
+         * rps_exclude_irq_rate = 0 means never leave it out
+         * (irqsteer.conf(5)). */
+        exclude = t->in->load && t->c->rps_exclude_irq_rate > 0 && u->rate >= t->c->rps_exclude_irq_rate;
         cpuset_zero(&set);
         if (!exclude && cpuset_isset(&x->allowed, cpu))
                 cpuset_set(&set, cpu);
@@ -332,11 +332,9 @@ void pol_rfs(struct pol_tick *t, const struct pol_unit *u) {
         per = pow2_floor(entries / (uint32_t) MAX(n_rx, 1));
         if (per == 0 || iq->rps_flow_cnt == per)
                 return;
-        a = pol_add(t, ACTION_RPS_FLOW_CNT);
+        a = pol_add_queue(t, ACTION_RPS_FLOW_CNT, x->nic->name, u->queue);
         if (!a)
                 return;
-        snprintf(a->nic, sizeof(a->nic), "%s", x->nic->name);
-        a->queue = u->queue;
         a->value = per;
         a->from_value = iq->rps_flow_cnt;
         snprintf(a->reason, sizeof(a->reason), "RFS: %u flow entries / %d rx queues", entries, MAX(n_rx, 1));

@@ -2,7 +2,6 @@
  * with hysteresis, the per-queue load model, and the tick that strings the
  * decision steps together (DESIGN.md 5).  Pure: no I/O, no clock. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,41 +129,11 @@ static struct pol_nic *nic_get(struct policy_state *st, const char *name, bool c
         return n;
 }
 
-/* inventory.irqs is sorted by number; fall back to a scan if it is not. */
-const struct inv_irq *pol_inv_irq(const struct inventory *inv, unsigned irq) {
-        size_t lo = 0, hi = inv->n_irqs;
-
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (inv->irqs[mid].irq == irq)
-                        return &inv->irqs[mid];
-                if (inv->irqs[mid].irq < irq)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        for (size_t i = 0; i < inv->n_irqs; i++)
-                if (inv->irqs[i].irq == irq)
-                        return &inv->irqs[i];
-        return NULL;
-}
-
+/* An IRQ's rates, NULL when unknown or invalid this interval. */
 static const struct sample_irq *rates_irq(const struct sample_rates *r, unsigned irq) {
-        size_t lo = 0, hi;
+        const struct sample_irq *si = sample_rates_irq(r, irq);
 
-        if (!r)
-                return NULL;
-        hi = r->n_irqs;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (r->irqs[mid].irq == irq)
-                        return r->irqs[mid].valid ? &r->irqs[mid] : NULL;
-                if (r->irqs[mid].irq < irq)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        return si && si->valid ? si : NULL;
 }
 
 static double irq_rate_on(const struct sample_rates *r, const struct sample_irq *si, int cpu) {
@@ -201,6 +170,16 @@ struct action *pol_add(struct pol_tick *t, enum action_type type) {
 
         if (!a)
                 t->r = -ENOMEM;
+        return a;
+}
+
+struct action *pol_add_queue(struct pol_tick *t, enum action_type type, const char *nic, int queue) {
+        struct action *a = pol_add(t, type);
+
+        if (a) {
+                snprintf(a->nic, sizeof(a->nic), "%s", nic);
+                a->queue = queue;
+        }
         return a;
 }
 
@@ -553,14 +532,6 @@ static void update_hot(struct pol_tick *t) {
 
 /* ---- NICs, queues and the load model ---- */
 
-static const struct config_interface *iface_for(const struct config *c, const char *ifname) {
-        /* first match wins, as config_interface_for() documents */
-        for (size_t i = 0; i < c->n_interfaces; i++)
-                if (c->interfaces[i].match && fnmatch(c->interfaces[i].match, ifname, 0) == 0)
-                        return &c->interfaces[i];
-        return NULL;
-}
-
 static bool tri(enum tristate v, bool dflt) {
         return v == TRI_INHERIT ? dflt : v == TRI_YES;
 }
@@ -577,7 +548,7 @@ static int build_nics(struct pol_tick *t) {
 
         for (size_t i = 0; i < t->inv->n_nics; i++) {
                 const struct inv_nic *n = &t->inv->nics[i];
-                const struct config_interface *ci = iface_for(t->c, n->name);
+                const struct config_interface *ci = config_interface_for(t->c, n->name);
                 struct pol_nicctx *x = &t->nics[i];
 
                 x->nic = n;
@@ -747,7 +718,7 @@ static int build_units(struct pol_tick *t) {
                         *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
                                                 .offline_cpu = -1 };
                         for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
-                                const struct inv_irq *x2 = pol_inv_irq(t->inv, (unsigned) irqs[k]);
+                                const struct inv_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
                                 if (!x2 || !x2->affinity_readable)
                                         continue;
                                 ii[u->n_irq] = x2;
@@ -996,13 +967,8 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         }
 
         /* Never a target (DESIGN.md 5): offline, isolated, nohz_full and
-         * banned CPUs.  Same rule as topology_eligible(). */
-        cpuset_andnot(&t.eligible, &in->topo->online, &in->topo->isolated);
-        cpuset_andnot(&t.eligible, &t.eligible, &in->topo->nohz_full);
-        cpuset_andnot(&t.eligible, &t.eligible, &t.c->banned_cpus);
-        for (int cpu = 0; cpu < n; cpu++)
-                if (in->topo->cpus[cpu].isolated || in->topo->cpus[cpu].nohz_full)
-                        cpuset_clear(&t.eligible, cpu);
+         * banned CPUs. */
+        topology_eligible(in->topo, &t.c->banned_cpus, &t.eligible);
 
         for (size_t i = 0; i < st->n_irqs; i++)
                 st->irqs[i].seen = false;

@@ -49,28 +49,17 @@ struct fx {
         struct fx_queue_model q[4][FX_MAX_QUEUES]; /* [nic][queue] */
         /* what the actuator saw */
         unsigned feedback_calls;
+        /* the policy under test and its last tick */
+        struct policy_state *st;
+        struct action_list l;
+        struct policy_report rep;
 };
 
+/* The library's defaults (config_defaults), ticking every second. */
 static inline void fx_config_defaults(struct config *c) {
-        memset(c, 0, sizeof(*c));
+        if (config_defaults(c) < 0)
+                abort();
         c->interval_usec = 1 * SEC;
-        c->hot_enter = 0.80;
-        c->hot_exit = 0.60;
-        c->hot_samples = 3;
-        c->saturated_idle = 0.10;
-        c->saturated_share = 0.30;
-        c->smoothing = 0.5;
-        c->min_gain = 0.10;
-        c->min_dwell_usec = 30 * SEC;
-        c->max_dwell_usec = 600 * SEC;
-        c->max_moves = 2;
-        c->initial_layout = true;
-        c->rps = true;
-        c->rfs = true;
-        c->rps_sock_flow_entries = 32768;
-        c->xps = true;
-        c->single_queue_rps = true;
-        c->rps_exclude_irq_rate = 20000;
 }
 
 /* n CPUs in nodes contiguous blocks, with the SMT numbering given. */
@@ -107,6 +96,9 @@ static inline void fx_init(struct fx *f, int n, int nodes, enum fx_smt smt) {
                 cpuset_set(&f->topo.nodes[tc->node].cpus, c);
         }
         fx_config_defaults(&f->cfg);
+        f->st = policy_state_new();
+        if (!f->st || !f->topo.cpus || !f->topo.nodes)
+                abort();
         f->inv.rps_sock_flow_entries = 0;
         f->load.max_cpu = n - 1;
         f->load.interval_s = 1;
@@ -321,10 +313,9 @@ static inline struct inv_queue *fx_queue(struct fx *f, const char *nic, int q) {
 
 /* The actuator: applies each action to the inventory / workers and feeds
  * back result (0 unless fail_irq matches an IRQ action, which gets fail_r). */
-static inline void fx_apply(struct fx *f, struct policy_state *st, const struct action_list *l, uint64_t now,
-                            unsigned fail_irq, int fail_r) {
-        for (size_t i = 0; i < l->n; i++) {
-                const struct action *a = &l->v[i];
+static inline void fx_apply(struct fx *f, uint64_t now, unsigned fail_irq, int fail_r) {
+        for (size_t i = 0; i < f->l.n; i++) {
+                const struct action *a = &f->l.v[i];
                 int r = 0;
 
                 switch (a->type) {
@@ -355,19 +346,31 @@ static inline void fx_apply(struct fx *f, struct policy_state *st, const struct 
                 default:
                         break;
                 }
-                policy_feedback(st, a, r, now);
+                policy_feedback(f->st, a, r, now);
                 f->feedback_calls++;
         }
 }
 
-/* One tick, applied with success. */
-static inline int fx_step(struct fx *f, struct policy_state *st, uint64_t now, struct action_list *l,
-                          struct policy_report *rep) {
+/* One tick into f->l and f->rep, applied with success. */
+static inline int fx_step(struct fx *f, uint64_t now) {
         struct policy_input in = fx_input(f, now);
-        int r = policy_tick(st, &in, l, rep);
+        int r = policy_tick(f->st, &in, &f->l, &f->rep);
         if (r == 0)
-                fx_apply(f, st, l, now, 0, 0);
+                fx_apply(f, now, 0, 0);
         return r;
+}
+
+/* The closed loop without noise, one tick a second from second `from` to
+ * `to`; f->l and f->rep hold the last tick's.  0 or the first error. */
+static inline int fx_ticks(struct fx *f, unsigned from, unsigned to) {
+        for (unsigned k = from; k <= to; k++) {
+                int r;
+                fx_model(f, NULL);
+                r = fx_step(f, k * SEC);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
 /* A worker process with n threads (tids pid+1..pid+n, allowed = all CPUs). */
@@ -404,6 +407,11 @@ static inline void fx_free(struct fx *f) {
         free(f->ws.procs);
         free(f->cfg.interfaces);
         free(f->cfg.workers);
+        free(f->cfg.state_dir);
+        free(f->cfg.path);
+        action_list_free(&f->l);
+        policy_report_free(&f->rep);
+        policy_state_free(f->st);
 }
 
 /* Deterministic PRNG (xorshift64*) for noise. */

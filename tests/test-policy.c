@@ -87,9 +87,6 @@ static void test_initial_layout(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
 
                 fx_init(&f, cases[i].n_cpus, cases[i].nodes, cases[i].smt);
                 f.cfg.single_queue_rps = cases[i].single_queue_rps;
@@ -100,20 +97,17 @@ static void test_initial_layout(void **state) {
                 }
                 if (cases[i].pre_irq)
                         fx_place(&f, cases[i].pre_irq, cases[i].pre_cpu);
-                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, cases[i].want);
-                for (size_t k = 0; k < l.n; k++)
-                        if (l.v[k].type == ACTION_IRQ_AFFINITY && cpuset_count(&l.v[k].cpus) != 1)
-                                fail_msg("%s: IRQ %u got %d CPUs", cases[i].what, l.v[k].irq,
-                                         cpuset_count(&l.v[k].cpus));
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
+                for (size_t k = 0; k < f.l.n; k++)
+                        if (f.l.v[k].type == ACTION_IRQ_AFFINITY && cpuset_count(&f.l.v[k].cpus) != 1)
+                                fail_msg("%s: IRQ %u got %d CPUs", cases[i].what, f.l.v[k].irq,
+                                         cpuset_count(&f.l.v[k].cpus));
                 /* applied and confirmed: the next tick has nothing to do */
-                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, "");
-                assert_int_equal(rep.n_notes, 0);
+                assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, "");
+                assert_int_equal(f.rep.n_notes, 0);
 
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
@@ -139,9 +133,6 @@ static void test_balanced_and_noise(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
                 uint64_t seed = 0x9e3779b97f4a7c15ULL + i;
                 unsigned moves = 0, rps = 0, other = 0;
                 double noise[FX_MAX_CPUS];
@@ -153,21 +144,21 @@ static void test_balanced_and_noise(void **state) {
                 for (int c = 0; c < f.n_cpus; c++)
                         f.base[c] = cases[i].base;
                 /* first tick: the initial layout, before any load */
-                assert_int_equal(fx_step(&f, st, 0, &l, &rep), 0);
-                assert_int_equal(count_type(&l, ACTION_IRQ_AFFINITY), (unsigned) cases[i].nq);
+                assert_int_equal(fx_step(&f, 0), 0);
+                assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), (unsigned) cases[i].nq);
 
                 for (unsigned k = 1; k <= cases[i].ticks; k++) {
                         for (int c = 0; c < f.n_cpus; c++)
                                 noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
                         fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                        for (size_t a = 0; a < l.n; a++) {
-                                if (l.v[a].type == ACTION_IRQ_AFFINITY)
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        for (size_t a = 0; a < f.l.n; a++) {
+                                if (f.l.v[a].type == ACTION_IRQ_AFFINITY)
                                         moves++;
-                                else if (l.v[a].type == ACTION_RPS)
+                                else if (f.l.v[a].type == ACTION_RPS)
                                         rps++;
-                                else if (l.v[a].type != ACTION_RPS_FLOW_CNT &&
-                                         l.v[a].type != ACTION_SOCK_FLOW_ENTRIES)
+                                else if (f.l.v[a].type != ACTION_RPS_FLOW_CNT &&
+                                         f.l.v[a].type != ACTION_SOCK_FLOW_ENTRIES)
                                         other++;
                         }
                 }
@@ -179,9 +170,6 @@ static void test_balanced_and_noise(void **state) {
                 if (cases[i].rps_ok ? rps > (unsigned) cases[i].nq : rps != 0)
                         fail_msg("%s: %u RPS changes over %u ticks", cases[i].what, rps, cases[i].ticks);
 
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
@@ -190,9 +178,6 @@ static void test_balanced_and_noise(void **state) {
 
 static void test_move_two_busy_queues(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
 
         (void) state;
         fx_init(&f, 8, 1, FX_SMT_NONE);
@@ -218,31 +203,28 @@ static void test_move_two_busy_queues(void **state) {
                 /* 10% of CPU3's softirq is not network work: the residual
                  * makes moving the bigger queue the better move */
                 f.load.cpus[3].net_frac = 0.9;
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
                 if (k < 3)
-                        expect_actions("not hot before hot_samples", &l, "");
+                        expect_actions("not hot before hot_samples", &f.l, "");
         }
         /* CPU3 at 95%: moving queue 0 (57%) to CPU5 leaves a peak of 57%,
          * moving queue 1 (28%) one of 66%: queue 0 goes, tx with rx, and
          * its XPS follows */
-        expect_actions("hot CPU, two busy queues", &l, "irq 30>5;irq 34>5;xps eth0/0>5;");
-        assert_int_equal(l.v[0].pair_irq, 34);
-        assert_int_equal(l.v[1].pair_irq, 30);
-        assert_non_null(strstr(l.v[0].reason, "CPU3 softirq+irq 95% for 3 samples; projected peak 95% -> 57%"));
-        assert_true(cpuset_isset(&rep.hot, 3));
-        assert_int_equal(rep.n_hot_cpus, 1);
+        expect_actions("hot CPU, two busy queues", &f.l, "irq 30>5;irq 34>5;xps eth0/0>5;");
+        assert_int_equal(f.l.v[0].pair_irq, 34);
+        assert_int_equal(f.l.v[1].pair_irq, 30);
+        assert_non_null(strstr(f.l.v[0].reason, "CPU3 softirq+irq 95% for 3 samples; projected peak 95% -> 57%"));
+        assert_true(cpuset_isset(&f.rep.hot, 3));
+        assert_int_equal(f.rep.n_hot_cpus, 1);
 
         /* the load follows; nothing more to do */
         for (int k = 4; k <= 40; k++) {
                 fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                expect_actions("after the move", &l, "");
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                expect_actions("after the move", &f.l, "");
         }
-        assert_int_equal(rep.n_moves_10min, 1);
+        assert_int_equal(f.rep.n_moves_10min, 1);
 
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
         fx_free(&f);
 }
 
@@ -267,48 +249,43 @@ static void setup_lone(struct fx *f, double rate) {
 static void test_lone_hot_queue(void **state) {
         static const struct {
                 const char *what;
-                double rate;
+                double rate, exclude_rate;
                 bool rfs;
                 const char *want;
                 const char *reason;
         } cases[] = {
-                { "high interrupt rate: IRQ CPU left out", 50000, true,
+                { "high interrupt rate: IRQ CPU left out", 50000, 20000, true,
                   "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;",
                   "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 4-5 (the IRQ CPU left out" },
-                { "low interrupt rate: IRQ CPU included", 5000, true, "rps eth0/0>3-5;sockflow>32768;flowcnt eth0/0>8192;",
+                { "low interrupt rate: IRQ CPU included", 5000, 20000, true,
+                  "rps eth0/0>3-5;sockflow>32768;flowcnt eth0/0>8192;",
                   "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 3-5" },
-                { "exactly rps_exclude_irq_rate: left out", 20000, false, "rps eth0/0>4-5;",
+                { "exactly rps_exclude_irq_rate: left out", 20000, 20000, false, "rps eth0/0>4-5;",
                   "RPS over CPUs 4-5" },
+                { "rps_exclude_irq_rate = 0: never left out, even at a high rate", 50000, 0, false,
+                  "rps eth0/0>3-5;", "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 3-5" },
         };
 
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
 
                 setup_lone(&f, cases[i].rate);
                 f.cfg.rfs = cases[i].rfs;
-                for (int k = 1; k <= 3; k++) {
-                        fx_model(&f, NULL);
-                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                }
-                expect_actions(cases[i].what, &l, cases[i].want);
-                if (!strstr(l.v[0].reason, cases[i].reason))
-                        fail_msg("%s: reason '%s'", cases[i].what, l.v[0].reason);
-                assert_int_equal(count_type(&l, ACTION_IRQ_AFFINITY), 0);
+                f.cfg.rps_exclude_irq_rate = cases[i].exclude_rate;
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
+                if (!strstr(f.l.v[0].reason, cases[i].reason))
+                        fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
+                assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), 0);
                 /* applied: the next ticks are quiet */
                 for (int k = 4; k <= 20; k++) {
                         fx_model(&f, NULL);
-                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                        expect_actions(cases[i].what, &l, "");
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        expect_actions(cases[i].what, &f.l, "");
                 }
-                assert_int_equal(rep.n_rps_queues, 1);
+                assert_int_equal(f.rep.n_rps_queues, 1);
 
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
@@ -318,9 +295,6 @@ static void test_lone_hot_queue(void **state) {
 static void test_rps_widen_narrow(void **state) {
         static const char *const want[] = { "3-5", "3-6", "3-5", "3-4", "" };
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
         uint64_t when[16];
         char got[16][64];
         size_t n = 0;
@@ -332,12 +306,12 @@ static void test_rps_widen_narrow(void **state) {
                         f.q[0][0].work = 0.20;
                 }
                 fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                assert_int_equal(count_type(&l, ACTION_IRQ_AFFINITY), 0);
-                for (size_t a = 0; a < l.n; a++)
-                        if (l.v[a].type == ACTION_RPS) {
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        if (f.l.v[a].type == ACTION_RPS) {
                                 assert_true(n < ELEMENTSOF(got));
-                                cpuset_format_list(&l.v[a].cpus, got[n], sizeof(got[n]));
+                                cpuset_format_list(&f.l.v[a].cpus, got[n], sizeof(got[n]));
                                 when[n++] = k;
                         }
         }
@@ -362,11 +336,8 @@ static void test_rps_widen_narrow(void **state) {
         assert_int_equal(when[2], 150 + 2);
         assert_int_equal(when[3], 150 + 2 + 30);
         assert_int_equal(when[4], 150 + 2 + 60);
-        assert_int_equal(rep.n_rps_queues, 0);
+        assert_int_equal(f.rep.n_rps_queues, 0);
 
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
         fx_free(&f);
 }
 
@@ -408,28 +379,22 @@ static void test_thresholds(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
 
                 fx_init(&f, 2, 1, FX_SMT_NONE);
                 for (size_t k = 0; k < cases[i].n; k++) {
                         const struct tick *tk = &cases[i].t[k];
                         fx_cpu(&f, 0, tk->soft0, 1 - tk->soft0 - tk->idle0);
                         fx_cpu(&f, 1, 0.02, 1 - 0.02 - tk->idle1);
-                        assert_int_equal(fx_step(&f, st, (k + 1) * SEC, &l, &rep), 0);
+                        assert_int_equal(fx_step(&f, (k + 1) * SEC), 0);
                 }
-                if (cpuset_isset(&rep.hot, 0) != cases[i].hot)
-                        fail_msg("%s: hot %d, want %d", cases[i].what, cpuset_isset(&rep.hot, 0), cases[i].hot);
-                assert_false(cpuset_isset(&rep.hot, 1));
-                assert_int_equal(rep.n_hot_cpus, cases[i].hot ? 1 : 0);
+                if (cpuset_isset(&f.rep.hot, 0) != cases[i].hot)
+                        fail_msg("%s: hot %d, want %d", cases[i].what, cpuset_isset(&f.rep.hot, 0), cases[i].hot);
+                assert_false(cpuset_isset(&f.rep.hot, 1));
+                assert_int_equal(f.rep.n_hot_cpus, cases[i].hot ? 1 : 0);
                 if (cases[i].hot) {
-                        assert_int_equal(rep.hot_cpus[0].cpu, 0);
-                        assert_int_equal(rep.hot_cpus[0].saturated, cases[i].saturated);
+                        assert_int_equal(f.rep.hot_cpus[0].cpu, 0);
+                        assert_int_equal(f.rep.hot_cpus[0].saturated, cases[i].saturated);
                 }
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
@@ -438,9 +403,6 @@ static void test_thresholds(void **state) {
  * gets RPS (without single_queue_rps at start). */
 static void test_saturated_gets_rps(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
 
         (void) state;
         fx_init(&f, 4, 1, FX_SMT_NONE);
@@ -453,14 +415,11 @@ static void test_saturated_gets_rps(void **state) {
                 for (int c = 1; c < 4; c++)
                         fx_cpu(&f, c, 0.02, 0.13);
                 fx_rate(&f, 50, 0, 10000);
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
         }
-        expect_actions("nginx case", &l, "rps eth0/0>0-1;sockflow>32768;flowcnt eth0/0>32768;");
-        assert_true(rep.n_hot_cpus == 1 && rep.hot_cpus[0].saturated);
+        expect_actions("nginx case", &f.l, "rps eth0/0>0-1;sockflow>32768;flowcnt eth0/0>32768;");
+        assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].saturated);
 
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
         fx_free(&f);
 }
 
@@ -495,9 +454,6 @@ static void test_never_ineligible(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
                 struct config_worker *w;
                 uint64_t seed = 42 + i;
                 double noise[FX_MAX_CPUS];
@@ -527,14 +483,11 @@ static void test_never_ineligible(void **state) {
                         if (k == 150)
                                 for (int q = 0; q < nq; q++)
                                         f.q[0][q].work = 0.1;
-                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                        check_eligible(cases[i].what, &l, &ok);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        check_eligible(cases[i].what, &f.l, &ok);
                 }
                 free(w);
                 f.cfg.workers = NULL;
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
@@ -555,9 +508,6 @@ static void test_numa_local_first(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
 
                 fx_init(&f, 8, 2, FX_SMT_NONE);
                 f.cfg.initial_layout = false;
@@ -571,14 +521,8 @@ static void test_numa_local_first(void **state) {
                 f.q[0][2] = (struct fx_queue_model){ cases[i].w2, 5000 };
                 f.q[0][3] = (struct fx_queue_model){ cases[i].w3, 5000 };
                 memcpy(f.base, cases[i].base, sizeof(cases[i].base));
-                for (int k = 1; k <= 3; k++) {
-                        fx_model(&f, NULL);
-                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                }
-                expect_actions(cases[i].what, &l, cases[i].want);
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
                 fx_free(&f);
         }
 }
@@ -587,9 +531,6 @@ static void test_numa_local_first(void **state) {
 
 static void test_dwell_and_backoff(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
         struct action fake = { .type = ACTION_IRQ_AFFINITY, .queue = -1 };
         unsigned when[8], to[8];
         size_t n = 0;
@@ -603,9 +544,9 @@ static void test_dwell_and_backoff(void **state) {
         fx_place(&f, 32, 2);
         /* queues 0 and 2 are kernel-managed: only IRQ 31 can move */
         fake.irq = 30;
-        policy_feedback(st, &fake, -EIO, 0);
+        policy_feedback(f.st, &fake, -EIO, 0);
         fake.irq = 32;
-        policy_feedback(st, &fake, -EPERM, 0);
+        policy_feedback(f.st, &fake, -EPERM, 0);
         f.base[1] = 0.30;
         for (unsigned k = 1; k <= 200; k++) {
                 if (k == 1 || k == 34) {     /* CPU0 hot */
@@ -617,13 +558,13 @@ static void test_dwell_and_backoff(void **state) {
                 }
                 f.q[0][1] = (struct fx_queue_model){ 0.45, 8000 };
                 fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                for (size_t a = 0; a < l.n; a++) {
-                        assert_int_equal(l.v[a].type, ACTION_IRQ_AFFINITY);
-                        assert_int_equal(l.v[a].irq, 31);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        assert_int_equal(f.l.v[a].type, ACTION_IRQ_AFFINITY);
+                        assert_int_equal(f.l.v[a].irq, 31);
                         assert_true(n < ELEMENTSOF(when));
                         when[n] = k;
-                        to[n++] = cpuset_first(&l.v[a].cpus);
+                        to[n++] = cpuset_first(&f.l.v[a].cpus);
                 }
                 if (k == 34) {
                         /* after the bounce to CPU0 the scenario stays: CPU0 hot
@@ -643,12 +584,9 @@ static void test_dwell_and_backoff(void **state) {
         assert_int_equal(to[1], 0);
         assert_int_equal(when[2], 93);
         assert_int_equal(to[2], 2);
-        assert_int_equal(rep.n_moves_10min, 3);
-        assert_int_equal(rep.n_managed_irqs, 2);
+        assert_int_equal(f.rep.n_moves_10min, 3);
+        assert_int_equal(f.rep.n_managed_irqs, 2);
 
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
         fx_free(&f);
 }
 
@@ -666,9 +604,6 @@ static void test_max_moves(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
 
                 fx_init(&f, 8, 1, FX_SMT_NONE);
                 f.cfg.initial_layout = false;
@@ -680,14 +615,8 @@ static void test_max_moves(void **state) {
                 }
                 for (int c = 0; c < 8; c++)
                         f.base[c] = 0.05;
-                for (int k = 1; k <= 3; k++) {
-                        fx_model(&f, NULL);
-                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                }
-                expect_actions(cases[i].what, &l, cases[i].want);
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
                 fx_free(&f);
         }
 }
@@ -711,40 +640,34 @@ static void test_feedback_errors(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
                 struct policy_input in;
 
                 fx_init(&f, 4, 1, FX_SMT_NONE);
                 fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
                 in = fx_input(&f, 1 * SEC);
-                assert_int_equal(policy_tick(st, &in, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, "irq 30>0;irq 31>1;");
-                fx_apply(&f, st, &l, 1 * SEC, 30, cases[i].r);
+                assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+                expect_actions(cases[i].what, &f.l, "irq 30>0;irq 31>1;");
+                fx_apply(&f, 1 * SEC, 30, cases[i].r);
 
-                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, cases[i].want2);
+                assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want2);
                 if (cases[i].note) {
-                        if (count_notes(&rep, cases[i].note) != 1)
+                        if (count_notes(&f.rep, cases[i].note) != 1)
                                 fail_msg("%s: note '%s' missing", cases[i].what, cases[i].note);
                 } else
-                        assert_int_equal(rep.n_notes, 0);
+                        assert_int_equal(f.rep.n_notes, 0);
                 /* said once */
-                assert_int_equal(fx_step(&f, st, 3 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, "");
-                assert_int_equal(rep.n_notes, 0);
+                assert_int_equal(fx_step(&f, 3 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, "");
+                assert_int_equal(f.rep.n_notes, 0);
                 if (cases[i].r == -EIO || cases[i].r == -EPERM) {
                         /* a driver reset does not make it ours */
-                        policy_forget_nic(st, "eth0");
-                        assert_int_equal(fx_step(&f, st, 4 * SEC, &l, &rep), 0);
-                        expect_actions(cases[i].what, &l, "");
-                        assert_int_equal(rep.n_managed_irqs, 1);
-                        assert_int_equal(rep.n_queue_irqs, 1);
+                        policy_forget_nic(f.st, "eth0");
+                        assert_int_equal(fx_step(&f, 4 * SEC), 0);
+                        expect_actions(cases[i].what, &f.l, "");
+                        assert_int_equal(f.rep.n_managed_irqs, 1);
+                        assert_int_equal(f.rep.n_queue_irqs, 1);
                 }
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
@@ -753,22 +676,19 @@ static void test_feedback_errors(void **state) {
 
 static void test_external_change(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
 
         (void) state;
         fx_init(&f, 4, 1, FX_SMT_NONE);
         fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
-        assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
-        expect_actions("layout", &l, "irq 30>0;irq 31>1;");
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("layout", &f.l, "irq 30>0;irq 31>1;");
 
         /* an administrator moves IRQ 31 and queue 0's RPS */
         fx_place(&f, 31, 3);
-        assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
-        expect_actions("external change", &l, "");
-        assert_int_equal(count_notes(&rep, "IRQ 31 was changed by someone else (CPU1 -> CPU3)"), 1);
-        assert_int_equal(rep.n_external, 1);
+        assert_int_equal(fx_step(&f, 2 * SEC), 0);
+        expect_actions("external change", &f.l, "");
+        assert_int_equal(count_notes(&f.rep, "IRQ 31 was changed by someone else (CPU1 -> CPU3)"), 1);
+        assert_int_equal(f.rep.n_external, 1);
 
         /* CPU3 hot with two busy queues (31 and the admin's choice): 31 is
          * left alone, 30 (on CPU0) too */
@@ -777,85 +697,70 @@ static void test_external_change(void **state) {
         f.q[0][1] = (struct fx_queue_model){ 0.45, 8000 };
         for (int k = 3; k <= 20; k++) {
                 fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                assert_int_equal(count_notes(&rep, "someone else"), k == 3);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                assert_int_equal(count_notes(&f.rep, "someone else"), k == 3);
                 if (k == 3)
-                        assert_int_equal(count_notes(&rep, "IRQ 30 was changed by someone else (CPU0 -> CPU3)"), 1);
-                expect_actions("left alone", &l, "");
+                        assert_int_equal(count_notes(&f.rep, "IRQ 30 was changed by someone else (CPU0 -> CPU3)"), 1);
+                expect_actions("left alone", &f.l, "");
         }
 
         /* reload: the administrator's values are the new baseline; the
          * hot CPU is rebalanced again */
-        policy_reset(st);
+        policy_reset(f.st);
         for (int k = 21; k <= 40; k++) {
                 fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                assert_int_equal(rep.n_notes, 0);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                assert_int_equal(f.rep.n_notes, 0);
                 /* still hot; both IRQs were placed (by the layout) at 1 s,
                  * so the dwell holds them until 31 s; then equal peaks:
                  * the smaller queue goes to the coolest CPU */
-                expect_actions("after reload", &l, k == 31 ? "irq 31>0;" : "");
+                expect_actions("after reload", &f.l, k == 31 ? "irq 31>0;" : "");
         }
 
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
         fx_free(&f);
 }
 
 static void test_external_rps(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
 
         (void) state;
         fx_init(&f, 4, 1, FX_SMT_NONE);
         fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
-        assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
-        expect_actions("single queue", &l, "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;");
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("single queue", &f.l, "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;");
         cpuset_parse_list("2", &fx_queue(&f, "eth0", 0)->rps_cpus);
         for (int k = 2; k <= 5; k++) {
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                expect_actions("rps changed behind us", &l, "");
-                assert_int_equal(count_notes(&rep, "RPS of eth0 rx-0 was changed by someone else (0-3 -> 2)"), k == 2);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                expect_actions("rps changed behind us", &f.l, "");
+                assert_int_equal(count_notes(&f.rep, "RPS of eth0 rx-0 was changed by someone else (0-3 -> 2)"), k == 2);
         }
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
         fx_free(&f);
 }
 
 static void test_hot_unplug(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
 
         (void) state;
         fx_init(&f, 4, 1, FX_SMT_NONE);
         fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
         for (int q = 0; q < 4; q++)
                 f.q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
-        assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
-        expect_actions("layout", &l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("layout", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
 
         /* CPU2 goes offline: the kernel moves IRQ 32 to the other CPUs */
         fx_cpu_offline(&f, 2);
         cpuset_parse_list("0-1,3", &fx_irq(&f, 32)->affinity);
         fx_model(&f, NULL);
-        assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
+        assert_int_equal(fx_step(&f, 2 * SEC), 0);
         /* it fires on CPU0 now (40%); CPU1 and CPU3 are at 20%: CPU1 */
-        expect_actions("re-placed", &l, "irq 32>1;");
-        assert_non_null(strstr(l.v[0].reason, "CPU2 went offline"));
-        assert_int_equal(count_notes(&rep, "someone else"), 0);
-        assert_int_equal(fx_step(&f, st, 3 * SEC, &l, &rep), 0);
-        expect_actions("settled", &l, "");
-        assert_int_equal(rep.n_notes, 0);
+        expect_actions("re-placed", &f.l, "irq 32>1;");
+        assert_non_null(strstr(f.l.v[0].reason, "CPU2 went offline"));
+        assert_int_equal(count_notes(&f.rep, "someone else"), 0);
+        assert_int_equal(fx_step(&f, 3 * SEC), 0);
+        expect_actions("settled", &f.l, "");
+        assert_int_equal(f.rep.n_notes, 0);
 
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
         fx_free(&f);
 }
 
@@ -874,26 +779,20 @@ static void test_driver_reset(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
 
                 fx_init(&f, 4, 1, FX_SMT_NONE);
                 fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
                 fx_add_nic(&f, "eth1", 0, 2, true, 40, false, false);
-                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, "irq 30>0;irq 31>1;irq 40>2;irq 41>3;");
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, "irq 30>0;irq 31>1;irq 40>2;irq 41>3;");
                 fx_irq(&f, 30)->affinity = f.topo.online;
                 if (cases[i].reset31)
                         fx_irq(&f, 31)->affinity = f.topo.online;
                 if (cases[i].forget)
-                        policy_forget_nic(st, "eth0");
-                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, cases[i].want);
-                assert_int_equal(count_notes(&rep, "someone else"), cases[i].notes);
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
+                        policy_forget_nic(f.st, "eth0");
+                assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
+                assert_int_equal(count_notes(&f.rep, "someone else"), cases[i].notes);
                 fx_free(&f);
         }
 }
@@ -902,34 +801,25 @@ static void test_driver_reset(void **state) {
 
 static void test_xps_follows_move(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
 
         (void) state;
         fx_init(&f, 4, 1, FX_SMT_NONE);
         fx_add_nic(&f, "eth0", 0, 3, true, 30, false, true);
-        assert_int_equal(fx_step(&f, st, 0, &l, &rep), 0);
-        expect_actions("layout with XPS", &l, "irq 30>0;irq 31>1;irq 32>2;xps eth0/0>0;xps eth0/1>1;xps eth0/2>2;");
+        assert_int_equal(fx_step(&f, 0), 0);
+        expect_actions("layout with XPS", &f.l, "irq 30>0;irq 31>1;irq 32>2;xps eth0/0>0;xps eth0/1>1;xps eth0/2>2;");
         /* queues 0 and 1 end up together on CPU0 (the driver reset them,
          * the daemon said so, layout off); CPU0 gets hot */
         f.cfg.initial_layout = false;
-        policy_forget_nic(st, "eth0");
+        policy_forget_nic(f.st, "eth0");
         fx_place(&f, 31, 0);
         f.base[1] = 0.2;
         f.q[0][0] = (struct fx_queue_model){ 0.5, 9000 };
         f.q[0][1] = (struct fx_queue_model){ 0.4, 8000 };
         f.q[0][2] = (struct fx_queue_model){ 0.1, 1000 };
-        for (int k = 1; k <= 3; k++) {
-                fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-        }
+        assert_int_equal(fx_ticks(&f, 1, 3), 0);
         /* equal projected peaks: the smaller queue moves, to the coolest
          * CPU (lowest number on a tie) */
-        expect_actions("move, XPS follows", &l, "irq 31>3;xps eth0/1>3;");
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
+        expect_actions("move, XPS follows", &f.l, "irq 31>3;xps eth0/1>3;");
         fx_free(&f);
 }
 
@@ -948,9 +838,6 @@ static void test_rfs(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
 
                 fx_init(&f, 8, 1, FX_SMT_NONE);
                 f.cfg.initial_layout = false;
@@ -966,14 +853,8 @@ static void test_rfs(void **state) {
                 f.base[3] = 0.07;
                 for (int c = 0; c < 8; c++)
                         f.base[c] = c < 3 ? 0.10 : c == 3 ? 0.07 : 0.05;
-                for (int k = 1; k <= 3; k++) {
-                        fx_model(&f, NULL);
-                        assert_int_equal(fx_step(&f, st, k * SEC, &l, &rep), 0);
-                }
-                expect_actions(cases[i].what, &l, cases[i].want);
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
                 fx_free(&f);
         }
 }
@@ -1007,9 +888,6 @@ static void test_workers(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
                 struct config_worker w = { .name = "app" };
 
                 fx_init(&f, 8, 1, FX_SMT_NONE);
@@ -1035,11 +913,11 @@ static void test_workers(void **state) {
                 fx_add_proc(&f, 0, 1000, 3);
                 fx_add_proc(&f, 0, 2000, 2);
                 fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, cases[i].want);
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
                 /* stable */
-                assert_int_equal(fx_step(&f, st, 2 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, "");
+                assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, "");
                 /* a new thread is handled the tick it shows up; an old one
                  * re-pinned by someone else is noted once and left alone */
                 if (cases[i].policy == WORKER_SPREAD && cases[i].cpus[0] == 0 && cases[i].nq == 4) {
@@ -1048,17 +926,14 @@ static void test_workers(void **state) {
                         p->threads[2] = (struct worker_thread){ .tid = 2003, .allowed = f.topo.online };
                         p->n_threads = 3;
                         p->threads[0].allowed = cpuset_single(0);
-                        assert_int_equal(fx_step(&f, st, 3 * SEC, &l, &rep), 0);
-                        expect_actions("new thread", &l, "thread 2003>7;");
-                        assert_int_equal(count_notes(&rep, "thread 2001 of w0 (pid 2000) was re-pinned by someone else"), 1);
-                        assert_int_equal(fx_step(&f, st, 4 * SEC, &l, &rep), 0);
-                        expect_actions("new thread", &l, "");
-                        assert_int_equal(rep.n_notes, 0);
+                        assert_int_equal(fx_step(&f, 3 * SEC), 0);
+                        expect_actions("new thread", &f.l, "thread 2003>7;");
+                        assert_int_equal(count_notes(&f.rep, "thread 2001 of w0 (pid 2000) was re-pinned by someone else"), 1);
+                        assert_int_equal(fx_step(&f, 4 * SEC), 0);
+                        expect_actions("new thread", &f.l, "");
+                        assert_int_equal(f.rep.n_notes, 0);
                 }
                 f.cfg.workers = NULL;
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
@@ -1079,9 +954,6 @@ static void test_interface_config(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct policy_state *st = policy_state_new();
-                struct action_list l = { 0 };
-                struct policy_report rep = { 0 };
                 struct config_interface ci = { .match = "eth0", .manage = cases[i].manage,
                                                .rps = TRI_INHERIT, .xps = TRI_INHERIT, .rfs = TRI_INHERIT };
 
@@ -1091,42 +963,33 @@ static void test_interface_config(void **state) {
                 f.cfg.n_interfaces = 1;
                 fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
                 fx_add_nic(&f, "eth1", 0, 2, true, 40, false, false);
-                assert_int_equal(fx_step(&f, st, 1 * SEC, &l, &rep), 0);
-                expect_actions(cases[i].what, &l, cases[i].want);
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
                 f.cfg.interfaces = NULL;
-                action_list_free(&l);
-                policy_report_free(&rep);
-                policy_state_free(st);
                 fx_free(&f);
         }
 }
 
 static void test_bad_input(void **state) {
         struct fx f;
-        struct policy_state *st = policy_state_new();
-        struct action_list l = { 0 };
-        struct policy_report rep = { 0 };
         struct policy_input in;
 
         (void) state;
         fx_init(&f, 2, 1, FX_SMT_NONE);
         in = fx_input(&f, 0);
         in.config = NULL;
-        assert_int_equal(policy_tick(st, &in, &l, &rep), -EINVAL);
+        assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), -EINVAL);
         in = fx_input(&f, 0);
         in.topo = NULL;
-        assert_int_equal(policy_tick(st, &in, &l, &rep), -EINVAL);
-        assert_int_equal(policy_tick(NULL, &in, &l, &rep), -EINVAL);
+        assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), -EINVAL);
+        assert_int_equal(policy_tick(NULL, &in, &f.l, &f.rep), -EINVAL);
         /* an empty host is fine */
         in = fx_input(&f, 0);
-        assert_int_equal(policy_tick(st, &in, &l, &rep), 0);
-        assert_int_equal(l.n, 0);
-        policy_feedback(st, NULL, 0, 0);
-        policy_forget_nic(st, "nope");
-        policy_reset(st);
-        action_list_free(&l);
-        policy_report_free(&rep);
-        policy_state_free(st);
+        assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+        assert_int_equal(f.l.n, 0);
+        policy_feedback(f.st, NULL, 0, 0);
+        policy_forget_nic(f.st, "nope");
+        policy_reset(f.st);
         fx_free(&f);
 }
 
