@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -290,8 +291,45 @@ def run_once_and_crash():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_hot():
+    """A CPU spending 95% in softirq shows up in STATUS and status.json."""
+    d = os.path.join(tmp, "hot")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    ns = dl.NotifySocket(os.path.join(d, "notify.sock"))
+    done = threading.Event()
+
+    def load():
+        step = 2
+        while not done.is_set():
+            dl.write_load(root, step, hot_cpu=1)
+            step += 1
+            time.sleep(0.05)
+
+    t = threading.Thread(target=load)
+    t.start()
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms"], log, notify_path=ns.path)
+    try:
+        msg, _ = ns.wait_for(lambda m: "hot: cpu1 (" in (dl.field(m, "STATUS") or ""), T)
+        c.check(msg is not None, "hot CPU: STATUS=hot: cpu1 (NN%)", dl.read_log(log)[-1500:])
+        st = dl.field(msg, "STATUS") or ""
+        c.check(re.match(r"^hot: cpu1 \(9\d%\);", st) is not None, "hot CPU: its load in STATUS", st)
+        status = dl.load_json(os.path.join(state, "status.json")) or {}
+        hot = status.get("hot_cpus") or [{}]
+        c.check(hot[0].get("cpu") == 1 and 0.8 < hot[0].get("load", 0) <= 1.0, "hot CPU: status.json hot_cpus",
+                repr(hot))
+        c.check(dl.stop(p, timeout=T) == 0, "hot CPU: SIGTERM exit 0")
+    finally:
+        done.set()
+        t.join()
+        dl.stop(p, signal.SIGKILL, timeout=5)
+        ns.close()
+
+
 try:
     test_check_config()
+    run_hot()
     run_lifecycle()
     run_startup_failure()
     run_dry_run()
