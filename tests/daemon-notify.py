@@ -327,9 +327,33 @@ def run_hot():
         ns.close()
 
 
+def run_hotplug():
+    """A CPU going offline (its /proc/stat line gone) re-reads the topology."""
+    d = os.path.join(tmp, "hotplug")
+    root = dl.make_root(d)
+    log = os.path.join(d, "daemon.log")
+    ns = dl.NotifySocket(os.path.join(d, "notify.sock"))
+    p = dl.start_daemon(["--root", root, "--state-dir", os.path.join(d, "state"), "--interval", "200ms"], log,
+                        notify_path=ns.path)
+    try:
+        msg, _ = ns.wait_for(lambda m: has(m, "READY=1"), T)
+        c.check(msg is not None, "hotplug: ready")
+        with open(os.path.join(root, "sys/devices/system/cpu/online"), "w") as f:
+            f.write("0-1\n")
+        dl.write_load(root, 5, cpus=[0, 1])
+        ok = dl.wait_until(lambda: "topology: 2 CPUs online (0-1)" in dl.read_log(log), T)
+        c.check(ok and "CPU hotplug" in dl.read_log(log), "hotplug: CPU set change re-reads the topology",
+                dl.read_log(log)[-1500:])
+        c.check(dl.stop(p, timeout=T) == 0, "hotplug: SIGTERM exit 0")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+        ns.close()
+
+
 try:
     test_check_config()
     run_hot()
+    run_hotplug()
     run_lifecycle()
     run_startup_failure()
     run_dry_run()

@@ -57,11 +57,12 @@ def online_cpus(root):
     return cpus
 
 
-def write_load(root, step, hot_cpu=None):
-    """Writes proc/stat and proc/softirqs for the online CPUs: counters
-    advance with step (100 ticks per step per CPU); hot_cpu spends 95% of
-    its ticks in softirq."""
-    cpus = online_cpus(root)
+def write_load(root, step, hot_cpu=None, cpus=None):
+    """Writes proc/stat and proc/softirqs for the online CPUs (or cpus):
+    counters advance with step (100 ticks per step per CPU); hot_cpu spends
+    95% of its ticks in softirq."""
+    if cpus is None:
+        cpus = online_cpus(root)
     lines = []
     tot = [0] * 10
     for cpu in cpus:
