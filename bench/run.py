@@ -319,7 +319,8 @@ def callgrind_ir(cmd, out, cwd, timeout=None, term_after=None, prefix=()):
     """Total instructions (Ir) of cmd under callgrind (started through
     prefix, e.g. the namespace runner, which execs valgrind: same PID).
     With term_after the command is sent SIGTERM after that many seconds."""
-    full = list(prefix) + ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out] + cmd
+    # %p: a process that forks (irqbalance without -f) writes one file each
+    full = list(prefix) + ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out + '.%p'] + cmd
     log_path = out + '.log'
     with open(log_path, 'w') as lf:
         p = subprocess.Popen(full, stdout=lf, stderr=subprocess.STDOUT, cwd=cwd)
@@ -331,15 +332,16 @@ def callgrind_ir(cmd, out, cwd, timeout=None, term_after=None, prefix=()):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-    files = glob.glob(out + '*')
-    for fn in files:
+    total = None
+    for fn in glob.glob(out + '.*'):
         if fn.endswith('.log'):
             continue
         with open(fn, errors='replace') as f:
             for line in f:
                 if line.startswith(('summary:', 'totals:')):
-                    return int(line.split()[1]), log_path
-    return None, log_path
+                    total = (total or 0) + int(line.split()[1])
+                    break
+    return total, log_path
 
 
 def run_cost(opts):
@@ -370,7 +372,7 @@ def run_cost(opts):
         with open(os.path.join(root, 'proc/interrupts')) as f:
             row['irqs'] = sum(1 for l in f if re.match(r'\s*\d+:', l))
         ns = [os.path.join(HERE, 'ns-run.sh'), root, work]
-        once, _ = callgrind_ir(['irqbalance', '--oneshot'], os.path.join(work, 'cg-ib-once'), work,
+        once, _ = callgrind_ir(['irqbalance', '-f', '--oneshot'], os.path.join(work, 'cg-ib-once'), work,
                                prefix=ns)
         # A live simulator for the long run so every cycle sees fresh counts.
         longrun = Run(opts, scn, 'none', 1000, tag=name + '-cglong')

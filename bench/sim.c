@@ -8,8 +8,9 @@
  * Metrics are computed from the true work, which the simulator knows and a
  * balancer has to infer.  The scenario format is described in
  * bench/README.md. */
-#include "config.h"
-
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
