@@ -9,7 +9,7 @@ CFLAGS ?= -g -O2
 
 BUILD_PKGS := gcc make autoconf automake pkg-config libnl-3-dev \
 	libnl-route-3-dev libnl-genl-3-dev libsystemd-dev libcap-dev
-TEST_PKGS := $(BUILD_PKGS) libcmocka-dev mandoc iproute2 iperf3 procps \
+TEST_PKGS := $(BUILD_PKGS) libcmocka-dev mandoc iproute2 iperf3 procps python3 ethtool \
 	debootstrap systemd-container xz-utils
 BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux
 
