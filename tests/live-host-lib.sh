@@ -36,14 +36,14 @@ fail() { echo "FAIL $*"; E2E_FAIL=$((E2E_FAIL + 1)); e2e_summary; exit 1; }
 
 # check WHAT COMMAND...: runs COMMAND, counts and prints the result.
 check() {
-        what=$1
+        _e2e_what=$1
         shift
         if "$@"; then
-                echo "ok   $what"
+                echo "ok   $_e2e_what"
                 E2E_PASS=$((E2E_PASS + 1))
                 return 0
         fi
-        echo "FAIL $what"
+        echo "FAIL $_e2e_what"
         E2E_FAIL=$((E2E_FAIL + 1))
         return 1
 }
