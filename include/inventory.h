@@ -73,6 +73,10 @@ struct inv_nic {
         enum inv_map_source map;
         struct inv_queue *queues;
         size_t n_queues;         /* max(rx_queues, tx_queues) */
+        /* statistics/rx_packets and tx_packets (counters since the device
+         * was created; they may wrap or restart when it is re-created) */
+        uint64_t rx_packets, tx_packets;
+        bool has_stats;          /* both counters were read */
 };
 
 struct inventory {

@@ -526,6 +526,16 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, str
         } else if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "operstate") == 0)
                 nic->up = strcmp(line, "up") == 0 || strcmp(line, "unknown") == 0;
 
+        /* packet counters: what lets the policy see receive load on NICs
+         * without queue IRQs (veth); missing files are not an error */
+        nic->has_stats =
+                read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/rx_packets") == 0 &&
+                util_parse_u64(util_strstrip(line), (size_t) -1, &nic->rx_packets) == 0 &&
+                read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/tx_packets") == 0 &&
+                util_parse_u64(util_strstrip(line), (size_t) -1, &nic->tx_packets) == 0;
+        if (!nic->has_stats)
+                nic->rx_packets = nic->tx_packets = 0;
+
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;

@@ -23,6 +23,15 @@
  * its hot CPU's network load (the "most" of DESIGN.md 5). */
 #define POL_LONE_FRAC 0.5
 
+/* NICs without queue IRQs (veth: the receive work runs as NET_RX on the
+ * sending CPU).  RPS is considered from POL_SOFT_PPS received packets/s:
+ * at a few microseconds a packet that is under 1% of a CPU, too little to
+ * explain a hot CPU.  It is given back once the rate stays below
+ * POL_SOFT_PPS_EXIT, half of it (the hysteresis band), for hot_samples
+ * samples after the dwell. */
+#define POL_SOFT_PPS 1000.0
+#define POL_SOFT_PPS_EXIT 500.0
+
 #define POL_MOVE_WINDOW_USEC (600ULL * 1000000ULL)
 /* Unexplained actuator errors are retried this many times, then given up. */
 #define POL_MAX_FAILURES 3
@@ -75,6 +84,16 @@ struct pol_nic {
         bool start_known;        /* start: where its layout begins in its node's CPU order, */
         int start;               /* kept so a re-layout after a driver reset is the same */
         bool noted_no_cpu;
+        /* receive rate from the inventory's packet counters between ticks */
+        bool stats_known;        /* rx_prev/stats_usec hold the last tick's reading */
+        uint64_t rx_prev, tx_prev;
+        uint64_t stats_usec;
+        bool rate_known;         /* rx_pps/tx_pps hold an average */
+        double rx_pps, tx_pps;   /* smoothed (config smoothing), packets/s */
+        /* NIC without queue IRQs whose RPS we steer */
+        double cost;             /* share of a CPU per received packet/s, from when RPS started */
+        cpuset_t senders;        /* the hot CPUs its receive work ran on when RPS started */
+        unsigned gone_ticks;     /* consecutive samples below POL_SOFT_PPS_EXIT */
 };
 
 struct pol_thread {
@@ -132,6 +151,10 @@ struct pol_unit {
         double rate;             /* interrupts/s of its IRQs, all CPUs */
         double work;             /* estimated irq+softirq share on its IRQ CPU */
         double total;            /* estimated receive work, with what RPS steers elsewhere */
+        double keep;             /* share of the receive work that stays on the IRQ CPU
+                                  * under RPS: POL_NAPI_SHARE; 0 for a NIC without queue
+                                  * IRQs, whose receive runs wholly where RPS sends it */
+        bool soft;               /* a whole NIC without queue IRQs (qi: its first rx queue) */
         bool rps_on;             /* a non-empty rps_cpus other than its own CPU */
         cpuset_t rps;            /* current rps_cpus */
         bool rps_ours;           /* we steer its RPS (after this tick's actions) */
@@ -168,6 +191,8 @@ struct pol_tick {
         double *net;             /* per CPU network share (irq + NET part of softirq) */
         struct pol_unit *units;
         size_t n_units, a_units;
+        struct pol_unit *soft;   /* NICs without queue IRQs, one unit each */
+        size_t n_soft, a_soft;
         struct pol_nicctx *nics; /* one per inv->nics entry */
         unsigned moves;          /* rebalancing moves planned this tick */
         cpuset_t touched;        /* CPUs whose load an action of this tick changed */
@@ -183,6 +208,8 @@ double pol_load(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
 void pol_settle(struct pol_tick *t, int cpu);
 struct action *pol_add(struct pol_tick *t, enum action_type type);
+/* The queue's rps_cpus is what we set, not its original value. */
+bool pol_rps_ours(struct policy_state *st, const struct inv_nic *n, const struct inv_queue *iq);
 /* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */
 struct action *pol_add_queue(struct pol_tick *t, enum action_type type, const char *nic, int queue);
 /* "4-7" / "3", for reasons. */
@@ -197,7 +224,12 @@ void pol_xps(struct pol_tick *t);
 /* policy-rps.c */
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue);
 void pol_rps_adjust(struct pol_tick *t);
-void pol_rfs(struct pol_tick *t, const struct pol_unit *u);
+/* RFS for queue qi of NIC nic (an index into the tick's nics). */
+void pol_rfs(struct pol_tick *t, size_t nic, size_t qi);
+/* NICs without queue IRQs (veth): units for those we may steer, then RPS
+ * away from hot CPUs their receive load explains. */
+int pol_soft_build(struct pol_tick *t);
+void pol_soft(struct pol_tick *t);
 
 /* policy-workers.c */
 void pol_workers(struct pol_tick *t);

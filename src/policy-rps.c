@@ -23,7 +23,7 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
 
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
-        return (1 - POL_NAPI_SHARE) * u->total;
+        return (1 - u->keep) * u->total;
 }
 
 /* Share of this queue's protocol work on cpu now. */
@@ -87,29 +87,35 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
         free(v);
 }
 
-/* Emits the RPS action and updates the projected loads. */
-static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        const struct inv_queue *iq = &x->nic->queues[u->qi];
-        struct action *a;
-        cpuset_t aff;
-        double p = proto_work(u);
-        int m = cpuset_count(to);
+/* The RPS action for queue qi of the unit's NIC. */
+static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, const cpuset_t *to,
+                       const char *reason) {
+        const struct inv_nic *n = t->nics[u->nic].nic;
+        const struct inv_queue *iq = &n->queues[qi];
+        struct action *a = pol_add_queue(t, ACTION_RPS, n->name, iq->index);
 
-        a = pol_add_queue(t, ACTION_RPS, x->nic->name, u->queue);
         if (!a)
                 return;
         a->cpus = *to;
         a->from = iq->rps_cpus;
         snprintf(a->reason, sizeof(a->reason), "%s", reason);
+}
 
-        /* project: the protocol work leaves the old CPUs for the new ones
-         * (back on the IRQ CPU when RPS is cleared) */
+/* Projects the unit's new RPS set: the protocol work leaves the old CPUs
+ * for the new ones (back on the IRQ CPU when RPS is cleared; nowhere we
+ * know of for a NIC without queue IRQs, whose sender is not known). */
+static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to) {
+        cpuset_t aff;
+        double p = proto_work(u);
+        int m = cpuset_count(to);
+        bool own = u->target >= 0 && cpuset_isset(to, u->target);
+
         cpuset_or(&aff, to, &u->rps);
-        cpuset_set(&aff, u->target);
+        if (u->target >= 0)
+                cpuset_set(&aff, u->target);
         CPUSET_FOREACH(cpu, &aff) {
                 double now = cur_share(u, cpu), after;
-                if (m == 0 || (m == 1 && cpuset_isset(to, u->target)))
+                if (m == 0 || (m == 1 && own))
                         after = cpu == u->target ? p : 0;
                 else
                         after = cpuset_isset(to, cpu) ? p / m : 0;
@@ -120,6 +126,11 @@ static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to,
         u->rps = *to;
         u->rps_on = m > 0;
         u->touched = true;
+}
+
+static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
+        rps_action(t, u, u->qi, to, reason);
+        project_rps(t, u, to);
 }
 
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
@@ -186,7 +197,7 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
         }
         emit_rps(t, u, &set, reason);
         u->rps_ours = true;
-        pol_rfs(t, u);
+        pol_rfs(t, u->nic, u->qi);
         return true;
 }
 
@@ -238,7 +249,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                          cpuset_count(&hs) > 1 ? "CPUs " : "CPU", pol_fmt_cpus(&hs, hl, sizeof(hl)), 100 * u->total,
                          pol_fmt_cpus(&set, list, sizeof(list)));
                 emit_rps(t, u, &set, reason);
-                pol_rfs(t, u);
+                pol_rfs(t, u->nic, u->qi);
                 return;
         }
 
@@ -304,9 +315,9 @@ static uint32_t pow2_floor(uint32_t v) {
 
 /* RFS (kernel scaling guide): rps_sock_flow_entries once for the host, and
  * rps_flow_cnt = entries / rx queues per queue, both powers of two. */
-void pol_rfs(struct pol_tick *t, const struct pol_unit *u) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        const struct inv_queue *iq = &x->nic->queues[u->qi];
+void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
+        const struct pol_nicctx *x = &t->nics[nic];
+        const struct inv_queue *iq = &x->nic->queues[qi];
         const struct pol_queue *q;
         uint32_t entries = pow2_floor(t->c->rps_sock_flow_entries), per;
         int n_rx = x->nic->rx_queues > 0 ? x->nic->rx_queues : (int) x->nic->n_queues;
@@ -323,19 +334,350 @@ void pol_rfs(struct pol_tick *t, const struct pol_unit *u) {
                         a->value = entries;
                         a->from_value = t->inv->rps_sock_flow_entries;
                         snprintf(a->reason, sizeof(a->reason), "RFS for %s rx-%d (scaling guide: %u entries)",
-                                 x->nic->name, u->queue, entries);
+                                 x->nic->name, iq->index, entries);
                 }
         }
-        q = pol_queue_get(t->st, x->nic->name, u->queue, false);
+        q = pol_queue_get(t->st, x->nic->name, iq->index, false);
         if (q && (q->flow_external || q->flow_broken))
                 return;
         per = pow2_floor(entries / (uint32_t) MAX(n_rx, 1));
         if (per == 0 || iq->rps_flow_cnt == per)
                 return;
-        a = pol_add_queue(t, ACTION_RPS_FLOW_CNT, x->nic->name, u->queue);
+        a = pol_add_queue(t, ACTION_RPS_FLOW_CNT, x->nic->name, iq->index);
         if (!a)
                 return;
         a->value = per;
         a->from_value = iq->rps_flow_cnt;
         snprintf(a->reason, sizeof(a->reason), "RFS: %u flow entries / %d rx queues", entries, MAX(n_rx, 1));
+}
+
+/* ---- NICs without queue IRQs ----
+ *
+ * On a veth (the container-host case: irqsteerd inside a network namespace)
+ * the receive work runs as NET_RX softirq on the SENDING CPU (veth_xmit ->
+ * netif_rx -> that CPU's backlog) unless the receiving device's rps_cpus
+ * send it elsewhere; there is no IRQ to move, so RPS is the only lever.
+ * A hot CPU whose network load no queue IRQ explains, while such a NIC
+ * receives at least POL_SOFT_PPS packets/s, gets that NIC's receive work
+ * steered to cool NUMA-local CPUs (the same set on all its rx queues, sized
+ * as for a lone hot queue), widened while its RPS CPUs are hot, narrowed
+ * when the work fits on fewer, and given back when the packets stop.  XPS
+ * is left alone: on a veth it only picks the peer's rx queue, it moves no
+ * work between CPUs. */
+
+/* "CPU" before "1", "CPUs " before "1-2", for reasons. */
+static const char *cpus_word(const cpuset_t *s) {
+        return cpuset_count(s) > 1 ? "CPUs " : "CPU";
+}
+
+static const char *fmt_pps(double pps, char *buf, size_t len) {
+        if (pps >= 10000)
+                snprintf(buf, len, "%.0fk", pps / 1000);
+        else
+                snprintf(buf, len, "%.0f", pps);
+        return buf;
+}
+
+/* A queue we may write RPS on. */
+static bool soft_queue_ok(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq) {
+        const struct pol_queue *q;
+
+        if (!iq->has_rx || !iq->has_rps)
+                return false;
+        q = pol_queue_get(t->st, n->name, iq->index, false);
+        return !(q && (q->rps_external || q->rps_broken));
+}
+
+/* No IRQ of its own: a veth, or a device the inventory found no queue IRQs
+ * for.  Not lo: what it receives is the sender's own transmit looped back,
+ * already on the sender's CPU by design. */
+static bool soft_nic(const struct pol_nicctx *x) {
+        if (x->nic->map != INV_MAP_NONE || x->n_units > 0 || strcmp(x->nic->name, "lo") == 0)
+                return false;
+        for (size_t q = 0; q < x->nic->n_queues; q++)
+                if (x->nic->queues[q].has_rx && x->nic->queues[q].has_rps)
+                        return true;
+        return false;
+}
+
+int pol_soft_build(struct pol_tick *t) {
+        for (size_t i = 0; i < t->inv->n_nics; i++) {
+                const struct pol_nicctx *x = &t->nics[i];
+                const struct inv_nic *n = x->nic;
+                struct pol_unit *u;
+                int first = -1, ours = -1;
+
+                if (!x->managed || !x->rps || !soft_nic(x))
+                        continue;
+                for (size_t q = 0; q < n->n_queues; q++) {
+                        if (!n->queues[q].has_rx || !n->queues[q].has_rps)
+                                continue;
+                        if (first < 0)
+                                first = (int) q;
+                        if (ours < 0 && pol_rps_ours(t->st, n, &n->queues[q]))
+                                ours = (int) q;
+                }
+                if (util_grow((void **) &t->soft, &t->a_soft, t->n_soft + 1, sizeof(*t->soft)) < 0)
+                        return -ENOMEM;
+                u = &t->soft[t->n_soft++];
+                /* the queue that stands for the NIC: one whose mask we set,
+                 * so a queue changed by someone else does not strand the
+                 * others */
+                *u = (struct pol_unit){ .nic = i, .qi = (size_t) (ours >= 0 ? ours : first), .cpu = -1, .target = -1,
+                                        .offline_cpu = -1, .keep = 0, .soft = true, .rps_ours = ours >= 0 };
+                u->queue = n->queues[u->qi].index;
+                u->rps = n->queues[u->qi].rps_cpus;
+                u->rps_on = !cpuset_empty(&u->rps);
+                if (u->rps_ours && x->rec->rate_known)
+                        u->total = x->rec->rx_pps * x->rec->cost;
+        }
+        return 0;
+}
+
+/* The same RPS set on every rx queue of a soft NIC, RFS beside it; then
+ * the projection, once for the whole NIC. */
+static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
+        const struct inv_nic *n = t->nics[u->nic].nic;
+
+        for (size_t q = 0; q < n->n_queues; q++) {
+                const struct inv_queue *iq = &n->queues[q];
+                if (!soft_queue_ok(t, n, iq))
+                        continue;
+                if (!cpuset_equal(&iq->rps_cpus, to))
+                        rps_action(t, u, q, to, reason);
+                if (!cpuset_empty(to))
+                        pol_rfs(t, u->nic, q);
+        }
+        project_rps(t, u, to);
+}
+
+/* Gives every queue its original mask back. */
+static void soft_restore(struct pol_tick *t, struct pol_unit *u, const char *reason) {
+        const struct inv_nic *n = t->nics[u->nic].nic;
+        cpuset_t none;
+
+        for (size_t q = 0; q < n->n_queues; q++) {
+                const struct inv_queue *iq = &n->queues[q];
+                const struct pol_queue *pq = pol_queue_get(t->st, n->name, iq->index, false);
+                if (!soft_queue_ok(t, n, iq) || !pol_rps_ours(t->st, n, iq))
+                        continue;
+                rps_action(t, u, q, &pq->rps_orig, reason);
+        }
+        cpuset_zero(&none);
+        project_rps(t, u, &none);
+        u->rps_ours = false;
+}
+
+/* Cool candidates for a soft NIC's RPS beside span: local first, remote
+ * only when no local CPU is cool; never a hot or settling CPU. */
+static void soft_cand(const struct pol_tick *t, const struct pol_nicctx *x, const cpuset_t *span, cpuset_t *ret) {
+        cpuset_t remote;
+
+        cpuset_andnot(ret, &x->cpus, span);
+        cpuset_andnot(ret, ret, &t->hot);
+        if (cpuset_empty(ret)) {
+                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                cpuset_andnot(&remote, &remote, span);
+                cpuset_andnot(ret, &remote, &t->hot);
+        }
+        CPUSET_FOREACH(c, ret)
+                if (pol_settling(t, c))
+                        cpuset_clear(ret, c);
+}
+
+static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
+        const struct config *c = t->c;
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        struct pol_nic *rec = x->rec;
+        struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
+        double pps = rec->rate_known ? rec->rx_pps : 0, p = proto_work(u), limit;
+        bool settling = false, dwell, fits = true;
+        int m = cpuset_count(&u->rps), drop = -1;
+        cpuset_t hs, cand, set, span;
+        char list[128], hl[128], rate[32], reason[256];
+
+        if (!q)
+                return;
+        CPUSET_FOREACH(s, &u->rps)
+                settling |= pol_settling(t, s) || cpuset_isset(&t->touched, s);
+        dwell = t->now - q->rps_change_usec < c->min_dwell_usec;
+
+        /* the load is gone: back to the original masks */
+        if (pps < POL_SOFT_PPS_EXIT) {
+                q->narrow_ticks = 0;
+                if (++rec->gone_ticks < MAX(c->hot_samples, 1u) || settling || dwell)
+                        return;
+                rec->gone_ticks = 0;
+                snprintf(reason, sizeof(reason),
+                         "%s receives %s packets/s, below %.0f for %u samples: RPS no longer needed, back to the original",
+                         x->nic->name, fmt_pps(pps, rate, sizeof(rate)), POL_SOFT_PPS_EXIT, MAX(c->hot_samples, 1u));
+                soft_restore(t, u, reason);
+                return;
+        }
+        rec->gone_ticks = 0;
+
+        /* its RPS CPUs hot: widen, keeping what is there, and never onto
+         * the senders' CPUs: taking the receive work off the CPU that also
+         * runs the sending application is the point */
+        cpuset_and(&hs, &u->rps, &t->hot);
+        if (!cpuset_empty(&hs)) {
+                q->narrow_ticks = 0;
+                if (settling || dwell)
+                        return;
+                cpuset_or(&span, &u->rps, &rec->senders);
+                soft_cand(t, x, &span, &cand);
+                if (cpuset_empty(&cand))
+                        return;
+                set = u->rps;
+                size_set(t, u, &cand, c->hot_exit, &set);
+                snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot; %s receives %s packets/s: RPS over %s%s",
+                         cpus_word(&hs), pol_fmt_cpus(&hs, hl, sizeof(hl)), x->nic->name,
+                         fmt_pps(pps, rate, sizeof(rate)), cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
+                soft_emit(t, u, &set, reason);
+                return;
+        }
+
+        /* narrow, with the hysteresis of adjust(): one CPU fewer when the
+         * work fits one band below hot_exit, hot_samples samples in a row,
+         * after the dwell; the last CPU stays until the packets stop */
+        if (m < 2) {
+                q->narrow_ticks = 0;
+                return;
+        }
+        limit = MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2);
+        CPUSET_FOREACH(s, &u->rps)
+                if (drop < 0 || ex_load(t, u, s) >= ex_load(t, u, drop))
+                        drop = s;
+        set = u->rps;
+        cpuset_clear(&set, drop);
+        CPUSET_FOREACH(s, &set)
+                if (ex_load(t, u, s) + p / (m - 1) >= limit)
+                        fits = false;
+        if (!fits) {
+                q->narrow_ticks = 0;
+                return;
+        }
+        if (++q->narrow_ticks < MAX(c->hot_samples, 1u) || settling || dwell)
+                return;
+        q->narrow_ticks = 0;
+        snprintf(reason, sizeof(reason), "RPS narrowed: %s receive work %.0f%% fits on fewer CPUs below %.0f%%; RPS over %s%s",
+                 x->nic->name, 100 * p, 100 * limit, cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
+        soft_emit(t, u, &set, reason);
+}
+
+/* Network work on cpu that a queue IRQ or an RPS set we know of accounts
+ * for: a busy queue IRQ firing there (the rebalancing's business), work
+ * steered there by RPS, or a soft NIC's RPS set (widening's business). */
+static bool explained(const struct pol_tick *t, int cpu) {
+        double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+                if (u->target == cpu && u->work >= busy)
+                        return true;
+                if (u->rps_on && cpu != u->target && cpuset_isset(&u->rps, cpu) &&
+                    proto_work(u) / cpuset_count(&u->rps) >= busy)
+                        return true;
+        }
+        for (size_t i = 0; i < t->n_soft; i++)
+                if (t->soft[i].rps_on && cpuset_isset(&t->soft[i].rps, cpu))
+                        return true;
+        return false;
+}
+
+/* The network load on cpu left after the queue IRQs firing there. */
+static double unexplained(const struct pol_tick *t, int cpu) {
+        double w = t->net[cpu];
+
+        for (size_t i = 0; i < t->n_units; i++)
+                if (t->units[i].target == cpu)
+                        w -= t->units[i].work;
+        return MAX(w, 0);
+}
+
+/* May this soft NIC get RPS now? */
+static bool soft_startable(struct pol_tick *t, const struct pol_unit *u) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        const struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
+
+        /* someone else's RPS, or our own: not a start */
+        if (u->rps_ours || u->rps_on || u->touched || !soft_queue_ok(t, x->nic, &x->nic->queues[u->qi]))
+                return false;
+        if (!x->rec->rate_known || x->rec->rx_pps < POL_SOFT_PPS)
+                return false;
+        /* the dwell after we gave it back */
+        return !(q && q->rps_set && t->now - q->rps_change_usec < t->c->min_dwell_usec);
+}
+
+static void soft_start(struct pol_tick *t) {
+        double *w, sum_pps = 0;
+        cpuset_t src;
+        int top = -1;
+
+        cpuset_zero(&src);
+        w = calloc(t->max_cpu + 1, sizeof(double));
+        if (!w) {
+                t->r = -ENOMEM;
+                return;
+        }
+        CPUSET_FOREACH(cpu, &t->hot) {
+                if (cpu > t->max_cpu || cpuset_isset(&t->touched, cpu) || pol_settling(t, cpu) || explained(t, cpu))
+                        continue;
+                w[cpu] = unexplained(t, cpu);
+                /* hot from TIMER/RCU/BLOCK work or the IRQs of other devices */
+                if (w[cpu] < POL_BUSY_ABS)
+                        continue;
+                cpuset_set(&src, cpu);
+                if (top < 0 || pol_load(t, cpu) > pol_load(t, top))
+                        top = cpu;
+        }
+        for (size_t i = 0; top >= 0 && i < t->n_soft; i++)
+                if (soft_startable(t, &t->soft[i]))
+                        sum_pps += t->nics[t->soft[i].nic].rec->rx_pps;
+
+        /* the unexplained load split among the busy soft NICs by their
+         * packet rates: the sender's CPU is not known, only that its
+         * receive work runs there */
+        for (size_t i = 0; sum_pps > 0 && i < t->n_soft; i++) {
+                struct pol_unit *u = &t->soft[i];
+                const struct pol_nicctx *x = &t->nics[u->nic];
+                double pps = x->rec->rx_pps, W = 0;
+                cpuset_t cand, set, span = src;
+                char list[128], sl[128], rate[32], reason[256];
+
+                if (!soft_startable(t, u))
+                        continue;
+                CPUSET_FOREACH(cpu, &src)
+                        W += w[cpu] * pps / sum_pps;
+                soft_cand(t, x, &span, &cand);
+                if (cpuset_empty(&cand))
+                        continue;
+                u->total = W;
+                u->target = top;
+                cpuset_zero(&set);
+                size_set(t, u, &cand, t->c->hot_exit, &set);
+                snprintf(reason, sizeof(reason),
+                         "%s%s softirq+irq %.0f%% for %u samples, not from queue IRQs; %s receives %s packets/s: RPS over %s%s",
+                         cpus_word(&src), pol_fmt_cpus(&src, sl, sizeof(sl)),
+                         100 * pol_load(t, top), t->c->hot_samples, x->nic->name, fmt_pps(pps, rate, sizeof(rate)),
+                         cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
+                soft_emit(t, u, &set, reason);
+                u->rps_ours = true;
+                /* what a packet costs, for sizing later from the rate alone */
+                x->rec->cost = pps > 0 ? W / pps : 0;
+                x->rec->senders = src;
+                x->rec->gone_ticks = 0;
+        }
+        free(w);
+}
+
+void pol_soft(struct pol_tick *t) {
+        if (!t->in->load || t->n_soft == 0)
+                return;
+        for (size_t i = 0; i < t->n_soft; i++) {
+                struct pol_unit *u = &t->soft[i];
+                if (u->rps_ours && !u->touched)
+                        soft_adjust(t, u);
+        }
+        soft_start(t);
 }

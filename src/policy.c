@@ -173,6 +173,13 @@ struct action *pol_add(struct pol_tick *t, enum action_type type) {
         return a;
 }
 
+bool pol_rps_ours(struct policy_state *st, const struct inv_nic *n, const struct inv_queue *iq) {
+        const struct pol_queue *q = pol_queue_get(st, n->name, iq->index, false);
+
+        return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_equal(&q->rps_last, &iq->rps_cpus) &&
+               !cpuset_equal(&q->rps_last, &q->rps_orig);
+}
+
 struct action *pol_add_queue(struct pol_tick *t, enum action_type type, const char *nic, int queue) {
         struct action *a = pol_add(t, type);
 
@@ -532,6 +539,38 @@ static void update_hot(struct pol_tick *t) {
 
 /* ---- NICs, queues and the load model ---- */
 
+/* The NIC's packet rates from its counters since the last tick, smoothed
+ * like the CPU load (EWMA with the config's smoothing).  Counters that went
+ * backwards (the device was re-created) start the average over. */
+static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struct inv_nic *n) {
+        double alpha = t->c->smoothing > 0 && t->c->smoothing <= 1 ? t->c->smoothing : 1, dt, rx, tx;
+
+        if (!n->has_stats) {
+                rec->stats_known = rec->rate_known = false;
+                return;
+        }
+        if (rec->stats_known && t->now <= rec->stats_usec)
+                return;
+        if (rec->stats_known && n->rx_packets >= rec->rx_prev && n->tx_packets >= rec->tx_prev) {
+                dt = (double) (t->now - rec->stats_usec) / 1e6;
+                rx = (double) (n->rx_packets - rec->rx_prev) / dt;
+                tx = (double) (n->tx_packets - rec->tx_prev) / dt;
+                if (rec->rate_known) {
+                        rec->rx_pps = alpha * rx + (1 - alpha) * rec->rx_pps;
+                        rec->tx_pps = alpha * tx + (1 - alpha) * rec->tx_pps;
+                } else {
+                        rec->rx_pps = rx;
+                        rec->tx_pps = tx;
+                        rec->rate_known = true;
+                }
+        } else
+                rec->rate_known = false;
+        rec->rx_prev = n->rx_packets;
+        rec->tx_prev = n->tx_packets;
+        rec->stats_usec = t->now;
+        rec->stats_known = true;
+}
+
 static bool tri(enum tristate v, bool dflt) {
         return v == TRI_INHERIT ? dflt : v == TRI_YES;
 }
@@ -554,6 +593,7 @@ static int build_nics(struct pol_tick *t) {
                 x->nic = n;
                 x->rec = nic_get(st, n->name, false);
                 x->rec->seen = true;
+                nic_rates(t, x->rec, n);
                 x->managed = !ci || ci->manage;
                 x->rps = tri(ci ? ci->rps : TRI_INHERIT, t->c->rps);
                 x->rfs = tri(ci ? ci->rfs : TRI_INHERIT, t->c->rfs);
@@ -716,7 +756,7 @@ static int build_units(struct pol_tick *t) {
                                 return -ENOMEM;
                         u = &t->units[t->n_units];
                         *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
-                                                .offline_cpu = -1 };
+                                                .offline_cpu = -1, .keep = POL_NAPI_SHARE };
                         for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
                                 const struct inv_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
                                 if (!x2 || !x2->affinity_readable)
@@ -743,12 +783,8 @@ static int build_units(struct pol_tick *t) {
                                 u->rps_on = true;
                                 u->rps = iq->rps_cpus;
                         }
-                        if (x->managed) {
-                                struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
-                                u->rps_ours = q && q->rps_set && !q->rps_external && u->rps_on &&
-                                              cpuset_equal(&q->rps_last, &iq->rps_cpus) &&
-                                              !cpuset_equal(&q->rps_last, &q->rps_orig);
-                        }
+                        if (x->managed)
+                                u->rps_ours = u->rps_on && pol_rps_ours(t->st, n, iq);
                         t->n_units++;
                 }
                 x->n_units = t->n_units - x->first_unit;
@@ -896,6 +932,14 @@ static int fill_report(struct pol_tick *t) {
                 if (u->rps_ours)
                         rep->n_rps_queues++;
         }
+        for (size_t i = 0; i < t->n_soft; i++) {
+                const struct pol_unit *u = &t->soft[i];
+                const struct inv_nic *n = t->nics[u->nic].nic;
+                if (!u->rps_ours)
+                        continue;
+                for (size_t q = 0; q < n->n_queues; q++)
+                        rep->n_rps_queues += pol_rps_ours(st, n, &n->queues[q]);
+        }
         while (st->n_moves > 0 && st->moves[0] + POL_MOVE_WINDOW_USEC <= t->now) {
                 memmove(st->moves, st->moves + 1, (st->n_moves - 1) * sizeof(*st->moves));
                 st->n_moves--;
@@ -985,11 +1029,15 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         r = estimate(&t);
         if (r < 0)
                 goto finish;
+        r = pol_soft_build(&t);
+        if (r < 0)
+                goto finish;
 
         pol_layout(&t);
         pol_replace_offline(&t);
         pol_rebalance(&t);
         pol_rps_adjust(&t);
+        pol_soft(&t);
         pol_xps(&t);
         pol_workers(&t);
 
@@ -1003,5 +1051,6 @@ finish:
         free(t.net);
         free(t.nics);
         free(t.units);
+        free(t.soft);
         return r;
 }

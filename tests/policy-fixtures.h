@@ -47,6 +47,10 @@ struct fx {
         double base[FX_MAX_CPUS];      /* irq+softirq not from NIC queues */
         double user[FX_MAX_CPUS];      /* user+sys share beside it */
         struct fx_queue_model q[4][FX_MAX_QUEUES]; /* [nic][queue] */
+        /* NICs without queue IRQs (fx_add_veth): received packets/s and
+         * the CPU that sends them, where the receive work runs without RPS */
+        double pps[4];
+        int sender[4];
         /* what the actuator saw */
         unsigned feedback_calls;
         /* the policy under test and its last tick */
@@ -204,6 +208,33 @@ static inline int fx_add_nic(struct fx *f, const char *name, int node, int nq, b
         return idx;
 }
 
+/* A veth: nq rx/tx queues with rps_cpus and xps_cpus, no IRQs, packet
+ * counters; its receive work is f->q[nic][*].work at f->pps[nic] packets/s,
+ * sent from f->sender[nic]. */
+static inline int fx_add_veth(struct fx *f, const char *name, int nq) {
+        struct inv_nic *n;
+        int idx = (int) f->inv.n_nics;
+
+        f->inv.nics = realloc(f->inv.nics, (f->inv.n_nics + 1) * sizeof(*f->inv.nics));
+        n = &f->inv.nics[f->inv.n_nics++];
+        memset(n, 0, sizeof(*n));
+        snprintf(n->name, sizeof(n->name), "%s", name);
+        n->ifindex = idx + 2;
+        n->node = -1;
+        n->local_cpus = f->topo.online;
+        n->up = true;
+        n->rx_queues = n->tx_queues = nq;
+        n->combined_channels = n->rx_channels = n->tx_channels = -1;
+        n->map = INV_MAP_NONE;
+        n->has_stats = true;
+        n->n_queues = nq;
+        n->queues = calloc(nq, sizeof(*n->queues));
+        for (int i = 0; i < nq; i++)
+                n->queues[i] = (struct inv_queue){ .index = i, .has_rx = true, .has_tx = true, .rx_irq = -1,
+                                                   .tx_irq = -1, .has_rps = true, .has_xps = true };
+        return idx;
+}
+
 static inline void fx_place(struct fx *f, unsigned irq, int cpu) {
         fx_irq(f, irq)->affinity = cpuset_single(cpu);
 }
@@ -266,6 +297,22 @@ static inline void fx_model(struct fx *f, const double *noise) {
         }
         for (size_t ni = 0; ni < f->inv.n_nics; ni++) {
                 struct inv_nic *n = &f->inv.nics[ni];
+                if (n->map == INV_MAP_NONE) {
+                        /* veth: all of the receive work where RPS sends it,
+                         * else on the sender; a second of packets */
+                        double k = noise ? noise[f->sender[ni]] : 1;
+                        n->rx_packets += (uint64_t) (f->pps[ni] * k);
+                        n->tx_packets += (uint64_t) (f->pps[ni] * k / 2);
+                        for (size_t qi = 0; qi < n->n_queues; qi++) {
+                                struct inv_queue *q = &n->queues[qi];
+                                int nm = cpuset_count(&q->rps_cpus);
+                                if (nm == 0)
+                                        soft[f->sender[ni]] += f->q[ni][qi].work;
+                                CPUSET_FOREACH(c, &q->rps_cpus)
+                                        soft[c] += f->q[ni][qi].work / nm;
+                        }
+                        continue;
+                }
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
                         struct inv_queue *q = &n->queues[qi];
                         struct fx_queue_model *m = &f->q[ni][qi];

@@ -268,6 +268,9 @@ static void test_host64(_unused_ void **state) {
         assert_true(nic->queues[5].has_xps);
         assert_list("ens1f0 tx-5 xps", &nic->queues[5].xps_cpus, "5");
         nic = inventory_nic(&inv, "eno1");
+        /* the fixture has no statistics files: tolerated, not an error */
+        assert_false(nic->has_stats);
+        assert_true(nic->rx_packets == 0 && nic->tx_packets == 0);
         assert_true(nic->queues[0].has_rps);
         assert_list("eno1 rx-0 rps", &nic->queues[0].rps_cpus, "2-31");
         assert_int_equal(nic->queues[0].rps_flow_cnt, 32768);
@@ -388,6 +391,17 @@ static void test_live_host(_unused_ void **state) {
         assert_int_equal(nic->map, INV_MAP_NAMES);
         assert_true(nic->rx_queues >= 1 && nic->n_queues >= 1);
         check_queue(&inv, "eth0", 0, in_irq, out_irq);
+        /* packet counters: read, and never ahead of the kernel's */
+        assert_true(nic->has_stats);
+        for (int k = 0; k < 2; k++) {
+                _cleanup_(freep) char *buf = NULL;
+                uint64_t v;
+                assert_int_equal(rootfs_readf(fd, &buf, NULL, "sys/class/net/eth0/statistics/%s_packets",
+                                              k == 0 ? "rx" : "tx"), 0);
+                assert_int_equal(util_parse_u64(util_strstrip(buf), (size_t) -1, &v), 0);
+                assert_true((k == 0 ? nic->rx_packets : nic->tx_packets) <= v);
+                assert_true(v > 0);
+        }
         for (int k = 0; k < 2; k++) {
                 int n = k == 0 ? in_irq : out_irq;
                 const struct inv_irq *irq = inventory_irq(&inv, (unsigned) n);

@@ -970,6 +970,200 @@ static void test_interface_config(void **state) {
         }
 }
 
+/* ---- NICs without queue IRQs (veth) ---- */
+
+/* A veth of nq queues receiving pps packets/s whose receive work (work in
+ * all, spread over its queues) runs on the sending CPU 0. */
+static void setup_veth(struct fx *f, int n_cpus, const char *name, int nq, double work, double pps) {
+        fx_init(f, n_cpus, 1, FX_SMT_NONE);
+        f->cfg.rfs = false;
+        fx_add_veth(f, name, nq);
+        f->sender[0] = 0;
+        f->pps[0] = pps;
+        for (int q = 0; q < nq; q++)
+                f->q[0][q] = (struct fx_queue_model){ work / nq, 0 };
+        for (int c = 0; c < n_cpus; c++)
+                f->base[c] = 0.02;
+}
+
+static void test_soft_nic(void **state) {
+        static const struct {
+                const char *what;
+                int n_cpus;
+                const char *name;
+                double work, pps;
+                bool manage, rps, rfs;
+                bool queue_irq;          /* a busy eth0 queue IRQ on CPU0 explains its load */
+                const char *want;
+                const char *reason;
+        } cases[] = {
+                { "2 CPUs: every rx queue to the other CPU", 2, "veth1", 0.92, 180000, true, true, false, false,
+                  "rps veth1/0>1;rps veth1/1>1;rps veth1/2>1;rps veth1/3>1;",
+                  "CPU0 softirq+irq 94% for 3 samples, not from queue IRQs; veth1 receives 180k packets/s: RPS over CPU1" },
+                { "8 CPUs: sized like a lone hot queue, CPU0 left out", 8, "veth1", 0.92, 180000, true, true, false,
+                  false, "rps veth1/0>1-2;rps veth1/1>1-2;rps veth1/2>1-2;rps veth1/3>1-2;",
+                  "veth1 receives 180k packets/s: RPS over CPUs 1-2" },
+                { "RFS beside it", 2, "veth1", 0.92, 180000, true, true, true, false,
+                  "rps veth1/0>1;sockflow>32768;flowcnt veth1/0>8192;rps veth1/1>1;flowcnt veth1/1>8192;"
+                  "rps veth1/2>1;flowcnt veth1/2>8192;rps veth1/3>1;flowcnt veth1/3>8192;",
+                  "RPS over CPU1" },
+                { "below 1000 packets/s: not its load", 2, "veth1", 0.92, 900, true, true, false, false, "", NULL },
+                { "lo never", 2, "lo", 0.92, 180000, true, true, false, false, "", NULL },
+                { "manage=no never", 2, "veth1", 0.92, 180000, false, true, false, false, "", NULL },
+                { "rps=no for the interface", 2, "veth1", 0.92, 180000, true, false, false, false, "", NULL },
+                { "hot CPU explained by a queue IRQ: the veth is left alone", 4, "veth1", 0.30, 180000, true, true,
+                  false, true, "rps eth0/0>1;", "lone hot queue" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct config_interface ci = { .match = "veth*", .manage = cases[i].manage, .rps = TRI_INHERIT,
+                                               .xps = TRI_INHERIT, .rfs = TRI_INHERIT };
+
+                setup_veth(&f, cases[i].n_cpus, cases[i].name, 4, cases[i].work, cases[i].pps);
+                f.cfg.rfs = cases[i].rfs;
+                ci.rps = cases[i].rps ? TRI_INHERIT : TRI_NO;
+                f.cfg.interfaces = &ci;
+                f.cfg.n_interfaces = 1;
+                if (cases[i].queue_irq) {
+                        /* eth0 queue 0 on CPU0 busy (60%), queue 1 on CPU3 */
+                        f.cfg.initial_layout = false;
+                        fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
+                        fx_place(&f, 30, 0);
+                        fx_place(&f, 31, 3);
+                        f.q[1][0] = (struct fx_queue_model){ 0.60, 50000 };
+                        f.q[1][1] = (struct fx_queue_model){ 0.05, 1000 };
+                }
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, "");
+                /* the rate is known from the second tick, CPU0 hot at the
+                 * third */
+                assert_int_equal(fx_ticks(&f, 2, 3), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
+                if (cases[i].reason && !strstr(f.l.v[0].reason, cases[i].reason))
+                        fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
+                for (size_t k = 0; k < f.l.n; k++)
+                        if (f.l.v[k].type == ACTION_XPS)
+                                fail_msg("%s: XPS on a NIC without queue IRQs", cases[i].what);
+                /* applied: CPU0 cools; on 2 CPUs CPU1 is hot now, but the
+                 * sender's CPU is no place to widen to: nothing more */
+                assert_int_equal(fx_ticks(&f, 4, 100), 0);
+                expect_actions(cases[i].what, &f.l, "");
+                if (!cases[i].queue_irq)
+                        assert_int_equal(f.rep.n_rps_queues, cases[i].want[0] ? 4 : 0);
+                f.cfg.interfaces = NULL;
+                fx_free(&f);
+        }
+}
+
+/* Narrowed when the packets drop, kept while the rate stays inside the
+ * hysteresis band (500..1000 packets/s), given back below it. */
+static void test_soft_nic_lifecycle(void **state) {
+        static const struct {
+                unsigned when;
+                const char *mask;
+                const char *reason;
+        } want[] = {
+                { 3, "1-2",
+                  "CPU0 softirq+irq 94% for 3 samples, not from queue IRQs; veth1 receives 180k packets/s: RPS over CPUs 1-2" },
+                /* 3 samples that fit, but the dwell after the start */
+                { 33, "1", "RPS narrowed: veth1 receive work 9% fits on fewer CPUs below 40%; RPS over CPU1" },
+                /* the average 400, 250, 175 packets/s at 300-302 */
+                { 302, "", "veth1 receives 175 packets/s, below 500 for 3 samples: RPS no longer needed" },
+        };
+        struct fx f;
+        unsigned when[16], n = 0, changes = 0;
+        char got[16][32];
+        const char *reason[16];
+        char reasons[16][256];
+
+        (void) state;
+        setup_veth(&f, 4, "veth1", 4, 0.92, 180000);
+        for (unsigned k = 1; k <= 400; k++) {
+                if (k == 20) {
+                        /* the load drops to a tenth */
+                        f.pps[0] = 18000;
+                        for (int q = 0; q < 4; q++)
+                                f.q[0][q].work = 0.092 / 4;
+                } else if (k == 200) {
+                        f.pps[0] = 700;  /* inside the band: RPS stays */
+                } else if (k == 300) {
+                        f.pps[0] = 100;
+                }
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        if (f.l.v[a].type != ACTION_RPS)
+                                continue;
+                        changes++;
+                        assert_int_equal(count_type(&f.l, ACTION_RPS), 4);
+                        if (a > 0)
+                                continue;
+                        assert_true(n < ELEMENTSOF(when));
+                        when[n] = k;
+                        cpuset_format_list(&f.l.v[a].cpus, got[n], sizeof(got[n]));
+                        snprintf(reasons[n], sizeof(reasons[n]), "%s", f.l.v[a].reason);
+                        reason[n] = reasons[n];
+                        n++;
+                }
+        }
+        for (unsigned i = 0; i < n; i++)
+                print_message("    RPS at %3us -> '%s' (%s)\n", when[i], got[i], reason[i]);
+        assert_int_equal(n, ELEMENTSOF(want));
+        assert_int_equal(changes, 4 * ELEMENTSOF(want));
+        for (unsigned i = 0; i < n; i++) {
+                if (when[i] != want[i].when || strcmp(got[i], want[i].mask) != 0 || !strstr(reason[i], want[i].reason))
+                        fail_msg("RPS change %u: at %us '%s' (%s), want at %us '%s' (%s)", i, when[i], got[i],
+                                 reason[i], want[i].when, want[i].mask, want[i].reason);
+        }
+        assert_int_equal(f.rep.n_rps_queues, 0);
+        fx_free(&f);
+}
+
+/* +/-10% noise on every CPU's load and on the packet rate over 1000 ticks:
+ * RPS starts at most once and never flaps. */
+static void test_soft_nic_noise(void **state) {
+        static const struct {
+                const char *what;
+                int n_cpus;
+                double work, pps;
+                unsigned max_changes;    /* RPS actions, 4 queues each change */
+        } cases[] = {
+                { "busy veth, 2 CPUs", 2, 0.92, 180000, 4 },
+                { "busy veth, 8 CPUs", 8, 0.92, 180000, 4 },
+                { "CPU0 near hot_enter", 2, 0.76, 50000, 4 },
+                { "idle CPUs, rate in the band", 4, 0.30, 800, 0 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x5eed + i;
+                double noise[FX_MAX_CPUS];
+                unsigned changes = 0;
+
+                setup_veth(&f, cases[i].n_cpus, "veth1", 4, cases[i].work, cases[i].pps);
+                for (unsigned k = 1; k <= 1000; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + 0.10 * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        changes += count_type(&f.l, ACTION_RPS);
+                        for (size_t a = 0; a < f.l.n; a++)
+                                if (f.l.v[a].type == ACTION_RPS && f.l.v[a].queue == 0)
+                                        print_message("    %s at %us: %s\n", cases[i].what, k, f.l.v[a].reason);
+                        assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), 0);
+                }
+                if (changes > cases[i].max_changes)
+                        fail_msg("%s: %u RPS actions over 1000 ticks", cases[i].what, changes);
+                if (cases[i].max_changes > 0 && changes == 0 && cases[i].work > 0.9)
+                        fail_msg("%s: never got RPS", cases[i].what);
+                fx_free(&f);
+        }
+}
+
 static void test_bad_input(void **state) {
         struct fx f;
         struct policy_input in;
@@ -1015,6 +1209,9 @@ int main(void) {
                 cmocka_unit_test(test_rfs),
                 cmocka_unit_test(test_workers),
                 cmocka_unit_test(test_interface_config),
+                cmocka_unit_test(test_soft_nic),
+                cmocka_unit_test(test_soft_nic_lifecycle),
+                cmocka_unit_test(test_soft_nic_noise),
                 cmocka_unit_test(test_bad_input),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
