@@ -166,6 +166,62 @@ run_case() {
         stop_worker
 }
 
+# run_daemon_case WHAT POLICY EXTRA_KEYS: the same pinning by a running
+# irqsteerd (workers are pinned on the ticks after the initial layout),
+# then SIGTERM gives every thread back.
+#
+# Known bug B1 (reported, in src/policy.c irq_cpu()): the policy takes a
+# queue IRQ's CPU from effective_affinity_list before the affinity it set
+# itself, although its comment says "what we set if it still holds"
+# first.  On x86 the effective affinity of an IRQ only follows a new mask
+# at the IRQ's next interrupt, so for a quiet NIC (eth0 here) it stays on
+# the old CPU for as long as no interrupt comes: after the layout pinned
+# IRQ 38 to CPU0 the next ticks still see it "on CPU1".  In --once the
+# workers are placed in the same tick as the layout and come out right; a
+# running daemon places them on the next tick and gets them backwards:
+# colocate pins to CPU1 ("IRQ 38 on CPU1"), avoid-net and spread to CPU0,
+# the CPU serving the queue.  Those checks use known_bug B1.
+run_daemon_case() {
+        what=$1 policy=$2 extra=$3
+        echo "== $what"
+        S=$T/dstate-$policy
+        conf=$T/daemon-$policy.conf
+        {
+                printf '[worker t]\nmatch_name = isthreads\npolicy = %s\n' "$policy"
+                [ -z "$extra" ] || printf '%s\n' "$extra"
+        } >"$conf"
+        start_worker
+        thread_sets >"$T/threads.orig"
+        e2e_snapshot "$T/case.orig"
+        nthreads=$(wc -l <"$T/threads.orig")
+        "$D" --foreground --interval 500ms --config "$conf" --state-dir "$S" >"$T/daemon.log" 2>&1 &
+        DPID=$!
+        E2E_PIDS="$E2E_PIDS $DPID"
+        pinned() { [ "$(grep -cE "^(<[0-9]>)?thread [0-9]+ \(pid $WPID\) " "$T/daemon.log")" -ge "$nthreads" ]; }
+        check "$what: all $nthreads threads pinned within 10 s" e2e_wait 10 pinned || cat "$T/daemon.log"
+        qc=$(queue_cpus | tr '\n' ' ')
+        thread_sets >"$T/threads.after"
+        expected "$policy" - "$qc" "$T/threads.orig" >"$T/threads.want"
+        echo "queue CPUs of $E2E_IF (smp_affinity_list): $qc"
+        grep -E '^(<[0-9]>)?thread ' "$T/daemon.log"
+        check "$what: an expected set for each of the $nthreads threads" [ "$(wc -l <"$T/threads.want")" -eq "$nthreads" ]
+        while read -r tid want; do
+                got=$(awk -v t="$tid" '$1 == t { print $2 }' "$T/threads.after")
+                known_bug B1 "$what: thread $tid on CPUs $want (has $got)" [ "$got" = "$want" ]
+        done <"$T/threads.want"
+        check "$what: journal lists the pinned threads" [ "$(grep -c "^thread $WPID " "$S/undo.journal" 2>/dev/null)" -eq "$nthreads" ]
+        e2e_kill "$DPID" TERM
+        rc=$?
+        check "$what: SIGTERM exit 0" [ "$rc" -eq 0 ] || tail -5 "$T/daemon.log"
+        thread_sets >"$T/threads.back"
+        check "$what: SIGTERM gave every thread its original affinity back" cmp -s "$T/threads.orig" "$T/threads.back" ||
+                diff "$T/threads.orig" "$T/threads.back"
+        e2e_snapshot "$T/case.back"
+        check "$what: every IRQ/RPS value back" [ -z "$(e2e_changed "$T/case.orig" "$T/case.back")" ]
+        check "$what: journal removed" [ ! -e "$S/undo.journal" ]
+        stop_worker
+}
+
 QCPU=
 run_case "spread" spread - ""
 run_case "avoid-net" avoid-net - ""
@@ -186,5 +242,8 @@ if [ -n "$QCPU" ]; then
         # No queue on an allowed CPU: colocate spreads instead.
         run_case "colocate with eth0, cpus = $OCPU (no queue there)" colocate "$OCPU" "interface = $E2E_IF"
 fi
+
+run_daemon_case "running daemon: avoid-net" avoid-net ""
+run_daemon_case "running daemon: colocate with eth0" colocate "interface = $E2E_IF"
 
 e2e_finish
