@@ -33,8 +33,14 @@ T=$E2E_TMP
 ONLINE=$(cat /sys/devices/system/cpu/online)
 WPID=
 
+NW=0
 start_worker() {
-        python3 - >"$T/worker.out" 2>&1 <<'EOF' &
+        # A new output file each time: the shell truncates it only once the
+        # background job runs, and the previous worker's "ready" must not
+        # count.
+        NW=$((NW + 1))
+        WOUT=$T/worker.$NW.out
+        python3 - >"$WOUT" 2>&1 <<'EOF' &
 import signal, threading
 with open("/proc/self/comm", "w") as f:
     f.write("isthreads")
@@ -46,7 +52,7 @@ while True:
 EOF
         WPID=$!
         E2E_PIDS="$E2E_PIDS $WPID"
-        e2e_wait 10 grep -q ready "$T/worker.out" || fail "the threaded worker did not start: $(cat "$T/worker.out")"
+        e2e_wait 10 grep -q ready "$WOUT" || fail "the threaded worker did not start: $(cat "$WOUT")"
         [ "$(cat /proc/"$WPID"/comm)" = isthreads ] || fail "worker comm is $(cat /proc/"$WPID"/comm)"
 }
 
