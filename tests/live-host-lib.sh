@@ -76,6 +76,12 @@ e2e_summary() {
 }
 
 e2e_finish() {
+        # An ASan/UBSan build reports into the logs the tests keep.
+        san=$(grep -rlE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$E2E_TMP" 2>/dev/null)
+        check "no sanitizer report in any daemon or irqsteerctl output" [ -z "$san" ] ||
+                for f in $san; do echo "--- $f"; grep -A30 -E 'Sanitizer|runtime error:' "$f" | head -60; done
+        trap - EXIT
+        e2e_cleanup
         e2e_summary
         [ "$E2E_FAIL" -eq 0 ] || exit 1
         exit 0
