@@ -12,11 +12,14 @@
 #    with every value as before the first start, journal and status.json
 #    removed.
 # B. SIGTERM: start, changes, SIGTERM: exit 0, every value back, journal
-#    and status.json gone.
+#    and status.json gone; over 4 more ticks nothing but eth0's objects
+#    changes.
 # C. kill -9, an administrator changes one of the objects, then
 #    `irqsteerctl restore` (status.json names a dead pid: no --force
 #    needed) puts back everything else, leaves the administrator's value
 #    and removes the journal.
+# D. An administrator re-pins an IRQ while the daemon runs: the daemon
+#    notices, leaves it, and SIGTERM restores everything else only.
 # Every value is restored by the EXIT trap whatever happens.  Exit 77 =
 # skipped (automake).
 set -u
@@ -84,6 +87,29 @@ same_as_orig() {
         check "$1" [ -z "$diff" ] || for f in $diff; do
                 echo "  $f: original $(e2e_value "$ORIG" "$f"), now $(e2e_value "$2" "$f")"
         done
+}
+
+# admin_repin WHAT: like an administrator, sets an IRQ the daemon moved to
+# a CPU that is neither its original nor the daemon's value (ADMIN_F,
+# ADMIN_V).
+admin_repin() {
+        ADMIN_F=
+        for f in $(grep '^/proc/irq/' "$T/a1.changed"); do
+                o=$(e2e_value "$ORIG" "$f")
+                r=$(cat "$f")
+                c=0
+                while [ "$c" -lt "$(nproc)" ]; do
+                        if [ "$c" != "$o" ] && [ "$c" != "$r" ]; then
+                                ADMIN_F=$f
+                                ADMIN_V=$c
+                                break 2
+                        fi
+                        c=$((c + 1))
+                done
+        done
+        [ -n "$ADMIN_F" ] || fail "$1: no moved IRQ to re-pin"
+        echo "$ADMIN_V" >"$ADMIN_F" || fail "$1: cannot write $ADMIN_F"
+        echo "administrator: $ADMIN_F = $ADMIN_V"
 }
 
 # --- A. kill -9 and a new start ---
@@ -171,6 +197,17 @@ start_daemon "$S" "$T/b.log"
 wait_ready "$T/b.log" || fail "B: not ready"
 e2e_snapshot "$T/b.snap"
 check "B: changes applied before SIGTERM" [ -n "$(e2e_changed "$ORIG" "$T/b.snap")" ]
+# A few ticks more: still only the objects it logged changed.
+sleep 2
+e2e_snapshot "$T/b2.snap"
+e2e_log_changes "$T/b.log" | cut -d' ' -f1 | sort -u >"$T/b.logged"
+extra=$(e2e_changed "$ORIG" "$T/b2.snap" | comm -23 - "$T/b.logged")
+check "B: after 4 more ticks nothing changed that the log does not name" [ -z "$extra" ] || echo "  $extra"
+others=$(e2e_changed "$ORIG" "$T/b2.snap" | grep '^/proc/irq/' | while read -r f; do
+        n=$(echo "$f" | cut -d/ -f4)
+        e2e_is_qirq "$n" || echo "$n"
+done)
+check "B: no IRQ but $E2E_IF's queue IRQs touched" [ -z "$others" ] || echo "  IRQs: $others"
 check "B: journal written" [ -f "$S/undo.journal" ]
 kill -TERM "$DPID"
 wait "$DPID"
@@ -191,25 +228,7 @@ wait_ready "$T/c.log" || fail "C: not ready"
 e2e_snapshot "$T/c.snap"
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
-# An IRQ the daemon moved, set to a CPU that is neither its original nor
-# the daemon's value.
-ADMIN_F=
-for f in $(grep '^/proc/irq/' "$T/a1.changed"); do
-        o=$(e2e_value "$ORIG" "$f")
-        r=$(cat "$f")
-        c=0
-        while [ "$c" -lt "$(nproc)" ]; do
-                if [ "$c" != "$o" ] && [ "$c" != "$r" ]; then
-                        ADMIN_F=$f
-                        ADMIN_V=$c
-                        break 2
-                fi
-                c=$((c + 1))
-        done
-done
-[ -n "$ADMIN_F" ] || fail "C: no moved IRQ to re-pin"
-echo "$ADMIN_V" >"$ADMIN_F" || fail "C: cannot write $ADMIN_F"
-echo "administrator: $ADMIN_F = $ADMIN_V"
+admin_repin C
 NC=$(grep -vc '^#' "$S/undo.journal")
 "$CTL" restore --state-dir "$S" >"$T/c.restore" 2>&1
 rc=$?
@@ -222,5 +241,30 @@ e2e_snapshot "$T/cr.snap"
 left=$(e2e_changed "$ORIG" "$T/cr.snap")
 check "C: everything else is back" [ "$left" = "$ADMIN_F" ] || echo "  differing from the original: $left"
 check "C: journal removed" [ ! -e "$S/undo.journal" ]
+
+# --- D. an administrator's change while the daemon runs, then SIGTERM ---
+echo "== D. an administrator re-pins one IRQ while the daemon runs, SIGTERM"
+# C left its administrator's value in place: back to the originals first.
+e2e_restore "$ORIG" >/dev/null
+S=$T/d
+start_daemon "$S" "$T/d.log"
+wait_ready "$T/d.log" || fail "D: not ready"
+NJ=$(grep -vc '^#' "$S/undo.journal")
+admin_repin D
+IRQN=$(echo "$ADMIN_F" | cut -d/ -f4)
+noticed() { grep -q "IRQ $IRQN was changed by someone else" "$T/d.log"; }
+check "D: the daemon notices the change within 5 s" e2e_wait 5 noticed
+check "D: and does not move it back" [ "$(cat "$ADMIN_F")" = "$ADMIN_V" ]
+e2e_kill "$DPID" TERM
+rc=$?
+check "D: SIGTERM exit 0" [ "$rc" -eq 0 ] || tail -5 "$T/d.log"
+check "D: log: $((NJ - 1)) restored, 1 changed by others" \
+        grep -q "Restored original values: $((NJ - 1)) restored, 0 already original, 1 changed by others (left alone), 0 gone, 0 failed" "$T/d.log" ||
+        grep -E 'Restored|someone|Received' "$T/d.log"
+check "D: the administrator's value stays ($ADMIN_V)" [ "$(cat "$ADMIN_F")" = "$ADMIN_V" ]
+e2e_snapshot "$T/dt.snap"
+left=$(e2e_changed "$ORIG" "$T/dt.snap")
+check "D: everything else is back" [ "$left" = "$ADMIN_F" ] || echo "  differing from the original: $left"
+check "D: journal removed" [ ! -e "$S/undo.journal" ]
 
 e2e_finish
