@@ -386,6 +386,12 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
                 /* said once: retried only after a transient failure */
                 if (result == -EBUSY || result == -EAGAIN)
                         st->sock_flow_done = false;
+                else if (result == -ENOENT)
+                        /* a network namespace other than the host's: the
+                         * sysctl exists only in the initial one, and its
+                         * value there applies to every namespace */
+                        state_note(st, LOG_INFO,
+                                   "rps_sock_flow_entries is not visible here (a network namespace?); RFS uses the host's value");
                 else if (result < 0)
                         state_note(st, LOG_NOTICE, "rps_sock_flow_entries cannot be set (%s); RFS stays off",
                                    strerror(-result));

@@ -672,6 +672,52 @@ static void test_feedback_errors(void **state) {
         }
 }
 
+/* rps_sock_flow_entries: said once, retried only after a transient error;
+ * missing (a network namespace) is no reason to say RFS is off. */
+static void test_sock_flow_feedback(void **state) {
+        static const struct {
+                const char *what;
+                int r;
+                const char *note;
+                bool retried;
+        } cases[] = {
+                { "ENOENT: not in this namespace", -ENOENT, "not visible here (a network namespace?)", false },
+                { "EACCES: RFS stays off", -EACCES, "cannot be set (Permission denied); RFS stays off", false },
+                { "EBUSY: retried", -EBUSY, NULL, true },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct policy_input in;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+                in = fx_input(&f, 1 * SEC);
+                assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+                expect_actions(cases[i].what, &f.l, "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;");
+                for (size_t k = 0; k < f.l.n; k++)
+                        policy_feedback(f.st, &f.l.v[k], f.l.v[k].type == ACTION_SOCK_FLOW_ENTRIES ? cases[i].r : 0,
+                                        1 * SEC);
+                /* the rest was applied */
+                fx_irq(&f, 60)->affinity = cpuset_single(0);
+                cpuset_parse_list("0-3", &fx_queue(&f, "eth0", 0)->rps_cpus);
+                fx_queue(&f, "eth0", 0)->rps_flow_cnt = 32768;
+                /* a later RPS start is what asks for RFS again */
+                policy_forget_nic(f.st, "eth0");
+                fx_queue(&f, "eth0", 0)->rps_cpus = (cpuset_t){ 0 };
+                assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                expect_actions(cases[i].what, &f.l,
+                               cases[i].retried ? "rps eth0/0>0-3;sockflow>32768;" : "rps eth0/0>0-3;");
+                if (cases[i].note) {
+                        if (count_notes(&f.rep, cases[i].note) != 1)
+                                fail_msg("%s: note '%s' missing", cases[i].what, cases[i].note);
+                } else
+                        assert_int_equal(f.rep.n_notes, 0);
+                fx_free(&f);
+        }
+}
+
 /* ---- external changes, hot-unplug, driver reset ---- */
 
 static void test_external_change(void **state) {
@@ -1201,6 +1247,7 @@ int main(void) {
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
                 cmocka_unit_test(test_feedback_errors),
+                cmocka_unit_test(test_sock_flow_feedback),
                 cmocka_unit_test(test_external_change),
                 cmocka_unit_test(test_external_rps),
                 cmocka_unit_test(test_hot_unplug),
