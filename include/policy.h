@@ -13,7 +13,11 @@
  * - every action handed to the actuators comes back through
  *   policy_feedback() with the actuator's result before the next tick;
  * - load is the smoothed rates (sample_smooth), NULL before the first
- *   interval. */
+ *   interval;
+ * - the inventory's packet counters (inv_nic.rx_packets, tx_packets) are
+ *   read afresh each tick: the policy keeps the previous counts and now_usec
+ *   and derives each NIC's packet rate from them, which is what shows the
+ *   receive load of NICs without queue IRQs (veth), whose RPS it steers. */
 #pragma once
 
 #include <stdbool.h>

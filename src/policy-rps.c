@@ -87,6 +87,31 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
         free(v);
 }
 
+/* Narrowing waits until the work fits one hysteresis band below hot_exit. */
+static double narrow_limit(const struct config *c) {
+        return MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2);
+}
+
+/* The unit's RPS set without the most loaded CPU of droppable, in *ret;
+ * true if the steered work fits on what is left, every CPU below limit. */
+static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *droppable, double limit,
+                     cpuset_t *ret) {
+        int drop = -1, m = cpuset_count(&u->rps);
+
+        CPUSET_FOREACH(s, droppable)
+                if (drop < 0 || ex_load(t, u, s) >= ex_load(t, u, drop))
+                        drop = s;
+        *ret = u->rps;
+        if (drop >= 0)
+                cpuset_clear(ret, drop);
+        if (m < 2)
+                return false;
+        CPUSET_FOREACH(s, ret)
+                if (ex_load(t, u, s) + proto_work(u) / (m - 1) >= limit)
+                        return false;
+        return true;
+}
+
 /* The RPS action for queue qi of the unit's NIC. */
 static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, const cpuset_t *to,
                        const char *reason) {
@@ -208,7 +233,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         cpuset_t span, cand, set, remote, others;
         double p = proto_work(u), limit;
         bool hot, settling = false, fits = true;
-        int cpu = u->target, m = cpuset_count(&u->rps);
+        int cpu = u->target;
         char list[128], reason[256];
 
         if (!q || q->rps_static || !rps_allowed(t, u))
@@ -256,7 +281,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         /* Narrow with hysteresis: only when the work fits on one CPU fewer
          * one hysteresis band below hot_exit, for hot_samples samples in a
          * row and after the dwell. */
-        limit = MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2);
+        limit = narrow_limit(c);
         others = u->rps;
         cpuset_clear(&others, cpu);
         if (cpuset_count(&others) <= 1) {
@@ -264,17 +289,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 const struct pol_queue *qq = q;
                 set = qq->rps_orig;
                 fits = ex_load(t, u, cpu) + p < limit;
-        } else {
-                int drop = -1;
-                CPUSET_FOREACH(s, &others)
-                        if (drop < 0 || ex_load(t, u, s) >= ex_load(t, u, drop))
-                                drop = s;
-                set = u->rps;
-                cpuset_clear(&set, drop);
-                CPUSET_FOREACH(s, &set)
-                        if (ex_load(t, u, s) + p / (m - 1) >= limit)
-                                fits = false;
-        }
+        } else
+                fits = narrower(t, u, &others, limit, &set);
         if (!fits) {
                 q->narrow_ticks = 0;
                 return;
@@ -491,8 +507,8 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = x->rec;
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
         double pps = rec->rate_known ? rec->rx_pps : 0, p = proto_work(u), limit;
-        bool settling = false, dwell, fits = true;
-        int m = cpuset_count(&u->rps), drop = -1;
+        bool settling = false, dwell;
+        int m = cpuset_count(&u->rps);
         cpuset_t hs, cand, set, span;
         char list[128], hl[128], rate[32], reason[256];
 
@@ -544,16 +560,8 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 q->narrow_ticks = 0;
                 return;
         }
-        limit = MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2);
-        CPUSET_FOREACH(s, &u->rps)
-                if (drop < 0 || ex_load(t, u, s) >= ex_load(t, u, drop))
-                        drop = s;
-        set = u->rps;
-        cpuset_clear(&set, drop);
-        CPUSET_FOREACH(s, &set)
-                if (ex_load(t, u, s) + p / (m - 1) >= limit)
-                        fits = false;
-        if (!fits) {
+        limit = narrow_limit(c);
+        if (!narrower(t, u, &u->rps, limit, &set)) {
                 q->narrow_ticks = 0;
                 return;
         }
