@@ -761,6 +761,13 @@ static void write_netdev(struct sim *S, struct sim_nic *n, int ifindex) {
         }
 }
 
+/* The argument (an add_irq() call) is evaluated before S->irqs is read
+ * here, after the realloc. */
+static long irq_index(const struct sim *S, const struct sim_irq *p) {
+        return p - S->irqs;
+}
+#define IDX(p) irq_index(S, (p))
+
 static void build_devices(struct sim *S) {
         static const struct { int vendor, device; const char *driver; } ids[FAM_MAX] = {
                 [FAM_I40E] = { 0x8086, 0x158b, "i40e" },
@@ -798,34 +805,35 @@ static void build_devices(struct sim *S) {
                 if (n->fam == FAM_VIRTIO)
                         add_irq(S, K_ADMIN, i, -1, n->node, chip, hw++, "virtio%d-config", n->virtio_idx);
                 for (int q = 0; q < n->nq; q++) {
-                        struct sim_irq *rx = NULL, *tx = NULL;
+                        /* indexes, not pointers: add_irq() reallocates irqs[] */
+                        long rx = -1, tx = -1;
                         switch (n->fam) {
                         case FAM_I40E:
-                                rx = add_irq(S, K_RXTX, i, q, n->node, chip, hw++, "i40e-%s-TxRx-%d", n->name, q);
+                                rx = IDX(add_irq(S, K_RXTX, i, q, n->node, chip, hw++, "i40e-%s-TxRx-%d", n->name, q));
                                 break;
                         case FAM_TXRX:
-                                rx = add_irq(S, K_RXTX, i, q, n->node, chip, hw++, "%s-TxRx-%d", n->name, q);
+                                rx = IDX(add_irq(S, K_RXTX, i, q, n->node, chip, hw++, "%s-TxRx-%d", n->name, q));
                                 break;
                         case FAM_MLX5:
-                                rx = add_irq(S, K_RXTX, i, q, n->node, chip, hw++, "mlx5_comp%d@pci:%s", q, n->bdf);
+                                rx = IDX(add_irq(S, K_RXTX, i, q, n->node, chip, hw++, "mlx5_comp%d@pci:%s", q, n->bdf));
                                 break;
                         case FAM_RXTX:
-                                rx = add_irq(S, K_RX, i, q, n->node, chip, hw++, "%s-rx-%d", n->name, q);
-                                tx = add_irq(S, K_TX, i, q, n->node, chip, hw++, "%s-tx-%d", n->name, q);
+                                rx = IDX(add_irq(S, K_RX, i, q, n->node, chip, hw++, "%s-rx-%d", n->name, q));
+                                tx = IDX(add_irq(S, K_TX, i, q, n->node, chip, hw++, "%s-tx-%d", n->name, q));
                                 break;
                         case FAM_VIRTIO:
-                                rx = add_irq(S, K_RX, i, q, n->node, chip, hw++, "virtio%d-input.%d", n->virtio_idx, q);
-                                tx = add_irq(S, K_TX, i, q, n->node, chip, hw++, "virtio%d-output.%d", n->virtio_idx, q);
+                                rx = IDX(add_irq(S, K_RX, i, q, n->node, chip, hw++, "virtio%d-input.%d", n->virtio_idx, q));
+                                tx = IDX(add_irq(S, K_TX, i, q, n->node, chip, hw++, "virtio%d-output.%d", n->virtio_idx, q));
                                 break;
                         case FAM_SINGLE:
                                 snprintf(chip, sizeof chip, "IR-PCI-MSI-%s", n->bdf);
-                                rx = add_irq(S, K_RXTX, i, q, n->node, chip, 0, "%s", n->name);
+                                rx = IDX(add_irq(S, K_RXTX, i, q, n->node, chip, 0, "%s", n->name));
                                 break;
                         default:
                                 break;
                         }
-                        n->rx_irq[q] = rx - S->irqs;
-                        n->tx_irq[q] = tx ? tx - S->irqs : n->rx_irq[q];
+                        n->rx_irq[q] = rx;
+                        n->tx_irq[q] = tx >= 0 ? tx : rx;
                 }
                 for (size_t k = first; k < S->n_irqs; k++)
                         vecs[nvec++] = S->irqs[k].irq;
