@@ -133,7 +133,7 @@ for n in $MANAGED; do
         f=/proc/irq/$n/smp_affinity_list
         check "managed IRQ $n: same affinity before and after ($(e2e_value "$T/after.snap" "$f"))" \
                 [ "$(e2e_value "$T/orig.snap" "$f")" = "$(e2e_value "$T/after.snap" "$f")" ]
-        check "managed IRQ $n: not mentioned in the log" sh -c "! grep -E '(^|[^0-9])IRQ $n[^0-9]' '$T/state.log'"
+        check "managed IRQ $n: not mentioned in the log" sh -c "! grep -E '(^|[^0-9])IRQ ${n}[^0-9]' '$T/state.log'"
 done
 
 # --- the journal ---
