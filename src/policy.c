@@ -624,18 +624,21 @@ static int build_nics(struct pol_tick *t) {
         return 0;
 }
 
-/* Where an IRQ fires: what we set if it still holds, else a single
- * effective CPU, a single-CPU mask, the CPU taking most of its interrupts,
- * or the first online CPU of its mask. */
+/* Where an IRQ fires: a single-CPU mask (what we or the administrator
+ * set), else a single effective CPU inside the mask, the CPU taking most
+ * of its interrupts, or the first online CPU of its mask.  The mask comes
+ * first because effective_affinity lags on x86 until the IRQ next fires
+ * (DESIGN.md 4): a quiet IRQ just moved to CPU0 still shows effective 1. */
 static int irq_cpu(const struct pol_tick *t, const struct inv_irq *ii, const struct sample_irq *si) {
         cpuset_t on;
         double best = 0;
         int cpu = -1;
 
-        if (ii->has_effective && cpuset_count(&ii->effective) == 1)
-                return cpuset_first(&ii->effective);
         if (cpuset_count(&ii->affinity) == 1)
                 return cpuset_first(&ii->affinity);
+        if (ii->has_effective && cpuset_count(&ii->effective) == 1 &&
+            cpuset_subset(&ii->effective, &ii->affinity))
+                return cpuset_first(&ii->effective);
         CPUSET_FOREACH(c, &ii->affinity) {
                 double r = irq_rate_on(t->in->load, si, c);
                 if (r > best) {

@@ -27,7 +27,6 @@ CTL=${IRQSTEERCTL:-./irqsteerctl}
 E2E_IF=${IRQSTEER_E2E_IFACE:-eth0}
 E2E_PASS=0
 E2E_FAIL=0
-E2E_XFAIL=0
 E2E_TMP=
 E2E_BASE=
 E2E_PIDS=
@@ -49,29 +48,7 @@ check() {
         return 1
 }
 
-# known_bug ID WHAT COMMAND...: a check that fails today because of a
-# reported, not yet fixed bug of the daemon (ID names it in the comment of
-# the test that uses it).  It prints XFAIL and does not fail the test,
-# unless IRQSTEER_E2E_STRICT=1; once the bug is fixed it prints "ok" with a
-# reminder to turn it into a plain check.
-known_bug() {
-        _e2e_id=$1
-        _e2e_what=$2
-        shift 2
-        if "$@"; then
-                echo "ok   $_e2e_what (known bug $_e2e_id no longer seen: make this a plain check)"
-                E2E_PASS=$((E2E_PASS + 1))
-        elif [ "${IRQSTEER_E2E_STRICT:-0}" = 1 ]; then
-                echo "FAIL $_e2e_what [known bug $_e2e_id]"
-                E2E_FAIL=$((E2E_FAIL + 1))
-        else
-                echo "XFAIL $_e2e_what [known bug $_e2e_id, not counted; IRQSTEER_E2E_STRICT=1 counts it]"
-                E2E_XFAIL=$((E2E_XFAIL + 1))
-        fi
-}
-
 e2e_summary() {
-        [ "$E2E_XFAIL" -eq 0 ] || echo "$E2E_XFAIL known-bug checks failed (XFAIL, not counted)"
         echo "$E2E_PASS passed, $E2E_FAIL failed"
 }
 

@@ -20,8 +20,7 @@
 # one log line and one journal line per thread, and after restore every
 # thread and every IRQ/RPS value as before.  Then the same by a running
 # daemon (avoid-net, colocate), stopped with SIGTERM, which must give every
-# thread back; its thread sets are known_bug B1 checks (see
-# run_daemon_case) until that bug is fixed.  The process is killed and the
+# thread back.  The process is killed and the
 # host's values restored on every exit path.  Exit 77 = skipped.
 set -u
 . "${IRQSTEER_SRCDIR:-$(dirname "$0")/..}/tests/live-host-lib.sh"
@@ -181,17 +180,10 @@ run_case() {
 # irqsteerd (workers are pinned on the ticks after the initial layout),
 # then SIGTERM gives every thread back.
 #
-# Known bug B1 (reported, in src/policy.c irq_cpu()): the policy takes a
-# queue IRQ's CPU from effective_affinity_list before the affinity it set
-# itself, although its comment says "what we set if it still holds"
-# first.  On x86 the effective affinity of an IRQ only follows a new mask
-# at the IRQ's next interrupt, so for a quiet NIC (eth0 here) it stays on
-# the old CPU for as long as no interrupt comes: after the layout pinned
-# IRQ 38 to CPU0 the next ticks still see it "on CPU1".  In --once the
-# workers are placed in the same tick as the layout and come out right; a
-# running daemon places them on the next tick and gets them backwards:
-# colocate pins to CPU1 ("IRQ 38 on CPU1"), avoid-net and spread to CPU0,
-# the CPU serving the queue.  Those checks use known_bug B1.
+# The per-thread sets here guard against taking a quiet queue IRQ's CPU
+# from its stale effective_affinity_list (it follows a new mask only at
+# the IRQ's next interrupt on x86): that pinned colocate workers to the
+# wrong CPU once.
 run_daemon_case() {
         what=$1 policy=$2 extra=$3
         echo "== $what"
@@ -218,7 +210,7 @@ run_daemon_case() {
         check "$what: an expected set for each of the $nthreads threads" [ "$(wc -l <"$T/threads.want")" -eq "$nthreads" ]
         while read -r tid want; do
                 got=$(awk -v t="$tid" '$1 == t { print $2 }' "$T/threads.after")
-                known_bug B1 "$what: thread $tid on CPUs $want (has $got)" [ "$got" = "$want" ]
+                check "$what: thread $tid on CPUs $want (has $got)" [ "$got" = "$want" ]
         done <"$T/threads.want"
         check "$what: journal lists the pinned threads" [ "$(grep -c "^thread $WPID " "$S/undo.journal" 2>/dev/null)" -eq "$nthreads" ]
         e2e_kill "$DPID" TERM

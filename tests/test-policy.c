@@ -915,6 +915,7 @@ static void test_workers(void **state) {
                 const char *interface;
                 int nq;                  /* eth0 queues (on CPUs 0..nq-1) */
                 const char *want;
+                bool stale_effective;    /* effective_affinity still on CPU 7 */
         } cases[] = {
                 { "spread: one CPU per thread, off the queue CPUs", WORKER_SPREAD, "", NULL, 4,
                   "thread 1001>4;thread 1002>5;thread 1003>6;thread 2001>7;thread 2002>4;" },
@@ -924,6 +925,10 @@ static void test_workers(void **state) {
                   "thread 1001>0;thread 1002>1;thread 1003>2;thread 2001>3;thread 2002>4;" },
                 { "colocate: thread i on queue i's CPU", WORKER_COLOCATE, "", "eth0", 4,
                   "thread 1001>0;thread 1002>1;thread 1003>2;thread 2001>3;thread 2002>0;" },
+                /* x86 updates effective_affinity only at the IRQ's next
+                 * interrupt: a quiet IRQ's mask is where it fires next */
+                { "colocate: a stale effective CPU outside the mask is ignored", WORKER_COLOCATE, "", "eth0", 4,
+                  "thread 1001>0;thread 1002>1;thread 1003>2;thread 2001>3;thread 2002>0;", true },
                 { "colocate, busiest NIC", WORKER_COLOCATE, "", NULL, 2,
                   "thread 1001>4;thread 1002>5;thread 1003>6;thread 2001>4;thread 2002>5;" },
                 { "avoid-net", WORKER_AVOID_NET, "", NULL, 4,
@@ -942,6 +947,10 @@ static void test_workers(void **state) {
                 for (int q = 0; q < cases[i].nq; q++) {
                         fx_place(&f, 30 + q, q);
                         f.q[0][q] = (struct fx_queue_model){ 0.1, 1000 };
+                        if (cases[i].stale_effective) {
+                                fx_irq(&f, 30 + q)->has_effective = true;
+                                fx_irq(&f, 30 + q)->effective = cpuset_single(7);
+                        }
                 }
                 if (cases[i].policy == WORKER_COLOCATE && !cases[i].interface) {
                         /* eth1 on CPUs 4-6 carries more */
