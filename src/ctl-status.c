@@ -346,7 +346,7 @@ int ctl_status(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         }
         json_get_int(v, "pid", &pid);
-        if (pid > INT32_MAX || (kill((pid_t) pid, 0) < 0 && errno == ESRCH)) {
+        if (!ctl_pid_is_irqsteerd(pid)) {
                 ctl_error("irqsteerd (pid %" PRId64 ") is not running; %s/%s is left over from it", pid,
                           state_dir, STATE_STATUS_NAME);
                 return CTL_EXIT_ERROR;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -709,7 +710,7 @@ static void test_status_cli(_unused_ void **state) {
         struct json_value *v = NULL;
         const char *args[] = { "status", "--state-dir", dir, NULL };
         const char *args_json[] = { "status", "--state-dir", dir, "--json", NULL };
-        pid_t child;
+        pid_t child, daemon_pid;
         int64_t i;
 
         /* no file: no daemon */
@@ -718,8 +719,28 @@ static void test_status_cli(_unused_ void **state) {
         free(out);
         free(err);
 
-        /* a live pid (ours) */
-        snprintf(doc, sizeof(doc), STATUS_OK, (int) getpid());
+        /* a live process named irqsteerd */
+        daemon_pid = fork();
+        assert_true(daemon_pid >= 0);
+        if (daemon_pid == 0) {
+                prctl(PR_SET_NAME, "irqsteerd");
+                pause();
+                _exit(0);
+        }
+        for (int tries = 0; tries < 200; tries++) { /* until the rename shows */
+                char p[64], comm[32] = "";
+                FILE *cf;
+                snprintf(p, sizeof(p), "/proc/%d/comm", (int) daemon_pid);
+                if ((cf = fopen(p, "re"))) {
+                        if (!fgets(comm, sizeof(comm), cf))
+                                comm[0] = 0;
+                        fclose(cf);
+                }
+                if (strcmp(comm, "irqsteerd\n") == 0)
+                        break;
+                usleep(10000);
+        }
+        snprintf(doc, sizeof(doc), STATUS_OK, (int) daemon_pid);
         write_file(dir, "status.json", doc);
         assert_int_equal(run_ctl(args, &out, &err), 0);
         assert_non_null(strstr(out, "Status: watching 2 NICs"));
@@ -728,8 +749,18 @@ static void test_status_cli(_unused_ void **state) {
         assert_int_equal(run_ctl(args_json, &out, &err), 0);
         assert_int_equal(json_parse(out, strlen(out), &v), 0);
         assert_int_equal(json_get_int(v, "pid", &i), 0);
-        assert_int_equal(i, getpid());
+        assert_int_equal(i, daemon_pid);
         json_free(v);
+        free(out);
+        free(err);
+        kill(daemon_pid, SIGKILL);
+        assert_int_equal(waitpid(daemon_pid, NULL, 0), daemon_pid);
+
+        /* a live pid that is not irqsteerd (ours): the daemon's pid was reused */
+        snprintf(doc, sizeof(doc), STATUS_OK, (int) getpid());
+        write_file(dir, "status.json", doc);
+        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_non_null(strstr(err, "is not running"));
         free(out);
         free(err);
 
