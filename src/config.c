@@ -18,7 +18,7 @@
 
 /* Not "config.h": from src/ that name finds autoconf's build config.h first
  * (-I. precedes -I include); headers in include/ find this one by themselves. */
-#include "../include/config.h"
+#include "config.h"
 #include "cpuset.h"
 #include "util.h"
 

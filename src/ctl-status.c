@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/config.h" /* not the autotools config.h of the build dir */
+#include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "rootfs.h"

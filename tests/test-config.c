@@ -7,7 +7,7 @@
 #include <syslog.h>
 
 /* Not "config.h": from tests/ that name finds autoconf's build config.h. */
-#include "../include/config.h"
+#include "config.h"
 #include "testlib.h"
 #include "util.h"
 
