@@ -1,7 +1,8 @@
 #!/bin/sh
 # Adds up the test cases of one `make check` run: cmocka binaries count per
-# case ([ OK ] / [ FAILED ] / [ SKIPPED ]), shell tests count as one case
-# each from automake's .trs result.  Prints "N passed, N failed, N skipped".
+# case ([ OK ] / [ FAILED ] / [ SKIPPED ]); shell tests by their own closing
+# "N passed, N failed" line when they print one, else as one case from
+# automake's .trs result.  Prints "tests: N passed, N failed, N skipped".
 build=${1:-build}
 pass=0 fail=0 skip=0
 for trs in $(find "$build/tests" -name '*.trs' 2>/dev/null | sort); do
@@ -14,11 +15,22 @@ for trs in $(find "$build/tests" -name '*.trs' 2>/dev/null | sort); do
                 if grep -q '^:test-result: FAIL' "$trs" && [ "$f" -eq 0 ]; then f=1; fi
                 pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
         else
-                case $(sed -n 's/^:test-result: //p' "$trs") in
-                PASS) pass=$((pass + 1)) ;;
-                SKIP) skip=$((skip + 1)) ;;
-                *) fail=$((fail + 1)) ;;
-                esac
+                result=$(sed -n 's/^:test-result: //p' "$trs")
+                # a script that counts its checks ends with "N passed, N failed"
+                counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" 2>/dev/null | tail -n 1)
+                if [ -n "$counts" ] && [ "$result" != SKIP ]; then
+                        p=${counts%% passed*}
+                        f=${counts#*passed, }
+                        f=${f%% failed*}
+                        if [ "$result" != PASS ] && [ "$f" -eq 0 ]; then f=1; fi
+                        pass=$((pass + p)) fail=$((fail + f))
+                else
+                        case $result in
+                        PASS) pass=$((pass + 1)) ;;
+                        SKIP) skip=$((skip + 1)) ;;
+                        *) fail=$((fail + 1)) ;;
+                        esac
+                fi
         fi
 done
 echo "tests: $pass passed, $fail failed, $skip skipped"
