@@ -1,6 +1,9 @@
 # Thin driver over the autotools build: it installs missing Debian build
 # packages, bootstraps configure, and builds out of tree in $(BUILD) so the
 # generated Makefile never overwrites this one.  Run `make help`.
+# It configures for a system daemon (--prefix=/usr --sysconfdir=/etc, so
+# the configuration is /etc/irqsteer/irqsteer.conf); CONFIGURE_FLAGS adds to
+# or overrides that.
 
 BUILD ?= build
 CONFIGURE_FLAGS ?=
@@ -55,7 +58,7 @@ configure: configure.ac Makefile.am
 
 $(BUILD)/Makefile: configure
 	mkdir -p $(BUILD)
-	cd $(BUILD) && ../configure CFLAGS='$(CFLAGS)' $(CONFIGURE_FLAGS)
+	cd $(BUILD) && ../configure --prefix=/usr --sysconfdir=/etc CFLAGS='$(CFLAGS)' $(CONFIGURE_FLAGS)
 
 run: all
 	@echo "irqsteerd: running in the foreground with built-in defaults; Ctrl-C stops it and restores what it changed"
