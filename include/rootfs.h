@@ -13,6 +13,11 @@ int rootfs_open(const char *dir);
  * buffer.  Returns 0 or -errno (-ENOENT when it does not exist). */
 int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len);
 
+/* The loop behind rootfs_read, for a file the caller opened itself (the
+ * undo journal, opened O_NOFOLLOW): reads fd until EOF into a
+ * NUL-terminated malloc'd buffer.  Returns 0 or -errno. */
+int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len);
+
 /* printf-style variant of rootfs_read. */
 int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

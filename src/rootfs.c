@@ -23,14 +23,10 @@ static const char *rel(const char *path) {
         return *path ? path : ".";
 }
 
-int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len) {
-        _cleanup_(closep) int fd = -1;
+int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len) {
         size_t len = 0, allocated = 0;
         char *buf = NULL;
 
-        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
         for (;;) {
                 ssize_t n;
 
@@ -62,6 +58,15 @@ int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len) {
         if (ret_len)
                 *ret_len = len;
         return 0;
+}
+
+int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+
+        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        return rootfs_read_fd(fd, ret_buf, ret_len);
 }
 
 int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, ...) {

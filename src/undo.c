@@ -11,6 +11,7 @@
 
 #include "apply.h"
 #include "log.h"
+#include "rootfs.h"
 #include "undo.h"
 #include "util.h"
 
@@ -368,41 +369,11 @@ int undo_save(struct undo *u) {
 /* The journal is a host path of our own, not under the observed root. */
 static int read_journal(const char *path, char **ret_buf, size_t *ret_len) {
         _cleanup_(closep) int fd = -1;
-        char *buf = NULL;
-        size_t len = 0, allocated = 0;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        for (;;) {
-                ssize_t n;
-
-                if (len + 4096 + 1 > allocated) {
-                        size_t na = allocated ? allocated * 2 : 8192;
-                        char *nb = realloc(buf, na);
-                        if (!nb) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = nb;
-                        allocated = na;
-                }
-                n = read(fd, buf + len, allocated - len - 1);
-                if (n < 0) {
-                        int r = -errno;
-                        if (r == -EINTR)
-                                continue;
-                        free(buf);
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                len += n;
-        }
-        buf[len] = 0;
-        *ret_buf = buf;
-        *ret_len = len;
-        return 0;
+        return rootfs_read_fd(fd, ret_buf, ret_len);
 }
 
 int undo_new(const char *state_dir, bool dry_run, struct undo **ret) {
