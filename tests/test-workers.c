@@ -13,60 +13,11 @@
 
 #include "apply.h"
 #include "config.h"
+#include "fake-sched.h"
 #include "rootfs.h"
 #include "testlib.h"
 #include "util.h"
 #include "workers.h"
-
-/* ---- sched_*affinity seam: TIDs in the table are fake, the rest real ---- */
-
-struct fake_task {
-        pid_t tid;
-        cpuset_t mask;
-        int set_errno;
-        unsigned set_calls;
-};
-static struct fake_task fakes[16];
-static size_t n_fakes;
-
-int __real_sched_setaffinity(pid_t pid, size_t sz, const cpu_set_t *set);
-int __real_sched_getaffinity(pid_t pid, size_t sz, cpu_set_t *set);
-
-static struct fake_task *fake_find(pid_t tid) {
-        for (size_t i = 0; i < n_fakes; i++)
-                if (fakes[i].tid == tid)
-                        return &fakes[i];
-        return NULL;
-}
-
-int __wrap_sched_setaffinity(pid_t pid, size_t sz, const cpu_set_t *set) {
-        struct fake_task *t = fake_find(pid);
-
-        if (!t)
-                return __real_sched_setaffinity(pid, sz, set);
-        t->set_calls++;
-        if (t->set_errno) {
-                errno = t->set_errno;
-                return -1;
-        }
-        cpuset_zero(&t->mask);
-        for (int c = 0; c < (int) (sz * 8) && c < CPUSET_MAX; c++)
-                if (CPU_ISSET_S(c, sz, set))
-                        cpuset_set(&t->mask, c);
-        return 0;
-}
-
-int __wrap_sched_getaffinity(pid_t pid, size_t sz, cpu_set_t *set) {
-        struct fake_task *t = fake_find(pid);
-
-        if (!t)
-                return __real_sched_getaffinity(pid, sz, set);
-        CPU_ZERO_S(sz, set);
-        CPUSET_FOREACH(c, &t->mask)
-                if (c < (int) (sz * 8))
-                        CPU_SET_S(c, sz, set);
-        return 0;
-}
 
 /* ---- helpers ---- */
 
