@@ -4,6 +4,7 @@
  * ("proc/stat"), never absolute. */
 #pragma once
 
+#include <dirent.h>
 #include <stddef.h>
 
 /* Opens DIR as the root of all /proc and /sys reads.  Returns an fd or -errno. */
@@ -34,6 +35,10 @@ int rootfs_write(int rootfd, const char *path, const char *data);
 
 /* Opens a directory relative to rootfd (O_DIRECTORY); fd or -errno. */
 int rootfs_opendir(int rootfd, const char *path);
+
+/* rootfs_opendir as a DIR stream for readdir(3) (closedir it): 0 or the
+ * -errno of either step, with *ret NULL and nothing left open. */
+int rootfs_fdopendir(int rootfd, const char *path, DIR **ret);
 
 /* Whether path exists (no symlink follow on the last component is NOT
  * implied: it follows, like stat). */

@@ -248,19 +248,13 @@ static int read_number_dir(int rootfd, const char *path, unsigned **ret, size_t 
         unsigned *v = NULL;
         struct dirent *de;
         DIR *d;
-        int fd, r = 0;
+        int r;
 
         *ret = NULL;
         *ret_n = 0;
-        fd = rootfs_opendir(rootfd, path);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                close(fd);
+        r = rootfs_fdopendir(rootfd, path, &d);
+        if (r < 0)
                 return r;
-        }
         while ((de = readdir(d))) {
                 uint64_t x;
                 if (util_parse_u64(de->d_name, (size_t) -1, &x) < 0 || x > UINT32_MAX)
@@ -360,20 +354,14 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
         int max_rx = -1, max_tx = -1;
         struct dirent *de;
         DIR *d;
-        int fd;
+        int r;
 
         snprintf(path, sizeof(path), "sys/class/net/%s/queues", nic->name);
-        fd = rootfs_opendir(rootfd, path);
-        if (fd == -ENOENT)
+        r = rootfs_fdopendir(rootfd, path, &d);
+        if (r == -ENOENT)
                 return 0;
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                int r = -errno;
-                close(fd);
+        if (r < 0)
                 return r;
-        }
         while ((de = readdir(d))) {
                 int q;
                 if (queue_dir(de->d_name, "rx-", &q)) {
@@ -550,17 +538,11 @@ static int list_nics(int rootfd, struct inventory *inv) {
         size_t allocated = 0;
         struct dirent *de;
         DIR *d;
-        int fd, r = 0;
+        int r;
 
-        fd = rootfs_opendir(rootfd, "sys/class/net");
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                close(fd);
+        r = rootfs_fdopendir(rootfd, "sys/class/net", &d);
+        if (r < 0)
                 return r;
-        }
         while ((de = readdir(d))) {
                 char path[512];
                 int fdd;

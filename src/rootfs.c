@@ -126,6 +126,22 @@ int rootfs_opendir(int rootfd, const char *path) {
         return fd < 0 ? -errno : fd;
 }
 
+int rootfs_fdopendir(int rootfd, const char *path, DIR **ret) {
+        int fd, r;
+
+        *ret = NULL;
+        fd = rootfs_opendir(rootfd, path);
+        if (fd < 0)
+                return fd;
+        *ret = fdopendir(fd);
+        if (!*ret) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        return 0;
+}
+
 int rootfs_exists(int rootfd, const char *path) {
         struct stat st;
         if (fstatat(rootfd, rel(path), &st, 0) < 0)

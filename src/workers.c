@@ -298,22 +298,16 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
         size_t allocated = 0;
         struct dirent *de;
         DIR *d;
-        int fd;
+        int r;
 
         snprintf(path, sizeof(path), "proc/%d/task", (int) wp->pid);
-        fd = rootfs_opendir(rootfd, path);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
+        r = rootfs_fdopendir(rootfd, path, &d);
+        if (r < 0)
+                return r;
         while ((de = readdir(d))) {
                 _cleanup_(freep) char *status = NULL;
                 struct worker_thread t = { 0 };
                 size_t len;
-                int r;
 
                 if (!parse_pid(de->d_name, &t.tid))
                         continue;
@@ -344,7 +338,7 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
         size_t allocated = 0;
         struct dirent *de;
         DIR *d = NULL;
-        int fd, r = 0;
+        int r = 0;
 
         if (c->n_workers == 0) {
                 *ret = ws;
@@ -367,17 +361,9 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                         m[i].pidfile_pid = read_pidfile(rootfd, m[i].w->pidfile);
         }
 
-        fd = rootfs_opendir(rootfd, "proc");
-        if (fd < 0) {
-                r = fd;
+        r = rootfs_fdopendir(rootfd, "proc", &d);
+        if (r < 0)
                 goto out;
-        }
-        d = fdopendir(fd);
-        if (!d) {
-                r = -errno;
-                close(fd);
-                goto out;
-        }
         while ((de = readdir(d))) {
                 struct procinfo pi = { 0 };
                 struct worker_proc wp = { .worker = -1 };
