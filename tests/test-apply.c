@@ -110,17 +110,6 @@ static void assert_file(const char *dir, const char *rel, const char *want, cons
         free(got);
 }
 
-static void put_file(const char *dir, const char *rel, const char *data) {
-        char path[512];
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, rel);
-        f = fopen(path, "we");
-        assert_non_null(f);
-        assert_int_equal(fputs(data, f) >= 0, 1);
-        assert_int_equal(fclose(f), 0);
-}
-
 struct act {
         enum action_type type;
         unsigned irq;
@@ -306,7 +295,7 @@ static void test_journal_and_restore(void **state) {
         assert_file(e->root, "proc/irq/30/smp_affinity_list", "3\n", "after the steps");
 
         /* Someone else changes rps_sock_flow_entries: not ours to restore. */
-        put_file(e->root, "proc/sys/net/core/rps_sock_flow_entries", "65536\n");
+        test_write_file(e->root, "proc/sys/net/core/rps_sock_flow_entries", "65536\n");
         a = mk(&steps[4]);
         assert_int_equal(apply_changed_externally(ap, &a), 1);
         a = mk(&steps[0]);
@@ -349,7 +338,7 @@ static void test_crash_recover(void **state) {
 
         /* The driver reset queue 1 meanwhile (as on link down/up): its
          * value is neither ours nor the original, so it stays. */
-        put_file(e->root, "sys/class/net/eth0/queues/rx-1/rps_cpus", "f\n");
+        test_write_file(e->root, "sys/class/net/eth0/queues/rx-1/rps_cpus", "f\n");
         /* A NIC vanished. */
         {
                 char cmd[256];
@@ -384,14 +373,14 @@ static void test_pending(void **state) {
 
         env_setup(e, "apply");
         assert_int_equal(mkdir(e->state, 0700), 0);
-        put_file(e->state, UNDO_JOURNAL_NAME,
+        test_write_file(e->state, UNDO_JOURNAL_NAME,
                  "# irqsteer undo journal v1\n"
                  "irq 30 0-3 2 3\n"   /* crashed after writing 3 */
                  "irq 33 0-3 1 2\n"   /* crashed before writing 2 */
                  "irq 31 0-3 1 -\n"); /* holds 1 (ours) */
-        put_file(e->root, "proc/irq/30/smp_affinity_list", "3\n");
-        put_file(e->root, "proc/irq/33/smp_affinity_list", "1\n");
-        put_file(e->root, "proc/irq/31/smp_affinity", "2\n");
+        test_write_file(e->root, "proc/irq/30/smp_affinity_list", "3\n");
+        test_write_file(e->root, "proc/irq/33/smp_affinity_list", "1\n");
+        test_write_file(e->root, "proc/irq/31/smp_affinity", "2\n");
         assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
         assert_int_equal(rep.restored, 3);
         assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "pending value restored");
@@ -468,9 +457,9 @@ static void test_corrupt_journal(void **state) {
 
         env_setup(e, "apply");
         assert_int_equal(mkdir(e->state, 0700), 0);
-        put_file(e->root, "proc/irq/30/smp_affinity_list", "2\n");
-        put_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "6\n");
-        put_file(e->state, UNDO_JOURNAL_NAME,
+        test_write_file(e->root, "proc/irq/30/smp_affinity_list", "2\n");
+        test_write_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "6\n");
+        test_write_file(e->state, UNDO_JOURNAL_NAME,
                  "# irqsteer undo journal v1\n"
                  "irq 30 0-3 2 -\n"
                  "\x01\x02garbage\xff\n"
@@ -654,7 +643,7 @@ static void test_threads_wrapped(void **state) {
                     "thread journal");
 
         /* Restore; the second TID was reused meanwhile (new starttime). */
-        put_file(e->root, "proc/5000100/task/5000102/stat",
+        test_write_file(e->root, "proc/5000100/task/5000102/stat",
                  "5000102 (fakeworker) S 1 1 1 0 -1 4194368 0 0 0 0 0 0 0 0 20 0 1 0 999999 0 0\n");
         fake_find(5000103)->clamp = (cpuset_t){ 0 };
         assert_int_equal(apply_restore_all(ap, &rep), 0);

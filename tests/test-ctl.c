@@ -85,17 +85,6 @@ static char *make_tmpdir(void) {
         return strdup(d);
 }
 
-static void write_file(const char *dir, const char *name, const char *text) {
-        char path[512];
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
-        f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        assert_int_equal(fclose(f), 0);
-}
-
 static void rm_rf(const char *dir) {
         char cmd[600];
 
@@ -741,7 +730,7 @@ static void test_status_cli(_unused_ void **state) {
                 usleep(10000);
         }
         snprintf(doc, sizeof(doc), STATUS_OK, (int) daemon_pid);
-        write_file(dir, "status.json", doc);
+        test_write_file(dir, "status.json", doc);
         assert_int_equal(run_ctl(args, &out, &err), 0);
         assert_non_null(strstr(out, "Status: watching 2 NICs"));
         free(out);
@@ -758,7 +747,7 @@ static void test_status_cli(_unused_ void **state) {
 
         /* a live pid that is not irqsteerd (ours): the daemon's pid was reused */
         snprintf(doc, sizeof(doc), STATUS_OK, (int) getpid());
-        write_file(dir, "status.json", doc);
+        test_write_file(dir, "status.json", doc);
         assert_int_equal(run_ctl(args, &out, &err), 1);
         assert_non_null(strstr(err, "is not running"));
         free(out);
@@ -771,20 +760,20 @@ static void test_status_cli(_unused_ void **state) {
                 _exit(0);
         assert_int_equal(waitpid(child, NULL, 0), child);
         snprintf(doc, sizeof(doc), STATUS_OK, (int) child);
-        write_file(dir, "status.json", doc);
+        test_write_file(dir, "status.json", doc);
         assert_int_equal(run_ctl(args, &out, &err), 1);
         assert_non_null(strstr(err, "is not running"));
         free(out);
         free(err);
 
         /* garbage and schema violations */
-        write_file(dir, "status.json", "{\"version\":1,\"pid\":");
+        test_write_file(dir, "status.json", "{\"version\":1,\"pid\":");
         assert_int_equal(run_ctl(args_json, &out, &err), 1);
         assert_non_null(strstr(err, "not valid JSON"));
         assert_string_equal(out, "");
         free(out);
         free(err);
-        write_file(dir, "status.json", "{\"version\":7,\"pid\":1,\"status\":\"\"}");
+        test_write_file(dir, "status.json", "{\"version\":7,\"pid\":1,\"status\":\"\"}");
         assert_int_equal(run_ctl(args, &out, &err), 1);
         assert_non_null(strstr(err, "schema"));
         free(out);
@@ -810,9 +799,9 @@ static void test_restore_cli(_unused_ void **state) {
         snprintf(path, sizeof(path), "mkdir -p '%s/proc/irq/77'", root);
         assert_int_equal(system(path), 0);
         snprintf(path, sizeof(path), "%s/proc/irq/77", root);
-        write_file(path, "smp_affinity_list", "5\n");
-        write_file(path, "smp_affinity", "00000020\n");
-        write_file(sdir, "undo.journal", "# irqsteer undo journal v1\nirq 77 0-3 5 -\n");
+        test_write_file(path, "smp_affinity_list", "5\n");
+        test_write_file(path, "smp_affinity", "00000020\n");
+        test_write_file(sdir, "undo.journal", "# irqsteer undo journal v1\nirq 77 0-3 5 -\n");
         assert_int_equal(run_ctl(args, &out, &err), 0);
         assert_non_null(strstr(out, "irq 77"));
         assert_non_null(strstr(out, "Restored 1"));
@@ -841,7 +830,7 @@ static void test_plan_live(_unused_ void **state) {
 
         /* dry-run config so the plan reflects what a dry run would log */
         snprintf(cfg, sizeof(cfg), "%s/irqsteer.conf", dir);
-        write_file(dir, "irqsteer.conf", "[daemon]\ndry_run = yes\n");
+        test_write_file(dir, "irqsteer.conf", "[daemon]\ndry_run = yes\n");
         const char *args[] = { "plan", "--config", cfg, "--interval", "0.2", "--json", NULL };
         assert_int_equal(run_ctl(args, &out, &err), 0);
         if (json_parse(out, strlen(out), &v) < 0)

@@ -19,6 +19,19 @@ static inline const char *fixture_path(const char *rel, char *buf, size_t len) {
         return buf;
 }
 
+/* Writes data as the whole of dir/rel (created or truncated), asserting
+ * that the write and the close succeed. */
+static inline void test_write_file(const char *dir, const char *rel, const char *data) {
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(data, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
 /* Skips the calling test with a reason unless running as root. */
 #define SKIP_UNLESS_ROOT()                                                         \
         do {                                                                       \
