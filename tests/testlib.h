@@ -20,12 +20,14 @@ static inline const char *fixture_path(const char *rel, char *buf, size_t len) {
 }
 
 /* Writes data as the whole of dir/rel (created or truncated), asserting
- * that the write and the close succeed. */
+ * that the path fits and the write and the close succeed. */
 static inline void test_write_file(const char *dir, const char *rel, const char *data) {
         char path[512];
         FILE *f;
+        int n;
 
-        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        n = snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        assert_true(n > 0 && (size_t) n < sizeof(path));
         f = fopen(path, "we");
         assert_non_null(f);
         assert_int_equal(fputs(data, f) >= 0, 1);
