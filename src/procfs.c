@@ -479,6 +479,65 @@ bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq ro
 
 /* ---- /proc/interrupts ---- */
 
+/* One count of a numeric row into *ret, the same result as next_token() +
+ * parse_u64(): -EBADMSG when the line ends or the token is not all digits,
+ * -ERANGE beyond 64 bits.  The per-tick hot loop (a 256-CPU host with ~460
+ * IRQs has ~120k counts, most of them "0" padded to 10 columns), so blanks
+ * go 8 at a time and digits are summed in the same pass. */
+static int next_count(struct cursor *c, uint64_t *ret) {
+        const char *p = c->p, *e = c->end, *s;
+        uint64_t v = 0;
+
+        while (e - p >= 8) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                w ^= UINT64_C(0x2020202020202020);
+                if (w != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                        /* straight to the first byte that is not a space */
+                        p += __builtin_ctzll(w) / 8;
+#endif
+                        break;
+                }
+                p += 8;
+        }
+        while (p < e && is_blank(*p))
+                p++;
+        s = p;
+        while (p < e && is_digit(*p)) {
+                v = v * 10 + (unsigned) (*p - '0');
+                p++;
+        }
+        if (p < e && !is_blank(*p)) {
+                /* not a count: let the slow path say what is wrong */
+                while (p < e && !is_blank(*p))
+                        p++;
+                c->p = p;
+                return p == s ? -EBADMSG : parse_u64(s, (size_t) (p - s), ret);
+        }
+        c->p = p;
+        if (p == s)
+                return -EBADMSG;
+        /* 19 digits always fit; longer ones may overflow (or be zeros) */
+        if (p - s > 19)
+                return parse_u64(s, (size_t) (p - s), ret);
+        *ret = v;
+        return 0;
+}
+
+/* Lines in [buf, buf+len): an upper bound on the rows, to size the arrays
+ * once instead of growing (and copying) them row by row. */
+static size_t count_lines(const char *buf, size_t len) {
+        size_t n = 1;
+        const char *p = buf, *e = buf + len, *nl;
+
+        while (p < e && (nl = memchr(p, '\n', (size_t) (e - p)))) {
+                n++;
+                p = nl + 1;
+        }
+        return n;
+}
+
 /* Kernels before 3.x printed chip and flow handler as one word
  * ("IR-PCI-MSI-edge", "IO-APIC-fasteoi"); these are the handler names. */
 static const char *const flow_suffixes[] = {
@@ -612,7 +671,21 @@ int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupt
                 if (line_is_blank(&line))
                         continue;
                 if (!s.cpus) {
+                        size_t rows;
+
                         r = parse_cpu_header(&line, &s.cpus, &s.n_cpus);
+                        if (r < 0)
+                                goto fail;
+                        rows = count_lines(buf + pos, len - pos);
+                        r = util_grow((void **) &s.irqs, &irqs_allocated, rows, sizeof(*s.irqs));
+                        if (r < 0)
+                                goto fail;
+                        if (s.n_cpus > 0 && rows > SIZE_MAX / s.n_cpus) {
+                                r = -ENOMEM;
+                                goto fail;
+                        }
+                        r = util_grow((void **) &s.counts_storage, &counts_allocated, rows * s.n_cpus,
+                                      sizeof(*s.counts_storage));
                         if (r < 0)
                                 goto fail;
                         continue;
@@ -629,8 +702,9 @@ int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupt
                         goto fail;
                 irq = &s.irqs[s.n_irqs];
                 *irq = (struct procfs_irq) {};
+                /* zero already: util_grow clears what it adds, and rows
+                 * are used once */
                 counts = s.counts_storage + s.n_irqs * s.n_cpus;
-                memset(counts, 0, s.n_cpus * sizeof(*counts));
 
                 if (is_digit(id[0])) {
                         uint64_t v;
@@ -648,11 +722,7 @@ int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupt
                         /* One count per header column, whatever the padding:
                          * on big hosts counts overflow the %10u width. */
                         for (col = 0; col < s.n_cpus; col++) {
-                                if (!next_token(&line, &tok, &tl)) {
-                                        r = -EBADMSG;
-                                        goto fail;
-                                }
-                                r = parse_u64(tok, tl, &counts[col]);
+                                r = next_count(&line, &counts[col]);
                                 if (r < 0)
                                         goto fail;
                                 irq->total = add_sat(irq->total, counts[col]);
