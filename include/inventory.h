@@ -100,6 +100,15 @@ struct inventory {
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
 void inventory_free(struct inventory *inv);
 
+/* Re-reads in place, into an inventory from inventory_read() (with the
+ * same interrupts layout), what changes while the devices stay: IRQ masks
+ * of NIC vectors, RPS/XPS masks and flow counts, up, ifindex and packet
+ * counters, rps_sock_flow_entries.  Returns 1 without finishing when the
+ * layout may have changed (numeric IRQs or their names, the NIC set, a
+ * queue count, ifindex or up): the caller then does a full
+ * inventory_read(); 0 when refreshed; -errno. */
+int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv);
+
 /* Live refinement through netlink: ifindex, link up state (IFF_UP) and the
  * allocated queue counts (rtnetlink IFLA_NUM_RX/TX_QUEUES into max_*_queues;
  * rx_queues/tx_queues stay the sysfs real counts, which the queue array

@@ -292,14 +292,14 @@ static int read_cpus(int rootfd, const char *list_path, const char *mask_path, c
         return cpuset_parse_mask(util_strstrip(buf), ret);
 }
 
-static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
-        char lp[64], mp[64], ep[64], emp[64], np[64], line[32];
+/* The masks of one IRQ: what inventory_refresh() re-reads each tick. */
+static void read_irq_masks(int rootfd, struct inv_irq *irq) {
+        char lp[64], mp[64], ep[64], emp[64];
 
         snprintf(lp, sizeof(lp), "proc/irq/%u/smp_affinity_list", irq->irq);
         snprintf(mp, sizeof(mp), "proc/irq/%u/smp_affinity", irq->irq);
         snprintf(ep, sizeof(ep), "proc/irq/%u/effective_affinity_list", irq->irq);
         snprintf(emp, sizeof(emp), "proc/irq/%u/effective_affinity", irq->irq);
-        snprintf(np, sizeof(np), "proc/irq/%u/node", irq->irq);
 
         /* A missing proc/irq/N means the IRQ went away after /proc/interrupts
          * was read: not an error, just nothing to steer. */
@@ -309,6 +309,13 @@ static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
         irq->has_effective = read_cpus(rootfd, ep, emp, &irq->effective) == 0;
         if (!irq->has_effective)
                 cpuset_zero(&irq->effective);
+}
+
+static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
+        char np[64], line[32];
+
+        read_irq_masks(rootfd, irq);
+        snprintf(np, sizeof(np), "proc/irq/%u/node", irq->irq);
         irq->node = -1;
         if (rootfs_read_line(rootfd, np, line, sizeof(line)) == 0 &&
             util_parse_int(util_strstrip(line), (size_t) -1, &irq->node) < 0)
@@ -349,6 +356,8 @@ static bool queue_dir(const char *name, const char *prefix, int *ret) {
         return n && parse_index(n, ret);
 }
 
+static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q);
+
 static int read_queues(int rootfd, struct inv_nic *nic) {
         char path[512];
         int max_rx = -1, max_tx = -1;
@@ -386,8 +395,6 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
                 return -ENOMEM;
         for (size_t i = 0; i < nic->n_queues; i++) {
                 struct inv_queue *q = &nic->queues[i];
-                char line[32];
-                uint64_t v;
 
                 q->index = (int) i;
                 q->rx_irq = q->tx_irq = -1;
@@ -395,31 +402,42 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
                 q->has_rx = rootfs_exists(rootfd, path) > 0;
                 snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
                 q->has_tx = rootfs_exists(rootfd, path) > 0;
-                if (q->has_rx) {
-                        _cleanup_(freep) char *buf = NULL;
-                        /* Missing without CONFIG_RPS. */
-                        snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_cpus", nic->name, i);
-                        q->has_rps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
-                                     cpuset_parse_mask(util_strstrip(buf), &q->rps_cpus) == 0;
-                        snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_flow_cnt", nic->name, i);
-                        if (rootfs_read_line(rootfd, path, line, sizeof(line)) == 0 &&
-                            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
-                                q->rps_flow_cnt = (uint32_t) v;
-                }
-                if (!q->has_rps)
-                        cpuset_zero(&q->rps_cpus);
-                if (q->has_tx) {
-                        _cleanup_(freep) char *buf = NULL;
-                        /* Single-queue devices fail this read with ENOENT
-                         * or EINVAL although the file is listed. */
-                        snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu/xps_cpus", nic->name, i);
-                        q->has_xps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
-                                     cpuset_parse_mask(util_strstrip(buf), &q->xps_cpus) == 0;
-                }
-                if (!q->has_xps)
-                        cpuset_zero(&q->xps_cpus);
+                read_queue_values(rootfd, nic, q);
         }
         return 0;
+}
+
+/* The RPS/XPS values of one queue whose has_rx/has_tx are known. */
+static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q) {
+        char path[512], line[32];
+        size_t i = (size_t) q->index;
+        uint64_t v;
+
+        q->has_rps = q->has_xps = false;
+        q->rps_flow_cnt = 0;
+        if (q->has_rx) {
+                _cleanup_(freep) char *buf = NULL;
+                /* Missing without CONFIG_RPS. */
+                snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_cpus", nic->name, i);
+                q->has_rps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
+                             cpuset_parse_mask(util_strstrip(buf), &q->rps_cpus) == 0;
+                snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_flow_cnt", nic->name, i);
+                if (rootfs_read_line(rootfd, path, line, sizeof(line)) == 0 &&
+                    util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
+                        q->rps_flow_cnt = (uint32_t) v;
+        }
+        if (!q->has_rps)
+                cpuset_zero(&q->rps_cpus);
+        if (q->has_tx) {
+                _cleanup_(freep) char *buf = NULL;
+                /* Single-queue devices fail this read with ENOENT
+                 * or EINVAL although the file is listed. */
+                snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu/xps_cpus", nic->name, i);
+                q->has_xps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
+                             cpuset_parse_mask(util_strstrip(buf), &q->xps_cpus) == 0;
+        }
+        if (!q->has_xps)
+                cpuset_zero(&q->xps_cpus);
 }
 
 /* The parent of the device from the canonical path of the net device:
@@ -496,12 +514,12 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *
         }
 }
 
-static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
+/* ifindex, up and the packet counters: what inventory_refresh() re-reads. */
+static void read_nic_state(int rootfd, struct inv_nic *nic) {
         char line[64];
-        int r;
 
-        nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
-        nic->max_rx_queues = nic->max_tx_queues = -1;
+        nic->ifindex = 0;
+        nic->up = false;
         if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "ifindex") == 0 &&
             util_parse_int(util_strstrip(line), (size_t) -1, &nic->ifindex) < 0)
                 nic->ifindex = 0;
@@ -523,7 +541,14 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, str
                 util_parse_u64(util_strstrip(line), (size_t) -1, &nic->tx_packets) == 0;
         if (!nic->has_stats)
                 nic->rx_packets = nic->tx_packets = 0;
+}
 
+static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
+        int r;
+
+        nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
+        nic->max_rx_queues = nic->max_tx_queues = -1;
+        read_nic_state(rootfd, nic);
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;
@@ -782,6 +807,111 @@ finish:
                 return r;
         }
         *ret = inv;
+        return 0;
+}
+
+/* rx-N and tx-N entries of a NIC's queues dir (0, 0 without one). */
+static int count_queue_dirs(int rootfd, const char *name, int *ret_rx, int *ret_tx) {
+        char path[64];
+        struct dirent *de;
+        DIR *d;
+        int q, r;
+
+        *ret_rx = *ret_tx = 0;
+        snprintf(path, sizeof(path), "sys/class/net/%s/queues", name);
+        r = rootfs_fdopendir(rootfd, path, &d);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        while ((de = readdir(d))) {
+                if (queue_dir(de->d_name, "rx-", &q))
+                        (*ret_rx)++;
+                else if (queue_dir(de->d_name, "tx-", &q))
+                        (*ret_tx)++;
+        }
+        closedir(d);
+        return 0;
+}
+
+/* Same NIC names as list_nics() would find now. */
+static int same_nic_set(int rootfd, const struct inventory *inv) {
+        size_t seen = 0;
+        struct dirent *de;
+        bool same = true;
+        DIR *d;
+        int r;
+
+        r = rootfs_fdopendir(rootfd, "sys/class/net", &d);
+        if (r < 0)
+                return r;
+        while (same && (de = readdir(d))) {
+                char path[512];
+                int fdd;
+
+                if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
+                        continue;
+                if (inventory_nic(inv, de->d_name)) {
+                        seen++;
+                        continue;
+                }
+                /* not ours: a new device, unless it is a file (bonding_masters) */
+                snprintf(path, sizeof(path), "sys/class/net/%s", de->d_name);
+                fdd = rootfs_opendir(rootfd, path);
+                if (fdd >= 0) {
+                        close(fdd);
+                        same = false;
+                }
+        }
+        closedir(d);
+        return same && seen == inv->n_nics;
+}
+
+/* Same numeric IRQs with the same names as read_irqs() would take. */
+static bool same_irq_set(const struct procfs_interrupts *pi, const struct inventory *inv) {
+        if (pi->n_numeric != inv->n_irqs || (pi->n_numeric > 0 && !pi->by_irq))
+                return false;
+        for (size_t k = 0; k < pi->n_numeric; k++) {
+                const struct procfs_irq *p = &pi->irqs[pi->by_irq[k]];
+                if (p->irq != inv->irqs[k].irq ||
+                    strncmp(p->name, inv->irqs[k].name, sizeof(inv->irqs[k].name) - 1) != 0)
+                        return false;
+        }
+        return true;
+}
+
+int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv) {
+        char line[64];
+        uint64_t v;
+        int r;
+
+        if (!same_irq_set(interrupts, inv))
+                return 1;
+        r = same_nic_set(rootfd, inv);
+        if (r <= 0)
+                return r < 0 ? r : 1;
+        for (size_t i = 0; i < inv->n_nics; i++) {
+                struct inv_nic *nic = &inv->nics[i];
+                int ifindex = nic->ifindex, rx, tx;
+                bool up = nic->up;
+
+                r = count_queue_dirs(rootfd, nic->name, &rx, &tx);
+                if (r < 0 || rx != nic->rx_queues || tx != nic->tx_queues)
+                        return 1;
+                read_nic_state(rootfd, nic);
+                if (nic->ifindex != ifindex || nic->up != up)
+                        return 1;
+                for (size_t k = 0; k < nic->n_queues; k++)
+                        read_queue_values(rootfd, nic, &nic->queues[k]);
+        }
+        /* Only NIC vectors: the policy never looks at other IRQs' masks. */
+        for (size_t i = 0; i < inv->n_irqs; i++)
+                if (inv->irqs[i].nic >= 0)
+                        read_irq_masks(rootfd, &inv->irqs[i]);
+        inv->rps_sock_flow_entries = 0;
+        if (rootfs_read_line(rootfd, "proc/sys/net/core/rps_sock_flow_entries", line, sizeof(line)) == 0 &&
+            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
+                inv->rps_sock_flow_entries = (uint32_t) v;
         return 0;
 }
 
