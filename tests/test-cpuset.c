@@ -16,6 +16,11 @@ static void test_list_parse(void **state) {
                 { "empty list is the empty set", "", 0, "" },
                 { "stride", "0-7:2", 0, "0,2,4,6" },
                 { "unsorted merges", "5,1-2,3", 0, "1-3,5" },
+                { "range within one word", "3-60", 0, "3-60" },
+                { "range across words", "60-200", 0, "60-200" },
+                { "range ending on a word edge", "0-63,128-191", 0, "0-63,128-191" },
+                { "range to the last cpu", "8100-8191", 0, "8100-8191" },
+                { "range beyond CPUSET_MAX", "8000-8192", -ERANGE, NULL },
                 { "largest cpu", "8191", 0, "8191" },
                 { "beyond CPUSET_MAX", "8192", -ERANGE, NULL },
                 { "20-digit number", "99999999999999999999", -ERANGE, NULL },
@@ -40,6 +45,11 @@ static void test_list_parse(void **state) {
         }
 }
 
+/* 256 zero chunks: CPUs 0-8191, all of CPUSET_MAX. */
+#define CHUNKS_8 "0,0,0,0,0,0,0,0"
+#define CHUNKS_64 CHUNKS_8 "," CHUNKS_8 "," CHUNKS_8 "," CHUNKS_8 "," CHUNKS_8 "," CHUNKS_8 "," CHUNKS_8 "," CHUNKS_8
+#define REPEAT_CHUNKS_256 CHUNKS_64 "," CHUNKS_64 "," CHUNKS_64 "," CHUNKS_64
+
 static void test_mask_parse(void **state) {
         static const struct {
                 const char *what, *in;
@@ -53,6 +63,11 @@ static void test_mask_parse(void **state) {
                 { "zero is empty", "0", 0, "" },
                 { "256-cpu mask",
                   "80000000,00000000,00000000,00000000,00000000,00000000,00000000,00000001", 0, "0,255" },
+                { "all of 64 cpus", "ffffffff,ffffffff", 0, "0-63" },
+                { "high chunk only", "1,00000000,00000000", 0, "64" },
+                { "zero chunks above CPUSET_MAX are harmless",
+                  "0," REPEAT_CHUNKS_256, 0, "" },
+                { "a bit at CPUSET_MAX", "1," REPEAT_CHUNKS_256, -ERANGE, NULL },
                 { "empty string", "", -EINVAL, NULL },
                 { "chunk of nine digits", "123456789", -EINVAL, NULL },
                 { "non-hex", "xyz", -EINVAL, NULL },
@@ -125,12 +140,44 @@ static void test_ops(void **state) {
         assert_int_equal(cpuset_count(&r), 1);
 }
 
+/* count, empty and next skip groups of zero words: sets with CPUs in
+ * different groups, at group edges and at the very end. */
+static void test_sparse_sets(void **state) {
+        static const struct {
+                const char *what, *list;
+                int count, next_from, next;
+        } cases[] = {
+                { "empty", "", 0, 0, -1 },
+                { "cpu 0", "0", 1, 0, 0 },
+                { "last cpu", "8191", 1, 0, 8191 },
+                { "next past the last cpu", "8191", 1, 8192, -1 },
+                { "group edge", "511,512", 2, 0, 511 },
+                { "next from a group edge", "511,4096", 2, 512, 4096 },
+                { "next within a word", "3,9", 2, 4, 9 },
+                { "far apart", "1,700,5000,8190", 4, 701, 5000 },
+                { "negative from", "5", 1, -3, 5 },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cpuset_t s;
+
+                assert_int_equal(cpuset_parse_list(cases[i].list, &s), 0);
+                if (cpuset_count(&s) != cases[i].count)
+                        fail_msg("%s: count %d, want %d", cases[i].what, cpuset_count(&s), cases[i].count);
+                if (cpuset_empty(&s) != (cases[i].count == 0))
+                        fail_msg("%s: empty is wrong", cases[i].what);
+                if (cpuset_next(&s, cases[i].next_from) != cases[i].next)
+                        fail_msg("%s: next(%d) = %d, want %d", cases[i].what, cases[i].next_from,
+                                 cpuset_next(&s, cases[i].next_from), cases[i].next);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_list_parse),
                 cmocka_unit_test(test_mask_parse),
                 cmocka_unit_test(test_mask_format),
                 cmocka_unit_test(test_ops),
+                cmocka_unit_test(test_sparse_sets),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
