@@ -92,6 +92,15 @@ struct procfs_irq {
                                   * for named rows the description text */
 };
 
+/* private: where a row sits in the text it was parsed from */
+struct procfs_irq_layout {
+        size_t off, len;         /* the line in text */
+        size_t cols_off;         /* offset of the first count field in the line */
+        bool fixed;              /* n_cpus counts, each in its own " %10u" field */
+        size_t base_row;         /* row of the base reading it was compared with, or SIZE_MAX */
+        uint32_t lo, hi;         /* columns whose counts may differ from that row (lo > hi: none) */
+};
+
 struct procfs_interrupts {
         int *cpus;               /* CPU numbers of the header columns, strictly ascending */
         size_t n_cpus;
@@ -102,10 +111,34 @@ struct procfs_interrupts {
         uint64_t *counts_storage;
         size_t *by_irq;
         size_t n_numeric;
+        /* private: the text itself and each row's place in it, kept so that
+         * the next reading can skip what did not change; serial numbers tie
+         * a delta parse to the reading it was compared with */
+        char *text;
+        size_t text_len;
+        size_t header_off, header_len;
+        struct procfs_irq_layout *layout;
+        uint64_t serial, base_serial;
 };
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret);
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret);
+/* The same result as procfs_interrupts_parse(buf, len, ret) for any input,
+ * cheaper when prev (an earlier reading of the same file, or NULL) shares
+ * rows with it: with the same CPU header, a row whose bytes did not change
+ * is copied from prev, and a changed row with fixed-width count fields has
+ * only the fields whose bytes changed parsed.  A different header (CPU
+ * hotplug), new, vanished or reshaped rows are parsed in full.  prev is
+ * only read and may be freed afterwards. */
+int procfs_interrupts_parse_delta(const char *buf, size_t len, const struct procfs_interrupts *prev,
+                                  struct procfs_interrupts *ret);
+int procfs_interrupts_read_delta(int rootfd, const struct procfs_interrupts *prev, struct procfs_interrupts *ret);
+/* When s was delta-parsed against base (still the same reading) and its
+ * row was compared with base's base_row: true, with [*ret_lo, *ret_hi] the
+ * columns whose counts may differ (lo > hi: none); every other column
+ * equals base's.  False when unknown (compare the counts yourself). */
+bool procfs_interrupts_row_changes(const struct procfs_interrupts *s, const struct procfs_interrupts *base,
+                                   size_t row, size_t base_row, size_t *ret_lo, size_t *ret_hi);
 void procfs_interrupts_free(struct procfs_interrupts *s);
 /* The row of numeric IRQ irq, or NULL.  O(log n). */
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq);

@@ -20,6 +20,10 @@ struct sample_snapshot {
 
 /* Reads all three files under rootfd; now_usec is stored as the time. */
 int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
+/* The same, reading /proc/interrupts as a delta against prev's (NULL: in
+ * full), which is cheaper when most rows did not change. */
+int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
+                              struct sample_snapshot *ret);
 void sample_snapshot_free(struct sample_snapshot *s);
 
 struct sample_cpu {

@@ -919,7 +919,7 @@ static int tick(struct daemon *d) {
         uint64_t now = now_monotonic(d);
         int r;
 
-        r = sample_snapshot_take(d->rootfd, now, &cur);
+        r = sample_snapshot_take_next(d->rootfd, now, d->have_prev ? &d->prev : NULL, &cur);
         if (r < 0) {
                 if (log_ratelimit_ok(&d->error_rl, now))
                         log_warning_errno(r, "Failed to sample /proc, skipping this tick: %m");

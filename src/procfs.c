@@ -647,117 +647,332 @@ static void interrupts_free_parts(struct procfs_interrupts *s) {
         free(s->irqs);
         free(s->counts_storage);
         free(s->by_irq);
+        free(s->text);
+        free(s->layout);
         *s = (struct procfs_interrupts) {};
 }
 
-int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret) {
+/* kernel/irq/proc.c prints every count as " %10u" (older kernels "%10u "
+ * after "N: "): after the colon, column j is the 11 bytes at 11*j, a blank,
+ * blanks, then digits.  Rows laid out so ("fixed") can be compared with the
+ * previous reading column by column. */
+#define FIELD_WIDTH 11
+
+/* Counts of row a that need zeroing after a short row (ERR, MIS). */
+static void zero_u64(uint64_t *v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                v[i] = 0;
+}
+
+/* Copies n counts.  In pieces below glibc's rep-movsb threshold (2 KiB):
+ * under callgrind, which the per-tick cost target is measured with, a rep
+ * instruction counts once per byte, and a 256-CPU row is exactly 2 KiB. */
+static void copy_u64(uint64_t *dst, const uint64_t *src, size_t n) {
+        while (n > 0) {
+                size_t k = MIN(n, (size_t) 128);
+                memcpy(dst, src, k * sizeof(*dst));
+                dst += k;
+                src += k;
+                n -= k;
+        }
+}
+
+/* One row the slow way: the id, every count token, the tail.  Fills the
+ * row's layout (fixed or not) for the next delta parse. */
+static int parse_row(struct cursor *line, const char *line_start, size_t n_cpus, struct procfs_irq *irq,
+                     uint64_t *counts, struct procfs_irq_layout *lay) {
+        const char *id, *tok;
+        size_t il, tl, col = 0;
+        int r;
+
+        r = split_row_id(line, &id, &il);
+        if (r < 0)
+                return r;
+        *irq = (struct procfs_irq) {};
+        lay->cols_off = (size_t) (line->p - line_start);
+        lay->fixed = true;
+
+        if (is_digit(id[0])) {
+                uint64_t v;
+
+                r = parse_u64(id, il, &v);
+                if (r < 0)
+                        return r;
+                if (v > UINT32_MAX)
+                        return -ERANGE;
+                irq->numeric = true;
+                irq->irq = (unsigned) v;
+                copy_field(irq->id, sizeof(irq->id), id, il);
+                /* One count per header column, whatever the padding:
+                 * on big hosts counts overflow the %10u width. */
+                for (col = 0; col < n_cpus; col++) {
+                        size_t field = lay->cols_off + col * FIELD_WIDTH;
+
+                        r = next_count(line, &counts[col]);
+                        if (r < 0)
+                                return r;
+                        irq->total = add_sat(irq->total, counts[col]);
+                        if ((size_t) (line->p - line_start) != field + FIELD_WIDTH || !is_blank(line_start[field]))
+                                lay->fixed = false;
+                }
+                parse_irq_tail(line, irq);
+        } else {
+                struct cursor save;
+
+                /* NMI, LOC, ..., ERR and MIS (one count), arm's IPI0:
+                 * up to one count per column, then a description. */
+                copy_field(irq->id, sizeof(irq->id), id, il);
+                for (;;) {
+                        save = *line;
+                        if (col >= n_cpus || !next_token(line, &tok, &tl) || !all_digits(tok, tl)) {
+                                *line = save;
+                                break;
+                        }
+                        r = parse_u64(tok, tl, &counts[col]);
+                        if (r < 0)
+                                return r;
+                        irq->total = add_sat(irq->total, counts[col]);
+                        if ((size_t) (tok + tl - line_start) != lay->cols_off + (col + 1) * FIELD_WIDTH ||
+                            !is_blank(line_start[lay->cols_off + col * FIELD_WIDTH]))
+                                lay->fixed = false;
+                        col++;
+                }
+                if (col == 0)
+                        return -EBADMSG;
+                if (col < n_cpus) {
+                        lay->fixed = false;
+                        zero_u64(counts + col, n_cpus - col);
+                }
+                skip_blanks(line);
+                while (line->end > line->p && is_blank(line->end[-1]))
+                        line->end--;
+                copy_field(irq->name, sizeof(irq->name), line->p, (size_t) (line->end - line->p));
+        }
+        return 0;
+}
+
+/* One count field [f, f+FIELD_WIDTH) of a fixed row: a blank, blanks, then
+ * at least one digit up to its end.  False for anything else (the slow
+ * parse then says what is wrong). */
+static bool parse_field(const char *f, uint64_t *ret) {
+        size_t i = 1;
+        uint64_t v = 0;
+
+        if (!is_blank(f[0]))
+                return false;
+        while (i < FIELD_WIDTH && is_blank(f[i]))
+                i++;
+        if (i == FIELD_WIDTH)
+                return false;
+        for (; i < FIELD_WIDTH; i++) {
+                if (!is_digit(f[i]))
+                        return false;
+                v = v * 10 + (unsigned) (f[i] - '0');
+        }
+        *ret = v;
+        return true;
+}
+
+/* First index >= from where a and b differ, or n.  Equal stretches go by
+ * memcmp (vectorised) 256 bytes at a time: a changed row of a 256-CPU host
+ * is 2.8 KB with usually one changed column. */
+static size_t first_difference(const char *a, const char *b, size_t from, size_t n) {
+        size_t k = from;
+
+        while (n - k >= 256 && memcmp(a + k, b + k, 256) == 0)
+                k += 256;
+        while (k < n && a[k] == b[k])
+                k++;
+        return k;
+}
+
+/* Row new_line (cursor at its start) against the same row of the previous
+ * reading: identical bytes copy the parsed row; a fixed row of the same
+ * length re-parses only the count fields whose bytes changed, and the tail
+ * only when it changed.  Returns false when the row must go the slow way;
+ * true with the same result parse_row() would give. */
+static bool parse_row_delta(const struct cursor *line, size_t n_cpus, const struct procfs_interrupts *prev,
+                            size_t prow, struct procfs_irq *irq, uint64_t *counts, struct procfs_irq_layout *lay) {
+        const struct procfs_irq_layout *pl = &prev->layout[prow];
+        const char *a = prev->text + pl->off, *b = line->p;
+        size_t n = (size_t) (line->end - line->p), cols_end, k;
+        uint64_t total;
+
+        if (!pl->fixed || pl->len != n)
+                return false;
+        cols_end = pl->cols_off + n_cpus * FIELD_WIDTH;
+        /* the row id and colon must be the same */
+        if (memcmp(a, b, pl->cols_off) != 0)
+                return false;
+        *irq = prev->irqs[prow];
+        irq->counts = NULL;
+        lay->cols_off = pl->cols_off;
+        lay->fixed = true;
+        lay->lo = 1;
+        lay->hi = 0;
+        copy_u64(counts, prev->irqs[prow].counts, n_cpus);
+        if (memcmp(a + pl->cols_off, b + pl->cols_off, n - pl->cols_off) == 0)
+                return true;
+
+        /* Fixed fields hold at most 10 digits: the total of up to CPUSET_MAX
+         * of them cannot saturate, so it is updated by differences. */
+        total = irq->total;
+        for (k = first_difference(a, b, pl->cols_off, cols_end); k < cols_end;
+             k = first_difference(a, b, k, cols_end)) {
+                size_t col = (k - pl->cols_off) / FIELD_WIDTH;
+                uint64_t v;
+
+                if (!parse_field(b + pl->cols_off + col * FIELD_WIDTH, &v))
+                        return false;
+                total = total - counts[col] + v;
+                counts[col] = v;
+                if (lay->lo > lay->hi)
+                        lay->lo = (uint32_t) col;
+                lay->hi = (uint32_t) col;
+                k = pl->cols_off + (col + 1) * FIELD_WIDTH;
+        }
+        irq->total = total;
+        if (memcmp(a + cols_end, b + cols_end, n - cols_end) != 0) {
+                struct cursor c = { b + cols_end, line->end };
+
+                /* the last count must end there, as next_count() wants */
+                if (c.p < c.end && !is_blank(*c.p))
+                        return false;
+                if (irq->numeric) {
+                        irq->chip[0] = irq->hwirq[0] = irq->name[0] = 0;
+                        parse_irq_tail(&c, irq);
+                } else {
+                        /* the slow parse stops at n_cpus counts too: what
+                         * follows is the description, digits or not */
+                        skip_blanks(&c);
+                        while (c.end > c.p && is_blank(c.end[-1]))
+                                c.end--;
+                        copy_field(irq->name, sizeof(irq->name), c.p, (size_t) (c.end - c.p));
+                }
+        }
+        return true;
+}
+
+/* The row of prev to compare new row id [id, id+il) with: the next one in
+ * order, or one a few rows on (IRQs freed since); SIZE_MAX for none (a new
+ * IRQ).  *k is prev's row cursor. */
+static size_t match_prev_row(const struct procfs_interrupts *prev, size_t *k, const char *id, size_t il) {
+        for (size_t j = *k; j < prev->n_irqs && j < *k + 8; j++)
+                if (token_eq(id, il, prev->irqs[j].id) && il < sizeof(prev->irqs[j].id) - 1) {
+                        *k = j + 1;
+                        return j;
+                }
+        return SIZE_MAX;
+}
+
+static uint64_t next_serial(void) {
+        static uint64_t serial;
+        return __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
+}
+
+/* The parser behind procfs_interrupts_parse(_delta) and _read(_delta):
+ * text is buf itself when owned (the reader's buffer, taken over), else a
+ * copy is kept for the next delta parse.  prev may be NULL. */
+static int interrupts_parse(const char *buf, size_t len, char *owned, const struct procfs_interrupts *prev,
+                            struct procfs_interrupts *ret) {
         struct procfs_interrupts s = {};
-        size_t pos = 0, irqs_allocated = 0, counts_allocated = 0, n_numeric = 0;
+        size_t pos = 0, rows = 0, n_numeric = 0, pk = 0;
         bool sorted = true;
         unsigned last_irq = 0;
         struct cursor line;
         int r;
 
-        if (!ret || (!buf && len > 0))
-                return -EINVAL;
         *ret = (struct procfs_interrupts) {};
+        s.serial = next_serial();
+        if (owned)
+                s.text = owned;
+        else {
+                s.text = malloc(len + 1);
+                if (!s.text) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                if (len > 0)
+                        memcpy(s.text, buf, len);
+                s.text[len] = 0;
+        }
+        buf = s.text;
+        s.text_len = len;
 
         while (next_line(buf, len, &pos, &line)) {
                 struct procfs_irq *irq;
-                const char *id, *tok;
-                size_t il, tl, col = 0;
+                struct procfs_irq_layout *lay;
+                const char *line_start = line.p;
                 uint64_t *counts;
 
                 if (line_is_blank(&line))
                         continue;
                 if (!s.cpus) {
-                        size_t rows;
-
                         r = parse_cpu_header(&line, &s.cpus, &s.n_cpus);
                         if (r < 0)
                                 goto fail;
+                        /* Same header (same CPU columns): rows can be
+                         * compared with prev's; hotplug parses all anew. */
+                        if (prev && prev->text && prev->layout && prev->n_cpus == s.n_cpus &&
+                            prev->header_len == (size_t) (line.end - line_start) &&
+                            memcmp(prev->text + prev->header_off, line_start, prev->header_len) == 0)
+                                s.base_serial = prev->serial;
+                        else
+                                prev = NULL;
+                        s.header_off = (size_t) (line_start - buf);
+                        s.header_len = (size_t) (line.end - line_start);
                         rows = count_lines(buf + pos, len - pos);
-                        r = util_grow((void **) &s.irqs, &irqs_allocated, rows, sizeof(*s.irqs));
-                        if (r < 0)
-                                goto fail;
-                        if (s.n_cpus > 0 && rows > SIZE_MAX / s.n_cpus) {
+                        if (rows > SIZE_MAX / sizeof(*s.irqs) || (s.n_cpus > 0 && rows > SIZE_MAX / sizeof(uint64_t) / s.n_cpus)) {
                                 r = -ENOMEM;
                                 goto fail;
                         }
-                        r = util_grow((void **) &s.counts_storage, &counts_allocated, rows * s.n_cpus,
-                                      sizeof(*s.counts_storage));
-                        if (r < 0)
+                        /* Every element is written below: no zeroing. */
+                        s.irqs = malloc(rows * sizeof(*s.irqs));
+                        s.layout = malloc(rows * sizeof(*s.layout));
+                        s.counts_storage = malloc(MAX(rows * s.n_cpus, (size_t) 1) * sizeof(*s.counts_storage));
+                        if (!s.irqs || !s.layout || !s.counts_storage) {
+                                r = -ENOMEM;
                                 goto fail;
+                        }
                         continue;
                 }
-                r = split_row_id(&line, &id, &il);
-                if (r < 0)
-                        goto fail;
-                r = util_grow((void **) &s.irqs, &irqs_allocated, s.n_irqs + 1, sizeof(*s.irqs));
-                if (r < 0)
-                        goto fail;
-                r = util_grow((void **) &s.counts_storage, &counts_allocated, (s.n_irqs + 1) * s.n_cpus,
-                              sizeof(*s.counts_storage));
-                if (r < 0)
-                        goto fail;
+                /* count_lines() bounds the rows */
                 irq = &s.irqs[s.n_irqs];
-                *irq = (struct procfs_irq) {};
-                /* zero already: util_grow clears what it adds, and rows
-                 * are used once */
+                lay = &s.layout[s.n_irqs];
                 counts = s.counts_storage + s.n_irqs * s.n_cpus;
+                lay->off = (size_t) (line_start - buf);
+                lay->len = (size_t) (line.end - line_start);
+                lay->base_row = SIZE_MAX;
+                lay->lo = 0;
+                lay->hi = s.n_cpus > 0 ? (uint32_t) (s.n_cpus - 1) : 0;
 
-                if (is_digit(id[0])) {
-                        uint64_t v;
+                if (prev) {
+                        struct cursor c = line;
+                        const char *id;
+                        size_t il, prow;
 
-                        r = parse_u64(id, il, &v);
-                        if (r < 0)
-                                goto fail;
-                        if (v > UINT32_MAX) {
-                                r = -ERANGE;
-                                goto fail;
+                        skip_blanks(&c);
+                        id = c.p;
+                        while (c.p < c.end && *c.p != ':' && !is_blank(*c.p))
+                                c.p++;
+                        il = (size_t) (c.p - id);
+                        prow = il > 0 ? match_prev_row(prev, &pk, id, il) : SIZE_MAX;
+                        if (prow != SIZE_MAX && parse_row_delta(&line, s.n_cpus, prev, prow, irq, counts, lay)) {
+                                lay->base_row = prow;
+                                goto parsed;
                         }
-                        irq->numeric = true;
-                        irq->irq = (unsigned) v;
-                        copy_field(irq->id, sizeof(irq->id), id, il);
-                        /* One count per header column, whatever the padding:
-                         * on big hosts counts overflow the %10u width. */
-                        for (col = 0; col < s.n_cpus; col++) {
-                                r = next_count(&line, &counts[col]);
-                                if (r < 0)
-                                        goto fail;
-                                irq->total = add_sat(irq->total, counts[col]);
-                        }
-                        parse_irq_tail(&line, irq);
+                        lay->lo = 0;
+                        lay->hi = s.n_cpus > 0 ? (uint32_t) (s.n_cpus - 1) : 0;
+                }
+                r = parse_row(&line, line_start, s.n_cpus, irq, counts, lay);
+                if (r < 0)
+                        goto fail;
+        parsed:
+                if (irq->numeric) {
                         if (n_numeric > 0 && irq->irq <= last_irq)
                                 sorted = false;
                         last_irq = irq->irq;
                         n_numeric++;
-                } else {
-                        struct cursor save;
-
-                        /* NMI, LOC, ..., ERR and MIS (one count), arm's IPI0:
-                         * up to one count per column, then a description. */
-                        copy_field(irq->id, sizeof(irq->id), id, il);
-                        for (;;) {
-                                save = line;
-                                if (col >= s.n_cpus || !next_token(&line, &tok, &tl) || !all_digits(tok, tl)) {
-                                        line = save;
-                                        break;
-                                }
-                                r = parse_u64(tok, tl, &counts[col]);
-                                if (r < 0)
-                                        goto fail;
-                                irq->total = add_sat(irq->total, counts[col]);
-                                col++;
-                        }
-                        if (col == 0) {
-                                r = -EBADMSG;
-                                goto fail;
-                        }
-                        skip_blanks(&line);
-                        while (line.end > line.p && is_blank(line.end[-1]))
-                                line.end--;
-                        copy_field(irq->name, sizeof(irq->name), line.p, (size_t) (line.end - line.p));
                 }
                 s.n_irqs++;
         }
@@ -765,7 +980,6 @@ int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupt
                 r = -EBADMSG;
                 goto fail;
         }
-        /* The block may have moved while growing: point rows at it now. */
         for (size_t i = 0; i < s.n_irqs; i++)
                 s.irqs[i].counts = s.counts_storage + i * s.n_cpus;
 
@@ -795,21 +1009,51 @@ fail:
         return r;
 }
 
+int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret) {
+        return procfs_interrupts_parse_delta(buf, len, NULL, ret);
+}
+
+int procfs_interrupts_parse_delta(const char *buf, size_t len, const struct procfs_interrupts *prev,
+                                  struct procfs_interrupts *ret) {
+        if (!ret || (!buf && len > 0))
+                return -EINVAL;
+        return interrupts_parse(buf, len, NULL, prev, ret);
+}
+
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
-        _cleanup_(freep) char *buf = NULL;
+        return procfs_interrupts_read_delta(rootfd, NULL, ret);
+}
+
+int procfs_interrupts_read_delta(int rootfd, const struct procfs_interrupts *prev, struct procfs_interrupts *ret) {
+        char *buf = NULL;
         size_t len;
         int r;
 
         if (!ret)
                 return -EINVAL;
         *ret = (struct procfs_interrupts) {};
-        r = rootfs_read(rootfd, "proc/interrupts", &buf, &len);
+        r = rootfs_read_sized(rootfd, "proc/interrupts", prev ? prev->text_len : 0, &buf, &len);
         if (r < 0)
                 return r;
-        r = procfs_interrupts_parse(buf, len, ret);
+        /* the parser owns buf from here, freed on error too */
+        r = interrupts_parse(buf, len, buf, prev, ret);
         if (r < 0)
                 log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
         return r;
+}
+
+bool procfs_interrupts_row_changes(const struct procfs_interrupts *s, const struct procfs_interrupts *base,
+                                   size_t row, size_t base_row, size_t *ret_lo, size_t *ret_hi) {
+        const struct procfs_irq_layout *l;
+
+        if (!s || !base || !s->layout || s->base_serial == 0 || s->base_serial != base->serial || row >= s->n_irqs)
+                return false;
+        l = &s->layout[row];
+        if (l->base_row != base_row)
+                return false;
+        *ret_lo = l->lo;
+        *ret_hi = l->hi;
+        return true;
 }
 
 void procfs_interrupts_free(struct procfs_interrupts *s) {

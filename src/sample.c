@@ -14,6 +14,11 @@
 #include "util.h"
 
 int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
+        return sample_snapshot_take_next(rootfd, now_usec, NULL, ret);
+}
+
+int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
+                              struct sample_snapshot *ret) {
         int r;
 
         if (!ret)
@@ -25,7 +30,7 @@ int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *
         r = procfs_softirqs_read(rootfd, &ret->softirqs);
         if (r < 0)
                 goto fail;
-        r = procfs_interrupts_read(rootfd, &ret->interrupts);
+        r = procfs_interrupts_read_delta(rootfd, prev ? &prev->interrupts : NULL, &ret->interrupts);
         if (r < 0)
                 goto fail;
         return 0;

@@ -732,6 +732,275 @@ static void test_live(_unused_ void **state) {
         procfs_interrupts_free(&in);
 }
 
+/* ---- delta parsing: the same result as a full parse, always ---- */
+
+/* Everything a caller can see of a parse. */
+static void assert_same_interrupts(const char *what, const struct procfs_interrupts *a,
+                                   const struct procfs_interrupts *b) {
+        if (a->n_cpus != b->n_cpus || a->n_irqs != b->n_irqs || a->n_numeric != b->n_numeric)
+                fail_msg("%s: shape %zu/%zu/%zu vs %zu/%zu/%zu", what, a->n_cpus, a->n_irqs, a->n_numeric, b->n_cpus,
+                         b->n_irqs, b->n_numeric);
+        for (size_t k = 0; k < a->n_cpus; k++)
+                if (a->cpus[k] != b->cpus[k])
+                        fail_msg("%s: column %zu is cpu%d vs cpu%d", what, k, a->cpus[k], b->cpus[k]);
+        for (size_t j = 0; j < a->n_irqs; j++) {
+                const struct procfs_irq *x = &a->irqs[j], *y = &b->irqs[j];
+
+                if (strcmp(x->id, y->id) || x->numeric != y->numeric || x->irq != y->irq || x->total != y->total ||
+                    strcmp(x->chip, y->chip) || strcmp(x->hwirq, y->hwirq) || strcmp(x->name, y->name))
+                        fail_msg("%s: row %zu: '%s' %u total %ju chip '%s' hwirq '%s' name '%s' vs '%s' %u total %ju "
+                                 "chip '%s' hwirq '%s' name '%s'", what, j, x->id, x->irq, (uintmax_t) x->total, x->chip,
+                                 x->hwirq, x->name, y->id, y->irq, (uintmax_t) y->total, y->chip, y->hwirq, y->name);
+                for (size_t k = 0; k < a->n_cpus; k++)
+                        if (x->counts[k] != y->counts[k])
+                                fail_msg("%s: row %s column %zu: %ju vs %ju", what, x->id, k, (uintmax_t) x->counts[k],
+                                         (uintmax_t) y->counts[k]);
+        }
+        for (size_t k = 0; k < a->n_numeric; k++)
+                if (a->by_irq[k] != b->by_irq[k])
+                        fail_msg("%s: by_irq differs at %zu", what, k);
+}
+
+/* Parses next as a delta against a full parse of prev and in full; both
+ * must agree (error included), and what row_changes() reports must hold.
+ * Returns the delta parse's result. */
+static int check_delta(const char *what, const char *prev, const char *next, struct procfs_interrupts *ret_prev,
+                       struct procfs_interrupts *ret_delta) {
+        struct procfs_interrupts p, full, delta;
+        int rf, rd;
+
+        assert_int_equal(procfs_interrupts_parse(prev, strlen(prev), &p), 0);
+        rf = procfs_interrupts_parse(next, strlen(next), &full);
+        rd = procfs_interrupts_parse_delta(next, strlen(next), &p, &delta);
+        if (rf != rd)
+                fail_msg("%s: delta parse gave %d, full parse %d", what, rd, rf);
+        if (rd == 0) {
+                assert_same_interrupts(what, &delta, &full);
+                for (size_t j = 0; j < delta.n_irqs; j++)
+                        for (size_t pj = 0; pj < p.n_irqs; pj++) {
+                                size_t lo, hi;
+
+                                if (!procfs_interrupts_row_changes(&delta, &p, j, pj, &lo, &hi))
+                                        continue;
+                                if (strcmp(delta.irqs[j].id, p.irqs[pj].id) != 0)
+                                        fail_msg("%s: row %zu said compared with row %zu of another IRQ", what, j, pj);
+                                for (size_t k = 0; k < delta.n_cpus; k++)
+                                        if ((k < lo || k > hi) && delta.irqs[j].counts[k] != p.irqs[pj].counts[k])
+                                                fail_msg("%s: row %s column %zu changed outside [%zu, %zu]", what,
+                                                         delta.irqs[j].id, k, lo, hi);
+                        }
+                procfs_interrupts_free(&full);
+        }
+        if (ret_prev)
+                *ret_prev = p;
+        else
+                procfs_interrupts_free(&p);
+        if (ret_delta && rd == 0)
+                *ret_delta = delta;
+        else if (rd == 0)
+                procfs_interrupts_free(&delta);
+        return rd;
+}
+
+#define HDR4 "           CPU0       CPU1       CPU2       CPU3       \n"
+#define R0 "  0:         40          0          0          0  IR-IO-APIC    2-edge      timer\n"
+#define R24 " 24:          0    1000000          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+#define R25 " 25:          0          0     500000          7  IR-PCI-MSIX-0000:3b:00.0    1-edge      eth0-TxRx-1\n"
+#define R26 " 26:          0          0          0          0  IR-PCI-MSIX-0000:3b:00.0    2-edge\n"
+#define NMI "NMI:          1          2          3          4   Non-maskable interrupts\n"
+#define LOC "LOC:       1000       1000       1000       1000   Local timer interrupts\n"
+#define ERR "ERR:          0\n"
+#define MIS "MIS:          0\n"
+#define BASE4 HDR4 R0 R24 R25 R26 NMI LOC ERR MIS
+
+static void test_interrupts_delta_cases(_unused_ void **state) {
+        static const struct {
+                const char *what, *next;
+                int r;
+                size_t changed_rows; /* rows reported with a non-empty change range */
+        } cases[] = {
+                { "unchanged", BASE4, 0, 0 },
+                { "one count in one column",
+                  HDR4 R0 " 24:          0    1000900          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 1 },
+                { "first and last column",
+                  HDR4 R0 R24 " 25:          9          0     500000          8  IR-PCI-MSIX-0000:3b:00.0    1-edge      eth0-TxRx-1\n"
+                  R26 NMI LOC ERR MIS, 0, 1 },
+                { "counter reset to a shorter number",
+                  HDR4 R0 " 24:          0          3          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 1 },
+                { "every column of LOC",
+                  HDR4 R0 R24 R25 R26 NMI "LOC:       2000       2001       2002       2003   Local timer interrupts\n" ERR MIS, 0, 1 },
+                { "count wider than its field (row length changes)",
+                  HDR4 R0 " 24:          0 12345678901          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 0 },
+                { "count fills its field to the blank before it",
+                  HDR4 R0 " 24:          01234567890          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, -EBADMSG, 0 },
+                { "CPU column appears (hotplug)",
+                  "           CPU0       CPU1       CPU2       CPU3       CPU4       \n"
+                  "  0:         40          0          0          0          0  IR-IO-APIC    2-edge      timer\n"
+                  " 24:          0    1000000          0          0          5  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  "NMI:          1          2          3          4          5   Non-maskable interrupts\n" ERR, 0, 0 },
+                { "CPU column disappears (hotplug)",
+                  "           CPU0       CPU2       CPU3       \n"
+                  "  0:         40          0          0  IR-IO-APIC    2-edge      timer\n"
+                  " 24:          0          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  " 25:          0     500000          7  IR-PCI-MSIX-0000:3b:00.0    1-edge      eth0-TxRx-1\n" ERR, 0, 0 },
+                { "same number of columns, other CPUs",
+                  "           CPU0       CPU1       CPU2       CPU4       \n" R0 R24 R25 R26 NMI LOC ERR MIS, 0, 0 },
+                { "new IRQ row", HDR4 R0 R24 " 30:          0          0          1          0  IR-PCI-MSIX-0000:3b:00.0    6-edge      eth0-TxRx-2\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 0 },
+                { "vanished IRQ row", HDR4 R0 R25 R26 NMI LOC ERR MIS, 0, 0 },
+                { "all numeric rows vanished", HDR4 NMI LOC ERR MIS, 0, 0 },
+                { "other IRQ number, same length",
+                  HDR4 R0 " 27:          0    1000000          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 0 },
+                { "IRQ renamed, counts kept",
+                  HDR4 R0 " 24:          0    1000000          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth9-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 0 },
+                /* longer line: parsed in full */
+                { "action added to a nameless IRQ",
+                  HDR4 R0 R24 R25 " 26:          0          0          0          1  IR-PCI-MSIX-0000:3b:00.0    2-edge      eth0\n"
+                  NMI LOC ERR MIS, 0, 0 },
+                { "name and a count change together",
+                  HDR4 R0 " 24:          0    1000001          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-X\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 1 },
+                { "digit glued to the last count",
+                  HDR4 R0 R24 R25 " 26:          0          0          0          07 IR-PCI-MSIX-0000:3b:00.0    2-edge\n"
+                  NMI LOC ERR MIS, 0, 0 },
+                { "description change of a named row",
+                  HDR4 R0 R24 R25 R26 "NMI:          1          2          3          4   Non-maskable interrupts 2\n" LOC ERR MIS, 0, 0 },
+                { "digits in a named row's description",
+                  HDR4 R0 R24 R25 R26 "NMI:          1          2          3          4   12345678 interrupts     \n" LOC ERR MIS, 0, 0 },
+                { "garbage in a changed count",
+                  HDR4 R0 " 24:          0    10x0000          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, -EBADMSG, 0 },
+                { "garbage in a named row",
+                  HDR4 R0 R24 R25 R26 NMI "LOC:       1000       1x00       1000       1000   Local timer interrupts\n" ERR MIS, 0, 0 },
+                { "tab inside a field",
+                  HDR4 R0 " 24:          0\t   1000000          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 1 },
+                { "a count shifted out of its field",
+                  HDR4 R0 " 24:          0   1000000           0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                  R25 R26 NMI LOC ERR MIS, 0, 0 },
+                { "row truncated", HDR4 R0 " 24:          0    1000000\n" R25 R26 NMI LOC ERR MIS, -EBADMSG, 0 },
+                { "ERR grows a digit", HDR4 R0 R24 R25 R26 NMI LOC "ERR:         10\n" MIS, 0, 0 },
+                { "rows swapped", HDR4 R0 R25 R24 R26 NMI LOC ERR MIS, 0, 0 },
+                { "duplicate row", HDR4 R0 R24 R24 R25 R26 NMI LOC ERR MIS, -EBADMSG, 0 },
+                { "blank lines added", HDR4 "\n" R0 R24 "\n" R25 R26 NMI LOC ERR MIS, 0, 0 },
+                { "no final newline", HDR4 R0 R24 R25 R26 NMI LOC ERR "MIS:          0", 0, 0 },
+                { "empty", "", -EBADMSG, 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct procfs_interrupts p, d;
+                size_t changed = 0;
+                int r;
+
+                r = check_delta(cases[i].what, BASE4, cases[i].next, &p, &d);
+                if (r != cases[i].r)
+                        fail_msg("%s: got %d, want %d", cases[i].what, r, cases[i].r);
+                if (r == 0) {
+                        for (size_t j = 0; j < d.n_irqs; j++)
+                                for (size_t pj = 0; pj < p.n_irqs; pj++) {
+                                        size_t lo, hi;
+                                        if (procfs_interrupts_row_changes(&d, &p, j, pj, &lo, &hi) && lo <= hi)
+                                                changed++;
+                                }
+                        if (changed != cases[i].changed_rows)
+                                fail_msg("%s: %zu rows reported changed, want %zu", cases[i].what, changed,
+                                         cases[i].changed_rows);
+                        procfs_interrupts_free(&d);
+                }
+                procfs_interrupts_free(&p);
+        }
+}
+
+/* A chain of readings, each a delta of the one before (as the daemon
+ * does), and a reading compared with one it was not parsed against. */
+static void test_interrupts_delta_chain(_unused_ void **state) {
+        static const char *const texts[] = {
+                BASE4,
+                HDR4 R0 " 24:          0    1000100          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                R25 R26 NMI LOC ERR MIS,
+                HDR4 R0 " 24:          0    1000200          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                R25 NMI LOC ERR MIS,
+                HDR4 R0 " 24:          0    1000300          0          0  IR-PCI-MSIX-0000:3b:00.0    0-edge      eth0-TxRx-0\n"
+                R25 NMI LOC ERR MIS,
+        };
+        struct procfs_interrupts prev, cur, full, other;
+        size_t lo, hi;
+
+        assert_int_equal(procfs_interrupts_parse(texts[0], strlen(texts[0]), &prev), 0);
+        assert_int_equal(procfs_interrupts_parse(texts[0], strlen(texts[0]), &other), 0);
+        for (size_t i = 1; i < ELEMENTSOF(texts); i++) {
+                assert_int_equal(procfs_interrupts_parse_delta(texts[i], strlen(texts[i]), &prev, &cur), 0);
+                assert_int_equal(procfs_interrupts_parse(texts[i], strlen(texts[i]), &full), 0);
+                assert_same_interrupts("chain", &cur, &full);
+                /* row 1 (IRQ 24) changed in column 1 only */
+                assert_true(procfs_interrupts_row_changes(&cur, &prev, 1, 1, &lo, &hi));
+                assert_int_equal(lo, 1);
+                assert_int_equal(hi, 1);
+                /* nothing is known against another reading of the same text */
+                assert_false(procfs_interrupts_row_changes(&cur, &other, 1, 1, &lo, &hi));
+                /* nor for a row it was not compared with */
+                assert_false(procfs_interrupts_row_changes(&cur, &prev, 1, 2, &lo, &hi));
+                procfs_interrupts_free(&full);
+                procfs_interrupts_free(&prev);
+                prev = cur;
+        }
+        procfs_interrupts_free(&prev);
+        procfs_interrupts_free(&other);
+        assert_false(procfs_interrupts_row_changes(NULL, NULL, 0, 0, &lo, &hi));
+}
+
+/* Random mutations of a fixture, parsed as a delta of the unmutated one:
+ * always the full parse's result. */
+static void test_interrupts_delta_mutations(_unused_ void **state) {
+        static const char *const files[] = {
+                "proc/host-16cpu/proc/interrupts", "proc/host-64cpu/proc/interrupts",
+                "proc/live-2cpu/proc/interrupts", "proc/arm64-4cpu/proc/interrupts",
+                "proc/cases/interrupts-wide-counts", "proc/cases/interrupts-odd-rows",
+        };
+        static const char alphabet[] = "0123456789 \t\n:-,CPUcpuNMI\xff";
+        uint32_t seed = 4242;
+
+        for (size_t f = 0; f < ELEMENTSOF(files); f++) {
+                char *buf;
+                size_t len;
+
+                load(files[f], &buf, &len);
+                for (int round = 0; round < 200; round++) {
+                        char *prev = malloc(len + 1), *next = malloc(len + 1);
+                        char what[128];
+
+                        assert_non_null(prev);
+                        assert_non_null(next);
+                        memcpy(prev, buf, len);
+                        prev[len] = 0;
+                        memcpy(next, buf, len);
+                        next[len] = 0;
+                        /* mostly digit changes (counters moving), some
+                         * anything; no NUL so strlen() is the length */
+                        for (int m = 0; m < 1 + round % 6; m++) {
+                                size_t at;
+                                seed = seed * 1103515245 + 12345;
+                                at = (seed >> 8) % len;
+                                seed = seed * 1103515245 + 12345;
+                                if (round % 3 && next[at] >= '0' && next[at] <= '9')
+                                        next[at] = (char) ('0' + (seed >> 8) % 10);
+                                else
+                                        next[at] = alphabet[(seed >> 8) % (sizeof(alphabet) - 1)];
+                        }
+                        snprintf(what, sizeof(what), "%s round %d", files[f], round);
+                        (void) check_delta(what, prev, next, NULL, NULL);
+                        free(prev);
+                        free(next);
+                }
+                free(buf);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stat_cases),
@@ -744,6 +1013,9 @@ int main(void) {
                 cmocka_unit_test(test_interrupts_gap_columns),
                 cmocka_unit_test(test_truncation_sweep),
                 cmocka_unit_test(test_mutation_sweep),
+                cmocka_unit_test(test_interrupts_delta_cases),
+                cmocka_unit_test(test_interrupts_delta_chain),
+                cmocka_unit_test(test_interrupts_delta_mutations),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_read_missing),
                 cmocka_unit_test(test_live),
