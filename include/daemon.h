@@ -47,6 +47,12 @@ int daemon_check_config(const char *path, FILE *out, FILE *err);
  * left out when unknown).  Pure. */
 int daemon_format_config_error(const struct config_error *e, char *buf, size_t len);
 
+/* Formats the per-tick load line of every valid online CPU of avg,
+ * "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | cpu1 ...", into a malloc'd
+ * *ret ("" for none).  0 or -ENOMEM.  Pure. */
+struct sample_rates;
+int daemon_format_load(const struct sample_rates *avg, char **ret);
+
 /* Formats the one-line service status for sd_notify STATUS= and status.json:
  * "hot: cpu3 (97%), cpu5 (88%); 48 queue IRQs, 4 RPS queues managed;
  * 3 moves/10min", prefixed with "dry-run: " and with a reload failure when

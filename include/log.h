@@ -30,6 +30,10 @@ const char *log_level_to_string(int level);
 int log_internal(int level, int error, const char *const *fields, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
+/* Logs text as it is: no format, and no length limit (log_internal cuts
+ * at 2 KB; the per-tick load line of a 256-CPU host is ~15 KB). */
+void log_text(int level, const char *text);
+
 #define log_full_errno(level, error, ...) log_internal((level), (error), NULL, __VA_ARGS__)
 #define log_debug(...) log_internal(LOG_DEBUG, 0, NULL, __VA_ARGS__)
 #define log_info(...) log_internal(LOG_INFO, 0, NULL, __VA_ARGS__)

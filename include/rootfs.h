@@ -28,6 +28,11 @@ int rootfs_read_sized(int rootfd, const char *path, size_t hint, char **ret_buf,
 int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
+/* Reads a whole small file into buf (size bytes, NUL-terminated, *ret_len
+ * without the NUL when non-NULL).  -ENOBUFS if it does not fit (the caller
+ * may fall back to rootfs_read), else 0 or -errno. */
+int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len);
+
 /* Reads a small file and strips the trailing newline into buf. -ENOBUFS if
  * it does not fit. */
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len);

@@ -276,30 +276,108 @@ static int read_number_dir(int rootfd, const char *path, unsigned **ret, size_t 
         return 0;
 }
 
-/* Reads a cpulist file, or the hex-mask file beside it. */
-static int read_cpus(int rootfd, const char *list_path, const char *mask_path, cpuset_t *ret) {
-        _cleanup_(freep) char *buf = NULL;
+/* A whole small file, into buf (size bytes) when it fits, else into a
+ * malloc'd *heap; *ret points at the text.  The per-tick reads (a few
+ * hundred masks on a big host) then need no allocation. */
+static int read_text(int rootfd, const char *path, char *buf, size_t size, char **heap, char **ret) {
+        int r = rootfs_read_small(rootfd, path, buf, size, NULL);
+
+        if (r == -ENOBUFS) {
+                r = rootfs_read(rootfd, path, heap, NULL);
+                if (r < 0)
+                        return r;
+                *ret = *heap;
+                return 0;
+        }
+        *ret = buf;
+        return r;
+}
+
+/* A hex-mask file (rps_cpus, xps_cpus, smp_affinity). */
+static int read_mask(int rootfd, const char *path, cpuset_t *ret) {
+        _cleanup_(freep) char *heap = NULL;
+        char buf[512], *text;
         int r;
 
-        r = rootfs_read(rootfd, list_path, &buf, NULL);
-        if (r == 0)
-                return cpuset_parse_list(buf, ret);
-        if (r != -ENOENT || !mask_path)
-                return r;
-        r = rootfs_read(rootfd, mask_path, &buf, NULL);
+        r = read_text(rootfd, path, buf, sizeof(buf), &heap, &text);
         if (r < 0)
                 return r;
-        return cpuset_parse_mask(util_strstrip(buf), ret);
+        return cpuset_parse_mask(util_strstrip(text), ret);
+}
+
+/* Reads a cpulist file, or the hex-mask file beside it. */
+static int read_cpus(int rootfd, const char *list_path, const char *mask_path, cpuset_t *ret) {
+        _cleanup_(freep) char *heap = NULL;
+        char buf[512], *text;
+        int r;
+
+        r = read_text(rootfd, list_path, buf, sizeof(buf), &heap, &text);
+        if (r == 0)
+                return cpuset_parse_list(text, ret);
+        if (r != -ENOENT || !mask_path)
+                return r;
+        return read_mask(rootfd, mask_path, ret);
+}
+
+/* Appends s to the path being built at *p (bounded by end; truncation
+ * shows as a path that does not exist). */
+static void path_add(char **p, char *end, const char *s) {
+        size_t n = strnlen(s, (size_t) (end - *p) - 1);
+
+        memcpy(*p, s, n);
+        *p += n;
+        **p = 0;
+}
+
+static void path_add_uint(char **p, char *end, unsigned long v) {
+        char d[24];
+        size_t n = 0;
+
+        do {
+                d[sizeof(d) - 1 - n++] = (char) ('0' + v % 10);
+                v /= 10;
+        } while (v);
+        while (n > 0 && *p + 1 < end) {
+                *(*p)++ = d[sizeof(d) - n];
+                n--;
+        }
+        **p = 0;
+}
+
+/* "proc/irq/N/leaf" without snprintf: four of these per NIC IRQ a tick. */
+static const char *irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
+        char *p = buf, *end = buf + size;
+
+        path_add(&p, end, "proc/irq/");
+        path_add_uint(&p, end, irq);
+        path_add(&p, end, "/");
+        path_add(&p, end, leaf);
+        return buf;
+}
+
+/* "sys/class/net/NIC/queues/DIRN/leaf" likewise. */
+static const char *queue_path(char *buf, size_t size, const char *nic, const char *dir, size_t index,
+                              const char *leaf) {
+        char *p = buf, *end = buf + size;
+
+        path_add(&p, end, "sys/class/net/");
+        path_add(&p, end, nic);
+        path_add(&p, end, "/queues/");
+        path_add(&p, end, dir);
+        path_add_uint(&p, end, index);
+        path_add(&p, end, "/");
+        path_add(&p, end, leaf);
+        return buf;
 }
 
 /* The masks of one IRQ: what inventory_refresh() re-reads each tick. */
 static void read_irq_masks(int rootfd, struct inv_irq *irq) {
         char lp[64], mp[64], ep[64], emp[64];
 
-        snprintf(lp, sizeof(lp), "proc/irq/%u/smp_affinity_list", irq->irq);
-        snprintf(mp, sizeof(mp), "proc/irq/%u/smp_affinity", irq->irq);
-        snprintf(ep, sizeof(ep), "proc/irq/%u/effective_affinity_list", irq->irq);
-        snprintf(emp, sizeof(emp), "proc/irq/%u/effective_affinity", irq->irq);
+        irq_path(lp, sizeof(lp), irq->irq, "smp_affinity_list");
+        irq_path(mp, sizeof(mp), irq->irq, "smp_affinity");
+        irq_path(ep, sizeof(ep), irq->irq, "effective_affinity_list");
+        irq_path(emp, sizeof(emp), irq->irq, "effective_affinity");
 
         /* A missing proc/irq/N means the IRQ went away after /proc/interrupts
          * was read: not an error, just nothing to steer. */
@@ -416,12 +494,10 @@ static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_
         q->has_rps = q->has_xps = false;
         q->rps_flow_cnt = 0;
         if (q->has_rx) {
-                _cleanup_(freep) char *buf = NULL;
                 /* Missing without CONFIG_RPS. */
-                snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_cpus", nic->name, i);
-                q->has_rps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
-                             cpuset_parse_mask(util_strstrip(buf), &q->rps_cpus) == 0;
-                snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu/rps_flow_cnt", nic->name, i);
+                queue_path(path, sizeof(path), nic->name, "rx-", i, "rps_cpus");
+                q->has_rps = read_mask(rootfd, path, &q->rps_cpus) == 0;
+                queue_path(path, sizeof(path), nic->name, "rx-", i, "rps_flow_cnt");
                 if (rootfs_read_line(rootfd, path, line, sizeof(line)) == 0 &&
                     util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
                         q->rps_flow_cnt = (uint32_t) v;
@@ -429,12 +505,10 @@ static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_
         if (!q->has_rps)
                 cpuset_zero(&q->rps_cpus);
         if (q->has_tx) {
-                _cleanup_(freep) char *buf = NULL;
                 /* Single-queue devices fail this read with ENOENT
                  * or EINVAL although the file is listed. */
-                snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu/xps_cpus", nic->name, i);
-                q->has_xps = rootfs_read(rootfd, path, &buf, NULL) == 0 &&
-                             cpuset_parse_mask(util_strstrip(buf), &q->xps_cpus) == 0;
+                queue_path(path, sizeof(path), nic->name, "tx-", i, "xps_cpus");
+                q->has_xps = read_mask(rootfd, path, &q->xps_cpus) == 0;
         }
         if (!q->has_xps)
                 cpuset_zero(&q->xps_cpus);

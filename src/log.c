@@ -1,4 +1,5 @@
 /* Log sink: journal (structured fields) or stderr. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,62 @@ const char *log_level_to_string(int level) {
         return level_names[level];
 }
 
+/* Sends one formatted message (any length) to the journal or stderr. */
+static void emit(int level, int error, const char *const *fields, const char *msg) {
+        if (log_use_journal) {
+                struct iovec iov[40];
+                char mstack[2048 + 16], pbuf[32], ebuf[32];
+                size_t n = 0, ml = strlen(msg);
+                char *mbuf = ml + 9 <= sizeof(mstack) ? mstack : malloc(ml + 9);
+                int r;
+
+                if (mbuf) {
+                        memcpy(mbuf, "MESSAGE=", 8);
+                        memcpy(mbuf + 8, msg, ml + 1);
+                        iov[n++] = (struct iovec){ mbuf, ml + 8 };
+                } else
+                        iov[n++] = (struct iovec){ (char *) "MESSAGE=(out of memory)", 23 };
+                snprintf(pbuf, sizeof(pbuf), "PRIORITY=%d", level);
+                iov[n++] = (struct iovec){ pbuf, strlen(pbuf) };
+                iov[n++] = (struct iovec){ (char *) "SYSLOG_IDENTIFIER=irqsteerd", 27 };
+                if (error) {
+                        snprintf(ebuf, sizeof(ebuf), "ERRNO=%d", error);
+                        iov[n++] = (struct iovec){ ebuf, strlen(ebuf) };
+                }
+                for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
+                        iov[n++] = (struct iovec){ (char *) fields[i], strlen(fields[i]) };
+                r = sd_journal_sendv(iov, (int) n);
+                if (mbuf != mstack)
+                        free(mbuf);
+                if (r >= 0)
+                        return;
+                /* journal gone: fall through to stderr */
+        }
+        {
+                /* one fwrite: stderr is unbuffered, and a line must not be
+                 * split among writes */
+                char stack[2048 + 32], *line;
+                size_t ml = strlen(msg), pl;
+                char prefix[16];
+
+                if (log_tty)
+                        pl = (size_t) snprintf(prefix, sizeof(prefix), "%s: ", level_names[level & 7]);
+                else
+                        pl = (size_t) snprintf(prefix, sizeof(prefix), "<%d>", level & 7);
+                line = pl + ml + 1 <= sizeof(stack) ? stack : malloc(pl + ml + 1);
+                if (!line) {
+                        fprintf(stderr, "%s%s\n", prefix, msg);
+                        return;
+                }
+                memcpy(line, prefix, pl);
+                memcpy(line + pl, msg, ml);
+                line[pl + ml] = '\n';
+                fwrite(line, 1, pl + ml + 1, stderr);
+                if (line != stack)
+                        free(line);
+        }
+}
+
 int log_internal(int level, int error, const char *const *fields, const char *fmt, ...) {
         int saved_errno = errno;
         char msg[2048];
@@ -83,34 +140,18 @@ int log_internal(int level, int error, const char *const *fields, const char *fm
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-
-        if (log_use_journal) {
-                struct iovec iov[40];
-                char mbuf[sizeof(msg) + 16], pbuf[32], ebuf[32];
-                size_t n = 0;
-
-                snprintf(mbuf, sizeof(mbuf), "MESSAGE=%s", msg);
-                snprintf(pbuf, sizeof(pbuf), "PRIORITY=%d", level);
-                iov[n++] = (struct iovec){ mbuf, strlen(mbuf) };
-                iov[n++] = (struct iovec){ pbuf, strlen(pbuf) };
-                iov[n++] = (struct iovec){ (char *) "SYSLOG_IDENTIFIER=irqsteerd", 27 };
-                if (error) {
-                        snprintf(ebuf, sizeof(ebuf), "ERRNO=%d", error);
-                        iov[n++] = (struct iovec){ ebuf, strlen(ebuf) };
-                }
-                for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
-                        iov[n++] = (struct iovec){ (char *) fields[i], strlen(fields[i]) };
-                if (sd_journal_sendv(iov, (int) n) >= 0)
-                        goto done;
-                /* journal gone: fall through to stderr */
-        }
-        if (log_tty)
-                fprintf(stderr, "%s: %s\n", level_names[level & 7], msg);
-        else
-                fprintf(stderr, "<%d>%s\n", level & 7, msg);
-done:
+        emit(level, error, fields, msg);
         errno = saved_errno;
         return -error;
+}
+
+void log_text(int level, const char *text) {
+        int saved_errno = errno;
+
+        if (level > log_max_level || !text)
+                return;
+        emit(level, 0, NULL, text);
+        errno = saved_errno;
 }
 
 bool log_ratelimit_ok(struct log_ratelimit *rl, uint64_t now) {

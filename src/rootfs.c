@@ -98,19 +98,65 @@ int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, .
         return rootfs_read(rootfd, path, ret_buf, ret_len);
 }
 
+int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+        size_t len = 0;
+
+        if (size < 2)
+                return -ENOBUFS;
+        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        /* Until EOF, as rootfs_read does, but into the caller's buffer: no
+         * malloc for the few hundred sysfs/procfs attributes read a tick. */
+        for (;;) {
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len == size - 1) {
+                        char c;
+
+                        /* full: fits only if this was the end */
+                        n = read(fd, &c, 1);
+                        if (n < 0)
+                                return -errno;
+                        if (n > 0)
+                                return -ENOBUFS;
+                        break;
+                }
+        }
+        buf[len] = 0;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
         _cleanup_(freep) char *data = NULL;
+        char small[256];
+        const char *p = small;
         size_t n;
         int r;
 
-        r = rootfs_read(rootfd, path, &data, &n);
+        r = rootfs_read_small(rootfd, path, small, sizeof(small), &n);
+        if (r == -ENOBUFS) {
+                r = rootfs_read(rootfd, path, &data, &n);
+                p = data;
+        }
         if (r < 0)
                 return r;
-        while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == ' '))
+        while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == ' '))
                 n--;
         if (n >= len)
                 return -ENOBUFS;
-        memcpy(buf, data, n);
+        memcpy(buf, p, n);
         buf[n] = 0;
         return 0;
 }
