@@ -144,6 +144,15 @@ void json_stringn(struct json_writer *w, const char *s, size_t len) {
                 unsigned char c = p[i];
                 size_t n;
 
+                /* A run of plain ASCII in one fwrite: one call per byte was
+                 * most of writing status.json every tick. */
+                for (n = i; n < len && p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\'; n++)
+                        ;
+                if (n > i) {
+                        fwrite(p + i, 1, n - i, w->f);
+                        i = n;
+                        continue;
+                }
                 switch (c) {
                 case '"': fputs("\\\"", w->f); i++; continue;
                 case '\\': fputs("\\\\", w->f); i++; continue;

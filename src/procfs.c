@@ -781,6 +781,21 @@ static size_t first_difference(const char *a, const char *b, size_t from, size_t
 
         while (n - k >= 256 && memcmp(a + k, b + k, 256) == 0)
                 k += 256;
+        /* then 8 bytes at a time, the byte from the lowest set bit */
+        while (n - k >= 8) {
+                uint64_t x, y;
+
+                memcpy(&x, a + k, 8);
+                memcpy(&y, b + k, 8);
+                if (x != y) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                        return k + (size_t) __builtin_ctzll(x ^ y) / 8;
+#else
+                        break;
+#endif
+                }
+                k += 8;
+        }
         while (k < n && a[k] == b[k])
                 k++;
         return k;
