@@ -202,12 +202,14 @@ def run_scenario(opts, name, ticks=None):
     # none and static tick without sleeping; the two daemons run at once in
     # real time (1 s ticks) against their own trees.
     for bal in ('none', 'static'):
+        if bal not in opts.balancers:
+            continue
         runs.append(Run(opts, scn, bal, ticks))
         runs[-1].start()
         runs[-1].finish()
     live = []
     for bal in ('irqbalance', 'irqsteerd'):
-        if bal == 'irqsteerd' and not opts.have_irqsteerd:
+        if bal not in opts.balancers or (bal == 'irqsteerd' and not opts.have_irqsteerd):
             continue
         r = Run(opts, scn, bal, ticks)
         r.start()
@@ -596,10 +598,13 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--scenario', action='append', help='run only these scenarios')
+    ap.add_argument('--balancer', action='append', choices=BALANCERS, dest='balancers',
+                    help='run only these balancers on the scenarios (repeat; default all)')
     ap.add_argument('--no-cost', action='store_true')
     ap.add_argument('--no-veth', action='store_true')
     ap.add_argument('--keep', action='store_true', help='keep the work directory')
     opts = ap.parse_args()
+    opts.balancers = opts.balancers or BALANCERS
     opts.sim = os.path.abspath(opts.sim)
     if opts.irqsteerd:
         opts.irqsteerd = os.path.abspath(opts.irqsteerd)

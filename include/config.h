@@ -62,6 +62,8 @@ struct config {
         double hot_enter;        /* share 0..1 of CPU time in irq+softirq */
         double hot_exit;         /* < hot_enter */
         unsigned hot_samples;
+        double balance_ratio;    /* imbalance (load / mean load) that makes a CPU hot below hot_enter; 0 = off */
+        double balance_floor;    /* ... but only from this irq+softirq share on */
         double saturated_idle;   /* idle share below which a CPU counts as saturated */
         double saturated_share;  /* irq+softirq share of a saturated CPU that makes it hot */
         double smoothing;        /* EWMA alpha in (0, 1] */

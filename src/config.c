@@ -83,6 +83,7 @@ enum {
         BK_HOT_EXIT,
         BK_MIN_DWELL = 7,
         BK_MAX_DWELL = 8,
+        BK_BALANCE_RATIO = 18,
 };
 
 static const struct key_def balance_keys[] = {
@@ -104,6 +105,8 @@ static const struct key_def balance_keys[] = {
         KEY("single_queue_rps", VT_BOOL, struct config, single_queue_rps, 0, 0),
         KEY("rps_exclude_irq_rate", VT_DECIMAL, struct config, rps_exclude_irq_rate, 0, 10000000),
         KEY("banned_cpus", VT_CPULIST, struct config, banned_cpus, 0, 0),
+        [BK_BALANCE_RATIO] = KEY("balance_ratio", VT_DECIMAL, struct config, balance_ratio, 0, 10),
+        KEY("balance_floor", VT_PERCENT, struct config, balance_floor, 1, 100),
 };
 
 static const struct key_def interface_keys[] = {
@@ -217,7 +220,9 @@ int config_defaults(struct config *c) {
 
         c->hot_enter = 0.80;
         c->hot_exit = 0.60;
-        c->hot_samples = 3;
+        c->hot_samples = 2;
+        c->balance_ratio = 1.5;
+        c->balance_floor = 0.35;
         c->saturated_idle = 0.10;
         c->saturated_share = 0.30;
         c->smoothing = 0.5;
@@ -911,6 +916,9 @@ static void check_cross(struct parser *p) {
         if (!b[BK_HOT_ENTER].bad && !b[BK_HOT_EXIT].bad && c->hot_exit >= c->hot_enter)
                 perr(p, b[BK_HOT_EXIT].line ? b[BK_HOT_EXIT].line : b[BK_HOT_ENTER].line, "hot_exit",
                      "%.15g%% must be below hot_enter (%.15g%%)", c->hot_exit * 100, c->hot_enter * 100);
+        if (!b[BK_BALANCE_RATIO].bad && c->balance_ratio > 0 && c->balance_ratio < 1.2)
+                perr(p, b[BK_BALANCE_RATIO].line, "balance_ratio", "%.15g must be 0 (off) or at least 1.2",
+                     c->balance_ratio);
         if (!b[BK_MIN_DWELL].bad && !b[BK_MAX_DWELL].bad && c->max_dwell_usec < c->min_dwell_usec)
                 perr(p, b[BK_MAX_DWELL].line ? b[BK_MAX_DWELL].line : b[BK_MIN_DWELL].line, "max_dwell",
                      "%s must not be below min_dwell (%s)", format_duration(c->max_dwell_usec, x, sizeof(x)),

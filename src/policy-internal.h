@@ -63,6 +63,7 @@ struct pol_queue {
         bool rps_set;            /* rps_last confirmed written by us */
         cpuset_t rps_last;
         bool rps_static;         /* single-queue RPS from the start: not narrowed */
+        bool rps_unmeasured;     /* ... chosen before any load was measured: chosen again once it is */
         uint64_t rps_change_usec;
         unsigned narrow_ticks;   /* consecutive ticks the work fit on fewer CPUs */
         bool rps_external, rps_broken;
@@ -151,6 +152,7 @@ struct pol_unit {
         double rate;             /* interrupts/s of its IRQs, all CPUs */
         double work;             /* estimated irq+softirq share on its IRQ CPU */
         double total;            /* estimated receive work, with what RPS steers elsewhere */
+        double tx;               /* part of total on a separate tx IRQ: RPS does not steer it */
         double keep;             /* share of the receive work that stays on the IRQ CPU
                                   * under RPS: POL_NAPI_SHARE; 0 for a NIC without queue
                                   * IRQs, whose receive runs wholly where RPS sends it */
@@ -194,12 +196,27 @@ struct pol_tick {
         struct pol_unit *soft;   /* NICs without queue IRQs, one unit each */
         size_t n_soft, a_soft;
         struct pol_nicctx *nics; /* one per inv->nics entry */
+        double scale;            /* this tick's thresholds: the config's times scale (update_hot) */
+        double mean;             /* mean irq+softirq load of the eligible CPUs */
+        bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
         unsigned moves;          /* rebalancing moves planned this tick */
         cpuset_t touched;        /* CPUs whose load an action of this tick changed */
+        cpuset_t settling;       /* CPUs an earlier tick's action changed, not yet caught up */
         int r;                   /* first error (-ENOMEM) */
 };
 
 /* policy.c */
+/* This tick's thresholds: hot_enter, hot_exit, the narrowing limit and
+ * min_gain, scaled down together while the host is unbalanced (update_hot). */
+double pol_enter(const struct pol_tick *t);
+double pol_exit(const struct pol_tick *t);
+double pol_narrow(const struct pol_tick *t);
+double pol_min_gain(const struct pol_tick *t);
+/* The level RPS sets are sized to: hot_exit (scaled), and nearer the mean
+ * while the host is unbalanced. */
+double pol_level(const struct pol_tick *t);
+/* The highest projected load a new RPS set may leave on its CPUs. */
+double pol_accept(const struct pol_tick *t);
 void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4);
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create);
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create);
@@ -224,6 +241,8 @@ void pol_xps(struct pol_tick *t);
 /* policy-rps.c */
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue);
 void pol_rps_adjust(struct pol_tick *t);
+/* Sets t->pool_short for this tick's lone hot queues. */
+void pol_rps_pool(struct pol_tick *t);
 /* RFS for queue qi of NIC nic (an index into the tick's nics). */
 void pol_rfs(struct pol_tick *t, size_t nic, size_t qi);
 /* NICs without queue IRQs (veth): units for those we may steer, then RPS

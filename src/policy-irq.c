@@ -150,6 +150,9 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         continue;
                 snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                          x->nic->name, u->queue, x->n_units, cpu, n);
+                /* the next samples mix the old placement with the new one */
+                pol_settle(t, u->cpu);
+                pol_settle(t, cpu);
                 emit_unit(t, u, cpu, reason);
         }
         free(order);
@@ -300,7 +303,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         }
                         /* local node first, remote only if no local CPU helps */
                         m = try_move(t, u, cpu, &x->cpus);
-                        if (t->load[cpu] - m.peak < c->min_gain) {
+                        if (t->load[cpu] - m.peak < pol_min_gain(t)) {
                                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                                 m = try_move(t, u, cpu, &remote);
                         }
@@ -311,7 +314,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 }
         }
         /* a small epsilon so that a gain of exactly min_gain counts */
-        if (best.u && t->load[cpu] - best.peak >= c->min_gain - 1e-9) {
+        if (best.u && t->load[cpu] - best.peak >= pol_min_gain(t) - 1e-9) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
 
                 if (pc->saturated)
@@ -342,6 +345,7 @@ void pol_rebalance(struct pol_tick *t) {
 
         if (!t->in->load)
                 return;
+        pol_rps_pool(t);
         /* hottest first */
         CPUSET_FOREACH(cpu, &t->hot) {
                 size_t k;

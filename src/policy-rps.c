@@ -4,6 +4,7 @@
  * same hysteresis as hot CPUs; single-queue NICs get RPS from the start; RFS
  * sizes follow the kernel scaling guide. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
 
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
-        return (1 - u->keep) * u->total;
+        return (1 - u->keep) * MAX(u->total - u->tx, 0);
 }
 
 /* Share of this queue's protocol work on cpu now. */
@@ -87,9 +88,35 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
         free(v);
 }
 
-/* Narrowing waits until the work fits one hysteresis band below hot_exit. */
-static double narrow_limit(const struct config *c) {
-        return MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2);
+/* The IRQ CPU and the coolest CPUs of cand in *set, as many as bring the
+ * IRQ CPU's share of the protocol work nearest to level: when the cool CPUs
+ * cannot take all the hot queues' work, every IRQ CPU should end near the
+ * host's mean, and the fewest CPUs below a limit overshoot it by up to a
+ * whole share (a 4-CPU set leaves the IRQ CPU a quarter, a 5-CPU set a
+ * fifth). */
+static void size_own(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double level,
+                     cpuset_t *set) {
+        double p = proto_work(u), own = ex_load(t, u, u->target), best = -1;
+        size_t n = 0, k_best = 0;
+        int *v;
+
+        v = calloc(cpuset_count(cand) + 1, sizeof(int));
+        if (!v)
+                return;
+        CPUSET_FOREACH(cpu, cand)
+                v[n++] = cpu;
+        sort_cool(t, u, v, n);
+        for (size_t k = 1; k <= n; k++) {
+                double d = fabs(own + p / (double) (k + 1) - level);
+                if (best < 0 || d < best - 1e-9) {
+                        best = d;
+                        k_best = k;
+                }
+        }
+        *set = cpuset_single(u->target);
+        for (size_t i = 0; i < k_best; i++)
+                cpuset_set(set, v[i]);
+        free(v);
 }
 
 /* The unit's RPS set without the most loaded CPU of droppable, in *ret;
@@ -158,11 +185,29 @@ static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to,
         project_rps(t, u, to);
 }
 
+/* The busiest of the IRQ CPU and the CPUs of set once u's protocol work is
+ * spread over set (on the IRQ CPU alone when set is empty). */
+static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set) {
+        int m = cpuset_count(set);
+        double p = proto_work(u), peak = ex_load(t, u, u->target) + (m == 0 ? p : 0);
+
+        CPUSET_FOREACH(cpu, set)
+                peak = MAX(peak, ex_load(t, u, cpu) + p / m);
+        return peak;
+}
+
+/* Of two candidate sets, the one with the lower projected peak; the first
+ * on a tie (it keeps the IRQ CPU, and its cache, in the set). */
+static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *a,
+                                  const cpuset_t *b) {
+        return set_peak(t, u, b) < set_peak(t, u, a) - 1e-9 ? b : a;
+}
+
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inv_queue *iq = &x->nic->queues[u->qi];
-        cpuset_t cand, set, remote;
-        bool exclude;
+        cpuset_t cand, set, with, without, remote;
+        bool exclude, own_ok;
         char list[128], reason[256];
 
         if (!rps_allowed(t, u) || cpu < 0)
@@ -171,22 +216,28 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
          * interrupting CPU out of the RPS map; with a low one including it
          * is fine.  Before the first interval the rate is unknown: include.
          * rps_exclude_irq_rate = 0 means never leave it out
-         * (irqsteer.conf(5)). */
+         * (irqsteer.conf(5)).  Below that rate the IRQ CPU is still left
+         * out when its own interrupt and NAPI work leave it busier with a
+         * share of the protocol work than the set would be without it. */
         exclude = t->in->load && t->c->rps_exclude_irq_rate > 0 && u->rate >= t->c->rps_exclude_irq_rate;
-        cpuset_zero(&set);
-        if (!exclude && cpuset_isset(&x->allowed, cpu))
-                cpuset_set(&set, cpu);
+        own_ok = !exclude && cpuset_isset(&x->allowed, cpu);
 
         if (single_queue) {
                 /* from the start, over every local eligible CPU */
-                cpuset_or(&set, &set, &x->cpus);
-                if (exclude && cpuset_count(&set) > 1)
-                        cpuset_clear(&set, cpu);
+                without = x->cpus;
+                cpuset_clear(&without, cpu);
+                with = without;
+                cpuset_set(&with, cpu);
+                if (!own_ok || !t->in->load)
+                        set = own_ok ? with : without;
+                else
+                        set = *lower_peak(t, u, &with, &without);
                 if (cpuset_empty(&set) || (cpuset_count(&set) == 1 && cpuset_isset(&set, cpu)))
                         return false;
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
                          pol_fmt_cpus(&set, list, sizeof(list)),
-                         exclude ? " (the IRQ CPU left out: high interrupt rate)" : "");
+                         exclude ? " (the IRQ CPU left out: high interrupt rate)"
+                         : !cpuset_isset(&set, cpu) ? " (the IRQ CPU left out: its own interrupt work keeps it busiest)" : "");
         } else {
                 /* cool local CPUs; remote only when no local one is cool */
                 cpuset_andnot(&cand, &x->cpus, &t->hot);
@@ -201,12 +252,31 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                                 cpuset_clear(&cand, c);
                 if (cpuset_empty(&cand))
                         return false;
-                size_set(t, u, &cand, t->c->hot_exit, &set);
+                cpuset_zero(&without);
+                size_set(t, u, &cand, pol_level(t), &without);
+                set = without;
+                if (own_ok) {
+                        cpuset_t near;
+
+                        with = cpuset_single(cpu);
+                        size_set(t, u, &cand, pol_level(t), &with);
+                        set = *lower_peak(t, u, &with, &without);
+                        /* with too little room on the cool CPUs for all the
+                         * hot queues, each IRQ CPU that can takes a share */
+                        if (t->pool_short && t->scale < 1) {
+                                size_own(t, u, &cand, t->mean, &near);
+                                if (set_peak(t, u, &near) < pol_accept(t))
+                                        set = near;
+                                else if (set_peak(t, u, &with) < pol_accept(t))
+                                        set = with;
+                        }
+                }
                 snprintf(reason, sizeof(reason), "lone hot queue: CPU%d at %.0f%%, IRQ %u is %.0f%% of its load; RPS over CPUs %s%s",
                          cpu, 100 * pol_load(t, cpu), u->irq[0],
                          pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
                          pol_fmt_cpus(&set, list, sizeof(list)),
-                         exclude ? " (the IRQ CPU left out: high interrupt rate)" : "");
+                         exclude ? " (the IRQ CPU left out: high interrupt rate)"
+                         : own_ok && !cpuset_isset(&set, cpu) ? " (the IRQ CPU left out: its own interrupt work keeps it busiest)" : "");
         }
         if (single_queue) {
                 struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, true);
@@ -215,6 +285,7 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                         return false;
                 }
                 q->rps_static = true;
+                q->rps_unmeasured = !t->in->load;
         }
         if (cpuset_equal(&set, &iq->rps_cpus)) {
                 u->rps_ours = true;
@@ -224,6 +295,29 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
         u->rps_ours = true;
         pol_rfs(t, u->nic, u->qi);
         return true;
+}
+
+/* RPS hashes whole flows: a queue's protocol work spreads evenly over its
+ * set only when it is many small flows.  When the busiest CPU of the set
+ * (the IRQ CPU aside) carries more than two even shares over the coolest,
+ * one big flow sits on it, and a wider set would only move that flow
+ * somewhere else with the next hash (measured in the simulator's elephant
+ * scenario: every widening moved the elephant onto a CPU that already had
+ * other queues' shares). */
+static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
+        double lo = -1, hi = -1;
+        int m = cpuset_count(&u->rps);
+
+        if (m < 2)
+                return false;
+        CPUSET_FOREACH(cpu, &u->rps) {
+                double l = pol_load(t, cpu);
+                if (cpu == u->target)
+                        continue;
+                lo = lo < 0 ? l : MIN(lo, l);
+                hi = MAX(hi, l);
+        }
+        return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
 }
 
 static void adjust(struct pol_tick *t, struct pol_unit *u) {
@@ -236,13 +330,22 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         int cpu = u->target;
         char list[128], reason[256];
 
-        if (!q || q->rps_static || !rps_allowed(t, u))
+        if (!q || !rps_allowed(t, u))
                 return;
         span = u->rps;
         cpuset_set(&span, cpu);
         hot = cpuset_intersects(&span, &t->hot);
         CPUSET_FOREACH(s, &span)
                 settling |= pol_settling(t, s) || cpuset_isset(&t->touched, s);
+        if (q->rps_static) {
+                /* a single-queue NIC's set stays, but whether its IRQ CPU
+                 * belongs in it is known only once its load is measured */
+                if (q->rps_unmeasured && !settling) {
+                        q->rps_unmeasured = false;
+                        pol_rps_start(t, u, cpu, true);
+                }
+                return;
+        }
 
         if (hot) {
                 cpuset_t hs;
@@ -254,6 +357,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                  * A hot IRQ CPU left out keeps only the NAPI part. */
                 cpuset_and(&hs, &u->rps, &t->hot);
                 if (cpuset_empty(&hs) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
+                        return;
+                if (flow_bound(t, u))
                         return;
                 /* widen: keep the IRQ CPU in or out as it is */
                 cpuset_andnot(&cand, &x->cpus, &span);
@@ -269,7 +374,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 if (cpuset_empty(&cand))
                         return;
                 set = u->rps;
-                size_set(t, u, &cand, c->hot_exit, &set);
+                size_set(t, u, &cand, pol_level(t), &set);
                 snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot (queue work %.0f%%); RPS over CPUs %s",
                          cpuset_count(&hs) > 1 ? "CPUs " : "CPU", pol_fmt_cpus(&hs, hl, sizeof(hl)), 100 * u->total,
                          pol_fmt_cpus(&set, list, sizeof(list)));
@@ -281,7 +386,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         /* Narrow with hysteresis: only when the work fits on one CPU fewer
          * one hysteresis band below hot_exit, for hot_samples samples in a
          * row and after the dwell. */
-        limit = narrow_limit(c);
+        limit = pol_narrow(t);
         others = u->rps;
         cpuset_clear(&others, cpu);
         if (cpuset_count(&others) <= 1) {
@@ -307,6 +412,22 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                          100 * u->total, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
         emit_rps(t, u, &set, reason);
         u->rps_ours = !cpuset_equal(&set, &q->rps_orig);
+}
+
+/* The protocol work of the queues on hot CPUs whose RPS is not ours yet
+ * against the room the cool eligible CPUs have below the level. */
+void pol_rps_pool(struct pol_tick *t) {
+        double demand = 0, room = 0, level = pol_level(t);
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+                if (u->target >= 0 && cpuset_isset(&t->hot, u->target) && !u->rps_ours && rps_allowed(t, u))
+                        demand += proto_work(u);
+        }
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (!cpuset_isset(&t->hot, cpu))
+                        room += MAX(level - pol_load(t, cpu), 0);
+        t->pool_short = demand > room;
 }
 
 void pol_rps_adjust(struct pol_tick *t) {
@@ -545,7 +666,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 if (cpuset_empty(&cand))
                         return;
                 set = u->rps;
-                size_set(t, u, &cand, c->hot_exit, &set);
+                size_set(t, u, &cand, pol_level(t), &set);
                 snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot; %s receives %s packets/s: RPS over %s%s",
                          cpus_word(&hs), pol_fmt_cpus(&hs, hl, sizeof(hl)), x->nic->name,
                          fmt_pps(pps, rate, sizeof(rate)), cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
@@ -560,7 +681,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 q->narrow_ticks = 0;
                 return;
         }
-        limit = narrow_limit(c);
+        limit = pol_narrow(t);
         if (!narrower(t, u, &u->rps, limit, &set)) {
                 q->narrow_ticks = 0;
                 return;
@@ -663,7 +784,7 @@ static void soft_start(struct pol_tick *t) {
                 u->total = W;
                 u->target = top;
                 cpuset_zero(&set);
-                size_set(t, u, &cand, t->c->hot_exit, &set);
+                size_set(t, u, &cand, pol_level(t), &set);
                 snprintf(reason, sizeof(reason),
                          "%s%s softirq+irq %.0f%% for %u samples, not from queue IRQs; %s receives %s packets/s: RPS over %s%s",
                          cpus_word(&src), pol_fmt_cpus(&src, sl, sizeof(sl)),

@@ -148,18 +148,30 @@ double pol_load(const struct pol_tick *t, int cpu) {
         return t->load[cpu];
 }
 
+/* Settling from an action of an earlier tick: this tick's own actions are
+ * in the projected loads already (t->touched says which CPUs they moved). */
 bool pol_settling(const struct pol_tick *t, int cpu) {
-        if (cpu < 0 || (size_t) cpu >= t->st->n_cpus)
-                return false;
-        return t->now < t->st->cpus[cpu].settle_until;
+        return cpu >= 0 && cpu < CPUSET_MAX && cpuset_isset(&t->settling, cpu);
 }
 
 /* The smoothed average lags an action by a few samples: until it has caught
  * up, the CPU's load says nothing about the action's effect, so no second
- * decision is taken on it. */
+ * decision is taken on it.  The EWMA keeps (1 - smoothing)^k of the old
+ * level after k samples: settled when that is under 10% (4 samples at the
+ * default 0.5), and never sooner than hot_samples. */
 void pol_settle(struct pol_tick *t, int cpu) {
-        uint64_t settle = (uint64_t) t->c->hot_samples * t->c->interval_usec;
+        double keep = 1;
+        unsigned k = 0;
+        uint64_t settle;
 
+        while (keep >= 0.10 && k < 20) {
+                keep *= 1 - MIN(MAX(t->c->smoothing, 0.05), 1);
+                k++;
+        }
+        settle = (uint64_t) MAX(k, t->c->hot_samples) * t->c->interval_usec;
+
+        if (cpu < 0 || cpu >= CPUSET_MAX)
+                return;
         cpuset_set(&t->touched, cpu);
         if (cpu >= 0 && (size_t) cpu < t->st->n_cpus)
                 t->st->cpus[cpu].settle_until = t->now + settle;
@@ -471,23 +483,102 @@ void policy_reset(struct policy_state *st) {
 
 /* ---- hot CPUs ---- */
 
+double pol_enter(const struct pol_tick *t) {
+        return t->c->hot_enter * t->scale;
+}
+
+double pol_exit(const struct pol_tick *t) {
+        return t->c->hot_exit * t->scale;
+}
+
+/* Narrowing an RPS set waits until the work fits one hysteresis band below
+ * the exit threshold. */
+double pol_narrow(const struct pol_tick *t) {
+        const struct config *c = t->c;
+
+        return MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2) * t->scale;
+}
+
+double pol_min_gain(const struct pol_tick *t) {
+        return t->c->min_gain * t->scale;
+}
+
+/* The mean is the level every CPU would have with the work perfectly
+ * spread; never below the narrowing limit, or a set sized to it would be
+ * narrowed again at once. */
+double pol_level(const struct pol_tick *t) {
+        if (t->scale >= 1)
+                return pol_exit(t);
+        return MIN(pol_exit(t), MAX(t->mean, pol_narrow(t)));
+}
+
+/* A set is good enough when its CPUs end at most 10% over the level (the
+ * estimate of a queue's work is no closer than that). */
+double pol_accept(const struct pol_tick *t) {
+        if (t->scale >= 1)
+                return pol_exit(t);
+        return MIN(pol_exit(t), 1.1 * MAX(t->mean, pol_narrow(t)));
+}
+
+/* Hot CPUs cool below this.  While the host is unbalanced it sits a third
+ * of the way from the level RPS sets are sized to up to the enter
+ * threshold, so that a set sized to the level, with the estimation error
+ * of the queue's work, does not leave its CPUs hot and widen again. */
+static double exit_level(const struct pol_tick *t) {
+        double lvl;
+
+        if (t->scale >= 1)
+                return pol_exit(t);
+        lvl = pol_level(t);
+        return MAX(pol_exit(t), lvl + (pol_enter(t) - lvl) / 3);
+}
+
+/* The threshold scale of this tick.  A CPU far busier than the host's mean
+ * is the same problem as a saturated one when the others idle (DESIGN.md 1:
+ * CPU0 52.8% soft while three CPUs sat 85% idle), and the mean irq+softirq
+ * load over the eligible CPUs does not depend on where the work is placed,
+ * so it is a stable reference: the level that makes a CPU hot is
+ * balance_ratio times the mean, from balance_floor up to hot_enter, and
+ * hot_exit, the narrowing limit and min_gain scale with it so every band
+ * keeps its proportions. */
+static double threshold_scale(struct pol_tick *t) {
+        const struct config *c = t->c;
+        const struct sample_rates *l = t->in->load;
+        double sum = 0, level;
+        int n = 0;
+
+        if (!l || c->balance_ratio <= 0 || c->hot_enter <= 0)
+                return 1;
+        CPUSET_FOREACH(cpu, &t->eligible) {
+                if (cpu > t->max_cpu || cpu > l->max_cpu || !l->cpus[cpu].valid)
+                        continue;
+                sum += t->load[cpu];
+                n++;
+        }
+        if (n == 0)
+                return 1;
+        t->mean = sum / n;
+        level = MAX(c->balance_floor, c->balance_ratio * t->mean);
+        return level < c->hot_enter ? level / c->hot_enter : 1;
+}
+
 /* A CPU is hot (DESIGN.md 5) when, for hot_samples consecutive samples,
  * either
- *   - its irq+softirq share >= hot_enter, or
+ *   - its irq+softirq share >= hot_enter (scaled: threshold_scale), or
  *   - it is saturated (DESIGN.md 1, the nginx case: 52.8% soft, 6% idle while
  *     other CPUs sat 85% idle): idle < saturated_idle and irq+softirq >=
  *     saturated_share, while some other eligible CPU has room, i.e. idle >
  *     2 * saturated_idle and irq+softirq < hot_exit.  Without room elsewhere
  *     a busy host is just busy: moving work would not help.
- * A hot CPU stays hot until irq+softirq < hot_exit; a CPU hot by the
- * saturated rule also stays hot while idle < 2 * saturated_idle and
+ * A hot CPU stays hot until irq+softirq < hot_exit (scaled); a CPU hot by
+ * the saturated rule also stays hot while idle < 2 * saturated_idle and
  * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
  * as the load rule, in proportion (the nginx host after RPS, 29% soft and
  * 25% idle, is out). */
 static void update_hot(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
-        double room_idle = 2 * c->saturated_idle;
+        double room_idle = 2 * c->saturated_idle, enter;
         int n_room = 0;
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
@@ -502,11 +593,13 @@ static void update_hot(struct pol_tick *t) {
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_idle && t->load[cpu] < c->hot_exit)
                         n_room++;
         }
+        t->scale = threshold_scale(t);
+        enter = pol_enter(t);
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
                 double L = t->load[cpu], idle = t->idle[cpu];
-                bool room, sat_enter, enter;
+                bool room, sat_enter, hot_now;
 
                 if (!cpuset_isset(&t->topo->online, cpu)) {
                         pc->above = 0;
@@ -521,10 +614,10 @@ static void update_hot(struct pol_tick *t) {
                 }
                 room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_idle && L < c->hot_exit) > 0;
                 sat_enter = idle < c->saturated_idle && L >= c->saturated_share && room;
-                enter = L >= c->hot_enter || sat_enter;
+                hot_now = L >= enter || sat_enter;
 
                 if (pc->hot) {
-                        bool stay = L >= c->hot_exit;
+                        bool stay = L >= exit_level(t);
                         if (!stay && pc->saturated)
                                 stay = idle < room_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter;
                         if (!stay) {
@@ -532,10 +625,10 @@ static void update_hot(struct pol_tick *t) {
                                 pc->above = 0;
                         }
                 } else {
-                        pc->above = enter ? pc->above + 1 : 0;
+                        pc->above = hot_now ? pc->above + 1 : 0;
                         if (pc->above >= MAX(c->hot_samples, 1u)) {
                                 pc->hot = true;
-                                pc->saturated = L < c->hot_enter;
+                                pc->saturated = L < enter;
                         }
                 }
                 if (pc->hot)
@@ -850,20 +943,26 @@ static int estimate(struct pol_tick *t) {
                         struct pol_unit *u = &t->units[i];
                         double w = 0, keep;
 
+                        u->tx = 0;
                         for (int k = 0; k < u->n_irq; k++) {
                                 const struct sample_irq *si = rates_irq(l, u->irq[k]);
+                                double wk = 0;
                                 for (int c = 0; c < n; c++) {
                                         double r = irq_rate_on(l, si, c);
                                         if (r > 0 && sum_rate[c] > 0)
-                                                w += MAX(t->net[c] - steered[c], 0) * r / sum_rate[c];
+                                                wk += MAX(t->net[c] - steered[c], 0) * r / sum_rate[c];
                                 }
+                                w += wk;
+                                /* a separate tx IRQ's completions: not receive work */
+                                if (k > 0)
+                                        u->tx += wk;
                         }
                         u->work = w;
                         u->total = w;
                         if (u->rps_on) {
                                 int m = cpuset_count(&u->rps);
                                 keep = POL_NAPI_SHARE + (cpuset_isset(&u->rps, u->cpu) ? (1 - POL_NAPI_SHARE) / m : 0);
-                                u->total = w / keep;
+                                u->total = u->tx + MAX(w - u->tx, 0) / keep;
                         }
                 }
                 if (pass == 1)
@@ -876,7 +975,7 @@ static int estimate(struct pol_tick *t) {
                         m = cpuset_count(&u->rps);
                         CPUSET_FOREACH(c, &u->rps)
                                 if (c != u->cpu && c < n)
-                                        steered[c] += (1 - POL_NAPI_SHARE) * u->total / m;
+                                        steered[c] += (1 - POL_NAPI_SHARE) * MAX(u->total - u->tx, 0) / m;
                 }
         }
         free(sum_rate);
@@ -987,6 +1086,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         t.out = ret_actions;
         t.rep = ret_report;
         t.now = in->now_usec;
+        t.scale = 1;
         t.max_cpu = in->topo->max_cpu;
         st->min_dwell_usec = t.c->min_dwell_usec;
         st->max_dwell_usec = MAX(t.c->max_dwell_usec, t.c->min_dwell_usec);
@@ -1028,6 +1128,10 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         for (size_t i = 0; i < st->n_queues; i++)
                 st->queues[i].seen = false;
 
+        cpuset_zero(&t.settling);
+        for (size_t i = 0; i < st->n_cpus && i < CPUSET_MAX; i++)
+                if (t.now < st->cpus[i].settle_until)
+                        cpuset_set(&t.settling, (int) i);
         update_hot(&t);
         r = build_nics(&t);
         if (r < 0)

@@ -69,6 +69,8 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(hot_enter);
         SAME(hot_exit);
         SAME(hot_samples);
+        SAME(balance_ratio);
+        SAME(balance_floor);
         SAME(saturated_idle);
         SAME(saturated_share);
         SAME(smoothing);
@@ -130,7 +132,9 @@ static void test_defaults(_unused_ void **state) {
         assert_false(c.dry_run);
         assert_true(c.hot_enter == 0.80);
         assert_true(c.hot_exit == 0.60);
-        assert_int_equal(c.hot_samples, 3);
+        assert_int_equal(c.hot_samples, 2);
+        assert_true(c.balance_ratio == 1.5);
+        assert_true(c.balance_floor == 0.35);
         assert_true(c.saturated_idle == 0.10);
         assert_true(c.saturated_share == 0.30);
         assert_true(c.smoothing == 0.5);
@@ -196,6 +200,11 @@ static void test_good_values(_unused_ void **state) {
                 { "hot_exit", "hot_exit", "70%", K_DOUBLE, CF(hot_exit), 0.70, NULL },
                 { "hot_samples lower end", "hot_samples", "1", K_UINT, CF(hot_samples), 1, NULL },
                 { "hot_samples upper end", "hot_samples", "100", K_UINT, CF(hot_samples), 100, NULL },
+                { "balance_ratio off", "balance_ratio", "0", K_DOUBLE, CF(balance_ratio), 0, NULL },
+                { "balance_ratio lowest on", "balance_ratio", "1.2", K_DOUBLE, CF(balance_ratio), 1.2, NULL },
+                { "balance_ratio upper end", "balance_ratio", "10", K_DOUBLE, CF(balance_ratio), 10, NULL },
+                { "balance_floor", "balance_floor", "50%", K_DOUBLE, CF(balance_floor), 0.50, NULL },
+                { "balance_floor lower end", "balance_floor", "1", K_DOUBLE, CF(balance_floor), 0.01, NULL },
                 { "saturated_idle zero disables", "saturated_idle", "0", K_DOUBLE, CF(saturated_idle), 0, NULL },
                 { "saturated_idle upper end", "saturated_idle", "100%", K_DOUBLE, CF(saturated_idle), 1.0, NULL },
                 { "saturated_share", "saturated_share", "25", K_DOUBLE, CF(saturated_share), 0.25, NULL },
@@ -444,6 +453,12 @@ static void test_bad(_unused_ void **state) {
                   "t.conf:2: rps_sock_flow_entries: \"2097152\" must be 0 or a power of two from 1024 to 1048576\n" },
                 { "irq rate above range", "[balance]\nrps_exclude_irq_rate = 10000001\n",
                   "t.conf:2: rps_exclude_irq_rate: \"10000001\" is out of range (0..10000000)\n" },
+                { "balance_ratio between 0 and 1.2", "[balance]\nbalance_ratio = 1.1\n",
+                  "t.conf:2: balance_ratio: 1.1 must be 0 (off) or at least 1.2\n" },
+                { "balance_ratio over 10", "[balance]\nbalance_ratio = 11\n",
+                  "t.conf:2: balance_ratio: \"11\" is out of range (0..10)\n" },
+                { "balance_floor zero", "[balance]\nbalance_floor = 0\n",
+                  "t.conf:2: balance_floor: \"0\" is out of range (1%..100%)\n" },
                 { "irq rate negative", "[balance]\nrps_exclude_irq_rate = -1\n",
                   "t.conf:2: rps_exclude_irq_rate: invalid number \"-1\"\n" },
                 { "banned_cpus syntax", "[balance]\nbanned_cpus = 0-\n",
@@ -946,8 +961,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 5 [daemon] and 18 [balance] keys. */
-        assert_int_equal(uncommented, 23);
+        /* All 5 [daemon] and 20 [balance] keys. */
+        assert_int_equal(uncommented, 25);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);

@@ -257,13 +257,17 @@ static void test_lone_hot_queue(void **state) {
                 { "high interrupt rate: IRQ CPU left out", 50000, 20000, true,
                   "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;",
                   "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 4-5 (the IRQ CPU left out" },
-                { "low interrupt rate: IRQ CPU included", 5000, 20000, true,
-                  "rps eth0/0>3-5;sockflow>32768;flowcnt eth0/0>8192;",
-                  "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 3-5" },
+                { "low interrupt rate, its NAPI work keeps the IRQ CPU busiest: left out", 5000, 20000, true,
+                  "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;",
+                  "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 4-5 (the IRQ CPU left out: its own" },
+                { "low interrupt rate, busy candidates: the IRQ CPU takes a share", 5000, 20000, false,
+                  "rps eth0/0>0-3;", "lone hot queue: CPU3 at 92%, IRQ 30 is 100% of its load; RPS over CPUs 0-3" },
                 { "exactly rps_exclude_irq_rate: left out", 20000, 20000, false, "rps eth0/0>4-5;",
-                  "RPS over CPUs 4-5" },
-                { "rps_exclude_irq_rate = 0: never left out, even at a high rate", 50000, 0, false,
-                  "rps eth0/0>3-5;", "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 3-5" },
+                  "RPS over CPUs 4-5 (the IRQ CPU left out: high interrupt rate)" },
+                { "rps_exclude_irq_rate = 0, busy candidates: the rate never forces it out", 50000, 0, false,
+                  "rps eth0/0>0-3;", "lone hot queue: CPU3 at 92%, IRQ 30 is 100% of its load; RPS over CPUs 0-3" },
+                { "high rate, busy candidates: left out all the same", 50000, 20000, false,
+                  "rps eth0/0>0-2,4;", "RPS over CPUs 0-2,4 (the IRQ CPU left out: high interrupt rate)" },
         };
 
         (void) state;
@@ -271,6 +275,14 @@ static void test_lone_hot_queue(void **state) {
                 struct fx f;
 
                 setup_lone(&f, cases[i].rate);
+                /* busy candidates: every other CPU at 45%, none but the
+                 * queue on CPU3 */
+                if (strstr(cases[i].what, "busy candidates")) {
+                        f.base[3] = 0;
+                        for (int c = 0; c < 8; c++)
+                                if (c != 3)
+                                        f.base[c] = c < 3 ? 0.35 : 0.45;
+                }
                 f.cfg.rfs = cases[i].rfs;
                 f.cfg.rps_exclude_irq_rate = cases[i].exclude_rate;
                 assert_int_equal(fx_ticks(&f, 1, 3), 0);
@@ -290,19 +302,27 @@ static void test_lone_hot_queue(void **state) {
         }
 }
 
-/* Widening while the CPU stays hot, narrowing after the load drops, with
- * the dwell and the sample count between changes. */
+/* Widening while the RPS CPUs are hot, narrowing after the load drops,
+ * with the dwell and the sample count between changes. */
 static void test_rps_widen_narrow(void **state) {
-        static const char *const want[] = { "3-5", "3-6", "3-5", "3-4", "" };
+        /* 4-5 cannot get below hot_exit with their own 60%: every cool
+         * CPU joins; after the drop, the busiest droppable CPU (the other
+         * queues' CPUs 0-2 first) leaves once per dwell */
+        static const char *const want[] = { "4-5", "0-2,4-7", "0-1,4-7", "0,4-7", "4-7", "4-6", "4-5", "4", "" };
+        static const unsigned want_at[] = { 3, 62, 152, 182, 212, 242, 272, 302, 332 };
         struct fx f;
         uint64_t when[16];
         char got[16][64];
         size_t n = 0;
 
         (void) state;
-        setup_lone(&f, 5000); /* low rate: CPU3 stays in the set */
+        setup_lone(&f, 5000);
         for (int k = 1; k <= 400; k++) {
+                /* other work lands on the RPS CPUs 4-5: hot again */
+                if (k == 60)
+                        f.base[4] = f.base[5] = 0.60;
                 if (k == 150) {
+                        f.base[4] = f.base[5] = 0.05;
                         f.q[0][0].work = 0.20;
                 }
                 fx_model(&f, NULL);
@@ -321,24 +341,85 @@ static void test_rps_widen_narrow(void **state) {
         for (size_t i = 0; i < n; i++) {
                 if (strcmp(got[i], want[i]) != 0)
                         fail_msg("RPS change %zu: '%s', want '%s'", i, got[i], want[i]);
+                if (when[i] != want_at[i])
+                        fail_msg("RPS change %zu at %llus, want %us", i, (unsigned long long) when[i], want_at[i]);
                 /* each change waits min_dwell after the previous one */
                 if (i > 0 && when[i] - when[i - 1] < 30)
                         fail_msg("RPS change %zu only %llus after the previous one", i,
                                  (unsigned long long) (when[i] - when[i - 1]));
         }
-        /* hot after hot_samples: RPS sized so the RPS CPUs and CPU3 would
-         * end below hot_exit by the estimate; CPU3 stays hot (the estimate
-         * counted its other 7% as queue work), so after the dwell it
-         * widens; after the load drops, it narrows once per dwell, each
-         * time only after hot_samples samples that fit, back to no RPS */
-        assert_int_equal(when[0], 3);
-        assert_int_equal(when[1], 33);
-        assert_int_equal(when[2], 150 + 2);
-        assert_int_equal(when[3], 150 + 2 + 30);
-        assert_int_equal(when[4], 150 + 2 + 60);
         assert_int_equal(f.rep.n_rps_queues, 0);
 
         fx_free(&f);
+}
+
+/* ---- relative balancing, with the shipped defaults ---- */
+
+/* balance_ratio: CPUs far busier than the mean get the same treatment as
+ * hot ones, below hot_enter, from balance_floor on.  Each case runs the
+ * closed loop with +/-10% noise per CPU and tick, straight into the
+ * averages the policy reads (the daemon's smoothing would halve it): the
+ * spread has to reach within 20% of the mean and then stay put.  (The
+ * simulator's benchmark, with the daemon's smoothing, is where the 15%
+ * target is measured.) */
+static void test_balance_relative(void **state) {
+        static const struct {
+                const char *what;
+                int n_cpus, nq;
+                double work, base;
+                bool ratio_off;
+                unsigned max_rps;        /* RPS changes allowed over the whole run */
+                bool spread;             /* must end within 20% of the mean */
+        } cases[] = {
+                { "8 queues at 75% on 16 CPUs (8 idle): spread", 16, 8, 0.75, 0.0, false, 8, true },
+                { "16 queues at 50% on 32 CPUs (16 idle): spread", 32, 16, 0.50, 0.0, false, 16, true },
+                { "4 queues at 30% on 8 CPUs: below balance_floor, left alone", 8, 4, 0.30, 0.0, false, 0, false },
+                { "8 queues at 50% on 8 CPUs: balanced, left alone", 8, 8, 0.50, 0.0, false, 0, false },
+                { "8 queues at 70% on 16 CPUs: spread", 16, 8, 0.70, 0.0, false, 8, true },
+                { "balance_ratio = 0: 8 queues at 70% on 16 CPUs left alone", 16, 8, 0.70, 0.0, true, 0, false },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x2545f4914f6cdd1dULL + i;
+                unsigned moves = 0, rps = 0, late = 0;
+                double noise[FX_MAX_CPUS], peak = 0, sum = 0;
+
+                fx_init(&f, cases[i].n_cpus, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                if (cases[i].ratio_off)
+                        f.cfg.balance_ratio = 0;
+                fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 30, true, false);
+                for (int q = 0; q < cases[i].nq; q++)
+                        f.q[0][q] = (struct fx_queue_model){ cases[i].work, 5000 };
+                assert_int_equal(fx_step(&f, 0), 0);
+                for (unsigned k = 1; k <= 1000; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + 0.10 * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        moves += count_type(&f.l, ACTION_IRQ_AFFINITY);
+                        rps += count_type(&f.l, ACTION_RPS);
+                        if (k > 60)
+                                late += f.l.n;
+                }
+                fx_model(&f, NULL);
+                for (int c = 0; c < f.n_cpus; c++) {
+                        double l = f.load.cpus[c].softirq;
+                        peak = MAX(peak, l);
+                        sum += l;
+                }
+                print_message("    %s: %u RPS changes, peak %.0f%%, mean %.0f%%\n", cases[i].what, rps, 100 * peak,
+                              100 * sum / f.n_cpus);
+                if (moves != 0 || late != 0)
+                        fail_msg("%s: %u IRQ moves, %u actions after the first minute", cases[i].what, moves, late);
+                if (rps > cases[i].max_rps || (cases[i].spread && rps == 0))
+                        fail_msg("%s: %u RPS changes", cases[i].what, rps);
+                if (cases[i].spread && peak > 1.2 * sum / f.n_cpus)
+                        fail_msg("%s: peak %.3f over 1.2 x mean %.3f", cases[i].what, peak, sum / f.n_cpus);
+                fx_free(&f);
+        }
 }
 
 /* ---- thresholds ---- */
@@ -417,7 +498,9 @@ static void test_saturated_gets_rps(void **state) {
                 fx_rate(&f, 50, 0, 10000);
                 assert_int_equal(fx_step(&f, k * SEC), 0);
         }
-        expect_actions("nginx case", &f.l, "rps eth0/0>0-1;sockflow>32768;flowcnt eth0/0>32768;");
+        /* CPU0 keeps its NAPI part (about 21%), CPU1 takes the protocol
+         * work (about 32% + 2%): a lower peak than CPU0 sharing it (37%) */
+        expect_actions("nginx case", &f.l, "rps eth0/0>1;sockflow>32768;flowcnt eth0/0>32768;");
         assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].saturated);
 
         fx_free(&f);
@@ -862,7 +945,9 @@ static void test_xps_follows_move(void **state) {
         f.q[0][0] = (struct fx_queue_model){ 0.5, 9000 };
         f.q[0][1] = (struct fx_queue_model){ 0.4, 8000 };
         f.q[0][2] = (struct fx_queue_model){ 0.1, 1000 };
-        assert_int_equal(fx_ticks(&f, 1, 3), 0);
+        /* hot after 3 samples; the layout's CPUs settle for 4 (the
+         * average of the smoothing 0.5 keeps under 10% of the old level) */
+        assert_int_equal(fx_ticks(&f, 1, 4), 0);
         /* equal projected peaks: the smaller queue moves, to the coolest
          * CPU (lowest number on a tie) */
         expect_actions("move, XPS follows", &f.l, "irq 31>3;xps eth0/1>3;");
@@ -1249,6 +1334,7 @@ int main(void) {
                 cmocka_unit_test(test_move_two_busy_queues),
                 cmocka_unit_test(test_lone_hot_queue),
                 cmocka_unit_test(test_rps_widen_narrow),
+                cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_never_ineligible),
