@@ -78,6 +78,34 @@ const char *apply_errclass_to_string(enum apply_errclass c);
  * interrupt on x86, so check it a tick later, not right after the write. */
 int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want);
 
+/* Watching an IRQ after an affinity write until it fires where it was set.
+ * effective_affinity_list changes only when the IRQ next fires (x86 moves
+ * the vector then), so a tick counts against the IRQ only when it had
+ * interrupts and its effective CPUs were still outside the set; a quiet
+ * IRQ is never reported. */
+#define APPLY_EFFECTIVE_GRACE 3  /* such ticks before it is reported */
+
+enum apply_eff_event {
+        APPLY_EFF_WAIT,          /* keep watching, nothing to say */
+        APPLY_EFF_SETTLED,       /* fires inside the set: stop watching */
+        APPLY_EFF_MISMATCH,      /* fired `grace` ticks outside the set: say so, once */
+        APPLY_EFF_RECOVERED,     /* reported before, fires inside the set now: stop watching */
+        APPLY_EFF_UNKNOWN,       /* no effective affinity to read: stop watching */
+        APPLY_EFF_EVENT_MAX,
+        APPLY_EFF_EVENT_INVALID = -1,
+};
+
+struct apply_eff_watch {
+        unsigned irq;
+        cpuset_t want;           /* what was written */
+        unsigned off_ticks;      /* ticks with interrupts that fired outside want */
+        bool mismatch;           /* reported (status shows it until it settles) */
+};
+
+/* Pure: one tick of a watch.  ok is apply_irq_effective_ok()'s result,
+ * fired whether the IRQ had interrupts during the tick. */
+enum apply_eff_event apply_effective_step(struct apply_eff_watch *w, int ok, bool fired, unsigned grace);
+
 /* Whether rootfd is the host's "/" (same device and inode). */
 bool apply_root_is_host(int rootfd);
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "action.h"
 #include "config.h"
 
 /* Exit codes of irqsteerd. */
@@ -37,6 +38,12 @@ struct daemon_options {
 
 /* Runs the daemon until stopped; returns the process exit code. */
 int daemon_run(const struct daemon_options *o);
+
+/* Whether a failed action with result r means the inventory is stale and
+ * must be rediscovered at the next tick: a vanished IRQ or queue (ENOENT
+ * and the other "gone" errors), not an exited thread (ESRCH is normal) nor
+ * rps_sock_flow_entries (absent in a network namespace). */
+bool daemon_failure_rediscovers(enum action_type type, int r);
 
 /* --check-config: loads path (NULL: the default path, which may be
  * missing), prints "configuration OK" to out or every problem as

@@ -627,3 +627,23 @@ int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want) {
                 return -EBADMSG;
         return !cpuset_empty(&eff) && cpuset_subset(&eff, want);
 }
+
+enum apply_eff_event apply_effective_step(struct apply_eff_watch *w, int ok, bool fired, unsigned grace) {
+        if (ok < 0)
+                return APPLY_EFF_UNKNOWN;
+        if (ok > 0) {
+                if (w->mismatch) {
+                        w->mismatch = false;
+                        return APPLY_EFF_RECOVERED;
+                }
+                return APPLY_EFF_SETTLED;
+        }
+        if (w->mismatch)
+                return APPLY_EFF_WAIT;
+        if (fired)
+                w->off_ticks++;
+        if (w->off_ticks < MAX(grace, 1u))
+                return APPLY_EFF_WAIT;
+        w->mismatch = true;
+        return APPLY_EFF_MISMATCH;
+}

@@ -193,6 +193,24 @@ static void print_extras(FILE *f, const struct json_value *v) {
         }
         if (!first)
                 fputc('\n', f);
+
+        /* IRQs whose effective_affinity_list stayed outside what was set
+         * while they fired (irqsteerd(8), EFFECTIVE AFFINITY) */
+        c = json_get(v, "effective_mismatch");
+        for (size_t i = 0; i < json_count(c); i++) {
+                const struct json_value *e = json_index(c, i);
+                const char *name = "";
+                int64_t irq = -1;
+
+                json_get_int(e, "irq", &irq);
+                json_get_string(e, "name", &name);
+                fprintf(f, "Fires elsewhere than set: IRQ %" PRId64 "%s%s%s set to ", irq, *name ? " (" : "", name,
+                        *name ? ")" : "");
+                print_scalar(f, json_get(e, "affinity"));
+                fputs(", fires on ", f);
+                print_scalar(f, json_get(e, "effective"));
+                fputc('\n', f);
+        }
 }
 
 void ctl_status_print(FILE *f, const struct json_value *v, double now_s) {

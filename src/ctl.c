@@ -477,8 +477,15 @@ int ctl_inventory(int argc, char **argv) {
                         ctl_error("writing JSON failed: %s", strerror(-r));
                         ret = CTL_EXIT_ERROR;
                 }
-        } else
+        } else {
                 ctl_inventory_print(stdout, &t, &inv);
+                /* The JSON says it in "mapping"; a reader of the table
+                 * must not miss that the queue map is a guess. */
+                for (size_t i = 0; i < inv.n_nics; i++)
+                        if (inv.nics[i].map == INV_MAP_MSI_ORDER)
+                                ctl_error("warning: %s: IRQ names not recognised; queue IRQs guessed from msi_irqs order",
+                                          inv.nics[i].name);
+        }
         if (fflush(stdout) != 0)
                 ret = CTL_EXIT_ERROR;
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 
 #include <systemd/sd-event.h>
 
@@ -108,6 +109,12 @@ struct daemon {
 
         struct failed_object *failed;
         size_t n_failed, allocated_failed;
+        /* IRQs written, until they fire where set (apply_effective_step) */
+        struct apply_eff_watch *eff;
+        size_t n_eff, allocated_eff;
+        /* NICs whose msi_irqs-order fallback was warned about */
+        char (*msi_warned)[IFNAMSIZ];
+        size_t n_msi_warned, allocated_msi_warned;
         struct log_ratelimit error_rl;
         bool status_write_failed;
 };
@@ -285,9 +292,27 @@ static void log_nic(const struct inventory *inv, const struct inv_nic *n) {
                  n->rx_queues, n->tx_queues, inv_map_source_to_string(n->map), map[0] ? map : " none");
 }
 
-static void log_inventory(const struct daemon *d) {
-        for (size_t i = 0; i < d->inv.n_nics; i++)
+/* Unknown IRQ names: the queue map is a guess from msi_irqs order, which
+ * an operator must know about (issue 2).  Said once per NIC name for the
+ * daemon's life, not at each rediscovery. */
+static void warn_msi_order(struct daemon *d, const struct inv_nic *n) {
+        if (n->map != INV_MAP_MSI_ORDER)
+                return;
+        for (size_t i = 0; i < d->n_msi_warned; i++)
+                if (strcmp(d->msi_warned[i], n->name) == 0)
+                        return;
+        if (util_grow((void **) &d->msi_warned, &d->allocated_msi_warned, d->n_msi_warned + 1,
+                      sizeof(*d->msi_warned)) == 0)
+                snprintf(d->msi_warned[d->n_msi_warned++], IFNAMSIZ, "%s", n->name);
+        log_warning("nic %s: IRQ names not recognised (driver %s); queue IRQs guessed from msi_irqs order, "
+                    "check them with 'irqsteerctl inventory'", n->name, n->driver[0] ? n->driver : "none");
+}
+
+static void log_inventory(struct daemon *d) {
+        for (size_t i = 0; i < d->inv.n_nics; i++) {
                 log_nic(&d->inv, &d->inv.nics[i]);
+                warn_msi_order(d, &d->inv.nics[i]);
+        }
         if (d->inv.n_nics == 0)
                 log_info("no network interfaces found under %s", d->root);
 }
@@ -660,7 +685,10 @@ static void log_action_failure(struct daemon *d, const struct action *a, const c
                 log_full_errno(LOG_NOTICE, r, "%s: target CPU has no room for it (%m), trying elsewhere", line);
                 break;
         case APPLY_ERR_GONE:
-                log_info_errno(r, "%s: object vanished (%m)", line);
+                if (daemon_failure_rediscovers(a->type, r))
+                        log_info_errno(r, "%s: object vanished (%m); rediscovering at the next tick", line);
+                else
+                        log_info_errno(r, "%s: not there (%m)", line);
                 break;
         case APPLY_ERR_TRANSIENT:
                 log_debug_errno(r, "%s: busy (%m), retrying next tick", line);
@@ -668,6 +696,88 @@ static void log_action_failure(struct daemon *d, const struct action *a, const c
         default:
                 log_warning_errno(r, "%s: failed (%s): %m", line, apply_errclass_to_string(cls));
                 break;
+        }
+}
+
+bool daemon_failure_rediscovers(enum action_type type, int r) {
+        /* A vanished thread is normal and workers are rediscovered each
+         * tick anyway; a vanished IRQ or queue means the inventory is stale
+         * (driver reload, ethtool -L, device removal). */
+        return apply_error_class(r) == APPLY_ERR_GONE && type != ACTION_THREAD_AFFINITY &&
+               type != ACTION_SOCK_FLOW_ENTRIES; /* absent in a network namespace, by design */
+}
+
+/* ---- effective affinity: where a written IRQ really fires ---- */
+
+static struct apply_eff_watch *eff_find(struct daemon *d, unsigned irq) {
+        for (size_t i = 0; i < d->n_eff; i++)
+                if (d->eff[i].irq == irq)
+                        return &d->eff[i];
+        return NULL;
+}
+
+static void eff_drop(struct daemon *d, struct apply_eff_watch *w) {
+        *w = d->eff[--d->n_eff];
+}
+
+static void eff_watch(struct daemon *d, unsigned irq, const cpuset_t *want) {
+        struct apply_eff_watch *w = eff_find(d, irq);
+
+        if (!w) {
+                if (util_grow((void **) &d->eff, &d->allocated_eff, d->n_eff + 1, sizeof(*d->eff)) < 0)
+                        return; /* only a check is lost */
+                w = &d->eff[d->n_eff++];
+        }
+        *w = (struct apply_eff_watch) { .irq = irq, .want = *want };
+}
+
+/* Whether IRQ irq had interrupts between the two readings. */
+static bool irq_fired(const struct procfs_interrupts *prev, const struct procfs_interrupts *cur, unsigned irq) {
+        const struct procfs_irq *a = prev ? procfs_interrupts_find(prev, irq) : NULL;
+        const struct procfs_irq *b = procfs_interrupts_find(cur, irq);
+
+        return a && b && b->total > a->total;
+}
+
+/* Each tick, for the IRQs written since they last settled.  An IRQ someone
+ * else moved since (or that vanished) is no longer ours to check. */
+static void check_effective(struct daemon *d, const struct procfs_interrupts *prev,
+                            const struct procfs_interrupts *cur) {
+        for (size_t i = 0; i < d->n_eff;) {
+                struct apply_eff_watch *w = &d->eff[i];
+                const struct inv_irq *irq = inventory_irq(&d->inv, w->irq);
+                char want[256], eff[256];
+                int ok;
+
+                if (!irq || !irq->affinity_readable || !cpuset_equal(&irq->affinity, &w->want)) {
+                        eff_drop(d, w);
+                        continue;
+                }
+                ok = apply_irq_effective_ok(d->rootfd, w->irq, &w->want);
+                cpuset_format_list(&w->want, want, sizeof(want));
+                cpuset_format_list(&irq->effective, eff, sizeof(eff));
+                switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
+                case APPLY_EFF_MISMATCH:
+                        log_notice("IRQ %u (%s) set to CPU %s but fires on CPU %s (effective_affinity_list) after %u "
+                                   "ticks with interrupts; the kernel or hardware keeps it there",
+                                   w->irq, irq->name, want, eff[0] ? eff : "?", w->off_ticks);
+                        break;
+                case APPLY_EFF_RECOVERED:
+                        log_info("IRQ %u (%s) now fires on CPU %s as set", w->irq, irq->name, eff);
+                        eff_drop(d, w);
+                        continue;
+                case APPLY_EFF_SETTLED:
+                        eff_drop(d, w);
+                        continue;
+                case APPLY_EFF_UNKNOWN:
+                        if (ok != -ENOENT)
+                                log_debug_errno(ok, "IRQ %u: effective affinity unreadable: %m", w->irq);
+                        eff_drop(d, w);
+                        continue;
+                default:
+                        break;
+                }
+                i++;
         }
 }
 
@@ -740,9 +850,18 @@ static void run_actions(struct daemon *d, uint64_t now) {
                         }
                         if (d->dry_run)
                                 overlay_record(d, a);
+                        else if (a->type == ACTION_IRQ_AFFINITY && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS))
+                                eff_watch(d, a->irq, &a->cpus);
                         policy_feedback(d->policy, a, 0, now);
                 } else {
                         log_action_failure(d, a, line, r, now);
+                        if (daemon_failure_rediscovers(a->type, r)) {
+                                struct apply_eff_watch *w;
+
+                                d->inv_dirty = true;
+                                if (a->type == ACTION_IRQ_AFFINITY && (w = eff_find(d, a->irq)))
+                                        eff_drop(d, w);
+                        }
                         record_action(d, a, line, r);
                         policy_feedback(d->policy, a, r, now);
                 }
@@ -865,6 +984,25 @@ static void write_status_json(struct daemon *d, struct json_writer *w) {
                 json_key_string(w, "object", key);
                 json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);
                 json_key_string(w, "original", e->original);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "effective_mismatch");
+        for (size_t i = 0; i < d->n_eff; i++) {
+                const struct apply_eff_watch *e = &d->eff[i];
+                const struct inv_irq *irq = d->have_inv ? inventory_irq(&d->inv, e->irq) : NULL;
+
+                if (!e->mismatch)
+                        continue;
+                json_begin_object(w);
+                json_key_uint(w, "irq", e->irq);
+                json_key_string(w, "name", irq ? irq->name : "");
+                json_key_cpuset(w, "affinity", &e->want);
+                if (irq && irq->has_effective)
+                        json_key_cpuset(w, "effective", &irq->effective);
+                else
+                        json_key_null(w, "effective");
                 json_end_object(w);
         }
         json_end_array(w);
@@ -1028,6 +1166,8 @@ static int tick(struct daemon *d) {
                 log_inventory(d);
                 d->inv_dirty = false;
         }
+        if (d->n_eff > 0)
+                check_effective(d, d->have_prev ? &d->prev.interrupts : NULL, &cur.interrupts);
 
         if (d->config.n_workers > 0) {
                 struct worker_set ws = {};
@@ -1387,6 +1527,8 @@ static void daemon_free(struct daemon *d) {
         if (d->have_config)
                 config_free(&d->config);
         free(d->failed);
+        free(d->eff);
+        free(d->msi_warned);
         free(d->state_dir);
         if (d->rootfd >= 0)
                 close(d->rootfd);

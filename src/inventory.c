@@ -779,7 +779,8 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
  * queues the first is taken for the admin/misc vector, which is where virtio
  * (config), mlx5 (async), i40e/ice (misc), igb (other), ena (mgmnt) and tg3
  * (link) put it; vectors beyond one per queue are OTHER.  Fewer vectors than
- * queues: the first queues get one each.  The caller warns (INV_MAP_MSI_ORDER). */
+ * queues: the first queues get one each.  The callers warn (INV_MAP_MSI_ORDER):
+ * irqsteerd once per NIC, irqsteerctl inventory on stderr. */
 static void map_by_msi_order(struct inventory *inv, size_t i, const struct nic_scratch *s) {
         struct inv_nic *nic = &inv->nics[i];
         size_t v = 0, q = 0;

@@ -95,6 +95,26 @@ def write_load(root, step, hot_cpu=None, cpus=None):
         os.replace(tmp, os.path.join(root, "proc", name))
 
 
+def bump_interrupts(root, irq, cpu, n):
+    """Adds n interrupts on CPU column cpu to IRQ irq's row of
+    proc/interrupts, keeping the layout (as the kernel's counters grow)."""
+    path = os.path.join(root, "proc", "interrupts")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for i, line in enumerate(lines):
+        head, sep, rest = line.partition(":")
+        if sep and head.strip() == str(irq):
+            cols = rest.split()
+            ncpu = len(lines[0].split())
+            counts = [int(x) for x in cols[:ncpu]]
+            counts[cpu] += n
+            lines[i] = f"{head}:" + "".join(f" {x:>10d}" for x in counts) + " " + " ".join(cols[ncpu:])
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(lines))
+    os.replace(tmp, path)
+
+
 def make_root(tmp, fixture="vm2"):
     """A writable copy of tests/fixtures/FIXTURE with proc/stat and
     proc/softirqs matching its CPUs."""

@@ -760,6 +760,59 @@ static int teardown_live_irq(void **state) {
         return 0;
 }
 
+/* The daemon's effective-affinity watch: a sequence of ticks per case,
+ * each (check result, fired) -> the event expected. */
+static void test_effective_step(void **state) {
+        struct tick {
+                int ok;
+                bool fired;
+                enum apply_eff_event want;
+        };
+        static const struct {
+                const char *what;
+                struct tick t[8];
+                size_t n;
+        } cases[] = {
+                { "fires where set at once", { { 1, true, APPLY_EFF_SETTLED } }, 1 },
+                { "no effective_affinity_list: nothing to check",
+                  { { -ENOENT, true, APPLY_EFF_UNKNOWN } }, 1 },
+                { "lags one tick, then settles",
+                  { { 0, true, APPLY_EFF_WAIT }, { 1, true, APPLY_EFF_SETTLED } }, 2 },
+                { "quiet IRQ never reported",
+                  { { 0, false, APPLY_EFF_WAIT }, { 0, false, APPLY_EFF_WAIT }, { 0, false, APPLY_EFF_WAIT },
+                    { 0, false, APPLY_EFF_WAIT }, { 0, false, APPLY_EFF_WAIT }, { 0, false, APPLY_EFF_WAIT } }, 6 },
+                { "grace edge: reported on the 3rd tick with interrupts, not before",
+                  { { 0, true, APPLY_EFF_WAIT }, { 0, false, APPLY_EFF_WAIT }, { 0, true, APPLY_EFF_WAIT },
+                    { 0, true, APPLY_EFF_MISMATCH } }, 4 },
+                { "reported once, then silent",
+                  { { 0, true, APPLY_EFF_WAIT }, { 0, true, APPLY_EFF_WAIT }, { 0, true, APPLY_EFF_MISMATCH },
+                    { 0, true, APPLY_EFF_WAIT }, { 0, true, APPLY_EFF_WAIT } }, 5 },
+                { "reported, then fires where set: recovered",
+                  { { 0, true, APPLY_EFF_WAIT }, { 0, true, APPLY_EFF_WAIT }, { 0, true, APPLY_EFF_MISMATCH },
+                    { 1, true, APPLY_EFF_RECOVERED } }, 4 },
+                { "file vanished while reported", { { 0, true, APPLY_EFF_WAIT }, { 0, true, APPLY_EFF_WAIT },
+                  { 0, true, APPLY_EFF_MISMATCH }, { -ENOENT, true, APPLY_EFF_UNKNOWN } }, 4 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct apply_eff_watch w = { .irq = 30, .want = cpuset_single(1) };
+
+                for (size_t k = 0; k < cases[i].n; k++) {
+                        const struct tick *t = &cases[i].t[k];
+                        enum apply_eff_event got = apply_effective_step(&w, t->ok, t->fired, APPLY_EFFECTIVE_GRACE);
+
+                        if (got != t->want)
+                                fail_msg("%s: tick %zu: event %d, want %d", cases[i].what, k + 1, got, t->want);
+                        /* reported means shown in status until it settles */
+                        if (got == APPLY_EFF_MISMATCH)
+                                assert_true(w.mismatch);
+                        if (got == APPLY_EFF_SETTLED || got == APPLY_EFF_RECOVERED)
+                                assert_false(w.mismatch);
+                }
+        }
+}
+
 static void test_live_irq(void **state) {
         char path[64], eff[256], now[256];
         struct undo_report rep;
@@ -923,6 +976,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_readonly, teardown_env),
                 cmocka_unit_test_teardown(test_threads_wrapped, teardown_env),
                 cmocka_unit_test_teardown(test_effective, teardown_env),
+                cmocka_unit_test(test_effective_step),
                 cmocka_unit_test_teardown(test_live_irq, teardown_live_irq),
                 cmocka_unit_test(test_live_managed_irq),
         };

@@ -614,6 +614,59 @@ static void test_inventory_host64(_unused_ void **state) {
         free(err);
 }
 
+/* Unknown IRQ names: vm2's ens4 ("acmenet") is mapped in msi_irqs order,
+ * which the table must flag on stderr; the JSON says it in "mapping" and
+ * keeps stderr for errors. */
+static void test_inventory_msi_order_warning(_unused_ void **state) {
+        static const struct {
+                const char *what, *fixture;
+                bool json;
+                const char *want_err;    /* NULL: stderr empty */
+        } cases[] = {
+                { "vm2 table warns about ens4", "vm2", false,
+                  "irqsteerctl: warning: ens4: IRQ names not recognised; queue IRQs guessed from msi_irqs order\n" },
+                { "vm2 JSON: no warning, mapping says it", "vm2", true, NULL },
+                { "host64 table: all names known, no warning", "host64", false, NULL },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char root[512], *out, *err;
+                const char *args[] = { "inventory", "--root", root, cases[i].json ? "--json" : NULL, NULL };
+
+                fixture_path(cases[i].fixture, root, sizeof(root));
+                if (run_ctl(args, &out, &err) != 0)
+                        fail_msg("%s: exit status not 0 (stderr %s)", cases[i].what, err);
+                if (cases[i].want_err ? strcmp(err, cases[i].want_err) != 0 : err[0] != 0)
+                        fail_msg("%s: stderr '%s', want '%s'", cases[i].what, err,
+                                 cases[i].want_err ? cases[i].want_err : "");
+                if (cases[i].json) {
+                        struct json_value *v = NULL;
+                        const struct json_value *nics;
+                        bool seen = false;
+
+                        if (json_parse(out, strlen(out), &v) < 0)
+                                fail_msg("%s: not JSON", cases[i].what);
+                        nics = json_get(v, "nics");
+                        for (size_t k = 0; k < json_count(nics); k++) {
+                                const char *name = "", *map = "";
+
+                                json_get_string(json_index(nics, k), "name", &name);
+                                json_get_string(json_index(nics, k), "mapping", &map);
+                                if (strcmp(name, "ens4") == 0) {
+                                        assert_string_equal(map, "msi-order");
+                                        seen = true;
+                                }
+                        }
+                        if (!seen)
+                                fail_msg("%s: ens4 missing from the JSON", cases[i].what);
+                        json_free(v);
+                } else if (strcmp(cases[i].fixture, "vm2") == 0 && !strstr(out, "ens4: up, driver acmenet"))
+                        fail_msg("%s: table lacks ens4: %s", cases[i].what, out);
+                free(out);
+                free(err);
+        }
+}
+
 static void test_top_live(_unused_ void **state) {
         const char *args[] = { "top", "--json", "--count", "2", "--interval", "0.2", NULL };
         char *out, *err, *line, *save = NULL;
@@ -860,6 +913,7 @@ int main(void) {
                 cmocka_unit_test(test_status_print),
                 cmocka_unit_test(test_cli_usage),
                 cmocka_unit_test(test_inventory_host64),
+                cmocka_unit_test(test_inventory_msi_order_warning),
                 cmocka_unit_test(test_top_live),
                 cmocka_unit_test(test_top_sigint),
                 cmocka_unit_test(test_status_cli),

@@ -490,9 +490,38 @@ static void test_format_load(void **state) {
         free(got);
 }
 
+/* Which failed writes make the next tick rediscover the inventory. */
+static void test_failure_rediscovers(void **state) {
+        static const struct {
+                const char *what;
+                enum action_type type;
+                int r;
+                bool want;
+        } cases[] = {
+                { "IRQ vanished (ENOENT)", ACTION_IRQ_AFFINITY, -ENOENT, true },
+                { "IRQ's device gone (ENODEV)", ACTION_IRQ_AFFINITY, -ENODEV, true },
+                { "queue vanished (ENOENT)", ACTION_RPS, -ENOENT, true },
+                { "xps queue vanished", ACTION_XPS, -ENOENT, true },
+                { "flow count queue vanished", ACTION_RPS_FLOW_CNT, -ENOENT, true },
+                { "thread exited (ESRCH) is normal", ACTION_THREAD_AFFINITY, -ESRCH, false },
+                { "thread gone (ENOENT) is normal", ACTION_THREAD_AFFINITY, -ENOENT, false },
+                { "rps_sock_flow_entries absent (namespace)", ACTION_SOCK_FLOW_ENTRIES, -ENOENT, false },
+                { "managed IRQ (EIO) is no layout change", ACTION_IRQ_AFFINITY, -EIO, false },
+                { "ENOSPC is no layout change", ACTION_IRQ_AFFINITY, -ENOSPC, false },
+                { "EBUSY is retried, not rediscovered", ACTION_IRQ_AFFINITY, -EBUSY, false },
+                { "success", ACTION_IRQ_AFFINITY, 0, false },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                if (daemon_failure_rediscovers(cases[i].type, cases[i].r) != cases[i].want)
+                        fail_msg("%s: want %s", cases[i].what, cases[i].want ? "rediscovery" : "none");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_linkmon_parse),
+                cmocka_unit_test(test_failure_rediscovers),
                 cmocka_unit_test(test_linkmon_parse_truncated),
                 cmocka_unit_test(test_linkmon_diff),
                 cmocka_unit_test(test_linkmon_diff_small_buffer),

@@ -3,6 +3,7 @@
 #include <syslog.h>
 
 #include "policy-fixtures.h"
+#include "policy-internal.h"
 #include "testlib.h"
 
 /* Compares the tick's actions with want (fx_fmt form), printing reasons. */
@@ -718,6 +719,10 @@ static void test_feedback_errors(void **state) {
                 { "ENOSPC: another CPU", -ENOSPC, "irq 30>1;", "no free vector on CPU0" },
                 { "EBUSY: retried", -EBUSY, "irq 30>0;", NULL },
                 { "EAGAIN: retried", -EAGAIN, "irq 30>0;", NULL },
+                /* gone: its state is dropped (asserted below) and it is not
+                 * retried; the daemon rediscovers the inventory */
+                { "ENOENT: gone, state dropped, no retry", -ENOENT, "", NULL },
+                { "ESRCH: gone, state dropped, no retry", -ESRCH, "", NULL },
         };
 
         (void) state;
@@ -731,6 +736,12 @@ static void test_feedback_errors(void **state) {
                 assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
                 expect_actions(cases[i].what, &f.l, "irq 30>0;irq 31>1;");
                 fx_apply(&f, 1 * SEC, 30, cases[i].r);
+                if (cases[i].r == -ENOENT || cases[i].r == -ESRCH) {
+                        if (pol_irq_get(f.st, 30, false))
+                                fail_msg("%s: IRQ 30's state kept", cases[i].what);
+                        assert_non_null(pol_irq_get(f.st, 31, false));
+                } else
+                        assert_non_null(pol_irq_get(f.st, 30, false));
 
                 assert_int_equal(fx_step(&f, 2 * SEC), 0);
                 expect_actions(cases[i].what, &f.l, cases[i].want2);
@@ -751,6 +762,46 @@ static void test_feedback_errors(void **state) {
                         assert_int_equal(f.rep.n_managed_irqs, 1);
                         assert_int_equal(f.rep.n_queue_irqs, 1);
                 }
+                fx_free(&f);
+        }
+
+        /* threads: an exited one (ESRCH, or ENOENT from its /proc entry) is
+         * forgotten; one that refuses (EINVAL) is remembered as broken */
+        static const struct {
+                const char *what;
+                int r;
+                bool kept;
+        } tcases[] = {
+                { "thread ESRCH: exited, state dropped", -ESRCH, false },
+                { "thread ENOENT: exited, state dropped", -ENOENT, false },
+                { "thread EINVAL: refuses, kept as broken", -EINVAL, true },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(tcases); i++) {
+                struct config_worker w = { .name = "app", .policy = WORKER_SPREAD };
+                struct policy_input in;
+                struct fx f;
+                unsigned n_thread = 0;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                f.cfg.workers = &w;
+                f.cfg.n_workers = 1;
+                fx_add_proc(&f, 0, 1000, 2);
+                in = fx_input(&f, 1 * SEC);
+                assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+                for (size_t k = 0; k < f.l.n; k++) {
+                        const struct action *a = &f.l.v[k];
+
+                        if (a->type != ACTION_THREAD_AFFINITY)
+                                continue;
+                        n_thread++;
+                        policy_feedback(f.st, a, a->tid == 1001 ? tcases[i].r : 0, 1 * SEC);
+                }
+                if (n_thread != 2)
+                        fail_msg("%s: %u thread actions, want 2", tcases[i].what, n_thread);
+                if ((pol_thread_get(f.st, 1000, 1001, false) != NULL) != tcases[i].kept)
+                        fail_msg("%s: thread 1001's state %s", tcases[i].what, tcases[i].kept ? "dropped" : "kept");
+                assert_non_null(pol_thread_get(f.st, 1000, 1002, false));
+                f.cfg.workers = NULL;
                 fx_free(&f);
         }
 }
