@@ -2,9 +2,13 @@
 """irqsteerd against a fixture root, through its outside interfaces: the
 sd_notify sequence (READY, STATUS, WATCHDOG, RELOADING+MONOTONIC_USEC,
 STOPPING, ERRNO), reload with a good and a bad configuration, status.json,
---check-config, --help, --dry-run, --once and recovery after kill -9.
+--check-config, --help, --dry-run (the same decisions as a real run),
+--once, recovery after kill -9, SIGINT, restore_on_exit = no, the
+effective-affinity check, the msi-order warning, and irqsteerctl plan
+--root on a hot CPU (the tree left byte-identical).
 Needs no root: everything happens below a temporary copy of
 tests/fixtures/vm2.  Run by tests/test-daemon-notify.sh."""
+import json
 import os
 import re
 import shutil
@@ -396,6 +400,149 @@ def run_effective():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_plan():
+    """irqsteerctl plan --root on vm2 with CPU1 95% in softirq (the load
+    advanced by a thread while plan sleeps its interval between its two
+    readings): the hot CPU, the initial layout of the queue IRQs, RPS for
+    the single-queue NIC, RFS and XPS; and not one byte of the tree
+    changed."""
+    d = os.path.join(tmp, "plan")
+    root = dl.make_root(d)
+    load_files = ("proc/stat", "proc/softirqs")
+    before = dl.tree_bytes(root, skip=load_files)
+    done = threading.Event()
+
+    def load():
+        step = 2
+        while not done.is_set():
+            dl.write_load(root, step, hot_cpu=1)
+            step += 1
+            time.sleep(0.05)
+
+    t = threading.Thread(target=load)
+    t.start()
+    try:
+        ctl = dl.env_path("IRQSTEERCTL")
+        rj = subprocess.run([ctl, "plan", "--root", root, "--interval", "0.5", "--json"], capture_output=True,
+                            text=True, timeout=60)
+        rt = subprocess.run([ctl, "plan", "--root", root, "--interval", "0.5"], capture_output=True, text=True,
+                            timeout=60)
+    finally:
+        done.set()
+        t.join()
+    c.check(rj.returncode == 0 and rt.returncode == 0, "plan --root: exit 0", rj.stderr + rt.stderr)
+    try:
+        plan = json.loads(rj.stdout)
+    except ValueError:
+        plan = {}
+    hot = plan.get("hot_cpus") or [{}]
+    c.check(len(hot) == 1 and hot[0].get("cpu") == 1 and hot[0].get("load", 0) > 0.9, "plan --root: CPU1 hot",
+            repr(plan.get("hot_cpus")))
+
+    def fmt(a):
+        obj = a["irq"] if a["irq"] is not None else f"{a['nic']}/{a['queue']}" if a["nic"] else "-"
+        val = a["cpus"] if "cpus" in a else a.get("value")
+        return f"{a['type']} {obj} {val}"
+
+    got = [fmt(a) for a in plan.get("actions", [])]
+    want = [
+        # initial layout, one CPU per queue, rx/tx pairs together
+        "irq-affinity 45 [0]", "irq-affinity 38 [1]", "irq-affinity 39 [1]", "irq-affinity 40 [2]",
+        "irq-affinity 41 [2]", "irq-affinity 11 [0]",
+        # single-queue NIC: RPS, and RFS with it
+        "rps eth1/0 [0, 1, 2]", "rps-sock-flow-entries - 32768", "rps-flow-cnt eth1/0 32768",
+        # XPS follows the rx IRQs
+        "xps ens4/0 [0]", "xps eth0/0 [1]", "xps eth0/1 [2]", "xps eth1/0 [0]",
+    ]
+    c.check(got == want, "plan --root: the expected actions", f"got {got}")
+    c.check("Hot CPUs: CPU1 (95.0% irq+softirq" in rt.stdout and "13 actions (nothing was changed)" in rt.stdout
+            and "RPS eth1 rx-0 none -> CPUs 0-2: single-queue NIC eth1" in rt.stdout,
+            "plan --root: the text form says the same", rt.stdout)
+    changed = dl.tree_diff(before, dl.tree_bytes(root, skip=load_files))
+    c.check(not changed, "plan --root: every file of the tree byte-identical afterwards", repr(changed[:10]))
+
+
+ACTION_RE = re.compile(r"^(?:<\d>)?(?:dry-run: would set )?((?:IRQ \d+|RPS |XPS |rps_flow_cnt |rps_sock_flow_entries ).*)$")
+
+
+def action_lines(log):
+    """The action lines of a daemon log, without the dry-run prefix."""
+    return [m.group(1) for m in map(ACTION_RE.match, dl.read_log(log).splitlines()) if m]
+
+
+def run_dry_run_same_decisions():
+    """--dry-run --once and --once on two copies of the same tree log the
+    same action lines; the dry run leaves its tree byte-identical."""
+    d = os.path.join(tmp, "drysame")
+    roots, logs = [], []
+    for name, extra in (("real", []), ("dry", ["--dry-run"])):
+        root = dl.make_root(os.path.join(d, name))
+        log = os.path.join(d, name + ".log")
+        before = dl.tree_bytes(root)
+        p = dl.start_daemon(["--root", root, "--state-dir", os.path.join(d, name, "state"), "--interval", "300ms",
+                             "--once"] + extra, log)
+        rc = p.wait(T)
+        c.check(rc == 0, f"dry-run vs real: --once {name} exits 0", dl.read_log(log)[-1500:])
+        roots.append((root, before))
+        logs.append(log)
+    real, dry = action_lines(logs[0]), action_lines(logs[1])
+    c.check(len(real) >= 6 and real == dry, "dry-run vs real: the same action lines, in the same order",
+            f"real {real}\ndry {dry}")
+    c.check(any(x.startswith("dry-run: would set IRQ ") or "would set IRQ" in x
+                for x in dl.read_log(logs[1]).splitlines()), "dry-run vs real: the dry run says 'would set'")
+    root, before = roots[1]
+    changed = dl.tree_diff(before, dl.tree_bytes(root))
+    c.check(not changed, "dry-run vs real: dry-run tree byte-identical", repr(changed[:10]))
+    root, before = roots[0]
+    c.check(dl.tree_diff(before, dl.tree_bytes(root)), "dry-run vs real: the real run changed its tree")
+
+
+def run_stop_signals():
+    """SIGINT restores like SIGTERM; with restore_on_exit = no, SIGTERM
+    leaves the changes and the journal, and irqsteerctl restore undoes
+    them."""
+    for what, sig, conf in (("SIGINT", signal.SIGINT, ""), ("restore_on_exit = no", signal.SIGTERM,
+                                                             "[daemon]\nrestore_on_exit = no\n")):
+        d = os.path.join(tmp, "stop-" + sig.name)
+        root = dl.make_root(d)
+        state = os.path.join(d, "state")
+        log = os.path.join(d, "daemon.log")
+        cfg = os.path.join(d, "irqsteer.conf")
+        with open(cfg, "w") as f:
+            f.write(conf)
+        pristine = dl.tree_values(root)
+        ns = dl.NotifySocket(os.path.join(d, "notify.sock"))
+        p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "--config", cfg], log,
+                            notify_path=ns.path)
+        try:
+            msg, _ = ns.wait_for(lambda m: has(m, "READY=1"), T)
+            c.check(msg is not None, f"{what}: READY", dl.read_log(log)[-1500:])
+            journal = os.path.join(state, "undo.journal")
+            c.check(dl.wait_until(lambda: os.path.exists(journal), T), f"{what}: changes journalled")
+            changed = dl.tree_values(root)
+            c.check(changed != pristine, f"{what}: the layout changed the tree")
+            p.send_signal(sig)
+            msg, _ = ns.wait_for(lambda m: has(m, "STOPPING=1"), T)
+            c.check(msg is not None, f"{what}: STOPPING=1")
+            rc = dl.stop(p, timeout=T)
+            c.check(rc == 0, f"{what}: exit 0", f"rc {rc}")
+            if sig == signal.SIGINT:
+                c.check(dl.tree_values(root) == pristine, "SIGINT: every changed value restored")
+                c.check(not os.path.exists(journal), "SIGINT: journal removed")
+                c.check("Received SIGINT" in dl.read_log(log), "SIGINT: logged as such", dl.read_log(log)[-800:])
+                continue
+            c.check(dl.tree_values(root) == changed, f"{what}: SIGTERM leaves the changes in place")
+            c.check(os.path.exists(journal), f"{what}: the journal stays for irqsteerctl restore")
+            r = subprocess.run([dl.env_path("IRQSTEERCTL"), "restore", "--root", root, "--state-dir", state],
+                               capture_output=True, text=True, timeout=60)
+            c.check(r.returncode == 0 and "Restored" in r.stdout, f"{what}: irqsteerctl restore", r.stdout + r.stderr)
+            c.check(dl.tree_values(root) == pristine, f"{what}: irqsteerctl restore puts every original back")
+            c.check(not os.path.exists(journal), f"{what}: journal removed by the restore")
+        finally:
+            dl.stop(p, signal.SIGKILL, timeout=5)
+            ns.close()
+
+
 def run_hotplug():
     """A CPU going offline (its /proc/stat line gone) re-reads the topology."""
     d = os.path.join(tmp, "hotplug")
@@ -430,6 +577,9 @@ try:
     run_hot()
     run_hotplug()
     run_effective()
+    run_plan()
+    run_dry_run_same_decisions()
+    run_stop_signals()
     run_lifecycle()
     run_startup_failure()
     run_dry_run()

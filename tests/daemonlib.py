@@ -150,6 +150,30 @@ def tree_values(root):
     return out
 
 
+def tree_bytes(root, skip=()):
+    """{relative path: bytes} of every regular file under root, and
+    {path: "-> target"} for every symlink (not followed); paths in skip
+    left out."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            rel = os.path.relpath(p, root)
+            if rel in skip:
+                continue
+            if os.path.islink(p):
+                out[rel] = "-> " + os.readlink(p)
+            elif os.path.isfile(p):
+                with open(p, "rb") as f:
+                    out[rel] = f.read()
+    return out
+
+
+def tree_diff(a, b):
+    """The paths that differ between two tree_bytes() results."""
+    return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+
+
 class NotifySocket:
     """An AF_UNIX datagram socket standing in for systemd's NOTIFY_SOCKET."""
 
