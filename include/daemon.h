@@ -9,7 +9,9 @@
 #include <stdio.h>
 
 #include "action.h"
+#include "apply.h"
 #include "config.h"
+#include "log.h"
 
 /* Exit codes of irqsteerd. */
 enum {
@@ -67,3 +69,35 @@ int daemon_format_load(const struct sample_rates *avg, char **ret);
 struct policy_report;
 int daemon_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
                          char *buf, size_t len);
+
+/* ---- action logging (src/daemon.c), exported for tests/test-log ---- */
+
+/* Logs one applied action at info with the journal fields ACTION=, IRQ=
+ * (IRQ moves), CPU_FROM= and CPU_TO= (all but the flow counts), DEVICE=
+ * and QUEUE= (when the action has them) and REASON=.  line is
+ * action_format()'s; result an apply_action() result >= 0. */
+void daemon_log_action(const struct action *a, const char *line, int result);
+
+/* Objects whose failure was logged, so a persistent condition is said once
+ * (STYLE.md 8) until it changes error class or succeeds; repeats go to
+ * debug through rl. */
+struct daemon_failed_object {
+        char key[64];
+        enum apply_errclass cls;
+};
+struct daemon_failures {
+        struct daemon_failed_object *v;
+        size_t n, allocated;
+        struct log_ratelimit rl;
+};
+/* Logs a failed action (r < 0) once per object and error class; now in
+ * microseconds feeds the repeat limit. */
+void daemon_log_action_failure(struct daemon_failures *fs, const struct action *a, const char *line, int r,
+                               uint64_t now);
+/* The action's object succeeded: a later failure is news again. */
+void daemon_failures_forget(struct daemon_failures *fs, const struct action *a);
+void daemon_failures_free(struct daemon_failures *fs);
+
+/* "Failed to WHAT, skipping this tick: %m" at warning, as rl allows; the
+ * first message after a suppressed run says how many were left out. */
+void daemon_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, uint64_t now);

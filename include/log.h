@@ -48,10 +48,13 @@ void log_text(int level, const char *text);
 #define log_fields(level, fields, ...) log_internal((level), 0, (fields), __VA_ARGS__)
 
 /* Rate limit for repeated conditions: at most burst messages per interval;
- * returns true when this one may be logged.  now in microseconds. */
+ * returns true when this one may be logged.  now in microseconds (passed
+ * in: no clock read).  interval or burst 0: no limit.  suppressed counts
+ * the refusals; the caller reports and clears it. */
 struct log_ratelimit {
         uint64_t interval_usec;
         unsigned burst;
+        bool started;
         uint64_t begin;
         unsigned num;
         unsigned suppressed;

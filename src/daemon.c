@@ -49,13 +49,6 @@ struct link_record {
         char text[128];
 };
 
-/* An object whose failure was logged, so a persistent condition is said
- * once (STYLE.md 8), until it changes class or succeeds. */
-struct failed_object {
-        char key[64];
-        enum apply_errclass cls;
-};
-
 struct daemon {
         const struct daemon_options *opts;
         const char *config_path;  /* what config_load reads */
@@ -107,15 +100,16 @@ struct daemon {
         struct link_record link_events[DAEMON_LAST_LINK_EVENTS];
         size_t n_link_events, link_events_pos;
 
-        struct failed_object *failed;
-        size_t n_failed, allocated_failed;
+        struct daemon_failures failures;
         /* IRQs written, until they fire where set (apply_effective_step) */
         struct apply_eff_watch *eff;
         size_t n_eff, allocated_eff;
         /* NICs whose msi_irqs-order fallback was warned about */
         char (*msi_warned)[IFNAMSIZ];
         size_t n_msi_warned, allocated_msi_warned;
-        struct log_ratelimit error_rl;
+        /* tick-level failures (sampling, inventory); apart from the
+         * failures' own limiter so debug repeats cannot use up its burst */
+        struct log_ratelimit tick_rl;
         bool status_write_failed;
 };
 
@@ -639,36 +633,46 @@ static void object_key(const struct action *a, char *buf, size_t len) {
         }
 }
 
-static struct failed_object *failed_find(struct daemon *d, const char *key) {
-        for (size_t i = 0; i < d->n_failed; i++)
-                if (strcmp(d->failed[i].key, key) == 0)
-                        return &d->failed[i];
+static struct daemon_failed_object *failed_find(struct daemon_failures *fs, const char *key) {
+        for (size_t i = 0; i < fs->n; i++)
+                if (strcmp(fs->v[i].key, key) == 0)
+                        return &fs->v[i];
         return NULL;
 }
 
-static void failed_forget(struct daemon *d, const char *key) {
-        struct failed_object *f = failed_find(d, key);
+void daemon_failures_forget(struct daemon_failures *fs, const struct action *a) {
+        struct daemon_failed_object *f;
+        char key[64];
 
+        object_key(a, key, sizeof(key));
+        f = failed_find(fs, key);
         if (f)
-                *f = d->failed[--d->n_failed];
+                *f = fs->v[--fs->n];
 }
 
-static void log_action_failure(struct daemon *d, const struct action *a, const char *line, int r, uint64_t now) {
+void daemon_failures_free(struct daemon_failures *fs) {
+        free(fs->v);
+        fs->v = NULL;
+        fs->n = fs->allocated = 0;
+}
+
+void daemon_log_action_failure(struct daemon_failures *fs, const struct action *a, const char *line, int r,
+                               uint64_t now) {
         enum apply_errclass cls = apply_error_class(r);
-        struct failed_object *f;
+        struct daemon_failed_object *f;
         char key[64];
         int level;
 
         object_key(a, key, sizeof(key));
-        f = failed_find(d, key);
+        f = failed_find(fs, key);
         if (f && f->cls == cls) {
                 /* Said already; repeats only when the limit allows, at debug. */
-                if (log_ratelimit_ok(&d->error_rl, now))
+                if (log_ratelimit_ok(&fs->rl, now))
                         log_debug_errno(r, "still failing (%s): %s: %m", apply_errclass_to_string(cls), line);
                 return;
         }
-        if (!f && util_grow((void **) &d->failed, &d->allocated_failed, d->n_failed + 1, sizeof(*d->failed)) == 0) {
-                f = &d->failed[d->n_failed++];
+        if (!f && util_grow((void **) &fs->v, &fs->allocated, fs->n + 1, sizeof(*fs->v)) == 0) {
+                f = &fs->v[fs->n++];
                 snprintf(f->key, sizeof(f->key), "%s", key);
         }
         if (f)
@@ -781,6 +785,17 @@ static void check_effective(struct daemon *d, const struct procfs_interrupts *pr
         }
 }
 
+void daemon_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, uint64_t now) {
+        if (!log_ratelimit_ok(rl, now))
+                return;
+        if (rl->suppressed > 0) {
+                log_warning_errno(r, "Failed to %s, skipping this tick: %m (%u similar messages suppressed)",
+                                  what, rl->suppressed);
+                rl->suppressed = 0;
+        } else
+                log_warning_errno(r, "Failed to %s, skipping this tick: %m", what);
+}
+
 static void record_action(struct daemon *d, const struct action *a, const char *line, int result) {
         struct action_record *rec = &d->last_actions[d->last_actions_pos];
 
@@ -793,7 +808,7 @@ static void record_action(struct daemon *d, const struct action *a, const char *
                 d->n_last_actions++;
 }
 
-static void log_action(const struct action *a, const char *line, int result) {
+void daemon_log_action(const struct action *a, const char *line, int result) {
         char f_irq[32], f_from[300], f_to[300], f_dev[48], f_queue[32], f_reason[300], f_type[48];
         char from[256], to[256];
         const char *fields[8];
@@ -836,16 +851,15 @@ static void log_action(const struct action *a, const char *line, int result) {
 static void run_actions(struct daemon *d, uint64_t now) {
         for (size_t i = 0; i < d->actions.n; i++) {
                 const struct action *a = &d->actions.v[i];
-                char line[384], key[64];
+                char line[384];
                 int r;
 
                 action_format(a, line, sizeof(line));
                 r = apply_action(d->apply, a);
-                object_key(a, key, sizeof(key));
                 if (r >= 0) {
-                        failed_forget(d, key);
+                        daemon_failures_forget(&d->failures, a);
                         if (r != APPLY_UNCHANGED) {
-                                log_action(a, line, r);
+                                daemon_log_action(a, line, r);
                                 record_action(d, a, line, r);
                         }
                         if (d->dry_run)
@@ -854,7 +868,7 @@ static void run_actions(struct daemon *d, uint64_t now) {
                                 eff_watch(d, a->irq, &a->cpus);
                         policy_feedback(d->policy, a, 0, now);
                 } else {
-                        log_action_failure(d, a, line, r, now);
+                        daemon_log_action_failure(&d->failures, a, line, r, now);
                         if (daemon_failure_rediscovers(a->type, r)) {
                                 struct apply_eff_watch *w;
 
@@ -1127,8 +1141,7 @@ static int tick(struct daemon *d) {
 
         r = sample_snapshot_take_next(d->rootfd, now, d->have_prev ? &d->prev : NULL, &cur);
         if (r < 0) {
-                if (log_ratelimit_ok(&d->error_rl, now))
-                        log_warning_errno(r, "Failed to sample /proc, skipping this tick: %m");
+                daemon_log_tick_failure(&d->tick_rl, r, "sample /proc", now);
                 return 0;
         }
         if (d->have_prev) {
@@ -1158,8 +1171,7 @@ static int tick(struct daemon *d) {
          * external changes: refresh_inventory() re-reads them. */
         r = refresh_inventory(d, &cur.interrupts);
         if (r < 0) {
-                if (log_ratelimit_ok(&d->error_rl, now))
-                        log_warning_errno(r, "Failed to read the NIC inventory, skipping this tick: %m");
+                daemon_log_tick_failure(&d->tick_rl, r, "read the NIC inventory", now);
                 goto out;
         }
         if (d->inv_dirty) {
@@ -1526,7 +1538,7 @@ static void daemon_free(struct daemon *d) {
         topology_free(&d->topo);
         if (d->have_config)
                 config_free(&d->config);
-        free(d->failed);
+        daemon_failures_free(&d->failures);
         free(d->eff);
         free(d->msi_warned);
         free(d->state_dir);
@@ -1541,7 +1553,8 @@ int daemon_run(const struct daemon_options *o) {
                 .config_allow_missing = !o->config_path,
                 .root = o->root ? o->root : "/",
                 .rootfd = -1,
-                .error_rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
+                .failures.rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
+                .tick_rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
                 .avg = { .max_cpu = -1 },
         };
         int r, ret = DAEMON_EXIT_OK;

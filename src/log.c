@@ -157,7 +157,11 @@ void log_text(int level, const char *text) {
 bool log_ratelimit_ok(struct log_ratelimit *rl, uint64_t now) {
         if (rl->interval_usec == 0 || rl->burst == 0)
                 return true;
-        if (rl->begin == 0 || now >= rl->begin + rl->interval_usec) {
+        /* A window opens at the first call, and again once interval has
+         * passed or the clock went back; `started` rather than begin == 0,
+         * since 0 is a valid time. */
+        if (!rl->started || now < rl->begin || now - rl->begin >= rl->interval_usec) {
+                rl->started = true;
                 rl->begin = now;
                 rl->num = 0;
         }

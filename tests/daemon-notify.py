@@ -300,6 +300,49 @@ def run_once_and_crash():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def check_status_content(status, state, hot_cpu, interval_s):
+    """What `irqsteerctl status` promises, from a running daemon: uptime, the
+    config in force, hot CPUs, managed objects with their current and
+    original values, the last actions with reasons; and that the CLI prints
+    each of them."""
+    up = status.get("uptime_s")
+    c.check(isinstance(up, (int, float)) and 0 < up < 60, "status.json: uptime_s", repr(up))
+    conf = status.get("config") or {}
+    c.check(conf.get("interval_s") == interval_s and conf.get("hot_enter") == 0.8 and conf.get("hot_exit") == 0.6
+            and conf.get("rps") is True, "status.json: the config in force (interval, thresholds, switches)",
+            repr(conf)[:300])
+    managed = status.get("managed") or []
+    c.check(len(managed) > 0, "status.json: managed objects listed")
+    c.check(all(isinstance(m.get("object"), str) and m["object"] and isinstance(m.get("current"), str)
+                and m["current"] and isinstance(m.get("original"), str) and m["original"] for m in managed),
+            "status.json: each managed object has object, current and original", repr(managed)[:400])
+    c.check(any(m["current"] != m["original"] for m in managed), "status.json: some current value differs from "
+            "its original", repr(managed)[:400])
+    c.check(any(m["object"].startswith("irq ") for m in managed) and any(m["object"].startswith("rps ")
+                                                                         for m in managed),
+            "status.json: managed IRQs and RPS queues", repr([m["object"] for m in managed]))
+    acts = status.get("last_actions") or []
+    c.check(len(acts) > 0, "status.json: last actions listed")
+    c.check(all(isinstance(a.get("reason"), str) and a["reason"].strip() and isinstance(a.get("action"), str)
+                and a["reason"] in a["action"] and isinstance(a.get("time"), int) for a in acts),
+            "status.json: each last action has a time, its line and a non-empty reason", repr(acts)[:400])
+
+    r = subprocess.run([dl.env_path("IRQSTEERCTL"), "status", "--state-dir", state], capture_output=True, text=True,
+                       timeout=30)
+    out = r.stdout
+    c.check(r.returncode == 0, "irqsteerctl status: exit 0", r.stderr)
+    c.check(re.search(r"^irqsteerd: pid \d+, up \d+s", out, re.M) is not None, "irqsteerctl status: uptime", out[:300])
+    c.check(re.search(rf"^Hot CPUs: CPU{hot_cpu} \(\d+\.\d%\)", out, re.M) is not None,
+            "irqsteerctl status: hot CPUs", out[:600])
+    c.check(re.search(rf"^\s+interval_s = {interval_s}$", out, re.M) is not None and
+            re.search(r"^\s+hot_enter = 0\.8$", out, re.M) is not None, "irqsteerctl status: the config in force")
+    rows = [m for m in managed if re.search(r"^\s+" + re.escape(m["object"]) + r"\s+" + re.escape(m["current"]) +
+                                         r"\s+" + re.escape(m["original"]) + r"$", out, re.M)]
+    c.check(len(rows) == len(managed), "irqsteerctl status: every managed object with current and original",
+            f"{len(rows)} of {len(managed)} rows")
+    c.check(all(a["reason"] in out for a in acts[-5:]), "irqsteerctl status: the last actions with their reasons")
+
+
 def run_hot():
     """A CPU spending 95% in softirq shows up in STATUS and status.json."""
     d = os.path.join(tmp, "hot")
@@ -328,6 +371,7 @@ def run_hot():
         hot = status.get("hot_cpus") or [{}]
         c.check(hot[0].get("cpu") == 1 and 0.8 < hot[0].get("load", 0) <= 1.0, "hot CPU: status.json hot_cpus",
                 repr(hot))
+        check_status_content(status, state, hot_cpu=1, interval_s=0.2)
         c.check(dl.stop(p, timeout=T) == 0, "hot CPU: SIGTERM exit 0")
     finally:
         done.set()

@@ -81,6 +81,16 @@ printf '[daemon]\nlog_level = %s\n' "${IRQSTEER_NSPAWN_LOG_LEVEL:-info}" > "$tmp
 conf_path=$("$daemon" --help | sed -n 's/.*configuration file (default \([^;]*\);.*/\1/p')
 [ -n "$conf_path" ] || { echo "FAIL cannot find the default config path in --help"; exit 1; }
 
+# A writable fixture root (tests/fixtures/vm2) for the second run, where the
+# daemon lays out its NIC IRQs and logs actions with journal fields.
+srcdir=${IRQSTEER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+mkdir -p "$tmp/fixture"
+if ! IRQSTEER_FIXTURES=${IRQSTEER_FIXTURES:-$srcdir/tests/fixtures} python3 -c '
+import sys; sys.path.insert(0, sys.argv[1]); import daemonlib as dl; dl.make_root(sys.argv[2])' \
+        "$srcdir/tests" "$tmp/fixture"; then
+        echo "FAIL cannot make the fixture root"; exit 1
+fi
+
 # --private-network: the container sees only its own lo, so the daemon
 # has no NIC to steer and never touches the host's IRQs (nspawn leaves
 # /proc/irq writable).
@@ -89,6 +99,7 @@ systemd-nspawn -q -D "$cache" --boot --register=no --keep-unit --volatile=overla
         --bind-ro="$daemon:$exec_start" \
         --bind-ro="$unit:/etc/systemd/system/irqsteerd.service" \
         --bind-ro="$tmp/irqsteer.conf:$conf_path" \
+        --bind="$tmp/fixture:/srv/irqsteer-fixture" \
         </dev/null >"$tmp/console.log" 2>&1 &
 nspawn_pid=$!
 
@@ -122,8 +133,9 @@ check "systemd-analyze verify of the installed unit is clean" \
 exposure=$(in_ct systemd-analyze security --offline=true --no-pager /etc/systemd/system/irqsteerd.service 2>/dev/null |
         sed -n 's/.*Overall exposure level for irqsteerd.service: \([0-9.]*\).*/\1/p')
 echo "info systemd-analyze security exposure: ${exposure:-?}"
-check "security exposure below 3.0 (got ${exposure:-?})" \
-        awk -v e="${exposure:-99}" 'BEGIN { exit !(e < 3.0) }'
+# README reports 2.0 (systemd 252); a weaker unit fails here.
+check "security exposure at most 2.0 (got ${exposure:-?})" \
+        awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 2.0) }'
 
 t0=$(date +%s)
 check "systemctl start irqsteerd (waits for READY=1)" in_ct timeout 60 systemctl start irqsteerd
@@ -147,6 +159,30 @@ check "syscall filter active (Seccomp: $seccomp)" test "$seccomp" = 2
 in_ct test -s /run/irqsteer/status.json && pass "status.json in the RuntimeDirectory" ||
         fail "status.json in the RuntimeDirectory"
 
+# The sandbox keeps what the daemon writes writable, in the service's own
+# mount namespace (nsenter -m into MainPID).  /proc/irq is the host's, so
+# access(W_OK) only, no write; ProtectKernelTunables= would fail this.
+check "writable in the service's sandbox: /proc/irq" \
+        in_ct nsenter -t "$pid" -m test -w /proc/irq/default_smp_affinity
+# The files of the container's lo: written back with the value they hold
+# where the container lets us (nspawn's /sys is read-only sysfs, which no
+# unit setting can lift).  The rest of the file system stays read-only.
+for f in /proc/sys/net/core/rps_sock_flow_entries \
+        /sys/devices/virtual/net/lo/queues/rx-0/rps_cpus /sys/devices/virtual/net/lo/queues/rx-0/rps_flow_cnt \
+        /sys/devices/virtual/net/lo/queues/tx-0/xps_cpus; do
+        if ! in_ct test -w "$f" 2>/dev/null; then
+                in_ct nsenter -t "$pid" -m test -w "$f" 2>/dev/null && w=writable || w=read-only
+                echo "info $f: read-only in the container itself (nspawn's API file systems), $w in the service's sandbox"
+                continue
+        fi
+        check "writable in the service's sandbox: $f" \
+                in_ct nsenter -t "$pid" -m sh -c 'v=$(cat "$1") && printf "%s\n" "$v" > "$1"' sh "$f"
+done
+check "read-only in the service's sandbox: /usr/sbin (ProtectSystem=strict)" \
+        in_ct nsenter -t "$pid" -m sh -c '! touch /usr/sbin/.irqsteer-probe 2>/dev/null'
+check "read-only in the service's sandbox: /etc (ProtectSystem=strict)" \
+        in_ct nsenter -t "$pid" -m sh -c '! touch /etc/.irqsteer-probe 2>/dev/null'
+
 # The watchdog keeps it alive past several ping periods (30 s / 2 = 15 s
 # would be too slow for this test; a restart would change MainPID).
 check "systemctl reload irqsteerd" in_ct timeout 30 systemctl reload irqsteerd
@@ -165,6 +201,43 @@ check "Result=success" test "$(prop Result)" = success
 check "ExecMainStatus=0" test "$(prop ExecMainStatus)" = 0
 in_ct journalctl -u irqsteerd --no-pager -o cat >"$tmp/journal.txt" 2>&1
 check "journal: stop logged" grep -q "Received SIGTERM, stopping" "$tmp/journal.txt"
+
+# Second run against the fixture root (a drop-in, as an operator would add
+# one): the initial layout moves its NIC IRQs, and the journal holds the
+# action entries with their structured fields.
+in_ct mkdir -p /run/systemd/system/irqsteerd.service.d
+in_ct sh -c "printf '[Service]\nExecStart=\nExecStart=%s --root /srv/irqsteer-fixture/root --interval 500ms\nReadWritePaths=/srv/irqsteer-fixture\n' '$exec_start' > /run/systemd/system/irqsteerd.service.d/fixture.conf"
+in_ct systemctl daemon-reload
+pristine=$(grep -H . "$tmp"/fixture/root/proc/irq/*/smp_affinity_list 2>/dev/null)
+check "fixture run: systemctl start" in_ct timeout 60 systemctl start irqsteerd
+i=0
+while [ $i -lt 50 ]; do
+        in_ct journalctl -u irqsteerd --no-pager -o json >"$tmp/journal.json" 2>/dev/null
+        grep -q '"IRQ"' "$tmp/journal.json" && break
+        sleep 0.2; i=$((i + 1))
+done
+check "journal -o json: an action entry with IRQ=, CPU_FROM=, CPU_TO=, DEVICE=, QUEUE=, REASON=, ACTION=" \
+        python3 -c '
+import json, sys
+entries = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+acts = [e for e in entries if "REASON" in e]
+for e in acts[:3]:
+    print("info journal entry:", {k: e[k] for k in ("MESSAGE", "ACTION", "IRQ", "CPU_FROM", "CPU_TO", "DEVICE", "QUEUE",
+                                                     "REASON", "PRIORITY") if k in e})
+ok = [e for e in acts if e.get("ACTION") == "irq-affinity" and e.get("IRQ", "").isdigit() and e.get("DEVICE")
+      and e.get("QUEUE", "").isdigit() and e.get("CPU_TO") and "CPU_FROM" in e and e.get("REASON")
+      and e["REASON"] in e.get("MESSAGE", "") and e.get("PRIORITY") == "6"
+      and e.get("SYSLOG_IDENTIFIER") == "irqsteerd"]
+rps = [e for e in acts if e.get("ACTION") == "rps" and e.get("DEVICE") and "IRQ" not in e]
+print(f"info {len(acts)} action entries, {len(ok)} IRQ moves with every field, {len(rps)} RPS")
+sys.exit(0 if ok and rps else 1)' "$tmp/journal.json"
+affinities() { grep -H . "$tmp"/fixture/root/proc/irq/*/smp_affinity_list 2>/dev/null; }
+check "fixture run: the sandboxed daemon wrote IRQ affinities under its root" \
+        test "$(affinities)" != "$pristine"
+check "fixture run: systemctl stop" in_ct timeout 30 systemctl stop irqsteerd
+check "fixture run: stop restored them" test "$(affinities)" = "$pristine"
+check "fixture run: Result=success" test "$(prop Result)" = success
+in_ct rm -rf /run/systemd/system/irqsteerd.service.d
 if [ $fails -gt 0 ]; then
         echo "--- journal"; cat "$tmp/journal.txt"
 fi

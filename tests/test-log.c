@@ -1,0 +1,398 @@
+/* Logging: the journal fields of each action type (sd_journal_sendv
+ * wrapped at link time, -Wl,--wrap=sd_journal_sendv), the stderr sink and
+ * its "<N>" prefix, the rate limit, and the daemon's once-only failure
+ * logging.  Time is passed in; nothing here reads a clock. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include "action.h"
+#include "apply.h"
+#include "daemon.h"
+#include "log.h"
+#include "testlib.h"
+#include "util.h"
+
+/* ---- the sd_journal_sendv seam ---- */
+
+#define CAPTURE_MAX 16
+#define FIELDS_MAX 16
+
+struct entry {
+        size_t n;
+        char field[FIELDS_MAX][512];
+};
+
+static struct entry captured[CAPTURE_MAX];
+static size_t n_captured;
+static bool capture_on;
+static int journal_ret;         /* what the fake journal returns */
+
+int __real_sd_journal_sendv(const struct iovec *iov, int n);
+int __wrap_sd_journal_sendv(const struct iovec *iov, int n);
+
+int __wrap_sd_journal_sendv(const struct iovec *iov, int n) {
+        struct entry *e;
+
+        if (!capture_on)
+                return __real_sd_journal_sendv(iov, n);
+        assert_true(n_captured < CAPTURE_MAX);
+        e = &captured[n_captured++];
+        assert_true(n <= FIELDS_MAX);
+        e->n = (size_t) n;
+        for (int i = 0; i < n; i++) {
+                assert_true(iov[i].iov_len < sizeof(e->field[i]));
+                memcpy(e->field[i], iov[i].iov_base, iov[i].iov_len);
+                e->field[i][iov[i].iov_len] = 0;
+        }
+        return journal_ret;
+}
+
+static void capture_start(int max_level) {
+        n_captured = 0;
+        journal_ret = 0;
+        capture_on = true;
+        log_setup(LOG_TARGET_JOURNAL, max_level);
+}
+
+static const char *entry_field(const struct entry *e, const char *name) {
+        size_t l = strlen(name);
+
+        for (size_t i = 0; i < e->n; i++)
+                if (strncmp(e->field[i], name, l) == 0 && e->field[i][l] == '=')
+                        return e->field[i] + l + 1;
+        return NULL;
+}
+
+/* ---- stderr capture: fd 2 on a temporary file ---- */
+
+static int saved_stderr = -1;
+static char stderr_path[] = "/tmp/irqsteer-test-log.XXXXXX";
+
+static void stderr_capture_begin(void) {
+        int fd = mkstemp(stderr_path);
+
+        assert_true(fd >= 0);
+        fflush(stderr);
+        saved_stderr = dup(STDERR_FILENO);
+        assert_true(saved_stderr >= 0);
+        assert_true(dup2(fd, STDERR_FILENO) >= 0);
+        close(fd);
+}
+
+/* Restores fd 2 and returns what was written to it (static buffer). */
+static const char *stderr_capture_end(void) {
+        static char buf[4096];
+        ssize_t n;
+        int fd;
+
+        fflush(stderr);
+        assert_true(dup2(saved_stderr, STDERR_FILENO) >= 0);
+        close(saved_stderr);
+        fd = open(stderr_path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        n = read(fd, buf, sizeof(buf) - 1);
+        assert_true(n >= 0);
+        buf[n] = 0;
+        close(fd);
+        unlink(stderr_path);
+        strcpy(stderr_path, "/tmp/irqsteer-test-log.XXXXXX");
+        return buf;
+}
+
+/* ---- actions ---- */
+
+static struct action mk(enum action_type t, unsigned irq, const char *nic, int queue, const char *from,
+                        const char *to, const char *reason) {
+        struct action a = { .type = t, .irq = irq, .queue = queue };
+
+        snprintf(a.nic, sizeof(a.nic), "%s", nic);
+        if (from)
+                assert_int_equal(cpuset_parse_list(from, &a.from), 0);
+        if (to)
+                assert_int_equal(cpuset_parse_list(to, &a.cpus), 0);
+        snprintf(a.reason, sizeof(a.reason), "%s", reason);
+        return a;
+}
+
+static void test_action_journal_fields(void **state) {
+        struct action thread = mk(ACTION_THREAD_AFFINITY, 0, "", -1, "0-1", "1", "worker policy spread");
+        struct action flow = mk(ACTION_RPS_FLOW_CNT, 0, "eth1", 2, NULL, NULL, "RFS on");
+        struct action sock = mk(ACTION_SOCK_FLOW_ENTRIES, 0, "", -1, NULL, NULL, "RFS on");
+        struct {
+                const char *what;
+                struct action a;
+                int result;
+                const char *message_prefix;  /* before action_format()'s line */
+                /* every field beyond MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, in order */
+                const char *fields[8];
+        } cases[] = {
+                { .what = "IRQ move of a NIC queue",
+                  .a = mk(ACTION_IRQ_AFFINITY, 73, "eth0", 5, "3", "9", "CPU3 softirq 97% for 3 samples"),
+                  .fields = { "ACTION=irq-affinity", "IRQ=73", "CPU_FROM=3", "CPU_TO=9", "DEVICE=eth0",
+                              "QUEUE=5", "REASON=CPU3 softirq 97% for 3 samples" } },
+                { .what = "IRQ of no NIC: no DEVICE= or QUEUE=",
+                  .a = mk(ACTION_IRQ_AFFINITY, 24, "", -1, "0-1", "1", "initial layout"),
+                  .fields = { "ACTION=irq-affinity", "IRQ=24", "CPU_FROM=0-1", "CPU_TO=1",
+                              "REASON=initial layout" } },
+                { .what = "RPS mask",
+                  .a = mk(ACTION_RPS, 0, "veth0", 0, "", "0-1,3", "lone hot queue"),
+                  .fields = { "ACTION=rps", "CPU_FROM=", "CPU_TO=0-1,3", "DEVICE=veth0", "QUEUE=0",
+                              "REASON=lone hot queue" } },
+                { .what = "XPS mask",
+                  .a = mk(ACTION_XPS, 0, "eth0", 3, "0", "2", "tx follows rx"),
+                  .fields = { "ACTION=xps", "CPU_FROM=0", "CPU_TO=2", "DEVICE=eth0", "QUEUE=3",
+                              "REASON=tx follows rx" } },
+                { .what = "rps_flow_cnt: a count, no CPU fields",
+                  .a = flow,
+                  .fields = { "ACTION=rps-flow-cnt", "DEVICE=eth1", "QUEUE=2", "REASON=RFS on" } },
+                { .what = "rps_sock_flow_entries: only the type and the reason",
+                  .a = sock,
+                  .fields = { "ACTION=rps-sock-flow-entries", "REASON=RFS on" } },
+                { .what = "thread affinity",
+                  .a = thread,
+                  .fields = { "ACTION=thread-affinity", "CPU_FROM=0-1", "CPU_TO=1",
+                              "REASON=worker policy spread" } },
+                { .what = "dry run says so in MESSAGE, same fields",
+                  .a = mk(ACTION_IRQ_AFFINITY, 73, "eth0", 5, "3", "9", "hot"),
+                  .result = APPLY_DRY_RUN, .message_prefix = "dry-run: would set ",
+                  .fields = { "ACTION=irq-affinity", "IRQ=73", "CPU_FROM=3", "CPU_TO=9", "DEVICE=eth0",
+                              "QUEUE=5", "REASON=hot" } },
+        };
+
+        cases[4].a.value = 4096;
+        cases[5].a.value = 32768;
+        cases[6].a.pid = 100;
+        cases[6].a.tid = 101;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char line[384], message[512];
+                const struct entry *e;
+                size_t nf = 0;
+
+                print_message("case: %s\n", cases[i].what);
+                assert_int_equal(action_format(&cases[i].a, line, sizeof(line)), 0);
+                capture_start(LOG_INFO);
+                daemon_log_action(&cases[i].a, line, cases[i].result);
+                capture_on = false;
+                assert_int_equal(n_captured, 1);
+                e = &captured[0];
+                snprintf(message, sizeof(message), "MESSAGE=%s%s",
+                         cases[i].message_prefix ? cases[i].message_prefix : "", line);
+                assert_string_equal(e->field[0], message);
+                assert_string_equal(e->field[1], "PRIORITY=6");
+                assert_string_equal(e->field[2], "SYSLOG_IDENTIFIER=irqsteerd");
+                while (nf < ELEMENTSOF(cases[i].fields) && cases[i].fields[nf])
+                        nf++;
+                assert_int_equal(e->n, 3 + nf);
+                for (size_t f = 0; f < nf; f++)
+                        assert_string_equal(e->field[3 + f], cases[i].fields[f]);
+        }
+}
+
+/* Not under the journal: one line on stderr with a "<N>" priority prefix
+ * (stderr is not a tty here), and the journal is not called. */
+static void test_stderr_sink(void **state) {
+        static const struct {
+                const char *what;
+                enum log_target target;
+                int journal_stream;      /* 0 unset, 1 matching fd 2, 2 some other file */
+                int journal_ret;
+                bool to_journal;
+        } cases[] = {
+                { "explicit stderr", LOG_TARGET_STDERR, 0, 0, false },
+                { "auto without JOURNAL_STREAM", LOG_TARGET_AUTO, 0, 0, false },
+                { "auto, JOURNAL_STREAM names another file", LOG_TARGET_AUTO, 2, 0, false },
+                { "auto, JOURNAL_STREAM names stderr", LOG_TARGET_AUTO, 1, 0, true },
+                { "journal refusing falls back to stderr", LOG_TARGET_JOURNAL, 0, -ECONNREFUSED, false },
+        };
+        struct action a = mk(ACTION_IRQ_AFFINITY, 73, "eth0", 5, "3", "9", "hot");
+        char line[384], want[512];
+
+        assert_int_equal(action_format(&a, line, sizeof(line)), 0);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const char *out;
+                struct stat st;
+                char env[64];
+
+                print_message("case: %s\n", cases[i].what);
+                stderr_capture_begin();
+                unsetenv("JOURNAL_STREAM");
+                if (cases[i].journal_stream) {
+                        assert_int_equal(fstat(cases[i].journal_stream == 1 ? STDERR_FILENO : STDIN_FILENO, &st),
+                                         0);
+                        if (cases[i].journal_stream == 2)
+                                st.st_ino++;  /* never stderr's */
+                        snprintf(env, sizeof(env), "%lu:%lu", (unsigned long) st.st_dev,
+                                 (unsigned long) st.st_ino);
+                        setenv("JOURNAL_STREAM", env, 1);
+                }
+                n_captured = 0;
+                capture_on = true;
+                journal_ret = cases[i].journal_ret;
+                log_setup(cases[i].target, LOG_INFO);
+                daemon_log_action(&a, line, APPLY_DONE);
+                log_internal(LOG_WARNING, EBUSY, NULL, "second %s", "line");
+                log_debug("not shown at info");
+                capture_on = false;
+                unsetenv("JOURNAL_STREAM");
+                out = stderr_capture_end();
+                if (cases[i].to_journal) {
+                        assert_int_equal(n_captured, 2);
+                        assert_string_equal(captured[1].field[0], "MESSAGE=second line");
+                        assert_string_equal(entry_field(&captured[1], "PRIORITY"), "4");
+                        assert_string_equal(entry_field(&captured[1], "ERRNO"), "16");
+                        assert_string_equal(out, "");
+                } else {
+                        assert_int_equal(n_captured, cases[i].journal_ret ? 2 : 0);
+                        snprintf(want, sizeof(want), "<6>%s\n<4>second line\n", line);
+                        assert_string_equal(out, want);
+                }
+        }
+        log_setup(LOG_TARGET_STDERR, LOG_INFO);
+}
+
+/* ---- rate limit ---- */
+
+static void test_ratelimit(void **state) {
+#define S UINT64_C(1000000)
+        static const struct {
+                const char *what;
+                uint64_t interval;
+                unsigned burst;
+                uint64_t now[8];
+                size_t n;
+                const char *want;        /* one char a call: y logged, n suppressed */
+                unsigned suppressed;
+        } cases[] = {
+                { "burst then silence within the window", 10 * S, 2, { 1 * S, 2 * S, 3 * S, 4 * S }, 4, "yynn", 2 },
+                { "a new window after interval", 10 * S, 2, { 1 * S, 2 * S, 3 * S, 11 * S, 12 * S, 13 * S }, 6,
+                  "yynyyn", 2 },
+                { "exactly interval later opens a window", 10 * S, 1, { 5 * S, 15 * S - 1, 15 * S }, 3, "yny", 1 },
+                { "time zero is a time like any other", 10 * S, 1, { 0, 0, 1 * S, 10 * S }, 4, "ynny", 2 },
+                { "clock going back opens a window", 10 * S, 1, { 50 * S, 51 * S, 40 * S, 41 * S }, 4, "ynyn", 2 },
+                { "burst 0: no limit", 10 * S, 0, { 1, 1, 1, 1 }, 4, "yyyy", 0 },
+                { "interval 0: no limit", 0, 1, { 1, 1, 1, 1 }, 4, "yyyy", 0 },
+                { "near UINT64_MAX does not wrap", 10 * S, 1, { UINT64_MAX - 5 * S, UINT64_MAX - 1, UINT64_MAX }, 3,
+                  "ynn", 2 },
+        };
+#undef S
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct log_ratelimit rl = { .interval_usec = cases[i].interval, .burst = cases[i].burst };
+                char got[9] = "";
+
+                for (size_t k = 0; k < cases[i].n; k++)
+                        got[k] = log_ratelimit_ok(&rl, cases[i].now[k]) ? 'y' : 'n';
+                print_message("case: %s: %s\n", cases[i].what, got);
+                assert_string_equal(got, cases[i].want);
+                assert_int_equal(rl.suppressed, cases[i].suppressed);
+        }
+}
+
+/* ---- once-only failures and rate-limited repeats ---- */
+
+static void test_action_failure_once(void **state) {
+#define S UINT64_C(1000000)
+        struct action irq = mk(ACTION_IRQ_AFFINITY, 73, "eth0", 5, "3", "9", "hot");
+        struct action rps = mk(ACTION_RPS, 0, "eth0", 2, "", "0-1", "lone hot queue");
+        static const struct {
+                const char *what;
+                int object;              /* 0 irq, 1 rps */
+                int r;                   /* < 0 failure; 0 success (forget) */
+                uint64_t now;
+                int priority;            /* of the message expected; -1 none */
+                const char *message;     /* substring of MESSAGE */
+        } steps[] = {
+                { "managed IRQ: said once at notice", 0, -EIO, 1 * S, LOG_NOTICE, "cannot be changed" },
+                { "the same again: debug repeat", 0, -EIO, 2 * S, LOG_DEBUG, "still failing (permanent)" },
+                { "again: repeat burst (2) used up", 0, -EIO, 3 * S, LOG_DEBUG, "still failing" },
+                { "again: rate limited, silent", 0, -EIO, 4 * S, -1, NULL },
+                { "other object, same class: its own first", 1, -EACCES, 5 * S, LOG_WARNING, "cannot be changed" },
+                { "rps again: limiter shared by repeats, silent", 1, -EACCES, 6 * S, -1, NULL },
+                { "IRQ changes class: said again", 0, -ENOSPC, 7 * S, LOG_NOTICE, "no room" },
+                { "a minute later the repeat limit opens", 0, -ENOSPC, 70 * S, LOG_DEBUG, "still failing (capacity)" },
+                { "IRQ succeeds: forgotten", 0, 0, 71 * S, -1, NULL },
+                { "the same failure is news again", 0, -ENOSPC, 72 * S, LOG_NOTICE, "no room" },
+                { "vanished object at info", 1, -ENOENT, 73 * S, LOG_INFO, "object vanished" },
+                { "busy at debug, once", 1, -EBUSY, 74 * S, LOG_DEBUG, "busy" },
+        };
+#undef S
+        struct daemon_failures fs = { .rl = { .interval_usec = 60 * UINT64_C(1000000), .burst = 2 } };
+
+        capture_start(LOG_DEBUG);
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                const struct action *a = steps[i].object ? &rps : &irq;
+                char line[384], prio[16];
+
+                print_message("step: %s\n", steps[i].what);
+                assert_int_equal(action_format(a, line, sizeof(line)), 0);
+                n_captured = 0;
+                if (steps[i].r < 0)
+                        daemon_log_action_failure(&fs, a, line, steps[i].r, steps[i].now);
+                else
+                        daemon_failures_forget(&fs, a);
+                if (steps[i].priority < 0) {
+                        assert_int_equal(n_captured, 0);
+                        continue;
+                }
+                assert_int_equal(n_captured, 1);
+                snprintf(prio, sizeof(prio), "%d", steps[i].priority);
+                assert_string_equal(entry_field(&captured[0], "PRIORITY"), prio);
+                assert_non_null(strstr(entry_field(&captured[0], "MESSAGE"), steps[i].message));
+                assert_non_null(strstr(entry_field(&captured[0], "MESSAGE"), line));
+                assert_non_null(entry_field(&captured[0], "ERRNO"));
+        }
+        capture_on = false;
+        daemon_failures_free(&fs);
+        log_setup(LOG_TARGET_STDERR, LOG_INFO);
+}
+
+/* "Failed to read the NIC inventory, skipping this tick" repeats within
+ * the limit, then falls silent, then says how many it left out. */
+static void test_tick_failure_ratelimited(void **state) {
+#define S UINT64_C(1000000)
+        static const struct {
+                uint64_t now;
+                const char *message;     /* NULL: suppressed */
+        } steps[] = {
+                { 1 * S, "Failed to read the NIC inventory, skipping this tick: No such file or directory" },
+                { 2 * S, "Failed to read the NIC inventory, skipping this tick: No such file or directory" },
+                { 3 * S, NULL },
+                { 4 * S, NULL },
+                { 5 * S, NULL },
+                { 11 * S, "Failed to read the NIC inventory, skipping this tick: No such file or directory "
+                          "(3 similar messages suppressed)" },
+                { 12 * S, "Failed to read the NIC inventory, skipping this tick: No such file or directory" },
+                { 13 * S, NULL },
+        };
+#undef S
+        struct log_ratelimit rl = { .interval_usec = 10 * UINT64_C(1000000), .burst = 2 };
+
+        capture_start(LOG_INFO);
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                n_captured = 0;
+                daemon_log_tick_failure(&rl, -ENOENT, "read the NIC inventory", steps[i].now);
+                if (!steps[i].message) {
+                        assert_int_equal(n_captured, 0);
+                        continue;
+                }
+                assert_int_equal(n_captured, 1);
+                assert_string_equal(entry_field(&captured[0], "MESSAGE"), steps[i].message);
+                assert_string_equal(entry_field(&captured[0], "PRIORITY"), "4");
+        }
+        capture_on = false;
+        log_setup(LOG_TARGET_STDERR, LOG_INFO);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_action_journal_fields),
+                cmocka_unit_test(test_stderr_sink),
+                cmocka_unit_test(test_ratelimit),
+                cmocka_unit_test(test_action_failure_once),
+                cmocka_unit_test(test_tick_failure_ratelimited),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
