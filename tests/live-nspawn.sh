@@ -52,6 +52,14 @@ check() { # check WHAT COMMAND...
 
 exec_start=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")
 [ -n "$exec_start" ] || { echo "FAIL no ExecStart= in $unit"; exit 1; }
+# The unit's PrivateTmp= and ProtectHome= hide /tmp, /var/tmp and /home
+# from the service: a build configured under them (make distcheck's
+# _inst, a clone in /tmp) runs from a copy of the binary elsewhere, named
+# by a drop-in.
+run_path=$exec_start
+case $exec_start in
+/tmp/* | /var/tmp/* | /home/* | /root/* | /run/user/*) run_path=/usr/local/libexec/irqsteer-test/irqsteerd ;;
+esac
 machine=isdnsp$$
 tmp=$(mktemp -d /tmp/irqsteer-nspawn.XXXXXX)
 nspawn_pid=
@@ -91,12 +99,21 @@ import sys; sys.path.insert(0, sys.argv[1]); import daemonlib as dl; dl.make_roo
         echo "FAIL cannot make the fixture root"; exit 1
 fi
 
+path_bind= path_dropin=
+if [ "$run_path" != "$exec_start" ]; then
+        # the configuration file under the same prefix is hidden as well
+        conf_path=/etc/irqsteer-test/irqsteer.conf
+        printf '[Service]\nExecStart=\nExecStart=%s --config %s\n' "$run_path" "$conf_path" > "$tmp/00-path.conf"
+        path_bind="--bind-ro=$daemon:$run_path"
+        path_dropin="--bind-ro=$tmp/00-path.conf:/etc/systemd/system/irqsteerd.service.d/00-path.conf"
+fi
+
 # --private-network: the container sees only its own lo, so the daemon
 # has no NIC to steer and never touches the host's IRQs (nspawn leaves
 # /proc/irq writable).
 systemd-nspawn -q -D "$cache" --boot --register=no --keep-unit --volatile=overlay --private-network \
         --machine="$machine" --console=pipe \
-        --bind-ro="$daemon:$exec_start" \
+        --bind-ro="$daemon:$exec_start" ${path_bind:+"$path_bind"} ${path_dropin:+"$path_dropin"} \
         --bind-ro="$unit:/etc/systemd/system/irqsteerd.service" \
         --bind-ro="$tmp/irqsteer.conf:$conf_path" \
         --bind="$tmp/fixture:/srv/irqsteer-fixture" \
@@ -206,7 +223,7 @@ check "journal: stop logged" grep -q "Received SIGTERM, stopping" "$tmp/journal.
 # one): the initial layout moves its NIC IRQs, and the journal holds the
 # action entries with their structured fields.
 in_ct mkdir -p /run/systemd/system/irqsteerd.service.d
-in_ct sh -c "printf '[Service]\nExecStart=\nExecStart=%s --root /srv/irqsteer-fixture/root --interval 500ms\nReadWritePaths=/srv/irqsteer-fixture\n' '$exec_start' > /run/systemd/system/irqsteerd.service.d/fixture.conf"
+in_ct sh -c "printf '[Service]\nExecStart=\nExecStart=%s --root /srv/irqsteer-fixture/root --interval 500ms\nReadWritePaths=/srv/irqsteer-fixture\n' '$run_path' > /run/systemd/system/irqsteerd.service.d/fixture.conf"
 in_ct systemctl daemon-reload
 pristine=$(grep -H . "$tmp"/fixture/root/proc/irq/*/smp_affinity_list 2>/dev/null)
 check "fixture run: systemctl start" in_ct timeout 60 systemctl start irqsteerd
