@@ -517,7 +517,7 @@ static void overlay_record(struct daemon *d, const struct action *a) {
  * on a 256-CPU host with 8 NICs x 32 queues, ~7 ms of system time a tick;
  * what the policy needs fresh is what it changes (re-read the tick after,
  * inv_irq.reread) and what changed behind its back, which a rotating audit
- * finds within ceil(objects / AUDIT_PER_TICK) ticks (8 s on that host at
+ * finds within ceil(objects / AUDIT_PER_TICK) ticks (9 s on that host at
  * 1 s ticks), sooner on a link event (full discovery).  Hosts with up to 64
  * NIC IRQs + queues read everything every tick, as before.  A stale value
  * never leads to a write: run_actions() re-reads an unaudited object before
