@@ -864,7 +864,9 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
                 return false;
         }
         r->seen = true;
-        snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
+        /* the same name on every tick but the first: no snprintf a queue IRQ */
+        if (strncmp(r->nic, t->nics[u->nic].nic->name, sizeof(r->nic)) != 0)
+                snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
         if (r->resync) {
                 r->resync = false;
                 if (r->set && !cpuset_equal(&ii->affinity, &r->last_set)) {
@@ -938,6 +940,13 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
 }
 
 static int build_units(struct pol_tick *t) {
+        size_t n = 0;
+
+        /* at most one unit a queue: grown once, not a unit at a time */
+        for (size_t ni = 0; ni < t->inv->n_nics; ni++)
+                n += t->inv->nics[ni].n_queues;
+        if (n > 0 && util_grow((void **) &t->units, &t->a_units, n, sizeof(*t->units)) < 0)
+                return -ENOMEM;
         for (size_t ni = 0; ni < t->inv->n_nics; ni++) {
                 const struct inv_nic *n = &t->inv->nics[ni];
                 struct pol_nicctx *x = &t->nics[ni];
