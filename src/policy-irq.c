@@ -390,7 +390,7 @@ void pol_xps(struct pol_tick *t) {
                         continue;
                 /* no 1 KB set built and compared per queue: this runs for
                  * every queue on every tick */
-                if (cpuset_isset(&iq->xps_cpus, u->target) && cpuset_count(&iq->xps_cpus) == 1)
+                if (cpuset_only(&iq->xps_cpus) == u->target)
                         continue;
                 to = cpuset_single(u->target);
                 a = pol_add_queue(t, ACTION_XPS, x->nic->name, u->queue);

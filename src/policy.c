@@ -349,8 +349,8 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 r->set = true;
                 r->last_set = a->cpus;
                 r->failures = 0;
-                to = cpuset_count(&a->cpus) == 1 ? cpuset_first(&a->cpus) : -1;
-                from = cpuset_count(&a->from) == 1 ? cpuset_first(&a->from) : -1;
+                to = cpuset_only(&a->cpus);
+                from = cpuset_only(&a->from);
                 if (r->dwell_usec == 0)
                         r->dwell_usec = st->min_dwell_usec;
                 /* A bounce: back to the CPU it left at its last move, within
@@ -834,11 +834,13 @@ static int irq_cpu(const struct pol_tick *t, const struct inv_irq *ii, const str
         double best = 0;
         int cpu = -1;
 
-        if (cpuset_count(&ii->affinity) == 1)
-                return cpuset_first(&ii->affinity);
-        if (ii->has_effective && cpuset_count(&ii->effective) == 1 &&
-            cpuset_subset(&ii->effective, &ii->affinity))
-                return cpuset_first(&ii->effective);
+        cpu = cpuset_only(&ii->affinity);
+        if (cpu >= 0)
+                return cpu;
+        cpu = ii->has_effective ? cpuset_only(&ii->effective) : -1;
+        if (cpu >= 0 && cpuset_isset(&ii->affinity, cpu))
+                return cpu;
+        cpu = -1;
         CPUSET_FOREACH(c, &ii->affinity) {
                 double r = irq_rate_on(t->in->load, si, c);
                 if (r > best) {
@@ -997,7 +999,7 @@ static int build_units(struct pol_tick *t) {
                                         u->rate += s->rate;
                         }
                         if (iq->has_rps && !cpuset_empty(&iq->rps_cpus) &&
-                            !(cpuset_count(&iq->rps_cpus) == 1 && cpuset_isset(&iq->rps_cpus, u->cpu))) {
+                            (u->cpu < 0 || cpuset_only(&iq->rps_cpus) != u->cpu)) {
                                 u->rps_on = true;
                                 u->rps = iq->rps_cpus;
                         }
