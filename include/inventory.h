@@ -120,8 +120,9 @@ void inventory_audit_slice(struct inv_audit *a, size_t n, size_t *ret_first, siz
 bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
 
 /* Re-reads in place, into an inventory from inventory_read() (with the
- * same interrupts layout), what changes while the devices stay: up,
- * ifindex and packet counters of every NIC, rps_sock_flow_entries, and the
+ * same interrupts layout), what changes while the devices stay: up and
+ * ifindex of every NIC, packet counters of NICs without queue IRQs
+ * (INV_MAP_NONE; has_stats false for the others), rps_sock_flow_entries, and the
  * per-object values (IRQ masks of NIC vectors, RPS/XPS masks and flow
  * counts) of the audit slice (all when audit is NULL) and of the objects
  * marked reread (cleared).  Returns 1 without finishing when the layout

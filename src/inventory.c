@@ -590,8 +590,9 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *
         }
 }
 
-/* ifindex, up and the packet counters: what inventory_refresh() re-reads. */
-static void read_nic_state(int rootfd, struct inv_nic *nic) {
+/* ifindex, up and (counters) the packet counters: what inventory_refresh()
+ * re-reads. */
+static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters) {
         char line[64];
 
         nic->ifindex = 0;
@@ -610,7 +611,7 @@ static void read_nic_state(int rootfd, struct inv_nic *nic) {
 
         /* packet counters: what lets the policy see receive load on NICs
          * without queue IRQs (veth); missing files are not an error */
-        nic->has_stats =
+        nic->has_stats = counters &&
                 read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/rx_packets") == 0 &&
                 util_parse_u64(util_strstrip(line), (size_t) -1, &nic->rx_packets) == 0 &&
                 read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/tx_packets") == 0 &&
@@ -624,7 +625,7 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, str
 
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
         nic->max_rx_queues = nic->max_tx_queues = -1;
-        read_nic_state(rootfd, nic);
+        read_nic_state(rootfd, nic, true);
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;
@@ -996,7 +997,10 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                 r = count_queue_dirs(rootfd, nic->name, &rx, &tx);
                 if (r < 0 || rx != nic->rx_queues || tx != nic->tx_queues)
                         return 1;
-                read_nic_state(rootfd, nic);
+                /* The counters only for NICs without queue IRQs: the policy
+                 * reads receive load from them there (veth) and from the
+                 * IRQs elsewhere; two files fewer a NIC a tick. */
+                read_nic_state(rootfd, nic, nic->map == INV_MAP_NONE);
                 if (nic->ifindex != ifindex || nic->up != up)
                         return 1;
                 n_objects += nic->n_queues;
