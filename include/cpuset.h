@@ -21,6 +21,8 @@ void cpuset_clear(cpuset_t *s, int cpu);
 bool cpuset_isset(const cpuset_t *s, int cpu);
 int cpuset_count(const cpuset_t *s);
 bool cpuset_empty(const cpuset_t *s);
+/* The set's only CPU; -1 when it is empty or has more than one. */
+int cpuset_only(const cpuset_t *s);
 bool cpuset_equal(const cpuset_t *a, const cpuset_t *b);
 /* First CPU >= from in the set, or -1. */
 int cpuset_next(const cpuset_t *s, int from);

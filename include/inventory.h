@@ -42,6 +42,8 @@ struct inv_irq {
         bool has_effective;
         int node;                /* irq/N/node, -1 unknown */
         bool affinity_readable;  /* false: no proc/irq/N (e.g. IRQ vanished) */
+        bool reread;             /* inventory_refresh() re-reads it whatever the audit slice */
+        bool fresh;              /* masks read by the last inventory_read/refresh */
 };
 
 struct inv_queue {
@@ -52,6 +54,7 @@ struct inv_queue {
         uint32_t rps_flow_cnt;   /* rx-N/rps_flow_cnt */
         cpuset_t xps_cpus;       /* tx-N/xps_cpus */
         bool has_rps, has_xps;   /* the files exist and were readable */
+        bool reread, fresh;      /* as inv_irq */
 };
 
 struct inv_nic {
@@ -100,14 +103,39 @@ struct inventory {
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
 void inventory_free(struct inventory *inv);
 
+/* Which per-object values a refresh re-reads.  The objects are the NIC
+ * IRQs (smp_affinity_list + effective_affinity_list) in IRQ order, then
+ * every NIC's queues (rps_cpus, rps_flow_cnt, xps_cpus) in NIC and queue
+ * order; each refresh audits the next per_tick of them, wrapping, so all
+ * are read within ceil(n / per_tick) refreshes. */
+struct inv_audit {
+        size_t per_tick;         /* 0: every object on every refresh */
+        size_t cursor;           /* first object of the next slice */
+};
+
+/* The slice of n objects this refresh audits: objects first .. first +
+ * count - 1, modulo n; advances the cursor.  Pure. */
+void inventory_audit_slice(struct inv_audit *a, size_t n, size_t *ret_first, size_t *ret_count);
+/* Object k is in the slice (first, count) of n objects.  Pure. */
+bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
+
 /* Re-reads in place, into an inventory from inventory_read() (with the
- * same interrupts layout), what changes while the devices stay: IRQ masks
- * of NIC vectors, RPS/XPS masks and flow counts, up, ifindex and packet
- * counters, rps_sock_flow_entries.  Returns 1 without finishing when the
- * layout may have changed (numeric IRQs or their names, the NIC set, a
- * queue count, ifindex or up): the caller then does a full
- * inventory_read(); 0 when refreshed; -errno. */
-int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv);
+ * same interrupts layout), what changes while the devices stay: up and
+ * ifindex of every NIC, packet counters of NICs without queue IRQs
+ * (INV_MAP_NONE; has_stats false for the others), rps_sock_flow_entries, and the
+ * per-object values (IRQ masks of NIC vectors, RPS/XPS masks and flow
+ * counts) of the audit slice (all when audit is NULL) and of the objects
+ * marked reread (cleared).  Returns 1 without finishing when the layout
+ * may have changed (numeric IRQs or their names, the NIC set, a queue
+ * count, ifindex or up): the caller then does a full inventory_read(); 0
+ * when refreshed; -errno. */
+int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
+                      struct inv_audit *audit);
+/* Re-read one object's values now (the refresh's per-object reads). */
+void inventory_reread_irq(int rootfd, struct inv_irq *irq);
+void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q);
+/* Queue `index` of a NIC, or NULL. */
+struct inv_queue *inventory_queue(const struct inv_nic *nic, int index);
 
 /* Live refinement through netlink: ifindex, link up state (IFF_UP) and the
  * allocated queue counts (rtnetlink IFLA_NUM_RX/TX_QUEUES into max_*_queues;

@@ -12,7 +12,8 @@
 int state_dir_ensure(const char *dir);
 
 /* Replaces dir/name with data: a temporary file in dir created with mode,
- * written, fsync'd, renamed over name.  On failure the old file stays and
+ * written, renamed over name (not fsync'd: for files rewritten as often as
+ * status.json).  On failure the old file stays and
  * the temporary file is removed.  0 or -errno. */
 int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode);
 

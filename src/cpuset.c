@@ -55,6 +55,25 @@ int cpuset_count(const cpuset_t *s) {
         return n;
 }
 
+int cpuset_only(const cpuset_t *s) {
+        size_t g = 0, i;
+        uint64_t rest = 0;
+
+        while (g < CPUSET_WORDS && group_zero(s->w + g))
+                g += CPUSET_GROUP;
+        if (g == CPUSET_WORDS)
+                return -1;
+        for (i = g; !s->w[i]; i++)
+                ;
+        if (s->w[i] & (s->w[i] - 1))
+                return -1;
+        /* one word with one bit: the rest must be zero, OR-ed without
+         * branches (the question the policy asks most, "is it on one CPU") */
+        for (size_t j = i + 1; j < CPUSET_WORDS; j++)
+                rest |= s->w[j];
+        return rest ? -1 : (int) (i * 64) + __builtin_ctzll(s->w[i]);
+}
+
 bool cpuset_empty(const cpuset_t *s) {
         for (size_t g = 0; g < CPUSET_WORDS; g += CPUSET_GROUP)
                 if (!group_zero(s->w + g))

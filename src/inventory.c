@@ -387,6 +387,7 @@ static void read_irq_masks(int rootfd, struct inv_irq *irq) {
         irq->has_effective = read_cpus(rootfd, ep, emp, &irq->effective) == 0;
         if (!irq->has_effective)
                 cpuset_zero(&irq->effective);
+        irq->fresh = true;
 }
 
 static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
@@ -512,6 +513,7 @@ static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_
         }
         if (!q->has_xps)
                 cpuset_zero(&q->xps_cpus);
+        q->fresh = true;
 }
 
 /* The parent of the device from the canonical path of the net device:
@@ -588,8 +590,9 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *
         }
 }
 
-/* ifindex, up and the packet counters: what inventory_refresh() re-reads. */
-static void read_nic_state(int rootfd, struct inv_nic *nic) {
+/* ifindex, up and (counters) the packet counters: what inventory_refresh()
+ * re-reads. */
+static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters) {
         char line[64];
 
         nic->ifindex = 0;
@@ -608,7 +611,7 @@ static void read_nic_state(int rootfd, struct inv_nic *nic) {
 
         /* packet counters: what lets the policy see receive load on NICs
          * without queue IRQs (veth); missing files are not an error */
-        nic->has_stats =
+        nic->has_stats = counters &&
                 read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/rx_packets") == 0 &&
                 util_parse_u64(util_strstrip(line), (size_t) -1, &nic->rx_packets) == 0 &&
                 read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/tx_packets") == 0 &&
@@ -622,7 +625,7 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, str
 
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
         nic->max_rx_queues = nic->max_tx_queues = -1;
-        read_nic_state(rootfd, nic);
+        read_nic_state(rootfd, nic, true);
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;
@@ -955,7 +958,27 @@ static bool same_irq_set(const struct procfs_interrupts *pi, const struct invent
         return true;
 }
 
-int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv) {
+void inventory_audit_slice(struct inv_audit *a, size_t n, size_t *ret_first, size_t *ret_count) {
+        if (n == 0 || a->per_tick == 0 || a->per_tick >= n) {
+                *ret_first = 0;
+                *ret_count = n;
+                a->cursor = 0;
+                return;
+        }
+        /* the object count changes with rediscovery: wrap into range */
+        *ret_first = a->cursor % n;
+        *ret_count = a->per_tick;
+        a->cursor = (*ret_first + a->per_tick) % n;
+}
+
+bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k) {
+        return k < n && (k + n - first) % n < count;
+}
+
+int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
+                      struct inv_audit *audit) {
+        struct inv_audit all = { 0 };
+        size_t n_objects = 0, first, count, k = 0;
         char line[64];
         uint64_t v;
         int r;
@@ -965,6 +988,8 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
         r = same_nic_set(rootfd, inv);
         if (r <= 0)
                 return r < 0 ? r : 1;
+        for (size_t i = 0; i < inv->n_irqs; i++)
+                n_objects += inv->irqs[i].nic >= 0;
         for (size_t i = 0; i < inv->n_nics; i++) {
                 struct inv_nic *nic = &inv->nics[i];
                 int ifindex = nic->ifindex, rx, tx;
@@ -973,16 +998,36 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                 r = count_queue_dirs(rootfd, nic->name, &rx, &tx);
                 if (r < 0 || rx != nic->rx_queues || tx != nic->tx_queues)
                         return 1;
-                read_nic_state(rootfd, nic);
+                /* The counters only for NICs without queue IRQs: the policy
+                 * reads receive load from them there (veth) and from the
+                 * IRQs elsewhere; two files fewer a NIC a tick. */
+                read_nic_state(rootfd, nic, nic->map == INV_MAP_NONE);
                 if (nic->ifindex != ifindex || nic->up != up)
                         return 1;
-                for (size_t k = 0; k < nic->n_queues; k++)
-                        read_queue_values(rootfd, nic, &nic->queues[k]);
+                n_objects += nic->n_queues;
         }
+        inventory_audit_slice(audit ? audit : &all, n_objects, &first, &count);
         /* Only NIC vectors: the policy never looks at other IRQs' masks. */
-        for (size_t i = 0; i < inv->n_irqs; i++)
-                if (inv->irqs[i].nic >= 0)
-                        read_irq_masks(rootfd, &inv->irqs[i]);
+        for (size_t i = 0; i < inv->n_irqs; i++) {
+                struct inv_irq *irq = &inv->irqs[i];
+
+                if (irq->nic < 0)
+                        continue;
+                irq->fresh = false;
+                if (irq->reread || inventory_audit_has(n_objects, first, count, k))
+                        read_irq_masks(rootfd, irq);
+                irq->reread = false;
+                k++;
+        }
+        for (size_t i = 0; i < inv->n_nics; i++)
+                for (size_t q = 0; q < inv->nics[i].n_queues; q++, k++) {
+                        struct inv_queue *iq = &inv->nics[i].queues[q];
+
+                        iq->fresh = false;
+                        if (iq->reread || inventory_audit_has(n_objects, first, count, k))
+                                read_queue_values(rootfd, &inv->nics[i], iq);
+                        iq->reread = false;
+                }
         inv->rps_sock_flow_entries = 0;
         if (rootfs_read_line(rootfd, "proc/sys/net/core/rps_sock_flow_entries", line, sizeof(line)) == 0 &&
             util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
@@ -1012,4 +1057,19 @@ struct inv_irq *inventory_irq(const struct inventory *inv, unsigned irq) {
         if (inv->n_irqs == 0)
                 return NULL;
         return bsearch(&key, inv->irqs, inv->n_irqs, sizeof(*inv->irqs), cmp_irq);
+}
+
+void inventory_reread_irq(int rootfd, struct inv_irq *irq) {
+        read_irq_masks(rootfd, irq);
+}
+
+void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q) {
+        read_queue_values(rootfd, nic, q);
+}
+
+struct inv_queue *inventory_queue(const struct inv_nic *nic, int index) {
+        /* queue directories are numbered densely: queues[i].index == i */
+        if (!nic || index < 0 || (size_t) index >= nic->n_queues || nic->queues[index].index != index)
+                return NULL;
+        return &nic->queues[index];
 }

@@ -388,9 +388,11 @@ void pol_xps(struct pol_tick *t) {
                         continue;
                 if (!cpuset_isset(&t->eligible, u->target))
                         continue;
-                to = cpuset_single(u->target);
-                if (cpuset_equal(&iq->xps_cpus, &to))
+                /* no 1 KB set built and compared per queue: this runs for
+                 * every queue on every tick */
+                if (cpuset_only(&iq->xps_cpus) == u->target)
                         continue;
+                to = cpuset_single(u->target);
                 a = pol_add_queue(t, ACTION_XPS, x->nic->name, u->queue);
                 if (!a)
                         return;

@@ -232,7 +232,7 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                         set = own_ok ? with : without;
                 else
                         set = *lower_peak(t, u, &with, &without);
-                if (cpuset_empty(&set) || (cpuset_count(&set) == 1 && cpuset_isset(&set, cpu)))
+                if (cpuset_empty(&set) || (cpu >= 0 && cpuset_only(&set) == cpu))
                         return false;
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
                          pol_fmt_cpus(&set, list, sizeof(list)),

@@ -18,7 +18,9 @@ void policy_state_free(struct policy_state *st) {
                 return;
         free(st->cpus);
         free(st->irqs);
+        free(st->irq_index.slot);
         free(st->queues);
+        free(st->queue_index.slot);
         free(st->nics);
         free(st->threads);
         free(st->cursors);
@@ -75,30 +77,119 @@ _printf_(3, 4) static void state_note(struct policy_state *st, int level, const 
         va_end(ap);
 }
 
+void pol_index_forget(struct pol_index *ix) {
+        ix->stale = true;
+}
+
+static uint32_t hash_irq(unsigned irq) {
+        /* Fibonacci hashing: IRQ numbers come in dense runs */
+        return (uint32_t) ((irq * UINT64_C(0x9E3779B97F4A7C15)) >> 32);
+}
+
+static uint32_t hash_queue(const char *nic, int index) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+
+        for (const char *p = nic; *p; p++)
+                h = (h ^ (unsigned char) *p) * 16777619u;
+        return hash_irq(h ^ (uint32_t) index);
+}
+
+/* Puts position pos (hash h) into a table with a free slot. */
+static void index_put(struct pol_index *ix, uint32_t h, size_t pos) {
+        size_t m = ix->cap - 1, i = h & m;
+
+        while (ix->slot[i])
+                i = (i + 1) & m;
+        ix->slot[i] = (uint32_t) pos + 1;
+}
+
+/* Sized for n records and refilled from hashes of positions 0..n-1, or
+ * -ENOMEM (the index then stays stale and lookups search linearly). */
+static int index_rebuild(struct pol_index *ix, size_t n, uint32_t (*hash)(const struct policy_state *, size_t),
+                         const struct policy_state *st) {
+        size_t cap = ix->cap ? ix->cap : 64;
+
+        while (cap < 2 * (n + 1))
+                cap *= 2;
+        if (cap != ix->cap) {
+                uint32_t *v = calloc(cap, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                free(ix->slot);
+                ix->slot = v;
+                ix->cap = cap;
+        } else
+                memset(ix->slot, 0, cap * sizeof(*ix->slot));
+        for (size_t i = 0; i < n; i++)
+                index_put(ix, hash(st, i), i);
+        ix->stale = false;
+        return 0;
+}
+
+static uint32_t hash_irq_at(const struct policy_state *st, size_t i) {
+        return hash_irq(st->irqs[i].irq);
+}
+
+static uint32_t hash_queue_at(const struct policy_state *st, size_t i) {
+        return hash_queue(st->queues[i].nic, st->queues[i].index);
+}
+
+/* Ready for lookups over n records, with room for one more. */
+static bool index_ready(struct pol_index *ix, size_t n, uint32_t (*hash)(const struct policy_state *, size_t),
+                        const struct policy_state *st) {
+        if (!ix->stale && ix->cap >= 2 * (n + 1))
+                return true;
+        return index_rebuild(ix, n, hash, st) == 0;
+}
+
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create) {
+        struct pol_index *ix = &st->irq_index;
+        uint32_t h = hash_irq(irq);
+        bool indexed = index_ready(ix, st->n_irqs, hash_irq_at, st);
         struct pol_irq *r;
 
-        for (size_t i = 0; i < st->n_irqs; i++)
-                if (st->irqs[i].irq == irq)
-                        return &st->irqs[i];
+        if (indexed) {
+                for (size_t i = h & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+                        if (st->irqs[ix->slot[i] - 1].irq == irq)
+                                return &st->irqs[ix->slot[i] - 1];
+        } else
+                for (size_t i = 0; i < st->n_irqs; i++)
+                        if (st->irqs[i].irq == irq)
+                                return &st->irqs[i];
         if (!create || util_grow((void **) &st->irqs, &st->a_irqs, st->n_irqs + 1, sizeof(*st->irqs)) < 0)
                 return NULL;
+        if (indexed)
+                index_put(ix, h, st->n_irqs);
         r = &st->irqs[st->n_irqs++];
         *r = (struct pol_irq){ .irq = irq, .prev_cpu = -1 };
         return r;
 }
 
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create) {
+        struct pol_index *ix = &st->queue_index;
+        uint32_t h = hash_queue(nic, index);
+        bool indexed = index_ready(ix, st->n_queues, hash_queue_at, st);
         struct pol_queue *q;
 
-        for (size_t i = 0; i < st->n_queues; i++)
-                if (st->queues[i].index == index && strcmp(st->queues[i].nic, nic) == 0)
-                        return &st->queues[i];
+        if (indexed) {
+                for (size_t i = h & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1)) {
+                        q = &st->queues[ix->slot[i] - 1];
+                        if (q->index == index && strcmp(q->nic, nic) == 0)
+                                return q;
+                }
+        } else
+                for (size_t i = 0; i < st->n_queues; i++)
+                        if (st->queues[i].index == index && strcmp(st->queues[i].nic, nic) == 0)
+                                return &st->queues[i];
         if (!create || util_grow((void **) &st->queues, &st->a_queues, st->n_queues + 1, sizeof(*st->queues)) < 0)
                 return NULL;
-        q = &st->queues[st->n_queues++];
+        q = &st->queues[st->n_queues];
         *q = (struct pol_queue){ .index = index };
         snprintf(q->nic, sizeof(q->nic), "%s", nic);
+        /* the stored name may be truncated: hash what is stored */
+        if (indexed)
+                index_put(ix, hash_queue(q->nic, index), st->n_queues);
+        st->n_queues++;
         return q;
 }
 
@@ -140,6 +231,20 @@ static double irq_rate_on(const struct sample_rates *r, const struct sample_irq 
         if (!si || !si->per_cpu || cpu < 0 || cpu > r->max_cpu)
                 return 0;
         return si->per_cpu[cpu] > 0 ? si->per_cpu[cpu] : 0;
+}
+
+/* The CPUs [*lo, *hi] of [0, n) where an IRQ's rate can be non-zero
+ * (empty when lo > hi): its nz range when the sample knows it, else all. */
+static void irq_range(const struct sample_rates *r, const struct sample_irq *si, int n, int *lo, int *hi) {
+        *lo = 0;
+        *hi = -1;
+        if (!si || !si->per_cpu)
+                return;
+        *hi = MIN(n - 1, r->max_cpu);
+        if (si->nz_known) {
+                *lo = MAX(si->nz_lo, 0);
+                *hi = MIN(*hi, si->nz_hi);
+        }
 }
 
 double pol_load(const struct pol_tick *t, int cpu) {
@@ -244,8 +349,8 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 r->set = true;
                 r->last_set = a->cpus;
                 r->failures = 0;
-                to = cpuset_count(&a->cpus) == 1 ? cpuset_first(&a->cpus) : -1;
-                from = cpuset_count(&a->from) == 1 ? cpuset_first(&a->from) : -1;
+                to = cpuset_only(&a->cpus);
+                from = cpuset_only(&a->from);
                 if (r->dwell_usec == 0)
                         r->dwell_usec = st->min_dwell_usec;
                 /* A bounce: back to the CPU it left at its last move, within
@@ -278,6 +383,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         case -ENOENT:
         case -ESRCH:
                 *r = st->irqs[--st->n_irqs];
+                pol_index_forget(&st->irq_index);
                 break;
         case -EBUSY:
         case -EAGAIN:
@@ -324,6 +430,7 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
         case -ENOENT:
         case -ESRCH:
                 *q = st->queues[--st->n_queues];
+                pol_index_forget(&st->queue_index);
                 break;
         case -EBUSY:
         case -EAGAIN:
@@ -727,11 +834,13 @@ static int irq_cpu(const struct pol_tick *t, const struct inv_irq *ii, const str
         double best = 0;
         int cpu = -1;
 
-        if (cpuset_count(&ii->affinity) == 1)
-                return cpuset_first(&ii->affinity);
-        if (ii->has_effective && cpuset_count(&ii->effective) == 1 &&
-            cpuset_subset(&ii->effective, &ii->affinity))
-                return cpuset_first(&ii->effective);
+        cpu = cpuset_only(&ii->affinity);
+        if (cpu >= 0)
+                return cpu;
+        cpu = ii->has_effective ? cpuset_only(&ii->effective) : -1;
+        if (cpu >= 0 && cpuset_isset(&ii->affinity, cpu))
+                return cpu;
+        cpu = -1;
         CPUSET_FOREACH(c, &ii->affinity) {
                 double r = irq_rate_on(t->in->load, si, c);
                 if (r > best) {
@@ -757,7 +866,9 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
                 return false;
         }
         r->seen = true;
-        snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
+        /* the same name on every tick but the first: no snprintf a queue IRQ */
+        if (strncmp(r->nic, t->nics[u->nic].nic->name, sizeof(r->nic)) != 0)
+                snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
         if (r->resync) {
                 r->resync = false;
                 if (r->set && !cpuset_equal(&ii->affinity, &r->last_set)) {
@@ -831,6 +942,13 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
 }
 
 static int build_units(struct pol_tick *t) {
+        size_t n = 0;
+
+        /* at most one unit a queue: grown once, not a unit at a time */
+        for (size_t ni = 0; ni < t->inv->n_nics; ni++)
+                n += t->inv->nics[ni].n_queues;
+        if (n > 0 && util_grow((void **) &t->units, &t->a_units, n, sizeof(*t->units)) < 0)
+                return -ENOMEM;
         for (size_t ni = 0; ni < t->inv->n_nics; ni++) {
                 const struct inv_nic *n = &t->inv->nics[ni];
                 struct pol_nicctx *x = &t->nics[ni];
@@ -881,7 +999,7 @@ static int build_units(struct pol_tick *t) {
                                         u->rate += s->rate;
                         }
                         if (iq->has_rps && !cpuset_empty(&iq->rps_cpus) &&
-                            !(cpuset_count(&iq->rps_cpus) == 1 && cpuset_isset(&iq->rps_cpus, u->cpu))) {
+                            (u->cpu < 0 || cpuset_only(&iq->rps_cpus) != u->cpu)) {
                                 u->rps_on = true;
                                 u->rps = iq->rps_cpus;
                         }
@@ -918,10 +1036,15 @@ static int estimate(struct pol_tick *t) {
                 free(steered);
                 return -ENOMEM;
         }
+        /* Each IRQ fires on one or a few CPUs: only its nz range is walked
+         * (a walk over every CPU cost 1M instructions a tick at 256 CPUs). */
         for (size_t i = 0; i < t->n_units; i++)
                 for (int k = 0; k < t->units[i].n_irq; k++) {
                         const struct sample_irq *si = rates_irq(l, t->units[i].irq[k]);
-                        for (int c = 0; c < n; c++)
+                        int lo, hi;
+
+                        irq_range(l, si, n, &lo, &hi);
+                        for (int c = lo; c <= hi; c++)
                                 sum_rate[c] += irq_rate_on(l, si, c);
                 }
         for (int c = 0; c < n; c++) {
@@ -947,7 +1070,10 @@ static int estimate(struct pol_tick *t) {
                         for (int k = 0; k < u->n_irq; k++) {
                                 const struct sample_irq *si = rates_irq(l, u->irq[k]);
                                 double wk = 0;
-                                for (int c = 0; c < n; c++) {
+                                int lo, hi;
+
+                                irq_range(l, si, n, &lo, &hi);
+                                for (int c = lo; c <= hi; c++) {
                                         double r = irq_rate_on(l, si, c);
                                         if (r > 0 && sum_rate[c] > 0)
                                                 wk += MAX(t->net[c] - steered[c], 0) * r / sum_rate[c];
@@ -985,15 +1111,17 @@ static int estimate(struct pol_tick *t) {
 
 static void sweep(struct policy_state *st) {
         for (size_t i = 0; i < st->n_irqs;) {
-                if (!st->irqs[i].seen && !st->irqs[i].managed)
+                if (!st->irqs[i].seen && !st->irqs[i].managed) {
                         st->irqs[i] = st->irqs[--st->n_irqs];
-                else
+                        pol_index_forget(&st->irq_index);
+                } else
                         i++;
         }
         for (size_t i = 0; i < st->n_queues;) {
-                if (!st->queues[i].seen)
+                if (!st->queues[i].seen) {
                         st->queues[i] = st->queues[--st->n_queues];
-                else
+                        pol_index_forget(&st->queue_index);
+                } else
                         i++;
         }
         for (size_t i = 0; i < st->n_nics;) {

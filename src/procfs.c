@@ -29,6 +29,17 @@ static bool is_digit(char c) {
 }
 
 static void skip_blanks(struct cursor *c) {
+        /* /proc/softirqs pads its counts to 11 columns like /proc/interrupts:
+         * runs of spaces go 8 at a time (a byte at a time was a third of the
+         * 1M instructions a tick of /proc/stat + softirqs at 256 CPUs) */
+        while (c->end - c->p >= 8) {
+                uint64_t w;
+
+                memcpy(&w, c->p, 8);
+                if (w != UINT64_C(0x2020202020202020))
+                        break;
+                c->p += 8;
+        }
         while (c->p < c->end && is_blank(*c->p))
                 c->p++;
 }
@@ -62,6 +73,16 @@ static bool all_digits(const char *s, size_t len) {
 static int parse_u64(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;
 
+        /* 19 digits always fit: no overflow check per digit */
+        if (len > 0 && len <= 19) {
+                for (size_t i = 0; i < len; i++) {
+                        if (!is_digit(s[i]))
+                                return -EBADMSG;
+                        v = v * 10 + (unsigned) (s[i] - '0');
+                }
+                *ret = v;
+                return 0;
+        }
         if (!all_digits(s, len))
                 return -EBADMSG;
         for (size_t i = 0; i < len; i++) {

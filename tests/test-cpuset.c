@@ -156,6 +156,9 @@ static void test_sparse_sets(void **state) {
                 { "next within a word", "3,9", 2, 4, 9 },
                 { "far apart", "1,700,5000,8190", 4, 701, 5000 },
                 { "negative from", "5", 1, -3, 5 },
+                { "two bits in one word", "0,63", 2, 1, 63 },
+                { "one bit, a later word set", "64,8191", 2, 65, 8191 },
+                { "one CPU in the last group", "8000", 1, 0, 8000 },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 cpuset_t s;
@@ -165,6 +168,8 @@ static void test_sparse_sets(void **state) {
                         fail_msg("%s: count %d, want %d", cases[i].what, cpuset_count(&s), cases[i].count);
                 if (cpuset_empty(&s) != (cases[i].count == 0))
                         fail_msg("%s: empty is wrong", cases[i].what);
+                if (cpuset_only(&s) != (cases[i].count == 1 ? cpuset_first(&s) : -1))
+                        fail_msg("%s: only = %d", cases[i].what, cpuset_only(&s));
                 if (cpuset_next(&s, cases[i].next_from) != cases[i].next)
                         fail_msg("%s: next(%d) = %d, want %d", cases[i].what, cases[i].next_from,
                                  cpuset_next(&s, cases[i].next_from), cases[i].next);

@@ -580,9 +580,115 @@ static void test_live_netns(_unused_ void **state) {
         assert_int_equal(res.combined, 0);
 }
 
+/* ---- per-tick audit ---- */
+
+static void test_audit_slice(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                size_t n, per_tick, cursor;
+                size_t first, count, next;   /* the slice and the cursor after */
+                const char *members;         /* '1' for each object in the slice */
+        } cases[] = {
+                { "no objects", 0, 4, 3, 0, 0, 0, "" },
+                { "0: everything", 5, 0, 2, 0, 5, 0, "11111" },
+                { "budget covers all", 5, 5, 3, 0, 5, 0, "11111" },
+                { "budget above the count", 5, 64, 3, 0, 5, 0, "11111" },
+                { "from the start", 10, 3, 0, 0, 3, 3, "1110000000" },
+                { "middle", 10, 3, 4, 4, 3, 7, "0000111000" },
+                { "wraps past the end", 10, 4, 8, 8, 4, 2, "1100000011" },
+                { "cursor beyond a shrunk set", 10, 3, 25, 5, 3, 8, "0000011100" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct inv_audit a = { .per_tick = cases[i].per_tick, .cursor = cases[i].cursor };
+                size_t first, count;
+                char got[32] = "";
+
+                inventory_audit_slice(&a, cases[i].n, &first, &count);
+                for (size_t k = 0; k < cases[i].n; k++)
+                        got[k] = inventory_audit_has(cases[i].n, first, count, k) ? '1' : '0';
+                if (first != cases[i].first || count != cases[i].count || a.cursor != cases[i].next ||
+                    strcmp(got, cases[i].members) != 0)
+                        fail_msg("%s: slice %zu+%zu next %zu members %s, want %zu+%zu next %zu members %s",
+                                 cases[i].what, first, count, a.cursor, got, cases[i].first, cases[i].count,
+                                 cases[i].next, cases[i].members);
+        }
+}
+
+/* A refresh reads the slice and the objects marked reread, no others:
+ * values overwritten in memory come back only for those. */
+static void test_refresh_audit(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                size_t per_tick, cursor;
+                unsigned reread_irq;         /* 0: none */
+                int reread_queue;            /* of ens1f0, -1: none */
+                unsigned n_irqs, n_queues;   /* NIC IRQs / queues read back */
+        } cases[] = {
+                { "all", 0, 0, 0, -1, 0, 0 },
+                { "one object: the first NIC IRQ", 1, 0, 0, -1, 1, 0 },
+                { "slice plus a marked IRQ and queue", 1, 0, 51, 5, 2, 1 },
+                { "slice in the queues", 2, 1000, 0, -1, 0, 2 },
+        };
+        char path[4096];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct inv_audit a = { .per_tick = cases[i].per_tick, .cursor = cases[i].cursor };
+                struct procfs_interrupts pi;
+                struct inventory inv = {};
+                unsigned n_irqs = 0, n_queues = 0, all_irqs = 0, all_queues = 0;
+                int fd;
+
+                fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
+                assert_true(fd >= 0);
+                assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
+                assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+                for (size_t k = 0; k < inv.n_irqs; k++)
+                        if (inv.irqs[k].nic >= 0) {
+                                cpuset_zero(&inv.irqs[k].affinity);
+                                inv.irqs[k].reread = inv.irqs[k].irq == cases[i].reread_irq;
+                                all_irqs++;
+                        }
+                for (size_t n = 0; n < inv.n_nics; n++)
+                        for (size_t q = 0; q < inv.nics[n].n_queues; q++) {
+                                inv.nics[n].queues[q].rps_flow_cnt = 12345;
+                                inv.nics[n].queues[q].reread = strcmp(inv.nics[n].name, "ens1f0") == 0 &&
+                                                               (int) q == cases[i].reread_queue;
+                                all_queues++;
+                        }
+                if (cases[i].cursor == 1000)
+                        a.cursor = all_irqs; /* the first queue */
+                assert_int_equal(inventory_refresh(fd, &pi, &inv, &a), 0);
+                for (size_t k = 0; k < inv.n_irqs; k++) {
+                        if (inv.irqs[k].nic < 0)
+                                continue;
+                        n_irqs += !cpuset_empty(&inv.irqs[k].affinity);
+                        assert_int_equal(inv.irqs[k].fresh, !cpuset_empty(&inv.irqs[k].affinity));
+                        assert_false(inv.irqs[k].reread);
+                }
+                for (size_t n = 0; n < inv.n_nics; n++)
+                        for (size_t q = 0; q < inv.nics[n].n_queues; q++) {
+                                n_queues += inv.nics[n].queues[q].rps_flow_cnt != 12345;
+                                assert_false(inv.nics[n].queues[q].reread);
+                        }
+                if (cases[i].per_tick == 0) {
+                        if (n_irqs != all_irqs || n_queues != all_queues)
+                                fail_msg("%s: read %u/%u IRQs, %u/%u queues", cases[i].what, n_irqs, all_irqs,
+                                         n_queues, all_queues);
+                } else if (n_irqs != cases[i].n_irqs || n_queues != cases[i].n_queues)
+                        fail_msg("%s: read %u IRQs, %u queues, want %u, %u", cases[i].what, n_irqs, n_queues,
+                                 cases[i].n_irqs, cases[i].n_queues);
+                inventory_free(&inv);
+                procfs_interrupts_free(&pi);
+                close(fd);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_classify),
+                cmocka_unit_test(test_audit_slice),
+                cmocka_unit_test(test_refresh_audit),
                 cmocka_unit_test(test_host64),
                 cmocka_unit_test(test_vm2),
                 cmocka_unit_test(test_empty_interrupts),

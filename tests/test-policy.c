@@ -5,6 +5,7 @@
 #include "policy-fixtures.h"
 #include "policy-internal.h"
 #include "testlib.h"
+#include "../src/policy-internal.h"
 
 /* Compares the tick's actions with want (fx_fmt form), printing reasons. */
 static void expect_actions(const char *what, const struct action_list *l, const char *want) {
@@ -1378,8 +1379,73 @@ static void test_bad_input(void **state) {
         fx_free(&f);
 }
 
+/* ---- record index ---- */
+
+/* pol_irq_get/pol_queue_get through creates, swap-removals (feedback
+ * ENOENT) and growth past the first table size: every live record is
+ * found at its own entry, removed ones are not. */
+static void test_record_index(void **state) {
+        static const struct {
+                const char *what;
+                unsigned n;              /* records created: IRQ base + i, queue nic{i%3} i */
+                unsigned base;
+                unsigned remove_every;   /* 0: none; else every k-th is removed */
+        } cases[] = {
+                { "empty", 0, 0, 0 },
+                { "one", 1, 100, 0 },
+                { "dense run past the first table", 300, 24, 0 },
+                { "sparse numbers with collisions", 200, 1u << 20, 0 },
+                { "every third removed", 150, 40, 3 },
+                { "all removed", 40, 7, 1 },
+        };
+
+        (void) state;
+        for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
+                struct policy_state *st = policy_state_new();
+                unsigned step = cases[c].base >= (1u << 20) ? 4096 : 1;
+
+                assert_non_null(st);
+                for (unsigned i = 0; i < cases[c].n; i++) {
+                        char nic[IF_NAMESIZE];
+                        struct pol_irq *r = pol_irq_get(st, cases[c].base + i * step, true);
+                        struct pol_queue *q;
+
+                        snprintf(nic, sizeof(nic), "nic%u", i % 3);
+                        q = pol_queue_get(st, nic, (int) i, true);
+                        assert_non_null(r);
+                        assert_non_null(q);
+                        r->failures = i;
+                        q->failures = i;
+                }
+                for (unsigned i = 0; cases[c].remove_every && i < cases[c].n; i += cases[c].remove_every) {
+                        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = cases[c].base + i * step };
+                        policy_feedback(st, &a, -ENOENT, 0);
+                        a = (struct action){ .type = ACTION_RPS, .queue = (int) i };
+                        snprintf(a.nic, sizeof(a.nic), "nic%u", i % 3);
+                        policy_feedback(st, &a, -ENOENT, 0);
+                }
+                for (unsigned i = 0; i < cases[c].n; i++) {
+                        bool gone = cases[c].remove_every && i % cases[c].remove_every == 0;
+                        char nic[IF_NAMESIZE];
+                        struct pol_irq *r = pol_irq_get(st, cases[c].base + i * step, false);
+                        struct pol_queue *q;
+
+                        snprintf(nic, sizeof(nic), "nic%u", i % 3);
+                        q = pol_queue_get(st, nic, (int) i, false);
+                        if (gone != (r == NULL) || gone != (q == NULL))
+                                fail_msg("%s: record %u %s", cases[c].what, i, gone ? "still found" : "lost");
+                        if (!gone && (r->irq != cases[c].base + i * step || r->failures != i ||
+                                      q->index != (int) i || strcmp(q->nic, nic) != 0 || q->failures != i))
+                                fail_msg("%s: record %u found at another's entry", cases[c].what, i);
+                }
+                assert_null(pol_queue_get(st, "nic9", 0, false));
+                policy_state_free(st);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_record_index),
                 cmocka_unit_test(test_initial_layout),
                 cmocka_unit_test(test_balanced_and_noise),
                 cmocka_unit_test(test_move_two_busy_queues),
