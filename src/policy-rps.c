@@ -52,6 +52,22 @@ static void sort_cool(const struct pol_tick *t, const struct pol_unit *u, int *v
         }
 }
 
+/* The CPUs of cand, coolest first (sort_cool), in a new array of *ret_n;
+ * NULL when out of memory. */
+static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, size_t *ret_n) {
+        int *v = calloc(cpuset_count(cand) + 1, sizeof(int));
+        size_t n = 0;
+
+        *ret_n = 0;
+        if (!v)
+                return NULL;
+        CPUSET_FOREACH(cpu, cand)
+                v[n++] = cpu;
+        sort_cool(t, u, v, n);
+        *ret_n = n;
+        return v;
+}
+
 /* Adds to *set the fewest of the coolest CPUs of cand (at least one) with
  * which every RPS CPU ends below limit; all of them if no number is
  * enough. */
@@ -61,15 +77,11 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
         /* the IRQ CPU in the set counts too, when its own NAPI part and
          * other load leave room at all */
         bool check_own = ex_load(t, u, u->target) < limit;
-        int *v;
-        size_t n = 0, k;
+        size_t n, k;
+        int *v = cool_order(t, u, cand, &n);
 
-        v = calloc(cpuset_count(cand) + 1, sizeof(int));
         if (!v)
                 return;
-        CPUSET_FOREACH(cpu, cand)
-                v[n++] = cpu;
-        sort_cool(t, u, v, n);
         for (k = 1; k <= n; k++) {
                 int m = cpuset_count(set) + (int) k;
                 bool fits = true;
@@ -97,15 +109,11 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
 static void size_own(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double level,
                      cpuset_t *set) {
         double p = proto_work(u), own = ex_load(t, u, u->target), best = -1;
-        size_t n = 0, k_best = 0;
-        int *v;
+        size_t n, k_best = 0;
+        int *v = cool_order(t, u, cand, &n);
 
-        v = calloc(cpuset_count(cand) + 1, sizeof(int));
         if (!v)
                 return;
-        CPUSET_FOREACH(cpu, cand)
-                v[n++] = cpu;
-        sort_cool(t, u, v, n);
         for (size_t k = 1; k <= n; k++) {
                 double d = fabs(own + p / (double) (k + 1) - level);
                 if (best < 0 || d < best - 1e-9) {
