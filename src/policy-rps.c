@@ -223,7 +223,7 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
         /* Kernel scaling guide: with a high interrupt rate, leave the
          * interrupting CPU out of the RPS map; with a low one including it
          * is fine.  Before the first interval the rate is unknown: include.
-         * rps_exclude_irq_rate = 0 means never leave it out
+         * rps_exclude_irq_rate = 0: the rate never forces it out
          * (irqsteer.conf(5)).  Below that rate the IRQ CPU is still left
          * out when its own interrupt and NAPI work leave it busier with a
          * share of the protocol work than the set would be without it. */
@@ -245,7 +245,7 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
                          pol_fmt_cpus(&set, list, sizeof(list)),
                          exclude ? " (the IRQ CPU left out: high interrupt rate)"
-                         : !cpuset_isset(&set, cpu) ? " (the IRQ CPU left out: its own interrupt work keeps it busiest)" : "");
+                         : own_ok && !cpuset_isset(&set, cpu) ? " (the IRQ CPU left out: its own interrupt work keeps it busiest)" : "");
         } else {
                 /* cool local CPUs; remote only when no local one is cool */
                 cpuset_andnot(&cand, &x->cpus, &t->hot);
