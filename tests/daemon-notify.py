@@ -373,17 +373,7 @@ def run_hot():
     state = os.path.join(d, "state")
     log = os.path.join(d, "daemon.log")
     ns = dl.NotifySocket(os.path.join(d, "notify.sock"))
-    done = threading.Event()
-
-    def load():
-        step = 2
-        while not done.is_set():
-            dl.write_load(root, step, hot_cpu=1)
-            step += 1
-            time.sleep(0.05)
-
-    t = threading.Thread(target=load)
-    t.start()
+    lw = dl.LoadWriter(root, hot_cpu=1)
     p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms"], log, notify_path=ns.path)
     try:
         msg, _ = ns.wait_for(lambda m: "hot: cpu1 (" in (dl.field(m, "STATUS") or ""), T)
@@ -397,8 +387,7 @@ def run_hot():
         check_status_content(status, state, hot_cpu=1, interval_s=0.2)
         c.check(dl.stop(p, timeout=T) == 0, "hot CPU: SIGTERM exit 0")
     finally:
-        done.set()
-        t.join()
+        lw.stop()
         dl.stop(p, signal.SIGKILL, timeout=5)
         ns.close()
 
@@ -477,17 +466,7 @@ def run_plan():
     root = dl.make_root(d)
     load_files = ("proc/stat", "proc/softirqs")
     before = dl.tree_bytes(root, skip=load_files)
-    done = threading.Event()
-
-    def load():
-        step = 2
-        while not done.is_set():
-            dl.write_load(root, step, hot_cpu=1)
-            step += 1
-            time.sleep(0.05)
-
-    t = threading.Thread(target=load)
-    t.start()
+    lw = dl.LoadWriter(root, hot_cpu=1)
     try:
         ctl = dl.env_path("IRQSTEERCTL")
         rj = subprocess.run([ctl, "plan", "--root", root, "--interval", "0.5", "--json"], capture_output=True,
@@ -495,8 +474,7 @@ def run_plan():
         rt = subprocess.run([ctl, "plan", "--root", root, "--interval", "0.5"], capture_output=True, text=True,
                             timeout=60)
     finally:
-        done.set()
-        t.join()
+        lw.stop()
     c.check(rj.returncode == 0 and rt.returncode == 0, "plan --root: exit 0", rj.stderr + rt.stderr)
     try:
         plan = json.loads(rj.stdout)

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SKIP = 77
@@ -55,6 +56,27 @@ def online_cpus(root):
         elif part:
             cpus.append(int(part))
     return cpus
+
+
+class LoadWriter:
+    """Advances the fixture's load (write_load) every 50 ms in a thread,
+    from its creation until stop()."""
+
+    def __init__(self, root, hot_cpu=None):
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(root, hot_cpu))
+        self._thread.start()
+
+    def _run(self, root, hot_cpu):
+        step = 2
+        while not self._done.is_set():
+            write_load(root, step, hot_cpu=hot_cpu)
+            step += 1
+            time.sleep(0.05)
+
+    def stop(self):
+        self._done.set()
+        self._thread.join()
 
 
 def write_load(root, step, hot_cpu=None, cpus=None):
