@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "action.h"
 #include "cpuset.h"
 #include "procfs.h"
 
@@ -136,6 +137,11 @@ void inventory_reread_irq(int rootfd, struct inv_irq *irq);
 void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q);
 /* Queue `index` of a NIC, or NULL. */
 struct inv_queue *inventory_queue(const struct inv_nic *nic, int index);
+/* Shows action a's value as the object's current one, as a re-read after a
+ * successful write would (IRQ, RPS/XPS, flow counts; thread actions are not
+ * the inventory's); with fresh_only only on an object the last read or
+ * refresh re-read. */
+void inventory_apply_action(struct inventory *inv, const struct action *a, bool fresh_only);
 
 /* Live refinement through netlink: ifindex, link up state (IFF_UP) and the
  * allocated queue counts (rtnetlink IFLA_NUM_RX/TX_QUEUES into max_*_queues;

@@ -29,47 +29,6 @@ struct plan_action {
         struct action a;
 };
 
-/* What the actuators would leave behind after a: the inventory shows it as
- * the current value, as the daemon's re-read would. */
-static void simulate_apply(struct inventory *inv, const struct action *a) {
-        struct inv_irq *irq;
-
-        switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
-                irq = inventory_irq(inv, a->irq);
-                if (irq) {
-                        irq->affinity = a->cpus;
-                        irq->effective = a->cpus;
-                }
-                return;
-        case ACTION_SOCK_FLOW_ENTRIES:
-                inv->rps_sock_flow_entries = a->value;
-                return;
-        case ACTION_RPS:
-        case ACTION_XPS:
-        case ACTION_RPS_FLOW_CNT:
-                for (size_t n = 0; n < inv->n_nics; n++) {
-                        if (strcmp(inv->nics[n].name, a->nic) != 0)
-                                continue;
-                        for (size_t q = 0; q < inv->nics[n].n_queues; q++) {
-                                struct inv_queue *qu = &inv->nics[n].queues[q];
-
-                                if (qu->index != a->queue)
-                                        continue;
-                                if (a->type == ACTION_RPS)
-                                        qu->rps_cpus = a->cpus;
-                                else if (a->type == ACTION_XPS)
-                                        qu->xps_cpus = a->cpus;
-                                else
-                                        qu->rps_flow_cnt = a->value;
-                        }
-                }
-                return;
-        default:
-                return;
-        }
-}
-
 static void plan_json(FILE *f, double interval_s, const struct plan_action *v, size_t n,
                       const struct policy_report *rep) {
         struct json_writer w;
@@ -295,7 +254,8 @@ int ctl_plan(int argc, char **argv) {
                         plan[n_plan].tick = k + 1;
                         plan[n_plan].a = actions.v[i];
                         n_plan++;
-                        simulate_apply(&inv, &actions.v[i]);
+                        /* what the actuators would leave behind, as the daemon's re-read shows it */
+                        inventory_apply_action(&inv, &actions.v[i], false);
                         policy_feedback(st, &actions.v[i], 0, in.now_usec);
                 }
         }

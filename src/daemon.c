@@ -462,50 +462,14 @@ static void diff_inventory(struct daemon *d, const struct inventory *old, const 
  * overlaid 1 KB set each tick was 0.3M instructions a tick on a 256-CPU
  * host. */
 static void overlay_one(struct inventory *inv, struct worker_set *ws, const struct action *a, bool fresh_only) {
-        const struct inv_nic *cn = a->nic[0] ? inventory_nic(inv, a->nic) : NULL;
-        struct inv_nic *n = (struct inv_nic *) cn;
-        struct inv_queue *q = NULL;
-
-        if (n && a->queue >= 0)
-                q = inventory_queue(n, a->queue);
-        /* an IRQ action names its queue too: only queue actions go by it */
-        if (fresh_only && q && !q->fresh && a->type != ACTION_IRQ_AFFINITY)
+        if (a->type != ACTION_THREAD_AFFINITY) {
+                inventory_apply_action(inv, a, fresh_only);
                 return;
-        switch (a->type) {
-        case ACTION_IRQ_AFFINITY: {
-                struct inv_irq *irq = inventory_irq(inv, a->irq);
-                if (irq && (!fresh_only || irq->fresh)) {
-                        irq->affinity = a->cpus;
-                        /* what the kernel would report after the next interrupt */
-                        if (irq->has_effective)
-                                irq->effective = a->cpus;
-                }
-                break;
         }
-        case ACTION_RPS:
-                if (q)
-                        q->rps_cpus = a->cpus;
-                break;
-        case ACTION_XPS:
-                if (q)
-                        q->xps_cpus = a->cpus;
-                break;
-        case ACTION_RPS_FLOW_CNT:
-                if (q)
-                        q->rps_flow_cnt = a->value;
-                break;
-        case ACTION_SOCK_FLOW_ENTRIES:
-                inv->rps_sock_flow_entries = a->value;
-                break;
-        case ACTION_THREAD_AFFINITY:
-                for (size_t p = 0; ws && p < ws->n_procs; p++)
-                        for (size_t t = 0; t < ws->procs[p].n_threads; t++)
-                                if (ws->procs[p].threads[t].tid == a->tid)
-                                        ws->procs[p].threads[t].allowed = a->cpus;
-                break;
-        default:
-                break;
-        }
+        for (size_t p = 0; ws && p < ws->n_procs; p++)
+                for (size_t t = 0; t < ws->procs[p].n_threads; t++)
+                        if (ws->procs[p].threads[t].tid == a->tid)
+                                ws->procs[p].threads[t].allowed = a->cpus;
 }
 
 static void inventory_overlay(struct inventory *inv, struct worker_set *ws, const struct action_list *ov,

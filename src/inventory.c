@@ -1045,6 +1045,44 @@ void inventory_free(struct inventory *inv) {
         *inv = (struct inventory) {};
 }
 
+void inventory_apply_action(struct inventory *inv, const struct action *a, bool fresh_only) {
+        const struct inv_nic *n = a->nic[0] ? inventory_nic(inv, a->nic) : NULL;
+        struct inv_queue *q = n && a->queue >= 0 ? inventory_queue(n, a->queue) : NULL;
+        struct inv_irq *irq;
+
+        /* an IRQ action names its queue too: only queue actions go by it */
+        if (fresh_only && q && !q->fresh && a->type != ACTION_IRQ_AFFINITY)
+                return;
+        switch (a->type) {
+        case ACTION_IRQ_AFFINITY:
+                irq = inventory_irq(inv, a->irq);
+                if (irq && (!fresh_only || irq->fresh)) {
+                        irq->affinity = a->cpus;
+                        /* what the kernel would report after the next interrupt */
+                        if (irq->has_effective)
+                                irq->effective = a->cpus;
+                }
+                break;
+        case ACTION_RPS:
+                if (q)
+                        q->rps_cpus = a->cpus;
+                break;
+        case ACTION_XPS:
+                if (q)
+                        q->xps_cpus = a->cpus;
+                break;
+        case ACTION_RPS_FLOW_CNT:
+                if (q)
+                        q->rps_flow_cnt = a->value;
+                break;
+        case ACTION_SOCK_FLOW_ENTRIES:
+                inv->rps_sock_flow_entries = a->value;
+                break;
+        default:
+                break;
+        }
+}
+
 const struct inv_nic *inventory_nic(const struct inventory *inv, const char *name) {
         for (size_t i = 0; i < inv->n_nics; i++)
                 if (strcmp(inv->nics[i].name, name) == 0)
