@@ -685,7 +685,7 @@ static double threshold_scale(struct pol_tick *t) {
 static void update_hot(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
-        double room_idle = 2 * c->saturated_idle, enter;
+        double room_idle = 2 * c->saturated_idle, enter, exit_at;
         int n_room = 0;
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
@@ -702,6 +702,7 @@ static void update_hot(struct pol_tick *t) {
         }
         t->scale = threshold_scale(t);
         enter = pol_enter(t);
+        exit_at = exit_level(t);
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
@@ -724,7 +725,7 @@ static void update_hot(struct pol_tick *t) {
                 hot_now = L >= enter || sat_enter;
 
                 if (pc->hot) {
-                        bool stay = L >= exit_level(t);
+                        bool stay = L >= exit_at;
                         if (!stay && pc->saturated)
                                 stay = idle < room_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter;
                         if (!stay) {
