@@ -777,6 +777,10 @@ static void build_devices(struct sim *S) {
                 [FAM_VIRTIO] = { 0x1af4, 0x1000, "virtio-pci" },
                 [FAM_SINGLE] = { 0x8086, 0x10d3, "e1000e" },
         };
+        /* PCI buses per node, NICs and storage in ranges that do not meet:
+         * two devices must never share a sysfs directory. */
+        static const int nic_bus[4] = { 0x3b, 0xaf, 0x10, 0x80 };
+        static const int stor_bus[4] = { 0x5e, 0xd8, 0x28, 0x98 };
         int bus_next[8] = { 0 };
         unsigned vecs[2 * MAX_Q + 4];
 
@@ -790,7 +794,7 @@ static void build_devices(struct sim *S) {
                 int nvec = 0;
                 size_t first = S->n_irqs;
 
-                n->bus = (n->node == 0 ? 0x3b : 0xaf) + bus_next[n->node % 8]++;
+                n->bus = nic_bus[n->node % 4] + bus_next[n->node % 4]++;
                 snprintf(n->bdf, sizeof n->bdf, "0000:%02x:00.0", n->bus);
                 n->vendor = ids[n->fam].vendor;
                 n->device = ids[n->fam].device;
@@ -847,7 +851,7 @@ static void build_devices(struct sim *S) {
                 int nvec = 0;
                 char chip[48];
 
-                st->bus = (st->node == 0 ? 0x5e : 0xd8) + bus_next[4 + st->node % 4]++;
+                st->bus = stor_bus[st->node % 4] + bus_next[4 + st->node % 4]++;
                 snprintf(st->bdf, sizeof st->bdf, "0000:%02x:00.0", st->bus);
                 snprintf(chip, sizeof chip, "IR-PCI-MSIX-%s", st->bdf);
                 add_irq(S, K_ADMIN, i, -1, st->node, chip, 0, "%sq0", st->name);
