@@ -3,6 +3,7 @@
 #pragma once
 
 #include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -31,6 +32,7 @@ struct action {
         cpuset_t from;           /* value before, for the log */
         uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES */
         uint32_t from_value;
+        bool layout;             /* IRQ_AFFINITY: a placement, not a load decision (starts no dwell) */
         char reason[256];
 };
 

@@ -11,7 +11,7 @@
 
 /* Emits the affinity actions that put unit u on cpu, pair together; IRQs
  * already there get none (no no-op actions). */
-static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, const char *reason) {
+static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, const char *reason) {
         const struct inv_nic *n = t->nics[u->nic].nic;
         cpuset_t to = cpuset_single(cpu);
 
@@ -40,6 +40,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, const cha
                 a->queue = u->queue;
                 a->cpus = to;
                 a->from = ii->affinity;
+                a->layout = layout;
                 snprintf(a->reason, sizeof(a->reason), "%s", reason);
         }
         u->target = cpu;
@@ -153,7 +154,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 /* the next samples mix the old placement with the new one */
                 pol_settle(t, u->cpu);
                 pol_settle(t, cpu);
-                emit_unit(t, u, cpu, reason);
+                emit_unit(t, u, cpu, true, reason);
         }
         free(order);
 }
@@ -235,7 +236,7 @@ void pol_replace_offline(struct pol_tick *t) {
                         continue;
                 snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
                          u->offline_cpu, cpu);
-                emit_unit(t, u, cpu, reason);
+                emit_unit(t, u, cpu, true, reason);
                 move_load(t, u->cpu, cpu, u->work);
         }
 }
@@ -326,7 +327,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         snprintf(reason, sizeof(reason),
                                  "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
                                  100 * t->load[cpu], c->hot_samples, 100 * t->load[cpu], 100 * best.peak);
-                emit_unit(t, best.u, best.to, reason);
+                emit_unit(t, best.u, best.to, false, reason);
                 move_load(t, cpu, best.to, best.u->work);
                 pol_settle(t, cpu);
                 pol_settle(t, best.to);

@@ -228,9 +228,9 @@ static const struct sample_irq *rates_irq(const struct sample_rates *r, unsigned
 }
 
 static double irq_rate_on(const struct sample_rates *r, const struct sample_irq *si, int cpu) {
-        if (!si || !si->per_cpu || cpu < 0 || cpu > r->max_cpu)
-                return 0;
-        return si->per_cpu[cpu] > 0 ? si->per_cpu[cpu] : 0;
+        double v = r ? sample_irq_on(si, r->max_cpu, cpu) : 0;
+
+        return v > 0 ? v : 0;
 }
 
 /* The CPUs [*lo, *hi] of [0, n) where an IRQ's rate can be non-zero
@@ -349,6 +349,10 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 r->set = true;
                 r->last_set = a->cpus;
                 r->failures = 0;
+                /* a placement (the layout, or after a CPU went offline) was
+                 * not made on load: it starts no dwell, and is no move */
+                if (a->layout)
+                        break;
                 to = cpuset_only(&a->cpus);
                 from = cpuset_only(&a->from);
                 if (r->dwell_usec == 0)
