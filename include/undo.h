@@ -72,6 +72,7 @@ struct undo {
         struct undo_entry *entries;   /* in order of first change */
         size_t n_entries, allocated;
         unsigned corrupt;             /* lines skipped when loading */
+        unsigned long gen;            /* bumped on every change of the entries */
 };
 
 /* What a restore did, object by object. */

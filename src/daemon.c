@@ -112,6 +112,12 @@ struct daemon {
          * failures' own limiter so debug repeats cannot use up its burst */
         struct log_ratelimit tick_rl;
         bool status_write_failed;
+        /* status.json's "managed" array as written last, redone only when
+         * the undo list changed (it is most of the file on a big host) */
+        char *managed_json;
+        size_t managed_len;
+        const struct undo *managed_undo;
+        unsigned long managed_gen;
 };
 
 static uint64_t now_clock(clockid_t id) {
@@ -974,6 +980,53 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
         (void) buf;
 }
 
+static void managed_array(struct json_writer *w, const struct undo *u) {
+        json_begin_array(w);
+        for (size_t i = 0; u && i < u->n_entries; i++) {
+                const struct undo_entry *e = &u->entries[i];
+                char key[96];
+
+                undo_key_format(&e->key, key, sizeof(key));
+                json_begin_object(w);
+                json_key_string(w, "object", key);
+                json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);
+                json_key_string(w, "original", e->original);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+/* The "managed" member, from the text kept since the undo list last changed. */
+static void write_managed_json(struct daemon *d, struct json_writer *w, const struct undo *u) {
+        if (!d->managed_json || d->managed_undo != u || (u && d->managed_gen != u->gen)) {
+                struct json_writer mw;
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+
+                if (f) {
+                        json_writer_init_nested(&mw, f, w->flags, w->depth);
+                        managed_array(&mw, u);
+                        if (fclose(f) != 0 || mw.error) {
+                                free(buf);
+                                buf = NULL;
+                        }
+                }
+                free(d->managed_json);
+                d->managed_json = buf;
+                d->managed_len = len;
+                d->managed_undo = u;
+                d->managed_gen = u ? u->gen : 0;
+        }
+        if (d->managed_json)
+                json_key_raw(w, "managed", d->managed_json, d->managed_len);
+        else {
+                /* out of memory: write it directly */
+                json_key(w, "managed");
+                managed_array(w, u);
+        }
+}
+
 static void write_status_json(struct daemon *d, struct json_writer *w) {
         uint64_t now = now_monotonic(d);
         const struct undo *u = d->apply ? apply_undo(d->apply) : NULL;
@@ -1021,19 +1074,7 @@ static void write_status_json(struct daemon *d, struct json_writer *w) {
         json_key_uint(w, "external", d->report.n_external);
         json_end_object(w);
 
-        json_key_begin_array(w, "managed");
-        for (size_t i = 0; u && i < u->n_entries; i++) {
-                const struct undo_entry *e = &u->entries[i];
-                char key[96];
-
-                undo_key_format(&e->key, key, sizeof(key));
-                json_begin_object(w);
-                json_key_string(w, "object", key);
-                json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);
-                json_key_string(w, "original", e->original);
-                json_end_object(w);
-        }
-        json_end_array(w);
+        write_managed_json(d, w, u);
 
         json_key_begin_array(w, "effective_mismatch");
         for (size_t i = 0; i < d->n_eff; i++) {
@@ -1573,6 +1614,7 @@ static void daemon_free(struct daemon *d) {
                 config_free(&d->config);
         daemon_failures_free(&d->failures);
         free(d->eff);
+        free(d->managed_json);
         free(d->msi_warned);
         free(d->state_dir);
         if (d->rootfd >= 0)

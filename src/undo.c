@@ -121,6 +121,7 @@ static int add_entry(struct undo *u, const struct undo_key *k, const char *origi
                 return -ENOMEM;
         }
         u->entries[u->n_entries] = e;
+        u->gen++;
         if (ret)
                 *ret = &u->entries[u->n_entries];
         u->n_entries++;
@@ -444,6 +445,7 @@ int undo_begin(struct undo *u, const struct undo_key *k, const char *current, co
                         return r;
                 r = undo_save(u);
                 if (r < 0) {
+                        u->gen++;
                         u->n_entries--;
                         entry_done(&u->entries[u->n_entries]);
                         return r;
@@ -452,6 +454,7 @@ int undo_begin(struct undo *u, const struct undo_key *k, const char *current, co
                 return 1;
         }
 
+        u->gen++;
         old_pending = e->pending;
         e->pending = strdup(pending);
         if (!e->pending) {
@@ -488,6 +491,7 @@ int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_valu
          * wrote); the stale PENDING on disk is harmless. */
         free(e->pending);
         e->pending = NULL;
+        u->gen++;
         return resave ? undo_save(u) : 0;
 }
 
@@ -557,6 +561,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                         entry_done(e);
         }
         u->n_entries = kept;
+        u->gen++;
         r = undo_save(u);
         if (r < 0 && !rep.first_error)
                 rep.first_error = r;

@@ -122,6 +122,65 @@ static void test_writer_pretty(_unused_ void **state) {
         free(s);
 }
 
+/* An array with an object inside, as a value: written directly, and as a
+ * raw member from a nested writer, it must give the same text. */
+static void write_inner(struct json_writer *w) {
+        json_begin_array(w);
+        json_begin_object(w);
+        json_key_string(w, "object", "irq/5");
+        json_end_object(w);
+        json_int(w, 7);
+        json_end_array(w);
+}
+
+static void write_direct(struct json_writer *w, const void *arg) {
+        (void) arg;
+        json_begin_object(w);
+        json_key_int(w, "before", 1);
+        json_key(w, "inner");
+        write_inner(w);
+        json_key_int(w, "after", 2);
+        json_end_object(w);
+}
+
+static void write_raw(struct json_writer *w, const void *arg) {
+        const char *raw = arg;
+        json_begin_object(w);
+        json_key_int(w, "before", 1);
+        json_key_raw(w, "inner", raw, strlen(raw));
+        json_key_int(w, "after", 2);
+        json_end_object(w);
+}
+
+static void test_writer_raw(_unused_ void **state) {
+        static const unsigned flags[] = { 0, JSON_PRETTY };
+
+        for (size_t k = 0; k < ELEMENTSOF(flags); k++) {
+                char *buf = NULL, *direct, *viaraw;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+                struct json_writer nw;
+                int r;
+
+                assert_non_null(f);
+                json_writer_init_nested(&nw, f, flags[k], 1);
+                write_inner(&nw);
+                assert_int_equal(nw.error, 0);
+                assert_int_equal(nw.depth, 1);
+                assert_int_equal(fclose(f), 0);
+                direct = write_to_string(write_direct, NULL, flags[k], &r);
+                assert_int_equal(r, 0);
+                viaraw = write_to_string(write_raw, buf, flags[k], &r);
+                assert_int_equal(r, 0);
+                assert_string_equal(viaraw, direct);
+                if (flags[k] & JSON_PRETTY)
+                        assert_non_null(strstr(direct, "\n    {\n      \"object\": \"irq/5\"\n    },\n    7\n  ],"));
+                free(buf);
+                free(direct);
+                free(viaraw);
+        }
+}
+
 static void misuse_value_without_key(struct json_writer *w, const void *arg) {
         (void) arg;
         json_begin_object(w);
@@ -413,6 +472,7 @@ int main(void) {
                 cmocka_unit_test(test_escaping),
                 cmocka_unit_test(test_writer_compact),
                 cmocka_unit_test(test_writer_pretty),
+                cmocka_unit_test(test_writer_raw),
                 cmocka_unit_test(test_writer_misuse),
                 cmocka_unit_test(test_doubles_round_trip),
                 cmocka_unit_test(test_parse_values),
