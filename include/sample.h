@@ -45,13 +45,21 @@ struct sample_irq {
         double rate;             /* interrupts per second, all CPUs */
         double *per_cpu;         /* [0..max_cpu], interrupts per second; 0 for
                                   * CPUs without a column in both snapshots */
-        /* When nz_known, per_cpu is 0 outside CPUs [nz_lo, nz_hi] (all of it
-         * when nz_lo > nz_hi): an IRQ fires on one or a few CPUs, so the
-         * sample functions touch only that range.  Hand-built rates leave
-         * it false and are walked in full. */
+        /* When nz_known, the rate is 0 outside CPUs [nz_lo, nz_hi] (all of
+         * it when nz_lo > nz_hi) and per_cpu is not even written there: an
+         * IRQ fires on one or a few CPUs, so the sample functions touch
+         * only that range.  Read through sample_irq_on().  Hand-built rates
+         * leave it false and are walked in full. */
         bool nz_known;
         int nz_lo, nz_hi;
 };
+
+/* IRQ si's rate on cpu (0..max_cpu of its rates), 0 outside its range. */
+static inline double sample_irq_on(const struct sample_irq *si, int max_cpu, int cpu) {
+        if (!si || !si->per_cpu || cpu < 0 || cpu > max_cpu || (si->nz_known && (cpu < si->nz_lo || cpu > si->nz_hi)))
+                return 0;
+        return si->per_cpu[cpu];
+}
 
 struct sample_rates {
         double interval_s;

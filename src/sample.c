@@ -149,9 +149,9 @@ static void zero_doubles(double *v, size_t n) {
         }
 }
 
-/* The rates of IRQ b (row b_row of cur) against a (row a_row of prev),
- * into a zeroed per_cpu.  Columns [lo, hi] of cur are the only ones whose
- * counts may differ (the delta parse knows; else all). */
+/* The rates of IRQ b (row b_row of cur) against a (row a_row of prev).
+ * Columns [lo, hi] of cur are the only ones whose counts may differ (the
+ * delta parse knows; else all); per_cpu is written over their CPUs only. */
 static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, const struct procfs_interrupts *cur,
                         const int *prev_col, size_t lo, size_t hi, double dt, struct sample_irq *ret,
                         size_t n_per_cpu) {
@@ -161,6 +161,8 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, 
         ret->nz_known = true;
         ret->nz_lo = 1;
         ret->nz_hi = 0;
+        if (lo <= hi && hi < cur->n_cpus && cur->cpus[lo] >= 0 && (size_t) cur->cpus[hi] < n_per_cpu)
+                zero_doubles(ret->per_cpu + cur->cpus[lo], (size_t) (cur->cpus[hi] - cur->cpus[lo]) + 1);
         /* Same number, another owner: the IRQ was freed and re-requested. */
         if (strcmp(a->name, b->name) != 0) {
                 log_debug("sample: IRQ %u changed from '%s' to '%s'", b->irq, a->name, b->name);
@@ -179,7 +181,6 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, 
                         log_debug("sample: IRQ %u count on cpu%d went backwards", b->irq, cpu);
                         ret->valid = false;
                         ret->rate = 0;
-                        zero_doubles(ret->per_cpu, n_per_cpu);
                         ret->nz_lo = 1;
                         ret->nz_hi = 0;
                         return;
@@ -251,7 +252,6 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
 
                                 (void) procfs_interrupts_row_changes(ci, pi, ci->by_irq[j], pi->by_irq[i], &lo, &hi);
                                 out->per_cpu = r.per_cpu_storage + r.n_irqs * ncpu;
-                                zero_doubles(out->per_cpu, ncpu);
                                 compute_irq(a, b, ci, prev_col, lo, hi, dt, out, ncpu);
                                 r.n_irqs++;
                                 i++;
@@ -349,12 +349,19 @@ static void copy_irq(struct sample_irq *dst, int dst_max_cpu, const struct sampl
         dst->nz_lo = src->nz_lo;
         dst->nz_hi = src->nz_hi;
         if (src->nz_known && dst->per_cpu) {
-                /* zero, then the range (clipped to what both arrays hold) */
+                /* the range only (clipped to what both arrays hold) */
                 int hi = MIN(src->nz_hi, MIN(dst_max_cpu, src->per_cpu ? src_max_cpu : -1));
 
-                zero_doubles(dst->per_cpu, (size_t) dst_max_cpu + 1);
-                for (int c = MAX(src->nz_lo, 0); c <= hi; c++)
+                if (hi < src->nz_hi) {
+                        dst->nz_lo = 1;
+                        dst->nz_hi = 0;
+                }
+                for (int c = MAX(src->nz_lo, 0); c <= hi; c++) {
                         dst->per_cpu[c] = src->per_cpu[c];
+                        if (dst->nz_lo > dst->nz_hi)
+                                dst->nz_lo = c;
+                        dst->nz_hi = c;
+                }
                 return;
         }
         copy_per_cpu(dst->per_cpu, dst_max_cpu, src->per_cpu, src_max_cpu);
@@ -445,17 +452,15 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                         d->irq = n->irq;
                         d->valid = true;
                         d->rate = blend(o->rate, n->rate, alpha);
-                        zero_doubles(d->per_cpu, (size_t) out.max_cpu + 1);
                         d->nz_known = true;
                         d->nz_lo = 1;
                         d->nz_hi = 0;
                         hi = MIN(hi, out.max_cpu);
                         for (int c = MAX(lo, 0); c <= hi; c++) {
-                                double nv = c <= new->max_cpu ? n->per_cpu[c] : 0;
-                                if (c <= avg->max_cpu)
-                                        d->per_cpu[c] = blend(o->per_cpu[c], nv, alpha);
-                                else
-                                        d->per_cpu[c] = nv;
+                                double nv = sample_irq_on(n, new->max_cpu, c);
+                                double ov = sample_irq_on(o, avg->max_cpu, c);
+
+                                d->per_cpu[c] = blend(ov, nv, alpha);
                                 if (d->per_cpu[c] != 0) {
                                         if (d->nz_lo > d->nz_hi)
                                                 d->nz_lo = c;
@@ -468,9 +473,9 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                         d->nz_known = false;
                         d->rate = blend(o->rate, n->rate, alpha);
                         for (int c = 0; d->per_cpu && c <= out.max_cpu; c++) {
-                                double nv = n->per_cpu && c <= new->max_cpu ? n->per_cpu[c] : 0;
+                                double nv = sample_irq_on(n, new->max_cpu, c);
                                 if (o->per_cpu && c <= avg->max_cpu)
-                                        d->per_cpu[c] = blend(o->per_cpu[c], nv, alpha);
+                                        d->per_cpu[c] = blend(sample_irq_on(o, avg->max_cpu, c), nv, alpha);
                                 else
                                         d->per_cpu[c] = nv;
                         }
