@@ -846,11 +846,17 @@ static int irq_cpu(const struct pol_tick *t, const struct inv_irq *ii, const str
         if (cpu >= 0 && cpuset_isset(&ii->affinity, cpu))
                 return cpu;
         cpu = -1;
-        CPUSET_FOREACH(c, &ii->affinity) {
-                double r = irq_rate_on(t->in->load, si, c);
-                if (r > best) {
-                        best = r;
-                        cpu = c;
+        /* the CPU of its mask it fired on most: only its nz range can say */
+        if (t->in->load) {
+                int lo, hi;
+
+                irq_range(t->in->load, si, CPUSET_MAX, &lo, &hi);
+                for (int c = lo; c <= hi; c++) {
+                        double r = cpuset_isset(&ii->affinity, c) ? irq_rate_on(t->in->load, si, c) : 0;
+                        if (r > best) {
+                                best = r;
+                                cpu = c;
+                        }
                 }
         }
         if (cpu >= 0)

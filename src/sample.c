@@ -387,6 +387,16 @@ static double blend(double avg, double v, double alpha) {
         return alpha * v + (1.0 - alpha) * avg;
 }
 
+/* An IRQ's per-CPU average after it left a CPU only halves each sample and
+ * would take a thousand samples to reach 0, keeping the IRQ's CPU range
+ * (and every walk over it) wide: below SAMPLE_RATE_FLOOR it is 0. */
+#define SAMPLE_RATE_FLOOR 0.01
+static double blend_rate(double avg, double v, double alpha) {
+        double b = blend(avg, v, alpha);
+
+        return fabs(b) < SAMPLE_RATE_FLOOR ? 0 : b;
+}
+
 static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const struct sample_cpu *n, double alpha) {
         *out = *n;
         out->usr = blend(o->usr, n->usr, alpha);
@@ -460,7 +470,7 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                                 double nv = sample_irq_on(n, new->max_cpu, c);
                                 double ov = sample_irq_on(o, avg->max_cpu, c);
 
-                                d->per_cpu[c] = blend(ov, nv, alpha);
+                                d->per_cpu[c] = blend_rate(ov, nv, alpha);
                                 if (d->per_cpu[c] != 0) {
                                         if (d->nz_lo > d->nz_hi)
                                                 d->nz_lo = c;
@@ -475,7 +485,7 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                         for (int c = 0; d->per_cpu && c <= out.max_cpu; c++) {
                                 double nv = sample_irq_on(n, new->max_cpu, c);
                                 if (o->per_cpu && c <= avg->max_cpu)
-                                        d->per_cpu[c] = blend(sample_irq_on(o, avg->max_cpu, c), nv, alpha);
+                                        d->per_cpu[c] = blend_rate(sample_irq_on(o, avg->max_cpu, c), nv, alpha);
                                 else
                                         d->per_cpu[c] = nv;
                         }
