@@ -89,8 +89,10 @@ class Run:
     """One scenario x balancer run: the simulator ticking over its own tree
     and the balancer acting on it."""
 
-    def __init__(self, opts, scn, bal, ticks=None, tag=None):
-        self.opts, self.scn, self.bal = opts, scn, bal
+    def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False):
+        # service: irqsteerd as its unit runs it (no --foreground and its
+        # per-CPU load line), for the cost figures
+        self.opts, self.scn, self.bal, self.service = opts, scn, bal, service
         self.name = '%s-%s' % (tag or os.path.basename(scn)[:-4], bal)
         self.work = os.path.join(opts.tmp, self.name)
         shutil.rmtree(self.work, ignore_errors=True)
@@ -129,8 +131,8 @@ class Run:
             state = os.path.join(self.work, 'state')
             os.makedirs(state, exist_ok=True)
             self.proc = subprocess.Popen(
-                [o.irqsteerd, '--root', self.root, '--foreground', '--interval', '1s',
-                 '--state-dir', state] + o.irqsteerd_args,
+                [o.irqsteerd, '--root', self.root] + ([] if self.service else ['--foreground']) +
+                ['--interval', '1s', '--state-dir', state] + o.irqsteerd_args,
                 stdout=blog, stderr=subprocess.STDOUT)
         if self.proc:
             time.sleep(0.3)
@@ -317,102 +319,127 @@ def plot_scenario(opts, name, runs):
 
 # ---------------------------------------------------------------- cost
 
-def callgrind_ir(cmd, out, cwd, timeout=None, term_after=None, prefix=()):
-    """Total instructions (Ir) of cmd under callgrind (started through
-    prefix, e.g. the namespace runner, which execs valgrind: same PID).
-    With term_after the command is sent SIGTERM after that many seconds."""
-    # %p: a process that forks (irqbalance without -f) writes one file each
-    full = list(prefix) + ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out + '.%p'] + cmd
-    log_path = out + '.log'
-    with open(log_path, 'w') as lf:
-        p = subprocess.Popen(full, stdout=lf, stderr=subprocess.STDOUT, cwd=cwd)
-        if term_after:
-            time.sleep(term_after)
-            p.send_signal(signal.SIGTERM)
-        try:
-            p.wait(timeout or 600)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-    total = None
+def callgrind_dumps(out):
+    """Instructions (Ir) of each callgrind dump file of out.<pid>.*, by trigger."""
+    res = {}
     for fn in glob.glob(out + '.*'):
         if fn.endswith('.log'):
             continue
+        trig, ir = None, None
         with open(fn, errors='replace') as f:
             for line in f:
+                m = re.match(r'desc: Trigger: (?:dump )?(.*)', line)
+                if m:
+                    trig = m.group(1).strip()
                 if line.startswith(('summary:', 'totals:')):
-                    total = (total or 0) + int(line.split()[1])
+                    ir = int(line.split()[1])
                     break
-    return total, log_path
+        if trig is not None and ir is not None:
+            res[trig] = ir
+    return res
+
+
+def steady_ir(cmd, out, cwd, warm, dur, count, prefix=()):
+    """Instructions per cycle in the steady state: cmd runs under callgrind;
+    after warm seconds its counters are dumped and reset (callgrind_control
+    -d), after dur more seconds dumped again.  The second dump holds exactly
+    the cycles in between, which count() (called at both dumps) counts.
+    Startup, the first placement and shutdown are outside the window."""
+    full = list(prefix) + ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out + '.%p'] + cmd
+    log_path = out + '.log'
+    with open(log_path, 'w') as lf:
+        # prefix execs valgrind (unshare without --fork): the same PID
+        p = subprocess.Popen(full, stdout=lf, stderr=subprocess.STDOUT, cwd=cwd)
+        try:
+            time.sleep(warm)
+            subprocess.run(['callgrind_control', '-d', 'warm', str(p.pid)], capture_output=True, timeout=120)
+            c0 = count(log_path)
+            time.sleep(dur)
+            subprocess.run(['callgrind_control', '-d', 'end', str(p.pid)], capture_output=True, timeout=120)
+            c1 = count(log_path)
+        finally:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(120)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    ir = callgrind_dumps(out).get('end')
+    cycles = (c1 - c0) if c0 is not None and c1 is not None else 0
+    return (ir / cycles if ir and cycles > 0 else None), cycles
+
+
+def ib_cycles(log_path):
+    with open(log_path, errors='replace') as f:
+        return f.read().count('\n-----------')
+
+
+def status_ticks(path):
+    def count(_log):
+        try:
+            with open(path) as f:
+                return json.load(f).get('ticks')
+        except (OSError, ValueError):
+            return None
+    return count
 
 
 def run_cost(opts):
-    """Instructions per tick and CPU per tick on 16/64/256-CPU hosts."""
+    """Instructions per tick and CPU per tick on 16/64/256-CPU hosts, both
+    in the steady state: after a warm-up that holds the first placement,
+    each balancer running for real on its own simulated host (a sim per
+    balancer, same scenario and seed)."""
     rows = []
+    warm, dur = (12, 10) if opts.quick else (25, 20)
     for name in (['cost16', 'cost256'] if opts.quick else COST_SCENARIOS):
         scn = os.path.join(HERE, 'scenarios', 'cost', name + '.scn')
         row = {'host': name}
-        # CPU per tick, live, both balancers at once on their own trees.
+        # CPU per tick, live: both balancers at once on their own trees;
+        # CPU time over the window after the warm-up, one tick a second.
         live = []
         for bal in ('irqbalance', 'irqsteerd'):
             if bal == 'irqsteerd' and not opts.have_irqsteerd:
                 continue
-            r = Run(opts, scn, bal, 12 if opts.quick else 20, tag=name)
+            r = Run(opts, scn, bal, warm + dur + 5, tag=name, service=True)
             r.start()
             live.append(r)
+        time.sleep(warm)
+        marks = [(r, cpu_ns(r.proc.pid) if r.proc else None, time.time()) for r in live]
+        time.sleep(dur)
+        for r, c0, t0 in marks:
+            c1 = cpu_ns(r.proc.pid) if r.proc else None
+            if c0 is not None and c1 is not None:
+                row[r.bal + '_ms'] = (c1 - c0) / 1e6 / (time.time() - t0)
         for r in live:
             r.finish()
-            row[r.bal + '_ms'] = r.cpu_ms_tick
             row[r.bal + '_valid'] = r.valid
-            row['irqs'] = None
-        # Instructions: startup + 1 cycle (one-shot) vs startup + N cycles
-        # (daemon run for a while, then SIGTERM); per cycle = difference / (N-1).
-        tree = Run(opts, scn, 'none', 3, tag=name + '-cg')
-        tree.start()
-        tree.finish()
-        root, work = tree.root, tree.work
-        with open(os.path.join(root, 'proc/interrupts')) as f:
+        with open(os.path.join(live[0].root, 'proc/interrupts')) as f:
             row['irqs'] = sum(1 for l in f if re.match(r'\s*\d+:', l))
-        ns = [os.path.join(HERE, 'ns-run.sh'), root, work]
-        once, _ = callgrind_ir(['irqbalance', '-f', '--oneshot'], os.path.join(work, 'cg-ib-once'), work,
-                               prefix=ns)
-        # A live simulator for the long run so every cycle sees fresh counts.
-        longrun = Run(opts, scn, 'none', 1000, tag=name + '-cglong')
-        longrun.bal = 'callgrind'
-        longrun.start()
-        dur = 12 if opts.quick else 25
-        nsl = [os.path.join(HERE, 'ns-run.sh'), longrun.root, longrun.work]
-        many, lp = callgrind_ir(['irqbalance', '-f', '-t', '1', '--debug'],
-                                os.path.join(longrun.work, 'cg-ib-long'), longrun.work, term_after=dur,
-                                prefix=nsl)
-        with open(lp, errors='replace') as f:
-            cycles = f.read().count('\n-----------')
-        row['ib_once_Ir'] = once
-        row['ib_cycles'] = cycles
-        row['ib_Ir_tick'] = (many - once) / (cycles - 1) if once and many and cycles > 1 else None
+        # Instructions: a live simulator per balancer, so every cycle sees
+        # fresh counts; the balancer acts on its tree as it would on a host.
+        sim = Run(opts, scn, 'none', 1000, tag=name + '-cg-ib')
+        sim.bal = 'callgrind'
+        sim.start()
+        ns = [os.path.join(HERE, 'ns-run.sh'), sim.root, sim.work]
+        row['ib_Ir_tick'], row['ib_cycles'] = steady_ir(['irqbalance', '-f', '-t', '1', '--debug'],
+                                                        os.path.join(sim.work, 'cg-ib'), sim.work, warm, dur,
+                                                        ib_cycles, prefix=ns)
+        os.kill(sim.sim.pid, signal.SIGTERM)
+        sim.sim.wait()
         if opts.have_irqsteerd:
-            st = os.path.join(work, 'state-once')
+            sim = Run(opts, scn, 'none', 1000, tag=name + '-cg-isd')
+            sim.bal = 'callgrind'
+            sim.start()
+            st = os.path.join(sim.work, 'state')
             os.makedirs(st, exist_ok=True)
-            sonce, _ = callgrind_ir([opts.irqsteerd, '--root', root, '--once', '--interval', '100ms',
-                                     '--dry-run', '--state-dir', st], os.path.join(work, 'cg-isd-once'), work)
-            st2 = os.path.join(longrun.work, 'state-long')
-            os.makedirs(st2, exist_ok=True)
-            t0 = time.time()
-            smany, lp2 = callgrind_ir([opts.irqsteerd, '--root', longrun.root, '--foreground', '--interval',
-                                       '1s', '--dry-run', '--state-dir', st2] + opts.irqsteerd_args,
-                                      os.path.join(longrun.work, 'cg-isd-long'), longrun.work, term_after=dur)
-            ticks = int(time.time() - t0)
-            with open(lp2, errors='replace') as f:
-                txt = f.read()
-            # one load summary line per decision tick in --foreground
-            logged = len(re.findall(r'(?m)^(?:<\d>)?cpu0 soft', txt))
-            if logged > 1:
-                ticks = logged
-            row['isd_once_Ir'] = sonce
-            row['isd_ticks'] = ticks
-            row['isd_Ir_tick'] = (smany - sonce) / (ticks - 1) if sonce and smany and ticks > 1 else None
-        os.kill(longrun.sim.pid, signal.SIGTERM)
-        longrun.sim.wait()
+            # as the service runs: no --foreground (its per-CPU load line
+            # is a debug message then), ticks from status.json
+            row['isd_Ir_tick'], row['isd_ticks'] = steady_ir(
+                [opts.irqsteerd, '--root', sim.root, '--interval', '1s', '--state-dir', st] + opts.irqsteerd_args,
+                os.path.join(sim.work, 'cg-isd'), sim.work, warm, dur,
+                status_ticks(os.path.join(st, 'status.json')))
+            os.kill(sim.sim.pid, signal.SIGTERM)
+            sim.sim.wait()
         rows.append(row)
     return rows
 
@@ -645,8 +672,9 @@ def main():
             w = csv.DictWriter(f, keys)
             w.writeheader()
             w.writerows(cr)
-        report.append('== Per-tick cost (instructions from callgrind: (run of N cycles - one-shot) / (N-1);\n'
-                      '   ms/tick: balancer CPU time while the simulator ticks, 1 s interval)\n' +
+        report.append('== Per-tick cost in the steady state (after a warm-up that holds the first placement;\n'
+                      '   instructions: callgrind counters dumped after the warm-up and again after the window,\n'
+                      '   divided by the cycles in between; ms/tick: balancer CPU time over the window, 1 s interval)\n' +
                       cost_table(cr))
     if not opts.no_veth:
         log('real kernel: veth in network namespaces with iperf3')

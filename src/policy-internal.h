@@ -173,6 +173,7 @@ struct pol_unit {
         bool soft;               /* a whole NIC without queue IRQs (qi: its first rx queue) */
         bool rps_on;             /* a non-empty rps_cpus other than its own CPU */
         cpuset_t rps;            /* current rps_cpus */
+        int n_rps;               /* CPUs in rps (asked in every load estimate) */
         bool rps_ours;           /* we steer its RPS (after this tick's actions) */
         bool fixed;              /* managed, changed behind us, failing, or NIC not managed */
         bool replace;            /* its CPU went offline: the kernel moved it */

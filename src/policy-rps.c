@@ -31,7 +31,7 @@ static double proto_work(const struct pol_unit *u) {
 static double cur_share(const struct pol_unit *u, int cpu) {
         if (!u->rps_on)
                 return cpu == u->target ? proto_work(u) : 0;
-        return cpuset_isset(&u->rps, cpu) ? proto_work(u) / cpuset_count(&u->rps) : 0;
+        return cpuset_isset(&u->rps, cpu) ? proto_work(u) / u->n_rps : 0;
 }
 
 /* Load of cpu without this queue's protocol work. */
@@ -131,7 +131,7 @@ static void size_own(const struct pol_tick *t, const struct pol_unit *u, const c
  * true if the steered work fits on what is left, every CPU below limit. */
 static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *droppable, double limit,
                      cpuset_t *ret) {
-        int drop = -1, m = cpuset_count(&u->rps);
+        int drop = -1, m = u->n_rps;
 
         CPUSET_FOREACH(s, droppable)
                 if (drop < 0 || ex_load(t, u, s) >= ex_load(t, u, drop))
@@ -184,6 +184,7 @@ static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *
                 pol_settle(t, cpu);
         }
         u->rps = *to;
+        u->n_rps = m;
         u->rps_on = m > 0;
         u->touched = true;
 }
@@ -314,7 +315,7 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
  * other queues' shares). */
 static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         double lo = -1, hi = -1;
-        int m = cpuset_count(&u->rps);
+        int m = u->n_rps;
 
         if (m < 2)
                 return false;
@@ -572,7 +573,8 @@ int pol_soft_build(struct pol_tick *t) {
                                         .offline_cpu = -1, .keep = 0, .soft = true, .rps_ours = ours >= 0 };
                 u->queue = n->queues[u->qi].index;
                 u->rps = n->queues[u->qi].rps_cpus;
-                u->rps_on = !cpuset_empty(&u->rps);
+                u->n_rps = cpuset_count(&u->rps);
+                u->rps_on = u->n_rps > 0;
                 if (u->rps_ours && x->rec->rate_known)
                         u->total = x->rec->rx_pps * x->rec->cost;
         }
@@ -637,7 +639,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
         double pps = rec->rate_known ? rec->rx_pps : 0, p = proto_work(u), limit;
         bool settling = false, dwell;
-        int m = cpuset_count(&u->rps);
+        int m = u->n_rps;
         cpuset_t hs, cand, set, span;
         char list[128], hl[128], rate[32], reason[256];
 
@@ -713,7 +715,7 @@ static bool explained(const struct pol_tick *t, int cpu) {
                 if (u->target == cpu && u->work >= busy)
                         return true;
                 if (u->rps_on && cpu != u->target && cpuset_isset(&u->rps, cpu) &&
-                    proto_work(u) / cpuset_count(&u->rps) >= busy)
+                    proto_work(u) / u->n_rps >= busy)
                         return true;
         }
         for (size_t i = 0; i < t->n_soft; i++)

@@ -1013,6 +1013,7 @@ static int build_units(struct pol_tick *t) {
                             (u->cpu < 0 || cpuset_only(&iq->rps_cpus) != u->cpu)) {
                                 u->rps_on = true;
                                 u->rps = iq->rps_cpus;
+                                u->n_rps = cpuset_count(&u->rps);
                         }
                         if (x->managed)
                                 u->rps_ours = u->rps_on && pol_rps_ours(t->st, n, iq);
@@ -1097,7 +1098,7 @@ static int estimate(struct pol_tick *t) {
                         u->work = w;
                         u->total = w;
                         if (u->rps_on) {
-                                int m = cpuset_count(&u->rps);
+                                int m = u->n_rps;
                                 keep = POL_NAPI_SHARE + (cpuset_isset(&u->rps, u->cpu) ? (1 - POL_NAPI_SHARE) / m : 0);
                                 u->total = u->tx + MAX(w - u->tx, 0) / keep;
                         }
@@ -1109,7 +1110,7 @@ static int estimate(struct pol_tick *t) {
                         int m;
                         if (!u->rps_on)
                                 continue;
-                        m = cpuset_count(&u->rps);
+                        m = u->n_rps;
                         CPUSET_FOREACH(c, &u->rps)
                                 if (c != u->cpu && c < n)
                                         steered[c] += (1 - POL_NAPI_SHARE) * MAX(u->total - u->tx, 0) / m;
