@@ -37,12 +37,10 @@ struct json_writer {
 
 /* Starts writing to f; flags from enum json_flags. */
 void json_writer_init(struct json_writer *w, FILE *f, unsigned flags);
-/* Starts writing one value to f that will sit at nesting depth in another
- * writer's output (indented to match); json_key_raw() puts it there. */
-void json_writer_init_nested(struct json_writer *w, FILE *f, unsigned flags, unsigned depth);
-/* A member whose value is JSON text written before (json_writer_init_nested
- * at this writer's depth). */
-void json_key_raw(struct json_writer *w, const char *key, const char *raw, size_t len);
+/* Starts writing members of an object that already has members and sits
+ * at nesting depth (1 for the top object) in another writer's output,
+ * indented to match: the text goes in just before that object's end. */
+void json_writer_init_members(struct json_writer *w, FILE *f, unsigned flags, unsigned depth);
 /* 0 if everything written was well-formed and complete (all containers
  * closed) and f has no error; otherwise the first error (-EINVAL for misuse
  * such as a value without a key inside an object, -E2BIG for nesting beyond

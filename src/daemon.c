@@ -112,12 +112,14 @@ struct daemon {
          * failures' own limiter so debug repeats cannot use up its burst */
         struct log_ratelimit tick_rl;
         bool status_write_failed;
-        /* status.json's "managed" array as written last, redone only when
-         * the undo list changed (it is most of the file on a big host) */
-        char *managed_json;
-        size_t managed_len;
-        const struct undo *managed_undo;
-        unsigned long managed_gen;
+        /* status.json's members that change only on a reload, an action or
+         * a change of the undo list (config, managed, last_actions: most of
+         * the file on a big host), as rendered last; status_gen counts
+         * reloads and actions */
+        char *tail_json;
+        size_t tail_len;
+        const struct undo *tail_undo;
+        unsigned long tail_undo_gen, tail_gen, status_gen;
 };
 
 static uint64_t now_clock(clockid_t id) {
@@ -796,6 +798,7 @@ static void record_action(struct daemon *d, const struct action *a, const char *
         snprintf(rec->reason, sizeof(rec->reason), "%s", a->reason);
         rec->result = result;
         d->last_actions_pos = (d->last_actions_pos + 1) % DAEMON_LAST_ACTIONS;
+        d->status_gen++;
         if (d->n_last_actions < DAEMON_LAST_ACTIONS)
                 d->n_last_actions++;
 }
@@ -996,40 +999,69 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
         json_end_array(w);
 }
 
-/* The "managed" member, from the text kept since the undo list last changed. */
-static void write_managed_json(struct daemon *d, struct json_writer *w, const struct undo *u) {
-        if (!d->managed_json || d->managed_undo != u || (u && d->managed_gen != u->gen)) {
+/* The members of status.json that change only on a reload, an action or
+ * a change of the undo list. */
+static void status_tail_members(struct daemon *d, struct json_writer *w, const struct undo *u) {
+        json_key_begin_object(w, "config");
+        write_config_json(w, &d->config);
+        json_end_object(w);
+
+        json_key(w, "managed");
+        managed_array(w, u);
+
+        json_key_begin_array(w, "last_actions");
+        for (size_t k = 0; k < d->n_last_actions; k++) {
+                size_t idx = (d->last_actions_pos + DAEMON_LAST_ACTIONS - d->n_last_actions + k) % DAEMON_LAST_ACTIONS;
+                const struct action_record *rec = &d->last_actions[idx];
+
+                json_begin_object(w);
+                json_key_uint(w, "time", rec->realtime_usec);
+                json_key_string(w, "action", rec->line);
+                json_key_string(w, "reason", rec->reason);
+                if (rec->result < 0) {
+                        json_key_string(w, "result", "failed");
+                        json_key_string(w, "error", strerror(-rec->result));
+                } else {
+                        json_key_string(w, "result", rec->result == APPLY_DRY_RUN ? "dry-run" :
+                                        rec->result == APPLY_READBACK_DIFFERS ? "readback-differs" : "done");
+                }
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+/* Those members as text (at the top object's depth, after its other
+ * members), kept until they change; NULL when out of memory. */
+static const char *status_tail(struct daemon *d, const struct undo *u, size_t *ret_len) {
+        if (!d->tail_json || d->tail_undo != u || (u && d->tail_undo_gen != u->gen) || d->tail_gen != d->status_gen) {
                 struct json_writer mw;
                 char *buf = NULL;
                 size_t len = 0;
                 FILE *f = open_memstream(&buf, &len);
 
                 if (f) {
-                        json_writer_init_nested(&mw, f, w->flags, w->depth);
-                        managed_array(&mw, u);
+                        json_writer_init_members(&mw, f, JSON_PRETTY, 1);
+                        status_tail_members(d, &mw, u);
                         if (fclose(f) != 0 || mw.error) {
                                 free(buf);
                                 buf = NULL;
                         }
                 }
-                free(d->managed_json);
-                d->managed_json = buf;
-                d->managed_len = len;
-                d->managed_undo = u;
-                d->managed_gen = u ? u->gen : 0;
+                free(d->tail_json);
+                d->tail_json = buf;
+                d->tail_len = buf ? len : 0;
+                d->tail_undo = u;
+                d->tail_undo_gen = u ? u->gen : 0;
+                d->tail_gen = d->status_gen;
         }
-        if (d->managed_json)
-                json_key_raw(w, "managed", d->managed_json, d->managed_len);
-        else {
-                /* out of memory: write it directly */
-                json_key(w, "managed");
-                managed_array(w, u);
-        }
+        *ret_len = d->tail_len;
+        return d->tail_json;
 }
 
-static void write_status_json(struct daemon *d, struct json_writer *w) {
+/* status.json up to the members status_tail() keeps; the object is left
+ * open. */
+static void write_status_head(struct daemon *d, struct json_writer *w) {
         uint64_t now = now_monotonic(d);
-        const struct undo *u = d->apply ? apply_undo(d->apply) : NULL;
         char capbuf[128];
 
         json_begin_object(w);
@@ -1048,10 +1080,6 @@ static void write_status_json(struct daemon *d, struct json_writer *w) {
                 json_key_string(w, "reload_error", d->reload_error);
         else
                 json_key_null(w, "reload_error");
-
-        json_key_begin_object(w, "config");
-        write_config_json(w, &d->config);
-        json_end_object(w);
 
         json_key_begin_array(w, "hot_cpus");
         for (size_t i = 0; i < d->report.n_hot_cpus; i++) {
@@ -1074,7 +1102,6 @@ static void write_status_json(struct daemon *d, struct json_writer *w) {
         json_key_uint(w, "external", d->report.n_external);
         json_end_object(w);
 
-        write_managed_json(d, w, u);
 
         json_key_begin_array(w, "effective_mismatch");
         for (size_t i = 0; i < d->n_eff; i++) {
@@ -1111,26 +1138,6 @@ static void write_status_json(struct daemon *d, struct json_writer *w) {
         }
         json_end_array(w);
 
-        json_key_begin_array(w, "last_actions");
-        for (size_t k = 0; k < d->n_last_actions; k++) {
-                size_t idx = (d->last_actions_pos + DAEMON_LAST_ACTIONS - d->n_last_actions + k) % DAEMON_LAST_ACTIONS;
-                const struct action_record *rec = &d->last_actions[idx];
-
-                json_begin_object(w);
-                json_key_uint(w, "time", rec->realtime_usec);
-                json_key_string(w, "action", rec->line);
-                json_key_string(w, "reason", rec->reason);
-                if (rec->result < 0) {
-                        json_key_string(w, "result", "failed");
-                        json_key_string(w, "error", strerror(-rec->result));
-                } else {
-                        json_key_string(w, "result", rec->result == APPLY_DRY_RUN ? "dry-run" :
-                                        rec->result == APPLY_READBACK_DIFFERS ? "readback-differs" : "done");
-                }
-                json_end_object(w);
-        }
-        json_end_array(w);
-
         json_key_begin_array(w, "link_events");
         for (size_t k = 0; k < d->n_link_events; k++) {
                 size_t idx = (d->link_events_pos + DAEMON_LAST_LINK_EVENTS - d->n_link_events + k) % DAEMON_LAST_LINK_EVENTS;
@@ -1141,13 +1148,14 @@ static void write_status_json(struct daemon *d, struct json_writer *w) {
                 json_end_object(w);
         }
         json_end_array(w);
-        json_end_object(w);
 }
 
 static void update_status(struct daemon *d, bool notify) {
         struct json_writer w;
+        const struct undo *u;
+        const char *tail;
         char *buf = NULL;
-        size_t len = 0;
+        size_t len = 0, tail_len = 0, split;
         FILE *f;
         int r;
 
@@ -1160,13 +1168,36 @@ static void update_status(struct daemon *d, bool notify) {
                 goto notify;
         }
         json_writer_init(&w, f, JSON_PRETTY);
-        write_status_json(d, &w);
+        write_status_head(d, &w);
+        u = d->apply ? apply_undo(d->apply) : NULL;
+        tail = status_tail(d, u, &tail_len);
+        if (!tail)
+                status_tail_members(d, &w, u); /* out of memory: directly */
+        /* where the kept members go: before the object's end */
+        fflush(f);
+        split = len;
+        json_end_object(&w);
         r = json_writer_finish(&w);
         fputc('\n', f);
         if (fclose(f) != 0 || !buf) {
                 free(buf);
                 log_warning("Out of memory writing the status file");
                 goto notify;
+        }
+        if (r >= 0 && tail) {
+                /* spliced here rather than written through the memory
+                 * stream, which zero-fills and copies as it grows */
+                char *all = malloc(len + tail_len);
+
+                if (all) {
+                        memcpy(all, buf, split);
+                        memcpy(all + split, tail, tail_len);
+                        memcpy(all + split + tail_len, buf + split, len - split);
+                        free(buf);
+                        buf = all;
+                        len += tail_len;
+                } else
+                        r = -ENOMEM;
         }
         if (r >= 0)
                 r = state_write_atomic(d->state_dir, STATE_STATUS_NAME, buf, len, 0644);
@@ -1334,6 +1365,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 }
                 config_free(&d->config);
                 d->config = c;
+                d->status_gen++;
                 d->reload_error[0] = 0;
                 log_set_max_level(d->config.log_level);
                 if (d->interval_usec != d->config.interval_usec) {
@@ -1614,7 +1646,7 @@ static void daemon_free(struct daemon *d) {
                 config_free(&d->config);
         daemon_failures_free(&d->failures);
         free(d->eff);
-        free(d->managed_json);
+        free(d->tail_json);
         free(d->msi_warned);
         free(d->state_dir);
         if (d->rootfd >= 0)

@@ -17,11 +17,15 @@ void json_writer_init(struct json_writer *w, FILE *f, unsigned flags) {
         w->flags = flags;
 }
 
-void json_writer_init_nested(struct json_writer *w, FILE *f, unsigned flags, unsigned depth) {
+void json_writer_init_members(struct json_writer *w, FILE *f, unsigned flags, unsigned depth) {
         json_writer_init(w, f, flags);
-        w->depth = MIN(depth, (unsigned) JSON_MAX_DEPTH);
-        /* the value's key (or comma) is the outer writer's */
-        w->want_value = true;
+        if (depth == 0 || depth > JSON_MAX_DEPTH) {
+                w->error = -EINVAL;
+                return;
+        }
+        w->depth = depth;
+        w->kind[depth - 1] = 'o';
+        w->nonempty[depth - 1] = true;
 }
 
 static void set_error(struct json_writer *w, int error) {
@@ -75,12 +79,6 @@ void json_key(struct json_writer *w, const char *key) {
         json_string(w, key);
         fputs(w->flags & JSON_PRETTY ? ": " : ":", w->f);
         w->want_value = true;
-}
-
-void json_key_raw(struct json_writer *w, const char *key, const char *raw, size_t len) {
-        json_key(w, key);
-        if (before_value(w))
-                fwrite(raw, 1, len, w->f);
 }
 
 static void begin(struct json_writer *w, char kind) {

@@ -122,62 +122,74 @@ static void test_writer_pretty(_unused_ void **state) {
         free(s);
 }
 
-/* An array with an object inside, as a value: written directly, and as a
- * raw member from a nested writer, it must give the same text. */
-static void write_inner(struct json_writer *w) {
-        json_begin_array(w);
+/* Members written directly, and the same members rendered by a members
+ * writer and put in just before the object's end, give the same text. */
+static void write_tail(struct json_writer *w) {
+        json_key_begin_array(w, "inner");
         json_begin_object(w);
         json_key_string(w, "object", "irq/5");
         json_end_object(w);
         json_int(w, 7);
         json_end_array(w);
+        json_key_int(w, "after", 2);
 }
 
 static void write_direct(struct json_writer *w, const void *arg) {
         (void) arg;
         json_begin_object(w);
         json_key_int(w, "before", 1);
-        json_key(w, "inner");
-        write_inner(w);
-        json_key_int(w, "after", 2);
+        write_tail(w);
         json_end_object(w);
 }
 
-static void write_raw(struct json_writer *w, const void *arg) {
-        const char *raw = arg;
+static void write_head(struct json_writer *w, const void *arg) {
+        (void) arg;
         json_begin_object(w);
         json_key_int(w, "before", 1);
-        json_key_raw(w, "inner", raw, strlen(raw));
-        json_key_int(w, "after", 2);
         json_end_object(w);
 }
 
-static void test_writer_raw(_unused_ void **state) {
+static void test_writer_members(_unused_ void **state) {
         static const unsigned flags[] = { 0, JSON_PRETTY };
 
         for (size_t k = 0; k < ELEMENTSOF(flags); k++) {
-                char *buf = NULL, *direct, *viaraw;
-                size_t len = 0;
+                char *buf = NULL, *direct, *head, *spliced;
+                size_t len = 0, hl;
                 FILE *f = open_memstream(&buf, &len);
-                struct json_writer nw;
+                struct json_writer mw;
                 int r;
 
                 assert_non_null(f);
-                json_writer_init_nested(&nw, f, flags[k], 1);
-                write_inner(&nw);
-                assert_int_equal(nw.error, 0);
-                assert_int_equal(nw.depth, 1);
+                json_writer_init_members(&mw, f, flags[k], 1);
+                write_tail(&mw);
+                assert_int_equal(mw.error, 0);
+                assert_int_equal(mw.depth, 1);
                 assert_int_equal(fclose(f), 0);
                 direct = write_to_string(write_direct, NULL, flags[k], &r);
                 assert_int_equal(r, 0);
-                viaraw = write_to_string(write_raw, buf, flags[k], &r);
+                head = write_to_string(write_head, NULL, flags[k], &r);
                 assert_int_equal(r, 0);
-                assert_string_equal(viaraw, direct);
+                /* the head's end: "\n}" pretty, "}" compact */
+                hl = strlen(head) - ((flags[k] & JSON_PRETTY) ? 2 : 1);
+                assert_non_null(spliced = calloc(1, strlen(head) + len + 1));
+                memcpy(spliced, head, hl);
+                memcpy(spliced + hl, buf, len);
+                strcpy(spliced + hl + len, head + hl);
+                assert_string_equal(spliced, direct);
                 if (flags[k] & JSON_PRETTY)
-                        assert_non_null(strstr(direct, "\n    {\n      \"object\": \"irq/5\"\n    },\n    7\n  ],"));
+                        assert_non_null(strstr(direct, "1,\n  \"inner\": [\n    {\n      \"object\": \"irq/5\"\n    },\n    7\n  ],\n  \"after\": 2\n}"));
                 free(buf);
                 free(direct);
-                free(viaraw);
+                free(head);
+                free(spliced);
+        }
+        {
+                struct json_writer w;
+
+                json_writer_init_members(&w, stdout, 0, 0);
+                assert_int_equal(w.error, -EINVAL);
+                json_writer_init_members(&w, stdout, 0, JSON_MAX_DEPTH + 1);
+                assert_int_equal(w.error, -EINVAL);
         }
 }
 
@@ -472,7 +484,7 @@ int main(void) {
                 cmocka_unit_test(test_escaping),
                 cmocka_unit_test(test_writer_compact),
                 cmocka_unit_test(test_writer_pretty),
-                cmocka_unit_test(test_writer_raw),
+                cmocka_unit_test(test_writer_members),
                 cmocka_unit_test(test_writer_misuse),
                 cmocka_unit_test(test_doubles_round_trip),
                 cmocka_unit_test(test_parse_values),
