@@ -679,8 +679,9 @@ static double threshold_scale(struct pol_tick *t) {
  *   - it is saturated (DESIGN.md 1, the nginx case: 52.8% soft, 6% idle while
  *     other CPUs sat 85% idle): idle < saturated_idle and irq+softirq >=
  *     saturated_share, while some other eligible CPU has room, i.e. idle >
- *     2 * saturated_idle and irq+softirq < hot_exit.  Without room elsewhere
- *     a busy host is just busy: moving work would not help.
+ *     2 * saturated_idle and > saturated_share, and irq+softirq < hot_exit.
+ *     Without room elsewhere a busy host is just busy: moving work would
+ *     not help.
  * A hot CPU stays hot until irq+softirq < hot_exit (scaled); a CPU hot by
  * the saturated rule also stays hot while idle < 2 * saturated_idle and
  * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
@@ -689,7 +690,11 @@ static double threshold_scale(struct pol_tick *t) {
 static void update_hot(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
-        double room_idle = 2 * c->saturated_idle, enter, exit_at;
+        /* room: idle for the share a saturated CPU would shed (at least
+         * saturated_share), or the CPU taking it is as busy after; on a
+         * 2-CPU VM with both busy (veth, iperf3 unpinned) RPS to the other
+         * CPU with 25% idle cost 26% of the throughput */
+        double room_idle = 2 * c->saturated_idle, room_enter = MAX(room_idle, c->saturated_share), enter, exit_at;
         int n_room = 0;
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
@@ -701,7 +706,7 @@ static void update_hot(struct pol_tick *t) {
                 sc = &l->cpus[cpu];
                 t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
                 t->idle[cpu] = MAX(sc->idle, 0);
-                if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_idle && t->load[cpu] < c->hot_exit)
+                if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;
         }
         t->scale = threshold_scale(t);
@@ -724,7 +729,7 @@ static void update_hot(struct pol_tick *t) {
                                 cpuset_set(&t->hot, cpu);
                         continue;
                 }
-                room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_idle && L < c->hot_exit) > 0;
+                room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_enter && L < c->hot_exit) > 0;
                 sat_enter = idle < c->saturated_idle && L >= c->saturated_share && room;
                 hot_now = L >= enter || sat_enter;
 

@@ -508,6 +508,48 @@ static void test_saturated_gets_rps(void **state) {
         fx_free(&f);
 }
 
+/* Room for a saturated CPU's work: another CPU idle for more than
+ * saturated_share (30%), not just twice saturated_idle (20%).  The veth
+ * case on a 2-CPU VM: CPU0 33% soft, 4% idle, CPU1 23% soft and 25% idle;
+ * RPS to CPU1 cost a quarter of the throughput. */
+static void test_saturated_room(void **state) {
+        static const struct {
+                double other_soft, other_user;
+                bool hot;
+        } cases[] = {
+                { 0.23, 0.52, false }, /* 25% idle: no room */
+                { 0.23, 0.48, false }, /* 29% idle: no room */
+                { 0.23, 0.42, true },  /* 35% idle: room */
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+
+                fx_init(&f, 2, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                f.cfg.single_queue_rps = false;
+                f.cfg.balance_ratio = 0;
+                fx_add_nic(&f, "eth0", 0, 1, true, 50, true, false);
+                fx_place(&f, 50, 0);
+                for (int k = 1; k <= 3; k++) {
+                        fx_cpu(&f, 0, 0.33, 0.63);
+                        fx_cpu(&f, 1, cases[i].other_soft, cases[i].other_user);
+                        fx_rate(&f, 50, 0, 10000);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                }
+                if (cases[i].hot) {
+                        assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].cpu == 0 && f.rep.hot_cpus[0].saturated);
+                        /* CPU1 has 23% already: both CPUs share the protocol work */
+                        expect_actions("room", &f.l, "rps eth0/0>0-1;sockflow>32768;flowcnt eth0/0>32768;");
+                } else {
+                        assert_int_equal(f.rep.n_hot_cpus, 0);
+                        expect_actions("no room", &f.l, "");
+                }
+                fx_free(&f);
+        }
+}
+
 /* ---- eligibility and NUMA ---- */
 
 static void check_eligible(const char *what, const struct action_list *l, const cpuset_t *ok) {
@@ -1455,6 +1497,7 @@ int main(void) {
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
+                cmocka_unit_test(test_saturated_room),
                 cmocka_unit_test(test_never_ineligible),
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
