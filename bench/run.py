@@ -523,13 +523,21 @@ def veth_cleanup():
     sh('ip link del bnS0', check=False)
 
 
-def veth_one(opts, mode, secs):
-    srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR', 'iperf3', '-s', '-1', '-B', '198.18.77.2'],
+VETH_RECEIVERS = [
+    # (name, taskset prefix for the iperf3 receiver, what it shows)
+    ('receiver on CPU0 with the sender', ['taskset', '-c', '0'],
+     'the busy-CPU case: one CPU does the sending, the receiving and all of NET_RX; the other idles'),
+    ('receiver unpinned', [], 'the scheduler may put the receiver on either CPU'),
+]
+
+
+def veth_one(opts, mode, secs, pin=()):
+    srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR'] + list(pin) + ['iperf3', '-s', '-1', '-B', '198.18.77.2'],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     bal = None
     note = ''
     saved = save_irq_affinity()
-    work = os.path.join(opts.tmp, 'veth-' + mode)
+    work = os.path.join(opts.tmp, 'veth-%s-%s' % (mode, 'pinned' if pin else 'free'))
     os.makedirs(work, exist_ok=True)
     blog = open(os.path.join(work, 'balancer.log'), 'w')
     try:
@@ -586,13 +594,25 @@ def run_veth(opts):
     res = []
     secs = 5 if opts.quick else 10
     try:
-        for mode in ['none', 'irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else []):
-            veth_setup()
-            res.append(veth_one(opts, mode, secs))
-            veth_cleanup()
+        for name, pin, _ in VETH_RECEIVERS:
+            for mode in ['none', 'irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else []):
+                veth_setup()
+                r = veth_one(opts, mode, secs, pin)
+                r['receiver'] = name
+                res.append(r)
+                veth_cleanup()
     finally:
         veth_cleanup()
     return res, ''
+
+
+def veth_tables(res):
+    out = []
+    for name, _, what in VETH_RECEIVERS:
+        rows = [r for r in res if r.get('receiver') == name]
+        if rows:
+            out.append('-- %s (%s)\n%s' % (name, what, veth_table(rows)))
+    return '\n\n'.join(out)
 
 
 def veth_table(res):
@@ -683,7 +703,7 @@ def main():
             with open(os.path.join(opts.out, 'veth.json'), 'w') as f:
                 json.dump(res, f, indent=1)
             report.append('== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0\n' +
-                          veth_table(res))
+                          veth_tables(res))
         else:
             report.append('== Real kernel: ' + why)
     if not opts.have_irqsteerd:
