@@ -1102,7 +1102,6 @@ static void write_status_head(struct daemon *d, struct json_writer *w) {
         json_key_uint(w, "external", d->report.n_external);
         json_end_object(w);
 
-
         json_key_begin_array(w, "effective_mismatch");
         for (size_t i = 0; i < d->n_eff; i++) {
                 const struct apply_eff_watch *e = &d->eff[i];
