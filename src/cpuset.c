@@ -55,30 +55,29 @@ int cpuset_count(const cpuset_t *s) {
         return n;
 }
 
-int cpuset_only(const cpuset_t *s) {
-        size_t g = 0, i;
-        uint64_t rest = 0;
+/* Whether n words are all zero: glibc's memcmp against zeros is vectorised
+ * (a 1 KB set in about 100 instructions where a word loop took 600), and
+ * "is it empty / on one CPU" is what the policy asks most, for every IRQ
+ * and queue on every tick. */
+static const uint64_t zero_words[CPUSET_WORDS];
+static bool words_zero(const uint64_t *w, size_t n) {
+        return n == 0 || memcmp(w, zero_words, n * sizeof(*w)) == 0;
+}
 
-        while (g < CPUSET_WORDS && group_zero(s->w + g))
-                g += CPUSET_GROUP;
-        if (g == CPUSET_WORDS)
+int cpuset_only(const cpuset_t *s) {
+        size_t i;
+
+        for (i = 0; i < CPUSET_WORDS && !s->w[i]; i++)
+                /* past the first 512 CPUs: the rest at once */
+                if (i == CPUSET_GROUP - 1 && words_zero(s->w + CPUSET_GROUP, CPUSET_WORDS - CPUSET_GROUP))
+                        return -1;
+        if (i == CPUSET_WORDS || (s->w[i] & (s->w[i] - 1)))
                 return -1;
-        for (i = g; !s->w[i]; i++)
-                ;
-        if (s->w[i] & (s->w[i] - 1))
-                return -1;
-        /* one word with one bit: the rest must be zero, OR-ed without
-         * branches (the question the policy asks most, "is it on one CPU") */
-        for (size_t j = i + 1; j < CPUSET_WORDS; j++)
-                rest |= s->w[j];
-        return rest ? -1 : (int) (i * 64) + __builtin_ctzll(s->w[i]);
+        return words_zero(s->w + i + 1, CPUSET_WORDS - i - 1) ? (int) (i * 64) + __builtin_ctzll(s->w[i]) : -1;
 }
 
 bool cpuset_empty(const cpuset_t *s) {
-        for (size_t g = 0; g < CPUSET_WORDS; g += CPUSET_GROUP)
-                if (!group_zero(s->w + g))
-                        return false;
-        return true;
+        return words_zero(s->w, CPUSET_WORDS);
 }
 
 bool cpuset_equal(const cpuset_t *a, const cpuset_t *b) {

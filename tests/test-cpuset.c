@@ -159,6 +159,8 @@ static void test_sparse_sets(void **state) {
                 { "two bits in one word", "0,63", 2, 1, 63 },
                 { "one bit, a later word set", "64,8191", 2, 65, 8191 },
                 { "one CPU in the last group", "8000", 1, 0, 8000 },
+                { "alone at the end of the first 512", "511", 1, 0, 511 },
+                { "alone just past the first 512", "512", 1, 0, 512 },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 cpuset_t s;
