@@ -36,8 +36,14 @@ static void skip_blanks(struct cursor *c) {
                 uint64_t w;
 
                 memcpy(&w, c->p, 8);
-                if (w != UINT64_C(0x2020202020202020))
+                w ^= UINT64_C(0x2020202020202020);
+                if (w != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                        /* straight to the first byte that is not a space */
+                        c->p += __builtin_ctzll(w) / 8;
+#endif
                         break;
+                }
                 c->p += 8;
         }
         while (c->p < c->end && is_blank(*c->p))
@@ -146,6 +152,9 @@ static bool token_eq(const char *s, size_t len, const char *lit) {
 static int find_column(const int *cpus, size_t n, int cpu) {
         size_t lo = 0, hi = n;
 
+        /* no offline CPUs below it: its own column (the common case) */
+        if (cpu >= 0 && (size_t) cpu < n && cpus[cpu] == cpu)
+                return cpu;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
                 if (cpus[mid] == cpu)
@@ -160,16 +169,70 @@ static int find_column(const int *cpus, size_t n, int cpu) {
 
 /* ---- /proc/stat ---- */
 
-static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) {
-        const char *tok;
-        size_t tl;
-        unsigned n = 0;
+/* One count of a numeric row into *ret, the same result as next_token() +
+ * parse_u64(): -EBADMSG when the line ends or the token is not all digits,
+ * -ERANGE beyond 64 bits.  The per-tick hot loop (a 256-CPU host with ~460
+ * IRQs has ~120k counts, most of them "0" padded to 10 columns), so blanks
+ * go 8 at a time and digits are summed in the same pass. */
+static int next_count(struct cursor *c, uint64_t *ret) {
+        const char *p = c->p, *e = c->end, *s;
+        uint64_t v = 0;
+
+        while (e - p >= 8) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                w ^= UINT64_C(0x2020202020202020);
+                if (w != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                        /* straight to the first byte that is not a space */
+                        p += __builtin_ctzll(w) / 8;
+#endif
+                        break;
+                }
+                p += 8;
+        }
+        while (p < e && is_blank(*p))
+                p++;
+        s = p;
+        while (p < e && is_digit(*p)) {
+                v = v * 10 + (unsigned) (*p - '0');
+                p++;
+        }
+        if (p < e && !is_blank(*p)) {
+                /* not a count: let the slow path say what is wrong */
+                while (p < e && !is_blank(*p))
+                        p++;
+                c->p = p;
+                return p == s ? -EBADMSG : parse_u64(s, (size_t) (p - s), ret);
+        }
+        c->p = p;
+        if (p == s)
+                return -EBADMSG;
+        /* 19 digits always fit; longer ones may overflow (or be zeros) */
+        if (p - s > 19)
+                return parse_u64(s, (size_t) (p - s), ret);
+        *ret = v;
+        return 0;
+}
+
+/* next_count() that tells the end of the line: 1 with a count, 0 at the
+ * end, <0 for a token that is not one. */
+static int next_count_or_end(struct cursor *c, uint64_t *ret) {
         int r;
 
-        while (next_token(line, &tok, &tl)) {
-                uint64_t v;
+        skip_blanks(c);
+        if (c->p >= c->end)
+                return 0;
+        r = next_count(c, ret);
+        return r < 0 ? r : 1;
+}
 
-                r = parse_u64(tok, tl, &v);
+static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) {
+        unsigned n = 0;
+        uint64_t v;
+        int r;
+
+        while ((r = next_count_or_end(line, &v)) != 0) {
                 if (r < 0)
                         return r;
                 /* Columns beyond guest_nice (a future kernel) are ignored. */
@@ -276,6 +339,9 @@ const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cp
 
         if (!s || cpu < 0)
                 return NULL;
+        /* no offline CPUs below it: at its own index (the common case) */
+        if ((size_t) cpu < s->n_cpus && s->cpus[cpu].cpu == cpu)
+                return &s->cpus[cpu];
         hi = s->n_cpus;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -397,8 +463,8 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
 
         while (next_line(buf, len, &pos, &line)) {
                 enum procfs_softirq row;
-                const char *id, *tok;
-                size_t il, tl, col = 0;
+                const char *id;
+                size_t il, col = 0;
 
                 if (line_is_blank(&line))
                         continue;
@@ -423,16 +489,18 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                         r = -EBADMSG;
                         goto fail;
                 }
-                while (next_token(&line, &tok, &tl)) {
+                for (;;) {
                         uint64_t v;
 
+                        r = next_count_or_end(&line, &v);
+                        if (r == 0)
+                                break;
+                        if (r < 0)
+                                goto fail;
                         if (col >= s.n_cpus) {
                                 r = -EBADMSG;
                                 goto fail;
                         }
-                        r = parse_u64(tok, tl, &v);
-                        if (r < 0)
-                                goto fail;
                         s.counts[(size_t) row * s.n_cpus + col++] = v;
                 }
                 if (col != s.n_cpus) {
@@ -499,52 +567,6 @@ bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq ro
 }
 
 /* ---- /proc/interrupts ---- */
-
-/* One count of a numeric row into *ret, the same result as next_token() +
- * parse_u64(): -EBADMSG when the line ends or the token is not all digits,
- * -ERANGE beyond 64 bits.  The per-tick hot loop (a 256-CPU host with ~460
- * IRQs has ~120k counts, most of them "0" padded to 10 columns), so blanks
- * go 8 at a time and digits are summed in the same pass. */
-static int next_count(struct cursor *c, uint64_t *ret) {
-        const char *p = c->p, *e = c->end, *s;
-        uint64_t v = 0;
-
-        while (e - p >= 8) {
-                uint64_t w;
-                memcpy(&w, p, 8);
-                w ^= UINT64_C(0x2020202020202020);
-                if (w != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                        /* straight to the first byte that is not a space */
-                        p += __builtin_ctzll(w) / 8;
-#endif
-                        break;
-                }
-                p += 8;
-        }
-        while (p < e && is_blank(*p))
-                p++;
-        s = p;
-        while (p < e && is_digit(*p)) {
-                v = v * 10 + (unsigned) (*p - '0');
-                p++;
-        }
-        if (p < e && !is_blank(*p)) {
-                /* not a count: let the slow path say what is wrong */
-                while (p < e && !is_blank(*p))
-                        p++;
-                c->p = p;
-                return p == s ? -EBADMSG : parse_u64(s, (size_t) (p - s), ret);
-        }
-        c->p = p;
-        if (p == s)
-                return -EBADMSG;
-        /* 19 digits always fit; longer ones may overflow (or be zeros) */
-        if (p - s > 19)
-                return parse_u64(s, (size_t) (p - s), ret);
-        *ret = v;
-        return 0;
-}
 
 /* Lines in [buf, buf+len): an upper bound on the rows, to size the arrays
  * once instead of growing (and copying) them row by row. */
