@@ -160,6 +160,7 @@ struct pol_unit {
         size_t qi;               /* index into nic->queues */
         int queue;               /* queue index */
         unsigned irq[2];         /* rx (or combined) first */
+        const struct sample_irq *si[2]; /* their rates this tick, NULL unknown or invalid */
         int n_irq;
         int cpu;                 /* where it fires now, -1 unknown */
         int target;              /* where it fires after this tick's actions */

@@ -1006,14 +1006,14 @@ static int build_units(struct pol_tick *t) {
                                 if (!check_irq(t, u, ii[k], x->managed))
                                         ok = false;
                         u->fixed = !ok || !x->managed;
-                        si = rates_irq(t->in->load, u->irq[0]);
+                        for (int k = 0; k < u->n_irq; k++) {
+                                u->si[k] = rates_irq(t->in->load, u->irq[k]);
+                                if (u->si[k])
+                                        u->rate += u->si[k]->rate;
+                        }
+                        si = u->si[0];
                         u->cpu = irq_cpu(t, ii[0], si);
                         u->target = u->cpu;
-                        for (int k = 0; k < u->n_irq; k++) {
-                                const struct sample_irq *s = rates_irq(t->in->load, u->irq[k]);
-                                if (s)
-                                        u->rate += s->rate;
-                        }
                         if (iq->has_rps && !cpuset_empty(&iq->rps_cpus) &&
                             (u->cpu < 0 || cpuset_only(&iq->rps_cpus) != u->cpu)) {
                                 u->rps_on = true;
@@ -1057,7 +1057,7 @@ static int estimate(struct pol_tick *t) {
          * (a walk over every CPU cost 1M instructions a tick at 256 CPUs). */
         for (size_t i = 0; i < t->n_units; i++)
                 for (int k = 0; k < t->units[i].n_irq; k++) {
-                        const struct sample_irq *si = rates_irq(l, t->units[i].irq[k]);
+                        const struct sample_irq *si = t->units[i].si[k];
                         int lo, hi;
 
                         irq_range(l, si, n, &lo, &hi);
@@ -1085,7 +1085,7 @@ static int estimate(struct pol_tick *t) {
 
                         u->tx = 0;
                         for (int k = 0; k < u->n_irq; k++) {
-                                const struct sample_irq *si = rates_irq(l, u->irq[k]);
+                                const struct sample_irq *si = u->si[k];
                                 double wk = 0;
                                 int lo, hi;
 
