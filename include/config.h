@@ -53,6 +53,7 @@ struct config {
 
         /* [daemon] */
         uint64_t interval_usec;  /* sampling interval */
+        uint64_t irq_rate_interval_usec; /* /proc/interrupts at least this often; 0 = every tick */
         char *state_dir;
         int log_level;           /* LOG_* */
         bool restore_on_exit;

@@ -13,6 +13,9 @@
 
 struct sample_snapshot {
         uint64_t usec;           /* CLOCK_MONOTONIC of the reading, given by the caller */
+        /* When interrupts was read, if earlier than usec (carried over from
+         * an earlier snapshot by sample_snapshot_carry_irqs); 0: at usec. */
+        uint64_t irq_usec;
         struct procfs_stat stat;
         struct procfs_softirqs softirqs;
         struct procfs_interrupts interrupts;
@@ -24,6 +27,19 @@ int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *
  * full), which is cheaper when most rows did not change. */
 int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
                               struct sample_snapshot *ret);
+/* The two halves of sample_snapshot_take_next(), for a caller that decides
+ * from the CPU load whether to read /proc/interrupts (a 256-CPU host's is
+ * over a megabyte): _cpus reads /proc/stat and /proc/softirqs into a new
+ * *ret; then either _irqs reads /proc/interrupts into it (a delta against
+ * prev's reading, prev may be NULL), or _carry_irqs moves prev's reading
+ * into it, leaving prev without one.  On error *ret is freed. */
+int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
+int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret);
+void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
+/* When s's /proc/interrupts reading was taken. */
+static inline uint64_t sample_snapshot_irq_usec(const struct sample_snapshot *s) {
+        return s->irq_usec ? s->irq_usec : s->usec;
+}
 void sample_snapshot_free(struct sample_snapshot *s);
 
 struct sample_cpu {
@@ -71,6 +87,9 @@ struct sample_rates {
          * (what sample_compute/smooth/copy build); when NULL, sample_rates_free
          * frees each per_cpu on its own (hand-built rates in tests). */
         double *per_cpu_storage;
+        /* No /proc/interrupts reading in this interval (it was carried
+         * over): irqs is empty, and sample_smooth() keeps the average's. */
+        bool irqs_carried;
 };
 
 /* Rates between prev and cur (cur later).  -EINVAL if cur is not later.
@@ -81,18 +100,37 @@ struct sample_rates {
  * decrease; its delta is clamped to 0) or no tick passed.  An IRQ whose
  * counts went backwards or whose action name changed is invalid (rate 0);
  * IRQ columns are matched by CPU number, so hotplug between snapshots
- * leaves the other CPUs' rates intact. */
+ * leaves the other CPUs' rates intact.  IRQ rates are over the time between
+ * the two /proc/interrupts readings; when cur's was carried over from prev
+ * there are none (irqs_carried). */
 int sample_compute(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
                    struct sample_rates *ret);
 void sample_rates_free(struct sample_rates *r);
 /* The rates of irq, or NULL. */
 const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq);
 
-/* EWMA: avg = alpha*new + (1-alpha)*avg, per CPU and per IRQ.  An empty avg
+/* EWMA: avg = alpha*new + (1-alpha)*avg, per CPU and per IRQ; an IRQ's
+ * per-CPU rates are its smoothed rate spread over the CPUs as in the newest
+ * interval in which it fired (new's, or else avg's).  An empty avg
  * (max_cpu < 0 / zeroed struct) is initialised from new; entries invalid in
  * new keep their average; entries new in new start from their value; IRQs or
- * CPUs gone from new (IRQ absent, CPU offline) are dropped.  alpha in
+ * CPUs gone from new (IRQ absent, CPU offline) are dropped; when new has
+ * irqs_carried, avg's IRQs stay as they are.  alpha in
  * (0, 1], else -EINVAL.  On error avg is unchanged. */
 int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha);
+/* The irq+softirq share of cpu that sample_smooth(avg, rates of prev..cur,
+ * alpha) would give, without computing the rates: the share in the
+ * interval, blended with avg's when avg has the CPU.  False when the
+ * interval is not usable for the CPU (no stat line in both, no ticks,
+ * counters backwards). */
+bool sample_cpu_load_next(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
+                          const struct sample_rates *avg, double alpha, int cpu, double *ret);
+/* Whether some CPU of cur's /proc/stat would move by drift or more from
+ * ref[cpu] (a smoothed irq+softirq share; NAN or beyond ref_max_cpu: none)
+ * by the next sample_smooth(avg, ...), as sample_cpu_load_next() projects
+ * it.  CPUs whose interval is not usable are skipped. */
+bool sample_load_drifted(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
+                         const struct sample_rates *avg, double alpha, const double *ref, int ref_max_cpu,
+                         double drift);
 /* Deep copy; *ret is overwritten, not freed first. */
 int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src);

@@ -72,6 +72,7 @@ struct key_def {
 
 static const struct key_def daemon_keys[] = {
         KEY("interval", VT_DURATION, struct config, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
+        KEY("irq_rate_interval", VT_DURATION, struct config, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN),
         KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
         KEY("log_level", VT_LOG_LEVEL, struct config, log_level, 0, 0),
         KEY("restore_on_exit", VT_BOOL, struct config, restore_on_exit, 0, 0),
@@ -211,6 +212,7 @@ static int parse_log_level(const char *s) {
 int config_defaults(struct config *c) {
         memset(c, 0, sizeof(*c));
         c->interval_usec = 2 * USEC_PER_SEC;
+        c->irq_rate_interval_usec = 10 * USEC_PER_SEC;
         c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);
         if (!c->state_dir)
                 return -ENOMEM;

@@ -173,6 +173,7 @@ static void print_extras(FILE *f, const struct json_value *v) {
                 { "moves_10min", "moves in 10 min" },
                 { "managed_irqs", "kernel-managed IRQs skipped" },
                 { "external", "objects changed by others (left alone)" },
+                { "interrupts_readings", "/proc/interrupts readings" },
         };
         const struct json_value *c;
         const char *s;

@@ -79,6 +79,13 @@ struct daemon {
         bool have_prev;
         struct sample_rates avg;
         bool have_avg;
+        /* /proc/interrupts readings (irq_reading_due): irq_force asks for
+         * one at the next tick; irq_ref[cpu] is the CPU's smoothed
+         * irq+softirq share at the last one (NAN: none) */
+        bool irq_force;
+        double *irq_ref;
+        int irq_ref_max_cpu;
+        uint64_t irq_readings;
         struct worker_set workers;
 
         struct policy_state *policy;
@@ -885,6 +892,9 @@ static bool action_current(struct daemon *d, const struct action *a) {
 }
 
 static void run_actions(struct daemon *d, uint64_t now) {
+        /* what the actions changed shows in the per-IRQ rates next tick */
+        if (d->actions.n > 0)
+                d->irq_force = true;
         for (size_t i = 0; i < d->actions.n; i++) {
                 const struct action *a = &d->actions.v[i];
                 char line[384];
@@ -931,6 +941,7 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
 
         json_key_string(w, "path", c->path);
         json_key_double(w, "interval_s", (double) c->interval_usec / USEC_PER_SEC);
+        json_key_double(w, "irq_rate_interval_s", (double) c->irq_rate_interval_usec / USEC_PER_SEC);
         json_key_string(w, "log_level", log_level_to_string(c->log_level));
         json_key_bool(w, "restore_on_exit", c->restore_on_exit);
         json_key_bool(w, "dry_run", c->dry_run);
@@ -1100,6 +1111,7 @@ static void write_status_head(struct daemon *d, struct json_writer *w) {
         json_key_uint(w, "moves_10min", d->report.n_moves_10min);
         json_key_uint(w, "managed_irqs", d->report.n_managed_irqs);
         json_key_uint(w, "external", d->report.n_external);
+        json_key_uint(w, "interrupts_readings", d->irq_readings);
         json_end_object(w);
 
         json_key_begin_array(w, "effective_mismatch");
@@ -1237,13 +1249,64 @@ static int decide_and_act(struct daemon *d, uint64_t now) {
         return 0;
 }
 
+/* Whether this tick reads /proc/interrupts (irqsteer.conf(5), irq_rate_interval).  Per-IRQ
+ * rates only split a CPU's load among the IRQs on it, and a 256-CPU host's
+ * /proc/interrupts is over a megabyte, more than everything else a tick
+ * reads: it is read when something may have changed, i.e. a CPU's smoothed
+ * irq+softirq share moved by IRQ_RATE_DRIFT since the last reading, the
+ * CPU set, inventory or configuration changed, an action was taken or an
+ * IRQ's effective CPU is being watched; and at least every
+ * irq_rate_interval. */
+#define IRQ_RATE_DRIFT 0.05
+static bool irq_reading_due(const struct daemon *d, const struct sample_snapshot *cur) {
+        uint64_t last;
+
+        if (!d->have_prev || d->irq_force || d->n_eff > 0 || !d->have_inv || d->inv_dirty ||
+            d->ticks_since_full + 1 >= FULL_DISCOVERY_TICKS || d->config.irq_rate_interval_usec == 0)
+                return true;
+        last = sample_snapshot_irq_usec(&d->prev);
+        if (cur->usec <= last || cur->usec - last >= d->config.irq_rate_interval_usec)
+                return true;
+        if (cpu_set_changed(&d->prev, cur))
+                return true;
+        return sample_load_drifted(&d->prev, cur, d->have_avg ? &d->avg : NULL, d->config.smoothing, d->irq_ref,
+                                   d->irq_ref_max_cpu, IRQ_RATE_DRIFT);
+}
+
+/* After a tick that read /proc/interrupts: the loads it saw. */
+static void irq_ref_update(struct daemon *d) {
+        int m = d->have_avg ? d->avg.max_cpu : -1;
+
+        if (m > d->irq_ref_max_cpu) {
+                double *v = reallocarray(d->irq_ref, (size_t) m + 1, sizeof(*v));
+                if (!v) {
+                        d->irq_force = true; /* no reference: read next time too */
+                        return;
+                }
+                d->irq_ref = v;
+        }
+        d->irq_ref_max_cpu = m;
+        for (int c = 0; c <= m; c++) {
+                const struct sample_cpu *sc = &d->avg.cpus[c];
+                d->irq_ref[c] = sc->valid && !sc->offline ? sc->irq + sc->softirq : NAN;
+        }
+}
+
 static int tick(struct daemon *d) {
         struct sample_snapshot cur = {};
         struct sample_rates rates = {};
         uint64_t now = now_monotonic(d);
+        bool read_irqs;
         int r;
 
-        r = sample_snapshot_take_next(d->rootfd, now, d->have_prev ? &d->prev : NULL, &cur);
+        r = sample_snapshot_take_cpus(d->rootfd, now, &cur);
+        if (r >= 0) {
+                read_irqs = irq_reading_due(d, &cur);
+                if (read_irqs)
+                        r = sample_snapshot_take_irqs(d->rootfd, d->have_prev ? &d->prev : NULL, &cur);
+                else
+                        sample_snapshot_carry_irqs(&d->prev, &cur);
+        }
         if (r < 0) {
                 daemon_log_tick_failure(&d->tick_rl, r, "sample /proc", now);
                 return 0;
@@ -1258,6 +1321,11 @@ static int tick(struct daemon *d) {
                 sample_rates_free(&rates);
                 if (r < 0)
                         log_debug_errno(r, "Rates unavailable this tick: %m");
+        }
+        if (read_irqs) {
+                d->irq_readings++;
+                d->irq_force = false;
+                irq_ref_update(d);
         }
 
         if (d->have_prev && cpu_set_changed(&d->prev, &cur)) {
@@ -1372,6 +1440,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                         (void) sd_event_source_set_time(d->timer, now_monotonic(d) + d->interval_usec);
                 }
                 policy_reset(d->policy);
+                d->irq_force = true;
                 log_info("Configuration reloaded");
         }
         update_status(d, false);
@@ -1645,6 +1714,7 @@ static void daemon_free(struct daemon *d) {
                 config_free(&d->config);
         daemon_failures_free(&d->failures);
         free(d->eff);
+        free(d->irq_ref);
         free(d->tail_json);
         free(d->msi_warned);
         free(d->state_dir);
@@ -1662,6 +1732,8 @@ int daemon_run(const struct daemon_options *o) {
                 .failures.rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
                 .tick_rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
                 .avg = { .max_cpu = -1 },
+                .irq_ref_max_cpu = -1,
+                .irq_force = true,
                 .audit = { .per_tick = AUDIT_PER_TICK },
         };
         int r, ret = DAEMON_EXIT_OK;

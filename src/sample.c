@@ -18,27 +18,54 @@ int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *
         return sample_snapshot_take_next(rootfd, now_usec, NULL, ret);
 }
 
-int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
-                              struct sample_snapshot *ret) {
+int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
         int r;
 
         if (!ret)
                 return -EINVAL;
         *ret = (struct sample_snapshot) { .usec = now_usec };
         r = procfs_stat_read(rootfd, &ret->stat);
-        if (r < 0)
-                goto fail;
-        r = procfs_softirqs_read(rootfd, &ret->softirqs);
-        if (r < 0)
-                goto fail;
-        r = procfs_interrupts_read_delta(rootfd, prev ? &prev->interrupts : NULL, &ret->interrupts);
-        if (r < 0)
-                goto fail;
-        return 0;
-fail:
-        sample_snapshot_free(ret);
-        ret->usec = now_usec;
+        if (r >= 0)
+                r = procfs_softirqs_read(rootfd, &ret->softirqs);
+        if (r < 0) {
+                sample_snapshot_free(ret);
+                ret->usec = now_usec;
+        }
         return r;
+}
+
+int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret) {
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        procfs_interrupts_free(&ret->interrupts);
+        ret->irq_usec = 0;
+        r = procfs_interrupts_read_delta(rootfd, prev ? &prev->interrupts : NULL, &ret->interrupts);
+        if (r < 0) {
+                uint64_t now_usec = ret->usec;
+
+                sample_snapshot_free(ret);
+                ret->usec = now_usec;
+        }
+        return r;
+}
+
+void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret) {
+        procfs_interrupts_free(&ret->interrupts);
+        ret->interrupts = prev->interrupts;
+        ret->irq_usec = sample_snapshot_irq_usec(prev);
+        prev->interrupts = (struct procfs_interrupts) {};
+}
+
+int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
+                              struct sample_snapshot *ret) {
+        int r;
+
+        r = sample_snapshot_take_cpus(rootfd, now_usec, ret);
+        if (r < 0)
+                return r;
+        return sample_snapshot_take_irqs(rootfd, prev, ret);
 }
 
 void sample_snapshot_free(struct sample_snapshot *s) {
@@ -62,16 +89,15 @@ static int snapshot_max_cpu(const struct sample_snapshot *s) {
         return m;
 }
 
-/* Fills cpu's shares; false (and a debug line) when the interval is not
- * usable for it. */
-static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
-                        double dt, struct sample_cpu *ret) {
+/* cpu's /proc/stat deltas between the snapshots into d[] and their sum;
+ * false (and a debug line) when the interval is not usable for it. */
+static bool stat_deltas(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
+                        uint64_t d[static CPUSTAT_MAX], uint64_t *ret_total, bool *ret_offline) {
         const struct procfs_cpustat *a = procfs_stat_cpu(&prev->stat, cpu);
         const struct procfs_cpustat *b = procfs_stat_cpu(&cur->stat, cpu);
-        uint64_t d[CPUSTAT_MAX] = {}, total = 0, sirq_all = 0, sirq_d[SOFTIRQ_MAX] = {};
-        int pc, cc;
+        uint64_t total = 0;
 
-        ret->offline = b == NULL;
+        *ret_offline = b == NULL;
         if (!a || !b) {
                 if (a || b)
                         log_debug("sample: cpu%d %s between snapshots", cpu, a ? "went offline" : "came online");
@@ -97,6 +123,52 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
                 log_debug("sample: cpu%d had no ticks in the interval", cpu);
                 return false;
         }
+        *ret_total = total;
+        return true;
+}
+
+bool sample_cpu_load_next(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
+                          const struct sample_rates *avg, double alpha, int cpu, double *ret) {
+        uint64_t d[CPUSTAT_MAX] = {}, total;
+        const struct sample_cpu *o;
+        bool offline;
+        double v;
+
+        if (!prev || !cur || !ret || !stat_deltas(prev, cur, cpu, d, &total, &offline))
+                return false;
+        v = (double) (d[CPUSTAT_IRQ] + d[CPUSTAT_SOFTIRQ]) / (double) total;
+        o = avg && avg->cpus && cpu <= avg->max_cpu ? &avg->cpus[cpu] : NULL;
+        /* sample_smooth() blends irq and softirq apart; the sum is the same */
+        *ret = o && o->valid && !o->offline ? alpha * v + (1.0 - alpha) * (o->irq + o->softirq) : v;
+        return true;
+}
+
+bool sample_load_drifted(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
+                         const struct sample_rates *avg, double alpha, const double *ref, int ref_max_cpu,
+                         double drift) {
+        if (!prev || !cur)
+                return true;
+        for (size_t i = 0; i < cur->stat.n_cpus; i++) {
+                int cpu = cur->stat.cpus[i].cpu;
+                double v;
+
+                if (!sample_cpu_load_next(prev, cur, avg, alpha, cpu, &v))
+                        continue;
+                if (!ref || cpu > ref_max_cpu || isnan(ref[cpu]) || fabs(v - ref[cpu]) >= drift)
+                        return true;
+        }
+        return false;
+}
+
+/* Fills cpu's shares; false (and a debug line) when the interval is not
+ * usable for it. */
+static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
+                        double dt, struct sample_cpu *ret) {
+        uint64_t d[CPUSTAT_MAX] = {}, total = 0, sirq_all = 0, sirq_d[SOFTIRQ_MAX] = {};
+        int pc, cc;
+
+        if (!stat_deltas(prev, cur, cpu, d, &total, &ret->offline))
+                return false;
         pc = procfs_softirqs_column(&prev->softirqs, cpu);
         cc = procfs_softirqs_column(&cur->softirqs, cpu);
         if (pc < 0 || cc < 0) {
@@ -200,7 +272,7 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
         struct sample_rates r = { .max_cpu = -1 };
         _cleanup_(freep) int *prev_col = NULL;
         size_t n_max, ncpu, i, j;
-        double dt;
+        double dt, dt_irq = 0;
 
         if (!ret)
                 return -EINVAL;
@@ -222,6 +294,12 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
         pi = &prev->interrupts;
         ci = &cur->interrupts;
         n_max = MIN(pi->n_numeric, ci->n_numeric);
+        if (sample_snapshot_irq_usec(cur) <= sample_snapshot_irq_usec(prev)) {
+                /* cur's reading is prev's, carried over: no IRQ rates */
+                r.irqs_carried = true;
+                n_max = 0;
+        } else
+                dt_irq = (double) (sample_snapshot_irq_usec(cur) - sample_snapshot_irq_usec(prev)) / 1e6;
         if (n_max > 0 && ncpu > 0) {
                 r.irqs = calloc(n_max, sizeof(*r.irqs));
                 /* zeroed row by row as used */
@@ -252,7 +330,7 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
 
                                 (void) procfs_interrupts_row_changes(ci, pi, ci->by_irq[j], pi->by_irq[i], &lo, &hi);
                                 out->per_cpu = r.per_cpu_storage + r.n_irqs * ncpu;
-                                compute_irq(a, b, ci, prev_col, lo, hi, dt, out, ncpu);
+                                compute_irq(a, b, ci, prev_col, lo, hi, dt_irq, out, ncpu);
                                 r.n_irqs++;
                                 i++;
                                 j++;
@@ -376,6 +454,7 @@ int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) 
         if (r < 0)
                 return r;
         ret->interval_s = src->interval_s;
+        ret->irqs_carried = src->irqs_carried;
         if (src->max_cpu >= 0 && src->cpus)
                 memcpy(ret->cpus, src->cpus, ((size_t) src->max_cpu + 1) * sizeof(*ret->cpus));
         for (size_t i = 0; i < src->n_irqs; i++)
@@ -387,14 +466,22 @@ static double blend(double avg, double v, double alpha) {
         return alpha * v + (1.0 - alpha) * avg;
 }
 
-/* An IRQ's per-CPU average after it left a CPU only halves each sample and
- * would take a thousand samples to reach 0, keeping the IRQ's CPU range
- * (and every walk over it) wide: below SAMPLE_RATE_FLOOR it is 0. */
-#define SAMPLE_RATE_FLOOR 0.01
-static double blend_rate(double avg, double v, double alpha) {
-        double b = blend(avg, v, alpha);
+/* Multiplies d's per-CPU rates by k (over its range when known). */
+static void scale_irq(struct sample_irq *d, int max_cpu, double k) {
+        int lo = 0, hi = max_cpu;
 
-        return fabs(b) < SAMPLE_RATE_FLOOR ? 0 : b;
+        if (!d->per_cpu)
+                return;
+        if (d->nz_known) {
+                if (k == 0) {
+                        d->nz_lo = 1;
+                        d->nz_hi = 0;
+                }
+                lo = MAX(d->nz_lo, 0);
+                hi = MIN(d->nz_hi, max_cpu);
+        }
+        for (int c = lo; c <= hi; c++)
+                d->per_cpu[c] *= k;
 }
 
 static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const struct sample_cpu *n, double alpha) {
@@ -426,9 +513,30 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                 *avg = out;
                 return 0;
         }
-        r = rates_alloc(&out, new->max_cpu, new->n_irqs);
-        if (r < 0)
-                return r;
+        if (new->irqs_carried && avg->max_cpu == new->max_cpu && (avg->per_cpu_storage || avg->n_irqs == 0)) {
+                /* no IRQ reading this interval: the average's IRQs move
+                 * over as they are, block and all */
+                r = rates_alloc(&out, new->max_cpu, 0);
+                if (r < 0)
+                        return r;
+                out.irqs = avg->irqs;
+                out.n_irqs = avg->n_irqs;
+                out.per_cpu_storage = avg->per_cpu_storage;
+                avg->irqs = NULL;
+                avg->n_irqs = 0;
+                avg->per_cpu_storage = NULL;
+        } else if (new->irqs_carried) {
+                /* the same, copied into rows of the new CPU count */
+                r = rates_alloc(&out, new->max_cpu, avg->n_irqs);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < avg->n_irqs; i++)
+                        copy_irq(&out.irqs[i], out.max_cpu, &avg->irqs[i], avg->max_cpu);
+        } else {
+                r = rates_alloc(&out, new->max_cpu, new->n_irqs);
+                if (r < 0)
+                        return r;
+        }
         out.interval_s = new->interval_s;
         for (int c = 0; c <= new->max_cpu && new->cpus; c++) {
                 const struct sample_cpu *n = &new->cpus[c];
@@ -453,42 +561,22 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                         copy_irq(d, out.max_cpu, n, new->max_cpu);
                 } else if (!n->valid) {
                         copy_irq(d, out.max_cpu, o, avg->max_cpu);
-                } else if (o->nz_known && n->nz_known && d->per_cpu && n->per_cpu && o->per_cpu) {
-                        /* Outside both ranges both are 0, and so is the
-                         * blend: only the union is computed. */
-                        int lo = MIN(o->nz_lo > o->nz_hi ? INT_MAX : o->nz_lo, n->nz_lo > n->nz_hi ? INT_MAX : n->nz_lo);
-                        int hi = MAX(o->nz_lo > o->nz_hi ? -1 : o->nz_hi, n->nz_lo > n->nz_hi ? -1 : n->nz_hi);
-
-                        d->irq = n->irq;
-                        d->valid = true;
-                        d->rate = blend(o->rate, n->rate, alpha);
-                        d->nz_known = true;
-                        d->nz_lo = 1;
-                        d->nz_hi = 0;
-                        hi = MIN(hi, out.max_cpu);
-                        for (int c = MAX(lo, 0); c <= hi; c++) {
-                                double nv = sample_irq_on(n, new->max_cpu, c);
-                                double ov = sample_irq_on(o, avg->max_cpu, c);
-
-                                d->per_cpu[c] = blend_rate(ov, nv, alpha);
-                                if (d->per_cpu[c] != 0) {
-                                        if (d->nz_lo > d->nz_hi)
-                                                d->nz_lo = c;
-                                        d->nz_hi = c;
-                                }
-                        }
                 } else {
+                        /* The rate is smoothed; where the IRQ fires is a
+                         * placement, not a noisy measurement: the smoothed
+                         * rate is spread over the CPUs as in the newest
+                         * interval with interrupts.  Blending each CPU
+                         * kept a moved IRQ's ghost on its old CPU for many
+                         * samples, in the policy's split of that CPU's load
+                         * and in every walk over the IRQ's CPU range. */
+                        const struct sample_irq *shape = n->rate > 0 ? n : o;
+                        double rate = blend(o->rate, n->rate, alpha);
+
+                        copy_irq(d, out.max_cpu, shape, shape == n ? new->max_cpu : avg->max_cpu);
+                        scale_irq(d, out.max_cpu, shape->rate > 0 ? rate / shape->rate : 0);
                         d->irq = n->irq;
                         d->valid = true;
-                        d->nz_known = false;
-                        d->rate = blend(o->rate, n->rate, alpha);
-                        for (int c = 0; d->per_cpu && c <= out.max_cpu; c++) {
-                                double nv = sample_irq_on(n, new->max_cpu, c);
-                                if (o->per_cpu && c <= avg->max_cpu)
-                                        d->per_cpu[c] = blend_rate(sample_irq_on(o, avg->max_cpu, c), nv, alpha);
-                                else
-                                        d->per_cpu[c] = nv;
-                        }
+                        d->rate = rate;
                 }
         }
         sample_rates_free(avg);

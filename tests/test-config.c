@@ -62,6 +62,7 @@ static bool config_same(const struct config *a, const struct config *b, const ch
                 return false;                                                \
         }
         SAME(interval_usec);
+        SAME(irq_rate_interval_usec);
         SAME_STR(state_dir);
         SAME(log_level);
         SAME(restore_on_exit);
@@ -126,6 +127,7 @@ static void test_defaults(_unused_ void **state) {
         assert_int_equal(config_defaults(&c), 0);
         assert_null(c.path);
         assert_int_equal(c.interval_usec, 2 * SEC);
+        assert_int_equal(c.irq_rate_interval_usec, 10 * SEC);
         assert_string_equal(c.state_dir, "/run/irqsteer");
         assert_int_equal(c.log_level, LOG_INFO);
         assert_true(c.restore_on_exit);
@@ -178,6 +180,10 @@ static void test_good_values(_unused_ void **state) {
                 { "interval lower end", "interval", "100ms", K_U64, CF(interval_usec), 100000, NULL },
                 { "interval upper end", "interval", "60s", K_U64, CF(interval_usec), 60 * SEC, NULL },
                 { "interval 1min = upper end", "interval", "1min", K_U64, CF(interval_usec), 60 * SEC, NULL },
+                { "irq_rate_interval off", "irq_rate_interval", "0", K_U64, CF(irq_rate_interval_usec), 0, NULL },
+                { "irq_rate_interval", "irq_rate_interval", "30s", K_U64, CF(irq_rate_interval_usec), 30 * SEC, NULL },
+                { "irq_rate_interval upper end", "irq_rate_interval", "10min", K_U64, CF(irq_rate_interval_usec),
+                  600 * SEC, NULL },
                 { "state_dir", "state_dir", "/var/lib/irqsteer", K_STR, CF(state_dir), 0, "/var/lib/irqsteer" },
                 { "state_dir quoted with space", "state_dir", "\"/run/irq steer\"", K_STR, CF(state_dir), 0,
                   "/run/irq steer" },
@@ -270,7 +276,9 @@ static void test_good_values(_unused_ void **state) {
 
                 switch (cases[i].where) {
                 case W_CONFIG: {
-                        bool daemon = strcmp(cases[i].key, "interval") == 0 || strcmp(cases[i].key, "state_dir") == 0 ||
+                        bool daemon = strcmp(cases[i].key, "interval") == 0 ||
+                                      strcmp(cases[i].key, "irq_rate_interval") == 0 ||
+                                      strcmp(cases[i].key, "state_dir") == 0 ||
                                       strcmp(cases[i].key, "log_level") == 0 ||
                                       strcmp(cases[i].key, "restore_on_exit") == 0 ||
                                       strcmp(cases[i].key, "dry_run") == 0;
@@ -376,6 +384,8 @@ static void test_bad(_unused_ void **state) {
                   "t.conf:2: interval: \"61s\" is out of range (100ms..60s)\n" },
                 { "interval overflow", "[daemon]\ninterval = 99999999999999999999\n",
                   "t.conf:2: interval: \"99999999999999999999\" is out of range (100ms..60s)\n" },
+                { "irq_rate_interval above range", "[daemon]\nirq_rate_interval = 11min\n",
+                  "t.conf:2: irq_rate_interval: \"11min\" is out of range (0..10min)\n" },
                 { "interval not a duration", "[daemon]\ninterval = fast\n",
                   "t.conf:2: interval: invalid duration \"fast\" (expected e.g. 500ms, 2s, 5min)\n" },
                 { "interval fraction", "[daemon]\ninterval = 1.5s\n",
@@ -961,8 +971,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 5 [daemon] and 20 [balance] keys. */
-        assert_int_equal(uncommented, 25);
+        /* All 6 [daemon] and 20 [balance] keys. */
+        assert_int_equal(uncommented, 26);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);

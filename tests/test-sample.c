@@ -487,6 +487,141 @@ static void test_smooth(_unused_ void **state) {
         assert_int_equal(sample_smooth(NULL, &n1, 0.5), -EINVAL);
 }
 
+/* An IRQ that moved from cpu0 to cpu2 is on cpu2 alone in the average at
+ * once, at the smoothed rate; an interval in which it did not fire keeps
+ * the average's placement, scaled to the smoothed rate. */
+static void test_smooth_moved_irq(_unused_ void **state) {
+        static const double busy[] = { 0.1, 0.1, 0.1 };
+        static const bool yes[] = { true, true, true }, no[] = { false, false, false };
+        struct sample_rates avg = {}, n1, n2, n3;
+        const struct sample_irq *irq;
+
+        hand_rates(&n1, 2, busy, yes, no, 1, (const unsigned[]) { 30 }, (const double[]) { 400 },
+                   (const bool[]) { true });
+        assert_int_equal(sample_smooth(&avg, &n1, 0.5), 0);
+        hand_rates(&n2, 2, busy, yes, no, 1, (const unsigned[]) { 30 }, (const double[]) { 200 },
+                   (const bool[]) { true });
+        n2.irqs[0].per_cpu[0] = 0;
+        n2.irqs[0].per_cpu[2] = 200;
+        n2.irqs[0].nz_known = true;
+        n2.irqs[0].nz_lo = n2.irqs[0].nz_hi = 2;
+        assert_int_equal(sample_smooth(&avg, &n2, 0.5), 0);
+        irq = sample_rates_irq(&avg, 30);
+        assert_non_null(irq);
+        assert_true(fabs(irq->rate - 300) < EPS);
+        assert_true(sample_irq_on(irq, avg.max_cpu, 0) == 0);
+        assert_true(sample_irq_on(irq, avg.max_cpu, 1) == 0);
+        assert_true(fabs(sample_irq_on(irq, avg.max_cpu, 2) - 300) < EPS);
+
+        hand_rates(&n3, 2, busy, yes, no, 1, (const unsigned[]) { 30 }, (const double[]) { 0 },
+                   (const bool[]) { true });
+        n3.irqs[0].nz_known = true;
+        n3.irqs[0].nz_lo = 1;
+        n3.irqs[0].nz_hi = 0;
+        assert_int_equal(sample_smooth(&avg, &n3, 0.5), 0);
+        irq = sample_rates_irq(&avg, 30);
+        assert_true(fabs(irq->rate - 150) < EPS);
+        assert_true(sample_irq_on(irq, avg.max_cpu, 0) == 0);
+        assert_true(fabs(sample_irq_on(irq, avg.max_cpu, 2) - 150) < EPS);
+
+        sample_rates_free(&avg);
+        sample_rates_free(&n1);
+        sample_rates_free(&n2);
+        sample_rates_free(&n3);
+}
+
+/* Ticks that do not read /proc/interrupts: the reading is carried over, the
+ * interval has CPU rates and no IRQ rates, smoothing keeps the average's
+ * IRQs, and the next reading's rates span the time since the last one.
+ * sample_cpu_load_next() projects the smoothed irq+softirq share exactly,
+ * and sample_load_drifted() compares it with a reference. */
+static void test_carried_irqs(_unused_ void **state) {
+        struct hand_snap h3 = base_cur, h4 = base_cur;
+        struct sample_snapshot s1, s2, s3, s4;
+        struct sample_rates r = {}, avg = {};
+        const struct sample_irq *irq;
+        double v0, v1, ref[2];
+
+        build(&base_prev, &s1);
+        build(&base_cur, &s2);
+        assert_int_equal(sample_compute(&s1, &s2, &r), 0);
+        assert_false(r.irqs_carried);
+        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+        sample_rates_free(&r);
+
+        /* t = 5 s: cpu0 does 100 more ticks, 40 of them softirq (the
+         * share of the interval is 0.4); the IRQ counts are not read */
+        h3.usec = 5000000;
+        h3.cpus[0].stat[CPUSTAT_IDLE] += 60;
+        h3.cpus[0].stat[CPUSTAT_SOFTIRQ] += 40;
+        h3.cpus[1].stat[CPUSTAT_IDLE] += 100;
+        build(&h3, &s3);
+        sample_snapshot_carry_irqs(&s2, &s3);
+        assert_int_equal(s2.interrupts.n_irqs, 0);
+        assert_int_equal(s3.interrupts.n_numeric, 2);
+        assert_int_equal(sample_snapshot_irq_usec(&s3), 3000000);
+        assert_int_equal(sample_snapshot_irq_usec(&s2), 3000000);
+
+        /* projected before computing: 0.5 * 0.4 + 0.5 * (0.05 + 0.1) */
+        assert_true(sample_cpu_load_next(&s2, &s3, &avg, 0.5, 0, &v0));
+        assert_true(fabs(v0 - 0.275) < EPS);
+        assert_true(sample_cpu_load_next(&s2, &s3, &avg, 0.5, 1, &v1));
+        assert_true(fabs(v1) < EPS);
+        assert_false(sample_cpu_load_next(&s2, &s3, &avg, 0.5, 5, &v1));
+        ref[0] = 0.15;
+        ref[1] = 0;
+        assert_true(sample_load_drifted(&s2, &s3, &avg, 0.5, ref, 1, 0.05));
+        assert_false(sample_load_drifted(&s2, &s3, &avg, 0.5, ref, 1, 0.126));
+        ref[0] = 0.25;
+        assert_false(sample_load_drifted(&s2, &s3, &avg, 0.5, ref, 1, 0.05));
+        ref[1] = NAN;
+        assert_true(sample_load_drifted(&s2, &s3, &avg, 0.5, ref, 1, 0.05));
+        assert_true(sample_load_drifted(&s2, &s3, &avg, 0.5, ref, 0, 0.05));
+        assert_true(sample_load_drifted(&s2, &s3, &avg, 0.5, NULL, -1, 0.05));
+
+        assert_int_equal(sample_compute(&s2, &s3, &r), 0);
+        assert_true(r.irqs_carried);
+        assert_int_equal(r.n_irqs, 0);
+        assert_true(r.cpus[0].valid);
+        assert_true(fabs(r.cpus[0].softirq - 0.4) < EPS);
+        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+        sample_rates_free(&r);
+        assert_true(fabs(avg.cpus[0].irq + avg.cpus[0].softirq - v0) < EPS);
+        /* the IRQs' averages stand as they were */
+        assert_int_equal(avg.n_irqs, 2);
+        irq = sample_rates_irq(&avg, 38);
+        assert_non_null(irq);
+        assert_true(fabs(irq->rate - 2000) < EPS);
+        assert_true(fabs(sample_irq_on(irq, avg.max_cpu, 1) - 1500) < EPS);
+
+        /* t = 7 s with a reading: IRQ 38 rates over the 4 s since t = 3 s */
+        h4.usec = 7000000;
+        for (int k = 0; k < CPUSTAT_MAX; k++) {
+                h4.cpus[0].stat[k] = h3.cpus[0].stat[k] + (k == CPUSTAT_IDLE ? 100 : 0);
+                h4.cpus[1].stat[k] = h3.cpus[1].stat[k] + (k == CPUSTAT_IDLE ? 100 : 0);
+        }
+        h4.irqs[0].counts[0] = 1100 + 4000;
+        h4.irqs[0].counts[1] = 3200 + 800;
+        build(&h4, &s4);
+        assert_int_equal(sample_compute(&s3, &s4, &r), 0);
+        assert_false(r.irqs_carried);
+        assert_true(fabs(r.interval_s - 2.0) < EPS);
+        check_irq("after carried", &r, 38, true, 1200, (const double[]) { 1000, 200 });
+        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+        irq = sample_rates_irq(&avg, 38);
+        assert_true(fabs(irq->rate - (0.5 * 1200 + 0.5 * 2000)) < EPS);
+        /* the smoothed rate, spread as in the newest interval */
+        assert_true(fabs(sample_irq_on(irq, avg.max_cpu, 0) - 1600.0 * 1000 / 1200) < 1e-9);
+        assert_true(fabs(sample_irq_on(irq, avg.max_cpu, 1) - 1600.0 * 200 / 1200) < 1e-9);
+
+        sample_rates_free(&r);
+        sample_rates_free(&avg);
+        sample_snapshot_free(&s1);
+        sample_snapshot_free(&s2);
+        sample_snapshot_free(&s3);
+        sample_snapshot_free(&s4);
+}
+
 static void test_copy(_unused_ void **state) {
         struct sample_rates r, c;
 
@@ -758,6 +893,8 @@ int main(void) {
                 cmocka_unit_test(test_rates_invalid),
                 cmocka_unit_test(test_rates_interval),
                 cmocka_unit_test(test_smooth),
+                cmocka_unit_test(test_smooth_moved_irq),
+                cmocka_unit_test(test_carried_irqs),
                 cmocka_unit_test(test_copy),
                 cmocka_unit_test(test_snapshot_fixtures),
                 cmocka_unit_test(test_compute_256),
