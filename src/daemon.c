@@ -83,6 +83,7 @@ struct daemon {
          * one at the next tick; irq_ref[cpu] is the CPU's smoothed
          * irq+softirq share at the last one (NAN: none) */
         bool irq_force;
+        unsigned eff_read_until;  /* read at every tick before this one (EFF_READ_TICKS) */
         double *irq_ref;
         int irq_ref_max_cpu;
         uint64_t irq_readings;
@@ -553,8 +554,12 @@ static int refresh_inventory(struct daemon *d, const struct procfs_interrupts *i
         if (!d->have_inv || d->inv_dirty || d->ticks_since_full >= FULL_DISCOVERY_TICKS)
                 return discover_inventory(d, interrupts);
         r = inventory_refresh(d->rootfd, interrupts, &d->inv, &d->audit);
-        if (r != 0)
+        if (r != 0) {
+                /* something changed under a reading carried over from an
+                 * earlier tick: the next tick reads the IRQs afresh */
+                d->irq_force = true;
                 return discover_inventory(d, interrupts);
+        }
         d->ticks_since_full++;
         if (d->dry_run)
                 inventory_overlay(&d->inv, NULL, &d->overlay, true);
@@ -891,6 +896,11 @@ static bool action_current(struct daemon *d, const struct action *a) {
         }
 }
 
+/* After an IRQ is written, ticks that read /proc/interrupts to see where it
+ * fires (EFFECTIVE AFFINITY): the grace and two more.  A watch that outlives
+ * them (the IRQ is quiet, or fires elsewhere) goes on at the readings that
+ * happen anyway. */
+#define EFF_READ_TICKS (APPLY_EFFECTIVE_GRACE + 2)
 static void run_actions(struct daemon *d, uint64_t now) {
         /* what the actions changed shows in the per-IRQ rates next tick */
         if (d->actions.n > 0)
@@ -916,8 +926,10 @@ static void run_actions(struct daemon *d, uint64_t now) {
                         if (d->dry_run) {
                                 overlay_record(d, a);
                                 overlay_one(&d->inv, NULL, a, false);
-                        } else if (a->type == ACTION_IRQ_AFFINITY && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS))
+                        } else if (a->type == ACTION_IRQ_AFFINITY && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
                                 eff_watch(d, a->irq, &a->cpus);
+                                d->eff_read_until = d->ticks + 1 + EFF_READ_TICKS;
+                        }
                         policy_feedback(d->policy, a, 0, now);
                 } else {
                         daemon_log_action_failure(&d->failures, a, line, r, now);
@@ -1255,22 +1267,29 @@ static int decide_and_act(struct daemon *d, uint64_t now) {
  * reads: it is read when something may have changed, i.e. a CPU's smoothed
  * irq+softirq share moved by IRQ_RATE_DRIFT since the last reading, the
  * CPU set, inventory or configuration changed, an action was taken or an
- * IRQ's effective CPU is being watched; and at least every
- * irq_rate_interval. */
+ * IRQ was written in the last EFF_READ_TICKS ticks; and at least every
+ * irq_rate_interval.  The reason, or NULL when not due. */
 #define IRQ_RATE_DRIFT 0.05
-static bool irq_reading_due(const struct daemon *d, const struct sample_snapshot *cur) {
+static const char *irq_reading_due(const struct daemon *d, const struct sample_snapshot *cur) {
         uint64_t last;
 
-        if (!d->have_prev || d->irq_force || d->n_eff > 0 || !d->have_inv || d->inv_dirty ||
-            d->ticks_since_full + 1 >= FULL_DISCOVERY_TICKS || d->config.irq_rate_interval_usec == 0)
-                return true;
+        if (!d->have_prev || d->irq_force)
+                return "first tick, or after an action, a reload or an inventory change";
+        if (d->n_eff > 0 && d->ticks < d->eff_read_until)
+                return "effective affinity watched";
+        if (!d->have_inv || d->inv_dirty || d->ticks_since_full >= FULL_DISCOVERY_TICKS)
+                return "inventory discovery";
+        if (d->config.irq_rate_interval_usec == 0)
+                return "irq_rate_interval = 0";
         last = sample_snapshot_irq_usec(&d->prev);
         if (cur->usec <= last || cur->usec - last >= d->config.irq_rate_interval_usec)
-                return true;
+                return "irq_rate_interval passed";
         if (cpu_set_changed(&d->prev, cur))
-                return true;
-        return sample_load_drifted(&d->prev, cur, d->have_avg ? &d->avg : NULL, d->config.smoothing, d->irq_ref,
-                                   d->irq_ref_max_cpu, IRQ_RATE_DRIFT);
+                return "CPU set changed";
+        if (sample_load_drifted(&d->prev, cur, d->have_avg ? &d->avg : NULL, d->config.smoothing, d->irq_ref,
+                                d->irq_ref_max_cpu, IRQ_RATE_DRIFT))
+                return "CPU load moved";
+        return NULL;
 }
 
 /* After a tick that read /proc/interrupts: the loads it saw. */
@@ -1296,12 +1315,16 @@ static int tick(struct daemon *d) {
         struct sample_snapshot cur = {};
         struct sample_rates rates = {};
         uint64_t now = now_monotonic(d);
-        bool read_irqs;
+        const char *why = NULL;
+        bool read_irqs = false;
         int r;
 
         r = sample_snapshot_take_cpus(d->rootfd, now, &cur);
         if (r >= 0) {
-                read_irqs = irq_reading_due(d, &cur);
+                why = irq_reading_due(d, &cur);
+                read_irqs = why != NULL;
+                if (read_irqs)
+                        log_debug("Reading /proc/interrupts: %s", why);
                 if (read_irqs)
                         r = sample_snapshot_take_irqs(d->rootfd, d->have_prev ? &d->prev : NULL, &cur);
                 else
@@ -1350,7 +1373,8 @@ static int tick(struct daemon *d) {
                 log_inventory(d);
                 d->inv_dirty = false;
         }
-        if (d->n_eff > 0)
+        /* whether a watched IRQ fired: between the last two readings */
+        if (d->n_eff > 0 && read_irqs)
                 check_effective(d, d->have_prev ? &d->prev.interrupts : NULL, &cur.interrupts);
 
         if (d->config.n_workers > 0) {

@@ -4,7 +4,7 @@ sd_notify sequence (READY, STATUS, WATCHDOG, RELOADING+MONOTONIC_USEC,
 STOPPING, ERRNO), reload with a good and a bad configuration, status.json,
 --check-config, --help, --dry-run (the same decisions as a real run),
 --once, recovery after kill -9, SIGINT, restore_on_exit = no, the
-effective-affinity check, the msi-order warning, and irqsteerctl plan
+effective-affinity check, when /proc/interrupts is read, the msi-order warning, and irqsteerctl plan
 --root on a hot CPU (the tree left byte-identical).
 Needs no root: everything happens below a temporary copy of
 tests/fixtures/vm2.  Run by tests/test-daemon-notify.sh."""
@@ -617,9 +617,62 @@ def run_hotplug():
         ns.close()
 
 
+def run_irq_readings():
+    """/proc/interrupts is read only when needed (irq_rate_interval): with a
+    steady load most ticks carry the last reading over; a CPU turning hot
+    brings a reading within a few ticks; irq_rate_interval = 0 reads it at
+    every tick.  Counted by status.json counters.interrupts_readings."""
+    d = os.path.join(tmp, "irqreads")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+
+    def status():
+        return dl.load_json(os.path.join(state, "status.json")) or {}
+
+    def at_ticks(n):
+        return dl.wait_until(lambda: (lambda s: s if s.get("ticks", 0) >= n else None)(status()), T) or {}
+
+    lw = dl.LoadWriter(root)
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms"], log)
+    try:
+        s = at_ticks(20)
+        reads = (s.get("counters") or {}).get("interrupts_readings")
+        c.check(isinstance(reads, int) and 1 <= reads <= s.get("ticks", 0) // 2,
+                "irq readings: a steady load reads /proc/interrupts at few ticks",
+                f"{reads} readings in {s.get('ticks')} ticks")
+        lw.stop()
+        lw = dl.LoadWriter(root, hot_cpu=1)
+        t0 = s.get("ticks", 0)
+        s = dl.wait_until(lambda: (lambda x: x if (x.get("counters") or {}).get("interrupts_readings", 0) > reads
+                                   else None)(status()), T) or {}
+        c.check(s.get("ticks", 1 << 30) - t0 <= 4,
+                "irq readings: a CPU turning hot brings a reading within a few ticks",
+                f"at tick {s.get('ticks')}, from tick {t0}")
+        c.check(dl.stop(p, timeout=T) == 0, "irq readings: SIGTERM exit 0")
+    finally:
+        lw.stop()
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+    conf = os.path.join(d, "every-tick.conf")
+    with open(conf, "w") as f:
+        f.write("[daemon]\nirq_rate_interval = 0\n")
+    lw = dl.LoadWriter(root)
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "--config", conf], log)
+    try:
+        s = at_ticks(8)
+        c.check((s.get("counters") or {}).get("interrupts_readings") == s.get("ticks"),
+                "irq readings: irq_rate_interval = 0 reads at every tick", repr(s.get("counters")))
+        c.check(dl.stop(p, timeout=T) == 0, "irq readings: every tick: SIGTERM exit 0")
+    finally:
+        lw.stop()
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 try:
     test_check_config()
     run_hot()
+    run_irq_readings()
     run_hotplug()
     run_effective()
     run_plan()
