@@ -1270,7 +1270,7 @@ static int decide_and_act(struct daemon *d, uint64_t now) {
  * IRQ was written in the last EFF_READ_TICKS ticks; and at least every
  * irq_rate_interval.  The reason, or NULL when not due. */
 #define IRQ_RATE_DRIFT 0.05
-static const char *irq_reading_due(const struct daemon *d, const struct sample_snapshot *cur) {
+static const char *irq_reading_due(const struct daemon *d, const struct sample_snapshot *cur, bool cpus_changed) {
         uint64_t last;
 
         if (!d->have_prev || d->irq_force)
@@ -1284,7 +1284,7 @@ static const char *irq_reading_due(const struct daemon *d, const struct sample_s
         last = sample_snapshot_irq_usec(&d->prev);
         if (cur->usec <= last || cur->usec - last >= d->config.irq_rate_interval_usec)
                 return "irq_rate_interval passed";
-        if (cpu_set_changed(&d->prev, cur))
+        if (cpus_changed)
                 return "CPU set changed";
         if (sample_load_drifted(&d->prev, cur, d->have_avg ? &d->avg : NULL, d->config.smoothing, d->irq_ref,
                                 d->irq_ref_max_cpu, IRQ_RATE_DRIFT))
@@ -1315,19 +1315,20 @@ static int tick(struct daemon *d) {
         struct sample_snapshot cur = {};
         struct sample_rates rates = {};
         uint64_t now = now_monotonic(d);
-        const char *why = NULL;
-        bool read_irqs = false;
+        bool read_irqs = false, cpus_changed = false;
         int r;
 
         r = sample_snapshot_take_cpus(d->rootfd, now, &cur);
         if (r >= 0) {
-                why = irq_reading_due(d, &cur);
+                const char *why;
+
+                cpus_changed = d->have_prev && cpu_set_changed(&d->prev, &cur);
+                why = irq_reading_due(d, &cur, cpus_changed);
                 read_irqs = why != NULL;
-                if (read_irqs)
+                if (read_irqs) {
                         log_debug("Reading /proc/interrupts: %s", why);
-                if (read_irqs)
                         r = sample_snapshot_take_irqs(d->rootfd, d->have_prev ? &d->prev : NULL, &cur);
-                else
+                } else
                         sample_snapshot_carry_irqs(&d->prev, &cur);
         }
         if (r < 0) {
@@ -1351,7 +1352,7 @@ static int tick(struct daemon *d) {
                 irq_ref_update(d);
         }
 
-        if (d->have_prev && cpu_set_changed(&d->prev, &cur)) {
+        if (cpus_changed) {
                 r = reread_topology(d);
                 if (r < 0)
                         log_warning_errno(r, "CPU set changed but re-reading the topology failed: %m");
