@@ -75,8 +75,9 @@ const char *apply_errclass_to_string(enum apply_errclass c);
 /* Whether IRQ irq already fires where asked: 1 when its
  * effective_affinity_list is a non-empty subset of want, 0 when not, -errno
  * (-ENOENT without the file).  effective affinity may lag until the next
- * interrupt on x86, so check it a tick later, not right after the write. */
-int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want);
+ * interrupt on x86, so check it a tick later, not right after the write.
+ * ret_eff (may be NULL) gets the effective CPUs when 0 or 1 is returned. */
+int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want, cpuset_t *ret_eff);
 
 /* Watching an IRQ after an affinity write until it fires where it was set.
  * effective_affinity_list changes only when the IRQ next fires (x86 moves
@@ -98,6 +99,8 @@ enum apply_eff_event {
 struct apply_eff_watch {
         unsigned irq;
         cpuset_t want;           /* what was written */
+        cpuset_t eff;            /* where it fired at the last check */
+        bool has_eff;            /* eff was read */
         unsigned off_ticks;      /* ticks with interrupts that fired outside want */
         bool mismatch;           /* reported (status shows it until it settles) */
 };

@@ -39,7 +39,7 @@ struct inv_irq {
         int queue;               /* queue index, -1 if none */
         enum inv_irq_role role;
         cpuset_t affinity;       /* smp_affinity_list (or smp_affinity) */
-        cpuset_t effective;      /* effective_affinity_list */
+        cpuset_t effective;      /* effective_affinity_list (see inventory_refresh) */
         bool has_effective;
         int node;                /* irq/N/node, -1 unknown */
         bool affinity_readable;  /* false: no proc/irq/N (e.g. IRQ vanished) */
@@ -126,7 +126,8 @@ bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
  * (INV_MAP_NONE; has_stats false for the others), rps_sock_flow_entries, and the
  * per-object values (IRQ masks of NIC vectors, RPS/XPS masks and flow
  * counts) of the audit slice (all when audit is NULL) and of the objects
- * marked reread (cleared).  Returns 1 without finishing when the layout
+ * marked reread (cleared).  An IRQ's effective CPUs are re-read only when
+ * its mask has several CPUs; with one they stay as last read.  Returns 1 without finishing when the layout
  * may have changed (numeric IRQs or their names, the NIC set, a queue
  * count, ifindex or up): the caller then does a full inventory_read(); 0
  * when refreshed; -errno. */

@@ -613,7 +613,7 @@ int apply_restore_all(struct apply *ap, struct undo_report *ret) {
         return undo_restore(ap->undo, ap->rootfd, ap->root_is_host, ret);
 }
 
-int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want) {
+int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want, cpuset_t *ret_eff) {
         _cleanup_(freep) char *v = NULL;
         char path[64];
         cpuset_t eff;
@@ -625,6 +625,8 @@ int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want) {
                 return r;
         if (cpuset_parse_list(v, &eff) < 0)
                 return -EBADMSG;
+        if (ret_eff)
+                *ret_eff = eff;
         return !cpuset_empty(&eff) && cpuset_subset(&eff, want);
 }
 

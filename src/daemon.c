@@ -763,9 +763,10 @@ static void check_effective(struct daemon *d, const struct procfs_interrupts *pr
                         eff_drop(d, w);
                         continue;
                 }
-                ok = apply_irq_effective_ok(d->rootfd, w->irq, &w->want);
+                ok = apply_irq_effective_ok(d->rootfd, w->irq, &w->want, &w->eff);
+                w->has_eff = ok >= 0;
                 cpuset_format_list(&w->want, want, sizeof(want));
-                cpuset_format_list(&irq->effective, eff, sizeof(eff));
+                cpuset_format_list(&w->eff, eff, sizeof(eff));
                 switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
                 case APPLY_EFF_MISMATCH:
                         log_notice("IRQ %u (%s) set to CPU %s but fires on CPU %s (effective_affinity_list) after %u "
@@ -1137,8 +1138,8 @@ static void write_status_head(struct daemon *d, struct json_writer *w) {
                 json_key_uint(w, "irq", e->irq);
                 json_key_string(w, "name", irq ? irq->name : "");
                 json_key_cpuset(w, "affinity", &e->want);
-                if (irq && irq->has_effective)
-                        json_key_cpuset(w, "effective", &irq->effective);
+                if (e->has_eff)
+                        json_key_cpuset(w, "effective", &e->eff);
                 else
                         json_key_null(w, "effective");
                 json_end_object(w);

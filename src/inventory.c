@@ -370,8 +370,12 @@ static const char *queue_path(char *buf, size_t size, const char *nic, const cha
         return buf;
 }
 
-/* The masks of one IRQ: what inventory_refresh() re-reads each tick. */
-static void read_irq_masks(int rootfd, struct inv_irq *irq) {
+/* The masks of one IRQ: what inventory_refresh() re-reads each tick.  With
+ * spread_only, the effective CPUs are read only for a mask of several CPUs
+ * (and kept as they were otherwise): the policy consults them only then,
+ * and the daemon reads a written IRQ's own (apply_irq_effective_ok), so a
+ * big host's audit opens half the files. */
+static void read_irq_masks(int rootfd, struct inv_irq *irq, bool spread_only) {
         char lp[64], mp[64], ep[64], emp[64];
 
         irq_path(lp, sizeof(lp), irq->irq, "smp_affinity_list");
@@ -384,16 +388,18 @@ static void read_irq_masks(int rootfd, struct inv_irq *irq) {
         irq->affinity_readable = read_cpus(rootfd, lp, mp, &irq->affinity) == 0;
         if (!irq->affinity_readable)
                 cpuset_zero(&irq->affinity);
+        irq->fresh = true;
+        if (spread_only && irq->affinity_readable && cpuset_only(&irq->affinity) >= 0)
+                return;
         irq->has_effective = read_cpus(rootfd, ep, emp, &irq->effective) == 0;
         if (!irq->has_effective)
                 cpuset_zero(&irq->effective);
-        irq->fresh = true;
 }
 
 static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
         char np[64], line[32];
 
-        read_irq_masks(rootfd, irq);
+        read_irq_masks(rootfd, irq, false);
         snprintf(np, sizeof(np), "proc/irq/%u/node", irq->irq);
         irq->node = -1;
         if (rootfs_read_line(rootfd, np, line, sizeof(line)) == 0 &&
@@ -1015,7 +1021,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                         continue;
                 irq->fresh = false;
                 if (irq->reread || inventory_audit_has(n_objects, first, count, k))
-                        read_irq_masks(rootfd, irq);
+                        read_irq_masks(rootfd, irq, true);
                 irq->reread = false;
                 k++;
         }
@@ -1098,7 +1104,7 @@ struct inv_irq *inventory_irq(const struct inventory *inv, unsigned irq) {
 }
 
 void inventory_reread_irq(int rootfd, struct inv_irq *irq) {
-        read_irq_masks(rootfd, irq);
+        read_irq_masks(rootfd, irq, false);
 }
 
 void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q) {

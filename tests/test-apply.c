@@ -676,9 +676,15 @@ static void test_effective(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 cpuset_t want;
                 assert_int_equal(cpuset_parse_list(cases[i].want, &want), 0);
-                int r = apply_irq_effective_ok(e->rootfd, cases[i].irq, &want);
+                cpuset_t eff = cpuset_single(5);
+                int r = apply_irq_effective_ok(e->rootfd, cases[i].irq, &want, &eff);
                 if (r != cases[i].r)
                         fail_msg("%s: %d, want %d", cases[i].what, r, cases[i].r);
+                /* the fixture's IRQ 30 fires on CPU 1 */
+                if (r >= 0 && !cpuset_equal(&eff, &(cpuset_t) { .w = { 2 } }))
+                        fail_msg("%s: effective CPUs not returned", cases[i].what);
+                if (r < 0 && cpuset_only(&eff) != 5)
+                        fail_msg("%s: effective CPUs written on error", cases[i].what);
         }
         assert_false(apply_root_is_host(e->rootfd));
 }

@@ -684,11 +684,58 @@ static void test_refresh_audit(_unused_ void **state) {
         }
 }
 
+/* A refresh re-reads an IRQ's effective CPUs only when its mask has
+ * several CPUs (the only case the policy looks at them); discovery and an
+ * explicit re-read always do. */
+static void test_refresh_effective(_unused_ void **state) {
+        struct procfs_interrupts pi;
+        struct inventory inv = {};
+        char path[4096];
+        unsigned single = 0, spread = 0;
+        int fd;
+
+        fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
+        assert_true(fd >= 0);
+        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
+        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        for (size_t k = 0; k < inv.n_irqs; k++)
+                if (inv.irqs[k].nic >= 0) {
+                        assert_true(inv.irqs[k].has_effective);
+                        inv.irqs[k].effective = cpuset_single(4000);
+                }
+        assert_int_equal(inventory_refresh(fd, &pi, &inv, NULL), 0);
+        for (size_t k = 0; k < inv.n_irqs; k++) {
+                const struct inv_irq *irq = &inv.irqs[k];
+
+                if (irq->nic < 0)
+                        continue;
+                assert_true(irq->fresh);
+                if (cpuset_only(&irq->affinity) >= 0) {
+                        assert_int_equal(cpuset_only(&irq->effective), 4000);
+                        single++;
+                } else {
+                        assert_false(cpuset_isset(&irq->effective, 4000));
+                        spread++;
+                }
+        }
+        /* the fixture has NIC IRQs of both kinds */
+        assert_true(single > 0 && spread > 0);
+        for (size_t k = 0; k < inv.n_irqs; k++)
+                if (inv.irqs[k].nic >= 0) {
+                        inventory_reread_irq(fd, &inv.irqs[k]);
+                        assert_false(cpuset_isset(&inv.irqs[k].effective, 4000));
+                }
+        inventory_free(&inv);
+        procfs_interrupts_free(&pi);
+        close(fd);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_classify),
                 cmocka_unit_test(test_audit_slice),
                 cmocka_unit_test(test_refresh_audit),
+                cmocka_unit_test(test_refresh_effective),
                 cmocka_unit_test(test_host64),
                 cmocka_unit_test(test_vm2),
                 cmocka_unit_test(test_empty_interrupts),
