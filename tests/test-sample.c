@@ -489,7 +489,8 @@ static void test_smooth(_unused_ void **state) {
 
 /* An IRQ that moved from cpu0 to cpu2 is on cpu2 alone in the average at
  * once, at the smoothed rate; an interval in which it did not fire keeps
- * the average's placement, scaled to the smoothed rate. */
+ * the average's placement, scaled to the smoothed rate; an interval
+ * without a reading keeps the average as it is. */
 static void test_smooth_moved_irq(_unused_ void **state) {
         static const double busy[] = { 0.1, 0.1, 0.1 };
         static const bool yes[] = { true, true, true }, no[] = { false, false, false };
@@ -523,6 +524,20 @@ static void test_smooth_moved_irq(_unused_ void **state) {
         assert_true(fabs(irq->rate - 150) < EPS);
         assert_true(sample_irq_on(irq, avg.max_cpu, 0) == 0);
         assert_true(fabs(sample_irq_on(irq, avg.max_cpu, 2) - 150) < EPS);
+
+        /* an interval without a reading on a host with a CPU more: the
+         * IRQ's average is copied into rows of the new width */
+        sample_rates_free(&n1);
+        hand_rates(&n1, 3, (const double[]) { 0.1, 0.1, 0.1, 0.1 }, (const bool[]) { true, true, true, true },
+                   (const bool[]) { false, false, false, false }, 0, NULL, NULL, NULL);
+        n1.irqs_carried = true;
+        assert_int_equal(sample_smooth(&avg, &n1, 0.5), 0);
+        assert_int_equal(avg.max_cpu, 3);
+        irq = sample_rates_irq(&avg, 30);
+        assert_non_null(irq);
+        assert_true(fabs(irq->rate - 150) < EPS);
+        assert_true(fabs(sample_irq_on(irq, avg.max_cpu, 2) - 150) < EPS);
+        assert_true(sample_irq_on(irq, avg.max_cpu, 3) == 0);
 
         sample_rates_free(&avg);
         sample_rates_free(&n1);
