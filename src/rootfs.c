@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -218,5 +220,124 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len) {
         if ((size_t) n >= len)
                 return -ENOBUFS;
         buf[n] = 0;
+        return 0;
+}
+
+static size_t held_count, held_max;
+static bool held_max_known;
+
+size_t rootfs_held_count(void) {
+        return held_count;
+}
+
+size_t rootfs_held_max(void) {
+        struct rlimit rl;
+
+        if (!held_max_known) {
+                held_max_known = true;
+                if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                        held_max = 0;
+                else if (rl.rlim_cur == RLIM_INFINITY)
+                        held_max = 1 << 20;
+                else
+                        held_max = rl.rlim_cur > 512 ? (size_t) rl.rlim_cur - 256 : (size_t) rl.rlim_cur / 2;
+        }
+        return held_max;
+}
+
+/* Keeps fd (moved above stdio, so 0 can mean none) or closes it. */
+static void keep(int fd, int *ret) {
+        if (held_count < rootfs_held_max()) {
+                if (fd < 3) {
+                        int nfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+                        close(fd);
+                        fd = nfd;
+                }
+                if (fd >= 3) {
+                        *ret = fd;
+                        held_count++;
+                        return;
+                }
+        }
+        if (fd >= 0)
+                close(fd);
+}
+
+void rootfs_release(int *fd) {
+        if (*fd > 0) {
+                close(*fd);
+                held_count--;
+        }
+        *fd = 0;
+}
+
+/* The whole file from offset 0 into buf. */
+static int read_at_start(int fd, char *buf, size_t size, size_t *ret_len) {
+        size_t len = 0;
+        char c;
+
+        for (;;) {
+                ssize_t n = pread(fd, buf + len, size - 1 - len, (off_t) len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len == size - 1) {
+                        n = pread(fd, &c, 1, (off_t) len);
+                        if (n < 0)
+                                return -errno;
+                        if (n > 0)
+                                return -ENOBUFS;
+                        break;
+                }
+                /* A kernel attribute is one value and a newline, read
+                 * whole by one read: no second read for the EOF. */
+                if (buf[len - 1] == '\n')
+                        break;
+        }
+        buf[len] = 0;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
+        struct stat st;
+        int nfd, r;
+
+        if (size < 2)
+                return -ENOBUFS;
+        if (*fd > 0) {
+                r = read_at_start(*fd, buf, size, ret_len);
+                if ((r == 0 || r == -ENOBUFS) && fstat(*fd, &st) == 0 && st.st_nlink > 0)
+                        return r;
+                rootfs_release(fd);
+        }
+        nfd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (nfd < 0)
+                return -errno;
+        r = read_at_start(nfd, buf, size, ret_len);
+        if (r == 0 || r == -ENOBUFS)
+                keep(nfd, fd);
+        else
+                close(nfd);
+        return r;
+}
+
+int rootfs_hold_dir(int rootfd, const char *path, int *fd) {
+        int nfd;
+
+        if (*fd > 0)
+                return 0;
+        nfd = openat(rootfd, rel(path), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (nfd < 0)
+                return -errno;
+        keep(nfd, fd);
         return 0;
 }

@@ -1,0 +1,197 @@
+/* Files kept open between reads (rootfs_read_held, rootfs_hold_dir): over
+ * a tree of regular files, where a file can be rewritten in place,
+ * replaced by rename or removed, and over this machine's /proc/irq, where
+ * the kernel regenerates the value at each read from offset 0. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "rootfs.h"
+#include "testlib.h"
+#include "util.h"
+
+static char dir[] = "/tmp/irqsteer-test-rootfs.XXXXXX";
+static int rootfd = -1;
+
+static int setup(_unused_ void **state) {
+        if (!mkdtemp(dir))
+                return -1;
+        rootfd = rootfs_open(dir);
+        return rootfd < 0 ? -1 : 0;
+}
+
+static int teardown(_unused_ void **state) {
+        char cmd[128];
+
+        close(rootfd);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Reads rel through *fd, asserting the result and the text. */
+static void read_expect(const char *rel, int *fd, int want_r, const char *want) {
+        char buf[16];
+        size_t n = 99;
+        int r = rootfs_read_held(rootfd, rel, fd, buf, sizeof(buf), &n);
+
+        if (r != want_r)
+                fail_msg("%s: got %d, want %d", rel, r, want_r);
+        if (r == 0 && (strcmp(buf, want) != 0 || n != strlen(want)))
+                fail_msg("%s: read '%s' (%zu bytes), want '%s'", rel, buf, n, want);
+}
+
+static void test_regular_files(_unused_ void **state) {
+        size_t base = rootfs_held_count();
+        char from[512], to[512];
+        int fd = 0, kept;
+
+        test_write_file(dir, "value", "5\n");
+        read_expect("value", &fd, 0, "5\n");
+        assert_true(fd > 2);
+        assert_int_equal(rootfs_held_count(), base + 1);
+        kept = fd;
+
+        /* rewritten in place (as rootfs_write does): same fd, new value */
+        test_write_file(dir, "value", "0-3\n");
+        read_expect("value", &fd, 0, "0-3\n");
+        assert_int_equal(fd, kept);
+        /* shorter again: nothing of the longer value is left */
+        test_write_file(dir, "value", "7\n");
+        read_expect("value", &fd, 0, "7\n");
+        assert_int_equal(fd, kept);
+
+        /* replaced by rename (the simulator, atomic writers): the kept fd
+         * has the old file, with no name left: opened again */
+        test_write_file(dir, "value.new", "9\n");
+        snprintf(from, sizeof(from), "%s/value.new", dir);
+        snprintf(to, sizeof(to), "%s/value", dir);
+        assert_int_equal(rename(from, to), 0);
+        read_expect("value", &fd, 0, "9\n");
+        assert_true(fd > 2);
+        assert_int_equal(rootfs_held_count(), base + 1);
+
+        /* removed: -ENOENT, and nothing kept */
+        assert_int_equal(unlink(to), 0);
+        read_expect("value", &fd, -ENOENT, NULL);
+        assert_int_equal(fd, 0);
+        assert_int_equal(rootfs_held_count(), base);
+
+        /* never there: nothing kept either */
+        read_expect("missing", &fd, -ENOENT, NULL);
+        assert_int_equal(fd, 0);
+
+        /* no trailing newline: read to the end all the same */
+        test_write_file(dir, "bare", "abc");
+        read_expect("bare", &fd, 0, "abc");
+        /* too long for the buffer: -ENOBUFS, the fd kept for the next try */
+        test_write_file(dir, "bare", "0123456789abcdefghij\n");
+        read_expect("bare", &fd, -ENOBUFS, NULL);
+        assert_true(fd > 2);
+        /* exactly the buffer's room (15 bytes and the NUL) fits */
+        test_write_file(dir, "bare", "0123456789abcd\n");
+        read_expect("bare", &fd, 0, "0123456789abcd\n");
+        rootfs_release(&fd);
+        assert_int_equal(fd, 0);
+        assert_int_equal(rootfs_held_count(), base);
+        rootfs_release(&fd);
+        assert_int_equal(rootfs_held_count(), base);
+}
+
+/* An O_PATH fd of a directory answers lookups relative to it; a directory
+ * removed and made again under the same name is another one. */
+static void test_hold_dir(_unused_ void **state) {
+        size_t base = rootfs_held_count();
+        char path[512], cmd[600];
+        struct stat st;
+        int fd = 0, kept;
+
+        snprintf(path, sizeof(path), "%s/queues", dir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        test_write_file(dir, "queues/rx-0", "");
+        assert_int_equal(rootfs_hold_dir(rootfd, "queues", &fd), 0);
+        assert_true(fd > 2);
+        assert_int_equal(rootfs_held_count(), base + 1);
+        kept = fd;
+        /* kept already: nothing opened */
+        assert_int_equal(rootfs_hold_dir(rootfd, "queues", &fd), 0);
+        assert_int_equal(fd, kept);
+        assert_int_equal(rootfs_held_count(), base + 1);
+        assert_int_equal(fstatat(fd, "rx-0", &st, AT_SYMLINK_NOFOLLOW), 0);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", path);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(mkdir(path, 0755), 0);
+        test_write_file(dir, "queues/rx-0", "");
+        assert_int_equal(fstatat(fd, "rx-0", &st, AT_SYMLINK_NOFOLLOW), -1);
+        assert_int_equal(errno, ENOENT);
+        rootfs_release(&fd);
+        assert_int_equal(rootfs_held_count(), base);
+        assert_int_equal(rootfs_hold_dir(rootfd, "no-such-dir", &fd), -ENOENT);
+        assert_int_equal(fd, 0);
+}
+
+/* The budget is the soft fd limit less 256 (half of a small one), as it
+ * was at the first call; beyond it reads still work, by path. */
+static void test_budget(_unused_ void **state) {
+        struct rlimit rl;
+        size_t want;
+
+        assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+        want = rl.rlim_cur == RLIM_INFINITY ? 1u << 20 :
+               rl.rlim_cur > 512 ? (size_t) rl.rlim_cur - 256 : (size_t) rl.rlim_cur / 2;
+        assert_int_equal(rootfs_held_max(), want);
+}
+
+/* This machine's /proc/irq: a kept smp_affinity_list shows a value
+ * written through another fd (the kernel regenerates it at offset 0). */
+static void test_live_proc_irq(_unused_ void **state) {
+        char want[80], path[64], orig[64];
+        int host, fd = 0, kept;
+        bool done = false;
+
+        SKIP_UNLESS_ROOT();
+        host = rootfs_open("/");
+        assert_true(host >= 0);
+        for (unsigned irq = 0; irq < 4096 && !done; irq++) {
+                char first[64], second[64];
+                int r1, r2, kept2;
+
+                snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", irq);
+                /* an IRQ not on CPU 0 alone that takes a write of CPU 0
+                 * (managed ones refuse) */
+                if (rootfs_read_line(host, path, orig, sizeof(orig)) < 0 || strcmp(orig, "0") == 0 ||
+                    rootfs_write(host, path, "0") < 0)
+                        continue;
+                r1 = rootfs_read_held(host, path, &fd, first, sizeof(first), NULL);
+                kept = fd;
+                /* put it back before asserting anything */
+                assert_int_equal(rootfs_write(host, path, orig), 0);
+                r2 = rootfs_read_held(host, path, &fd, second, sizeof(second), NULL);
+                kept2 = fd;
+                rootfs_release(&fd);
+                assert_int_equal(r1, 0);
+                assert_string_equal(first, "0\n");
+                assert_true(kept > 2);
+                assert_int_equal(r2, 0);
+                assert_int_equal(kept2, kept);
+                snprintf(want, sizeof(want), "%s\n", orig);
+                assert_string_equal(second, want);
+                done = true;
+        }
+        close(host);
+        if (!done) {
+                print_message("[  SKIP    ] %s: no IRQ here takes an affinity write\n", __func__);
+                skip();
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_regular_files),
+                cmocka_unit_test(test_hold_dir),
+                cmocka_unit_test(test_budget),
+                cmocka_unit_test(test_live_proc_irq),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
