@@ -45,6 +45,9 @@ struct inv_irq {
         bool affinity_readable;  /* false: no proc/irq/N (e.g. IRQ vanished) */
         bool reread;             /* inventory_refresh() re-reads it whatever the audit slice */
         bool fresh;              /* masks read by the last inventory_read/refresh */
+        /* smp_affinity_list and effective_affinity_list kept open by
+         * inventory_refresh() (rootfs_read_held; 0 none, inventory_free closes) */
+        int fd_affinity, fd_effective;
 };
 
 struct inv_queue {
@@ -56,6 +59,7 @@ struct inv_queue {
         cpuset_t xps_cpus;       /* tx-N/xps_cpus */
         bool has_rps, has_xps;   /* the files exist and were readable */
         bool reread, fresh;      /* as inv_irq */
+        int fd_rps, fd_flow_cnt, fd_xps; /* kept open, as inv_irq's */
 };
 
 struct inv_nic {
@@ -81,6 +85,9 @@ struct inv_nic {
          * was created; they may wrap or restart when it is re-created) */
         uint64_t rx_packets, tx_packets;
         bool has_stats;          /* both counters were read */
+        /* kept open by inventory_refresh(), as inv_irq's: the attributes it
+         * reads each tick, and the queues dir (O_PATH) it counts queues in */
+        int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_queues;
 };
 
 struct inventory {
@@ -89,6 +96,7 @@ struct inventory {
         struct inv_irq *irqs;    /* every numeric IRQ in /proc/interrupts, sorted */
         size_t n_irqs;
         uint32_t rps_sock_flow_entries; /* proc/sys/net/core/rps_sock_flow_entries */
+        int fd_sock_flow;        /* kept open, as inv_irq's */
 };
 
 /* Builds the inventory from sys/class/net, the device links, msi_irqs,

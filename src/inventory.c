@@ -2,10 +2,12 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "inventory.h"
 #include "log.h"
@@ -279,8 +281,11 @@ static int read_number_dir(int rootfd, const char *path, unsigned **ret, size_t 
 /* A whole small file, into buf (size bytes) when it fits, else into a
  * malloc'd *heap; *ret points at the text.  The per-tick reads (a few
  * hundred masks on a big host) then need no allocation. */
-static int read_text(int rootfd, const char *path, char *buf, size_t size, char **heap, char **ret) {
-        int r = rootfs_read_small(rootfd, path, buf, size, NULL);
+/* A file's text into buf, or a malloc'd *heap when it does not fit; with
+ * fd (non-NULL) through the fd kept there (rootfs_read_held). */
+static int read_text(int rootfd, const char *path, int *fd, char *buf, size_t size, char **heap, char **ret) {
+        int r = fd ? rootfs_read_held(rootfd, path, fd, buf, size, NULL)
+                   : rootfs_read_small(rootfd, path, buf, size, NULL);
 
         if (r == -ENOBUFS) {
                 r = rootfs_read(rootfd, path, heap, NULL);
@@ -294,29 +299,41 @@ static int read_text(int rootfd, const char *path, char *buf, size_t size, char 
 }
 
 /* A hex-mask file (rps_cpus, xps_cpus, smp_affinity). */
-static int read_mask(int rootfd, const char *path, cpuset_t *ret) {
+static int read_mask(int rootfd, const char *path, int *fd, cpuset_t *ret) {
         _cleanup_(freep) char *heap = NULL;
         char buf[512], *text;
         int r;
 
-        r = read_text(rootfd, path, buf, sizeof(buf), &heap, &text);
+        r = read_text(rootfd, path, fd, buf, sizeof(buf), &heap, &text);
         if (r < 0)
                 return r;
         return cpuset_parse_mask(util_strstrip(text), ret);
 }
 
+/* One line (a number, flags) as rootfs_read_line, through a kept fd. */
+static int read_line_held(int rootfd, const char *path, int *fd, char *buf, size_t len) {
+        size_t n;
+        int r = rootfs_read_held(rootfd, path, fd, buf, len, &n);
+
+        if (r < 0)
+                return r;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = 0;
+        return 0;
+}
+
 /* Reads a cpulist file, or the hex-mask file beside it. */
-static int read_cpus(int rootfd, const char *list_path, const char *mask_path, cpuset_t *ret) {
+static int read_cpus(int rootfd, const char *list_path, const char *mask_path, int *fd, cpuset_t *ret) {
         _cleanup_(freep) char *heap = NULL;
         char buf[512], *text;
         int r;
 
-        r = read_text(rootfd, list_path, buf, sizeof(buf), &heap, &text);
+        r = read_text(rootfd, list_path, fd, buf, sizeof(buf), &heap, &text);
         if (r == 0)
                 return cpuset_parse_list(text, ret);
         if (r != -ENOENT || !mask_path)
                 return r;
-        return read_mask(rootfd, mask_path, ret);
+        return read_mask(rootfd, mask_path, NULL, ret);
 }
 
 /* Appends s to the path being built at *p (bounded by end; truncation
@@ -385,13 +402,18 @@ static void read_irq_masks(int rootfd, struct inv_irq *irq, bool spread_only) {
 
         /* A missing proc/irq/N means the IRQ went away after /proc/interrupts
          * was read: not an error, just nothing to steer. */
-        irq->affinity_readable = read_cpus(rootfd, lp, mp, &irq->affinity) == 0;
+        /* A NIC vector's files are kept open: it is re-read every few
+         * ticks.  Discovery reads before the mapping (nic -1): the other
+         * IRQs' files are read then only. */
+        irq->affinity_readable = read_cpus(rootfd, lp, mp, irq->nic >= 0 ? &irq->fd_affinity : NULL,
+                                           &irq->affinity) == 0;
         if (!irq->affinity_readable)
                 cpuset_zero(&irq->affinity);
         irq->fresh = true;
         if (spread_only && irq->affinity_readable && cpuset_only(&irq->affinity) >= 0)
                 return;
-        irq->has_effective = read_cpus(rootfd, ep, emp, &irq->effective) == 0;
+        irq->has_effective = read_cpus(rootfd, ep, emp, irq->nic >= 0 ? &irq->fd_effective : NULL,
+                                       &irq->effective) == 0;
         if (!irq->has_effective)
                 cpuset_zero(&irq->effective);
 }
@@ -441,7 +463,8 @@ static bool queue_dir(const char *name, const char *prefix, int *ret) {
         return n && parse_index(n, ret);
 }
 
-static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q);
+static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q, bool hold);
+static void nic_free(struct inv_nic *nic);
 
 static int read_queues(int rootfd, struct inv_nic *nic) {
         char path[512];
@@ -469,7 +492,10 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
         closedir(d);
 
         /* Queue directories are numbered densely from 0; a gap would be a
-         * kernel bug, so size by the highest index to be safe. */
+         * kernel bug, so size by the highest index to be safe.  Dense, the
+         * refresh counts them by two lookups each (same_queue_count). */
+        if (nic->rx_queues == max_rx + 1 && nic->tx_queues == max_tx + 1)
+                (void) rootfs_hold_dir(rootfd, path, &nic->fd_queues);
         nic->n_queues = (size_t) (MAX(max_rx, max_tx) + 1);
         if (nic->n_queues == 0)
                 return 0;
@@ -487,13 +513,14 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
                 q->has_rx = rootfs_exists(rootfd, path) > 0;
                 snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
                 q->has_tx = rootfs_exists(rootfd, path) > 0;
-                read_queue_values(rootfd, nic, q);
+                read_queue_values(rootfd, nic, q, false);
         }
         return 0;
 }
 
-/* The RPS/XPS values of one queue whose has_rx/has_tx are known. */
-static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q) {
+/* The RPS/XPS values of one queue whose has_rx/has_tx are known; with hold
+ * through fds kept in q (what inventory_refresh() re-reads). */
+static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q, bool hold) {
         char path[512], line[32];
         size_t i = (size_t) q->index;
         uint64_t v;
@@ -503,9 +530,10 @@ static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_
         if (q->has_rx) {
                 /* Missing without CONFIG_RPS. */
                 queue_path(path, sizeof(path), nic->name, "rx-", i, "rps_cpus");
-                q->has_rps = read_mask(rootfd, path, &q->rps_cpus) == 0;
+                q->has_rps = read_mask(rootfd, path, hold ? &q->fd_rps : NULL, &q->rps_cpus) == 0;
                 queue_path(path, sizeof(path), nic->name, "rx-", i, "rps_flow_cnt");
-                if (rootfs_read_line(rootfd, path, line, sizeof(line)) == 0 &&
+                if ((hold ? read_line_held(rootfd, path, &q->fd_flow_cnt, line, sizeof(line))
+                          : rootfs_read_line(rootfd, path, line, sizeof(line))) == 0 &&
                     util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
                         q->rps_flow_cnt = (uint32_t) v;
         }
@@ -515,7 +543,7 @@ static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_
                 /* Single-queue devices fail this read with ENOENT
                  * or EINVAL although the file is listed. */
                 queue_path(path, sizeof(path), nic->name, "tx-", i, "xps_cpus");
-                q->has_xps = read_mask(rootfd, path, &q->xps_cpus) == 0;
+                q->has_xps = read_mask(rootfd, path, hold ? &q->fd_xps : NULL, &q->xps_cpus) == 0;
         }
         if (!q->has_xps)
                 cpuset_zero(&q->xps_cpus);
@@ -581,7 +609,7 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *
                         continue;
                 snprintf(lp, sizeof(lp), "sys/class/net/%s/%s/local_cpulist", nic->name, dir);
                 snprintf(mp, sizeof(mp), "sys/class/net/%s/%s/local_cpus", nic->name, dir);
-                if (read_cpus(rootfd, lp, mp, &cpus) == 0 && !cpuset_empty(&cpus)) {
+                if (read_cpus(rootfd, lp, mp, NULL, &cpus) == 0 && !cpuset_empty(&cpus)) {
                         nic->local_cpus = cpus;
                         break;
                 }
@@ -596,20 +624,30 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *
         }
 }
 
+/* One attribute of the NIC (sys/class/net/NAME/leaf), with hold through
+ * the fd kept in *fd. */
+static int read_nic_line(int rootfd, const struct inv_nic *nic, const char *leaf, int *fd, bool hold,
+                         char *buf, size_t len) {
+        char path[128];
+
+        snprintf(path, sizeof(path), "sys/class/net/%s/%s", nic->name, leaf);
+        return hold ? read_line_held(rootfd, path, fd, buf, len) : rootfs_read_line(rootfd, path, buf, len);
+}
+
 /* ifindex, up and (counters) the packet counters: what inventory_refresh()
- * re-reads. */
-static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters) {
+ * re-reads (with hold, through fds kept in nic). */
+static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters, bool hold) {
         char line[64];
 
         nic->ifindex = 0;
         nic->up = false;
-        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "ifindex") == 0 &&
+        if (read_nic_line(rootfd, nic, "ifindex", &nic->fd_ifindex, hold, line, sizeof(line)) == 0 &&
             util_parse_int(util_strstrip(line), (size_t) -1, &nic->ifindex) < 0)
                 nic->ifindex = 0;
         /* IFF_UP (the administrative state, as netlink reports it) when the
          * flags file is there; operstate otherwise ("unknown" is what lo and
          * many virtual devices report while up). */
-        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "flags") == 0) {
+        if (read_nic_line(rootfd, nic, "flags", &nic->fd_flags, hold, line, sizeof(line)) == 0) {
                 unsigned long f = strtoul(line, NULL, 16);
                 nic->up = f & IFF_UP;
         } else if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "operstate") == 0)
@@ -618,9 +656,11 @@ static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters) {
         /* packet counters: what lets the policy see receive load on NICs
          * without queue IRQs (veth); missing files are not an error */
         nic->has_stats = counters &&
-                read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/rx_packets") == 0 &&
+                read_nic_line(rootfd, nic, "statistics/rx_packets", &nic->fd_rx_packets, hold, line,
+                              sizeof(line)) == 0 &&
                 util_parse_u64(util_strstrip(line), (size_t) -1, &nic->rx_packets) == 0 &&
-                read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "statistics/tx_packets") == 0 &&
+                read_nic_line(rootfd, nic, "statistics/tx_packets", &nic->fd_tx_packets, hold, line,
+                              sizeof(line)) == 0 &&
                 util_parse_u64(util_strstrip(line), (size_t) -1, &nic->tx_packets) == 0;
         if (!nic->has_stats)
                 nic->rx_packets = nic->tx_packets = 0;
@@ -631,7 +671,7 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, str
 
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
         nic->max_rx_queues = nic->max_tx_queues = -1;
-        read_nic_state(rootfd, nic, true);
+        read_nic_state(rootfd, nic, true, false);
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;
@@ -867,7 +907,7 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
                         scratch[k++] = scratch[i];
                 } else {
                         log_debug("inventory: %s vanished while reading, skipped", inv.nics[i].name);
-                        free(inv.nics[i].queues);
+                        nic_free(&inv.nics[i]);
                         free(scratch[i].msi);
                         inv.n_nics--;
                 }
@@ -916,6 +956,36 @@ static int count_queue_dirs(int rootfd, const char *name, int *ret_rx, int *ret_
         }
         closedir(d);
         return 0;
+}
+
+/* Whether the queues dir held open (O_PATH) still has PREFIX0 to
+ * PREFIX(n-1) and no PREFIXn: the kernel adds and removes queue dirs at the
+ * top, so this is the count without listing the dir (~70 entries a NIC a
+ * tick).  A NIC removed since has an empty dir: a changed count. */
+static bool same_queue_count(int dirfd, const char *prefix, int n) {
+        char name[32];
+        struct stat st;
+
+        snprintf(name, sizeof(name), "%s%d", prefix, n);
+        if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+                return false;
+        if (n == 0)
+                return true;
+        snprintf(name, sizeof(name), "%s%d", prefix, n - 1);
+        return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The NIC's rx and tx queue counts as at discovery. */
+static int same_queues(int rootfd, const struct inv_nic *nic) {
+        int rx, tx, r;
+
+        if (nic->fd_queues > 0)
+                return same_queue_count(nic->fd_queues, "rx-", nic->rx_queues) &&
+                       same_queue_count(nic->fd_queues, "tx-", nic->tx_queues);
+        r = count_queue_dirs(rootfd, nic->name, &rx, &tx);
+        if (r < 0)
+                return r;
+        return rx == nic->rx_queues && tx == nic->tx_queues;
 }
 
 /* Same NIC names as list_nics() would find now. */
@@ -998,16 +1068,15 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                 n_objects += inv->irqs[i].nic >= 0;
         for (size_t i = 0; i < inv->n_nics; i++) {
                 struct inv_nic *nic = &inv->nics[i];
-                int ifindex = nic->ifindex, rx, tx;
+                int ifindex = nic->ifindex;
                 bool up = nic->up;
 
-                r = count_queue_dirs(rootfd, nic->name, &rx, &tx);
-                if (r < 0 || rx != nic->rx_queues || tx != nic->tx_queues)
+                if (same_queues(rootfd, nic) <= 0)
                         return 1;
                 /* The counters only for NICs without queue IRQs: the policy
                  * reads receive load from them there (veth) and from the
                  * IRQs elsewhere; two files fewer a NIC a tick. */
-                read_nic_state(rootfd, nic, nic->map == INV_MAP_NONE);
+                read_nic_state(rootfd, nic, nic->map == INV_MAP_NONE, true);
                 if (nic->ifindex != ifindex || nic->up != up)
                         return 1;
                 n_objects += nic->n_queues;
@@ -1031,21 +1100,44 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
                         iq->fresh = false;
                         if (iq->reread || inventory_audit_has(n_objects, first, count, k))
-                                read_queue_values(rootfd, &inv->nics[i], iq);
+                                read_queue_values(rootfd, &inv->nics[i], iq, true);
                         iq->reread = false;
                 }
         inv->rps_sock_flow_entries = 0;
-        if (rootfs_read_line(rootfd, "proc/sys/net/core/rps_sock_flow_entries", line, sizeof(line)) == 0 &&
+        if (read_line_held(rootfd, "proc/sys/net/core/rps_sock_flow_entries", &inv->fd_sock_flow, line,
+                           sizeof(line)) == 0 &&
             util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
                 inv->rps_sock_flow_entries = (uint32_t) v;
         return 0;
+}
+
+/* Closes what a NIC keeps open and frees its queues. */
+static void nic_free(struct inv_nic *nic) {
+        for (size_t q = 0; q < nic->n_queues; q++) {
+                rootfs_release(&nic->queues[q].fd_rps);
+                rootfs_release(&nic->queues[q].fd_flow_cnt);
+                rootfs_release(&nic->queues[q].fd_xps);
+        }
+        free(nic->queues);
+        nic->queues = NULL;
+        nic->n_queues = 0;
+        rootfs_release(&nic->fd_ifindex);
+        rootfs_release(&nic->fd_flags);
+        rootfs_release(&nic->fd_rx_packets);
+        rootfs_release(&nic->fd_tx_packets);
+        rootfs_release(&nic->fd_queues);
 }
 
 void inventory_free(struct inventory *inv) {
         if (!inv)
                 return;
         for (size_t i = 0; i < inv->n_nics; i++)
-                free(inv->nics[i].queues);
+                nic_free(&inv->nics[i]);
+        for (size_t i = 0; i < inv->n_irqs; i++) {
+                rootfs_release(&inv->irqs[i].fd_affinity);
+                rootfs_release(&inv->irqs[i].fd_effective);
+        }
+        rootfs_release(&inv->fd_sock_flow);
         free(inv->nics);
         free(inv->irqs);
         *inv = (struct inventory) {};
@@ -1108,7 +1200,7 @@ void inventory_reread_irq(int rootfd, struct inv_irq *irq) {
 }
 
 void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q) {
-        read_queue_values(rootfd, nic, q);
+        read_queue_values(rootfd, nic, q, true);
 }
 
 struct inv_queue *inventory_queue(const struct inv_nic *nic, int index) {

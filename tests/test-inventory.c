@@ -465,7 +465,40 @@ struct ns_result {
         int found, n_nics, has_device, map, up;
         int rx, tx, n_queues, max_rx, max_tx, combined, rx_ch, tx_ch;
         int ifindex, want_ifindex, has_rps;
+        /* refreshes through the fds kept open */
+        int r_refresh, rps_kept, dir_kept, rps_seen, same_fd, r_shrunk, reread_has_rps, fd_after;
 };
+
+/* A refresh reads rx-3/rps_cpus through the fd it keeps and sees a value
+ * written by another writer; after `ethtool -L rx 2` it sees the changed
+ * queue count, and re-reading the vanished queue drops its fd. */
+static void live_refresh(int fd, const struct procfs_interrupts *pi, struct inventory *inv,
+                         struct ns_result *res) {
+        struct inv_audit all = { 0 };
+        struct inv_nic *nic = (struct inv_nic *) inventory_nic(inv, VETH_B);
+        struct inv_queue *q;
+        int kept;
+
+        if (!nic || nic->n_queues != 4)
+                return;
+        q = &nic->queues[3];
+        res->r_refresh = inventory_refresh(fd, pi, inv, &all);
+        kept = q->fd_rps;
+        res->rps_kept = kept > 2;
+        /* the queue count is checked by lookups in the kept queues dir */
+        res->dir_kept = nic->fd_queues > 2;
+        if (rootfs_write(fd, "sys/class/net/" VETH_B "/queues/rx-3/rps_cpus", "1") < 0 ||
+            inventory_refresh(fd, pi, inv, &all) != 0)
+                return;
+        res->rps_seen = cpuset_only(&q->rps_cpus) == 0;
+        res->same_fd = q->fd_rps == kept;
+        if (run("ethtool -L " VETH_B " rx 2") != 0)
+                return;
+        res->r_shrunk = inventory_refresh(fd, pi, inv, &all);
+        inventory_reread_queue(fd, nic, q);
+        res->reread_has_rps = q->has_rps;
+        res->fd_after = q->fd_rps;
+}
 
 /* In the child: a private mount namespace, network namespace B, and a
  * sysfs mounted there so that /sys/class/net shows B's devices. */
@@ -489,9 +522,10 @@ static void ns_child(int out) {
         if (res.r_irq < 0)
                 goto out;
         res.r_read = inventory_read(fd, &pi, &inv);
-        procfs_interrupts_free(&pi);
-        if (res.r_read < 0)
+        if (res.r_read < 0) {
+                procfs_interrupts_free(&pi);
                 goto out;
+        }
         res.n_nics = (int) inv.n_nics;
         {
                 const struct inv_nic *nic = inventory_nic(&inv, VETH_B);
@@ -519,6 +553,8 @@ static void ns_child(int out) {
                 }
         }
         res.want_ifindex = (int) if_nametoindex(VETH_B);
+        live_refresh(fd, &pi, &inv, &res);
+        procfs_interrupts_free(&pi);
         inventory_free(&inv);
         close(fd);
 out:
@@ -578,6 +614,15 @@ static void test_live_netns(_unused_ void **state) {
         assert_int_equal(res.rx_ch, 4);
         assert_int_equal(res.tx_ch, 4);
         assert_int_equal(res.combined, 0);
+        /* the refreshes through kept fds */
+        assert_int_equal(res.r_refresh, 0);
+        assert_true(res.rps_kept);
+        assert_true(res.dir_kept);
+        assert_true(res.rps_seen);
+        assert_true(res.same_fd);
+        assert_int_equal(res.r_shrunk, 1);
+        assert_false(res.reread_has_rps);
+        assert_int_equal(res.fd_after, 0);
 }
 
 /* ---- per-tick audit ---- */
