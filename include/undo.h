@@ -23,9 +23,13 @@
  * decimal for flowcnt and sockflow.  STARTTIME is field 22 of
  * /proc/PID/task/TID/stat and tells a reused TID.  Lines starting with '#'
  * are comments.  A line that does not parse, or the last line when it lacks
- * its '\n' (a torn write), is skipped and counted, never fatal.  The file is
- * replaced atomically (temporary file in the same directory, mode 0600,
- * fsync, rename, fsync of the directory). */
+ * its '\n' (a torn write), is skipped and counted, never fatal.  An object
+ * may be listed again further down: its latest line tells LAST and PENDING
+ * (a later line with another ORIGINAL is unreadable).  Each change appends
+ * the object's line (then fsync); the whole file is written again, compact,
+ * when the appended lines outnumber the objects (plus 64), after a failed
+ * append and when objects are dropped: atomically (temporary file in the
+ * same directory, mode 0600, fsync, rename, fsync of the directory). */
 #pragma once
 
 #include <net/if.h>
@@ -73,6 +77,8 @@ struct undo {
         size_t n_entries, allocated;
         unsigned corrupt;             /* lines skipped when loading */
         unsigned long gen;            /* bumped on every change of the entries */
+        size_t file_lines;            /* object lines in the file since the last full save */
+        bool file_ok;                 /* the file is what the last save or append left */
 };
 
 /* What a restore did, object by object. */

@@ -154,8 +154,12 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
 }
 
 /* One journal line (without '\n'), modified in place.  -EBADMSG if malformed. */
+static int set_str(char **p, const char *v);
+
 static int parse_line(struct undo *u, char *line) {
+        struct undo_entry *e;
         char *f[8];
+        int r;
         struct undo_key k = { 0 };
         unsigned long long v;
         size_t n, key_fields;
@@ -208,9 +212,18 @@ static int parse_line(struct undo *u, char *line) {
         if (!apply_value_valid(k.kind, orig) || !apply_value_valid(k.kind, last) ||
             (pending && !apply_value_valid(k.kind, pending)))
                 return -EBADMSG;
-        /* A key listed twice: the first line holds the true original. */
-        if (undo_find(u, &k))
-                return -EBADMSG;
+        /* Listed again (appended): the latest line tells LAST and
+         * PENDING; the first holds the true original. */
+        e = undo_find(u, &k);
+        if (e) {
+                if (strcmp(e->original, orig) != 0)
+                        return -EBADMSG;
+                r = set_str(&e->last, last);
+                if (r == 0)
+                        r = set_str(&e->pending, pending);
+                u->gen++;
+                return r;
+        }
         return add_entry(u, &k, orig, last, pending, NULL);
 }
 
@@ -252,6 +265,15 @@ int undo_parse(struct undo *u, const char *buf, size_t len) {
         return 0;
 }
 
+/* An entry's journal line. */
+static void format_entry(FILE *f, const struct undo_entry *e) {
+        char key[128];
+
+        if (undo_key_format(&e->key, key, sizeof(key)) < 0)
+                return;
+        fprintf(f, "%s %s %s %s\n", key, e->original, e->last, e->pending ? e->pending : "-");
+}
+
 int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
         char *buf = NULL;
         size_t len = 0;
@@ -261,14 +283,8 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
         if (!f)
                 return -ENOMEM;
         fputs(JOURNAL_HEADER, f);
-        for (size_t i = 0; i < u->n_entries; i++) {
-                const struct undo_entry *e = &u->entries[i];
-                char key[128];
-
-                if (undo_key_format(&e->key, key, sizeof(key)) < 0)
-                        continue;
-                fprintf(f, "%s %s %s %s\n", key, e->original, e->last, e->pending ? e->pending : "-");
-        }
+        for (size_t i = 0; i < u->n_entries; i++)
+                format_entry(f, &u->entries[i]);
         if (fclose(f) != 0) {
                 free(buf);
                 return -ENOMEM;
@@ -330,6 +346,7 @@ int undo_save(struct undo *u) {
 
         if (u->dry_run)
                 return 0;
+        u->file_ok = false;
         if (u->n_entries == 0) {
                 if (unlink(u->path) < 0) {
                         if (errno == ENOENT)
@@ -364,7 +381,48 @@ int undo_save(struct undo *u) {
                 unlink(tmp);
                 return r;
         }
-        return fsync_dir(u->state_dir);
+        r = fsync_dir(u->state_dir);
+        if (r == 0) {
+                u->file_ok = true;
+                u->file_lines = u->n_entries;
+        }
+        return r;
+}
+
+/* Saves e's state: its line appended to the journal (O(1) a change where
+ * a full save is O(objects): a 256-queue layout wrote 12 MB), or the whole
+ * journal when the file is not known good or the appended lines would
+ * outnumber the objects (plus 64).  A failed append leaves the file to be
+ * written whole next time, torn line and all. */
+static int save_entry(struct undo *u, const struct undo_entry *e) {
+        _cleanup_(freep) char *buf = NULL;
+        _cleanup_(closep) int fd = -1;
+        size_t len = 0;
+        FILE *f;
+        int r;
+
+        if (u->dry_run)
+                return 0;
+        if (!u->file_ok || u->file_lines >= 2 * u->n_entries + 64)
+                return undo_save(u);
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        format_entry(f, e);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        u->file_ok = false;
+        fd = open(u->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, buf, len);
+        if (r == 0 && fdatasync(fd) < 0)
+                r = -errno;
+        if (r < 0)
+                return r;
+        u->file_ok = true;
+        u->file_lines++;
+        return 0;
 }
 
 /* The journal is a host path of our own, not under the observed root. */
@@ -443,7 +501,7 @@ int undo_begin(struct undo *u, const struct undo_key *k, const char *current, co
                 r = add_entry(u, k, current, current, pending, &e);
                 if (r < 0)
                         return r;
-                r = undo_save(u);
+                r = save_entry(u, e);
                 if (r < 0) {
                         u->gen++;
                         u->n_entries--;
@@ -461,7 +519,7 @@ int undo_begin(struct undo *u, const struct undo_key *k, const char *current, co
                 e->pending = old_pending;
                 return -ENOMEM;
         }
-        r = undo_save(u);
+        r = save_entry(u, e);
         if (r < 0) {
                 free(e->pending);
                 e->pending = old_pending;
@@ -492,7 +550,7 @@ int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_valu
         free(e->pending);
         e->pending = NULL;
         u->gen++;
-        return resave ? undo_save(u) : 0;
+        return resave ? save_entry(u, e) : 0;
 }
 
 int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_report *ret) {

@@ -282,11 +282,33 @@ static void test_journal_and_restore(void **state) {
         /* Second change to IRQ 30 keeps the first original. */
         a = mk(&steps[2]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        /* Each change appends the object's line; the latest one counts. */
         assert_file(e->state, UNDO_JOURNAL_NAME,
                     "# irqsteer undo journal v1\n"
-                    "irq 30 0-3 2 3\n"
-                    "rps eth0 0 0 6 -\n",
+                    "irq 30 0-3 0-3 2\n"
+                    "rps eth0 0 0 0 6\n"
+                    "irq 30 0-3 2 3\n",
                     "second change keeps the original");
+        {
+                struct undo *u = NULL;
+                struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30 }, krps = { .kind = UNDO_RPS, .nic = "eth0" };
+                const struct undo_entry *x;
+
+                assert_int_equal(undo_new(e->state, true, &u), 0);
+                assert_int_equal(u->n_entries, 2);
+                assert_int_equal(u->corrupt, 0);
+                x = undo_find(u, &k30);
+                assert_non_null(x);
+                assert_string_equal(x->original, "0-3");
+                assert_string_equal(x->last, "2");
+                assert_string_equal(x->pending, "3");
+                x = undo_find(u, &krps);
+                assert_non_null(x);
+                assert_string_equal(x->original, "0");
+                assert_string_equal(x->last, "0");
+                assert_string_equal(x->pending, "6");
+                undo_free(u);
+        }
         a = mk(&steps[3]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         a = mk(&steps[4]);
@@ -313,6 +335,44 @@ static void test_journal_and_restore(void **state) {
         assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed after restore");
         assert_int_equal(apply_undo(ap)->n_entries, 0);
         apply_free(ap);
+}
+
+/* Appended lines are compacted away: 300 changes of one IRQ leave a
+ * journal of at most 2 x 1 + 64 object lines, which still restores. */
+static void test_journal_compaction(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        struct undo *u = NULL;
+        struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30 };
+        size_t lines = 0;
+        char *text;
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        for (int i = 0; i < 300; i++) {
+                struct act step = IRQ(30, i % 2 ? "1" : "2");
+                struct action a = mk(&step);
+                assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        }
+        text = slurp(e->state, UNDO_JOURNAL_NAME);
+        assert_non_null(text);
+        for (const char *p = text; *p; p++)
+                lines += *p == '\n';
+        free(text);
+        /* the header and at most 66 lines for the one object */
+        if (lines < 2 || lines > 67)
+                fail_msg("journal has %zu lines after 300 changes", lines);
+        assert_int_equal(undo_new(e->state, true, &u), 0);
+        assert_int_equal(u->n_entries, 1);
+        assert_int_equal(u->corrupt, 0);
+        assert_string_equal(undo_find(u, &k30)->original, "0-3");
+        undo_free(u);
+        apply_free(ap); /* crash */
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
+        assert_int_equal(rep.restored, 1);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "restored after compactions");
 }
 
 /* Apply, then free without restoring (= the daemon was killed), then
@@ -637,8 +697,11 @@ static void test_threads_wrapped(void **state) {
         /* The narrowed read-back is what the journal now expects. */
         assert_file(e->state, UNDO_JOURNAL_NAME,
                     "# irqsteer undo journal v1\n"
-                    "thread 5000100 5000101 777001 0-3 2-3 -\n"
-                    "thread 5000100 5000102 777002 0-3 0-3 -\n"
+                    "thread 5000100 5000101 777001 0-3 0-3 1\n"
+                    "thread 5000100 5000101 777001 0-3 1 2-3\n"
+                    "thread 5000100 5000102 777002 0-3 0-3 1\n"
+                    "thread 5000100 5000103 777003 0-3 0-3 1\n"
+                    "thread 5000100 5000103 777003 0-3 0-3 0-2\n"
                     "thread 5000100 5000103 777003 0-3 1-2 -\n",
                     "thread journal");
 
@@ -977,6 +1040,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_pending, teardown_env),
                 cmocka_unit_test(test_journal_lines),
                 cmocka_unit_test_teardown(test_corrupt_journal, teardown_env),
+                cmocka_unit_test_teardown(test_journal_compaction, teardown_env),
                 cmocka_unit_test_teardown(test_dry_run, teardown_env),
                 cmocka_unit_test_teardown(test_journal_unwritable, teardown_env),
                 cmocka_unit_test_teardown(test_readonly, teardown_env),
