@@ -85,9 +85,11 @@ struct inv_nic {
          * was created; they may wrap or restart when it is re-created) */
         uint64_t rx_packets, tx_packets;
         bool has_stats;          /* both counters were read */
+        uint64_t rx_bytes;       /* statistics/rx_bytes, read with them */
+        bool has_rx_bytes;
         /* kept open by inventory_refresh(), as inv_irq's: the attributes it
          * reads each tick, and the queues dir (O_PATH) it counts queues in */
-        int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_queues;
+        int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues;
 };
 
 struct inventory {

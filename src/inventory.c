@@ -664,6 +664,12 @@ static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters, bool 
                 util_parse_u64(util_strstrip(line), (size_t) -1, &nic->tx_packets) == 0;
         if (!nic->has_stats)
                 nic->rx_packets = nic->tx_packets = 0;
+        /* bytes too: what tells a throughput change from one in packet sizes */
+        nic->has_rx_bytes = nic->has_stats &&
+                read_nic_line(rootfd, nic, "statistics/rx_bytes", &nic->fd_rx_bytes, hold, line, sizeof(line)) == 0 &&
+                util_parse_u64(util_strstrip(line), (size_t) -1, &nic->rx_bytes) == 0;
+        if (!nic->has_rx_bytes)
+                nic->rx_bytes = 0;
 }
 
 static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
@@ -1125,6 +1131,7 @@ static void nic_free(struct inv_nic *nic) {
         rootfs_release(&nic->fd_flags);
         rootfs_release(&nic->fd_rx_packets);
         rootfs_release(&nic->fd_tx_packets);
+        rootfs_release(&nic->fd_rx_bytes);
         rootfs_release(&nic->fd_queues);
 }
 

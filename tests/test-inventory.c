@@ -402,6 +402,15 @@ static void test_live_host(_unused_ void **state) {
                 assert_true((k == 0 ? nic->rx_packets : nic->tx_packets) <= v);
                 assert_true(v > 0);
         }
+        /* and the byte counter beside them */
+        assert_true(nic->has_rx_bytes);
+        {
+                _cleanup_(freep) char *buf = NULL;
+                uint64_t v;
+                assert_int_equal(rootfs_read(fd, "sys/class/net/eth0/statistics/rx_bytes", &buf, NULL), 0);
+                assert_int_equal(util_parse_u64(util_strstrip(buf), (size_t) -1, &v), 0);
+                assert_true(nic->rx_bytes > 0 && nic->rx_bytes <= v);
+        }
         for (int k = 0; k < 2; k++) {
                 int n = k == 0 ? in_irq : out_irq;
                 const struct inv_irq *irq = inventory_irq(&inv, (unsigned) n);
