@@ -78,6 +78,7 @@ struct config {
         uint32_t rps_sock_flow_entries;
         bool xps;
         bool single_queue_rps;   /* RPS on single-queue NICs from the start */
+        bool rps_trial;          /* RPS for NICs without queue IRQs given back when it costs throughput */
         double rps_exclude_irq_rate; /* interrupts/s above which the IRQ CPU leaves the RPS set */
         cpuset_t banned_cpus;
 

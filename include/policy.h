@@ -14,10 +14,11 @@
  *   policy_feedback() with the actuator's result before the next tick;
  * - load is the smoothed rates (sample_smooth), NULL before the first
  *   interval;
- * - the inventory's packet counters (inv_nic.rx_packets, tx_packets) are
- *   read afresh each tick: the policy keeps the previous counts and now_usec
- *   and derives each NIC's packet rate from them, which is what shows the
- *   receive load of NICs without queue IRQs (veth), whose RPS it steers. */
+ * - the inventory's packet counters (inv_nic.rx_packets, tx_packets and
+ *   rx_bytes) are read afresh each tick: the policy keeps the previous
+ *   counts and now_usec and derives each NIC's packet rate from them, which
+ *   is what shows the receive load of NICs without queue IRQs (veth), whose
+ *   RPS it steers, and whether that RPS costs throughput (its trial). */
 #pragma once
 
 #include <stdbool.h>

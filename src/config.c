@@ -108,6 +108,7 @@ static const struct key_def balance_keys[] = {
         KEY("banned_cpus", VT_CPULIST, struct config, banned_cpus, 0, 0),
         [BK_BALANCE_RATIO] = KEY("balance_ratio", VT_DECIMAL, struct config, balance_ratio, 0, 10),
         KEY("balance_floor", VT_PERCENT, struct config, balance_floor, 1, 100),
+        KEY("rps_trial", VT_BOOL, struct config, rps_trial, 0, 0),
 };
 
 static const struct key_def interface_keys[] = {
@@ -238,6 +239,7 @@ int config_defaults(struct config *c) {
         c->rps_sock_flow_entries = 32768;
         c->xps = true;
         c->single_queue_rps = true;
+        c->rps_trial = true;
         c->rps_exclude_irq_rate = 20000;
         cpuset_zero(&c->banned_cpus);
         return 0;

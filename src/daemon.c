@@ -996,6 +996,7 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
         json_key_uint(w, "rps_sock_flow_entries", c->rps_sock_flow_entries);
         json_key_bool(w, "xps", c->xps);
         json_key_bool(w, "single_queue_rps", c->single_queue_rps);
+        json_key_bool(w, "rps_trial", c->rps_trial);
         json_key_double(w, "rps_exclude_irq_rate", c->rps_exclude_irq_rate);
         json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
         json_key_begin_object(w, "interfaces");

@@ -31,6 +31,20 @@
  * samples after the dwell. */
 #define POL_SOFT_PPS 1000.0
 #define POL_SOFT_PPS_EXIT 500.0
+/* RPS for such a NIC is a trial: its receive throughput (bytes, packets
+ * without a byte counter) over POL_TRIAL_TICKS intervals with RPS, after
+ * the first (the flows moving), is held against the last interval's rate
+ * before (not the average: a stream that just started is still ramping).
+ * Spreading costs an IPI per remote backlog batch and the packet's cache
+ * lines on another CPU; where that is dear (a VM: each IPI is a VM exit) a
+ * TCP stream on this repository's 2-vCPU VM got 0-35% less through with
+ * RPS, depending on the minute.  A fall of more than POL_TRIAL_LOSS gives
+ * the original masks back and keeps RPS off for POL_TRIAL_BACKOFF_USEC,
+ * doubling after each failed trial up to POL_TRIAL_BACKOFF_MAX_USEC. */
+#define POL_TRIAL_TICKS 3
+#define POL_TRIAL_LOSS 0.05
+#define POL_TRIAL_BACKOFF_USEC (600ULL * 1000000ULL)
+#define POL_TRIAL_BACKOFF_MAX_USEC (3600ULL * 1000000ULL)
 
 #define POL_MOVE_WINDOW_USEC (600ULL * 1000000ULL)
 /* Unexplained actuator errors are retried this many times, then given up. */
@@ -91,10 +105,23 @@ struct pol_nic {
         uint64_t stats_usec;
         bool rate_known;         /* rx_pps/tx_pps hold an average */
         double rx_pps, tx_pps;   /* smoothed (config smoothing), packets/s */
+        bool bytes_known;        /* rxb_prev holds the last tick's rx_bytes */
+        uint64_t rxb_prev;
+        bool bps_known;          /* rx_bps holds an average */
+        double rx_bps;           /* smoothed received bytes/s */
+        double rx_bps_last, rx_pps_last; /* the last interval's rates, unsmoothed */
         /* NIC without queue IRQs whose RPS we steer */
         double cost;             /* share of a CPU per received packet/s, from when RPS started */
         cpuset_t senders;        /* the hot CPUs its receive work ran on when RPS started */
         unsigned gone_ticks;     /* consecutive samples below POL_SOFT_PPS_EXIT */
+        /* the trial after RPS started (POL_TRIAL_TICKS) */
+        bool trial;
+        unsigned trial_ticks;    /* samples since RPS started */
+        bool trial_bytes;        /* counting bytes, else packets */
+        double trial_base;       /* the rate (bytes or packets/s) of the interval before */
+        uint64_t trial_count0, trial_usec0; /* the counter and its time after the first sample */
+        uint64_t rps_block_until;        /* no RPS start before this (a failed trial) */
+        uint64_t rps_backoff_usec;       /* the last block's length, 0 after a passed trial */
 };
 
 struct pol_thread {

@@ -744,7 +744,9 @@ static bool soft_startable(struct pol_tick *t, const struct pol_unit *u) {
                 return false;
         if (!x->rec->rate_known || x->rec->rx_pps < POL_SOFT_PPS)
                 return false;
-        /* the dwell after we gave it back */
+        /* a failed trial's block, and the dwell after we gave it back */
+        if (t->now < x->rec->rps_block_until)
+                return false;
         return !(q && q->rps_set && t->now - q->rps_change_usec < t->c->min_dwell_usec);
 }
 
@@ -806,8 +808,80 @@ static void soft_start(struct pol_tick *t) {
                 x->rec->cost = pps > 0 ? W / pps : 0;
                 x->rec->senders = src;
                 x->rec->gone_ticks = 0;
+                /* the trial: bytes (else packets) against the rate before */
+                x->rec->trial = x->rec->stats_known;
+                x->rec->trial_ticks = 0;
+                x->rec->trial_bytes = x->rec->bps_known;
+                x->rec->trial_base = x->rec->bps_known ? x->rec->rx_bps_last : x->rec->rx_pps_last;
         }
         free(w);
+}
+
+/* A receive rate for a reason: Gbit/s or Mbit/s from bytes/s, else
+ * packets/s. */
+static const char *fmt_rate(double v, bool bytes, char *buf, size_t len) {
+        char p[32];
+
+        if (!bytes)
+                snprintf(buf, len, "%s packets/s", fmt_pps(v, p, sizeof(p)));
+        else if (v * 8 >= 1e9)
+                snprintf(buf, len, "%.2f Gbit/s", v * 8 / 1e9);
+        else
+                snprintf(buf, len, "%.1f Mbit/s", v * 8 / 1e6);
+        return buf;
+}
+
+/* The counter a trial follows. */
+static uint64_t trial_count(const struct pol_nic *rec) {
+        return rec->trial_bytes ? rec->rxb_prev : rec->rx_prev;
+}
+
+/* The trial of a soft NIC's RPS (POL_TRIAL_TICKS): true while it runs
+ * (nothing else changes the NIC's RPS meanwhile) and when it failed and
+ * gave the original masks back. */
+static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
+        struct pol_nic *rec = t->nics[u->nic].rec;
+        char before[48], after_s[48], reason[320];
+        uint64_t backoff;
+        double after;
+
+        if (!rec->trial || !t->c->rps_trial) {
+                rec->trial = false;
+                return false;
+        }
+        /* counters gone or restarted (the device was re-created): no verdict */
+        if (!rec->stats_known || (rec->trial_bytes && !rec->bytes_known) ||
+            (rec->trial_ticks > 0 && (trial_count(rec) < rec->trial_count0 || rec->stats_usec <= rec->trial_usec0))) {
+                rec->trial = false;
+                return false;
+        }
+        /* the first sample has the flows moving: counted from its end */
+        if (rec->trial_ticks++ == 0) {
+                rec->trial_count0 = trial_count(rec);
+                rec->trial_usec0 = rec->stats_usec;
+                return true;
+        }
+        if (rec->trial_ticks <= POL_TRIAL_TICKS)
+                return true;
+        rec->trial = false;
+        after = (double) (trial_count(rec) - rec->trial_count0) /
+                ((double) (rec->stats_usec - rec->trial_usec0) / 1e6);
+        if (after >= rec->trial_base * (1 - POL_TRIAL_LOSS)) {
+                rec->rps_backoff_usec = 0;
+                return false;
+        }
+        backoff = rec->rps_backoff_usec ? MIN(2 * rec->rps_backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
+                                        : POL_TRIAL_BACKOFF_USEC;
+        rec->rps_backoff_usec = backoff;
+        rec->rps_block_until = t->now + backoff;
+        snprintf(reason, sizeof(reason),
+                 "RPS cost throughput: %s received %s in %u samples with RPS, %s before (%.0f%%): "
+                 "back to the original, no RPS for it for %llu min",
+                 t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
+                 POL_TRIAL_TICKS, fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)),
+                 100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
+        soft_restore(t, u, reason);
+        return true;
 }
 
 void pol_soft(struct pol_tick *t) {
@@ -815,7 +889,7 @@ void pol_soft(struct pol_tick *t) {
                 return;
         for (size_t i = 0; i < t->n_soft; i++) {
                 struct pol_unit *u = &t->soft[i];
-                if (u->rps_ours && !u->touched)
+                if (u->rps_ours && !u->touched && !soft_trial(t, u))
                         soft_adjust(t, u);
         }
         soft_start(t);

@@ -762,7 +762,7 @@ static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struc
         double alpha = t->c->smoothing > 0 && t->c->smoothing <= 1 ? t->c->smoothing : 1, dt, rx, tx;
 
         if (!n->has_stats) {
-                rec->stats_known = rec->rate_known = false;
+                rec->stats_known = rec->rate_known = rec->bps_known = false;
                 return;
         }
         if (rec->stats_known && t->now <= rec->stats_usec)
@@ -770,6 +770,7 @@ static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struc
         if (rec->stats_known && n->rx_packets >= rec->rx_prev && n->tx_packets >= rec->tx_prev) {
                 dt = (double) (t->now - rec->stats_usec) / 1e6;
                 rx = (double) (n->rx_packets - rec->rx_prev) / dt;
+                rec->rx_pps_last = rx;
                 tx = (double) (n->tx_packets - rec->tx_prev) / dt;
                 if (rec->rate_known) {
                         rec->rx_pps = alpha * rx + (1 - alpha) * rec->rx_pps;
@@ -781,8 +782,17 @@ static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struc
                 }
         } else
                 rec->rate_known = false;
+        if (rec->stats_known && rec->bytes_known && n->has_rx_bytes && n->rx_bytes >= rec->rxb_prev) {
+                double b = (double) (n->rx_bytes - rec->rxb_prev) / ((double) (t->now - rec->stats_usec) / 1e6);
+                rec->rx_bps = rec->bps_known ? alpha * b + (1 - alpha) * rec->rx_bps : b;
+                rec->rx_bps_last = b;
+                rec->bps_known = true;
+        } else
+                rec->bps_known = false;
         rec->rx_prev = n->rx_packets;
         rec->tx_prev = n->tx_packets;
+        rec->rxb_prev = n->rx_bytes;
+        rec->bytes_known = n->has_rx_bytes;
         rec->stats_usec = t->now;
         rec->stats_known = true;
 }

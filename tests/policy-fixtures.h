@@ -50,6 +50,7 @@ struct fx {
         /* NICs without queue IRQs (fx_add_veth): received packets/s and
          * the CPU that sends them, where the receive work runs without RPS */
         double pps[4];
+        double pkt_bytes[4];     /* a veth's packet size (rx_bytes), 1000 unless set */
         int sender[4];
         /* what the actuator saw */
         unsigned feedback_calls;
@@ -241,6 +242,7 @@ static inline int fx_add_veth(struct fx *f, const char *name, int nq) {
         n->combined_channels = n->rx_channels = n->tx_channels = -1;
         n->map = INV_MAP_NONE;
         n->has_stats = true;
+        n->has_rx_bytes = true;
         n->n_queues = nq;
         n->queues = calloc(nq, sizeof(*n->queues));
         for (int i = 0; i < nq; i++)
@@ -316,6 +318,7 @@ static inline void fx_model(struct fx *f, const double *noise) {
                          * else on the sender; a second of packets */
                         double k = noise ? noise[f->sender[ni]] : 1;
                         n->rx_packets += (uint64_t) (f->pps[ni] * k);
+                        n->rx_bytes += (uint64_t) (f->pps[ni] * k * (f->pkt_bytes[ni] > 0 ? f->pkt_bytes[ni] : 1000));
                         n->tx_packets += (uint64_t) (f->pps[ni] * k / 2);
                         for (size_t qi = 0; qi < n->n_queues; qi++) {
                                 struct inv_queue *q = &n->queues[qi];

@@ -85,6 +85,7 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(rps_sock_flow_entries);
         SAME(xps);
         SAME(single_queue_rps);
+        SAME(rps_trial);
         SAME(rps_exclude_irq_rate);
         if (!cpuset_equal(&a->banned_cpus, &b->banned_cpus)) {
                 *what = "banned_cpus";
@@ -150,6 +151,7 @@ static void test_defaults(_unused_ void **state) {
         assert_int_equal(c.rps_sock_flow_entries, 32768);
         assert_true(c.xps);
         assert_true(c.single_queue_rps);
+        assert_true(c.rps_trial);
         assert_true(c.rps_exclude_irq_rate == 20000);
         assert_true(cpuset_empty(&c.banned_cpus));
         assert_int_equal(c.n_interfaces, 0);
@@ -229,6 +231,7 @@ static void test_good_values(_unused_ void **state) {
                 { "rfs no", "rfs", "no", K_BOOL, CF(rfs), 0, NULL },
                 { "xps false", "xps", "false", K_BOOL, CF(xps), 0, NULL },
                 { "single_queue_rps 0", "single_queue_rps", "0", K_BOOL, CF(single_queue_rps), 0, NULL },
+                { "rps_trial no", "rps_trial", "no", K_BOOL, CF(rps_trial), 0, NULL },
                 { "rps_sock_flow_entries zero leaves alone", "rps_sock_flow_entries", "0", K_U32,
                   CF(rps_sock_flow_entries), 0, NULL },
                 { "rps_sock_flow_entries lower end", "rps_sock_flow_entries", "1024", K_U32,
@@ -971,8 +974,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 6 [daemon] and 20 [balance] keys. */
-        assert_int_equal(uncommented, 26);
+        /* All 6 [daemon] and 21 [balance] keys. */
+        assert_int_equal(uncommented, 27);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);

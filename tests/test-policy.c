@@ -1293,6 +1293,97 @@ static void test_soft_nic(void **state) {
         }
 }
 
+/* RPS for a veth is a trial: when the NIC receives more than 5% fewer
+ * bytes in the 3 samples after the first with RPS than before (the 2-vCPU
+ * VM's TCP stream: 0-35% fewer), the masks go back and RPS stays off for 10
+ * min, then 20 min after a second failure; a passed trial resets that.
+ * Bytes, not packets, tell throughput. */
+static void test_soft_nic_trial(void **state) {
+        static const char *start = "rps veth1/0>1;rps veth1/1>1;rps veth1/2>1;rps veth1/3>1;";
+        static const char *back = "rps veth1/0>;rps veth1/1>;rps veth1/2>;rps veth1/3>;";
+        static const struct {
+                const char *what;
+                double pps, bytes;       /* with RPS, from the sample after the start */
+                bool fails;
+        } cases[] = {
+                { "30% fewer packets and bytes", 126000, 1000, true },
+                { "4% fewer: noise, kept", 172800, 1000, false },
+                { "as many packets, 10% smaller", 180000, 900, true },
+                { "10% fewer but bigger packets: as many bytes", 162000, 1111, false },
+        };
+        struct fx f;
+        unsigned k;
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                setup_veth(&f, 2, "veth1", 4, 0.92, 180000);
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                expect_actions(cases[i].what, &f.l, start);
+                /* the first sample with RPS (the flows moving) does not count */
+                f.pps[0] = 50000;
+                assert_int_equal(fx_ticks(&f, 4, 4), 0);
+                expect_actions(cases[i].what, &f.l, "");
+                f.pps[0] = cases[i].pps;
+                f.pkt_bytes[0] = cases[i].bytes;
+                assert_int_equal(fx_ticks(&f, 5, 6), 0);
+                expect_actions(cases[i].what, &f.l, "");
+                assert_int_equal(fx_ticks(&f, 7, 7), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].fails ? back : "");
+                if (!cases[i].fails) {
+                        assert_int_equal(fx_ticks(&f, 8, 100), 0);
+                        expect_actions(cases[i].what, &f.l, "");
+                        assert_int_equal(f.rep.n_rps_queues, 4);
+                }
+                fx_free(&f);
+        }
+
+        /* the first case again, on: the reason, the blocks, a pass */
+        setup_veth(&f, 2, "veth1", 4, 0.92, 180000);
+        assert_int_equal(fx_ticks(&f, 1, 4), 0);
+        f.pps[0] = 126000;
+        assert_int_equal(fx_ticks(&f, 5, 7), 0);
+        expect_actions("trial failed", &f.l, back);
+        if (!strstr(f.l.v[0].reason, "RPS cost throughput: veth1 received 1.01 Gbit/s in 3 samples with RPS, "
+                                     "1.44 Gbit/s before (-30%): back to the original, no RPS for it for 10 min"))
+                fail_msg("reason '%s'", f.l.v[0].reason);
+        /* CPU0 hot again without RPS, but blocked for 10 min */
+        f.pps[0] = 180000;
+        for (k = 8; k < 7 + 600; k++) {
+                assert_int_equal(fx_ticks(&f, k, k), 0);
+                if (f.l.n)
+                        fail_msg("tick %u: %zu actions while blocked", k, f.l.n);
+        }
+        assert_int_equal(fx_ticks(&f, k, k), 0);
+        expect_actions("tried again after 10 min", &f.l, start);
+        /* fails again: 20 min */
+        f.pps[0] = 100000;
+        assert_int_equal(fx_ticks(&f, k + 1, k + 4), 0);
+        expect_actions("second failure", &f.l, back);
+        assert_non_null(strstr(f.l.v[0].reason, "no RPS for it for 20 min"));
+        k += 4;
+        f.pps[0] = 180000;
+        assert_int_equal(fx_ticks(&f, k + 1, k + 1199), 0);
+        assert_int_equal(f.rep.n_rps_queues, 0);
+        assert_int_equal(fx_ticks(&f, k + 1200, k + 1200), 0);
+        expect_actions("tried again after 20 min", &f.l, start);
+        /* the rate holds: RPS stays, nothing more */
+        assert_int_equal(fx_ticks(&f, k + 1201, k + 1300), 0);
+        expect_actions("passed", &f.l, "");
+        assert_int_equal(f.rep.n_rps_queues, 4);
+        fx_free(&f);
+
+        /* rps_trial = no: RPS stays whatever the throughput */
+        setup_veth(&f, 2, "veth1", 4, 0.92, 180000);
+        f.cfg.rps_trial = false;
+        assert_int_equal(fx_ticks(&f, 1, 3), 0);
+        expect_actions("rps_trial = no", &f.l, start);
+        f.pps[0] = 90000;
+        assert_int_equal(fx_ticks(&f, 4, 100), 0);
+        expect_actions("rps_trial = no", &f.l, "");
+        assert_int_equal(f.rep.n_rps_queues, 4);
+        fx_free(&f);
+}
+
 /* Narrowed when the packets drop, kept while the rate stays inside the
  * hysteresis band (500..1000 packets/s), given back below it. */
 static void test_soft_nic_lifecycle(void **state) {
@@ -1514,6 +1605,7 @@ int main(void) {
                 cmocka_unit_test(test_interface_config),
                 cmocka_unit_test(test_soft_nic),
                 cmocka_unit_test(test_soft_nic_lifecycle),
+                cmocka_unit_test(test_soft_nic_trial),
                 cmocka_unit_test(test_soft_nic_noise),
                 cmocka_unit_test(test_bad_input),
         };
