@@ -552,13 +552,13 @@ VETH_RECEIVERS = [
 ]
 
 
-def veth_one(opts, mode, secs, pin=()):
+def veth_one(opts, mode, secs, pin=(), omit=0, rep=0):
     srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR'] + list(pin) + ['iperf3', '-s', '-1', '-B', '198.18.77.2'],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     bal = None
     note = ''
     saved = save_irq_affinity()
-    work = os.path.join(opts.tmp, 'veth-%s-%s' % (mode, 'pinned' if pin else 'free'))
+    work = os.path.join(opts.tmp, 'veth-%s-%s-%d' % (mode, 'pinned' if pin else 'free', rep))
     os.makedirs(work, exist_ok=True)
     blog = open(os.path.join(work, 'balancer.log'), 'w')
     try:
@@ -572,10 +572,15 @@ def veth_one(opts, mode, secs, pin=()):
                                     '--interval', '1s', '--state-dir', st] + opts.irqsteerd_args,
                                    stdout=blog, stderr=subprocess.STDOUT)
         time.sleep(1.0)
+        # the first omit seconds (the balancers reacting) count neither in
+        # iperf3's figure (-O) nor in the NET_RX split
+        cl = subprocess.Popen(['ip', 'netns', 'exec', 'bnS', 'taskset', '-c', '0', 'iperf3', '-c',
+                               '198.18.77.2', '-t', str(secs), '-O', str(omit), '-P', '4', '-J'],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(omit)
         n0, s0 = read_netrx(), read_soft()
-        cl = subprocess.run(['ip', 'netns', 'exec', 'bnS', 'taskset', '-c', '0', 'iperf3', '-c',
-                             '198.18.77.2', '-t', str(secs), '-P', '4', '-J'],
-                            capture_output=True, text=True, timeout=secs + 60)
+        out, err = cl.communicate(timeout=secs + omit + 60)
+        cl = subprocess.CompletedProcess(cl.args, cl.returncode, out, err)
         n1, s1 = read_netrx(), read_soft()
         rps = sh('for f in /sys/class/net/bnR0/queues/rx-*/rps_cpus; do echo "$f=$(cat $f)"; done',
                  check=False)
@@ -613,15 +618,20 @@ def run_veth(opts):
         if not shutil.which(tool):
             return None, tool + ' missing: skipped'
     res = []
-    secs = 5 if opts.quick else 10
+    secs, omit, reps = (5, 2, 1) if opts.quick else (10, 5, 3)
+    modes = ['none', 'irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else [])
     try:
         for name, pin, _ in VETH_RECEIVERS:
-            for mode in ['none', 'irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else []):
-                veth_setup()
-                r = veth_one(opts, mode, secs, pin)
-                r['receiver'] = name
-                res.append(r)
-                veth_cleanup()
+            # this VM's throughput drifts by 10% and more between minutes:
+            # the modes take turns, in a rotated order each round
+            for rep in range(reps):
+                for mode in modes[rep % len(modes):] + modes[:rep % len(modes)]:
+                    veth_setup()
+                    r = veth_one(opts, mode, secs, pin, omit, rep)
+                    r['receiver'] = name
+                    r['rep'] = rep
+                    res.append(r)
+                    veth_cleanup()
     finally:
         veth_cleanup()
     return res, ''
@@ -637,19 +647,30 @@ def veth_tables(res):
 
 
 def veth_table(res):
+    """One row per balancer: the median throughput of its rounds (each
+    round's figure beside it) and the NET_RX split and softirq share summed
+    over the rounds; ratios of the medians."""
     cpus = sorted(res[0]['netrx'], key=lambda c: int(c[3:]))
-    lines = ['balancer     Gbit/s  ' + '  '.join('%s NET_RX  soft%%' % c for c in cpus) + '  rps_cpus'
-             ]
-    for r in res:
-        tot = sum(r['netrx'].values()) or 1
-        cells = '  '.join('%9.0f%% %5.1f' % (100 * r['netrx'][c] / tot, r['soft'][c]) for c in cpus)
-        lines.append('%-10s %8s  %s  %s' % (r['mode'], fmt(r['gbps'], '.2f'), cells, ' '.join(r['rps'])))
-        if r['note']:
-            lines.append('           note: ' + r['note'])
-    base = next((r for r in res if r['mode'] == 'none'), None)
-    for r in res:
-        if base and r is not base and r['gbps'] and base['gbps']:
-            lines.append('throughput %s / none = %.2f' % (r['mode'], r['gbps'] / base['gbps']))
+    lines = ['balancer     Gbit/s  ' + '  '.join('%s NET_RX  soft%%' % c for c in cpus) +
+             '  rounds (Gbit/s)      rps_cpus at the end']
+    med = {}
+    for mode in dict.fromkeys(r['mode'] for r in res):
+        rows = [r for r in res if r['mode'] == mode]
+        g = sorted(r['gbps'] for r in rows if r['gbps'])
+        med[mode] = g[len(g) // 2] if g else None
+        netrx = {c: sum(r['netrx'][c] for r in rows) for c in cpus}
+        tot = sum(netrx.values()) or 1
+        cells = '  '.join('%9.0f%% %5.1f' % (100 * netrx[c] / tot, sum(r['soft'][c] for r in rows) / len(rows))
+                          for c in cpus)
+        rounds = ' '.join(fmt(r['gbps'], '.2f') for r in rows)
+        lines.append('%-10s %8s  %s  %-20s %s' % (mode, fmt(med[mode], '.2f'), cells, rounds, ' '.join(rows[-1]['rps'])))
+        for note in dict.fromkeys(r['note'] for r in rows if r['note']):
+            lines.append('           note: ' + note)
+    for mode, g in med.items():
+        if mode != 'none' and g and med.get('none'):
+            lines.append('throughput %s / none = %.2f' % (mode, g / med['none']))
+    if med.get('irqsteerd') and med.get('irqbalance'):
+        lines.append('throughput irqsteerd / irqbalance = %.2f' % (med['irqsteerd'] / med['irqbalance']))
     return '\n'.join(lines)
 
 
@@ -726,7 +747,9 @@ def main():
         if res:
             with open(os.path.join(opts.out, 'veth.json'), 'w') as f:
                 json.dump(res, f, indent=1)
-            report.append('== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0\n' +
+            report.append('== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0; %s\n'
+                          % ('one round of 5 s after 2 s' if opts.quick else
+                             '3 rounds (modes in turn) of 10 s after 5 s left out, median') +
                           veth_tables(res))
         else:
             report.append('== Real kernel: ' + why)
