@@ -100,19 +100,13 @@ int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, .
         return rootfs_read(rootfd, path, ret_buf, ret_len);
 }
 
-int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len) {
-        _cleanup_(closep) int fd = -1;
+/* The whole file from offset 0 into buf. */
+static int read_at_start(int fd, char *buf, size_t size, size_t *ret_len) {
         size_t len = 0;
+        char c;
 
-        if (size < 2)
-                return -ENOBUFS;
-        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        /* Until EOF, as rootfs_read does, but into the caller's buffer: no
-         * malloc for the few hundred sysfs/procfs attributes read a tick. */
         for (;;) {
-                ssize_t n = read(fd, buf + len, size - 1 - len);
+                ssize_t n = pread(fd, buf + len, size - 1 - len, (off_t) len);
 
                 if (n < 0) {
                         if (errno == EINTR)
@@ -123,21 +117,36 @@ int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size
                         break;
                 len += (size_t) n;
                 if (len == size - 1) {
-                        char c;
-
-                        /* full: fits only if this was the end */
-                        n = read(fd, &c, 1);
+                        n = pread(fd, &c, 1, (off_t) len);
                         if (n < 0)
                                 return -errno;
                         if (n > 0)
                                 return -ENOBUFS;
                         break;
                 }
+                /* A short read ending in a newline is the whole file:
+                 * seq_file (sysfs, procfs) fills the buffer up to the end,
+                 * as a regular file does; no second read for the EOF. */
+                if (buf[len - 1] == '\n')
+                        break;
         }
         buf[len] = 0;
         if (ret_len)
                 *ret_len = len;
         return 0;
+}
+
+int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+
+        if (size < 2)
+                return -ENOBUFS;
+        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        /* Until EOF, as rootfs_read does, but into the caller's buffer: no
+         * malloc for the sysfs/procfs attributes read by path. */
+        return read_at_start(fd, buf, size, ret_len);
 }
 
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
@@ -270,41 +279,6 @@ void rootfs_release(int *fd) {
                 held_count--;
         }
         *fd = 0;
-}
-
-/* The whole file from offset 0 into buf. */
-static int read_at_start(int fd, char *buf, size_t size, size_t *ret_len) {
-        size_t len = 0;
-        char c;
-
-        for (;;) {
-                ssize_t n = pread(fd, buf + len, size - 1 - len, (off_t) len);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len == size - 1) {
-                        n = pread(fd, &c, 1, (off_t) len);
-                        if (n < 0)
-                                return -errno;
-                        if (n > 0)
-                                return -ENOBUFS;
-                        break;
-                }
-                /* A kernel attribute is one value and a newline, read
-                 * whole by one read: no second read for the EOF. */
-                if (buf[len - 1] == '\n')
-                        break;
-        }
-        buf[len] = 0;
-        if (ret_len)
-                *ret_len = len;
-        return 0;
 }
 
 int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
