@@ -280,9 +280,8 @@ static int read_number_dir(int rootfd, const char *path, unsigned **ret, size_t 
 
 /* A whole small file, into buf (size bytes) when it fits, else into a
  * malloc'd *heap; *ret points at the text.  The per-tick reads (a few
- * hundred masks on a big host) then need no allocation. */
-/* A file's text into buf, or a malloc'd *heap when it does not fit; with
- * fd (non-NULL) through the fd kept there (rootfs_read_held). */
+ * hundred masks on a big host) then need no allocation.  With fd
+ * (non-NULL) through the fd kept there (rootfs_read_held). */
 static int read_text(int rootfd, const char *path, int *fd, char *buf, size_t size, char **heap, char **ret) {
         int r = fd ? rootfs_read_held(rootfd, path, fd, buf, size, NULL)
                    : rootfs_read_small(rootfd, path, buf, size, NULL);

@@ -153,9 +153,9 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
         return true;
 }
 
-/* One journal line (without '\n'), modified in place.  -EBADMSG if malformed. */
 static int set_str(char **p, const char *v);
 
+/* One journal line (without '\n'), modified in place.  -EBADMSG if malformed. */
 static int parse_line(struct undo *u, char *line) {
         struct undo_entry *e;
         char *f[8];
