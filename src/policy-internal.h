@@ -107,8 +107,7 @@ struct pol_nic {
         double rx_pps, tx_pps;   /* smoothed (config smoothing), packets/s */
         bool bytes_known;        /* rxb_prev holds the last tick's rx_bytes */
         uint64_t rxb_prev;
-        bool bps_known;          /* rx_bps holds an average */
-        double rx_bps;           /* smoothed received bytes/s */
+        bool bps_known;          /* rx_bps_last holds the last interval's bytes/s */
         double rx_bps_last, rx_pps_last; /* the last interval's rates, unsmoothed */
         /* NIC without queue IRQs whose RPS we steer */
         double cost;             /* share of a CPU per received packet/s, from when RPS started */

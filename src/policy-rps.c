@@ -845,7 +845,7 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         uint64_t backoff;
         double after;
 
-        if (!rec->trial || !t->c->rps_trial) {
+        if (!rec->trial || !t->c->rps_trial || !(rec->trial_base > 0)) {
                 rec->trial = false;
                 return false;
         }

@@ -783,9 +783,7 @@ static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struc
         } else
                 rec->rate_known = false;
         if (rec->stats_known && rec->bytes_known && n->has_rx_bytes && n->rx_bytes >= rec->rxb_prev) {
-                double b = (double) (n->rx_bytes - rec->rxb_prev) / ((double) (t->now - rec->stats_usec) / 1e6);
-                rec->rx_bps = rec->bps_known ? alpha * b + (1 - alpha) * rec->rx_bps : b;
-                rec->rx_bps_last = b;
+                rec->rx_bps_last = (double) (n->rx_bytes - rec->rxb_prev) / ((double) (t->now - rec->stats_usec) / 1e6);
                 rec->bps_known = true;
         } else
                 rec->bps_known = false;
