@@ -861,11 +861,11 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
                 rec->trial_usec0 = rec->stats_usec;
                 return true;
         }
-        if (rec->trial_ticks <= POL_TRIAL_TICKS)
-                return true;
-        rec->trial = false;
         after = (double) (trial_count(rec) - rec->trial_count0) /
                 ((double) (rec->stats_usec - rec->trial_usec0) / 1e6);
+        if (rec->trial_ticks <= POL_TRIAL_TICKS && after >= rec->trial_base * (1 - POL_TRIAL_LOSS_FAST))
+                return true;
+        rec->trial = false;
         if (after >= rec->trial_base * (1 - POL_TRIAL_LOSS)) {
                 rec->rps_backoff_usec = 0;
                 return false;
@@ -875,10 +875,11 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         rec->rps_backoff_usec = backoff;
         rec->rps_block_until = t->now + backoff;
         snprintf(reason, sizeof(reason),
-                 "RPS cost throughput: %s received %s in %u samples with RPS, %s before (%.0f%%): "
+                 "RPS cost throughput: %s received %s in %u sample%s with RPS, %s before (%.0f%%): "
                  "back to the original, no RPS for it for %llu min",
                  t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
-                 POL_TRIAL_TICKS, fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)),
+                 rec->trial_ticks - 1, rec->trial_ticks - 1 == 1 ? "" : "s",
+                 fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)),
                  100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
         soft_restore(t, u, reason);
         return true;

@@ -208,7 +208,7 @@ queue_values | cmp -s - "$TMP/orig" || fail "masks changed without irqsteerd: $(
 # which runs the iperf3 server, keeps 20% idle: on this shared host it
 # often does not.  What is tested is the steering, not the thresholds.
 # rps_trial = no: whether RPS costs this VM throughput varies by the
-# minute (0-35%), and a given-back RPS would end the steering under test.
+# minute (0-44%), and a given-back RPS would end the steering under test.
 cat >"$TMP/test.conf" <<'EOF'
 [balance]
 hot_enter = 25%
