@@ -669,6 +669,17 @@ static void test_audit_slice(_unused_ void **state) {
         }
 }
 
+/* The host64 fixture's interrupts and inventory; its root fd. */
+static int read_host64(struct procfs_interrupts *pi, struct inventory *inv) {
+        char path[4096];
+        int fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
+
+        assert_true(fd >= 0);
+        assert_int_equal(procfs_interrupts_read(fd, pi), 0);
+        assert_int_equal(inventory_read(fd, pi, inv), 0);
+        return fd;
+}
+
 /* A refresh reads the slice and the objects marked reread, no others:
  * values overwritten in memory come back only for those. */
 static void test_refresh_audit(_unused_ void **state) {
@@ -684,19 +695,14 @@ static void test_refresh_audit(_unused_ void **state) {
                 { "slice plus a marked IRQ and queue", 1, 0, 51, 5, 2, 1 },
                 { "slice in the queues", 2, 1000, 0, -1, 0, 2 },
         };
-        char path[4096];
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct inv_audit a = { .per_tick = cases[i].per_tick, .cursor = cases[i].cursor };
                 struct procfs_interrupts pi;
                 struct inventory inv = {};
                 unsigned n_irqs = 0, n_queues = 0, all_irqs = 0, all_queues = 0;
-                int fd;
+                int fd = read_host64(&pi, &inv);
 
-                fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
-                assert_true(fd >= 0);
-                assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
-                assert_int_equal(inventory_read(fd, &pi, &inv), 0);
                 for (size_t k = 0; k < inv.n_irqs; k++)
                         if (inv.irqs[k].nic >= 0) {
                                 cpuset_zero(&inv.irqs[k].affinity);
@@ -744,14 +750,9 @@ static void test_refresh_audit(_unused_ void **state) {
 static void test_refresh_effective(_unused_ void **state) {
         struct procfs_interrupts pi;
         struct inventory inv = {};
-        char path[4096];
         unsigned single = 0, spread = 0;
-        int fd;
+        int fd = read_host64(&pi, &inv);
 
-        fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
-        assert_true(fd >= 0);
-        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
-        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
         for (size_t k = 0; k < inv.n_irqs; k++)
                 if (inv.irqs[k].nic >= 0) {
                         assert_true(inv.irqs[k].has_effective);
