@@ -549,13 +549,18 @@ static void overlay_record(struct daemon *d, const struct action *a) {
  * FULL_DISCOVERY_TICKS ticks. */
 static int discover_inventory(struct daemon *d, const struct procfs_interrupts *interrupts);
 
+/* Why this tick reads the whole inventory, NULL when a refresh does. */
+static const char *discovery_due(const struct daemon *d) {
+        return !d->have_inv ? "first tick" : d->inv_dirty ? "link event or CPU set change" :
+               d->ticks_since_full >= FULL_DISCOVERY_TICKS ? "periodic check" : NULL;
+}
+
 static int refresh_inventory(struct daemon *d, const struct procfs_interrupts *interrupts) {
+        const char *why = discovery_due(d);
         int r;
 
-        if (!d->have_inv || d->inv_dirty || d->ticks_since_full >= FULL_DISCOVERY_TICKS) {
-                log_debug("Reading the whole inventory: %s",
-                          !d->have_inv ? "first tick" : d->inv_dirty ? "link event or CPU set change" :
-                          "periodic check");
+        if (why) {
+                log_debug("Reading the whole inventory: %s", why);
                 return discover_inventory(d, interrupts);
         }
         r = inventory_refresh(d->rootfd, interrupts, &d->inv, &d->audit);
@@ -1301,7 +1306,7 @@ static const char *irq_reading_due(const struct daemon *d, const struct sample_s
                 return "first tick, or after an action, a reload or an inventory change";
         if (d->n_eff > 0 && d->ticks < d->eff_read_until)
                 return "effective affinity watched";
-        if (!d->have_inv || d->inv_dirty || d->ticks_since_full >= FULL_DISCOVERY_TICKS)
+        if (discovery_due(d))
                 return "inventory discovery";
         if (d->config.irq_rate_interval_usec == 0)
                 return "irq_rate_interval = 0";
