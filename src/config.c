@@ -235,7 +235,7 @@ int config_defaults(struct config *c) {
         c->max_moves = 2;
         c->initial_layout = true;
         c->rps = true;
-        c->rfs = true;
+        c->rfs = false;
         c->rps_sock_flow_entries = 32768;
         c->xps = true;
         c->single_queue_rps = true;

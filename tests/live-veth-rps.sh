@@ -209,11 +209,14 @@ queue_values | cmp -s - "$TMP/orig" || fail "masks changed without irqsteerd: $(
 # often does not.  What is tested is the steering, not the thresholds.
 # rps_trial = no: whether RPS costs this VM throughput varies by the
 # minute (0-44%), and a given-back RPS would end the steering under test.
+# rfs = yes (off by default) so each queue's rps_flow_cnt is written and
+# restored for real too; rps_sock_flow_entries is not visible in a netns.
 cat >"$TMP/test.conf" <<'EOF'
 [balance]
 hot_enter = 25%
 hot_exit = 15%
 rps_trial = no
+rfs = yes
 EOF
 irq_snap "$TMP/irqs.orig"
 [ -s "$TMP/irqs.orig" ] || fail "cannot read /proc/irq/*/smp_affinity_list"
@@ -242,6 +245,8 @@ done
 sleep 1 # every queue written, the first packets steered
 queue_values >"$TMP/set"
 echo "masks set by irqsteerd within $(($(date +%s) - T0)) s of traffic:"; sed 's/^/  /' "$TMP/set"
+grep -q "rps_flow_cnt=0$" "$TMP/set" && { sleep 2; queue_values >"$TMP/set"; }
+! grep -q "rps_flow_cnt=0$" "$TMP/set" || fail "rfs = yes but a queue's rps_flow_cnt is still 0: $(cat "$TMP/set")"
 grep -h "RPS $VR" "$TMP/d.log" | sed 's/^/  irqsteerd: /' | head -4
 while read -r q mask flow; do
         m=${mask#rps_cpus=}

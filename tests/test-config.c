@@ -147,7 +147,7 @@ static void test_defaults(_unused_ void **state) {
         assert_int_equal(c.max_moves, 2);
         assert_true(c.initial_layout);
         assert_true(c.rps);
-        assert_true(c.rfs);
+        assert_false(c.rfs);
         assert_int_equal(c.rps_sock_flow_entries, 32768);
         assert_true(c.xps);
         assert_true(c.single_queue_rps);
@@ -228,7 +228,7 @@ static void test_good_values(_unused_ void **state) {
                 { "max_moves upper end", "max_moves", "1000", K_UINT, CF(max_moves), 1000, NULL },
                 { "initial_layout off", "initial_layout", "off", K_BOOL, CF(initial_layout), 0, NULL },
                 { "rps no", "rps", "no", K_BOOL, CF(rps), 0, NULL },
-                { "rfs no", "rfs", "no", K_BOOL, CF(rfs), 0, NULL },
+                { "rfs yes", "rfs", "yes", K_BOOL, CF(rfs), 1, NULL },
                 { "xps false", "xps", "false", K_BOOL, CF(xps), 0, NULL },
                 { "single_queue_rps 0", "single_queue_rps", "0", K_BOOL, CF(single_queue_rps), 0, NULL },
                 { "rps_trial no", "rps_trial", "no", K_BOOL, CF(rps_trial), 0, NULL },
@@ -835,9 +835,8 @@ static void test_load_examples(_unused_ void **state) {
         assert_int_equal(c.n_workers, 0);
         assert_int_equal(cpuset_format_list(&c.banned_cpus, buf, sizeof(buf)), 0);
         assert_string_equal(buf, "0");
-        ci = config_interface_for(&c, "ens1f1");
-        assert_non_null(ci);
-        assert_int_equal(ci->rfs, TRI_NO);
+        assert_false(c.rfs);
+        assert_null(config_interface_for(&c, "ens1f1"));
         ci = config_interface_for(&c, "eno1");
         assert_non_null(ci);
         assert_false(ci->manage);
@@ -874,6 +873,8 @@ static void test_load_examples(_unused_ void **state) {
         assert_int_equal(c.n_interfaces, 1);
         assert_int_equal(cpuset_format_list(&c.interfaces[0].cpus, buf, sizeof(buf)), 0);
         assert_string_equal(buf, "0-3");
+        assert_int_equal(c.interfaces[0].rfs, TRI_YES);
+        assert_int_equal(c.interfaces[0].rps, TRI_INHERIT);
         config_free(&c);
         assert_int_equal(errs.n, 0);
 }

@@ -73,9 +73,8 @@ static void test_initial_layout(void **state) {
                   { { "eth0", 0, 2, true, 30, false, false } }, 30, 0, true, false, "irq 31>1;" },
                 { "NUMA-local CPUs only", 8, 2, FX_SMT_NONE,
                   { { "eth0", 1, 2, true, 30, false, false } }, 0, 0, true, false, "irq 30>4;irq 31>5;" },
-                { "single-queue NIC: RPS and RFS from the start", 4, 1, FX_SMT_NONE,
-                  { { "eth0", 0, 1, true, 60, true, false } }, 0, 0, true, false,
-                  "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;" },
+                { "single-queue NIC: RPS from the start, no RFS by default", 4, 1, FX_SMT_NONE,
+                  { { "eth0", 0, 1, true, 60, true, false } }, 0, 0, true, false, "irq 60>0;rps eth0/0>0-3;" },
                 { "single-queue NIC, single_queue_rps=no", 4, 1, FX_SMT_NONE,
                   { { "eth0", 0, 1, true, 60, true, false } }, 0, 0, false, false, "irq 60>0;" },
                 { "XPS follows each queue's IRQ", 4, 1, FX_SMT_NONE,
@@ -502,7 +501,7 @@ static void test_saturated_gets_rps(void **state) {
         }
         /* CPU0 keeps its NAPI part (about 21%), CPU1 takes the protocol
          * work (about 32% + 2%): a lower peak than CPU0 sharing it (37%) */
-        expect_actions("nginx case", &f.l, "rps eth0/0>1;sockflow>32768;flowcnt eth0/0>32768;");
+        expect_actions("nginx case", &f.l, "rps eth0/0>1;");
         assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].saturated);
 
         fx_free(&f);
@@ -541,7 +540,7 @@ static void test_saturated_room(void **state) {
                 if (cases[i].hot) {
                         assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].cpu == 0 && f.rep.hot_cpus[0].saturated);
                         /* CPU1 has 23% already: both CPUs share the protocol work */
-                        expect_actions("room", &f.l, "rps eth0/0>0-1;sockflow>32768;flowcnt eth0/0>32768;");
+                        expect_actions("room", &f.l, "rps eth0/0>0-1;");
                 } else {
                         assert_int_equal(f.rep.n_hot_cpus, 0);
                         expect_actions("no room", &f.l, "");
@@ -869,6 +868,7 @@ static void test_sock_flow_feedback(void **state) {
                 struct policy_input in;
 
                 fx_init(&f, 4, 1, FX_SMT_NONE);
+                f.cfg.rfs = true;
                 fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
                 in = fx_input(&f, 1 * SEC);
                 assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
@@ -951,7 +951,7 @@ static void test_external_rps(void **state) {
         fx_init(&f, 4, 1, FX_SMT_NONE);
         fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
         assert_int_equal(fx_step(&f, 1 * SEC), 0);
-        expect_actions("single queue", &f.l, "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;");
+        expect_actions("single queue", &f.l, "irq 60>0;rps eth0/0>0-3;");
         cpuset_parse_list("2", &fx_queue(&f, "eth0", 0)->rps_cpus);
         for (int k = 2; k <= 5; k++) {
                 assert_int_equal(fx_step(&f, k * SEC), 0);
@@ -1053,12 +1053,17 @@ static void test_rfs(void **state) {
         static const struct {
                 const char *what;
                 unsigned entries, inv_entries, nq;
+                bool rfs;
                 const char *want;
         } cases[] = {
-                { "entries / 4 rx queues", 32768, 0, 4, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
-                { "host value already right: no sysctl write", 32768, 32768, 4, "rps eth0/0>4-5;flowcnt eth0/0>8192;" },
-                { "rounded down to a power of two", 32768, 0, 3, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
-                { "entries itself rounded down", 40000, 0, 4, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
+                { "entries / 4 rx queues", 32768, 0, 4, true, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
+                { "host value already right: no sysctl write", 32768, 32768, 4, true,
+                  "rps eth0/0>4-5;flowcnt eth0/0>8192;" },
+                { "rounded down to a power of two", 32768, 0, 3, true,
+                  "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
+                { "entries itself rounded down", 40000, 0, 4, true,
+                  "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;" },
+                { "rfs = no, the default: RPS alone", 32768, 0, 4, false, "rps eth0/0>4-5;" },
         };
 
         (void) state;
@@ -1067,6 +1072,7 @@ static void test_rfs(void **state) {
 
                 fx_init(&f, 8, 1, FX_SMT_NONE);
                 f.cfg.initial_layout = false;
+                f.cfg.rfs = cases[i].rfs;
                 f.cfg.rps_sock_flow_entries = cases[i].entries;
                 f.inv.rps_sock_flow_entries = cases[i].inv_entries;
                 fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 30, true, false);
