@@ -868,6 +868,11 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         rec->trial = false;
         if (after >= rec->trial_base * (1 - POL_TRIAL_LOSS)) {
                 rec->rps_backoff_usec = 0;
+                pol_note(t, LOG_INFO, "RPS kept: %s received %s in %u sample%s with RPS, %s before (%+.0f%%)",
+                         t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
+                         rec->trial_ticks - 1, rec->trial_ticks - 1 == 1 ? "" : "s",
+                         fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)),
+                         100 * (after / rec->trial_base - 1));
                 return false;
         }
         backoff = rec->rps_backoff_usec ? MIN(2 * rec->rps_backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)

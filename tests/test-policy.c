@@ -1319,9 +1319,11 @@ static void test_soft_nic_trial(void **state) {
                   "(-30%): back to the original, no RPS for it for 10 min" },
                 { "15% fewer: after 3 samples", 153000, 1000, 7,
                   "veth1 received 1.22 Gbit/s in 3 samples with RPS, 1.44 Gbit/s before (-15%)" },
-                { "4% fewer: noise, kept", 172800, 1000, 0, NULL },
+                { "4% fewer: noise, kept", 172800, 1000, 0,
+                  "RPS kept: veth1 received 1.38 Gbit/s in 3 samples with RPS, 1.44 Gbit/s before (-4%)" },
                 { "as many packets, 10% smaller", 180000, 900, 7, "(-10%)" },
-                { "10% fewer but bigger packets: as many bytes", 162000, 1111, 0, NULL },
+                { "10% fewer but bigger packets: as many bytes", 162000, 1111, 0,
+                  "RPS kept: veth1 received 1.44 Gbit/s in 3 samples with RPS" },
         };
         struct fx f;
         unsigned k;
@@ -1342,7 +1344,13 @@ static void test_soft_nic_trial(void **state) {
                         expect_actions(cases[i].what, &f.l, k == cases[i].fails_at ? back : "");
                         if (k == cases[i].fails_at && !strstr(f.l.v[0].reason, cases[i].reason))
                                 fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
+                        /* a pass is logged once, when it is decided */
+                        if (!cases[i].fails_at && count_notes(&f.rep, "RPS kept") != (k == 7))
+                                fail_msg("%s: tick %u: 'RPS kept' noted %u times", cases[i].what, k,
+                                         count_notes(&f.rep, "RPS kept"));
                 }
+                if (!cases[i].fails_at && count_notes(&f.rep, cases[i].reason) != 1)
+                        fail_msg("%s: note '%s' missing", cases[i].what, cases[i].reason);
                 if (!cases[i].fails_at) {
                         assert_int_equal(fx_ticks(&f, 8, 100), 0);
                         expect_actions(cases[i].what, &f.l, "");
