@@ -526,7 +526,7 @@ def restore_irq_affinity(saved):
             pass
 
 
-def veth_setup():
+def veth_setup(packets='gso'):
     veth_cleanup()
     for c in ['ip netns add bnS', 'ip netns add bnR',
               'ip link add bnS0 numrxqueues 4 numtxqueues 4 type veth peer name bnR0 '
@@ -536,6 +536,9 @@ def veth_setup():
               'ip -n bnS link set lo up', 'ip -n bnR link set lo up',
               'ip -n bnS link set bnS0 up', 'ip -n bnR link set bnR0 up']:
         sh(c)
+    if packets == 'mtu':
+        sh('ip netns exec bnS ethtool -K bnS0 tso off gso off')
+        sh('ip netns exec bnR ethtool -K bnR0 gro off')
 
 
 def veth_cleanup():
@@ -543,6 +546,14 @@ def veth_cleanup():
     sh('ip netns del bnR', check=False)
     sh('ip link del bnS0', check=False)
 
+
+VETH_PACKETS = [
+    # (key, name, what it shows)
+    ('gso', 'veth default: TSO/GSO segments of up to 64 KB',
+     'few large packets: the per-packet work RPS can move is small'),
+    ('mtu', 'sender TSO/GSO and receiver GRO off: 1500-byte packets',
+     'the packet rate a NIC\'s wire delivers; per-packet protocol work dominates'),
+]
 
 VETH_RECEIVERS = [
     # (name, taskset prefix for the iperf3 receiver, what it shows)
@@ -552,13 +563,13 @@ VETH_RECEIVERS = [
 ]
 
 
-def veth_one(opts, mode, secs, pin=(), omit=0, rep=0):
+def veth_one(opts, mode, secs, pin=(), omit=0, rep=0, packets='gso'):
     srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR'] + list(pin) + ['iperf3', '-s', '-1', '-B', '198.18.77.2'],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     bal = None
     note = ''
     saved = save_irq_affinity()
-    work = os.path.join(opts.tmp, 'veth-%s-%s-%d' % (mode, 'pinned' if pin else 'free', rep))
+    work = os.path.join(opts.tmp, 'veth-%s-%s-%s-%d' % (packets, mode, 'pinned' if pin else 'free', rep))
     os.makedirs(work, exist_ok=True)
     blog = open(os.path.join(work, 'balancer.log'), 'w')
     try:
@@ -582,8 +593,6 @@ def veth_one(opts, mode, secs, pin=(), omit=0, rep=0):
         out, err = cl.communicate(timeout=secs + omit + 60)
         cl = subprocess.CompletedProcess(cl.args, cl.returncode, out, err)
         n1, s1 = read_netrx(), read_soft()
-        rps = sh('for f in /sys/class/net/bnR0/queues/rx-*/rps_cpus; do echo "$f=$(cat $f)"; done',
-                 check=False)
         rps = subprocess.run(['ip', 'netns', 'exec', 'bnR', 'sh', '-c',
                               'for f in /sys/class/net/bnR0/queues/rx-*/rps_cpus; do '
                               'echo "${f#/sys/class/net/bnR0/queues/}=$(cat $f)"; done'],
@@ -607,31 +616,56 @@ def veth_one(opts, mode, secs, pin=(), omit=0, rep=0):
             txt = f.read()
         eth = set(re.findall(r'Interrupt (\d+) node_num is -?\d+ \(ethernet/', txt))
         note += ' irqbalance saw %d ethernet IRQs (the host NIC; veth has none)' % len(eth)
+    trial = trial_verdicts(os.path.join(work, 'balancer.log')) if mode == 'irqsteerd' else ''
     return {'mode': mode, 'gbps': bps / 1e9 if bps else None, 'netrx': netrx, 'soft': soft,
-            'rps': rps, 'note': note.strip()}
+            'rps': rps, 'note': note.strip(), 'trial': trial}
+
+
+def trial_verdicts(log_path):
+    """What irqsteerd's RPS trials decided in one round, from its log:
+    'kept +94%', 'given back -22%', several in turn, 'RPS, trial undecided'
+    (a round shorter than the trial) or 'no RPS'."""
+    with open(log_path, errors='replace') as f:
+        txt = f.read()
+    out = []
+    # a verdict is one line per queue it gives back: the same text
+    seen = dict.fromkeys(re.findall(r'RPS (?:kept|cost throughput): [^\n]*', txt))
+    for line in seen:
+        m = re.match(r'RPS (kept|cost throughput): .*?\(([+-]?\d+)%\)', line)
+        if m:
+            out.append('%s %s%%' % ('kept' if m.group(1) == 'kept' else 'given back',
+                                    m.group(2) if m.group(2)[0] in '+-' else '+' + m.group(2)))
+    if not out:
+        out.append('RPS, trial undecided' if re.search(r'RPS bnR0 rx-\d+ none -> ', txt) else 'no RPS')
+    return ', '.join(out)
 
 
 def run_veth(opts):
     if os.geteuid() != 0:
         return None, 'not root: skipped'
-    for tool in ('ip', 'iperf3', 'taskset'):
+    for tool in ('ip', 'iperf3', 'taskset', 'ethtool'):
         if not shutil.which(tool):
             return None, tool + ' missing: skipped'
     res = []
     secs, omit, reps = (5, 2, 1) if opts.quick else (10, 5, 3)
     modes = ['none', 'irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else [])
     try:
-        for name, pin, _ in VETH_RECEIVERS:
-            # this VM's throughput drifts by 10% and more between minutes:
-            # the modes take turns, in a rotated order each round
-            for rep in range(reps):
-                for mode in modes[rep % len(modes):] + modes[:rep % len(modes)]:
-                    veth_setup()
-                    r = veth_one(opts, mode, secs, pin, omit, rep)
-                    r['receiver'] = name
-                    r['rep'] = rep
-                    res.append(r)
-                    veth_cleanup()
+        for packets, _, _ in VETH_PACKETS:
+            for name, pin, _ in VETH_RECEIVERS:
+                # this VM's throughput drifts by 10% and more between
+                # minutes: the modes take turns, in a rotated order each round
+                for rep in range(reps):
+                    for mode in modes[rep % len(modes):] + modes[:rep % len(modes)]:
+                        veth_setup(packets)
+                        r = veth_one(opts, mode, secs, pin, omit, rep, packets)
+                        log('  %s, %s, round %d, %s: %s Gbit/s%s' % (
+                            packets, 'receiver on CPU0' if pin else 'receiver unpinned', rep + 1, mode,
+                            fmt(r['gbps'], '.2f'), ' (%s)' % r['trial'] if r['trial'] else ''))
+                        r['packets'] = packets
+                        r['receiver'] = name
+                        r['rep'] = rep
+                        res.append(r)
+                        veth_cleanup()
     finally:
         veth_cleanup()
     return res, ''
@@ -639,10 +673,11 @@ def run_veth(opts):
 
 def veth_tables(res):
     out = []
-    for name, _, what in VETH_RECEIVERS:
-        rows = [r for r in res if r.get('receiver') == name]
-        if rows:
-            out.append('-- %s (%s)\n%s' % (name, what, veth_table(rows)))
+    for packets, pname, pwhat in VETH_PACKETS:
+        for name, _, what in VETH_RECEIVERS:
+            rows = [r for r in res if r.get('packets', 'gso') == packets and r.get('receiver') == name]
+            if rows:
+                out.append('-- %s, %s\n   (%s;\n    %s)\n%s' % (pname, name, pwhat, what, veth_table(rows)))
     return '\n\n'.join(out)
 
 
@@ -666,6 +701,8 @@ def veth_table(res):
         lines.append('%-10s %8s  %s  %-20s %s' % (mode, fmt(med[mode], '.2f'), cells, rounds, ' '.join(rows[-1]['rps'])))
         for note in dict.fromkeys(r['note'] for r in rows if r['note']):
             lines.append('           note: ' + note)
+        if any(r.get('trial') for r in rows):
+            lines.append('           RPS trial by round: ' + '; '.join(r['trial'] for r in rows))
     for mode, g in med.items():
         if mode != 'none' and g and med.get('none'):
             lines.append('throughput %s / none = %.2f' % (mode, g / med['none']))
