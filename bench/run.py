@@ -640,6 +640,12 @@ def trial_verdicts(log_path):
     return ', '.join(out)
 
 
+def veth_plan(opts):
+    """(seconds measured, seconds left out before, rounds) of each veth run."""
+    secs, omit, reps = (5, 2, 1) if opts.quick else (10, 5, 3)
+    return secs, omit, opts.veth_rounds or reps
+
+
 def run_veth(opts):
     if os.geteuid() != 0:
         return None, 'not root: skipped'
@@ -647,10 +653,12 @@ def run_veth(opts):
         if not shutil.which(tool):
             return None, tool + ' missing: skipped'
     res = []
-    secs, omit, reps = (5, 2, 1) if opts.quick else (10, 5, 3)
+    secs, omit, reps = veth_plan(opts)
     modes = ['none', 'irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else [])
     try:
         for packets, _, _ in VETH_PACKETS:
+            if opts.veth_packets and packets not in opts.veth_packets:
+                continue
             for name, pin, _ in VETH_RECEIVERS:
                 # this VM's throughput drifts by 10% and more between
                 # minutes: the modes take turns, in a rotated order each round
@@ -728,6 +736,9 @@ def main():
                     help='run only these balancers on the scenarios (repeat; default all)')
     ap.add_argument('--no-cost', action='store_true')
     ap.add_argument('--no-veth', action='store_true')
+    ap.add_argument('--veth-rounds', type=int, default=0, help='rounds per veth case (default 3, quick 1)')
+    ap.add_argument('--veth-packets', action='append', choices=[p[0] for p in VETH_PACKETS],
+                    help='run only these veth packet kinds (repeat; default all)')
     ap.add_argument('--keep', action='store_true', help='keep the work directory')
     opts = ap.parse_args()
     opts.balancers = opts.balancers or BALANCERS
@@ -784,10 +795,10 @@ def main():
         if res:
             with open(os.path.join(opts.out, 'veth.json'), 'w') as f:
                 json.dump(res, f, indent=1)
-            report.append('== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0; %s\n'
-                          % ('one round of 5 s after 2 s' if opts.quick else
-                             '3 rounds (modes in turn) of 10 s after 5 s left out, median') +
-                          veth_tables(res))
+            secs, omit, reps = veth_plan(opts)
+            report.append('== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0; '
+                          '%d round%s (modes in turn) of %d s after %d s left out, median\n'
+                          % (reps, '' if reps == 1 else 's', secs, omit) + veth_tables(res))
         else:
             report.append('== Real kernel: ' + why)
     if not opts.have_irqsteerd:
