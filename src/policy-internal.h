@@ -75,8 +75,9 @@ struct pol_queue {
         char nic[IF_NAMESIZE];
         int index;
         bool seen;
-        bool orig_known;         /* rps_orig: the mask before we ever touched it */
+        bool orig_known;         /* rps_orig, flow_orig: the values before we ever touched them */
         cpuset_t rps_orig;
+        uint32_t flow_orig;
         bool rps_set;            /* rps_last confirmed written by us */
         cpuset_t rps_last;
         bool rps_static;         /* single-queue RPS from the start: not narrowed */

@@ -147,11 +147,30 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
         return true;
 }
 
-/* The RPS action for queue qi of the unit's NIC. */
+/* RFS back to the original with RPS: a flow table left behind keeps
+ * sending flows to their readers' CPUs with rps_cpus empty (the kernel's
+ * get_rps_cpu() looks at either). */
+static void rfs_back(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq) {
+        const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
+        struct action *a;
+
+        if (!q || !q->orig_known || !q->flow_set || q->flow_external || q->flow_broken ||
+            iq->rps_flow_cnt == q->flow_orig)
+                return;
+        a = pol_add_queue(t, ACTION_RPS_FLOW_CNT, n->name, iq->index);
+        if (!a)
+                return;
+        a->value = q->flow_orig;
+        a->from_value = iq->rps_flow_cnt;
+        snprintf(a->reason, sizeof(a->reason), "RFS back to the original with RPS");
+}
+
+/* The RPS action for queue qi of the unit's NIC; RFS goes back with RPS. */
 static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, const cpuset_t *to,
                        const char *reason) {
         const struct inv_nic *n = t->nics[u->nic].nic;
         const struct inv_queue *iq = &n->queues[qi];
+        const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
         struct action *a = pol_add_queue(t, ACTION_RPS, n->name, iq->index);
 
         if (!a)
@@ -159,6 +178,8 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
         a->cpus = *to;
         a->from = iq->rps_cpus;
         snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        if (q && q->orig_known && cpuset_equal(to, &q->rps_orig))
+                rfs_back(t, n, iq);
 }
 
 /* Projects the unit's new RPS set: the protocol work leaves the old CPUs

@@ -942,6 +942,7 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
         if (iq->has_rps && !q->orig_known) {
                 q->orig_known = true;
                 q->rps_orig = iq->rps_cpus;
+                q->flow_orig = iq->rps_flow_cnt;
         }
         if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &q->rps_last)) {
                 q->rps_external = true;

@@ -354,6 +354,51 @@ static void test_rps_widen_narrow(void **state) {
         fx_free(&f);
 }
 
+/* rfs = yes: the flow count is set with the first RPS and put back when
+ * RPS goes back to the original, not before; a flow table left behind
+ * would keep steering flows to their readers' CPUs with rps_cpus empty. */
+static void test_rfs_back(void **state) {
+        struct fx f;
+        unsigned n = 0, when[4] = { 0 };
+        uint32_t value[4] = { 0 };
+
+        (void) state;
+        setup_lone(&f, 5000);
+        f.cfg.rfs = true;
+        for (int k = 1; k <= 400; k++) {
+                if (k == 150)
+                        f.q[0][0].work = 0.20;
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        const struct action *x = &f.l.v[a];
+                        if (x->type != ACTION_RPS_FLOW_CNT)
+                                continue;
+                        assert_string_equal(x->nic, "eth0");
+                        assert_int_equal(x->queue, 0);
+                        assert_true(n < ELEMENTSOF(when));
+                        when[n] = (unsigned) k;
+                        value[n++] = x->value;
+                        /* back only in the tick RPS goes back, after it */
+                        if (x->value == 0) {
+                                assert_true(a > 0);
+                                assert_int_equal(f.l.v[a - 1].type, ACTION_RPS);
+                                assert_true(cpuset_empty(&f.l.v[a - 1].cpus));
+                                assert_string_equal(x->reason, "RFS back to the original with RPS");
+                        }
+                }
+        }
+        assert_int_equal(n, 2);
+        assert_int_equal(when[0], 3);
+        assert_int_equal(value[0], 8192);
+        assert_true(when[1] > 150);
+        assert_int_equal(value[1], 0);
+        assert_int_equal(fx_queue(&f, "eth0", 0)->rps_flow_cnt, 0);
+        assert_true(cpuset_empty(&fx_queue(&f, "eth0", 0)->rps_cpus));
+        assert_int_equal(f.rep.n_rps_queues, 0);
+        fx_free(&f);
+}
+
 /* ---- relative balancing, with the shipped defaults ---- */
 
 /* balance_ratio: CPUs far busier than the mean get the same treatment as
@@ -1391,6 +1436,19 @@ static void test_soft_nic_trial(void **state) {
         assert_int_equal(f.rep.n_rps_queues, 4);
         fx_free(&f);
 
+        /* rfs = yes: a failed trial gives RFS back with RPS */
+        setup_veth(&f, 2, "veth1", 4, 0.92, 180000);
+        f.cfg.rfs = true;
+        assert_int_equal(fx_ticks(&f, 1, 4), 0);
+        f.pps[0] = 126000;
+        assert_int_equal(fx_ticks(&f, 5, 5), 0);
+        expect_actions("trial failed with RFS", &f.l,
+                       "rps veth1/0>;flowcnt veth1/0>0;rps veth1/1>;flowcnt veth1/1>0;"
+                       "rps veth1/2>;flowcnt veth1/2>0;rps veth1/3>;flowcnt veth1/3>0;");
+        for (int q = 0; q < 4; q++)
+                assert_int_equal(fx_queue(&f, "veth1", q)->rps_flow_cnt, 0);
+        fx_free(&f);
+
         /* rps_trial = no: RPS stays whatever the throughput */
         setup_veth(&f, 2, "veth1", 4, 0.92, 180000);
         f.cfg.rps_trial = false;
@@ -1604,6 +1662,7 @@ int main(void) {
                 cmocka_unit_test(test_move_two_busy_queues),
                 cmocka_unit_test(test_lone_hot_queue),
                 cmocka_unit_test(test_rps_widen_narrow),
+                cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
