@@ -90,6 +90,8 @@ struct pol_queue {
         bool flow_external, flow_broken;
         bool xps_set;
         cpuset_t xps_last;
+        bool xps_orig_known;     /* xps_orig: the mask before we ever touched it */
+        cpuset_t xps_orig;
         bool xps_external, xps_broken;
         bool resync;             /* its NIC was reset: see pol_irq.resync */
         unsigned failures;
@@ -297,6 +299,10 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi);
  * away from hot CPUs their receive load explains. */
 int pol_soft_build(struct pol_tick *t);
 void pol_soft(struct pol_tick *t);
+/* Our RPS, flow counts and XPS back to the originals where the
+ * configuration no longer allows them (a reload with rps, rfs or xps = no,
+ * or manage = no). */
+void pol_unwanted(struct pol_tick *t);
 
 /* policy-workers.c */
 void pol_workers(struct pol_tick *t);

@@ -518,6 +518,67 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
         snprintf(a->reason, sizeof(a->reason), "RFS: %u flow entries / %d rx queues", entries, MAX(n_rx, 1));
 }
 
+/* ---- what the configuration no longer allows ---- */
+
+static struct action *back_action(struct pol_tick *t, enum action_type type, const struct inv_nic *n,
+                                  const struct inv_queue *iq, const char *why, const char *what) {
+        struct action *a = pol_add_queue(t, type, n->name, iq->index);
+
+        if (a)
+                snprintf(a->reason, sizeof(a->reason), "%s for %s: %s back to the original", why, n->name, what);
+        return a;
+}
+
+/* An RPS or XPS mask back to orig; false when out of memory. */
+static bool back_mask(struct pol_tick *t, enum action_type type, const struct inv_nic *n, const struct inv_queue *iq,
+                      const char *why, const cpuset_t *orig, const cpuset_t *cur) {
+        struct action *a = back_action(t, type, n, iq, why, type == ACTION_RPS ? "RPS" : "XPS");
+
+        if (!a)
+                return false;
+        a->cpus = *orig;
+        a->from = *cur;
+        return true;
+}
+
+void pol_unwanted(struct pol_tick *t) {
+        for (size_t ni = 0; ni < t->inv->n_nics; ni++) {
+                const struct pol_nicctx *x = &t->nics[ni];
+                const struct inv_nic *n = x->nic;
+
+                if (x->managed && x->rps && x->rfs && x->xps)
+                        continue;
+                for (size_t qi = 0; qi < n->n_queues; qi++) {
+                        const struct inv_queue *iq = &n->queues[qi];
+                        const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
+                        struct action *a;
+
+                        if (!q)
+                                continue;
+                        if ((!x->managed || !x->rps) && q->orig_known && iq->has_rps && q->rps_set &&
+                            !q->rps_external && !q->rps_broken && !cpuset_equal(&iq->rps_cpus, &q->rps_orig) &&
+                            !back_mask(t, ACTION_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &q->rps_orig,
+                                       &iq->rps_cpus))
+                                return;
+                        if ((!x->managed || !x->rfs || !x->rps) && q->orig_known && iq->has_rps && q->flow_set &&
+                            !q->flow_external && !q->flow_broken && iq->rps_flow_cnt != q->flow_orig) {
+                                a = back_action(t, ACTION_RPS_FLOW_CNT, n, iq,
+                                                !x->managed ? "manage = no" : !x->rps ? "rps = no" : "rfs = no",
+                                                "rps_flow_cnt");
+                                if (!a)
+                                        return;
+                                a->value = q->flow_orig;
+                                a->from_value = iq->rps_flow_cnt;
+                        }
+                        if ((!x->managed || !x->xps) && q->xps_orig_known && iq->has_xps && q->xps_set &&
+                            !q->xps_external && !q->xps_broken && !cpuset_equal(&iq->xps_cpus, &q->xps_orig) &&
+                            !back_mask(t, ACTION_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &q->xps_orig,
+                                       &iq->xps_cpus))
+                                return;
+                }
+        }
+}
+
 /* ---- NICs without queue IRQs ----
  *
  * On a veth (the container-host case: irqsteerd inside a network namespace)

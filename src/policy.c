@@ -944,6 +944,10 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
                 q->rps_orig = iq->rps_cpus;
                 q->flow_orig = iq->rps_flow_cnt;
         }
+        if (iq->has_xps && !q->xps_orig_known) {
+                q->xps_orig_known = true;
+                q->xps_orig = iq->xps_cpus;
+        }
         if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &q->rps_last)) {
                 q->rps_external = true;
                 pol_note(t, LOG_NOTICE,
@@ -1300,6 +1304,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         if (r < 0)
                 goto finish;
 
+        pol_unwanted(&t);
         pol_layout(&t);
         pol_replace_offline(&t);
         pol_rebalance(&t);

@@ -399,6 +399,69 @@ static void test_rfs_back(void **state) {
         fx_free(&f);
 }
 
+/* A reload that turns rps, rfs, xps or manage off gives back what we set
+ * there, once, with the reason; the rest stays. */
+static void test_reload_gives_back(void **state) {
+        static const struct {
+                const char *what;
+                bool rps, rfs, manage;
+                const char *want;
+                const char *reason;
+        } cases[] = {
+                { "rps = no: RPS and its flow count", false, true, true, "rps eth0/0>;flowcnt eth0/0>0;",
+                  "rps = no for eth0: RPS back to the original" },
+                { "rfs = no: the flow count only", true, false, true, "flowcnt eth0/0>0;",
+                  "rfs = no for eth0: rps_flow_cnt back to the original" },
+                { "manage = no: both", true, true, false, "rps eth0/0>;flowcnt eth0/0>0;",
+                  "manage = no for eth0: RPS back to the original" },
+                { "nothing turned off: nothing", true, true, true, "", NULL },
+        };
+        struct fx f;
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct config_interface ci = { .match = "eth0", .manage = cases[i].manage,
+                                               .rps = cases[i].rps ? TRI_INHERIT : TRI_NO,
+                                               .xps = TRI_INHERIT, .rfs = cases[i].rfs ? TRI_INHERIT : TRI_NO };
+
+                setup_lone(&f, 5000);
+                f.cfg.rfs = true;
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                expect_actions(cases[i].what, &f.l, "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;");
+                assert_int_equal(fx_ticks(&f, 4, 10), 0);
+                /* the reload, as the daemon does it */
+                f.cfg.interfaces = &ci;
+                f.cfg.n_interfaces = 1;
+                policy_reset(f.st);
+                assert_int_equal(fx_ticks(&f, 11, 11), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
+                if (cases[i].reason && strcmp(f.l.v[0].reason, cases[i].reason) != 0)
+                        fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
+                assert_int_equal(fx_ticks(&f, 12, 40), 0);
+                expect_actions(cases[i].what, &f.l, "");
+                assert_int_equal(fx_queue(&f, "eth0", 0)->rps_flow_cnt, cases[i].want[0] ? 0 : 8192);
+                assert_int_equal(cpuset_empty(&fx_queue(&f, "eth0", 0)->rps_cpus),
+                                 !cases[i].rps || !cases[i].manage);
+                f.cfg.interfaces = NULL;
+                f.cfg.n_interfaces = 0;
+                fx_free(&f);
+        }
+
+        /* xps = no after the layout set XPS */
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, false, true);
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("layout with XPS", &f.l, "irq 30>0;irq 31>1;xps eth0/0>0;xps eth0/1>1;");
+        f.cfg.xps = false;
+        policy_reset(f.st);
+        assert_int_equal(fx_step(&f, 2 * SEC), 0);
+        expect_actions("xps = no", &f.l, "xps eth0/0>;xps eth0/1>;");
+        assert_string_equal(f.l.v[0].reason, "xps = no for eth0: XPS back to the original");
+        assert_int_equal(fx_step(&f, 3 * SEC), 0);
+        expect_actions("xps = no, then", &f.l, "");
+        fx_free(&f);
+}
+
 /* ---- relative balancing, with the shipped defaults ---- */
 
 /* balance_ratio: CPUs far busier than the mean get the same treatment as
@@ -1663,6 +1726,7 @@ int main(void) {
                 cmocka_unit_test(test_lone_hot_queue),
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rfs_back),
+                cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
