@@ -170,6 +170,20 @@ def run_lifecycle():
         c.check(msg is not None and "reload failed" not in (dl.field(msg, "STATUS") or ""),
                 "fixed reload clears the failure")
 
+        # Reload with rps = no for eth1: the RPS it got from the start
+        # (single-queue NIC) goes back to the original at the next tick.
+        rps_key = next((k for k in pristine if k.endswith("/eth1/queues/rx-0/rps_cpus")), None)
+        c.check(rps_key is not None and dl.tree_values(root).get(rps_key) != pristine.get(rps_key),
+                "eth1 rx-0 has RPS before the reload", repr(rps_key))
+        with open(conf, "w") as f:
+            f.write("[daemon]\nlog_level = info\n[interface eth1]\nrps = no\n")
+        p.send_signal(signal.SIGHUP)
+        back = rps_key and dl.wait_until(lambda: dl.tree_values(root).get(rps_key) == pristine.get(rps_key), T)
+        c.check(bool(back), "reload with rps = no: eth1's RPS back to the original",
+                f"{dl.tree_values(root).get(rps_key)!r} vs {pristine.get(rps_key)!r}")
+        c.check("rps = no for eth1: RPS back to the original" in dl.read_log(log),
+                "reload with rps = no: the give-back is logged with its reason", dl.read_log(log)[-1500:])
+
         # ens4's unknown IRQ names (vm2): a warning at startup
         text = dl.read_log(log)
         c.check("<4>nic ens4: IRQ names not recognised (driver acmenet); queue IRQs guessed from msi_irqs order"
