@@ -923,7 +923,7 @@ static uint64_t trial_count(const struct pol_nic *rec) {
  * gave the original masks back. */
 static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = t->nics[u->nic].rec;
-        char before[48], after_s[48], reason[320];
+        char before[48], after_s[48], rates[192], reason[320];
         uint64_t backoff;
         double after;
 
@@ -948,26 +948,22 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         if (rec->trial_ticks <= POL_TRIAL_TICKS && after >= rec->trial_base * (1 - POL_TRIAL_LOSS_FAST))
                 return true;
         rec->trial = false;
+        /* the verdict, either way, with the rates it compared */
+        snprintf(rates, sizeof(rates), "%s received %s in %u sample%s with RPS, %s before",
+                 t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
+                 rec->trial_ticks - 1, rec->trial_ticks - 1 == 1 ? "" : "s",
+                 fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)));
         if (after >= rec->trial_base * (1 - POL_TRIAL_LOSS)) {
                 rec->rps_backoff_usec = 0;
-                pol_note(t, LOG_INFO, "RPS kept: %s received %s in %u sample%s with RPS, %s before (%+.0f%%)",
-                         t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
-                         rec->trial_ticks - 1, rec->trial_ticks - 1 == 1 ? "" : "s",
-                         fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)),
-                         100 * (after / rec->trial_base - 1));
+                pol_note(t, LOG_INFO, "RPS kept: %s (%+.0f%%)", rates, 100 * (after / rec->trial_base - 1));
                 return false;
         }
         backoff = rec->rps_backoff_usec ? MIN(2 * rec->rps_backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
                                         : POL_TRIAL_BACKOFF_USEC;
         rec->rps_backoff_usec = backoff;
         rec->rps_block_until = t->now + backoff;
-        snprintf(reason, sizeof(reason),
-                 "RPS cost throughput: %s received %s in %u sample%s with RPS, %s before (%.0f%%): "
-                 "back to the original, no RPS for it for %llu min",
-                 t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
-                 rec->trial_ticks - 1, rec->trial_ticks - 1 == 1 ? "" : "s",
-                 fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)),
-                 100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
+        snprintf(reason, sizeof(reason), "RPS cost throughput: %s (%.0f%%): back to the original, no RPS for it for %llu min",
+                 rates, 100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
         soft_restore(t, u, reason);
         return true;
 }
