@@ -147,22 +147,26 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
         return true;
 }
 
-/* RFS back to the original with RPS: a flow table left behind keeps
- * sending flows to their readers' CPUs with rps_cpus empty (the kernel's
- * get_rps_cpu() looks at either). */
-static void rfs_back(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq) {
-        const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
+/* The queue's flow count back to the original when we changed it; the
+ * reason is reason, or "WHY for NIC: rps_flow_cnt back to the original".
+ * False when out of memory. */
+static bool flow_back(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq,
+                      const struct pol_queue *q, const char *reason, const char *why) {
         struct action *a;
 
         if (!q || !q->orig_known || !q->flow_set || q->flow_external || q->flow_broken ||
             iq->rps_flow_cnt == q->flow_orig)
-                return;
+                return true;
         a = pol_add_queue(t, ACTION_RPS_FLOW_CNT, n->name, iq->index);
         if (!a)
-                return;
+                return false;
         a->value = q->flow_orig;
         a->from_value = iq->rps_flow_cnt;
-        snprintf(a->reason, sizeof(a->reason), "RFS back to the original with RPS");
+        if (reason)
+                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        else
+                snprintf(a->reason, sizeof(a->reason), "%s for %s: rps_flow_cnt back to the original", why, n->name);
+        return true;
 }
 
 /* The RPS action for queue qi of the unit's NIC; RFS goes back with RPS. */
@@ -178,8 +182,11 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
         a->cpus = *to;
         a->from = iq->rps_cpus;
         snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        /* a flow table left behind keeps sending flows to their readers'
+         * CPUs with rps_cpus empty (the kernel's get_rps_cpu() looks at
+         * either) */
         if (q && q->orig_known && cpuset_equal(to, &q->rps_orig))
-                rfs_back(t, n, iq);
+                (void) flow_back(t, n, iq, q, "RFS back to the original with RPS", NULL);
 }
 
 /* Projects the unit's new RPS set: the protocol work leaves the old CPUs
@@ -520,24 +527,17 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
 
 /* ---- what the configuration no longer allows ---- */
 
-static struct action *back_action(struct pol_tick *t, enum action_type type, const struct inv_nic *n,
-                                  const struct inv_queue *iq, const char *why, const char *what) {
-        struct action *a = pol_add_queue(t, type, n->name, iq->index);
-
-        if (a)
-                snprintf(a->reason, sizeof(a->reason), "%s for %s: %s back to the original", why, n->name, what);
-        return a;
-}
-
 /* An RPS or XPS mask back to orig; false when out of memory. */
 static bool back_mask(struct pol_tick *t, enum action_type type, const struct inv_nic *n, const struct inv_queue *iq,
                       const char *why, const cpuset_t *orig, const cpuset_t *cur) {
-        struct action *a = back_action(t, type, n, iq, why, type == ACTION_RPS ? "RPS" : "XPS");
+        struct action *a = pol_add_queue(t, type, n->name, iq->index);
 
         if (!a)
                 return false;
         a->cpus = *orig;
         a->from = *cur;
+        snprintf(a->reason, sizeof(a->reason), "%s for %s: %s back to the original", why, n->name,
+                 type == ACTION_RPS ? "RPS" : "XPS");
         return true;
 }
 
@@ -551,7 +551,6 @@ void pol_unwanted(struct pol_tick *t) {
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
                         const struct inv_queue *iq = &n->queues[qi];
                         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
-                        struct action *a;
 
                         if (!q)
                                 continue;
@@ -560,16 +559,10 @@ void pol_unwanted(struct pol_tick *t) {
                             !back_mask(t, ACTION_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &q->rps_orig,
                                        &iq->rps_cpus))
                                 return;
-                        if ((!x->managed || !x->rfs || !x->rps) && q->orig_known && iq->has_rps && q->flow_set &&
-                            !q->flow_external && !q->flow_broken && iq->rps_flow_cnt != q->flow_orig) {
-                                a = back_action(t, ACTION_RPS_FLOW_CNT, n, iq,
-                                                !x->managed ? "manage = no" : !x->rps ? "rps = no" : "rfs = no",
-                                                "rps_flow_cnt");
-                                if (!a)
-                                        return;
-                                a->value = q->flow_orig;
-                                a->from_value = iq->rps_flow_cnt;
-                        }
+                        if ((!x->managed || !x->rfs || !x->rps) && iq->has_rps &&
+                            !flow_back(t, n, iq, q, NULL,
+                                       !x->managed ? "manage = no" : !x->rps ? "rps = no" : "rfs = no"))
+                                return;
                         if ((!x->managed || !x->xps) && q->xps_orig_known && iq->has_xps && q->xps_set &&
                             !q->xps_external && !q->xps_broken && !cpuset_equal(&iq->xps_cpus, &q->xps_orig) &&
                             !back_mask(t, ACTION_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &q->xps_orig,
