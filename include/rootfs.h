@@ -37,10 +37,13 @@ int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size
  * it does not fit. */
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len);
 
-/* Writes data to an existing file with a single write(2), checking both
- * write and close; no O_CREAT, but O_TRUNC (like `echo >`, so fixture
- * files hold exactly the value).  Returns 0 or the -errno the kernel gave
- * (EIO/EPERM on managed IRQs, ENOSPC, EINVAL, ...). */
+/* Writes data to an existing file with a single write(2) at offset 0,
+ * checking both write and close; no O_CREAT and no O_TRUNC (a kill then
+ * never leaves an empty file).  A regular file outside procfs/sysfs (a
+ * fixture tree) is cut to the value after the write succeeded, so it holds
+ * exactly the value, as the kernel's attributes read back.  Returns 0 or
+ * the -errno the kernel gave (EIO/EPERM on managed IRQs, ENOSPC, EINVAL,
+ * ...). */
 int rootfs_write(int rootfd, const char *path, const char *data);
 
 /* Opens a directory relative to rootfd (O_DIRECTORY); fd or -errno. */

@@ -1,6 +1,7 @@
 /* All /proc and /sys access goes through a root directory fd. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "rootfs.h"
@@ -172,15 +174,34 @@ int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
         return 0;
 }
 
+/* A tree of regular files (--root fixtures, the simulator) should read
+ * back exactly what was written, as a kernel attribute does.  procfs and
+ * sysfs generate their contents and take no truncation. */
+static int trim_regular(int fd, size_t len) {
+        struct statfs sf;
+        struct stat st;
+
+        if (fstatfs(fd, &sf) < 0)
+                return -errno;
+        if (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)
+                return 0;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode) || (off_t) len >= st.st_size)
+                return 0;
+        return ftruncate(fd, (off_t) len) < 0 ? -errno : 0;
+}
+
 int rootfs_write(int rootfd, const char *path, const char *data) {
         size_t len = strlen(data);
         ssize_t n;
         int fd, r = 0;
 
-        /* O_TRUNC as the shell's `>` does: harmless on procfs/sysfs
-         * attributes, and a regular file in a fixture tree then holds exactly
-         * the value written. */
-        fd = openat(rootfd, rel(path), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+        /* No O_TRUNC: a kill between the open and the write would leave a
+         * regular file empty, a value no kernel attribute ever reads back
+         * (and a restore then refuses).  The value goes at offset 0; what
+         * is left of a longer old value goes after the write succeeded. */
+        fd = openat(rootfd, rel(path), O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         /* One write: sysfs/procfs attributes take the value in one call. */
@@ -189,6 +210,8 @@ int rootfs_write(int rootfd, const char *path, const char *data) {
                 r = -errno;
         else if ((size_t) n != len)
                 r = -EIO;
+        if (r == 0)
+                r = trim_regular(fd, len);
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;

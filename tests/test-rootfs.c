@@ -4,6 +4,7 @@
  * the kernel regenerates the value at each read from offset 0. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -186,11 +187,42 @@ static void test_live_proc_irq(_unused_ void **state) {
         }
 }
 
+/* rootfs_write over regular files: exactly the value afterwards, and a
+ * write the file system refuses leaves the old value, not an empty file
+ * (what an O_TRUNC open followed by a kill or a failed write left). */
+static void test_write(_unused_ void **state) {
+        struct rlimit old, none = { 0, 0 };
+        char buf[16];
+        int r;
+
+        test_write_file(dir, "w", "0-3\n");
+        assert_int_equal(rootfs_write(rootfd, "w", "7\n"), 0);
+        assert_int_equal(rootfs_read_small(rootfd, "w", buf, sizeof(buf), NULL), 0);
+        assert_string_equal(buf, "7\n");
+        assert_int_equal(rootfs_write(rootfd, "w", "0-3\n"), 0);
+        assert_int_equal(rootfs_read_small(rootfd, "w", buf, sizeof(buf), NULL), 0);
+        assert_string_equal(buf, "0-3\n");
+        assert_int_equal(rootfs_write(rootfd, "missing", "1\n"), -ENOENT);
+
+        /* RLIMIT_FSIZE 0: every write fails with EFBIG (SIGXFSZ ignored) */
+        assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+        none.rlim_max = old.rlim_max;
+        signal(SIGXFSZ, SIG_IGN);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &none), 0);
+        r = rootfs_write(rootfd, "w", "5\n");
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        signal(SIGXFSZ, SIG_DFL);
+        assert_int_equal(r, -EFBIG);
+        assert_int_equal(rootfs_read_small(rootfd, "w", buf, sizeof(buf), NULL), 0);
+        assert_string_equal(buf, "0-3\n");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_regular_files),
                 cmocka_unit_test(test_hold_dir),
                 cmocka_unit_test(test_budget),
+                cmocka_unit_test(test_write),
                 cmocka_unit_test(test_live_proc_irq),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
