@@ -904,16 +904,20 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
         }
         if (r->managed || r->external || r->failures >= POL_MAX_FAILURES)
                 return false;
-        if (!managed_nic || !r->set || cpuset_equal(&ii->affinity, &r->last_set))
+        if (!managed_nic || !r->set)
                 return true;
         if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
-                /* the kernel moved it off a CPU that went offline: ours to
-                 * place again, not someone else's change */
+                /* the CPU we set went offline: the kernel moved the IRQ (its
+                 * mask then lists the online CPUs) or, in a tree without a
+                 * kernel behind it, the mask still names the offline CPU.
+                 * Either way ours to place again, not someone else's change. */
                 r->set = false;
                 u->replace = true;
                 u->offline_cpu = cpuset_first(&r->last_set);
                 return true;
         }
+        if (cpuset_equal(&ii->affinity, &r->last_set))
+                return true;
         r->external = true;
         pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
                  ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),

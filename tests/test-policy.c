@@ -1096,6 +1096,32 @@ static void test_hot_unplug(void **state) {
         fx_free(&f);
 }
 
+/* A tree without a kernel behind it (--root) keeps the mask naming the
+ * offline CPU: the IRQ is still ours and is placed again all the same. */
+static void test_hot_unplug_mask_kept(void **state) {
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
+        for (int q = 0; q < 4; q++)
+                f.q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("layout", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+
+        fx_cpu_offline(&f, 2);
+        fx_model(&f, NULL);
+        assert_int_equal(fx_step(&f, 2 * SEC), 0);
+        expect_actions("re-placed off the offline CPU", &f.l, "irq 32>0;");
+        assert_non_null(strstr(f.l.v[0].reason, "CPU2 went offline"));
+        assert_true(f.l.v[0].layout);
+        assert_int_equal(count_notes(&f.rep, "someone else"), 0);
+        assert_int_equal(fx_step(&f, 3 * SEC), 0);
+        expect_actions("settled", &f.l, "");
+
+        fx_free(&f);
+}
+
 static void test_driver_reset(void **state) {
         static const struct {
                 const char *what;
@@ -1740,6 +1766,7 @@ int main(void) {
                 cmocka_unit_test(test_external_change),
                 cmocka_unit_test(test_external_rps),
                 cmocka_unit_test(test_hot_unplug),
+                cmocka_unit_test(test_hot_unplug_mask_kept),
                 cmocka_unit_test(test_driver_reset),
                 cmocka_unit_test(test_xps_follows_move),
                 cmocka_unit_test(test_rfs),
