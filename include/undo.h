@@ -100,6 +100,12 @@ bool undo_key_equal(const struct undo_key *a, const struct undo_key *b);
 /* Whether s is usable as an interface name inside a sysfs path. */
 bool undo_nic_valid(const char *s);
 
+/* Removes the temporaries a kill during a full save leaves in state_dir
+ * (".undo.journal.XXXXXX", regular files only; nothing else is touched).
+ * Call before this process saves the journal.  Returns how many were
+ * removed, or -errno (a missing directory is 0). */
+int undo_remove_temporaries(const char *state_dir);
+
 /* Parses a journal buffer into u's entries (appending); pure.  Unreadable
  * lines are counted in u->corrupt.  0 or -ENOMEM. */
 int undo_parse(struct undo *u, const char *buf, size_t len);

@@ -529,6 +529,14 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
                 free(ap);
                 return r;
         }
+        if (!dry_run) {
+                /* a kill during a full save leaves its temporary behind */
+                r = undo_remove_temporaries(state_dir);
+                if (r < 0)
+                        log_debug_errno(r, "apply: cannot look for stale journal temporaries: %m");
+                else if (r > 0)
+                        log_debug("apply: removed %d stale journal temporaries", r);
+        }
         if (ap->undo->n_entries > 0)
                 log_debug("apply: adopting %zu objects from an existing undo journal", ap->undo->n_entries);
         *ret = ap;

@@ -1,6 +1,7 @@
 /* The undo journal: originals saved before the first change, restored on
  * stop or after a crash.  The format is documented in undo.h. */
 #define _GNU_SOURCE 1
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -423,6 +424,57 @@ static int save_entry(struct undo *u, const struct undo_entry *e) {
         u->file_ok = true;
         u->file_lines++;
         return 0;
+}
+
+/* Whether name is one of undo_save()'s temporaries: "." UNDO_JOURNAL_NAME
+ * "." and the six characters mkostemp() puts in place of XXXXXX. */
+static bool is_temporary(const char *name) {
+        static const char prefix[] = "." UNDO_JOURNAL_NAME ".";
+        const char *x;
+
+        if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+                return false;
+        x = name + sizeof(prefix) - 1;
+        if (strlen(x) != 6)
+                return false;
+        for (; *x; x++)
+                if (!((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z') || (*x >= '0' && *x <= '9')))
+                        return false;
+        return true;
+}
+
+int undo_remove_temporaries(const char *state_dir) {
+        _cleanup_(closep) int dfd = -1;
+        struct dirent *de;
+        DIR *d;
+        int n = 0, fd;
+
+        if (!state_dir)
+                state_dir = UNDO_DEFAULT_STATE_DIR;
+        dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        fd = dup(dfd);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        while ((de = readdir(d))) {
+                struct stat st;
+
+                if (!is_temporary(de->d_name))
+                        continue;
+                /* regular files only: never follow a link out of the directory */
+                if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                if (unlinkat(dfd, de->d_name, 0) == 0)
+                        n++;
+        }
+        closedir(d);
+        return n;
 }
 
 /* The journal is a host path of our own, not under the observed root. */

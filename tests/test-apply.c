@@ -592,6 +592,51 @@ static void test_journal_unwritable(void **state) {
         apply_free(ap);
 }
 
+/* A kill during a full save leaves ".undo.journal.XXXXXX" behind: the
+ * next start removes those, and only those. */
+static void test_stale_temporaries(void **state) {
+        static const struct {
+                const char *name;
+                bool removed;
+        } files[] = {
+                { ".undo.journal.AbC123", true },
+                { ".undo.journal.zz9900", true },
+                { ".undo.journal.AbC12", false },     /* 5 characters */
+                { ".undo.journal.AbC1234", false },   /* 7 */
+                { ".undo.journal.AbC-12", false },    /* not mkostemp's */
+                { "undo.journal.AbC123", false },     /* no dot */
+                { ".status.json.AbC123", false },
+                { "keep", false },
+        };
+        struct env *e = &cur_env;
+        struct apply *ap = NULL;
+        char path[512], cmd[1024];
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(mkdir(e->state, 0755), 0);
+        for (size_t i = 0; i < ELEMENTSOF(files); i++)
+                test_write_file(e->state, files[i].name, "x\n");
+        /* a link with the pattern's name is not ours to remove, nor is its target */
+        snprintf(cmd, sizeof(cmd), "ln -s '%s/keep' '%s/.undo.journal.Lnk123' && mkdir '%s/.undo.journal.Dir123'",
+                 e->state, e->state, e->state);
+        assert_int_equal(system(cmd), 0);
+
+        /* a dry run writes nothing, removes nothing */
+        assert_int_equal(apply_new(e->rootfd, false, e->state, true, &ap), 0);
+        apply_free(ap);
+        assert_file(e->state, files[0].name, "x\n", "dry run keeps it");
+
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        for (size_t i = 0; i < ELEMENTSOF(files); i++)
+                assert_file(e->state, files[i].name, files[i].removed ? NULL : "x\n", files[i].name);
+        snprintf(path, sizeof(path), "%s/.undo.journal.Lnk123", e->state);
+        assert_int_equal(access(path, F_OK), 0);
+        snprintf(path, sizeof(path), "%s/.undo.journal.Dir123", e->state);
+        assert_int_equal(access(path, F_OK), 0);
+        apply_free(ap);
+}
+
 /* Drops CAP_DAC_OVERRIDE from the effective set (root ignores file modes
  * otherwise); returns whether it must be raised again. */
 static bool drop_dac(bool drop) {
@@ -1043,6 +1088,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_journal_compaction, teardown_env),
                 cmocka_unit_test_teardown(test_dry_run, teardown_env),
                 cmocka_unit_test_teardown(test_journal_unwritable, teardown_env),
+                cmocka_unit_test_teardown(test_stale_temporaries, teardown_env),
                 cmocka_unit_test_teardown(test_readonly, teardown_env),
                 cmocka_unit_test_teardown(test_threads_wrapped, teardown_env),
                 cmocka_unit_test_teardown(test_effective, teardown_env),
