@@ -53,8 +53,21 @@ void apply_free(struct apply *ap);
  * if it already matches, else journals the original and writes.  Returns
  * APPLY_DONE, APPLY_READBACK_DIFFERS, APPLY_DRY_RUN, or the -errno the
  * kernel gave (see apply_error_class); -EINVAL for an empty IRQ or thread
- * set or a bad interface name. */
+ * set or a bad interface name.  When the journal cannot be saved first,
+ * nothing is written and the -errno of the save is returned, with
+ * apply_failed_in_journal() true: a full or broken state directory, never a
+ * fact about the object (ENOSPC there is not a full vector space). */
 int apply_action(struct apply *ap, const struct action *a);
+
+/* The -errno of the latest journal save of apply_action(), 0 when it
+ * worked (or nothing was journalled yet).  A failed save after a write
+ * that took effect is reported here too, with apply_action() >= 0. */
+int apply_journal_error(const struct apply *ap);
+/* Whether the last apply_action() failed because the journal could not be
+ * saved before the write (nothing was written). */
+bool apply_failed_in_journal(const struct apply *ap);
+/* The journal file's path, for messages. */
+const char *apply_journal_path(const struct apply *ap);
 
 /* Whether the object of a was changed by someone else since irqsteer last
  * set it: 1 yes, 0 no (or never changed by irqsteer), -errno on read

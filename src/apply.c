@@ -21,6 +21,8 @@ struct apply {
         bool root_is_host;
         bool dry_run;
         struct undo *undo;
+        int journal_error;       /* -errno of the last journal save, 0 when it worked */
+        bool failed_in_journal;  /* the last apply_action wrote nothing: its save failed */
 };
 
 static const char *const errclass_names[APPLY_ERRCLASS_MAX] = {
@@ -561,6 +563,7 @@ int apply_action(struct apply *ap, const struct action *a) {
         char key[128];
         int r;
 
+        ap->failed_in_journal = false;
         r = action_key(ap, a, &k);
         if (r < 0)
                 return r;
@@ -577,8 +580,11 @@ int apply_action(struct apply *ap, const struct action *a) {
 
         /* The original must be on disk before the object changes. */
         r = undo_begin(ap->undo, &k, cur, target, &e);
-        if (r < 0)
+        ap->journal_error = MIN(r, 0);
+        if (r < 0) {
+                ap->failed_in_journal = true;
                 return r;
+        }
         if (undo_key_format(&k, key, sizeof(key)) < 0)
                 snprintf(key, sizeof(key), "?");
         r = apply_object_write(ap->rootfd, ap->root_is_host, &k, target);
@@ -589,13 +595,29 @@ int apply_action(struct apply *ap, const struct action *a) {
         }
         if (apply_object_read(ap->rootfd, ap->root_is_host, &k, &now) < 0)
                 now = NULL;
+        /* The object changed whatever the journal says: the journal's
+         * PENDING names the value written, so a restore still knows it as
+         * ours.  A failed save is the state directory's problem, not the
+         * object's (apply_journal_error). */
         r = undo_end(ap->undo, e, true, now);
         if (r < 0)
-                return r;
+                ap->journal_error = r;
         log_debug("apply: %s %s -> %s%s%s", key, cur, target, now ? ", reads back " : "", now ? now : "");
         if (now && !apply_value_equal(k.kind, now, target))
                 return APPLY_READBACK_DIFFERS;
         return APPLY_DONE;
+}
+
+int apply_journal_error(const struct apply *ap) {
+        return ap->journal_error;
+}
+
+bool apply_failed_in_journal(const struct apply *ap) {
+        return ap->failed_in_journal;
+}
+
+const char *apply_journal_path(const struct apply *ap) {
+        return ap->undo->path;
 }
 
 int apply_changed_externally(struct apply *ap, const struct action *a) {

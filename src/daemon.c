@@ -121,6 +121,7 @@ struct daemon {
          * failures' own limiter so debug repeats cannot use up its burst */
         struct log_ratelimit tick_rl;
         bool status_write_failed;
+        bool journal_failing;     /* the undo journal could not be saved (said once) */
         /* status.json's members that change only on a reload, an action or
          * a change of the undo list (config, managed, last_actions: most of
          * the file on a big host), as rendered last; status_gen counts
@@ -924,6 +925,22 @@ static bool action_current(struct daemon *d, const struct action *a) {
         }
 }
 
+/* A journal that cannot be saved is the state directory's problem (full,
+ * read-only, gone): said once with its path, and once when it works again.
+ * Nothing is changed meanwhile: apply_action() writes only after the
+ * original is saved. */
+static void check_journal(struct daemon *d) {
+        int r = apply_journal_error(d->apply);
+
+        if (r < 0 && !d->journal_failing)
+                log_error_errno(r, "Cannot save the undo journal %s: %m; the state directory %s needs room or "
+                                "repair, and nothing is changed until the journal can be saved",
+                                apply_journal_path(d->apply), d->state_dir);
+        else if (r == 0 && d->journal_failing)
+                log_notice("The undo journal %s can be saved again", apply_journal_path(d->apply));
+        d->journal_failing = r < 0;
+}
+
 /* After an IRQ is written, ticks that read /proc/interrupts to see where it
  * fires (EFFECTIVE AFFINITY): the grace and two more.  A watch that outlives
  * them (the IRQ is quiet, or fires elsewhere) goes on at the readings that
@@ -945,7 +962,13 @@ static void run_actions(struct daemon *d, uint64_t now) {
                 }
                 action_format(a, line, sizeof(line));
                 r = apply_action(d->apply, a);
-                if (r >= 0) {
+                check_journal(d);
+                if (r < 0 && apply_failed_in_journal(d->apply)) {
+                        /* nothing was written, and the object is not to
+                         * blame: the policy decides again next tick */
+                        record_action(d, a, line, r);
+                        policy_feedback(d->policy, a, -EAGAIN, now);
+                } else if (r >= 0) {
                         daemon_failures_forget(&d->failures, a);
                         if (r != APPLY_UNCHANGED) {
                                 daemon_log_action(a, line, r);

@@ -683,6 +683,41 @@ def run_irq_readings():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_full_state_dir():
+    """A full state directory (a tmpfs with no room left, private to the
+    daemon's mount namespace) is said to be one, with the journal's path;
+    nothing is taken for a full IRQ vector space and nothing is written
+    without a journal entry.  Needs root for the mount."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("skip full state dir: needs root and unshare")
+        return
+    d = os.path.join(tmp, "fullstate")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    os.mkdir(state)
+    log = os.path.join(d, "daemon.log")
+    pristine = dl.tree_values(root)
+    fill = ('mount -t tmpfs -o size=8k tmpfs "$0" && { cat /dev/zero > "$0/fill"; } 2>/dev/null; '
+            'exec "$@"')
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log,
+                        wrapper=("unshare", "-m", "--propagation", "private", "sh", "-c", fill, state))
+    try:
+        ok = dl.wait_until(lambda: "Cannot save the undo journal" in dl.read_log(log), T)
+        time.sleep(1.0)
+        text = dl.read_log(log)
+        c.check(ok and f"Cannot save the undo journal {state}/undo.journal: No space left on device" in text,
+                "full state dir: said, with the journal's path", text[-1500:])
+        c.check(text.count("Cannot save the undo journal") == 1, "full state dir: said once",
+                str(text.count("Cannot save the undo journal")))
+        c.check("no free vector" not in text and "no room for it" not in text,
+                "full state dir: not taken for a full vector space",
+                "\n".join(x for x in text.splitlines() if "vector" in x or "room" in x)[:1500])
+        c.check(dl.tree_values(root) == pristine, "full state dir: nothing written without a journal entry")
+        c.check(dl.stop(p, timeout=T) == 0, "full state dir: SIGTERM exit 0", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 try:
     test_check_config()
     run_hot()
@@ -697,6 +732,7 @@ try:
     run_dry_run()
     run_dry_run_audit()
     run_once_and_crash()
+    run_full_state_dir()
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")

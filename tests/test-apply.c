@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
 
@@ -587,8 +589,50 @@ static void test_journal_unwritable(void **state) {
         assert_int_equal(system(blocker), 0);
         struct action a = mk(&(struct act) IRQ(30, "2"));
         assert_int_equal(apply_action(ap, &a), -ENOTDIR);
+        assert_true(apply_failed_in_journal(ap));
+        assert_int_equal(apply_journal_error(ap), -ENOTDIR);
         assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "no write without a journal");
         assert_int_equal(apply_undo(ap)->n_entries, 0);
+        apply_free(ap);
+}
+
+/* A journal save that the file system refuses (ENOSPC on a full state
+ * directory, here EFBIG through RLIMIT_FSIZE) is told apart from a failure
+ * of the object, so that no errno of the state directory is taken for the
+ * kernel's (ENOSPC: a CPU's vector space). */
+static void test_journal_save_fails(void **state) {
+        struct env *e = &cur_env;
+        struct rlimit old, none = { 0, 0 };
+        struct apply *ap = NULL;
+        int r;
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+        none.rlim_max = old.rlim_max;
+        signal(SIGXFSZ, SIG_IGN);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &none), 0);
+        struct action a = mk(&(struct act) IRQ(30, "2"));
+        r = apply_action(ap, &a);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        signal(SIGXFSZ, SIG_DFL);
+        assert_int_equal(r, -EFBIG);
+        assert_true(apply_failed_in_journal(ap));
+        assert_int_equal(apply_journal_error(ap), -EFBIG);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "no write without a journal");
+        assert_int_equal(apply_undo(ap)->n_entries, 0);
+
+        /* a later failure of an object is the object's */
+        struct action gone = mk(&(struct act) IRQ(99, "2"));
+        assert_int_equal(apply_action(ap, &gone), -ENOENT);
+        assert_false(apply_failed_in_journal(ap));
+
+        /* room again: the write goes through, and the journal is healthy */
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        assert_false(apply_failed_in_journal(ap));
+        assert_int_equal(apply_journal_error(ap), 0);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "2\n", "written once saved");
         apply_free(ap);
 }
 
@@ -1089,6 +1133,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_dry_run, teardown_env),
                 cmocka_unit_test_teardown(test_journal_unwritable, teardown_env),
                 cmocka_unit_test_teardown(test_stale_temporaries, teardown_env),
+                cmocka_unit_test_teardown(test_journal_save_fails, teardown_env),
                 cmocka_unit_test_teardown(test_readonly, teardown_env),
                 cmocka_unit_test_teardown(test_threads_wrapped, teardown_env),
                 cmocka_unit_test_teardown(test_effective, teardown_env),
