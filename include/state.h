@@ -3,10 +3,21 @@
  * atomically so a reader never sees half a file. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #define STATE_STATUS_NAME "status.json"
+
+/* The state directory a run on root uses (malloc'd into *ret): asked (the
+ * --state-dir option, NULL when not given), else dflt (the configuration's
+ * state_dir, CONFIG_DEFAULT_STATE_DIR by default).  A root other than the
+ * host's never shares the host's default directory, whose journal would
+ * then hold the tree's values: a defaulted one becomes ROOT/run/irqsteer
+ * (ROOT/run is created when create is set), and asking for the host's
+ * default by option is refused with -EXDEV.  0 or -errno. */
+int state_dir_choose(const char *asked, const char *dflt, const char *root, bool root_is_host, bool create,
+                     char **ret);
 
 /* Creates dir (mode 0755) if missing; the parent must exist.  0 or -errno. */
 int state_dir_ensure(const char *dir);

@@ -2,16 +2,30 @@
  * saved in STATE_DIR/undo.journal before the first change, so that a stop
  * (SIGTERM) or the next start after a crash can put it back.
  *
- * Journal file format, version 1 (text, one object per line, fields
+ * Journal file format, version 2 (text, one object per line, fields
  * separated by single spaces, lines ending in '\n'):
  *
- *   # irqsteer undo journal v1
- *   irq IRQ ORIGINAL LAST PENDING
+ *   # irqsteer undo journal v2
+ *   root DEV INO BOOT_ID
+ *   irq IRQ ACTIONS ORIGINAL LAST PENDING
  *   rps DEV QUEUE ORIGINAL LAST PENDING
  *   xps DEV QUEUE ORIGINAL LAST PENDING
  *   flowcnt DEV QUEUE ORIGINAL LAST PENDING
  *   sockflow ORIGINAL LAST PENDING
  *   thread PID TID STARTTIME ORIGINAL LAST PENDING
+ *
+ * The root line says whose values the journal holds: DEV and INO are
+ * st_dev and st_ino of the root directory (--root, "/" for the host),
+ * BOOT_ID the host's /proc/sys/kernel/random/boot_id ("-" if unknown).  A
+ * journal whose root differs from the one it is used with, or, for the
+ * host's root, whose boot differs (the kernel reset every value at boot),
+ * is refused as a whole: never restored, never appended to.  So is a
+ * journal without a root line (version 1, written before it existed):
+ * nothing tells whose values it holds.  ACTIONS names what the IRQ serves:
+ * the names of the handler directories under /proc/irq/IRQ/, sorted and
+ * joined with ',', bytes outside '!'..'~' and ',' '\\' written as \xHH,
+ * "-" for none; an IRQ that serves something else at restore time is
+ * another object and is left alone.
  *
  * ORIGINAL is the value before irqsteer's first change, LAST the value the
  * object held after irqsteer's latest completed change, PENDING a value
@@ -52,10 +66,15 @@ enum undo_kind {
         UNDO_KIND_INVALID = -1,
 };
 
+/* Room for an IRQ's ACTIONS field, escaped; longer lists are cut (the
+ * same IRQ is cut the same way each time). */
+#define UNDO_ACTIONS_MAX 128
+
 /* Names the object; fields a kind does not use are zero. */
 struct undo_key {
         enum undo_kind kind;
         unsigned irq;                 /* UNDO_IRQ */
+        char actions[UNDO_ACTIONS_MAX]; /* UNDO_IRQ: its identity, journal syntax */
         char nic[IF_NAMESIZE];        /* UNDO_RPS, UNDO_XPS, UNDO_FLOWCNT */
         int queue;                    /* UNDO_RPS, UNDO_XPS, UNDO_FLOWCNT */
         pid_t pid, tid;               /* UNDO_THREAD */
@@ -69,6 +88,23 @@ struct undo_entry {
         char *pending;                /* NULL when none */
 };
 
+/* Whose values a journal holds (the root line). */
+struct undo_identity {
+        unsigned long long dev, ino;  /* st_dev, st_ino of the root directory */
+        char boot_id[40];             /* the host's boot id, "" when unknown */
+        bool host;                    /* the root is the host's "/" (not written) */
+};
+
+/* Why a journal is refused (undo->refused), UNDO_OK when it is usable. */
+enum undo_refusal {
+        UNDO_OK,
+        UNDO_REFUSED_ROOT,            /* written for another root */
+        UNDO_REFUSED_BOOT,            /* the host's, from another boot */
+        UNDO_REFUSED_NO_ROOT,         /* no root line (version 1) */
+        UNDO_REFUSAL_MAX,
+        UNDO_REFUSAL_INVALID = -1,
+};
+
 struct undo {
         char *state_dir;
         char *path;                   /* state_dir/undo.journal */
@@ -79,6 +115,10 @@ struct undo {
         unsigned long gen;            /* bumped on every change of the entries */
         size_t file_lines;            /* object lines in the file since the last full save */
         bool file_ok;                 /* the file is what the last save or append left */
+        struct undo_identity id;      /* the root this handle serves */
+        struct undo_identity file_id; /* the file's root line */
+        bool file_has_id;             /* the file had a root line */
+        enum undo_refusal refused;    /* set by undo_new(): the file is not ours */
 };
 
 /* What a restore did, object by object. */
@@ -90,6 +130,7 @@ struct undo_report {
         unsigned failed;              /* reading or writing failed: kept in the journal */
         unsigned corrupt;             /* journal lines skipped as unreadable */
         int first_error;              /* -errno of the first failure, 0 if none */
+        char refused[256];            /* why the whole journal was refused, "" if it was not */
 };
 
 const char *undo_kind_to_string(enum undo_kind k);
@@ -106,16 +147,37 @@ bool undo_nic_valid(const char *s);
  * removed, or -errno (a missing directory is 0). */
 int undo_remove_temporaries(const char *state_dir);
 
+/* The identity of the root behind rootfd: its st_dev/st_ino, whether it
+ * is the host's "/", and the host's boot id.  0 or -errno (fstat). */
+int undo_identity_get(int rootfd, struct undo_identity *ret);
+/* The -errno undo_recover() and apply_new() return for a refused journal:
+ * -EXDEV for another root, -ESTALE for another boot, -EPROTO for no root
+ * line; 0 for UNDO_OK. */
+int undo_refusal_errno(enum undo_refusal r);
+/* One sentence on why u's file is refused, naming both identities
+ * ("it was written for root dev 0:45 inode 2, this is dev 8:1 inode 2"). */
+void undo_refusal_describe(const struct undo *u, char *buf, size_t len);
+/* Moves the journal in state_dir aside to undo.journal.refused (an older
+ * one there is replaced) so a new one can start; its values are kept for
+ * the operator, never restored.  0 (also when there is none) or -errno. */
+int undo_set_aside(const char *state_dir);
+/* The identity of IRQ irq under rootfd into buf (journal syntax, see
+ * above).  -ENOENT when the IRQ has no /proc/irq/IRQ directory. */
+int undo_irq_actions(int rootfd, unsigned irq, char *buf, size_t len);
+
 /* Parses a journal buffer into u's entries (appending); pure.  Unreadable
  * lines are counted in u->corrupt.  0 or -ENOMEM. */
 int undo_parse(struct undo *u, const char *buf, size_t len);
 /* Formats all entries as a journal into a malloc'd buffer. 0 or -ENOMEM. */
 int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len);
 
-/* Creates the journal handle for state_dir and loads an existing journal
- * (a previous run's originals are kept, never overwritten).  A missing
- * journal is not an error.  dry_run: nothing is ever written. */
-int undo_new(const char *state_dir, bool dry_run, struct undo **ret);
+/* Creates the journal handle for state_dir serving the root id (NULL: no
+ * identity check, for listing a journal) and loads an existing journal (a
+ * previous run's originals are kept, never overwritten).  A missing
+ * journal is not an error.  A journal written for another identity is
+ * loaded with u->refused set: undo_restore() then refuses it and
+ * undo_begin() will not touch it.  dry_run: nothing is ever written. */
+int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run, struct undo **ret);
 void undo_free(struct undo *u);
 struct undo_entry *undo_find(struct undo *u, const struct undo_key *k);
 /* Records that k is about to be changed to pending: a new entry gets
@@ -135,10 +197,13 @@ int undo_save(struct undo *u);
 /* Puts back every original, object by object (see struct undo_report),
  * then keeps in the journal only the objects whose restore failed; the
  * file is removed when none did.  Thread objects are only touched when
- * root_is_host.  Returns 0, or the first error when an object failed. */
+ * root_is_host.  Returns 0, or the first error when an object failed; a
+ * refused journal is left as it is and undo_refusal_errno() returned,
+ * with ret->refused saying why. */
 int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_report *ret);
 
 /* After a crash or for `irqsteerctl restore`: restores what the journal in
  * state_dir lists, against the objects under rootfd (thread objects only
- * when rootfd is the host's "/").  No journal = nothing to do, 0. */
+ * when rootfd is the host's "/"), if the journal was written for that root
+ * (see undo_restore for a refused one).  No journal = nothing to do, 0. */
 int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret);

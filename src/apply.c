@@ -453,10 +453,17 @@ int apply_object_write(int rootfd, bool root_is_host, const struct undo_key *k, 
 static int action_key(struct apply *ap, const struct action *a, struct undo_key *k) {
         *k = (struct undo_key){ 0 };
         switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
+        case ACTION_IRQ_AFFINITY: {
+                int r;
+
                 k->kind = UNDO_IRQ;
                 k->irq = a->irq;
+                /* what it serves now: the journal's identity of the IRQ */
+                r = undo_irq_actions(ap->rootfd, a->irq, k->actions, sizeof(k->actions));
+                if (r < 0)
+                        return r;
                 break;
+        }
         case ACTION_RPS:
         case ACTION_XPS:
         case ACTION_RPS_FLOW_CNT:
@@ -515,6 +522,7 @@ static int action_target(const struct action *a, const char *current, char **ret
 }
 
 int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run, struct apply **ret) {
+        struct undo_identity id;
         struct apply *ap;
         int r;
 
@@ -526,9 +534,18 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
         ap->rootfd = rootfd;
         ap->root_is_host = root_is_host;
         ap->dry_run = dry_run;
-        r = undo_new(state_dir, dry_run, &ap->undo);
+        r = undo_identity_get(rootfd, &id);
+        if (r >= 0)
+                r = undo_new(state_dir, &id, dry_run, &ap->undo);
         if (r < 0) {
                 free(ap);
+                return r;
+        }
+        /* a journal of another root or boot is never appended to: the
+         * caller deals with it first (undo_recover, undo_set_aside) */
+        if (!dry_run && ap->undo->refused != UNDO_OK) {
+                r = undo_refusal_errno(ap->undo->refused);
+                apply_free(ap);
                 return r;
         }
         if (!dry_run) {

@@ -291,7 +291,8 @@ static void restore_help(FILE *f) {
                    "Put back the original IRQ affinities, RPS/XPS masks, flow counts and thread\n"
                    "affinities saved in DIR/%s by a previous irqsteerd run.\n\n"
                    "  -r, --root DIR       write /proc and /sys under DIR (default /)\n"
-                   "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
+                   "  -s, --state-dir DIR  the daemon's state directory (default %s,\n"
+                   "                       DIR/run/irqsteer with --root DIR)\n"
                    "  -f, --force          restore even though irqsteerd seems to be running\n"
                    "  -h, --help           show this help\n",
                 UNDO_JOURNAL_NAME, CONFIG_DEFAULT_STATE_DIR);
@@ -325,7 +326,8 @@ int ctl_restore(int argc, char **argv) {
         };
         struct undo_report rep = { 0 };
         struct undo *u = NULL;
-        const char *root = "/", *state_dir = CONFIG_DEFAULT_STATE_DIR;
+        const char *root = "/", *asked_state_dir = NULL;
+        _cleanup_(freep) char *state_dir = NULL;
         bool force = false;
         int64_t pid = 0;
         int c, rootfd, r;
@@ -334,7 +336,7 @@ int ctl_restore(int argc, char **argv) {
         while ((c = getopt_long(argc, argv, "+r:s:fh", options, NULL)) >= 0) {
                 switch (c) {
                 case 'r': root = optarg; break;
-                case 's': state_dir = optarg; break;
+                case 's': asked_state_dir = optarg; break;
                 case 'f': force = true; break;
                 case 'h': restore_help(stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("restore", "bad option");
@@ -343,6 +345,17 @@ int ctl_restore(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("restore", "unexpected argument '%s'", argv[optind]);
 
+        /* a --root run keeps its journal under its root (irqsteerd(8)) */
+        r = state_dir_choose(asked_state_dir, NULL, root, ctl_root_is_host(root), false, &state_dir);
+        if (r == -EXDEV) {
+                ctl_error("--state-dir %s is the host's state directory, not that of root %s "
+                          "(omit --state-dir for %s/run/irqsteer)", asked_state_dir, root, root);
+                return CTL_EXIT_ERROR;
+        }
+        if (r < 0) {
+                ctl_error("cannot choose the state directory: %s", strerror(-r));
+                return CTL_EXIT_ERROR;
+        }
         if (!force && daemon_running(state_dir, &pid)) {
                 ctl_error("irqsteerd (pid %" PRId64 ") is running and restores on stop; "
                           "stop it, or use --force",
@@ -352,7 +365,7 @@ int ctl_restore(int argc, char **argv) {
 
         /* List the journal first (read-only handle): the restore report
          * only counts. */
-        r = undo_new(state_dir, true, &u);
+        r = undo_new(state_dir, NULL, true, &u);
         if (r < 0) {
                 ctl_error("cannot read the undo journal in %s: %s", state_dir, strerror(-r));
                 return CTL_EXIT_ERROR;
@@ -377,6 +390,11 @@ int ctl_restore(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         r = undo_recover(rootfd, state_dir, &rep);
         close(rootfd);
+        if (rep.refused[0]) {
+                ctl_error("%s/%s is not restored: %s; it is left as it is", state_dir, UNDO_JOURNAL_NAME,
+                          rep.refused);
+                return CTL_EXIT_ERROR;
+        }
         printf("Restored %u, already original %u, changed by someone else since (left alone) %u, "
                "gone %u, failed %u, unreadable journal lines %u.\n",
                rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt);

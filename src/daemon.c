@@ -1495,8 +1495,12 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 snprintf(d->reload_error, sizeof(d->reload_error), "%s", err);
                 log_error("Configuration reload failed, keeping the previous configuration");
         } else {
-                if (c.state_dir && d->state_dir && !d->opts->state_dir && strcmp(c.state_dir, d->state_dir) != 0)
-                        log_warning("state_dir changed to %s: takes effect at the next start", c.state_dir);
+                _cleanup_(freep) char *sd = NULL;
+
+                if (!d->opts->state_dir && d->state_dir &&
+                    state_dir_choose(NULL, c.state_dir, d->root, d->root_is_host, false, &sd) == 0 &&
+                    strcmp(sd, d->state_dir) != 0)
+                        log_warning("state_dir changed to %s: takes effect at the next start", sd);
                 if (c.dry_run != d->dry_run)
                         log_warning("dry_run changed: takes effect at the next start");
                 c.dry_run = d->dry_run;
@@ -1607,6 +1611,22 @@ static int recover_crash_journal(struct daemon *d) {
         }
         log_notice("%s: a previous run did not stop cleanly, restoring what it changed", path);
         r = undo_recover(d->rootfd, d->state_dir, &rep);
+        if (r == -EXDEV)
+                /* another root's originals: restoring them here would write
+                 * its values into this tree, and a new journal would hide
+                 * them from the root they belong to */
+                return log_error_errno(r, "%s is not restored: %s; it is left in place. Use another --state-dir, "
+                                       "or restore it with 'irqsteerctl restore' on its root",
+                                       path, rep.refused);
+        if (rep.refused[0]) {
+                int q = undo_set_aside(d->state_dir);
+
+                if (q < 0)
+                        return log_error_errno(q, "%s is not restored: %s; and it cannot be moved aside: %m", path,
+                                               rep.refused);
+                log_warning("%s is not restored: %s; kept as %s.refused", path, rep.refused, path);
+                return 0;
+        }
         log_full_errno(r < 0 || rep.failed ? LOG_WARNING : LOG_NOTICE, r,
                        "Recovery: %u restored, %u already original, %u changed by others (left alone), %u gone, %u failed, %u unreadable journal lines%s",
                        rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt,
@@ -1689,19 +1709,22 @@ static int startup(struct daemon *d) {
         log_set_max_level(d->config.log_level);
         d->dry_run = d->config.dry_run;
         d->interval_usec = d->config.interval_usec;
-        d->state_dir = strdup(d->opts->state_dir ? d->opts->state_dir :
-                              d->config.state_dir ? d->config.state_dir : CONFIG_DEFAULT_STATE_DIR);
-        if (!d->state_dir)
-                return log_error_errno(ENOMEM, "Out of memory");
+        d->rootfd = rootfs_open(d->root);
+        if (d->rootfd < 0)
+                return log_error_errno(d->rootfd, "Failed to open root %s: %m", d->root);
+        d->root_is_host = apply_root_is_host(d->rootfd);
+        r = state_dir_choose(d->opts->state_dir, d->config.state_dir, d->root, d->root_is_host, true, &d->state_dir);
+        if (r == -EXDEV)
+                return log_error_errno(r, "--state-dir %s is the host's state directory: a run on root %s keeps "
+                                       "its own (omit --state-dir for %s/run/irqsteer, or name another)",
+                                       d->opts->state_dir, d->root, d->root);
+        if (r < 0)
+                return log_error_errno(r, "Failed to choose a state directory under %s: %m", d->root);
         log_info("irqsteerd " IRQSTEER_VERSION " starting%s, configuration %s, root %s, state %s, interval %.3gs",
                  d->dry_run ? " (dry-run: no changes)" : "", d->config.path ? d->config.path : "(built-in defaults)",
                  d->root, d->state_dir, (double) d->interval_usec / USEC_PER_SEC);
 
         raise_nofile();
-        d->rootfd = rootfs_open(d->root);
-        if (d->rootfd < 0)
-                return log_error_errno(d->rootfd, "Failed to open root %s: %m", d->root);
-        d->root_is_host = apply_root_is_host(d->rootfd);
 
         r = state_dir_ensure(d->state_dir);
         if (r < 0)

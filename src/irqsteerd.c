@@ -27,7 +27,7 @@ static void help(FILE *f) {
                 "                         or each problem as FILE:LINE: KEY: problem; exit 0/1\n"
                 "  -r, --root=DIR         read and write /proc and /sys under DIR (default /)\n"
                 "  -s, --state-dir=DIR    undo journal and status.json here (overrides the config;\n"
-                "                         default %s)\n"
+                "                         default %s, ROOT/run/irqsteer with --root ROOT)\n"
                 "  -n, --dry-run          decide and log as usual, but write nothing to the system\n"
                 "      --once             one decision cycle (two samples one interval apart),\n"
                 "                         apply, exit; changes stay ('irqsteerctl restore' undoes them)\n"

@@ -2,12 +2,57 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "state.h"
 #include "util.h"
+
+/* Whether a and b name one directory: the same inode when both exist,
+ * else the same spelling (trailing slashes aside). */
+static bool same_dir(const char *a, const char *b) {
+        struct stat sa, sb;
+        size_t la = strlen(a), lb = strlen(b);
+
+        if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+                return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+        while (la > 1 && a[la - 1] == '/')
+                la--;
+        while (lb > 1 && b[lb - 1] == '/')
+                lb--;
+        return la == lb && strncmp(a, b, la) == 0;
+}
+
+int state_dir_choose(const char *asked, const char *dflt, const char *root, bool root_is_host, bool create,
+                     char **ret) {
+        const char *dir = asked ? asked : dflt ? dflt : CONFIG_DEFAULT_STATE_DIR;
+        char *p;
+
+        if (root_is_host || !same_dir(dir, CONFIG_DEFAULT_STATE_DIR)) {
+                p = strdup(dir);
+                if (!p)
+                        return -ENOMEM;
+                *ret = p;
+                return 0;
+        }
+        if (asked)
+                return -EXDEV;
+        if (asprintf(&p, "%s/run", root) < 0)
+                return -ENOMEM;
+        if (create && mkdir(p, 0755) < 0 && errno != EEXIST) {
+                int r = -errno;
+                free(p);
+                return r;
+        }
+        free(p);
+        if (asprintf(&p, "%s/run/irqsteer", root) < 0)
+                return -ENOMEM;
+        *ret = p;
+        return 0;
+}
 
 int state_dir_ensure(const char *dir) {
         struct stat st;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -16,7 +17,7 @@
 #include "undo.h"
 #include "util.h"
 
-#define JOURNAL_HEADER "# irqsteer undo journal v1\n"
+#define JOURNAL_HEADER "# irqsteer undo journal v2\n"
 
 static const char *const kind_names[UNDO_KIND_MAX] = {
         [UNDO_IRQ] = "irq",         [UNDO_RPS] = "rps",           [UNDO_XPS] = "xps",
@@ -53,7 +54,9 @@ int undo_key_format(const struct undo_key *k, char *buf, size_t len) {
 
         switch (k->kind) {
         case UNDO_IRQ:
-                n = snprintf(buf, len, "irq %u", k->irq);
+                /* no ACTIONS: read from a version 1 line */
+                n = k->actions[0] ? snprintf(buf, len, "irq %u %s", k->irq, k->actions) :
+                                    snprintf(buf, len, "irq %u", k->irq);
                 break;
         case UNDO_RPS:
         case UNDO_XPS:
@@ -79,7 +82,8 @@ bool undo_key_equal(const struct undo_key *a, const struct undo_key *b) {
                 return false;
         switch (a->kind) {
         case UNDO_IRQ:
-                return a->irq == b->irq;
+                /* the same number serving another device is another object */
+                return a->irq == b->irq && strcmp(a->actions, b->actions) == 0;
         case UNDO_RPS:
         case UNDO_XPS:
         case UNDO_FLOWCNT:
@@ -155,6 +159,41 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
 }
 
 static int set_str(char **p, const char *v);
+static int fsync_dir(const char *dir);
+
+/* An ACTIONS field as undo_irq_actions() writes it: printable, no space. */
+static bool actions_valid(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (*s < '!' || *s > '~')
+                        return false;
+        return true;
+}
+
+/* "root DEV INO BOOT_ID": the first one counts; a second that differs
+ * makes the file unreadable as a whole (two roots' values mixed). */
+static int parse_root(struct undo *u, char **f, size_t n) {
+        struct undo_identity id = { 0 };
+        unsigned long long v;
+
+        if (n != 4 || !parse_uint(f[1], UINT64_MAX, &id.dev) || !parse_uint(f[2], UINT64_MAX, &v))
+                return -EBADMSG;
+        id.ino = v;
+        if (strcmp(f[3], "-") != 0) {
+                if (strlen(f[3]) >= sizeof(id.boot_id) || !actions_valid(f[3]))
+                        return -EBADMSG;
+                strcpy(id.boot_id, f[3]);
+        }
+        if (u->file_has_id) {
+                if (u->file_id.dev != id.dev || u->file_id.ino != id.ino || strcmp(u->file_id.boot_id, id.boot_id) != 0)
+                        u->file_id.dev = u->file_id.ino = (unsigned long long) -1;
+                return 0;
+        }
+        u->file_id = id;
+        u->file_has_id = true;
+        return 0;
+}
 
 /* One journal line (without '\n'), modified in place.  -EBADMSG if malformed. */
 static int parse_line(struct undo *u, char *line) {
@@ -169,13 +208,22 @@ static int parse_line(struct undo *u, char *line) {
         n = split_fields(line, f, ELEMENTSOF(f));
         if (n < 1 || n > ELEMENTSOF(f))
                 return -EBADMSG;
+        if (strcmp(f[0], "root") == 0)
+                return parse_root(u, f, n);
         k.kind = undo_kind_from_string(f[0]);
         switch (k.kind) {
         case UNDO_IRQ:
-                key_fields = 2;
-                if (n != key_fields + 3 || !parse_uint(f[1], UINT32_MAX, &v))
+                /* version 1 lines have no ACTIONS: kept for listing, never
+                 * restored (no identity matches an empty one) */
+                key_fields = n == 5 ? 2 : 3;
+                if ((n != 5 && n != 6) || !parse_uint(f[1], UINT32_MAX, &v))
                         return -EBADMSG;
                 k.irq = v;
+                if (key_fields == 3) {
+                        if (strlen(f[2]) >= sizeof(k.actions) || !actions_valid(f[2]))
+                                return -EBADMSG;
+                        strcpy(k.actions, f[2]);
+                }
                 break;
         case UNDO_RPS:
         case UNDO_XPS:
@@ -284,6 +332,7 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
         if (!f)
                 return -ENOMEM;
         fputs(JOURNAL_HEADER, f);
+        fprintf(f, "root %llu %llu %s\n", u->id.dev, u->id.ino, u->id.boot_id[0] ? u->id.boot_id : "-");
         for (size_t i = 0; i < u->n_entries; i++)
                 format_entry(f, &u->entries[i]);
         if (fclose(f) != 0) {
@@ -487,7 +536,108 @@ static int read_journal(const char *path, char **ret_buf, size_t *ret_len) {
         return rootfs_read_fd(fd, ret_buf, ret_len);
 }
 
-int undo_new(const char *state_dir, bool dry_run, struct undo **ret) {
+int undo_identity_get(int rootfd, struct undo_identity *ret) {
+        struct undo_identity id = { 0 };
+        struct stat st, host;
+        char buf[64];
+        ssize_t n;
+        int fd;
+
+        if (fstat(rootfd, &st) < 0)
+                return -errno;
+        id.dev = st.st_dev;
+        id.ino = st.st_ino;
+        id.host = stat("/", &host) == 0 && host.st_dev == st.st_dev && host.st_ino == st.st_ino;
+        /* The host's boot, whatever the root: like the state directory, the
+         * boot is the machine's, not the observed tree's. */
+        fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd >= 0) {
+                n = read(fd, buf, sizeof(buf) - 1);
+                close(fd);
+                if (n > 0) {
+                        buf[n] = 0;
+                        buf[strcspn(buf, "\n")] = 0;
+                        if (actions_valid(buf) && strlen(buf) < sizeof(id.boot_id))
+                                strcpy(id.boot_id, buf);
+                }
+        }
+        *ret = id;
+        return 0;
+}
+
+int undo_refusal_errno(enum undo_refusal r) {
+        switch (r) {
+        case UNDO_OK:
+                return 0;
+        case UNDO_REFUSED_ROOT:
+                return -EXDEV;
+        case UNDO_REFUSED_BOOT:
+                return -ESTALE;
+        default:
+                return -EPROTO;
+        }
+}
+
+static void format_dev(unsigned long long dev, char *buf, size_t len) {
+        snprintf(buf, len, "%u:%u", major((dev_t) dev), minor((dev_t) dev));
+}
+
+void undo_refusal_describe(const struct undo *u, char *buf, size_t len) {
+        char a[32], b[32];
+
+        format_dev(u->file_id.dev, a, sizeof(a));
+        format_dev(u->id.dev, b, sizeof(b));
+        switch (u->refused) {
+        case UNDO_OK:
+                snprintf(buf, len, "it belongs to this root");
+                break;
+        case UNDO_REFUSED_ROOT:
+                if (u->file_id.dev == (unsigned long long) -1)
+                        snprintf(buf, len, "it names more than one root");
+                else
+                        snprintf(buf, len, "it was written for another root (device %s inode %llu; this root is device %s inode %llu)",
+                                 a, u->file_id.ino, b, u->id.ino);
+                break;
+        case UNDO_REFUSED_BOOT:
+                snprintf(buf, len, "it was written during another boot (boot id %s; this boot is %s): the kernel reset those values since",
+                         u->file_id.boot_id, u->id.boot_id);
+                break;
+        default:
+                snprintf(buf, len, "it does not say which root its values belong to (written by an older irqsteer)");
+                break;
+        }
+}
+
+static enum undo_refusal check_identity(const struct undo *u) {
+        if (u->n_entries == 0 && u->corrupt == 0)
+                return UNDO_OK;
+        if (!u->file_has_id)
+                return UNDO_REFUSED_NO_ROOT;
+        if (u->file_id.dev != u->id.dev || u->file_id.ino != u->id.ino)
+                return UNDO_REFUSED_ROOT;
+        /* The host's objects start afresh at each boot; a tree's do not. */
+        if (u->id.host && u->id.boot_id[0] && strcmp(u->file_id.boot_id, u->id.boot_id) != 0)
+                return UNDO_REFUSED_BOOT;
+        return UNDO_OK;
+}
+
+int undo_set_aside(const char *state_dir) {
+        _cleanup_(freep) char *path = NULL, *aside = NULL;
+
+        if (asprintf(&path, "%s/%s", state_dir, UNDO_JOURNAL_NAME) < 0) {
+                path = NULL;
+                return -ENOMEM;
+        }
+        if (asprintf(&aside, "%s.refused", path) < 0) {
+                aside = NULL;
+                return -ENOMEM;
+        }
+        if (rename(path, aside) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        return fsync_dir(state_dir);
+}
+
+int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run, struct undo **ret) {
         struct undo *u;
         char *buf = NULL;
         size_t len = 0;
@@ -514,6 +664,10 @@ int undo_new(const char *state_dir, bool dry_run, struct undo **ret) {
         if (r < 0 && r != -ENOENT) {
                 undo_free(u);
                 return r;
+        }
+        if (id) {
+                u->id = *id;
+                u->refused = check_identity(u);
         }
         *ret = u;
         return 0;
@@ -548,6 +702,10 @@ int undo_begin(struct undo *u, const struct undo_key *k, const char *current, co
         struct undo_entry *e = undo_find(u, k);
         char *old_pending;
         int r;
+
+        /* another root's originals are not ours to add to */
+        if (u->refused != UNDO_OK)
+                return undo_refusal_errno(u->refused);
 
         if (!e) {
                 r = add_entry(u, k, current, current, pending, &e);
@@ -610,6 +768,16 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
         size_t kept = 0;
         int r;
 
+        if (u->refused != UNDO_OK) {
+                /* nothing written, nothing removed: the file stays for the
+                 * root it belongs to, or for the operator */
+                undo_refusal_describe(u, rep.refused, sizeof(rep.refused));
+                rep.first_error = undo_refusal_errno(u->refused);
+                if (ret)
+                        *ret = rep;
+                return rep.first_error;
+        }
+
         for (size_t i = 0; i < u->n_entries; i++) {
                 struct undo_entry *e = &u->entries[i];
                 _cleanup_(freep) char *cur = NULL;
@@ -622,6 +790,18 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                         /* No real task behind a fixture root. */
                         rep.gone++;
                         goto next;
+                }
+                if (e->key.kind == UNDO_IRQ) {
+                        char now[UNDO_ACTIONS_MAX];
+
+                        r = undo_irq_actions(rootfd, e->key.irq, now, sizeof(now));
+                        if (r == 0 && strcmp(now, e->key.actions) != 0) {
+                                /* the number was given to another device since */
+                                log_debug("undo: %s now serves %s: not the IRQ journalled, leaving it alone", key,
+                                          now);
+                                rep.gone++;
+                                goto next;
+                        }
                 }
                 r = apply_object_read(rootfd, root_is_host, &e->key, &cur);
                 if (r == -ENOENT || r == -ESRCH || r == -ENODEV || r == -ENXIO) {
@@ -681,10 +861,14 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
 }
 
 int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret) {
+        struct undo_identity id;
         struct undo *u = NULL;
         int r;
 
-        r = undo_new(state_dir, false, &u);
+        r = undo_identity_get(rootfd, &id);
+        if (r < 0)
+                return r;
+        r = undo_new(state_dir, &id, false, &u);
         if (r < 0)
                 return r;
         if (u->n_entries == 0 && u->corrupt == 0) {
@@ -693,7 +877,74 @@ int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret) {
                 undo_free(u);
                 return 0;
         }
-        r = undo_restore(u, rootfd, apply_root_is_host(rootfd), ret);
+        r = undo_restore(u, rootfd, id.host, ret);
         undo_free(u);
         return r;
+}
+
+/* Escapes one handler name into out (journal syntax). */
+static void escape_name(const char *name, char *out, size_t len) {
+        size_t o = 0;
+
+        if (strcmp(name, "-") == 0) {
+                /* "-" alone means no handler */
+                snprintf(out, len, "\\x2d");
+                return;
+        }
+
+        for (const unsigned char *p = (const unsigned char *) name; *p && o + 5 < len; p++) {
+                if (*p < '!' || *p > '~' || *p == ',' || *p == '\\')
+                        o += snprintf(out + o, len - o, "\\x%02x", *p);
+                else
+                        out[o++] = *p;
+        }
+        out[o] = 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int undo_irq_actions(int rootfd, unsigned irq, char *buf, size_t len) {
+        char path[64], *names[32];
+        struct dirent *de;
+        size_t n = 0, o = 0;
+        DIR *d;
+        int r;
+
+        if (len < 2)
+                return -ENOBUFS;
+        snprintf(path, sizeof(path), "proc/irq/%u", irq);
+        r = rootfs_fdopendir(rootfd, path, &d);
+        if (r < 0)
+                return r;
+        /* the handlers' directories: every other entry is a file */
+        while ((de = readdir(d)) && n < ELEMENTSOF(names)) {
+                struct stat st;
+
+                if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+                        continue;
+                if (de->d_type != DT_DIR &&
+                    (de->d_type != DT_UNKNOWN || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                     !S_ISDIR(st.st_mode)))
+                        continue;
+                names[n] = strdup(de->d_name);
+                if (!names[n])
+                        break;
+                n++;
+        }
+        closedir(d);
+        qsort(names, n, sizeof(*names), cmp_str);
+        buf[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+                char esc[UNDO_ACTIONS_MAX];
+
+                escape_name(names[i], esc, sizeof(esc));
+                if (o + (i > 0) + strlen(esc) < len)
+                        o += snprintf(buf + o, len - o, "%s%s", i > 0 ? "," : "", esc);
+                free(names[i]);
+        }
+        if (o == 0)
+                snprintf(buf, len, "-");
+        return 0;
 }

@@ -683,6 +683,50 @@ def run_irq_readings():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_root_state_dir():
+    """A --root run keeps its journal under its root, never in the host's
+    /run/irqsteer; a journal written for another root is refused at start
+    (exit 1, the journal and the tree left as they are)."""
+    d = os.path.join(tmp, "rootstate")
+    root = dl.make_root(d)
+    log = os.path.join(d, "daemon.log")
+    host_journal = "/run/irqsteer/undo.journal"
+    host_before = os.stat(host_journal).st_mtime_ns if os.path.exists(host_journal) else None
+    p = dl.start_daemon(["--root", root, "--interval", "100ms", "--once"], log)
+    rc = p.wait(T)
+    journal = os.path.join(root, "run/irqsteer/undo.journal")
+    c.check(rc == 0 and os.path.exists(journal), "--root without --state-dir: journal under ROOT/run/irqsteer",
+            dl.read_log(log)[-1500:])
+    host_after = os.stat(host_journal).st_mtime_ns if os.path.exists(host_journal) else None
+    c.check(host_after == host_before, "--root without --state-dir: the host's journal untouched")
+    with open(journal) as f:
+        text = f.read()
+    c.check(re.search(r"^root \d+ \d+ \S+$", text, re.M) is not None, "journal: names its root", text[:300])
+
+    other = os.path.join(d, "other")
+    shutil.copytree(root, other, symlinks=True)
+    shutil.rmtree(os.path.join(other, "run"))
+    before = dl.tree_values(other)
+    with open(journal, "rb") as f:
+        journal_bytes = f.read()
+    log2 = os.path.join(d, "daemon2.log")
+    p = dl.start_daemon(["--root", other, "--state-dir", os.path.dirname(journal), "--interval", "100ms"], log2)
+    rc = p.wait(T)
+    text = dl.read_log(log2)
+    c.check(rc not in (0, None) and "is not restored: it was written for another root" in text,
+            "another root's journal: refused at start", f"exit {rc}: {text[-1500:]}")
+    c.check(dl.tree_values(other) == before, "another root's journal: nothing written to this root")
+    with open(journal, "rb") as f:
+        c.check(f.read() == journal_bytes, "another root's journal: kept as it was")
+
+    log3 = os.path.join(d, "daemon3.log")
+    p = dl.start_daemon(["--root", other, "--state-dir", "/run/irqsteer", "--interval", "100ms"], log3)
+    rc = p.wait(T)
+    text = dl.read_log(log3)
+    c.check(rc not in (0, None) and "is the host's state directory" in text,
+            "--root with --state-dir /run/irqsteer: refused", f"exit {rc}: {text[-1500:]}")
+
+
 def run_full_state_dir():
     """A full state directory (a tmpfs with no room left, private to the
     daemon's mount namespace) is said to be one, with the journal's path;
@@ -733,6 +777,7 @@ try:
     run_dry_run_audit()
     run_once_and_crash()
     run_full_state_dir()
+    run_root_state_dir()
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")

@@ -112,6 +112,31 @@ static void assert_file(const char *dir, const char *rel, const char *want, cons
         free(got);
 }
 
+/* The first two lines of a journal written for rootfd, then body. */
+static char *journal_text(int rootfd, const char *body) {
+        struct undo_identity id;
+        char *t = NULL;
+
+        assert_int_equal(undo_identity_get(rootfd, &id), 0);
+        assert_true(asprintf(&t, "# irqsteer undo journal v2\nroot %llu %llu %s\n%s", id.dev, id.ino,
+                             id.boot_id[0] ? id.boot_id : "-", body) > 0);
+        return t;
+}
+
+static void assert_journal(struct env *e, const char *body, const char *what) {
+        char *want = journal_text(e->rootfd, body);
+
+        assert_file(e->state, UNDO_JOURNAL_NAME, want, what);
+        free(want);
+}
+
+static void write_journal(struct env *e, const char *body) {
+        char *text = journal_text(e->rootfd, body);
+
+        test_write_file(e->state, UNDO_JOURNAL_NAME, text);
+        free(text);
+}
+
 struct act {
         enum action_type type;
         unsigned irq;
@@ -275,7 +300,7 @@ static void test_journal_and_restore(void **state) {
         /* First change to IRQ 30: the original is on disk. */
         struct action a = mk(&steps[0]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
-        assert_file(e->state, UNDO_JOURNAL_NAME, "# irqsteer undo journal v1\nirq 30 0-3 0-3 2\n", "first change");
+        assert_journal(e, "irq 30 - 0-3 0-3 2\n", "first change");
         assert_int_equal(stat(jpath, &st), 0);
         assert_int_equal(st.st_mode & 07777, 0600);
 
@@ -285,18 +310,17 @@ static void test_journal_and_restore(void **state) {
         a = mk(&steps[2]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         /* Each change appends the object's line; the latest one counts. */
-        assert_file(e->state, UNDO_JOURNAL_NAME,
-                    "# irqsteer undo journal v1\n"
-                    "irq 30 0-3 0-3 2\n"
+        assert_journal(e,
+                    "irq 30 - 0-3 0-3 2\n"
                     "rps eth0 0 0 0 6\n"
-                    "irq 30 0-3 2 3\n",
+                    "irq 30 - 0-3 2 3\n",
                     "second change keeps the original");
         {
                 struct undo *u = NULL;
-                struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30 }, krps = { .kind = UNDO_RPS, .nic = "eth0" };
+                struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30, .actions = "-" }, krps = { .kind = UNDO_RPS, .nic = "eth0" };
                 const struct undo_entry *x;
 
-                assert_int_equal(undo_new(e->state, true, &u), 0);
+                assert_int_equal(undo_new(e->state, NULL, true, &u), 0);
                 assert_int_equal(u->n_entries, 2);
                 assert_int_equal(u->corrupt, 0);
                 x = undo_find(u, &k30);
@@ -346,7 +370,7 @@ static void test_journal_compaction(void **state) {
         struct undo_report rep;
         struct apply *ap = NULL;
         struct undo *u = NULL;
-        struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30 };
+        struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30, .actions = "-" };
         size_t lines = 0;
         char *text;
         (void) state;
@@ -366,7 +390,7 @@ static void test_journal_compaction(void **state) {
         /* the header and at most 66 lines for the one object */
         if (lines < 2 || lines > 67)
                 fail_msg("journal has %zu lines after 300 changes", lines);
-        assert_int_equal(undo_new(e->state, true, &u), 0);
+        assert_int_equal(undo_new(e->state, NULL, true, &u), 0);
         assert_int_equal(u->n_entries, 1);
         assert_int_equal(u->corrupt, 0);
         assert_string_equal(undo_find(u, &k30)->original, "0-3");
@@ -435,11 +459,10 @@ static void test_pending(void **state) {
 
         env_setup(e, "apply");
         assert_int_equal(mkdir(e->state, 0700), 0);
-        test_write_file(e->state, UNDO_JOURNAL_NAME,
-                 "# irqsteer undo journal v1\n"
-                 "irq 30 0-3 2 3\n"   /* crashed after writing 3 */
-                 "irq 33 0-3 1 2\n"   /* crashed before writing 2 */
-                 "irq 31 0-3 1 -\n"); /* holds 1 (ours) */
+        write_journal(e,
+                 "irq 30 - 0-3 2 3\n"   /* crashed after writing 3 */
+                 "irq 33 - 0-3 1 2\n"   /* crashed before writing 2 */
+                 "irq 31 - 0-3 1 -\n"); /* holds 1 (ours) */
         test_write_file(e->root, "proc/irq/30/smp_affinity_list", "3\n");
         test_write_file(e->root, "proc/irq/33/smp_affinity_list", "1\n");
         test_write_file(e->root, "proc/irq/31/smp_affinity", "2\n");
@@ -455,8 +478,13 @@ static void test_journal_lines(void **state) {
                 const char *what, *line;
                 bool valid;
         } cases[] = {
-                { "irq", "irq 73 0-3 5 -\n", true },
-                { "irq with pending", "irq 73 0-3 5 6\n", true },
+                { "irq", "irq 73 eth0-TxRx-0 0-3 5 -\n", true },
+                { "irq with pending", "irq 73 eth0-TxRx-0 0-3 5 6\n", true },
+                { "irq serving nothing", "irq 73 - 0-3 5 -\n", true },
+                { "irq shared, escaped", "irq 9 acpi,x\\x20y 0-3 5 -\n", true },
+                { "irq of version 1", "irq 73 0-3 5 -\n", true },
+                { "root line (no object)", "root 2049 2 5f0c-11\n", false },
+                { "root line, a field short", "root 2049 2\n", false },
                 { "rps", "rps eth0 3 00000000,00000000 00000000,0000000c -\n", true },
                 { "xps", "xps ens1f0np0 12 0 f -\n", true },
                 { "flowcnt", "flowcnt eth0 3 0 2048 -\n", true },
@@ -465,7 +493,8 @@ static void test_journal_lines(void **state) {
                 { "comment", "# a comment\n", false },
                 { "unknown kind", "frobnicate 1 2 3 -\n", false },
                 { "missing field", "irq 73 0-3 5\n", false },
-                { "extra field", "irq 73 0-3 5 - x\n", false },
+                { "extra field", "irq 73 x 0-3 5 - x\n", false },
+                { "irq identity with a tab", "irq 73 a\tb 0-3 5 -\n", false },
                 { "empty irq set", "irq 73 0-3  -\n", false },
                 { "bad cpulist", "irq 73 0-3 5-2 -\n", false },
                 { "irq number not a number", "irq 7x3 0-3 5 -\n", false },
@@ -484,7 +513,8 @@ static void test_journal_lines(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct undo u = { 0 };
                 size_t len = strlen(cases[i].line);
-                bool comment = cases[i].line[0] == '#';
+                /* neither an object nor an unreadable line */
+                bool comment = cases[i].line[0] == '#' || strstr(cases[i].what, "(no object)");
 
                 if (strcmp(cases[i].what, "NUL inside") == 0)
                         len = 16;
@@ -498,7 +528,9 @@ static void test_journal_lines(void **state) {
                         char *buf = NULL;
                         size_t blen;
                         assert_int_equal(undo_format(&u, &buf, &blen), 0);
-                        assert_string_equal(buf + strlen("# irqsteer undo journal v1\n"), cases[i].line);
+                        /* after the header and the root line */
+                        assert_non_null(strstr(buf, "\nroot "));
+                        assert_string_equal(strchr(strstr(buf, "\nroot ") + 1, '\n') + 1, cases[i].line);
                         free(buf);
                 }
                 for (size_t k = 0; k < u.n_entries; k++) {
@@ -521,11 +553,10 @@ static void test_corrupt_journal(void **state) {
         assert_int_equal(mkdir(e->state, 0700), 0);
         test_write_file(e->root, "proc/irq/30/smp_affinity_list", "2\n");
         test_write_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "6\n");
-        test_write_file(e->state, UNDO_JOURNAL_NAME,
-                 "# irqsteer undo journal v1\n"
-                 "irq 30 0-3 2 -\n"
+        write_journal(e,
+                 "irq 30 - 0-3 2 -\n"
                  "\x01\x02garbage\xff\n"
-                 "irq 30 1 2 -\n" /* the same key again: the first line holds the original */
+                 "irq 30 - 1 2 -\n" /* the same key again: the first line holds the original */
                  "rps eth0 0 0 6 -\n"
                  "rps eth0 1 0 3 -"); /* torn */
 
@@ -681,6 +712,120 @@ static void test_stale_temporaries(void **state) {
         apply_free(ap);
 }
 
+/* The journal knows whose values it holds: another root's journal is
+ * refused as a whole (never restored, never appended to), and an IRQ
+ * number that serves another device at restore time is left alone. */
+static void test_journal_identity(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        char other[300], cmd[1024], *before, *after;
+        int otherfd;
+        (void) state;
+
+        env_setup(e, "apply");
+        snprintf(cmd, sizeof(cmd), "mkdir '%s/proc/irq/30/eth0-TxRx-0' '%s/proc/irq/31/eth0-TxRx-1'", e->root,
+                 e->root);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        struct action a30 = mk(&(struct act) IRQ(30, "2"));
+        struct action a31 = mk(&(struct act) IRQ(31, "1"));
+        assert_int_equal(apply_action(ap, &a30), APPLY_DONE);
+        assert_int_equal(apply_action(ap, &a31), APPLY_DONE);
+        assert_journal(e, "irq 30 eth0-TxRx-0 0-3 0-3 2\nirq 31 eth0-TxRx-1 0-3 0-3 1\n", "IRQs with their identity");
+        apply_free(ap); /* crash */
+
+        /* the same tree copied elsewhere is another root */
+        snprintf(other, sizeof(other), "%s/other", e->base);
+        snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", e->root, other);
+        assert_int_equal(system(cmd), 0);
+        otherfd = rootfs_open(other);
+        assert_true(otherfd >= 0);
+        before = slurp(e->state, UNDO_JOURNAL_NAME);
+        assert_int_equal(undo_recover(otherfd, e->state, &rep), -EXDEV);
+        assert_non_null(strstr(rep.refused, "written for another root"));
+        assert_int_equal(rep.restored, 0);
+        assert_file(other, "proc/irq/30/smp_affinity_list", "2\n", "other root untouched");
+        after = slurp(e->state, UNDO_JOURNAL_NAME);
+        assert_non_null(after);
+        assert_string_equal(after, before);
+        free(after);
+        /* and never appended to; a dry run may read it */
+        assert_int_equal(apply_new(otherfd, false, e->state, false, &ap), -EXDEV);
+        assert_int_equal(apply_new(otherfd, false, e->state, true, &ap), 0);
+        apply_free(ap);
+        close(otherfd);
+
+        /* IRQ 31's number now serves another device: not restored */
+        snprintf(cmd, sizeof(cmd), "mv '%s/proc/irq/31/eth0-TxRx-1' '%s/proc/irq/31/nvme0q1'", e->root, e->root);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
+        assert_string_equal(rep.refused, "");
+        assert_int_equal(rep.restored, 1);
+        assert_int_equal(rep.gone, 1);
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "IRQ 30 restored");
+        assert_file(e->root, "proc/irq/31/smp_affinity", "2\n", "IRQ 31 (another device now) left alone");
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed");
+        free(before);
+}
+
+/* A journal without a root line (version 1) and the host's journal of
+ * another boot are refused; undo_set_aside() keeps them for the operator. */
+static void test_journal_refusals(void **state) {
+        struct env *e = &cur_env;
+        struct undo_identity id;
+        struct undo_report rep;
+        struct undo *u = NULL;
+        char path[256];
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(mkdir(e->state, 0700), 0);
+        test_write_file(e->root, "proc/irq/30/smp_affinity_list", "2\n");
+        test_write_file(e->state, UNDO_JOURNAL_NAME, "# irqsteer undo journal v1\nirq 30 0-3 2 -\n");
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), -EPROTO);
+        assert_non_null(strstr(rep.refused, "does not say which root"));
+        assert_file(e->root, "proc/irq/30/smp_affinity_list", "2\n", "version 1 journal not restored");
+
+        /* the host's journal from another boot: the kernel reset its values */
+        assert_int_equal(undo_identity_get(e->rootfd, &id), 0);
+        snprintf(id.boot_id, sizeof(id.boot_id), "boot-b");
+        {
+                char text[256];
+
+                snprintf(text, sizeof(text), "# irqsteer undo journal v2\nroot %llu %llu boot-a\nirq 30 - 0-3 2 -\n",
+                         id.dev, id.ino);
+                test_write_file(e->state, UNDO_JOURNAL_NAME, text);
+        }
+        id.host = true;
+        assert_int_equal(undo_new(e->state, &id, true, &u), 0);
+        assert_int_equal(u->refused, UNDO_REFUSED_BOOT);
+        undo_free(u);
+        /* a tree's values do not reset at boot */
+        id.host = false;
+        assert_int_equal(undo_new(e->state, &id, true, &u), 0);
+        assert_int_equal(u->refused, UNDO_OK);
+        undo_free(u);
+        /* no identity asked (listing): nothing refused */
+        assert_int_equal(undo_new(e->state, NULL, true, &u), 0);
+        assert_int_equal(u->refused, UNDO_OK);
+        assert_int_equal(u->n_entries, 1);
+        undo_free(u);
+
+        assert_int_equal(undo_set_aside(e->state), 0);
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "set aside");
+        snprintf(path, sizeof(path), "%s.refused", UNDO_JOURNAL_NAME);
+        {
+                char *kept = slurp(e->state, path);
+
+                assert_non_null(kept);
+                assert_non_null(strstr(kept, "root "));
+                assert_non_null(strstr(kept, " boot-a\nirq 30 - 0-3 2 -\n"));
+                free(kept);
+        }
+        assert_int_equal(undo_set_aside(e->state), 0); /* none left: nothing to do */
+}
+
 /* Drops CAP_DAC_OVERRIDE from the effective set (root ignores file modes
  * otherwise); returns whether it must be raised again. */
 static bool drop_dac(bool drop) {
@@ -784,8 +929,7 @@ static void test_threads_wrapped(void **state) {
         }
         assert_int_equal(apply_error_class(-ESRCH), APPLY_ERR_GONE);
         /* The narrowed read-back is what the journal now expects. */
-        assert_file(e->state, UNDO_JOURNAL_NAME,
-                    "# irqsteer undo journal v1\n"
+        assert_journal(e,
                     "thread 5000100 5000101 777001 0-3 0-3 1\n"
                     "thread 5000100 5000101 777001 0-3 1 2-3\n"
                     "thread 5000100 5000102 777002 0-3 0-3 1\n"
@@ -1134,6 +1278,8 @@ int main(void) {
                 cmocka_unit_test_teardown(test_journal_unwritable, teardown_env),
                 cmocka_unit_test_teardown(test_stale_temporaries, teardown_env),
                 cmocka_unit_test_teardown(test_journal_save_fails, teardown_env),
+                cmocka_unit_test_teardown(test_journal_identity, teardown_env),
+                cmocka_unit_test_teardown(test_journal_refusals, teardown_env),
                 cmocka_unit_test_teardown(test_readonly, teardown_env),
                 cmocka_unit_test_teardown(test_threads_wrapped, teardown_env),
                 cmocka_unit_test_teardown(test_effective, teardown_env),

@@ -854,7 +854,40 @@ static void test_restore_cli(_unused_ void **state) {
         snprintf(path, sizeof(path), "%s/proc/irq/77", root);
         test_write_file(path, "smp_affinity_list", "5\n");
         test_write_file(path, "smp_affinity", "00000020\n");
+        /* written by an older irqsteer: no root line, so not restored */
         test_write_file(sdir, "undo.journal", "# irqsteer undo journal v1\nirq 77 0-3 5 -\n");
+        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_non_null(strstr(err, "does not say which root"));
+        free(out);
+        free(err);
+        snprintf(path, sizeof(path), "%s/proc/irq/77/smp_affinity_list", root);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        assert_non_null(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        assert_string_equal(util_strstrip(buf), "5");
+
+        /* written for another root: refused, left in place */
+        {
+                char *text = NULL;
+                struct stat st;
+
+                assert_int_equal(stat(root, &st), 0);
+                assert_true(asprintf(&text, "# irqsteer undo journal v2\nroot %llu %llu -\nirq 77 - 0-3 5 -\n",
+                                     (unsigned long long) st.st_dev, (unsigned long long) st.st_ino + 1) > 0);
+                test_write_file(sdir, "undo.journal", text);
+                assert_int_equal(run_ctl(args, &out, &err), 1);
+                assert_non_null(strstr(err, "written for another root"));
+                free(out);
+                free(err);
+                snprintf(path, sizeof(path), "%s/undo.journal", sdir);
+                assert_int_equal(access(path, F_OK), 0);
+                free(text);
+                assert_true(asprintf(&text, "# irqsteer undo journal v2\nroot %llu %llu -\nirq 77 - 0-3 5 -\n",
+                                     (unsigned long long) st.st_dev, (unsigned long long) st.st_ino) > 0);
+                test_write_file(sdir, "undo.journal", text);
+                free(text);
+        }
         assert_int_equal(run_ctl(args, &out, &err), 0);
         assert_non_null(strstr(out, "irq 77"));
         assert_non_null(strstr(out, "Restored 1"));

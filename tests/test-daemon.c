@@ -518,6 +518,50 @@ static void test_failure_rediscovers(void **state) {
                         fail_msg("%s: want %s", cases[i].what, cases[i].want ? "rediscovery" : "none");
 }
 
+/* A run on another root than the host's never uses the host's default
+ * state directory. */
+static void test_state_dir_choose(void **state) {
+        char base[] = "/tmp/irqsteer-sdc-XXXXXX", want[256], run[256];
+        static const struct {
+                const char *what, *asked, *dflt;
+                bool host;
+                const char *want; /* "ROOT" = base/run/irqsteer, NULL = -EXDEV */
+        } cases[] = {
+                { "host, default", NULL, NULL, true, "/run/irqsteer" },
+                { "host, configured", NULL, "/var/lib/x", true, "/var/lib/x" },
+                { "host, option", "/srv/s", "/var/lib/x", true, "/srv/s" },
+                { "root, default", NULL, NULL, false, "ROOT" },
+                { "root, the configuration's default", NULL, "/run/irqsteer", false, "ROOT" },
+                { "root, trailing slash", NULL, "/run/irqsteer/", false, "ROOT" },
+                { "root, configured elsewhere", NULL, "/var/lib/x", false, "/var/lib/x" },
+                { "root, option elsewhere", "/srv/s", NULL, false, "/srv/s" },
+                { "root, option names the host's", "/run/irqsteer", NULL, false, NULL },
+        };
+        (void) state;
+
+        assert_non_null(mkdtemp(base));
+        snprintf(want, sizeof(want), "%s/run/irqsteer", base);
+        snprintf(run, sizeof(run), "%s/run", base);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *got = NULL;
+                int r = state_dir_choose(cases[i].asked, cases[i].dflt, base, cases[i].host, true, &got);
+                const char *w = cases[i].want && strcmp(cases[i].want, "ROOT") == 0 ? want : cases[i].want;
+
+                if (!w) {
+                        if (r != -EXDEV)
+                                fail_msg("%s: %d, want -EXDEV", cases[i].what, r);
+                        continue;
+                }
+                if (r != 0 || strcmp(got, w) != 0)
+                        fail_msg("%s: %d '%s', want '%s'", cases[i].what, r, got ? got : "", w);
+                free(got);
+        }
+        /* ROOT/run was created for the derived one */
+        assert_int_equal(access(run, F_OK), 0);
+        assert_int_equal(rmdir(run), 0);
+        assert_int_equal(rmdir(base), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_linkmon_parse),
@@ -534,6 +578,7 @@ int main(void) {
                 cmocka_unit_test(test_notify_sanitize),
                 cmocka_unit_test(test_state_write_atomic),
                 cmocka_unit_test(test_state_dir_ensure),
+                cmocka_unit_test(test_state_dir_choose),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
