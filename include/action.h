@@ -28,6 +28,9 @@ struct action {
         char nic[IF_NAMESIZE];   /* RPS/XPS/FLOW_CNT, and the IRQ's NIC if any */
         int queue;               /* queue index, -1 if none */
         pid_t pid, tid;          /* THREAD_AFFINITY */
+        unsigned long long starttime; /* THREAD_AFFINITY: the TID's starttime when it was
+                                  * discovered; a TID that no longer has it was
+                                  * reused and is never written */
         cpuset_t cpus;           /* target set */
         cpuset_t from;           /* value before, for the log */
         uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES */

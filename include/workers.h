@@ -12,6 +12,7 @@
 
 struct worker_thread {
         pid_t tid;
+        unsigned long long starttime; /* field 22 of proc/PID/task/TID/stat: tells TID reuse */
         cpuset_t allowed;        /* Cpus_allowed_list from proc/PID/task/TID/status */
 };
 

@@ -437,12 +437,24 @@ int apply_object_write(int rootfd, bool root_is_host, const struct undo_key *k, 
                 if (r < 0)
                         return r;
                 return write_value(rootfd, path, value);
-        case UNDO_THREAD:
+        case UNDO_THREAD: {
+                unsigned long long st;
+
                 if (!root_is_host)
                         return -EOPNOTSUPP;
                 if (cpuset_parse_list(value, &s) < 0)
                         return -EINVAL;
+                /* Checked right before the call: a TID reused since the key
+                 * was made belongs to another task.  (The window between
+                 * this read and sched_setaffinity is a few microseconds; the
+                 * call takes no pidfd to close it.) */
+                r = thread_starttime(rootfd, k, &st);
+                if (r < 0)
+                        return r;
+                if (st != k->starttime)
+                        return -ESRCH;
                 return thread_set(k->tid, &s);
+        }
         default:
                 return -EINVAL;
         }
@@ -480,17 +492,17 @@ static int action_key(struct apply *ap, const struct action *a, struct undo_key 
                 k->kind = UNDO_THREAD;
                 k->pid = a->pid;
                 k->tid = a->tid;
+                /* the task the policy decided for, not whatever holds the
+                 * TID now */
+                k->starttime = a->starttime;
                 break;
         default:
                 return -EINVAL;
         }
         if (!key_valid(k))
                 return -EINVAL;
-        if (k->kind == UNDO_THREAD) {
-                if (!ap->root_is_host)
-                        return -EOPNOTSUPP;
-                return thread_starttime(ap->rootfd, k, &k->starttime);
-        }
+        if (k->kind == UNDO_THREAD && !ap->root_is_host)
+                return -EOPNOTSUPP;
         return 0;
 }
 

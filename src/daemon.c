@@ -505,7 +505,7 @@ static bool same_object(const struct action *a, const struct action *b) {
         case ACTION_SOCK_FLOW_ENTRIES:
                 return true;
         case ACTION_THREAD_AFFINITY:
-                return a->tid == b->tid;
+                return a->tid == b->tid && a->starttime == b->starttime;
         default:
                 return a->queue == b->queue && strcmp(a->nic, b->nic) == 0;
         }
@@ -659,7 +659,7 @@ static void object_key(const struct action *a, char *buf, size_t len) {
                 snprintf(buf, len, "sockflow");
                 break;
         case ACTION_THREAD_AFFINITY:
-                snprintf(buf, len, "thread %d", (int) a->tid);
+                snprintf(buf, len, "thread %d %llu", (int) a->tid, a->starttime);
                 break;
         default:
                 snprintf(buf, len, "%s %s %d", action_type_to_string(a->type), a->nic, a->queue);

@@ -61,6 +61,7 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, const cpuse
                 return;
         a->pid = w->p->pid;
         a->tid = w->th->tid;
+        a->starttime = w->th->starttime;
         a->cpus = *to;
         a->from = w->th->allowed;
         snprintf(a->reason, sizeof(a->reason), "%s", reason);

@@ -305,12 +305,23 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                _cleanup_(freep) char *status = NULL;
+                _cleanup_(freep) char *status = NULL, *stat = NULL;
                 struct worker_thread t = { 0 };
+                struct workers_stat st;
                 size_t len;
 
                 if (!parse_pid(de->d_name, &t.tid))
                         continue;
+                /* the starttime first: the actions carry it, and a TID that
+                 * no longer has it by the write is another task */
+                r = rootfs_readf(rootfd, &stat, &len, "proc/%d/task/%d/stat", (int) wp->pid, (int) t.tid);
+                if (r == -ENOENT || r == -ESRCH)
+                        continue;
+                if (r < 0 || workers_parse_stat(stat, len, &st) < 0) {
+                        log_debug("workers: skipping thread %d of %d: unreadable stat", (int) t.tid, (int) wp->pid);
+                        continue;
+                }
+                t.starttime = st.starttime;
                 r = rootfs_readf(rootfd, &status, &len, "proc/%d/task/%d/status", (int) wp->pid, (int) t.tid);
                 if (r == -ENOENT || r == -ESRCH)
                         continue; /* the thread exited meanwhile */

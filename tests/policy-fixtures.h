@@ -451,6 +451,7 @@ static inline void fx_add_proc(struct fx *f, int worker, pid_t pid, int n) {
         p->n_threads = n;
         for (int i = 0; i < n; i++) {
                 p->threads[i].tid = pid + 1 + i;
+                p->threads[i].starttime = 50000 + (unsigned long long) (pid + 1 + i);
                 p->threads[i].allowed = f->topo.online;
         }
 }

@@ -143,13 +143,14 @@ struct act {
         const char *nic;
         int queue;
         pid_t pid, tid;
+        unsigned long long starttime;
         const char *cpus;
         uint32_t value;
 };
 
 static struct action mk(const struct act *x) {
         struct action a = { .type = x->type, .irq = x->irq, .queue = x->queue, .pid = x->pid, .tid = x->tid,
-                            .value = x->value };
+                            .starttime = x->starttime, .value = x->value };
 
         if (x->nic)
                 snprintf(a.nic, sizeof(a.nic), "%s", x->nic);
@@ -164,7 +165,9 @@ static struct action mk(const struct act *x) {
 #define XPS(d, q, c) { .type = ACTION_XPS, .nic = (d), .queue = (q), .cpus = (c) }
 #define FLOW(d, q, v) { .type = ACTION_RPS_FLOW_CNT, .nic = (d), .queue = (q), .value = (v) }
 #define SOCK(v) { .type = ACTION_SOCK_FLOW_ENTRIES, .queue = -1, .value = (v) }
-#define THR(p, t, c) { .type = ACTION_THREAD_AFFINITY, .pid = (p), .tid = (t), .queue = -1, .cpus = (c) }
+/* st: the starttime the thread had when discovered */
+#define THR(p, t, st, c) \
+        { .type = ACTION_THREAD_AFFINITY, .pid = (p), .tid = (t), .starttime = (st), .queue = -1, .cpus = (c) }
 
 /* ---- tests ---- */
 
@@ -246,7 +249,7 @@ static void test_writers(void **state) {
                   "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", NULL },
                 { "negative queue", RPS("eth0", -1, "1"), -EINVAL, "sys/class/net/eth0/queues/rx-0/rps_cpus",
                   "0\n", NULL },
-                { "thread on a fixture root", THR(5000100, 5000101, "1"), -EOPNOTSUPP, "proc/5000100/task/5000101",
+                { "thread on a fixture root", THR(5000100, 5000101, 777001, "1"), -EOPNOTSUPP, "proc/5000100/task/5000101",
                   NULL, NULL },
         };
         (void) state;
@@ -894,14 +897,17 @@ static void test_threads_wrapped(void **state) {
                 const char *want_mask;
                 unsigned want_calls;
         } cases[] = {
-                { "pin a thread", THR(5000100, 5000101, "1"), 0, NULL, APPLY_DONE, "1", 1 },
-                { "repin keeps the first original", THR(5000100, 5000101, "2-3"), 0, NULL, APPLY_DONE, "2-3", 2 },
-                { "already there: no call", THR(5000100, 5000101, "2-3"), 0, NULL, APPLY_UNCHANGED, "2-3", 2 },
-                { "thread exited", THR(5000100, 5000102, "1"), ESRCH, NULL, -ESRCH, "0-3", 1 },
-                { "kernel thread refuses", THR(5000100, 5000103, "1"), EINVAL, NULL, -EINVAL, "0-3", 1 },
-                { "cpuset cgroup narrows it", THR(5000100, 5000103, "0-2"), 0, "1-3", APPLY_READBACK_DIFFERS, "1-2", 2 },
-                { "TID not under that PID", THR(5000100, 4242, "1"), 0, NULL, -ESRCH, NULL, 0 },
-                { "empty set", THR(5000100, 5000101, ""), 0, NULL, -EINVAL, "2-3", 2 },
+                { "pin a thread", THR(5000100, 5000101, 777001, "1"), 0, NULL, APPLY_DONE, "1", 1 },
+                { "repin keeps the first original", THR(5000100, 5000101, 777001, "2-3"), 0, NULL, APPLY_DONE, "2-3", 2 },
+                { "already there: no call", THR(5000100, 5000101, 777001, "2-3"), 0, NULL, APPLY_UNCHANGED, "2-3", 2 },
+                { "thread exited", THR(5000100, 5000102, 777002, "1"), ESRCH, NULL, -ESRCH, "0-3", 1 },
+                { "kernel thread refuses", THR(5000100, 5000103, 777003, "1"), EINVAL, NULL, -EINVAL, "0-3", 1 },
+                { "cpuset cgroup narrows it", THR(5000100, 5000103, 777003, "0-2"), 0, "1-3", APPLY_READBACK_DIFFERS, "1-2", 2 },
+                { "TID not under that PID", THR(5000100, 4242, 1, "1"), 0, NULL, -ESRCH, NULL, 0 },
+                { "empty set", THR(5000100, 5000101, 777001, ""), 0, NULL, -EINVAL, "2-3", 2 },
+                /* discovered with starttime 111: the task holding the TID now
+                 * (777001) is another one, never pinned */
+                { "TID reused since discovery", THR(5000100, 5000101, 111, "0"), 0, NULL, -ESRCH, "2-3", 2 },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fake_task *t = fake_find(cases[i].a.tid);
@@ -950,6 +956,19 @@ static void test_threads_wrapped(void **state) {
         assert_int_equal(cpuset_format_list(&fake_find(5000103)->mask, buf, sizeof(buf)), 0);
         assert_string_equal(buf, "0-3");
         assert_int_equal(fake_find(5000102)->set_calls, 1); /* not touched again */
+
+        /* The write itself checks the starttime: a key made for the task
+         * that held the TID before is not written to its successor. */
+        {
+                struct undo_key k = { .kind = UNDO_THREAD, .pid = 5000100, .tid = 5000102, .starttime = 777002 };
+                unsigned calls = fake_find(5000102)->set_calls;
+
+                assert_int_equal(apply_object_write(e->rootfd, true, &k, "2"), -ESRCH);
+                assert_int_equal(fake_find(5000102)->set_calls, calls);
+                k.starttime = 999999;
+                assert_int_equal(apply_object_write(e->rootfd, true, &k, "2"), 0);
+                assert_int_equal(fake_find(5000102)->set_calls, calls + 1);
+        }
         apply_free(ap);
         n_fakes = 0;
 }

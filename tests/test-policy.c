@@ -943,6 +943,8 @@ static void test_feedback_errors(void **state) {
 
                         if (a->type != ACTION_THREAD_AFFINITY)
                                 continue;
+                        /* the task discovered, not just its TID */
+                        assert_int_equal(a->starttime, 50000 + (unsigned long long) a->tid);
                         n_thread++;
                         policy_feedback(f.st, a, a->tid == 1001 ? tcases[i].r : 0, 1 * SEC);
                 }

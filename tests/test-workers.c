@@ -219,9 +219,10 @@ static void test_threads(void **state) {
                 unsigned long long start;
                 const char *threads; /* "tid=cpus ..." */
         } want[] = {
-                { 201, "nginx", 1201, "201=0-3 205=1 206=2-3" },
-                { 300, "memcached", 1300, "300=0-3 301=0-3 302=0,2 303=3" }, /* 304 exited: no status */
-                { 400, "my (weird) app", 987654321, "400=0-3" },
+                /* tid=cpus@starttime of proc/PID/task/TID/stat */
+                { 201, "nginx", 1201, "201=0-3@1201 205=1@1205 206=2-3@1206" },
+                { 300, "memcached", 1300, "300=0-3@1300 301=0-3@1301 302=0,2@1302 303=3@1303" }, /* 304 exited: no status */
+                { 400, "my (weird) app", 987654321, "400=0-3@987654321" },
         };
         struct worker_set ws = { 0 };
         struct config c;
@@ -244,8 +245,8 @@ static void test_threads(void **state) {
                         fail_msg("pid %d: starttime %llu, want %llu", (int) p->pid, p->starttime, want[j].start);
                 for (size_t t = 0; t < p->n_threads; t++) {
                         assert_int_equal(cpuset_format_list(&p->threads[t].allowed, list, sizeof(list)), 0);
-                        off += snprintf(got + off, sizeof(got) - off, "%s%d=%s", t ? " " : "",
-                                        (int) p->threads[t].tid, list);
+                        off += snprintf(got + off, sizeof(got) - off, "%s%d=%s@%llu", t ? " " : "",
+                                        (int) p->threads[t].tid, list, p->threads[t].starttime);
                 }
                 if (strcmp(got, want[j].threads) != 0)
                         fail_msg("pid %d: threads '%s', want '%s'", (int) p->pid, got, want[j].threads);
@@ -293,7 +294,8 @@ static void test_pin_wrapped(void **state) {
         assert_int_equal(apply_new(rootfd, true, tmpl, false, &ap), 0);
         for (size_t t = 0; t < ws.procs[0].n_threads; t++) {
                 struct action a = { .type = ACTION_THREAD_AFFINITY, .pid = ws.procs[0].pid,
-                                    .tid = ws.procs[0].threads[t].tid, .queue = -1 };
+                                    .tid = ws.procs[0].threads[t].tid,
+                                    .starttime = ws.procs[0].threads[t].starttime, .queue = -1 };
                 struct fake_task *f = fake_find(a.tid);
                 char buf[64];
                 int r;
@@ -438,7 +440,7 @@ static void test_live_threads(void **state) {
         assert_int_equal(apply_new(rootfd, apply_root_is_host(rootfd), live_state, false, &ap), 0);
         for (size_t t = 0; t < p->n_threads; t++) {
                 struct action a = { .type = ACTION_THREAD_AFFINITY, .pid = p->pid, .tid = p->threads[t].tid,
-                                    .queue = -1 };
+                                    .starttime = p->threads[t].starttime, .queue = -1 };
                 cpuset_t now;
 
                 before[t] = p->threads[t].allowed;
