@@ -21,6 +21,33 @@ enum action_type {
         ACTION_TYPE_INVALID = -1,
 };
 
+/* What a failed action means, sorted by what to do next (after
+ * irqbalance's activate.c).  The one classification of an action's errno:
+ * the policy's feedback acts on it, the daemon logs by it (once per object
+ * and class). */
+enum action_failure {
+        ACTION_FAIL_NONE,        /* not a failure */
+        ACTION_FAIL_PERMANENT,   /* the object refuses for good: a kernel-managed IRQ (EIO
+                                  * before 6.12, EPERM since), a file we may not write (EACCES,
+                                  * EROFS, EPERM), a thread refusing affinity changes (EINVAL:
+                                  * kernel thread or PF_NO_SETAFFINITY; EPERM): never touched
+                                  * again */
+        ACTION_FAIL_CAPACITY,    /* ENOSPC on an IRQ: the target CPU's vector space is full:
+                                  * another CPU */
+        ACTION_FAIL_GONE,        /* ENOENT, ESRCH, ENODEV, ENXIO: the object vanished: forgotten */
+        ACTION_FAIL_TRANSIENT,   /* EBUSY, EAGAIN, EINTR: retried next tick, not counted */
+        ACTION_FAIL_INVALID,     /* EINVAL, ERANGE, EOVERFLOW: bad or offline CPUs: decided again
+                                  * on fresh topology, counted */
+        ACTION_FAIL_UNSUPPORTED, /* EOPNOTSUPP: thread actions below a fixture root, counted */
+        ACTION_FAIL_OTHER,       /* anything else, counted */
+        ACTION_FAILURE_MAX,
+        ACTION_FAILURE_INVALID = -1,
+};
+
+/* Consecutive counted failures (INVALID, UNSUPPORTED, OTHER) of one object
+ * after which the policy gives it up; the other classes never count. */
+#define ACTION_MAX_FAILURES 3
+
 struct action {
         enum action_type type;
         unsigned irq;            /* ACTION_IRQ_AFFINITY */
@@ -49,5 +76,11 @@ struct action *action_list_add(struct action_list *l, enum action_type type);
 void action_list_clear(struct action_list *l);
 void action_list_free(struct action_list *l);
 const char *action_type_to_string(enum action_type t);
+/* The class of result r (an apply_action() result: >= 0 is no failure)
+ * of an action of type t.  Pure. */
+enum action_failure action_failure_class(enum action_type t, int r);
+const char *action_failure_to_string(enum action_failure f);
+/* Whether a failure of class f counts toward ACTION_MAX_FAILURES. */
+bool action_failure_counts(enum action_failure f);
 /* One line for logs/plan: "IRQ 73 (eth0 rx/tx 5) CPU3 -> CPU9: <reason>". */
 int action_format(const struct action *a, char *buf, size_t len);

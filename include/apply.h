@@ -21,21 +21,6 @@ enum {
         APPLY_DRY_RUN = 3,       /* dry run: would have written */
 };
 
-/* What to do about a failed write, after irqbalance's activate.c. */
-enum apply_errclass {
-        APPLY_ERR_NONE,          /* not an error */
-        APPLY_ERR_PERMANENT,     /* EIO, EPERM (managed IRQ), EACCES, EROFS: stop touching it */
-        APPLY_ERR_CAPACITY,      /* ENOSPC: the CPU's vector space is full, try another CPU */
-        APPLY_ERR_GONE,          /* ENOENT, ESRCH, ENODEV, ENXIO: the object vanished */
-        APPLY_ERR_TRANSIENT,     /* EBUSY, EAGAIN, EINTR: retry next tick */
-        APPLY_ERR_INVALID,       /* EINVAL, ERANGE, EOVERFLOW: bad or offline CPUs, or a
-                                  * kernel thread refusing sched_setaffinity */
-        APPLY_ERR_UNSUPPORTED,   /* EOPNOTSUPP: thread actions on a fixture root */
-        APPLY_ERR_OTHER,
-        APPLY_ERRCLASS_MAX,
-        APPLY_ERRCLASS_INVALID = -1,
-};
-
 struct apply;
 
 /* Creates an actuator writing under rootfd (kept open by the caller) with
@@ -52,7 +37,7 @@ void apply_free(struct apply *ap);
 /* Carries out one action: reads the current value, returns APPLY_UNCHANGED
  * if it already matches, else journals the original and writes.  Returns
  * APPLY_DONE, APPLY_READBACK_DIFFERS, APPLY_DRY_RUN, or the -errno the
- * kernel gave (see apply_error_class); -EINVAL for an empty IRQ or thread
+ * kernel gave (see action_failure_class); -EINVAL for an empty IRQ or thread
  * set or a bad interface name.  When the journal cannot be saved first,
  * nothing is written and the -errno of the save is returned, with
  * apply_failed_in_journal() true: a full or broken state directory, never a
@@ -82,8 +67,6 @@ int apply_restore_all(struct apply *ap, struct undo_report *ret);
 /* The journal, read-only (for status output and tests). */
 const struct undo *apply_undo(const struct apply *ap);
 
-enum apply_errclass apply_error_class(int r);
-const char *apply_errclass_to_string(enum apply_errclass c);
 
 /* Whether IRQ irq already fires where asked: 1 when its
  * effective_affinity_list is a non-empty subset of want, 0 when not, -errno

@@ -83,7 +83,7 @@ void daemon_log_action(const struct action *a, const char *line, int result);
  * debug through rl. */
 struct daemon_failed_object {
         char key[64];
-        enum apply_errclass cls;
+        enum action_failure cls;
 };
 struct daemon_failures {
         struct daemon_failed_object *v;

@@ -79,11 +79,14 @@ void policy_state_free(struct policy_state *st);
 int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
                 struct policy_report *ret_report);
 
-/* The actuator's result for action a: 0 (remember what we set, for
- * external-change detection, dwell and back-off), -EIO/-EPERM (managed IRQ
- * or unwritable object: never again), -ENOSPC (that CPU is full for that
- * IRQ: pick another), -ENOENT/-ESRCH (object gone: forget it), -EBUSY/-EAGAIN
- * (retry next tick); anything else is retried a few times, then given up. */
+/* The actuator's result for action a, acted on by its class
+ * (action_failure_class): 0 remembers what we set (external-change
+ * detection, dwell and back-off); permanent: never touched again (a
+ * managed IRQ is counted as such); capacity: that CPU is full for that
+ * IRQ, pick another; gone: forgotten; transient: retried next tick; the
+ * rest counts, and ACTION_MAX_FAILURES in a row give the object up.  Says
+ * nothing about the failure itself (the daemon does, once); only giving up
+ * is noted. */
 void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);
 
 /* The NIC went down/up or its queues changed: its driver reset the affinity,

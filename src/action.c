@@ -22,6 +22,62 @@ const char *action_type_to_string(enum action_type t) {
         return type_names[t];
 }
 
+static const char *const failure_names[ACTION_FAILURE_MAX] = {
+        [ACTION_FAIL_NONE] = "none",
+        [ACTION_FAIL_PERMANENT] = "permanent",
+        [ACTION_FAIL_CAPACITY] = "capacity",
+        [ACTION_FAIL_GONE] = "gone",
+        [ACTION_FAIL_TRANSIENT] = "transient",
+        [ACTION_FAIL_INVALID] = "invalid",
+        [ACTION_FAIL_UNSUPPORTED] = "unsupported",
+        [ACTION_FAIL_OTHER] = "other",
+};
+
+enum action_failure action_failure_class(enum action_type t, int r) {
+        if (r >= 0)
+                return ACTION_FAIL_NONE;
+        switch (-r) {
+        case EIO:
+        case EPERM:
+        case EACCES:
+        case EROFS:
+                return ACTION_FAIL_PERMANENT;
+        case ENOSPC:
+                /* a vector space is an IRQ's; a file refusing room is not a CPU */
+                return t == ACTION_IRQ_AFFINITY ? ACTION_FAIL_CAPACITY : ACTION_FAIL_OTHER;
+        case ENOENT:
+        case ESRCH:
+        case ENODEV:
+        case ENXIO:
+                return ACTION_FAIL_GONE;
+        case EBUSY:
+        case EAGAIN:
+        case EINTR:
+                return ACTION_FAIL_TRANSIENT;
+        case EINVAL:
+                /* sched_setaffinity's EINVAL: a kernel thread or a
+                 * PF_NO_SETAFFINITY task, which never takes a mask */
+                return t == ACTION_THREAD_AFFINITY ? ACTION_FAIL_PERMANENT : ACTION_FAIL_INVALID;
+        case ERANGE:
+        case EOVERFLOW:
+                return ACTION_FAIL_INVALID;
+        case EOPNOTSUPP:
+                return ACTION_FAIL_UNSUPPORTED;
+        default:
+                return ACTION_FAIL_OTHER;
+        }
+}
+
+const char *action_failure_to_string(enum action_failure f) {
+        if (f < 0 || f >= ACTION_FAILURE_MAX)
+                return NULL;
+        return failure_names[f];
+}
+
+bool action_failure_counts(enum action_failure f) {
+        return f == ACTION_FAIL_INVALID || f == ACTION_FAIL_UNSUPPORTED || f == ACTION_FAIL_OTHER;
+}
+
 struct action *action_list_add(struct action_list *l, enum action_type type) {
         struct action *a;
 

@@ -25,54 +25,6 @@ struct apply {
         bool failed_in_journal;  /* the last apply_action wrote nothing: its save failed */
 };
 
-static const char *const errclass_names[APPLY_ERRCLASS_MAX] = {
-        [APPLY_ERR_NONE] = "none",
-        [APPLY_ERR_PERMANENT] = "permanent",
-        [APPLY_ERR_CAPACITY] = "capacity",
-        [APPLY_ERR_GONE] = "gone",
-        [APPLY_ERR_TRANSIENT] = "transient",
-        [APPLY_ERR_INVALID] = "invalid",
-        [APPLY_ERR_UNSUPPORTED] = "unsupported",
-        [APPLY_ERR_OTHER] = "other",
-};
-
-enum apply_errclass apply_error_class(int r) {
-        if (r >= 0)
-                return APPLY_ERR_NONE;
-        switch (-r) {
-        case EIO:
-        case EPERM:
-        case EACCES:
-        case EROFS:
-                return APPLY_ERR_PERMANENT;
-        case ENOSPC:
-                return APPLY_ERR_CAPACITY;
-        case ENOENT:
-        case ESRCH:
-        case ENODEV:
-        case ENXIO:
-                return APPLY_ERR_GONE;
-        case EBUSY:
-        case EAGAIN:
-        case EINTR:
-                return APPLY_ERR_TRANSIENT;
-        case EINVAL:
-        case ERANGE:
-        case EOVERFLOW:
-                return APPLY_ERR_INVALID;
-        case EOPNOTSUPP:
-                return APPLY_ERR_UNSUPPORTED;
-        default:
-                return APPLY_ERR_OTHER;
-        }
-}
-
-const char *apply_errclass_to_string(enum apply_errclass c) {
-        if (c < 0 || c >= APPLY_ERRCLASS_MAX)
-                return NULL;
-        return errclass_names[c];
-}
-
 bool apply_root_is_host(int rootfd) {
         struct stat a, b;
 

@@ -692,17 +692,16 @@ void daemon_failures_free(struct daemon_failures *fs) {
 
 void daemon_log_action_failure(struct daemon_failures *fs, const struct action *a, const char *line, int r,
                                uint64_t now) {
-        enum apply_errclass cls = apply_error_class(r);
+        enum action_failure cls = action_failure_class(a->type, r);
         struct daemon_failed_object *f;
         char key[64];
-        int level;
 
         object_key(a, key, sizeof(key));
         f = failed_find(fs, key);
         if (f && f->cls == cls) {
                 /* Said already; repeats only when the limit allows, at debug. */
                 if (log_ratelimit_ok(&fs->rl, now))
-                        log_debug_errno(r, "still failing (%s): %s: %m", apply_errclass_to_string(cls), line);
+                        log_debug_errno(r, "still failing (%s): %s: %m", action_failure_to_string(cls), line);
                 return;
         }
         if (!f && util_grow((void **) &fs->v, &fs->allocated, fs->n + 1, sizeof(*fs->v)) == 0) {
@@ -712,27 +711,42 @@ void daemon_log_action_failure(struct daemon_failures *fs, const struct action *
         if (f)
                 f->cls = cls;
 
+        /* the one place an action's failure is said; the policy only acts
+         * on the class (action_failure_class) */
         switch (cls) {
-        case APPLY_ERR_PERMANENT:
-                /* Kernel-managed IRQs (EIO before 6.12, EPERM since) are
-                 * expected; the policy stops touching them. */
-                level = a->type == ACTION_IRQ_AFFINITY ? LOG_NOTICE : LOG_WARNING;
-                log_full_errno(level, r, "%s: cannot be changed (%m), leaving it alone", line);
+        case ACTION_FAIL_PERMANENT:
+                if (a->type == ACTION_IRQ_AFFINITY && (r == -EIO || r == -EPERM))
+                        /* expected (EIO before 6.12, EPERM since): skipped
+                         * quietly from now on */
+                        log_info_errno(r, "%s: managed by the kernel (%m); not touching it again", line);
+                else if (a->type == ACTION_THREAD_AFFINITY)
+                        log_full_errno(LOG_NOTICE, r, "%s: the thread refuses affinity changes (%m); leaving it alone",
+                                       line);
+                else if (a->type == ACTION_SOCK_FLOW_ENTRIES)
+                        log_full_errno(LOG_NOTICE, r, "%s: rps_sock_flow_entries cannot be set (%m); RFS stays off",
+                                       line);
+                else
+                        log_warning_errno(r, "%s: cannot be changed (%m); not touching it again", line);
                 break;
-        case APPLY_ERR_CAPACITY:
-                log_full_errno(LOG_NOTICE, r, "%s: target CPU has no room for it (%m), trying elsewhere", line);
+        case ACTION_FAIL_CAPACITY:
+                log_full_errno(LOG_NOTICE, r, "%s: no free vector on the target CPU (%m); choosing another CPU", line);
                 break;
-        case APPLY_ERR_GONE:
-                if (daemon_failure_rediscovers(a->type, r))
+        case ACTION_FAIL_GONE:
+                if (a->type == ACTION_SOCK_FLOW_ENTRIES)
+                        /* the sysctl exists only in the initial network
+                         * namespace, and its value applies to all */
+                        log_info_errno(r, "%s: rps_sock_flow_entries is not visible here (a network namespace?); "
+                                       "RFS uses the host's value", line);
+                else if (daemon_failure_rediscovers(a->type, r))
                         log_info_errno(r, "%s: object vanished (%m); rediscovering at the next tick", line);
                 else
                         log_info_errno(r, "%s: not there (%m)", line);
                 break;
-        case APPLY_ERR_TRANSIENT:
+        case ACTION_FAIL_TRANSIENT:
                 log_debug_errno(r, "%s: busy (%m), retrying next tick", line);
                 break;
         default:
-                log_warning_errno(r, "%s: failed (%s): %m", line, apply_errclass_to_string(cls));
+                log_warning_errno(r, "%s: failed (%s): %m", line, action_failure_to_string(cls));
                 break;
         }
 }
@@ -741,7 +755,7 @@ bool daemon_failure_rediscovers(enum action_type type, int r) {
         /* A vanished thread is normal and workers are rediscovered each
          * tick anyway; a vanished IRQ or queue means the inventory is stale
          * (driver reload, ethtool -L, device removal). */
-        return apply_error_class(r) == APPLY_ERR_GONE && type != ACTION_THREAD_AFFINITY &&
+        return action_failure_class(type, r) == ACTION_FAIL_GONE && type != ACTION_THREAD_AFFINITY &&
                type != ACTION_SOCK_FLOW_ENTRIES; /* absent in a network namespace, by design */
 }
 

@@ -50,8 +50,6 @@
 #define POL_TRIAL_BACKOFF_MAX_USEC (3600ULL * 1000000ULL)
 
 #define POL_MOVE_WINDOW_USEC (600ULL * 1000000ULL)
-/* Unexplained actuator errors are retried this many times, then given up. */
-#define POL_MAX_FAILURES 3
 
 struct pol_irq {
         unsigned irq;

@@ -336,6 +336,7 @@ static void relayout(struct policy_state *st, const char *nic) {
 
 static void feedback_irq(struct policy_state *st, const struct action *a, int result, uint64_t now) {
         struct pol_irq *r = pol_irq_get(st, a->irq, true);
+        enum action_failure f = action_failure_class(a->type, result);
         int to, from;
 
         if (!r) {
@@ -344,8 +345,10 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         }
         if (a->nic[0])
                 snprintf(r->nic, sizeof(r->nic), "%s", a->nic);
-        switch (result) {
-        case 0:
+        /* failures are said by the daemon (once per object and class):
+         * here only what they change in the plan */
+        switch (f) {
+        case ACTION_FAIL_NONE:
                 r->set = true;
                 r->last_set = a->cpus;
                 r->failures = 0;
@@ -370,36 +373,28 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 if (r->primary)
                         move_push(st, now);
                 break;
-        case -EIO:
-        case -EPERM:
-                if (!r->managed)
-                        state_note(st, LOG_INFO, "IRQ %u is managed by the kernel (%s); not touching it again",
-                                   a->irq, result == -EIO ? "EIO" : "EPERM");
+        case ACTION_FAIL_PERMANENT:
+                /* kernel-managed (EIO before 6.12, EPERM since): skipped
+                 * quietly from now on */
                 r->managed = true;
                 break;
-        case -ENOSPC:
+        case ACTION_FAIL_CAPACITY:
                 CPUSET_FOREACH(cpu, &a->cpus)
                         cpuset_set(&r->enospc, cpu);
                 relayout(st, r->nic);
-                state_note(st, LOG_NOTICE, "IRQ %u: no free vector on CPU%d (ENOSPC); choosing another CPU",
-                           a->irq, cpuset_first(&a->cpus));
                 break;
-        case -ENOENT:
-        case -ESRCH:
+        case ACTION_FAIL_GONE:
                 *r = st->irqs[--st->n_irqs];
                 pol_index_forget(&st->irq_index);
                 break;
-        case -EBUSY:
-        case -EAGAIN:
-        case -EINVAL:
-        case -ERANGE:
-                /* transient, or a CPU that went offline since the tick:
-                 * the next tick decides again on fresh topology */
+        case ACTION_FAIL_TRANSIENT:
                 relayout(st, r->nic);
                 break;
         default:
+                /* bad or offline CPUs (the next tick decides on fresh
+                 * topology), or something unforeseen: counted */
                 relayout(st, r->nic);
-                if (++r->failures == POL_MAX_FAILURES)
+                if (action_failure_counts(f) && ++r->failures == ACTION_MAX_FAILURES)
                         state_note(st, LOG_WARNING, "IRQ %u: setting its affinity failed %u times (%s); giving up",
                                    a->irq, r->failures, strerror(-result));
                 break;
@@ -408,6 +403,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
 
 static void feedback_queue(struct policy_state *st, const struct action *a, int result, uint64_t now) {
         struct pol_queue *q = pol_queue_get(st, a->nic, a->queue, true);
+        enum action_failure f = action_failure_class(a->type, result);
         bool *broken;
 
         if (!q) {
@@ -415,8 +411,8 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 return;
         }
         broken = a->type == ACTION_RPS ? &q->rps_broken : a->type == ACTION_XPS ? &q->xps_broken : &q->flow_broken;
-        switch (result) {
-        case 0:
+        switch (f) {
+        case ACTION_FAIL_NONE:
                 q->failures = 0;
                 if (a->type == ACTION_RPS) {
                         q->rps_set = true;
@@ -431,24 +427,17 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                         q->flow_last = a->value;
                 }
                 break;
-        case -ENOENT:
-        case -ESRCH:
+        case ACTION_FAIL_GONE:
                 *q = st->queues[--st->n_queues];
                 pol_index_forget(&st->queue_index);
                 break;
-        case -EBUSY:
-        case -EAGAIN:
+        case ACTION_FAIL_TRANSIENT:
                 break;
-        case -EIO:
-        case -EPERM:
-        case -EACCES:
-        case -EROFS:
+        case ACTION_FAIL_PERMANENT:
                 *broken = true;
-                state_note(st, LOG_NOTICE, "%s %s queue %d: cannot be written (%s); not touching it again",
-                           action_type_to_string(a->type), a->nic, a->queue, strerror(-result));
                 break;
         default:
-                if (++q->failures >= POL_MAX_FAILURES) {
+                if (action_failure_counts(f) && ++q->failures >= ACTION_MAX_FAILURES) {
                         *broken = true;
                         state_note(st, LOG_WARNING, "%s %s queue %d: failed %u times (%s); giving up",
                                    action_type_to_string(a->type), a->nic, a->queue, q->failures,
@@ -460,34 +449,29 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
 
 static void feedback_thread(struct policy_state *st, const struct action *a, int result) {
         struct pol_thread *th = pol_thread_get(st, a->pid, a->tid, true);
+        enum action_failure f = action_failure_class(a->type, result);
 
         if (!th) {
                 st->oom = true;
                 return;
         }
-        switch (result) {
-        case 0:
+        switch (f) {
+        case ACTION_FAIL_NONE:
                 th->set = true;
                 th->last_set = a->cpus;
                 th->failures = 0;
                 break;
-        case -ESRCH:
-        case -ENOENT:
+        case ACTION_FAIL_GONE:
                 *th = st->threads[--st->n_threads];
                 break;
-        case -EINVAL:
-        case -EPERM:
+        case ACTION_FAIL_PERMANENT:
                 /* kernel thread, PF_NO_SETAFFINITY or not ours to change */
-                if (!th->broken)
-                        state_note(st, LOG_NOTICE, "thread %d (pid %d) refuses affinity changes (%s); leaving it",
-                                   (int) a->tid, (int) a->pid, strerror(-result));
                 th->broken = true;
                 break;
-        case -EBUSY:
-        case -EAGAIN:
+        case ACTION_FAIL_TRANSIENT:
                 break;
         default:
-                if (++th->failures >= POL_MAX_FAILURES)
+                if (action_failure_counts(f) && ++th->failures >= ACTION_MAX_FAILURES)
                         th->broken = true;
                 break;
         }
@@ -506,18 +490,10 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
                 feedback_queue(st, a, result, now_usec);
                 break;
         case ACTION_SOCK_FLOW_ENTRIES:
-                /* said once: retried only after a transient failure */
-                if (result == -EBUSY || result == -EAGAIN)
+                /* set once: retried only after a transient failure (the
+                 * daemon says why it failed) */
+                if (action_failure_class(a->type, result) == ACTION_FAIL_TRANSIENT)
                         st->sock_flow_done = false;
-                else if (result == -ENOENT)
-                        /* a network namespace other than the host's: the
-                         * sysctl exists only in the initial one, and its
-                         * value there applies to every namespace */
-                        state_note(st, LOG_INFO,
-                                   "rps_sock_flow_entries is not visible here (a network namespace?); RFS uses the host's value");
-                else if (result < 0)
-                        state_note(st, LOG_NOTICE, "rps_sock_flow_entries cannot be set (%s); RFS stays off",
-                                   strerror(-result));
                 break;
         case ACTION_THREAD_AFFINITY:
                 feedback_thread(st, a, result);
@@ -902,7 +878,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
                         r->prev_cpu = -1;
                 }
         }
-        if (r->managed || r->external || r->failures >= POL_MAX_FAILURES)
+        if (r->managed || r->external || r->failures >= ACTION_MAX_FAILURES)
                 return false;
         if (!managed_nic || !r->set)
                 return true;

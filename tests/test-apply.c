@@ -174,36 +174,48 @@ static struct action mk(const struct act *x) {
 static void test_errclass(void **state) {
         static const struct {
                 const char *what;
+                enum action_type type;
                 int r;
-                enum apply_errclass want;
+                enum action_failure want;
                 const char *name;
         } cases[] = {
-                { "success", 0, APPLY_ERR_NONE, "none" },
-                { "positive result", APPLY_UNCHANGED, APPLY_ERR_NONE, "none" },
-                { "managed IRQ before 6.12", -EIO, APPLY_ERR_PERMANENT, "permanent" },
-                { "managed IRQ since 6.12", -EPERM, APPLY_ERR_PERMANENT, "permanent" },
-                { "read-only file", -EACCES, APPLY_ERR_PERMANENT, "permanent" },
-                { "read-only mount", -EROFS, APPLY_ERR_PERMANENT, "permanent" },
-                { "vector space full", -ENOSPC, APPLY_ERR_CAPACITY, "capacity" },
-                { "IRQ gone", -ENOENT, APPLY_ERR_GONE, "gone" },
-                { "thread exited", -ESRCH, APPLY_ERR_GONE, "gone" },
-                { "device gone", -ENODEV, APPLY_ERR_GONE, "gone" },
-                { "busy", -EBUSY, APPLY_ERR_TRANSIENT, "transient" },
-                { "again", -EAGAIN, APPLY_ERR_TRANSIENT, "transient" },
-                { "interrupted", -EINTR, APPLY_ERR_TRANSIENT, "transient" },
-                { "offline CPU", -EINVAL, APPLY_ERR_INVALID, "invalid" },
-                { "CPU out of range", -ERANGE, APPLY_ERR_INVALID, "invalid" },
-                { "fixture root thread", -EOPNOTSUPP, APPLY_ERR_UNSUPPORTED, "unsupported" },
-                { "no memory", -ENOMEM, APPLY_ERR_OTHER, "other" },
+                { "success", ACTION_IRQ_AFFINITY, 0, ACTION_FAIL_NONE, "none" },
+                { "positive result", ACTION_RPS, APPLY_UNCHANGED, ACTION_FAIL_NONE, "none" },
+                { "managed IRQ before 6.12", ACTION_IRQ_AFFINITY, -EIO, ACTION_FAIL_PERMANENT, "permanent" },
+                { "managed IRQ since 6.12", ACTION_IRQ_AFFINITY, -EPERM, ACTION_FAIL_PERMANENT, "permanent" },
+                { "read-only file", ACTION_RPS, -EACCES, ACTION_FAIL_PERMANENT, "permanent" },
+                { "read-only IRQ file", ACTION_IRQ_AFFINITY, -EACCES, ACTION_FAIL_PERMANENT, "permanent" },
+                { "read-only mount", ACTION_XPS, -EROFS, ACTION_FAIL_PERMANENT, "permanent" },
+                { "vector space full", ACTION_IRQ_AFFINITY, -ENOSPC, ACTION_FAIL_CAPACITY, "capacity" },
+                { "ENOSPC is no vector space but an IRQ's", ACTION_RPS, -ENOSPC, ACTION_FAIL_OTHER, "other" },
+                { "IRQ gone", ACTION_IRQ_AFFINITY, -ENOENT, ACTION_FAIL_GONE, "gone" },
+                { "thread exited", ACTION_THREAD_AFFINITY, -ESRCH, ACTION_FAIL_GONE, "gone" },
+                { "device gone", ACTION_RPS_FLOW_CNT, -ENODEV, ACTION_FAIL_GONE, "gone" },
+                { "no such device or address", ACTION_XPS, -ENXIO, ACTION_FAIL_GONE, "gone" },
+                { "busy", ACTION_IRQ_AFFINITY, -EBUSY, ACTION_FAIL_TRANSIENT, "transient" },
+                { "again", ACTION_RPS, -EAGAIN, ACTION_FAIL_TRANSIENT, "transient" },
+                { "interrupted", ACTION_THREAD_AFFINITY, -EINTR, ACTION_FAIL_TRANSIENT, "transient" },
+                { "offline CPU", ACTION_IRQ_AFFINITY, -EINVAL, ACTION_FAIL_INVALID, "invalid" },
+                { "kernel thread refuses", ACTION_THREAD_AFFINITY, -EINVAL, ACTION_FAIL_PERMANENT, "permanent" },
+                { "CPU out of range", ACTION_RPS, -ERANGE, ACTION_FAIL_INVALID, "invalid" },
+                { "fixture root thread", ACTION_THREAD_AFFINITY, -EOPNOTSUPP, ACTION_FAIL_UNSUPPORTED, "unsupported" },
+                { "no memory", ACTION_SOCK_FLOW_ENTRIES, -ENOMEM, ACTION_FAIL_OTHER, "other" },
         };
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                enum apply_errclass c = apply_error_class(cases[i].r);
+                enum action_failure c = action_failure_class(cases[i].type, cases[i].r);
                 if (c != cases[i].want)
                         fail_msg("%s: class %d, want %d", cases[i].what, c, cases[i].want);
-                assert_string_equal(apply_errclass_to_string(c), cases[i].name);
+                assert_string_equal(action_failure_to_string(c), cases[i].name);
         }
-        assert_null(apply_errclass_to_string(APPLY_ERRCLASS_MAX));
+        assert_null(action_failure_to_string(ACTION_FAILURE_MAX));
+        /* only the unexplained count toward giving up */
+        assert_false(action_failure_counts(ACTION_FAIL_PERMANENT));
+        assert_false(action_failure_counts(ACTION_FAIL_GONE));
+        assert_false(action_failure_counts(ACTION_FAIL_CAPACITY));
+        assert_false(action_failure_counts(ACTION_FAIL_TRANSIENT));
+        assert_true(action_failure_counts(ACTION_FAIL_INVALID));
+        assert_true(action_failure_counts(ACTION_FAIL_OTHER));
 }
 
 static void test_writers(void **state) {
@@ -865,7 +877,7 @@ static void test_readonly(void **state) {
         if (dropped)
                 assert_true(drop_dac(false));
         assert_int_equal(r, -EACCES);
-        assert_int_equal(apply_error_class(r), APPLY_ERR_PERMANENT);
+        assert_int_equal(action_failure_class(ACTION_RPS, r), ACTION_FAIL_PERMANENT);
         assert_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", "read-only file unchanged");
         /* The journalled object still holds its original: nothing to write. */
         assert_int_equal(apply_restore_all(ap, &rep), 0);
@@ -933,7 +945,7 @@ static void test_threads_wrapped(void **state) {
                         t->set_errno = 0;
                 }
         }
-        assert_int_equal(apply_error_class(-ESRCH), APPLY_ERR_GONE);
+        assert_int_equal(action_failure_class(ACTION_THREAD_AFFINITY, -ESRCH), ACTION_FAIL_GONE);
         /* The narrowed read-back is what the journal now expects. */
         assert_journal(e,
                     "thread 5000100 5000101 777001 0-3 0-3 1\n"
@@ -1259,7 +1271,7 @@ static void test_live_managed_irq(void **state) {
                 print_message("[  SKIP    ] %s: no managed IRQ on this host\n", __func__);
                 skip();
         }
-        assert_int_equal(apply_error_class(r), APPLY_ERR_PERMANENT);
+        assert_int_equal(action_failure_class(ACTION_IRQ_AFFINITY, r), ACTION_FAIL_PERMANENT);
         print_message("live: IRQ %u is managed (%s)\n", managed, strerror(-r));
 
         /* Through apply: refused, classified, nothing left to restore. */
@@ -1274,7 +1286,7 @@ static void test_live_managed_irq(void **state) {
                 r = apply_action(ap, &a);
         }
         assert_true(r == -EIO || r == -EPERM);
-        assert_int_equal(apply_error_class(r), APPLY_ERR_PERMANENT);
+        assert_int_equal(action_failure_class(ACTION_IRQ_AFFINITY, r), ACTION_FAIL_PERMANENT);
         assert_int_equal(apply_restore_all(ap, &rep), 0);
         assert_int_equal(rep.restored, 0);
         assert_int_equal(rep.unchanged, 1);

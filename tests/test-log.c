@@ -296,33 +296,41 @@ static void test_action_failure_once(void **state) {
 #define S UINT64_C(1000000)
         struct action irq = mk(ACTION_IRQ_AFFINITY, 73, "eth0", 5, "3", "9", "hot");
         struct action rps = mk(ACTION_RPS, 0, "eth0", 2, "", "0-1", "lone hot queue");
+        struct action sock = mk(ACTION_SOCK_FLOW_ENTRIES, 0, "", -1, NULL, NULL, "RFS on");
+        struct action thr = mk(ACTION_THREAD_AFFINITY, 0, "", -1, "0-3", "1", "spread");
         static const struct {
                 const char *what;
-                int object;              /* 0 irq, 1 rps */
+                int object;              /* 0 irq, 1 rps, 2 rps_sock_flow_entries, 3 thread */
                 int r;                   /* < 0 failure; 0 success (forget) */
                 uint64_t now;
                 int priority;            /* of the message expected; -1 none */
                 const char *message;     /* substring of MESSAGE */
         } steps[] = {
-                { "managed IRQ: said once at notice", 0, -EIO, 1 * S, LOG_NOTICE, "cannot be changed" },
+                /* the one message for a kernel-managed IRQ (the policy adds none) */
+                { "managed IRQ: said once at info", 0, -EIO, 1 * S, LOG_INFO, "managed by the kernel" },
                 { "the same again: debug repeat", 0, -EIO, 2 * S, LOG_DEBUG, "still failing (permanent)" },
                 { "again: repeat burst (2) used up", 0, -EIO, 3 * S, LOG_DEBUG, "still failing" },
                 { "again: rate limited, silent", 0, -EIO, 4 * S, -1, NULL },
                 { "other object, same class: its own first", 1, -EACCES, 5 * S, LOG_WARNING, "cannot be changed" },
                 { "rps again: limiter shared by repeats, silent", 1, -EACCES, 6 * S, -1, NULL },
-                { "IRQ changes class: said again", 0, -ENOSPC, 7 * S, LOG_NOTICE, "no room" },
+                { "IRQ changes class: said again", 0, -ENOSPC, 7 * S, LOG_NOTICE, "no free vector on the target CPU" },
                 { "a minute later the repeat limit opens", 0, -ENOSPC, 70 * S, LOG_DEBUG, "still failing (capacity)" },
                 { "IRQ succeeds: forgotten", 0, 0, 71 * S, -1, NULL },
-                { "the same failure is news again", 0, -ENOSPC, 72 * S, LOG_NOTICE, "no room" },
+                { "the same failure is news again", 0, -ENOSPC, 72 * S, LOG_NOTICE, "no free vector" },
                 { "vanished object at info", 1, -ENOENT, 73 * S, LOG_INFO, "object vanished" },
                 { "busy at debug, once", 1, -EBUSY, 74 * S, LOG_DEBUG, "busy" },
+                { "rps_sock_flow_entries absent: a namespace", 2, -ENOENT, 75 * S, LOG_INFO, "not visible here" },
+                { "rps_sock_flow_entries refused: RFS off", 2, -EACCES, 76 * S, LOG_NOTICE, "RFS stays off" },
+                { "kernel thread refuses", 3, -EINVAL, 77 * S, LOG_NOTICE, "refuses affinity changes" },
+                { "IRQ file read-only: not the kernel's", 0, -EACCES, 78 * S, LOG_WARNING, "cannot be changed" },
         };
 #undef S
         struct daemon_failures fs = { .rl = { .interval_usec = 60 * UINT64_C(1000000), .burst = 2 } };
 
         capture_start(LOG_DEBUG);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
-                const struct action *a = steps[i].object ? &rps : &irq;
+                const struct action *objects[] = { &irq, &rps, &sock, &thr };
+                const struct action *a = objects[steps[i].object];
                 char line[384], prio[16];
 
                 print_message("step: %s\n", steps[i].what);

@@ -309,8 +309,9 @@ static void test_pin_wrapped(void **state) {
                 assert_int_equal(cpuset_format_list(&f->mask, buf, sizeof(buf)), 0);
                 assert_string_equal(buf, want[t].want_mask);
                 if (r < 0)
-                        assert_int_equal(apply_error_class(r),
-                                         want[t].set_errno == ESRCH ? APPLY_ERR_GONE : APPLY_ERR_INVALID);
+                        /* a thread's EINVAL is a refusal for good */
+                        assert_int_equal(action_failure_class(ACTION_THREAD_AFFINITY, r),
+                                         want[t].set_errno == ESRCH ? ACTION_FAIL_GONE : ACTION_FAIL_PERMANENT);
         }
         assert_int_equal(apply_restore_all(ap, &rep), 0);
         assert_int_equal(rep.restored, 1);
