@@ -107,14 +107,3 @@ enum apply_eff_event apply_effective_step(struct apply_eff_watch *w, int ok, boo
 
 /* Whether rootfd is the host's "/" (same device and inode). */
 bool apply_root_is_host(int rootfd);
-
-/* Object access shared with the undo journal; values in journal syntax
- * (see undo.h).  read: malloc'd current value into *ret; for a thread,
- * -ESRCH when the TID's starttime no longer matches (PID reuse). */
-int apply_object_read(int rootfd, bool root_is_host, const struct undo_key *k, char **ret);
-int apply_object_write(int rootfd, bool root_is_host, const struct undo_key *k, const char *value);
-/* Compares two values of kind by meaning ("00000003" == "3"); false if
- * either does not parse. */
-bool apply_value_equal(enum undo_kind kind, const char *a, const char *b);
-/* Whether value is well-formed for kind (used when loading a journal). */
-bool apply_value_valid(enum undo_kind kind, const char *value);

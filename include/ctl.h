@@ -20,7 +20,7 @@
  *                                         rendered generically
  *     "hot_cpus": [ {"cpu": 3, "load": 0.82} ],         load: share 0..1
  *     "managed": [ {"object": "irq 73", "current": "3", "original": "0-15"} ],
- *                                         undo journal objects (undo_key_format)
+ *                                         undo journal objects (knob_key_format)
  *                                         with the current and original value
  *     "last_actions": [ {"time": 1700000000000000, "action": "...", "reason": "..."} ]
  *                                         newest last; time is CLOCK_REALTIME µs,

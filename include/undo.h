@@ -51,38 +51,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "knob.h"
+
 #define UNDO_JOURNAL_NAME "undo.journal"
 /* Same as CONFIG_DEFAULT_STATE_DIR in config.h. */
 #define UNDO_DEFAULT_STATE_DIR "/run/irqsteer"
 
-enum undo_kind {
-        UNDO_IRQ,
-        UNDO_RPS,
-        UNDO_XPS,
-        UNDO_FLOWCNT,
-        UNDO_SOCKFLOW,
-        UNDO_THREAD,
-        UNDO_KIND_MAX,
-        UNDO_KIND_INVALID = -1,
-};
-
-/* Room for an IRQ's ACTIONS field, escaped; longer lists are cut (the
- * same IRQ is cut the same way each time). */
-#define UNDO_ACTIONS_MAX 128
-
-/* Names the object; fields a kind does not use are zero. */
-struct undo_key {
-        enum undo_kind kind;
-        unsigned irq;                 /* UNDO_IRQ */
-        char actions[UNDO_ACTIONS_MAX]; /* UNDO_IRQ: its identity, journal syntax */
-        char nic[IF_NAMESIZE];        /* UNDO_RPS, UNDO_XPS, UNDO_FLOWCNT */
-        int queue;                    /* UNDO_RPS, UNDO_XPS, UNDO_FLOWCNT */
-        pid_t pid, tid;               /* UNDO_THREAD */
-        unsigned long long starttime; /* UNDO_THREAD */
-};
-
 struct undo_entry {
-        struct undo_key key;
+        struct knob_key key;
         char *original;
         char *last;
         char *pending;                /* NULL when none */
@@ -133,14 +109,6 @@ struct undo_report {
         char refused[256];            /* why the whole journal was refused, "" if it was not */
 };
 
-const char *undo_kind_to_string(enum undo_kind k);
-enum undo_kind undo_kind_from_string(const char *s);
-/* Formats the key as in the journal ("irq 73", "rps eth0 3", "sockflow"). */
-int undo_key_format(const struct undo_key *k, char *buf, size_t len);
-bool undo_key_equal(const struct undo_key *a, const struct undo_key *b);
-/* Whether s is usable as an interface name inside a sysfs path. */
-bool undo_nic_valid(const char *s);
-
 /* Removes the temporaries a kill during a full save leaves in state_dir
  * (".undo.journal.XXXXXX", regular files only; nothing else is touched).
  * Call before this process saves the journal.  Returns how many were
@@ -161,10 +129,6 @@ void undo_refusal_describe(const struct undo *u, char *buf, size_t len);
  * one there is replaced) so a new one can start; its values are kept for
  * the operator, never restored.  0 (also when there is none) or -errno. */
 int undo_set_aside(const char *state_dir);
-/* The identity of IRQ irq under rootfd into buf (journal syntax, see
- * above).  -ENOENT when the IRQ has no /proc/irq/IRQ directory. */
-int undo_irq_actions(int rootfd, unsigned irq, char *buf, size_t len);
-
 /* Parses a journal buffer into u's entries (appending); pure.  Unreadable
  * lines are counted in u->corrupt.  0 or -ENOMEM. */
 int undo_parse(struct undo *u, const char *buf, size_t len);
@@ -179,13 +143,13 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len);
  * undo_begin() will not touch it.  dry_run: nothing is ever written. */
 int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run, struct undo **ret);
 void undo_free(struct undo *u);
-struct undo_entry *undo_find(struct undo *u, const struct undo_key *k);
+struct undo_entry *undo_find(struct undo *u, const struct knob_key *k);
 /* Records that k is about to be changed to pending: a new entry gets
  * original = last = current; an existing one keeps its original and last.
  * Then saves the journal: the caller writes to the object only after this
  * returned >= 0.  Returns 1 when the entry is new, 0 when it existed, or
  * -errno with the entries as before. */
-int undo_begin(struct undo *u, const struct undo_key *k, const char *current, const char *pending,
+int undo_begin(struct undo *u, const struct knob_key *k, const char *current, const char *pending,
                struct undo_entry **ret_entry);
 /* The write of e's pending value ended: ok = it took effect and the object
  * now reads back as now_value (NULL = the pending value).  Saves the

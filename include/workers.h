@@ -35,17 +35,6 @@ struct worker_set {
 int workers_discover(int rootfd, const struct config *c, struct worker_set *ret);
 void workers_free(struct worker_set *ws);
 
-/* The fields of proc/PID/stat (or proc/PID/task/TID/stat) we use. */
-struct workers_stat {
-        char state;                   /* 'R', 'S', 'Z', ... */
-        pid_t ppid;
-        unsigned flags;               /* PF_* (PF_KTHREAD = 0x00200000) */
-        unsigned long long starttime; /* field 22, clock ticks since boot */
-};
-
-/* Parses a stat line; comm (field 2) may hold spaces and ')', so fields
- * are counted from its last ')'.  Pure.  0 or -EBADMSG. */
-int workers_parse_stat(const char *buf, size_t len, struct workers_stat *ret);
 /* Cpus_allowed_list of a proc/PID/status buffer.  Pure.  0, -ENOENT
  * without the line, -EINVAL when it does not parse. */
 int workers_parse_status_cpus(const char *buf, size_t len, cpuset_t *ret);

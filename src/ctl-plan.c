@@ -379,7 +379,7 @@ int ctl_restore(int argc, char **argv) {
         for (size_t i = 0; i < u->n_entries; i++) {
                 char key[128];
 
-                if (undo_key_format(&u->entries[i].key, key, sizeof(key)) < 0)
+                if (knob_key_format(&u->entries[i].key, key, sizeof(key)) < 0)
                         snprintf(key, sizeof(key), "?");
                 printf("  %-28s original %s\n", key, u->entries[i].original ? u->entries[i].original : "?");
         }

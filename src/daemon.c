@@ -22,6 +22,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "inventory.h"
+#include "knob.h"
 #include "json.h"
 #include "linkmon.h"
 #include "log.h"
@@ -497,18 +498,10 @@ static void inventory_overlay(struct inventory *inv, struct worker_set *ws, cons
 }
 
 static bool same_object(const struct action *a, const struct action *b) {
-        if (a->type != b->type)
-                return false;
-        switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
-                return a->irq == b->irq;
-        case ACTION_SOCK_FLOW_ENTRIES:
-                return true;
-        case ACTION_THREAD_AFFINITY:
-                return a->tid == b->tid && a->starttime == b->starttime;
-        default:
-                return a->queue == b->queue && strcmp(a->nic, b->nic) == 0;
-        }
+        struct knob_key ka, kb;
+
+        return a->type == b->type && knob_key_from_action(a, &ka) == 0 && knob_key_from_action(b, &kb) == 0 &&
+               knob_key_equal(&ka, &kb);
 }
 
 static void overlay_record(struct daemon *d, const struct action *a) {
@@ -650,21 +643,13 @@ static int reread_topology(struct daemon *d) {
 
 /* ---- acting ---- */
 
+/* The failure registry's name of a's object: its knob key (a TID with
+ * its starttime), "?" for an action that names no object. */
 static void object_key(const struct action *a, char *buf, size_t len) {
-        switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
-                snprintf(buf, len, "irq %u", a->irq);
-                break;
-        case ACTION_SOCK_FLOW_ENTRIES:
-                snprintf(buf, len, "sockflow");
-                break;
-        case ACTION_THREAD_AFFINITY:
-                snprintf(buf, len, "thread %d %llu", (int) a->tid, a->starttime);
-                break;
-        default:
-                snprintf(buf, len, "%s %s %d", action_type_to_string(a->type), a->nic, a->queue);
-                break;
-        }
+        struct knob_key k;
+
+        if (knob_key_from_action(a, &k) < 0 || knob_key_format(&k, buf, len) < 0)
+                snprintf(buf, len, "?");
 }
 
 static struct daemon_failed_object *failed_find(struct daemon_failures *fs, const char *key) {
@@ -1078,7 +1063,7 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
                 const struct undo_entry *e = &u->entries[i];
                 char key[96];
 
-                undo_key_format(&e->key, key, sizeof(key));
+                knob_key_format(&e->key, key, sizeof(key));
                 json_begin_object(w);
                 json_key_string(w, "object", key);
                 json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);

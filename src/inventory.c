@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "inventory.h"
+#include "knob.h"
 #include "log.h"
 #include "rootfs.h"
 #include "util.h"
@@ -335,57 +336,6 @@ static int read_cpus(int rootfd, const char *list_path, const char *mask_path, i
         return read_mask(rootfd, mask_path, NULL, ret);
 }
 
-/* Appends s to the path being built at *p (bounded by end; truncation
- * shows as a path that does not exist). */
-static void path_add(char **p, char *end, const char *s) {
-        size_t n = strnlen(s, (size_t) (end - *p) - 1);
-
-        memcpy(*p, s, n);
-        *p += n;
-        **p = 0;
-}
-
-static void path_add_uint(char **p, char *end, unsigned long v) {
-        char d[24];
-        size_t n = 0;
-
-        do {
-                d[sizeof(d) - 1 - n++] = (char) ('0' + v % 10);
-                v /= 10;
-        } while (v);
-        while (n > 0 && *p + 1 < end) {
-                *(*p)++ = d[sizeof(d) - n];
-                n--;
-        }
-        **p = 0;
-}
-
-/* "proc/irq/N/leaf" without snprintf: four of these per NIC IRQ a tick. */
-static const char *irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
-        char *p = buf, *end = buf + size;
-
-        path_add(&p, end, "proc/irq/");
-        path_add_uint(&p, end, irq);
-        path_add(&p, end, "/");
-        path_add(&p, end, leaf);
-        return buf;
-}
-
-/* "sys/class/net/NIC/queues/DIRN/leaf" likewise. */
-static const char *queue_path(char *buf, size_t size, const char *nic, const char *dir, size_t index,
-                              const char *leaf) {
-        char *p = buf, *end = buf + size;
-
-        path_add(&p, end, "sys/class/net/");
-        path_add(&p, end, nic);
-        path_add(&p, end, "/queues/");
-        path_add(&p, end, dir);
-        path_add_uint(&p, end, index);
-        path_add(&p, end, "/");
-        path_add(&p, end, leaf);
-        return buf;
-}
-
 /* The masks of one IRQ: what inventory_refresh() re-reads each tick.  With
  * spread_only, the effective CPUs are read only for a mask of several CPUs
  * (and kept as they were otherwise): the policy consults them only then,
@@ -394,10 +344,10 @@ static const char *queue_path(char *buf, size_t size, const char *nic, const cha
 static void read_irq_masks(int rootfd, struct inv_irq *irq, bool spread_only) {
         char lp[64], mp[64], ep[64], emp[64];
 
-        irq_path(lp, sizeof(lp), irq->irq, "smp_affinity_list");
-        irq_path(mp, sizeof(mp), irq->irq, "smp_affinity");
-        irq_path(ep, sizeof(ep), irq->irq, "effective_affinity_list");
-        irq_path(emp, sizeof(emp), irq->irq, "effective_affinity");
+        knob_irq_path(lp, sizeof(lp), irq->irq, KNOB_IRQ_LIST);
+        knob_irq_path(mp, sizeof(mp), irq->irq, KNOB_IRQ_MASK);
+        knob_irq_path(ep, sizeof(ep), irq->irq, KNOB_IRQ_EFFECTIVE_LIST);
+        knob_irq_path(emp, sizeof(emp), irq->irq, KNOB_IRQ_EFFECTIVE_MASK);
 
         /* A missing proc/irq/N means the IRQ went away after /proc/interrupts
          * was read: not an error, just nothing to steer. */
@@ -421,7 +371,7 @@ static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
         char np[64], line[32];
 
         read_irq_masks(rootfd, irq, false);
-        snprintf(np, sizeof(np), "proc/irq/%u/node", irq->irq);
+        knob_irq_path(np, sizeof(np), irq->irq, "node");
         irq->node = -1;
         if (rootfs_read_line(rootfd, np, line, sizeof(line)) == 0 &&
             util_parse_int(util_strstrip(line), (size_t) -1, &irq->node) < 0)
@@ -528,9 +478,9 @@ static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_
         q->rps_flow_cnt = 0;
         if (q->has_rx) {
                 /* Missing without CONFIG_RPS. */
-                queue_path(path, sizeof(path), nic->name, "rx-", i, "rps_cpus");
+                knob_queue_path(path, sizeof(path), nic->name, false, i, KNOB_RPS_FILE);
                 q->has_rps = read_mask(rootfd, path, hold ? &q->fd_rps : NULL, &q->rps_cpus) == 0;
-                queue_path(path, sizeof(path), nic->name, "rx-", i, "rps_flow_cnt");
+                knob_queue_path(path, sizeof(path), nic->name, false, i, KNOB_FLOWCNT_FILE);
                 if ((hold ? read_line_held(rootfd, path, &q->fd_flow_cnt, line, sizeof(line))
                           : rootfs_read_line(rootfd, path, line, sizeof(line))) == 0 &&
                     util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
@@ -541,7 +491,7 @@ static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_
         if (q->has_tx) {
                 /* Single-queue devices fail this read with ENOENT
                  * or EINVAL although the file is listed. */
-                queue_path(path, sizeof(path), nic->name, "tx-", i, "xps_cpus");
+                knob_queue_path(path, sizeof(path), nic->name, true, i, KNOB_XPS_FILE);
                 q->has_xps = read_mask(rootfd, path, hold ? &q->fd_xps : NULL, &q->xps_cpus) == 0;
         }
         if (!q->has_xps)
@@ -878,7 +828,7 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
                     cpuset_parse_list(buf, &online) < 0)
                         cpuset_zero(&online);
         }
-        if (rootfs_read_line(rootfd, "proc/sys/net/core/rps_sock_flow_entries", line, sizeof(line)) == 0 &&
+        if (rootfs_read_line(rootfd, KNOB_SOCKFLOW_PATH, line, sizeof(line)) == 0 &&
             util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
                 inv.rps_sock_flow_entries = (uint32_t) v;
 
@@ -1109,7 +1059,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                         iq->reread = false;
                 }
         inv->rps_sock_flow_entries = 0;
-        if (read_line_held(rootfd, "proc/sys/net/core/rps_sock_flow_entries", &inv->fd_sock_flow, line,
+        if (read_line_held(rootfd, KNOB_SOCKFLOW_PATH, &inv->fd_sock_flow, line,
                            sizeof(line)) == 0 &&
             util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
                 inv->rps_sock_flow_entries = (uint32_t) v;

@@ -11,92 +11,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "knob.h"
 #include "log.h"
 #include "rootfs.h"
 #include "undo.h"
 #include "util.h"
 
 #define JOURNAL_HEADER "# irqsteer undo journal v2\n"
-
-static const char *const kind_names[UNDO_KIND_MAX] = {
-        [UNDO_IRQ] = "irq",         [UNDO_RPS] = "rps",           [UNDO_XPS] = "xps",
-        [UNDO_FLOWCNT] = "flowcnt", [UNDO_SOCKFLOW] = "sockflow", [UNDO_THREAD] = "thread",
-};
-
-const char *undo_kind_to_string(enum undo_kind k) {
-        if (k < 0 || k >= UNDO_KIND_MAX)
-                return NULL;
-        return kind_names[k];
-}
-
-enum undo_kind undo_kind_from_string(const char *s) {
-        for (int k = 0; k < UNDO_KIND_MAX; k++)
-                if (strcmp(s, kind_names[k]) == 0)
-                        return k;
-        return UNDO_KIND_INVALID;
-}
-
-bool undo_nic_valid(const char *s) {
-        size_t n = strnlen(s, IF_NAMESIZE);
-
-        /* The name becomes a path component under sys/class/net. */
-        if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (s[i] == '/' || s[i] <= ' ' || s[i] == 0x7f)
-                        return false;
-        return true;
-}
-
-int undo_key_format(const struct undo_key *k, char *buf, size_t len) {
-        int n;
-
-        switch (k->kind) {
-        case UNDO_IRQ:
-                /* no ACTIONS: read from a version 1 line */
-                n = k->actions[0] ? snprintf(buf, len, "irq %u %s", k->irq, k->actions) :
-                                    snprintf(buf, len, "irq %u", k->irq);
-                break;
-        case UNDO_RPS:
-        case UNDO_XPS:
-        case UNDO_FLOWCNT:
-                n = snprintf(buf, len, "%s %s %d", kind_names[k->kind], k->nic, k->queue);
-                break;
-        case UNDO_SOCKFLOW:
-                n = snprintf(buf, len, "sockflow");
-                break;
-        case UNDO_THREAD:
-                n = snprintf(buf, len, "thread %d %d %llu", (int) k->pid, (int) k->tid, k->starttime);
-                break;
-        default:
-                return -EINVAL;
-        }
-        if (n < 0 || (size_t) n >= len)
-                return -ENOBUFS;
-        return 0;
-}
-
-bool undo_key_equal(const struct undo_key *a, const struct undo_key *b) {
-        if (a->kind != b->kind)
-                return false;
-        switch (a->kind) {
-        case UNDO_IRQ:
-                /* the same number serving another device is another object */
-                return a->irq == b->irq && strcmp(a->actions, b->actions) == 0;
-        case UNDO_RPS:
-        case UNDO_XPS:
-        case UNDO_FLOWCNT:
-                return a->queue == b->queue && strncmp(a->nic, b->nic, IF_NAMESIZE) == 0;
-        case UNDO_SOCKFLOW:
-                return true;
-        case UNDO_THREAD:
-                /* A reused TID is another object. */
-                return a->pid == b->pid && a->tid == b->tid && a->starttime == b->starttime;
-        default:
-                return false;
-        }
-}
 
 static void entry_done(struct undo_entry *e) {
         free(e->original);
@@ -105,14 +26,14 @@ static void entry_done(struct undo_entry *e) {
         e->original = e->last = e->pending = NULL;
 }
 
-struct undo_entry *undo_find(struct undo *u, const struct undo_key *k) {
+struct undo_entry *undo_find(struct undo *u, const struct knob_key *k) {
         for (size_t i = 0; i < u->n_entries; i++)
-                if (undo_key_equal(&u->entries[i].key, k))
+                if (knob_key_equal(&u->entries[i].key, k))
                         return &u->entries[i];
         return NULL;
 }
 
-static int add_entry(struct undo *u, const struct undo_key *k, const char *original, const char *last,
+static int add_entry(struct undo *u, const struct knob_key *k, const char *original, const char *last,
                      const char *pending, struct undo_entry **ret) {
         struct undo_entry e = { .key = *k };
 
@@ -161,16 +82,6 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
 static int set_str(char **p, const char *v);
 static int fsync_dir(const char *dir);
 
-/* An ACTIONS field as undo_irq_actions() writes it: printable, no space. */
-static bool actions_valid(const char *s) {
-        if (!*s)
-                return false;
-        for (; *s; s++)
-                if (*s < '!' || *s > '~')
-                        return false;
-        return true;
-}
-
 /* "root DEV INO BOOT_ID": the first one counts; a second that differs
  * makes the file unreadable as a whole (two roots' values mixed). */
 static int parse_root(struct undo *u, char **f, size_t n) {
@@ -181,7 +92,7 @@ static int parse_root(struct undo *u, char **f, size_t n) {
                 return -EBADMSG;
         id.ino = v;
         if (strcmp(f[3], "-") != 0) {
-                if (strlen(f[3]) >= sizeof(id.boot_id) || !actions_valid(f[3]))
+                if (strlen(f[3]) >= sizeof(id.boot_id) || !knob_word_valid(f[3]))
                         return -EBADMSG;
                 strcpy(id.boot_id, f[3]);
         }
@@ -200,7 +111,7 @@ static int parse_line(struct undo *u, char *line) {
         struct undo_entry *e;
         char *f[8];
         int r;
-        struct undo_key k = { 0 };
+        struct knob_key k = { 0 };
         unsigned long long v;
         size_t n, key_fields;
         const char *orig, *last, *pending;
@@ -210,9 +121,9 @@ static int parse_line(struct undo *u, char *line) {
                 return -EBADMSG;
         if (strcmp(f[0], "root") == 0)
                 return parse_root(u, f, n);
-        k.kind = undo_kind_from_string(f[0]);
+        k.kind = knob_kind_from_string(f[0]);
         switch (k.kind) {
-        case UNDO_IRQ:
+        case KNOB_IRQ:
                 /* version 1 lines have no ACTIONS: kept for listing, never
                  * restored (no identity matches an empty one) */
                 key_fields = n == 5 ? 2 : 3;
@@ -220,27 +131,27 @@ static int parse_line(struct undo *u, char *line) {
                         return -EBADMSG;
                 k.irq = v;
                 if (key_fields == 3) {
-                        if (strlen(f[2]) >= sizeof(k.actions) || !actions_valid(f[2]))
+                        if (strlen(f[2]) >= sizeof(k.actions) || !knob_word_valid(f[2]))
                                 return -EBADMSG;
                         strcpy(k.actions, f[2]);
                 }
                 break;
-        case UNDO_RPS:
-        case UNDO_XPS:
-        case UNDO_FLOWCNT:
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
                 key_fields = 3;
-                if (n != key_fields + 3 || !undo_nic_valid(f[1]) || strlen(f[1]) >= IF_NAMESIZE ||
+                if (n != key_fields + 3 || !knob_nic_valid(f[1]) || strlen(f[1]) >= IF_NAMESIZE ||
                     !parse_uint(f[2], INT32_MAX, &v))
                         return -EBADMSG;
                 strcpy(k.nic, f[1]);
                 k.queue = v;
                 break;
-        case UNDO_SOCKFLOW:
+        case KNOB_SOCKFLOW:
                 key_fields = 1;
                 if (n != key_fields + 3)
                         return -EBADMSG;
                 break;
-        case UNDO_THREAD:
+        case KNOB_THREAD:
                 key_fields = 4;
                 if (n != key_fields + 3 || !parse_uint(f[1], INT32_MAX, &v) || v == 0)
                         return -EBADMSG;
@@ -258,8 +169,8 @@ static int parse_line(struct undo *u, char *line) {
         orig = f[key_fields];
         last = f[key_fields + 1];
         pending = strcmp(f[key_fields + 2], "-") == 0 ? NULL : f[key_fields + 2];
-        if (!apply_value_valid(k.kind, orig) || !apply_value_valid(k.kind, last) ||
-            (pending && !apply_value_valid(k.kind, pending)))
+        if (!knob_value_valid(k.kind, orig) || !knob_value_valid(k.kind, last) ||
+            (pending && !knob_value_valid(k.kind, pending)))
                 return -EBADMSG;
         /* Listed again (appended): the latest line tells LAST and
          * PENDING; the first holds the true original. */
@@ -318,7 +229,7 @@ int undo_parse(struct undo *u, const char *buf, size_t len) {
 static void format_entry(FILE *f, const struct undo_entry *e) {
         char key[128];
 
-        if (undo_key_format(&e->key, key, sizeof(key)) < 0)
+        if (knob_key_format(&e->key, key, sizeof(key)) < 0)
                 return;
         fprintf(f, "%s %s %s %s\n", key, e->original, e->last, e->pending ? e->pending : "-");
 }
@@ -557,7 +468,7 @@ int undo_identity_get(int rootfd, struct undo_identity *ret) {
                 if (n > 0) {
                         buf[n] = 0;
                         buf[strcspn(buf, "\n")] = 0;
-                        if (actions_valid(buf) && strlen(buf) < sizeof(id.boot_id))
+                        if (knob_word_valid(buf) && strlen(buf) < sizeof(id.boot_id))
                                 strcpy(id.boot_id, buf);
                 }
         }
@@ -697,7 +608,7 @@ static int set_str(char **p, const char *v) {
         return 0;
 }
 
-int undo_begin(struct undo *u, const struct undo_key *k, const char *current, const char *pending,
+int undo_begin(struct undo *u, const struct knob_key *k, const char *current, const char *pending,
                struct undo_entry **ret_entry) {
         struct undo_entry *e = undo_find(u, k);
         char *old_pending;
@@ -749,7 +660,7 @@ int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_valu
 
                 /* The file lists LAST and PENDING; a read-back value that is
                  * neither would look like someone else's change after a crash. */
-                if (!e->pending || !apply_value_equal(e->key.kind, v, e->pending))
+                if (!e->pending || !knob_value_equal(e->key.kind, v, e->pending))
                         resave = true;
                 r = set_str(&e->last, v);
                 if (r < 0)
@@ -784,17 +695,17 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                 char key[128];
                 bool keep = false;
 
-                if (undo_key_format(&e->key, key, sizeof(key)) < 0)
+                if (knob_key_format(&e->key, key, sizeof(key)) < 0)
                         snprintf(key, sizeof(key), "?");
-                if (e->key.kind == UNDO_THREAD && !root_is_host) {
+                if (e->key.kind == KNOB_THREAD && !root_is_host) {
                         /* No real task behind a fixture root. */
                         rep.gone++;
                         goto next;
                 }
-                if (e->key.kind == UNDO_IRQ) {
-                        char now[UNDO_ACTIONS_MAX];
+                if (e->key.kind == KNOB_IRQ) {
+                        char now[KNOB_ACTIONS_MAX];
 
-                        r = undo_irq_actions(rootfd, e->key.irq, now, sizeof(now));
+                        r = knob_irq_actions(rootfd, e->key.irq, now, sizeof(now));
                         if (r == 0 && strcmp(now, e->key.actions) != 0) {
                                 /* the number was given to another device since */
                                 log_debug("undo: %s now serves %s: not the IRQ journalled, leaving it alone", key,
@@ -803,7 +714,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                                 goto next;
                         }
                 }
-                r = apply_object_read(rootfd, root_is_host, &e->key, &cur);
+                r = knob_read(rootfd, root_is_host, &e->key, &cur);
                 if (r == -ENOENT || r == -ESRCH || r == -ENODEV || r == -ENXIO) {
                         log_debug("undo: %s is gone, skipping", key);
                         rep.gone++;
@@ -817,12 +728,12 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                         keep = true;
                         goto next;
                 }
-                if (apply_value_equal(e->key.kind, cur, e->original)) {
+                if (knob_value_equal(e->key.kind, cur, e->original)) {
                         rep.unchanged++;
                         goto next;
                 }
-                if (!apply_value_equal(e->key.kind, cur, e->last) &&
-                    !(e->pending && apply_value_equal(e->key.kind, cur, e->pending))) {
+                if (!knob_value_equal(e->key.kind, cur, e->last) &&
+                    !(e->pending && knob_value_equal(e->key.kind, cur, e->pending))) {
                         log_debug("undo: %s is %s, not %s as irqsteer left it: leaving it alone", key, cur, e->last);
                         rep.external++;
                         goto next;
@@ -831,7 +742,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                         rep.restored++;
                         goto next;
                 }
-                r = apply_object_write(rootfd, root_is_host, &e->key, e->original);
+                r = knob_write(rootfd, root_is_host, &e->key, e->original);
                 if (r == -ENOENT || r == -ESRCH) {
                         rep.gone++;
                 } else if (r < 0) {
@@ -882,69 +793,4 @@ int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret) {
         return r;
 }
 
-/* Escapes one handler name into out (journal syntax). */
-static void escape_name(const char *name, char *out, size_t len) {
-        size_t o = 0;
 
-        if (strcmp(name, "-") == 0) {
-                /* "-" alone means no handler */
-                snprintf(out, len, "\\x2d");
-                return;
-        }
-
-        for (const unsigned char *p = (const unsigned char *) name; *p && o + 5 < len; p++) {
-                if (*p < '!' || *p > '~' || *p == ',' || *p == '\\')
-                        o += snprintf(out + o, len - o, "\\x%02x", *p);
-                else
-                        out[o++] = *p;
-        }
-        out[o] = 0;
-}
-
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-int undo_irq_actions(int rootfd, unsigned irq, char *buf, size_t len) {
-        char path[64], *names[32];
-        struct dirent *de;
-        size_t n = 0, o = 0;
-        DIR *d;
-        int r;
-
-        if (len < 2)
-                return -ENOBUFS;
-        snprintf(path, sizeof(path), "proc/irq/%u", irq);
-        r = rootfs_fdopendir(rootfd, path, &d);
-        if (r < 0)
-                return r;
-        /* the handlers' directories: every other entry is a file */
-        while ((de = readdir(d)) && n < ELEMENTSOF(names)) {
-                struct stat st;
-
-                if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-                        continue;
-                if (de->d_type != DT_DIR &&
-                    (de->d_type != DT_UNKNOWN || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-                     !S_ISDIR(st.st_mode)))
-                        continue;
-                names[n] = strdup(de->d_name);
-                if (!names[n])
-                        break;
-                n++;
-        }
-        closedir(d);
-        qsort(names, n, sizeof(*names), cmp_str);
-        buf[0] = 0;
-        for (size_t i = 0; i < n; i++) {
-                char esc[UNDO_ACTIONS_MAX];
-
-                escape_name(names[i], esc, sizeof(esc));
-                if (o + (i > 0) + strlen(esc) < len)
-                        o += snprintf(buf + o, len - o, "%s%s", i > 0 ? "," : "", esc);
-                free(names[i]);
-        }
-        if (o == 0)
-                snprintf(buf, len, "-");
-        return 0;
-}

@@ -9,66 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knob.h"
 #include "log.h"
 #include "rootfs.h"
 #include "util.h"
 #include "workers.h"
 
 #define PF_KTHREAD 0x00200000U
-
-int workers_parse_stat(const char *buf, size_t len, struct workers_stat *ret) {
-        struct workers_stat st = { 0 };
-        const char *p, *end = buf + len;
-        unsigned long long v;
-        int field = 3;
-
-        /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
-        p = NULL;
-        for (const char *q = buf; q < end; q++)
-                if (*q == ')')
-                        p = q;
-        if (!p || !memchr(buf, '(', p - buf))
-                return -EBADMSG;
-        p++;
-        while (field <= 22) {
-                const char *s;
-                size_t n;
-
-                if (p >= end || *p != ' ')
-                        return -EBADMSG;
-                p++;
-                s = p;
-                while (p < end && *p != ' ' && *p != '\n')
-                        p++;
-                n = p - s;
-                if (n == 0)
-                        return -EBADMSG;
-                if (field == 3) {
-                        if (n != 1)
-                                return -EBADMSG;
-                        st.state = *s;
-                } else if (field == 4 || field == 9 || field == 22) {
-                        uint64_t u;
-
-                        if (util_parse_u64(s, n, &u) < 0)
-                                return -EBADMSG;
-                        v = u;
-                        if (field == 4) {
-                                if (v > INT32_MAX)
-                                        return -EBADMSG;
-                                st.ppid = (pid_t) v;
-                        } else if (field == 9) {
-                                if (v > UINT32_MAX)
-                                        return -EBADMSG;
-                                st.flags = (unsigned) v;
-                        } else
-                                st.starttime = v;
-                }
-                field++;
-        }
-        *ret = st;
-        return 0;
-}
 
 int workers_parse_status_cpus(const char *buf, size_t len, cpuset_t *ret) {
         static const char key[] = "Cpus_allowed_list:";
@@ -198,7 +145,7 @@ struct procinfo {
         char *cmdline;                /* NULs joined by spaces */
         char *cgroup;
         size_t cgroup_len;
-        struct workers_stat st;
+        struct knob_task_stat st;
 };
 
 static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
@@ -210,7 +157,7 @@ static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
         r = rootfs_readf(rootfd, &stat, &len, "proc/%d/stat", (int) pid);
         if (r < 0)
                 return r;
-        r = workers_parse_stat(stat, len, &pi->st);
+        r = knob_parse_task_stat(stat, len, &pi->st);
         if (r < 0)
                 return r;
         r = rootfs_readf(rootfd, &comm, &len, "proc/%d/comm", (int) pid);
@@ -307,22 +254,26 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
         while ((de = readdir(d))) {
                 _cleanup_(freep) char *status = NULL, *stat = NULL;
                 struct worker_thread t = { 0 };
-                struct workers_stat st;
+                struct knob_task_stat st;
                 size_t len;
 
                 if (!parse_pid(de->d_name, &t.tid))
                         continue;
                 /* the starttime first: the actions carry it, and a TID that
                  * no longer has it by the write is another task */
-                r = rootfs_readf(rootfd, &stat, &len, "proc/%d/task/%d/stat", (int) wp->pid, (int) t.tid);
+                r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "stat");
+                if (r == 0)
+                        r = rootfs_read(rootfd, path, &stat, &len);
                 if (r == -ENOENT || r == -ESRCH)
                         continue;
-                if (r < 0 || workers_parse_stat(stat, len, &st) < 0) {
+                if (r < 0 || knob_parse_task_stat(stat, len, &st) < 0) {
                         log_debug("workers: skipping thread %d of %d: unreadable stat", (int) t.tid, (int) wp->pid);
                         continue;
                 }
                 t.starttime = st.starttime;
-                r = rootfs_readf(rootfd, &status, &len, "proc/%d/task/%d/status", (int) wp->pid, (int) t.tid);
+                r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "status");
+                if (r == 0)
+                        r = rootfs_read(rootfd, path, &status, &len);
                 if (r == -ENOENT || r == -ESRCH)
                         continue; /* the thread exited meanwhile */
                 if (r < 0 || workers_parse_status_cpus(status, len, &t.allowed) < 0) {

@@ -332,7 +332,7 @@ static void test_journal_and_restore(void **state) {
                     "second change keeps the original");
         {
                 struct undo *u = NULL;
-                struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30, .actions = "-" }, krps = { .kind = UNDO_RPS, .nic = "eth0" };
+                struct knob_key k30 = { .kind = KNOB_IRQ, .irq = 30, .actions = "-" }, krps = { .kind = KNOB_RPS, .nic = "eth0" };
                 const struct undo_entry *x;
 
                 assert_int_equal(undo_new(e->state, NULL, true, &u), 0);
@@ -385,7 +385,7 @@ static void test_journal_compaction(void **state) {
         struct undo_report rep;
         struct apply *ap = NULL;
         struct undo *u = NULL;
-        struct undo_key k30 = { .kind = UNDO_IRQ, .irq = 30, .actions = "-" };
+        struct knob_key k30 = { .kind = KNOB_IRQ, .irq = 30, .actions = "-" };
         size_t lines = 0;
         char *text;
         (void) state;
@@ -972,13 +972,13 @@ static void test_threads_wrapped(void **state) {
         /* The write itself checks the starttime: a key made for the task
          * that held the TID before is not written to its successor. */
         {
-                struct undo_key k = { .kind = UNDO_THREAD, .pid = 5000100, .tid = 5000102, .starttime = 777002 };
+                struct knob_key k = { .kind = KNOB_THREAD, .pid = 5000100, .tid = 5000102, .starttime = 777002 };
                 unsigned calls = fake_find(5000102)->set_calls;
 
-                assert_int_equal(apply_object_write(e->rootfd, true, &k, "2"), -ESRCH);
+                assert_int_equal(knob_write(e->rootfd, true, &k, "2"), -ESRCH);
                 assert_int_equal(fake_find(5000102)->set_calls, calls);
                 k.starttime = 999999;
-                assert_int_equal(apply_object_write(e->rootfd, true, &k, "2"), 0);
+                assert_int_equal(knob_write(e->rootfd, true, &k, "2"), 0);
                 assert_int_equal(fake_find(5000102)->set_calls, calls + 1);
         }
         apply_free(ap);

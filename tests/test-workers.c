@@ -17,6 +17,7 @@
 #include "rootfs.h"
 #include "testlib.h"
 #include "util.h"
+#include "knob.h"
 #include "workers.h"
 
 /* ---- helpers ---- */
@@ -89,8 +90,8 @@ static void test_parse_stat(void **state) {
         };
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct workers_stat st = { 0 };
-                int r = workers_parse_stat(cases[i].in, strlen(cases[i].in), &st);
+                struct knob_task_stat st = { 0 };
+                int r = knob_parse_task_stat(cases[i].in, strlen(cases[i].in), &st);
                 if (r != cases[i].r)
                         fail_msg("%s: gave %d, want %d", cases[i].what, r, cases[i].r);
                 if (r < 0)

@@ -1,0 +1,741 @@
+/* Knobs: the kernel objects irqsteerd changes, named, located, read,
+ * validated, written, compared and formatted in one place (knob.h). */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "knob.h"
+#include "rootfs.h"
+#include "util.h"
+
+/* ---- keys ---- */
+
+static const char *const kind_names[KNOB_KIND_MAX] = {
+        [KNOB_IRQ] = "irq",         [KNOB_RPS] = "rps",           [KNOB_XPS] = "xps",
+        [KNOB_FLOWCNT] = "flowcnt", [KNOB_SOCKFLOW] = "sockflow", [KNOB_THREAD] = "thread",
+};
+
+const char *knob_kind_to_string(enum knob_kind k) {
+        if (k < 0 || k >= KNOB_KIND_MAX)
+                return NULL;
+        return kind_names[k];
+}
+
+enum knob_kind knob_kind_from_string(const char *s) {
+        for (int k = 0; k < KNOB_KIND_MAX; k++)
+                if (strcmp(s, kind_names[k]) == 0)
+                        return k;
+        return KNOB_KIND_INVALID;
+}
+
+bool knob_nic_valid(const char *s) {
+        size_t n = strnlen(s, IF_NAMESIZE);
+
+        /* The name becomes a path component under sys/class/net. */
+        if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (s[i] == '/' || s[i] <= ' ' || s[i] == 0x7f)
+                        return false;
+        return true;
+}
+
+int knob_key_format(const struct knob_key *k, char *buf, size_t len) {
+        int n;
+
+        switch (k->kind) {
+        case KNOB_IRQ:
+                /* no ACTIONS: read from a version 1 line */
+                n = k->actions[0] ? snprintf(buf, len, "irq %u %s", k->irq, k->actions) :
+                                    snprintf(buf, len, "irq %u", k->irq);
+                break;
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
+                n = snprintf(buf, len, "%s %s %d", kind_names[k->kind], k->nic, k->queue);
+                break;
+        case KNOB_SOCKFLOW:
+                n = snprintf(buf, len, "sockflow");
+                break;
+        case KNOB_THREAD:
+                n = snprintf(buf, len, "thread %d %d %llu", (int) k->pid, (int) k->tid, k->starttime);
+                break;
+        default:
+                return -EINVAL;
+        }
+        if (n < 0 || (size_t) n >= len)
+                return -ENOBUFS;
+        return 0;
+}
+
+bool knob_key_equal(const struct knob_key *a, const struct knob_key *b) {
+        if (a->kind != b->kind)
+                return false;
+        switch (a->kind) {
+        case KNOB_IRQ:
+                /* the same number serving another device is another object */
+                return a->irq == b->irq && strcmp(a->actions, b->actions) == 0;
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
+                return a->queue == b->queue && strncmp(a->nic, b->nic, IF_NAMESIZE) == 0;
+        case KNOB_SOCKFLOW:
+                return true;
+        case KNOB_THREAD:
+                /* A reused TID is another object. */
+                return a->pid == b->pid && a->tid == b->tid && a->starttime == b->starttime;
+        default:
+                return false;
+        }
+}
+
+bool knob_word_valid(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (*s < '!' || *s > '~')
+                        return false;
+        return true;
+}
+
+/* ---- paths ---- */
+
+/* Appends s to the path being built at *p (bounded by end; truncation
+ * shows as a path that does not exist). */
+static void path_add(char **p, char *end, const char *s) {
+        size_t n = strnlen(s, (size_t) (end - *p) - 1);
+
+        memcpy(*p, s, n);
+        *p += n;
+        **p = 0;
+}
+
+static void path_add_uint(char **p, char *end, unsigned long v) {
+        char d[24];
+        size_t n = 0;
+
+        do {
+                d[sizeof(d) - 1 - n++] = (char) ('0' + v % 10);
+                v /= 10;
+        } while (v);
+        while (n > 0 && *p + 1 < end) {
+                *(*p)++ = d[sizeof(d) - n];
+                n--;
+        }
+        **p = 0;
+}
+
+/* four of these per NIC IRQ a tick: no snprintf */
+const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
+        char *p = buf, *end = buf + size;
+
+        path_add(&p, end, "proc/irq/");
+        path_add_uint(&p, end, irq);
+        path_add(&p, end, "/");
+        path_add(&p, end, leaf);
+        return buf;
+}
+
+const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf) {
+        char *p = buf, *end = buf + size;
+
+        path_add(&p, end, "sys/class/net/");
+        path_add(&p, end, nic);
+        path_add(&p, end, tx ? "/queues/tx-" : "/queues/rx-");
+        path_add_uint(&p, end, index);
+        path_add(&p, end, "/");
+        path_add(&p, end, leaf);
+        return buf;
+}
+
+int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf) {
+        int n = snprintf(buf, size, "proc/%d/task/%d/%s", (int) pid, (int) tid, leaf);
+
+        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* ---- task stat ---- */
+
+int knob_parse_task_stat(const char *buf, size_t len, struct knob_task_stat *ret) {
+        struct knob_task_stat st = { 0 };
+        const char *p, *end = buf + len;
+        unsigned long long v;
+        int field = 3;
+
+        /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
+        p = NULL;
+        for (const char *q = buf; q < end; q++)
+                if (*q == ')')
+                        p = q;
+        if (!p || !memchr(buf, '(', p - buf))
+                return -EBADMSG;
+        p++;
+        while (field <= 22) {
+                const char *s;
+                size_t n;
+
+                if (p >= end || *p != ' ')
+                        return -EBADMSG;
+                p++;
+                s = p;
+                while (p < end && *p != ' ' && *p != '\n')
+                        p++;
+                n = p - s;
+                if (n == 0)
+                        return -EBADMSG;
+                if (field == 3) {
+                        if (n != 1)
+                                return -EBADMSG;
+                        st.state = *s;
+                } else if (field == 4 || field == 9 || field == 22) {
+                        uint64_t u;
+
+                        if (util_parse_u64(s, n, &u) < 0)
+                                return -EBADMSG;
+                        v = u;
+                        if (field == 4) {
+                                if (v > INT32_MAX)
+                                        return -EBADMSG;
+                                st.ppid = (pid_t) v;
+                        } else if (field == 9) {
+                                if (v > UINT32_MAX)
+                                        return -EBADMSG;
+                                st.flags = (unsigned) v;
+                        } else
+                                st.starttime = v;
+                }
+                field++;
+        }
+        *ret = st;
+        return 0;
+}
+
+/* ---- values ---- */
+
+static bool value_is_list(enum knob_kind k) {
+        return k == KNOB_IRQ || k == KNOB_THREAD;
+}
+
+static bool value_is_mask(enum knob_kind k) {
+        return k == KNOB_RPS || k == KNOB_XPS;
+}
+
+static int parse_u32(const char *s, uint32_t *ret) {
+        uint64_t v;
+        int r = util_parse_u64(s, (size_t) -1, &v);
+
+        if (r < 0)
+                return r;
+        if (v > UINT32_MAX)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+bool knob_value_valid(enum knob_kind kind, const char *value) {
+        cpuset_t s;
+        uint32_t v;
+
+        if (!value || !*value || strchr(value, ' ') || strchr(value, '\n'))
+                return false;
+        if (value_is_list(kind))
+                /* An IRQ or a thread always has some CPU. */
+                return cpuset_parse_list(value, &s) == 0 && !cpuset_empty(&s);
+        if (value_is_mask(kind))
+                return cpuset_parse_mask(value, &s) == 0;
+        if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW)
+                return parse_u32(value, &v) == 0;
+        return false;
+}
+
+bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
+        if (!a || !b)
+                return false;
+        if (value_is_list(kind) || value_is_mask(kind)) {
+                cpuset_t sa, sb;
+                int (*parse)(const char *, cpuset_t *) = value_is_list(kind) ? cpuset_parse_list : cpuset_parse_mask;
+
+                return parse(a, &sa) == 0 && parse(b, &sb) == 0 && cpuset_equal(&sa, &sb);
+        }
+        if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW) {
+                uint32_t va, vb;
+                return parse_u32(a, &va) == 0 && parse_u32(b, &vb) == 0 && va == vb;
+        }
+        return false;
+}
+
+/* Room for a cpulist of CPUSET_MAX CPUs in the worst case ("0,2,4,..."). */
+#define LIST_MAX (CPUSET_MAX / 2 * 5 + 16)
+
+static int list_dup(const cpuset_t *s, char **ret) {
+        _cleanup_(freep) char *buf = malloc(LIST_MAX);
+        int r;
+
+        if (!buf)
+                return -ENOMEM;
+        r = cpuset_format_list(s, buf, LIST_MAX);
+        if (r < 0)
+                return r;
+        *ret = strdup(buf);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* Formats s as a hex mask as wide as like (the file's current value): the
+ * kernel prints nr_cpu_ids bits, so "3" on 2 CPUs and "ff,ffffffff" on 40;
+ * keeping the width makes a written file read back the same way. */
+static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size_t len) {
+        size_t chunks = 1, first_digits, digits;
+        const char *comma;
+        int r;
+
+        while (*like == ' ')
+                like++;
+        for (const char *p = like; *p; p++)
+                chunks += *p == ',';
+        comma = strchr(like, ',');
+        first_digits = comma ? (size_t) (comma - like) : strcspn(like, "\n ");
+        if (first_digits == 0 || first_digits > 8)
+                first_digits = 8;
+
+        r = cpuset_format_mask(s, (int) (chunks * 32), buf, len);
+        if (r < 0)
+                return r;
+        comma = strchr(buf, ',');
+        digits = comma ? (size_t) (comma - buf) : strlen(buf);
+        {
+                size_t got_chunks = 1, drop = 0;
+
+                for (const char *p = buf; *p; p++)
+                        got_chunks += *p == ',';
+                if (got_chunks != chunks)
+                        return 0; /* the set is wider than the file: standard form */
+                while (digits - drop > first_digits && buf[drop] == '0')
+                        drop++;
+                memmove(buf, buf + drop, strlen(buf + drop) + 1);
+        }
+        return 0;
+}
+
+/* ---- object access ---- */
+
+/* The one spelling of each object's file (file: which of an IRQ's). */
+static int key_path(const struct knob_key *k, const char *file, char *buf, size_t len) {
+        switch (k->kind) {
+        case KNOB_IRQ:
+                knob_irq_path(buf, len, k->irq, file);
+                break;
+        case KNOB_RPS:
+                knob_queue_path(buf, len, k->nic, false, (size_t) k->queue, KNOB_RPS_FILE);
+                break;
+        case KNOB_FLOWCNT:
+                knob_queue_path(buf, len, k->nic, false, (size_t) k->queue, KNOB_FLOWCNT_FILE);
+                break;
+        case KNOB_XPS:
+                knob_queue_path(buf, len, k->nic, true, (size_t) k->queue, KNOB_XPS_FILE);
+                break;
+        case KNOB_SOCKFLOW:
+                snprintf(buf, len, "%s", KNOB_SOCKFLOW_PATH);
+                break;
+        case KNOB_THREAD:
+                return knob_task_path(buf, len, k->pid, k->tid, "stat");
+        default:
+                return -EINVAL;
+        }
+        /* a cut path would name another file */
+        if (strlen(buf) + 1 >= len)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+bool knob_key_valid(const struct knob_key *k) {
+        switch (k->kind) {
+        case KNOB_IRQ:
+        case KNOB_SOCKFLOW:
+                return true;
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
+                return knob_nic_valid(k->nic) && k->queue >= 0;
+        case KNOB_THREAD:
+                return k->pid > 0 && k->tid > 0;
+        default:
+                return false;
+        }
+}
+
+/* Reads a sysfs/procfs attribute, trailing white space removed. */
+static int read_value(int rootfd, const char *path, char **ret) {
+        char *buf;
+        size_t len;
+        int r;
+
+        r = rootfs_read(rootfd, path, &buf, &len);
+        if (r < 0)
+                return r;
+        while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+                buf[--len] = 0;
+        *ret = buf;
+        return 0;
+}
+
+static int thread_starttime(int rootfd, const struct knob_key *k, unsigned long long *ret) {
+        _cleanup_(freep) char *buf = NULL;
+        struct knob_task_stat st;
+        char path[128];
+        size_t len;
+        int r;
+
+        r = key_path(k, NULL, path, sizeof(path));
+        if (r < 0)
+                return r;
+        r = rootfs_read(rootfd, path, &buf, &len);
+        if (r == -ENOENT)
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        r = knob_parse_task_stat(buf, len, &st);
+        if (r < 0)
+                return r;
+        *ret = st.starttime;
+        return 0;
+}
+
+static int thread_get(pid_t tid, char **ret) {
+        size_t sz = CPU_ALLOC_SIZE(CPUSET_MAX);
+        cpu_set_t *set = CPU_ALLOC(CPUSET_MAX);
+        cpuset_t s;
+        int r = 0;
+
+        if (!set)
+                return -ENOMEM;
+        CPU_ZERO_S(sz, set);
+        if (sched_getaffinity(tid, sz, set) < 0) {
+                r = -errno;
+                CPU_FREE(set);
+                return r;
+        }
+        cpuset_zero(&s);
+        for (int c = 0; c < CPUSET_MAX; c++)
+                if (CPU_ISSET_S(c, sz, set))
+                        cpuset_set(&s, c);
+        CPU_FREE(set);
+        return list_dup(&s, ret);
+}
+
+static int thread_set(pid_t tid, const cpuset_t *s) {
+        /* CPU_ALLOC: a plain cpu_set_t stops at 1024 CPUs. */
+        size_t sz = CPU_ALLOC_SIZE(CPUSET_MAX);
+        cpu_set_t *set = CPU_ALLOC(CPUSET_MAX);
+        int r = 0;
+
+        if (!set)
+                return -ENOMEM;
+        CPU_ZERO_S(sz, set);
+        CPUSET_FOREACH(c, s)
+                CPU_SET_S(c, sz, set);
+        if (sched_setaffinity(tid, sz, set) < 0)
+                r = -errno;
+        CPU_FREE(set);
+        return r;
+}
+
+int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **ret) {
+        _cleanup_(freep) char *v = NULL;
+        char path[128];
+        cpuset_t s;
+        uint32_t n = 0;
+        int r;
+
+        if (!knob_key_valid(k))
+                return -EINVAL;
+        switch (k->kind) {
+        case KNOB_IRQ:
+                r = key_path(k, KNOB_IRQ_LIST, path, sizeof(path));
+                if (r < 0)
+                        return r;
+                r = read_value(rootfd, path, &v);
+                if (r == -ENOENT) {
+                        /* Old kernels and some fixtures: the hex mask only. */
+                        r = key_path(k, KNOB_IRQ_MASK, path, sizeof(path));
+                        if (r < 0)
+                                return r;
+                        r = read_value(rootfd, path, &v);
+                        if (r < 0)
+                                return r;
+                        if (cpuset_parse_mask(v, &s) < 0 || cpuset_empty(&s))
+                                return -EBADMSG;
+                        return list_dup(&s, ret);
+                }
+                if (r < 0)
+                        return r;
+                if (!knob_value_valid(k->kind, v))
+                        return -EBADMSG;
+                break;
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
+        case KNOB_SOCKFLOW:
+                r = key_path(k, NULL, path, sizeof(path));
+                if (r < 0)
+                        return r;
+                r = read_value(rootfd, path, &v);
+                if (r < 0)
+                        return r;
+                if (!knob_value_valid(k->kind, v))
+                        return -EBADMSG;
+                if (k->kind == KNOB_FLOWCNT || k->kind == KNOB_SOCKFLOW) {
+                        /* Canonical decimal: "0010" and "10" are one value. */
+                        (void) parse_u32(v, &n);
+                        free(v);
+                        if (asprintf(&v, "%" PRIu32, n) < 0) {
+                                v = NULL;
+                                return -ENOMEM;
+                        }
+                }
+                break;
+        case KNOB_THREAD: {
+                unsigned long long st;
+
+                if (!root_is_host)
+                        return -EOPNOTSUPP;
+                r = thread_starttime(rootfd, k, &st);
+                if (r < 0)
+                        return r;
+                if (st != k->starttime)
+                        return -ESRCH; /* the TID was reused */
+                return thread_get(k->tid, ret);
+        }
+        default:
+                return -EINVAL;
+        }
+        *ret = v;
+        v = NULL;
+        return 0;
+}
+
+/* Writes value + "\n", as `echo` does; the kernel takes either. */
+static int write_value(int rootfd, const char *path, const char *value) {
+        _cleanup_(freep) char *data = NULL;
+
+        if (asprintf(&data, "%s\n", value) < 0) {
+                data = NULL;
+                return -ENOMEM;
+        }
+        return rootfs_write(rootfd, path, data);
+}
+
+int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const char *value) {
+        char path[128];
+        cpuset_t s;
+        int r;
+
+        if (!knob_key_valid(k) || !knob_value_valid(k->kind, value))
+                return -EINVAL;
+        switch (k->kind) {
+        case KNOB_IRQ:
+                r = key_path(k, KNOB_IRQ_LIST, path, sizeof(path));
+                if (r < 0)
+                        return r;
+                r = rootfs_exists(rootfd, path);
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        _cleanup_(freep) char *cur = NULL;
+                        char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
+
+                        r = key_path(k, KNOB_IRQ_MASK, path, sizeof(path));
+                        if (r < 0)
+                                return r;
+                        r = read_value(rootfd, path, &cur);
+                        if (r < 0)
+                                return r;
+                        if (cpuset_parse_list(value, &s) < 0)
+                                return -EINVAL;
+                        r = format_mask_like(&s, cur, mask, sizeof(mask));
+                        if (r < 0)
+                                return r;
+                        return write_value(rootfd, path, mask);
+                }
+                return write_value(rootfd, path, value);
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
+        case KNOB_SOCKFLOW:
+                r = key_path(k, NULL, path, sizeof(path));
+                if (r < 0)
+                        return r;
+                return write_value(rootfd, path, value);
+        case KNOB_THREAD: {
+                unsigned long long st;
+
+                if (!root_is_host)
+                        return -EOPNOTSUPP;
+                if (cpuset_parse_list(value, &s) < 0)
+                        return -EINVAL;
+                /* Checked right before the call: a TID reused since the key
+                 * was made belongs to another task.  (The window between
+                 * this read and sched_setaffinity is a few microseconds; the
+                 * call takes no pidfd to close it.) */
+                r = thread_starttime(rootfd, k, &st);
+                if (r < 0)
+                        return r;
+                if (st != k->starttime)
+                        return -ESRCH;
+                return thread_set(k->tid, &s);
+        }
+        default:
+                return -EINVAL;
+        }
+}
+
+/* ---- actions ---- */
+
+int knob_key_from_action(const struct action *a, struct knob_key *k) {
+        *k = (struct knob_key){ 0 };
+        switch (a->type) {
+        case ACTION_IRQ_AFFINITY:
+                k->kind = KNOB_IRQ;
+                k->irq = a->irq;
+                break;
+        case ACTION_RPS:
+        case ACTION_XPS:
+        case ACTION_RPS_FLOW_CNT:
+                k->kind = a->type == ACTION_RPS ? KNOB_RPS : a->type == ACTION_XPS ? KNOB_XPS : KNOB_FLOWCNT;
+                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
+                        return -EINVAL;
+                strcpy(k->nic, a->nic);
+                k->queue = a->queue;
+                break;
+        case ACTION_SOCK_FLOW_ENTRIES:
+                k->kind = KNOB_SOCKFLOW;
+                break;
+        case ACTION_THREAD_AFFINITY:
+                k->kind = KNOB_THREAD;
+                k->pid = a->pid;
+                k->tid = a->tid;
+                /* the task the policy decided for, not whatever holds the
+                 * TID now */
+                k->starttime = a->starttime;
+                break;
+        default:
+                return -EINVAL;
+        }
+        return knob_key_valid(k) ? 0 : -EINVAL;
+}
+
+int knob_target(const struct action *a, const char *current, char **ret) {
+        switch (a->type) {
+        case ACTION_IRQ_AFFINITY:
+        case ACTION_THREAD_AFFINITY:
+                if (cpuset_empty(&a->cpus))
+                        return -EINVAL;
+                return list_dup(&a->cpus, ret);
+        case ACTION_RPS:
+        case ACTION_XPS: {
+                char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
+                int r = format_mask_like(&a->cpus, current, mask, sizeof(mask));
+
+                if (r < 0)
+                        return r;
+                *ret = strdup(mask);
+                return *ret ? 0 : -ENOMEM;
+        }
+        case ACTION_RPS_FLOW_CNT:
+        case ACTION_SOCK_FLOW_ENTRIES:
+                if (asprintf(ret, "%" PRIu32, a->value) < 0)
+                        return -ENOMEM;
+                return 0;
+        default:
+                return -EINVAL;
+        }
+}
+
+/* ---- identity ---- */
+
+/* Escapes one handler name into out (journal syntax). */
+static void escape_name(const char *name, char *out, size_t len) {
+        size_t o = 0;
+
+        if (strcmp(name, "-") == 0) {
+                /* "-" alone means no handler */
+                snprintf(out, len, "\\x2d");
+                return;
+        }
+
+        for (const unsigned char *p = (const unsigned char *) name; *p && o + 5 < len; p++) {
+                if (*p < '!' || *p > '~' || *p == ',' || *p == '\\')
+                        o += snprintf(out + o, len - o, "\\x%02x", *p);
+                else
+                        out[o++] = *p;
+        }
+        out[o] = 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int knob_irq_actions(int rootfd, unsigned irq, char *buf, size_t len) {
+        char path[64], *names[32];
+        struct dirent *de;
+        size_t n = 0, o = 0;
+        DIR *d;
+        int r;
+
+        if (len < 2)
+                return -ENOBUFS;
+        knob_irq_path(path, sizeof(path), irq, "");
+        r = rootfs_fdopendir(rootfd, path, &d);
+        if (r < 0)
+                return r;
+        /* the handlers' directories: every other entry is a file */
+        while ((de = readdir(d)) && n < ELEMENTSOF(names)) {
+                struct stat st;
+
+                if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+                        continue;
+                if (de->d_type != DT_DIR &&
+                    (de->d_type != DT_UNKNOWN || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                     !S_ISDIR(st.st_mode)))
+                        continue;
+                names[n] = strdup(de->d_name);
+                if (!names[n])
+                        break;
+                n++;
+        }
+        closedir(d);
+        qsort(names, n, sizeof(*names), cmp_str);
+        buf[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+                char esc[KNOB_ACTIONS_MAX];
+
+                escape_name(names[i], esc, sizeof(esc));
+                if (o + (i > 0) + strlen(esc) < len)
+                        o += snprintf(buf + o, len - o, "%s%s", i > 0 ? "," : "", esc);
+                free(names[i]);
+        }
+        if (o == 0)
+                snprintf(buf, len, "-");
+        return 0;
+}
+
+int knob_irq_effective(int rootfd, unsigned irq, cpuset_t *ret) {
+        _cleanup_(freep) char *v = NULL;
+        char path[64];
+        int r;
+
+        knob_irq_path(path, sizeof(path), irq, KNOB_IRQ_EFFECTIVE_LIST);
+        r = read_value(rootfd, path, &v);
+        if (r < 0)
+                return r;
+        if (cpuset_parse_list(v, ret) < 0)
+                return -EBADMSG;
+        return 0;
+}
