@@ -145,6 +145,8 @@ def make_root(tmp, fixture="vm2"):
     shutil.copytree(src, root, symlinks=True)
     # make distcheck hands us a read-only source tree, and the daemon drops
     # CAP_DAC_OVERRIDE: the copy must be writable by its owner
+    # (the root itself too: a run without --state-dir keeps ROOT/run/irqsteer)
+    os.chmod(root, os.stat(root).st_mode | 0o200)
     for d, dirs, files in os.walk(root):
         for n in dirs + files:
             p = os.path.join(d, n)
