@@ -1718,7 +1718,8 @@ static int startup(struct daemon *d) {
                                        "its own (omit --state-dir for %s/run/irqsteer, or name another)",
                                        d->opts->state_dir, d->root, d->root);
         if (r < 0)
-                return log_error_errno(r, "Failed to choose a state directory under %s: %m", d->root);
+                return log_error_errno(r, "Failed to create %s/run for the state directory: %m "
+                                       "(name one with --state-dir)", d->root);
         log_info("irqsteerd " IRQSTEER_VERSION " starting%s, configuration %s, root %s, state %s, interval %.3gs",
                  d->dry_run ? " (dry-run: no changes)" : "", d->config.path ? d->config.path : "(built-in defaults)",
                  d->root, d->state_dir, (double) d->interval_usec / USEC_PER_SEC);
