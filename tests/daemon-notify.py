@@ -719,6 +719,21 @@ def run_root_state_dir():
     with open(journal, "rb") as f:
         c.check(f.read() == journal_bytes, "another root's journal: kept as it was")
 
+    # a journal of an older irqsteer (no root line): moved aside, not restored
+    state4 = os.path.join(d, "state4")
+    os.mkdir(state4)
+    with open(os.path.join(state4, "undo.journal"), "w") as f:
+        f.write("# irqsteer undo journal v1\nirq 38 5 0 -\n")
+    log4 = os.path.join(d, "daemon4.log")
+    p = dl.start_daemon(["--root", other, "--state-dir", state4, "--interval", "100ms", "--once"], log4)
+    rc = p.wait(T)
+    text = dl.read_log(log4)
+    c.check(rc == 0 and "does not say which root" in text and "kept as" in text,
+            "version 1 journal: not restored, said so", f"exit {rc}: {text[-1500:]}")
+    c.check("Recovery:" not in text, "version 1 journal: no recovery ran")
+    with open(os.path.join(state4, "undo.journal.refused")) as f:
+        c.check("irq 38 5 0 -" in f.read(), "version 1 journal: kept as undo.journal.refused")
+
     log3 = os.path.join(d, "daemon3.log")
     p = dl.start_daemon(["--root", other, "--state-dir", "/run/irqsteer", "--interval", "100ms"], log3)
     rc = p.wait(T)
