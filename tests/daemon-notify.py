@@ -619,6 +619,15 @@ def run_hotplug():
         ok = dl.wait_until(lambda: "topology: 2 CPUs online (0-1)" in dl.read_log(log), T)
         c.check(ok and "CPU hotplug" in dl.read_log(log), "hotplug: CPU set change re-reads the topology",
                 dl.read_log(log)[-1500:])
+
+        # the tree has no kernel to move the IRQs laid out on CPU2: the
+        # daemon places them again on the CPUs left
+        def on_offline():
+            return sorted(k for k, v in dl.tree_values(root).items()
+                          if k.endswith("smp_affinity_list") and v in ("2", "3"))
+        ok = dl.wait_until(lambda: not on_offline(), T)
+        c.check(ok and "went offline" in dl.read_log(log), "hotplug: IRQs set on an offline CPU are placed again",
+                f"{on_offline()}: " + dl.read_log(log)[-1500:])
         # the rediscovery after hotplug logs the NICs again, but the
         # msi-order warning for ens4 stays said once
         ok = dl.wait_until(lambda: dl.read_log(log).count("nic ens4: driver acmenet") >= 2, T)
