@@ -1,11 +1,13 @@
 /* Logging: to the journal with structured fields when running under systemd
- * (JOURNAL_STREAM matches stderr), otherwise to stderr with a "<N>" priority
- * prefix (systemd's stderr convention) or a readable level word on a tty.
+ * (JOURNAL_STREAM matches stderr), otherwise to stderr: with a "<N>" priority
+ * prefix (systemd's stderr convention) when stderr is the journal's stream,
+ * else as plain text, "[timestamp ]level: message".
  * Library code logs at debug only; the layer that decides logs above it. */
 #pragma once
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <syslog.h>
 
@@ -19,6 +21,13 @@ enum log_target {
 
 void log_setup(enum log_target target, int max_level);
 void log_set_max_level(int level);
+/* Prefixes stderr lines that do not go to the journal with the local time. */
+void log_set_timestamps(bool on);
+/* Writes the stderr prefix of a line into buf (NUL-terminated; returns its
+ * length): "<N>" when the stream is the journal, else "[YYYY-MM-DD
+ * HH:MM:SS.mmm ]level: " (the time when ts is not NULL). */
+struct timespec;
+size_t log_format_prefix(char *buf, size_t size, int level, bool stream_is_journal, const struct timespec *ts);
 int log_get_max_level(void);
 /* "debug", "info", "notice", "warning", "err"/"error", "crit" -> LOG_*; -EINVAL. */
 int log_level_from_string(const char *s);

@@ -122,5 +122,6 @@ int main(int argc, char **argv) {
                 return daemon_check_config(o.config_path, stdout, stderr);
 
         log_setup(o.foreground ? LOG_TARGET_STDERR : LOG_TARGET_AUTO, o.log_level >= 0 ? o.log_level : LOG_INFO);
+        log_set_timestamps(true);
         return daemon_run(&o);
 }

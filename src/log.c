@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SD_JOURNAL_SUPPRESS_LOCATION
@@ -18,7 +19,8 @@
 static enum log_target log_target = LOG_TARGET_AUTO;
 static int log_max_level = LOG_INFO;
 static bool log_use_journal;
-static bool log_tty;
+static bool log_stderr_journal;
+static bool log_timestamps;
 
 static const char *const level_names[] = {
         [LOG_EMERG] = "emerg",   [LOG_ALERT] = "alert",   [LOG_CRIT] = "crit",
@@ -42,9 +44,37 @@ static bool stderr_is_journal(void) {
 void log_setup(enum log_target target, int max_level) {
         log_target = target;
         log_max_level = max_level;
-        log_use_journal = target == LOG_TARGET_JOURNAL ||
-                          (target == LOG_TARGET_AUTO && stderr_is_journal());
-        log_tty = isatty(STDERR_FILENO);
+        log_stderr_journal = stderr_is_journal();
+        log_use_journal = target == LOG_TARGET_JOURNAL || (target == LOG_TARGET_AUTO && log_stderr_journal);
+}
+
+void log_set_timestamps(bool on) {
+        log_timestamps = on;
+}
+
+size_t log_format_prefix(char *buf, size_t size, int level, bool stream_is_journal, const struct timespec *ts) {
+        size_t n = 0;
+        struct tm tm;
+        int r;
+
+        if (size == 0)
+                return 0;
+        buf[0] = 0;
+        /* journald reads "<N>" as the priority of a stream line; anywhere
+         * else (a terminal, tee, less, a file) it is noise */
+        if (stream_is_journal) {
+                r = snprintf(buf, size, "<%d>", level & 7);
+                return r < 0 ? 0 : MIN((size_t) r, size - 1);
+        }
+        if (ts && localtime_r(&ts->tv_sec, &tm)) {
+                n = strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+                if (n > 0) {
+                        r = snprintf(buf + n, size - n, ".%03ld ", ts->tv_nsec / 1000000);
+                        n = r < 0 ? n : MIN(n + (size_t) r, size - 1);
+                }
+        }
+        r = snprintf(buf + n, size - n, "%s: ", level_names[level & 7]);
+        return r < 0 ? n : MIN(n + (size_t) r, size - 1);
 }
 
 void log_set_max_level(int level) {
@@ -104,14 +134,13 @@ static void emit(int level, int error, const char *const *fields, const char *ms
         {
                 /* one fwrite: stderr is unbuffered, and a line must not be
                  * split among writes */
-                char stack[2048 + 32], *line;
+                char stack[2048 + 64], *line;
                 size_t ml = strlen(msg), pl;
-                char prefix[16];
+                char prefix[64];
+                struct timespec ts;
+                bool stamp = log_timestamps && clock_gettime(CLOCK_REALTIME, &ts) == 0;
 
-                if (log_tty)
-                        pl = (size_t) snprintf(prefix, sizeof(prefix), "%s: ", level_names[level & 7]);
-                else
-                        pl = (size_t) snprintf(prefix, sizeof(prefix), "<%d>", level & 7);
+                pl = log_format_prefix(prefix, sizeof(prefix), level, log_stderr_journal, stamp ? &ts : NULL);
                 line = pl + ml + 1 <= sizeof(stack) ? stack : malloc(pl + ml + 1);
                 if (!line) {
                         fprintf(stderr, "%s%s\n", prefix, msg);

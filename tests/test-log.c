@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "action.h"
 #include "apply.h"
@@ -190,8 +191,9 @@ static void test_action_journal_fields(void **state) {
         }
 }
 
-/* Not under the journal: one line on stderr with a "<N>" priority prefix
- * (stderr is not a tty here), and the journal is not called. */
+/* Not through sd-journal: one line on stderr, with a "<N>" priority prefix
+ * only when stderr is the journal's stream, plain "level: " text otherwise
+ * (a pipe, a file, a terminal). */
 static void test_stderr_sink(void **state) {
         static const struct {
                 const char *what;
@@ -199,12 +201,15 @@ static void test_stderr_sink(void **state) {
                 int journal_stream;      /* 0 unset, 1 matching fd 2, 2 some other file */
                 int journal_ret;
                 bool to_journal;
+                bool prefix;             /* "<N>" on stderr */
         } cases[] = {
-                { "explicit stderr", LOG_TARGET_STDERR, 0, 0, false },
-                { "auto without JOURNAL_STREAM", LOG_TARGET_AUTO, 0, 0, false },
-                { "auto, JOURNAL_STREAM names another file", LOG_TARGET_AUTO, 2, 0, false },
-                { "auto, JOURNAL_STREAM names stderr", LOG_TARGET_AUTO, 1, 0, true },
-                { "journal refusing falls back to stderr", LOG_TARGET_JOURNAL, 0, -ECONNREFUSED, false },
+                { "explicit stderr", LOG_TARGET_STDERR, 0, 0, false, false },
+                { "explicit stderr, stderr is the journal's stream", LOG_TARGET_STDERR, 1, 0, false, true },
+                { "auto without JOURNAL_STREAM", LOG_TARGET_AUTO, 0, 0, false, false },
+                { "auto, JOURNAL_STREAM names another file", LOG_TARGET_AUTO, 2, 0, false, false },
+                { "auto, JOURNAL_STREAM names stderr", LOG_TARGET_AUTO, 1, 0, true, false },
+                { "journal refusing falls back to stderr", LOG_TARGET_JOURNAL, 0, -ECONNREFUSED, false, false },
+                { "journal refusing, stderr is the stream", LOG_TARGET_JOURNAL, 1, -ECONNREFUSED, false, true },
         };
         struct action a = mk(ACTION_IRQ_AFFINITY, 73, "eth0", 5, "3", "9", "hot");
         char line[384], want[512];
@@ -231,6 +236,7 @@ static void test_stderr_sink(void **state) {
                 capture_on = true;
                 journal_ret = cases[i].journal_ret;
                 log_setup(cases[i].target, LOG_INFO);
+                unsetenv("JOURNAL_STREAM");
                 daemon_log_action(&a, line, APPLY_DONE);
                 log_internal(LOG_WARNING, EBUSY, NULL, "second %s", "line");
                 log_debug("not shown at info");
@@ -245,11 +251,52 @@ static void test_stderr_sink(void **state) {
                         assert_string_equal(out, "");
                 } else {
                         assert_int_equal(n_captured, cases[i].journal_ret ? 2 : 0);
-                        snprintf(want, sizeof(want), "<6>%s\n<4>second line\n", line);
+                        if (cases[i].prefix)
+                                snprintf(want, sizeof(want), "<6>%s\n<4>second line\n", line);
+                        else
+                                snprintf(want, sizeof(want), "info: %s\nwarning: second line\n", line);
                         assert_string_equal(out, want);
                 }
         }
         log_setup(LOG_TARGET_STDERR, LOG_INFO);
+}
+
+/* Foreground lines off the journal carry the local time; the journal's
+ * stream gets only "<N>" (journald stamps lines itself). */
+static void test_stderr_prefix(void **state) {
+        struct timespec ts = { .tv_sec = 1700000000, .tv_nsec = 123456789 };
+        struct tm tm;
+        char buf[64], want[64], small[8];
+        size_t n;
+
+        assert_non_null(localtime_r(&ts.tv_sec, &tm));
+        strftime(want, sizeof(want), "%Y-%m-%d %H:%M:%S.123 warning: ", &tm);
+        assert_int_equal(log_format_prefix(buf, sizeof(buf), LOG_WARNING, false, &ts), strlen(want));
+        assert_string_equal(buf, want);
+        assert_int_equal(log_format_prefix(buf, sizeof(buf), LOG_WARNING, true, &ts), 3);
+        assert_string_equal(buf, "<4>");
+        assert_int_equal(log_format_prefix(buf, sizeof(buf), LOG_ERR, false, NULL), 7);
+        assert_string_equal(buf, "error: ");
+        /* cut, never overrun */
+        n = log_format_prefix(small, sizeof(small), LOG_INFO, false, &ts);
+        assert_int_equal(n, strlen(small));
+        assert_true(strlen(small) < sizeof(small));
+
+        /* and the daemon's sink uses it */
+        log_setup(LOG_TARGET_STDERR, LOG_INFO);
+        log_set_timestamps(true);
+        stderr_capture_begin();
+        log_info("stamped");
+        {
+                const char *out = stderr_capture_end();
+                int y, mo, d, h, mi, s, ms, end = 0;
+
+                log_set_timestamps(false);
+                assert_int_equal(sscanf(out, "%4d-%2d-%2d %2d:%2d:%2d.%3d info: stamped%n", &y, &mo, &d, &h, &mi, &s,
+                                        &ms, &end),
+                                 7);
+                assert_string_equal(out + end, "\n");
+        }
 }
 
 /* ---- rate limit ---- */
@@ -397,6 +444,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_action_journal_fields),
                 cmocka_unit_test(test_stderr_sink),
+                cmocka_unit_test(test_stderr_prefix),
                 cmocka_unit_test(test_ratelimit),
                 cmocka_unit_test(test_action_failure_once),
                 cmocka_unit_test(test_tick_failure_ratelimited),
