@@ -1,7 +1,8 @@
 /* irqsteerd: the sd-event loop that ties sampling, inventory, policy and the
  * actuators together, with sd_notify readiness/status/watchdog, SIGHUP
  * reload, SIGTERM/SIGINT stop with restore, the rtnetlink link monitor,
- * capability dropping and the status file.  main() only parses options. */
+ * capability dropping; what it reports (status line, status.json, load
+ * lines) comes from report.h.  main() only parses options. */
 #pragma once
 
 #include <stdbool.h>
@@ -19,11 +20,6 @@ enum {
         DAEMON_EXIT_FAILURE = 1,  /* startup failed, bad configuration, fatal loop error */
         DAEMON_EXIT_USAGE = 2,    /* bad command line */
 };
-
-/* How many actions status.json lists (newest last). */
-#define DAEMON_LAST_ACTIONS 32
-/* How many link events status.json lists (newest last). */
-#define DAEMON_LAST_LINK_EVENTS 16
 
 /* Command-line settings; the ones marked "override" win over the config
  * file, also across reloads. */
@@ -55,20 +51,6 @@ int daemon_check_config(const char *path, FILE *out, FILE *err);
 /* Formats one config problem as "FILE:LINE: KEY: problem" (LINE and KEY
  * left out when unknown).  Pure. */
 int daemon_format_config_error(const struct config_error *e, char *buf, size_t len);
-
-/* Formats the per-tick load line of every valid online CPU of avg,
- * "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | cpu1 ...", into a malloc'd
- * *ret ("" for none).  0 or -ENOMEM.  Pure. */
-struct sample_rates;
-int daemon_format_load(const struct sample_rates *avg, char **ret);
-
-/* Formats the one-line service status for sd_notify STATUS= and status.json:
- * "hot: cpu3 (97%), cpu5 (88%); 48 queue IRQs, 4 RPS queues managed;
- * 3 moves/10min", prefixed with "dry-run: " and with a reload failure when
- * given.  Pure. */
-struct policy_report;
-int daemon_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
-                         char *buf, size_t len);
 
 /* ---- action logging (src/daemon.c), exported for tests/test-log ---- */
 

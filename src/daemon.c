@@ -28,6 +28,7 @@
 #include "log.h"
 #include "notify.h"
 #include "policy.h"
+#include "report.h"
 #include "rootfs.h"
 #include "sample.h"
 #include "state.h"
@@ -38,18 +39,6 @@
 
 #define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
-
-struct action_record {
-        uint64_t realtime_usec;
-        char line[384];           /* action_format() */
-        char reason[256];
-        int result;
-};
-
-struct link_record {
-        uint64_t realtime_usec;
-        char text[128];
-};
 
 struct daemon {
         const struct daemon_options *opts;
@@ -106,10 +95,7 @@ struct daemon {
         char status[512];
         char reload_error[384];
 
-        struct action_record last_actions[DAEMON_LAST_ACTIONS];
-        size_t n_last_actions, last_actions_pos;
-        struct link_record link_events[DAEMON_LAST_LINK_EVENTS];
-        size_t n_link_events, link_events_pos;
+        struct report out;        /* status.json, load lines */
 
         struct daemon_failures failures;
         /* IRQs written, until they fire where set (apply_effective_step) */
@@ -121,16 +107,7 @@ struct daemon {
         /* tick-level failures (sampling, inventory); apart from the
          * failures' own limiter so debug repeats cannot use up its burst */
         struct log_ratelimit tick_rl;
-        bool status_write_failed;
         bool journal_failing;     /* the undo journal could not be saved (said once) */
-        /* status.json's members that change only on a reload, an action or
-         * a change of the undo list (config, managed, last_actions: most of
-         * the file on a big host), as rendered last; status_gen counts
-         * reloads and actions */
-        char *tail_json;
-        size_t tail_len;
-        const struct undo *tail_undo;
-        unsigned long tail_undo_gen, tail_gen, status_gen;
 };
 
 static uint64_t now_clock(clockid_t id) {
@@ -157,46 +134,6 @@ int daemon_format_config_error(const struct config_error *e, char *buf, size_t l
         n = snprintf(buf, len, "%s%s: %s%s%s", e->file ? e->file : "(defaults)", line,
                      e->key ? e->key : "", e->key ? ": " : "", e->message ? e->message : "invalid");
         return n < 0 || (size_t) n >= len ? -ENOBUFS : 0;
-}
-
-int daemon_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
-                         char *buf, size_t len) {
-        size_t off = 0;
-        int n;
-
-#define APPEND(...) do {                                                \
-                n = snprintf(buf + off, len > off ? len - off : 0, __VA_ARGS__); \
-                if (n < 0 || (size_t) n >= len - off)                   \
-                        return -ENOBUFS;                                \
-                off += (size_t) n;                                      \
-        } while (0)
-
-        if (len == 0)
-                return -ENOBUFS;
-        buf[0] = 0;
-        if (reload_error && reload_error[0])
-                APPEND("config reload failed: %s; ", reload_error);
-        if (dry_run)
-                APPEND("dry-run: ");
-        APPEND("hot: ");
-        if (!rep || rep->n_hot_cpus == 0)
-                APPEND("none");
-        for (size_t i = 0; rep && i < rep->n_hot_cpus; i++) {
-                /* Many hot CPUs: name a few, count the rest. */
-                if (i == 4) {
-                        APPEND(" +%zu more", rep->n_hot_cpus - i);
-                        break;
-                }
-                APPEND("%scpu%d (%.0f%%)", i ? ", " : "", rep->hot_cpus[i].cpu, rep->hot_cpus[i].load * 100.0);
-        }
-        APPEND("; %u queue IRQs, %u RPS queues managed; %u moves/10min",
-               rep ? rep->n_queue_irqs : 0, rep ? rep->n_rps_queues : 0, rep ? rep->n_moves_10min : 0);
-        if (rep && rep->n_managed_irqs)
-                APPEND("; %u kernel-managed IRQs skipped", rep->n_managed_irqs);
-        if (rep && rep->n_external)
-                APPEND("; %u changed by others, left alone", rep->n_external);
-#undef APPEND
-        return 0;
 }
 
 /* ---- configuration ---- */
@@ -329,113 +266,6 @@ static void log_inventory(struct daemon *d) {
         }
         if (d->inv.n_nics == 0)
                 log_info("no network interfaces found under %s", d->root);
-}
-
-/* The per-tick load summary: "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | ...".
- * Built by hand, not printf per field: a line of 256 CPUs took 1.8M
- * instructions a tick that way, as much as the rest of the tick was to
- * cost.  The text is the same as the printf formats below give. */
-static void format_rate(double v, char *buf, size_t len) {
-        if (v >= 1e6)
-                snprintf(buf, len, "%.1fM", v / 1e6);
-        else if (v >= 1e3)
-                snprintf(buf, len, "%.1fk", v / 1e3);
-        else
-                snprintf(buf, len, "%.0f", v);
-}
-
-static char *put_str(char *p, const char *s) {
-        size_t n = strlen(s);
-        memcpy(p, s, n);
-        return p + n;
-}
-
-/* "%.0f" of v: printf rounds the exact binary value to nearest, ties to
- * even, which is what nearbyint() does in the default rounding mode. */
-static char *put_rounded(char *p, double v) {
-        char d[24];
-        size_t n = 0;
-        uint64_t u;
-
-        if (!(fabs(v) < 1e15)) {
-                /* NaN, inf, absurd: printf's own text, cut to 31 bytes so a
-                 * CPU's part stays within LOAD_CPU_MAX */
-                char t[32];
-                snprintf(t, sizeof(t), "%.0f", v);
-                return put_str(p, t);
-        }
-        v = nearbyint(v);
-        if (signbit(v)) {
-                *p++ = '-';
-                v = -v;
-        }
-        u = (uint64_t) v;
-        do {
-                d[n++] = (char) ('0' + u % 10);
-                u /= 10;
-        } while (u);
-        while (n)
-                *p++ = d[--n];
-        return p;
-}
-
-
-/* Writes the summary of one CPU at p (at most LOAD_CPU_MAX bytes). */
-#define LOAD_CPU_MAX 192
-static char *put_cpu_load(char *p, int cpu, const struct sample_cpu *c, bool first) {
-        if (!first)
-                p = put_str(p, " | ");
-        p = put_str(p, "cpu");
-        p = put_rounded(p, cpu);
-        p = put_str(p, " soft ");
-        p = put_rounded(p, c->softirq * 100.0);
-        p = put_str(p, "% irq ");
-        p = put_rounded(p, c->irq * 100.0);
-        p = put_str(p, "% idle ");
-        p = put_rounded(p, c->idle * 100.0);
-        p = put_str(p, "% net_rx ");
-        if (c->net_rx_rate >= 1e3 || !(c->net_rx_rate > -1e15)) {
-                char rx[64];
-
-                format_rate(c->net_rx_rate, rx, sizeof(rx));
-                p = put_str(p, rx);
-        } else
-                p = put_rounded(p, c->net_rx_rate);
-        return put_str(p, "/s");
-}
-
-int daemon_format_load(const struct sample_rates *avg, char **ret) {
-        size_t n = avg && avg->max_cpu >= 0 ? (size_t) avg->max_cpu + 1 : 0;
-        char *buf, *p;
-
-        *ret = NULL;
-        buf = malloc(n * LOAD_CPU_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        p = buf;
-        for (size_t cpu = 0; cpu < n; cpu++) {
-                const struct sample_cpu *c = &avg->cpus[cpu];
-
-                if (c->offline || !c->valid)
-                        continue;
-                p = put_cpu_load(p, (int) cpu, c, p == buf);
-        }
-        *p = 0;
-        *ret = buf;
-        return 0;
-}
-
-static void log_load_summary(const struct daemon *d) {
-        /* At info in the foreground (an operator watching); at debug under
-         * the journal, where one line per CPU per tick would be spam. */
-        int level = d->opts->foreground ? LOG_INFO : LOG_DEBUG;
-        _cleanup_(freep) char *buf = NULL;
-
-        if (!d->have_avg || level > log_get_max_level())
-                return;
-        if (daemon_format_load(&d->avg, &buf) < 0 || !buf[0])
-                return;
-        log_text(level, buf);
 }
 
 /* ---- discovery ---- */
@@ -831,16 +661,7 @@ void daemon_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, 
 }
 
 static void record_action(struct daemon *d, const struct action *a, const char *line, int result) {
-        struct action_record *rec = &d->last_actions[d->last_actions_pos];
-
-        rec->realtime_usec = now_clock(CLOCK_REALTIME);
-        snprintf(rec->line, sizeof(rec->line), "%s", line);
-        snprintf(rec->reason, sizeof(rec->reason), "%s", a->reason);
-        rec->result = result;
-        d->last_actions_pos = (d->last_actions_pos + 1) % DAEMON_LAST_ACTIONS;
-        d->status_gen++;
-        if (d->n_last_actions < DAEMON_LAST_ACTIONS)
-                d->n_last_actions++;
+        report_record_action(&d->out, a, line, result, now_clock(CLOCK_REALTIME));
 }
 
 void daemon_log_action(const struct action *a, const char *line, int result) {
@@ -996,292 +817,47 @@ static void run_actions(struct daemon *d, uint64_t now) {
         }
 }
 
-/* ---- status ---- */
+/* ---- report ---- */
 
-static void write_config_json(struct json_writer *w, const struct config *c) {
-        char buf[256];
-
-        json_key_string(w, "path", c->path);
-        json_key_double(w, "interval_s", (double) c->interval_usec / USEC_PER_SEC);
-        json_key_double(w, "irq_rate_interval_s", (double) c->irq_rate_interval_usec / USEC_PER_SEC);
-        json_key_string(w, "log_level", log_level_to_string(c->log_level));
-        json_key_bool(w, "restore_on_exit", c->restore_on_exit);
-        json_key_bool(w, "dry_run", c->dry_run);
-        json_key_double(w, "hot_enter", c->hot_enter);
-        json_key_double(w, "hot_exit", c->hot_exit);
-        json_key_uint(w, "hot_samples", c->hot_samples);
-        json_key_double(w, "saturated_idle", c->saturated_idle);
-        json_key_double(w, "saturated_share", c->saturated_share);
-        json_key_double(w, "smoothing", c->smoothing);
-        json_key_double(w, "min_gain", c->min_gain);
-        json_key_double(w, "min_dwell_s", (double) c->min_dwell_usec / USEC_PER_SEC);
-        json_key_double(w, "max_dwell_s", (double) c->max_dwell_usec / USEC_PER_SEC);
-        json_key_uint(w, "max_moves", c->max_moves);
-        json_key_bool(w, "initial_layout", c->initial_layout);
-        json_key_bool(w, "rps", c->rps);
-        json_key_bool(w, "rfs", c->rfs);
-        json_key_uint(w, "rps_sock_flow_entries", c->rps_sock_flow_entries);
-        json_key_bool(w, "xps", c->xps);
-        json_key_bool(w, "single_queue_rps", c->single_queue_rps);
-        json_key_bool(w, "rps_trial", c->rps_trial);
-        json_key_double(w, "rps_exclude_irq_rate", c->rps_exclude_irq_rate);
-        json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
-        json_key_begin_object(w, "interfaces");
-        for (size_t i = 0; i < c->n_interfaces; i++) {
-                const struct config_interface *ci = &c->interfaces[i];
-
-                json_key_begin_object(w, ci->match ? ci->match : "");
-                json_key_bool(w, "manage", ci->manage);
-                json_key_cpuset(w, "cpus", &ci->cpus);
-                json_key_string(w, "rps", ci->rps == TRI_INHERIT ? "inherit" : ci->rps ? "yes" : "no");
-                json_key_string(w, "xps", ci->xps == TRI_INHERIT ? "inherit" : ci->xps ? "yes" : "no");
-                json_key_string(w, "rfs", ci->rfs == TRI_INHERIT ? "inherit" : ci->rfs ? "yes" : "no");
-                json_end_object(w);
-        }
-        json_end_object(w);
-        json_key_begin_object(w, "workers");
-        for (size_t i = 0; i < c->n_workers; i++) {
-                const struct config_worker *cw = &c->workers[i];
-
-                json_key_begin_object(w, cw->name ? cw->name : "");
-                json_key_string(w, "match_name", cw->match_name);
-                json_key_string(w, "match_cmdline", cw->match_cmdline);
-                json_key_string(w, "match_unit", cw->match_unit);
-                json_key_string(w, "pidfile", cw->pidfile);
-                json_key_string(w, "policy", worker_policy_to_string(cw->policy));
-                json_key_cpuset(w, "cpus", &cw->cpus);
-                json_key_string(w, "interface", cw->interface);
-                json_end_object(w);
-        }
-        json_end_object(w);
-        (void) buf;
+static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
+        *s = (struct report_snapshot) {
+                .pid = getpid(),
+                .started_usec = d->start_realtime_usec,
+                .uptime_usec = now_monotonic(d) - d->start_monotonic_usec,
+                .status = d->status,
+                .dry_run = d->dry_run,
+                .root = d->root,
+                .state_dir = d->state_dir,
+                .caps = d->caps,
+                .ticks = d->ticks,
+                .reload_error = d->reload_error,
+                .policy = &d->report,
+                .irq_readings = d->irq_readings,
+                .eff = d->eff,
+                .n_eff = d->n_eff,
+                .inv = d->have_inv ? &d->inv : NULL,
+                .config = &d->config,
+                .undo = d->apply ? apply_undo(d->apply) : NULL,
+                .load = d->have_avg ? &d->avg : NULL,
+        };
 }
 
-static void managed_array(struct json_writer *w, const struct undo *u) {
-        json_begin_array(w);
-        for (size_t i = 0; u && i < u->n_entries; i++) {
-                const struct undo_entry *e = &u->entries[i];
-                char key[96];
+static void log_load_summary(struct daemon *d) {
+        struct report_snapshot s;
 
-                knob_key_format(&e->key, key, sizeof(key));
-                json_begin_object(w);
-                json_key_string(w, "object", key);
-                json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);
-                json_key_string(w, "original", e->original);
-                json_end_object(w);
-        }
-        json_end_array(w);
-}
-
-/* The members of status.json that change only on a reload, an action or
- * a change of the undo list. */
-static void status_tail_members(struct daemon *d, struct json_writer *w, const struct undo *u) {
-        json_key_begin_object(w, "config");
-        write_config_json(w, &d->config);
-        json_end_object(w);
-
-        json_key(w, "managed");
-        managed_array(w, u);
-
-        json_key_begin_array(w, "last_actions");
-        for (size_t k = 0; k < d->n_last_actions; k++) {
-                size_t idx = (d->last_actions_pos + DAEMON_LAST_ACTIONS - d->n_last_actions + k) % DAEMON_LAST_ACTIONS;
-                const struct action_record *rec = &d->last_actions[idx];
-
-                json_begin_object(w);
-                json_key_uint(w, "time", rec->realtime_usec);
-                json_key_string(w, "action", rec->line);
-                json_key_string(w, "reason", rec->reason);
-                if (rec->result < 0) {
-                        json_key_string(w, "result", "failed");
-                        json_key_string(w, "error", strerror(-rec->result));
-                } else {
-                        json_key_string(w, "result", rec->result == APPLY_DRY_RUN ? "dry-run" :
-                                        rec->result == APPLY_READBACK_DIFFERS ? "readback-differs" : "done");
-                }
-                json_end_object(w);
-        }
-        json_end_array(w);
-}
-
-/* Those members as text (at the top object's depth, after its other
- * members), kept until they change; NULL when out of memory. */
-static const char *status_tail(struct daemon *d, const struct undo *u, size_t *ret_len) {
-        if (!d->tail_json || d->tail_undo != u || (u && d->tail_undo_gen != u->gen) || d->tail_gen != d->status_gen) {
-                struct json_writer mw;
-                char *buf = NULL;
-                size_t len = 0;
-                FILE *f = open_memstream(&buf, &len);
-
-                if (f) {
-                        json_writer_init_members(&mw, f, JSON_PRETTY, 1);
-                        status_tail_members(d, &mw, u);
-                        if (fclose(f) != 0 || mw.error) {
-                                free(buf);
-                                buf = NULL;
-                        }
-                }
-                free(d->tail_json);
-                d->tail_json = buf;
-                d->tail_len = buf ? len : 0;
-                d->tail_undo = u;
-                d->tail_undo_gen = u ? u->gen : 0;
-                d->tail_gen = d->status_gen;
-        }
-        *ret_len = d->tail_len;
-        return d->tail_json;
-}
-
-/* status.json up to the members status_tail() keeps; the object is left
- * open. */
-static void write_status_head(struct daemon *d, struct json_writer *w) {
-        uint64_t now = now_monotonic(d);
-        char capbuf[128];
-
-        json_begin_object(w);
-        json_key_int(w, "version", 1);
-        json_key_int(w, "pid", getpid());
-        json_key_uint(w, "started_usec", d->start_realtime_usec);
-        json_key_double(w, "uptime_s", (double) (now - d->start_monotonic_usec) / USEC_PER_SEC);
-        json_key_string(w, "status", d->status);
-        json_key_bool(w, "dry_run", d->dry_run);
-        json_key_string(w, "root", d->root);
-        json_key_string(w, "state_dir", d->state_dir);
-        caps_format(d->caps, capbuf, sizeof(capbuf));
-        json_key_string(w, "capabilities", capbuf);
-        json_key_uint(w, "ticks", d->ticks);
-        if (d->reload_error[0])
-                json_key_string(w, "reload_error", d->reload_error);
-        else
-                json_key_null(w, "reload_error");
-
-        json_key_begin_array(w, "hot_cpus");
-        for (size_t i = 0; i < d->report.n_hot_cpus; i++) {
-                const struct policy_hot_cpu *h = &d->report.hot_cpus[i];
-
-                json_begin_object(w);
-                json_key_int(w, "cpu", h->cpu);
-                json_key_double(w, "load", h->load);
-                json_key_double(w, "idle", h->idle);
-                json_key_bool(w, "saturated", h->saturated);
-                json_end_object(w);
-        }
-        json_end_array(w);
-
-        json_key_begin_object(w, "counters");
-        json_key_uint(w, "queue_irqs", d->report.n_queue_irqs);
-        json_key_uint(w, "rps_queues", d->report.n_rps_queues);
-        json_key_uint(w, "moves_10min", d->report.n_moves_10min);
-        json_key_uint(w, "managed_irqs", d->report.n_managed_irqs);
-        json_key_uint(w, "external", d->report.n_external);
-        json_key_uint(w, "interrupts_readings", d->irq_readings);
-        json_end_object(w);
-
-        json_key_begin_array(w, "effective_mismatch");
-        for (size_t i = 0; i < d->n_eff; i++) {
-                const struct apply_eff_watch *e = &d->eff[i];
-                const struct inv_irq *irq = d->have_inv ? inventory_irq(&d->inv, e->irq) : NULL;
-
-                if (!e->mismatch)
-                        continue;
-                json_begin_object(w);
-                json_key_uint(w, "irq", e->irq);
-                json_key_string(w, "name", irq ? irq->name : "");
-                json_key_cpuset(w, "affinity", &e->want);
-                if (e->has_eff)
-                        json_key_cpuset(w, "effective", &e->eff);
-                else
-                        json_key_null(w, "effective");
-                json_end_object(w);
-        }
-        json_end_array(w);
-
-        json_key_begin_array(w, "nics");
-        for (size_t i = 0; d->have_inv && i < d->inv.n_nics; i++) {
-                const struct inv_nic *n = &d->inv.nics[i];
-
-                json_begin_object(w);
-                json_key_string(w, "name", n->name);
-                json_key_int(w, "ifindex", n->ifindex);
-                json_key_string(w, "driver", n->driver);
-                json_key_bool(w, "up", n->up);
-                json_key_int(w, "rx_queues", n->rx_queues);
-                json_key_int(w, "tx_queues", n->tx_queues);
-                json_key_string(w, "irq_map", inv_map_source_to_string(n->map));
-                json_end_object(w);
-        }
-        json_end_array(w);
-
-        json_key_begin_array(w, "link_events");
-        for (size_t k = 0; k < d->n_link_events; k++) {
-                size_t idx = (d->link_events_pos + DAEMON_LAST_LINK_EVENTS - d->n_link_events + k) % DAEMON_LAST_LINK_EVENTS;
-
-                json_begin_object(w);
-                json_key_uint(w, "time", d->link_events[idx].realtime_usec);
-                json_key_string(w, "event", d->link_events[idx].text);
-                json_end_object(w);
-        }
-        json_end_array(w);
+        /* At info in the foreground (an operator watching); at debug under
+         * the journal, where one line per CPU per tick would be spam. */
+        fill_snapshot(d, &s);
+        report_log_load(&s, d->opts->foreground ? LOG_INFO : LOG_DEBUG);
 }
 
 static void update_status(struct daemon *d, bool notify) {
-        struct json_writer w;
-        const struct undo *u;
-        const char *tail;
-        char *buf = NULL;
-        size_t len = 0, tail_len = 0, split;
-        FILE *f;
-        int r;
+        struct report_snapshot s;
 
-        daemon_format_status(&d->report, d->dry_run, d->reload_error, d->status, sizeof(d->status));
-
+        report_format_status(&d->report, d->dry_run, d->reload_error, d->status, sizeof(d->status));
+        fill_snapshot(d, &s);
         /* The file first: whoever reacts to STATUS= finds it as new. */
-        f = open_memstream(&buf, &len);
-        if (!f) {
-                log_warning("Out of memory writing the status file");
-                goto notify;
-        }
-        json_writer_init(&w, f, JSON_PRETTY);
-        write_status_head(d, &w);
-        u = d->apply ? apply_undo(d->apply) : NULL;
-        tail = status_tail(d, u, &tail_len);
-        if (!tail)
-                status_tail_members(d, &w, u); /* out of memory: directly */
-        /* where the kept members go: before the object's end */
-        fflush(f);
-        split = len;
-        json_end_object(&w);
-        r = json_writer_finish(&w);
-        fputc('\n', f);
-        if (fclose(f) != 0 || !buf) {
-                free(buf);
-                log_warning("Out of memory writing the status file");
-                goto notify;
-        }
-        if (r >= 0 && tail) {
-                /* spliced here rather than written through the memory
-                 * stream, which zero-fills and copies as it grows */
-                char *all = malloc(len + tail_len);
-
-                if (all) {
-                        memcpy(all, buf, split);
-                        memcpy(all + split, tail, tail_len);
-                        memcpy(all + split + tail_len, buf + split, len - split);
-                        free(buf);
-                        buf = all;
-                        len += tail_len;
-                } else
-                        r = -ENOMEM;
-        }
-        if (r >= 0)
-                r = state_write_atomic(d->state_dir, STATE_STATUS_NAME, buf, len, 0644);
-        free(buf);
-        if (r < 0 && !d->status_write_failed)
-                log_warning_errno(r, "Failed to write %s/%s: %m", d->state_dir, STATE_STATUS_NAME);
-        else if (r >= 0 && d->status_write_failed)
-                log_info("Writing %s/%s works again", d->state_dir, STATE_STATUS_NAME);
-        d->status_write_failed = r < 0;
-notify:
+        (void) report_write_status(&d->out, &s);
         if (notify)
                 notify_status(d->status);
 }
@@ -1512,7 +1088,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 }
                 config_free(&d->config);
                 d->config = c;
-                d->status_gen++;
+                report_config_changed(&d->out);
                 d->reload_error[0] = 0;
                 log_set_max_level(d->config.log_level);
                 if (d->interval_usec != d->config.interval_usec) {
@@ -1540,17 +1116,15 @@ static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *s
 /* ---- link monitor ---- */
 
 static void link_event(struct daemon *d, const char *fmt, ...) {
-        struct link_record *rec = &d->link_events[d->link_events_pos];
+        char text[sizeof(d->out.link_events[0].text)];
+        const char *stored;
         va_list ap;
 
-        rec->realtime_usec = now_clock(CLOCK_REALTIME);
         va_start(ap, fmt);
-        vsnprintf(rec->text, sizeof(rec->text), fmt, ap);
+        vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
-        d->link_events_pos = (d->link_events_pos + 1) % DAEMON_LAST_LINK_EVENTS;
-        if (d->n_link_events < DAEMON_LAST_LINK_EVENTS)
-                d->n_link_events++;
-        log_fields(LOG_INFO, ((const char *[]){ "MESSAGE_ID=irqsteer-link", NULL }), "%s", rec->text);
+        stored = report_record_link(&d->out, text, now_clock(CLOCK_REALTIME));
+        log_fields(LOG_INFO, ((const char *[]){ "MESSAGE_ID=irqsteer-link", NULL }), "%s", stored);
 }
 
 static void on_link(const struct linkmon_event *ev, void *userdata) {
@@ -1816,7 +1390,7 @@ static void daemon_free(struct daemon *d) {
         daemon_failures_free(&d->failures);
         free(d->eff);
         free(d->irq_ref);
-        free(d->tail_json);
+        report_free(&d->out);
         free(d->msi_warned);
         free(d->state_dir);
         if (d->rootfd >= 0)
@@ -1855,7 +1429,7 @@ int daemon_run(const struct daemon_options *o) {
         /* The first decision right away, from the discovery snapshot:
          * placement does not need load (the initial layout); the next
          * ticks have rates. */
-        daemon_format_status(&d.report, d.dry_run, NULL, d.status, sizeof(d.status));
+        report_format_status(&d.report, d.dry_run, NULL, d.status, sizeof(d.status));
         if (!o->once) {
                 r = decide_and_act(&d, now_monotonic(&d));
                 if (r == -ENOMEM) {

@@ -18,6 +18,7 @@
 #include "linkmon.h"
 #include "notify.h"
 #include "policy.h"
+#include "report.h"
 #include "sample.h"
 #include "state.h"
 #include "testlib.h"
@@ -314,12 +315,12 @@ static void test_format_status(void **state) {
                 char buf[512];
 
                 print_message("case: %s\n", cases[i].what);
-                assert_int_equal(daemon_format_status(cases[i].rep, cases[i].dry, cases[i].reload_error, buf, sizeof(buf)), 0);
+                assert_int_equal(report_format_status(cases[i].rep, cases[i].dry, cases[i].reload_error, buf, sizeof(buf)), 0);
                 assert_string_equal(buf, cases[i].want);
         }
         {
                 char small[16];
-                assert_int_equal(daemon_format_status(&none, false, NULL, small, sizeof(small)), -ENOBUFS);
+                assert_int_equal(report_format_status(&none, false, NULL, small, sizeof(small)), -ENOBUFS);
         }
 }
 
@@ -473,19 +474,19 @@ static void test_format_load(void **state) {
                                                 .softirq = cases[i].softirq, .irq = cases[i].irq,
                                                 .idle = cases[i].idle, .net_rx_rate = cases[i].rx };
                 printf_load(&one, want, sizeof(want));
-                assert_int_equal(daemon_format_load(&one, &got), 0);
+                assert_int_equal(report_format_load(&one, &got), 0);
                 if (strcmp(got, want) != 0)
                         fail_msg("%s: '%s', want '%s'", cases[i].what, got, want);
                 free(got);
         }
         /* all in one line, CPU numbers and separators */
         printf_load(&avg, want, sizeof(want));
-        assert_int_equal(daemon_format_load(&avg, &got), 0);
+        assert_int_equal(report_format_load(&avg, &got), 0);
         assert_string_equal(got, want);
         free(got);
         /* nothing to say */
         avg.max_cpu = -1;
-        assert_int_equal(daemon_format_load(&avg, &got), 0);
+        assert_int_equal(report_format_load(&avg, &got), 0);
         assert_string_equal(got, "");
         free(got);
 }

@@ -1,0 +1,108 @@
+/* What irqsteerd tells the outside about each tick: the one-line service
+ * status (sd_notify STATUS=), status.json in the state directory and the
+ * foreground load lines, all produced from one per-tick snapshot so the
+ * formats say the same things. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "action.h"
+#include "apply.h"
+#include "config.h"
+#include "inventory.h"
+#include "policy.h"
+#include "sample.h"
+#include "undo.h"
+
+/* How many actions status.json lists (newest last). */
+#define REPORT_LAST_ACTIONS 32
+/* How many link events status.json lists (newest last). */
+#define REPORT_LAST_LINK_EVENTS 16
+
+struct report_action_record {
+        uint64_t realtime_usec;
+        char line[384];           /* action_format() */
+        char reason[256];
+        int result;
+};
+
+struct report_link_record {
+        uint64_t realtime_usec;
+        char text[128];
+};
+
+/* One tick's view of the daemon.  Filled by the daemon before each
+ * report_*() call; it only points at the daemon's data, which must stay
+ * unchanged for the call. */
+struct report_snapshot {
+        int pid;
+        uint64_t started_usec;            /* CLOCK_REALTIME at start */
+        uint64_t uptime_usec;
+        const char *status;               /* report_format_status()'s line */
+        bool dry_run;
+        const char *root;
+        const char *state_dir;
+        uint64_t caps;                    /* capabilities kept */
+        unsigned ticks;
+        const char *reload_error;         /* "" or NULL: none */
+        const struct policy_report *policy;
+        uint64_t irq_readings;            /* /proc/interrupts readings so far */
+        const struct apply_eff_watch *eff;
+        size_t n_eff;
+        const struct inventory *inv;      /* NULL before the first discovery */
+        const struct config *config;
+        const struct undo *undo;          /* NULL: none (no apply yet) */
+        const struct sample_rates *load;  /* smoothed; NULL before the first interval */
+};
+
+/* What the report keeps between ticks: the recent actions and link
+ * events, and status.json's slow-changing members as rendered last. */
+struct report {
+        struct report_action_record last_actions[REPORT_LAST_ACTIONS];
+        size_t n_last_actions, last_actions_pos;
+        struct report_link_record link_events[REPORT_LAST_LINK_EVENTS];
+        size_t n_link_events, link_events_pos;
+        /* counts reloads and actions: status.json's config, managed and
+         * last_actions members (most of the file on a big host) are
+         * rendered again only when it or the undo list changed */
+        unsigned long gen;
+        char *tail_json;
+        size_t tail_len;
+        const struct undo *tail_undo;
+        unsigned long tail_undo_gen, tail_gen;
+        bool status_write_failed;
+};
+
+/* Remembers one action with its action_format() line and apply result. */
+void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
+                          uint64_t realtime_usec);
+/* Remembers one link event; returns the stored text (cut to fit). */
+const char *report_record_link(struct report *rp, const char *text, uint64_t realtime_usec);
+/* The configuration changed (a reload): status.json shows it again. */
+void report_config_changed(struct report *rp);
+void report_free(struct report *rp);
+
+/* status.json of s as a malloc'd *ret of *ret_len bytes.  0 or -ENOMEM. */
+int report_status_json(struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
+
+/* Writes status.json into s->state_dir atomically; a failure is logged
+ * once, and its end.  0 or negative errno. */
+int report_write_status(struct report *rp, const struct report_snapshot *s);
+
+/* Formats the one-line service status for sd_notify STATUS= and status.json:
+ * "hot: cpu3 (97%), cpu5 (88%); 48 queue IRQs, 4 RPS queues managed;
+ * 3 moves/10min", prefixed with "dry-run: " and with a reload failure when
+ * given.  Pure. */
+int report_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
+                         char *buf, size_t len);
+
+/* Formats the per-tick load line of every valid online CPU of avg,
+ * "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | cpu1 ...", into a malloc'd
+ * *ret ("" for none).  0 or -ENOMEM.  Pure. */
+int report_format_load(const struct sample_rates *avg, char **ret);
+
+/* Logs s's load line at level (nothing when there is no load yet or the
+ * level is filtered out). */
+void report_log_load(const struct report_snapshot *s, int level);

@@ -1,0 +1,503 @@
+/* The report: status line, status.json and load lines from one snapshot. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "caps.h"
+#include "json.h"
+#include "knob.h"
+#include "log.h"
+#include "report.h"
+#include "state.h"
+#include "util.h"
+#include "workers.h"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+
+void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
+                          uint64_t realtime_usec) {
+        struct report_action_record *rec = &rp->last_actions[rp->last_actions_pos];
+
+        rec->realtime_usec = realtime_usec;
+        snprintf(rec->line, sizeof(rec->line), "%s", line);
+        snprintf(rec->reason, sizeof(rec->reason), "%s", a->reason);
+        rec->result = result;
+        rp->last_actions_pos = (rp->last_actions_pos + 1) % REPORT_LAST_ACTIONS;
+        rp->gen++;
+        if (rp->n_last_actions < REPORT_LAST_ACTIONS)
+                rp->n_last_actions++;
+}
+
+const char *report_record_link(struct report *rp, const char *text, uint64_t realtime_usec) {
+        struct report_link_record *rec = &rp->link_events[rp->link_events_pos];
+
+        rec->realtime_usec = realtime_usec;
+        snprintf(rec->text, sizeof(rec->text), "%s", text);
+        rp->link_events_pos = (rp->link_events_pos + 1) % REPORT_LAST_LINK_EVENTS;
+        if (rp->n_link_events < REPORT_LAST_LINK_EVENTS)
+                rp->n_link_events++;
+        return rec->text;
+}
+
+void report_config_changed(struct report *rp) {
+        rp->gen++;
+}
+
+void report_free(struct report *rp) {
+        free(rp->tail_json);
+        rp->tail_json = NULL;
+        rp->tail_len = 0;
+}
+
+/* ---- the service status line ---- */
+
+int report_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
+                         char *buf, size_t len) {
+        size_t off = 0;
+        int n;
+
+#define APPEND(...) do {                                                \
+                n = snprintf(buf + off, len > off ? len - off : 0, __VA_ARGS__); \
+                if (n < 0 || (size_t) n >= len - off)                   \
+                        return -ENOBUFS;                                \
+                off += (size_t) n;                                      \
+        } while (0)
+
+        if (len == 0)
+                return -ENOBUFS;
+        buf[0] = 0;
+        if (reload_error && reload_error[0])
+                APPEND("config reload failed: %s; ", reload_error);
+        if (dry_run)
+                APPEND("dry-run: ");
+        APPEND("hot: ");
+        if (!rep || rep->n_hot_cpus == 0)
+                APPEND("none");
+        for (size_t i = 0; rep && i < rep->n_hot_cpus; i++) {
+                /* Many hot CPUs: name a few, count the rest. */
+                if (i == 4) {
+                        APPEND(" +%zu more", rep->n_hot_cpus - i);
+                        break;
+                }
+                APPEND("%scpu%d (%.0f%%)", i ? ", " : "", rep->hot_cpus[i].cpu, rep->hot_cpus[i].load * 100.0);
+        }
+        APPEND("; %u queue IRQs, %u RPS queues managed; %u moves/10min",
+               rep ? rep->n_queue_irqs : 0, rep ? rep->n_rps_queues : 0, rep ? rep->n_moves_10min : 0);
+        if (rep && rep->n_managed_irqs)
+                APPEND("; %u kernel-managed IRQs skipped", rep->n_managed_irqs);
+        if (rep && rep->n_external)
+                APPEND("; %u changed by others, left alone", rep->n_external);
+#undef APPEND
+        return 0;
+}
+
+/* ---- the load line ---- */
+
+/* The per-tick load summary: "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | ...".
+ * Built by hand, not printf per field: a line of 256 CPUs took 1.8M
+ * instructions a tick that way, as much as the rest of the tick was to
+ * cost.  The text is the same as the printf formats below give. */
+static void format_rate(double v, char *buf, size_t len) {
+        if (v >= 1e6)
+                snprintf(buf, len, "%.1fM", v / 1e6);
+        else if (v >= 1e3)
+                snprintf(buf, len, "%.1fk", v / 1e3);
+        else
+                snprintf(buf, len, "%.0f", v);
+}
+
+static char *put_str(char *p, const char *s) {
+        size_t n = strlen(s);
+        memcpy(p, s, n);
+        return p + n;
+}
+
+/* "%.0f" of v: printf rounds the exact binary value to nearest, ties to
+ * even, which is what nearbyint() does in the default rounding mode. */
+static char *put_rounded(char *p, double v) {
+        char d[24];
+        size_t n = 0;
+        uint64_t u;
+
+        if (!(fabs(v) < 1e15)) {
+                /* NaN, inf, absurd: printf's own text, cut to 31 bytes so a
+                 * CPU's part stays within LOAD_CPU_MAX */
+                char t[32];
+                snprintf(t, sizeof(t), "%.0f", v);
+                return put_str(p, t);
+        }
+        v = nearbyint(v);
+        if (signbit(v)) {
+                *p++ = '-';
+                v = -v;
+        }
+        u = (uint64_t) v;
+        do {
+                d[n++] = (char) ('0' + u % 10);
+                u /= 10;
+        } while (u);
+        while (n)
+                *p++ = d[--n];
+        return p;
+}
+
+
+/* Writes the summary of one CPU at p (at most LOAD_CPU_MAX bytes). */
+#define LOAD_CPU_MAX 192
+static char *put_cpu_load(char *p, int cpu, const struct sample_cpu *c, bool first) {
+        if (!first)
+                p = put_str(p, " | ");
+        p = put_str(p, "cpu");
+        p = put_rounded(p, cpu);
+        p = put_str(p, " soft ");
+        p = put_rounded(p, c->softirq * 100.0);
+        p = put_str(p, "% irq ");
+        p = put_rounded(p, c->irq * 100.0);
+        p = put_str(p, "% idle ");
+        p = put_rounded(p, c->idle * 100.0);
+        p = put_str(p, "% net_rx ");
+        if (c->net_rx_rate >= 1e3 || !(c->net_rx_rate > -1e15)) {
+                char rx[64];
+
+                format_rate(c->net_rx_rate, rx, sizeof(rx));
+                p = put_str(p, rx);
+        } else
+                p = put_rounded(p, c->net_rx_rate);
+        return put_str(p, "/s");
+}
+
+int report_format_load(const struct sample_rates *avg, char **ret) {
+        size_t n = avg && avg->max_cpu >= 0 ? (size_t) avg->max_cpu + 1 : 0;
+        char *buf, *p;
+
+        *ret = NULL;
+        buf = malloc(n * LOAD_CPU_MAX + 1);
+        if (!buf)
+                return -ENOMEM;
+        p = buf;
+        for (size_t cpu = 0; cpu < n; cpu++) {
+                const struct sample_cpu *c = &avg->cpus[cpu];
+
+                if (c->offline || !c->valid)
+                        continue;
+                p = put_cpu_load(p, (int) cpu, c, p == buf);
+        }
+        *p = 0;
+        *ret = buf;
+        return 0;
+}
+
+void report_log_load(const struct report_snapshot *s, int level) {
+        _cleanup_(freep) char *buf = NULL;
+
+        if (!s->load || level > log_get_max_level())
+                return;
+        if (report_format_load(s->load, &buf) < 0 || !buf[0])
+                return;
+        log_text(level, buf);
+}
+
+/* ---- status.json ---- */
+
+static void write_config_json(struct json_writer *w, const struct config *c) {
+        char buf[256];
+
+        json_key_string(w, "path", c->path);
+        json_key_double(w, "interval_s", (double) c->interval_usec / USEC_PER_SEC);
+        json_key_double(w, "irq_rate_interval_s", (double) c->irq_rate_interval_usec / USEC_PER_SEC);
+        json_key_string(w, "log_level", log_level_to_string(c->log_level));
+        json_key_bool(w, "restore_on_exit", c->restore_on_exit);
+        json_key_bool(w, "dry_run", c->dry_run);
+        json_key_double(w, "hot_enter", c->hot_enter);
+        json_key_double(w, "hot_exit", c->hot_exit);
+        json_key_uint(w, "hot_samples", c->hot_samples);
+        json_key_double(w, "saturated_idle", c->saturated_idle);
+        json_key_double(w, "saturated_share", c->saturated_share);
+        json_key_double(w, "smoothing", c->smoothing);
+        json_key_double(w, "min_gain", c->min_gain);
+        json_key_double(w, "min_dwell_s", (double) c->min_dwell_usec / USEC_PER_SEC);
+        json_key_double(w, "max_dwell_s", (double) c->max_dwell_usec / USEC_PER_SEC);
+        json_key_uint(w, "max_moves", c->max_moves);
+        json_key_bool(w, "initial_layout", c->initial_layout);
+        json_key_bool(w, "rps", c->rps);
+        json_key_bool(w, "rfs", c->rfs);
+        json_key_uint(w, "rps_sock_flow_entries", c->rps_sock_flow_entries);
+        json_key_bool(w, "xps", c->xps);
+        json_key_bool(w, "single_queue_rps", c->single_queue_rps);
+        json_key_bool(w, "rps_trial", c->rps_trial);
+        json_key_double(w, "rps_exclude_irq_rate", c->rps_exclude_irq_rate);
+        json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
+        json_key_begin_object(w, "interfaces");
+        for (size_t i = 0; i < c->n_interfaces; i++) {
+                const struct config_interface *ci = &c->interfaces[i];
+
+                json_key_begin_object(w, ci->match ? ci->match : "");
+                json_key_bool(w, "manage", ci->manage);
+                json_key_cpuset(w, "cpus", &ci->cpus);
+                json_key_string(w, "rps", ci->rps == TRI_INHERIT ? "inherit" : ci->rps ? "yes" : "no");
+                json_key_string(w, "xps", ci->xps == TRI_INHERIT ? "inherit" : ci->xps ? "yes" : "no");
+                json_key_string(w, "rfs", ci->rfs == TRI_INHERIT ? "inherit" : ci->rfs ? "yes" : "no");
+                json_end_object(w);
+        }
+        json_end_object(w);
+        json_key_begin_object(w, "workers");
+        for (size_t i = 0; i < c->n_workers; i++) {
+                const struct config_worker *cw = &c->workers[i];
+
+                json_key_begin_object(w, cw->name ? cw->name : "");
+                json_key_string(w, "match_name", cw->match_name);
+                json_key_string(w, "match_cmdline", cw->match_cmdline);
+                json_key_string(w, "match_unit", cw->match_unit);
+                json_key_string(w, "pidfile", cw->pidfile);
+                json_key_string(w, "policy", worker_policy_to_string(cw->policy));
+                json_key_cpuset(w, "cpus", &cw->cpus);
+                json_key_string(w, "interface", cw->interface);
+                json_end_object(w);
+        }
+        json_end_object(w);
+        (void) buf;
+}
+
+static void managed_array(struct json_writer *w, const struct undo *u) {
+        json_begin_array(w);
+        for (size_t i = 0; u && i < u->n_entries; i++) {
+                const struct undo_entry *e = &u->entries[i];
+                char key[96];
+
+                knob_key_format(&e->key, key, sizeof(key));
+                json_begin_object(w);
+                json_key_string(w, "object", key);
+                json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);
+                json_key_string(w, "original", e->original);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+/* The members of status.json that change only on a reload, an action or
+ * a change of the undo list. */
+static void status_tail_members(const struct report *rp, const struct report_snapshot *s, struct json_writer *w,
+                                const struct undo *u) {
+        json_key_begin_object(w, "config");
+        write_config_json(w, s->config);
+        json_end_object(w);
+
+        json_key(w, "managed");
+        managed_array(w, u);
+
+        json_key_begin_array(w, "last_actions");
+        for (size_t k = 0; k < rp->n_last_actions; k++) {
+                size_t idx = (rp->last_actions_pos + REPORT_LAST_ACTIONS - rp->n_last_actions + k) % REPORT_LAST_ACTIONS;
+                const struct report_action_record *rec = &rp->last_actions[idx];
+
+                json_begin_object(w);
+                json_key_uint(w, "time", rec->realtime_usec);
+                json_key_string(w, "action", rec->line);
+                json_key_string(w, "reason", rec->reason);
+                if (rec->result < 0) {
+                        json_key_string(w, "result", "failed");
+                        json_key_string(w, "error", strerror(-rec->result));
+                } else {
+                        json_key_string(w, "result", rec->result == APPLY_DRY_RUN ? "dry-run" :
+                                        rec->result == APPLY_READBACK_DIFFERS ? "readback-differs" : "done");
+                }
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+/* Those members as text (at the top object's depth, after its other
+ * members), kept until they change; NULL when out of memory. */
+static const char *status_tail(struct report *rp, const struct report_snapshot *s, const struct undo *u,
+                               size_t *ret_len) {
+        if (!rp->tail_json || rp->tail_undo != u || (u && rp->tail_undo_gen != u->gen) || rp->tail_gen != rp->gen) {
+                struct json_writer mw;
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+
+                if (f) {
+                        json_writer_init_members(&mw, f, JSON_PRETTY, 1);
+                        status_tail_members(rp, s, &mw, u);
+                        if (fclose(f) != 0 || mw.error) {
+                                free(buf);
+                                buf = NULL;
+                        }
+                }
+                free(rp->tail_json);
+                rp->tail_json = buf;
+                rp->tail_len = buf ? len : 0;
+                rp->tail_undo = u;
+                rp->tail_undo_gen = u ? u->gen : 0;
+                rp->tail_gen = rp->gen;
+        }
+        *ret_len = rp->tail_len;
+        return rp->tail_json;
+}
+
+/* status.json up to the members status_tail() keeps; the object is left
+ * open. */
+static void write_status_head(const struct report *rp, const struct report_snapshot *s, struct json_writer *w) {
+        char capbuf[128];
+
+        json_begin_object(w);
+        json_key_int(w, "version", 1);
+        json_key_int(w, "pid", s->pid);
+        json_key_uint(w, "started_usec", s->started_usec);
+        json_key_double(w, "uptime_s", (double) s->uptime_usec / USEC_PER_SEC);
+        json_key_string(w, "status", s->status);
+        json_key_bool(w, "dry_run", s->dry_run);
+        json_key_string(w, "root", s->root);
+        json_key_string(w, "state_dir", s->state_dir);
+        caps_format(s->caps, capbuf, sizeof(capbuf));
+        json_key_string(w, "capabilities", capbuf);
+        json_key_uint(w, "ticks", s->ticks);
+        if (s->reload_error && s->reload_error[0])
+                json_key_string(w, "reload_error", s->reload_error);
+        else
+                json_key_null(w, "reload_error");
+
+        json_key_begin_array(w, "hot_cpus");
+        for (size_t i = 0; i < s->policy->n_hot_cpus; i++) {
+                const struct policy_hot_cpu *h = &s->policy->hot_cpus[i];
+
+                json_begin_object(w);
+                json_key_int(w, "cpu", h->cpu);
+                json_key_double(w, "load", h->load);
+                json_key_double(w, "idle", h->idle);
+                json_key_bool(w, "saturated", h->saturated);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_object(w, "counters");
+        json_key_uint(w, "queue_irqs", s->policy->n_queue_irqs);
+        json_key_uint(w, "rps_queues", s->policy->n_rps_queues);
+        json_key_uint(w, "moves_10min", s->policy->n_moves_10min);
+        json_key_uint(w, "managed_irqs", s->policy->n_managed_irqs);
+        json_key_uint(w, "external", s->policy->n_external);
+        json_key_uint(w, "interrupts_readings", s->irq_readings);
+        json_end_object(w);
+
+        json_key_begin_array(w, "effective_mismatch");
+        for (size_t i = 0; i < s->n_eff; i++) {
+                const struct apply_eff_watch *e = &s->eff[i];
+                const struct inv_irq *irq = s->inv ? inventory_irq(s->inv, e->irq) : NULL;
+
+                if (!e->mismatch)
+                        continue;
+                json_begin_object(w);
+                json_key_uint(w, "irq", e->irq);
+                json_key_string(w, "name", irq ? irq->name : "");
+                json_key_cpuset(w, "affinity", &e->want);
+                if (e->has_eff)
+                        json_key_cpuset(w, "effective", &e->eff);
+                else
+                        json_key_null(w, "effective");
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "nics");
+        for (size_t i = 0; s->inv && i < s->inv->n_nics; i++) {
+                const struct inv_nic *n = &s->inv->nics[i];
+
+                json_begin_object(w);
+                json_key_string(w, "name", n->name);
+                json_key_int(w, "ifindex", n->ifindex);
+                json_key_string(w, "driver", n->driver);
+                json_key_bool(w, "up", n->up);
+                json_key_int(w, "rx_queues", n->rx_queues);
+                json_key_int(w, "tx_queues", n->tx_queues);
+                json_key_string(w, "irq_map", inv_map_source_to_string(n->map));
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "link_events");
+        for (size_t k = 0; k < rp->n_link_events; k++) {
+                size_t idx = (rp->link_events_pos + REPORT_LAST_LINK_EVENTS - rp->n_link_events + k) % REPORT_LAST_LINK_EVENTS;
+
+                json_begin_object(w);
+                json_key_uint(w, "time", rp->link_events[idx].realtime_usec);
+                json_key_string(w, "event", rp->link_events[idx].text);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+int report_status_json(struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len) {
+        struct json_writer w;
+        const struct undo *u = s->undo;
+        const char *tail;
+        char *buf = NULL;
+        size_t len = 0, tail_len = 0, split;
+        FILE *f;
+        int r;
+
+        *ret = NULL;
+        *ret_len = 0;
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        json_writer_init(&w, f, JSON_PRETTY);
+        write_status_head(rp, s, &w);
+        tail = status_tail(rp, s, u, &tail_len);
+        if (!tail)
+                status_tail_members(rp, s, &w, u); /* out of memory: directly */
+        /* where the kept members go: before the object's end */
+        fflush(f);
+        split = len;
+        json_end_object(&w);
+        r = json_writer_finish(&w);
+        fputc('\n', f);
+        if (fclose(f) != 0 || !buf) {
+                free(buf);
+                return -ENOMEM;
+        }
+        if (r >= 0 && tail) {
+                /* spliced here rather than written through the memory
+                 * stream, which zero-fills and copies as it grows */
+                char *all = malloc(len + tail_len);
+
+                if (all) {
+                        memcpy(all, buf, split);
+                        memcpy(all + split, tail, tail_len);
+                        memcpy(all + split + tail_len, buf + split, len - split);
+                        free(buf);
+                        buf = all;
+                        len += tail_len;
+                } else
+                        r = -ENOMEM;
+        }
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+int report_write_status(struct report *rp, const struct report_snapshot *s) {
+        char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        r = report_status_json(rp, s, &buf, &len);
+        if (r == -ENOMEM) {
+                log_warning("Out of memory writing the status file");
+                return r;
+        }
+        if (r >= 0)
+                r = state_write_atomic(s->state_dir, STATE_STATUS_NAME, buf, len, 0644);
+        free(buf);
+        if (r < 0 && !rp->status_write_failed)
+                log_warning_errno(r, "Failed to write %s/%s: %m", s->state_dir, STATE_STATUS_NAME);
+        else if (r >= 0 && rp->status_write_failed)
+                log_info("Writing %s/%s works again", s->state_dir, STATE_STATUS_NAME);
+        rp->status_write_failed = r < 0;
+        return r;
+}
