@@ -41,6 +41,7 @@ struct policy_input {
         const struct inventory *inv;
         const struct sample_rates *load;  /* smoothed; NULL on the first tick before any interval */
         const struct worker_set *workers; /* may be NULL */
+        const cpuset_t *bans;             /* runtime bans (bans.h) on top of banned_cpus; may be NULL */
         uint64_t now_usec;                /* CLOCK_MONOTONIC, given by the caller */
 };
 

@@ -301,6 +301,9 @@ void pol_soft(struct pol_tick *t);
  * configuration no longer allows them (a reload with rps, rfs or xps = no,
  * or manage = no). */
 void pol_unwanted(struct pol_tick *t);
+/* Our RPS sets lose the CPUs that are no longer eligible for their NIC (a
+ * ban, at run time or by a reload), this tick, without hysteresis. */
+void pol_vacate_rps(struct pol_tick *t);
 
 /* policy-workers.c */
 void pol_workers(struct pol_tick *t);

@@ -215,15 +215,38 @@ static void move_load(struct pol_tick *t, int from, int to, double w) {
         }
 }
 
+/* Whether an IRQ of u may fire on a CPU its NIC may not use (banned at run
+ * time or by a reload, isolated, outside its [interface] cpus): such a CPU
+ * is left at once, dwell and the move cap notwithstanding. */
+static bool unit_off_allowed(const struct pol_tick *t, const struct pol_unit *u) {
+        const cpuset_t *allowed = &t->nics[u->nic].allowed;
+
+        for (int j = 0; j < u->n_irq; j++) {
+                const struct inv_irq *ii = inventory_irq(t->inv, u->irq[j]);
+                cpuset_t on;
+
+                if (!ii)
+                        continue;
+                cpuset_and(&on, &ii->affinity, &t->topo->online);
+                if (!cpuset_empty(&on) && !cpuset_subset(&on, allowed))
+                        return true;
+        }
+        return false;
+}
+
 void pol_replace_offline(struct pol_tick *t) {
         char reason[256];
 
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
                 struct pol_nicctx *x = &t->nics[u->nic];
+                bool vacate;
                 int cpu = -1;
 
-                if (!u->replace || u->fixed || u->touched)
+                if (u->fixed || u->touched)
+                        continue;
+                vacate = !u->replace && unit_off_allowed(t, u);
+                if (!u->replace && !vacate)
                         continue;
                 /* the coolest local CPU, fewest queues as tie-break */
                 CPUSET_FOREACH(c, &x->cpus) {
@@ -234,8 +257,12 @@ void pol_replace_offline(struct pol_tick *t) {
                 }
                 if (cpu < 0)
                         continue;
-                snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
-                         u->offline_cpu, cpu);
+                if (vacate)
+                        snprintf(reason, sizeof(reason), "CPU%d may no longer be used (banned or not eligible); moving to CPU%d",
+                                 u->cpu, cpu);
+                else
+                        snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
+                                 u->offline_cpu, cpu);
                 emit_unit(t, u, cpu, true, reason);
                 move_load(t, u->cpu, cpu, u->work);
         }

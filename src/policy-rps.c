@@ -971,3 +971,28 @@ void pol_soft(struct pol_tick *t) {
         }
         soft_start(t);
 }
+
+void pol_vacate_rps(struct pol_tick *t) {
+        struct pol_unit *sets[2] = { t->units, t->soft };
+        size_t counts[2] = { t->n_units, t->n_soft };
+        char list[64], reason[256];
+
+        for (int k = 0; k < 2; k++)
+                for (size_t i = 0; i < counts[k]; i++) {
+                        struct pol_unit *u = &sets[k][i];
+                        const struct pol_nicctx *x = &t->nics[u->nic];
+                        cpuset_t to;
+
+                        if (!u->rps_ours || u->touched || !x->managed || !x->rps || cpuset_subset(&u->rps, &x->allowed))
+                                continue;
+                        cpuset_and(&to, &u->rps, &x->allowed);
+                        snprintf(reason, sizeof(reason), "RPS of %s leaves CPUs no longer eligible (banned): now %s",
+                                 x->nic->name, cpuset_empty(&to) ? "off" : pol_fmt_cpus(&to, list, sizeof(list)));
+                        if (u->soft)
+                                soft_emit(t, u, &to, reason);
+                        else
+                                emit_rps(t, u, &to, reason);
+                        if (cpuset_empty(&to))
+                                u->rps_ours = false;
+                }
+}

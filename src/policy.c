@@ -1258,8 +1258,17 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         }
 
         /* Never a target (DESIGN.md 5): offline, isolated, nohz_full and
-         * banned CPUs. */
-        topology_eligible(in->topo, &t.c->banned_cpus, &t.eligible);
+         * banned CPUs, whether banned by the configuration or at run time.
+         * What still uses a CPU that is no longer eligible leaves it this
+         * tick (pol_vacate_rps, pol_replace_offline), workers by the same
+         * eligible set. */
+        {
+                cpuset_t banned = t.c->banned_cpus;
+
+                if (in->bans)
+                        cpuset_or(&banned, &banned, in->bans);
+                topology_eligible(in->topo, &banned, &t.eligible);
+        }
 
         for (size_t i = 0; i < st->n_irqs; i++)
                 st->irqs[i].seen = false;
@@ -1285,6 +1294,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 goto finish;
 
         pol_unwanted(&t);
+        pol_vacate_rps(&t);
         pol_layout(&t);
         pol_replace_offline(&t);
         pol_rebalance(&t);

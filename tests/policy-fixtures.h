@@ -43,6 +43,7 @@ struct fx {
         bool have_load;
         struct config cfg;
         struct worker_set ws;
+        cpuset_t bans;           /* runtime bans handed to every tick */
         /* closed-loop model */
         double base[FX_MAX_CPUS];      /* irq+softirq not from NIC queues */
         double user[FX_MAX_CPUS];      /* user+sys share beside it */
@@ -364,6 +365,7 @@ static inline struct policy_input fx_input(struct fx *f, uint64_t now) {
                 .inv = &f->inv,
                 .load = f->have_load ? &f->load : NULL,
                 .workers = f->ws.n_procs ? &f->ws : NULL,
+                .bans = &f->bans,
                 .now_usec = now,
         };
 }

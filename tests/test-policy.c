@@ -726,6 +726,99 @@ static void test_never_ineligible(void **state) {
         }
 }
 
+/* Nothing we manage on a CPU outside ok: IRQ masks of managed NICs, RPS
+ * and XPS masks, worker threads. */
+static void check_vacated(const char *what, struct fx *f, const cpuset_t *ok) {
+        char list[64];
+
+        for (size_t i = 0; i < f->inv.n_irqs; i++)
+                if (!cpuset_subset(&f->inv.irqs[i].affinity, ok))
+                        fail_msg("%s: IRQ %u still on %s", what, f->inv.irqs[i].irq,
+                                 (cpuset_format_list(&f->inv.irqs[i].affinity, list, sizeof(list)), list));
+        for (size_t n = 0; n < f->inv.n_nics; n++)
+                for (size_t q = 0; q < f->inv.nics[n].n_queues; q++) {
+                        const struct inv_queue *iq = &f->inv.nics[n].queues[q];
+                        if (!cpuset_subset(&iq->rps_cpus, ok) || !cpuset_subset(&iq->xps_cpus, ok))
+                                fail_msg("%s: queue %zu's RPS or XPS still on a banned CPU", what, q);
+                }
+        for (size_t p = 0; p < f->ws.n_procs; p++)
+                for (size_t t = 0; t < f->ws.procs[p].n_threads; t++)
+                        if (!cpuset_subset(&f->ws.procs[p].threads[t].allowed, ok))
+                                fail_msg("%s: thread %d still on a banned CPU", what,
+                                         (int) f->ws.procs[p].threads[t].tid);
+}
+
+/* A runtime ban (or a reload's banned_cpus) empties the banned CPUs of
+ * everything we manage in the first tick that sees it, dwell and the move
+ * cap notwithstanding; an unban makes them usable again. */
+static void test_ban_vacates(void **state) {
+        static const struct {
+                const char *what;
+                enum worker_policy wp;
+                bool single_queue;
+                bool by_config;           /* banned_cpus changed (a reload), not a runtime ban */
+        } cases[] = {
+                { "8 queues, spread workers", WORKER_SPREAD, false, false },
+                { "8 queues, avoid-net workers", WORKER_AVOID_NET, false, false },
+                { "8 queues, colocated workers", WORKER_COLOCATE, false, false },
+                { "single-queue NIC, RPS", WORKER_SPREAD, true, false },
+                { "single-queue NIC, RPS, banned_cpus reloaded", WORKER_SPREAD, true, true },
+                { "8 queues, banned_cpus reloaded", WORKER_SPREAD, false, true },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct config_worker *w;
+                uint64_t seed = 7 + i;
+                double noise[FX_MAX_CPUS];
+                cpuset_t ok, all, ban;
+                int nq = cases[i].single_queue ? 1 : 8;
+                bool used = false;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                cpuset_parse_list("0-7", &all);
+                cpuset_parse_list("0-1,4-7", &ok);
+                cpuset_parse_list("2-3", &ban);
+                fx_add_nic(&f, "eth0", 0, nq, true, 30, true, true);
+                f.cfg.workers = w = calloc(1, sizeof(*w));
+                f.cfg.n_workers = 1;
+                w->name = "app";
+                w->policy = cases[i].wp;
+                fx_add_proc(&f, 0, 1000, 6);
+                for (int q = 0; q < nq; q++)
+                        f.q[0][q] = (struct fx_queue_model){ q < 2 ? 0.7 : 0.3, q < 2 ? 30000 : 5000 };
+                for (unsigned k = 0; k < 200; k++) {
+                        for (int c = 0; c < 8; c++)
+                                noise[c] = 0.9 + 0.2 * fx_rand(&seed);
+                        if (k > 0)
+                                fx_model(&f, noise);
+                        if (k == 100) {
+                                /* something of ours uses CPU2 or 3 before the ban */
+                                for (size_t r = 0; r < f.inv.n_irqs; r++)
+                                        used |= cpuset_intersects(&f.inv.irqs[r].affinity, &ban);
+                                used |= cpuset_intersects(&f.inv.nics[0].queues[0].rps_cpus, &ban);
+                                if (!used)
+                                        fail_msg("%s: nothing on CPUs 2-3 before the ban", cases[i].what);
+                                if (cases[i].by_config) {
+                                        f.cfg.banned_cpus = ban;
+                                        policy_reset(f.st);
+                                } else {
+                                        f.bans = ban;
+                                }
+                        }
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        check_eligible(cases[i].what, &f.l, k >= 100 ? &ok : &all);
+                        if (k >= 100)
+                                check_vacated(cases[i].what, &f, &ok);
+                }
+                assert_int_equal(count_notes(&f.rep, "someone else"), 0);
+                free(w);
+                f.cfg.workers = NULL;
+                fx_free(&f);
+        }
+}
+
 static void test_numa_local_first(void **state) {
         static const struct {
                 const char *what;
@@ -1819,6 +1912,7 @@ int main(void) {
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_saturated_room),
                 cmocka_unit_test(test_never_ineligible),
+                cmocka_unit_test(test_ban_vacates),
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),

@@ -1,0 +1,196 @@
+/* Runtime CPU bans: the drop-in directory's files (bans.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bans.h"
+#include "state.h"
+#include "util.h"
+
+bool bans_name_valid(const char *name) {
+        size_t n;
+
+        if (!name || name[0] == 0 || name[0] == '.')
+                return false;
+        n = strlen(name);
+        if (n > BANS_NAME_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char ch = name[i];
+                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                      strchr("_.@:-", ch)))
+                        return false;
+        }
+        return true;
+}
+
+int bans_parse(const char *buf, size_t len, cpuset_t *ret) {
+        cpuset_t all;
+        const char *p = buf, *end = buf + len;
+
+        cpuset_zero(&all);
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t) (end - p));
+                const char *le = nl ? nl : end;
+                _cleanup_(freep) char *line = strndup(p, (size_t) (le - p));
+                char *s, *hash;
+                cpuset_t one;
+                int r;
+
+                if (!line)
+                        return -ENOMEM;
+                p = nl ? nl + 1 : end;
+                hash = strchr(line, '#');
+                if (hash)
+                        *hash = 0;
+                s = util_strstrip(line);
+                if (*s == 0)
+                        continue;
+                r = cpuset_parse_list(s, &one);
+                if (r < 0)
+                        return r;
+                cpuset_or(&all, &all, &one);
+        }
+        *ret = all;
+        return 0;
+}
+
+void bans_free(struct bans *b) {
+        free(b->files);
+        *b = (struct bans){ 0 };
+}
+
+static int cmp_file(const void *a, const void *b) {
+        return strcmp(((const struct ban_file *) a)->name, ((const struct ban_file *) b)->name);
+}
+
+/* One file: its contents parsed into f, or f->error and f->problem. */
+static void load_one(int dfd, const char *name, struct ban_file *f) {
+        _cleanup_(closep) int fd = -1;
+        char buf[BANS_FILE_MAX + 1];
+        size_t len = 0;
+        struct stat st;
+        int r;
+
+        snprintf(f->name, sizeof(f->name), "%s", name);
+        if (!bans_name_valid(name)) {
+                f->error = -EINVAL;
+                snprintf(f->problem, sizeof(f->problem), "not a valid ban name (letters, digits and _.@:- only)");
+                return;
+        }
+        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                f->error = -errno;
+                snprintf(f->problem, sizeof(f->problem), "cannot be read: %s", strerror(errno));
+                return;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                f->error = -EINVAL;
+                snprintf(f->problem, sizeof(f->problem), "not a regular file");
+                return;
+        }
+        for (;;) {
+                ssize_t n = read(fd, buf + len, sizeof(buf) - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        f->error = -errno;
+                        snprintf(f->problem, sizeof(f->problem), "cannot be read: %s", strerror(errno));
+                        return;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > BANS_FILE_MAX) {
+                        f->error = -EFBIG;
+                        snprintf(f->problem, sizeof(f->problem), "larger than %d bytes", BANS_FILE_MAX);
+                        return;
+                }
+        }
+        if (memchr(buf, 0, len)) {
+                f->error = -EINVAL;
+                snprintf(f->problem, sizeof(f->problem), "holds a NUL byte: not a CPU list");
+                return;
+        }
+        r = bans_parse(buf, len, &f->cpus);
+        if (r < 0) {
+                f->error = r;
+                snprintf(f->problem, sizeof(f->problem), r == -ERANGE ? "a CPU number beyond %d" : "not a CPU list such as 2-3,8",
+                         CPUSET_MAX - 1);
+        }
+}
+
+int bans_load(const char *dir, struct bans *ret) {
+        _cleanup_(closep) int dfd = -1;
+        DIR *dp;
+        struct dirent *de;
+        int r = 0;
+
+        bans_free(ret);
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        dp = fdopendir(dup(dfd));
+        if (!dp)
+                return -errno;
+        while ((de = readdir(dp))) {
+                struct ban_file *f;
+
+                /* temporaries of a writer, ".", ".." and editor leftovers */
+                if (de->d_name[0] == '.' || de->d_name[strlen(de->d_name) - 1] == '~')
+                        continue;
+                if (util_grow((void **) &ret->files, &ret->a_files, ret->n_files + 1, sizeof(*ret->files)) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                f = &ret->files[ret->n_files++];
+                *f = (struct ban_file){ 0 };
+                load_one(dfd, de->d_name, f);
+        }
+        closedir(dp);
+        if (r < 0) {
+                bans_free(ret);
+                return r;
+        }
+        if (ret->n_files > 1)
+                qsort(ret->files, ret->n_files, sizeof(*ret->files), cmp_file);
+        cpuset_zero(&ret->cpus);
+        for (size_t i = 0; i < ret->n_files; i++)
+                if (ret->files[i].error == 0)
+                        cpuset_or(&ret->cpus, &ret->cpus, &ret->files[i].cpus);
+        return 0;
+}
+
+int bans_write(const char *dir, const char *name, const cpuset_t *cpus) {
+        char buf[CPUSET_MAX * 6];
+        int r;
+
+        if (!bans_name_valid(name))
+                return -EINVAL;
+        r = cpuset_format_list(cpus, buf, sizeof(buf) - 1);
+        if (r < 0)
+                return r;
+        strcat(buf, "\n");
+        r = state_dir_ensure(dir);
+        if (r < 0)
+                return r;
+        return state_write_atomic(dir, name, buf, strlen(buf), 0644);
+}
+
+int bans_remove(const char *dir, const char *name) {
+        _cleanup_(closep) int dfd = -1;
+
+        if (!bans_name_valid(name))
+                return -EINVAL;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        if (unlinkat(dfd, name, 0) < 0)
+                return -errno;
+        return 0;
+}
