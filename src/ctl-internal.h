@@ -1,6 +1,7 @@
 /* Helpers shared by the irqsteerctl subcommand files (ctl*.c); not an API. */
 #pragma once
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@ int ctl_open_root(const char *dir);
 int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
                    struct inventory *inv);
 /* Set by SIGINT/SIGTERM while top/plan wait (ctl-top.c). */
-extern volatile int ctl_quit;
+extern volatile sig_atomic_t ctl_quit;
 /* Installs the handlers that set ctl_quit (without SA_RESTART, so a wait
  * is interrupted). */
 void ctl_catch_signals(void);

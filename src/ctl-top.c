@@ -16,7 +16,7 @@
 #include "sample.h"
 #include "util.h"
 
-volatile int ctl_quit;
+volatile sig_atomic_t ctl_quit;
 
 static void on_signal(int sig) {
         (void) sig;
