@@ -19,6 +19,7 @@ enum {
         DAEMON_EXIT_OK = 0,
         DAEMON_EXIT_FAILURE = 1,  /* startup failed, bad configuration, fatal loop error */
         DAEMON_EXIT_USAGE = 2,    /* bad command line */
+        DAEMON_EXIT_LOCKED = 3,   /* another irqsteerd holds the state directory */
 };
 
 /* Command-line settings; the ones marked "override" win over the config

@@ -8,6 +8,8 @@
 #include <sys/types.h>
 
 #define STATE_STATUS_NAME "status.json"
+/* Held (flock) by the irqsteerd that owns the directory; holds its PID. */
+#define STATE_LOCK_NAME "irqsteerd.lock"
 
 /* The state directory a run on root uses (malloc'd into *ret): asked (the
  * --state-dir option, NULL when not given), else dflt (the configuration's
@@ -30,3 +32,12 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
 
 /* Removes dir/name; a missing file is not an error.  0 or -errno. */
 int state_remove(const char *dir, const char *name);
+
+/* Takes the state directory for this process: an exclusive flock on
+ * dir/STATE_LOCK_NAME (created if missing), which then holds our PID
+ * (when there is room to write it).
+ * The lock lasts as long as the returned fd stays open; the file is never
+ * removed (removing it would let a third process lock another inode).
+ * Returns the fd, -EBUSY when another process holds it (*ret_holder its
+ * PID as the file says, or 0 when that cannot be told), or -errno. */
+int state_lock(const char *dir, pid_t *ret_holder);

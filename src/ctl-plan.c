@@ -399,8 +399,8 @@ int ctl_restore(int argc, char **argv) {
                "gone %u, failed %u, unreadable journal lines %u.\n",
                rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt);
         if (r < 0 || rep.failed > 0) {
-                ctl_error("restore incomplete: %s; the failed objects stay in the journal",
-                          strerror(-(r < 0 ? r : rep.first_error)));
+                ctl_error("restore incomplete: %s%s%s; the failed objects stay in the journal",
+                          rep.first_failed, rep.first_failed[0] ? ": " : "", strerror(-(r < 0 ? r : rep.first_error)));
                 return CTL_EXIT_ERROR;
         }
         return CTL_EXIT_OK;

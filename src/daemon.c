@@ -51,6 +51,8 @@ struct daemon {
         uint64_t interval_usec;
 
         int rootfd;
+        int lockfd;               /* flock on STATE_LOCK_NAME, held while running */
+        bool locked_out;          /* another instance holds the state directory */
         const char *root;
         bool root_is_host;
         uint64_t caps;            /* kept after startup */
@@ -1037,6 +1039,17 @@ out:
         return r == -ENOMEM ? r : 0;
 }
 
+/* When the tick after the one due at due runs.  sd-event passes the time a
+ * timer was due, not when it fired: after a stall (a paused VM, SIGSTOP, a
+ * slow /sys) due + interval lies in the past, and re-arming there runs the
+ * missed ticks back to back, each over an interval of milliseconds.  Missed
+ * ticks are skipped: the next one comes a full interval after now. */
+static uint64_t daemon_next_tick(uint64_t due, uint64_t now, uint64_t interval) {
+        if (due + interval > now)
+                return due + interval;
+        return now + interval;
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         struct daemon *d = userdata;
         int r;
@@ -1048,7 +1061,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 log_info("--once: decision cycle done; changes stay in place ('irqsteerctl restore' undoes them)");
                 return sd_event_exit(d->event, 0);
         }
-        r = sd_event_source_set_time(s, usec + d->interval_usec);
+        r = sd_event_source_set_time(s, daemon_next_tick(usec, now_monotonic(d), d->interval_usec));
         if (r < 0)
                 return r;
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -1169,9 +1182,18 @@ static void on_link(const struct linkmon_event *ev, void *userdata) {
 
 /* ---- startup and shutdown ---- */
 
+/* The tail of a restore summary: "" when it went well, else ": OBJECT:
+ * error" naming the first object that failed. */
+static const char *restore_error(int r, const struct undo_report *rep, char *buf, size_t len) {
+        if (r >= 0)
+                return "";
+        snprintf(buf, len, ": %s%s%s", rep->first_failed, rep->first_failed[0] ? ": " : "", strerror(-r));
+        return buf;
+}
+
 static int recover_crash_journal(struct daemon *d) {
         struct undo_report rep = {};
-        char path[4096];
+        char path[4096], why[256];
         int r;
 
         snprintf(path, sizeof(path), "%s/%s", d->state_dir, UNDO_JOURNAL_NAME);
@@ -1203,7 +1225,7 @@ static int recover_crash_journal(struct daemon *d) {
         log_full_errno(r < 0 || rep.failed ? LOG_WARNING : LOG_NOTICE, r,
                        "Recovery: %u restored, %u already original, %u changed by others (left alone), %u gone, %u failed, %u unreadable journal lines%s",
                        rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt,
-                       r < 0 ? ": %m" : "");
+                       restore_error(r, &rep, why, sizeof(why)));
         return 0;
 }
 
@@ -1271,6 +1293,7 @@ static int setup_event(struct daemon *d) {
 
 static int startup(struct daemon *d) {
         char err[512] = "";
+        pid_t holder = 0;
         int r;
 
         r = load_config(d, &d->config, err, sizeof(err));
@@ -1303,6 +1326,20 @@ static int startup(struct daemon *d) {
         r = state_dir_ensure(d->state_dir);
         if (r < 0)
                 return log_error_errno(r, "Failed to create state directory %s: %m", d->state_dir);
+
+        /* before the journal is read: a second instance would take the
+         * first one's journal for a crash and restore under its feet */
+        d->lockfd = state_lock(d->state_dir, &holder);
+        if (d->lockfd == -EBUSY) {
+                d->locked_out = true;
+                if (holder > 0)
+                        return log_error_errno(d->lockfd, "Another irqsteerd (pid %d) is running on state directory %s; "
+                                               "not starting a second one", (int) holder, d->state_dir);
+                return log_error_errno(d->lockfd, "Another irqsteerd is running on state directory %s (%s/%s is locked); "
+                                       "not starting a second one", d->state_dir, d->state_dir, STATE_LOCK_NAME);
+        }
+        if (d->lockfd < 0)
+                return log_error_errno(d->lockfd, "Failed to lock %s/%s: %m", d->state_dir, STATE_LOCK_NAME);
 
         r = recover_crash_journal(d);
         if (r < 0)
@@ -1347,6 +1384,7 @@ static int startup(struct daemon *d) {
 
 static void shutdown_restore(struct daemon *d) {
         struct undo_report rep = {};
+        char why[256];
         int r;
 
         if (!d->apply || d->opts->once)
@@ -1361,7 +1399,8 @@ static void shutdown_restore(struct daemon *d) {
         log_full_errno(r < 0 || rep.failed ? LOG_WARNING :
                        rep.restored || rep.external || rep.gone ? LOG_INFO : LOG_DEBUG, r,
                        "Restored original values: %u restored, %u already original, %u changed by others (left alone), %u gone, %u failed%s",
-                       rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, r < 0 ? ": %m" : "");
+                       rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed,
+                       restore_error(r, &rep, why, sizeof(why)));
 }
 
 static void daemon_free(struct daemon *d) {
@@ -1395,6 +1434,8 @@ static void daemon_free(struct daemon *d) {
         free(d->state_dir);
         if (d->rootfd >= 0)
                 close(d->rootfd);
+        if (d->lockfd >= 0)
+                close(d->lockfd);
 }
 
 int daemon_run(const struct daemon_options *o) {
@@ -1404,6 +1445,7 @@ int daemon_run(const struct daemon_options *o) {
                 .config_allow_missing = !o->config_path,
                 .root = o->root ? o->root : "/",
                 .rootfd = -1,
+                .lockfd = -1,
                 .failures.rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
                 .tick_rl = { .interval_usec = 60 * USEC_PER_SEC, .burst = 10 },
                 .avg = { .max_cpu = -1 },
@@ -1423,7 +1465,7 @@ int daemon_run(const struct daemon_options *o) {
                 snprintf(msg, sizeof(msg), "startup failed: %s", strerror(-r));
                 notify_errno(-r, msg);
                 daemon_free(&d);
-                return DAEMON_EXIT_FAILURE;
+                return d.locked_out ? DAEMON_EXIT_LOCKED : DAEMON_EXIT_FAILURE;
         }
 
         /* The first decision right away, from the discovery snapshot:

@@ -1,9 +1,11 @@
 /* Atomic state files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +64,42 @@ int state_dir_ensure(const char *dir) {
         if (stat(dir, &st) < 0)
                 return -errno;
         return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int write_all(int fd, const char *p, size_t len);
+
+int state_lock(const char *dir, pid_t *ret_holder) {
+        char path[4096], buf[32];
+        ssize_t n;
+        int fd, r;
+
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, STATE_LOCK_NAME) >= sizeof(path))
+                return -ENAMETOOLONG;
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+                if (r == -EBUSY && ret_holder) {
+                        long long pid = 0;
+
+                        *ret_holder = 0;
+                        n = pread(fd, buf, sizeof(buf) - 1, 0);
+                        if (n > 0) {
+                                buf[n] = 0;
+                                if (sscanf(buf, "%lld", &pid) == 1 && pid > 0 && pid <= INT32_MAX)
+                                        *ret_holder = (pid_t) pid;
+                        }
+                }
+                close(fd);
+                return r;
+        }
+        /* The PID only helps the message of a refused second start: a full
+         * state directory must not stop this one. */
+        n = snprintf(buf, sizeof(buf), "%lld\n", (long long) getpid());
+        if (ftruncate(fd, 0) == 0)
+                (void) write_all(fd, buf, (size_t) n);
+        return fd;
 }
 
 static int write_all(int fd, const char *p, size_t len) {

@@ -723,8 +723,10 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                 if (r < 0) {
                         log_debug_errno(r, "undo: cannot read %s: %m", key);
                         rep.failed++;
-                        if (!rep.first_error)
+                        if (!rep.first_error) {
                                 rep.first_error = r;
+                                snprintf(rep.first_failed, sizeof(rep.first_failed), "%s", key);
+                        }
                         keep = true;
                         goto next;
                 }
@@ -748,8 +750,10 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                 } else if (r < 0) {
                         log_debug_errno(r, "undo: restoring %s to %s failed: %m", key, e->original);
                         rep.failed++;
-                        if (!rep.first_error)
+                        if (!rep.first_error) {
                                 rep.first_error = r;
+                                snprintf(rep.first_failed, sizeof(rep.first_failed), "%s", key);
+                        }
                         keep = true;
                 } else {
                         log_debug("undo: restored %s to %s", key, e->original);
