@@ -62,5 +62,11 @@ size_t linkmon_diff(const struct linkmon_link *old, const struct linkmon_link *n
  * for each change.  -errno when netlink is unavailable. */
 int linkmon_new(sd_event *e, linkmon_handler_t handler, void *userdata, struct linkmon **ret);
 struct linkmon *linkmon_free(struct linkmon *m);
+/* Reads the notifications the socket holds (the event loop calls it when
+ * the socket is readable; at most a bounded number per call).  Lost
+ * notifications re-read the table (LINKMON_RESYNC); when that fails, or
+ * fails again within one call, the socket is left alone for a back-off
+ * (100 ms doubling to 30 s) and the re-read retried then.  0 or -errno. */
+int linkmon_receive(struct linkmon *m);
 /* Number of links in the table. */
 size_t linkmon_count(const struct linkmon *m);

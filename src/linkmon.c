@@ -11,6 +11,7 @@
 
 #include "linkmon.h"
 #include "log.h"
+#include "nlerr.h"
 #include "util.h"
 
 struct linkmon {
@@ -19,6 +20,9 @@ struct linkmon {
         linkmon_handler_t handler;
         void *userdata;
         bool dumping;             /* filling the table: no events */
+        sd_event *event;
+        sd_event_source *retry;   /* re-read after a back-off */
+        uint64_t backoff_usec;    /* 0: not backing off */
         struct linkmon_link *links;
         size_t n_links, allocated;
 };
@@ -34,20 +38,6 @@ const char *linkmon_change_to_string(enum linkmon_change c) {
         return c >= 0 && c < LINKMON_CHANGE_MAX ? change_names[c] : NULL;
 }
 
-/* libnl has its own error space; the daemon speaks -errno. */
-static int nlerr_to_errno(int r) {
-        switch (r < 0 ? -r : r) {
-        case NLE_NOMEM: return -ENOMEM;
-        case NLE_PERM: return -EPERM;
-        case NLE_NOACCESS: return -EACCES;
-        case NLE_AF_NOSUPPORT: return -EAFNOSUPPORT;
-        case NLE_PROTO_MISMATCH: return -EPROTONOSUPPORT;
-        case NLE_BAD_SOCK: return -EBADF;
-        case NLE_AGAIN: return -EAGAIN;
-        default: return -EIO;
-        }
-}
-
 static bool get_u32(const struct nlattr *a, uint32_t *ret) {
         if (!a || nla_len(a) < (int) sizeof(uint32_t))
                 return false;
@@ -58,7 +48,8 @@ static bool get_u32(const struct nlattr *a, uint32_t *ret) {
 int linkmon_parse(const struct nlmsghdr *nlh, struct linkmon_link *ret, bool *ret_deleted) {
         struct nlattr *tb[IFLA_MAX + 1];
         const struct ifinfomsg *ifi;
-        int r;
+        struct nlattr *a;
+        int r, rem;
 
         if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
                 return -EINVAL;
@@ -66,6 +57,13 @@ int linkmon_parse(const struct nlmsghdr *nlh, struct linkmon_link *ret, bool *re
                 return -EBADMSG;
         r = nlmsg_parse((struct nlmsghdr *) nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL);
         if (r < 0)
+                return -EBADMSG;
+        /* libnl drops a cut last attribute silently: a message that ends
+         * inside an attribute is malformed, not one without it */
+        nla_for_each_attr(a, nlmsg_attrdata(nlh, sizeof(struct ifinfomsg)),
+                          nlmsg_attrlen(nlh, sizeof(struct ifinfomsg)), rem)
+                ;
+        if (rem > 0)
                 return -EBADMSG;
         ifi = nlmsg_data(nlh);
         if (ifi->ifi_index <= 0)
@@ -206,29 +204,102 @@ out:
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
 
-static int on_io(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_, void *userdata) {
-        struct linkmon *m = userdata;
+/* Notifications read per wakeup at most, so a flood of link changes
+ * cannot keep the daemon's tick from running. */
+#define RECV_MAX 256
+/* Back-off after a failed re-read: doubles from the first to the last. */
+#define BACKOFF_MIN_USEC UINT64_C(100000)
+#define BACKOFF_MAX_USEC UINT64_C(30000000)
 
-        for (;;) {
+static int backoff(struct linkmon *m, int error);
+
+/* Notifications were lost, or memory was short (libnl reports both ENOBUFS
+ * and ENOMEM as NLE_NOMEM): re-read the table, tell the handler. */
+static int resync(struct linkmon *m) {
+        struct linkmon_event ev = { .change = LINKMON_RESYNC };
+        int r;
+
+        m->n_links = 0;
+        r = dump_links(m);
+        if (r < 0)
+                return r;
+        m->backoff_usec = 0;
+        m->handler(&ev, m->userdata);
+        return 0;
+}
+
+static int on_retry(sd_event_source *s _unused_, uint64_t usec _unused_, void *userdata) {
+        struct linkmon *m = userdata;
+        int r;
+
+        r = resync(m);
+        if (r < 0) {
+                /* an error return would make sd-event disable this source */
+                (void) backoff(m, r);
+                return 0;
+        }
+        log_info("Link monitor: link table re-read, watching link changes again");
+        return sd_event_source_set_enabled(m->source, SD_EVENT_ON);
+}
+
+/* Stops reading the socket for a while (a socket whose data cannot be
+ * received stays readable: reading again at once would spin), then
+ * re-reads the table. */
+static int backoff(struct linkmon *m, int error) {
+        uint64_t now;
+        int r;
+
+        if (!m->backoff_usec)
+                log_warning_errno(error, "Link monitor: link notifications lost and the links cannot be re-read "
+                                  "(%m); retrying with back-off");
+        m->backoff_usec = m->backoff_usec ? MIN(m->backoff_usec * 2, BACKOFF_MAX_USEC) : BACKOFF_MIN_USEC;
+        log_debug("linkmon: retrying in %llu ms", (unsigned long long) (m->backoff_usec / 1000));
+        (void) sd_event_source_set_enabled(m->source, SD_EVENT_OFF);
+        r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        if (r < 0)
+                return r;
+        if (!m->retry) {
+                r = sd_event_add_time(m->event, &m->retry, CLOCK_MONOTONIC, now + m->backoff_usec, 0, on_retry, m);
+                if (r < 0)
+                        return r;
+                (void) sd_event_source_set_description(m->retry, "rtnetlink-link-retry");
+                return error;
+        }
+        r = sd_event_source_set_time(m->retry, now + m->backoff_usec);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(m->retry, SD_EVENT_ONESHOT);
+        return r < 0 ? r : error;
+}
+
+int linkmon_receive(struct linkmon *m) {
+        bool resynced = false;
+
+        for (unsigned i = 0; i < RECV_MAX; i++) {
                 int r = nl_recvmsgs_default(m->sock);
 
                 if (r >= 0)
                         continue;
                 if (r == -NLE_AGAIN)
-                        break;
+                        return 0;
                 if (r == -NLE_NOMEM || r == -NLE_DUMP_INTR || r == -NLE_MSG_OVERFLOW) {
-                        /* ENOBUFS: the kernel dropped notifications.  Start over. */
-                        struct linkmon_event ev = { .change = LINKMON_RESYNC };
-
                         log_debug("linkmon: notifications lost (%s), re-reading links", nl_geterror(r));
-                        m->n_links = 0;
-                        (void) dump_links(m);
-                        m->handler(&ev, m->userdata);
+                        /* twice in one wakeup: the socket is not draining */
+                        r = resynced ? nlerr_to_errno(r) : resync(m);
+                        if (r < 0)
+                                return backoff(m, r);
+                        resynced = true;
                         continue;
                 }
                 log_debug("linkmon: receive failed: %s", nl_geterror(r));
-                break;
+                return nlerr_to_errno(r);
         }
+        return 0;
+}
+
+static int on_io(sd_event_source *s _unused_, int fd _unused_, uint32_t revents _unused_, void *userdata) {
+        /* errors are logged where they happen; the monitor keeps running */
+        (void) linkmon_receive(userdata);
         return 0;
 }
 
@@ -241,6 +312,7 @@ int linkmon_new(sd_event *e, linkmon_handler_t handler, void *userdata, struct l
                 return -ENOMEM;
         m->handler = handler;
         m->userdata = userdata;
+        m->event = e;
         m->sock = nl_socket_alloc();
         if (!m->sock) {
                 free(m);
@@ -283,6 +355,7 @@ struct linkmon *linkmon_free(struct linkmon *m) {
         if (!m)
                 return NULL;
         sd_event_source_disable_unref(m->source);
+        sd_event_source_disable_unref(m->retry);
         nl_socket_free(m->sock);
         free(m->links);
         free(m);

@@ -13,30 +13,8 @@
 
 #include "inventory.h"
 #include "log.h"
+#include "nlerr.h"
 #include "util.h"
-
-/* libnl returns its own negative NLE_* codes; the rest of irqsteer speaks
- * -errno. */
-static int nlerr_to_errno(int e) {
-        switch (e < 0 ? -e : e) {
-        case NLE_NOMEM: return -ENOMEM;
-        case NLE_PERM:
-        case NLE_NOACCESS: return -EPERM;
-        case NLE_OPNOTSUPP:
-        case NLE_AF_NOSUPPORT:
-        case NLE_MSGTYPE_NOSUPPORT: return -EOPNOTSUPP;
-        case NLE_OBJ_NOTFOUND: return -ENOENT;
-        case NLE_NODEV: return -ENODEV;
-        case NLE_AGAIN: return -EAGAIN;
-        case NLE_BUSY: return -EBUSY;
-        case NLE_INTR:
-        case NLE_DUMP_INTR: return -EINTR;
-        case NLE_INVAL:
-        case NLE_RANGE: return -EINVAL;
-        case NLE_BAD_SOCK: return -ENOTSOCK;
-        default: return -EIO;
-        }
-}
 
 static struct inv_nic *find_nic(struct inventory *inv, const char *name) {
         for (size_t i = 0; i < inv->n_nics; i++)

@@ -108,22 +108,61 @@ static void test_linkmon_parse_truncated(void **state) {
         struct nl_msg_spec s = { RTM_NEWLINK, 5, IFF_UP, "eth0", 4, 4, false };
         struct nl_msg *m = build(&s);
         struct nlmsghdr *h = nlmsg_hdr(m);
-        size_t full = h->nlmsg_len;
+        size_t full = h->nlmsg_len, attrs = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg));
+        struct nlattr *a;
+        size_t ends[8][2];      /* [end of data, end of padding] of each attribute */
+        unsigned types[8];
+        size_t n_ends = 0;
+        int rem;
         (void) state;
 
-        /* Every shorter length: never a crash, never a bogus success with
-         * a header that does not fit. */
+        nla_for_each_attr(a, nlmsg_attrdata(h, sizeof(struct ifinfomsg)), nlmsg_attrlen(h, sizeof(struct ifinfomsg)),
+                          rem) {
+                size_t off = (size_t) ((char *) a - (char *) h);
+
+                assert_true(n_ends < ELEMENTSOF(ends));
+                ends[n_ends][0] = off + a->nla_len;
+                ends[n_ends][1] = off + NLA_ALIGN(a->nla_len);
+                types[n_ends++] = nla_type(a);
+        }
+        assert_int_equal(n_ends, 3);
+
+        /* Every shorter length: a message cut inside its header or inside
+         * an attribute is malformed (-EBADMSG); one cut between attributes
+         * (padding aside) is a well-formed message with the attributes
+         * before the cut. */
         for (size_t len = NLMSG_HDRLEN; len < full; len++) {
                 struct linkmon_link l;
-                bool deleted;
+                bool deleted, whole = len == attrs;
+                size_t kept = 0;
                 int r;
 
+                for (size_t i = 0; i < n_ends; i++) {
+                        if (len >= ends[i][0])
+                                kept = i + 1;
+                        if (len >= ends[i][0] && len <= ends[i][1])
+                                whole = true;
+                }
                 h->nlmsg_len = (uint32_t) len;
                 r = linkmon_parse(h, &l, &deleted);
-                if (len < NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg)))
-                        assert_int_equal(r, -EBADMSG);
-                else
-                        assert_true(r == 0 || r == -EBADMSG);
+                if (!whole) {
+                        if (r != -EBADMSG)
+                                fail_msg("length %zu of %zu: %d, want -EBADMSG", len, full, r);
+                        continue;
+                }
+                if (r != 0)
+                        fail_msg("length %zu of %zu (%zu attributes whole): %d, want 0", len, full, kept, r);
+                assert_int_equal(l.ifindex, 5);
+                for (size_t i = 0; i < n_ends; i++) {
+                        bool in = i < kept;
+
+                        if (types[i] == IFLA_IFNAME)
+                                assert_string_equal(l.name, in ? "eth0" : "");
+                        else if (types[i] == IFLA_NUM_RX_QUEUES)
+                                assert_int_equal(l.num_rx, in ? 4 : 0);
+                        else if (types[i] == IFLA_NUM_TX_QUEUES)
+                                assert_int_equal(l.num_tx, in ? 4 : 0);
+                }
         }
         h->nlmsg_len = (uint32_t) full;
         nlmsg_free(m);
