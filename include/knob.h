@@ -34,6 +34,9 @@ enum knob_kind {
 /* Room for an IRQ's identity (its handler names, escaped); longer lists
  * are cut (the same IRQ is cut the same way each time). */
 #define KNOB_ACTIONS_MAX 128
+/* Room for any key knob_key_format() writes; the longest is an IRQ's:
+ * "irq 4294967295 " and its identity. */
+#define KNOB_KEY_MAX (16 + KNOB_ACTIONS_MAX)
 
 /* Names one object; fields a kind does not use are zero. */
 struct knob_key {

@@ -106,7 +106,7 @@ struct undo_report {
         unsigned failed;              /* reading or writing failed: kept in the journal */
         unsigned corrupt;             /* journal lines skipped as unreadable */
         int first_error;              /* -errno of the first failure, 0 if none */
-        char first_failed[128];       /* its object's journal key, "" if none */
+        char first_failed[KNOB_KEY_MAX]; /* its object's journal key, "" if none */
         char refused[256];            /* why the whole journal was refused, "" if it was not */
 };
 

@@ -227,7 +227,7 @@ int undo_parse(struct undo *u, const char *buf, size_t len) {
 
 /* An entry's journal line. */
 static void format_entry(FILE *f, const struct undo_entry *e) {
-        char key[128];
+        char key[KNOB_KEY_MAX];
 
         if (knob_key_format(&e->key, key, sizeof(key)) < 0)
                 return;
@@ -692,7 +692,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
         for (size_t i = 0; i < u->n_entries; i++) {
                 struct undo_entry *e = &u->entries[i];
                 _cleanup_(freep) char *cur = NULL;
-                char key[128];
+                char key[KNOB_KEY_MAX];
                 bool keep = false;
 
                 if (knob_key_format(&e->key, key, sizeof(key)) < 0)

@@ -498,6 +498,10 @@ static void test_journal_lines(void **state) {
                 { "irq serving nothing", "irq 73 - 0-3 5 -\n", true },
                 { "irq shared, escaped", "irq 9 acpi,x\\x20y 0-3 5 -\n", true },
                 { "irq of version 1", "irq 73 0-3 5 -\n", true },
+                /* an identity of KNOB_ACTIONS_MAX - 1 characters: the
+                 * longest key there is */
+                { "irq with the longest identity",
+                  "irq 4294967295 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx,yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy,zzzzz 0-3 5 -\n", true },
                 { "root line (no object)", "root 2049 2 5f0c-11\n", false },
                 { "root line, a field short", "root 2049 2\n", false },
                 { "rps", "rps eth0 3 00000000,00000000 00000000,0000000c -\n", true },
