@@ -164,7 +164,7 @@ check "second start: logs that the previous run did not stop cleanly" \
 check "second start: Recovery: $N restored, nothing else" \
         grep -q "Recovery: $N restored, 0 already original, 0 changed by others (left alone), 0 gone, 0 failed, 0 unreadable" "$T/a2.log"
 rec=$(grep -n 'Recovery:' "$T/a2.log" | head -1 | cut -d: -f1)
-first=$(grep -n -E '^(<[0-9]>)?(IRQ|RPS|XPS|rps_)' "$T/a2.log" | head -1 | cut -d: -f1)
+first=$(grep -n -E '^([0-9-]+ [0-9:.]+ [a-z]+: )?(IRQ|RPS|XPS|rps_)' "$T/a2.log" | head -1 | cut -d: -f1)
 check "second start: recovery (line ${rec:-none}) comes before the new changes (line ${first:-none})" \
         sh -c '[ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ]' - "$rec" "$first"
 e2e_snapshot "$T/a2.snap"

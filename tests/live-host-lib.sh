@@ -191,7 +191,7 @@ e2e_mask_list() {
 # RPS/XPS masks, "-" for an empty one, decimal for RFS counts).  Lines
 # irqsteerd prefixes with "dry-run: would set " count too.
 e2e_log_changes() {
-        sed -E 's/^(<[0-9]>)?(dry-run: would set )?//' "$1" | awk '
+        sed -E 's/^([0-9-]+ [0-9:.]+ [a-z]+: )?(dry-run: would set )?//' "$1" | awk '
         function cpus(s) {
                 if (s == "none") return "-"
                 sub(/^CPUs /, "", s)

@@ -285,7 +285,7 @@ queue_values >"$TMP/after"
 cmp -s "$TMP/after" "$TMP/orig" || fail "masks not restored: $(cat "$TMP/after")"
 echo "after SIGTERM the masks are the originals again"
 irq_same "$TMP/irqs.after" "after irqsteerd ran in the namespace"
-! grep -E '^(<[0-9]>)?(dry-run: would set )?IRQ [0-9]+ ' "$TMP/d.log" ||
+! grep -E '^([0-9-]+ [0-9:.]+ [a-z]+: )?(dry-run: would set )?IRQ [0-9]+ ' "$TMP/d.log" ||
         fail "irqsteerd in the namespace logged IRQ actions"
 echo "host IRQs untouched: $(wc -l <"$TMP/irqs.orig") smp_affinity_list files the same before, during and after"
 echo "PASS"
