@@ -84,3 +84,10 @@ const char *action_failure_to_string(enum action_failure f);
 bool action_failure_counts(enum action_failure f);
 /* One line for logs/plan: "IRQ 73 (eth0 rx/tx 5) CPU3 -> CPU9: <reason>". */
 int action_format(const struct action *a, char *buf, size_t len);
+/* The action's fields as members of an open JSON object, as the journal
+ * has them: "type" (ACTION=), "irq" (IRQ=, null unless an IRQ affinity),
+ * "nic" (DEVICE=, or null), "queue" (QUEUE=, or null), "pid"/"tid" for a
+ * thread, then "value"/"from_value" for a count or "cpus" (CPU_TO=) and
+ * "from" (CPU_FROM=) as CPU arrays. */
+struct json_writer;
+void action_json_members(struct json_writer *w, const struct action *a);

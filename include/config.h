@@ -116,6 +116,11 @@ void config_errors_free(struct config_errors *errs);
 /* Prints each error as "FILE:LINE: KEY: message". */
 void config_errors_print(const struct config_errors *errs, FILE *f);
 
+/* Writes c in the file's own syntax ([daemon], [balance], then each
+ * [interface]/[worker] section), every key that has a value, so the text
+ * parses back to the same configuration. */
+void config_format(FILE *f, const struct config *c);
+
 /* The interface section that matches ifname (first match wins), or NULL. */
 const struct config_interface *config_interface_for(const struct config *c, const char *ifname);
 

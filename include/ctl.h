@@ -19,18 +19,25 @@
  *                                         for [interface]/[worker] sections);
  *                                         rendered generically
  *     "hot_cpus": [ {"cpu": 3, "load": 0.82} ],         load: share 0..1
- *     "managed": [ {"object": "irq 73", "current": "3", "original": "0-15"} ],
+ *     "config_text": "[daemon]\n...",     the same, in the file's syntax
+ *     "managed": [ {"object": "irq 73", "kind": "irq", "current": "3", "original": "0-15",
+ *                   "current_cpus": [3], "original_cpus": [0,...,15]} ],
  *                                         undo journal objects (knob_key_format)
  *                                         with the current and original value
- *     "last_actions": [ {"time": 1700000000000000, "action": "...", "reason": "..."} ]
+ *                                         as file text and as CPU sets (null
+ *                                         for counts)
+ *     "last_actions": [ {"time": 1700000000000000, "action": "...", "reason": "...",
+ *                        "type", "irq", "nic", "queue", "cpus", "from", ...} ]
  *                                         newest last; time is CLOCK_REALTIME µs,
- *                                         action the action_format() line
+ *                                         action the action_format() line, then
+ *                                         action_json_members()
  *   }
  *
  * Required: version (== 1), pid, status; the rest is optional but, when
  * present, must have the type shown.  Optional members the human rendering
  * also shows when present: "dry_run" (bool), "reload_error" (string or
- * null), "counters" {"queue_irqs","rps_queues","moves_10min","managed_irqs",
+ * null), "counters" {"queue_irqs","rps_queues","moves_10min",
+ * "kernel_managed_irqs_skipped" (formerly "managed_irqs", still written),
  * "external"} (integers), and per last action "result" ("done", "dry-run",
  * "failed", ...) with "error" (string).  Anything else is ignored. */
 #pragma once
@@ -47,11 +54,13 @@
 #define CTL_STATUS_VERSION 1
 #define CTL_INVENTORY_VERSION 1
 
-/* Exit codes of irqsteerctl. */
+/* Exit codes of irqsteerctl (irqsteerctl(8), EXIT STATUS). */
 enum {
         CTL_EXIT_OK = 0,
         CTL_EXIT_ERROR = 1,
         CTL_EXIT_USAGE = 2,
+        CTL_EXIT_NOT_RUNNING = 3,   /* status: no status file, or it names a dead process */
+        CTL_EXIT_BAD_STATUS = 4,    /* status: the file is not JSON or not the schema */
 };
 
 /* Runs irqsteerctl with its command line; returns the exit code. */
@@ -91,8 +100,10 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
  * a short description of the first problem in *ret_why when non-NULL. */
 int ctl_status_validate(const struct json_value *v, const char **ret_why);
 /* Renders a validated status document for people; now_s is CLOCK_REALTIME
- * seconds (for "N s ago"). */
-void ctl_status_print(FILE *f, const struct json_value *v, double now_s);
+ * seconds (for "N s ago").  Brief unless full (every managed object and
+ * action, the configuration in the file's syntax); rootfd (or -1) is where
+ * the names of pinned threads are read (proc/PID/comm). */
+void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int rootfd, bool full);
 
 /* Parses an interval given as seconds ("0.5", "2") or a duration ("500ms",
  * "2s"); > 0 and at most one hour.  0 or -EINVAL / -ERANGE. */

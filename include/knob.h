@@ -106,6 +106,10 @@ bool knob_value_valid(enum knob_kind kind, const char *value);
 /* Compares two values of kind by meaning ("00000003" == "3"); false if
  * either does not parse. */
 bool knob_value_equal(enum knob_kind kind, const char *a, const char *b);
+/* The CPU set a value of kind stands for (an IRQ's or thread's list, an
+ * RPS/XPS mask): 0, or -EINVAL for a kind that holds no CPU set or a
+ * value that does not parse. */
+int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret);
 /* The value action a asks for, in journal syntax; current (the object's
  * value) gives a mask its width.  -EINVAL for an empty IRQ or thread set. */
 int knob_target(const struct action *a, const char *current, char **ret);

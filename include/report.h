@@ -24,7 +24,7 @@
 struct report_action_record {
         uint64_t realtime_usec;
         char line[384];           /* action_format() */
-        char reason[256];
+        struct action action;     /* its fields for status.json */
         int result;
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "action.h"
+#include "json.h"
 #include "util.h"
 
 static const char *const type_names[ACTION_TYPE_MAX] = {
@@ -149,4 +150,28 @@ int action_format(const struct action *a, char *buf, size_t len) {
                 return -EINVAL;
         }
         return n < 0 ? -EINVAL : 0;
+}
+
+void action_json_members(struct json_writer *w, const struct action *a) {
+        json_key_string(w, "type", action_type_to_string(a->type));
+        if (a->type == ACTION_IRQ_AFFINITY)
+                json_key_uint(w, "irq", a->irq);
+        else
+                json_key_null(w, "irq");
+        json_key_string(w, "nic", a->nic[0] ? a->nic : NULL);
+        if (a->queue >= 0)
+                json_key_int(w, "queue", a->queue);
+        else
+                json_key_null(w, "queue");
+        if (a->type == ACTION_THREAD_AFFINITY) {
+                json_key_int(w, "pid", a->pid);
+                json_key_int(w, "tid", a->tid);
+        }
+        if (a->type == ACTION_RPS_FLOW_CNT || a->type == ACTION_SOCK_FLOW_ENTRIES) {
+                json_key_uint(w, "value", a->value);
+                json_key_uint(w, "from_value", a->from_value);
+        } else {
+                json_key_cpuset(w, "cpus", &a->cpus);
+                json_key_cpuset(w, "from", &a->from);
+        }
 }

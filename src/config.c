@@ -1100,3 +1100,93 @@ const struct config_interface *config_interface_for(const struct config *c, cons
                         return &c->interfaces[i];
         return NULL;
 }
+
+/* One value in the file's own syntax, so a dump can be pasted back; false
+ * when the key is unset (a NULL string, an inherited tristate). */
+static bool format_value(const struct key_def *def, const void *base, char *buf, size_t len) {
+        const void *v = (const char *) base + def->offset;
+        const char *s;
+
+        switch (def->type) {
+        case VT_BOOL:
+                snprintf(buf, len, "%s", *(const bool *) v ? "yes" : "no");
+                return true;
+        case VT_TRISTATE:
+                if (*(const enum tristate *) v == TRI_INHERIT)
+                        return false;
+                snprintf(buf, len, "%s", *(const enum tristate *) v == TRI_YES ? "yes" : "no");
+                return true;
+        case VT_UINT:
+                snprintf(buf, len, "%u", *(const unsigned *) v);
+                return true;
+        case VT_FLOW_ENTRIES:
+                snprintf(buf, len, "%" PRIu32, *(const uint32_t *) v);
+                return true;
+        case VT_PERCENT:
+                /* %.10g: 0.8 * 100 is 80.00000000000001 in binary */
+                snprintf(buf, len, "%.10g%%", *(const double *) v * 100);
+                return true;
+        case VT_DECIMAL:
+                snprintf(buf, len, "%.10g", *(const double *) v);
+                return true;
+        case VT_DURATION:
+                format_duration(*(const uint64_t *) v, buf, len);
+                return true;
+        case VT_LOG_LEVEL:
+                switch (*(const int *) v) {
+                case LOG_DEBUG: s = "debug"; break;
+                case LOG_INFO: s = "info"; break;
+                case LOG_NOTICE: s = "notice"; break;
+                case LOG_WARNING: s = "warning"; break;
+                case LOG_ERR: s = "err"; break;
+                default: return false;
+                }
+                snprintf(buf, len, "%s", s);
+                return true;
+        case VT_CPULIST:
+                if (cpuset_format_list(v, buf, len) < 0)
+                        snprintf(buf, len, "?");
+                return true;
+        case VT_POLICY:
+                s = worker_policy_to_string(*(const enum worker_policy *) v);
+                if (!s)
+                        return false;
+                snprintf(buf, len, "%s", s);
+                return true;
+        case VT_PATH:
+        case VT_COMM:
+        case VT_REGEX:
+        case VT_UNIT:
+        case VT_IFNAME:
+                s = *(char *const *) v;
+                if (!s)
+                        return false;
+                snprintf(buf, len, "%s", s);
+                return true;
+        }
+        return false;
+}
+
+static void format_keys(FILE *f, const struct key_def *defs, size_t n, const void *base) {
+        /* the longest CPU list: every other CPU of CPUSET_MAX */
+        char buf[CPUSET_MAX / 2 * 6];
+
+        for (size_t i = 0; i < n; i++)
+                if (defs[i].name && format_value(&defs[i], base, buf, sizeof(buf)))
+                        fprintf(f, "%s =%s%s\n", defs[i].name, *buf ? " " : "", buf);
+}
+
+void config_format(FILE *f, const struct config *c) {
+        fprintf(f, "[daemon]\n");
+        format_keys(f, daemon_keys, ELEMENTSOF(daemon_keys), c);
+        fprintf(f, "\n[balance]\n");
+        format_keys(f, balance_keys, ELEMENTSOF(balance_keys), c);
+        for (size_t i = 0; i < c->n_interfaces; i++) {
+                fprintf(f, "\n[interface %s]\n", c->interfaces[i].match);
+                format_keys(f, interface_keys, ELEMENTSOF(interface_keys), &c->interfaces[i]);
+        }
+        for (size_t i = 0; i < c->n_workers; i++) {
+                fprintf(f, "\n[worker %s]\n", c->workers[i].name);
+                format_keys(f, worker_keys, ELEMENTSOF(worker_keys), &c->workers[i]);
+        }
+}

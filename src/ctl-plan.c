@@ -56,27 +56,7 @@ static void plan_json(FILE *f, double interval_s, const struct plan_action *v, s
                         text[0] = '\0';
                 json_begin_object(&w);
                 json_key_uint(&w, "tick", v[i].tick);
-                json_key_string(&w, "type", action_type_to_string(a->type));
-                if (a->type == ACTION_IRQ_AFFINITY)
-                        json_key_uint(&w, "irq", a->irq);
-                else
-                        json_key_null(&w, "irq");
-                json_key_string(&w, "nic", a->nic[0] ? a->nic : NULL);
-                if (a->queue >= 0)
-                        json_key_int(&w, "queue", a->queue);
-                else
-                        json_key_null(&w, "queue");
-                if (a->type == ACTION_THREAD_AFFINITY) {
-                        json_key_int(&w, "pid", a->pid);
-                        json_key_int(&w, "tid", a->tid);
-                }
-                if (a->type == ACTION_RPS_FLOW_CNT || a->type == ACTION_SOCK_FLOW_ENTRIES) {
-                        json_key_uint(&w, "value", a->value);
-                        json_key_uint(&w, "from_value", a->from_value);
-                } else {
-                        json_key_cpuset(&w, "cpus", &a->cpus);
-                        json_key_cpuset(&w, "from", &a->from);
-                }
+                action_json_members(&w, a);
                 json_key_string(&w, "reason", a->reason);
                 json_key_string(&w, "text", text);
                 json_end_object(&w);

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cpuset.h"
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "rootfs.h"
@@ -128,16 +130,25 @@ bad:
         return -EBADMSG;
 }
 
-static void print_scalar(FILE *f, const struct json_value *v) {
-        struct json_writer w;
+/* A JSON array of CPU numbers as a CPU list ("0-3,8"); false when v is
+ * not one. */
+static bool fmt_cpu_array(const struct json_value *v, char *buf, size_t len) {
+        cpuset_t s;
 
-        if (v && v->type == JSON_STRING) {
-                fputs(v->string, f);
-                return;
+        if (!v || v->type != JSON_ARRAY)
+                return false;
+        cpuset_zero(&s);
+        for (size_t i = 0; i < v->n; i++) {
+                const struct json_value *e = &v->items[i];
+
+                if (!is_int(e) || cpuset_set(&s, (int) e->number) < 0)
+                        return false;
         }
-        /* numbers, booleans, null and containers: their compact JSON text */
-        json_writer_init(&w, f, 0);
-        json_write_value(&w, v);
+        if (cpuset_count(&s) == 0) {
+                snprintf(buf, len, "none");
+                return true;
+        }
+        return cpuset_format_list(&s, buf, len) >= 0;
 }
 
 static void fmt_time(double t_s, char *buf, size_t len) {
@@ -162,64 +173,233 @@ static void fmt_duration(double s, char *buf, size_t len) {
                 snprintf(buf, len, "%" PRIu64 "s", t);
 }
 
-/* Optional members the daemon adds beyond the required schema; shown when
- * present and of the expected type, ignored otherwise. */
-static void print_extras(FILE *f, const struct json_value *v) {
+/* A process or thread name from proc/PID[/task/TID]/comm under rootfd. */
+static bool read_comm(int rootfd, const char *path, char *buf, size_t len) {
+        _cleanup_(freep) char *text = NULL;
+        size_t n;
+
+        if (rootfd < 0 || rootfs_read(rootfd, path, &text, &n) < 0 || n == 0)
+                return false;
+        text[strcspn(text, "\n")] = 0;
+        snprintf(buf, len, "%s", text);
+        return *buf != 0;
+}
+
+/* The undo journal's object name for people: "thread PID TID STARTTIME"
+ * becomes "thread TID (process/thread)", the names read under rootfd
+ * while the thread lives. */
+static void fmt_object(int rootfd, const char *object, char *buf, size_t len) {
+        unsigned long pid, tid;
+        unsigned long long start;
+        char path[96], pcomm[32], tcomm[32];
+        int n = 0;
+
+        if (sscanf(object, "thread %lu %lu %llu%n", &pid, &tid, &start, &n) != 3 || object[n] != 0) {
+                size_t l = strlen(object);
+
+                /* "irq 30 -": an IRQ without handler names says nothing more */
+                if (strncmp(object, "irq ", 4) == 0 && l > 2 && strcmp(object + l - 2, " -") == 0)
+                        l -= 2;
+                snprintf(buf, len, "%.*s", (int) l, object);
+                return;
+        }
+        snprintf(path, sizeof(path), "proc/%lu/comm", pid);
+        if (!read_comm(rootfd, path, pcomm, sizeof(pcomm))) {
+                snprintf(buf, len, "thread %lu (pid %lu)", tid, pid);
+                return;
+        }
+        snprintf(path, sizeof(path), "proc/%lu/task/%lu/comm", pid, tid);
+        if (tid == pid || !read_comm(rootfd, path, tcomm, sizeof(tcomm)) || strcmp(tcomm, pcomm) == 0)
+                snprintf(buf, len, "thread %lu (%s)", tid, pcomm);
+        else
+                snprintf(buf, len, "thread %lu (%s/%s)", tid, pcomm, tcomm);
+}
+
+static void print_counters(FILE *f, const struct json_value *v) {
         static const struct {
                 const char *key, *label;
         } counters[] = {
                 { "queue_irqs", "queue IRQs" },
                 { "rps_queues", "RPS queues" },
                 { "moves_10min", "moves in 10 min" },
-                { "managed_irqs", "kernel-managed IRQs skipped" },
-                { "external", "objects changed by others (left alone)" },
+                { "kernel_managed_irqs_skipped", "kernel-managed IRQs skipped" },
+                { "external", "changed by others (left alone)" },
                 { "interrupts_readings", "/proc/interrupts readings" },
         };
-        const struct json_value *c;
-        const char *s;
-        bool b, first = true;
+        const struct json_value *c = json_get(v, "counters");
+        size_t col = 0;
         int64_t n;
 
-        if (json_get_bool(v, "dry_run", &b) == 0 && b)
-                fprintf(f, "Mode: dry run (nothing is written)\n");
-        if (json_get_string(v, "reload_error", &s) == 0 && *s)
-                fprintf(f, "Last reload failed: %s\n", s);
-        c = json_get(v, "counters");
         for (size_t i = 0; i < ELEMENTSOF(counters); i++) {
-                if (json_get_int(c, counters[i].key, &n) < 0)
-                        continue;
-                fputs(first ? "Managing: " : ", ", f);
-                fprintf(f, "%lld %s", (long long) n, counters[i].label);
-                first = false;
-        }
-        if (!first)
-                fputc('\n', f);
+                char item[96];
+                int l;
 
-        /* IRQs whose effective_affinity_list stayed outside what was set
-         * while they fired (irqsteerd(8), EFFECTIVE AFFINITY) */
-        c = json_get(v, "effective_mismatch");
+                if (json_get_int(c, counters[i].key, &n) < 0 &&
+                    /* status files of earlier versions */
+                    (strcmp(counters[i].key, "kernel_managed_irqs_skipped") != 0 ||
+                     json_get_int(c, "managed_irqs", &n) < 0))
+                        continue;
+                l = snprintf(item, sizeof(item), "%lld %s", (long long) n, counters[i].label);
+                if (col == 0)
+                        col = (size_t) fprintf(f, "Counts: %s", item);
+                else if (col + 2 + (size_t) l > 80)
+                        col = (size_t) fprintf(f, ",\n        %s", item) - 2;
+                else
+                        col += (size_t) fprintf(f, ", %s", item);
+        }
+        if (col)
+                fputc('\n', f);
+}
+
+static void print_hot(FILE *f, const struct json_value *v) {
+        const struct json_value *a = json_get(v, "hot_cpus");
+        size_t col;
+
+        col = (size_t) fprintf(f, "Hot CPUs:");
+        if (json_count(a) == 0)
+                fprintf(f, " none");
+        for (size_t i = 0; i < json_count(a); i++) {
+                const struct json_value *e = json_index(a, i);
+                int64_t cpu = -1;
+                double load = 0;
+                char item[48];
+                int l;
+
+                json_get_int(e, "cpu", &cpu);
+                json_get_number(e, "load", &load);
+                l = snprintf(item, sizeof(item), " CPU%" PRId64 " (%.1f%%)", cpu, load * 100);
+                if (i > 0 && col + 1 + (size_t) l > 100) {
+                        fputs(",\n         ", f);
+                        col = 9;
+                } else if (i > 0) {
+                        fputc(',', f);
+                        col++;
+                }
+                col += (size_t) fprintf(f, "%s", item);
+        }
+        fputc('\n', f);
+}
+
+/* Each IRQ that fires elsewhere than irqsteerd set it (irqsteerd(8),
+ * EFFECTIVE AFFINITY). */
+static void print_effective(FILE *f, const struct json_value *v) {
+        const struct json_value *c = json_get(v, "effective_mismatch");
+
         for (size_t i = 0; i < json_count(c); i++) {
                 const struct json_value *e = json_index(c, i);
                 const char *name = "";
+                char set[256], on[256];
                 int64_t irq = -1;
 
                 json_get_int(e, "irq", &irq);
                 json_get_string(e, "name", &name);
-                fprintf(f, "Fires elsewhere than set: IRQ %" PRId64 "%s%s%s set to ", irq, *name ? " (" : "", name,
-                        *name ? ")" : "");
-                print_scalar(f, json_get(e, "affinity"));
-                fputs(", fires on ", f);
-                print_scalar(f, json_get(e, "effective"));
-                fputc('\n', f);
+                if (!fmt_cpu_array(json_get(e, "affinity"), set, sizeof(set)))
+                        snprintf(set, sizeof(set), "?");
+                if (!fmt_cpu_array(json_get(e, "effective"), on, sizeof(on)))
+                        snprintf(on, sizeof(on), "unknown CPUs");
+                fprintf(f, "Fires elsewhere than set: IRQ %" PRId64 "%s%s%s set to CPUs %s, fires on CPUs %s\n",
+                        irq, *name ? " (" : "", name, *name ? ")" : "", set, on);
         }
 }
 
-void ctl_status_print(FILE *f, const struct json_value *v, double now_s) {
-        const struct json_value *a, *cfg;
-        const char *status = "";
+/* A managed object's value: the CPU list when the daemon gave the CPU set
+ * (an RPS/XPS mask shows as a list like an IRQ's), else the file text. */
+static void fmt_value(const struct json_value *e, const char *cpus_key, const char *text_key, char *buf,
+                      size_t len) {
+        const char *s;
+
+        if (fmt_cpu_array(json_get(e, cpus_key), buf, len))
+                return;
+        if (json_get_string(e, text_key, &s) == 0)
+                snprintf(buf, len, "%s", s);
+        else
+                snprintf(buf, len, "-");
+}
+
+static void print_managed(FILE *f, const struct json_value *v, int rootfd) {
+        const struct json_value *a = json_get(v, "managed");
+
+        fprintf(f, "\nManaged objects: %zu\n", json_count(a));
+        if (json_count(a) > 0)
+                fprintf(f, "  %-34s %-20s %s\n", "OBJECT", "NOW", "BEFORE IRQSTEERD");
+        for (size_t i = 0; i < json_count(a); i++) {
+                const struct json_value *e = json_index(a, i);
+                const char *object = "?";
+                char name[160], current[512], original[512];
+
+                json_get_string(e, "object", &object);
+                fmt_object(rootfd, object, name, sizeof(name));
+                fmt_value(e, "current_cpus", "current", current, sizeof(current));
+                fmt_value(e, "original_cpus", "original", original, sizeof(original));
+                fprintf(f, "  %-34s %-20s %s\n", name, current, original);
+        }
+}
+
+static void print_actions(FILE *f, const struct json_value *v, double now_s, size_t max) {
+        const struct json_value *a = json_get(v, "last_actions");
+        size_t n = json_count(a), first = n > max ? n - max : 0;
+        char buf[64], buf2[64];
+
+        if (n == 0)
+                fprintf(f, "\nLast actions: none\n");
+        else if (first > 0)
+                fprintf(f, "\nLast actions (newest %zu of %zu, --full for all):\n", n - first, n);
+        else
+                fprintf(f, "\nLast actions:\n");
+        for (size_t i = first; i < n; i++) {
+                const struct json_value *e = json_index(a, i);
+                const char *action = "?", *reason = NULL, *result;
+                double t = 0;
+
+                json_get_number(e, "time", &t);
+                json_get_string(e, "action", &action);
+                json_get_string(e, "reason", &reason);
+                fmt_time(t / 1e6, buf, sizeof(buf));
+                fmt_duration(now_s - t / 1e6, buf2, sizeof(buf2));
+                /* the time on a line of its own: an action line alone is
+                 * up to ~100 columns */
+                fprintf(f, "  %s (%s ago)", buf, buf2);
+                if (json_get_string(e, "result", &result) == 0 && strcmp(result, "done") != 0) {
+                        const char *error = NULL;
+
+                        json_get_string(e, "error", &error);
+                        fprintf(f, " [%s%s%s]", result, error ? ": " : "", error ? error : "");
+                }
+                fprintf(f, "\n    %s\n", action);
+                /* action_format lines already end in the reason; print it
+                 * separately only when it adds something */
+                if (reason && *reason && !strstr(action, reason))
+                        fprintf(f, "    reason: %s\n", reason);
+        }
+}
+
+/* The configuration in the file's syntax (config_text), indented; the
+ * parser strips the indentation, so it pastes back as it is. */
+static void print_config(FILE *f, const struct json_value *v) {
+        const char *text, *path = NULL;
+
+        if (json_get_string(v, "config_text", &text) < 0)
+                return;
+        json_get_string(json_get(v, "config"), "path", &path);
+        fprintf(f, "\nConfiguration in force (%s%s):\n", path ? "from " : "built-in defaults, no file",
+                path ? path : "");
+        while (*text) {
+                size_t l = strcspn(text, "\n");
+
+                if (l > 0)
+                        fprintf(f, "  %.*s\n", (int) l, text);
+                else
+                        fputc('\n', f);
+                text += l + (text[l] == '\n');
+        }
+}
+
+void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int rootfd, bool full) {
+        const char *status = "", *s;
         int64_t pid = 0, started = 0;
         double uptime;
-        char buf[64], buf2[64];
+        bool b;
+        char buf[64];
 
         json_get_int(v, "pid", &pid);
         json_get_string(v, "status", &status);
@@ -233,102 +413,85 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s) {
                 fprintf(f, " (since %s)", buf);
         }
         fprintf(f, "\nStatus: %s\n", status);
-        print_extras(f, v);
-
-        a = json_get(v, "hot_cpus");
-        fprintf(f, "\nHot CPUs:");
-        if (json_count(a) == 0)
-                fprintf(f, " none");
-        for (size_t i = 0; i < json_count(a); i++) {
-                const struct json_value *e = json_index(a, i);
-                int64_t cpu = -1;
-                double load = 0;
-
-                json_get_int(e, "cpu", &cpu);
-                json_get_number(e, "load", &load);
-                fprintf(f, "%s CPU%" PRId64 " (%.1f%%)", i ? "," : "", cpu, load * 100);
-        }
-        fputc('\n', f);
-
-        a = json_get(v, "managed");
-        fprintf(f, "\nManaged objects: %zu\n", json_count(a));
-        if (json_count(a) > 0)
-                fprintf(f, "  %-24s %-24s %s\n", "OBJECT", "CURRENT", "ORIGINAL");
-        for (size_t i = 0; i < json_count(a); i++) {
-                const struct json_value *e = json_index(a, i);
-                const char *object = "?", *current = "?", *original = "?";
-
-                json_get_string(e, "object", &object);
-                json_get_string(e, "current", &current);
-                json_get_string(e, "original", &original);
-                fprintf(f, "  %-24s %-24s %s\n", object, current, original);
-        }
-
-        a = json_get(v, "last_actions");
-        fprintf(f, "\nLast actions:%s\n", json_count(a) == 0 ? " none" : "");
-        for (size_t i = 0; i < json_count(a); i++) {
-                const struct json_value *e = json_index(a, i);
-                const char *action = "?", *reason = NULL, *result;
-                double t = 0;
-
-                json_get_number(e, "time", &t);
-                json_get_string(e, "action", &action);
-                json_get_string(e, "reason", &reason);
-                fmt_time(t / 1e6, buf, sizeof(buf));
-                fmt_duration(now_s - t / 1e6, buf2, sizeof(buf2));
-                fprintf(f, "  %s (%s ago)  %s", buf, buf2, action);
-                if (json_get_string(e, "result", &result) == 0 && strcmp(result, "done") != 0) {
-                        const char *error = NULL;
-
-                        json_get_string(e, "error", &error);
-                        fprintf(f, " [%s%s%s]", result, error ? ": " : "", error ? error : "");
-                }
-                fputc('\n', f);
-                /* action_format lines already end in the reason; print it
-                 * separately only when it adds something */
-                if (reason && *reason && !strstr(action, reason))
-                        fprintf(f, "      reason: %s\n", reason);
-        }
-
-        cfg = json_get(v, "config");
-        if (cfg) {
-                fprintf(f, "\nConfiguration in force:\n");
-                for (size_t i = 0; i < cfg->n; i++) {
-                        fprintf(f, "  %s = ", cfg->keys[i]);
-                        print_scalar(f, &cfg->items[i]);
-                        fputc('\n', f);
-                }
-        }
+        if (json_get_bool(v, "dry_run", &b) == 0 && b)
+                fprintf(f, "Mode: dry run (nothing is written)\n");
+        if (json_get_string(v, "reload_error", &s) == 0 && *s)
+                fprintf(f, "Last reload failed: %s\n", s);
+        print_counters(f, v);
+        print_effective(f, v);
+        print_hot(f, v);
+        if (full)
+                print_managed(f, v, rootfd);
+        else
+                fprintf(f, "Managed objects: %zu (--full lists them)\n", json_count(json_get(v, "managed")));
+        print_actions(f, v, now_s, full ? SIZE_MAX : 5);
+        if (full)
+                print_config(f, v);
 }
 
 static void status_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl status [--state-dir DIR] [--json]\n"
-                   "Show what the running irqsteerd is doing, from DIR/%s.\n\n"
+        fprintf(f, "Usage: irqsteerctl status [--state-dir DIR] [--full | --json]\n"
+                   "Show what the running irqsteerd is doing, from DIR/%s: a brief\n"
+                   "summary (state, counts, hot CPUs, the last actions) by default.\n\n"
                    "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
-                   "  -j, --json           print the status document (checked) as JSON\n"
+                   "  -f, --full           also every managed object, every recent action and\n"
+                   "                       the configuration in force, in the file's syntax\n"
+                   "  -j, --json           print the status document (checked) as JSON; on an\n"
+                   "                       error, a JSON error object (schema in irqsteerctl(8))\n"
                    "  -h, --help           show this help\n",
                 STATE_STATUS_NAME, CONFIG_DEFAULT_STATE_DIR);
+}
+
+/* An error of status: the message on stderr and, with --json, an error
+ * object on stdout so that a script reading stdout sees why. */
+static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...) {
+        char msg[1024];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        ctl_error("%s", msg);
+        if (json) {
+                struct json_writer w;
+
+                json_writer_init(&w, stdout, JSON_PRETTY);
+                json_begin_object(&w);
+                json_key_int(&w, "version", CTL_STATUS_VERSION);
+                json_key_string(&w, "error", code);
+                json_key_string(&w, "message", msg);
+                json_key_int(&w, "exit_status", exit_status);
+                json_end_object(&w);
+                fputc('\n', stdout);
+                json_writer_finish(&w);
+                fflush(stdout);
+        }
+        return exit_status;
 }
 
 int ctl_status(int argc, char **argv) {
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, 's' },
+                { "full", no_argument, NULL, 'f' },
                 { "json", no_argument, NULL, 'j' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         _cleanup_(json_freep) struct json_value *v = NULL;
         _cleanup_(freep) char *buf = NULL;
-        const char *state_dir = CONFIG_DEFAULT_STATE_DIR, *why = NULL;
-        bool json = false;
+        const char *state_dir = CONFIG_DEFAULT_STATE_DIR, *why = NULL, *root = "/";
+        bool json = false, full = false;
         int64_t pid;
         size_t len;
         int c, fd, r;
 
         optind = 0;
-        while ((c = getopt_long(argc, argv, "+s:jh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+s:fjh", options, NULL)) >= 0) {
                 switch (c) {
                 case 's': state_dir = optarg; break;
+                case 'f': full = true; break;
                 case 'j': json = true; break;
                 case 'h': status_help(stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("status", "bad option");
@@ -336,6 +499,8 @@ int ctl_status(int argc, char **argv) {
         }
         if (optind < argc)
                 return ctl_usage_error("status", "unexpected argument '%s'", argv[optind]);
+        if (json && full)
+                return ctl_usage_error("status", "--full and --json exclude each other (--json has everything)");
 
         /* The state directory is not under /proc or /sys, but rootfs reads
          * a whole file relative to a directory fd just as well. */
@@ -345,31 +510,26 @@ int ctl_status(int argc, char **argv) {
                 close(fd);
         } else
                 r = fd;
-        if (r == -ENOENT) {
-                ctl_error("no status in %s/%s: irqsteerd is not running (or uses another --state-dir)",
-                          state_dir, STATE_STATUS_NAME);
-                return CTL_EXIT_ERROR;
-        }
-        if (r < 0) {
-                ctl_error("cannot read %s/%s: %s", state_dir, STATE_STATUS_NAME, strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r == -ENOENT)
+                return status_fail(json, CTL_EXIT_NOT_RUNNING, "not-running",
+                                   "no status in %s/%s: irqsteerd is not running (or uses another --state-dir)",
+                                   state_dir, STATE_STATUS_NAME);
+        if (r < 0)
+                return status_fail(json, CTL_EXIT_ERROR, "unreadable", "cannot read %s/%s: %s", state_dir,
+                                   STATE_STATUS_NAME, strerror(-r));
         r = json_parse(buf, len, &v);
-        if (r < 0) {
-                ctl_error("%s/%s is not valid JSON (%s)", state_dir, STATE_STATUS_NAME, strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
-        if (ctl_status_validate(v, &why) < 0) {
-                ctl_error("%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME,
-                          why ? why : "?");
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return status_fail(json, CTL_EXIT_BAD_STATUS, "bad-status", "%s/%s is not valid JSON (%s)", state_dir,
+                                   STATE_STATUS_NAME, strerror(-r));
+        if (ctl_status_validate(v, &why) < 0)
+                return status_fail(json, CTL_EXIT_BAD_STATUS, "bad-status",
+                                   "%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME,
+                                   why ? why : "?");
         json_get_int(v, "pid", &pid);
-        if (!ctl_pid_is_irqsteerd(pid)) {
-                ctl_error("irqsteerd (pid %" PRId64 ") is not running; %s/%s is left over from it", pid,
-                          state_dir, STATE_STATUS_NAME);
-                return CTL_EXIT_ERROR;
-        }
+        if (!ctl_pid_is_irqsteerd(pid))
+                return status_fail(json, CTL_EXIT_NOT_RUNNING, "not-running",
+                                   "irqsteerd (pid %" PRId64 ") is not running; %s/%s is left over from it", pid,
+                                   state_dir, STATE_STATUS_NAME);
 
         if (json) {
                 struct json_writer w;
@@ -380,7 +540,12 @@ int ctl_status(int argc, char **argv) {
                 r = json_writer_finish(&w);
                 if (r < 0)
                         return CTL_EXIT_ERROR;
-        } else
-                ctl_status_print(stdout, v, (double) ctl_now_realtime() / 1e6);
+        } else {
+                json_get_string(v, "root", &root);
+                fd = full ? rootfs_open(root) : -1;
+                ctl_status_print(stdout, v, (double) ctl_now_realtime() / 1e6, fd, full);
+                if (fd >= 0)
+                        close(fd);
+        }
         return fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
 }

@@ -271,6 +271,16 @@ bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
         return false;
 }
 
+int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret) {
+        if (!value)
+                return -EINVAL;
+        if (value_is_list(kind))
+                return cpuset_parse_list(value, ret);
+        if (value_is_mask(kind))
+                return cpuset_parse_mask(value, ret);
+        return -EINVAL;
+}
+
 /* Room for a cpulist of CPUSET_MAX CPUs in the worst case ("0,2,4,..."). */
 #define LIST_MAX (CPUSET_MAX / 2 * 5 + 16)
 

@@ -22,7 +22,7 @@ void report_record_action(struct report *rp, const struct action *a, const char 
 
         rec->realtime_usec = realtime_usec;
         snprintf(rec->line, sizeof(rec->line), "%s", line);
-        snprintf(rec->reason, sizeof(rec->reason), "%s", a->reason);
+        rec->action = *a;
         rec->result = result;
         rp->last_actions_pos = (rp->last_actions_pos + 1) % REPORT_LAST_ACTIONS;
         rp->gen++;
@@ -216,6 +216,8 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
         json_key_double(w, "saturated_idle", c->saturated_idle);
         json_key_double(w, "saturated_share", c->saturated_share);
         json_key_double(w, "smoothing", c->smoothing);
+        json_key_double(w, "balance_ratio", c->balance_ratio);
+        json_key_double(w, "balance_floor", c->balance_floor);
         json_key_double(w, "min_gain", c->min_gain);
         json_key_double(w, "min_dwell_s", (double) c->min_dwell_usec / USEC_PER_SEC);
         json_key_double(w, "max_dwell_s", (double) c->max_dwell_usec / USEC_PER_SEC);
@@ -266,11 +268,23 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
                 const struct undo_entry *e = &u->entries[i];
                 char key[96];
 
+                const char *current = e->pending ? e->pending : e->last ? e->last : e->original;
+                cpuset_t cpus;
+
                 knob_key_format(&e->key, key, sizeof(key));
                 json_begin_object(w);
                 json_key_string(w, "object", key);
-                json_key_string(w, "current", e->pending ? e->pending : e->last ? e->last : e->original);
+                json_key_string(w, "current", current);
                 json_key_string(w, "original", e->original);
+                json_key_string(w, "kind", knob_kind_to_string(e->key.kind));
+                if (knob_value_cpus(e->key.kind, current, &cpus) == 0)
+                        json_key_cpuset(w, "current_cpus", &cpus);
+                else
+                        json_key_null(w, "current_cpus");
+                if (knob_value_cpus(e->key.kind, e->original, &cpus) == 0)
+                        json_key_cpuset(w, "original_cpus", &cpus);
+                else
+                        json_key_null(w, "original_cpus");
                 json_end_object(w);
         }
         json_end_array(w);
@@ -280,9 +294,22 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
  * a change of the undo list. */
 static void status_tail_members(const struct report *rp, const struct report_snapshot *s, struct json_writer *w,
                                 const struct undo *u) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f;
+
         json_key_begin_object(w, "config");
         write_config_json(w, s->config);
         json_end_object(w);
+
+        /* the same configuration in the file's syntax, for people */
+        f = open_memstream(&text, &len);
+        if (f) {
+                config_format(f, s->config);
+                if (fclose(f) == 0)
+                        json_key_string(w, "config_text", text);
+                free(text);
+        }
 
         json_key(w, "managed");
         managed_array(w, u);
@@ -295,7 +322,8 @@ static void status_tail_members(const struct report *rp, const struct report_sna
                 json_begin_object(w);
                 json_key_uint(w, "time", rec->realtime_usec);
                 json_key_string(w, "action", rec->line);
-                json_key_string(w, "reason", rec->reason);
+                json_key_string(w, "reason", rec->action.reason);
+                action_json_members(w, &rec->action);
                 if (rec->result < 0) {
                         json_key_string(w, "result", "failed");
                         json_key_string(w, "error", strerror(-rec->result));
@@ -376,6 +404,8 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         json_key_uint(w, "queue_irqs", s->policy->n_queue_irqs);
         json_key_uint(w, "rps_queues", s->policy->n_rps_queues);
         json_key_uint(w, "moves_10min", s->policy->n_moves_10min);
+        json_key_uint(w, "kernel_managed_irqs_skipped", s->policy->n_managed_irqs);
+        /* the old name of the same count, kept while version is 1 */
         json_key_uint(w, "managed_irqs", s->policy->n_managed_irqs);
         json_key_uint(w, "external", s->policy->n_external);
         json_key_uint(w, "interrupts_readings", s->irq_readings);

@@ -989,6 +989,65 @@ static void test_example_file(_unused_ void **state) {
         free(text);
 }
 
+/* config_format() writes what the parser reads: the dump of a configuration
+ * parses back to the same configuration, every key included. */
+static void test_format_roundtrip(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                const char *text;
+                unsigned keys;           /* "key = value" lines in the dump */
+        } cases[] = {
+                { "defaults: all 6 [daemon] and 21 [balance] keys", "", 27 },
+                { "every type set, with sections",
+                  "[daemon]\ninterval = 500ms\nirq_rate_interval = 0\nstate_dir = /run/x\nlog_level = err\n"
+                  "restore_on_exit = no\ndry_run = yes\n"
+                  "[balance]\nhot_enter = 85%\nhot_exit = 62.5%\nhot_samples = 3\nsmoothing = 0.35\n"
+                  "min_dwell = 90s\nmax_dwell = 2h\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\n"
+                  "balance_ratio = 0\nbalance_floor = 20%\nrps_exclude_irq_rate = 1500.5\n"
+                  "[interface eth*]\nmanage = no\n"
+                  "[interface eno1]\ncpus = 0-3\nrps = yes\nxps = no\n"
+                  "[worker mc]\nmatch_name = memcached\npolicy = colocate\ninterface = eno1\ncpus = 4-7\n"
+                  "[worker web]\nmatch_cmdline = ^nginx: worker\nmatch_unit = nginx.service\n"
+                  "pidfile = /run/nginx.pid\npolicy = avoid-net\n",
+                  27 + 2 + 4 + 4 + 5 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct config c, d;
+                struct config_errors errs = {};
+                const char *what = NULL;
+                char *out = NULL, *out2 = NULL;
+                size_t len = 0, len2 = 0;
+                unsigned keys = 0;
+                FILE *f;
+
+                print_message("case: %s\n", cases[i].what);
+                if (config_parse("t", cases[i].text, strlen(cases[i].text), &c, &errs) != 0)
+                        fail_msg("input: %s", errors_text(&errs));
+                f = open_memstream(&out, &len);
+                assert_non_null(f);
+                config_format(f, &c);
+                assert_int_equal(fclose(f), 0);
+                for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                        if (*l != '[' && *l != '\n' && strstr(l, " =") && strstr(l, " =") < strchr(l, '\n'))
+                                keys++;
+                if (config_parse("dump", out, len, &d, &errs) != 0)
+                        fail_msg("dump does not parse: %s\n%s", errors_text(&errs), out);
+                if (!config_same(&c, &d, &what))
+                        fail_msg("%s differs after the round trip:\n%s", what, out);
+                f = open_memstream(&out2, &len2);
+                assert_non_null(f);
+                config_format(f, &d);
+                assert_int_equal(fclose(f), 0);
+                assert_string_equal(out, out2);
+                assert_int_equal(keys, cases[i].keys);
+                config_free(&c);
+                config_free(&d);
+                free(out);
+                free(out2);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_defaults),
@@ -1004,6 +1063,7 @@ int main(void) {
                 cmocka_unit_test(test_load_examples),
                 cmocka_unit_test(test_reload_keeps_old),
                 cmocka_unit_test(test_example_file),
+                cmocka_unit_test(test_format_roundtrip),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

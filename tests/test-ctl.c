@@ -94,6 +94,23 @@ static void rm_rf(const char *dir) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* mkdir -p dir/rel */
+static int mkdir_p_test(const char *dir, const char *rel) {
+        char path[512];
+        size_t n = (size_t) snprintf(path, sizeof(path), "%s/", dir);
+
+        for (const char *p = rel;; p++) {
+                if (*p == '/' || *p == 0) {
+                        path[n] = 0;
+                        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        if (*p == 0)
+                                return 0;
+                }
+                path[n++] = *p;
+        }
+}
+
 static const struct json_value *find_by(const struct json_value *arr, const char *key, const char *name) {
         for (size_t i = 0; i < json_count(arr); i++) {
                 const char *s;
@@ -386,13 +403,23 @@ static void test_parse_interval(_unused_ void **state) {
 
 #define STATUS_OK                                                                                    \
         "{\"version\":1,\"pid\":%d,\"started_usec\":1700000000000000,\"uptime_s\":61.5,"           \
-        "\"status\":\"watching 2 NICs\",\"config\":{\"interval_s\":2,\"banned_cpus\":[0]},"         \
+        "\"status\":\"watching 2 NICs\",\"config\":{\"path\":null,\"interval_s\":2,"                \
+        "\"banned_cpus\":[2,3]},"                                                                   \
+        "\"config_text\":\"[daemon]\\ninterval = 2s\\n\\n[balance]\\nhot_enter = 80%%\\n"             \
+        "banned_cpus = 2-3\\n\\n[interface eno1]\\nmanage = yes\\n\","                                \
         "\"hot_cpus\":[{\"cpu\":3,\"load\":0.82}],"                                                  \
-        "\"managed\":[{\"object\":\"irq 73\",\"current\":\"3\",\"original\":\"0-15\"}],"            \
+        "\"managed\":[{\"object\":\"irq 73 -\",\"current\":\"3\",\"original\":\"0-15\","              \
+        "\"current_cpus\":[3],\"original_cpus\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]},"          \
+        "{\"object\":\"rps eno1 0\",\"current\":\"ffffffff\",\"original\":\"00000000,fffffffc\","   \
+        "\"current_cpus\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,"   \
+        "26,27,28,29,30,31],\"original_cpus\":[2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,"   \
+        "21,22,23,24,25,26,27,28,29,30,31]},"                                                       \
+        "{\"object\":\"thread 142 143 813117\",\"current\":\"4\",\"original\":\"0-63\"}],"         \
         "\"last_actions\":[{\"time\":1700000060000000,\"action\":\"IRQ 73 CPU0 -> CPU3: hot\"," \
         "\"reason\":\"CPU0 hot\"},{\"time\":1700000070000000,\"action\":\"RPS eth0 rx-0\","     \
         "\"reason\":\"spread\",\"result\":\"failed\",\"error\":\"Permission denied\"}],"        \
-        "\"dry_run\":true,\"counters\":{\"queue_irqs\":8,\"moves_10min\":3}}"
+        "\"dry_run\":true,\"counters\":{\"queue_irqs\":8,\"moves_10min\":3,"                        \
+        "\"kernel_managed_irqs_skipped\":5}}"
 
 static void test_status_validate(_unused_ void **state) {
         static const struct {
@@ -436,28 +463,85 @@ static void test_status_validate(_unused_ void **state) {
         }
 }
 
-static void test_status_print(_unused_ void **state) {
-        char doc[2048], *buf = NULL;
-        size_t len = 0;
+static char *status_text(const char *doc, int rootfd, bool full) {
         struct json_value *v = NULL;
+        char *buf = NULL;
+        size_t len = 0;
         FILE *f;
 
-        snprintf(doc, sizeof(doc), STATUS_OK, 42);
         assert_int_equal(json_parse(doc, strlen(doc), &v), 0);
         f = open_memstream(&buf, &len);
-        ctl_status_print(f, v, 1700000090.0);
-        fclose(f);
-        static const char *const want[] = {
-                "pid 42", "up 1m 01s", "Status: watching 2 NICs", "CPU3 (82.0%)", "irq 73", "0-15",
-                "(30s ago)", "IRQ 73 CPU0 -> CPU3: hot", "reason: CPU0 hot", "interval_s = 2",
-                "banned_cpus = [0]", "Mode: dry run", "Managing: 8 queue IRQs, 3 moves in 10 min",
-                "RPS eth0 rx-0 [failed: Permission denied]",
-        };
-        for (size_t i = 0; i < ELEMENTSOF(want); i++)
-                if (!strstr(buf, want[i]))
-                        fail_msg("status text lacks '%s':\n%s", want[i], buf);
+        assert_non_null(f);
+        ctl_status_print(f, v, 1700000090.0, rootfd, full);
+        assert_int_equal(fclose(f), 0);
         json_free(v);
+        return buf;
+}
+
+/* Lines of at most 120 columns, no JSON syntax leaking into the text. */
+static void assert_readable(const char *text, size_t max_lines) {
+        size_t lines = 0;
+
+        for (const char *l = text; *l;) {
+                size_t n = strcspn(l, "\n");
+
+                if (n > 120)
+                        fail_msg("line of %zu columns: %.*s", n, (int) n, l);
+                lines++;
+                l += n + (l[n] == '\n');
+        }
+        if (lines > max_lines)
+                fail_msg("%zu lines, want at most %zu:\n%s", lines, max_lines, text);
+        if (strstr(text, "null") || strstr(text, "= [") || strstr(text, "{\""))
+                fail_msg("JSON in the text:\n%s", text);
+}
+
+static void test_status_print(_unused_ void **state) {
+        char doc[4096], *buf, *dir = make_tmpdir();
+        int rootfd;
+
+        snprintf(doc, sizeof(doc), STATUS_OK, 42);
+
+        /* brief: a screenful */
+        buf = status_text(doc, -1, false);
+        static const char *const brief[] = {
+                "pid 42", "up 1m 01s", "Status: watching 2 NICs", "Hot CPUs: CPU3 (82.0%)", "(30s ago)",
+                "IRQ 73 CPU0 -> CPU3: hot", "reason: CPU0 hot", "Mode: dry run",
+                "Counts: 8 queue IRQs, 3 moves in 10 min, 5 kernel-managed IRQs skipped",
+                "Managed objects: 3 (--full lists them)", "RPS eth0 rx-0", "[failed: Permission denied]",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(brief); i++)
+                if (!strstr(buf, brief[i]))
+                        fail_msg("brief status lacks '%s':\n%s", brief[i], buf);
+        if (strstr(buf, "OBJECT") || strstr(buf, "Configuration"))
+                fail_msg("brief status lists everything:\n%s", buf);
+        assert_readable(buf, 24);
         free(buf);
+
+        /* full: every object, values as CPU lists, threads by name, the
+         * configuration in the file's syntax */
+        assert_int_equal(mkdir_p_test(dir, "proc/142/task/143"), 0);
+        test_write_file(dir, "proc/142/comm", "memcached\n");
+        test_write_file(dir, "proc/142/task/143/comm", "worker-3\n");
+        rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(rootfd >= 0);
+        buf = status_text(doc, rootfd, true);
+        close(rootfd);
+        static const char *const full[] = {
+                "  irq 73   ", " 3 ", " 0-15\n", "rps eno1 0 ", " 0-31 ", " 2-31\n",
+                "thread 143 (memcached/worker-3) ", " 4 ", " 0-63\n",
+                "Configuration in force (built-in defaults, no file):\n  [daemon]\n  interval = 2s\n",
+                "\n  hot_enter = 80%\n  banned_cpus = 2-3\n", "\n  [interface eno1]\n  manage = yes\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(full); i++)
+                if (!strstr(buf, full[i]))
+                        fail_msg("full status lacks '%s':\n%s", full[i], buf);
+        if (strstr(buf, "ffffffff") || strstr(buf, "813117"))
+                fail_msg("full status shows masks or thread start times:\n%s", buf);
+        assert_readable(buf, 200);
+        free(buf);
+        rm_rf(dir);
+        free(dir);
 }
 
 /* ---- the binary ---- */
@@ -748,16 +832,32 @@ static void test_top_sigint(_unused_ void **state) {
 }
 
 static void test_status_cli(_unused_ void **state) {
-        char *dir = make_tmpdir(), doc[2048], *out, *err;
+        char *dir = make_tmpdir(), doc[4096], *out, *err;
         struct json_value *v = NULL;
         const char *args[] = { "status", "--state-dir", dir, NULL };
         const char *args_json[] = { "status", "--state-dir", dir, "--json", NULL };
         pid_t child, daemon_pid;
         int64_t i;
 
-        /* no file: no daemon */
-        assert_int_equal(run_ctl(args, &out, &err), 1);
+        /* no file: no daemon, exit 3; with --json an error object on stdout */
+        assert_int_equal(run_ctl(args, &out, &err), 3);
         assert_non_null(strstr(err, "not running"));
+        free(out);
+        free(err);
+        assert_int_equal(run_ctl(args_json, &out, &err), 3);
+        assert_int_equal(json_parse(out, strlen(out), &v), 0);
+        assert_int_equal(json_get_int(v, "exit_status", &i), 0);
+        assert_int_equal(i, 3);
+        {
+                const char *code, *msg;
+
+                assert_int_equal(json_get_string(v, "error", &code), 0);
+                assert_string_equal(code, "not-running");
+                assert_int_equal(json_get_string(v, "message", &msg), 0);
+                assert_non_null(strstr(msg, "not running"));
+        }
+        json_free(v);
+        v = NULL;
         free(out);
         free(err);
 
@@ -801,7 +901,7 @@ static void test_status_cli(_unused_ void **state) {
         /* a live pid that is not irqsteerd (ours): the daemon's pid was reused */
         snprintf(doc, sizeof(doc), STATUS_OK, (int) getpid());
         test_write_file(dir, "status.json", doc);
-        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_int_equal(run_ctl(args, &out, &err), 3);
         assert_non_null(strstr(err, "is not running"));
         free(out);
         free(err);
@@ -814,20 +914,24 @@ static void test_status_cli(_unused_ void **state) {
         assert_int_equal(waitpid(child, NULL, 0), child);
         snprintf(doc, sizeof(doc), STATUS_OK, (int) child);
         test_write_file(dir, "status.json", doc);
-        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_int_equal(run_ctl(args, &out, &err), 3);
         assert_non_null(strstr(err, "is not running"));
         free(out);
         free(err);
 
         /* garbage and schema violations */
         test_write_file(dir, "status.json", "{\"version\":1,\"pid\":");
-        assert_int_equal(run_ctl(args_json, &out, &err), 1);
+        assert_int_equal(run_ctl(args_json, &out, &err), 4);
         assert_non_null(strstr(err, "not valid JSON"));
-        assert_string_equal(out, "");
+        assert_int_equal(json_parse(out, strlen(out), &v), 0);
+        assert_int_equal(json_get_int(v, "exit_status", &i), 0);
+        assert_int_equal(i, 4);
+        json_free(v);
+        v = NULL;
         free(out);
         free(err);
         test_write_file(dir, "status.json", "{\"version\":7,\"pid\":1,\"status\":\"\"}");
-        assert_int_equal(run_ctl(args, &out, &err), 1);
+        assert_int_equal(run_ctl(args, &out, &err), 4);
         assert_non_null(strstr(err, "schema"));
         free(out);
         free(err);
