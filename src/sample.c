@@ -160,6 +160,29 @@ bool sample_load_drifted(const struct sample_snapshot *prev, const struct sample
         return false;
 }
 
+/* The increase of a /proc/softirqs or /proc/interrupts counter from x to
+ * y.  The kernel keeps both per CPU as unsigned int, so they wrap at 2^32
+ * (NET_RX at 1M runs/s: every 72 minutes): the delta is taken modulo
+ * 2^32.  A counter that restarted (an IRQ freed and requested again under
+ * the same name) also reads lower; it is told from a wrap by the size of
+ * the modular delta, which no real counter reaches in one interval (2^31
+ * and more), and false is returned for it. */
+static bool counter_delta(uint64_t x, uint64_t y, uint64_t *ret) {
+        uint32_t d;
+
+        if (y >= x) {
+                *ret = y - x;
+                return true;
+        }
+        if (x > UINT32_MAX || y > UINT32_MAX)
+                return false;
+        d = (uint32_t) y - (uint32_t) x;
+        if (d > INT32_MAX)
+                return false;
+        *ret = d;
+        return true;
+}
+
 /* Fills cpu's shares; false (and a debug line) when the interval is not
  * usable for it. */
 static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
@@ -182,13 +205,10 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
                         continue;
                 x = prev->softirqs.counts[(size_t) s * prev->softirqs.n_cpus + (size_t) pc];
                 y = cur->softirqs.counts[(size_t) s * cur->softirqs.n_cpus + (size_t) cc];
-                /* The kernel's counters are 32-bit and wrap; a wrap and a
-                 * reset look alike, so the interval is dropped either way. */
-                if (y < x) {
+                if (!counter_delta(x, y, &sirq_d[s])) {
                         log_debug("sample: cpu%d softirq %s went backwards", cpu, procfs_softirq_to_string(s));
                         return false;
                 }
-                sirq_d[s] = y - x;
                 sirq_all = sirq_all > UINT64_MAX - sirq_d[s] ? UINT64_MAX : sirq_all + sirq_d[s];
         }
 
@@ -243,13 +263,13 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, 
         }
         for (size_t j = lo; j <= hi && j < cur->n_cpus; j++) {
                 int pj = prev_col[j], cpu = cur->cpus[j];
-                uint64_t x, y;
+                uint64_t x, y, dc;
 
                 if (pj < 0)
                         continue; /* CPU came online: no earlier count */
                 x = a->counts[pj];
                 y = b->counts[j];
-                if (y < x) {
+                if (!counter_delta(x, y, &dc)) {
                         log_debug("sample: IRQ %u count on cpu%d went backwards", b->irq, cpu);
                         ret->valid = false;
                         ret->rate = 0;
@@ -257,9 +277,9 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, 
                         ret->nz_hi = 0;
                         return;
                 }
-                if (y == x)
+                if (dc == 0)
                         continue; /* per_cpu is 0 already; adding 0 changes no sum */
-                ret->per_cpu[cpu] = (double) (y - x) / dt;
+                ret->per_cpu[cpu] = (double) dc / dt;
                 ret->rate += ret->per_cpu[cpu];
                 if (ret->nz_lo > ret->nz_hi)
                         ret->nz_lo = cpu;

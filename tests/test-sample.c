@@ -287,7 +287,8 @@ static void test_rates_invalid(_unused_ void **state) {
         check_cpu("user reset", &r, &(struct want_cpu) { 1, true, false, 0.2, 0, 0.7, 0, 0, 0, 0.1, 0.3, 0, 0, 0 });
         sample_rates_free(&r);
 
-        /* a softirq counter went backwards (32-bit wrap or reset) */
+        /* a softirq counter went backwards by far more than a wrap
+         * explains (a modular delta of 2^32 - 1 runs): a reset */
         b = base_cur;
         b.cpus[1].rcu = 99;
         compute(&a, &b, &r);
@@ -323,6 +324,26 @@ static void test_rates_invalid(_unused_ void **state) {
         check_irq("irq reset", &r, 39, true, 10, (const double[]) { 10, 0 });
         assert_true(r.cpus[0].valid && r.cpus[1].valid);
         sample_rates_free(&r);
+
+        /* the 32-bit counters wrap: NET_RX and IRQ 38 on cpu0 pass 2^32
+         * during the interval and the rates are those of the base case */
+        a = base_prev;
+        b = base_cur;
+        a.cpus[0].net_rx = UINT32_MAX - 99;     /* +600: 2^32 + 500 */
+        b.cpus[0].net_rx = 500;
+        a.cpus[1].timer = UINT32_MAX;           /* +100: 2^32 + 99 */
+        b.cpus[1].timer = 99;
+        a.irqs[0].counts[0] = UINT32_MAX - 399; /* +1000 */
+        b.irqs[0].counts[0] = 600;
+        a.irqs[0].counts[1] = UINT32_MAX;       /* +3000 */
+        b.irqs[0].counts[1] = 2999;
+        compute(&a, &b, &r);
+        check_cpu("softirq wrap", &r,
+                  &(struct want_cpu) { 0, true, false, 0.2, 0.1, 0.5, 0.05, 0.05, 0.1, 0, 0.45, 0.8, 300, 100 });
+        check_cpu("softirq wrap", &r, &(struct want_cpu) { 1, true, false, 0.2, 0, 0.7, 0, 0, 0, 0.1, 0.3, 0, 0, 0 });
+        check_irq("irq wrap", &r, 38, true, 2000, (const double[]) { 500, 1500 });
+        sample_rates_free(&r);
+        a = base_prev;
 
         /* IRQ 38 re-requested by another device: same number, new name */
         b = base_cur;
