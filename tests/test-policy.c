@@ -693,6 +693,10 @@ static void test_never_ineligible(void **state) {
                 double noise[FX_MAX_CPUS];
                 cpuset_t ok;
                 int nq = cases[i].single_queue ? 1 : 8;
+                /* actions per type (IRQ and RPS ones after the initial
+                 * layout): a policy that never acts would pass the
+                 * eligibility check vacuously */
+                unsigned acted[ACTION_TYPE_MAX] = { 0 };
 
                 fx_init(&f, 8, 1, FX_SMT_NONE);
                 fx_isolate(&f, 1);
@@ -719,7 +723,16 @@ static void test_never_ineligible(void **state) {
                                         f.q[0][q].work = 0.1;
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         check_eligible(cases[i].what, &f.l, &ok);
+                        for (size_t a = 0; a < f.l.n; a++)
+                                if (!cpuset_empty(&f.l.v[a].cpus) &&
+                                    (k > 0 || f.l.v[a].type == ACTION_THREAD_AFFINITY))
+                                        acted[f.l.v[a].type]++;
                 }
+                if (cases[i].single_queue ? acted[ACTION_RPS] == 0 : acted[ACTION_IRQ_AFFINITY] == 0)
+                        fail_msg("%s: no %s after the initial layout", cases[i].what,
+                                 cases[i].single_queue ? "RPS change" : "IRQ move");
+                if (acted[ACTION_THREAD_AFFINITY] == 0)
+                        fail_msg("%s: no worker pinned", cases[i].what);
                 free(w);
                 f.cfg.workers = NULL;
                 fx_free(&f);
