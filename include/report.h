@@ -10,6 +10,7 @@
 
 #include "action.h"
 #include "apply.h"
+#include "bans.h"
 #include "config.h"
 #include "inventory.h"
 #include "policy.h"
@@ -47,6 +48,7 @@ struct report_snapshot {
         uint64_t caps;                    /* capabilities kept */
         unsigned ticks;
         const char *reload_error;         /* "" or NULL: none */
+        const struct bans *bans;          /* runtime bans; NULL: none read */
         const struct policy_report *policy;
         uint64_t irq_readings;            /* /proc/interrupts readings so far */
         const struct apply_eff_watch *eff;

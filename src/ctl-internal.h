@@ -35,3 +35,7 @@ uint64_t ctl_now_monotonic(void);
  * in a stale status file and since reused by another process does not count. */
 bool ctl_pid_is_irqsteerd(int64_t pid);
 uint64_t ctl_now_realtime(void);
+/* irqsteerctl ban / unban / bans (ctl-bans.c). */
+int ctl_ban(int argc, char **argv);
+int ctl_unban(int argc, char **argv);
+int ctl_bans(int argc, char **argv);

@@ -505,7 +505,10 @@ static void main_help(FILE *f) {
                    "  top         per-CPU load, softirq rates and the queues each CPU serves\n"
                    "  status      what the running irqsteerd is doing\n"
                    "  plan        the actions the policy would take now (changes nothing)\n"
-                   "  restore     put back the values saved by a previous run\n\n"
+                   "  restore     put back the values saved by a previous run\n"
+                   "  ban         keep CPUs free at run time: ban NAME CPULIST\n"
+                   "  unban       lift the ban NAME\n"
+                   "  bans        list the runtime bans\n\n"
                    "Options:\n"
                    "  -v, --verbose   debug messages on stderr\n"
                    "  -h, --help      show this help\n"
@@ -526,6 +529,7 @@ int ctl_main(int argc, char **argv) {
         } commands[] = {
                 { "inventory", ctl_inventory }, { "top", ctl_top },         { "status", ctl_status },
                 { "plan", ctl_plan },           { "restore", ctl_restore },
+                { "ban", ctl_ban },             { "unban", ctl_unban },     { "bans", ctl_bans },
         };
         int c, level = LOG_WARNING;
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 
 #include "action.h"
 #include "apply.h"
+#include "bans.h"
 #include "caps.h"
 #include "config.h"
 #include "daemon.h"
@@ -60,6 +62,10 @@ struct daemon {
         sd_event *event;
         sd_event_source *timer;
         sd_event_source *sig_hup, *sig_term, *sig_int;
+        /* runtime bans (bans.h): STATE_DIR/bans, watched with inotify */
+        char *bans_dir;
+        sd_event_source *bans_watch;
+        struct bans bans;
         struct linkmon *linkmon;
 
         struct topology topo;
@@ -833,6 +839,7 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .caps = d->caps,
                 .ticks = d->ticks,
                 .reload_error = d->reload_error,
+                .bans = &d->bans,
                 .policy = &d->report,
                 .irq_readings = d->irq_readings,
                 .eff = d->eff,
@@ -871,6 +878,97 @@ static void log_notes(const struct policy_report *rep) {
                 log_internal(rep->notes[i].level, 0, NULL, "%s", rep->notes[i].text);
 }
 
+/* ---- runtime bans ---- */
+
+static bool ban_file_same(const struct ban_file *a, const struct ban_file *b) {
+        return strcmp(a->name, b->name) == 0 && a->error == b->error && cpuset_equal(&a->cpus, &b->cpus);
+}
+
+static const struct ban_file *ban_file_find(const struct bans *b, const char *name) {
+        for (size_t i = 0; i < b->n_files; i++)
+                if (strcmp(b->files[i].name, name) == 0)
+                        return &b->files[i];
+        return NULL;
+}
+
+/* Reads the ban directory again; says once what changed: each bad file
+ * (ignored as a whole), each ban added, changed or lifted, and the union. */
+static void load_bans(struct daemon *d) {
+        struct bans nb = { 0 };
+        char list[256];
+        bool changed = false;
+        int r;
+
+        r = bans_load(d->bans_dir, &nb);
+        if (r < 0) {
+                /* keep the bans we have: dropping them would put work back
+                 * on CPUs someone asked us to keep free */
+                log_warning_errno(r, "Failed to read the ban directory %s, keeping the bans in force: %m", d->bans_dir);
+                bans_free(&nb);
+                return;
+        }
+        for (size_t i = 0; i < nb.n_files; i++) {
+                const struct ban_file *f = &nb.files[i], *old = ban_file_find(&d->bans, f->name);
+
+                if (old && ban_file_same(old, f))
+                        continue;
+                changed = true;
+                if (f->error < 0)
+                        log_warning("Ban file %s/%s: %s; ignoring the whole file", d->bans_dir, f->name, f->problem);
+                else
+                        log_info("Ban %s: CPUs %s", f->name,
+                                 cpuset_format_list(&f->cpus, list, sizeof(list)) < 0 ? "(many)" : list[0] ? list : "none");
+        }
+        for (size_t i = 0; i < d->bans.n_files; i++)
+                if (!ban_file_find(&nb, d->bans.files[i].name)) {
+                        changed = true;
+                        log_info("Ban %s lifted", d->bans.files[i].name);
+                }
+        if (!cpuset_equal(&nb.cpus, &d->bans.cpus))
+                log_notice("Runtime bans now keep CPUs %s free",
+                           cpuset_format_list(&nb.cpus, list, sizeof(list)) < 0 ? "(many)" : list[0] ? list : "none");
+        bans_free(&d->bans);
+        d->bans = nb;
+        if (changed) {
+                d->irq_force = true;
+                report_config_changed(&d->out);
+        }
+}
+
+static int on_bans(sd_event_source *s _unused_, const struct inotify_event *ev, void *userdata) {
+        struct daemon *d = userdata;
+
+        /* a writer's temporary: the rename that follows is the event */
+        if (ev->len > 0 && ev->name[0] == '.')
+                return 0;
+        if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
+                log_warning("The ban directory %s was removed or moved: runtime bans are no longer watched "
+                            "until irqsteerd restarts; the bans in force stay", d->bans_dir);
+        load_bans(d);
+        return 0;
+}
+
+static int setup_bans(struct daemon *d) {
+        int r;
+
+        if (asprintf(&d->bans_dir, "%s/%s", d->state_dir, BANS_DIR_NAME) < 0) {
+                d->bans_dir = NULL;
+                return log_error_errno(ENOMEM, "Out of memory");
+        }
+        r = state_dir_ensure(d->bans_dir);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the ban directory %s: %m", d->bans_dir);
+        r = sd_event_add_inotify(d->event, &d->bans_watch, d->bans_dir,
+                                 IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF |
+                                 IN_MOVE_SELF | IN_ONLYDIR,
+                                 on_bans, d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the ban directory %s: %m", d->bans_dir);
+        (void) sd_event_source_set_description(d->bans_watch, "bans");
+        load_bans(d);
+        return 0;
+}
+
 static int decide_and_act(struct daemon *d, uint64_t now) {
         struct policy_input in = {
                 .config = &d->config,
@@ -878,6 +976,7 @@ static int decide_and_act(struct daemon *d, uint64_t now) {
                 .inv = &d->inv,
                 .load = d->have_avg ? &d->avg : NULL,
                 .workers = d->config.n_workers ? &d->workers : NULL,
+                .bans = &d->bans.cpus,
                 .now_usec = now,
         };
         int r;
@@ -1370,6 +1469,9 @@ static int startup(struct daemon *d) {
         r = setup_event(d);
         if (r < 0)
                 return r;
+        r = setup_bans(d);
+        if (r < 0)
+                return r;
 
         if (d->root_is_host) {
                 r = linkmon_new(d->event, on_link, d, &d->linkmon);
@@ -1409,6 +1511,7 @@ static void daemon_free(struct daemon *d) {
         sd_event_source_disable_unref(d->sig_hup);
         sd_event_source_disable_unref(d->sig_term);
         sd_event_source_disable_unref(d->sig_int);
+        sd_event_source_disable_unref(d->bans_watch);
         sd_event_unref(d->event);
         if (d->apply)
                 apply_free(d->apply);
@@ -1431,6 +1534,8 @@ static void daemon_free(struct daemon *d) {
         free(d->irq_ref);
         report_free(&d->out);
         free(d->msi_warned);
+        bans_free(&d->bans);
+        free(d->bans_dir);
         free(d->state_dir);
         if (d->rootfd >= 0)
                 close(d->rootfd);

@@ -386,6 +386,25 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 json_key_string(w, "reload_error", s->reload_error);
         else
                 json_key_null(w, "reload_error");
+        if (s->bans) {
+                json_key_begin_object(w, "runtime_bans");
+                json_key_cpuset(w, "cpus", &s->bans->cpus);
+                json_key_begin_array(w, "files");
+                for (size_t i = 0; i < s->bans->n_files; i++) {
+                        const struct ban_file *f = &s->bans->files[i];
+
+                        json_begin_object(w);
+                        json_key_string(w, "name", f->name);
+                        json_key_cpuset(w, "cpus", &f->cpus);
+                        if (f->error < 0)
+                                json_key_string(w, "error", f->problem);
+                        else
+                                json_key_null(w, "error");
+                        json_end_object(w);
+                }
+                json_end_array(w);
+                json_end_object(w);
+        }
 
         json_key_begin_array(w, "hot_cpus");
         for (size_t i = 0; i < s->policy->n_hot_cpus; i++) {

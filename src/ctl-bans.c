@@ -1,0 +1,180 @@
+/* irqsteerctl ban, unban, bans: the runtime ban files in STATE_DIR/bans
+ * (bans.h), which a running irqsteerd watches; written and removed
+ * atomically, so the daemon never reads half a list. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bans.h"
+#include "config.h"
+#include "ctl-internal.h"
+#include "ctl.h"
+#include "json.h"
+#include "util.h"
+
+static void bans_help(FILE *f) {
+        fprintf(f, "Usage: irqsteerctl ban [--state-dir DIR] NAME CPULIST\n"
+                   "       irqsteerctl unban [--state-dir DIR] NAME\n"
+                   "       irqsteerctl bans [--state-dir DIR] [--json]\n"
+                   "Keep CPUs free of managed IRQs, RPS/XPS and pinned workers while irqsteerd runs,\n"
+                   "without a reload.  Each NAME (one per owner: a CPU manager, an operator) holds\n"
+                   "one CPU list in DIR/%s/NAME; the union of all of them is banned.\n\n"
+                   "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
+                   "  -j, --json           bans: print the ban files as JSON\n"
+                   "  -h, --help           show this help\n",
+                BANS_DIR_NAME, CONFIG_DEFAULT_STATE_DIR);
+}
+
+/* Options common to the three commands; the index of the first operand,
+ * or -(exit code) when done. */
+static int parse_options(const char *cmd, int argc, char **argv, const char **ret_state_dir, bool *ret_json) {
+        static const struct option options[] = {
+                { "state-dir", required_argument, NULL, 's' },
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        int c;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "+s:jh", options, NULL)) >= 0) {
+                switch (c) {
+                case 's': *ret_state_dir = optarg; break;
+                case 'j':
+                        if (!ret_json)
+                                return -ctl_usage_error(cmd, "--json is for 'irqsteerctl bans'");
+                        *ret_json = true;
+                        break;
+                case 'h': bans_help(stdout); return -CTL_EXIT_OK;
+                default: return -ctl_usage_error(cmd, "bad option");
+                }
+        }
+        return optind;
+}
+
+static int bans_dir(const char *state_dir, char *buf, size_t len) {
+        int n = snprintf(buf, len, "%s/%s", state_dir, BANS_DIR_NAME);
+
+        if (n < 0 || (size_t) n >= len) {
+                ctl_error("state directory name too long");
+                return -ENAMETOOLONG;
+        }
+        return 0;
+}
+
+int ctl_ban(int argc, char **argv) {
+        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
+        char dir[4096];
+        cpuset_t cpus;
+        int i, r;
+
+        i = parse_options("ban", argc, argv, &state_dir, NULL);
+        if (i <= 0)
+                return -i;
+        if (argc - i != 2)
+                return ctl_usage_error("ban", "want NAME and CPULIST");
+        if (!bans_name_valid(argv[i]))
+                return ctl_usage_error("ban", "'%s' is not a ban name (1-%d of letters, digits and _.@:-, not starting with '.')",
+                                       argv[i], BANS_NAME_MAX);
+        r = cpuset_parse_list(argv[i + 1], &cpus);
+        if (r < 0)
+                return ctl_usage_error("ban", "'%s' is not a CPU list such as 2-3,8", argv[i + 1]);
+        if (cpuset_empty(&cpus))
+                return ctl_usage_error("ban", "an empty CPU list bans nothing; 'irqsteerctl unban %s' lifts a ban", argv[i]);
+        if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
+                return CTL_EXIT_ERROR;
+        r = bans_write(dir, argv[i], &cpus);
+        if (r < 0) {
+                ctl_error("cannot write the ban %s/%s: %s", dir, argv[i], strerror(-r));
+                return CTL_EXIT_ERROR;
+        }
+        return CTL_EXIT_OK;
+}
+
+int ctl_unban(int argc, char **argv) {
+        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
+        char dir[4096];
+        int i, r;
+
+        i = parse_options("unban", argc, argv, &state_dir, NULL);
+        if (i <= 0)
+                return -i;
+        if (argc - i != 1)
+                return ctl_usage_error("unban", "want one NAME");
+        if (!bans_name_valid(argv[i]))
+                return ctl_usage_error("unban", "'%s' is not a ban name", argv[i]);
+        if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
+                return CTL_EXIT_ERROR;
+        r = bans_remove(dir, argv[i]);
+        if (r == -ENOENT) {
+                /* lifting a ban twice is not an error: hooks may repeat */
+                ctl_error("no ban %s in %s (nothing to lift)", argv[i], dir);
+                return CTL_EXIT_OK;
+        }
+        if (r < 0) {
+                ctl_error("cannot remove the ban %s/%s: %s", dir, argv[i], strerror(-r));
+                return CTL_EXIT_ERROR;
+        }
+        return CTL_EXIT_OK;
+}
+
+int ctl_bans(int argc, char **argv) {
+        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
+        struct bans b = { 0 };
+        char dir[4096], list[512];
+        bool json = false;
+        int i, r, ret = CTL_EXIT_OK;
+
+        i = parse_options("bans", argc, argv, &state_dir, &json);
+        if (i <= 0)
+                return -i;
+        if (i < argc)
+                return ctl_usage_error("bans", "unexpected argument '%s'", argv[i]);
+        if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
+                return CTL_EXIT_ERROR;
+        r = bans_load(dir, &b);
+        if (r < 0) {
+                ctl_error("cannot read the ban directory %s: %s", dir, strerror(-r));
+                return CTL_EXIT_ERROR;
+        }
+        if (json) {
+                struct json_writer w;
+
+                json_writer_init(&w, stdout, JSON_PRETTY);
+                json_begin_object(&w);
+                json_key_cpuset(&w, "cpus", &b.cpus);
+                json_key_begin_array(&w, "files");
+                for (size_t k = 0; k < b.n_files; k++) {
+                        json_begin_object(&w);
+                        json_key_string(&w, "name", b.files[k].name);
+                        json_key_cpuset(&w, "cpus", &b.files[k].cpus);
+                        if (b.files[k].error < 0)
+                                json_key_string(&w, "error", b.files[k].problem);
+                        else
+                                json_key_null(&w, "error");
+                        json_end_object(&w);
+                }
+                json_end_array(&w);
+                json_end_object(&w);
+                fputc('\n', stdout);
+                if (json_writer_finish(&w) < 0)
+                        ret = CTL_EXIT_ERROR;
+        } else {
+                for (size_t k = 0; k < b.n_files; k++) {
+                        const struct ban_file *f = &b.files[k];
+
+                        if (f->error < 0)
+                                printf("%-24s (ignored: %s)\n", f->name, f->problem);
+                        else
+                                printf("%-24s %s\n", f->name,
+                                       cpuset_format_list(&f->cpus, list, sizeof(list)) < 0 ? "(many)" : list);
+                }
+                printf("banned at run time: %s\n",
+                       cpuset_format_list(&b.cpus, list, sizeof(list)) < 0 ? "(many)" : list[0] ? list : "none");
+        }
+        if (fflush(stdout) != 0)
+                ret = CTL_EXIT_ERROR;
+        bans_free(&b);
+        return ret;
+}
