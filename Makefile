@@ -16,7 +16,7 @@ TEST_PKGS := $(BUILD_PKGS) libcmocka-dev mandoc iproute2 iperf3 procps python3 e
 	debootstrap systemd-container xz-utils
 BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux
 
-.PHONY: all run check check-asan bench bench-quick distcheck install clean \
+.PHONY: all run check check-asan fuzz bench bench-quick distcheck install clean \
 	help deps-build deps-test deps-bench
 
 all: deps-build $(BUILD)/Makefile
@@ -26,6 +26,7 @@ help:
 	@echo 'make run     build, then run irqsteerd in the foreground on this host'
 	@echo 'make check   build, then run the whole test suite'
 	@echo 'make check-asan  the test suite built with ASan+UBSan (BUILD=build-asan)'
+	@echo 'make fuzz    libFuzzer harnesses (clang, BUILD=build-fuzz), FUZZ_SECONDS each'
 	@echo 'make bench | bench-quick   simulator benchmarks against irqbalance'
 	@echo 'make distcheck   release tarball check'
 	@echo 'make install DESTDIR=...'
@@ -73,6 +74,19 @@ check-asan:
 	$(MAKE) check BUILD=build-asan \
 	  CFLAGS='-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all'
 
+# The parsers of outside input under libFuzzer with ASan+UBSan (tests/README.md):
+# clang, in a build dir of its own; a finding fails the target and is kept
+# in $(FUZZ_BUILD)/tests/fuzz/findings.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS ?= -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=all
+fuzz: deps-build
+	$(call install_missing,clang libclang-rt-14-dev)
+	$(MAKE) $(FUZZ_BUILD)/Makefile BUILD=$(FUZZ_BUILD) CFLAGS='$(FUZZ_CFLAGS)' \
+	  CONFIGURE_FLAGS='$(CONFIGURE_FLAGS) CC=clang'
+	$(MAKE) -C $(FUZZ_BUILD) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 bench: deps-bench all
 	$(call install_missing,python3)
 	$(MAKE) -C $(BUILD) bench
@@ -88,4 +102,4 @@ install: all
 	$(MAKE) -C $(BUILD) install
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz
