@@ -93,8 +93,22 @@ void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char 
  * inv may be NULL (no queues). */
 void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
                   const struct inventory *inv);
-/* One top sample as a table. */
-void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory *inv);
+/* irq+softirq share from which top marks a CPU hot: the daemon's default
+ * hot_enter. */
+#define CTL_TOP_HOT 0.80
+struct ctl_top_view {
+        size_t rows;             /* lines the table may take; 0 = no limit */
+        size_t max_cpus;         /* CPU rows at most; 0 = no limit */
+        size_t cols;             /* terminal width; 0: lines of up to 100 columns */
+        bool sort_cpu;           /* by CPU number, not by irq+softirq */
+        bool color;              /* hot rows in reverse video (a terminal) */
+        double hot;              /* irq+softirq share marked hot ('*') */
+};
+/* One top sample as a table: a summary line, the CPUs (the most
+ * irq+softirq first unless sort_cpu, hot ones marked '*'; cut to fit rows,
+ * saying how many more), then the IRQs that fire most with their rate. */
+void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory *inv,
+                   const struct ctl_top_view *view);
 
 /* Checks a parsed status file against the schema above: 0 or -EBADMSG, with
  * a short description of the first problem in *ret_why when non-NULL. */

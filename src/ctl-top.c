@@ -2,14 +2,19 @@
  * NIC queues each CPU serves, from two snapshots one interval apart. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ctl-internal.h"
+#include "cpuset.h"
 #include "ctl.h"
 #include "log.h"
 #include "rootfs.h"
@@ -137,39 +142,190 @@ static void queue_to_buf(const char *label, void *userdata) {
                 b->used = MIN(b->len, b->used + (size_t) n);
 }
 
-void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory *inv) {
-        fprintf(f, "%4s %6s %6s %6s %6s %6s %10s %10s  %s\n", "CPU", "%usr", "%sys", "%irq", "%soft", "%idle",
-                "NET_RX/s", "NET_TX/s", "QUEUES");
+static double cpu_netload(const struct sample_cpu *c) {
+        return c->valid ? c->irq + c->softirq : -1;
+}
+
+/* Sort order of the table: the most irq+softirq first (what makes a CPU
+ * hot for irqsteerd), then the busiest, then by number; CPUs without
+ * numbers last. */
+static const struct sample_rates *sort_rates;
+static int cmp_load(const void *a, const void *b) {
+        const struct sample_cpu *x = &sort_rates->cpus[*(const int *) a], *y = &sort_rates->cpus[*(const int *) b];
+        double lx = cpu_netload(x), ly = cpu_netload(y);
+
+        if (lx != ly)
+                return lx > ly ? -1 : 1;
+        if (x->valid && y->valid && x->busy != y->busy)
+                return x->busy > y->busy ? -1 : 1;
+        return *(const int *) a - *(const int *) b;
+}
+
+static int cmp_irq_rate(const void *a, const void *b) {
+        const struct sample_irq *x = *(const struct sample_irq *const *) a, *y = *(const struct sample_irq *const *) b;
+
+        if (x->rate != y->rate)
+                return x->rate > y->rate ? -1 : 1;
+        return x->irq < y->irq ? -1 : x->irq > y->irq;
+}
+
+static void print_cpu_row(FILE *f, const struct sample_rates *r, const struct inventory *inv, int cpu,
+                          const struct ctl_top_view *view) {
+        const struct sample_cpu *c = &r->cpus[cpu];
+        char labels[512] = "";
+        struct label_buf b = { labels, sizeof(labels), 0 };
+        bool hot = c->valid && c->irq + c->softirq >= view->hot;
+
+        ctl_cpu_queues(inv, cpu, queue_to_buf, &b);
+        /* keep a row within the terminal (or 100 columns): the queue list
+         * is cut after the 58 columns of numbers */
+        {
+                size_t room = view->cols > 58 + 8 ? view->cols - 58 - 1 : view->cols ? 8 : 42;
+
+                if (strlen(labels) > room)
+                        memcpy(labels + room - 3, "...", 4);
+        }
+        if (!c->valid) {
+                fprintf(f, " %4d %5s %5s %5s %5s %5s %9s %9s  %s\n", cpu, "-", "-", "-", "-", "-", "-", "-", labels);
+                return;
+        }
+        fprintf(f, "%s%c%4d %5.1f %5.1f %5.1f %5.1f %5.1f %9.0f %9.0f  %s%s\n", hot && view->color ? "\033[7m" : "",
+                hot ? '*' : ' ', cpu, c->usr * 100, c->sys * 100, c->irq * 100, c->softirq * 100, c->idle * 100,
+                c->net_rx_rate, c->net_tx_rate, labels, hot && view->color ? "\033[0m" : "");
+}
+
+void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory *inv,
+                   const struct ctl_top_view *view) {
+        _cleanup_(freep) int *order = NULL;
+        _cleanup_(freep) const struct sample_irq **irqs = NULL;
+        size_t n = 0, n_valid = 0, n_hot = 0, n_irqs = 0, cpu_rows, irq_rows, shown;
+        double usr = 0, sys = 0, irq = 0, soft = 0, idle = 0;
+
+        order = calloc((size_t) r->max_cpu + 1, sizeof(*order));
+        irqs = calloc(r->n_irqs + 1, sizeof(*irqs));
+        if (!order || !irqs) {
+                fprintf(f, "(out of memory)\n");
+                return;
+        }
         for (int cpu = 0; cpu <= r->max_cpu; cpu++) {
                 const struct sample_cpu *c = &r->cpus[cpu];
-                char labels[512] = "";
-                struct label_buf b = { labels, sizeof(labels), 0 };
 
                 if (!cpu_shown(r, cpu))
                         continue;
-                ctl_cpu_queues(inv, cpu, queue_to_buf, &b);
-                if (!c->valid) {
-                        fprintf(f, "%4d %6s %6s %6s %6s %6s %10s %10s  %s\n", cpu, "-", "-", "-", "-", "-", "-",
-                                "-", labels);
+                order[n++] = cpu;
+                if (!c->valid)
                         continue;
+                n_valid++;
+                usr += c->usr;
+                sys += c->sys;
+                irq += c->irq;
+                soft += c->softirq;
+                idle += c->idle;
+                if (c->irq + c->softirq >= view->hot)
+                        n_hot++;
+        }
+        if (!view->sort_cpu) {
+                sort_rates = r;
+                qsort(order, n, sizeof(*order), cmp_load);
+        }
+        for (size_t i = 0; i < r->n_irqs; i++)
+                if (r->irqs[i].valid && r->irqs[i].rate >= 0.5)
+                        irqs[n_irqs++] = &r->irqs[i];
+        qsort(irqs, n_irqs, sizeof(*irqs), cmp_irq_rate);
+
+        /* The rows: summary, CPU header, CPU rows, a "more" line when cut,
+         * and the top IRQs (a blank line, their header, up to 5 or 10). */
+        irq_rows = MIN(n_irqs, (size_t) (view->rows ? 5 : 10));
+        cpu_rows = n;
+        if (view->max_cpus > 0)
+                cpu_rows = MIN(cpu_rows, view->max_cpus);
+        if (view->rows > 0) {
+                size_t fixed = 2 + (irq_rows ? irq_rows + 2 : 0);
+
+                /* a small window gives up IRQ rows before CPU rows */
+                if (view->rows < 12) {
+                        irq_rows = 0;
+                        fixed = 2;
                 }
-                fprintf(f, "%4d %6.1f %6.1f %6.1f %6.1f %6.1f %10.0f %10.0f  %s\n", cpu, c->usr * 100,
-                        c->sys * 100, c->irq * 100, c->softirq * 100, c->idle * 100, c->net_rx_rate,
-                        c->net_tx_rate, labels);
+                while (irq_rows > 1 && view->rows < fixed + 3) {
+                        irq_rows--;
+                        fixed--;
+                }
+                if (cpu_rows > (view->rows > fixed ? view->rows - fixed : 1))
+                        cpu_rows = view->rows > fixed + 1 ? view->rows - fixed - 1 : 1;
+        }
+
+        fprintf(f, "%zu CPUs, %.2f s: %%usr %.1f %%sys %.1f %%irq %.1f %%soft %.1f %%idle %.1f; %zu hot (*)\n", n,
+                r->interval_s, n_valid ? usr * 100 / n_valid : 0, n_valid ? sys * 100 / n_valid : 0,
+                n_valid ? irq * 100 / n_valid : 0, n_valid ? soft * 100 / n_valid : 0,
+                n_valid ? idle * 100 / n_valid : 0, n_hot);
+        fprintf(f, " %4s %5s %5s %5s %5s %5s %9s %9s  %s\n", "CPU", "%usr", "%sys", "%irq", "%soft", "%idle",
+                "NET_RX/s", "NET_TX/s", "QUEUES");
+        shown = MIN(cpu_rows, n);
+        for (size_t i = 0; i < shown; i++)
+                print_cpu_row(f, r, inv, order[i], view);
+        if (shown < n)
+                fprintf(f, "  ... %zu more CPU%s, less irq+softirq (%s)\n", n - shown, n - shown == 1 ? "" : "s",
+                        view->sort_cpu ? "--cpus 0 shows all" : "a taller window or --cpus shows more");
+        if (irq_rows == 0)
+                return;
+        fprintf(f, "\n %6s %10s  %-12s %s\n", "IRQ", "RATE/s", "CPUS", "NAME");
+        for (size_t i = 0; i < irq_rows; i++) {
+                const struct sample_irq *si = irqs[i];
+                const struct inv_irq *ii = inv ? inventory_irq(inv, si->irq) : NULL;
+                char cpus[64] = "", queue[IF_NAMESIZE + 32] = "";
+                cpuset_t on;
+
+                cpuset_zero(&on);
+                for (int cpu = 0; cpu <= r->max_cpu; cpu++)
+                        if (sample_irq_on(si, r->max_cpu, cpu) > 0)
+                                cpuset_set(&on, cpu);
+                if (cpuset_format_list(&on, cpus, sizeof(cpus)) < 0 || strlen(cpus) > 12)
+                        snprintf(cpus, sizeof(cpus), "%d CPUs", cpuset_count(&on));
+                if (ii && ii->nic >= 0 && (size_t) ii->nic < inv->n_nics && ii->queue >= 0)
+                        snprintf(queue, sizeof(queue), "%s%s queue %d%s%s", ii->name[0] ? " (" : "",
+                                 inv->nics[ii->nic].name, ii->queue,
+                                 ii->role == INV_IRQ_RX ? " rx" : ii->role == INV_IRQ_TX ? " tx" : "",
+                                 ii->name[0] ? ")" : "");
+                {
+                        char name[256];
+                        size_t room = view->cols > 33 + 8 ? view->cols - 33 - 1 : view->cols ? 8 : 66;
+
+                        snprintf(name, sizeof(name), "%s%s", ii ? ii->name : "", queue);
+                        if (strlen(name) > room)
+                                memcpy(name + room - 3, "...", 4);
+                        fprintf(f, " %6u %10.0f  %-12s %s\n", si->irq, si->rate, cpus, name);
+                }
         }
 }
 
 static void top_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl top [--root DIR] [--interval S] [--count N] [--json]\n"
+        fprintf(f, "Usage: irqsteerctl top [--root DIR] [--interval S] [--count N] [--table | --json]\n"
+                   "                       [--cpus N] [--sort load|cpu]\n"
                    "Per-CPU %%usr %%sys %%irq %%soft %%idle, NET_RX/s and NET_TX/s softirq runs, and\n"
-                   "the NIC queue IRQs each CPU serves, every interval.\n\n"
+                   "the NIC queue IRQs each CPU serves, then the IRQs that fire most, every\n"
+                   "interval.  Hot CPUs (irq+softirq >= 80%%) are marked '*'.\n\n"
                    "  -r, --root DIR       read /proc and /sys under DIR (default /)\n"
                    "  -i, --interval S     seconds between samples (default 1; \"0.5\", \"500ms\")\n"
                    "  -n, --count N        stop after N samples; 0 = until Ctrl-C\n"
-                   "                       (default: 0 on a terminal, 1 otherwise)\n"
-                   "  -j, --json           one JSON object per sample and line (also when\n"
-                   "                       stdout is not a terminal)\n"
+                   "                       (default: 0 for the table on a terminal, 1 otherwise)\n"
+                   "  -t, --table          the table, also when stdout is not a terminal\n"
+                   "  -j, --json           one JSON object per sample and line (the default\n"
+                   "                       when stdout is not a terminal)\n"
+                   "  -c, --cpus N         show at most N CPUs (0 = all; default: all, or what\n"
+                   "                       fits the terminal)\n"
+                   "  -s, --sort KEY       load: most irq+softirq first (default); cpu: by number\n"
                    "  -h, --help           show this help\n");
+}
+
+/* The size of the terminal on fd; 24x80 when it does not say. */
+static void terminal_size(int fd, size_t *ret_rows, size_t *ret_cols) {
+        struct winsize ws;
+
+        if (ioctl(fd, TIOCGWINSZ, &ws) < 0)
+                ws = (struct winsize){ 0 };
+        *ret_rows = ws.ws_row ? ws.ws_row : 24;
+        *ret_cols = ws.ws_col ? ws.ws_col : 80;
 }
 
 int ctl_top(int argc, char **argv) {
@@ -178,18 +334,24 @@ int ctl_top(int argc, char **argv) {
                 { "interval", required_argument, NULL, 'i' },
                 { "count", required_argument, NULL, 'n' },
                 { "json", no_argument, NULL, 'j' },
+                { "table", no_argument, NULL, 't' },
+                { "cpus", required_argument, NULL, 'c' },
+                { "sort", required_argument, NULL, 's' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
+        struct ctl_top_view view = { .hot = CTL_TOP_HOT };
         struct sample_snapshot prev = { 0 }, cur = { 0 };
         struct inventory inv = { 0 };
         const char *root = "/";
         uint64_t interval = 1000000, count = 0;
-        bool json = false, have_count = false, tty = isatty(STDOUT_FILENO);
+        bool json = false, table = false, have_count = false, have_cpus = false, tty = isatty(STDOUT_FILENO);
+        bool redraw;
+        uint64_t u;
         int c, rootfd, r, ret = CTL_EXIT_OK;
 
         optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:i:n:jh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+r:i:n:jtc:s:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'r':
                         root = optarg;
@@ -206,6 +368,23 @@ int ctl_top(int argc, char **argv) {
                 case 'j':
                         json = true;
                         break;
+                case 't':
+                        table = true;
+                        break;
+                case 'c':
+                        if (util_parse_u64(optarg, (size_t) -1, &u) < 0 || u > INT_MAX)
+                                return ctl_usage_error("top", "bad CPU count '%s'", optarg);
+                        view.max_cpus = (size_t) u;
+                        have_cpus = true;
+                        break;
+                case 's':
+                        if (strcmp(optarg, "load") == 0)
+                                view.sort_cpu = false;
+                        else if (strcmp(optarg, "cpu") == 0)
+                                view.sort_cpu = true;
+                        else
+                                return ctl_usage_error("top", "bad sort key '%s' (load or cpu)", optarg);
+                        break;
                 case 'h':
                         top_help(stdout);
                         return CTL_EXIT_OK;
@@ -215,10 +394,27 @@ int ctl_top(int argc, char **argv) {
         }
         if (optind < argc)
                 return ctl_usage_error("top", "unexpected argument '%s'", argv[optind]);
-        if (!tty)
+        if (json && table)
+                return ctl_usage_error("top", "--table and --json exclude each other");
+        if (!tty && !table)
                 json = true;
         if (!have_count)
-                count = tty ? 0 : 1;
+                count = tty && !json ? 0 : 1;
+        /* redrawn in place only when it repeats on a terminal; one sample
+         * stays on the screen below the prompt */
+        redraw = tty && !json && count != 1;
+        if (tty && !json) {
+                size_t rows;
+
+                terminal_size(STDOUT_FILENO, &rows, &view.cols);
+                /* redrawn: the title, a blank line and the cursor's line
+                 * below the table; once: the command line above and the
+                 * prompt below; so that the header never scrolls away */
+                view.rows = rows > 4 ? rows - (redraw ? 3 : 2) : 1;
+                view.color = true;
+        }
+        if (have_cpus)
+                view.rows = 0;
 
         rootfd = ctl_open_root(root);
         if (rootfd < 0)
@@ -268,10 +464,17 @@ int ctl_top(int argc, char **argv) {
                         fputc('\n', stdout);
                         r = json_writer_finish(&w);
                 } else {
-                        /* home + clear: refresh in place */
-                        fputs("\033[H\033[2J", stdout);
-                        printf("irqsteerctl top: every %.2f s, Ctrl-C quits\n\n", rates.interval_s);
-                        ctl_top_print(stdout, &rates, &inv);
+                        if (redraw) {
+                                /* home + clear: refresh in place */
+                                fputs("\033[H\033[2J", stdout);
+                                if (count == 0)
+                                        printf("irqsteerctl top: every %.2f s, Ctrl-C quits\n\n", rates.interval_s);
+                                else
+                                        printf("irqsteerctl top: sample %" PRIu64 " of %" PRIu64 "\n\n", i + 1,
+                                               count);
+                        } else if (i > 0)
+                                fputc('\n', stdout);
+                        ctl_top_print(stdout, &rates, &inv, &view);
                         r = 0;
                 }
                 sample_rates_free(&rates);

@@ -293,12 +293,95 @@ static void test_top_json(_unused_ void **state) {
         /* the table: one line per listed CPU, "-" for unknown numbers */
         buf = NULL;
         f = open_memstream(&buf, &len);
-        ctl_top_print(f, &r, &inv);
+        ctl_top_print(f, &r, &inv, &(struct ctl_top_view){ .hot = CTL_TOP_HOT });
         fclose(f);
         assert_non_null(strstr(buf, "NET_RX/s"));
         assert_non_null(strstr(buf, "50.0"));
         assert_non_null(strstr(buf, "eth0:0 eth0:1 eth1:0tx"));
-        assert_null(strstr(buf, "\n   2 "));
+        assert_null(strstr(buf, "\n    2 "));
+        free(buf);
+}
+
+static size_t count_lines(const char *s) {
+        size_t n = 0;
+
+        for (; *s; s++)
+                n += *s == '\n';
+        return n;
+}
+
+/* 64 CPUs on a 24-row terminal: the header stays, the hottest CPUs come
+ * first and are marked, the rest is summed up in one line, and the IRQs
+ * that fire most follow with their rates and names. */
+static void test_top_table_fits(_unused_ void **state) {
+        struct inventory inv;
+        struct inv_nic nics[2];
+        struct inv_queue q0[2], q1[1];
+        struct inv_irq irqs[4];
+        struct sample_cpu cpus[64];
+        double per40[64] = { 0 }, per50[64] = { 0 }, per51[64] = { 0 };
+        struct sample_irq sirqs[3] = {
+                { .irq = 40, .valid = true, .rate = 120, .per_cpu = per40 },
+                { .irq = 50, .valid = true, .rate = 98000, .per_cpu = per50 },
+                { .irq = 51, .valid = true, .rate = 4100, .per_cpu = per51 },
+        };
+        struct sample_rates r = { .interval_s = 1, .max_cpu = 63, .cpus = cpus, .irqs = sirqs, .n_irqs = 3 };
+        char *buf = NULL, *p;
+        size_t len = 0;
+        FILE *f;
+
+        make_inventory(&inv, nics, q0, q1, irqs);
+        for (int i = 0; i < 64; i++)
+                cpus[i] = (struct sample_cpu){ .valid = true, .usr = 0.05, .sys = 0.02, .softirq = 0.01 + i / 10000.0,
+                                               .idle = 0.9, .busy = 0.1 };
+        cpus[17].softirq = 0.95;
+        cpus[17].idle = 0.0;
+        cpus[5].softirq = 0.82;
+        cpus[9].softirq = 0.50;
+        per40[3] = 120;
+        per50[17] = 98000;
+        per51[5] = 4000;
+        per51[6] = 100;
+
+        f = open_memstream(&buf, &len);
+        ctl_top_print(f, &r, &inv, &(struct ctl_top_view){ .rows = 22, .hot = CTL_TOP_HOT });
+        assert_int_equal(fclose(f), 0);
+        if (count_lines(buf) > 22)
+                fail_msg("%zu lines for 22 rows:\n%s", count_lines(buf), buf);
+        p = strstr(buf, "  CPU  %usr");
+        if (!p || !strstr(buf, "64 CPUs, 1.00 s: %usr 5.0 %sys 2.0 ") || !strstr(buf, "; 2 hot (*)\n"))
+                fail_msg("no summary or header:\n%s", buf);
+        /* sorted: 17, 5, 9, then the rest by irq+softirq (63 first) */
+        p = strchr(p, '\n') + 1;
+        if (strncmp(p, "*  17 ", 6) != 0 || !strstr(p, "\n*   5 ") || !strstr(p, "\n    9 ") ||
+            !strstr(p, "\n   63 "))
+                fail_msg("not sorted by load or hot not marked:\n%s", buf);
+        if (!strstr(buf, "more CPUs, less irq+softirq"))
+                fail_msg("no line for the CPUs left out:\n%s", buf);
+        if (!strstr(buf, "\n     50      98000  17           eth1 queue 0 rx\n") ||
+            !strstr(buf, "\n     51       4100  5-6          eth1 queue 0 tx\n") ||
+            !strstr(buf, "\n     40        120  3            eth0 queue 0\n"))
+                fail_msg("top IRQs missing or out of order:\n%s", strstr(buf, "more CPU") ? strstr(buf, "more CPU") : buf);
+        if (strstr(buf, "\033["))
+                fail_msg("escape codes without color:\n%s", buf);
+        for (const char *l = buf; *l; l += strcspn(l, "\n") + 1)
+                if (strcspn(l, "\n") > 100)
+                        fail_msg("line over 100 columns:\n%s", buf);
+        free(buf);
+
+        /* the whole table when not limited; by CPU number on request */
+        buf = NULL;
+        f = open_memstream(&buf, &len);
+        ctl_top_print(f, &r, &inv, &(struct ctl_top_view){ .sort_cpu = true, .hot = CTL_TOP_HOT, .color = true });
+        assert_int_equal(fclose(f), 0);
+        assert_true(count_lines(buf) >= 2 + 64);
+        p = strstr(buf, "QUEUES\n");
+        assert_non_null(p);
+        p = strchr(p, '\n') + 1;
+        assert_int_equal(strncmp(p, "    0 ", 6), 0);
+        assert_null(strstr(buf, "more CPU"));
+        /* hot rows in reverse video on a terminal */
+        assert_non_null(strstr(buf, "\033[7m*  17 "));
         free(buf);
 }
 
@@ -1044,6 +1127,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_cpu_queues),
                 cmocka_unit_test(test_top_json),
+                cmocka_unit_test(test_top_table_fits),
                 cmocka_unit_test(test_inventory_json_formatter),
                 cmocka_unit_test(test_parse_interval),
                 cmocka_unit_test(test_status_validate),
