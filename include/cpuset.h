@@ -47,6 +47,12 @@ int cpuset_parse_list(const char *s, cpuset_t *ret);
 /* Formats as a cpulist; "" for the empty set.  -ENOBUFS if it does not fit. */
 int cpuset_format_list(const cpuset_t *s, char *buf, size_t len);
 
+/* The set as text for logs, the journal and reports: the cpulist; empty
+ * for the empty set; never "" otherwise: a list that does not fit in len
+ * is cut after a whole range and ends in ",... (N CPUs)", or is just
+ * "(N CPUs)" when not even one range fits.  Returns buf. */
+const char *cpuset_to_text(const cpuset_t *s, const char *empty, char *buf, size_t len);
+
 /* Parses the kernel's hex mask ("00000000,0000ffff", chunks of up to 8 hex
  * digits separated by commas, most significant first; "0" is empty). */
 int cpuset_parse_mask(const char *s, cpuset_t *ret);

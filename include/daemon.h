@@ -84,3 +84,7 @@ void daemon_failures_free(struct daemon_failures *fs);
 /* "Failed to WHAT, skipping this tick: %m" at warning, as rl allows; the
  * first message after a suppressed run says how many were left out. */
 void daemon_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, uint64_t now);
+/* After each policy run (r its result): a failure is logged once per errno
+ * (*last keeps it; the same failure again only at debug), and the first
+ * success after one says the policy works again. */
+void daemon_log_policy_result(int *last, int r);

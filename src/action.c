@@ -108,8 +108,8 @@ static void fmt_cpus(const cpuset_t *s, char *buf, size_t len) {
                 snprintf(buf, len, "none");
                 return;
         }
-        if (cpuset_format_list(s, list, sizeof(list)) < 0)
-                snprintf(list, sizeof(list), "(%d CPUs)", cpuset_count(s));
+        /* the list cut to what "CPUs " leaves of len */
+        cpuset_to_text(s, "", list, MIN(sizeof(list), len > 5 ? len - 5 : 1));
         if (cpuset_count(s) == 1)
                 snprintf(buf, len, "CPU%s", list);
         else
@@ -118,10 +118,12 @@ static void fmt_cpus(const cpuset_t *s, char *buf, size_t len) {
 
 int action_format(const struct action *a, char *buf, size_t len) {
         char from[600], to[600];
+        /* each list gets a quarter of the line, so the reason stays */
+        size_t cl = MIN(sizeof(from), MAX(len / 4, (size_t) 40));
         int n;
 
-        fmt_cpus(&a->from, from, sizeof(from));
-        fmt_cpus(&a->cpus, to, sizeof(to));
+        fmt_cpus(&a->from, from, cl);
+        fmt_cpus(&a->cpus, to, cl);
         switch (a->type) {
         case ACTION_IRQ_AFFINITY:
                 if (a->nic[0] && a->queue >= 0)
@@ -149,7 +151,10 @@ int action_format(const struct action *a, char *buf, size_t len) {
         default:
                 return -EINVAL;
         }
-        return n < 0 ? -EINVAL : 0;
+        if (n < 0)
+                return -EINVAL;
+        util_mark_cut(buf, len, n);
+        return 0;
 }
 
 void action_json_members(struct json_writer *w, const struct action *a) {

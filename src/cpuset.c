@@ -335,7 +335,8 @@ int cpuset_format_mask(const cpuset_t *s, int nbits, char *buf, size_t len) {
         if (len == 0)
                 return -ENOBUFS;
         for (int c = chunks - 1; c >= 0; c--) {
-                uint32_t v = (uint32_t) (s->w[c / 2] >> ((c % 2) * 32));
+                /* chunks beyond the set (nbits from a wider file) are 0 */
+                uint32_t v = c / 2 < CPUSET_WORDS ? (uint32_t) (s->w[c / 2] >> ((c % 2) * 32)) : 0;
                 int n = snprintf(buf + off, len - off, c == chunks - 1 ? "%08" PRIx32 : ",%08" PRIx32, v);
                 if (n < 0 || (size_t) n >= len - off) {
                         buf[0] = 0;
@@ -344,4 +345,44 @@ int cpuset_format_mask(const cpuset_t *s, int nbits, char *buf, size_t len) {
                 off += n;
         }
         return 0;
+}
+
+const char *cpuset_to_text(const cpuset_t *s, const char *empty, char *buf, size_t len) {
+        char tail[32], piece[32];
+        int n = cpuset_count(s), tl;
+        size_t off = 0;
+
+        if (len == 0)
+                return "";
+        if (n == 0) {
+                snprintf(buf, len, "%s", empty);
+                return buf;
+        }
+        if (cpuset_format_list(s, buf, len) == 0)
+                return buf;
+        tl = snprintf(tail, sizeof(tail), ",... (%d CPUs)", n);
+        buf[0] = 0;
+        for (int a = cpuset_first(s); a >= 0;) {
+                int b = a, pl;
+
+                while (b + 1 < CPUSET_MAX && cpuset_isset(s, b + 1))
+                        b++;
+                pl = b == a ? snprintf(piece, sizeof(piece), "%s%d", off ? "," : "", a)
+                            : snprintf(piece, sizeof(piece), "%s%d-%d", off ? "," : "", a, b);
+                a = b + 1 < CPUSET_MAX ? cpuset_next(s, b + 1) : -1;
+                /* the whole list does not fit: room for this piece and the mark */
+                if (off + (size_t) pl + (size_t) tl < len) {
+                        memcpy(buf + off, piece, (size_t) pl + 1);
+                        off += (size_t) pl;
+                        continue;
+                }
+                if (off == 0) {
+                        /* not even the first piece: the count alone */
+                        snprintf(buf, len, "(%d CPUs)", n);
+                        return buf;
+                }
+                snprintf(buf + off, len - off, "%s", tail);
+                return buf;
+        }
+        return buf;
 }

@@ -319,13 +319,9 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
         json_end_object(w);
 }
 
-/* A cpulist, "-" for the empty set; long lists are cut with "...". */
+/* A cpulist, "-" for the empty set; long lists cut as cpuset_to_text does. */
 static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
-        if (cpuset_empty(s))
-                snprintf(buf, len, "-");
-        else if (cpuset_format_list(s, buf, len) < 0)
-                snprintf(buf, len, "(%d CPUs)", cpuset_count(s));
-        return buf;
+        return cpuset_to_text(s, "-", buf, len);
 }
 
 /* The affinity (or effective affinity) of a queue's IRQ: "A" for one

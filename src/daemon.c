@@ -115,6 +115,7 @@ struct daemon {
         /* tick-level failures (sampling, inventory); apart from the
          * failures' own limiter so debug repeats cannot use up its burst */
         struct log_ratelimit tick_rl;
+        int policy_errno;         /* errno of the failing policy, said once; 0 when it works */
         bool journal_failing;     /* the undo journal could not be saved (said once) */
 };
 
@@ -215,12 +216,11 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
 static void log_topology(const struct daemon *d) {
         char online[256], iso[128], nohz[128];
 
-        cpuset_format_list(&d->topo.online, online, sizeof(online));
-        cpuset_format_list(&d->topo.isolated, iso, sizeof(iso));
-        cpuset_format_list(&d->topo.nohz_full, nohz, sizeof(nohz));
         log_info("topology: %d CPUs online (%s), %zu NUMA node(s), isolated: %s, nohz_full: %s",
-                 cpuset_count(&d->topo.online), online, d->topo.n_nodes > 0 ? d->topo.n_nodes : 1,
-                 iso[0] ? iso : "none", nohz[0] ? nohz : "none");
+                 cpuset_count(&d->topo.online), cpuset_to_text(&d->topo.online, "none", online, sizeof(online)),
+                 d->topo.n_nodes > 0 ? d->topo.n_nodes : 1,
+                 cpuset_to_text(&d->topo.isolated, "none", iso, sizeof(iso)),
+                 cpuset_to_text(&d->topo.nohz_full, "none", nohz, sizeof(nohz)));
 }
 
 static void log_nic(const struct inventory *inv, const struct inv_nic *n) {
@@ -630,13 +630,13 @@ static void check_effective(struct daemon *d, const struct procfs_interrupts *pr
                 }
                 ok = apply_irq_effective_ok(d->rootfd, w->irq, &w->want, &w->eff);
                 w->has_eff = ok >= 0;
-                cpuset_format_list(&w->want, want, sizeof(want));
-                cpuset_format_list(&w->eff, eff, sizeof(eff));
+                cpuset_to_text(&w->want, "?", want, sizeof(want));
+                cpuset_to_text(&w->eff, "?", eff, sizeof(eff));
                 switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
                 case APPLY_EFF_MISMATCH:
                         log_notice("IRQ %u (%s) set to CPU %s but fires on CPU %s (effective_affinity_list) after %u "
                                    "ticks with interrupts; the kernel or hardware keeps it there",
-                                   w->irq, irq->name, want, eff[0] ? eff : "?", w->off_ticks);
+                                   w->irq, irq->name, want, eff, w->off_ticks);
                         break;
                 case APPLY_EFF_RECOVERED:
                         log_info("IRQ %u (%s) now fires on CPU %s as set", w->irq, irq->name, eff);
@@ -655,6 +655,21 @@ static void check_effective(struct daemon *d, const struct procfs_interrupts *pr
                 }
                 i++;
         }
+}
+
+void daemon_log_policy_result(int *last, int r) {
+        if (r >= 0) {
+                if (*last)
+                        log_notice("The policy works again");
+                *last = 0;
+                return;
+        }
+        if (*last == -r) {
+                log_debug_errno(r, "Policy failed again: %m");
+                return;
+        }
+        *last = -r;
+        log_error_errno(r, "Policy failed: %m; nothing is changed until it works again (said once)");
 }
 
 void daemon_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, uint64_t now) {
@@ -678,8 +693,8 @@ void daemon_log_action(const struct action *a, const char *line, int result) {
         const char *fields[8];
         size_t n = 0;
 
-        cpuset_format_list(&a->from, from, sizeof(from));
-        cpuset_format_list(&a->cpus, to, sizeof(to));
+        cpuset_to_text(&a->from, "", from, sizeof(from));
+        cpuset_to_text(&a->cpus, "", to, sizeof(to));
         snprintf(f_type, sizeof(f_type), "ACTION=%s", action_type_to_string(a->type));
         fields[n++] = f_type;
         if (a->type == ACTION_IRQ_AFFINITY) {
@@ -700,7 +715,7 @@ void daemon_log_action(const struct action *a, const char *line, int result) {
                 snprintf(f_queue, sizeof(f_queue), "QUEUE=%d", a->queue);
                 fields[n++] = f_queue;
         }
-        snprintf(f_reason, sizeof(f_reason), "REASON=%s", a->reason);
+        util_mark_cut(f_reason, sizeof(f_reason), snprintf(f_reason, sizeof(f_reason), "REASON=%s", a->reason));
         fields[n++] = f_reason;
         fields[n] = NULL;
 
@@ -982,8 +997,9 @@ static int decide_and_act(struct daemon *d, uint64_t now) {
         int r;
 
         r = policy_tick(d->policy, &in, &d->actions, &d->report);
+        daemon_log_policy_result(&d->policy_errno, r);
         if (r < 0)
-                return log_error_errno(r, "Policy failed: %m");
+                return r;
         log_notes(&d->report);
         run_actions(d, now);
         return 0;

@@ -167,7 +167,7 @@ int log_internal(int level, int error, const char *const *fields, const char *fm
 
         errno = error;  /* for %m */
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
+        util_mark_cut(msg, sizeof(msg), vsnprintf(msg, sizeof(msg), fmt, ap));
         va_end(ap);
         emit(level, error, fields, msg);
         errno = saved_errno;

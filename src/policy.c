@@ -38,9 +38,7 @@ void policy_report_free(struct policy_report *r) {
 }
 
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len) {
-        if (cpuset_format_list(s, buf, len) < 0)
-                snprintf(buf, len, "(%d CPUs)", cpuset_count(s));
-        return buf;
+        return cpuset_to_text(s, "", buf, len);
 }
 
 static void note_append(struct policy_note **v, size_t *n, size_t *a, int level, const char *fmt, va_list ap,
@@ -53,7 +51,7 @@ static void note_append(struct policy_note **v, size_t *n, size_t *a, int level,
         }
         no = &(*v)[(*n)++];
         no->level = level;
-        vsnprintf(no->text, sizeof(no->text), fmt, ap);
+        util_mark_cut(no->text, sizeof(no->text), vsnprintf(no->text, sizeof(no->text), fmt, ap));
 }
 
 void pol_note(struct pol_tick *t, int level, const char *fmt, ...) {

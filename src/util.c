@@ -139,3 +139,9 @@ int util_grow(void **array, size_t *allocated, size_t need, size_t sz) {
         *allocated = na;
         return 0;
 }
+
+char *util_mark_cut(char *buf, size_t len, int n) {
+        if (n >= 0 && (size_t) n >= len && len >= 4)
+                memcpy(buf + len - 4, "...", 4);
+        return buf;
+}

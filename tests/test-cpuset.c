@@ -1,5 +1,8 @@
 /* cpulist and hex-mask parsing/formatting, table-driven. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cpuset.h"
 #include "testlib.h"
@@ -178,11 +181,82 @@ static void test_sparse_sets(void **state) {
         }
 }
 
+/* A mask wider than the set (nbits from a file with 300 chunks): the
+ * chunks beyond CPUSET_MAX are zeros, and nothing past the set is read.
+ * The set sits at the start of a block whose rest is 0xff, so a read past
+ * it shows as ffffffff chunks (and ASan reports it in make check-asan). */
+static void test_mask_format_wide(void **state) {
+        unsigned char *block = malloc(2 * sizeof(cpuset_t));
+        cpuset_t *s = (cpuset_t *) block;
+        size_t len = 300 * 9 + 1;
+        char *buf = malloc(len), want[32];
+        (void) state;
+
+        assert_non_null(block);
+        assert_non_null(buf);
+        memset(block, 0xff, 2 * sizeof(cpuset_t));
+        cpuset_zero(s);
+        assert_int_equal(cpuset_set(s, 0), 0);
+        assert_int_equal(cpuset_set(s, 8191), 0);
+        assert_int_equal(cpuset_format_mask(s, 300 * 32, buf, len), 0);
+        assert_int_equal(strlen(buf), 300 * 9 - 1);
+        for (int c = 0; c < 300; c++) {
+                /* chunk c counted from the least significant one */
+                const char *chunk = buf + (size_t) (299 - c) * 9;
+                snprintf(want, sizeof(want), "%08x", c == 0 ? 1u : c == 255 ? 0x80000000u : 0u);
+                if (strncmp(chunk, want, 8) != 0)
+                        fail_msg("chunk %d: %.8s, want %s", c, chunk, want);
+        }
+        free(buf);
+        free(block);
+}
+
+/* cpuset_to_text never gives "" for a non-empty set, and marks a cut. */
+static void test_to_text(void **state) {
+        char buf[512], odd[512] = "", want[600];
+        cpuset_t s;
+        size_t off = 0;
+        (void) state;
+
+        /* isolcpus=1,3,...,127: 64 CPUs, 180 characters as a list */
+        for (int c = 1; c < 128; c += 2)
+                off += (size_t) snprintf(odd + off, sizeof(odd) - off, "%s%d", off ? "," : "", c);
+        assert_int_equal(cpuset_parse_list(odd, &s), 0);
+
+        assert_string_equal(cpuset_to_text(&s, "none", buf, sizeof(buf)), odd);
+        /* exactly fitting: no cut */
+        assert_string_equal(cpuset_to_text(&s, "none", buf, strlen(odd) + 1), odd);
+        /* one byte short: cut after a whole CPU, marked, with the count */
+        cpuset_to_text(&s, "none", buf, strlen(odd));
+        assert_true(strlen(buf) > 0 && strlen(buf) < strlen(odd));
+        assert_non_null(strstr(buf, ",... (64 CPUs)"));
+        assert_int_equal(strncmp(buf, odd, strlen(buf) - strlen(",... (64 CPUs)")), 0);
+        /* the 128 bytes the startup line had */
+        cpuset_to_text(&s, "none", buf, 128);
+        assert_true(strlen(buf) < 128);
+        snprintf(want, sizeof(want), "%.*s", (int) (strlen(buf) - strlen(",... (64 CPUs)")), odd);
+        assert_true(want[strlen(want) - 1] != ',');
+        assert_string_equal(buf + strlen(want), ",... (64 CPUs)");
+        /* not even one CPU fits with the mark: the count alone */
+        assert_string_equal(cpuset_to_text(&s, "none", buf, 12), "(64 CPUs)");
+        /* ranges, the empty text, one CPU */
+        assert_int_equal(cpuset_parse_list("0-3,8,10-8191", &s), 0);
+        assert_string_equal(cpuset_to_text(&s, "-", buf, sizeof(buf)), "0-3,8,10-8191");
+        assert_string_equal(cpuset_to_text(&s, "-", buf, 12), "(8187 CPUs)");
+        cpuset_zero(&s);
+        assert_string_equal(cpuset_to_text(&s, "none", buf, sizeof(buf)), "none");
+        assert_string_equal(cpuset_to_text(&s, "", buf, sizeof(buf)), "");
+        s = cpuset_single(7);
+        assert_string_equal(cpuset_to_text(&s, "none", buf, sizeof(buf)), "7");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_list_parse),
                 cmocka_unit_test(test_mask_parse),
                 cmocka_unit_test(test_mask_format),
+                cmocka_unit_test(test_mask_format_wide),
+                cmocka_unit_test(test_to_text),
                 cmocka_unit_test(test_ops),
                 cmocka_unit_test(test_sparse_sets),
         };

@@ -1,7 +1,8 @@
 /* Logging: the journal fields of each action type (sd_journal_sendv
  * wrapped at link time, -Wl,--wrap=sd_journal_sendv), the stderr sink and
  * its "<N>" prefix, the rate limit, and the daemon's once-only failure
- * logging.  Time is passed in; nothing here reads a clock. */
+ * logging, cut texts marked, a failing policy said once.  Time is passed
+ * in; nothing here reads a clock. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,7 +23,7 @@
 
 struct entry {
         size_t n;
-        char field[FIELDS_MAX][512];
+        char field[FIELDS_MAX][2100];  /* MESSAGE up to log_internal's 2 KB */
 };
 
 static struct entry captured[CAPTURE_MAX];
@@ -440,9 +441,83 @@ static void test_tick_failure_ratelimited(void **state) {
         log_setup(LOG_TARGET_STDERR, LOG_INFO);
 }
 
+/* Nothing is cut without a sign: CPU lists too long for the journal
+ * fields end in "(N CPUs)", an action line keeps its reason, and a message
+ * over the 2 KB of log_internal ends in "...". */
+static void test_cuts_marked(void **state) {
+        struct action a = mk(ACTION_RPS, 0, "eth0", 0, NULL, NULL, "lone hot queue");
+        char line[384], big[3000];
+        const char *from, *to, *msg;
+        (void) state;
+
+        /* 128 odd and 128 even CPUs: about 450 characters each as lists */
+        for (int c = 0; c < 256; c++)
+                assert_int_equal(cpuset_set(c % 2 ? &a.from : &a.cpus, c), 0);
+        assert_int_equal(action_format(&a, line, sizeof(line)), 0);
+        assert_non_null(strstr(line, "(128 CPUs)"));
+        assert_non_null(strstr(line, ": lone hot queue"));
+        capture_start(LOG_INFO);
+        daemon_log_action(&a, line, 0);
+        capture_on = false;
+        assert_int_equal(n_captured, 1);
+        from = entry_field(&captured[0], "CPU_FROM");
+        to = entry_field(&captured[0], "CPU_TO");
+        assert_non_null(from);
+        assert_non_null(to);
+        assert_true(strncmp(from, "1,3,5,", 6) == 0 && strstr(from, ",... (128 CPUs)"));
+        assert_true(strncmp(to, "0,2,4,", 6) == 0 && strstr(to, ",... (128 CPUs)"));
+
+        memset(big, 'x', sizeof(big) - 1);
+        big[sizeof(big) - 1] = 0;
+        capture_start(LOG_INFO);
+        log_info("%s", big);
+        capture_on = false;
+        assert_int_equal(n_captured, 1);
+        msg = entry_field(&captured[0], "MESSAGE");
+        assert_non_null(msg);
+        assert_int_equal(strlen(msg), 2047);
+        assert_string_equal(msg + 2044, "...");
+}
+
+/* A failing policy is said once per condition, not every tick. */
+static void test_policy_failure_once(void **state) {
+        static const struct {
+                int r;
+                const char *message;     /* NULL: nothing at info and above */
+        } steps[] = {
+                { 0, NULL },
+                { -EINVAL, "Policy failed: Invalid argument; nothing is changed until it works again (said once)" },
+                { -EINVAL, NULL },
+                { -EINVAL, NULL },
+                { -ENOMEM, "Policy failed: Cannot allocate memory; nothing is changed until it works again (said once)" },
+                { -ENOMEM, NULL },
+                { 0, "The policy works again" },
+                { 0, NULL },
+                { -EINVAL, "Policy failed: Invalid argument; nothing is changed until it works again (said once)" },
+        };
+        int last = 0;
+        (void) state;
+
+        capture_start(LOG_INFO);
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                n_captured = 0;
+                daemon_log_policy_result(&last, steps[i].r);
+                if (!steps[i].message) {
+                        assert_int_equal(n_captured, 0);
+                        continue;
+                }
+                assert_int_equal(n_captured, 1);
+                assert_string_equal(entry_field(&captured[0], "MESSAGE"), steps[i].message);
+        }
+        capture_on = false;
+        log_setup(LOG_TARGET_STDERR, LOG_INFO);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_action_journal_fields),
+                cmocka_unit_test(test_cuts_marked),
+                cmocka_unit_test(test_policy_failure_once),
                 cmocka_unit_test(test_stderr_sink),
                 cmocka_unit_test(test_stderr_prefix),
                 cmocka_unit_test(test_ratelimit),
