@@ -336,13 +336,14 @@ static void load_scenario(struct sim *S, const char *file) {
                                 nic_defaults(nic, S->n_nics);
                                 S->n_nics++;
                                 if (*name)
-                                        snprintf(nic->name, sizeof nic->name, "%s", name);
+                                        /* At most IFNAMSIZ - 1 characters, as the kernel allows. */
+                                        snprintf(nic->name, sizeof nic->name, "%.15s", name);
                         } else if (!strcmp(kind, "storage")) {
                                 if (S->n_stor >= MAX_STORAGE)
                                         die("%s:%d: too many storage devices", file, lineno);
                                 st = &S->stor[S->n_stor];
                                 memset(st, 0, sizeof *st);
-                                snprintf(st->name, sizeof st->name, "%s", *name ? name : "nvme0");
+                                snprintf(st->name, sizeof st->name, "%.15s", *name ? name : "nvme0");
                                 st->nq = 8;
                                 st->load = 0.05;
                                 S->n_stor++;
@@ -957,6 +958,11 @@ static void read_irq(struct sim *S, struct sim_irq *q, struct counters *c) {
         snprintf(ph, sizeof ph, "proc/irq/%u/smp_affinity", q->irq);
         snprintf(pl, sizeof pl, "proc/irq/%u/smp_affinity_list", q->irq);
         if (read_trim(ph, &hex) < 0 || read_trim(pl, &lst) < 0) {
+                char d[64];
+                /* An IRQ folder a test took away (the IRQ was freed) stays away. */
+                snprintf(d, sizeof d, "proc/irq/%u", q->irq);
+                if (faccessat(rootfd, d, F_OK, 0) < 0)
+                        return;
                 c->bad_writes++;
                 write_irq_files(S, q, false);
                 return;
@@ -1259,12 +1265,20 @@ static void write_proc(struct sim *S, int t) {
                   (unsigned long long)tot[0], (unsigned long long)tot[1], (unsigned long long)tot[2],
                   (unsigned long long)tot[3], (unsigned long long)tot[4], (unsigned long long)tot[5],
                   (unsigned long long)tot[6]);
-        for (int c = 0; c < nc; c++)
+        for (int c = 0; c < nc; c++) {
+                char op[80];
+                _cleanup_(freep) char *on = NULL;
+                /* A test took the CPU offline: the kernel leaves it out of
+                 * /proc/stat, which is how irqsteerd notices hotplug. */
+                snprintf(op, sizeof op, "sys/devices/system/cpu/cpu%d/online", c);
+                if (read_trim(op, &on) == 0 && !strcmp(on, "0"))
+                        continue;
                 sb_printf(&b, "cpu%d %llu %llu %llu %llu %llu %llu %llu 0 0 0\n", c,
                           (unsigned long long)S->stat[c][0], (unsigned long long)S->stat[c][1],
                           (unsigned long long)S->stat[c][2], (unsigned long long)S->stat[c][3],
                           (unsigned long long)S->stat[c][4], (unsigned long long)S->stat[c][5],
                           (unsigned long long)S->stat[c][6]);
+        }
         {
                 uint64_t intr = 0;
                 for (size_t k = 0; k < S->n_irqs; k++)
@@ -1378,11 +1392,12 @@ static void sleep_until(const struct timespec *ts) {
 static void usage(void) {
         fputs("usage: irqsteer-sim --scenario FILE --root DIR [--seed N] [--ticks N]\n"
               "         [--fast] [--ready FILE] [--go FILE] [--csv FILE] [--summary FILE]\n"
-              "         [--init-only]\n"
+              "         [--init-only] [--real-tick SECONDS]\n"
               "Builds a fake root tree for the scenario's host under DIR, then ticks:\n"
               "reads the placement balancers wrote, writes proc/{stat,softirqs,interrupts}.\n"
               "--fast ticks without sleeping (for balancers that act once, before the run);\n"
-              "--ready is created once the tree exists, then the run waits for --go.\n",
+              "--ready is created once the tree exists, then the run waits for --go;\n"
+              "--real-tick sleeps SECONDS per simulated 1 s tick (accelerated runs).\n",
               stderr);
 }
 
@@ -1399,6 +1414,7 @@ int main(int argc, char **argv) {
                 { "csv", required_argument, NULL, 'c' },
                 { "summary", required_argument, NULL, 'o' },
                 { "init-only", no_argument, NULL, 'i' },
+                { "real-tick", required_argument, NULL, 'T' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -1406,6 +1422,7 @@ int main(int argc, char **argv) {
         const char *scen = NULL, *root = NULL, *ready = NULL, *go = NULL, *csv = NULL, *summary = NULL;
         bool fast = false, init_only = false;
         long seed = -1, ticks = -1, warmup = -1;
+        double real_tick = -1;
         int o;
 
         while ((o = getopt_long(argc, argv, "h", opts, NULL)) >= 0) {
@@ -1421,6 +1438,7 @@ int main(int argc, char **argv) {
                 case 'c': csv = optarg; break;
                 case 'o': summary = optarg; break;
                 case 'i': init_only = true; break;
+                case 'T': real_tick = atof(optarg); break;
                 case 'h': usage(); return 0;
                 default: usage(); return 2;
                 }
@@ -1509,7 +1527,7 @@ int main(int argc, char **argv) {
                                 read_rps(&S, &S.nics[i], q, &c);
                 simulate_tick(&S, t, &R);
                 if (!fast) {
-                        long ns = (long)(S.tick_s * 1e9);
+                        long ns = (long)((real_tick > 0 ? real_tick : S.tick_s) * 1e9);
                         next.tv_nsec += ns % 1000000000L;
                         next.tv_sec += ns / 1000000000L + next.tv_nsec / 1000000000L;
                         next.tv_nsec %= 1000000000L;
