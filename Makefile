@@ -16,7 +16,7 @@ TEST_PKGS := $(BUILD_PKGS) libcmocka-dev mandoc iproute2 iperf3 procps python3 e
 	debootstrap systemd-container xz-utils
 BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux
 
-.PHONY: all run check check-asan fuzz bench bench-quick distcheck install clean \
+.PHONY: all run check check-asan fuzz bench bench-quick torture soak-quick soak distcheck install clean \
 	help deps-build deps-test deps-bench
 
 all: deps-build $(BUILD)/Makefile
@@ -28,6 +28,8 @@ help:
 	@echo 'make check-asan  the test suite built with ASan+UBSan (BUILD=build-asan)'
 	@echo 'make fuzz    libFuzzer harnesses (clang, BUILD=build-fuzz), FUZZ_SECONDS each'
 	@echo 'make bench | bench-quick   simulator benchmarks against irqbalance'
+	@echo 'make torture     SIGKILL and fault torture on simulator trees (~3 min, root)'
+	@echo 'make soak-quick | soak   soak with churn, ASan build or valgrind (30 s | 12 min)'
 	@echo 'make distcheck   release tarball check'
 	@echo 'make install DESTDIR=...'
 	@echo 'Variables: BUILD=dir CONFIGURE_FLAGS=... RUN_ARGS=...'
@@ -94,6 +96,10 @@ bench: deps-bench all
 bench-quick: deps-bench all
 	$(call install_missing,python3)
 	$(MAKE) -C $(BUILD) bench-quick
+
+torture soak-quick soak: deps-test all
+	$(call install_missing,python3 valgrind util-linux)
+	$(MAKE) -C $(BUILD) $@
 
 distcheck: deps-test $(BUILD)/Makefile
 	$(MAKE) -C $(BUILD) distcheck
