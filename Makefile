@@ -32,6 +32,7 @@ help:
 	@echo 'make soak-quick | soak   soak with churn, ASan build or valgrind (30 s | 12 min)'
 	@echo 'make distcheck   release tarball check'
 	@echo 'make install DESTDIR=...'
+	@echo 'make uninstall DESTDIR=...   (an edited irqsteer.conf stays)'
 	@echo 'Variables: BUILD=dir CONFIGURE_FLAGS=... RUN_ARGS=...'
 
 # Installs whatever of the named Debian packages is missing, saying what.
@@ -106,6 +107,12 @@ distcheck: deps-test $(BUILD)/Makefile
 
 install: all
 	$(MAKE) -C $(BUILD) install
+
+# Removes what install put there; a configuration file that was edited
+# stays (it differs from the example it was installed from).
+.PHONY: uninstall
+uninstall: $(BUILD)/Makefile
+	$(MAKE) -C $(BUILD) uninstall
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -55,6 +55,8 @@ struct daemon {
         int rootfd;
         int lockfd;               /* flock on STATE_LOCK_NAME, held while running */
         bool locked_out;          /* another instance holds the state directory */
+        bool config_invalid;      /* the configuration did not load at start */
+        char startup_error[512];  /* its first problem, FILE:LINE: KEY: message */
         const char *root;
         bool root_is_host;
         uint64_t caps;            /* kept after startup */
@@ -1407,13 +1409,12 @@ static int setup_event(struct daemon *d) {
 }
 
 static int startup(struct daemon *d) {
-        char err[512] = "";
         pid_t holder = 0;
         int r;
 
-        r = load_config(d, &d->config, err, sizeof(err));
+        r = load_config(d, &d->config, d->startup_error, sizeof(d->startup_error));
         if (r < 0) {
-                notify_errno(-r, err);
+                d->config_invalid = true;
                 return r;
         }
         d->have_config = true;
@@ -1581,12 +1582,19 @@ int daemon_run(const struct daemon_options *o) {
 
         r = startup(&d);
         if (r < 0) {
-                char msg[128];
+                char msg[600];
 
-                snprintf(msg, sizeof(msg), "startup failed: %s", strerror(-r));
+                /* The last STATUS= is what systemctl status keeps: with a
+                 * bad file it names FILE:LINE, not only the errno. */
+                if (d.startup_error[0])
+                        snprintf(msg, sizeof(msg), "startup failed: %s", d.startup_error);
+                else
+                        snprintf(msg, sizeof(msg), "startup failed: %s", strerror(-r));
                 notify_errno(-r, msg);
                 daemon_free(&d);
-                return d.locked_out ? DAEMON_EXIT_LOCKED : DAEMON_EXIT_FAILURE;
+                if (d.locked_out)
+                        return DAEMON_EXIT_LOCKED;
+                return d.config_invalid ? DAEMON_EXIT_CONFIG : DAEMON_EXIT_FAILURE;
         }
 
         /* The first decision right away, from the discovery snapshot:

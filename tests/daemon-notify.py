@@ -232,9 +232,14 @@ def run_startup_failure():
     p = dl.start_daemon(["--root", root, "--state-dir", os.path.join(d, "state"), "-c", conf], log, notify_path=ns.path)
     try:
         msg, _ = ns.wait_for(lambda m: dl.field(m, "ERRNO") is not None, T)
-        c.check(f"{conf}:2: hot_samples" in (dl.field(msg, "STATUS") or ""), "bad config at start: problem in STATUS",
-                repr(msg))
-        c.check(p.wait(T) == 1, "bad config at start: exit 1")
+        rc = p.wait(T)
+        while ns.recv(0.2) is not None:
+            pass
+        # systemctl status keeps the last STATUS=: it must name FILE:LINE.
+        last = [dl.field(m, "STATUS") for m in ns.seen if dl.field(m, "STATUS") is not None]
+        c.check(msg is not None and last and last[-1].startswith(f"startup failed: {conf}:2: hot_samples"),
+                "bad config at start: FILE:LINE in the last STATUS", repr(last))
+        c.check(rc == 4, "bad config at start: exit 4 (configuration error)", f"rc {rc}")
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)
         ns.close()

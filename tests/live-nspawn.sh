@@ -103,7 +103,8 @@ path_bind= path_dropin=
 if [ "$run_path" != "$exec_start" ]; then
         # the configuration file under the same prefix is hidden as well
         conf_path=/etc/irqsteer-test/irqsteer.conf
-        printf '[Service]\nExecStart=\nExecStart=%s --config %s\n' "$run_path" "$conf_path" > "$tmp/00-path.conf"
+        printf '[Service]\nExecStart=\nExecStart=%s --config %s\nExecReload=\nExecReload=%s --check-config --config %s\nExecReload=/bin/kill -HUP $MAINPID\n' \
+                "$run_path" "$conf_path" "$run_path" "$conf_path" > "$tmp/00-path.conf"
         path_bind="--bind-ro=$daemon:$run_path"
         path_dropin="--bind-ro=$tmp/00-path.conf:/etc/systemd/system/irqsteerd.service.d/00-path.conf"
 fi
@@ -211,6 +212,47 @@ check "journal: reload logged" grep -q "Configuration reloaded" "$tmp/journal.tx
 check "journal: the config file was read" grep -q "configuration $conf_path" "$tmp/journal.txt"
 check "journal: ready logged" grep -q "^Ready: hot: " "$tmp/journal.txt"
 check "NRestarts=0" test "$(prop NRestarts)" = 0
+
+# An invalid file: the reload fails (ExecReload= checks it before the
+# signal), systemctl status shows each problem, the daemon keeps running
+# with the previous configuration.  Written in place: the bind follows the
+# host file's inode.
+good_conf=$(cat "$tmp/irqsteer.conf")
+printf '[daemon]\nlog_level = info\nbogus_key = 1\n[balance]\nhot_samples = -3\n' > "$tmp/irqsteer.conf"
+check "invalid file: systemctl reload fails" sh -c '! nsenter -t "$1" -a timeout 30 systemctl reload irqsteerd' sh "$ct"
+in_ct systemctl status --no-pager -n 20 irqsteerd >"$tmp/status.txt" 2>&1
+check "invalid file: systemctl status shows FILE:LINE of the unknown key" \
+        grep -q "$conf_path:3: bogus_key: unknown key" "$tmp/status.txt"
+check "invalid file: systemctl status shows FILE:LINE of the bad value" \
+        grep -q "$conf_path:5: hot_samples: invalid number" "$tmp/status.txt"
+check "invalid file: still active, same process" test "$(prop ActiveState)/$(prop MainPID)" = "active/$pid"
+
+# A restart with the invalid file: no restart loop (exit status 4 is in
+# RestartPreventExitStatus=), the unit failed, FILE:LINE in its status text.
+in_ct timeout 30 systemctl restart irqsteerd >/dev/null 2>&1
+sleep 5
+check "invalid file at restart: failed, not restarting ($(prop ActiveState), NRestarts=$(prop NRestarts))" \
+        test "$(prop ActiveState)/$(prop NRestarts)" = failed/0
+check "invalid file at restart: exit status 4 ($(prop ExecMainStatus))" test "$(prop ExecMainStatus)" = 4
+status=$(prop StatusText)
+echo "info StatusText: $status"
+check "invalid file at restart: FILE:LINE in StatusText" \
+        test "$status" = "startup failed: $conf_path:3: bogus_key: unknown key in [daemon]"
+printf '%s\n' "$good_conf" > "$tmp/irqsteer.conf"
+in_ct systemctl reset-failed irqsteerd
+check "fixed file: systemctl start" in_ct timeout 60 systemctl start irqsteerd
+pid=$(prop MainPID)
+
+# README's irqbalance line, as a provisioning script would run it (set -e)
+# on a host without irqbalance, then a stray start is refused, not
+# silently stopping irqsteerd through Conflicts=.
+mask_line=$(sed -n 's/^\(systemctl mask --now irqbalance[^ ]*\).*/\1/p' "$srcdir/README.md")
+[ -n "$mask_line" ] || fail "README has no 'systemctl mask --now irqbalance' line"
+check "README's '$mask_line' works under sh -e without irqbalance" in_ct sh -ec "$mask_line"
+check "masked: systemctl start irqbalance is refused" \
+        sh -c '! nsenter -t "$1" -a timeout 30 systemctl start irqbalance.service 2>/dev/null' sh "$ct"
+check "masked: irqsteerd still running" test "$(prop ActiveState)/$(prop MainPID)" = "active/$pid"
+in_ct systemctl unmask irqbalance.service >/dev/null 2>&1
 
 check "systemctl stop irqsteerd" in_ct timeout 30 systemctl stop irqsteerd
 check "inactive after stop" test "$(prop ActiveState)" = inactive

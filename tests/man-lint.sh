@@ -29,6 +29,17 @@ for page in "$man"/irqsteerd.8 "$man"/irqsteerctl.8 "$man"/irqsteer.conf.5; do
         fi
 done
 
+# One date on all three pages (.TH's fourth field, or mdoc's .Dd line).
+dates=$(for page in "$man"/irqsteerd.8 "$man"/irqsteerctl.8 "$man"/irqsteer.conf.5; do
+        d=$(sed -n -e 's/^\.Dd //p' -e 's/^\.TH [^ ]* [^ ]* \([^ ]*\).*/\1/p' "$page" | head -n 1)
+        date -d "$d" +%F 2>/dev/null || echo "unparsable:$d"
+done | sort -u)
+if [ "$(echo "$dates" | wc -l)" -eq 1 ]; then
+        pass "the three man pages carry the same date ($dates)"
+else
+        fail "the man pages carry different dates:" $dates
+fi
+
 keys=$(sed -n 's/.*KEY("\([a-z_]*\)".*/\1/p' "$srcdir/src/config.c" | sort -u)
 [ -n "$keys" ] || { echo "FAIL no KEY(\"...\") entries found in src/config.c"; exit 1; }
 example=$srcdir/systemd/irqsteer.conf.example
