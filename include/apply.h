@@ -54,11 +54,6 @@ bool apply_failed_in_journal(const struct apply *ap);
 /* The journal file's path, for messages. */
 const char *apply_journal_path(const struct apply *ap);
 
-/* Whether the object of a was changed by someone else since irqsteer last
- * set it: 1 yes, 0 no (or never changed by irqsteer), -errno on read
- * failure. */
-int apply_changed_externally(struct apply *ap, const struct action *a);
-
 /* Puts back every original irqsteer changed (on SIGTERM/SIGINT), leaving
  * alone objects changed by others since; then removes the journal (keeps
  * only objects whose restore failed).  Returns 0 or the first error. */

@@ -165,24 +165,6 @@ const char *apply_journal_path(const struct apply *ap) {
         return ap->undo->path;
 }
 
-int apply_changed_externally(struct apply *ap, const struct action *a) {
-        _cleanup_(freep) char *cur = NULL;
-        struct undo_entry *e;
-        struct knob_key k;
-        int r;
-
-        r = action_key(ap, a, &k);
-        if (r < 0)
-                return r;
-        e = undo_find(ap->undo, &k);
-        if (!e)
-                return 0;
-        r = knob_read(ap->rootfd, ap->root_is_host, &k, &cur);
-        if (r < 0)
-                return r;
-        return !knob_value_equal(k.kind, cur, e->last) &&
-               !(e->pending && knob_value_equal(k.kind, cur, e->pending));
-}
 
 int apply_restore_all(struct apply *ap, struct undo_report *ret) {
         return undo_restore(ap->undo, ap->rootfd, ap->root_is_host, ret);
