@@ -60,6 +60,7 @@ struct daemon {
         const char *root;
         bool root_is_host;
         uint64_t caps;            /* kept after startup */
+        uint64_t caps_start;      /* permitted at startup, before the drop */
 
         sd_event *event;
         sd_event_source *timer;
@@ -1190,7 +1191,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         struct daemon *d = userdata;
         struct config c = {};
         char err[sizeof(d->reload_error)] = "";
-        uint64_t need;
+        uint64_t need, lost;
         int r;
 
         notify_reloading(now_clock(CLOCK_MONOTONIC));
@@ -1210,11 +1211,26 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                         log_warning("dry_run changed: takes effect at the next start");
                 c.dry_run = d->dry_run;
                 need = caps_for_config(&c, d->dry_run);
-                if (need & ~d->caps) {
+                /* Only what the configuration at start needed is kept
+                 * (irqsteerd(8), CAPABILITIES); a capability we had and
+                 * dropped cannot come back without a restart.  Applying
+                 * the rest would show the new sections as in force while
+                 * their writes fail, so the reload is refused as a whole.
+                 * One never permitted at all (a container withholding
+                 * it) is the start's situation: warned there, accepted. */
+                lost = need & ~d->caps & d->caps_start;
+                if (lost) {
                         char capbuf[128];
 
-                        caps_format(need & ~d->caps, capbuf, sizeof(capbuf));
-                        log_warning("The new configuration needs %s, dropped at startup: restart irqsteerd for it", capbuf);
+                        caps_format(lost, capbuf, sizeof(capbuf));
+                        snprintf(d->reload_error, sizeof(d->reload_error),
+                                 "needs %s, dropped at startup: restart irqsteerd to apply it", capbuf);
+                        log_error("Configuration reload refused: the new configuration needs %s, dropped at startup; "
+                                  "restart irqsteerd to apply it. Keeping the previous configuration", capbuf);
+                        config_free(&c);
+                        update_status(d, false);
+                        notify_ready(d->status);
+                        return 0;
                 }
                 config_free(&d->config);
                 d->config = c;
@@ -1350,6 +1366,8 @@ static int drop_capabilities(struct daemon *d) {
         uint64_t want = caps_for_config(&d->config, d->dry_run), have = caps_permitted();
         char buf[128];
         int r;
+
+        d->caps_start = have;
 
         if (want & ~have) {
                 /* E.g. systemd-nspawn without --private-network withholds

@@ -86,4 +86,55 @@ for i, case in enumerate(cases):
     rc = dl.stop(p, signal.SIGTERM, timeout=15)
     c.check(rc == 0, f"{case['what']}: SIGTERM exit 0", f"rc {rc}: {dl.read_log(log)[-800:]}")
 
+
+def run_reload_needs_cap():
+    """A reload adding a [worker] section needs CAP_SYS_NICE, dropped at
+    startup: refused as a whole with "restart" in the log, STATUS and
+    status.json, the previous configuration kept; a reload needing
+    nothing new still works."""
+    d = os.path.join(tmp, "reload")
+    os.makedirs(d)
+    conf = os.path.join(d, "irqsteer.conf")
+    state = os.path.join(d, "state")
+    with open(conf, "w") as f:
+        f.write(NO_NET)
+    log = os.path.join(d, "daemon.log")
+    p = dl.start_daemon(["--foreground", "--config", conf, "--state-dir", state, "--interval", "1s"], log,
+                        wrapper=("ip", "netns", "exec", ns))
+    procs.append(p)
+    ready = dl.wait_until(lambda: "Ready:" in dl.read_log(log) or p.poll() is not None, 15)
+    if not c.check(ready and p.poll() is None, "reload needing a dropped capability: daemon ready",
+                   dl.read_log(log)[-1500:]):
+        return
+    with open(conf, "w") as f:
+        f.write(NO_NET + WORKER)
+    p.send_signal(signal.SIGHUP)
+    ok = dl.wait_until(lambda: "Configuration reload refused" in dl.read_log(log), 15)
+    text = dl.read_log(log)
+    c.check(bool(ok) and "needs cap_sys_nice" in text and "restart irqsteerd" in text,
+            "reload needing a dropped capability: refused, says restart", text[-1500:])
+    st = dl.wait_until(lambda: (dl.load_json(os.path.join(state, "status.json")) or {}).get("reload_error"), 15)
+    status = dl.load_json(os.path.join(state, "status.json")) or {}
+    c.check(bool(st) and "restart" in status.get("reload_error", "") and "restart" in status.get("status", ""),
+            "reload needing a dropped capability: status.json reload_error and status", repr(status.get("status")))
+    c.check(not (status.get("config") or {}).get("workers"), "reload needing a dropped capability: old config in force",
+            repr((status.get("config") or {}).get("workers")))
+    r = subprocess.run([dl.env_path("IRQSTEERCTL"), "status", "--state-dir", state], capture_output=True, text=True)
+    c.check("restart irqsteerd" in r.stdout, "reload needing a dropped capability: irqsteerctl status says restart",
+            r.stdout[-1500:])
+    c.check(int(status_fields(p.pid).get("CapEff", "-1"), 16) == 0, "reload needing a dropped capability: caps unchanged")
+    # a reload that needs nothing new applies, and clears the error
+    with open(conf, "w") as f:
+        f.write(NO_NET + "[daemon]\ninterval = 2s\n")
+    p.send_signal(signal.SIGHUP)
+    ok = dl.wait_until(lambda: dl.read_log(log).count("Configuration reloaded") >= 1, 15)
+    status = dl.wait_until(lambda: (lambda s: s if s and s.get("reload_error") is None else None)(
+        dl.load_json(os.path.join(state, "status.json"))), 15) or {}
+    c.check(bool(ok) and status.get("reload_error") is None, "reload needing nothing new: applied",
+            dl.read_log(log)[-800:])
+    rc = dl.stop(p, signal.SIGTERM, timeout=15)
+    c.check(rc == 0, "reload needing a dropped capability: SIGTERM exit 0", f"rc {rc}")
+
+
+run_reload_needs_cap()
 c.exit()
