@@ -3,7 +3,7 @@
 written with irqsteerctl ban empties the CPU of every managed IRQ within
 a tick of the daemon reading it; a bad ban file is logged and ignored as a
 whole; irqsteerctl bans lists them, status.json shows them; unban lifts
-the ban.  Needs no root: everything happens below a temporary copy of
+the ban; a reload with a new banned_cpus vacates as well.  Needs no root: everything happens below a temporary copy of
 tests/fixtures/vm2.  Run by tests/test-daemon-bans.sh."""
 import os
 import re
@@ -57,9 +57,12 @@ def run_bans():
     root = dl.make_root(d)
     state = os.path.join(d, "state")
     log = os.path.join(d, "daemon.log")
+    conf = os.path.join(d, "irqsteer.conf")
+    with open(conf, "w") as f:
+        f.write("")
     # no NOTIFY_SOCKET: a listener nobody reads fills up and blocks the
     # daemon's sd_notify; status.json says when it runs
-    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms"], log)
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "200ms"], log)
     try:
         # the initial layout puts queue IRQs on CPU1
         laid = dl.wait_until(lambda: ticks(state) >= 2 and irqs_on(root, 1, log), T)
@@ -113,6 +116,22 @@ def run_bans():
         c.check(bool(ok), "bans: the daemon sees the unban", dl.read_log(log)[-1500:])
         r = irqsteerctl(["unban", "--state-dir", state, "kubelet"])
         c.check(r.returncode == 0 and "nothing to lift" in r.stderr, "bans: a second unban is harmless", r.stderr)
+
+        # a reload with banned_cpus = 0 (the issue's case: IRQ 11 and eth1's
+        # RPS stayed on CPU0 until a restart): vacated within a tick
+        rps = os.path.join(root, "sys/class/net/eth1/queues/rx-0/rps_cpus")
+        c.check(bool(irqs_on(root, 0, log)) and int(open(rps).read().strip().replace(",", ""), 16) & 1,
+                "reload: IRQs and eth1's RPS on CPU0 before", repr(irqs_on(root, 0, log)))
+        with open(conf, "w") as f:
+            f.write("[balance]\nbanned_cpus = 0\n")
+        p.send_signal(signal.SIGHUP)
+        ok = dl.wait_until(lambda: "Configuration reloaded" in dl.read_log(log), T)
+        t0 = ticks(state)
+        ok = ok and dl.wait_until(lambda: not irqs_on(root, 0, log)
+                                  and not int(open(rps).read().strip().replace(",", ""), 16) & 1, T)
+        t1 = ticks(state)
+        c.check(bool(ok) and 0 <= t1 - t0 <= 2, "reload: banned_cpus = 0 vacates CPU0 within a tick",
+                f"ticks {t0} -> {t1}, on CPU0: {irqs_on(root, 0, log)}, rps {open(rps).read().strip()}")
         c.check(dl.stop(p, timeout=T) == 0, "bans: SIGTERM exit 0", dl.read_log(log)[-1500:])
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)
