@@ -44,6 +44,10 @@ cpuset_t cpuset_single(int cpu);
  * accepts).  Leading/trailing white space and an empty list (= empty set) are
  * accepted.  -EINVAL on syntax errors, -ERANGE for CPUs >= CPUSET_MAX. */
 int cpuset_parse_list(const char *s, cpuset_t *ret);
+/* Room for any cpulist cpuset_format_list() writes, with its NUL: the
+ * longest has every third CPU missing, "a-b," of up to 4-digit numbers for
+ * each 3 CPUs (26568 characters for CPUSET_MAX 8192). */
+#define CPUSET_LIST_MAX ((CPUSET_MAX / 3 + 1) * 10 + 1)
 /* Formats as a cpulist; "" for the empty set.  -ENOBUFS if it does not fit. */
 int cpuset_format_list(const cpuset_t *s, char *buf, size_t len);
 

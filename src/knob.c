@@ -282,7 +282,7 @@ int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret) {
 }
 
 /* Room for a cpulist of CPUSET_MAX CPUs in the worst case ("0,2,4,..."). */
-#define LIST_MAX (CPUSET_MAX / 2 * 5 + 16)
+#define LIST_MAX CPUSET_LIST_MAX
 
 static int list_dup(const cpuset_t *s, char **ret) {
         _cleanup_(freep) char *buf = malloc(LIST_MAX);

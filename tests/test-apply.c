@@ -1223,6 +1223,24 @@ static bool likely_managed(const char *name) {
                strstr(name, "queues");
 }
 
+/* The value written for an affinity is its cpulist, whatever its length:
+ * the longest has every third CPU missing ("0-1,3-4,...", 26568
+ * characters). */
+static void test_target_longest_cpulist(void **state) {
+        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = 30, .queue = -1 };
+        _cleanup_(freep) char *v = NULL;
+        cpuset_t back;
+
+        (void) state;
+        for (int c = 0; c < CPUSET_MAX; c++)
+                if (c % 3 != 2)
+                        cpuset_set(&a.cpus, c);
+        assert_int_equal(knob_target(&a, "0-3", &v), 0);
+        assert_int_equal(strlen(v), 26568);
+        assert_int_equal(cpuset_parse_list(v, &back), 0);
+        assert_true(cpuset_equal(&back, &a.cpus));
+}
+
 static void test_live_managed_irq(void **state) {
         struct undo_report rep;
         struct apply *ap = NULL;
@@ -1317,6 +1335,7 @@ int main(void) {
                 cmocka_unit_test(test_effective_step),
                 cmocka_unit_test_teardown(test_live_irq, teardown_live_irq),
                 cmocka_unit_test(test_live_managed_irq),
+                cmocka_unit_test(test_target_longest_cpulist),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

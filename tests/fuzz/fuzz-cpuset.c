@@ -8,9 +8,9 @@
 
 FUZZ_QUIET_LOG()
 
-/* The longest cpulist of CPUSET_MAX CPUs ("0,2,4,...,8190") and the
- * longest mask (256 chunks of 8 digits and a comma) fit. */
-static char text[CPUSET_MAX / 2 * 5 + 64];
+/* The longest cpulist and the longest mask (256 chunks of 8 digits and a
+ * comma) fit. */
+static char text[CPUSET_LIST_MAX];
 
 static void check_roundtrip(const cpuset_t *set) {
         cpuset_t back;
