@@ -38,7 +38,5 @@ struct topology {
  * files (caches, nohz_full, nodes on non-NUMA hosts) are tolerated. */
 int topology_read(int rootfd, struct topology *ret);
 void topology_free(struct topology *t);
-/* The node entry for id, or NULL. */
-const struct topo_node *topology_node(const struct topology *t, int id);
 /* Online CPUs that are not isolated, not nohz_full and not in banned. */
 void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret);

@@ -42,6 +42,3 @@ int workers_parse_status_cpus(const char *buf, size_t len, cpuset_t *ret);
  * component equals unit (or unit + ".service" when unit has no suffix).
  * Pure. */
 bool workers_cgroup_has_unit(const char *buf, size_t len, const char *unit);
-/* Checks that re compiles as a POSIX extended regex (for config
- * validation).  0 or -EINVAL. */
-int workers_regex_check(const char *re);

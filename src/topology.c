@@ -340,13 +340,6 @@ void topology_free(struct topology *t) {
         t->n_nodes = 0;
 }
 
-const struct topo_node *topology_node(const struct topology *t, int id) {
-        for (size_t i = 0; i < t->n_nodes; i++)
-                if (t->nodes[i].id == id)
-                        return &t->nodes[i];
-        return NULL;
-}
-
 void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret) {
         cpuset_andnot(ret, &t->online, &t->isolated);
         cpuset_andnot(ret, ret, &t->nohz_full);

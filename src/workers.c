@@ -90,15 +90,6 @@ bool workers_cgroup_has_unit(const char *buf, size_t len, const char *unit) {
         return false;
 }
 
-int workers_regex_check(const char *re) {
-        regex_t rx;
-
-        if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
-                return -EINVAL;
-        regfree(&rx);
-        return 0;
-}
-
 /* Per-worker state for one scan: the compiled regex and the pidfile's pid. */
 struct matcher {
         const struct config_worker *w;
