@@ -1110,6 +1110,17 @@ static void test_plan_live(_unused_ void **state) {
                 fail_msg("plan --json is not JSON: %s (stderr %s)", out, err);
         actions = json_get(v, "actions");
         assert_int_equal(actions ? actions->type : -1, JSON_ARRAY);
+        if (json_count(actions) == 0) {
+                /* nothing to check: say so instead of passing (tests/daemon-notify.py
+                 * checks a plan with actions on a fixture tree) */
+                json_free(v);
+                free(out);
+                free(err);
+                rm_rf(dir);
+                free(dir);
+                print_message("this host's plan is empty: no action to check\n");
+                skip();
+        }
         for (size_t k = 0; k < json_count(actions); k++) {
                 const char *s;
                 assert_int_equal(json_get_string(json_index(actions, k), "type", &s), 0);
