@@ -1155,7 +1155,7 @@ static void test_live_irq(void **state) {
         int rootfd, r, to = -1;
         (void) state;
 
-        SKIP_UNLESS_ROOT();
+        SKIP_UNLESS_HOST_LOCKED();
         if (ncpu < 2) {
                 print_message("[  SKIP    ] %s: needs 2 online CPUs\n", __func__);
                 skip();
@@ -1251,7 +1251,7 @@ static void test_live_managed_irq(void **state) {
         FILE *f;
         (void) state;
 
-        SKIP_UNLESS_ROOT();
+        SKIP_UNLESS_HOST_LOCKED();
         f = fopen("/proc/interrupts", "re");
         assert_non_null(f);
         /* Likely candidates first, to rewrite as few real IRQs as possible. */

@@ -134,14 +134,16 @@ static void test_hold_dir(_unused_ void **state) {
 
 /* The budget is the soft fd limit less 256 (half of a small one), as it
  * was at the first call; beyond it reads still work, by path. */
+/* The files held open stay within RLIMIT_NOFILE with room left for the
+ * rest of the daemon (not the formula itself again). */
 static void test_budget(_unused_ void **state) {
         struct rlimit rl;
-        size_t want;
+        size_t max = rootfs_held_max();
 
         assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
-        want = rl.rlim_cur == RLIM_INFINITY ? 1u << 20 :
-               rl.rlim_cur > 512 ? (size_t) rl.rlim_cur - 256 : (size_t) rl.rlim_cur / 2;
-        assert_int_equal(rootfs_held_max(), want);
+        assert_true(max > 0);
+        if (rl.rlim_cur != RLIM_INFINITY)
+                assert_true(max <= (size_t) rl.rlim_cur / 2 || max + 256 <= (size_t) rl.rlim_cur);
 }
 
 /* This machine's /proc/irq: a kept smp_affinity_list shows a value
@@ -151,7 +153,7 @@ static void test_live_proc_irq(_unused_ void **state) {
         int host, fd = 0, kept;
         bool done = false;
 
-        SKIP_UNLESS_ROOT();
+        SKIP_UNLESS_HOST_LOCKED();
         host = rootfs_open("/");
         assert_true(host >= 0);
         for (unsigned irq = 0; irq < 4096 && !done; irq++) {

@@ -42,3 +42,17 @@ static inline void test_write_file(const char *dir, const char *rel, const char 
                         skip();                                                    \
                 }                                                                  \
         } while (0)
+
+/* Skips the calling test unless it may change this host's IRQs: root, and
+ * run by tests/live-unit-host.sh, which holds the host lock the live
+ * scripts take (IRQSTEER_HOST_LOCKED=1), so a parallel `make check` never
+ * races their baseline snapshots. */
+#define SKIP_UNLESS_HOST_LOCKED()                                                                      \
+        do {                                                                                           \
+                SKIP_UNLESS_ROOT();                                                                    \
+                if (!getenv("IRQSTEER_HOST_LOCKED") || strcmp(getenv("IRQSTEER_HOST_LOCKED"), "1") != 0) { \
+                        print_message("[  SKIP    ] %s: changes host IRQs; run by tests/live-unit-host.sh " \
+                                      "under the host lock\n", __func__);                             \
+                        skip();                                                                        \
+                }                                                                                      \
+        } while (0)
