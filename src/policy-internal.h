@@ -283,6 +283,10 @@ const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 /* policy-irq.c */
 void pol_layout(struct pol_tick *t);
 void pol_replace_offline(struct pol_tick *t);
+/* IRQs that are no NIC queue's (other devices', a NIC's admin vector) leave
+ * CPUs that are not eligible (banned, isolated, nohz_full): their mask
+ * loses those CPUs, or becomes their node's eligible CPUs. */
+void pol_vacate_other_irqs(struct pol_tick *t);
 void pol_rebalance(struct pol_tick *t);
 void pol_xps(struct pol_tick *t);
 

@@ -268,6 +268,70 @@ void pol_replace_offline(struct pol_tick *t) {
         }
 }
 
+void pol_vacate_other_irqs(struct pol_tick *t) {
+        char was[64], now[64], reason[256];
+
+        for (size_t i = 0; i < t->inv->n_irqs; i++) {
+                const struct inv_irq *ii = &t->inv->irqs[i];
+                struct pol_irq *r;
+                struct action *a;
+                cpuset_t on, to;
+
+                /* queue IRQs are the units' (pol_replace_offline); an
+                 * interface with manage = no is left alone whole */
+                if (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX)
+                        continue;
+                if (ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics && !t->nics[ii->nic].managed)
+                        continue;
+                if (!ii->affinity_readable)
+                        continue;
+                r = pol_irq_get(t->st, ii->irq, false);
+                if (r) {
+                        r->seen = true;
+                        if (r->managed || r->external || r->failures >= ACTION_MAX_FAILURES)
+                                continue;
+                        if (r->set && !cpuset_equal(&ii->affinity, &r->last_set)) {
+                                r->external = true;
+                                pol_note(t, LOG_NOTICE,
+                                         "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
+                                         ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
+                                         pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+                                continue;
+                        }
+                }
+                cpuset_and(&on, &ii->affinity, &t->topo->online);
+                if (cpuset_empty(&on) || cpuset_subset(&on, &t->eligible))
+                        continue;
+                cpuset_and(&to, &on, &t->eligible);
+                if (cpuset_empty(&to)) {
+                        for (size_t k = 0; ii->node >= 0 && k < t->topo->n_nodes; k++)
+                                if (t->topo->nodes[k].id == ii->node)
+                                        cpuset_and(&to, &t->topo->nodes[k].cpus, &t->eligible);
+                        if (cpuset_empty(&to))
+                                to = t->eligible;
+                }
+                if (cpuset_empty(&to))
+                        continue;
+                r = pol_irq_get(t->st, ii->irq, true);
+                if (!r) {
+                        t->r = -ENOMEM;
+                        return;
+                }
+                r->seen = true;
+                a = pol_add(t, ACTION_IRQ_AFFINITY);
+                if (!a)
+                        return;
+                a->irq = ii->irq;
+                a->queue = -1;
+                a->cpus = to;
+                a->from = ii->affinity;
+                a->layout = true;
+                snprintf(reason, sizeof(reason), "%s: off CPUs that may not be used (banned, isolated or nohz_full)",
+                         ii->name[0] ? ii->name : "IRQ");
+                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        }
+}
+
 static bool dwell_ok(const struct pol_tick *t, const struct pol_unit *u) {
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);

@@ -1295,6 +1295,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         pol_vacate_rps(&t);
         pol_layout(&t);
         pol_replace_offline(&t);
+        pol_vacate_other_irqs(&t);
         pol_rebalance(&t);
         pol_rps_adjust(&t);
         pol_soft(&t);

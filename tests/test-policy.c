@@ -832,6 +832,71 @@ static void test_ban_vacates(void **state) {
         }
 }
 
+/* IRQs that are no queue's (another device's, a NIC's admin vector) leave
+ * banned CPUs too, in the tick the ban shows; a kernel-managed one is
+ * tried once and left alone; an IRQ of an interface with manage = no is
+ * never touched. */
+static void test_ban_other_irqs(void **state) {
+        struct fx f;
+        struct policy_input in;
+        cpuset_t s;
+        char buf[512];
+        struct config_interface ci = { .match = "eth1", .manage = false, .rps = TRI_INHERIT, .rfs = TRI_INHERIT,
+                                       .xps = TRI_INHERIT };
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
+        fx_add_nic(&f, "eth1", 0, 1, true, 40, false, false);
+        f.cfg.interfaces = &ci;
+        f.cfg.n_interfaces = 1;
+        fx_add_irq(&f, 60, "nvme0q1", -1, -1, INV_IRQ_NONE);
+        fx_add_irq(&f, 61, "ttyS0", -1, -1, INV_IRQ_NONE);
+        fx_irq(&f, 61)->affinity = cpuset_single(2);
+        fx_add_irq(&f, 62, "eth0-adm", 0, -1, INV_IRQ_OTHER);
+        fx_irq(&f, 62)->affinity = cpuset_single(3);
+        fx_add_irq(&f, 63, "nvme0q2", -1, -1, INV_IRQ_NONE);
+        fx_irq(&f, 63)->affinity = cpuset_single(3);
+        fx_add_irq(&f, 64, "eth1-adm", 1, -1, INV_IRQ_OTHER);
+        fx_irq(&f, 64)->affinity = cpuset_single(2);
+        for (int q = 0; q < 4; q++)
+                f.q[0][q] = (struct fx_queue_model){ 0.1, 1000 };
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        if (strstr(buf, "irq 6"))
+                fail_msg("other IRQs moved without a ban: %s", buf);
+
+        cpuset_parse_list("2-3", &f.bans);
+        fx_model(&f, NULL);
+        in = fx_input(&f, 2 * SEC);
+        assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        /* 63 is kernel-managed: the write fails with EIO */
+        fx_apply(&f, 2 * SEC, 63, -EIO);
+        if (!strstr(buf, "irq 60>0-1,4-7;") || !strstr(buf, "irq 61>0-1,4-7;") || !strstr(buf, "irq 62>0-1,4-7;") ||
+            !strstr(buf, "irq 63>0-1,4-7;") || strstr(buf, "irq 64>"))
+                fail_msg("ban: %s", buf);
+        assert_int_equal(fx_step(&f, 3 * SEC), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        if (strstr(buf, "irq 6"))
+                fail_msg("other IRQs again: %s", buf);
+        assert_int_equal(f.rep.n_managed_irqs, 1);
+        cpuset_parse_list("0-1,4-7", &s);
+        assert_true(cpuset_equal(&fx_irq(&f, 60)->affinity, &s));
+        assert_int_equal(cpuset_only(&fx_irq(&f, 64)->affinity), 2);   /* manage = no */
+
+        /* someone puts 60 back on CPU2: noted once, left alone */
+        fx_irq(&f, 60)->affinity = cpuset_single(2);
+        assert_int_equal(fx_step(&f, 4 * SEC), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        if (strstr(buf, "irq 60>"))
+                fail_msg("external change overridden: %s", buf);
+        assert_int_equal(count_notes(&f.rep, "IRQ 60 was changed by someone else"), 1);
+        f.cfg.interfaces = NULL;
+        f.cfg.n_interfaces = 0;
+        fx_free(&f);
+}
+
 static void test_numa_local_first(void **state) {
         static const struct {
                 const char *what;
@@ -1923,6 +1988,7 @@ int main(void) {
                 cmocka_unit_test(test_saturated_room),
                 cmocka_unit_test(test_never_ineligible),
                 cmocka_unit_test(test_ban_vacates),
+                cmocka_unit_test(test_ban_other_irqs),
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
