@@ -55,6 +55,8 @@ struct policy_hot_cpu {
         double load;                      /* irq+softirq share, smoothed */
         double idle;
         bool saturated;                   /* hot by the saturated rule, not by hot_enter */
+        char why[160];                    /* why this tick did nothing for it ("" when it
+                                           * acted): no busy queue, dwell, min_gain, ... */
 };
 
 struct policy_report {

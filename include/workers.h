@@ -34,6 +34,11 @@ struct worker_set {
  * threads that exit while being read are skipped, not errors. */
 int workers_discover(int rootfd, const struct config *c, struct worker_set *ret);
 void workers_free(struct worker_set *ws);
+/* What a thread-affinity action leaves behind, as the next discovery would
+ * read it: the thread's allowed set becomes the action's (matched by pid,
+ * tid and starttime); other actions change nothing. */
+struct action;
+void workers_apply_action(struct worker_set *ws, const struct action *a);
 
 /* Cpus_allowed_list of a proc/PID/status buffer.  Pure.  0, -ENOENT
  * without the line, -EINVAL when it does not parse. */

@@ -29,6 +29,14 @@ struct plan_action {
         struct action a;
 };
 
+/* Whether a planned action takes load off cpu. */
+static bool plan_relieves(const struct plan_action *v, size_t n, int cpu) {
+        for (size_t i = 0; i < n; i++)
+                if (cpuset_isset(&v[i].a.from, cpu) && !cpuset_isset(&v[i].a.cpus, cpu))
+                        return true;
+        return false;
+}
+
 static void plan_json(FILE *f, double interval_s, const struct plan_action *v, size_t n,
                       const struct policy_report *rep) {
         struct json_writer w;
@@ -44,6 +52,10 @@ static void plan_json(FILE *f, double interval_s, const struct plan_action *v, s
                 json_key_double(&w, "load", rep->hot_cpus[i].load);
                 json_key_double(&w, "idle", rep->hot_cpus[i].idle);
                 json_key_bool(&w, "saturated", rep->hot_cpus[i].saturated);
+                if (rep->hot_cpus[i].why[0] && !plan_relieves(v, n, rep->hot_cpus[i].cpu))
+                        json_key_string(&w, "why", rep->hot_cpus[i].why);
+                else
+                        json_key_null(&w, "why");
                 json_end_object(&w);
         }
         json_end_array(&w);
@@ -79,10 +91,15 @@ static void plan_print(FILE *f, const struct plan_action *v, size_t n, const str
                         rep->hot_cpus[i].load * 100, rep->hot_cpus[i].idle * 100,
                         rep->hot_cpus[i].saturated ? ", saturated" : "");
         fputc('\n', f);
+        /* a hot CPU the plan leaves as it is: say why */
+        for (size_t i = 0; i < rep->n_hot_cpus; i++)
+                if (rep->hot_cpus[i].why[0] && !plan_relieves(v, n, rep->hot_cpus[i].cpu))
+                        fprintf(f, "  CPU%d stays: %s\n", rep->hot_cpus[i].cpu, rep->hot_cpus[i].why);
         for (size_t i = 0; i < rep->n_notes; i++)
                 fprintf(f, "Note: %s\n", rep->notes[i].text);
         if (n == 0) {
-                fprintf(f, "No actions: the current placement stays.\n");
+                fprintf(f, "No actions: the current placement stays%s.\n",
+                        rep->n_hot_cpus > 0 ? " (why for each hot CPU above)" : ": no CPU is hot");
                 return;
         }
         fprintf(f, "%zu action%s (nothing was changed):\n", n, n == 1 ? "" : "s");
@@ -236,6 +253,10 @@ int ctl_plan(int argc, char **argv) {
                         n_plan++;
                         /* what the actuators would leave behind, as the daemon's re-read shows it */
                         inventory_apply_action(&inv, &actions.v[i], false);
+                        /* and for a thread, what the next discovery would read: without
+                         * it the next replay takes our own pinning for someone else's */
+                        if (have_workers)
+                                workers_apply_action(&ws, &actions.v[i]);
                         policy_feedback(st, &actions.v[i], 0, in.now_usec);
                 }
         }

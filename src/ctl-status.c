@@ -278,6 +278,16 @@ static void print_hot(FILE *f, const struct json_value *v) {
                 col += (size_t) fprintf(f, "%s", item);
         }
         fputc('\n', f);
+        /* why the daemon leaves a hot CPU as it is, this tick */
+        for (size_t i = 0; i < json_count(a); i++) {
+                const struct json_value *e = json_index(a, i);
+                const char *why;
+                int64_t cpu = -1;
+
+                json_get_int(e, "cpu", &cpu);
+                if (json_get_string(e, "why", &why) == 0 && *why)
+                        fprintf(f, "  CPU%" PRId64 " stays: %s\n", cpu, why);
+        }
 }
 
 /* Each IRQ that fires elsewhere than irqsteerd set it (irqsteerd(8),

@@ -141,6 +141,7 @@ struct pol_cpu {
         bool hot;
         bool saturated;
         uint64_t settle_until;   /* an action changed its load: the average has to catch up */
+        char why[160];           /* this tick: why a hot CPU got no action ("" when it did) */
 };
 
 struct pol_cursor {

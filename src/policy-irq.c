@@ -359,11 +359,12 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
 static void rebalance_cpu(struct pol_tick *t, int cpu) {
         const struct config *c = t->c;
         struct pol_unit *top = NULL;
-        struct move best = { .peak = 2 };
+        struct move best = { .peak = 2 }, near = { .peak = 2 };
         double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
-        unsigned nb = 0;
+        unsigned nb = 0, n_dwell = 0, n_fixed = 0;
         bool blocked = false;    /* a move may help once a dwell or the cap allows it */
-        char reason[256];
+        char reason[256], *why = t->st->cpus[cpu].why;
+        size_t why_len = sizeof(t->st->cpus[cpu].why);
 
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
@@ -373,8 +374,10 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 if (!top || u->work > top->work)
                         top = u;
         }
-        if (nb == 0)
+        if (nb == 0) {
+                snprintf(why, why_len, "no busy queue IRQ of a managed NIC fires on it: its load is other work");
                 return;
+        }
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
          * (irqbalance's rule, and its blind spot: the lone hot queue below). */
@@ -387,14 +390,21 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         cpuset_t remote;
                         struct move m;
 
-                        if (u->target != cpu || u->work < busy || u->fixed || u->touched)
+                        if (u->target != cpu || u->work < busy)
                                 continue;
+                        if (u->fixed || u->touched) {
+                                n_fixed++;
+                                continue;
+                        }
                         if (!dwell_ok(t, u)) {
                                 blocked = true;
+                                n_dwell++;
                                 continue;
                         }
                         /* local node first, remote only if no local CPU helps */
                         m = try_move(t, u, cpu, &x->cpus);
+                        if (m.to >= 0 && m.peak < near.peak)
+                                near = m;
                         if (t->load[cpu] - m.peak < pol_min_gain(t)) {
                                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                                 m = try_move(t, u, cpu, &remote);
@@ -425,10 +435,39 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 t->moves++;
                 return;
         }
+        /* why no move, for plan and status (the last cause found wins) */
+        if (nb == 1)
+                snprintf(why, why_len, "its only busy queue is not moved (that only moves the hot spot)");
+        else if (t->moves >= c->max_moves)
+                snprintf(why, why_len, "max_moves (%u) reached this tick", c->max_moves);
+        else if (n_dwell > 0 && !best.u)
+                snprintf(why, why_len, "its busy queues moved less than their dwell ago (min_dwell %.0f s)",
+                         (double) c->min_dwell_usec / 1e6);
+        else if (best.u || near.u) {
+                const struct move *m = best.u && best.peak <= near.peak ? &best : &near;
+
+                snprintf(why, why_len,
+                         "no move gains min_gain (%.0f%%): the best, IRQ of %s queue %d to CPU%d, lowers the peak "
+                         "%.0f%% -> %.0f%%",
+                         100 * pol_min_gain(t), t->nics[m->u->nic].nic->name, m->u->queue, m->to,
+                         100 * t->load[cpu], 100 * m->peak);
+        }
+        else if (n_fixed == nb)
+                snprintf(why, why_len, "its busy queues are pinned by configuration or already moved this tick");
+        else
+                snprintf(why, why_len, "no eligible CPU has room for one of its queues");
         /* The lone hot queue: one queue carries most of the CPU's network
          * load, so no move helps; spread its protocol work with RPS. */
-        if (top && !blocked && (nb == 1 || top->work > POL_LONE_FRAC * t->net[cpu] + 1e-9) && !top->rps_ours && !top->touched)
-                pol_rps_start(t, top, cpu, false);
+        if (top && !blocked && (nb == 1 || top->work > POL_LONE_FRAC * t->net[cpu] + 1e-9) && !top->rps_ours && !top->touched) {
+                size_t l = strlen(why);
+
+                if (!pol_rps_start(t, top, cpu, false) && l < why_len)
+                        snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) is off or not ours to set",
+                                 t->nics[top->nic].nic->name, top->queue);
+        } else if (top && top->rps_ours)
+                snprintf(why, why_len, "its busiest queue (%s rx-%d) already spreads with RPS%s",
+                         t->nics[top->nic].nic->name, top->queue,
+                         nb > 1 ? "; no move of another queue gains min_gain" : "");
 }
 
 void pol_rebalance(struct pol_tick *t) {
@@ -451,8 +490,16 @@ void pol_rebalance(struct pol_tick *t) {
                 order[k] = cpu;
         }
         for (size_t i = 0; i < n; i++) {
-                if (cpuset_isset(&t->touched, order[i]) || pol_settling(t, order[i]))
+                char *why = t->st->cpus[order[i]].why;
+
+                why[0] = 0;
+                if (cpuset_isset(&t->touched, order[i]))
                         continue;
+                if (pol_settling(t, order[i])) {
+                        snprintf(why, sizeof(t->st->cpus[order[i]].why),
+                                 "settling: a recent change on it has not shown in the smoothed load yet");
+                        continue;
+                }
                 rebalance_cpu(t, order[i]);
         }
 }

@@ -1158,6 +1158,8 @@ static int fill_report(struct pol_tick *t) {
                         struct policy_hot_cpu *h = &rep->hot_cpus[k++];
                         h->cpu = cpu;
                         h->saturated = st->cpus[cpu].saturated;
+                        if (!cpuset_isset(&t->touched, cpu))
+                                snprintf(h->why, sizeof(h->why), "%s", st->cpus[cpu].why);
                         if (l && cpu <= l->max_cpu && l->cpus[cpu].valid) {
                                 h->load = l->cpus[cpu].irq + l->cpus[cpu].softirq;
                                 h->idle = l->cpus[cpu].idle;

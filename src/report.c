@@ -415,6 +415,7 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 json_key_double(w, "load", h->load);
                 json_key_double(w, "idle", h->idle);
                 json_key_bool(w, "saturated", h->saturated);
+                json_key_string(w, "why", h->why[0] ? h->why : NULL);
                 json_end_object(w);
         }
         json_end_array(w);

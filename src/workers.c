@@ -13,6 +13,7 @@
 #include "log.h"
 #include "rootfs.h"
 #include "util.h"
+#include "action.h"
 #include "workers.h"
 
 #define PF_KTHREAD 0x00200000U
@@ -384,4 +385,18 @@ void workers_free(struct worker_set *ws) {
                 free(ws->procs[i].threads);
         free(ws->procs);
         *ws = (struct worker_set){ 0 };
+}
+
+void workers_apply_action(struct worker_set *ws, const struct action *a) {
+        if (a->type != ACTION_THREAD_AFFINITY)
+                return;
+        for (size_t i = 0; i < ws->n_procs; i++) {
+                struct worker_proc *p = &ws->procs[i];
+
+                if (p->pid != a->pid)
+                        continue;
+                for (size_t k = 0; k < p->n_threads; k++)
+                        if (p->threads[k].tid == a->tid && p->threads[k].starttime == a->starttime)
+                                p->threads[k].allowed = a->cpus;
+        }
 }

@@ -546,6 +546,26 @@ def run_plan():
     c.check(not changed, "plan --root: every file of the tree byte-identical afterwards", repr(changed[:10]))
 
 
+def run_plan_workers():
+    """plan replays hot_samples ticks: a thread it pins in the first must
+    not look re-pinned by someone else in the next (the plan would both
+    pin it and say it leaves it alone)."""
+    d = os.path.join(tmp, "planw")
+    root = dl.make_root(d)
+    wfix = os.path.join(dl.env_path("IRQSTEER_FIXTURES"), "workers", "proc")
+    for pid in ("200", "201"):
+        shutil.copytree(os.path.join(wfix, pid), os.path.join(root, "proc", pid), symlinks=True)
+    conf = os.path.join(d, "w.conf")
+    with open(conf, "w") as f:
+        f.write("[worker web]\nmatch_name = nginx\npolicy = spread\n")
+    r = subprocess.run([dl.env_path("IRQSTEERCTL"), "plan", "--root", root, "--config", conf, "--interval", "0.2"],
+                       capture_output=True, text=True, timeout=60)
+    c.check(r.returncode == 0 and re.search(r"^  \[tick 1\] thread 200 \(pid 200\) CPUs 0-3 -> CPU", r.stdout, re.M),
+            "plan with workers: thread 200 pinned", r.stdout + r.stderr)
+    c.check("re-pinned by someone else" not in r.stdout, "plan with workers: no note contradicting its own pinning",
+            r.stdout)
+
+
 ACTION_RE = re.compile(r"^(?:<\d>|[\d-]+ [\d:.]+ \w+: )?(?:dry-run: would set )?((?:IRQ \d+|RPS |XPS |rps_flow_cnt |rps_sock_flow_entries ).*)$")
 
 
@@ -818,6 +838,7 @@ try:
     run_hotplug()
     run_effective()
     run_plan()
+    run_plan_workers()
     run_dry_run_same_decisions()
     run_stop_signals()
     run_lifecycle()

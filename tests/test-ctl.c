@@ -490,7 +490,7 @@ static void test_parse_interval(_unused_ void **state) {
         "\"banned_cpus\":[2,3]},"                                                                   \
         "\"config_text\":\"[daemon]\\ninterval = 2s\\n\\n[balance]\\nhot_enter = 80%%\\n"             \
         "banned_cpus = 2-3\\n\\n[interface eno1]\\nmanage = yes\\n\","                                \
-        "\"hot_cpus\":[{\"cpu\":3,\"load\":0.82}],"                                                  \
+        "\"hot_cpus\":[{\"cpu\":3,\"load\":0.82,\"why\":\"max_moves (2) reached this tick\"}],"                                                  \
         "\"managed\":[{\"object\":\"irq 73 -\",\"current\":\"3\",\"original\":\"0-15\","              \
         "\"current_cpus\":[3],\"original_cpus\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]},"          \
         "{\"object\":\"rps eno1 0\",\"current\":\"ffffffff\",\"original\":\"00000000,fffffffc\","   \
@@ -588,7 +588,8 @@ static void test_status_print(_unused_ void **state) {
         /* brief: a screenful */
         buf = status_text(doc, -1, false);
         static const char *const brief[] = {
-                "pid 42", "up 1m 01s", "Status: watching 2 NICs", "Hot CPUs: CPU3 (82.0%)", "(30s ago)",
+                "pid 42", "up 1m 01s", "Status: watching 2 NICs", "Hot CPUs: CPU3 (82.0%)\n",
+                "  CPU3 stays: max_moves (2) reached this tick\n", "(30s ago)",
                 "IRQ 73 CPU0 -> CPU3: hot", "reason: CPU0 hot", "Mode: dry run",
                 "Counts: 8 queue IRQs, 3 moves in 10 min, 5 kernel-managed IRQs skipped",
                 "Managed objects: 3 (--full lists them)", "RPS eth0 rx-0", "[failed: Permission denied]",

@@ -1026,6 +1026,69 @@ static void test_max_moves(void **state) {
         }
 }
 
+/* A hot CPU the tick leaves alone carries the reason in the report
+ * (irqsteerctl plan and status show it): the move cap, min_gain, the
+ * dwell, a lone queue without RPS, load that is not a NIC queue's. */
+static void test_hot_why(void **state) {
+        static const struct {
+                const char *what;
+                int setup;               /* 0: two queues on each of CPUs 0-2; 1: one queue on CPU3; 2: no queue */
+                unsigned max_moves;
+                double min_gain;
+                bool rps;
+                int cpu;                 /* the hot CPU asked about */
+                const char *why;         /* substring; "" when it acted */
+        } cases[] = {
+                { "moved: no reason", 0, 3, 0.10, true, 0, "" },
+                { "move cap reached", 0, 1, 0.10, true, 2, "max_moves (1) reached this tick" },
+                { "no move gains min_gain", 0, 3, 1.0, true, 0, "no move gains min_gain (100%): the best, IRQ of eth0 queue" },
+                { "lone queue, RPS off", 1, 2, 0.10, false, 3,
+                  "its only busy queue is not moved (that only moves the hot spot); RPS for its busiest queue (eth0 rx-0) is off" },
+                { "other work", 2, 2, 0.10, true, 5, "no busy queue IRQ of a managed NIC fires on it" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const struct policy_hot_cpu *h = NULL;
+                struct fx f;
+
+                print_message("case: %s\n", cases[i].what);
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                f.cfg.max_moves = cases[i].max_moves;
+                f.cfg.min_gain = cases[i].min_gain;
+                f.cfg.rps = cases[i].rps;
+                if (cases[i].setup == 0) {
+                        fx_add_nic(&f, "eth0", 0, 6, true, 30, false, false);
+                        for (int q = 0; q < 6; q++) {
+                                fx_place(&f, 30 + q, q / 2);
+                                f.q[0][q] = (struct fx_queue_model){ q % 2 ? 0.40 : 0.50, q % 2 ? 8000 : 10000 };
+                        }
+                } else if (cases[i].setup == 1) {
+                        fx_add_nic(&f, "eth0", 0, 1, true, 30, false, false);
+                        fx_place(&f, 30, 3);
+                        f.q[0][0] = (struct fx_queue_model){ 0.95, 50000 };
+                } else {
+                        fx_add_nic(&f, "eth0", 0, 1, true, 30, false, false);
+                        fx_place(&f, 30, 0);
+                        f.q[0][0] = (struct fx_queue_model){ 0.05, 500 };
+                }
+                for (int c = 0; c < 8; c++)
+                        f.base[c] = 0.05;
+                if (cases[i].setup == 2)
+                        f.base[5] = 0.95;
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                for (size_t k = 0; k < f.rep.n_hot_cpus; k++)
+                        if (f.rep.hot_cpus[k].cpu == cases[i].cpu)
+                                h = &f.rep.hot_cpus[k];
+                if (!h)
+                        fail_msg("%s: CPU%d not hot", cases[i].what, cases[i].cpu);
+                if (cases[i].why[0] == 0 ? h->why[0] != 0 : !strstr(h->why, cases[i].why))
+                        fail_msg("%s: CPU%d why '%s', want '%s'", cases[i].what, cases[i].cpu, h->why, cases[i].why);
+                fx_free(&f);
+        }
+}
+
 /* ---- feedback ---- */
 
 static void test_feedback_errors(void **state) {
@@ -1992,6 +2055,7 @@ int main(void) {
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
+                cmocka_unit_test(test_hot_why),
                 cmocka_unit_test(test_feedback_errors),
                 cmocka_unit_test(test_feedback_counting),
                 cmocka_unit_test(test_sock_flow_feedback),
