@@ -28,6 +28,9 @@ enum tristate {
         TRI_YES = 1,
 };
 
+/* ban_irqs holds at most this many IRQ numbers. */
+#define CONFIG_BAN_IRQS_MAX 1024
+
 struct config_interface {
         char *match;             /* glob on the interface name ("eth*") */
         bool manage;             /* false: leave its IRQs and masks alone */
@@ -81,12 +84,21 @@ struct config {
         bool rps_trial;          /* RPS for NICs without queue IRQs given back when it costs throughput */
         double rps_exclude_irq_rate; /* interrupts/s above which the IRQ CPU leaves the RPS set */
         cpuset_t banned_cpus;
+        /* IRQs left alone whatever their class (irqbalance's --banirq);
+         * a fixed array so that a struct config stays copyable */
+        struct config_irqlist {
+                unsigned v[CONFIG_BAN_IRQS_MAX]; /* ascending, no duplicates */
+                size_t n;
+        } ban_irqs;
 
         struct config_interface *interfaces;
         size_t n_interfaces;
         struct config_worker *workers;
         size_t n_workers;
 };
+
+/* Whether irq is in c's ban_irqs. */
+bool config_irq_banned(const struct config *c, unsigned irq);
 
 /* A problem found while parsing or validating. */
 struct config_error {

@@ -54,6 +54,7 @@ enum value_type {
         VT_PATH,
         VT_LOG_LEVEL,
         VT_CPULIST,
+        VT_IRQLIST,
         VT_COMM,
         VT_REGEX,
         VT_UNIT,
@@ -109,6 +110,7 @@ static const struct key_def balance_keys[] = {
         [BK_BALANCE_RATIO] = KEY("balance_ratio", VT_DECIMAL, struct config, balance_ratio, 0, 10),
         KEY("balance_floor", VT_PERCENT, struct config, balance_floor, 1, 100),
         KEY("rps_trial", VT_BOOL, struct config, rps_trial, 0, 0),
+        KEY("ban_irqs", VT_IRQLIST, struct config, ban_irqs, 0, 0),
 };
 
 static const struct key_def interface_keys[] = {
@@ -243,6 +245,21 @@ int config_defaults(struct config *c) {
         c->rps_exclude_irq_rate = 20000;
         cpuset_zero(&c->banned_cpus);
         return 0;
+}
+
+bool config_irq_banned(const struct config *c, unsigned irq) {
+        size_t lo = 0, hi = c->ban_irqs.n;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (c->ban_irqs.v[mid] == irq)
+                        return true;
+                if (c->ban_irqs.v[mid] < irq)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return false;
 }
 
 void config_free(struct config *c) {
@@ -477,7 +494,7 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         bool b;
         int r;
 
-        if (!*value && def->type != VT_CPULIST) {
+        if (!*value && def->type != VT_CPULIST && def->type != VT_IRQLIST) {
                 perr(p, line, key, "empty value");
                 return false;
         }
@@ -608,6 +625,51 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                         return false;
                 }
                 *(cpuset_t *) target = s;
+                return true;
+        }
+
+        case VT_IRQLIST: {
+                struct config_irqlist l = { .n = 0 };
+                const char *s = value;
+
+                while (*s) {
+                        uint64_t a, b;
+                        const char *e = s + strcspn(s, ","), *dash = memchr(s, '-', (size_t) (e - s));
+
+                        if (util_parse_u64(s, (size_t) ((dash ? dash : e) - s), &a) < 0 ||
+                            (dash && util_parse_u64(dash + 1, (size_t) (e - dash - 1), &b) < 0) || a > UINT_MAX) {
+                                perr(p, line, key, "invalid IRQ list \"%s\" (expected IRQ numbers, e.g. 11,57,120-123)",
+                                     value);
+                                return false;
+                        }
+                        if (!dash)
+                                b = a;
+                        if (b < a || b > UINT_MAX) {
+                                perr(p, line, key, "invalid IRQ range in \"%s\"", value);
+                                return false;
+                        }
+                        for (uint64_t i = a; i <= b; i++) {
+                                size_t k = l.n;
+
+                                if (l.n >= CONFIG_BAN_IRQS_MAX) {
+                                        perr(p, line, key, "more than %d IRQs", CONFIG_BAN_IRQS_MAX);
+                                        return false;
+                                }
+                                while (k > 0 && l.v[k - 1] > i)
+                                        k--;
+                                if (k > 0 && l.v[k - 1] == i)
+                                        continue;
+                                memmove(&l.v[k + 1], &l.v[k], (l.n - k) * sizeof(l.v[0]));
+                                l.v[k] = (unsigned) i;
+                                l.n++;
+                        }
+                        s = *e ? e + 1 : e;
+                        if (*e && !*s) {
+                                perr(p, line, key, "invalid IRQ list \"%s\" (trailing comma)", value);
+                                return false;
+                        }
+                }
+                *(struct config_irqlist *) target = l;
                 return true;
         }
 
@@ -1147,6 +1209,17 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
                 if (cpuset_format_list(v, buf, len) < 0)
                         snprintf(buf, len, "?");
                 return true;
+        case VT_IRQLIST: {
+                const struct config_irqlist *l = v;
+                size_t off = 0;
+
+                buf[0] = 0;
+                for (size_t i = 0; i < l->n && off < len; i++)
+                        off += (size_t) snprintf(buf + off, len - off, "%s%u", i ? "," : "", l->v[i]);
+                if (off >= len)
+                        snprintf(buf, len, "?");
+                return true;
+        }
         case VT_POLICY:
                 s = worker_policy_to_string(*(const enum worker_policy *) v);
                 if (!s)

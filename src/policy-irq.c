@@ -283,7 +283,7 @@ void pol_vacate_other_irqs(struct pol_tick *t) {
                         continue;
                 if (ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics && !t->nics[ii->nic].managed)
                         continue;
-                if (!ii->affinity_readable)
+                if (!ii->affinity_readable || config_irq_banned(t->c, ii->irq))
                         continue;
                 r = pol_irq_get(t->st, ii->irq, false);
                 if (r) {

@@ -878,6 +878,9 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
         }
         if (r->managed || r->external || r->failures >= ACTION_MAX_FAILURES)
                 return false;
+        /* ban_irqs: the queue stays where it is, its pair with it */
+        if (config_irq_banned(t->c, ii->irq))
+                return false;
         if (!managed_nic || !r->set)
                 return true;
         if (!cpuset_intersects(&r->last_set, &t->topo->online)) {

@@ -231,6 +231,10 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
         json_key_bool(w, "rps_trial", c->rps_trial);
         json_key_double(w, "rps_exclude_irq_rate", c->rps_exclude_irq_rate);
         json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
+        json_key_begin_array(w, "ban_irqs");
+        for (size_t i = 0; i < c->ban_irqs.n; i++)
+                json_uint(w, c->ban_irqs.v[i]);
+        json_end_array(w);
         json_key_begin_object(w, "interfaces");
         for (size_t i = 0; i < c->n_interfaces; i++) {
                 const struct config_interface *ci = &c->interfaces[i];

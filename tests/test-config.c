@@ -87,6 +87,11 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(single_queue_rps);
         SAME(rps_trial);
         SAME(rps_exclude_irq_rate);
+        if (a->ban_irqs.n != b->ban_irqs.n ||
+            memcmp(a->ban_irqs.v, b->ban_irqs.v, a->ban_irqs.n * sizeof(a->ban_irqs.v[0])) != 0) {
+                *what = "ban_irqs";
+                return false;
+        }
         if (!cpuset_equal(&a->banned_cpus, &b->banned_cpus)) {
                 *what = "banned_cpus";
                 return false;
@@ -455,6 +460,15 @@ static void test_bad(_unused_ void **state) {
                   "t.conf:2: banned_cpus: invalid CPU list \"0-\" (expected e.g. 0-3,8)\n" },
                 { "banned_cpus too large", "[balance]\nbanned_cpus = 8192\n",
                   "t.conf:2: banned_cpus: CPU number too large in \"8192\" (at most 8191)\n" },
+                { "ban_irqs garbage", "[balance]\nban_irqs = 11,x\n",
+                  "t.conf:2: ban_irqs: invalid IRQ list \"11,x\" (expected IRQ numbers, e.g. 11,57,120-123)\n" },
+                { "ban_irqs trailing comma", "[balance]\nban_irqs = 11,\n",
+                  "t.conf:2: ban_irqs: invalid IRQ list \"11,\" (trailing comma)\n" },
+                { "ban_irqs reversed range", "[balance]\nban_irqs = 5-3\n",
+                  "t.conf:2: ban_irqs: invalid IRQ range in \"5-3\"\n" },
+                { "ban_irqs beyond 32 bits", "[balance]\nban_irqs = 4294967296\n",
+                  "t.conf:2: ban_irqs: invalid IRQ list \"4294967296\" (expected IRQ numbers, e.g. 11,57,120-123)\n" },
+                { "ban_irqs too many", "[balance]\nban_irqs = 0-1024\n", "t.conf:2: ban_irqs: more than 1024 IRQs\n" },
 
                 /* structure */
                 { "unknown key", "[daemon]\nintervall = 2s\n", "t.conf:2: intervall: unknown key in [daemon]\n" },
@@ -663,6 +677,26 @@ static void test_error_cap(_unused_ void **state) {
 
 /* Errors are appended to what the caller's list already holds, and a NULL
  * list is allowed (the caller only wants the verdict). */
+/* ban_irqs: numbers and ranges, sorted and merged; empty is none. */
+static void test_ban_irqs(_unused_ void **state) {
+        static const char text[] = "[balance]\nban_irqs = 57,11,120-122,11\n";
+        struct config c;
+        struct config_errors errs = { 0 };
+
+        assert_int_equal(config_parse("t.conf", text, strlen(text), &c, &errs), 0);
+        assert_int_equal(c.ban_irqs.n, 5);
+        assert_int_equal(c.ban_irqs.v[0], 11);
+        assert_int_equal(c.ban_irqs.v[1], 57);
+        assert_int_equal(c.ban_irqs.v[4], 122);
+        assert_true(config_irq_banned(&c, 11) && config_irq_banned(&c, 121) && config_irq_banned(&c, 57));
+        assert_false(config_irq_banned(&c, 12) || config_irq_banned(&c, 123) || config_irq_banned(&c, 0));
+        config_free(&c);
+        assert_int_equal(config_parse("t.conf", "[balance]\nban_irqs =\n", 21, &c, &errs), 0);
+        assert_int_equal(c.ban_irqs.n, 0);
+        config_free(&c);
+        config_errors_free(&errs);
+}
+
 static void test_errors_append(_unused_ void **state) {
         struct config_errors errs = {};
         struct config c;
@@ -952,8 +986,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 6 [daemon] and 21 [balance] keys. */
-        assert_int_equal(uncommented, 27);
+        /* All 6 [daemon] and 22 [balance] keys. */
+        assert_int_equal(uncommented, 28);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);
@@ -974,19 +1008,19 @@ static void test_format_roundtrip(_unused_ void **state) {
                 const char *text;
                 unsigned keys;           /* "key = value" lines in the dump */
         } cases[] = {
-                { "defaults: all 6 [daemon] and 21 [balance] keys", "", 27 },
+                { "defaults: all 6 [daemon] and 22 [balance] keys", "", 28 },
                 { "every type set, with sections",
                   "[daemon]\ninterval = 500ms\nirq_rate_interval = 0\nstate_dir = /run/x\nlog_level = err\n"
                   "restore_on_exit = no\ndry_run = yes\n"
                   "[balance]\nhot_enter = 85%\nhot_exit = 62.5%\nhot_samples = 3\nsmoothing = 0.35\n"
-                  "min_dwell = 90s\nmax_dwell = 2h\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\n"
+                  "min_dwell = 90s\nmax_dwell = 2h\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\nban_irqs = 11,57,120-121\n"
                   "balance_ratio = 0\nbalance_floor = 20%\nrps_exclude_irq_rate = 1500.5\n"
                   "[interface eth*]\nmanage = no\n"
                   "[interface eno1]\ncpus = 0-3\nrps = yes\nxps = no\n"
                   "[worker mc]\nmatch_name = memcached\npolicy = colocate\ninterface = eno1\ncpus = 4-7\n"
                   "[worker web]\nmatch_cmdline = ^nginx: worker\nmatch_unit = nginx.service\n"
                   "pidfile = /run/nginx.pid\npolicy = avoid-net\n",
-                  27 + 2 + 4 + 4 + 5 },
+                  28 + 2 + 4 + 4 + 5 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -1034,6 +1068,7 @@ int main(void) {
                 cmocka_unit_test(test_many_errors_golden),
                 cmocka_unit_test(test_error_cap),
                 cmocka_unit_test(test_errors_append),
+                cmocka_unit_test(test_ban_irqs),
                 cmocka_unit_test(test_interface_for),
                 cmocka_unit_test(test_policy_strings),
                 cmocka_unit_test(test_load_missing),

@@ -834,8 +834,8 @@ static void test_ban_vacates(void **state) {
 
 /* IRQs that are no queue's (another device's, a NIC's admin vector) leave
  * banned CPUs too, in the tick the ban shows; a kernel-managed one is
- * tried once and left alone; an IRQ of an interface with manage = no is
- * never touched. */
+ * tried once and left alone; an IRQ of an interface with manage = no, or
+ * in ban_irqs, is never touched. */
 static void test_ban_other_irqs(void **state) {
         struct fx f;
         struct policy_input in;
@@ -866,6 +866,11 @@ static void test_ban_other_irqs(void **state) {
         if (strstr(buf, "irq 6"))
                 fail_msg("other IRQs moved without a ban: %s", buf);
 
+        /* ban_irqs: queue IRQ 32 (laid out on CPU2) and 61 stay put */
+        assert_int_equal(fx_irq_cpu(&f, 32), 2);
+        f.cfg.ban_irqs.v[0] = 32;
+        f.cfg.ban_irqs.v[1] = 61;
+        f.cfg.ban_irqs.n = 2;
         cpuset_parse_list("2-3", &f.bans);
         fx_model(&f, NULL);
         in = fx_input(&f, 2 * SEC);
@@ -873,8 +878,9 @@ static void test_ban_other_irqs(void **state) {
         fx_fmt(&f.l, buf, sizeof(buf));
         /* 63 is kernel-managed: the write fails with EIO */
         fx_apply(&f, 2 * SEC, 63, -EIO);
-        if (!strstr(buf, "irq 60>0-1,4-7;") || !strstr(buf, "irq 61>0-1,4-7;") || !strstr(buf, "irq 62>0-1,4-7;") ||
-            !strstr(buf, "irq 63>0-1,4-7;") || strstr(buf, "irq 64>"))
+        if (!strstr(buf, "irq 60>0-1,4-7;") || strstr(buf, "irq 61>") || !strstr(buf, "irq 62>0-1,4-7;") ||
+            !strstr(buf, "irq 63>0-1,4-7;") || strstr(buf, "irq 64>") || strstr(buf, "irq 32>") ||
+            !strstr(buf, "irq 33>"))
                 fail_msg("ban: %s", buf);
         assert_int_equal(fx_step(&f, 3 * SEC), 0);
         fx_fmt(&f.l, buf, sizeof(buf));
