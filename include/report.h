@@ -104,6 +104,15 @@ int report_format_status(const struct policy_report *rep, bool dry_run, const ch
  * "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | cpu1 ...", into a malloc'd
  * *ret ("" for none).  0 or -ENOMEM.  Pure. */
 int report_format_load(const struct sample_rates *avg, char **ret);
+/* CPUs the per-tick load lines show at most. */
+#define REPORT_LOAD_SHOWN 4
+/* The per-tick load lines, each ending in '\n', into a malloc'd *ret:
+ * "load: cpuA ... | cpuB ..." two CPUs a line (about 100 columns); up to
+ * REPORT_LOAD_SHOWN CPUs every CPU in CPU order, beyond that a summary
+ * line ("load: N CPUs, mean soft ...; busiest:") and the busiest
+ * REPORT_LOAD_SHOWN by irq+softirq.  Offline and invalid CPUs are left
+ * out.  0 or -ENOMEM. */
+int report_format_load_lines(const struct sample_rates *avg, char **ret);
 
 /* Logs s's load line at level (nothing when there is no load yet or the
  * level is filtered out). */

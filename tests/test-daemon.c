@@ -530,6 +530,54 @@ static void test_format_load(void **state) {
         free(got);
 }
 
+/* The foreground load lines stay readable on a big host: a summary and
+ * the busiest CPUs, two a line, not one line for every CPU. */
+static void test_format_load_lines(void **state) {
+        static struct sample_cpu cpus[256];
+        struct sample_rates avg = { .max_cpu = 255, .cpus = cpus };
+        char *got, *line, *save = NULL;
+        size_t lines = 0;
+
+        for (int i = 0; i < 256; i++)
+                cpus[i] = (struct sample_cpu){ .valid = true, .softirq = 0.02, .idle = 0.9, .net_rx_rate = 100 };
+        cpus[17].softirq = 0.95;
+        cpus[200].softirq = 0.80;
+        cpus[3].softirq = 0.60;
+        cpus[250].irq = 0.30;
+        cpus[251] = (struct sample_cpu){ .offline = true };
+        assert_int_equal(report_format_load_lines(&avg, &got), 0);
+        for (line = strtok_r(got, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                if (strlen(line) > 120)
+                        fail_msg("load line of %zu columns: %s", strlen(line), line);
+                switch (lines++) {
+                case 0:
+                        assert_string_equal(line, "load: 255 CPUs, mean soft 3% irq 0% idle 90%, net_rx 25.5k/s in all; busiest:");
+                        break;
+                case 1:
+                        assert_string_equal(line, "load: cpu17 soft 95% irq 0% idle 90% net_rx 100/s | "
+                                                  "cpu200 soft 80% irq 0% idle 90% net_rx 100/s");
+                        break;
+                case 2:
+                        assert_string_equal(line, "load: cpu3 soft 60% irq 0% idle 90% net_rx 100/s | "
+                                                  "cpu250 soft 2% irq 30% idle 90% net_rx 100/s");
+                        break;
+                }
+        }
+        assert_int_equal(lines, 3);
+        free(got);
+
+        /* a small host: every CPU, in order */
+        avg.max_cpu = 2;
+        assert_int_equal(report_format_load_lines(&avg, &got), 0);
+        assert_string_equal(got, "load: cpu0 soft 2% irq 0% idle 90% net_rx 100/s | cpu1 soft 2% irq 0% idle 90% net_rx 100/s\n"
+                                 "load: cpu2 soft 2% irq 0% idle 90% net_rx 100/s\n");
+        free(got);
+        avg.max_cpu = -1;
+        assert_int_equal(report_format_load_lines(&avg, &got), 0);
+        assert_string_equal(got, "");
+        free(got);
+}
+
 /* Which failed writes make the next tick rediscover the inventory. */
 static void test_failure_rediscovers(void **state) {
         static const struct {
@@ -614,6 +662,7 @@ int main(void) {
                 cmocka_unit_test(test_caps_format),
                 cmocka_unit_test(test_format_status),
                 cmocka_unit_test(test_format_load),
+                cmocka_unit_test(test_format_load_lines),
                 cmocka_unit_test(test_format_config_error),
                 cmocka_unit_test(test_notify_sanitize),
                 cmocka_unit_test(test_state_write_atomic),
