@@ -54,7 +54,23 @@ int daemon_check_config(const char *path, FILE *out, FILE *err);
  * left out when unknown).  Pure. */
 int daemon_format_config_error(const struct config_error *e, char *buf, size_t len);
 
+/* MESSAGE_ID= values (from systemd-id128 new; irqsteerd(8) MESSAGE IDS):
+ * journalctl MESSAGE_ID=... finds each kind of event. */
+#define DAEMON_MID_LINK "9a151362ce8b4f19851d4e9db2d87f4c"      /* a NIC appeared, went, changed queues */
+#define DAEMON_MID_EXTERNAL "aa17a772fe3d47739d4694ab4213943d"  /* changed by someone else, left alone */
+#define DAEMON_MID_EFFECTIVE "128319ee5ccb45d6b411b4bb4c3d16c7" /* set to CPU N but fires on CPU M */
+
 /* ---- action logging (src/daemon.c), exported for tests/test-log ---- */
+
+struct policy_note;
+/* Logs a policy note at its level, with MESSAGE_ID= for the kinds that have
+ * one and IRQ=, DEVICE=, QUEUE= for the object it is about; other (may be
+ * NULL) names who else writes, appended to the message. */
+void daemon_log_note(const struct policy_note *no, const char *other);
+/* Logs, at notice, that irq (name, on device's queue; device NULL or queue
+ * < 0 when unknown) was set to want but fires on eff after ticks ticks. */
+void daemon_log_effective_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
+                                   const char *eff, unsigned ticks);
 
 /* Logs one applied action at info with the journal fields ACTION=, IRQ=
  * (IRQ moves), CPU_FROM= and CPU_TO= (all but the flow counts), DEVICE=

@@ -45,9 +45,19 @@ struct policy_input {
         uint64_t now_usec;                /* CLOCK_MONOTONIC, given by the caller */
 };
 
+enum policy_note_kind {
+        POLICY_NOTE_PLAIN,
+        POLICY_NOTE_EXTERNAL,             /* an object changed behind our back, now left alone */
+        POLICY_NOTE_KIND_MAX,
+};
+
 struct policy_note {
         int level;                        /* LOG_INFO, LOG_NOTICE, LOG_WARNING, ... */
         char text[256];
+        enum policy_note_kind kind;
+        unsigned irq;                     /* the IRQ it is about, 0 if none */
+        char device[32];                  /* the interface it is about, "" if none */
+        int queue;                        /* its queue, -1 if none */
 };
 
 struct policy_hot_cpu {

@@ -104,6 +104,9 @@ struct daemon {
         unsigned ticks;
         bool stopping_by_signal;
         char status[512];
+        char other_writer[160];   /* "irqbalance (pid N) is running ...", "" if none seen */
+        pid_t other_pid;          /* that irqbalance, 0 if none seen */
+        char restart_needed[160]; /* keys a reload changed that take a restart, "" if none */
         char reload_error[384];
 
         struct report out;        /* status.json, load lines */
@@ -637,9 +640,9 @@ static void check_effective(struct daemon *d, const struct procfs_interrupts *pr
                 cpuset_to_text(&w->eff, "?", eff, sizeof(eff));
                 switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
                 case APPLY_EFF_MISMATCH:
-                        log_notice("IRQ %u (%s) set to CPU %s but fires on CPU %s (effective_affinity_list) after %u "
-                                   "ticks with interrupts; the kernel or hardware keeps it there",
-                                   w->irq, irq->name, want, eff, w->off_ticks);
+                        daemon_log_effective_mismatch(w->irq, irq->name,
+                                                      irq->nic >= 0 ? d->inv.nics[irq->nic].name : NULL,
+                                                      irq->queue, want, eff, w->off_ticks);
                         break;
                 case APPLY_EFF_RECOVERED:
                         log_info("IRQ %u (%s) now fires on CPU %s as set", w->irq, irq->name, eff);
@@ -878,10 +881,35 @@ static void log_load_summary(struct daemon *d) {
         report_log_load(&s, d->opts->foreground ? LOG_INFO : LOG_DEBUG);
 }
 
+static void find_other_writer(struct daemon *d);
+
+/* What the daemon adds to the report's status line: a restart the last
+ * reload asked for first (systemctl status shows the start of the line),
+ * another writer last. */
+static void status_add_notices(struct daemon *d) {
+        char line[sizeof(d->status) + sizeof(d->restart_needed) + 32];
+
+        if (d->restart_needed[0]) {
+                snprintf(line, sizeof(line), "restart needed for %s; %s", d->restart_needed, d->status);
+                memcpy(d->status, line, sizeof(d->status) - 1);
+                d->status[sizeof(d->status) - 1] = 0;
+        }
+        if (d->other_pid > 0) {
+                size_t l = strlen(d->status);
+
+                snprintf(d->status + l, sizeof(d->status) - l, "; irqbalance (pid %d) changes IRQs too",
+                         (int) d->other_pid);
+        }
+}
+
 static void update_status(struct daemon *d, bool notify) {
         struct report_snapshot s;
 
+        /* irqbalance may have been stopped since we saw it */
+        if (d->other_pid > 0 && d->ticks % 30 == 0)
+                find_other_writer(d);
         report_format_status(&d->report, d->dry_run, d->reload_error, d->status, sizeof(d->status));
+        status_add_notices(d);
         fill_snapshot(d, &s);
         /* The file first: whoever reacts to STATUS= finds it as new. */
         (void) report_write_status(&d->out, &s);
@@ -891,9 +919,79 @@ static void update_status(struct daemon *d, bool notify) {
 
 /* ---- the tick ---- */
 
-static void log_notes(const struct policy_report *rep) {
-        for (size_t i = 0; i < rep->n_notes; i++)
-                log_internal(rep->notes[i].level, 0, NULL, "%s", rep->notes[i].text);
+static void object_fields(unsigned irq, const char *device, int queue, char *f_irq, char *f_dev, char *f_queue,
+                          size_t len, const char **fields, size_t *n) {
+        if (irq) {
+                snprintf(f_irq, len, "IRQ=%u", irq);
+                fields[(*n)++] = f_irq;
+        }
+        if (device && device[0]) {
+                snprintf(f_dev, len, "DEVICE=%s", device);
+                fields[(*n)++] = f_dev;
+                if (queue >= 0) {
+                        snprintf(f_queue, len, "QUEUE=%d", queue);
+                        fields[(*n)++] = f_queue;
+                }
+        }
+}
+
+void daemon_log_note(const struct policy_note *no, const char *other) {
+        char f_irq[48], f_dev[48], f_queue[48];
+        const char *fields[6];
+        size_t n = 0;
+
+        if (no->kind == POLICY_NOTE_EXTERNAL)
+                fields[n++] = "MESSAGE_ID=" DAEMON_MID_EXTERNAL;
+        object_fields(no->irq, no->device, no->queue, f_irq, f_dev, f_queue, sizeof(f_irq), fields, &n);
+        fields[n] = NULL;
+        if (other && other[0])
+                log_fields(no->level, fields, "%s; %s", no->text, other);
+        else
+                log_fields(no->level, fields, "%s", no->text);
+}
+
+void daemon_log_effective_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
+                                   const char *eff, unsigned ticks) {
+        char f_irq[48], f_dev[48], f_queue[48];
+        const char *fields[6] = { "MESSAGE_ID=" DAEMON_MID_EFFECTIVE };
+        size_t n = 1;
+
+        object_fields(irq, device, queue, f_irq, f_dev, f_queue, sizeof(f_irq), fields, &n);
+        fields[n] = NULL;
+        log_fields(LOG_NOTICE, fields,
+                   "IRQ %u (%s) set to CPU %s but fires on CPU %s (effective_affinity_list) after %u "
+                   "ticks with interrupts; the kernel or hardware keeps it there",
+                   irq, name, want, eff, ticks);
+}
+
+/* Who else changes what we set: irqbalance is the usual one (a unit
+ * started by hand, or an image that still enables it).  Looked up only
+ * when a change behind our back is seen. */
+static void find_other_writer(struct daemon *d) {
+        pid_t pid;
+
+        d->other_writer[0] = 0;
+        d->other_pid = 0;
+        if (workers_find_comm(d->rootfd, "irqbalance", &pid) > 0) {
+                d->other_pid = pid;
+                snprintf(d->other_writer, sizeof(d->other_writer),
+                         "irqbalance (pid %d) is running and changes IRQ affinities too: "
+                         "mask it (systemctl mask --now irqbalance.service)", (int) pid);
+        }
+}
+
+static void log_notes(struct daemon *d) {
+        const struct policy_report *rep = &d->report;
+        bool looked = false;
+
+        for (size_t i = 0; i < rep->n_notes; i++) {
+                if (rep->notes[i].kind == POLICY_NOTE_EXTERNAL && !looked) {
+                        find_other_writer(d);
+                        looked = true;
+                }
+                daemon_log_note(&rep->notes[i],
+                                rep->notes[i].kind == POLICY_NOTE_EXTERNAL ? d->other_writer : NULL);
+        }
 }
 
 /* ---- runtime bans ---- */
@@ -1003,7 +1101,7 @@ static int decide_and_act(struct daemon *d, uint64_t now) {
         daemon_log_policy_result(&d->policy_errno, r);
         if (r < 0)
                 return r;
-        log_notes(&d->report);
+        log_notes(d);
         run_actions(d, now);
         return 0;
 }
@@ -1203,12 +1301,23 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         } else {
                 _cleanup_(freep) char *sd = NULL;
 
+                char restart[sizeof(d->restart_needed)] = "";
+                size_t rl = 0;
+
+                /* Each reload says again what still differs from the
+                 * running daemon; a file set back clears it. */
+#define RESTART_KEY(...) \
+        rl += (size_t) snprintf(restart + rl, rl < sizeof(restart) ? sizeof(restart) - rl : 0, __VA_ARGS__)
                 if (!d->opts->state_dir && d->state_dir &&
                     state_dir_choose(NULL, c.state_dir, d->root, d->root_is_host, false, &sd) == 0 &&
-                    strcmp(sd, d->state_dir) != 0)
+                    strcmp(sd, d->state_dir) != 0) {
                         log_warning("state_dir changed to %s: takes effect at the next start", sd);
-                if (c.dry_run != d->dry_run)
+                        RESTART_KEY("%sstate_dir", rl ? ", " : "");
+                }
+                if (c.dry_run != d->dry_run) {
                         log_warning("dry_run changed: takes effect at the next start");
+                        RESTART_KEY("%sdry_run", rl ? ", " : "");
+                }
                 c.dry_run = d->dry_run;
                 need = caps_for_config(&c, d->dry_run);
                 /* Only what the configuration at start needed is kept
@@ -1217,7 +1326,8 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                  * the rest would show the new sections as in force while
                  * their writes fail, so the reload is refused as a whole.
                  * One never permitted at all (a container withholding
-                 * it) is the start's situation: warned there, accepted. */
+                 * it) is the start's situation: refused there on the host,
+                 * warned with --root; accepted here. */
                 lost = need & ~d->caps & d->caps_start;
                 if (lost) {
                         char capbuf[128];
@@ -1232,6 +1342,8 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                         notify_ready(d->status);
                         return 0;
                 }
+#undef RESTART_KEY
+                snprintf(d->restart_needed, sizeof(d->restart_needed), "%s", restart);
                 config_free(&d->config);
                 d->config = c;
                 report_config_changed(&d->out);
@@ -1270,7 +1382,7 @@ static void link_event(struct daemon *d, const char *fmt, ...) {
         vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
         stored = report_record_link(&d->out, text, now_clock(CLOCK_REALTIME));
-        log_fields(LOG_INFO, ((const char *[]){ "MESSAGE_ID=irqsteer-link", NULL }), "%s", stored);
+        log_fields(LOG_INFO, ((const char *[]){ "MESSAGE_ID=" DAEMON_MID_LINK, NULL }), "%s", stored);
 }
 
 static void on_link(const struct linkmon_event *ev, void *userdata) {
@@ -1426,6 +1538,35 @@ static int setup_event(struct daemon *d) {
         return 0;
 }
 
+/* On the host, what the writes need, said once before anything is tried:
+ * otherwise every write fails on its own ("Permission denied" for each
+ * IRQ) while the daemon reports Ready.  A fixture root (--root) is the
+ * caller's own files, and --dry-run writes nothing. */
+static int check_privileges(struct daemon *d) {
+        uint64_t missing;
+        char buf[128];
+
+        if (!d->root_is_host || d->dry_run)
+                return 0;
+        if (geteuid() != 0) {
+                snprintf(d->startup_error, sizeof(d->startup_error),
+                         "irqsteerd must run as root (uid 0 writes /proc/irq/N/smp_affinity); "
+                         "use --dry-run to only watch and log");
+                log_error("%s", d->startup_error);
+                return -EPERM;
+        }
+        missing = caps_for_config(&d->config, d->dry_run) & ~caps_permitted();
+        if (missing) {
+                caps_format(missing, buf, sizeof(buf));
+                snprintf(d->startup_error, sizeof(d->startup_error),
+                         "irqsteerd lacks %s, which the configuration needs (cap_net_admin: RPS, RFS, XPS; "
+                         "cap_sys_nice: [worker] sections); use --dry-run to only watch and log", buf);
+                log_error("%s", d->startup_error);
+                return -EPERM;
+        }
+        return 0;
+}
+
 static int startup(struct daemon *d) {
         pid_t holder = 0;
         int r;
@@ -1443,6 +1584,9 @@ static int startup(struct daemon *d) {
         if (d->rootfd < 0)
                 return log_error_errno(d->rootfd, "Failed to open root %s: %m", d->root);
         d->root_is_host = apply_root_is_host(d->rootfd);
+        r = check_privileges(d);
+        if (r < 0)
+                return r;
         r = state_dir_choose(d->opts->state_dir, d->config.state_dir, d->root, d->root_is_host, true, &d->state_dir);
         if (r == -EXDEV)
                 return log_error_errno(r, "--state-dir %s is the host's state directory: a run on root %s keeps "
@@ -1508,6 +1652,11 @@ static int startup(struct daemon *d) {
         if (r < 0)
                 return r;
 
+        /* Warned, not refused: the operator may be moving over from
+         * irqbalance; the status line keeps saying it meanwhile. */
+        find_other_writer(d);
+        if (d->other_pid > 0)
+                log_warning("%s", d->other_writer);
         if (d->root_is_host) {
                 r = linkmon_new(d->event, on_link, d, &d->linkmon);
                 if (r < 0)

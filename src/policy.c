@@ -50,8 +50,23 @@ static void note_append(struct policy_note **v, size_t *n, size_t *a, int level,
                 return;
         }
         no = &(*v)[(*n)++];
-        no->level = level;
+        *no = (struct policy_note) { .level = level, .kind = POLICY_NOTE_PLAIN, .queue = -1 };
         util_mark_cut(no->text, sizeof(no->text), vsnprintf(no->text, sizeof(no->text), fmt, ap));
+}
+
+/* Marks the note just added as being about an object, for the journal's
+ * IRQ=, DEVICE= and QUEUE= fields. */
+static void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device,
+                           int queue) {
+        struct policy_note *no;
+
+        if (t->r < 0 || t->rep->n_notes == 0)
+                return;
+        no = &t->rep->notes[t->rep->n_notes - 1];
+        no->kind = kind;
+        no->irq = irq;
+        snprintf(no->device, sizeof(no->device), "%s", device ? device : "");
+        no->queue = queue;
 }
 
 void pol_note(struct pol_tick *t, int level, const char *fmt, ...) {
@@ -899,6 +914,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
         pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
                  ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
                  pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+        pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, t->nics[u->nic].nic->name, ii->queue);
         return false;
 }
 
@@ -935,6 +951,7 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
                          "RPS of %s rx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
                          n->name, iq->index, pol_fmt_cpus(&q->rps_last, was, sizeof(was)),
                          pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)));
+                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
         if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &q->xps_last)) {
                 q->xps_external = true;
@@ -942,12 +959,14 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
                          "XPS of %s tx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
                          n->name, iq->index, pol_fmt_cpus(&q->xps_last, was, sizeof(was)),
                          pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)));
+                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
         if (iq->has_rps && q->flow_set && !q->flow_external && iq->rps_flow_cnt != q->flow_last) {
                 q->flow_external = true;
                 pol_note(t, LOG_NOTICE,
                          "rps_flow_cnt of %s rx-%d was changed by someone else (%u -> %u); leaving it alone until reload",
                          n->name, iq->index, q->flow_last, iq->rps_flow_cnt);
+                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
 }
 

@@ -400,3 +400,35 @@ void workers_apply_action(struct worker_set *ws, const struct action *a) {
                                 p->threads[k].allowed = a->cpus;
         }
 }
+
+int workers_find_comm(int rootfd, const char *comm, pid_t *ret_pid) {
+        DIR *d = NULL;
+        struct dirent *de;
+        pid_t best = 0;
+        int r;
+
+        r = rootfs_fdopendir(rootfd, "proc", &d);
+        if (r < 0)
+                return r;
+        while ((de = readdir(d))) {
+                char path[32], buf[32];
+                size_t len;
+                pid_t pid;
+
+                if (!parse_pid(de->d_name, &pid))
+                        continue;
+                snprintf(path, sizeof(path), "proc/%d/comm", (int) pid);
+                if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0)
+                        continue; /* gone meanwhile */
+                while (len > 0 && buf[len - 1] == '\n')
+                        len--;
+                buf[len] = 0;
+                if (strcmp(buf, comm) == 0 && (best == 0 || pid < best))
+                        best = pid;
+        }
+        closedir(d);
+        if (best == 0)
+                return 0;
+        *ret_pid = best;
+        return 1;
+}

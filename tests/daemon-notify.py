@@ -170,6 +170,28 @@ def run_lifecycle():
         c.check(msg is not None and "reload failed" not in (dl.field(msg, "STATUS") or ""),
                 "fixed reload clears the failure")
 
+        # A key that takes a restart: said in STATUS (systemctl status) and
+        # irqsteerctl status, not only in the log, until the file is set back.
+        with open(conf, "w") as f:
+            f.write("[daemon]\nlog_level = info\ndry_run = yes\n")
+        p.send_signal(signal.SIGHUP)
+        msg, _ = ns.wait_for(lambda m: has(m, "READY=1"), T)
+        st = dl.field(msg, "STATUS") or "" if msg else ""
+        c.check(st.startswith("restart needed for dry_run; hot: "), "reload with dry_run = yes: restart needed in STATUS",
+                st)
+        msg, _ = ns.wait_for(lambda m: dl.field(m, "STATUS") is not None and not has(m, "READY=1"), T)
+        c.check(msg is not None and (dl.field(msg, "STATUS") or "").startswith("restart needed for dry_run; "),
+                "restart needed stays in STATUS at the next tick", repr(msg))
+        r = subprocess.run([dl.env_path("IRQSTEERCTL"), "status", "--state-dir", state], capture_output=True,
+                           text=True, timeout=T)
+        c.check("restart needed for dry_run" in r.stdout, "irqsteerctl status shows the restart needed", r.stdout[-1500:])
+        with open(conf, "w") as f:
+            f.write("[daemon]\nlog_level = info\n")
+        p.send_signal(signal.SIGHUP)
+        msg, _ = ns.wait_for(lambda m: has(m, "READY=1"), T)
+        c.check(msg is not None and "restart needed" not in (dl.field(msg, "STATUS") or ""),
+                "dry_run set back: no restart needed", repr(msg))
+
         # Reload with rps = no for eth1: the RPS it got from the start
         # (single-queue NIC) goes back to the original at the next tick.
         rps_key = next((k for k in pristine if k.endswith("/eth1/queues/rx-0/rps_cpus")), None)
@@ -831,6 +853,97 @@ def run_full_state_dir():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+
+def run_other_writer():
+    """An IRQ changed behind the daemon's back while a process named
+    irqbalance runs (a proc/PID/comm in the fixture root): the notice and
+    the status line name it with its pid."""
+    d = os.path.join(tmp, "other")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    pristine = dl.tree_values(root)
+    os.makedirs(os.path.join(root, "proc", "4242"))
+    with open(os.path.join(root, "proc", "4242", "comm"), "w") as f:
+        f.write("irqbalance\n")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        changed = dl.wait_until(lambda: [k for k, v in dl.tree_values(root).items()
+                                         if k.endswith("smp_affinity_list") and v != pristine.get(k)], T)
+        c.check(bool(changed), "other writer: the initial layout moved an IRQ", dl.read_log(log)[-1500:])
+        c.check(" warning: irqbalance (pid 4242) is running and changes IRQ affinities too: mask it" in dl.read_log(log),
+                "other writer: warned at start", dl.read_log(log)[-1500:])
+        rel = sorted(changed)[0]
+        irq = rel.split("/")[2]
+        cur = dl.tree_values(root)[rel]
+        other = "0" if cur != "0" else "1"
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(other + "\n")
+        with open(os.path.join(root, rel[:-len("_list")]), "w") as f:
+            f.write(f"{1 << int(other):x}\n")
+        line = dl.wait_until(lambda: next((x for x in dl.read_log(log).splitlines()
+                                            if f"IRQ {irq} was changed by someone else" in x), None), T)
+        c.check(line is not None and "irqbalance (pid 4242) is running" in line,
+                "other writer: the notice names irqbalance and its pid", line or dl.read_log(log)[-1500:])
+        st = dl.wait_until(lambda: (dl.load_json(os.path.join(state, "status.json")) or {}).get("status", "")
+                           if "irqbalance" in (dl.load_json(os.path.join(state, "status.json")) or {}).get("status", "")
+                           else None, T)
+        c.check(st is not None and st.endswith("; irqbalance (pid 4242) changes IRQs too"),
+                "other writer: the status line names it", repr(st))
+        c.check(dl.stop(p, timeout=T) == 0, "other writer: SIGTERM exit 0")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
+
+def run_unprivileged():
+    """On the host without root: one clear sentence and exit 1, before any
+    write is tried (not a "Permission denied" per IRQ and then Ready);
+    --dry-run still runs.  As root the daemon runs as nobody (setpriv)."""
+    wrapper = ()
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            print("SKIP unprivileged start: running as root and no setpriv (util-linux)")
+            return
+        wrapper = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all")
+    d = os.path.join(tmp, "unpriv")
+    os.makedirs(d)
+    os.chmod(tmp, 0o711)  # nobody reaches its own directory below
+    os.chmod(d, 0o777)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    ns = dl.NotifySocket(os.path.join(d, "notify.sock"))
+    os.chmod(ns.path, 0o777)
+    p = dl.start_daemon(["--state-dir", state, "--interval", "200ms", "-f"], log, notify_path=ns.path,
+                        wrapper=wrapper)
+    try:
+        try:
+            rc = p.wait(T)
+        except subprocess.TimeoutExpired:
+            rc = None  # still running: it did not refuse
+        text = dl.read_log(log)
+        errors = [x for x in text.splitlines() if " err: " in x or " error: " in x or "Permission denied" in x]
+        c.check(rc == 1, "unprivileged start: exit 1", f"rc {rc}: {text[-1500:]}")
+        c.check(len(errors) == 1 and "must run as root" in errors[0] and "--dry-run" in errors[0],
+                "unprivileged start: one clear sentence, no Permission denied lines", text[-1500:])
+        c.check("Ready" not in text, "unprivileged start: never Ready", text[-1500:])
+        while ns.recv(0.2) is not None:
+            pass
+        last = [dl.field(m, "STATUS") for m in ns.seen if dl.field(m, "STATUS") is not None]
+        c.check(bool(last) and last[-1].startswith("startup failed: irqsteerd must run as root"),
+                "unprivileged start: the sentence is the status text", repr(last))
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+        ns.close()
+    log = os.path.join(d, "dry.log")
+    p = dl.start_daemon(["--dry-run", "--state-dir", state, "--interval", "200ms", "-f"], log, wrapper=wrapper)
+    try:
+        ok = dl.wait_until(lambda: "Ready:" in dl.read_log(log) or p.poll() is not None, T)
+        c.check(ok and p.poll() is None, "unprivileged --dry-run: runs", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGTERM, timeout=T)
+
+
 try:
     test_check_config()
     run_hot()
@@ -848,6 +961,8 @@ try:
     run_once_and_crash()
     run_full_state_dir()
     run_root_state_dir()
+    run_other_writer()
+    run_unprivileged()
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")

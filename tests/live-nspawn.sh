@@ -254,6 +254,18 @@ check "masked: systemctl start irqbalance is refused" \
 check "masked: irqsteerd still running" test "$(prop ActiveState)/$(prop MainPID)" = "active/$pid"
 in_ct systemctl unmask irqbalance.service >/dev/null 2>&1
 
+# A reload that changes a key taking a restart: the reload succeeds, and
+# the status text says a restart is needed until the file is set back.
+printf '%s\ndry_run = yes\n' "$good_conf" > "$tmp/irqsteer.conf"
+check "dry_run = yes: systemctl reload" in_ct timeout 30 systemctl reload irqsteerd
+status=$(prop StatusText)
+check "dry_run = yes: StatusText starts with 'restart needed for dry_run' (got '$status')" \
+        test "${status#restart needed for dry_run; hot: }" != "$status"
+printf '%s\n' "$good_conf" > "$tmp/irqsteer.conf"
+check "set back: systemctl reload" in_ct timeout 30 systemctl reload irqsteerd
+status=$(prop StatusText)
+check "set back: no restart needed in StatusText (got '$status')" test "${status#hot: }" != "$status"
+
 check "systemctl stop irqsteerd" in_ct timeout 30 systemctl stop irqsteerd
 check "inactive after stop" test "$(prop ActiveState)" = inactive
 check "Result=success" test "$(prop Result)" = success

@@ -13,6 +13,7 @@
 #include "apply.h"
 #include "daemon.h"
 #include "log.h"
+#include "policy.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -190,6 +191,80 @@ static void test_action_journal_fields(void **state) {
                 for (size_t f = 0; f < nf; f++)
                         assert_string_equal(e->field[3 + f], cases[i].fields[f]);
         }
+}
+
+/* The notes about objects changed behind our back and the "fires elsewhere"
+ * notice: MESSAGE_ID= a real 128-bit ID, and the object's IRQ=, DEVICE=,
+ * QUEUE=, so `journalctl IRQ=73` finds them with the actions. */
+static bool is_id128(const char *s) {
+        if (!s || strlen(s) != 32)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!strchr("0123456789abcdef", *p))
+                        return false;
+        return true;
+}
+
+static void test_note_journal_fields(void **state) {
+        struct policy_note irq = { .level = LOG_NOTICE, .kind = POLICY_NOTE_EXTERNAL, .irq = 73, .device = "eth0",
+                                   .queue = 5, .text = "IRQ 73 was changed by someone else (CPU9 -> CPU0)" };
+        struct policy_note rps = { .level = LOG_NOTICE, .kind = POLICY_NOTE_EXTERNAL, .device = "eth1", .queue = 2,
+                                   .text = "RPS of eth1 rx-2 was changed by someone else" };
+        struct policy_note plain = { .level = LOG_INFO, .kind = POLICY_NOTE_PLAIN, .queue = -1, .text = "RPS kept" };
+        const struct entry *e;
+
+        (void) state;
+        assert_true(is_id128(DAEMON_MID_EXTERNAL));
+        assert_true(is_id128(DAEMON_MID_EFFECTIVE));
+        assert_true(is_id128(DAEMON_MID_LINK));
+        assert_string_not_equal(DAEMON_MID_EXTERNAL, DAEMON_MID_EFFECTIVE);
+        assert_string_not_equal(DAEMON_MID_EXTERNAL, DAEMON_MID_LINK);
+        assert_string_not_equal(DAEMON_MID_EFFECTIVE, DAEMON_MID_LINK);
+
+        capture_start(LOG_INFO);
+        daemon_log_note(&irq, "irqbalance (pid 812) is running");
+        daemon_log_note(&rps, NULL);
+        daemon_log_note(&plain, NULL);
+        daemon_log_effective_mismatch(73, "eth0-TxRx-5", "eth0", 5, "9", "0", 3);
+        daemon_log_effective_mismatch(24, "acpi", NULL, -1, "1", "0", 3);
+        capture_on = false;
+        assert_int_equal(n_captured, 5);
+
+        e = &captured[0];
+        assert_string_equal(e->field[0],
+                            "MESSAGE=IRQ 73 was changed by someone else (CPU9 -> CPU0); irqbalance (pid 812) is running");
+        assert_string_equal(entry_field(e, "PRIORITY"), "5");
+        assert_string_equal(entry_field(e, "MESSAGE_ID"), DAEMON_MID_EXTERNAL);
+        assert_string_equal(entry_field(e, "IRQ"), "73");
+        assert_string_equal(entry_field(e, "DEVICE"), "eth0");
+        assert_string_equal(entry_field(e, "QUEUE"), "5");
+
+        e = &captured[1];
+        assert_string_equal(entry_field(e, "MESSAGE_ID"), DAEMON_MID_EXTERNAL);
+        assert_null(entry_field(e, "IRQ"));
+        assert_string_equal(entry_field(e, "DEVICE"), "eth1");
+        assert_string_equal(entry_field(e, "QUEUE"), "2");
+
+        e = &captured[2];
+        assert_null(entry_field(e, "MESSAGE_ID"));
+        assert_null(entry_field(e, "IRQ"));
+        assert_null(entry_field(e, "DEVICE"));
+        assert_null(entry_field(e, "QUEUE"));
+
+        e = &captured[3];
+        assert_string_equal(e->field[0], "MESSAGE=IRQ 73 (eth0-TxRx-5) set to CPU 9 but fires on CPU 0 "
+                                         "(effective_affinity_list) after 3 ticks with interrupts; the kernel or "
+                                         "hardware keeps it there");
+        assert_string_equal(entry_field(e, "PRIORITY"), "5");
+        assert_string_equal(entry_field(e, "MESSAGE_ID"), DAEMON_MID_EFFECTIVE);
+        assert_string_equal(entry_field(e, "IRQ"), "73");
+        assert_string_equal(entry_field(e, "DEVICE"), "eth0");
+        assert_string_equal(entry_field(e, "QUEUE"), "5");
+
+        e = &captured[4];
+        assert_string_equal(entry_field(e, "IRQ"), "24");
+        assert_null(entry_field(e, "DEVICE"));
+        assert_null(entry_field(e, "QUEUE"));
 }
 
 /* Not through sd-journal: one line on stderr, with a "<N>" priority prefix
@@ -516,6 +591,7 @@ static void test_policy_failure_once(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_action_journal_fields),
+                cmocka_unit_test(test_note_journal_fields),
                 cmocka_unit_test(test_cuts_marked),
                 cmocka_unit_test(test_policy_failure_once),
                 cmocka_unit_test(test_stderr_sink),

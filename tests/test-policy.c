@@ -30,6 +30,14 @@ static unsigned count_notes(const struct policy_report *r, const char *needle) {
         return n;
 }
 
+/* The note whose text holds needle, or NULL. */
+static const struct policy_note *find_note(const struct policy_report *r, const char *needle) {
+        for (size_t i = 0; i < r->n_notes; i++)
+                if (strstr(r->notes[i].text, needle))
+                        return &r->notes[i];
+        return NULL;
+}
+
 static unsigned count_type(const struct action_list *l, enum action_type t) {
         unsigned n = 0;
         for (size_t i = 0; i < l->n; i++)
@@ -1321,6 +1329,16 @@ static void test_external_change(void **state) {
         expect_actions("external change", &f.l, "");
         assert_int_equal(count_notes(&f.rep, "IRQ 31 was changed by someone else (CPU1 -> CPU3)"), 1);
         assert_int_equal(f.rep.n_external, 1);
+        /* the object it is about, for the journal's IRQ=, DEVICE=, QUEUE= */
+        {
+                const struct policy_note *no = find_note(&f.rep, "IRQ 31 was changed");
+
+                assert_non_null(no);
+                assert_int_equal(no->kind, POLICY_NOTE_EXTERNAL);
+                assert_int_equal(no->irq, 31);
+                assert_string_equal(no->device, "eth0");
+                assert_int_equal(no->queue, 1);
+        }
 
         /* CPU3 hot with two busy queues (31 and the admin's choice): 31 is
          * left alone, 30 (on CPU0) too */
@@ -1366,6 +1384,15 @@ static void test_external_rps(void **state) {
                 assert_int_equal(fx_step(&f, k * SEC), 0);
                 expect_actions("rps changed behind us", &f.l, "");
                 assert_int_equal(count_notes(&f.rep, "RPS of eth0 rx-0 was changed by someone else (0-3 -> 2)"), k == 2);
+                if (k == 2) {
+                        const struct policy_note *no = find_note(&f.rep, "RPS of eth0 rx-0 was changed");
+
+                        assert_non_null(no);
+                        assert_int_equal(no->kind, POLICY_NOTE_EXTERNAL);
+                        assert_int_equal(no->irq, 0);
+                        assert_string_equal(no->device, "eth0");
+                        assert_int_equal(no->queue, 0);
+                }
         }
         fx_free(&f);
 }
