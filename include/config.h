@@ -84,6 +84,7 @@ struct config {
         bool rps_trial;          /* RPS for NICs without queue IRQs given back when it costs throughput */
         double rps_exclude_irq_rate; /* interrupts/s above which the IRQ CPU leaves the RPS set */
         cpuset_t banned_cpus;
+        bool other_irqs;         /* IRQs that serve no NIC queue kept off banned/isolated CPUs */
         /* IRQs left alone whatever their class (irqbalance's --banirq);
          * a fixed array so that a struct config stays copyable */
         struct config_irqlist {

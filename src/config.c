@@ -111,6 +111,7 @@ static const struct key_def balance_keys[] = {
         KEY("balance_floor", VT_PERCENT, struct config, balance_floor, 1, 100),
         KEY("rps_trial", VT_BOOL, struct config, rps_trial, 0, 0),
         KEY("ban_irqs", VT_IRQLIST, struct config, ban_irqs, 0, 0),
+        KEY("other_irqs", VT_BOOL, struct config, other_irqs, 0, 0),
 };
 
 static const struct key_def interface_keys[] = {
@@ -244,6 +245,7 @@ int config_defaults(struct config *c) {
         c->rps_trial = true;
         c->rps_exclude_irq_rate = 20000;
         cpuset_zero(&c->banned_cpus);
+        c->other_irqs = true;
         return 0;
 }
 

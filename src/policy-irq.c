@@ -271,6 +271,8 @@ void pol_replace_offline(struct pol_tick *t) {
 void pol_vacate_other_irqs(struct pol_tick *t) {
         char was[64], now[64], reason[256];
 
+        if (!t->c->other_irqs)
+                return;
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
                 const struct inv_irq *ii = &t->inv->irqs[i];
                 struct pol_irq *r;

@@ -87,6 +87,10 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(single_queue_rps);
         SAME(rps_trial);
         SAME(rps_exclude_irq_rate);
+        if (a->other_irqs != b->other_irqs) {
+                *what = "other_irqs";
+                return false;
+        }
         if (a->ban_irqs.n != b->ban_irqs.n ||
             memcmp(a->ban_irqs.v, b->ban_irqs.v, a->ban_irqs.n * sizeof(a->ban_irqs.v[0])) != 0) {
                 *what = "ban_irqs";
@@ -214,6 +218,7 @@ static void test_good_values(_unused_ void **state) {
                 { "xps false", "xps", "false", K_BOOL, CF(xps), 0, NULL },
                 { "single_queue_rps 0", "single_queue_rps", "0", K_BOOL, CF(single_queue_rps), 0, NULL },
                 { "rps_trial no", "rps_trial", "no", K_BOOL, CF(rps_trial), 0, NULL },
+                { "other_irqs no", "other_irqs", "no", K_BOOL, CF(other_irqs), 0, NULL },
                 { "rps_sock_flow_entries zero leaves alone", "rps_sock_flow_entries", "0", K_U32,
                   CF(rps_sock_flow_entries), 0, NULL },
                 { "rps_sock_flow_entries lower end", "rps_sock_flow_entries", "1024", K_U32,
@@ -986,8 +991,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 6 [daemon] and 22 [balance] keys. */
-        assert_int_equal(uncommented, 28);
+        /* All 6 [daemon] and 23 [balance] keys. */
+        assert_int_equal(uncommented, 29);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);
@@ -1008,19 +1013,19 @@ static void test_format_roundtrip(_unused_ void **state) {
                 const char *text;
                 unsigned keys;           /* "key = value" lines in the dump */
         } cases[] = {
-                { "defaults: all 6 [daemon] and 22 [balance] keys", "", 28 },
+                { "defaults: all 6 [daemon] and 23 [balance] keys", "", 29 },
                 { "every type set, with sections",
                   "[daemon]\ninterval = 500ms\nirq_rate_interval = 0\nstate_dir = /run/x\nlog_level = err\n"
                   "restore_on_exit = no\ndry_run = yes\n"
                   "[balance]\nhot_enter = 85%\nhot_exit = 62.5%\nhot_samples = 3\nsmoothing = 0.35\n"
-                  "min_dwell = 90s\nmax_dwell = 2h\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\nban_irqs = 11,57,120-121\n"
+                  "min_dwell = 90s\nmax_dwell = 2h\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\nban_irqs = 11,57,120-121\nother_irqs = no\n"
                   "balance_ratio = 0\nbalance_floor = 20%\nrps_exclude_irq_rate = 1500.5\n"
                   "[interface eth*]\nmanage = no\n"
                   "[interface eno1]\ncpus = 0-3\nrps = yes\nxps = no\n"
                   "[worker mc]\nmatch_name = memcached\npolicy = colocate\ninterface = eno1\ncpus = 4-7\n"
                   "[worker web]\nmatch_cmdline = ^nginx: worker\nmatch_unit = nginx.service\n"
                   "pidfile = /run/nginx.pid\npolicy = avoid-net\n",
-                  28 + 2 + 4 + 4 + 5 },
+                  29 + 2 + 4 + 4 + 5 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {

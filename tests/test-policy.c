@@ -906,6 +906,17 @@ static void test_ban_other_irqs(void **state) {
         if (strstr(buf, "irq 60>"))
                 fail_msg("external change overridden: %s", buf);
         assert_int_equal(count_notes(&f.rep, "IRQ 60 was changed by someone else"), 1);
+
+        /* other_irqs = no: a fresh state with the ban in force moves only
+         * the queue IRQs */
+        policy_state_free(f.st);
+        f.st = policy_state_new();
+        f.cfg.other_irqs = false;
+        fx_irq(&f, 62)->affinity = cpuset_single(3);
+        assert_int_equal(fx_step(&f, 5 * SEC), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        if (strstr(buf, "irq 6"))
+                fail_msg("other_irqs = no: %s", buf);
         f.cfg.interfaces = NULL;
         f.cfg.n_interfaces = 0;
         fx_free(&f);
