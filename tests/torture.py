@@ -227,7 +227,7 @@ def case_kills(work, n):
         if (dk + rk) % 50 == 0:
             print(f"kills: {dk} daemon, {rk} restore SIGKILLs, {time.time() - t0:.0f} s", flush=True)
     print(f"kills: {dk} daemon and {rk} irqsteerctl restore SIGKILLs in {time.time() - t0:.0f} s; "
-                    f"{changed_seen} daemons were killed after changing something", flush=True)
+          f"{changed_seen} daemons were killed after changing something", flush=True)
     C.check(changed_seen > dk // 4, f"kills: many daemons were killed after changing values ({changed_seen} of {dk})")
     # The last word: a clean start and stop, then the tree is checked.
     d = Daemon(root, state, log)
@@ -531,6 +531,9 @@ def proc_sample(pid, journal):
 def case_soak(work, args):
     seconds = float(args[0]) if args else 60
     wrap = args[args.index("--wrap") + 1] if "--wrap" in args else "none"
+    if wrap == "none":
+        with open(DAEMON, "rb") as f:
+            wrap = "ASan" if b"__asan_init" in f.read() else "plain build"
     csv = args[args.index("--csv") + 1] if "--csv" in args else os.path.join(work, "soak.csv")
     sim = Sim(work, "soak", seed=11)
     root, st = sim.root, os.path.join(work, "soak.state")
