@@ -12,6 +12,7 @@
 #include "action.h"
 #include "apply.h"
 #include "config.h"
+#include "cpuset.h"
 #include "log.h"
 
 /* Exit codes of irqsteerd. */
@@ -34,6 +35,7 @@ struct daemon_options {
         bool foreground;          /* log to stderr; the load summary at info */
         bool dry_run;             /* override (only ever switches it on) */
         bool once;                /* one decision cycle, then exit leaving changes */
+        cpuset_t ban_cpus;        /* --ban-cpus and IRQSTEER_BANNED_CPUS, added to banned_cpus */
 };
 
 /* Runs the daemon until stopped; returns the process exit code. */

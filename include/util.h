@@ -24,8 +24,9 @@ int util_parse_u64(const char *s, size_t len, uint64_t *ret);
 /* Like util_parse_u64 for a signed int (accepts a leading '-'). */
 int util_parse_int(const char *s, size_t len, int *ret);
 
-/* Parses a duration such as "2s", "500ms", "5min", "1h" or a bare number of
- * seconds into microseconds; -EINVAL / -ERANGE on bad input. */
+/* Parses a duration such as "2s", "500ms", "0.5s", "5min", "1h" or a bare
+ * number of seconds ("2", "0.5") into microseconds; -EINVAL / -ERANGE on
+ * bad input. */
 int util_parse_duration_usec(const char *s, uint64_t *ret);
 
 /* Parses yes/no/true/false/on/off/1/0; -EINVAL otherwise. */

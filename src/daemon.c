@@ -192,6 +192,8 @@ static void apply_overrides(struct daemon *d, struct config *c) {
                 c->log_level = o->log_level;
         if (o->dry_run)
                 c->dry_run = true;
+        /* per-host bans on top of a file shared by many hosts */
+        cpuset_or(&c->banned_cpus, &c->banned_cpus, &o->ban_cpus);
 }
 
 static int load_config(struct daemon *d, struct config *ret, char *first_error, size_t len) {

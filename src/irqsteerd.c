@@ -31,7 +31,10 @@ static void help(FILE *f) {
                 "  -n, --dry-run          decide and log as usual, but write nothing to the system\n"
                 "      --once             one decision cycle (two samples one interval apart),\n"
                 "                         apply, exit; changes stay ('irqsteerctl restore' undoes them)\n"
-                "  -i, --interval=DURATION  sampling interval such as 500ms, 2s (overrides the config)\n"
+                "  -i, --interval=DURATION  sampling interval such as 500ms, 0.5s, 0.5, 2s\n"
+                "                         (overrides the config)\n"
+                "  -b, --ban-cpus=LIST     keep these CPUs (such as 2,4-7) free, added to the\n"
+                "                         config's banned_cpus and to $IRQSTEER_BANNED_CPUS\n"
                 "  -l, --log-level=LEVEL  debug, info, notice, warning, err (overrides the config)\n"
                 "  -h, --help             this help\n"
                 "  -V, --version          version\n"
@@ -56,15 +59,17 @@ int main(int argc, char **argv) {
                 { "once", no_argument, NULL, ARG_ONCE },
                 { "interval", required_argument, NULL, 'i' },
                 { "log-level", required_argument, NULL, 'l' },
+                { "ban-cpus", required_argument, NULL, 'b' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
         struct daemon_options o = { .log_level = -1 };
         bool check = false;
+        const char *env;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "fc:tr:s:ni:l:hV", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "fc:tr:s:ni:l:b:hV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'f':
                         o.foreground = true;
@@ -95,6 +100,16 @@ int main(int argc, char **argv) {
                                 return DAEMON_EXIT_USAGE;
                         }
                         break;
+                case 'b': {
+                        cpuset_t ban;
+
+                        if (cpuset_parse_list(optarg, &ban) < 0) {
+                                fprintf(stderr, "irqsteerd: --ban-cpus: '%s' is not a CPU list such as 2,4-7\n", optarg);
+                                return DAEMON_EXIT_USAGE;
+                        }
+                        cpuset_or(&o.ban_cpus, &o.ban_cpus, &ban);
+                        break;
+                }
                 case 'l':
                         o.log_level = log_level_from_string(optarg);
                         if (o.log_level < 0) {
@@ -116,6 +131,17 @@ int main(int argc, char **argv) {
         if (optind < argc) {
                 fprintf(stderr, "irqsteerd: unexpected argument '%s'\nTry 'irqsteerd --help'.\n", argv[optind]);
                 return DAEMON_EXIT_USAGE;
+        }
+
+        env = getenv("IRQSTEER_BANNED_CPUS");
+        if (env && *env) {
+                cpuset_t ban;
+
+                if (cpuset_parse_list(env, &ban) < 0) {
+                        fprintf(stderr, "irqsteerd: IRQSTEER_BANNED_CPUS: '%s' is not a CPU list such as 2,4-7\n", env);
+                        return DAEMON_EXIT_USAGE;
+                }
+                cpuset_or(&o.ban_cpus, &o.ban_cpus, &ban);
         }
 
         if (check)

@@ -56,7 +56,8 @@ int util_parse_duration_usec(const char *s, uint64_t *ret) {
                 { "sec", 1000000 },  { "m", 60000000 },       { "min", 60000000 },
                 { "h", 3600000000 }, { "", 1000000 },
         };
-        size_t n = 0;
+        size_t n = 0, nf = 0;
+        const char *frac = NULL;
         uint64_t v;
         int r;
 
@@ -67,9 +68,20 @@ int util_parse_duration_usec(const char *s, uint64_t *ret) {
         r = util_parse_u64(s, n, &v);
         if (r < 0)
                 return r;
+        /* a fraction, as the command line and the file both accept:
+         * "0.5" (seconds), "1.5s", "2.5ms" */
+        if (s[n] == '.') {
+                frac = s + n + 1;
+                while (isdigit((unsigned char) frac[nf]))
+                        nf++;
+                if (nf == 0)
+                        return -EINVAL;
+        }
         for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-                const char *rest = s + n;
+                const char *rest = frac ? frac + nf : s + n;
                 size_t l = strlen(units[i].suffix);
+                uint64_t f = 0, scale = 1;
+
                 if (strncmp(rest, units[i].suffix, l) != 0)
                         continue;
                 rest += l;
@@ -79,7 +91,15 @@ int util_parse_duration_usec(const char *s, uint64_t *ret) {
                         continue;
                 if (v > UINT64_MAX / units[i].usec)
                         return -ERANGE;
-                *ret = v * units[i].usec;
+                /* below a microsecond the digits do not count */
+                for (size_t k = 0; k < nf && k < 18; k++) {
+                        f = f * 10 + (uint64_t) (frac[k] - '0');
+                        scale *= 10;
+                }
+                f = (uint64_t) ((unsigned __int128) f * units[i].usec / scale);
+                if (v * units[i].usec > UINT64_MAX - f)
+                        return -ERANGE;
+                *ret = v * units[i].usec + f;
                 return 0;
         }
         return -EINVAL;

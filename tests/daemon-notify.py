@@ -29,9 +29,11 @@ daemon = dl.env_path("IRQSTEERD")
 tmp = dl.tmpdir("irqsteer-notify.")
 
 
-def cmd(args):
+def cmd(args, extra_env=None):
     env = dict(os.environ)
     env.pop("NOTIFY_SOCKET", None)
+    env.pop("IRQSTEER_BANNED_CPUS", None)
+    env.update(extra_env or {})
     return subprocess.run([daemon] + args, capture_output=True, text=True, env=env, timeout=60)
 
 
@@ -58,10 +60,16 @@ def test_check_config():
         {"what": "bad interval", "args": ["--interval", "fast"], "rc": 2, "stdout": r"^$", "stderr": r"--interval"},
         {"what": "bad log level", "args": ["--log-level", "loud"], "rc": 2, "stdout": r"^$", "stderr": r"--log-level"},
         {"what": "stray argument", "args": ["extra"], "rc": 2, "stdout": r"^$", "stderr": r"extra"},
+        {"what": "-i 0.5, as the file takes it", "args": ["-i", "0.5", "--check-config", "-c", good], "rc": 0,
+         "stdout": r"^configuration OK\n$", "stderr": r"^$"},
+        {"what": "bad --ban-cpus", "args": ["--ban-cpus", "two"], "rc": 2, "stdout": r"^$",
+         "stderr": r"--ban-cpus: 'two' is not a CPU list"},
+        {"what": "bad IRQSTEER_BANNED_CPUS", "args": ["--check-config", "-c", good], "rc": 2, "stdout": r"^$",
+         "env": {"IRQSTEER_BANNED_CPUS": "1-"}, "stderr": r"IRQSTEER_BANNED_CPUS: '1-' is not a CPU list"},
         {"what": "--version", "args": ["--version"], "rc": 0, "stdout": r"^irqsteerd \S+\n$", "stderr": r"^$"},
     ]
     for case in cases:
-        r = cmd(case["args"])
+        r = cmd(case["args"], case.get("env"))
         c.check(r.returncode == case["rc"], f"check-config/cli: {case['what']}: exit {case['rc']}",
                 f"got {r.returncode}, stderr {r.stderr!r}")
         c.check(re.search(case["stdout"], r.stdout) is not None, f"check-config/cli: {case['what']}: stdout",
@@ -944,6 +952,27 @@ def run_unprivileged():
         dl.stop(p, signal.SIGTERM, timeout=T)
 
 
+
+def run_ban_cpus():
+    """--ban-cpus and IRQSTEER_BANNED_CPUS add to the file's banned_cpus."""
+    d = os.path.join(tmp, "bancpus")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    conf = os.path.join(d, "irqsteer.conf")
+    with open(conf, "w") as f:
+        f.write("[balance]\nbanned_cpus = 0\n")
+    log = os.path.join(d, "daemon.log")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "-c", conf, "--interval", "200ms", "-f",
+                         "--ban-cpus", "1"], log, extra_env={"IRQSTEER_BANNED_CPUS": "3"})
+    try:
+        st = dl.wait_until(lambda: dl.load_json(os.path.join(state, "status.json")), T)
+        banned = (st or {}).get("config", {}).get("banned_cpus")
+        c.check(banned == [0, 1, 3], "--ban-cpus 1 and IRQSTEER_BANNED_CPUS=3 join the file's banned_cpus = 0",
+                repr(banned))
+    finally:
+        dl.stop(p, signal.SIGTERM, timeout=T)
+
+
 try:
     test_check_config()
     run_hot()
@@ -963,6 +992,7 @@ try:
     run_root_state_dir()
     run_other_writer()
     run_unprivileged()
+    run_ban_cpus()
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
