@@ -69,6 +69,17 @@ struct policy_hot_cpu {
                                            * acted): no busy queue, dwell, min_gain, ... */
 };
 
+/* How an RPS trial (rps_trial in irqsteer.conf(5)) ended. */
+enum policy_trial_verdict {
+        POLICY_TRIAL_KEPT,                /* throughput held: RPS stays */
+        POLICY_TRIAL_REVERTED,            /* RPS cost throughput: given back */
+        POLICY_TRIAL_NO_VERDICT,          /* counters vanished or restarted, or trials turned off */
+        POLICY_TRIAL_VERDICT_MAX,
+        POLICY_TRIAL_VERDICT_INVALID = -1,
+};
+
+const char *policy_trial_verdict_to_string(enum policy_trial_verdict v);
+
 struct policy_report {
         cpuset_t hot;                     /* CPUs hot after this tick's samples */
         struct policy_hot_cpu *hot_cpus;  /* one entry per CPU in hot, ascending */
@@ -80,6 +91,7 @@ struct policy_report {
         unsigned n_moves_10min;           /* IRQ placements confirmed in the last 10 minutes */
         unsigned n_managed_irqs;          /* kernel-managed IRQs we skip */
         unsigned n_external;              /* objects left alone: changed behind our back */
+        unsigned rps_trials[POLICY_TRIAL_VERDICT_MAX]; /* trials that ended this tick */
 };
 
 /* A fresh state (nothing laid out, nothing remembered), or NULL on ENOMEM. */

@@ -920,14 +920,18 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         uint64_t backoff;
         double after;
 
-        if (!rec->trial || !t->c->rps_trial || !(rec->trial_base > 0)) {
+        if (!rec->trial)
+                return false;
+        if (!t->c->rps_trial || !(rec->trial_base > 0)) {
                 rec->trial = false;
+                t->rep->rps_trials[POLICY_TRIAL_NO_VERDICT]++;
                 return false;
         }
         /* counters gone or restarted (the device was re-created): no verdict */
         if (!rec->stats_known || (rec->trial_bytes && !rec->bytes_known) ||
             (rec->trial_ticks > 0 && (trial_count(rec) < rec->trial_count0 || rec->stats_usec <= rec->trial_usec0))) {
                 rec->trial = false;
+                t->rep->rps_trials[POLICY_TRIAL_NO_VERDICT]++;
                 return false;
         }
         /* the first sample has the flows moving: counted from its end */
@@ -948,6 +952,7 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
                  fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)));
         if (after >= rec->trial_base * (1 - POL_TRIAL_LOSS)) {
                 rec->rps_backoff_usec = 0;
+                t->rep->rps_trials[POLICY_TRIAL_KEPT]++;
                 pol_note(t, LOG_INFO, "RPS kept: %s (%+.0f%%)", rates, 100 * (after / rec->trial_base - 1));
                 return false;
         }
@@ -955,6 +960,7 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
                                         : POL_TRIAL_BACKOFF_USEC;
         rec->rps_backoff_usec = backoff;
         rec->rps_block_until = t->now + backoff;
+        t->rep->rps_trials[POLICY_TRIAL_REVERTED]++;
         snprintf(reason, sizeof(reason), "RPS cost throughput: %s (%.0f%%): back to the original, no RPS for it for %llu min",
                  rates, 100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
         soft_restore(t, u, reason);

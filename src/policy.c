@@ -29,6 +29,15 @@ void policy_state_free(struct policy_state *st) {
         free(st);
 }
 
+const char *policy_trial_verdict_to_string(enum policy_trial_verdict v) {
+        static const char *const names[POLICY_TRIAL_VERDICT_MAX] = {
+                [POLICY_TRIAL_KEPT] = "kept",
+                [POLICY_TRIAL_REVERTED] = "reverted",
+                [POLICY_TRIAL_NO_VERDICT] = "no_verdict",
+        };
+        return v >= 0 && v < POLICY_TRIAL_VERDICT_MAX ? names[v] : NULL;
+}
+
 void policy_report_free(struct policy_report *r) {
         if (!r)
                 return;

@@ -1817,6 +1817,13 @@ static void test_soft_nic_trial(void **state) {
                         expect_actions(cases[i].what, &f.l, k == cases[i].fails_at ? back : "");
                         if (k == cases[i].fails_at && !strstr(f.l.v[0].reason, cases[i].reason))
                                 fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
+                        /* the verdict is counted once, in the tick that reaches it */
+                        if (f.rep.rps_trials[POLICY_TRIAL_REVERTED] != (k == cases[i].fails_at) ||
+                            f.rep.rps_trials[POLICY_TRIAL_KEPT] != (!cases[i].fails_at && k == 7) ||
+                            f.rep.rps_trials[POLICY_TRIAL_NO_VERDICT] != 0)
+                                fail_msg("%s: tick %u: trials kept %u reverted %u no verdict %u", cases[i].what, k,
+                                         f.rep.rps_trials[POLICY_TRIAL_KEPT], f.rep.rps_trials[POLICY_TRIAL_REVERTED],
+                                         f.rep.rps_trials[POLICY_TRIAL_NO_VERDICT]);
                         /* a pass is logged once, when it is decided */
                         if (!cases[i].fails_at && count_notes(&f.rep, "RPS kept") != (k == 7))
                                 fail_msg("%s: tick %u: 'RPS kept' noted %u times", cases[i].what, k,
