@@ -72,6 +72,7 @@ int ctl_top(int argc, char **argv);
 int ctl_status(int argc, char **argv);
 int ctl_plan(int argc, char **argv);
 int ctl_restore(int argc, char **argv);
+int ctl_metrics(int argc, char **argv);
 
 /* Inventory as JSON (schema "version": 1 in irqsteerctl(8)). */
 void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv);

@@ -22,6 +22,76 @@
 /* How many link events status.json lists (newest last). */
 #define REPORT_LAST_LINK_EVENTS 16
 
+/* The Prometheus text file in the state directory, rewritten each tick;
+ * `irqsteerctl metrics` prints it. */
+#define REPORT_METRICS_NAME "metrics.prom"
+
+/* Why an action was taken, as a metrics label: a fixed set, so the
+ * series stay few whatever the reasons' text says. */
+enum report_reason {
+        REPORT_REASON_INITIAL_LAYOUT,
+        REPORT_REASON_CPU_OFFLINE,      /* the kernel moved it off an offline CPU */
+        REPORT_REASON_CPU_HOT,          /* hot by hot_enter or balance_ratio */
+        REPORT_REASON_CPU_SATURATED,    /* hot by saturated_idle/saturated_share */
+        REPORT_REASON_XPS_FOLLOWS_RX,
+        REPORT_REASON_SINGLE_QUEUE_RPS,
+        REPORT_REASON_LONE_HOT_QUEUE,
+        REPORT_REASON_SOFTIRQ_HOT,      /* hot from softirq work not of queue IRQs */
+        REPORT_REASON_RPS_WIDENED,
+        REPORT_REASON_RPS_NARROWED,
+        REPORT_REASON_RPS_NOT_NEEDED,
+        REPORT_REASON_RPS_TRIAL_FAILED,
+        REPORT_REASON_BACK_TO_ORIGINAL,
+        REPORT_REASON_RFS,
+        REPORT_REASON_WORKER_SPREAD,
+        REPORT_REASON_WORKER_COLOCATE,
+        REPORT_REASON_WORKER_AVOID_NET,
+        REPORT_REASON_OTHER,
+        REPORT_REASON_MAX,
+        REPORT_REASON_INVALID = -1,
+};
+
+/* What became of an action, as a metrics label. */
+enum report_result {
+        REPORT_RESULT_DONE,
+        REPORT_RESULT_DRY_RUN,
+        REPORT_RESULT_READBACK_DIFFERS,
+        REPORT_RESULT_FAILED,
+        REPORT_RESULT_MAX,
+        REPORT_RESULT_INVALID = -1,
+};
+
+/* The outcome classes of restoring objects (undo_report). */
+enum report_restore {
+        REPORT_RESTORE_RESTORED,
+        REPORT_RESTORE_UNCHANGED,
+        REPORT_RESTORE_EXTERNAL,
+        REPORT_RESTORE_GONE,
+        REPORT_RESTORE_FAILED,
+        REPORT_RESTORE_CORRUPT,
+        REPORT_RESTORE_MAX,
+        REPORT_RESTORE_INVALID = -1,
+};
+
+/* The reason class of an action's reason text (policy's wording); OTHER
+ * when none fits.  Pure. */
+enum report_reason report_reason_classify(const char *reason);
+const char *report_reason_to_string(enum report_reason r);
+const char *report_result_to_string(enum report_result r);
+const char *report_restore_to_string(enum report_restore r);
+
+/* Counters since the daemon started, for the metrics. */
+struct report_counters {
+        uint64_t actions[ACTION_TYPE_MAX][REPORT_REASON_MAX][REPORT_RESULT_MAX];
+        uint64_t action_failures[ACTION_TYPE_MAX][ACTION_FAILURE_MAX];
+        uint64_t rps_trials[POLICY_TRIAL_VERDICT_MAX];
+        uint64_t restore[REPORT_RESTORE_MAX];
+        uint64_t reloads, reload_failures;
+        uint64_t link_events;
+        uint64_t tick_usec_total;        /* time spent in ticks */
+        uint64_t last_tick_usec;
+};
+
 struct report_action_record {
         uint64_t realtime_usec;
         char line[384];           /* action_format() */
@@ -75,11 +145,25 @@ struct report {
         const struct undo *tail_undo;
         unsigned long tail_undo_gen, tail_gen;
         bool status_write_failed;
+        struct report_counters count;
+        bool last_reload_failed;
+        bool metrics_write_failed;       /* the state directory's copy */
+        bool metrics_file_failed;        /* metrics_file */
 };
 
-/* Remembers one action with its action_format() line and apply result. */
+/* Remembers one action with its action_format() line and apply result
+ * (status.json's last_actions), and counts it by kind, reason and result
+ * (a failure also by its class). */
 void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
                           uint64_t realtime_usec);
+/* Counts a policy tick's RPS trial verdicts (rep->rps_trials). */
+void report_count_policy(struct report *rp, const struct policy_report *rep);
+/* Counts a configuration reload, successful or not. */
+void report_count_reload(struct report *rp, bool ok);
+/* Counts what a restore of the undo journal did. */
+void report_count_restore(struct report *rp, const struct undo_report *u);
+/* A tick took usec microseconds. */
+void report_count_tick(struct report *rp, uint64_t usec);
 /* Remembers one link event; returns the stored text (cut to fit). */
 const char *report_record_link(struct report *rp, const char *text, uint64_t realtime_usec);
 /* The configuration changed (a reload): status.json shows it again. */
@@ -117,3 +201,28 @@ int report_format_load_lines(const struct sample_rates *avg, char **ret);
 /* Logs s's load line at level (nothing when there is no load yet or the
  * level is filtered out). */
 void report_log_load(const struct report_snapshot *s, int level);
+
+/* Escapes a label value for the Prometheus text format (backslash, double
+ * quote and newline become two characters each: a backslash and the
+ * character, n for the newline) into buf.  -ENOBUFS when it
+ * does not fit.  Pure. */
+int report_escape_label(const char *in, char *buf, size_t len);
+
+/* The metrics of s and rp's counters in the Prometheus text exposition
+ * format 0.0.4, as a malloc'd *ret of *ret_len bytes.  Series per CPU,
+ * never per IRQ or per interface, so their number is bounded by the CPUs.
+ * 0 or -ENOMEM. */
+int report_metrics_text(const struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
+
+/* Writes the metrics atomically to dir/name (a temporary file in dir,
+ * renamed over name, mode 0644).  0 or negative errno. */
+int report_write_metrics_file(const char *dir, const char *name, const char *text, size_t len);
+
+/* Writes the metrics to s->state_dir/REPORT_METRICS_NAME and, when set, to
+ * the configuration's metrics_file; each failure logged once, and its end.
+ * 0 or the first negative errno. */
+int report_write_metrics(struct report *rp, const struct report_snapshot *s);
+
+/* Removes the metrics files (stopping: stale values must not be scraped
+ * as current).  Missing files are fine. */
+void report_remove_metrics(const struct report_snapshot *s);

@@ -52,6 +52,7 @@ enum value_type {
         VT_DECIMAL,
         VT_DURATION,
         VT_PATH,
+        VT_PATH_OPT,     /* VT_PATH, or empty for none (NULL) */
         VT_LOG_LEVEL,
         VT_CPULIST,
         VT_IRQLIST,
@@ -75,6 +76,7 @@ static const struct key_def daemon_keys[] = {
         KEY("interval", VT_DURATION, struct config, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
         KEY("irq_rate_interval", VT_DURATION, struct config, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN),
         KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
+        KEY("metrics_file", VT_PATH_OPT, struct config, metrics_file, 0, 0),
         KEY("log_level", VT_LOG_LEVEL, struct config, log_level, 0, 0),
         KEY("restore_on_exit", VT_BOOL, struct config, restore_on_exit, 0, 0),
         KEY("dry_run", VT_BOOL, struct config, dry_run, 0, 0),
@@ -269,6 +271,7 @@ void config_free(struct config *c) {
                 return;
         free(c->path);
         free(c->state_dir);
+        free(c->metrics_file);
         for (size_t i = 0; i < c->n_interfaces; i++)
                 free(c->interfaces[i].match);
         free(c->interfaces);
@@ -496,7 +499,7 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         bool b;
         int r;
 
-        if (!*value && def->type != VT_CPULIST && def->type != VT_IRQLIST) {
+        if (!*value && def->type != VT_CPULIST && def->type != VT_IRQLIST && def->type != VT_PATH_OPT) {
                 perr(p, line, key, "empty value");
                 return false;
         }
@@ -593,6 +596,17 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 *(uint64_t *) target = u;
                 return true;
 
+        case VT_PATH_OPT:
+                if (!value[0]) {
+                        free(*(char **) target);
+                        *(char **) target = NULL;
+                        return true;
+                }
+                if (value[strlen(value) - 1] == '/') {
+                        perr(p, line, key, "\"%s\" names a directory, not a file", value);
+                        return false;
+                }
+                /* fall through */
         case VT_PATH:
                 if (value[0] != '/') {
                         perr(p, line, key, "\"%s\" is not an absolute path", value);
@@ -1229,6 +1243,7 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
                 snprintf(buf, len, "%s", s);
                 return true;
         case VT_PATH:
+        case VT_PATH_OPT:
         case VT_COMM:
         case VT_REGEX:
         case VT_UNIT:

@@ -1,5 +1,6 @@
 /* irqsteerctl: command-line dispatch and the inventory subcommand.  top,
- * status, plan and restore live in ctl-top.c, ctl-status.c, ctl-plan.c. */
+ * status, plan and restore live in ctl-top.c, ctl-status.c, ctl-plan.c;
+ * metrics in ctl-metrics.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -500,6 +501,7 @@ static void main_help(FILE *f) {
                    "  inventory   CPUs, NICs, queues, IRQs and their masks\n"
                    "  top         per-CPU load, softirq rates and the queues each CPU serves\n"
                    "  status      what the running irqsteerd is doing\n"
+                   "  metrics     the running irqsteerd's metrics (Prometheus text format)\n"
                    "  plan        the actions the policy would take now (changes nothing)\n"
                    "  restore     put back the values saved by a previous run\n"
                    "  ban         keep CPUs free at run time: ban NAME CPULIST\n"
@@ -526,6 +528,7 @@ int ctl_main(int argc, char **argv) {
                 { "inventory", ctl_inventory }, { "top", ctl_top },         { "status", ctl_status },
                 { "plan", ctl_plan },           { "restore", ctl_restore },
                 { "ban", ctl_ban },             { "unban", ctl_unban },     { "bans", ctl_bans },
+                { "metrics", ctl_metrics },
         };
         int c, level = LOG_WARNING;
 

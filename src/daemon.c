@@ -915,6 +915,7 @@ static void update_status(struct daemon *d, bool notify) {
         fill_snapshot(d, &s);
         /* The file first: whoever reacts to STATUS= finds it as new. */
         (void) report_write_status(&d->out, &s);
+        (void) report_write_metrics(&d->out, &s);
         if (notify)
                 notify_status(d->status);
 }
@@ -1104,6 +1105,7 @@ static int decide_and_act(struct daemon *d, uint64_t now) {
         if (r < 0)
                 return r;
         log_notes(d);
+        report_count_policy(&d->out, &d->report);
         run_actions(d, now);
         return 0;
 }
@@ -1246,7 +1248,12 @@ static int tick(struct daemon *d) {
                 r = 0;
         }
         d->ticks++;
-        log_debug("tick %u took %.1f ms", d->ticks, (double) (now_clock(CLOCK_MONOTONIC) - now) / USEC_PER_MSEC);
+        {
+                uint64_t took = now_clock(CLOCK_MONOTONIC) - now;
+
+                report_count_tick(&d->out, took);
+                log_debug("tick %u took %.1f ms", d->ticks, (double) took / USEC_PER_MSEC);
+        }
         log_load_summary(d);
         update_status(d, true);
 out:
@@ -1299,6 +1306,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         r = load_config(d, &c, err, sizeof(err));
         if (r < 0) {
                 snprintf(d->reload_error, sizeof(d->reload_error), "%s", err);
+                report_count_reload(&d->out, false);
                 log_error("Configuration reload failed, keeping the previous configuration");
         } else {
                 _cleanup_(freep) char *sd = NULL;
@@ -1340,6 +1348,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                         log_error("Configuration reload refused: the new configuration needs %s, dropped at startup; "
                                   "restart irqsteerd to apply it. Keeping the previous configuration", capbuf);
                         config_free(&c);
+                        report_count_reload(&d->out, false);
                         update_status(d, false);
                         notify_ready(d->status);
                         return 0;
@@ -1349,6 +1358,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 config_free(&d->config);
                 d->config = c;
                 report_config_changed(&d->out);
+                report_count_reload(&d->out, true);
                 d->reload_error[0] = 0;
                 log_set_max_level(d->config.log_level);
                 if (d->interval_usec != d->config.interval_usec) {
@@ -1469,6 +1479,7 @@ static int recover_crash_journal(struct daemon *d) {
                 log_warning("%s is not restored: %s; kept as %s.refused", path, rep.refused, path);
                 return 0;
         }
+        report_count_restore(&d->out, &rep);
         log_full_errno(r < 0 || rep.failed ? LOG_WARNING : LOG_NOTICE, r,
                        "Recovery: %u restored, %u already original, %u changed by others (left alone), %u gone, %u failed, %u unreadable journal lines%s",
                        rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt,
@@ -1795,8 +1806,13 @@ int daemon_run(const struct daemon_options *o) {
                 ret = DAEMON_EXIT_FAILURE;
         }
         shutdown_restore(&d);
-        if (!o->once)
+        if (!o->once) {
+                struct report_snapshot s;
+
                 (void) state_remove(d.state_dir, STATE_STATUS_NAME);
+                fill_snapshot(&d, &s);
+                report_remove_metrics(&s);
+        }
         daemon_free(&d);
         return ret;
 }

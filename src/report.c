@@ -1,5 +1,6 @@
 /* The report: status line, status.json and load lines from one snapshot. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,30 @@
 
 #define USEC_PER_SEC UINT64_C(1000000)
 
+static enum report_result result_of(int result) {
+        if (result < 0)
+                return REPORT_RESULT_FAILED;
+        if (result == APPLY_DRY_RUN)
+                return REPORT_RESULT_DRY_RUN;
+        if (result == APPLY_READBACK_DIFFERS)
+                return REPORT_RESULT_READBACK_DIFFERS;
+        return REPORT_RESULT_DONE;
+}
+
 void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
                           uint64_t realtime_usec) {
         struct report_action_record *rec = &rp->last_actions[rp->last_actions_pos];
+        enum report_reason why = report_reason_classify(a->reason);
+
+        if (a->type >= 0 && a->type < ACTION_TYPE_MAX) {
+                rp->count.actions[a->type][why][result_of(result)]++;
+                if (result < 0) {
+                        enum action_failure f = action_failure_class(a->type, result);
+
+                        if (f >= 0 && f < ACTION_FAILURE_MAX)
+                                rp->count.action_failures[a->type][f]++;
+                }
+        }
 
         rec->realtime_usec = realtime_usec;
         snprintf(rec->line, sizeof(rec->line), "%s", line);
@@ -35,10 +57,38 @@ const char *report_record_link(struct report *rp, const char *text, uint64_t rea
 
         rec->realtime_usec = realtime_usec;
         snprintf(rec->text, sizeof(rec->text), "%s", text);
+        rp->count.link_events++;
         rp->link_events_pos = (rp->link_events_pos + 1) % REPORT_LAST_LINK_EVENTS;
         if (rp->n_link_events < REPORT_LAST_LINK_EVENTS)
                 rp->n_link_events++;
         return rec->text;
+}
+
+void report_count_policy(struct report *rp, const struct policy_report *rep) {
+        for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
+                rp->count.rps_trials[v] += rep->rps_trials[v];
+}
+
+void report_count_reload(struct report *rp, bool ok) {
+        if (ok)
+                rp->count.reloads++;
+        else
+                rp->count.reload_failures++;
+        rp->last_reload_failed = !ok;
+}
+
+void report_count_restore(struct report *rp, const struct undo_report *u) {
+        rp->count.restore[REPORT_RESTORE_RESTORED] += u->restored;
+        rp->count.restore[REPORT_RESTORE_UNCHANGED] += u->unchanged;
+        rp->count.restore[REPORT_RESTORE_EXTERNAL] += u->external;
+        rp->count.restore[REPORT_RESTORE_GONE] += u->gone;
+        rp->count.restore[REPORT_RESTORE_FAILED] += u->failed;
+        rp->count.restore[REPORT_RESTORE_CORRUPT] += u->corrupt;
+}
+
+void report_count_tick(struct report *rp, uint64_t usec) {
+        rp->count.tick_usec_total += usec;
+        rp->count.last_tick_usec = usec;
 }
 
 void report_config_changed(struct report *rp) {
@@ -623,4 +673,363 @@ int report_write_status(struct report *rp, const struct report_snapshot *s) {
                 log_info("Writing %s/%s works again", s->state_dir, STATE_STATUS_NAME);
         rp->status_write_failed = r < 0;
         return r;
+}
+
+/* ---- metrics ---- */
+
+/* Reason texts as the policy words them, most specific first: "RPS no
+ * longer needed, back to the original" is RPS_NOT_NEEDED, not
+ * BACK_TO_ORIGINAL. */
+static const struct {
+        const char *text;
+        bool prefix;                    /* at the start, else anywhere */
+        enum report_reason reason;
+} reason_patterns[] = {
+        { "RPS cost throughput", false, REPORT_REASON_RPS_TRIAL_FAILED },
+        { "RPS no longer needed", false, REPORT_REASON_RPS_NOT_NEEDED },
+        { "back to the original", false, REPORT_REASON_BACK_TO_ORIGINAL },
+        { "initial layout", true, REPORT_REASON_INITIAL_LAYOUT },
+        { "went offline", false, REPORT_REASON_CPU_OFFLINE },
+        { "XPS follows", true, REPORT_REASON_XPS_FOLLOWS_RX },
+        { "single-queue NIC", true, REPORT_REASON_SINGLE_QUEUE_RPS },
+        { "lone hot queue", true, REPORT_REASON_LONE_HOT_QUEUE },
+        { "RPS widened", true, REPORT_REASON_RPS_WIDENED },
+        { "RPS narrowed", true, REPORT_REASON_RPS_NARROWED },
+        { "not from queue IRQs", false, REPORT_REASON_SOFTIRQ_HOT },
+        { "RFS", true, REPORT_REASON_RFS },
+        { ": spread", false, REPORT_REASON_WORKER_SPREAD },
+        { ": colocate", false, REPORT_REASON_WORKER_COLOCATE },
+        { ": avoid-net", false, REPORT_REASON_WORKER_AVOID_NET },
+        { " saturated (", false, REPORT_REASON_CPU_SATURATED },
+        { "projected peak", false, REPORT_REASON_CPU_HOT },
+};
+
+enum report_reason report_reason_classify(const char *reason) {
+        if (!reason)
+                return REPORT_REASON_OTHER;
+        for (size_t i = 0; i < ELEMENTSOF(reason_patterns); i++) {
+                const char *t = reason_patterns[i].text;
+
+                if (reason_patterns[i].prefix ? strncmp(reason, t, strlen(t)) == 0 : strstr(reason, t) != NULL)
+                        return reason_patterns[i].reason;
+        }
+        return REPORT_REASON_OTHER;
+}
+
+const char *report_reason_to_string(enum report_reason r) {
+        static const char *const names[REPORT_REASON_MAX] = {
+                [REPORT_REASON_INITIAL_LAYOUT] = "initial_layout",
+                [REPORT_REASON_CPU_OFFLINE] = "cpu_offline",
+                [REPORT_REASON_CPU_HOT] = "cpu_hot",
+                [REPORT_REASON_CPU_SATURATED] = "cpu_saturated",
+                [REPORT_REASON_XPS_FOLLOWS_RX] = "xps_follows_rx",
+                [REPORT_REASON_SINGLE_QUEUE_RPS] = "single_queue_rps",
+                [REPORT_REASON_LONE_HOT_QUEUE] = "lone_hot_queue",
+                [REPORT_REASON_SOFTIRQ_HOT] = "softirq_hot",
+                [REPORT_REASON_RPS_WIDENED] = "rps_widened",
+                [REPORT_REASON_RPS_NARROWED] = "rps_narrowed",
+                [REPORT_REASON_RPS_NOT_NEEDED] = "rps_not_needed",
+                [REPORT_REASON_RPS_TRIAL_FAILED] = "rps_trial_failed",
+                [REPORT_REASON_BACK_TO_ORIGINAL] = "back_to_original",
+                [REPORT_REASON_RFS] = "rfs",
+                [REPORT_REASON_WORKER_SPREAD] = "worker_spread",
+                [REPORT_REASON_WORKER_COLOCATE] = "worker_colocate",
+                [REPORT_REASON_WORKER_AVOID_NET] = "worker_avoid_net",
+                [REPORT_REASON_OTHER] = "other",
+        };
+        return r >= 0 && r < REPORT_REASON_MAX ? names[r] : NULL;
+}
+
+const char *report_result_to_string(enum report_result r) {
+        static const char *const names[REPORT_RESULT_MAX] = {
+                [REPORT_RESULT_DONE] = "done",
+                [REPORT_RESULT_DRY_RUN] = "dry_run",
+                [REPORT_RESULT_READBACK_DIFFERS] = "readback_differs",
+                [REPORT_RESULT_FAILED] = "failed",
+        };
+        return r >= 0 && r < REPORT_RESULT_MAX ? names[r] : NULL;
+}
+
+const char *report_restore_to_string(enum report_restore r) {
+        static const char *const names[REPORT_RESTORE_MAX] = {
+                [REPORT_RESTORE_RESTORED] = "restored",
+                [REPORT_RESTORE_UNCHANGED] = "unchanged",
+                [REPORT_RESTORE_EXTERNAL] = "external",
+                [REPORT_RESTORE_GONE] = "gone",
+                [REPORT_RESTORE_FAILED] = "failed",
+                [REPORT_RESTORE_CORRUPT] = "corrupt",
+        };
+        return r >= 0 && r < REPORT_RESTORE_MAX ? names[r] : NULL;
+}
+
+int report_escape_label(const char *in, char *buf, size_t len) {
+        size_t o = 0;
+
+        if (len == 0)
+                return -ENOBUFS;
+        for (const char *p = in ? in : ""; *p; p++) {
+                const char *rep = *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : *p == '\n' ? "\\n" : NULL;
+                size_t n = rep ? 2 : 1;
+
+                if (o + n >= len) {
+                        buf[0] = 0;
+                        return -ENOBUFS;
+                }
+                if (rep)
+                        memcpy(buf + o, rep, 2);
+                else
+                        buf[o] = *p;
+                o += n;
+        }
+        buf[o] = 0;
+        return 0;
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help) {
+        /* help texts are ours: no backslash or newline to escape */
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A sample value as Go's ParseFloat reads it; 15 digits keep integers
+ * up to 2^49 exact and print ratios without binary noise. */
+static void value(FILE *f, double v) {
+        if (isnan(v))
+                fputs(" NaN\n", f);
+        else if (isinf(v))
+                fputs(v > 0 ? " +Inf\n" : " -Inf\n", f);
+        else
+                fprintf(f, " %.15g\n", v);
+}
+
+static void counter_u(FILE *f, const char *name, uint64_t v) {
+        fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static bool cpu_shown(const struct sample_cpu *c) {
+        return c->valid && !c->offline;
+}
+
+/* One gauge family per CPU shown: field read by get. */
+static void per_cpu(FILE *f, const struct report_snapshot *s, const char *name, const char *help,
+                    double (*get)(const struct report_snapshot *s, int cpu)) {
+        const struct sample_rates *l = s->load;
+
+        family(f, name, "gauge", help);
+        for (int cpu = 0; l && cpu <= l->max_cpu; cpu++) {
+                if (!cpu_shown(&l->cpus[cpu]))
+                        continue;
+                fprintf(f, "%s{cpu=\"%d\"}", name, cpu);
+                value(f, get(s, cpu));
+        }
+}
+
+static double get_irq(const struct report_snapshot *s, int cpu) { return s->load->cpus[cpu].irq; }
+static double get_softirq(const struct report_snapshot *s, int cpu) { return s->load->cpus[cpu].softirq; }
+static double get_idle(const struct report_snapshot *s, int cpu) { return s->load->cpus[cpu].idle; }
+static double get_hot(const struct report_snapshot *s, int cpu) {
+        return s->policy && cpuset_isset(&s->policy->hot, cpu) ? 1 : 0;
+}
+static double get_saturated(const struct report_snapshot *s, int cpu) {
+        for (size_t i = 0; s->policy && i < s->policy->n_hot_cpus; i++)
+                if (s->policy->hot_cpus[i].cpu == cpu)
+                        return s->policy->hot_cpus[i].saturated ? 1 : 0;
+        return 0;
+}
+
+int report_metrics_text(const struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len) {
+        const struct report_counters *c = &rp->count;
+        const struct sample_rates *l = s->load;
+        const struct policy_report *pr = s->policy;
+        unsigned managed[KNOB_KIND_MAX] = {};
+        char version[128];
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        *ret = NULL;
+        *ret_len = 0;
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+
+        family(f, "irqsteer_build_info", "gauge", "irqsteerd's version, as a label; always 1.");
+        if (report_escape_label(IRQSTEER_VERSION, version, sizeof(version)) < 0)
+                snprintf(version, sizeof(version), "unknown");
+        fprintf(f, "irqsteer_build_info{version=\"%s\"} 1\n", version);
+        family(f, "irqsteer_start_time_seconds", "gauge", "When irqsteerd started, in seconds since the Unix epoch.");
+        fputs("irqsteer_start_time_seconds", f);
+        value(f, (double) s->started_usec / USEC_PER_SEC);
+        family(f, "irqsteer_dry_run", "gauge", "1 when irqsteerd decides and logs but writes nothing.");
+        fprintf(f, "irqsteer_dry_run %d\n", s->dry_run ? 1 : 0);
+
+        family(f, "irqsteer_ticks_total", "counter", "Decision cycles run.");
+        counter_u(f, "irqsteer_ticks_total", s->ticks);
+        family(f, "irqsteer_tick_duration_seconds", "gauge",
+               "How long the last tick took (sampling, policy, actions; not this report).");
+        fputs("irqsteer_tick_duration_seconds", f);
+        value(f, (double) c->last_tick_usec / USEC_PER_SEC);
+        family(f, "irqsteer_tick_seconds_total", "counter", "Time spent in ticks.");
+        fputs("irqsteer_tick_seconds_total", f);
+        value(f, (double) c->tick_usec_total / USEC_PER_SEC);
+        family(f, "irqsteer_interrupts_readings_total", "counter", "Readings of /proc/interrupts.");
+        counter_u(f, "irqsteer_interrupts_readings_total", s->irq_readings);
+
+        per_cpu(f, s, "irqsteer_cpu_irq_ratio", "Smoothed share of the CPU's time in hard interrupts (0-1).", get_irq);
+        per_cpu(f, s, "irqsteer_cpu_softirq_ratio", "Smoothed share of the CPU's time in softirqs (0-1).", get_softirq);
+        per_cpu(f, s, "irqsteer_cpu_idle_ratio", "Smoothed share of the CPU's time idle (0-1).", get_idle);
+        per_cpu(f, s, "irqsteer_cpu_hot", "1 while the policy holds the CPU hot.", get_hot);
+        per_cpu(f, s, "irqsteer_cpu_saturated", "1 while the CPU is hot by the saturated rule.", get_saturated);
+        family(f, "irqsteer_cpu_net_softirqs_per_second", "gauge",
+               "Smoothed NET_RX and NET_TX softirq runs per second (kind), from /proc/softirqs.");
+        for (int cpu = 0; l && cpu <= l->max_cpu; cpu++) {
+                if (!cpu_shown(&l->cpus[cpu]))
+                        continue;
+                fprintf(f, "irqsteer_cpu_net_softirqs_per_second{cpu=\"%d\",kind=\"net_rx\"}", cpu);
+                value(f, l->cpus[cpu].net_rx_rate);
+                fprintf(f, "irqsteer_cpu_net_softirqs_per_second{cpu=\"%d\",kind=\"net_tx\"}", cpu);
+                value(f, l->cpus[cpu].net_tx_rate);
+        }
+
+        family(f, "irqsteer_hot_cpus", "gauge", "CPUs the policy holds hot.");
+        fprintf(f, "irqsteer_hot_cpus %zu\n", pr ? pr->n_hot_cpus : 0);
+        family(f, "irqsteer_queue_irqs", "gauge", "Queue IRQs under management.");
+        fprintf(f, "irqsteer_queue_irqs %u\n", pr ? pr->n_queue_irqs : 0);
+        family(f, "irqsteer_rps_queues", "gauge", "Receive queues whose RPS mask irqsteerd steers.");
+        fprintf(f, "irqsteer_rps_queues %u\n", pr ? pr->n_rps_queues : 0);
+        family(f, "irqsteer_kernel_managed_irqs", "gauge", "Kernel-managed IRQs skipped.");
+        fprintf(f, "irqsteer_kernel_managed_irqs %u\n", pr ? pr->n_managed_irqs : 0);
+        family(f, "irqsteer_external_objects", "gauge", "Objects changed by others and left alone.");
+        fprintf(f, "irqsteer_external_objects %u\n", pr ? pr->n_external : 0);
+        family(f, "irqsteer_effective_mismatch_irqs", "gauge", "IRQs that fire outside the CPUs they were set to.");
+        {
+                unsigned n = 0;
+
+                for (size_t i = 0; i < s->n_eff; i++)
+                        n += s->eff[i].mismatch;
+                fprintf(f, "irqsteer_effective_mismatch_irqs %u\n", n);
+        }
+        family(f, "irqsteer_interfaces", "gauge", "Network interfaces in the inventory.");
+        fprintf(f, "irqsteer_interfaces %zu\n", s->inv ? s->inv->n_nics : 0);
+
+        for (size_t i = 0; s->undo && i < s->undo->n_entries; i++) {
+                enum knob_kind k = s->undo->entries[i].key.kind;
+
+                if (k >= 0 && k < KNOB_KIND_MAX)
+                        managed[k]++;
+        }
+        family(f, "irqsteer_managed_objects", "gauge",
+               "Objects irqsteerd changed and will restore (the undo journal), by kind.");
+        for (int k = 0; k < KNOB_KIND_MAX; k++)
+                fprintf(f, "irqsteer_managed_objects{kind=\"%s\"} %u\n", knob_kind_to_string(k), managed[k]);
+
+        family(f, "irqsteer_actions_total", "counter", "Actions taken, by kind, reason and result.");
+        for (int t = 0; t < ACTION_TYPE_MAX; t++)
+                for (int r = 0; r < REPORT_REASON_MAX; r++)
+                        for (int x = 0; x < REPORT_RESULT_MAX; x++) {
+                                if (!c->actions[t][r][x])
+                                        continue;
+                                fprintf(f, "irqsteer_actions_total{kind=\"%s\",reason=\"%s\",result=\"%s\"} %" PRIu64 "\n",
+                                        action_type_to_string(t), report_reason_to_string(r),
+                                        report_result_to_string(x), c->actions[t][r][x]);
+                        }
+        family(f, "irqsteer_action_failures_total", "counter", "Failed actions, by kind and error class.");
+        for (int t = 0; t < ACTION_TYPE_MAX; t++)
+                for (int x = 0; x < ACTION_FAILURE_MAX; x++) {
+                        if (!c->action_failures[t][x])
+                                continue;
+                        fprintf(f, "irqsteer_action_failures_total{kind=\"%s\",class=\"%s\"} %" PRIu64 "\n",
+                                action_type_to_string(t), action_failure_to_string(x), c->action_failures[t][x]);
+                }
+        family(f, "irqsteer_rps_trials_total", "counter", "RPS trials ended, by verdict.");
+        for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
+                fprintf(f, "irqsteer_rps_trials_total{verdict=\"%s\"} %" PRIu64 "\n", policy_trial_verdict_to_string(v),
+                        c->rps_trials[v]);
+        family(f, "irqsteer_restore_objects_total", "counter",
+               "Objects of a previous run's undo journal handled at start (crash recovery), by result.");
+        for (int x = 0; x < REPORT_RESTORE_MAX; x++)
+                fprintf(f, "irqsteer_restore_objects_total{result=\"%s\"} %" PRIu64 "\n", report_restore_to_string(x),
+                        c->restore[x]);
+        family(f, "irqsteer_config_reloads_total", "counter", "Configuration reloads (SIGHUP), by result.");
+        fprintf(f, "irqsteer_config_reloads_total{result=\"ok\"} %" PRIu64 "\n", c->reloads);
+        fprintf(f, "irqsteer_config_reloads_total{result=\"failed\"} %" PRIu64 "\n", c->reload_failures);
+        family(f, "irqsteer_config_last_reload_successful", "gauge",
+               "0 while the last reload failed (the previous configuration stays), else 1.");
+        fprintf(f, "irqsteer_config_last_reload_successful %d\n", rp->last_reload_failed ? 0 : 1);
+        family(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).");
+        counter_u(f, "irqsteer_link_events_total", c->link_events);
+
+        if (fclose(f) != 0 || !buf) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+int report_write_metrics_file(const char *dir, const char *name, const char *text, size_t len) {
+        /* node_exporter runs as another user: readable by all */
+        return state_write_atomic(dir, name, text, len, 0644);
+}
+
+/* dir and name of a metrics_file path (absolute, not ending in '/'). */
+static int split_path(const char *path, char *dir, size_t dlen, const char **ret_name) {
+        const char *slash = strrchr(path, '/');
+        size_t n;
+
+        if (!slash || !slash[1])
+                return -EINVAL;
+        n = slash == path ? 1 : (size_t) (slash - path);
+        if (n >= dlen)
+                return -ENAMETOOLONG;
+        memcpy(dir, path, n);
+        dir[n] = 0;
+        *ret_name = slash + 1;
+        return 0;
+}
+
+static void say_write(int r, bool *failed, const char *what) {
+        if (r < 0 && !*failed)
+                log_warning_errno(r, "Failed to write the metrics to %s: %m", what);
+        else if (r >= 0 && *failed)
+                log_info("Writing the metrics to %s works again", what);
+        *failed = r < 0;
+}
+
+int report_write_metrics(struct report *rp, const struct report_snapshot *s) {
+        _cleanup_(freep) char *text = NULL;
+        char path[4096];
+        size_t len;
+        int r, ret;
+
+        r = report_metrics_text(rp, s, &text, &len);
+        if (r < 0) {
+                log_warning("Out of memory writing the metrics");
+                return r;
+        }
+        ret = report_write_metrics_file(s->state_dir, REPORT_METRICS_NAME, text, len);
+        snprintf(path, sizeof(path), "%s/%s", s->state_dir, REPORT_METRICS_NAME);
+        say_write(ret, &rp->metrics_write_failed, path);
+        if (s->config && s->config->metrics_file) {
+                char dir[4096];
+                const char *name;
+
+                r = split_path(s->config->metrics_file, dir, sizeof(dir), &name);
+                if (r >= 0)
+                        r = report_write_metrics_file(dir, name, text, len);
+                say_write(r, &rp->metrics_file_failed, s->config->metrics_file);
+                if (r < 0 && ret >= 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+void report_remove_metrics(const struct report_snapshot *s) {
+        char dir[4096];
+        const char *name;
+
+        (void) state_remove(s->state_dir, REPORT_METRICS_NAME);
+        if (s->config && s->config->metrics_file &&
+            split_path(s->config->metrics_file, dir, sizeof(dir), &name) >= 0)
+                (void) state_remove(dir, name);
 }

@@ -29,6 +29,19 @@ static int parse_str(const char *text, struct config *c, struct config_errors *e
         return config_parse("t.conf", text, strlen(text), c, errs);
 }
 
+/* metrics_file is the one path that may be empty: off. */
+static void test_metrics_file_off(_unused_ void **state) {
+        struct config_errors errs = {};
+        struct config c;
+
+        assert_int_equal(parse_str("[daemon]\nmetrics_file =\n", &c, &errs), 0);
+        assert_null(c.metrics_file);
+        config_free(&c);
+        assert_int_equal(parse_str("[daemon]\nmetrics_file = \"\"\n", &c, &errs), 0);
+        assert_null(c.metrics_file);
+        config_free(&c);
+}
+
 static char *read_all(const char *path, size_t *ret_len) {
         FILE *f = fopen(path, "re");
         char *buf;
@@ -64,6 +77,7 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(interval_usec);
         SAME(irq_rate_interval_usec);
         SAME_STR(state_dir);
+        SAME_STR(metrics_file);
         SAME(log_level);
         SAME(restore_on_exit);
         SAME(dry_run);
@@ -139,6 +153,7 @@ static void test_defaults(_unused_ void **state) {
 
         assert_int_equal(config_defaults(&c), 0);
         assert_null(c.path);
+        assert_null(c.metrics_file);
         assert_true(cpuset_empty(&c.banned_cpus));
         assert_int_equal(c.n_interfaces, 0);
         assert_int_equal(c.n_workers, 0);
@@ -183,6 +198,8 @@ static void test_good_values(_unused_ void **state) {
                 { "state_dir", "state_dir", "/var/lib/irqsteer", K_STR, CF(state_dir), 0, "/var/lib/irqsteer" },
                 { "state_dir quoted with space", "state_dir", "\"/run/irq steer\"", K_STR, CF(state_dir), 0,
                   "/run/irq steer" },
+                { "metrics_file", "metrics_file", "/var/lib/prometheus/node-exporter/irqsteer.prom", K_STR,
+                  CF(metrics_file), 0, "/var/lib/prometheus/node-exporter/irqsteer.prom" },
                 { "log_level debug", "log_level", "debug", K_INT, CF(log_level), LOG_DEBUG, NULL },
                 { "log_level notice", "log_level", "notice", K_INT, CF(log_level), LOG_NOTICE, NULL },
                 { "log_level warning", "log_level", "warning", K_INT, CF(log_level), LOG_WARNING, NULL },
@@ -277,6 +294,7 @@ static void test_good_values(_unused_ void **state) {
                         bool daemon = strcmp(cases[i].key, "interval") == 0 ||
                                       strcmp(cases[i].key, "irq_rate_interval") == 0 ||
                                       strcmp(cases[i].key, "state_dir") == 0 ||
+                                      strcmp(cases[i].key, "metrics_file") == 0 ||
                                       strcmp(cases[i].key, "log_level") == 0 ||
                                       strcmp(cases[i].key, "restore_on_exit") == 0 ||
                                       strcmp(cases[i].key, "dry_run") == 0;
@@ -397,6 +415,10 @@ static void test_bad(_unused_ void **state) {
                 { "state_dir relative", "[daemon]\nstate_dir = run/irqsteer\n",
                   "t.conf:2: state_dir: \"run/irqsteer\" is not an absolute path\n" },
                 { "state_dir empty", "[daemon]\nstate_dir =\n", "t.conf:2: state_dir: empty value\n" },
+                { "metrics_file relative", "[daemon]\nmetrics_file = irqsteer.prom\n",
+                  "t.conf:2: metrics_file: \"irqsteer.prom\" is not an absolute path\n" },
+                { "metrics_file a directory", "[daemon]\nmetrics_file = /var/lib/prometheus/node-exporter/\n",
+                  "t.conf:2: metrics_file: \"/var/lib/prometheus/node-exporter/\" names a directory, not a file\n" },
                 { "state_dir empty quotes", "[daemon]\nstate_dir = \"\"\n", "t.conf:2: state_dir: empty value\n" },
                 { "unterminated quote", "[daemon]\nstate_dir = \"/run/x\n",
                   "t.conf:2: state_dir: unterminated quoted value\n" },
@@ -1003,8 +1025,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 6 [daemon] and 23 [balance] keys. */
-        assert_int_equal(uncommented, 29);
+        /* All 7 [daemon] and 23 [balance] keys. */
+        assert_int_equal(uncommented, 30);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);
@@ -1079,6 +1101,7 @@ static void test_format_roundtrip(_unused_ void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_defaults),
+                cmocka_unit_test(test_metrics_file_off),
                 cmocka_unit_test(test_good_values),
                 cmocka_unit_test(test_bad),
                 cmocka_unit_test(test_lexical),

@@ -1,0 +1,77 @@
+/* irqsteerctl metrics: the running daemon's Prometheus text file. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "ctl-internal.h"
+#include "ctl.h"
+#include "json.h"
+#include "report.h"
+#include "rootfs.h"
+#include "state.h"
+#include "util.h"
+
+static void metrics_help(FILE *f) {
+        fprintf(f, "Usage: irqsteerctl metrics [--state-dir DIR]\n"
+                   "Print the running irqsteerd's metrics in the Prometheus text format,\n"
+                   "from DIR/%s (rewritten every tick).\n\n"
+                   "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
+                   "  -h, --help           show this help\n",
+                REPORT_METRICS_NAME, CONFIG_DEFAULT_STATE_DIR);
+}
+
+int ctl_metrics(int argc, char **argv) {
+        static const struct option options[] = {
+                { "state-dir", required_argument, NULL, 's' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        _cleanup_(json_freep) struct json_value *v = NULL;
+        _cleanup_(freep) char *text = NULL, *status = NULL;
+        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
+        _cleanup_(closep) int fd = -1;
+        size_t len, slen;
+        int64_t pid = 0;
+        int c, r;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "+s:h", options, NULL)) >= 0) {
+                switch (c) {
+                case 's': state_dir = optarg; break;
+                case 'h': metrics_help(stdout); return CTL_EXIT_OK;
+                default: return ctl_usage_error("metrics", "bad option");
+                }
+        }
+        if (optind < argc)
+                return ctl_usage_error("metrics", "unexpected argument '%s'", argv[optind]);
+
+        fd = rootfs_open(state_dir);
+        r = fd < 0 ? fd : rootfs_read(fd, REPORT_METRICS_NAME, &text, &len);
+        if (r == -ENOENT) {
+                ctl_error("no metrics in %s/%s: irqsteerd is not running (or uses another --state-dir)",
+                          state_dir, REPORT_METRICS_NAME);
+                return CTL_EXIT_ERROR;
+        }
+        if (r < 0) {
+                ctl_error("cannot read %s/%s: %s", state_dir, REPORT_METRICS_NAME, strerror(-r));
+                return CTL_EXIT_ERROR;
+        }
+        /* The daemon removes the file when it stops; one left by a crash
+         * or --once must not pass for current values. */
+        if (rootfs_read(fd, STATE_STATUS_NAME, &status, &slen) < 0 || json_parse(status, slen, &v) < 0 ||
+            json_get_int(v, "pid", &pid) < 0 || !ctl_pid_is_irqsteerd(pid)) {
+                ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
+                          REPORT_METRICS_NAME);
+                return CTL_EXIT_ERROR;
+        }
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+                ctl_error("cannot write the metrics: %s", strerror(errno));
+                return CTL_EXIT_ERROR;
+        }
+        return CTL_EXIT_OK;
+}

@@ -1,0 +1,6 @@
+#!/bin/sh
+# irqsteerd's metrics scraped through Debian's prometheus-node-exporter
+# (textfile collector) on 127.0.0.1, irqsteerd on a fixture tree; root,
+# installs the exporter when missing (tests/live-metrics.py does the work).
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not installed"; exit 77; }
+exec python3 "${IRQSTEER_SRCDIR:-$(dirname "$0")/..}/tests/live-metrics.py"

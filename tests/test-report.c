@@ -1,0 +1,471 @@
+/* The report module's Prometheus exposition: label escaping, reason
+ * classes, the text format (HELP/TYPE once per family, samples grouped,
+ * counters named _total), counters that only grow across ticks, and the
+ * atomic write. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "action.h"
+#include "apply.h"
+#include "config.h"
+#include "policy.h"
+#include "report.h"
+#include "testlib.h"
+#include "util.h"
+
+static void test_escape_label(void **state) {
+        static const struct {
+                const char *what, *in, *want;
+        } cases[] = {
+                { "plain", "eth0", "eth0" },
+                { "empty", "", "" },
+                { "double quote", "a\"b", "a\\\"b" },
+                { "backslash", "a\\b", "a\\\\b" },
+                { "newline", "a\nb", "a\\nb" },
+                { "all three", "\\\"\n", "\\\\\\\"\\n" },
+                { "utf-8 passes", "caf\xc3\xa9", "caf\xc3\xa9" },
+        };
+        char buf[64], small[4];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                if (report_escape_label(cases[i].in, buf, sizeof(buf)) != 0)
+                        fail_msg("%s: failed", cases[i].what);
+                if (strcmp(buf, cases[i].want) != 0)
+                        fail_msg("%s: got \"%s\", want \"%s\"", cases[i].what, buf, cases[i].want);
+        }
+        /* "ab\"" needs 5 bytes with its NUL: refused, not cut mid-escape */
+        assert_int_equal(report_escape_label("ab\"", small, sizeof(small)), -ENOBUFS);
+        assert_string_equal(small, "");
+        assert_int_equal(report_escape_label("abc", small, sizeof(small)), 0);
+}
+
+/* The reasons as the policy words them today (src/policy-*.c). */
+static void test_reason_classify(void **state) {
+        static const struct {
+                const char *text;
+                enum report_reason want;
+        } cases[] = {
+                { "initial layout: eth0 queue 0 of 4 on CPU1 (4 local eligible CPUs)", REPORT_REASON_INITIAL_LAYOUT },
+                { "CPU3 went offline and the kernel moved the IRQ; re-placing on CPU1", REPORT_REASON_CPU_OFFLINE },
+                { "CPU1 softirq+irq 95% for 2 samples; projected peak 95% -> 50%", REPORT_REASON_CPU_HOT },
+                { "CPU1 saturated (softirq+irq 45%, idle 3%) for 2 samples; projected peak 45% -> 30%",
+                  REPORT_REASON_CPU_SATURATED },
+                { "XPS follows rx IRQ 40 on CPU2", REPORT_REASON_XPS_FOLLOWS_RX },
+                { "single-queue NIC eth0: RPS over CPUs 1-3", REPORT_REASON_SINGLE_QUEUE_RPS },
+                { "lone hot queue: CPU0 at 97%, IRQ 40 is 90% of its load; RPS over CPUs 1-3",
+                  REPORT_REASON_LONE_HOT_QUEUE },
+                { "CPU0 softirq+irq 90% for 2 samples, not from queue IRQs; veth0 receives 1.2M packets/s: RPS over CPUs 1-3",
+                  REPORT_REASON_SOFTIRQ_HOT },
+                { "RPS widened: CPU1 still hot (queue work 80%); RPS over CPUs 1-5", REPORT_REASON_RPS_WIDENED },
+                { "RPS narrowed: queue work 20% fits on fewer CPUs below 60%; RPS over CPUs 1-2",
+                  REPORT_REASON_RPS_NARROWED },
+                { "veth0 receives 10 packets/s, below 1000 for 2 samples: RPS no longer needed, back to the original",
+                  REPORT_REASON_RPS_NOT_NEEDED },
+                { "RPS cost throughput: veth0 received 1 Mbit/s in 3 samples with RPS, 2 Mbit/s before (-50%): back to "
+                  "the original, no RPS for it for 5 min",
+                  REPORT_REASON_RPS_TRIAL_FAILED },
+                { "RPS no longer needed for eth0: rps_flow_cnt back to the original", REPORT_REASON_RPS_NOT_NEEDED },
+                { "RFS for eth0 rx-0 (scaling guide: 32768 entries)", REPORT_REASON_RFS },
+                { "RFS: 32768 flow entries / 4 rx queues", REPORT_REASON_RFS },
+                { "worker nginx: spread, one CPU per thread over CPUs 0-3 (4 threads)", REPORT_REASON_WORKER_SPREAD },
+                { "worker nginx: colocate with eth0 queue 1 (IRQ 41 on CPU1)", REPORT_REASON_WORKER_COLOCATE },
+                { "worker nginx: avoid-net, CPUs 2-3 serve no queue IRQ", REPORT_REASON_WORKER_AVOID_NET },
+                { "something new", REPORT_REASON_OTHER },
+                { "", REPORT_REASON_OTHER },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                enum report_reason got = report_reason_classify(cases[i].text);
+                if (got != cases[i].want)
+                        fail_msg("\"%s\": got %s, want %s", cases[i].text, report_reason_to_string(got),
+                                 report_reason_to_string(cases[i].want));
+        }
+        assert_int_equal(report_reason_classify(NULL), REPORT_REASON_OTHER);
+        for (int r = 0; r < REPORT_REASON_MAX; r++)
+                assert_non_null(report_reason_to_string(r));
+}
+
+/* A snapshot of 4 CPUs: cpu1 offline, cpu3 new (not valid), cpu2 hot and
+ * saturated. */
+struct fixture {
+        struct config config;
+        struct sample_cpu cpus[4];
+        struct sample_rates load;
+        struct policy_hot_cpu hot[1];
+        struct policy_report policy;
+        struct report_snapshot snap;
+        struct report rp;
+};
+
+static void fixture_init(struct fixture *x, const char *state_dir) {
+        memset(x, 0, sizeof(*x));
+        assert_int_equal(config_defaults(&x->config), 0);
+        x->cpus[0] = (struct sample_cpu){ .valid = true, .irq = 0.01, .softirq = 0.25, .idle = 0.5,
+                                          .net_rx_rate = 1500, .net_tx_rate = 20 };
+        x->cpus[1] = (struct sample_cpu){ .offline = true };
+        x->cpus[2] = (struct sample_cpu){ .valid = true, .irq = 0.125, .softirq = 0.5, .idle = 0.0625,
+                                          .net_rx_rate = 250000, .net_tx_rate = 0 };
+        x->cpus[3] = (struct sample_cpu){ .valid = false };
+        x->load = (struct sample_rates){ .interval_s = 1, .max_cpu = 3, .cpus = x->cpus };
+        x->hot[0] = (struct policy_hot_cpu){ .cpu = 2, .load = 0.625, .idle = 0.0625, .saturated = true };
+        cpuset_zero(&x->policy.hot);
+        cpuset_set(&x->policy.hot, 2);
+        x->policy.hot_cpus = x->hot;
+        x->policy.n_hot_cpus = 1;
+        x->policy.n_queue_irqs = 8;
+        x->policy.n_rps_queues = 1;
+        x->snap = (struct report_snapshot){
+                .pid = 1234,
+                .started_usec = UINT64_C(1700000000000000),
+                .status = "hot: cpu2 (62%)",
+                .root = "/",
+                .state_dir = state_dir,
+                .ticks = 5,
+                .policy = &x->policy,
+                .irq_readings = 3,
+                .config = &x->config,
+                .load = &x->load,
+        };
+}
+
+static void fixture_free(struct fixture *x) {
+        report_free(&x->rp);
+        config_free(&x->config);
+}
+
+static char *metrics(struct fixture *x) {
+        char *text = NULL;
+        size_t len = 0;
+
+        assert_int_equal(report_metrics_text(&x->rp, &x->snap, &text, &len), 0);
+        assert_non_null(text);
+        assert_int_equal(strlen(text), len);
+        return text;
+}
+
+static bool has_line(const char *text, const char *line) {
+        size_t n = strlen(line);
+
+        for (const char *p = text; (p = strstr(p, line)); p++)
+                if ((p == text || p[-1] == '\n') && p[n] == '\n')
+                        return true;
+        return false;
+}
+
+/* The metric name of a sample line ("name{...} v" or "name v"). */
+static void sample_name(const char *line, char *buf, size_t len) {
+        size_t n = strcspn(line, "{ ");
+
+        assert_true(n < len);
+        memcpy(buf, line, n);
+        buf[n] = 0;
+}
+
+/* The 0.0.4 text format as Prometheus parses it: every sample's family has
+ * one HELP and one TYPE before its samples, the family's samples are
+ * together, names are irqsteer_*, counters end in _total, values parse. */
+static void check_format(const char *text) {
+        char families[64][96], type[16], cur[96] = "", *copy = strdup(text), *save = NULL;
+        size_t n_families = 0;
+
+        assert_non_null(copy);
+        assert_true(text[0] && text[strlen(text) - 1] == '\n');
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char name[96];
+
+                if (strncmp(line, "# HELP ", 7) == 0) {
+                        sample_name(line + 7, name, sizeof(name));
+                        for (size_t i = 0; i < n_families; i++)
+                                if (strcmp(families[i], name) == 0)
+                                        fail_msg("%s: HELP twice or family split", name);
+                        assert_true(n_families < ELEMENTSOF(families));
+                        snprintf(families[n_families++], sizeof(families[0]), "%s", name);
+                        snprintf(cur, sizeof(cur), "%s", name);
+                        type[0] = 0;
+                        continue;
+                }
+                if (strncmp(line, "# TYPE ", 7) == 0) {
+                        char t[96];
+
+                        assert_int_equal(sscanf(line + 7, "%95s %15s", t, type), 2);
+                        if (strcmp(t, cur) != 0)
+                                fail_msg("TYPE %s not after its HELP", t);
+                        if (strcmp(type, "counter") != 0 && strcmp(type, "gauge") != 0)
+                                fail_msg("%s: type %s", t, type);
+                        if ((strcmp(type, "counter") == 0) != (strlen(t) > 6 && strcmp(t + strlen(t) - 6, "_total") == 0))
+                                fail_msg("%s: a counter is named _total, and only a counter", t);
+                        continue;
+                }
+                assert_true(line[0] != '#');
+                sample_name(line, name, sizeof(name));
+                if (strcmp(name, cur) != 0 || !type[0])
+                        fail_msg("sample \"%s\" outside its family's block (current %s)", line, cur);
+                if (strncmp(name, "irqsteer_", 9) != 0)
+                        fail_msg("%s: no irqsteer_ prefix", name);
+                {
+                        const char *v = strrchr(line, ' ');
+                        char *end;
+
+                        assert_non_null(v);
+                        errno = 0;
+                        (void) strtod(v + 1, &end);
+                        if (*end || errno)
+                                fail_msg("\"%s\": value does not parse", line);
+                }
+        }
+        free(copy);
+}
+
+static void test_metrics_text(void **state) {
+        struct fixture x;
+        char *text;
+
+        fixture_init(&x, "/nonexistent");
+        text = metrics(&x);
+        check_format(text);
+
+        assert_true(has_line(text, "# TYPE irqsteer_cpu_softirq_ratio gauge"));
+        assert_true(has_line(text, "irqsteer_cpu_softirq_ratio{cpu=\"0\"} 0.25"));
+        assert_true(has_line(text, "irqsteer_cpu_softirq_ratio{cpu=\"2\"} 0.5"));
+        assert_true(has_line(text, "irqsteer_cpu_irq_ratio{cpu=\"2\"} 0.125"));
+        assert_true(has_line(text, "irqsteer_cpu_idle_ratio{cpu=\"2\"} 0.0625"));
+        /* offline and not-yet-valid CPUs have no series */
+        assert_null(strstr(text, "cpu=\"1\""));
+        assert_null(strstr(text, "cpu=\"3\""));
+        assert_true(has_line(text, "irqsteer_cpu_hot{cpu=\"0\"} 0"));
+        assert_true(has_line(text, "irqsteer_cpu_hot{cpu=\"2\"} 1"));
+        assert_true(has_line(text, "irqsteer_cpu_saturated{cpu=\"2\"} 1"));
+        assert_true(has_line(text, "irqsteer_cpu_net_softirqs_per_second{cpu=\"0\",kind=\"net_rx\"} 1500"));
+        assert_true(has_line(text, "irqsteer_cpu_net_softirqs_per_second{cpu=\"2\",kind=\"net_rx\"} 250000"));
+        assert_true(has_line(text, "irqsteer_cpu_net_softirqs_per_second{cpu=\"0\",kind=\"net_tx\"} 20"));
+        assert_true(has_line(text, "irqsteer_hot_cpus 1"));
+        assert_true(has_line(text, "irqsteer_queue_irqs 8"));
+        assert_true(has_line(text, "irqsteer_ticks_total 5"));
+        assert_true(has_line(text, "irqsteer_start_time_seconds 1700000000"));
+        assert_true(has_line(text, "irqsteer_build_info{version=\"" IRQSTEER_VERSION "\"} 1"));
+        assert_true(has_line(text, "# TYPE irqsteer_actions_total counter"));
+        assert_true(has_line(text, "irqsteer_rps_trials_total{verdict=\"reverted\"} 0"));
+        assert_true(has_line(text, "irqsteer_config_reloads_total{result=\"failed\"} 0"));
+        assert_true(has_line(text, "irqsteer_managed_objects{kind=\"irq\"} 0"));
+        /* nothing per IRQ, per interface or per thread */
+        assert_null(strstr(text, "irq=\""));
+        assert_null(strstr(text, "device=\""));
+        free(text);
+
+        /* before the first interval: no per-CPU series, still valid */
+        x.snap.load = NULL;
+        x.snap.policy = NULL;
+        text = metrics(&x);
+        check_format(text);
+        assert_null(strstr(text, "cpu=\""));
+        assert_true(has_line(text, "irqsteer_hot_cpus 0"));
+        free(text);
+        fixture_free(&x);
+}
+
+/* Every _total series of text as "series value" pairs. */
+struct series {
+        char name[192];
+        double v;
+};
+
+static size_t counters_of(const char *text, struct series *out, size_t max) {
+        char *copy = strdup(text), *save = NULL;
+        size_t n = 0;
+
+        assert_non_null(copy);
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *sp = strrchr(line, ' '), name[96];
+
+                if (line[0] == '#' || !sp)
+                        continue;
+                sample_name(line, name, sizeof(name));
+                if (strlen(name) < 6 || strcmp(name + strlen(name) - 6, "_total") != 0)
+                        continue;
+                assert_true(n < max);
+                *sp = 0;
+                snprintf(out[n].name, sizeof(out[n].name), "%s", line);
+                out[n].v = strtod(sp + 1, NULL);
+                n++;
+        }
+        free(copy);
+        return n;
+}
+
+static double counter(const struct series *s, size_t n, const char *name) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(s[i].name, name) == 0)
+                        return s[i].v;
+        return NAN;
+}
+
+static void one_tick(struct fixture *x, int result) {
+        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = 40, .queue = 0 };
+        struct undo_report u = { .restored = 2, .gone = 1 };
+
+        snprintf(a.reason, sizeof(a.reason), "CPU1 softirq+irq 95%% for 2 samples; projected peak 95%% -> 50%%");
+        report_record_action(&x->rp, &a, "IRQ 40 CPU1 -> CPU2: hot", result, 1);
+        x->policy.rps_trials[POLICY_TRIAL_KEPT] = 1;
+        report_count_policy(&x->rp, &x->policy);
+        report_count_tick(&x->rp, 1500);
+        report_count_reload(&x->rp, result >= 0);
+        report_count_restore(&x->rp, &u);
+        report_record_link(&x->rp, "eth0 down", 1);
+        x->snap.ticks++;
+}
+
+static void test_counters_monotonic(void **state) {
+        struct series before[128], after[128];
+        struct fixture x;
+        size_t nb, na;
+        char *text;
+
+        fixture_init(&x, "/nonexistent");
+        one_tick(&x, APPLY_DONE);
+        text = metrics(&x);
+        nb = counters_of(text, before, ELEMENTSOF(before));
+        free(text);
+        assert_true(nb > 10);
+        assert_true(counter(before, nb, "irqsteer_actions_total{kind=\"irq-affinity\",reason=\"cpu_hot\",result=\"done\"}") == 1);
+
+        for (int i = 0; i < 3; i++)
+                one_tick(&x, i == 1 ? -EIO : APPLY_DONE);
+        text = metrics(&x);
+        check_format(text);
+        na = counters_of(text, after, ELEMENTSOF(after));
+        free(text);
+
+        /* no series goes away or down */
+        for (size_t i = 0; i < nb; i++) {
+                double v = counter(after, na, before[i].name);
+                if (isnan(v) || v < before[i].v)
+                        fail_msg("%s: %g, then %g", before[i].name, before[i].v, v);
+        }
+        assert_true(counter(after, na, "irqsteer_actions_total{kind=\"irq-affinity\",reason=\"cpu_hot\",result=\"done\"}") == 3);
+        assert_true(counter(after, na, "irqsteer_actions_total{kind=\"irq-affinity\",reason=\"cpu_hot\",result=\"failed\"}") == 1);
+        assert_true(counter(after, na, "irqsteer_action_failures_total{kind=\"irq-affinity\",class=\"permanent\"}") == 1);
+        assert_true(counter(after, na, "irqsteer_rps_trials_total{verdict=\"kept\"}") == 4);
+        assert_true(counter(after, na, "irqsteer_ticks_total") == 9);
+        assert_true(fabs(counter(after, na, "irqsteer_tick_seconds_total") - 0.006) < 1e-9);
+        assert_true(counter(after, na, "irqsteer_config_reloads_total{result=\"ok\"}") == 3);
+        assert_true(counter(after, na, "irqsteer_config_reloads_total{result=\"failed\"}") == 1);
+        assert_true(counter(after, na, "irqsteer_restore_objects_total{result=\"restored\"}") == 8);
+        assert_true(counter(after, na, "irqsteer_link_events_total") == 4);
+        fixture_free(&x);
+}
+
+static char *make_tmpdir(void) {
+        char tmpl[] = "/tmp/test-report.XXXXXX";
+        char *d = mkdtemp(tmpl);
+
+        assert_non_null(d);
+        return strdup(d);
+}
+
+static char *slurp(const char *path) {
+        FILE *f = fopen(path, "re");
+        char *buf = NULL;
+        size_t len = 0;
+
+        if (!f)
+                return NULL;
+        assert_int_equal(getdelim(&buf, &len, 0, f) >= 0, 1);
+        fclose(f);
+        return buf;
+}
+
+static size_t dir_entries(const char *dir) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t n = 0;
+
+        assert_non_null(d);
+        while ((e = readdir(d)))
+                if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                        n++;
+        closedir(d);
+        return n;
+}
+
+static void test_write_atomic(void **state) {
+        char *sdir = make_tmpdir(), *pdir = make_tmpdir(), path[512], spath[512], old[64];
+        char *text, *got;
+        struct fixture x;
+        struct stat st;
+        mode_t mask;
+        int fd;
+
+        fixture_init(&x, sdir);
+        snprintf(path, sizeof(path), "%s/irqsteer.prom", pdir);
+        snprintf(spath, sizeof(spath), "%s/%s", sdir, REPORT_METRICS_NAME);
+        x.config.metrics_file = strdup(path);
+        assert_non_null(x.config.metrics_file);
+
+        /* an old file held open by a reader: it must keep reading the
+         * old text whole (a rename, not a rewrite in place) */
+        test_write_file(pdir, "irqsteer.prom", "# old\n");
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+
+        mask = umask(077); /* the unit's UMask=0077: node_exporter must still read it */
+        assert_int_equal(report_write_metrics(&x.rp, &x.snap), 0);
+        umask(mask);
+
+        text = metrics(&x);
+        got = slurp(path);
+        assert_non_null(got);
+        assert_string_equal(got, text);
+        free(got);
+        got = slurp(spath);
+        assert_non_null(got);
+        assert_string_equal(got, text);
+        free(got);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        memset(old, 0, sizeof(old));
+        assert_int_equal(read(fd, old, sizeof(old) - 1), 6);
+        assert_string_equal(old, "# old\n");
+        close(fd);
+        /* no temporary left beside them */
+        assert_int_equal(dir_entries(pdir), 1);
+        assert_int_equal(dir_entries(sdir), 1);
+
+        /* a metrics_file in a missing directory: an error, the state
+         * directory's copy still written */
+        assert_int_equal(unlink(spath), 0);
+        free(x.config.metrics_file);
+        x.config.metrics_file = strdup("/nonexistent-irqsteer-test/irqsteer.prom");
+        assert_int_equal(report_write_metrics(&x.rp, &x.snap), -ENOENT);
+        assert_true(x.rp.metrics_file_failed);
+        got = slurp(spath);
+        assert_non_null(got);
+        assert_string_equal(got, text);
+        free(got);
+        free(text);
+
+        /* stopping removes both */
+        free(x.config.metrics_file);
+        x.config.metrics_file = strdup(path);
+        report_remove_metrics(&x.snap);
+        assert_int_equal(dir_entries(pdir), 0);
+        assert_int_equal(dir_entries(sdir), 0);
+        assert_int_equal(rmdir(pdir), 0);
+        assert_int_equal(rmdir(sdir), 0);
+        free(pdir);
+        free(sdir);
+        fixture_free(&x);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_escape_label),
+                cmocka_unit_test(test_reason_classify),
+                cmocka_unit_test(test_metrics_text),
+                cmocka_unit_test(test_counters_monotonic),
+                cmocka_unit_test(test_write_atomic),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
