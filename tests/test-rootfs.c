@@ -132,10 +132,8 @@ static void test_hold_dir(_unused_ void **state) {
         assert_int_equal(fd, 0);
 }
 
-/* The budget is the soft fd limit less 256 (half of a small one), as it
- * was at the first call; beyond it reads still work, by path. */
 /* The files held open stay within RLIMIT_NOFILE with room left for the
- * rest of the daemon (not the formula itself again). */
+ * rest of the daemon: a property, not rootfs_held_max()'s formula again. */
 static void test_budget(_unused_ void **state) {
         struct rlimit rl;
         size_t max = rootfs_held_max();
