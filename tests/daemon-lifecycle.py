@@ -44,17 +44,23 @@ def run_stall():
         time.sleep(0.1)
         before = ticks(state)
         time.sleep(2.0)
+        t = time.monotonic()
         p.send_signal(signal.SIGCONT)
         # the tick due during the stop runs at once; the next one is an
         # interval later (old code: ten ticks back to back)
         time.sleep(0.15)
         after = ticks(state)
-        c.check(before is not None and after is not None and after - before <= 2,
-                "stall: no burst of missed ticks after SIGCONT", f"{before} -> {after} within 150 ms")
+        el = time.monotonic() - t
+        # a busy machine may wake this script late: allow the ticks due by then
+        allowed = 2 + int(el / 0.2)
+        c.check(before is not None and after is not None and after - before <= allowed,
+                "stall: no burst of missed ticks after SIGCONT", f"{before} -> {after} within {el * 1000:.0f} ms")
+        t = time.monotonic()
         time.sleep(1.0)
         later = ticks(state)
-        c.check(later is not None and after is not None and 3 <= later - after <= 7,
-                "stall: the normal pace after the stall", f"{after} -> {later} in 1 s at 200 ms")
+        el = time.monotonic() - t
+        c.check(later is not None and after is not None and 2 <= later - after <= 2 + int(el / 0.2),
+                "stall: the normal pace after the stall", f"{after} -> {later} in {el:.2f} s at 200 ms")
         c.check(dl.stop(p, timeout=T) == 0, "stall: SIGTERM exit 0", dl.read_log(log)[-1500:])
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)
