@@ -45,6 +45,10 @@ static int refresh_links(struct inventory *inv) {
                 /* Gone since sysfs was read, or another namespace's sysfs. */
                 if (!link)
                         continue;
+                /* A virtual NIC has no device/driver link; its link
+                 * kind (IFLA_INFO_KIND: veth, bridge, ...) says what it is. */
+                if (!nic->driver[0] && rtnl_link_get_type(link))
+                        snprintf(nic->driver, sizeof(nic->driver), "%s", rtnl_link_get_type(link));
                 nic->ifindex = rtnl_link_get_ifindex(link);
                 nic->up = rtnl_link_get_flags(link) & IFF_UP;
                 /* 0 means the attribute was absent (kernels before 2.6.35). */

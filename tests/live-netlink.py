@@ -6,6 +6,7 @@ in its log and in status.json.  Names start with "isdn"; the namespace is
 deleted on every exit path.  Run by tests/live-netlink.sh."""
 import atexit
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -112,6 +113,14 @@ def step(what, cmd, log_text, nic=None, present=True, rx=None):
 step("veth appears", ["ip", "-n", ns, "link", "add", "isdnA", "numrxqueues", "4", "numtxqueues", "4", "type", "veth",
                       "peer", "name", "isdnB", "numrxqueues", "4", "numtxqueues", "4"],
      "isdnA: appeared", nic="isdnA", rx=4)
+# A veth has no device/driver link in sysfs: the driver shown is its link
+# kind from rtnetlink, in status.json and in irqsteerctl inventory.
+c.check(status_nics()[0].get("isdnA", {}).get("driver") == "veth", "veth: driver veth in status.json",
+        repr(status_nics()[0].get("isdnA")))
+inv = subprocess.run(["ip", "netns", "exec", ns, dl.env_path("IRQSTEERCTL"), "inventory"], capture_output=True,
+                     text=True, timeout=30)
+c.check(re.search(r"isdnA\b.*driver veth", inv.stdout) is not None, "veth: irqsteerctl inventory says driver veth",
+        inv.stdout[-800:] + inv.stderr[-400:])
 step("link up", ["ip", "-n", ns, "link", "set", "isdnA", "up"], "isdnA: link up, re-applying", nic="isdnA")
 step("link down", ["ip", "-n", ns, "link", "set", "isdnA", "down"], "isdnA: link down", nic="isdnA")
 step("rename", ["ip", "-n", ns, "link", "set", "isdnA", "name", "isdnC"], "isdnC: renamed from isdnA", nic="isdnC")
