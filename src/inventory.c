@@ -1037,12 +1037,20 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                 n_objects += nic->n_queues;
         }
         inventory_audit_slice(audit ? audit : &all, n_objects, &first, &count);
-        /* Only NIC vectors: the policy never looks at other IRQs' masks. */
+        /* NIC vectors by the audit; other devices' IRQs only after a
+         * write (reread): the policy looks at their masks only to keep
+         * them off banned CPUs, and must see what it wrote, not take its
+         * own write for someone else's. */
         for (size_t i = 0; i < inv->n_irqs; i++) {
                 struct inv_irq *irq = &inv->irqs[i];
 
-                if (irq->nic < 0)
+                if (irq->nic < 0) {
+                        irq->fresh = false;
+                        if (irq->reread)
+                                read_irq_masks(rootfd, irq, true);
+                        irq->reread = false;
                         continue;
+                }
                 irq->fresh = false;
                 if (irq->reread || inventory_audit_has(n_objects, first, count, k))
                         read_irq_masks(rootfd, irq, true);

@@ -86,7 +86,16 @@ def run_bans():
         # written after the tick that moved them: at most two
         c.check(bool(ok) and 0 <= t1 - t0 <= 2, "bans: CPU1 vacated within a tick",
                 f"ticks {t0} -> {t1}, still on CPU1: {irqs_on(root, 1, log)}")
+        # another device's IRQ (ttyS0, mask 0-3) loses CPU1 as well, and
+        # the daemon does not take its own write for someone else's
+        irq24 = os.path.join(root, "proc/irq/24/smp_affinity_list")
+        ok = dl.wait_until(lambda: open(irq24).read().strip() == "0,2", T)
+        c.check(bool(ok), "bans: another device's IRQ leaves CPU1", open(irq24).read())
+        t = ticks(state)
+        dl.wait_until(lambda: ticks(state) >= t + 3, T)
         text = dl.read_log(log)
+        c.check("IRQ 24 was changed by someone else" not in text and open(irq24).read().strip() == "0,2",
+                "bans: its own write is not an external change", text[-1500:])
         c.check("may no longer be used (banned" in text, "bans: the moves say why", text[-1500:])
         c.check(text.count("Ban file " + bad) == 1, "bans: the bad file is said once",
                 str(text.count("Ban file " + bad)))
@@ -133,6 +142,8 @@ def run_bans():
         c.check(bool(ok) and 0 <= t1 - t0 <= 2, "reload: banned_cpus = 0 vacates CPU0 within a tick",
                 f"ticks {t0} -> {t1}, on CPU0: {irqs_on(root, 0, log)}, rps {open(rps).read().strip()}")
         c.check(dl.stop(p, timeout=T) == 0, "bans: SIGTERM exit 0", dl.read_log(log)[-1500:])
+        c.check(open(irq24).read().strip() == "0-3", "bans: the other device's IRQ restored on stop",
+                open(irq24).read())
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)
 
