@@ -118,6 +118,7 @@ struct report_snapshot {
         uint64_t caps;                    /* capabilities kept */
         unsigned ticks;
         const char *reload_error;         /* "" or NULL: none */
+        const char *unmatched_interfaces; /* [interface] sections no NIC matches; "" or NULL: none */
         const struct bans *bans;          /* runtime bans; NULL: none read */
         const struct policy_report *policy;
         uint64_t irq_readings;            /* /proc/interrupts readings so far */

@@ -427,6 +427,8 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int roo
                 fprintf(f, "Mode: dry run (nothing is written)\n");
         if (json_get_string(v, "reload_error", &s) == 0 && *s)
                 fprintf(f, "Last reload failed: %s\n", s);
+        if (json_get_string(v, "unmatched_interfaces", &s) == 0 && *s)
+                fprintf(f, "Matching no interface: %s\n", s);
         print_counters(f, v);
         print_effective(f, v);
         print_hot(f, v);

@@ -1,6 +1,7 @@
 /* irqsteerd's event loop: startup, one tick per interval, reload, stop. */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -107,6 +108,7 @@ struct daemon {
         char other_writer[160];   /* "irqbalance (pid N) is running ...", "" if none seen */
         pid_t other_pid;          /* that irqbalance, 0 if none seen */
         char restart_needed[160]; /* keys a reload changed that take a restart, "" if none */
+        char unmatched[256];      /* "[interface eth9] (FILE:LINE), ...": sections no NIC here matches */
         char reload_error[384];
 
         struct report out;        /* status.json, load lines */
@@ -220,6 +222,31 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
 }
 
 /* ---- logging what was found ---- */
+
+/* [interface NAME] sections that match no NIC here: a warning, not an
+ * error, since one file may serve several hosts; listed in status.json
+ * until a NIC appears that matches (said once per start and reload). */
+static void check_unmatched(struct daemon *d, bool say) {
+        size_t l = 0;
+
+        d->unmatched[0] = 0;
+        for (size_t i = 0; i < d->config.n_interfaces; i++) {
+                const struct config_interface *ci = &d->config.interfaces[i];
+                bool found = false;
+
+                for (size_t k = 0; k < d->inv.n_nics && !found; k++)
+                        found = fnmatch(ci->match, d->inv.nics[k].name, 0) == 0;
+                if (found)
+                        continue;
+                if (say)
+                        log_warning("%s:%u: [interface %s] matches no interface on this host; kept for when one "
+                                    "appears", d->config.path ? d->config.path : "(config)", ci->line, ci->match);
+                if (l < sizeof(d->unmatched))
+                        l += (size_t) snprintf(d->unmatched + l, sizeof(d->unmatched) - l, "%s[interface %s] (%s:%u)",
+                                               l ? ", " : "", ci->match,
+                                               d->config.path ? d->config.path : "(config)", ci->line);
+        }
+}
 
 static void log_topology(const struct daemon *d) {
         char online[256], iso[128], nohz[128];
@@ -862,6 +889,7 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .caps = d->caps,
                 .ticks = d->ticks,
                 .reload_error = d->reload_error,
+                .unmatched_interfaces = d->unmatched,
                 .bans = &d->bans,
                 .policy = &d->report,
                 .irq_readings = d->irq_readings,
@@ -1221,6 +1249,7 @@ static int tick(struct daemon *d) {
         }
         if (d->inv_dirty) {
                 log_inventory(d);
+                check_unmatched(d, false);
                 d->inv_dirty = false;
         }
         /* whether a watched IRQ fired: between the last two readings */
@@ -1368,6 +1397,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 policy_reset(d->policy);
                 d->irq_force = true;
                 log_info("Configuration reloaded");
+                check_unmatched(d, true);
         }
         update_status(d, false);
         notify_ready(d->status);
@@ -1650,6 +1680,7 @@ static int startup(struct daemon *d) {
         if (r < 0)
                 return log_error_errno(r, "Failed to read the NIC inventory under %s: %m", d->root);
         log_inventory(d);
+        check_unmatched(d, true);
 
         r = apply_new(d->rootfd, d->root_is_host, d->state_dir, d->dry_run, &d->apply);
         if (r < 0)

@@ -509,6 +509,10 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 json_key_string(w, "reload_error", s->reload_error);
         else
                 json_key_null(w, "reload_error");
+        if (s->unmatched_interfaces && s->unmatched_interfaces[0])
+                json_key_string(w, "unmatched_interfaces", s->unmatched_interfaces);
+        else
+                json_key_null(w, "unmatched_interfaces");
         if (s->bans) {
                 json_key_begin_object(w, "runtime_bans");
                 json_key_cpuset(w, "cpus", &s->bans->cpus);

@@ -973,6 +973,43 @@ def run_ban_cpus():
         dl.stop(p, signal.SIGTERM, timeout=T)
 
 
+
+def run_unmatched_interfaces():
+    """[interface NAME] sections that match no NIC: a warning at start and
+    at reload (not an error), and listed by status.json and irqsteerctl
+    status."""
+    d = os.path.join(tmp, "unmatched")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    conf = os.path.join(d, "irqsteer.conf")
+    with open(conf, "w") as f:
+        f.write("[interface eth0]\nrps = yes\n\n[interface eth9]\nmanage = no\n")
+    log = os.path.join(d, "daemon.log")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "-c", conf, "--interval", "200ms", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: "Ready:" in dl.read_log(log) or p.poll() is not None, T)
+        c.check(ok and p.poll() is None, "unmatched [interface]: still starts", dl.read_log(log)[-1500:])
+        text = dl.read_log(log)
+        c.check(f" warning: {conf}:4: [interface eth9] matches no interface on this host" in text
+                and "[interface eth0] matches" not in text, "unmatched [interface]: warned at start with FILE:LINE",
+                text[-1500:])
+        st = dl.wait_until(lambda: (dl.load_json(os.path.join(state, "status.json")) or {}).get("unmatched_interfaces"), T)
+        c.check(st == f"[interface eth9] ({conf}:4)", "unmatched [interface]: in status.json", repr(st))
+        r = subprocess.run([dl.env_path("IRQSTEERCTL"), "status", "--state-dir", state], capture_output=True,
+                           text=True, timeout=T)
+        c.check(f"Matching no interface: [interface eth9] ({conf}:4)" in r.stdout,
+                "unmatched [interface]: irqsteerctl status shows it", r.stdout[-1500:])
+        with open(conf, "w") as f:
+            f.write("[interface eth0]\nrps = yes\n[interface nope*]\nmanage = no\n")
+        n = len(dl.read_log(log))
+        p.send_signal(signal.SIGHUP)
+        ok = dl.wait_until(lambda: "[interface nope*] matches no interface" in dl.read_log(log)[n:], T)
+        c.check(ok and "Configuration reloaded" in dl.read_log(log)[n:],
+                "unmatched [interface]: warned at reload, the reload still applies", dl.read_log(log)[n:][-1500:])
+    finally:
+        dl.stop(p, signal.SIGTERM, timeout=T)
+
+
 try:
     test_check_config()
     run_hot()
@@ -993,6 +1030,7 @@ try:
     run_other_writer()
     run_unprivileged()
     run_ban_cpus()
+    run_unmatched_interfaces()
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
