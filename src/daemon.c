@@ -1699,8 +1699,12 @@ static int startup(struct daemon *d) {
         /* Warned, not refused: the operator may be moving over from
          * irqbalance; the status line keeps saying it meanwhile. */
         find_other_writer(d);
-        if (d->other_pid > 0)
+        if (d->other_pid > 0 && d->config.other_irqs)
                 log_warning("%s", d->other_writer);
+        else if (d->other_pid > 0)
+                /* other_irqs = no: running beside it is the intent */
+                log_info("irqbalance (pid %d) runs beside irqsteerd; other_irqs = no leaves it the IRQs that "
+                         "serve no NIC queue", (int) d->other_pid);
         if (d->root_is_host) {
                 r = linkmon_new(d->event, on_link, d, &d->linkmon);
                 if (r < 0)
