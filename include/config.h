@@ -36,6 +36,7 @@ struct config_interface {
         bool manage;             /* false: leave its IRQs and masks alone */
         cpuset_t cpus;           /* allowed CPUs (empty = all eligible) */
         enum tristate rps, xps, rfs;
+        enum tristate takeover;  /* take over RPS masks set before the start; inherit [balance] */
         unsigned line;           /* where the section started, for messages */
 };
 
@@ -82,6 +83,7 @@ struct config {
         uint32_t rps_sock_flow_entries;
         bool xps;
         bool single_queue_rps;   /* RPS on single-queue NICs from the start */
+        bool takeover;           /* RPS masks set before the start are irqsteerd's to change */
         bool rps_trial;          /* RPS for NICs without queue IRQs given back when it costs throughput */
         double rps_exclude_irq_rate; /* interrupts/s above which the IRQ CPU leaves the RPS set */
         cpuset_t banned_cpus;

@@ -92,6 +92,7 @@ struct policy_report {
         unsigned n_managed_irqs;          /* kernel-managed IRQs we skip */
         unsigned n_external;              /* objects left alone: changed behind our back */
         unsigned rps_trials[POLICY_TRIAL_VERDICT_MAX]; /* trials that ended this tick */
+        unsigned n_kept;                  /* RPS masks set before the start, kept (takeover = no) */
 };
 
 /* A fresh state (nothing laid out, nothing remembered), or NULL on ENOMEM. */

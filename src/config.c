@@ -112,6 +112,7 @@ static const struct key_def balance_keys[] = {
         [BK_BALANCE_RATIO] = KEY("balance_ratio", VT_DECIMAL, struct config, balance_ratio, 0, 10),
         KEY("balance_floor", VT_PERCENT, struct config, balance_floor, 1, 100),
         KEY("rps_trial", VT_BOOL, struct config, rps_trial, 0, 0),
+        KEY("takeover", VT_BOOL, struct config, takeover, 0, 0),
         KEY("ban_irqs", VT_IRQLIST, struct config, ban_irqs, 0, 0),
         KEY("other_irqs", VT_BOOL, struct config, other_irqs, 0, 0),
 };
@@ -122,6 +123,7 @@ static const struct key_def interface_keys[] = {
         KEY("rps", VT_TRISTATE, struct config_interface, rps, 0, 0),
         KEY("xps", VT_TRISTATE, struct config_interface, xps, 0, 0),
         KEY("rfs", VT_TRISTATE, struct config_interface, rfs, 0, 0),
+        KEY("takeover", VT_TRISTATE, struct config_interface, takeover, 0, 0),
 };
 
 enum {
@@ -853,6 +855,7 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                         .rps = TRI_INHERIT,
                         .xps = TRI_INHERIT,
                         .rfs = TRI_INHERIT,
+                        .takeover = TRI_INHERIT,
                         .line = line,
                 };
                 cpuset_zero(&ci->cpus);

@@ -29,6 +29,22 @@ struct plan_action {
         struct action a;
 };
 
+/* The notes of every replay: each tick's report replaces the last, and a
+ * note is said once, at the tick it happens ("kept: ..." at the first). */
+struct plan_notes {
+        struct policy_note *v;
+        size_t n, allocated;
+};
+
+static int plan_notes_add(struct plan_notes *pn, const struct policy_report *rep) {
+        for (size_t i = 0; i < rep->n_notes; i++) {
+                if (util_grow((void **) &pn->v, &pn->allocated, pn->n + 1, sizeof(*pn->v)) < 0)
+                        return -ENOMEM;
+                pn->v[pn->n++] = rep->notes[i];
+        }
+        return 0;
+}
+
 /* Whether a planned action takes load off cpu. */
 static bool plan_relieves(const struct plan_action *v, size_t n, int cpu) {
         for (size_t i = 0; i < n; i++)
@@ -38,7 +54,7 @@ static bool plan_relieves(const struct plan_action *v, size_t n, int cpu) {
 }
 
 static void plan_json(FILE *f, double interval_s, const struct plan_action *v, size_t n,
-                      const struct policy_report *rep) {
+                      const struct policy_report *rep, const struct plan_notes *pn) {
         struct json_writer w;
 
         json_writer_init(&w, f, JSON_PRETTY);
@@ -75,14 +91,15 @@ static void plan_json(FILE *f, double interval_s, const struct plan_action *v, s
         }
         json_end_array(&w);
         json_key_begin_array(&w, "notes");
-        for (size_t i = 0; i < rep->n_notes; i++)
-                json_string(&w, rep->notes[i].text);
+        for (size_t i = 0; i < pn->n; i++)
+                json_string(&w, pn->v[i].text);
         json_end_array(&w);
         json_end_object(&w);
         fputc('\n', f);
 }
 
-static void plan_print(FILE *f, const struct plan_action *v, size_t n, const struct policy_report *rep) {
+static void plan_print(FILE *f, const struct plan_action *v, size_t n, const struct policy_report *rep,
+                       const struct plan_notes *pn) {
         fprintf(f, "Hot CPUs:");
         if (rep->n_hot_cpus == 0)
                 fprintf(f, " none");
@@ -95,8 +112,8 @@ static void plan_print(FILE *f, const struct plan_action *v, size_t n, const str
         for (size_t i = 0; i < rep->n_hot_cpus; i++)
                 if (rep->hot_cpus[i].why[0] && !plan_relieves(v, n, rep->hot_cpus[i].cpu))
                         fprintf(f, "  CPU%d stays: %s\n", rep->hot_cpus[i].cpu, rep->hot_cpus[i].why);
-        for (size_t i = 0; i < rep->n_notes; i++)
-                fprintf(f, "Note: %s\n", rep->notes[i].text);
+        for (size_t i = 0; i < pn->n; i++)
+                fprintf(f, "Note: %s\n", pn->v[i].text);
         if (n == 0) {
                 fprintf(f, "No actions: the current placement stays%s.\n",
                         rep->n_hot_cpus > 0 ? " (why for each hot CPU above)" : ": no CPU is hot");
@@ -147,6 +164,7 @@ int ctl_plan(int argc, char **argv) {
         struct policy_report rep = { 0 };
         struct policy_state *st = NULL;
         struct plan_action *plan = NULL;
+        struct plan_notes notes = { 0 };
         size_t n_plan = 0, plan_alloc = 0;
         const char *root = "/", *config_path = NULL;
         uint64_t interval = 0, now;
@@ -239,6 +257,8 @@ int ctl_plan(int argc, char **argv) {
                 };
 
                 r = policy_tick(st, &in, &actions, &rep);
+                if (r == 0)
+                        r = plan_notes_add(&notes, &rep);
                 if (r < 0) {
                         ctl_error("policy failed: %s", strerror(-r));
                         goto out;
@@ -262,11 +282,12 @@ int ctl_plan(int argc, char **argv) {
         }
 
         if (json)
-                plan_json(stdout, rates.interval_s, plan, n_plan, &rep);
+                plan_json(stdout, rates.interval_s, plan, n_plan, &rep, &notes);
         else
-                plan_print(stdout, plan, n_plan, &rep);
+                plan_print(stdout, plan, n_plan, &rep, &notes);
         ret = fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
 out:
+        free(notes.v);
         free(plan);
         policy_report_free(&rep);
         action_list_free(&actions);

@@ -224,6 +224,7 @@ static void print_counters(FILE *f, const struct json_value *v) {
                 { "moves_10min", "moves in 10 min" },
                 { "kernel_managed_irqs_skipped", "kernel-managed IRQs skipped" },
                 { "external", "changed by others (left alone)" },
+                { "kept", "RPS masks set before irqsteerd started (kept)" },
                 { "interrupts_readings", "/proc/interrupts readings" },
         };
         const struct json_value *c = json_get(v, "counters");

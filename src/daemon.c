@@ -258,7 +258,8 @@ static void log_topology(const struct daemon *d) {
                  cpuset_to_text(&d->topo.nohz_full, "none", nohz, sizeof(nohz)));
 }
 
-static void log_nic(const struct inventory *inv, const struct inv_nic *n) {
+static void log_nic(const struct config *c, const struct inventory *inv, const struct inv_nic *n) {
+        const struct config_interface *ci = config_interface_for(c, n->name);
         char map[768] = "";
         size_t off = 0;
 
@@ -281,9 +282,11 @@ static void log_nic(const struct inventory *inv, const struct inv_nic *n) {
                 off += (size_t) k;
         }
         (void) inv;
-        log_info("nic %s: driver %s, node %d, %s, %d rx / %d tx queues, IRQ map (%s):%s",
-                 n->name, n->driver[0] ? n->driver : "none", n->node, n->up ? "up" : "down",
-                 n->rx_queues, n->tx_queues, inv_map_source_to_string(n->map), map[0] ? map : " none");
+        /* which NICs it manages, said at the start */
+        log_info("nic %s: %s; driver %s, node %d, %s, %d rx / %d tx queues, IRQ map (%s):%s", n->name,
+                 ci && !ci->manage ? "left alone ([interface] manage = no)" : "managed",
+                 n->driver[0] ? n->driver : "none", n->node, n->up ? "up" : "down", n->rx_queues, n->tx_queues,
+                 inv_map_source_to_string(n->map), map[0] ? map : " none");
 }
 
 /* Unknown IRQ names: the queue map is a guess from msi_irqs order, which
@@ -304,7 +307,7 @@ static void warn_msi_order(struct daemon *d, const struct inv_nic *n) {
 
 static void log_inventory(struct daemon *d) {
         for (size_t i = 0; i < d->inv.n_nics; i++) {
-                log_nic(&d->inv, &d->inv.nics[i]);
+                log_nic(&d->config, &d->inv, &d->inv.nics[i]);
                 warn_msi_order(d, &d->inv.nics[i]);
         }
         if (d->inv.n_nics == 0)

@@ -83,6 +83,7 @@ struct pol_queue {
         uint64_t rps_change_usec;
         unsigned narrow_ticks;   /* consecutive ticks the work fit on fewer CPUs */
         bool rps_external, rps_broken;
+        bool rps_kept;           /* set before irqsteerd started, takeover off: left as it is */
         bool flow_set;
         uint32_t flow_last;
         bool flow_external, flow_broken;
@@ -220,6 +221,7 @@ struct pol_nicctx {
         cpuset_t cpus;           /* NUMA-local eligible CPUs the interface section allows */
         cpuset_t allowed;        /* all eligible CPUs the interface section allows */
         bool rps, rfs, xps;
+        bool takeover;           /* RPS masks found set at the start are ours to change */
         size_t first_unit, n_units;
 };
 

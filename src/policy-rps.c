@@ -19,7 +19,7 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         if (!x->managed || !x->rps || !x->nic->queues[u->qi].has_rps)
                 return false;
         q = pol_queue_get(t->st, x->nic->name, u->queue, false);
-        return !(q && (q->rps_external || q->rps_broken));
+        return !(q && (q->rps_external || q->rps_broken || q->rps_kept));
 }
 
 /* The protocol part of the queue's work: what RPS can steer away. */
@@ -606,7 +606,7 @@ static bool soft_queue_ok(struct pol_tick *t, const struct inv_nic *n, const str
         if (!iq->has_rx || !iq->has_rps)
                 return false;
         q = pol_queue_get(t->st, n->name, iq->index, false);
-        return !(q && (q->rps_external || q->rps_broken));
+        return !(q && (q->rps_external || q->rps_broken || q->rps_kept));
 }
 
 /* No IRQ of its own: a veth, or a device the inventory found no queue IRQs

@@ -820,6 +820,7 @@ static int build_nics(struct pol_tick *t) {
                 x->rps = tri(ci ? ci->rps : TRI_INHERIT, t->c->rps);
                 x->rfs = tri(ci ? ci->rfs : TRI_INHERIT, t->c->rfs);
                 x->xps = tri(ci ? ci->xps : TRI_INHERIT, t->c->xps);
+                x->takeover = tri(ci ? ci->takeover : TRI_INHERIT, t->c->takeover);
                 x->allowed = t->eligible;
                 if (ci && !cpuset_empty(&ci->cpus))
                         cpuset_and(&x->allowed, &x->allowed, &ci->cpus);
@@ -927,7 +928,8 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
         return false;
 }
 
-static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq) {
+static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const struct inv_queue *iq) {
+        const struct inv_nic *n = x->nic;
         struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
         char was[64], now[64];
 
@@ -949,7 +951,20 @@ static void check_queue(struct pol_tick *t, const struct inv_nic *n, const struc
                 q->orig_known = true;
                 q->rps_orig = iq->rps_cpus;
                 q->flow_orig = iq->rps_flow_cnt;
+                /* The kernel and the drivers leave RPS off: a mask found set
+                 * is an operator's tuning, kept unless configured otherwise.
+                 * (IRQ affinities and XPS masks are set by drivers too, so
+                 * they cannot be told apart and are taken over.) */
+                if (!cpuset_empty(&iq->rps_cpus) && !x->takeover) {
+                        q->rps_kept = true;
+                        pol_note(t, LOG_NOTICE,
+                                 "kept: %s rx-%d RPS CPUs %s set before irqsteerd started (takeover = no)", n->name,
+                                 iq->index, pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)));
+                }
         }
+        /* a reload with takeover = yes makes it ours */
+        if (q->rps_kept && x->takeover)
+                q->rps_kept = false;
         if (iq->has_xps && !q->xps_orig_known) {
                 q->xps_orig_known = true;
                 q->xps_orig = iq->xps_cpus;
@@ -1001,7 +1016,7 @@ static int build_units(struct pol_tick *t) {
                         bool ok = true;
 
                         if (x->managed)
-                                check_queue(t, n, iq);
+                                check_queue(t, x, iq);
                         if (irqs[1] == irqs[0])
                                 irqs[1] = -1;
                         if (irqs[0] < 0) {
@@ -1226,9 +1241,11 @@ static int fill_report(struct pol_tick *t) {
                 rep->n_managed_irqs += st->irqs[i].managed;
                 rep->n_external += st->irqs[i].external;
         }
-        for (size_t i = 0; i < st->n_queues; i++)
+        for (size_t i = 0; i < st->n_queues; i++) {
+                rep->n_kept += st->queues[i].rps_kept;
                 rep->n_external += st->queues[i].rps_external + st->queues[i].xps_external +
                                    st->queues[i].flow_external;
+        }
         for (size_t i = 0; i < st->n_threads; i++)
                 rep->n_external += st->threads[i].external;
         return 0;

@@ -555,6 +555,7 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         /* the old name of the same count, kept while version is 1 */
         json_key_uint(w, "managed_irqs", s->policy->n_managed_irqs);
         json_key_uint(w, "external", s->policy->n_external);
+        json_key_uint(w, "kept", s->policy->n_kept);
         json_key_uint(w, "interrupts_readings", s->irq_readings);
         json_end_object(w);
 

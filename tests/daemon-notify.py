@@ -596,6 +596,28 @@ def run_plan_workers():
             r.stdout)
 
 
+def run_plan_takeover():
+    """host64's eno1 rx-0 has RPS CPUs 2-31 set before irqsteerd: kept and
+    said so by default, taken over with takeover = yes."""
+    d = os.path.join(tmp, "plant")
+    root = dl.make_root(d, "host64")
+    ctl = dl.env_path("IRQSTEERCTL")
+    conf = os.path.join(d, "t.conf")
+    with open(conf, "w") as f:
+        f.write("[balance]\ntakeover = yes\n")
+    with open(os.path.join(d, "none.conf"), "w") as f:
+        f.write("")
+    keep = subprocess.run([ctl, "plan", "--root", root, "--config", os.path.join(d, "none.conf"), "--interval", "0.2"],
+                          capture_output=True, text=True, timeout=60)
+    take = subprocess.run([ctl, "plan", "--root", root, "--config", conf, "--interval", "0.2"], capture_output=True,
+                          text=True, timeout=60)
+    c.check(keep.returncode == 0 and "Note: kept: eno1 rx-0 RPS CPUs 2-31 set before irqsteerd started" in keep.stdout
+            and "RPS eno1 rx-0" not in keep.stdout, "takeover = no (default): eno1's tuned RPS kept, and said",
+            keep.stdout + keep.stderr)
+    c.check(take.returncode == 0 and "RPS eno1 rx-0 CPUs 2-31 -> " in take.stdout and "kept:" not in take.stdout,
+            "takeover = yes: eno1's RPS taken over", take.stdout + take.stderr)
+
+
 ACTION_RE = re.compile(r"^(?:<\d>|[\d-]+ [\d:.]+ \w+: )?(?:dry-run: would set )?((?:IRQ \d+|RPS |XPS |rps_flow_cnt |rps_sock_flow_entries ).*)$")
 
 
@@ -705,7 +727,7 @@ def run_hotplug():
                 f"{on_offline()}: " + dl.read_log(log)[-1500:])
         # the rediscovery after hotplug logs the NICs again, but the
         # msi-order warning for ens4 stays said once
-        ok = dl.wait_until(lambda: dl.read_log(log).count("nic ens4: driver acmenet") >= 2, T)
+        ok = dl.wait_until(lambda: dl.read_log(log).count("nic ens4: managed; driver acmenet") >= 2, T)
         text = dl.read_log(log)
         c.check(ok and text.count("IRQ names not recognised") == 1, "hotplug: msi-order warning not repeated",
                 str(text.count("IRQ names not recognised")))
@@ -1018,6 +1040,7 @@ try:
     run_effective()
     run_plan()
     run_plan_workers()
+    run_plan_takeover()
     run_dry_run_same_decisions()
     run_stop_signals()
     run_lifecycle()

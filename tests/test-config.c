@@ -100,6 +100,7 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(xps);
         SAME(single_queue_rps);
         SAME(rps_trial);
+        SAME(takeover);
         SAME(rps_exclude_irq_rate);
         if (a->other_irqs != b->other_irqs) {
                 *what = "other_irqs";
@@ -122,6 +123,7 @@ static bool config_same(const struct config *a, const struct config *b, const ch
                 SAME(interfaces[i].rps);
                 SAME(interfaces[i].xps);
                 SAME(interfaces[i].rfs);
+                SAME(interfaces[i].takeover);
                 if (!cpuset_equal(&a->interfaces[i].cpus, &b->interfaces[i].cpus)) {
                         *what = "interfaces[].cpus";
                         return false;
@@ -1025,8 +1027,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 7 [daemon] and 23 [balance] keys. */
-        assert_int_equal(uncommented, 30);
+        /* All 7 [daemon] and 24 [balance] keys. */
+        assert_int_equal(uncommented, 31);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);
@@ -1047,7 +1049,7 @@ static void test_format_roundtrip(_unused_ void **state) {
                 const char *text;
                 unsigned keys;           /* "key = value" lines in the dump */
         } cases[] = {
-                { "defaults: all 6 [daemon] and 23 [balance] keys", "", 29 },
+                { "defaults: 6 [daemon] keys with a value and all 24 [balance] keys", "", 30 },
                 { "every type set, with sections",
                   "[daemon]\ninterval = 500ms\nirq_rate_interval = 0\nstate_dir = /run/x\nlog_level = err\n"
                   "restore_on_exit = no\ndry_run = yes\n"
@@ -1055,11 +1057,11 @@ static void test_format_roundtrip(_unused_ void **state) {
                   "min_dwell = 90s\nmax_dwell = 2h\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\nban_irqs = 11,57,120-121\nother_irqs = no\n"
                   "balance_ratio = 0\nbalance_floor = 20%\nrps_exclude_irq_rate = 1500.5\n"
                   "[interface eth*]\nmanage = no\n"
-                  "[interface eno1]\ncpus = 0-3\nrps = yes\nxps = no\n"
+                  "[interface eno1]\ncpus = 0-3\nrps = yes\nxps = no\ntakeover = yes\n"
                   "[worker mc]\nmatch_name = memcached\npolicy = colocate\ninterface = eno1\ncpus = 4-7\n"
                   "[worker web]\nmatch_cmdline = ^nginx: worker\nmatch_unit = nginx.service\n"
                   "pidfile = /run/nginx.pid\npolicy = avoid-net\n",
-                  29 + 2 + 4 + 4 + 5 },
+                  30 + 2 + 5 + 4 + 5 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {

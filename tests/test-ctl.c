@@ -502,7 +502,7 @@ static void test_parse_interval(_unused_ void **state) {
         "\"reason\":\"CPU0 hot\"},{\"time\":1700000070000000,\"action\":\"RPS eth0 rx-0\","     \
         "\"reason\":\"spread\",\"result\":\"failed\",\"error\":\"Permission denied\"}],"        \
         "\"dry_run\":true,\"counters\":{\"queue_irqs\":8,\"moves_10min\":3,"                        \
-        "\"kernel_managed_irqs_skipped\":5}}"
+        "\"kernel_managed_irqs_skipped\":5,\"kept\":1}}"
 
 static void test_status_validate(_unused_ void **state) {
         static const struct {
@@ -592,7 +592,7 @@ static void test_status_print(_unused_ void **state) {
                 "  CPU3 stays: max_moves (2) reached this tick\n", "(30s ago)",
                 "IRQ 73 CPU0 -> CPU3: hot", "reason: CPU0 hot", "Mode: dry run",
                 "Counts: 8 queue IRQs, 3 moves in 10 min, 5 kernel-managed IRQs skipped",
-                "Managed objects: 3 (--full lists them)", "RPS eth0 rx-0", "[failed: Permission denied]",
+                "Managed objects: 3 (--full lists them)", "1 RPS masks set before irqsteerd started (kept)", "RPS eth0 rx-0", "[failed: Permission denied]",
         };
         for (size_t i = 0; i < ELEMENTSOF(brief); i++)
                 if (!strstr(buf, brief[i]))

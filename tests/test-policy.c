@@ -121,6 +121,59 @@ static void test_initial_layout(void **state) {
         }
 }
 
+/* An RPS mask set before irqsteerd started is an operator's: kept (and
+ * said once) unless takeover = yes, globally or for the interface. */
+static void test_takeover(void **state) {
+        static const struct {
+                const char *what;
+                bool takeover;
+                enum tristate iface;     /* [interface eth0] takeover */
+                const char *pre;         /* rps_cpus at start */
+                const char *want;
+                unsigned kept;
+        } cases[] = {
+                { "set before the start: kept", false, TRI_INHERIT, "2-3", "irq 60>0;", 1 },
+                { "takeover = yes", true, TRI_INHERIT, "2-3", "irq 60>0;rps eth0/0>0-3;", 0 },
+                { "takeover = yes for the interface only", false, TRI_YES, "2-3", "irq 60>0;rps eth0/0>0-3;", 0 },
+                { "takeover = no for the interface overrides yes", true, TRI_NO, "2-3", "irq 60>0;", 1 },
+                { "RPS off at the start (the kernel's default): ours", false, TRI_INHERIT, "",
+                  "irq 60>0;rps eth0/0>0-3;", 0 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct config_interface ci = { .match = (char *) "eth0", .manage = true, .rps = TRI_INHERIT,
+                                               .xps = TRI_INHERIT, .rfs = TRI_INHERIT, .takeover = cases[i].iface };
+                struct fx f;
+
+                print_message("case: %s\n", cases[i].what);
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                f.cfg.takeover = cases[i].takeover;
+                f.cfg.interfaces = &ci;
+                f.cfg.n_interfaces = 1;
+                fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+                assert_int_equal(cpuset_parse_list(cases[i].pre, &f.inv.nics[0].queues[0].rps_cpus), 0);
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
+                assert_int_equal(f.rep.n_kept, cases[i].kept);
+                assert_int_equal(count_notes(&f.rep, "kept: eth0 rx-0 RPS CPUs 2-3 set before irqsteerd started"),
+                                 cases[i].kept);
+                /* said once; still kept under load */
+                for (int c = 0; c < 4; c++)
+                        f.base[c] = 0.05;
+                f.q[0][0] = (struct fx_queue_model){ 0.95, 50000 };
+                assert_int_equal(fx_ticks(&f, 2, 6), 0);
+                if (cases[i].kept) {
+                        assert_int_equal(count_type(&f.l, ACTION_RPS), 0);
+                        assert_int_equal(count_notes(&f.rep, "kept:"), 0);
+                        assert_int_equal(f.rep.n_kept, 1);
+                }
+                f.cfg.interfaces = NULL;
+                f.cfg.n_interfaces = 0;
+                fx_free(&f);
+        }
+}
+
 /* ---- stability ---- */
 
 static void test_balanced_and_noise(void **state) {
@@ -2106,6 +2159,7 @@ int main(void) {
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
+                cmocka_unit_test(test_takeover),
                 cmocka_unit_test(test_hot_why),
                 cmocka_unit_test(test_feedback_errors),
                 cmocka_unit_test(test_feedback_counting),
