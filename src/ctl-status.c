@@ -346,6 +346,33 @@ static void print_managed(FILE *f, const struct json_value *v, int rootfd) {
         }
 }
 
+/* text indented by indent, wrapped at spaces to lines of at most 120
+ * columns (continuation lines 2 columns deeper); a word longer than a
+ * line stays whole. */
+static void print_wrapped(FILE *f, const char *text, int indent) {
+        const int width = 120;
+        int col = indent;
+
+        fprintf(f, "%*s", indent, "");
+        while (*text) {
+                size_t word = strcspn(text, " ");
+
+                if (col > indent && col + 1 + (int) word > width) {
+                        fprintf(f, "\n%*s", indent + 2, "");
+                        col = indent + 2;
+                } else if (col > indent) {
+                        fputc(' ', f);
+                        col++;
+                }
+                fprintf(f, "%.*s", (int) word, text);
+                col += (int) word;
+                text += word;
+                while (*text == ' ')
+                        text++;
+        }
+        fputc('\n', f);
+}
+
 static void print_actions(FILE *f, const struct json_value *v, double now_s, size_t max) {
         const struct json_value *a = json_get(v, "last_actions");
         size_t n = json_count(a), first = n > max ? n - max : 0;
@@ -376,7 +403,8 @@ static void print_actions(FILE *f, const struct json_value *v, double now_s, siz
                         json_get_string(e, "error", &error);
                         fprintf(f, " [%s%s%s]", result, error ? ": " : "", error ? error : "");
                 }
-                fprintf(f, "\n    %s\n", action);
+                fputc('\n', f);
+                print_wrapped(f, action, 4);
                 /* action_format lines already end in the reason; print it
                  * separately only when it adds something */
                 if (reason && *reason && !strstr(action, reason))

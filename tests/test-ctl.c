@@ -499,7 +499,8 @@ static void test_parse_interval(_unused_ void **state) {
         "21,22,23,24,25,26,27,28,29,30,31]},"                                                       \
         "{\"object\":\"thread 142 143 813117\",\"current\":\"4\",\"original\":\"0-63\"}],"         \
         "\"last_actions\":[{\"time\":1700000060000000,\"action\":\"IRQ 73 CPU0 -> CPU3: hot\"," \
-        "\"reason\":\"CPU0 hot\"},{\"time\":1700000070000000,\"action\":\"RPS eth0 rx-0\","     \
+        "\"reason\":\"CPU0 hot\"},{\"time\":1700000070000000,\"action\":\"RPS eth0 rx-0 CPUs 16-31,48-63 -> "  \
+        "CPUs 16-31,48-61: mlx5_async0@pci:0000:af:00.0: off CPUs that may not be used (banned, isolated or nohz_full)\","     \
         "\"reason\":\"spread\",\"result\":\"failed\",\"error\":\"Permission denied\"}],"        \
         "\"dry_run\":true,\"counters\":{\"queue_irqs\":8,\"moves_10min\":3,"                        \
         "\"kernel_managed_irqs_skipped\":5,\"kept\":1}}"
@@ -592,7 +593,8 @@ static void test_status_print(_unused_ void **state) {
                 "  CPU3 stays: max_moves (2) reached this tick\n", "(30s ago)",
                 "IRQ 73 CPU0 -> CPU3: hot", "reason: CPU0 hot", "Mode: dry run",
                 "Counts: 8 queue IRQs, 3 moves in 10 min, 5 kernel-managed IRQs skipped",
-                "Managed objects: 3 (--full lists them)", "1 RPS masks set before irqsteerd started (kept)", "RPS eth0 rx-0", "[failed: Permission denied]",
+                "Managed objects: 3 (--full lists them)", "\n    RPS eth0 rx-0 CPUs 16-31,48-63 -> CPUs 16-31,48-61: ",
+                "\n      (banned, isolated or nohz_full)\n", "1 RPS masks set before irqsteerd started (kept)", "RPS eth0 rx-0", "[failed: Permission denied]",
         };
         for (size_t i = 0; i < ELEMENTSOF(brief); i++)
                 if (!strstr(buf, brief[i]))
