@@ -122,8 +122,12 @@ def settle():
     time.sleep(3 * TICK)
 
 
+SIMS = []  # stopped by main() whatever happens
+
+
 class Sim:
     def __init__(self, work, name="tree", seed=1):
+        SIMS.append(self)
         self.root = os.path.join(work, name)
         scn = os.path.join(work, name + ".scn")
         with open(scn, "w") as f:
@@ -141,7 +145,8 @@ class Sim:
         time.sleep(3 * TICK)
 
     def stop(self):
-        self.proc.terminate()
+        if self.proc.poll() is None:
+            self.proc.terminate()
         self.proc.wait()
 
 
@@ -680,6 +685,8 @@ def main():
         else:
             sys.exit(__doc__)
     finally:
+        for sim in SIMS:
+            sim.stop()
         if keep:
             print(f"work dir kept: {work}")
         else:
