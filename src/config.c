@@ -427,6 +427,42 @@ static int parse_number(const char *s, double *ret) {
         return 0;
 }
 
+/* A repetition applied to a repetition ("a++", "a*{2}"): undefined in
+ * POSIX EREs, and glibc's regcomp() copies the tree for each, so a few
+ * dozen of them take gigabytes (found by fuzzing). */
+static bool adjacent_repeats(const char *s) {
+        bool after_repeat = false;
+
+        for (; *s; s++) {
+                if (*s == '\\') {
+                        after_repeat = false;
+                        if (!*++s)
+                                break;
+                } else if (*s == '[') {
+                        /* a bracket expression: "]" right after "[" or "[^" is a member */
+                        s++;
+                        if (*s == '^')
+                                s++;
+                        if (*s == ']')
+                                s++;
+                        while (*s && *s != ']')
+                                s++;
+                        if (!*s)
+                                break;
+                        after_repeat = false;
+                } else if (*s == '*' || *s == '+' || *s == '?' || *s == '{') {
+                        if (after_repeat)
+                                return true;
+                        if (*s == '{')
+                                while (s[1] && *s != '}')
+                                        s++;
+                        after_repeat = true;
+                } else
+                        after_repeat = false;
+        }
+        return false;
+}
+
 static bool valid_unit_name(const char *s) {
         static const char *const suffixes[] = { ".service", ".socket", ".scope", ".slice", ".mount", ".swap" };
         size_t n = strlen(s);
@@ -703,6 +739,12 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         case VT_REGEX: {
                 regex_t re;
 
+                if (adjacent_repeats(value)) {
+                        perr(p, line, key,
+                             "invalid regular expression \"%s\": a repetition (*, +, ?, {n}) follows another",
+                             value);
+                        return false;
+                }
                 r = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
                 if (r != 0) {
                         char msg[256];

@@ -565,6 +565,9 @@ static void test_bad(_unused_ void **state) {
                   "t.conf:1: policy: missing in [worker web] (spread, colocate or avoid-net)\n" },
                 { "worker bad policy", "[worker web]\nmatch_name = nginx\npolicy = pack\n",
                   "t.conf:3: policy: invalid policy \"pack\" (expected spread, colocate or avoid-net)\n" },
+                { "worker regex with stacked repetitions", "[worker web]\nmatch_cmdline = a++++\npolicy = spread\n",
+                  "t.conf:2: match_cmdline: invalid regular expression \"a++++\": a repetition (*, +, ?, {n}) "
+                  "follows another\n" },
                 { "worker bad regex", "[worker web]\nmatch_cmdline = (nginx\npolicy = spread\n",
                   "t.conf:2: match_cmdline: invalid regular expression \"(nginx\": Unmatched ( or \\(\n" },
                 { "worker bad regex alone still counts as a match key", "[worker web]\nmatch_cmdline = a{2,1}\npolicy = spread\n",
