@@ -865,7 +865,11 @@ static void build_devices(struct sim *S) {
         }
 }
 
-static void write_irq_files(struct sim *S, struct sim_irq *q, bool create) {
+/* The IRQ_KEEP_* bits leave a file that already shows the mask as it is:
+ * rewriting the file the balancer just wrote would race its next write. */
+enum { IRQ_KEEP_HEX = 1, IRQ_KEEP_LIST = 2 };
+
+static void write_irq_files(struct sim *S, struct sim_irq *q, bool create, unsigned keep) {
         char p[192];
         char *hex = fmt_mask(&q->mask, S->h.ncpu), *lst = fmt_list(&q->mask);
         cpuset_t eff = cpuset_single(cpuset_first(&q->mask));
@@ -893,9 +897,11 @@ static void write_irq_files(struct sim *S, struct sim_irq *q, bool create) {
                 putf(p, "count 0\nunhandled 0\nlast_unhandled 0 ms\n");
         }
         snprintf(p, sizeof p, "proc/irq/%u/smp_affinity", q->irq);
-        putf(p, "%s\n", hex);
+        if (!(keep & IRQ_KEEP_HEX))
+                putf(p, "%s\n", hex);
         snprintf(p, sizeof p, "proc/irq/%u/smp_affinity_list", q->irq);
-        putf(p, "%s\n", lst);
+        if (!(keep & IRQ_KEEP_LIST))
+                putf(p, "%s\n", lst);
         snprintf(p, sizeof p, "proc/irq/%u/effective_affinity", q->irq);
         putf(p, "%s\n", ehex);
         snprintf(p, sizeof p, "proc/irq/%u/effective_affinity_list", q->irq);
@@ -919,7 +925,7 @@ static void write_misc(struct sim *S) {
         putf("proc/version", "Linux version 6.1.0-sim (irqsteer-sim)\n");
         putf("proc/uptime", "1000.00 1000.00\n");
         for (size_t i = 0; i < S->n_irqs; i++)
-                write_irq_files(S, &S->irqs[i], true);
+                write_irq_files(S, &S->irqs[i], true, 0);
 }
 
 /* ---------- reading the balancer's placement ---------- */
@@ -964,7 +970,7 @@ static void read_irq(struct sim *S, struct sim_irq *q, struct counters *c) {
                 if (faccessat(rootfd, d, F_OK, 0) < 0)
                         return;
                 c->bad_writes++;
-                write_irq_files(S, q, false);
+                write_irq_files(S, q, false, 0);
                 return;
         }
         ch_hex = strcmp(hex, q->last_hex) != 0;
@@ -991,7 +997,20 @@ static void read_irq(struct sim *S, struct sim_irq *q, struct counters *c) {
                         c->irq_moves++;
                 q->mask = nm;
         }
-        write_irq_files(S, q, false);
+        /* Written again since it was read: leave it for the next tick,
+         * as a kernel would have taken the newer write. */
+        {
+                _cleanup_(freep) char *again = NULL;
+                if (read_trim(ch_hex ? ph : pl, &again) < 0 || strcmp(again, ch_hex ? hex : lst) != 0)
+                        return;
+        }
+        {
+                _cleanup_(freep) char *fh = fmt_mask(&q->mask, S->h.ncpu);
+                _cleanup_(freep) char *fl = fmt_list(&q->mask);
+                unsigned keep = (ch_hex && r >= 0 && !strcmp(fh, hex) ? IRQ_KEEP_HEX : 0) |
+                                (ch_lst && r >= 0 && !strcmp(fl, lst) ? IRQ_KEEP_LIST : 0);
+                write_irq_files(S, q, false, keep);
+        }
 }
 
 static void read_rps(struct sim *S, struct sim_nic *n, int qi, struct counters *c) {
@@ -1012,9 +1031,18 @@ static void read_rps(struct sim *S, struct sim_nic *n, int qi, struct counters *
                         c->rps_moves++;
                 n->rps[qi] = nm;
         }
+        {
+                _cleanup_(freep) char *again = NULL;
+                /* Written again since it was read: the next tick takes it. */
+                if (read_trim(p, &again) < 0 || strcmp(again, v) != 0)
+                        return;
+        }
         free(n->last_rps[qi]);
         n->last_rps[qi] = fmt_mask(&n->rps[qi], S->h.ncpu);
-        putf(p, "%s\n", n->last_rps[qi]);
+        /* A file that shows the mask as it is stays: rewriting it would
+         * race the balancer's next write. */
+        if (strcmp(n->last_rps[qi], v) != 0)
+                putf(p, "%s\n", n->last_rps[qi]);
 }
 
 /* ---------- the load model ---------- */
