@@ -167,11 +167,9 @@ int ctl_bans(int argc, char **argv) {
                         if (f->error < 0)
                                 printf("%-24s (ignored: %s)\n", f->name, f->problem);
                         else
-                                printf("%-24s %s\n", f->name,
-                                       cpuset_format_list(&f->cpus, list, sizeof(list)) < 0 ? "(many)" : list);
+                                printf("%-24s %s\n", f->name, cpuset_to_text(&f->cpus, "none", list, sizeof(list)));
                 }
-                printf("banned at run time: %s\n",
-                       cpuset_format_list(&b.cpus, list, sizeof(list)) < 0 ? "(many)" : list[0] ? list : "none");
+                printf("banned at run time: %s\n", cpuset_to_text(&b.cpus, "none", list, sizeof(list)));
         }
         if (fflush(stdout) != 0)
                 ret = CTL_EXIT_ERROR;

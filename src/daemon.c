@@ -435,8 +435,10 @@ static int refresh_inventory(struct daemon *d, const struct procfs_interrupts *i
         }
         r = inventory_refresh(d->rootfd, interrupts, &d->inv, &d->audit);
         if (r != 0) {
-                log_debug_errno(r < 0 ? r : 0, "Reading the whole inventory: %s",
-                                r < 0 ? "refresh failed: %m" : "IRQs, NICs or queue counts changed");
+                if (r < 0)
+                        log_debug_errno(r, "Reading the whole inventory: refresh failed: %m");
+                else
+                        log_debug("Reading the whole inventory: IRQs, NICs or queue counts changed");
                 /* something changed under a reading carried over from an
                  * earlier tick: the next tick reads the IRQs afresh */
                 d->irq_force = true;
@@ -1066,8 +1068,7 @@ static void load_bans(struct daemon *d) {
                 if (f->error < 0)
                         log_warning("Ban file %s/%s: %s; ignoring the whole file", d->bans_dir, f->name, f->problem);
                 else
-                        log_info("Ban %s: CPUs %s", f->name,
-                                 cpuset_format_list(&f->cpus, list, sizeof(list)) < 0 ? "(many)" : list[0] ? list : "none");
+                        log_info("Ban %s: CPUs %s", f->name, cpuset_to_text(&f->cpus, "none", list, sizeof(list)));
         }
         for (size_t i = 0; i < d->bans.n_files; i++)
                 if (!ban_file_find(&nb, d->bans.files[i].name)) {
@@ -1075,8 +1076,7 @@ static void load_bans(struct daemon *d) {
                         log_info("Ban %s lifted", d->bans.files[i].name);
                 }
         if (!cpuset_equal(&nb.cpus, &d->bans.cpus))
-                log_notice("Runtime bans now keep CPUs %s free",
-                           cpuset_format_list(&nb.cpus, list, sizeof(list)) < 0 ? "(many)" : list[0] ? list : "none");
+                log_notice("Runtime bans now keep CPUs %s free", cpuset_to_text(&nb.cpus, "none", list, sizeof(list)));
         bans_free(&d->bans);
         d->bans = nb;
         if (changed) {
