@@ -267,6 +267,9 @@ double pol_level(const struct pol_tick *t);
 /* The highest projected load a new RPS set may leave on its CPUs. */
 double pol_accept(const struct pol_tick *t);
 void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4);
+/* Marks the note just added as being about an object, for the journal's
+ * IRQ=, DEVICE= and QUEUE= fields (device NULL or "", queue -1: none). */
+void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device, int queue);
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create);
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create);
 /* Marks the IRQ / queue index stale after removing records directly. */

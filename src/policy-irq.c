@@ -268,6 +268,11 @@ void pol_replace_offline(struct pol_tick *t) {
         }
 }
 
+/* The NIC an IRQ that is no queue's belongs to (its admin vector), or NULL. */
+static const char *nic_of(const struct pol_tick *t, const struct inv_irq *ii) {
+        return ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics ? t->inv->nics[ii->nic].name : NULL;
+}
+
 void pol_vacate_other_irqs(struct pol_tick *t) {
         char was[64], now[64], reason[256];
 
@@ -298,6 +303,7 @@ void pol_vacate_other_irqs(struct pol_tick *t) {
                                          "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
                                          ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
                                          pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+                                pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, nic_of(t, ii), -1);
                                 continue;
                         }
                 }

@@ -63,9 +63,7 @@ static void note_append(struct policy_note **v, size_t *n, size_t *a, int level,
         util_mark_cut(no->text, sizeof(no->text), vsnprintf(no->text, sizeof(no->text), fmt, ap));
 }
 
-/* Marks the note just added as being about an object, for the journal's
- * IRQ=, DEVICE= and QUEUE= fields. */
-static void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device,
+void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device,
                            int queue) {
         struct policy_note *no;
 

@@ -959,6 +959,14 @@ static void test_ban_other_irqs(void **state) {
         if (strstr(buf, "irq 60>"))
                 fail_msg("external change overridden: %s", buf);
         assert_int_equal(count_notes(&f.rep, "IRQ 60 was changed by someone else"), 1);
+        /* the journal's IRQ= field, and the daemon names irqbalance by the kind */
+        {
+                const struct policy_note *no = find_note(&f.rep, "IRQ 60 was changed by someone else");
+                assert_int_equal(no->kind, POLICY_NOTE_EXTERNAL);
+                assert_int_equal(no->irq, 60);
+                assert_string_equal(no->device, "");
+                assert_int_equal(no->queue, -1);
+        }
 
         /* other_irqs = no: a fresh state with the ban in force moves only
          * the queue IRQs */
