@@ -87,6 +87,9 @@ struct sim_nic {
         double step_factor;
         int ramp_from, ramp_to; /* ramp_to < 0: none */
         double ramp_factor;
+        int swing_period;       /* ticks; 0: none */
+        double swing_factor;
+        int swing_sine;         /* 0: square wave */
         double noise;
         double irq_share, hardirq_share, tx_share, rps_overhead;
         double intr_rate;       /* interrupts/s per CPU of work */
@@ -418,6 +421,14 @@ static void load_scenario(struct sim *S, const char *file) {
                                 if (sscanf(v, "%d %d %lf", &nic->ramp_from, &nic->ramp_to,
                                            &nic->ramp_factor) != 3)
                                         die("%s:%d: ramp = FROM TO FACTOR", file, lineno);
+                        } else if (!strcmp(k, "swing")) {
+                                char shape[16] = "square";
+                                int got = sscanf(v, "%d %lf %15s", &nic->swing_period, &nic->swing_factor, shape);
+                                if (got < 2 || nic->swing_period < 2 || nic->swing_factor <= 0 ||
+                                    (strcmp(shape, "square") && strcmp(shape, "sine")))
+                                        die("%s:%d: swing = PERIOD FACTOR [square|sine], PERIOD >= 2 ticks, "
+                                            "FACTOR > 0", file, lineno);
+                                nic->swing_sine = !strcmp(shape, "sine");
                         } else if (!strcmp(k, "noise"))
                                 nic->noise = parse_num(v, file, lineno);
                         else if (!strcmp(k, "irq_share"))
@@ -1056,6 +1067,16 @@ static double profile_factor(const struct sim_nic *n, int t) {
                         f *= n->ramp_factor;
                 else if (t > n->ramp_from)
                         f *= 1.0 + (n->ramp_factor - 1.0) * (t - n->ramp_from) / (n->ramp_to - n->ramp_from);
+        }
+        /* A load that keeps coming and going (day and night, batch jobs):
+         * x1 in the first half of each period and xFACTOR in the second, or
+         * a sine from x1 up to xFACTOR and back. */
+        if (n->swing_period > 0) {
+                int ph = t % n->swing_period;
+                if (n->swing_sine)
+                        f *= 1.0 + (n->swing_factor - 1.0) * (1.0 - cos(2 * M_PI * ph / n->swing_period)) / 2;
+                else if (ph >= n->swing_period / 2)
+                        f *= n->swing_factor;
         }
         return f;
 }
