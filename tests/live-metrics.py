@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """irqsteerd's metrics through the real thing: Debian's
-prometheus-node-exporter (installed when missing) reads irqsteerd's
-metrics_file with its textfile collector and is scraped with curl, on
-127.0.0.1 only.  irqsteerd runs on a fixture tree with a hot CPU; promtool
-checks the file's format when it is installed (it comes with Debian's
-prometheus package, 96 MB with its web UI, so it is not installed here)."""
+prometheus-node-exporter reads irqsteerd's metrics_file with its textfile
+collector and is scraped with curl, on 127.0.0.1 only; promtool (Debian's
+prometheus package) checks and lints both the file and `irqsteerctl
+metrics`.  Both packages are installed when missing, as make deps-test
+does.  irqsteerd runs on a fixture tree with a hot CPU."""
 import os
 import shutil
 import signal
@@ -35,23 +35,56 @@ def node_exporter_binary():
     return None
 
 
-def install_node_exporter():
-    """apt-get install, as make deps-test does.  On a host that runs
-    systemd, the package starts its own service listening on every
-    address: the one this test brought in is stopped and disabled again."""
+def apt_install(package, service):
+    """apt-get install, as make deps-test does: None when it worked, else
+    why not.  On a host that runs systemd, the package starts its own
+    service listening on every address: the one this test brought in is
+    stopped and disabled again."""
     if not shutil.which("apt-get"):
-        skip("prometheus-node-exporter not installed and no apt-get to install it")
-    print("info installing prometheus-node-exporter (apt-get)", flush=True)
+        return "no apt-get to install it"
+    print(f"info installing {package} (apt-get)", flush=True)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    r = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", "prometheus-node-exporter"],
+    t0 = time.monotonic()
+    r = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", package],
                        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-        skip(f"apt-get install prometheus-node-exporter failed: {last}")
+        return f"apt-get install {package} failed: {last}"
+    print(f"info installed {package} in {time.monotonic() - t0:.1f} s", flush=True)
     if os.path.isdir("/run/systemd/system") and shutil.which("systemctl"):
-        subprocess.run(["systemctl", "disable", "--now", "prometheus-node-exporter.service"],
+        subprocess.run(["systemctl", "disable", "--now", service],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return None
+
+
+def install_node_exporter():
+    why = apt_install("prometheus-node-exporter", "prometheus-node-exporter.service")
+    if why:
+        skip(f"prometheus-node-exporter not installed: {why}")
     return node_exporter_binary()
+
+
+def promtool_binary():
+    """promtool, installed with Debian's prometheus package when missing
+    (22 MB to download, 330 MB on disk with its web UI's JavaScript).
+    Without it only the format check is skipped: node_exporter's scrape
+    below still parses the file."""
+    if not shutil.which("promtool"):
+        why = apt_install("prometheus", "prometheus.service")
+        if why:
+            print(f"SKIP promtool: {why}; the format check is skipped", flush=True)
+            return None
+    return shutil.which("promtool")
+
+
+def promtool_check(c, promtool, text, what):
+    """promtool check metrics: exit 1 on a parse error, 3 on a lint
+    problem (naming, missing HELP, a counter without _total...), which it
+    prints; either fails, and so does an empty input, which it passes."""
+    r = subprocess.run([promtool, "check", "metrics"], input=text, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    c.check(bool(text.strip()) and r.returncode == 0 and not r.stdout.strip(),
+            f"promtool check metrics: {what}", f"exit {r.returncode}: {r.stdout}"[:2000])
 
 
 def free_port():
@@ -91,12 +124,13 @@ def read(path):
 
 def main():
     if os.geteuid() != 0:
-        skip("not root (installs prometheus-node-exporter when missing)")
+        skip("not root (installs prometheus-node-exporter and prometheus when missing)")
     if not shutil.which("curl"):
         skip("curl not installed (make deps-test installs it)")
     exporter = node_exporter_binary() or install_node_exporter()
     if not exporter:
         skip("prometheus-node-exporter not found after installing it")
+    promtool = promtool_binary()
 
     c = Checker()
     tmp = tempfile.mkdtemp(prefix="irqsteer-metrics.")
@@ -141,13 +175,9 @@ def main():
         c.check(ctl.returncode == 0 and "# TYPE irqsteer_actions_total counter" in ctl.stdout and
                 hot in ctl.stdout, "irqsteerctl metrics prints them", ctl.stderr + ctl.stdout[:500])
 
-        promtool = shutil.which("promtool")
         if promtool:
-            r = subprocess.run([promtool, "check", "metrics"], input=read(prom), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-            c.check(r.returncode == 0, "promtool check metrics", r.stdout)
-        else:
-            print("info promtool not installed (Debian package prometheus): its format check skipped")
+            promtool_check(c, promtool, read(prom), "metrics_file")
+            promtool_check(c, promtool, ctl.stdout, "irqsteerctl metrics")
 
         port = free_port()
         ne = subprocess.Popen([exporter, f"--web.listen-address=127.0.0.1:{port}", "--collector.disable-defaults",
