@@ -26,6 +26,9 @@
  * configured; none in dry-run.  Pure. */
 uint64_t caps_for_config(const struct config *c, bool dry_run);
 
+/* Every capability some configuration needs (caps_for_config's range). */
+uint64_t caps_any_config(void);
+
 /* Reduces the process to exactly keep (which must be a subset of the
  * permitted set, else -EPERM): effective = permitted = keep,
  * inheritable and ambient cleared, the bounding set reduced to keep when
@@ -39,3 +42,7 @@ uint64_t caps_permitted(void);
 
 /* "cap_net_admin,cap_sys_nice" or "none". */
 int caps_format(uint64_t mask, char *buf, size_t len);
+
+/* Parses caps_format()'s text ("none" or "cap_a,cap_b") into a mask;
+ * -EINVAL on a name libcap does not know. */
+int caps_parse(const char *text, uint64_t *ret);

@@ -49,8 +49,10 @@ bool daemon_failure_rediscovers(enum action_type type, int r);
 
 /* --check-config: loads path (NULL: the default path, which may be
  * missing), prints "configuration OK" to out or every problem as
- * "FILE:LINE: KEY: problem" to err.  Returns the exit code (0 or 1). */
-int daemon_check_config(const char *path, FILE *out, FILE *err);
+ * "FILE:LINE: KEY: problem" to err; also fails when the irqsteerd running
+ * on state_dir (NULL: the configured one) dropped a capability the file
+ * needs.  Returns the exit code (0 or 1). */
+int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE *err);
 
 /* Formats one config problem as "FILE:LINE: KEY: problem" (LINE and KEY
  * left out when unknown).  Pure. */

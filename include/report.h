@@ -116,6 +116,7 @@ struct report_snapshot {
         const char *root;
         const char *state_dir;
         uint64_t caps;                    /* capabilities kept */
+        uint64_t caps_dropped;            /* permitted at start, dropped: a reload cannot get them back */
         unsigned ticks;
         const char *reload_error;         /* "" or NULL: none */
         const char *unmatched_interfaces; /* [interface] sections no NIC matches; "" or NULL: none */

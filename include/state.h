@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -41,3 +42,7 @@ int state_remove(const char *dir, const char *name);
  * Returns the fd, -EBUSY when another process holds it (*ret_holder its
  * PID as the file says, or 0 when that cannot be told), or -errno. */
 int state_lock(const char *dir, pid_t *ret_holder);
+
+/* Whether pid is a live irqsteerd (by /proc/PID/comm), so that a pid left
+ * in a stale status file and since reused by another process does not count. */
+bool state_pid_is_irqsteerd(int64_t pid);

@@ -36,6 +36,10 @@ uint64_t caps_for_config(const struct config *c, bool dry_run) {
         return m;
 }
 
+uint64_t caps_any_config(void) {
+        return CAPS_MASK(CAP_NET_ADMIN) | CAPS_MASK(CAP_SYS_NICE);
+}
+
 static uint64_t caps_get(cap_flag_t flag) {
         cap_t caps = cap_get_proc();
         uint64_t m = 0;
@@ -135,5 +139,30 @@ int caps_format(uint64_t mask, char *buf, size_t len) {
                         return -ENOBUFS;
                 off += n;
         }
+        return 0;
+}
+
+int caps_parse(const char *text, uint64_t *ret) {
+        _cleanup_(freep) char *copy = NULL;
+        uint64_t m = 0;
+        char *save = NULL;
+
+        if (!text)
+                return -EINVAL;
+        if (strcmp(text, "none") == 0) {
+                *ret = 0;
+                return 0;
+        }
+        copy = strdup(text);
+        if (!copy)
+                return -ENOMEM;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                cap_value_t v;
+
+                if (cap_from_name(t, &v) < 0 || v < 0 || v >= 64)
+                        return -EINVAL;
+                m |= CAPS_MASK(v);
+        }
+        *ret = m;
         return 0;
 }

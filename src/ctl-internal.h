@@ -31,9 +31,6 @@ void ctl_catch_signals(void);
 bool ctl_sleep(uint64_t usec);
 /* CLOCK_MONOTONIC / CLOCK_REALTIME in microseconds. */
 uint64_t ctl_now_monotonic(void);
-/* Whether pid is a live irqsteerd (by /proc/PID/comm), so that a pid left
- * in a stale status file and since reused by another process does not count. */
-bool ctl_pid_is_irqsteerd(int64_t pid);
 uint64_t ctl_now_realtime(void);
 /* irqsteerctl ban / unban / bans (ctl-bans.c). */
 int ctl_ban(int argc, char **argv);

@@ -64,7 +64,7 @@ int ctl_metrics(int argc, char **argv) {
         /* The daemon removes the file when it stops; one left by a crash
          * or --once must not pass for current values. */
         if (rootfs_read(fd, STATE_STATUS_NAME, &status, &slen) < 0 || json_parse(status, slen, &v) < 0 ||
-            json_get_int(v, "pid", &pid) < 0 || !ctl_pid_is_irqsteerd(pid)) {
+            json_get_int(v, "pid", &pid) < 0 || !state_pid_is_irqsteerd(pid)) {
                 ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
                           REPORT_METRICS_NAME);
                 return CTL_EXIT_ERROR;

@@ -335,7 +335,7 @@ static bool daemon_running(const char *state_dir, int64_t *ret_pid) {
         close(fd);
         if (r < 0 || json_parse(buf, len, &v) < 0 || json_get_int(v, "pid", ret_pid) < 0)
                 return false;
-        return *ret_pid != getpid() && ctl_pid_is_irqsteerd(*ret_pid);
+        return *ret_pid != getpid() && state_pid_is_irqsteerd(*ret_pid);
 }
 
 int ctl_restore(int argc, char **argv) {

@@ -567,7 +567,7 @@ int ctl_status(int argc, char **argv) {
                                    "%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME,
                                    why ? why : "?");
         json_get_int(v, "pid", &pid);
-        if (!ctl_pid_is_irqsteerd(pid))
+        if (!state_pid_is_irqsteerd(pid))
                 return status_fail(json, CTL_EXIT_NOT_RUNNING, "not-running",
                                    "irqsteerd (pid %" PRId64 ") is not running; %s/%s is left over from it", pid,
                                    state_dir, STATE_STATUS_NAME);

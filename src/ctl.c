@@ -53,23 +53,6 @@ bool ctl_root_is_host(const char *dir) {
         return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-bool ctl_pid_is_irqsteerd(int64_t pid) {
-        _cleanup_(closep) int fd = -1;
-        char path[64], comm[64];
-
-        if (pid <= 0 || pid > INT32_MAX)
-                return false;
-        if (kill((pid_t) pid, 0) < 0 && errno != EPERM)
-                return false;
-        fd = rootfs_open("/");
-        if (fd < 0)
-                return false;
-        snprintf(path, sizeof(path), "proc/%" PRId64 "/comm", pid);
-        if (rootfs_read_line(fd, path, comm, sizeof(comm)) < 0)
-                return false;
-        return strcmp(comm, "irqsteerd") == 0;
-}
-
 int ctl_open_root(const char *dir) {
         int fd = rootfs_open(dir);
 

@@ -164,9 +164,37 @@ static void log_config_errors(const struct config_errors *errs, int level) {
         }
 }
 
-int daemon_check_config(const char *path, FILE *out, FILE *err) {
+/* The capabilities the irqsteerd running on state_dir (if any) dropped at
+ * startup that c needs: such a file cannot be applied by a reload, and
+ * `systemctl reload` runs --check-config first so that it fails saying so.
+ * 0 when no daemon runs there or it runs in dry-run mode. */
+static uint64_t caps_lost_for_running(const struct config *c, const char *state_dir, int64_t *ret_pid) {
+        _cleanup_(json_freep) struct json_value *v = NULL;
+        _cleanup_(freep) char *dir = NULL, *buf = NULL;
+        _cleanup_(closep) int fd = -1;
+        const char *dropped = NULL;
+        uint64_t lost = 0;
+        bool dry = false;
+        size_t len;
+
+        if (state_dir_choose(state_dir, c->state_dir, "/", true, false, &dir) < 0)
+                return 0;
+        fd = rootfs_open(dir);
+        if (fd < 0 || rootfs_read(fd, STATE_STATUS_NAME, &buf, &len) < 0 || json_parse(buf, len, &v) < 0 ||
+            json_get_int(v, "pid", ret_pid) < 0 || !state_pid_is_irqsteerd(*ret_pid) || *ret_pid == getpid())
+                return 0;
+        if (json_get_bool(v, "dry_run", &dry) == 0 && dry)
+                return 0;
+        if (json_get_string(v, "capabilities_dropped", &dropped) < 0 || caps_parse(dropped, &lost) < 0)
+                return 0;
+        return lost & caps_for_config(c, false);
+}
+
+int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE *err) {
         struct config_errors errs = {};
         struct config c = {};
+        uint64_t lost;
+        int64_t pid = 0;
         int r;
 
         r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs);
@@ -179,7 +207,17 @@ int daemon_check_config(const char *path, FILE *out, FILE *err) {
                 return DAEMON_EXIT_FAILURE;
         }
         config_errors_free(&errs);
+        lost = caps_lost_for_running(&c, state_dir, &pid);
         config_free(&c);
+        if (lost) {
+                char capbuf[128];
+
+                caps_format(lost, capbuf, sizeof(capbuf));
+                fprintf(err, "%s: valid, but the running irqsteerd (pid %" PRId64 ") cannot apply it: it needs %s, "
+                        "dropped at startup; restart irqsteerd to apply it\n",
+                        path ? path : CONFIG_DEFAULT_PATH, pid, capbuf);
+                return DAEMON_EXIT_FAILURE;
+        }
         fprintf(out, "configuration OK\n");
         return DAEMON_EXIT_OK;
 }
@@ -892,6 +930,7 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .root = d->root,
                 .state_dir = d->state_dir,
                 .caps = d->caps,
+                .caps_dropped = d->caps_start & ~d->caps & caps_any_config(),
                 .ticks = d->ticks,
                 .reload_error = d->reload_error,
                 .unmatched_interfaces = d->unmatched,

@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
         }
 
         if (check)
-                return daemon_check_config(o.config_path, stdout, stderr);
+                return daemon_check_config(o.config_path, o.state_dir, stdout, stderr);
 
         log_setup(o.foreground ? LOG_TARGET_STDERR : LOG_TARGET_AUTO, o.log_level >= 0 ? o.log_level : LOG_INFO);
         log_set_timestamps(true);

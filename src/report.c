@@ -504,6 +504,8 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         json_key_string(w, "state_dir", s->state_dir);
         caps_format(s->caps, capbuf, sizeof(capbuf));
         json_key_string(w, "capabilities", capbuf);
+        caps_format(s->caps_dropped, capbuf, sizeof(capbuf));
+        json_key_string(w, "capabilities_dropped", capbuf);
         json_key_uint(w, "ticks", s->ticks);
         if (s->reload_error && s->reload_error[0])
                 json_key_string(w, "reload_error", s->reload_error);

@@ -1,6 +1,8 @@
 /* Atomic state files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "rootfs.h"
 #include "state.h"
 #include "util.h"
 
@@ -172,4 +175,21 @@ int state_remove(const char *dir, const char *name) {
         if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
                 return -errno;
         return 0;
+}
+
+bool state_pid_is_irqsteerd(int64_t pid) {
+        _cleanup_(closep) int fd = -1;
+        char path[64], comm[64];
+
+        if (pid <= 0 || pid > INT32_MAX)
+                return false;
+        if (kill((pid_t) pid, 0) < 0 && errno != EPERM)
+                return false;
+        fd = rootfs_open("/");
+        if (fd < 0)
+                return false;
+        snprintf(path, sizeof(path), "proc/%" PRId64 "/comm", pid);
+        if (rootfs_read_line(fd, path, comm, sizeof(comm)) < 0)
+                return false;
+        return strcmp(comm, "irqsteerd") == 0;
 }

@@ -123,6 +123,14 @@ def run_reload_needs_cap():
     c.check("restart irqsteerd" in r.stdout, "reload needing a dropped capability: irqsteerctl status says restart",
             r.stdout[-1500:])
     c.check(int(status_fields(p.pid).get("CapEff", "-1"), 16) == 0, "reload needing a dropped capability: caps unchanged")
+    # What `systemctl reload` runs first (ExecReload=irqsteerd --check-config):
+    # it fails and says why, so the reload does not look like a success.
+    r = subprocess.run([dl.env_path("IRQSTEERD"), "--check-config", "--config", conf, "--state-dir", state],
+                       capture_output=True, text=True)
+    c.check(r.returncode == 1 and "needs cap_sys_nice, dropped at startup" in r.stderr
+            and "restart irqsteerd" in r.stderr and f"pid {p.pid}" in r.stderr,
+            "reload needing a dropped capability: --check-config fails, naming the running daemon and the capability",
+            f"rc {r.returncode}: {r.stdout} {r.stderr}")
     # a reload that needs nothing new applies, and clears the error
     with open(conf, "w") as f:
         f.write(NO_NET + "[daemon]\ninterval = 2s\n")
@@ -132,6 +140,10 @@ def run_reload_needs_cap():
         dl.load_json(os.path.join(state, "status.json"))), 15) or {}
     c.check(bool(ok) and status.get("reload_error") is None, "reload needing nothing new: applied",
             dl.read_log(log)[-800:])
+    r = subprocess.run([dl.env_path("IRQSTEERD"), "--check-config", "--config", conf, "--state-dir", state],
+                       capture_output=True, text=True)
+    c.check(r.returncode == 0 and "configuration OK" in r.stdout, "reload needing nothing new: --check-config OK",
+            f"rc {r.returncode}: {r.stdout} {r.stderr}")
     rc = dl.stop(p, signal.SIGTERM, timeout=15)
     c.check(rc == 0, "reload needing a dropped capability: SIGTERM exit 0", f"rc {rc}")
 
