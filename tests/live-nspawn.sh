@@ -266,6 +266,19 @@ check "set back: systemctl reload" in_ct timeout 30 systemctl reload irqsteerd
 status=$(prop StatusText)
 check "set back: no restart needed in StatusText (got '$status')" test "${status#hot: }" != "$status"
 
+# A reload adding the first [worker] section needs cap_sys_nice, which the
+# daemon dropped at startup (the default file needs only cap_net_admin):
+# ExecReload='s --check-config sees that in status.json, so systemctl
+# reload fails and says to restart, and the daemon runs on unchanged.
+printf '%s\n[worker web]\nmatch_name = nosuchworker\npolicy = spread\n' "$good_conf" > "$tmp/irqsteer.conf"
+check "[worker] added: systemctl reload fails (cap_sys_nice was dropped at startup)" \
+        sh -c '! nsenter -t "$1" -a timeout 30 systemctl reload irqsteerd' sh "$ct"
+in_ct systemctl status --no-pager -n 20 irqsteerd >"$tmp/status.txt" 2>&1
+check "[worker] added: systemctl status says it needs cap_sys_nice and a restart" \
+        grep -q "needs cap_sys_nice, dropped at startup; restart irqsteerd to apply it" "$tmp/status.txt"
+check "[worker] added: still active, same process" test "$(prop ActiveState)/$(prop MainPID)" = "active/$pid"
+printf '%s\n' "$good_conf" > "$tmp/irqsteer.conf"
+
 check "systemctl stop irqsteerd" in_ct timeout 30 systemctl stop irqsteerd
 check "inactive after stop" test "$(prop ActiveState)" = inactive
 check "Result=success" test "$(prop Result)" = success
@@ -277,10 +290,11 @@ check "journal: stop logged" grep -q "Received SIGTERM, stopping" "$tmp/journal.
 # one): the initial layout moves its NIC IRQs, and the journal holds the
 # action entries with their structured fields.
 in_ct mkdir -p /run/systemd/system/irqsteerd.service.d
-in_ct sh -c "printf '[Service]\nExecStart=\nExecStart=%s --root /srv/irqsteer-fixture/root --interval 500ms\nReadWritePaths=/srv/irqsteer-fixture\n' '$run_path' > /run/systemd/system/irqsteerd.service.d/fixture.conf"
+in_ct sh -c "printf '[Service]\nExecStart=\nExecStart=%s --config %s --root /srv/irqsteer-fixture/root --interval 500ms\nReadWritePaths=/srv/irqsteer-fixture\n' '$run_path' '$conf_path' > /run/systemd/system/irqsteerd.service.d/fixture.conf"
 in_ct systemctl daemon-reload
 pristine=$(grep -H . "$tmp"/fixture/root/proc/irq/*/smp_affinity_list 2>/dev/null)
 check "fixture run: systemctl start" in_ct timeout 60 systemctl start irqsteerd
+fpid=$(prop MainPID)
 i=0
 while [ $i -lt 50 ]; do
         in_ct journalctl -u irqsteerd --no-pager -o json >"$tmp/journal.json" 2>/dev/null
@@ -305,6 +319,37 @@ sys.exit(0 if ok and rps else 1)' "$tmp/journal.json"
 affinities() { grep -H . "$tmp"/fixture/root/proc/irq/*/smp_affinity_list 2>/dev/null; }
 check "fixture run: the sandboxed daemon wrote IRQ affinities under its root" \
         test "$(affinities)" != "$pristine"
+# A reload that bans CPU0: within a tick or two (500 ms each) no IRQ, RPS
+# or XPS mask in the tree uses CPU0 any more, without a restart.
+printf '%s\n[balance]\nbanned_cpus = 0\n' "$good_conf" > "$tmp/irqsteer.conf"
+check "fixture run: reload with banned_cpus = 0" in_ct timeout 30 systemctl reload irqsteerd
+on_cpu0() {
+        python3 - "$tmp/fixture/root" <<'PY'
+import glob, os, sys
+root = sys.argv[1]
+bad = []
+for p in glob.glob(os.path.join(root, "proc/irq/*/smp_affinity_list")):
+    v = open(p).read().strip()
+    cpus = set()
+    for part in v.split(","):
+        a, _, b = part.partition("-")
+        if a.isdigit():
+            cpus.update(range(int(a), int(b or a) + 1))
+    if 0 in cpus:
+        bad.append(f"IRQ {p.split('/')[-2]}={v}")
+for pat in ("rps_cpus", "xps_cpus"):
+    for p in glob.glob(os.path.join(root, "sys/class/net/*/queues/*/" + pat)):
+        v = open(p).read().strip().replace(",", "")
+        if v and int(v, 16) & 1:
+            bad.append(f"{os.path.relpath(p, root)}={v}")
+print(" ".join(sorted(bad)))
+PY
+}
+i=0
+while [ -n "$(on_cpu0)" ] && [ $i -lt 15 ]; do sleep 0.2; i=$((i + 1)); done
+check "fixture run: CPU0 vacated within $((i * 200)) ms of the reload (left: $(on_cpu0))" test -z "$(on_cpu0)"
+check "fixture run: same process after the reload" test "$(prop MainPID)" = "$fpid"
+printf '%s\n' "$good_conf" > "$tmp/irqsteer.conf"
 check "fixture run: systemctl stop" in_ct timeout 30 systemctl stop irqsteerd
 check "fixture run: stop restored them" test "$(affinities)" = "$pristine"
 check "fixture run: Result=success" test "$(prop Result)" = success
