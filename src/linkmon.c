@@ -250,8 +250,8 @@ static int backoff(struct linkmon *m, int error) {
         int r;
 
         if (!m->backoff_usec)
-                log_warning_errno(error, "Link monitor: link notifications lost and the links cannot be re-read "
-                                  "(%m); retrying with back-off");
+                log_warning_errno(error, "Link monitor: link notifications cannot be read, or lost and the links "
+                                  "cannot be re-read (%m); retrying with back-off");
         m->backoff_usec = m->backoff_usec ? MIN(m->backoff_usec * 2, BACKOFF_MAX_USEC) : BACKOFF_MIN_USEC;
         log_debug("linkmon: retrying in %llu ms", (unsigned long long) (m->backoff_usec / 1000));
         (void) sd_event_source_set_enabled(m->source, SD_EVENT_OFF);
@@ -291,8 +291,10 @@ int linkmon_receive(struct linkmon *m) {
                         resynced = true;
                         continue;
                 }
+                /* Anything else may leave the socket readable as well:
+                 * the same back-off, then the table is read afresh. */
                 log_debug("linkmon: receive failed: %s", nl_geterror(r));
-                return nlerr_to_errno(r);
+                return backoff(m, nlerr_to_errno(r));
         }
         return 0;
 }

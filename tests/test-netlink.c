@@ -16,7 +16,8 @@
 
 int __real_nl_recvmsgs_default(struct nl_sock *sk);
 
-static unsigned fail_left;    /* calls that still fail with NLE_NOMEM */
+static unsigned fail_left;    /* calls that still fail with fail_code */
+static int fail_code = NLE_NOMEM;
 static unsigned calls;
 
 int __wrap_nl_recvmsgs_default(struct nl_sock *sk) {
@@ -27,7 +28,7 @@ int __wrap_nl_recvmsgs_default(struct nl_sock *sk) {
                 return -NLE_AGAIN;
         if (fail_left > 0) {
                 fail_left--;
-                return -NLE_NOMEM;
+                return -fail_code;
         }
         return __real_nl_recvmsgs_default(sk);
 }
@@ -145,10 +146,41 @@ static void test_linkmon_lost_notifications(void **state) {
         sd_event_unref(e);
 }
 
+/* Any other receive error backs off as well and re-reads the table
+ * afterwards, rather than leaving a readable socket to the loop. */
+static void test_linkmon_other_error(void **state) {
+        sd_event *e = NULL;
+        struct linkmon *m = NULL;
+        int r;
+        (void) state;
+
+        assert_int_equal(sd_event_new(&e), 0);
+        r = linkmon_new(e, on_link, NULL, &m);
+        if (r < 0) {
+                sd_event_unref(e);
+                print_message("rtnetlink unavailable (%s)\n", strerror(-r));
+                skip();
+        }
+        resyncs = 0;
+        calls = 0;
+        fail_code = NLE_FAILURE;
+        fail_left = 1;
+        assert_int_equal(linkmon_receive(m), -EIO);
+        assert_int_equal(calls, 1);
+        /* the retry after the back-off re-reads the links */
+        for (int i = 0; i < 30 && resyncs == 0; i++)
+                assert_true(sd_event_run(e, 100 * 1000) >= 0);
+        assert_int_equal(resyncs, 1);
+        fail_code = NLE_NOMEM;
+        linkmon_free(m);
+        sd_event_unref(e);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nlerr_map),
                 cmocka_unit_test(test_linkmon_lost_notifications),
+                cmocka_unit_test(test_linkmon_other_error),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
