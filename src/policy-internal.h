@@ -1,6 +1,7 @@
 /* Shared between the policy files (policy.c: state, feedback, hot CPUs and
- * the load model; policy-irq.c: IRQ layout and moves, XPS; policy-rps.c:
- * RPS/RFS; policy-workers.c: thread affinity).  Not a public interface. */
+ * the load model; policy-irq.c: queue IRQ layout and moves, XPS;
+ * policy-other.c: other devices' IRQs; policy-rps.c: RPS/RFS;
+ * policy-workers.c: thread affinity).  Not a public interface. */
 #pragma once
 
 #include <stdarg.h>
@@ -214,6 +215,20 @@ struct pol_unit {
         bool touched;            /* an action of this tick concerns it */
 };
 
+/* An IRQ of another device (pol_other_irqs): this tick's view of it. */
+struct pol_other {
+        const struct inv_irq *ii;
+        struct pol_irq *r;       /* its record, NULL until we first act on it */
+        const struct sample_irq *si; /* its rates, NULL unknown */
+        int node;                /* its NUMA node, -1 unknown (all nodes local) */
+        int cpu;                 /* the one online CPU of its mask, -1 when several */
+        double rate;             /* interrupts/s, smoothed */
+        double work;             /* estimated irq+softirq share it explains */
+        bool busy;               /* rate >= POL_OTHER_RATE: a CPU of its own */
+        bool ineligible;         /* its mask has CPUs that may not be used */
+        bool touched;            /* an action of this tick concerns it */
+};
+
 struct pol_nicctx {
         const struct inv_nic *nic;
         struct pol_nic *rec;
@@ -245,6 +260,8 @@ struct pol_tick {
         struct pol_unit *soft;   /* NICs without queue IRQs, one unit each */
         size_t n_soft, a_soft;
         struct pol_nicctx *nics; /* one per inv->nics entry */
+        struct pol_other *others; /* IRQs of other devices we may place */
+        size_t n_others, a_others;
         double scale;            /* this tick's thresholds: the config's times scale (update_hot) */
         double mean;             /* mean irq+softirq load of the eligible CPUs */
         bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
@@ -289,12 +306,19 @@ const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 /* policy-irq.c */
 void pol_layout(struct pol_tick *t);
 void pol_replace_offline(struct pol_tick *t);
-/* IRQs that are no NIC queue's (other devices', a NIC's admin vector) leave
- * CPUs that are not eligible (banned, isolated, nohz_full): their mask
- * loses those CPUs, or becomes their node's eligible CPUs. */
-void pol_vacate_other_irqs(struct pol_tick *t);
 void pol_rebalance(struct pol_tick *t);
 void pol_xps(struct pol_tick *t);
+
+/* policy-other.c */
+/* IRQs that are no NIC queue's (other devices', a NIC's admin vector), with
+ * other_irqs = yes and not in ban_irqs: a quiet one onto its node's
+ * eligible CPUs unless within them already; a busy one (by its interrupt
+ * rate) onto the least loaded of them alone.  Off CPUs that are not
+ * eligible at once; external changes and managed IRQs left alone. */
+void pol_other_irqs(struct pol_tick *t);
+/* Busy IRQs of other devices leave hot CPUs with the queue IRQs'
+ * hysteresis (min_gain, dwell and back-off, max_moves). */
+void pol_rebalance_other(struct pol_tick *t);
 
 /* policy-rps.c */
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue);

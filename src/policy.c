@@ -1343,8 +1343,9 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         pol_vacate_rps(&t);
         pol_layout(&t);
         pol_replace_offline(&t);
-        pol_vacate_other_irqs(&t);
         pol_rebalance(&t);
+        pol_other_irqs(&t);
+        pol_rebalance_other(&t);
         pol_rps_adjust(&t);
         pol_soft(&t);
         pol_xps(&t);
@@ -1361,5 +1362,6 @@ finish:
         free(t.nics);
         free(t.units);
         free(t.soft);
+        free(t.others);
         return r;
 }

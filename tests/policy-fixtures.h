@@ -53,6 +53,11 @@ struct fx {
         double pps[4];
         double pkt_bytes[4];     /* a veth's packet size (rx_bytes), 1000 unless set */
         int sender[4];
+        /* IRQs of other devices: each fires at its rate on the first
+         * online CPU of its mask (x86 delivers a multi-CPU mask to one)
+         * and puts its work there as non-network softirq */
+        struct fx_other_model { unsigned irq; double rate, work; } other[8];
+        size_t n_other;
         /* what the actuator saw */
         unsigned feedback_calls;
         /* the policy under test and its last tick */
@@ -304,10 +309,12 @@ static inline int fx_irq_cpu(struct fx *f, int irq) {
  * masks are now (RPS keeps 40% on the IRQ CPU, the rest even over the mask),
  * plus the base load.  noise (may be NULL) multiplies each CPU's share. */
 static inline void fx_model(struct fx *f, const double *noise) {
-        double soft[FX_MAX_CPUS];
+        double soft[FX_MAX_CPUS], other[FX_MAX_CPUS];
 
-        for (int c = 0; c < f->n_cpus; c++)
+        for (int c = 0; c < f->n_cpus; c++) {
                 soft[c] = f->base[c];
+                other[c] = 0;
+        }
         for (size_t i = 0; i < f->load.n_irqs; i++) {
                 memset(f->load.irqs[i].per_cpu, 0, f->n_cpus * sizeof(double));
                 f->load.irqs[i].rate = 0;
@@ -350,11 +357,30 @@ static inline void fx_model(struct fx *f, const double *noise) {
                         }
                 }
         }
+        for (size_t i = 0; i < f->n_other; i++) {
+                struct fx_other_model *m = &f->other[i];
+                struct sample_irq *si = fx_rate_entry(f, m->irq);
+                cpuset_t on;
+                int cpu;
+
+                cpuset_and(&on, &fx_irq(f, m->irq)->affinity, &f->topo.online);
+                cpu = cpuset_first(&on);
+                if (cpu < 0)
+                        continue;
+                si->per_cpu[cpu] = m->rate;
+                si->rate = m->rate;
+                other[cpu] += m->work;
+                soft[cpu] += m->work;
+        }
         for (int c = 0; c < f->n_cpus; c++) {
                 double s = soft[c] * (noise ? noise[c] : 1);
                 if (s > 1)
                         s = 1;
                 fx_cpu(f, c, s, MIN(f->user[c], 1 - s));
+                /* the NET part of the softirq runs: what is not the other
+                 * devices' (left as the test set it when there are none) */
+                if (f->n_other > 0)
+                        f->load.cpus[c].net_frac = soft[c] > 0 ? 1 - other[c] / soft[c] : 1;
         }
 }
 

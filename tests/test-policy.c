@@ -983,6 +983,147 @@ static void test_ban_other_irqs(void **state) {
         fx_free(&f);
 }
 
+/* ---- IRQs of other devices ---- */
+
+/* Where IRQ 60 (another device's) ends after eight ticks on a 2-node host
+ * whose eth0 (node 0) queues fill CPUs 0-2, and that it stays there. */
+static void test_other_irqs_placement(void **state) {
+        static const struct {
+                const char *what;
+                int node;
+                const char *mask;
+                double rate, work;
+                const char *bans;
+                int isolated, nohz;
+                bool other_irqs, ban_irq;
+                const char *want;
+        } cases[] = {
+                { "quiet, node 1, all CPUs: onto node 1", 1, "0-7", 0, 0, "", -1, -1, true, false, "4-7" },
+                { "quiet, node unknown, all CPUs: all nodes are local, left", -1, "0-7", 0, 0, "", -1, -1, true, false,
+                  "0-7" },
+                { "quiet, node 1, on a node 1 CPU: left", 1, "5", 0, 0, "", -1, -1, true, false, "5" },
+                { "quiet, node 1, on a node 0 CPU: onto node 1", 1, "1", 0, 0, "", -1, -1, true, false, "4-7" },
+                { "quiet, node 1, CPU5 banned", 1, "0-7", 0, 0, "5", -1, -1, true, false, "4,6-7" },
+                { "quiet, node 0, on isolated CPU2: off it", 0, "2", 0, 0, "", 2, -1, true, false, "0-1,3" },
+                { "busy, node 1, all CPUs: the first idle node 1 CPU", 1, "0-7", 20000, 0.2, "", -1, -1, true, false,
+                  "4" },
+                { "busy, node 0: the least loaded node 0 CPU beside the queues", 0, "0-7", 20000, 0.2, "", -1, -1,
+                  true, false, "3" },
+                { "busy, node 1, on banned CPU5: off at once", 1, "5", 20000, 0.2, "5", -1, -1, true, false, "4" },
+                { "busy, node 1, CPU4 nohz_full", 1, "0-7", 20000, 0.2, "", -1, 4, true, false, "5" },
+                { "busy on a node 0 CPU: onto node 1", 1, "2", 20000, 0.2, "", -1, -1, true, false, "4" },
+                { "ban_irqs: left where it is", 1, "0-7", 20000, 0.2, "", -1, -1, true, true, "0-7" },
+                { "ban_irqs: left even on a banned CPU", 1, "5", 0, 0, "5", -1, -1, true, true, "5" },
+                { "other_irqs = no: left", 1, "0-7", 20000, 0.2, "", -1, -1, false, false, "0-7" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char got[256], buf[512];
+                struct fx f;
+
+                fx_init(&f, 8, 2, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, 3, true, 30, false, false);
+                for (int q = 0; q < 3; q++)
+                        f.q[0][q] = (struct fx_queue_model){ 0.3, 3000 };
+                fx_add_irq(&f, 60, "nvme0q1", -1, -1, INV_IRQ_NONE);
+                fx_irq(&f, 60)->node = cases[i].node;
+                assert_int_equal(cpuset_parse_list(cases[i].mask, &fx_irq(&f, 60)->affinity), 0);
+                f.other[f.n_other++] = (struct fx_other_model){ 60, cases[i].rate, cases[i].work };
+                if (cases[i].bans[0])
+                        assert_int_equal(cpuset_parse_list(cases[i].bans, &f.bans), 0);
+                if (cases[i].isolated >= 0)
+                        fx_isolate(&f, cases[i].isolated);
+                if (cases[i].nohz >= 0)
+                        fx_nohz(&f, cases[i].nohz);
+                f.cfg.other_irqs = cases[i].other_irqs;
+                if (cases[i].ban_irq) {
+                        f.cfg.ban_irqs.v[0] = 60;
+                        f.cfg.ban_irqs.n = 1;
+                }
+                assert_int_equal(fx_ticks(&f, 1, 8), 0);
+                fx_fmt(&f.l, buf, sizeof(buf));
+                if (strstr(buf, "irq 60>"))
+                        fail_msg("%s: still moving at the eighth tick: %s", cases[i].what, buf);
+                assert_int_equal(cpuset_format_list(&fx_irq(&f, 60)->affinity, got, sizeof(got)), 0);
+                if (strcmp(got, cases[i].want) != 0)
+                        fail_msg("%s: IRQ 60 on %s, want %s", cases[i].what, got, cases[i].want);
+                fx_free(&f);
+        }
+}
+
+/* Two busy storage IRQs that both fire on CPU0 go to two CPUs; they stay
+ * under noise; one that shares a hot CPU with a queue leaves it, once
+ * (dwell), and the move counts as one. */
+static void test_other_irqs_spread(void **state) {
+        uint64_t seed = 42;
+        double noise[8];
+        char buf[1024];
+        unsigned moved = 0;
+        int c61, c62;
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
+        for (int q = 0; q < 4; q++)
+                f.q[0][q] = (struct fx_queue_model){ 0.2, 3000 };
+        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INV_IRQ_NONE);
+        fx_add_irq(&f, 62, "nvme0q2", -1, -1, INV_IRQ_NONE);
+        fx_add_irq(&f, 63, "ttyS0", -1, -1, INV_IRQ_NONE);
+        f.other[f.n_other++] = (struct fx_other_model){ 61, 30000, 0.25 };
+        f.other[f.n_other++] = (struct fx_other_model){ 62, 30000, 0.25 };
+        f.other[f.n_other++] = (struct fx_other_model){ 63, 5, 0.0001 };
+        assert_int_equal(fx_ticks(&f, 1, 3), 0);
+        c61 = fx_irq_cpu(&f, 61);
+        c62 = fx_irq_cpu(&f, 62);
+        if (cpuset_count(&fx_irq(&f, 61)->affinity) != 1 || cpuset_count(&fx_irq(&f, 62)->affinity) != 1 ||
+            c61 == c62 || c61 < 4 || c62 < 4)
+                fail_msg("two busy storage IRQs: on CPU%d and CPU%d (%d, %d CPUs), want two of the idle 4-7", c61,
+                         c62, cpuset_count(&fx_irq(&f, 61)->affinity), cpuset_count(&fx_irq(&f, 62)->affinity));
+        /* the quiet one: all CPUs are local and eligible, left */
+        assert_int_equal(cpuset_count(&fx_irq(&f, 63)->affinity), 8);
+
+        /* +-15% noise for two minutes: nothing moves */
+        for (unsigned k = 4; k <= 120; k++) {
+                for (int c = 0; c < 8; c++)
+                        noise[c] = 0.85 + 0.3 * fx_rand(&seed);
+                fx_model(&f, noise);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                fx_fmt(&f.l, buf, sizeof(buf));
+                if (strstr(buf, "irq 6"))
+                        fail_msg("noise at tick %u: %s", k, buf);
+        }
+
+        /* 62 is put on CPU1 by hand (noted, left alone), then a reload
+         * makes that the baseline; queue 1 triples on CPU1: CPU1 turns
+         * hot, the queue is its only busy one, so the storage IRQ goes */
+        f.q[0][1].work = 0.6;
+        fx_place(&f, 62, 1);
+        for (unsigned k = 121; k <= 200; k++) {
+                if (k == 122) {
+                        assert_int_equal(count_notes(&f.rep, "IRQ 62 was changed by someone else"), 1);
+                        policy_reset(f.st);
+                }
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                fx_fmt(&f.l, buf, sizeof(buf));
+                if (strstr(buf, "irq 62>")) {
+                        moved++;
+                        if (moved == 1 && k != 123)
+                                fail_msg("hot CPU1: IRQ 62 moved at tick %u, want 123 (hot_samples)", k);
+                }
+                if (strstr(buf, "irq 61>") || strstr(buf, "irq 63>"))
+                        fail_msg("tick %u: %s", k, buf);
+        }
+        if (moved != 1)
+                fail_msg("hot CPU1: IRQ 62 moved %u times, want once", moved);
+        if (fx_irq_cpu(&f, 62) == 1 || fx_irq_cpu(&f, 62) == c61 || cpuset_count(&fx_irq(&f, 62)->affinity) != 1)
+                fail_msg("IRQ 62 on CPU%d after the move", fx_irq_cpu(&f, 62));
+        assert_true(f.rep.n_moves_10min >= 1);
+        fx_free(&f);
+}
+
 static void test_numa_local_first(void **state) {
         static const struct {
                 const char *what;
@@ -2164,6 +2305,8 @@ int main(void) {
                 cmocka_unit_test(test_never_ineligible),
                 cmocka_unit_test(test_ban_vacates),
                 cmocka_unit_test(test_ban_other_irqs),
+                cmocka_unit_test(test_other_irqs_placement),
+                cmocka_unit_test(test_other_irqs_spread),
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),

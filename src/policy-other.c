@@ -1,0 +1,391 @@
+/* Policy, IRQs of other devices (storage, USB, serial, a NIC's admin
+ * vector: every IRQ that serves no NIC queue): placed on NUMA-local
+ * eligible CPUs, busy ones one a CPU so their load is spread, moved off hot
+ * CPUs with the queue IRQs' hysteresis (dwell, back-off, min_gain,
+ * max_moves), never onto banned, isolated or nohz_full CPUs (DESIGN.md 5). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "policy-internal.h"
+
+/* An IRQ of another device is busy (given a CPU of its own) from this
+ * rate, interrupts/s, smoothed.  Timers, serial ports and ACPI fire a few
+ * times a second; a disk under load thousands of times.  Busy is one-way:
+ * an IRQ placed on one CPU stays there while it is quiet, so a rate around
+ * the threshold changes nothing. */
+#define POL_OTHER_RATE 200.0
+/* The CPU share an interrupt of another device costs at least, with its
+ * completion (BLOCK softirq for a disk): a few microseconds.  Used when the
+ * CPU's non-network irq+softirq time cannot be told apart (no softirq
+ * breakdown, or NIC queues on the same CPU without one). */
+#define POL_OTHER_COST 2e-6
+
+/* The NIC an IRQ that is no queue's belongs to (its admin vector), or NULL. */
+static const struct inv_nic *nic_of(const struct pol_tick *t, const struct inv_irq *ii) {
+        return ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics ? &t->inv->nics[ii->nic] : NULL;
+}
+
+/* The IRQ's node: its own (proc/irq/N/node), else its NIC's; -1 unknown. */
+static int irq_node(const struct pol_tick *t, const struct inv_irq *ii) {
+        const struct inv_nic *n = nic_of(t, ii);
+
+        if (ii->node >= 0)
+                return ii->node;
+        return n ? n->node : -1;
+}
+
+/* The eligible CPUs of node (all eligible CPUs when the node is unknown or
+ * has none). */
+static void local_cpus(const struct pol_tick *t, int node, cpuset_t *ret) {
+        cpuset_zero(ret);
+        for (size_t k = 0; node >= 0 && k < t->topo->n_nodes; k++)
+                if (t->topo->nodes[k].id == node)
+                        cpuset_and(ret, &t->topo->nodes[k].cpus, &t->eligible);
+        if (cpuset_empty(ret))
+                *ret = t->eligible;
+}
+
+static bool dwell_ok(const struct pol_tick *t, const struct pol_irq *r) {
+        return !r->moved || t->now - r->last_move_usec >= MAX(r->dwell_usec, t->c->min_dwell_usec);
+}
+
+/* The irq+softirq share the IRQ's rate explains: on each CPU it fires on,
+ * the CPU's non-network share in proportion to its part of the other
+ * devices' interrupts there, and at least POL_OTHER_COST an interrupt. */
+static double other_work(const struct pol_tick *t, const struct sample_irq *si, const double *other_rate) {
+        const struct sample_rates *l = t->in->load;
+        double w = 0;
+
+        if (!si || !l)
+                return 0;
+        for (int c = 0; c <= t->max_cpu && c <= l->max_cpu; c++) {
+                double r = sample_irq_on(si, l->max_cpu, c);
+                if (r > 0 && other_rate[c] > 0)
+                        w += MAX(t->load[c] - t->net[c], 0) * r / other_rate[c];
+        }
+        return MAX(w, si->rate * POL_OTHER_COST);
+}
+
+/* Moves w of projected load from where the IRQ fires now to cpu. */
+static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
+        const struct sample_rates *l = t->in->load;
+
+        if (o->work <= 0 || !l || !o->si || o->si->rate <= 0)
+                return;
+        for (int c = 0; c <= t->max_cpu && c <= l->max_cpu; c++) {
+                double r = sample_irq_on(o->si, l->max_cpu, c);
+                if (r > 0)
+                        t->load[c] = MAX(t->load[c] - o->work * r / o->si->rate, 0);
+        }
+        if (cpu >= 0 && cpu <= t->max_cpu)
+                t->load[cpu] += o->work;
+}
+
+enum pick {
+        PICK_ANY,
+        PICK_COOL,               /* not hot, not settling from an earlier tick's action */
+        PICK_CALM,               /* ... nor changed by an action of this tick */
+};
+
+/* The least loaded CPU of cand for the IRQ (physical cores before SMT
+ * siblings on a tie), not `not`, skipping CPUs whose vector space was full
+ * for it and those `pick` rules out. */
+static int least_loaded(const struct pol_tick *t, const struct pol_irq *r, const cpuset_t *cand, int not,
+                        enum pick pick) {
+        int best = -1;
+
+        CPUSET_FOREACH(cpu, cand) {
+                if (cpu == not || cpu > t->max_cpu || (r && cpuset_isset(&r->enospc, cpu)))
+                        continue;
+                if (pick >= PICK_COOL && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu)))
+                        continue;
+                if (pick >= PICK_CALM && cpuset_isset(&t->touched, cpu))
+                        continue;
+                if (best < 0 || t->load[cpu] < t->load[best] - 1e-9 ||
+                    (t->load[cpu] < t->load[best] + 1e-9 &&
+                     t->topo->cpus[cpu].smt_index < t->topo->cpus[best].smt_index))
+                        best = cpu;
+        }
+        return best;
+}
+
+static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, const char *reason) {
+        struct action *a;
+
+        if (!o->r) {
+                o->r = pol_irq_get(t->st, o->ii->irq, true);
+                if (!o->r) {
+                        t->r = -ENOMEM;
+                        return;
+                }
+                o->r->seen = true;
+        }
+        /* its placements count as moves, as a queue's first IRQ's do */
+        o->r->primary = true;
+        if (nic_of(t, o->ii))
+                snprintf(o->r->nic, sizeof(o->r->nic), "%s", nic_of(t, o->ii)->name);
+        a = pol_add(t, ACTION_IRQ_AFFINITY);
+        if (!a)
+                return;
+        a->irq = o->ii->irq;
+        a->queue = -1;
+        a->cpus = *to;
+        a->from = o->ii->affinity;
+        a->layout = layout;
+        snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        o->touched = true;
+        o->cpu = cpuset_only(to);
+}
+
+static int cmp_work(const void *a, const void *b) {
+        const struct pol_other *x = *(const struct pol_other *const *) a, *y = *(const struct pol_other *const *) b;
+
+        if (x->work != y->work)
+                return x->work < y->work ? 1 : -1;
+        return (x->ii->irq > y->ii->irq) - (x->ii->irq < y->ii->irq);
+}
+
+/* Checks the IRQ against what we set.  Returns false when it is not ours
+ * to change: kernel-managed, changed behind our back, given up. */
+static bool check_other(struct pol_tick *t, const struct inv_irq *ii, struct pol_irq *r) {
+        const struct inv_nic *n = nic_of(t, ii);
+        char was[64], now[64];
+
+        r->seen = true;
+        if (r->resync) {
+                /* its NIC was reset: the driver's value, not an admin's */
+                r->resync = false;
+                if (r->set && !cpuset_equal(&ii->affinity, &r->last_set))
+                        r->set = r->moved = false;
+        }
+        if (r->managed || r->external || r->failures >= ACTION_MAX_FAILURES)
+                return false;
+        if (!r->set)
+                return true;
+        if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
+                /* the CPU we set went offline and the kernel moved it */
+                r->set = false;
+                return true;
+        }
+        if (cpuset_equal(&ii->affinity, &r->last_set))
+                return true;
+        r->external = true;
+        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
+                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
+                 pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+        pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, n ? n->name : NULL, -1);
+        return false;
+}
+
+/* Whether IRQ ii is another device's that the configuration lets us
+ * place: not a queue IRQ, not of a NIC with manage = no, not in ban_irqs. */
+static bool other_candidate(const struct pol_tick *t, const struct inv_irq *ii) {
+        if (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX)
+                return false;
+        if (ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics && !t->nics[ii->nic].managed)
+                return false;
+        return ii->affinity_readable && !config_irq_banned(t->c, ii->irq);
+}
+
+static int build_others(struct pol_tick *t, double *other_rate) {
+        const struct sample_rates *l = t->in->load;
+
+        /* the other devices' interrupts per CPU, to split the CPU's
+         * non-network share among them */
+        for (size_t i = 0; l && i < t->inv->n_irqs; i++) {
+                const struct inv_irq *ii = &t->inv->irqs[i];
+                const struct sample_irq *si;
+
+                if (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX)
+                        continue;
+                si = sample_rates_irq(l, ii->irq);
+                if (!si || !si->valid || si->rate <= 0)
+                        continue;
+                for (int c = 0; c <= t->max_cpu && c <= l->max_cpu; c++)
+                        other_rate[c] += sample_irq_on(si, l->max_cpu, c);
+        }
+        for (size_t i = 0; i < t->inv->n_irqs; i++) {
+                const struct inv_irq *ii = &t->inv->irqs[i];
+                struct pol_other *o;
+                struct pol_irq *r;
+                cpuset_t on;
+
+                if (!other_candidate(t, ii))
+                        continue;
+                r = pol_irq_get(t->st, ii->irq, false);
+                if (r && !check_other(t, ii, r))
+                        continue;
+                cpuset_and(&on, &ii->affinity, &t->topo->online);
+                if (cpuset_empty(&on))
+                        continue;
+                if (util_grow((void **) &t->others, &t->a_others, t->n_others + 1, sizeof(*t->others)) < 0)
+                        return -ENOMEM;
+                o = &t->others[t->n_others++];
+                *o = (struct pol_other){ .ii = ii, .r = r, .node = irq_node(t, ii), .cpu = cpuset_only(&on) };
+                o->si = l ? sample_rates_irq(l, ii->irq) : NULL;
+                if (o->si && !o->si->valid)
+                        o->si = NULL;
+                o->rate = o->si ? o->si->rate : 0;
+                o->busy = o->rate >= POL_OTHER_RATE;
+                o->work = other_work(t, o->si, other_rate);
+                o->ineligible = !cpuset_subset(&on, &t->eligible);
+        }
+        return 0;
+}
+
+void pol_other_irqs(struct pol_tick *t) {
+        struct pol_other **busy = NULL;
+        double *other_rate;
+        size_t n_busy = 0;
+        char reason[256];
+        cpuset_t local;
+
+        if (!t->c->other_irqs)
+                return;
+        other_rate = calloc(t->max_cpu + 1, sizeof(double));
+        if (!other_rate || build_others(t, other_rate) < 0 ||
+            (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy))))) {
+                t->r = -ENOMEM;
+                goto finish;
+        }
+
+        /* quiet IRQs: their node's eligible CPUs, when they are not within
+         * them already (no churn: a quiet IRQ on one local CPU stays) */
+        for (size_t i = 0; i < t->n_others; i++) {
+                struct pol_other *o = &t->others[i];
+                cpuset_t on;
+
+                if (o->busy) {
+                        busy[n_busy++] = o;
+                        continue;
+                }
+                local_cpus(t, o->node, &local);
+                cpuset_and(&on, &o->ii->affinity, &t->topo->online);
+                if (cpuset_subset(&on, &local) || cpuset_empty(&local))
+                        continue;
+                if (o->ineligible)
+                        snprintf(reason, sizeof(reason),
+                                 "%s: off CPUs that may not be used (banned, isolated or nohz_full), onto %s",
+                                 o->ii->name[0] ? o->ii->name : "IRQ",
+                                 o->node >= 0 ? "its node's eligible CPUs" : "the eligible CPUs");
+                else
+                        snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
+                                 o->ii->name[0] ? o->ii->name : "IRQ", o->node);
+                emit(t, o, &local, true, reason);
+        }
+
+        /* busy IRQs, the heaviest first, each onto the least loaded of its
+         * local eligible CPUs, unless it is on one of them alone already */
+        if (n_busy > 1)
+                qsort(busy, n_busy, sizeof(*busy), cmp_work);
+        for (size_t i = 0; i < n_busy; i++) {
+                struct pol_other *o = busy[i];
+                cpuset_t to;
+                int cpu;
+
+                local_cpus(t, o->node, &local);
+                if (o->cpu >= 0 && cpuset_isset(&local, o->cpu))
+                        continue;
+                /* the loads of CPUs an action just changed (the queue
+                 * layout, a move) say nothing yet: wait for them, unless
+                 * it fires where it may not */
+                cpu = least_loaded(t, o->r, &local, -1, PICK_CALM);
+                if (cpu < 0 && o->ineligible)
+                        cpu = least_loaded(t, o->r, &local, -1, PICK_ANY);
+                if (cpu < 0)
+                        continue;
+                snprintf(reason, sizeof(reason),
+                         "%s: %.0f interrupts/s; on CPU%d, the least loaded of its %d NUMA-local eligible CPUs%s",
+                         o->ii->name[0] ? o->ii->name : "IRQ", o->rate, cpu, cpuset_count(&local),
+                         o->ineligible ? " (it fired on CPUs that may not be used)" : "");
+                to = cpuset_single(cpu);
+                shift_load(t, o, cpu);
+                CPUSET_FOREACH(c, &o->ii->affinity)
+                        if (c <= t->max_cpu && o->si && sample_irq_on(o->si, t->in->load->max_cpu, c) > 0)
+                                pol_settle(t, c);
+                pol_settle(t, cpu);
+                emit(t, o, &to, true, reason);
+        }
+finish:
+        free(busy);
+        free(other_rate);
+}
+
+/* A hot CPU that a busy IRQ of another device shares: the move of one such
+ * IRQ to the least loaded cool local CPU that lowers the projected peak
+ * most, if by min_gain, after its dwell, within max_moves. */
+static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
+        struct pol_other *best = NULL;
+        double best_peak = 2;
+        int best_to = -1;
+        cpuset_t local;
+        char reason[256];
+        struct pol_cpu *pc = &t->st->cpus[cpu];
+
+        for (size_t i = 0; i < t->n_others; i++) {
+                struct pol_other *o = &t->others[i];
+                double peak;
+                int to;
+
+                if (!o->busy || o->touched || o->cpu != cpu || o->work <= 0)
+                        continue;
+                if (o->r && !dwell_ok(t, o->r))
+                        continue;
+                local_cpus(t, o->node, &local);
+                to = least_loaded(t, o->r, &local, cpu, PICK_COOL);
+                if (to < 0)
+                        continue;
+                peak = MAX(t->load[cpu] - o->work, t->load[to] + o->work);
+                if (peak < best_peak - 1e-9) {
+                        best = o;
+                        best_peak = peak;
+                        best_to = to;
+                }
+        }
+        if (!best || t->load[cpu] - best_peak < pol_min_gain(t) - 1e-9)
+                return;
+        if (t->moves >= t->c->max_moves) {
+                snprintf(pc->why, sizeof(pc->why), "max_moves (%u) reached this tick", t->c->max_moves);
+                return;
+        }
+        snprintf(reason, sizeof(reason),
+                 "CPU%d softirq+irq %.0f%% for %u samples; %s (%.0f interrupts/s) moves: projected peak %.0f%% -> %.0f%%",
+                 cpu, 100 * t->load[cpu], t->c->hot_samples, best->ii->name[0] ? best->ii->name : "IRQ", best->rate,
+                 100 * t->load[cpu], 100 * best_peak);
+        {
+                cpuset_t to = cpuset_single(best_to);
+
+                shift_load(t, best, best_to);
+                emit(t, best, &to, false, reason);
+        }
+        pol_settle(t, cpu);
+        pol_settle(t, best_to);
+        t->moves++;
+        pc->why[0] = 0;
+}
+
+void pol_rebalance_other(struct pol_tick *t) {
+        int order[CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX];
+        size_t n = 0;
+
+        if (!t->c->other_irqs || !t->in->load || t->n_others == 0)
+                return;
+        /* hottest first */
+        CPUSET_FOREACH(cpu, &t->hot) {
+                size_t k;
+                if (n == ELEMENTSOF(order))
+                        break;
+                k = n++;
+                while (k > 0 && t->load[order[k - 1]] < t->load[cpu]) {
+                        order[k] = order[k - 1];
+                        k--;
+                }
+                order[k] = cpu;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (!cpuset_isset(&t->touched, order[i]) && !pol_settling(t, order[i]))
+                        rebalance_other_cpu(t, order[i]);
+}
