@@ -37,6 +37,7 @@ struct config_interface {
         cpuset_t cpus;           /* allowed CPUs (empty = all eligible) */
         enum tristate rps, xps, rfs;
         enum tristate takeover;  /* take over RPS masks set before the start; inherit [balance] */
+        const char *file;        /* where the section first appears (path or a drop-in), for messages */
         unsigned line;           /* where the section started, for messages */
 };
 
@@ -49,11 +50,14 @@ struct config_worker {
         enum worker_policy policy;
         cpuset_t cpus;           /* allowed CPUs (empty = all eligible) */
         char *interface;         /* for colocate: interface whose queues to follow; or NULL = busiest */
+        const char *file;        /* as in config_interface */
         unsigned line;
 };
 
 struct config {
         char *path;              /* file it came from, NULL for built-in defaults */
+        char **dropins;          /* the drop-ins read after it (PATH.d/NAME.conf), in order */
+        size_t n_dropins;
 
         /* [daemon] */
         uint64_t interval_usec;  /* sampling interval */
@@ -124,9 +128,16 @@ int config_defaults(struct config *c);
  * with every problem in errs (caller frees).  *ret is only valid on 0. */
 int config_parse(const char *path, const char *buf, size_t len, struct config *ret,
                  struct config_errors *errs);
-/* Reads and parses path.  A missing file is -ENOENT unless allow_missing,
- * in which case the defaults are returned. */
+/* Reads and parses path, then its drop-ins: the files PATH.d/NAME.conf in
+ * strcmp order, each on top of the files before it (a key set again takes
+ * the later value; a section named again is the same section; sections a
+ * later file adds come first).  A missing file is -ENOENT unless
+ * allow_missing, in which case the defaults (and the drop-ins) are
+ * returned; a missing PATH.d is none, an unreadable one an error. */
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs);
+/* The drop-in directory of the configuration file path (PATH.d) into buf;
+ * -ENAMETOOLONG when it does not fit. */
+int config_dropin_dir(const char *path, char *buf, size_t len);
 void config_free(struct config *c);
 void config_errors_free(struct config_errors *errs);
 /* Prints each error as "FILE:LINE: KEY: message". */

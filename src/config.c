@@ -5,7 +5,9 @@
  * in step. */
 #define _GNU_SOURCE 1 /* vasprintf, strndup */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 
 /* Not "config.h": from src/ that name finds autoconf's build config.h first
@@ -157,28 +160,50 @@ enum section_kind {
         SEC_WORKER,
 };
 
-/* Where a key was set in the current section, and whether its value was bad
- * (cross-key checks skip bad keys: the stored value is still the default). */
+/* Where a key was last set, and whether its value was bad (cross-key checks
+ * skip bad keys: the stored value is still the default).  file is the
+ * parser's one pointer for that file (struct config's own copy of the
+ * path), so the same file is the same pointer. */
 struct seen {
+        const char *file;
         unsigned line;
         bool bad;
 };
 
+/* An [interface] or [worker] section across the files: where it first
+ * appears, where the current file first opened it (a second header in the
+ * same file is a duplicate; one in a later file merges into it), and its
+ * keys. */
+struct section_seen {
+        const char *file;
+        unsigned line;
+        const char *open_file;
+        unsigned open_line;
+        struct seen keys[MAX_KEYS];
+};
+
 struct parser {
-        const char *path;
+        const char *path;        /* the file being read; struct config's copy */
         struct config *c;
         struct config_errors *errs;
         size_t first_error;      /* errs->n when this parse began */
         size_t allocated_errors;
         bool oom;
+        /* the files in the order they were read (and a drop-in directory
+         * that could not be listed), to sort errors by */
+        const char **order;
+        size_t n_order, allocated_order;
+        size_t allocated_dropins;
 
         enum section_kind kind;
         size_t index;            /* into interfaces / workers */
-        unsigned section_line;
         struct seen *seen;       /* the current section's key table state */
-        unsigned daemon_line, balance_line;
-        struct seen daemon_seen[MAX_KEYS], balance_seen[MAX_KEYS], other_seen[MAX_KEYS];
+        unsigned daemon_line, balance_line; /* in the current file */
+        struct seen daemon_seen[MAX_KEYS], balance_seen[MAX_KEYS];
+        struct section_seen *interface_seen, *worker_seen; /* parallel to c->interfaces / c->workers */
         size_t allocated_interfaces, allocated_workers;
+        size_t allocated_interface_seen, allocated_worker_seen;
+        size_t new_interfaces, new_workers; /* sections the current file added */
 };
 
 static const char *const policy_names[WORKER_POLICY_MAX] = {
@@ -272,6 +297,9 @@ void config_free(struct config *c) {
         if (!c)
                 return;
         free(c->path);
+        for (size_t i = 0; i < c->n_dropins; i++)
+                free(c->dropins[i]);
+        free(c->dropins);
         free(c->state_dir);
         free(c->metrics_file);
         for (size_t i = 0; i < c->n_interfaces; i++)
@@ -357,24 +385,41 @@ static int errors_add(struct config_errors *errs, size_t *allocated, const char 
         return r;
 }
 
-static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) _printf_(4, 5);
-static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) {
+static void perr_va(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt,
+                    va_list ap) {
         size_t mine = p->errs->n - p->first_error;
-        va_list ap;
         int r;
 
         if (mine > CONFIG_MAX_ERRORS)
                 return;
-        if (mine == CONFIG_MAX_ERRORS) {
-                r = errors_add(p->errs, &p->allocated_errors, p->path, line, NULL,
+        if (mine == CONFIG_MAX_ERRORS)
+                r = errors_add(p->errs, &p->allocated_errors, file, line, NULL,
                                "too many errors, not listing further ones");
-        } else {
-                va_start(ap, fmt);
-                r = errors_add_va(p->errs, &p->allocated_errors, p->path, line, key, fmt, ap);
-                va_end(ap);
-        }
+        else
+                r = errors_add_va(p->errs, &p->allocated_errors, file, line, key, fmt, ap);
         if (r < 0)
                 p->oom = true;
+}
+
+/* A problem in the file being read. */
+static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) _printf_(4, 5);
+static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        perr_va(p, p->path, line, key, fmt, ap);
+        va_end(ap);
+}
+
+/* A problem found once every file is read, at the place that set it. */
+static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
+        _printf_(5, 6);
+static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        perr_va(p, file, line, key, fmt, ap);
+        va_end(ap);
 }
 
 /* Formats a duration the way the grammar accepts it, for messages. */
@@ -792,27 +837,27 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         return true;
 }
 
-/* Checks that need the whole [worker] section: run when it closes. */
-static void worker_finish(struct parser *p) {
-        const struct config_worker *w = &p->c->workers[p->index];
-        const struct seen *s = p->seen;
+/* Checks that need the whole [worker] section, which drop-ins may add to:
+ * run once every file is read. */
+static void worker_finish(struct parser *p, size_t i) {
+        const struct config_worker *w = &p->c->workers[i];
+        const struct section_seen *ss = &p->worker_seen[i];
+        const struct seen *s = ss->keys;
 
         if (!s[WK_MATCH_NAME].line && !s[WK_MATCH_CMDLINE].line && !s[WK_MATCH_UNIT].line && !s[WK_PIDFILE].line)
-                perr(p, p->section_line, NULL,
-                     "[worker %s] needs at least one of match_name, match_cmdline, match_unit, pidfile",
-                     w->name);
+                perr_at(p, ss->file, ss->line, NULL,
+                        "[worker %s] needs at least one of match_name, match_cmdline, match_unit, pidfile",
+                        w->name);
         if (!s[WK_POLICY].line)
-                perr(p, p->section_line, "policy", "missing in [worker %s] (spread, colocate or avoid-net)",
-                     w->name);
+                perr_at(p, ss->file, ss->line, "policy", "missing in [worker %s] (spread, colocate or avoid-net)",
+                        w->name);
         if (s[WK_INTERFACE].line && !s[WK_POLICY].bad && w->policy != WORKER_COLOCATE &&
             w->policy != WORKER_POLICY_INVALID)
-                perr(p, s[WK_INTERFACE].line, "interface", "only used with policy = colocate, not %s",
-                     worker_policy_to_string(w->policy));
+                perr_at(p, s[WK_INTERFACE].file, s[WK_INTERFACE].line, "interface",
+                        "only used with policy = colocate, not %s", worker_policy_to_string(w->policy));
 }
 
 static void section_finish(struct parser *p) {
-        if (p->kind == SEC_WORKER)
-                worker_finish(p);
         p->kind = SEC_NONE;
 }
 
@@ -823,13 +868,53 @@ static bool has_space(const char *s) {
         return false;
 }
 
+/* A header naming an [interface] or [worker] section an earlier header
+ * opened.  In a later file it is the same section, whose keys the new ones
+ * override (true).  In the same file it is a duplicate (false): reported,
+ * and read as a section of its own so its keys are still checked. */
+static bool reopen_named(struct parser *p, struct section_seen *ss, const char *kind, const char *arg,
+                         unsigned line) {
+        if (ss->open_file == p->path) {
+                perr(p, line, NULL, "duplicate section [%s %s] (first on line %u)", kind, arg, ss->open_line);
+                return false;
+        }
+        ss->open_file = p->path;
+        ss->open_line = line;
+        return true;
+}
+
+/* Makes room for a new section at index at of an array of n (interfaces or
+ * workers, each elem_size bytes) and of its parallel key state.  The first
+ * match wins among these sections, and the sections a file adds go before
+ * those of the files read before it: a drop-in's [interface eth1] comes
+ * before the main file's [interface eth*]. */
+static int insert_named(struct parser *p, void **array, size_t *allocated, size_t elem_size,
+                        struct section_seen **seen, size_t *allocated_seen, size_t *n, size_t at, unsigned line) {
+        char *a;
+
+        if (util_grow(array, allocated, *n + 1, elem_size) < 0 ||
+            util_grow((void **) seen, allocated_seen, *n + 1, sizeof(**seen)) < 0) {
+                p->oom = true;
+                return -ENOMEM;
+        }
+        a = *array;
+        memmove(a + (at + 1) * elem_size, a + at * elem_size, (*n - at) * elem_size);
+        memmove(&(*seen)[at + 1], &(*seen)[at], (*n - at) * sizeof(**seen));
+        (*seen)[at] = (struct section_seen) {
+                .file = p->path,
+                .line = line,
+                .open_file = p->path,
+                .open_line = line,
+        };
+        (*n)++;
+        return 0;
+}
+
 static void parse_section(struct parser *p, unsigned line, char *s) {
         char *close, *name, *arg;
-        int r;
 
         section_finish(p);
         p->kind = SEC_SKIP;
-        p->section_line = line;
 
         /* The last ']' closes the header so globs such as eth[0-3] work. */
         close = strrchr(s, ']');
@@ -870,6 +955,7 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
 
         if (strcmp(name, "interface") == 0) {
                 struct config_interface *ci;
+                size_t at;
 
                 if (!*arg) {
                         perr(p, line, NULL, "section [interface] needs a name pattern, e.g. [interface eth*]");
@@ -881,23 +967,25 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                 }
                 for (size_t i = 0; i < p->c->n_interfaces; i++)
                         if (strcmp(p->c->interfaces[i].match, arg) == 0) {
-                                perr(p, line, NULL, "duplicate section [interface %s] (first on line %u)", arg,
-                                     p->c->interfaces[i].line);
-                                break;
+                                if (!reopen_named(p, &p->interface_seen[i], "interface", arg, line))
+                                        break;
+                                p->index = i;
+                                p->kind = SEC_INTERFACE;
+                                p->seen = p->interface_seen[i].keys;
+                                return;
                         }
-                r = util_grow((void **) &p->c->interfaces, &p->allocated_interfaces, p->c->n_interfaces + 1,
-                              sizeof(*p->c->interfaces));
-                if (r < 0) {
-                        p->oom = true;
+                at = p->new_interfaces;
+                if (insert_named(p, (void **) &p->c->interfaces, &p->allocated_interfaces, sizeof(*p->c->interfaces),
+                                 &p->interface_seen, &p->allocated_interface_seen, &p->c->n_interfaces, at, line) < 0)
                         return;
-                }
-                ci = &p->c->interfaces[p->c->n_interfaces];
+                ci = &p->c->interfaces[at];
                 *ci = (struct config_interface) {
                         .manage = true,
                         .rps = TRI_INHERIT,
                         .xps = TRI_INHERIT,
                         .rfs = TRI_INHERIT,
                         .takeover = TRI_INHERIT,
+                        .file = p->path,
                         .line = line,
                 };
                 cpuset_zero(&ci->cpus);
@@ -906,15 +994,16 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                         p->oom = true;
                         return;
                 }
-                p->index = p->c->n_interfaces++;
+                p->new_interfaces++;
+                p->index = at;
                 p->kind = SEC_INTERFACE;
-                memset(p->other_seen, 0, sizeof(p->other_seen));
-                p->seen = p->other_seen;
+                p->seen = p->interface_seen[at].keys;
                 return;
         }
 
         if (strcmp(name, "worker") == 0) {
                 struct config_worker *w;
+                size_t at;
 
                 if (!*arg) {
                         perr(p, line, NULL, "section [worker] needs a name, e.g. [worker nginx]");
@@ -926,19 +1015,21 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                 }
                 for (size_t i = 0; i < p->c->n_workers; i++)
                         if (strcmp(p->c->workers[i].name, arg) == 0) {
-                                perr(p, line, NULL, "duplicate section [worker %s] (first on line %u)", arg,
-                                     p->c->workers[i].line);
-                                break;
+                                if (!reopen_named(p, &p->worker_seen[i], "worker", arg, line))
+                                        break;
+                                p->index = i;
+                                p->kind = SEC_WORKER;
+                                p->seen = p->worker_seen[i].keys;
+                                return;
                         }
-                r = util_grow((void **) &p->c->workers, &p->allocated_workers, p->c->n_workers + 1,
-                              sizeof(*p->c->workers));
-                if (r < 0) {
-                        p->oom = true;
+                at = p->new_workers;
+                if (insert_named(p, (void **) &p->c->workers, &p->allocated_workers, sizeof(*p->c->workers),
+                                 &p->worker_seen, &p->allocated_worker_seen, &p->c->n_workers, at, line) < 0)
                         return;
-                }
-                w = &p->c->workers[p->c->n_workers];
+                w = &p->c->workers[at];
                 *w = (struct config_worker) {
                         .policy = WORKER_POLICY_INVALID,
+                        .file = p->path,
                         .line = line,
                 };
                 cpuset_zero(&w->cpus);
@@ -947,10 +1038,10 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                         p->oom = true;
                         return;
                 }
-                p->index = p->c->n_workers++;
+                p->new_workers++;
+                p->index = at;
                 p->kind = SEC_WORKER;
-                memset(p->other_seen, 0, sizeof(p->other_seen));
-                p->seen = p->other_seen;
+                p->seen = p->worker_seen[at].keys;
                 return;
         }
 
@@ -988,11 +1079,12 @@ static void parse_key(struct parser *p, unsigned line, const char *key, const ch
         for (size_t i = 0; i < n; i++) {
                 if (strcmp(defs[i].name, key) != 0)
                         continue;
-                if (p->seen[i].line) {
+                /* set again in a later file: the later value wins */
+                if (p->seen[i].line && p->seen[i].file == p->path) {
                         perr(p, line, key, "duplicate key (first set on line %u)", p->seen[i].line);
                         return;
                 }
-                p->seen[i].line = line;
+                p->seen[i] = (struct seen) { .file = p->path, .line = line };
                 p->seen[i].bad = !parse_value(p, line, &defs[i], value, base);
                 return;
         }
@@ -1034,38 +1126,74 @@ static void parse_line(struct parser *p, unsigned line, char *s) {
         parse_key(p, line, key, value);
 }
 
-/* Checks between keys, once the whole file is read. */
+static size_t file_rank(const struct parser *p, const char *file);
+
+/* Where to report a conflict between two keys: at a's line, or b's when
+ * a was never set or b was set by a later file (the drop-in that made the
+ * conflict). */
+static const struct seen *blame(const struct parser *p, const struct seen *a, const struct seen *b) {
+        if (!a->line || (b->line && file_rank(p, b->file) > file_rank(p, a->file)))
+                return b;
+        return a;
+}
+
+/* Checks between keys, once every file is read: on the merged values, at
+ * the place that set the value in question. */
 static void check_cross(struct parser *p) {
         const struct config *c = p->c;
-        const struct seen *b = p->balance_seen;
+        const struct seen *b = p->balance_seen, *at;
         char x[32], y[32];
 
-        if (!b[BK_HOT_ENTER].bad && !b[BK_HOT_EXIT].bad && c->hot_exit >= c->hot_enter)
-                perr(p, b[BK_HOT_EXIT].line ? b[BK_HOT_EXIT].line : b[BK_HOT_ENTER].line, "hot_exit",
-                     "%.15g%% must be below hot_enter (%.15g%%)", c->hot_exit * 100, c->hot_enter * 100);
+        if (!b[BK_HOT_ENTER].bad && !b[BK_HOT_EXIT].bad && c->hot_exit >= c->hot_enter) {
+                at = blame(p, &b[BK_HOT_EXIT], &b[BK_HOT_ENTER]);
+                perr_at(p, at->file, at->line, "hot_exit", "%.15g%% must be below hot_enter (%.15g%%)",
+                        c->hot_exit * 100, c->hot_enter * 100);
+        }
         if (!b[BK_BALANCE_RATIO].bad && c->balance_ratio > 0 && c->balance_ratio < 1.2)
-                perr(p, b[BK_BALANCE_RATIO].line, "balance_ratio", "%.15g must be 0 (off) or at least 1.2",
-                     c->balance_ratio);
-        if (!b[BK_MIN_DWELL].bad && !b[BK_MAX_DWELL].bad && c->max_dwell_usec < c->min_dwell_usec)
-                perr(p, b[BK_MAX_DWELL].line ? b[BK_MAX_DWELL].line : b[BK_MIN_DWELL].line, "max_dwell",
-                     "%s must not be below min_dwell (%s)", format_duration(c->max_dwell_usec, x, sizeof(x)),
-                     format_duration(c->min_dwell_usec, y, sizeof(y)));
+                perr_at(p, b[BK_BALANCE_RATIO].file, b[BK_BALANCE_RATIO].line, "balance_ratio",
+                        "%.15g must be 0 (off) or at least 1.2", c->balance_ratio);
+        if (!b[BK_MIN_DWELL].bad && !b[BK_MAX_DWELL].bad && c->max_dwell_usec < c->min_dwell_usec) {
+                at = blame(p, &b[BK_MAX_DWELL], &b[BK_MIN_DWELL]);
+                perr_at(p, at->file, at->line, "max_dwell", "%s must not be below min_dwell (%s)",
+                        format_duration(c->max_dwell_usec, x, sizeof(x)),
+                        format_duration(c->min_dwell_usec, y, sizeof(y)));
+        }
         for (size_t i = 0; i < c->n_interfaces; i++) {
                 const struct config_interface *ci = &c->interfaces[i];
 
                 if (!cpuset_empty(&ci->cpus) && cpuset_subset(&ci->cpus, &c->banned_cpus))
-                        perr(p, ci->line, "cpus", "every CPU of [interface %s] is in banned_cpus", ci->match);
+                        perr_at(p, ci->file, ci->line, "cpus", "every CPU of [interface %s] is in banned_cpus",
+                                ci->match);
         }
+        for (size_t i = 0; i < c->n_workers; i++)
+                worker_finish(p, i);
 }
 
-/* Stable by line, so the listing reads in file order; cross-key problems
- * found at the end land next to their lines.  Lists are short (capped). */
-static void sort_errors(struct config_errors *errs, size_t from) {
-        for (size_t i = from + 1; i < errs->n; i++) {
-                struct config_error e = errs->v[i];
-                size_t j = i;
+/* Where an error's file was read: the main file, then each drop-in; a
+ * file named by no read (none) last. */
+static size_t file_rank(const struct parser *p, const char *file) {
+        for (size_t i = 0; file && i < p->n_order; i++)
+                if (strcmp(p->order[i], file) == 0)
+                        return i;
+        return p->n_order;
+}
 
-                while (j > from && errs->v[j - 1].line > e.line) {
+/* Stable by file, then line, so the listing reads in the order the files
+ * were read and each file in line order; problems found at the end land
+ * next to their lines.  Lists are short (capped). */
+static void sort_errors(const struct parser *p) {
+        struct config_errors *errs = p->errs;
+
+        for (size_t i = p->first_error + 1; i < errs->n; i++) {
+                struct config_error e = errs->v[i];
+                size_t rank = file_rank(p, e.file), j = i;
+
+                while (j > p->first_error) {
+                        const struct config_error *prev = &errs->v[j - 1];
+                        size_t prank = file_rank(p, prev->file);
+
+                        if (prank < rank || (prank == rank && prev->line <= e.line))
+                                break;
                         errs->v[j] = errs->v[j - 1];
                         j--;
                 }
@@ -1073,101 +1201,142 @@ static void sort_errors(struct config_errors *errs, size_t from) {
         }
 }
 
-int config_parse(const char *path, const char *buf, size_t len, struct config *ret,
-                 struct config_errors *errs) {
-        struct config_errors local = {};
-        struct config c;
-        struct parser p = {};
-        size_t pos = 0;
-        unsigned line = 0;
-        int r;
+static int parser_init(struct parser *p, struct config *c, struct config_errors *errs) {
+        int r = config_defaults(c);
 
-        if (!errs)
-                errs = &local;
-        r = config_defaults(&c);
         if (r < 0)
                 return r;
-        if (path && !(c.path = strdup(path))) {
-                config_free(&c);
-                return -ENOMEM;
-        }
-        p = (struct parser) {
-                .path = path,
-                .c = &c,
+        *p = (struct parser) {
+                .c = c,
                 .errs = errs,
                 .first_error = errs->n,
                 .allocated_errors = errs->n,
                 .kind = SEC_NONE,
         };
+        return 0;
+}
+
+/* Notes a name (a file, or a drop-in directory that could not be listed)
+ * in the order errors are sorted by; name must outlive the parse. */
+static void parser_note(struct parser *p, const char *name) {
+        if (util_grow((void **) &p->order, &p->allocated_order, p->n_order + 1, sizeof(*p->order)) < 0) {
+                p->oom = true;
+                return;
+        }
+        p->order[p->n_order++] = name;
+}
+
+/* Parses the contents of one file on top of what the files before it set.
+ * The first file read (the main one) becomes c->path, the others
+ * c->dropins. */
+static void parser_feed(struct parser *p, const char *path, bool dropin, const char *buf, size_t len) {
+        struct config *c = p->c;
+        size_t pos = 0;
+        unsigned line = 0;
+        char *copy = NULL;
+
+        if (p->oom)
+                return;
+        if (path && !(copy = strdup(path))) {
+                p->oom = true;
+                return;
+        }
+        if (!dropin) {
+                free(c->path);
+                c->path = copy;
+        } else {
+                if (util_grow((void **) &c->dropins, &p->allocated_dropins, c->n_dropins + 1,
+                              sizeof(*c->dropins)) < 0) {
+                        free(copy);
+                        p->oom = true;
+                        return;
+                }
+                c->dropins[c->n_dropins++] = copy;
+        }
+        if (copy)
+                parser_note(p, copy);
+        p->path = copy;
+        p->kind = SEC_NONE;
+        p->daemon_line = p->balance_line = 0;
+        p->new_interfaces = p->new_workers = 0;
 
         /* A UTF-8 byte order mark from some editors is not part of line 1. */
         if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
                 pos = 3;
 
-        while (pos < len && !p.oom) {
+        while (pos < len && !p->oom) {
                 const char *nl = memchr(buf + pos, '\n', len - pos);
                 size_t n = nl ? (size_t) (nl - (buf + pos)) : len - pos;
                 char *s;
 
                 line++;
                 if (memchr(buf + pos, 0, n)) {
-                        perr(&p, line, NULL, "line contains a NUL byte");
+                        perr(p, line, NULL, "line contains a NUL byte");
                 } else {
                         s = strndup(buf + pos, n);
                         if (!s) {
-                                p.oom = true;
+                                p->oom = true;
                                 break;
                         }
-                        parse_line(&p, line, s);
+                        parse_line(p, line, s);
                         free(s);
                 }
                 pos += n + (nl ? 1 : 0);
         }
-        if (!p.oom) {
-                section_finish(&p);
-                check_cross(&p);
-        }
+        section_finish(p);
+}
 
-        if (p.oom) {
-                config_free(&c);
-                config_errors_free(&local);
-                return -ENOMEM;
+/* Runs the checks that need every file, and hands over the result: 0 with
+ * *ret set, -EINVAL with the problems in p->errs, or -ENOMEM. */
+static int parser_end(struct parser *p, struct config *ret) {
+        int r = 0;
+
+        if (!p->oom)
+                check_cross(p);
+        if (p->oom)
+                r = -ENOMEM;
+        else if (p->errs->n > p->first_error) {
+                sort_errors(p);
+                r = -EINVAL;
         }
-        if (errs->n > p.first_error) {
-                sort_errors(errs, p.first_error);
-                config_free(&c);
-                config_errors_free(&local);
-                return -EINVAL;
+        free(p->order);
+        free(p->interface_seen);
+        free(p->worker_seen);
+        if (r < 0) {
+                config_free(p->c);
+                return r;
         }
-        *ret = c;
+        *ret = *p->c;
         return 0;
 }
 
-int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
+int config_parse(const char *path, const char *buf, size_t len, struct config *ret,
+                 struct config_errors *errs) {
         struct config_errors local = {};
-        size_t allocated = 0, len = 0, cap = 0;
+        struct config c;
+        struct parser p;
+        int r;
+
+        r = parser_init(&p, &c, errs ? errs : &local);
+        if (r < 0)
+                return r;
+        parser_feed(&p, path, false, buf, len);
+        r = parser_end(&p, ret);
+        config_errors_free(&local);
+        return r;
+}
+
+/* Reads a whole file of at most CONFIG_MAX_SIZE bytes into *ret (caller
+ * frees; NULL for an empty file). */
+static int read_file(const char *path, char **ret, size_t *ret_len) {
+        size_t len = 0, cap = 0;
         char *buf = NULL;
         FILE *f;
         int r;
 
-        if (!errs)
-                errs = &local;
-        allocated = errs->n;
-
         f = fopen(path, "re");
-        if (!f) {
-                r = -errno;
-                if (r == -ENOENT && allow_missing) {
-                        struct config c;
-
-                        r = config_defaults(&c);
-                        if (r < 0)
-                                return r;
-                        *ret = c;
-                        return 0;
-                }
-                goto fail;
-        }
+        if (!f)
+                return -errno;
         for (;;) {
                 size_t got;
 
@@ -1196,21 +1365,159 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         fclose(f);
         if (r < 0) {
                 free(buf);
-                goto fail;
+                return r;
         }
-        r = config_parse(path, buf ? buf : "", len, ret, errs);
-        free(buf);
-        config_errors_free(&local);
-        return r;
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
 
-fail:
-        if (r != -ENOMEM) {
-                if (r == -EFBIG)
-                        errors_add(errs, &allocated, path, 0, NULL, "file is larger than %d bytes",
-                                   CONFIG_MAX_SIZE);
-                else
-                        errors_add(errs, &allocated, path, 0, NULL, "cannot read: %s", strerror(-r));
+static int add_read_error(struct config_errors *errs, size_t *allocated, const char *path, int r) {
+        if (r == -ENOMEM)
+                return r;
+        if (r == -EFBIG)
+                return errors_add(errs, allocated, path, 0, NULL, "file is larger than %d bytes", CONFIG_MAX_SIZE);
+        return errors_add(errs, allocated, path, 0, NULL, "cannot read: %s", strerror(-r));
+}
+
+static int compare_names(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static bool is_dropin_name(const char *name) {
+        size_t n = strlen(name);
+
+        /* hidden files are editors' and package managers' leftovers */
+        return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+/* The names of the drop-ins in dir, in strcmp order (so "10-a.conf" before
+ * "9-b.conf", as systemd sorts): regular files (or links to them) named
+ * *.conf.  A missing directory has none (0 names); anything else that stops
+ * the listing is an error. */
+static int list_dropins(const char *dir, char ***ret, size_t *ret_n) {
+        size_t n = 0, allocated = 0;
+        char **names = NULL;
+        struct dirent *de;
+        DIR *d;
+        int r = 0;
+
+        *ret = NULL;
+        *ret_n = 0;
+        d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        for (;;) {
+                struct stat st;
+
+                errno = 0;
+                de = readdir(d);
+                if (!de) {
+                        r = errno ? -errno : 0;
+                        break;
+                }
+                if (!is_dropin_name(de->d_name))
+                        continue;
+                /* a link to /dev/null is how systemd masks a drop-in: skipped
+                 * like any other non-file; a dangling link is read (and fails) */
+                if (fstatat(dirfd(d), de->d_name, &st, 0) == 0 && !S_ISREG(st.st_mode))
+                        continue;
+                if (util_grow((void **) &names, &allocated, n + 1, sizeof(*names)) < 0 ||
+                    !(names[n] = strdup(de->d_name))) {
+                        r = -ENOMEM;
+                        break;
+                }
+                n++;
         }
+        closedir(d);
+        if (r < 0) {
+                for (size_t i = 0; i < n; i++)
+                        free(names[i]);
+                free(names);
+                return r;
+        }
+        if (n > 1)
+                qsort(names, n, sizeof(*names), compare_names);
+        *ret = names;
+        *ret_n = n;
+        return 0;
+}
+
+int config_dropin_dir(const char *path, char *buf, size_t len) {
+        int n = snprintf(buf, len, "%s.d", path);
+
+        return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
+}
+
+int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
+        struct config_errors local = {};
+        size_t allocated, len = 0, n_names = 0;
+        char dir[PATH_MAX], **names = NULL;
+        char *buf = NULL;
+        struct parser p;
+        struct config c;
+        int r, q;
+
+        if (!errs)
+                errs = &local;
+        allocated = errs->n;
+
+        r = read_file(path, &buf, &len);
+        if (r < 0 && !(r == -ENOENT && allow_missing)) {
+                add_read_error(errs, &allocated, path, r);
+                config_errors_free(&local);
+                return r;
+        }
+        q = parser_init(&p, &c, errs);
+        if (q < 0) {
+                free(buf);
+                config_errors_free(&local);
+                return q;
+        }
+        if (r == 0)
+                parser_feed(&p, path, false, buf ? buf : "", len);
+        free(buf);
+
+        /* Drop-ins: PATH.d/NAME.conf, each on top of the files before it. */
+        r = config_dropin_dir(path, dir, sizeof(dir));
+        if (r == 0)
+                r = list_dropins(dir, &names, &n_names);
+        if (r < 0 && r != -ENOMEM) {
+                parser_note(&p, dir);
+                perr_at(&p, dir, 0, NULL, "cannot read the drop-in directory: %s", strerror(-r));
+        } else if (r == -ENOMEM)
+                p.oom = true;
+        for (size_t i = 0; i < n_names && !p.oom; i++) {
+                char file[PATH_MAX];
+                int n = snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
+
+                if (n < 0 || (size_t) n >= sizeof(file)) {
+                        parser_note(&p, dir);
+                        perr_at(&p, dir, 0, NULL, "%s: path is too long", names[i]);
+                        continue;
+                }
+                q = read_file(file, &buf, &len);
+                if (q < 0) {
+                        if (q == -ENOMEM) {
+                                p.oom = true;
+                                break;
+                        }
+                        /* noted after the files before it, and kept for the sort */
+                        parser_feed(&p, file, true, "", 0);
+                        if (q == -EFBIG)
+                                perr(&p, 0, NULL, "file is larger than %d bytes", CONFIG_MAX_SIZE);
+                        else
+                                perr(&p, 0, NULL, "cannot read: %s", strerror(-q));
+                        continue;
+                }
+                parser_feed(&p, file, true, buf ? buf : "", len);
+                free(buf);
+        }
+        for (size_t i = 0; i < n_names; i++)
+                free(names[i]);
+        free(names);
+
+        r = parser_end(&p, ret);
         config_errors_free(&local);
         return r;
 }

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 /* Not "config.h": from tests/ that name finds autoconf's build config.h. */
 #include "config.h"
@@ -1103,6 +1105,204 @@ static void test_format_roundtrip(_unused_ void **state) {
         }
 }
 
+/* A scratch directory holding irqsteer.conf and irqsteer.conf.d/. */
+struct dropin_dir {
+        char base[64];
+        char conf[128];
+        char dir[128];
+};
+
+static void dropin_setup(struct dropin_dir *t, const char *main_text) {
+        snprintf(t->base, sizeof(t->base), "/tmp/irqsteer-test-dropin.XXXXXX");
+        assert_non_null(mkdtemp(t->base));
+        snprintf(t->conf, sizeof(t->conf), "%s/irqsteer.conf", t->base);
+        snprintf(t->dir, sizeof(t->dir), "%s/irqsteer.conf.d", t->base);
+        if (main_text)
+                test_write_file(t->base, "irqsteer.conf", main_text);
+        assert_int_equal(mkdir(t->dir, 0755), 0);
+}
+
+static void dropin_cleanup(struct dropin_dir *t) {
+        char cmd[128];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->base);
+        assert_int_equal(system(cmd), 0);
+}
+
+/* Loads t->conf, failing the test with the error list on a problem. */
+static void dropin_load_ok(const struct dropin_dir *t, bool allow_missing, struct config *c) {
+        struct config_errors errs = {};
+
+        if (config_load(t->conf, allow_missing, c, &errs) != 0)
+                fail_msg("load: %s", errors_text(&errs));
+        assert_int_equal(errs.n, 0);
+}
+
+/* PATH.d/NAME.conf read after PATH in strcmp order, the later value of a
+ * key winning; files of other names ignored. */
+static void test_dropin_order(_unused_ void **state) {
+        struct dropin_dir t;
+        struct config c;
+        char buf[256];
+
+        dropin_setup(&t, "[daemon]\ninterval = 2s\nlog_level = err\n[balance]\nhot_enter = 70%\nmax_moves = 3\n"
+                         "banned_cpus = 0-1\n");
+        /* "10-" sorts before "9-" (strcmp, as systemd sorts): 9-late is last */
+        test_write_file(t.dir, "10-early.conf", "[daemon]\ninterval = 1s\n[balance]\nmax_moves = 5\n");
+        test_write_file(t.dir, "9-late.conf", "[daemon]\ninterval = 3s\n[balance]\nbanned_cpus =\n");
+        /* none of these is a drop-in: read, each would change the result or fail */
+        test_write_file(t.dir, "50-x.conf.bak", "[daemon]\ninterval = 9s\n");
+        test_write_file(t.dir, "README", "not a config\n");
+        test_write_file(t.dir, ".60-hidden.conf", "[daemon]\nbogus = 1\n");
+        test_write_file(t.dir, "70-x.conf~", "[daemon]\nbogus = 1\n");
+        test_write_file(t.dir, ".conf", "[daemon]\nbogus = 1\n");
+        snprintf(buf, sizeof(buf), "%s/80-sub.conf", t.dir);
+        assert_int_equal(mkdir(buf, 0755), 0);
+        /* a link to /dev/null masks a drop-in, as with systemd */
+        snprintf(buf, sizeof(buf), "%s/90-masked.conf", t.dir);
+        assert_int_equal(symlink("/dev/null", buf), 0);
+
+        dropin_load_ok(&t, false, &c);
+        assert_int_equal(c.interval_usec, 3 * SEC);     /* 9-late.conf */
+        assert_int_equal(c.max_moves, 5);               /* 10-early.conf */
+        assert_int_equal(c.log_level, LOG_ERR);         /* the main file only */
+        assert_true(c.hot_enter == 0.70);
+        assert_true(cpuset_empty(&c.banned_cpus));      /* emptied by 9-late.conf */
+        assert_string_equal(c.path, t.conf);
+        assert_int_equal(c.n_dropins, 2);
+        assert_string_equal(strrchr(c.dropins[0], '/') + 1, "10-early.conf");
+        assert_string_equal(strrchr(c.dropins[1], '/') + 1, "9-late.conf");
+        assert_int_equal(strncmp(c.dropins[0], t.dir, strlen(t.dir)), 0);
+        config_free(&c);
+        dropin_cleanup(&t);
+}
+
+/* A section named in several files is one section; a section a later file
+ * adds goes before the earlier files' ones (the first match wins). */
+static void test_dropin_sections(_unused_ void **state) {
+        struct dropin_dir t;
+        const struct config_interface *ci;
+        struct config c;
+        char buf[64];
+
+        dropin_setup(&t, "[interface eth*]\ncpus = 0-3\nrps = no\n"
+                         "[worker web]\nmatch_name = nginx\npolicy = colocate\ninterface = eth0\n");
+        test_write_file(t.dir, "host.conf",
+                        "[interface eth*]\nrps = yes\n"
+                        "[interface eth1]\nmanage = no\n"
+                        "[worker web]\ncpus = 4-7\n"
+                        "[worker cache]\nmatch_unit = memcached.service\npolicy = avoid-net\n");
+        dropin_load_ok(&t, false, &c);
+
+        assert_int_equal(c.n_interfaces, 2);
+        ci = config_interface_for(&c, "eth1");
+        assert_non_null(ci);
+        assert_string_equal(ci->match, "eth1");
+        assert_false(ci->manage);
+        assert_string_equal(strrchr(ci->file, '/') + 1, "host.conf");
+        assert_int_equal(ci->line, 3);
+        ci = config_interface_for(&c, "eth0");
+        assert_non_null(ci);
+        assert_string_equal(ci->match, "eth*");
+        assert_int_equal(cpuset_format_list(&ci->cpus, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "0-3");                /* the main file's */
+        assert_int_equal(ci->rps, TRI_YES);             /* the drop-in's */
+        assert_ptr_equal(ci->file, c.path);
+        assert_int_equal(ci->line, 1);
+
+        assert_int_equal(c.n_workers, 2);
+        assert_string_equal(c.workers[0].name, "cache");
+        assert_string_equal(c.workers[1].name, "web");
+        assert_string_equal(c.workers[1].match_name, "nginx");
+        assert_int_equal(c.workers[1].policy, WORKER_COLOCATE);
+        assert_int_equal(cpuset_format_list(&c.workers[1].cpus, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "4-7");
+        config_free(&c);
+        dropin_cleanup(&t);
+}
+
+/* Every problem of every file as FILE:LINE, the drop-in's own path; main
+ * file first, then the drop-ins in order; checks across keys on the merged
+ * values, at the line that set the value. */
+static void test_dropin_errors(_unused_ void **state) {
+        struct config_errors errs = {};
+        struct dropin_dir t;
+        struct config c;
+        char *got, want[2048];
+
+        dropin_setup(&t, "[balance]\nhot_exit = 70%\nmax_moves = 0\n[worker w]\nmatch_name = w\n");
+        test_write_file(t.dir, "a.conf", "[balance]\nhot_samples = 0\nhot_samples = 3\n");
+        test_write_file(t.dir, "b.conf", "\n[balance]\nhot_enter = 65%\n[daemon]\ncolour = blue\n");
+        test_write_file(t.dir, "c.conf", "[balance]\nmax_moves = 2\n");
+        memset(&c, 0x5a, sizeof(c));
+        assert_int_equal(config_load(t.conf, false, &c, &errs), -EINVAL);
+        assert_int_equal(((unsigned char *) &c)[0], 0x5a);
+        got = errors_text(&errs);
+        snprintf(want, sizeof(want),
+                 "%s:3: max_moves: \"0\" is out of range (1..1000)\n"
+                 "%s:4: policy: missing in [worker w] (spread, colocate or avoid-net)\n"
+                 "%s/a.conf:2: hot_samples: \"0\" is out of range (1..100)\n"
+                 "%s/a.conf:3: hot_samples: duplicate key (first set on line 2)\n"
+                 "%s/b.conf:3: hot_exit: 70%% must be below hot_enter (65%%)\n"
+                 "%s/b.conf:5: colour: unknown key in [daemon]\n",
+                 t.conf, t.conf, t.dir, t.dir, t.dir, t.dir);
+        if (strcmp(got, want) != 0)
+                fail_msg("got:\n%swant:\n%s", got, want);
+        free(got);
+        config_errors_free(&errs);
+        dropin_cleanup(&t);
+}
+
+/* No PATH.d is no drop-ins; a PATH.d that cannot be listed is an error,
+ * not a silent "none"; drop-ins apply on top of the defaults when the main
+ * file may be missing and is. */
+static void test_dropin_dir(_unused_ void **state) {
+        struct config_errors errs = {};
+        struct dropin_dir t;
+        struct config c;
+        char *got, want[512];
+
+        dropin_setup(&t, "[daemon]\ninterval = 5s\n");
+        assert_int_equal(rmdir(t.dir), 0);
+        dropin_load_ok(&t, false, &c);
+        assert_int_equal(c.interval_usec, 5 * SEC);
+        assert_int_equal(c.n_dropins, 0);
+        config_free(&c);
+
+        /* a file where the directory should be */
+        test_write_file(t.base, "irqsteer.conf.d", "[daemon]\ninterval = 1s\n");
+        assert_int_equal(config_load(t.conf, false, &c, &errs), -EINVAL);
+        got = errors_text(&errs);
+        snprintf(want, sizeof(want), "%s: cannot read the drop-in directory: Not a directory\n", t.dir);
+        assert_string_equal(got, want);
+        free(got);
+        config_errors_free(&errs);
+        assert_int_equal(unlink(t.dir), 0);
+
+        /* no main file: the defaults, then the drop-ins */
+        assert_int_equal(unlink(t.conf), 0);
+        assert_int_equal(mkdir(t.dir, 0755), 0);
+        test_write_file(t.dir, "host.conf", "[balance]\nbanned_cpus = 3\n");
+        dropin_load_ok(&t, true, &c);
+        assert_null(c.path);
+        assert_int_equal(c.n_dropins, 1);
+        assert_true(cpuset_isset(&c.banned_cpus, 3));
+        assert_int_equal(c.interval_usec, 2 * SEC);
+        config_free(&c);
+        assert_int_equal(config_load(t.conf, false, &c, &errs), -ENOENT);
+        config_errors_free(&errs);
+
+        /* a dangling link named *.conf is a drop-in that cannot be read */
+        snprintf(want, sizeof(want), "%s/zz.conf", t.dir);
+        assert_int_equal(symlink("/nonexistent-irqsteer-test", want), 0);
+        assert_int_equal(config_load(t.conf, true, &c, &errs), -EINVAL);
+        got = errors_text(&errs);
+        assert_non_null(strstr(got, "/zz.conf: cannot read: No such file or directory\n"));
+        free(got);
+        config_errors_free(&errs);
+        dropin_cleanup(&t);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_defaults),
@@ -1121,6 +1321,10 @@ int main(void) {
                 cmocka_unit_test(test_reload_keeps_old),
                 cmocka_unit_test(test_example_file),
                 cmocka_unit_test(test_format_roundtrip),
+                cmocka_unit_test(test_dropin_order),
+                cmocka_unit_test(test_dropin_sections),
+                cmocka_unit_test(test_dropin_errors),
+                cmocka_unit_test(test_dropin_dir),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
