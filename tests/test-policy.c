@@ -824,20 +824,24 @@ static void check_vacated(const char *what, struct fx *f, const cpuset_t *ok) {
 
 /* A runtime ban (or a reload's banned_cpus) empties the banned CPUs of
  * everything we manage in the first tick that sees it, dwell and the move
- * cap notwithstanding; an unban makes them usable again. */
+ * cap notwithstanding; once the ban is lifted the policy uses them again
+ * when a hot CPU gives it a reason to. */
 static void test_ban_vacates(void **state) {
         static const struct {
                 const char *what;
                 enum worker_policy wp;
                 bool single_queue;
                 bool by_config;           /* banned_cpus changed (a reload), not a runtime ban */
+                bool reused;              /* the load after the lift makes CPUs 2-3 worth using */
         } cases[] = {
-                { "8 queues, spread workers", WORKER_SPREAD, false, false },
-                { "8 queues, avoid-net workers", WORKER_AVOID_NET, false, false },
-                { "8 queues, colocated workers", WORKER_COLOCATE, false, false },
-                { "single-queue NIC, RPS", WORKER_SPREAD, true, false },
-                { "single-queue NIC, RPS, banned_cpus reloaded", WORKER_SPREAD, true, true },
-                { "8 queues, banned_cpus reloaded", WORKER_SPREAD, false, true },
+                { "8 queues, spread workers", WORKER_SPREAD, false, false, true },
+                { "8 queues, avoid-net workers", WORKER_AVOID_NET, false, false, true },
+                { "8 queues, colocated workers", WORKER_COLOCATE, false, false, true },
+                /* its RPS mask widens only when its RPS CPUs are hot: at
+                 * 1.5 times the load they are at 12% */
+                { "single-queue NIC, RPS", WORKER_SPREAD, true, false, false },
+                { "single-queue NIC, RPS, banned_cpus reloaded", WORKER_SPREAD, true, true, false },
+                { "8 queues, banned_cpus reloaded", WORKER_SPREAD, false, true, true },
         };
 
         (void) state;
@@ -862,7 +866,7 @@ static void test_ban_vacates(void **state) {
                 fx_add_proc(&f, 0, 1000, 6);
                 for (int q = 0; q < nq; q++)
                         f.q[0][q] = (struct fx_queue_model){ q < 2 ? 0.7 : 0.3, q < 2 ? 30000 : 5000 };
-                for (unsigned k = 0; k < 200; k++) {
+                for (unsigned k = 0; k < 400; k++) {
                         for (int c = 0; c < 8; c++)
                                 noise[c] = 0.9 + 0.2 * fx_rand(&seed);
                         if (k > 0)
@@ -881,11 +885,34 @@ static void test_ban_vacates(void **state) {
                                         f.bans = ban;
                                 }
                         }
+                        if (k == 200) {
+                                if (cases[i].by_config) {
+                                        cpuset_zero(&f.cfg.banned_cpus);
+                                        policy_reset(f.st);
+                                } else {
+                                        cpuset_zero(&f.bans);
+                                }
+                                /* at this load no CPU is hot and the lift
+                                 * alone moves nothing back (hysteresis); at
+                                 * 1.5 times it the CPUs that took two
+                                 * queues or a 0.7 one get hot, and CPUs 2-3
+                                 * are the coolest targets of a move or RPS */
+                                for (int q = 0; q < nq; q++)
+                                        f.q[0][q].work *= 1.5;
+                                used = false;
+                        }
                         assert_int_equal(fx_step(&f, k * SEC), 0);
-                        check_eligible(cases[i].what, &f.l, k >= 100 ? &ok : &all);
-                        if (k >= 100)
+                        check_eligible(cases[i].what, &f.l, k >= 100 && k < 200 ? &ok : &all);
+                        if (k >= 100 && k < 200)
                                 check_vacated(cases[i].what, &f, &ok);
+                        if (k >= 200) {
+                                for (size_t r = 0; r < f.inv.n_irqs; r++)
+                                        used |= cpuset_intersects(&f.inv.irqs[r].affinity, &ban);
+                                used |= cpuset_intersects(&f.inv.nics[0].queues[0].rps_cpus, &ban);
+                        }
                 }
+                if (cases[i].reused && !used)
+                        fail_msg("%s: CPUs 2-3 never used again in 200 ticks after the unban", cases[i].what);
                 assert_int_equal(count_notes(&f.rep, "someone else"), 0);
                 free(w);
                 f.cfg.workers = NULL;
