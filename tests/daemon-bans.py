@@ -3,14 +3,18 @@
 written with irqsteerctl ban empties the CPU of every managed IRQ within
 a tick of the daemon reading it; a bad ban file is logged and ignored as a
 whole; irqsteerctl bans lists them, status.json shows them; unban lifts
-the ban; a reload with a new banned_cpus vacates as well.  Needs no root: everything happens below a temporary copy of
-tests/fixtures/vm2.  Run by tests/test-daemon-bans.sh."""
+the ban, moves nothing back by itself, and the next move off a hot CPU
+uses the unbanned CPU again, the coolest; a reload with a new banned_cpus
+vacates as well.  Needs no root: everything happens below a temporary copy
+of tests/fixtures/vm2.  Run by tests/test-daemon-bans.sh."""
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import daemonlib as dl  # noqa: E402
@@ -27,29 +31,91 @@ def irqsteerctl(args):
     return subprocess.run([ctl] + args, capture_output=True, text=True, timeout=60)
 
 
+def irq_cpus(root):
+    """{irq: set of CPUs} from proc/irq/N/smp_affinity_list, or from the
+    hex mask in smp_affinity where a fixture IRQ has no list file."""
+    out = {}
+    for k, v in dl.tree_values(root).items():
+        parts = k.split("/")
+        if len(parts) != 4 or parts[:2] != ["proc", "irq"]:
+            continue
+        if parts[3] == "smp_affinity_list":
+            cpus = set()
+            for part in v.split(","):
+                if "-" in part:
+                    a, b = part.split("-")
+                    cpus.update(range(int(a), int(b) + 1))
+                elif part:
+                    cpus.add(int(part))
+            out[parts[2]] = cpus
+        elif parts[3] == "smp_affinity":
+            mask = int(v.replace(",", "") or "0", 16)
+            out.setdefault(parts[2], {c for c in range(mask.bit_length()) if mask >> c & 1})
+    return out
+
+
 def irqs_on(root, cpu, log):
     """Managed IRQs (those irqsteerd has placed, by its log) whose
-    smp_affinity_list names cpu.  Other devices' IRQs are left where they
-    are."""
-    out = []
+    affinity names cpu.  Other devices' IRQs are left where they are."""
     managed = set(re.findall(r" IRQ (\d+) \(", dl.read_log(log)))
-    for k, v in dl.tree_values(root).items():
-        if not k.endswith("smp_affinity_list") or k.split("/")[2] not in managed:
-            continue
-        cpus = set()
-        for part in v.split(","):
-            if "-" in part:
-                a, b = part.split("-")
-                cpus.update(range(int(a), int(b) + 1))
-            elif part:
-                cpus.add(int(part))
-        if cpu in cpus:
-            out.append(k.split("/")[2])
-    return sorted(out, key=int)
+    return sorted((irq for irq, cpus in irq_cpus(root).items() if irq in managed and cpu in cpus), key=int)
 
 
 def ticks(state):
     return (dl.load_json(os.path.join(state, "status.json")) or {}).get("ticks", -1)
+
+
+def write_shares(root, step, softirq):
+    """proc/stat and proc/softirqs of the fixture's CPUs at step (100
+    ticks per CPU each): CPU c spends softirq[c] percent of its time in
+    softirqs, NET_RX growing with it, 2 percent when not named.  Counters
+    only grow from dl.write_load's of a lower step."""
+    cpus = dl.online_cpus(root)
+    lines, tot = [], [0] * 10
+    for cpu in cpus:
+        t, pct = 100 * step, softirq.get(cpu, 2)
+        v = [x + 1000 for x in (t * 2 // 100, 0, t * 2 // 100, t * (96 - pct) // 100, 0, 0, t * pct // 100, 0, 0, 0)]
+        tot = [a + b for a, b in zip(tot, v)]
+        lines.append(f"cpu{cpu} " + " ".join(map(str, v)))
+    stat = "cpu  " + " ".join(map(str, tot)) + "\n" + "\n".join(lines) + "\n"
+    stat += "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n"
+    soft = "       " + "".join(f"CPU{c:<11d}" for c in cpus) + "\n"
+    for i, row in enumerate(("HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER",
+                             "RCU")):
+        per = []
+        for cpu in cpus:
+            n = 1000 * (i + 1) + step * {"NET_RX": 100 * softirq.get(cpu, 2), "TIMER": 100}.get(row, 0)
+            per.append(f"{n:>11d}")
+        soft += f"{row + ':':>8}" + " ".join(per) + "\n"
+    for name, text in (("stat", stat), ("softirqs", soft)):
+        tmp_path = os.path.join(root, "proc", f".{name}.tmp")
+        with open(tmp_path, "w") as f:
+            f.write(text)
+        os.replace(tmp_path, os.path.join(root, "proc", name))
+
+
+class Load:
+    """CPU0 hot with the interrupts of irqs on it, CPU2 warm, CPU1 idle:
+    CPU1 the coolest target of a move off CPU0.  Advances every 50 ms
+    in a thread until stop()."""
+
+    def __init__(self, root, irqs):
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, args=(root, irqs))
+        self.thread.start()
+
+    def run(self, root, irqs):
+        step = 10
+        while not self.done.is_set():
+            write_shares(root, step, {0: 90, 2: 15})
+            for irq in irqs:
+                dl.bump_interrupts(root, irq, 0, 1000)
+            step += 1
+            time.sleep(0.05)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
 
 
 def run_bans():
@@ -125,6 +191,23 @@ def run_bans():
         c.check(bool(ok), "bans: the daemon sees the unban", dl.read_log(log)[-1500:])
         r = irqsteerctl(["unban", "--state-dir", state, "kubelet"])
         c.check(r.returncode == 0 and "nothing to lift" in r.stderr, "bans: a second unban is harmless", r.stderr)
+
+        # the unban alone moves nothing back (no churn); a hot CPU0 with
+        # two busy queues then sheds one to the coolest CPU, and that is
+        # CPU1 again: without the unban it would be CPU2
+        t = ticks(state)
+        dl.wait_until(lambda: ticks(state) >= t + 3, T)
+        c.check(not irqs_on(root, 1, log), "unban: nothing moved back at once", repr(irqs_on(root, 1, log)))
+        busy = [irq for irq in ("38", "45") if irq in irqs_on(root, 0, log)]
+        c.check(busy == ["38", "45"], "unban: eth0 and ens4 queue 0 on CPU0 to load", repr(irqs_on(root, 0, log)))
+        load = Load(root, [int(irq) for irq in busy])
+        try:
+            back = dl.wait_until(lambda: irqs_on(root, 1, log), T)
+        finally:
+            load.stop()
+        moves = re.findall(r" IRQ \d+ \([^)]*\) CPU0 -> CPU(\d+): CPU0 softirq\+irq", dl.read_log(log))
+        c.check(bool(back) and moves[:1] == ["1"], "unban: a move off a hot CPU0 uses CPU1 again",
+                f"on CPU1: {back}, moves off CPU0 to: {moves}; " + dl.read_log(log)[-1500:])
 
         # a reload with banned_cpus = 0 (the issue's case: IRQ 11 and eth1's
         # RPS stayed on CPU0 until a restart): vacated within a tick
