@@ -1,0 +1,442 @@
+/* The kernel's netdev generic netlink family through libnl-genl-3:
+ * queue-get, napi-get and qstats-get dumps into plain records.  The reply
+ * parsers are pure; netdev_dump() is the only I/O. */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "log.h"
+#include "netdev-uapi.h"
+#include "netdev.h"
+#include "nlerr.h"
+#include "util.h"
+
+static const char *const queue_type_names[NETDEV_QUEUE_TYPE_MAX] = {
+        [NETDEV_QUEUE_RX] = "rx",
+        [NETDEV_QUEUE_TX] = "tx",
+};
+
+const char *netdev_queue_type_to_string(enum netdev_queue_type t) {
+        return t >= 0 && t < NETDEV_QUEUE_TYPE_MAX ? queue_type_names[t] : "invalid";
+}
+
+const char *netdev_threaded_to_string(enum netdev_threaded t) {
+        switch (t) {
+        case NETDEV_THREADED_OFF: return "off";
+        case NETDEV_THREADED_ON: return "on";
+        case NETDEV_THREADED_BUSY_POLL: return "busy-poll";
+        default: return "unknown";
+        }
+}
+
+/* The kernel sends u32 attributes as 4 bytes and "uint" ones (counters,
+ * threaded) as 4, or 8 once the value needs it; either is taken for any
+ * integer, so a later widening of an attribute still reads. */
+static int attr_uint(const struct nlattr *a, uint64_t *ret) {
+        int len = nla_len(a);
+
+        if (len == 4) {
+                uint32_t v;
+
+                memcpy(&v, nla_data(a), 4);
+                *ret = v;
+                return 0;
+        }
+        if (len == 8) {
+                memcpy(ret, nla_data(a), 8);
+                return 0;
+        }
+        return -EBADMSG;
+}
+
+static int attr_u32(const struct nlattr *a, uint32_t *ret) {
+        uint64_t v;
+
+        if (attr_uint(a, &v) < 0 || v > UINT32_MAX)
+                return -EBADMSG;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+/* A value that must fit an int: ifindex, IRQ, PID. */
+static int attr_int(const struct nlattr *a, int *ret) {
+        uint64_t v;
+
+        if (attr_uint(a, &v) < 0 || v > INT32_MAX)
+                return -EBADMSG;
+        *ret = (int) v;
+        return 0;
+}
+
+static int attr_queue_type(const struct nlattr *a, enum netdev_queue_type *ret) {
+        uint32_t v;
+
+        if (attr_u32(a, &v) < 0)
+                return -EBADMSG;
+        switch (v) {
+        case NETDEV_NL_QUEUE_TYPE_RX: *ret = NETDEV_QUEUE_RX; return 0;
+        case NETDEV_NL_QUEUE_TYPE_TX: *ret = NETDEV_QUEUE_TX; return 0;
+        /* A queue type we do not know (the kernel may add some) is not
+         * a queue we could place: not this record's to guess. */
+        default: return -EBADMSG;
+        }
+}
+
+typedef int (*attr_fn_t)(const struct nlattr *a, void *ret);
+
+/* Checks the headers and the command, then calls fn on each attribute.
+ * libnl's own iteration stops quietly at a cut attribute; here a message
+ * that ends inside one is malformed, not one without it. */
+static int walk(const struct nlmsghdr *nlh, uint8_t cmd, attr_fn_t fn, void *ret) {
+        struct nlmsghdr *h = (struct nlmsghdr *) nlh;
+        const struct genlmsghdr *g;
+        struct nlattr *a;
+        int r, rem;
+
+        if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+                return -EBADMSG;
+        g = nlmsg_data(h);
+        if (g->cmd != cmd)
+                return -EINVAL;
+        nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
+                r = fn(a, ret);
+                if (r < 0)
+                        return r;
+        }
+        return rem > 0 ? -EBADMSG : 0;
+}
+
+/* Which of a record's always-present attributes came, one bit each. */
+#define SEEN(n) (1u << (n))
+
+struct queue_parse {
+        struct netdev_queue q;
+        unsigned seen;
+};
+
+static int queue_attr(const struct nlattr *a, void *arg) {
+        struct queue_parse *p = arg;
+
+        switch (nla_type(a)) {
+        case NETDEV_NL_A_QUEUE_ID:
+                p->seen |= SEEN(0);
+                return attr_u32(a, &p->q.id);
+        case NETDEV_NL_A_QUEUE_IFINDEX:
+                p->seen |= SEEN(1);
+                return attr_int(a, &p->q.ifindex);
+        case NETDEV_NL_A_QUEUE_TYPE:
+                p->seen |= SEEN(2);
+                return attr_queue_type(a, &p->q.type);
+        case NETDEV_NL_A_QUEUE_NAPI_ID:
+                return attr_u32(a, &p->q.napi_id);
+        default:
+                return 0;
+        }
+}
+
+int netdev_parse_queue(const struct nlmsghdr *nlh, struct netdev_queue *ret) {
+        struct queue_parse p = { .q = { .type = NETDEV_QUEUE_TYPE_INVALID } };
+        int r;
+
+        r = walk(nlh, NETDEV_NL_CMD_QUEUE_GET, queue_attr, &p);
+        if (r < 0)
+                return r;
+        if (p.seen != (SEEN(0) | SEEN(1) | SEEN(2)) || p.q.ifindex <= 0)
+                return -EBADMSG;
+        *ret = p.q;
+        return 0;
+}
+
+struct napi_parse {
+        struct netdev_napi n;
+        unsigned seen;
+};
+
+static int napi_attr(const struct nlattr *a, void *arg) {
+        struct napi_parse *p = arg;
+        uint64_t v;
+
+        switch (nla_type(a)) {
+        case NETDEV_NL_A_NAPI_ID:
+                p->seen |= SEEN(0);
+                return attr_u32(a, &p->n.id);
+        case NETDEV_NL_A_NAPI_IFINDEX:
+                p->seen |= SEEN(1);
+                return attr_int(a, &p->n.ifindex);
+        case NETDEV_NL_A_NAPI_IRQ:
+                return attr_int(a, &p->n.irq);
+        case NETDEV_NL_A_NAPI_PID:
+                return attr_int(a, &p->n.pid);
+        case NETDEV_NL_A_NAPI_THREADED:
+                if (attr_uint(a, &v) < 0)
+                        return -EBADMSG;
+                /* A mode added after busy-poll is still "some mode": unknown. */
+                p->n.threaded = v == NETDEV_NL_NAPI_THREADED_DISABLED ? NETDEV_THREADED_OFF :
+                                v == NETDEV_NL_NAPI_THREADED_ENABLED ? NETDEV_THREADED_ON :
+                                v == NETDEV_NL_NAPI_THREADED_BUSY_POLL ? NETDEV_THREADED_BUSY_POLL :
+                                NETDEV_THREADED_UNKNOWN;
+                return 0;
+        default:
+                return 0;
+        }
+}
+
+int netdev_parse_napi(const struct nlmsghdr *nlh, struct netdev_napi *ret) {
+        struct napi_parse p = { .n = { .irq = -1, .threaded = NETDEV_THREADED_UNKNOWN } };
+        int r;
+
+        r = walk(nlh, NETDEV_NL_CMD_NAPI_GET, napi_attr, &p);
+        if (r < 0)
+                return r;
+        if (p.seen != (SEEN(0) | SEEN(1)) || p.n.id == 0 || p.n.ifindex <= 0)
+                return -EBADMSG;
+        *ret = p.n;
+        return 0;
+}
+
+struct qstats_parse {
+        struct netdev_qstats s;
+        unsigned seen;
+};
+
+static int qstats_attr(const struct nlattr *a, void *arg) {
+        struct qstats_parse *p = arg;
+
+        switch (nla_type(a)) {
+        case NETDEV_NL_A_QSTATS_IFINDEX:
+                p->seen |= SEEN(0);
+                return attr_int(a, &p->s.ifindex);
+        case NETDEV_NL_A_QSTATS_QUEUE_TYPE:
+                p->seen |= SEEN(1);
+                return attr_queue_type(a, &p->s.type);
+        case NETDEV_NL_A_QSTATS_QUEUE_ID:
+                p->seen |= SEEN(2);
+                return attr_u32(a, &p->s.queue);
+        case NETDEV_NL_A_QSTATS_RX_PACKETS:
+                p->s.has_rx_packets = true;
+                return attr_uint(a, &p->s.rx_packets);
+        case NETDEV_NL_A_QSTATS_RX_BYTES:
+                p->s.has_rx_bytes = true;
+                return attr_uint(a, &p->s.rx_bytes);
+        case NETDEV_NL_A_QSTATS_TX_PACKETS:
+                p->s.has_tx_packets = true;
+                return attr_uint(a, &p->s.tx_packets);
+        case NETDEV_NL_A_QSTATS_TX_BYTES:
+                p->s.has_tx_bytes = true;
+                return attr_uint(a, &p->s.tx_bytes);
+        default:
+                return 0;
+        }
+}
+
+int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret) {
+        struct qstats_parse p = { .s = { .type = NETDEV_QUEUE_TYPE_INVALID } };
+        int r;
+
+        r = walk(nlh, NETDEV_NL_CMD_QSTATS_GET, qstats_attr, &p);
+        if (r < 0)
+                return r;
+        /* Device scope (no queue attributes) is not what was asked for. */
+        if (p.seen != (SEEN(0) | SEEN(1) | SEEN(2)) || p.s.ifindex <= 0)
+                return -EBADMSG;
+        *ret = p.s;
+        return 0;
+}
+
+const struct netdev_napi *netdev_info_napi(const struct netdev_info *info, uint32_t id) {
+        if (id == 0)
+                return NULL;
+        for (size_t i = 0; i < info->n_napis; i++)
+                if (info->napis[i].id == id)
+                        return &info->napis[i];
+        return NULL;
+}
+
+const struct netdev_queue *netdev_info_queue(const struct netdev_info *info, int ifindex,
+                                             enum netdev_queue_type type, uint32_t id) {
+        for (size_t i = 0; i < info->n_queues; i++) {
+                const struct netdev_queue *q = &info->queues[i];
+
+                if (q->ifindex == ifindex && q->type == type && q->id == id)
+                        return q;
+        }
+        return NULL;
+}
+
+const struct netdev_qstats *netdev_info_qstats(const struct netdev_info *info, int ifindex,
+                                               enum netdev_queue_type type, uint32_t id) {
+        for (size_t i = 0; i < info->n_qstats; i++) {
+                const struct netdev_qstats *s = &info->qstats[i];
+
+                if (s->ifindex == ifindex && s->type == type && s->queue == id)
+                        return s;
+        }
+        return NULL;
+}
+
+void netdev_info_free(struct netdev_info *info) {
+        if (!info)
+                return;
+        free(info->queues);
+        free(info->napis);
+        free(info->qstats);
+        memset(info, 0, sizeof(*info));
+}
+
+struct dump_ctx {
+        struct netdev_info *info;
+        uint8_t cmd;
+        size_t allocated;
+        int r;                          /* -ENOMEM from a callback */
+};
+
+static int on_reply(struct nl_msg *msg, void *arg) {
+        struct dump_ctx *c = arg;
+        struct netdev_info *info = c->info;
+        const struct nlmsghdr *nlh = nlmsg_hdr(msg);
+        int r;
+
+        switch (c->cmd) {
+        case NETDEV_NL_CMD_QUEUE_GET: {
+                struct netdev_queue q;
+
+                r = netdev_parse_queue(nlh, &q);
+                if (r < 0)
+                        break;
+                r = util_grow((void **) &info->queues, &c->allocated, info->n_queues + 1, sizeof(q));
+                if (r < 0)
+                        break;
+                info->queues[info->n_queues++] = q;
+                break;
+        }
+        case NETDEV_NL_CMD_NAPI_GET: {
+                struct netdev_napi n;
+
+                r = netdev_parse_napi(nlh, &n);
+                if (r < 0)
+                        break;
+                r = util_grow((void **) &info->napis, &c->allocated, info->n_napis + 1, sizeof(n));
+                if (r < 0)
+                        break;
+                info->napis[info->n_napis++] = n;
+                break;
+        }
+        default: {
+                struct netdev_qstats s;
+
+                r = netdev_parse_qstats(nlh, &s);
+                if (r < 0)
+                        break;
+                r = util_grow((void **) &info->qstats, &c->allocated, info->n_qstats + 1, sizeof(s));
+                if (r < 0)
+                        break;
+                info->qstats[info->n_qstats++] = s;
+                break;
+        }
+        }
+        if (r == -ENOMEM) {
+                c->r = r;
+                return NL_STOP;
+        }
+        if (r < 0) {
+                info->n_skipped++;
+                log_debug_errno(r, "netdev: genetlink command %u reply skipped: %m", c->cmd);
+                return NL_SKIP;
+        }
+        return NL_OK;
+}
+
+/* Drops what an interrupted attempt of this dump left, before a retry. */
+static void reset_table(struct netdev_info *info, uint8_t cmd) {
+        if (cmd == NETDEV_NL_CMD_QUEUE_GET)
+                info->n_queues = 0;
+        else if (cmd == NETDEV_NL_CMD_NAPI_GET)
+                info->n_napis = 0;
+        else
+                info->n_qstats = 0;
+}
+
+static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_info *info) {
+        struct dump_ctx c = { .info = info, .cmd = cmd };
+        int r = 0;
+
+        /* A table that changed under the dump (NLM_F_DUMP_INTR) is read again. */
+        for (int attempt = 0; attempt < 3; attempt++) {
+                struct nl_msg *msg = nlmsg_alloc();
+
+                if (!msg)
+                        return -ENOMEM;
+                if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP, cmd,
+                                 NETDEV_NL_FAMILY_VERSION) ||
+                    (cmd == NETDEV_NL_CMD_QSTATS_GET &&
+                     nla_put_u32(msg, NETDEV_NL_A_QSTATS_SCOPE, NETDEV_NL_QSTATS_SCOPE_QUEUE) < 0)) {
+                        nlmsg_free(msg);
+                        return -ENOMEM;
+                }
+                reset_table(info, cmd);
+                r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &c);
+                if (r >= 0)
+                        r = nl_send_auto(sk, msg);
+                nlmsg_free(msg);
+                if (r < 0)
+                        return nlerr_to_errno(r);
+                r = nl_recvmsgs_default(sk);
+                if (c.r < 0)
+                        return c.r;
+                if (r != -NLE_DUMP_INTR)
+                        break;
+        }
+        return r < 0 ? nlerr_to_errno(r) : 0;
+}
+
+int netdev_dump(struct netdev_info *ret) {
+        struct netdev_info info = {};
+        struct nl_sock *sk;
+        int family, r;
+
+        sk = nl_socket_alloc();
+        if (!sk)
+                return -ENOMEM;
+        r = genl_connect(sk);
+        if (r < 0) {
+                r = nlerr_to_errno(r);
+                goto out;
+        }
+        /* Replies of a dump come as large as the reader's buffer allows. */
+        nl_socket_enable_msg_peek(sk);
+        /* Before Linux 6.3 there is no such family: not an error to report. */
+        family = genl_ctrl_resolve(sk, NETDEV_NL_FAMILY_NAME);
+        if (family < 0) {
+                r = nlerr_to_errno(family);
+                if (r == -ENOENT)
+                        r = -EOPNOTSUPP;
+                goto out;
+        }
+        /* 6.3 to 6.7 have the family without queue-get: EOPNOTSUPP. */
+        r = dump_one(sk, family, NETDEV_NL_CMD_QUEUE_GET, &info);
+        if (r < 0)
+                goto out;
+        r = dump_one(sk, family, NETDEV_NL_CMD_NAPI_GET, &info);
+        if (r < 0)
+                goto out;
+        r = dump_one(sk, family, NETDEV_NL_CMD_QSTATS_GET, &info);
+        if (r == -EOPNOTSUPP) {
+                r = 0;
+        } else if (r == 0) {
+                info.has_qstats = true;
+        } else {
+                goto out;
+        }
+        *ret = info;
+        info = (struct netdev_info) {};
+out:
+        netdev_info_free(&info);
+        nl_socket_free(sk);
+        return r;
+}
