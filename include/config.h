@@ -148,6 +148,11 @@ void config_errors_print(const struct config_errors *errs, FILE *f);
  * parses back to the same configuration. */
 void config_format(FILE *f, const struct config *c);
 
+/* The i-th key the parser accepts in a section type ("daemon", "balance",
+ * "interface" or "worker"), or NULL past the last one or for another type;
+ * lets a test check that every key is shown where all are promised. */
+const char *config_key_name(const char *section, size_t i);
+
 /* The interface section that matches ifname (first match wins), or NULL. */
 const struct config_interface *config_interface_for(const struct config *c, const char *ifname);
 

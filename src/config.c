@@ -1632,3 +1632,21 @@ void config_format(FILE *f, const struct config *c) {
                 format_keys(f, worker_keys, ELEMENTSOF(worker_keys), &c->workers[i]);
         }
 }
+
+const char *config_key_name(const char *section, size_t i) {
+        static const struct {
+                const char *name;
+                const struct key_def *defs;
+                size_t n;
+        } sections[] = {
+                { "daemon", daemon_keys, ELEMENTSOF(daemon_keys) },
+                { "balance", balance_keys, ELEMENTSOF(balance_keys) },
+                { "interface", interface_keys, ELEMENTSOF(interface_keys) },
+                { "worker", worker_keys, ELEMENTSOF(worker_keys) },
+        };
+
+        for (size_t k = 0; section && k < ELEMENTSOF(sections); k++)
+                if (strcmp(section, sections[k].name) == 0)
+                        return i < sections[k].n ? sections[k].defs[i].name : NULL;
+        return NULL;
+}

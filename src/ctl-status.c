@@ -413,15 +413,24 @@ static void print_actions(FILE *f, const struct json_value *v, double now_s, siz
 }
 
 /* The configuration in the file's syntax (config_text), indented; the
- * parser strips the indentation, so it pastes back as it is. */
+ * parser strips the indentation, so it pastes back as it is.  The drop-ins
+ * merged into it are listed as comments. */
 static void print_config(FILE *f, const struct json_value *v) {
+        const struct json_value *dropins = json_get(json_get(v, "config"), "dropins");
         const char *text, *path = NULL;
+        size_t n = dropins && dropins->type == JSON_ARRAY ? json_count(dropins) : 0;
 
         if (json_get_string(v, "config_text", &text) < 0)
                 return;
         json_get_string(json_get(v, "config"), "path", &path);
-        fprintf(f, "\nConfiguration in force (%s%s):\n", path ? "from " : "built-in defaults, no file",
-                path ? path : "");
+        fprintf(f, "\nConfiguration in force (%s%s%s):\n", path ? "from " : "built-in defaults, no file",
+                path ? path : "", n ? path ? " and its drop-ins" : ", and drop-ins" : "");
+        for (size_t i = 0; i < n; i++) {
+                const struct json_value *d = json_index(dropins, i);
+
+                if (d && d->type == JSON_STRING)
+                        fprintf(f, "  # drop-in %s\n", d->string);
+        }
         while (*text) {
                 size_t l = strcspn(text, "\n");
 

@@ -319,12 +319,23 @@ void report_log_load(const struct report_snapshot *s, int level) {
 
 /* ---- status.json ---- */
 
-static void write_config_json(struct json_writer *w, const struct config *c) {
-        char buf[256];
+static const char *tristate_string(enum tristate t) {
+        return t == TRI_INHERIT ? "inherit" : t ? "yes" : "no";
+}
 
+/* Every key of every section (tests/test-report walks the parser's key
+ * table against it), under the file's name but for durations (NAME_s,
+ * seconds); state_dir is the one in force, which --state-dir may override. */
+static void write_config_json(struct json_writer *w, const struct config *c, const char *state_dir) {
         json_key_string(w, "path", c->path);
+        json_key_begin_array(w, "dropins");
+        for (size_t i = 0; i < c->n_dropins; i++)
+                json_string(w, c->dropins[i]);
+        json_end_array(w);
         json_key_double(w, "interval_s", (double) c->interval_usec / USEC_PER_SEC);
         json_key_double(w, "irq_rate_interval_s", (double) c->irq_rate_interval_usec / USEC_PER_SEC);
+        json_key_string(w, "state_dir", state_dir ? state_dir : c->state_dir);
+        json_key_string(w, "metrics_file", c->metrics_file);
         json_key_string(w, "log_level", log_level_to_string(c->log_level));
         json_key_bool(w, "restore_on_exit", c->restore_on_exit);
         json_key_bool(w, "dry_run", c->dry_run);
@@ -347,6 +358,7 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
         json_key_bool(w, "xps", c->xps);
         json_key_bool(w, "single_queue_rps", c->single_queue_rps);
         json_key_bool(w, "rps_trial", c->rps_trial);
+        json_key_bool(w, "takeover", c->takeover);
         json_key_double(w, "rps_exclude_irq_rate", c->rps_exclude_irq_rate);
         json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
         json_key_bool(w, "other_irqs", c->other_irqs);
@@ -361,9 +373,10 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
                 json_key_begin_object(w, ci->match ? ci->match : "");
                 json_key_bool(w, "manage", ci->manage);
                 json_key_cpuset(w, "cpus", &ci->cpus);
-                json_key_string(w, "rps", ci->rps == TRI_INHERIT ? "inherit" : ci->rps ? "yes" : "no");
-                json_key_string(w, "xps", ci->xps == TRI_INHERIT ? "inherit" : ci->xps ? "yes" : "no");
-                json_key_string(w, "rfs", ci->rfs == TRI_INHERIT ? "inherit" : ci->rfs ? "yes" : "no");
+                json_key_string(w, "rps", tristate_string(ci->rps));
+                json_key_string(w, "xps", tristate_string(ci->xps));
+                json_key_string(w, "rfs", tristate_string(ci->rfs));
+                json_key_string(w, "takeover", tristate_string(ci->takeover));
                 json_end_object(w);
         }
         json_end_object(w);
@@ -382,7 +395,6 @@ static void write_config_json(struct json_writer *w, const struct config *c) {
                 json_end_object(w);
         }
         json_end_object(w);
-        (void) buf;
 }
 
 static void managed_array(struct json_writer *w, const struct undo *u) {
@@ -417,18 +429,22 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
  * a change of the undo list. */
 static void status_tail_members(const struct report *rp, const struct report_snapshot *s, struct json_writer *w,
                                 const struct undo *u) {
+        struct config shown = *s->config;
         char *text = NULL;
         size_t len = 0;
         FILE *f;
 
         json_key_begin_object(w, "config");
-        write_config_json(w, s->config);
+        write_config_json(w, s->config, s->state_dir);
         json_end_object(w);
 
-        /* the same configuration in the file's syntax, for people */
+        /* the same configuration in the file's syntax, for people, with the
+         * state_dir in force (a shallow copy: only a pointer changes) */
+        if (s->state_dir)
+                shown.state_dir = (char *) s->state_dir;
         f = open_memstream(&text, &len);
         if (f) {
-                config_format(f, s->config);
+                config_format(f, &shown);
                 if (fclose(f) == 0)
                         json_key_string(w, "config_text", text);
                 free(text);

@@ -626,6 +626,26 @@ static void test_status_print(_unused_ void **state) {
                 fail_msg("full status shows masks or thread start times:\n%s", buf);
         assert_readable(buf, 200);
         free(buf);
+
+        /* a file and its drop-ins: named above the merged text, as comments
+         * that paste back harmlessly */
+        {
+                static const char from[] = "\"path\":null,";
+                static const char to[] = "\"path\":\"/etc/irqsteer/irqsteer.conf\",\"dropins\":"
+                                         "[\"/etc/irqsteer/irqsteer.conf.d/10-site.conf\","
+                                         "\"/etc/irqsteer/irqsteer.conf.d/20-host.conf\"],";
+                char doc2[sizeof(doc) + sizeof(to)];
+                const char *at = strstr(doc, from);
+
+                assert_non_null(at);
+                snprintf(doc2, sizeof(doc2), "%.*s%s%s", (int) (at - doc), doc, to, at + strlen(from));
+                buf = status_text(doc2, -1, true);
+                if (!strstr(buf, "Configuration in force (from /etc/irqsteer/irqsteer.conf and its drop-ins):\n"
+                                 "  # drop-in /etc/irqsteer/irqsteer.conf.d/10-site.conf\n"
+                                 "  # drop-in /etc/irqsteer/irqsteer.conf.d/20-host.conf\n  [daemon]\n"))
+                        fail_msg("full status does not name the drop-ins:\n%s", buf);
+                free(buf);
+        }
         rm_rf(dir);
         free(dir);
 }

@@ -11,6 +11,7 @@
 #include "action.h"
 #include "apply.h"
 #include "config.h"
+#include "json.h"
 #include "policy.h"
 #include "report.h"
 #include "testlib.h"
@@ -459,6 +460,95 @@ static void test_write_atomic(void **state) {
         fixture_free(&x);
 }
 
+/* The JSON key of a configuration key: durations carry their unit. */
+static const struct json_value *config_member(const struct json_value *o, const char *key) {
+        char s_key[96];
+
+        if (json_get(o, key))
+                return json_get(o, key);
+        snprintf(s_key, sizeof(s_key), "%s_s", key);
+        return json_get(o, s_key);
+}
+
+/* status.json's "config" holds every key the parser accepts, in every
+ * section (irqsteerctl(8) promises all of them): walked from the parser's
+ * own key table, so a key added to the parser and not to the dump fails
+ * here.  state_dir there and in config_text is the one in force. */
+static void test_status_config_every_key(void **state) {
+        static const char text[] =
+                "[daemon]\nstate_dir = /var/lib/irqsteer-from-file\nmetrics_file = /run/m/irqsteer.prom\n"
+                "[balance]\ntakeover = yes\n"
+                "[interface eth0]\ntakeover = no\n"
+                "[interface eth1]\nrps = yes\n"
+                "[worker web]\nmatch_name = nginx\npolicy = spread\n";
+        static const char *const named[] = { "interface", "worker" };
+        static const char *const args[] = { "eth0", "web" };
+        _cleanup_(json_freep) struct json_value *v = NULL;
+        const struct json_value *cfg, *dropins;
+        struct config_errors errs = {};
+        struct fixture x;
+        const char *s;
+        char *json = NULL;
+        size_t len = 0, walked = 0;
+        bool b;
+
+        fixture_init(&x, "/run/irqsteer-in-force");
+        config_free(&x.config);
+        assert_int_equal(config_parse("/etc/irqsteer/irqsteer.conf", text, strlen(text), &x.config, &errs), 0);
+        assert_int_equal(report_status_json(&x.rp, &x.snap, &json, &len), 0);
+        assert_int_equal(json_parse(json, len, &v), 0);
+        cfg = json_get(v, "config");
+        assert_non_null(cfg);
+
+        for (size_t k = 0; k < 2; k++) {
+                const char *sec = k == 0 ? "daemon" : "balance";
+
+                for (size_t i = 0; config_key_name(sec, i); i++, walked++)
+                        if (!config_member(cfg, config_key_name(sec, i)))
+                                fail_msg("[%s] %s is not in status.json's config", sec, config_key_name(sec, i));
+        }
+        for (size_t k = 0; k < ELEMENTSOF(named); k++) {
+                char plural[32];
+                const struct json_value *o;
+
+                snprintf(plural, sizeof(plural), "%ss", named[k]);
+                o = json_get(json_get(cfg, plural), args[k]);
+                if (!o)
+                        fail_msg("config.%s.%s missing", plural, args[k]);
+                for (size_t i = 0; config_key_name(named[k], i); i++, walked++)
+                        if (!config_member(o, config_key_name(named[k], i)))
+                                fail_msg("[%s] %s is not in status.json's config.%s", named[k],
+                                         config_key_name(named[k], i), plural);
+        }
+        /* the walk saw the tables (40 keys when this was written) */
+        assert_true(walked >= 40);
+        assert_null(config_key_name("daemon", 1000));
+        assert_null(config_key_name("nosuch", 0));
+
+        assert_int_equal(json_get_string(cfg, "state_dir", &s), 0);
+        assert_string_equal(s, "/run/irqsteer-in-force");
+        assert_int_equal(json_get_string(cfg, "metrics_file", &s), 0);
+        assert_string_equal(s, "/run/m/irqsteer.prom");
+        assert_int_equal(json_get_bool(cfg, "takeover", &b), 0);
+        assert_true(b);
+        assert_int_equal(json_get_string(json_get(json_get(cfg, "interfaces"), "eth0"), "takeover", &s), 0);
+        assert_string_equal(s, "no");
+        assert_int_equal(json_get_string(json_get(json_get(cfg, "interfaces"), "eth1"), "takeover", &s), 0);
+        assert_string_equal(s, "inherit");
+        dropins = json_get(cfg, "dropins");
+        assert_non_null(dropins);
+        assert_int_equal(dropins->type, JSON_ARRAY);
+        assert_int_equal(json_count(dropins), 0);
+
+        assert_int_equal(json_get_string(v, "config_text", &s), 0);
+        assert_non_null(strstr(s, "\nstate_dir = /run/irqsteer-in-force\n"));
+        assert_null(strstr(s, "irqsteer-from-file"));
+        /* the daemon's own copy is left as the file has it */
+        assert_string_equal(x.config.state_dir, "/var/lib/irqsteer-from-file");
+        free(json);
+        fixture_free(&x);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_escape_label),
@@ -466,6 +556,7 @@ int main(void) {
                 cmocka_unit_test(test_metrics_text),
                 cmocka_unit_test(test_counters_monotonic),
                 cmocka_unit_test(test_write_atomic),
+                cmocka_unit_test(test_status_config_every_key),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
