@@ -17,6 +17,7 @@ enum action_type {
         ACTION_SOCK_FLOW_ENTRIES,/* proc/sys/net/core/rps_sock_flow_entries -> value */
         ACTION_XPS,              /* nic/queue tx-N/xps_cpus -> cpus */
         ACTION_THREAD_AFFINITY,  /* pid/tid -> cpus (sched_setaffinity) */
+        ACTION_DEFAULT_AFFINITY, /* proc/irq/default_smp_affinity -> cpus (the mask new IRQs get) */
         ACTION_TYPE_MAX,
         ACTION_TYPE_INVALID = -1,
 };

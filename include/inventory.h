@@ -99,6 +99,9 @@ struct inventory {
         size_t n_irqs;
         uint32_t rps_sock_flow_entries; /* proc/sys/net/core/rps_sock_flow_entries */
         int fd_sock_flow;        /* kept open, as inv_irq's */
+        cpuset_t default_affinity; /* proc/irq/default_smp_affinity: the mask new IRQs get */
+        bool has_default_affinity; /* ... was read */
+        int fd_default_affinity; /* kept open, as inv_irq's */
 };
 
 /* Builds the inventory from sys/class/net, the device links, msi_irqs,
@@ -133,7 +136,8 @@ bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
 /* Re-reads in place, into an inventory from inventory_read() (with the
  * same interrupts layout), what changes while the devices stay: up and
  * ifindex of every NIC, packet counters of NICs without queue IRQs
- * (INV_MAP_NONE; has_stats false for the others), rps_sock_flow_entries, and the
+ * (INV_MAP_NONE; has_stats false for the others), rps_sock_flow_entries,
+ * default_smp_affinity, and the
  * per-object values (IRQ masks of NIC vectors, RPS/XPS masks and flow
  * counts) of the audit slice (all when audit is NULL) and of the objects
  * marked reread (cleared).  An IRQ's effective CPUs are re-read only when

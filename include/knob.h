@@ -1,6 +1,7 @@
 /* Knobs: the kernel objects irqsteerd changes (an IRQ's affinity, a rx
  * queue's RPS mask and flow count, a tx queue's XPS mask,
- * rps_sock_flow_entries, a thread's affinity), in one vocabulary: the
+ * rps_sock_flow_entries, a thread's affinity, the default affinity of new
+ * IRQs), in one vocabulary: the
  * key that names one (with its identity), the one spelling of its path,
  * and reading, validating, writing, comparing and formatting its value.
  * Actions, apply, the undo journal, the inventory refresh and the daemon's
@@ -8,8 +9,8 @@
  *
  * Values are text in the syntax of the journal (undo.h): a cpulist for an
  * IRQ (smp_affinity_list) and a thread (sched_getaffinity), the kernel's
- * comma-grouped hex mask for RPS and XPS (kept with its original width),
- * decimal for the flow counts. */
+ * comma-grouped hex mask for RPS, XPS and default_smp_affinity (kept with
+ * its original width), decimal for the flow counts. */
 #pragma once
 
 #include <net/if.h>
@@ -27,6 +28,7 @@ enum knob_kind {
         KNOB_FLOWCNT,
         KNOB_SOCKFLOW,
         KNOB_THREAD,
+        KNOB_DEFAFF,             /* proc/irq/default_smp_affinity */
         KNOB_KIND_MAX,
         KNOB_KIND_INVALID = -1,
 };
@@ -58,6 +60,7 @@ struct knob_key {
 #define KNOB_FLOWCNT_FILE "rps_flow_cnt"
 #define KNOB_XPS_FILE "xps_cpus"
 #define KNOB_SOCKFLOW_PATH "proc/sys/net/core/rps_sock_flow_entries"
+#define KNOB_DEFAFF_PATH "proc/irq/default_smp_affinity"
 
 const char *knob_kind_to_string(enum knob_kind k);
 enum knob_kind knob_kind_from_string(const char *s);
@@ -66,7 +69,7 @@ bool knob_nic_valid(const char *s);
 /* Whether the key's fields make a path (nic name, queue, pid/tid). */
 bool knob_key_valid(const struct knob_key *k);
 /* Formats the key as in the journal ("irq 73 eth0-TxRx-3", "rps eth0 3",
- * "sockflow", "thread 10 12 5678"; an IRQ without its identity read is
+ * "sockflow", "thread 10 12 5678", "defaffinity"; an IRQ without its identity read is
  * "irq 73"). */
 int knob_key_format(const struct knob_key *k, char *buf, size_t len);
 bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);
@@ -107,7 +110,7 @@ bool knob_value_valid(enum knob_kind kind, const char *value);
  * either does not parse. */
 bool knob_value_equal(enum knob_kind kind, const char *a, const char *b);
 /* The CPU set a value of kind stands for (an IRQ's or thread's list, an
- * RPS/XPS mask): 0, or -EINVAL for a kind that holds no CPU set or a
+ * RPS/XPS or default affinity mask): 0, or -EINVAL for a kind that holds no CPU set or a
  * value that does not parse. */
 int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret);
 /* The value action a asks for, in journal syntax; current (the object's

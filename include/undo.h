@@ -13,6 +13,7 @@
  *   flowcnt DEV QUEUE ORIGINAL LAST PENDING
  *   sockflow ORIGINAL LAST PENDING
  *   thread PID TID STARTTIME ORIGINAL LAST PENDING
+ *   defaffinity ORIGINAL LAST PENDING
  *
  * The root line says whose values the journal holds: DEV and INO are
  * st_dev and st_ino of the root directory (--root, "/" for the host),
@@ -33,8 +34,9 @@
  * saved before each write, so after a crash the object may hold either LAST
  * or PENDING).  Values use the syntax of the file they come from: a cpulist
  * for irq (smp_affinity_list) and thread (sched_getaffinity), the kernel's
- * comma-grouped hex mask for rps and xps (kept with its original width),
- * decimal for flowcnt and sockflow.  STARTTIME is field 22 of
+ * comma-grouped hex mask for rps, xps and defaffinity
+ * (/proc/irq/default_smp_affinity, never empty), kept with its original
+ * width, decimal for flowcnt and sockflow.  STARTTIME is field 22 of
  * /proc/PID/task/TID/stat and tells a reused TID.  Lines starting with '#'
  * are comments.  A line that does not parse, or the last line when it lacks
  * its '\n' (a torn write), is skipped and counted, never fatal.  An object

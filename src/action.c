@@ -15,6 +15,7 @@ static const char *const type_names[ACTION_TYPE_MAX] = {
         [ACTION_SOCK_FLOW_ENTRIES] = "rps-sock-flow-entries",
         [ACTION_XPS] = "xps",
         [ACTION_THREAD_AFFINITY] = "thread-affinity",
+        [ACTION_DEFAULT_AFFINITY] = "default-affinity",
 };
 
 const char *action_type_to_string(enum action_type t) {
@@ -147,6 +148,9 @@ int action_format(const struct action *a, char *buf, size_t len) {
         case ACTION_THREAD_AFFINITY:
                 n = snprintf(buf, len, "thread %d (pid %d) %s -> %s: %s", (int) a->tid, (int) a->pid, from, to,
                              a->reason);
+                break;
+        case ACTION_DEFAULT_AFFINITY:
+                n = snprintf(buf, len, "default_smp_affinity %s -> %s: %s", from, to, a->reason);
                 break;
         default:
                 return -EINVAL;

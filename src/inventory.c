@@ -831,6 +831,7 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
         if (rootfs_read_line(rootfd, KNOB_SOCKFLOW_PATH, line, sizeof(line)) == 0 &&
             util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
                 inv.rps_sock_flow_entries = (uint32_t) v;
+        inv.has_default_affinity = read_mask(rootfd, KNOB_DEFAFF_PATH, NULL, &inv.default_affinity) == 0;
 
         r = read_irqs(rootfd, interrupts, &inv);
         if (r < 0)
@@ -1067,6 +1068,10 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                         iq->reread = false;
                 }
         inv->rps_sock_flow_entries = 0;
+        inv->has_default_affinity = read_mask(rootfd, KNOB_DEFAFF_PATH, &inv->fd_default_affinity,
+                                              &inv->default_affinity) == 0;
+        if (!inv->has_default_affinity)
+                cpuset_zero(&inv->default_affinity);
         if (read_line_held(rootfd, KNOB_SOCKFLOW_PATH, &inv->fd_sock_flow, line,
                            sizeof(line)) == 0 &&
             util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
@@ -1102,6 +1107,7 @@ void inventory_free(struct inventory *inv) {
                 rootfs_release(&inv->irqs[i].fd_effective);
         }
         rootfs_release(&inv->fd_sock_flow);
+        rootfs_release(&inv->fd_default_affinity);
         free(inv->nics);
         free(inv->irqs);
         *inv = (struct inventory) {};
@@ -1139,6 +1145,9 @@ void inventory_apply_action(struct inventory *inv, const struct action *a, bool 
                 break;
         case ACTION_SOCK_FLOW_ENTRIES:
                 inv->rps_sock_flow_entries = a->value;
+                break;
+        case ACTION_DEFAULT_AFFINITY:
+                inv->default_affinity = a->cpus;
                 break;
         default:
                 break;

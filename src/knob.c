@@ -20,6 +20,7 @@
 static const char *const kind_names[KNOB_KIND_MAX] = {
         [KNOB_IRQ] = "irq",         [KNOB_RPS] = "rps",           [KNOB_XPS] = "xps",
         [KNOB_FLOWCNT] = "flowcnt", [KNOB_SOCKFLOW] = "sockflow", [KNOB_THREAD] = "thread",
+        [KNOB_DEFAFF] = "defaffinity",
 };
 
 const char *knob_kind_to_string(enum knob_kind k) {
@@ -62,7 +63,8 @@ int knob_key_format(const struct knob_key *k, char *buf, size_t len) {
                 n = snprintf(buf, len, "%s %s %d", kind_names[k->kind], k->nic, k->queue);
                 break;
         case KNOB_SOCKFLOW:
-                n = snprintf(buf, len, "sockflow");
+        case KNOB_DEFAFF:
+                n = snprintf(buf, len, "%s", kind_names[k->kind]);
                 break;
         case KNOB_THREAD:
                 n = snprintf(buf, len, "thread %d %d %llu", (int) k->pid, (int) k->tid, k->starttime);
@@ -87,6 +89,7 @@ bool knob_key_equal(const struct knob_key *a, const struct knob_key *b) {
         case KNOB_FLOWCNT:
                 return a->queue == b->queue && strncmp(a->nic, b->nic, IF_NAMESIZE) == 0;
         case KNOB_SOCKFLOW:
+        case KNOB_DEFAFF:
                 return true;
         case KNOB_THREAD:
                 /* A reused TID is another object. */
@@ -224,7 +227,7 @@ static bool value_is_list(enum knob_kind k) {
 }
 
 static bool value_is_mask(enum knob_kind k) {
-        return k == KNOB_RPS || k == KNOB_XPS;
+        return k == KNOB_RPS || k == KNOB_XPS || k == KNOB_DEFAFF;
 }
 
 static int parse_u32(const char *s, uint32_t *ret) {
@@ -248,6 +251,9 @@ bool knob_value_valid(enum knob_kind kind, const char *value) {
         if (value_is_list(kind))
                 /* An IRQ or a thread always has some CPU. */
                 return cpuset_parse_list(value, &s) == 0 && !cpuset_empty(&s);
+        if (kind == KNOB_DEFAFF)
+                /* the kernel refuses a mask without an online CPU */
+                return cpuset_parse_mask(value, &s) == 0 && !cpuset_empty(&s);
         if (value_is_mask(kind))
                 return cpuset_parse_mask(value, &s) == 0;
         if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW)
@@ -353,6 +359,9 @@ static int key_path(const struct knob_key *k, const char *file, char *buf, size_
         case KNOB_SOCKFLOW:
                 snprintf(buf, len, "%s", KNOB_SOCKFLOW_PATH);
                 break;
+        case KNOB_DEFAFF:
+                snprintf(buf, len, "%s", KNOB_DEFAFF_PATH);
+                break;
         case KNOB_THREAD:
                 return knob_task_path(buf, len, k->pid, k->tid, "stat");
         default:
@@ -368,6 +377,7 @@ bool knob_key_valid(const struct knob_key *k) {
         switch (k->kind) {
         case KNOB_IRQ:
         case KNOB_SOCKFLOW:
+        case KNOB_DEFAFF:
                 return true;
         case KNOB_RPS:
         case KNOB_XPS:
@@ -492,6 +502,7 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
         case KNOB_XPS:
         case KNOB_FLOWCNT:
         case KNOB_SOCKFLOW:
+        case KNOB_DEFAFF:
                 r = key_path(k, NULL, path, sizeof(path));
                 if (r < 0)
                         return r;
@@ -578,6 +589,7 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
         case KNOB_XPS:
         case KNOB_FLOWCNT:
         case KNOB_SOCKFLOW:
+        case KNOB_DEFAFF:
                 r = key_path(k, NULL, path, sizeof(path));
                 if (r < 0)
                         return r;
@@ -626,6 +638,9 @@ int knob_key_from_action(const struct action *a, struct knob_key *k) {
         case ACTION_SOCK_FLOW_ENTRIES:
                 k->kind = KNOB_SOCKFLOW;
                 break;
+        case ACTION_DEFAULT_AFFINITY:
+                k->kind = KNOB_DEFAFF;
+                break;
         case ACTION_THREAD_AFFINITY:
                 k->kind = KNOB_THREAD;
                 k->pid = a->pid;
@@ -648,10 +663,14 @@ int knob_target(const struct action *a, const char *current, char **ret) {
                         return -EINVAL;
                 return list_dup(&a->cpus, ret);
         case ACTION_RPS:
-        case ACTION_XPS: {
+        case ACTION_XPS:
+        case ACTION_DEFAULT_AFFINITY: {
                 char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
-                int r = format_mask_like(&a->cpus, current, mask, sizeof(mask));
+                int r;
 
+                if (a->type == ACTION_DEFAULT_AFFINITY && cpuset_empty(&a->cpus))
+                        return -EINVAL;
+                r = format_mask_like(&a->cpus, current, mask, sizeof(mask));
                 if (r < 0)
                         return r;
                 *ret = strdup(mask);

@@ -183,6 +183,13 @@ struct policy_state {
         struct policy_note *notes; /* said by feedback, handed out with the next report */
         size_t n_notes, a_notes;
         bool sock_flow_done;
+        /* proc/irq/default_smp_affinity */
+        bool defaff_orig_known;  /* defaff_orig: the value before we touched it (or the
+                                  * administrator's, after a reload) */
+        cpuset_t defaff_orig;
+        bool defaff_set;         /* defaff_last confirmed written by us */
+        cpuset_t defaff_last;
+        bool defaff_external, defaff_broken;
         uint64_t min_dwell_usec, max_dwell_usec; /* from the last tick's config, for feedback */
         bool oom;                /* an allocation failed where we could not return it */
 };
@@ -319,6 +326,10 @@ void pol_other_irqs(struct pol_tick *t);
 /* Busy IRQs of other devices leave hot CPUs with the queue IRQs'
  * hysteresis (min_gain, dwell and back-off, max_moves). */
 void pol_rebalance_other(struct pol_tick *t);
+/* default_smp_affinity (the mask new IRQs get) without the CPUs that are
+ * not eligible while there are such CPUs, its value before back once
+ * there are none (or other_irqs = no); left alone when changed behind us. */
+void pol_default_affinity(struct pol_tick *t);
 
 /* policy-rps.c */
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue);

@@ -389,3 +389,58 @@ void pol_rebalance_other(struct pol_tick *t) {
                 if (!cpuset_isset(&t->touched, order[i]) && !pol_settling(t, order[i]))
                         rebalance_other_cpu(t, order[i]);
 }
+
+/* New IRQs start with default_smp_affinity until a driver or irqsteerd
+ * places them: without the CPUs that may not be used (banned, isolated,
+ * nohz_full) a device that appears between two ticks never fires there.
+ * An operator's narrower default is kept narrow: what is left of it, or
+ * the eligible CPUs when nothing is. */
+void pol_default_affinity(struct pol_tick *t) {
+        const struct inventory *inv = t->inv;
+        struct policy_state *st = t->st;
+        char was[64], now[64];
+        struct action *a;
+        cpuset_t want;
+        const char *why;
+        bool give_back = false;
+
+        if (!inv->has_default_affinity || st->defaff_broken || st->defaff_external)
+                return;
+        if (!st->defaff_orig_known) {
+                st->defaff_orig_known = true;
+                st->defaff_orig = inv->default_affinity;
+        }
+        if (st->defaff_set && !cpuset_equal(&inv->default_affinity, &st->defaff_last)) {
+                st->defaff_external = true;
+                pol_note(t, LOG_NOTICE,
+                         "default_smp_affinity was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
+                         pol_fmt_cpus(&st->defaff_last, was, sizeof(was)),
+                         pol_fmt_cpus(&inv->default_affinity, now, sizeof(now)));
+                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, NULL, -1);
+                return;
+        }
+        if (t->c->other_irqs && !cpuset_empty(&t->eligible) && !cpuset_subset(&t->topo->online, &t->eligible)) {
+                cpuset_and(&want, &st->defaff_orig, &t->eligible);
+                if (cpuset_empty(&want))
+                        want = t->eligible;
+                why = "new IRQs start off CPUs that may not be used (banned, isolated or nohz_full)";
+        } else if (st->defaff_set) {
+                want = st->defaff_orig;
+                give_back = true;
+                why = t->c->other_irqs ? "every CPU may be used again: the value before irqsteerd" :
+                                         "other_irqs = no: the value before irqsteerd";
+        } else
+                return;
+        if (cpuset_equal(&want, &inv->default_affinity)) {
+                /* back at the original: nothing of ours to watch */
+                if (give_back)
+                        st->defaff_set = false;
+                return;
+        }
+        a = pol_add(t, ACTION_DEFAULT_AFFINITY);
+        if (!a)
+                return;
+        a->cpus = want;
+        a->from = inv->default_affinity;
+        snprintf(a->reason, sizeof(a->reason), "%s", why);
+}

@@ -497,6 +497,22 @@ static void feedback_thread(struct policy_state *st, const struct action *a, int
         }
 }
 
+static void feedback_defaff(struct policy_state *st, const struct action *a, int result) {
+        switch (action_failure_class(a->type, result)) {
+        case ACTION_FAIL_NONE:
+                st->defaff_set = true;
+                st->defaff_last = a->cpus;
+                break;
+        case ACTION_FAIL_TRANSIENT:
+                break;
+        default:
+                /* one file with one meaning: a failure other than a busy
+                 * moment will not go away (the daemon says which) */
+                st->defaff_broken = true;
+                break;
+        }
+}
+
 void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
         if (!st || !a)
                 return;
@@ -517,6 +533,9 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
                 break;
         case ACTION_THREAD_AFFINITY:
                 feedback_thread(st, a, result);
+                break;
+        case ACTION_DEFAULT_AFFINITY:
+                feedback_defaff(st, a, result);
                 break;
         default:
                 break;
@@ -586,6 +605,12 @@ void policy_reset(struct policy_state *st) {
                 th->failures = 0;
         }
         st->sock_flow_done = false;
+        if (st->defaff_external) {
+                /* the administrator's value becomes the one to give back */
+                st->defaff_set = false;
+                st->defaff_orig_known = false;
+        }
+        st->defaff_external = st->defaff_broken = false;
 }
 
 /* ---- hot CPUs ---- */
@@ -1346,6 +1371,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         pol_rebalance(&t);
         pol_other_irqs(&t);
         pol_rebalance_other(&t);
+        pol_default_affinity(&t);
         pol_rps_adjust(&t);
         pol_soft(&t);
         pol_xps(&t);

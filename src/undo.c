@@ -147,6 +147,7 @@ static int parse_line(struct undo *u, char *line) {
                 k.queue = v;
                 break;
         case KNOB_SOCKFLOW:
+        case KNOB_DEFAFF:
                 key_fields = 1;
                 if (n != key_fields + 3)
                         return -EBADMSG;

@@ -66,6 +66,7 @@ EOF
 # journal_key PATH: the journal's name for a snapshot path.
 journal_key() {
         case $1 in
+        /proc/irq/default_smp_affinity) echo defaffinity ;;
         /proc/irq/*) echo "irq $(echo "$1" | cut -d/ -f4)" ;;
         */rps_cpus) echo "rps $(echo "$1" | cut -d/ -f5) $(echo "$1" | cut -d/ -f7 | sed 's/^rx-//')" ;;
         */xps_cpus) echo "xps $(echo "$1" | cut -d/ -f5) $(echo "$1" | cut -d/ -f7 | sed 's/^tx-//')" ;;

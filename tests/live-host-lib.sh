@@ -100,7 +100,7 @@ e2e_is_qirq() {
 e2e_snapshot() {
         for f in /proc/irq/*/smp_affinity_list /sys/class/net/*/queues/rx-*/rps_cpus \
                  /sys/class/net/*/queues/rx-*/rps_flow_cnt /sys/class/net/*/queues/tx-*/xps_cpus \
-                 /proc/sys/net/core/rps_sock_flow_entries; do
+                 /proc/sys/net/core/rps_sock_flow_entries /proc/irq/default_smp_affinity; do
                 [ -e "$f" ] || continue
                 v=$(cat "$f" 2>/dev/null) || continue
                 echo "$f $v"
@@ -220,6 +220,14 @@ e2e_log_changes() {
                 print "/sys/class/net/" $2 "/queues/" $3 "/rps_flow_cnt", $4, v
                 next
         }
+        /^default_smp_affinity / {
+                if (match($0, / (CPU[0-9]+|CPUs [0-9,-]+|none) -> (CPU[0-9]+|CPUs [0-9,-]+|none): /)) {
+                        m = substr($0, RSTART + 1, RLENGTH - 3)
+                        split(m, ft, / -> /)
+                        print "/proc/irq/default_smp_affinity", cpus(ft[1]), cpus(ft[2])
+                }
+                next
+        }
         /^rps_sock_flow_entries [0-9]+ -> [0-9]+: / {
                 v = $4; sub(/:$/, "", v)
                 print "/proc/sys/net/core/rps_sock_flow_entries", $2, v
@@ -230,7 +238,7 @@ e2e_log_changes() {
 # cpulists, "-" for none).
 e2e_norm() {
         case $1 in
-        */rps_cpus | */xps_cpus)
+        */rps_cpus | */xps_cpus | */default_smp_affinity)
                 l=$(e2e_mask_list "$2")
                 echo "${l:--}"
                 ;;

@@ -147,6 +147,7 @@ if [ -f "$J" ]; then
         while read -r f; do
                 o=$(e2e_value "$T/orig.snap" "$f")
                 case $f in
+                /proc/irq/default_smp_affinity) key=defaffinity ;;
                 /proc/irq/*) key="irq $(echo "$f" | cut -d/ -f4)" ;;
                 */rps_cpus) key="rps $(echo "$f" | cut -d/ -f5) $(echo "$f" | cut -d/ -f7 | sed 's/^rx-//')" ;;
                 */xps_cpus) key="xps $(echo "$f" | cut -d/ -f5) $(echo "$f" | cut -d/ -f7 | sed 's/^tx-//')" ;;

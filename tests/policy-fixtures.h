@@ -429,6 +429,9 @@ static inline void fx_apply(struct fx *f, uint64_t now, unsigned fail_irq, int f
                 case ACTION_SOCK_FLOW_ENTRIES:
                         f->inv.rps_sock_flow_entries = a->value;
                         break;
+                case ACTION_DEFAULT_AFFINITY:
+                        f->inv.default_affinity = a->cpus;
+                        break;
                 case ACTION_THREAD_AFFINITY:
                         for (size_t p = 0; p < f->ws.n_procs; p++)
                                 for (size_t t = 0; t < f->ws.procs[p].n_threads; t++)
@@ -545,6 +548,9 @@ static inline void fx_fmt(const struct action_list *l, char *buf, size_t len) {
                         break;
                 case ACTION_THREAD_AFFINITY:
                         n = snprintf(buf + off, len - off, "thread %d>%s;", (int) a->tid, cpus);
+                        break;
+                case ACTION_DEFAULT_AFFINITY:
+                        n = snprintf(buf + off, len - off, "defaff>%s;", cpus);
                         break;
                 default:
                         n = snprintf(buf + off, len - off, "?;");

@@ -165,6 +165,7 @@ static struct action mk(const struct act *x) {
 #define XPS(d, q, c) { .type = ACTION_XPS, .nic = (d), .queue = (q), .cpus = (c) }
 #define FLOW(d, q, v) { .type = ACTION_RPS_FLOW_CNT, .nic = (d), .queue = (q), .value = (v) }
 #define SOCK(v) { .type = ACTION_SOCK_FLOW_ENTRIES, .queue = -1, .value = (v) }
+#define DEFAFF(c) { .type = ACTION_DEFAULT_AFFINITY, .queue = -1, .cpus = (c) }
 /* st: the starttime the thread had when discovered */
 #define THR(p, t, st, c) \
         { .type = ACTION_THREAD_AFFINITY, .pid = (p), .tid = (t), .starttime = (st), .queue = -1, .cpus = (c) }
@@ -374,6 +375,44 @@ static void test_journal_and_restore(void **state) {
         apply_free(ap);
 }
 
+/* proc/irq/default_smp_affinity: journaled as a mask of the file's
+ * width, read back, restored at stop; an empty mask is never written. */
+static void test_default_affinity(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        struct knob_key k = { .kind = KNOB_DEFAFF };
+        static const struct act set = DEFAFF("0-1,4"), again = DEFAFF("0"), empty = { .type = ACTION_DEFAULT_AFFINITY,
+                                                                                        .queue = -1 };
+        struct action a;
+        char *v = NULL;
+        (void) state;
+
+        env_setup(e, "apply");
+        test_write_file(e->root, "proc/irq/default_smp_affinity", "00,000000ff\n");
+        assert_int_equal(knob_read(e->rootfd, false, &k, &v), 0);
+        assert_string_equal(v, "00,000000ff");
+        free(v);
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+
+        a = mk(&set);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        assert_file(e->root, "proc/irq/default_smp_affinity", "00,00000013\n", "written as wide as it was");
+        assert_journal(e, "defaffinity 00,000000ff 00,000000ff 00,00000013\n", "journaled before the write");
+        a = mk(&again);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        a = mk(&empty);
+        assert_true(apply_action(ap, &a) < 0);
+        assert_file(e->root, "proc/irq/default_smp_affinity", "00,00000001\n", "an empty mask is not written");
+
+        assert_int_equal(apply_restore_all(ap, &rep), 0);
+        assert_int_equal(rep.restored, 1);
+        assert_int_equal(rep.failed, 0);
+        assert_file(e->root, "proc/irq/default_smp_affinity", "00,000000ff\n", "restored at stop");
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed after restore");
+        apply_free(ap);
+}
+
 /* Appended lines are compacted away: 300 changes of one IRQ leave a
  * journal of at most 2 x 1 + 64 object lines, which still restores. */
 static void test_journal_compaction(void **state) {
@@ -504,6 +543,10 @@ static void test_journal_lines(void **state) {
                 { "xps", "xps ens1f0np0 12 0 f -\n", true },
                 { "flowcnt", "flowcnt eth0 3 0 2048 -\n", true },
                 { "sockflow", "sockflow 0 32768 -\n", true },
+                { "defaffinity", "defaffinity ff,ffffffff 00,0000000f 00,00000003\n", true },
+                { "defaffinity empty", "defaffinity f 0 -\n", false },
+                { "defaffinity not a mask", "defaffinity f xyz -\n", false },
+                { "defaffinity with a key field", "defaffinity 1 f 3 -\n", false },
                 { "thread", "thread 1234 1240 987654 0-1 1 -\n", true },
                 { "comment", "# a comment\n", false },
                 { "unknown kind", "frobnicate 1 2 3 -\n", false },
@@ -1318,6 +1361,7 @@ int main(void) {
                 cmocka_unit_test(test_errclass),
                 cmocka_unit_test(test_writers),
                 cmocka_unit_test_teardown(test_journal_and_restore, teardown_env),
+                cmocka_unit_test_teardown(test_default_affinity, teardown_env),
                 cmocka_unit_test_teardown(test_crash_recover, teardown_env),
                 cmocka_unit_test_teardown(test_pending, teardown_env),
                 cmocka_unit_test(test_journal_lines),

@@ -1151,6 +1151,72 @@ static void test_other_irqs_spread(void **state) {
         fx_free(&f);
 }
 
+/* default_smp_affinity, tick by tick: off the CPUs that may not be used
+ * while there are such, its value before back after, left alone once
+ * changed behind our back until a reload. */
+static void test_default_affinity(void **state) {
+        static const struct {
+                const char *what;
+                const char *bans;
+                const char *set_by_other;    /* NULL: nobody else writes it */
+                bool reset, other_irqs;
+                const char *want;
+        } steps[] = {
+                { "every CPU eligible: left", "", NULL, false, true, "" },
+                { "CPUs 2-3 banned: the eligible CPUs", "2-3", NULL, false, true, "defaff>0-1,4-7;" },
+                { "still banned: nothing more", "2-3", NULL, false, true, "" },
+                { "ban lifted: the value before back", "", NULL, false, true, "defaff>0-7;" },
+                { "nothing of ours: left", "", NULL, false, true, "" },
+                { "CPUs 6-7 banned", "6-7", NULL, false, true, "defaff>0-5;" },
+                { "changed by someone else: left alone", "6-7", "0-3", false, true, "" },
+                { "still left alone", "3,6-7", NULL, false, true, "" },
+                { "reload: the administrator's narrower value loses the banned CPU", "3,6-7", NULL, true, true,
+                  "defaff>0-2;" },
+                { "other_irqs = no: the value before back", "3,6-7", NULL, false, false, "defaff>0-3;" },
+                { "other_irqs = no: left", "3,6-7", NULL, false, false, "" },
+        };
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        f.inv.has_default_affinity = true;
+        f.inv.default_affinity = f.topo.online;
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                cpuset_zero(&f.bans);
+                if (steps[i].bans[0])
+                        assert_int_equal(cpuset_parse_list(steps[i].bans, &f.bans), 0);
+                if (steps[i].set_by_other)
+                        assert_int_equal(cpuset_parse_list(steps[i].set_by_other, &f.inv.default_affinity), 0);
+                if (steps[i].reset)
+                        policy_reset(f.st);
+                f.cfg.other_irqs = steps[i].other_irqs;
+                assert_int_equal(fx_step(&f, (i + 1) * SEC), 0);
+                expect_actions(steps[i].what, &f.l, steps[i].want);
+                if (steps[i].set_by_other) {
+                        const struct policy_note *no = find_note(&f.rep, "default_smp_affinity was changed by someone");
+                        if (!no || no->kind != POLICY_NOTE_EXTERNAL)
+                                fail_msg("%s: no external-change note", steps[i].what);
+                }
+        }
+        fx_free(&f);
+
+        /* isolated and nohz_full CPUs count as not eligible */
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        f.inv.has_default_affinity = true;
+        f.inv.default_affinity = f.topo.online;
+        fx_isolate(&f, 1);
+        fx_nohz(&f, 2);
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("isolated CPU1, nohz_full CPU2", &f.l, "defaff>0,3-7;");
+        /* a kernel without the file: nothing */
+        fx_free(&f);
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        fx_isolate(&f, 1);
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("no default_smp_affinity", &f.l, "");
+        fx_free(&f);
+}
+
 static void test_numa_local_first(void **state) {
         static const struct {
                 const char *what;
@@ -2334,6 +2400,7 @@ int main(void) {
                 cmocka_unit_test(test_ban_other_irqs),
                 cmocka_unit_test(test_other_irqs_placement),
                 cmocka_unit_test(test_other_irqs_spread),
+                cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
