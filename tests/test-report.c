@@ -1,7 +1,8 @@
 /* The report module's Prometheus exposition: label escaping, reason
  * classes, the text format (HELP/TYPE once per family, samples grouped,
  * counters named _total), counters that only grow across ticks, and the
- * atomic write. */
+ * atomic write; and status.json's configuration dump, every key of the
+ * parser's tables in it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
