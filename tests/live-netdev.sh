@@ -1,0 +1,99 @@
+#!/bin/sh
+# Live test (root): the netdev genetlink module (src/netdev.c, through
+# tests/netdev-dump) on a veth with 4 rx and 4 tx queues, GRO on (veth then
+# polls each rx queue with a NAPI of its own) and threaded NAPI, in a network
+# namespace of its own.  The dump must list the 4 rx and 4 tx queues, any
+# NAPI a queue names must be one of the device's, and the device must have
+# 4 NAPIs; with threaded on each reports threaded and the PID of its kthread,
+# whose /proc/PID/comm is napi/DEV-ID; with threaded off none reports a PID.
+# Linux 6.18's veth binds no queue to its NAPI (queue-get sends no napi-id
+# for it); the test says so rather than require it.  Skips without root, and
+# when the kernel has no netdev family or no queue-get (before 6.8).  Names
+# prefixed "nd"; the namespace is deleted on exit, on failure too.
+# Exit 77 = skipped (automake).
+set -u
+
+DUMP=${IRQSTEER_BUILDDIR:-.}/tests/netdev-dump
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+command -v ip >/dev/null 2>&1 || skip "needs ip (iproute2)"
+command -v ethtool >/dev/null 2>&1 || skip "needs ethtool"
+[ -x "$DUMP" ] || fail "tests/netdev-dump not found at $DUMP (set IRQSTEER_BUILDDIR)"
+
+NS=ndns$$
+VA=ndva$$
+VB=ndvb$$
+TMP=$(mktemp -d /tmp/nd-live-netdev.XXXXXX) || fail "mktemp"
+
+cleanup() {
+        ip netns del "$NS" 2>/dev/null
+        rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+in_ns() { ip netns exec "$NS" "$@"; }
+
+ip netns add "$NS" || fail "ip netns add"
+ip -n "$NS" link add "$VA" numrxqueues 4 numtxqueues 4 type veth peer name "$VB" numrxqueues 4 numtxqueues 4 ||
+        fail "ip link add veth"
+ip -n "$NS" link set "$VA" up || fail "link up"
+ip -n "$NS" link set "$VB" up || fail "link up"
+in_ns ethtool -K "$VA" gro on >/dev/null || fail "ethtool -K $VA gro on"
+[ -e /sys/class/net/lo/threaded ] || skip "no /sys/class/net/DEV/threaded (threaded NAPI needs Linux 5.12)"
+# The kthreads are named at creation after the NAPI's id then; threaded is
+# switched on only after GRO made the NAPIs, so the names are current.
+# (Measured on 6.18: a down/up gives the NAPIs new ids, the kthreads keep
+# their names.)
+in_ns sh -c "echo 1 > /sys/class/net/$VA/threaded" || fail "threaded on"
+IFX=$(in_ns cat "/sys/class/net/$VA/ifindex") || fail "ifindex"
+
+in_ns "$DUMP" >"$TMP/on" 2>"$TMP/err"
+rc=$?
+[ $rc = 77 ] && skip "the kernel has no netdev genetlink family or no queue-get (Linux 6.8)"
+[ $rc = 0 ] || fail "netdev-dump exited $rc: $(cat "$TMP/err")"
+
+# queue IFINDEX rx|tx ID napi NAPI_ID
+for t in rx tx; do
+        n=$(awk -v i="$IFX" -v t="$t" '$1 == "queue" && $2 == i && $3 == t' "$TMP/on" | wc -l)
+        ids=$(awk -v i="$IFX" -v t="$t" '$1 == "queue" && $2 == i && $3 == t { print $4 }' "$TMP/on" | sort -n | tr '\n' ' ')
+        [ "$n" = 4 ] && [ "$ids" = "0 1 2 3 " ] || fail "$VA: $t queues '$ids', want 0 1 2 3"
+done
+napis=$(awk -v i="$IFX" '$1 == "napi" && $4 == i { print $2 }' "$TMP/on" | sort -n | tr '\n' ' ')
+set -- $napis
+[ $# = 4 ] || fail "$VA: $# NAPIs ($napis), want 4 (one per rx queue with GRO on)"
+bound=0
+for nid in $(awk -v i="$IFX" '$1 == "queue" && $2 == i && $6 != 0 { print $6 }' "$TMP/on"); do
+        case " $napis" in
+        *" $nid "*) bound=$((bound + 1)) ;;
+        *) fail "$VA: a queue names NAPI $nid, not one of the device's ($napis)" ;;
+        esac
+done
+echo "queues: 4 rx, 4 tx; NAPIs $napis; queues bound to a NAPI: $bound (0 is veth on 6.18)"
+
+# napi ID ifindex IFINDEX irq IRQ pid PID threaded MODE
+pids=
+awk -v i="$IFX" '$1 == "napi" && $4 == i { print $2, $8, $10 }' "$TMP/on" >"$TMP/napis"
+while read -r nid pid mode; do
+        # before 6.17 the kernel reports no threaded state per NAPI
+        [ "$mode" = on ] || [ "$mode" = unknown ] || fail "NAPI $nid: threaded '$mode' with $VA/threaded = 1"
+        [ "$pid" -gt 0 ] 2>/dev/null || fail "NAPI $nid: no kthread PID with threaded on"
+        comm=$(cat "/proc/$pid/comm" 2>/dev/null) || fail "NAPI $nid: PID $pid has no /proc/$pid/comm"
+        [ "$comm" = "napi/$VA-$nid" ] || fail "NAPI $nid: PID $pid is '$comm', want napi/$VA-$nid"
+        echo "NAPI $nid: kthread $pid '$comm', threaded $mode"
+        pids="$pids $pid"
+done <"$TMP/napis"
+[ "$(echo $pids | tr ' ' '\n' | sort -u | wc -l)" = 4 ] || fail "kthread PIDs not distinct:$pids"
+
+# Threaded off: the kernel stops the kthreads, the NAPIs stay.
+in_ns sh -c "echo 0 > /sys/class/net/$VA/threaded" || fail "threaded off"
+in_ns "$DUMP" >"$TMP/off" 2>"$TMP/err" || fail "netdev-dump (threaded off): $(cat "$TMP/err")"
+off=$(awk -v i="$IFX" '$1 == "napi" && $4 == i { print $2 }' "$TMP/off" | sort -n | tr '\n' ' ')
+[ "$off" = "$napis" ] || fail "threaded off: NAPIs '$off', want the same '$napis'"
+awk -v i="$IFX" '$1 == "napi" && $4 == i && ($8 != 0 || ($10 != "off" && $10 != "unknown")) { exit 1 }' \
+        "$TMP/off" || fail "threaded off: a NAPI still reports a kthread or threaded on: $(grep '^napi' "$TMP/off")"
+echo "threaded off: NAPIs $off without kthreads"
+echo "PASS"
