@@ -38,7 +38,9 @@
  * also shows when present: "dry_run" (bool), "reload_error" (string or
  * null), "counters" {"queue_irqs","rps_queues","moves_10min",
  * "kernel_managed_irqs_skipped" (formerly "managed_irqs", still written),
- * "external"} (integers), and per last action "result" ("done", "dry-run",
+ * "external"} (integers), "irq_classes" [{"class", "irqs", "done"}] (every
+ * IRQ by policy_irq_class), "kernel_managed_irqs" [numbers], and per last
+ * action "result" ("done", "dry-run",
  * "failed", ...) with "error" (string).  Anything else is ignored. */
 #pragma once
 
@@ -74,10 +76,14 @@ int ctl_plan(int argc, char **argv);
 int ctl_restore(int argc, char **argv);
 int ctl_metrics(int argc, char **argv);
 
-/* Inventory as JSON (schema "version": 1 in irqsteerctl(8)). */
-void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv);
-/* Inventory as readable tables. */
-void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv);
+/* Inventory as JSON (schema "version": 1 in irqsteerctl(8)); classes: the
+ * class of each of inv's IRQs (policy_irq_class, in inv's order), or NULL
+ * when unknown (null in the JSON). */
+void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv,
+                        const int *classes);
+/* Inventory as readable tables, with every IRQ and its class (classes as
+ * for ctl_inventory_json). */
+void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes);
 
 /* The CPUs an IRQ fires on: its effective affinity when the kernel reports
  * one, else its affinity mask. */

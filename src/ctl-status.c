@@ -252,6 +252,45 @@ static void print_counters(FILE *f, const struct json_value *v) {
                 fputc('\n', f);
 }
 
+/* Every IRQ by class, one line a class with what is done with it; the
+ * kernel-managed ones by number, as many as fit 120 columns. */
+static void print_irq_classes(FILE *f, const struct json_value *v) {
+        const struct json_value *a = json_get(v, "irq_classes"), *km = json_get(v, "kernel_managed_irqs");
+
+        if (json_count(a) == 0)
+                return;
+        fprintf(f, "IRQ classes:\n");
+        for (size_t i = 0; i < json_count(a); i++) {
+                const struct json_value *e = json_index(a, i);
+                const char *cls = "?", *done = "";
+                int64_t n = 0;
+                int col;
+
+                json_get_string(e, "class", &cls);
+                json_get_int(e, "irqs", &n);
+                json_get_string(e, "done", &done);
+                col = fprintf(f, "  %-15.15s %5" PRId64 "  %.80s", cls, n, done);
+                if (strcmp(cls, "kernel-managed") == 0 && json_count(km) > 0) {
+                        col += fprintf(f, ":");
+                        for (size_t k = 0; k < json_count(km); k++) {
+                                const struct json_value *x = json_index(km, k);
+                                char item[32];
+                                int l;
+
+                                if (!x || x->type != JSON_NUMBER)
+                                        continue;
+                                l = snprintf(item, sizeof(item), " %.0f%s", x->number, k + 1 < json_count(km) ? "," : "");
+                                if (col + l > 112) {
+                                        fprintf(f, " ... (%zu)", json_count(km));
+                                        break;
+                                }
+                                col += fprintf(f, "%s", item);
+                        }
+                }
+                fputc('\n', f);
+        }
+}
+
 static void print_hot(FILE *f, const struct json_value *v) {
         const struct json_value *a = json_get(v, "hot_cpus");
         size_t col;
@@ -468,6 +507,7 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int roo
         if (json_get_string(v, "unmatched_interfaces", &s) == 0 && *s)
                 fprintf(f, "Matching no interface: %s\n", s);
         print_counters(f, v);
+        print_irq_classes(f, v);
         print_effective(f, v);
         print_hot(f, v);
         if (full)

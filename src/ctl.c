@@ -11,10 +11,13 @@
 #include <sys/stat.h>
 
 #include "ctl-internal.h"
+#include "config.h"
 #include "ctl.h"
 #include "log.h"
+#include "policy.h"
 #include "procfs.h"
 #include "rootfs.h"
+#include "state.h"
 #include "util.h"
 
 /* Set from configure's version by Makefile.am; a bare compile still builds. */
@@ -178,7 +181,8 @@ static void json_irq_or_null(struct json_writer *w, const char *key, int irq) {
                 json_key_int(w, key, irq);
 }
 
-void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv) {
+void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv,
+                        const int *classes) {
         json_begin_object(w);
         json_key_int(w, "version", CTL_INVENTORY_VERSION);
 
@@ -286,6 +290,8 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                 else
                         json_key_null(w, "queue");
                 json_key_string(w, "role", inv_irq_role_to_string(irq->role));
+                json_key_string(w, "class", classes ? policy_irq_class_to_string(classes[i]) : NULL);
+                json_key_string(w, "device", policy_irq_device(inv, irq)[0] ? policy_irq_device(inv, irq) : NULL);
                 if (irq->affinity_readable)
                         json_key_cpuset(w, "affinity", &irq->affinity);
                 else
@@ -300,6 +306,10 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
         json_end_array(w);
 
         json_key_uint(w, "rps_sock_flow_entries", inv->rps_sock_flow_entries);
+        if (inv->has_default_affinity)
+                json_key_cpuset(w, "default_affinity", &inv->default_affinity);
+        else
+                json_key_null(w, "default_affinity");
         json_end_object(w);
 }
 
@@ -352,7 +362,8 @@ static const char *fmt_irq(int irq, char *buf, size_t len) {
         return buf;
 }
 
-void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv) {
+void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
+        unsigned n_class[POLICY_IRQ_CLASS_MAX] = { 0 };
         char a[256], b[256], c[256], d[256];
 
         fprintf(f, "CPUs\n");
@@ -401,20 +412,92 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
                                 qu->has_xps ? fmt_mask(&qu->xps_cpus, d, sizeof(d)) : "-");
                 }
         }
+
+        if (inv->n_irqs > 0) {
+                fprintf(f, "\nIRQs\n  %-6s %-15s %-4s %-16s %-16s %s\n", "IRQ", "CLASS", "NODE", "AFFINITY", "EFFECTIVE",
+                        "DEVICE");
+                for (size_t i = 0; i < inv->n_irqs; i++) {
+                        const struct inv_irq *irq = &inv->irqs[i];
+                        const char *dev = policy_irq_device(inv, irq);
+                        char node[16];
+
+                        if (classes)
+                                n_class[classes[i]]++;
+                        fmt_irq(irq->node, node, sizeof(node));
+                        fprintf(f, "  %-6u %-15s %-4s %-16s %-16s %s", irq->irq,
+                                classes ? policy_irq_class_to_string(classes[i]) : "?", node,
+                                irq->affinity_readable ? fmt_list(&irq->affinity, a, 17) : "-",
+                                irq->has_effective ? fmt_list(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
+                        if (strcmp(dev, irq->name) != 0 && irq->name[0])
+                                fprintf(f, " (%s)", irq->name);
+                        fputc('\n', f);
+                }
+        }
+        if (classes && inv->n_irqs > 0) {
+                fprintf(f, "\nIRQ classes\n");
+                for (int k = 0; k < POLICY_IRQ_CLASS_MAX; k++)
+                        fprintf(f, "  %-15s %5u  %s\n", policy_irq_class_to_string(k), n_class[k],
+                                policy_irq_class_done(k));
+        }
         fprintf(f, "\nrps_sock_flow_entries %u\n", inv->rps_sock_flow_entries);
+        if (inv->has_default_affinity)
+                fprintf(f, "default_smp_affinity %s\n", fmt_list(&inv->default_affinity, a, sizeof(a)));
+}
+
+/* The kernel-managed IRQs irqsteerd found (its status.json's
+ * kernel_managed_irqs), when its root is this root; 0 or -errno.  Only a
+ * write tells such an IRQ: this command never writes. */
+static int read_kernel_managed(const char *state_dir, const char *root, bool *managed, const struct inventory *inv) {
+        _cleanup_(freep) char *buf = NULL;
+        struct json_value *v = NULL;
+        const struct json_value *a;
+        const char *sroot;
+        size_t len;
+        int fd, r;
+
+        fd = rootfs_open(state_dir);
+        if (fd < 0)
+                return fd;
+        r = rootfs_read(fd, STATE_STATUS_NAME, &buf, &len);
+        close(fd);
+        if (r < 0)
+                return r;
+        r = json_parse(buf, len, &v);
+        if (r < 0)
+                return r;
+        if (json_get_string(v, "root", &sroot) < 0 || strcmp(sroot, root) != 0) {
+                json_free(v);
+                return -EXDEV;
+        }
+        a = json_get(v, "kernel_managed_irqs");
+        for (size_t k = 0; k < json_count(a); k++) {
+                const struct json_value *x = json_index(a, k);
+
+                if (!x || x->type != JSON_NUMBER || !x->is_int)
+                        continue;
+                for (size_t i = 0; i < inv->n_irqs; i++)
+                        if ((int64_t) inv->irqs[i].irq == x->integer)
+                                managed[i] = true;
+        }
+        json_free(v);
+        return 0;
 }
 
 static void inventory_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl inventory [--root DIR] [--json]\n"
-                   "Show CPUs, NUMA nodes, NICs, their queues and IRQs with affinity and RPS/XPS masks.\n\n"
-                   "  -r, --root DIR   read /proc and /sys under DIR (default /)\n"
-                   "  -j, --json       print JSON (schema in irqsteerctl(8))\n"
-                   "  -h, --help       show this help\n");
+        fprintf(f, "Usage: irqsteerctl inventory [--root DIR] [--config FILE] [--json]\n"
+                   "Show CPUs, NUMA nodes, NICs, their queues, every IRQ with its class, affinity\n"
+                   "and RPS/XPS masks.\n\n"
+                   "  -r, --root DIR      read /proc and /sys under DIR (default /)\n"
+                   "  -c, --config FILE   configuration the IRQ classes follow (default %s;\n"
+                   "                      built-in defaults when that is absent)\n"
+                   "  -j, --json          print JSON (schema in irqsteerctl(8))\n"
+                   "  -h, --help          show this help\n", CONFIG_DEFAULT_PATH);
 }
 
 int ctl_inventory(int argc, char **argv) {
         static const struct option options[] = {
                 { "root", required_argument, NULL, 'r' },
+                { "config", required_argument, NULL, 'c' },
                 { "json", no_argument, NULL, 'j' },
                 { "help", no_argument, NULL, 'h' },
                 {},
@@ -422,14 +505,19 @@ int ctl_inventory(int argc, char **argv) {
         struct topology t = { 0 };
         struct procfs_interrupts pi = { 0 };
         struct inventory inv = { 0 };
-        const char *root = "/";
+        struct config cfg = { 0 };
+        struct config_errors errs = { 0 };
+        const char *root = "/", *config_path = NULL;
+        _cleanup_(freep) int *classes = NULL;
+        _cleanup_(freep) bool *managed = NULL;
         bool json = false;
         int c, rootfd, r, ret = CTL_EXIT_OK;
 
         optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:jh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+r:c:jh", options, NULL)) >= 0) {
                 switch (c) {
                 case 'r': root = optarg; break;
+                case 'c': config_path = optarg; break;
                 case 'j': json = true; break;
                 case 'h': inventory_help(stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("inventory", "bad option");
@@ -438,19 +526,50 @@ int ctl_inventory(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
 
-        rootfd = ctl_open_root(root);
-        if (rootfd < 0)
+        /* as plan: a file named on the command line must exist, the
+         * default one may be absent */
+        r = config_load(config_path ? config_path : CONFIG_DEFAULT_PATH, !config_path, &cfg, &errs);
+        if (r < 0) {
+                if (errs.n > 0)
+                        config_errors_print(&errs, stderr);
+                else
+                        ctl_error("cannot load %s: %s", config_path ? config_path : CONFIG_DEFAULT_PATH,
+                                  strerror(-r));
+                config_errors_free(&errs);
+                config_free(&cfg);
                 return CTL_EXIT_ERROR;
+        }
+        config_errors_free(&errs);
+
+        rootfd = ctl_open_root(root);
+        if (rootfd < 0) {
+                config_free(&cfg);
+                return CTL_EXIT_ERROR;
+        }
         r = ctl_read_model(rootfd, ctl_root_is_host(root), &t, &pi, &inv);
         close(rootfd);
-        if (r < 0)
+        if (r < 0) {
+                config_free(&cfg);
                 return CTL_EXIT_ERROR;
+        }
+        classes = calloc(inv.n_irqs + 1, sizeof(*classes));
+        managed = calloc(inv.n_irqs + 1, sizeof(*managed));
+        if (classes && managed) {
+                r = read_kernel_managed(cfg.state_dir ? cfg.state_dir : CONFIG_DEFAULT_STATE_DIR, root, managed, &inv);
+                if (r < 0)
+                        log_debug_errno(r, "no kernel-managed IRQs from irqsteerd's status.json: %m");
+                for (size_t i = 0; i < inv.n_irqs; i++)
+                        classes[i] = policy_irq_class(&cfg, &inv, &inv.irqs[i], managed[i]);
+        } else {
+                free(classes);
+                classes = NULL;
+        }
 
         if (json) {
                 struct json_writer w;
 
                 json_writer_init(&w, stdout, JSON_PRETTY);
-                ctl_inventory_json(&w, &t, &inv);
+                ctl_inventory_json(&w, &t, &inv, classes);
                 fputc('\n', stdout);
                 r = json_writer_finish(&w);
                 if (r < 0) {
@@ -458,7 +577,7 @@ int ctl_inventory(int argc, char **argv) {
                         ret = CTL_EXIT_ERROR;
                 }
         } else {
-                ctl_inventory_print(stdout, &t, &inv);
+                ctl_inventory_print(stdout, &t, &inv, classes);
                 /* The JSON says it in "mapping"; a reader of the table
                  * must not miss that the queue map is a guess. */
                 for (size_t i = 0; i < inv.n_nics; i++)
@@ -472,6 +591,7 @@ int ctl_inventory(int argc, char **argv) {
         inventory_free(&inv);
         procfs_interrupts_free(&pi);
         topology_free(&t);
+        config_free(&cfg);
         return ret;
 }
 

@@ -323,6 +323,8 @@ void pol_xps(struct pol_tick *t);
  * rate) onto the least loaded of them alone.  Off CPUs that are not
  * eligible at once; external changes and managed IRQs left alone. */
 void pol_other_irqs(struct pol_tick *t);
+/* The report's IRQ classes and kernel-managed IRQ numbers.  0 or -ENOMEM. */
+int pol_irq_classes(struct pol_tick *t);
 /* Busy IRQs of other devices leave hot CPUs with the queue IRQs'
  * hysteresis (min_gain, dwell and back-off, max_moves). */
 void pol_rebalance_other(struct pol_tick *t);

@@ -444,3 +444,76 @@ void pol_default_affinity(struct pol_tick *t) {
         a->from = inv->default_affinity;
         snprintf(a->reason, sizeof(a->reason), "%s", why);
 }
+
+/* ---- IRQ classes ---- */
+
+static const char *const class_names[POLICY_IRQ_CLASS_MAX] = {
+        [POLICY_IRQ_KERNEL_MANAGED] = "kernel-managed",
+        [POLICY_IRQ_BANNED] = "banned",
+        [POLICY_IRQ_LEFT_ALONE] = "left-alone",
+        [POLICY_IRQ_NIC_QUEUE] = "nic-queue",
+        [POLICY_IRQ_OTHER] = "other",
+};
+
+static const char *const class_done[POLICY_IRQ_CLASS_MAX] = {
+        [POLICY_IRQ_KERNEL_MANAGED] = "left to the kernel (EIO/EPERM on write)",
+        [POLICY_IRQ_BANNED] = "left alone (ban_irqs)",
+        [POLICY_IRQ_LEFT_ALONE] = "left alone (other_irqs = no, or its interface's manage = no)",
+        [POLICY_IRQ_NIC_QUEUE] = "spread by load, one CPU a queue, rx and tx together",
+        [POLICY_IRQ_OTHER] = "NUMA-local; busy ones a CPU each by interrupt rate",
+};
+
+const char *policy_irq_class_to_string(enum policy_irq_class c) {
+        return c >= 0 && c < POLICY_IRQ_CLASS_MAX ? class_names[c] : NULL;
+}
+
+const char *policy_irq_class_done(enum policy_irq_class c) {
+        return c >= 0 && c < POLICY_IRQ_CLASS_MAX ? class_done[c] : NULL;
+}
+
+enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inv_irq *ii,
+                                       bool kernel_managed) {
+        const struct inv_nic *n = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics ? &inv->nics[ii->nic] : NULL;
+        const struct config_interface *ci = n ? config_interface_for(c, n->name) : NULL;
+        bool queue = n && (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX);
+
+        if (kernel_managed)
+                return POLICY_IRQ_KERNEL_MANAGED;
+        if (config_irq_banned(c, ii->irq))
+                return POLICY_IRQ_BANNED;
+        if ((ci && !ci->manage) || (!queue && !c->other_irqs))
+                return POLICY_IRQ_LEFT_ALONE;
+        return queue ? POLICY_IRQ_NIC_QUEUE : POLICY_IRQ_OTHER;
+}
+
+const char *policy_irq_device(const struct inventory *inv, const struct inv_irq *ii) {
+        if (ii->nic >= 0 && (size_t) ii->nic < inv->n_nics)
+                return inv->nics[ii->nic].name;
+        return ii->name;
+}
+
+int pol_irq_classes(struct pol_tick *t) {
+        struct policy_report *rep = t->rep;
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->inv->n_irqs; i++) {
+                const struct inv_irq *ii = &t->inv->irqs[i];
+                const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
+                enum policy_irq_class c = policy_irq_class(t->c, t->inv, ii, r && r->managed);
+
+                rep->n_irq_class[c]++;
+                n += c == POLICY_IRQ_KERNEL_MANAGED;
+        }
+        if (n == 0)
+                return 0;
+        rep->kernel_managed_irqs = calloc(n, sizeof(*rep->kernel_managed_irqs));
+        if (!rep->kernel_managed_irqs)
+                return -ENOMEM;
+        for (size_t i = 0; i < t->inv->n_irqs; i++) {
+                const struct pol_irq *r = pol_irq_get(t->st, t->inv->irqs[i].irq, false);
+
+                if (r && r->managed)
+                        rep->kernel_managed_irqs[rep->n_kernel_managed_irqs++] = t->inv->irqs[i].irq;
+        }
+        return 0;
+}

@@ -43,6 +43,7 @@ void policy_report_free(struct policy_report *r) {
                 return;
         free(r->hot_cpus);
         free(r->notes);
+        free(r->kernel_managed_irqs);
         *r = (struct policy_report){ 0 };
 }
 
@@ -1264,6 +1265,8 @@ static int fill_report(struct pol_tick *t) {
                 rep->n_managed_irqs += st->irqs[i].managed;
                 rep->n_external += st->irqs[i].external;
         }
+        if (pol_irq_classes(t) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < st->n_queues; i++) {
                 rep->n_kept += st->queues[i].rps_kept;
                 rep->n_external += st->queues[i].rps_external + st->queues[i].xps_external +

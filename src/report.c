@@ -577,6 +577,27 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         json_key_uint(w, "interrupts_readings", s->irq_readings);
         json_end_object(w);
 
+        /* every IRQ of the inventory by what is done with it */
+        json_key_begin_array(w, "irq_classes");
+        for (int c = 0; c < POLICY_IRQ_CLASS_MAX; c++) {
+                json_begin_object(w);
+                json_key_string(w, "class", policy_irq_class_to_string(c));
+                json_key_uint(w, "irqs", s->policy->n_irq_class[c]);
+                json_key_string(w, "done", policy_irq_class_done(c));
+                json_end_object(w);
+        }
+        json_end_array(w);
+        json_key_begin_array(w, "kernel_managed_irqs");
+        {
+                unsigned flags = w->flags;
+
+                w->flags &= ~JSON_PRETTY; /* one line, like CPU lists */
+                for (size_t i = 0; i < s->policy->n_kernel_managed_irqs; i++)
+                        json_uint(w, s->policy->kernel_managed_irqs[i]);
+                json_end_array(w);
+                w->flags = flags;
+        }
+
         json_key_begin_array(w, "effective_mismatch");
         for (size_t i = 0; i < s->n_eff; i++) {
                 const struct apply_eff_watch *e = &s->eff[i];

@@ -417,7 +417,7 @@ static void test_inventory_json_formatter(_unused_ void **state) {
         inv.rps_sock_flow_entries = 32768;
         f = open_memstream(&buf, &len);
         json_writer_init(&w, f, JSON_PRETTY);
-        ctl_inventory_json(&w, &t, &inv);
+        ctl_inventory_json(&w, &t, &inv, NULL);
         assert_int_equal(json_writer_finish(&w), 0);
         fclose(f);
         assert_int_equal(json_parse(buf, len, &v), 0);
@@ -503,7 +503,13 @@ static void test_parse_interval(_unused_ void **state) {
         "CPUs 16-31,48-61: mlx5_async0@pci:0000:af:00.0: off CPUs that may not be used (banned, isolated or nohz_full)\","     \
         "\"reason\":\"spread\",\"result\":\"failed\",\"error\":\"Permission denied\"}],"        \
         "\"dry_run\":true,\"counters\":{\"queue_irqs\":8,\"moves_10min\":3,"                        \
-        "\"kernel_managed_irqs_skipped\":5,\"kept\":1}}"
+        "\"kernel_managed_irqs_skipped\":5,\"kept\":1},"                                        \
+        "\"irq_classes\":[{\"class\":\"kernel-managed\",\"irqs\":40,"                               \
+        "\"done\":\"left to the kernel (EIO/EPERM on write)\"},{\"class\":\"banned\",\"irqs\":1,"        \
+        "\"done\":\"left alone (ban_irqs)\"},{\"class\":\"nic-queue\",\"irqs\":8,"                      \
+        "\"done\":\"spread by load, one CPU a queue, rx and tx together\"}],"                        \
+        "\"kernel_managed_irqs\":[200,201,202,203,204,205,206,207,208,209,210,211,212,213,214,215,216,217,218,219,"                             \
+        "220,221,222,223,224,225,226,227,228,229,230,231,232,233,234,235,236,237,238,239]}"
 
 static void test_status_validate(_unused_ void **state) {
         static const struct {
@@ -595,6 +601,9 @@ static void test_status_print(_unused_ void **state) {
                 "Counts: 8 queue IRQs, 3 moves in 10 min, 5 kernel-managed IRQs skipped",
                 "Managed objects: 3 (--full lists them)", "\n    RPS eth0 rx-0 CPUs 16-31,48-63 -> CPUs 16-31,48-61: ",
                 "\n      (banned, isolated or nohz_full)\n", "1 RPS masks set before irqsteerd started (kept)", "RPS eth0 rx-0", "[failed: Permission denied]",
+                "IRQ classes:\n  kernel-managed     40  left to the kernel (EIO/EPERM on write): 200, 201,",
+                " ... (40)\n  banned              1  left alone (ban_irqs)\n",
+                "\n  nic-queue           8  spread by load, one CPU a queue, rx and tx together\n",
         };
         for (size_t i = 0; i < ELEMENTSOF(brief); i++)
                 if (!strstr(buf, brief[i]))
@@ -802,6 +811,76 @@ static void test_inventory_host64(_unused_ void **state) {
                         fail_msg("inventory table lacks '%s'", want[k]);
         free(out);
         free(err);
+}
+
+/* Every IRQ of host64 with its class, as the configuration and the
+ * daemon's status.json (kernel-managed IRQs) make it, in JSON and text. */
+static void test_inventory_classes(_unused_ void **state) {
+        static const struct {
+                const char *what, *conf;
+                bool status;                 /* a status.json of this root naming IRQ 9 kernel-managed */
+                unsigned irq;
+                const char *want_class, *want_device;
+        } cases[] = {
+                { "defaults: a queue IRQ", "", false, 104, "nic-queue", "ens1f0" },
+                { "defaults: the timer is another device's", "", false, 0, "other", "timer" },
+                { "defaults: a NIC's admin vector is other, named by its NIC", "", false, 100, "other", "ens1f0" },
+                { "ban_irqs", "[balance]\nban_irqs = 0,104\n", false, 104, "banned", "ens1f0" },
+                { "manage = no", "[interface ens1f0]\nmanage = no\n", false, 104, "left-alone", "ens1f0" },
+                { "other_irqs = no: another device's", "[balance]\nother_irqs = no\n", false, 0, "left-alone",
+                  "timer" },
+                { "other_irqs = no: queue IRQs still spread", "[balance]\nother_irqs = no\n", false, 104, "nic-queue",
+                  "ens1f0" },
+                { "kernel-managed from status.json", "", true, 9, "kernel-managed", "acpi" },
+                { "kernel-managed before ban_irqs", "[balance]\nban_irqs = 9\n", true, 9, "kernel-managed", "acpi" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char root[512], conf[600], state[600], text[1200], *out, *err, *dir = make_tmpdir();
+                const char *args[] = { "inventory", "--json", "--root", root, "--config", conf, NULL };
+                const char *targs[] = { "inventory", "--root", root, "--config", conf, NULL };
+                const struct json_value *irq;
+                struct json_value *v = NULL;
+                const char *s;
+                char row[64];
+
+                fixture_path("host64", root, sizeof(root));
+                snprintf(state, sizeof(state), "%s/state", dir);
+                assert_int_equal(mkdir(state, 0700), 0);
+                snprintf(text, sizeof(text), "[daemon]\nstate_dir = %s\n%s", state, cases[i].conf);
+                test_write_file(dir, "irqsteer.conf", text);
+                snprintf(conf, sizeof(conf), "%s/irqsteer.conf", dir);
+                if (cases[i].status) {
+                        snprintf(text, sizeof(text), "{\"version\":1,\"pid\":1,\"status\":\"x\",\"root\":\"%s\","
+                                 "\"kernel_managed_irqs\":[9]}", root);
+                        test_write_file(state, "status.json", text);
+                }
+                if (run_ctl(args, &out, &err) != 0)
+                        fail_msg("%s: exit status not 0 (stderr %s)", cases[i].what, err);
+                if (json_parse(out, strlen(out), &v) < 0)
+                        fail_msg("%s: not JSON", cases[i].what);
+                irq = find_by_int(json_get(v, "irqs"), "irq", cases[i].irq);
+                assert_non_null(irq);
+                if (json_get_string(irq, "class", &s) < 0 || strcmp(s, cases[i].want_class) != 0)
+                        fail_msg("%s: IRQ %u class '%s', want '%s'", cases[i].what, cases[i].irq,
+                                 json_get_string(irq, "class", &s) < 0 ? "(none)" : s, cases[i].want_class);
+                if (json_get_string(irq, "device", &s) < 0 || strcmp(s, cases[i].want_device) != 0)
+                        fail_msg("%s: IRQ %u device wrong", cases[i].what, cases[i].irq);
+                json_free(v);
+                free(out);
+                free(err);
+
+                /* the table: the IRQ's row and the class counts */
+                if (run_ctl(targs, &out, &err) != 0)
+                        fail_msg("%s: table: exit status not 0", cases[i].what);
+                snprintf(row, sizeof(row), "\n  %-6u %-15s ", cases[i].irq, cases[i].want_class);
+                if (!strstr(out, row) || !strstr(out, "\nIRQ classes\n  kernel-managed "))
+                        fail_msg("%s: table lacks '%s' or the class counts:\n%s", cases[i].what, row, out);
+                free(out);
+                free(err);
+                rm_rf(dir);
+                free(dir);
+        }
 }
 
 /* Unknown IRQ names: vm2's ens4 ("acmenet") is mapped in msi_irqs order,
@@ -1168,6 +1247,7 @@ int main(void) {
                 cmocka_unit_test(test_status_print),
                 cmocka_unit_test(test_cli_usage),
                 cmocka_unit_test(test_inventory_host64),
+                cmocka_unit_test(test_inventory_classes),
                 cmocka_unit_test(test_inventory_msi_order_warning),
                 cmocka_unit_test(test_top_live),
                 cmocka_unit_test(test_top_sigint),

@@ -975,6 +975,23 @@ static void test_ban_other_irqs(void **state) {
         if (strstr(buf, "irq 6"))
                 fail_msg("other IRQs again: %s", buf);
         assert_int_equal(f.rep.n_managed_irqs, 1);
+        /* every IRQ by class: 63 kernel-managed, 32 and 61 in ban_irqs,
+         * eth1's queue and admin vector (manage = no) left alone */
+        {
+                static const struct {
+                        enum policy_irq_class c;
+                        unsigned n;
+                } want[] = {
+                        { POLICY_IRQ_KERNEL_MANAGED, 1 }, { POLICY_IRQ_BANNED, 2 }, { POLICY_IRQ_LEFT_ALONE, 2 },
+                        { POLICY_IRQ_NIC_QUEUE, 3 },      { POLICY_IRQ_OTHER, 2 },
+                };
+                for (size_t k = 0; k < ELEMENTSOF(want); k++)
+                        if (f.rep.n_irq_class[want[k].c] != want[k].n)
+                                fail_msg("class %s: %u IRQs, want %u", policy_irq_class_to_string(want[k].c),
+                                         f.rep.n_irq_class[want[k].c], want[k].n);
+                assert_int_equal(f.rep.n_kernel_managed_irqs, 1);
+                assert_int_equal(f.rep.kernel_managed_irqs[0], 63);
+        }
         cpuset_parse_list("0-1,4-7", &s);
         assert_true(cpuset_equal(&fx_irq(&f, 60)->affinity, &s));
         assert_int_equal(cpuset_only(&fx_irq(&f, 64)->affinity), 2);   /* manage = no */
