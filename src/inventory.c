@@ -1039,9 +1039,10 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
         }
         inventory_audit_slice(audit ? audit : &all, n_objects, &first, &count);
         /* NIC vectors by the audit; other devices' IRQs only after a
-         * write (reread): the policy looks at their masks only to keep
-         * them off banned CPUs, and must see what it wrote, not take its
-         * own write for someone else's. */
+         * write (reread), so the policy sees what it wrote and does not
+         * take its own write for someone else's, and at each full
+         * discovery: they move seldom (placed once, a busy one off a hot
+         * CPU), and a write re-reads the mask first (action_current). */
         for (size_t i = 0; i < inv->n_irqs; i++) {
                 struct inv_irq *irq = &inv->irqs[i];
 
