@@ -52,16 +52,32 @@ static bool dwell_ok(const struct pol_tick *t, const struct pol_irq *r) {
         return !r->moved || t->now - r->last_move_usec >= MAX(r->dwell_usec, t->c->min_dwell_usec);
 }
 
+/* The CPUs [*lo, *hi] where an IRQ's rate can be non-zero: its nz range
+ * when the sample knows it (an IRQ fires on one or a few CPUs: a walk over
+ * every CPU for every IRQ is ~115k steps a tick at 256 CPUs and 450 IRQs). */
+static void rate_range(const struct pol_tick *t, const struct sample_irq *si, int *lo, int *hi) {
+        const struct sample_rates *l = t->in->load;
+
+        *lo = 0;
+        *hi = MIN(t->max_cpu, l->max_cpu);
+        if (si->nz_known) {
+                *lo = MAX(si->nz_lo, 0);
+                *hi = MIN(*hi, si->nz_hi);
+        }
+}
+
 /* The irq+softirq share the IRQ's rate explains: on each CPU it fires on,
  * the CPU's non-network share in proportion to its part of the other
  * devices' interrupts there, and at least POL_OTHER_COST an interrupt. */
 static double other_work(const struct pol_tick *t, const struct sample_irq *si, const double *other_rate) {
         const struct sample_rates *l = t->in->load;
         double w = 0;
+        int lo, hi;
 
         if (!si || !l)
                 return 0;
-        for (int c = 0; c <= t->max_cpu && c <= l->max_cpu; c++) {
+        rate_range(t, si, &lo, &hi);
+        for (int c = lo; c <= hi; c++) {
                 double r = sample_irq_on(si, l->max_cpu, c);
                 if (r > 0 && other_rate[c] > 0)
                         w += MAX(t->load[c] - t->net[c], 0) * r / other_rate[c];
@@ -72,10 +88,12 @@ static double other_work(const struct pol_tick *t, const struct sample_irq *si, 
 /* Moves w of projected load from where the IRQ fires now to cpu. */
 static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
         const struct sample_rates *l = t->in->load;
+        int lo, hi;
 
         if (o->work <= 0 || !l || !o->si || o->si->rate <= 0)
                 return;
-        for (int c = 0; c <= t->max_cpu && c <= l->max_cpu; c++) {
+        rate_range(t, o->si, &lo, &hi);
+        for (int c = lo; c <= hi; c++) {
                 double r = sample_irq_on(o->si, l->max_cpu, c);
                 if (r > 0)
                         t->load[c] = MAX(t->load[c] - o->work * r / o->si->rate, 0);
@@ -198,13 +216,15 @@ static int build_others(struct pol_tick *t, double *other_rate) {
         for (size_t i = 0; l && i < t->inv->n_irqs; i++) {
                 const struct inv_irq *ii = &t->inv->irqs[i];
                 const struct sample_irq *si;
+                int lo, hi;
 
                 if (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX)
                         continue;
                 si = sample_rates_irq(l, ii->irq);
                 if (!si || !si->valid || si->rate <= 0)
                         continue;
-                for (int c = 0; c <= t->max_cpu && c <= l->max_cpu; c++)
+                rate_range(t, si, &lo, &hi);
+                for (int c = lo; c <= hi; c++)
                         other_rate[c] += sample_irq_on(si, l->max_cpu, c);
         }
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
@@ -303,9 +323,14 @@ void pol_other_irqs(struct pol_tick *t) {
                          o->ineligible ? " (it fired on CPUs that may not be used)" : "");
                 to = cpuset_single(cpu);
                 shift_load(t, o, cpu);
-                CPUSET_FOREACH(c, &o->ii->affinity)
-                        if (c <= t->max_cpu && o->si && sample_irq_on(o->si, t->in->load->max_cpu, c) > 0)
-                                pol_settle(t, c);
+                if (o->si) {
+                        int lo, hi;
+
+                        rate_range(t, o->si, &lo, &hi);
+                        for (int c = lo; c <= hi; c++)
+                                if (sample_irq_on(o->si, t->in->load->max_cpu, c) > 0)
+                                        pol_settle(t, c);
+                }
                 pol_settle(t, cpu);
                 emit(t, o, &to, true, reason);
         }
@@ -471,19 +496,28 @@ const char *policy_irq_class_done(enum policy_irq_class c) {
         return c >= 0 && c < POLICY_IRQ_CLASS_MAX ? class_done[c] : NULL;
 }
 
-enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inv_irq *ii,
-                                       bool kernel_managed) {
-        const struct inv_nic *n = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics ? &inv->nics[ii->nic] : NULL;
-        const struct config_interface *ci = n ? config_interface_for(c, n->name) : NULL;
-        bool queue = n && (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX);
+/* The rules, in order; nic_managed: false for an IRQ of an interface with
+ * manage = no. */
+static enum policy_irq_class class_of(const struct config *c, const struct inventory *inv, const struct inv_irq *ii,
+                                      bool kernel_managed, bool nic_managed) {
+        bool queue = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics &&
+                     (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX);
 
         if (kernel_managed)
                 return POLICY_IRQ_KERNEL_MANAGED;
         if (config_irq_banned(c, ii->irq))
                 return POLICY_IRQ_BANNED;
-        if ((ci && !ci->manage) || (!queue && !c->other_irqs))
+        if (!nic_managed || (!queue && !c->other_irqs))
                 return POLICY_IRQ_LEFT_ALONE;
         return queue ? POLICY_IRQ_NIC_QUEUE : POLICY_IRQ_OTHER;
+}
+
+enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inv_irq *ii,
+                                       bool kernel_managed) {
+        const struct inv_nic *n = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics ? &inv->nics[ii->nic] : NULL;
+        const struct config_interface *ci = n ? config_interface_for(c, n->name) : NULL;
+
+        return class_of(c, inv, ii, kernel_managed, !ci || ci->manage);
 }
 
 const char *policy_irq_device(const struct inventory *inv, const struct inv_irq *ii) {
@@ -499,7 +533,9 @@ int pol_irq_classes(struct pol_tick *t) {
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
                 const struct inv_irq *ii = &t->inv->irqs[i];
                 const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
-                enum policy_irq_class c = policy_irq_class(t->c, t->inv, ii, r && r->managed);
+                /* the tick knows each NIC's manage: no pattern match an IRQ */
+                bool nic_managed = ii->nic < 0 || (size_t) ii->nic >= t->inv->n_nics || t->nics[ii->nic].managed;
+                enum policy_irq_class c = class_of(t->c, t->inv, ii, r && r->managed, nic_managed);
 
                 rep->n_irq_class[c]++;
                 n += c == POLICY_IRQ_KERNEL_MANAGED;
