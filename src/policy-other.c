@@ -349,6 +349,8 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
         cpuset_t local;
         char reason[256];
         struct pol_cpu *pc = &t->st->cpus[cpu];
+        const struct pol_other *top = NULL;
+        unsigned n_dwell = 0;
 
         for (size_t i = 0; i < t->n_others; i++) {
                 struct pol_other *o = &t->others[i];
@@ -357,8 +359,12 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
 
                 if (!o->busy || o->touched || o->cpu != cpu || o->work <= 0)
                         continue;
-                if (o->r && !dwell_ok(t, o->r))
+                if (!top || o->work > top->work)
+                        top = o;
+                if (o->r && !dwell_ok(t, o->r)) {
+                        n_dwell++;
                         continue;
+                }
                 local_cpus(t, o->node, &local);
                 to = least_loaded(t, o->r, &local, cpu, PICK_COOL);
                 if (to < 0)
@@ -370,8 +376,24 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                         best_to = to;
                 }
         }
-        if (!best || t->load[cpu] - best_peak < pol_min_gain(t) - 1e-9)
+        if (!best || t->load[cpu] - best_peak < pol_min_gain(t) - 1e-9) {
+                /* why, for plan and status, when no queue explains the load */
+                if (!top || strncmp(pc->why, "no busy queue IRQ", 17) != 0)
+                        return;
+                if (best)
+                        snprintf(pc->why, sizeof(pc->why),
+                                 "no move of another device's IRQ gains min_gain (%.0f%%): the best, %.40s to CPU%d, "
+                                 "lowers the peak %.0f%% -> %.0f%%", 100 * pol_min_gain(t), best->ii->name, best_to,
+                                 100 * t->load[cpu], 100 * best_peak);
+                else if (n_dwell > 0)
+                        snprintf(pc->why, sizeof(pc->why),
+                                 "its busy IRQs of other devices moved less than their dwell ago (min_dwell %.0f s)",
+                                 (double) t->c->min_dwell_usec / 1e6);
+                else
+                        snprintf(pc->why, sizeof(pc->why), "no cool NUMA-local CPU for %.40s, its busiest IRQ",
+                                 top->ii->name);
                 return;
+        }
         if (t->moves >= t->c->max_moves) {
                 snprintf(pc->why, sizeof(pc->why), "max_moves (%u) reached this tick", t->c->max_moves);
                 return;

@@ -1166,6 +1166,20 @@ static void test_other_irqs_spread(void **state) {
                 fail_msg("IRQ 62 on CPU%d after the move", fx_irq_cpu(&f, 62));
         assert_true(f.rep.n_moves_10min >= 1);
         fx_free(&f);
+
+        /* a CPU one storage IRQ saturates alone: moving it only moves the
+         * hot spot, and the hot CPU says so */
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INV_IRQ_NONE);
+        fx_place(&f, 61, 6);
+        f.other[f.n_other++] = (struct fx_other_model){ 61, 90000, 0.9 };
+        assert_int_equal(fx_ticks(&f, 1, 5), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        if (strstr(buf, "irq 61>") || f.rep.n_hot_cpus != 1 || f.rep.hot_cpus[0].cpu != 6 ||
+            !strstr(f.rep.hot_cpus[0].why, "no move of another device's IRQ gains min_gain"))
+                fail_msg("lone storage IRQ: actions '%s', %zu hot CPUs, why '%s'", buf, f.rep.n_hot_cpus,
+                         f.rep.n_hot_cpus ? f.rep.hot_cpus[0].why : "");
+        fx_free(&f);
 }
 
 /* default_smp_affinity, tick by tick: off the CPUs that may not be used
