@@ -550,8 +550,50 @@ static void test_status_config_every_key(void **state) {
         fixture_free(&x);
 }
 
+/* status.json's IRQ classes: every class with its count and what is done,
+ * and the kernel-managed IRQs by number. */
+static void test_status_irq_classes(void **state) {
+        static unsigned managed[] = { 24, 57 };
+        _cleanup_(json_freep) struct json_value *v = NULL;
+        const struct json_value *a, *km;
+        struct fixture x;
+        char *json = NULL;
+        size_t len = 0;
+
+        (void) state;
+        fixture_init(&x, "/run/irqsteer");
+        x.policy.n_irq_class[POLICY_IRQ_NIC_QUEUE] = 8;
+        x.policy.n_irq_class[POLICY_IRQ_OTHER] = 5;
+        x.policy.n_irq_class[POLICY_IRQ_KERNEL_MANAGED] = 2;
+        x.policy.kernel_managed_irqs = managed;
+        x.policy.n_kernel_managed_irqs = 2;
+        assert_int_equal(report_status_json(&x.rp, &x.snap, &json, &len), 0);
+        assert_int_equal(json_parse(json, len, &v), 0);
+        a = json_get(v, "irq_classes");
+        assert_int_equal(json_count(a), POLICY_IRQ_CLASS_MAX);
+        for (int c = 0; c < POLICY_IRQ_CLASS_MAX; c++) {
+                const struct json_value *e = json_index(a, (size_t) c);
+                const char *s;
+                int64_t n;
+
+                assert_int_equal(json_get_string(e, "class", &s), 0);
+                assert_string_equal(s, policy_irq_class_to_string(c));
+                assert_int_equal(json_get_int(e, "irqs", &n), 0);
+                assert_int_equal(n, x.policy.n_irq_class[c]);
+                assert_int_equal(json_get_string(e, "done", &s), 0);
+                assert_string_equal(s, policy_irq_class_done(c));
+        }
+        km = json_get(v, "kernel_managed_irqs");
+        assert_int_equal(json_count(km), 2);
+        assert_int_equal(json_index(km, 1)->integer, 57);
+        x.policy.kernel_managed_irqs = NULL;
+        free(json);
+        fixture_free(&x);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_status_irq_classes),
                 cmocka_unit_test(test_escape_label),
                 cmocka_unit_test(test_reason_classify),
                 cmocka_unit_test(test_metrics_text),
