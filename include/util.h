@@ -35,12 +35,12 @@ int util_parse_bool(const char *s, bool *ret);
 /* Returns s with leading and trailing white space removed (in place). */
 char *util_strstrip(char *s);
 
-/* Grows *array (element size sz) so that it holds at least need elements;
- * *allocated tracks capacity.  Returns 0 or -ENOMEM. */
 /* After n = snprintf(buf, len, ...): when the text was cut (n >= len),
  * ends it in "..." so a reader sees the cut.  Returns buf. */
 char *util_mark_cut(char *buf, size_t len, int n);
 
+/* Grows *array (element size sz) so that it holds at least need elements;
+ * *allocated tracks capacity.  Returns 0 or -ENOMEM. */
 int util_grow(void **array, size_t *allocated, size_t need, size_t sz);
 
 #include <unistd.h>

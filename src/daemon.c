@@ -270,19 +270,21 @@ static void check_unmatched(struct daemon *d, bool say) {
         d->unmatched[0] = 0;
         for (size_t i = 0; i < d->config.n_interfaces; i++) {
                 const struct config_interface *ci = &d->config.interfaces[i];
+                const char *file;
                 bool found = false;
 
                 for (size_t k = 0; k < d->inv.n_nics && !found; k++)
                         found = fnmatch(ci->match, d->inv.nics[k].name, 0) == 0;
                 if (found)
                         continue;
+                /* the section's own file: the main file or a drop-in */
+                file = ci->file ? ci->file : d->config.path ? d->config.path : "(config)";
                 if (say)
                         log_warning("%s:%u: [interface %s] matches no interface on this host; kept for when one "
-                                    "appears", d->config.path ? d->config.path : "(config)", ci->line, ci->match);
+                                    "appears", file, ci->line, ci->match);
                 if (l < sizeof(d->unmatched))
                         l += (size_t) snprintf(d->unmatched + l, sizeof(d->unmatched) - l, "%s[interface %s] (%s:%u)",
-                                               l ? ", " : "", ci->match,
-                                               d->config.path ? d->config.path : "(config)", ci->line);
+                                               l ? ", " : "", ci->match, file, ci->line);
         }
 }
 
@@ -918,6 +920,20 @@ static void run_actions(struct daemon *d, uint64_t now) {
         }
 }
 
+/* Which drop-ins the configuration in force came from, in the order read. */
+static void log_dropins(const struct config *c) {
+        char buf[1024];
+        size_t l = 0;
+
+        if (c->n_dropins == 0)
+                return;
+        buf[0] = 0;
+        for (size_t i = 0; i < c->n_dropins; i++)
+                l += (size_t) snprintf(buf + MIN(l, sizeof(buf)), l < sizeof(buf) ? sizeof(buf) - l : 0, "%s%s",
+                                       i ? ", " : "", c->dropins[i]);
+        log_info("Configuration drop-ins: %s", util_mark_cut(buf, sizeof(buf), (int) MIN(l, (size_t) INT32_MAX)));
+}
+
 /* ---- report ---- */
 
 static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
@@ -1439,6 +1455,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 policy_reset(d->policy);
                 d->irq_force = true;
                 log_info("Configuration reloaded");
+                log_dropins(&d->config);
                 check_unmatched(d, true);
         }
         update_status(d, false);
@@ -1683,6 +1700,7 @@ static int startup(struct daemon *d) {
         log_info("irqsteerd " IRQSTEER_VERSION " starting%s, configuration %s, root %s, state %s, interval %.3gs",
                  d->dry_run ? " (dry-run: no changes)" : "", d->config.path ? d->config.path : "(built-in defaults)",
                  d->root, d->state_dir, (double) d->interval_usec / USEC_PER_SEC);
+        log_dropins(&d->config);
 
         raise_nofile();
 

@@ -1028,6 +1028,18 @@ def run_unmatched_interfaces():
         ok = dl.wait_until(lambda: "[interface nope*] matches no interface" in dl.read_log(log)[n:], T)
         c.check(ok and "Configuration reloaded" in dl.read_log(log)[n:],
                 "unmatched [interface]: warned at reload, the reload still applies", dl.read_log(log)[n:][-1500:])
+        # a section from a drop-in is named by the drop-in's own path
+        os.makedirs(conf + ".d", exist_ok=True)
+        dropin = os.path.join(conf + ".d", "50-host.conf")
+        with open(dropin, "w") as f:
+            f.write("[interface eth8]\nmanage = no\n")
+        n = len(dl.read_log(log))
+        p.send_signal(signal.SIGHUP)
+        ok = dl.wait_until(lambda: "[interface eth8] matches no interface" in dl.read_log(log)[n:], T)
+        text = dl.read_log(log)[n:]
+        c.check(ok and f"warning: {dropin}:1: [interface eth8] matches no interface" in text
+                and f"Configuration drop-ins: {dropin}" in text,
+                "unmatched [interface] in a drop-in: warned with the drop-in's FILE:LINE, drop-ins logged", text[-1500:])
     finally:
         dl.stop(p, signal.SIGTERM, timeout=T)
 
