@@ -126,15 +126,16 @@ SIMS = []  # stopped by main() whatever happens
 
 
 class Sim:
-    def __init__(self, work, name="tree", seed=1):
+    def __init__(self, work, name="tree", seed=1, scenario=SCENARIO, csv=None):
         SIMS.append(self)
         self.root = os.path.join(work, name)
         scn = os.path.join(work, name + ".scn")
         with open(scn, "w") as f:
-            f.write(SCENARIO)
+            f.write(scenario)
         ready, go = os.path.join(work, name + ".ready"), os.path.join(work, name + ".go")
         self.proc = subprocess.Popen([SIM, "--scenario", scn, "--root", self.root, "--seed", str(seed),
-                                      "--real-tick", str(TICK), "--ready", ready, "--go", go],
+                                      "--real-tick", str(TICK), "--ready", ready, "--go", go]
+                                     + (["--csv", csv] if csv else []),
                                      stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, name + ".sim.log"), "w"))
         t0 = time.time()
         while not os.path.exists(ready):
@@ -187,8 +188,9 @@ def restore(root, state, env=None):
                           capture_output=True, text=True, env=env)
 
 
-def all_back(root, state, orig, what):
-    """Final restore (if a journal is left), then the whole tree equals orig."""
+def all_back(root, state, orig, what, known=None):
+    """Final restore (if a journal is left), then the whole tree equals orig.
+    known(differences) may name a known bug that explains all of them."""
     out = ""
     if os.path.exists(os.path.join(state, "undo.journal")):
         r = restore(root, state)
@@ -196,7 +198,8 @@ def all_back(root, state, orig, what):
     settle()
     d = diff(orig, snapshot(root))
     C.check(not d, f"{what}: every value equals the snapshot before the first start",
-            f"{len(d)} differ: " + "; ".join(d[:6]) + (f" [restore: {out}]" if out else ""))
+            f"{len(d)} differ: " + "; ".join(d[:6]) + (f" [restore: {out}]" if out else ""),
+            xfail=known(d) if d and known else None)
     return not d
 
 
@@ -353,7 +356,7 @@ def case_faults(work):
         n[0] += 1
         return os.path.join(work, f"state{n[0]}")
 
-    # Write errors on an IRQ, an XPS and an RPS file.
+    # Write errors on an IRQ and an XPS file.
     if not have_shim:
         print(f"SKIP write faults: {SHIM} not built")
     for err, words in (("EIO", "Input/output error"), ("EPERM", "Operation not permitted"),
@@ -523,6 +526,24 @@ def case_faults(work):
 
 # ---------------------------------------------------------------- soak
 
+def journal_objects(text):
+    """(lines, objects) of an undo journal: entry lines, and the distinct
+    objects they name (a line is appended per change; the latest one of an
+    object wins)."""
+    key_fields = {"irq": None, "rps": 3, "xps": 3, "flowcnt": 3, "sockflow": 1, "defaffinity": 1, "thread": 4}
+    lines, keys = 0, set()
+    for line in text.splitlines():
+        f = line.split(" ")
+        if not f[0] or f[0].startswith("#") or f[0] == "root":
+            continue
+        lines += 1
+        n = key_fields.get(f[0], len(f))
+        if n is None:
+            n = 3 if len(f) == 6 else 2
+        keys.add(tuple(f[:n]))
+    return lines, len(keys)
+
+
 def proc_sample(pid, journal):
     rss = 0
     try:
@@ -533,20 +554,50 @@ def proc_sample(pid, journal):
     except OSError:
         return None
     try:
-        js = os.path.getsize(journal)
+        with open(journal, "rb") as f:
+            text = f.read()
     except OSError:
-        js = 0
-    return rss, fds, js
+        text = b""
+    return (rss, fds, len(text)) + journal_objects(text.decode(errors="replace"))
+
+
+# The soak's host: the torture scenario with load swings on top.  eth0
+# doubles for 5 s of every 10 s (a square wave), eth1 falls to a fifth and
+# back every 26.3 s (a sine): periods prime to each other, so high and low
+# meet in ever new combinations, with CPUs offline or not.
+SOAK_SCENARIO = SCENARIO.replace("[nic eth0]\n", "[nic eth0]\nswing = 100 2.0\n") \
+                        .replace("[nic eth1]\n", "[nic eth1]\nswing = 263 0.2 sine\n")
+
+
+def log_since(path, offset):
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return f.read().decode(errors="replace")
+
+
+def build_kind():
+    with open(DAEMON, "rb") as f:
+        return "ASan" if b"__asan_init" in f.read() else "plain build"
 
 
 def case_soak(work, args):
     seconds = float(args[0]) if args else 60
     wrap = args[args.index("--wrap") + 1] if "--wrap" in args else "none"
+    kind = build_kind()
+    # `make soak BUILD=build-asan` before `make check-asan` configures a
+    # plain build-asan, which then soaks under valgrind: say so and stop
+    # rather than pass for an ASan soak.
+    if kind != "ASan" and "asan" in os.path.basename(os.path.normpath(BLD)).lower():
+        print(f"soak: {DAEMON} is not an ASan build although its build dir is named so; "
+              "run `make check-asan` first (it configures build-asan with ASan+UBSan)", flush=True)
+        sys.exit(1)
     if wrap == "none":
-        with open(DAEMON, "rb") as f:
-            wrap = "ASan" if b"__asan_init" in f.read() else "plain build"
+        wrap = kind
+    print(f"soak: {DAEMON}: {kind}, " + ("under valgrind memcheck" if wrap == "valgrind" else "run as is"),
+          flush=True)
     csv = args[args.index("--csv") + 1] if "--csv" in args else os.path.join(work, "soak.csv")
-    sim = Sim(work, "soak", seed=11)
+    sim_csv = os.path.join(work, "soak.sim.csv")
+    sim = Sim(work, "soak", seed=11, scenario=SOAK_SCENARIO, csv=sim_csv)
     root, st = sim.root, os.path.join(work, "soak.state")
     orig = snapshot(root)
     cfgs = [os.path.join(work, f"soak{i}.conf") for i in range(3)]
@@ -559,25 +610,30 @@ def case_soak(work, args):
     shutil.copy(cfgs[0], cfg)
     env = dict(os.environ)
     wrapper = []
+    # Freed memory is held back to catch a late use: 1 MB of it (valgrind's
+    # --freelist-vol, ASan's quarantine; defaults 20 MB and 256 MB) so the
+    # RSS has levelled off by the end of a 30 s run's warm-up.
     if wrap == "valgrind":
         if not shutil.which("valgrind"):
             print("SKIP: valgrind not installed")
             sys.exit(SKIP)
         wrapper = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite",
-                   "--track-fds=no", f"--log-file={work}/valgrind.%p.log"]
+                   "--track-fds=no", "--freelist-vol=1000000", f"--log-file={work}/valgrind.%p.log"]
     else:
-        # A small quarantine so an ASan build's RSS levels off within minutes.
-        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + f":log_path={work}/asan:quarantine_size_mb=16"
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + f":log_path={work}/asan:quarantine_size_mb=1"
         env["UBSAN_OPTIONS"] = env.get("UBSAN_OPTIONS", "") + f":log_path={work}/ubsan"
     log = os.path.join(work, "soak.log")
     d = Daemon(root, st, log, extra=["--config", cfg], env=env, wrap=wrapper)
     C.check(d.wait_for("Ready:", 60), f"soak ({wrap}): the daemon is ready", d.text()[-1500:])
     rnd = random.Random(int(os.environ.get("TORTURE_SEED", "13")))
     stash = os.path.join(work, "stash")
-    nic_out = None       # (saved, since)
+    # eth1 is "in" the tree, "out" of it, or back under the name eth5 until
+    # the daemon has said it saw eth5 (a rename the daemon never sees
+    # tests nothing), then renamed back to eth1.
+    nic, saved, renamed_at, renamed_log = "in", None, 0.0, 0
     off = set()
     samples = []
-    events = {"nic": 0, "cpu": 0, "hup": 0, "bad-hup": 0}
+    events = {"nic-out": 0, "as-eth5": 0, "cpu": 0, "hup": 0, "bad-hup": 0}
     t0 = time.time()
     next_sample = t0
     journal = os.path.join(st, "undo.journal")
@@ -586,19 +642,25 @@ def case_soak(work, args):
         if now >= next_sample:
             smp = proc_sample(d.proc.pid, journal)
             if smp:
-                samples.append((now - t0,) + smp)
+                samples.append((now - t0,) + smp[:3] + (int(nic != "out"),) + smp[3:])
             next_sample += max(1.0, seconds / 120)
         a = rnd.random()
         if a < 0.25:
-            if nic_out is None:
-                nic_out = nic_remove(root, "eth1", stash)
-            else:
-                nic_out = nic_add(root, nic_out, stash, rnd.choice(["eth1", "eth1", "eth5"]))
-                # back to its own name before the next removal
-                nic_out = nic_remove(root, nic_out[0], stash)
-                nic_add(root, nic_out, stash, "eth1")
-                nic_out = None
-            events["nic"] += 1
+            if nic == "in":
+                saved, nic = nic_remove(root, "eth1", stash), "out"
+                events["nic-out"] += 1
+            elif nic == "out":
+                # every second return is under the other name
+                rename = events["nic-out"] % 2 == 0
+                saved = nic_add(root, saved, stash, "eth5" if rename else "eth1")
+                nic = "eth5" if rename else "in"
+                if rename:
+                    renamed_at, renamed_log = time.time(), os.path.getsize(log)
+                    events["as-eth5"] += 1
+            elif grep(log_since(log, renamed_log), r"\beth5: appeared") or time.time() - renamed_at > 10:
+                saved = nic_remove(root, "eth5", stash)
+                nic_add(root, saved, stash, "eth1")
+                nic = "in"
         elif a < 0.5:
             c = rnd.randrange(1, 8)
             if c in off:
@@ -615,8 +677,10 @@ def case_soak(work, args):
             events["bad-hup" if bad else "hup"] += 1
         time.sleep(rnd.uniform(0.2, 1.0))
     # Everything back in place, a good configuration, a few ticks, stop.
-    if nic_out is not None:
-        nic_add(root, nic_out, stash, "eth1")
+    if nic == "out":
+        nic_add(root, saved, stash, "eth1")
+    elif nic == "eth5":
+        nic_add(root, nic_remove(root, "eth5", stash), stash, "eth1")
     for c in off:
         set_cpu_online(root, c, True)
     shutil.copy(cfgs[0], cfg)
@@ -624,46 +688,115 @@ def case_soak(work, args):
         d.proc.send_signal(signal.SIGHUP)
     time.sleep(2)
     alive = d.alive()
-    C.check(alive, f"soak ({wrap}): the daemon ran {time.time() - t0:.0f} s ({(time.time() - t0) / TICK:.0f} simulated s) "
+    ran = time.time() - t0
+    C.check(alive, f"soak ({wrap}): the daemon ran {ran:.0f} s ({ran / TICK:.0f} simulated s) "
                    f"through {events} churn events", d.text()[-2000:])
     rc = d.kill(signal.SIGTERM)
     C.check(rc == 0, f"soak ({wrap}): SIGTERM exits 0 (status {rc})", d.text()[-800:])
-    all_back(root, st, orig, f"soak ({wrap})")
+    # Known bug: the undo journal names queue files by interface name, so
+    # after eth1 -> eth5 -> eth1 the masks irqsteerd wrote as eth5 are
+    # taken for someone else's change and left in place on restore.
+    def renamed(diffs):
+        if events["as-eth5"] and all(x.startswith("sys/class/net/eth1/queues/") for x in diffs):
+            return "a NIC renamed while irqsteerd runs keeps the queue masks written under its other name"
+        return None
+    all_back(root, st, orig, f"soak ({wrap})", known=renamed)
     sim.stop()
+    text = d.text()
+    seen = len(re.findall(r"\beth5: appeared", text))
+    C.check(seen >= events["as-eth5"] and (events["as-eth5"] > 0 or seconds < 20),
+            f"soak ({wrap}): eth1 came back as eth5 {events['as-eth5']} times, the log says 'eth5: appeared' "
+            f"{seen} times")
+    C.check(grep(text, r"\beth1: vanished") and grep(text, r"\beth1: appeared"),
+            f"soak ({wrap}): the log says eth1 vanished and appeared")
+    # The load swings happened: the simulator's network demand (CPUs of
+    # work, all NICs) at its high and low tenths, after the first period.
+    demand = []
+    try:
+        with open(sim_csv) as f:
+            next(f)
+            demand = sorted(float(l.split(",")[5]) for i, l in enumerate(f) if i >= 100)
+    except (OSError, StopIteration, IndexError, ValueError):
+        pass
+    if demand:
+        lo, hi = demand[len(demand) // 10], demand[len(demand) * 9 // 10]
+        C.check(hi >= 1.6 * lo, f"soak ({wrap}): the load swung: demand {lo:.2f} CPUs at the 10th percentile, "
+                                f"{hi:.2f} at the 90th, over {len(demand)} ticks")
+    else:
+        C.check(False, f"soak ({wrap}): the simulator wrote its per-tick demand", sim_csv)
+    moves = len(re.findall(r"^\S+ \S+ \S+ (?:IRQ|RPS|XPS|rps_).* -> ", text, re.M))
+    print(f"info soak ({wrap}): {moves} changes logged by the daemon", flush=True)
     reports = glob.glob(os.path.join(work, "valgrind.*.log")) + glob.glob(os.path.join(work, "asan*")) + \
         glob.glob(os.path.join(work, "ubsan*"))
     errs = "".join(open(p, errors="replace").read() for p in reports).strip()
-    errs += "".join(l + "\n" for l in d.text().splitlines() if "runtime error:" in l or "Sanitizer" in l)
+    errs += "".join(l + "\n" for l in text.splitlines() if "runtime error:" in l or "Sanitizer" in l)
     C.check(not errs, f"soak ({wrap}): no sanitizer or valgrind reports", errs[:3000])
     with open(csv, "w") as f:
-        f.write("t_s,rss_kb,fds,journal_bytes\n")
+        f.write("t_s,rss_kb,fds,journal_bytes,eth1_in_tree,journal_lines,journal_objects\n")
         for smp in samples:
-            f.write("%.1f,%d,%d,%d\n" % smp)
-    # Flat: after the first fifth (warm-up: the first layouts, the journal
-    # filling), the last quarter's median is no higher than the first
-    # quarter's, give or take noise; fds are sampled mid-tick at times, hence
-    # medians.  Under valgrind the RSS is mostly valgrind's translation cache,
-    # which grows with every new code path, and a run shorter than 5 min is
-    # still filling ASan's quarantine: shown, not judged.
+            f.write("%.1f,%d,%d,%d,%d,%d,%d\n" % smp)
+    judge_flat(samples, seconds, wrap)
+    judge_journal(samples, orig, wrap)
+    print(f"soak ({wrap}): samples in {csv}", flush=True)
+
+
+def judge_flat(samples, seconds, wrap):
+    """RSS and open fds flat, and the journal size in runs of 5 min or
+    more: after the first fifth (warm-up: the first layouts, the journal
+    filling, 1 MB of freed memory held back by ASan or valgrind), the last
+    quarter's median is no higher than the first quarter's, give or take
+    noise.  Medians, as a sample may fall within a tick, when irqsteerd
+    holds a file or two more.  The fds irqsteerd holds open for re-reading
+    (13 for eth1's attributes) come and go with eth1, so only samples with
+    eth1 (or eth5) in the tree are compared.  The RSS of a run shorter than
+    5 min may grow by 2 MB: 30 s runs here grew by 0.2-0.9 MB after warm-up
+    (valgrind and ASan, seeds 13 and 1), still touching new code paths."""
     n = len(samples)
     if not C.check(n >= 8, f"soak ({wrap}): {n} samples of RSS, fds and journal size"):
         return
-    body = samples[n // 5:]
-    q = max(1, len(body) // 4)
-    first, last = body[:q], body[-q:]
 
     def med(xs):
         return sorted(xs)[len(xs) // 2]
-    for i, name, slack in ((1, "RSS (kB)", lambda v: v * 0.05 + 512), (2, "open fds", lambda v: 1),
-                           (3, "journal bytes", lambda v: v * 0.5 + 512)):
+
+    def quarters(body):
+        q = max(1, len(body) // 4)
+        return body[:q], body[-q:]
+    body = samples[n // 5:]
+    with_eth1 = [s for s in body if s[4]]
+    rss_slack = (lambda v: 2048) if seconds < 300 else (lambda v: v * 0.05 + 512)
+    for i, name, rows, slack in ((1, "RSS (kB)", body, rss_slack),
+                                 (2, "open fds with eth1/eth5 in the tree", with_eth1, lambda v: 1),
+                                 (3, "journal bytes", body, lambda v: v * 0.5 + 512)):
+        if not C.check(len(rows) >= 4, f"soak ({wrap}): {name}: {len(rows)} samples after warm-up"):
+            continue
+        first, last = quarters(rows)
         f_m, l_m = med([s[i] for s in first]), med([s[i] for s in last])
         lo, hi = min(s[i] for s in samples), max(s[i] for s in samples)
-        what = f"soak ({wrap}): {name}: first quarter median {f_m}, last quarter median {l_m} (range {lo}-{hi})"
-        if i == 1 and (wrap == "valgrind" or seconds < 300):
-            print(f"info {what}", flush=True)
+        what = f"soak ({wrap}): {name}: first quarter median {f_m}, last quarter median {l_m}"
+        if i == 3 and seconds < 300:
+            print(f"info {what} (range {lo}-{hi}); bounded by its objects, below", flush=True)
         else:
-            C.check(l_m <= f_m + slack(f_m), what + ", flat")
-    print(f"soak ({wrap}): samples in {csv}", flush=True)
+            C.check(l_m <= f_m + slack(f_m), f"{what} (limit {f_m + slack(f_m):.0f}; range {lo}-{hi}), flat")
+
+
+def judge_journal(samples, orig, wrap):
+    """The journal stays bounded whatever the run's length: it lists each
+    object irqsteerd changed, at most every IRQ and queue file of the tree
+    (eth1's twice: also as eth5) and the socket flow table, and undo.c
+    rewrites it whole once its appended lines reach twice its objects + 64.
+    (Its size in a short run grows as more objects get changed, so a
+    median comparison only judges runs of 5 min or more.)"""
+    irqs = sum(p.endswith("/smp_affinity_list") for p in orig)
+    queues = sum(p.startswith("sys/class/net/") for p in orig)
+    eth1 = sum(p.startswith("sys/class/net/eth1/") for p in orig)
+    most = irqs + queues + eth1 + 2
+    objs = max(s[6] for s in samples)
+    C.check(0 < objs <= most, f"soak ({wrap}): the journal named up to {objs} objects "
+                              f"(at most {most}: every IRQ and queue file, eth1's also as eth5)")
+    worst = max(samples, key=lambda s: s[5] - 2 * s[6])
+    C.check(worst[5] <= 2 * worst[6] + 64,
+            f"soak ({wrap}): the journal is rewritten before its lines pass twice its objects + 64 "
+            f"(closest: {worst[5]} lines for {worst[6]} objects; at most {max(s[5] for s in samples)} lines)")
 
 
 def main():
