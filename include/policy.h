@@ -40,6 +40,7 @@ struct policy_input {
         const struct topology *topo;
         const struct inventory *inv;
         const struct sample_rates *load;  /* smoothed; NULL on the first tick before any interval */
+        const struct sample_rates *raw;   /* the newest interval unsmoothed (fast attack); may be NULL */
         const struct worker_set *workers; /* may be NULL */
         const cpuset_t *bans;             /* runtime bans (bans.h) on top of banned_cpus; may be NULL */
         uint64_t now_usec;                /* CLOCK_MONOTONIC, given by the caller */
@@ -121,7 +122,29 @@ struct policy_report {
         unsigned n_irq_class[POLICY_IRQ_CLASS_MAX]; /* the inventory's IRQs by class */
         unsigned *kernel_managed_irqs;    /* their numbers, ascending */
         size_t n_kernel_managed_irqs;
+        /* for policy_pace(): */
+        unsigned n_rising;                /* CPUs counting samples towards hot */
+        double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
+        bool busy;                        /* hot CPUs, settling CPUs or an RPS trial: decide every tick */
 };
+
+/* How the daemon runs its next tick (irqsteer.conf(5), fast_interval). */
+enum policy_pace {
+        POLICY_PACE_CALM,                 /* nothing near a threshold: the policy need not run */
+        POLICY_PACE_STEADY,               /* decide at the configured interval */
+        POLICY_PACE_FAST,                 /* a CPU nears hot: sample at fast_interval */
+        POLICY_PACE_MAX,
+        POLICY_PACE_INVALID = -1,
+};
+
+const char *policy_pace_to_string(enum policy_pace p);
+
+/* The pace from the last policy_tick()'s report (zeroed: none yet) and the
+ * newest raw interval (NULL: none).  Pure.  FAST while a CPU counts
+ * towards hot, or a CPU not hot shows in raw a load at the enter
+ * threshold or near saturation; STEADY while the report is busy or a CPU
+ * is within a margin of it; CALM otherwise. */
+enum policy_pace policy_pace(const struct config *c, const struct policy_report *last, const struct sample_rates *raw);
 
 /* A fresh state (nothing laid out, nothing remembered), or NULL on ENOMEM. */
 struct policy_state *policy_state_new(void);

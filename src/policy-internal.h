@@ -143,6 +143,8 @@ struct pol_cpu {
         bool hot;
         bool saturated;
         uint64_t settle_until;   /* an action changed its load: the average has to catch up */
+        bool fast;               /* this tick: hot at once on the raw sample (update_hot) */
+        double raw_load;         /* this tick: the raw irq+softirq share, when fast */
         char why[160];           /* this tick: why a hot CPU got no action ("" when it did) */
 };
 

@@ -695,6 +695,39 @@ static double threshold_scale(struct pol_tick *t) {
         return level < c->hot_enter ? level / c->hot_enter : 1;
 }
 
+/* Fast attack: the smoothed load of a CPU that went from idle to
+ * saturated reaches the thresholds only after several samples (at the
+ * default smoothing 0.5 and hot_samples 2, a flood through a veth on a
+ * 2-CPU VM got its first RPS change 8 s after it began), while a CPU whose
+ * newest raw interval shows it all but out of idle time (under half
+ * saturated_idle) with at least saturated_share of it in irq+softirq is
+ * the bottleneck now: it is hot at once.  Noise does not get there (a CPU
+ * with 10% idle to spare is not saturated); moves stay held back by
+ * min_gain, dwell and back-off, and the release is the same slow one. */
+static bool raw_saturated(const struct pol_tick *t, int cpu) {
+        const struct sample_rates *raw = t->in->raw;
+        const struct sample_cpu *rc;
+
+        if (!raw || cpu > raw->max_cpu || !raw->cpus[cpu].valid)
+                return false;
+        rc = &raw->cpus[cpu];
+        return MAX(rc->idle, 0) < t->c->saturated_idle / 2 &&
+               MAX(rc->irq, 0) + MAX(rc->softirq, 0) >= t->c->saturated_share;
+}
+
+/* A CPU hot by fast attack is planned for with its raw load: the smoothed
+ * one is still a fraction of it and would size RPS sets too small. */
+static void fast_attack(struct pol_tick *t, int cpu, double enter) {
+        const struct sample_cpu *rc = &t->in->raw->cpus[cpu];
+        struct pol_cpu *pc = &t->st->cpus[cpu];
+
+        pc->hot = pc->fast = true;
+        pc->raw_load = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
+        t->load[cpu] = MAX(t->load[cpu], pc->raw_load);
+        t->idle[cpu] = MIN(t->idle[cpu], MAX(rc->idle, 0));
+        pc->saturated = t->load[cpu] < enter;
+}
+
 /* A CPU is hot (DESIGN.md 5) when, for hot_samples consecutive samples,
  * either
  *   - its irq+softirq share >= hot_enter (scaled: threshold_scale), or
@@ -708,7 +741,8 @@ static double threshold_scale(struct pol_tick *t) {
  * the saturated rule also stays hot while idle < 2 * saturated_idle and
  * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
  * as the load rule, in proportion (the nginx host after RPS, 29% soft and
- * 25% idle, is out). */
+ * 25% idle, is out).  A CPU the raw sample shows saturated, with room
+ * elsewhere, is hot at once (raw_saturated). */
 static void update_hot(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
@@ -740,6 +774,8 @@ static void update_hot(struct pol_tick *t) {
                 double L = t->load[cpu], idle = t->idle[cpu];
                 bool room, sat_enter, hot_now;
 
+                pc->fast = false;
+
                 if (!cpuset_isset(&t->topo->online, cpu)) {
                         pc->above = 0;
                         pc->hot = pc->saturated = false;
@@ -768,6 +804,9 @@ static void update_hot(struct pol_tick *t) {
                         if (pc->above >= MAX(c->hot_samples, 1u)) {
                                 pc->hot = true;
                                 pc->saturated = L < enter;
+                        } else if (room && raw_saturated(t, cpu)) {
+                                fast_attack(t, cpu, enter);
+                                pc->above = MAX(c->hot_samples, 1u);
                         }
                 }
                 if (pc->hot)
@@ -1137,6 +1176,9 @@ static int estimate(struct pol_tick *t) {
                 else
                         f = sum_rate[c] > 0 ? 1 : 0;
                 t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
+                /* fast attack: the raw load, in the smoothed proportions */
+                if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
+                        t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);
         }
 
         for (int pass = 0; pass < 2; pass++) {
@@ -1217,6 +1259,12 @@ static int fill_report(struct pol_tick *t) {
 
         rep->hot = t->hot;
         rep->n_hot_cpus = cpuset_count(&t->hot);
+        rep->enter = pol_enter(t);
+        rep->busy = rep->n_hot_cpus > 0 || cpuset_count(&t->settling) > 0 || cpuset_count(&t->touched) > 0;
+        for (size_t i = 0; i < st->n_cpus; i++)
+                rep->n_rising += !st->cpus[i].hot && st->cpus[i].above > 0;
+        for (size_t i = 0; i < st->n_nics; i++)
+                rep->busy |= st->nics[i].trial;
         if (rep->n_hot_cpus > 0) {
                 rep->hot_cpus = calloc(rep->n_hot_cpus, sizeof(*rep->hot_cpus));
                 if (!rep->hot_cpus) {
@@ -1275,6 +1323,50 @@ static int fill_report(struct pol_tick *t) {
         for (size_t i = 0; i < st->n_threads; i++)
                 rep->n_external += st->threads[i].external;
         return 0;
+}
+
+/* ---- pace ---- */
+
+/* A CPU within this fraction of the enter threshold is watched: the policy
+ * runs at the configured interval instead of not at all. */
+#define POL_PACE_WATCH 0.8
+
+static const char *const pace_names[POLICY_PACE_MAX] = {
+        [POLICY_PACE_CALM] = "calm",
+        [POLICY_PACE_STEADY] = "steady",
+        [POLICY_PACE_FAST] = "fast",
+};
+
+const char *policy_pace_to_string(enum policy_pace p) {
+        return p >= 0 && p < POLICY_PACE_MAX ? pace_names[p] : NULL;
+}
+
+enum policy_pace policy_pace(const struct config *c, const struct policy_report *last, const struct sample_rates *raw) {
+        enum policy_pace pace;
+
+        if (!c || !last || !(last->enter > 0))
+                return POLICY_PACE_STEADY;
+        if (last->n_rising > 0)
+                return POLICY_PACE_FAST;
+        pace = last->busy ? POLICY_PACE_STEADY : POLICY_PACE_CALM;
+        if (!raw)
+                return pace;
+        for (int cpu = 0; cpu <= raw->max_cpu; cpu++) {
+                const struct sample_cpu *rc = &raw->cpus[cpu];
+                double L, idle;
+
+                if (!rc->valid)
+                        continue;
+                L = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
+                idle = MAX(rc->idle, 0);
+                /* not hot yet and at the threshold: count the samples fast */
+                if (cpu < CPUSET_MAX && !cpuset_isset(&last->hot, cpu) && L >= last->enter)
+                        return POLICY_PACE_FAST;
+                if (L >= POL_PACE_WATCH * last->enter ||
+                    (idle < 2 * c->saturated_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter))
+                        pace = POLICY_PACE_STEADY;
+        }
+        return pace;
 }
 
 int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,

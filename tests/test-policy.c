@@ -2412,6 +2412,195 @@ static void test_record_index(void **state) {
         }
 }
 
+/* ---- fast attack and pace ---- */
+
+/* A raw interval like fx_cpu's, in its own rates (the policy's raw input). */
+struct fx_raw {
+        struct sample_rates r;
+};
+
+static void fx_raw_init(struct fx_raw *x, int n) {
+        x->r = (struct sample_rates) { .max_cpu = n - 1, .interval_s = 1 };
+        x->r.cpus = calloc(n, sizeof(*x->r.cpus));
+        assert_non_null(x->r.cpus);
+        for (int c = 0; c < n; c++)
+                x->r.cpus[c] = (struct sample_cpu) { .valid = true, .idle = 1, .net_frac = 1 };
+}
+
+static void fx_raw_cpu(struct fx_raw *x, int cpu, double soft, double user) {
+        struct sample_cpu *sc = &x->r.cpus[cpu];
+        sc->softirq = soft;
+        sc->usr = user;
+        sc->idle = MAX(1 - soft - user, 0);
+        sc->busy = 1 - sc->idle;
+}
+
+/* The smoothed load after one more raw interval (sample_smooth's EWMA). */
+static void fx_blend(struct fx *f, const struct fx_raw *x, double alpha) {
+        for (int c = 0; c < f->n_cpus; c++) {
+                struct sample_cpu *a = &f->load.cpus[c];
+                const struct sample_cpu *n = &x->r.cpus[c];
+                a->softirq = alpha * n->softirq + (1 - alpha) * a->softirq;
+                a->usr = alpha * n->usr + (1 - alpha) * a->usr;
+                a->idle = alpha * n->idle + (1 - alpha) * a->idle;
+                a->busy = 1 - a->idle;
+        }
+        f->have_load = true;
+}
+
+static int fx_step_raw(struct fx *f, const struct fx_raw *x, uint64_t now) {
+        struct policy_input in = fx_input(f, now);
+        int r;
+
+        in.raw = x ? &x->r : NULL;
+        r = policy_tick(f->st, &in, &f->l, &f->rep);
+        if (r == 0)
+                fx_apply(f, now, 0, 0);
+        return r;
+}
+
+/* A flood saturates CPU0 (a single-queue NIC's IRQ there, 60% softirq and
+ * 2% idle) on a calm 4-CPU host: the first sample that shows it is acted
+ * on, at the shipped defaults, though the smoothed load (0.5 of the way)
+ * is below every threshold.  Without the raw sample the same tick does
+ * nothing: the smoothed load alone takes hot_samples more samples. */
+static void test_fast_attack(void **state) {
+        for (int with_raw = 1; with_raw >= 0; with_raw--) {
+                struct fx f;
+                struct fx_raw x;
+
+                (void) state;
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                f.cfg.single_queue_rps = false;
+                fx_add_nic(&f, "eth0", 0, 1, true, 50, true, false);
+                fx_place(&f, 50, 0);
+                fx_raw_init(&x, 4);
+                for (int k = 1; k <= 4; k++) {
+                        bool flood = k == 4;
+
+                        fx_raw_cpu(&x, 0, flood ? 0.60 : 0.05, flood ? 0.38 : 0.10);
+                        for (int c = 1; c < 4; c++)
+                                fx_raw_cpu(&x, c, 0.02, 0.10);
+                        if (k == 1)
+                                fx_blend(&f, &x, 1);
+                        else
+                                fx_blend(&f, &x, f.cfg.smoothing);
+                        fx_rate(&f, 50, 0, flood ? 20000 : 2000);
+                        assert_int_equal(fx_step_raw(&f, with_raw ? &x : NULL, k * SEC), 0);
+                        if (!flood)
+                                expect_actions("fast attack: calm before", &f.l, "");
+                }
+                /* smoothed: 32.5% softirq, 46% idle: neither hot nor saturated */
+                assert_true(f.load.cpus[0].softirq < f.cfg.hot_exit && f.load.cpus[0].idle > f.cfg.saturated_idle);
+                if (with_raw) {
+                        if (count_type(&f.l, ACTION_RPS) != 1)
+                                fail_msg("fast attack: %zu actions, want one RPS change at the first saturated "
+                                         "sample", f.l.n);
+                        assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].cpu == 0);
+                        /* sized to the raw load: RPS over more than one CPU */
+                        assert_true(cpuset_count(&f.l.v[0].cpus) >= 2);
+                } else {
+                        expect_actions("no raw sample: not yet", &f.l, "");
+                        assert_int_equal(f.rep.n_hot_cpus, 0);
+                }
+                sample_rates_free(&x.r);
+                fx_free(&f);
+        }
+}
+
+/* Stationary noise below saturation never moves anything: 4 CPUs, a
+ * 4-queue NIC laid out one queue a CPU, each CPU's raw sample +-30%
+ * around 45% softirq beside 30% user, with single samples whose idle
+ * dips under saturated_idle (6%) but not under half of it.  200 samples
+ * at the shipped defaults, after the layout: no action. */
+static void test_fast_attack_noise(void **state) {
+        struct fx f;
+        struct fx_raw x;
+        uint64_t seed = 14;
+        unsigned n_actions = 0, n_hot = 0;
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.single_queue_rps = false;
+        fx_add_nic(&f, "eth0", 0, 4, true, 60, true, false);
+        fx_raw_init(&x, 4);
+        for (int q = 0; q < 4; q++) {
+                f.q[0][q].work = 0.45;
+                f.q[0][q].rate = 10000;
+        }
+        for (int c = 0; c < 4; c++)
+                f.user[c] = 0.30;
+        assert_int_equal(fx_ticks(&f, 1, 2), 0);
+        for (unsigned k = 3; k < 203; k++) {
+                fx_model(&f, NULL);
+                for (int c = 0; c < 4; c++) {
+                        double soft = f.load.cpus[c].softirq * (0.7 + 0.6 * fx_rand(&seed));
+                        /* now and then a sample with 6% idle */
+                        if (fx_rand(&seed) < 0.05)
+                                soft = 0.64;
+                        fx_raw_cpu(&x, c, soft, 0.30);
+                }
+                fx_blend(&f, &x, f.cfg.smoothing);
+                assert_int_equal(fx_step_raw(&f, &x, k * SEC), 0);
+                n_actions += f.l.n;
+                n_hot += f.rep.n_hot_cpus;
+        }
+        if (n_actions > 0 || n_hot > 0)
+                fail_msg("noise: %u actions, %u hot CPU samples over 200 samples", n_actions, n_hot);
+        sample_rates_free(&x.r);
+        fx_free(&f);
+}
+
+/* policy_pace(): calm, steady (watched or busy) and fast (rising, or at
+ * the enter threshold while not hot). */
+static void test_pace(void **state) {
+        static const struct {
+                const char *what;
+                double soft1, idle1;       /* CPU1's raw interval */
+                unsigned n_rising;
+                bool busy, hot1, no_report;
+                enum policy_pace want;
+        } cases[] = {
+                { "all quiet", 0.10, 0.80, 0, false, false, false, POLICY_PACE_CALM },
+                { "no report yet", 0.10, 0.80, 0, false, false, true, POLICY_PACE_STEADY },
+                { "busy report", 0.10, 0.80, 0, true, false, false, POLICY_PACE_STEADY },
+                { "a CPU counting towards hot", 0.10, 0.80, 1, false, false, false, POLICY_PACE_FAST },
+                { "within the watch margin", 0.66, 0.30, 0, false, false, false, POLICY_PACE_STEADY },
+                { "just under the watch margin", 0.63, 0.30, 0, false, false, false, POLICY_PACE_CALM },
+                { "at enter, not hot", 0.81, 0.15, 0, false, false, false, POLICY_PACE_FAST },
+                { "at enter, hot already", 0.81, 0.15, 0, false, true, false, POLICY_PACE_STEADY },
+                { "near saturation", 0.25, 0.15, 0, false, false, false, POLICY_PACE_STEADY },
+        };
+        struct config c;
+
+        (void) state;
+        fx_config_defaults(&c);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct policy_report rep = { .enter = 0.80 };
+                struct fx_raw x;
+                enum policy_pace got;
+
+                fx_raw_init(&x, 2);
+                fx_raw_cpu(&x, 0, 0.05, 0.10);
+                fx_raw_cpu(&x, 1, cases[i].soft1, 1 - cases[i].soft1 - cases[i].idle1);
+                rep.n_rising = cases[i].n_rising;
+                rep.busy = cases[i].busy;
+                if (cases[i].hot1)
+                        cpuset_set(&rep.hot, 1);
+                if (cases[i].no_report)
+                        rep = (struct policy_report) {};
+                got = policy_pace(&c, &rep, &x.r);
+                if (got != cases[i].want)
+                        fail_msg("%s: pace %s, want %s", cases[i].what, policy_pace_to_string(got),
+                                 policy_pace_to_string(cases[i].want));
+                sample_rates_free(&x.r);
+        }
+        config_free(&c);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_record_index),
@@ -2454,6 +2643,9 @@ int main(void) {
                 cmocka_unit_test(test_soft_nic_trial),
                 cmocka_unit_test(test_soft_nic_noise),
                 cmocka_unit_test(test_bad_input),
+                cmocka_unit_test(test_fast_attack),
+                cmocka_unit_test(test_fast_attack_noise),
+                cmocka_unit_test(test_pace),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
