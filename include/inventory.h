@@ -12,6 +12,7 @@
 
 #include "action.h"
 #include "cpuset.h"
+#include "netdev.h"
 #include "procfs.h"
 
 enum inv_irq_role {
@@ -29,6 +30,8 @@ enum inv_map_source {
         INV_MAP_NAMES,           /* /proc/interrupts names matched a known family */
         INV_MAP_MSI_ORDER,       /* unknown names: fell back to msi_irqs order (warned) */
         INV_MAP_SINGLE,          /* single-vector NIC, IRQ named after the device */
+        INV_MAP_NETLINK,         /* the kernel's netdev family: each queue's NAPI named
+                                  * its IRQ (inventory_netlink_refresh, Linux 6.8+) */
         INV_MAP_MAX,
 };
 
@@ -60,6 +63,27 @@ struct inv_queue {
         bool has_rps, has_xps;   /* the files exist and were readable */
         bool reread, fresh;      /* as inv_irq */
         int fd_rps, fd_flow_cnt, fd_xps; /* kept open, as inv_irq's */
+        /* From the kernel's netdev genetlink family (inventory_netlink_refresh;
+         * the defaults where it did not answer) */
+        bool irq_netlink;        /* rx_irq/tx_irq are the IRQs its NAPIs reported,
+                                  * not the NIC's map's guess */
+        uint32_t napi_id;        /* the NAPI polling rx-N (tx-N's when rx-N names
+                                  * none), 0 none */
+        int napi_threaded;       /* that NAPI's enum netdev_threaded, -1 unknown */
+        int napi_pid;            /* its polling kthread, 0 none */
+        int napi_cpu;            /* CPU that kthread last ran on, -1 unknown
+                                  * (inventory_read_napi_cpus) */
+        struct netdev_qstats rx_stats, tx_stats; /* queue counters; ifindex 0: none */
+};
+
+/* One NAPI instance of a NIC, from the netdev family: with or without a
+ * queue naming it (veth binds none to its queues, 6.18). */
+struct inv_napi {
+        uint32_t id;
+        int irq;                 /* -1: the driver registered none */
+        int pid;                 /* polling kthread (threaded NAPI), 0 none */
+        int threaded;            /* enum netdev_threaded, -1 unknown */
+        int cpu;                 /* CPU the kthread last ran on, -1 unknown */
 };
 
 struct inv_nic {
@@ -90,6 +114,8 @@ struct inv_nic {
         /* kept open by inventory_refresh(), as inv_irq's: the attributes it
          * reads each tick, and the queues dir (O_PATH) it counts queues in */
         int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues;
+        struct inv_napi *napis;  /* inventory_netdev_apply, in the kernel's order */
+        size_t n_napis;
 };
 
 struct inventory {
@@ -102,6 +128,8 @@ struct inventory {
         cpuset_t default_affinity; /* proc/irq/default_smp_affinity: the mask new IRQs get */
         bool has_default_affinity; /* ... was read */
         int fd_default_affinity; /* kept open, as inv_irq's */
+        bool has_netdev;         /* the kernel's netdev family answered: the NAPI
+                                  * fields are its word, not defaults */
 };
 
 /* Builds the inventory from sys/class/net, the device links, msi_irqs,
@@ -161,11 +189,27 @@ void inventory_apply_action(struct inventory *inv, const struct action *a, bool 
 /* Live refinement through netlink: ifindex, link up state (IFF_UP) and the
  * allocated queue counts (rtnetlink IFLA_NUM_RX/TX_QUEUES into max_*_queues;
  * rx_queues/tx_queues stay the sysfs real counts, which the queue array
- * follows) and ethtool channels (genl, one dump).  Only for the root "/" in
+ * follows), ethtool channels (genl, one dump) and, where the kernel has the
+ * netdev family, its queue, NAPI and qstats dumps (inventory_netdev_apply;
+ * without it nothing changes and nothing is logged above debug).  Only for the root "/" in
  * the current network namespace; NICs netlink does not know keep their sysfs
  * values.  Drivers without channels support keep -1.  Returns 0, or -errno
  * of the first failing step (values read before it are kept). */
 int inventory_netlink_refresh(struct inventory *inv);
+
+/* Applies a netdev dump (netdev_dump) to an inventory: each NIC's NAPIs,
+ * per queue its NAPI id, threaded state, kthread PID and counters.  Where a NIC's NAPIs report
+ * IRQs, those are its queues' IRQs (irq_netlink; an IRQ record moved to the
+ * queue its NAPI serves, a name-mapped vector no queue keeps then OTHER),
+ * and the NIC's map is INV_MAP_NETLINK when every queue IRQ came so.  A NIC
+ * whose NAPIs report no IRQ (virtio_net, veth) keeps its map.  Pure. */
+void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *info);
+/* The CPU each NAPI kthread last ran on, from proc/PID/stat (field 39),
+ * into the queues' napi_cpu and the NAPIs' cpu; -1 when it is gone or
+ * unreadable. */
+void inventory_read_napi_cpus(int rootfd, struct inventory *inv);
+/* Field 39 (processor) of a proc/PID/stat line: 0 or -EBADMSG.  Pure. */
+int inventory_parse_stat_cpu(const char *buf, size_t len, int *ret_cpu);
 
 const struct inv_nic *inventory_nic(const struct inventory *inv, const char *name);
 struct inv_irq *inventory_irq(const struct inventory *inv, unsigned irq);

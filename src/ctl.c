@@ -91,6 +91,7 @@ int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_inte
                 r = inventory_netlink_refresh(inv);
                 if (r < 0)
                         log_debug_errno(r, "netlink refresh failed, keeping sysfs values: %m");
+                inventory_read_napi_cpus(rootfd, inv);
         }
         return 0;
 }
@@ -181,6 +182,74 @@ static void json_irq_or_null(struct json_writer *w, const char *key, int irq) {
                 json_key_int(w, key, irq);
 }
 
+static void json_counter(struct json_writer *w, const char *key, bool has, uint64_t v) {
+        if (has)
+                json_key_uint(w, key, v);
+        else
+                json_key_null(w, key);
+}
+
+/* A queue's view from the kernel's netdev family (null where it did not
+ * answer: kernels before 6.8, drivers that bind no NAPI or keep no
+ * per-queue counters), and where its IRQs came from. */
+static void json_queue_napi(struct json_writer *w, const struct inv_nic *nic, const struct inv_queue *qu) {
+        const struct netdev_qstats *rs = &qu->rx_stats, *ts = &qu->tx_stats;
+
+        if (qu->rx_irq < 0 && qu->tx_irq < 0)
+                json_key_null(w, "irq_source");
+        else
+                json_key_string(w, "irq_source", qu->irq_netlink ? inv_map_source_to_string(INV_MAP_NETLINK) :
+                                inv_map_source_to_string(nic->map));
+        if (qu->napi_id)
+                json_key_uint(w, "napi_id", qu->napi_id);
+        else
+                json_key_null(w, "napi_id");
+        json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
+                        NULL : netdev_threaded_to_string(qu->napi_threaded));
+        if (qu->napi_pid > 0)
+                json_key_int(w, "napi_pid", qu->napi_pid);
+        else
+                json_key_null(w, "napi_pid");
+        if (qu->napi_cpu >= 0)
+                json_key_int(w, "napi_cpu", qu->napi_cpu);
+        else
+                json_key_null(w, "napi_cpu");
+        json_counter(w, "rx_packets", rs->ifindex > 0 && rs->has_rx_packets, rs->rx_packets);
+        json_counter(w, "rx_bytes", rs->ifindex > 0 && rs->has_rx_bytes, rs->rx_bytes);
+        json_counter(w, "tx_packets", ts->ifindex > 0 && ts->has_tx_packets, ts->tx_packets);
+        json_counter(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
+}
+
+static void json_int_or_null(struct json_writer *w, const char *key, int v, int none) {
+        if (v == none)
+                json_key_null(w, key);
+        else
+                json_key_int(w, key, v);
+}
+
+/* Every NAPI of the NIC, whether or not a queue names it (veth names none
+ * from its queues); null when the kernel has no netdev family. */
+static void json_nic_napis(struct json_writer *w, const struct inventory *inv, const struct inv_nic *nic) {
+        if (!inv->has_netdev) {
+                json_key_null(w, "napis");
+                return;
+        }
+        json_key_begin_array(w, "napis");
+        for (size_t k = 0; k < nic->n_napis; k++) {
+                const struct inv_napi *n = &nic->napis[k];
+
+                json_begin_object(w);
+                json_key_uint(w, "id", n->id);
+                json_int_or_null(w, "irq", n->irq, -1);
+                json_key_string(w, "threaded", n->threaded == NETDEV_THREADED_UNKNOWN ?
+                                NULL : netdev_threaded_to_string(n->threaded));
+                json_int_or_null(w, "pid", n->pid, 0);
+                json_int_or_null(w, "cpu", n->cpu, -1);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
 void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv,
                         const int *classes) {
         json_begin_object(w);
@@ -269,9 +338,11 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                                 json_key_cpuset(w, "xps_cpus", &qu->xps_cpus);
                         else
                                 json_key_null(w, "xps_cpus");
+                        json_queue_napi(w, nic, qu);
                         json_end_object(w);
                 }
                 json_end_array(w);
+                json_nic_napis(w, inv, nic);
                 json_end_object(w);
         }
         json_end_array(w);

@@ -179,11 +179,75 @@ const char *inv_map_source_to_string(enum inv_map_source m) {
                 [INV_MAP_NAMES] = "names",
                 [INV_MAP_MSI_ORDER] = "msi-order",
                 [INV_MAP_SINGLE] = "single",
+                [INV_MAP_NETLINK] = "netlink",
         };
         return m >= 0 && m < INV_MAP_MAX ? names[m] : NULL;
 }
 
 /* ---- reading ---- */
+
+int inventory_parse_stat_cpu(const char *buf, size_t len, int *ret_cpu) {
+        const char *p = NULL, *end = buf + len;
+        int field = 2, cpu;
+
+        /* comm (field 2) may hold spaces and ')': count from its last ')' */
+        for (const char *c = buf; c < end; c++)
+                if (*c == ')')
+                        p = c + 1;
+        if (!p)
+                return -EBADMSG;
+        while (p < end) {
+                const char *tok;
+
+                while (p < end && *p == ' ')
+                        p++;
+                if (p >= end || *p == '\n')
+                        break;
+                tok = p;
+                while (p < end && *p != ' ' && *p != '\n')
+                        p++;
+                if (++field == 39) {
+                        if (util_parse_int(tok, (size_t) (p - tok), &cpu) < 0 || cpu < 0)
+                                return -EBADMSG;
+                        *ret_cpu = cpu;
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+/* -1 when the kthread is gone (threaded turned off since the dump) or
+ * its stat does not read. */
+static int kthread_cpu(int rootfd, int pid) {
+        char path[48], buf[1024];
+        size_t len;
+        int cpu;
+
+        if (pid <= 0)
+                return -1;
+        snprintf(path, sizeof(path), "proc/%d/stat", pid);
+        if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
+            inventory_parse_stat_cpu(buf, len, &cpu) < 0)
+                return -1;
+        return cpu;
+}
+
+void inventory_read_napi_cpus(int rootfd, struct inventory *inv) {
+        for (size_t n = 0; n < inv->n_nics; n++) {
+                struct inv_nic *nic = &inv->nics[n];
+
+                for (size_t k = 0; k < nic->n_napis; k++)
+                        nic->napis[k].cpu = kthread_cpu(rootfd, nic->napis[k].pid);
+                for (size_t q = 0; q < nic->n_queues; q++) {
+                        struct inv_queue *qu = &nic->queues[q];
+
+                        qu->napi_cpu = -1;
+                        for (size_t k = 0; k < nic->n_napis; k++)
+                                if (nic->napis[k].id == qu->napi_id && nic->napis[k].pid == qu->napi_pid)
+                                        qu->napi_cpu = nic->napis[k].cpu;
+                }
+        }
+}
 
 /* Copies src into dst[len], truncating; callers check lengths that matter. */
 static void copy_str(char *dst, size_t len, const char *src) {
@@ -458,6 +522,8 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
 
                 q->index = (int) i;
                 q->rx_irq = q->tx_irq = -1;
+                q->napi_threaded = NETDEV_THREADED_UNKNOWN;
+                q->napi_cpu = -1;
                 snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu", nic->name, i);
                 q->has_rx = rootfs_exists(rootfd, path) > 0;
                 snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
@@ -1090,6 +1156,9 @@ static void nic_free(struct inv_nic *nic) {
         free(nic->queues);
         nic->queues = NULL;
         nic->n_queues = 0;
+        free(nic->napis);
+        nic->napis = NULL;
+        nic->n_napis = 0;
         rootfs_release(&nic->fd_ifindex);
         rootfs_release(&nic->fd_flags);
         rootfs_release(&nic->fd_rx_packets);

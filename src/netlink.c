@@ -1,5 +1,6 @@
-/* Live refinement of the inventory: rtnetlink links (libnl-route-3) and
- * ethtool channels (ethtool generic netlink, libnl-genl-3). */
+/* Live refinement of the inventory: rtnetlink links (libnl-route-3),
+ * ethtool channels (ethtool generic netlink, libnl-genl-3) and the netdev
+ * family's queues and NAPIs (netdev.c). */
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "inventory.h"
 #include "log.h"
+#include "netdev.h"
 #include "nlerr.h"
 #include "util.h"
 
@@ -139,8 +141,186 @@ out:
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
 
+/* The IRQ the NAPI serving queue (type, id) of ifindex reported, -1 none;
+ * *ret_napi that NAPI (NULL when the queue names none). */
+static int napi_irq(const struct netdev_info *info, int ifindex, enum netdev_queue_type type, int id,
+                    const struct netdev_napi **ret_napi) {
+        const struct netdev_queue *q = netdev_info_queue(info, ifindex, type, (uint32_t) id);
+        const struct netdev_napi *n = q ? netdev_info_napi(info, q->napi_id) : NULL;
+
+        *ret_napi = n;
+        /* a NAPI of another device would be a kernel bug: not trusted */
+        return n && n->ifindex == ifindex ? n->irq : -1;
+}
+
+struct qmap {
+        int prev_rx, prev_tx;   /* the queue's IRQs before (names, msi order) */
+        int nl_rx, nl_tx;       /* the IRQs its NAPIs reported, -1 none */
+};
+
+/* irq is what the NAPIs of a queue other than self reported. */
+static bool claimed(const struct qmap *m, size_t n, size_t self, int irq) {
+        for (size_t i = 0; i < n; i++)
+                if (i != self && (m[i].nl_rx == irq || m[i].nl_tx == irq))
+                        return true;
+        return false;
+}
+
+/* An IRQ a NAPI reported is taken when /proc/interrupts lists it (else it
+ * is not one we could place) and no other NIC's names claimed it. */
+static int usable_irq(const struct inventory *inv, size_t ni, int irq) {
+        const struct inv_irq *rec;
+
+        if (irq < 0)
+                return -1;
+        rec = inventory_irq(inv, (unsigned) irq);
+        return rec && (rec->nic < 0 || rec->nic == (int) ni) ? irq : -1;
+}
+
+static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info *info) {
+        struct inv_nic *nic = &inv->nics[ni];
+        _cleanup_(freep) struct qmap *m = NULL;
+        bool any = false, all = true;
+
+        /* Without room for the map the NAPIs are still shown; the IRQs stay
+         * as the names gave them. */
+        if (nic->n_queues > 0)
+                m = calloc(nic->n_queues, sizeof(*m));
+        for (size_t i = 0; i < nic->n_queues; i++) {
+                struct inv_queue *qu = &nic->queues[i];
+                const struct netdev_napi *rn, *tn, *n;
+                const struct netdev_qstats *s;
+                int rirq, tirq;
+
+                rirq = napi_irq(info, nic->ifindex, NETDEV_QUEUE_RX, qu->index, &rn);
+                tirq = napi_irq(info, nic->ifindex, NETDEV_QUEUE_TX, qu->index, &tn);
+                n = rn ? rn : tn;
+                qu->napi_id = n ? n->id : 0;
+                qu->napi_threaded = n ? (int) n->threaded : NETDEV_THREADED_UNKNOWN;
+                qu->napi_pid = n ? n->pid : 0;
+                s = netdev_info_qstats(info, nic->ifindex, NETDEV_QUEUE_RX, (uint32_t) qu->index);
+                qu->rx_stats = s ? *s : (struct netdev_qstats) {};
+                s = netdev_info_qstats(info, nic->ifindex, NETDEV_QUEUE_TX, (uint32_t) qu->index);
+                qu->tx_stats = s ? *s : (struct netdev_qstats) {};
+                if (!m)
+                        continue;
+                m[i] = (struct qmap) {
+                        .prev_rx = qu->rx_irq, .prev_tx = qu->tx_irq,
+                        .nl_rx = usable_irq(inv, ni, rirq), .nl_tx = usable_irq(inv, ni, tirq),
+                };
+                any = any || m[i].nl_rx >= 0 || m[i].nl_tx >= 0;
+        }
+        /* virtio_net and veth (6.18) register no IRQ with their NAPIs */
+        if (!any)
+                return;
+
+        for (size_t i = 0; i < nic->n_queues; i++) {
+                struct inv_queue *qu = &nic->queues[i];
+
+                qu->irq_netlink = m[i].nl_rx >= 0 || m[i].nl_tx >= 0;
+                /* what the NAPIs say wins; a vector the names gave this
+                 * queue that the NAPIs put on another one is not this one's */
+                if (m[i].nl_rx >= 0)
+                        qu->rx_irq = m[i].nl_rx;
+                else if (qu->rx_irq >= 0 && claimed(m, nic->n_queues, i, qu->rx_irq))
+                        qu->rx_irq = -1;
+                if (m[i].nl_tx >= 0)
+                        qu->tx_irq = m[i].nl_tx;
+                else if (qu->tx_irq >= 0 && claimed(m, nic->n_queues, i, qu->tx_irq) && qu->tx_irq != qu->rx_irq)
+                        qu->tx_irq = -1;
+                if (!qu->irq_netlink && (qu->rx_irq >= 0 || qu->tx_irq >= 0))
+                        all = false;
+        }
+
+        /* The IRQ records follow the queues. */
+        for (size_t i = 0; i < nic->n_queues; i++) {
+                const struct inv_queue *qu = &nic->queues[i];
+                struct inv_irq *rx, *tx;
+
+                if (!qu->irq_netlink)
+                        continue;
+                rx = qu->rx_irq >= 0 ? inventory_irq(inv, (unsigned) qu->rx_irq) : NULL;
+                tx = qu->tx_irq >= 0 ? inventory_irq(inv, (unsigned) qu->tx_irq) : NULL;
+                if (rx) {
+                        rx->nic = (int) ni;
+                        rx->queue = qu->index;
+                        rx->role = rx == tx ? INV_IRQ_RXTX : INV_IRQ_RX;
+                }
+                if (tx && tx != rx) {
+                        tx->nic = (int) ni;
+                        tx->queue = qu->index;
+                        tx->role = INV_IRQ_TX;
+                }
+        }
+        /* A vector some queue had before and none keeps now is not a queue's. */
+        for (size_t i = 0; i < nic->n_queues; i++)
+                for (int k = 0; k < 2; k++) {
+                        int v = k ? m[i].prev_tx : m[i].prev_rx;
+                        struct inv_irq *irq = v >= 0 ? inventory_irq(inv, (unsigned) v) : NULL;
+                        bool kept = false;
+
+                        if (!irq || irq->nic != (int) ni || irq->role == INV_IRQ_OTHER)
+                                continue;
+                        for (size_t j = 0; j < nic->n_queues && !kept; j++)
+                                kept = nic->queues[j].rx_irq == v || nic->queues[j].tx_irq == v;
+                        if (kept)
+                                continue;
+                        log_debug("inventory: %s: IRQ %d serves no queue by its NAPIs, now other", nic->name, v);
+                        irq->role = INV_IRQ_OTHER;
+                        irq->queue = -1;
+                }
+        if (all)
+                nic->map = INV_MAP_NETLINK;
+}
+
+/* The NIC's NAPIs, all of them: a driver need not name them from its
+ * queues.  Out of memory they are not listed. */
+static void list_napis(struct inv_nic *nic, const struct netdev_info *info) {
+        size_t allocated = 0;
+
+        free(nic->napis);
+        nic->napis = NULL;
+        nic->n_napis = 0;
+        for (size_t k = 0; k < info->n_napis; k++) {
+                const struct netdev_napi *n = &info->napis[k];
+
+                if (n->ifindex != nic->ifindex)
+                        continue;
+                if (util_grow((void **) &nic->napis, &allocated, nic->n_napis + 1, sizeof(*nic->napis)) < 0)
+                        return;
+                nic->napis[nic->n_napis++] = (struct inv_napi) {
+                        .id = n->id, .irq = n->irq, .pid = n->pid, .threaded = (int) n->threaded, .cpu = -1,
+                };
+        }
+}
+
+void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *info) {
+        inv->has_netdev = true;
+        for (size_t ni = 0; ni < inv->n_nics; ni++)
+                if (inv->nics[ni].ifindex > 0) {
+                        list_napis(&inv->nics[ni], info);
+                        apply_nic(inv, ni, info);
+                }
+}
+
+/* The netdev family's view, where the kernel has it (6.8+).  Without it the
+ * inventory stays exactly as sysfs, the names and the other dumps made it. */
+static int refresh_netdev(struct inventory *inv) {
+        struct netdev_info info;
+        int r;
+
+        r = netdev_dump(&info);
+        if (r < 0)
+                return r;
+        if (info.n_skipped > 0)
+                log_debug("inventory: %zu netdev replies did not parse, skipped", info.n_skipped);
+        inventory_netdev_apply(inv, &info);
+        netdev_info_free(&info);
+        return 0;
+}
+
 int inventory_netlink_refresh(struct inventory *inv) {
-        int r, r2;
+        int r, r2, r3;
 
         r = refresh_links(inv);
         if (r < 0)
@@ -148,5 +328,12 @@ int inventory_netlink_refresh(struct inventory *inv) {
         r2 = refresh_channels(inv);
         if (r2 < 0)
                 log_debug_errno(r2, "inventory: ethtool channels dump failed: %m");
+        /* Needs the ifindex refresh_links read.  Its failure is not the
+         * caller's: the inventory without it is the one it always had. */
+        r3 = r < 0 ? 0 : refresh_netdev(inv);
+        if (r3 == -EOPNOTSUPP)
+                log_debug("inventory: the kernel has no netdev queue/NAPI dumps (Linux 6.8), IRQs by name");
+        else if (r3 < 0)
+                log_debug_errno(r3, "inventory: netdev dumps failed, IRQs by name: %m");
         return r < 0 ? r : r2;
 }

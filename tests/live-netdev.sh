@@ -6,6 +6,8 @@
 # NAPI a queue names must be one of the device's, and the device must have
 # 4 NAPIs; with threaded on each reports threaded and the PID of its kthread,
 # whose /proc/PID/comm is napi/DEV-ID; with threaded off none reports a PID.
+# irqsteerctl inventory --json lists the same NAPIs under the NIC, each with
+# the CPU its kthread last ran on (as /proc/PID/stat says).
 # Linux 6.18's veth binds no queue to its NAPI (queue-get sends no napi-id
 # for it); the test says so rather than require it.  Skips without root, and
 # when the kernel has no netdev family or no queue-get (before 6.8).  Names
@@ -87,6 +89,46 @@ while read -r nid pid mode; do
         pids="$pids $pid"
 done <"$TMP/napis"
 [ "$(echo $pids | tr ' ' '\n' | sort -u | wc -l)" = 4 ] || fail "kthread PIDs not distinct:$pids"
+
+# irqsteerctl inventory --json: the same NAPIs under the NIC, each with its
+# kthread and the CPU it last ran on: field 39 of /proc/PID/stat, read here
+# before and after (an idle veth's kthreads do not run in between).
+CTL=${IRQSTEERCTL:-${IRQSTEER_BUILDDIR:-.}/irqsteerctl}
+stat_cpus() {
+        for pid in $pids; do
+                echo "$pid $(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f37)"
+        done
+}
+if [ -x "$CTL" ] && command -v python3 >/dev/null 2>&1; then
+        stat_cpus >"$TMP/cpu.before" || fail "reading /proc/PID/stat"
+        in_ns "$CTL" inventory --json >"$TMP/inv.json" 2>"$TMP/err" || fail "irqsteerctl inventory: $(cat "$TMP/err")"
+        stat_cpus >"$TMP/cpu.after" || fail "reading /proc/PID/stat"
+        python3 - "$TMP/inv.json" "$VA" "$TMP/napis" "$TMP/cpu.before" "$TMP/cpu.after" <<'PY' ||
+import json, sys
+inv = json.load(open(sys.argv[1]))
+nic = [n for n in inv["nics"] if n["name"] == sys.argv[2]]
+assert len(nic) == 1, f"{sys.argv[2]} not in the inventory"
+got = {n["id"]: n for n in nic[0]["napis"]}
+want = {int(l.split()[0]): int(l.split()[1]) for l in open(sys.argv[3])}
+cpus = [dict(map(int, l.split()) for l in open(f)) for f in sys.argv[4:6]]
+assert set(got) == set(want), f"napis {sorted(got)}, want {sorted(want)}"
+for i, pid in want.items():
+    n = got[i]
+    assert n["pid"] == pid, f"NAPI {i}: pid {n['pid']}, want {pid}"
+    assert n["threaded"] in ("on", None), f"NAPI {i}: threaded {n['threaded']}"
+    assert n["irq"] is None, f"NAPI {i}: veth registers no IRQ, got {n['irq']}"
+    ok = {c[pid] for c in cpus}
+    assert n["cpu"] in ok, f"NAPI {i}: cpu {n['cpu']}, /proc/{pid}/stat says {sorted(ok)}"
+for q in nic[0]["queues"]:
+    for k in ("irq_source", "napi_id", "napi_threaded", "napi_pid", "napi_cpu"):
+        assert k in q, f"queue {q['index']}: no {k}"
+print(f"irqsteerctl inventory: NAPIs {sorted(got)}, kthread CPUs "
+      f"{[got[i]['cpu'] for i in sorted(got)]} as /proc/PID/stat says")
+PY
+                fail "irqsteerctl inventory --json"
+else
+        echo "irqsteerctl or python3 missing: inventory JSON not checked"
+fi
 
 # Threaded off: the kernel stops the kthreads, the NAPIs stay.
 in_ns sh -c "echo 0 > /sys/class/net/$VA/threaded" || fail "threaded off"

@@ -1,11 +1,13 @@
 /* netdev genetlink reply parsers over hand-built messages: the replies as
  * Linux 6.18 sends them (virtio_net, veth with threaded NAPI), attributes
  * missing, cut, mis-sized or out of range, and attributes we do not know,
- * which are ignored.  Plus the lookups over a dump's records. */
+ * which are ignored.  The lookups over a dump's records, a dump applied to
+ * a hand-built inventory, and the kthread CPU from proc/PID/stat. */
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
+#include "inventory.h"
 #include "netdev-uapi.h"
 #include "netdev.h"
 #include "testlib.h"
@@ -360,6 +362,240 @@ static void test_lookups(_unused_ void **state) {
         assert_string_equal(netdev_threaded_to_string(NETDEV_THREADED_UNKNOWN), "unknown");
 }
 
+/* ---- the inventory side: inventory_netdev_apply, the stat CPU parser ---- */
+
+/* A NIC of ifindex 6 with 2 queues and IRQs 39 (async), 40, 41 as the
+ * names gave them (map), plus IRQ 50 of NIC 1 (ifindex 7, no queues). */
+struct fake {
+        struct inventory inv;
+        struct inv_nic nics[2];
+        struct inv_queue queues[2];
+        struct inv_irq irqs[4];
+};
+
+static void fake_init(struct fake *f, enum inv_map_source map, int q0, int q1) {
+        static const unsigned numbers[] = { 39, 40, 41, 50 };
+
+        memset(f, 0, sizeof(*f));
+        for (size_t i = 0; i < ELEMENTSOF(f->irqs); i++)
+                f->irqs[i] = (struct inv_irq) { .irq = numbers[i], .nic = -1, .queue = -1, .role = INV_IRQ_NONE };
+        f->irqs[0].nic = 0;
+        f->irqs[0].role = INV_IRQ_OTHER;
+        f->irqs[3].nic = 1;
+        f->irqs[3].role = INV_IRQ_RXTX;
+        f->irqs[3].queue = 0;
+        for (int i = 0; i < 2; i++) {
+                int v = i ? q1 : q0;
+
+                f->queues[i] = (struct inv_queue) { .index = i, .has_rx = true, .has_tx = true, .rx_irq = v,
+                                                    .tx_irq = v, .napi_threaded = NETDEV_THREADED_UNKNOWN,
+                                                    .napi_cpu = -1 };
+                if (v >= 0)
+                        for (size_t k = 0; k < ELEMENTSOF(f->irqs); k++)
+                                if (f->irqs[k].irq == (unsigned) v) {
+                                        f->irqs[k].nic = 0;
+                                        f->irqs[k].queue = i;
+                                        f->irqs[k].role = INV_IRQ_RXTX;
+                                }
+        }
+        snprintf(f->nics[0].name, sizeof(f->nics[0].name), "ens1");
+        f->nics[0].ifindex = 6;
+        f->nics[0].map = map;
+        f->nics[0].queues = f->queues;
+        f->nics[0].n_queues = 2;
+        snprintf(f->nics[1].name, sizeof(f->nics[1].name), "ens2");
+        f->nics[1].ifindex = 7;
+        f->nics[1].map = INV_MAP_SINGLE;
+        f->inv = (struct inventory) { .nics = f->nics, .n_nics = 2, .irqs = f->irqs, .n_irqs = 4 };
+}
+
+static void fake_free(struct fake *f) {
+        for (size_t i = 0; i < f->inv.n_nics; i++)
+                free(f->nics[i].napis);
+}
+
+/* What a dump holds: per queue index its NAPI (0 none) and per NAPI its IRQ. */
+struct dump {
+        uint32_t rx_napi[2], tx_napi[2];
+        struct {
+                uint32_t id;
+                int irq, pid;
+                enum netdev_threaded threaded;
+        } napi[3];
+};
+
+static void dump_build(const struct dump *d, struct netdev_info *info, struct netdev_queue *q,
+                       struct netdev_napi *n, struct netdev_qstats *s) {
+        size_t k = 0;
+
+        for (uint32_t i = 0; i < 2; i++) {
+                q[k++] = (struct netdev_queue) { .ifindex = 6, .id = i, .type = NETDEV_QUEUE_RX,
+                                                 .napi_id = d->rx_napi[i] };
+                q[k++] = (struct netdev_queue) { .ifindex = 6, .id = i, .type = NETDEV_QUEUE_TX,
+                                                 .napi_id = d->tx_napi[i] };
+        }
+        *info = (struct netdev_info) { .queues = q, .n_queues = k, .napis = n, .qstats = s, .n_qstats = 1,
+                                       .has_qstats = true };
+        for (size_t i = 0; i < ELEMENTSOF(d->napi) && d->napi[i].id; i++)
+                n[info->n_napis++] = (struct netdev_napi) { .id = d->napi[i].id, .ifindex = 6,
+                                                            .irq = d->napi[i].irq, .pid = d->napi[i].pid,
+                                                            .threaded = d->napi[i].threaded };
+        s[0] = (struct netdev_qstats) { .ifindex = 6, .type = NETDEV_QUEUE_RX, .queue = 1, .rx_packets = 1234,
+                                        .has_rx_packets = true };
+}
+
+static void test_inventory_apply(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                enum inv_map_source map;
+                int q0, q1;              /* the names' (or msi order's) IRQ per queue */
+                struct dump d;
+                enum inv_map_source want_map;
+                int rx[2], tx[2];
+                bool netlink[2];
+                enum inv_irq_role roles[4]; /* of IRQs 39, 40, 41, 50 */
+                int queues[4];
+        } cases[] = {
+                { "mlx5-like: NAPIs name the IRQs the names gave", INV_MAP_NAMES, 40, 41,
+                  { { 100, 101 }, { 100, 101 }, { { 100, 40, 0, NETDEV_THREADED_OFF }, { 101, 41, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NETLINK, { 40, 41 }, { 40, 41 }, { true, true },
+                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "NAPIs say the names had the queues swapped", INV_MAP_NAMES, 40, 41,
+                  { { 100, 101 }, { 100, 101 }, { { 100, 41, 0, NETDEV_THREADED_OFF }, { 101, 40, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NETLINK, { 41, 40 }, { 41, 40 }, { true, true },
+                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 1, 0, 0 } },
+                { "virtio_net-like: NAPIs without IRQs change no mapping", INV_MAP_NAMES, 40, 41,
+                  { { 100, 101 }, { 0, 0 }, { { 100, -1, 0, NETDEV_THREADED_OFF }, { 101, -1, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
+                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "separate tx NAPIs with IRQs of their own", INV_MAP_NONE, -1, -1,
+                  { { 100, 101 }, { 102, 0 }, { { 100, 40, 0, NETDEV_THREADED_OFF }, { 101, 41, 0, NETDEV_THREADED_OFF },
+                                                { 102, 39, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NETLINK, { 40, 41 }, { 39, -1 }, { true, true },
+                  { INV_IRQ_TX, INV_IRQ_RX, INV_IRQ_RX, INV_IRQ_RXTX }, { 0, 0, 1, 0 } },
+                { "msi order gave q0 the IRQ the NAPIs give q1; q1's old one becomes other", INV_MAP_MSI_ORDER, 40, 39,
+                  { { 0, 101 }, { 0, 101 }, { { 101, 40, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NETLINK, { -1, 40 }, { -1, 40 }, { false, true },
+                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_NONE, INV_IRQ_RXTX }, { -1, 1, -1, 0 } },
+                { "an IRQ /proc/interrupts does not list is ignored", INV_MAP_NAMES, 40, 41,
+                  { { 100, 0 }, { 100, 0 }, { { 100, 99, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
+                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "another NIC's IRQ is not taken", INV_MAP_NAMES, 40, 41,
+                  { { 100, 0 }, { 100, 0 }, { { 100, 50, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
+                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "one queue by NAPI, one by name: the NIC map stays", INV_MAP_NAMES, 40, 41,
+                  { { 100, 0 }, { 100, 0 }, { { 100, 40, 0, NETDEV_THREADED_OFF } } },
+                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { true, false },
+                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct netdev_queue q[4];
+                struct netdev_napi n[3];
+                struct netdev_qstats s[1];
+                struct netdev_info info;
+                struct fake f;
+
+                fake_init(&f, cases[i].map, cases[i].q0, cases[i].q1);
+                dump_build(&cases[i].d, &info, q, n, s);
+                inventory_netdev_apply(&f.inv, &info);
+                if (f.nics[0].map != cases[i].want_map)
+                        fail_msg("%s: map %s, want %s", cases[i].what, inv_map_source_to_string(f.nics[0].map),
+                                 inv_map_source_to_string(cases[i].want_map));
+                for (int k = 0; k < 2; k++) {
+                        const struct inv_queue *qu = &f.queues[k];
+                        uint32_t want_napi = cases[i].d.rx_napi[k] ? cases[i].d.rx_napi[k] : cases[i].d.tx_napi[k];
+
+                        if (qu->rx_irq != cases[i].rx[k] || qu->tx_irq != cases[i].tx[k] ||
+                            qu->irq_netlink != cases[i].netlink[k])
+                                fail_msg("%s: queue %d: irqs %d/%d netlink %d, want %d/%d %d", cases[i].what, k,
+                                         qu->rx_irq, qu->tx_irq, qu->irq_netlink, cases[i].rx[k], cases[i].tx[k],
+                                         cases[i].netlink[k]);
+                        if (qu->napi_id != want_napi)
+                                fail_msg("%s: queue %d: napi %u, want %u", cases[i].what, k, qu->napi_id, want_napi);
+                }
+                for (int k = 0; k < 4; k++)
+                        if (f.irqs[k].role != cases[i].roles[k] || f.irqs[k].queue != cases[i].queues[k])
+                                fail_msg("%s: IRQ %u: role %s queue %d, want %s %d", cases[i].what, f.irqs[k].irq,
+                                         inv_irq_role_to_string(f.irqs[k].role), f.irqs[k].queue,
+                                         inv_irq_role_to_string(cases[i].roles[k]), cases[i].queues[k]);
+                /* the other NIC is untouched; every NAPI of ens1 is listed */
+                if (f.nics[1].map != INV_MAP_SINGLE || f.nics[1].n_napis != 0)
+                        fail_msg("%s: ens2 changed", cases[i].what);
+                if (f.nics[0].n_napis != info.n_napis)
+                        fail_msg("%s: %zu NAPIs listed, want %zu", cases[i].what, f.nics[0].n_napis, info.n_napis);
+                /* queue 1's rx counters, none for queue 0 */
+                if (!f.queues[1].rx_stats.has_rx_packets || f.queues[1].rx_stats.rx_packets != 1234 ||
+                    f.queues[0].rx_stats.ifindex != 0 || f.queues[1].tx_stats.ifindex != 0)
+                        fail_msg("%s: qstats not where they belong", cases[i].what);
+                assert_true(f.inv.has_netdev);
+                fake_free(&f);
+        }
+}
+
+/* A threaded veth's NAPIs: no queue names them, the NIC lists them, and
+ * a queue naming one gets its kthread and threaded state. */
+static void test_inventory_napis(_unused_ void **state) {
+        struct netdev_queue q[1] = { { .ifindex = 6, .id = 1, .type = NETDEV_QUEUE_RX, .napi_id = 262 } };
+        struct netdev_napi n[3] = {
+                { .id = 263, .ifindex = 6, .irq = -1, .pid = 29023, .threaded = NETDEV_THREADED_ON },
+                { .id = 262, .ifindex = 6, .irq = -1, .pid = 29022, .threaded = NETDEV_THREADED_ON },
+                { .id = 264, .ifindex = 7, .irq = -1, .pid = 29030, .threaded = NETDEV_THREADED_BUSY_POLL },
+        };
+        struct netdev_info info = { .queues = q, .n_queues = 1, .napis = n, .n_napis = 3 };
+        struct fake f;
+
+        fake_init(&f, INV_MAP_NONE, -1, -1);
+        inventory_netdev_apply(&f.inv, &info);
+        assert_int_equal(f.nics[0].n_napis, 2);
+        assert_int_equal(f.nics[0].napis[0].id, 263);
+        assert_int_equal(f.nics[0].napis[0].pid, 29023);
+        assert_int_equal(f.nics[0].napis[0].cpu, -1);
+        assert_int_equal(f.nics[0].napis[1].id, 262);
+        assert_int_equal(f.nics[1].n_napis, 1);
+        assert_int_equal(f.nics[1].napis[0].threaded, NETDEV_THREADED_BUSY_POLL);
+        assert_int_equal(f.queues[0].napi_id, 0);
+        assert_int_equal(f.queues[0].napi_pid, 0);
+        assert_int_equal(f.queues[0].napi_threaded, NETDEV_THREADED_UNKNOWN);
+        assert_int_equal(f.queues[1].napi_id, 262);
+        assert_int_equal(f.queues[1].napi_pid, 29022);
+        assert_int_equal(f.queues[1].napi_threaded, NETDEV_THREADED_ON);
+        assert_int_equal(f.nics[0].map, INV_MAP_NONE);
+        assert_false(f.queues[1].irq_netlink);
+        fake_free(&f);
+}
+
+/* Fields 3 to 38 of a stat line (state to exit_signal). */
+#define F38 "S 1 0 0 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 25 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17"
+
+static void test_stat_cpu(_unused_ void **state) {
+        static const struct {
+                const char *what, *line;
+                int r, cpu;
+        } cases[] = {
+                { "a NAPI kthread on CPU 1",
+                  "12999 (napi/h6a-285) S 2 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 25 0 0 18446744073709551615 "
+                  "0 0 0 0 0 0 0 2147483647 0 1 0 0 1 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n", 0, 1 },
+                { "comm with spaces and ')'", "77 (a) b) c) " F38 " 63 0 0 0\n", 0, 63 },
+                { "ends at field 39, no newline", "5 (k) " F38 " 3", 0, 3 },
+                { "cut before field 39", "5 (k) " F38 "\n", -EBADMSG },
+                { "field 39 not a number", "5 (k) " F38 " x 0\n", -EBADMSG },
+                { "field 39 negative", "5 (k) " F38 " -1 0\n", -EBADMSG },
+                { "no comm", "5 k S 1 0", -EBADMSG },
+                { "empty", "", -EBADMSG },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int cpu = -7, r = inventory_parse_stat_cpu(cases[i].line, strlen(cases[i].line), &cpu);
+
+                if (r != cases[i].r || (r == 0 && cpu != cases[i].cpu) || (r < 0 && cpu != -7))
+                        fail_msg("%s: gave %d, cpu %d; want %d, cpu %d", cases[i].what, r, cpu, cases[i].r,
+                                 cases[i].cpu);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_queue),
@@ -367,6 +603,9 @@ int main(void) {
                 cmocka_unit_test(test_qstats),
                 cmocka_unit_test(test_short_length),
                 cmocka_unit_test(test_lookups),
+                cmocka_unit_test(test_inventory_apply),
+                cmocka_unit_test(test_inventory_napis),
+                cmocka_unit_test(test_stat_cpu),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
