@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <netlink/errno.h>
+#include <netlink/genl/ctrl.h>
 
 #include "inventory.h"
 #include "netdev-uapi.h"
@@ -596,6 +598,76 @@ static void test_stat_cpu(_unused_ void **state) {
         }
 }
 
+/* ---- the dump against the running kernel, and without the family ---- */
+
+int __real_genl_ctrl_resolve(struct nl_sock *sk, const char *name);
+
+static int resolve_fail;          /* NLE_* code genl_ctrl_resolve gives, 0: the real one */
+
+int __wrap_genl_ctrl_resolve(struct nl_sock *sk, const char *name) {
+        if (resolve_fail)
+                return -resolve_fail;
+        return __real_genl_ctrl_resolve(sk, name);
+}
+
+/* Debian 12's own 6.1 has no netdev family: "not available", the result
+ * untouched, and an inventory refresh that leaves every queue as it was. */
+static void test_dump_without_family(_unused_ void **state) {
+        struct netdev_queue marker = { .ifindex = 99 };
+        struct netdev_info info = { .queues = &marker, .n_queues = 1 };
+
+        struct fake f;
+
+        resolve_fail = NLE_OBJ_NOTFOUND;
+        assert_int_equal(netdev_dump(&info), -EOPNOTSUPP);
+        assert_ptr_equal(info.queues, &marker);
+        assert_int_equal(info.n_queues, 1);
+        /* NICs this host does not have, so rtnetlink changes nothing either */
+        fake_init(&f, INV_MAP_NAMES, 40, 41);
+        (void) inventory_netlink_refresh(&f.inv);
+        assert_false(f.inv.has_netdev);
+        assert_int_equal(f.nics[0].map, INV_MAP_NAMES);
+        assert_null(f.nics[0].napis);
+        for (int k = 0; k < 2; k++) {
+                assert_int_equal(f.queues[k].rx_irq, 40 + k);
+                assert_int_equal(f.queues[k].tx_irq, 40 + k);
+                assert_false(f.queues[k].irq_netlink);
+                assert_int_equal(f.queues[k].napi_id, 0);
+                assert_int_equal(f.queues[k].napi_threaded, NETDEV_THREADED_UNKNOWN);
+                assert_int_equal(f.queues[k].napi_cpu, -1);
+                assert_int_equal(f.queues[k].rx_stats.ifindex, 0);
+        }
+        assert_int_equal(f.irqs[1].role, INV_IRQ_RXTX);
+        assert_int_equal(f.irqs[1].queue, 0);
+        /* another failure of the lookup is said as what it is */
+        resolve_fail = NLE_NOACCESS;
+        assert_int_equal(netdev_dump(&info), -EACCES);
+        assert_ptr_equal(info.queues, &marker);
+        resolve_fail = 0;
+}
+
+/* This kernel: either it has queue-get (6.8+) and lo is in the dump with
+ * rx and tx queue 0, or it has not and says so. */
+static void test_dump_live(_unused_ void **state) {
+        struct netdev_info info;
+        int r = netdev_dump(&info);
+
+        if (r == -EOPNOTSUPP) {
+                print_message("[  SKIP    ] %s: the kernel has no netdev queue-get (Linux 6.8)\n", __func__);
+                skip();
+        }
+        assert_int_equal(r, 0);
+        assert_non_null(netdev_info_queue(&info, 1, NETDEV_QUEUE_RX, 0));
+        assert_non_null(netdev_info_queue(&info, 1, NETDEV_QUEUE_TX, 0));
+        assert_int_equal(info.n_skipped, 0);
+        for (size_t i = 0; i < info.n_queues; i++)
+                if (info.queues[i].napi_id)
+                        assert_non_null(netdev_info_napi(&info, info.queues[i].napi_id));
+        netdev_info_free(&info);
+        assert_null(info.queues);
+        assert_int_equal(info.n_napis, 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_queue),
@@ -606,6 +678,8 @@ int main(void) {
                 cmocka_unit_test(test_inventory_apply),
                 cmocka_unit_test(test_inventory_napis),
                 cmocka_unit_test(test_stat_cpu),
+                cmocka_unit_test(test_dump_without_family),
+                cmocka_unit_test(test_dump_live),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
