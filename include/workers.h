@@ -40,8 +40,11 @@ void workers_free(struct worker_set *ws);
 struct action;
 void workers_apply_action(struct worker_set *ws, const struct action *a);
 /* The lowest pid of a process whose /proc/PID/comm is comm (under rootfd):
- * 1 with *ret_pid set, 0 when none runs, negative errno. */
-int workers_find_comm(int rootfd, const char *comm, pid_t *ret_pid);
+ * 1 with *ret_pid set, 0 when none runs, negative errno.  With same_path
+ * (relative to the root, e.g. "proc/irq"), a process whose own root shows
+ * another file there (its mount namespace has something else mounted
+ * over it) does not count. */
+int workers_find_comm(int rootfd, const char *comm, const char *same_path, pid_t *ret_pid);
 
 /* Cpus_allowed_list of a proc/PID/status buffer.  Pure.  0, -ENOENT
  * without the line, -EINVAL when it does not parse. */

@@ -1063,7 +1063,9 @@ static void find_other_writer(struct daemon *d) {
 
         d->other_writer[0] = 0;
         d->other_pid = 0;
-        if (workers_find_comm(d->rootfd, "irqbalance", &pid) > 0) {
+        /* one that works on another tree (a simulator's, bind-mounted over
+         * its /proc/irq) changes nothing of ours */
+        if (workers_find_comm(d->rootfd, "irqbalance", "proc/irq", &pid) > 0) {
                 d->other_pid = pid;
                 snprintf(d->other_writer, sizeof(d->other_writer),
                          "irqbalance (pid %d) is running and changes IRQ affinities too: "

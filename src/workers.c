@@ -4,10 +4,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "knob.h"
 #include "log.h"
@@ -401,12 +404,31 @@ void workers_apply_action(struct worker_set *ws, const struct action *a) {
         }
 }
 
-int workers_find_comm(int rootfd, const char *comm, pid_t *ret_pid) {
+/* Whether pid sees another file than ours at path (its root's path, as
+ * /proc/PID/root shows it): a process in a mount namespace where the path
+ * is something else (a tree bind-mounted over /proc/irq) cannot write our
+ * objects there.  False when either side cannot be told. */
+static bool sees_other(int rootfd, pid_t pid, const char *path, const struct stat *ours) {
+        char p[PATH_MAX];
+        struct stat st;
+
+        if (!path || !ours)
+                return false;
+        snprintf(p, sizeof(p), "proc/%d/root/%s", (int) pid, path);
+        if (fstatat(rootfd, p, &st, 0) < 0)
+                return false;
+        return st.st_dev != ours->st_dev || st.st_ino != ours->st_ino;
+}
+
+int workers_find_comm(int rootfd, const char *comm, const char *same_path, pid_t *ret_pid) {
         DIR *d = NULL;
         struct dirent *de;
+        struct stat ours;
+        bool have_ours;
         pid_t best = 0;
         int r;
 
+        have_ours = same_path && fstatat(rootfd, same_path, &ours, 0) == 0;
         r = rootfs_fdopendir(rootfd, "proc", &d);
         if (r < 0)
                 return r;
@@ -423,7 +445,8 @@ int workers_find_comm(int rootfd, const char *comm, pid_t *ret_pid) {
                 while (len > 0 && buf[len - 1] == '\n')
                         len--;
                 buf[len] = 0;
-                if (strcmp(buf, comm) == 0 && (best == 0 || pid < best))
+                if (strcmp(buf, comm) == 0 && (best == 0 || pid < best) &&
+                    !sees_other(rootfd, pid, same_path, have_ours ? &ours : NULL))
                         best = pid;
         }
         closedir(d);

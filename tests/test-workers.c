@@ -4,6 +4,7 @@
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -208,6 +209,45 @@ static void test_discover(void **state) {
                 workers_free(&ws);
         }
         close(rootfd);
+}
+
+/* irqbalance found by name, but not one whose mount namespace shows
+ * another tree at proc/irq (a simulator's bind mount): it cannot change
+ * our IRQs.  The tree: proc/100 sees other/proc/irq, proc/200 sees ours. */
+static void test_find_comm(void **state) {
+        char tmpl[] = "/tmp/irqsteer-findcomm.XXXXXX", cmd[256];
+        pid_t pid = 0;
+        int rootfd;
+        (void) state;
+
+        assert_non_null(mkdtemp(tmpl));
+        snprintf(cmd, sizeof(cmd),
+                 "cd %s && mkdir -p proc/irq proc/100 proc/200 proc/300 other/proc/irq && "
+                 "echo irqbalance > proc/100/comm && echo irqbalance > proc/200/comm && echo bash > proc/300/comm && "
+                 "ln -s ../../other proc/100/root && ln -s ../.. proc/200/root",
+                 tmpl);
+        assert_int_equal(system(cmd), 0);
+        rootfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(rootfd >= 0);
+
+        assert_int_equal(workers_find_comm(rootfd, "irqbalance", NULL, &pid), 1);
+        assert_int_equal(pid, 100);
+        assert_int_equal(workers_find_comm(rootfd, "irqbalance", "proc/irq", &pid), 1);
+        assert_int_equal(pid, 200);
+        assert_int_equal(workers_find_comm(rootfd, "nothere", "proc/irq", &pid), 0);
+        /* the only one left works on another tree: none counts */
+        snprintf(cmd, sizeof(cmd), "rm -r %s/proc/200", tmpl);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(workers_find_comm(rootfd, "irqbalance", "proc/irq", &pid), 0);
+        /* a root that cannot be looked at still counts */
+        snprintf(cmd, sizeof(cmd), "rm %s/proc/100/root", tmpl);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(workers_find_comm(rootfd, "irqbalance", "proc/irq", &pid), 1);
+        assert_int_equal(pid, 100);
+
+        close(rootfd);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+        assert_int_equal(system(cmd), 0);
 }
 
 static void test_threads(void **state) {
@@ -472,6 +512,7 @@ int main(void) {
                 cmocka_unit_test(test_parse_status),
                 cmocka_unit_test(test_cgroup_unit),
                 cmocka_unit_test(test_discover),
+                cmocka_unit_test(test_find_comm),
                 cmocka_unit_test(test_threads),
                 cmocka_unit_test(test_pin_wrapped),
                 cmocka_unit_test_teardown(test_live_threads, teardown_live),
