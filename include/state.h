@@ -46,3 +46,12 @@ int state_lock(const char *dir, pid_t *ret_holder);
 /* Whether pid is a live irqsteerd (by /proc/PID/comm), so that a pid left
  * in a stale status file and since reused by another process does not count. */
 bool state_pid_is_irqsteerd(int64_t pid);
+
+struct json_value;
+/* Reads and parses dir/STATE_STATUS_NAME into *ret (json_free() it).
+ * 0, -errno of the open or read, or -EBADMSG when it is not JSON. */
+int state_read_status(const char *dir, struct json_value **ret);
+
+/* Whether status v (state_read_status) names a live irqsteerd other than
+ * this process, with its pid in *ret_pid (also when it is not live). */
+bool state_status_live(const struct json_value *v, int64_t *ret_pid);

@@ -32,10 +32,10 @@ int ctl_metrics(int argc, char **argv) {
                 {},
         };
         _cleanup_(json_freep) struct json_value *v = NULL;
-        _cleanup_(freep) char *text = NULL, *status = NULL;
+        _cleanup_(freep) char *text = NULL;
         const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
         _cleanup_(closep) int fd = -1;
-        size_t len, slen;
+        size_t len;
         int64_t pid = 0;
         int c, r;
 
@@ -63,8 +63,7 @@ int ctl_metrics(int argc, char **argv) {
         }
         /* The daemon removes the file when it stops; one left by a crash
          * or --once must not pass for current values. */
-        if (rootfs_read(fd, STATE_STATUS_NAME, &status, &slen) < 0 || json_parse(status, slen, &v) < 0 ||
-            json_get_int(v, "pid", &pid) < 0 || !state_pid_is_irqsteerd(pid)) {
+        if (state_read_status(state_dir, &v) < 0 || !state_status_live(v, &pid)) {
                 ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
                           REPORT_METRICS_NAME);
                 return CTL_EXIT_ERROR;

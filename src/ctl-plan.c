@@ -324,18 +324,8 @@ static void restore_help(FILE *f) {
  * would look to it like an administrator's change. */
 static bool daemon_running(const char *state_dir, int64_t *ret_pid) {
         _cleanup_(json_freep) struct json_value *v = NULL;
-        _cleanup_(freep) char *buf = NULL;
-        size_t len;
-        int fd, r;
 
-        fd = rootfs_open(state_dir);
-        if (fd < 0)
-                return false;
-        r = rootfs_read(fd, STATE_STATUS_NAME, &buf, &len);
-        close(fd);
-        if (r < 0 || json_parse(buf, len, &v) < 0 || json_get_int(v, "pid", ret_pid) < 0)
-                return false;
-        return *ret_pid != getpid() && state_pid_is_irqsteerd(*ret_pid);
+        return state_read_status(state_dir, &v) == 0 && state_status_live(v, ret_pid);
 }
 
 int ctl_restore(int argc, char **argv) {

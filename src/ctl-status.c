@@ -570,11 +570,9 @@ int ctl_status(int argc, char **argv) {
                 {},
         };
         _cleanup_(json_freep) struct json_value *v = NULL;
-        _cleanup_(freep) char *buf = NULL;
         const char *state_dir = CONFIG_DEFAULT_STATE_DIR, *why = NULL, *root = "/";
         bool json = false, full = false;
         int64_t pid;
-        size_t len;
         int c, fd, r;
 
         optind = 0;
@@ -592,31 +590,22 @@ int ctl_status(int argc, char **argv) {
         if (json && full)
                 return ctl_usage_error("status", "--full and --json exclude each other (--json has everything)");
 
-        /* The state directory is not under /proc or /sys, but rootfs reads
-         * a whole file relative to a directory fd just as well. */
-        fd = rootfs_open(state_dir);
-        if (fd >= 0) {
-                r = rootfs_read(fd, STATE_STATUS_NAME, &buf, &len);
-                close(fd);
-        } else
-                r = fd;
+        r = state_read_status(state_dir, &v);
         if (r == -ENOENT)
                 return status_fail(json, CTL_EXIT_NOT_RUNNING, "not-running",
                                    "no status in %s/%s: irqsteerd is not running (or uses another --state-dir)",
                                    state_dir, STATE_STATUS_NAME);
+        if (r == -EBADMSG)
+                return status_fail(json, CTL_EXIT_BAD_STATUS, "bad-status", "%s/%s is not valid JSON (%s)", state_dir,
+                                   STATE_STATUS_NAME, strerror(-r));
         if (r < 0)
                 return status_fail(json, CTL_EXIT_ERROR, "unreadable", "cannot read %s/%s: %s", state_dir,
-                                   STATE_STATUS_NAME, strerror(-r));
-        r = json_parse(buf, len, &v);
-        if (r < 0)
-                return status_fail(json, CTL_EXIT_BAD_STATUS, "bad-status", "%s/%s is not valid JSON (%s)", state_dir,
                                    STATE_STATUS_NAME, strerror(-r));
         if (ctl_status_validate(v, &why) < 0)
                 return status_fail(json, CTL_EXIT_BAD_STATUS, "bad-status",
                                    "%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME,
                                    why ? why : "?");
-        json_get_int(v, "pid", &pid);
-        if (!state_pid_is_irqsteerd(pid))
+        if (!state_status_live(v, &pid))
                 return status_fail(json, CTL_EXIT_NOT_RUNNING, "not-running",
                                    "irqsteerd (pid %" PRId64 ") is not running; %s/%s is left over from it", pid,
                                    state_dir, STATE_STATUS_NAME);

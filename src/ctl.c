@@ -519,21 +519,12 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
  * kernel_managed_irqs), when its root is this root; 0 or -errno.  Only a
  * write tells such an IRQ: this command never writes. */
 static int read_kernel_managed(const char *state_dir, const char *root, bool *managed, const struct inventory *inv) {
-        _cleanup_(freep) char *buf = NULL;
         struct json_value *v = NULL;
         const struct json_value *a;
         const char *sroot;
-        size_t len;
-        int fd, r;
+        int r;
 
-        fd = rootfs_open(state_dir);
-        if (fd < 0)
-                return fd;
-        r = rootfs_read(fd, STATE_STATUS_NAME, &buf, &len);
-        close(fd);
-        if (r < 0)
-                return r;
-        r = json_parse(buf, len, &v);
+        r = state_read_status(state_dir, &v);
         if (r < 0)
                 return r;
         if (json_get_string(v, "root", &sroot) < 0 || strcmp(sroot, root) != 0) {

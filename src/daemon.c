@@ -170,18 +170,13 @@ static void log_config_errors(const struct config_errors *errs, int level) {
  * 0 when no daemon runs there or it runs in dry-run mode. */
 static uint64_t caps_lost_for_running(const struct config *c, const char *state_dir, int64_t *ret_pid) {
         _cleanup_(json_freep) struct json_value *v = NULL;
-        _cleanup_(freep) char *dir = NULL, *buf = NULL;
-        _cleanup_(closep) int fd = -1;
+        _cleanup_(freep) char *dir = NULL;
         const char *dropped = NULL;
         uint64_t lost = 0;
         bool dry = false;
-        size_t len;
 
-        if (state_dir_choose(state_dir, c->state_dir, "/", true, false, &dir) < 0)
-                return 0;
-        fd = rootfs_open(dir);
-        if (fd < 0 || rootfs_read(fd, STATE_STATUS_NAME, &buf, &len) < 0 || json_parse(buf, len, &v) < 0 ||
-            json_get_int(v, "pid", ret_pid) < 0 || !state_pid_is_irqsteerd(*ret_pid) || *ret_pid == getpid())
+        if (state_dir_choose(state_dir, c->state_dir, "/", true, false, &dir) < 0 ||
+            state_read_status(dir, &v) < 0 || !state_status_live(v, ret_pid))
                 return 0;
         if (json_get_bool(v, "dry_run", &dry) == 0 && dry)
                 return 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "json.h"
 #include "rootfs.h"
 #include "state.h"
 #include "util.h"
@@ -192,4 +193,24 @@ bool state_pid_is_irqsteerd(int64_t pid) {
         if (rootfs_read_line(fd, path, comm, sizeof(comm)) < 0)
                 return false;
         return strcmp(comm, "irqsteerd") == 0;
+}
+
+int state_read_status(const char *dir, struct json_value **ret) {
+        _cleanup_(freep) char *buf = NULL;
+        _cleanup_(closep) int fd = -1;
+        size_t len;
+        int r;
+
+        fd = rootfs_open(dir);
+        if (fd < 0)
+                return fd;
+        r = rootfs_read(fd, STATE_STATUS_NAME, &buf, &len);
+        if (r < 0)
+                return r;
+        return json_parse(buf, len, ret) < 0 ? -EBADMSG : 0;
+}
+
+bool state_status_live(const struct json_value *v, int64_t *ret_pid) {
+        *ret_pid = 0;
+        return json_get_int(v, "pid", ret_pid) == 0 && *ret_pid != getpid() && state_pid_is_irqsteerd(*ret_pid);
 }
