@@ -99,6 +99,3 @@ struct apply_eff_watch {
 /* Pure: one tick of a watch.  ok is apply_irq_effective_ok()'s result,
  * fired whether the IRQ had interrupts during the tick. */
 enum apply_eff_event apply_effective_step(struct apply_eff_watch *w, int ok, bool fired, unsigned grace);
-
-/* Whether rootfd is the host's "/" (same device and inode). */
-bool apply_root_is_host(int rootfd);

@@ -5,10 +5,15 @@
 #pragma once
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Opens DIR as the root of all /proc and /sys reads.  Returns an fd or -errno. */
 int rootfs_open(const char *dir);
+
+/* Whether rootfd is this host's "/" (same device and inode): netlink,
+ * thread and capability matters only apply then. */
+bool rootfs_is_host(int rootfd);
 
 /* Reads a whole file (relative to rootfd) into a NUL-terminated malloc'd
  * buffer.  Returns 0 or -errno (-ENOENT when it does not exist). */

@@ -25,14 +25,6 @@ struct apply {
         bool failed_in_journal;  /* the last apply_action wrote nothing: its save failed */
 };
 
-bool apply_root_is_host(int rootfd) {
-        struct stat a, b;
-
-        if (fstat(rootfd, &a) < 0 || stat("/", &b) < 0)
-                return false;
-        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 /* ---- actions ---- */
 
 /* The key of a's object, with the identity read where the key needs one. */

@@ -14,8 +14,6 @@
 void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message and a pointer to --help on stderr; returns CTL_EXIT_USAGE. */
 int ctl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Whether dir is this host's "/" (netlink and thread objects only apply then). */
-bool ctl_root_is_host(const char *dir);
 /* rootfs_open with an error message; fd or -errno. */
 int ctl_open_root(const char *dir);
 /* Topology, proc/interrupts and inventory under rootfd (with the netlink

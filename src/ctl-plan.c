@@ -208,7 +208,7 @@ int ctl_plan(int argc, char **argv) {
         rootfd = ctl_open_root(root);
         if (rootfd < 0)
                 goto out;
-        host = ctl_root_is_host(root);
+        host = rootfs_is_host(rootfd);
         if (ctl_read_model(rootfd, host, &t, &pi, &inv) < 0)
                 goto out;
         if (cfg.n_workers > 0) {
@@ -340,7 +340,7 @@ int ctl_restore(int argc, char **argv) {
         struct undo *u = NULL;
         const char *root = "/", *asked_state_dir = NULL;
         _cleanup_(freep) char *state_dir = NULL;
-        bool force = false;
+        bool force = false, host;
         int64_t pid = 0;
         int c, rootfd, r;
 
@@ -357,8 +357,13 @@ int ctl_restore(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("restore", "unexpected argument '%s'", argv[optind]);
 
+        rootfd = ctl_open_root(root);
+        if (rootfd < 0)
+                return CTL_EXIT_ERROR;
+        host = rootfs_is_host(rootfd);
+        close(rootfd);
         /* a --root run keeps its journal under its root (irqsteerd(8)) */
-        r = state_dir_choose(asked_state_dir, NULL, root, ctl_root_is_host(root), false, &state_dir);
+        r = state_dir_choose(asked_state_dir, NULL, root, host, false, &state_dir);
         if (r == -EXDEV) {
                 ctl_error("--state-dir %s is the host's state directory, not that of root %s "
                           "(omit --state-dir for %s/run/irqsteer)", asked_state_dir, root, root);

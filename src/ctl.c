@@ -48,14 +48,6 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...) {
         return CTL_EXIT_USAGE;
 }
 
-bool ctl_root_is_host(const char *dir) {
-        struct stat a, b;
-
-        if (stat(dir, &a) < 0 || stat("/", &b) < 0)
-                return false;
-        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 int ctl_open_root(const char *dir) {
         int fd = rootfs_open(dir);
 
@@ -608,7 +600,7 @@ int ctl_inventory(int argc, char **argv) {
                 config_free(&cfg);
                 return CTL_EXIT_ERROR;
         }
-        r = ctl_read_model(rootfd, ctl_root_is_host(root), &t, &pi, &inv);
+        r = ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
         close(rootfd);
         if (r < 0) {
                 config_free(&cfg);

@@ -1682,7 +1682,7 @@ static int startup(struct daemon *d) {
         d->rootfd = rootfs_open(d->root);
         if (d->rootfd < 0)
                 return log_error_errno(d->rootfd, "Failed to open root %s: %m", d->root);
-        d->root_is_host = apply_root_is_host(d->rootfd);
+        d->root_is_host = rootfs_is_host(d->rootfd);
         r = check_privileges(d);
         if (r < 0)
                 return r;

@@ -338,3 +338,11 @@ int rootfs_hold_dir(int rootfd, const char *path, int *fd) {
         keep(nfd, fd);
         return 0;
 }
+
+bool rootfs_is_host(int rootfd) {
+        struct stat a, b;
+
+        if (fstat(rootfd, &a) < 0 || stat("/", &b) < 0)
+                return false;
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}

@@ -1056,7 +1056,7 @@ static void test_effective(void **state) {
                 if (r < 0 && cpuset_only(&eff) != 5)
                         fail_msg("%s: effective CPUs written on error", cases[i].what);
         }
-        assert_false(apply_root_is_host(e->rootfd));
+        assert_false(rootfs_is_host(e->rootfd));
 }
 
 /* ---- live tests on this host ---- */
@@ -1238,7 +1238,7 @@ static void test_live_irq(void **state) {
 
         rootfd = rootfs_open("/");
         assert_true(rootfd >= 0);
-        assert_true(apply_root_is_host(rootfd));
+        assert_true(rootfs_is_host(rootfd));
         assert_int_equal(apply_new(rootfd, true, live.state, false, &ap), 0);
         struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = live.irq, .queue = -1 };
         a.cpus = cpuset_single(to);

@@ -477,7 +477,7 @@ static void test_live_threads(void **state) {
 
         snprintf(live_state, sizeof(live_state), "/tmp/isap-wl-XXXXXX");
         assert_non_null(mkdtemp(live_state));
-        assert_int_equal(apply_new(rootfd, apply_root_is_host(rootfd), live_state, false, &ap), 0);
+        assert_int_equal(apply_new(rootfd, rootfs_is_host(rootfd), live_state, false, &ap), 0);
         for (size_t t = 0; t < p->n_threads; t++) {
                 struct action a = { .type = ACTION_THREAD_AFFINITY, .pid = p->pid, .tid = p->threads[t].tid,
                                     .starttime = p->threads[t].starttime, .queue = -1 };
