@@ -9,7 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inventory.h"
 #include "procfs.h"
+
+/* One threaded-NAPI polling kthread (napi/DEV-ID) as proc/PID/stat shows
+ * it.  Its CPU time is receive work that /proc/stat books as system time,
+ * not softirq (measured on 6.18: softirq went to 0 on both CPUs of a veth
+ * flood once threaded was on), so a model of softirq time alone goes blind
+ * on a host that uses threaded NAPI. */
+struct sample_napi {
+        int pid;
+        uint64_t starttime;      /* field 22: tells a reused PID apart */
+        uint64_t ticks;          /* utime + stime (fields 14, 15), USER_HZ ticks */
+        int cpu;                 /* field 39: the CPU it last ran on */
+};
 
 struct sample_snapshot {
         uint64_t usec;           /* CLOCK_MONOTONIC of the reading, given by the caller */
@@ -19,6 +32,9 @@ struct sample_snapshot {
         struct procfs_stat stat;
         struct procfs_softirqs softirqs;
         struct procfs_interrupts interrupts;
+        /* the NAPI kthreads read by sample_snapshot_take_napi, none if not */
+        struct sample_napi *napi;
+        size_t n_napi;
 };
 
 /* Reads all three files under rootfd; now_usec is stored as the time. */
@@ -36,6 +52,15 @@ int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample
 int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
 int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret);
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
+/* Reads proc/PID/stat of each NAPI kthread inv knows (inv_nic.napis[].pid)
+ * into ret->napi, replacing what it held.  A thread that is gone, whose
+ * stat does not parse or whose name is not napi/... (its PID reused since
+ * the inventory was read) is left out.  0, or -ENOMEM (ret->napi empty). */
+int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret);
+/* Parses one proc/PID/stat line into *ret (pid from field 1): 0,
+ * -EBADMSG when malformed, -ESRCH when the task is not a NAPI kthread (its
+ * name does not start with "napi/").  Pure. */
+int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret);
 /* When s's /proc/interrupts reading was taken. */
 static inline uint64_t sample_snapshot_irq_usec(const struct sample_snapshot *s) {
         return s->irq_usec ? s->irq_usec : s->usec;
@@ -53,6 +78,14 @@ struct sample_cpu {
          * (0 when there were none): tells NET work from TIMER/RCU/... */
         double net_frac;
         double net_rx_rate, net_tx_rate;     /* softirq runs per second */
+        /* Threaded NAPI (sample_snapshot_take_napi in both snapshots): the
+         * share of the interval's ticks the NAPI kthreads spent while this
+         * was the CPU they last ran on.  That time is moved from sys into
+         * softirq (and net_frac raised so that softirq * net_frac grows by
+         * exactly napi): it is the same receive work NET_RX softirq would
+         * have done, so everything that reads irq+softirq or the NET part of
+         * softirq sees it without knowing about threads. */
+        double napi;
 };
 
 struct sample_irq {
@@ -102,7 +135,8 @@ struct sample_rates {
  * IRQ columns are matched by CPU number, so hotplug between snapshots
  * leaves the other CPUs' rates intact.  IRQ rates are over the time between
  * the two /proc/interrupts readings; when cur's was carried over from prev
- * there are none (irqs_carried). */
+ * there are none (irqs_carried).  NAPI kthreads read in both snapshots
+ * (same PID and start time) are folded into their CPU's shares (napi). */
 int sample_compute(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
                    struct sample_rates *ret);
 void sample_rates_free(struct sample_rates *r);
@@ -118,7 +152,7 @@ const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned
  * irqs_carried, avg's IRQs stay as they are.  alpha in
  * (0, 1], else -EINVAL.  On error avg is unchanged. */
 int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha);
-/* The irq+softirq share of cpu that sample_smooth(avg, rates of prev..cur,
+/* The irq+softirq share (NAPI kthreads' included) of cpu that sample_smooth(avg, rates of prev..cur,
  * alpha) would give, without computing the rates: the share in the
  * interval, blended with avg's when avg has the CPU.  False when the
  * interval is not usable for the CPU (no stat line in both, no ticks,

@@ -1267,6 +1267,7 @@ static int tick(struct daemon *d) {
                 daemon_log_tick_failure(&d->tick_rl, r, "sample /proc", now);
                 return 0;
         }
+        (void) sample_snapshot_take_napi(d->rootfd, d->have_inv ? &d->inv : NULL, &cur); /* -ENOMEM: none */
         if (d->have_prev) {
                 r = sample_compute(&d->prev, &cur, &rates);
                 if (r >= 0) {

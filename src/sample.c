@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "rootfs.h"
 #include "sample.h"
 #include "util.h"
 
@@ -74,6 +76,150 @@ void sample_snapshot_free(struct sample_snapshot *s) {
         procfs_stat_free(&s->stat);
         procfs_softirqs_free(&s->softirqs);
         procfs_interrupts_free(&s->interrupts);
+        free(s->napi);
+        s->napi = NULL;
+        s->n_napi = 0;
+}
+
+static int parse_u64_field(const char *tok, size_t len, uint64_t *ret) {
+        uint64_t v = 0;
+
+        if (len == 0 || len > 20)
+                return -EBADMSG;
+        for (size_t i = 0; i < len; i++) {
+                if (tok[i] < '0' || tok[i] > '9' || __builtin_mul_overflow(v, 10, &v) ||
+                    __builtin_add_overflow(v, (uint64_t) (tok[i] - '0'), &v))
+                        return -EBADMSG;
+        }
+        *ret = v;
+        return 0;
+}
+
+int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret) {
+        const char *open, *close = NULL, *p, *end = buf + len;
+        uint64_t v, utime = 0, stime = 0, start = 0, pid;
+        int field = 2;
+
+        if (!buf || !ret)
+                return -EINVAL;
+        open = memchr(buf, '(', len);
+        /* the name may hold ')' and spaces: it ends at the last ')' */
+        for (p = buf; p < end; p++)
+                if (*p == ')')
+                        close = p;
+        if (!open || !close || close < open || parse_u64_field(buf, (size_t) (open - buf - (open > buf)), &pid) < 0 ||
+            pid == 0 || pid > INT_MAX)
+                return -EBADMSG;
+        for (p = close + 1; p < end;) {
+                const char *tok;
+
+                while (p < end && *p == ' ')
+                        p++;
+                if (p >= end || *p == '\n')
+                        break;
+                tok = p;
+                while (p < end && *p != ' ' && *p != '\n')
+                        p++;
+                field++;
+                if (field != 14 && field != 15 && field != 22 && field != 39)
+                        continue;
+                if (parse_u64_field(tok, (size_t) (p - tok), &v) < 0)
+                        return -EBADMSG;
+                if (field == 14)
+                        utime = v;
+                else if (field == 15)
+                        stime = v;
+                else if (field == 22)
+                        start = v;
+                else {
+                        if (v > INT_MAX || __builtin_add_overflow(utime, stime, &utime))
+                                return -EBADMSG;
+                        if ((size_t) (close - open - 1) < 5 || memcmp(open + 1, "napi/", 5) != 0)
+                                return -ESRCH;
+                        *ret = (struct sample_napi) {
+                                .pid = (int) pid, .starttime = start, .ticks = utime, .cpu = (int) v,
+                        };
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret) {
+        size_t n = 0;
+
+        if (!ret)
+                return -EINVAL;
+        free(ret->napi);
+        ret->napi = NULL;
+        ret->n_napi = 0;
+        for (size_t i = 0; inv && i < inv->n_nics; i++)
+                for (size_t k = 0; k < inv->nics[i].n_napis; k++)
+                        if (inv->nics[i].napis[k].pid > 0)
+                                n++;
+        if (n == 0)
+                return 0;
+        ret->napi = calloc(n, sizeof(*ret->napi));
+        if (!ret->napi)
+                return -ENOMEM;
+        /* A handful of threads (one per rx queue with threaded on): a small
+         * read each is cheaper than keeping fds open to PIDs that may go. */
+        for (size_t i = 0; i < inv->n_nics; i++)
+                for (size_t k = 0; k < inv->nics[i].n_napis; k++) {
+                        int pid = inv->nics[i].napis[k].pid;
+                        char path[48], buf[1024];
+                        size_t len;
+
+                        if (pid <= 0)
+                                continue;
+                        snprintf(path, sizeof(path), "proc/%d/stat", pid);
+                        if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
+                            sample_parse_napi_stat(buf, len, &ret->napi[ret->n_napi]) < 0 ||
+                            ret->napi[ret->n_napi].pid != pid)
+                                continue;
+                        ret->n_napi++;
+                }
+        return 0;
+}
+
+/* The ticks NAPI kthreads spent between the snapshots while cpu was the
+ * CPU they last ran on.  Attributing a thread's whole delta to where it
+ * was last seen is the simple first model: a thread pinned to one CPU (as
+ * irqsteerd places them) is exact; one the scheduler moved within the
+ * interval has its time booked on the newer CPU. */
+static uint64_t napi_ticks_on(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu) {
+        uint64_t sum = 0;
+
+        for (size_t i = 0; i < cur->n_napi; i++) {
+                const struct sample_napi *b = &cur->napi[i];
+
+                if (b->cpu != cpu)
+                        continue;
+                /* both read in the inventory's order: the same index first */
+                for (size_t j = 0; j <= prev->n_napi; j++) {
+                        const struct sample_napi *a = j == 0 ? (i < prev->n_napi ? &prev->napi[i] : NULL) : &prev->napi[j - 1];
+
+                        if (a && a->pid == b->pid && a->starttime == b->starttime) {
+                                if (b->ticks >= a->ticks)
+                                        sum += b->ticks - a->ticks;
+                                break;
+                        }
+                }
+        }
+        return sum;
+}
+
+/* The NAPI share of cpu, given its /proc/stat deltas: at most its system
+ * share, where the kernel books the kthreads' time (were it booked as
+ * softirq on some kernel, the cap keeps it from counting twice). */
+static double napi_share(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
+                         const uint64_t d[static CPUSTAT_MAX], uint64_t total) {
+        uint64_t t;
+
+        if (cur->n_napi == 0 || prev->n_napi == 0)
+                return 0;
+        t = napi_ticks_on(prev, cur, cpu);
+        return (double) MIN(t, d[CPUSTAT_SYSTEM]) / (double) total;
 }
 
 static int snapshot_max_cpu(const struct sample_snapshot *s) {
@@ -136,7 +282,7 @@ bool sample_cpu_load_next(const struct sample_snapshot *prev, const struct sampl
 
         if (!prev || !cur || !ret || !stat_deltas(prev, cur, cpu, d, &total, &offline))
                 return false;
-        v = (double) (d[CPUSTAT_IRQ] + d[CPUSTAT_SOFTIRQ]) / (double) total;
+        v = (double) (d[CPUSTAT_IRQ] + d[CPUSTAT_SOFTIRQ]) / (double) total + napi_share(prev, cur, cpu, d, total);
         o = avg && avg->cpus && cpu <= avg->max_cpu ? &avg->cpus[cpu] : NULL;
         /* sample_smooth() blends irq and softirq apart; the sum is the same */
         *ret = o && o->valid && !o->offline ? alpha * v + (1.0 - alpha) * (o->irq + o->softirq) : v;
@@ -226,6 +372,14 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         ret->net_frac = sirq_all ? (double) (sirq_d[SOFTIRQ_NET_RX] + sirq_d[SOFTIRQ_NET_TX]) / (double) sirq_all : 0;
         ret->net_rx_rate = (double) sirq_d[SOFTIRQ_NET_RX] / dt;
         ret->net_tx_rate = (double) sirq_d[SOFTIRQ_NET_TX] / dt;
+        ret->napi = napi_share(prev, cur, cpu, d, total);
+        if (ret->napi > 0) {
+                double net = ret->softirq * ret->net_frac;
+
+                ret->sys -= ret->napi;
+                ret->softirq += ret->napi;
+                ret->net_frac = (net + ret->napi) / ret->softirq;
+        }
         return true;
 }
 
@@ -517,6 +671,7 @@ static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const 
         out->net_frac = blend(o->net_frac, n->net_frac, alpha);
         out->net_rx_rate = blend(o->net_rx_rate, n->net_rx_rate, alpha);
         out->net_tx_rate = blend(o->net_tx_rate, n->net_tx_rate, alpha);
+        out->napi = blend(o->napi, n->napi, alpha);
 }
 
 int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha) {

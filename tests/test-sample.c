@@ -4,8 +4,10 @@
  * fixture trees and of this machine. */
 #include <errno.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "policy-fixtures.h"
 #include "sample.h"
 #include "rootfs.h"
 #include "testlib.h"
@@ -925,6 +927,212 @@ static void test_delta_rates_match_full(_unused_ void **state) {
         sample_rates_free(&avg_d);
 }
 
+/* ---- threaded NAPI: kthread time as network load ---- */
+
+static void test_napi_parse(_unused_ void **state) {
+        static const struct {
+                const char *what, *line;
+                int r;
+                int pid, cpu;
+                uint64_t ticks, start;
+        } cases[] = {
+                { "veth kthread (6.18)",
+                  "4242 (napi/veth0-514) S 2 0 0 0 -1 2129984 0 0 0 0 30 770 0 0 20 0 1 0 123456 0 0 "
+                  "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+                  0, 4242, 1, 800, 123456 },
+                { "name with space and paren",
+                  "7 (napi/a b)c-1) R 2 0 0 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 9 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+                  "3\n",
+                  0, 7, 3, 11, 9 },
+                { "a userland process", "4242 (iperf3) R 1 0 0 0 -1 0 0 0 0 0 30 770 0 0 20 0 1 0 9 0 0 0 0 0 0 0 "
+                  "0 0 0 0 0 0 0 0 0 1\n", -ESRCH },
+                { "ksoftirqd", "15 (ksoftirqd/1) S 2 0 0 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 9 0 0 0 0 0 0 0 0 0 0 "
+                  "0 0 0 0 0 0 1\n", -ESRCH },
+                { "truncated before field 39", "4242 (napi/veth0-514) S 2 0 0 0 -1 0 0 0 0 0 30 770 0 0 20\n",
+                  -EBADMSG },
+                { "no name", "4242 S 2 0\n", -EBADMSG },
+                { "bad utime", "4242 (napi/x-1) S 2 0 0 0 -1 0 0 0 0 0 3x 770 0 0 20 0 1 0 9 0 0 0 0 0 0 0 0 0 0 "
+                  "0 0 0 0 0 0 1\n", -EBADMSG },
+                { "no pid", "(napi/x-1) S 2 0 0 0 -1 0 0 0 0 0 3 770 0 0 20 0 1 0 9 0 0 0 0 0 0 0 0 0 0 "
+                  "0 0 0 0 0 0 1\n", -EBADMSG },
+                { "empty", "", -EBADMSG },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct sample_napi n = { .pid = -5 };
+                int r = sample_parse_napi_stat(cases[i].line, strlen(cases[i].line), &n);
+
+                if (r != cases[i].r)
+                        fail_msg("%s: got %d, want %d", cases[i].what, r, cases[i].r);
+                if (r < 0)
+                        continue;
+                if (n.pid != cases[i].pid || n.cpu != cases[i].cpu || n.ticks != cases[i].ticks ||
+                    n.starttime != cases[i].start)
+                        fail_msg("%s: pid %d cpu %d ticks %ju start %ju", cases[i].what, n.pid, n.cpu,
+                                 (uintmax_t) n.ticks, (uintmax_t) n.starttime);
+        }
+}
+
+/* Two CPUs over 1 s, 1000 ticks each, no softirq time at all (threaded NAPI
+ * books none): cpu0 800 system, cpu1 100 system.  A napi kthread on cpu0
+ * ran the given ticks; one on cpu1 (PID 11) 50. */
+static void napi_pair(uint64_t napi0_ticks, uint64_t napi0_start_cur, struct sample_snapshot *a,
+                      struct sample_snapshot *b) {
+        static const struct hand_snap p = {
+                .usec = 1000000, .n_cpus = 2,
+                .cpus = { { 0, { 0, 0, 0, 0 }, 10, 0, 0, 0 }, { 1, { 0, 0, 0, 0 }, 10, 0, 0, 0 } },
+        };
+        static const struct hand_snap c = {
+                .usec = 2000000, .n_cpus = 2,
+                /* 20 TIMER runs and no NET runs: net_frac would say 0 */
+                .cpus = { { 0, { 100, 0, 800, 100 }, 30, 0, 0, 0 }, { 1, { 0, 0, 100, 900 }, 30, 0, 0, 0 } },
+        };
+
+        build(&p, a);
+        build(&c, b);
+        a->napi = calloc(2, sizeof(*a->napi));
+        b->napi = calloc(2, sizeof(*b->napi));
+        assert_non_null(a->napi);
+        assert_non_null(b->napi);
+        a->n_napi = b->n_napi = 2;
+        a->napi[0] = (struct sample_napi) { .pid = 10, .starttime = 500, .ticks = 1000, .cpu = 0 };
+        b->napi[0] = (struct sample_napi) { .pid = 10, .starttime = napi0_start_cur, .ticks = 1000 + napi0_ticks, .cpu = 0 };
+        /* the other order in the later reading: matched by PID, not index */
+        b->napi[1] = b->napi[0];
+        b->napi[0] = (struct sample_napi) { .pid = 11, .starttime = 600, .ticks = 250, .cpu = 1 };
+        a->napi[1] = (struct sample_napi) { .pid = 11, .starttime = 600, .ticks = 200, .cpu = 1 };
+}
+
+static void test_napi_fold(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                uint64_t ticks, start;
+                struct want_cpu cpu0;
+                double napi0;
+        } cases[] = {
+                /* 800 of 1000 ticks in the kthread: all of cpu0's system
+                 * time is receive work, softirq 0.8 and all of it NET */
+                { "80% in a napi kthread", 800, 500,
+                  { 0, true, false, 0.1, 0, 0.1, 0, 0, 0.8, 0, 0.9, 1, 0, 0 }, 0.8 },
+                { "half of it", 400, 500, { 0, true, false, 0.1, 0.4, 0.1, 0, 0, 0.4, 0, 0.9, 1, 0, 0 }, 0.4 },
+                /* more kthread ticks than system ticks (sampled at other
+                 * moments): never more than the system share */
+                { "capped at system", 900, 500, { 0, true, false, 0.1, 0, 0.1, 0, 0, 0.8, 0, 0.9, 1, 0, 0 }, 0.8 },
+                /* PID reused by another thread: its ticks are not a delta */
+                { "PID reused", 800, 501, { 0, true, false, 0.1, 0.8, 0.1, 0, 0, 0, 0, 0.9, 0, 0, 0 }, 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct sample_snapshot a, b;
+                struct sample_rates r, avg = { .max_cpu = -1 };
+                double load;
+
+                napi_pair(cases[i].ticks, cases[i].start, &a, &b);
+                assert_int_equal(sample_compute(&a, &b, &r), 0);
+                check_cpu(cases[i].what, &r, &cases[i].cpu0);
+                if (fabs(r.cpus[0].napi - cases[i].napi0) > EPS)
+                        fail_msg("%s: cpu0 napi %g, want %g", cases[i].what, r.cpus[0].napi, cases[i].napi0);
+                /* cpu1: 50 of its 100 system ticks in PID 11 */
+                check_cpu(cases[i].what, &r, &(struct want_cpu) { 1, true, false, 0, 0.05, 0.9, 0, 0, 0.05, 0, 0.1, 1, 0, 0 });
+                /* the projection the daemon's drift check uses agrees */
+                assert_true(sample_cpu_load_next(&a, &b, NULL, 0.5, 0, &load));
+                if (fabs(load - cases[i].cpu0.softirq) > EPS)
+                        fail_msg("%s: projected load %g, want %g", cases[i].what, load, cases[i].cpu0.softirq);
+                /* smoothing carries it */
+                assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+                assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+                assert_true(fabs(avg.cpus[0].napi - cases[i].napi0) < 1e-9);
+                sample_rates_free(&avg);
+                sample_rates_free(&r);
+                sample_snapshot_free(&a);
+                sample_snapshot_free(&b);
+                assert_null(a.napi);
+        }
+}
+
+/* The policy's view: a host whose /proc/stat softirq is 0 on every CPU but
+ * whose napi kthread burns 80% of CPU0, behind two queue IRQs that fire
+ * there, is network-hot on CPU0; the same host whose kthread was not seen
+ * (its PID reused) is not. */
+static void test_napi_policy_hot(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                uint64_t start;
+                bool hot;
+        } cases[] = {
+                { "napi kthread seen", 500, true },
+                { "napi kthread not seen", 501, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct sample_snapshot a, b;
+                struct sample_rates r;
+                struct fx f;
+
+                napi_pair(800, cases[i].start, &a, &b);
+                assert_int_equal(sample_compute(&a, &b, &r), 0);
+                fx_init(&f, 2, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", -1, 2, true, 40, false, false);
+                fx_place(&f, 40, 0);
+                fx_place(&f, 41, 0);
+                fx_rate(&f, 40, 0, 5000);
+                fx_rate(&f, 41, 0, 5000);
+                for (int c = 0; c < 2; c++)
+                        f.load.cpus[c] = r.cpus[c];
+                for (unsigned k = 1; k <= f.cfg.hot_samples + 1; k++)
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                if (cpuset_isset(&f.rep.hot, 0) != cases[i].hot)
+                        fail_msg("%s: CPU0 hot %d, want %d", cases[i].what, cpuset_isset(&f.rep.hot, 0), cases[i].hot);
+                fx_free(&f);
+                sample_rates_free(&r);
+                sample_snapshot_free(&a);
+                sample_snapshot_free(&b);
+        }
+}
+
+/* sample_snapshot_take_napi over a tree: the inventory's kthread PIDs, of
+ * which one is gone and one is now a userland process. */
+static void test_napi_take(_unused_ void **state) {
+        char tmpl[] = "/tmp/test-sample-napi-XXXXXX";
+        char *base = mkdtemp(tmpl);
+        struct inv_napi napis[] = {
+                { .id = 514, .pid = 4242, .irq = -1, .cpu = -1 },
+                { .id = 515, .pid = 4243, .irq = -1, .cpu = -1 },  /* gone */
+                { .id = 516, .pid = 4244, .irq = -1, .cpu = -1 },  /* PID reused */
+                { .id = 517, .pid = 0, .irq = -1, .cpu = -1 },     /* not threaded */
+        };
+        struct inv_nic nic = { .name = "veth0", .napis = napis, .n_napis = ELEMENTSOF(napis) };
+        struct inventory inv = { .nics = &nic, .n_nics = 1 };
+        struct sample_snapshot s = {};
+        char cmd[128];
+        int fd;
+
+        assert_non_null(base);
+        for (const char *const *d = (const char *const[]) { "proc", "proc/4242", "proc/4244", NULL }; *d; d++) {
+                char path[256];
+                snprintf(path, sizeof(path), "%s/%s", base, *d);
+                assert_int_equal(mkdir(path, 0755), 0);
+        }
+        test_write_file(base, "proc/4242/stat",
+                        "4242 (napi/veth0-514) S 2 0 0 0 -1 0 0 0 0 0 30 770 0 0 20 0 1 0 77 0 0 0 0 0 0 0 0 0 "
+                        "0 0 0 0 0 0 0 1\n");
+        test_write_file(base, "proc/4244/stat",
+                        "4244 (bash) S 2 0 0 0 -1 0 0 0 0 0 30 770 0 0 20 0 1 0 78 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+                        "0 0 1\n");
+        fd = rootfs_open(base);
+        assert_true(fd >= 0);
+        assert_int_equal(sample_snapshot_take_napi(fd, &inv, &s), 0);
+        assert_int_equal(s.n_napi, 1);
+        assert_int_equal(s.napi[0].pid, 4242);
+        assert_int_equal(s.napi[0].ticks, 800);
+        assert_int_equal(s.napi[0].starttime, 77);
+        assert_int_equal(s.napi[0].cpu, 1);
+        /* no inventory: none, and the old reading is dropped */
+        assert_int_equal(sample_snapshot_take_napi(fd, NULL, &s), 0);
+        assert_int_equal(s.n_napi, 0);
+        close(fd);
+        sample_snapshot_free(&s);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rates_normal),
@@ -939,6 +1147,10 @@ int main(void) {
                 cmocka_unit_test(test_compute_256),
                 cmocka_unit_test(test_delta_rates_match_full),
                 cmocka_unit_test(test_live),
+                cmocka_unit_test(test_napi_parse),
+                cmocka_unit_test(test_napi_fold),
+                cmocka_unit_test(test_napi_take),
+                cmocka_unit_test(test_napi_policy_hot),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
