@@ -92,6 +92,7 @@ struct config {
         double rps_exclude_irq_rate; /* interrupts/s above which the IRQ CPU leaves the RPS set */
         cpuset_t banned_cpus;
         bool other_irqs;         /* IRQs that serve no NIC queue kept off banned/isolated CPUs */
+        bool napi_threads;       /* threaded NAPI's kthreads placed like queue IRQs (policy-napi.c) */
         /* IRQs left alone whatever their class (irqbalance's --banirq);
          * a fixed array so that a struct config stays copyable */
         struct config_irqlist {

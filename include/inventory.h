@@ -84,6 +84,8 @@ struct inv_napi {
         int pid;                 /* polling kthread (threaded NAPI), 0 none */
         int threaded;            /* enum netdev_threaded, -1 unknown */
         int cpu;                 /* CPU the kthread last ran on, -1 unknown */
+        unsigned long long starttime; /* the kthread's start time (proc/PID/stat field 22),
+                                  * 0 unknown: with pid, names it for an affinity action */
 };
 
 struct inv_nic {
@@ -205,8 +207,8 @@ int inventory_netlink_refresh(struct inventory *inv);
  * whose NAPIs report no IRQ (virtio_net, veth) keeps its map.  Pure. */
 void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *info);
 /* The CPU each NAPI kthread last ran on, from proc/PID/stat (field 39),
- * into the queues' napi_cpu and the NAPIs' cpu; -1 when it is gone or
- * unreadable. */
+ * into the queues' napi_cpu and the NAPIs' cpu, and its start time into
+ * the NAPIs' starttime; -1 and 0 when it is gone or unreadable. */
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv);
 /* Field 39 (processor) of a proc/PID/stat line: 0 or -EBADMSG.  Pure. */
 int inventory_parse_stat_cpu(const char *buf, size_t len, int *ret_cpu);

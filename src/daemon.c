@@ -497,6 +497,7 @@ static int discover_inventory(struct daemon *d, const struct procfs_interrupts *
                 r = inventory_netlink_refresh(&inv);
                 if (r < 0)
                         log_debug_errno(r, "netlink inventory refresh failed, using sysfs values: %m");
+                inventory_read_napi_cpus(d->rootfd, &inv); /* kthread start times: napi_threads */
         }
         if (d->dry_run)
                 inventory_overlay(&inv, NULL, &d->overlay, false);

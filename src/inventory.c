@@ -218,17 +218,21 @@ int inventory_parse_stat_cpu(const char *buf, size_t len, int *ret_cpu) {
 
 /* -1 when the kthread is gone (threaded turned off since the dump) or
  * its stat does not read. */
-static int kthread_cpu(int rootfd, int pid) {
+static int kthread_cpu(int rootfd, int pid, unsigned long long *ret_starttime) {
+        struct knob_task_stat st;
         char path[48], buf[1024];
         size_t len;
         int cpu;
 
+        *ret_starttime = 0;
         if (pid <= 0)
                 return -1;
         snprintf(path, sizeof(path), "proc/%d/stat", pid);
         if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
             inventory_parse_stat_cpu(buf, len, &cpu) < 0)
                 return -1;
+        if (knob_parse_task_stat(buf, len, &st) == 0)
+                *ret_starttime = st.starttime;
         return cpu;
 }
 
@@ -237,7 +241,7 @@ void inventory_read_napi_cpus(int rootfd, struct inventory *inv) {
                 struct inv_nic *nic = &inv->nics[n];
 
                 for (size_t k = 0; k < nic->n_napis; k++)
-                        nic->napis[k].cpu = kthread_cpu(rootfd, nic->napis[k].pid);
+                        nic->napis[k].cpu = kthread_cpu(rootfd, nic->napis[k].pid, &nic->napis[k].starttime);
                 for (size_t q = 0; q < nic->n_queues; q++) {
                         struct inv_queue *qu = &nic->queues[q];
 

@@ -138,6 +138,18 @@ struct pol_thread {
         unsigned failures;
 };
 
+/* A threaded NAPI's kthread we place (policy-napi.c). */
+struct pol_napi {
+        pid_t pid;
+        unsigned long long starttime; /* with pid, names the thread */
+        bool seen;
+        bool set;                /* cpu is confirmed written by us */
+        int cpu;                 /* the one CPU we set, -1 none */
+        uint64_t move_usec;      /* its last move after the first placement (dwell) */
+        bool broken;             /* refused (EINVAL/EPERM) or failing: left alone */
+        unsigned failures;
+};
+
 struct pol_cpu {
         unsigned above;          /* consecutive samples over the enter threshold */
         bool hot;
@@ -178,6 +190,8 @@ struct policy_state {
         size_t n_nics, a_nics;
         struct pol_thread *threads;
         size_t n_threads, a_threads;
+        struct pol_napi *napis;
+        size_t n_napis, a_napis;
         struct pol_cursor *cursors;
         size_t n_cursors, a_cursors;
         uint64_t *moves;         /* times of confirmed placements, oldest first */
@@ -356,3 +370,11 @@ void pol_vacate_rps(struct pol_tick *t);
 
 /* policy-workers.c */
 void pol_workers(struct pol_tick *t);
+
+/* policy-napi.c */
+/* NAPI kthreads of managed NICs (napi_threads = yes) onto their queue
+ * IRQ's CPU, or spread over the coolest eligible CPUs and off hot ones. */
+void pol_napi(struct pol_tick *t);
+/* policy_feedback() for a thread action on a NAPI kthread we place: false
+ * when the action is not about one. */
+bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);

@@ -23,6 +23,7 @@ void policy_state_free(struct policy_state *st) {
         free(st->queue_index.slot);
         free(st->nics);
         free(st->threads);
+        free(st->napis);
         free(st->cursors);
         free(st->moves);
         free(st->notes);
@@ -533,7 +534,8 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
                         st->sock_flow_done = false;
                 break;
         case ACTION_THREAD_AFFINITY:
-                feedback_thread(st, a, result);
+                if (!pol_napi_feedback(st, a, result, now_usec))
+                        feedback_thread(st, a, result);
                 break;
         case ACTION_DEFAULT_AFFINITY:
                 feedback_defaff(st, a, result);
@@ -1471,6 +1473,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         pol_soft(&t);
         pol_xps(&t);
         pol_workers(&t);
+        pol_napi(&t);
 
         sweep(st);
         r = fill_report(&t);

@@ -794,6 +794,38 @@ static void test_refresh_effective(_unused_ void **state) {
         close(fd);
 }
 
+/* The NAPI kthreads' CPU and start time from proc/PID/stat: what names a
+ * thread for an affinity action; a vanished thread reads -1 and 0. */
+static void test_napi_kthreads(_unused_ void **state) {
+        char tmpl[] = "/tmp/test-inventory-napi-XXXXXX", path[256], cmd[128];
+        char *base = mkdtemp(tmpl);
+        struct inv_napi napis[2] = { { .id = 514, .pid = 4242, .cpu = -1 }, { .id = 515, .pid = 4243, .cpu = 7 } };
+        struct inv_queue queues[1] = { { .index = 0, .napi_id = 514, .napi_pid = 4242, .napi_cpu = -1 } };
+        struct inv_nic nic = { .name = "veth0", .napis = napis, .n_napis = 2, .queues = queues, .n_queues = 1 };
+        struct inventory inv = { .nics = &nic, .n_nics = 1 };
+        int fd;
+
+        assert_non_null(base);
+        snprintf(path, sizeof(path), "%s/proc", base);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/proc/4242", base);
+        assert_int_equal(mkdir(path, 0755), 0);
+        test_write_file(base, "proc/4242/stat",
+                        "4242 (napi/veth0-514) S 2 0 0 0 -1 2129984 0 0 0 0 30 770 0 0 20 0 1 0 123456 0 0 "
+                        "18446744073709551615 0 0 0 0 0 0 0 2147483647 0 1 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+        fd = rootfs_open(base);
+        assert_true(fd >= 0);
+        inventory_read_napi_cpus(fd, &inv);
+        close(fd);
+        assert_int_equal(napis[0].cpu, 1);
+        assert_true(napis[0].starttime == 123456);
+        assert_int_equal(napis[1].cpu, -1);
+        assert_true(napis[1].starttime == 0);
+        assert_int_equal(queues[0].napi_cpu, 1);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_classify),
@@ -803,6 +835,7 @@ int main(void) {
                 cmocka_unit_test(test_host64),
                 cmocka_unit_test(test_vm2),
                 cmocka_unit_test(test_empty_interrupts),
+                cmocka_unit_test(test_napi_kthreads),
                 cmocka_unit_test(test_live_host),
                 cmocka_unit_test_teardown(test_live_netns, netns_teardown),
         };

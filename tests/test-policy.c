@@ -2601,6 +2601,158 @@ static void test_pace(void **state) {
         config_free(&c);
 }
 
+/* ---- threaded NAPI kthreads (policy-napi.c) ---- */
+
+/* The CPU this tick's thread action puts tid on; -1 none, -2 several. */
+static int napi_action_cpu(const struct fx *f, pid_t tid) {
+        int cpu = -1;
+
+        for (size_t i = 0; i < f->l.n; i++) {
+                const struct action *a = &f->l.v[i];
+                if (a->type != ACTION_THREAD_AFFINITY || a->tid != tid)
+                        continue;
+                if (cpu != -1 || cpuset_count(&a->cpus) != 1)
+                        return -2;
+                cpu = cpuset_first(&a->cpus);
+        }
+        return cpu;
+}
+
+static unsigned n_thread_actions(const struct fx *f) {
+        unsigned n = 0;
+        for (size_t i = 0; i < f->l.n; i++)
+                n += f->l.v[i].type == ACTION_THREAD_AFFINITY;
+        return n;
+}
+
+/* A NIC with queue IRQs whose NAPIs have kthreads: each thread goes where
+ * its queue's IRQ is laid out, once; off by default. */
+static void test_napi_follows_irq(_unused_ void **state) {
+        static struct inv_napi napis[2] = {
+                { .id = 100, .irq = 40, .pid = 500, .threaded = 1, .cpu = 0, .starttime = 70 },
+                { .id = 101, .irq = 41, .pid = 501, .threaded = 1, .cpu = 0, .starttime = 71 },
+        };
+        for (int on = 0; on <= 1; on++) {
+                struct fx f;
+                struct inv_nic *n;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", -1, 2, true, 40, false, false);
+                n = &f.inv.nics[0];
+                n->napis = napis;
+                n->n_napis = 2;
+                for (int q = 0; q < 2; q++) {
+                        n->queues[q].napi_id = napis[q].id;
+                        n->queues[q].napi_pid = napis[q].pid;
+                }
+                f.cfg.napi_threads = on;
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                if (!on) {
+                        assert_int_equal(n_thread_actions(&f), 0);
+                        fx_free(&f);
+                        continue;
+                }
+                for (int q = 0; q < 2; q++) {
+                        int irq_cpu = fx_irq_cpu(&f, 40 + q);
+                        if (napi_action_cpu(&f, napis[q].pid) != irq_cpu)
+                                fail_msg("napi %u: thread to %d, its IRQ on %d", napis[q].id,
+                                         napi_action_cpu(&f, napis[q].pid), irq_cpu);
+                }
+                for (size_t i = 0; i < f.l.n; i++)
+                        if (f.l.v[i].type == ACTION_THREAD_AFFINITY) {
+                                assert_int_equal(f.l.v[i].pid, f.l.v[i].tid);
+                                assert_true(f.l.v[i].starttime == 70 || f.l.v[i].starttime == 71);
+                        }
+                /* placed and confirmed: nothing more */
+                assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                assert_int_equal(n_thread_actions(&f), 0);
+                /* the IRQ moves (here: its CPU banned by a reload): its
+                 * thread follows, off the banned CPU */
+                {
+                        int was = fx_irq_cpu(&f, 41);
+
+                        cpuset_set(&f.cfg.banned_cpus, was);
+                        assert_int_equal(fx_step(&f, 3 * SEC), 0);
+                        assert_true(fx_irq_cpu(&f, 41) != was);
+                        assert_int_equal(napi_action_cpu(&f, 501), fx_irq_cpu(&f, 41));
+                        assert_int_equal(napi_action_cpu(&f, 500), -1);
+                }
+                fx_free(&f);
+        }
+}
+
+/* A veth (no IRQs) with two NAPI kthreads, its sender CPU0 hot: the
+ * threads on the coolest eligible CPUs, one each, never a banned one;
+ * after the dwell, one on a CPU gone hot moves to a cool one; a thread
+ * that refuses (EINVAL) is left alone; a reused PID is a new thread. */
+static void test_napi_veth_spread(_unused_ void **state) {
+        static struct inv_napi napis[2] = {
+                { .id = 600, .irq = -1, .pid = 900, .threaded = 1, .cpu = 0, .starttime = 5 },
+                { .id = 601, .irq = -1, .pid = 901, .threaded = 1, .cpu = 0, .starttime = 6 },
+        };
+        struct fx f;
+        int c900, c901;
+        uint64_t now = 1;
+
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_veth(&f, "veth0", 2);
+        f.inv.nics[0].napis = napis;
+        f.inv.nics[0].n_napis = 2;
+        f.cfg.napi_threads = true;
+        f.cfg.rps = false;
+        cpuset_set(&f.cfg.banned_cpus, 3);
+        fx_cpu(&f, 0, 0.9, 0.05);
+        fx_cpu(&f, 1, 0.2, 0);
+        fx_cpu(&f, 2, 0.1, 0);
+        fx_cpu(&f, 3, 0, 0);
+        assert_int_equal(fx_step(&f, now * SEC), 0);
+        c900 = napi_action_cpu(&f, 900);
+        c901 = napi_action_cpu(&f, 901);
+        /* CPU3 is the coolest but banned; CPU0 is hot */
+        if (!((c900 == 2 && c901 == 1) || (c900 == 1 && c901 == 2)))
+                fail_msg("threads to CPU%d and CPU%d, want CPUs 1 and 2", c900, c901);
+        assert_int_equal(fx_step(&f, ++now * SEC), 0);
+        assert_int_equal(n_thread_actions(&f), 0);
+
+        /* CPU of thread 900 goes hot; before the dwell it stays */
+        fx_cpu(&f, c900, 0.95, 0);
+        fx_cpu(&f, 0, 0.1, 0);
+        for (unsigned k = 0; k < f.cfg.hot_samples + 1; k++) {
+                assert_int_equal(fx_step(&f, ++now * SEC), 0);
+                assert_int_equal(napi_action_cpu(&f, 900), -1);
+        }
+        now += f.cfg.min_dwell_usec / SEC;
+        assert_int_equal(fx_step(&f, now * SEC), 0);
+        /* to the coolest eligible CPU not holding its sibling: CPU0 */
+        assert_int_equal(napi_action_cpu(&f, 900), 0);
+        assert_int_equal(napi_action_cpu(&f, 901), -1);
+
+        /* thread 901 refuses: never asked again, even off a banned CPU */
+        fx_free(&f);
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_veth(&f, "veth0", 2);
+        f.inv.nics[0].napis = napis;
+        f.inv.nics[0].n_napis = 2;
+        f.cfg.napi_threads = true;
+        f.cfg.rps = false;
+        {
+                struct policy_input in = fx_input(&f, 1 * SEC);
+                assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+                assert_int_equal(n_thread_actions(&f), 2);
+                for (size_t i = 0; i < f.l.n; i++)
+                        policy_feedback(f.st, &f.l.v[i], f.l.v[i].tid == 901 ? -EINVAL : 0, 1 * SEC);
+        }
+        assert_int_equal(fx_step(&f, 2 * SEC), 0);
+        assert_int_equal(n_thread_actions(&f), 0);
+        /* PID 900 reused by a new napi thread (threaded off and on) */
+        napis[0].starttime = 50;
+        assert_int_equal(fx_step(&f, 3 * SEC), 0);
+        assert_true(napi_action_cpu(&f, 900) >= 0);
+        assert_int_equal(napi_action_cpu(&f, 901), -1);
+        napis[0].starttime = 5;
+        fx_free(&f);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_record_index),
@@ -2646,6 +2798,8 @@ int main(void) {
                 cmocka_unit_test(test_fast_attack),
                 cmocka_unit_test(test_fast_attack_noise),
                 cmocka_unit_test(test_pace),
+                cmocka_unit_test(test_napi_follows_irq),
+                cmocka_unit_test(test_napi_veth_spread),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
