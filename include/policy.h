@@ -125,7 +125,8 @@ struct policy_report {
         /* for policy_pace(): */
         unsigned n_rising;                /* CPUs counting samples towards hot */
         double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
-        bool busy;                        /* hot CPUs, settling CPUs or an RPS trial: decide every tick */
+        bool busy;                        /* an action, settling CPUs, an RPS trial, a CPU hot for less
+                                           * than min_dwell with nothing done: decide every tick */
 };
 
 /* How the daemon runs its next tick (irqsteer.conf(5), fast_interval). */
@@ -142,8 +143,9 @@ const char *policy_pace_to_string(enum policy_pace p);
 /* The pace from the last policy_tick()'s report (zeroed: none yet) and the
  * newest raw interval (NULL: none).  Pure.  FAST while a CPU counts
  * towards hot, or a CPU not hot shows in raw a load at the enter
- * threshold or near saturation; STEADY while the report is busy or a CPU
- * is within a margin of it; CALM otherwise. */
+ * threshold; STEADY while the report is busy or a CPU not hot shows in
+ * raw what the saturated rule counts; CALM otherwise: every action comes
+ * from a hot CPU, a layout or a change the daemon sees by itself. */
 enum policy_pace policy_pace(const struct config *c, const struct policy_report *last, const struct sample_rates *raw);
 
 /* A fresh state (nothing laid out, nothing remembered), or NULL on ENOMEM. */

@@ -1262,9 +1262,22 @@ static int fill_report(struct pol_tick *t) {
         rep->hot = t->hot;
         rep->n_hot_cpus = cpuset_count(&t->hot);
         rep->enter = pol_enter(t);
-        rep->busy = rep->n_hot_cpus > 0 || cpuset_count(&t->settling) > 0 || cpuset_count(&t->touched) > 0;
-        for (size_t i = 0; i < st->n_cpus; i++)
-                rep->n_rising += !st->cpus[i].hot && st->cpus[i].above > 0;
+        rep->busy = cpuset_count(&t->settling) > 0 || cpuset_count(&t->touched) > 0;
+        for (size_t i = 0; i < st->n_cpus; i++) {
+                struct pol_cpu *pc = &st->cpus[i];
+
+                rep->n_rising += !pc->hot && pc->above > 0;
+                if (!pc->hot)
+                        pc->hot_since = 0;
+                else if (pc->hot_since == 0 || (i < CPUSET_MAX && cpuset_isset(&t->touched, (int) i)))
+                        pc->hot_since = t->now;
+                /* A CPU hot with nothing to do for longer than the dwell
+                 * (no cooler CPU, no busy queue, ...) is not worth a
+                 * decision every tick: the daemon's periodic full tick
+                 * looks again (policy_pace). */
+                if (pc->hot && t->now - pc->hot_since < MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec))
+                        rep->busy = true;
+        }
         for (size_t i = 0; i < st->n_nics; i++)
                 rep->busy |= st->nics[i].trial;
         if (rep->n_hot_cpus > 0) {
@@ -1329,10 +1342,6 @@ static int fill_report(struct pol_tick *t) {
 
 /* ---- pace ---- */
 
-/* A CPU within this fraction of the enter threshold is watched: the policy
- * runs at the configured interval instead of not at all. */
-#define POL_PACE_WATCH 0.8
-
 static const char *const pace_names[POLICY_PACE_MAX] = {
         [POLICY_PACE_CALM] = "calm",
         [POLICY_PACE_STEADY] = "steady",
@@ -1361,11 +1370,14 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                         continue;
                 L = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
                 idle = MAX(rc->idle, 0);
+                if (cpu < CPUSET_MAX && cpuset_isset(&last->hot, cpu))
+                        continue;
                 /* not hot yet and at the threshold: count the samples fast */
-                if (cpu < CPUSET_MAX && !cpuset_isset(&last->hot, cpu) && L >= last->enter)
+                if (L >= last->enter)
                         return POLICY_PACE_FAST;
-                if (L >= POL_PACE_WATCH * last->enter ||
-                    (idle < 2 * c->saturated_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter))
+                /* the saturated rule may count it (unless no CPU has room:
+                 * then sampling fast would change nothing) */
+                if (idle < c->saturated_idle && L >= c->saturated_share)
                         pace = POLICY_PACE_STEADY;
         }
         return pace;

@@ -2554,8 +2554,35 @@ static void test_fast_attack_noise(void **state) {
         fx_free(&f);
 }
 
-/* policy_pace(): calm, steady (watched or busy) and fast (rising, or at
- * the enter threshold while not hot). */
+/* A report is busy while a CPU is hot for less than min_dwell with
+ * nothing done, then no longer: two CPUs both at 90% (no cooler CPU) at
+ * the shipped defaults (min_dwell 30 s). */
+static void test_pace_stuck_hot(void **state) {
+        struct fx f;
+        bool busy_at_start = false, busy_late = true;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        for (int k = 1; k <= 60; k++) {
+                fx_cpu(&f, 0, 0.90, 0.05);
+                fx_cpu(&f, 1, 0.90, 0.05);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                assert_int_equal(f.l.n, 0);
+                if (k == 3)
+                        busy_at_start = f.rep.busy && f.rep.n_hot_cpus == 2;
+                if (k == 60)
+                        busy_late = f.rep.busy || f.rep.n_hot_cpus != 2;
+        }
+        assert_true(busy_at_start);
+        assert_false(busy_late);
+        assert_int_equal(policy_pace(&f.cfg, &f.rep, NULL), POLICY_PACE_CALM);
+        fx_free(&f);
+}
+
+/* policy_pace(): calm, steady (busy, or what the saturated rule counts)
+ * and fast (rising, or at the enter threshold while not hot). */
 static void test_pace(void **state) {
         static const struct {
                 const char *what;
@@ -2568,11 +2595,11 @@ static void test_pace(void **state) {
                 { "no report yet", 0.10, 0.80, 0, false, false, true, POLICY_PACE_STEADY },
                 { "busy report", 0.10, 0.80, 0, true, false, false, POLICY_PACE_STEADY },
                 { "a CPU counting towards hot", 0.10, 0.80, 1, false, false, false, POLICY_PACE_FAST },
-                { "within the watch margin", 0.66, 0.30, 0, false, false, false, POLICY_PACE_STEADY },
-                { "just under the watch margin", 0.63, 0.30, 0, false, false, false, POLICY_PACE_CALM },
+                { "just under enter", 0.79, 0.15, 0, false, false, false, POLICY_PACE_CALM },
                 { "at enter, not hot", 0.81, 0.15, 0, false, false, false, POLICY_PACE_FAST },
-                { "at enter, hot already", 0.81, 0.15, 0, false, true, false, POLICY_PACE_STEADY },
-                { "near saturation", 0.25, 0.15, 0, false, false, false, POLICY_PACE_STEADY },
+                { "at enter, hot already (and not busy)", 0.81, 0.15, 0, false, true, false, POLICY_PACE_CALM },
+                { "what the saturated rule counts", 0.35, 0.05, 0, false, false, false, POLICY_PACE_STEADY },
+                { "idle above saturated_idle: not", 0.35, 0.11, 0, false, false, false, POLICY_PACE_CALM },
         };
         struct config c;
 
@@ -2798,6 +2825,7 @@ int main(void) {
                 cmocka_unit_test(test_fast_attack),
                 cmocka_unit_test(test_fast_attack_noise),
                 cmocka_unit_test(test_pace),
+                cmocka_unit_test(test_pace_stuck_hot),
                 cmocka_unit_test(test_napi_follows_irq),
                 cmocka_unit_test(test_napi_veth_spread),
         };
