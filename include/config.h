@@ -61,6 +61,7 @@ struct config {
 
         /* [daemon] */
         uint64_t interval_usec;  /* sampling interval */
+        uint64_t fast_interval_usec; /* while a CPU nears hot (policy_pace); 0 = never faster */
         uint64_t irq_rate_interval_usec; /* /proc/interrupts at least this often; 0 = every tick */
         char *state_dir;
         char *metrics_file;      /* Prometheus text file written each tick; NULL = none */

@@ -77,6 +77,7 @@ struct key_def {
 
 static const struct key_def daemon_keys[] = {
         KEY("interval", VT_DURATION, struct config, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
+        KEY("fast_interval", VT_DURATION, struct config, fast_interval_usec, 0, 60 * USEC_PER_SEC),
         KEY("irq_rate_interval", VT_DURATION, struct config, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN),
         KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
         KEY("metrics_file", VT_PATH_OPT, struct config, metrics_file, 0, 0),
@@ -246,6 +247,7 @@ static int parse_log_level(const char *s) {
 int config_defaults(struct config *c) {
         memset(c, 0, sizeof(*c));
         c->interval_usec = 2 * USEC_PER_SEC;
+        c->fast_interval_usec = 500 * USEC_PER_MSEC;
         c->irq_rate_interval_usec = 10 * USEC_PER_SEC;
         c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);
         if (!c->state_dir)

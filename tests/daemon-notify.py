@@ -737,6 +737,124 @@ def run_hotplug():
         ns.close()
 
 
+class ShareWriter:
+    """Advances the fixture's proc/stat and proc/softirqs every 50 ms, CPU 0
+    spending soft0 percent of its time in softirq and idle0 idle, the other
+    CPUs 2% softirq and 90% idle; soft0/idle0 can be changed while it runs."""
+
+    def __init__(self, root, soft0, idle0):
+        self.soft0, self.idle0 = soft0, idle0
+        self._done = threading.Event()
+        self._cpus = dl.online_cpus(root)
+        self._root = root
+        self._acc = {cpu: [1000] * 10 for cpu in self._cpus}
+        self._thread = threading.Thread(target=self._run)
+        self._thread.start()
+
+    def _run(self):
+        step = 0
+        while not self._done.is_set():
+            step += 1
+            for cpu in self._cpus:
+                soft, idle = (self.soft0, self.idle0) if cpu == self._cpus[0] else (2, 90)
+                add = [100 - soft - idle, 0, 0, idle, 0, 0, soft, 0, 0, 0]
+                self._acc[cpu] = [a + b for a, b in zip(self._acc[cpu], add)]
+            tot = [sum(v[i] for v in self._acc.values()) for i in range(10)]
+            stat = "cpu  " + " ".join(map(str, tot)) + "\n"
+            stat += "".join(f"cpu{cpu} " + " ".join(map(str, self._acc[cpu])) + "\n" for cpu in self._cpus)
+            stat += "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n"
+            soft = "       " + "".join(f"CPU{cpu:<11d}" for cpu in self._cpus) + "\n"
+            for i, r in enumerate(["HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED",
+                                   "HRTIMER", "RCU"]):
+                per = [1000 * (i + 1) + step * (self._acc[cpu][6] if r == "NET_RX" else 10 if r == "TIMER" else 0)
+                       for cpu in self._cpus]
+                soft += f"{r + ':':>8}" + " ".join(f"{x:>11d}" for x in per) + "\n"
+            for name, text in (("stat", stat), ("softirqs", soft)):
+                tmp_path = os.path.join(self._root, "proc", f".{name}.tmp")
+                with open(tmp_path, "w") as f:
+                    f.write(text)
+                os.replace(tmp_path, os.path.join(self._root, "proc", name))
+            time.sleep(0.05)
+
+    def stop(self):
+        self._done.set()
+        self._thread.join()
+
+
+def tick_times(log):
+    """[(seconds, tick number, 'calm' or 'full', why)] from a -f debug log:
+    each tick line with the reason of the full tick before it."""
+    out, why = [], None
+    for line in dl.read_log(log).splitlines():
+        m = re.match(r"\S+ (\d+):(\d+):(\d+\.\d+) debug: (?:Full tick: (.*)|tick (\d+) \((calm|full)\))", line)
+        if not m:
+            continue
+        if m.group(4) is not None:
+            why = m.group(4)
+            continue
+        t = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+        out.append((t, int(m.group(5)), m.group(6), why if m.group(6) == "full" else None))
+    return out
+
+
+def run_pace():
+    """Calm ticks and fast_interval (irqsteer.conf(5)): on a calm host ticks
+    come at the interval and do not rewrite status.json; a CPU crossing
+    hot_enter brings ticks at fast_interval; calm again, the interval
+    lengthens back.  (That a saturated CPU is acted on at the first sample
+    that shows it is test-policy's test_fast_attack.)"""
+    d = os.path.join(tmp, "pace")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    status = os.path.join(state, "status.json")
+    conf = os.path.join(d, "pace.conf")
+    with open(conf, "w") as f:
+        f.write("[daemon]\ninterval = 1s\nfast_interval = 250ms\n")
+    w = ShareWriter(root, 2, 90)
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--config", conf, "-f", "--log-level", "debug"], log)
+    try:
+        ok = dl.wait_until(lambda: sum(1 for x in tick_times(log) if x[2] == "calm") >= 3, 3 * T)
+        ticks = tick_times(log)
+        c.check(ok, "pace: calm ticks on a calm host", dl.read_log(log)[-2000:])
+        calm = [i for i in range(1, len(ticks)) if ticks[i][2] == "calm"]
+        gaps = [ticks[i][0] - ticks[i - 1][0] for i in calm]
+        c.check(gaps and all(0.8 <= g <= 1.6 for g in gaps), "pace: calm ticks at the interval (1 s)", repr(gaps))
+        # two calm ticks in a row (a periodic full tick may fall between: try again)
+        same = None
+        for _ in range(3):
+            st0, n0 = os.stat(status).st_mtime_ns, len(tick_times(log))
+            dl.wait_until(lambda: len(tick_times(log)) >= n0 + 2, T)
+            new = tick_times(log)[n0:]
+            if len(new) >= 2 and all(x[2] == "calm" for x in new):
+                same = os.stat(status).st_mtime_ns == st0
+                break
+        c.check(same is True, "pace: calm ticks do not rewrite status.json", repr(same))
+
+        # 85% softirq, 12% idle: over hot_enter, not saturated
+        n0 = len(tick_times(log))
+        w.soft0, w.idle0 = 85, 12
+        fast = dl.wait_until(lambda: [i for i in range(max(n0, 1), len(tick_times(log)))
+                                      if tick_times(log)[i][3] == "fast"
+                                      and tick_times(log)[i][0] - tick_times(log)[i - 1][0] < 0.5], T)
+        c.check(fast, "pace: a CPU nearing hot brings ticks at fast_interval",
+                repr(tick_times(log)[n0:]) + dl.read_log(log)[-2000:])
+
+        # calm again: the interval lengthens back to 1 s
+        w.soft0, w.idle0 = 2, 90
+        n1 = len(tick_times(log))
+        ok = dl.wait_until(lambda: sum(1 for x in tick_times(log)[n1:] if x[2] == "calm") >= 2, 4 * T)
+        ticks = tick_times(log)
+        gaps = [ticks[i][0] - ticks[i - 1][0] for i in range(n1 + 1, len(ticks)) if ticks[i][2] == "calm"]
+        c.check(ok and gaps and all(g >= 0.8 for g in gaps), "pace: calm again, ticks at the interval again",
+                repr(ticks[n1:]))
+
+        c.check(dl.stop(p, timeout=T) == 0, "pace: SIGTERM exit 0")
+    finally:
+        w.stop()
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 def run_irq_readings():
     """/proc/interrupts is read only when needed (irq_rate_interval): with a
     steady load most ticks carry the last reading over; a CPU turning hot
@@ -1048,6 +1166,7 @@ try:
     test_check_config()
     run_hot()
     run_irq_readings()
+    run_pace()
     run_hotplug()
     run_effective()
     run_plan()
