@@ -23,7 +23,7 @@
 
 /* The capabilities a daemon running config c needs: CAP_NET_ADMIN when it
  * may write RPS, RFS or XPS files, CAP_SYS_NICE when workers are
- * configured; none in dry-run.  Pure. */
+ * configured or napi_threads is on; none in dry-run.  Pure. */
 uint64_t caps_for_config(const struct config *c, bool dry_run);
 
 /* Every capability some configuration needs (caps_for_config's range). */

@@ -31,7 +31,9 @@ uint64_t caps_for_config(const struct config *c, bool dry_run) {
                 return 0;
         if (config_may_write_net_queues(c))
                 m |= CAPS_MASK(CAP_NET_ADMIN);
-        if (c->n_workers > 0)
+        /* napi kthreads are root's with a full permitted set: placing
+         * them needs CAP_SYS_NICE (EPERM without it, seen on 6.18) */
+        if (c->n_workers > 0 || c->napi_threads)
                 m |= CAPS_MASK(CAP_SYS_NICE);
         return m;
 }
