@@ -18,6 +18,7 @@ enum action_type {
         ACTION_XPS,              /* nic/queue tx-N/xps_cpus -> cpus */
         ACTION_THREAD_AFFINITY,  /* pid/tid -> cpus (sched_setaffinity) */
         ACTION_DEFAULT_AFFINITY, /* proc/irq/default_smp_affinity -> cpus (the mask new IRQs get) */
+        ACTION_THREADED_NAPI,    /* nic: sys/class/net/NIC/threaded -> value (0 off, 1 on) */
         ACTION_TYPE_MAX,
         ACTION_TYPE_INVALID = -1,
 };
@@ -61,7 +62,7 @@ struct action {
                                   * reused and is never written */
         cpuset_t cpus;           /* target set */
         cpuset_t from;           /* value before, for the log */
-        uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES */
+        uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES / THREADED_NAPI */
         uint32_t from_value;
         bool layout;             /* IRQ_AFFINITY: a placement, not a load decision (starts no dwell) */
         char reason[256];

@@ -1,7 +1,7 @@
 /* Knobs: the kernel objects irqsteerd changes (an IRQ's affinity, a rx
  * queue's RPS mask and flow count, a tx queue's XPS mask,
  * rps_sock_flow_entries, a thread's affinity, the default affinity of new
- * IRQs), in one vocabulary: the
+ * IRQs, a NIC's threaded NAPI switch), in one vocabulary: the
  * key that names one (with its identity), the one spelling of its path,
  * and reading, validating, writing, comparing and formatting its value.
  * Actions, apply, the undo journal, the inventory refresh and the daemon's
@@ -10,7 +10,7 @@
  * Values are text in the syntax of the journal (undo.h): a cpulist for an
  * IRQ (smp_affinity_list) and a thread (sched_getaffinity), the kernel's
  * comma-grouped hex mask for RPS, XPS and default_smp_affinity (kept with
- * its original width), decimal for the flow counts. */
+ * its original width), decimal for the flow counts and threaded (0..2). */
 #pragma once
 
 #include <net/if.h>
@@ -29,6 +29,7 @@ enum knob_kind {
         KNOB_SOCKFLOW,
         KNOB_THREAD,
         KNOB_DEFAFF,             /* proc/irq/default_smp_affinity */
+        KNOB_THREADED,           /* sys/class/net/NIC/threaded */
         KNOB_KIND_MAX,
         KNOB_KIND_INVALID = -1,
 };
@@ -45,7 +46,7 @@ struct knob_key {
         enum knob_kind kind;
         unsigned irq;                 /* KNOB_IRQ */
         char actions[KNOB_ACTIONS_MAX]; /* KNOB_IRQ: its identity, "" when not read */
-        char nic[IF_NAMESIZE];        /* KNOB_RPS, KNOB_XPS, KNOB_FLOWCNT */
+        char nic[IF_NAMESIZE];        /* KNOB_RPS, KNOB_XPS, KNOB_FLOWCNT, KNOB_THREADED */
         int queue;                    /* KNOB_RPS, KNOB_XPS, KNOB_FLOWCNT */
         pid_t pid, tid;               /* KNOB_THREAD */
         unsigned long long starttime; /* KNOB_THREAD: tells a reused TID */
@@ -61,6 +62,7 @@ struct knob_key {
 #define KNOB_XPS_FILE "xps_cpus"
 #define KNOB_SOCKFLOW_PATH "proc/sys/net/core/rps_sock_flow_entries"
 #define KNOB_DEFAFF_PATH "proc/irq/default_smp_affinity"
+#define KNOB_THREADED_FILE "threaded"
 
 const char *knob_kind_to_string(enum knob_kind k);
 enum knob_kind knob_kind_from_string(const char *s);
@@ -69,7 +71,7 @@ bool knob_nic_valid(const char *s);
 /* Whether the key's fields make a path (nic name, queue, pid/tid). */
 bool knob_key_valid(const struct knob_key *k);
 /* Formats the key as in the journal ("irq 73 eth0-TxRx-3", "rps eth0 3",
- * "sockflow", "thread 10 12 5678", "defaffinity"; an IRQ without its identity read is
+ * "sockflow", "thread 10 12 5678", "defaffinity", "threaded veth0"; an IRQ without its identity read is
  * "irq 73"). */
 int knob_key_format(const struct knob_key *k, char *buf, size_t len);
 bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);

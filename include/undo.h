@@ -14,6 +14,7 @@
  *   sockflow ORIGINAL LAST PENDING
  *   thread PID TID STARTTIME ORIGINAL LAST PENDING
  *   defaffinity ORIGINAL LAST PENDING
+ *   threaded DEV ORIGINAL LAST PENDING
  *
  * The root line says whose values the journal holds: DEV and INO are
  * st_dev and st_ino of the root directory (--root, "/" for the host),
@@ -36,7 +37,7 @@
  * for irq (smp_affinity_list) and thread (sched_getaffinity), the kernel's
  * comma-grouped hex mask for rps, xps and defaffinity
  * (/proc/irq/default_smp_affinity, never empty), kept with its original
- * width, decimal for flowcnt and sockflow.  STARTTIME is field 22 of
+ * width, decimal for flowcnt, sockflow and threaded.  STARTTIME is field 22 of
  * /proc/PID/task/TID/stat and tells a reused TID.  Lines starting with '#'
  * are comments.  A line that does not parse, or the last line when it lacks
  * its '\n' (a torn write), is skipped and counted, never fatal.  An object

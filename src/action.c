@@ -1,5 +1,6 @@
 /* Action lists and their one-line rendering. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ static const char *const type_names[ACTION_TYPE_MAX] = {
         [ACTION_XPS] = "xps",
         [ACTION_THREAD_AFFINITY] = "thread-affinity",
         [ACTION_DEFAULT_AFFINITY] = "default-affinity",
+        [ACTION_THREADED_NAPI] = "threaded-napi",
 };
 
 const char *action_type_to_string(enum action_type t) {
@@ -152,6 +154,10 @@ int action_format(const struct action *a, char *buf, size_t len) {
         case ACTION_DEFAULT_AFFINITY:
                 n = snprintf(buf, len, "default_smp_affinity %s -> %s: %s", from, to, a->reason);
                 break;
+        case ACTION_THREADED_NAPI:
+                n = snprintf(buf, len, "%s threaded NAPI %" PRIu32 " -> %" PRIu32 ": %s", a->nic, a->from_value, a->value,
+                             a->reason);
+                break;
         default:
                 return -EINVAL;
         }
@@ -176,7 +182,7 @@ void action_json_members(struct json_writer *w, const struct action *a) {
                 json_key_int(w, "pid", a->pid);
                 json_key_int(w, "tid", a->tid);
         }
-        if (a->type == ACTION_RPS_FLOW_CNT || a->type == ACTION_SOCK_FLOW_ENTRIES) {
+        if (a->type == ACTION_RPS_FLOW_CNT || a->type == ACTION_SOCK_FLOW_ENTRIES || a->type == ACTION_THREADED_NAPI) {
                 json_key_uint(w, "value", a->value);
                 json_key_uint(w, "from_value", a->from_value);
         } else {

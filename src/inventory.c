@@ -691,12 +691,24 @@ static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters, bool 
                 nic->rx_bytes = 0;
 }
 
+/* sys/class/net/NIC/threaded (Linux 5.12): 0, 1, 2; -1 without the file. */
+static int read_threaded(int rootfd, const char *nic) {
+        char line[16];
+        int v;
+
+        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic, KNOB_THREADED_FILE) < 0 ||
+            util_parse_int(util_strstrip(line), (size_t) -1, &v) < 0 || v < 0)
+                return -1;
+        return v;
+}
+
 static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
         int r;
 
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
         nic->max_rx_queues = nic->max_tx_queues = -1;
         read_nic_state(rootfd, nic, true, false);
+        nic->threaded = read_threaded(rootfd, nic->name);
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;
@@ -1087,6 +1099,9 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
         if (!same_irq_set(interrupts, inv))
                 return 1;
+        for (size_t i = 0; i < inv->n_nics; i++)
+                if (inv->nics[i].napi_stale)
+                        return 1;
         r = same_nic_set(rootfd, inv);
         if (r <= 0)
                 return r < 0 ? r : 1;
@@ -1222,6 +1237,13 @@ void inventory_apply_action(struct inventory *inv, const struct action *a, bool 
                 break;
         case ACTION_DEFAULT_AFFINITY:
                 inv->default_affinity = a->cpus;
+                break;
+        case ACTION_THREADED_NAPI:
+                if (n) {
+                        /* its kthreads come or go: known after the next dump */
+                        ((struct inv_nic *) n)->threaded = (int) a->value;
+                        ((struct inv_nic *) n)->napi_stale = true;
+                }
                 break;
         default:
                 break;

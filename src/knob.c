@@ -20,7 +20,7 @@
 static const char *const kind_names[KNOB_KIND_MAX] = {
         [KNOB_IRQ] = "irq",         [KNOB_RPS] = "rps",           [KNOB_XPS] = "xps",
         [KNOB_FLOWCNT] = "flowcnt", [KNOB_SOCKFLOW] = "sockflow", [KNOB_THREAD] = "thread",
-        [KNOB_DEFAFF] = "defaffinity",
+        [KNOB_DEFAFF] = "defaffinity", [KNOB_THREADED] = "threaded",
 };
 
 const char *knob_kind_to_string(enum knob_kind k) {
@@ -66,6 +66,9 @@ int knob_key_format(const struct knob_key *k, char *buf, size_t len) {
         case KNOB_DEFAFF:
                 n = snprintf(buf, len, "%s", kind_names[k->kind]);
                 break;
+        case KNOB_THREADED:
+                n = snprintf(buf, len, "%s %s", kind_names[k->kind], k->nic);
+                break;
         case KNOB_THREAD:
                 n = snprintf(buf, len, "thread %d %d %llu", (int) k->pid, (int) k->tid, k->starttime);
                 break;
@@ -91,6 +94,8 @@ bool knob_key_equal(const struct knob_key *a, const struct knob_key *b) {
         case KNOB_SOCKFLOW:
         case KNOB_DEFAFF:
                 return true;
+        case KNOB_THREADED:
+                return strncmp(a->nic, b->nic, IF_NAMESIZE) == 0;
         case KNOB_THREAD:
                 /* A reused TID is another object. */
                 return a->pid == b->pid && a->tid == b->tid && a->starttime == b->starttime;
@@ -258,6 +263,9 @@ bool knob_value_valid(enum knob_kind kind, const char *value) {
                 return cpuset_parse_mask(value, &s) == 0;
         if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW)
                 return parse_u32(value, &v) == 0;
+        if (kind == KNOB_THREADED)
+                /* 0 off, 1 on, 2 on with busy polling (6.17) */
+                return parse_u32(value, &v) == 0 && v <= 2;
         return false;
 }
 
@@ -270,7 +278,7 @@ bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
 
                 return parse(a, &sa) == 0 && parse(b, &sb) == 0 && cpuset_equal(&sa, &sb);
         }
-        if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW) {
+        if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW || kind == KNOB_THREADED) {
                 uint32_t va, vb;
                 return parse_u32(a, &va) == 0 && parse_u32(b, &vb) == 0 && va == vb;
         }
@@ -362,6 +370,9 @@ static int key_path(const struct knob_key *k, const char *file, char *buf, size_
         case KNOB_DEFAFF:
                 snprintf(buf, len, "%s", KNOB_DEFAFF_PATH);
                 break;
+        case KNOB_THREADED:
+                snprintf(buf, len, "sys/class/net/%s/%s", k->nic, KNOB_THREADED_FILE);
+                break;
         case KNOB_THREAD:
                 return knob_task_path(buf, len, k->pid, k->tid, "stat");
         default:
@@ -383,6 +394,8 @@ bool knob_key_valid(const struct knob_key *k) {
         case KNOB_XPS:
         case KNOB_FLOWCNT:
                 return knob_nic_valid(k->nic) && k->queue >= 0;
+        case KNOB_THREADED:
+                return knob_nic_valid(k->nic);
         case KNOB_THREAD:
                 return k->pid > 0 && k->tid > 0;
         default:
@@ -503,6 +516,7 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
         case KNOB_FLOWCNT:
         case KNOB_SOCKFLOW:
         case KNOB_DEFAFF:
+        case KNOB_THREADED:
                 r = key_path(k, NULL, path, sizeof(path));
                 if (r < 0)
                         return r;
@@ -511,7 +525,7 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
                         return r;
                 if (!knob_value_valid(k->kind, v))
                         return -EBADMSG;
-                if (k->kind == KNOB_FLOWCNT || k->kind == KNOB_SOCKFLOW) {
+                if (k->kind == KNOB_FLOWCNT || k->kind == KNOB_SOCKFLOW || k->kind == KNOB_THREADED) {
                         /* Canonical decimal: "0010" and "10" are one value. */
                         (void) parse_u32(v, &n);
                         free(v);
@@ -590,6 +604,7 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
         case KNOB_FLOWCNT:
         case KNOB_SOCKFLOW:
         case KNOB_DEFAFF:
+        case KNOB_THREADED:
                 r = key_path(k, NULL, path, sizeof(path));
                 if (r < 0)
                         return r;
@@ -641,6 +656,12 @@ int knob_key_from_action(const struct action *a, struct knob_key *k) {
         case ACTION_DEFAULT_AFFINITY:
                 k->kind = KNOB_DEFAFF;
                 break;
+        case ACTION_THREADED_NAPI:
+                k->kind = KNOB_THREADED;
+                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
+                        return -EINVAL;
+                strcpy(k->nic, a->nic);
+                break;
         case ACTION_THREAD_AFFINITY:
                 k->kind = KNOB_THREAD;
                 k->pid = a->pid;
@@ -678,6 +699,9 @@ int knob_target(const struct action *a, const char *current, char **ret) {
         }
         case ACTION_RPS_FLOW_CNT:
         case ACTION_SOCK_FLOW_ENTRIES:
+        case ACTION_THREADED_NAPI:
+                if (a->type == ACTION_THREADED_NAPI && a->value > 2)
+                        return -EINVAL;
                 if (asprintf(ret, "%" PRIu32, a->value) < 0)
                         return -ENOMEM;
                 return 0;

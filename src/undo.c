@@ -152,6 +152,12 @@ static int parse_line(struct undo *u, char *line) {
                 if (n != key_fields + 3)
                         return -EBADMSG;
                 break;
+        case KNOB_THREADED:
+                key_fields = 2;
+                if (n != key_fields + 3 || !knob_nic_valid(f[1]) || strlen(f[1]) >= IF_NAMESIZE)
+                        return -EBADMSG;
+                strcpy(k.nic, f[1]);
+                break;
         case KNOB_THREAD:
                 key_fields = 4;
                 if (n != key_fields + 3 || !parse_uint(f[1], INT32_MAX, &v) || v == 0)

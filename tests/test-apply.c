@@ -413,6 +413,46 @@ static void test_default_affinity(void **state) {
         apply_free(ap);
 }
 
+/* sys/class/net/NIC/threaded: journaled, written, restored at stop; a
+ * value the kernel does not know is never written. */
+static void test_threaded_napi(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        struct knob_key k = { .kind = KNOB_THREADED, .nic = "eth0" };
+        static const struct act on = { .type = ACTION_THREADED_NAPI, .nic = "eth0", .queue = -1, .value = 1 },
+                                bad = { .type = ACTION_THREADED_NAPI, .nic = "eth0", .queue = -1, .value = 3 };
+        struct action a;
+        char *v = NULL, key[KNOB_KEY_MAX];
+        (void) state;
+
+        env_setup(e, "apply");
+        test_write_file(e->root, "sys/class/net/eth0/threaded", "0\n");
+        assert_int_equal(knob_read(e->rootfd, false, &k, &v), 0);
+        assert_string_equal(v, "0");
+        free(v);
+        assert_int_equal(knob_key_format(&k, key, sizeof(key)), 0);
+        assert_string_equal(key, "threaded eth0");
+        assert_true(knob_value_valid(KNOB_THREADED, "2"));
+        assert_false(knob_value_valid(KNOB_THREADED, "3"));
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+
+        a = mk(&on);
+        assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        assert_file(e->root, "sys/class/net/eth0/threaded", "1\n", "written");
+        assert_journal(e, "threaded eth0 0 0 1\n", "journaled before the write");
+        a = mk(&bad);
+        assert_true(apply_action(ap, &a) < 0);
+        assert_file(e->root, "sys/class/net/eth0/threaded", "1\n", "3 is not written");
+
+        assert_int_equal(apply_restore_all(ap, &rep), 0);
+        assert_int_equal(rep.restored, 1);
+        assert_int_equal(rep.failed, 0);
+        assert_file(e->root, "sys/class/net/eth0/threaded", "0\n", "restored at stop");
+        assert_file(e->state, UNDO_JOURNAL_NAME, NULL, "journal removed after restore");
+        apply_free(ap);
+}
+
 /* Appended lines are compacted away: 300 changes of one IRQ leave a
  * journal of at most 2 x 1 + 64 object lines, which still restores. */
 static void test_journal_compaction(void **state) {
@@ -1362,6 +1402,7 @@ int main(void) {
                 cmocka_unit_test(test_writers),
                 cmocka_unit_test_teardown(test_journal_and_restore, teardown_env),
                 cmocka_unit_test_teardown(test_default_affinity, teardown_env),
+                cmocka_unit_test_teardown(test_threaded_napi, teardown_env),
                 cmocka_unit_test_teardown(test_crash_recover, teardown_env),
                 cmocka_unit_test_teardown(test_pending, teardown_env),
                 cmocka_unit_test(test_journal_lines),
