@@ -22,8 +22,9 @@
 #define CAPS_MASK(cap) ((uint64_t) 1 << (cap))
 
 /* The capabilities a daemon running config c needs: CAP_NET_ADMIN when it
- * may write RPS, RFS or XPS files, CAP_SYS_NICE when workers are
- * configured or napi_threads is on; none in dry-run.  Pure. */
+ * may write RPS, RFS or XPS files or threaded (threaded_napi),
+ * CAP_SYS_NICE when workers are configured or napi_threads or
+ * threaded_napi is on; none in dry-run.  Pure. */
 uint64_t caps_for_config(const struct config *c, bool dry_run);
 
 /* Every capability some configuration needs (caps_for_config's range). */

@@ -94,6 +94,7 @@ struct config {
         cpuset_t banned_cpus;
         bool other_irqs;         /* IRQs that serve no NIC queue kept off banned/isolated CPUs */
         bool napi_threads;       /* threaded NAPI's kthreads placed like queue IRQs (policy-napi.c) */
+        bool threaded_napi;      /* threaded NAPI turned on as a relief, kept by a trial */
         /* IRQs left alone whatever their class (irqbalance's --banirq);
          * a fixed array so that a struct config stays copyable */
         struct config_irqlist {

@@ -11,7 +11,7 @@
 #include "util.h"
 
 static bool config_may_write_net_queues(const struct config *c) {
-        if (c->rps || c->rfs || c->xps || c->single_queue_rps)
+        if (c->rps || c->rfs || c->xps || c->single_queue_rps || c->threaded_napi)
                 return true;
         for (size_t i = 0; i < c->n_interfaces; i++) {
                 const struct config_interface *ci = &c->interfaces[i];
@@ -33,7 +33,7 @@ uint64_t caps_for_config(const struct config *c, bool dry_run) {
                 m |= CAPS_MASK(CAP_NET_ADMIN);
         /* napi kthreads are root's with a full permitted set: placing
          * them needs CAP_SYS_NICE (EPERM without it, seen on 6.18) */
-        if (c->n_workers > 0 || c->napi_threads)
+        if (c->n_workers > 0 || c->napi_threads || c->threaded_napi)
                 m |= CAPS_MASK(CAP_SYS_NICE);
         return m;
 }

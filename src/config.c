@@ -120,6 +120,7 @@ static const struct key_def balance_keys[] = {
         KEY("ban_irqs", VT_IRQLIST, struct config, ban_irqs, 0, 0),
         KEY("other_irqs", VT_BOOL, struct config, other_irqs, 0, 0),
         KEY("napi_threads", VT_BOOL, struct config, napi_threads, 0, 0),
+        KEY("threaded_napi", VT_BOOL, struct config, threaded_napi, 0, 0),
 };
 
 static const struct key_def interface_keys[] = {

@@ -127,6 +127,19 @@ struct pol_nic {
         uint64_t trial_count0, trial_usec0; /* the counter and its time after the first sample */
         uint64_t rps_block_until;        /* no RPS start before this (a failed trial) */
         uint64_t rps_backoff_usec;       /* the last block's length, 0 after a passed trial */
+        /* threaded NAPI switched on as a relief (policy-napi.c), with a
+         * trial of its own like RPS's */
+        bool thr_ours;           /* threaded holds what we wrote, not thr_orig */
+        int thr_orig;            /* its value before we first wrote it */
+        bool thr_broken;         /* the write failed for good: left alone */
+        uint64_t thr_change_usec;
+        unsigned thr_gone_ticks;
+        bool thr_trial;
+        unsigned thr_trial_ticks;
+        bool thr_trial_bytes;
+        double thr_trial_base;
+        uint64_t thr_trial_count0, thr_trial_usec0;
+        uint64_t thr_block_until, thr_backoff_usec;
 };
 
 struct pol_thread {
@@ -379,3 +392,5 @@ void pol_napi(struct pol_tick *t);
 /* policy_feedback() for a thread action on a NAPI kthread we place: false
  * when the action is not about one. */
 bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);
+/* policy_feedback() for ACTION_THREADED_NAPI. */
+void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);

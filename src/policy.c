@@ -540,6 +540,9 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
         case ACTION_DEFAULT_AFFINITY:
                 feedback_defaff(st, a, result);
                 break;
+        case ACTION_THREADED_NAPI:
+                pol_threaded_feedback(st, a, result, now_usec);
+                break;
         default:
                 break;
         }
@@ -1279,7 +1282,7 @@ static int fill_report(struct pol_tick *t) {
                         rep->busy = true;
         }
         for (size_t i = 0; i < st->n_nics; i++)
-                rep->busy |= st->nics[i].trial;
+                rep->busy |= st->nics[i].trial || st->nics[i].thr_trial;
         if (rep->n_hot_cpus > 0) {
                 rep->hot_cpus = calloc(rep->n_hot_cpus, sizeof(*rep->hot_cpus));
                 if (!rep->hot_cpus) {

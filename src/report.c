@@ -363,6 +363,7 @@ static void write_config_json(struct json_writer *w, const struct config *c, con
         json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
         json_key_bool(w, "other_irqs", c->other_irqs);
         json_key_bool(w, "napi_threads", c->napi_threads);
+        json_key_bool(w, "threaded_napi", c->threaded_napi);
         json_key_begin_array(w, "ban_irqs");
         for (size_t i = 0; i < c->ban_irqs.n; i++)
                 json_uint(w, c->ban_irqs.v[i]);

@@ -253,7 +253,7 @@ static void test_caps_for_config(void **state) {
                 const char *what;
                 bool rps, rfs, xps, sq_rps, cfg_dry, dry;
                 struct config_interface *iface;
-                bool worker, napi;
+                bool worker, napi, threaded;
                 uint64_t want;
         } cases[] = {
                 { .what = "all of RPS/RFS/XPS", .rps = true, .rfs = true, .xps = true, .sq_rps = true, .want = NET },
@@ -266,6 +266,7 @@ static void test_caps_for_config(void **state) {
                 { .what = "workers", .worker = true, .want = NICE },
                 { .what = "workers and RPS", .rps = true, .worker = true, .want = NET | NICE },
                 { .what = "napi_threads: kernel threads are placed", .napi = true, .want = NICE },
+                { .what = "threaded_napi: writes threaded, places its threads", .threaded = true, .want = NET | NICE },
                 { .what = "--dry-run keeps none", .rps = true, .worker = true, .dry = true, .want = 0 },
                 { .what = "dry_run = yes keeps none", .rps = true, .worker = true, .cfg_dry = true, .want = 0 },
         };
@@ -281,6 +282,7 @@ static void test_caps_for_config(void **state) {
                 c.xps = cases[i].xps;
                 c.single_queue_rps = cases[i].sq_rps;
                 c.napi_threads = cases[i].napi;
+                c.threaded_napi = cases[i].threaded;
                 c.dry_run = cases[i].cfg_dry;
                 /* borrowed arrays: detach before config_free */
                 c.interfaces = cases[i].iface;

@@ -2780,6 +2780,110 @@ static void test_napi_veth_spread(_unused_ void **state) {
         fx_free(&f);
 }
 
+/* The threaded NAPI action of this tick: its value, -1 none, -2 several. */
+static int threaded_action(const struct fx *f) {
+        int v = -1;
+
+        for (size_t i = 0; i < f->l.n; i++)
+                if (f->l.v[i].type == ACTION_THREADED_NAPI) {
+                        if (v != -1)
+                                return -2;
+                        v = (int) f->l.v[i].value;
+                }
+        return v;
+}
+
+/* A veth whose receive work (50k packets/s) makes its sender CPU0 hot,
+ * with threaded_napi = yes: with RPS allowed, RPS is the relief and
+ * threaded stays off; with rps = no, threaded goes on, on trial; a trial
+ * whose throughput held keeps it, one that lost 60% turns it off again
+ * and blocks it; the packets stopping give it back after the dwell. */
+static void test_threaded_relief(_unused_ void **state) {
+        static struct inv_napi napis[1] = { { .id = 700, .irq = -1, .pid = 0, .threaded = 0, .cpu = -1 } };
+        static const struct {
+                const char *what;
+                bool rps;
+                double pps_after;     /* received packets/s once threaded is on */
+                int want_end;         /* threaded at the end of the trial */
+        } cases[] = {
+                { "RPS allowed: RPS first", true, 50000, 0 },
+                { "rps = no, throughput held: kept", false, 52000, 1 },
+                { "rps = no, 60% lost: off again", false, 20000, 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                struct inv_nic *n;
+                unsigned k, on_at = 0;
+                bool rps_seen = false;
+
+                fx_init(&f, 2, 1, FX_SMT_NONE);
+                fx_add_veth(&f, "veth0", 1);
+                n = &f.inv.nics[0];
+                n->napis = napis;
+                n->n_napis = 1;
+                n->threaded = 0;
+                f.cfg.threaded_napi = true;
+                f.cfg.rps = cases[i].rps;
+                f.cfg.rps_trial = false;
+                f.pps[0] = 50000;
+                f.sender[0] = 0;
+                f.q[0][0].work = 0.9;
+                for (k = 1; k <= 30; k++) {
+                        int v;
+
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        for (size_t j = 0; j < f.l.n; j++)
+                                rps_seen |= f.l.v[j].type == ACTION_RPS;
+                        v = threaded_action(&f);
+                        assert_true(v >= -1);
+                        if (v >= 0) {
+                                /* the daemon patches the inventory so */
+                                n->threaded = v;
+                                if (v == 1) {
+                                        assert_int_equal(on_at, 0);
+                                        on_at = k;
+                                        f.pps[0] = cases[i].pps_after;
+                                } else
+                                        break;
+                        }
+                        if (on_at && k >= on_at + POL_TRIAL_TICKS + 3)
+                                break;
+                }
+                if (cases[i].rps) {
+                        assert_true(rps_seen);
+                        assert_int_equal(on_at, 0);
+                } else if (on_at == 0)
+                        fail_msg("%s: threaded never turned on", cases[i].what);
+                if (n->threaded != cases[i].want_end)
+                        fail_msg("%s: threaded %d at the end, want %d", cases[i].what, n->threaded, cases[i].want_end);
+                if (!cases[i].rps && cases[i].want_end == 0) {
+                        /* blocked: not tried again at once */
+                        f.pps[0] = 50000;
+                        for (unsigned j = 1; j <= 5; j++) {
+                                fx_model(&f, NULL);
+                                assert_int_equal(fx_step(&f, (k + j) * SEC), 0);
+                                assert_int_equal(threaded_action(&f), -1);
+                        }
+                }
+                if (!cases[i].rps && cases[i].want_end == 1) {
+                        /* the packets stop: back to 0 after the dwell */
+                        uint64_t now = k;
+                        int back = -1;
+
+                        f.pps[0] = 0;
+                        f.q[0][0].work = 0;
+                        for (unsigned j = 1; j <= f.cfg.min_dwell_usec / SEC + 10 && back < 0; j++) {
+                                fx_model(&f, NULL);
+                                assert_int_equal(fx_step(&f, (now + j) * SEC), 0);
+                                back = threaded_action(&f);
+                        }
+                        assert_int_equal(back, 0);
+                }
+                fx_free(&f);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_record_index),
@@ -2828,6 +2932,7 @@ int main(void) {
                 cmocka_unit_test(test_pace_stuck_hot),
                 cmocka_unit_test(test_napi_follows_irq),
                 cmocka_unit_test(test_napi_veth_spread),
+                cmocka_unit_test(test_threaded_relief),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
