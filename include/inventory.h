@@ -177,7 +177,8 @@ bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
  * marked reread (cleared).  An IRQ's effective CPUs are re-read only when
  * its mask has several CPUs; with one they stay as last read.  Returns 1 without finishing when the layout
  * may have changed (numeric IRQs or their names, the NIC set, a queue
- * count, ifindex or up, a NIC whose threaded NAPI was switched): the caller then does a full inventory_read(); 0
+ * count, ifindex or up, the threaded switch of a NIC with NAPIs, or one
+ * inventory_apply_action() marked napi_stale): the caller then does a full inventory_read(); 0
  * when refreshed; -errno. */
 int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
                       struct inv_audit *audit);

@@ -1114,6 +1114,11 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
                 if (same_queues(rootfd, nic) <= 0)
                         return 1;
+                /* threaded switched (by us or someone): its kthreads came
+                 * or went, and only a full read's netdev dump names them.
+                 * Read where there are NAPIs to thread, one small file. */
+                if (nic->n_napis > 0 && nic->threaded >= 0 && read_threaded(rootfd, nic->name) != nic->threaded)
+                        return 1;
                 /* The counters only for NICs without queue IRQs: the policy
                  * reads receive load from them there (veth) and from the
                  * IRQs elsewhere; two files fewer a NIC a tick. */
