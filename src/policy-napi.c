@@ -31,7 +31,9 @@
  * POL_TRIAL_LOSS, the same back-off) finds the NIC's receive rate held.
  * Given back when the packets stop (below POL_SOFT_PPS_EXIT for
  * hot_samples samples, after min_dwell) or on a reload without
- * threaded_napi. */
+ * threaded_napi.  Off by default: on the same VM without the heavier
+ * receive path (GRO and rx-udp-gro-forwarding, no nft rules) the trial
+ * saw 37-40% fewer bytes received with it, and gave it back. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
