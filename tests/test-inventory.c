@@ -794,6 +794,50 @@ static void test_refresh_effective(_unused_ void **state) {
         close(fd);
 }
 
+/* A NIC whose threaded NAPI was switched (patched in by an action, or
+ * read otherwise than discovery saw it) makes a refresh ask for a full
+ * read: its kthreads came or went. */
+static void test_refresh_threaded(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                int threaded;         /* as discovery saw it (no file in the fixture) */
+                bool napis, stale;
+                int want;
+        } cases[] = {
+                { "no threaded file, as discovered", -1, true, false, 0 },
+                { "threaded was 0, now no file", 0, true, false, 1 },
+                { "no NAPIs: threaded not read", 0, false, false, 0 },
+                { "switched by an action", -1, true, true, 1 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct procfs_interrupts pi;
+                struct inventory inv = {};
+                int fd = read_host64(&pi, &inv), r;
+
+                assert_true(inv.n_nics > 0);
+                if (cases[i].napis) {
+                        inv.nics[0].napis = calloc(1, sizeof(*inv.nics[0].napis));
+                        assert_non_null(inv.nics[0].napis);
+                        inv.nics[0].n_napis = 1;
+                }
+                inv.nics[0].threaded = cases[i].threaded;
+                if (cases[i].stale) {
+                        struct action a = { .type = ACTION_THREADED_NAPI, .queue = -1, .value = 1 };
+
+                        snprintf(a.nic, sizeof(a.nic), "%s", inv.nics[0].name);
+                        inventory_apply_action(&inv, &a, false);
+                        assert_int_equal(inv.nics[0].threaded, 1);
+                        assert_true(inv.nics[0].napi_stale);
+                }
+                r = inventory_refresh(fd, &pi, &inv, NULL);
+                if (r != cases[i].want)
+                        fail_msg("%s: refresh %d, want %d", cases[i].what, r, cases[i].want);
+                inventory_free(&inv);
+                procfs_interrupts_free(&pi);
+                close(fd);
+        }
+}
+
 /* The NAPI kthreads' CPU and start time from proc/PID/stat: what names a
  * thread for an affinity action; a vanished thread reads -1 and 0. */
 static void test_napi_kthreads(_unused_ void **state) {
@@ -836,6 +880,7 @@ int main(void) {
                 cmocka_unit_test(test_vm2),
                 cmocka_unit_test(test_empty_interrupts),
                 cmocka_unit_test(test_napi_kthreads),
+                cmocka_unit_test(test_refresh_threaded),
                 cmocka_unit_test(test_live_host),
                 cmocka_unit_test_teardown(test_live_netns, netns_teardown),
         };
