@@ -118,10 +118,11 @@ struct inv_nic {
         int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues;
         struct inv_napi *napis;  /* inventory_netdev_apply, in the kernel's order */
         size_t n_napis;
-        int threaded;            /* sys/class/net/NIC/threaded at discovery: 0 off, 1 on,
-                                  * 2 busy-poll; -1 no such file */
-        bool napi_stale;         /* threaded written since: napis is stale, and
-                                  * inventory_refresh() asks for a full read */
+        int threaded;            /* sys/class/net/NIC/threaded: 0 off, 1 on, 2 busy-poll;
+                                  * -1 no such file (patched by inventory_apply_action) */
+        int threaded_read;       /* ... as discovery read it: inventory_refresh()
+                                  * compares the file with this, not with a patched value
+                                  * (a dry run's overlay would ask for a full read each tick) */
 };
 
 struct inventory {
@@ -177,8 +178,8 @@ bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
  * marked reread (cleared).  An IRQ's effective CPUs are re-read only when
  * its mask has several CPUs; with one they stay as last read.  Returns 1 without finishing when the layout
  * may have changed (numeric IRQs or their names, the NIC set, a queue
- * count, ifindex or up, the threaded switch of a NIC with NAPIs, or one
- * inventory_apply_action() marked napi_stale): the caller then does a full inventory_read(); 0
+ * count, ifindex or up, the threaded switch of a NIC with NAPIs: its
+ * kthreads came or went): the caller then does a full inventory_read(); 0
  * when refreshed; -errno. */
 int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
                       struct inv_audit *audit);

@@ -708,7 +708,7 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, str
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
         nic->max_rx_queues = nic->max_tx_queues = -1;
         read_nic_state(rootfd, nic, true, false);
-        nic->threaded = read_threaded(rootfd, nic->name);
+        nic->threaded = nic->threaded_read = read_threaded(rootfd, nic->name);
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;
@@ -1099,9 +1099,6 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
         if (!same_irq_set(interrupts, inv))
                 return 1;
-        for (size_t i = 0; i < inv->n_nics; i++)
-                if (inv->nics[i].napi_stale)
-                        return 1;
         r = same_nic_set(rootfd, inv);
         if (r <= 0)
                 return r < 0 ? r : 1;
@@ -1117,7 +1114,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                 /* threaded switched (by us or someone): its kthreads came
                  * or went, and only a full read's netdev dump names them.
                  * Read where there are NAPIs to thread, one small file. */
-                if (nic->n_napis > 0 && nic->threaded >= 0 && read_threaded(rootfd, nic->name) != nic->threaded)
+                if (nic->n_napis > 0 && nic->threaded_read >= 0 && read_threaded(rootfd, nic->name) != nic->threaded_read)
                         return 1;
                 /* The counters only for NICs without queue IRQs: the policy
                  * reads receive load from them there (veth) and from the
@@ -1244,11 +1241,10 @@ void inventory_apply_action(struct inventory *inv, const struct action *a, bool 
                 inv->default_affinity = a->cpus;
                 break;
         case ACTION_THREADED_NAPI:
-                if (n) {
-                        /* its kthreads come or go: known after the next dump */
+                /* its kthreads come or go: the next refresh sees the file
+                 * change and asks for a full read, whose dump names them */
+                if (n)
                         ((struct inv_nic *) n)->threaded = (int) a->value;
-                        ((struct inv_nic *) n)->napi_stale = true;
-                }
                 break;
         default:
                 break;

@@ -250,7 +250,7 @@ static bool threadable(const struct pol_nicctx *x) {
         const struct inv_nic *n = x->nic;
 
         return x->managed && n->map == INV_MAP_NONE && x->n_units == 0 && strcmp(n->name, "lo") != 0 &&
-               n->n_napis > 0 && n->threaded >= 0 && !n->napi_stale;
+               n->n_napis > 0 && n->threaded >= 0;
 }
 
 /* The hot CPU with the most network load no queue IRQ explains, -1 none. */

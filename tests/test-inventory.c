@@ -794,20 +794,20 @@ static void test_refresh_effective(_unused_ void **state) {
         close(fd);
 }
 
-/* A NIC whose threaded NAPI was switched (patched in by an action, or
- * read otherwise than discovery saw it) makes a refresh ask for a full
- * read: its kthreads came or went. */
+/* A NIC whose threaded file reads otherwise than discovery saw it makes a
+ * refresh ask for a full read: its kthreads came or went.  A value only
+ * patched in (a dry run's overlay) does not: the file did not change. */
 static void test_refresh_threaded(_unused_ void **state) {
         static const struct {
                 const char *what;
-                int threaded;         /* as discovery saw it (no file in the fixture) */
+                int threaded;         /* as discovery read it (no file in the fixture) */
                 bool napis, stale;
                 int want;
         } cases[] = {
                 { "no threaded file, as discovered", -1, true, false, 0 },
                 { "threaded was 0, now no file", 0, true, false, 1 },
                 { "no NAPIs: threaded not read", 0, false, false, 0 },
-                { "switched by an action", -1, true, true, 1 },
+                { "patched by an action (dry run), file as read", -1, true, true, 0 },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct procfs_interrupts pi;
@@ -820,14 +820,14 @@ static void test_refresh_threaded(_unused_ void **state) {
                         assert_non_null(inv.nics[0].napis);
                         inv.nics[0].n_napis = 1;
                 }
-                inv.nics[0].threaded = cases[i].threaded;
+                inv.nics[0].threaded = inv.nics[0].threaded_read = cases[i].threaded;
                 if (cases[i].stale) {
                         struct action a = { .type = ACTION_THREADED_NAPI, .queue = -1, .value = 1 };
 
                         snprintf(a.nic, sizeof(a.nic), "%s", inv.nics[0].name);
                         inventory_apply_action(&inv, &a, false);
                         assert_int_equal(inv.nics[0].threaded, 1);
-                        assert_true(inv.nics[0].napi_stale);
+                        assert_int_equal(inv.nics[0].threaded_read, -1);
                 }
                 r = inventory_refresh(fd, &pi, &inv, NULL);
                 if (r != cases[i].want)
