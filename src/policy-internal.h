@@ -158,7 +158,7 @@ struct pol_napi {
         bool seen;
         bool set;                /* cpu is confirmed written by us */
         int cpu;                 /* the one CPU we set, -1 none */
-        uint64_t move_usec;      /* its last move after the first placement (dwell) */
+        uint64_t move_usec;      /* its last placement or move (dwell) */
         bool broken;             /* refused (EINVAL/EPERM) or failing: left alone */
         unsigned failures;
 };

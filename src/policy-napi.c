@@ -67,8 +67,8 @@ bool pol_napi_feedback(struct policy_state *st, const struct action *a, int resu
         f = action_failure_class(a->type, result);
         switch (f) {
         case ACTION_FAIL_NONE:
-                if (r->set && r->cpu != cpuset_first(&a->cpus))
-                        r->move_usec = now_usec;
+                /* the dwell counts from the first placement too */
+                r->move_usec = now_usec;
                 r->set = true;
                 r->cpu = cpuset_first(&a->cpus);
                 r->failures = 0;

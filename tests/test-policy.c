@@ -2719,7 +2719,9 @@ static void test_napi_veth_spread(_unused_ void **state) {
         };
         struct fx f;
         int c900, c901;
-        uint64_t now = 1;
+        /* later than min_dwell after boot: the dwell must count from the
+         * placement, not from 0 */
+        uint64_t now = 1000;
 
         fx_init(&f, 4, 1, FX_SMT_NONE);
         fx_add_veth(&f, "veth0", 2);
