@@ -49,8 +49,11 @@ LOG=
 TMP=$(mktemp -d /tmp/tn-live-threaded.XXXXXX) || fail "mktemp"
 
 cleanup() {
+        # TERM, not KILL: the iperf3 PIDs are timeout(1)'s, which pass TERM
+        # on to iperf3 but would leave it running if killed; irqsteerd
+        # restores on TERM
         for p in $CLI_PID $D_PID $SRV_PID; do
-                kill -9 "$p" 2>/dev/null
+                kill "$p" 2>/dev/null
         done
         wait 2>/dev/null
         ip netns del "$NSS" 2>/dev/null
