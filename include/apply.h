@@ -62,6 +62,10 @@ int apply_restore_all(struct apply *ap, struct undo_report *ret);
 /* The journal, read-only (for status output and tests). */
 const struct undo *apply_undo(const struct apply *ap);
 
+/* The NIC from is now called to (undo_rename_nic): the originals saved
+ * under from follow it.  Entries moved, or -errno. */
+int apply_rename_nic(struct apply *ap, const char *from, const char *to);
+
 
 /* Whether IRQ irq already fires where asked: 1 when its
  * effective_affinity_list is a non-empty subset of want, 0 when not, -errno

@@ -162,6 +162,13 @@ int undo_begin(struct undo *u, const struct knob_key *k, const char *current, co
 int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_value);
 /* Writes the journal (or removes it when there are no entries). */
 int undo_save(struct undo *u);
+
+/* A NIC renamed (same ifindex, another name): its objects' entries take
+ * the new name, so their originals are restored under it; an entry
+ * already under the new name is a gone device's and is dropped.  Saves
+ * the whole journal.  Returns how many entries moved, or -errno (the
+ * entries moved in memory all the same). */
+int undo_rename_nic(struct undo *u, const char *from, const char *to);
 /* Puts back every original, object by object (see struct undo_report),
  * then keeps in the journal only the objects whose restore failed; the
  * file is removed when none did.  Thread objects are only touched when

@@ -93,6 +93,10 @@ const struct undo *apply_undo(const struct apply *ap) {
         return ap->undo;
 }
 
+int apply_rename_nic(struct apply *ap, const char *from, const char *to) {
+        return undo_rename_nic(ap->undo, from, to);
+}
+
 int apply_action(struct apply *ap, const struct action *a) {
         _cleanup_(freep) char *cur = NULL, *target = NULL, *now = NULL;
         struct undo_entry *e;

@@ -111,6 +111,13 @@ struct daemon {
         pid_t other_pid;          /* that irqbalance, 0 if none seen */
         char restart_needed[160]; /* keys a reload changed that take a restart, "" if none */
         char unmatched[256];      /* "[interface eth9] (FILE:LINE), ...": sections no NIC here matches */
+        /* NICs that vanished, by ifindex: one that comes back under another
+         * name is the same device renamed, and its saved originals follow */
+        struct {
+                char name[IF_NAMESIZE];
+                int ifindex;
+        } gone_nics[16];
+        unsigned n_gone_nics;
         char reload_error[384];
 
         struct report out;        /* status.json, load lines */
@@ -360,13 +367,67 @@ static void link_event(struct daemon *d, const char *fmt, ...) _printf_(2, 3);
  * Linux 6.18), and drivers reset IRQ affinity then.  NICs appearing,
  * vanishing or going up only without the link monitor (fixture roots,
  * netlink unavailable), which reports those itself as they happen. */
+/* The name a NIC that appears with ifindex had before, if it vanished
+ * under another (in the last read, or earlier), or NULL; the match is
+ * forgotten.  ifindex is not reused while the kernel runs (a counter per
+ * network namespace), so the same one is the same device. */
+static const char *renamed_from(struct daemon *d, const struct inventory *old, const struct inventory *new,
+                                const struct inv_nic *n, char *buf, size_t len) {
+        if (n->ifindex <= 0)
+                return NULL;
+        for (size_t i = 0; i < old->n_nics; i++)
+                if (old->nics[i].ifindex == n->ifindex && strcmp(old->nics[i].name, n->name) != 0 &&
+                    !inventory_nic(new, old->nics[i].name)) {
+                        snprintf(buf, len, "%s", old->nics[i].name);
+                        return buf;
+                }
+        for (unsigned i = 0; i < d->n_gone_nics; i++)
+                if (d->gone_nics[i].ifindex == n->ifindex) {
+                        snprintf(buf, len, "%s", d->gone_nics[i].name);
+                        d->gone_nics[i] = d->gone_nics[--d->n_gone_nics];
+                        return strcmp(buf, n->name) != 0 ? buf : NULL;
+                }
+        return NULL;
+}
+
+static void remember_gone(struct daemon *d, const struct inv_nic *n) {
+        unsigned i;
+
+        if (n->ifindex <= 0)
+                return;
+        for (i = 0; i < d->n_gone_nics && d->gone_nics[i].ifindex != n->ifindex; i++)
+                ;
+        if (i == d->n_gone_nics) {
+                if (d->n_gone_nics == ELEMENTSOF(d->gone_nics))
+                        i = 0; /* the oldest makes room */
+                else
+                        d->n_gone_nics++;
+        }
+        snprintf(d->gone_nics[i].name, sizeof(d->gone_nics[i].name), "%s", n->name);
+        d->gone_nics[i].ifindex = n->ifindex;
+}
+
 static void diff_inventory(struct daemon *d, const struct inventory *old, const struct inventory *new) {
         for (size_t i = 0; i < new->n_nics; i++) {
                 const struct inv_nic *n = &new->nics[i], *o = inventory_nic(old, n->name);
+                char was[IF_NAMESIZE];
+                const char *from;
 
                 if (!o) {
                         if (!d->linkmon)
                                 link_event(d, "%s: appeared", n->name);
+                        from = renamed_from(d, old, new, n, was, sizeof(was));
+                        if (from && d->apply) {
+                                int r = apply_rename_nic(d->apply, from, n->name);
+
+                                if (r < 0)
+                                        log_warning_errno(r, "%s is %s renamed (ifindex %d); its saved originals "
+                                                          "could not be moved to the new name in the journal: %m",
+                                                          n->name, from, n->ifindex);
+                                else
+                                        log_info("%s is %s renamed (ifindex %d): %d saved originals follow it",
+                                                 n->name, from, n->ifindex, r);
+                        }
                         continue;
                 }
                 if (o->rx_queues != n->rx_queues || o->tx_queues != n->tx_queues) {
@@ -385,6 +446,7 @@ static void diff_inventory(struct daemon *d, const struct inventory *old, const 
                         if (!d->linkmon)
                                 link_event(d, "%s: vanished", old->nics[i].name);
                         policy_forget_nic(d->policy, old->nics[i].name);
+                        remember_gone(d, &old->nics[i]);
                 }
 }
 

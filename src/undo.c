@@ -615,6 +615,41 @@ static int set_str(char **p, const char *v) {
         return 0;
 }
 
+int undo_rename_nic(struct undo *u, const char *from, const char *to) {
+        int moved = 0, r;
+
+        if (u->refused != UNDO_OK)
+                return undo_refusal_errno(u->refused);
+        if (!knob_nic_valid(from) || !knob_nic_valid(to) || strcmp(from, to) == 0)
+                return -EINVAL;
+        /* first the stale entries the renamed ones would collide with */
+        for (size_t i = 0; i < u->n_entries;) {
+                struct knob_key k = u->entries[i].key;
+
+                if (strcmp(k.nic, to) == 0) {
+                        strcpy(k.nic, from);
+                        if (undo_find(u, &k)) {
+                                entry_done(&u->entries[i]);
+                                memmove(&u->entries[i], &u->entries[i + 1],
+                                        (u->n_entries - i - 1) * sizeof(*u->entries));
+                                u->n_entries--;
+                                continue;
+                        }
+                }
+                i++;
+        }
+        for (size_t i = 0; i < u->n_entries; i++)
+                if (u->entries[i].key.nic[0] && strcmp(u->entries[i].key.nic, from) == 0) {
+                        strcpy(u->entries[i].key.nic, to);
+                        moved++;
+                }
+        if (moved == 0)
+                return 0;
+        u->gen++;
+        r = undo_save(u);
+        return r < 0 ? r : moved;
+}
+
 int undo_begin(struct undo *u, const struct knob_key *k, const char *current, const char *pending,
                struct undo_entry **ret_entry) {
         struct undo_entry *e = undo_find(u, k);

@@ -491,6 +491,45 @@ static void test_journal_compaction(void **state) {
         assert_file(e->root, "proc/irq/30/smp_affinity_list", "0-3\n", "restored after compactions");
 }
 
+/* A NIC renamed while its masks are ours: its saved originals follow it
+ * to the new name, and an entry a gone device left under that name is
+ * dropped, so a restore after a crash puts eth0's originals back under
+ * its new name eth1. */
+static void test_journal_rename_nic(void **state) {
+        struct env *e = &cur_env;
+        struct undo_report rep;
+        struct apply *ap = NULL;
+        struct undo *u = NULL;
+        static const struct act steps[] = { RPS("eth0", 0, "1"), XPS("eth0", 0, "1"), RPS("eth1", 0, "1") };
+        char cmd[512];
+        (void) state;
+
+        env_setup(e, "apply");
+        assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                struct action a = mk(&steps[i]);
+                assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        }
+        /* the old eth1 goes away, eth0 becomes eth1 */
+        snprintf(cmd, sizeof(cmd), "cd '%s/sys/class/net' && rm -r eth1 && mv eth0 eth1", e->root);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(apply_rename_nic(ap, "eth0", "eth1"), 2);
+        assert_int_equal(apply_rename_nic(ap, "eth0", "eth1"), 0);
+        assert_int_equal(apply_rename_nic(ap, "eth1", "eth1"), -EINVAL);
+        apply_free(ap); /* crash */
+
+        assert_int_equal(undo_new(e->state, NULL, true, &u), 0);
+        assert_int_equal(u->n_entries, 2);
+        for (size_t i = 0; i < u->n_entries; i++)
+                assert_string_equal(u->entries[i].key.nic, "eth1");
+        undo_free(u);
+        assert_int_equal(undo_recover(e->rootfd, e->state, &rep), 0);
+        assert_int_equal(rep.restored, 2);
+        assert_int_equal(rep.external, 0);
+        assert_file(e->root, "sys/class/net/eth1/queues/rx-0/rps_cpus", "0\n", "eth0's original RPS, now as eth1");
+        assert_file(e->root, "sys/class/net/eth1/queues/tx-0/xps_cpus", "0\n", "eth0's original XPS, now as eth1");
+}
+
 /* Apply, then free without restoring (= the daemon was killed), then
  * recover as the next start would. */
 static void test_crash_recover(void **state) {
@@ -1408,6 +1447,7 @@ int main(void) {
                 cmocka_unit_test(test_journal_lines),
                 cmocka_unit_test_teardown(test_corrupt_journal, teardown_env),
                 cmocka_unit_test_teardown(test_journal_compaction, teardown_env),
+                cmocka_unit_test_teardown(test_journal_rename_nic, teardown_env),
                 cmocka_unit_test_teardown(test_dry_run, teardown_env),
                 cmocka_unit_test_teardown(test_journal_unwritable, teardown_env),
                 cmocka_unit_test_teardown(test_stale_temporaries, teardown_env),
