@@ -89,10 +89,13 @@ class Run:
     """One scenario x balancer run: the simulator ticking over its own tree
     and the balancer acting on it."""
 
-    def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False):
+    def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False, defaults=False):
         # service: irqsteerd as its unit runs it (no --foreground and its
-        # per-CPU load line), for the cost figures
+        # per-CPU load line), for the cost figures; defaults: each daemon
+        # at its own default interval (irqbalance 10 s, irqsteerd 2 s and
+        # its fast_interval) instead of both at 1 s
         self.opts, self.scn, self.bal, self.service = opts, scn, bal, service
+        self.defaults = defaults
         self.name = '%s-%s' % (tag or os.path.basename(scn)[:-4], bal)
         self.work = os.path.join(opts.tmp, self.name)
         shutil.rmtree(self.work, ignore_errors=True)
@@ -125,13 +128,13 @@ class Run:
         elif self.bal == 'irqbalance':
             self.proc = subprocess.Popen(
                 [os.path.join(HERE, 'ns-run.sh'), self.root, self.work,
-                 'irqbalance', '-f', '-t', '1', '--debug'],
+                 'irqbalance', '-f', '--debug'] + ([] if self.defaults else ['-t', '1']),
                 stdout=blog, stderr=subprocess.STDOUT)
         elif self.bal == 'irqsteerd':
             state = state_dir(o, self.name)
             self.proc = subprocess.Popen(
                 [o.irqsteerd, '--root', self.root] + ([] if self.service else ['--foreground']) +
-                ['--interval', '1s', '--state-dir', state] + o.irqsteerd_args,
+                ([] if self.defaults else ['--interval', '1s']) + ['--state-dir', state] + o.irqsteerd_args,
                 stdout=blog, stderr=subprocess.STDOUT)
         if self.proc:
             time.sleep(0.3)
@@ -373,13 +376,12 @@ def ib_cycles(log_path):
         return f.read().count('\n-----------')
 
 
-def status_ticks(path):
+def wall_ticks(interval_s):
+    """Ticks of a daemon ticking every interval_s, counted by the clock:
+    irqsteerd's status.json is rewritten at full ticks only, so its ticks
+    lag by up to 14 calm ticks."""
     def count(_log):
-        try:
-            with open(path) as f:
-                return json.load(f).get('ticks')
-        except (OSError, ValueError):
-            return None
+        return time.time() / interval_s
     return count
 
 
@@ -454,11 +456,11 @@ def run_cost(opts):
             sim.start()
             st = state_dir(opts, sim.name)
             # as the service runs: no --foreground (its per-CPU load line
-            # is a debug message then), ticks from status.json
+            # is a debug message then), one tick a second
             row['isd_Ir_tick'], row['isd_ticks'] = steady_ir(
                 [opts.irqsteerd, '--root', sim.root, '--interval', '1s', '--state-dir', st] + opts.irqsteerd_args,
                 os.path.join(sim.work, 'cg-isd'), sim.work, warm, dur,
-                status_ticks(os.path.join(st, 'status.json')))
+                wall_ticks(1.0))
             os.kill(sim.sim.pid, signal.SIGTERM)
             sim.sim.wait()
         rows.append(row)
@@ -473,6 +475,161 @@ def cost_table(rows):
         lines.append('%-8s %5s  %19s  %17s  %5s   %18s  %17s' % (
             r['host'], r.get('irqs') or '-', fmt(ib, ',.0f'), fmt(isd, ',.0f'), ratio,
             fmt(r.get('irqbalance_ms'), '.2f'), fmt(r.get('irqsteerd_ms'), '.2f')))
+    return '\n'.join(lines)
+
+
+# ---------------------------------------------------------------- defaults
+
+def read_ticks_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def relief(rows, step):
+    """From a step run's ticks.csv: (seconds from the step to the first
+    mask change, seconds to relief).  Relief: the first tick at or after
+    the step whose peak demand has come down at least half of the way from
+    the step tick's to the run's final level (the median of the last
+    quarter); None when the peak never came down by 5 points or more.
+    One tick is one second of real time."""
+    if len(rows) <= step:
+        return None, None
+    peak = [float(r['peak_demand']) for r in rows]
+    tail = peak[step + (len(peak) - step) * 3 // 4:]
+    fin = sorted(tail)[len(tail) // 2]
+    first = next((k - step for k in range(step, len(rows))
+                  if int(rows[k]['irq_moves']) + int(rows[k]['rps_moves']) > 0), None)
+    if peak[step] - fin < 0.05:
+        return first, None
+    half = peak[step] - 0.5 * (peak[step] - fin)
+    rel = next((k - step for k in range(step, len(rows)) if peak[k] <= half), None)
+    return first, rel
+
+
+def median(v):
+    v = sorted(x for x in v if x is not None)
+    return v[len(v) // 2] if v else None
+
+
+def run_relief(opts):
+    """The step scenario (x3 at tick 20) with each daemon at its defaults,
+    both live at once on their own simulators; several seeds, as the phase
+    of a daemon's interval against the step moves its reaction by up to an
+    interval."""
+    scn = os.path.join(HERE, 'scenarios', 'step.scn')
+    with open(scn) as f:
+        step = int(re.search(r'^step\s*=\s*(\d+)', f.read(), re.M).group(1))
+    seeds = [opts.seed] if opts.quick else [opts.seed, opts.seed + 1, opts.seed + 2]
+    res = {}
+    for seed in seeds:
+        live = []
+        for bal in ('irqbalance', 'irqsteerd'):
+            if bal == 'irqsteerd' and not opts.have_irqsteerd:
+                continue
+            o = argparse.Namespace(**vars(opts))
+            o.seed = seed
+            r = Run(o, scn, bal, tag='relief%d' % seed, defaults=True)
+            r.start()
+            live.append(r)
+        for r in live:
+            r.finish()
+            first, rel = relief(read_ticks_csv(r.csv), step)
+            d = res.setdefault(r.bal, {'first': [], 'relief': [], 'conv': [], 'valid': True})
+            d['first'].append(first)
+            d['relief'].append(rel)
+            d['conv'].append(r.s.get('converge_ticks'))
+            d['valid'] &= r.valid
+    return res, len(seeds)
+
+
+def relief_table(res):
+    def rounds(v):
+        return ' '.join('-' if x is None else '%d' % x for x in v)
+    lines = ['balancer    interval at defaults   first change s (rounds)   relief s (rounds)']
+    for bal, iv in (('irqbalance', '10 s'), ('irqsteerd', '2 s, 0.5 s near hot')):
+        d = res.get(bal)
+        if not d:
+            continue
+        lines.append('%-11s %-22s %-25s %s%s' % (
+            bal, iv, '%s (%s)' % (fmt(median(d['first']), 'd'), rounds(d['first'])),
+            '%s (%s)' % (fmt(median(d['relief']), 'd'), rounds(d['relief'])),
+            '' if d['valid'] else '  INVALID'))
+    return '\n'.join(lines)
+
+
+def loaded_scenario(scn, work, factor):
+    """A copy of scn with every NIC's load multiplied by factor."""
+    out = []
+    with open(scn) as f:
+        for line in f:
+            m = re.match(r'(\s*load\s*=\s*)([0-9.]+)(.*)', line)
+            if m and not out_in_storage(out):
+                line = '%s%g%s\n' % (m.group(1), float(m.group(2)) * factor, m.group(3))
+            out.append(line)
+    path = os.path.join(work, os.path.basename(scn)[:-4] + '-x%g.scn' % factor)
+    with open(path, 'w') as f:
+        f.writelines(out)
+    return path
+
+
+def out_in_storage(lines):
+    """Whether the last section header in lines is a [storage ...] one."""
+    for l in reversed(lines):
+        if l.lstrip().startswith('['):
+            return l.lstrip().startswith('[storage')
+    return False
+
+
+LOADED_FACTOR = 2
+
+
+def run_hour(opts):
+    """CPU seconds per hour at each daemon's defaults (irqbalance every
+    10 s, irqsteerd every 2 s with its calm ticks and fast_interval), on
+    the cost hosts: a calm window (the shipped stationary scenario after
+    its first placement) and a loaded one (every NIC's load x2, so CPUs
+    stay near or above the thresholds and irqsteerd decides at each tick).
+    Both daemons live at once on their own simulators; CPU time over the
+    window, scaled to an hour."""
+    rows = []
+    warm, dur = (12, 30) if opts.quick else (25, 60)
+    os.makedirs(os.path.join(opts.tmp, 'scn'), exist_ok=True)
+    for name in (['cost16', 'cost256'] if opts.quick else COST_SCENARIOS):
+        base = os.path.join(HERE, 'scenarios', 'cost', name + '.scn')
+        row = {'host': name}
+        for win, scn in (('calm', base), ('loaded', loaded_scenario(base, os.path.join(opts.tmp, 'scn'),
+                                                                    LOADED_FACTOR))):
+            live = []
+            for bal in ('irqbalance', 'irqsteerd'):
+                if bal == 'irqsteerd' and not opts.have_irqsteerd:
+                    continue
+                r = Run(opts, scn, bal, warm + dur + 5, tag='%s-%s-hour' % (name, win), service=True,
+                        defaults=True)
+                r.start()
+                live.append(r)
+            time.sleep(warm)
+            marks = [(r, cpu_ns(r.proc.pid) if r.proc else None, time.time()) for r in live]
+            time.sleep(dur)
+            for r, c0, t0 in marks:
+                c1 = cpu_ns(r.proc.pid) if r.proc else None
+                if c0 is not None and c1 is not None:
+                    row['%s_%s_s_h' % (r.bal, win)] = (c1 - c0) / 1e9 / (time.time() - t0) * 3600
+            for r in live:
+                r.finish()
+                row['%s_%s_valid' % (r.bal, win)] = r.valid
+        rows.append(row)
+    return rows
+
+
+def hour_table(rows):
+    lines = ['host      calm: irqbalance  irqsteerd  ratio    loaded x%d: irqbalance  irqsteerd  ratio'
+             % LOADED_FACTOR]
+    for r in rows:
+        cells = []
+        for win in ('calm', 'loaded'):
+            ib, isd = r.get('irqbalance_%s_s_h' % win), r.get('irqsteerd_%s_s_h' % win)
+            cells += [fmt(ib, '.2f'), fmt(isd, '.2f'), '%.2f' % (isd / ib) if ib and isd else '-']
+        lines.append('%-8s %16s %10s %6s %22s %10s %6s' % tuple([r['host']] + cells))
     return '\n'.join(lines)
 
 
@@ -679,6 +836,107 @@ def run_veth(opts):
     return res, ''
 
 
+def rps_masks():
+    out = subprocess.run(['ip', 'netns', 'exec', 'bnR', 'sh', '-c',
+                          'cat /sys/class/net/bnR0/queues/rx-*/rps_cpus'], capture_output=True, text=True).stdout
+    return out.split()
+
+
+def flood_one(opts, mode, secs, rep):
+    """Seconds from the start of a UDP flood (iperf3 -u, 4 streams of
+    1400-byte datagrams, sender and receiver on CPU0, CPU1 idle) to the
+    balancer's first change, each balancer at its defaults and started
+    (and for irqsteerd ready, with 3 s of calm ticks) before the flood:
+    for irqsteerd the veth's RPS masks, for irqbalance the host's IRQ
+    affinities (veth has no IRQs), polled every 50 ms.  None: no change
+    within secs."""
+    work = os.path.join(opts.tmp, 'flood-%s-%d' % (mode, rep))
+    os.makedirs(work, exist_ok=True)
+    blog = open(os.path.join(work, 'balancer.log'), 'w')
+    saved = save_irq_affinity()
+    srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR', 'taskset', '-c', '0', 'iperf3', '-s', '-1', '-B',
+                            '198.18.77.2'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bal = cl = None
+    try:
+        if mode == 'irqbalance':
+            bal = subprocess.Popen(['irqbalance', '-f', '--debug'], stdout=blog, stderr=subprocess.STDOUT)
+            time.sleep(3.0)
+        else:
+            st = os.path.join(work, 'state')
+            os.makedirs(st, exist_ok=True)
+            bal = subprocess.Popen(['ip', 'netns', 'exec', 'bnR', opts.irqsteerd, '--foreground',
+                                    '--state-dir', st] + opts.irqsteerd_args, stdout=blog, stderr=subprocess.STDOUT)
+            if not wait_file_text(os.path.join(work, 'balancer.log'), 'Ready:', 15):
+                return None, 'irqsteerd not ready'
+            time.sleep(3.0)
+        before = save_irq_affinity() if mode == 'irqbalance' else rps_masks()
+        t0 = time.monotonic()
+        cl = subprocess.Popen(['ip', 'netns', 'exec', 'bnS', 'taskset', '-c', '0', 'iperf3', '-c', '198.18.77.2',
+                               '-u', '-b', '0', '-l', '1400', '-P', '4', '-t', str(secs)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while time.monotonic() - t0 < secs:
+            now = save_irq_affinity() if mode == 'irqbalance' else rps_masks()
+            if now != before:
+                return time.monotonic() - t0, ''
+            time.sleep(0.05)
+        return None, ''
+    finally:
+        stop(cl, 5)
+        stop(bal)
+        stop(srv, 5)
+        blog.close()
+        restore_irq_affinity(saved)
+
+
+def wait_file_text(path, text, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with open(path, errors='replace') as f:
+                if text in f.read():
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def run_flood(opts):
+    if os.geteuid() != 0:
+        return None, 'not root: skipped'
+    for tool in ('ip', 'iperf3', 'taskset'):
+        if not shutil.which(tool):
+            return None, tool + ' missing: skipped'
+    res = {}
+    reps = 1 if opts.quick else 3
+    modes = ['irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else [])
+    try:
+        for rep in range(reps):
+            for mode in modes:
+                veth_setup('gso')
+                t, note = flood_one(opts, mode, 15, rep)
+                log('  flood round %d, %s: first change %s s%s' % (rep + 1, mode, fmt(t, '.1f'),
+                                                                   ' (%s)' % note if note else ''))
+                res.setdefault(mode, []).append(t)
+                veth_cleanup()
+    finally:
+        veth_cleanup()
+    return res, ''
+
+
+def flood_table(res):
+    lines = ['balancer     defaults            first change s, median (rounds)']
+    for mode, iv in (('irqbalance', 'every 10 s'), ('irqsteerd', 'every 2 s, 0.5 s near hot')):
+        if mode not in res:
+            continue
+        v = res[mode]
+        lines.append('%-12s %-19s %s (%s)%s' % (
+            mode, iv, fmt(median(v), '.1f') if median(v) is not None else 'none in 15 s',
+            ' '.join(fmt(x, '.1f') for x in v),
+            '  (veth has no IRQ: it can only move the host\'s)' if mode == 'irqbalance' else ''))
+    return '\n'.join(lines)
+
+
 def veth_tables(res):
     out = []
     for packets, pname, pwhat in VETH_PACKETS:
@@ -736,6 +994,7 @@ def main():
                     help='run only these balancers on the scenarios (repeat; default all)')
     ap.add_argument('--no-cost', action='store_true')
     ap.add_argument('--no-veth', action='store_true')
+    ap.add_argument('--no-relief', action='store_true', help='skip the time to relief at defaults')
     ap.add_argument('--veth-rounds', type=int, default=0, help='rounds per veth case (default 3, quick 1)')
     ap.add_argument('--veth-packets', action='append', choices=[p[0] for p in VETH_PACKETS],
                     help='run only these veth packet kinds (repeat; default all)')
@@ -789,6 +1048,25 @@ def main():
                       '   instructions: callgrind counters dumped after the warm-up and again after the window,\n'
                       '   divided by the cycles in between; ms/tick: balancer CPU time over the window, 1 s interval)\n' +
                       cost_table(cr))
+    if not opts.no_cost:
+        log('CPU seconds per hour at defaults (calm and loaded windows)')
+        hr = run_hour(opts)
+        with open(os.path.join(opts.out, 'hour.csv'), 'w', newline='') as f:
+            keys = sorted({k for r in hr for k in r})
+            w = csv.DictWriter(f, keys)
+            w.writeheader()
+            w.writerows(hr)
+        report.append('== CPU seconds per hour at defaults (irqbalance every 10 s, irqsteerd every 2 s with\n'
+                      '   calm ticks and fast_interval 0.5 s near hot; CPU time over a %d s window after the\n'
+                      '   first placement, scaled to an hour; loaded: every NIC\'s load x%d)\n'
+                      % (30 if opts.quick else 60, LOADED_FACTOR) + hour_table(hr))
+    if not opts.no_relief and (not opts.scenario or 'step' in opts.scenario):
+        log('time to relief at defaults (step)')
+        rr, n = run_relief(opts)
+        report.append('== Time to relief at defaults (simulator, step: load x3 at tick 20 on 16 CPUs, 8 queues;\n'
+                      '   first change: seconds from the step to the first mask change; relief: to the first\n'
+                      '   tick whose peak demand came down half of the way to its final level; median of %d)\n'
+                      % n + relief_table(rr))
     if not opts.no_veth:
         log('real kernel: veth in network namespaces with iperf3')
         res, why = run_veth(opts)
@@ -801,6 +1079,15 @@ def main():
                           % (reps, '' if reps == 1 else 's', secs, omit) + veth_tables(res))
         else:
             report.append('== Real kernel: ' + why)
+    if not opts.no_veth:
+        log('real kernel: time from a UDP flood to the first change, at defaults')
+        fr, why = run_flood(opts)
+        if fr:
+            report.append('== Real kernel: seconds from the start of a UDP flood through the veth (iperf3 -u, 4 streams,\n'
+                          '   1400-byte datagrams, sender and receiver on CPU0) to the first change, each balancer at\n'
+                          '   its defaults and started (irqsteerd ready) before the flood\n' + flood_table(fr))
+        else:
+            report.append('== Real kernel flood: ' + why)
     if not opts.have_irqsteerd:
         report.append('NOTE: irqsteerd was not usable (%s); its rows are missing.' % why)
     text = '\n\n'.join(report) + '\n\nelapsed %.0f s; results in %s\n' % (time.time() - t_start, opts.out)
