@@ -980,8 +980,10 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
                 /* the CPU we set went offline: the kernel moved the IRQ (its
                  * mask then lists the online CPUs) or, in a tree without a
                  * kernel behind it, the mask still names the offline CPU.
-                 * Either way ours to place again, not someone else's change. */
-                r->set = false;
+                 * Either way ours to place again, not someone else's change.
+                 * Said again each tick until it is placed: a tick whose
+                 * other actions already touch the unit (its RPS leaving the
+                 * offline CPU) places it at the next. */
                 u->replace = true;
                 u->offline_cpu = cpuset_first(&r->last_set);
                 return true;

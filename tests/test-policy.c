@@ -1787,6 +1787,36 @@ static void test_hot_unplug_mask_kept(void **state) {
         fx_free(&f);
 }
 
+/* The tick a CPU goes offline may touch the unit already (its RPS leaves
+ * the offline CPU): the IRQ is placed again all the same, at the next
+ * tick at the latest, and is never taken for someone else's change. */
+static void test_hot_unplug_rps_touched(void **state) {
+        struct fx f;
+        int placed = 0;
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("layout", &f.l, "irq 60>0;rps eth0/0>0-3;");
+
+        fx_cpu_offline(&f, 0);
+        fx_model(&f, NULL);
+        for (int s = 2; s <= 4; s++) {
+                assert_int_equal(fx_step(&f, (uint64_t) s * SEC), 0);
+                for (size_t i = 0; i < f.l.n; i++)
+                        if (f.l.v[i].type == ACTION_IRQ_AFFINITY && f.l.v[i].irq == 60) {
+                                assert_false(cpuset_isset(&f.l.v[i].cpus, 0));
+                                assert_non_null(strstr(f.l.v[i].reason, "CPU0 went offline"));
+                                placed++;
+                        }
+        }
+        assert_int_equal(placed, 1);
+        assert_false(cpuset_isset(&fx_irq(&f, 60)->affinity, 0));
+        assert_int_equal(count_notes(&f.rep, "someone else"), 0);
+        fx_free(&f);
+}
+
 static void test_driver_reset(void **state) {
         static const struct {
                 const char *what;
@@ -2918,6 +2948,7 @@ int main(void) {
                 cmocka_unit_test(test_external_rps),
                 cmocka_unit_test(test_hot_unplug),
                 cmocka_unit_test(test_hot_unplug_mask_kept),
+                cmocka_unit_test(test_hot_unplug_rps_touched),
                 cmocka_unit_test(test_driver_reset),
                 cmocka_unit_test(test_xps_follows_move),
                 cmocka_unit_test(test_rfs),
