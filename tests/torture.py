@@ -693,14 +693,7 @@ def case_soak(work, args):
                    f"through {events} churn events", d.text()[-2000:])
     rc = d.kill(signal.SIGTERM)
     C.check(rc == 0, f"soak ({wrap}): SIGTERM exits 0 (status {rc})", d.text()[-800:])
-    # Known bug: the undo journal names queue files by interface name, so
-    # after eth1 -> eth5 -> eth1 the masks irqsteerd wrote as eth5 are
-    # taken for someone else's change and left in place on restore.
-    def renamed(diffs):
-        if events["as-eth5"] and all(x.startswith("sys/class/net/eth1/queues/") for x in diffs):
-            return "a NIC renamed while irqsteerd runs keeps the queue masks written under its other name"
-        return None
-    all_back(root, st, orig, f"soak ({wrap})", known=renamed)
+    all_back(root, st, orig, f"soak ({wrap})")
     sim.stop()
     text = d.text()
     seen = len(re.findall(r"\beth5: appeared", text))
