@@ -183,6 +183,11 @@ bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
  * when refreshed; -errno. */
 int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
                       struct inv_audit *audit);
+/* Whether a NIC's queue count differs from inv's: `ethtool -L` changes it
+ * without any link notification, and the driver resets its IRQ affinities
+ * then.  Two lookups per direction in each NIC's kept queues dir, cheap
+ * enough for every tick.  1 changed, 0 not, -errno. */
+int inventory_queue_counts_changed(int rootfd, const struct inventory *inv);
 /* Re-read one object's values now (the refresh's per-object reads). */
 void inventory_reread_irq(int rootfd, struct inv_irq *irq);
 void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q);

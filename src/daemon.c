@@ -1377,6 +1377,10 @@ static int tick(struct daemon *d) {
                         log_debug_errno(r, "Rates unavailable this tick: %m");
         }
         full = full_tick_due(d, policy_pace(&d->config, &d->report, have_raw ? &raw : NULL), cpus_changed);
+        /* ethtool -L sends no link notification and the driver resets the
+         * IRQ affinities: a calm tick still looks at the queue counts */
+        if (!full && d->have_inv && inventory_queue_counts_changed(d->rootfd, &d->inv) != 0)
+                full = "queue count changed";
         if (full) {
                 const char *why = irq_reading_due(d, &cur, cpus_changed);
 

@@ -1026,6 +1026,16 @@ static int same_queues(int rootfd, const struct inv_nic *nic) {
         return rx == nic->rx_queues && tx == nic->tx_queues;
 }
 
+int inventory_queue_counts_changed(int rootfd, const struct inventory *inv) {
+        for (size_t i = 0; i < inv->n_nics; i++) {
+                int r = same_queues(rootfd, &inv->nics[i]);
+
+                if (r <= 0)
+                        return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
 /* Same NIC names as list_nics() would find now. */
 static int same_nic_set(int rootfd, const struct inventory *inv) {
         size_t seen = 0;
