@@ -334,7 +334,7 @@ static void log_nic(const struct config *c, const struct inventory *inv, const s
 }
 
 /* Unknown IRQ names: the queue map is a guess from msi_irqs order, which
- * an operator must know about (issue 2).  Said once per NIC name for the
+ * an operator must know about.  Said once per NIC name for the
  * daemon's life, not at each rediscovery. */
 static void warn_msi_order(struct daemon *d, const struct inv_nic *n) {
         if (n->map != INV_MAP_MSI_ORDER)

@@ -21,9 +21,11 @@
  * Threaded NAPI as a relief (threaded_napi): a NIC without queue IRQs
  * (veth) runs its receive work as NET_RX softirq on the sending CPU; with
  * threaded on it runs in the kthreads instead, which are then placed off
- * the hot CPU as above.  Measured on 6.18 (issue notes, 2-CPU VM, UDP flood
- * with sender and receiver on CPU0): received packets rose 1.3x to 1.6x
- * with the kthreads on CPU1, RPS to CPU1 gave 2.4x.  So it is the third
+ * the hot CPU as above.  Measured on 6.18 (2-CPU VM, UDP flood through a
+ * 4-queue veth with sender and receiver on CPU0, the receive path made
+ * heavier with nft rules): received packets rose 1.3x to 1.6x with the
+ * kthreads on CPU1, RPS to CPU1 gave 2.4x; without the nft rules threaded
+ * NAPI cost 37-40% (README).  So it is the third
  * lever, after RPS: it starts only where RPS may not act (rps = no for the
  * NIC) or its trial failed and is blocked, for a hot CPU whose network
  * load no queue IRQ explains while the NIC receives POL_SOFT_PPS
