@@ -221,6 +221,56 @@ static void check_format(const char *text) {
         free(copy);
 }
 
+/* The most series the exposition can have, every counter of every action
+ * kind, reason, result and failure class filled: 7 per CPU plus a
+ * constant, whatever the IRQ count.  irqsteerctl(8), irqsteer.conf(5) and
+ * the README state this bound; a new action kind, reason, result or
+ * series changes it, and this test then says by how much. */
+#define METRICS_PER_CPU 7
+#define METRICS_OTHERS 667
+static void test_metrics_cardinality(void **state) {
+        static const int ncpus[] = { 1, 16, 256 };
+        (void) state;
+
+        for (size_t i = 0; i < ELEMENTSOF(ncpus); i++) {
+                static struct report rp;
+                struct report_snapshot s = { .state_dir = "/tmp" };
+                struct sample_rates l = { .max_cpu = ncpus[i] - 1 };
+                char *text = NULL;
+                size_t len;
+                int n = 0;
+
+                memset(&rp, 0, sizeof(rp));
+                l.cpus = calloc((size_t) ncpus[i], sizeof(*l.cpus));
+                assert_non_null(l.cpus);
+                for (int c = 0; c < ncpus[i]; c++)
+                        l.cpus[c].valid = true;
+                s.load = &l;
+                for (int t = 0; t < ACTION_TYPE_MAX; t++) {
+                        for (int r = 0; r < REPORT_REASON_MAX; r++)
+                                for (int x = 0; x < REPORT_RESULT_MAX; x++)
+                                        rp.count.actions[t][r][x] = 1;
+                        /* from 1: a failed action never has ACTION_FAILURE_NONE */
+                        for (int x = 1; x < ACTION_FAILURE_MAX; x++)
+                                rp.count.action_failures[t][x] = 1;
+                }
+                assert_int_equal(report_metrics_text(&rp, &s, &text, &len), 0);
+                for (const char *p = text; *p;) {
+                        const char *e = strchr(p, '\n');
+
+                        n += *p != '#' && *p != '\n';
+                        if (!e)
+                                break;
+                        p = e + 1;
+                }
+                if (n != METRICS_PER_CPU * ncpus[i] + METRICS_OTHERS)
+                        fail_msg("%d CPUs: %d series, the documented bound is %d", ncpus[i], n,
+                                 METRICS_PER_CPU * ncpus[i] + METRICS_OTHERS);
+                free(text);
+                free(l.cpus);
+        }
+}
+
 static void test_metrics_text(void **state) {
         struct fixture x;
         char *text;
@@ -597,6 +647,7 @@ int main(void) {
                 cmocka_unit_test(test_escape_label),
                 cmocka_unit_test(test_reason_classify),
                 cmocka_unit_test(test_metrics_text),
+                cmocka_unit_test(test_metrics_cardinality),
                 cmocka_unit_test(test_counters_monotonic),
                 cmocka_unit_test(test_write_atomic),
                 cmocka_unit_test(test_status_config_every_key),
