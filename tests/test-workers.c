@@ -215,7 +215,7 @@ static void test_discover(void **state) {
  * another tree at proc/irq (a simulator's bind mount): it cannot change
  * our IRQs.  The tree: proc/100 sees other/proc/irq, proc/200 sees ours. */
 static void test_find_comm(void **state) {
-        char tmpl[] = "/tmp/irqsteer-findcomm.XXXXXX", cmd[256];
+        char tmpl[] = "/tmp/irqsteer-findcomm.XXXXXX", cmd[512];
         pid_t pid = 0;
         int rootfd;
         (void) state;
