@@ -340,6 +340,11 @@ struct action *pol_add_queue(struct pol_tick *t, enum action_type type, const ch
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 
+/* The hot CPUs, hottest first (insertion by load), at most max of them;
+ * returns how many. */
+#define POL_HOT_ORDER_MAX (CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX)
+size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);
+
 /* policy-irq.c */
 void pol_layout(struct pol_tick *t);
 void pol_replace_offline(struct pol_tick *t);

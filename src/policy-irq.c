@@ -407,24 +407,13 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 }
 
 void pol_rebalance(struct pol_tick *t) {
-        int order[CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX];
-        size_t n = 0;
+        int order[POL_HOT_ORDER_MAX];
+        size_t n;
 
         if (!t->in->load)
                 return;
         pol_rps_pool(t);
-        /* hottest first */
-        CPUSET_FOREACH(cpu, &t->hot) {
-                size_t k;
-                if (n == ELEMENTSOF(order))
-                        break;
-                k = n++;
-                while (k > 0 && t->load[order[k - 1]] < t->load[cpu]) {
-                        order[k] = order[k - 1];
-                        k--;
-                }
-                order[k] = cpu;
-        }
+        n = pol_hot_by_load(t, order, ELEMENTSOF(order));
         for (size_t i = 0; i < n; i++) {
                 char *why = t->st->cpus[order[i]].why;
 

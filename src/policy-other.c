@@ -415,23 +415,12 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
 }
 
 void pol_rebalance_other(struct pol_tick *t) {
-        int order[CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX];
-        size_t n = 0;
+        int order[POL_HOT_ORDER_MAX];
+        size_t n;
 
         if (!t->c->other_irqs || !t->in->load || t->n_others == 0)
                 return;
-        /* hottest first */
-        CPUSET_FOREACH(cpu, &t->hot) {
-                size_t k;
-                if (n == ELEMENTSOF(order))
-                        break;
-                k = n++;
-                while (k > 0 && t->load[order[k - 1]] < t->load[cpu]) {
-                        order[k] = order[k - 1];
-                        k--;
-                }
-                order[k] = cpu;
-        }
+        n = pol_hot_by_load(t, order, ELEMENTSOF(order));
         for (size_t i = 0; i < n; i++)
                 if (!cpuset_isset(&t->touched, order[i]) && !pol_settling(t, order[i]))
                         rebalance_other_cpu(t, order[i]);

@@ -1236,6 +1236,24 @@ static int estimate(struct pol_tick *t) {
         return 0;
 }
 
+size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max) {
+        size_t n = 0;
+
+        CPUSET_FOREACH(cpu, &t->hot) {
+                size_t k;
+
+                if (n == max)
+                        break;
+                k = n++;
+                while (k > 0 && t->load[order[k - 1]] < t->load[cpu]) {
+                        order[k] = order[k - 1];
+                        k--;
+                }
+                order[k] = cpu;
+        }
+        return n;
+}
+
 static void sweep(struct policy_state *st) {
         for (size_t i = 0; i < st->n_irqs;) {
                 if (!st->irqs[i].seen && !st->irqs[i].managed) {
