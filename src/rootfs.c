@@ -174,44 +174,61 @@ int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
         return 0;
 }
 
-/* A tree of regular files (--root fixtures, the simulator) should read
- * back exactly what was written, as a kernel attribute does.  procfs and
- * sysfs generate their contents and take no truncation. */
-static int trim_regular(int fd, size_t len) {
+/* The size of a regular file that holds more than len bytes, 0 for
+ * anything else.  A tree of regular files (--root fixtures, the simulator)
+ * should read back exactly what was written, as a kernel attribute does;
+ * procfs and sysfs generate their contents and take no truncation. */
+static int regular_longer(int fd, size_t len, size_t *ret) {
         struct statfs sf;
         struct stat st;
 
+        *ret = 0;
         if (fstatfs(fd, &sf) < 0)
                 return -errno;
         if (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)
                 return 0;
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (!S_ISREG(st.st_mode) || (off_t) len >= st.st_size)
-                return 0;
-        return ftruncate(fd, (off_t) len) < 0 ? -errno : 0;
+        if (S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t) st.st_size > len)
+                *ret = (size_t) st.st_size;
+        return 0;
 }
 
 int rootfs_write(int rootfd, const char *path, const char *data) {
-        size_t len = strlen(data);
+        _cleanup_(freep) char *padded = NULL;
+        size_t len = strlen(data), old = 0;
         ssize_t n;
-        int fd, r = 0;
+        int fd, r;
 
         /* No O_TRUNC: a kill between the open and the write would leave a
          * regular file empty, a value no kernel attribute ever reads back
-         * (and a restore then refuses).  The value goes at offset 0; what
-         * is left of a longer old value goes after the write succeeded. */
+         * (and a restore then refuses).  The value goes at offset 0.  Over
+         * a longer regular file it is padded with newlines to the old
+         * length, so that a kill before the truncation leaves the new value
+         * and blank lines, never the tail of the old value after it. */
         fd = openat(rootfd, rel(path), O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        /* One write: sysfs/procfs attributes take the value in one call. */
-        n = write(fd, data, len);
-        if (n < 0)
+        r = regular_longer(fd, len, &old);
+        if (r == 0 && old > 0) {
+                padded = malloc(old);
+                if (!padded)
+                        r = -ENOMEM;
+                else {
+                        memcpy(padded, data, len);
+                        memset(padded + len, '\n', old - len);
+                }
+        }
+        if (r == 0) {
+                /* One write: sysfs/procfs attributes take the value in one call. */
+                n = write(fd, padded ? padded : data, padded ? old : len);
+                if (n < 0)
+                        r = -errno;
+                else if ((size_t) n != (padded ? old : len))
+                        r = -EIO;
+        }
+        if (r == 0 && padded && ftruncate(fd, (off_t) len) < 0)
                 r = -errno;
-        else if ((size_t) n != len)
-                r = -EIO;
-        if (r == 0)
-                r = trim_regular(fd, len);
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;

@@ -9,12 +9,26 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "cpuset.h"
 #include "rootfs.h"
 #include "testlib.h"
 #include "util.h"
 
 static char dir[] = "/tmp/irqsteer-test-rootfs.XXXXXX";
 static int rootfd = -1;
+
+/* The truncation seam: a failing ftruncate stands for a kill between
+ * rootfs_write's write and its truncation. */
+static bool fail_ftruncate;
+int __real_ftruncate(int fd, off_t len);
+int __wrap_ftruncate(int fd, off_t len);
+int __wrap_ftruncate(int fd, off_t len) {
+        if (fail_ftruncate) {
+                errno = EIO;
+                return -1;
+        }
+        return __real_ftruncate(fd, len);
+}
 
 static int setup(_unused_ void **state) {
         if (!mkdtemp(dir))
@@ -217,12 +231,37 @@ static void test_write(_unused_ void **state) {
         assert_string_equal(buf, "0-3\n");
 }
 
+/* A shorter value over a longer one, stopped before the truncation: the
+ * file holds the new value and blank lines, which read back as the new
+ * value, never as the new value followed by the old one's tail. */
+static void test_write_torn(_unused_ void **state) {
+        char line[32], buf[32];
+        cpuset_t s, want;
+
+        test_write_file(dir, "t", "0-15,17\n");
+        fail_ftruncate = true;
+        assert_int_equal(rootfs_write(rootfd, "t", "0-3\n"), -EIO);
+        fail_ftruncate = false;
+        assert_int_equal(rootfs_read_small(rootfd, "t", buf, sizeof(buf), NULL), 0);
+        assert_string_equal(buf, "0-3\n\n\n\n\n");
+        assert_int_equal(rootfs_read_line(rootfd, "t", line, sizeof(line)), 0);
+        assert_string_equal(line, "0-3");
+        assert_int_equal(cpuset_parse_list(buf, &s), 0);
+        assert_int_equal(cpuset_parse_list("0-3", &want), 0);
+        assert_true(cpuset_equal(&s, &want));
+        /* the next write over it ends at its own length */
+        assert_int_equal(rootfs_write(rootfd, "t", "5\n"), 0);
+        assert_int_equal(rootfs_read_small(rootfd, "t", buf, sizeof(buf), NULL), 0);
+        assert_string_equal(buf, "5\n");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_regular_files),
                 cmocka_unit_test(test_hold_dir),
                 cmocka_unit_test(test_budget),
                 cmocka_unit_test(test_write),
+                cmocka_unit_test(test_write_torn),
                 cmocka_unit_test(test_live_proc_irq),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
