@@ -441,8 +441,8 @@ static void test_depth_limit(_unused_ void **state) {
 
 static void test_round_trip(_unused_ void **state) {
         static const char *const docs[] = {
-                "{\"version\":1,\"cpus\":[0,1,2],\"nics\":[{\"name\":\"eth0\",\"node\":-1,\"up\":true,"
-                "\"pci\":null,\"load\":0.25,\"s\":\"q\\\"\\\\\\n\\u0001\"}]}",
+                ("{\"version\":1,\"cpus\":[0,1,2],\"nics\":[{\"name\":\"eth0\",\"node\":-1,\"up\":true,"
+                 "\"pci\":null,\"load\":0.25,\"s\":\"q\\\"\\\\\\n\\u0001\"}]}"),
                 "[]",
                 "\"\"",
                 "-0.5",
