@@ -38,5 +38,10 @@ struct topology {
  * files (caches, nohz_full, nodes on non-NUMA hosts) are tolerated. */
 int topology_read(int rootfd, struct topology *ret);
 void topology_free(struct topology *t);
+/* The CPU numbers this host can ever have: one past the highest of
+ * sys/devices/system/cpu/possible and t's present CPUs, CPUSET_MAX when
+ * "possible" is missing or unreadable (a fixture tree).  For
+ * cpuset_set_limit(): possible CPUs do not change while the system runs. */
+int topology_cpu_bound(int rootfd, const struct topology *t);
 /* Online CPUs that are not isolated, not nohz_full and not in banned. */
 void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret);

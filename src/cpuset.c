@@ -7,6 +7,24 @@
 
 #include "cpuset.h"
 
+/* The words in use: every loop below stops at the host's possible CPUs
+ * (cpuset_set_limit), 4 words on a 256-CPU host instead of all 128.  Bits
+ * above the limit may be set (a configuration written for a bigger host)
+ * or undefined (the result of an operation on a set never zeroed); no
+ * function reads them. */
+static size_t n_words = CPUSET_WORDS;
+
+int cpuset_set_limit(int ncpus) {
+        if (ncpus <= 0 || ncpus > CPUSET_MAX)
+                return -ERANGE;
+        n_words = ((size_t) ncpus + 63) / 64;
+        return 0;
+}
+
+int cpuset_limit(void) {
+        return (int) n_words * 64;
+}
+
 void cpuset_zero(cpuset_t *s) {
         memset(s, 0, sizeof(*s));
 }
@@ -25,122 +43,91 @@ void cpuset_clear(cpuset_t *s, int cpu) {
 }
 
 bool cpuset_isset(const cpuset_t *s, int cpu) {
-        if (cpu < 0 || cpu >= CPUSET_MAX)
+        if (cpu < 0 || (size_t) cpu >= n_words * 64)
                 return false;
         return (s->w[cpu / 64] >> (cpu % 64)) & 1;
 }
 
-/* Sets are 128 words and real ones use a few: whole groups of zero words
- * are skipped, and the popcount (a libgcc call without -mpopcnt) runs only
- * on non-zero words.  The policy counts sets thousands of times a tick:
- * 3.5k instructions a call before, on a 256-CPU host. */
-#define CPUSET_GROUP 8
-
-static bool group_zero(const uint64_t *w) {
-        uint64_t x = 0;
-        for (size_t i = 0; i < CPUSET_GROUP; i++)
-                x |= w[i];
-        return x == 0;
-}
-
 int cpuset_count(const cpuset_t *s) {
         int n = 0;
-        for (size_t g = 0; g < CPUSET_WORDS; g += CPUSET_GROUP) {
-                if (group_zero(s->w + g))
-                        continue;
-                for (size_t i = g; i < g + CPUSET_GROUP; i++)
-                        if (s->w[i])
-                                n += __builtin_popcountll(s->w[i]);
-        }
+        for (size_t i = 0; i < n_words; i++)
+                n += __builtin_popcountll(s->w[i]);
         return n;
 }
 
-/* Whether n words are all zero: glibc's memcmp against zeros is vectorised
- * (a 1 KB set in about 100 instructions where a word loop took 600), and
- * "is it empty / on one CPU" is what the policy asks most, for every IRQ
- * and queue on every tick. */
-static const uint64_t zero_words[CPUSET_WORDS];
-static bool words_zero(const uint64_t *w, size_t n) {
-        return n == 0 || memcmp(w, zero_words, n * sizeof(*w)) == 0;
-}
-
 int cpuset_only(const cpuset_t *s) {
-        size_t i;
+        int cpu = -1;
 
-        for (i = 0; i < CPUSET_WORDS && !s->w[i]; i++)
-                /* past the first 512 CPUs: the rest at once */
-                if (i == CPUSET_GROUP - 1 && words_zero(s->w + CPUSET_GROUP, CPUSET_WORDS - CPUSET_GROUP))
+        for (size_t i = 0; i < n_words; i++) {
+                if (!s->w[i])
+                        continue;
+                if (cpu >= 0 || (s->w[i] & (s->w[i] - 1)))
                         return -1;
-        if (i == CPUSET_WORDS || (s->w[i] & (s->w[i] - 1)))
-                return -1;
-        return words_zero(s->w + i + 1, CPUSET_WORDS - i - 1) ? (int) (i * 64) + __builtin_ctzll(s->w[i]) : -1;
+                cpu = (int) i * 64 + __builtin_ctzll(s->w[i]);
+        }
+        return cpu;
 }
 
 bool cpuset_empty(const cpuset_t *s) {
-        return words_zero(s->w, CPUSET_WORDS);
+        for (size_t i = 0; i < n_words; i++)
+                if (s->w[i])
+                        return false;
+        return true;
 }
 
 bool cpuset_equal(const cpuset_t *a, const cpuset_t *b) {
-        return memcmp(a, b, sizeof(*a)) == 0;
+        return memcmp(a->w, b->w, n_words * sizeof(a->w[0])) == 0;
 }
 
 int cpuset_next(const cpuset_t *s, int from) {
-        int i;
+        size_t i;
+        uint64_t w;
 
         if (from < 0)
                 from = 0;
-        if (from >= CPUSET_MAX)
+        if ((size_t) from >= n_words * 64)
                 return -1;
-        i = from / 64;
-        {
-                uint64_t w = s->w[i] & (~UINT64_C(0) << (from % 64));
-                if (w)
-                        return i * 64 + __builtin_ctzll(w);
+        i = (size_t) from / 64;
+        w = s->w[i] & (~UINT64_C(0) << (from % 64));
+        while (!w) {
+                if (++i >= n_words)
+                        return -1;
+                w = s->w[i];
         }
-        for (i++; i < CPUSET_WORDS; i++) {
-                if (i % CPUSET_GROUP == 0) {
-                        while (i < CPUSET_WORDS && group_zero(s->w + i))
-                                i += CPUSET_GROUP;
-                        if (i >= CPUSET_WORDS)
-                                break;
-                }
-                if (s->w[i])
-                        return i * 64 + __builtin_ctzll(s->w[i]);
-        }
-        return -1;
+        return (int) i * 64 + __builtin_ctzll(w);
 }
 
 int cpuset_last(const cpuset_t *s) {
-        for (int i = CPUSET_WORDS - 1; i >= 0; i--)
+        for (size_t i = n_words; i-- > 0;)
                 if (s->w[i])
-                        return i * 64 + 63 - __builtin_clzll(s->w[i]);
+                        return (int) i * 64 + 63 - __builtin_clzll(s->w[i]);
         return -1;
 }
 
 void cpuset_and(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b) {
-        for (size_t i = 0; i < CPUSET_WORDS; i++)
+        for (size_t i = 0; i < n_words; i++)
                 ret->w[i] = a->w[i] & b->w[i];
 }
 
 void cpuset_or(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b) {
-        for (size_t i = 0; i < CPUSET_WORDS; i++)
+        for (size_t i = 0; i < n_words; i++)
                 ret->w[i] = a->w[i] | b->w[i];
 }
 
 void cpuset_andnot(cpuset_t *ret, const cpuset_t *a, const cpuset_t *b) {
-        for (size_t i = 0; i < CPUSET_WORDS; i++)
+        for (size_t i = 0; i < n_words; i++)
                 ret->w[i] = a->w[i] & ~b->w[i];
 }
 
 bool cpuset_intersects(const cpuset_t *a, const cpuset_t *b) {
-        for (size_t i = 0; i < CPUSET_WORDS; i++)
+        for (size_t i = 0; i < n_words; i++)
                 if (a->w[i] & b->w[i])
                         return true;
         return false;
 }
 
 bool cpuset_subset(const cpuset_t *sub, const cpuset_t *super) {
-        for (size_t i = 0; i < CPUSET_WORDS; i++)
+        for (size_t i = 0; i < n_words; i++)
                 if (sub->w[i] & ~super->w[i])
                         return false;
         return true;
@@ -153,8 +140,7 @@ cpuset_t cpuset_single(int cpu) {
         return s;
 }
 
-/* Adds a..b (both < CPUSET_MAX) a word at a time: "0-255", every IRQ's
- * default affinity, is read hundreds of times a tick. */
+/* Adds a..b (both < CPUSET_MAX) a word at a time. */
 static void set_range(cpuset_t *s, int a, int b) {
         int wa = a / 64, wb = b / 64;
         uint64_t lo = ~UINT64_C(0) << (a % 64), hi = ~UINT64_C(0) >> (63 - b % 64);
@@ -336,7 +322,7 @@ int cpuset_format_mask(const cpuset_t *s, int nbits, char *buf, size_t len) {
                 return -ENOBUFS;
         for (int c = chunks - 1; c >= 0; c--) {
                 /* chunks beyond the set (nbits from a wider file) are 0 */
-                uint32_t v = c / 2 < CPUSET_WORDS ? (uint32_t) (s->w[c / 2] >> ((c % 2) * 32)) : 0;
+                uint32_t v = (size_t) c / 2 < n_words ? (uint32_t) (s->w[c / 2] >> ((c % 2) * 32)) : 0;
                 int n = snprintf(buf + off, len - off, c == chunks - 1 ? "%08" PRIx32 : ",%08" PRIx32, v);
                 if (n < 0 || (size_t) n >= len - off) {
                         buf[0] = 0;

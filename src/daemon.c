@@ -1876,6 +1876,7 @@ static int startup(struct daemon *d) {
         r = topology_read(d->rootfd, &d->topo);
         if (r < 0)
                 return log_error_errno(r, "Failed to read the CPU topology under %s: %m", d->root);
+        (void) cpuset_set_limit(topology_cpu_bound(d->rootfd, &d->topo));
         log_topology(d);
 
         r = sample_snapshot_take(d->rootfd, now_clock(CLOCK_MONOTONIC), &d->prev);

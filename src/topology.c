@@ -234,6 +234,17 @@ static void number_cores(struct topology *t, const cpuset_t *siblings) {
         }
 }
 
+int topology_cpu_bound(int rootfd, const struct topology *t) {
+        cpuset_t possible;
+        int last;
+
+        /* missing (an empty set), unparsable or empty: no bound */
+        if (read_cpulist_optional(rootfd, CPU_DIR "/possible", &possible) < 0 || cpuset_empty(&possible))
+                return CPUSET_MAX;
+        last = MAX(cpuset_last(&possible), t ? t->max_cpu : -1);
+        return last + 1;
+}
+
 int topology_read(int rootfd, struct topology *ret) {
         struct topology t = {};
         cpuset_t *siblings = NULL;

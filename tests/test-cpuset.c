@@ -211,6 +211,51 @@ static void test_mask_format_wide(void **state) {
         free(block);
 }
 
+/* Under a bound (cpuset_set_limit: the host's possible CPUs) every
+ * operation reads a set as if it held nothing at or above the bound, even
+ * where those bits are set (a configuration for a bigger host) or were
+ * never written (the result of an operation on a set that was not zeroed). */
+static void test_limit(void **state) {
+        cpuset_t a, b, r;
+        char buf[128];
+        (void) state;
+
+        assert_int_equal(cpuset_limit(), CPUSET_MAX);
+        assert_int_equal(cpuset_set_limit(0), -ERANGE);
+        assert_int_equal(cpuset_set_limit(CPUSET_MAX + 1), -ERANGE);
+        assert_int_equal(cpuset_parse_list("1,62,100,4000", &a), 0);
+        assert_int_equal(cpuset_parse_list("1,200", &b), 0);
+
+        assert_int_equal(cpuset_set_limit(16), 0);
+        assert_int_equal(cpuset_limit(), 64);
+        assert_int_equal(cpuset_count(&a), 2);
+        assert_int_equal(cpuset_last(&a), 62);
+        assert_int_equal(cpuset_next(&a, 63), -1);
+        assert_false(cpuset_isset(&a, 100));
+        assert_int_equal(cpuset_only(&b), 1);
+        assert_true(cpuset_subset(&b, &a));
+        assert_false(cpuset_equal(&a, &b));
+        assert_int_equal(cpuset_format_list(&a, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "1,62");
+        /* nbits wider than the bound: zero chunks, not the hidden bits */
+        assert_int_equal(cpuset_format_mask(&b, 256, buf, sizeof(buf)), 0);
+        assert_string_equal(buf, "00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000002");
+        memset(&r, 0xa5, sizeof(r));
+        cpuset_andnot(&r, &a, &b);
+        assert_int_equal(cpuset_count(&r), 1);
+        assert_int_equal(cpuset_only(&r), 62);
+        cpuset_and(&r, &a, &b);
+        assert_true(cpuset_equal(&r, &b));
+        assert_false(cpuset_empty(&r));
+        cpuset_andnot(&r, &b, &b);
+        assert_true(cpuset_empty(&r));
+        assert_false(cpuset_intersects(&r, &a));
+
+        assert_int_equal(cpuset_set_limit(CPUSET_MAX), 0);
+        assert_int_equal(cpuset_count(&a), 4);
+        assert_true(cpuset_isset(&a, 4000));
+}
+
 /* cpuset_to_text never gives "" for a non-empty set, and marks a cut. */
 static void test_to_text(void **state) {
         char buf[512], odd[512] = "", want[600];
@@ -259,6 +304,7 @@ int main(void) {
                 cmocka_unit_test(test_to_text),
                 cmocka_unit_test(test_ops),
                 cmocka_unit_test(test_sparse_sets),
+                cmocka_unit_test(test_limit),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

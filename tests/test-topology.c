@@ -106,6 +106,7 @@ static void test_vm2(_unused_ void **state) {
         cpuset_t elig;
 
         assert_int_equal(topology_read(fd, &t), 0);
+        assert_int_equal(topology_cpu_bound(fd, &t), 4);
         close(fd);
         assert_int_equal(t.max_cpu, 3);
         assert_list("present", &t.present, "0-3");
@@ -168,6 +169,7 @@ static void test_fallbacks(_unused_ void **state) {
                 int r;
                 const char *online, *nohz_full;
                 int node_of_1, core_of_1, smt_of_1, n_nodes;
+                int bound;       /* topology_cpu_bound */
         } cases[] = {
                 { "no online file: cpu0 without cpuN/online is online, cpu2 offline",
                   { { "present", "0-2\n" },
@@ -175,7 +177,7 @@ static void test_fallbacks(_unused_ void **state) {
                     { "cpu0/topology/core_id", "0\n" }, { "cpu0/topology/physical_package_id", "0\n" },
                     { "cpu1/topology/core_id", "0\n" }, { "cpu1/topology/physical_package_id", "0\n" },
                     { "nohz_full", "(null)\n" } },
-                  0, "0-1", "", 0, 0, 1, 1 },
+                  0, "0-1", "", 0, 0, 1, 1, CPUSET_MAX },
                 { "siblings unreadable: (package, core_id) pairs CPUs",
                   { { "present", "0-3\n" }, { "online", "0-3\n" },
                     { "cpu0/topology/core_id", "0\n" }, { "cpu0/topology/physical_package_id", "0\n" },
@@ -183,13 +185,14 @@ static void test_fallbacks(_unused_ void **state) {
                     { "cpu2/topology/core_id", "0\n" }, { "cpu2/topology/physical_package_id", "0\n" },
                     { "cpu3/topology/core_id", "1\n" }, { "cpu3/topology/physical_package_id", "0\n" },
                     { "cpu1/topology/thread_siblings_list", "garbage\n" },
-                    { "nohz_full", "3\n" } },
-                  0, "0-3", "3", 0, 1, 0, 1 },
+                    { "nohz_full", "3\n" }, { "possible", "0-7\n" } },
+                  0, "0-3", "3", 0, 1, 0, 1, 8 },
                 { "no present file: cpuN dirs count, node dirs with a gap",
                   { { "cpu0/topology/core_id", "0\n" }, { "cpu1/topology/core_id", "0\n" },
                     { "cpu1/topology/thread_siblings_list", "1\n" },
-                    { "../node/node2/cpulist", "1\n" }, { "../node/node0/cpulist", "0\n" } },
-                  0, "0-1", "", 2, 1, 0, 2 },
+                    { "../node/node2/cpulist", "1\n" }, { "../node/node0/cpulist", "0\n" },
+                    { "possible", "0\n" } },
+                  0, "0-1", "", 2, 1, 0, 2, 2 },
                 { "no cpu directory at all", { { "../node/node0/cpulist", "0\n" } },
                   -ENOENT, NULL, NULL, 0, 0, 0, 0 },
         };
@@ -197,7 +200,7 @@ static void test_fallbacks(_unused_ void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char root[] = "/tmp/test-topology.XXXXXX";
                 struct topology t;
-                int fd, r;
+                int fd, r, bound = 0;
 
                 assert_non_null(mkdtemp(root));
                 put(root, "sys/devices/system/.keep", "");
@@ -209,6 +212,8 @@ static void test_fallbacks(_unused_ void **state) {
                 fd = rootfs_open(root);
                 assert_true(fd >= 0);
                 r = topology_read(fd, &t);
+                if (r == 0)
+                        bound = topology_cpu_bound(fd, &t);
                 close(fd);
                 rm_tree(root);
                 if (r != cases[i].r)
@@ -217,6 +222,8 @@ static void test_fallbacks(_unused_ void **state) {
                         continue;
                 assert_list(cases[i].what, &t.online, cases[i].online);
                 assert_list(cases[i].what, &t.nohz_full, cases[i].nohz_full);
+                if (bound != cases[i].bound)
+                        fail_msg("%s: CPU bound %d, want %d", cases[i].what, bound, cases[i].bound);
                 if (t.cpus[1].node != cases[i].node_of_1 || t.cpus[1].core != cases[i].core_of_1 ||
                     t.cpus[1].smt_index != cases[i].smt_of_1 || (int) t.n_nodes != cases[i].n_nodes)
                         fail_msg("%s: cpu1 node %d core %d smt %d, %zu nodes", cases[i].what, t.cpus[1].node,
