@@ -186,10 +186,6 @@ int report_write_status(struct report *rp, const struct report_snapshot *s);
 int report_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
                          char *buf, size_t len);
 
-/* Formats the per-tick load line of every valid online CPU of avg,
- * "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | cpu1 ...", into a malloc'd
- * *ret ("" for none).  0 or -ENOMEM.  Pure. */
-int report_format_load(const struct sample_rates *avg, char **ret);
 /* CPUs the per-tick load lines show at most. */
 #define REPORT_LOAD_SHOWN 4
 /* The per-tick load lines, each ending in '\n', into a malloc'd *ret:

@@ -29,23 +29,6 @@ static bool is_digit(char c) {
 }
 
 static void skip_blanks(struct cursor *c) {
-        /* /proc/softirqs pads its counts to 11 columns like /proc/interrupts:
-         * runs of spaces go 8 at a time (a byte at a time was a third of the
-         * 1M instructions a tick of /proc/stat + softirqs at 256 CPUs) */
-        while (c->end - c->p >= 8) {
-                uint64_t w;
-
-                memcpy(&w, c->p, 8);
-                w ^= UINT64_C(0x2020202020202020);
-                if (w != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                        /* straight to the first byte that is not a space */
-                        c->p += __builtin_ctzll(w) / 8;
-#endif
-                        break;
-                }
-                c->p += 8;
-        }
         while (c->p < c->end && is_blank(*c->p))
                 c->p++;
 }
@@ -707,17 +690,8 @@ static void zero_u64(uint64_t *v, size_t n) {
                 v[i] = 0;
 }
 
-/* Copies n counts.  In pieces below glibc's rep-movsb threshold (2 KiB):
- * under callgrind, which the per-tick cost target is measured with, a rep
- * instruction counts once per byte, and a 256-CPU row is exactly 2 KiB. */
 static void copy_u64(uint64_t *dst, const uint64_t *src, size_t n) {
-        while (n > 0) {
-                size_t k = MIN(n, (size_t) 128);
-                memcpy(dst, src, k * sizeof(*dst));
-                dst += k;
-                src += k;
-                n -= k;
-        }
+        memcpy(dst, src, n * sizeof(*dst));
 }
 
 /* One row the slow way: the id, every count token, the tail.  Fills the

@@ -145,10 +145,6 @@ int report_format_status(const struct policy_report *rep, bool dry_run, const ch
 
 /* ---- the load line ---- */
 
-/* The per-tick load summary: "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s | ...".
- * Built by hand, not printf per field: a line of 256 CPUs took 1.8M
- * instructions a tick that way, as much as the rest of the tick was to
- * cost.  The text is the same as the printf formats below give. */
 static void format_rate(double v, char *buf, size_t len) {
         if (v >= 1e6)
                 snprintf(buf, len, "%.1fM", v / 1e6);
@@ -158,85 +154,18 @@ static void format_rate(double v, char *buf, size_t len) {
                 snprintf(buf, len, "%.0f", v);
 }
 
-static char *put_str(char *p, const char *s) {
-        size_t n = strlen(s);
-        memcpy(p, s, n);
-        return p + n;
-}
-
-/* "%.0f" of v: printf rounds the exact binary value to nearest, ties to
- * even, which is what nearbyint() does in the default rounding mode. */
-static char *put_rounded(char *p, double v) {
-        char d[24];
-        size_t n = 0;
-        uint64_t u;
-
-        if (!(fabs(v) < 1e15)) {
-                /* NaN, inf, absurd: printf's own text, cut to 31 bytes so a
-                 * CPU's part stays within LOAD_CPU_MAX */
-                char t[32];
-                snprintf(t, sizeof(t), "%.0f", v);
-                return put_str(p, t);
-        }
-        v = nearbyint(v);
-        if (signbit(v)) {
-                *p++ = '-';
-                v = -v;
-        }
-        u = (uint64_t) v;
-        do {
-                d[n++] = (char) ('0' + u % 10);
-                u /= 10;
-        } while (u);
-        while (n)
-                *p++ = d[--n];
-        return p;
-}
-
-
-/* Writes the summary of one CPU at p (at most LOAD_CPU_MAX bytes). */
+/* One CPU's part, "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s", at p
+ * (at most LOAD_CPU_MAX bytes with its NUL; a NaN or absurd figure is
+ * cut, never the buffer overrun).  Returns the end of what it wrote. */
 #define LOAD_CPU_MAX 192
 static char *put_cpu_load(char *p, int cpu, const struct sample_cpu *c, bool first) {
-        if (!first)
-                p = put_str(p, " | ");
-        p = put_str(p, "cpu");
-        p = put_rounded(p, cpu);
-        p = put_str(p, " soft ");
-        p = put_rounded(p, c->softirq * 100.0);
-        p = put_str(p, "% irq ");
-        p = put_rounded(p, c->irq * 100.0);
-        p = put_str(p, "% idle ");
-        p = put_rounded(p, c->idle * 100.0);
-        p = put_str(p, "% net_rx ");
-        if (c->net_rx_rate >= 1e3 || !(c->net_rx_rate > -1e15)) {
-                char rx[64];
+        char rx[32];
+        int n;
 
-                format_rate(c->net_rx_rate, rx, sizeof(rx));
-                p = put_str(p, rx);
-        } else
-                p = put_rounded(p, c->net_rx_rate);
-        return put_str(p, "/s");
-}
-
-int report_format_load(const struct sample_rates *avg, char **ret) {
-        size_t n = avg && avg->max_cpu >= 0 ? (size_t) avg->max_cpu + 1 : 0;
-        char *buf, *p;
-
-        *ret = NULL;
-        buf = malloc(n * LOAD_CPU_MAX + 1);
-        if (!buf)
-                return -ENOMEM;
-        p = buf;
-        for (size_t cpu = 0; cpu < n; cpu++) {
-                const struct sample_cpu *c = &avg->cpus[cpu];
-
-                if (c->offline || !c->valid)
-                        continue;
-                p = put_cpu_load(p, (int) cpu, c, p == buf);
-        }
-        *p = 0;
-        *ret = buf;
-        return 0;
+        format_rate(c->net_rx_rate, rx, sizeof(rx));
+        n = snprintf(p, LOAD_CPU_MAX, "%scpu%d soft %.0f%% irq %.0f%% idle %.0f%% net_rx %s/s", first ? "" : " | ",
+                     cpu, c->softirq * 100.0, c->irq * 100.0, c->idle * 100.0, rx);
+        return p + (n < 0 ? 0 : MIN(n, LOAD_CPU_MAX - 1));
 }
 
 static double cpu_busy_net(const struct sample_cpu *c) {
@@ -295,7 +224,7 @@ int report_format_load_lines(const struct sample_rates *avg, char **ret) {
         /* two CPUs a line: about 100 columns */
         for (size_t k = 0; k < n_pick; k++) {
                 if (k % 2 == 0)
-                        p = put_str(p, "load: ");
+                        p = stpcpy(p, "load: ");
                 p = put_cpu_load(p, pick[k], &avg->cpus[pick[k]], k % 2 == 0);
                 if (k % 2 == 1 || k + 1 == n_pick)
                         *p++ = '\n';

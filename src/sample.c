@@ -383,16 +383,8 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         return true;
 }
 
-/* Zeroes n doubles in pieces below glibc's rep-stosb threshold (2 KiB):
- * callgrind, which the per-tick cost target is measured with, counts a rep
- * instruction once per byte, and a 256-CPU row is exactly 2 KiB. */
 static void zero_doubles(double *v, size_t n) {
-        while (n > 0) {
-                size_t k = MIN(n, (size_t) 128);
-                memset(v, 0, k * sizeof(*v));
-                v += k;
-                n -= k;
-        }
+        memset(v, 0, n * sizeof(*v));
 }
 
 /* The rates of IRQ b (row b_row of cur) against a (row a_row of prev).

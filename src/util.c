@@ -146,15 +146,7 @@ int util_grow(void **array, size_t *allocated, size_t need, size_t sz) {
         p = realloc(*array, na * sz);
         if (!p)
                 return -ENOMEM;
-        /* Zeroed in pieces below glibc's rep-stosb threshold (2 KiB): under
-         * callgrind, which the per-tick cost target is measured with, a rep
-         * store counts once per byte, and the policy grows arrays of
-         * 1 KiB cpusets every tick. */
-        for (size_t off = *allocated * sz, end = na * sz; off < end;) {
-                size_t k = MIN(end - off, (size_t) 1024);
-                memset((char *) p + off, 0, k);
-                off += k;
-        }
+        memset((char *) p + *allocated * sz, 0, (na - *allocated) * sz);
         *array = p;
         *allocated = na;
         return 0;
