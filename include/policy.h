@@ -124,6 +124,9 @@ struct policy_report {
         size_t n_kernel_managed_irqs;
         /* for policy_pace(): */
         unsigned n_rising;                /* CPUs counting samples towards hot */
+        double *ref_load;                 /* each CPU's raw irq+softirq share at this tick (NaN: no
+                                           * sample), the level a rise is measured from */
+        int ref_max_cpu;                  /* last index of ref_load, -1 when none */
         double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
         bool busy;                        /* an action, settling CPUs, an RPS trial, a CPU hot for less
                                            * than min_dwell with nothing done: decide every tick */

@@ -1359,6 +1359,7 @@ static int tick(struct daemon *d) {
         struct sample_rates raw = {};
         uint64_t now = now_monotonic(d);
         bool read_irqs = false, cpus_changed = false, have_raw = false;
+        enum policy_pace pace_in;
         const char *full;
         int r;
 
@@ -1379,7 +1380,8 @@ static int tick(struct daemon *d) {
                 if (r < 0)
                         log_debug_errno(r, "Rates unavailable this tick: %m");
         }
-        full = full_tick_due(d, policy_pace(&d->config, &d->report, have_raw ? &raw : NULL), cpus_changed);
+        pace_in = policy_pace(&d->config, &d->report, have_raw ? &raw : NULL);
+        full = full_tick_due(d, pace_in, cpus_changed);
         /* ethtool -L sends no link notification and the driver resets the
          * IRQ affinities: a calm tick still looks at the queue counts */
         if (!full && d->have_inv && inventory_queue_counts_changed(d->rootfd, &d->inv) != 0)
@@ -1475,7 +1477,10 @@ static int tick(struct daemon *d) {
                         goto out;
                 r = 0;
         }
-        d->pace = policy_pace(&d->config, &d->report, have_raw ? &raw : NULL);
+        /* a tick that began fast (a CPU at a threshold or its load rising
+         * since the last decision) is followed by a fast one: this tick's
+         * report is the new reference, so the rise no longer shows in it */
+        d->pace = MAX(pace_in, policy_pace(&d->config, &d->report, have_raw ? &raw : NULL));
 done:
         d->ticks++;
         {

@@ -16,6 +16,12 @@
  * P = 0.32, so N is about 40% of the receive work. */
 #define POL_NAPI_SHARE 0.4
 
+/* A CPU whose raw irq+softirq share rose this much since the last policy
+ * tick sets the fast pace (policy_pace): on the veth flood of bench/README.md
+ * a flood that began 1 s before a 2 s tick showed as 16 points there, and
+ * the next tick, a whole interval later, was the first to act (3.0 s). */
+#define POL_PACE_RISE 0.10
+
 /* A queue IRQ counts as busy (worth a move) when it carries at least this
  * share of CPU time, or this fraction of its CPU's network load. */
 #define POL_BUSY_ABS 0.05

@@ -1,6 +1,7 @@
 /* Policy core: state and its records, actuator feedback, hot-CPU detection
  * with hysteresis, the per-queue load model, and the tick that strings the
  * decision steps together (DESIGN.md 5).  Pure: no I/O, no clock. */
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ void policy_report_free(struct policy_report *r) {
         free(r->hot_cpus);
         free(r->notes);
         free(r->kernel_managed_irqs);
+        free(r->ref_load);
         *r = (struct policy_report){ 0 };
 }
 
@@ -1285,6 +1287,18 @@ static int fill_report(struct pol_tick *t) {
         rep->hot = t->hot;
         rep->n_hot_cpus = cpuset_count(&t->hot);
         rep->enter = pol_enter(t);
+        rep->ref_max_cpu = -1;
+        if (t->in->raw && t->in->raw->max_cpu >= 0) {
+                const struct sample_rates *raw = t->in->raw;
+
+                rep->ref_load = malloc(((size_t) raw->max_cpu + 1) * sizeof(*rep->ref_load));
+                if (!rep->ref_load)
+                        return -ENOMEM;
+                rep->ref_max_cpu = raw->max_cpu;
+                for (int c = 0; c <= raw->max_cpu; c++)
+                        rep->ref_load[c] = raw->cpus[c].valid ? MAX(raw->cpus[c].irq, 0) + MAX(raw->cpus[c].softirq, 0)
+                                                               : NAN;
+        }
         rep->busy = cpuset_count(&t->settling) > 0 || cpuset_count(&t->touched) > 0;
         for (size_t i = 0; i < st->n_cpus; i++) {
                 struct pol_cpu *pc = &st->cpus[i];
@@ -1397,6 +1411,11 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                         continue;
                 /* not hot yet and at the threshold: count the samples fast */
                 if (L >= last->enter)
+                        return POLICY_PACE_FAST;
+                /* the onset of a spike: the next sample comes soon, so that
+                 * a flood that began late in this interval is acted on
+                 * within fast_interval, not a whole interval later */
+                if (last->ref_load && cpu <= last->ref_max_cpu && L - last->ref_load[cpu] >= POL_PACE_RISE)
                         return POLICY_PACE_FAST;
                 /* the saturated rule may count it (unless no CPU has room:
                  * then sampling fast would change nothing) */

@@ -800,8 +800,8 @@ def tick_times(log):
 def run_pace():
     """Calm ticks and fast_interval (irqsteer.conf(5)): on a calm host ticks
     come at the interval and do not rewrite status.json; a CPU crossing
-    hot_enter brings ticks at fast_interval; calm again, the interval
-    lengthens back.  (That a saturated CPU is acted on at the first sample
+    hot_enter, or a load risen since the last decision, brings ticks at
+    fast_interval; calm again, the interval lengthens back.  (That a saturated CPU is acted on at the first sample
     that shows it is test-policy's test_fast_attack.)"""
     d = os.path.join(tmp, "pace")
     root = dl.make_root(d)
@@ -830,6 +830,19 @@ def run_pace():
                 same = os.stat(status).st_mtime_ns == st0
                 break
         c.check(same is True, "pace: calm ticks do not rewrite status.json", repr(same))
+
+        # a rise below every threshold (2% -> 25% softirq, 70% idle): the
+        # tick that sees it is full, and the next comes at fast_interval
+        n0 = len(tick_times(log))
+        w.soft0, w.idle0 = 25, 70
+        rise = dl.wait_until(lambda: [i for i in range(max(n0, 1), len(tick_times(log)))
+                                      if tick_times(log)[i - 1][3] == "fast"
+                                      and tick_times(log)[i][0] - tick_times(log)[i - 1][0] < 0.5], T)
+        c.check(rise, "pace: a load risen since the last decision brings the next tick at fast_interval",
+                repr(tick_times(log)[n0:]) + dl.read_log(log)[-2000:])
+        w.soft0, w.idle0 = 2, 90
+        n1 = len(tick_times(log))
+        dl.wait_until(lambda: sum(1 for x in tick_times(log)[n1:] if x[2] == "calm") >= 2, 4 * T)
 
         # 85% softirq, 12% idle: over hot_enter, not saturated
         n0 = len(tick_times(log))
