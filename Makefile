@@ -14,7 +14,7 @@ BUILD_PKGS := gcc make autoconf automake pkg-config libnl-3-dev \
 	libnl-route-3-dev libnl-genl-3-dev libsystemd-dev libcap-dev
 TEST_PKGS := $(BUILD_PKGS) libcmocka-dev mandoc iproute2 iperf3 procps python3 ethtool \
 	debootstrap systemd-container xz-utils prometheus-node-exporter prometheus curl
-BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux
+BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux nftables
 
 .PHONY: all run check check-asan fuzz bench bench-quick torture soak-quick soak distcheck install clean \
 	help deps-build deps-test deps-bench

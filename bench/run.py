@@ -700,6 +700,31 @@ def veth_setup(packets='gso'):
     if packets == 'mtu':
         sh('ip netns exec bnS ethtool -K bnS0 tso off gso off')
         sh('ip netns exec bnR ethtool -K bnR0 gro off')
+    elif packets == 'flood':
+        flood_path_setup()
+
+
+# Rules in the receiving namespace's input hook that no packet of the
+# flood matches, so that each one is compared with all of them: the heavier
+# receive path of the field report (a host with a firewall), which makes
+# the receive work, not the sender, the bottleneck of CPU0.
+FLOOD_NFT_RULES = 300
+
+
+def flood_path_setup():
+    """The flood's receive path: GRO and rx-udp-gro-forwarding on the
+    receiving veth (veth has NAPIs only with GRO or XDP; without them there
+    is nothing to thread) and FLOOD_NFT_RULES nft rules."""
+    sh('ip netns exec bnR ethtool -K bnR0 gro on rx-udp-gro-forwarding on')
+    rules = ['table inet irqsteer_bench {', ' chain input {',
+             '  type filter hook input priority 0; policy accept;']
+    rules += ['  ip saddr 10.%d.%d.1 udp dport %d drop' % (i // 200, i % 200, 6000 + i)
+              for i in range(FLOOD_NFT_RULES)]
+    rules += [' }', '}', '']
+    r = subprocess.run(['ip', 'netns', 'exec', 'bnR', 'nft', '-f', '-'], input='\n'.join(rules),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise HarnessError('nft -f failed: ' + r.stderr.strip()[-200:])
 
 
 def veth_cleanup():
@@ -783,8 +808,9 @@ def veth_one(opts, mode, secs, pin=(), omit=0, rep=0, packets='gso'):
 
 
 def trial_verdicts(log_path):
-    """What irqsteerd's RPS trials decided in one round, from its log:
-    'kept +94%', 'given back -22%', several in turn, 'RPS, trial undecided'
+    """What irqsteerd's RPS and threaded NAPI trials decided in one round,
+    from its log: 'kept +94%', 'given back -22%', 'threaded kept +30%',
+    several in turn, 'RPS, trial undecided' / 'threaded, trial undecided'
     (a round shorter than the trial) or 'no RPS'."""
     with open(log_path, errors='replace') as f:
         txt = f.read()
@@ -796,8 +822,16 @@ def trial_verdicts(log_path):
         if m:
             out.append('%s %s%%' % ('kept' if m.group(1) == 'kept' else 'given back',
                                     m.group(2) if m.group(2)[0] in '+-' else '+' + m.group(2)))
+    for line in dict.fromkeys(re.findall(r'threaded NAPI (?:kept on|cost throughput:) [^\n]*', txt)):
+        m = re.match(r'threaded NAPI (kept|cost).*?\(([+-]?\d+)%\)', line)
+        if m:
+            out.append('threaded %s %s%%' % ('kept' if m.group(1) == 'kept' else 'given back',
+                                            m.group(2) if m.group(2)[0] in '+-' else '+' + m.group(2)))
     if not out:
-        out.append('RPS, trial undecided' if re.search(r'RPS bnR0 rx-\d+ none -> ', txt) else 'no RPS')
+        if re.search(r'bnR0 threaded NAPI 0 -> 1', txt):
+            out.append('threaded, trial undecided')
+        else:
+            out.append('RPS, trial undecided' if re.search(r'RPS bnR0 rx-\d+ none -> ', txt) else 'no RPS')
     return ', '.join(out)
 
 
@@ -848,7 +882,8 @@ def rps_masks():
 
 def flood_one(opts, mode, secs, rep):
     """Seconds from the start of a UDP flood (iperf3 -u, 4 streams of
-    1400-byte datagrams, sender and receiver on CPU0, CPU1 idle) to the
+    1400-byte datagrams, sender and receiver on CPU0, CPU1 idle, through
+    the heavier receive path of flood_path_setup) to the
     balancer's first change, each balancer at its defaults and started
     (and for irqsteerd ready, with 3 s of calm ticks) before the flood:
     for irqsteerd the veth's RPS masks, for irqbalance the host's IRQ
@@ -892,6 +927,176 @@ def flood_one(opts, mode, secs, rep):
         restore_irq_affinity(saved)
 
 
+FLOOD_MODES = [
+    # (mode, what it is)
+    ('none', 'no balancer'),
+    ('irqbalance', 'at its defaults; veth has no IRQ, it can only move the host\'s'),
+    ('irqsteerd-rps', 'at its defaults: RPS is its relief for an IRQ-less queue'),
+    ('irqsteerd-threaded', 'rps = no, threaded_napi = yes: threaded NAPI relief, its kthreads placed on a cool CPU'),
+]
+FLOOD_THREADED_CONF = '[balance]\nrps = no\nthreaded_napi = yes\n'
+FLOOD_DATAGRAM = 1400
+
+
+def start_flood_balancer(opts, mode, work, blog):
+    """Starts mode's balancer at its defaults (irqsteerd in the receiving
+    namespace) and waits until it is up: irqsteerd's Ready line, 1 s for
+    irqbalance.  (process or None, note)."""
+    if mode == 'irqbalance':
+        bal = subprocess.Popen(['irqbalance', '-f', '--debug'], stdout=blog, stderr=subprocess.STDOUT)
+        time.sleep(1.0)
+        return bal, ''
+    if not mode.startswith('irqsteerd'):
+        return None, ''
+    st = os.path.join(work, 'state')
+    os.makedirs(st, exist_ok=True)
+    extra = []
+    if mode == 'irqsteerd-threaded':
+        conf = os.path.join(work, 'irqsteer.conf')
+        with open(conf, 'w') as f:
+            f.write(FLOOD_THREADED_CONF)
+        extra = ['--config', conf]
+    bal = subprocess.Popen(['ip', 'netns', 'exec', 'bnR', opts.irqsteerd, '--foreground', '--state-dir', st] +
+                           extra + opts.irqsteerd_args, stdout=blog, stderr=subprocess.STDOUT)
+    if not wait_file_text(blog.name, 'Ready:', 15):
+        return bal, 'irqsteerd not ready'
+    return bal, ''
+
+
+def read_busy():
+    """Per CPU: (busy ticks, all ticks) from /proc/stat (busy: not idle or
+    iowait; threaded NAPI's kthreads show as system time, not softirq)."""
+    out = {}
+    with open('/proc/stat') as f:
+        for l in f:
+            p = l.split()
+            if re.match(r'cpu\d+$', p[0]):
+                v = [int(x) for x in p[1:9]]
+                out[p[0].upper()] = (sum(v) - v[3] - v[4], sum(v))
+    return out
+
+
+def flood_rate_one(opts, mode, secs, omit, rep):
+    """Received packets per second of the UDP flood (iperf3 -u -b 0, 4
+    streams of FLOOD_DATAGRAM-byte datagrams, sender and receiver on CPU0,
+    CPU1 idle) through the veth with the heavier receive path, over secs
+    seconds after omit left out (the balancer acting), from the iperf3
+    server's own per-interval byte counts; the balancer started and ready
+    before the flood."""
+    work = os.path.join(opts.tmp, 'floodrate-%s-%d' % (mode, rep))
+    os.makedirs(work, exist_ok=True)
+    blog = open(os.path.join(work, 'balancer.log'), 'w')
+    saved = save_irq_affinity()
+    srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR', 'taskset', '-c', '0', 'iperf3', '-s', '-1', '-J', '-B',
+                            '198.18.77.2'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    bal = cl = None
+    res = {'mode': mode, 'rep': rep, 'pps': None, 'mbps': None, 'cpu1_busy': None, 'note': '', 'state': ''}
+    try:
+        bal, res['note'] = start_flood_balancer(opts, mode, work, blog)
+        if res['note']:
+            return res
+        time.sleep(0.3)
+        cl = subprocess.Popen(['ip', 'netns', 'exec', 'bnS', 'taskset', '-c', '0', 'iperf3', '-c', '198.18.77.2',
+                               '-u', '-b', '0', '-l', str(FLOOD_DATAGRAM), '-P', '4', '-t', str(secs),
+                               '-O', str(omit)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(omit)
+        b0 = read_busy()
+        cl.wait(timeout=secs + omit + 60)
+        b1 = read_busy()
+        # what the balancer left in place, read before it stops and restores
+        res['state'] = ' '.join(sh('ip netns exec bnR sh -c \'echo rps=$(cat /sys/class/net/bnR0/queues/rx-*/rps_cpus) '
+                                   'threaded=$(cat /sys/class/net/bnR0/threaded)\'', check=False).stdout.split())
+        out, _ = srv.communicate(timeout=30)
+        try:
+            iv = [i['sum'] for i in json.loads(out)['intervals'] if not i['sum'].get('omitted')]
+            t = sum(i['seconds'] for i in iv)
+            if t > 0:
+                res['mbps'] = sum(i['bytes'] for i in iv) * 8 / t / 1e6
+                res['pps'] = sum(i['bytes'] for i in iv) / FLOOD_DATAGRAM / t
+        except (ValueError, KeyError, TypeError):
+            res['note'] = 'iperf3 server output did not parse'
+        if 'CPU1' in b0 and 'CPU1' in b1:
+            res['cpu1_busy'] = 100.0 * (b1['CPU1'][0] - b0['CPU1'][0]) / max(1, b1['CPU1'][1] - b0['CPU1'][1])
+        if bal is not None and bal.poll() is not None:
+            res['note'] += ' %s exited (%d)' % (mode, bal.returncode)
+    finally:
+        stop(cl, 5)
+        stop(bal)
+        stop(srv, 5)
+        blog.close()
+        restore_irq_affinity(saved)
+    if mode.startswith('irqsteerd'):
+        res['trial'] = trial_verdicts(os.path.join(work, 'balancer.log'))
+    return res
+
+
+def flood_rate_plan(opts):
+    """(seconds measured, seconds left out before, rounds) of each flood
+    throughput run."""
+    secs, omit, reps = (4, 3, 1) if opts.quick else (10, 5, 3)
+    return secs, omit, opts.veth_rounds or reps
+
+
+def run_flood_rate(opts):
+    why = flood_skip_reason()
+    if why:
+        return None, why
+    secs, omit, reps = flood_rate_plan(opts)
+    modes = [m for m, _ in FLOOD_MODES if opts.have_irqsteerd or not m.startswith('irqsteerd')]
+    res = []
+    try:
+        # this VM's throughput drifts between minutes: the modes take
+        # turns, in a rotated order each round
+        for rep in range(reps):
+            for mode in modes[rep % len(modes):] + modes[:rep % len(modes)]:
+                veth_setup('flood')
+                r = flood_rate_one(opts, mode, secs, omit, rep)
+                log('  flood round %d, %s: %s received pkt/s, CPU1 %s%% busy%s%s' % (
+                    rep + 1, mode, fmt(r['pps'], '.0f'), fmt(r['cpu1_busy'], '.0f'),
+                    ' (%s)' % r['trial'] if r.get('trial') else '', ' (%s)' % r['note'] if r['note'] else ''))
+                res.append(r)
+                veth_cleanup()
+    finally:
+        veth_cleanup()
+    return res, ''
+
+
+def flood_rate_table(res):
+    """One row per mode: the median received packets/s of its rounds (each
+    round's beside it), Mbit/s, CPU1 busy and the ratio to none."""
+    lines = ['mode                 rx pkt/s  Mbit/s  CPU1 busy%  / none   rounds (pkt/s)        at the end']
+    med = {}
+    for mode, _ in FLOOD_MODES:
+        rows = [r for r in res if r['mode'] == mode]
+        if rows:
+            med[mode] = median([r['pps'] for r in rows if r['pps']])
+    for mode, what in FLOOD_MODES:
+        rows = [r for r in res if r['mode'] == mode]
+        if not rows:
+            continue
+        mb = median([r['mbps'] for r in rows if r['mbps']])
+        busy = median([r['cpu1_busy'] for r in rows if r['cpu1_busy'] is not None])
+        ratio = '%.2f' % (med[mode] / med['none']) if med.get(mode) and med.get('none') else '-'
+        lines.append('%-19s %9s %7s %10s %8s   %-21s %s' % (
+            mode, fmt(med[mode], '.0f'), fmt(mb, '.0f'), fmt(busy, '.0f'), ratio,
+            ' '.join(fmt(r['pps'], '.0f') for r in rows), rows[-1]['state'] if mode.startswith('irqsteerd') else ''))
+        lines.append('                    (%s)' % what)
+        for note in dict.fromkeys(r['note'] for r in rows if r['note']):
+            lines.append('                    note: ' + note)
+        if any(r.get('trial') for r in rows):
+            lines.append('                    relief by round: ' + '; '.join(r.get('trial', '') for r in rows))
+    return '\n'.join(lines)
+
+
+def flood_skip_reason():
+    if os.geteuid() != 0:
+        return 'not root: skipped'
+    for tool in ('ip', 'iperf3', 'taskset', 'ethtool', 'nft'):
+        if not shutil.which(tool):
+            return tool + ' missing (Debian: %s): skipped' % ('nftables' if tool == 'nft' else tool)
+    return ''
+
+
 def wait_file_text(path, text, timeout):
     end = time.time() + timeout
     while time.time() < end:
@@ -906,18 +1111,16 @@ def wait_file_text(path, text, timeout):
 
 
 def run_flood(opts):
-    if os.geteuid() != 0:
-        return None, 'not root: skipped'
-    for tool in ('ip', 'iperf3', 'taskset'):
-        if not shutil.which(tool):
-            return None, tool + ' missing: skipped'
+    why = flood_skip_reason()
+    if why:
+        return None, why
     res = {}
     reps = 1 if opts.quick else 3
     modes = ['irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else [])
     try:
         for rep in range(reps):
             for mode in modes:
-                veth_setup('gso')
+                veth_setup('flood')
                 t, note = flood_one(opts, mode, 15, rep)
                 log('  flood round %d, %s: first change %s s%s' % (rep + 1, mode, fmt(t, '.1f'),
                                                                    ' (%s)' % note if note else ''))
@@ -999,7 +1202,10 @@ def main():
     ap.add_argument('--no-cost', action='store_true')
     ap.add_argument('--no-veth', action='store_true')
     ap.add_argument('--no-relief', action='store_true', help='skip the time to relief at defaults')
-    ap.add_argument('--veth-rounds', type=int, default=0, help='rounds per veth case (default 3, quick 1)')
+    ap.add_argument('--veth-rounds', type=int, default=0,
+                    help='rounds per veth and flood throughput case (default 3, quick 1)')
+    ap.add_argument('--only-flood', action='store_true',
+                    help='run only the real-kernel UDP flood sections (throughput per mode, time to first change)')
     ap.add_argument('--veth-packets', action='append', choices=[p[0] for p in VETH_PACKETS],
                     help='run only these veth packet kinds (repeat; default all)')
     ap.add_argument('--keep', action='store_true', help='keep the work directory')
@@ -1024,6 +1230,9 @@ def main():
     report = []
     rows = []
     scen = opts.scenario or (QUICK_SCENARIOS if opts.quick else SCENARIOS)
+    if opts.only_flood:
+        scen = []
+        opts.no_cost = opts.no_relief = True
     for name in scen:
         log('scenario %s' % name)
         runs = run_scenario(opts, name, ticks=25 if opts.quick else None)
@@ -1034,12 +1243,12 @@ def main():
         rows += runs
         for p in plot_scenario(opts, name, runs):
             log('  plot ' + p)
-    t = table(rows)
-    report.append('== Simulated hosts (seed %d; peak = busiest CPU served irq+softirq share after warm-up;\n'
-                  '   imbal = median of peak demand / lower bound; conv = ticks until the peak stays within\n'
-                  '   10%% of its final level, from the step or from the start; ms/tick = balancer CPU)\n'
-                  % opts.seed + t)
-    write_csv(os.path.join(opts.out, 'results.csv'), rows)
+    if rows:
+        report.append('== Simulated hosts (seed %d; peak = busiest CPU served irq+softirq share after warm-up;\n'
+                      '   imbal = median of peak demand / lower bound; conv = ticks until the peak stays within\n'
+                      '   10%% of its final level, from the step or from the start; ms/tick = balancer CPU)\n'
+                      % opts.seed + table(rows))
+        write_csv(os.path.join(opts.out, 'results.csv'), rows)
     if not opts.no_cost:
         log('per-tick cost (callgrind + live CPU time)')
         cr = run_cost(opts)
@@ -1071,7 +1280,7 @@ def main():
                       '   first change: seconds from the step to the first mask change; relief: to the first\n'
                       '   tick whose peak demand came down half of the way to its final level; median of %d)\n'
                       % n + relief_table(rr))
-    if not opts.no_veth:
+    if not opts.no_veth and not opts.only_flood:
         log('real kernel: veth in network namespaces with iperf3')
         res, why = run_veth(opts)
         if res:
@@ -1084,12 +1293,28 @@ def main():
         else:
             report.append('== Real kernel: ' + why)
     if not opts.no_veth:
+        log('real kernel: UDP flood, received packets per mode')
+        fr, why = run_flood_rate(opts)
+        if fr:
+            with open(os.path.join(opts.out, 'flood.json'), 'w') as f:
+                json.dump(fr, f, indent=1)
+            secs, omit, reps = flood_rate_plan(opts)
+            report.append('== Real kernel: UDP flood through the veth (4 queues; GRO and rx-udp-gro-forwarding on and %d\n'
+                          '   nft rules in the receiving namespace; iperf3 -u -b 0, 4 streams of %d-byte datagrams,\n'
+                          '   sender and receiver on CPU0, CPU1 idle); received packets/s from the iperf3 server,\n'
+                          '   %d round%s (modes in turn) of %d s after %d s left out, median\n'
+                          % (FLOOD_NFT_RULES, FLOOD_DATAGRAM, reps, '' if reps == 1 else 's', secs, omit) +
+                          flood_rate_table(fr))
+        else:
+            report.append('== Real kernel flood throughput: ' + why)
+    if not opts.no_veth:
         log('real kernel: time from a UDP flood to the first change, at defaults')
         fr, why = run_flood(opts)
         if fr:
-            report.append('== Real kernel: seconds from the start of a UDP flood through the veth (iperf3 -u, 4 streams,\n'
-                          '   1400-byte datagrams, sender and receiver on CPU0) to the first change, each balancer at\n'
-                          '   its defaults and started (irqsteerd ready) before the flood\n' + flood_table(fr))
+            report.append('== Real kernel: seconds from the start of the same UDP flood (the receive path as above:\n'
+                          '   GRO, rx-udp-gro-forwarding, %d nft rules; sender and receiver on CPU0) to the first\n'
+                          '   change, each balancer at its defaults and started (irqsteerd ready) before the flood\n'
+                          % FLOOD_NFT_RULES + flood_table(fr))
         else:
             report.append('== Real kernel flood: ' + why)
     if not opts.have_irqsteerd:
