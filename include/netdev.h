@@ -88,6 +88,11 @@ int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret);
  * (before 6.8); qstats-get missing (6.8) leaves has_qstats false.  Other
  * failures -errno, *ret untouched. */
 int netdev_dump(struct netdev_info *ret);
+/* Only the queue-scope qstats of every device, into ret->qstats with
+ * has_qstats set (netdev_info_free it): the per-tick reading.
+ * -EOPNOTSUPP, logging nothing, without the family or qstats-get (before
+ * 6.9); other failures -errno; *ret untouched on failure. */
+int netdev_dump_qstats(struct netdev_info *ret);
 void netdev_info_free(struct netdev_info *info);
 
 /* The NAPI with this id, or NULL (id 0 is never one). */

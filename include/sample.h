@@ -35,6 +35,14 @@ struct sample_snapshot {
         /* the NAPI kthreads read by sample_snapshot_take_napi, none if not */
         struct sample_napi *napi;
         size_t n_napi;
+        /* Per-queue counters of the kernel's netdev family (qstats-get,
+         * scope queue), read by sample_snapshot_take_qstats with
+         * /proc/interrupts and carried over with it; has_qstats false when
+         * not read (no netdev family, a kernel before 6.9, not yet). */
+        struct netdev_qstats *qstats;
+        size_t n_qstats;
+        bool has_qstats;
+        uint64_t qstats_usec;    /* when they were read */
 };
 
 /* Reads all three files under rootfd; now_usec is stored as the time. */
@@ -52,11 +60,19 @@ int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample
 int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
 int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret);
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
+/* (_carry_irqs moves prev's queue counters along with the IRQs: both are
+ * the reading of a full tick.) */
 /* Reads proc/PID/stat of each NAPI kthread inv knows (inv_nic.napis[].pid)
  * into ret->napi, replacing what it held.  A thread that is gone, whose
  * stat does not parse or whose name is not napi/... (its PID reused since
  * the inventory was read) is left out.  0, or -ENOMEM (ret->napi empty). */
 int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret);
+/* Reads the per-queue counters of every device in the current network
+ * namespace (netdev_dump_qstats) into ret->qstats at now_usec, replacing
+ * what it held, when inv says the kernel has the netdev family; else, or
+ * when the kernel has no qstats-get (before 6.9), leaves none.  0 or
+ * -errno (ret without qstats then). */
+int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret);
 /* Parses one proc/PID/stat line into *ret (pid from field 1): 0,
  * -EBADMSG when malformed, -ESRCH when the task is not a NAPI kthread (its
  * name does not start with "napi/").  Pure. */
@@ -110,6 +126,16 @@ static inline double sample_irq_on(const struct sample_irq *si, int max_cpu, int
         return si->per_cpu[cpu];
 }
 
+/* A queue's packet rate from the netdev family's per-queue counters: what
+ * the queue moved, where the IRQ count is only a proxy for it (NAPI polls
+ * many packets per interrupt, and more of them the busier it is). */
+struct sample_queue {
+        int ifindex;
+        enum netdev_queue_type type;
+        uint32_t queue;
+        double pps;              /* rx packets/s of an rx queue, tx of a tx queue */
+};
+
 struct sample_rates {
         double interval_s;
         int max_cpu;             /* highest CPU number seen; arrays hold max_cpu+1 */
@@ -123,6 +149,13 @@ struct sample_rates {
         /* No /proc/interrupts reading in this interval (it was carried
          * over): irqs is empty, and sample_smooth() keeps the average's. */
         bool irqs_carried;
+        /* Queue packet rates, sorted by ifindex, type, queue: those with
+         * counters in both snapshots' qstats readings (none when either
+         * lacks them or cur's was carried over; a counter that went
+         * backwards leaves its queue out).  Read with sample_rates_queue. */
+        struct sample_queue *queues;
+        size_t n_queues;
+        bool queues_read;        /* computed from two readings, not carried */
 };
 
 /* Rates between prev and cur (cur later).  -EINVAL if cur is not later.
@@ -142,8 +175,14 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
 void sample_rates_free(struct sample_rates *r);
 /* The rates of irq, or NULL. */
 const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq);
+/* The packet rate of a queue, or NULL when its counters are not known. */
+const struct sample_queue *sample_rates_queue(const struct sample_rates *r, int ifindex,
+                                              enum netdev_queue_type type, uint32_t queue);
 
-/* EWMA: avg = alpha*new + (1-alpha)*avg, per CPU and per IRQ; an IRQ's
+/* EWMA: avg = alpha*new + (1-alpha)*avg, per CPU, per IRQ and per queue
+ * (a queue new in new starts from its rate; when new has no queue
+ * reading, avg's queues stay as they are; else those absent from new are
+ * dropped); an IRQ's
  * per-CPU rates are its smoothed rate spread over the CPUs as in the newest
  * interval in which it fired (new's, or else avg's).  An empty avg
  * (max_cpu < 0 / zeroed struct) is initialised from new; entries invalid in

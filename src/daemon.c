@@ -1398,6 +1398,7 @@ static int tick(struct daemon *d) {
                                 sample_rates_free(&raw);
                                 return 0;
                         }
+                        (void) sample_snapshot_take_qstats(d->have_inv ? &d->inv : NULL, now, &cur); /* else none */
                         if (have_raw) {
                                 sample_rates_free(&raw);
                                 r = sample_compute(&d->prev, &cur, &raw);

@@ -395,8 +395,9 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
 
-int netdev_dump(struct netdev_info *ret) {
-        struct netdev_info info = {};
+/* A genetlink socket connected and the netdev family resolved into
+ * *ret_family; -EOPNOTSUPP without the family. */
+static int family_open(struct nl_sock **ret, int *ret_family) {
         struct nl_sock *sk;
         int family, r;
 
@@ -405,8 +406,8 @@ int netdev_dump(struct netdev_info *ret) {
                 return -ENOMEM;
         r = genl_connect(sk);
         if (r < 0) {
-                r = nlerr_to_errno(r);
-                goto out;
+                nl_socket_free(sk);
+                return nlerr_to_errno(r);
         }
         /* Replies of a dump come as large as the reader's buffer allows. */
         nl_socket_enable_msg_peek(sk);
@@ -414,10 +415,41 @@ int netdev_dump(struct netdev_info *ret) {
         family = genl_ctrl_resolve(sk, NETDEV_NL_FAMILY_NAME);
         if (family < 0) {
                 r = nlerr_to_errno(family);
-                if (r == -ENOENT)
-                        r = -EOPNOTSUPP;
-                goto out;
+                nl_socket_free(sk);
+                return r == -ENOENT ? -EOPNOTSUPP : r;
         }
+        *ret = sk;
+        *ret_family = family;
+        return 0;
+}
+
+int netdev_dump_qstats(struct netdev_info *ret) {
+        struct netdev_info info = {};
+        struct nl_sock *sk;
+        int family, r;
+
+        r = family_open(&sk, &family);
+        if (r < 0)
+                return r;
+        r = dump_one(sk, family, NETDEV_NL_CMD_QSTATS_GET, &info);
+        nl_socket_free(sk);
+        if (r < 0) {
+                netdev_info_free(&info);
+                return r;
+        }
+        info.has_qstats = true;
+        *ret = info;
+        return 0;
+}
+
+int netdev_dump(struct netdev_info *ret) {
+        struct netdev_info info = {};
+        struct nl_sock *sk;
+        int family, r;
+
+        r = family_open(&sk, &family);
+        if (r < 0)
+                return r;
         /* 6.3 to 6.7 have the family without queue-get: EOPNOTSUPP. */
         r = dump_one(sk, family, NETDEV_NL_CMD_QUEUE_GET, &info);
         if (r < 0)

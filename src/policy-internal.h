@@ -241,6 +241,11 @@ struct pol_unit {
         int cpu;                 /* where it fires now, -1 unknown */
         int target;              /* where it fires after this tick's actions */
         double rate;             /* interrupts/s of its IRQs, all CPUs */
+        /* Packets/s of the queue each IRQ serves, from the kernel's
+         * per-queue counters (netdev qstats; rx+tx of a combined IRQ); -1
+         * unknown.  Where known, they split a CPU's network work among
+         * its queues instead of the interrupt rates. */
+        double pps[2];
         double work;             /* estimated irq+softirq share on its IRQ CPU */
         double total;            /* estimated receive work, with what RPS steers elsewhere */
         double tx;               /* part of total on a separate tx IRQ: RPS does not steer it */

@@ -3,6 +3,7 @@
  * decision steps together (DESIGN.md 5).  Pure: no I/O, no clock. */
 #include <math.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1066,6 +1067,31 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         }
 }
 
+/* Packets/s of the queue behind IRQ irq from the kernel's per-queue
+ * counters: rx and tx of a combined vector, rx or tx of a split one; -1
+ * when they are not known. */
+static double queue_pps(const struct sample_rates *l, const struct inv_nic *n, const struct inv_queue *iq,
+                        unsigned irq) {
+        const struct sample_queue *q;
+        double pps = 0;
+
+        if (!l || l->n_queues == 0 || n->ifindex <= 0 || iq->index < 0)
+                return -1;
+        if (iq->rx_irq == (int) irq) {
+                q = sample_rates_queue(l, n->ifindex, NETDEV_QUEUE_RX, (uint32_t) iq->index);
+                if (!q)
+                        return -1;
+                pps += q->pps;
+        }
+        if (iq->tx_irq == (int) irq) {
+                q = sample_rates_queue(l, n->ifindex, NETDEV_QUEUE_TX, (uint32_t) iq->index);
+                if (!q)
+                        return -1;
+                pps += q->pps;
+        }
+        return pps;
+}
+
 static int build_units(struct pol_tick *t) {
         size_t n = 0;
 
@@ -1119,6 +1145,7 @@ static int build_units(struct pol_tick *t) {
                                 u->si[k] = rates_irq(t->in->load, u->irq[k]);
                                 if (u->si[k])
                                         u->rate += u->si[k]->rate;
+                                u->pps[k] = queue_pps(t->in->load, n, iq, u->irq[k]);
                         }
                         si = u->si[0];
                         u->cpu = irq_cpu(t, ii[0], si);
@@ -1144,22 +1171,52 @@ static int build_units(struct pol_tick *t) {
  * errs toward not moving).  Without any softirq breakdown the whole share is
  * taken as network when queue IRQs fire there.  That share is split among
  * the queue IRQs firing on the CPU in proportion to their interrupt rates
- * there.  A queue with RPS keeps POL_NAPI_SHARE of its work on its IRQ CPU
+ * there, or, when the kernel counts packets per queue for every one of
+ * them (netdev qstats), to their queues' packet rates (each spread over
+ * the CPUs as its IRQ fired, all on its CPU when it raised none): NAPI
+ * polls many packets per interrupt, more the busier it is, so interrupts
+ * undercount a busy queue.  A queue with RPS keeps POL_NAPI_SHARE of its work on its IRQ CPU
  * and spreads the rest evenly over its RPS CPUs, so its total is estimated
  * from its IRQ CPU part, and that steered work is first taken off the other
  * CPUs' shares before they are split among their own IRQs. */
+/* IRQ k of u's CPU range in the load split: where it fired, or its CPU
+ * when it raised no interrupt but its queue moved packets. */
+static void unit_range(const struct pol_tick *t, const struct pol_unit *u, int k, int n, int *lo, int *hi) {
+        irq_range(t->in->load, u->si[k], n, lo, hi);
+        if ((!u->si[k] || u->si[k]->rate <= 0) && u->pps[k] > 0 && u->cpu >= 0 && u->cpu < n)
+                *lo = *hi = u->cpu;
+}
+
+/* IRQ k of u's weight on cpu in the split of that CPU's network work:
+ * packets/s when pkts (every IRQ there has them), else interrupts/s. */
+static double unit_weight(const struct pol_tick *t, const struct pol_unit *u, int k, int cpu, bool pkts) {
+        const struct sample_irq *si = u->si[k];
+        double r = irq_rate_on(t->in->load, si, cpu);
+
+        if (!pkts)
+                return r;
+        if (u->pps[k] < 0)
+                return 0;
+        if (si && si->rate > 0)
+                return u->pps[k] * r / si->rate;
+        return cpu == u->cpu ? u->pps[k] : 0;
+}
+
 static int estimate(struct pol_tick *t) {
         const struct sample_rates *l = t->in->load;
-        double *sum_rate, *steered;
+        double *sum_rate, *steered, *sum_pps;
         int n = t->max_cpu + 1;
 
         if (!l)
                 return 0;
         sum_rate = calloc(n, sizeof(double));
         steered = calloc(n, sizeof(double));
-        if (!sum_rate || !steered) {
+        /* packets/s of the queues on each CPU; NAN once one lacks them */
+        sum_pps = calloc(n, sizeof(double));
+        if (!sum_rate || !steered || !sum_pps) {
                 free(sum_rate);
                 free(steered);
+                free(sum_pps);
                 return -ENOMEM;
         }
         /* Each IRQ fires on one or a few CPUs: only its nz range is walked
@@ -1172,6 +1229,10 @@ static int estimate(struct pol_tick *t) {
                         irq_range(l, si, n, &lo, &hi);
                         for (int c = lo; c <= hi; c++)
                                 sum_rate[c] += irq_rate_on(l, si, c);
+                        unit_range(t, &t->units[i], k, n, &lo, &hi);
+                        for (int c = lo; c <= hi; c++)
+                                sum_pps[c] = t->units[i].pps[k] < 0 ? NAN :
+                                        sum_pps[c] + unit_weight(t, &t->units[i], k, c, true);
                 }
         for (int c = 0; c < n; c++) {
                 const struct sample_cpu *sc;
@@ -1183,7 +1244,7 @@ static int estimate(struct pol_tick *t) {
                 if (sc->net_frac > 0 || sc->net_rx_rate > 0 || sc->net_tx_rate > 0)
                         f = MIN(MAX(sc->net_frac, 0), 1);
                 else
-                        f = sum_rate[c] > 0 ? 1 : 0;
+                        f = sum_rate[c] > 0 || sum_pps[c] > 0 ? 1 : 0;
                 t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
                 /* fast attack: the raw load, in the smoothed proportions */
                 if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
@@ -1197,15 +1258,15 @@ static int estimate(struct pol_tick *t) {
 
                         u->tx = 0;
                         for (int k = 0; k < u->n_irq; k++) {
-                                const struct sample_irq *si = u->si[k];
                                 double wk = 0;
                                 int lo, hi;
 
-                                irq_range(l, si, n, &lo, &hi);
+                                unit_range(t, u, k, n, &lo, &hi);
                                 for (int c = lo; c <= hi; c++) {
-                                        double r = irq_rate_on(l, si, c);
-                                        if (r > 0 && sum_rate[c] > 0)
-                                                wk += MAX(t->net[c] - steered[c], 0) * r / sum_rate[c];
+                                        bool pkts = sum_pps[c] > 0; /* false for NAN */
+                                        double r = unit_weight(t, u, k, c, pkts), sum = pkts ? sum_pps[c] : sum_rate[c];
+                                        if (r > 0 && sum > 0)
+                                                wk += MAX(t->net[c] - steered[c], 0) * r / sum;
                                 }
                                 w += wk;
                                 /* a separate tx IRQ's completions: not receive work */
@@ -1235,6 +1296,7 @@ static int estimate(struct pol_tick *t) {
         }
         free(sum_rate);
         free(steered);
+        free(sum_pps);
         return 0;
 }
 

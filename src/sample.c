@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "netdev.h"
 #include "rootfs.h"
 #include "sample.h"
 #include "util.h"
@@ -58,6 +59,40 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
         ret->interrupts = prev->interrupts;
         ret->irq_usec = sample_snapshot_irq_usec(prev);
         prev->interrupts = (struct procfs_interrupts) {};
+        free(ret->qstats);
+        ret->qstats = prev->qstats;
+        ret->n_qstats = prev->n_qstats;
+        ret->has_qstats = prev->has_qstats;
+        ret->qstats_usec = prev->qstats_usec;
+        prev->qstats = NULL;
+        prev->n_qstats = 0;
+        prev->has_qstats = false;
+}
+
+int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret) {
+        struct netdev_info info = {};
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        free(ret->qstats);
+        ret->qstats = NULL;
+        ret->n_qstats = 0;
+        ret->has_qstats = false;
+        if (!inv || !inv->has_netdev)
+                return 0;
+        r = netdev_dump_qstats(&info);
+        if (r == -EOPNOTSUPP)
+                return 0;
+        if (r < 0)
+                return r;
+        ret->qstats = info.qstats;
+        ret->n_qstats = info.n_qstats;
+        ret->has_qstats = true;
+        ret->qstats_usec = now_usec;
+        info.qstats = NULL;
+        netdev_info_free(&info);
+        return 0;
 }
 
 int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
@@ -79,6 +114,10 @@ void sample_snapshot_free(struct sample_snapshot *s) {
         free(s->napi);
         s->napi = NULL;
         s->n_napi = 0;
+        free(s->qstats);
+        s->qstats = NULL;
+        s->n_qstats = 0;
+        s->has_qstats = false;
 }
 
 static int parse_u64_field(const char *tok, size_t len, uint64_t *ret) {
@@ -433,6 +472,76 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, 
         }
 }
 
+static int queue_cmp(int ifa, enum netdev_queue_type ta, uint32_t qa, int ifb, enum netdev_queue_type tb, uint32_t qb) {
+        if (ifa != ifb)
+                return ifa < ifb ? -1 : 1;
+        if (ta != tb)
+                return ta < tb ? -1 : 1;
+        return qa < qb ? -1 : qa > qb;
+}
+
+static int sample_queue_cmp(const void *a, const void *b) {
+        const struct sample_queue *x = a, *y = b;
+        return queue_cmp(x->ifindex, x->type, x->queue, y->ifindex, y->type, y->queue);
+}
+
+/* The packet counter a queue's rate is taken from: rx packets of an rx
+ * queue, tx of a tx queue.  False when the driver keeps none. */
+static bool qstats_packets(const struct netdev_qstats *q, uint64_t *ret) {
+        if (q->type == NETDEV_QUEUE_RX && q->has_rx_packets)
+                *ret = q->rx_packets;
+        else if (q->type == NETDEV_QUEUE_TX && q->has_tx_packets)
+                *ret = q->tx_packets;
+        else
+                return false;
+        return true;
+}
+
+/* Queue packet rates between two qstats readings (r->queues, sorted). */
+static int compute_queues(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
+                          struct sample_rates *r) {
+        double dt;
+
+        if (!prev->has_qstats || !cur->has_qstats || cur->qstats_usec <= prev->qstats_usec || cur->n_qstats == 0)
+                return 0;
+        dt = (double) (cur->qstats_usec - prev->qstats_usec) / 1e6;
+        r->queues = calloc(cur->n_qstats, sizeof(*r->queues));
+        if (!r->queues)
+                return -ENOMEM;
+        r->queues_read = true;
+        /* a few entries per device: the kernel's order is not relied on */
+        for (size_t j = 0; j < cur->n_qstats; j++) {
+                const struct netdev_qstats *b = &cur->qstats[j];
+                uint64_t pb, pa;
+
+                if (!qstats_packets(b, &pb))
+                        continue;
+                for (size_t i = 0; i < prev->n_qstats; i++) {
+                        const struct netdev_qstats *a = &prev->qstats[i];
+
+                        if (queue_cmp(a->ifindex, a->type, a->queue, b->ifindex, b->type, b->queue) != 0)
+                                continue;
+                        if (qstats_packets(a, &pa) && pb >= pa)
+                                r->queues[r->n_queues++] = (struct sample_queue) {
+                                        .ifindex = b->ifindex, .type = b->type, .queue = b->queue,
+                                        .pps = (double) (pb - pa) / dt,
+                                };
+                        break;
+                }
+        }
+        qsort(r->queues, r->n_queues, sizeof(*r->queues), sample_queue_cmp);
+        return 0;
+}
+
+const struct sample_queue *sample_rates_queue(const struct sample_rates *r, int ifindex,
+                                              enum netdev_queue_type type, uint32_t queue) {
+        struct sample_queue key = { .ifindex = ifindex, .type = type, .queue = queue };
+
+        if (!r || r->n_queues == 0)
+                return NULL;
+        return bsearch(&key, r->queues, r->n_queues, sizeof(key), sample_queue_cmp);
+}
+
 int sample_compute(const struct sample_snapshot *prev, const struct sample_snapshot *cur, struct sample_rates *ret) {
         const struct procfs_interrupts *pi, *ci;
         struct sample_rates r = { .max_cpu = -1 };
@@ -503,6 +612,8 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
                         }
                 }
         }
+        if (compute_queues(prev, cur, &r) < 0)
+                goto oom;
         *ret = r;
         return 0;
 oom:
@@ -520,6 +631,7 @@ void sample_rates_free(struct sample_rates *r) {
                         free(r->irqs[i].per_cpu);
         free(r->irqs);
         free(r->cpus);
+        free(r->queues);
         *r = (struct sample_rates) { .max_cpu = -1 };
 }
 
@@ -611,6 +723,18 @@ static void copy_irq(struct sample_irq *dst, int dst_max_cpu, const struct sampl
         copy_per_cpu(dst->per_cpu, dst_max_cpu, src->per_cpu, src_max_cpu);
 }
 
+static int copy_queues(struct sample_rates *ret, const struct sample_queue *q, size_t n, bool read) {
+        ret->queues_read = read;
+        if (n == 0)
+                return 0;
+        ret->queues = malloc(n * sizeof(*q));
+        if (!ret->queues)
+                return -ENOMEM;
+        memcpy(ret->queues, q, n * sizeof(*q));
+        ret->n_queues = n;
+        return 0;
+}
+
 int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) {
         int r;
 
@@ -619,6 +743,11 @@ int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) 
         r = rates_alloc(ret, src->max_cpu, src->n_irqs);
         if (r < 0)
                 return r;
+        r = copy_queues(ret, src->queues, src->n_queues, src->queues_read);
+        if (r < 0) {
+                sample_rates_free(ret);
+                return r;
+        }
         ret->interval_s = src->interval_s;
         ret->irqs_carried = src->irqs_carried;
         if (src->max_cpu >= 0 && src->cpus)
@@ -745,6 +874,22 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                         d->valid = true;
                         d->rate = rate;
                 }
+        }
+        if (!new->queues_read) {
+                r = copy_queues(&out, avg->queues, avg->n_queues, avg->queues_read);
+        } else {
+                r = copy_queues(&out, new->queues, new->n_queues, true);
+                for (size_t i = 0; r >= 0 && i < out.n_queues; i++) {
+                        struct sample_queue *d = &out.queues[i];
+                        const struct sample_queue *o = sample_rates_queue(avg, d->ifindex, d->type, d->queue);
+
+                        if (o)
+                                d->pps = blend(o->pps, d->pps, alpha);
+                }
+        }
+        if (r < 0) {
+                sample_rates_free(&out);
+                return r;
         }
         sample_rates_free(avg);
         *avg = out;

@@ -138,4 +138,59 @@ off=$(awk -v i="$IFX" '$1 == "napi" && $4 == i { print $2 }' "$TMP/off" | sort -
 awk -v i="$IFX" '$1 == "napi" && $4 == i && ($8 != 0 || ($10 != "off" && $10 != "unknown")) { exit 1 }' \
         "$TMP/off" || fail "threaded off: a NAPI still reports a kthread or threaded on: $(grep '^napi' "$TMP/off")"
 echo "threaded off: NAPIs $off without kthreads"
+
+# Per-queue packet rates, as the daemon's sampling computes them from two
+# qstats readings (netdev-dump --rates): every queue whose packet counter
+# the kernel gives has a rate.  The host's namespace (a real NIC's driver
+# such as virtio_net keeps them) with a ping to its first default gateway,
+# and the veth, which may keep none (then it is said).
+rates_check() { # NAME NS-PREFIX... : what the dump and the rates said
+        name=$1
+        shift
+        "$@" "$DUMP" >"$TMP/q.$name" 2>"$TMP/err" || fail "netdev-dump ($name): $(cat "$TMP/err")"
+        "$@" "$DUMP" --rates 500 >"$TMP/r.$name" 2>"$TMP/err"
+        rc=$?
+        if [ $rc = 77 ]; then
+                echo "$name: the kernel has no qstats-get (Linux 6.9): no per-queue rates"
+                return
+        fi
+        [ $rc = 0 ] || fail "netdev-dump --rates ($name) exited $rc: $(cat "$TMP/err")"
+        want=$(awk '$1 == "qstats" && (($3 == "rx" && $6 != "-") || ($3 == "tx" && $10 != "-")) { print $2, $3, $4 }' \
+                "$TMP/q.$name" | sort)
+        got=$(awk '$1 == "rate" { print $2, $3, $4 }' "$TMP/r.$name" | sort)
+        [ "$got" = "$want" ] || fail "$name: rates for '$(echo $got)', want every queue with counters: '$(echo $want)'"
+        awk '$1 == "rate" && $6 < 0 { exit 1 }' "$TMP/r.$name" || fail "$name: a negative rate: $(cat "$TMP/r.$name")"
+        echo "$name: $(echo "$want" | grep -c .) queues with packet counters, rates: $(awk '$1 == "rate" { printf "%s-%s/%s %s/s  ", $3, $4, $2, $6 }' "$TMP/r.$name")"
+}
+# udp_to ADDR DEV [PREFIX...]: 40 datagrams out of DEV ("": by route) to
+# ADDR's discard port over a second (python3; without it no traffic: the
+# rates are 0, still there)
+udp_to() {
+        command -v python3 >/dev/null 2>&1 || return 0
+        a=$1
+        d=$2
+        shift 2
+        "$@" python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+if sys.argv[2]:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, sys.argv[2].encode())
+for _ in range(40):
+    try:
+        s.sendto(b"x" * 64, (sys.argv[1], 9))
+    except OSError:
+        pass
+    time.sleep(0.025)' "$a" "$d"
+}
+GW=$(ip -4 route show default 2>/dev/null | awk '{ print $3; exit }')
+[ -n "$GW" ] && { udp_to "$GW" "" & }
+rates_check host env
+wait
+# both ends are in one namespace: a broadcast out of one end crosses the pair
+in_ns ip addr add 198.18.3.1/30 dev "$VA" || fail "address $VA"
+udp_to 198.18.3.3 "$VA" in_ns &
+rates_check veth in_ns
+wait
+vq=$(awk -v i="$IFX" '$1 == "qstats" && $2 == i' "$TMP/q.veth" | wc -l)
+echo "veth $VA: $vq queue-scope qstats replies (0: veth keeps no per-queue counters in this kernel)"
 echo "PASS"

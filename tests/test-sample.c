@@ -1133,6 +1133,146 @@ static void test_napi_take(_unused_ void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* ---- per-queue packet rates (netdev qstats) ---- */
+
+static void *dup_mem(const void *v, size_t len) {
+        void *p = malloc(len);
+
+        assert_non_null(p);
+        memcpy(p, v, len);
+        return p;
+}
+
+static struct netdev_qstats qs(int ifindex, enum netdev_queue_type type, uint32_t queue, uint64_t packets) {
+        struct netdev_qstats q = { .ifindex = ifindex, .type = type, .queue = queue };
+
+        if (type == NETDEV_QUEUE_RX) {
+                q.rx_packets = packets;
+                q.has_rx_packets = true;
+        } else {
+                q.tx_packets = packets;
+                q.has_tx_packets = true;
+        }
+        return q;
+}
+
+static void snapshot_qstats(struct sample_snapshot *s, uint64_t usec, const struct netdev_qstats *v, size_t n) {
+        *s = (struct sample_snapshot) { .usec = usec, .qstats_usec = usec, .has_qstats = true, .n_qstats = n };
+        s->qstats = dup_mem(v, n * sizeof(*v));
+}
+
+/* Two readings 2 s apart: a rate per queue whose packet counter is in
+ * both, sorted by ifindex, type, queue whatever the kernel's order; a
+ * counter that went backwards (the device re-created), a queue only in
+ * one reading or one without a packet counter has none. */
+static void test_queue_rates(_unused_ void **state) {
+        struct netdev_qstats before[] = {
+                qs(3, NETDEV_QUEUE_RX, 0, 9000),
+                qs(2, NETDEV_QUEUE_RX, 1, 500),
+                qs(2, NETDEV_QUEUE_TX, 0, 50),
+                qs(2, NETDEV_QUEUE_RX, 0, 1000),
+                qs(6, NETDEV_QUEUE_RX, 0, 10),
+        }, after[] = {
+                qs(2, NETDEV_QUEUE_RX, 0, 3000),
+                qs(2, NETDEV_QUEUE_TX, 0, 250),
+                qs(2, NETDEV_QUEUE_RX, 1, 500),
+                qs(3, NETDEV_QUEUE_RX, 0, 100),
+                qs(5, NETDEV_QUEUE_RX, 0, 77),
+                { .ifindex = 6, .type = NETDEV_QUEUE_RX, .queue = 0, .rx_bytes = 5, .has_rx_bytes = true },
+        };
+        struct sample_snapshot a, b, c = { .usec = 5 * SEC };
+        struct sample_rates r;
+        const struct sample_queue *q;
+
+        snapshot_qstats(&a, 1 * SEC, before, ELEMENTSOF(before));
+        snapshot_qstats(&b, 3 * SEC, after, ELEMENTSOF(after));
+        assert_int_equal(sample_compute(&a, &b, &r), 0);
+        assert_true(r.queues_read);
+        assert_int_equal(r.n_queues, 3);
+        q = sample_rates_queue(&r, 2, NETDEV_QUEUE_RX, 0);
+        assert_non_null(q);
+        assert_true(fabs(q->pps - 1000) < EPS);
+        q = sample_rates_queue(&r, 2, NETDEV_QUEUE_TX, 0);
+        assert_non_null(q);
+        assert_true(fabs(q->pps - 100) < EPS);
+        q = sample_rates_queue(&r, 2, NETDEV_QUEUE_RX, 1);
+        assert_non_null(q);
+        assert_true(fabs(q->pps - 0) < EPS);
+        assert_null(sample_rates_queue(&r, 3, NETDEV_QUEUE_RX, 0));
+        assert_null(sample_rates_queue(&r, 5, NETDEV_QUEUE_RX, 0));
+        assert_null(sample_rates_queue(&r, 6, NETDEV_QUEUE_RX, 0));
+        assert_null(sample_rates_queue(&r, 2, NETDEV_QUEUE_TX, 1));
+        assert_true(r.queues[0].type == NETDEV_QUEUE_RX && r.queues[0].queue == 0);
+        assert_true(r.queues[1].type == NETDEV_QUEUE_RX && r.queues[1].queue == 1);
+        assert_true(r.queues[2].type == NETDEV_QUEUE_TX);
+        sample_rates_free(&r);
+
+        /* a tick that does not read them carries b's over with the IRQs:
+         * no rates from it, and b is left without */
+        sample_snapshot_carry_irqs(&b, &c);
+        assert_false(b.has_qstats);
+        assert_true(c.has_qstats && c.qstats_usec == 3 * SEC && c.n_qstats == ELEMENTSOF(after));
+        assert_int_equal(sample_compute(&b, &c, &r), 0);
+        assert_false(r.queues_read);
+        assert_int_equal(r.n_queues, 0);
+        sample_rates_free(&r);
+        /* and neither from a reading whose time is not later */
+        snapshot_qstats(&b, 6 * SEC, after, ELEMENTSOF(after));
+        b.qstats_usec = 3 * SEC;
+        assert_int_equal(sample_compute(&c, &b, &r), 0);
+        assert_false(r.queues_read);
+        sample_rates_free(&r);
+        sample_snapshot_free(&a);
+        sample_snapshot_free(&b);
+        sample_snapshot_free(&c);
+}
+
+static struct sample_rates queue_rates(bool read, const struct sample_queue *v, size_t n) {
+        struct sample_rates r = { .max_cpu = 0, .interval_s = 1, .queues_read = read, .n_queues = n };
+
+        r.cpus = calloc(1, sizeof(*r.cpus));
+        assert_non_null(r.cpus);
+        r.cpus[0].valid = true;
+        r.queues = n ? dup_mem(v, n * sizeof(*v)) : NULL;
+        return r;
+}
+
+/* The EWMA per queue: blended when in both, new ones start from their
+ * rate, ones gone are dropped; an interval without a reading keeps the
+ * average's; copies are deep. */
+static void test_queue_rates_smooth(_unused_ void **state) {
+        const struct sample_queue q1[] = {
+                { .ifindex = 2, .type = NETDEV_QUEUE_RX, .queue = 0, .pps = 1000 },
+                { .ifindex = 2, .type = NETDEV_QUEUE_RX, .queue = 1, .pps = 400 },
+        }, q2[] = {
+                { .ifindex = 2, .type = NETDEV_QUEUE_RX, .queue = 0, .pps = 3000 },
+                { .ifindex = 2, .type = NETDEV_QUEUE_RX, .queue = 2, .pps = 80 },
+        };
+        struct sample_rates avg = { .max_cpu = -1 }, n1 = queue_rates(true, q1, 2), n2 = queue_rates(true, q2, 2),
+                            n3 = queue_rates(false, NULL, 0), copy;
+
+        assert_int_equal(sample_smooth(&avg, &n1, 0.5), 0);
+        assert_int_equal(avg.n_queues, 2);
+        assert_int_equal(sample_smooth(&avg, &n2, 0.5), 0);
+        assert_int_equal(avg.n_queues, 2);
+        assert_true(fabs(sample_rates_queue(&avg, 2, NETDEV_QUEUE_RX, 0)->pps - 2000) < EPS);
+        assert_true(fabs(sample_rates_queue(&avg, 2, NETDEV_QUEUE_RX, 2)->pps - 80) < EPS);
+        assert_null(sample_rates_queue(&avg, 2, NETDEV_QUEUE_RX, 1));
+        assert_int_equal(sample_smooth(&avg, &n3, 0.5), 0);
+        assert_int_equal(avg.n_queues, 2);
+        assert_true(avg.queues_read);
+        assert_true(fabs(sample_rates_queue(&avg, 2, NETDEV_QUEUE_RX, 0)->pps - 2000) < EPS);
+        assert_int_equal(sample_rates_copy(&copy, &avg), 0);
+        assert_int_equal(copy.n_queues, 2);
+        assert_ptr_not_equal(copy.queues, avg.queues);
+        assert_true(fabs(sample_rates_queue(&copy, 2, NETDEV_QUEUE_RX, 2)->pps - 80) < EPS);
+        sample_rates_free(&copy);
+        sample_rates_free(&avg);
+        sample_rates_free(&n1);
+        sample_rates_free(&n2);
+        sample_rates_free(&n3);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rates_normal),
@@ -1151,6 +1291,8 @@ int main(void) {
                 cmocka_unit_test(test_napi_fold),
                 cmocka_unit_test(test_napi_take),
                 cmocka_unit_test(test_napi_policy_hot),
+                cmocka_unit_test(test_queue_rates),
+                cmocka_unit_test(test_queue_rates_smooth),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
