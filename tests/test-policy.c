@@ -718,6 +718,55 @@ static void test_saturated_room(void **state) {
         }
 }
 
+/* Per-queue packet counters (netdev qstats) split a CPU's network work
+ * among its queues instead of their interrupt rates: three queues on hot
+ * CPU0, queue 2 raising 6 times the interrupts of the others but moving a
+ * sixth of queue 0's packets (NAPI polls more packets an interrupt on a
+ * busy queue).  With the counters queue 0 moves; without them, the
+ * interrupt count makes queue 2 look the heaviest and it moves. */
+static void test_queue_packets_split(void **state) {
+        (void) state;
+        for (int with = 0; with < 2; with++) {
+                struct fx f;
+
+                fx_init(&f, 2, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                f.cfg.single_queue_rps = false;
+                fx_add_nic(&f, "eth0", 0, 3, true, 50, false, false);
+                for (unsigned irq = 50; irq <= 52; irq++)
+                        fx_place(&f, irq, 0);
+                if (with) {
+                        static const struct sample_queue q[] = {
+                                { .ifindex = 2, .type = NETDEV_QUEUE_RX, .queue = 0, .pps = 60000 },
+                                { .ifindex = 2, .type = NETDEV_QUEUE_RX, .queue = 1, .pps = 10000 },
+                                { .ifindex = 2, .type = NETDEV_QUEUE_RX, .queue = 2, .pps = 10000 },
+                                { .ifindex = 2, .type = NETDEV_QUEUE_TX, .queue = 0, .pps = 0 },
+                                { .ifindex = 2, .type = NETDEV_QUEUE_TX, .queue = 1, .pps = 0 },
+                                { .ifindex = 2, .type = NETDEV_QUEUE_TX, .queue = 2, .pps = 0 },
+                        };
+                        f.load.queues = malloc(sizeof(q));
+                        assert_non_null(f.load.queues);
+                        memcpy(f.load.queues, q, sizeof(q));
+                        f.load.n_queues = ELEMENTSOF(q);
+                        f.load.queues_read = true;
+                }
+                for (int k = 1; k <= 3; k++) {
+                        fx_cpu(&f, 0, 0.80, 0.10);
+                        fx_cpu(&f, 1, 0.0, 0.05);
+                        fx_rate(&f, 50, 0, 1000);
+                        fx_rate(&f, 51, 0, 1000);
+                        fx_rate(&f, 52, 0, 6000);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                }
+                expect_actions(with ? "packet counters" : "interrupt rates", &f.l,
+                               with ? "irq 50>1;" : "irq 52>1;");
+                free(f.load.queues);
+                f.load.queues = NULL;
+                f.load.n_queues = 0;
+                fx_free(&f);
+        }
+}
+
 /* ---- eligibility and NUMA ---- */
 
 static void check_eligible(const char *what, const struct action_list *l, const cpuset_t *ok) {
@@ -2945,6 +2994,7 @@ int main(void) {
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_saturated_room),
+                cmocka_unit_test(test_queue_packets_split),
                 cmocka_unit_test(test_never_ineligible),
                 cmocka_unit_test(test_ban_vacates),
                 cmocka_unit_test(test_ban_other_irqs),
