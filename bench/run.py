@@ -9,6 +9,8 @@ breakage (the simulator failed, a balancer could not be started at all
 when it should, plotting failed)."""
 import argparse
 import csv
+import fcntl
+import functools
 import glob
 import json
 import os
@@ -687,6 +689,22 @@ def restore_irq_affinity(saved):
             pass
 
 
+HOST_LOCK = '/tmp/irqsteer-live-host.lock'
+
+
+def with_host_lock(fn):
+    """Runs fn holding the lock the live tests take (tests/live-host-lib.sh):
+    a round moves host IRQs (irqbalance) and makes network namespaces, and a
+    live test running beside it would see its baseline change.  One round at
+    a time, so that a live test waits for a round, not for the section."""
+    @functools.wraps(fn)
+    def run(*a, **kw):
+        with open(HOST_LOCK, 'a') as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            return fn(*a, **kw)
+    return run
+
+
 def veth_setup(packets='gso'):
     veth_cleanup()
     for c in ['ip netns add bnS', 'ip netns add bnR',
@@ -749,6 +767,7 @@ VETH_RECEIVERS = [
 ]
 
 
+@with_host_lock
 def veth_one(opts, mode, secs, pin=(), omit=0, rep=0, packets='gso'):
     srv = subprocess.Popen(['ip', 'netns', 'exec', 'bnR'] + list(pin) + ['iperf3', '-s', '-1', '-B', '198.18.77.2'],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -883,6 +902,7 @@ def rps_masks():
     return out.split()
 
 
+@with_host_lock
 def flood_one(opts, mode, secs, rep):
     """Seconds from the start of a UDP flood (iperf3 -u, 4 streams of
     1400-byte datagrams, sender and receiver on CPU0, CPU1 idle, through
@@ -979,6 +999,7 @@ def read_busy():
     return out
 
 
+@with_host_lock
 def flood_rate_one(opts, mode, secs, omit, rep):
     """Received packets per second of the UDP flood (iperf3 -u -b 0, 4
     streams of FLOOD_DATAGRAM-byte datagrams, sender and receiver on CPU0,
