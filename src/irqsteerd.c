@@ -1,4 +1,4 @@
-/* irqsteerd: command line; everything else is in daemon.c. */
+/* irqsteerd: command line; the lifecycle is in daemon.c, the tick in engine.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
 #include "action.h"
 #include "apply.h"
 #include "daemon.h"
+#include "engine.h"
 #include "log.h"
 #include "policy.h"
 #include "testlib.h"
@@ -176,7 +177,7 @@ static void test_action_journal_fields(void **state) {
                 print_message("case: %s\n", cases[i].what);
                 assert_int_equal(action_format(&cases[i].a, line, sizeof(line)), 0);
                 capture_start(LOG_INFO);
-                daemon_log_action(&cases[i].a, line, cases[i].result);
+                engine_log_action(&cases[i].a, line, cases[i].result);
                 capture_on = false;
                 assert_int_equal(n_captured, 1);
                 e = &captured[0];
@@ -214,19 +215,19 @@ static void test_note_journal_fields(void **state) {
         const struct entry *e;
 
         (void) state;
-        assert_true(is_id128(DAEMON_MID_EXTERNAL));
-        assert_true(is_id128(DAEMON_MID_EFFECTIVE));
-        assert_true(is_id128(DAEMON_MID_LINK));
-        assert_string_not_equal(DAEMON_MID_EXTERNAL, DAEMON_MID_EFFECTIVE);
-        assert_string_not_equal(DAEMON_MID_EXTERNAL, DAEMON_MID_LINK);
-        assert_string_not_equal(DAEMON_MID_EFFECTIVE, DAEMON_MID_LINK);
+        assert_true(is_id128(ENGINE_MID_EXTERNAL));
+        assert_true(is_id128(ENGINE_MID_EFFECTIVE));
+        assert_true(is_id128(ENGINE_MID_LINK));
+        assert_string_not_equal(ENGINE_MID_EXTERNAL, ENGINE_MID_EFFECTIVE);
+        assert_string_not_equal(ENGINE_MID_EXTERNAL, ENGINE_MID_LINK);
+        assert_string_not_equal(ENGINE_MID_EFFECTIVE, ENGINE_MID_LINK);
 
         capture_start(LOG_INFO);
-        daemon_log_note(&irq, "irqbalance (pid 812) is running");
-        daemon_log_note(&rps, NULL);
-        daemon_log_note(&plain, NULL);
-        daemon_log_effective_mismatch(73, "eth0-TxRx-5", "eth0", 5, "9", "0", 3);
-        daemon_log_effective_mismatch(24, "acpi", NULL, -1, "1", "0", 3);
+        engine_log_note(&irq, "irqbalance (pid 812) is running");
+        engine_log_note(&rps, NULL);
+        engine_log_note(&plain, NULL);
+        engine_log_effective_mismatch(73, "eth0-TxRx-5", "eth0", 5, "9", "0", 3);
+        engine_log_effective_mismatch(24, "acpi", NULL, -1, "1", "0", 3);
         capture_on = false;
         assert_int_equal(n_captured, 5);
 
@@ -234,13 +235,13 @@ static void test_note_journal_fields(void **state) {
         assert_string_equal(e->field[0],
                             "MESSAGE=IRQ 73 was changed by someone else (CPU9 -> CPU0); irqbalance (pid 812) is running");
         assert_string_equal(entry_field(e, "PRIORITY"), "5");
-        assert_string_equal(entry_field(e, "MESSAGE_ID"), DAEMON_MID_EXTERNAL);
+        assert_string_equal(entry_field(e, "MESSAGE_ID"), ENGINE_MID_EXTERNAL);
         assert_string_equal(entry_field(e, "IRQ"), "73");
         assert_string_equal(entry_field(e, "DEVICE"), "eth0");
         assert_string_equal(entry_field(e, "QUEUE"), "5");
 
         e = &captured[1];
-        assert_string_equal(entry_field(e, "MESSAGE_ID"), DAEMON_MID_EXTERNAL);
+        assert_string_equal(entry_field(e, "MESSAGE_ID"), ENGINE_MID_EXTERNAL);
         assert_null(entry_field(e, "IRQ"));
         assert_string_equal(entry_field(e, "DEVICE"), "eth1");
         assert_string_equal(entry_field(e, "QUEUE"), "2");
@@ -256,7 +257,7 @@ static void test_note_journal_fields(void **state) {
                                          "(effective_affinity_list) after 3 ticks with interrupts; the kernel or "
                                          "hardware keeps it there");
         assert_string_equal(entry_field(e, "PRIORITY"), "5");
-        assert_string_equal(entry_field(e, "MESSAGE_ID"), DAEMON_MID_EFFECTIVE);
+        assert_string_equal(entry_field(e, "MESSAGE_ID"), ENGINE_MID_EFFECTIVE);
         assert_string_equal(entry_field(e, "IRQ"), "73");
         assert_string_equal(entry_field(e, "DEVICE"), "eth0");
         assert_string_equal(entry_field(e, "QUEUE"), "5");
@@ -313,7 +314,7 @@ static void test_stderr_sink(void **state) {
                 journal_ret = cases[i].journal_ret;
                 log_setup(cases[i].target, LOG_INFO);
                 unsetenv("JOURNAL_STREAM");
-                daemon_log_action(&a, line, APPLY_DONE);
+                engine_log_action(&a, line, APPLY_DONE);
                 log_internal(LOG_WARNING, EBUSY, NULL, "second %s", "line");
                 log_debug("not shown at info");
                 capture_on = false;
@@ -448,7 +449,7 @@ static void test_action_failure_once(void **state) {
                 { "IRQ file read-only: not the kernel's", 0, -EACCES, 78 * S, LOG_WARNING, "cannot be changed" },
         };
 #undef S
-        struct daemon_failures fs = { .rl = { .interval_usec = 60 * UINT64_C(1000000), .burst = 2 } };
+        struct engine_failures fs = { .rl = { .interval_usec = 60 * UINT64_C(1000000), .burst = 2 } };
 
         capture_start(LOG_DEBUG);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
@@ -460,9 +461,9 @@ static void test_action_failure_once(void **state) {
                 assert_int_equal(action_format(a, line, sizeof(line)), 0);
                 n_captured = 0;
                 if (steps[i].r < 0)
-                        daemon_log_action_failure(&fs, a, line, steps[i].r, steps[i].now);
+                        engine_log_action_failure(&fs, a, line, steps[i].r, steps[i].now);
                 else
-                        daemon_failures_forget(&fs, a);
+                        engine_failures_forget(&fs, a);
                 if (steps[i].priority < 0) {
                         assert_int_equal(n_captured, 0);
                         continue;
@@ -475,7 +476,7 @@ static void test_action_failure_once(void **state) {
                 assert_non_null(entry_field(&captured[0], "ERRNO"));
         }
         capture_on = false;
-        daemon_failures_free(&fs);
+        engine_failures_free(&fs);
         log_setup(LOG_TARGET_STDERR, LOG_INFO);
 }
 
@@ -503,7 +504,7 @@ static void test_tick_failure_ratelimited(void **state) {
         capture_start(LOG_INFO);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
                 n_captured = 0;
-                daemon_log_tick_failure(&rl, -ENOENT, "read the NIC inventory", steps[i].now);
+                engine_log_tick_failure(&rl, -ENOENT, "read the NIC inventory", steps[i].now);
                 if (!steps[i].message) {
                         assert_int_equal(n_captured, 0);
                         continue;
@@ -532,7 +533,7 @@ static void test_cuts_marked(void **state) {
         assert_non_null(strstr(line, "(128 CPUs)"));
         assert_non_null(strstr(line, ": lone hot queue"));
         capture_start(LOG_INFO);
-        daemon_log_action(&a, line, 0);
+        engine_log_action(&a, line, 0);
         capture_on = false;
         assert_int_equal(n_captured, 1);
         from = entry_field(&captured[0], "CPU_FROM");
@@ -576,7 +577,7 @@ static void test_policy_failure_once(void **state) {
         capture_start(LOG_INFO);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
                 n_captured = 0;
-                daemon_log_policy_result(&last, steps[i].r);
+                engine_log_policy_result(&last, steps[i].r);
                 if (!steps[i].message) {
                         assert_int_equal(n_captured, 0);
                         continue;
