@@ -9,6 +9,7 @@
 
 #include "action.h"
 #include "cpuset.h"
+#include "knob.h"
 #include "undo.h"
 
 /* Positive results of apply_action (errors are -errno). */
@@ -35,7 +36,10 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
 void apply_free(struct apply *ap);
 
 /* Carries out one action: reads the current value, returns APPLY_UNCHANGED
- * if it already matches, else journals the original and writes.  Returns
+ * if it already matches, else journals the original and writes.  In a dry
+ * run nothing is written: the value is recorded in the overlay instead
+ * (APPLY_DRY_RUN), and the overlay's value counts as the current one for
+ * later actions on the object.  Returns
  * APPLY_DONE, APPLY_READBACK_DIFFERS, APPLY_DRY_RUN, or the -errno the
  * kernel gave (see action_failure_class); -EINVAL for an empty IRQ or thread
  * set or a bad interface name.  When the journal cannot be saved first,
@@ -43,6 +47,22 @@ void apply_free(struct apply *ap);
  * apply_failed_in_journal() true: a full or broken state directory, never a
  * fact about the object (ENOSPC there is not a full vector space). */
 int apply_action(struct apply *ap, const struct action *a);
+
+/* Dry run: the values apply_action() would have written, one entry an
+ * object changed (an object set back to the kernel's value leaves), in
+ * journal syntax and as the action gave them (cpus for a CPU set, number
+ * for a count or switch).  Laid over each fresh inventory and worker set
+ * (inventory_set_knob, workers_set_knob) so that the policy does not take
+ * its own unapplied decisions for external changes. */
+struct apply_overlay_entry {
+        struct knob_key key;
+        char *value;
+        cpuset_t cpus;
+        uint32_t number;
+};
+/* The overlay's entries into *ret (valid until the next apply_action()),
+ * their number returned; none outside a dry run. */
+size_t apply_overlay(const struct apply *ap, const struct apply_overlay_entry **ret);
 
 /* The -errno of the latest journal save of apply_action(), 0 when it
  * worked (or nothing was journalled yet).  A failed save after a write

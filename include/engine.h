@@ -97,10 +97,6 @@ struct engine {
         struct policy_report report;
         struct action_list actions;
         struct apply *apply;
-        /* dry run: what we "set", laid over each fresh inventory so the
-         * policy does not mistake its own unapplied decisions for external
-         * changes */
-        struct action_list overlay;
 
         char other_writer[160];   /* "irqbalance (pid N) is running ...", "" if none seen */
         pid_t other_pid;          /* that irqbalance, 0 if none seen */

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "action.h"
 #include "cpuset.h"
 #include "netdev.h"
 #include "procfs.h"
@@ -119,7 +118,7 @@ struct inv_nic {
         struct inv_napi *napis;  /* inventory_netdev_apply, in the kernel's order */
         size_t n_napis;
         int threaded;            /* sys/class/net/NIC/threaded: 0 off, 1 on, 2 busy-poll;
-                                  * -1 no such file (patched by inventory_apply_action) */
+                                  * -1 no such file (patched by inventory_set_knob) */
         int threaded_read;       /* ... as discovery read it: inventory_refresh()
                                   * compares the file with this, not with a patched value
                                   * (a dry run's overlay would ask for a full read each tick) */
@@ -193,11 +192,15 @@ void inventory_reread_irq(int rootfd, struct inv_irq *irq);
 void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q);
 /* Queue `index` of a NIC, or NULL. */
 struct inv_queue *inventory_queue(const struct inv_nic *nic, int index);
-/* Shows action a's value as the object's current one, as a re-read after a
- * successful write would (IRQ, RPS/XPS, flow counts; thread actions are not
- * the inventory's); with fresh_only only on an object the last read or
- * refresh re-read. */
-void inventory_apply_action(struct inventory *inv, const struct action *a, bool fresh_only);
+/* Shows a value as the current one of the object k names, as a re-read
+ * after a successful write would: cpus for an IRQ, RPS/XPS mask or the
+ * default affinity, value for a flow count, rps_sock_flow_entries or a
+ * NIC's threaded switch (threads are the workers' module's).  With
+ * fresh_only only on an object the last read or refresh re-read.  The
+ * dry-run overlay (apply_overlay) is laid over each inventory so. */
+struct knob_key;
+void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const cpuset_t *cpus, uint32_t value,
+                        bool fresh_only);
 
 /* Live refinement through netlink: ifindex, link up state (IFF_UP) and the
  * allocated queue counts (rtnetlink IFLA_NUM_RX/TX_QUEUES into max_*_queues;

@@ -78,6 +78,10 @@ bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);
 /* The key of the object an action changes (pure: an IRQ's identity is
  * left empty, see knob_irq_actions).  0 or -EINVAL. */
 int knob_key_from_action(const struct action *a, struct knob_key *ret);
+/* The key of a's object formatted into buf (an IRQ without its identity,
+ * a thread with its starttime), "?" when a names no object: the name the
+ * daemon's failure registry keeps.  Returns buf. */
+const char *knob_action_key(const struct action *a, char *buf, size_t len);
 
 /* The fields of proc/PID/stat (or proc/PID/task/TID/stat) we use. */
 struct knob_task_stat {

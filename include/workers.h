@@ -34,11 +34,11 @@ struct worker_set {
  * threads that exit while being read are skipped, not errors. */
 int workers_discover(int rootfd, const struct config *c, struct worker_set *ret);
 void workers_free(struct worker_set *ws);
-/* What a thread-affinity action leaves behind, as the next discovery would
- * read it: the thread's allowed set becomes the action's (matched by pid,
- * tid and starttime); other actions change nothing. */
-struct action;
-void workers_apply_action(struct worker_set *ws, const struct action *a);
+/* What a thread-affinity write leaves behind, as the next discovery would
+ * read it: the allowed set of the thread k names (matched by pid, tid and
+ * starttime) becomes cpus; other kinds of knob change nothing. */
+struct knob_key;
+void workers_set_knob(struct worker_set *ws, const struct knob_key *k, const cpuset_t *cpus);
 /* The lowest pid of a process whose /proc/PID/comm is comm (under rootfd):
  * 1 with *ret_pid set, 0 when none runs, negative errno.  With same_path
  * (relative to the root, e.g. "proc/irq"), a process whose own root shows

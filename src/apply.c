@@ -23,6 +23,10 @@ struct apply {
         struct undo *undo;
         int journal_error;       /* -errno of the last journal save, 0 when it worked */
         bool failed_in_journal;  /* the last apply_action wrote nothing: its save failed */
+        /* dry run: what apply_action() would have written, one entry an
+         * object; read back in place of the kernel's value */
+        struct apply_overlay_entry *overlay;
+        size_t n_overlay, allocated_overlay;
 };
 
 /* ---- actions ---- */
@@ -82,9 +86,57 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
         return 0;
 }
 
+static struct apply_overlay_entry *overlay_find(const struct apply *ap, const struct knob_key *k) {
+        for (size_t i = 0; i < ap->n_overlay; i++)
+                if (knob_key_equal(&ap->overlay[i].key, k))
+                        return &ap->overlay[i];
+        return NULL;
+}
+
+/* Dry run: the object k would now hold target (a's value).  An object
+ * back at the kernel's value (real) leaves the overlay. */
+static int overlay_set(struct apply *ap, const struct knob_key *k, const struct action *a, const char *target,
+                       const char *real) {
+        struct apply_overlay_entry *o = overlay_find(ap, k);
+        char *v;
+
+        if (knob_value_equal(k->kind, real, target)) {
+                if (o) {
+                        free(o->value);
+                        *o = ap->overlay[--ap->n_overlay];
+                }
+                return 0;
+        }
+        v = strdup(target);
+        if (!v)
+                return -ENOMEM;
+        if (!o) {
+                if (util_grow((void **) &ap->overlay, &ap->allocated_overlay, ap->n_overlay + 1,
+                              sizeof(*ap->overlay)) < 0) {
+                        free(v);
+                        return -ENOMEM;
+                }
+                o = &ap->overlay[ap->n_overlay++];
+                *o = (struct apply_overlay_entry) { .key = *k };
+        }
+        free(o->value);
+        o->value = v;
+        o->cpus = a->cpus;
+        o->number = a->value;
+        return 0;
+}
+
+size_t apply_overlay(const struct apply *ap, const struct apply_overlay_entry **ret) {
+        *ret = ap->overlay;
+        return ap->n_overlay;
+}
+
 void apply_free(struct apply *ap) {
         if (!ap)
                 return;
+        for (size_t i = 0; i < ap->n_overlay; i++)
+                free(ap->overlay[i].value);
+        free(ap->overlay);
         undo_free(ap->undo);
         free(ap);
 }
@@ -99,6 +151,7 @@ int apply_rename_nic(struct apply *ap, const char *from, const char *to) {
 
 int apply_action(struct apply *ap, const struct action *a) {
         _cleanup_(freep) char *cur = NULL, *target = NULL, *now = NULL;
+        const struct apply_overlay_entry *o;
         struct undo_entry *e;
         struct knob_key k;
         char key[128];
@@ -114,10 +167,16 @@ int apply_action(struct apply *ap, const struct action *a) {
         r = knob_target(a, cur, &target);
         if (r < 0)
                 return r;
+        if (ap->dry_run) {
+                /* what an earlier dry-run action "wrote" is the value now */
+                o = overlay_find(ap, &k);
+                if (knob_value_equal(k.kind, o ? o->value : cur, target))
+                        return APPLY_UNCHANGED;
+                r = overlay_set(ap, &k, a, target, cur);
+                return r < 0 ? r : APPLY_DRY_RUN;
+        }
         if (knob_value_equal(k.kind, cur, target))
                 return APPLY_UNCHANGED;
-        if (ap->dry_run)
-                return APPLY_DRY_RUN;
 
         /* The original must be on disk before the object changes. */
         r = undo_begin(ap->undo, &k, cur, target, &e);

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
+#include "knob.h"
 #include "log.h"
 #include "policy.h"
 #include "rootfs.h"
@@ -271,12 +272,16 @@ int ctl_plan(int argc, char **argv) {
                         plan[n_plan].tick = k + 1;
                         plan[n_plan].a = actions.v[i];
                         n_plan++;
-                        /* what the actuators would leave behind, as the daemon's re-read shows it */
-                        inventory_apply_action(&inv, &actions.v[i], false);
-                        /* and for a thread, what the next discovery would read: without
+                        struct knob_key k;
+
+                        /* what the actuators would leave behind, as the daemon's re-read shows it,
+                         * and for a thread, what the next discovery would read: without
                          * it the next replay takes our own pinning for someone else's */
-                        if (have_workers)
-                                workers_apply_action(&ws, &actions.v[i]);
+                        if (knob_key_from_action(&actions.v[i], &k) == 0) {
+                                inventory_set_knob(&inv, &k, &actions.v[i].cpus, actions.v[i].value, false);
+                                if (have_workers)
+                                        workers_set_knob(&ws, &k, &actions.v[i].cpus);
+                        }
                         policy_feedback(st, &actions.v[i], 0, in.now_usec);
                 }
         }

@@ -224,46 +224,26 @@ static void diff_inventory(struct engine *e, const struct inventory *old, const 
                 }
 }
 
-/* One overlay action; with fresh_only only over an object re-read by this
- * refresh: the others still hold what was laid over them when the action
- * was recorded (run_actions()) or at an earlier refresh.  Copying every
- * overlaid 1 KB set each tick was 0.3M instructions a tick on a 256-CPU
- * host. */
-static void overlay_one(struct inventory *inv, struct worker_set *ws, const struct action *a, bool fresh_only) {
-        if (a->type != ACTION_THREAD_AFFINITY) {
-                inventory_apply_action(inv, a, fresh_only);
+/* Dry run: what apply recorded as "written" (apply_overlay), laid over the
+ * inventory and, when ws is given, the worker set; with fresh_only only
+ * over an object re-read by this refresh: the others still hold what was
+ * laid over them when the action was recorded (run_actions()) or at an
+ * earlier refresh.  Copying every overlaid 1 KB set each tick was 0.3M
+ * instructions a tick on a 256-CPU host. */
+static void overlay(struct engine *e, struct inventory *inv, struct worker_set *ws, bool fresh_only) {
+        const struct apply_overlay_entry *v;
+        size_t n;
+
+        if (!e->dry_run || !e->apply)
                 return;
+        n = apply_overlay(e->apply, &v);
+        for (size_t i = 0; i < n; i++) {
+                if (v[i].key.kind == KNOB_THREAD) {
+                        if (ws)
+                                workers_set_knob(ws, &v[i].key, &v[i].cpus);
+                } else
+                        inventory_set_knob(inv, &v[i].key, &v[i].cpus, v[i].number, fresh_only);
         }
-        for (size_t p = 0; ws && p < ws->n_procs; p++)
-                for (size_t t = 0; t < ws->procs[p].n_threads; t++)
-                        if (ws->procs[p].threads[t].tid == a->tid)
-                                ws->procs[p].threads[t].allowed = a->cpus;
-}
-
-static void inventory_overlay(struct inventory *inv, struct worker_set *ws, const struct action_list *ov,
-                              bool fresh_only) {
-        for (size_t i = 0; i < ov->n; i++)
-                overlay_one(inv, ws, &ov->v[i], fresh_only);
-}
-
-static bool same_object(const struct action *a, const struct action *b) {
-        struct knob_key ka, kb;
-
-        return a->type == b->type && knob_key_from_action(a, &ka) == 0 && knob_key_from_action(b, &kb) == 0 &&
-               knob_key_equal(&ka, &kb);
-}
-
-static void overlay_record(struct engine *e, const struct action *a) {
-        struct action *o;
-
-        for (size_t i = 0; i < e->overlay.n; i++)
-                if (same_object(&e->overlay.v[i], a)) {
-                        e->overlay.v[i] = *a;
-                        return;
-                }
-        o = action_list_add(&e->overlay, a->type);
-        if (o)
-                *o = *a;
 }
 
 /* Per-object values (IRQ masks, a queue's rps_cpus/rps_flow_cnt/xps_cpus)
@@ -318,8 +298,7 @@ static int refresh_inventory(struct engine *e, const struct procfs_interrupts *i
                 return discover_inventory(e, interrupts);
         }
         e->ticks_since_full++;
-        if (e->dry_run)
-                inventory_overlay(&e->inv, NULL, &e->overlay, true);
+        overlay(e, &e->inv, NULL, true);
         return 0;
 }
 
@@ -337,8 +316,7 @@ static int discover_inventory(struct engine *e, const struct procfs_interrupts *
                         log_debug_errno(r, "netlink inventory refresh failed, using sysfs values: %m");
                 inventory_read_napi_cpus(e->rootfd, &inv); /* kthread start times: napi_threads */
         }
-        if (e->dry_run)
-                inventory_overlay(&inv, NULL, &e->overlay, false);
+        overlay(e, &inv, NULL, false);
         if (e->have_inv) {
                 if (e->policy)
                         diff_inventory(e, &e->inv, &inv);
@@ -380,15 +358,6 @@ static int reread_topology(struct engine *e) {
 
 /* ---- acting ---- */
 
-/* The failure registry's name of a's object: its knob key (a TID with
- * its starttime), "?" for an action that names no object. */
-static void object_key(const struct action *a, char *buf, size_t len) {
-        struct knob_key k;
-
-        if (knob_key_from_action(a, &k) < 0 || knob_key_format(&k, buf, len) < 0)
-                snprintf(buf, len, "?");
-}
-
 static struct engine_failed_object *failed_find(struct engine_failures *fs, const char *key) {
         for (size_t i = 0; i < fs->n; i++)
                 if (strcmp(fs->v[i].key, key) == 0)
@@ -398,9 +367,9 @@ static struct engine_failed_object *failed_find(struct engine_failures *fs, cons
 
 void engine_failures_forget(struct engine_failures *fs, const struct action *a) {
         struct engine_failed_object *f;
-        char key[64];
+        char key[KNOB_KEY_MAX];
 
-        object_key(a, key, sizeof(key));
+        knob_action_key(a, key, sizeof(key));
         f = failed_find(fs, key);
         if (f)
                 *f = fs->v[--fs->n];
@@ -416,9 +385,9 @@ void engine_log_action_failure(struct engine_failures *fs, const struct action *
                                uint64_t now) {
         enum action_failure cls = action_failure_class(a->type, r);
         struct engine_failed_object *f;
-        char key[64];
+        char key[KNOB_KEY_MAX];
 
-        object_key(a, key, sizeof(key));
+        knob_action_key(a, key, sizeof(key));
         f = failed_find(fs, key);
         if (f && f->cls == cls) {
                 /* Said already; repeats only when the limit allows, at debug. */
@@ -717,8 +686,11 @@ static void run_actions(struct engine *e, uint64_t now) {
                                 record_action(e, a, line, r);
                         }
                         if (e->dry_run) {
-                                overlay_record(e, a);
-                                overlay_one(&e->inv, NULL, a, false);
+                                struct knob_key k;
+
+                                /* apply recorded it: the inventory shows it now */
+                                if (knob_key_from_action(a, &k) == 0)
+                                        inventory_set_knob(&e->inv, &k, &a->cpus, a->value, false);
                         } else if (a->type == ACTION_IRQ_AFFINITY && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
                                 eff_watch(e, a->irq, &a->cpus);
                                 e->eff_read_until = e->ticks + 1 + EFF_READ_TICKS;
@@ -1050,8 +1022,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 else {
                         workers_free(&e->workers);
                         e->workers = ws;
-                        if (e->dry_run)
-                                inventory_overlay(&e->inv, &e->workers, &e->overlay, false);
+                        overlay(e, &e->inv, &e->workers, false);
                 }
         }
 
@@ -1145,7 +1116,6 @@ void engine_free(struct engine *e) {
         policy_report_free(&e->report);
         policy_state_free(e->policy);
         action_list_free(&e->actions);
-        action_list_free(&e->overlay);
         workers_free(&e->workers);
         if (e->have_avg || e->avg.cpus)
                 sample_rates_free(&e->avg);

@@ -1214,47 +1214,48 @@ void inventory_free(struct inventory *inv) {
         *inv = (struct inventory) {};
 }
 
-void inventory_apply_action(struct inventory *inv, const struct action *a, bool fresh_only) {
-        const struct inv_nic *n = a->nic[0] ? inventory_nic(inv, a->nic) : NULL;
-        struct inv_queue *q = n && a->queue >= 0 ? inventory_queue(n, a->queue) : NULL;
+void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const cpuset_t *cpus, uint32_t value,
+                        bool fresh_only) {
+        const struct inv_nic *n = k->nic[0] ? inventory_nic(inv, k->nic) : NULL;
+        struct inv_queue *q = n && (k->kind == KNOB_RPS || k->kind == KNOB_XPS || k->kind == KNOB_FLOWCNT) ?
+                              inventory_queue(n, k->queue) : NULL;
         struct inv_irq *irq;
 
-        /* an IRQ action names its queue too: only queue actions go by it */
-        if (fresh_only && q && !q->fresh && a->type != ACTION_IRQ_AFFINITY)
+        if (fresh_only && q && !q->fresh)
                 return;
-        switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
-                irq = inventory_irq(inv, a->irq);
+        switch (k->kind) {
+        case KNOB_IRQ:
+                irq = inventory_irq(inv, k->irq);
                 if (irq && (!fresh_only || irq->fresh)) {
-                        irq->affinity = a->cpus;
+                        irq->affinity = *cpus;
                         /* what the kernel would report after the next interrupt */
                         if (irq->has_effective)
-                                irq->effective = a->cpus;
+                                irq->effective = *cpus;
                 }
                 break;
-        case ACTION_RPS:
+        case KNOB_RPS:
                 if (q)
-                        q->rps_cpus = a->cpus;
+                        q->rps_cpus = *cpus;
                 break;
-        case ACTION_XPS:
+        case KNOB_XPS:
                 if (q)
-                        q->xps_cpus = a->cpus;
+                        q->xps_cpus = *cpus;
                 break;
-        case ACTION_RPS_FLOW_CNT:
+        case KNOB_FLOWCNT:
                 if (q)
-                        q->rps_flow_cnt = a->value;
+                        q->rps_flow_cnt = value;
                 break;
-        case ACTION_SOCK_FLOW_ENTRIES:
-                inv->rps_sock_flow_entries = a->value;
+        case KNOB_SOCKFLOW:
+                inv->rps_sock_flow_entries = value;
                 break;
-        case ACTION_DEFAULT_AFFINITY:
-                inv->default_affinity = a->cpus;
+        case KNOB_DEFAFF:
+                inv->default_affinity = *cpus;
                 break;
-        case ACTION_THREADED_NAPI:
+        case KNOB_THREADED:
                 /* its kthreads come or go: the next refresh sees the file
                  * change and asks for a full read, whose dump names them */
                 if (n)
-                        ((struct inv_nic *) n)->threaded = (int) a->value;
+                        ((struct inv_nic *) n)->threaded = (int) value;
                 break;
         default:
                 break;

@@ -634,6 +634,14 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
 
 /* ---- actions ---- */
 
+const char *knob_action_key(const struct action *a, char *buf, size_t len) {
+        struct knob_key k;
+
+        if (knob_key_from_action(a, &k) < 0 || knob_key_format(&k, buf, len) < 0)
+                snprintf(buf, len, "?");
+        return buf;
+}
+
 int knob_key_from_action(const struct action *a, struct knob_key *k) {
         *k = (struct knob_key){ 0 };
         switch (a->type) {

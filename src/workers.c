@@ -16,7 +16,6 @@
 #include "log.h"
 #include "rootfs.h"
 #include "util.h"
-#include "action.h"
 #include "workers.h"
 
 #define PF_KTHREAD 0x00200000U
@@ -390,17 +389,17 @@ void workers_free(struct worker_set *ws) {
         *ws = (struct worker_set){ 0 };
 }
 
-void workers_apply_action(struct worker_set *ws, const struct action *a) {
-        if (a->type != ACTION_THREAD_AFFINITY)
+void workers_set_knob(struct worker_set *ws, const struct knob_key *k, const cpuset_t *cpus) {
+        if (k->kind != KNOB_THREAD)
                 return;
         for (size_t i = 0; i < ws->n_procs; i++) {
                 struct worker_proc *p = &ws->procs[i];
 
-                if (p->pid != a->pid)
+                if (p->pid != k->pid)
                         continue;
-                for (size_t k = 0; k < p->n_threads; k++)
-                        if (p->threads[k].tid == a->tid && p->threads[k].starttime == a->starttime)
-                                p->threads[k].allowed = a->cpus;
+                for (size_t t = 0; t < p->n_threads; t++)
+                        if (p->threads[t].tid == k->tid && p->threads[t].starttime == k->starttime)
+                                p->threads[t].allowed = *cpus;
         }
 }
 

@@ -727,13 +727,29 @@ static void test_dry_run(void **state) {
         snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", e->root, pristine);
         assert_int_equal(system(cmd), 0);
         assert_int_equal(apply_new(e->rootfd, false, e->state, true, &ap), 0);
+        /* Already at target: unchanged even in a dry run. */
+        struct action same = mk(&(struct act) IRQ(30, "0-3"));
+        assert_int_equal(apply_action(ap, &same), APPLY_UNCHANGED);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
                 struct action a = mk(&steps[i]);
                 assert_int_equal(apply_action(ap, &a), APPLY_DRY_RUN);
         }
-        /* Already at target: unchanged even in a dry run. */
-        struct action same = mk(&(struct act) IRQ(30, "0-3"));
-        assert_int_equal(apply_action(ap, &same), APPLY_UNCHANGED);
+        /* The overlay holds one entry per object, with the value "written". */
+        const struct apply_overlay_entry *ov;
+        size_t n_ov = apply_overlay(ap, &ov);
+        assert_int_equal(n_ov, ELEMENTSOF(steps));
+        assert_int_equal(ov[0].key.kind, KNOB_IRQ);
+        assert_int_equal(ov[0].key.irq, 30);
+        assert_string_equal(ov[0].value, "1");
+        /* What a dry-run action "wrote" is the current value from then on:
+         * the same again is unchanged, and going back to the kernel's value
+         * is a change that leaves the overlay. */
+        struct action again = mk(&(struct act) IRQ(30, "1"));
+        assert_int_equal(apply_action(ap, &again), APPLY_UNCHANGED);
+        assert_int_equal(apply_action(ap, &same), APPLY_DRY_RUN);
+        assert_int_equal(apply_overlay(ap, &ov), ELEMENTSOF(steps) - 1);
+        for (size_t i = 0; i < ELEMENTSOF(steps) - 1; i++)
+                assert_false(ov[i].key.kind == KNOB_IRQ && ov[i].key.irq == 30);
         assert_int_equal(apply_restore_all(ap, NULL), 0);
         apply_free(ap);
         snprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' >/dev/null", pristine, e->root);

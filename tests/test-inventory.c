@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "inventory.h"
+#include "knob.h"
 #include "procfs.h"
 #include "rootfs.h"
 #include "testlib.h"
@@ -822,10 +823,12 @@ static void test_refresh_threaded(_unused_ void **state) {
                 }
                 inv.nics[0].threaded = inv.nics[0].threaded_read = cases[i].threaded;
                 if (cases[i].stale) {
-                        struct action a = { .type = ACTION_THREADED_NAPI, .queue = -1, .value = 1 };
+                        struct knob_key k = { .kind = KNOB_THREADED };
+                        cpuset_t none;
 
-                        snprintf(a.nic, sizeof(a.nic), "%s", inv.nics[0].name);
-                        inventory_apply_action(&inv, &a, false);
+                        cpuset_zero(&none);
+                        snprintf(k.nic, sizeof(k.nic), "%s", inv.nics[0].name);
+                        inventory_set_knob(&inv, &k, &none, 1, false);
                         assert_int_equal(inv.nics[0].threaded, 1);
                         assert_int_equal(inv.nics[0].threaded_read, -1);
                 }
