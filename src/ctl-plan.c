@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "action.h"
+#include "bans.h"
+#include "engine.h"
+#include "report.h"
 #include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
@@ -28,6 +31,7 @@
 struct plan_action {
         unsigned tick;
         struct action a;
+        int result;               /* apply_action()'s: APPLY_DRY_RUN, or the -errno it would fail with */
 };
 
 /* The notes of every replay: each tick's report replaces the last, and a
@@ -54,7 +58,7 @@ static bool plan_relieves(const struct plan_action *v, size_t n, int cpu) {
         return false;
 }
 
-static void plan_json(FILE *f, double interval_s, const struct plan_action *v, size_t n,
+static void plan_json(FILE *f, double interval_s, unsigned ticks, const struct plan_action *v, size_t n,
                       const struct policy_report *rep, const struct plan_notes *pn) {
         struct json_writer w;
 
@@ -62,6 +66,7 @@ static void plan_json(FILE *f, double interval_s, const struct plan_action *v, s
         json_begin_object(&w);
         json_key_int(&w, "version", 1);
         json_key_double(&w, "interval", interval_s);
+        json_key_uint(&w, "ticks", ticks);
         json_key_begin_array(&w, "hot_cpus");
         for (size_t i = 0; i < rep->n_hot_cpus; i++) {
                 json_begin_object(&w);
@@ -88,6 +93,10 @@ static void plan_json(FILE *f, double interval_s, const struct plan_action *v, s
                 action_json_members(&w, a);
                 json_key_string(&w, "reason", a->reason);
                 json_key_string(&w, "text", text);
+                if (v[i].result < 0)
+                        json_key_string(&w, "error", strerror(-v[i].result));
+                else
+                        json_key_null(&w, "error");
                 json_end_object(&w);
         }
         json_end_array(&w);
@@ -127,21 +136,52 @@ static void plan_print(FILE *f, const struct plan_action *v, size_t n, const str
                 if (action_format(&v[i].a, text, sizeof(text)) < 0)
                         snprintf(text, sizeof(text), "%s: %s", action_type_to_string(v[i].a.type),
                                  v[i].a.reason);
-                fprintf(f, "  [tick %u] %s\n", v[i].tick, text);
+                if (v[i].result < 0)
+                        fprintf(f, "  [tick %u] %s (would fail here: %s)\n", v[i].tick, text, strerror(-v[i].result));
+                else
+                        fprintf(f, "  [tick %u] %s\n", v[i].tick, text);
         }
 }
 
 static void plan_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl plan [--root DIR] [--config FILE] [--interval S] [--json]\n"
-                   "Sample the load for one interval and print what irqsteerd would do if it\n"
-                   "started now and the load persisted; nothing is changed.\n\n"
+        fprintf(f, "Usage: irqsteerctl plan [--root DIR] [--config FILE] [--interval S] [--ticks N] [--json]\n"
+                   "Run irqsteerd's decision cycle in dry-run on the live load: the decision at\n"
+                   "start, then one tick per interval for as many ticks as the daemon needs to act\n"
+                   "(hot_samples, more while it still acts); print what it would do.  Nothing is\n"
+                   "changed.\n\n"
                    "  -r, --root DIR       read /proc and /sys under DIR (default /)\n"
                    "  -c, --config FILE    configuration (default %s;\n"
                    "                       built-in defaults when that file does not exist)\n"
                    "  -i, --interval S     sampling interval (default: the config's interval)\n"
+                   "  -t, --ticks N        run exactly N ticks after the decision at start\n"
                    "  -j, --json           print JSON (schema in irqsteerctl(8))\n"
                    "  -h, --help           show this help\n",
                 CONFIG_DEFAULT_PATH);
+}
+
+/* The ticks after hot_samples that plan runs at most while the daemon
+ * would still act (a move cap, a queue moved after another). */
+#define PLAN_EXTRA_TICKS_MAX 8
+
+struct plan_run {
+        unsigned tick;
+        struct plan_action *v;
+        size_t n, allocated;
+        size_t n_tick;            /* actions of the current tick */
+        int error;
+};
+
+/* The engine's action callback: every action it tried, as the daemon in
+ * dry-run would log it (an object already at its target is not one). */
+static void plan_record(void *userdata, const struct action *a, const char *line _unused_, int result) {
+        struct plan_run *pr = userdata;
+
+        if (util_grow((void **) &pr->v, &pr->allocated, pr->n + 1, sizeof(*pr->v)) < 0) {
+                pr->error = -ENOMEM;
+                return;
+        }
+        pr->v[pr->n++] = (struct plan_action) { .tick = pr->tick, .a = *a, .result = result };
+        pr->n_tick++;
 }
 
 int ctl_plan(int argc, char **argv) {
@@ -149,38 +189,38 @@ int ctl_plan(int argc, char **argv) {
                 { "root", required_argument, NULL, 'r' },
                 { "config", required_argument, NULL, 'c' },
                 { "interval", required_argument, NULL, 'i' },
+                { "ticks", required_argument, NULL, 't' },
                 { "json", no_argument, NULL, 'j' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         struct config cfg = { 0 };
         struct config_errors errs = { 0 };
-        struct topology t = { 0 };
-        struct procfs_interrupts pi = { 0 };
-        struct inventory inv = { 0 };
-        struct sample_snapshot s0 = { 0 }, s1 = { 0 };
-        struct sample_rates rates = { 0 };
-        struct worker_set ws = { 0 };
-        struct action_list actions = { 0 };
-        struct policy_report rep = { 0 };
-        struct policy_state *st = NULL;
-        struct plan_action *plan = NULL;
+        struct engine e;
+        struct report out = { 0 };
+        struct bans bans = { 0 };
+        struct plan_run pr = { 0 };
         struct plan_notes notes = { 0 };
-        size_t n_plan = 0, plan_alloc = 0;
+        _cleanup_(freep) char *state_dir = NULL, *bans_dir = NULL;
         const char *root = "/", *config_path = NULL;
-        uint64_t interval = 0, now;
-        bool json = false, host, have_workers = false;
-        int c, rootfd = -1, r, ret = CTL_EXIT_ERROR;
-        unsigned ticks;
+        uint64_t interval = 0, n;
+        unsigned ticks = 0, hot;
+        bool json = false;
+        int c, r, ret = CTL_EXIT_ERROR, level = log_get_max_level();
 
         optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:c:i:jh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+r:c:i:t:jh", options, NULL)) >= 0) {
                 switch (c) {
                 case 'r': root = optarg; break;
                 case 'c': config_path = optarg; break;
                 case 'i':
                         if (ctl_parse_interval(optarg, &interval) < 0)
                                 return ctl_usage_error("plan", "bad interval '%s'", optarg);
+                        break;
+                case 't':
+                        if (util_parse_u64(optarg, strlen(optarg), &n) < 0 || n == 0 || n > 1000)
+                                return ctl_usage_error("plan", "bad tick count '%s' (1-1000)", optarg);
+                        ticks = (unsigned) n;
                         break;
                 case 'j': json = true; break;
                 case 'h': plan_help(stdout); return CTL_EXIT_OK;
@@ -203,111 +243,99 @@ int ctl_plan(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         }
         config_errors_free(&errs);
+        /* the daemon's dry run: the plan writes nothing either */
+        cfg.dry_run = true;
+        /* --interval overrides the file's, as irqsteerd's does */
         if (interval == 0)
                 interval = cfg.interval_usec;
+        cfg.interval_usec = interval;
 
-        rootfd = ctl_open_root(root);
-        if (rootfd < 0)
+        engine_init(&e);
+        e.rootfd = ctl_open_root(root);
+        if (e.rootfd < 0)
                 goto out;
-        host = rootfs_is_host(rootfd);
-        if (ctl_read_model(rootfd, host, &t, &pi, &inv) < 0)
-                goto out;
-        if (cfg.n_workers > 0) {
-                r = workers_discover(rootfd, &cfg, &ws);
-                if (r < 0)
-                        ctl_error("worker discovery failed (%s), planning without workers", strerror(-r));
-                else
-                        have_workers = true;
-        }
-
-        ctl_catch_signals();
-        r = sample_snapshot_take(rootfd, ctl_now_monotonic(), &s0);
+        e.root = root;
+        e.root_is_host = rootfs_is_host(e.rootfd);
+        e.dry_run = true;
+        e.config = &cfg;
+        e.out = &out;
+        e.on_action = plan_record;
+        e.userdata = &pr;
+        /* the journal is only read (a dry run adopts what a previous run
+         * saved), and the runtime bans are those the daemon would see */
+        r = state_dir_choose(NULL, cfg.state_dir, root, e.root_is_host, false, &state_dir);
         if (r < 0) {
-                ctl_error("cannot sample under %s: %s", root, strerror(-r));
+                ctl_error("cannot choose the state directory: %s", strerror(-r));
                 goto out;
         }
-        if (!ctl_sleep(interval))
-                goto out;
-        now = ctl_now_monotonic();
-        r = sample_snapshot_take(rootfd, now, &s1);
-        if (r == 0)
-                r = sample_compute(&s0, &s1, &rates);
-        if (r < 0) {
-                ctl_error("sampling failed: %s", strerror(-r));
-                goto out;
-        }
-
-        st = policy_state_new();
-        if (!st) {
+        e.state_dir = state_dir;
+        if (asprintf(&bans_dir, "%s/%s", state_dir, BANS_DIR_NAME) < 0) {
+                bans_dir = NULL;
                 ctl_error("out of memory");
                 goto out;
         }
-        /* A CPU must stay hot for hot_samples samples before the policy acts
-         * on it: replay this one measurement that many times, one interval
-         * apart, applying each tick's actions to the in-memory inventory
-         * and confirming them, as the daemon would. */
-        ticks = MAX(cfg.hot_samples, 1u);
-        for (unsigned k = 0; k < ticks; k++) {
-                struct policy_input in = {
-                        .config = &cfg,
-                        .topo = &t,
-                        .inv = &inv,
-                        .load = &rates,
-                        .workers = have_workers ? &ws : NULL,
-                        .now_usec = now + (uint64_t) k * interval,
-                };
+        r = bans_load(bans_dir, &bans);
+        if (r < 0)
+                ctl_error("cannot read the runtime bans in %s (%s), planning without them", bans_dir, strerror(-r));
 
-                r = policy_tick(st, &in, &actions, &rep);
-                if (r == 0)
-                        r = plan_notes_add(&notes, &rep);
-                if (r < 0) {
-                        ctl_error("policy failed: %s", strerror(-r));
-                        goto out;
-                }
-                for (size_t i = 0; i < actions.n; i++) {
-                        if (util_grow((void **) &plan, &plan_alloc, n_plan + 1, sizeof(*plan)) < 0) {
-                                ctl_error("out of memory");
-                                goto out;
-                        }
-                        plan[n_plan].tick = k + 1;
-                        plan[n_plan].a = actions.v[i];
-                        n_plan++;
-                        struct knob_key k;
-
-                        /* what the actuators would leave behind, as the daemon's re-read shows it,
-                         * and for a thread, what the next discovery would read: without
-                         * it the next replay takes our own pinning for someone else's */
-                        if (knob_key_from_action(&actions.v[i], &k) == 0) {
-                                inventory_set_knob(&inv, &k, &actions.v[i].cpus, actions.v[i].value, false);
-                                if (have_workers)
-                                        workers_set_knob(&ws, &k, &actions.v[i].cpus);
-                        }
-                        policy_feedback(st, &actions.v[i], 0, in.now_usec);
-                }
+        /* The daemon's own log lines (its dry-run "would set", its notes)
+         * only with -v: the plan prints them itself. */
+        if (level < LOG_DEBUG)
+                log_set_max_level(LOG_ERR);
+        ctl_catch_signals();
+        r = engine_start(&e, ctl_now_monotonic());
+        if (r < 0) {
+                ctl_error("cannot read the host under %s: %s", root, strerror(-r));
+                goto out;
         }
 
+        /* As irqsteerd: the decision at start (tick 0, no load measured
+         * yet), then one tick per interval, fast_interval while a CPU
+         * nears hot.  A CPU must stay hot for hot_samples ticks before the
+         * policy acts on it; ticks go on while the daemon would still act. */
+        hot = MAX(cfg.hot_samples, 1u);
+        for (pr.tick = 0;; pr.tick++) {
+                struct engine_tick_result res = { .full = "start", .decided = true };
+
+                pr.n_tick = 0;
+                if (pr.tick == 0)
+                        r = engine_decide(&e, ctl_now_monotonic(), &bans.cpus, NULL);
+                else {
+                        if (!ctl_sleep(engine_next_interval(&e, interval)))
+                                goto out;
+                        r = engine_tick(&e, ctl_now_monotonic(), &bans.cpus, &res);
+                        if (r == 0)
+                                r = -EIO; /* sampling or the inventory failed, said above */
+                }
+                if (r >= 0 && res.decided)
+                        r = plan_notes_add(&notes, &e.report);
+                if (r >= 0)
+                        r = pr.error;
+                if (r < 0) {
+                        ctl_error("tick %u failed: %s", pr.tick, strerror(-r));
+                        goto out;
+                }
+                if (ticks > 0 ? pr.tick >= ticks :
+                    pr.tick >= hot && (pr.n_tick == 0 || pr.tick >= hot + PLAN_EXTRA_TICKS_MAX))
+                        break;
+        }
+
+        log_set_max_level(level);
         if (json)
-                plan_json(stdout, rates.interval_s, plan, n_plan, &rep, &notes);
+                plan_json(stdout, (double) interval / 1e6, pr.tick, pr.v, pr.n, &e.report, &notes);
         else
-                plan_print(stdout, plan, n_plan, &rep, &notes);
+                plan_print(stdout, pr.v, pr.n, &e.report, &notes);
         ret = fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
 out:
+        log_set_max_level(level);
         free(notes.v);
-        free(plan);
-        policy_report_free(&rep);
-        action_list_free(&actions);
-        policy_state_free(st);
-        sample_rates_free(&rates);
-        sample_snapshot_free(&s0);
-        sample_snapshot_free(&s1);
-        if (have_workers)
-                workers_free(&ws);
-        inventory_free(&inv);
-        procfs_interrupts_free(&pi);
-        topology_free(&t);
+        free(pr.v);
+        if (e.rootfd >= 0)
+                close(e.rootfd);
+        engine_free(&e);
+        report_free(&out);
+        bans_free(&bans);
         config_free(&cfg);
-        if (rootfd >= 0)
-                close(rootfd);
         return ret;
 }
 

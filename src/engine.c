@@ -553,6 +553,8 @@ void engine_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, 
 
 static void record_action(struct engine *e, const struct action *a, const char *line, int result) {
         report_record_action(e->out, a, line, result, now_clock(CLOCK_REALTIME));
+        if (e->on_action)
+                e->on_action(e->userdata, a, line, result);
 }
 
 void engine_log_action(const struct action *a, const char *line, int result) {
