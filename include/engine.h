@@ -60,7 +60,7 @@ struct engine {
         int rootfd;
         const char *root;         /* for messages */
         bool root_is_host;
-        const char *state_dir;    /* the journal's; NULL in dry-run for a throwaway one */
+        const char *state_dir;    /* the undo journal's (only read in a dry run) */
         bool dry_run;
         bool once;                /* --once: no decision without rates */
         const struct config *config;
