@@ -9,6 +9,7 @@ Stdlib only; exit 77 when the simulator is not built."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -128,6 +129,8 @@ def main():
             dl.stop(daemon)
         sim.terminate()
         sim.wait()
+    if not c.failed:
+        shutil.rmtree(tmp, ignore_errors=True)
     c.exit()
 
 
