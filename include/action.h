@@ -9,19 +9,7 @@
 #include <sys/types.h>
 
 #include "cpuset.h"
-
-enum action_type {
-        ACTION_IRQ_AFFINITY,     /* irq -> cpus (one CPU for queue IRQs) */
-        ACTION_RPS,              /* nic/queue rx-N/rps_cpus -> cpus */
-        ACTION_RPS_FLOW_CNT,     /* nic/queue rx-N/rps_flow_cnt -> value */
-        ACTION_SOCK_FLOW_ENTRIES,/* proc/sys/net/core/rps_sock_flow_entries -> value */
-        ACTION_XPS,              /* nic/queue tx-N/xps_cpus -> cpus */
-        ACTION_THREAD_AFFINITY,  /* pid/tid -> cpus (sched_setaffinity) */
-        ACTION_DEFAULT_AFFINITY, /* proc/irq/default_smp_affinity -> cpus (the mask new IRQs get) */
-        ACTION_THREADED_NAPI,    /* nic: sys/class/net/NIC/threaded -> value (0 off, 1 on) */
-        ACTION_TYPE_MAX,
-        ACTION_TYPE_INVALID = -1,
-};
+#include "knob.h"
 
 /* What a failed action means, sorted by what to do next (after
  * irqbalance's activate.c).  The one classification of an action's errno:
@@ -51,8 +39,8 @@ enum action_failure {
 #define ACTION_MAX_FAILURES 3
 
 struct action {
-        enum action_type type;
-        unsigned irq;            /* ACTION_IRQ_AFFINITY */
+        enum knob_kind type;
+        unsigned irq;            /* KNOB_IRQ */
         unsigned pair_irq;       /* the queue's other IRQ moved along, 0 if none (informational) */
         char nic[IF_NAMESIZE];   /* RPS/XPS/FLOW_CNT, and the IRQ's NIC if any */
         int queue;               /* queue index, -1 if none */
@@ -74,13 +62,22 @@ struct action_list {
 };
 
 /* Appends a zero-initialised action (queue = -1) and returns it, or NULL on ENOMEM. */
-struct action *action_list_add(struct action_list *l, enum action_type type);
+struct action *action_list_add(struct action_list *l, enum knob_kind type);
 void action_list_clear(struct action_list *l);
 void action_list_free(struct action_list *l);
-const char *action_type_to_string(enum action_type t);
+const char *action_type_to_string(enum knob_kind t);
+/* The key of the object an action changes (pure: an IRQ's identity is
+ * left empty, see knob_irq_actions).  0 or -EINVAL. */
+int action_knob_key(const struct action *a, struct knob_key *ret);
+/* The key of a's object formatted into buf (an IRQ without its identity,
+ * a thread with its starttime), "?" when a names no object: the name the
+ * engine's failure registry keeps.  Returns buf. */
+const char *action_key_text(const struct action *a, char *buf, size_t len);
+/* The value a asks for, in journal syntax (knob_target). */
+int action_target(const struct action *a, const char *current, char **ret);
 /* The class of result r (an apply_action() result: >= 0 is no failure)
  * of an action of type t.  Pure. */
-enum action_failure action_failure_class(enum action_type t, int r);
+enum action_failure action_failure_class(enum knob_kind t, int r);
 const char *action_failure_to_string(enum action_failure f);
 /* Whether a failure of class f counts toward ACTION_MAX_FAILURES. */
 bool action_failure_counts(enum action_failure f);

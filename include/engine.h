@@ -172,7 +172,7 @@ void engine_find_other_writer(struct engine *e);
  * must be rediscovered at the next tick: a vanished IRQ or queue (ENOENT
  * and the other "gone" errors), not an exited thread (ESRCH is normal) nor
  * rps_sock_flow_entries (absent in a network namespace). */
-bool engine_failure_rediscovers(enum action_type type, int r);
+bool engine_failure_rediscovers(enum knob_kind type, int r);
 
 struct policy_note;
 /* Logs a policy note at its level, with MESSAGE_ID= for the kinds that have

@@ -18,18 +18,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "action.h"
 #include "cpuset.h"
 
 enum knob_kind {
-        KNOB_IRQ,
-        KNOB_RPS,
-        KNOB_XPS,
-        KNOB_FLOWCNT,
-        KNOB_SOCKFLOW,
-        KNOB_THREAD,
-        KNOB_DEFAFF,             /* proc/irq/default_smp_affinity */
-        KNOB_THREADED,           /* sys/class/net/NIC/threaded */
+        KNOB_IRQ,                /* proc/irq/N/smp_affinity_list: cpus (one CPU for queue IRQs) */
+        KNOB_RPS,                /* rx-N/rps_cpus: cpus */
+        KNOB_XPS,                /* tx-N/xps_cpus: cpus */
+        KNOB_FLOWCNT,            /* rx-N/rps_flow_cnt: value */
+        KNOB_SOCKFLOW,           /* proc/sys/net/core/rps_sock_flow_entries: value */
+        KNOB_THREAD,             /* pid/tid: cpus (sched_setaffinity) */
+        KNOB_DEFAFF,             /* proc/irq/default_smp_affinity: cpus (the mask new IRQs get) */
+        KNOB_THREADED,           /* sys/class/net/NIC/threaded: value (0 off, 1 on) */
         KNOB_KIND_MAX,
         KNOB_KIND_INVALID = -1,
 };
@@ -75,13 +74,6 @@ bool knob_key_valid(const struct knob_key *k);
  * "irq 73"). */
 int knob_key_format(const struct knob_key *k, char *buf, size_t len);
 bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);
-/* The key of the object an action changes (pure: an IRQ's identity is
- * left empty, see knob_irq_actions).  0 or -EINVAL. */
-int knob_key_from_action(const struct action *a, struct knob_key *ret);
-/* The key of a's object formatted into buf (an IRQ without its identity,
- * a thread with its starttime), "?" when a names no object: the name the
- * daemon's failure registry keeps.  Returns buf. */
-const char *knob_action_key(const struct action *a, char *buf, size_t len);
 
 /* The fields of proc/PID/stat (or proc/PID/task/TID/stat) we use. */
 struct knob_task_stat {
@@ -119,9 +111,11 @@ bool knob_value_equal(enum knob_kind kind, const char *a, const char *b);
  * RPS/XPS or default affinity mask): 0, or -EINVAL for a kind that holds no CPU set or a
  * value that does not parse. */
 int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret);
-/* The value action a asks for, in journal syntax; current (the object's
- * value) gives a mask its width.  -EINVAL for an empty IRQ or thread set. */
-int knob_target(const struct action *a, const char *current, char **ret);
+/* The value of kind that holds cpus (IRQ, thread: a list; RPS, XPS,
+ * default affinity: a mask as wide as current, the object's value) or value
+ * (flow counts, threaded), in journal syntax.  -EINVAL for an empty IRQ,
+ * thread or default-affinity set, or a threaded value above 2. */
+int knob_target(enum knob_kind kind, const cpuset_t *cpus, uint32_t value, const char *current, char **ret);
 
 /* Reads the object's current value, malloc'd into *ret.  A thread only
  * when root_is_host (else -EOPNOTSUPP), and -ESRCH when its TID's

@@ -82,8 +82,8 @@ const char *report_restore_to_string(enum report_restore r);
 
 /* Counters since the daemon started, for the metrics. */
 struct report_counters {
-        uint64_t actions[ACTION_TYPE_MAX][REPORT_REASON_MAX][REPORT_RESULT_MAX];
-        uint64_t action_failures[ACTION_TYPE_MAX][ACTION_FAILURE_MAX];
+        uint64_t actions[KNOB_KIND_MAX][REPORT_REASON_MAX][REPORT_RESULT_MAX];
+        uint64_t action_failures[KNOB_KIND_MAX][ACTION_FAILURE_MAX];
         uint64_t rps_trials[POLICY_TRIAL_VERDICT_MAX];
         uint64_t restore[REPORT_RESTORE_MAX];
         uint64_t reloads, reload_failures;

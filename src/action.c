@@ -9,19 +9,19 @@
 #include "json.h"
 #include "util.h"
 
-static const char *const type_names[ACTION_TYPE_MAX] = {
-        [ACTION_IRQ_AFFINITY] = "irq-affinity",
-        [ACTION_RPS] = "rps",
-        [ACTION_RPS_FLOW_CNT] = "rps-flow-cnt",
-        [ACTION_SOCK_FLOW_ENTRIES] = "rps-sock-flow-entries",
-        [ACTION_XPS] = "xps",
-        [ACTION_THREAD_AFFINITY] = "thread-affinity",
-        [ACTION_DEFAULT_AFFINITY] = "default-affinity",
-        [ACTION_THREADED_NAPI] = "threaded-napi",
+static const char *const type_names[KNOB_KIND_MAX] = {
+        [KNOB_IRQ] = "irq-affinity",
+        [KNOB_RPS] = "rps",
+        [KNOB_FLOWCNT] = "rps-flow-cnt",
+        [KNOB_SOCKFLOW] = "rps-sock-flow-entries",
+        [KNOB_XPS] = "xps",
+        [KNOB_THREAD] = "thread-affinity",
+        [KNOB_DEFAFF] = "default-affinity",
+        [KNOB_THREADED] = "threaded-napi",
 };
 
-const char *action_type_to_string(enum action_type t) {
-        if (t < 0 || t >= ACTION_TYPE_MAX)
+const char *action_type_to_string(enum knob_kind t) {
+        if (t < 0 || t >= KNOB_KIND_MAX)
                 return NULL;
         return type_names[t];
 }
@@ -37,7 +37,7 @@ static const char *const failure_names[ACTION_FAILURE_MAX] = {
         [ACTION_FAIL_OTHER] = "other",
 };
 
-enum action_failure action_failure_class(enum action_type t, int r) {
+enum action_failure action_failure_class(enum knob_kind t, int r) {
         if (r >= 0)
                 return ACTION_FAIL_NONE;
         switch (-r) {
@@ -48,7 +48,7 @@ enum action_failure action_failure_class(enum action_type t, int r) {
                 return ACTION_FAIL_PERMANENT;
         case ENOSPC:
                 /* a vector space is an IRQ's; a file refusing room is not a CPU */
-                return t == ACTION_IRQ_AFFINITY ? ACTION_FAIL_CAPACITY : ACTION_FAIL_OTHER;
+                return t == KNOB_IRQ ? ACTION_FAIL_CAPACITY : ACTION_FAIL_OTHER;
         case ENOENT:
         case ESRCH:
         case ENODEV:
@@ -61,7 +61,7 @@ enum action_failure action_failure_class(enum action_type t, int r) {
         case EINVAL:
                 /* sched_setaffinity's EINVAL: a kernel thread or a
                  * PF_NO_SETAFFINITY task, which never takes a mask */
-                return t == ACTION_THREAD_AFFINITY ? ACTION_FAIL_PERMANENT : ACTION_FAIL_INVALID;
+                return t == KNOB_THREAD ? ACTION_FAIL_PERMANENT : ACTION_FAIL_INVALID;
         case ERANGE:
         case EOVERFLOW:
                 return ACTION_FAIL_INVALID;
@@ -82,7 +82,7 @@ bool action_failure_counts(enum action_failure f) {
         return f == ACTION_FAIL_INVALID || f == ACTION_FAIL_UNSUPPORTED || f == ACTION_FAIL_OTHER;
 }
 
-struct action *action_list_add(struct action_list *l, enum action_type type) {
+struct action *action_list_add(struct action_list *l, enum knob_kind type) {
         struct action *a;
 
         if (util_grow((void **) &l->v, &l->allocated, l->n + 1, sizeof(*l->v)) < 0)
@@ -128,33 +128,33 @@ int action_format(const struct action *a, char *buf, size_t len) {
         fmt_cpus(&a->from, from, cl);
         fmt_cpus(&a->cpus, to, cl);
         switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
+        case KNOB_IRQ:
                 if (a->nic[0] && a->queue >= 0)
                         n = snprintf(buf, len, "IRQ %u (%s queue %d%s) %s -> %s: %s", a->irq, a->nic, a->queue,
                                      a->pair_irq ? ", with its pair" : "", from, to, a->reason);
                 else
                         n = snprintf(buf, len, "IRQ %u %s -> %s: %s", a->irq, from, to, a->reason);
                 break;
-        case ACTION_RPS:
-        case ACTION_XPS:
-                n = snprintf(buf, len, "%s %s %s-%d %s -> %s: %s", a->type == ACTION_RPS ? "RPS" : "XPS", a->nic,
-                             a->type == ACTION_RPS ? "rx" : "tx", a->queue, from, to, a->reason);
+        case KNOB_RPS:
+        case KNOB_XPS:
+                n = snprintf(buf, len, "%s %s %s-%d %s -> %s: %s", a->type == KNOB_RPS ? "RPS" : "XPS", a->nic,
+                             a->type == KNOB_RPS ? "rx" : "tx", a->queue, from, to, a->reason);
                 break;
-        case ACTION_RPS_FLOW_CNT:
+        case KNOB_FLOWCNT:
                 n = snprintf(buf, len, "rps_flow_cnt %s rx-%d %u -> %u: %s", a->nic, a->queue, a->from_value,
                              a->value, a->reason);
                 break;
-        case ACTION_SOCK_FLOW_ENTRIES:
+        case KNOB_SOCKFLOW:
                 n = snprintf(buf, len, "rps_sock_flow_entries %u -> %u: %s", a->from_value, a->value, a->reason);
                 break;
-        case ACTION_THREAD_AFFINITY:
+        case KNOB_THREAD:
                 n = snprintf(buf, len, "thread %d (pid %d) %s -> %s: %s", (int) a->tid, (int) a->pid, from, to,
                              a->reason);
                 break;
-        case ACTION_DEFAULT_AFFINITY:
+        case KNOB_DEFAFF:
                 n = snprintf(buf, len, "default_smp_affinity %s -> %s: %s", from, to, a->reason);
                 break;
-        case ACTION_THREADED_NAPI:
+        case KNOB_THREADED:
                 n = snprintf(buf, len, "%s threaded NAPI %" PRIu32 " -> %" PRIu32 ": %s", a->nic, a->from_value, a->value,
                              a->reason);
                 break;
@@ -169,7 +169,7 @@ int action_format(const struct action *a, char *buf, size_t len) {
 
 void action_json_members(struct json_writer *w, const struct action *a) {
         json_key_string(w, "type", action_type_to_string(a->type));
-        if (a->type == ACTION_IRQ_AFFINITY)
+        if (a->type == KNOB_IRQ)
                 json_key_uint(w, "irq", a->irq);
         else
                 json_key_null(w, "irq");
@@ -178,15 +178,71 @@ void action_json_members(struct json_writer *w, const struct action *a) {
                 json_key_int(w, "queue", a->queue);
         else
                 json_key_null(w, "queue");
-        if (a->type == ACTION_THREAD_AFFINITY) {
+        if (a->type == KNOB_THREAD) {
                 json_key_int(w, "pid", a->pid);
                 json_key_int(w, "tid", a->tid);
         }
-        if (a->type == ACTION_RPS_FLOW_CNT || a->type == ACTION_SOCK_FLOW_ENTRIES || a->type == ACTION_THREADED_NAPI) {
+        if (a->type == KNOB_FLOWCNT || a->type == KNOB_SOCKFLOW || a->type == KNOB_THREADED) {
                 json_key_uint(w, "value", a->value);
                 json_key_uint(w, "from_value", a->from_value);
         } else {
                 json_key_cpuset(w, "cpus", &a->cpus);
                 json_key_cpuset(w, "from", &a->from);
         }
+}
+
+/* ---- the object an action changes ---- */
+
+const char *action_key_text(const struct action *a, char *buf, size_t len) {
+        struct knob_key k;
+
+        if (action_knob_key(a, &k) < 0 || knob_key_format(&k, buf, len) < 0)
+                snprintf(buf, len, "?");
+        return buf;
+}
+
+int action_knob_key(const struct action *a, struct knob_key *k) {
+        *k = (struct knob_key){ 0 };
+        switch (a->type) {
+        case KNOB_IRQ:
+                k->kind = KNOB_IRQ;
+                k->irq = a->irq;
+                break;
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
+                k->kind = a->type == KNOB_RPS ? KNOB_RPS : a->type == KNOB_XPS ? KNOB_XPS : KNOB_FLOWCNT;
+                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
+                        return -EINVAL;
+                strcpy(k->nic, a->nic);
+                k->queue = a->queue;
+                break;
+        case KNOB_SOCKFLOW:
+                k->kind = KNOB_SOCKFLOW;
+                break;
+        case KNOB_DEFAFF:
+                k->kind = KNOB_DEFAFF;
+                break;
+        case KNOB_THREADED:
+                k->kind = KNOB_THREADED;
+                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
+                        return -EINVAL;
+                strcpy(k->nic, a->nic);
+                break;
+        case KNOB_THREAD:
+                k->kind = KNOB_THREAD;
+                k->pid = a->pid;
+                k->tid = a->tid;
+                /* the task the policy decided for, not whatever holds the
+                 * TID now */
+                k->starttime = a->starttime;
+                break;
+        default:
+                return -EINVAL;
+        }
+        return knob_key_valid(k) ? 0 : -EINVAL;
+}
+
+int action_target(const struct action *a, const char *current, char **ret) {
+        return knob_target(a->type, &a->cpus, a->value, current, ret);
 }

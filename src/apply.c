@@ -33,7 +33,7 @@ struct apply {
 
 /* The key of a's object, with the identity read where the key needs one. */
 static int action_key(struct apply *ap, const struct action *a, struct knob_key *k) {
-        int r = knob_key_from_action(a, k);
+        int r = action_knob_key(a, k);
 
         if (r < 0)
                 return r;
@@ -164,7 +164,7 @@ int apply_action(struct apply *ap, const struct action *a) {
         r = knob_read(ap->rootfd, ap->root_is_host, &k, &cur);
         if (r < 0)
                 return r;
-        r = knob_target(a, cur, &target);
+        r = action_target(a, cur, &target);
         if (r < 0)
                 return r;
         if (ap->dry_run) {

@@ -369,7 +369,7 @@ void engine_failures_forget(struct engine_failures *fs, const struct action *a) 
         struct engine_failed_object *f;
         char key[KNOB_KEY_MAX];
 
-        knob_action_key(a, key, sizeof(key));
+        action_key_text(a, key, sizeof(key));
         f = failed_find(fs, key);
         if (f)
                 *f = fs->v[--fs->n];
@@ -387,7 +387,7 @@ void engine_log_action_failure(struct engine_failures *fs, const struct action *
         struct engine_failed_object *f;
         char key[KNOB_KEY_MAX];
 
-        knob_action_key(a, key, sizeof(key));
+        action_key_text(a, key, sizeof(key));
         f = failed_find(fs, key);
         if (f && f->cls == cls) {
                 /* Said already; repeats only when the limit allows, at debug. */
@@ -406,14 +406,14 @@ void engine_log_action_failure(struct engine_failures *fs, const struct action *
          * on the class (action_failure_class) */
         switch (cls) {
         case ACTION_FAIL_PERMANENT:
-                if (a->type == ACTION_IRQ_AFFINITY && (r == -EIO || r == -EPERM))
+                if (a->type == KNOB_IRQ && (r == -EIO || r == -EPERM))
                         /* expected (EIO before 6.12, EPERM since): skipped
                          * quietly from now on */
                         log_info_errno(r, "%s: managed by the kernel (%m); not touching it again", line);
-                else if (a->type == ACTION_THREAD_AFFINITY)
+                else if (a->type == KNOB_THREAD)
                         log_full_errno(LOG_NOTICE, r, "%s: the thread refuses affinity changes (%m); leaving it alone",
                                        line);
-                else if (a->type == ACTION_SOCK_FLOW_ENTRIES)
+                else if (a->type == KNOB_SOCKFLOW)
                         log_full_errno(LOG_NOTICE, r, "%s: rps_sock_flow_entries cannot be set (%m); RFS stays off",
                                        line);
                 else
@@ -423,7 +423,7 @@ void engine_log_action_failure(struct engine_failures *fs, const struct action *
                 log_full_errno(LOG_NOTICE, r, "%s: no free vector on the target CPU (%m); choosing another CPU", line);
                 break;
         case ACTION_FAIL_GONE:
-                if (a->type == ACTION_SOCK_FLOW_ENTRIES)
+                if (a->type == KNOB_SOCKFLOW)
                         /* the sysctl exists only in the initial network
                          * namespace, and its value applies to all */
                         log_info_errno(r, "%s: rps_sock_flow_entries is not visible here (a network namespace?); "
@@ -442,12 +442,12 @@ void engine_log_action_failure(struct engine_failures *fs, const struct action *
         }
 }
 
-bool engine_failure_rediscovers(enum action_type type, int r) {
+bool engine_failure_rediscovers(enum knob_kind type, int r) {
         /* A vanished thread is normal and workers are rediscovered each
          * tick anyway; a vanished IRQ or queue means the inventory is stale
          * (driver reload, ethtool -L, device removal). */
-        return action_failure_class(type, r) == ACTION_FAIL_GONE && type != ACTION_THREAD_AFFINITY &&
-               type != ACTION_SOCK_FLOW_ENTRIES; /* absent in a network namespace, by design */
+        return action_failure_class(type, r) == ACTION_FAIL_GONE && type != KNOB_THREAD &&
+               type != KNOB_SOCKFLOW; /* absent in a network namespace, by design */
 }
 
 /* ---- effective affinity: where a written IRQ really fires ---- */
@@ -567,11 +567,11 @@ void engine_log_action(const struct action *a, const char *line, int result) {
         cpuset_to_text(&a->cpus, "", to, sizeof(to));
         snprintf(f_type, sizeof(f_type), "ACTION=%s", action_type_to_string(a->type));
         fields[n++] = f_type;
-        if (a->type == ACTION_IRQ_AFFINITY) {
+        if (a->type == KNOB_IRQ) {
                 snprintf(f_irq, sizeof(f_irq), "IRQ=%u", a->irq);
                 fields[n++] = f_irq;
         }
-        if (a->type != ACTION_RPS_FLOW_CNT && a->type != ACTION_SOCK_FLOW_ENTRIES) {
+        if (a->type != KNOB_FLOWCNT && a->type != KNOB_SOCKFLOW) {
                 snprintf(f_from, sizeof(f_from), "CPU_FROM=%s", from);
                 snprintf(f_to, sizeof(f_to), "CPU_TO=%s", to);
                 fields[n++] = f_from;
@@ -610,7 +610,7 @@ static bool action_current(struct engine *e, const struct action *a) {
         struct inv_irq *irq;
 
         switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
+        case KNOB_IRQ:
                 irq = inventory_irq(&e->inv, a->irq);
                 if (!irq)
                         return true;
@@ -619,18 +619,18 @@ static bool action_current(struct engine *e, const struct action *a) {
                         return true;
                 inventory_reread_irq(e->rootfd, irq);
                 return !irq->affinity_readable || cpuset_equal(&irq->affinity, &a->from);
-        case ACTION_RPS:
-        case ACTION_XPS:
-        case ACTION_RPS_FLOW_CNT:
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
                 if (!q)
                         return true;
                 q->reread = true;
                 if (q->fresh)
                         return true;
                 inventory_reread_queue(e->rootfd, n, q);
-                if (a->type == ACTION_RPS)
+                if (a->type == KNOB_RPS)
                         return !q->has_rps || cpuset_equal(&q->rps_cpus, &a->from);
-                if (a->type == ACTION_XPS)
+                if (a->type == KNOB_XPS)
                         return !q->has_xps || cpuset_equal(&q->xps_cpus, &a->from);
                 return q->rps_flow_cnt == a->from_value;
         default:
@@ -691,9 +691,9 @@ static void run_actions(struct engine *e, uint64_t now) {
                                 struct knob_key k;
 
                                 /* apply recorded it: the inventory shows it now */
-                                if (knob_key_from_action(a, &k) == 0)
+                                if (action_knob_key(a, &k) == 0)
                                         inventory_set_knob(&e->inv, &k, &a->cpus, a->value, false);
-                        } else if (a->type == ACTION_IRQ_AFFINITY && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
+                        } else if (a->type == KNOB_IRQ && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
                                 eff_watch(e, a->irq, &a->cpus);
                                 e->eff_read_until = e->ticks + 1 + EFF_READ_TICKS;
                         }
@@ -704,7 +704,7 @@ static void run_actions(struct engine *e, uint64_t now) {
                                 struct apply_eff_watch *w;
 
                                 e->inv_dirty = true;
-                                if (a->type == ACTION_IRQ_AFFINITY && (w = eff_find(e, a->irq)))
+                                if (a->type == KNOB_IRQ && (w = eff_find(e, a->irq)))
                                         eff_drop(e, w);
                         }
                         record_action(e, a, line, r);

@@ -632,85 +632,33 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
         }
 }
 
-/* ---- actions ---- */
-
-const char *knob_action_key(const struct action *a, char *buf, size_t len) {
-        struct knob_key k;
-
-        if (knob_key_from_action(a, &k) < 0 || knob_key_format(&k, buf, len) < 0)
-                snprintf(buf, len, "?");
-        return buf;
-}
-
-int knob_key_from_action(const struct action *a, struct knob_key *k) {
-        *k = (struct knob_key){ 0 };
-        switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
-                k->kind = KNOB_IRQ;
-                k->irq = a->irq;
-                break;
-        case ACTION_RPS:
-        case ACTION_XPS:
-        case ACTION_RPS_FLOW_CNT:
-                k->kind = a->type == ACTION_RPS ? KNOB_RPS : a->type == ACTION_XPS ? KNOB_XPS : KNOB_FLOWCNT;
-                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
+int knob_target(enum knob_kind kind, const cpuset_t *cpus, uint32_t value, const char *current, char **ret) {
+        switch (kind) {
+        case KNOB_IRQ:
+        case KNOB_THREAD:
+                if (cpuset_empty(cpus))
                         return -EINVAL;
-                strcpy(k->nic, a->nic);
-                k->queue = a->queue;
-                break;
-        case ACTION_SOCK_FLOW_ENTRIES:
-                k->kind = KNOB_SOCKFLOW;
-                break;
-        case ACTION_DEFAULT_AFFINITY:
-                k->kind = KNOB_DEFAFF;
-                break;
-        case ACTION_THREADED_NAPI:
-                k->kind = KNOB_THREADED;
-                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
-                        return -EINVAL;
-                strcpy(k->nic, a->nic);
-                break;
-        case ACTION_THREAD_AFFINITY:
-                k->kind = KNOB_THREAD;
-                k->pid = a->pid;
-                k->tid = a->tid;
-                /* the task the policy decided for, not whatever holds the
-                 * TID now */
-                k->starttime = a->starttime;
-                break;
-        default:
-                return -EINVAL;
-        }
-        return knob_key_valid(k) ? 0 : -EINVAL;
-}
-
-int knob_target(const struct action *a, const char *current, char **ret) {
-        switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
-        case ACTION_THREAD_AFFINITY:
-                if (cpuset_empty(&a->cpus))
-                        return -EINVAL;
-                return list_dup(&a->cpus, ret);
-        case ACTION_RPS:
-        case ACTION_XPS:
-        case ACTION_DEFAULT_AFFINITY: {
+                return list_dup(cpus, ret);
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_DEFAFF: {
                 char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
                 int r;
 
-                if (a->type == ACTION_DEFAULT_AFFINITY && cpuset_empty(&a->cpus))
+                if (kind == KNOB_DEFAFF && cpuset_empty(cpus))
                         return -EINVAL;
-                r = format_mask_like(&a->cpus, current, mask, sizeof(mask));
+                r = format_mask_like(cpus, current, mask, sizeof(mask));
                 if (r < 0)
                         return r;
                 *ret = strdup(mask);
                 return *ret ? 0 : -ENOMEM;
         }
-        case ACTION_RPS_FLOW_CNT:
-        case ACTION_SOCK_FLOW_ENTRIES:
-        case ACTION_THREADED_NAPI:
-                if (a->type == ACTION_THREADED_NAPI && a->value > 2)
+        case KNOB_FLOWCNT:
+        case KNOB_SOCKFLOW:
+        case KNOB_THREADED:
+                if (kind == KNOB_THREADED && value > 2)
                         return -EINVAL;
-                if (asprintf(ret, "%" PRIu32, a->value) < 0)
+                if (asprintf(ret, "%" PRIu32, value) < 0)
                         return -ENOMEM;
                 return 0;
         default:

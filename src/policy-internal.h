@@ -343,11 +343,11 @@ struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid,
 double pol_load(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
 void pol_settle(struct pol_tick *t, int cpu);
-struct action *pol_add(struct pol_tick *t, enum action_type type);
+struct action *pol_add(struct pol_tick *t, enum knob_kind type);
 /* The queue's rps_cpus is what we set, not its original value. */
 bool pol_rps_ours(struct policy_state *st, const struct inv_nic *n, const struct inv_queue *iq);
 /* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */
-struct action *pol_add_queue(struct pol_tick *t, enum action_type type, const char *nic, int queue);
+struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue);
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 
@@ -408,5 +408,5 @@ void pol_napi(struct pol_tick *t);
 /* policy_feedback() for a thread action on a NAPI kthread we place: false
  * when the action is not about one. */
 bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);
-/* policy_feedback() for ACTION_THREADED_NAPI. */
+/* policy_feedback() for KNOB_THREADED. */
 void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);

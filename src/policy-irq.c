@@ -31,7 +31,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                         r->last_set = to;
                         continue;
                 }
-                a = pol_add(t, ACTION_IRQ_AFFINITY);
+                a = pol_add(t, KNOB_IRQ);
                 if (!a)
                         return;
                 a->irq = u->irq[j];
@@ -457,7 +457,7 @@ void pol_xps(struct pol_tick *t) {
                 if (cpuset_only(&iq->xps_cpus) == u->target)
                         continue;
                 to = cpuset_single(u->target);
-                a = pol_add_queue(t, ACTION_XPS, x->nic->name, u->queue);
+                a = pol_add_queue(t, KNOB_XPS, x->nic->name, u->queue);
                 if (!a)
                         return;
                 a->cpus = to;

@@ -61,7 +61,7 @@ bool pol_napi_feedback(struct policy_state *st, const struct action *a, int resu
         struct pol_napi *r;
         enum action_failure f;
 
-        if (a->type != ACTION_THREAD_AFFINITY || a->pid != a->tid)
+        if (a->type != KNOB_THREAD || a->pid != a->tid)
                 return false;
         r = napi_get(st, a->pid, a->starttime, false);
         if (!r)
@@ -125,7 +125,7 @@ static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_
 
 static void emit(struct pol_tick *t, const struct inv_nic *n, const struct inv_napi *np, const struct pol_napi *r,
                  int cpu, const char *why) {
-        struct action *a = pol_add(t, ACTION_THREAD_AFFINITY);
+        struct action *a = pol_add(t, KNOB_THREAD);
 
         if (!a)
                 return;
@@ -236,7 +236,7 @@ void pol_threaded_feedback(struct policy_state *st, const struct action *a, int 
 }
 
 static void threaded_emit(struct pol_tick *t, const struct inv_nic *n, uint32_t from, uint32_t to, const char *why) {
-        struct action *a = pol_add(t, ACTION_THREADED_NAPI);
+        struct action *a = pol_add(t, KNOB_THREADED);
 
         if (!a)
                 return;

@@ -145,7 +145,7 @@ static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         o->r->primary = true;
         if (nic_of(t, o->ii))
                 snprintf(o->r->nic, sizeof(o->r->nic), "%s", nic_of(t, o->ii)->name);
-        a = pol_add(t, ACTION_IRQ_AFFINITY);
+        a = pol_add(t, KNOB_IRQ);
         if (!a)
                 return;
         a->irq = o->ii->irq;
@@ -473,7 +473,7 @@ void pol_default_affinity(struct pol_tick *t) {
                         st->defaff_set = false;
                 return;
         }
-        a = pol_add(t, ACTION_DEFAULT_AFFINITY);
+        a = pol_add(t, KNOB_DEFAFF);
         if (!a)
                 return;
         a->cpus = want;

@@ -157,7 +157,7 @@ static bool flow_back(struct pol_tick *t, const struct inv_nic *n, const struct 
         if (!q || !q->orig_known || !q->flow_set || q->flow_external || q->flow_broken ||
             iq->rps_flow_cnt == q->flow_orig)
                 return true;
-        a = pol_add_queue(t, ACTION_RPS_FLOW_CNT, n->name, iq->index);
+        a = pol_add_queue(t, KNOB_FLOWCNT, n->name, iq->index);
         if (!a)
                 return false;
         a->value = q->flow_orig;
@@ -175,7 +175,7 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
         const struct inv_nic *n = t->nics[u->nic].nic;
         const struct inv_queue *iq = &n->queues[qi];
         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
-        struct action *a = pol_add_queue(t, ACTION_RPS, n->name, iq->index);
+        struct action *a = pol_add_queue(t, KNOB_RPS, n->name, iq->index);
 
         if (!a)
                 return;
@@ -502,7 +502,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
         if (!t->st->sock_flow_done) {
                 t->st->sock_flow_done = true;
                 if (t->inv->rps_sock_flow_entries != entries) {
-                        a = pol_add(t, ACTION_SOCK_FLOW_ENTRIES);
+                        a = pol_add(t, KNOB_SOCKFLOW);
                         if (!a)
                                 return;
                         a->value = entries;
@@ -517,7 +517,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
         per = pow2_floor(entries / (uint32_t) MAX(n_rx, 1));
         if (per == 0 || iq->rps_flow_cnt == per)
                 return;
-        a = pol_add_queue(t, ACTION_RPS_FLOW_CNT, x->nic->name, iq->index);
+        a = pol_add_queue(t, KNOB_FLOWCNT, x->nic->name, iq->index);
         if (!a)
                 return;
         a->value = per;
@@ -528,7 +528,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
 /* ---- what the configuration no longer allows ---- */
 
 /* An RPS or XPS mask back to orig; false when out of memory. */
-static bool back_mask(struct pol_tick *t, enum action_type type, const struct inv_nic *n, const struct inv_queue *iq,
+static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inv_nic *n, const struct inv_queue *iq,
                       const char *why, const cpuset_t *orig, const cpuset_t *cur) {
         struct action *a = pol_add_queue(t, type, n->name, iq->index);
 
@@ -537,7 +537,7 @@ static bool back_mask(struct pol_tick *t, enum action_type type, const struct in
         a->cpus = *orig;
         a->from = *cur;
         snprintf(a->reason, sizeof(a->reason), "%s for %s: %s back to the original", why, n->name,
-                 type == ACTION_RPS ? "RPS" : "XPS");
+                 type == KNOB_RPS ? "RPS" : "XPS");
         return true;
 }
 
@@ -556,7 +556,7 @@ void pol_unwanted(struct pol_tick *t) {
                                 continue;
                         if ((!x->managed || !x->rps) && q->orig_known && iq->has_rps && q->rps_set &&
                             !q->rps_external && !q->rps_broken && !cpuset_equal(&iq->rps_cpus, &q->rps_orig) &&
-                            !back_mask(t, ACTION_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &q->rps_orig,
+                            !back_mask(t, KNOB_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &q->rps_orig,
                                        &iq->rps_cpus))
                                 return;
                         if ((!x->managed || !x->rfs || !x->rps) && iq->has_rps &&
@@ -565,7 +565,7 @@ void pol_unwanted(struct pol_tick *t) {
                                 return;
                         if ((!x->managed || !x->xps) && q->xps_orig_known && iq->has_xps && q->xps_set &&
                             !q->xps_external && !q->xps_broken && !cpuset_equal(&iq->xps_cpus, &q->xps_orig) &&
-                            !back_mask(t, ACTION_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &q->xps_orig,
+                            !back_mask(t, KNOB_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &q->xps_orig,
                                        &iq->xps_cpus))
                                 return;
                 }

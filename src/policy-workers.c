@@ -56,7 +56,7 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, const cpuse
 
         if (cpuset_equal(&w->th->allowed, to))
                 return;
-        a = pol_add(t, ACTION_THREAD_AFFINITY);
+        a = pol_add(t, KNOB_THREAD);
         if (!a)
                 return;
         a->pid = w->p->pid;

@@ -307,7 +307,7 @@ void pol_settle(struct pol_tick *t, int cpu) {
                 t->st->cpus[cpu].settle_until = t->now + settle;
 }
 
-struct action *pol_add(struct pol_tick *t, enum action_type type) {
+struct action *pol_add(struct pol_tick *t, enum knob_kind type) {
         struct action *a = action_list_add(t->out, type);
 
         if (!a)
@@ -322,7 +322,7 @@ bool pol_rps_ours(struct policy_state *st, const struct inv_nic *n, const struct
                !cpuset_equal(&q->rps_last, &q->rps_orig);
 }
 
-struct action *pol_add_queue(struct pol_tick *t, enum action_type type, const char *nic, int queue) {
+struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue) {
         struct action *a = pol_add(t, type);
 
         if (a) {
@@ -435,16 +435,16 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 st->oom = true;
                 return;
         }
-        broken = a->type == ACTION_RPS ? &q->rps_broken : a->type == ACTION_XPS ? &q->xps_broken : &q->flow_broken;
+        broken = a->type == KNOB_RPS ? &q->rps_broken : a->type == KNOB_XPS ? &q->xps_broken : &q->flow_broken;
         switch (f) {
         case ACTION_FAIL_NONE:
                 q->failures = 0;
-                if (a->type == ACTION_RPS) {
+                if (a->type == KNOB_RPS) {
                         q->rps_set = true;
                         q->rps_last = a->cpus;
                         q->rps_change_usec = now;
                         q->narrow_ticks = 0;
-                } else if (a->type == ACTION_XPS) {
+                } else if (a->type == KNOB_XPS) {
                         q->xps_set = true;
                         q->xps_last = a->cpus;
                 } else {
@@ -522,28 +522,28 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
         if (!st || !a)
                 return;
         switch (a->type) {
-        case ACTION_IRQ_AFFINITY:
+        case KNOB_IRQ:
                 feedback_irq(st, a, result, now_usec);
                 break;
-        case ACTION_RPS:
-        case ACTION_XPS:
-        case ACTION_RPS_FLOW_CNT:
+        case KNOB_RPS:
+        case KNOB_XPS:
+        case KNOB_FLOWCNT:
                 feedback_queue(st, a, result, now_usec);
                 break;
-        case ACTION_SOCK_FLOW_ENTRIES:
+        case KNOB_SOCKFLOW:
                 /* set once: retried only after a transient failure (the
                  * daemon says why it failed) */
                 if (action_failure_class(a->type, result) == ACTION_FAIL_TRANSIENT)
                         st->sock_flow_done = false;
                 break;
-        case ACTION_THREAD_AFFINITY:
+        case KNOB_THREAD:
                 if (!pol_napi_feedback(st, a, result, now_usec))
                         feedback_thread(st, a, result);
                 break;
-        case ACTION_DEFAULT_AFFINITY:
+        case KNOB_DEFAFF:
                 feedback_defaff(st, a, result);
                 break;
-        case ACTION_THREADED_NAPI:
+        case KNOB_THREADED:
                 pol_threaded_feedback(st, a, result, now_usec);
                 break;
         default:

@@ -32,7 +32,7 @@ void report_record_action(struct report *rp, const struct action *a, const char 
         struct report_action_record *rec = &rp->last_actions[rp->last_actions_pos];
         enum report_reason why = report_reason_classify(a->reason);
 
-        if (a->type >= 0 && a->type < ACTION_TYPE_MAX) {
+        if (a->type >= 0 && a->type < KNOB_KIND_MAX) {
                 rp->count.actions[a->type][why][result_of(result)]++;
                 if (result < 0) {
                         enum action_failure f = action_failure_class(a->type, result);
@@ -899,7 +899,7 @@ int report_metrics_text(const struct report *rp, const struct report_snapshot *s
                 fprintf(f, "irqsteer_managed_objects{kind=\"%s\"} %u\n", knob_kind_to_string(k), managed[k]);
 
         family(f, "irqsteer_actions_total", "counter", "Actions taken, by kind, reason and result.");
-        for (int t = 0; t < ACTION_TYPE_MAX; t++)
+        for (int t = 0; t < KNOB_KIND_MAX; t++)
                 for (int r = 0; r < REPORT_REASON_MAX; r++)
                         for (int x = 0; x < REPORT_RESULT_MAX; x++) {
                                 if (!c->actions[t][r][x])
@@ -909,7 +909,7 @@ int report_metrics_text(const struct report *rp, const struct report_snapshot *s
                                         report_result_to_string(x), c->actions[t][r][x]);
                         }
         family(f, "irqsteer_action_failures_total", "counter", "Failed actions, by kind and error class.");
-        for (int t = 0; t < ACTION_TYPE_MAX; t++)
+        for (int t = 0; t < KNOB_KIND_MAX; t++)
                 for (int x = 0; x < ACTION_FAILURE_MAX; x++) {
                         if (!c->action_failures[t][x])
                                 continue;

@@ -411,28 +411,28 @@ static inline void fx_apply(struct fx *f, uint64_t now, unsigned fail_irq, int f
                 int r = 0;
 
                 switch (a->type) {
-                case ACTION_IRQ_AFFINITY:
+                case KNOB_IRQ:
                         if (a->irq == fail_irq)
                                 r = fail_r;
                         else
                                 fx_irq(f, a->irq)->affinity = a->cpus;
                         break;
-                case ACTION_RPS:
+                case KNOB_RPS:
                         fx_queue(f, a->nic, a->queue)->rps_cpus = a->cpus;
                         break;
-                case ACTION_XPS:
+                case KNOB_XPS:
                         fx_queue(f, a->nic, a->queue)->xps_cpus = a->cpus;
                         break;
-                case ACTION_RPS_FLOW_CNT:
+                case KNOB_FLOWCNT:
                         fx_queue(f, a->nic, a->queue)->rps_flow_cnt = a->value;
                         break;
-                case ACTION_SOCK_FLOW_ENTRIES:
+                case KNOB_SOCKFLOW:
                         f->inv.rps_sock_flow_entries = a->value;
                         break;
-                case ACTION_DEFAULT_AFFINITY:
+                case KNOB_DEFAFF:
                         f->inv.default_affinity = a->cpus;
                         break;
-                case ACTION_THREAD_AFFINITY:
+                case KNOB_THREAD:
                         for (size_t p = 0; p < f->ws.n_procs; p++)
                                 for (size_t t = 0; t < f->ws.procs[p].n_threads; t++)
                                         if (f->ws.procs[p].threads[t].tid == a->tid)
@@ -531,25 +531,25 @@ static inline void fx_fmt(const struct action_list *l, char *buf, size_t len) {
                 if (cpuset_format_list(&a->cpus, cpus, sizeof(cpus)) < 0)
                         snprintf(cpus, sizeof(cpus), "?");
                 switch (a->type) {
-                case ACTION_IRQ_AFFINITY:
+                case KNOB_IRQ:
                         n = snprintf(buf + off, len - off, "irq %u>%s;", a->irq, cpus);
                         break;
-                case ACTION_RPS:
+                case KNOB_RPS:
                         n = snprintf(buf + off, len - off, "rps %s/%d>%s;", a->nic, a->queue, cpus);
                         break;
-                case ACTION_XPS:
+                case KNOB_XPS:
                         n = snprintf(buf + off, len - off, "xps %s/%d>%s;", a->nic, a->queue, cpus);
                         break;
-                case ACTION_RPS_FLOW_CNT:
+                case KNOB_FLOWCNT:
                         n = snprintf(buf + off, len - off, "flowcnt %s/%d>%u;", a->nic, a->queue, a->value);
                         break;
-                case ACTION_SOCK_FLOW_ENTRIES:
+                case KNOB_SOCKFLOW:
                         n = snprintf(buf + off, len - off, "sockflow>%u;", a->value);
                         break;
-                case ACTION_THREAD_AFFINITY:
+                case KNOB_THREAD:
                         n = snprintf(buf + off, len - off, "thread %d>%s;", (int) a->tid, cpus);
                         break;
-                case ACTION_DEFAULT_AFFINITY:
+                case KNOB_DEFAFF:
                         n = snprintf(buf + off, len - off, "defaff>%s;", cpus);
                         break;
                 default:

@@ -138,7 +138,7 @@ static void write_journal(struct env *e, const char *body) {
 }
 
 struct act {
-        enum action_type type;
+        enum knob_kind type;
         unsigned irq;
         const char *nic;
         int queue;
@@ -160,47 +160,47 @@ static struct action mk(const struct act *x) {
         return a;
 }
 
-#define IRQ(n, c) { .type = ACTION_IRQ_AFFINITY, .irq = (n), .queue = -1, .cpus = (c) }
-#define RPS(d, q, c) { .type = ACTION_RPS, .nic = (d), .queue = (q), .cpus = (c) }
-#define XPS(d, q, c) { .type = ACTION_XPS, .nic = (d), .queue = (q), .cpus = (c) }
-#define FLOW(d, q, v) { .type = ACTION_RPS_FLOW_CNT, .nic = (d), .queue = (q), .value = (v) }
-#define SOCK(v) { .type = ACTION_SOCK_FLOW_ENTRIES, .queue = -1, .value = (v) }
-#define DEFAFF(c) { .type = ACTION_DEFAULT_AFFINITY, .queue = -1, .cpus = (c) }
+#define IRQ(n, c) { .type = KNOB_IRQ, .irq = (n), .queue = -1, .cpus = (c) }
+#define RPS(d, q, c) { .type = KNOB_RPS, .nic = (d), .queue = (q), .cpus = (c) }
+#define XPS(d, q, c) { .type = KNOB_XPS, .nic = (d), .queue = (q), .cpus = (c) }
+#define FLOW(d, q, v) { .type = KNOB_FLOWCNT, .nic = (d), .queue = (q), .value = (v) }
+#define SOCK(v) { .type = KNOB_SOCKFLOW, .queue = -1, .value = (v) }
+#define DEFAFF(c) { .type = KNOB_DEFAFF, .queue = -1, .cpus = (c) }
 /* st: the starttime the thread had when discovered */
 #define THR(p, t, st, c) \
-        { .type = ACTION_THREAD_AFFINITY, .pid = (p), .tid = (t), .starttime = (st), .queue = -1, .cpus = (c) }
+        { .type = KNOB_THREAD, .pid = (p), .tid = (t), .starttime = (st), .queue = -1, .cpus = (c) }
 
 /* ---- tests ---- */
 
 static void test_errclass(void **state) {
         static const struct {
                 const char *what;
-                enum action_type type;
+                enum knob_kind type;
                 int r;
                 enum action_failure want;
                 const char *name;
         } cases[] = {
-                { "success", ACTION_IRQ_AFFINITY, 0, ACTION_FAIL_NONE, "none" },
-                { "positive result", ACTION_RPS, APPLY_UNCHANGED, ACTION_FAIL_NONE, "none" },
-                { "managed IRQ before 6.12", ACTION_IRQ_AFFINITY, -EIO, ACTION_FAIL_PERMANENT, "permanent" },
-                { "managed IRQ since 6.12", ACTION_IRQ_AFFINITY, -EPERM, ACTION_FAIL_PERMANENT, "permanent" },
-                { "read-only file", ACTION_RPS, -EACCES, ACTION_FAIL_PERMANENT, "permanent" },
-                { "read-only IRQ file", ACTION_IRQ_AFFINITY, -EACCES, ACTION_FAIL_PERMANENT, "permanent" },
-                { "read-only mount", ACTION_XPS, -EROFS, ACTION_FAIL_PERMANENT, "permanent" },
-                { "vector space full", ACTION_IRQ_AFFINITY, -ENOSPC, ACTION_FAIL_CAPACITY, "capacity" },
-                { "ENOSPC is no vector space but an IRQ's", ACTION_RPS, -ENOSPC, ACTION_FAIL_OTHER, "other" },
-                { "IRQ gone", ACTION_IRQ_AFFINITY, -ENOENT, ACTION_FAIL_GONE, "gone" },
-                { "thread exited", ACTION_THREAD_AFFINITY, -ESRCH, ACTION_FAIL_GONE, "gone" },
-                { "device gone", ACTION_RPS_FLOW_CNT, -ENODEV, ACTION_FAIL_GONE, "gone" },
-                { "no such device or address", ACTION_XPS, -ENXIO, ACTION_FAIL_GONE, "gone" },
-                { "busy", ACTION_IRQ_AFFINITY, -EBUSY, ACTION_FAIL_TRANSIENT, "transient" },
-                { "again", ACTION_RPS, -EAGAIN, ACTION_FAIL_TRANSIENT, "transient" },
-                { "interrupted", ACTION_THREAD_AFFINITY, -EINTR, ACTION_FAIL_TRANSIENT, "transient" },
-                { "offline CPU", ACTION_IRQ_AFFINITY, -EINVAL, ACTION_FAIL_INVALID, "invalid" },
-                { "kernel thread refuses", ACTION_THREAD_AFFINITY, -EINVAL, ACTION_FAIL_PERMANENT, "permanent" },
-                { "CPU out of range", ACTION_RPS, -ERANGE, ACTION_FAIL_INVALID, "invalid" },
-                { "fixture root thread", ACTION_THREAD_AFFINITY, -EOPNOTSUPP, ACTION_FAIL_UNSUPPORTED, "unsupported" },
-                { "no memory", ACTION_SOCK_FLOW_ENTRIES, -ENOMEM, ACTION_FAIL_OTHER, "other" },
+                { "success", KNOB_IRQ, 0, ACTION_FAIL_NONE, "none" },
+                { "positive result", KNOB_RPS, APPLY_UNCHANGED, ACTION_FAIL_NONE, "none" },
+                { "managed IRQ before 6.12", KNOB_IRQ, -EIO, ACTION_FAIL_PERMANENT, "permanent" },
+                { "managed IRQ since 6.12", KNOB_IRQ, -EPERM, ACTION_FAIL_PERMANENT, "permanent" },
+                { "read-only file", KNOB_RPS, -EACCES, ACTION_FAIL_PERMANENT, "permanent" },
+                { "read-only IRQ file", KNOB_IRQ, -EACCES, ACTION_FAIL_PERMANENT, "permanent" },
+                { "read-only mount", KNOB_XPS, -EROFS, ACTION_FAIL_PERMANENT, "permanent" },
+                { "vector space full", KNOB_IRQ, -ENOSPC, ACTION_FAIL_CAPACITY, "capacity" },
+                { "ENOSPC is no vector space but an IRQ's", KNOB_RPS, -ENOSPC, ACTION_FAIL_OTHER, "other" },
+                { "IRQ gone", KNOB_IRQ, -ENOENT, ACTION_FAIL_GONE, "gone" },
+                { "thread exited", KNOB_THREAD, -ESRCH, ACTION_FAIL_GONE, "gone" },
+                { "device gone", KNOB_FLOWCNT, -ENODEV, ACTION_FAIL_GONE, "gone" },
+                { "no such device or address", KNOB_XPS, -ENXIO, ACTION_FAIL_GONE, "gone" },
+                { "busy", KNOB_IRQ, -EBUSY, ACTION_FAIL_TRANSIENT, "transient" },
+                { "again", KNOB_RPS, -EAGAIN, ACTION_FAIL_TRANSIENT, "transient" },
+                { "interrupted", KNOB_THREAD, -EINTR, ACTION_FAIL_TRANSIENT, "transient" },
+                { "offline CPU", KNOB_IRQ, -EINVAL, ACTION_FAIL_INVALID, "invalid" },
+                { "kernel thread refuses", KNOB_THREAD, -EINVAL, ACTION_FAIL_PERMANENT, "permanent" },
+                { "CPU out of range", KNOB_RPS, -ERANGE, ACTION_FAIL_INVALID, "invalid" },
+                { "fixture root thread", KNOB_THREAD, -EOPNOTSUPP, ACTION_FAIL_UNSUPPORTED, "unsupported" },
+                { "no memory", KNOB_SOCKFLOW, -ENOMEM, ACTION_FAIL_OTHER, "other" },
         };
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -382,7 +382,7 @@ static void test_default_affinity(void **state) {
         struct undo_report rep;
         struct apply *ap = NULL;
         struct knob_key k = { .kind = KNOB_DEFAFF };
-        static const struct act set = DEFAFF("0-1,4"), again = DEFAFF("0"), empty = { .type = ACTION_DEFAULT_AFFINITY,
+        static const struct act set = DEFAFF("0-1,4"), again = DEFAFF("0"), empty = { .type = KNOB_DEFAFF,
                                                                                         .queue = -1 };
         struct action a;
         char *v = NULL;
@@ -420,8 +420,8 @@ static void test_threaded_napi(void **state) {
         struct undo_report rep;
         struct apply *ap = NULL;
         struct knob_key k = { .kind = KNOB_THREADED, .nic = "eth0" };
-        static const struct act on = { .type = ACTION_THREADED_NAPI, .nic = "eth0", .queue = -1, .value = 1 },
-                                bad = { .type = ACTION_THREADED_NAPI, .nic = "eth0", .queue = -1, .value = 3 };
+        static const struct act on = { .type = KNOB_THREADED, .nic = "eth0", .queue = -1, .value = 1 },
+                                bad = { .type = KNOB_THREADED, .nic = "eth0", .queue = -1, .value = 3 };
         struct action a;
         char *v = NULL, key[KNOB_KEY_MAX];
         (void) state;
@@ -1015,7 +1015,7 @@ static void test_readonly(void **state) {
         if (dropped)
                 assert_true(drop_dac(false));
         assert_int_equal(r, -EACCES);
-        assert_int_equal(action_failure_class(ACTION_RPS, r), ACTION_FAIL_PERMANENT);
+        assert_int_equal(action_failure_class(KNOB_RPS, r), ACTION_FAIL_PERMANENT);
         assert_file(e->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "0\n", "read-only file unchanged");
         /* The journalled object still holds its original: nothing to write. */
         assert_int_equal(apply_restore_all(ap, &rep), 0);
@@ -1083,7 +1083,7 @@ static void test_threads_wrapped(void **state) {
                         t->set_errno = 0;
                 }
         }
-        assert_int_equal(action_failure_class(ACTION_THREAD_AFFINITY, -ESRCH), ACTION_FAIL_GONE);
+        assert_int_equal(action_failure_class(KNOB_THREAD, -ESRCH), ACTION_FAIL_GONE);
         /* The narrowed read-back is what the journal now expects. */
         assert_journal(e,
                     "thread 5000100 5000101 777001 0-3 0-3 1\n"
@@ -1335,7 +1335,7 @@ static void test_live_irq(void **state) {
         assert_true(rootfd >= 0);
         assert_true(rootfs_is_host(rootfd));
         assert_int_equal(apply_new(rootfd, true, live.state, false, &ap), 0);
-        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = live.irq, .queue = -1 };
+        struct action a = { .type = KNOB_IRQ, .irq = live.irq, .queue = -1 };
         a.cpus = cpuset_single(to);
         live.active = true;
         r = apply_action(ap, &a);
@@ -1365,7 +1365,7 @@ static bool likely_managed(const char *name) {
  * the longest has every third CPU missing ("0-1,3-4,...", 26568
  * characters). */
 static void test_target_longest_cpulist(void **state) {
-        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = 30, .queue = -1 };
+        struct action a = { .type = KNOB_IRQ, .irq = 30, .queue = -1 };
         _cleanup_(freep) char *v = NULL;
         cpuset_t back;
 
@@ -1373,7 +1373,7 @@ static void test_target_longest_cpulist(void **state) {
         for (int c = 0; c < CPUSET_MAX; c++)
                 if (c % 3 != 2)
                         cpuset_set(&a.cpus, c);
-        assert_int_equal(knob_target(&a, "0-3", &v), 0);
+        assert_int_equal(action_target(&a, "0-3", &v), 0);
         assert_int_equal(strlen(v), 26568);
         assert_int_equal(cpuset_parse_list(v, &back), 0);
         assert_true(cpuset_equal(&back, &a.cpus));
@@ -1427,14 +1427,14 @@ static void test_live_managed_irq(void **state) {
                 print_message("[  SKIP    ] %s: no managed IRQ on this host\n", __func__);
                 skip();
         }
-        assert_int_equal(action_failure_class(ACTION_IRQ_AFFINITY, r), ACTION_FAIL_PERMANENT);
+        assert_int_equal(action_failure_class(KNOB_IRQ, r), ACTION_FAIL_PERMANENT);
         print_message("live: IRQ %u is managed (%s)\n", managed, strerror(-r));
 
         /* Through apply: refused, classified, nothing left to restore. */
         snprintf(dir, sizeof(dir), "/tmp/isap-mg-XXXXXX");
         assert_non_null(mkdtemp(dir));
         assert_int_equal(apply_new(rootfd, true, dir, false, &ap), 0);
-        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = managed, .queue = -1 };
+        struct action a = { .type = KNOB_IRQ, .irq = managed, .queue = -1 };
         a.cpus = cpuset_single(0);
         r = apply_action(ap, &a);
         if (r == APPLY_UNCHANGED) {
@@ -1442,7 +1442,7 @@ static void test_live_managed_irq(void **state) {
                 r = apply_action(ap, &a);
         }
         assert_true(r == -EIO || r == -EPERM);
-        assert_int_equal(action_failure_class(ACTION_IRQ_AFFINITY, r), ACTION_FAIL_PERMANENT);
+        assert_int_equal(action_failure_class(KNOB_IRQ, r), ACTION_FAIL_PERMANENT);
         assert_int_equal(apply_restore_all(ap, &rep), 0);
         assert_int_equal(rep.restored, 0);
         assert_int_equal(rep.unchanged, 1);

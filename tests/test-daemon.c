@@ -552,22 +552,22 @@ static void test_format_load_lines(void **state) {
 static void test_failure_rediscovers(void **state) {
         static const struct {
                 const char *what;
-                enum action_type type;
+                enum knob_kind type;
                 int r;
                 bool want;
         } cases[] = {
-                { "IRQ vanished (ENOENT)", ACTION_IRQ_AFFINITY, -ENOENT, true },
-                { "IRQ's device gone (ENODEV)", ACTION_IRQ_AFFINITY, -ENODEV, true },
-                { "queue vanished (ENOENT)", ACTION_RPS, -ENOENT, true },
-                { "xps queue vanished", ACTION_XPS, -ENOENT, true },
-                { "flow count queue vanished", ACTION_RPS_FLOW_CNT, -ENOENT, true },
-                { "thread exited (ESRCH) is normal", ACTION_THREAD_AFFINITY, -ESRCH, false },
-                { "thread gone (ENOENT) is normal", ACTION_THREAD_AFFINITY, -ENOENT, false },
-                { "rps_sock_flow_entries absent (namespace)", ACTION_SOCK_FLOW_ENTRIES, -ENOENT, false },
-                { "managed IRQ (EIO) is no layout change", ACTION_IRQ_AFFINITY, -EIO, false },
-                { "ENOSPC is no layout change", ACTION_IRQ_AFFINITY, -ENOSPC, false },
-                { "EBUSY is retried, not rediscovered", ACTION_IRQ_AFFINITY, -EBUSY, false },
-                { "success", ACTION_IRQ_AFFINITY, 0, false },
+                { "IRQ vanished (ENOENT)", KNOB_IRQ, -ENOENT, true },
+                { "IRQ's device gone (ENODEV)", KNOB_IRQ, -ENODEV, true },
+                { "queue vanished (ENOENT)", KNOB_RPS, -ENOENT, true },
+                { "xps queue vanished", KNOB_XPS, -ENOENT, true },
+                { "flow count queue vanished", KNOB_FLOWCNT, -ENOENT, true },
+                { "thread exited (ESRCH) is normal", KNOB_THREAD, -ESRCH, false },
+                { "thread gone (ENOENT) is normal", KNOB_THREAD, -ENOENT, false },
+                { "rps_sock_flow_entries absent (namespace)", KNOB_SOCKFLOW, -ENOENT, false },
+                { "managed IRQ (EIO) is no layout change", KNOB_IRQ, -EIO, false },
+                { "ENOSPC is no layout change", KNOB_IRQ, -ENOSPC, false },
+                { "EBUSY is retried, not rediscovered", KNOB_IRQ, -EBUSY, false },
+                { "success", KNOB_IRQ, 0, false },
         };
 
         (void) state;

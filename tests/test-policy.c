@@ -38,7 +38,7 @@ static const struct policy_note *find_note(const struct policy_report *r, const 
         return NULL;
 }
 
-static unsigned count_type(const struct action_list *l, enum action_type t) {
+static unsigned count_type(const struct action_list *l, enum knob_kind t) {
         unsigned n = 0;
         for (size_t i = 0; i < l->n; i++)
                 n += l->v[i].type == t;
@@ -109,7 +109,7 @@ static void test_initial_layout(void **state) {
                 assert_int_equal(fx_step(&f, 1 * SEC), 0);
                 expect_actions(cases[i].what, &f.l, cases[i].want);
                 for (size_t k = 0; k < f.l.n; k++)
-                        if (f.l.v[k].type == ACTION_IRQ_AFFINITY && cpuset_count(&f.l.v[k].cpus) != 1)
+                        if (f.l.v[k].type == KNOB_IRQ && cpuset_count(&f.l.v[k].cpus) != 1)
                                 fail_msg("%s: IRQ %u got %d CPUs", cases[i].what, f.l.v[k].irq,
                                          cpuset_count(&f.l.v[k].cpus));
                 /* applied and confirmed: the next tick has nothing to do */
@@ -164,7 +164,7 @@ static void test_takeover(void **state) {
                 f.q[0][0] = (struct fx_queue_model){ 0.95, 50000 };
                 assert_int_equal(fx_ticks(&f, 2, 6), 0);
                 if (cases[i].kept) {
-                        assert_int_equal(count_type(&f.l, ACTION_RPS), 0);
+                        assert_int_equal(count_type(&f.l, KNOB_RPS), 0);
                         assert_int_equal(count_notes(&f.rep, "kept:"), 0);
                         assert_int_equal(f.rep.n_kept, 1);
                 }
@@ -207,7 +207,7 @@ static void test_balanced_and_noise(void **state) {
                         f.base[c] = cases[i].base;
                 /* first tick: the initial layout, before any load */
                 assert_int_equal(fx_step(&f, 0), 0);
-                assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), (unsigned) cases[i].nq);
+                assert_int_equal(count_type(&f.l, KNOB_IRQ), (unsigned) cases[i].nq);
 
                 for (unsigned k = 1; k <= cases[i].ticks; k++) {
                         for (int c = 0; c < f.n_cpus; c++)
@@ -215,12 +215,12 @@ static void test_balanced_and_noise(void **state) {
                         fx_model(&f, noise);
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         for (size_t a = 0; a < f.l.n; a++) {
-                                if (f.l.v[a].type == ACTION_IRQ_AFFINITY)
+                                if (f.l.v[a].type == KNOB_IRQ)
                                         moves++;
-                                else if (f.l.v[a].type == ACTION_RPS)
+                                else if (f.l.v[a].type == KNOB_RPS)
                                         rps++;
-                                else if (f.l.v[a].type != ACTION_RPS_FLOW_CNT &&
-                                         f.l.v[a].type != ACTION_SOCK_FLOW_ENTRIES)
+                                else if (f.l.v[a].type != KNOB_FLOWCNT &&
+                                         f.l.v[a].type != KNOB_SOCKFLOW)
                                         other++;
                         }
                 }
@@ -351,7 +351,7 @@ static void test_lone_hot_queue(void **state) {
                 expect_actions(cases[i].what, &f.l, cases[i].want);
                 if (!strstr(f.l.v[0].reason, cases[i].reason))
                         fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
-                assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), 0);
+                assert_int_equal(count_type(&f.l, KNOB_IRQ), 0);
                 /* applied: the next ticks are quiet */
                 for (int k = 4; k <= 20; k++) {
                         fx_model(&f, NULL);
@@ -389,9 +389,9 @@ static void test_rps_widen_narrow(void **state) {
                 }
                 fx_model(&f, NULL);
                 assert_int_equal(fx_step(&f, k * SEC), 0);
-                assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), 0);
+                assert_int_equal(count_type(&f.l, KNOB_IRQ), 0);
                 for (size_t a = 0; a < f.l.n; a++)
-                        if (f.l.v[a].type == ACTION_RPS) {
+                        if (f.l.v[a].type == KNOB_RPS) {
                                 assert_true(n < ELEMENTSOF(got));
                                 cpuset_format_list(&f.l.v[a].cpus, got[n], sizeof(got[n]));
                                 when[n++] = k;
@@ -433,7 +433,7 @@ static void test_rfs_back(void **state) {
                 assert_int_equal(fx_step(&f, k * SEC), 0);
                 for (size_t a = 0; a < f.l.n; a++) {
                         const struct action *x = &f.l.v[a];
-                        if (x->type != ACTION_RPS_FLOW_CNT)
+                        if (x->type != KNOB_FLOWCNT)
                                 continue;
                         assert_string_equal(x->nic, "eth0");
                         assert_int_equal(x->queue, 0);
@@ -443,7 +443,7 @@ static void test_rfs_back(void **state) {
                         /* back only in the tick RPS goes back, after it */
                         if (x->value == 0) {
                                 assert_true(a > 0);
-                                assert_int_equal(f.l.v[a - 1].type, ACTION_RPS);
+                                assert_int_equal(f.l.v[a - 1].type, KNOB_RPS);
                                 assert_true(cpuset_empty(&f.l.v[a - 1].cpus));
                                 assert_string_equal(x->reason, "RFS back to the original with RPS");
                         }
@@ -569,8 +569,8 @@ static void test_balance_relative(void **state) {
                                 noise[c] = 1 + 0.10 * (2 * fx_rand(&seed) - 1);
                         fx_model(&f, noise);
                         assert_int_equal(fx_step(&f, k * SEC), 0);
-                        moves += count_type(&f.l, ACTION_IRQ_AFFINITY);
-                        rps += count_type(&f.l, ACTION_RPS);
+                        moves += count_type(&f.l, KNOB_IRQ);
+                        rps += count_type(&f.l, KNOB_RPS);
                         if (k > 60)
                                 late += f.l.n;
                 }
@@ -773,10 +773,10 @@ static void check_eligible(const char *what, const struct action_list *l, const 
         for (size_t i = 0; i < l->n; i++) {
                 const struct action *a = &l->v[i];
                 char line[1024];
-                if (a->type == ACTION_RPS_FLOW_CNT || a->type == ACTION_SOCK_FLOW_ENTRIES)
+                if (a->type == KNOB_FLOWCNT || a->type == KNOB_SOCKFLOW)
                         continue;
                 action_format(a, line, sizeof(line));
-                if (cpuset_empty(&a->cpus) && a->type != ACTION_RPS)
+                if (cpuset_empty(&a->cpus) && a->type != KNOB_RPS)
                         fail_msg("%s: empty mask: %s", what, line);
                 if (!cpuset_subset(&a->cpus, ok))
                         fail_msg("%s: ineligible CPU in %s", what, line);
@@ -806,7 +806,7 @@ static void test_never_ineligible(void **state) {
                 /* actions per type (IRQ and RPS ones after the initial
                  * layout): a policy that never acts would pass the
                  * eligibility check vacuously */
-                unsigned acted[ACTION_TYPE_MAX] = { 0 };
+                unsigned acted[KNOB_KIND_MAX] = { 0 };
 
                 fx_init(&f, 8, 1, FX_SMT_NONE);
                 fx_isolate(&f, 1);
@@ -835,13 +835,13 @@ static void test_never_ineligible(void **state) {
                         check_eligible(cases[i].what, &f.l, &ok);
                         for (size_t a = 0; a < f.l.n; a++)
                                 if (!cpuset_empty(&f.l.v[a].cpus) &&
-                                    (k > 0 || f.l.v[a].type == ACTION_THREAD_AFFINITY))
+                                    (k > 0 || f.l.v[a].type == KNOB_THREAD))
                                         acted[f.l.v[a].type]++;
                 }
-                if (cases[i].single_queue ? acted[ACTION_RPS] == 0 : acted[ACTION_IRQ_AFFINITY] == 0)
+                if (cases[i].single_queue ? acted[KNOB_RPS] == 0 : acted[KNOB_IRQ] == 0)
                         fail_msg("%s: no %s after the initial layout", cases[i].what,
                                  cases[i].single_queue ? "RPS change" : "IRQ move");
-                if (acted[ACTION_THREAD_AFFINITY] == 0)
+                if (acted[KNOB_THREAD] == 0)
                         fail_msg("%s: no worker pinned", cases[i].what);
                 free(w);
                 f.cfg.workers = NULL;
@@ -1336,7 +1336,7 @@ static void test_numa_local_first(void **state) {
 
 static void test_dwell_and_backoff(void **state) {
         struct fx f;
-        struct action fake = { .type = ACTION_IRQ_AFFINITY, .queue = -1 };
+        struct action fake = { .type = KNOB_IRQ, .queue = -1 };
         unsigned when[8], to[8];
         size_t n = 0;
 
@@ -1365,7 +1365,7 @@ static void test_dwell_and_backoff(void **state) {
                 fx_model(&f, NULL);
                 assert_int_equal(fx_step(&f, k * SEC), 0);
                 for (size_t a = 0; a < f.l.n; a++) {
-                        assert_int_equal(f.l.v[a].type, ACTION_IRQ_AFFINITY);
+                        assert_int_equal(f.l.v[a].type, KNOB_IRQ);
                         assert_int_equal(f.l.v[a].irq, 31);
                         assert_true(n < ELEMENTSOF(when));
                         when[n] = k;
@@ -1579,7 +1579,7 @@ static void test_feedback_errors(void **state) {
                 for (size_t k = 0; k < f.l.n; k++) {
                         const struct action *a = &f.l.v[k];
 
-                        if (a->type != ACTION_THREAD_AFFINITY)
+                        if (a->type != KNOB_THREAD)
                                 continue;
                         /* the task discovered, not just its TID */
                         assert_int_equal(a->starttime, 50000 + (unsigned long long) a->tid);
@@ -1602,17 +1602,17 @@ static void test_feedback_errors(void **state) {
 static void test_feedback_counting(void **state) {
         static const struct {
                 const char *what;
-                enum action_type type;
+                enum knob_kind type;
                 int r;
                 bool give_up_note;
         } cases[] = {
-                { "queue ENODEV x3: forgotten, never given up", ACTION_RPS, -ENODEV, false },
-                { "queue ENOSPC x3: counted (no vector space there)", ACTION_RPS, -ENOSPC, true },
-                { "queue EINVAL x3: given up", ACTION_XPS, -EINVAL, true },
-                { "queue EACCES: permanent, no count", ACTION_RPS, -EACCES, false },
-                { "IRQ EINVAL x3: given up", ACTION_IRQ_AFFINITY, -EINVAL, true },
-                { "IRQ ENXIO x3: forgotten", ACTION_IRQ_AFFINITY, -ENXIO, false },
-                { "IRQ EROFS: permanent, no count", ACTION_IRQ_AFFINITY, -EROFS, false },
+                { "queue ENODEV x3: forgotten, never given up", KNOB_RPS, -ENODEV, false },
+                { "queue ENOSPC x3: counted (no vector space there)", KNOB_RPS, -ENOSPC, true },
+                { "queue EINVAL x3: given up", KNOB_XPS, -EINVAL, true },
+                { "queue EACCES: permanent, no count", KNOB_RPS, -EACCES, false },
+                { "IRQ EINVAL x3: given up", KNOB_IRQ, -EINVAL, true },
+                { "IRQ ENXIO x3: forgotten", KNOB_IRQ, -ENXIO, false },
+                { "IRQ EROFS: permanent, no count", KNOB_IRQ, -EROFS, false },
         };
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -1630,7 +1630,7 @@ static void test_feedback_counting(void **state) {
                         notes += strstr(st->notes[n].text, "giving up") != NULL;
                 if ((notes == 1) != cases[i].give_up_note || notes > 1)
                         fail_msg("%s: %zu give-up notes", cases[i].what, notes);
-                if (cases[i].type == ACTION_IRQ_AFFINITY) {
+                if (cases[i].type == KNOB_IRQ) {
                         const struct pol_irq *r = pol_irq_get(st, 30, false);
                         bool gone = cases[i].r == -ENXIO, perm = cases[i].r == -EROFS;
 
@@ -1677,7 +1677,7 @@ static void test_sock_flow_feedback(void **state) {
                 assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
                 expect_actions(cases[i].what, &f.l, "irq 60>0;rps eth0/0>0-3;sockflow>32768;flowcnt eth0/0>32768;");
                 for (size_t k = 0; k < f.l.n; k++)
-                        policy_feedback(f.st, &f.l.v[k], f.l.v[k].type == ACTION_SOCK_FLOW_ENTRIES ? cases[i].r : 0,
+                        policy_feedback(f.st, &f.l.v[k], f.l.v[k].type == KNOB_SOCKFLOW ? cases[i].r : 0,
                                         1 * SEC);
                 /* the rest was applied */
                 fx_irq(&f, 60)->affinity = cpuset_single(0);
@@ -1854,7 +1854,7 @@ static void test_hot_unplug_rps_touched(void **state) {
         for (int s = 2; s <= 4; s++) {
                 assert_int_equal(fx_step(&f, (uint64_t) s * SEC), 0);
                 for (size_t i = 0; i < f.l.n; i++)
-                        if (f.l.v[i].type == ACTION_IRQ_AFFINITY && f.l.v[i].irq == 60) {
+                        if (f.l.v[i].type == KNOB_IRQ && f.l.v[i].irq == 60) {
                                 assert_false(cpuset_isset(&f.l.v[i].cpus, 0));
                                 assert_non_null(strstr(f.l.v[i].reason, "CPU0 went offline"));
                                 placed++;
@@ -2164,7 +2164,7 @@ static void test_soft_nic(void **state) {
                 if (cases[i].reason && !strstr(f.l.v[0].reason, cases[i].reason))
                         fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
                 for (size_t k = 0; k < f.l.n; k++)
-                        if (f.l.v[k].type == ACTION_XPS)
+                        if (f.l.v[k].type == KNOB_XPS)
                                 fail_msg("%s: XPS on a NIC without queue IRQs", cases[i].what);
                 /* applied: CPU0 cools; on 2 CPUs CPU1 is hot now, but the
                  * sender's CPU is no place to widen to: nothing more */
@@ -2338,10 +2338,10 @@ static void test_soft_nic_lifecycle(void **state) {
                 fx_model(&f, NULL);
                 assert_int_equal(fx_step(&f, k * SEC), 0);
                 for (size_t a = 0; a < f.l.n; a++) {
-                        if (f.l.v[a].type != ACTION_RPS)
+                        if (f.l.v[a].type != KNOB_RPS)
                                 continue;
                         changes++;
-                        assert_int_equal(count_type(&f.l, ACTION_RPS), 4);
+                        assert_int_equal(count_type(&f.l, KNOB_RPS), 4);
                         if (a > 0)
                                 continue;
                         assert_true(n < ELEMENTSOF(when));
@@ -2393,11 +2393,11 @@ static void test_soft_nic_noise(void **state) {
                                 noise[c] = 1 + 0.10 * (2 * fx_rand(&seed) - 1);
                         fx_model(&f, noise);
                         assert_int_equal(fx_step(&f, k * SEC), 0);
-                        changes += count_type(&f.l, ACTION_RPS);
+                        changes += count_type(&f.l, KNOB_RPS);
                         for (size_t a = 0; a < f.l.n; a++)
-                                if (f.l.v[a].type == ACTION_RPS && f.l.v[a].queue == 0)
+                                if (f.l.v[a].type == KNOB_RPS && f.l.v[a].queue == 0)
                                         print_message("    %s at %us: %s\n", cases[i].what, k, f.l.v[a].reason);
-                        assert_int_equal(count_type(&f.l, ACTION_IRQ_AFFINITY), 0);
+                        assert_int_equal(count_type(&f.l, KNOB_IRQ), 0);
                 }
                 if (changes > cases[i].max_changes)
                         fail_msg("%s: %u RPS actions over 1000 ticks", cases[i].what, changes);
@@ -2466,9 +2466,9 @@ static void test_record_index(void **state) {
                         q->failures = i;
                 }
                 for (unsigned i = 0; cases[c].remove_every && i < cases[c].n; i += cases[c].remove_every) {
-                        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = cases[c].base + i * step };
+                        struct action a = { .type = KNOB_IRQ, .irq = cases[c].base + i * step };
                         policy_feedback(st, &a, -ENOENT, 0);
-                        a = (struct action){ .type = ACTION_RPS, .queue = (int) i };
+                        a = (struct action){ .type = KNOB_RPS, .queue = (int) i };
                         snprintf(a.nic, sizeof(a.nic), "nic%u", i % 3);
                         policy_feedback(st, &a, -ENOENT, 0);
                 }
@@ -2574,7 +2574,7 @@ static void test_fast_attack(void **state) {
                 /* smoothed: 32.5% softirq, 46% idle: neither hot nor saturated */
                 assert_true(f.load.cpus[0].softirq < f.cfg.hot_exit && f.load.cpus[0].idle > f.cfg.saturated_idle);
                 if (with_raw) {
-                        if (count_type(&f.l, ACTION_RPS) != 1)
+                        if (count_type(&f.l, KNOB_RPS) != 1)
                                 fail_msg("fast attack: %zu actions, want one RPS change at the first saturated "
                                          "sample", f.l.n);
                         assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].cpu == 0);
@@ -2730,7 +2730,7 @@ static int napi_action_cpu(const struct fx *f, pid_t tid) {
 
         for (size_t i = 0; i < f->l.n; i++) {
                 const struct action *a = &f->l.v[i];
-                if (a->type != ACTION_THREAD_AFFINITY || a->tid != tid)
+                if (a->type != KNOB_THREAD || a->tid != tid)
                         continue;
                 if (cpu != -1 || cpuset_count(&a->cpus) != 1)
                         return -2;
@@ -2742,7 +2742,7 @@ static int napi_action_cpu(const struct fx *f, pid_t tid) {
 static unsigned n_thread_actions(const struct fx *f) {
         unsigned n = 0;
         for (size_t i = 0; i < f->l.n; i++)
-                n += f->l.v[i].type == ACTION_THREAD_AFFINITY;
+                n += f->l.v[i].type == KNOB_THREAD;
         return n;
 }
 
@@ -2780,7 +2780,7 @@ static void test_napi_follows_irq(_unused_ void **state) {
                                          napi_action_cpu(&f, napis[q].pid), irq_cpu);
                 }
                 for (size_t i = 0; i < f.l.n; i++)
-                        if (f.l.v[i].type == ACTION_THREAD_AFFINITY) {
+                        if (f.l.v[i].type == KNOB_THREAD) {
                                 assert_int_equal(f.l.v[i].pid, f.l.v[i].tid);
                                 assert_true(f.l.v[i].starttime == 70 || f.l.v[i].starttime == 71);
                         }
@@ -2881,7 +2881,7 @@ static int threaded_action(const struct fx *f) {
         int v = -1;
 
         for (size_t i = 0; i < f->l.n; i++)
-                if (f->l.v[i].type == ACTION_THREADED_NAPI) {
+                if (f->l.v[i].type == KNOB_THREADED) {
                         if (v != -1)
                                 return -2;
                         v = (int) f->l.v[i].value;
@@ -2930,7 +2930,7 @@ static void test_threaded_relief(_unused_ void **state) {
                         fx_model(&f, NULL);
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         for (size_t j = 0; j < f.l.n; j++)
-                                rps_seen |= f.l.v[j].type == ACTION_RPS;
+                                rps_seen |= f.l.v[j].type == KNOB_RPS;
                         v = threaded_action(&f);
                         assert_true(v >= -1);
                         if (v >= 0) {

@@ -246,7 +246,7 @@ static void test_metrics_cardinality(void **state) {
                 for (int c = 0; c < ncpus[i]; c++)
                         l.cpus[c].valid = true;
                 s.load = &l;
-                for (int t = 0; t < ACTION_TYPE_MAX; t++) {
+                for (int t = 0; t < KNOB_KIND_MAX; t++) {
                         for (int r = 0; r < REPORT_REASON_MAX; r++)
                                 for (int x = 0; x < REPORT_RESULT_MAX; x++)
                                         rp.count.actions[t][r][x] = 1;
@@ -355,7 +355,7 @@ static double counter(const struct series *s, size_t n, const char *name) {
 }
 
 static void one_tick(struct fixture *x, int result) {
-        struct action a = { .type = ACTION_IRQ_AFFINITY, .irq = 40, .queue = 0 };
+        struct action a = { .type = KNOB_IRQ, .irq = 40, .queue = 0 };
         struct undo_report u = { .restored = 2, .gone = 1 };
 
         snprintf(a.reason, sizeof(a.reason), "CPU1 softirq+irq 95%% for 2 samples; projected peak 95%% -> 50%%");

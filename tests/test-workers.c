@@ -332,7 +332,7 @@ static void test_pin_wrapped(void **state) {
         assert_non_null(mkdtemp(tmpl));
         assert_int_equal(apply_new(rootfd, true, tmpl, false, &ap), 0);
         for (size_t t = 0; t < ws.procs[0].n_threads; t++) {
-                struct action a = { .type = ACTION_THREAD_AFFINITY, .pid = ws.procs[0].pid,
+                struct action a = { .type = KNOB_THREAD, .pid = ws.procs[0].pid,
                                     .tid = ws.procs[0].threads[t].tid,
                                     .starttime = ws.procs[0].threads[t].starttime, .queue = -1 };
                 struct fake_task *f = fake_find(a.tid);
@@ -349,7 +349,7 @@ static void test_pin_wrapped(void **state) {
                 assert_string_equal(buf, want[t].want_mask);
                 if (r < 0)
                         /* a thread's EINVAL is a refusal for good */
-                        assert_int_equal(action_failure_class(ACTION_THREAD_AFFINITY, r),
+                        assert_int_equal(action_failure_class(KNOB_THREAD, r),
                                          want[t].set_errno == ESRCH ? ACTION_FAIL_GONE : ACTION_FAIL_PERMANENT);
         }
         assert_int_equal(apply_restore_all(ap, &rep), 0);
@@ -479,7 +479,7 @@ static void test_live_threads(void **state) {
         assert_non_null(mkdtemp(live_state));
         assert_int_equal(apply_new(rootfd, rootfs_is_host(rootfd), live_state, false, &ap), 0);
         for (size_t t = 0; t < p->n_threads; t++) {
-                struct action a = { .type = ACTION_THREAD_AFFINITY, .pid = p->pid, .tid = p->threads[t].tid,
+                struct action a = { .type = KNOB_THREAD, .pid = p->pid, .tid = p->threads[t].tid,
                                     .starttime = p->threads[t].starttime, .queue = -1 };
                 cpuset_t now;
 
