@@ -87,7 +87,7 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
 
 /* The CPUs an IRQ fires on: its effective affinity when the kernel reports
  * one, else its affinity mask. */
-void ctl_irq_cpus(const struct inv_irq *irq, cpuset_t *ret);
+void ctl_irq_cpus(const struct inventory_irq *irq, cpuset_t *ret);
 
 /* The NIC queue IRQs served by cpu, as labels "NIC:Q" (combined rx/tx
  * vector), "NIC:Qrx", "NIC:Qtx"; calls fn once per label, in inventory order. */

@@ -76,9 +76,9 @@ struct engine {
         struct topology topo;
         struct inventory inv;
         bool have_inv;
-        bool inv_dirty;           /* full rediscovery at the next tick */
+        bool inventory_dirty;           /* full rediscovery at the next tick */
         unsigned ticks_since_full; /* refreshed ticks since the last full discovery */
-        struct inv_audit audit;   /* which per-object values a refresh re-reads */
+        struct inventory_audit audit;   /* which per-object values a refresh re-reads */
         struct sample_snapshot prev;
         bool have_prev;
         struct sample_rates avg;

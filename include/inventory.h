@@ -14,32 +14,32 @@
 #include "netdev.h"
 #include "procfs.h"
 
-enum inv_irq_role {
-        INV_IRQ_NONE,            /* not a NIC queue IRQ */
-        INV_IRQ_RXTX,            /* combined rx+tx vector of one queue */
-        INV_IRQ_RX,
-        INV_IRQ_TX,
-        INV_IRQ_OTHER,           /* NIC admin/async/config/misc vector: not a queue */
-        INV_IRQ_ROLE_MAX,
-        INV_IRQ_ROLE_INVALID = -1,
+enum inventory_irq_role {
+        INVENTORY_IRQ_NONE,            /* not a NIC queue IRQ */
+        INVENTORY_IRQ_RXTX,            /* combined rx+tx vector of one queue */
+        INVENTORY_IRQ_RX,
+        INVENTORY_IRQ_TX,
+        INVENTORY_IRQ_OTHER,           /* NIC admin/async/config/misc vector: not a queue */
+        INVENTORY_IRQ_ROLE_MAX,
+        INVENTORY_IRQ_ROLE_INVALID = -1,
 };
 
-enum inv_map_source {
-        INV_MAP_NONE,            /* no IRQs (veth, loopback, ...) */
-        INV_MAP_NAMES,           /* /proc/interrupts names matched a known family */
-        INV_MAP_MSI_ORDER,       /* unknown names: fell back to msi_irqs order (warned) */
-        INV_MAP_SINGLE,          /* single-vector NIC, IRQ named after the device */
-        INV_MAP_NETLINK,         /* the kernel's netdev family: each queue's NAPI named
+enum inventory_map_source {
+        INVENTORY_MAP_NONE,            /* no IRQs (veth, loopback, ...) */
+        INVENTORY_MAP_NAMES,           /* /proc/interrupts names matched a known family */
+        INVENTORY_MAP_MSI_ORDER,       /* unknown names: fell back to msi_irqs order (warned) */
+        INVENTORY_MAP_SINGLE,          /* single-vector NIC, IRQ named after the device */
+        INVENTORY_MAP_NETLINK,         /* the kernel's netdev family: each queue's NAPI named
                                   * its IRQ (inventory_netlink_refresh, Linux 6.8+) */
-        INV_MAP_MAX,
+        INVENTORY_MAP_MAX,
 };
 
-struct inv_irq {
+struct inventory_irq {
         unsigned irq;
         char name[128];          /* action name from /proc/interrupts */
         int nic;                 /* index into inventory.nics, -1 if none */
         int queue;               /* queue index, -1 if none */
-        enum inv_irq_role role;
+        enum inventory_irq_role role;
         cpuset_t affinity;       /* smp_affinity_list (or smp_affinity) */
         cpuset_t effective;      /* effective_affinity_list (see inventory_refresh) */
         bool has_effective;
@@ -52,7 +52,7 @@ struct inv_irq {
         int fd_affinity, fd_effective;
 };
 
-struct inv_queue {
+struct inventory_queue {
         int index;
         bool has_rx, has_tx;     /* rx-N / tx-N directories exist */
         int rx_irq, tx_irq;      /* IRQ numbers, -1 if none; equal for a combined vector */
@@ -60,8 +60,8 @@ struct inv_queue {
         uint32_t rps_flow_cnt;   /* rx-N/rps_flow_cnt */
         cpuset_t xps_cpus;       /* tx-N/xps_cpus */
         bool has_rps, has_xps;   /* the files exist and were readable */
-        bool reread, fresh;      /* as inv_irq */
-        int fd_rps, fd_flow_cnt, fd_xps; /* kept open, as inv_irq's */
+        bool reread, fresh;      /* as inventory_irq */
+        int fd_rps, fd_flow_cnt, fd_xps; /* kept open, as inventory_irq's */
         /* From the kernel's netdev genetlink family (inventory_netlink_refresh;
          * the defaults where it did not answer) */
         bool irq_netlink;        /* rx_irq/tx_irq are the IRQs its NAPIs reported,
@@ -77,7 +77,7 @@ struct inv_queue {
 
 /* One NAPI instance of a NIC, from the netdev family: with or without a
  * queue naming it (veth binds none to its queues, 6.18). */
-struct inv_napi {
+struct inventory_napi {
         uint32_t id;
         int irq;                 /* -1: the driver registered none */
         int pid;                 /* polling kthread (threaded NAPI), 0 none */
@@ -87,7 +87,7 @@ struct inv_napi {
                                   * 0 unknown: with pid, names it for an affinity action */
 };
 
-struct inv_nic {
+struct inventory_nic {
         char name[IF_NAMESIZE];
         int ifindex;             /* 0 when unknown */
         char driver[32];         /* basename of device/driver, "" for virtual */
@@ -103,8 +103,8 @@ struct inv_nic {
         int combined_channels;   /* ethtool channels, -1 unknown (no netlink or the
                                   * driver has no channels support) */
         int rx_channels, tx_channels; /* ethtool rx-only / tx-only channels, -1 unknown */
-        enum inv_map_source map;
-        struct inv_queue *queues;
+        enum inventory_map_source map;
+        struct inventory_queue *queues;
         size_t n_queues;         /* max(rx_queues, tx_queues) */
         /* statistics/rx_packets and tx_packets (counters since the device
          * was created; they may wrap or restart when it is re-created) */
@@ -112,10 +112,10 @@ struct inv_nic {
         bool has_stats;          /* both counters were read */
         uint64_t rx_bytes;       /* statistics/rx_bytes, read with them */
         bool has_rx_bytes;
-        /* kept open by inventory_refresh(), as inv_irq's: the attributes it
+        /* kept open by inventory_refresh(), as inventory_irq's: the attributes it
          * reads each tick, and the queues dir (O_PATH) it counts queues in */
         int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues;
-        struct inv_napi *napis;  /* inventory_netdev_apply, in the kernel's order */
+        struct inventory_napi *napis;  /* inventory_netdev_apply, in the kernel's order */
         size_t n_napis;
         int threaded;            /* sys/class/net/NIC/threaded: 0 off, 1 on, 2 busy-poll;
                                   * -1 no such file (patched by inventory_set_knob) */
@@ -125,15 +125,15 @@ struct inv_nic {
 };
 
 struct inventory {
-        struct inv_nic *nics;
+        struct inventory_nic *nics;
         size_t n_nics;
-        struct inv_irq *irqs;    /* every numeric IRQ in /proc/interrupts, sorted */
+        struct inventory_irq *irqs;    /* every numeric IRQ in /proc/interrupts, sorted */
         size_t n_irqs;
         uint32_t rps_sock_flow_entries; /* proc/sys/net/core/rps_sock_flow_entries */
-        int fd_sock_flow;        /* kept open, as inv_irq's */
+        int fd_sock_flow;        /* kept open, as inventory_irq's */
         cpuset_t default_affinity; /* proc/irq/default_smp_affinity: the mask new IRQs get */
         bool has_default_affinity; /* ... was read */
-        int fd_default_affinity; /* kept open, as inv_irq's */
+        int fd_default_affinity; /* kept open, as inventory_irq's */
         bool has_netdev;         /* the kernel's netdev family answered: the NAPI
                                   * fields are its word, not defaults */
 };
@@ -142,10 +142,10 @@ struct inventory {
  * proc/irq and the names in interrupts (already parsed).  NICs or IRQs that
  * vanish while reading are skipped, not errors (an IRQ whose proc/irq/N is
  * gone stays listed with affinity_readable false).  NICs are sorted by name.
- * Queue IRQs come from the names first (INV_MAP_NAMES / INV_MAP_SINGLE); a
+ * Queue IRQs come from the names first (INVENTORY_MAP_NAMES / INVENTORY_MAP_SINGLE); a
  * NIC no name matched but whose PCI function has msi_irqs gets them in
  * ascending order, one per queue, the first skipped as the admin vector
- * when there are more vectors than queues (INV_MAP_MSI_ORDER: the caller
+ * when there are more vectors than queues (INVENTORY_MAP_MSI_ORDER: the caller
  * should warn).  Name-matched vectors beyond the queue count keep their
  * queue number but are not in nic->queues. */
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
@@ -156,21 +156,21 @@ void inventory_free(struct inventory *inv);
  * every NIC's queues (rps_cpus, rps_flow_cnt, xps_cpus) in NIC and queue
  * order; each refresh audits the next per_tick of them, wrapping, so all
  * are read within ceil(n / per_tick) refreshes. */
-struct inv_audit {
+struct inventory_audit {
         size_t per_tick;         /* 0: every object on every refresh */
         size_t cursor;           /* first object of the next slice */
 };
 
 /* The slice of n objects this refresh audits: objects first .. first +
  * count - 1, modulo n; advances the cursor.  Pure. */
-void inventory_audit_slice(struct inv_audit *a, size_t n, size_t *ret_first, size_t *ret_count);
+void inventory_audit_slice(struct inventory_audit *a, size_t n, size_t *ret_first, size_t *ret_count);
 /* Object k is in the slice (first, count) of n objects.  Pure. */
 bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
 
 /* Re-reads in place, into an inventory from inventory_read() (with the
  * same interrupts layout), what changes while the devices stay: up and
  * ifindex of every NIC, packet counters of NICs without queue IRQs
- * (INV_MAP_NONE; has_stats false for the others), rps_sock_flow_entries,
+ * (INVENTORY_MAP_NONE; has_stats false for the others), rps_sock_flow_entries,
  * default_smp_affinity, and the
  * per-object values (IRQ masks of NIC vectors, RPS/XPS masks and flow
  * counts) of the audit slice (all when audit is NULL) and of the objects
@@ -181,17 +181,17 @@ bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
  * kthreads came or went): the caller then does a full inventory_read(); 0
  * when refreshed; -errno. */
 int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
-                      struct inv_audit *audit);
+                      struct inventory_audit *audit);
 /* Whether a NIC's queue count differs from inv's: `ethtool -L` changes it
  * without any link notification, and the driver resets its IRQ affinities
  * then.  Two lookups per direction in each NIC's kept queues dir, cheap
  * enough for every tick.  1 changed, 0 not, -errno. */
 int inventory_queue_counts_changed(int rootfd, const struct inventory *inv);
 /* Re-read one object's values now (the refresh's per-object reads). */
-void inventory_reread_irq(int rootfd, struct inv_irq *irq);
-void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q);
+void inventory_reread_irq(int rootfd, struct inventory_irq *irq);
+void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q);
 /* Queue `index` of a NIC, or NULL. */
-struct inv_queue *inventory_queue(const struct inv_nic *nic, int index);
+struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index);
 /* Shows a value as the current one of the object k names, as a re-read
  * after a successful write would: cpus for an IRQ, RPS/XPS mask or the
  * default affinity, value for a flow count, rps_sock_flow_entries or a
@@ -217,7 +217,7 @@ int inventory_netlink_refresh(struct inventory *inv);
  * per queue its NAPI id, threaded state, kthread PID and counters.  Where a NIC's NAPIs report
  * IRQs, those are its queues' IRQs (irq_netlink; an IRQ record moved to the
  * queue its NAPI serves, a name-mapped vector no queue keeps then OTHER),
- * and the NIC's map is INV_MAP_NETLINK when every queue IRQ came so.  A NIC
+ * and the NIC's map is INVENTORY_MAP_NETLINK when every queue IRQ came so.  A NIC
  * whose NAPIs report no IRQ (virtio_net, veth) keeps its map.  Pure. */
 void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *info);
 /* The CPU each NAPI kthread last ran on, from proc/PID/stat (field 39),
@@ -227,20 +227,20 @@ void inventory_read_napi_cpus(int rootfd, struct inventory *inv);
 /* Field 39 (processor) of a proc/PID/stat line: 0 or -EBADMSG.  Pure. */
 int inventory_parse_stat_cpu(const char *buf, size_t len, int *ret_cpu);
 
-const struct inv_nic *inventory_nic(const struct inventory *inv, const char *name);
-struct inv_irq *inventory_irq(const struct inventory *inv, unsigned irq);
+const struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name);
+struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq);
 
-const char *inv_irq_role_to_string(enum inv_irq_role r);
-const char *inv_map_source_to_string(enum inv_map_source m);
+const char *inventory_irq_role_to_string(enum inventory_irq_role r);
+const char *inventory_map_source_to_string(enum inventory_map_source m);
 
 /* Classifies one /proc/interrupts action name against NIC nic_name (whose
  * virtio device is virtio_dev, e.g. "virtio2", and PCI address pci_addr,
  * either may be NULL/""): returns the role and sets *ret_queue (-1 for
- * OTHER), or INV_IRQ_NONE if the name does not belong to that NIC.  A name
+ * OTHER), or INVENTORY_IRQ_NONE if the name does not belong to that NIC.  A name
  * equal to the device ("eth0", "virtio2", "virtio2-virtqueues") is RXTX
  * queue 0: the single-vector case; inventory_read demotes it to OTHER when
  * the NIC also has per-queue vectors (igb/ixgbe/bnx2x name their link
  * vector after the device).  Pure. */
-enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
+enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
                                               const char *virtio_dev, const char *pci_addr,
                                               int *ret_queue);

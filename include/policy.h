@@ -14,7 +14,7 @@
  *   policy_feedback() with the actuator's result before the next tick;
  * - load is the smoothed rates (sample_smooth), NULL before the first
  *   interval;
- * - the inventory's packet counters (inv_nic.rx_packets, tx_packets and
+ * - the inventory's packet counters (inventory_nic.rx_packets, tx_packets and
  *   rx_bytes) are read afresh each tick: the policy keeps the previous
  *   counts and now_usec and derives each NIC's packet rate from them, which
  *   is what shows the receive load of NICs without queue IRQs (veth), whose
@@ -80,11 +80,11 @@ const char *policy_irq_class_done(enum policy_irq_class c);
 /* The class of IRQ ii of inv under configuration c; kernel_managed: a
  * write to it failed with EIO/EPERM (the policy state, or status.json's
  * kernel_managed_irqs, knows).  Pure. */
-enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inv_irq *ii,
+enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
                                        bool kernel_managed);
 /* The device an IRQ serves, for the inventory: its NIC, else its action
  * name from /proc/interrupts ("nvme0q3"), else "". */
-const char *policy_irq_device(const struct inventory *inv, const struct inv_irq *ii);
+const char *policy_irq_device(const struct inventory *inv, const struct inventory_irq *ii);
 
 struct policy_hot_cpu {
         int cpu;

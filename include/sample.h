@@ -62,7 +62,7 @@ int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, st
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
 /* (_carry_irqs moves prev's queue counters along with the IRQs: both are
  * the reading of a full tick.) */
-/* Reads proc/PID/stat of each NAPI kthread inv knows (inv_nic.napis[].pid)
+/* Reads proc/PID/stat of each NAPI kthread inv knows (inventory_nic.napis[].pid)
  * into ret->napi, replacing what it held.  A thread that is gone, whose
  * stat does not parse or whose name is not napi/... (its PID reused since
  * the inventory was read) is left out.  0, or -ENOMEM (ret->napi empty). */

@@ -7,7 +7,7 @@
 
 #include "cpuset.h"
 
-struct topo_cpu {
+struct topology_cpu {
         int cpu;
         bool present;            /* has a cpuN directory */
         bool online;
@@ -21,16 +21,16 @@ struct topo_cpu {
         bool nohz_full;          /* /sys/devices/system/cpu/nohz_full */
 };
 
-struct topo_node {
+struct topology_node {
         int id;
         cpuset_t cpus;           /* online CPUs of the node */
 };
 
 struct topology {
         int max_cpu;             /* highest present CPU number */
-        struct topo_cpu *cpus;   /* indexed by CPU number, max_cpu+1 entries */
+        struct topology_cpu *cpus;   /* indexed by CPU number, max_cpu+1 entries */
         cpuset_t present, online, isolated, nohz_full;
-        struct topo_node *nodes;
+        struct topology_node *nodes;
         size_t n_nodes;
 };
 

@@ -272,7 +272,7 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
         fprintf(f, "\n %6s %10s  %-12s %s\n", "IRQ", "RATE/s", "CPUS", "NAME");
         for (size_t i = 0; i < irq_rows; i++) {
                 const struct sample_irq *si = irqs[i];
-                const struct inv_irq *ii = inv ? inventory_irq(inv, si->irq) : NULL;
+                const struct inventory_irq *ii = inv ? inventory_irq(inv, si->irq) : NULL;
                 char cpus[64] = "", queue[IF_NAMESIZE + 32] = "";
                 cpuset_t on;
 
@@ -285,7 +285,7 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
                 if (ii && ii->nic >= 0 && (size_t) ii->nic < inv->n_nics && ii->queue >= 0)
                         snprintf(queue, sizeof(queue), "%s%s queue %d%s%s", ii->name[0] ? " (" : "",
                                  inv->nics[ii->nic].name, ii->queue,
-                                 ii->role == INV_IRQ_RX ? " rx" : ii->role == INV_IRQ_TX ? " tx" : "",
+                                 ii->role == INVENTORY_IRQ_RX ? " rx" : ii->role == INVENTORY_IRQ_TX ? " tx" : "",
                                  ii->name[0] ? ")" : "");
                 {
                         char name[256];

@@ -88,7 +88,7 @@ int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_inte
         return 0;
 }
 
-void ctl_irq_cpus(const struct inv_irq *irq, cpuset_t *ret) {
+void ctl_irq_cpus(const struct inventory_irq *irq, cpuset_t *ret) {
         if (irq->has_effective && !cpuset_empty(&irq->effective))
                 *ret = irq->effective;
         else
@@ -100,15 +100,15 @@ void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char 
         if (!inv)
                 return;
         for (size_t n = 0; n < inv->n_nics; n++) {
-                const struct inv_nic *nic = &inv->nics[n];
+                const struct inventory_nic *nic = &inv->nics[n];
 
                 for (size_t q = 0; q < nic->n_queues; q++) {
-                        const struct inv_queue *qu = &nic->queues[q];
+                        const struct inventory_queue *qu = &nic->queues[q];
                         int irqs[2] = { qu->rx_irq, qu->tx_irq };
                         bool combined = qu->rx_irq >= 0 && qu->rx_irq == qu->tx_irq;
 
                         for (int k = 0; k < (combined ? 1 : 2); k++) {
-                                const struct inv_irq *irq;
+                                const struct inventory_irq *irq;
                                 cpuset_t cpus;
                                 char label[IF_NAMESIZE + 24];
 
@@ -184,14 +184,14 @@ static void json_counter(struct json_writer *w, const char *key, bool has, uint6
 /* A queue's view from the kernel's netdev family (null where it did not
  * answer: kernels before 6.8, drivers that bind no NAPI or keep no
  * per-queue counters), and where its IRQs came from. */
-static void json_queue_napi(struct json_writer *w, const struct inv_nic *nic, const struct inv_queue *qu) {
+static void json_queue_napi(struct json_writer *w, const struct inventory_nic *nic, const struct inventory_queue *qu) {
         const struct netdev_qstats *rs = &qu->rx_stats, *ts = &qu->tx_stats;
 
         if (qu->rx_irq < 0 && qu->tx_irq < 0)
                 json_key_null(w, "irq_source");
         else
-                json_key_string(w, "irq_source", qu->irq_netlink ? inv_map_source_to_string(INV_MAP_NETLINK) :
-                                inv_map_source_to_string(nic->map));
+                json_key_string(w, "irq_source", qu->irq_netlink ? inventory_map_source_to_string(INVENTORY_MAP_NETLINK) :
+                                inventory_map_source_to_string(nic->map));
         if (qu->napi_id)
                 json_key_uint(w, "napi_id", qu->napi_id);
         else
@@ -221,14 +221,14 @@ static void json_int_or_null(struct json_writer *w, const char *key, int v, int 
 
 /* Every NAPI of the NIC, whether or not a queue names it (veth names none
  * from its queues); null when the kernel has no netdev family. */
-static void json_nic_napis(struct json_writer *w, const struct inventory *inv, const struct inv_nic *nic) {
+static void json_nic_napis(struct json_writer *w, const struct inventory *inv, const struct inventory_nic *nic) {
         if (!inv->has_netdev) {
                 json_key_null(w, "napis");
                 return;
         }
         json_key_begin_array(w, "napis");
         for (size_t k = 0; k < nic->n_napis; k++) {
-                const struct inv_napi *n = &nic->napis[k];
+                const struct inventory_napi *n = &nic->napis[k];
 
                 json_begin_object(w);
                 json_key_uint(w, "id", n->id);
@@ -249,7 +249,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
 
         json_key_begin_array(w, "cpus");
         for (int c = 0; c <= t->max_cpu; c++) {
-                const struct topo_cpu *tc = &t->cpus[c];
+                const struct topology_cpu *tc = &t->cpus[c];
 
                 if (!tc->present)
                         continue;
@@ -277,7 +277,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
 
         json_key_begin_array(w, "nics");
         for (size_t n = 0; n < inv->n_nics; n++) {
-                const struct inv_nic *nic = &inv->nics[n];
+                const struct inventory_nic *nic = &inv->nics[n];
 
                 json_begin_object(w);
                 json_key_string(w, "name", nic->name);
@@ -297,10 +297,10 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         json_key_int(w, "combined_channels", nic->combined_channels);
                 else
                         json_key_null(w, "combined_channels");
-                json_key_string(w, "mapping", inv_map_source_to_string(nic->map));
+                json_key_string(w, "mapping", inventory_map_source_to_string(nic->map));
                 json_key_begin_array(w, "queues");
                 for (size_t q = 0; q < nic->n_queues; q++) {
-                        const struct inv_queue *qu = &nic->queues[q];
+                        const struct inventory_queue *qu = &nic->queues[q];
                         unsigned flags;
 
                         json_begin_object(w);
@@ -341,7 +341,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
 
         json_key_begin_array(w, "irqs");
         for (size_t i = 0; i < inv->n_irqs; i++) {
-                const struct inv_irq *irq = &inv->irqs[i];
+                const struct inventory_irq *irq = &inv->irqs[i];
                 bool has_nic = irq->nic >= 0 && (size_t) irq->nic < inv->n_nics;
 
                 json_begin_object(w);
@@ -352,7 +352,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         json_key_int(w, "queue", irq->queue);
                 else
                         json_key_null(w, "queue");
-                json_key_string(w, "role", inv_irq_role_to_string(irq->role));
+                json_key_string(w, "role", inventory_irq_role_to_string(irq->role));
                 json_key_string(w, "class", classes ? policy_irq_class_to_string(classes[i]) : NULL);
                 json_key_string(w, "device", policy_irq_device(inv, irq)[0] ? policy_irq_device(inv, irq) : NULL);
                 if (irq->affinity_readable)
@@ -383,9 +383,9 @@ static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
 
 /* The affinity (or effective affinity) of a queue's IRQ: "A" for one
  * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
-static const char *fmt_queue_irqs(const struct inventory *inv, const struct inv_queue *qu, bool effective,
+static const char *fmt_queue_irqs(const struct inventory *inv, const struct inventory_queue *qu, bool effective,
                                   char *buf, size_t len) {
-        const struct inv_irq *irqs[2] = { NULL, NULL };
+        const struct inventory_irq *irqs[2] = { NULL, NULL };
         const cpuset_t *sets[2] = { NULL, NULL };
         char x[128], y[128];
 
@@ -433,7 +433,7 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
         fprintf(f, "  %-5s %-5s %-5s %-8s %-4s %-7s %-9s %s\n", "CPU", "NODE", "CORE", "PACKAGE", "SMT",
                 "ONLINE", "ISOLATED", "NOHZ_FULL");
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
-                const struct topo_cpu *tc = &t->cpus[cpu];
+                const struct topology_cpu *tc = &t->cpus[cpu];
 
                 if (!tc->present)
                         continue;
@@ -445,7 +445,7 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
                 fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id, fmt_list(&t->nodes[i].cpus, a, sizeof(a)));
 
         for (size_t n = 0; n < inv->n_nics; n++) {
-                const struct inv_nic *nic = &inv->nics[n];
+                const struct inventory_nic *nic = &inv->nics[n];
 
                 fprintf(f, "\n%s: %s", nic->name, nic->up ? "up" : "down");
                 if (nic->driver[0])
@@ -457,14 +457,14 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
                 fprintf(f, ", %d rx / %d tx queues", nic->rx_queues, nic->tx_queues);
                 if (nic->combined_channels >= 0)
                         fprintf(f, ", %d combined channels", nic->combined_channels);
-                fprintf(f, ", IRQ map: %s\n", inv_map_source_to_string(nic->map));
+                fprintf(f, ", IRQ map: %s\n", inventory_map_source_to_string(nic->map));
                 fprintf(f, "  local CPUs %s\n", fmt_list(&nic->local_cpus, a, sizeof(a)));
                 if (nic->n_queues == 0)
                         continue;
                 fprintf(f, "  %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "QUEUE", "RX_IRQ", "TX_IRQ",
                         "AFFINITY", "EFFECTIVE", "RPS", "XPS");
                 for (size_t q = 0; q < nic->n_queues; q++) {
-                        const struct inv_queue *qu = &nic->queues[q];
+                        const struct inventory_queue *qu = &nic->queues[q];
                         char rx[16], tx[16];
 
                         fprintf(f, "  %-5d %-6s %-6s %-10s %-10s %-10s %-10s\n", qu->index,
@@ -480,7 +480,7 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
                 fprintf(f, "\nIRQs\n  %-6s %-15s %-4s %-16s %-16s %s\n", "IRQ", "CLASS", "NODE", "AFFINITY", "EFFECTIVE",
                         "DEVICE");
                 for (size_t i = 0; i < inv->n_irqs; i++) {
-                        const struct inv_irq *irq = &inv->irqs[i];
+                        const struct inventory_irq *irq = &inv->irqs[i];
                         const char *dev = policy_irq_device(inv, irq);
                         char node[16];
 
@@ -635,7 +635,7 @@ int ctl_inventory(int argc, char **argv) {
                 /* The JSON says it in "mapping"; a reader of the table
                  * must not miss that the queue map is a guess. */
                 for (size_t i = 0; i < inv.n_nics; i++)
-                        if (inv.nics[i].map == INV_MAP_MSI_ORDER)
+                        if (inv.nics[i].map == INVENTORY_MAP_MSI_ORDER)
                                 ctl_error("warning: %s: IRQ names not recognised; queue IRQs guessed from msi_irqs order",
                                           inv.nics[i].name);
         }

@@ -77,13 +77,13 @@ static void log_topology(const struct engine *e) {
                  cpuset_to_text(&e->topo.nohz_full, "none", nohz, sizeof(nohz)));
 }
 
-static void log_nic(const struct config *c, const struct inventory *inv, const struct inv_nic *n) {
+static void log_nic(const struct config *c, const struct inventory *inv, const struct inventory_nic *n) {
         const struct config_interface *ci = config_interface_for(c, n->name);
         char map[768] = "";
         size_t off = 0;
 
         for (size_t q = 0; q < n->n_queues && off + 32 < sizeof(map); q++) {
-                const struct inv_queue *iq = &n->queues[q];
+                const struct inventory_queue *iq = &n->queues[q];
                 int k;
 
                 if (iq->rx_irq < 0 && iq->tx_irq < 0)
@@ -105,14 +105,14 @@ static void log_nic(const struct config *c, const struct inventory *inv, const s
         log_info("nic %s: %s; driver %s, node %d, %s, %d rx / %d tx queues, IRQ map (%s):%s", n->name,
                  ci && !ci->manage ? "left alone ([interface] manage = no)" : "managed",
                  n->driver[0] ? n->driver : "none", n->node, n->up ? "up" : "down", n->rx_queues, n->tx_queues,
-                 inv_map_source_to_string(n->map), map[0] ? map : " none");
+                 inventory_map_source_to_string(n->map), map[0] ? map : " none");
 }
 
 /* Unknown IRQ names: the queue map is a guess from msi_irqs order, which
  * an operator must know about.  Said once per NIC name for the
  * daemon's life, not at each rediscovery. */
-static void warn_msi_order(struct engine *e, const struct inv_nic *n) {
-        if (n->map != INV_MAP_MSI_ORDER)
+static void warn_msi_order(struct engine *e, const struct inventory_nic *n) {
+        if (n->map != INVENTORY_MAP_MSI_ORDER)
                 return;
         for (size_t i = 0; i < e->n_msi_warned; i++)
                 if (strcmp(e->msi_warned[i], n->name) == 0)
@@ -146,7 +146,7 @@ static void log_inventory(struct engine *e) {
  * forgotten.  ifindex is not reused while the kernel runs (a counter per
  * network namespace), so the same one is the same device. */
 static const char *renamed_from(struct engine *e, const struct inventory *old, const struct inventory *new,
-                                const struct inv_nic *n, char *buf, size_t len) {
+                                const struct inventory_nic *n, char *buf, size_t len) {
         if (n->ifindex <= 0)
                 return NULL;
         for (size_t i = 0; i < old->n_nics; i++)
@@ -164,7 +164,7 @@ static const char *renamed_from(struct engine *e, const struct inventory *old, c
         return NULL;
 }
 
-static void remember_gone(struct engine *e, const struct inv_nic *n) {
+static void remember_gone(struct engine *e, const struct inventory_nic *n) {
         unsigned i;
 
         if (n->ifindex <= 0)
@@ -183,7 +183,7 @@ static void remember_gone(struct engine *e, const struct inv_nic *n) {
 
 static void diff_inventory(struct engine *e, const struct inventory *old, const struct inventory *new) {
         for (size_t i = 0; i < new->n_nics; i++) {
-                const struct inv_nic *n = &new->nics[i], *o = inventory_nic(old, n->name);
+                const struct inventory_nic *n = &new->nics[i], *o = inventory_nic(old, n->name);
                 char was[IF_NAMESIZE];
                 const char *from;
 
@@ -250,7 +250,7 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
  * re-read a tick.  Reading all of them was ~1,300 open/read/close a tick
  * on a 256-CPU host with 8 NICs x 32 queues, ~7 ms of system time a tick;
  * what the policy needs fresh is what it changes (re-read the tick after,
- * inv_irq.reread) and what changed behind its back, which a rotating audit
+ * inventory_irq.reread) and what changed behind its back, which a rotating audit
  * finds within ceil(objects / AUDIT_PER_TICK) ticks (9 s on that host at
  * 1 s ticks), sooner on a link event (full discovery).  Hosts with up to 64
  * NIC IRQs + queues read everything every tick, as before.  A stale value
@@ -266,7 +266,7 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
 /* Per tick only the values the policy needs fresh are re-read; the whole
  * inventory (dir walks, device links, msi_irqs: ~5 files per IRQ and 5 per
  * queue, 13M instructions a tick on a 256-CPU host with 459 IRQs) at start,
- * after link events and CPU hotplug (inv_dirty), when inventory_refresh()
+ * after link events and CPU hotplug (inventory_dirty), when inventory_refresh()
  * sees the layout change (IRQ set, NIC set, queue counts: ethtool -L sends
  * no netlink message, so queue dirs are counted each tick), and every
  * FULL_DISCOVERY_TICKS ticks. */
@@ -274,7 +274,7 @@ static int discover_inventory(struct engine *e, const struct procfs_interrupts *
 
 /* Why this tick reads the whole inventory, NULL when a refresh does. */
 static const char *discovery_due(const struct engine *e) {
-        return !e->have_inv ? "first tick" : e->inv_dirty ? "link event or CPU set change" :
+        return !e->have_inv ? "first tick" : e->inventory_dirty ? "link event or CPU set change" :
                e->ticks_since_full >= FULL_DISCOVERY_TICKS ? "periodic check" : NULL;
 }
 
@@ -488,7 +488,7 @@ static void check_effective(struct engine *e, const struct procfs_interrupts *pr
                             const struct procfs_interrupts *cur) {
         for (size_t i = 0; i < e->n_eff;) {
                 struct apply_eff_watch *w = &e->eff[i];
-                const struct inv_irq *irq = inventory_irq(&e->inv, w->irq);
+                const struct inventory_irq *irq = inventory_irq(&e->inv, w->irq);
                 char want[256], eff[256];
                 int ok;
 
@@ -605,9 +605,9 @@ void engine_log_action(const struct action *a, const char *line, int result) {
  * policy sees the new value (an external change, or a driver reset after
  * policy_forget_nic()) and decides again. */
 static bool action_current(struct engine *e, const struct action *a) {
-        struct inv_nic *n = a->nic[0] ? (struct inv_nic *) inventory_nic(&e->inv, a->nic) : NULL;
-        struct inv_queue *q = n ? inventory_queue(n, a->queue) : NULL;
-        struct inv_irq *irq;
+        struct inventory_nic *n = a->nic[0] ? (struct inventory_nic *) inventory_nic(&e->inv, a->nic) : NULL;
+        struct inventory_queue *q = n ? inventory_queue(n, a->queue) : NULL;
+        struct inventory_irq *irq;
 
         switch (a->type) {
         case KNOB_IRQ:
@@ -703,7 +703,7 @@ static void run_actions(struct engine *e, uint64_t now) {
                         if (engine_failure_rediscovers(a->type, r)) {
                                 struct apply_eff_watch *w;
 
-                                e->inv_dirty = true;
+                                e->inventory_dirty = true;
                                 if (a->type == KNOB_IRQ && (w = eff_find(e, a->irq)))
                                         eff_drop(e, w);
                         }
@@ -888,7 +888,7 @@ static const char *full_tick_due(const struct engine *e, enum policy_pace pace, 
                 return policy_pace_to_string(pace);
         if (!e->have_inv || !e->have_avg || e->once)
                 return "first ticks";
-        if (e->inv_dirty || e->irq_force || cpus_changed)
+        if (e->inventory_dirty || e->irq_force || cpus_changed)
                 return "inventory, CPU set, bans or configuration changed";
         if (e->n_eff > 0 && e->ticks < e->eff_read_until)
                 return "effective affinity watched";
@@ -995,7 +995,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 else {
                         log_notice("CPU hotplug: topology re-read");
                         log_topology(e);
-                        e->inv_dirty = true;
+                        e->inventory_dirty = true;
                 }
         }
 
@@ -1006,10 +1006,10 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 engine_log_tick_failure(&e->tick_rl, r, "read the NIC inventory", now);
                 goto out;
         }
-        if (e->inv_dirty) {
+        if (e->inventory_dirty) {
                 log_inventory(e);
                 engine_check_unmatched(e, false);
-                e->inv_dirty = false;
+                e->inventory_dirty = false;
         }
         /* whether a watched IRQ fired: between the last two readings */
         if (e->n_eff > 0 && read_irqs)
@@ -1148,5 +1148,5 @@ void engine_link_changed(struct engine *e, const char *name, bool rediscover) {
         if (name)
                 policy_forget_nic(e->policy, name);
         if (rediscover)
-                e->inv_dirty = true;
+                e->inventory_dirty = true;
 }

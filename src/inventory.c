@@ -55,16 +55,16 @@ static bool contains_pci_token(const char *name, const char *pci_addr) {
 }
 
 /* The part of an IRQ name after the device name: "-TxRx-3" etc. */
-static enum inv_irq_role classify_dev_suffix(const char *rest, int *ret_queue) {
+static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_queue) {
         static const struct {
                 const char *suffix;
-                enum inv_irq_role role;
+                enum inventory_irq_role role;
         } families[] = {
-                { "-TxRx-", INV_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt, hns3 */
-                { "-Tx-Rx-", INV_IRQ_RXTX }, /* ena */
-                { "-fp-", INV_IRQ_RXTX },    /* bnx2x, qede */
-                { "-rx-", INV_IRQ_RX },      /* e1000e, igb/ixgbe without pairing */
-                { "-tx-", INV_IRQ_TX },
+                { "-TxRx-", INVENTORY_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt, hns3 */
+                { "-Tx-Rx-", INVENTORY_IRQ_RXTX }, /* ena */
+                { "-fp-", INVENTORY_IRQ_RXTX },    /* bnx2x, qede */
+                { "-rx-", INVENTORY_IRQ_RX },      /* e1000e, igb/ixgbe without pairing */
+                { "-tx-", INVENTORY_IRQ_TX },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(families); i++) {
@@ -72,30 +72,30 @@ static enum inv_irq_role classify_dev_suffix(const char *rest, int *ret_queue) {
                 if (n && parse_index(n, ret_queue))
                         return families[i].role;
         }
-        return INV_IRQ_NONE;
+        return INVENTORY_IRQ_NONE;
 }
 
-enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
+enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
                                               const char *virtio_dev, const char *pci_addr,
                                               int *ret_queue) {
         /* Intel drivers put their name before the netdev's. */
         static const char *const driver_prefixes[] = { "i40e-", "ice-", "iavf-" };
-        enum inv_irq_role role;
+        enum inventory_irq_role role;
         const char *rest;
         int q = -1;
 
         if (!irq_name || !irq_name[0])
-                return INV_IRQ_NONE;
+                return INVENTORY_IRQ_NONE;
 
         if (nic_name && nic_name[0]) {
                 rest = skip_prefix(irq_name, nic_name);
                 if (rest && rest[0] == 0) {
                         *ret_queue = 0;
-                        return INV_IRQ_RXTX;
+                        return INVENTORY_IRQ_RXTX;
                 }
                 if (rest) {
                         role = classify_dev_suffix(rest, &q);
-                        if (role != INV_IRQ_NONE) {
+                        if (role != INVENTORY_IRQ_NONE) {
                                 *ret_queue = q;
                                 return role;
                         }
@@ -106,7 +106,7 @@ enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *
                                 rest = skip_prefix(rest, nic_name);
                         if (rest && rest[0]) {
                                 role = classify_dev_suffix(rest, &q);
-                                if (role != INV_IRQ_NONE) {
+                                if (role != INVENTORY_IRQ_NONE) {
                                         *ret_queue = q;
                                         return role;
                                 }
@@ -122,21 +122,21 @@ enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *
                  * queue: the single-vector case. */
                 if (rest && (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)) {
                         *ret_queue = 0;
-                        return INV_IRQ_RXTX;
+                        return INVENTORY_IRQ_RXTX;
                 }
                 if (rest && rest[0] == '-') {
                         const char *n;
                         if ((n = skip_prefix(rest, "-input.")) && parse_index(n, &q)) {
                                 *ret_queue = q;
-                                return INV_IRQ_RX;
+                                return INVENTORY_IRQ_RX;
                         }
                         if ((n = skip_prefix(rest, "-output.")) && parse_index(n, &q)) {
                                 *ret_queue = q;
-                                return INV_IRQ_TX;
+                                return INVENTORY_IRQ_TX;
                         }
                         /* config, control and anything else of this device */
                         *ret_queue = -1;
-                        return INV_IRQ_OTHER;
+                        return INVENTORY_IRQ_OTHER;
                 }
         }
 
@@ -151,7 +151,7 @@ enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *
                                 num[len] = 0;
                                 if (parse_index(num, &q)) {
                                         *ret_queue = q;
-                                        return INV_IRQ_RXTX;
+                                        return INVENTORY_IRQ_RXTX;
                                 }
                         }
                 }
@@ -159,29 +159,29 @@ enum inv_irq_role inventory_classify_irq_name(const char *irq_name, const char *
                  * i40e-0000:3b:00.0:misc, ice-...:misc */
                 if (contains_pci_token(irq_name, pci_addr)) {
                         *ret_queue = -1;
-                        return INV_IRQ_OTHER;
+                        return INVENTORY_IRQ_OTHER;
                 }
         }
-        return INV_IRQ_NONE;
+        return INVENTORY_IRQ_NONE;
 }
 
-const char *inv_irq_role_to_string(enum inv_irq_role r) {
-        static const char *const names[INV_IRQ_ROLE_MAX] = {
-                [INV_IRQ_NONE] = "none", [INV_IRQ_RXTX] = "rxtx", [INV_IRQ_RX] = "rx",
-                [INV_IRQ_TX] = "tx",     [INV_IRQ_OTHER] = "other",
+const char *inventory_irq_role_to_string(enum inventory_irq_role r) {
+        static const char *const names[INVENTORY_IRQ_ROLE_MAX] = {
+                [INVENTORY_IRQ_NONE] = "none", [INVENTORY_IRQ_RXTX] = "rxtx", [INVENTORY_IRQ_RX] = "rx",
+                [INVENTORY_IRQ_TX] = "tx",     [INVENTORY_IRQ_OTHER] = "other",
         };
-        return r >= 0 && r < INV_IRQ_ROLE_MAX ? names[r] : NULL;
+        return r >= 0 && r < INVENTORY_IRQ_ROLE_MAX ? names[r] : NULL;
 }
 
-const char *inv_map_source_to_string(enum inv_map_source m) {
-        static const char *const names[INV_MAP_MAX] = {
-                [INV_MAP_NONE] = "none",
-                [INV_MAP_NAMES] = "names",
-                [INV_MAP_MSI_ORDER] = "msi-order",
-                [INV_MAP_SINGLE] = "single",
-                [INV_MAP_NETLINK] = "netlink",
+const char *inventory_map_source_to_string(enum inventory_map_source m) {
+        static const char *const names[INVENTORY_MAP_MAX] = {
+                [INVENTORY_MAP_NONE] = "none",
+                [INVENTORY_MAP_NAMES] = "names",
+                [INVENTORY_MAP_MSI_ORDER] = "msi-order",
+                [INVENTORY_MAP_SINGLE] = "single",
+                [INVENTORY_MAP_NETLINK] = "netlink",
         };
-        return m >= 0 && m < INV_MAP_MAX ? names[m] : NULL;
+        return m >= 0 && m < INVENTORY_MAP_MAX ? names[m] : NULL;
 }
 
 /* ---- reading ---- */
@@ -238,12 +238,12 @@ static int kthread_cpu(int rootfd, int pid, unsigned long long *ret_starttime) {
 
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv) {
         for (size_t n = 0; n < inv->n_nics; n++) {
-                struct inv_nic *nic = &inv->nics[n];
+                struct inventory_nic *nic = &inv->nics[n];
 
                 for (size_t k = 0; k < nic->n_napis; k++)
                         nic->napis[k].cpu = kthread_cpu(rootfd, nic->napis[k].pid, &nic->napis[k].starttime);
                 for (size_t q = 0; q < nic->n_queues; q++) {
-                        struct inv_queue *qu = &nic->queues[q];
+                        struct inventory_queue *qu = &nic->queues[q];
 
                         qu->napi_cpu = -1;
                         for (size_t k = 0; k < nic->n_napis; k++)
@@ -409,7 +409,7 @@ static int read_cpus(int rootfd, const char *list_path, const char *mask_path, i
  * (and kept as they were otherwise): the policy consults them only then,
  * and the daemon reads a written IRQ's own (apply_irq_effective_ok), so a
  * big host's audit opens half the files. */
-static void read_irq_masks(int rootfd, struct inv_irq *irq, bool spread_only) {
+static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_only) {
         char lp[64], mp[64], ep[64], emp[64];
 
         knob_irq_path(lp, sizeof(lp), irq->irq, KNOB_IRQ_LIST);
@@ -435,7 +435,7 @@ static void read_irq_masks(int rootfd, struct inv_irq *irq, bool spread_only) {
                 cpuset_zero(&irq->effective);
 }
 
-static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
+static void read_irq_affinity(int rootfd, struct inventory_irq *irq) {
         char np[64], line[32];
 
         read_irq_masks(rootfd, irq, false);
@@ -447,7 +447,7 @@ static void read_irq_affinity(int rootfd, struct inv_irq *irq) {
 }
 
 static int cmp_irq(const void *a, const void *b) {
-        const struct inv_irq *x = a, *y = b;
+        const struct inventory_irq *x = a, *y = b;
         return (x->irq > y->irq) - (x->irq < y->irq);
 }
 
@@ -458,7 +458,7 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
         if (!inv->irqs)
                 return -ENOMEM;
         for (size_t i = 0; i < pi->n_irqs; i++) {
-                struct inv_irq *irq;
+                struct inventory_irq *irq;
 
                 if (!pi->irqs[i].numeric)
                         continue;
@@ -467,7 +467,7 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 copy_str(irq->name, sizeof(irq->name), pi->irqs[i].name);
                 irq->nic = -1;
                 irq->queue = -1;
-                irq->role = INV_IRQ_NONE;
+                irq->role = INVENTORY_IRQ_NONE;
                 read_irq_affinity(rootfd, irq);
         }
         inv->n_irqs = n;
@@ -480,10 +480,10 @@ static bool queue_dir(const char *name, const char *prefix, int *ret) {
         return n && parse_index(n, ret);
 }
 
-static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q, bool hold);
-static void nic_free(struct inv_nic *nic);
+static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold);
+static void nic_free(struct inventory_nic *nic);
 
-static int read_queues(int rootfd, struct inv_nic *nic) {
+static int read_queues(int rootfd, struct inventory_nic *nic) {
         char path[512];
         int max_rx = -1, max_tx = -1;
         struct dirent *de;
@@ -522,7 +522,7 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
         if (!nic->queues)
                 return -ENOMEM;
         for (size_t i = 0; i < nic->n_queues; i++) {
-                struct inv_queue *q = &nic->queues[i];
+                struct inventory_queue *q = &nic->queues[i];
 
                 q->index = (int) i;
                 q->rx_irq = q->tx_irq = -1;
@@ -539,7 +539,7 @@ static int read_queues(int rootfd, struct inv_nic *nic) {
 
 /* The RPS/XPS values of one queue whose has_rx/has_tx are known; with hold
  * through fds kept in q (what inventory_refresh() re-reads). */
-static void read_queue_values(int rootfd, const struct inv_nic *nic, struct inv_queue *q, bool hold) {
+static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold) {
         char path[512], line[32];
         size_t i = (size_t) q->index;
         uint64_t v;
@@ -587,7 +587,7 @@ static void parent_of_device(int rootfd, const char *name, const char *bus_id, c
         copy_str(ret, len, comp[n - 4]);
 }
 
-static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
+static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
         char target[1024], parent[128], line[64], path[512], lp[512], mp[512];
 
         nic->node = -1;
@@ -645,7 +645,7 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inv_nic *
 
 /* One attribute of the NIC (sys/class/net/NAME/leaf), with hold through
  * the fd kept in *fd. */
-static int read_nic_line(int rootfd, const struct inv_nic *nic, const char *leaf, int *fd, bool hold,
+static int read_nic_line(int rootfd, const struct inventory_nic *nic, const char *leaf, int *fd, bool hold,
                          char *buf, size_t len) {
         char path[128];
 
@@ -655,7 +655,7 @@ static int read_nic_line(int rootfd, const struct inv_nic *nic, const char *leaf
 
 /* ifindex, up and (counters) the packet counters: what inventory_refresh()
  * re-reads (with hold, through fds kept in nic). */
-static void read_nic_state(int rootfd, struct inv_nic *nic, bool counters, bool hold) {
+static void read_nic_state(int rootfd, struct inventory_nic *nic, bool counters, bool hold) {
         char line[64];
 
         nic->ifindex = 0;
@@ -702,7 +702,7 @@ static int read_threaded(int rootfd, const char *nic) {
         return v;
 }
 
-static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, struct nic_scratch *s) {
+static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
         int r;
 
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
@@ -715,7 +715,7 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inv_nic *nic, str
 }
 
 static int cmp_nic(const void *a, const void *b) {
-        const struct inv_nic *x = a, *y = b;
+        const struct inventory_nic *x = a, *y = b;
         return strcmp(x->name, y->name);
 }
 
@@ -759,7 +759,7 @@ static int list_nics(int rootfd, struct inventory *inv) {
 
 struct match {
         size_t irq;               /* index into inv->irqs */
-        enum inv_irq_role role;
+        enum inventory_irq_role role;
         int queue;
         bool bare;                /* named after the device itself */
 };
@@ -768,20 +768,20 @@ static bool in_sorted(const unsigned *v, size_t n, unsigned x) {
         return n > 0 && bsearch(&x, v, n, sizeof(*v), cmp_unsigned);
 }
 
-static void attach(struct inventory *inv, int nic_idx, size_t irq_idx, enum inv_irq_role role, int queue) {
-        struct inv_nic *nic = &inv->nics[nic_idx];
-        struct inv_irq *irq = &inv->irqs[irq_idx];
+static void attach(struct inventory *inv, int nic_idx, size_t irq_idx, enum inventory_irq_role role, int queue) {
+        struct inventory_nic *nic = &inv->nics[nic_idx];
+        struct inventory_irq *irq = &inv->irqs[irq_idx];
 
         irq->nic = nic_idx;
         irq->role = role;
-        irq->queue = role == INV_IRQ_OTHER ? -1 : queue;
-        if (role == INV_IRQ_OTHER || queue < 0 || (size_t) queue >= nic->n_queues)
+        irq->queue = role == INVENTORY_IRQ_OTHER ? -1 : queue;
+        if (role == INVENTORY_IRQ_OTHER || queue < 0 || (size_t) queue >= nic->n_queues)
                 return;
         /* IRQs are visited in ascending order: the first one claiming a
          * queue slot keeps it. */
-        if ((role == INV_IRQ_RXTX || role == INV_IRQ_RX) && nic->queues[queue].rx_irq < 0)
+        if ((role == INVENTORY_IRQ_RXTX || role == INVENTORY_IRQ_RX) && nic->queues[queue].rx_irq < 0)
                 nic->queues[queue].rx_irq = (int) irq->irq;
-        if ((role == INV_IRQ_RXTX || role == INV_IRQ_TX) && nic->queues[queue].tx_irq < 0)
+        if ((role == INVENTORY_IRQ_RXTX || role == INVENTORY_IRQ_TX) && nic->queues[queue].tx_irq < 0)
                 nic->queues[queue].tx_irq = (int) irq->irq;
 }
 
@@ -808,18 +808,18 @@ static bool is_bare_name(const char *a, const char *nic_name, const char *virtio
 }
 
 /* First pass: IRQs whose names belong to the NIC.  Per-queue names win;
- * then a bare device name is the single vector (INV_MAP_SINGLE). */
+ * then a bare device name is the single vector (INVENTORY_MAP_SINGLE). */
 static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratch *s) {
-        struct inv_nic *nic = &inv->nics[i];
+        struct inventory_nic *nic = &inv->nics[i];
         _cleanup_(freep) struct match *m = NULL;
         size_t n = 0, allocated = 0;
         bool queue_names = false, single_done = false;
         int r;
 
         for (size_t j = 0; j < inv->n_irqs; j++) {
-                struct inv_irq *irq = &inv->irqs[j];
+                struct inventory_irq *irq = &inv->irqs[j];
                 char name[sizeof(irq->name)];
-                enum inv_irq_role role = INV_IRQ_NONE;
+                enum inventory_irq_role role = INVENTORY_IRQ_NONE;
                 bool bare = false;
                 int q = -1;
 
@@ -830,32 +830,32 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
                 for (char *save = NULL, *a = strtok_r(name, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
                         a = util_strstrip(a);
                         role = inventory_classify_irq_name(a, nic->name, s->virtio_dev, nic->pci_addr, &q);
-                        if (role != INV_IRQ_NONE) {
-                                bare = role == INV_IRQ_RXTX && is_bare_name(a, nic->name, s->virtio_dev);
+                        if (role != INVENTORY_IRQ_NONE) {
+                                bare = role == INVENTORY_IRQ_RXTX && is_bare_name(a, nic->name, s->virtio_dev);
                                 break;
                         }
                 }
-                if (role == INV_IRQ_NONE)
+                if (role == INVENTORY_IRQ_NONE)
                         continue;
                 r = util_grow((void **) &m, &allocated, n + 1, sizeof(*m));
                 if (r < 0)
                         return r;
                 m[n++] = (struct match) { .irq = j, .role = role, .queue = q, .bare = bare };
-                if (!bare && role != INV_IRQ_OTHER)
+                if (!bare && role != INVENTORY_IRQ_OTHER)
                         queue_names = true;
         }
 
         if (queue_names)
-                nic->map = INV_MAP_NAMES;
+                nic->map = INVENTORY_MAP_NAMES;
         for (size_t k = 0; k < n; k++) {
                 if (queue_names)
-                        attach(inv, (int) i, m[k].irq, m[k].bare ? INV_IRQ_OTHER : m[k].role, m[k].queue);
+                        attach(inv, (int) i, m[k].irq, m[k].bare ? INVENTORY_IRQ_OTHER : m[k].role, m[k].queue);
                 else if (m[k].bare && !single_done) {
-                        attach(inv, (int) i, m[k].irq, INV_IRQ_RXTX, 0);
-                        nic->map = INV_MAP_SINGLE;
+                        attach(inv, (int) i, m[k].irq, INVENTORY_IRQ_RXTX, 0);
+                        nic->map = INVENTORY_MAP_SINGLE;
                         single_done = true;
                 } else
-                        attach(inv, (int) i, m[k].irq, INV_IRQ_OTHER, -1);
+                        attach(inv, (int) i, m[k].irq, INVENTORY_IRQ_OTHER, -1);
         }
         return 0;
 }
@@ -865,10 +865,10 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
  * queues the first is taken for the admin/misc vector, which is where virtio
  * (config), mlx5 (async), i40e/ice (misc), igb (other), ena (mgmnt) and tg3
  * (link) put it; vectors beyond one per queue are OTHER.  Fewer vectors than
- * queues: the first queues get one each.  The callers warn (INV_MAP_MSI_ORDER):
+ * queues: the first queues get one each.  The callers warn (INVENTORY_MAP_MSI_ORDER):
  * irqsteerd once per NIC, irqsteerctl inventory on stderr. */
 static void map_by_msi_order(struct inventory *inv, size_t i, const struct nic_scratch *s) {
-        struct inv_nic *nic = &inv->nics[i];
+        struct inventory_nic *nic = &inv->nics[i];
         size_t v = 0, q = 0;
         bool skip;
 
@@ -884,15 +884,15 @@ static void map_by_msi_order(struct inventory *inv, size_t i, const struct nic_s
                 if (inv->irqs[j].nic >= 0 || !in_sorted(s->msi, s->n_msi, inv->irqs[j].irq))
                         continue;
                 if (skip) {
-                        attach(inv, (int) i, j, INV_IRQ_OTHER, -1);
+                        attach(inv, (int) i, j, INVENTORY_IRQ_OTHER, -1);
                         skip = false;
                 } else if (q < nic->n_queues) {
-                        attach(inv, (int) i, j, INV_IRQ_RXTX, (int) q);
+                        attach(inv, (int) i, j, INVENTORY_IRQ_RXTX, (int) q);
                         q++;
                 } else
-                        attach(inv, (int) i, j, INV_IRQ_OTHER, -1);
+                        attach(inv, (int) i, j, INVENTORY_IRQ_OTHER, -1);
         }
-        nic->map = INV_MAP_MSI_ORDER;
+        nic->map = INVENTORY_MAP_MSI_ORDER;
 }
 
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret) {
@@ -956,7 +956,7 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
                 if (inv.nics[i].has_device)
                         r = map_by_names(&inv, i, &scratch[i]);
         for (size_t i = 0; i < inv.n_nics && r >= 0; i++)
-                if (inv.nics[i].has_device && inv.nics[i].map == INV_MAP_NONE)
+                if (inv.nics[i].has_device && inv.nics[i].map == INVENTORY_MAP_NONE)
                         map_by_msi_order(&inv, i, &scratch[i]);
 
 finish:
@@ -1014,7 +1014,7 @@ static bool same_queue_count(int dirfd, const char *prefix, int n) {
 }
 
 /* The NIC's rx and tx queue counts as at discovery. */
-static int same_queues(int rootfd, const struct inv_nic *nic) {
+static int same_queues(int rootfd, const struct inventory_nic *nic) {
         int rx, tx, r;
 
         if (nic->fd_queues > 0)
@@ -1082,7 +1082,7 @@ static bool same_irq_set(const struct procfs_interrupts *pi, const struct invent
         return true;
 }
 
-void inventory_audit_slice(struct inv_audit *a, size_t n, size_t *ret_first, size_t *ret_count) {
+void inventory_audit_slice(struct inventory_audit *a, size_t n, size_t *ret_first, size_t *ret_count) {
         if (n == 0 || a->per_tick == 0 || a->per_tick >= n) {
                 *ret_first = 0;
                 *ret_count = n;
@@ -1100,8 +1100,8 @@ bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k) {
 }
 
 int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
-                      struct inv_audit *audit) {
-        struct inv_audit all = { 0 };
+                      struct inventory_audit *audit) {
+        struct inventory_audit all = { 0 };
         size_t n_objects = 0, first, count, k = 0;
         char line[64];
         uint64_t v;
@@ -1115,7 +1115,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
         for (size_t i = 0; i < inv->n_irqs; i++)
                 n_objects += inv->irqs[i].nic >= 0;
         for (size_t i = 0; i < inv->n_nics; i++) {
-                struct inv_nic *nic = &inv->nics[i];
+                struct inventory_nic *nic = &inv->nics[i];
                 int ifindex = nic->ifindex;
                 bool up = nic->up;
 
@@ -1129,7 +1129,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                 /* The counters only for NICs without queue IRQs: the policy
                  * reads receive load from them there (veth) and from the
                  * IRQs elsewhere; two files fewer a NIC a tick. */
-                read_nic_state(rootfd, nic, nic->map == INV_MAP_NONE, true);
+                read_nic_state(rootfd, nic, nic->map == INVENTORY_MAP_NONE, true);
                 if (nic->ifindex != ifindex || nic->up != up)
                         return 1;
                 n_objects += nic->n_queues;
@@ -1141,7 +1141,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
          * discovery: they move seldom (placed once, a busy one off a hot
          * CPU), and a write re-reads the mask first (action_current). */
         for (size_t i = 0; i < inv->n_irqs; i++) {
-                struct inv_irq *irq = &inv->irqs[i];
+                struct inventory_irq *irq = &inv->irqs[i];
 
                 if (irq->nic < 0) {
                         irq->fresh = false;
@@ -1158,7 +1158,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
         }
         for (size_t i = 0; i < inv->n_nics; i++)
                 for (size_t q = 0; q < inv->nics[i].n_queues; q++, k++) {
-                        struct inv_queue *iq = &inv->nics[i].queues[q];
+                        struct inventory_queue *iq = &inv->nics[i].queues[q];
 
                         iq->fresh = false;
                         if (iq->reread || inventory_audit_has(n_objects, first, count, k))
@@ -1178,7 +1178,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 }
 
 /* Closes what a NIC keeps open and frees its queues. */
-static void nic_free(struct inv_nic *nic) {
+static void nic_free(struct inventory_nic *nic) {
         for (size_t q = 0; q < nic->n_queues; q++) {
                 rootfs_release(&nic->queues[q].fd_rps);
                 rootfs_release(&nic->queues[q].fd_flow_cnt);
@@ -1216,10 +1216,10 @@ void inventory_free(struct inventory *inv) {
 
 void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const cpuset_t *cpus, uint32_t value,
                         bool fresh_only) {
-        const struct inv_nic *n = k->nic[0] ? inventory_nic(inv, k->nic) : NULL;
-        struct inv_queue *q = n && (k->kind == KNOB_RPS || k->kind == KNOB_XPS || k->kind == KNOB_FLOWCNT) ?
+        const struct inventory_nic *n = k->nic[0] ? inventory_nic(inv, k->nic) : NULL;
+        struct inventory_queue *q = n && (k->kind == KNOB_RPS || k->kind == KNOB_XPS || k->kind == KNOB_FLOWCNT) ?
                               inventory_queue(n, k->queue) : NULL;
-        struct inv_irq *irq;
+        struct inventory_irq *irq;
 
         if (fresh_only && q && !q->fresh)
                 return;
@@ -1255,36 +1255,36 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                 /* its kthreads come or go: the next refresh sees the file
                  * change and asks for a full read, whose dump names them */
                 if (n)
-                        ((struct inv_nic *) n)->threaded = (int) value;
+                        ((struct inventory_nic *) n)->threaded = (int) value;
                 break;
         default:
                 break;
         }
 }
 
-const struct inv_nic *inventory_nic(const struct inventory *inv, const char *name) {
+const struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name) {
         for (size_t i = 0; i < inv->n_nics; i++)
                 if (strcmp(inv->nics[i].name, name) == 0)
                         return &inv->nics[i];
         return NULL;
 }
 
-struct inv_irq *inventory_irq(const struct inventory *inv, unsigned irq) {
-        struct inv_irq key = { .irq = irq };
+struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq) {
+        struct inventory_irq key = { .irq = irq };
         if (inv->n_irqs == 0)
                 return NULL;
         return bsearch(&key, inv->irqs, inv->n_irqs, sizeof(*inv->irqs), cmp_irq);
 }
 
-void inventory_reread_irq(int rootfd, struct inv_irq *irq) {
+void inventory_reread_irq(int rootfd, struct inventory_irq *irq) {
         read_irq_masks(rootfd, irq, false);
 }
 
-void inventory_reread_queue(int rootfd, const struct inv_nic *nic, struct inv_queue *q) {
+void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q) {
         read_queue_values(rootfd, nic, q, true);
 }
 
-struct inv_queue *inventory_queue(const struct inv_nic *nic, int index) {
+struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index) {
         /* queue directories are numbered densely: queues[i].index == i */
         if (!nic || index < 0 || (size_t) index >= nic->n_queues || nic->queues[index].index != index)
                 return NULL;

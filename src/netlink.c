@@ -18,7 +18,7 @@
 #include "nlerr.h"
 #include "util.h"
 
-static struct inv_nic *find_nic(struct inventory *inv, const char *name) {
+static struct inventory_nic *find_nic(struct inventory *inv, const char *name) {
         for (size_t i = 0; i < inv->n_nics; i++)
                 if (strcmp(inv->nics[i].name, name) == 0)
                         return &inv->nics[i];
@@ -40,7 +40,7 @@ static int refresh_links(struct inventory *inv) {
         if (r < 0)
                 goto out;
         for (size_t i = 0; i < inv->n_nics; i++) {
-                struct inv_nic *nic = &inv->nics[i];
+                struct inventory_nic *nic = &inv->nics[i];
                 struct rtnl_link *link = rtnl_link_get_by_name(cache, nic->name);
                 uint32_t n;
 
@@ -79,7 +79,7 @@ static int u32_attr_as_int(struct nlattr *a) {
 static int channels_reply(struct nl_msg *msg, void *arg) {
         struct inventory *inv = arg;
         struct nlattr *tb[ETHTOOL_A_CHANNELS_MAX + 1], *hdr[ETHTOOL_A_HEADER_MAX + 1];
-        struct inv_nic *nic;
+        struct inventory_nic *nic;
 
         if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, ETHTOOL_A_CHANNELS_MAX, NULL) < 0 ||
             !tb[ETHTOOL_A_CHANNELS_HEADER])
@@ -169,7 +169,7 @@ static bool claimed(const struct qmap *m, size_t n, size_t self, int irq) {
 /* An IRQ a NAPI reported is taken when /proc/interrupts lists it (else it
  * is not one we could place) and no other NIC's names claimed it. */
 static int usable_irq(const struct inventory *inv, size_t ni, int irq) {
-        const struct inv_irq *rec;
+        const struct inventory_irq *rec;
 
         if (irq < 0)
                 return -1;
@@ -178,7 +178,7 @@ static int usable_irq(const struct inventory *inv, size_t ni, int irq) {
 }
 
 static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info *info) {
-        struct inv_nic *nic = &inv->nics[ni];
+        struct inventory_nic *nic = &inv->nics[ni];
         _cleanup_(freep) struct qmap *m = NULL;
         bool any = false, all = true;
 
@@ -187,7 +187,7 @@ static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info
         if (nic->n_queues > 0)
                 m = calloc(nic->n_queues, sizeof(*m));
         for (size_t i = 0; i < nic->n_queues; i++) {
-                struct inv_queue *qu = &nic->queues[i];
+                struct inventory_queue *qu = &nic->queues[i];
                 const struct netdev_napi *rn, *tn, *n;
                 const struct netdev_qstats *s;
                 int rirq, tirq;
@@ -215,7 +215,7 @@ static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info
                 return;
 
         for (size_t i = 0; i < nic->n_queues; i++) {
-                struct inv_queue *qu = &nic->queues[i];
+                struct inventory_queue *qu = &nic->queues[i];
 
                 qu->irq_netlink = m[i].nl_rx >= 0 || m[i].nl_tx >= 0;
                 /* what the NAPIs say wins; a vector the names gave this
@@ -234,8 +234,8 @@ static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info
 
         /* The IRQ records follow the queues. */
         for (size_t i = 0; i < nic->n_queues; i++) {
-                const struct inv_queue *qu = &nic->queues[i];
-                struct inv_irq *rx, *tx;
+                const struct inventory_queue *qu = &nic->queues[i];
+                struct inventory_irq *rx, *tx;
 
                 if (!qu->irq_netlink)
                         continue;
@@ -244,38 +244,38 @@ static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info
                 if (rx) {
                         rx->nic = (int) ni;
                         rx->queue = qu->index;
-                        rx->role = rx == tx ? INV_IRQ_RXTX : INV_IRQ_RX;
+                        rx->role = rx == tx ? INVENTORY_IRQ_RXTX : INVENTORY_IRQ_RX;
                 }
                 if (tx && tx != rx) {
                         tx->nic = (int) ni;
                         tx->queue = qu->index;
-                        tx->role = INV_IRQ_TX;
+                        tx->role = INVENTORY_IRQ_TX;
                 }
         }
         /* A vector some queue had before and none keeps now is not a queue's. */
         for (size_t i = 0; i < nic->n_queues; i++)
                 for (int k = 0; k < 2; k++) {
                         int v = k ? m[i].prev_tx : m[i].prev_rx;
-                        struct inv_irq *irq = v >= 0 ? inventory_irq(inv, (unsigned) v) : NULL;
+                        struct inventory_irq *irq = v >= 0 ? inventory_irq(inv, (unsigned) v) : NULL;
                         bool kept = false;
 
-                        if (!irq || irq->nic != (int) ni || irq->role == INV_IRQ_OTHER)
+                        if (!irq || irq->nic != (int) ni || irq->role == INVENTORY_IRQ_OTHER)
                                 continue;
                         for (size_t j = 0; j < nic->n_queues && !kept; j++)
                                 kept = nic->queues[j].rx_irq == v || nic->queues[j].tx_irq == v;
                         if (kept)
                                 continue;
                         log_debug("inventory: %s: IRQ %d serves no queue by its NAPIs, now other", nic->name, v);
-                        irq->role = INV_IRQ_OTHER;
+                        irq->role = INVENTORY_IRQ_OTHER;
                         irq->queue = -1;
                 }
         if (all)
-                nic->map = INV_MAP_NETLINK;
+                nic->map = INVENTORY_MAP_NETLINK;
 }
 
 /* The NIC's NAPIs, all of them: a driver need not name them from its
  * queues.  Out of memory they are not listed. */
-static void list_napis(struct inv_nic *nic, const struct netdev_info *info) {
+static void list_napis(struct inventory_nic *nic, const struct netdev_info *info) {
         size_t allocated = 0;
 
         free(nic->napis);
@@ -288,7 +288,7 @@ static void list_napis(struct inv_nic *nic, const struct netdev_info *info) {
                         continue;
                 if (util_grow((void **) &nic->napis, &allocated, nic->n_napis + 1, sizeof(*nic->napis)) < 0)
                         return;
-                nic->napis[nic->n_napis++] = (struct inv_napi) {
+                nic->napis[nic->n_napis++] = (struct inventory_napi) {
                         .id = n->id, .irq = n->irq, .pid = n->pid, .threaded = (int) n->threaded, .cpu = -1,
                 };
         }

@@ -31,13 +31,13 @@
 #define POL_LONE_FRAC 0.5
 
 /* NICs without queue IRQs (veth: the receive work runs as NET_RX on the
- * sending CPU).  RPS is considered from POL_SOFT_PPS received packets/s:
+ * sending CPU).  RPS is considered from POL_IRQLESS_PPS received packets/s:
  * at a few microseconds a packet that is under 1% of a CPU, too little to
  * explain a hot CPU.  It is given back once the rate stays below
- * POL_SOFT_PPS_EXIT, half of it (the hysteresis band), for hot_samples
+ * POL_IRQLESS_PPS_EXIT, half of it (the hysteresis band), for hot_samples
  * samples after the dwell. */
-#define POL_SOFT_PPS 1000.0
-#define POL_SOFT_PPS_EXIT 500.0
+#define POL_IRQLESS_PPS 1000.0
+#define POL_IRQLESS_PPS_EXIT 500.0
 /* RPS for such a NIC is a trial: its receive throughput (bytes, packets
  * without a byte counter) over POL_TRIAL_TICKS intervals with RPS, after
  * the first (the flows moving), is held against the last interval's rate
@@ -124,7 +124,7 @@ struct pol_nic {
         /* NIC without queue IRQs whose RPS we steer */
         double cost;             /* share of a CPU per received packet/s, from when RPS started */
         cpuset_t senders;        /* the hot CPUs its receive work ran on when RPS started */
-        unsigned gone_ticks;     /* consecutive samples below POL_SOFT_PPS_EXIT */
+        unsigned gone_ticks;     /* consecutive samples below POL_IRQLESS_PPS_EXIT */
         /* the trial after RPS started (POL_TRIAL_TICKS) */
         bool trial;
         unsigned trial_ticks;    /* samples since RPS started */
@@ -252,7 +252,7 @@ struct pol_unit {
         double keep;             /* share of the receive work that stays on the IRQ CPU
                                   * under RPS: POL_NAPI_SHARE; 0 for a NIC without queue
                                   * IRQs, whose receive runs wholly where RPS sends it */
-        bool soft;               /* a whole NIC without queue IRQs (qi: its first rx queue) */
+        bool irqless;               /* a whole NIC without queue IRQs (qi: its first rx queue) */
         bool rps_on;             /* a non-empty rps_cpus other than its own CPU */
         cpuset_t rps;            /* current rps_cpus */
         int n_rps;               /* CPUs in rps (asked in every load estimate) */
@@ -265,7 +265,7 @@ struct pol_unit {
 
 /* An IRQ of another device (pol_other_irqs): this tick's view of it. */
 struct pol_other {
-        const struct inv_irq *ii;
+        const struct inventory_irq *ii;
         struct pol_irq *r;       /* its record, NULL until we first act on it */
         const struct sample_irq *si; /* its rates, NULL unknown */
         int node;                /* its NUMA node, -1 unknown (all nodes local) */
@@ -278,7 +278,7 @@ struct pol_other {
 };
 
 struct pol_nicctx {
-        const struct inv_nic *nic;
+        const struct inventory_nic *nic;
         struct pol_nic *rec;
         bool managed;            /* manage=yes */
         cpuset_t cpus;           /* NUMA-local eligible CPUs the interface section allows */
@@ -305,8 +305,8 @@ struct pol_tick {
         double *net;             /* per CPU network share (irq + NET part of softirq) */
         struct pol_unit *units;
         size_t n_units, a_units;
-        struct pol_unit *soft;   /* NICs without queue IRQs, one unit each */
-        size_t n_soft, a_soft;
+        struct pol_unit *irqless;   /* NICs without queue IRQs, one unit each */
+        size_t n_irqless, a_irqless;
         struct pol_nicctx *nics; /* one per inv->nics entry */
         struct pol_other *others; /* IRQs of other devices we may place */
         size_t n_others, a_others;
@@ -345,7 +345,7 @@ bool pol_settling(const struct pol_tick *t, int cpu);
 void pol_settle(struct pol_tick *t, int cpu);
 struct action *pol_add(struct pol_tick *t, enum knob_kind type);
 /* The queue's rps_cpus is what we set, not its original value. */
-bool pol_rps_ours(struct policy_state *st, const struct inv_nic *n, const struct inv_queue *iq);
+bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq);
 /* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue);
 /* "4-7" / "3", for reasons. */

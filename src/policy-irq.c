@@ -12,11 +12,11 @@
 /* Emits the affinity actions that put unit u on cpu, pair together; IRQs
  * already there get none (no no-op actions). */
 static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, const char *reason) {
-        const struct inv_nic *n = t->nics[u->nic].nic;
+        const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t to = cpuset_single(cpu);
 
         for (int j = 0; j < u->n_irq; j++) {
-                const struct inv_irq *ii = inventory_irq(t->inv, u->irq[j]);
+                const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
                 struct pol_irq *r = pol_irq_get(t->st, u->irq[j], true);
                 struct action *a;
 
@@ -60,7 +60,7 @@ static bool unit_enospc(const struct pol_tick *t, const struct pol_unit *u, int 
 static bool unit_intact(const struct pol_tick *t, const struct pol_unit *u) {
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
-                const struct inv_irq *ii = inventory_irq(t->inv, u->irq[j]);
+                const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
                 if (!r || !r->set || !ii || !cpuset_equal(&ii->affinity, &r->last_set))
                         return false;
         }
@@ -222,7 +222,7 @@ static bool unit_off_allowed(const struct pol_tick *t, const struct pol_unit *u)
         const cpuset_t *allowed = &t->nics[u->nic].allowed;
 
         for (int j = 0; j < u->n_irq; j++) {
-                const struct inv_irq *ii = inventory_irq(t->inv, u->irq[j]);
+                const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
                 cpuset_t on;
 
                 if (!ii)
@@ -435,7 +435,7 @@ void pol_xps(struct pol_tick *t) {
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
                 struct pol_nicctx *x = &t->nics[u->nic];
-                const struct inv_queue *iq = &x->nic->queues[u->qi];
+                const struct inventory_queue *iq = &x->nic->queues[u->qi];
                 const struct pol_queue *q;
                 const struct pol_irq *r;
                 cpuset_t to;

@@ -28,10 +28,10 @@
  * NAPI cost 37-40% (README).  So it is the third
  * lever, after RPS: it starts only where RPS may not act (rps = no for the
  * NIC) or its trial failed and is blocked, for a hot CPU whose network
- * load no queue IRQ explains while the NIC receives POL_SOFT_PPS
+ * load no queue IRQ explains while the NIC receives POL_IRQLESS_PPS
  * packets/s; and it is kept only if a trial like RPS's (POL_TRIAL_TICKS,
  * POL_TRIAL_LOSS, the same back-off) finds the NIC's receive rate held.
- * Given back when the packets stop (below POL_SOFT_PPS_EXIT for
+ * Given back when the packets stop (below POL_IRQLESS_PPS_EXIT for
  * hot_samples samples, after min_dwell) or on a reload without
  * threaded_napi.  Off by default: on the same VM without the heavier
  * receive path (GRO and rx-udp-gro-forwarding, no nft rules) the trial
@@ -96,7 +96,7 @@ bool pol_napi_feedback(struct policy_state *st, const struct action *a, int resu
  * -1 when no queue of ours names it. */
 static int napi_irq_cpu(const struct pol_tick *t, size_t ni, uint32_t napi_id) {
         const struct pol_nicctx *x = &t->nics[ni];
-        const struct inv_nic *n = x->nic;
+        const struct inventory_nic *n = x->nic;
 
         for (size_t k = 0; k < x->n_units; k++) {
                 const struct pol_unit *u = &t->units[x->first_unit + k];
@@ -123,7 +123,7 @@ static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_
         return best;
 }
 
-static void emit(struct pol_tick *t, const struct inv_nic *n, const struct inv_napi *np, const struct pol_napi *r,
+static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_napi *np, const struct pol_napi *r,
                  int cpu, const char *why) {
         struct action *a = pol_add(t, KNOB_THREAD);
 
@@ -141,7 +141,7 @@ static void emit(struct pol_tick *t, const struct inv_nic *n, const struct inv_n
 
 static void place_nic(struct pol_tick *t, size_t ni) {
         const struct pol_nicctx *x = &t->nics[ni];
-        const struct inv_nic *n = x->nic;
+        const struct inventory_nic *n = x->nic;
         cpuset_t cpus, taken;
         bool moved = false;
 
@@ -155,7 +155,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                         cpuset_set(&taken, r->cpu);
         }
         for (size_t k = 0; k < n->n_napis; k++) {
-                const struct inv_napi *np = &n->napis[k];
+                const struct inventory_napi *np = &n->napis[k];
                 struct pol_napi *r;
                 char why[128];
                 int irq_cpu, to;
@@ -235,7 +235,7 @@ void pol_threaded_feedback(struct policy_state *st, const struct action *a, int 
                 rec->thr_trial = false;
 }
 
-static void threaded_emit(struct pol_tick *t, const struct inv_nic *n, uint32_t from, uint32_t to, const char *why) {
+static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to, const char *why) {
         struct action *a = pol_add(t, KNOB_THREADED);
 
         if (!a)
@@ -249,9 +249,9 @@ static void threaded_emit(struct pol_tick *t, const struct inv_nic *n, uint32_t 
 /* A NIC whose receive work runs where its packets are sent from: no queue
  * IRQs, not lo, with NAPIs to thread (veth has them with GRO on). */
 static bool threadable(const struct pol_nicctx *x) {
-        const struct inv_nic *n = x->nic;
+        const struct inventory_nic *n = x->nic;
 
-        return x->managed && n->map == INV_MAP_NONE && x->n_units == 0 && strcmp(n->name, "lo") != 0 &&
+        return x->managed && n->map == INVENTORY_MAP_NONE && x->n_units == 0 && strcmp(n->name, "lo") != 0 &&
                n->n_napis > 0 && n->threaded >= 0;
 }
 
@@ -283,7 +283,7 @@ static uint64_t thr_count(const struct pol_nic *rec) {
 
 /* One sample of the trial; true while it runs or when it gave threaded
  * back. */
-static bool threaded_trial(struct pol_tick *t, const struct inv_nic *n, struct pol_nic *rec) {
+static bool threaded_trial(struct pol_tick *t, const struct inventory_nic *n, struct pol_nic *rec) {
         char why[256];
         uint64_t backoff;
         double after;
@@ -336,7 +336,7 @@ static void threaded_relief(struct pol_tick *t) {
 
         for (size_t i = 0; i < t->inv->n_nics; i++) {
                 const struct pol_nicctx *x = &t->nics[i];
-                const struct inv_nic *n = x->nic;
+                const struct inventory_nic *n = x->nic;
                 struct pol_nic *rec = x->rec;
                 double pps;
                 char why[256];
@@ -359,7 +359,7 @@ static void threaded_relief(struct pol_tick *t) {
                         }
                         if (threaded_trial(t, n, rec))
                                 continue;
-                        if (pps >= POL_SOFT_PPS_EXIT) {
+                        if (pps >= POL_IRQLESS_PPS_EXIT) {
                                 rec->thr_gone_ticks = 0;
                                 continue;
                         }
@@ -369,13 +369,13 @@ static void threaded_relief(struct pol_tick *t) {
                         rec->thr_gone_ticks = 0;
                         snprintf(why, sizeof(why),
                                  "%s receives %.0f packets/s, below %.0f: threaded NAPI no longer needed, back to %d",
-                                 n->name, pps, POL_SOFT_PPS_EXIT, rec->thr_orig);
+                                 n->name, pps, POL_IRQLESS_PPS_EXIT, rec->thr_orig);
                         threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, why);
                         continue;
                 }
                 /* RPS first: it gave more (2.4x against 1.3-1.6x) */
                 if (started || !t->c->threaded_napi || n->threaded != 0 || rps_may_act(t, x) ||
-                    t->now < rec->thr_block_until || pps < POL_SOFT_PPS ||
+                    t->now < rec->thr_block_until || pps < POL_IRQLESS_PPS ||
                     (rec->thr_change_usec && t->now - rec->thr_change_usec < t->c->min_dwell_usec))
                         continue;
                 cpu = unexplained_hot(t);

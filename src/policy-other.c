@@ -24,13 +24,13 @@
 #define POL_OTHER_COST 2e-6
 
 /* The NIC an IRQ that is no queue's belongs to (its admin vector), or NULL. */
-static const struct inv_nic *nic_of(const struct pol_tick *t, const struct inv_irq *ii) {
+static const struct inventory_nic *nic_of(const struct pol_tick *t, const struct inventory_irq *ii) {
         return ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics ? &t->inv->nics[ii->nic] : NULL;
 }
 
 /* The IRQ's node: its own (proc/irq/N/node), else its NIC's; -1 unknown. */
-static int irq_node(const struct pol_tick *t, const struct inv_irq *ii) {
-        const struct inv_nic *n = nic_of(t, ii);
+static int irq_node(const struct pol_tick *t, const struct inventory_irq *ii) {
+        const struct inventory_nic *n = nic_of(t, ii);
 
         if (ii->node >= 0)
                 return ii->node;
@@ -168,8 +168,8 @@ static int cmp_work(const void *a, const void *b) {
 
 /* Checks the IRQ against what we set.  Returns false when it is not ours
  * to change: kernel-managed, changed behind our back, given up. */
-static bool check_other(struct pol_tick *t, const struct inv_irq *ii, struct pol_irq *r) {
-        const struct inv_nic *n = nic_of(t, ii);
+static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, struct pol_irq *r) {
+        const struct inventory_nic *n = nic_of(t, ii);
         char was[64], now[64];
 
         r->seen = true;
@@ -200,8 +200,8 @@ static bool check_other(struct pol_tick *t, const struct inv_irq *ii, struct pol
 
 /* Whether IRQ ii is another device's that the configuration lets us
  * place: not a queue IRQ, not of a NIC with manage = no, not in ban_irqs. */
-static bool other_candidate(const struct pol_tick *t, const struct inv_irq *ii) {
-        if (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX)
+static bool other_candidate(const struct pol_tick *t, const struct inventory_irq *ii) {
+        if (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX)
                 return false;
         if (ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics && !t->nics[ii->nic].managed)
                 return false;
@@ -214,11 +214,11 @@ static int build_others(struct pol_tick *t, double *other_rate) {
         /* the other devices' interrupts per CPU, to split the CPU's
          * non-network share among them */
         for (size_t i = 0; l && i < t->inv->n_irqs; i++) {
-                const struct inv_irq *ii = &t->inv->irqs[i];
+                const struct inventory_irq *ii = &t->inv->irqs[i];
                 const struct sample_irq *si;
                 int lo, hi;
 
-                if (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX)
+                if (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX)
                         continue;
                 si = sample_rates_irq(l, ii->irq);
                 if (!si || !si->valid || si->rate <= 0)
@@ -228,7 +228,7 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                         other_rate[c] += sample_irq_on(si, l->max_cpu, c);
         }
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct inv_irq *ii = &t->inv->irqs[i];
+                const struct inventory_irq *ii = &t->inv->irqs[i];
                 struct pol_other *o;
                 struct pol_irq *r;
                 cpuset_t on;
@@ -509,10 +509,10 @@ const char *policy_irq_class_done(enum policy_irq_class c) {
 
 /* The rules, in order; nic_managed: false for an IRQ of an interface with
  * manage = no. */
-static enum policy_irq_class class_of(const struct config *c, const struct inventory *inv, const struct inv_irq *ii,
+static enum policy_irq_class class_of(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
                                       bool kernel_managed, bool nic_managed) {
         bool queue = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics &&
-                     (ii->role == INV_IRQ_RXTX || ii->role == INV_IRQ_RX || ii->role == INV_IRQ_TX);
+                     (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX);
 
         if (kernel_managed)
                 return POLICY_IRQ_KERNEL_MANAGED;
@@ -523,15 +523,15 @@ static enum policy_irq_class class_of(const struct config *c, const struct inven
         return queue ? POLICY_IRQ_NIC_QUEUE : POLICY_IRQ_OTHER;
 }
 
-enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inv_irq *ii,
+enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
                                        bool kernel_managed) {
-        const struct inv_nic *n = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics ? &inv->nics[ii->nic] : NULL;
+        const struct inventory_nic *n = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics ? &inv->nics[ii->nic] : NULL;
         const struct config_interface *ci = n ? config_interface_for(c, n->name) : NULL;
 
         return class_of(c, inv, ii, kernel_managed, !ci || ci->manage);
 }
 
-const char *policy_irq_device(const struct inventory *inv, const struct inv_irq *ii) {
+const char *policy_irq_device(const struct inventory *inv, const struct inventory_irq *ii) {
         if (ii->nic >= 0 && (size_t) ii->nic < inv->n_nics)
                 return inv->nics[ii->nic].name;
         return ii->name;
@@ -542,7 +542,7 @@ int pol_irq_classes(struct pol_tick *t) {
         size_t n = 0;
 
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct inv_irq *ii = &t->inv->irqs[i];
+                const struct inventory_irq *ii = &t->inv->irqs[i];
                 const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
                 /* the tick knows each NIC's manage: no pattern match an IRQ */
                 bool nic_managed = ii->nic < 0 || (size_t) ii->nic >= t->inv->n_nics || t->nics[ii->nic].managed;

@@ -150,7 +150,7 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
 /* The queue's flow count back to the original when we changed it; the
  * reason is reason, or "WHY for NIC: rps_flow_cnt back to the original".
  * False when out of memory. */
-static bool flow_back(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq,
+static bool flow_back(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_queue *iq,
                       const struct pol_queue *q, const char *reason, const char *why) {
         struct action *a;
 
@@ -172,8 +172,8 @@ static bool flow_back(struct pol_tick *t, const struct inv_nic *n, const struct 
 /* The RPS action for queue qi of the unit's NIC; RFS goes back with RPS. */
 static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, const cpuset_t *to,
                        const char *reason) {
-        const struct inv_nic *n = t->nics[u->nic].nic;
-        const struct inv_queue *iq = &n->queues[qi];
+        const struct inventory_nic *n = t->nics[u->nic].nic;
+        const struct inventory_queue *iq = &n->queues[qi];
         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
         struct action *a = pol_add_queue(t, KNOB_RPS, n->name, iq->index);
 
@@ -242,7 +242,7 @@ static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_uni
 
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
         const struct pol_nicctx *x = &t->nics[u->nic];
-        const struct inv_queue *iq = &x->nic->queues[u->qi];
+        const struct inventory_queue *iq = &x->nic->queues[u->qi];
         cpuset_t cand, set, with, without, remote;
         bool exclude, own_ok;
         char list[128], reason[256];
@@ -491,7 +491,7 @@ static uint32_t pow2_floor(uint32_t v) {
  * rps_flow_cnt = entries / rx queues per queue, both powers of two. */
 void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
         const struct pol_nicctx *x = &t->nics[nic];
-        const struct inv_queue *iq = &x->nic->queues[qi];
+        const struct inventory_queue *iq = &x->nic->queues[qi];
         const struct pol_queue *q;
         uint32_t entries = pow2_floor(t->c->rps_sock_flow_entries), per;
         int n_rx = x->nic->rx_queues > 0 ? x->nic->rx_queues : (int) x->nic->n_queues;
@@ -528,7 +528,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
 /* ---- what the configuration no longer allows ---- */
 
 /* An RPS or XPS mask back to orig; false when out of memory. */
-static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inv_nic *n, const struct inv_queue *iq,
+static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inventory_nic *n, const struct inventory_queue *iq,
                       const char *why, const cpuset_t *orig, const cpuset_t *cur) {
         struct action *a = pol_add_queue(t, type, n->name, iq->index);
 
@@ -544,12 +544,12 @@ static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inv_
 void pol_unwanted(struct pol_tick *t) {
         for (size_t ni = 0; ni < t->inv->n_nics; ni++) {
                 const struct pol_nicctx *x = &t->nics[ni];
-                const struct inv_nic *n = x->nic;
+                const struct inventory_nic *n = x->nic;
 
                 if (x->managed && x->rps && x->rfs && x->xps)
                         continue;
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
-                        const struct inv_queue *iq = &n->queues[qi];
+                        const struct inventory_queue *iq = &n->queues[qi];
                         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
 
                         if (!q)
@@ -579,7 +579,7 @@ void pol_unwanted(struct pol_tick *t) {
  * netif_rx -> that CPU's backlog) unless the receiving device's rps_cpus
  * send it elsewhere; there is no IRQ to move, so RPS is the only lever.
  * A hot CPU whose network load no queue IRQ explains, while such a NIC
- * receives at least POL_SOFT_PPS packets/s, gets that NIC's receive work
+ * receives at least POL_IRQLESS_PPS packets/s, gets that NIC's receive work
  * steered to cool NUMA-local CPUs (the same set on all its rx queues, sized
  * as for a lone hot queue), widened while its RPS CPUs are hot, narrowed
  * when the work fits on fewer, and given back when the packets stop.  XPS
@@ -600,7 +600,7 @@ static const char *fmt_pps(double pps, char *buf, size_t len) {
 }
 
 /* A queue we may write RPS on. */
-static bool soft_queue_ok(struct pol_tick *t, const struct inv_nic *n, const struct inv_queue *iq) {
+static bool soft_queue_ok(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_queue *iq) {
         const struct pol_queue *q;
 
         if (!iq->has_rx || !iq->has_rps)
@@ -612,8 +612,8 @@ static bool soft_queue_ok(struct pol_tick *t, const struct inv_nic *n, const str
 /* No IRQ of its own: a veth, or a device the inventory found no queue IRQs
  * for.  Not lo: what it receives is the sender's own transmit looped back,
  * already on the sender's CPU by design. */
-static bool soft_nic(const struct pol_nicctx *x) {
-        if (x->nic->map != INV_MAP_NONE || x->n_units > 0 || strcmp(x->nic->name, "lo") == 0)
+static bool irqless_nic(const struct pol_nicctx *x) {
+        if (x->nic->map != INVENTORY_MAP_NONE || x->n_units > 0 || strcmp(x->nic->name, "lo") == 0)
                 return false;
         for (size_t q = 0; q < x->nic->n_queues; q++)
                 if (x->nic->queues[q].has_rx && x->nic->queues[q].has_rps)
@@ -624,11 +624,11 @@ static bool soft_nic(const struct pol_nicctx *x) {
 int pol_soft_build(struct pol_tick *t) {
         for (size_t i = 0; i < t->inv->n_nics; i++) {
                 const struct pol_nicctx *x = &t->nics[i];
-                const struct inv_nic *n = x->nic;
+                const struct inventory_nic *n = x->nic;
                 struct pol_unit *u;
                 int first = -1, ours = -1;
 
-                if (!x->managed || !x->rps || !soft_nic(x))
+                if (!x->managed || !x->rps || !irqless_nic(x))
                         continue;
                 for (size_t q = 0; q < n->n_queues; q++) {
                         if (!n->queues[q].has_rx || !n->queues[q].has_rps)
@@ -638,14 +638,14 @@ int pol_soft_build(struct pol_tick *t) {
                         if (ours < 0 && pol_rps_ours(t->st, n, &n->queues[q]))
                                 ours = (int) q;
                 }
-                if (util_grow((void **) &t->soft, &t->a_soft, t->n_soft + 1, sizeof(*t->soft)) < 0)
+                if (util_grow((void **) &t->irqless, &t->a_irqless, t->n_irqless + 1, sizeof(*t->irqless)) < 0)
                         return -ENOMEM;
-                u = &t->soft[t->n_soft++];
+                u = &t->irqless[t->n_irqless++];
                 /* the queue that stands for the NIC: one whose mask we set,
                  * so a queue changed by someone else does not strand the
                  * others */
                 *u = (struct pol_unit){ .nic = i, .qi = (size_t) (ours >= 0 ? ours : first), .cpu = -1, .target = -1,
-                                        .offline_cpu = -1, .keep = 0, .soft = true, .rps_ours = ours >= 0 };
+                                        .offline_cpu = -1, .keep = 0, .irqless = true, .rps_ours = ours >= 0 };
                 u->queue = n->queues[u->qi].index;
                 u->rps = n->queues[u->qi].rps_cpus;
                 u->n_rps = cpuset_count(&u->rps);
@@ -656,13 +656,13 @@ int pol_soft_build(struct pol_tick *t) {
         return 0;
 }
 
-/* The same RPS set on every rx queue of a soft NIC, RFS beside it; then
+/* The same RPS set on every rx queue of a irqless NIC, RFS beside it; then
  * the projection, once for the whole NIC. */
 static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
-        const struct inv_nic *n = t->nics[u->nic].nic;
+        const struct inventory_nic *n = t->nics[u->nic].nic;
 
         for (size_t q = 0; q < n->n_queues; q++) {
-                const struct inv_queue *iq = &n->queues[q];
+                const struct inventory_queue *iq = &n->queues[q];
                 if (!soft_queue_ok(t, n, iq))
                         continue;
                 if (!cpuset_equal(&iq->rps_cpus, to))
@@ -675,11 +675,11 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
 
 /* Gives every queue its original mask back. */
 static void soft_restore(struct pol_tick *t, struct pol_unit *u, const char *reason) {
-        const struct inv_nic *n = t->nics[u->nic].nic;
+        const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t none;
 
         for (size_t q = 0; q < n->n_queues; q++) {
-                const struct inv_queue *iq = &n->queues[q];
+                const struct inventory_queue *iq = &n->queues[q];
                 const struct pol_queue *pq = pol_queue_get(t->st, n->name, iq->index, false);
                 if (!soft_queue_ok(t, n, iq) || !pol_rps_ours(t->st, n, iq))
                         continue;
@@ -690,7 +690,7 @@ static void soft_restore(struct pol_tick *t, struct pol_unit *u, const char *rea
         u->rps_ours = false;
 }
 
-/* Cool candidates for a soft NIC's RPS beside span: local first, remote
+/* Cool candidates for a irqless NIC's RPS beside span: local first, remote
  * only when no local CPU is cool; never a hot or settling CPU. */
 static void soft_cand(const struct pol_tick *t, const struct pol_nicctx *x, const cpuset_t *span, cpuset_t *ret) {
         cpuset_t remote;
@@ -725,14 +725,14 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         dwell = t->now - q->rps_change_usec < c->min_dwell_usec;
 
         /* the load is gone: back to the original masks */
-        if (pps < POL_SOFT_PPS_EXIT) {
+        if (pps < POL_IRQLESS_PPS_EXIT) {
                 q->narrow_ticks = 0;
                 if (++rec->gone_ticks < MAX(c->hot_samples, 1u) || settling || dwell)
                         return;
                 rec->gone_ticks = 0;
                 snprintf(reason, sizeof(reason),
                          "%s receives %s packets/s, below %.0f for %u samples: RPS no longer needed, back to the original",
-                         x->nic->name, fmt_pps(pps, rate, sizeof(rate)), POL_SOFT_PPS_EXIT, MAX(c->hot_samples, 1u));
+                         x->nic->name, fmt_pps(pps, rate, sizeof(rate)), POL_IRQLESS_PPS_EXIT, MAX(c->hot_samples, 1u));
                 soft_restore(t, u, reason);
                 return;
         }
@@ -781,7 +781,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
 
 /* Network work on cpu that a queue IRQ or an RPS set we know of accounts
  * for: a busy queue IRQ firing there (the rebalancing's business), work
- * steered there by RPS, or a soft NIC's RPS set (widening's business). */
+ * steered there by RPS, or a irqless NIC's RPS set (widening's business). */
 static bool explained(const struct pol_tick *t, int cpu) {
         double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
 
@@ -793,8 +793,8 @@ static bool explained(const struct pol_tick *t, int cpu) {
                     proto_work(u) / u->n_rps >= busy)
                         return true;
         }
-        for (size_t i = 0; i < t->n_soft; i++)
-                if (t->soft[i].rps_on && cpuset_isset(&t->soft[i].rps, cpu))
+        for (size_t i = 0; i < t->n_irqless; i++)
+                if (t->irqless[i].rps_on && cpuset_isset(&t->irqless[i].rps, cpu))
                         return true;
         return false;
 }
@@ -809,15 +809,15 @@ static double unexplained(const struct pol_tick *t, int cpu) {
         return MAX(w, 0);
 }
 
-/* May this soft NIC get RPS now? */
-static bool soft_startable(struct pol_tick *t, const struct pol_unit *u) {
+/* May this irqless NIC get RPS now? */
+static bool irqless_startable(struct pol_tick *t, const struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
 
         /* someone else's RPS, or our own: not a start */
         if (u->rps_ours || u->rps_on || u->touched || !soft_queue_ok(t, x->nic, &x->nic->queues[u->qi]))
                 return false;
-        if (!x->rec->rate_known || x->rec->rx_pps < POL_SOFT_PPS)
+        if (!x->rec->rate_known || x->rec->rx_pps < POL_IRQLESS_PPS)
                 return false;
         /* a failed trial's block, and the dwell after we gave it back */
         if (t->now < x->rec->rps_block_until)
@@ -847,21 +847,21 @@ static void soft_start(struct pol_tick *t) {
                 if (top < 0 || pol_load(t, cpu) > pol_load(t, top))
                         top = cpu;
         }
-        for (size_t i = 0; top >= 0 && i < t->n_soft; i++)
-                if (soft_startable(t, &t->soft[i]))
-                        sum_pps += t->nics[t->soft[i].nic].rec->rx_pps;
+        for (size_t i = 0; top >= 0 && i < t->n_irqless; i++)
+                if (irqless_startable(t, &t->irqless[i]))
+                        sum_pps += t->nics[t->irqless[i].nic].rec->rx_pps;
 
-        /* the unexplained load split among the busy soft NICs by their
+        /* the unexplained load split among the busy irqless NICs by their
          * packet rates: the sender's CPU is not known, only that its
          * receive work runs there */
-        for (size_t i = 0; sum_pps > 0 && i < t->n_soft; i++) {
-                struct pol_unit *u = &t->soft[i];
+        for (size_t i = 0; sum_pps > 0 && i < t->n_irqless; i++) {
+                struct pol_unit *u = &t->irqless[i];
                 const struct pol_nicctx *x = &t->nics[u->nic];
                 double pps = x->rec->rx_pps, W = 0;
                 cpuset_t cand, set, span = src;
                 char list[128], sl[128], rate[32], reason[256];
 
-                if (!soft_startable(t, u))
+                if (!irqless_startable(t, u))
                         continue;
                 CPUSET_FOREACH(cpu, &src)
                         W += w[cpu] * pps / sum_pps;
@@ -911,7 +911,7 @@ static uint64_t trial_count(const struct pol_nic *rec) {
         return rec->trial_bytes ? rec->rxb_prev : rec->rx_prev;
 }
 
-/* The trial of a soft NIC's RPS (POL_TRIAL_TICKS): true while it runs
+/* The trial of a irqless NIC's RPS (POL_TRIAL_TICKS): true while it runs
  * (nothing else changes the NIC's RPS meanwhile) and when it failed and
  * gave the original masks back. */
 static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
@@ -968,10 +968,10 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
 }
 
 void pol_soft(struct pol_tick *t) {
-        if (!t->in->load || t->n_soft == 0)
+        if (!t->in->load || t->n_irqless == 0)
                 return;
-        for (size_t i = 0; i < t->n_soft; i++) {
-                struct pol_unit *u = &t->soft[i];
+        for (size_t i = 0; i < t->n_irqless; i++) {
+                struct pol_unit *u = &t->irqless[i];
                 if (u->rps_ours && !u->touched && !soft_trial(t, u))
                         soft_adjust(t, u);
         }
@@ -979,8 +979,8 @@ void pol_soft(struct pol_tick *t) {
 }
 
 void pol_vacate_rps(struct pol_tick *t) {
-        struct pol_unit *sets[2] = { t->units, t->soft };
-        size_t counts[2] = { t->n_units, t->n_soft };
+        struct pol_unit *sets[2] = { t->units, t->irqless };
+        size_t counts[2] = { t->n_units, t->n_irqless };
         char list[64], reason[256];
 
         for (int k = 0; k < 2; k++)
@@ -994,7 +994,7 @@ void pol_vacate_rps(struct pol_tick *t) {
                         cpuset_and(&to, &u->rps, &x->allowed);
                         snprintf(reason, sizeof(reason), "RPS of %s leaves CPUs no longer eligible (banned): now %s",
                                  x->nic->name, cpuset_empty(&to) ? "off" : pol_fmt_cpus(&to, list, sizeof(list)));
-                        if (u->soft)
+                        if (u->irqless)
                                 soft_emit(t, u, &to, reason);
                         else
                                 emit_rps(t, u, &to, reason);

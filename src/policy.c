@@ -315,7 +315,7 @@ struct action *pol_add(struct pol_tick *t, enum knob_kind type) {
         return a;
 }
 
-bool pol_rps_ours(struct policy_state *st, const struct inv_nic *n, const struct inv_queue *iq) {
+bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq) {
         const struct pol_queue *q = pol_queue_get(st, n->name, iq->index, false);
 
         return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_equal(&q->rps_last, &iq->rps_cpus) &&
@@ -827,7 +827,7 @@ static void update_hot(struct pol_tick *t) {
 /* The NIC's packet rates from its counters since the last tick, smoothed
  * like the CPU load (EWMA with the config's smoothing).  Counters that went
  * backwards (the device was re-created) start the average over. */
-static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struct inv_nic *n) {
+static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struct inventory_nic *n) {
         double alpha = t->c->smoothing > 0 && t->c->smoothing <= 1 ? t->c->smoothing : 1, dt, rx, tx;
 
         if (!n->has_stats) {
@@ -879,7 +879,7 @@ static int build_nics(struct pol_tick *t) {
                         return -ENOMEM;
 
         for (size_t i = 0; i < t->inv->n_nics; i++) {
-                const struct inv_nic *n = &t->inv->nics[i];
+                const struct inventory_nic *n = &t->inv->nics[i];
                 const struct config_interface *ci = config_interface_for(t->c, n->name);
                 struct pol_nicctx *x = &t->nics[i];
 
@@ -917,7 +917,7 @@ static int build_nics(struct pol_tick *t) {
  * of its interrupts, or the first online CPU of its mask.  The mask comes
  * first because effective_affinity lags on x86 until the IRQ next fires
  * (DESIGN.md 4): a quiet IRQ just moved to CPU0 still shows effective 1. */
-static int irq_cpu(const struct pol_tick *t, const struct inv_irq *ii, const struct sample_irq *si) {
+static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, const struct sample_irq *si) {
         cpuset_t on;
         double best = 0;
         int cpu = -1;
@@ -951,7 +951,7 @@ static int irq_cpu(const struct pol_tick *t, const struct inv_irq *ii, const str
 /* Checks one IRQ of a unit against what we set: external change, kernel
  * move after hot-unplug, managed.  Returns false if the unit must not be
  * moved. */
-static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_irq *ii, bool managed_nic) {
+static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inventory_irq *ii, bool managed_nic) {
         struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
         char was[64], now[64];
 
@@ -1001,8 +1001,8 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inv_i
         return false;
 }
 
-static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const struct inv_queue *iq) {
-        const struct inv_nic *n = x->nic;
+static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const struct inventory_queue *iq) {
+        const struct inventory_nic *n = x->nic;
         struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
         char was[64], now[64];
 
@@ -1070,7 +1070,7 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
 /* Packets/s of the queue behind IRQ irq from the kernel's per-queue
  * counters: rx and tx of a combined vector, rx or tx of a split one; -1
  * when they are not known. */
-static double queue_pps(const struct sample_rates *l, const struct inv_nic *n, const struct inv_queue *iq,
+static double queue_pps(const struct sample_rates *l, const struct inventory_nic *n, const struct inventory_queue *iq,
                         unsigned irq) {
         const struct sample_queue *q;
         double pps = 0;
@@ -1101,13 +1101,13 @@ static int build_units(struct pol_tick *t) {
         if (n > 0 && util_grow((void **) &t->units, &t->a_units, n, sizeof(*t->units)) < 0)
                 return -ENOMEM;
         for (size_t ni = 0; ni < t->inv->n_nics; ni++) {
-                const struct inv_nic *n = &t->inv->nics[ni];
+                const struct inventory_nic *n = &t->inv->nics[ni];
                 struct pol_nicctx *x = &t->nics[ni];
 
                 x->first_unit = t->n_units;
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
-                        const struct inv_queue *iq = &n->queues[qi];
-                        const struct inv_irq *ii[2] = { NULL, NULL };
+                        const struct inventory_queue *iq = &n->queues[qi];
+                        const struct inventory_irq *ii[2] = { NULL, NULL };
                         const struct sample_irq *si;
                         struct pol_unit *u;
                         int irqs[2] = { iq->rx_irq, iq->tx_irq };
@@ -1129,7 +1129,7 @@ static int build_units(struct pol_tick *t) {
                         *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
                                                 .offline_cpu = -1, .keep = POL_NAPI_SHARE };
                         for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
-                                const struct inv_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
+                                const struct inventory_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
                                 if (!x2 || !x2->affinity_readable)
                                         continue;
                                 ii[u->n_irq] = x2;
@@ -1410,9 +1410,9 @@ static int fill_report(struct pol_tick *t) {
                 if (u->rps_ours)
                         rep->n_rps_queues++;
         }
-        for (size_t i = 0; i < t->n_soft; i++) {
-                const struct pol_unit *u = &t->soft[i];
-                const struct inv_nic *n = t->nics[u->nic].nic;
+        for (size_t i = 0; i < t->n_irqless; i++) {
+                const struct pol_unit *u = &t->irqless[i];
+                const struct inventory_nic *n = t->nics[u->nic].nic;
                 if (!u->rps_ours)
                         continue;
                 for (size_t q = 0; q < n->n_queues; q++)
@@ -1601,7 +1601,7 @@ finish:
         free(t.net);
         free(t.nics);
         free(t.units);
-        free(t.soft);
+        free(t.irqless);
         free(t.others);
         return r;
 }

@@ -533,7 +533,7 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         json_key_begin_array(w, "effective_mismatch");
         for (size_t i = 0; i < s->n_eff; i++) {
                 const struct apply_eff_watch *e = &s->eff[i];
-                const struct inv_irq *irq = s->inv ? inventory_irq(s->inv, e->irq) : NULL;
+                const struct inventory_irq *irq = s->inv ? inventory_irq(s->inv, e->irq) : NULL;
 
                 if (!e->mismatch)
                         continue;
@@ -551,7 +551,7 @@ static void write_status_head(const struct report *rp, const struct report_snaps
 
         json_key_begin_array(w, "nics");
         for (size_t i = 0; s->inv && i < s->inv->n_nics; i++) {
-                const struct inv_nic *n = &s->inv->nics[i];
+                const struct inventory_nic *n = &s->inv->nics[i];
 
                 json_begin_object(w);
                 json_key_string(w, "name", n->name);
@@ -560,7 +560,7 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 json_key_bool(w, "up", n->up);
                 json_key_int(w, "rx_queues", n->rx_queues);
                 json_key_int(w, "tx_queues", n->tx_queues);
-                json_key_string(w, "irq_map", inv_map_source_to_string(n->map));
+                json_key_string(w, "irq_map", inventory_map_source_to_string(n->map));
                 json_end_object(w);
         }
         json_end_array(w);

@@ -104,7 +104,7 @@ static int read_online(int rootfd, const cpuset_t *present, cpuset_t *ret) {
 
 /* Lowest CPU sharing the cache of the given level, from cache/indexN; -1 when
  * the CPU has no such cache directory. */
-static void read_caches(int rootfd, struct topo_cpu *c) {
+static void read_caches(int rootfd, struct topology_cpu *c) {
         for (int idx = 0; idx < 16; idx++) {
                 char path[160], type[32];
                 cpuset_t shared;
@@ -133,7 +133,7 @@ static void read_caches(int rootfd, struct topo_cpu *c) {
 }
 
 static int node_cmp(const void *a, const void *b) {
-        const struct topo_node *x = a, *y = b;
+        const struct topology_node *x = a, *y = b;
         return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -154,7 +154,7 @@ static int read_nodes(int rootfd, struct topology *t) {
                 dfd = -1;
                 while ((de = readdir(d))) {
                         int id = parse_numbered(de->d_name, "node");
-                        struct topo_node *n;
+                        struct topology_node *n;
                         char path[128];
 
                         if (id < 0)
@@ -204,7 +204,7 @@ static void number_cores(struct topology *t, const cpuset_t *siblings) {
         int next_core = 0;
 
         CPUSET_FOREACH(cpu, &t->online) {
-                struct topo_cpu *c;
+                struct topology_cpu *c;
                 cpuset_t sib;
                 int first;
 
@@ -276,10 +276,10 @@ int topology_read(int rootfd, struct topology *ret) {
                 goto fail;
         }
         for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
-                struct topo_cpu *c = &t.cpus[cpu];
+                struct topology_cpu *c = &t.cpus[cpu];
                 char path[160];
 
-                *c = (struct topo_cpu) {
+                *c = (struct topology_cpu) {
                         .cpu = cpu,
                         .present = cpuset_isset(&t.present, cpu),
                         .online = cpuset_isset(&t.online, cpu),
@@ -316,7 +316,7 @@ int topology_read(int rootfd, struct topology *ret) {
         /* CPUs no node lists (offline, or a node dir without cpulist): the
          * cpuN/nodeM link the kernel keeps, else node 0 on a one-node host. */
         for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
-                struct topo_cpu *c = &t.cpus[cpu];
+                struct topology_cpu *c = &t.cpus[cpu];
                 char path[160];
 
                 if (c->node >= 0 || !c->present)

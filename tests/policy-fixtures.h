@@ -98,7 +98,7 @@ static inline void fx_init(struct fx *f, int n, int nodes, enum fx_smt smt) {
         for (int i = 0; i < nodes; i++)
                 f->topo.nodes[i].id = i;
         for (int c = 0; c < n; c++) {
-                struct topo_cpu *tc = &f->topo.cpus[c];
+                struct topology_cpu *tc = &f->topo.cpus[c];
                 tc->cpu = c;
                 tc->present = tc->online = true;
                 tc->node = c / (n / nodes);
@@ -153,7 +153,7 @@ static inline void fx_nohz(struct fx *f, int cpu) {
         cpuset_set(&f->topo.nohz_full, cpu);
 }
 
-static inline struct inv_irq *fx_irq(struct fx *f, unsigned irq) {
+static inline struct inventory_irq *fx_irq(struct fx *f, unsigned irq) {
         for (size_t i = 0; i < f->inv.n_irqs; i++)
                 if (f->inv.irqs[i].irq == irq)
                         return &f->inv.irqs[i];
@@ -161,8 +161,8 @@ static inline struct inv_irq *fx_irq(struct fx *f, unsigned irq) {
 }
 
 static inline void fx_add_irq(struct fx *f, unsigned irq, const char *name, int nic, int queue,
-                              enum inv_irq_role role) {
-        struct inv_irq *ii;
+                              enum inventory_irq_role role) {
+        struct inventory_irq *ii;
         size_t k;
 
         f->inv.irqs = realloc(f->inv.irqs, (f->inv.n_irqs + 1) * sizeof(*f->inv.irqs));
@@ -187,7 +187,7 @@ static inline void fx_add_irq(struct fx *f, unsigned irq, const char *name, int 
  * first_irq + nq + i.  has_rps/has_xps as given. */
 static inline int fx_add_nic(struct fx *f, const char *name, int node, int nq, bool combined, unsigned first_irq,
                              bool rps, bool xps) {
-        struct inv_nic *n;
+        struct inventory_nic *n;
         int idx = (int) f->inv.n_nics;
         char irqname[64];
 
@@ -201,11 +201,11 @@ static inline int fx_add_nic(struct fx *f, const char *name, int node, int nq, b
         n->has_device = n->up = true;
         n->rx_queues = n->tx_queues = nq;
         n->combined_channels = combined ? nq : 0;
-        n->map = nq == 1 && combined ? INV_MAP_SINGLE : INV_MAP_NAMES;
+        n->map = nq == 1 && combined ? INVENTORY_MAP_SINGLE : INVENTORY_MAP_NAMES;
         n->n_queues = nq;
         n->queues = calloc(nq, sizeof(*n->queues));
         for (int i = 0; i < nq; i++) {
-                struct inv_queue *q = &n->queues[i];
+                struct inventory_queue *q = &n->queues[i];
                 q->index = i;
                 q->has_rx = q->has_tx = true;
                 q->has_rps = rps;
@@ -216,14 +216,14 @@ static inline int fx_add_nic(struct fx *f, const char *name, int node, int nq, b
                                 snprintf(irqname, sizeof(irqname), "%s", name);
                         else
                                 snprintf(irqname, sizeof(irqname), "%s-TxRx-%d", name, i);
-                        fx_add_irq(f, first_irq + i, irqname, idx, i, INV_IRQ_RXTX);
+                        fx_add_irq(f, first_irq + i, irqname, idx, i, INVENTORY_IRQ_RXTX);
                 } else {
                         q->rx_irq = (int) (first_irq + i);
                         q->tx_irq = (int) (first_irq + nq + i);
                         snprintf(irqname, sizeof(irqname), "%s-rx-%d", name, i);
-                        fx_add_irq(f, first_irq + i, irqname, idx, i, INV_IRQ_RX);
+                        fx_add_irq(f, first_irq + i, irqname, idx, i, INVENTORY_IRQ_RX);
                         snprintf(irqname, sizeof(irqname), "%s-tx-%d", name, i);
-                        fx_add_irq(f, first_irq + nq + i, irqname, idx, i, INV_IRQ_TX);
+                        fx_add_irq(f, first_irq + nq + i, irqname, idx, i, INVENTORY_IRQ_TX);
                 }
         }
         return idx;
@@ -233,7 +233,7 @@ static inline int fx_add_nic(struct fx *f, const char *name, int node, int nq, b
  * counters; its receive work is f->q[nic][*].work at f->pps[nic] packets/s,
  * sent from f->sender[nic]. */
 static inline int fx_add_veth(struct fx *f, const char *name, int nq) {
-        struct inv_nic *n;
+        struct inventory_nic *n;
         int idx = (int) f->inv.n_nics;
 
         f->inv.nics = realloc(f->inv.nics, (f->inv.n_nics + 1) * sizeof(*f->inv.nics));
@@ -246,13 +246,13 @@ static inline int fx_add_veth(struct fx *f, const char *name, int nq) {
         n->up = true;
         n->rx_queues = n->tx_queues = nq;
         n->combined_channels = n->rx_channels = n->tx_channels = -1;
-        n->map = INV_MAP_NONE;
+        n->map = INVENTORY_MAP_NONE;
         n->has_stats = true;
         n->has_rx_bytes = true;
         n->n_queues = nq;
         n->queues = calloc(nq, sizeof(*n->queues));
         for (int i = 0; i < nq; i++)
-                n->queues[i] = (struct inv_queue){ .index = i, .has_rx = true, .has_tx = true, .rx_irq = -1,
+                n->queues[i] = (struct inventory_queue){ .index = i, .has_rx = true, .has_tx = true, .rx_irq = -1,
                                                    .tx_irq = -1, .has_rps = true, .has_xps = true };
         return idx;
 }
@@ -301,7 +301,7 @@ static inline void fx_cpu(struct fx *f, int cpu, double soft, double user) {
 }
 
 static inline int fx_irq_cpu(struct fx *f, int irq) {
-        struct inv_irq *ii = fx_irq(f, (unsigned) irq);
+        struct inventory_irq *ii = fx_irq(f, (unsigned) irq);
         return cpuset_first(&ii->affinity);
 }
 
@@ -320,8 +320,8 @@ static inline void fx_model(struct fx *f, const double *noise) {
                 f->load.irqs[i].rate = 0;
         }
         for (size_t ni = 0; ni < f->inv.n_nics; ni++) {
-                struct inv_nic *n = &f->inv.nics[ni];
-                if (n->map == INV_MAP_NONE) {
+                struct inventory_nic *n = &f->inv.nics[ni];
+                if (n->map == INVENTORY_MAP_NONE) {
                         /* veth: all of the receive work where RPS sends it,
                          * else on the sender; a second of packets */
                         double k = noise ? noise[f->sender[ni]] : 1;
@@ -329,7 +329,7 @@ static inline void fx_model(struct fx *f, const double *noise) {
                         n->rx_bytes += (uint64_t) (f->pps[ni] * k * (f->pkt_bytes[ni] > 0 ? f->pkt_bytes[ni] : 1000));
                         n->tx_packets += (uint64_t) (f->pps[ni] * k / 2);
                         for (size_t qi = 0; qi < n->n_queues; qi++) {
-                                struct inv_queue *q = &n->queues[qi];
+                                struct inventory_queue *q = &n->queues[qi];
                                 int nm = cpuset_count(&q->rps_cpus);
                                 if (nm == 0)
                                         soft[f->sender[ni]] += f->q[ni][qi].work;
@@ -339,7 +339,7 @@ static inline void fx_model(struct fx *f, const double *noise) {
                         continue;
                 }
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
-                        struct inv_queue *q = &n->queues[qi];
+                        struct inventory_queue *q = &n->queues[qi];
                         struct fx_queue_model *m = &f->q[ni][qi];
                         int cpu = fx_irq_cpu(f, q->rx_irq);
                         int nm = cpuset_count(&q->rps_cpus);
@@ -396,7 +396,7 @@ static inline struct policy_input fx_input(struct fx *f, uint64_t now) {
         };
 }
 
-static inline struct inv_queue *fx_queue(struct fx *f, const char *nic, int q) {
+static inline struct inventory_queue *fx_queue(struct fx *f, const char *nic, int q) {
         for (size_t i = 0; i < f->inv.n_nics; i++)
                 if (strcmp(f->inv.nics[i].name, nic) == 0)
                         return &f->inv.nics[i].queues[q];

@@ -146,8 +146,8 @@ static void assert_cpus(const struct json_value *v, const char *list, const char
 
 /* Two NICs: eth0 with a combined vector per queue (IRQs 40, 41), eth1 with
  * split rx/tx vectors (IRQs 50 rx, 51 tx); IRQ 41 has no effective mask. */
-static void make_inventory(struct inventory *inv, struct inv_nic nics[2], struct inv_queue q0[2],
-                           struct inv_queue q1[1], struct inv_irq irqs[4]) {
+static void make_inventory(struct inventory *inv, struct inventory_nic nics[2], struct inventory_queue q0[2],
+                           struct inventory_queue q1[1], struct inventory_irq irqs[4]) {
         memset(inv, 0, sizeof(*inv));
         memset(nics, 0, 2 * sizeof(*nics));
         memset(q0, 0, 2 * sizeof(*q0));
@@ -156,27 +156,27 @@ static void make_inventory(struct inventory *inv, struct inv_nic nics[2], struct
         strcpy(nics[0].name, "eth0");
         nics[0].queues = q0;
         nics[0].n_queues = 2;
-        q0[0] = (struct inv_queue){ .index = 0, .has_rx = true, .has_tx = true, .rx_irq = 40, .tx_irq = 40 };
-        q0[1] = (struct inv_queue){ .index = 1, .has_rx = true, .has_tx = true, .rx_irq = 41, .tx_irq = 41 };
+        q0[0] = (struct inventory_queue){ .index = 0, .has_rx = true, .has_tx = true, .rx_irq = 40, .tx_irq = 40 };
+        q0[1] = (struct inventory_queue){ .index = 1, .has_rx = true, .has_tx = true, .rx_irq = 41, .tx_irq = 41 };
         strcpy(nics[1].name, "eth1");
         nics[1].queues = q1;
         nics[1].n_queues = 1;
-        q1[0] = (struct inv_queue){ .index = 0, .has_rx = true, .has_tx = true, .rx_irq = 50, .tx_irq = 51 };
-        irqs[0] = (struct inv_irq){ .irq = 40, .nic = 0, .queue = 0, .role = INV_IRQ_RXTX,
+        q1[0] = (struct inventory_queue){ .index = 0, .has_rx = true, .has_tx = true, .rx_irq = 50, .tx_irq = 51 };
+        irqs[0] = (struct inventory_irq){ .irq = 40, .nic = 0, .queue = 0, .role = INVENTORY_IRQ_RXTX,
                                     .affinity = cpuset_single(1), .effective = cpuset_single(1),
                                     .has_effective = true, .affinity_readable = true };
         /* affinity 0-1, no effective: counts for both CPUs */
-        irqs[1] = (struct inv_irq){ .irq = 41, .nic = 0, .queue = 1, .role = INV_IRQ_RXTX,
+        irqs[1] = (struct inventory_irq){ .irq = 41, .nic = 0, .queue = 1, .role = INVENTORY_IRQ_RXTX,
                                     .affinity_readable = true };
         cpuset_set(&irqs[1].affinity, 0);
         cpuset_set(&irqs[1].affinity, 1);
         /* affinity 0-1 but the kernel delivers on 0 only: effective wins */
-        irqs[2] = (struct inv_irq){ .irq = 50, .nic = 1, .queue = 0, .role = INV_IRQ_RX,
+        irqs[2] = (struct inventory_irq){ .irq = 50, .nic = 1, .queue = 0, .role = INVENTORY_IRQ_RX,
                                     .effective = cpuset_single(0), .has_effective = true,
                                     .affinity_readable = true };
         cpuset_set(&irqs[2].affinity, 0);
         cpuset_set(&irqs[2].affinity, 1);
-        irqs[3] = (struct inv_irq){ .irq = 51, .nic = 1, .queue = 0, .role = INV_IRQ_TX,
+        irqs[3] = (struct inventory_irq){ .irq = 51, .nic = 1, .queue = 0, .role = INVENTORY_IRQ_TX,
                                     .affinity = cpuset_single(1), .effective = cpuset_single(1),
                                     .has_effective = true, .affinity_readable = true };
         inv->nics = nics;
@@ -197,9 +197,9 @@ static void collect(const char *label, void *userdata) {
 
 static void test_cpu_queues(_unused_ void **state) {
         struct inventory inv;
-        struct inv_nic nics[2];
-        struct inv_queue q0[2], q1[1];
-        struct inv_irq irqs[4];
+        struct inventory_nic nics[2];
+        struct inventory_queue q0[2], q1[1];
+        struct inventory_irq irqs[4];
         static const struct {
                 const char *what;
                 int cpu;
@@ -227,9 +227,9 @@ static void test_cpu_queues(_unused_ void **state) {
 
 static void test_top_json(_unused_ void **state) {
         struct inventory inv;
-        struct inv_nic nics[2];
-        struct inv_queue q0[2], q1[1];
-        struct inv_irq irqs[4];
+        struct inventory_nic nics[2];
+        struct inventory_queue q0[2], q1[1];
+        struct inventory_irq irqs[4];
         struct sample_cpu cpus[3] = {
                 { .valid = true, .usr = 0.25, .sys = 0.125, .irq = 0.0, .softirq = 0.5, .idle = 0.125,
                   .net_rx_rate = 1234.56, .net_tx_rate = 7.0 },
@@ -315,9 +315,9 @@ static size_t count_lines(const char *s) {
  * that fire most follow with their rates and names. */
 static void test_top_table_fits(_unused_ void **state) {
         struct inventory inv;
-        struct inv_nic nics[2];
-        struct inv_queue q0[2], q1[1];
-        struct inv_irq irqs[4];
+        struct inventory_nic nics[2];
+        struct inventory_queue q0[2], q1[1];
+        struct inventory_irq irqs[4];
         struct sample_cpu cpus[64];
         double per40[64] = { 0 }, per50[64] = { 0 }, per51[64] = { 0 };
         struct sample_irq sirqs[3] = {
@@ -387,15 +387,15 @@ static void test_top_table_fits(_unused_ void **state) {
 
 static void test_inventory_json_formatter(_unused_ void **state) {
         struct inventory inv;
-        struct inv_nic nics[2];
-        struct inv_queue q0[2], q1[1];
-        struct inv_irq irqs[4];
-        struct topo_cpu tcpus[2] = {
+        struct inventory_nic nics[2];
+        struct inventory_queue q0[2], q1[1];
+        struct inventory_irq irqs[4];
+        struct topology_cpu tcpus[2] = {
                 { .cpu = 0, .present = true, .online = true, .node = 0, .core = 0, .smt_index = 0 },
                 { .cpu = 1, .present = true, .online = true, .node = 0, .core = 0, .smt_index = 1,
                   .isolated = true },
         };
-        struct topo_node node = { .id = 0 };
+        struct topology_node node = { .id = 0 };
         struct topology t = { .max_cpu = 1, .cpus = tcpus, .nodes = &node, .n_nodes = 1 };
         struct json_value *v = NULL;
         const struct json_value *nic, *q, *irq;
@@ -446,7 +446,7 @@ static void test_inventory_json_formatter(_unused_ void **state) {
         assert_int_equal(json_count(json_get(q, "irqs")), 2);
         irq = find_by_int(json_get(v, "irqs"), "irq", 41);
         assert_string_equal(json_get(irq, "nic")->string, "eth0");
-        assert_string_equal(json_get(irq, "role")->string, inv_irq_role_to_string(INV_IRQ_RXTX));
+        assert_string_equal(json_get(irq, "role")->string, inventory_irq_role_to_string(INVENTORY_IRQ_RXTX));
         assert_int_equal(json_get(irq, "effective")->type, JSON_NULL);
         assert_cpus(json_get(irq, "affinity"), "0-1", "IRQ 41 affinity");
         assert_int_equal(json_get_int(v, "rps_sock_flow_entries", &i), 0);

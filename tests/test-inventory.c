@@ -22,77 +22,77 @@
 static void test_classify(_unused_ void **state) {
         static const struct {
                 const char *what, *irq, *nic, *virtio, *pci;
-                enum inv_irq_role role;
+                enum inventory_irq_role role;
                 int queue;
         } cases[] = {
                 /* per-queue families */
-                { "ixgbe TxRx", "eth1-TxRx-3", "eth1", NULL, "0000:05:00.0", INV_IRQ_RXTX, 3 },
-                { "igb TxRx queue 0", "enp4s0-TxRx-0", "enp4s0", NULL, NULL, INV_IRQ_RXTX, 0 },
-                { "separate rx", "eth0-rx-2", "eth0", NULL, NULL, INV_IRQ_RX, 2 },
-                { "separate tx", "eth0-tx-12", "eth0", NULL, NULL, INV_IRQ_TX, 12 },
-                { "i40e prefix", "i40e-ens1f0-TxRx-15", "ens1f0", NULL, "0000:3b:00.0", INV_IRQ_RXTX, 15 },
-                { "ice prefix", "ice-ens5f0-TxRx-7", "ens5f0", NULL, "0000:5e:00.0", INV_IRQ_RXTX, 7 },
-                { "ice separate rx", "ice-ens5f0-rx-1", "ens5f0", NULL, NULL, INV_IRQ_RX, 1 },
-                { "bnx2x fastpath", "eno49-fp-5", "eno49", NULL, NULL, INV_IRQ_RXTX, 5 },
-                { "ena Tx-Rx", "eth0-Tx-Rx-2", "eth0", NULL, "0000:00:05.0", INV_IRQ_RXTX, 2 },
+                { "ixgbe TxRx", "eth1-TxRx-3", "eth1", NULL, "0000:05:00.0", INVENTORY_IRQ_RXTX, 3 },
+                { "igb TxRx queue 0", "enp4s0-TxRx-0", "enp4s0", NULL, NULL, INVENTORY_IRQ_RXTX, 0 },
+                { "separate rx", "eth0-rx-2", "eth0", NULL, NULL, INVENTORY_IRQ_RX, 2 },
+                { "separate tx", "eth0-tx-12", "eth0", NULL, NULL, INVENTORY_IRQ_TX, 12 },
+                { "i40e prefix", "i40e-ens1f0-TxRx-15", "ens1f0", NULL, "0000:3b:00.0", INVENTORY_IRQ_RXTX, 15 },
+                { "ice prefix", "ice-ens5f0-TxRx-7", "ens5f0", NULL, "0000:5e:00.0", INVENTORY_IRQ_RXTX, 7 },
+                { "ice separate rx", "ice-ens5f0-rx-1", "ens5f0", NULL, NULL, INVENTORY_IRQ_RX, 1 },
+                { "bnx2x fastpath", "eno49-fp-5", "eno49", NULL, NULL, INVENTORY_IRQ_RXTX, 5 },
+                { "ena Tx-Rx", "eth0-Tx-Rx-2", "eth0", NULL, "0000:00:05.0", INVENTORY_IRQ_RXTX, 2 },
                 { "mlx5 completion", "mlx5_comp7@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
-                  INV_IRQ_RXTX, 7 },
+                  INVENTORY_IRQ_RXTX, 7 },
                 { "mlx5 completion, two digits", "mlx5_comp63@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
-                  INV_IRQ_RXTX, 63 },
-                { "virtio input = rx", "virtio2-input.0", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_RX, 0 },
-                { "virtio output = tx", "virtio2-output.3", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_TX, 3 },
+                  INVENTORY_IRQ_RXTX, 63 },
+                { "virtio input = rx", "virtio2-input.0", "eth0", "virtio2", "0000:00:03.0", INVENTORY_IRQ_RX, 0 },
+                { "virtio output = tx", "virtio2-output.3", "eth0", "virtio2", "0000:00:03.0", INVENTORY_IRQ_TX, 3 },
                 /* single vector */
-                { "e1000e named after the device", "eno1", "eno1", NULL, "0000:00:1f.6", INV_IRQ_RXTX, 0 },
-                { "virtio shared vector", "virtio2-virtqueues", "eth0", "virtio2", NULL, INV_IRQ_RXTX, 0 },
-                { "virtio INTx", "virtio2", "eth0", "virtio2", NULL, INV_IRQ_RXTX, 0 },
+                { "e1000e named after the device", "eno1", "eno1", NULL, "0000:00:1f.6", INVENTORY_IRQ_RXTX, 0 },
+                { "virtio shared vector", "virtio2-virtqueues", "eth0", "virtio2", NULL, INVENTORY_IRQ_RXTX, 0 },
+                { "virtio INTx", "virtio2", "eth0", "virtio2", NULL, INVENTORY_IRQ_RXTX, 0 },
                 /* admin vectors */
-                { "virtio config", "virtio2-config", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_OTHER, -1 },
-                { "virtio control", "virtio2-control", "eth0", "virtio2", NULL, INV_IRQ_OTHER, -1 },
+                { "virtio config", "virtio2-config", "eth0", "virtio2", "0000:00:03.0", INVENTORY_IRQ_OTHER, -1 },
+                { "virtio control", "virtio2-control", "eth0", "virtio2", NULL, INVENTORY_IRQ_OTHER, -1 },
                 { "mlx5 async", "mlx5_async0@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
-                  INV_IRQ_OTHER, -1 },
+                  INVENTORY_IRQ_OTHER, -1 },
                 { "mlx5 pages eq", "mlx5_pages_eq@pci:0000:af:00.0", "ens2f0", NULL, "0000:af:00.0",
-                  INV_IRQ_OTHER, -1 },
-                { "i40e misc", "i40e-0000:3b:00.0:misc", "ens1f0", NULL, "0000:3b:00.0", INV_IRQ_OTHER, -1 },
-                { "ice misc", "ice-0000:5e:00.0:misc", "ens5f0", NULL, "0000:5e:00.0", INV_IRQ_OTHER, -1 },
-                { "ena management", "ena-mgmnt@pci:0000:00:05.0", "eth0", NULL, "0000:00:05.0", INV_IRQ_OTHER, -1 },
+                  INVENTORY_IRQ_OTHER, -1 },
+                { "i40e misc", "i40e-0000:3b:00.0:misc", "ens1f0", NULL, "0000:3b:00.0", INVENTORY_IRQ_OTHER, -1 },
+                { "ice misc", "ice-0000:5e:00.0:misc", "ens5f0", NULL, "0000:5e:00.0", INVENTORY_IRQ_OTHER, -1 },
+                { "ena management", "ena-mgmnt@pci:0000:00:05.0", "eth0", NULL, "0000:00:05.0", INVENTORY_IRQ_OTHER, -1 },
                 { "VMD domain is another address", "i40e-10000:3b:00.0:misc", "ens1f0", NULL, "0000:3b:00.0",
-                  INV_IRQ_NONE, -1 },
+                  INVENTORY_IRQ_NONE, -1 },
                 /* negatives */
-                { "eth10 is not eth1", "eth10-TxRx-1", "eth1", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "eth10 bare is not eth1", "eth10", "eth1", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "eth1 is not eth10", "eth1-TxRx-1", "eth10", NULL, NULL, INV_IRQ_NONE, -1 },
+                { "eth10 is not eth1", "eth10-TxRx-1", "eth1", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "eth10 bare is not eth1", "eth10", "eth1", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "eth1 is not eth10", "eth1-TxRx-1", "eth10", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "mlx5 of another function", "mlx5_comp0@pci:0000:af:00.1", "ens2f0", NULL, "0000:af:00.0",
-                  INV_IRQ_NONE, -1 },
+                  INVENTORY_IRQ_NONE, -1 },
                 { "mlx5 async of another function", "mlx5_async0@pci:0000:af:00.1", "ens2f0", NULL,
-                  "0000:af:00.0", INV_IRQ_NONE, -1 },
+                  "0000:af:00.0", INVENTORY_IRQ_NONE, -1 },
                 { "misc of function .1 vs .10-like suffix", "i40e-0000:3b:00.1:misc", "ens1f0", NULL,
-                  "0000:3b:00.0", INV_IRQ_NONE, -1 },
-                { "virtio21 is not virtio2", "virtio21-input.0", "eth0", "virtio2", NULL, INV_IRQ_NONE, -1 },
-                { "another virtio device", "virtio3-input.0", "eth0", "virtio2", NULL, INV_IRQ_NONE, -1 },
-                { "virtio console names are not virtio-net", "virtio3-rx", "eth0", "virtio2", NULL, INV_IRQ_NONE, -1 },
-                { "no queue number", "eth0-TxRx-", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "garbage after number", "eth0-TxRx-1a", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "negative queue", "eth0-rx--1", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "huge queue", "eth0-rx-99999999999", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "unknown suffix", "eth0-lsc", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "case matters", "eth0-txrx-1", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "other driver prefix", "ixgbe-eth0-TxRx-1", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "unrelated IRQ", "ahci[0000:00:17.0]", "eth0", "virtio2", "0000:00:03.0", INV_IRQ_NONE, -1 },
-                { "empty name", "", "eth0", NULL, NULL, INV_IRQ_NONE, -1 },
-                { "no NIC facts", "eth0-TxRx-1", NULL, NULL, NULL, INV_IRQ_NONE, -1 },
+                  "0000:3b:00.0", INVENTORY_IRQ_NONE, -1 },
+                { "virtio21 is not virtio2", "virtio21-input.0", "eth0", "virtio2", NULL, INVENTORY_IRQ_NONE, -1 },
+                { "another virtio device", "virtio3-input.0", "eth0", "virtio2", NULL, INVENTORY_IRQ_NONE, -1 },
+                { "virtio console names are not virtio-net", "virtio3-rx", "eth0", "virtio2", NULL, INVENTORY_IRQ_NONE, -1 },
+                { "no queue number", "eth0-TxRx-", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "garbage after number", "eth0-TxRx-1a", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "negative queue", "eth0-rx--1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "huge queue", "eth0-rx-99999999999", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "unknown suffix", "eth0-lsc", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "case matters", "eth0-txrx-1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "other driver prefix", "ixgbe-eth0-TxRx-1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "unrelated IRQ", "ahci[0000:00:17.0]", "eth0", "virtio2", "0000:00:03.0", INVENTORY_IRQ_NONE, -1 },
+                { "empty name", "", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "no NIC facts", "eth0-TxRx-1", NULL, NULL, NULL, INVENTORY_IRQ_NONE, -1 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 int q = -1;
-                enum inv_irq_role r = inventory_classify_irq_name(cases[i].irq, cases[i].nic, cases[i].virtio,
+                enum inventory_irq_role r = inventory_classify_irq_name(cases[i].irq, cases[i].nic, cases[i].virtio,
                                                                   cases[i].pci, &q);
-                if (r != cases[i].role || (r != INV_IRQ_NONE && q != cases[i].queue))
+                if (r != cases[i].role || (r != INVENTORY_IRQ_NONE && q != cases[i].queue))
                         fail_msg("%s: '%s' for %s gave %s queue %d, want %s queue %d", cases[i].what,
-                                 cases[i].irq, cases[i].nic ? cases[i].nic : "(null)", inv_irq_role_to_string(r),
-                                 q, inv_irq_role_to_string(cases[i].role), cases[i].queue);
+                                 cases[i].irq, cases[i].nic ? cases[i].nic : "(null)", inventory_irq_role_to_string(r),
+                                 q, inventory_irq_role_to_string(cases[i].role), cases[i].queue);
         }
-        assert_string_equal(inv_map_source_to_string(INV_MAP_MSI_ORDER), "msi-order");
-        assert_null(inv_irq_role_to_string(INV_IRQ_ROLE_MAX));
+        assert_string_equal(inventory_map_source_to_string(INVENTORY_MAP_MSI_ORDER), "msi-order");
+        assert_null(inventory_irq_role_to_string(INVENTORY_IRQ_ROLE_MAX));
 }
 
 /* ---- fixture trees ---- */
@@ -132,14 +132,14 @@ struct nic_case {
         const char *local_cpus;
         bool has_device, up;
         int rx, tx;
-        enum inv_map_source map;
+        enum inventory_map_source map;
 };
 
 static void check_nics(const struct inventory *inv, const struct nic_case *cases, size_t n) {
         assert_int_equal(inv->n_nics, n);
         for (size_t i = 0; i < n; i++) {
                 const struct nic_case *c = &cases[i];
-                const struct inv_nic *nic = inventory_nic(inv, c->name);
+                const struct inventory_nic *nic = inventory_nic(inv, c->name);
                 char what[64];
 
                 if (!nic)
@@ -157,7 +157,7 @@ static void check_nics(const struct inventory *inv, const struct nic_case *cases
                                  "n %zu map %s channels %d",
                                  c->name, nic->driver, nic->bus_id, nic->pci_addr, nic->ifindex, nic->node,
                                  nic->has_device, nic->up, nic->rx_queues, nic->tx_queues, nic->n_queues,
-                                 inv_map_source_to_string(nic->map), nic->combined_channels);
+                                 inventory_map_source_to_string(nic->map), nic->combined_channels);
         }
 }
 
@@ -165,7 +165,7 @@ struct irq_case {
         unsigned irq;
         const char *nic;          /* NULL: no NIC */
         int queue;
-        enum inv_irq_role role;
+        enum inventory_irq_role role;
         const char *affinity, *effective; /* effective NULL: none */
         int node;
         bool readable;
@@ -174,7 +174,7 @@ struct irq_case {
 static void check_irqs(const struct inventory *inv, const struct irq_case *cases, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 const struct irq_case *c = &cases[i];
-                const struct inv_irq *irq = inventory_irq(inv, c->irq);
+                const struct inventory_irq *irq = inventory_irq(inv, c->irq);
                 const char *nic;
                 char what[64];
 
@@ -185,7 +185,7 @@ static void check_irqs(const struct inventory *inv, const struct irq_case *cases
                     irq->role != c->role || irq->node != c->node || irq->affinity_readable != c->readable ||
                     irq->has_effective != (c->effective != NULL))
                         fail_msg("IRQ %u (%s): nic %s queue %d role %s node %d readable %d effective %d", c->irq,
-                                 irq->name, nic ? nic : "-", irq->queue, inv_irq_role_to_string(irq->role),
+                                 irq->name, nic ? nic : "-", irq->queue, inventory_irq_role_to_string(irq->role),
                                  irq->node, irq->affinity_readable, irq->has_effective);
                 snprintf(what, sizeof(what), "IRQ %u affinity", c->irq);
                 assert_list(what, &irq->affinity, c->affinity);
@@ -197,7 +197,7 @@ static void check_irqs(const struct inventory *inv, const struct irq_case *cases
 }
 
 static void check_queue(const struct inventory *inv, const char *nic_name, int q, int rx_irq, int tx_irq) {
-        const struct inv_nic *nic = inventory_nic(inv, nic_name);
+        const struct inventory_nic *nic = inventory_nic(inv, nic_name);
         assert_non_null(nic);
         assert_true((size_t) q < nic->n_queues);
         if (nic->queues[q].index != q || nic->queues[q].rx_irq != rx_irq || nic->queues[q].tx_irq != tx_irq)
@@ -208,34 +208,34 @@ static void check_queue(const struct inventory *inv, const char *nic_name, int q
 static void test_host64(_unused_ void **state) {
         static const struct nic_case nics[] = {
                 { "eno1", "e1000e", "0000:00:1f.6", "0000:00:1f.6", 4, -1, "0-63", true, true, 1, 1,
-                  INV_MAP_SINGLE },
+                  INVENTORY_MAP_SINGLE },
                 { "enp4s0", "igb", "0000:04:00.0", "0000:04:00.0", 5, 0, "0-15,32-47", true, true, 2, 2,
-                  INV_MAP_NAMES },
+                  INVENTORY_MAP_NAMES },
                 { "ens1f0", "i40e", "0000:3b:00.0", "0000:3b:00.0", 2, 0, "0-15,32-47", true, true, 16, 16,
-                  INV_MAP_NAMES },
+                  INVENTORY_MAP_NAMES },
                 { "ens2f0", "mlx5_core", "0000:af:00.0", "0000:af:00.0", 3, 1, "16-31,48-63", true, true, 16, 16,
-                  INV_MAP_NAMES },
-                { "lo", "", "", "", 1, -1, "0-63", false, true, 1, 1, INV_MAP_NONE },
-                { "veth0", "", "", "", 6, -1, "0-63", false, false, 1, 1, INV_MAP_NONE },
+                  INVENTORY_MAP_NAMES },
+                { "lo", "", "", "", 1, -1, "0-63", false, true, 1, 1, INVENTORY_MAP_NONE },
+                { "veth0", "", "", "", 6, -1, "0-63", false, false, 1, 1, INVENTORY_MAP_NONE },
         };
         static const struct irq_case irqs[] = {
-                { 0, NULL, -1, INV_IRQ_NONE, "0-63", "0", 0, true },
-                { 30, "eno1", 0, INV_IRQ_RXTX, "1", "1", -1, true },
-                { 50, "enp4s0", -1, INV_IRQ_OTHER, "0-15,32-47", "0", 0, true },
-                { 51, "enp4s0", 0, INV_IRQ_RX, "8", "8", 0, true },
-                { 52, "enp4s0", 1, INV_IRQ_RX, "9", "9", 0, true },
-                { 53, "enp4s0", 0, INV_IRQ_TX, "8", "8", 0, true },
-                { 54, "enp4s0", 1, INV_IRQ_TX, "9", "9", 0, true },
-                { 100, "ens1f0", -1, INV_IRQ_OTHER, "0-15,32-47", "0", 0, true },
-                { 101, "ens1f0", 0, INV_IRQ_RXTX, "0", "0", 0, true },
-                { 116, "ens1f0", 15, INV_IRQ_RXTX, "15", "15", 0, true },
-                { 120, "ens2f0", -1, INV_IRQ_OTHER, "16-31,48-63", "16", 1, true },
-                { 121, "ens2f0", 0, INV_IRQ_RXTX, "16", "16", 1, true },
-                { 136, "ens2f0", 15, INV_IRQ_RXTX, "31", "31", 1, true },
-                { 140, NULL, -1, INV_IRQ_NONE, "20", "20", 1, true },
+                { 0, NULL, -1, INVENTORY_IRQ_NONE, "0-63", "0", 0, true },
+                { 30, "eno1", 0, INVENTORY_IRQ_RXTX, "1", "1", -1, true },
+                { 50, "enp4s0", -1, INVENTORY_IRQ_OTHER, "0-15,32-47", "0", 0, true },
+                { 51, "enp4s0", 0, INVENTORY_IRQ_RX, "8", "8", 0, true },
+                { 52, "enp4s0", 1, INVENTORY_IRQ_RX, "9", "9", 0, true },
+                { 53, "enp4s0", 0, INVENTORY_IRQ_TX, "8", "8", 0, true },
+                { 54, "enp4s0", 1, INVENTORY_IRQ_TX, "9", "9", 0, true },
+                { 100, "ens1f0", -1, INVENTORY_IRQ_OTHER, "0-15,32-47", "0", 0, true },
+                { 101, "ens1f0", 0, INVENTORY_IRQ_RXTX, "0", "0", 0, true },
+                { 116, "ens1f0", 15, INVENTORY_IRQ_RXTX, "15", "15", 0, true },
+                { 120, "ens2f0", -1, INVENTORY_IRQ_OTHER, "16-31,48-63", "16", 1, true },
+                { 121, "ens2f0", 0, INVENTORY_IRQ_RXTX, "16", "16", 1, true },
+                { 136, "ens2f0", 15, INVENTORY_IRQ_RXTX, "31", "31", 1, true },
+                { 140, NULL, -1, INVENTORY_IRQ_NONE, "20", "20", 1, true },
         };
         struct inventory inv;
-        const struct inv_nic *nic;
+        const struct inventory_nic *nic;
 
         load_fixture("host64", &inv);
         check_nics(&inv, nics, ELEMENTSOF(nics));
@@ -284,26 +284,26 @@ static void test_host64(_unused_ void **state) {
 static void test_vm2(_unused_ void **state) {
         static const struct nic_case nics[] = {
                 { "ens4", "acmenet", "0000:00:04.0", "0000:00:04.0", 3, -1, "0-3", true, true, 2, 2,
-                  INV_MAP_MSI_ORDER },
-                { "eth0", "virtio_net", "virtio2", "0000:00:03.0", 2, -1, "0-3", true, true, 2, 2, INV_MAP_NAMES },
-                { "eth1", "e1000", "0000:00:05.0", "0000:00:05.0", 4, -1, "0-3", true, true, 1, 1, INV_MAP_SINGLE },
-                { "lo", "", "", "", 1, -1, "0-2", false, true, 1, 1, INV_MAP_NONE },
+                  INVENTORY_MAP_MSI_ORDER },
+                { "eth0", "virtio_net", "virtio2", "0000:00:03.0", 2, -1, "0-3", true, true, 2, 2, INVENTORY_MAP_NAMES },
+                { "eth1", "e1000", "0000:00:05.0", "0000:00:05.0", 4, -1, "0-3", true, true, 1, 1, INVENTORY_MAP_SINGLE },
+                { "lo", "", "", "", 1, -1, "0-2", false, true, 1, 1, INVENTORY_MAP_NONE },
         };
         static const struct irq_case irqs[] = {
                 /* shared INTx line: "uhci_hcd:usb1, eth1" */
-                { 11, "eth1", 0, INV_IRQ_RXTX, "0-3", "2", 0, true },
-                { 24, NULL, -1, INV_IRQ_NONE, "0-3", "1", 0, true },
-                { 37, "eth0", -1, INV_IRQ_OTHER, "0", "0", -1, true },
-                { 38, "eth0", 0, INV_IRQ_RX, "0", "0", -1, true },
-                { 39, "eth0", 0, INV_IRQ_TX, "0", "0", -1, true },
-                { 40, "eth0", 1, INV_IRQ_RX, "1", "1", -1, true },
-                { 41, "eth0", 1, INV_IRQ_TX, "1", "1", -1, true },
+                { 11, "eth1", 0, INVENTORY_IRQ_RXTX, "0-3", "2", 0, true },
+                { 24, NULL, -1, INVENTORY_IRQ_NONE, "0-3", "1", 0, true },
+                { 37, "eth0", -1, INVENTORY_IRQ_OTHER, "0", "0", -1, true },
+                { 38, "eth0", 0, INVENTORY_IRQ_RX, "0", "0", -1, true },
+                { 39, "eth0", 0, INVENTORY_IRQ_TX, "0", "0", -1, true },
+                { 40, "eth0", 1, INVENTORY_IRQ_RX, "1", "1", -1, true },
+                { 41, "eth0", 1, INVENTORY_IRQ_TX, "1", "1", -1, true },
                 /* unknown names: msi_irqs order, first vector = admin */
-                { 44, "ens4", -1, INV_IRQ_OTHER, "0", "0", -1, true },
+                { 44, "ens4", -1, INVENTORY_IRQ_OTHER, "0", "0", -1, true },
                 /* only the hex smp_affinity, no effective affinity */
-                { 45, "ens4", 0, INV_IRQ_RXTX, "2", NULL, -1, true },
+                { 45, "ens4", 0, INVENTORY_IRQ_RXTX, "2", NULL, -1, true },
                 /* proc/irq/46 vanished: still mapped, affinity unknown */
-                { 46, "ens4", 1, INV_IRQ_RXTX, "", NULL, -1, false },
+                { 46, "ens4", 1, INVENTORY_IRQ_RXTX, "", NULL, -1, false },
         };
         struct inventory inv;
 
@@ -335,7 +335,7 @@ static void test_empty_interrupts(_unused_ void **state) {
         assert_int_equal(inv.n_irqs, 0);
         assert_int_equal(inv.n_nics, 6);
         for (size_t i = 0; i < inv.n_nics; i++) {
-                assert_int_equal(inv.nics[i].map, INV_MAP_NONE);
+                assert_int_equal(inv.nics[i].map, INVENTORY_MAP_NONE);
                 for (size_t q = 0; q < inv.nics[i].n_queues; q++)
                         assert_int_equal(inv.nics[i].queues[q].rx_irq, -1);
         }
@@ -357,7 +357,7 @@ static int irq_by_name(const struct procfs_interrupts *pi, const char *name) {
 static void test_live_host(_unused_ void **state) {
         struct procfs_interrupts pi;
         struct inventory inv;
-        const struct inv_nic *nic;
+        const struct inventory_nic *nic;
         char target[512], name[128], path[256];
         const char *bus_id;
         int fd, in_irq, out_irq, r;
@@ -398,7 +398,7 @@ static void test_live_host(_unused_ void **state) {
         out_irq = irq_by_name(&pi, name);
         assert_true(in_irq > 0 && out_irq > 0);
 
-        assert_int_equal(nic->map, INV_MAP_NAMES);
+        assert_int_equal(nic->map, INVENTORY_MAP_NAMES);
         assert_true(nic->rx_queues >= 1 && nic->n_queues >= 1);
         check_queue(&inv, "eth0", 0, in_irq, out_irq);
         /* packet counters: read, and never ahead of the kernel's */
@@ -423,12 +423,12 @@ static void test_live_host(_unused_ void **state) {
         }
         for (int k = 0; k < 2; k++) {
                 int n = k == 0 ? in_irq : out_irq;
-                const struct inv_irq *irq = inventory_irq(&inv, (unsigned) n);
+                const struct inventory_irq *irq = inventory_irq(&inv, (unsigned) n);
                 _cleanup_(freep) char *buf = NULL;
                 cpuset_t want;
 
                 assert_non_null(irq);
-                assert_int_equal(irq->role, k == 0 ? INV_IRQ_RX : INV_IRQ_TX);
+                assert_int_equal(irq->role, k == 0 ? INVENTORY_IRQ_RX : INVENTORY_IRQ_TX);
                 assert_ptr_equal(&inv.nics[irq->nic], nic);
                 assert_true(irq->affinity_readable);
                 assert_true(irq->has_effective);
@@ -440,7 +440,7 @@ static void test_live_host(_unused_ void **state) {
         snprintf(name, sizeof(name), "%s-config", bus_id);
         r = irq_by_name(&pi, name);
         if (r > 0)
-                assert_int_equal(inventory_irq(&inv, (unsigned) r)->role, INV_IRQ_OTHER);
+                assert_int_equal(inventory_irq(&inv, (unsigned) r)->role, INVENTORY_IRQ_OTHER);
 
         /* netlink agrees with sysfs; virtio-net reports combined channels */
         assert_int_equal(inventory_netlink_refresh(&inv), 0);
@@ -452,7 +452,7 @@ static void test_live_host(_unused_ void **state) {
         nic = inventory_nic(&inv, "lo");
         assert_non_null(nic);
         assert_int_equal(nic->ifindex, 1);
-        assert_int_equal(nic->map, INV_MAP_NONE);
+        assert_int_equal(nic->map, INVENTORY_MAP_NONE);
 
         inventory_free(&inv);
         procfs_interrupts_free(&pi);
@@ -493,9 +493,9 @@ struct ns_result {
  * queue count, and re-reading the vanished queue drops its fd. */
 static void live_refresh(int fd, const struct procfs_interrupts *pi, struct inventory *inv,
                          struct ns_result *res) {
-        struct inv_audit all = { 0 };
-        struct inv_nic *nic = (struct inv_nic *) inventory_nic(inv, VETH_B);
-        struct inv_queue *q;
+        struct inventory_audit all = { 0 };
+        struct inventory_nic *nic = (struct inventory_nic *) inventory_nic(inv, VETH_B);
+        struct inventory_queue *q;
         int kept;
 
         if (!nic || nic->n_queues != 4)
@@ -547,7 +547,7 @@ static void ns_child(int out) {
         }
         res.n_nics = (int) inv.n_nics;
         {
-                const struct inv_nic *nic = inventory_nic(&inv, VETH_B);
+                const struct inventory_nic *nic = inventory_nic(&inv, VETH_B);
                 if (nic) {
                         res.found = 1;
                         res.has_device = nic->has_device;
@@ -560,7 +560,7 @@ static void ns_child(int out) {
         }
         res.r_nl = inventory_netlink_refresh(&inv);
         {
-                const struct inv_nic *nic = inventory_nic(&inv, VETH_B);
+                const struct inventory_nic *nic = inventory_nic(&inv, VETH_B);
                 if (nic) {
                         res.up = nic->up;
                         res.max_rx = nic->max_rx_queues;
@@ -618,7 +618,7 @@ static void test_live_netns(_unused_ void **state) {
         assert_int_equal(res.n_nics, 2);
         assert_true(res.found);
         assert_false(res.has_device);
-        assert_int_equal(res.map, INV_MAP_NONE);
+        assert_int_equal(res.map, INVENTORY_MAP_NONE);
         /* sysfs */
         assert_int_equal(res.rx, 4);
         assert_int_equal(res.tx, 4);
@@ -664,7 +664,7 @@ static void test_audit_slice(_unused_ void **state) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct inv_audit a = { .per_tick = cases[i].per_tick, .cursor = cases[i].cursor };
+                struct inventory_audit a = { .per_tick = cases[i].per_tick, .cursor = cases[i].cursor };
                 size_t first, count;
                 char got[32] = "";
 
@@ -707,7 +707,7 @@ static void test_refresh_audit(_unused_ void **state) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct inv_audit a = { .per_tick = cases[i].per_tick, .cursor = cases[i].cursor };
+                struct inventory_audit a = { .per_tick = cases[i].per_tick, .cursor = cases[i].cursor };
                 struct procfs_interrupts pi;
                 struct inventory inv = {};
                 unsigned n_irqs = 0, n_queues = 0, all_irqs = 0, all_queues = 0;
@@ -770,7 +770,7 @@ static void test_refresh_effective(_unused_ void **state) {
                 }
         assert_int_equal(inventory_refresh(fd, &pi, &inv, NULL), 0);
         for (size_t k = 0; k < inv.n_irqs; k++) {
-                const struct inv_irq *irq = &inv.irqs[k];
+                const struct inventory_irq *irq = &inv.irqs[k];
 
                 if (irq->nic < 0)
                         continue;
@@ -846,9 +846,9 @@ static void test_refresh_threaded(_unused_ void **state) {
 static void test_napi_kthreads(_unused_ void **state) {
         char tmpl[] = "/tmp/test-inventory-napi-XXXXXX", path[256], cmd[128];
         char *base = mkdtemp(tmpl);
-        struct inv_napi napis[2] = { { .id = 514, .pid = 4242, .cpu = -1 }, { .id = 515, .pid = 4243, .cpu = 7 } };
-        struct inv_queue queues[1] = { { .index = 0, .napi_id = 514, .napi_pid = 4242, .napi_cpu = -1 } };
-        struct inv_nic nic = { .name = "veth0", .napis = napis, .n_napis = 2, .queues = queues, .n_queues = 1 };
+        struct inventory_napi napis[2] = { { .id = 514, .pid = 4242, .cpu = -1 }, { .id = 515, .pid = 4243, .cpu = 7 } };
+        struct inventory_queue queues[1] = { { .index = 0, .napi_id = 514, .napi_pid = 4242, .napi_cpu = -1 } };
+        struct inventory_nic nic = { .name = "veth0", .napis = napis, .n_napis = 2, .queues = queues, .n_queues = 1 };
         struct inventory inv = { .nics = &nic, .n_nics = 1 };
         int fd;
 

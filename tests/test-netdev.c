@@ -370,26 +370,26 @@ static void test_lookups(_unused_ void **state) {
  * names gave them (map), plus IRQ 50 of NIC 1 (ifindex 7, no queues). */
 struct fake {
         struct inventory inv;
-        struct inv_nic nics[2];
-        struct inv_queue queues[2];
-        struct inv_irq irqs[4];
+        struct inventory_nic nics[2];
+        struct inventory_queue queues[2];
+        struct inventory_irq irqs[4];
 };
 
-static void fake_init(struct fake *f, enum inv_map_source map, int q0, int q1) {
+static void fake_init(struct fake *f, enum inventory_map_source map, int q0, int q1) {
         static const unsigned numbers[] = { 39, 40, 41, 50 };
 
         memset(f, 0, sizeof(*f));
         for (size_t i = 0; i < ELEMENTSOF(f->irqs); i++)
-                f->irqs[i] = (struct inv_irq) { .irq = numbers[i], .nic = -1, .queue = -1, .role = INV_IRQ_NONE };
+                f->irqs[i] = (struct inventory_irq) { .irq = numbers[i], .nic = -1, .queue = -1, .role = INVENTORY_IRQ_NONE };
         f->irqs[0].nic = 0;
-        f->irqs[0].role = INV_IRQ_OTHER;
+        f->irqs[0].role = INVENTORY_IRQ_OTHER;
         f->irqs[3].nic = 1;
-        f->irqs[3].role = INV_IRQ_RXTX;
+        f->irqs[3].role = INVENTORY_IRQ_RXTX;
         f->irqs[3].queue = 0;
         for (int i = 0; i < 2; i++) {
                 int v = i ? q1 : q0;
 
-                f->queues[i] = (struct inv_queue) { .index = i, .has_rx = true, .has_tx = true, .rx_irq = v,
+                f->queues[i] = (struct inventory_queue) { .index = i, .has_rx = true, .has_tx = true, .rx_irq = v,
                                                     .tx_irq = v, .napi_threaded = NETDEV_THREADED_UNKNOWN,
                                                     .napi_cpu = -1 };
                 if (v >= 0)
@@ -397,7 +397,7 @@ static void fake_init(struct fake *f, enum inv_map_source map, int q0, int q1) {
                                 if (f->irqs[k].irq == (unsigned) v) {
                                         f->irqs[k].nic = 0;
                                         f->irqs[k].queue = i;
-                                        f->irqs[k].role = INV_IRQ_RXTX;
+                                        f->irqs[k].role = INVENTORY_IRQ_RXTX;
                                 }
         }
         snprintf(f->nics[0].name, sizeof(f->nics[0].name), "ens1");
@@ -407,7 +407,7 @@ static void fake_init(struct fake *f, enum inv_map_source map, int q0, int q1) {
         f->nics[0].n_queues = 2;
         snprintf(f->nics[1].name, sizeof(f->nics[1].name), "ens2");
         f->nics[1].ifindex = 7;
-        f->nics[1].map = INV_MAP_SINGLE;
+        f->nics[1].map = INVENTORY_MAP_SINGLE;
         f->inv = (struct inventory) { .nics = f->nics, .n_nics = 2, .irqs = f->irqs, .n_irqs = 4 };
 }
 
@@ -449,48 +449,48 @@ static void dump_build(const struct dump *d, struct netdev_info *info, struct ne
 static void test_inventory_apply(_unused_ void **state) {
         static const struct {
                 const char *what;
-                enum inv_map_source map;
+                enum inventory_map_source map;
                 int q0, q1;              /* the names' (or msi order's) IRQ per queue */
                 struct dump d;
-                enum inv_map_source want_map;
+                enum inventory_map_source want_map;
                 int rx[2], tx[2];
                 bool netlink[2];
-                enum inv_irq_role roles[4]; /* of IRQs 39, 40, 41, 50 */
+                enum inventory_irq_role roles[4]; /* of IRQs 39, 40, 41, 50 */
                 int queues[4];
         } cases[] = {
-                { "mlx5-like: NAPIs name the IRQs the names gave", INV_MAP_NAMES, 40, 41,
+                { "mlx5-like: NAPIs name the IRQs the names gave", INVENTORY_MAP_NAMES, 40, 41,
                   { { 100, 101 }, { 100, 101 }, { { 100, 40, 0, NETDEV_THREADED_OFF }, { 101, 41, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NETLINK, { 40, 41 }, { 40, 41 }, { true, true },
-                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
-                { "NAPIs say the names had the queues swapped", INV_MAP_NAMES, 40, 41,
+                  INVENTORY_MAP_NETLINK, { 40, 41 }, { 40, 41 }, { true, true },
+                  { INVENTORY_IRQ_OTHER, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "NAPIs say the names had the queues swapped", INVENTORY_MAP_NAMES, 40, 41,
                   { { 100, 101 }, { 100, 101 }, { { 100, 41, 0, NETDEV_THREADED_OFF }, { 101, 40, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NETLINK, { 41, 40 }, { 41, 40 }, { true, true },
-                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 1, 0, 0 } },
-                { "virtio_net-like: NAPIs without IRQs change no mapping", INV_MAP_NAMES, 40, 41,
+                  INVENTORY_MAP_NETLINK, { 41, 40 }, { 41, 40 }, { true, true },
+                  { INVENTORY_IRQ_OTHER, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX }, { -1, 1, 0, 0 } },
+                { "virtio_net-like: NAPIs without IRQs change no mapping", INVENTORY_MAP_NAMES, 40, 41,
                   { { 100, 101 }, { 0, 0 }, { { 100, -1, 0, NETDEV_THREADED_OFF }, { 101, -1, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
-                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
-                { "separate tx NAPIs with IRQs of their own", INV_MAP_NONE, -1, -1,
+                  INVENTORY_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
+                  { INVENTORY_IRQ_OTHER, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "separate tx NAPIs with IRQs of their own", INVENTORY_MAP_NONE, -1, -1,
                   { { 100, 101 }, { 102, 0 }, { { 100, 40, 0, NETDEV_THREADED_OFF }, { 101, 41, 0, NETDEV_THREADED_OFF },
                                                 { 102, 39, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NETLINK, { 40, 41 }, { 39, -1 }, { true, true },
-                  { INV_IRQ_TX, INV_IRQ_RX, INV_IRQ_RX, INV_IRQ_RXTX }, { 0, 0, 1, 0 } },
-                { "msi order gave q0 the IRQ the NAPIs give q1; q1's old one becomes other", INV_MAP_MSI_ORDER, 40, 39,
+                  INVENTORY_MAP_NETLINK, { 40, 41 }, { 39, -1 }, { true, true },
+                  { INVENTORY_IRQ_TX, INVENTORY_IRQ_RX, INVENTORY_IRQ_RX, INVENTORY_IRQ_RXTX }, { 0, 0, 1, 0 } },
+                { "msi order gave q0 the IRQ the NAPIs give q1; q1's old one becomes other", INVENTORY_MAP_MSI_ORDER, 40, 39,
                   { { 0, 101 }, { 0, 101 }, { { 101, 40, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NETLINK, { -1, 40 }, { -1, 40 }, { false, true },
-                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_NONE, INV_IRQ_RXTX }, { -1, 1, -1, 0 } },
-                { "an IRQ /proc/interrupts does not list is ignored", INV_MAP_NAMES, 40, 41,
+                  INVENTORY_MAP_NETLINK, { -1, 40 }, { -1, 40 }, { false, true },
+                  { INVENTORY_IRQ_OTHER, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_NONE, INVENTORY_IRQ_RXTX }, { -1, 1, -1, 0 } },
+                { "an IRQ /proc/interrupts does not list is ignored", INVENTORY_MAP_NAMES, 40, 41,
                   { { 100, 0 }, { 100, 0 }, { { 100, 99, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
-                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
-                { "another NIC's IRQ is not taken", INV_MAP_NAMES, 40, 41,
+                  INVENTORY_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
+                  { INVENTORY_IRQ_OTHER, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "another NIC's IRQ is not taken", INVENTORY_MAP_NAMES, 40, 41,
                   { { 100, 0 }, { 100, 0 }, { { 100, 50, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
-                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
-                { "one queue by NAPI, one by name: the NIC map stays", INV_MAP_NAMES, 40, 41,
+                  INVENTORY_MAP_NAMES, { 40, 41 }, { 40, 41 }, { false, false },
+                  { INVENTORY_IRQ_OTHER, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                { "one queue by NAPI, one by name: the NIC map stays", INVENTORY_MAP_NAMES, 40, 41,
                   { { 100, 0 }, { 100, 0 }, { { 100, 40, 0, NETDEV_THREADED_OFF } } },
-                  INV_MAP_NAMES, { 40, 41 }, { 40, 41 }, { true, false },
-                  { INV_IRQ_OTHER, INV_IRQ_RXTX, INV_IRQ_RXTX, INV_IRQ_RXTX }, { -1, 0, 1, 0 } },
+                  INVENTORY_MAP_NAMES, { 40, 41 }, { 40, 41 }, { true, false },
+                  { INVENTORY_IRQ_OTHER, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX, INVENTORY_IRQ_RXTX }, { -1, 0, 1, 0 } },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -504,10 +504,10 @@ static void test_inventory_apply(_unused_ void **state) {
                 dump_build(&cases[i].d, &info, q, n, s);
                 inventory_netdev_apply(&f.inv, &info);
                 if (f.nics[0].map != cases[i].want_map)
-                        fail_msg("%s: map %s, want %s", cases[i].what, inv_map_source_to_string(f.nics[0].map),
-                                 inv_map_source_to_string(cases[i].want_map));
+                        fail_msg("%s: map %s, want %s", cases[i].what, inventory_map_source_to_string(f.nics[0].map),
+                                 inventory_map_source_to_string(cases[i].want_map));
                 for (int k = 0; k < 2; k++) {
-                        const struct inv_queue *qu = &f.queues[k];
+                        const struct inventory_queue *qu = &f.queues[k];
                         uint32_t want_napi = cases[i].d.rx_napi[k] ? cases[i].d.rx_napi[k] : cases[i].d.tx_napi[k];
 
                         if (qu->rx_irq != cases[i].rx[k] || qu->tx_irq != cases[i].tx[k] ||
@@ -521,10 +521,10 @@ static void test_inventory_apply(_unused_ void **state) {
                 for (int k = 0; k < 4; k++)
                         if (f.irqs[k].role != cases[i].roles[k] || f.irqs[k].queue != cases[i].queues[k])
                                 fail_msg("%s: IRQ %u: role %s queue %d, want %s %d", cases[i].what, f.irqs[k].irq,
-                                         inv_irq_role_to_string(f.irqs[k].role), f.irqs[k].queue,
-                                         inv_irq_role_to_string(cases[i].roles[k]), cases[i].queues[k]);
+                                         inventory_irq_role_to_string(f.irqs[k].role), f.irqs[k].queue,
+                                         inventory_irq_role_to_string(cases[i].roles[k]), cases[i].queues[k]);
                 /* the other NIC is untouched; every NAPI of ens1 is listed */
-                if (f.nics[1].map != INV_MAP_SINGLE || f.nics[1].n_napis != 0)
+                if (f.nics[1].map != INVENTORY_MAP_SINGLE || f.nics[1].n_napis != 0)
                         fail_msg("%s: ens2 changed", cases[i].what);
                 if (f.nics[0].n_napis != info.n_napis)
                         fail_msg("%s: %zu NAPIs listed, want %zu", cases[i].what, f.nics[0].n_napis, info.n_napis);
@@ -549,7 +549,7 @@ static void test_inventory_napis(_unused_ void **state) {
         struct netdev_info info = { .queues = q, .n_queues = 1, .napis = n, .n_napis = 3 };
         struct fake f;
 
-        fake_init(&f, INV_MAP_NONE, -1, -1);
+        fake_init(&f, INVENTORY_MAP_NONE, -1, -1);
         inventory_netdev_apply(&f.inv, &info);
         assert_int_equal(f.nics[0].n_napis, 2);
         assert_int_equal(f.nics[0].napis[0].id, 263);
@@ -564,7 +564,7 @@ static void test_inventory_napis(_unused_ void **state) {
         assert_int_equal(f.queues[1].napi_id, 262);
         assert_int_equal(f.queues[1].napi_pid, 29022);
         assert_int_equal(f.queues[1].napi_threaded, NETDEV_THREADED_ON);
-        assert_int_equal(f.nics[0].map, INV_MAP_NONE);
+        assert_int_equal(f.nics[0].map, INVENTORY_MAP_NONE);
         assert_false(f.queues[1].irq_netlink);
         fake_free(&f);
 }
@@ -623,10 +623,10 @@ static void test_dump_without_family(_unused_ void **state) {
         assert_ptr_equal(info.queues, &marker);
         assert_int_equal(info.n_queues, 1);
         /* NICs this host does not have, so rtnetlink changes nothing either */
-        fake_init(&f, INV_MAP_NAMES, 40, 41);
+        fake_init(&f, INVENTORY_MAP_NAMES, 40, 41);
         (void) inventory_netlink_refresh(&f.inv);
         assert_false(f.inv.has_netdev);
-        assert_int_equal(f.nics[0].map, INV_MAP_NAMES);
+        assert_int_equal(f.nics[0].map, INVENTORY_MAP_NAMES);
         assert_null(f.nics[0].napis);
         for (int k = 0; k < 2; k++) {
                 assert_int_equal(f.queues[k].rx_irq, 40 + k);
@@ -637,7 +637,7 @@ static void test_dump_without_family(_unused_ void **state) {
                 assert_int_equal(f.queues[k].napi_cpu, -1);
                 assert_int_equal(f.queues[k].rx_stats.ifindex, 0);
         }
-        assert_int_equal(f.irqs[1].role, INV_IRQ_RXTX);
+        assert_int_equal(f.irqs[1].role, INVENTORY_IRQ_RXTX);
         assert_int_equal(f.irqs[1].queue, 0);
         /* another failure of the lookup is said as what it is */
         resolve_fail = NLE_NOACCESS;

@@ -860,7 +860,7 @@ static void check_vacated(const char *what, struct fx *f, const cpuset_t *ok) {
                                  (cpuset_format_list(&f->inv.irqs[i].affinity, list, sizeof(list)), list));
         for (size_t n = 0; n < f->inv.n_nics; n++)
                 for (size_t q = 0; q < f->inv.nics[n].n_queues; q++) {
-                        const struct inv_queue *iq = &f->inv.nics[n].queues[q];
+                        const struct inventory_queue *iq = &f->inv.nics[n].queues[q];
                         if (!cpuset_subset(&iq->rps_cpus, ok) || !cpuset_subset(&iq->xps_cpus, ok))
                                 fail_msg("%s: queue %zu's RPS or XPS still on a banned CPU", what, q);
                 }
@@ -987,14 +987,14 @@ static void test_ban_other_irqs(void **state) {
         fx_add_nic(&f, "eth1", 0, 1, true, 40, false, false);
         f.cfg.interfaces = &ci;
         f.cfg.n_interfaces = 1;
-        fx_add_irq(&f, 60, "nvme0q1", -1, -1, INV_IRQ_NONE);
-        fx_add_irq(&f, 61, "ttyS0", -1, -1, INV_IRQ_NONE);
+        fx_add_irq(&f, 60, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
+        fx_add_irq(&f, 61, "ttyS0", -1, -1, INVENTORY_IRQ_NONE);
         fx_irq(&f, 61)->affinity = cpuset_single(2);
-        fx_add_irq(&f, 62, "eth0-adm", 0, -1, INV_IRQ_OTHER);
+        fx_add_irq(&f, 62, "eth0-adm", 0, -1, INVENTORY_IRQ_OTHER);
         fx_irq(&f, 62)->affinity = cpuset_single(3);
-        fx_add_irq(&f, 63, "nvme0q2", -1, -1, INV_IRQ_NONE);
+        fx_add_irq(&f, 63, "nvme0q2", -1, -1, INVENTORY_IRQ_NONE);
         fx_irq(&f, 63)->affinity = cpuset_single(3);
-        fx_add_irq(&f, 64, "eth1-adm", 1, -1, INV_IRQ_OTHER);
+        fx_add_irq(&f, 64, "eth1-adm", 1, -1, INVENTORY_IRQ_OTHER);
         fx_irq(&f, 64)->affinity = cpuset_single(2);
         for (int q = 0; q < 4; q++)
                 f.q[0][q] = (struct fx_queue_model){ 0.1, 1000 };
@@ -1119,7 +1119,7 @@ static void test_other_irqs_placement(void **state) {
                 fx_add_nic(&f, "eth0", 0, 3, true, 30, false, false);
                 for (int q = 0; q < 3; q++)
                         f.q[0][q] = (struct fx_queue_model){ 0.3, 3000 };
-                fx_add_irq(&f, 60, "nvme0q1", -1, -1, INV_IRQ_NONE);
+                fx_add_irq(&f, 60, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
                 fx_irq(&f, 60)->node = cases[i].node;
                 assert_int_equal(cpuset_parse_list(cases[i].mask, &fx_irq(&f, 60)->affinity), 0);
                 f.other[f.n_other++] = (struct fx_other_model){ 60, cases[i].rate, cases[i].work };
@@ -1161,9 +1161,9 @@ static void test_other_irqs_spread(void **state) {
         fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
         for (int q = 0; q < 4; q++)
                 f.q[0][q] = (struct fx_queue_model){ 0.2, 3000 };
-        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INV_IRQ_NONE);
-        fx_add_irq(&f, 62, "nvme0q2", -1, -1, INV_IRQ_NONE);
-        fx_add_irq(&f, 63, "ttyS0", -1, -1, INV_IRQ_NONE);
+        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
+        fx_add_irq(&f, 62, "nvme0q2", -1, -1, INVENTORY_IRQ_NONE);
+        fx_add_irq(&f, 63, "ttyS0", -1, -1, INVENTORY_IRQ_NONE);
         f.other[f.n_other++] = (struct fx_other_model){ 61, 30000, 0.25 };
         f.other[f.n_other++] = (struct fx_other_model){ 62, 30000, 0.25 };
         f.other[f.n_other++] = (struct fx_other_model){ 63, 5, 0.0001 };
@@ -1219,7 +1219,7 @@ static void test_other_irqs_spread(void **state) {
         /* a CPU one storage IRQ saturates alone: moving it only moves the
          * hot spot, and the hot CPU says so */
         fx_init(&f, 8, 1, FX_SMT_NONE);
-        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INV_IRQ_NONE);
+        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
         fx_place(&f, 61, 6);
         f.other[f.n_other++] = (struct fx_other_model){ 61, 90000, 0.9 };
         assert_int_equal(fx_ticks(&f, 1, 5), 0);
@@ -1930,7 +1930,7 @@ static void test_xps_follows_move(void **state) {
 static void test_rfs(void **state) {
         static const struct {
                 const char *what;
-                unsigned entries, inv_entries, nq;
+                unsigned entries, inventory_entries, nq;
                 bool rfs;
                 const char *want;
         } cases[] = {
@@ -1952,7 +1952,7 @@ static void test_rfs(void **state) {
                 f.cfg.initial_layout = false;
                 f.cfg.rfs = cases[i].rfs;
                 f.cfg.rps_sock_flow_entries = cases[i].entries;
-                f.inv.rps_sock_flow_entries = cases[i].inv_entries;
+                f.inv.rps_sock_flow_entries = cases[i].inventory_entries;
                 fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 30, true, false);
                 fx_place(&f, 30, 3);
                 for (unsigned q = 1; q < cases[i].nq; q++) {
@@ -2105,7 +2105,7 @@ static void setup_veth(struct fx *f, int n_cpus, const char *name, int nq, doubl
                 f->base[c] = 0.02;
 }
 
-static void test_soft_nic(void **state) {
+static void test_irqless_nic(void **state) {
         static const struct {
                 const char *what;
                 int n_cpus;
@@ -2183,7 +2183,7 @@ static void test_soft_nic(void **state) {
  * RPS stays off for 10 min, then 20 min after a second failure; a passed
  * trial resets that.  Over 20% fewer fails at the first counted sample.
  * Bytes, not packets, tell throughput. */
-static void test_soft_nic_trial(void **state) {
+static void test_irqless_nic_trial(void **state) {
         static const char *start = "rps veth1/0>1;rps veth1/1>1;rps veth1/2>1;rps veth1/3>1;";
         static const char *back = "rps veth1/0>;rps veth1/1>;rps veth1/2>;rps veth1/3>;";
         static const struct {
@@ -2303,7 +2303,7 @@ static void test_soft_nic_trial(void **state) {
 
 /* Narrowed when the packets drop, kept while the rate stays inside the
  * hysteresis band (500..1000 packets/s), given back below it. */
-static void test_soft_nic_lifecycle(void **state) {
+static void test_irqless_nic_lifecycle(void **state) {
         static const struct {
                 unsigned when;
                 const char *mask;
@@ -2367,7 +2367,7 @@ static void test_soft_nic_lifecycle(void **state) {
 
 /* +/-10% noise on every CPU's load and on the packet rate over 1000 ticks:
  * RPS starts at most once and never flaps. */
-static void test_soft_nic_noise(void **state) {
+static void test_irqless_nic_noise(void **state) {
         static const struct {
                 const char *what;
                 int n_cpus;
@@ -2749,13 +2749,13 @@ static unsigned n_thread_actions(const struct fx *f) {
 /* A NIC with queue IRQs whose NAPIs have kthreads: each thread goes where
  * its queue's IRQ is laid out, once; off by default. */
 static void test_napi_follows_irq(_unused_ void **state) {
-        static struct inv_napi napis[2] = {
+        static struct inventory_napi napis[2] = {
                 { .id = 100, .irq = 40, .pid = 500, .threaded = 1, .cpu = 0, .starttime = 70 },
                 { .id = 101, .irq = 41, .pid = 501, .threaded = 1, .cpu = 0, .starttime = 71 },
         };
         for (int on = 0; on <= 1; on++) {
                 struct fx f;
-                struct inv_nic *n;
+                struct inventory_nic *n;
 
                 fx_init(&f, 4, 1, FX_SMT_NONE);
                 fx_add_nic(&f, "eth0", -1, 2, true, 40, false, false);
@@ -2807,7 +2807,7 @@ static void test_napi_follows_irq(_unused_ void **state) {
  * after the dwell, one on a CPU gone hot moves to a cool one; a thread
  * that refuses (EINVAL) is left alone; a reused PID is a new thread. */
 static void test_napi_veth_spread(_unused_ void **state) {
-        static struct inv_napi napis[2] = {
+        static struct inventory_napi napis[2] = {
                 { .id = 600, .irq = -1, .pid = 900, .threaded = 1, .cpu = 0, .starttime = 5 },
                 { .id = 601, .irq = -1, .pid = 901, .threaded = 1, .cpu = 0, .starttime = 6 },
         };
@@ -2895,7 +2895,7 @@ static int threaded_action(const struct fx *f) {
  * whose throughput held keeps it, one that lost 60% turns it off again
  * and blocks it; the packets stopping give it back after the dwell. */
 static void test_threaded_relief(_unused_ void **state) {
-        static struct inv_napi napis[1] = { { .id = 700, .irq = -1, .pid = 0, .threaded = 0, .cpu = -1 } };
+        static struct inventory_napi napis[1] = { { .id = 700, .irq = -1, .pid = 0, .threaded = 0, .cpu = -1 } };
         static const struct {
                 const char *what;
                 bool rps;
@@ -2908,7 +2908,7 @@ static void test_threaded_relief(_unused_ void **state) {
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
-                struct inv_nic *n;
+                struct inventory_nic *n;
                 unsigned k, on_at = 0;
                 bool rps_seen = false;
 
@@ -3019,10 +3019,10 @@ int main(void) {
                 cmocka_unit_test(test_rfs),
                 cmocka_unit_test(test_workers),
                 cmocka_unit_test(test_interface_config),
-                cmocka_unit_test(test_soft_nic),
-                cmocka_unit_test(test_soft_nic_lifecycle),
-                cmocka_unit_test(test_soft_nic_trial),
-                cmocka_unit_test(test_soft_nic_noise),
+                cmocka_unit_test(test_irqless_nic),
+                cmocka_unit_test(test_irqless_nic_lifecycle),
+                cmocka_unit_test(test_irqless_nic_trial),
+                cmocka_unit_test(test_irqless_nic_noise),
                 cmocka_unit_test(test_bad_input),
                 cmocka_unit_test(test_fast_attack),
                 cmocka_unit_test(test_fast_attack_noise),

@@ -1092,13 +1092,13 @@ static void test_napi_policy_hot(_unused_ void **state) {
 static void test_napi_take(_unused_ void **state) {
         char tmpl[] = "/tmp/test-sample-napi-XXXXXX";
         char *base = mkdtemp(tmpl);
-        struct inv_napi napis[] = {
+        struct inventory_napi napis[] = {
                 { .id = 514, .pid = 4242, .irq = -1, .cpu = -1 },
                 { .id = 515, .pid = 4243, .irq = -1, .cpu = -1 },  /* gone */
                 { .id = 516, .pid = 4244, .irq = -1, .cpu = -1 },  /* PID reused */
                 { .id = 517, .pid = 0, .irq = -1, .cpu = -1 },     /* not threaded */
         };
-        struct inv_nic nic = { .name = "veth0", .napis = napis, .n_napis = ELEMENTSOF(napis) };
+        struct inventory_nic nic = { .name = "veth0", .napis = napis, .n_napis = ELEMENTSOF(napis) };
         struct inventory inv = { .nics = &nic, .n_nics = 1 };
         struct sample_snapshot s = {};
         char cmd[128];

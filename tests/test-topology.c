@@ -63,7 +63,7 @@ static void test_host64(_unused_ void **state) {
         assert_list("node1", &t.nodes[1].cpus, "16-31,48-63");
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                const struct topo_cpu *c = &t.cpus[cases[i].cpu];
+                const struct topology_cpu *c = &t.cpus[cases[i].cpu];
                 if (c->cpu != cases[i].cpu || !c->present || !c->online || c->node != cases[i].node ||
                     c->package_id != cases[i].package_id || c->core_id != cases[i].core_id ||
                     c->core != cases[i].core || c->smt_index != cases[i].smt_index ||
@@ -77,7 +77,7 @@ static void test_host64(_unused_ void **state) {
         /* 32 cores, two threads each, siblings on the same node and L3. */
         cpuset_zero(&cores);
         for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
-                const struct topo_cpu *c = &t.cpus[cpu];
+                const struct topology_cpu *c = &t.cpus[cpu];
                 int n = 0;
                 cpuset_set(&cores, c->core);
                 for (int o = 0; o <= t.max_cpu; o++)
@@ -117,7 +117,7 @@ static void test_vm2(_unused_ void **state) {
         assert_int_equal(t.nodes[0].id, 0);
         assert_list("no node dir: node 0 = online", &t.nodes[0].cpus, "0-2");
         for (int cpu = 0; cpu <= 2; cpu++) {
-                const struct topo_cpu *c = &t.cpus[cpu];
+                const struct topology_cpu *c = &t.cpus[cpu];
                 assert_true(c->online);
                 assert_int_equal(c->node, 0);
                 assert_int_equal(c->core, cpu);
