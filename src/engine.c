@@ -228,8 +228,8 @@ static void diff_inventory(struct engine *e, const struct inventory *old, const 
  * inventory and, when ws is given, the worker set; with fresh_only only
  * over an object re-read by this refresh: the others still hold what was
  * laid over them when the action was recorded (run_actions()) or at an
- * earlier refresh.  Copying every overlaid 1 KB set each tick was 0.3M
- * instructions a tick on a 256-CPU host. */
+ * earlier refresh: an object not re-read still holds its overlaid value,
+ * and laying it again would change nothing. */
 static void overlay(struct engine *e, struct inventory *inv, struct worker_set *ws, bool fresh_only) {
         const struct apply_overlay_entry *v;
         size_t n;
@@ -265,7 +265,7 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
 
 /* Per tick only the values the policy needs fresh are re-read; the whole
  * inventory (dir walks, device links, msi_irqs: ~5 files per IRQ and 5 per
- * queue, 13M instructions a tick on a 256-CPU host with 459 IRQs) at start,
+ * queue, thousands of files on a 256-CPU host with 459 IRQs) at start,
  * after link events and CPU hotplug (inventory_dirty), when inventory_refresh()
  * sees the layout change (IRQ set, NIC set, queue counts: ethtool -L sends
  * no netlink message, so queue dirs are counted each tick), and every
