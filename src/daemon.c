@@ -848,6 +848,8 @@ static void daemon_free(struct daemon *d) {
         sd_event_source_disable_unref(d->bans_watch);
         sd_event_unref(d->event);
         engine_free(&d->engine);
+        if (d->have_config)
+                config_free(&d->config);
         report_free(&d->out);
         bans_free(&d->bans);
         free(d->bans_dir);
