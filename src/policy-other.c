@@ -239,8 +239,6 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 if (r && !check_other(t, ii, r))
                         continue;
                 cpuset_and(&on, &ii->affinity, &t->topo->online);
-                if (cpuset_empty(&on))
-                        continue;
                 if (util_grow((void **) &t->others, &t->a_others, t->n_others + 1, sizeof(*t->others)) < 0)
                         return -ENOMEM;
                 o = &t->others[t->n_others++];
@@ -252,6 +250,9 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 o->busy = o->rate >= POL_OTHER_RATE;
                 o->work = other_work(t, o->si, other_rate);
                 o->ineligible = !cpuset_subset(&on, &t->eligible);
+                /* a kernel widens such a mask itself; a tree without one
+                 * behind it (--root) keeps naming the offline CPUs */
+                o->stranded = cpuset_empty(&on);
         }
         return 0;
 }
@@ -284,9 +285,13 @@ void pol_other_irqs(struct pol_tick *t) {
                 }
                 local_cpus(t, o->node, &local);
                 cpuset_and(&on, &o->ii->affinity, &t->topo->online);
-                if (cpuset_subset(&on, &local) || cpuset_empty(&local))
+                if ((!o->stranded && cpuset_subset(&on, &local)) || cpuset_empty(&local))
                         continue;
-                if (o->ineligible)
+                if (o->stranded)
+                        snprintf(reason, sizeof(reason), "%s: every CPU it had went offline; onto %s",
+                                 o->ii->name[0] ? o->ii->name : "IRQ",
+                                 o->node >= 0 ? "its node's eligible CPUs" : "the eligible CPUs");
+                else if (o->ineligible)
                         snprintf(reason, sizeof(reason),
                                  "%s: off CPUs that may not be used (banned, isolated or nohz_full), onto %s",
                                  o->ii->name[0] ? o->ii->name : "IRQ",
@@ -313,14 +318,15 @@ void pol_other_irqs(struct pol_tick *t) {
                  * layout, a move) say nothing yet: wait for them, unless
                  * it fires where it may not */
                 cpu = least_loaded(t, o->r, &local, -1, PICK_CALM);
-                if (cpu < 0 && o->ineligible)
+                if (cpu < 0 && (o->ineligible || o->stranded))
                         cpu = least_loaded(t, o->r, &local, -1, PICK_ANY);
                 if (cpu < 0)
                         continue;
                 snprintf(reason, sizeof(reason),
                          "%s: %.0f interrupts/s; on CPU%d, the least loaded of its %d NUMA-local eligible CPUs%s",
                          o->ii->name[0] ? o->ii->name : "IRQ", o->rate, cpu, cpuset_count(&local),
-                         o->ineligible ? " (it fired on CPUs that may not be used)" : "");
+                         o->stranded ? " (every CPU it had went offline)"
+                         : o->ineligible ? " (it fired on CPUs that may not be used)" : "");
                 to = cpuset_single(cpu);
                 shift_load(t, o, cpu);
                 if (o->si) {

@@ -1836,6 +1836,50 @@ static void test_hot_unplug_mask_kept(void **state) {
         fx_free(&f);
 }
 
+/* The same for another device's IRQ, quiet or busy: once every CPU of
+ * its mask is offline it is placed again on online CPUs, and left there. */
+static void test_other_irq_stranded(void **state) {
+        static const struct {
+                const char *what;
+                double rate, work;
+                const char *want;
+        } cases[] = {
+                { "quiet: onto the eligible CPUs", 0, 0, "0-1,3" },
+                { "busy: onto one online CPU", 20000, 0.2, NULL },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char got[64], buf[512];
+                struct fx f;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+                for (int q = 0; q < 2; q++)
+                        f.q[0][q] = (struct fx_queue_model){ 0.2, 3000 };
+                fx_add_irq(&f, 60, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
+                fx_irq(&f, 60)->node = -1;
+                fx_irq(&f, 60)->affinity = cpuset_single(2);
+                f.other[f.n_other++] = (struct fx_other_model){ 60, cases[i].rate, cases[i].work };
+                assert_int_equal(fx_ticks(&f, 1, 4), 0);
+                assert_int_equal(cpuset_format_list(&fx_irq(&f, 60)->affinity, got, sizeof(got)), 0);
+                if (strcmp(got, "2") != 0)
+                        fail_msg("%s: before the unplug IRQ 60 is on %s, want 2", cases[i].what, got);
+
+                fx_cpu_offline(&f, 2);
+                assert_int_equal(fx_ticks(&f, 5, 8), 0);
+                assert_int_equal(cpuset_format_list(&fx_irq(&f, 60)->affinity, got, sizeof(got)), 0);
+                if (cases[i].want ? strcmp(got, cases[i].want) != 0
+                                  : (cpuset_count(&fx_irq(&f, 60)->affinity) != 1 ||
+                                     !cpuset_isset(&f.topo.online, cpuset_only(&fx_irq(&f, 60)->affinity))))
+                        fail_msg("%s: IRQ 60 on %s after CPU2 went offline", cases[i].what, got);
+                fx_fmt(&f.l, buf, sizeof(buf));
+                if (strstr(buf, "irq 60>"))
+                        fail_msg("%s: still moving at the eighth tick: %s", cases[i].what, buf);
+                fx_free(&f);
+        }
+}
+
 /* The tick a CPU goes offline may touch the unit already (its RPS leaves
  * the offline CPU): the IRQ is placed again all the same, at the next
  * tick at the latest, and is never taken for someone else's change. */
@@ -3013,6 +3057,7 @@ int main(void) {
                 cmocka_unit_test(test_external_rps),
                 cmocka_unit_test(test_hot_unplug),
                 cmocka_unit_test(test_hot_unplug_mask_kept),
+                cmocka_unit_test(test_other_irq_stranded),
                 cmocka_unit_test(test_hot_unplug_rps_touched),
                 cmocka_unit_test(test_driver_reset),
                 cmocka_unit_test(test_xps_follows_move),
