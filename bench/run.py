@@ -24,7 +24,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BALANCERS = ['none', 'static', 'irqbalance', 'irqsteerd']
-SCENARIOS = ['uniform16', 'zipf64', 'elephant', 'single-queue', 'step', 'noisy', 'isolated']
+SCENARIOS = ['uniform16', 'zipf64', 'elephant', 'single-queue', 'step', 'noisy', 'isolated', 'trial8', 'share20', 'share80', 'queues32']
 QUICK_SCENARIOS = ['uniform16', 'single-queue']
 COST_SCENARIOS = ['cost16', 'cost64', 'cost256']
 

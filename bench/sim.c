@@ -92,6 +92,8 @@ struct sim_nic {
         int swing_sine;         /* 0: square wave */
         double noise;
         double irq_share, hardirq_share, tx_share, rps_overhead;
+        double irq_share_spread; /* each queue's share: irq_share +- this, drawn once */
+        double q_share[MAX_Q];   /* each queue's interrupt + NAPI share */
         double intr_rate;       /* interrupts/s per CPU of work */
         int rx_irq[MAX_Q], tx_irq[MAX_Q]; /* indexes into irqs[] */
         cpuset_t rps[MAX_Q];
@@ -111,6 +113,8 @@ struct host {
         int ncpu, sockets, smt, cores_per_socket;
         cpuset_t isolated, nohz_full, eligible, all;
         double user, system;
+        double user_spread;     /* each CPU's user demand: user +- this, drawn once */
+        double *cpu_user;       /* per CPU */
 };
 
 struct sim {
@@ -385,6 +389,8 @@ static void load_scenario(struct sim *S, const char *file) {
                                 parse_set(v, &S->h.nohz_full, file, lineno);
                         else if (!strcmp(k, "user"))
                                 S->h.user = parse_num(v, file, lineno);
+                        else if (!strcmp(k, "user_spread"))
+                                S->h.user_spread = parse_num(v, file, lineno);
                         else if (!strcmp(k, "system"))
                                 S->h.system = parse_num(v, file, lineno);
                         else
@@ -433,6 +439,8 @@ static void load_scenario(struct sim *S, const char *file) {
                                 nic->noise = parse_num(v, file, lineno);
                         else if (!strcmp(k, "irq_share"))
                                 nic->irq_share = parse_num(v, file, lineno);
+                        else if (!strcmp(k, "irq_share_spread"))
+                                nic->irq_share_spread = parse_num(v, file, lineno);
                         else if (!strcmp(k, "hardirq_share"))
                                 nic->hardirq_share = parse_num(v, file, lineno);
                         else if (!strcmp(k, "tx_share"))
@@ -1101,13 +1109,51 @@ static void init_weights(struct sim *S) {
                 for (int q = 0; q < n->nq; q++)
                         n->weight[q] /= sum;
         }
+        /* Per-queue interrupt + NAPI shares and per-CPU user demand are
+         * drawn only when a spread is asked for, so scenarios without one
+         * see the same random sequence as before. */
+        for (int i = 0; i < S->n_nics; i++) {
+                struct sim_nic *n = &S->nics[i];
+                for (int q = 0; q < n->nq; q++) {
+                        double v = n->irq_share + (n->irq_share_spread > 0 ? n->irq_share_spread * rng_sym() : 0);
+                        n->q_share[q] = MIN(MAX(v, 0.02), 0.98);
+                }
+        }
+        S->h.cpu_user = calloc(S->h.ncpu, sizeof(double));
+        if (!S->h.cpu_user)
+                die("out of memory");
+        for (int c = 0; c < S->h.ncpu; c++) {
+                double v = S->h.user + (S->h.user_spread > 0 ? S->h.user_spread * rng_sym() : 0);
+                S->h.cpu_user[c] = MIN(MAX(v, 0), 1);
+        }
 }
 
 struct tick_result {
         double lb, peak_demand, peak_served, demand, dropped, max_item;
         int peak_cpu;
         double *net_share;      /* per CPU served irq+softirq share */
+        double *idle;           /* per CPU idle share */
 };
+
+/* The hole a balancer should never leave open for long: a CPU with under
+ * HOLE_BUSY_IDLE idle and at least HOLE_BUSY_NET network work while an
+ * eligible CPU has over HOLE_FREE_IDLE idle and under HOLE_FREE_NET. */
+#define HOLE_BUSY_IDLE 0.05
+#define HOLE_BUSY_NET 0.25
+#define HOLE_FREE_IDLE 0.40
+#define HOLE_FREE_NET 0.02
+
+static bool hole_open(const struct sim *S, const struct tick_result *R) {
+        bool busy = false, free_cpu = false;
+
+        for (int c = 0; c < S->h.ncpu; c++) {
+                if (!cpuset_isset(&S->h.eligible, c))
+                        continue;
+                busy |= R->idle[c] < HOLE_BUSY_IDLE && R->net_share[c] >= HOLE_BUSY_NET;
+                free_cpu |= R->idle[c] > HOLE_FREE_IDLE && R->net_share[c] < HOLE_FREE_NET;
+        }
+        return busy && free_cpu;
+}
 
 static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
         int nc = S->h.ncpu;
@@ -1131,8 +1177,8 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                         double elw = el * f * noise;
                         double rxw = W * (1.0 - (K_RX == S->irqs[n->rx_irq[q]].kind ? n->tx_share : 0));
                         double txw = W - rxw;
-                        double irqpart = rxw * n->irq_share, proto = rxw - irqpart;
-                        double el_proto = elw * (1.0 - n->irq_share) * (rxw / (W > 0 ? W : 1));
+                        double irqpart = rxw * n->q_share[q], proto = rxw - irqpart;
+                        double el_proto = elw * (1.0 - n->q_share[q]) * (rxw / (W > 0 ? W : 1));
                         double mice = proto - el_proto;
                         struct sim_irq *rq = &S->irqs[n->rx_irq[q]];
                         int rc = cpuset_first(&rq->mask);
@@ -1204,7 +1250,7 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
         R->peak_cpu = 0;
         for (int c = 0; c < nc; c++) {
                 double D = hard[c] + soft[c], served = MIN(D, 1.0), scale = D > 0 ? served / D : 1;
-                double sys = MIN(S->h.system, 1.0 - served), usr = MIN(S->h.user, 1.0 - served - sys);
+                double sys = MIN(S->h.system, 1.0 - served), usr = MIN(S->h.cpu_user[c], 1.0 - served - sys);
                 double idle = 1.0 - served - sys - usr;
                 if (D > R->peak_demand) {
                         R->peak_demand = D;
@@ -1213,6 +1259,7 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                 R->peak_served = MAX(R->peak_served, served);
                 R->dropped += D - served;
                 R->net_share[c] = served;
+                R->idle[c] = idle;
                 S->stat[c][0] += usr * ts * USER_HZ;
                 S->stat[c][2] += sys * ts * USER_HZ;
                 S->stat[c][3] += idle * ts * USER_HZ;
@@ -1558,10 +1605,12 @@ int main(int argc, char **argv) {
         double *imb = calloc(n, sizeof(double));
         double sum_demand = 0, sum_dropped = 0, sum_banned = 0;
         long moves_after = 0, moves_total = 0, rps_after = 0, bad = 0;
-        struct tick_result R = { .net_share = calloc(S.h.ncpu, sizeof(double)) };
+        struct tick_result R = { .net_share = calloc(S.h.ncpu, sizeof(double)),
+                                 .idle = calloc(S.h.ncpu, sizeof(double)) };
+        int hole_run = 0, hole_max = 0, hole_ticks = 0;
         struct timespec next;
 
-        if (!peak_d || !peak_s || !imb || !R.net_share)
+        if (!peak_d || !peak_s || !imb || !R.net_share || !R.idle)
                 die("out of memory");
         for (int i = 0; i < S.n_nics; i++)
                 if (S.nics[i].step_at >= 0)
@@ -1595,6 +1644,12 @@ int main(int argc, char **argv) {
                         sum_dropped += R.dropped;
                         moves_after += c.irq_moves + c.rps_moves;
                         rps_after += c.rps_moves;
+                        if (hole_open(&S, &R)) {
+                                hole_ticks++;
+                                hole_run++;
+                                hole_max = MAX(hole_max, hole_run);
+                        } else
+                                hole_run = 0;
                         for (int k = 0; k < S.h.ncpu; k++)
                                 if (!cpuset_isset(&S.h.eligible, k))
                                         sum_banned += R.net_share[k];
@@ -1640,11 +1695,15 @@ int main(int argc, char **argv) {
                 /* network work on isolated/nohz_full CPUs, % of one CPU */
                 fprintf(sf, "isolated_load_pct=%.2f\n", 100 * sum_banned / m);
                 fprintf(sf, "converge_ref=%d\nconverge_ticks=%d\n", ref, conv);
+                /* ticks after warm-up with a saturated network CPU beside
+                 * an idle one without network work, and the longest run */
+                fprintf(sf, "hole_ticks=%d\nhole_run_max=%d\n", hole_ticks, hole_max);
                 fclose(sf);
         }
         free(peak_d);
         free(peak_s);
         free(imb);
         free(R.net_share);
+        free(R.idle);
         return stop_flag && done < n ? 1 : 0;
 }
