@@ -10,11 +10,30 @@
 #include "util.h"
 
 /* Share of a queue's receive softirq work that stays on the IRQ CPU (the
- * NAPI poll, GRO) when RPS steers the protocol work elsewhere.  Derived from
- * the field case in DESIGN.md 1: a single-queue NIC at 52.8% soft fell to 29%
- * with RPS over all 4 CPUs; N + P = 0.528 and N + P/4 = 0.29 give N = 0.21,
- * P = 0.32, so N is about 40% of the receive work. */
+ * NAPI poll, GRO, and what RPS itself costs there: IPIs, backlog
+ * enqueueing) when RPS steers the protocol work elsewhere.  Measured per
+ * queue and per NIC where the host shows it (policy-share.c); until then
+ * this prior, derived from the field case in DESIGN.md 1: a single-queue
+ * NIC at 52.8% soft fell to 29% with RPS over all 4 CPUs; N + P = 0.528 and
+ * N + P/4 = 0.29 give N = 0.21, P = 0.32, so N is about 40% of the receive
+ * work.  Hosts differ: 20-80% in the simulator's scenarios. */
 #define POL_NAPI_SHARE 0.4
+/* A measured share is held within these bounds: a queue's interrupt and
+ * NAPI work never vanishes, and RPS always moves something. */
+#define POL_SHARE_MIN 0.05
+#define POL_SHARE_MAX 0.95
+/* Weight of a new measurement in the running estimate once there are a
+ * few (the first ones average with the prior as if it were one). */
+#define POL_SHARE_GAIN 0.25
+/* A measurement needs this much receive work (share of a CPU) to see,
+ * and CPUs below this irq+softirq load: a saturated CPU's load is capped
+ * and says nothing about the split. */
+#define POL_SHARE_EVIDENCE 0.05
+#define POL_SHARE_SATURATED 0.95
+/* Measurements before an estimate is reported in a note, and the change
+ * from the last noted value that is noted again. */
+#define POL_SHARE_NOTE_AFTER 3
+#define POL_SHARE_NOTE_DELTA 0.10
 
 /* A CPU whose raw irq+softirq share rose this much since the last policy
  * tick sets the fast pace (policy_pace): on the veth flood of bench/README.md
@@ -29,6 +48,15 @@
 /* A queue is a "lone hot queue" when it carries more than this fraction of
  * its hot CPU's network load (the "most" of DESIGN.md 5). */
 #define POL_LONE_FRAC 0.5
+
+/* The layout by load takes CPU loads within this of each other as equal:
+ * one sample's noise (+-10% of a queue in the simulator's noisy scenario)
+ * must not send queues to SMT siblings before their cores. */
+#define POL_LAYOUT_TIE 0.02
+/* The second look at a start-up layout waits this many samples for one
+ * that sees the NIC's interrupts; a NIC without traffic by then is left to
+ * the rebalancing and its hysteresis. */
+#define POL_RELAYOUT_SAMPLES 3
 
 /* NICs without queue IRQs (veth: the receive work runs as NET_RX on the
  * sending CPU).  RPS is considered from POL_IRQLESS_PPS received packets/s:
@@ -101,12 +129,18 @@ struct pol_queue {
         bool xps_external, xps_broken;
         bool resync;             /* its NIC was reset: see pol_irq.resync */
         unsigned failures;
+        /* measured share of its receive work that stays on the IRQ CPU
+         * under RPS (policy-share.c), when its RPS CPUs show its work alone */
+        double keep;
+        unsigned keep_n;         /* measurements in it, 0: the NIC's or the prior */
 };
 
 struct pol_nic {
         char name[IF_NAMESIZE];
         bool seen;
         bool laid_out;           /* every queue IRQ confirmed where the layout put it */
+        bool blind;              /* laid out before any load sample: looked at again with the first */
+        unsigned blind_ticks;    /* samples since, none of which saw its interrupts */
         size_t n_queues;         /* queue count at layout: a change means the driver reset */
         bool start_known;        /* start: where its layout begins in its node's CPU order, */
         int start;               /* kept so a re-layout after a driver reset is the same */
@@ -146,6 +180,11 @@ struct pol_nic {
         double thr_trial_base;
         uint64_t thr_trial_count0, thr_trial_usec0;
         uint64_t thr_block_until, thr_backoff_usec;
+        /* measured share of the receive work that stays on the IRQ CPUs
+         * under RPS, over its queues (policy-share.c) */
+        double keep;
+        unsigned keep_n;         /* measurements in it, 0: the prior */
+        double keep_noted;       /* the value last said in a note, 0 none */
 };
 
 struct pol_thread {
@@ -239,6 +278,7 @@ struct pol_unit {
         const struct sample_irq *si[2]; /* their rates this tick, NULL unknown or invalid */
         int n_irq;
         int cpu;                 /* where it fires now, -1 unknown */
+        int irq_cpu[2];          /* where each of its IRQs fires, -1 unknown */
         int target;              /* where it fires after this tick's actions */
         double rate;             /* interrupts/s of its IRQs, all CPUs */
         /* Packets/s of the queue each IRQ serves, from the kernel's
@@ -250,8 +290,9 @@ struct pol_unit {
         double total;            /* estimated receive work, with what RPS steers elsewhere */
         double tx;               /* part of total on a separate tx IRQ: RPS does not steer it */
         double keep;             /* share of the receive work that stays on the IRQ CPU
-                                  * under RPS: POL_NAPI_SHARE; 0 for a NIC without queue
-                                  * IRQs, whose receive runs wholly where RPS sends it */
+                                  * under RPS: measured (pol_share_keep), else
+                                  * POL_NAPI_SHARE; 0 for a NIC without queue IRQs,
+                                  * whose receive runs wholly where RPS sends it */
         bool irqless;               /* a whole NIC without queue IRQs (qi: its first rx queue) */
         bool rps_on;             /* a non-empty rps_cpus other than its own CPU */
         cpuset_t rps;            /* current rps_cpus */
@@ -398,6 +439,18 @@ void pol_unwanted(struct pol_tick *t);
 /* Our RPS sets lose the CPUs that are no longer eligible for their NIC (a
  * ban, at run time or by a reload), this tick, without hysteresis. */
 void pol_vacate_rps(struct pol_tick *t);
+
+/* policy-share.c */
+/* The share of a queue's receive work that stays on its IRQ CPU under
+ * RPS: the queue's measurement (q may be NULL), else its NIC's (n may be
+ * NULL), else POL_NAPI_SHARE. */
+double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q);
+/* Measures that share where this tick's loads show it (the units' work
+ * from estimate()): RPS CPUs that carry one NIC's steered work and nothing
+ * else against what stays on IRQ CPUs that serve one queue alone.  Updates
+ * the queue and NIC records for the next tick; notes a NIC's estimate
+ * once it stands and again when it moves. */
+void pol_share_measure(struct pol_tick *t);
 
 /* policy-workers.c */
 void pol_workers(struct pol_tick *t);

@@ -93,19 +93,176 @@ static size_t layout_order(const struct pol_tick *t, const cpuset_t *cpus, int *
         return n;
 }
 
+static void move_load(struct pol_tick *t, int from, int to, double w) {
+        if (from >= 0 && from <= t->max_cpu) {
+                t->load[from] = MAX(t->load[from] - w, 0);
+                t->net[from] = MAX(t->net[from] - w, 0);
+        }
+        if (to >= 0 && to <= t->max_cpu) {
+                t->load[to] += w;
+                t->net[to] += w;
+        }
+}
+
+/* Whether the layout may put a queue of NIC x on cpu: not a CPU that is
+ * already busy without that NIC's own queues (which the layout moves):
+ * hot, irq+softirq at the exit level, or under saturated_idle idle (user
+ * work counts: a queue there would starve beside it).  Without a sample
+ * every CPU may. */
+static bool layout_free(const struct pol_tick *t, const struct pol_nicctx *x, int cpu) {
+        double own = 0;
+
+        if (!t->in->load || cpu > t->max_cpu)
+                return true;
+        for (size_t i = 0; i < x->n_units; i++) {
+                const struct pol_unit *u = &t->units[x->first_unit + i];
+                if (u->cpu == cpu && !u->fixed)
+                        own += u->work;
+        }
+        if (own <= 0 && cpuset_isset(&t->hot, cpu))
+                return false;
+        return t->load[cpu] - own < pol_exit(t) && t->idle[cpu] + own >= t->c->saturated_idle;
+}
+
+/* From the NIC's start on in order (n CPUs), the free CPUs first, the busy
+ * ones after, into rot; returns how many are free. */
+static size_t layout_cands(const struct pol_tick *t, const struct pol_nicctx *x, const int *order, size_t n,
+                           size_t start, int *rot) {
+        size_t n_free = 0;
+
+        for (size_t i = 0; i < n; i++)
+                if (layout_free(t, x, order[(start + i) % n]))
+                        rot[n_free++] = order[(start + i) % n];
+        for (size_t i = 0, k = n_free; i < n; i++)
+                if (!layout_free(t, x, order[(start + i) % n]))
+                        rot[k++] = order[(start + i) % n];
+        return n_free;
+}
+
+/* A layout placement of u on cpu. */
+static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, const char *reason) {
+        /* the next samples mix the old placement with the new one */
+        pol_settle(t, u->cpu);
+        pol_settle(t, cpu);
+        if (u->cpu != cpu)
+                move_load(t, u->cpu, cpu, u->work);
+        emit_unit(t, u, cpu, true, reason);
+}
+
+/* The layout by load: the NIC's queues in `place` (indexes into its units)
+ * go, heaviest first, each to the CPU of cand[0..n_cand) that it leaves
+ * least loaded, ties to the CPU with the fewest of them and then the
+ * earlier in cand; the busy CPUs cand[n_cand..n_all) only when a queue's
+ * IRQ is full on every other.  A queue weighs its share of the NIC's
+ * measured work by its interrupt rate (its IRQ CPU's load right after a
+ * placement still holds the old one), its own work without rates.  A CPU
+ * starts at its load without the queues being placed; loads within
+ * POL_LAYOUT_TIE count as equal, so one sample's noise does not undo the
+ * order (physical cores first).  ret_cpu[i] gets the CPU for place[i]
+ * (-1: none); returns the most weight of these queues one CPU gets, and
+ * in *ret_now (may be NULL) the most they put on one CPU now: the spread
+ * of the NIC's own queues, without the other work the sample shows (IRQs
+ * of other devices still on the CPU the NIC's IRQs started on, which
+ * leave it this tick). */
+static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place, const int *cand,
+                  size_t n_cand, size_t n_all, int *ret_cpu, double *ret_now) {
+        double *bg = calloc(t->max_cpu + 1, sizeof(double)), *w = calloc(n_place + 1, sizeof(double));
+        unsigned *cnt = calloc(t->max_cpu + 1, sizeof(unsigned));
+        size_t *ord = calloc(n_place + 1, sizeof(size_t));
+        double *cur = calloc(t->max_cpu + 1, sizeof(double));
+        double work = 0, rate = 0, peak = 0;
+
+        if (ret_now)
+                *ret_now = 0;
+        for (size_t i = 0; i < n_place; i++)
+                ret_cpu[i] = -1;
+        if (!bg || !w || !cnt || !ord || !cur) {
+                t->r = -ENOMEM;
+                goto out;
+        }
+        for (size_t i = 0; i < n_all; i++)
+                bg[cand[i]] = t->load[cand[i]];
+        for (size_t i = 0; i < n_place; i++) {
+                const struct pol_unit *u = &t->units[x->first_unit + place[i]];
+                if (u->cpu >= 0 && u->cpu <= t->max_cpu)
+                        bg[u->cpu] = MAX(bg[u->cpu] - u->work, 0);
+                work += u->work;
+                rate += u->rate;
+        }
+        for (size_t i = 0; i < n_place; i++) {
+                const struct pol_unit *u = &t->units[x->first_unit + place[i]];
+                size_t k = i;
+
+                w[i] = rate > 0 ? work * u->rate / rate : u->work;
+                if (u->cpu >= 0 && u->cpu <= t->max_cpu)
+                        cur[u->cpu] += w[i];
+                /* heaviest first, queue order among equals */
+                while (k > 0 && w[ord[k - 1]] < w[i]) {
+                        ord[k] = ord[k - 1];
+                        k--;
+                }
+                ord[k] = i;
+        }
+        for (int c = 0; c <= t->max_cpu && ret_now; c++)
+                *ret_now = MAX(*ret_now, cur[c]);
+        for (size_t k = 0; k < n_place; k++) {
+                size_t i = ord[k];
+                const struct pol_unit *u = &t->units[x->first_unit + place[i]];
+                int best = -1;
+
+                for (size_t pass = 0; pass < 2 && best < 0; pass++)
+                        for (size_t j = pass == 0 ? 0 : n_cand; j < (pass == 0 ? n_cand : n_all); j++) {
+                                int c = cand[j];
+                                if (unit_enospc(t, u, c))
+                                        continue;
+                                if (best < 0 || bg[c] < bg[best] - POL_LAYOUT_TIE ||
+                                    (bg[c] < bg[best] + POL_LAYOUT_TIE && cnt[c] < cnt[best]))
+                                        best = c;
+                        }
+                if (best < 0)
+                        continue;
+                ret_cpu[i] = best;
+                bg[best] += w[i];
+                cnt[best]++;
+                /* cur now holds what this layout gives each CPU */
+                if (k == 0)
+                        memset(cur, 0, (t->max_cpu + 1) * sizeof(double));
+                cur[best] += w[i];
+                peak = MAX(peak, cur[best]);
+        }
+out:
+        free(bg);
+        free(w);
+        free(cnt);
+        free(ord);
+        free(cur);
+        return peak;
+}
+
 /* Initial layout (DESIGN.md 5): each queue on its own CPU over the NIC's
  * NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
  * before SMT siblings, wrapping when there are more queues than CPUs.  Each
  * NIC starts where the previous NIC of the node left off, so NICs do not
- * stack on the first CPUs. */
+ * stack on the first CPUs.  CPUs already busy with other work
+ * (layout_free) come after all the others in that order: a queue goes
+ * there only when there is no other CPU.  With a load sample the queues
+ * are placed by load instead (lpt): the heaviest first, each where it
+ * leaves the least load, in the same order among equals.  Each placement
+ * moves the queue's measured work in the projected loads, so a second NIC
+ * laid out in the same tick sees where the first one went.  A layout made
+ * before any sample (at start) is looked at again with the first one
+ * (pol_layout). */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur;
         char reason[256];
-        int *order;
-        size_t n, j = 0, start;
+        int *order, *rot;
+        size_t n, n_free = 0, j = 0, start;
 
         order = calloc(t->max_cpu + 1, sizeof(int));
-        if (!order) {
+        rot = calloc(t->max_cpu + 1, sizeof(int));
+        if (!order || !rot) {
+                free(order);
+                free(rot);
                 t->r = -ENOMEM;
                 return;
         }
@@ -119,6 +276,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         pol_note(t, LOG_WARNING, "%s: no eligible CPU for its queue IRQs; leaving them", x->nic->name);
                 }
                 free(order);
+                free(rot);
                 return;
         }
         if (!x->rec->start_known) {
@@ -127,6 +285,38 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 cur->pos = (int) ((cur->pos + x->n_units) % n);
         }
         start = (size_t) x->rec->start % n;
+        n_free = layout_cands(t, x, order, n, start, rot);
+        x->rec->blind = !t->in->load;
+        x->rec->blind_ticks = 0;
+        if (t->in->load) {
+                size_t *place = calloc(x->n_units + 1, sizeof(size_t)), n_place = 0;
+                int *to = calloc(x->n_units + 1, sizeof(int));
+
+                if (!place || !to) {
+                        t->r = -ENOMEM;
+                } else {
+                        for (size_t i = 0; i < x->n_units; i++) {
+                                struct pol_unit *u = &t->units[x->first_unit + i];
+                                if (!u->fixed && !unit_intact(t, u))
+                                        place[n_place++] = i;
+                        }
+                        lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, NULL);
+                        for (size_t i = 0; i < n_place; i++) {
+                                struct pol_unit *u = &t->units[x->first_unit + place[i]];
+                                if (to[i] < 0)
+                                        continue;
+                                snprintf(reason, sizeof(reason),
+                                         "initial layout by load: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
+                                         x->nic->name, u->queue, x->n_units, to[i], n);
+                                place_unit(t, u, to[i], reason);
+                        }
+                }
+                free(place);
+                free(to);
+                free(order);
+                free(rot);
+                return;
+        }
         for (size_t i = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
                 size_t k;
@@ -140,7 +330,10 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         continue;
                 }
                 for (k = 0; k < n; k++) {
-                        int c = order[(start + j + k) % n];
+                        /* wrapping over the free CPUs, the busy ones only
+                         * when every free one is full for this IRQ */
+                        size_t wrap = n_free > 0 ? n_free : n;
+                        int c = k < wrap ? rot[(j + k) % wrap] : rot[k];
                         if (!unit_enospc(t, u, c)) {
                                 cpu = c;
                                 break;
@@ -151,12 +344,100 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         continue;
                 snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                          x->nic->name, u->queue, x->n_units, cpu, n);
-                /* the next samples mix the old placement with the new one */
-                pol_settle(t, u->cpu);
-                pol_settle(t, cpu);
-                emit_unit(t, u, cpu, true, reason);
+                place_unit(t, u, cpu, reason);
         }
         free(order);
+        free(rot);
+}
+
+/* A layout made before any load sample (at start) is looked at again with
+ * the first one that saw the NIC's interrupts: the queues by load (lpt)
+ * when that spreads the NIC's own queue work better by min_gain (its
+ * busiest CPU's share of it).  Other work alone is no reason for that:
+ * IRQs of other devices that fire on the NIC's start-up CPU leave it in the
+ * same tick (pol_other_irqs), and a whole layout shifted one CPU along for
+ * them measured worse in the simulator's uniform16 (imbalance 1.07 ->
+ * 1.26).  Queues on CPUs busy with other work (layout_free) go to the free
+ * CPUs in any case, with or without interrupts seen, the others staying.
+ * All this while every queue IRQ is still where the layout put it and none
+ * has RPS of ours; a NIC whose interrupts no sample saw within
+ * POL_RELAYOUT_SAMPLES is left to the rebalancing. */
+static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
+        int *order = NULL, *rot = NULL, *to = NULL;
+        size_t *place = NULL, n, n_free, n_place = 0;
+        double now = 0, peak, rate = 0;
+        bool on_busy = false;
+        char reason[256];
+
+        x->rec->blind = false;
+        if (!x->rec->start_known)
+                return;
+        for (size_t i = 0; i < x->n_units; i++) {
+                const struct pol_unit *u = &t->units[x->first_unit + i];
+                /* an offline or no longer allowed CPU is pol_replace_offline's */
+                if (u->rps_ours || (!u->fixed && !unit_intact(t, u)) ||
+                    (!u->fixed && (u->replace || u->cpu < 0 || !cpuset_isset(&x->cpus, u->cpu))))
+                        return;
+                rate += u->rate;
+        }
+        order = calloc(t->max_cpu + 1, sizeof(int));
+        rot = calloc(t->max_cpu + 1, sizeof(int));
+        place = calloc(x->n_units + 1, sizeof(size_t));
+        to = calloc(x->n_units + 1, sizeof(int));
+        if (!order || !rot || !place || !to) {
+                t->r = -ENOMEM;
+                goto out;
+        }
+        n = layout_order(t, &x->cpus, order);
+        if (n == 0)
+                goto out;
+        n_free = layout_cands(t, x, order, n, (size_t) x->rec->start % n, rot);
+        for (size_t i = 0; i < x->n_units; i++)
+                if (!t->units[x->first_unit + i].fixed) {
+                        place[n_place++] = i;
+                        on_busy |= !layout_free(t, x, t->units[x->first_unit + i].cpu);
+                }
+        if (rate > 0) {
+                peak = lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now);
+                if (peak < now - pol_min_gain(t)) {
+                        for (size_t i = 0; i < n_place; i++) {
+                                struct pol_unit *u = &t->units[x->first_unit + place[i]];
+                                if (to[i] < 0 || to[i] == u->cpu)
+                                        continue;
+                                snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
+                                         x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
+                                place_unit(t, u, to[i], reason);
+                        }
+                        goto out;
+                }
+        }
+        if (on_busy && n_free > 0) {
+                /* only the queues on busy CPUs move, onto the free ones */
+                n_place = 0;
+                for (size_t i = 0; i < x->n_units; i++) {
+                        const struct pol_unit *u = &t->units[x->first_unit + i];
+                        if (!u->fixed && !layout_free(t, x, u->cpu))
+                                place[n_place++] = i;
+                }
+                lpt(t, x, place, n_place, rot, n_free, n_free, to, NULL);
+                for (size_t i = 0; i < n_place; i++) {
+                        struct pol_unit *u = &t->units[x->first_unit + place[i]];
+                        if (to[i] < 0 || to[i] == u->cpu)
+                                continue;
+                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",
+                                 x->nic->name, u->queue, u->cpu, to[i]);
+                        place_unit(t, u, to[i], reason);
+                }
+                goto out;
+        }
+        /* nothing seen to place by yet: wait a few samples */
+        if (rate <= 0 && ++x->rec->blind_ticks < POL_RELAYOUT_SAMPLES)
+                x->rec->blind = true;
+out:
+        free(order);
+        free(rot);
+        free(place);
+        free(to);
 }
 
 /* Every movable queue IRQ of the NIC is where we last set it. */
@@ -173,6 +454,11 @@ void pol_layout(struct pol_tick *t) {
         for (size_t i = 0; i < t->inv->n_nics; i++) {
                 struct pol_nicctx *x = &t->nics[i];
 
+                if (x->managed && x->n_units > 0 && x->rec->laid_out && x->rec->blind && t->in->load &&
+                    t->c->initial_layout) {
+                        relayout(t, x);
+                        continue;
+                }
                 if (!x->managed || x->n_units == 0 || x->rec->laid_out)
                         continue;
                 x->rec->n_queues = x->nic->n_queues;
@@ -202,17 +488,6 @@ static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpu
                         best = cpu;
         }
         return best;
-}
-
-static void move_load(struct pol_tick *t, int from, int to, double w) {
-        if (from >= 0 && from <= t->max_cpu) {
-                t->load[from] = MAX(t->load[from] - w, 0);
-                t->net[from] = MAX(t->net[from] - w, 0);
-        }
-        if (to >= 0 && to <= t->max_cpu) {
-                t->load[to] += w;
-                t->net[to] += w;
-        }
 }
 
 /* Whether an IRQ of u may fire on a CPU its NIC may not use (banned at run

@@ -22,6 +22,8 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         return !(q && (q->rps_external || q->rps_broken || q->rps_kept));
 }
 
+static const char *cpus_word(const cpuset_t *s);
+
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
         return (1 - u->keep) * MAX(u->total - u->tx, 0);
@@ -334,13 +336,39 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
         return true;
 }
 
+/* What the load model puts on cpu from unit v: its share of its RPS
+ * work there, and on its IRQ CPU what RPS does not steer. */
+static double unit_on(const struct pol_unit *v, int cpu) {
+        double w = cur_share(v, cpu);
+
+        if (cpu == v->target && !v->irqless)
+                w += MAX(v->total - proto_work(v), 0);
+        return w;
+}
+
+/* cpu's load without what the model puts there from every unit but u:
+ * u's share there plus what the model does not explain. */
+static double own_load(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+        double l = pol_load(t, cpu);
+
+        for (size_t i = 0; i < t->n_units; i++)
+                if (&t->units[i] != u)
+                        l -= unit_on(&t->units[i], cpu);
+        for (size_t i = 0; i < t->n_irqless; i++)
+                if (&t->irqless[i] != u)
+                        l -= unit_on(&t->irqless[i], cpu);
+        return MAX(l, 0);
+}
+
 /* RPS hashes whole flows: a queue's protocol work spreads evenly over its
  * set only when it is many small flows.  When the busiest CPU of the set
  * (the IRQ CPU aside) carries more than two even shares over the coolest,
  * one big flow sits on it, and a wider set would only move that flow
  * somewhere else with the next hash (measured in the simulator's elephant
  * scenario: every widening moved the elephant onto a CPU that already had
- * other queues' shares). */
+ * other queues' shares).  What other queues put on those CPUs (their IRQs,
+ * their RPS shares) is taken out first: sets of several queues overlap,
+ * and their shares differ from CPU to CPU without any big flow. */
 static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         double lo = -1, hi = -1;
         int m = u->n_rps;
@@ -348,9 +376,10 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         if (m < 2)
                 return false;
         CPUSET_FOREACH(cpu, &u->rps) {
-                double l = pol_load(t, cpu);
+                double l;
                 if (cpu == u->target)
                         continue;
+                l = own_load(t, u, cpu);
                 lo = lo < 0 ? l : MIN(lo, l);
                 hi = MAX(hi, l);
         }
@@ -385,7 +414,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         }
 
         if (hot) {
-                cpuset_t hs;
+                cpuset_t hs, shed;
                 char hl[128];
 
                 q->narrow_ticks = 0;
@@ -397,6 +426,16 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         return;
                 if (flow_bound(t, u))
                         return;
+                /* A hot RPS CPU (not the IRQ CPU) that other work keeps at
+                 * the level without any of this queue's share gains nothing
+                 * from a wider set: it leaves the set, and cool CPUs take
+                 * its share.  Sets of several hot queues overlap, and
+                 * widening alone ends with every set over every CPU and the
+                 * IRQ CPUs, which carry the NAPI work as well, the busiest. */
+                cpuset_zero(&shed);
+                CPUSET_FOREACH(h, &hs)
+                        if (h != cpu && ex_load(t, u, h) >= pol_level(t))
+                                cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
                 cpuset_andnot(&cand, &x->cpus, &span);
                 cpuset_andnot(&cand, &cand, &t->hot);
@@ -408,13 +447,31 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 CPUSET_FOREACH(s, &cand)
                         if (pol_settling(t, s))
                                 cpuset_clear(&cand, s);
-                if (cpuset_empty(&cand))
+                if (cpuset_empty(&cand) && cpuset_empty(&shed))
                         return;
-                set = u->rps;
-                size_set(t, u, &cand, pol_level(t), &set);
-                snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot (queue work %.0f%%); RPS over CPUs %s",
-                         cpuset_count(&hs) > 1 ? "CPUs " : "CPU", pol_fmt_cpus(&hs, hl, sizeof(hl)), 100 * u->total,
-                         pol_fmt_cpus(&set, list, sizeof(list)));
+                cpuset_andnot(&set, &u->rps, &shed);
+                if (!cpuset_empty(&cand))
+                        size_set(t, u, &cand, pol_level(t), &set);
+                if (!cpuset_empty(&shed)) {
+                        double was = 0;
+                        cpuset_t rest = set;
+
+                        CPUSET_FOREACH(h, &shed)
+                                was = MAX(was, pol_load(t, h));
+                        cpuset_clear(&rest, cpu);
+                        /* something left to steer to, and worth it */
+                        if (cpuset_empty(&rest) || set_peak(t, u, &set) > was - pol_min_gain(t))
+                                return;
+                        snprintf(reason, sizeof(reason),
+                                 "RPS off hot %s%s (other work keeps it at the level; queue work %.0f%%); RPS over CPUs %s",
+                                 cpus_word(&shed), pol_fmt_cpus(&shed, hl, sizeof(hl)), 100 * u->total,
+                                 pol_fmt_cpus(&set, list, sizeof(list)));
+                } else
+                        snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot (queue work %.0f%%); RPS over CPUs %s",
+                                 cpuset_count(&hs) > 1 ? "CPUs " : "CPU", pol_fmt_cpus(&hs, hl, sizeof(hl)),
+                                 100 * u->total, pol_fmt_cpus(&set, list, sizeof(list)));
+                if (cpuset_equal(&set, &u->rps))
+                        return;
                 emit_rps(t, u, &set, reason);
                 pol_rfs(t, u->nic, u->qi);
                 return;

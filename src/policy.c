@@ -1108,7 +1108,6 @@ static int build_units(struct pol_tick *t) {
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
                         const struct inventory_queue *iq = &n->queues[qi];
                         const struct inventory_irq *ii[2] = { NULL, NULL };
-                        const struct sample_irq *si;
                         struct pol_unit *u;
                         int irqs[2] = { iq->rx_irq, iq->tx_irq };
                         bool ok = true;
@@ -1127,7 +1126,8 @@ static int build_units(struct pol_tick *t) {
                                 return -ENOMEM;
                         u = &t->units[t->n_units];
                         *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
-                                                .offline_cpu = -1, .keep = POL_NAPI_SHARE };
+                                                .irq_cpu = { -1, -1 }, .offline_cpu = -1 };
+                        u->keep = pol_share_keep(x->rec, pol_queue_get(t->st, n->name, iq->index, false));
                         for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
                                 const struct inventory_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
                                 if (!x2 || !x2->affinity_readable)
@@ -1147,8 +1147,9 @@ static int build_units(struct pol_tick *t) {
                                         u->rate += u->si[k]->rate;
                                 u->pps[k] = queue_pps(t->in->load, n, iq, u->irq[k]);
                         }
-                        si = u->si[0];
-                        u->cpu = irq_cpu(t, ii[0], si);
+                        for (int k = 0; k < u->n_irq; k++)
+                                u->irq_cpu[k] = irq_cpu(t, ii[k], u->si[k]);
+                        u->cpu = u->irq_cpu[0];
                         u->target = u->cpu;
                         if (iq->has_rps && !cpuset_empty(&iq->rps_cpus) &&
                             (u->cpu < 0 || cpuset_only(&iq->rps_cpus) != u->cpu)) {
@@ -1175,8 +1176,9 @@ static int build_units(struct pol_tick *t) {
  * them (netdev qstats), to their queues' packet rates (each spread over
  * the CPUs as its IRQ fired, all on its CPU when it raised none): NAPI
  * polls many packets per interrupt, more the busier it is, so interrupts
- * undercount a busy queue.  A queue with RPS keeps POL_NAPI_SHARE of its work on its IRQ CPU
- * and spreads the rest evenly over its RPS CPUs, so its total is estimated
+ * undercount a busy queue.  A queue with RPS keeps its share (u->keep:
+ * measured, else POL_NAPI_SHARE) of its work on its IRQ CPU and spreads
+ * the rest evenly over its RPS CPUs, so its total is estimated
  * from its IRQ CPU part, and that steered work is first taken off the other
  * CPUs' shares before they are split among their own IRQs. */
 /* IRQ k of u's CPU range in the load split: where it fired, or its CPU
@@ -1277,7 +1279,7 @@ static int estimate(struct pol_tick *t) {
                         u->total = w;
                         if (u->rps_on) {
                                 int m = u->n_rps;
-                                keep = POL_NAPI_SHARE + (cpuset_isset(&u->rps, u->cpu) ? (1 - POL_NAPI_SHARE) / m : 0);
+                                keep = u->keep + (cpuset_isset(&u->rps, u->cpu) ? (1 - u->keep) / m : 0);
                                 u->total = u->tx + MAX(w - u->tx, 0) / keep;
                         }
                 }
@@ -1291,7 +1293,7 @@ static int estimate(struct pol_tick *t) {
                         m = u->n_rps;
                         CPUSET_FOREACH(c, &u->rps)
                                 if (c != u->cpu && c < n)
-                                        steered[c] += (1 - POL_NAPI_SHARE) * MAX(u->total - u->tx, 0) / m;
+                                        steered[c] += (1 - u->keep) * MAX(u->total - u->tx, 0) / m;
                 }
         }
         free(sum_rate);
@@ -1573,6 +1575,11 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         r = estimate(&t);
         if (r < 0)
                 goto finish;
+        pol_share_measure(&t);
+        if (t.r < 0) {
+                r = t.r;
+                goto finish;
+        }
         r = pol_soft_build(&t);
         if (r < 0)
                 goto finish;

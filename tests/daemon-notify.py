@@ -528,7 +528,8 @@ def run_effective():
 def run_plan():
     """irqsteerctl plan --root on vm2 with CPU1 95% in softirq (the load
     advanced by a thread while plan sleeps its interval between its two
-    readings): the hot CPU, the initial layout of the queue IRQs, RPS for
+    readings): the hot CPU, the initial layout of the queue IRQs and, with
+    the first sample, eth0's queue off the hot CPU, RPS for
     the single-queue NIC, RFS and XPS; and not one byte of the tree
     changed."""
     d = os.path.join(tmp, "plan")
@@ -560,16 +561,19 @@ def run_plan():
 
     got = [fmt(a) for a in plan.get("actions", [])]
     want = [
-        # initial layout, one CPU per queue, rx/tx pairs together
+        # initial layout at start, before any load: one CPU per queue,
+        # rx/tx pairs together
         "irq-affinity 45 [0]", "irq-affinity 38 [1]", "irq-affinity 39 [1]", "irq-affinity 40 [2]",
         "irq-affinity 41 [2]", "irq-affinity 11 [0]",
         # single-queue NIC: RPS (RFS is off by default)
         "rps eth1/0 [0, 1, 2]",
         # XPS follows the rx IRQs
         "xps ens4/0 [0]", "xps eth0/0 [1]", "xps eth0/1 [2]", "xps eth1/0 [0]",
+        # the first sample: eth0 queue 0 off the hot CPU1, XPS with it
+        "irq-affinity 38 [2]", "irq-affinity 39 [2]", "xps eth0/0 [2]",
     ]
     c.check(got == want, "plan --root: the expected actions", f"got {got}")
-    c.check("Hot CPUs: CPU1 (95.0% irq+softirq" in rt.stdout and "11 actions (nothing was changed)" in rt.stdout
+    c.check("Hot CPUs: CPU1 (95.0% irq+softirq" in rt.stdout and "14 actions (nothing was changed)" in rt.stdout
             and "RPS eth1 rx-0 none -> CPUs 0-2: single-queue NIC eth1" in rt.stdout,
             "plan --root: the text form says the same", rt.stdout)
     changed = dl.tree_diff(before, dl.tree_bytes(root, skip=load_files))

@@ -33,6 +33,8 @@ enum fx_smt {
 struct fx_queue_model {
         double work;             /* irq+softirq share the queue's receive work takes */
         double rate;             /* interrupts/s of its rx (or combined) IRQ */
+        double share;            /* part of it that stays on the IRQ CPU under RPS;
+                                  * 0: the host's (fx.napi_share) */
 };
 
 struct fx {
@@ -48,6 +50,11 @@ struct fx {
         double base[FX_MAX_CPUS];      /* irq+softirq not from NIC queues */
         double user[FX_MAX_CPUS];      /* user+sys share beside it */
         struct fx_queue_model q[4][FX_MAX_QUEUES]; /* [nic][queue] */
+        /* interrupt + NAPI share of a queue's receive work that stays on
+         * its IRQ CPU under RPS (0.4 unless a test sets it), and what RPS
+         * costs the IRQ CPU, as a fraction of the work it moves */
+        double napi_share;
+        double rps_cost;
         /* NICs without queue IRQs (fx_add_veth): received packets/s and
          * the CPU that sends them, where the receive work runs without RPS */
         double pps[4];
@@ -121,6 +128,7 @@ static inline void fx_init(struct fx *f, int n, int nodes, enum fx_smt smt) {
                 cpuset_set(&f->topo.nodes[tc->node].cpus, c);
         }
         fx_config_defaults(&f->cfg);
+        f->napi_share = 0.4;
         f->st = policy_state_new();
         if (!f->st || !f->topo.cpus || !f->topo.nodes)
                 abort();
@@ -306,8 +314,10 @@ static inline int fx_irq_cpu(struct fx *f, int irq) {
 }
 
 /* Closed loop: CPU loads and IRQ rates from where the queue IRQs and RPS
- * masks are now (RPS keeps 40% on the IRQ CPU, the rest even over the mask),
- * plus the base load.  noise (may be NULL) multiplies each CPU's share. */
+ * masks are now (RPS keeps the queue's share on the IRQ CPU, f->napi_share
+ * unless the queue has its own, plus f->rps_cost of what it moves; the
+ * rest even over the mask), plus the base load.  noise (may be NULL)
+ * multiplies each CPU's share. */
 static inline void fx_model(struct fx *f, const double *noise) {
         double soft[FX_MAX_CPUS], other[FX_MAX_CPUS];
 
@@ -345,9 +355,10 @@ static inline void fx_model(struct fx *f, const double *noise) {
                         int nm = cpuset_count(&q->rps_cpus);
 
                         if (nm > 0 && !(nm == 1 && cpuset_isset(&q->rps_cpus, cpu))) {
-                                soft[cpu] += 0.4 * m->work;
+                                double keep = m->share > 0 ? m->share : f->napi_share;
+                                soft[cpu] += keep * m->work + f->rps_cost * (1 - keep) * m->work;
                                 CPUSET_FOREACH(c, &q->rps_cpus)
-                                        soft[c] += 0.6 * m->work / nm;
+                                        soft[c] += (1 - keep) * m->work / nm;
                         } else
                                 soft[cpu] += m->work;
                         if (m->rate > 0) {

@@ -1,5 +1,6 @@
 /* The policy as a pure function: synthetic hosts built in memory
  * (tests/policy-fixtures.h), exact actions asserted. */
+#include <math.h>
 #include <syslog.h>
 
 #include "policy-fixtures.h"
@@ -117,6 +118,270 @@ static void test_initial_layout(void **state) {
                 expect_actions(cases[i].what, &f.l, "");
                 assert_int_equal(f.rep.n_notes, 0);
 
+                fx_free(&f);
+        }
+}
+
+/* The first placement by the current load: a CPU already busy without
+ * the NIC's own queues (other IRQs' softirq, or user work leaving it
+ * under saturated_idle idle) gets a queue only when no other CPU is
+ * left; the queues' own load where they fire now does not count. */
+static void test_layout_by_load(void **state) {
+        static const struct {
+                const char *what;
+                double base[8];          /* irq+softirq not from the NIC */
+                double user[8];
+                double queue_work;       /* each queue's, all on CPU0 before the layout */
+                int nq;
+                bool sample;             /* a load sample before the first tick */
+                const char *want;
+        } cases[] = {
+                { "no sample yet: in order", { 0.9, 0.9 }, { 0 }, 0.2, 4, false,
+                  "irq 30>0;irq 31>1;irq 32>2;irq 33>3;" },
+                { "softirq-hot CPUs 1-2 skipped", { 0, 0.9, 0.9 }, { 0 }, 0.2, 4, true,
+                  "irq 30>0;irq 31>3;irq 32>4;irq 33>5;" },
+                { "CPU3 saturated by user work skipped", { 0 }, { 0, 0, 0, 0.97 }, 0.2, 4, true,
+                  "irq 30>0;irq 31>1;irq 32>2;irq 33>4;" },
+                { "the queues' own load on CPU0 does not make it busy", { 0 }, { 0 }, 0.3, 4, true,
+                  "irq 30>0;irq 31>1;irq 32>2;irq 33>3;" },
+                { "more queues than free CPUs: wrap over the free ones", { 0, 0.9, 0.9, 0.9, 0.9, 0.9 }, { 0 }, 0.05,
+                  4, true, "irq 30>0;irq 31>6;irq 32>7;irq 33>0;" },
+                { "every CPU busy: in order after all", { 0 }, { 0.97, 0.97, 0.97, 0.97, 0.97, 0.97, 0.97, 0.97 }, 0.01, 4,
+                  true, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 30, false, false);
+                for (int q = 0; q < cases[i].nq; q++)
+                        f.q[0][q] = (struct fx_queue_model){ cases[i].queue_work, 1000 };
+                for (int c = 0; c < 8; c++) {
+                        f.base[c] = cases[i].base[c];
+                        f.user[c] = cases[i].user[c];
+                }
+                if (cases[i].sample)
+                        fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions(cases[i].what, &f.l, cases[i].want);
+                fx_free(&f);
+        }
+}
+
+/* The busiest CPU's irq+softirq share in the last model run. */
+static double fx_peak(const struct fx *f) {
+        double p = 0;
+        for (int c = 0; c < f->n_cpus; c++)
+                p = MAX(p, f->load.cpus[c].softirq + f->load.cpus[c].irq);
+        return p;
+}
+
+/* With a load sample the queues are laid out by load, heaviest first
+ * (their weights from the interrupt rates), each where it leaves the
+ * least load; a layout made before any sample is looked at again with the
+ * first one, once. */
+static void test_layout_lpt(void **state) {
+        static const double works[6] = { 0.6, 0.6, 0.2, 0.2, 0.1, 0.1 };
+        static const struct {
+                const char *what;
+                bool blind;              /* the first tick before any sample */
+        } cases[] = {
+                { "sample at the first tick: by load at once", false },
+                { "blind first tick: by load with the first sample", true },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                double peak = 0;
+
+                fx_init(&f, 3, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, 6, true, 30, false, false);
+                for (int q = 0; q < 6; q++)
+                        f.q[0][q] = (struct fx_queue_model){ works[q], 10000 * works[q], 0 };
+                if (!cases[i].blind)
+                        fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                if (cases[i].blind) {
+                        /* in order: queues 0 and 3 on CPU0 (80%), 1 and 4 on
+                         * CPU1, 2 and 5 on CPU2 */
+                        expect_actions("blind", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>0;irq 34>1;irq 35>2;");
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                        assert_true(count_type(&f.l, KNOB_IRQ) > 0);
+                        for (size_t k = 0; k < f.l.n; k++)
+                                assert_true(f.l.v[k].type != KNOB_IRQ || f.l.v[k].layout);
+                }
+                fx_model(&f, NULL);
+                peak = fx_peak(&f);
+                print_message("    %s: peak %.2f\n", cases[i].what, peak);
+                /* 0.6 | 0.6 | 0.2+0.2+0.1+0.1: what the order's 0.8 misses */
+                if (peak > 0.61)
+                        fail_msg("%s: busiest CPU at %.2f, want 0.6", cases[i].what, peak);
+                /* once: the next ticks leave the layout alone */
+                for (unsigned k = 3; k <= 6; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        assert_int_equal(count_type(&f.l, KNOB_IRQ), 0);
+                }
+                fx_free(&f);
+        }
+
+        /* equal queues on physical cores: the first sample's noise does
+         * not send them to the idle SMT siblings */
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+                struct fx f;
+                double noise[8];
+
+                fx_init(&f, 8, 1, FX_SMT_SPLIT);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
+                for (int q = 0; q < 4; q++)
+                        f.q[0][q] = (struct fx_queue_model){ 0.3, 3000 * (0.9 + 0.2 * fx_rand(&seed)), 0 };
+                /* timers and the like: a little softirq everywhere */
+                for (int c = 0; c < 8; c++)
+                        f.base[c] = 0.01 * fx_rand(&seed);
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions("SMT: in order", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+                for (int c = 0; c < 8; c++)
+                        noise[c] = 0.9 + 0.2 * fx_rand(&seed);
+                fx_model(&f, noise);
+                assert_int_equal(fx_step(&f, 2 * SEC), 0);
+                expect_actions("SMT: noise is no reason", &f.l, "");
+                fx_free(&f);
+        }
+}
+
+/* ---- the receive model over a range of hosts ---- */
+
+/* The share of a lone hot queue's receive work that stays on its IRQ CPU
+ * under RPS is measured, whatever it is (20-80%, with or without a cost of
+ * RPS on the IRQ CPU): the queue's estimate ends near the true share (RPS's
+ * cost on the IRQ CPU counted in), the queues RPS never touched keep the
+ * prior, and the NIC's estimate is noted once. */
+static void test_share_measured(void **state) {
+        static const struct {
+                double share, cost;
+        } cases[] = {
+                { 0.2, 0 }, { 0.3, 0.1 }, { 0.5, 0 }, { 0.65, 0.1 }, { 0.8, 0 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 7 + i;
+                double noise[8], s = cases[i].share, c = cases[i].cost;
+                /* what stays of the work the IRQ CPU and RPS CPUs carry */
+                double want = (s + c * (1 - s)) / (1 + c * (1 - s));
+                const struct pol_queue *q;
+                const struct pol_nic *n = NULL;
+                unsigned notes = 0;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                f.napi_share = s;
+                f.rps_cost = c;
+                fx_add_nic(&f, "eth0", 0, 4, true, 30, true, false);
+                for (int k = 0; k < 4; k++)
+                        fx_place(&f, 30 + (unsigned) k, k);
+                f.q[0][0] = (struct fx_queue_model){ 0.95, 20000, 0 };
+                for (int k = 1; k < 4; k++)
+                        f.q[0][k] = (struct fx_queue_model){ 0.10, 1000, 0 };
+                for (int k = 1; k <= 200; k++) {
+                        for (int cpu = 0; cpu < 8; cpu++)
+                                noise[cpu] = 0.98 + 0.04 * fx_rand(&seed);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        for (size_t m = 0; m < f.rep.n_notes; m++)
+                                notes += strstr(f.rep.notes[m].text, "stays on the IRQ CPU under RPS") != NULL;
+                }
+                q = pol_queue_get(f.st, "eth0", 0, false);
+                for (size_t m = 0; m < f.st->n_nics; m++)
+                        if (strcmp(f.st->nics[m].name, "eth0") == 0)
+                                n = &f.st->nics[m];
+                assert_non_null(q);
+                assert_non_null(n);
+                print_message("    share %.2f cost %.2f: queue %.3f (%u), NIC %.3f (%u), want %.3f\n", s, c, q->keep,
+                              q->keep_n, n->keep, n->keep_n, want);
+                if (q->keep_n < 10 || fabs(q->keep - want) > 0.05)
+                        fail_msg("share %.2f cost %.2f: queue estimate %.3f from %u samples, want %.3f", s, c, q->keep,
+                                 q->keep_n, want);
+                if (n->keep_n < 10 || fabs(n->keep - want) > 0.05)
+                        fail_msg("share %.2f cost %.2f: NIC estimate %.3f, want %.3f", s, c, n->keep, want);
+                for (int k = 1; k < 4; k++) {
+                        const struct pol_queue *o = pol_queue_get(f.st, "eth0", k, false);
+                        assert_true(!o || o->keep_n == 0);
+                }
+                assert_true(notes >= 1 && notes <= 2);
+                fx_free(&f);
+        }
+}
+
+/* Properties over interrupt/NAPI shares 0.2-0.8 with +-0.1 between
+ * queues, heavy user load beside, noise: the busiest CPU ends no busier
+ * than a static one-queue-a-CPU spread and near the lower bound (what no
+ * placement can beat: the heaviest queue's part that stays on its IRQ
+ * CPU, or the mean); the last half of the run has no action (no
+ * flapping), and no IRQ goes back to a CPU it left. */
+static void test_share_properties(void **state) {
+        static const double shares[] = { 0.2, 0.35, 0.5, 0.65, 0.8 };
+        static const double works[8] = { 1.0, 0.7, 0.3, 0.3, 0.25, 0.25, 0.2, 0.2 };
+        const int n_cpus = 12, nq = 8, ticks = 400;
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(shares); i++) {
+                struct fx f;
+                uint64_t seed = 99 + i;
+                double noise[12], qs[8], lb = 0, total = 0, static_peak = 0, peak = 0;
+                unsigned late = 0, bounces = 0;
+                int prev[8], left[8];
+
+                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth0", 0, nq, true, 30, true, false);
+                for (int k = 0; k < nq; k++) {
+                        qs[k] = MIN(MAX(shares[i] + 0.2 * (fx_rand(&seed) - 0.5), 0.05), 0.95);
+                        f.q[0][k] = (struct fx_queue_model){ works[k], 2000 + 10000 * works[k], qs[k] };
+                        static_peak = MAX(static_peak, works[k]);
+                        lb = MAX(lb, qs[k] * works[k]);
+                        total += works[k];
+                        prev[k] = -1;
+                        left[k] = -1;
+                }
+                lb = MAX(lb, total / n_cpus);
+                for (int c = 0; c < n_cpus; c++)
+                        f.user[c] = 0.35 + 0.1 * fx_rand(&seed);
+                for (int k = 1; k <= ticks; k++) {
+                        for (int c = 0; c < n_cpus; c++)
+                                noise[c] = 0.95 + 0.1 * fx_rand(&seed);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        if (k > ticks / 2)
+                                late += (unsigned) f.l.n;
+                        for (int q = 0; q < nq; q++) {
+                                int cpu = fx_irq_cpu(&f, 30 + q);
+                                if (prev[q] >= 0 && cpu != prev[q]) {
+                                        bounces += cpu == left[q];
+                                        left[q] = prev[q];
+                                }
+                                prev[q] = cpu;
+                        }
+                }
+                for (int k = 0; k < 20; k++) {
+                        fx_model(&f, NULL);
+                        peak += fx_peak(&f) / 20;
+                }
+                print_message("    share %.2f: peak %.3f, static %.3f, lower bound %.3f, late actions %u, bounces %u\n",
+                              shares[i], peak, static_peak, lb, late, bounces);
+                if (peak > static_peak + 0.02)
+                        fail_msg("share %.2f: peak %.3f worse than a static spread's %.3f", shares[i], peak,
+                                 static_peak);
+                if (peak > 1.15 * lb + 0.05)
+                        fail_msg("share %.2f: peak %.3f, lower bound %.3f", shares[i], peak, lb);
+                assert_int_equal(late, 0);
+                assert_int_equal(bounces, 0);
                 fx_free(&f);
         }
 }
@@ -367,15 +632,15 @@ static void test_lone_hot_queue(void **state) {
 /* Widening while the RPS CPUs are hot, narrowing after the load drops,
  * with the dwell and the sample count between changes. */
 static void test_rps_widen_narrow(void **state) {
-        /* 4-5 cannot get below hot_exit with their own 60%: every cool
-         * CPU joins; after the drop, the busiest droppable CPU (the other
-         * queues' CPUs 0-2 first) leaves once per dwell */
-        static const char *const want[] = { "4-5", "0-2,4-7", "0-1,4-7", "0,4-7", "4-7", "4-6", "4-5", "4", "" };
-        static const unsigned want_at[] = { 3, 62, 152, 182, 212, 242, 272, 302, 332 };
+        /* 4-5 cannot get below hot_exit with their own 60%: the set widens
+         * over cool CPUs; after the drop it narrows, one CPU at most per
+         * dwell, back to nothing.  How many widenings it takes depends on
+         * the measured share of the work staying on CPU3, so the steps are
+         * checked by their properties, not by their masks. */
         struct fx f;
         uint64_t when[16];
-        char got[16][64];
-        size_t n = 0;
+        cpuset_t got[16];
+        size_t n = 0, first_narrow = 0;
 
         (void) state;
         setup_lone(&f, 5000);
@@ -392,24 +657,38 @@ static void test_rps_widen_narrow(void **state) {
                 assert_int_equal(count_type(&f.l, KNOB_IRQ), 0);
                 for (size_t a = 0; a < f.l.n; a++)
                         if (f.l.v[a].type == KNOB_RPS) {
+                                char list[64];
                                 assert_true(n < ELEMENTSOF(got));
-                                cpuset_format_list(&f.l.v[a].cpus, got[n], sizeof(got[n]));
-                                when[n++] = k;
+                                got[n] = f.l.v[a].cpus;
+                                cpuset_format_list(&got[n], list, sizeof(list));
+                                print_message("    RPS at %2ds -> '%s'\n", k, list);
+                                when[n++] = (uint64_t) k;
                         }
         }
-        for (size_t i = 0; i < n; i++)
-                print_message("    RPS at %2llus -> '%s'\n", (unsigned long long) when[i], got[i]);
-        assert_int_equal(n, ELEMENTSOF(want));
-        for (size_t i = 0; i < n; i++) {
-                if (strcmp(got[i], want[i]) != 0)
-                        fail_msg("RPS change %zu: '%s', want '%s'", i, got[i], want[i]);
-                if (when[i] != want_at[i])
-                        fail_msg("RPS change %zu at %llus, want %us", i, (unsigned long long) when[i], want_at[i]);
+        assert_true(n >= 4);
+        /* the first set: cool CPUs, the IRQ CPU left out, at the start */
+        assert_true(when[0] <= 5);
+        assert_false(cpuset_isset(&got[0], 3));
+        for (size_t i = 1; i < n; i++) {
                 /* each change waits min_dwell after the previous one */
-                if (i > 0 && when[i] - when[i - 1] < 30)
+                if (when[i] - when[i - 1] < 30)
                         fail_msg("RPS change %zu only %llus after the previous one", i,
                                  (unsigned long long) (when[i] - when[i - 1]));
+                if (when[i] < 150) {
+                        /* widened while 4-5 are hot: a superset */
+                        assert_true(when[i] > 60);
+                        assert_true(cpuset_subset(&got[i - 1], &got[i]) && !cpuset_equal(&got[i - 1], &got[i]));
+                } else {
+                        /* no flapping: only ever narrower, one CPU at a time */
+                        if (first_narrow == 0)
+                                first_narrow = i;
+                        assert_true(cpuset_subset(&got[i], &got[i - 1]));
+                        assert_int_equal(cpuset_count(&got[i - 1]) - cpuset_count(&got[i]),
+                                         cpuset_count(&got[i]) == 0 ? cpuset_count(&got[i - 1]) : 1);
+                }
         }
+        assert_true(first_narrow > 1);
+        assert_true(cpuset_empty(&got[n - 1]));
         assert_int_equal(f.rep.n_rps_queues, 0);
 
         fx_free(&f);
@@ -1100,8 +1379,8 @@ static void test_other_irqs_placement(void **state) {
                 { "quiet, node 0, on isolated CPU2: off it", 0, "2", 0, 0, "", 2, -1, true, false, "0-1,3" },
                 { "busy, node 1, all CPUs: the first idle node 1 CPU", 1, "0-7", 20000, 0.2, "", -1, -1, true, false,
                   "4" },
-                { "busy, node 0: the least loaded node 0 CPU beside the queues", 0, "0-7", 20000, 0.2, "", -1, -1,
-                  true, false, "3" },
+                { "busy, node 0: the queues laid out by load around it, alone on CPU0", 0, "0-7", 20000, 0.2, "", -1,
+                  -1, true, false, "0" },
                 { "busy, node 1, on banned CPU5: off at once", 1, "5", 20000, 0.2, "5", -1, -1, true, false, "4" },
                 { "busy, node 1, CPU4 nohz_full", 1, "0-7", 20000, 0.2, "", -1, 4, true, false, "5" },
                 { "busy on a node 0 CPU: onto node 1", 1, "2", 20000, 0.2, "", -1, -1, true, false, "4" },
@@ -1153,7 +1432,7 @@ static void test_other_irqs_spread(void **state) {
         double noise[8];
         char buf[1024];
         unsigned moved = 0;
-        int c61, c62;
+        int c61, c62, q1;
         struct fx f;
 
         (void) state;
@@ -1188,11 +1467,13 @@ static void test_other_irqs_spread(void **state) {
                         fail_msg("noise at tick %u: %s", k, buf);
         }
 
-        /* 62 is put on CPU1 by hand (noted, left alone), then a reload
-         * makes that the baseline; queue 1 triples on CPU1: CPU1 turns
+        /* 62 is put on queue 1's CPU by hand (noted, left alone), then a
+         * reload makes that the baseline; queue 1 triples: its CPU turns
          * hot, the queue is its only busy one, so the storage IRQ goes */
+        q1 = fx_irq_cpu(&f, 31);
+        assert_true(q1 != c61 && q1 != c62);
         f.q[0][1].work = 0.6;
-        fx_place(&f, 62, 1);
+        fx_place(&f, 62, q1);
         for (unsigned k = 121; k <= 200; k++) {
                 if (k == 122) {
                         assert_int_equal(count_notes(&f.rep, "IRQ 62 was changed by someone else"), 1);
@@ -1204,14 +1485,14 @@ static void test_other_irqs_spread(void **state) {
                 if (strstr(buf, "irq 62>")) {
                         moved++;
                         if (moved == 1 && k != 123)
-                                fail_msg("hot CPU1: IRQ 62 moved at tick %u, want 123 (hot_samples)", k);
+                                fail_msg("hot CPU%d: IRQ 62 moved at tick %u, want 123 (hot_samples)", q1, k);
                 }
                 if (strstr(buf, "irq 61>") || strstr(buf, "irq 63>"))
                         fail_msg("tick %u: %s", k, buf);
         }
         if (moved != 1)
-                fail_msg("hot CPU1: IRQ 62 moved %u times, want once", moved);
-        if (fx_irq_cpu(&f, 62) == 1 || fx_irq_cpu(&f, 62) == c61 || cpuset_count(&fx_irq(&f, 62)->affinity) != 1)
+                fail_msg("hot CPU%d: IRQ 62 moved %u times, want once", q1, moved);
+        if (fx_irq_cpu(&f, 62) == q1 || fx_irq_cpu(&f, 62) == c61 || cpuset_count(&fx_irq(&f, 62)->affinity) != 1)
                 fail_msg("IRQ 62 on CPU%d after the move", fx_irq_cpu(&f, 62));
         assert_true(f.rep.n_moves_10min >= 1);
         fx_free(&f);
@@ -3031,6 +3312,10 @@ int main(void) {
                 cmocka_unit_test(test_balanced_and_noise),
                 cmocka_unit_test(test_move_two_busy_queues),
                 cmocka_unit_test(test_lone_hot_queue),
+                cmocka_unit_test(test_layout_by_load),
+                cmocka_unit_test(test_layout_lpt),
+                cmocka_unit_test(test_share_measured),
+                cmocka_unit_test(test_share_properties),
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_reload_gives_back),
