@@ -33,6 +33,7 @@ enum report_reason {
         REPORT_REASON_CPU_OFFLINE,      /* the kernel moved it off an offline CPU */
         REPORT_REASON_CPU_HOT,          /* hot by hot_enter or balance_ratio */
         REPORT_REASON_CPU_SATURATED,    /* hot by saturated_idle/saturated_share */
+        REPORT_REASON_CPU_BANNED,       /* off CPUs it may no longer use (bans, isolated, nohz_full) */
         REPORT_REASON_XPS_FOLLOWS_RX,
         REPORT_REASON_SINGLE_QUEUE_RPS,
         REPORT_REASON_LONE_HOT_QUEUE,
