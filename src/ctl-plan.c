@@ -278,10 +278,11 @@ int ctl_plan(int argc, char **argv) {
         if (r < 0)
                 ctl_error("cannot read the runtime bans in %s (%s), planning without them", bans_dir, strerror(-r));
 
-        /* The daemon's own log lines (its dry-run "would set", its notes)
-         * only with -v: the plan prints them itself. */
+        /* The daemon's own informational lines (its dry-run "would set",
+         * its notes) only with -v: the plan prints them itself.  Its
+         * warnings (a NIC mapped by guess, a write that would fail) stay. */
         if (level < LOG_DEBUG)
-                log_set_max_level(LOG_ERR);
+                log_set_max_level(LOG_WARNING);
         ctl_catch_signals();
         r = engine_start(&e, ctl_now_monotonic());
         if (r < 0) {

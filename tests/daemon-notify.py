@@ -546,6 +546,9 @@ def run_plan():
     finally:
         lw.stop()
     c.check(rj.returncode == 0 and rt.returncode == 0, "plan --root: exit 0", rj.stderr + rt.stderr)
+    c.check("ens4: IRQ names not recognised" in rt.stderr,
+            "plan --root: the daemon's warnings reach stderr (ens4 mapped by guess)", rt.stderr[-1500:])
+    c.check("would set" not in rt.stderr, "plan --root: its informational lines do not", rt.stderr[-1500:])
     try:
         plan = json.loads(rj.stdout)
     except ValueError:
