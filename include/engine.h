@@ -81,6 +81,10 @@ struct engine {
         struct inventory_audit audit;   /* which per-object values a refresh re-reads */
         struct sample_snapshot prev;
         bool have_prev;
+        /* the qstats reading's socket, opened at the first full tick that
+         * reads them (only when the inventory has the netdev family: the
+         * host's root) and kept for the engine's life */
+        struct netdev_handle netdev;
         struct sample_rates avg;
         bool have_avg;
         /* /proc/interrupts readings (irq_reading_due): irq_force asks for

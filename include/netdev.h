@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct nl_sock;
 struct nlmsghdr;
 
 enum netdev_queue_type {
@@ -82,17 +83,30 @@ int netdev_parse_queue(const struct nlmsghdr *nlh, struct netdev_queue *ret);
 int netdev_parse_napi(const struct nlmsghdr *nlh, struct netdev_napi *ret);
 int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret);
 
+/* A genetlink socket with the netdev family resolved, kept between
+ * requests: the daemon reads qstats at every full tick.  Zeroed it is
+ * closed; a request opens it when it is, and closes it again when a
+ * failure may have left it unusable. */
+struct netdev_handle {
+        struct nl_sock *sk;             /* NULL: closed */
+        int family;
+};
+
 /* Dumps queues, NAPIs and queue-scope qstats of every device in the
- * current network namespace into *ret (netdev_info_free it).  -EOPNOTSUPP,
- * logging nothing, when the kernel has no netdev family or no queue-get
- * (before 6.8); qstats-get missing (6.8) leaves has_qstats false.  Other
- * failures -errno, *ret untouched. */
+ * current network namespace into *ret (netdev_info_free it), on a socket
+ * of its own.  -EOPNOTSUPP, logging nothing, when the kernel has no netdev
+ * family or no queue-get (before 6.8); qstats-get missing (6.8) leaves
+ * has_qstats false.  Other failures -errno, *ret untouched. */
 int netdev_dump(struct netdev_info *ret);
 /* Only the queue-scope qstats of every device, into ret->qstats with
- * has_qstats set (netdev_info_free it): the per-tick reading.
- * -EOPNOTSUPP, logging nothing, without the family or qstats-get (before
- * 6.9); other failures -errno; *ret untouched on failure. */
-int netdev_dump_qstats(struct netdev_info *ret);
+ * has_qstats set (netdev_info_free it): the per-tick reading, on h's
+ * socket (opened if closed; a request failing on a kept socket is tried
+ * once more on a new one, the family resolved again).  -EOPNOTSUPP,
+ * logging nothing, without the family or qstats-get (before 6.9); other
+ * failures -errno; *ret untouched on failure. */
+int netdev_dump_qstats(struct netdev_handle *h, struct netdev_info *ret);
+/* Closes h's socket, if open; h can be used again. */
+void netdev_handle_close(struct netdev_handle *h);
 void netdev_info_free(struct netdev_info *info);
 
 /* The NAPI with this id, or NULL (id 0 is never one). */

@@ -68,11 +68,13 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
  * the inventory was read) is left out.  0, or -ENOMEM (ret->napi empty). */
 int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret);
 /* Reads the per-queue counters of every device in the current network
- * namespace (netdev_dump_qstats) into ret->qstats at now_usec, replacing
- * what it held, when inv says the kernel has the netdev family; else, or
- * when the kernel has no qstats-get (before 6.9), leaves none.  0 or
- * -errno (ret without qstats then). */
-int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret);
+ * namespace (netdev_dump_qstats on nd's socket) into ret->qstats at
+ * now_usec, replacing what it held, when inv says the kernel has the
+ * netdev family; else, without nd, or when the kernel has no qstats-get
+ * (before 6.9), leaves none (and opens no socket).  0 or -errno (ret
+ * without qstats then). */
+int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handle *nd, uint64_t now_usec,
+                                struct sample_snapshot *ret);
 /* Parses one proc/PID/stat line into *ret (pid from field 1): 0,
  * -EBADMSG when malformed, -ESRCH when the task is not a NAPI kthread (its
  * name does not start with "napi/").  Pure. */

@@ -955,7 +955,8 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                                 sample_rates_free(&raw);
                                 return 0;
                         }
-                        (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, now, &cur); /* else none */
+                        (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, &e->netdev, now,
+                                                           &cur); /* else none */
                         if (have_raw) {
                                 sample_rates_free(&raw);
                                 r = sample_compute(&e->prev, &cur, &raw);
@@ -1126,6 +1127,7 @@ void engine_free(struct engine *e) {
         if (e->have_inv)
                 inventory_free(&e->inv);
         topology_free(&e->topo);
+        netdev_handle_close(&e->netdev);
         engine_failures_free(&e->failures);
         free(e->eff);
         free(e->irq_ref);

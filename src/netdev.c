@@ -1,6 +1,7 @@
 /* The kernel's netdev generic netlink family through libnl-genl-3:
  * queue-get, napi-get and qstats-get dumps into plain records.  The reply
- * parsers are pure; netdev_dump() is the only I/O. */
+ * parsers are pure; netdev_dump() and netdev_dump_qstats() are the only
+ * I/O. */
 #include <errno.h>
 #include <string.h>
 
@@ -380,6 +381,7 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
                         return -ENOMEM;
                 }
                 reset_table(info, cmd);
+                /* set for each request: a kept socket outlives c */
                 r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &c);
                 if (r >= 0)
                         r = nl_send_auto(sk, msg);
@@ -395,12 +397,14 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
 
-/* A genetlink socket connected and the netdev family resolved into
- * *ret_family; -EOPNOTSUPP without the family. */
-static int family_open(struct nl_sock **ret, int *ret_family) {
+/* Connects h's socket and resolves the netdev family, unless it is open
+ * already; -EOPNOTSUPP without the family, h left closed on failure. */
+static int handle_open(struct netdev_handle *h) {
         struct nl_sock *sk;
         int family, r;
 
+        if (h->sk)
+                return 0;
         sk = nl_socket_alloc();
         if (!sk)
                 return -ENOMEM;
@@ -418,57 +422,77 @@ static int family_open(struct nl_sock **ret, int *ret_family) {
                 nl_socket_free(sk);
                 return r == -ENOENT ? -EOPNOTSUPP : r;
         }
-        *ret = sk;
-        *ret_family = family;
+        h->sk = sk;
+        h->family = family;
         return 0;
 }
 
-int netdev_dump_qstats(struct netdev_info *ret) {
-        struct netdev_info info = {};
-        struct nl_sock *sk;
-        int family, r;
+void netdev_handle_close(struct netdev_handle *h) {
+        nl_socket_free(h->sk);
+        *h = (struct netdev_handle) {};
+}
 
-        r = family_open(&sk, &family);
-        if (r < 0)
-                return r;
-        r = dump_one(sk, family, NETDEV_NL_CMD_QSTATS_GET, &info);
-        nl_socket_free(sk);
+/* One dump of cmd into info through h.  -EOPNOTSUPP is the kernel's clean
+ * answer that it has no such command, and keeps the socket.  Any other
+ * failure may leave the socket out of step (a dump cut short leaves its
+ * remaining replies queued) or the family id stale, so the socket is
+ * closed; when it was kept from an earlier request the dump is tried once
+ * more on a new socket, with the family resolved again. */
+static int request(struct netdev_handle *h, uint8_t cmd, struct netdev_info *info) {
+        bool kept = h->sk != NULL;
+        int r;
+
+        for (;;) {
+                r = handle_open(h);
+                if (r < 0)
+                        return r;
+                r = dump_one(h->sk, h->family, cmd, info);
+                if (r >= 0 || r == -EOPNOTSUPP)
+                        return r;
+                netdev_handle_close(h);
+                if (!kept)
+                        return r;
+                log_debug_errno(r, "netdev: genetlink command %u failed on the kept socket, reconnecting: %m", cmd);
+                kept = false;
+        }
+}
+
+/* The whole dump (queues, NAPIs, qstats) or, without tables, only qstats,
+ * into a new netdev_info: *ret untouched on failure. */
+static int dump(struct netdev_handle *h, bool tables, struct netdev_info *ret) {
+        struct netdev_info info = {};
+        int r = 0;
+
+        /* 6.3 to 6.7 have the family without queue-get: EOPNOTSUPP. */
+        if (tables) {
+                r = request(h, NETDEV_NL_CMD_QUEUE_GET, &info);
+                if (r >= 0)
+                        r = request(h, NETDEV_NL_CMD_NAPI_GET, &info);
+        }
+        if (r >= 0) {
+                r = request(h, NETDEV_NL_CMD_QSTATS_GET, &info);
+                info.has_qstats = r >= 0;
+                /* 6.8: queues and NAPIs without qstats-get */
+                if (r == -EOPNOTSUPP && tables)
+                        r = 0;
+        }
         if (r < 0) {
                 netdev_info_free(&info);
                 return r;
         }
-        info.has_qstats = true;
         *ret = info;
         return 0;
 }
 
-int netdev_dump(struct netdev_info *ret) {
-        struct netdev_info info = {};
-        struct nl_sock *sk;
-        int family, r;
+int netdev_dump_qstats(struct netdev_handle *h, struct netdev_info *ret) {
+        return dump(h, false, ret);
+}
 
-        r = family_open(&sk, &family);
-        if (r < 0)
-                return r;
-        /* 6.3 to 6.7 have the family without queue-get: EOPNOTSUPP. */
-        r = dump_one(sk, family, NETDEV_NL_CMD_QUEUE_GET, &info);
-        if (r < 0)
-                goto out;
-        r = dump_one(sk, family, NETDEV_NL_CMD_NAPI_GET, &info);
-        if (r < 0)
-                goto out;
-        r = dump_one(sk, family, NETDEV_NL_CMD_QSTATS_GET, &info);
-        if (r == -EOPNOTSUPP) {
-                r = 0;
-        } else if (r == 0) {
-                info.has_qstats = true;
-        } else {
-                goto out;
-        }
-        *ret = info;
-        info = (struct netdev_info) {};
-out:
-        netdev_info_free(&info);
-        nl_socket_free(sk);
+int netdev_dump(struct netdev_info *ret) {
+        struct netdev_handle h = {};
+        int r;
+
+        r = dump(&h, true, ret);
+        netdev_handle_close(&h);
         return r;
 }

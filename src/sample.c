@@ -69,7 +69,8 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
         prev->has_qstats = false;
 }
 
-int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret) {
+int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handle *nd, uint64_t now_usec,
+                                struct sample_snapshot *ret) {
         struct netdev_info info = {};
         int r;
 
@@ -79,9 +80,9 @@ int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, 
         ret->qstats = NULL;
         ret->n_qstats = 0;
         ret->has_qstats = false;
-        if (!inv || !inv->has_netdev)
+        if (!inv || !inv->has_netdev || !nd)
                 return 0;
-        r = netdev_dump_qstats(&info);
+        r = netdev_dump_qstats(nd, &info);
         if (r == -EOPNOTSUPP)
                 return 0;
         if (r < 0)
