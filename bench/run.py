@@ -261,6 +261,26 @@ def write_csv(path, rows):
                         int(r.valid), r.note])
 
 
+def write_dict_csv(path, rows):
+    """rows (dicts) as CSV, a column for each key any row has, sorted."""
+    with open(path, 'w', newline='') as f:
+        w = csv.DictWriter(f, sorted({k for r in rows for k in r}))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def write_json(path, data):
+    with open(path, 'w') as f:
+        json.dump(data, f, indent=1)
+
+
+def add_section(report, path, write, data, heading, format_table):
+    """Saves data at path with write(path, data), then adds heading and
+    format_table(data) to the report as one section."""
+    write(path, data)
+    report.append(heading + format_table(data))
+
+
 # ---------------------------------------------------------------- plots
 
 def plot_scenario(opts, name, runs):
@@ -1268,35 +1288,25 @@ def main():
         for p in plot_scenario(opts, name, runs):
             log('  plot ' + p)
     if rows:
-        report.append('== Simulated hosts (seed %d; peak = busiest CPU served irq+softirq share after warm-up;\n'
-                      '   imbal = median of peak demand / lower bound; conv = ticks until the peak stays within\n'
-                      '   10%% of its final level, from the step or from the start; ms/tick = balancer CPU)\n'
-                      % opts.seed + table(rows))
-        write_csv(os.path.join(opts.out, 'results.csv'), rows)
+        add_section(report, os.path.join(opts.out, 'results.csv'), write_csv, rows,
+                    '== Simulated hosts (seed %d; peak = busiest CPU served irq+softirq share after warm-up;\n'
+                    '   imbal = median of peak demand / lower bound; conv = ticks until the peak stays within\n'
+                    '   10%% of its final level, from the step or from the start; ms/tick = balancer CPU)\n'
+                    % opts.seed, table)
     if not opts.no_cost:
         log('per-tick cost (callgrind + live CPU time)')
-        cr = run_cost(opts)
-        with open(os.path.join(opts.out, 'cost.csv'), 'w', newline='') as f:
-            keys = sorted({k for r in cr for k in r})
-            w = csv.DictWriter(f, keys)
-            w.writeheader()
-            w.writerows(cr)
-        report.append('== Per-tick cost in the steady state (after a warm-up that holds the first placement;\n'
-                      '   instructions: callgrind counters dumped after the warm-up and again after the window,\n'
-                      '   divided by the cycles in between; ms/tick: balancer CPU time over the window, 1 s interval)\n' +
-                      cost_table(cr))
+        add_section(report, os.path.join(opts.out, 'cost.csv'), write_dict_csv, run_cost(opts),
+                    '== Per-tick cost in the steady state (after a warm-up that holds the first placement;\n'
+                    '   instructions: callgrind counters dumped after the warm-up and again after the window,\n'
+                    '   divided by the cycles in between; ms/tick: balancer CPU time over the window, 1 s interval)\n',
+                    cost_table)
     if not opts.no_cost:
         log('CPU seconds per hour at defaults (calm and loaded windows)')
-        hr = run_hour(opts)
-        with open(os.path.join(opts.out, 'hour.csv'), 'w', newline='') as f:
-            keys = sorted({k for r in hr for k in r})
-            w = csv.DictWriter(f, keys)
-            w.writeheader()
-            w.writerows(hr)
-        report.append('== CPU seconds per hour at defaults (irqbalance every 10 s, irqsteerd every 2 s with\n'
-                      '   calm ticks and fast_interval 0.5 s near hot; CPU time over a %d s window after the\n'
-                      '   first placement, scaled to an hour; loaded: every NIC\'s load x%d)\n'
-                      % (30 if opts.quick else 60, LOADED_FACTOR) + hour_table(hr))
+        add_section(report, os.path.join(opts.out, 'hour.csv'), write_dict_csv, run_hour(opts),
+                    '== CPU seconds per hour at defaults (irqbalance every 10 s, irqsteerd every 2 s with\n'
+                    '   calm ticks and fast_interval 0.5 s near hot; CPU time over a %d s window after the\n'
+                    '   first placement, scaled to an hour; loaded: every NIC\'s load x%d)\n'
+                    % (30 if opts.quick else 60, LOADED_FACTOR), hour_table)
     if not opts.no_relief and (not opts.scenario or 'step' in opts.scenario):
         log('time to relief at defaults (step)')
         rr, n = run_relief(opts)
@@ -1308,27 +1318,25 @@ def main():
         log('real kernel: veth in network namespaces with iperf3')
         res, why = run_veth(opts)
         if res:
-            with open(os.path.join(opts.out, 'veth.json'), 'w') as f:
-                json.dump(res, f, indent=1)
             secs, omit, reps = veth_plan(opts)
-            report.append('== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0; '
-                          '%d round%s (modes in turn) of %d s after %d s left out, median\n'
-                          % (reps, '' if reps == 1 else 's', secs, omit) + veth_tables(res))
+            add_section(report, os.path.join(opts.out, 'veth.json'), write_json, res,
+                        '== Real kernel: veth (4 queues) between netns, iperf3 -P 4, sender on CPU0; '
+                        '%d round%s (modes in turn) of %d s after %d s left out, median\n'
+                        % (reps, '' if reps == 1 else 's', secs, omit), veth_tables)
         else:
             report.append('== Real kernel: ' + why)
     if not opts.no_veth:
         log('real kernel: UDP flood, received packets per mode')
         fr, why = run_flood_rate(opts)
         if fr:
-            with open(os.path.join(opts.out, 'flood.json'), 'w') as f:
-                json.dump(fr, f, indent=1)
             secs, omit, reps = flood_rate_plan(opts)
-            report.append('== Real kernel: UDP flood through the veth (4 queues; GRO and rx-udp-gro-forwarding on and %d\n'
-                          '   nft rules in the receiving namespace; iperf3 -u -b 0, 4 streams of %d-byte datagrams,\n'
-                          '   sender and receiver on CPU0, CPU1 idle); received packets/s from the iperf3 server,\n'
-                          '   %d round%s (modes in turn) of %d s after %d s left out, median\n'
-                          % (FLOOD_NFT_RULES, FLOOD_DATAGRAM, reps, '' if reps == 1 else 's', secs, omit) +
-                          flood_rate_table(fr))
+            add_section(report, os.path.join(opts.out, 'flood.json'), write_json, fr,
+                        '== Real kernel: UDP flood through the veth (4 queues; GRO and rx-udp-gro-forwarding on and %d\n'
+                        '   nft rules in the receiving namespace; iperf3 -u -b 0, 4 streams of %d-byte datagrams,\n'
+                        '   sender and receiver on CPU0, CPU1 idle); received packets/s from the iperf3 server,\n'
+                        '   %d round%s (modes in turn) of %d s after %d s left out, median\n'
+                        % (FLOOD_NFT_RULES, FLOOD_DATAGRAM, reps, '' if reps == 1 else 's', secs, omit),
+                        flood_rate_table)
         else:
             report.append('== Real kernel flood throughput: ' + why)
     if not opts.no_veth:
