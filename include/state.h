@@ -9,7 +9,8 @@
 #include <sys/types.h>
 
 #define STATE_STATUS_NAME "status.json"
-/* Held (flock) by the irqsteerd that owns the directory; holds its PID. */
+/* Held (flock) by the irqsteerd that owns the directory, and by irqsteerctl
+ * restore while it rewrites the journal; holds the holder's PID. */
 #define STATE_LOCK_NAME "irqsteerd.lock"
 
 /* The state directory a run on root uses (malloc'd into *ret): asked (the

@@ -349,13 +349,17 @@ static void restore_help(FILE *f) {
                    "  -r, --root DIR       write /proc and /sys under DIR (default /)\n"
                    "  -s, --state-dir DIR  the daemon's state directory (default %s,\n"
                    "                       DIR/run/irqsteer with --root DIR)\n"
-                   "  -f, --force          restore even though irqsteerd seems to be running\n"
+                   "  -f, --force          restore even though status.json names a running irqsteerd\n"
+                   "                       (never while one holds the state directory's lock)\n"
                    "  -h, --help           show this help\n",
                 UNDO_JOURNAL_NAME, CONFIG_DEFAULT_STATE_DIR);
 }
 
 /* Whether the status file names a live daemon: restoring under its feet
- * would look to it like an administrator's change. */
+ * would look to it like an administrator's change.  The lock is the word
+ * on a daemon of this directory; this also catches one that does not take
+ * it, and --force overrides it (a stale file whose PID is now another
+ * irqsteerd's). */
 static bool daemon_running(const char *state_dir, int64_t *ret_pid) {
         _cleanup_(json_freep) struct json_value *v = NULL;
 
@@ -374,8 +378,10 @@ int ctl_restore(int argc, char **argv) {
         struct undo *u = NULL;
         const char *root = "/", *asked_state_dir = NULL;
         _cleanup_(freep) char *state_dir = NULL;
+        _cleanup_(closep) int lockfd = -1;
         bool force = false, host;
         int64_t pid = 0;
+        pid_t holder = 0;
         int c, rootfd, r;
 
         optind = 0;
@@ -405,6 +411,30 @@ int ctl_restore(int argc, char **argv) {
         }
         if (r < 0) {
                 ctl_error("cannot choose the state directory: %s", strerror(-r));
+                return CTL_EXIT_ERROR;
+        }
+        /* The daemon's own lock, held while the journal is read and
+         * rewritten: a daemon on this directory appends to the journal at
+         * any tick, and one starting now would take it for a crash's.
+         * --force does not override it. */
+        lockfd = state_lock(state_dir, &holder);
+        if (lockfd == -ENOENT) {
+                printf("Nothing to restore: no saved originals in %s/%s.\n", state_dir, UNDO_JOURNAL_NAME);
+                return CTL_EXIT_OK;
+        }
+        if (lockfd == -EBUSY) {
+                if (holder > 0 && state_pid_is_irqsteerd(holder))
+                        ctl_error("irqsteerd (pid %d) holds %s/%s and restores on stop; stop it first "
+                                  "(--force does not override the lock)", (int) holder, state_dir, STATE_LOCK_NAME);
+                else
+                        /* another restore, or a daemon whose PID did not fit */
+                        ctl_error("%s/%s is locked: an irqsteerd or another restore is using %s; "
+                                  "try again when it is done (--force does not override the lock)", state_dir,
+                                  STATE_LOCK_NAME, state_dir);
+                return CTL_EXIT_ERROR;
+        }
+        if (lockfd < 0) {
+                ctl_error("cannot lock %s/%s: %s", state_dir, STATE_LOCK_NAME, strerror(-lockfd));
                 return CTL_EXIT_ERROR;
         }
         if (!force && daemon_running(state_dir, &pid)) {

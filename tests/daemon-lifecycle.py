@@ -2,7 +2,8 @@
 """irqsteerd's lifecycle against a fixture root: no burst of catch-up ticks
 after the process was stopped for several intervals, one instance per state
 directory (a second one refuses with exit 3 and names the first one's PID),
-and the restore summaries (daemon and irqsteerctl restore) name the object
+`irqsteerctl restore` refused while a daemon holds the state directory's
+lock, --force or not, and the restore summaries (daemon and irqsteerctl restore) name the object
 that failed and its error in plain words.
 Needs no root: everything happens below a temporary copy of
 tests/fixtures/vm2.  Run by tests/test-daemon-lifecycle.sh (about 8 s)."""
@@ -115,6 +116,50 @@ def run_second_instance():
             dl.stop(p2, signal.SIGKILL, timeout=5)
 
 
+def run_restore_locked():
+    """irqsteerctl restore takes the daemon's lock: while a daemon runs on the
+    state directory, --force or not, it refuses, naming the holder, and
+    leaves journal and tree as they are; after a SIGKILL it restores."""
+    d = os.path.join(tmp, "restore-locked")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    pristine = dl.tree_values(root)
+    ctl = dl.env_path("IRQSTEERCTL")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: (ticks(state) or 0) >= 2 and os.path.exists(os.path.join(state, "undo.journal")),
+                           T)
+        c.check(ok, "restore locked: the daemon runs and journals", dl.read_log(log)[-1500:])
+        journal = open(os.path.join(state, "undo.journal"), "rb").read()
+        changed = dl.tree_values(root)
+        c.check(changed != pristine, "restore locked: the daemon changed something")
+        for extra in (["--force"], []):
+            what = "restore " + " ".join(["--root", "ROOT", "--state-dir", "STATE"] + extra)
+            r = subprocess.run([ctl, "restore", "--root", root, "--state-dir", state] + extra,
+                               capture_output=True, text=True, timeout=60)
+            c.check(r.returncode == 1, f"restore locked: {what} exits 1", f"rc {r.returncode}: {r.stdout}{r.stderr}")
+            c.check(f"irqsteerd (pid {p.pid}) holds {state}/irqsteerd.lock" in r.stderr,
+                    f"restore locked: {what} names the daemon's PID and the lock", r.stderr)
+            c.check("Restored" not in r.stdout, f"restore locked: {what} restores nothing", r.stdout)
+        # the daemon rewrites its journal only when it changes something:
+        # on a calm fixture it holds what it had
+        jpath = os.path.join(state, "undo.journal")
+        now = open(jpath, "rb").read() if os.path.exists(jpath) else None
+        c.check(now == journal and dl.tree_values(root) == changed, "restore locked: journal and tree untouched",
+                "journal " + ("removed" if now is None else "same" if now == journal else "rewritten"))
+        c.check(p.poll() is None, "restore locked: the daemon keeps running")
+        p.send_signal(signal.SIGKILL)
+        p.wait(T)
+        r = subprocess.run([ctl, "restore", "--root", root, "--state-dir", state],
+                           capture_output=True, text=True, timeout=60)
+        c.check(r.returncode == 0 and dl.tree_values(root) == pristine,
+                "restore locked: after a SIGKILL the lock is free and restore puts the originals back",
+                f"rc {r.returncode}: {r.stdout}{r.stderr}")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 def break_one(root, pristine):
     """Replaces one IRQ list the daemon changed with text no kernel would
     hold; returns its path relative to root."""
@@ -191,6 +236,7 @@ def run_summaries():
 try:
     run_stall()
     run_second_instance()
+    run_restore_locked()
     run_summaries()
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
