@@ -1189,9 +1189,12 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                         hard[rc] += irqpart * n->hardirq_share;
                         soft[rc] += irqpart * (1 - n->hardirq_share);
                         intr_net[rc] += W * n->intr_rate * ts;
-                        /* A queue's interrupt work is indivisible; RPS splits
-                         * its protocol work by flow, an elephant flow stays whole. */
-                        max_item = MAX(max_item, irqpart);
+                        /* A queue's interrupt work is indivisible, and what RPS
+                         * moves off its CPU costs that CPU rps_overhead of it:
+                         * no placement leaves the IRQ CPU less than both.  RPS
+                         * splits the protocol work by flow, an elephant flow
+                         * stays whole. */
+                        max_item = MAX(max_item, irqpart + proto * n->rps_overhead);
                         max_item = MAX(max_item, el_proto);
                         if (nr == 0) {
                                 soft[rc] += proto;
