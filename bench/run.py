@@ -232,8 +232,8 @@ def fmt(v, spec):
 
 def table(rows):
     hdr = ['scenario', 'balancer', 'peak med%', 'peak p99%', 'imbal', 'drop%', 'moves/h', 'conv',
-           'ms/tick', 'valid']
-    w = [13, 10, 9, 9, 6, 6, 8, 5, 7, 5]
+           'hole', 'ms/tick', 'valid']
+    w = [13, 10, 9, 9, 6, 6, 8, 5, 4, 7, 5]
     lines = [' '.join(h.ljust(x) if i < 2 else h.rjust(x) for i, (h, x) in enumerate(zip(hdr, w)))]
     lines.append('-' * len(lines[0]))
     for r in rows:
@@ -242,7 +242,7 @@ def table(rows):
         cells = [r.scenario, r.bal, fmt(s['peak_median'], '.1f'), fmt(s['peak_p99'], '.1f'),
                  fmt(s['imbalance'], '.2f'), fmt(s['dropped_pct'], '.1f'),
                  fmt(s['moves_per_hour'], '.0f'), str(conv) if conv >= 0 else 'never',
-                 fmt(r.cpu_ms_tick, '.2f'), 'yes' if r.valid else 'NO']
+                 fmt(s.get('hole_run_max'), '.0f'), fmt(r.cpu_ms_tick, '.2f'), 'yes' if r.valid else 'NO']
         lines.append(' '.join(c.ljust(x) if i < 2 else c.rjust(x)
                               for i, (c, x) in enumerate(zip(cells, w))))
     return '\n'.join(lines)
@@ -251,7 +251,8 @@ def table(rows):
 def write_csv(path, rows):
     keys = ['peak_median', 'peak_p99', 'peak_demand_median', 'imbalance', 'imbalance_p99',
             'dropped_pct', 'moves_per_hour', 'moves_total', 'rps_moves_after_warmup',
-            'converge_ref', 'converge_ticks', 'isolated_load_pct', 'bad_writes', 'ticks', 'warmup']
+            'converge_ref', 'converge_ticks', 'isolated_load_pct', 'bad_writes', 'ticks', 'warmup',
+            'hole_ticks', 'hole_run_max']
     with open(path, 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(['scenario', 'balancer'] + keys + ['cpu_ms_per_tick', 'valid', 'note'])
@@ -1291,7 +1292,9 @@ def main():
         add_section(report, os.path.join(opts.out, 'results.csv'), write_csv, rows,
                     '== Simulated hosts (seed %d; peak = busiest CPU served irq+softirq share after warm-up;\n'
                     '   imbal = median of peak demand / lower bound; conv = ticks until the peak stays within\n'
-                    '   10%% of its final level, from the step or from the start; ms/tick = balancer CPU)\n'
+                    '   10%% of its final level, from the step or from the start; hole = the longest run of\n'
+                    '   ticks with a CPU under 5%% idle carrying 25%% network work while an eligible CPU has\n'
+                    '   over 40%% idle and under 2%% network work; ms/tick = balancer CPU)\n'
                     % opts.seed, table)
     if not opts.no_cost:
         log('per-tick cost (callgrind + live CPU time)')
