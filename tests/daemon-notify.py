@@ -1082,8 +1082,15 @@ def run_unprivileged():
     log = os.path.join(d, "daemon.log")
     ns = dl.NotifySocket(os.path.join(d, "notify.sock"))
     os.chmod(ns.path, 0o777)
+    daemon = dl.env_path("IRQSTEERD")
+    if wrapper and subprocess.run(list(wrapper) + ["test", "-x", daemon]).returncode != 0:
+        # the build tree is not reachable by nobody (a clone in a 0700
+        # mktemp -d directory): run a copy from the directory it reaches
+        daemon = os.path.join(d, "irqsteerd")
+        shutil.copy(dl.env_path("IRQSTEERD"), daemon)
+        os.chmod(daemon, 0o755)
     p = dl.start_daemon(["--state-dir", state, "--interval", "200ms", "-f"], log, notify_path=ns.path,
-                        wrapper=wrapper)
+                        wrapper=wrapper, daemon=daemon)
     try:
         try:
             rc = p.wait(T)
@@ -1104,7 +1111,8 @@ def run_unprivileged():
         dl.stop(p, signal.SIGKILL, timeout=5)
         ns.close()
     log = os.path.join(d, "dry.log")
-    p = dl.start_daemon(["--dry-run", "--state-dir", state, "--interval", "200ms", "-f"], log, wrapper=wrapper)
+    p = dl.start_daemon(["--dry-run", "--state-dir", state, "--interval", "200ms", "-f"], log, wrapper=wrapper,
+                        daemon=daemon)
     try:
         ok = dl.wait_until(lambda: "Ready:" in dl.read_log(log) or p.poll() is not None, T)
         c.check(ok and p.poll() is None, "unprivileged --dry-run: runs", dl.read_log(log)[-1500:])

@@ -245,10 +245,10 @@ def field(msg, key):
     return None
 
 
-def start_daemon(args, log_path, notify_path=None, watchdog_usec=None, extra_env=None, wrapper=()):
-    """Starts IRQSTEERD with args; WATCHDOG_PID is the daemon's own PID (the
-    shell execs it).  stderr goes to log_path."""
-    daemon = env_path("IRQSTEERD")
+def start_daemon(args, log_path, notify_path=None, watchdog_usec=None, extra_env=None, wrapper=(), daemon=None):
+    """Starts daemon (IRQSTEERD unless given) with args; WATCHDOG_PID is the
+    daemon's own PID (the shell execs it).  stderr goes to log_path."""
+    daemon = daemon or env_path("IRQSTEERD")
     env = dict(os.environ)
     env.pop("NOTIFY_SOCKET", None)
     env.pop("WATCHDOG_USEC", None)
