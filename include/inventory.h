@@ -115,6 +115,9 @@ struct inventory_nic {
         /* kept open by inventory_refresh(), as inventory_irq's: the attributes it
          * reads each tick, and the queues dir (O_PATH) it counts queues in */
         int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues;
+        /* the queues dir's link count at discovery, when it counted its
+         * rx-/tx- subdirs (2 + rx_queues + tx_queues); 0 otherwise */
+        unsigned long queues_links;
         struct inventory_napi *napis;  /* inventory_netdev_apply, in the kernel's order */
         size_t n_napis;
         int threaded;            /* sys/class/net/NIC/threaded: 0 off, 1 on, 2 busy-poll;
@@ -184,8 +187,11 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                       struct inventory_audit *audit);
 /* Whether a NIC's queue count differs from inv's: `ethtool -L` changes it
  * without any link notification, and the driver resets its IRQ affinities
- * then.  Two lookups per direction in each NIC's kept queues dir, cheap
- * enough for every tick.  1 changed, 0 not, -errno. */
+ * then.  One fstat() of each NIC's kept queues dir (its link count counts
+ * the queue dirs), cheap enough for every tick; a change that keeps
+ * rx + tx the same shows in inventory_refresh() only.  Two lookups per
+ * direction where the filesystem does not count subdirs.  1 changed, 0
+ * not, -errno. */
 int inventory_queue_counts_changed(int rootfd, const struct inventory *inv);
 /* Re-read one object's values now (the refresh's per-object reads). */
 void inventory_reread_irq(int rootfd, struct inventory_irq *irq);

@@ -486,6 +486,8 @@ struct ns_result {
         int ifindex, want_ifindex, has_rps;
         /* refreshes through the fds kept open */
         int r_refresh, rps_kept, dir_kept, rps_seen, same_fd, r_shrunk, reread_has_rps, fd_after;
+        /* the per-tick check by the queues dir's link count */
+        int links_kept, r_counts_same, r_counts_shrunk;
 };
 
 /* A refresh reads rx-3/rps_cpus through the fd it keeps and sees a value
@@ -506,6 +508,8 @@ static void live_refresh(int fd, const struct procfs_interrupts *pi, struct inve
         res->rps_kept = kept > 2;
         /* the queue count is checked by lookups in the kept queues dir */
         res->dir_kept = nic->fd_queues > 2;
+        res->links_kept = nic->queues_links == (unsigned long) (2 + nic->rx_queues + nic->tx_queues);
+        res->r_counts_same = inventory_queue_counts_changed(fd, inv);
         if (rootfs_write(fd, "sys/class/net/" VETH_B "/queues/rx-3/rps_cpus", "1") < 0 ||
             inventory_refresh(fd, pi, inv, &all) != 0)
                 return;
@@ -513,6 +517,7 @@ static void live_refresh(int fd, const struct procfs_interrupts *pi, struct inve
         res->same_fd = q->fd_rps == kept;
         if (run("ethtool -L " VETH_B " rx 2") != 0)
                 return;
+        res->r_counts_shrunk = inventory_queue_counts_changed(fd, inv);
         res->r_shrunk = inventory_refresh(fd, pi, inv, &all);
         inventory_reread_queue(fd, nic, q);
         res->reread_has_rps = q->has_rps;
@@ -640,6 +645,9 @@ static void test_live_netns(_unused_ void **state) {
         assert_true(res.rps_seen);
         assert_true(res.same_fd);
         assert_int_equal(res.r_shrunk, 1);
+        assert_true(res.links_kept);
+        assert_int_equal(res.r_counts_same, 0);
+        assert_int_equal(res.r_counts_shrunk, 1);
         assert_false(res.reread_has_rps);
         assert_int_equal(res.fd_after, 0);
 }
@@ -752,6 +760,68 @@ static void test_refresh_audit(_unused_ void **state) {
                 procfs_interrupts_free(&pi);
                 close(fd);
         }
+}
+
+/* The per-tick queue count check on a copy of host64 (ens1f0: 16 rx and
+ * 16 tx queues): a queue dir added or taken away shows; one more rx and one
+ * fewer tx keeps the dir's link count, so it shows only in the refresh of
+ * the next full tick. */
+static void test_queue_counts(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                const char *add, *take;   /* queue dirs made and moved out */
+                int changed, refresh;     /* the per-tick check; inventory_refresh() */
+        } cases[] = {
+                { "unchanged", NULL, NULL, 0, 0 },
+                { "rx queue added", "rx-16", NULL, 1, 1 },
+                { "tx queue taken away", NULL, "tx-15", 1, 1 },
+                { "one rx more, one tx fewer", "rx-16", "tx-15", 0, 1 },
+        };
+        char tmpl[] = "/tmp/test-inventory-queues-XXXXXX", src[4096], cmd[8192], q[512], a[600], b[600], t[600];
+        char *base = mkdtemp(tmpl);
+
+        assert_non_null(base);
+        snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s'", fixture_path("host64", src, sizeof(src)), base);
+        assert_int_equal(system(cmd), 0);
+        snprintf(q, sizeof(q), "%s/sys/class/net/ens1f0/queues", base);
+        snprintf(t, sizeof(t), "%s/taken", base);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct inventory_audit all = { 0 };
+                struct procfs_interrupts pi;
+                struct inventory inv = {};
+                const struct inventory_nic *nic;
+                int fd = rootfs_open(base), changed, refresh;
+
+                assert_true(fd >= 0);
+                assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
+                assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+                nic = inventory_nic(&inv, "ens1f0");
+                assert_non_null(nic);
+                assert_int_equal(nic->rx_queues, 16);
+                assert_int_equal(nic->tx_queues, 16);
+                /* ext4 and tmpfs count subdirs in a dir's links, as sysfs does */
+                assert_int_equal(nic->queues_links, 2 + 16 + 16);
+                snprintf(a, sizeof(a), "%s/%s", q, cases[i].add ? cases[i].add : "");
+                snprintf(b, sizeof(b), "%s/%s", q, cases[i].take ? cases[i].take : "");
+                if (cases[i].add)
+                        assert_int_equal(mkdir(a, 0755), 0);
+                if (cases[i].take)
+                        assert_int_equal(rename(b, t), 0);
+                changed = inventory_queue_counts_changed(fd, &inv);
+                refresh = inventory_refresh(fd, &pi, &inv, &all);
+                if (cases[i].add)
+                        assert_int_equal(rmdir(a), 0);
+                if (cases[i].take)
+                        assert_int_equal(rename(t, b), 0);
+                if (changed != cases[i].changed || refresh != cases[i].refresh)
+                        fail_msg("%s: check %d, refresh %d; want %d, %d", cases[i].what, changed, refresh,
+                                 cases[i].changed, cases[i].refresh);
+                inventory_free(&inv);
+                procfs_interrupts_free(&pi);
+                close(fd);
+        }
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
 }
 
 /* A refresh re-reads an IRQ's effective CPUs only when its mask has
@@ -878,6 +948,7 @@ int main(void) {
                 cmocka_unit_test(test_classify),
                 cmocka_unit_test(test_audit_slice),
                 cmocka_unit_test(test_refresh_audit),
+                cmocka_unit_test(test_queue_counts),
                 cmocka_unit_test(test_refresh_effective),
                 cmocka_unit_test(test_host64),
                 cmocka_unit_test(test_vm2),
