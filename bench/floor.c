@@ -1,0 +1,71 @@
+/* The least a balancer that samples every INTERVAL can cost: an sd-event
+ * timer, and at each wake-up /proc/stat and /proc/softirqs of ROOT read
+ * whole (opened, read, closed, as irqsteerd's calm tick reads them) and
+ * nothing else.  bench/run.py measures its CPU time per hour beside the
+ * two daemons' (bench/README.md, "CPU seconds per hour at defaults").
+ *
+ * usage: irqsteer-floor ROOT INTERVAL_MS */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <systemd/sd-event.h>
+
+struct probe {
+        int rootfd;
+        uint64_t interval_usec;
+};
+
+static void read_whole(int dirfd, const char *path) {
+        char buf[65536];
+        int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                return;
+        while (read(fd, buf, sizeof(buf)) > 0)
+                ;
+        close(fd);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct probe *p = userdata;
+
+        read_whole(p->rootfd, "proc/stat");
+        read_whole(p->rootfd, "proc/softirqs");
+        return sd_event_source_set_time(s, usec + p->interval_usec);
+}
+
+int main(int argc, char **argv) {
+        struct probe p = {};
+        sd_event_source *timer = NULL;
+        sd_event *e = NULL;
+        uint64_t now;
+        int r;
+
+        if (argc != 3 || atol(argv[2]) <= 0) {
+                fprintf(stderr, "usage: %s ROOT INTERVAL_MS\n", argv[0]);
+                return 2;
+        }
+        p.interval_usec = (uint64_t) atol(argv[2]) * 1000;
+        p.rootfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (p.rootfd < 0) {
+                fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
+                return 1;
+        }
+        r = sd_event_default(&e);
+        if (r >= 0)
+                r = sd_event_now(e, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_add_time(e, &timer, CLOCK_MONOTONIC, now + p.interval_usec, 0, on_timer, &p);
+        if (r >= 0) /* a timer source fires once unless turned on for good */
+                r = sd_event_source_set_enabled(timer, SD_EVENT_ON);
+        if (r >= 0)
+                r = sd_event_loop(e);
+        if (r < 0)
+                fprintf(stderr, "sd-event: %s\n", strerror(-r));
+        sd_event_source_unref(timer);
+        sd_event_unref(e);
+        return r < 0 ? 1 : 0;
+}
