@@ -1266,6 +1266,8 @@ def main():
     ap.add_argument('--balancer', action='append', choices=BALANCERS, dest='balancers',
                     help='run only these balancers on the scenarios (repeat; default all)')
     ap.add_argument('--no-cost', action='store_true')
+    ap.add_argument('--only-cost', action='store_true',
+                    help='only the per-tick cost and CPU seconds per hour sections')
     ap.add_argument('--no-veth', action='store_true')
     ap.add_argument('--no-relief', action='store_true', help='skip the time to relief at defaults')
     ap.add_argument('--veth-rounds', type=int, default=0,
@@ -1299,6 +1301,9 @@ def main():
     if opts.only_flood:
         scen = []
         opts.no_cost = opts.no_relief = True
+    if opts.only_cost:
+        scen = []
+        opts.no_veth = opts.no_relief = True
     for name in scen:
         log('scenario %s' % name)
         runs = run_scenario(opts, name, ticks=25 if opts.quick else None)
