@@ -106,6 +106,12 @@ enum policy_trial_verdict {
 
 const char *policy_trial_verdict_to_string(enum policy_trial_verdict v);
 
+/* A CPU's raw shares at the last policy tick (NaN: no sample). */
+struct policy_pace_ref {
+        double load; /* irq + softirq */
+        double idle;
+};
+
 struct policy_report {
         cpuset_t hot;                     /* CPUs hot after this tick's samples */
         struct policy_hot_cpu *hot_cpus;  /* one entry per CPU in hot, ascending */
@@ -124,9 +130,9 @@ struct policy_report {
         size_t n_kernel_managed_irqs;
         /* for policy_pace(): */
         unsigned n_rising;                /* CPUs counting samples towards hot */
-        double *ref_load;                 /* each CPU's raw irq+softirq share at this tick (NaN: no
-                                           * sample), the level a rise is measured from */
-        int ref_max_cpu;                  /* last index of ref_load, -1 when none */
+        struct policy_pace_ref *ref;      /* each CPU's raw shares at this tick, the levels a rise
+                                           * is measured from */
+        int ref_max_cpu;                  /* last index of ref, -1 when none */
         double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
         bool busy;                        /* an action, settling CPUs, an RPS trial, a CPU hot for less
                                            * than min_dwell with nothing done: decide every tick */

@@ -40,6 +40,10 @@
  * a flood that began 1 s before a 2 s tick showed as 16 points there, and
  * the next tick, a whole interval later, was the first to act (3.0 s). */
 #define POL_PACE_RISE 0.10
+/* ... or whose idle share fell that much while its irq+softirq share rose
+ * at least this much: the onset of a flood whose cost is mostly its
+ * receivers' (a pure user-load rise does not speed the pace). */
+#define POL_PACE_NET_RISE 0.02
 
 /* A queue IRQ counts as busy (worth a move) when it carries at least this
  * share of CPU time, or this fraction of its CPU's network load. */

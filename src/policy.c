@@ -47,7 +47,7 @@ void policy_report_free(struct policy_report *r) {
         free(r->hot_cpus);
         free(r->notes);
         free(r->kernel_managed_irqs);
-        free(r->ref_load);
+        free(r->ref);
         *r = (struct policy_report){ 0 };
 }
 
@@ -1355,13 +1355,17 @@ static int fill_report(struct pol_tick *t) {
         if (t->in->raw && t->in->raw->max_cpu >= 0) {
                 const struct sample_rates *raw = t->in->raw;
 
-                rep->ref_load = malloc(((size_t) raw->max_cpu + 1) * sizeof(*rep->ref_load));
-                if (!rep->ref_load)
+                rep->ref = malloc(((size_t) raw->max_cpu + 1) * sizeof(*rep->ref));
+                if (!rep->ref)
                         return -ENOMEM;
                 rep->ref_max_cpu = raw->max_cpu;
-                for (int c = 0; c <= raw->max_cpu; c++)
-                        rep->ref_load[c] = raw->cpus[c].valid ? MAX(raw->cpus[c].irq, 0) + MAX(raw->cpus[c].softirq, 0)
-                                                               : NAN;
+                for (int c = 0; c <= raw->max_cpu; c++) {
+                        const struct sample_cpu *rc = &raw->cpus[c];
+
+                        rep->ref[c] = rc->valid ? (struct policy_pace_ref) { .load = MAX(rc->irq, 0) + MAX(rc->softirq, 0),
+                                                                             .idle = MAX(rc->idle, 0) }
+                                                : (struct policy_pace_ref) { NAN, NAN };
+                }
         }
         rep->busy = cpuset_count(&t->settling) > 0 || cpuset_count(&t->touched) > 0;
         for (size_t i = 0; i < st->n_cpus; i++) {
@@ -1478,9 +1482,20 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                         return POLICY_PACE_FAST;
                 /* the onset of a spike: the next sample comes soon, so that
                  * a flood that began late in this interval is acted on
-                 * within fast_interval, not a whole interval later */
-                if (last->ref_load && cpu <= last->ref_max_cpu && L - last->ref_load[cpu] >= POL_PACE_RISE)
-                        return POLICY_PACE_FAST;
+                 * within fast_interval, not a whole interval later.  Its
+                 * network share alone shows it late: much of a flood's
+                 * cost can be the sender's and receiver's own time (the
+                 * veth flood of bench/README.md: about half of CPU0 in
+                 * irq+softirq once saturated, all of its idle gone), so a
+                 * fall in idle counts too when the network share rose
+                 * with it. */
+                if (last->ref && cpu <= last->ref_max_cpu) {
+                        const struct policy_pace_ref *ref = &last->ref[cpu];
+
+                        if (L - ref->load >= POL_PACE_RISE ||
+                            (ref->idle - idle >= POL_PACE_RISE && L - ref->load >= POL_PACE_NET_RISE))
+                                return POLICY_PACE_FAST;
+                }
                 /* the saturated rule may count it (unless no CPU has room:
                  * then sampling fast would change nothing) */
                 if (idle < c->saturated_idle && L >= c->saturated_share)

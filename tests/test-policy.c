@@ -2996,31 +2996,37 @@ static void test_pace_stuck_hot(void **state) {
 }
 
 /* policy_pace(): calm, steady (busy, or what the saturated rule counts)
- * and fast (rising, at the enter threshold while not hot, or a load that
- * rose by POL_PACE_RISE since the last decision). */
+ * and fast (rising, at the enter threshold while not hot, a load that
+ * rose by POL_PACE_RISE since the last decision, or an idle share that
+ * fell by as much while the load rose by POL_PACE_NET_RISE). */
 static void test_pace(void **state) {
         static const struct {
                 const char *what;
                 double soft1, idle1;       /* CPU1's raw interval */
                 unsigned n_rising;
                 bool busy, hot1, no_report;
-                double ref1;               /* CPU1's load at the last decision, 0 when not given */
+                double ref1, ref_idle1;    /* CPU1's load and idle at the last decision, 0 when not given */
                 enum policy_pace want;
         } cases[] = {
-                { "all quiet", 0.10, 0.80, 0, false, false, false, 0, POLICY_PACE_CALM },
-                { "no report yet", 0.10, 0.80, 0, false, false, true, 0, POLICY_PACE_STEADY },
-                { "busy report", 0.10, 0.80, 0, true, false, false, 0, POLICY_PACE_STEADY },
-                { "a CPU counting towards hot", 0.10, 0.80, 1, false, false, false, 0, POLICY_PACE_FAST },
-                { "just under enter", 0.79, 0.15, 0, false, false, false, 0, POLICY_PACE_CALM },
-                { "at enter, not hot", 0.81, 0.15, 0, false, false, false, 0, POLICY_PACE_FAST },
-                { "at enter, hot already (and not busy)", 0.81, 0.15, 0, false, true, false, 0, POLICY_PACE_CALM },
-                { "what the saturated rule counts", 0.35, 0.05, 0, false, false, false, 0, POLICY_PACE_STEADY },
-                { "idle above saturated_idle: not", 0.35, 0.11, 0, false, false, false, 0, POLICY_PACE_CALM },
+                { "all quiet", 0.10, 0.80, 0, false, false, false, 0, 0, POLICY_PACE_CALM },
+                { "no report yet", 0.10, 0.80, 0, false, false, true, 0, 0, POLICY_PACE_STEADY },
+                { "busy report", 0.10, 0.80, 0, true, false, false, 0, 0, POLICY_PACE_STEADY },
+                { "a CPU counting towards hot", 0.10, 0.80, 1, false, false, false, 0, 0, POLICY_PACE_FAST },
+                { "just under enter", 0.79, 0.15, 0, false, false, false, 0, 0, POLICY_PACE_CALM },
+                { "at enter, not hot", 0.81, 0.15, 0, false, false, false, 0, 0, POLICY_PACE_FAST },
+                { "at enter, hot already (and not busy)", 0.81, 0.15, 0, false, true, false, 0, 0, POLICY_PACE_CALM },
+                { "what the saturated rule counts", 0.35, 0.05, 0, false, false, false, 0, 0, POLICY_PACE_STEADY },
+                { "idle above saturated_idle: not", 0.35, 0.11, 0, false, false, false, 0, 0, POLICY_PACE_CALM },
                 { "rose 12 points since the last decision", 0.22, 0.70, 0, false, false, false, 0.10,
-                  POLICY_PACE_FAST },
-                { "rose 8 points: not yet", 0.18, 0.70, 0, false, false, false, 0.10, POLICY_PACE_CALM },
-                { "fell", 0.10, 0.80, 0, false, false, false, 0.40, POLICY_PACE_CALM },
-                { "rose, but hot already", 0.40, 0.50, 0, false, true, false, 0.10, POLICY_PACE_CALM },
+                  0.70, POLICY_PACE_FAST },
+                { "rose 8 points: not yet", 0.18, 0.70, 0, false, false, false, 0.10, 0.70, POLICY_PACE_CALM },
+                { "fell", 0.10, 0.80, 0, false, false, false, 0.40, 0.70, POLICY_PACE_CALM },
+                { "rose, but hot already", 0.40, 0.50, 0, false, true, false, 0.10, 0.70, POLICY_PACE_CALM },
+                { "idle fell 20 points, load rose 3", 0.05, 0.70, 0, false, false, false, 0.02, 0.90, POLICY_PACE_FAST },
+                { "idle fell 20 points, load rose 1", 0.05, 0.70, 0, false, false, false, 0.04, 0.90, POLICY_PACE_CALM },
+                { "idle fell 8 points, load rose 3", 0.05, 0.82, 0, false, false, false, 0.02, 0.90, POLICY_PACE_CALM },
+                { "idle fell 20 points, but hot already", 0.05, 0.70, 0, false, true, false, 0.02, 0.90,
+                  POLICY_PACE_CALM },
         };
         struct config c;
 
@@ -3039,11 +3045,11 @@ static void test_pace(void **state) {
                 if (cases[i].hot1)
                         cpuset_set(&rep.hot, 1);
                 if (cases[i].ref1 > 0) {
-                        static double ref[2];
+                        static struct policy_pace_ref ref[2];
 
-                        ref[0] = 0.05;
-                        ref[1] = cases[i].ref1;
-                        rep.ref_load = ref;
+                        ref[0] = (struct policy_pace_ref) { 0.05, 0.85 };
+                        ref[1] = (struct policy_pace_ref) { cases[i].ref1, cases[i].ref_idle1 };
+                        rep.ref = ref;
                         rep.ref_max_cpu = 1;
                 }
                 if (cases[i].no_report)
