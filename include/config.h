@@ -61,6 +61,7 @@ struct config {
 
         /* [daemon] */
         uint64_t interval_usec;  /* sampling interval */
+        uint64_t calm_interval_usec; /* while every CPU is calm (policy_pace); below interval: interval */
         uint64_t fast_interval_usec; /* while a CPU nears hot (policy_pace); 0 = never faster */
         uint64_t irq_rate_interval_usec; /* /proc/interrupts at least this often; 0 = every tick */
         char *state_dir;

@@ -150,7 +150,8 @@ struct engine_tick_result {
  * (logged, rate limited), -ENOMEM. */
 int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct engine_tick_result *ret);
 /* The interval after the last tick: fast_interval while a CPU nears hot,
- * so that the samples hot_samples asks for come quickly, else interval. */
+ * so that the samples hot_samples asks for come quickly, calm_interval
+ * while every CPU is calm, else interval. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval);
 
 /* The configuration changed (reload): the policy starts over and the next

@@ -77,6 +77,7 @@ struct key_def {
 
 static const struct key_def daemon_keys[] = {
         KEY("interval", VT_DURATION, struct config, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
+        KEY("calm_interval", VT_DURATION, struct config, calm_interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
         KEY("fast_interval", VT_DURATION, struct config, fast_interval_usec, 0, 60 * USEC_PER_SEC),
         KEY("irq_rate_interval", VT_DURATION, struct config, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN),
         KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
@@ -248,6 +249,7 @@ static int parse_log_level(const char *s) {
 int config_defaults(struct config *c) {
         memset(c, 0, sizeof(*c));
         c->interval_usec = 2 * USEC_PER_SEC;
+        c->calm_interval_usec = 4 * USEC_PER_SEC;
         c->fast_interval_usec = 500 * USEC_PER_MSEC;
         c->irq_rate_interval_usec = 10 * USEC_PER_SEC;
         c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);

@@ -169,8 +169,9 @@ int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE
 static void apply_overrides(struct daemon *d, struct config *c) {
         const struct daemon_options *o = d->opts;
 
+        /* --interval: every tick that is not fast, calm ones too */
         if (o->interval_usec)
-                c->interval_usec = o->interval_usec;
+                c->interval_usec = c->calm_interval_usec = o->interval_usec;
         if (o->log_level >= 0)
                 c->log_level = o->log_level;
         if (o->dry_run)

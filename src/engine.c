@@ -866,8 +866,8 @@ static void irq_ref_update(struct engine *e) {
         }
 }
 
-/* A calm host still gets a full tick every this many ticks (60 s at the
- * default interval): the inventory audit (a change behind our back), a
+/* A calm host still gets a full tick every this many ticks (2 min at the
+ * default calm_interval): the inventory audit (a change behind our back), a
  * fresh status file and the policy's slow release (narrowing RPS sets)
  * run on full ticks only.  On a calm 16-CPU host (make bench, cost16) a
  * full tick costs about 1.5 ms of CPU and a calm one 0.1 ms, most of it
@@ -903,11 +903,16 @@ static const char *full_tick_due(const struct engine *e, enum policy_pace pace, 
 }
 
 /* The interval after a tick: fast_interval while a CPU nears hot, so that
- * the samples hot_samples asks for come quickly (fast attack), the
- * configured one otherwise. */
+ * the samples hot_samples asks for come quickly (fast attack);
+ * calm_interval while every CPU is calm, since on a calm host the wake-up
+ * is most of what a tick costs (make bench, cost16: a process that only
+ * wakes by sd-event every 2 s and reads /proc/stat and /proc/softirqs
+ * costs what irqbalance costs at its 10 s); the configured one otherwise. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval) {
         if (e->pace == POLICY_PACE_FAST && e->config->fast_interval_usec > 0)
                 return MIN(e->config->fast_interval_usec, interval);
+        if (e->pace == POLICY_PACE_CALM)
+                return MAX(e->config->calm_interval_usec, interval);
         return interval;
 }
 

@@ -34,7 +34,7 @@ static void help(FILE *f) {
                 "      --once             one decision cycle (two samples one interval apart),\n"
                 "                         apply, exit; changes stay ('irqsteerctl restore' undoes them)\n"
                 "  -i, --interval=DURATION  sampling interval such as 500ms, 0.5s, 0.5, 2s\n"
-                "                         (overrides the config)\n"
+                "                         (overrides interval and calm_interval of the config)\n"
                 "  -b, --ban-cpus=LIST     keep these CPUs (such as 2,4-7) free, added to the\n"
                 "                         config's banned_cpus and to $IRQSTEER_BANNED_CPUS\n"
                 "  -l, --log-level=LEVEL  debug, info, notice, warning, err (overrides the config)\n"

@@ -262,6 +262,7 @@ static void write_config_json(struct json_writer *w, const struct config *c, con
                 json_string(w, c->dropins[i]);
         json_end_array(w);
         json_key_double(w, "interval_s", (double) c->interval_usec / USEC_PER_SEC);
+        json_key_double(w, "calm_interval_s", (double) c->calm_interval_usec / USEC_PER_SEC);
         json_key_double(w, "fast_interval_s", (double) c->fast_interval_usec / USEC_PER_SEC);
         json_key_double(w, "irq_rate_interval_s", (double) c->irq_rate_interval_usec / USEC_PER_SEC);
         json_key_string(w, "state_dir", state_dir ? state_dir : c->state_dir);

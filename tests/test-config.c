@@ -1032,8 +1032,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 8 [daemon] and 26 [balance] keys. */
-        assert_int_equal(uncommented, 34);
+        /* All 9 [daemon] and 26 [balance] keys. */
+        assert_int_equal(uncommented, 35);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);
@@ -1054,7 +1054,7 @@ static void test_format_roundtrip(_unused_ void **state) {
                 const char *text;
                 unsigned keys;           /* "key = value" lines in the dump */
         } cases[] = {
-                { "defaults: 7 [daemon] keys with a value and all 26 [balance] keys", "", 33 },
+                { "defaults: 8 [daemon] keys with a value and all 26 [balance] keys", "", 34 },
                 { "every type set, with sections",
                   "[daemon]\ninterval = 500ms\nirq_rate_interval = 0\nstate_dir = /run/x\nlog_level = err\n"
                   "restore_on_exit = no\ndry_run = yes\n"
@@ -1066,7 +1066,7 @@ static void test_format_roundtrip(_unused_ void **state) {
                   "[worker mc]\nmatch_name = memcached\npolicy = colocate\ninterface = eno1\ncpus = 4-7\n"
                   "[worker web]\nmatch_cmdline = ^nginx: worker\nmatch_unit = nginx.service\n"
                   "pidfile = /run/nginx.pid\npolicy = avoid-net\n",
-                  33 + 2 + 5 + 4 + 5 },
+                  34 + 2 + 5 + 4 + 5 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
