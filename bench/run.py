@@ -14,6 +14,7 @@ import functools
 import glob
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -96,8 +97,8 @@ class Run:
         # irqsteerd without --foreground (its per-CPU load line), irqbalance
         # without --debug (its tree printed each cycle: 32 against 30 us/s
         # of CPU on cost16 at its defaults); defaults: each daemon
-        # at its own default interval (irqbalance 10 s, irqsteerd 2 s and
-        # its fast_interval) instead of both at 1 s
+        # at its own default intervals (irqbalance 10 s, irqsteerd 4 s
+        # calm, 2 s busy, 0.5 s near hot) instead of both at 1 s
         self.opts, self.scn, self.bal, self.service = opts, scn, bal, service
         self.defaults = defaults
         self.name = '%s-%s' % (tag or os.path.basename(scn)[:-4], bal)
@@ -576,12 +577,13 @@ def run_relief(opts):
 def relief_table(res):
     def rounds(v):
         return ' '.join('-' if x is None else '%d' % x for x in v)
-    lines = ['balancer    interval at defaults   first change s (rounds)   relief s (rounds)']
-    for bal, iv in (('irqbalance', '10 s'), ('irqsteerd', '2 s, 0.5 s near hot')):
+    lines = ['%-11s %-42s %-25s %s' % ('balancer', 'interval at defaults', 'first change s (rounds)',
+                                      'relief s (rounds)')]
+    for bal, iv in (('irqbalance', '10 s'), ('irqsteerd', IRQSTEERD_PACES)):
         d = res.get(bal)
         if not d:
             continue
-        lines.append('%-11s %-22s %-25s %s%s' % (
+        lines.append('%-11s %-42s %-25s %s%s' % (
             bal, iv, '%s (%s)' % (fmt(median(d['first']), 'd'), rounds(d['first'])),
             '%s (%s)' % (fmt(median(d['relief']), 'd'), rounds(d['relief'])),
             '' if d['valid'] else '  INVALID'))
@@ -614,9 +616,20 @@ def out_in_storage(lines):
 LOADED_FACTOR = 2
 
 
+# irqsteerd's default paces (irqsteer.conf(5)) and the floor's interval
+IRQSTEERD_PACES = 'every 4 s calm, 2 s busy, 0.5 s near hot'
+FLOOR_MS = 4000
+
+
+def hour_windows(opts):
+    """(warm-up, calm window, loaded window) in seconds.  The calm window
+    is long: at 4 s a minute holds 15 calm ticks, about 1.5 ms of CPU."""
+    return (25, 30, 30) if opts.quick else (60, 180, 60)
+
+
 def run_hour(opts):
     """CPU seconds per hour at each daemon's defaults (irqbalance every
-    10 s, irqsteerd every 2 s with its calm ticks and fast_interval), on
+    10 s, irqsteerd with its calm_interval, interval and fast_interval), on
     the cost hosts: a calm window (the shipped stationary scenario after
     its first placement) and a loaded one (every NIC's load x2, so CPUs
     stay near or above the thresholds and irqsteerd decides at each tick).
@@ -626,7 +639,7 @@ def run_hour(opts):
     on cost64 and cost256), so the calm window is a calm host's steady
     state."""
     rows = []
-    warm, dur = (25, 30) if opts.quick else (60, 60)
+    warm, calm_dur, loaded_dur = hour_windows(opts)
     os.makedirs(os.path.join(opts.tmp, 'scn'), exist_ok=True)
     # quick: cost16 only (the CI budget); the full run has every host
     for name in (['cost16'] if opts.quick else COST_SCENARIOS):
@@ -635,6 +648,7 @@ def run_hour(opts):
         for win, scn in (('calm', base), ('loaded', loaded_scenario(base, os.path.join(opts.tmp, 'scn'),
                                                                     LOADED_FACTOR))):
             live = []
+            dur = calm_dur if win == 'calm' else loaded_dur
             for bal in ('irqbalance', 'irqsteerd'):
                 if bal == 'irqsteerd' and not opts.have_irqsteerd:
                     continue
@@ -642,11 +656,12 @@ def run_hour(opts):
                         defaults=True)
                 r.start()
                 live.append(r)
-            # the floor: a process that only wakes every 2 s and reads the
-            # two files a calm tick reads, on the same live tree
+            # the floor: a process that only wakes at irqsteerd's default
+            # calm_interval and reads the two files a calm tick reads, on
+            # the same live tree
             floor = None
             if win == 'calm' and opts.floor and os.access(opts.floor, os.X_OK) and live:
-                floor = subprocess.Popen([opts.floor, live[-1].root, '2000'])
+                floor = subprocess.Popen([opts.floor, live[-1].root, str(FLOOR_MS)])
             time.sleep(warm)
             marks = [(r.bal, r.proc.pid if r.proc else None) for r in live]
             if floor:
@@ -667,8 +682,8 @@ def run_hour(opts):
 
 
 def hour_table(rows):
-    lines = ['host      calm: irqbalance  irqsteerd  ratio  2 s floor    loaded x%d: irqbalance  irqsteerd  ratio'
-             % LOADED_FACTOR]
+    lines = ['host      calm: irqbalance  irqsteerd  ratio  %d s floor    loaded x%d: irqbalance  irqsteerd  ratio'
+             % (FLOOR_MS // 1000, LOADED_FACTOR)]
     for r in rows:
         cells = []
         for win in ('calm', 'loaded'):
@@ -949,10 +964,13 @@ def flood_one(opts, mode, secs, rep):
     1400-byte datagrams, sender and receiver on CPU0, CPU1 idle, through
     the heavier receive path of flood_path_setup) to the
     balancer's first change, each balancer at its defaults and started
-    (and for irqsteerd ready, with 3 s of calm ticks) before the flood:
-    for irqsteerd the veth's RPS masks, for irqbalance the host's IRQ
-    affinities (veth has no IRQs), polled every 50 ms.  None: no change
-    within secs."""
+    (and for irqsteerd ready) before the flood: for irqsteerd the veth's
+    RPS masks, for irqbalance the host's IRQ affinities (veth has no
+    IRQs), polled every 50 ms.  None: no change within secs.  The flood
+    starts 3 s plus a random 0-10 s after that (seeded by --seed and the
+    round): at a fixed delay it would meet the daemon's interval at the
+    same phase each round, so the median would be that phase's."""
+    delay = 3.0 + random.Random(opts.seed * 1000 + rep).uniform(0, 10)
     work = os.path.join(opts.tmp, 'flood-%s-%d' % (mode, rep))
     os.makedirs(work, exist_ok=True)
     blog = open(os.path.join(work, 'balancer.log'), 'w')
@@ -963,7 +981,7 @@ def flood_one(opts, mode, secs, rep):
     try:
         if mode == 'irqbalance':
             bal = subprocess.Popen(['irqbalance', '-f', '--debug'], stdout=blog, stderr=subprocess.STDOUT)
-            time.sleep(3.0)
+            time.sleep(delay)
         else:
             st = os.path.join(work, 'state')
             os.makedirs(st, exist_ok=True)
@@ -971,7 +989,7 @@ def flood_one(opts, mode, secs, rep):
                                     '--state-dir', st] + opts.irqsteerd_args, stdout=blog, stderr=subprocess.STDOUT)
             if not wait_file_text(os.path.join(work, 'balancer.log'), 'Ready:', 15):
                 return None, 'irqsteerd not ready'
-            time.sleep(3.0)
+            time.sleep(delay)
         before = save_irq_affinity() if mode == 'irqbalance' else rps_masks()
         t0 = time.monotonic()
         cl = subprocess.Popen(['ip', 'netns', 'exec', 'bnS', 'taskset', '-c', '0', 'iperf3', '-c', '198.18.77.2',
@@ -1180,7 +1198,7 @@ def run_flood(opts):
     if why:
         return None, why
     res = {}
-    reps = 1 if opts.quick else 3
+    reps = 1 if opts.quick else 5
     modes = ['irqbalance'] + (['irqsteerd'] if opts.have_irqsteerd else [])
     try:
         for rep in range(reps):
@@ -1197,12 +1215,12 @@ def run_flood(opts):
 
 
 def flood_table(res):
-    lines = ['balancer     defaults            first change s, median (rounds)']
-    for mode, iv in (('irqbalance', 'every 10 s'), ('irqsteerd', 'every 2 s, 0.5 s near hot')):
+    lines = ['%-12s %-42s %s' % ('balancer', 'defaults', 'first change s, median (rounds)')]
+    for mode, iv in (('irqbalance', 'every 10 s'), ('irqsteerd', IRQSTEERD_PACES)):
         if mode not in res:
             continue
         v = res[mode]
-        lines.append('%-12s %-19s %s (%s)%s' % (
+        lines.append('%-12s %-42s %s (%s)%s' % (
             mode, iv, fmt(median(v), '.1f') if median(v) is not None else 'none in 15 s',
             ' '.join(fmt(x, '.1f') for x in v),
             '  (veth has no IRQ: it can only move the host\'s)' if mode == 'irqbalance' else ''))
@@ -1255,7 +1273,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--sim', required=True)
     ap.add_argument('--irqsteerd', default='')
-    ap.add_argument('--floor', default='', help='bench/irqsteer-floor: the cost floor of a 2 s sampler')
+    ap.add_argument('--floor', default='', help='bench/irqsteer-floor: the cost floor of a sampler at irqsteerd\'s calm_interval')
     ap.add_argument('--irqsteerd-arg', action='append', default=[], dest='irqsteerd_args',
                     help='extra argument for irqsteerd (repeat)')
     ap.add_argument('--srcdir', default=os.path.dirname(HERE))
@@ -1332,11 +1350,12 @@ def main():
     if not opts.no_cost:
         log('CPU seconds per hour at defaults (calm and loaded windows)')
         add_section(report, os.path.join(opts.out, 'hour.csv'), write_dict_csv, run_hour(opts),
-                    '== CPU seconds per hour at defaults (irqbalance every 10 s, irqsteerd every 2 s with\n'
-                    '   calm ticks and fast_interval 0.5 s near hot; CPU time over a %d s window after the\n'
-                    '   first placement, scaled to an hour; loaded: every NIC\'s load x%d; 2 s floor: a process\n'
-                    '   that only wakes every 2 s by sd-event and reads /proc/stat and /proc/softirqs)\n'
-                    % (30 if opts.quick else 60, LOADED_FACTOR), hour_table)
+                    '== CPU seconds per hour at defaults (irqbalance every 10 s, irqsteerd %s;\n'
+                    '   CPU time over a window after the first placement (calm %d s, loaded %d s), scaled to\n'
+                    '   an hour; loaded: every NIC\'s load x%d; %d s floor: a process that only wakes every\n'
+                    '   %d s by sd-event and reads /proc/stat and /proc/softirqs)\n'
+                    % ((IRQSTEERD_PACES,) + hour_windows(opts)[1:] + (LOADED_FACTOR, FLOOR_MS // 1000, FLOOR_MS // 1000)),
+                    hour_table)
     if not opts.no_relief and (not opts.scenario or 'step' in opts.scenario):
         log('time to relief at defaults (step)')
         rr, n = run_relief(opts)
