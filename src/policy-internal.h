@@ -119,6 +119,8 @@ struct pol_queue {
         cpuset_t rps_last;
         bool rps_static;         /* single-queue RPS from the start: not narrowed */
         bool rps_unmeasured;     /* ... chosen before any load was measured: chosen again once it is */
+        bool rps_prior;          /* lone hot queue's set sized with the prior share: sized again,
+                                  * with its NIC's other such queues, once the share is measured */
         uint64_t rps_change_usec;
         unsigned narrow_ticks;   /* consecutive ticks the work fit on fewer CPUs */
         bool rps_external, rps_broken;
@@ -360,6 +362,9 @@ struct pol_tick {
         double scale;            /* this tick's thresholds: the config's times scale (update_hot) */
         double mean;             /* mean irq+softirq load of the eligible CPUs */
         bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
+        struct pol_unit **lone;  /* pol_rebalance: lone hot queues to get RPS together, */
+        int *lone_cpu;           /* their hot IRQ CPUs */
+        size_t n_lone;
         unsigned moves;          /* rebalancing moves planned this tick */
         cpuset_t touched;        /* CPUs whose load an action of this tick changed */
         cpuset_t settling;       /* CPUs an earlier tick's action changed, not yet caught up */
@@ -428,6 +433,11 @@ void pol_default_affinity(struct pol_tick *t);
 
 /* policy-rps.c */
 bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue);
+/* RPS for this tick's lone hot queues us[i] on their IRQ CPUs cpus[i]:
+ * together once their receive share is measured, else one by one and
+ * together again once it is (pol_rps_adjust); ret_ok[i]: the queue's RPS
+ * is ours now. */
+void pol_rps_start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok);
 void pol_rps_adjust(struct pol_tick *t);
 /* Sets t->pool_short for this tick's lone hot queues. */
 void pol_rps_pool(struct pol_tick *t);

@@ -670,11 +670,10 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         /* The lone hot queue: one queue carries most of the CPU's network
          * load, so no move helps; spread its protocol work with RPS. */
         if (top && !blocked && (nb == 1 || top->work > POL_LONE_FRAC * t->net[cpu] + 1e-9) && !top->rps_ours && !top->touched) {
-                size_t l = strlen(why);
-
-                if (!pol_rps_start(t, top, cpu, false) && l < why_len)
-                        snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) is off or not ours to set",
-                                 t->nics[top->nic].nic->name, top->queue);
+                /* planned with the other hot CPUs' lone queues, after the
+                 * moves (pol_rebalance) */
+                t->lone[t->n_lone] = top;
+                t->lone_cpu[t->n_lone++] = cpu;
         } else if (top && top->rps_ours)
                 snprintf(why, why_len, "its busiest queue (%s rx-%d) already spreads with RPS%s",
                          t->nics[top->nic].nic->name, top->queue,
@@ -683,12 +682,21 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
 void pol_rebalance(struct pol_tick *t) {
         int order[POL_HOT_ORDER_MAX];
+        bool *ok = NULL;
         size_t n;
 
         if (!t->in->load)
                 return;
         pol_rps_pool(t);
         n = pol_hot_by_load(t, order, ELEMENTSOF(order));
+        t->n_lone = 0;
+        t->lone = calloc(n + 1, sizeof(*t->lone));
+        t->lone_cpu = calloc(n + 1, sizeof(*t->lone_cpu));
+        ok = calloc(n + 1, sizeof(*ok));
+        if (!t->lone || !t->lone_cpu || !ok) {
+                t->r = -ENOMEM;
+                goto out;
+        }
         for (size_t i = 0; i < n; i++) {
                 char *why = t->st->cpus[order[i]].why;
 
@@ -702,6 +710,23 @@ void pol_rebalance(struct pol_tick *t) {
                 }
                 rebalance_cpu(t, order[i]);
         }
+        pol_rps_start_lone(t, t->lone, t->lone_cpu, t->n_lone, ok);
+        for (size_t i = 0; i < t->n_lone; i++) {
+                const struct pol_unit *u = t->lone[i];
+                char *why = t->st->cpus[t->lone_cpu[i]].why;
+                size_t l = strlen(why), why_len = sizeof(t->st->cpus[t->lone_cpu[i]].why);
+
+                if (!ok[i] && l < why_len)
+                        snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) is off or not ours to set",
+                                 t->nics[u->nic].nic->name, u->queue);
+        }
+out:
+        free(t->lone);
+        free(t->lone_cpu);
+        free(ok);
+        t->lone = NULL;
+        t->lone_cpu = NULL;
+        t->n_lone = 0;
 }
 
 /* XPS (DESIGN.md 1): transmit queue i on the CPU of rx queue i's IRQ, so

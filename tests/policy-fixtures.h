@@ -35,6 +35,8 @@ struct fx_queue_model {
         double rate;             /* interrupts/s of its rx (or combined) IRQ */
         double share;            /* part of it that stays on the IRQ CPU under RPS;
                                   * 0: the host's (fx.napi_share) */
+        double tx_work;          /* a separate tx IRQ's work, on its CPU (RPS does not steer it) */
+        double tx_rate;          /* interrupts/s of that tx IRQ */
 };
 
 struct fx {
@@ -365,6 +367,13 @@ static inline void fx_model(struct fx *f, const double *noise) {
                                 struct sample_irq *si = fx_rate_entry(f, (unsigned) q->rx_irq);
                                 si->per_cpu[cpu] = m->rate;
                                 si->rate = m->rate;
+                        }
+                        if (q->tx_irq >= 0 && q->tx_irq != q->rx_irq && m->tx_rate > 0) {
+                                struct sample_irq *si = fx_rate_entry(f, (unsigned) q->tx_irq);
+                                int tc = fx_irq_cpu(f, q->tx_irq);
+                                soft[tc] += m->tx_work;
+                                si->per_cpu[tc] = m->tx_rate;
+                                si->rate = m->tx_rate;
                         }
                 }
         }

@@ -386,6 +386,75 @@ static void test_share_properties(void **state) {
         }
 }
 
+/* Several hot queues at once (the simulator's trial8 host: 8 CPUs, 4 queues
+ * with separate rx and tx vectors, 55% receive and 10% transmit work each,
+ * 25% of the receive work staying on the IRQ CPU, RPS costing 10% of what
+ * it moves, 35-45% user work beside it): their RPS sets must not pile the
+ * protocol work onto the other queues' IRQ CPUs, which carry interrupt and
+ * NAPI work that RPS cannot move, while CPUs without a queue IRQ have room;
+ * the peak ends near the lower bound, and no CPU stays busy with little
+ * idle while a CPU without network work idles. */
+static void test_rps_hot_queues_together(void **state) {
+        const int n_cpus = 8, nq = 4, ticks = 150;
+        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
+
+        (void) state;
+        for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
+                struct fx f;
+                uint64_t seed = seed0;
+                double noise[8], peak = 0, lb, total = 0;
+                unsigned hole = 0, hole_max = 0;
+
+                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth0", 0, nq, false, 30, true, false);
+                f.napi_share = keep;
+                f.rps_cost = cost;
+                for (int k = 0; k < nq; k++) {
+                        f.q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
+                        total += tx + work * (1 + cost * (1 - keep));
+                }
+                lb = MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
+                for (int c = 0; c < n_cpus; c++)
+                        f.user[c] = 0.35 + 0.1 * fx_rand(&seed);
+                for (int k = 1; k <= ticks; k++) {
+                        bool busy = false, idle = false;
+
+                        for (int c = 0; c < n_cpus; c++)
+                                noise[c] = 0.95 + 0.1 * fx_rand(&seed);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        for (int c = 0; c < n_cpus; c++) {
+                                const struct sample_cpu *sc = &f.load.cpus[c];
+                                double net = sc->irq + sc->softirq;
+                                busy |= sc->idle < 0.05 && net >= 0.25;
+                                idle |= sc->idle > 0.40 && net < 0.02;
+                        }
+                        hole = busy && idle && k > 10 ? hole + 1 : 0;
+                        hole_max = MAX(hole_max, hole);
+                }
+                /* no queue's RPS set holds another queue's IRQ CPU */
+                for (int q = 0; q < nq; q++)
+                        for (int o = 0; o < nq; o++) {
+                                int cpu = fx_irq_cpu(&f, 30 + o);
+                                if (o != q && cpuset_isset(&fx_queue(&f, "eth0", q)->rps_cpus, cpu))
+                                        fail_msg("seed %llu: rx-%d's RPS set holds CPU%d, rx-%d's IRQ CPU",
+                                                 (unsigned long long) seed0, q, cpu, o);
+                        }
+                for (int k = 0; k < 20; k++) {
+                        fx_model(&f, NULL);
+                        peak += fx_peak(&f) / 20;
+                }
+                print_message("    seed %llu: peak %.3f, lower bound %.3f (%.2f), longest hole %u ticks\n",
+                              (unsigned long long) seed0, peak, lb, peak / lb, hole_max);
+                if (peak > 1.15 * lb)
+                        fail_msg("seed %llu: peak %.3f is %.2f times the lower bound %.3f",
+                                 (unsigned long long) seed0, peak, peak / lb, lb);
+                assert_true(hole_max <= 3);
+                fx_free(&f);
+        }
+}
+
 /* An RPS mask set before irqsteerd started is an operator's: kept (and
  * said once) unless takeover = yes, globally or for the interface. */
 static void test_takeover(void **state) {
@@ -597,14 +666,16 @@ static void test_lone_hot_queue(void **state) {
                 { "low interrupt rate, its NAPI work keeps the IRQ CPU busiest: left out", 5000, 20000, true,
                   "rps eth0/0>4-5;sockflow>32768;flowcnt eth0/0>8192;",
                   "lone hot queue: CPU3 at 99%, IRQ 30 is 100% of its load; RPS over CPUs 4-5 (the IRQ CPU left out: its own" },
+                /* (CPUs 0-2, as busy as 4-7, carry the other queues'
+                 * IRQs: the set keeps off them) */
                 { "low interrupt rate, busy candidates: the IRQ CPU takes a share", 5000, 20000, false,
-                  "rps eth0/0>0-3;", "lone hot queue: CPU3 at 92%, IRQ 30 is 100% of its load; RPS over CPUs 0-3" },
+                  "rps eth0/0>3-6;", "lone hot queue: CPU3 at 92%, IRQ 30 is 100% of its load; RPS over CPUs 3-6" },
                 { "exactly rps_exclude_irq_rate: left out", 20000, 20000, false, "rps eth0/0>4-5;",
                   "RPS over CPUs 4-5 (the IRQ CPU left out: high interrupt rate)" },
                 { "rps_exclude_irq_rate = 0, busy candidates: the rate never forces it out", 50000, 0, false,
-                  "rps eth0/0>0-3;", "lone hot queue: CPU3 at 92%, IRQ 30 is 100% of its load; RPS over CPUs 0-3" },
+                  "rps eth0/0>3-6;", "lone hot queue: CPU3 at 92%, IRQ 30 is 100% of its load; RPS over CPUs 3-6" },
                 { "high rate, busy candidates: left out all the same", 50000, 20000, false,
-                  "rps eth0/0>0-2,4;", "RPS over CPUs 0-2,4 (the IRQ CPU left out: high interrupt rate)" },
+                  "rps eth0/0>4-7;", "RPS over CPUs 4-7 (the IRQ CPU left out: high interrupt rate)" },
         };
 
         (void) state;
@@ -3332,6 +3403,7 @@ int main(void) {
                 cmocka_unit_test(test_layout_lpt),
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
+                cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_reload_gives_back),
