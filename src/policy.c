@@ -1399,6 +1399,21 @@ static int fill_report(struct pol_tick *t) {
         }
         for (size_t i = 0; i < st->n_nics; i++)
                 rep->busy |= st->nics[i].trial || st->nics[i].thr_trial;
+        /* RPS sets sized with the prior share wait for the share to be
+         * measured and for the dwell before they are sized again
+         * (pol_rps_adjust), and calm ticks run no policy: once the sets
+         * made the host calm, the simulator's trial8 host (seed 2) had
+         * two measurements, the next full tick 30 s later, and its RPS
+         * CPUs stayed at 1.23 times the lower bound.  Past the dwell and
+         * 10 intervals more (the share not measurable), the periodic full
+         * tick looks again. */
+        for (size_t i = 0; i < st->n_queues; i++) {
+                const struct pol_queue *q = &st->queues[i];
+
+                if (q->seen && q->rps_prior &&
+                    t->now - q->rps_change_usec < t->c->min_dwell_usec + 10 * t->c->interval_usec)
+                        rep->busy = true;
+        }
         if (rep->n_hot_cpus > 0) {
                 rep->hot_cpus = calloc(rep->n_hot_cpus, sizeof(*rep->hot_cpus));
                 if (!rep->hot_cpus) {

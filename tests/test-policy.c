@@ -455,6 +455,79 @@ static void test_rps_hot_queues_together(void **state) {
         }
 }
 
+/* The same host with the policy run only on the ticks the daemon runs it
+ * (engine.c: a full tick when policy_pace() is not calm, else every 30th):
+ * the sets sized with the prior share are sized again once the share is
+ * measured, after the dwell, and no tick in between may be calm, since a
+ * calm tick runs no policy (the simulator's trial8 host, seed 2: two
+ * measurements, then calm, and the RPS CPUs stayed at 1.23 times the lower
+ * bound to the end of the run). */
+static void test_rps_prior_share_paced(void **state) {
+        const int n_cpus = 8, nq = 4, ticks = 60;
+        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
+
+        (void) state;
+        for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
+                struct fx f;
+                uint64_t seed = seed0;
+                double noise[8], lb, total = 0;
+                int first_rps = 0, again = 0, calm_run = 0, calm_between = 0;
+
+                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth0", 0, nq, false, 30, true, false);
+                f.napi_share = keep;
+                f.rps_cost = cost;
+                for (int k = 0; k < nq; k++) {
+                        f.q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
+                        total += tx + work * (1 + cost * (1 - keep));
+                }
+                lb = MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
+                for (int c = 0; c < n_cpus; c++)
+                        f.user[c] = 0.35 + 0.1 * fx_rand(&seed);
+                for (int k = 1; k <= ticks; k++) {
+                        bool full;
+
+                        for (int c = 0; c < n_cpus; c++)
+                                noise[c] = 0.95 + 0.1 * fx_rand(&seed);
+                        fx_model(&f, noise);
+                        full = k <= 2 || policy_pace(&f.cfg, &f.rep, &f.load) != POLICY_PACE_CALM ||
+                               calm_run + 1 >= 30;
+                        if (!full) {
+                                calm_run++;
+                                calm_between += first_rps > 0 && again == 0;
+                                continue;
+                        }
+                        calm_run = 0;
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        for (size_t i = 0; i < f.l.n; i++) {
+                                if (f.l.v[i].type != KNOB_RPS)
+                                        continue;
+                                if (first_rps == 0)
+                                        first_rps = k;
+                                else if (again == 0 && strstr(f.l.v[i].reason, "sized again"))
+                                        again = k;
+                        }
+                }
+                print_message("    seed %llu: RPS at tick %d, sized again at tick %d, %d calm ticks between, "
+                              "peak %.3f, lower bound %.3f (%.2f)\n",
+                              (unsigned long long) seed0, first_rps, again, calm_between, fx_peak(&f), lb,
+                              fx_peak(&f) / lb);
+                assert_true(first_rps > 0);
+                if (again == 0)
+                        fail_msg("seed %llu: the sets were not sized again in %d ticks", (unsigned long long) seed0,
+                                 ticks);
+                assert_int_equal(calm_between, 0);
+                if ((uint64_t) (again - first_rps) * SEC > f.cfg.min_dwell_usec + 10 * f.cfg.interval_usec)
+                        fail_msg("seed %llu: sized again %d ticks after the sets", (unsigned long long) seed0,
+                                 again - first_rps);
+                if (fx_peak(&f) > 1.15 * lb)
+                        fail_msg("seed %llu: peak %.3f is %.2f times the lower bound %.3f",
+                                 (unsigned long long) seed0, fx_peak(&f), fx_peak(&f) / lb, lb);
+                fx_free(&f);
+        }
+}
+
 /* An RPS mask set before irqsteerd started is an operator's: kept (and
  * said once) unless takeover = yes, globally or for the interface. */
 static void test_takeover(void **state) {
@@ -3404,6 +3477,7 @@ int main(void) {
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
                 cmocka_unit_test(test_rps_hot_queues_together),
+                cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_reload_gives_back),
