@@ -309,6 +309,7 @@ struct pol_unit {
         bool replace;            /* its CPU went offline: the kernel moved it */
         int offline_cpu;
         bool touched;            /* an action of this tick concerns it */
+        bool rps_no_gain;        /* pol_rps_start(): RPS would not lower the peak by min_gain */
 };
 
 /* An IRQ of another device (pol_other_irqs): this tick's view of it. */

@@ -717,8 +717,9 @@ void pol_rebalance(struct pol_tick *t) {
                 size_t l = strlen(why), why_len = sizeof(t->st->cpus[t->lone_cpu[i]].why);
 
                 if (!ok[i] && l < why_len)
-                        snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) is off or not ours to set",
-                                 t->nics[u->nic].nic->name, u->queue);
+                        snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
+                                 t->nics[u->nic].nic->name, u->queue,
+                                 u->rps_no_gain ? "does not lower the peak by min_gain" : "is off or not ours to set");
         }
 out:
         free(t->lone);

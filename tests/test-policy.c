@@ -1109,6 +1109,79 @@ static void test_saturated_gets_rps(void **state) {
         fx_free(&f);
 }
 
+/* A lone queue gets RPS, like a move, only when that lowers the peak by
+ * min_gain.  The simulator's queues32 host in small: two queues on hot
+ * CPU1, one moves to CPU0; the smoothed load lags the move, so when CPU1
+ * has settled it still shows 45% (it carries 33%) and stays hot between
+ * the thresholds, with the other CPUs at 33-37%: RPS for its queue would
+ * only put shares of it on CPUs as busy.  Before, it got RPS over CPUs
+ * 0-5; then the same CPU at 60%, where RPS lowers the peak, gets it. */
+static void test_rps_start_min_gain(void **state) {
+        /* CPU1's smoothed load from tick 4 on: the move's effect shows late */
+        static const double cpu1[] = { 0.60, 0.60, 0.60, 0.60, 0.50, 0.45, 0.42, 0.42, 0.38, 0.35, 0.33, 0.33 };
+        struct fx f;
+        int moved = -1, stays = -1;
+
+        (void) state;
+        fx_init(&f, 6, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.single_queue_rps = false;
+        fx_add_nic(&f, "eth0", 0, 6, true, 50, true, false);
+        fx_place(&f, 50, 1);
+        fx_place(&f, 51, 1);
+        for (int q = 2; q < 6; q++)
+                fx_place(&f, 50 + q, q);
+        for (int k = 1; k <= (int) ELEMENTSOF(cpu1); k++) {
+                double l1 = cpu1[k - 1];
+                char buf[256];
+
+                if (moved < 0) {
+                        fx_cpu(&f, 0, 0.10, 0.40);
+                        fx_rate(&f, 50, 1, 4000);
+                        fx_rate(&f, 51, 1, 5000);
+                } else {
+                        fx_cpu(&f, 0, 0.37, 0.40);
+                        fx_rate(&f, 50 + moved, 0, moved == 0 ? 4000 : 5000);
+                        fx_rate(&f, 50 + stays, 1, stays == 0 ? 4000 : 5000);
+                }
+                fx_cpu(&f, 1, l1, 0.40);
+                for (int c = 2; c < 6; c++) {
+                        fx_cpu(&f, c, 0.33, 0.40);
+                        fx_rate(&f, 50 + c, c, 5000);
+                }
+                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                fx_fmt(&f.l, buf, sizeof(buf));
+                print_message("    tick %d: CPU1 at %.2f: %s\n", k, l1, buf);
+                for (size_t i = 0; i < f.l.n; i++) {
+                        const struct action *a = &f.l.v[i];
+                        if (a->type == KNOB_IRQ && moved < 0 && cpuset_only(&a->cpus) == 0) {
+                                moved = (int) a->irq - 50;
+                                stays = moved == 0 ? 1 : 0;
+                        }
+                        if (a->type == KNOB_RPS)
+                                fail_msg("tick %d: RPS for rx-%d with CPU1 at %.0f%%", k, a->queue, 100 * l1);
+                }
+        }
+        assert_true(moved == 0 || moved == 1);
+        /* the control: at 60% RPS lowers the peak */
+        for (int k = 1; k <= 3; k++) {
+                fx_cpu(&f, 0, 0.37, 0.40);
+                fx_rate(&f, 50 + moved, 0, moved == 0 ? 4000 : 5000);
+                fx_cpu(&f, 1, 0.60, 0.30);
+                fx_rate(&f, 50 + stays, 1, stays == 0 ? 4000 : 5000);
+                for (int c = 2; c < 6; c++) {
+                        fx_cpu(&f, c, 0.33, 0.40);
+                        fx_rate(&f, 50 + c, c, 5000);
+                }
+                assert_int_equal(fx_step(&f, (uint64_t) (ELEMENTSOF(cpu1) + 60 + k) * SEC), 0);
+        }
+        assert_non_null(fx_queue(&f, "eth0", stays));
+        if (cpuset_empty(&fx_queue(&f, "eth0", stays)->rps_cpus))
+                fail_msg("CPU1 at 60%%: no RPS for rx-%d", stays);
+        fx_free(&f);
+}
+
 /* Room for a saturated CPU's work: another CPU idle for more than
  * saturated_share (30%), not just twice saturated_idle (20%).  The veth
  * case on a 2-CPU VM: CPU0 33% soft, 4% idle, CPU1 23% soft and 25% idle;
@@ -3484,6 +3557,7 @@ int main(void) {
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
+                cmocka_unit_test(test_rps_start_min_gain),
                 cmocka_unit_test(test_saturated_room),
                 cmocka_unit_test(test_queue_packets_split),
                 cmocka_unit_test(test_never_ineligible),
