@@ -249,7 +249,7 @@ static int parse_log_level(const char *s) {
 int config_defaults(struct config *c) {
         memset(c, 0, sizeof(*c));
         c->interval_usec = 2 * USEC_PER_SEC;
-        c->calm_interval_usec = 4 * USEC_PER_SEC;
+        c->calm_interval_usec = 2 * USEC_PER_SEC;
         c->fast_interval_usec = 500 * USEC_PER_MSEC;
         c->irq_rate_interval_usec = 10 * USEC_PER_SEC;
         c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);

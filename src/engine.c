@@ -866,7 +866,7 @@ static void irq_ref_update(struct engine *e) {
         }
 }
 
-/* A calm host still gets a full tick every this many ticks (2 min at the
+/* A calm host still gets a full tick every this many ticks (60 s at the
  * default calm_interval): the inventory audit (a change behind our back), a
  * fresh status file and the policy's slow release (narrowing RPS sets)
  * run on full ticks only.  On a calm 16-CPU host (make bench, cost16) a
