@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rootfs_held_file;
+
 enum procfs_cpustat_field {
         CPUSTAT_USER,
         CPUSTAT_NICE,
@@ -37,7 +39,9 @@ struct procfs_stat {
 };
 
 int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret);
-int procfs_stat_read(int rootfd, struct procfs_stat *ret);
+/* Reads and parses proc/stat: through held's kept fd and buffer when held
+ * is non-NULL (a reader at every tick), else opened afresh.  0 or -errno. */
+int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret);
 void procfs_stat_free(struct procfs_stat *s);
 /* Entry for cpu, or NULL. */
 const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu);
@@ -71,7 +75,8 @@ struct procfs_softirqs {
 };
 
 int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *ret);
-int procfs_softirqs_read(int rootfd, struct procfs_softirqs *ret);
+/* proc/softirqs as procfs_stat_read reads proc/stat. */
+int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret);
 void procfs_softirqs_free(struct procfs_softirqs *s);
 /* Count for (row, cpu); false if cpu has no column. */
 bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq row, int cpu, uint64_t *ret);

@@ -81,6 +81,22 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len);
  * fall back to rootfs_read) or -errno. */
 int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len);
 
+/* A file read whole at every tick (/proc/stat, /proc/softirqs) through a
+ * kept fd, into a buffer kept with it that grows until the file fits: no
+ * path walk, open, close or allocation a tick.  A zeroed struct holds
+ * nothing. */
+struct rootfs_held_file {
+        int fd;       /* as rootfs_read_held's *fd */
+        char *buf;    /* NUL-terminated contents after a read */
+        size_t size;  /* of buf */
+};
+
+/* rootfs_read_held into f->buf, grown as needed; the contents stay in
+ * f->buf until the next read.  0 or -errno. */
+int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len);
+/* Closes the kept fd and frees the buffer; f holds nothing after. */
+void rootfs_held_file_free(struct rootfs_held_file *f);
+
 /* Keeps an O_PATH fd of a directory in *fd (for lookups relative to it),
  * unless one is kept already or the budget is spent.  0 or -errno. */
 int rootfs_hold_dir(int rootfd, const char *path, int *fd);

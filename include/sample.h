@@ -11,6 +11,7 @@
 
 #include "inventory.h"
 #include "procfs.h"
+#include "rootfs.h"
 
 /* One threaded-NAPI polling kthread (napi/DEV-ID) as proc/PID/stat shows
  * it.  Its CPU time is receive work that /proc/stat books as system time,
@@ -45,6 +46,14 @@ struct sample_snapshot {
         uint64_t qstats_usec;    /* when they were read */
 };
 
+/* The files read at every tick, kept open between ticks (a calm tick on
+ * a host is mostly its wake-up and these two reads). */
+struct sample_files {
+        struct rootfs_held_file stat, softirqs;
+};
+/* Closes and frees both; f holds nothing after. */
+void sample_files_free(struct sample_files *f);
+
 /* Reads all three files under rootfd; now_usec is stored as the time. */
 int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
 /* The same, reading /proc/interrupts as a delta against prev's (NULL: in
@@ -54,10 +63,11 @@ int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample
 /* The two halves of sample_snapshot_take_next(), for a caller that decides
  * from the CPU load whether to read /proc/interrupts (a 256-CPU host's is
  * over a megabyte): _cpus reads /proc/stat and /proc/softirqs into a new
- * *ret; then either _irqs reads /proc/interrupts into it (a delta against
+ * *ret (through files when non-NULL, else opened afresh); then either _irqs reads /proc/interrupts into it (a delta against
  * prev's reading, prev may be NULL), or _carry_irqs moves prev's reading
  * into it, leaving prev without one.  On error *ret is freed. */
-int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
+int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
+                              struct sample_snapshot *ret);
 int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret);
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
 /* (_carry_irqs moves prev's queue counters along with the IRQs: both are

@@ -925,7 +925,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         int r;
 
         *ret = (struct engine_tick_result) {};
-        r = sample_snapshot_take_cpus(e->rootfd, now, &cur);
+        r = sample_snapshot_take_cpus(e->rootfd, &e->files, now, &cur);
         if (r < 0) {
                 engine_log_tick_failure(&e->tick_rl, r, "sample /proc", now);
                 return 0;
@@ -1129,6 +1129,7 @@ void engine_free(struct engine *e) {
                 sample_rates_free(&e->avg);
         if (e->have_prev)
                 sample_snapshot_free(&e->prev);
+        sample_files_free(&e->files);
         if (e->have_inv)
                 inventory_free(&e->inv);
         topology_free(&e->topo);

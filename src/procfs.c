@@ -292,15 +292,33 @@ fail:
         return r;
 }
 
-int procfs_stat_read(int rootfd, struct procfs_stat *ret) {
-        _cleanup_(freep) char *buf = NULL;
+/* path whole: through held when there is one, else read afresh into a
+ * buffer returned in *ret_own for the caller to free. */
+static int read_whole(int rootfd, const char *path, struct rootfs_held_file *held, char **ret_own,
+                      const char **ret_buf, size_t *ret_len) {
+        int r;
+
+        *ret_own = NULL;
+        if (held) {
+                r = rootfs_held_file_read(rootfd, path, held, ret_len);
+                *ret_buf = held->buf;
+        } else {
+                r = rootfs_read(rootfd, path, ret_own, ret_len);
+                *ret_buf = *ret_own;
+        }
+        return r;
+}
+
+int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret) {
+        _cleanup_(freep) char *own = NULL;
+        const char *buf;
         size_t len;
         int r;
 
         if (!ret)
                 return -EINVAL;
         *ret = (struct procfs_stat) { .total.cpu = -1 };
-        r = rootfs_read(rootfd, "proc/stat", &buf, &len);
+        r = read_whole(rootfd, "proc/stat", held, &own, &buf, &len);
         if (r < 0)
                 return r;
         r = procfs_stat_parse(buf, len, ret);
@@ -505,15 +523,16 @@ fail:
         return r;
 }
 
-int procfs_softirqs_read(int rootfd, struct procfs_softirqs *ret) {
-        _cleanup_(freep) char *buf = NULL;
+int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret) {
+        _cleanup_(freep) char *own = NULL;
+        const char *buf;
         size_t len;
         int r;
 
         if (!ret)
                 return -EINVAL;
         *ret = (struct procfs_softirqs) {};
-        r = rootfs_read(rootfd, "proc/softirqs", &buf, &len);
+        r = read_whole(rootfd, "proc/softirqs", held, &own, &buf, &len);
         if (r < 0)
                 return r;
         r = procfs_softirqs_parse(buf, len, ret);

@@ -328,9 +328,13 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
         if (size < 2)
                 return -ENOBUFS;
         if (*fd > 0) {
-                r = read_at_start(*fd, buf, size, ret_len);
-                if ((r == 0 || r == -ENOBUFS) && fstat(*fd, &st) == 0 && st.st_nlink > 0)
-                        return r;
+                /* the name first: a file replaced by rename is not read in
+                 * vain before it is opened again */
+                if (fstat(*fd, &st) == 0 && st.st_nlink > 0) {
+                        r = read_at_start(*fd, buf, size, ret_len);
+                        if (r == 0 || r == -ENOBUFS)
+                                return r;
+                }
                 rootfs_release(fd);
         }
         nfd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -342,6 +346,37 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
         else
                 close(nfd);
         return r;
+}
+
+/* A whole /proc/stat of a 4096-CPU host is about 400 KiB: past this a
+ * file is not one the daemon reads each tick. */
+#define HELD_FILE_MAX ((size_t) 64 << 20)
+
+int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
+        size_t size = f->size > 0 ? f->size : 16384;
+
+        for (;;) {
+                int r;
+
+                if (size != f->size) {
+                        char *nb = realloc(f->buf, size);
+
+                        if (!nb)
+                                return -ENOMEM;
+                        f->buf = nb;
+                        f->size = size;
+                }
+                r = rootfs_read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len);
+                if (r != -ENOBUFS || size >= HELD_FILE_MAX)
+                        return r;
+                size *= 2;
+        }
+}
+
+void rootfs_held_file_free(struct rootfs_held_file *f) {
+        rootfs_release(&f->fd);
+        free(f->buf);
+        *f = (struct rootfs_held_file) {};
 }
 
 int rootfs_hold_dir(int rootfd, const char *path, int *fd) {

@@ -21,15 +21,16 @@ int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *
         return sample_snapshot_take_next(rootfd, now_usec, NULL, ret);
 }
 
-int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
+int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
+                              struct sample_snapshot *ret) {
         int r;
 
         if (!ret)
                 return -EINVAL;
         *ret = (struct sample_snapshot) { .usec = now_usec };
-        r = procfs_stat_read(rootfd, &ret->stat);
+        r = procfs_stat_read(rootfd, files ? &files->stat : NULL, &ret->stat);
         if (r >= 0)
-                r = procfs_softirqs_read(rootfd, &ret->softirqs);
+                r = procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs);
         if (r < 0) {
                 sample_snapshot_free(ret);
                 ret->usec = now_usec;
@@ -100,10 +101,15 @@ int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample
                               struct sample_snapshot *ret) {
         int r;
 
-        r = sample_snapshot_take_cpus(rootfd, now_usec, ret);
+        r = sample_snapshot_take_cpus(rootfd, NULL, now_usec, ret);
         if (r < 0)
                 return r;
         return sample_snapshot_take_irqs(rootfd, prev, ret);
+}
+
+void sample_files_free(struct sample_files *f) {
+        rootfs_held_file_free(&f->stat);
+        rootfs_held_file_free(&f->softirqs);
 }
 
 void sample_snapshot_free(struct sample_snapshot *s) {

@@ -150,7 +150,7 @@ static void test_stat_hosts(_unused_ void **state) {
                 struct procfs_stat s;
                 uint64_t total[CPUSTAT_MAX] = {};
 
-                if (procfs_stat_read(fd, &s) != 0)
+                if (procfs_stat_read(fd, NULL, &s) != 0)
                         fail_msg("%s: read failed", hosts[i].what);
                 close(fd);
                 if (s.n_cpus != hosts[i].n_cpus)
@@ -301,7 +301,7 @@ static void test_softirqs_hosts(_unused_ void **state) {
                 struct procfs_softirqs s;
                 uint64_t v;
 
-                if (procfs_softirqs_read(fd, &s) != 0)
+                if (procfs_softirqs_read(fd, NULL, &s) != 0)
                         fail_msg("%s: read failed", hosts[i].what);
                 close(fd);
                 if (s.n_cpus != hosts[i].n_cpus)
@@ -695,7 +695,7 @@ static void test_read_missing(_unused_ void **state) {
         struct procfs_softirqs si;
         struct procfs_interrupts in;
 
-        assert_int_equal(procfs_softirqs_read(fd, &si), -ENOENT);
+        assert_int_equal(procfs_softirqs_read(fd, NULL, &si), -ENOENT);
         assert_null(si.cpus);
         close(fd);
         fd = open_root("proc/no-interrupts");
@@ -712,8 +712,8 @@ static void test_live(_unused_ void **state) {
         struct procfs_interrupts in;
 
         assert_true(fd >= 0);
-        assert_int_equal(procfs_stat_read(fd, &st), 0);
-        assert_int_equal(procfs_softirqs_read(fd, &si), 0);
+        assert_int_equal(procfs_stat_read(fd, NULL, &st), 0);
+        assert_int_equal(procfs_softirqs_read(fd, NULL, &si), 0);
         assert_int_equal(procfs_interrupts_read(fd, &in), 0);
         close(fd);
         assert_int_equal(st.n_cpus, online);
