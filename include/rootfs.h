@@ -83,10 +83,12 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
 
 /* A file read whole at every tick (/proc/stat, /proc/softirqs) through a
  * kept fd, into a buffer kept with it that grows until the file fits: no
- * path walk, open, close or allocation a tick.  A zeroed struct holds
- * nothing. */
+ * path walk, open, close or allocation a tick.  Only a procfs or sysfs
+ * file is kept open; a regular file (a --root tree) is opened at each
+ * read.  A zeroed struct holds nothing. */
 struct rootfs_held_file {
         int fd;       /* as rootfs_read_held's *fd */
+        bool afresh;  /* a regular file: never kept */
         char *buf;    /* NUL-terminated contents after a read */
         size_t size;  /* of buf */
 };

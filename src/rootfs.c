@@ -352,6 +352,27 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
  * file is not one the daemon reads each tick. */
 #define HELD_FILE_MAX ((size_t) 64 << 20)
 
+/* One try into f->buf as it is.  Only procfs and sysfs files are kept
+ * open: they are generated afresh at each read.  A regular file (a
+ * fixture tree, the simulator's) is replaced by rename, and a kept fd made
+ * this process the one to close, and so free, the old inode: 0.3-0.7 ms a
+ * close on the simulator's tree, 10-20 times the read. */
+static int held_file_once(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
+        struct statfs sf;
+        bool opened = f->fd <= 0;
+        int r;
+
+        if (f->afresh)
+                return rootfs_read_small(rootfd, path, f->buf, f->size, ret_len);
+        r = rootfs_read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len);
+        if (opened && f->fd > 0 && fstatfs(f->fd, &sf) == 0 && sf.f_type != PROC_SUPER_MAGIC &&
+            sf.f_type != SYSFS_MAGIC) {
+                rootfs_release(&f->fd);
+                f->afresh = true;
+        }
+        return r;
+}
+
 int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
         size_t size = f->size > 0 ? f->size : 16384;
 
@@ -366,7 +387,7 @@ int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file 
                         f->buf = nb;
                         f->size = size;
                 }
-                r = rootfs_read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len);
+                r = held_file_once(rootfd, path, f, ret_len);
                 if (r != -ENOBUFS || size >= HELD_FILE_MAX)
                         return r;
                 size *= 2;
