@@ -63,9 +63,10 @@ int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample
 /* The two halves of sample_snapshot_take_next(), for a caller that decides
  * from the CPU load whether to read /proc/interrupts (a 256-CPU host's is
  * over a megabyte): _cpus reads /proc/stat and /proc/softirqs into a new
- * *ret (through files when non-NULL, else opened afresh); then either _irqs reads /proc/interrupts into it (a delta against
- * prev's reading, prev may be NULL), or _carry_irqs moves prev's reading
- * into it, leaving prev without one.  On error *ret is freed. */
+ * *ret (through files when non-NULL, else opened afresh); then either
+ * _irqs reads /proc/interrupts into it (a delta against prev's reading,
+ * prev may be NULL), or _carry_irqs moves prev's reading into it, leaving
+ * prev without one.  On error *ret is freed. */
 int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
                               struct sample_snapshot *ret);
 int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret);
