@@ -63,6 +63,9 @@ void json_uint(struct json_writer *w, uint64_t v);
 void json_double(struct json_writer *w, double v);
 /* Fixed number of decimals (0..17), e.g. percentages; NaN/inf write null. */
 void json_double_prec(struct json_writer *w, double v, int decimals);
+/* At most 6 decimals, trailing zeros dropped (util_format_fixed6), without
+ * printf: loads and times written at every tick; NaN/inf write null. */
+void json_double6(struct json_writer *w, double v);
 void json_bool(struct json_writer *w, bool v);
 void json_null(struct json_writer *w);
 /* An array of the CPU numbers in s, ascending. */
@@ -73,6 +76,7 @@ void json_key_string(struct json_writer *w, const char *key, const char *s);
 void json_key_int(struct json_writer *w, const char *key, int64_t v);
 void json_key_uint(struct json_writer *w, const char *key, uint64_t v);
 void json_key_double(struct json_writer *w, const char *key, double v);
+void json_key_double6(struct json_writer *w, const char *key, double v);
 void json_key_bool(struct json_writer *w, const char *key, bool v);
 void json_key_null(struct json_writer *w, const char *key);
 void json_key_cpuset(struct json_writer *w, const char *key, const cpuset_t *s);

@@ -39,6 +39,18 @@ char *util_strstrip(char *s);
  * ends it in "..." so a reader sees the cut.  Returns buf. */
 char *util_mark_cut(char *buf, size_t len, int n);
 
+/* The decimal digits of v, written backwards to end just before end (no
+ * terminator; 20 bytes before end are enough); returns where they start.
+ * status.json and the metrics are written at every full tick, and
+ * printf's format parsing was most of their cost at 256 CPUs. */
+char *util_format_u64(char *end, uint64_t v);
+
+/* v (finite) into buf in at most 6 decimals, trailing zeros dropped
+ * ("0.420132", "23012.5", "-1"), without printf; as "%.15g" when |v| is
+ * 1e9 or more (6 decimals there are more digits than a double holds).
+ * buf needs 32 bytes.  Returns the length. */
+size_t util_format_fixed6(char *buf, double v);
+
 /* Grows *array (element size sz) so that it holds at least need elements;
  * *allocated tracks capacity.  Returns 0 or -ENOMEM. */
 int util_grow(void **array, size_t *allocated, size_t need, size_t sz);

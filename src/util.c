@@ -1,10 +1,50 @@
-/* Checked parsing of numbers, durations and booleans. */
+/* Checked parsing of numbers, durations and booleans; numbers formatted
+ * without printf. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "util.h"
+
+char *util_format_u64(char *end, uint64_t v) {
+        do {
+                *--end = (char) ('0' + v % 10);
+                v /= 10;
+        } while (v > 0);
+        return end;
+}
+
+size_t util_format_fixed6(char *buf, double v) {
+        char digits[24], *end = digits + sizeof(digits), *p;
+        uint64_t x, frac;
+        size_t n = 0;
+
+        if (!(fabs(v) < 1e9)) /* past 1e9, 6 decimals are more digits than a double holds */
+                return (size_t) snprintf(buf, 32, "%.15g", v);
+        x = (uint64_t) llround(fabs(v) * 1e6);
+        if (v < 0 && x > 0)
+                buf[n++] = '-';
+        p = util_format_u64(end, x / 1000000);
+        memcpy(buf + n, p, (size_t) (end - p));
+        n += (size_t) (end - p);
+        frac = x % 1000000;
+        if (frac > 0) {
+                int last = 5;
+
+                buf[n++] = '.';
+                for (int i = 5; i >= 0; i--, frac /= 10)
+                        digits[i] = (char) ('0' + frac % 10);
+                while (digits[last] == '0')
+                        last--;
+                memcpy(buf + n, digits, (size_t) last + 1);
+                n += (size_t) last + 1;
+        }
+        buf[n] = 0;
+        return n;
+}
 
 int util_parse_u64(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;

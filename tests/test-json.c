@@ -98,6 +98,60 @@ static void test_writer_compact(_unused_ void **state) {
         free(s);
 }
 
+static void write_lists(struct json_writer *w, const void *arg) {
+        const cpuset_t *full = arg;
+        cpuset_t none, edge;
+
+        cpuset_zero(&none);
+        cpuset_zero(&edge);
+        cpuset_set(&edge, 0);
+        cpuset_set(&edge, 9);
+        cpuset_set(&edge, 10);
+        cpuset_set(&edge, 99);
+        cpuset_set(&edge, 100);
+        cpuset_set(&edge, CPUSET_MAX - 1);
+        json_begin_array(w);
+        json_int(w, INT64_MIN);
+        json_int(w, 0);
+        json_uint(w, 0);
+        json_double6(w, 0.420131654654159);
+        json_double6(w, -NAN);
+        json_cpuset(w, &none);
+        json_cpuset(w, NULL);
+        json_cpuset(w, &edge);
+        json_cpuset(w, full);
+        json_end_array(w);
+}
+
+/* json_int, json_double6 and json_cpuset format numbers without printf, the lists in a
+ * buffer flushed when nearly full: what printf gave, over the whole range
+ * of CPU numbers (a list of every CPU flushes many times). */
+static void test_writer_numbers(_unused_ void **state) {
+        cpuset_t full;
+        size_t cap = 16 * CPUSET_MAX + 256, n;
+        char *want = malloc(cap), *s;
+        int r;
+
+        assert_non_null(want);
+        cpuset_zero(&full);
+        for (int c = 0; c < CPUSET_MAX; c++)
+                cpuset_set(&full, c);
+        n = (size_t) snprintf(want, cap, "[-9223372036854775808,0,0,0.420132,null,[],[],[0,9,10,99,100,%d],[", CPUSET_MAX - 1);
+        for (int c = 0; c < CPUSET_MAX; c++)
+                n += (size_t) snprintf(want + n, cap - n, c ? ",%d" : "%d", c);
+        snprintf(want + n, cap - n, "]]");
+        s = write_to_string(write_lists, &full, 0, &r);
+        assert_int_equal(r, 0);
+        assert_string_equal(s, want);
+        free(s);
+        /* pretty: the lists stay on one line */
+        s = write_to_string(write_lists, &full, JSON_PRETTY, &r);
+        assert_int_equal(r, 0);
+        assert_non_null(strstr(s, "\n  [0,9,10,99,100,8191],\n"));
+        free(s);
+        free(want);
+}
+
 static void test_writer_pretty(_unused_ void **state) {
         int r;
         char *s = write_to_string(write_doc, NULL, JSON_PRETTY, &r);
@@ -484,6 +538,7 @@ int main(void) {
                 cmocka_unit_test(test_escaping),
                 cmocka_unit_test(test_writer_compact),
                 cmocka_unit_test(test_writer_pretty),
+                cmocka_unit_test(test_writer_numbers),
                 cmocka_unit_test(test_writer_members),
                 cmocka_unit_test(test_writer_misuse),
                 cmocka_unit_test(test_doubles_round_trip),

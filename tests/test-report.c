@@ -277,6 +277,44 @@ static void test_metrics_cardinality(void **state) {
         }
 }
 
+/* Metric values in 6 decimals without printf, the trailing zeros dropped,
+ * and "%.15g" from 1e9 on. */
+static void test_format_fixed6(_unused_ void **state) {
+        static const struct {
+                double v;
+                const char *want;
+        } cases[] = {
+                { 0, "0" }, { -0.0, "0" }, { 1, "1" }, { -1, "-1" }, { 0.25, "0.25" },
+                { 0.0625, "0.0625" }, { 0.420131654654159, "0.420132" }, { 0.0000004, "0" },
+                { -0.0000004, "0" }, { 0.0000005, "0.000001" }, { 0.9999996, "1" },
+                { 23012.5, "23012.5" }, { 250000, "250000" }, { 1700000000.123456, "1700000000.12346" },
+                { -3.5, "-3.5" }, { 999999999.5, "999999999.5" }, { 999999999.123456, "999999999.123456" },
+                { 1e9, "1000000000" },
+                { 1.5e20, "1.5e+20" }, { -2e15, "-2e+15" },
+        };
+        char buf[32];
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                size_t n = util_format_fixed6(buf, cases[i].v);
+
+                if (strcmp(buf, cases[i].want) != 0 || n != strlen(cases[i].want))
+                        fail_msg("%.17g: \"%s\" (%zu), want \"%s\"", cases[i].v, buf, n, cases[i].want);
+        }
+        /* a sweep of ratios and rates: the nearest millionth (a tie may go
+         * either way: the product v * 1e6 is rounded first), plain decimal
+         * digits, no trailing zero */
+        for (int i = 0; i < 200000; i++) {
+                double v = i * 0.000123457 - 3, back;
+                size_t n = util_format_fixed6(buf, v);
+                char *end;
+
+                back = strtod(buf, &end);
+                if (*end || fabs(back - v) > 0.5e-6 + 1e-12 || strspn(buf, "-0123456789.") != n ||
+                    (strchr(buf, '.') && buf[n - 1] == '0'))
+                        fail_msg("%.17g: \"%s\"", v, buf);
+        }
+}
+
 static void test_metrics_text(void **state) {
         struct fixture x;
         char *text;
@@ -652,6 +690,7 @@ int main(void) {
                 cmocka_unit_test(test_status_irq_classes),
                 cmocka_unit_test(test_escape_label),
                 cmocka_unit_test(test_reason_classify),
+                cmocka_unit_test(test_format_fixed6),
                 cmocka_unit_test(test_metrics_text),
                 cmocka_unit_test(test_metrics_cardinality),
                 cmocka_unit_test(test_counters_monotonic),
