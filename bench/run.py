@@ -34,8 +34,12 @@ class HarnessError(Exception):
     pass
 
 
+T_START = time.time()
+
+
 def log(msg):
-    print('bench: ' + msg, flush=True)
+    """A progress line with the seconds since the start (where CI's time goes)."""
+    print('bench: [%4.0f s] %s' % (time.time() - T_START, msg), flush=True)
 
 
 def cpu_ns(pid):
