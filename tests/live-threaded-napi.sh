@@ -108,9 +108,12 @@ napi_pids() {
         done
 }
 
-echo "baseline, no irqsteerd:"
-flood 8 base
-flood_wait base
+# printed, not asserted: make check-asan leaves it to the plain pass
+if [ -z "${IRQSTEER_SANITIZER_PASS:-}" ]; then
+        echo "baseline, no irqsteerd:"
+        flood 8 base
+        flood_wait base
+fi
 
 cat >"$TMP/test.conf" <<'EOF'
 [balance]
