@@ -123,9 +123,9 @@ static void write_lists(struct json_writer *w, const void *arg) {
         json_end_array(w);
 }
 
-/* json_int, json_double6 and json_cpuset format numbers without printf, the lists in a
- * buffer flushed when nearly full: what printf gave, over the whole range
- * of CPU numbers (a list of every CPU flushes many times). */
+/* json_int, json_double6 and json_cpuset format numbers without printf,
+ * the lists in a buffer flushed when nearly full: what printf gave, over
+ * the whole range of CPU numbers (a list of every CPU flushes many times). */
 static void test_writer_numbers(_unused_ void **state) {
         cpuset_t full;
         size_t cap = 16 * CPUSET_MAX + 256, n;
