@@ -31,26 +31,33 @@ def ticks(state):
     return st.get("ticks") if st else None
 
 
+def logged_ticks(log):
+    """The ticks run so far, by the debug log's line for each: status.json
+    is rewritten after a tick only when due (irqsteerd(8), FILES)."""
+    n = [int(m) for m in re.findall(r"debug: tick (\d+) \((?:full|calm)\) took", dl.read_log(log))]
+    return max(n) if n else None
+
+
 def run_stall():
     """SIGSTOP for ten intervals, SIGCONT: one tick, then the normal pace."""
     d = os.path.join(tmp, "stall")
     root = dl.make_root(d)
     state = os.path.join(d, "state")
     log = os.path.join(d, "daemon.log")
-    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f", "-l", "debug"], log)
     try:
-        ok = dl.wait_until(lambda: (ticks(state) or 0) >= 3, T)
+        ok = dl.wait_until(lambda: (logged_ticks(log) or 0) >= 3, T)
         c.check(ok, "stall: the daemon ticks", dl.read_log(log)[-1500:])
         p.send_signal(signal.SIGSTOP)
         time.sleep(0.1)
-        before = ticks(state)
+        before = logged_ticks(log)
         time.sleep(2.0)
         t = time.monotonic()
         p.send_signal(signal.SIGCONT)
         # the tick due during the stop runs at once; the next one is an
         # interval later (old code: ten ticks back to back)
         time.sleep(0.15)
-        after = ticks(state)
+        after = logged_ticks(log)
         el = time.monotonic() - t
         # a busy machine may wake this script late: allow the ticks due by then
         allowed = 2 + int(el / 0.2)
@@ -58,11 +65,64 @@ def run_stall():
                 "stall: no burst of missed ticks after SIGCONT", f"{before} -> {after} within {el * 1000:.0f} ms")
         t = time.monotonic()
         time.sleep(1.0)
-        later = ticks(state)
+        later = logged_ticks(log)
         el = time.monotonic() - t
         c.check(later is not None and after is not None and 2 <= later - after <= 2 + int(el / 0.2),
                 "stall: the normal pace after the stall", f"{after} -> {later} in {el:.2f} s at 200 ms")
         c.check(dl.stop(p, timeout=T) == 0, "stall: SIGTERM exit 0", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
+def run_status_refresh():
+    """Full ticks that change nothing an operator acts on leave status.json
+    alone for up to 5 intervals; a ban (a change) shows at the next tick."""
+    d = os.path.join(tmp, "refresh")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    status = os.path.join(state, "status.json")
+    conf = os.path.join(d, "irqsteer.conf")
+    interval = 0.4
+    # every tick full, at the interval, on a fixture where nothing changes
+    with open(conf, "w") as f:
+        f.write("[daemon]\nirq_rate_interval = 0\ncalm_interval = 400ms\n")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "400ms", "-f", "-l",
+                         "debug"], log)
+    try:
+        ok = dl.wait_until(lambda: (logged_ticks(log) or 0) >= 4 and os.path.exists(status), T)
+        c.check(ok, "refresh: the daemon ticks", dl.read_log(log)[-1500:])
+        full0 = len(re.findall(r"\(full\) took", dl.read_log(log)))
+        writes, last, t0 = [], None, time.monotonic()
+        while time.monotonic() - t0 < 6.0:
+            try:
+                ino = os.stat(status).st_ino
+            except FileNotFoundError:
+                ino = None
+            if ino != last:
+                writes.append(time.monotonic())
+                last = ino
+            time.sleep(0.01)
+        full = len(re.findall(r"\(full\) took", dl.read_log(log))) - full0
+        gaps = [b - a for a, b in zip(writes, writes[1:])]
+        # the first "write" is the file found at the start
+        c.check(full >= 10 and 2 <= len(writes) - 1 <= full // 2,
+                "refresh: status.json not rewritten at every full tick", f"{len(writes) - 1} writes, {full} full ticks")
+        c.check(gaps and max(gaps) <= 5 * interval + 1.0,
+                "refresh: status.json rewritten at least every 5 intervals", f"gaps {[round(g, 2) for g in gaps]}")
+
+        tmpf = os.path.join(state, "bans", ".t")
+        with open(tmpf, "w") as f:
+            f.write("1\n")
+        os.rename(tmpf, os.path.join(state, "bans", "refresh"))
+        ok = dl.wait_until(lambda: "Runtime bans now keep CPUs 1 free" in dl.read_log(log), T)
+        t = time.monotonic()
+        ok = ok and dl.wait_until(lambda: ((dl.load_json(status) or {}).get("runtime_bans") or {}).get("cpus") == [1], T)
+        el = time.monotonic() - t
+        # the next tick is at most an interval away; the refresh would be 5
+        c.check(bool(ok) and el < 3 * interval, "refresh: a ban shows in status.json at the next tick",
+                f"{el:.2f} s after the daemon read it")
+        c.check(dl.stop(p, timeout=T) == 0, "refresh: SIGTERM exit 0", dl.read_log(log)[-1500:])
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)
 
@@ -235,6 +295,7 @@ def run_summaries():
 
 try:
     run_stall()
+    run_status_refresh()
     run_second_instance()
     run_restore_locked()
     run_summaries()
