@@ -75,6 +75,7 @@ struct daemon {
         /* what the files showed when last written (status_due()) */
         struct status_key *status_key;
         uint64_t status_written_usec;
+        uint64_t other_checked_usec; /* engine_find_other_writer() last run by the tick */
 };
 
 static uint64_t now_clock(clockid_t id) {
@@ -350,9 +351,6 @@ static bool status_due(const struct daemon *d, uint64_t now) {
 static void update_status(struct daemon *d, bool notify) {
         struct report_snapshot s;
 
-        /* irqbalance may have been stopped since we saw it */
-        if (d->engine.other_pid > 0 && d->engine.ticks % 30 == 0)
-                engine_find_other_writer(&d->engine);
         report_format_status(&d->engine.report, d->dry_run, d->reload_error, d->status, sizeof(d->status));
         status_add_notices(d);
         fill_snapshot(d, &s);
@@ -460,6 +458,10 @@ static int setup_bans(struct daemon *d) {
 
 /* ---- the tick ---- */
 
+/* How often a full tick looks again whether the other IRQ writer seen
+ * (irqbalance) still runs. */
+#define OTHER_WRITER_RECHECK_USEC (60 * USEC_PER_SEC)
+
 /* One engine tick; after a full one the load lines and, when due, the
  * status. */
 static int tick(struct daemon *d) {
@@ -470,8 +472,15 @@ static int tick(struct daemon *d) {
         if (r <= 0)
                 return r;
         if (res.full) {
+                uint64_t now = now_monotonic(d);
+
+                /* irqbalance may have been stopped since we saw it */
+                if (d->engine.other_pid > 0 && now - d->other_checked_usec >= OTHER_WRITER_RECHECK_USEC) {
+                        engine_find_other_writer(&d->engine);
+                        d->other_checked_usec = now;
+                }
                 log_load_summary(d);
-                if (status_due(d, now_monotonic(d)))
+                if (status_due(d, now))
                         update_status(d, true);
         }
         return 0;
