@@ -33,6 +33,34 @@ static void skip_blanks(struct cursor *c) {
                 c->p++;
 }
 
+/* skip_blanks() for the count rows, whose columns are mostly spaces (each
+ * count right-aligned in 10): runs of spaces 8 at a time. */
+static void skip_blanks_fast(struct cursor *c) {
+        const char *p = c->p, *e = c->end;
+
+        /* one blank (/proc/stat, most of /proc/interrupts' counts) */
+        if (e - p >= 2 && p[0] == ' ' && p[1] != ' ') {
+                c->p = p + 1;
+                return;
+        }
+        while (e - p >= 8) {
+                uint64_t w;
+                memcpy(&w, p, 8);
+                w ^= UINT64_C(0x2020202020202020);
+                if (w != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                        /* straight to the first byte that is not a space */
+                        p += __builtin_ctzll(w) / 8;
+#endif
+                        break;
+                }
+                p += 8;
+        }
+        while (p < e && is_blank(*p))
+                p++;
+        c->p = p;
+}
+
 /* The next blank-separated token of the line; false at its end. */
 static bool next_token(struct cursor *c, const char **ret, size_t *ret_len) {
         const char *s;
@@ -203,7 +231,7 @@ static int next_count(struct cursor *c, uint64_t *ret) {
 static int next_count_or_end(struct cursor *c, uint64_t *ret) {
         int r;
 
-        skip_blanks(c);
+        skip_blanks_fast(c);
         if (c->p >= c->end)
                 return 0;
         r = next_count(c, ret);
