@@ -96,7 +96,7 @@ class Run:
     """One scenario x balancer run: the simulator ticking over its own tree
     and the balancer acting on it."""
 
-    def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False, defaults=False):
+    def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False, defaults=False, extra=()):
         # service: each daemon as its unit runs it, for the cost figures:
         # irqsteerd without --foreground (its per-CPU load line), irqbalance
         # without --debug (its tree printed each cycle: 32 against 30 us/s
@@ -105,6 +105,7 @@ class Run:
         # calm or busy, 0.5 s near hot) instead of both at 1 s
         self.opts, self.scn, self.bal, self.service = opts, scn, bal, service
         self.defaults = defaults
+        self.extra = list(extra)  # more irqsteerd arguments
         self.name = '%s-%s' % (tag or os.path.basename(scn)[:-4], bal)
         self.work = os.path.join(opts.tmp, self.name)
         shutil.rmtree(self.work, ignore_errors=True)
@@ -144,7 +145,8 @@ class Run:
             state = state_dir(o, self.name)
             self.proc = subprocess.Popen(
                 [o.irqsteerd, '--root', self.root] + ([] if self.service else ['--foreground']) +
-                ([] if self.defaults else ['--interval', '1s']) + ['--state-dir', state] + o.irqsteerd_args,
+                ([] if self.defaults else ['--interval', '1s']) + ['--state-dir', state] + o.irqsteerd_args +
+                self.extra,
                 stdout=blog, stderr=subprocess.STDOUT)
         if self.proc:
             time.sleep(0.3)
@@ -461,11 +463,20 @@ def run_cost(opts):
         row = {'host': name}
         # CPU per tick, live: both balancers at once on their own trees;
         # CPU time over the window after the warm-up, one tick a second.
+        # A third: irqsteerd with every tick full (irq_rate_interval = 0:
+        # the inventory refresh, /proc/interrupts, the policy at each), what
+        # a tick costs while CPUs are near hot; the status files are still
+        # written only when due (irqsteerd(8), FILES).
         live = []
-        for bal in ('irqbalance', 'irqsteerd'):
+        full_conf = os.path.join(opts.tmp, 'full-ticks.conf')
+        with open(full_conf, 'w') as f:
+            f.write('[daemon]\nirq_rate_interval = 0\n')
+        for bal, tag, extra in (('irqbalance', name, ()), ('irqsteerd', name, ()),
+                                ('irqsteerd', name + '-full', ('--config', full_conf))):
             if bal == 'irqsteerd' and not opts.have_irqsteerd:
                 continue
-            r = Run(opts, scn, bal, warm + dur + 5, tag=name, service=True)
+            r = Run(opts, scn, bal, warm + dur + 5, tag=tag, service=True, extra=extra)
+            r.key = bal + ('_full' if extra else '')
             r.start()
             live.append(r)
         time.sleep(warm)
@@ -474,10 +485,10 @@ def run_cost(opts):
         for r, c0, t0 in marks:
             c1 = cpu_ns(r.proc.pid) if r.proc else None
             if c0 is not None and c1 is not None:
-                row[r.bal + '_ms'] = (c1 - c0) / 1e6 / (time.time() - t0)
+                row[r.key + '_ms'] = (c1 - c0) / 1e6 / (time.time() - t0)
         for r in live:
             r.finish()
-            row[r.bal + '_valid'] = r.valid
+            row[r.key + '_valid'] = r.valid
         with open(os.path.join(live[0].root, 'proc/interrupts')) as f:
             row['irqs'] = sum(1 for l in f if re.match(r'\s*\d+:', l))
         # Instructions: a live simulator per balancer, so every cycle sees
@@ -513,13 +524,15 @@ def run_cost(opts):
 
 
 def cost_table(rows):
-    lines = ['host      IRQs  irqbalance Ir/cycle  irqsteerd Ir/tick  ratio   irqbalance ms/tick  irqsteerd ms/tick']
+    lines = ['host      IRQs  irqbalance Ir/cycle  irqsteerd Ir/tick  ratio   irqbalance ms/tick  irqsteerd ms/tick'
+             '  every tick full ms']
     for r in rows:
         ib, isd = r.get('ib_Ir_tick'), r.get('isd_Ir_tick')
         ratio = '%.3f' % (isd / ib) if ib and isd else '-'
-        lines.append('%-8s %5s  %19s  %17s  %5s   %18s  %17s' % (
+        lines.append('%-8s %5s  %19s  %17s  %5s   %18s  %17s  %18s' % (
             r['host'], r.get('irqs') or '-', fmt(ib, ',.0f'), fmt(isd, ',.0f'), ratio,
-            fmt(r.get('irqbalance_ms'), '.2f'), fmt(r.get('irqsteerd_ms'), '.2f')))
+            fmt(r.get('irqbalance_ms'), '.2f'), fmt(r.get('irqsteerd_ms'), '.2f'),
+            fmt(r.get('irqsteerd_full_ms'), '.2f')))
     return '\n'.join(lines)
 
 
