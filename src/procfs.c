@@ -33,12 +33,14 @@ static void skip_blanks(struct cursor *c) {
                 c->p++;
 }
 
-/* skip_blanks() for the count rows, whose columns are mostly spaces (each
- * count right-aligned in 10): runs of spaces 8 at a time. */
+/* skip_blanks() for the count rows of next_count_or_end(): /proc/softirqs
+ * right-aligns each count in 10 columns, so runs of spaces go 8 at a time
+ * (next_count() inlines the same loop: sharing it as a function cost the
+ * parsers 5% more instructions). */
 static void skip_blanks_fast(struct cursor *c) {
         const char *p = c->p, *e = c->end;
 
-        /* one blank (/proc/stat, most of /proc/interrupts' counts) */
+        /* one blank: /proc/stat's fields */
         if (e - p >= 2 && p[0] == ' ' && p[1] != ' ') {
                 c->p = p + 1;
                 return;
