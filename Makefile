@@ -19,8 +19,12 @@ BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux nftables
 .PHONY: all run check check-asan fuzz bench bench-quick torture soak-quick soak distcheck install clean \
 	help deps-build deps-test deps-bench
 
+# Compiling runs on every CPU; the tests run one at a time (the live ones
+# share the host's IRQs and namespaces).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 all: deps-build $(BUILD)/Makefile
-	$(MAKE) -C $(BUILD)
+	$(MAKE) -C $(BUILD) -j$(JOBS)
 
 help:
 	@echo 'make run     build, then run irqsteerd in the foreground on this host'
@@ -70,7 +74,8 @@ run: all
 	$(BUILD)/irqsteerd --foreground $(RUN_ARGS)
 
 check: deps-test $(BUILD)/Makefile
-	$(MAKE) -C $(BUILD)
+	$(MAKE) -C $(BUILD) -j$(JOBS)
+	$(MAKE) -C $(BUILD) -j$(JOBS) check TESTS=
 	@rc=0; $(MAKE) -C $(BUILD) check || rc=$$?; \
 	sh tests/summary.sh $(BUILD); exit $$rc
 
@@ -91,6 +96,7 @@ fuzz: deps-build
 	$(call install_missing,clang libclang-rt-14-dev)
 	$(MAKE) $(FUZZ_BUILD)/Makefile BUILD=$(FUZZ_BUILD) CFLAGS='$(FUZZ_CFLAGS)' \
 	  CONFIGURE_FLAGS='$(CONFIGURE_FLAGS) CC=clang'
+	$(MAKE) -C $(FUZZ_BUILD) -j$(JOBS) fuzz-build
 	$(MAKE) -C $(FUZZ_BUILD) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 bench: deps-bench all
