@@ -33,6 +33,21 @@
 #define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
 
+/* What status.json, metrics.prom and STATUS= show that an operator acts
+ * on, beside the loads: the hot CPUs, the counters (actions, failures,
+ * trials, restores, reloads, link events), the managed objects, the
+ * queues under management, what is left alone.  Zeroed whole before it
+ * is filled, so that memcmp() compares the members only. */
+struct status_key {
+        cpuset_t hot;
+        struct report_counters count;     /* the tick times zeroed */
+        unsigned long report_gen, undo_gen;
+        size_t n_undo, n_eff, n_link_events;
+        unsigned n_queue_irqs, n_rps_queues, n_managed_irqs, n_external, n_kept;
+        pid_t other_pid;
+        bool have_inv, have_avg;
+};
+
 struct daemon {
         const struct daemon_options *opts;
         const char *config_path;  /* what config_load reads */
@@ -73,7 +88,8 @@ struct daemon {
 
         struct report out;        /* status.json, load lines */
         /* what the files showed when last written (status_due()) */
-        struct status_key *status_key;
+        bool status_written;
+        struct status_key status_key;
         uint64_t status_written_usec;
         uint64_t other_checked_usec; /* engine_find_other_writer() last run by the tick */
 };
@@ -291,21 +307,6 @@ static void status_add_notices(struct daemon *d) {
         }
 }
 
-/* What status.json, metrics.prom and STATUS= show that an operator acts
- * on, beside the loads: the hot CPUs, the counters (actions, failures,
- * trials, restores, reloads, link events), the managed objects, the
- * queues under management, what is left alone.  Zeroed whole before it
- * is filled, so that memcmp() compares the members only. */
-struct status_key {
-        cpuset_t hot;
-        struct report_counters count;     /* the tick times zeroed */
-        unsigned long report_gen, undo_gen;
-        size_t n_undo, n_eff, n_link_events;
-        unsigned n_queue_irqs, n_rps_queues, n_managed_irqs, n_external, n_kept;
-        pid_t other_pid;
-        bool have_inv, have_avg;
-};
-
 static void status_key_fill(const struct daemon *d, struct status_key *k) {
         const struct policy_report *rep = &d->engine.report;
         const struct undo *u = d->engine.apply ? apply_undo(d->engine.apply) : NULL;
@@ -341,11 +342,11 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
 static bool status_due(const struct daemon *d, uint64_t now) {
         struct status_key k;
 
-        if (!d->status_key || now < d->status_written_usec ||
+        if (!d->status_written || now < d->status_written_usec ||
             now - d->status_written_usec >= STATUS_REFRESH * d->interval_usec)
                 return true;
         status_key_fill(d, &k);
-        return memcmp(&k, d->status_key, sizeof(k)) != 0;
+        return memcmp(&k, &d->status_key, sizeof(k)) != 0;
 }
 
 static void update_status(struct daemon *d, bool notify) {
@@ -359,10 +360,8 @@ static void update_status(struct daemon *d, bool notify) {
         (void) report_write_metrics(&d->out, &s);
         if (notify)
                 notify_status(d->status);
-        if (!d->status_key)
-                d->status_key = malloc(sizeof(*d->status_key));
-        if (d->status_key)
-                status_key_fill(d, d->status_key);
+        status_key_fill(d, &d->status_key);
+        d->status_written = true;
         d->status_written_usec = now_monotonic(d);
 }
 
@@ -927,7 +926,6 @@ static void daemon_free(struct daemon *d) {
         if (d->have_config)
                 config_free(&d->config);
         report_free(&d->out);
-        free(d->status_key);
         bans_free(&d->bans);
         free(d->bans_dir);
         free(d->state_dir);
