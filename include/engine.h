@@ -55,6 +55,22 @@ typedef void (*engine_action_fn)(void *userdata, const struct action *a, const c
  * config pointing at the configuration in force (the daemon swaps the
  * struct it points to on reload, then calls engine_config_changed()).  The
  * rest is the engine's; the daemon reads it for status and metrics. */
+/* A calm host still gets a full tick every this many ticks (60 s at the
+ * default calm_interval): the inventory audit (a change behind our back), a
+ * fresh status file and the policy's slow release (narrowing RPS sets)
+ * run on full ticks only.  On a calm 16-CPU host (make bench, cost16) a
+ * full tick costs about 1.5 ms of CPU and a calm one 0.1 ms, most of it
+ * the wake-up itself: at 30 s the periodic full ticks were about half of
+ * the CPU time per hour.  (Here for the policy tests that run the
+ * policy on the ticks the daemon would.) */
+#define ENGINE_FULL_TICK_EVERY 30
+
+/* A full tick every this many while RPS sets sized with the prior share
+ * wait for its measurement (policy_report.measuring): 5 measurements or
+ * more in the 50 s the wait lasts at the defaults (min_dwell 30 s and 10
+ * intervals of 2 s), one every 10 s. */
+#define ENGINE_MEASURE_FULL_EVERY 5
+
 struct engine {
         /* in */
         int rootfd;

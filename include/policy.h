@@ -136,6 +136,8 @@ struct policy_report {
         double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
         bool busy;                        /* an action, settling CPUs, an RPS trial, a CPU hot for less
                                            * than min_dwell with nothing done: decide every tick */
+        bool measuring;                   /* RPS sets sized with the prior NAPI share wait for its
+                                           * measurement and the dwell: decide now and then */
 };
 
 /* How the daemon runs its next tick (irqsteer.conf(5), fast_interval). */

@@ -866,15 +866,6 @@ static void irq_ref_update(struct engine *e) {
         }
 }
 
-/* A calm host still gets a full tick every this many ticks (60 s at the
- * default calm_interval): the inventory audit (a change behind our back), a
- * fresh status file and the policy's slow release (narrowing RPS sets)
- * run on full ticks only.  On a calm 16-CPU host (make bench, cost16) a
- * full tick costs about 1.5 ms of CPU and a calm one 0.1 ms, most of it
- * the wake-up itself: at 30 s the periodic full ticks were about half of
- * the CPU time per hour. */
-#define FULL_TICK_EVERY 30
-
 /* Whether this tick runs in full (the inventory refresh, /proc/interrupts
  * when due, the policy, the status file) or is a calm tick that only
  * sampled /proc/stat and /proc/softirqs.  A calm tick cost 0.63 ms of CPU
@@ -897,7 +888,9 @@ static const char *full_tick_due(const struct engine *e, enum policy_pace pace, 
                 return "workers configured";
         if (e->config->irq_rate_interval_usec == 0)
                 return "irq_rate_interval = 0";
-        if (e->calm_run + 1 >= FULL_TICK_EVERY)
+        if (e->report.measuring && e->calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY)
+                return "RPS share being measured";
+        if (e->calm_run + 1 >= ENGINE_FULL_TICK_EVERY)
                 return "periodic audit";
         return NULL;
 }
