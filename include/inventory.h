@@ -60,6 +60,8 @@ struct inventory_queue {
         uint32_t rps_flow_cnt;   /* rx-N/rps_flow_cnt */
         cpuset_t xps_cpus;       /* tx-N/xps_cpus */
         bool has_rps, has_xps;   /* the files exist and were readable */
+        bool xps_unreadable;     /* tx-N/xps_cpus listed but not readable at discovery
+                                  * (single-queue devices): not read again until the next */
         bool reread, fresh;      /* as inventory_irq */
         int fd_rps, fd_flow_cnt, fd_xps; /* kept open, as inventory_irq's */
         /* From the kernel's netdev genetlink family (inventory_netlink_refresh;
@@ -114,7 +116,7 @@ struct inventory_nic {
         bool has_rx_bytes;
         /* kept open by inventory_refresh(), as inventory_irq's: the attributes it
          * reads each tick, and the queues dir (O_PATH) it counts queues in */
-        int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues;
+        int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues, fd_threaded;
         /* the queues dir's link count at discovery, when it counted its
          * rx-/tx- subdirs (2 + rx_queues + tx_queues); 0 otherwise */
         unsigned long queues_links;

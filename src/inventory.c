@@ -565,11 +565,19 @@ static void read_queue_values(int rootfd, const struct inventory_nic *nic, struc
         }
         if (!q->has_rps)
                 cpuset_zero(&q->rps_cpus);
-        if (q->has_tx) {
-                /* Single-queue devices fail this read with ENOENT
-                 * or EINVAL although the file is listed. */
+        /* Single-queue devices fail this read with ENOENT or EINVAL
+         * although the file is listed: a refresh does not try again (on
+         * this VM's lo and ifb devices the failed read, the close, the
+         * open and the second failed read were 5 system calls a queue
+         * a tick). */
+        if (q->has_tx && !(hold && q->xps_unreadable)) {
+                int r;
+
                 knob_queue_path(path, sizeof(path), nic->name, true, i, KNOB_XPS_FILE);
-                q->has_xps = read_mask(rootfd, path, hold ? &q->fd_xps : NULL, &q->xps_cpus) == 0;
+                r = read_mask(rootfd, path, hold ? &q->fd_xps : NULL, &q->xps_cpus);
+                q->has_xps = r == 0;
+                if (!hold)
+                        q->xps_unreadable = r == -ENOENT || r == -EINVAL;
         }
         if (!q->has_xps)
                 cpuset_zero(&q->xps_cpus);
@@ -698,12 +706,13 @@ static void read_nic_state(int rootfd, struct inventory_nic *nic, bool counters,
                 nic->rx_bytes = 0;
 }
 
-/* sys/class/net/NIC/threaded (Linux 5.12): 0, 1, 2; -1 without the file. */
-static int read_threaded(int rootfd, const char *nic) {
+/* sys/class/net/NIC/threaded (Linux 5.12): 0, 1, 2; -1 without the file.
+ * Through a kept fd: a refresh reads it at every full tick. */
+static int read_threaded(int rootfd, struct inventory_nic *nic) {
         char line[16];
         int v;
 
-        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic, KNOB_THREADED_FILE) < 0 ||
+        if (read_nic_line(rootfd, nic, KNOB_THREADED_FILE, &nic->fd_threaded, true, line, sizeof(line)) < 0 ||
             util_parse_int(util_strstrip(line), (size_t) -1, &v) < 0 || v < 0)
                 return -1;
         return v;
@@ -715,7 +724,7 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *ni
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
         nic->max_rx_queues = nic->max_tx_queues = -1;
         read_nic_state(rootfd, nic, true, false);
-        nic->threaded = nic->threaded_read = read_threaded(rootfd, nic->name);
+        nic->threaded = nic->threaded_read = read_threaded(rootfd, nic);
         read_nic_device(rootfd, online, nic, s);
         r = read_queues(rootfd, nic);
         return r;
@@ -1144,7 +1153,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                 /* threaded switched (by us or someone): its kthreads came
                  * or went, and only a full read's netdev dump names them.
                  * Read where there are NAPIs to thread, one small file. */
-                if (nic->n_napis > 0 && nic->threaded_read >= 0 && read_threaded(rootfd, nic->name) != nic->threaded_read)
+                if (nic->n_napis > 0 && nic->threaded_read >= 0 && read_threaded(rootfd, nic) != nic->threaded_read)
                         return 1;
                 /* The counters only for NICs without queue IRQs: the policy
                  * reads receive load from them there (veth) and from the
@@ -1216,6 +1225,7 @@ static void nic_free(struct inventory_nic *nic) {
         rootfs_release(&nic->fd_tx_packets);
         rootfs_release(&nic->fd_rx_bytes);
         rootfs_release(&nic->fd_queues);
+        rootfs_release(&nic->fd_threaded);
 }
 
 void inventory_free(struct inventory *inv) {

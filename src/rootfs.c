@@ -275,6 +275,40 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len) {
 static size_t held_count, held_max;
 static bool held_max_known;
 
+/* The kept fds of procfs and sysfs files, by fd number.  Such a file is
+ * generated at each read, and one removed fails the read (ENODEV, EIO), so
+ * rootfs_read_held() checks only the other kept files for a name left:
+ * one fstat() a read fewer, half the system calls of a tick's audit on a
+ * real host.  Without memory for the mark a kept fd is checked as before. */
+static uint64_t *generated;
+static size_t generated_words;
+
+static bool is_generated(int fd) {
+        return fd > 0 && (size_t) fd / 64 < generated_words && ((generated[fd / 64] >> (fd % 64)) & 1);
+}
+
+static void mark_generated(int fd, bool on) {
+        size_t w = (size_t) fd / 64;
+
+        if (w >= generated_words) {
+                size_t n = MAX(w + 1, 2 * generated_words);
+                uint64_t *g;
+
+                if (!on)
+                        return;
+                g = realloc(generated, n * sizeof(*g));
+                if (!g)
+                        return;
+                memset(g + generated_words, 0, (n - generated_words) * sizeof(*g));
+                generated = g;
+                generated_words = n;
+        }
+        if (on)
+                generated[w] |= UINT64_C(1) << (fd % 64);
+        else
+                generated[w] &= ~(UINT64_C(1) << (fd % 64));
+}
+
 size_t rootfs_held_count(void) {
         return held_count;
 }
@@ -304,6 +338,10 @@ static void keep(int fd, int *ret) {
                         fd = nfd;
                 }
                 if (fd >= 3) {
+                        struct statfs sf;
+
+                        mark_generated(fd, fstatfs(fd, &sf) == 0 &&
+                                                   (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC));
                         *ret = fd;
                         held_count++;
                         return;
@@ -315,6 +353,7 @@ static void keep(int fd, int *ret) {
 
 void rootfs_release(int *fd) {
         if (*fd > 0) {
+                mark_generated(*fd, false);
                 close(*fd);
                 held_count--;
         }
@@ -329,8 +368,9 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
                 return -ENOBUFS;
         if (*fd > 0) {
                 /* the name first: a file replaced by rename is not read in
-                 * vain before it is opened again */
-                if (fstat(*fd, &st) == 0 && st.st_nlink > 0) {
+                 * vain before it is opened again (procfs and sysfs: the
+                 * read fails instead) */
+                if (is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
                         r = read_at_start(*fd, buf, size, ret_len);
                         if (r == 0 || r == -ENOBUFS)
                                 return r;
@@ -358,15 +398,13 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
  * this process the one to close, and so free, the old inode: 0.3-0.7 ms a
  * close on the simulator's tree, 10-20 times the read. */
 static int held_file_once(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
-        struct statfs sf;
         bool opened = f->fd <= 0;
         int r;
 
         if (f->afresh)
                 return rootfs_read_small(rootfd, path, f->buf, f->size, ret_len);
         r = rootfs_read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len);
-        if (opened && f->fd > 0 && fstatfs(f->fd, &sf) == 0 && sf.f_type != PROC_SUPER_MAGIC &&
-            sf.f_type != SYSFS_MAGIC) {
+        if (opened && f->fd > 0 && !is_generated(f->fd)) {
                 rootfs_release(&f->fd);
                 f->afresh = true;
         }

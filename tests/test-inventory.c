@@ -824,6 +824,57 @@ static void test_queue_counts(_unused_ void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* A tx queue whose xps_cpus is listed but fails to read (single-queue
+ * devices: ENOENT or EINVAL; here a dangling link, which open() answers
+ * with ENOENT) is not read again by a refresh, only by the next discovery. */
+static void test_xps_unreadable(_unused_ void **state) {
+        char tmpl[] = "/tmp/test-inventory-xps-XXXXXX", src[4096], cmd[8192], f[600];
+        char *base = mkdtemp(tmpl);
+        struct inventory_audit all = { 0 };
+        struct procfs_interrupts pi;
+        struct inventory inv = {};
+        const struct inventory_queue *q;
+        int fd;
+
+        assert_non_null(base);
+        snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s'", fixture_path("host64", src, sizeof(src)), base);
+        assert_int_equal(system(cmd), 0);
+        snprintf(f, sizeof(f), "%s/sys/devices/virtual/net/lo/queues/tx-0/xps_cpus", base);
+        assert_int_equal(unlink(f), 0);
+        assert_int_equal(symlink("no-such-file", f), 0);
+        fd = rootfs_open(base);
+        assert_true(fd >= 0);
+        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
+        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        q = inventory_queue(inventory_nic(&inv, "lo"), 0);
+        assert_non_null(q);
+        assert_true(q->has_tx);
+        assert_false(q->has_xps);
+        assert_true(q->xps_unreadable);
+
+        /* readable now: a refresh does not look */
+        assert_int_equal(unlink(f), 0);
+        test_write_file(base, "sys/devices/virtual/net/lo/queues/tx-0/xps_cpus", "1\n");
+        assert_int_equal(inventory_refresh(fd, &pi, &inv, &all), 0);
+        q = inventory_queue(inventory_nic(&inv, "lo"), 0);
+        assert_false(q->has_xps);
+
+        /* the next discovery does */
+        inventory_free(&inv);
+        inv = (struct inventory) {};
+        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        q = inventory_queue(inventory_nic(&inv, "lo"), 0);
+        assert_non_null(q);
+        assert_true(q->has_xps);
+        assert_false(q->xps_unreadable);
+        assert_true(cpuset_isset(&q->xps_cpus, 0));
+        inventory_free(&inv);
+        procfs_interrupts_free(&pi);
+        close(fd);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
+}
+
 /* A refresh re-reads an IRQ's effective CPUs only when its mask has
  * several CPUs (the only case the policy looks at them); discovery and an
  * explicit re-read always do. */
@@ -949,6 +1000,7 @@ int main(void) {
                 cmocka_unit_test(test_audit_slice),
                 cmocka_unit_test(test_refresh_audit),
                 cmocka_unit_test(test_queue_counts),
+                cmocka_unit_test(test_xps_unreadable),
                 cmocka_unit_test(test_refresh_effective),
                 cmocka_unit_test(test_host64),
                 cmocka_unit_test(test_vm2),

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "cpuset.h"
 #include "rootfs.h"
@@ -195,6 +196,36 @@ static void test_live_proc_stat(_unused_ void **state) {
         close(host);
 }
 
+/* A kept procfs fd whose file went away (a process reaped: its /proc/PID
+ * files, as a freed IRQ's /proc/irq/N ones) fails the read, and the name
+ * looked up again gives -ENOENT with nothing kept: procfs and sysfs files
+ * are read without the check for a name left that regular files get. */
+static void test_live_proc_gone(_unused_ void **state) {
+        size_t base = rootfs_held_count();
+        char path[64], buf[64];
+        int host = rootfs_open("/"), fd = 0, status;
+        pid_t pid;
+
+        assert_true(host >= 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                pause();
+                _exit(0);
+        }
+        snprintf(path, sizeof(path), "proc/%d/comm", (int) pid);
+        assert_int_equal(rootfs_read_held(host, path, &fd, buf, sizeof(buf), NULL), 0);
+        assert_true(fd > 2);
+        assert_int_equal(rootfs_held_count(), base + 1);
+        assert_int_equal(rootfs_read_held(host, path, &fd, buf, sizeof(buf), NULL), 0);
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_equal(rootfs_read_held(host, path, &fd, buf, sizeof(buf), NULL), -ENOENT);
+        assert_int_equal(fd, 0);
+        assert_int_equal(rootfs_held_count(), base);
+        close(host);
+}
+
 /* An O_PATH fd of a directory answers lookups relative to it; a directory
  * removed and made again under the same name is another one. */
 static void test_hold_dir(_unused_ void **state) {
@@ -342,6 +373,7 @@ int main(void) {
                 cmocka_unit_test(test_hold_dir),
                 cmocka_unit_test(test_held_file),
                 cmocka_unit_test(test_live_proc_stat),
+                cmocka_unit_test(test_live_proc_gone),
                 cmocka_unit_test(test_budget),
                 cmocka_unit_test(test_write),
                 cmocka_unit_test(test_write_torn),
