@@ -65,10 +65,12 @@ typedef void (*engine_action_fn)(void *userdata, const struct action *a, const c
  * policy on the ticks the daemon would.) */
 #define ENGINE_FULL_TICK_EVERY 30
 
-/* A full tick every this many while RPS sets sized with the prior share
- * wait for its measurement (policy_report.measuring): 5 measurements or
- * more in the 50 s the wait lasts at the defaults (min_dwell 30 s and 10
- * intervals of 2 s), one every 10 s. */
+/* A full tick every this many while the policy waits (policy_report.
+ * measuring: RPS sets sized with the prior share wait for its measurement,
+ * a CPU hot for less than min_dwell waits for it), and one when a hot
+ * CPU's wait ends (due_usec): 5 measurements or more in the 50 s the
+ * share's wait lasts at the defaults (min_dwell 30 s and 10 intervals of
+ * 2 s), one every 10 s. */
 #define ENGINE_MEASURE_FULL_EVERY 5
 
 struct engine {

@@ -137,7 +137,10 @@ struct policy_report {
         bool busy;                        /* an action, settling CPUs, an RPS trial, a CPU hot for less
                                            * than min_dwell with nothing done: decide every tick */
         bool measuring;                   /* RPS sets sized with the prior NAPI share wait for its
-                                           * measurement and the dwell: decide now and then */
+                                           * measurement and the dwell, or a CPU hot for less than
+                                           * min_dwell waits for it: decide now and then */
+        uint64_t due_usec;                /* with measuring, when a hot CPU's wait ends (0: none):
+                                           * decide then */
 };
 
 /* How the daemon runs its next tick (irqsteer.conf(5), fast_interval). */

@@ -874,7 +874,7 @@ static void irq_ref_update(struct engine *e) {
  * calm host nothing the policy would do can change between full ticks,
  * since no CPU is near a threshold (policy_pace).  The reason, or NULL
  * for a calm tick. */
-static const char *full_tick_due(const struct engine *e, enum policy_pace pace, bool cpus_changed) {
+static const char *full_tick_due(const struct engine *e, uint64_t now, enum policy_pace pace, bool cpus_changed) {
         if (pace != POLICY_PACE_CALM)
                 return policy_pace_to_string(pace);
         if (!e->have_inv || !e->have_avg || e->once)
@@ -888,8 +888,9 @@ static const char *full_tick_due(const struct engine *e, enum policy_pace pace, 
                 return "workers configured";
         if (e->config->irq_rate_interval_usec == 0)
                 return "irq_rate_interval = 0";
-        if (e->report.measuring && e->calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY)
-                return "RPS share being measured";
+        if (e->report.measuring && (e->calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY ||
+                                    (e->report.due_usec > 0 && now >= e->report.due_usec)))
+                return "a hot CPU's dwell or a new RPS set's share measurement";
         if (e->calm_run + 1 >= ENGINE_FULL_TICK_EVERY)
                 return "periodic audit";
         return NULL;
@@ -936,7 +937,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                         log_debug_errno(r, "Rates unavailable this tick: %m");
         }
         pace_in = policy_pace(e->config, &e->report, have_raw ? &raw : NULL);
-        full = full_tick_due(e, pace_in, cpus_changed);
+        full = full_tick_due(e, now, pace_in, cpus_changed);
         /* ethtool -L sends no link notification and the driver resets the
          * IRQ affinities: a calm tick still looks at the queue counts */
         if (!full && e->have_inv && inventory_queue_counts_changed(e->rootfd, &e->inv) != 0)

@@ -458,8 +458,8 @@ static void test_rps_hot_queues_together(void **state) {
 
 /* The same host with the policy run only on the ticks the daemon runs it
  * (engine.c, full_tick_due(): a full tick when policy_pace() is not calm,
- * every ENGINE_MEASURE_FULL_EVERY-th while the report is measuring, else
- * every ENGINE_FULL_TICK_EVERY-th): the sets sized with the prior share are
+ * every ENGINE_MEASURE_FULL_EVERY-th while the report is measuring and when
+ * its due time came, else every ENGINE_FULL_TICK_EVERY-th): the sets sized with the prior share are
  * sized again once the share is measured, after the dwell.  A calm tick
  * runs no policy: with no full tick between (the simulator's trial8 host,
  * seed 2: two measurements, then calm) the RPS CPUs stayed at 1.23 times
@@ -495,7 +495,8 @@ static void test_rps_prior_share_paced(void **state) {
                                 noise[c] = 0.95 + 0.1 * fx_rand(&seed);
                         fx_model(&f, noise);
                         full = k <= 2 || policy_pace(&f.cfg, &f.rep, &f.load) != POLICY_PACE_CALM ||
-                               (f.rep.measuring && calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY) ||
+                               (f.rep.measuring && (calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY ||
+                                                    (f.rep.due_usec > 0 && (uint64_t) k * SEC >= f.rep.due_usec))) ||
                                calm_run + 1 >= ENGINE_FULL_TICK_EVERY;
                         if (!full) {
                                 calm_run++;
@@ -3199,12 +3200,14 @@ static void test_fast_attack_noise(void **state) {
         fx_free(&f);
 }
 
-/* A report is busy while a CPU is hot for less than min_dwell with
- * nothing done, then no longer: two CPUs both at 90% (no cooler CPU) at
- * the shipped defaults (min_dwell 30 s). */
+/* A report waits (measuring, due when min_dwell has passed) while a CPU
+ * is hot for less than min_dwell with nothing done, without asking for a
+ * decision at every tick, then no longer: two CPUs both at 90% (no cooler
+ * CPU) at the shipped defaults (min_dwell 30 s). */
 static void test_pace_stuck_hot(void **state) {
         struct fx f;
-        bool busy_at_start = false, busy_late = true;
+        uint64_t hot_at = 0, due = 0;
+        bool waiting_at_start = false, waiting_late = true;
 
         (void) state;
         fx_init(&f, 2, 1, FX_SMT_NONE);
@@ -3215,13 +3218,22 @@ static void test_pace_stuck_hot(void **state) {
                 fx_cpu(&f, 1, 0.90, 0.05);
                 assert_int_equal(fx_step(&f, k * SEC), 0);
                 assert_int_equal(f.l.n, 0);
-                if (k == 3)
-                        busy_at_start = f.rep.busy && f.rep.n_hot_cpus == 2;
+                if (hot_at == 0 && f.rep.n_hot_cpus == 2)
+                        hot_at = (uint64_t) k * SEC;
+                if (k == 5) {
+                        waiting_at_start = !f.rep.busy && f.rep.measuring && f.rep.n_hot_cpus == 2;
+                        due = f.rep.due_usec;
+                        assert_int_equal(policy_pace(&f.cfg, &f.rep, NULL), POLICY_PACE_CALM);
+                }
                 if (k == 60)
-                        busy_late = f.rep.busy || f.rep.n_hot_cpus != 2;
+                        waiting_late = f.rep.busy || f.rep.measuring || f.rep.due_usec != 0 || f.rep.n_hot_cpus != 2;
         }
-        assert_true(busy_at_start);
-        assert_false(busy_late);
+        assert_true(hot_at > 0);
+        assert_true(waiting_at_start);
+        if (due != hot_at + f.cfg.min_dwell_usec)
+                fail_msg("due at %.1f s, hot at %.1f s: want min_dwell (%.0f s) later", (double) due / SEC,
+                         (double) hot_at / SEC, (double) f.cfg.min_dwell_usec / SEC);
+        assert_false(waiting_late);
         assert_int_equal(policy_pace(&f.cfg, &f.rep, NULL), POLICY_PACE_CALM);
         fx_free(&f);
 }
