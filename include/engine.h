@@ -51,10 +51,6 @@ struct engine_failures {
  * returns it; APPLY_UNCHANGED is not reported), after it was logged. */
 typedef void (*engine_action_fn)(void *userdata, const struct action *a, const char *line, int result);
 
-/* The caller fills the part marked "in" before engine_start() and keeps
- * config pointing at the configuration in force (the daemon swaps the
- * struct it points to on reload, then calls engine_config_changed()).  The
- * rest is the engine's; the daemon reads it for status and metrics. */
 /* A calm host still gets a full tick every this many ticks (60 s at the
  * default calm_interval): the inventory audit (a change behind our back), a
  * fresh status file and the policy's slow release (narrowing RPS sets)
@@ -73,6 +69,10 @@ typedef void (*engine_action_fn)(void *userdata, const struct action *a, const c
  * 2 s), one every 10 s. */
 #define ENGINE_MEASURE_FULL_EVERY 5
 
+/* The caller fills the part marked "in" before engine_start() and keeps
+ * config pointing at the configuration in force (the daemon swaps the
+ * struct it points to on reload, then calls engine_config_changed()).  The
+ * rest is the engine's; the daemon reads it for status and metrics. */
 struct engine {
         /* in */
         int rootfd;

@@ -134,8 +134,8 @@ struct policy_report {
                                            * is measured from */
         int ref_max_cpu;                  /* last index of ref, -1 when none */
         double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
-        bool busy;                        /* an action, settling CPUs, an RPS trial, a CPU hot for less
-                                           * than min_dwell with nothing done: decide every tick */
+        bool busy;                        /* an action, settling CPUs, an RPS trial: decide every
+                                           * tick */
         bool measuring;                   /* RPS sets sized with the prior NAPI share wait for its
                                            * measurement and the dwell, or a CPU hot for less than
                                            * min_dwell waits for it: decide now and then */

@@ -1423,9 +1423,9 @@ static int fill_report(struct pol_tick *t) {
          * are smoothed, so measurements a tick apart say nearly the same,
          * and the dwell is counted in time.  So the daemon runs a full
          * tick every few ticks while it lasts (engine.h,
-         * ENGINE_MEASURE_FULL_EVERY): on the simulator's cost16 host with every
-         * load x2, 25 full ticks in a row after the last RPS change had
-         * been 1.6-1.9 CPU s/h against 0.4-0.5 once calm.  Past the dwell
+         * ENGINE_MEASURE_FULL_EVERY): on the simulator's cost16 host with
+         * every load x2, 25 full ticks in a row after the last RPS change
+         * had been 1.6-1.9 CPU s/h against 0.4-0.5 once calm.  Past the dwell
          * and 10 intervals more (the share not measurable), the periodic
          * full tick looks again. */
         for (size_t i = 0; i < st->n_queues; i++) {
