@@ -174,6 +174,12 @@ int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
         return 0;
 }
 
+/* procfs and sysfs generate a file's contents at each read (and take no
+ * truncation); every other file system here holds what was written. */
+static bool generated_fs(const struct statfs *sf) {
+        return sf->f_type == PROC_SUPER_MAGIC || sf->f_type == SYSFS_MAGIC;
+}
+
 /* The size of a regular file that holds more than len bytes, 0 for
  * anything else.  A tree of regular files (--root fixtures, the simulator)
  * should read back exactly what was written, as a kernel attribute does;
@@ -185,7 +191,7 @@ static int regular_longer(int fd, size_t len, size_t *ret) {
         *ret = 0;
         if (fstatfs(fd, &sf) < 0)
                 return -errno;
-        if (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)
+        if (generated_fs(&sf))
                 return 0;
         if (fstat(fd, &st) < 0)
                 return -errno;
@@ -340,8 +346,7 @@ static void keep(int fd, int *ret) {
                 if (fd >= 3) {
                         struct statfs sf;
 
-                        mark_generated(fd, fstatfs(fd, &sf) == 0 &&
-                                                   (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC));
+                        mark_generated(fd, fstatfs(fd, &sf) == 0 && generated_fs(&sf));
                         *ret = fd;
                         held_count++;
                         return;
