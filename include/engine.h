@@ -99,7 +99,8 @@ struct engine {
         struct inventory_audit audit;   /* which per-object values a refresh re-reads */
         struct sample_snapshot prev;
         bool have_prev;
-        struct sample_files files;      /* /proc/stat and /proc/softirqs, kept open */
+        struct sample_files files;      /* /proc/stat and /proc/softirqs, kept open
+                                         * (a calm tick reads /proc/stat alone) */
         /* the qstats reading's socket, opened at the first full tick that
          * reads them (only when the inventory has the netdev family: the
          * host's root) and kept for the engine's life */

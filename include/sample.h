@@ -30,6 +30,8 @@ struct sample_snapshot {
         /* When interrupts was read, if earlier than usec (carried over from
          * an earlier snapshot by sample_snapshot_carry_irqs); 0: at usec. */
         uint64_t irq_usec;
+        /* The same for softirqs (sample_snapshot_carry_softirqs). */
+        uint64_t softirq_usec;
         struct procfs_stat stat;
         struct procfs_softirqs softirqs;
         struct procfs_interrupts interrupts;
@@ -60,15 +62,19 @@ int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *
  * full), which is cheaper when most rows did not change. */
 int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
                               struct sample_snapshot *ret);
-/* The two halves of sample_snapshot_take_next(), for a caller that decides
- * from the CPU load whether to read /proc/interrupts (a 256-CPU host's is
- * over a megabyte): _cpus reads /proc/stat and /proc/softirqs into a new
- * *ret (through files when non-NULL, else opened afresh); then either
- * _irqs reads /proc/interrupts into it (a delta against prev's reading,
- * prev may be NULL), or _carry_irqs moves prev's reading into it, leaving
- * prev without one.  On error *ret is freed. */
+/* The parts of sample_snapshot_take_next(), for a caller that decides
+ * from the CPU load what else to read (a calm tick needs /proc/stat alone;
+ * a 256-CPU host's /proc/interrupts is over a megabyte): _cpus reads
+ * /proc/stat into a new *ret (through files when non-NULL, else opened
+ * afresh); then either _softirqs reads /proc/softirqs into it, or
+ * _carry_softirqs moves prev's reading into it, leaving prev without one;
+ * and either _irqs reads /proc/interrupts into it (a delta against prev's
+ * reading, prev may be NULL), or _carry_irqs moves prev's reading into
+ * it.  On error *ret is freed. */
 int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
                               struct sample_snapshot *ret);
+int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret);
+void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
 int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret);
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
 /* (_carry_irqs moves prev's queue counters along with the IRQs: both are
@@ -93,6 +99,10 @@ int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret)
 /* When s's /proc/interrupts reading was taken. */
 static inline uint64_t sample_snapshot_irq_usec(const struct sample_snapshot *s) {
         return s->irq_usec ? s->irq_usec : s->usec;
+}
+/* When s's /proc/softirqs reading was taken. */
+static inline uint64_t sample_snapshot_softirq_usec(const struct sample_snapshot *s) {
+        return s->softirq_usec ? s->softirq_usec : s->usec;
 }
 void sample_snapshot_free(struct sample_snapshot *s);
 
@@ -162,6 +172,10 @@ struct sample_rates {
         /* No /proc/interrupts reading in this interval (it was carried
          * over): irqs is empty, and sample_smooth() keeps the average's. */
         bool irqs_carried;
+        /* No /proc/softirqs reading in this interval (carried over, or none
+         * before it): every CPU's net_frac, net_rx_rate and net_tx_rate are
+         * 0 for unknown, and sample_smooth() keeps the average's. */
+        bool softirqs_carried;
         /* Queue packet rates, sorted by ifindex, type, queue: those with
          * counters in both snapshots' qstats readings (none when either
          * lacks them or cur's was carried over; a counter that went

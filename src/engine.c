@@ -867,8 +867,8 @@ static void irq_ref_update(struct engine *e) {
 }
 
 /* Whether this tick runs in full (the inventory refresh, /proc/interrupts
- * when due, the policy, the status file) or is a calm tick that only
- * sampled /proc/stat and /proc/softirqs.  A calm tick cost 0.63 ms of CPU
+ * when due, /proc/softirqs, the policy, the status file) or is a calm tick
+ * that only sampled /proc/stat.  A calm tick cost 0.63 ms of CPU
  * at 16 CPUs in full, so at a 2 s interval irqsteerd spent about 5 times
  * what irqbalance spends per hour at its 10 s (make bench, cost16): on a
  * calm host nothing the policy would do can change between full ticks,
@@ -900,8 +900,8 @@ static const char *full_tick_due(const struct engine *e, uint64_t now, enum poli
  * the samples hot_samples asks for come quickly (fast attack);
  * calm_interval while every CPU is calm, since on a calm host the wake-up
  * is most of what a tick costs (make bench, cost16: a process that only
- * wakes by sd-event every 2 s and reads /proc/stat and /proc/softirqs
- * costs what irqbalance costs at its 10 s); the configured one otherwise. */
+ * wakes by sd-event every 2 s and reads /proc/stat costs what irqbalance
+ * costs at its 10 s); the configured one otherwise. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval) {
         if (e->pace == POLICY_PACE_FAST && e->config->fast_interval_usec > 0)
                 return MIN(e->config->fast_interval_usec, interval);
@@ -921,17 +921,20 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         *ret = (struct engine_tick_result) {};
         r = sample_snapshot_take_cpus(e->rootfd, &e->files, now, &cur);
         if (r < 0) {
-                engine_log_tick_failure(&e->tick_rl, r, "sample /proc", now);
+                engine_log_tick_failure(&e->tick_rl, r, "read /proc/stat", now);
                 return 0;
         }
         (void) sample_snapshot_take_napi(e->rootfd, e->have_inv ? &e->inv : NULL, &cur); /* -ENOMEM: none */
         if (e->have_prev) {
                 cpus_changed = cpu_set_changed(&e->prev, &cur);
-                /* the CPU shares of the interval before /proc/interrupts is
-                 * read, if it is at all: as if prev's reading were carried */
+                /* the CPU shares of the interval before /proc/softirqs and
+                 * /proc/interrupts are read, if they are at all: as if
+                 * prev's readings were carried (what decides whether the
+                 * tick is full reads /proc/stat alone) */
                 cur.irq_usec = sample_snapshot_irq_usec(&e->prev);
+                cur.softirq_usec = sample_snapshot_softirq_usec(&e->prev);
                 r = sample_compute(&e->prev, &cur, &raw);
-                cur.irq_usec = 0;
+                cur.irq_usec = cur.softirq_usec = 0;
                 have_raw = r >= 0;
                 if (r < 0)
                         log_debug_errno(r, "Rates unavailable this tick: %m");
@@ -943,30 +946,36 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         if (!full && e->have_inv && inventory_queue_counts_changed(e->rootfd, &e->inv) != 0)
                 full = "queue count changed";
         if (full) {
-                const char *why = irq_reading_due(e, &cur, cpus_changed);
+                const char *why = irq_reading_due(e, &cur, cpus_changed), *what = "read /proc/softirqs";
 
                 read_irqs = why != NULL;
-                if (read_irqs) {
+                r = sample_snapshot_take_softirqs(e->rootfd, &e->files, &cur);
+                if (r >= 0 && read_irqs) {
                         log_debug("Reading /proc/interrupts: %s", why);
+                        what = "read /proc/interrupts";
                         r = sample_snapshot_take_irqs(e->rootfd, e->have_prev ? &e->prev : NULL, &cur);
-                        if (r < 0) {
-                                engine_log_tick_failure(&e->tick_rl, r, "sample /proc", now);
-                                sample_rates_free(&raw);
-                                return 0;
-                        }
+                }
+                if (r < 0) {
+                        engine_log_tick_failure(&e->tick_rl, r, what, now);
+                        sample_rates_free(&raw);
+                        return 0;
+                }
+                if (read_irqs)
                         (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, &e->netdev, now,
                                                            &cur); /* else none */
-                        if (have_raw) {
-                                sample_rates_free(&raw);
-                                r = sample_compute(&e->prev, &cur, &raw);
-                                have_raw = r >= 0;
-                                if (r < 0)
-                                        log_debug_errno(r, "Rates unavailable this tick: %m");
-                        }
-                } else
+                else
                         sample_snapshot_carry_irqs(&e->prev, &cur);
-        } else
+                if (have_raw) {
+                        sample_rates_free(&raw);
+                        r = sample_compute(&e->prev, &cur, &raw);
+                        have_raw = r >= 0;
+                        if (r < 0)
+                                log_debug_errno(r, "Rates unavailable this tick: %m");
+                }
+        } else {
+                sample_snapshot_carry_softirqs(&e->prev, &cur);
                 sample_snapshot_carry_irqs(&e->prev, &cur);
+        }
         if (have_raw) {
                 r = sample_smooth(&e->avg, &raw, e->config->smoothing);
                 if (r >= 0)

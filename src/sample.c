@@ -29,13 +29,35 @@ int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t n
                 return -EINVAL;
         *ret = (struct sample_snapshot) { .usec = now_usec };
         r = procfs_stat_read(rootfd, files ? &files->stat : NULL, &ret->stat);
-        if (r >= 0)
-                r = procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs);
         if (r < 0) {
                 sample_snapshot_free(ret);
                 ret->usec = now_usec;
         }
         return r;
+}
+
+int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        procfs_softirqs_free(&ret->softirqs);
+        ret->softirq_usec = 0;
+        r = procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs);
+        if (r < 0) {
+                uint64_t now_usec = ret->usec;
+
+                sample_snapshot_free(ret);
+                ret->usec = now_usec;
+        }
+        return r;
+}
+
+void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_snapshot *ret) {
+        procfs_softirqs_free(&ret->softirqs);
+        ret->softirqs = prev->softirqs;
+        ret->softirq_usec = sample_snapshot_softirq_usec(prev);
+        prev->softirqs = (struct procfs_softirqs) {};
 }
 
 int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret) {
@@ -102,6 +124,8 @@ int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample
         int r;
 
         r = sample_snapshot_take_cpus(rootfd, NULL, now_usec, ret);
+        if (r >= 0)
+                r = sample_snapshot_take_softirqs(rootfd, NULL, ret);
         if (r < 0)
                 return r;
         return sample_snapshot_take_irqs(rootfd, prev, ret);
@@ -376,9 +400,10 @@ static bool counter_delta(uint64_t x, uint64_t y, uint64_t *ret) {
 }
 
 /* Fills cpu's shares; false (and a debug line) when the interval is not
- * usable for it. */
+ * usable for it.  dt_sirq: the seconds between the two /proc/softirqs
+ * readings, 0 when cur's is prev's (carried): the NET fields stay 0. */
 static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
-                        double dt, struct sample_cpu *ret) {
+                        double dt_sirq, struct sample_cpu *ret) {
         uint64_t d[CPUSTAT_MAX] = {}, total = 0, sirq_all = 0, sirq_d[SOFTIRQ_MAX] = {};
         int pc, cc;
 
@@ -386,11 +411,11 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
                 return false;
         pc = procfs_softirqs_column(&prev->softirqs, cpu);
         cc = procfs_softirqs_column(&cur->softirqs, cpu);
-        if (pc < 0 || cc < 0) {
+        if (dt_sirq > 0 && (pc < 0 || cc < 0)) {
                 log_debug("sample: cpu%d has no /proc/softirqs column in both snapshots", cpu);
                 return false;
         }
-        for (int s = 0; s < SOFTIRQ_MAX; s++) {
+        for (int s = 0; s < SOFTIRQ_MAX && dt_sirq > 0; s++) {
                 uint64_t x, y;
 
                 if (!prev->softirqs.present[s] || !cur->softirqs.present[s])
@@ -416,15 +441,16 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         if (ret->busy < 0)
                 ret->busy = 0;
         ret->net_frac = sirq_all ? (double) (sirq_d[SOFTIRQ_NET_RX] + sirq_d[SOFTIRQ_NET_TX]) / (double) sirq_all : 0;
-        ret->net_rx_rate = (double) sirq_d[SOFTIRQ_NET_RX] / dt;
-        ret->net_tx_rate = (double) sirq_d[SOFTIRQ_NET_TX] / dt;
+        ret->net_rx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_RX] / dt_sirq : 0;
+        ret->net_tx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_TX] / dt_sirq : 0;
         ret->napi = napi_share(prev, cur, cpu, d, total);
         if (ret->napi > 0) {
                 double net = ret->softirq * ret->net_frac;
 
                 ret->sys -= ret->napi;
                 ret->softirq += ret->napi;
-                ret->net_frac = (net + ret->napi) / ret->softirq;
+                if (dt_sirq > 0)
+                        ret->net_frac = (net + ret->napi) / ret->softirq;
         }
         return true;
 }
@@ -554,7 +580,7 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
         struct sample_rates r = { .max_cpu = -1 };
         _cleanup_(freep) int *prev_col = NULL;
         size_t n_max, ncpu, i, j;
-        double dt, dt_irq = 0;
+        double dt, dt_irq = 0, dt_sirq = 0;
 
         if (!ret)
                 return -EINVAL;
@@ -570,8 +596,12 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
                 if (!r.cpus)
                         goto oom;
         }
+        if (sample_snapshot_softirq_usec(cur) <= sample_snapshot_softirq_usec(prev))
+                r.softirqs_carried = true; /* cur's reading is prev's: NET runs unknown */
+        else
+                dt_sirq = (double) (sample_snapshot_softirq_usec(cur) - sample_snapshot_softirq_usec(prev)) / 1e6;
         for (int c = 0; c <= r.max_cpu; c++)
-                r.cpus[c].valid = compute_cpu(prev, cur, c, dt, &r.cpus[c]);
+                r.cpus[c].valid = compute_cpu(prev, cur, c, dt_sirq, &r.cpus[c]);
 
         pi = &prev->interrupts;
         ci = &cur->interrupts;
@@ -757,6 +787,7 @@ int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) 
         }
         ret->interval_s = src->interval_s;
         ret->irqs_carried = src->irqs_carried;
+        ret->softirqs_carried = src->softirqs_carried;
         if (src->max_cpu >= 0 && src->cpus)
                 memcpy(ret->cpus, src->cpus, ((size_t) src->max_cpu + 1) * sizeof(*ret->cpus));
         for (size_t i = 0; i < src->n_irqs; i++)
@@ -852,8 +883,16 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                 else if (!n->valid) {
                         out.cpus[c] = *o; /* keep the average through a bad interval */
                         out.cpus[c].offline = false;
-                } else
+                } else {
                         blend_cpu(&out.cpus[c], o, n, alpha);
+                        if (new->softirqs_carried) {
+                                /* no NET runs counted this interval: the
+                                 * average's stand */
+                                out.cpus[c].net_frac = o->net_frac;
+                                out.cpus[c].net_rx_rate = o->net_rx_rate;
+                                out.cpus[c].net_tx_rate = o->net_tx_rate;
+                        }
+                }
         }
         for (size_t i = 0; i < new->n_irqs; i++) {
                 const struct sample_irq *n = &new->irqs[i];

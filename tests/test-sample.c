@@ -660,6 +660,81 @@ static void test_carried_irqs(_unused_ void **state) {
         sample_snapshot_free(&s4);
 }
 
+/* A calm tick reads /proc/stat alone: its /proc/softirqs reading is
+ * carried from the tick before, so the NET fields of that interval are
+ * unknown (the average's stand) and the next reading's rates span the
+ * time since the carried one was taken. */
+static void test_carried_softirqs(_unused_ void **state) {
+        struct hand_snap h3 = base_cur, h4;
+        struct sample_snapshot s1, s2, s3, s4, s5;
+        struct sample_rates r = {}, avg = {};
+
+        build(&base_prev, &s1);
+        build(&base_cur, &s2);
+        assert_int_equal(sample_compute(&s1, &s2, &r), 0);
+        assert_false(r.softirqs_carried);
+        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+        sample_rates_free(&r);
+
+        /* t = 5 s: cpu0 spends 40 of 100 ticks in softirq; the NET_RX runs
+         * its own /proc/softirqs would show (+1000) are not read */
+        h3.usec = 5000000;
+        h3.cpus[0].stat[CPUSTAT_IDLE] += 60;
+        h3.cpus[0].stat[CPUSTAT_SOFTIRQ] += 40;
+        h3.cpus[0].net_rx += 1000;
+        h3.cpus[1].stat[CPUSTAT_IDLE] += 100;
+        h4 = h3;
+        build(&h3, &s3);
+        s5 = s3;
+        /* before a carry: a snapshot without a reading of its own but
+         * dated as prev's (what the engine computes first) is valid too */
+        s5.softirqs = (struct procfs_softirqs) {};
+        s5.softirq_usec = sample_snapshot_softirq_usec(&s2);
+        assert_int_equal(sample_compute(&s2, &s5, &r), 0);
+        assert_true(r.softirqs_carried);
+        assert_true(r.cpus[0].valid && r.cpus[1].valid);
+        sample_rates_free(&r);
+
+        sample_snapshot_carry_softirqs(&s2, &s3);
+        assert_int_equal(s2.softirqs.n_cpus, 0);
+        assert_int_equal(s3.softirqs.n_cpus, 2);
+        assert_int_equal(sample_snapshot_softirq_usec(&s3), 3000000);
+        assert_int_equal(sample_snapshot_softirq_usec(&s2), 3000000);
+        assert_int_equal(sample_compute(&s2, &s3, &r), 0);
+        assert_true(r.softirqs_carried);
+        check_cpu("carried", &r, &(struct want_cpu) { 0, true, false, 0, 0, 0.6, 0, 0, 0.4, 0, 0.4, 0, 0, 0 });
+        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+        sample_rates_free(&r);
+        /* the load blends; the NET fields are the average's as they were */
+        assert_true(fabs(avg.cpus[0].softirq - (0.5 * 0.1 + 0.5 * 0.4)) < EPS);
+        assert_true(fabs(avg.cpus[0].net_frac - 0.8) < EPS);
+        assert_true(fabs(avg.cpus[0].net_rx_rate - 300) < EPS);
+        assert_true(fabs(avg.cpus[0].net_tx_rate - 100) < EPS);
+
+        /* t = 7 s with a reading: 2000 NET_RX runs since the one carried
+         * from t = 3 s (not since h3's own), over those 4 s */
+        h4.usec = 7000000;
+        for (int k = 0; k < CPUSTAT_MAX; k++) {
+                h4.cpus[0].stat[k] = h3.cpus[0].stat[k] + (k == CPUSTAT_IDLE ? 100 : 0);
+                h4.cpus[1].stat[k] = h3.cpus[1].stat[k] + (k == CPUSTAT_IDLE ? 100 : 0);
+        }
+        h4.cpus[0].net_rx = base_cur.cpus[0].net_rx + 2000;
+        build(&h4, &s4);
+        assert_int_equal(sample_compute(&s3, &s4, &r), 0);
+        assert_false(r.softirqs_carried);
+        assert_true(fabs(r.interval_s - 2.0) < EPS);
+        check_cpu("after carried", &r, &(struct want_cpu) { 0, true, false, 0, 0, 1, 0, 0, 0, 0, 0, 1, 500, 0 });
+        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
+        assert_true(fabs(avg.cpus[0].net_rx_rate - (0.5 * 500 + 0.5 * 300)) < EPS);
+
+        sample_rates_free(&r);
+        sample_rates_free(&avg);
+        sample_snapshot_free(&s1);
+        sample_snapshot_free(&s2);
+        sample_snapshot_free(&s3);
+        sample_snapshot_free(&s4);
+}
+
 static void test_copy(_unused_ void **state) {
         struct sample_rates r, c;
 
@@ -1282,6 +1357,7 @@ int main(void) {
                 cmocka_unit_test(test_smooth),
                 cmocka_unit_test(test_smooth_moved_irq),
                 cmocka_unit_test(test_carried_irqs),
+                cmocka_unit_test(test_carried_softirqs),
                 cmocka_unit_test(test_copy),
                 cmocka_unit_test(test_snapshot_fixtures),
                 cmocka_unit_test(test_compute_256),
