@@ -1,6 +1,6 @@
 /* The least a balancer that samples every INTERVAL can cost: an sd-event
- * timer, and at each wake-up /proc/stat and /proc/softirqs of ROOT read
- * whole (opened, read, closed, as irqsteerd's calm tick reads them) and
+ * timer, and at each wake-up /proc/stat of ROOT read whole (opened, read,
+ * closed, as irqsteerd's calm tick reads it on the simulator's tree) and
  * nothing else.  bench/run.py measures its CPU time per hour beside the
  * two daemons' (bench/README.md, "CPU seconds per hour at defaults").
  *
@@ -33,7 +33,6 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         struct probe *p = userdata;
 
         read_whole(p->rootfd, "proc/stat");
-        read_whole(p->rootfd, "proc/softirqs");
         return sd_event_source_set_time(s, usec + p->interval_usec);
 }
 

@@ -696,8 +696,8 @@ def run_hour(opts):
                 r.start()
                 live.append(r)
             # the floor: a process that only wakes at irqsteerd's default
-            # calm_interval and reads the two files a calm tick reads, on
-            # the same live tree
+            # calm_interval and reads the file a calm tick reads, on the
+            # same live tree
             floor = None
             if win == 'calm' and opts.floor and os.access(opts.floor, os.X_OK) and live:
                 floor = subprocess.Popen([opts.floor, live[-1].root, str(FLOOR_MS)])
@@ -1396,7 +1396,7 @@ def main():
                     '== CPU seconds per hour at defaults (irqbalance every 10 s, irqsteerd %s;\n'
                     '   CPU time over a window after the first placement (calm %d s, loaded %d s), scaled to\n'
                     '   an hour; loaded: every NIC\'s load x%d; %d s floor: a process that only wakes every\n'
-                    '   %d s by sd-event and reads /proc/stat and /proc/softirqs)\n'
+                    '   %d s by sd-event and reads /proc/stat)\n'
                     % ((IRQSTEERD_PACES,) + hour_windows(opts)[1:] + (LOADED_FACTOR, FLOOR_MS // 1000, FLOOR_MS // 1000)),
                     hour_table)
     if not opts.no_relief and (not opts.scenario or 'step' in opts.scenario):
