@@ -172,9 +172,9 @@ struct sample_rates {
         /* No /proc/interrupts reading in this interval (it was carried
          * over): irqs is empty, and sample_smooth() keeps the average's. */
         bool irqs_carried;
-        /* No /proc/softirqs reading in this interval (carried over, or none
-         * before it): every CPU's net_frac, net_rx_rate and net_tx_rate are
-         * 0 for unknown, and sample_smooth() keeps the average's. */
+        /* No /proc/softirqs reading in this interval (cur's is prev's,
+         * carried over): every CPU's net_frac, net_rx_rate and net_tx_rate
+         * are 0 for unknown, and sample_smooth() keeps the average's. */
         bool softirqs_carried;
         /* Queue packet rates, sorted by ifindex, type, queue: those with
          * counters in both snapshots' qstats readings (none when either
