@@ -21,36 +21,32 @@ int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *
         return sample_snapshot_take_next(rootfd, now_usec, NULL, ret);
 }
 
-int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
-                              struct sample_snapshot *ret) {
-        int r;
-
-        if (!ret)
-                return -EINVAL;
-        *ret = (struct sample_snapshot) { .usec = now_usec };
-        r = procfs_stat_read(rootfd, files ? &files->stat : NULL, &ret->stat);
+/* A reading into s failed with r (< 0: else nothing): s is freed, its time
+ * kept. */
+static int take_failed(struct sample_snapshot *s, int r) {
         if (r < 0) {
-                sample_snapshot_free(ret);
-                ret->usec = now_usec;
+                uint64_t now_usec = s->usec;
+
+                sample_snapshot_free(s);
+                s->usec = now_usec;
         }
         return r;
 }
 
-int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
-        int r;
+int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
+                              struct sample_snapshot *ret) {
+        if (!ret)
+                return -EINVAL;
+        *ret = (struct sample_snapshot) { .usec = now_usec };
+        return take_failed(ret, procfs_stat_read(rootfd, files ? &files->stat : NULL, &ret->stat));
+}
 
+int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
         if (!ret)
                 return -EINVAL;
         procfs_softirqs_free(&ret->softirqs);
         ret->softirq_usec = 0;
-        r = procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs);
-        if (r < 0) {
-                uint64_t now_usec = ret->usec;
-
-                sample_snapshot_free(ret);
-                ret->usec = now_usec;
-        }
-        return r;
+        return take_failed(ret, procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs));
 }
 
 void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_snapshot *ret) {
@@ -61,20 +57,12 @@ void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_
 }
 
 int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret) {
-        int r;
-
         if (!ret)
                 return -EINVAL;
         procfs_interrupts_free(&ret->interrupts);
         ret->irq_usec = 0;
-        r = procfs_interrupts_read_delta(rootfd, prev ? &prev->interrupts : NULL, &ret->interrupts);
-        if (r < 0) {
-                uint64_t now_usec = ret->usec;
-
-                sample_snapshot_free(ret);
-                ret->usec = now_usec;
-        }
-        return r;
+        return take_failed(ret,
+                           procfs_interrupts_read_delta(rootfd, prev ? &prev->interrupts : NULL, &ret->interrupts));
 }
 
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret) {

@@ -573,6 +573,20 @@ static void test_smooth_moved_irq(_unused_ void **state) {
  * IRQs, and the next reading's rates span the time since the last one.
  * sample_cpu_load_next() projects the smoothed irq+softirq share exactly,
  * and sample_load_drifted() compares it with a reference. */
+/* base_prev and base_cur into s1 and s2, and the average of their rates
+ * (nothing carried) into avg. */
+static void first_average(struct sample_snapshot *s1, struct sample_snapshot *s2, struct sample_rates *avg) {
+        struct sample_rates r;
+
+        build(&base_prev, s1);
+        build(&base_cur, s2);
+        assert_int_equal(sample_compute(s1, s2, &r), 0);
+        assert_false(r.irqs_carried);
+        assert_false(r.softirqs_carried);
+        assert_int_equal(sample_smooth(avg, &r, 0.5), 0);
+        sample_rates_free(&r);
+}
+
 static void test_carried_irqs(_unused_ void **state) {
         struct hand_snap h3 = base_cur, h4 = base_cur;
         struct sample_snapshot s1, s2, s3, s4;
@@ -580,12 +594,7 @@ static void test_carried_irqs(_unused_ void **state) {
         const struct sample_irq *irq;
         double v0, v1, ref[2];
 
-        build(&base_prev, &s1);
-        build(&base_cur, &s2);
-        assert_int_equal(sample_compute(&s1, &s2, &r), 0);
-        assert_false(r.irqs_carried);
-        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
-        sample_rates_free(&r);
+        first_average(&s1, &s2, &avg);
 
         /* t = 5 s: cpu0 does 100 more ticks, 40 of them softirq (the
          * share of the interval is 0.4); the IRQ counts are not read */
@@ -669,12 +678,7 @@ static void test_carried_softirqs(_unused_ void **state) {
         struct sample_snapshot s1, s2, s3, s4, s5;
         struct sample_rates r = {}, avg = {};
 
-        build(&base_prev, &s1);
-        build(&base_cur, &s2);
-        assert_int_equal(sample_compute(&s1, &s2, &r), 0);
-        assert_false(r.softirqs_carried);
-        assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
-        sample_rates_free(&r);
+        first_average(&s1, &s2, &avg);
 
         /* t = 5 s: cpu0 spends 40 of 100 ticks in softirq; the NET_RX runs
          * its own /proc/softirqs would show (+1000) are not read */
