@@ -413,6 +413,11 @@ int ctl_top(int argc, char **argv) {
                 view.rows = rows > 4 ? rows - (redraw ? 3 : 2) : 1;
                 view.color = true;
         }
+        /* A terminal's stdout is line-buffered: a redrawn frame would reach
+         * it line by line after the clear, and flicker.  Fully buffered, each
+         * frame is one write at the fflush() below. */
+        if (redraw)
+                setvbuf(stdout, NULL, _IOFBF, 1 << 16);
         if (have_cpus)
                 view.rows = 0;
 

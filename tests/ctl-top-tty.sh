@@ -48,7 +48,7 @@ $TM new-session -d -s t -x 80 -y 24 -c "$T" sh || skip "tmux cannot start a sess
 screen() { $TM capture-pane -p -t t; }
 wait_for() {
         i=0
-        while [ $i -lt 50 ]; do
+        while [ $i -lt 200 ]; do
                 screen | grep -q "$1" && return 0
                 sleep 0.1
                 i=$((i + 1))
@@ -83,8 +83,9 @@ wait_for 'Ctrl-C quits' || fail "top: no title: $(screen)"
 sleep 0.6
 screen >"$T/live"
 # the title gives the interval measured between the two snapshots: 0.20 s
-# asked, later under load (0.21-0.24 s seen beside parallel test runs)
-head -1 "$T/live" | grep -qE '^irqsteerctl top: every 0\.2[0-9] s, Ctrl-C quits$' ||
+# asked, never less, later by the time a sample takes (0.21-0.24 s here,
+# more under ASan on a slower machine)
+head -1 "$T/live" | grep -qE '^irqsteerctl top: every (0\.[2-9][0-9]|[1-9][0-9]*\.[0-9][0-9]) s, Ctrl-C quits$' ||
         fail "top: the title scrolled away: $(cat "$T/live")"
 grep -q '^  CPU  %usr' "$T/live" || fail "top: the header scrolled away: $(cat "$T/live")"
 $TM send-keys -t t C-c
