@@ -2,7 +2,8 @@
 # Adds up the test cases of one `make check` run: cmocka binaries count per
 # case ([ OK ] / [ FAILED ] / [ SKIPPED ]); shell tests by their own closing
 # "N passed, N failed" line when they print one, else as one case from
-# automake's .trs result.  Prints "tests: N passed, N failed, N skipped".
+# automake's .trs result.  Prints the tail of each failed test's log, then
+# "tests: N passed, N failed, N skipped".
 build=${1:-build}
 pass=0 fail=0 skip=0
 for trs in $(find "$build/tests" -name '*.trs' 2>/dev/null | sort); do
@@ -32,5 +33,12 @@ for trs in $(find "$build/tests" -name '*.trs' 2>/dev/null | sort); do
                         esac
                 fi
         fi
+done
+# what a failed test said last, so that a CI log that keeps only this
+# output still shows why
+for trs in $(find "$build/tests" -name '*.trs' 2>/dev/null | sort); do
+        grep -qE '^:test-result: (FAIL|ERROR)' "$trs" || continue
+        echo "--- the last lines of ${trs%.trs}.log:"
+        tail -n 25 "${trs%.trs}.log" 2>/dev/null
 done
 echo "tests: $pass passed, $fail failed, $skip skipped"
