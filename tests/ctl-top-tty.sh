@@ -27,7 +27,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-python3 - "$TESTS_DIR" "$T" <<'PY' || fail "cannot build the fixture root"
+# run by hand, outside make check: the fixtures beside this script
+IRQSTEER_FIXTURES=${IRQSTEER_FIXTURES:-$TESTS_DIR/fixtures} \
+        python3 - "$TESTS_DIR" "$T" <<'PY' || fail "cannot build the fixture root"
 import sys
 sys.path.insert(0, sys.argv[1])
 import daemonlib
