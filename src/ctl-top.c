@@ -415,9 +415,13 @@ int ctl_top(int argc, char **argv) {
         }
         /* A terminal's stdout is line-buffered: a redrawn frame would reach
          * it line by line after the clear, and flicker.  Fully buffered, each
-         * frame is one write at the fflush() below. */
-        if (redraw)
-                setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+         * frame is one write at the fflush() below (glibc sizes a buffer it
+         * allocates itself by the terminal's block size, 1 KB: hence ours). */
+        if (redraw) {
+                static char frame[1 << 16];
+
+                setvbuf(stdout, frame, _IOFBF, sizeof(frame));
+        }
         if (have_cpus)
                 view.rows = 0;
 
