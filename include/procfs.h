@@ -114,6 +114,7 @@ struct procfs_interrupts {
         /* private: one block holding every row's counts, and the indexes of
          * the numeric rows sorted by IRQ number (for procfs_interrupts_find) */
         uint64_t *counts_storage;
+        size_t rows_allocated;   /* rows irqs, layout and counts_storage have room for */
         size_t *by_irq;
         size_t n_numeric;
         /* private: the text itself and each row's place in it, kept so that

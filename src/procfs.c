@@ -948,6 +948,31 @@ static size_t match_prev_row(const struct procfs_interrupts *prev, size_t *k, co
         return SIZE_MAX;
 }
 
+/* Room for rows rows in s's per-row arrays, keeping the first n_irqs.
+ * Every element is written by the parse: no zeroing.  Pointers into them
+ * (irq->counts) are set once the rows are all in. */
+static int grow_rows(struct procfs_interrupts *s, size_t rows) {
+        void *irqs, *layout, *counts;
+
+        rows = MAX(rows, (size_t) 1);
+        if (rows > SIZE_MAX / sizeof(*s->irqs) || (s->n_cpus > 0 && rows > SIZE_MAX / sizeof(uint64_t) / s->n_cpus))
+                return -ENOMEM;
+        irqs = realloc(s->irqs, rows * sizeof(*s->irqs));
+        if (!irqs)
+                return -ENOMEM;
+        s->irqs = irqs;
+        layout = realloc(s->layout, rows * sizeof(*s->layout));
+        if (!layout)
+                return -ENOMEM;
+        s->layout = layout;
+        counts = realloc(s->counts_storage, MAX(rows * s->n_cpus, (size_t) 1) * sizeof(*s->counts_storage));
+        if (!counts)
+                return -ENOMEM;
+        s->counts_storage = counts;
+        s->rows_allocated = rows;
+        return 0;
+}
+
 static uint64_t next_serial(void) {
         static uint64_t serial;
         return __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
@@ -959,7 +984,7 @@ static uint64_t next_serial(void) {
 static int interrupts_parse(const char *buf, size_t len, char *owned, const struct procfs_interrupts *prev,
                             struct procfs_interrupts *ret) {
         struct procfs_interrupts s = {};
-        size_t pos = 0, rows = 0, n_numeric = 0, pk = 0;
+        size_t pos = 0, rows, n_numeric = 0, pk = 0;
         bool sorted = true;
         unsigned last_irq = 0;
         struct cursor line;
@@ -1004,22 +1029,20 @@ static int interrupts_parse(const char *buf, size_t len, char *owned, const stru
                                 prev = NULL;
                         s.header_off = (size_t) (line_start - buf);
                         s.header_len = (size_t) (line.end - line_start);
-                        rows = count_lines(buf + pos, len - pos);
-                        if (rows > SIZE_MAX / sizeof(*s.irqs) || (s.n_cpus > 0 && rows > SIZE_MAX / sizeof(uint64_t) / s.n_cpus)) {
-                                r = -ENOMEM;
+                        /* A reading like prev has about its rows: room
+                         * for a few new IRQs spares a pass over the text
+                         * (a megabyte on a 256-CPU host) to count lines. */
+                        rows = prev ? prev->n_irqs + 16 : count_lines(buf + pos, len - pos);
+                        r = grow_rows(&s, rows);
+                        if (r < 0)
                                 goto fail;
-                        }
-                        /* Every element is written below: no zeroing. */
-                        s.irqs = malloc(rows * sizeof(*s.irqs));
-                        s.layout = malloc(rows * sizeof(*s.layout));
-                        s.counts_storage = malloc(MAX(rows * s.n_cpus, (size_t) 1) * sizeof(*s.counts_storage));
-                        if (!s.irqs || !s.layout || !s.counts_storage) {
-                                r = -ENOMEM;
-                                goto fail;
-                        }
                         continue;
                 }
-                /* count_lines() bounds the rows */
+                if (s.n_irqs == s.rows_allocated) {
+                        r = grow_rows(&s, s.n_irqs * 2);
+                        if (r < 0)
+                                goto fail;
+                }
                 irq = &s.irqs[s.n_irqs];
                 lay = &s.layout[s.n_irqs];
                 counts = s.counts_storage + s.n_irqs * s.n_cpus;

@@ -954,6 +954,41 @@ static void test_interrupts_delta_chain(_unused_ void **state) {
         assert_false(procfs_interrupts_row_changes(NULL, NULL, 0, 0, &lo, &hi));
 }
 
+/* A delta parse sizes its arrays for about prev's rows and grows them for
+ * more: many IRQs appearing (a driver loaded) or vanishing at once. */
+static void test_interrupts_delta_growth(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                unsigned prev_rows, next_rows;
+        } cases[] = {
+                { "one row to 100", 1, 100 },
+                { "17 rows to 18 (prev's rows and the slack exactly)", 2, 18 },
+                { "prev's rows and the slack, one more", 2, 19 },
+                { "100 rows to 3", 100, 3 },
+                { "none to 50", 0, 50 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *texts[2];
+
+                for (int t = 0; t < 2; t++) {
+                        unsigned rows = t == 0 ? cases[i].prev_rows : cases[i].next_rows;
+                        size_t size = sizeof(HDR4) + (rows + 1) * 128, o;
+
+                        texts[t] = malloc(size);
+                        assert_non_null(texts[t]);
+                        o = (size_t) snprintf(texts[t], size, "%s", HDR4);
+                        for (unsigned j = 0; j < rows; j++)
+                                o += (size_t) snprintf(texts[t] + o, size - o,
+                                                       "%3u: %10u %10u %10u %10u  IR-PCI-MSIX-0000:3b:00.0 %4u-edge      eth0-TxRx-%u\n",
+                                                       24 + j, j, 1000 + j * t, 0, 7, j, j);
+                        snprintf(texts[t] + o, size - o, "%s", NMI ERR);
+                }
+                assert_int_equal(check_delta(cases[i].what, texts[0], texts[1], NULL, NULL), 0);
+                free(texts[0]);
+                free(texts[1]);
+        }
+}
+
 /* Random mutations of a fixture, parsed as a delta of the unmutated one:
  * always the full parse's result. */
 static void test_interrupts_delta_mutations(_unused_ void **state) {
@@ -1015,6 +1050,7 @@ int main(void) {
                 cmocka_unit_test(test_mutation_sweep),
                 cmocka_unit_test(test_interrupts_delta_cases),
                 cmocka_unit_test(test_interrupts_delta_chain),
+                cmocka_unit_test(test_interrupts_delta_growth),
                 cmocka_unit_test(test_interrupts_delta_mutations),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_read_missing),
