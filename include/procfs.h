@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct rootfs_held_file;
+struct procfs_counts;
 
 enum procfs_cpustat_field {
         CPUSTAT_USER,
@@ -112,8 +113,11 @@ struct procfs_interrupts {
         struct procfs_irq *irqs; /* rows in file order */
         size_t n_irqs;
         /* private: one block holding every row's counts, and the indexes of
-         * the numeric rows sorted by IRQ number (for procfs_interrupts_find) */
-        uint64_t *counts_storage;
+         * the numeric rows sorted by IRQ number (for procfs_interrupts_find);
+         * spare: a reference to the block of the reading this one was
+         * delta-parsed against, for the next reading to reuse */
+        struct procfs_counts *counts_block, *spare;
+        size_t rows_allocated;   /* rows irqs, layout and counts_block have room for */
         size_t *by_irq;
         size_t n_numeric;
         /* private: the text itself and each row's place in it, kept so that
@@ -133,8 +137,10 @@ int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret);
  * rows with it: with the same CPU header, a row whose bytes did not change
  * is copied from prev, and a changed row with fixed-width count fields has
  * only the fields whose bytes changed parsed.  A different header (CPU
- * hotplug), new, vanished or reshaped rows are parsed in full.  prev is
- * only read and may be freed afterwards. */
+ * hotplug), new, vanished or reshaped rows are parsed in full.  What prev
+ * reports is only read, and prev may be freed afterwards; the counts block
+ * it keeps for reuse may be taken over (so no two delta parses against
+ * one prev at once from two threads). */
 int procfs_interrupts_parse_delta(const char *buf, size_t len, const struct procfs_interrupts *prev,
                                   struct procfs_interrupts *ret);
 int procfs_interrupts_read_delta(int rootfd, const struct procfs_interrupts *prev, struct procfs_interrupts *ret);

@@ -954,6 +954,171 @@ static void test_interrupts_delta_chain(_unused_ void **state) {
         assert_false(procfs_interrupts_row_changes(NULL, NULL, 0, 0, &lo, &hi));
 }
 
+/* A delta parse sizes its arrays for about prev's rows and grows them for
+ * more: many IRQs appearing (a driver loaded) or vanishing at once. */
+static void test_interrupts_delta_growth(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                unsigned prev_rows, next_rows;
+        } cases[] = {
+                { "one row to 100", 1, 100 },
+                { "17 rows to 18 (prev's rows and the slack exactly)", 2, 18 },
+                { "prev's rows and the slack, one more", 2, 19 },
+                { "100 rows to 3", 100, 3 },
+                { "none to 50", 0, 50 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *texts[2];
+
+                for (int t = 0; t < 2; t++) {
+                        unsigned rows = t == 0 ? cases[i].prev_rows : cases[i].next_rows;
+                        size_t size = sizeof(HDR4) + (rows + 1) * 128, o;
+
+                        texts[t] = malloc(size);
+                        assert_non_null(texts[t]);
+                        o = (size_t) snprintf(texts[t], size, "%s", HDR4);
+                        for (unsigned j = 0; j < rows; j++)
+                                o += (size_t) snprintf(texts[t] + o, size - o,
+                                                       "%3u: %10u %10u %10u %10u  IR-PCI-MSIX-0000:3b:00.0 %4u-edge      eth0-TxRx-%u\n",
+                                                       24 + j, j, 1000 + j * t, 0, 7, j, j);
+                        snprintf(texts[t] + o, size - o, "%s", NMI ERR);
+                }
+                assert_int_equal(check_delta(cases[i].what, texts[0], texts[1], NULL, NULL), 0);
+                free(texts[0]);
+                free(texts[1]);
+        }
+}
+
+/* Reading number step of a made-up host: 12 IRQs on 4 CPUs (5 while a CPU
+ * is plugged in) whose counts move a column or two at a time, some idle
+ * for many readings, some freed and re-requested; LOC moves everywhere. */
+static char *reuse_text(unsigned step) {
+        unsigned n_cpus = step % 23 >= 20 ? 5 : 4;
+        size_t size = 64 * 128, o = 0;
+        char *t = malloc(size);
+
+        assert_non_null(t);
+        o += (size_t) snprintf(t + o, size - o, "     ");
+        for (unsigned c = 0; c < n_cpus; c++)
+                o += (size_t) snprintf(t + o, size - o, "      CPU%u", c);
+        o += (size_t) snprintf(t + o, size - o, "\n");
+        for (unsigned j = 0; j < 12; j++) {
+                /* IRQs 27 and 30 come and go */
+                if ((j == 3 && step % 7 >= 4) || (j == 6 && step % 11 < 3))
+                        continue;
+                o += (size_t) snprintf(t + o, size - o, "%3u:", 24 + j);
+                for (unsigned c = 0; c < n_cpus; c++) {
+                        /* row j fires on CPU j % 4 (and 0 for j % 3 == 0)
+                         * every (j % 5 + 1)th reading: rows 4 and 9 move
+                         * one reading in five */
+                        unsigned fires = c == j % 4 || (c == 0 && j % 3 == 0) ? step / (j % 5 + 1) : 0;
+                        o += (size_t) snprintf(t + o, size - o, " %10u", fires * (97 + j) + j * 1000);
+                }
+                o += (size_t) snprintf(t + o, size - o, "  IR-PCI-MSIX-0000:3b:00.0 %4u-edge      eth0-TxRx-%u\n", j, j);
+        }
+        o += (size_t) snprintf(t + o, size - o, "LOC:");
+        for (unsigned c = 0; c < n_cpus; c++)
+                o += (size_t) snprintf(t + o, size - o, " %10u", step * 1000 + c);
+        snprintf(t + o, size - o, "   Local timer interrupts\nERR:          0\n");
+        return t;
+}
+
+/* Delta parses take over the counts of readings freed since: whatever
+ * reading each is parsed against and whatever order they are freed in,
+ * every live reading keeps what a full parse of its text gives. */
+static void test_interrupts_delta_reuse(_unused_ void **state) {
+        static const struct {
+                const char *what;
+                unsigned live;   /* readings kept at once */
+                bool shuffle;    /* parse against and free any live one */
+        } cases[] = {
+                { "the daemon's way: one reading kept", 1, false },
+                { "two kept, oldest freed first", 2, false },
+                { "three kept, any order", 3, true },
+                { "five kept, any order", 5, true },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct procfs_interrupts r[8];
+                char *texts[8];
+                unsigned n = 0, seed = 7;
+
+                for (unsigned step = 0; step < 120; step++) {
+                        struct procfs_interrupts next, full;
+                        char *text = reuse_text(step);
+                        char what[96];
+                        unsigned base = n - 1;
+
+                        if (cases[i].shuffle && n > 0) {
+                                seed = seed * 1103515245 + 12345;
+                                base = (seed >> 8) % n;
+                        }
+                        assert_int_equal(procfs_interrupts_parse_delta(text, strlen(text), n > 0 ? &r[base] : NULL,
+                                                                       &next), 0);
+                        if (n == cases[i].live) {
+                                unsigned gone = 0;
+
+                                if (cases[i].shuffle) {
+                                        seed = seed * 1103515245 + 12345;
+                                        gone = (seed >> 8) % n;
+                                }
+                                procfs_interrupts_free(&r[gone]);
+                                free(texts[gone]);
+                                memmove(&r[gone], &r[gone + 1], (n - gone - 1) * sizeof(r[0]));
+                                memmove(&texts[gone], &texts[gone + 1], (n - gone - 1) * sizeof(texts[0]));
+                                n--;
+                        }
+                        r[n] = next;
+                        texts[n++] = text;
+                        for (unsigned k = 0; k < n; k++) {
+                                snprintf(what, sizeof(what), "%s: step %u, reading %u", cases[i].what, step, k);
+                                assert_int_equal(procfs_interrupts_parse(texts[k], strlen(texts[k]), &full), 0);
+                                assert_same_interrupts(what, &r[k], &full);
+                                procfs_interrupts_free(&full);
+                        }
+                }
+                while (n > 0) {
+                        procfs_interrupts_free(&r[--n]);
+                        free(texts[n]);
+                }
+        }
+}
+
+/* Two delta parses against one reading: the second cannot take over what
+ * the first did, and neither changes the first's counts. */
+static void test_interrupts_delta_reuse_twice(_unused_ void **state) {
+        char *t0 = reuse_text(1), *t1 = reuse_text(2), *t2 = reuse_text(3), *t3 = reuse_text(4);
+        struct procfs_interrupts r0, r1, a, b, full;
+
+        assert_int_equal(procfs_interrupts_parse(t0, strlen(t0), &r0), 0);
+        assert_int_equal(procfs_interrupts_parse_delta(t1, strlen(t1), &r0, &r1), 0);
+        procfs_interrupts_free(&r0);
+        /* r0's counts, kept by r1, are free to take */
+        assert_int_equal(procfs_interrupts_parse_delta(t2, strlen(t2), &r1, &a), 0);
+        assert_ptr_equal(a.counts_block, r1.spare);
+        assert_int_equal(procfs_interrupts_parse_delta(t3, strlen(t3), &r1, &b), 0);
+        assert_ptr_not_equal(b.counts_block, r1.spare);
+        assert_int_equal(procfs_interrupts_parse(t2, strlen(t2), &full), 0);
+        assert_same_interrupts("first", &a, &full);
+        procfs_interrupts_free(&full);
+        assert_int_equal(procfs_interrupts_parse(t3, strlen(t3), &full), 0);
+        assert_same_interrupts("second", &b, &full);
+        procfs_interrupts_free(&full);
+        /* a freed: its block, still r1's spare, now holds a's counts */
+        procfs_interrupts_free(&a);
+        assert_int_equal(procfs_interrupts_parse_delta(t2, strlen(t2), &r1, &a), 0);
+        assert_ptr_not_equal(a.counts_block, r1.spare);
+        assert_int_equal(procfs_interrupts_parse(t2, strlen(t2), &full), 0);
+        assert_same_interrupts("after the first was freed", &a, &full);
+        procfs_interrupts_free(&full);
+        procfs_interrupts_free(&a);
+        procfs_interrupts_free(&b);
+        procfs_interrupts_free(&r1);
+        free(t0);
+        free(t1);
+        free(t2);
+        free(t3);
+}
+
 /* Random mutations of a fixture, parsed as a delta of the unmutated one:
  * always the full parse's result. */
 static void test_interrupts_delta_mutations(_unused_ void **state) {
@@ -1015,6 +1180,9 @@ int main(void) {
                 cmocka_unit_test(test_mutation_sweep),
                 cmocka_unit_test(test_interrupts_delta_cases),
                 cmocka_unit_test(test_interrupts_delta_chain),
+                cmocka_unit_test(test_interrupts_delta_growth),
+                cmocka_unit_test(test_interrupts_delta_reuse),
+                cmocka_unit_test(test_interrupts_delta_reuse_twice),
                 cmocka_unit_test(test_interrupts_delta_mutations),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_read_missing),

@@ -5,9 +5,10 @@
  * The input is two readings, "PREV\n%%\nCUR", or one reading PREV, from
  * which CUR is made by changing some of its digits (the common case: the
  * same rows with new counts).  Checked: full(CUR) == delta(CUR, full(PREV)),
- * then, as the daemon chains them, full(PREV) == delta(PREV, that delta
- * result) and so on; PREV against itself; and the columns a delta result says did not change equal the
- * base's. */
+ * then, as the daemon chains them (freeing each reading before the one
+ * after next is parsed), full(PREV) == delta(PREV, that delta result) and
+ * so on; PREV against itself; and the columns a delta result says did not
+ * change equal the base's. */
 #include <errno.h>
 
 #include "cpuset.h"
@@ -102,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t prev_len = m ? (size_t) (m - data) + 1 : size;
         char *prev = copy(data, prev_len), *cur;
         size_t cur_len;
-        struct procfs_interrupts p, same, d1, d2, d3;
+        struct procfs_interrupts p, same, d1, d2, d3, d4;
 
         if (m) {
                 size_t off = prev_len + sizeof(marker) - 2;
@@ -120,14 +121,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         parse_both(prev, prev_len, NULL, &p);
         parse_both(prev, prev_len, &p, &same);
         parse_both(cur, cur_len, &p, &d1);
-        parse_both(prev, prev_len, &d1, &d2);
-        parse_both(cur, cur_len, &d2, &d3);
-
-        procfs_interrupts_free(&p);
+        /* freed as the daemon frees them: d2 may take p's counts over,
+         * d3 d1's, d4 d2's */
         procfs_interrupts_free(&same);
+        procfs_interrupts_free(&p);
+        parse_both(prev, prev_len, &d1, &d2);
         procfs_interrupts_free(&d1);
+        parse_both(cur, cur_len, &d2, &d3);
         procfs_interrupts_free(&d2);
+        parse_both(prev, prev_len, &d3, &d4);
+
         procfs_interrupts_free(&d3);
+        procfs_interrupts_free(&d4);
         free(prev);
         free(cur);
         return 0;
