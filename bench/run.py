@@ -26,7 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 BALANCERS = ['none', 'static', 'irqbalance', 'irqsteerd']
 SCENARIOS = ['uniform16', 'zipf64', 'elephant', 'single-queue', 'step', 'noisy', 'isolated', 'trial8', 'share20', 'share80', 'queues32']
-QUICK_SCENARIOS = ['uniform16', 'single-queue']
+QUICK_SCENARIOS = ['uniform16']
 COST_SCENARIOS = ['cost16', 'cost64', 'cost256']
 
 

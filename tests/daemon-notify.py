@@ -820,7 +820,7 @@ def run_pace():
     status = os.path.join(state, "status.json")
     conf = os.path.join(d, "pace.conf")
     with open(conf, "w") as f:
-        f.write("[daemon]\ninterval = 1s\ncalm_interval = 2s\nfast_interval = 250ms\n")
+        f.write("[daemon]\ninterval = 500ms\ncalm_interval = 1s\nfast_interval = 125ms\n")
     w = ShareWriter(root, 2, 90)
     p = dl.start_daemon(["--root", root, "--state-dir", state, "--config", conf, "-f", "--log-level", "debug"], log)
     try:
@@ -831,7 +831,7 @@ def run_pace():
         # that tick's pace
         calm = [i for i in range(1, len(ticks)) if ticks[i][2] == "calm" and ticks[i - 1][2] == "calm"]
         gaps = [ticks[i][0] - ticks[i - 1][0] for i in calm]
-        c.check(gaps and all(1.8 <= g <= 2.6 for g in gaps), "pace: calm ticks at calm_interval (2 s)", repr(gaps))
+        c.check(gaps and all(0.9 <= g <= 1.3 for g in gaps), "pace: calm ticks at calm_interval (1 s)", repr(gaps))
         # two calm ticks in a row (a periodic full tick may fall between: try again)
         same = None
         for _ in range(3):
@@ -876,7 +876,7 @@ def run_pace():
         w.soft0, w.idle0 = 25, 70
         rise = dl.wait_until(lambda: [i for i in range(max(n0, 1), len(tick_times(log)))
                                       if tick_times(log)[i - 1][3] == "fast"
-                                      and tick_times(log)[i][0] - tick_times(log)[i - 1][0] < 0.5], T)
+                                      and tick_times(log)[i][0] - tick_times(log)[i - 1][0] < 0.3], T)
         c.check(rise, "pace: a load risen since the last decision brings the next tick at fast_interval",
                 repr(tick_times(log)[n0:]) + dl.read_log(log)[-2000:])
         w.soft0, w.idle0 = 2, 90
@@ -888,7 +888,7 @@ def run_pace():
         w.soft0, w.idle0 = 85, 12
         fast = dl.wait_until(lambda: [i for i in range(max(n0, 1), len(tick_times(log)))
                                       if tick_times(log)[i][3] == "fast"
-                                      and tick_times(log)[i][0] - tick_times(log)[i - 1][0] < 0.5], T)
+                                      and tick_times(log)[i][0] - tick_times(log)[i - 1][0] < 0.3], T)
         c.check(fast, "pace: a CPU nearing hot brings ticks at fast_interval",
                 repr(tick_times(log)[n0:]) + dl.read_log(log)[-2000:])
 
@@ -899,7 +899,7 @@ def run_pace():
         ticks = tick_times(log)
         gaps = [ticks[i][0] - ticks[i - 1][0] for i in range(n1 + 1, len(ticks))
                 if ticks[i][2] == "calm" and ticks[i - 1][2] == "calm"]
-        c.check(ok and gaps and all(g >= 1.8 for g in gaps), "pace: calm again, ticks at calm_interval again",
+        c.check(ok and gaps and all(g >= 0.9 for g in gaps), "pace: calm again, ticks at calm_interval again",
                 repr(ticks[n1:]))
 
         c.check(dl.stop(p, timeout=T) == 0, "pace: SIGTERM exit 0")
