@@ -1226,30 +1226,22 @@ def run_unmatched_interfaces():
 try:
     test_check_config()
     run_hot()
-    run_irq_readings()
-    # make check-asan: the pace is timing alone, asserted by the plain pass
+    # make check-asan: the pace is timing alone, asserted by the plain pass;
+    # it runs alone
     if os.environ.get("IRQSTEER_SANITIZER_PASS"):
         print("skip pace: timing only, checked by the pass without sanitizers (IRQSTEER_SANITIZER_PASS)")
     else:
         run_pace()
-    run_hotplug()
-    run_effective()
-    run_plan()
-    run_plan_workers()
-    run_plan_takeover()
-    run_dry_run_same_decisions()
-    run_stop_signals()
-    run_lifecycle()
-    run_startup_failure()
-    run_dry_run()
-    run_dry_run_audit()
-    run_once_and_crash()
-    run_full_state_dir()
+    # these touch the host (its /run/irqsteer; a daemon without --root as
+    # nobody): one at a time, alone
     run_root_state_dir()
-    run_other_writer()
     run_unprivileged()
-    run_ban_cpus()
-    run_unmatched_interfaces()
+    # each on a fixture root and files of its own, two at a time (~60 s one
+    # at a time), the longest first
+    dl.run_cases(c, [run_lifecycle, run_effective, run_irq_readings, run_plan_workers, run_plan,
+                     run_plan_takeover, run_dry_run_audit, run_dry_run, run_full_state_dir, run_once_and_crash,
+                     run_dry_run_same_decisions, run_hotplug, run_startup_failure, run_other_writer,
+                     run_unmatched_interfaces, run_stop_signals, run_ban_cpus])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")

@@ -44,6 +44,53 @@ class Checker:
         sys.exit(1 if self.failed else 0)
 
 
+_pool_checker = None
+
+
+def _run_case(case):
+    """In a pool worker: one case with its own counts and its output kept.
+    The worker was forked with the test's checker in _pool_checker, the
+    same object the cases check through."""
+    import contextlib
+    import io
+    import traceback
+    checker = _pool_checker
+    checker.passed = checker.failed = 0
+    out = io.StringIO()
+    t0 = time.monotonic()
+    code = None
+    with contextlib.redirect_stdout(out):
+        try:
+            case()
+        except SystemExit as e:  # env_path's SKIP, say: the parent exits so
+            code = e.code
+        except Exception:  # a case that raises fails, as it would run alone
+            checker.failed += 1
+            print(f"FAIL {case.__name__} raised:\n{traceback.format_exc()}")
+    return checker.passed, checker.failed, out.getvalue(), time.monotonic() - t0, code
+
+
+def run_cases(checker, cases, jobs=2):
+    """Runs independent cases (functions taking no arguments that check
+    through checker) in jobs forked processes at a time; each case's output
+    is printed whole, in the order given, with its seconds; the counts are
+    added to checker.  For cases that touch only their own fixture root and
+    files: none may depend on another, on timing that a second case running
+    beside it would upset, or on the host."""
+    import multiprocessing
+    global _pool_checker
+    _pool_checker = checker
+    sys.stdout.flush()
+    with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
+        for case, (passed, failed, out, secs, code) in zip(cases, pool.imap(_run_case, cases, 1)):
+            print(out, end="")
+            print(f"-- {case.__name__}: {secs:.1f} s", flush=True)
+            checker.passed += passed
+            checker.failed += failed
+            if code is not None:
+                sys.exit(code)
+
+
 def online_cpus(root):
     """CPU numbers of sys/devices/system/cpu/online under root."""
     with open(os.path.join(root, "sys/devices/system/cpu/online")) as f:
