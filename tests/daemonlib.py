@@ -1,7 +1,10 @@
 """Helpers for the irqsteerd tests: a writable fixture root, an sd_notify
-listener, and a daemon runner.  Used by tests/daemon-notify.py and the live
-tests; stdlib only."""
+listener, a daemon runner, and a runner of independent cases two at a time.
+Used by tests/daemon-notify.py and the live tests; stdlib only."""
+import contextlib
+import io
 import json
+import multiprocessing
 import os
 import shutil
 import signal
@@ -11,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 SKIP = 77
 
@@ -51,9 +55,6 @@ def _run_case(case):
     """In a pool worker: one case with its own counts and its output kept.
     The worker was forked with the test's checker in _pool_checker, the
     same object the cases check through."""
-    import contextlib
-    import io
-    import traceback
     checker = _pool_checker
     checker.passed = checker.failed = 0
     out = io.StringIO()
@@ -62,8 +63,8 @@ def _run_case(case):
     with contextlib.redirect_stdout(out):
         try:
             case()
-        except SystemExit as e:  # env_path's SKIP, say: the parent exits so
-            code = e.code
+        except SystemExit as e:  # env_path's SKIP, say: the parent exits with it
+            code = 0 if e.code is None else e.code
         except Exception:  # a case that raises fails, as it would run alone
             checker.failed += 1
             print(f"FAIL {case.__name__} raised:\n{traceback.format_exc()}")
@@ -77,7 +78,6 @@ def run_cases(checker, cases, jobs=2):
     added to checker.  For cases that touch only their own fixture root and
     files: none may depend on another, on timing that a second case running
     beside it would upset, or on the host."""
-    import multiprocessing
     global _pool_checker
     _pool_checker = checker
     sys.stdout.flush()
