@@ -51,6 +51,20 @@ class Checker:
 _pool_checker = None
 
 
+def _outcome(failed, code):
+    """A case's result from its failed checks and how it ended (code: None
+    when it returned, else its exit code): any failed check, a raise or a
+    nonzero exit other than 77 fails it; 77 with no failed check skips it;
+    a return or exit 0 passes it."""
+    if failed:
+        return "fail"
+    if code is None or code == 0:
+        return "pass"
+    if code == SKIP:
+        return "skip"
+    return "fail"
+
+
 def _run_case(case):
     """In a pool worker: one case with its own counts and its output kept.
     The worker was forked with the test's checker in _pool_checker, the
@@ -63,12 +77,18 @@ def _run_case(case):
     with contextlib.redirect_stdout(out):
         try:
             case()
-        except SystemExit as e:  # env_path's SKIP, say: the parent exits with it
-            code = 0 if e.code is None else e.code
+        except SystemExit as e:  # env_path's SKIP, say, or checker.exit()
+            code = e.code
         except Exception:  # a case that raises fails, as it would run alone
             checker.failed += 1
             print(f"FAIL {case.__name__} raised:\n{traceback.format_exc()}")
-    return checker.passed, checker.failed, out.getvalue(), time.monotonic() - t0, code
+        result = _outcome(checker.failed, code)
+        if result == "fail" and not checker.failed:
+            print(f"FAIL {case.__name__} exited with {code!r}")
+            checker.failed += 1
+        elif result == "skip":
+            print(f"skip {case.__name__}")
+    return checker.passed, checker.failed, out.getvalue(), time.monotonic() - t0, result
 
 
 def run_cases(checker, cases, jobs=2):
@@ -77,18 +97,27 @@ def run_cases(checker, cases, jobs=2):
     is printed whole, in the order given, with its seconds; the counts are
     added to checker.  For cases that touch only their own fixture root and
     files: none may depend on another, on timing that a second case running
-    beside it would upset, or on the host."""
+    beside it would upset, or on the host.
+    Every case runs whatever another did; a failed one fails the test
+    (through checker's count, at the caller's checker.exit()).  The test
+    exits 77 here only when every case skipped and nothing was checked
+    before; skipped cases beside passed ones are named and the test passes."""
     global _pool_checker
     _pool_checker = checker
+    checked_before = checker.passed + checker.failed
+    results = {"pass": 0, "fail": 0, "skip": 0}
     sys.stdout.flush()
     with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=1) as pool:
-        for case, (passed, failed, out, secs, code) in zip(cases, pool.imap(_run_case, cases, 1)):
+        for case, (passed, failed, out, secs, result) in zip(cases, pool.imap(_run_case, cases, 1)):
             print(out, end="")
-            print(f"-- {case.__name__}: {secs:.1f} s", flush=True)
+            print(f"-- {case.__name__}: {secs:.1f} s, {result}", flush=True)
             checker.passed += passed
             checker.failed += failed
-            if code is not None:
-                sys.exit(code)
+            results[result] += 1
+    print(f"cases: {results['pass']} passed, {results['fail']} failed, {results['skip']} skipped",
+          flush=True)
+    if cases and results["skip"] == len(cases) and not checked_before:
+        sys.exit(SKIP)
 
 
 def online_cpus(root):
