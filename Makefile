@@ -1,6 +1,6 @@
-# Thin driver over the autotools build: it installs missing Debian build
-# packages, bootstraps configure, and builds out of tree in $(BUILD) so the
-# generated Makefile never overwrites this one.  Run `make help`.
+# Thin driver over the autotools build: it bootstraps configure and builds
+# out of tree in $(BUILD) so the generated Makefile never overwrites this
+# one.  It installs nothing: tools/deps.sh is that step.  Run `make help`.
 # It configures for a system daemon (--prefix=/usr --sysconfdir=/etc, so
 # the configuration is /etc/irqsteer/irqsteer.conf); CONFIGURE_FLAGS adds to
 # or overrides that.
@@ -10,26 +10,23 @@ CONFIGURE_FLAGS ?=
 RUN_ARGS ?=
 CFLAGS ?= -g -O2
 
-BUILD_PKGS := gcc make autoconf automake pkg-config libnl-3-dev \
-	libnl-route-3-dev libnl-genl-3-dev libsystemd-dev libcap-dev
-TEST_PKGS := $(BUILD_PKGS) libcmocka-dev mandoc iproute2 iperf3 procps python3 ethtool \
-	debootstrap systemd-container xz-utils prometheus-node-exporter prometheus curl
-BENCH_PKGS := $(TEST_PKGS) irqbalance valgrind gnuplot-nox util-linux nftables
-
-.PHONY: all run check check-asan fuzz bench bench-quick torture soak-quick soak distcheck install clean \
-	help deps-build deps-test deps-bench
+.PHONY: all run check check-live check-asan fuzz bench bench-quick torture soak-quick soak distcheck \
+	install clean help deps-build deps-test deps-bench deps-fuzz
 
 # Compiling runs on every CPU; the tests run one at a time (the live ones
 # share the host's IRQs and namespaces).
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
-all: deps-build $(BUILD)/Makefile
+all: $(BUILD)/Makefile
 	$(MAKE) -C $(BUILD) -j$(JOBS)
 
 help:
+	@echo 'sh tools/deps.sh build|test|bench|fuzz   install the Debian packages a step needs (root)'
 	@echo 'make run     build, then run irqsteerd in the foreground on this host'
-	@echo 'make check   build, then run the whole test suite'
-	@echo 'make check-asan  the test suite built with ASan+UBSan (BUILD=build-asan)'
+	@echo 'make check   build, then run the test suite but the live tests (nothing on this host changes)'
+	@echo 'make check-live  only the live tests: they move this host'"'"'s IRQs, RPS masks and'
+	@echo '                 threads and add network namespaces (root); make check LIVE=1 runs both'
+	@echo 'make check-asan  the test suite built with ASan+UBSan (BUILD=build-asan; LIVE=1 as above)'
 	@echo 'make fuzz    libFuzzer harnesses (clang, BUILD=build-fuzz), FUZZ_SECONDS each'
 	@echo 'make bench | bench-quick   simulator benchmarks against irqbalance'
 	@echo 'make torture     SIGKILL and fault torture on simulator trees (~100 s, root)'
@@ -38,46 +35,58 @@ help:
 	@echo 'make distcheck   release tarball check'
 	@echo 'make install DESTDIR=...'
 	@echo 'make uninstall DESTDIR=...   (an edited irqsteer.conf stays)'
-	@echo 'Variables: BUILD=dir CONFIGURE_FLAGS=... RUN_ARGS=...'
+	@echo 'Variables: BUILD=dir CONFIGURE_FLAGS=... RUN_ARGS=... LIVE=1'
 
-# Installs whatever of the named Debian packages is missing, saying what.
-define install_missing
-	@missing=; \
-	if command -v dpkg-query >/dev/null 2>&1; then \
-	  for p in $(1); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	  done; \
-	else echo 'deps: not a Debian system, not checking packages'; fi; \
-	if [ -n "$$missing" ]; then \
-	  echo "deps: installing Debian packages:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "deps: need root to install:$$missing" >&2; exit 1; fi; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing || exit 1; \
-	fi
+# Fails with the command that installs what is missing: $(1) the programs,
+# $(2) the tools/deps.sh step providing them.
+define need
+	@for t in $(1); do \
+	  command -v $$t >/dev/null 2>&1 || { \
+	    echo "irqsteer: '$$t' not found; install the dependencies first: sh tools/deps.sh $(2)" >&2; exit 1; }; \
+	done
 endef
 
-deps-build:
-	$(call install_missing,$(BUILD_PKGS))
-deps-test:
-	$(call install_missing,$(TEST_PKGS))
-deps-bench:
-	$(call install_missing,$(BENCH_PKGS))
+deps-build deps-test deps-bench deps-fuzz:
+	sh tools/deps.sh $(@:deps-%=%)
 
 configure: configure.ac Makefile.am
+	$(call need,autoreconf aclocal automake pkg-config,build)
 	autoreconf -fi
 
 $(BUILD)/Makefile: configure
+	$(call need,cc pkg-config,build)
 	mkdir -p $(BUILD)
-	cd $(BUILD) && ../configure --prefix=/usr --sysconfdir=/etc CFLAGS='$(CFLAGS)' $(CONFIGURE_FLAGS)
+	cd $(BUILD) && ../configure --prefix=/usr --sysconfdir=/etc CFLAGS='$(CFLAGS)' $(CONFIGURE_FLAGS) || { \
+	  echo "irqsteer: configure failed (see above); missing libraries are installed by: sh tools/deps.sh build" >&2; \
+	  exit 1; }
 
 run: all
 	@echo "irqsteerd: running in the foreground with built-in defaults; Ctrl-C stops it and restores what it changed"
 	$(BUILD)/irqsteerd --foreground $(RUN_ARGS)
 
-check: deps-test $(BUILD)/Makefile
+# The live tests (tests/live-*.sh) change this host: they skip unless
+# IRQSTEER_LIVE=1, which check-live and LIVE=1 set; check-live runs them
+# alone.  tests/summary.sh counts what ran and names the skipped live tests.
+LIVE_TESTS = $(shell cd tests && ls live-*.sh | grep -v '^live-host-lib.sh$$' | sed 's,^,tests/,')
+LIVE_ENV = $(if $(LIVE),IRQSTEER_LIVE=1)
+
+check: $(BUILD)/Makefile
+	$(call need,python3,test)
+	@pkg-config --exists cmocka || { \
+	  echo "irqsteer: cmocka not found; install the test dependencies first: sh tools/deps.sh test" >&2; exit 1; }
+	@grep -q '^HAVE_CMOCKA_TRUE = *$$' $(BUILD)/Makefile || { \
+	  echo "irqsteer: $(BUILD) was configured without cmocka; rm -rf $(BUILD) and make check again" >&2; exit 1; }
 	$(MAKE) -C $(BUILD) -j$(JOBS)
 	$(MAKE) -C $(BUILD) -j$(JOBS) check TESTS=
-	@rc=0; $(MAKE) -C $(BUILD) check || rc=$$?; \
+	@rc=0; $(LIVE_ENV) $(MAKE) -C $(BUILD) check || rc=$$?; \
 	sh tests/summary.sh $(BUILD); exit $$rc
+
+check-live: $(BUILD)/Makefile
+	$(call need,python3,test)
+	$(MAKE) -C $(BUILD) -j$(JOBS)
+	$(MAKE) -C $(BUILD) -j$(JOBS) check TESTS=
+	@rc=0; IRQSTEER_LIVE=1 $(MAKE) -C $(BUILD) check TESTS='$(LIVE_TESTS)' || rc=$$?; \
+	sh tests/summary.sh $(BUILD) '$(LIVE_TESTS)'; exit $$rc
 
 # The same suite for memory and UB errors; what only times or measures
 # (printed figures, the tick pace) is left to the plain pass.
@@ -92,26 +101,26 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS ?= -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
 	-fno-sanitize-recover=all
-fuzz: deps-build
-	$(call install_missing,clang libclang-rt-14-dev)
+fuzz:
+	$(call need,clang,fuzz)
 	$(MAKE) $(FUZZ_BUILD)/Makefile BUILD=$(FUZZ_BUILD) CFLAGS='$(FUZZ_CFLAGS)' \
 	  CONFIGURE_FLAGS='$(CONFIGURE_FLAGS) CC=clang'
 	$(MAKE) -C $(FUZZ_BUILD) -j$(JOBS) fuzz-build
 	$(MAKE) -C $(FUZZ_BUILD) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-bench: deps-bench all
-	$(call install_missing,python3)
+bench: all
+	$(call need,python3 irqbalance,bench)
 	$(MAKE) -C $(BUILD) bench
 
-bench-quick: deps-bench all
-	$(call install_missing,python3)
+bench-quick: all
+	$(call need,python3 irqbalance,bench)
 	$(MAKE) -C $(BUILD) bench-quick
 
-torture soak-quick soak: deps-test all
-	$(call install_missing,python3 valgrind util-linux)
+torture soak-quick soak: all
+	$(call need,python3 valgrind,bench)
 	$(MAKE) -C $(BUILD) $@
 
-distcheck: deps-test $(BUILD)/Makefile
+distcheck: $(BUILD)/Makefile
 	$(MAKE) -C $(BUILD) distcheck
 
 install: all

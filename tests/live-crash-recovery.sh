@@ -22,6 +22,8 @@
 #    notices, leaves it, and SIGTERM restores everything else only.
 # Every value is restored by the EXIT trap whatever happens.  Exit 77 =
 # skipped (automake).
+# Changes this host: runs only when asked (make check-live sets IRQSTEER_LIVE=1).
+[ "${IRQSTEER_LIVE:-}" = 1 ] || { echo "SKIP: live test: run make check-live"; exit 77; }
 set -u
 . "${IRQSTEER_SRCDIR:-$(dirname "$0")/..}/tests/live-host-lib.sh"
 

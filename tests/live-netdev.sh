@@ -13,6 +13,8 @@
 # when the kernel has no netdev family or no queue-get (before 6.8).  Names
 # prefixed "nd"; the namespace is deleted on exit, on failure too.
 # Exit 77 = skipped (automake).
+# Changes this host: runs only when asked (make check-live sets IRQSTEER_LIVE=1).
+[ "${IRQSTEER_LIVE:-}" = 1 ] || { echo "SKIP: live test: run make check-live"; exit 77; }
 set -u
 
 DUMP=${IRQSTEER_BUILDDIR:-.}/tests/netdev-dump

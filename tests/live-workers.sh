@@ -22,6 +22,8 @@
 # daemon (avoid-net, colocate), stopped with SIGTERM, which must give every
 # thread back.  The process is killed and the
 # host's values restored on every exit path.  Exit 77 = skipped.
+# Changes this host: runs only when asked (make check-live sets IRQSTEER_LIVE=1).
+[ "${IRQSTEER_LIVE:-}" = 1 ] || { echo "SKIP: live test: run make check-live"; exit 77; }
 set -u
 . "${IRQSTEER_SRCDIR:-$(dirname "$0")/..}/tests/live-host-lib.sh"
 

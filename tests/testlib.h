@@ -43,6 +43,18 @@ static inline void test_write_file(const char *dir, const char *rel, const char 
                 }                                                                  \
         } while (0)
 
+/* Skips the calling test unless the live tests were asked for (root, and
+ * IRQSTEER_LIVE=1, which make check-live sets through tests/live-unit-host.sh):
+ * for cases that change this host, its network namespaces say. */
+#define SKIP_UNLESS_LIVE()                                                                         \
+        do {                                                                                       \
+                SKIP_UNLESS_ROOT();                                                                \
+                if (!getenv("IRQSTEER_LIVE") || strcmp(getenv("IRQSTEER_LIVE"), "1") != 0) {       \
+                        print_message("[  SKIP    ] %s: live test: run make check-live\n", __func__); \
+                        skip();                                                                    \
+                }                                                                                  \
+        } while (0)
+
 /* Skips the calling test unless it may change this host's IRQs: root, and
  * run by tests/live-unit-host.sh, which holds the host lock the live
  * scripts take (IRQSTEER_HOST_LOCKED=1), so a parallel `make check` never
