@@ -3,8 +3,8 @@
 prometheus-node-exporter reads irqsteerd's metrics_file with its textfile
 collector and is scraped with curl, on 127.0.0.1 only; promtool (Debian's
 prometheus package) checks and lints both the file and `irqsteerctl
-metrics`.  Both packages are installed when missing, as make deps-test
-does.  irqsteerd runs on a fixture tree with a hot CPU."""
+metrics`.  Both packages come from `sh tools/deps.sh test`; without them
+the test (or the promtool check) skips.  irqsteerd runs on a fixture tree with a hot CPU."""
 import os
 import shutil
 import signal
@@ -36,25 +36,9 @@ def node_exporter_binary():
 
 
 def apt_install(package, service):
-    """apt-get install, as make deps-test does: None when it worked, else
-    why not.  On a host that runs systemd, the package starts its own
-    service listening on every address: the one this test brought in is
-    stopped and disabled again."""
-    if not shutil.which("apt-get"):
-        return "no apt-get to install it"
-    print(f"info installing {package} (apt-get)", flush=True)
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    t0 = time.monotonic()
-    r = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", package],
-                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if r.returncode != 0:
-        last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
-        return f"apt-get install {package} failed: {last}"
-    print(f"info installed {package} in {time.monotonic() - t0:.1f} s", flush=True)
-    if os.path.isdir("/run/systemd/system") and shutil.which("systemctl"):
-        subprocess.run(["systemctl", "disable", "--now", service],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return None
+    """Why package is missing: the test installs nothing itself, the
+    dependencies are an explicit step (tools/deps.sh)."""
+    return f"not installed (sh tools/deps.sh test installs {package})"
 
 
 def install_node_exporter():
@@ -65,9 +49,7 @@ def install_node_exporter():
 
 
 def promtool_binary():
-    """promtool, installed with Debian's prometheus package when missing
-    (22 MB to download, 330 MB on disk with its web UI's JavaScript).
-    Without it only the format check is skipped: node_exporter's scrape
+    """promtool, from Debian's prometheus package.  Without it only the format check is skipped: node_exporter's scrape
     below still parses the file."""
     if not shutil.which("promtool"):
         why = apt_install("prometheus", "prometheus.service")
@@ -126,7 +108,7 @@ def main():
     if os.geteuid() != 0:
         skip("not root (installs prometheus-node-exporter and prometheus when missing)")
     if not shutil.which("curl"):
-        skip("curl not installed (make deps-test installs it)")
+        skip("curl not installed (sh tools/deps.sh test installs it)")
     exporter = node_exporter_binary() or install_node_exporter()
     if not exporter:
         skip("prometheus-node-exporter not found after installing it")
