@@ -63,8 +63,8 @@ static inline void test_write_file(const char *dir, const char *rel, const char 
         do {                                                                                           \
                 SKIP_UNLESS_ROOT();                                                                    \
                 if (!getenv("IRQSTEER_HOST_LOCKED") || strcmp(getenv("IRQSTEER_HOST_LOCKED"), "1") != 0) { \
-                        print_message("[  SKIP    ] %s: changes host IRQs; run by tests/live-unit-host.sh " \
-                                      "under the host lock\n", __func__);                             \
+                        print_message("[  SKIP    ] %s: live test: run make check-live (changes host IRQs; " \
+                                      "tests/live-unit-host.sh runs it)\n", __func__);              \
                         skip();                                                                        \
                 }                                                                                      \
         } while (0)
