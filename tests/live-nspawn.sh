@@ -1,6 +1,6 @@
 #!/bin/sh
 # Live, root: irqsteerd under a real systemd, booted in a systemd-nspawn
-# container (DESIGN.md 6).  Checks that the shipped unit verifies, that
+# container (tests/README.md).  Checks that the shipped unit verifies, that
 # Type=notify readiness, StatusText, the watchdog, reload and stop work, and
 # that the sandbox (ProtectSystem=strict, the syscall filter, the capability
 # bounding set) leaves the daemon running with the capabilities it needs.
