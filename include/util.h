@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -50,6 +51,9 @@ char *util_format_u64(char *end, uint64_t v);
  * 1e9 or more (6 decimals there are more digits than a double holds).
  * buf needs 32 bytes.  Returns the length. */
 size_t util_format_fixed6(char *buf, double v);
+
+/* Clock id (CLOCK_MONOTONIC, CLOCK_REALTIME) now, in microseconds. */
+uint64_t util_now_usec(clockid_t id);
 
 /* Grows *array (element size sz) so that it holds at least need elements;
  * *allocated tracks capacity.  Returns 0 or -ENOMEM. */

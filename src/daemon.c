@@ -94,19 +94,12 @@ struct daemon {
         uint64_t other_checked_usec; /* engine_find_other_writer() last run by the tick */
 };
 
-static uint64_t now_clock(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static uint64_t now_monotonic(struct daemon *d) {
         uint64_t t;
 
         if (d->event && sd_event_now(d->event, CLOCK_MONOTONIC, &t) >= 0)
                 return t;
-        return now_clock(CLOCK_MONOTONIC);
+        return util_now_usec(CLOCK_MONOTONIC);
 }
 
 int daemon_format_config_error(const struct config_error *e, char *buf, size_t len) {
@@ -523,7 +516,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         uint64_t need, lost;
         int r;
 
-        notify_reloading(now_clock(CLOCK_MONOTONIC));
+        notify_reloading(util_now_usec(CLOCK_MONOTONIC));
         log_info("Reloading configuration from %s", d->config_path);
         r = load_config(d, &c, err, sizeof(err));
         if (r < 0) {
@@ -860,7 +853,7 @@ static int startup(struct daemon *d) {
         d->engine.once = d->opts->once;
         d->engine.config = &d->config;
         d->engine.out = &d->out;
-        r = engine_start(&d->engine, now_clock(CLOCK_MONOTONIC));
+        r = engine_start(&d->engine, util_now_usec(CLOCK_MONOTONIC));
         if (r < 0)
                 return r;
 
@@ -947,8 +940,8 @@ int daemon_run(const struct daemon_options *o) {
         int r, ret = DAEMON_EXIT_OK;
 
         engine_init(&d.engine);
-        d.start_realtime_usec = now_clock(CLOCK_REALTIME);
-        d.start_monotonic_usec = now_clock(CLOCK_MONOTONIC);
+        d.start_realtime_usec = util_now_usec(CLOCK_REALTIME);
+        d.start_monotonic_usec = util_now_usec(CLOCK_MONOTONIC);
 
         r = startup(&d);
         if (r < 0) {

@@ -31,13 +31,6 @@
 #define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
 
-static uint64_t now_clock(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* ---- logging what was found ---- */
 
 /* [interface NAME] sections that match no NIC here: a warning, not an
@@ -552,7 +545,7 @@ void engine_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, 
 }
 
 static void record_action(struct engine *e, const struct action *a, const char *line, int result) {
-        report_record_action(e->out, a, line, result, now_clock(CLOCK_REALTIME));
+        report_record_action(e->out, a, line, result, util_now_usec(CLOCK_REALTIME));
         if (e->on_action)
                 e->on_action(e->userdata, a, line, result);
 }
@@ -1051,7 +1044,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
 done:
         e->ticks++;
         {
-                uint64_t took = now_clock(CLOCK_MONOTONIC) - now;
+                uint64_t took = util_now_usec(CLOCK_MONOTONIC) - now;
 
                 report_count_tick(e->out, took);
                 log_debug("tick %u (%s) took %.1f ms", e->ticks, full ? "full" : "calm",
@@ -1076,7 +1069,7 @@ void engine_link_event(struct engine *e, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
-        stored = report_record_link(e->out, text, now_clock(CLOCK_REALTIME));
+        stored = report_record_link(e->out, text, util_now_usec(CLOCK_REALTIME));
         log_fields(LOG_INFO, ((const char *[]){ "MESSAGE_ID=" ENGINE_MID_LINK, NULL }), "%s", stored);
 }
 
