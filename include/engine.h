@@ -18,6 +18,8 @@
 #include "apply.h"
 #include "config.h"
 #include "cpuset.h"
+#include "effwatch.h"
+#include "failures.h"
 #include "inventory.h"
 #include "knob.h"
 #include "log.h"
@@ -32,20 +34,6 @@
  * journalctl MESSAGE_ID=... finds each kind of event. */
 #define ENGINE_MID_LINK "9a151362ce8b4f19851d4e9db2d87f4c"      /* a NIC appeared, went, changed queues */
 #define ENGINE_MID_EXTERNAL "aa17a772fe3d47739d4694ab4213943d"  /* changed by someone else, left alone */
-#define ENGINE_MID_EFFECTIVE "128319ee5ccb45d6b411b4bb4c3d16c7" /* set to CPU N but fires on CPU M */
-
-/* Objects whose failure was logged, so a persistent condition is said once
- * (STYLE.md 8) until it changes error class or succeeds; repeats go to
- * debug through rl. */
-struct engine_failed_object {
-        char key[KNOB_KEY_MAX];
-        enum action_failure cls;
-};
-struct engine_failures {
-        struct engine_failed_object *v;
-        size_t n, allocated;
-        struct log_ratelimit rl;
-};
 
 /* Called for each action carried out or tried (result as apply_action()
  * returns it; APPLY_UNCHANGED is not reported), after it was logged. */
@@ -133,10 +121,8 @@ struct engine {
         } gone_nics[16];
         unsigned n_gone_nics;
 
-        struct engine_failures failures;
-        /* IRQs written, until they fire where set (apply_effective_step) */
-        struct apply_eff_watch *eff;
-        size_t n_eff, allocated_eff;
+        struct failures failures;
+        struct effwatch eff;      /* IRQs written, until they fire where set */
         /* NICs whose msi_irqs-order fallback was warned about */
         char (*msi_warned)[IFNAMSIZ];
         size_t n_msi_warned, allocated_msi_warned;
@@ -193,34 +179,16 @@ void engine_find_other_writer(struct engine *e);
 
 /* ---- logging, exported for tests/test-log ---- */
 
-/* Whether a failed action with result r means the inventory is stale and
- * must be rediscovered at the next tick: a vanished IRQ or queue (ENOENT
- * and the other "gone" errors), not an exited thread (ESRCH is normal) nor
- * rps_sock_flow_entries (absent in a network namespace). */
-bool engine_failure_rediscovers(enum knob_kind type, int r);
-
 struct policy_note;
 /* Logs a policy note at its level, with MESSAGE_ID= for the kinds that have
  * one and IRQ=, DEVICE=, QUEUE= for the object it is about; other (may be
  * NULL) names who else writes, appended to the message. */
 void engine_log_note(const struct policy_note *no, const char *other);
-/* Logs, at notice, that irq (name, on device's queue; device NULL or queue
- * < 0 when unknown) was set to want but fires on eff after ticks ticks. */
-void engine_log_effective_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
-                                   const char *eff, unsigned ticks);
 /* Logs one applied action at info with the journal fields ACTION=, IRQ=
  * (IRQ moves), CPU_FROM= and CPU_TO= (all but the flow counts), DEVICE=
  * and QUEUE= (when the action has them) and REASON=.  line is
  * action_format()'s; result an apply_action() result >= 0. */
 void engine_log_action(const struct action *a, const char *line, int result);
-
-/* Logs a failed action (r < 0) once per object and error class; now in
- * microseconds feeds the repeat limit. */
-void engine_log_action_failure(struct engine_failures *fs, const struct action *a, const char *line, int r,
-                               uint64_t now);
-/* The action's object succeeded: a later failure is news again. */
-void engine_failures_forget(struct engine_failures *fs, const struct action *a);
-void engine_failures_free(struct engine_failures *fs);
 
 /* "Failed to WHAT, skipping this tick: %m" at warning, as rl allows; the
  * first message after a suppressed run says how many were left out. */

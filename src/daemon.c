@@ -263,8 +263,8 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .bans = &d->bans,
                 .policy = &d->engine.report,
                 .irq_readings = d->engine.irq_readings,
-                .eff = d->engine.eff,
-                .n_eff = d->engine.n_eff,
+                .eff = d->engine.eff.v,
+                .n_eff = d->engine.eff.n,
                 .inv = d->engine.have_inv ? &d->engine.inv : NULL,
                 .config = &d->config,
                 .undo = d->engine.apply ? apply_undo(d->engine.apply) : NULL,
@@ -312,7 +312,7 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
         k->report_gen = d->out.gen;
         k->undo_gen = u ? u->gen : 0;
         k->n_undo = u ? u->n_entries : 0;
-        k->n_eff = d->engine.n_eff;
+        k->n_eff = d->engine.eff.n;
         k->n_link_events = d->out.n_link_events;
         k->n_queue_irqs = rep->n_queue_irqs;
         k->n_rps_queues = rep->n_rps_queues;
