@@ -14,6 +14,8 @@
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MSEC UINT64_C(1000)
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void closep(int *fd);

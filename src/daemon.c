@@ -23,15 +23,13 @@
 #include "json.h"
 #include "linkmon.h"
 #include "log.h"
+#include "metrics.h"
 #include "notify.h"
 #include "report.h"
 #include "rootfs.h"
 #include "state.h"
 #include "undo.h"
 #include "util.h"
-
-#define USEC_PER_SEC UINT64_C(1000000)
-#define USEC_PER_MSEC UINT64_C(1000)
 
 /* What status.json, metrics.prom and STATUS= show that an operator acts
  * on, beside the loads: the hot CPUs, the counters (actions, failures,
@@ -350,14 +348,13 @@ static void update_status(struct daemon *d, bool notify) {
         fill_snapshot(d, &s);
         /* The file first: whoever reacts to STATUS= finds it as new. */
         (void) report_write_status(&d->out, &s);
-        (void) report_write_metrics(&d->out, &s);
+        (void) metrics_write(&d->out, &s);
         if (notify)
                 notify_status(d->status);
         status_key_fill(d, &d->status_key);
         d->status_written = true;
         d->status_written_usec = now_monotonic(d);
 }
-
 
 /* ---- runtime bans ---- */
 
@@ -600,7 +597,6 @@ static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *s
 }
 
 /* ---- link monitor ---- */
-
 
 static void on_link(const struct linkmon_event *ev, void *userdata) {
         struct daemon *d = userdata;
@@ -994,7 +990,7 @@ int daemon_run(const struct daemon_options *o) {
 
                 (void) state_remove(d.state_dir, STATE_STATUS_NAME);
                 fill_snapshot(&d, &s);
-                report_remove_metrics(&s);
+                metrics_remove(&s);
         }
         daemon_free(&d);
         return ret;

@@ -29,13 +29,9 @@
 #include "util.h"
 #include "workers.h"
 
-#define USEC_PER_SEC UINT64_C(1000000)
-#define USEC_PER_MSEC UINT64_C(1000)
-
 /* ---- logging what was found ---- */
 
 /* ---- discovery ---- */
-
 
 /* Dry run: what apply recorded as "written" (apply_overlay), laid over the
  * inventory and, when ws is given, the worker set; with fresh_only only
@@ -358,7 +354,6 @@ static void run_actions(struct engine *e, uint64_t now) {
                 }
         }
 }
-
 
 /* ---- the tick ---- */
 

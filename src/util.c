@@ -202,5 +202,5 @@ uint64_t util_now_usec(clockid_t id) {
         struct timespec ts;
 
         clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
