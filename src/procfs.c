@@ -1275,3 +1275,64 @@ int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu) {
                 return -1;
         return find_column(s->cpus, s->n_cpus, cpu);
 }
+
+int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *ret) {
+        struct procfs_pid_stat st = { .processor = -1 };
+        const char *open, *close = NULL, *p, *end = buf + len;
+        uint64_t v;
+
+        open = memchr(buf, '(', len);
+        /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
+        for (p = buf; p < end; p++)
+                if (*p == ')')
+                        close = p;
+        if (!open || open < buf + 2 || open[-1] != ' ' || !close || close < open ||
+            util_parse_u64(buf, (size_t) (open - 1 - buf), &v) < 0 || v == 0 || v > INT32_MAX)
+                return -EBADMSG;
+        st.pid = (int) v;
+        st.comm_off = (size_t) (open + 1 - buf);
+        st.comm_len = (size_t) (close - open - 1);
+        p = close + 1;
+        for (int field = 3; field <= 39; field++) {
+                const char *s;
+                size_t n;
+
+                if (field > 22 && (p >= end || *p == '\n'))
+                        break;
+                if (p >= end || *p != ' ')
+                        return -EBADMSG;
+                s = ++p;
+                while (p < end && *p != ' ' && *p != '\n')
+                        p++;
+                n = (size_t) (p - s);
+                if (n == 0)
+                        return -EBADMSG;
+                if (field == 3) {
+                        if (n != 1)
+                                return -EBADMSG;
+                        st.state = *s;
+                } else if (field == 39) {
+                        if (util_parse_int(s, n, &st.processor) < 0 || st.processor < 0)
+                                return -EBADMSG;
+                } else if (field == 4 || field == 9 || field == 14 || field == 15 || field == 22) {
+                        if (util_parse_u64(s, n, &v) < 0)
+                                return -EBADMSG;
+                        if (field == 4) {
+                                if (v > INT32_MAX)
+                                        return -EBADMSG;
+                                st.ppid = (pid_t) v;
+                        } else if (field == 9) {
+                                if (v > UINT32_MAX)
+                                        return -EBADMSG;
+                                st.flags = (unsigned) v;
+                        } else if (field == 14)
+                                st.utime = v;
+                        else if (field == 15)
+                                st.stime = v;
+                        else
+                                st.starttime = v;
+                }
+        }
+        *ret = st;
+        return 0;
+}
