@@ -39,22 +39,18 @@
  * returns it; APPLY_UNCHANGED is not reported), after it was logged. */
 typedef void (*engine_action_fn)(void *userdata, const struct action *a, const char *line, int result);
 
-/* A calm host still gets a full tick every this many ticks (60 s at the
- * default calm_interval): the inventory audit (a change behind our back), a
- * fresh status file and the policy's slow release (narrowing RPS sets)
- * run on full ticks only.  On a calm 16-CPU host (make bench, cost16) a
- * full tick costs about 1.5 ms of CPU and a calm one 0.1 ms, most of it
- * the wake-up itself: at 30 s the periodic full ticks were about half of
- * the CPU time per hour.  (Here for the policy tests that run the
- * policy on the ticks the daemon would.) */
+/* A calm host still gets a full tick every this many ticks: the inventory
+ * audit, a fresh status file and the policy's slow release (narrowing RPS
+ * sets) run on full ticks only, and a full tick costs many calm ones
+ * (bench/README.md, cost16).  Here for the policy tests that run the
+ * policy on the ticks the daemon would. */
 #define ENGINE_FULL_TICK_EVERY 30
 
 /* A full tick every this many while the policy waits (policy_report.
  * measuring: RPS sets sized with the prior share wait for its measurement,
  * a CPU hot for less than min_dwell waits for it), and one when a hot
- * CPU's wait ends (due_usec): 5 measurements or more in the 50 s the
- * share's wait lasts at the defaults (min_dwell 30 s and 10 intervals of
- * 2 s), one every 10 s. */
+ * CPU's wait ends (due_usec): several measurements within the share's
+ * wait at the default intervals. */
 #define ENGINE_MEASURE_FULL_EVERY 5
 
 /* The caller fills the part marked "in" before engine_start() and keeps

@@ -44,8 +44,8 @@ char *util_mark_cut(char *buf, size_t len, int n);
 
 /* The decimal digits of v, written backwards to end just before end (no
  * terminator; 20 bytes before end are enough); returns where they start.
- * status.json and the metrics are written at every full tick, and
- * printf's format parsing was most of their cost at 256 CPUs. */
+ * status.json and the metrics are written at every full tick, where
+ * printf's format parsing would be most of their cost. */
 char *util_format_u64(char *end, uint64_t v);
 
 /* v (finite) into buf in at most 6 decimals, trailing zeros dropped

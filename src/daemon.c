@@ -324,10 +324,10 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
 
 /* After a full tick, the status and metrics files are rewritten when
  * something in status_key changed, else once STATUS_REFRESH intervals
- * passed since the last write (10 s at the default interval): the loads,
- * the hot CPUs' reasons and the tick counters are that fresh.  While CPUs
- * are near hot every tick is full (0.5 s apart), and at 256 CPUs writing
- * the two files, 700 KB, was about half of a full tick's CPU time. */
+ * passed since the last write: the loads, the hot CPUs' reasons and the
+ * tick counters are that fresh.  While CPUs are near hot every tick is
+ * full, and on a large host writing the two files is a large part of a
+ * full tick's CPU time. */
 #define STATUS_REFRESH 5
 
 static bool status_due(const struct daemon *d, uint64_t now) {

@@ -151,8 +151,8 @@ static void remember_gone(struct engine *e, const struct inventory_nic *n) {
 }
 
 /* What changed between two inventories.  Queue counts always: ethtool -L
- * changes the real queue count without any RTM_NEWLINK (measured on veth,
- * Linux 6.18), and drivers reset IRQ affinity then.  NICs appearing,
+ * changes the real queue count without any RTM_NEWLINK, and drivers reset
+ * IRQ affinity then.  NICs appearing,
  * vanishing or going up only without the link monitor (fixture roots,
  * netlink unavailable), which reports those itself as they happen. */
 void engine_diff_inventory(struct engine *e, const struct inventory *old, const struct inventory *new) {

@@ -56,15 +56,13 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
 }
 
 /* Per-object values (IRQ masks, a queue's rps_cpus/rps_flow_cnt/xps_cpus)
- * re-read a tick.  Reading all of them was ~1,300 open/read/close a tick
- * on a 256-CPU host with 8 NICs x 32 queues, ~7 ms of system time a tick;
- * what the policy needs fresh is what it changes (re-read the tick after,
- * inventory_irq.reread) and what changed behind its back, which a rotating audit
- * finds within ceil(objects / AUDIT_PER_TICK) ticks (9 s on that host at
- * 1 s ticks), sooner on a link event (full discovery).  Hosts with up to 64
- * NIC IRQs + queues read everything every tick, as before.  A stale value
- * never leads to a write: run_actions() re-reads an unaudited object before
- * acting on it. */
+ * re-read a tick: reading all of them is thousands of files a tick on a
+ * large host.  What the policy needs fresh is what it changes (re-read the
+ * tick after, inventory_irq.reread) and what changed behind its back,
+ * which a rotating audit finds within ceil(objects / AUDIT_PER_TICK)
+ * ticks, sooner on a link event (full discovery).  Hosts with up to 64 NIC
+ * IRQs + queues read everything every tick.  A stale value never leads to
+ * a write: run_actions() re-reads an unaudited object before acting on it. */
 #define AUDIT_PER_TICK 64
 
 /* Full discovery at least this often (ticks), whatever the cheap checks
@@ -479,12 +477,10 @@ static void irq_ref_update(struct engine *e) {
 
 /* Whether this tick runs in full (the inventory refresh, /proc/interrupts
  * when due, /proc/softirqs, the policy, the status file) or is a calm tick
- * that only sampled /proc/stat.  A calm tick cost 0.63 ms of CPU
- * at 16 CPUs in full, so at a 2 s interval irqsteerd spent about 5 times
- * what irqbalance spends per hour at its 10 s (make bench, cost16): on a
- * calm host nothing the policy would do can change between full ticks,
- * since no CPU is near a threshold (policy_pace).  The reason, or NULL
- * for a calm tick. */
+ * that only sampled /proc/stat, which costs far less (bench/README.md,
+ * cost16): on a calm host nothing the policy would do can change between
+ * full ticks, since no CPU is near a threshold (policy_pace).  The reason,
+ * or NULL for a calm tick. */
 static const char *full_tick_due(const struct engine *e, uint64_t now, enum policy_pace pace, bool cpus_changed) {
         if (pace != POLICY_PACE_CALM)
                 return policy_pace_to_string(pace);
@@ -510,9 +506,8 @@ static const char *full_tick_due(const struct engine *e, uint64_t now, enum poli
 /* The interval after a tick: fast_interval while a CPU nears hot, so that
  * the samples hot_samples asks for come quickly (fast attack);
  * calm_interval while every CPU is calm, since on a calm host the wake-up
- * is most of what a tick costs (make bench, cost16: a process that only
- * wakes by sd-event every 2 s and reads /proc/stat costs what irqbalance
- * costs at its 10 s); the configured one otherwise. */
+ * is most of what a tick costs (bench/README.md, cost16); the configured
+ * one otherwise. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval) {
         if (e->pace == POLICY_PACE_FAST && e->config->fast_interval_usec > 0)
                 return MIN(e->config->fast_interval_usec, interval);

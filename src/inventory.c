@@ -1011,10 +1011,9 @@ static int same_queues(int rootfd, const struct inventory_nic *nic) {
         return rx == nic->rx_queues && tx == nic->tx_queues;
 }
 
-/* Whether the kept queues dir still has the links it had at discovery.  A
- * calm tick's work is mostly its two /proc reads and this check: one
- * fstat() a NIC instead of four lookups took the check from about 20 us
- * to 4 us of CPU a tick on a 2-NIC host (make bench, cost16). */
+/* Whether the kept queues dir still has the links it had at discovery: a
+ * calm tick's work is mostly its two /proc reads and this check, so one
+ * fstat() a NIC rather than four lookups (bench/README.md, cost16). */
 static int same_queue_links(const struct inventory_nic *nic) {
         struct stat st;
 

@@ -299,8 +299,8 @@ void json_cpuset(struct json_writer *w, const cpuset_t *s) {
         w->flags &= ~JSON_PRETTY;
         if (s && !w->error) {
                 /* the list in one buffer, flushed when nearly full: a
-                 * call per CPU was most of status.json's cost at 256 CPUs
-                 * (752 managed objects, each with two lists) */
+                 * call per CPU would be most of status.json's cost on a
+                 * large host (every managed object has two lists) */
                 char buf[4096];
                 size_t n = 0;
 

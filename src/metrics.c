@@ -66,9 +66,8 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 }
 
 /* A sample value as Go's ParseFloat reads it, in 6 decimals (a millionth
- * of a CPU, of a second or of an event per second), without printf: at
- * 256 CPUs the per-CPU families are 1,800 lines at every full tick, and
- * "%.15g" was two thirds of such a tick. */
+ * of a CPU, of a second or of an event per second), without printf: on a
+ * large host the per-CPU families are thousands of lines every full tick. */
 static void value(FILE *f, double v) {
         char buf[40];
         size_t n;

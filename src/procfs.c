@@ -35,8 +35,8 @@ static void skip_blanks(struct cursor *c) {
 
 /* skip_blanks() for the count rows of next_count_or_end(): /proc/softirqs
  * right-aligns each count in 10 columns, so runs of spaces go 8 at a time
- * (next_count() inlines the same loop: sharing it as a function cost the
- * parsers 5% more instructions). */
+ * (next_count() inlines the same loop: a shared function costs the parsers
+ * more instructions). */
 static void skip_blanks_fast(struct cursor *c) {
         const char *p = c->p, *e = c->end;
 
@@ -723,9 +723,9 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
  * (the daemon frees each reading before parsing the one after next): the
  * block still has the base's counts, which differ from prev's only in the
  * columns prev's layout names, so the counts that did not change are
- * neither copied nor read.  Copying whole rows from prev read and wrote
- * 2 x 940 KB a reading on a 256-CPU host, where nearly every row changes
- * in a column or two a second (sharing unchanged rows would not help). */
+ * neither copied nor read: on a large host nearly every row changes in a
+ * column or two a second, so copying whole rows would move the whole file
+ * twice a reading (and sharing unchanged rows would not help). */
 struct procfs_counts {
         unsigned refs;
         uint64_t serial;        /* the reading whose counts it holds */
