@@ -18,19 +18,12 @@
 #include "state.h"
 #include "util.h"
 
-/* Numbers where -1 means unknown: null then. */
-static void json_node(struct json_writer *w, const char *key, int node) {
-        if (node < 0)
-                json_key_null(w, key);
+/* v, or null when the kernel did not say (has false). */
+static void json_int_if(struct json_writer *w, const char *key, bool has, int v) {
+        if (has)
+                json_key_int(w, key, v);
         else
-                json_key_int(w, key, node);
-}
-
-static void json_irq_or_null(struct json_writer *w, const char *key, int irq) {
-        if (irq < 0)
                 json_key_null(w, key);
-        else
-                json_key_int(w, key, irq);
 }
 
 static void json_counter(struct json_writer *w, const char *key, bool has, uint64_t v) {
@@ -57,25 +50,12 @@ static void json_queue_napi(struct json_writer *w, const struct inventory_nic *n
                 json_key_null(w, "napi_id");
         json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
                         NULL : netdev_threaded_to_string(qu->napi_threaded));
-        if (qu->napi_pid > 0)
-                json_key_int(w, "napi_pid", qu->napi_pid);
-        else
-                json_key_null(w, "napi_pid");
-        if (qu->napi_cpu >= 0)
-                json_key_int(w, "napi_cpu", qu->napi_cpu);
-        else
-                json_key_null(w, "napi_cpu");
+        json_int_if(w, "napi_pid", qu->napi_pid > 0, qu->napi_pid);
+        json_int_if(w, "napi_cpu", qu->napi_cpu >= 0, qu->napi_cpu);
         json_counter(w, "rx_packets", rs->ifindex > 0 && rs->has_rx_packets, rs->rx_packets);
         json_counter(w, "rx_bytes", rs->ifindex > 0 && rs->has_rx_bytes, rs->rx_bytes);
         json_counter(w, "tx_packets", ts->ifindex > 0 && ts->has_tx_packets, ts->tx_packets);
         json_counter(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
-}
-
-static void json_int_or_null(struct json_writer *w, const char *key, int v, int none) {
-        if (v == none)
-                json_key_null(w, key);
-        else
-                json_key_int(w, key, v);
 }
 
 /* Every NAPI of the NIC, whether or not a queue names it (veth names none
@@ -91,11 +71,11 @@ static void json_nic_napis(struct json_writer *w, const struct inventory *inv, c
 
                 json_begin_object(w);
                 json_key_uint(w, "id", n->id);
-                json_int_or_null(w, "irq", n->irq, -1);
+                json_int_if(w, "irq", n->irq != -1, n->irq);
                 json_key_string(w, "threaded", n->threaded == NETDEV_THREADED_UNKNOWN ?
                                 NULL : netdev_threaded_to_string(n->threaded));
-                json_int_or_null(w, "pid", n->pid, 0);
-                json_int_or_null(w, "cpu", n->cpu, -1);
+                json_int_if(w, "pid", n->pid != 0, n->pid);
+                json_int_if(w, "cpu", n->cpu != -1, n->cpu);
                 json_end_object(w);
         }
         json_end_array(w);
@@ -114,10 +94,10 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         continue;
                 json_begin_object(w);
                 json_key_int(w, "cpu", tc->cpu);
-                json_node(w, "node", tc->node);
-                json_node(w, "core", tc->core);
-                json_node(w, "package", tc->package_id);
-                json_node(w, "smt_index", tc->smt_index);
+                json_int_if(w, "node", tc->node >= 0, tc->node);
+                json_int_if(w, "core", tc->core >= 0, tc->core);
+                json_int_if(w, "package", tc->package_id >= 0, tc->package_id);
+                json_int_if(w, "smt_index", tc->smt_index >= 0, tc->smt_index);
                 json_key_bool(w, "online", tc->online);
                 json_key_bool(w, "isolated", tc->isolated);
                 json_key_bool(w, "nohz_full", tc->nohz_full);
@@ -147,7 +127,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                 json_key_string(w, "driver", nic->driver[0] ? nic->driver : NULL);
                 json_key_string(w, "bus_id", nic->bus_id[0] ? nic->bus_id : NULL);
                 json_key_string(w, "pci_addr", nic->pci_addr[0] ? nic->pci_addr : NULL);
-                json_node(w, "node", nic->node);
+                json_int_if(w, "node", nic->node >= 0, nic->node);
                 json_key_cpuset(w, "local_cpus", &nic->local_cpus);
                 json_key_bool(w, "up", nic->up);
                 json_key_int(w, "rx_queues", nic->rx_queues);
@@ -166,8 +146,8 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         json_key_int(w, "index", qu->index);
                         json_key_bool(w, "rx", qu->has_rx);
                         json_key_bool(w, "tx", qu->has_tx);
-                        json_irq_or_null(w, "rx_irq", qu->rx_irq);
-                        json_irq_or_null(w, "tx_irq", qu->tx_irq);
+                        json_int_if(w, "rx_irq", qu->rx_irq >= 0, qu->rx_irq);
+                        json_int_if(w, "tx_irq", qu->tx_irq >= 0, qu->tx_irq);
                         /* Every IRQ the inventory tied to this queue, whatever
                          * its role, in IRQ order (inventory irqs are sorted). */
                         json_key_begin_array(w, "irqs");
@@ -222,7 +202,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         json_key_cpuset(w, "effective", &irq->effective);
                 else
                         json_key_null(w, "effective");
-                json_node(w, "node", irq->node);
+                json_int_if(w, "node", irq->node >= 0, irq->node);
                 json_end_object(w);
         }
         json_end_array(w);

@@ -765,16 +765,6 @@ int json_parse(const char *buf, size_t len, struct json_value **ret) {
         return 0;
 }
 
-const char *json_type_to_string(enum json_type t) {
-        static const char *const names[JSON_TYPE_MAX] = {
-                [JSON_NULL] = "null",     [JSON_BOOL] = "boolean", [JSON_NUMBER] = "number",
-                [JSON_STRING] = "string", [JSON_ARRAY] = "array",  [JSON_OBJECT] = "object",
-        };
-        if (t < 0 || t >= JSON_TYPE_MAX)
-                return NULL;
-        return names[t];
-}
-
 const struct json_value *json_get(const struct json_value *v, const char *key) {
         if (!v || v->type != JSON_OBJECT || !key)
                 return NULL;
