@@ -7,13 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "caps.h"
 #include "log.h"
 #include "metrics.h"
 #include "report.h"
 #include "state.h"
 #include "util.h"
-#include "workers.h"
 
 static const char *result_to_string(enum report_result r) {
         static const char *const names[REPORT_RESULT_MAX] = {
