@@ -1,8 +1,9 @@
 /* irqsteerctl: the operator's window.  Subcommands (inventory, top, status,
- * plan, restore) and the pure formatters behind them, which take data in and
- * write to a FILE* or a json_writer, so tests drive them with hand-made
- * inputs.  Output schemas are documented in irqsteerctl(8); the status file
- * schema below is the contract with the daemon, which writes it.
+ * plan, restore, metrics, bans) and the pure formatters behind them, which
+ * take data in and write to a FILE* or a json_writer, so tests drive them
+ * with hand-made inputs.  Output schemas are documented in irqsteerctl(8);
+ * the status file schema below is the contract with the daemon, which
+ * writes it.
  *
  * STATE_DIR/status.json, version 1 (rewritten atomically every tick by
  * irqsteerd; members may be added, never renamed or retyped):
@@ -75,6 +76,9 @@ int ctl_status(int argc, char **argv);
 int ctl_plan(int argc, char **argv);
 int ctl_restore(int argc, char **argv);
 int ctl_metrics(int argc, char **argv);
+int ctl_ban(int argc, char **argv);
+int ctl_unban(int argc, char **argv);
+int ctl_bans(int argc, char **argv);
 
 /* Inventory as JSON (schema "version": 1 in irqsteerctl(8)); classes: the
  * class of each of inv's IRQs (policy_irq_class, in inv's order), or NULL

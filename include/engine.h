@@ -18,6 +18,8 @@
 #include "apply.h"
 #include "config.h"
 #include "cpuset.h"
+#include "effwatch.h"
+#include "failures.h"
 #include "inventory.h"
 #include "knob.h"
 #include "log.h"
@@ -32,41 +34,23 @@
  * journalctl MESSAGE_ID=... finds each kind of event. */
 #define ENGINE_MID_LINK "9a151362ce8b4f19851d4e9db2d87f4c"      /* a NIC appeared, went, changed queues */
 #define ENGINE_MID_EXTERNAL "aa17a772fe3d47739d4694ab4213943d"  /* changed by someone else, left alone */
-#define ENGINE_MID_EFFECTIVE "128319ee5ccb45d6b411b4bb4c3d16c7" /* set to CPU N but fires on CPU M */
-
-/* Objects whose failure was logged, so a persistent condition is said once
- * (STYLE.md 8) until it changes error class or succeeds; repeats go to
- * debug through rl. */
-struct engine_failed_object {
-        char key[KNOB_KEY_MAX];
-        enum action_failure cls;
-};
-struct engine_failures {
-        struct engine_failed_object *v;
-        size_t n, allocated;
-        struct log_ratelimit rl;
-};
 
 /* Called for each action carried out or tried (result as apply_action()
  * returns it; APPLY_UNCHANGED is not reported), after it was logged. */
 typedef void (*engine_action_fn)(void *userdata, const struct action *a, const char *line, int result);
 
-/* A calm host still gets a full tick every this many ticks (60 s at the
- * default calm_interval): the inventory audit (a change behind our back), a
- * fresh status file and the policy's slow release (narrowing RPS sets)
- * run on full ticks only.  On a calm 16-CPU host (make bench, cost16) a
- * full tick costs about 1.5 ms of CPU and a calm one 0.1 ms, most of it
- * the wake-up itself: at 30 s the periodic full ticks were about half of
- * the CPU time per hour.  (Here for the policy tests that run the
- * policy on the ticks the daemon would.) */
+/* A calm host still gets a full tick every this many ticks: the inventory
+ * audit, a fresh status file and the policy's slow release (narrowing RPS
+ * sets) run on full ticks only, and a full tick costs many calm ones
+ * (bench/README.md, cost16).  Here for the policy tests that run the
+ * policy on the ticks the daemon would. */
 #define ENGINE_FULL_TICK_EVERY 30
 
 /* A full tick every this many while the policy waits (policy_report.
  * measuring: RPS sets sized with the prior share wait for its measurement,
  * a CPU hot for less than min_dwell waits for it), and one when a hot
- * CPU's wait ends (due_usec): 5 measurements or more in the 50 s the
- * share's wait lasts at the defaults (min_dwell 30 s and 10 intervals of
- * 2 s), one every 10 s. */
+ * CPU's wait ends (due_usec): several measurements within the share's
+ * wait at the default intervals. */
 #define ENGINE_MEASURE_FULL_EVERY 5
 
 /* The caller fills the part marked "in" before engine_start() and keeps
@@ -133,10 +117,8 @@ struct engine {
         } gone_nics[16];
         unsigned n_gone_nics;
 
-        struct engine_failures failures;
-        /* IRQs written, until they fire where set (apply_effective_step) */
-        struct apply_eff_watch *eff;
-        size_t n_eff, allocated_eff;
+        struct failures failures;
+        struct effwatch eff;      /* IRQs written, until they fire where set */
         /* NICs whose msi_irqs-order fallback was warned about */
         char (*msi_warned)[IFNAMSIZ];
         size_t n_msi_warned, allocated_msi_warned;
@@ -193,34 +175,16 @@ void engine_find_other_writer(struct engine *e);
 
 /* ---- logging, exported for tests/test-log ---- */
 
-/* Whether a failed action with result r means the inventory is stale and
- * must be rediscovered at the next tick: a vanished IRQ or queue (ENOENT
- * and the other "gone" errors), not an exited thread (ESRCH is normal) nor
- * rps_sock_flow_entries (absent in a network namespace). */
-bool engine_failure_rediscovers(enum knob_kind type, int r);
-
 struct policy_note;
 /* Logs a policy note at its level, with MESSAGE_ID= for the kinds that have
  * one and IRQ=, DEVICE=, QUEUE= for the object it is about; other (may be
  * NULL) names who else writes, appended to the message. */
 void engine_log_note(const struct policy_note *no, const char *other);
-/* Logs, at notice, that irq (name, on device's queue; device NULL or queue
- * < 0 when unknown) was set to want but fires on eff after ticks ticks. */
-void engine_log_effective_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
-                                   const char *eff, unsigned ticks);
 /* Logs one applied action at info with the journal fields ACTION=, IRQ=
  * (IRQ moves), CPU_FROM= and CPU_TO= (all but the flow counts), DEVICE=
  * and QUEUE= (when the action has them) and REASON=.  line is
  * action_format()'s; result an apply_action() result >= 0. */
 void engine_log_action(const struct action *a, const char *line, int result);
-
-/* Logs a failed action (r < 0) once per object and error class; now in
- * microseconds feeds the repeat limit. */
-void engine_log_action_failure(struct engine_failures *fs, const struct action *a, const char *line, int r,
-                               uint64_t now);
-/* The action's object succeeded: a later failure is news again. */
-void engine_failures_forget(struct engine_failures *fs, const struct action *a);
-void engine_failures_free(struct engine_failures *fs);
 
 /* "Failed to WHAT, skipping this tick: %m" at warning, as rl allows; the
  * first message after a suppressed run says how many were left out. */

@@ -232,8 +232,6 @@ void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *inf
  * into the queues' napi_cpu and the NAPIs' cpu, and its start time into
  * the NAPIs' starttime; -1 and 0 when it is gone or unreadable. */
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv);
-/* Field 39 (processor) of a proc/PID/stat line: 0 or -EBADMSG.  Pure. */
-int inventory_parse_stat_cpu(const char *buf, size_t len, int *ret_cpu);
 
 const struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name);
 struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq);

@@ -120,8 +120,6 @@ static inline void json_freep(struct json_value **v) {
         json_free(*v);
 }
 
-const char *json_type_to_string(enum json_type t);
-
 /* Member key of an object (first match), or NULL (also when v is NULL or not
  * an object). */
 const struct json_value *json_get(const struct json_value *v, const char *key);

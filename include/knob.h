@@ -75,17 +75,6 @@ bool knob_key_valid(const struct knob_key *k);
 int knob_key_format(const struct knob_key *k, char *buf, size_t len);
 bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);
 
-/* The fields of proc/PID/stat (or proc/PID/task/TID/stat) we use. */
-struct knob_task_stat {
-        char state;                   /* 'R', 'S', 'Z', ... */
-        pid_t ppid;
-        unsigned flags;               /* PF_* (PF_KTHREAD = 0x00200000) */
-        unsigned long long starttime; /* field 22, clock ticks since boot: tells a reused TID */
-};
-/* Parses a stat line; comm (field 2) may hold spaces and ')', so fields
- * are counted from its last ')'.  Pure.  0 or -EBADMSG. */
-int knob_parse_task_stat(const char *buf, size_t len, struct knob_task_stat *ret);
-
 /* "proc/irq/IRQ/leaf" and "sys/class/net/NIC/queues/rx-N/leaf" (tx with
  * tx) into buf, without snprintf (the inventory refresh builds several a
  * tick); a path cut by size names no file.  Return buf. */

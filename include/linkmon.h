@@ -46,7 +46,6 @@ typedef void (*linkmon_handler_t)(const struct linkmon_event *ev, void *userdata
 
 struct linkmon;
 
-const char *linkmon_change_to_string(enum linkmon_change c);
 
 /* Parses an RTM_NEWLINK/RTM_DELLINK message; *ret_deleted tells which.
  * -EINVAL for other types, -EBADMSG for malformed ones.  Pure. */

@@ -55,6 +55,11 @@ void log_text(int level, const char *text);
 #define log_error_errno(e, ...) log_internal(LOG_ERR, (e), NULL, __VA_ARGS__)
 /* Structured: log_fields(LOG_INFO, ((const char *[]){"IRQ=73", NULL}), "...") */
 #define log_fields(level, fields, ...) log_internal((level), 0, (fields), __VA_ARGS__)
+/* Appends the journal fields IRQ= (irq > 0), DEVICE= (device non-empty)
+ * and QUEUE= (with a device, queue >= 0) to fields[*n], formatted in
+ * f_irq, f_dev and f_queue (len bytes each). */
+void log_object_fields(unsigned irq, const char *device, int queue, char *f_irq, char *f_dev, char *f_queue,
+                       size_t len, const char **fields, size_t *n);
 
 /* Rate limit for repeated conditions: at most burst messages per interval;
  * returns true when this one may be logged.  now in microseconds (passed

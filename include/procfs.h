@@ -1,4 +1,5 @@
-/* Parsers for /proc/stat, /proc/softirqs and /proc/interrupts.  The *_parse
+/* Parsers for /proc/stat, /proc/softirqs, /proc/interrupts and
+ * /proc/PID/stat.  The *_parse
  * functions are pure over a buffer; the *_read wrappers read via rootfs.
  * All return 0 or -errno (-EBADMSG on malformed input, -EINVAL on bad
  * arguments, -ERANGE on numbers that do not fit in 64 bits or CPU numbers
@@ -9,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct rootfs_held_file;
 struct procfs_counts;
@@ -157,3 +159,19 @@ const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *
 int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu);
 /* Column index of cpu in the header, or -1.  O(log n). */
 int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu);
+
+/* The fields of proc/PID/stat (or proc/PID/task/TID/stat) we use. */
+struct procfs_pid_stat {
+        int pid;
+        size_t comm_off, comm_len;    /* comm (field 2) in the buffer, without its parentheses */
+        char state;                   /* 'R', 'S', 'Z', ... */
+        pid_t ppid;
+        unsigned flags;               /* PF_* (PF_KTHREAD = 0x00200000) */
+        uint64_t utime, stime;        /* fields 14 and 15, clock ticks */
+        unsigned long long starttime; /* field 22, clock ticks since boot: tells a reused TID */
+        int processor;                /* field 39, the CPU it last ran on; -1 when the line ends before */
+};
+/* Parses a stat line: the PID, comm (which may hold spaces and ')', so
+ * fields are counted from its last ')') and fields 3 to 22, each after
+ * one space, then field 39 when there.  Pure.  0 or -EBADMSG. */
+int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *ret);

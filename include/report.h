@@ -22,10 +22,6 @@
 /* How many link events status.json lists (newest last). */
 #define REPORT_LAST_LINK_EVENTS 16
 
-/* The Prometheus text file in the state directory, rewritten each tick;
- * `irqsteerctl metrics` prints it. */
-#define REPORT_METRICS_NAME "metrics.prom"
-
 /* Why an action was taken, as a metrics label: a fixed set, so the
  * series stay few whatever the reasons' text says. */
 enum report_reason {
@@ -78,8 +74,6 @@ enum report_restore {
  * when none fits.  Pure. */
 enum report_reason report_reason_classify(const char *reason);
 const char *report_reason_to_string(enum report_reason r);
-const char *report_result_to_string(enum report_result r);
-const char *report_restore_to_string(enum report_restore r);
 
 /* Counters since the daemon started, for the metrics. */
 struct report_counters {
@@ -200,28 +194,3 @@ int report_format_load_lines(const struct sample_rates *avg, char **ret);
 /* Logs s's load line at level (nothing when there is no load yet or the
  * level is filtered out). */
 void report_log_load(const struct report_snapshot *s, int level);
-
-/* Escapes a label value for the Prometheus text format (backslash, double
- * quote and newline become two characters each: a backslash and the
- * character, n for the newline) into buf.  -ENOBUFS when it
- * does not fit.  Pure. */
-int report_escape_label(const char *in, char *buf, size_t len);
-
-/* The metrics of s and rp's counters in the Prometheus text exposition
- * format 0.0.4, as a malloc'd *ret of *ret_len bytes.  Series per CPU,
- * never per IRQ or per interface, so their number is bounded by the CPUs.
- * 0 or -ENOMEM. */
-int report_metrics_text(const struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
-
-/* Writes the metrics atomically to dir/name (a temporary file in dir,
- * renamed over name, mode 0644).  0 or negative errno. */
-int report_write_metrics_file(const char *dir, const char *name, const char *text, size_t len);
-
-/* Writes the metrics to s->state_dir/REPORT_METRICS_NAME and, when set, to
- * the configuration's metrics_file; each failure logged once, and its end.
- * 0 or the first negative errno. */
-int report_write_metrics(struct report *rp, const struct report_snapshot *s);
-
-/* Removes the metrics files (stopping: stale values must not be scraped
- * as current).  Missing files are fine. */
-void report_remove_metrics(const struct report_snapshot *s);

@@ -68,7 +68,7 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len);
 /* Files kept open between reads.  sysfs and procfs generate an attribute
  * afresh at every read from offset 0, so a value re-read every few ticks
  * needs no open/close; the open is most of the cost (a path walk and, on
- * sysfs, an allocation: ~4 us of the ~4.5 us an attribute costs here).
+ * sysfs, an allocation).
  * *fd is the kept fd, 0 for none, so a zeroed struct holds nothing.
  *
  * rootfs_read_held reads path into buf like rootfs_read_small, through *fd

@@ -15,9 +15,8 @@
 
 /* One threaded-NAPI polling kthread (napi/DEV-ID) as proc/PID/stat shows
  * it.  Its CPU time is receive work that /proc/stat books as system time,
- * not softirq (measured on 6.18: softirq went to 0 on both CPUs of a veth
- * flood once threaded was on), so a model of softirq time alone goes blind
- * on a host that uses threaded NAPI. */
+ * not softirq, so a model of softirq time alone goes blind on a host that
+ * uses threaded NAPI. */
 struct sample_napi {
         int pid;
         uint64_t starttime;      /* field 22: tells a reused PID apart */

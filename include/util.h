@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -13,6 +14,8 @@
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MSEC UINT64_C(1000)
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void closep(int *fd);
@@ -41,8 +44,8 @@ char *util_mark_cut(char *buf, size_t len, int n);
 
 /* The decimal digits of v, written backwards to end just before end (no
  * terminator; 20 bytes before end are enough); returns where they start.
- * status.json and the metrics are written at every full tick, and
- * printf's format parsing was most of their cost at 256 CPUs. */
+ * status.json and the metrics are written at every full tick, where
+ * printf's format parsing would be most of their cost. */
 char *util_format_u64(char *end, uint64_t v);
 
 /* v (finite) into buf in at most 6 decimals, trailing zeros dropped
@@ -50,6 +53,9 @@ char *util_format_u64(char *end, uint64_t v);
  * 1e9 or more (6 decimals there are more digits than a double holds).
  * buf needs 32 bytes.  Returns the length. */
 size_t util_format_fixed6(char *buf, double v);
+
+/* Clock id (CLOCK_MONOTONIC, CLOCK_REALTIME) now, in microseconds. */
+uint64_t util_now_usec(clockid_t id);
 
 /* Grows *array (element size sz) so that it holds at least need elements;
  * *allocated tracks capacity.  Returns 0 or -ENOMEM. */

@@ -31,8 +31,6 @@
 /* A config file is a few kilobytes; refuse to slurp something huge. */
 #define CONFIG_MAX_SIZE (1024 * 1024)
 
-#define USEC_PER_MSEC UINT64_C(1000)
-#define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MIN (60 * USEC_PER_SEC)
 #define USEC_PER_HOUR (60 * USEC_PER_MIN)
 

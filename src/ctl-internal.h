@@ -1,4 +1,6 @@
-/* Helpers shared by the irqsteerctl subcommand files (ctl*.c); not an API. */
+/* Helpers shared by the irqsteerctl subcommand files (ctl-util.c); not an
+ * API.  A subcommand file calls these and the library, never another
+ * subcommand file. */
 #pragma once
 
 #include <signal.h>
@@ -6,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "inventory.h"
 #include "procfs.h"
 #include "topology.h"
@@ -20,17 +23,13 @@ int ctl_open_root(const char *dir);
  * refresh when host), saying what failed.  On error nothing is left allocated. */
 int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
                    struct inventory *inv);
-/* Set by SIGINT/SIGTERM while top/plan wait (ctl-top.c). */
+/* Set by SIGINT/SIGTERM while top/plan wait. */
 extern volatile sig_atomic_t ctl_quit;
 /* Installs the handlers that set ctl_quit (without SA_RESTART, so a wait
  * is interrupted). */
 void ctl_catch_signals(void);
 /* Sleeps usec or until a signal sets ctl_quit; false when interrupted. */
 bool ctl_sleep(uint64_t usec);
-/* CLOCK_MONOTONIC / CLOCK_REALTIME in microseconds. */
-uint64_t ctl_now_monotonic(void);
-uint64_t ctl_now_realtime(void);
-/* irqsteerctl ban / unban / bans (ctl-bans.c). */
-int ctl_ban(int argc, char **argv);
-int ctl_unban(int argc, char **argv);
-int ctl_bans(int argc, char **argv);
+/* Loads path (NULL: the default file, which may be absent) into ret,
+ * printing each problem; 0 or -errno, with nothing left allocated. */
+int ctl_load_config(const char *path, struct config *ret);

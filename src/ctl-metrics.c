@@ -11,6 +11,7 @@
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "json.h"
+#include "metrics.h"
 #include "report.h"
 #include "rootfs.h"
 #include "state.h"
@@ -22,7 +23,7 @@ static void metrics_help(FILE *f) {
                    "from DIR/%s (rewritten every tick).\n\n"
                    "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
                    "  -h, --help           show this help\n",
-                REPORT_METRICS_NAME, CONFIG_DEFAULT_STATE_DIR);
+                METRICS_NAME, CONFIG_DEFAULT_STATE_DIR);
 }
 
 int ctl_metrics(int argc, char **argv) {
@@ -51,21 +52,21 @@ int ctl_metrics(int argc, char **argv) {
                 return ctl_usage_error("metrics", "unexpected argument '%s'", argv[optind]);
 
         fd = rootfs_open(state_dir);
-        r = fd < 0 ? fd : rootfs_read(fd, REPORT_METRICS_NAME, &text, &len);
+        r = fd < 0 ? fd : rootfs_read(fd, METRICS_NAME, &text, &len);
         if (r == -ENOENT) {
                 ctl_error("no metrics in %s/%s: irqsteerd is not running (or uses another --state-dir)",
-                          state_dir, REPORT_METRICS_NAME);
+                          state_dir, METRICS_NAME);
                 return CTL_EXIT_ERROR;
         }
         if (r < 0) {
-                ctl_error("cannot read %s/%s: %s", state_dir, REPORT_METRICS_NAME, strerror(-r));
+                ctl_error("cannot read %s/%s: %s", state_dir, METRICS_NAME, strerror(-r));
                 return CTL_EXIT_ERROR;
         }
         /* The daemon removes the file when it stops; one left by a crash
          * or --once must not pass for current values. */
         if (state_read_status(state_dir, &v) < 0 || !state_status_live(v, &pid)) {
                 ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
-                          REPORT_METRICS_NAME);
+                          METRICS_NAME);
                 return CTL_EXIT_ERROR;
         }
         if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {

@@ -1,5 +1,4 @@
-/* irqsteerctl plan (what the policy would do now, changing nothing) and
- * irqsteerctl restore (put back what a previous run saved). */
+/* irqsteerctl plan: what the policy would do now, changing nothing. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,8 +24,6 @@
 #include "undo.h"
 #include "util.h"
 #include "workers.h"
-
-/* ---- plan ---- */
 
 struct plan_action {
         unsigned tick;
@@ -195,7 +192,6 @@ int ctl_plan(int argc, char **argv) {
                 {},
         };
         struct config cfg = { 0 };
-        struct config_errors errs = { 0 };
         struct engine e;
         struct report out = { 0 };
         struct bans bans = { 0 };
@@ -230,19 +226,8 @@ int ctl_plan(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("plan", "unexpected argument '%s'", argv[optind]);
 
-        /* A file named on the command line must exist; the default one may
-         * be absent (built-in defaults), as for the daemon. */
-        r = config_load(config_path ? config_path : CONFIG_DEFAULT_PATH, !config_path, &cfg, &errs);
-        if (r < 0) {
-                if (errs.n > 0)
-                        config_errors_print(&errs, stderr);
-                else
-                        ctl_error("cannot load %s: %s", config_path ? config_path : CONFIG_DEFAULT_PATH,
-                                  strerror(-r));
-                config_errors_free(&errs);
+        if (ctl_load_config(config_path, &cfg) < 0)
                 return CTL_EXIT_ERROR;
-        }
-        config_errors_free(&errs);
         /* the daemon's dry run: the plan writes nothing either */
         cfg.dry_run = true;
         /* --interval overrides the file's, as irqsteerd's does */
@@ -284,7 +269,7 @@ int ctl_plan(int argc, char **argv) {
         if (level < LOG_DEBUG)
                 log_set_max_level(LOG_WARNING);
         ctl_catch_signals();
-        r = engine_start(&e, ctl_now_monotonic());
+        r = engine_start(&e, util_now_usec(CLOCK_MONOTONIC));
         if (r < 0) {
                 ctl_error("cannot read the host under %s: %s", root, strerror(-r));
                 goto out;
@@ -300,11 +285,11 @@ int ctl_plan(int argc, char **argv) {
 
                 pr.n_tick = 0;
                 if (pr.tick == 0)
-                        r = engine_decide(&e, ctl_now_monotonic(), &bans.cpus, NULL);
+                        r = engine_decide(&e, util_now_usec(CLOCK_MONOTONIC), &bans.cpus, NULL);
                 else {
                         if (!ctl_sleep(engine_next_interval(&e, interval)))
                                 goto out;
-                        r = engine_tick(&e, ctl_now_monotonic(), &bans.cpus, &res);
+                        r = engine_tick(&e, util_now_usec(CLOCK_MONOTONIC), &bans.cpus, &res);
                         if (r == 0)
                                 r = -EIO; /* sampling or the inventory failed, said above */
                 }
@@ -338,151 +323,4 @@ out:
         bans_free(&bans);
         config_free(&cfg);
         return ret;
-}
-
-/* ---- restore ---- */
-
-static void restore_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl restore [--root DIR] [--state-dir DIR] [--force]\n"
-                   "Put back the original IRQ affinities, RPS/XPS masks, flow counts and thread\n"
-                   "affinities saved in DIR/%s by a previous irqsteerd run.\n\n"
-                   "  -r, --root DIR       write /proc and /sys under DIR (default /)\n"
-                   "  -s, --state-dir DIR  the daemon's state directory (default %s,\n"
-                   "                       DIR/run/irqsteer with --root DIR)\n"
-                   "  -f, --force          restore even though status.json names a running irqsteerd\n"
-                   "                       (never while one holds the state directory's lock)\n"
-                   "  -h, --help           show this help\n",
-                UNDO_JOURNAL_NAME, CONFIG_DEFAULT_STATE_DIR);
-}
-
-/* Whether the status file names a live daemon: restoring under its feet
- * would look to it like an administrator's change.  The lock is the word
- * on a daemon of this directory; this also catches one that does not take
- * it, and --force overrides it (a stale file whose PID is now another
- * irqsteerd's). */
-static bool daemon_running(const char *state_dir, int64_t *ret_pid) {
-        _cleanup_(json_freep) struct json_value *v = NULL;
-
-        return state_read_status(state_dir, &v) == 0 && state_status_live(v, ret_pid);
-}
-
-int ctl_restore(int argc, char **argv) {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, 'r' },
-                { "state-dir", required_argument, NULL, 's' },
-                { "force", no_argument, NULL, 'f' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
-        struct undo_report rep = { 0 };
-        struct undo *u = NULL;
-        const char *root = "/", *asked_state_dir = NULL;
-        _cleanup_(freep) char *state_dir = NULL;
-        _cleanup_(closep) int lockfd = -1;
-        bool force = false, host;
-        int64_t pid = 0;
-        pid_t holder = 0;
-        int c, rootfd, r;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:s:fh", options, NULL)) >= 0) {
-                switch (c) {
-                case 'r': root = optarg; break;
-                case 's': asked_state_dir = optarg; break;
-                case 'f': force = true; break;
-                case 'h': restore_help(stdout); return CTL_EXIT_OK;
-                default: return ctl_usage_error("restore", "bad option");
-                }
-        }
-        if (optind < argc)
-                return ctl_usage_error("restore", "unexpected argument '%s'", argv[optind]);
-
-        rootfd = ctl_open_root(root);
-        if (rootfd < 0)
-                return CTL_EXIT_ERROR;
-        host = rootfs_is_host(rootfd);
-        close(rootfd);
-        /* a --root run keeps its journal under its root (irqsteerd(8)) */
-        r = state_dir_choose(asked_state_dir, NULL, root, host, false, &state_dir);
-        if (r == -EXDEV) {
-                ctl_error("--state-dir %s is the host's state directory, not that of root %s "
-                          "(omit --state-dir for %s/run/irqsteer)", asked_state_dir, root, root);
-                return CTL_EXIT_ERROR;
-        }
-        if (r < 0) {
-                ctl_error("cannot choose the state directory: %s", strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
-        /* The daemon's own lock, held while the journal is read and
-         * rewritten: a daemon on this directory appends to the journal at
-         * any tick, and one starting now would take it for a crash's.
-         * --force does not override it. */
-        lockfd = state_lock(state_dir, &holder);
-        if (lockfd == -ENOENT) {
-                printf("Nothing to restore: no saved originals in %s/%s.\n", state_dir, UNDO_JOURNAL_NAME);
-                return CTL_EXIT_OK;
-        }
-        if (lockfd == -EBUSY) {
-                if (holder > 0 && state_pid_is_irqsteerd(holder))
-                        ctl_error("irqsteerd (pid %d) holds %s/%s and restores on stop; stop it first "
-                                  "(--force does not override the lock)", (int) holder, state_dir, STATE_LOCK_NAME);
-                else
-                        /* another restore, or a daemon whose PID did not fit */
-                        ctl_error("%s/%s is locked: an irqsteerd or another restore is using %s; "
-                                  "try again when it is done (--force does not override the lock)", state_dir,
-                                  STATE_LOCK_NAME, state_dir);
-                return CTL_EXIT_ERROR;
-        }
-        if (lockfd < 0) {
-                ctl_error("cannot lock %s/%s: %s", state_dir, STATE_LOCK_NAME, strerror(-lockfd));
-                return CTL_EXIT_ERROR;
-        }
-        if (!force && daemon_running(state_dir, &pid)) {
-                ctl_error("irqsteerd (pid %" PRId64 ") is running and restores on stop; "
-                          "stop it, or use --force",
-                          pid);
-                return CTL_EXIT_ERROR;
-        }
-
-        /* List the journal first (read-only handle): the restore report
-         * only counts. */
-        r = undo_new(state_dir, NULL, true, &u);
-        if (r < 0) {
-                ctl_error("cannot read the undo journal in %s: %s", state_dir, strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
-        if (u->n_entries == 0 && u->corrupt == 0) {
-                printf("Nothing to restore: no saved originals in %s/%s.\n", state_dir, UNDO_JOURNAL_NAME);
-                undo_free(u);
-                return CTL_EXIT_OK;
-        }
-        printf("Saved originals in %s/%s:\n", state_dir, UNDO_JOURNAL_NAME);
-        for (size_t i = 0; i < u->n_entries; i++) {
-                char key[128];
-
-                if (knob_key_format(&u->entries[i].key, key, sizeof(key)) < 0)
-                        snprintf(key, sizeof(key), "?");
-                printf("  %-28s original %s\n", key, u->entries[i].original ? u->entries[i].original : "?");
-        }
-        undo_free(u);
-
-        rootfd = ctl_open_root(root);
-        if (rootfd < 0)
-                return CTL_EXIT_ERROR;
-        r = undo_recover(rootfd, state_dir, &rep);
-        close(rootfd);
-        if (rep.refused[0]) {
-                ctl_error("%s/%s is not restored: %s; it is left as it is", state_dir, UNDO_JOURNAL_NAME,
-                          rep.refused);
-                return CTL_EXIT_ERROR;
-        }
-        printf("Restored %u, already original %u, changed by someone else since (left alone) %u, "
-               "gone %u, failed %u, unreadable journal lines %u.\n",
-               rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt);
-        if (r < 0 || rep.failed > 0) {
-                ctl_error("restore incomplete: %s%s%s; the failed objects stay in the journal",
-                          rep.first_failed, rep.first_failed[0] ? ": " : "", strerror(-(r < 0 ? r : rep.first_error)));
-                return CTL_EXIT_ERROR;
-        }
-        return CTL_EXIT_OK;
 }

@@ -622,7 +622,7 @@ int ctl_status(int argc, char **argv) {
         } else {
                 json_get_string(v, "root", &root);
                 fd = full ? rootfs_open(root) : -1;
-                ctl_status_print(stdout, v, (double) ctl_now_realtime() / 1e6, fd, full);
+                ctl_status_print(stdout, v, (double) util_now_usec(CLOCK_REALTIME) / 1e6, fd, full);
                 if (fd >= 0)
                         close(fd);
         }

@@ -21,54 +21,6 @@
 #include "sample.h"
 #include "util.h"
 
-volatile sig_atomic_t ctl_quit;
-
-static void on_signal(int sig) {
-        (void) sig;
-        ctl_quit = 1;
-}
-
-void ctl_catch_signals(void) {
-        struct sigaction sa = { .sa_handler = on_signal };
-
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-}
-
-static uint64_t now_clock(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-uint64_t ctl_now_monotonic(void) {
-        return now_clock(CLOCK_MONOTONIC);
-}
-
-uint64_t ctl_now_realtime(void) {
-        return now_clock(CLOCK_REALTIME);
-}
-
-bool ctl_sleep(uint64_t usec) {
-        uint64_t until = ctl_now_monotonic() + usec;
-
-        /* nanosleep returns EINTR on a signal because the handlers are
-         * installed without SA_RESTART; other wake-ups sleep the rest. */
-        while (!ctl_quit) {
-                uint64_t now = ctl_now_monotonic();
-                struct timespec ts;
-
-                if (now >= until)
-                        return true;
-                ts.tv_sec = (time_t) ((until - now) / 1000000);
-                ts.tv_nsec = (long) ((until - now) % 1000000) * 1000;
-                nanosleep(&ts, NULL);
-        }
-        return false;
-}
-
 /* Whether top shows cpu: every CPU online in the later snapshot. */
 static bool cpu_shown(const struct sample_rates *r, int cpu) {
         return !r->cpus[cpu].offline;
@@ -430,7 +382,7 @@ int ctl_top(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         ctl_catch_signals();
 
-        r = sample_snapshot_take(rootfd, ctl_now_monotonic(), &prev);
+        r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &prev);
         if (r < 0) {
                 ctl_error("cannot read proc/stat, proc/softirqs or proc/interrupts under %s: %s", root,
                           strerror(-r));
@@ -442,7 +394,7 @@ int ctl_top(int argc, char **argv) {
 
                 if (!ctl_sleep(interval))
                         break;
-                r = sample_snapshot_take(rootfd, ctl_now_monotonic(), &cur);
+                r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &cur);
                 if (r < 0) {
                         ctl_error("sampling failed: %s", strerror(-r));
                         ret = CTL_EXIT_ERROR;
@@ -469,7 +421,7 @@ int ctl_top(int argc, char **argv) {
                         struct json_writer w;
 
                         json_writer_init(&w, stdout, 0);
-                        ctl_top_json(&w, (double) ctl_now_realtime() / 1e6, &rates, &inv);
+                        ctl_top_json(&w, (double) util_now_usec(CLOCK_REALTIME) / 1e6, &rates, &inv);
                         fputc('\n', stdout);
                         r = json_writer_finish(&w);
                 } else {

@@ -23,15 +23,13 @@
 #include "json.h"
 #include "linkmon.h"
 #include "log.h"
+#include "metrics.h"
 #include "notify.h"
 #include "report.h"
 #include "rootfs.h"
 #include "state.h"
 #include "undo.h"
 #include "util.h"
-
-#define USEC_PER_SEC UINT64_C(1000000)
-#define USEC_PER_MSEC UINT64_C(1000)
 
 /* What status.json, metrics.prom and STATUS= show that an operator acts
  * on, beside the loads: the hot CPUs, the counters (actions, failures,
@@ -94,19 +92,12 @@ struct daemon {
         uint64_t other_checked_usec; /* engine_find_other_writer() last run by the tick */
 };
 
-static uint64_t now_clock(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static uint64_t now_monotonic(struct daemon *d) {
         uint64_t t;
 
         if (d->event && sd_event_now(d->event, CLOCK_MONOTONIC, &t) >= 0)
                 return t;
-        return now_clock(CLOCK_MONOTONIC);
+        return util_now_usec(CLOCK_MONOTONIC);
 }
 
 int daemon_format_config_error(const struct config_error *e, char *buf, size_t len) {
@@ -270,8 +261,8 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .bans = &d->bans,
                 .policy = &d->engine.report,
                 .irq_readings = d->engine.irq_readings,
-                .eff = d->engine.eff,
-                .n_eff = d->engine.n_eff,
+                .eff = d->engine.eff.v,
+                .n_eff = d->engine.eff.n,
                 .inv = d->engine.have_inv ? &d->engine.inv : NULL,
                 .config = &d->config,
                 .undo = d->engine.apply ? apply_undo(d->engine.apply) : NULL,
@@ -319,7 +310,7 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
         k->report_gen = d->out.gen;
         k->undo_gen = u ? u->gen : 0;
         k->n_undo = u ? u->n_entries : 0;
-        k->n_eff = d->engine.n_eff;
+        k->n_eff = d->engine.eff.n;
         k->n_link_events = d->out.n_link_events;
         k->n_queue_irqs = rep->n_queue_irqs;
         k->n_rps_queues = rep->n_rps_queues;
@@ -333,10 +324,10 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
 
 /* After a full tick, the status and metrics files are rewritten when
  * something in status_key changed, else once STATUS_REFRESH intervals
- * passed since the last write (10 s at the default interval): the loads,
- * the hot CPUs' reasons and the tick counters are that fresh.  While CPUs
- * are near hot every tick is full (0.5 s apart), and at 256 CPUs writing
- * the two files, 700 KB, was about half of a full tick's CPU time. */
+ * passed since the last write: the loads, the hot CPUs' reasons and the
+ * tick counters are that fresh.  While CPUs are near hot every tick is
+ * full, and on a large host writing the two files is a large part of a
+ * full tick's CPU time. */
 #define STATUS_REFRESH 5
 
 static bool status_due(const struct daemon *d, uint64_t now) {
@@ -357,14 +348,13 @@ static void update_status(struct daemon *d, bool notify) {
         fill_snapshot(d, &s);
         /* The file first: whoever reacts to STATUS= finds it as new. */
         (void) report_write_status(&d->out, &s);
-        (void) report_write_metrics(&d->out, &s);
+        (void) metrics_write(&d->out, &s);
         if (notify)
                 notify_status(d->status);
         status_key_fill(d, &d->status_key);
         d->status_written = true;
         d->status_written_usec = now_monotonic(d);
 }
-
 
 /* ---- runtime bans ---- */
 
@@ -523,7 +513,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         uint64_t need, lost;
         int r;
 
-        notify_reloading(now_clock(CLOCK_MONOTONIC));
+        notify_reloading(util_now_usec(CLOCK_MONOTONIC));
         log_info("Reloading configuration from %s", d->config_path);
         r = load_config(d, &c, err, sizeof(err));
         if (r < 0) {
@@ -607,7 +597,6 @@ static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *s
 }
 
 /* ---- link monitor ---- */
-
 
 static void on_link(const struct linkmon_event *ev, void *userdata) {
         struct daemon *d = userdata;
@@ -860,7 +849,7 @@ static int startup(struct daemon *d) {
         d->engine.once = d->opts->once;
         d->engine.config = &d->config;
         d->engine.out = &d->out;
-        r = engine_start(&d->engine, now_clock(CLOCK_MONOTONIC));
+        r = engine_start(&d->engine, util_now_usec(CLOCK_MONOTONIC));
         if (r < 0)
                 return r;
 
@@ -947,8 +936,8 @@ int daemon_run(const struct daemon_options *o) {
         int r, ret = DAEMON_EXIT_OK;
 
         engine_init(&d.engine);
-        d.start_realtime_usec = now_clock(CLOCK_REALTIME);
-        d.start_monotonic_usec = now_clock(CLOCK_MONOTONIC);
+        d.start_realtime_usec = util_now_usec(CLOCK_REALTIME);
+        d.start_monotonic_usec = util_now_usec(CLOCK_MONOTONIC);
 
         r = startup(&d);
         if (r < 0) {
@@ -1001,7 +990,7 @@ int daemon_run(const struct daemon_options *o) {
 
                 (void) state_remove(d.state_dir, STATE_STATUS_NAME);
                 fill_snapshot(&d, &s);
-                report_remove_metrics(&s);
+                metrics_remove(&s);
         }
         daemon_free(&d);
         return ret;

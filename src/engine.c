@@ -1,22 +1,23 @@
 /* The tick engine (engine.h): sampling schedule, inventory refresh and
- * discovery, policy, carrying out actions, feedback and the failure
- * registry, for irqsteerd and irqsteerctl plan. */
+ * discovery, policy, carrying out actions and feedback, for irqsteerd and
+ * irqsteerctl plan.  What was found and what changed is engine-diff.c's,
+ * failures are said by failures.c, written IRQs watched by effwatch.c. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <net/if.h>
 
 #include "action.h"
 #include "apply.h"
 #include "config.h"
+#include "effwatch.h"
+#include "engine-internal.h"
 #include "engine.h"
+#include "failures.h"
 #include "inventory.h"
 #include "knob.h"
 #include "log.h"
@@ -28,201 +29,9 @@
 #include "util.h"
 #include "workers.h"
 
-#define USEC_PER_SEC UINT64_C(1000000)
-#define USEC_PER_MSEC UINT64_C(1000)
-
-static uint64_t now_clock(clockid_t id) {
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* ---- logging what was found ---- */
 
-/* [interface NAME] sections that match no NIC here: a warning, not an
- * error, since one file may serve several hosts; listed in status.json
- * until a NIC appears that matches (said once per start and reload). */
-void engine_check_unmatched(struct engine *e, bool say) {
-        size_t l = 0;
-
-        e->unmatched[0] = 0;
-        for (size_t i = 0; i < e->config->n_interfaces; i++) {
-                const struct config_interface *ci = &e->config->interfaces[i];
-                const char *file;
-                bool found = false;
-
-                for (size_t k = 0; k < e->inv.n_nics && !found; k++)
-                        found = fnmatch(ci->match, e->inv.nics[k].name, 0) == 0;
-                if (found)
-                        continue;
-                /* the section's own file: the main file or a drop-in */
-                file = ci->file ? ci->file : e->config->path ? e->config->path : "(config)";
-                if (say)
-                        log_warning("%s:%u: [interface %s] matches no interface on this host; kept for when one "
-                                    "appears", file, ci->line, ci->match);
-                if (l < sizeof(e->unmatched))
-                        l += (size_t) snprintf(e->unmatched + l, sizeof(e->unmatched) - l, "%s[interface %s] (%s:%u)",
-                                               l ? ", " : "", ci->match, file, ci->line);
-        }
-}
-
-static void log_topology(const struct engine *e) {
-        char online[256], iso[128], nohz[128];
-
-        log_info("topology: %d CPUs online (%s), %zu NUMA node(s), isolated: %s, nohz_full: %s",
-                 cpuset_count(&e->topo.online), cpuset_to_text(&e->topo.online, "none", online, sizeof(online)),
-                 e->topo.n_nodes > 0 ? e->topo.n_nodes : 1,
-                 cpuset_to_text(&e->topo.isolated, "none", iso, sizeof(iso)),
-                 cpuset_to_text(&e->topo.nohz_full, "none", nohz, sizeof(nohz)));
-}
-
-static void log_nic(const struct config *c, const struct inventory *inv, const struct inventory_nic *n) {
-        const struct config_interface *ci = config_interface_for(c, n->name);
-        char map[768] = "";
-        size_t off = 0;
-
-        for (size_t q = 0; q < n->n_queues && off + 32 < sizeof(map); q++) {
-                const struct inventory_queue *iq = &n->queues[q];
-                int k;
-
-                if (iq->rx_irq < 0 && iq->tx_irq < 0)
-                        continue;
-                if (iq->rx_irq == iq->tx_irq || iq->tx_irq < 0)
-                        k = snprintf(map + off, sizeof(map) - off, " q%d:%d", iq->index, iq->rx_irq);
-                else if (iq->rx_irq < 0)
-                        k = snprintf(map + off, sizeof(map) - off, " q%d:tx%d", iq->index, iq->tx_irq);
-                else
-                        k = snprintf(map + off, sizeof(map) - off, " q%d:%d/%d", iq->index, iq->rx_irq, iq->tx_irq);
-                if (k < 0 || (size_t) k >= sizeof(map) - off) {
-                        snprintf(map + off, sizeof(map) - off, " ...");
-                        break;
-                }
-                off += (size_t) k;
-        }
-        (void) inv;
-        /* which NICs it manages, said at the start */
-        log_info("nic %s: %s; driver %s, node %d, %s, %d rx / %d tx queues, IRQ map (%s):%s", n->name,
-                 ci && !ci->manage ? "left alone ([interface] manage = no)" : "managed",
-                 n->driver[0] ? n->driver : "none", n->node, n->up ? "up" : "down", n->rx_queues, n->tx_queues,
-                 inventory_map_source_to_string(n->map), map[0] ? map : " none");
-}
-
-/* Unknown IRQ names: the queue map is a guess from msi_irqs order, which
- * an operator must know about.  Said once per NIC name for the
- * daemon's life, not at each rediscovery. */
-static void warn_msi_order(struct engine *e, const struct inventory_nic *n) {
-        if (n->map != INVENTORY_MAP_MSI_ORDER)
-                return;
-        for (size_t i = 0; i < e->n_msi_warned; i++)
-                if (strcmp(e->msi_warned[i], n->name) == 0)
-                        return;
-        if (util_grow((void **) &e->msi_warned, &e->allocated_msi_warned, e->n_msi_warned + 1,
-                      sizeof(*e->msi_warned)) == 0)
-                snprintf(e->msi_warned[e->n_msi_warned++], IFNAMSIZ, "%s", n->name);
-        log_warning("nic %s: IRQ names not recognised (driver %s); queue IRQs guessed from msi_irqs order, "
-                    "check them with 'irqsteerctl inventory'", n->name, n->driver[0] ? n->driver : "none");
-}
-
-static void log_inventory(struct engine *e) {
-        for (size_t i = 0; i < e->inv.n_nics; i++) {
-                log_nic(e->config, &e->inv, &e->inv.nics[i]);
-                warn_msi_order(e, &e->inv.nics[i]);
-        }
-        if (e->inv.n_nics == 0)
-                log_info("no network interfaces found under %s", e->root);
-}
-
 /* ---- discovery ---- */
-
-
-/* What changed between two inventories.  Queue counts always: ethtool -L
- * changes the real queue count without any RTM_NEWLINK (measured on veth,
- * Linux 6.18), and drivers reset IRQ affinity then.  NICs appearing,
- * vanishing or going up only without the link monitor (fixture roots,
- * netlink unavailable), which reports those itself as they happen. */
-/* The name a NIC that appears with ifindex had before, if it vanished
- * under another (in the last read, or earlier), or NULL; the match is
- * forgotten.  ifindex is not reused while the kernel runs (a counter per
- * network namespace), so the same one is the same device. */
-static const char *renamed_from(struct engine *e, const struct inventory *old, const struct inventory *new,
-                                const struct inventory_nic *n, char *buf, size_t len) {
-        if (n->ifindex <= 0)
-                return NULL;
-        for (size_t i = 0; i < old->n_nics; i++)
-                if (old->nics[i].ifindex == n->ifindex && strcmp(old->nics[i].name, n->name) != 0 &&
-                    !inventory_nic(new, old->nics[i].name)) {
-                        snprintf(buf, len, "%s", old->nics[i].name);
-                        return buf;
-                }
-        for (unsigned i = 0; i < e->n_gone_nics; i++)
-                if (e->gone_nics[i].ifindex == n->ifindex) {
-                        snprintf(buf, len, "%s", e->gone_nics[i].name);
-                        e->gone_nics[i] = e->gone_nics[--e->n_gone_nics];
-                        return strcmp(buf, n->name) != 0 ? buf : NULL;
-                }
-        return NULL;
-}
-
-static void remember_gone(struct engine *e, const struct inventory_nic *n) {
-        unsigned i;
-
-        if (n->ifindex <= 0)
-                return;
-        for (i = 0; i < e->n_gone_nics && e->gone_nics[i].ifindex != n->ifindex; i++)
-                ;
-        if (i == e->n_gone_nics) {
-                if (e->n_gone_nics == ELEMENTSOF(e->gone_nics))
-                        i = 0; /* the oldest makes room */
-                else
-                        e->n_gone_nics++;
-        }
-        snprintf(e->gone_nics[i].name, sizeof(e->gone_nics[i].name), "%s", n->name);
-        e->gone_nics[i].ifindex = n->ifindex;
-}
-
-static void diff_inventory(struct engine *e, const struct inventory *old, const struct inventory *new) {
-        for (size_t i = 0; i < new->n_nics; i++) {
-                const struct inventory_nic *n = &new->nics[i], *o = inventory_nic(old, n->name);
-                char was[IF_NAMESIZE];
-                const char *from;
-
-                if (!o) {
-                        if (!e->have_linkmon)
-                                engine_link_event(e, "%s: appeared", n->name);
-                        from = renamed_from(e, old, new, n, was, sizeof(was));
-                        if (from && e->apply) {
-                                int r = apply_rename_nic(e->apply, from, n->name);
-
-                                if (r < 0)
-                                        log_warning_errno(r, "%s is %s renamed (ifindex %d); its saved originals "
-                                                          "could not be moved to the new name in the journal: %m",
-                                                          n->name, from, n->ifindex);
-                                else
-                                        log_info("%s is %s renamed (ifindex %d): %d saved originals follow it",
-                                                 n->name, from, n->ifindex, r);
-                        }
-                        continue;
-                }
-                if (o->rx_queues != n->rx_queues || o->tx_queues != n->tx_queues) {
-                        engine_link_event(e, "%s: queues changed (rx %d -> %d, tx %d -> %d), re-applying", n->name,
-                                   o->rx_queues, n->rx_queues, o->tx_queues, n->tx_queues);
-                        policy_forget_nic(e->policy, n->name);
-                }
-                if (!e->have_linkmon && o->up != n->up) {
-                        engine_link_event(e, n->up ? "%s: link up, re-applying" : "%s: link down", n->name);
-                        if (n->up)
-                                policy_forget_nic(e->policy, n->name);
-                }
-        }
-        for (size_t i = 0; i < old->n_nics; i++)
-                if (!inventory_nic(new, old->nics[i].name)) {
-                        if (!e->have_linkmon)
-                                engine_link_event(e, "%s: vanished", old->nics[i].name);
-                        policy_forget_nic(e->policy, old->nics[i].name);
-                        remember_gone(e, &old->nics[i]);
-                }
-}
 
 /* Dry run: what apply recorded as "written" (apply_overlay), laid over the
  * inventory and, when ws is given, the worker set; with fresh_only only
@@ -247,15 +56,13 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
 }
 
 /* Per-object values (IRQ masks, a queue's rps_cpus/rps_flow_cnt/xps_cpus)
- * re-read a tick.  Reading all of them was ~1,300 open/read/close a tick
- * on a 256-CPU host with 8 NICs x 32 queues, ~7 ms of system time a tick;
- * what the policy needs fresh is what it changes (re-read the tick after,
- * inventory_irq.reread) and what changed behind its back, which a rotating audit
- * finds within ceil(objects / AUDIT_PER_TICK) ticks (9 s on that host at
- * 1 s ticks), sooner on a link event (full discovery).  Hosts with up to 64
- * NIC IRQs + queues read everything every tick, as before.  A stale value
- * never leads to a write: run_actions() re-reads an unaudited object before
- * acting on it. */
+ * re-read a tick: reading all of them is thousands of files a tick on a
+ * large host.  What the policy needs fresh is what it changes (re-read the
+ * tick after, inventory_irq.reread) and what changed behind its back,
+ * which a rotating audit finds within ceil(objects / AUDIT_PER_TICK)
+ * ticks, sooner on a link event (full discovery).  Hosts with up to 64 NIC
+ * IRQs + queues read everything every tick.  A stale value never leads to
+ * a write: run_actions() re-reads an unaudited object before acting on it. */
 #define AUDIT_PER_TICK 64
 
 /* Full discovery at least this often (ticks), whatever the cheap checks
@@ -319,7 +126,7 @@ static int discover_inventory(struct engine *e, const struct procfs_interrupts *
         overlay(e, &inv, NULL, false);
         if (e->have_inv) {
                 if (e->policy)
-                        diff_inventory(e, &e->inv, &inv);
+                        engine_diff_inventory(e, &e->inv, &inv);
                 inventory_free(&e->inv);
         }
         e->inv = inv;
@@ -358,172 +165,7 @@ static int reread_topology(struct engine *e) {
 
 /* ---- acting ---- */
 
-static struct engine_failed_object *failed_find(struct engine_failures *fs, const char *key) {
-        for (size_t i = 0; i < fs->n; i++)
-                if (strcmp(fs->v[i].key, key) == 0)
-                        return &fs->v[i];
-        return NULL;
-}
-
-void engine_failures_forget(struct engine_failures *fs, const struct action *a) {
-        struct engine_failed_object *f;
-        char key[KNOB_KEY_MAX];
-
-        action_key_text(a, key, sizeof(key));
-        f = failed_find(fs, key);
-        if (f)
-                *f = fs->v[--fs->n];
-}
-
-void engine_failures_free(struct engine_failures *fs) {
-        free(fs->v);
-        fs->v = NULL;
-        fs->n = fs->allocated = 0;
-}
-
-void engine_log_action_failure(struct engine_failures *fs, const struct action *a, const char *line, int r,
-                               uint64_t now) {
-        enum action_failure cls = action_failure_class(a->type, r);
-        struct engine_failed_object *f;
-        char key[KNOB_KEY_MAX];
-
-        action_key_text(a, key, sizeof(key));
-        f = failed_find(fs, key);
-        if (f && f->cls == cls) {
-                /* Said already; repeats only when the limit allows, at debug. */
-                if (log_ratelimit_ok(&fs->rl, now))
-                        log_debug_errno(r, "still failing (%s): %s: %m", action_failure_to_string(cls), line);
-                return;
-        }
-        if (!f && util_grow((void **) &fs->v, &fs->allocated, fs->n + 1, sizeof(*fs->v)) == 0) {
-                f = &fs->v[fs->n++];
-                snprintf(f->key, sizeof(f->key), "%s", key);
-        }
-        if (f)
-                f->cls = cls;
-
-        /* the one place an action's failure is said; the policy only acts
-         * on the class (action_failure_class) */
-        switch (cls) {
-        case ACTION_FAIL_PERMANENT:
-                if (a->type == KNOB_IRQ && (r == -EIO || r == -EPERM))
-                        /* expected (EIO before 6.12, EPERM since): skipped
-                         * quietly from now on */
-                        log_info_errno(r, "%s: managed by the kernel (%m); not touching it again", line);
-                else if (a->type == KNOB_THREAD)
-                        log_full_errno(LOG_NOTICE, r, "%s: the thread refuses affinity changes (%m); leaving it alone",
-                                       line);
-                else if (a->type == KNOB_SOCKFLOW)
-                        log_full_errno(LOG_NOTICE, r, "%s: rps_sock_flow_entries cannot be set (%m); RFS stays off",
-                                       line);
-                else
-                        log_warning_errno(r, "%s: cannot be changed (%m); not touching it again", line);
-                break;
-        case ACTION_FAIL_CAPACITY:
-                log_full_errno(LOG_NOTICE, r, "%s: no free vector on the target CPU (%m); choosing another CPU", line);
-                break;
-        case ACTION_FAIL_GONE:
-                if (a->type == KNOB_SOCKFLOW)
-                        /* the sysctl exists only in the initial network
-                         * namespace, and its value applies to all */
-                        log_info_errno(r, "%s: rps_sock_flow_entries is not visible here (a network namespace?); "
-                                       "RFS uses the host's value", line);
-                else if (engine_failure_rediscovers(a->type, r))
-                        log_info_errno(r, "%s: object vanished (%m); rediscovering at the next tick", line);
-                else
-                        log_info_errno(r, "%s: not there (%m)", line);
-                break;
-        case ACTION_FAIL_TRANSIENT:
-                log_debug_errno(r, "%s: busy (%m), retrying next tick", line);
-                break;
-        default:
-                log_warning_errno(r, "%s: failed (%s): %m", line, action_failure_to_string(cls));
-                break;
-        }
-}
-
-bool engine_failure_rediscovers(enum knob_kind type, int r) {
-        /* A vanished thread is normal and workers are rediscovered each
-         * tick anyway; a vanished IRQ or queue means the inventory is stale
-         * (driver reload, ethtool -L, device removal). */
-        return action_failure_class(type, r) == ACTION_FAIL_GONE && type != KNOB_THREAD &&
-               type != KNOB_SOCKFLOW; /* absent in a network namespace, by design */
-}
-
 /* ---- effective affinity: where a written IRQ really fires ---- */
-
-static struct apply_eff_watch *eff_find(struct engine *e, unsigned irq) {
-        for (size_t i = 0; i < e->n_eff; i++)
-                if (e->eff[i].irq == irq)
-                        return &e->eff[i];
-        return NULL;
-}
-
-static void eff_drop(struct engine *e, struct apply_eff_watch *w) {
-        *w = e->eff[--e->n_eff];
-}
-
-static void eff_watch(struct engine *e, unsigned irq, const cpuset_t *want) {
-        struct apply_eff_watch *w = eff_find(e, irq);
-
-        if (!w) {
-                if (util_grow((void **) &e->eff, &e->allocated_eff, e->n_eff + 1, sizeof(*e->eff)) < 0)
-                        return; /* only a check is lost */
-                w = &e->eff[e->n_eff++];
-        }
-        *w = (struct apply_eff_watch) { .irq = irq, .want = *want };
-}
-
-/* Whether IRQ irq had interrupts between the two readings. */
-static bool irq_fired(const struct procfs_interrupts *prev, const struct procfs_interrupts *cur, unsigned irq) {
-        const struct procfs_irq *a = prev ? procfs_interrupts_find(prev, irq) : NULL;
-        const struct procfs_irq *b = procfs_interrupts_find(cur, irq);
-
-        return a && b && b->total > a->total;
-}
-
-/* Each tick, for the IRQs written since they last settled.  An IRQ someone
- * else moved since (or that vanished) is no longer ours to check. */
-static void check_effective(struct engine *e, const struct procfs_interrupts *prev,
-                            const struct procfs_interrupts *cur) {
-        for (size_t i = 0; i < e->n_eff;) {
-                struct apply_eff_watch *w = &e->eff[i];
-                const struct inventory_irq *irq = inventory_irq(&e->inv, w->irq);
-                char want[256], eff[256];
-                int ok;
-
-                if (!irq || !irq->affinity_readable || !cpuset_equal(&irq->affinity, &w->want)) {
-                        eff_drop(e, w);
-                        continue;
-                }
-                ok = apply_irq_effective_ok(e->rootfd, w->irq, &w->want, &w->eff);
-                w->has_eff = ok >= 0;
-                cpuset_to_text(&w->want, "?", want, sizeof(want));
-                cpuset_to_text(&w->eff, "?", eff, sizeof(eff));
-                switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
-                case APPLY_EFF_MISMATCH:
-                        engine_log_effective_mismatch(w->irq, irq->name,
-                                                      irq->nic >= 0 ? e->inv.nics[irq->nic].name : NULL,
-                                                      irq->queue, want, eff, w->off_ticks);
-                        break;
-                case APPLY_EFF_RECOVERED:
-                        log_info("IRQ %u (%s) now fires on CPU %s as set", w->irq, irq->name, eff);
-                        eff_drop(e, w);
-                        continue;
-                case APPLY_EFF_SETTLED:
-                        eff_drop(e, w);
-                        continue;
-                case APPLY_EFF_UNKNOWN:
-                        if (ok != -ENOENT)
-                                log_debug_errno(ok, "IRQ %u: effective affinity unreadable: %m", w->irq);
-                        eff_drop(e, w);
-                        continue;
-                default:
-                        break;
-                }
-                i++;
-        }
-}
 
 void engine_log_policy_result(int *last, int r) {
         if (r >= 0) {
@@ -552,7 +194,7 @@ void engine_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, 
 }
 
 static void record_action(struct engine *e, const struct action *a, const char *line, int result) {
-        report_record_action(e->out, a, line, result, now_clock(CLOCK_REALTIME));
+        report_record_action(e->out, a, line, result, util_now_usec(CLOCK_REALTIME));
         if (e->on_action)
                 e->on_action(e->userdata, a, line, result);
 }
@@ -682,7 +324,7 @@ static void run_actions(struct engine *e, uint64_t now) {
                         record_action(e, a, line, r);
                         policy_feedback(e->policy, a, -EAGAIN, now);
                 } else if (r >= 0) {
-                        engine_failures_forget(&e->failures, a);
+                        failures_forget(&e->failures, a);
                         if (r != APPLY_UNCHANGED) {
                                 engine_log_action(a, line, r);
                                 record_action(e, a, line, r);
@@ -694,18 +336,16 @@ static void run_actions(struct engine *e, uint64_t now) {
                                 if (action_knob_key(a, &k) == 0)
                                         inventory_set_knob(&e->inv, &k, &a->cpus, a->value, false);
                         } else if (a->type == KNOB_IRQ && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
-                                eff_watch(e, a->irq, &a->cpus);
+                                effwatch_add(&e->eff, a->irq, &a->cpus);
                                 e->eff_read_until = e->ticks + 1 + EFF_READ_TICKS;
                         }
                         policy_feedback(e->policy, a, 0, now);
                 } else {
-                        engine_log_action_failure(&e->failures, a, line, r, now);
-                        if (engine_failure_rediscovers(a->type, r)) {
-                                struct apply_eff_watch *w;
-
+                        failures_log(&e->failures, a, line, r, now);
+                        if (failures_rediscovers(a->type, r)) {
                                 e->inventory_dirty = true;
-                                if (a->type == KNOB_IRQ && (w = eff_find(e, a->irq)))
-                                        eff_drop(e, w);
+                                if (a->type == KNOB_IRQ)
+                                        effwatch_forget(&e->eff, a->irq);
                         }
                         record_action(e, a, line, r);
                         policy_feedback(e->policy, a, r, now);
@@ -713,24 +353,7 @@ static void run_actions(struct engine *e, uint64_t now) {
         }
 }
 
-
 /* ---- the tick ---- */
-
-static void object_fields(unsigned irq, const char *device, int queue, char *f_irq, char *f_dev, char *f_queue,
-                          size_t len, const char **fields, size_t *n) {
-        if (irq) {
-                snprintf(f_irq, len, "IRQ=%u", irq);
-                fields[(*n)++] = f_irq;
-        }
-        if (device && device[0]) {
-                snprintf(f_dev, len, "DEVICE=%s", device);
-                fields[(*n)++] = f_dev;
-                if (queue >= 0) {
-                        snprintf(f_queue, len, "QUEUE=%d", queue);
-                        fields[(*n)++] = f_queue;
-                }
-        }
-}
 
 void engine_log_note(const struct policy_note *no, const char *other) {
         char f_irq[48], f_dev[48], f_queue[48];
@@ -739,26 +362,12 @@ void engine_log_note(const struct policy_note *no, const char *other) {
 
         if (no->kind == POLICY_NOTE_EXTERNAL)
                 fields[n++] = "MESSAGE_ID=" ENGINE_MID_EXTERNAL;
-        object_fields(no->irq, no->device, no->queue, f_irq, f_dev, f_queue, sizeof(f_irq), fields, &n);
+        log_object_fields(no->irq, no->device, no->queue, f_irq, f_dev, f_queue, sizeof(f_irq), fields, &n);
         fields[n] = NULL;
         if (other && other[0])
                 log_fields(no->level, fields, "%s; %s", no->text, other);
         else
                 log_fields(no->level, fields, "%s", no->text);
-}
-
-void engine_log_effective_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
-                                   const char *eff, unsigned ticks) {
-        char f_irq[48], f_dev[48], f_queue[48];
-        const char *fields[6] = { "MESSAGE_ID=" ENGINE_MID_EFFECTIVE };
-        size_t n = 1;
-
-        object_fields(irq, device, queue, f_irq, f_dev, f_queue, sizeof(f_irq), fields, &n);
-        fields[n] = NULL;
-        log_fields(LOG_NOTICE, fields,
-                   "IRQ %u (%s) set to CPU %s but fires on CPU %s (effective_affinity_list) after %u "
-                   "ticks with interrupts; the kernel or hardware keeps it there",
-                   irq, name, want, eff, ticks);
 }
 
 /* Who else changes what we set: irqbalance is the usual one (a unit
@@ -830,7 +439,7 @@ static const char *irq_reading_due(const struct engine *e, const struct sample_s
 
         if (!e->have_prev || e->irq_force)
                 return "first tick, or after an action, a reload or an inventory change";
-        if (e->n_eff > 0 && e->ticks < e->eff_read_until)
+        if (e->eff.n > 0 && e->ticks < e->eff_read_until)
                 return "effective affinity watched";
         if (discovery_due(e))
                 return "inventory discovery";
@@ -868,12 +477,10 @@ static void irq_ref_update(struct engine *e) {
 
 /* Whether this tick runs in full (the inventory refresh, /proc/interrupts
  * when due, /proc/softirqs, the policy, the status file) or is a calm tick
- * that only sampled /proc/stat.  A calm tick cost 0.63 ms of CPU
- * at 16 CPUs in full, so at a 2 s interval irqsteerd spent about 5 times
- * what irqbalance spends per hour at its 10 s (make bench, cost16): on a
- * calm host nothing the policy would do can change between full ticks,
- * since no CPU is near a threshold (policy_pace).  The reason, or NULL
- * for a calm tick. */
+ * that only sampled /proc/stat, which costs far less (bench/README.md,
+ * cost16): on a calm host nothing the policy would do can change between
+ * full ticks, since no CPU is near a threshold (policy_pace).  The reason,
+ * or NULL for a calm tick. */
 static const char *full_tick_due(const struct engine *e, uint64_t now, enum policy_pace pace, bool cpus_changed) {
         if (pace != POLICY_PACE_CALM)
                 return policy_pace_to_string(pace);
@@ -881,7 +488,7 @@ static const char *full_tick_due(const struct engine *e, uint64_t now, enum poli
                 return "first ticks";
         if (e->inventory_dirty || e->irq_force || cpus_changed)
                 return "inventory, CPU set, bans or configuration changed";
-        if (e->n_eff > 0 && e->ticks < e->eff_read_until)
+        if (e->eff.n > 0 && e->ticks < e->eff_read_until)
                 return "effective affinity watched";
         /* new worker threads are pinned at the next tick */
         if (e->config->n_workers > 0)
@@ -899,9 +506,8 @@ static const char *full_tick_due(const struct engine *e, uint64_t now, enum poli
 /* The interval after a tick: fast_interval while a CPU nears hot, so that
  * the samples hot_samples asks for come quickly (fast attack);
  * calm_interval while every CPU is calm, since on a calm host the wake-up
- * is most of what a tick costs (make bench, cost16: a process that only
- * wakes by sd-event every 2 s and reads /proc/stat costs what irqbalance
- * costs at its 10 s); the configured one otherwise. */
+ * is most of what a tick costs (bench/README.md, cost16); the configured
+ * one otherwise. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval) {
         if (e->pace == POLICY_PACE_FAST && e->config->fast_interval_usec > 0)
                 return MIN(e->config->fast_interval_usec, interval);
@@ -1003,7 +609,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                         log_warning_errno(r, "CPU set changed but re-reading the topology failed: %m");
                 else {
                         log_notice("CPU hotplug: topology re-read");
-                        log_topology(e);
+                        engine_log_topology(e);
                         e->inventory_dirty = true;
                 }
         }
@@ -1016,13 +622,13 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 goto out;
         }
         if (e->inventory_dirty) {
-                log_inventory(e);
+                engine_log_inventory(e);
                 engine_check_unmatched(e, false);
                 e->inventory_dirty = false;
         }
         /* whether a watched IRQ fired: between the last two readings */
-        if (e->n_eff > 0 && read_irqs)
-                check_effective(e, e->have_prev ? &e->prev.interrupts : NULL, &cur.interrupts);
+        if (e->eff.n > 0 && read_irqs)
+                effwatch_check(&e->eff, e->rootfd, &e->inv, e->have_prev ? &e->prev.interrupts : NULL, &cur.interrupts);
 
         if (e->config->n_workers > 0) {
                 struct worker_set ws = {};
@@ -1051,7 +657,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
 done:
         e->ticks++;
         {
-                uint64_t took = now_clock(CLOCK_MONOTONIC) - now;
+                uint64_t took = util_now_usec(CLOCK_MONOTONIC) - now;
 
                 report_count_tick(e->out, took);
                 log_debug("tick %u (%s) took %.1f ms", e->ticks, full ? "full" : "calm",
@@ -1066,18 +672,6 @@ out:
         e->prev = cur;
         e->have_prev = true;
         return r == -ENOMEM ? r : counted;
-}
-
-void engine_link_event(struct engine *e, const char *fmt, ...) {
-        char text[sizeof(e->out->link_events[0].text)];
-        const char *stored;
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(text, sizeof(text), fmt, ap);
-        va_end(ap);
-        stored = report_record_link(e->out, text, now_clock(CLOCK_REALTIME));
-        log_fields(LOG_INFO, ((const char *[]){ "MESSAGE_ID=" ENGINE_MID_LINK, NULL }), "%s", stored);
 }
 
 void engine_init(struct engine *e) {
@@ -1099,7 +693,7 @@ int engine_start(struct engine *e, uint64_t now) {
         if (r < 0)
                 return log_error_errno(r, "Failed to read the CPU topology under %s: %m", e->root);
         (void) cpuset_set_limit(topology_cpu_bound(e->rootfd, &e->topo));
-        log_topology(e);
+        engine_log_topology(e);
 
         r = sample_snapshot_take(e->rootfd, now, &e->prev);
         if (r < 0)
@@ -1109,7 +703,7 @@ int engine_start(struct engine *e, uint64_t now) {
         r = discover_inventory(e, &e->prev.interrupts);
         if (r < 0)
                 return log_error_errno(r, "Failed to read the NIC inventory under %s: %m", e->root);
-        log_inventory(e);
+        engine_log_inventory(e);
         engine_check_unmatched(e, true);
 
         r = apply_new(e->rootfd, e->root_is_host, e->state_dir, e->dry_run, &e->apply);
@@ -1137,8 +731,8 @@ void engine_free(struct engine *e) {
                 inventory_free(&e->inv);
         topology_free(&e->topo);
         netdev_handle_close(&e->netdev);
-        engine_failures_free(&e->failures);
-        free(e->eff);
+        failures_free(&e->failures);
+        effwatch_free(&e->eff);
         free(e->irq_ref);
         free(e->msi_warned);
         e->apply = NULL;

@@ -12,6 +12,7 @@
 #include "inventory.h"
 #include "knob.h"
 #include "log.h"
+#include "procfs.h"
 #include "rootfs.h"
 #include "util.h"
 
@@ -186,54 +187,22 @@ const char *inventory_map_source_to_string(enum inventory_map_source m) {
 
 /* ---- reading ---- */
 
-int inventory_parse_stat_cpu(const char *buf, size_t len, int *ret_cpu) {
-        const char *p = NULL, *end = buf + len;
-        int field = 2, cpu;
-
-        /* comm (field 2) may hold spaces and ')': count from its last ')' */
-        for (const char *c = buf; c < end; c++)
-                if (*c == ')')
-                        p = c + 1;
-        if (!p)
-                return -EBADMSG;
-        while (p < end) {
-                const char *tok;
-
-                while (p < end && *p == ' ')
-                        p++;
-                if (p >= end || *p == '\n')
-                        break;
-                tok = p;
-                while (p < end && *p != ' ' && *p != '\n')
-                        p++;
-                if (++field == 39) {
-                        if (util_parse_int(tok, (size_t) (p - tok), &cpu) < 0 || cpu < 0)
-                                return -EBADMSG;
-                        *ret_cpu = cpu;
-                        return 0;
-                }
-        }
-        return -EBADMSG;
-}
-
 /* -1 when the kthread is gone (threaded turned off since the dump) or
  * its stat does not read. */
 static int kthread_cpu(int rootfd, int pid, unsigned long long *ret_starttime) {
-        struct knob_task_stat st;
+        struct procfs_pid_stat st;
         char path[48], buf[1024];
         size_t len;
-        int cpu;
 
         *ret_starttime = 0;
         if (pid <= 0)
                 return -1;
         snprintf(path, sizeof(path), "proc/%d/stat", pid);
         if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
-            inventory_parse_stat_cpu(buf, len, &cpu) < 0)
+            procfs_parse_pid_stat(buf, len, &st) < 0 || st.processor < 0)
                 return -1;
-        if (knob_parse_task_stat(buf, len, &st) == 0)
-                *ret_starttime = st.starttime;
-        return cpu;
+        *ret_starttime = st.starttime;
+        return st.processor;
 }
 
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv) {
@@ -1042,10 +1011,9 @@ static int same_queues(int rootfd, const struct inventory_nic *nic) {
         return rx == nic->rx_queues && tx == nic->tx_queues;
 }
 
-/* Whether the kept queues dir still has the links it had at discovery.  A
- * calm tick's work is mostly its two /proc reads and this check: one
- * fstat() a NIC instead of four lookups took the check from about 20 us
- * to 4 us of CPU a tick on a 2-NIC host (make bench, cost16). */
+/* Whether the kept queues dir still has the links it had at discovery: a
+ * calm tick's work is mostly its two /proc reads and this check, so one
+ * fstat() a NIC rather than four lookups (bench/README.md, cost16). */
 static int same_queue_links(const struct inventory_nic *nic) {
         struct stat st;
 

@@ -299,8 +299,8 @@ void json_cpuset(struct json_writer *w, const cpuset_t *s) {
         w->flags &= ~JSON_PRETTY;
         if (s && !w->error) {
                 /* the list in one buffer, flushed when nearly full: a
-                 * call per CPU was most of status.json's cost at 256 CPUs
-                 * (752 managed objects, each with two lists) */
+                 * call per CPU would be most of status.json's cost on a
+                 * large host (every managed object has two lists) */
                 char buf[4096];
                 size_t n = 0;
 
@@ -763,16 +763,6 @@ int json_parse(const char *buf, size_t len, struct json_value **ret) {
         }
         *ret = v;
         return 0;
-}
-
-const char *json_type_to_string(enum json_type t) {
-        static const char *const names[JSON_TYPE_MAX] = {
-                [JSON_NULL] = "null",     [JSON_BOOL] = "boolean", [JSON_NUMBER] = "number",
-                [JSON_STRING] = "string", [JSON_ARRAY] = "array",  [JSON_OBJECT] = "object",
-        };
-        if (t < 0 || t >= JSON_TYPE_MAX)
-                return NULL;
-        return names[t];
 }
 
 const struct json_value *json_get(const struct json_value *v, const char *key) {

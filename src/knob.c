@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "knob.h"
+#include "procfs.h"
 #include "rootfs.h"
 #include "util.h"
 
@@ -167,62 +168,6 @@ int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *lea
         int n = snprintf(buf, size, "proc/%d/task/%d/%s", (int) pid, (int) tid, leaf);
 
         return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
-}
-
-/* ---- task stat ---- */
-
-int knob_parse_task_stat(const char *buf, size_t len, struct knob_task_stat *ret) {
-        struct knob_task_stat st = { 0 };
-        const char *p, *end = buf + len;
-        unsigned long long v;
-        int field = 3;
-
-        /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
-        p = NULL;
-        for (const char *q = buf; q < end; q++)
-                if (*q == ')')
-                        p = q;
-        if (!p || !memchr(buf, '(', p - buf))
-                return -EBADMSG;
-        p++;
-        while (field <= 22) {
-                const char *s;
-                size_t n;
-
-                if (p >= end || *p != ' ')
-                        return -EBADMSG;
-                p++;
-                s = p;
-                while (p < end && *p != ' ' && *p != '\n')
-                        p++;
-                n = p - s;
-                if (n == 0)
-                        return -EBADMSG;
-                if (field == 3) {
-                        if (n != 1)
-                                return -EBADMSG;
-                        st.state = *s;
-                } else if (field == 4 || field == 9 || field == 22) {
-                        uint64_t u;
-
-                        if (util_parse_u64(s, n, &u) < 0)
-                                return -EBADMSG;
-                        v = u;
-                        if (field == 4) {
-                                if (v > INT32_MAX)
-                                        return -EBADMSG;
-                                st.ppid = (pid_t) v;
-                        } else if (field == 9) {
-                                if (v > UINT32_MAX)
-                                        return -EBADMSG;
-                                st.flags = (unsigned) v;
-                        } else
-                                st.starttime = v;
-                }
-                field++;
-        }
-        *ret = st;
-        return 0;
 }
 
 /* ---- values ---- */
@@ -420,7 +365,7 @@ static int read_value(int rootfd, const char *path, char **ret) {
 
 static int thread_starttime(int rootfd, const struct knob_key *k, unsigned long long *ret) {
         _cleanup_(freep) char *buf = NULL;
-        struct knob_task_stat st;
+        struct procfs_pid_stat st;
         char path[128];
         size_t len;
         int r;
@@ -433,7 +378,7 @@ static int thread_starttime(int rootfd, const struct knob_key *k, unsigned long 
                 return -ESRCH;
         if (r < 0)
                 return r;
-        r = knob_parse_task_stat(buf, len, &st);
+        r = procfs_parse_pid_stat(buf, len, &st);
         if (r < 0)
                 return r;
         *ret = st.starttime;

@@ -27,17 +27,6 @@ struct linkmon {
         size_t n_links, allocated;
 };
 
-static const char *const change_names[LINKMON_CHANGE_MAX] = {
-        [LINKMON_ADDED] = "added",     [LINKMON_REMOVED] = "removed",
-        [LINKMON_UP] = "up",           [LINKMON_DOWN] = "down",
-        [LINKMON_RENAMED] = "renamed", [LINKMON_QUEUES] = "queues",
-        [LINKMON_RESYNC] = "resync",
-};
-
-const char *linkmon_change_to_string(enum linkmon_change c) {
-        return c >= 0 && c < LINKMON_CHANGE_MAX ? change_names[c] : NULL;
-}
-
 static bool get_u32(const struct nlattr *a, uint32_t *ret) {
         if (!a || nla_len(a) < (int) sizeof(uint32_t))
                 return false;

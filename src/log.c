@@ -201,3 +201,19 @@ bool log_ratelimit_ok(struct log_ratelimit *rl, uint64_t now) {
         rl->suppressed++;
         return false;
 }
+
+void log_object_fields(unsigned irq, const char *device, int queue, char *f_irq, char *f_dev, char *f_queue,
+                       size_t len, const char **fields, size_t *n) {
+        if (irq) {
+                snprintf(f_irq, len, "IRQ=%u", irq);
+                fields[(*n)++] = f_irq;
+        }
+        if (device && device[0]) {
+                snprintf(f_dev, len, "DEVICE=%s", device);
+                fields[(*n)++] = f_dev;
+                if (queue >= 0) {
+                        snprintf(f_queue, len, "QUEUE=%d", queue);
+                        fields[(*n)++] = f_queue;
+                }
+        }
+}

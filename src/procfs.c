@@ -35,8 +35,8 @@ static void skip_blanks(struct cursor *c) {
 
 /* skip_blanks() for the count rows of next_count_or_end(): /proc/softirqs
  * right-aligns each count in 10 columns, so runs of spaces go 8 at a time
- * (next_count() inlines the same loop: sharing it as a function cost the
- * parsers 5% more instructions). */
+ * (next_count() inlines the same loop: a shared function costs the parsers
+ * more instructions). */
 static void skip_blanks_fast(struct cursor *c) {
         const char *p = c->p, *e = c->end;
 
@@ -723,9 +723,9 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
  * (the daemon frees each reading before parsing the one after next): the
  * block still has the base's counts, which differ from prev's only in the
  * columns prev's layout names, so the counts that did not change are
- * neither copied nor read.  Copying whole rows from prev read and wrote
- * 2 x 940 KB a reading on a 256-CPU host, where nearly every row changes
- * in a column or two a second (sharing unchanged rows would not help). */
+ * neither copied nor read: on a large host nearly every row changes in a
+ * column or two a second, so copying whole rows would move the whole file
+ * twice a reading (and sharing unchanged rows would not help). */
 struct procfs_counts {
         unsigned refs;
         uint64_t serial;        /* the reading whose counts it holds */
@@ -1274,4 +1274,65 @@ int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu) {
         if (!s)
                 return -1;
         return find_column(s->cpus, s->n_cpus, cpu);
+}
+
+int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *ret) {
+        struct procfs_pid_stat st = { .processor = -1 };
+        const char *open, *close = NULL, *p, *end = buf + len;
+        uint64_t v;
+
+        open = memchr(buf, '(', len);
+        /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
+        for (p = buf; p < end; p++)
+                if (*p == ')')
+                        close = p;
+        if (!open || open < buf + 2 || open[-1] != ' ' || !close || close < open ||
+            util_parse_u64(buf, (size_t) (open - 1 - buf), &v) < 0 || v == 0 || v > INT32_MAX)
+                return -EBADMSG;
+        st.pid = (int) v;
+        st.comm_off = (size_t) (open + 1 - buf);
+        st.comm_len = (size_t) (close - open - 1);
+        p = close + 1;
+        for (int field = 3; field <= 39; field++) {
+                const char *s;
+                size_t n;
+
+                if (field > 22 && (p >= end || *p == '\n'))
+                        break;
+                if (p >= end || *p != ' ')
+                        return -EBADMSG;
+                s = ++p;
+                while (p < end && *p != ' ' && *p != '\n')
+                        p++;
+                n = (size_t) (p - s);
+                if (n == 0)
+                        return -EBADMSG;
+                if (field == 3) {
+                        if (n != 1)
+                                return -EBADMSG;
+                        st.state = *s;
+                } else if (field == 39) {
+                        if (util_parse_int(s, n, &st.processor) < 0 || st.processor < 0)
+                                return -EBADMSG;
+                } else if (field == 4 || field == 9 || field == 14 || field == 15 || field == 22) {
+                        if (util_parse_u64(s, n, &v) < 0)
+                                return -EBADMSG;
+                        if (field == 4) {
+                                if (v > INT32_MAX)
+                                        return -EBADMSG;
+                                st.ppid = (pid_t) v;
+                        } else if (field == 9) {
+                                if (v > UINT32_MAX)
+                                        return -EBADMSG;
+                                st.flags = (unsigned) v;
+                        } else if (field == 14)
+                                st.utime = v;
+                        else if (field == 15)
+                                st.stime = v;
+                        else
+                                st.starttime = v;
+                }
+        }
+        *ret = st;
+        return 0;
 }

@@ -400,8 +400,8 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
 /* One try into f->buf as it is.  Only procfs and sysfs files are kept
  * open: they are generated afresh at each read.  A regular file (a
  * fixture tree, the simulator's) is replaced by rename, and a kept fd made
- * this process the one to close, and so free, the old inode: 0.3-0.7 ms a
- * close on the simulator's tree, 10-20 times the read. */
+ * this process the one to close, and so free, the old inode, which costs
+ * many times the read. */
 static int held_file_once(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
         bool opened = f->fd <= 0;
         int r;

@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "netdev.h"
+#include "procfs.h"
 #include "rootfs.h"
 #include "sample.h"
 #include "util.h"
@@ -139,68 +140,23 @@ void sample_snapshot_free(struct sample_snapshot *s) {
         s->has_qstats = false;
 }
 
-static int parse_u64_field(const char *tok, size_t len, uint64_t *ret) {
-        uint64_t v = 0;
-
-        if (len == 0 || len > 20)
-                return -EBADMSG;
-        for (size_t i = 0; i < len; i++) {
-                if (tok[i] < '0' || tok[i] > '9' || __builtin_mul_overflow(v, 10, &v) ||
-                    __builtin_add_overflow(v, (uint64_t) (tok[i] - '0'), &v))
-                        return -EBADMSG;
-        }
-        *ret = v;
-        return 0;
-}
-
 int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret) {
-        const char *open, *close = NULL, *p, *end = buf + len;
-        uint64_t v, utime = 0, stime = 0, start = 0, pid;
-        int field = 2;
+        struct procfs_pid_stat st;
+        int r;
 
         if (!buf || !ret)
                 return -EINVAL;
-        open = memchr(buf, '(', len);
-        /* the name may hold ')' and spaces: it ends at the last ')' */
-        for (p = buf; p < end; p++)
-                if (*p == ')')
-                        close = p;
-        if (!open || !close || close < open || parse_u64_field(buf, (size_t) (open - buf - (open > buf)), &pid) < 0 ||
-            pid == 0 || pid > INT_MAX)
+        r = procfs_parse_pid_stat(buf, len, &st);
+        if (r < 0)
+                return r;
+        if (st.processor < 0 || __builtin_add_overflow(st.utime, st.stime, &st.utime))
                 return -EBADMSG;
-        for (p = close + 1; p < end;) {
-                const char *tok;
-
-                while (p < end && *p == ' ')
-                        p++;
-                if (p >= end || *p == '\n')
-                        break;
-                tok = p;
-                while (p < end && *p != ' ' && *p != '\n')
-                        p++;
-                field++;
-                if (field != 14 && field != 15 && field != 22 && field != 39)
-                        continue;
-                if (parse_u64_field(tok, (size_t) (p - tok), &v) < 0)
-                        return -EBADMSG;
-                if (field == 14)
-                        utime = v;
-                else if (field == 15)
-                        stime = v;
-                else if (field == 22)
-                        start = v;
-                else {
-                        if (v > INT_MAX || __builtin_add_overflow(utime, stime, &utime))
-                                return -EBADMSG;
-                        if ((size_t) (close - open - 1) < 5 || memcmp(open + 1, "napi/", 5) != 0)
-                                return -ESRCH;
-                        *ret = (struct sample_napi) {
-                                .pid = (int) pid, .starttime = start, .ticks = utime, .cpu = (int) v,
-                        };
-                        return 0;
-                }
-        }
-        return -EBADMSG;
+        if (st.comm_len < 5 || memcmp(buf + st.comm_off, "napi/", 5) != 0)
+                return -ESRCH;
+        *ret = (struct sample_napi) {
+                .pid = st.pid, .starttime = st.starttime, .ticks = st.utime, .cpu = st.processor,
+        };
+        return 0;
 }
 
 int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret) {

@@ -147,9 +147,8 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
                 goto fail;
         /* No fsync: the file (status.json) is rewritten every tick and at
          * start, so after a power loss nothing depends on it; rename keeps
-         * readers from seeing a partial file.  An fsync a tick was 7% of
-         * the daemon's CPU time on a 256-CPU host with the state dir on
-         * ext4, and a disk write a second. */
+         * readers from seeing a partial file; an fsync a tick would be a
+         * disk write a second. */
         if (close(fd) < 0) {
                 fd = -1;
                 goto fail_errno;

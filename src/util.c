@@ -197,3 +197,10 @@ char *util_mark_cut(char *buf, size_t len, int n) {
                 memcpy(buf + len - 4, "...", 4);
         return buf;
 }
+
+uint64_t util_now_usec(clockid_t id) {
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}

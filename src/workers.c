@@ -14,6 +14,7 @@
 
 #include "knob.h"
 #include "log.h"
+#include "procfs.h"
 #include "rootfs.h"
 #include "util.h"
 #include "workers.h"
@@ -139,7 +140,7 @@ struct procinfo {
         char *cmdline;                /* NULs joined by spaces */
         char *cgroup;
         size_t cgroup_len;
-        struct knob_task_stat st;
+        struct procfs_pid_stat st;
 };
 
 static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
@@ -151,7 +152,7 @@ static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
         r = rootfs_readf(rootfd, &stat, &len, "proc/%d/stat", (int) pid);
         if (r < 0)
                 return r;
-        r = knob_parse_task_stat(stat, len, &pi->st);
+        r = procfs_parse_pid_stat(stat, len, &pi->st);
         if (r < 0)
                 return r;
         r = rootfs_readf(rootfd, &comm, &len, "proc/%d/comm", (int) pid);
@@ -248,7 +249,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
         while ((de = readdir(d))) {
                 _cleanup_(freep) char *status = NULL, *stat = NULL;
                 struct worker_thread t = { 0 };
-                struct knob_task_stat st;
+                struct procfs_pid_stat st;
                 size_t len;
 
                 if (!parse_pid(de->d_name, &t.tid))
@@ -260,7 +261,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
                         r = rootfs_read(rootfd, path, &stat, &len);
                 if (r == -ENOENT || r == -ESRCH)
                         continue;
-                if (r < 0 || knob_parse_task_stat(stat, len, &st) < 0) {
+                if (r < 0 || procfs_parse_pid_stat(stat, len, &st) < 0) {
                         log_debug("workers: skipping thread %d of %d: unreadable stat", (int) t.tid, (int) wp->pid);
                         continue;
                 }

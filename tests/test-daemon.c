@@ -572,7 +572,7 @@ static void test_failure_rediscovers(void **state) {
 
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
-                if (engine_failure_rediscovers(cases[i].type, cases[i].r) != cases[i].want)
+                if (failures_rediscovers(cases[i].type, cases[i].r) != cases[i].want)
                         fail_msg("%s: want %s", cases[i].what, cases[i].want ? "rediscovery" : "none");
 }
 

@@ -216,18 +216,18 @@ static void test_note_journal_fields(void **state) {
 
         (void) state;
         assert_true(is_id128(ENGINE_MID_EXTERNAL));
-        assert_true(is_id128(ENGINE_MID_EFFECTIVE));
+        assert_true(is_id128(EFFWATCH_MID_MISMATCH));
         assert_true(is_id128(ENGINE_MID_LINK));
-        assert_string_not_equal(ENGINE_MID_EXTERNAL, ENGINE_MID_EFFECTIVE);
+        assert_string_not_equal(ENGINE_MID_EXTERNAL, EFFWATCH_MID_MISMATCH);
         assert_string_not_equal(ENGINE_MID_EXTERNAL, ENGINE_MID_LINK);
-        assert_string_not_equal(ENGINE_MID_EFFECTIVE, ENGINE_MID_LINK);
+        assert_string_not_equal(EFFWATCH_MID_MISMATCH, ENGINE_MID_LINK);
 
         capture_start(LOG_INFO);
         engine_log_note(&irq, "irqbalance (pid 812) is running");
         engine_log_note(&rps, NULL);
         engine_log_note(&plain, NULL);
-        engine_log_effective_mismatch(73, "eth0-TxRx-5", "eth0", 5, "9", "0", 3);
-        engine_log_effective_mismatch(24, "acpi", NULL, -1, "1", "0", 3);
+        effwatch_log_mismatch(73, "eth0-TxRx-5", "eth0", 5, "9", "0", 3);
+        effwatch_log_mismatch(24, "acpi", NULL, -1, "1", "0", 3);
         capture_on = false;
         assert_int_equal(n_captured, 5);
 
@@ -257,7 +257,7 @@ static void test_note_journal_fields(void **state) {
                                          "(effective_affinity_list) after 3 ticks with interrupts; the kernel or "
                                          "hardware keeps it there");
         assert_string_equal(entry_field(e, "PRIORITY"), "5");
-        assert_string_equal(entry_field(e, "MESSAGE_ID"), ENGINE_MID_EFFECTIVE);
+        assert_string_equal(entry_field(e, "MESSAGE_ID"), EFFWATCH_MID_MISMATCH);
         assert_string_equal(entry_field(e, "IRQ"), "73");
         assert_string_equal(entry_field(e, "DEVICE"), "eth0");
         assert_string_equal(entry_field(e, "QUEUE"), "5");
@@ -449,7 +449,7 @@ static void test_action_failure_once(void **state) {
                 { "IRQ file read-only: not the kernel's", 0, -EACCES, 78 * S, LOG_WARNING, "cannot be changed" },
         };
 #undef S
-        struct engine_failures fs = { .rl = { .interval_usec = 60 * UINT64_C(1000000), .burst = 2 } };
+        struct failures fs = { .rl = { .interval_usec = 60 * UINT64_C(1000000), .burst = 2 } };
 
         capture_start(LOG_DEBUG);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
@@ -461,9 +461,9 @@ static void test_action_failure_once(void **state) {
                 assert_int_equal(action_format(a, line, sizeof(line)), 0);
                 n_captured = 0;
                 if (steps[i].r < 0)
-                        engine_log_action_failure(&fs, a, line, steps[i].r, steps[i].now);
+                        failures_log(&fs, a, line, steps[i].r, steps[i].now);
                 else
-                        engine_failures_forget(&fs, a);
+                        failures_forget(&fs, a);
                 if (steps[i].priority < 0) {
                         assert_int_equal(n_captured, 0);
                         continue;
@@ -476,7 +476,7 @@ static void test_action_failure_once(void **state) {
                 assert_non_null(entry_field(&captured[0], "ERRNO"));
         }
         capture_on = false;
-        engine_failures_free(&fs);
+        failures_free(&fs);
         log_setup(LOG_TARGET_STDERR, LOG_INFO);
 }
 

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "json.h"
 #include "policy.h"
+#include "metrics.h"
 #include "report.h"
 #include "testlib.h"
 #include "util.h"
@@ -33,15 +34,15 @@ static void test_escape_label(void **state) {
         char buf[64], small[4];
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                if (report_escape_label(cases[i].in, buf, sizeof(buf)) != 0)
+                if (metrics_escape_label(cases[i].in, buf, sizeof(buf)) != 0)
                         fail_msg("%s: failed", cases[i].what);
                 if (strcmp(buf, cases[i].want) != 0)
                         fail_msg("%s: got \"%s\", want \"%s\"", cases[i].what, buf, cases[i].want);
         }
         /* "ab\"" needs 5 bytes with its NUL: refused, not cut mid-escape */
-        assert_int_equal(report_escape_label("ab\"", small, sizeof(small)), -ENOBUFS);
+        assert_int_equal(metrics_escape_label("ab\"", small, sizeof(small)), -ENOBUFS);
         assert_string_equal(small, "");
-        assert_int_equal(report_escape_label("abc", small, sizeof(small)), 0);
+        assert_int_equal(metrics_escape_label("abc", small, sizeof(small)), 0);
 }
 
 /* The reasons as the policy words them today (src/policy-*.c). */
@@ -148,7 +149,7 @@ static char *metrics(struct fixture *x) {
         char *text = NULL;
         size_t len = 0;
 
-        assert_int_equal(report_metrics_text(&x->rp, &x->snap, &text, &len), 0);
+        assert_int_equal(metrics_text(&x->rp, &x->snap, &text, &len), 0);
         assert_non_null(text);
         assert_int_equal(strlen(text), len);
         return text;
@@ -260,7 +261,7 @@ static void test_metrics_cardinality(void **state) {
                         for (int x = 1; x < ACTION_FAILURE_MAX; x++)
                                 rp.count.action_failures[t][x] = 1;
                 }
-                assert_int_equal(report_metrics_text(&rp, &s, &text, &len), 0);
+                assert_int_equal(metrics_text(&rp, &s, &text, &len), 0);
                 for (const char *p = text; *p;) {
                         const char *e = strchr(p, '\n');
 
@@ -496,7 +497,7 @@ static void test_write_atomic(void **state) {
 
         fixture_init(&x, sdir);
         snprintf(path, sizeof(path), "%s/irqsteer.prom", pdir);
-        snprintf(spath, sizeof(spath), "%s/%s", sdir, REPORT_METRICS_NAME);
+        snprintf(spath, sizeof(spath), "%s/%s", sdir, METRICS_NAME);
         x.config.metrics_file = strdup(path);
         assert_non_null(x.config.metrics_file);
 
@@ -507,7 +508,7 @@ static void test_write_atomic(void **state) {
         assert_true(fd >= 0);
 
         mask = umask(077); /* the unit's UMask=0077: node_exporter must still read it */
-        assert_int_equal(report_write_metrics(&x.rp, &x.snap), 0);
+        assert_int_equal(metrics_write(&x.rp, &x.snap), 0);
         umask(mask);
 
         text = metrics(&x);
@@ -534,7 +535,7 @@ static void test_write_atomic(void **state) {
         assert_int_equal(unlink(spath), 0);
         free(x.config.metrics_file);
         x.config.metrics_file = strdup("/nonexistent-irqsteer-test/irqsteer.prom");
-        assert_int_equal(report_write_metrics(&x.rp, &x.snap), -ENOENT);
+        assert_int_equal(metrics_write(&x.rp, &x.snap), -ENOENT);
         assert_true(x.rp.metrics_file_failed);
         got = slurp(spath);
         assert_non_null(got);
@@ -545,7 +546,7 @@ static void test_write_atomic(void **state) {
         /* stopping removes both */
         free(x.config.metrics_file);
         x.config.metrics_file = strdup(path);
-        report_remove_metrics(&x.snap);
+        metrics_remove(&x.snap);
         assert_int_equal(dir_entries(pdir), 0);
         assert_int_equal(dir_entries(sdir), 0);
         assert_int_equal(rmdir(pdir), 0);

@@ -15,6 +15,7 @@
 #include "apply.h"
 #include "config.h"
 #include "fake-sched.h"
+#include "procfs.h"
 #include "rootfs.h"
 #include "testlib.h"
 #include "util.h"
@@ -91,8 +92,8 @@ static void test_parse_stat(void **state) {
         };
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct knob_task_stat st = { 0 };
-                int r = knob_parse_task_stat(cases[i].in, strlen(cases[i].in), &st);
+                struct procfs_pid_stat st = { 0 };
+                int r = procfs_parse_pid_stat(cases[i].in, strlen(cases[i].in), &st);
                 if (r != cases[i].r)
                         fail_msg("%s: gave %d, want %d", cases[i].what, r, cases[i].r);
                 if (r < 0)

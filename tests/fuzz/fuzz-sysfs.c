@@ -7,7 +7,7 @@
  * masks (rps_cpus, xps_cpus, smp_affinity) and cpulists
  * (smp_affinity_list, local_cpulist, cpu/online); and the Cpus_allowed_list
  * of /proc/PID/status (workers_parse_status_cpus) and the fields of
- * /proc/PID/task/TID/stat (knob_parse_task_stat) from the input itself.  No crash, each reader
+ * /proc/PID/task/TID/stat (procfs_parse_pid_stat) from the input itself.  No crash, each reader
  * returns what the file holds or a clear error. */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include "cpuset.h"
 #include "fuzz.h"
 #include "knob.h"
+#include "procfs.h"
 #include "rootfs.h"
 #include "util.h"
 #include "workers.h"
@@ -64,7 +65,7 @@ static void parse_text(char *text) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char line[64], small[512], *heap = NULL;
         size_t n, len = 0;
-        struct knob_task_stat ts;
+        struct procfs_pid_stat ts;
         cpuset_t set;
         int r;
 
@@ -98,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         r = workers_parse_status_cpus((const char *) data, size, &set);
         FUZZ_CHECK(r == 0 || r == -EINVAL || r == -ENOENT || r == -ENOMEM);
-        r = knob_parse_task_stat((const char *) data, size, &ts);
+        r = procfs_parse_pid_stat((const char *) data, size, &ts);
         FUZZ_CHECK(r == 0 || r == -EBADMSG);
         return 0;
 }

@@ -1,0 +1,34 @@
+/* The metrics: the daemon's counters and the per-CPU load of a report
+ * snapshot in the Prometheus text format, written to the state directory
+ * (and metrics_file) at each full tick for node_exporter's textfile
+ * collector. */
+#pragma once
+
+#include <stddef.h>
+
+#include "report.h"
+
+/* The Prometheus text file in the state directory, rewritten each tick;
+ * `irqsteerctl metrics` prints it. */
+#define METRICS_NAME "metrics.prom"
+
+/* Escapes a label value for the Prometheus text format (backslash, double
+ * quote and newline become two characters each: a backslash and the
+ * character, n for the newline) into buf.  -ENOBUFS when it
+ * does not fit.  Pure. */
+int metrics_escape_label(const char *in, char *buf, size_t len);
+
+/* The metrics of s and rp's counters in the Prometheus text exposition
+ * format 0.0.4, as a malloc'd *ret of *ret_len bytes.  Series per CPU,
+ * never per IRQ or per interface, so their number is bounded by the CPUs.
+ * 0 or -ENOMEM. */
+int metrics_text(const struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
+
+/* Writes the metrics to s->state_dir/METRICS_NAME and, when set, to
+ * the configuration's metrics_file; each failure logged once, and its end.
+ * 0 or the first negative errno. */
+int metrics_write(struct report *rp, const struct report_snapshot *s);
+
+/* Removes the metrics files (stopping: stale values must not be scraped
+ * as current).  Missing files are fine. */
+void metrics_remove(const struct report_snapshot *s);

@@ -1,0 +1,476 @@
+/* irqsteerctl inventory: CPUs, NICs, queues and every IRQ with its class,
+ * as tables or JSON. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "ctl-internal.h"
+#include "ctl.h"
+#include "log.h"
+#include "policy.h"
+#include "procfs.h"
+#include "rootfs.h"
+#include "state.h"
+#include "util.h"
+
+/* v, or null when the kernel did not say (has false). */
+static void json_int_if(struct json_writer *w, const char *key, bool has, int v) {
+        if (has)
+                json_key_int(w, key, v);
+        else
+                json_key_null(w, key);
+}
+
+static void json_counter(struct json_writer *w, const char *key, bool has, uint64_t v) {
+        if (has)
+                json_key_uint(w, key, v);
+        else
+                json_key_null(w, key);
+}
+
+/* A queue's view from the kernel's netdev family (null where it did not
+ * answer: kernels before 6.8, drivers that bind no NAPI or keep no
+ * per-queue counters), and where its IRQs came from. */
+static void json_queue_napi(struct json_writer *w, const struct inventory_nic *nic, const struct inventory_queue *qu) {
+        const struct netdev_qstats *rs = &qu->rx_stats, *ts = &qu->tx_stats;
+
+        if (qu->rx_irq < 0 && qu->tx_irq < 0)
+                json_key_null(w, "irq_source");
+        else
+                json_key_string(w, "irq_source", qu->irq_netlink ? inventory_map_source_to_string(INVENTORY_MAP_NETLINK) :
+                                inventory_map_source_to_string(nic->map));
+        if (qu->napi_id)
+                json_key_uint(w, "napi_id", qu->napi_id);
+        else
+                json_key_null(w, "napi_id");
+        json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
+                        NULL : netdev_threaded_to_string(qu->napi_threaded));
+        json_int_if(w, "napi_pid", qu->napi_pid > 0, qu->napi_pid);
+        json_int_if(w, "napi_cpu", qu->napi_cpu >= 0, qu->napi_cpu);
+        json_counter(w, "rx_packets", rs->ifindex > 0 && rs->has_rx_packets, rs->rx_packets);
+        json_counter(w, "rx_bytes", rs->ifindex > 0 && rs->has_rx_bytes, rs->rx_bytes);
+        json_counter(w, "tx_packets", ts->ifindex > 0 && ts->has_tx_packets, ts->tx_packets);
+        json_counter(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
+}
+
+/* Every NAPI of the NIC, whether or not a queue names it (veth names none
+ * from its queues); null when the kernel has no netdev family. */
+static void json_nic_napis(struct json_writer *w, const struct inventory *inv, const struct inventory_nic *nic) {
+        if (!inv->has_netdev) {
+                json_key_null(w, "napis");
+                return;
+        }
+        json_key_begin_array(w, "napis");
+        for (size_t k = 0; k < nic->n_napis; k++) {
+                const struct inventory_napi *n = &nic->napis[k];
+
+                json_begin_object(w);
+                json_key_uint(w, "id", n->id);
+                json_int_if(w, "irq", n->irq != -1, n->irq);
+                json_key_string(w, "threaded", n->threaded == NETDEV_THREADED_UNKNOWN ?
+                                NULL : netdev_threaded_to_string(n->threaded));
+                json_int_if(w, "pid", n->pid != 0, n->pid);
+                json_int_if(w, "cpu", n->cpu != -1, n->cpu);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv,
+                        const int *classes) {
+        json_begin_object(w);
+        json_key_int(w, "version", CTL_INVENTORY_VERSION);
+
+        json_key_begin_array(w, "cpus");
+        for (int c = 0; c <= t->max_cpu; c++) {
+                const struct topology_cpu *tc = &t->cpus[c];
+
+                if (!tc->present)
+                        continue;
+                json_begin_object(w);
+                json_key_int(w, "cpu", tc->cpu);
+                json_int_if(w, "node", tc->node >= 0, tc->node);
+                json_int_if(w, "core", tc->core >= 0, tc->core);
+                json_int_if(w, "package", tc->package_id >= 0, tc->package_id);
+                json_int_if(w, "smt_index", tc->smt_index >= 0, tc->smt_index);
+                json_key_bool(w, "online", tc->online);
+                json_key_bool(w, "isolated", tc->isolated);
+                json_key_bool(w, "nohz_full", tc->nohz_full);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "nodes");
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                json_begin_object(w);
+                json_key_int(w, "node", t->nodes[i].id);
+                json_key_cpuset(w, "cpus", &t->nodes[i].cpus);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "nics");
+        for (size_t n = 0; n < inv->n_nics; n++) {
+                const struct inventory_nic *nic = &inv->nics[n];
+
+                json_begin_object(w);
+                json_key_string(w, "name", nic->name);
+                if (nic->ifindex > 0)
+                        json_key_int(w, "ifindex", nic->ifindex);
+                else
+                        json_key_null(w, "ifindex");
+                json_key_string(w, "driver", nic->driver[0] ? nic->driver : NULL);
+                json_key_string(w, "bus_id", nic->bus_id[0] ? nic->bus_id : NULL);
+                json_key_string(w, "pci_addr", nic->pci_addr[0] ? nic->pci_addr : NULL);
+                json_int_if(w, "node", nic->node >= 0, nic->node);
+                json_key_cpuset(w, "local_cpus", &nic->local_cpus);
+                json_key_bool(w, "up", nic->up);
+                json_key_int(w, "rx_queues", nic->rx_queues);
+                json_key_int(w, "tx_queues", nic->tx_queues);
+                if (nic->combined_channels >= 0)
+                        json_key_int(w, "combined_channels", nic->combined_channels);
+                else
+                        json_key_null(w, "combined_channels");
+                json_key_string(w, "mapping", inventory_map_source_to_string(nic->map));
+                json_key_begin_array(w, "queues");
+                for (size_t q = 0; q < nic->n_queues; q++) {
+                        const struct inventory_queue *qu = &nic->queues[q];
+                        unsigned flags;
+
+                        json_begin_object(w);
+                        json_key_int(w, "index", qu->index);
+                        json_key_bool(w, "rx", qu->has_rx);
+                        json_key_bool(w, "tx", qu->has_tx);
+                        json_int_if(w, "rx_irq", qu->rx_irq >= 0, qu->rx_irq);
+                        json_int_if(w, "tx_irq", qu->tx_irq >= 0, qu->tx_irq);
+                        /* Every IRQ the inventory tied to this queue, whatever
+                         * its role, in IRQ order (inventory irqs are sorted). */
+                        json_key_begin_array(w, "irqs");
+                        flags = w->flags;
+                        w->flags &= ~JSON_PRETTY; /* one line, like CPU lists */
+                        for (size_t i = 0; i < inv->n_irqs; i++)
+                                if (inv->irqs[i].nic == (int) n && inv->irqs[i].queue == qu->index)
+                                        json_uint(w, inv->irqs[i].irq);
+                        json_end_array(w);
+                        w->flags = flags;
+                        if (qu->has_rps) {
+                                json_key_cpuset(w, "rps_cpus", &qu->rps_cpus);
+                                json_key_uint(w, "rps_flow_cnt", qu->rps_flow_cnt);
+                        } else {
+                                json_key_null(w, "rps_cpus");
+                                json_key_null(w, "rps_flow_cnt");
+                        }
+                        if (qu->has_xps)
+                                json_key_cpuset(w, "xps_cpus", &qu->xps_cpus);
+                        else
+                                json_key_null(w, "xps_cpus");
+                        json_queue_napi(w, nic, qu);
+                        json_end_object(w);
+                }
+                json_end_array(w);
+                json_nic_napis(w, inv, nic);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_begin_array(w, "irqs");
+        for (size_t i = 0; i < inv->n_irqs; i++) {
+                const struct inventory_irq *irq = &inv->irqs[i];
+                bool has_nic = irq->nic >= 0 && (size_t) irq->nic < inv->n_nics;
+
+                json_begin_object(w);
+                json_key_uint(w, "irq", irq->irq);
+                json_key_string(w, "name", irq->name);
+                json_key_string(w, "nic", has_nic ? inv->nics[irq->nic].name : NULL);
+                if (has_nic && irq->queue >= 0)
+                        json_key_int(w, "queue", irq->queue);
+                else
+                        json_key_null(w, "queue");
+                json_key_string(w, "role", inventory_irq_role_to_string(irq->role));
+                json_key_string(w, "class", classes ? policy_irq_class_to_string(classes[i]) : NULL);
+                json_key_string(w, "device", policy_irq_device(inv, irq)[0] ? policy_irq_device(inv, irq) : NULL);
+                if (irq->affinity_readable)
+                        json_key_cpuset(w, "affinity", &irq->affinity);
+                else
+                        json_key_null(w, "affinity");
+                if (irq->has_effective)
+                        json_key_cpuset(w, "effective", &irq->effective);
+                else
+                        json_key_null(w, "effective");
+                json_int_if(w, "node", irq->node >= 0, irq->node);
+                json_end_object(w);
+        }
+        json_end_array(w);
+
+        json_key_uint(w, "rps_sock_flow_entries", inv->rps_sock_flow_entries);
+        if (inv->has_default_affinity)
+                json_key_cpuset(w, "default_affinity", &inv->default_affinity);
+        else
+                json_key_null(w, "default_affinity");
+        json_end_object(w);
+}
+
+/* A cpulist, "-" for the empty set; long lists cut as cpuset_to_text does. */
+static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
+        return cpuset_to_text(s, "-", buf, len);
+}
+
+/* The affinity (or effective affinity) of a queue's IRQ: "A" for one
+ * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
+static const char *fmt_queue_irqs(const struct inventory *inv, const struct inventory_queue *qu, bool effective,
+                                  char *buf, size_t len) {
+        const struct inventory_irq *irqs[2] = { NULL, NULL };
+        const cpuset_t *sets[2] = { NULL, NULL };
+        char x[128], y[128];
+
+        if (qu->rx_irq >= 0)
+                irqs[0] = inventory_irq(inv, (unsigned) qu->rx_irq);
+        if (qu->tx_irq >= 0 && qu->tx_irq != qu->rx_irq)
+                irqs[1] = inventory_irq(inv, (unsigned) qu->tx_irq);
+        for (int i = 0; i < 2; i++) {
+                if (!irqs[i])
+                        continue;
+                if (effective ? irqs[i]->has_effective : irqs[i]->affinity_readable)
+                        sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
+        }
+        if (sets[0] && sets[1] && !cpuset_equal(sets[0], sets[1]))
+                snprintf(buf, len, "%s/%s", fmt_list(sets[0], x, sizeof(x)), fmt_list(sets[1], y, sizeof(y)));
+        else if (sets[0] || sets[1])
+                fmt_list(sets[0] ? sets[0] : sets[1], buf, len);
+        else
+                snprintf(buf, len, "-");
+        return buf;
+}
+
+/* An RPS/XPS mask: "off" when empty (the feature is disabled). */
+static const char *fmt_mask(const cpuset_t *s, char *buf, size_t len) {
+        if (cpuset_empty(s)) {
+                snprintf(buf, len, "off");
+                return buf;
+        }
+        return fmt_list(s, buf, len);
+}
+
+static const char *fmt_irq(int irq, char *buf, size_t len) {
+        if (irq < 0)
+                snprintf(buf, len, "-");
+        else
+                snprintf(buf, len, "%d", irq);
+        return buf;
+}
+
+void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
+        unsigned n_class[POLICY_IRQ_CLASS_MAX] = { 0 };
+        char a[256], b[256], c[256], d[256];
+
+        fprintf(f, "CPUs\n");
+        fprintf(f, "  %-5s %-5s %-5s %-8s %-4s %-7s %-9s %s\n", "CPU", "NODE", "CORE", "PACKAGE", "SMT",
+                "ONLINE", "ISOLATED", "NOHZ_FULL");
+        for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
+                const struct topology_cpu *tc = &t->cpus[cpu];
+
+                if (!tc->present)
+                        continue;
+                fprintf(f, "  %-5d %-5d %-5d %-8d %-4d %-7s %-9s %s\n", tc->cpu, tc->node, tc->core,
+                        tc->package_id, tc->smt_index, tc->online ? "yes" : "no",
+                        tc->isolated ? "yes" : "no", tc->nohz_full ? "yes" : "no");
+        }
+        for (size_t i = 0; i < t->n_nodes; i++)
+                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id, fmt_list(&t->nodes[i].cpus, a, sizeof(a)));
+
+        for (size_t n = 0; n < inv->n_nics; n++) {
+                const struct inventory_nic *nic = &inv->nics[n];
+
+                fprintf(f, "\n%s: %s", nic->name, nic->up ? "up" : "down");
+                if (nic->driver[0])
+                        fprintf(f, ", driver %s", nic->driver);
+                if (nic->bus_id[0])
+                        fprintf(f, ", bus %s", nic->bus_id);
+                if (nic->node >= 0)
+                        fprintf(f, ", node %d", nic->node);
+                fprintf(f, ", %d rx / %d tx queues", nic->rx_queues, nic->tx_queues);
+                if (nic->combined_channels >= 0)
+                        fprintf(f, ", %d combined channels", nic->combined_channels);
+                fprintf(f, ", IRQ map: %s\n", inventory_map_source_to_string(nic->map));
+                fprintf(f, "  local CPUs %s\n", fmt_list(&nic->local_cpus, a, sizeof(a)));
+                if (nic->n_queues == 0)
+                        continue;
+                fprintf(f, "  %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "QUEUE", "RX_IRQ", "TX_IRQ",
+                        "AFFINITY", "EFFECTIVE", "RPS", "XPS");
+                for (size_t q = 0; q < nic->n_queues; q++) {
+                        const struct inventory_queue *qu = &nic->queues[q];
+                        char rx[16], tx[16];
+
+                        fprintf(f, "  %-5d %-6s %-6s %-10s %-10s %-10s %-10s\n", qu->index,
+                                fmt_irq(qu->rx_irq, rx, sizeof(rx)), fmt_irq(qu->tx_irq, tx, sizeof(tx)),
+                                fmt_queue_irqs(inv, qu, false, a, sizeof(a)),
+                                fmt_queue_irqs(inv, qu, true, b, sizeof(b)),
+                                qu->has_rps ? fmt_mask(&qu->rps_cpus, c, sizeof(c)) : "-",
+                                qu->has_xps ? fmt_mask(&qu->xps_cpus, d, sizeof(d)) : "-");
+                }
+        }
+
+        if (inv->n_irqs > 0) {
+                fprintf(f, "\nIRQs\n  %-6s %-15s %-4s %-16s %-16s %s\n", "IRQ", "CLASS", "NODE", "AFFINITY", "EFFECTIVE",
+                        "DEVICE");
+                for (size_t i = 0; i < inv->n_irqs; i++) {
+                        const struct inventory_irq *irq = &inv->irqs[i];
+                        const char *dev = policy_irq_device(inv, irq);
+                        char node[16];
+
+                        if (classes)
+                                n_class[classes[i]]++;
+                        fmt_irq(irq->node, node, sizeof(node));
+                        fprintf(f, "  %-6u %-15s %-4s %-16s %-16s %s", irq->irq,
+                                classes ? policy_irq_class_to_string(classes[i]) : "?", node,
+                                irq->affinity_readable ? fmt_list(&irq->affinity, a, 17) : "-",
+                                irq->has_effective ? fmt_list(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
+                        if (strcmp(dev, irq->name) != 0 && irq->name[0])
+                                fprintf(f, " (%s)", irq->name);
+                        fputc('\n', f);
+                }
+        }
+        if (classes && inv->n_irqs > 0) {
+                fprintf(f, "\nIRQ classes\n");
+                for (int k = 0; k < POLICY_IRQ_CLASS_MAX; k++)
+                        fprintf(f, "  %-15s %5u  %s\n", policy_irq_class_to_string(k), n_class[k],
+                                policy_irq_class_done(k));
+        }
+        fprintf(f, "\nrps_sock_flow_entries %u\n", inv->rps_sock_flow_entries);
+        if (inv->has_default_affinity)
+                fprintf(f, "default_smp_affinity %s\n", fmt_list(&inv->default_affinity, a, sizeof(a)));
+}
+
+/* The kernel-managed IRQs irqsteerd found (its status.json's
+ * kernel_managed_irqs), when its root is this root; 0 or -errno.  Only a
+ * write tells such an IRQ: this command never writes. */
+static int read_kernel_managed(const char *state_dir, const char *root, bool *managed, const struct inventory *inv) {
+        struct json_value *v = NULL;
+        const struct json_value *a;
+        const char *sroot;
+        int r;
+
+        r = state_read_status(state_dir, &v);
+        if (r < 0)
+                return r;
+        if (json_get_string(v, "root", &sroot) < 0 || strcmp(sroot, root) != 0) {
+                json_free(v);
+                return -EXDEV;
+        }
+        a = json_get(v, "kernel_managed_irqs");
+        for (size_t k = 0; k < json_count(a); k++) {
+                const struct json_value *x = json_index(a, k);
+
+                if (!x || x->type != JSON_NUMBER || !x->is_int)
+                        continue;
+                for (size_t i = 0; i < inv->n_irqs; i++)
+                        if ((int64_t) inv->irqs[i].irq == x->integer)
+                                managed[i] = true;
+        }
+        json_free(v);
+        return 0;
+}
+
+static void inventory_help(FILE *f) {
+        fprintf(f, "Usage: irqsteerctl inventory [--root DIR] [--config FILE] [--json]\n"
+                   "Show CPUs, NUMA nodes, NICs, their queues, every IRQ with its class, affinity\n"
+                   "and RPS/XPS masks.\n\n"
+                   "  -r, --root DIR      read /proc and /sys under DIR (default /)\n"
+                   "  -c, --config FILE   configuration the IRQ classes follow (default %s;\n"
+                   "                      built-in defaults when that is absent)\n"
+                   "  -j, --json          print JSON (schema in irqsteerctl(8))\n"
+                   "  -h, --help          show this help\n", CONFIG_DEFAULT_PATH);
+}
+
+int ctl_inventory(int argc, char **argv) {
+        static const struct option options[] = {
+                { "root", required_argument, NULL, 'r' },
+                { "config", required_argument, NULL, 'c' },
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        struct topology t = { 0 };
+        struct procfs_interrupts pi = { 0 };
+        struct inventory inv = { 0 };
+        struct config cfg = { 0 };
+        const char *root = "/", *config_path = NULL;
+        _cleanup_(freep) int *classes = NULL;
+        _cleanup_(freep) bool *managed = NULL;
+        bool json = false;
+        int c, rootfd, r, ret = CTL_EXIT_OK;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "+r:c:jh", options, NULL)) >= 0) {
+                switch (c) {
+                case 'r': root = optarg; break;
+                case 'c': config_path = optarg; break;
+                case 'j': json = true; break;
+                case 'h': inventory_help(stdout); return CTL_EXIT_OK;
+                default: return ctl_usage_error("inventory", "bad option");
+                }
+        }
+        if (optind < argc)
+                return ctl_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
+
+        if (ctl_load_config(config_path, &cfg) < 0)
+                return CTL_EXIT_ERROR;
+
+        rootfd = ctl_open_root(root);
+        if (rootfd < 0) {
+                config_free(&cfg);
+                return CTL_EXIT_ERROR;
+        }
+        r = ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
+        close(rootfd);
+        if (r < 0) {
+                config_free(&cfg);
+                return CTL_EXIT_ERROR;
+        }
+        classes = calloc(inv.n_irqs + 1, sizeof(*classes));
+        managed = calloc(inv.n_irqs + 1, sizeof(*managed));
+        if (classes && managed) {
+                r = read_kernel_managed(cfg.state_dir ? cfg.state_dir : CONFIG_DEFAULT_STATE_DIR, root, managed, &inv);
+                if (r < 0)
+                        log_debug_errno(r, "no kernel-managed IRQs from irqsteerd's status.json: %m");
+                for (size_t i = 0; i < inv.n_irqs; i++)
+                        classes[i] = policy_irq_class(&cfg, &inv, &inv.irqs[i], managed[i]);
+        } else {
+                free(classes);
+                classes = NULL;
+        }
+
+        if (json) {
+                struct json_writer w;
+
+                json_writer_init(&w, stdout, JSON_PRETTY);
+                ctl_inventory_json(&w, &t, &inv, classes);
+                fputc('\n', stdout);
+                r = json_writer_finish(&w);
+                if (r < 0) {
+                        ctl_error("writing JSON failed: %s", strerror(-r));
+                        ret = CTL_EXIT_ERROR;
+                }
+        } else {
+                ctl_inventory_print(stdout, &t, &inv, classes);
+                /* The JSON says it in "mapping"; a reader of the table
+                 * must not miss that the queue map is a guess. */
+                for (size_t i = 0; i < inv.n_nics; i++)
+                        if (inv.nics[i].map == INVENTORY_MAP_MSI_ORDER)
+                                ctl_error("warning: %s: IRQ names not recognised; queue IRQs guessed from msi_irqs order",
+                                          inv.nics[i].name);
+        }
+        if (fflush(stdout) != 0)
+                ret = CTL_EXIT_ERROR;
+
+        inventory_free(&inv);
+        procfs_interrupts_free(&pi);
+        topology_free(&t);
+        config_free(&cfg);
+        return ret;
+}

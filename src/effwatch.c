@@ -1,0 +1,108 @@
+/* The effective-affinity watch (effwatch.h): where a written IRQ really
+ * fires. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "apply.h"
+#include "effwatch.h"
+#include "log.h"
+#include "util.h"
+
+static struct apply_eff_watch *eff_find(struct effwatch *ew, unsigned irq) {
+        for (size_t i = 0; i < ew->n; i++)
+                if (ew->v[i].irq == irq)
+                        return &ew->v[i];
+        return NULL;
+}
+
+static void eff_drop(struct effwatch *ew, struct apply_eff_watch *w) {
+        *w = ew->v[--ew->n];
+}
+
+void effwatch_add(struct effwatch *ew, unsigned irq, const cpuset_t *want) {
+        struct apply_eff_watch *w = eff_find(ew, irq);
+
+        if (!w) {
+                if (util_grow((void **) &ew->v, &ew->allocated, ew->n + 1, sizeof(*ew->v)) < 0)
+                        return; /* only a check is lost */
+                w = &ew->v[ew->n++];
+        }
+        *w = (struct apply_eff_watch) { .irq = irq, .want = *want };
+}
+
+/* Whether IRQ irq had interrupts between the two readings. */
+static bool irq_fired(const struct procfs_interrupts *prev, const struct procfs_interrupts *cur, unsigned irq) {
+        const struct procfs_irq *a = prev ? procfs_interrupts_find(prev, irq) : NULL;
+        const struct procfs_irq *b = procfs_interrupts_find(cur, irq);
+
+        return a && b && b->total > a->total;
+}
+
+/* An IRQ someone else moved since (or that vanished) is no longer ours to
+ * check. */
+void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv,
+                    const struct procfs_interrupts *prev, const struct procfs_interrupts *cur) {
+        for (size_t i = 0; i < ew->n;) {
+                struct apply_eff_watch *w = &ew->v[i];
+                const struct inventory_irq *irq = inventory_irq(inv, w->irq);
+                char want[256], eff[256];
+                int ok;
+
+                if (!irq || !irq->affinity_readable || !cpuset_equal(&irq->affinity, &w->want)) {
+                        eff_drop(ew, w);
+                        continue;
+                }
+                ok = apply_irq_effective_ok(rootfd, w->irq, &w->want, &w->eff);
+                w->has_eff = ok >= 0;
+                cpuset_to_text(&w->want, "?", want, sizeof(want));
+                cpuset_to_text(&w->eff, "?", eff, sizeof(eff));
+                switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
+                case APPLY_EFF_MISMATCH:
+                        effwatch_log_mismatch(w->irq, irq->name, irq->nic >= 0 ? inv->nics[irq->nic].name : NULL,
+                                              irq->queue, want, eff, w->off_ticks);
+                        break;
+                case APPLY_EFF_RECOVERED:
+                        log_info("IRQ %u (%s) now fires on CPU %s as set", w->irq, irq->name, eff);
+                        eff_drop(ew, w);
+                        continue;
+                case APPLY_EFF_SETTLED:
+                        eff_drop(ew, w);
+                        continue;
+                case APPLY_EFF_UNKNOWN:
+                        if (ok != -ENOENT)
+                                log_debug_errno(ok, "IRQ %u: effective affinity unreadable: %m", w->irq);
+                        eff_drop(ew, w);
+                        continue;
+                default:
+                        break;
+                }
+                i++;
+        }
+}
+
+void effwatch_forget(struct effwatch *ew, unsigned irq) {
+        struct apply_eff_watch *w = eff_find(ew, irq);
+
+        if (w)
+                eff_drop(ew, w);
+}
+
+void effwatch_free(struct effwatch *ew) {
+        free(ew->v);
+        *ew = (struct effwatch) {};
+}
+
+void effwatch_log_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
+                           const char *eff, unsigned ticks) {
+        char f_irq[48], f_dev[48], f_queue[48];
+        const char *fields[6] = { "MESSAGE_ID=" EFFWATCH_MID_MISMATCH };
+        size_t n = 1;
+
+        log_object_fields(irq, device, queue, f_irq, f_dev, f_queue, sizeof(f_irq), fields, &n);
+        fields[n] = NULL;
+        log_fields(LOG_NOTICE, fields,
+                   "IRQ %u (%s) set to CPU %s but fires on CPU %s (effective_affinity_list) after %u "
+                   "ticks with interrupts; the kernel or hardware keeps it there",
+                   irq, name, want, eff, ticks);
+}

@@ -1,0 +1,102 @@
+/* The failure registry (failures.h): each object's failed action is said
+ * once per error class, and again only when the class changes or after it
+ * succeeded. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "failures.h"
+#include "log.h"
+#include "util.h"
+
+static struct failures_object *failed_find(struct failures *fs, const char *key) {
+        for (size_t i = 0; i < fs->n; i++)
+                if (strcmp(fs->v[i].key, key) == 0)
+                        return &fs->v[i];
+        return NULL;
+}
+
+void failures_forget(struct failures *fs, const struct action *a) {
+        struct failures_object *f;
+        char key[KNOB_KEY_MAX];
+
+        action_key_text(a, key, sizeof(key));
+        f = failed_find(fs, key);
+        if (f)
+                *f = fs->v[--fs->n];
+}
+
+void failures_free(struct failures *fs) {
+        free(fs->v);
+        fs->v = NULL;
+        fs->n = fs->allocated = 0;
+}
+
+void failures_log(struct failures *fs, const struct action *a, const char *line, int r, uint64_t now) {
+        enum action_failure cls = action_failure_class(a->type, r);
+        struct failures_object *f;
+        char key[KNOB_KEY_MAX];
+
+        action_key_text(a, key, sizeof(key));
+        f = failed_find(fs, key);
+        if (f && f->cls == cls) {
+                /* Said already; repeats only when the limit allows, at debug. */
+                if (log_ratelimit_ok(&fs->rl, now))
+                        log_debug_errno(r, "still failing (%s): %s: %m", action_failure_to_string(cls), line);
+                return;
+        }
+        if (!f && util_grow((void **) &fs->v, &fs->allocated, fs->n + 1, sizeof(*fs->v)) == 0) {
+                f = &fs->v[fs->n++];
+                snprintf(f->key, sizeof(f->key), "%s", key);
+        }
+        if (f)
+                f->cls = cls;
+
+        /* the one place an action's failure is said; the policy only acts
+         * on the class (action_failure_class) */
+        switch (cls) {
+        case ACTION_FAIL_PERMANENT:
+                if (a->type == KNOB_IRQ && (r == -EIO || r == -EPERM))
+                        /* expected (EIO before 6.12, EPERM since): skipped
+                         * quietly from now on */
+                        log_info_errno(r, "%s: managed by the kernel (%m); not touching it again", line);
+                else if (a->type == KNOB_THREAD)
+                        log_full_errno(LOG_NOTICE, r, "%s: the thread refuses affinity changes (%m); leaving it alone",
+                                       line);
+                else if (a->type == KNOB_SOCKFLOW)
+                        log_full_errno(LOG_NOTICE, r, "%s: rps_sock_flow_entries cannot be set (%m); RFS stays off",
+                                       line);
+                else
+                        log_warning_errno(r, "%s: cannot be changed (%m); not touching it again", line);
+                break;
+        case ACTION_FAIL_CAPACITY:
+                log_full_errno(LOG_NOTICE, r, "%s: no free vector on the target CPU (%m); choosing another CPU", line);
+                break;
+        case ACTION_FAIL_GONE:
+                if (a->type == KNOB_SOCKFLOW)
+                        /* the sysctl exists only in the initial network
+                         * namespace, and its value applies to all */
+                        log_info_errno(r, "%s: rps_sock_flow_entries is not visible here (a network namespace?); "
+                                       "RFS uses the host's value", line);
+                else if (failures_rediscovers(a->type, r))
+                        log_info_errno(r, "%s: object vanished (%m); rediscovering at the next tick", line);
+                else
+                        log_info_errno(r, "%s: not there (%m)", line);
+                break;
+        case ACTION_FAIL_TRANSIENT:
+                log_debug_errno(r, "%s: busy (%m), retrying next tick", line);
+                break;
+        default:
+                log_warning_errno(r, "%s: failed (%s): %m", line, action_failure_to_string(cls));
+                break;
+        }
+}
+
+bool failures_rediscovers(enum knob_kind type, int r) {
+        /* A vanished thread is normal and workers are rediscovered each
+         * tick anyway; a vanished IRQ or queue means the inventory is stale
+         * (driver reload, ethtool -L, device removal). */
+        return action_failure_class(type, r) == ACTION_FAIL_GONE && type != KNOB_THREAD &&
+               type != KNOB_SOCKFLOW; /* absent in a network namespace, by design */
+}

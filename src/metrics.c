@@ -1,0 +1,346 @@
+/* The Prometheus metrics (metrics.h): the text, and writing it to the
+ * state directory and the configuration's metrics_file. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "report.h"
+#include "state.h"
+#include "util.h"
+
+static const char *result_to_string(enum report_result r) {
+        static const char *const names[REPORT_RESULT_MAX] = {
+                [REPORT_RESULT_DONE] = "done",
+                [REPORT_RESULT_DRY_RUN] = "dry_run",
+                [REPORT_RESULT_READBACK_DIFFERS] = "readback_differs",
+                [REPORT_RESULT_FAILED] = "failed",
+        };
+        return r >= 0 && r < REPORT_RESULT_MAX ? names[r] : NULL;
+}
+
+static const char *restore_to_string(enum report_restore r) {
+        static const char *const names[REPORT_RESTORE_MAX] = {
+                [REPORT_RESTORE_RESTORED] = "restored",
+                [REPORT_RESTORE_UNCHANGED] = "unchanged",
+                [REPORT_RESTORE_EXTERNAL] = "external",
+                [REPORT_RESTORE_GONE] = "gone",
+                [REPORT_RESTORE_FAILED] = "failed",
+                [REPORT_RESTORE_CORRUPT] = "corrupt",
+        };
+        return r >= 0 && r < REPORT_RESTORE_MAX ? names[r] : NULL;
+}
+
+int metrics_escape_label(const char *in, char *buf, size_t len) {
+        size_t o = 0;
+
+        if (len == 0)
+                return -ENOBUFS;
+        for (const char *p = in ? in : ""; *p; p++) {
+                const char *rep = *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : *p == '\n' ? "\\n" : NULL;
+                size_t n = rep ? 2 : 1;
+
+                if (o + n >= len) {
+                        buf[0] = 0;
+                        return -ENOBUFS;
+                }
+                if (rep)
+                        memcpy(buf + o, rep, 2);
+                else
+                        buf[o] = *p;
+                o += n;
+        }
+        buf[o] = 0;
+        return 0;
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help) {
+        /* help texts are ours: no backslash or newline to escape */
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A sample value as Go's ParseFloat reads it, in 6 decimals (a millionth
+ * of a CPU, of a second or of an event per second), without printf: on a
+ * large host the per-CPU families are thousands of lines every full tick. */
+static void value(FILE *f, double v) {
+        char buf[40];
+        size_t n;
+
+        if (isnan(v))
+                fputs(" NaN\n", f);
+        else if (isinf(v))
+                fputs(v > 0 ? " +Inf\n" : " -Inf\n", f);
+        else {
+                buf[0] = ' ';
+                n = 1 + util_format_fixed6(buf + 1, v);
+                buf[n++] = '\n';
+                fwrite(buf, 1, n, f);
+        }
+}
+
+static void counter_u(FILE *f, const char *name, uint64_t v) {
+        fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static bool cpu_shown(const struct sample_cpu *c) {
+        return c->valid && !c->offline;
+}
+
+/* name{cpu="N"} v or name{cpu="N",kind="K"} v, in one write without
+ * printf (value()): 1,800 lines at 256 CPUs. */
+static void cpu_series(FILE *f, const char *name, int cpu, const char *kind, double v) {
+        char line[256], num[24], *p = util_format_u64(num + sizeof(num), (uint64_t) cpu);
+        size_t n = 0, l = strlen(name), k = kind ? strlen(kind) : 0;
+
+        if (l + k + 96 > sizeof(line) || !isfinite(v)) {
+                if (kind)
+                        fprintf(f, "%s{cpu=\"%d\",kind=\"%s\"}", name, cpu, kind);
+                else
+                        fprintf(f, "%s{cpu=\"%d\"}", name, cpu);
+                value(f, v);
+                return;
+        }
+        memcpy(line, name, l);
+        n = l;
+        memcpy(line + n, "{cpu=\"", 6);
+        n += 6;
+        memcpy(line + n, p, (size_t) (num + sizeof(num) - p));
+        n += (size_t) (num + sizeof(num) - p);
+        if (kind) {
+                memcpy(line + n, "\",kind=\"", 8);
+                n += 8;
+                memcpy(line + n, kind, k);
+                n += k;
+        }
+        memcpy(line + n, "\"} ", 3);
+        n += 3;
+        n += util_format_fixed6(line + n, v);
+        line[n++] = '\n';
+        fwrite(line, 1, n, f);
+}
+
+/* One gauge family per CPU shown: field read by get. */
+static void per_cpu(FILE *f, const struct report_snapshot *s, const char *name, const char *help,
+                    double (*get)(const struct report_snapshot *s, int cpu)) {
+        const struct sample_rates *l = s->load;
+
+        family(f, name, "gauge", help);
+        for (int cpu = 0; l && cpu <= l->max_cpu; cpu++) {
+                if (!cpu_shown(&l->cpus[cpu]))
+                        continue;
+                cpu_series(f, name, cpu, NULL, get(s, cpu));
+        }
+}
+
+static double get_irq(const struct report_snapshot *s, int cpu) { return s->load->cpus[cpu].irq; }
+static double get_softirq(const struct report_snapshot *s, int cpu) { return s->load->cpus[cpu].softirq; }
+static double get_idle(const struct report_snapshot *s, int cpu) { return s->load->cpus[cpu].idle; }
+static double get_hot(const struct report_snapshot *s, int cpu) {
+        return s->policy && cpuset_isset(&s->policy->hot, cpu) ? 1 : 0;
+}
+static double get_saturated(const struct report_snapshot *s, int cpu) {
+        for (size_t i = 0; s->policy && i < s->policy->n_hot_cpus; i++)
+                if (s->policy->hot_cpus[i].cpu == cpu)
+                        return s->policy->hot_cpus[i].saturated ? 1 : 0;
+        return 0;
+}
+
+int metrics_text(const struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len) {
+        const struct report_counters *c = &rp->count;
+        const struct sample_rates *l = s->load;
+        const struct policy_report *pr = s->policy;
+        unsigned managed[KNOB_KIND_MAX] = {};
+        char version[128];
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        *ret = NULL;
+        *ret_len = 0;
+        f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+
+        family(f, "irqsteer_build_info", "gauge", "irqsteerd's version, as a label; always 1.");
+        if (metrics_escape_label(IRQSTEER_VERSION, version, sizeof(version)) < 0)
+                snprintf(version, sizeof(version), "unknown");
+        fprintf(f, "irqsteer_build_info{version=\"%s\"} 1\n", version);
+        family(f, "irqsteer_start_time_seconds", "gauge", "When irqsteerd started, in seconds since the Unix epoch.");
+        fputs("irqsteer_start_time_seconds", f);
+        value(f, (double) s->started_usec / USEC_PER_SEC);
+        family(f, "irqsteer_dry_run", "gauge", "1 when irqsteerd decides and logs but writes nothing.");
+        fprintf(f, "irqsteer_dry_run %d\n", s->dry_run ? 1 : 0);
+
+        family(f, "irqsteer_ticks_total", "counter", "Decision cycles run.");
+        counter_u(f, "irqsteer_ticks_total", s->ticks);
+        family(f, "irqsteer_tick_duration_seconds", "gauge",
+               "How long the last tick took (sampling, policy, actions; not this report).");
+        fputs("irqsteer_tick_duration_seconds", f);
+        value(f, (double) c->last_tick_usec / USEC_PER_SEC);
+        family(f, "irqsteer_tick_seconds_total", "counter", "Time spent in ticks.");
+        fputs("irqsteer_tick_seconds_total", f);
+        value(f, (double) c->tick_usec_total / USEC_PER_SEC);
+        family(f, "irqsteer_interrupts_readings_total", "counter", "Readings of /proc/interrupts.");
+        counter_u(f, "irqsteer_interrupts_readings_total", s->irq_readings);
+
+        per_cpu(f, s, "irqsteer_cpu_irq_ratio", "Smoothed share of the CPU's time in hard interrupts (0-1).", get_irq);
+        per_cpu(f, s, "irqsteer_cpu_softirq_ratio", "Smoothed share of the CPU's time in softirqs (0-1).", get_softirq);
+        per_cpu(f, s, "irqsteer_cpu_idle_ratio", "Smoothed share of the CPU's time idle (0-1).", get_idle);
+        per_cpu(f, s, "irqsteer_cpu_hot", "1 while the policy holds the CPU hot.", get_hot);
+        per_cpu(f, s, "irqsteer_cpu_saturated", "1 while the CPU is hot by the saturated rule.", get_saturated);
+        family(f, "irqsteer_cpu_net_softirqs_per_second", "gauge",
+               "Smoothed NET_RX and NET_TX softirq runs per second (kind), from /proc/softirqs.");
+        for (int cpu = 0; l && cpu <= l->max_cpu; cpu++) {
+                if (!cpu_shown(&l->cpus[cpu]))
+                        continue;
+                cpu_series(f, "irqsteer_cpu_net_softirqs_per_second", cpu, "net_rx", l->cpus[cpu].net_rx_rate);
+                cpu_series(f, "irqsteer_cpu_net_softirqs_per_second", cpu, "net_tx", l->cpus[cpu].net_tx_rate);
+        }
+
+        family(f, "irqsteer_hot_cpus", "gauge", "CPUs the policy holds hot.");
+        fprintf(f, "irqsteer_hot_cpus %zu\n", pr ? pr->n_hot_cpus : 0);
+        family(f, "irqsteer_queue_irqs", "gauge", "Queue IRQs under management.");
+        fprintf(f, "irqsteer_queue_irqs %u\n", pr ? pr->n_queue_irqs : 0);
+        family(f, "irqsteer_rps_queues", "gauge", "Receive queues whose RPS mask irqsteerd steers.");
+        fprintf(f, "irqsteer_rps_queues %u\n", pr ? pr->n_rps_queues : 0);
+        family(f, "irqsteer_kernel_managed_irqs", "gauge", "Kernel-managed IRQs skipped.");
+        fprintf(f, "irqsteer_kernel_managed_irqs %u\n", pr ? pr->n_managed_irqs : 0);
+        family(f, "irqsteer_external_objects", "gauge", "Objects changed by others and left alone.");
+        fprintf(f, "irqsteer_external_objects %u\n", pr ? pr->n_external : 0);
+        family(f, "irqsteer_effective_mismatch_irqs", "gauge", "IRQs that fire outside the CPUs they were set to.");
+        {
+                unsigned n = 0;
+
+                for (size_t i = 0; i < s->n_eff; i++)
+                        n += s->eff[i].mismatch;
+                fprintf(f, "irqsteer_effective_mismatch_irqs %u\n", n);
+        }
+        family(f, "irqsteer_interfaces", "gauge", "Network interfaces in the inventory.");
+        fprintf(f, "irqsteer_interfaces %zu\n", s->inv ? s->inv->n_nics : 0);
+
+        for (size_t i = 0; s->undo && i < s->undo->n_entries; i++) {
+                enum knob_kind k = s->undo->entries[i].key.kind;
+
+                if (k >= 0 && k < KNOB_KIND_MAX)
+                        managed[k]++;
+        }
+        family(f, "irqsteer_managed_objects", "gauge",
+               "Objects irqsteerd changed and will restore (the undo journal), by kind.");
+        for (int k = 0; k < KNOB_KIND_MAX; k++)
+                fprintf(f, "irqsteer_managed_objects{kind=\"%s\"} %u\n", knob_kind_to_string(k), managed[k]);
+
+        family(f, "irqsteer_actions_total", "counter", "Actions taken, by kind, reason and result.");
+        for (int t = 0; t < KNOB_KIND_MAX; t++)
+                for (int r = 0; r < REPORT_REASON_MAX; r++)
+                        for (int x = 0; x < REPORT_RESULT_MAX; x++) {
+                                if (!c->actions[t][r][x])
+                                        continue;
+                                fprintf(f, "irqsteer_actions_total{kind=\"%s\",reason=\"%s\",result=\"%s\"} %" PRIu64 "\n",
+                                        action_type_to_string(t), report_reason_to_string(r),
+                                        result_to_string(x), c->actions[t][r][x]);
+                        }
+        family(f, "irqsteer_action_failures_total", "counter", "Failed actions, by kind and error class.");
+        for (int t = 0; t < KNOB_KIND_MAX; t++)
+                for (int x = 0; x < ACTION_FAILURE_MAX; x++) {
+                        if (!c->action_failures[t][x])
+                                continue;
+                        fprintf(f, "irqsteer_action_failures_total{kind=\"%s\",class=\"%s\"} %" PRIu64 "\n",
+                                action_type_to_string(t), action_failure_to_string(x), c->action_failures[t][x]);
+                }
+        family(f, "irqsteer_rps_trials_total", "counter", "RPS trials ended, by verdict.");
+        for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
+                fprintf(f, "irqsteer_rps_trials_total{verdict=\"%s\"} %" PRIu64 "\n", policy_trial_verdict_to_string(v),
+                        c->rps_trials[v]);
+        family(f, "irqsteer_restore_objects_total", "counter",
+               "Objects of a previous run's undo journal handled at start (crash recovery), by result.");
+        for (int x = 0; x < REPORT_RESTORE_MAX; x++)
+                fprintf(f, "irqsteer_restore_objects_total{result=\"%s\"} %" PRIu64 "\n", restore_to_string(x),
+                        c->restore[x]);
+        family(f, "irqsteer_config_reloads_total", "counter", "Configuration reloads (SIGHUP), by result.");
+        fprintf(f, "irqsteer_config_reloads_total{result=\"ok\"} %" PRIu64 "\n", c->reloads);
+        fprintf(f, "irqsteer_config_reloads_total{result=\"failed\"} %" PRIu64 "\n", c->reload_failures);
+        family(f, "irqsteer_config_last_reload_successful", "gauge",
+               "0 while the last reload failed (the previous configuration stays), else 1.");
+        fprintf(f, "irqsteer_config_last_reload_successful %d\n", rp->last_reload_failed ? 0 : 1);
+        family(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).");
+        counter_u(f, "irqsteer_link_events_total", c->link_events);
+
+        if (fclose(f) != 0 || !buf) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+/* node_exporter runs as another user: readable by all */
+static int write_file(const char *dir, const char *name, const char *text, size_t len) {
+        return state_write_atomic(dir, name, text, len, 0644);
+}
+
+/* dir and name of a metrics_file path (absolute, not ending in '/'). */
+static int split_path(const char *path, char *dir, size_t dlen, const char **ret_name) {
+        const char *slash = strrchr(path, '/');
+        size_t n;
+
+        if (!slash || !slash[1])
+                return -EINVAL;
+        n = slash == path ? 1 : (size_t) (slash - path);
+        if (n >= dlen)
+                return -ENAMETOOLONG;
+        memcpy(dir, path, n);
+        dir[n] = 0;
+        *ret_name = slash + 1;
+        return 0;
+}
+
+static void say_write(int r, bool *failed, const char *what) {
+        if (r < 0 && !*failed)
+                log_warning_errno(r, "Failed to write the metrics to %s: %m", what);
+        else if (r >= 0 && *failed)
+                log_info("Writing the metrics to %s works again", what);
+        *failed = r < 0;
+}
+
+int metrics_write(struct report *rp, const struct report_snapshot *s) {
+        _cleanup_(freep) char *text = NULL;
+        char path[4096];
+        size_t len;
+        int r, ret;
+
+        r = metrics_text(rp, s, &text, &len);
+        if (r < 0) {
+                log_warning("Out of memory writing the metrics");
+                return r;
+        }
+        ret = write_file(s->state_dir, METRICS_NAME, text, len);
+        snprintf(path, sizeof(path), "%s/%s", s->state_dir, METRICS_NAME);
+        say_write(ret, &rp->metrics_write_failed, path);
+        if (s->config && s->config->metrics_file) {
+                char dir[4096];
+                const char *name;
+
+                r = split_path(s->config->metrics_file, dir, sizeof(dir), &name);
+                if (r >= 0)
+                        r = write_file(dir, name, text, len);
+                say_write(r, &rp->metrics_file_failed, s->config->metrics_file);
+                if (r < 0 && ret >= 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+void metrics_remove(const struct report_snapshot *s) {
+        char dir[4096];
+        const char *name;
+
+        (void) state_remove(s->state_dir, METRICS_NAME);
+        if (s->config && s->config->metrics_file &&
+            split_path(s->config->metrics_file, dir, sizeof(dir), &name) >= 0)
+                (void) state_remove(dir, name);
+}
