@@ -74,7 +74,8 @@ static void test_classify(_unused_ void **state) {
                 { "garbage after number", "eth0-TxRx-1a", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "negative queue", "eth0-rx--1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "huge queue", "eth0-rx-99999999999", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
-                { "unknown suffix", "eth0-lsc", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "a word suffix is the device's admin vector", "eth0-lsc", "eth0", NULL, NULL, INVENTORY_IRQ_OTHER, -1 },
+                { "a bare number is left to the driver's rule", "eth0-3", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "case matters", "eth0-txrx-1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "other driver prefix", "ixgbe-eth0-TxRx-1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "unrelated IRQ", "ahci[0000:00:17.0]", "eth0", "virtio2", "0000:00:03.0", INVENTORY_IRQ_NONE, -1 },
@@ -84,7 +85,7 @@ static void test_classify(_unused_ void **state) {
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 int q = -1;
-                enum inventory_irq_role r = inventory_classify_irq_name(cases[i].irq, cases[i].nic, cases[i].virtio,
+                enum inventory_irq_role r = inventory_classify_irq_name(cases[i].irq, cases[i].nic, NULL, cases[i].virtio,
                                                                   cases[i].pci, &q);
                 if (r != cases[i].role || (r != INVENTORY_IRQ_NONE && q != cases[i].queue))
                         fail_msg("%s: '%s' for %s gave %s queue %d, want %s queue %d", cases[i].what,
