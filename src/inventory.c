@@ -122,6 +122,24 @@ static enum inventory_irq_role classify_tg3(const char *rest, int *ret_queue) {
         return INVENTORY_IRQ_NONE;
 }
 
+/* ionic_request_irq(): "ionic-<dev>-<queue name>", the queue named
+ * "L<lif>-rx<N>" by ionic_q_init(); the rx queue's vector serves tx queue N
+ * too unless the tx queues have their own ("-L<lif>-tx<N>", split
+ * interrupts: inventory_read keeps the rx one to receive). */
+static enum inventory_irq_role classify_ionic(const char *rest, int *ret_queue) {
+        const char *p = skip_prefix(rest, "-L");
+
+        if (!p || !isdigit((unsigned char) *p))
+                return INVENTORY_IRQ_NONE;
+        while (isdigit((unsigned char) *p))
+                p++;
+        if (parse_numbered(p, "-rx", "", ret_queue))
+                return INVENTORY_IRQ_RXTX;
+        if (parse_numbered(p, "-tx", "", ret_queue))
+                return INVENTORY_IRQ_TX;
+        return INVENTORY_IRQ_NONE;
+}
+
 /* sfc's efx_get_channel_name(): "<dev>-N" is channel N holding rx and tx
  * queue N when the channels are combined, "-rx-N"/"-tx-N" otherwise;
  * "-xdp-N" (XDP transmit) and "-ptp" hold no netdev queue. */
@@ -201,6 +219,11 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
                                 *ret_queue = q;
                                 return role;
                         }
+                }
+                rest = skip_prefix(irq_name, "ionic-");
+                if (rest && (rest = skip_prefix(rest, nic_name)) && (role = classify_ionic(rest, &q)) != INVENTORY_IRQ_NONE) {
+                        *ret_queue = q;
+                        return role;
                 }
                 for (size_t i = 0; i < ELEMENTSOF(driver_prefixes); i++) {
                         rest = skip_prefix(irq_name, driver_prefixes[i]);
@@ -937,14 +960,27 @@ static void port_of(const struct inventory *inv, const struct nic_scratch *scrat
  * gets role NONE. */
 static void remap_device_vectors(const struct inventory *inv, const struct nic_scratch *scratch, size_t i,
                                  struct match *m, size_t n, bool *ret_guessed) {
-        size_t n_mlx4 = 0, n_gve = 0, ports, port;
+        const struct inventory_nic *nic = &inv->nics[i];
+        size_t n_mlx4 = 0, n_gve = 0, n_rx = 0, ports, port;
+        int q;
 
         for (size_t k = 0; k < n; k++) {
-                n_mlx4 += m[k].kind == VECTOR_MLX4;
                 n_gve += m[k].kind == VECTOR_GVE;
+                n_rx += m[k].role == INVENTORY_IRQ_RX;
         }
+        /* the device's EQs, those another port took included */
+        for (size_t k = 0; k < inv->n_irqs; k++)
+                n_mlx4 += vector_kind_of(inv->irqs[k].name) == VECTOR_MLX4 &&
+                          inventory_classify_irq_name(inv->irqs[k].name, NULL, NULL, NULL, nic->pci_addr, &q) ==
+                                  INVENTORY_IRQ_RXTX;
         port_of(inv, scratch, i, &ports, &port);
         for (size_t k = 0; k < n; k++) {
+                /* a queue with a transmit vector of its own receives only on
+                 * the combined one (ionic's split interrupts) */
+                if (m[k].role == INVENTORY_IRQ_RXTX && m[k].kind == VECTOR_NAMED)
+                        for (size_t t = 0; t < n; t++)
+                                if (m[t].role == INVENTORY_IRQ_TX && m[t].queue == m[k].queue)
+                                        m[k].role = INVENTORY_IRQ_RX;
                 if (m[k].kind == VECTOR_MLX4) {
                         size_t per = MAX(n_mlx4 / MAX(ports, (size_t) 1), (size_t) 1);
                         size_t eq = (size_t) m[k].queue - 1;
@@ -955,6 +991,12 @@ static void remap_device_vectors(const struct inventory *inv, const struct nic_s
                         }
                         m[k].queue = (int) (eq - port * per);
                         *ret_guessed = true;
+                } else if (m[k].role == INVENTORY_IRQ_TX && strcmp(nic->driver, "bnxt_en") == 0 &&
+                           (size_t) m[k].queue >= n_rx) {
+                        /* bnxt_setup_msix(): without shared rings completion
+                         * ring i is "-rx-i" below rx_nr_rings, "-tx-i" from
+                         * there: transmit queue i - rx_nr_rings */
+                        m[k].queue -= (int) n_rx;
                 } else if (m[k].kind == VECTOR_GVE) {
                         size_t half = n_gve / 2, b = (size_t) m[k].queue;
 
@@ -1065,6 +1107,13 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
                 } else
                         attach(inv, (int) i, m[k].irq, INVENTORY_IRQ_OTHER, -1);
         }
+        /* The function's other vectors, whatever their names say (qed's
+         * slowpath "sp-0-18:00.00"), are its admin vectors: when no other
+         * NIC shares the function, this NIC's. */
+        if (queue_names && !shares_function(inv, i))
+                for (size_t j = 0; j < inv->n_irqs; j++)
+                        if (inv->irqs[j].nic < 0 && in_sorted(s->msi, s->n_msi, inv->irqs[j].irq))
+                                attach(inv, (int) i, j, INVENTORY_IRQ_OTHER, -1);
         return 0;
 }
 
