@@ -96,10 +96,11 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
 }
 
 /* tg3_request_irq() names vector k "<dev>-txrx-k", "-tx-k", "-rx-k" after
- * the rings it holds, or "<dev>-k" with none.  With RSS, tg3's napi[0]
- * holds no receive ring (tg3_alloc_consistent): vector k >= 1 serves
- * receive ring k - 1, and with TSS transmit ring k - 1 too, while vector 0
- * keeps transmit ring 0 without TSS and nothing but the link with it. */
+ * the rings it holds, or "<dev>-k" with none.  With RSS, napi[0] holds no
+ * receive ring (tg3_mem_rx_acquire), and with TSS no transmit ring either
+ * (tg3_mem_tx_acquire starts at napi[1]): vector k >= 1 serves receive
+ * ring k - 1 (and transmit ring k - 1 with TSS), vector 0 transmit ring 0
+ * without TSS, only the link with it. */
 static enum inventory_irq_role classify_tg3(const char *rest, int *ret_queue) {
         int k;
 
