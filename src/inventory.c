@@ -81,7 +81,7 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
                 { "-TxRx-", INVENTORY_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt, hns3 */
                 { "-Tx-Rx-", INVENTORY_IRQ_RXTX }, /* ena */
                 { "-fp-", INVENTORY_IRQ_RXTX },    /* bnx2x, qede */
-                { "-rxtx-", INVENTORY_IRQ_RXTX },  /* vmxnet3 (buddy-shared), nfp, thunder nicvf */
+                { "-rxtx-", INVENTORY_IRQ_RXTX },  /* vmxnet3 (buddy-shared), nfp, octeontx2, thunder nicvf */
                 { "-rx-", INVENTORY_IRQ_RX },      /* e1000e, igb/ixgbe without pairing */
                 { "-tx-", INVENTORY_IRQ_TX },
                 { "-Rx", INVENTORY_IRQ_RX },       /* cxgb4 (cfg_queues_uld "%s-Rx%d") */
@@ -962,12 +962,13 @@ static void port_of(const struct inventory *inv, const struct nic_scratch *scrat
 static void remap_device_vectors(const struct inventory *inv, const struct nic_scratch *scratch, size_t i,
                                  struct match *m, size_t n, bool *ret_guessed) {
         const struct inventory_nic *nic = &inv->nics[i];
-        size_t n_mlx4 = 0, n_gve = 0, n_rx = 0, ports, port;
+        size_t n_mlx4 = 0, n_gve = 0, n_rx = 0, n_tx = 0, ports, port;
         int q;
 
         for (size_t k = 0; k < n; k++) {
                 n_gve += m[k].kind == VECTOR_GVE;
                 n_rx += m[k].role == INVENTORY_IRQ_RX;
+                n_tx += m[k].role == INVENTORY_IRQ_TX;
         }
         /* the device's EQs, those another port took included */
         for (size_t k = 0; k < inv->n_irqs; k++)
@@ -998,6 +999,13 @@ static void remap_device_vectors(const struct inventory *inv, const struct nic_s
                          * ring i is "-rx-i" below rx_nr_rings, "-tx-i" from
                          * there: transmit queue i - rx_nr_rings */
                         m[k].queue -= (int) n_rx;
+                } else if (m[k].role == INVENTORY_IRQ_RX && strcmp(nic->driver, "vmxnet3") == 0 &&
+                           (size_t) m[k].queue >= n_tx) {
+                        /* vmxnet3_request_irqs() numbers names by vector:
+                         * without buddy-shared vectors the transmit queues
+                         * take the first ones ("-tx-0", one "-tx-0" for all
+                         * with tx-shared), receive queue i "-rx-<n_tx + i>" */
+                        m[k].queue -= (int) n_tx;
                 } else if (m[k].kind == VECTOR_GVE) {
                         size_t half = n_gve / 2, b = (size_t) m[k].queue;
 

@@ -115,6 +115,7 @@ static void test_classify_driver(_unused_ void **state) {
                 { "sfc ptp", "ens7-ptp", "ens7", "sfc", NULL, INVENTORY_IRQ_OTHER, -1 },
                 { "bnx2 numbers are left to msi order", "eth0-1", "eth0", "bnx2", NULL, INVENTORY_IRQ_NONE, -1 },
                 { "vmxnet3 rxtx", "ens160-rxtx-3", "ens160", "vmxnet3", NULL, INVENTORY_IRQ_RXTX, 3 },
+                { "vmxnet3 rx names carry the vector", "ens160-rx-2", "ens160", "vmxnet3", NULL, INVENTORY_IRQ_RX, 2 },
                 { "vmxnet3 event", "ens160-event-4", "ens160", "vmxnet3", NULL, INVENTORY_IRQ_OTHER, -1 },
                 { "cxgb4 Rx", "enp9s0f4-Rx2", "enp9s0f4", "cxgb4", NULL, INVENTORY_IRQ_RX, 2 },
                 { "ionic rx", "ionic-enp10s0-L0-rx3", "enp10s0", "ionic", NULL, INVENTORY_IRQ_RXTX, 3 },
