@@ -78,7 +78,7 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
                 const char *suffix;
                 enum inventory_irq_role role;
         } families[] = {
-                { "-TxRx-", INVENTORY_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt, hns3 */
+                { "-TxRx-", INVENTORY_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt */
                 { "-Tx-Rx-", INVENTORY_IRQ_RXTX }, /* ena */
                 { "-fp-", INVENTORY_IRQ_RXTX },    /* bnx2x, qede */
                 { "-rxtx-", INVENTORY_IRQ_RXTX },  /* vmxnet3 (buddy-shared), nfp, octeontx2, thunder nicvf */
@@ -267,6 +267,26 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
         }
 
         if (pci_addr && pci_addr[0]) {
+                char prefix[64];
+
+                /* hns3_nic_init_irq(): "hns3-<addr>-TxRx-<2k>" for vector k
+                 * (its index goes up twice a combined vector), "-Rx-k",
+                 * "-Tx-k"; hns3_nic_init_vector_data() gives vector k queue k */
+                snprintf(prefix, sizeof(prefix), "hns3-%s", pci_addr);
+                if ((rest = skip_prefix(irq_name, prefix)) && rest[0] == '-') {
+                        if (parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0) {
+                                *ret_queue = q / 2;
+                                return INVENTORY_IRQ_RXTX;
+                        }
+                        if (parse_numbered(rest, "-Rx-", "", &q)) {
+                                *ret_queue = q;
+                                return INVENTORY_IRQ_RX;
+                        }
+                        if (parse_numbered(rest, "-Tx-", "", &q)) {
+                                *ret_queue = q;
+                                return INVENTORY_IRQ_TX;
+                        }
+                }
                 if (parse_at(irq_name, "mlx5_comp", "@pci:", pci_addr, &q) || parse_at(irq_name, "mana_q", "@pci:", pci_addr, &q)) {
                         *ret_queue = q;
                         return INVENTORY_IRQ_RXTX;

@@ -131,6 +131,12 @@ static void test_classify_driver(_unused_ void **state) {
                   INVENTORY_IRQ_OTHER, -1 },
                 { "gve block", "gve-ntfy-blk3@pci:0000:00:08.0", "ens4", "gve", "0000:00:08.0", INVENTORY_IRQ_RXTX, 3 },
                 { "gve management", "gve-mgmnt@pci:0000:00:08.0", "ens4", "gve", "0000:00:08.0", INVENTORY_IRQ_OTHER, -1 },
+                { "hns3 counts combined vectors by two", "hns3-0000:7d:00.0-TxRx-6", "enp125s0f0", "hns3",
+                  "0000:7d:00.0", INVENTORY_IRQ_RXTX, 3 },
+                { "hns3 split rx", "hns3-0000:7d:00.0-Rx-1", "enp125s0f0", "hns3", "0000:7d:00.0", INVENTORY_IRQ_RX, 1 },
+                { "hns3 of another function", "hns3-0000:7d:00.1-TxRx-0", "enp125s0f0", "hns3", "0000:7d:00.0",
+                  INVENTORY_IRQ_NONE, -1 },
+                { "hclge misc", "hclge-misc-0000:7d:00.0", "enp125s0f0", "hns3", "0000:7d:00.0", INVENTORY_IRQ_OTHER, -1 },
                 { "i40e flow director", "ens2f0-fdir-TxRx-0", "ens2f0", "i40e", NULL, INVENTORY_IRQ_OTHER, -1 },
         };
 
