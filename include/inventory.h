@@ -239,14 +239,16 @@ struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq);
 const char *inventory_irq_role_to_string(enum inventory_irq_role r);
 const char *inventory_map_source_to_string(enum inventory_map_source m);
 
-/* Classifies one /proc/interrupts action name against NIC nic_name (whose
- * virtio device is virtio_dev, e.g. "virtio2", and PCI address pci_addr,
- * either may be NULL/""): returns the role and sets *ret_queue (-1 for
- * OTHER), or INVENTORY_IRQ_NONE if the name does not belong to that NIC.  A name
- * equal to the device ("eth0", "virtio2", "virtio2-virtqueues") is RXTX
- * queue 0: the single-vector case; inventory_read demotes it to OTHER when
- * the NIC also has per-queue vectors (igb/ixgbe/bnx2x name their link
- * vector after the device).  Pure. */
-enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
-                                              const char *virtio_dev, const char *pci_addr,
-                                              int *ret_queue);
+/* Classifies one /proc/interrupts action name against NIC nic_name (driven
+ * by driver, whose virtio device is virtio_dev, e.g. "virtio2", and PCI
+ * address pci_addr; any may be NULL/""): returns the role and sets
+ * *ret_queue (-1 for OTHER), or INVENTORY_IRQ_NONE if the name does not
+ * belong to that NIC.  A name equal to the device ("eth0", "virtio2",
+ * "virtio2-virtqueues") is RXTX queue 0: the single-vector case;
+ * inventory_read demotes it to OTHER when the NIC also has per-queue
+ * vectors (igb/ixgbe/bnx2x name their link vector after the device).
+ * Names that number the device's vectors rather than the NIC's queues
+ * ("mlx4-<EQ>@<addr>", "gve-ntfy-blk<N>@pci:<addr>") are RXTX with that
+ * number: inventory_read places them.  Pure. */
+enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name, const char *driver,
+                                                    const char *virtio_dev, const char *pci_addr, int *ret_queue);

@@ -467,6 +467,9 @@ int ctl_inventory(int argc, char **argv) {
         }
         if (fflush(stdout) != 0)
                 ret = CTL_EXIT_ERROR;
+        /* ctl_read_model() said why; a parsed file has a CPU header */
+        if (pi.n_cpus == 0)
+                ret = CTL_EXIT_ERROR;
 
         inventory_free(&inv);
         procfs_interrupts_free(&pi);

@@ -695,10 +695,16 @@ int engine_start(struct engine *e, uint64_t now) {
         (void) cpuset_set_limit(topology_cpu_bound(e->rootfd, &e->topo));
         engine_log_topology(e);
 
-        r = sample_snapshot_take(e->rootfd, now, &e->prev);
+        /* the parts one by one: an error names the one file that is wrong */
+        r = sample_snapshot_take_cpus(e->rootfd, NULL, now, &e->prev);
         if (r < 0)
-                return log_error_errno(r, "Failed to read /proc/stat, /proc/softirqs, /proc/interrupts under %s: %m",
-                                       e->root);
+                return log_error_errno(r, "Failed to read /proc/stat under %s: %m", e->root);
+        r = sample_snapshot_take_softirqs(e->rootfd, NULL, &e->prev);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read /proc/softirqs under %s: %m", e->root);
+        r = sample_snapshot_take_irqs(e->rootfd, NULL, &e->prev);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read /proc/interrupts under %s: %m", e->root);
         e->have_prev = true;
         r = discover_inventory(e, &e->prev.interrupts);
         if (r < 0)

@@ -55,17 +55,37 @@ static bool contains_pci_token(const char *name, const char *pci_addr) {
         return false;
 }
 
+/* "<prefix><N><rest>": N into *ret when the rest follows it exactly. */
+static bool parse_numbered(const char *s, const char *prefix, const char *rest, int *ret) {
+        char num[16];
+        const char *n = skip_prefix(s, prefix), *e;
+        size_t len;
+
+        if (!n)
+                return false;
+        for (e = n; isdigit((unsigned char) *e); e++)
+                ;
+        len = (size_t) (e - n);
+        if (len == 0 || len >= sizeof(num) || strcmp(e, rest) != 0)
+                return false;
+        memcpy(num, n, len);
+        num[len] = 0;
+        return parse_index(num, ret);
+}
+
 /* The part of an IRQ name after the device name: "-TxRx-3" etc. */
 static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_queue) {
         static const struct {
                 const char *suffix;
                 enum inventory_irq_role role;
         } families[] = {
-                { "-TxRx-", INVENTORY_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt, hns3 */
+                { "-TxRx-", INVENTORY_IRQ_RXTX },  /* ixgbe, igb, i40e, ice, bnxt */
                 { "-Tx-Rx-", INVENTORY_IRQ_RXTX }, /* ena */
                 { "-fp-", INVENTORY_IRQ_RXTX },    /* bnx2x, qede */
+                { "-rxtx-", INVENTORY_IRQ_RXTX },  /* vmxnet3 (buddy-shared), nfp, octeontx2, thunder nicvf */
                 { "-rx-", INVENTORY_IRQ_RX },      /* e1000e, igb/ixgbe without pairing */
                 { "-tx-", INVENTORY_IRQ_TX },
+                { "-Rx", INVENTORY_IRQ_RX },       /* cxgb4 (cfg_queues_uld "%s-Rx%d") */
         };
 
         for (size_t i = 0; i < ELEMENTSOF(families); i++) {
@@ -76,9 +96,100 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
         return INVENTORY_IRQ_NONE;
 }
 
-enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name,
-                                              const char *virtio_dev, const char *pci_addr,
-                                              int *ret_queue) {
+/* tg3_request_irq() names vector k "<dev>-txrx-k", "-tx-k", "-rx-k" after
+ * the rings it holds, or "<dev>-k" with none.  With RSS, napi[0] holds no
+ * receive ring (tg3_mem_rx_acquire), and with TSS no transmit ring either
+ * (tg3_mem_tx_acquire starts at napi[1]): vector k >= 1 serves receive
+ * ring k - 1 (and transmit ring k - 1 with TSS), vector 0 transmit ring 0
+ * without TSS, only the link with it. */
+static enum inventory_irq_role classify_tg3(const char *rest, int *ret_queue) {
+        int k;
+
+        if (parse_numbered(rest, "-txrx-", "", &k) && k >= 1) {
+                *ret_queue = k - 1;
+                return INVENTORY_IRQ_RXTX;
+        }
+        if (parse_numbered(rest, "-rx-", "", &k) && k >= 1) {
+                *ret_queue = k - 1;
+                return INVENTORY_IRQ_RX;
+        }
+        if (parse_numbered(rest, "-tx-", "", &k) && k == 0) {
+                *ret_queue = 0;
+                return INVENTORY_IRQ_TX;
+        }
+        if (parse_numbered(rest, "-", "", &k)) {
+                *ret_queue = -1;
+                return INVENTORY_IRQ_OTHER;
+        }
+        return INVENTORY_IRQ_NONE;
+}
+
+/* ionic_request_irq(): "ionic-<dev>-<queue name>", the queue named
+ * "L<lif>-rx<N>" by ionic_q_init(); the rx queue's vector serves tx queue N
+ * too unless the tx queues have their own ("-L<lif>-tx<N>", split
+ * interrupts: inventory_read keeps the rx one to receive). */
+static enum inventory_irq_role classify_ionic(const char *rest, int *ret_queue) {
+        const char *p = skip_prefix(rest, "-L");
+
+        if (!p || !isdigit((unsigned char) *p))
+                return INVENTORY_IRQ_NONE;
+        while (isdigit((unsigned char) *p))
+                p++;
+        if (parse_numbered(p, "-rx", "", ret_queue))
+                return INVENTORY_IRQ_RXTX;
+        if (parse_numbered(p, "-tx", "", ret_queue))
+                return INVENTORY_IRQ_TX;
+        return INVENTORY_IRQ_NONE;
+}
+
+/* sfc's efx_get_channel_name(): "<dev>-N" is channel N holding rx and tx
+ * queue N when the channels are combined, "-rx-N"/"-tx-N" otherwise;
+ * "-xdp-N" (XDP transmit) and "-ptp" hold no netdev queue. */
+static enum inventory_irq_role classify_sfc(const char *rest, int *ret_queue) {
+        int k;
+
+        if (parse_numbered(rest, "-", "", &k)) {
+                *ret_queue = k;
+                return INVENTORY_IRQ_RXTX;
+        }
+        if (parse_numbered(rest, "-xdp-", "", &k) || strcmp(rest, "-ptp") == 0) {
+                *ret_queue = -1;
+                return INVENTORY_IRQ_OTHER;
+        }
+        return INVENTORY_IRQ_NONE;
+}
+
+/* Vectors of the device that serve no queue: one word of letters after it
+ * ("-lsc", "-exn" of nfp, "-err" of enic), vmxnet3's "-event-N"
+ * (vmxnet3_request_irqs), i40e's flow director "-fdir-TxRx-N".  A number
+ * alone ("-0", bnx2's, be2net's "-q0") may be a queue and is left to the
+ * driver's rule or the msi_irqs order. */
+static bool is_admin_suffix(const char *rest) {
+        int k;
+
+        if (rest[0] != '-' || !rest[1])
+                return false;
+        if (parse_numbered(rest, "-event-", "", &k) || skip_prefix(rest, "-fdir-"))
+                return true;
+        for (const char *p = rest + 1; *p; p++)
+                if (!isalpha((unsigned char) *p) && *p != '_')
+                        return false;
+        return true;
+}
+
+/* mlx5 (mlx5_irq_alloc/comp_irq_request): "mlx5_comp<N>@pci:<addr>" is
+ * completion vector N, the one channel N's queues use; MANA
+ * (mana_gd_setup_irqs): "mana_q<N>@pci:<addr>" is EQ N, queue N's (a
+ * device's vPorts share them).  The number between prefix and at + pci_addr. */
+static bool parse_at(const char *irq_name, const char *prefix, const char *at, const char *pci_addr, int *ret_queue) {
+        char rest[64];
+
+        snprintf(rest, sizeof(rest), "%s%s", at, pci_addr);
+        return parse_numbered(irq_name, prefix, rest, ret_queue);
+}
+
+enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name, const char *driver,
+                                                    const char *virtio_dev, const char *pci_addr, int *ret_queue) {
         /* Intel drivers put their name before the netdev's. */
         static const char *const driver_prefixes[] = { "i40e-", "ice-", "iavf-" };
         enum inventory_irq_role role;
@@ -87,6 +198,7 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
 
         if (!irq_name || !irq_name[0])
                 return INVENTORY_IRQ_NONE;
+        driver = driver ? driver : "";
 
         if (nic_name && nic_name[0]) {
                 rest = skip_prefix(irq_name, nic_name);
@@ -94,12 +206,26 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
                         *ret_queue = 0;
                         return INVENTORY_IRQ_RXTX;
                 }
-                if (rest) {
-                        role = classify_dev_suffix(rest, &q);
+                if (rest && rest[0] == '-') {
+                        if (strcmp(driver, "tg3") == 0)
+                                role = classify_tg3(rest, &q);
+                        else if (strcmp(driver, "sfc") == 0 && (role = classify_sfc(rest, &q)) != INVENTORY_IRQ_NONE)
+                                ;
+                        else
+                                role = classify_dev_suffix(rest, &q);
+                        if (role == INVENTORY_IRQ_NONE && is_admin_suffix(rest)) {
+                                role = INVENTORY_IRQ_OTHER;
+                                q = -1;
+                        }
                         if (role != INVENTORY_IRQ_NONE) {
                                 *ret_queue = q;
                                 return role;
                         }
+                }
+                rest = skip_prefix(irq_name, "ionic-");
+                if (rest && (rest = skip_prefix(rest, nic_name)) && (role = classify_ionic(rest, &q)) != INVENTORY_IRQ_NONE) {
+                        *ret_queue = q;
+                        return role;
                 }
                 for (size_t i = 0; i < ELEMENTSOF(driver_prefixes); i++) {
                         rest = skip_prefix(irq_name, driver_prefixes[i]);
@@ -142,21 +268,46 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
         }
 
         if (pci_addr && pci_addr[0]) {
-                const char *at = strstr(irq_name, "@pci:");
-                rest = skip_prefix(irq_name, "mlx5_comp");
-                if (rest && at && strcmp(at + 5, pci_addr) == 0) {
-                        char num[16];
-                        size_t len = at - rest;
-                        if (len > 0 && len < sizeof(num)) {
-                                memcpy(num, rest, len);
-                                num[len] = 0;
-                                if (parse_index(num, &q)) {
-                                        *ret_queue = q;
-                                        return INVENTORY_IRQ_RXTX;
-                                }
+                char prefix[64];
+
+                /* hns3_nic_init_irq(): "hns3-<addr>-TxRx-<2k>" for vector k
+                 * (its index goes up twice a combined vector), "-Rx-k",
+                 * "-Tx-k"; hns3_nic_init_vector_data() gives vector k queue k */
+                snprintf(prefix, sizeof(prefix), "hns3-%s", pci_addr);
+                if ((rest = skip_prefix(irq_name, prefix)) && rest[0] == '-') {
+                        if (parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0) {
+                                *ret_queue = q / 2;
+                                return INVENTORY_IRQ_RXTX;
+                        }
+                        if (parse_numbered(rest, "-Rx-", "", &q)) {
+                                *ret_queue = q;
+                                return INVENTORY_IRQ_RX;
+                        }
+                        if (parse_numbered(rest, "-Tx-", "", &q)) {
+                                *ret_queue = q;
+                                return INVENTORY_IRQ_TX;
                         }
                 }
+                if (parse_at(irq_name, "mlx5_comp", "@pci:", pci_addr, &q) || parse_at(irq_name, "mana_q", "@pci:", pci_addr, &q)) {
+                        *ret_queue = q;
+                        return INVENTORY_IRQ_RXTX;
+                }
+                /* gve_alloc_notify_blocks(): "gve-ntfy-blk<N>@pci:<addr>",
+                 * block N; which queue it serves needs the block count
+                 * (inventory_read: the first half transmit, the second
+                 * receive) */
+                if (parse_at(irq_name, "gve-ntfy-blk", "@pci:", pci_addr, &q)) {
+                        *ret_queue = q;
+                        return INVENTORY_IRQ_RXTX;
+                }
+                /* mlx4_init_eq_table(): "mlx4-<N>@<addr>", completion EQ N,
+                 * shared by the device's ports (inventory_read splits them) */
+                if (parse_at(irq_name, "mlx4-", "@", pci_addr, &q) && q >= 1) {
+                        *ret_queue = q;
+                        return INVENTORY_IRQ_RXTX;
+                }
                 /* mlx5_async@pci:, mlx5_pages_eq@pci:, ena-mgmnt@pci:,
+                 * mana_hwc@pci:, gve-mgmnt@pci:, mlx4-async@pci:,
                  * i40e-0000:3b:00.0:misc, ice-...:misc */
                 if (contains_pci_token(irq_name, pci_addr)) {
                         *ret_queue = -1;
@@ -232,6 +383,8 @@ static void copy_str(char *dst, size_t len, const char *src) {
 
 /* Per-NIC facts needed while mapping, not kept in the result. */
 struct nic_scratch {
+        int dev_port;             /* sys/class/net/NIC/dev_port: the port of a
+                                   * multi-port function, 0 when unknown */
         char virtio_dev[64];
         char pcidir[64];          /* "device" or "device/..": the PCI function */
         unsigned *msi;            /* device's msi_irqs, sorted */
@@ -580,6 +733,9 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
                 return;
         nic->has_device = true;
         copy_str(nic->bus_id, sizeof(nic->bus_id), basename_of(target));
+        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "dev_port") < 0 ||
+            util_parse_int(util_strstrip(line), (size_t) -1, &s->dev_port) < 0)
+                s->dev_port = 0;
         if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device/driver", nic->name) == 0)
                 copy_str(nic->driver, sizeof(nic->driver), basename_of(target));
         if (is_virtio_dev(nic->bus_id))
@@ -742,12 +898,111 @@ static int list_nics(int rootfd, struct inventory *inv) {
 
 /* ---- queue <-> IRQ mapping ---- */
 
+/* Names that number a device's vectors, not the NIC's queues: the queue
+ * follows from all of the device's vectors (remap_device_vectors). */
+enum vector_kind {
+        VECTOR_NAMED,             /* the name says the queue */
+        VECTOR_MLX4,              /* mlx4-<EQ>@<addr> */
+        VECTOR_GVE,               /* gve-ntfy-blk<N>@pci:<addr> */
+};
+
 struct match {
         size_t irq;               /* index into inv->irqs */
         enum inventory_irq_role role;
         int queue;
         bool bare;                /* named after the device itself */
+        enum vector_kind kind;
 };
+
+static enum vector_kind vector_kind_of(const char *action) {
+        if (skip_prefix(action, "mlx4-") && isdigit((unsigned char) action[5]))
+                return VECTOR_MLX4;
+        if (skip_prefix(action, "gve-ntfy-blk"))
+                return VECTOR_GVE;
+        return VECTOR_NAMED;
+}
+
+/* The NICs on the PCI function of NIC i (mlx4's ports), in port order
+ * (dev_port, then name): how many, and NIC i's place among them. */
+static void port_of(const struct inventory *inv, const struct nic_scratch *scratch, size_t i, size_t *ret_n,
+                    size_t *ret_index) {
+        size_t n = 0, index = 0;
+
+        for (size_t k = 0; k < inv->n_nics; k++) {
+                if (strcmp(inv->nics[k].pci_addr, inv->nics[i].pci_addr) != 0)
+                        continue;
+                n++;
+                if (k != i && (scratch[k].dev_port < scratch[i].dev_port ||
+                               (scratch[k].dev_port == scratch[i].dev_port && k < i)))
+                        index++;
+        }
+        *ret_n = n;
+        *ret_index = index;
+}
+
+/* Queues of vectors the names number per device.  mlx4_enable_msi_x()
+ * splits the completion EQs evenly between the ports in EQ order (with
+ * fewer than MIN_MSIX_P_PORT a port every port shares all: legacy mode);
+ * which EQ a ring takes is mlx4_assign_eq()'s choice at run time, so the
+ * n-th EQ of the port for ring n is a guess (*ret_guessed).  gve:
+ * gve_tx_idx_to_ntfy() gives transmit queue q block q, gve_rx_idx_to_ntfy()
+ * receive queue q block n/2 + q of n blocks.  A vector of another port
+ * gets role NONE. */
+static void remap_device_vectors(const struct inventory *inv, const struct nic_scratch *scratch, size_t i,
+                                 struct match *m, size_t n, bool *ret_guessed) {
+        const struct inventory_nic *nic = &inv->nics[i];
+        size_t n_mlx4 = 0, n_gve = 0, n_rx = 0, n_tx = 0, ports, port;
+        int q;
+
+        for (size_t k = 0; k < n; k++) {
+                n_gve += m[k].kind == VECTOR_GVE;
+                n_rx += m[k].role == INVENTORY_IRQ_RX;
+                n_tx += m[k].role == INVENTORY_IRQ_TX;
+        }
+        /* the device's EQs, those another port took included */
+        for (size_t k = 0; k < inv->n_irqs; k++)
+                n_mlx4 += vector_kind_of(inv->irqs[k].name) == VECTOR_MLX4 &&
+                          inventory_classify_irq_name(inv->irqs[k].name, NULL, NULL, NULL, nic->pci_addr, &q) ==
+                                  INVENTORY_IRQ_RXTX;
+        port_of(inv, scratch, i, &ports, &port);
+        for (size_t k = 0; k < n; k++) {
+                /* a queue with a transmit vector of its own receives only on
+                 * the combined one (ionic's split interrupts) */
+                if (m[k].role == INVENTORY_IRQ_RXTX && m[k].kind == VECTOR_NAMED)
+                        for (size_t t = 0; t < n; t++)
+                                if (m[t].role == INVENTORY_IRQ_TX && m[t].queue == m[k].queue)
+                                        m[k].role = INVENTORY_IRQ_RX;
+                if (m[k].kind == VECTOR_MLX4) {
+                        size_t per = MAX(n_mlx4 / MAX(ports, (size_t) 1), (size_t) 1);
+                        size_t eq = (size_t) m[k].queue - 1;
+
+                        if (MIN(eq / per, ports - 1) != port) {
+                                m[k].role = INVENTORY_IRQ_NONE;
+                                continue;
+                        }
+                        m[k].queue = (int) (eq - port * per);
+                        *ret_guessed = true;
+                } else if (m[k].role == INVENTORY_IRQ_TX && strcmp(nic->driver, "bnxt_en") == 0 &&
+                           (size_t) m[k].queue >= n_rx) {
+                        /* bnxt_setup_msix(): without shared rings completion
+                         * ring i is "-rx-i" below rx_nr_rings, "-tx-i" from
+                         * there: transmit queue i - rx_nr_rings */
+                        m[k].queue -= (int) n_rx;
+                } else if (m[k].role == INVENTORY_IRQ_RX && strcmp(nic->driver, "vmxnet3") == 0 &&
+                           (size_t) m[k].queue >= n_tx) {
+                        /* vmxnet3_request_irqs() numbers names by vector:
+                         * without buddy-shared vectors the transmit queues
+                         * take the first ones ("-tx-0", one "-tx-0" for all
+                         * with tx-shared), receive queue i "-rx-<n_tx + i>" */
+                        m[k].queue -= (int) n_tx;
+                } else if (m[k].kind == VECTOR_GVE) {
+                        size_t half = n_gve / 2, b = (size_t) m[k].queue;
+
+                        m[k].role = b < half ? INVENTORY_IRQ_TX : INVENTORY_IRQ_RX;
+                        m[k].queue = (int) (b < half ? b : b - half);
+                }
+        }
+}
 
 static bool in_sorted(const unsigned *v, size_t n, unsigned x) {
         return n > 0 && bsearch(&x, v, n, sizeof(*v), cmp_unsigned);
@@ -794,17 +1049,19 @@ static bool is_bare_name(const char *a, const char *nic_name, const char *virtio
 
 /* First pass: IRQs whose names belong to the NIC.  Per-queue names win;
  * then a bare device name is the single vector (INVENTORY_MAP_SINGLE). */
-static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratch *s) {
+static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratch *scratch) {
+        const struct nic_scratch *s = &scratch[i];
         struct inventory_nic *nic = &inv->nics[i];
         _cleanup_(freep) struct match *m = NULL;
         size_t n = 0, allocated = 0;
-        bool queue_names = false, single_done = false;
+        bool queue_names = false, single_done = false, guessed = false;
         int r;
 
         for (size_t j = 0; j < inv->n_irqs; j++) {
                 struct inventory_irq *irq = &inv->irqs[j];
                 char name[sizeof(irq->name)];
                 enum inventory_irq_role role = INVENTORY_IRQ_NONE;
+                enum vector_kind kind = VECTOR_NAMED;
                 bool bare = false;
                 int q = -1;
 
@@ -814,9 +1071,10 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
                 copy_str(name, sizeof(name), irq->name);
                 for (char *save = NULL, *a = strtok_r(name, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
                         a = util_strstrip(a);
-                        role = inventory_classify_irq_name(a, nic->name, s->virtio_dev, nic->pci_addr, &q);
+                        role = inventory_classify_irq_name(a, nic->name, nic->driver, s->virtio_dev, nic->pci_addr, &q);
                         if (role != INVENTORY_IRQ_NONE) {
                                 bare = role == INVENTORY_IRQ_RXTX && is_bare_name(a, nic->name, s->virtio_dev);
+                                kind = role == INVENTORY_IRQ_RXTX ? vector_kind_of(a) : VECTOR_NAMED;
                                 break;
                         }
                 }
@@ -825,14 +1083,19 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
                 r = util_grow((void **) &m, &allocated, n + 1, sizeof(*m));
                 if (r < 0)
                         return r;
-                m[n++] = (struct match) { .irq = j, .role = role, .queue = q, .bare = bare };
-                if (!bare && role != INVENTORY_IRQ_OTHER)
-                        queue_names = true;
+                m[n++] = (struct match) { .irq = j, .role = role, .queue = q, .bare = bare, .kind = kind };
         }
+        remap_device_vectors(inv, scratch, i, m, n, &guessed);
+        for (size_t k = 0; k < n; k++)
+                if (!m[k].bare && m[k].role != INVENTORY_IRQ_OTHER && m[k].role != INVENTORY_IRQ_NONE)
+                        queue_names = true;
 
+        /* a guess is warned as the msi_irqs order is */
         if (queue_names)
-                nic->map = INVENTORY_MAP_NAMES;
+                nic->map = guessed ? INVENTORY_MAP_MSI_ORDER : INVENTORY_MAP_NAMES;
         for (size_t k = 0; k < n; k++) {
+                if (m[k].role == INVENTORY_IRQ_NONE)
+                        continue;
                 if (queue_names)
                         attach(inv, (int) i, m[k].irq, m[k].bare ? INVENTORY_IRQ_OTHER : m[k].role, m[k].queue);
                 else if (m[k].bare && !single_done) {
@@ -842,6 +1105,13 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
                 } else
                         attach(inv, (int) i, m[k].irq, INVENTORY_IRQ_OTHER, -1);
         }
+        /* The function's other vectors, whatever their names say (qed's
+         * slowpath "sp-0-18:00.00"), are its admin vectors: when no other
+         * NIC shares the function, this NIC's. */
+        if (queue_names && !shares_function(inv, i))
+                for (size_t j = 0; j < inv->n_irqs; j++)
+                        if (inv->irqs[j].nic < 0 && in_sorted(s->msi, s->n_msi, inv->irqs[j].irq))
+                                attach(inv, (int) i, j, INVENTORY_IRQ_OTHER, -1);
         return 0;
 }
 
@@ -939,7 +1209,7 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
          * msi_irqs fallback, which only takes what is left. */
         for (size_t i = 0; i < inv.n_nics && r >= 0; i++)
                 if (inv.nics[i].has_device)
-                        r = map_by_names(&inv, i, &scratch[i]);
+                        r = map_by_names(&inv, i, scratch);
         for (size_t i = 0; i < inv.n_nics && r >= 0; i++)
                 if (inv.nics[i].has_device && inv.nics[i].map == INVENTORY_MAP_NONE)
                         map_by_msi_order(&inv, i, &scratch[i]);

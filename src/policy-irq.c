@@ -763,6 +763,9 @@ void pol_xps(struct pol_tick *t) {
                         return;
                 a->cpus = to;
                 a->from = iq->xps_cpus;
-                snprintf(a->reason, sizeof(a->reason), "XPS follows rx IRQ %u on CPU%d", u->irq[0], u->target);
+                /* irq[0] is the receive IRQ, unless the queue has only a
+                 * transmit one (tg3's tx-0, gve's transmit blocks) */
+                snprintf(a->reason, sizeof(a->reason), "XPS follows %s IRQ %u on CPU%d",
+                         iq->rx_irq == (int) u->irq[0] ? "rx" : "tx", u->irq[0], u->target);
         }
 }

@@ -624,22 +624,63 @@ static const char *const flow_suffixes[] = {
  * the IRQ has a domain (blanks otherwise), " %-8s" Level/Edge with
  * GENERIC_IRQ_SHOW_LEVEL (arm), "-%-8s" the flow handler name when set,
  * then "  %s" the action names joined by ", " (nothing when no action). */
+
+/* The field after the chip: a hwirq ("27", "4138200989697-edge"), a flow
+ * handler without hwirq ("-virq", "-"), or arm's Level/Edge with neither. */
+static bool is_hwirq_token(const char *tok, size_t tl) {
+        return is_digit(tok[0]) || tok[0] == '-' || token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge");
+}
+
+/* A chip name may have blanks ("Hyper-V PCIe MSI", pci-hyperv's
+ * hv_msi_irq_chip): it runs from the first token to the hwirq field.  Its
+ * words are one blank apart, while the action names follow the fields
+ * before them after two blanks or more ("  %s"): a token after a wider gap
+ * that is no hwirq field ends the chip there (old kernels print no hwirq:
+ * "XT-PIC  Intel EtherExpress Pro 10/100 Ethernet"). */
 static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
         const char *chip, *tok, *h_start = NULL, *h_end = NULL;
         size_t chip_len, tl;
         struct cursor save;
+        bool glued = false;
 
         if (!next_token(c, &chip, &chip_len))
                 return;
-        save = *c;
-        if (next_token(c, &tok, &tl) && (is_digit(tok[0]) || tok[0] == '-')) {
-                /* "2-edge", "-virq" (no domain), or a bare "27" that arm
-                 * follows with "Level"/"Edge" and maybe "-fasteoi" */
-                h_start = tok;
-                h_end = tok + tl;
-                if (all_digits(tok, tl)) {
+        /* kernels that glue the flow handler to the chip ("IO-APIC-edge")
+         * print no hwirq: a number after it is an action name */
+        for (size_t i = 0; i < ELEMENTSOF(flow_suffixes); i++) {
+                size_t sl = strlen(flow_suffixes[i]);
+                if (chip_len > sl && memcmp(chip + chip_len - sl, flow_suffixes[i], sl) == 0)
+                        glued = true;
+        }
+        for (;;) {
+                const char *gap = c->p;
+
+                save = *c;
+                if (!next_token(c, &tok, &tl)) {
+                        *c = save;
+                        break;
+                }
+                if (is_hwirq_token(tok, tl) && !(glued && is_digit(tok[0]))) {
+                        h_start = tok;
+                        h_end = tok + tl;
+                        break;
+                }
+                if (tok - gap != 1) {
+                        *c = save;
+                        break;
+                }
+                chip_len = (size_t) (tok + tl - chip);
+        }
+        if (h_start) {
+                /* "2-edge", "-virq" (no domain), or a bare "27" (or no
+                 * hwirq) that arm follows with "Level"/"Edge" and maybe
+                 * "-fasteoi" */
+                bool level = token_eq(h_start, (size_t) (h_end - h_start), "Level") ||
+                             token_eq(h_start, (size_t) (h_end - h_start), "Edge");
+
+                if (all_digits(h_start, (size_t) (h_end - h_start)) || level) {
                         save = *c;
-                        if (next_token(c, &tok, &tl) && (token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge")))
+                        if (!level && next_token(c, &tok, &tl) && (token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge")))
                                 h_end = tok + tl;
                         else
                                 *c = save;
@@ -650,7 +691,6 @@ static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
                                 *c = save;
                 }
         } else {
-                *c = save;
                 for (size_t i = 0; i < ELEMENTSOF(flow_suffixes); i++) {
                         size_t sl = strlen(flow_suffixes[i]);
                         if (chip_len > sl && memcmp(chip + chip_len - sl, flow_suffixes[i], sl) == 0) {
@@ -1151,6 +1191,18 @@ static int interrupts_parse(const char *buf, size_t len, char *owned, const stru
                         lay->hi = s.n_cpus > 0 ? (uint32_t) (s.n_cpus - 1) : 0;
                 }
                 r = parse_row(&line, line_start, s.n_cpus, irq, counts, lay);
+                if (r == -EBADMSG || r == -ERANGE) {
+                        /* A row we cannot read (arm's "FIQ:  fiq_glue" of
+                         * show_fiq_list, a row cut short) loses that row
+                         * only.  Said once: a delta parse meets it again
+                         * every tick.  Its counts may have reached the block:
+                         * the base's rows there are not to be trusted. */
+                        has_base = false;
+                        if (!prev)
+                                log_debug("procfs: proc/interrupts: skipping a row it cannot read: \"%.*s\"",
+                                          (int) MIN(line.end - line_start, (ptrdiff_t) 80), line_start);
+                        continue;
+                }
                 if (r < 0)
                         goto fail;
         parsed:

@@ -74,7 +74,8 @@ static void test_classify(_unused_ void **state) {
                 { "garbage after number", "eth0-TxRx-1a", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "negative queue", "eth0-rx--1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "huge queue", "eth0-rx-99999999999", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
-                { "unknown suffix", "eth0-lsc", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
+                { "a word suffix is the device's admin vector", "eth0-lsc", "eth0", NULL, NULL, INVENTORY_IRQ_OTHER, -1 },
+                { "a bare number is left to the driver's rule", "eth0-3", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "case matters", "eth0-txrx-1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "other driver prefix", "ixgbe-eth0-TxRx-1", "eth0", NULL, NULL, INVENTORY_IRQ_NONE, -1 },
                 { "unrelated IRQ", "ahci[0000:00:17.0]", "eth0", "virtio2", "0000:00:03.0", INVENTORY_IRQ_NONE, -1 },
@@ -84,7 +85,7 @@ static void test_classify(_unused_ void **state) {
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 int q = -1;
-                enum inventory_irq_role r = inventory_classify_irq_name(cases[i].irq, cases[i].nic, cases[i].virtio,
+                enum inventory_irq_role r = inventory_classify_irq_name(cases[i].irq, cases[i].nic, NULL, cases[i].virtio,
                                                                   cases[i].pci, &q);
                 if (r != cases[i].role || (r != INVENTORY_IRQ_NONE && q != cases[i].queue))
                         fail_msg("%s: '%s' for %s gave %s queue %d, want %s queue %d", cases[i].what,
@@ -93,6 +94,61 @@ static void test_classify(_unused_ void **state) {
         }
         assert_string_equal(inventory_map_source_to_string(INVENTORY_MAP_MSI_ORDER), "msi-order");
         assert_null(inventory_irq_role_to_string(INVENTORY_IRQ_ROLE_MAX));
+}
+
+/* Rules that need the driver, or number the device's vectors (the queue
+ * given is the raw number inventory_read places). */
+static void test_classify_driver(_unused_ void **state) {
+        static const struct {
+                const char *what, *irq, *nic, *driver, *pci;
+                enum inventory_irq_role role;
+                int queue;
+        } cases[] = {
+                { "tg3 tx-0 is transmit ring 0", "eth0-tx-0", "eth0", "tg3", NULL, INVENTORY_IRQ_TX, 0 },
+                { "tg3 rx-1 is receive ring 0", "eth0-rx-1", "eth0", "tg3", NULL, INVENTORY_IRQ_RX, 0 },
+                { "tg3 rx-4 is receive ring 3", "eth0-rx-4", "eth0", "tg3", NULL, INVENTORY_IRQ_RX, 3 },
+                { "tg3 txrx-1 is ring pair 0", "eth0-txrx-1", "eth0", "tg3", NULL, INVENTORY_IRQ_RXTX, 0 },
+                { "tg3 ring-less vector 0", "eth0-0", "eth0", "tg3", NULL, INVENTORY_IRQ_OTHER, -1 },
+                { "tg3 rx-0 does not exist", "eth0-rx-0", "eth0", "tg3", NULL, INVENTORY_IRQ_NONE, -1 },
+                { "without tg3, rx-1 is queue 1", "eth0-rx-1", "eth0", "e1000e", NULL, INVENTORY_IRQ_RX, 1 },
+                { "sfc channel", "ens7-2", "ens7", "sfc", NULL, INVENTORY_IRQ_RXTX, 2 },
+                { "sfc ptp", "ens7-ptp", "ens7", "sfc", NULL, INVENTORY_IRQ_OTHER, -1 },
+                { "bnx2 numbers are left to msi order", "eth0-1", "eth0", "bnx2", NULL, INVENTORY_IRQ_NONE, -1 },
+                { "vmxnet3 rxtx", "ens160-rxtx-3", "ens160", "vmxnet3", NULL, INVENTORY_IRQ_RXTX, 3 },
+                { "vmxnet3 rx names carry the vector", "ens160-rx-2", "ens160", "vmxnet3", NULL, INVENTORY_IRQ_RX, 2 },
+                { "vmxnet3 event", "ens160-event-4", "ens160", "vmxnet3", NULL, INVENTORY_IRQ_OTHER, -1 },
+                { "cxgb4 Rx", "enp9s0f4-Rx2", "enp9s0f4", "cxgb4", NULL, INVENTORY_IRQ_RX, 2 },
+                { "ionic rx", "ionic-enp10s0-L0-rx3", "enp10s0", "ionic", NULL, INVENTORY_IRQ_RXTX, 3 },
+                { "ionic tx", "ionic-enp10s0-L0-tx3", "enp10s0", "ionic", NULL, INVENTORY_IRQ_TX, 3 },
+                { "MANA queue", "mana_q5@pci:7870:00:00.0", "enP30832s1", "mana", "7870:00:00.0", INVENTORY_IRQ_RXTX, 5 },
+                { "MANA hardware channel", "mana_hwc@pci:7870:00:00.0", "enP30832s1", "mana", "7870:00:00.0",
+                  INVENTORY_IRQ_OTHER, -1 },
+                { "MANA of another device", "mana_q5@pci:7870:00:00.1", "enP30832s1", "mana", "7870:00:00.0",
+                  INVENTORY_IRQ_NONE, -1 },
+                { "mlx4 completion EQ", "mlx4-13@0000:09:00.0", "enp9s0", "mlx4_core", "0000:09:00.0",
+                  INVENTORY_IRQ_RXTX, 13 },
+                { "mlx4 async EQ", "mlx4-async@pci:0000:09:00.0", "enp9s0", "mlx4_core", "0000:09:00.0",
+                  INVENTORY_IRQ_OTHER, -1 },
+                { "gve block", "gve-ntfy-blk3@pci:0000:00:08.0", "ens4", "gve", "0000:00:08.0", INVENTORY_IRQ_RXTX, 3 },
+                { "gve management", "gve-mgmnt@pci:0000:00:08.0", "ens4", "gve", "0000:00:08.0", INVENTORY_IRQ_OTHER, -1 },
+                { "hns3 counts combined vectors by two", "hns3-0000:7d:00.0-TxRx-6", "enp125s0f0", "hns3",
+                  "0000:7d:00.0", INVENTORY_IRQ_RXTX, 3 },
+                { "hns3 split rx", "hns3-0000:7d:00.0-Rx-1", "enp125s0f0", "hns3", "0000:7d:00.0", INVENTORY_IRQ_RX, 1 },
+                { "hns3 of another function", "hns3-0000:7d:00.1-TxRx-0", "enp125s0f0", "hns3", "0000:7d:00.0",
+                  INVENTORY_IRQ_NONE, -1 },
+                { "hclge misc", "hclge-misc-0000:7d:00.0", "enp125s0f0", "hns3", "0000:7d:00.0", INVENTORY_IRQ_OTHER, -1 },
+                { "i40e flow director", "ens2f0-fdir-TxRx-0", "ens2f0", "i40e", NULL, INVENTORY_IRQ_OTHER, -1 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int q = -1;
+                enum inventory_irq_role r =
+                        inventory_classify_irq_name(cases[i].irq, cases[i].nic, cases[i].driver, NULL, cases[i].pci, &q);
+                if (r != cases[i].role || (r != INVENTORY_IRQ_NONE && q != cases[i].queue))
+                        fail_msg("%s: '%s' gave %s queue %d, want %s queue %d", cases[i].what, cases[i].irq,
+                                 inventory_irq_role_to_string(r), q, inventory_irq_role_to_string(cases[i].role),
+                                 cases[i].queue);
+        }
 }
 
 /* ---- fixture trees ---- */
@@ -1004,6 +1060,7 @@ static void test_napi_kthreads(_unused_ void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_classify),
+                cmocka_unit_test(test_classify_driver),
                 cmocka_unit_test(test_audit_slice),
                 cmocka_unit_test(test_refresh_audit),
                 cmocka_unit_test(test_queue_counts),
