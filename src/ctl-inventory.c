@@ -462,7 +462,7 @@ int ctl_inventory(int argc, char **argv) {
                  * must not miss that the queue map is a guess. */
                 for (size_t i = 0; i < inv.n_nics; i++)
                         if (inv.nics[i].map == INVENTORY_MAP_MSI_ORDER)
-                                ctl_error("warning: %s: IRQ names not recognised; queue IRQs guessed from msi_irqs order",
+                                ctl_error("warning: %s: queue of each IRQ not known from its name; queue IRQs guessed from msi_irqs order",
                                           inv.nics[i].name);
         }
         if (fflush(stdout) != 0)

@@ -97,7 +97,7 @@ static void warn_msi_order(struct engine *e, const struct inventory_nic *n) {
         if (util_grow((void **) &e->msi_warned, &e->allocated_msi_warned, e->n_msi_warned + 1,
                       sizeof(*e->msi_warned)) == 0)
                 snprintf(e->msi_warned[e->n_msi_warned++], IFNAMSIZ, "%s", n->name);
-        log_warning("nic %s: IRQ names not recognised (driver %s); queue IRQs guessed from msi_irqs order, "
+        log_warning("nic %s: queue of each IRQ not known from its name (driver %s); queue IRQs guessed from msi_irqs order, "
                     "check them with 'irqsteerctl inventory'", n->name, n->driver[0] ? n->driver : "none");
 }
 

@@ -216,7 +216,7 @@ def run_lifecycle():
 
         # ens4's unknown IRQ names (vm2): a warning at startup
         text = dl.read_log(log)
-        c.check(" warning: nic ens4: IRQ names not recognised (driver acmenet); queue IRQs guessed from msi_irqs order"
+        c.check(" warning: nic ens4: queue of each IRQ not known from its name (driver acmenet); queue IRQs guessed from msi_irqs order"
                 in text, "msi-order fallback warned at warning level", text[:1500])
 
         actions_done = os.path.exists(os.path.join(state, "undo.journal"))
@@ -546,7 +546,7 @@ def run_plan():
     finally:
         lw.stop()
     c.check(rj.returncode == 0 and rt.returncode == 0, "plan --root: exit 0", rj.stderr + rt.stderr)
-    c.check("ens4: IRQ names not recognised" in rt.stderr,
+    c.check("ens4: queue of each IRQ not known from its name" in rt.stderr,
             "plan --root: the daemon's warnings reach stderr (ens4 mapped by guess)", rt.stderr[-1500:])
     c.check("would set" not in rt.stderr, "plan --root: its informational lines do not", rt.stderr[-1500:])
     try:
@@ -736,8 +736,8 @@ def run_hotplug():
         # msi-order warning for ens4 stays said once
         ok = dl.wait_until(lambda: dl.read_log(log).count("nic ens4: managed; driver acmenet") >= 2, T)
         text = dl.read_log(log)
-        c.check(ok and text.count("IRQ names not recognised") == 1, "hotplug: msi-order warning not repeated",
-                str(text.count("IRQ names not recognised")))
+        c.check(ok and text.count("queue of each IRQ not known from its name") == 1, "hotplug: msi-order warning not repeated",
+                str(text.count("queue of each IRQ not known from its name")))
         c.check(dl.stop(p, timeout=T) == 0, "hotplug: SIGTERM exit 0")
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)

@@ -893,7 +893,7 @@ static void test_inventory_msi_order_warning(_unused_ void **state) {
                 const char *want_err;    /* NULL: stderr empty */
         } cases[] = {
                 { "vm2 table warns about ens4", "vm2", false,
-                  "irqsteerctl: warning: ens4: IRQ names not recognised; queue IRQs guessed from msi_irqs order\n" },
+                  "irqsteerctl: warning: ens4: queue of each IRQ not known from its name; queue IRQs guessed from msi_irqs order\n" },
                 { "vm2 JSON: no warning, mapping says it", "vm2", true, NULL },
                 { "host64 table: all names known, no warning", "host64", false, NULL },
         };
