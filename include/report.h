@@ -26,32 +26,6 @@
  * `irqsteerctl metrics` prints it. */
 #define REPORT_METRICS_NAME "metrics.prom"
 
-/* Why an action was taken, as a metrics label: a fixed set, so the
- * series stay few whatever the reasons' text says. */
-enum report_reason {
-        REPORT_REASON_INITIAL_LAYOUT,
-        REPORT_REASON_CPU_OFFLINE,      /* the kernel moved it off an offline CPU */
-        REPORT_REASON_CPU_HOT,          /* hot by hot_enter or balance_ratio */
-        REPORT_REASON_CPU_SATURATED,    /* hot by saturated_idle/saturated_share */
-        REPORT_REASON_CPU_BANNED,       /* off CPUs it may no longer use (bans, isolated, nohz_full) */
-        REPORT_REASON_XPS_FOLLOWS_RX,
-        REPORT_REASON_SINGLE_QUEUE_RPS,
-        REPORT_REASON_LONE_HOT_QUEUE,
-        REPORT_REASON_SOFTIRQ_HOT,      /* hot from softirq work not of queue IRQs */
-        REPORT_REASON_RPS_WIDENED,
-        REPORT_REASON_RPS_NARROWED,
-        REPORT_REASON_RPS_NOT_NEEDED,
-        REPORT_REASON_RPS_TRIAL_FAILED,
-        REPORT_REASON_BACK_TO_ORIGINAL,
-        REPORT_REASON_RFS,
-        REPORT_REASON_WORKER_SPREAD,
-        REPORT_REASON_WORKER_COLOCATE,
-        REPORT_REASON_WORKER_AVOID_NET,
-        REPORT_REASON_OTHER,
-        REPORT_REASON_MAX,
-        REPORT_REASON_INVALID = -1,
-};
-
 /* What became of an action, as a metrics label. */
 enum report_result {
         REPORT_RESULT_DONE,
@@ -74,16 +48,12 @@ enum report_restore {
         REPORT_RESTORE_INVALID = -1,
 };
 
-/* The reason class of an action's reason text (policy's wording); OTHER
- * when none fits.  Pure. */
-enum report_reason report_reason_classify(const char *reason);
-const char *report_reason_to_string(enum report_reason r);
 const char *report_result_to_string(enum report_result r);
 const char *report_restore_to_string(enum report_restore r);
 
 /* Counters since the daemon started, for the metrics. */
 struct report_counters {
-        uint64_t actions[KNOB_KIND_MAX][REPORT_REASON_MAX][REPORT_RESULT_MAX];
+        uint64_t actions[KNOB_KIND_MAX][ACTION_REASON_MAX][REPORT_RESULT_MAX]; /* by the reason code */
         uint64_t action_failures[KNOB_KIND_MAX][ACTION_FAILURE_MAX];
         uint64_t rps_trials[POLICY_TRIAL_VERDICT_MAX];
         uint64_t restore[REPORT_RESTORE_MAX];

@@ -11,7 +11,8 @@
 
 /* Emits the affinity actions that put unit u on cpu, pair together; IRQs
  * already there get none (no no-op actions). */
-static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, const char *reason) {
+static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, enum action_reason code,
+                      const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t to = cpuset_single(cpu);
 
@@ -41,7 +42,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 a->cpus = to;
                 a->from = ii->affinity;
                 a->layout = layout;
-                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+                action_set_reason(a, code, "%s", reason);
         }
         u->target = cpu;
         u->touched = true;
@@ -140,13 +141,13 @@ static size_t layout_cands(const struct pol_tick *t, const struct pol_nicctx *x,
 }
 
 /* A layout placement of u on cpu. */
-static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, const char *reason) {
+static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum action_reason code, const char *reason) {
         /* the next samples mix the old placement with the new one */
         pol_settle(t, u->cpu);
         pol_settle(t, cpu);
         if (u->cpu != cpu)
                 move_load(t, u->cpu, cpu, u->work);
-        emit_unit(t, u, cpu, true, reason);
+        emit_unit(t, u, cpu, true, code, reason);
 }
 
 /* The layout by load: the NIC's queues in `place` (indexes into its units)
@@ -308,7 +309,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                                 snprintf(reason, sizeof(reason),
                                          "initial layout by load: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                                          x->nic->name, u->queue, x->n_units, to[i], n);
-                                place_unit(t, u, to[i], reason);
+                                place_unit(t, u, to[i], ACTION_REASON_INITIAL_LAYOUT, reason);
                         }
                 }
                 free(place);
@@ -344,7 +345,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         continue;
                 snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                          x->nic->name, u->queue, x->n_units, cpu, n);
-                place_unit(t, u, cpu, reason);
+                place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
         }
         free(order);
         free(rot);
@@ -406,7 +407,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                         continue;
                                 snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
                                          x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
-                                place_unit(t, u, to[i], reason);
+                                place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
                         }
                         goto out;
                 }
@@ -426,7 +427,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                 continue;
                         snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",
                                  x->nic->name, u->queue, u->cpu, to[i]);
-                        place_unit(t, u, to[i], reason);
+                        place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
                 }
                 goto out;
         }
@@ -538,7 +539,7 @@ void pol_replace_offline(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
                                  u->offline_cpu, cpu);
-                emit_unit(t, u, cpu, true, reason);
+                emit_unit(t, u, cpu, true, vacate ? ACTION_REASON_CPU_BANNED : ACTION_REASON_CPU_OFFLINE, reason);
                 move_load(t, u->cpu, cpu, u->work);
         }
 }
@@ -639,7 +640,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         snprintf(reason, sizeof(reason),
                                  "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
                                  100 * t->load[cpu], c->hot_samples, 100 * t->load[cpu], 100 * best.peak);
-                emit_unit(t, best.u, best.to, false, reason);
+                emit_unit(t, best.u, best.to, false, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT, reason);
                 move_load(t, cpu, best.to, best.u->work);
                 pol_settle(t, cpu);
                 pol_settle(t, best.to);
@@ -763,6 +764,6 @@ void pol_xps(struct pol_tick *t) {
                         return;
                 a->cpus = to;
                 a->from = iq->xps_cpus;
-                snprintf(a->reason, sizeof(a->reason), "XPS follows rx IRQ %u on CPU%d", u->irq[0], u->target);
+                action_set_reason(a, ACTION_REASON_XPS_FOLLOWS_RX, "XPS follows rx IRQ %u on CPU%d", u->irq[0], u->target);
         }
 }

@@ -124,7 +124,7 @@ static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_
 }
 
 static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_napi *np, const struct pol_napi *r,
-                 int cpu, const char *why) {
+                 int cpu, enum action_reason code, const char *why) {
         struct action *a = pol_add(t, KNOB_THREAD);
 
         if (!a)
@@ -135,7 +135,7 @@ static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct
         if (r->set && r->cpu >= 0)
                 a->from = cpuset_single(r->cpu);
         snprintf(a->nic, sizeof(a->nic), "%s", n->name);
-        snprintf(a->reason, sizeof(a->reason), "NAPI %u of %s (kthread napi/%s-%u, pid %d) %s", np->id, n->name,
+        action_set_reason(a, code, "NAPI %u of %s (kthread napi/%s-%u, pid %d) %s", np->id, n->name,
                  n->name, np->id, (int) np->pid, why);
 }
 
@@ -175,7 +175,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                         if (r->set && r->cpu == irq_cpu)
                                 continue;
                         snprintf(why, sizeof(why), "to CPU%d with its queue's IRQ", irq_cpu);
-                        emit(t, n, np, r, irq_cpu, why);
+                        emit(t, n, np, r, irq_cpu, ACTION_REASON_NAPI_THREAD, why);
                         continue;
                 }
                 if (cpuset_empty(&cpus))
@@ -204,7 +204,8 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                                 snprintf(why, sizeof(why), "to CPU%d, the coolest eligible CPU free of its NIC's threads", to);
                 }
                 cpuset_set(&taken, to);
-                emit(t, n, np, r, to, why);
+                emit(t, n, np, r, to, r->set && r->cpu >= 0 && !cpuset_isset(&cpus, r->cpu) ? ACTION_REASON_CPU_BANNED : ACTION_REASON_NAPI_THREAD,
+                     why);
         }
 }
 
@@ -235,7 +236,8 @@ void pol_threaded_feedback(struct policy_state *st, const struct action *a, int 
                 rec->thr_trial = false;
 }
 
-static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to, const char *why) {
+static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to,
+                          enum action_reason code, const char *why) {
         struct action *a = pol_add(t, KNOB_THREADED);
 
         if (!a)
@@ -243,7 +245,7 @@ static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uin
         snprintf(a->nic, sizeof(a->nic), "%s", n->name);
         a->from_value = from;
         a->value = to;
-        snprintf(a->reason, sizeof(a->reason), "%.*s", (int) sizeof(a->reason) - 1, why);
+        action_set_reason(a, code, "%.*s", (int) sizeof(a->reason) - 1, why);
 }
 
 /* A NIC whose receive work runs where its packets are sent from: no queue
@@ -323,7 +325,7 @@ static bool threaded_trial(struct pol_tick *t, const struct inventory_nic *n, st
                  "not tried for %llu min",
                  n->name, after, rec->thr_trial_bytes ? "bytes" : "packets", rec->thr_trial_base,
                  100 * (after / rec->thr_trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
-        threaded_emit(t, n, 1, (uint32_t) rec->thr_orig, why);
+        threaded_emit(t, n, 1, (uint32_t) rec->thr_orig, ACTION_REASON_NAPI_TRIAL_FAILED, why);
         return true;
 }
 
@@ -353,7 +355,7 @@ static void threaded_relief(struct pol_tick *t) {
                         }
                         if (!t->c->threaded_napi) {
                                 rec->thr_trial = false;
-                                threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig,
+                                threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, ACTION_REASON_BACK_TO_ORIGINAL,
                                               "threaded_napi = no: threaded NAPI back to its value before");
                                 continue;
                         }
@@ -370,7 +372,8 @@ static void threaded_relief(struct pol_tick *t) {
                         snprintf(why, sizeof(why),
                                  "%s receives %.0f packets/s, below %.0f: threaded NAPI no longer needed, back to %d",
                                  n->name, pps, POL_IRQLESS_PPS_EXIT, rec->thr_orig);
-                        threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, why);
+                        threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, ACTION_REASON_NAPI_NOT_NEEDED,
+                                      why);
                         continue;
                 }
                 /* RPS first: it gave more (2.4x against 1.3-1.6x) */
@@ -386,7 +389,7 @@ static void threaded_relief(struct pol_tick *t) {
                          "into kernel threads on cool CPUs, on trial",
                          cpu, 100 * t->net[cpu], n->name, pps, x->rps ? "its RPS trial failed" : "rps = no");
                 rec->thr_orig = n->threaded;
-                threaded_emit(t, n, 0, 1, why);
+                threaded_emit(t, n, 0, 1, ACTION_REASON_SOFTIRQ_HOT, why);
                 rec->thr_trial = rec->stats_known;
                 rec->thr_trial_ticks = 0;
                 rec->thr_trial_bytes = rec->bps_known;

@@ -130,7 +130,8 @@ static int least_loaded(const struct pol_tick *t, const struct pol_irq *r, const
         return best;
 }
 
-static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, const char *reason) {
+static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, enum action_reason code,
+                 const char *reason) {
         struct action *a;
 
         if (!o->r) {
@@ -153,7 +154,7 @@ static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         a->cpus = *to;
         a->from = o->ii->affinity;
         a->layout = layout;
-        snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        action_set_reason(a, code, "%s", reason);
         o->touched = true;
         o->cpu = cpuset_only(to);
 }
@@ -299,7 +300,8 @@ void pol_other_irqs(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
                                  o->ii->name[0] ? o->ii->name : "IRQ", o->node);
-                emit(t, o, &local, true, reason);
+                emit(t, o, &local, true,
+                     o->stranded ? ACTION_REASON_CPU_OFFLINE : o->ineligible ? ACTION_REASON_CPU_BANNED : ACTION_REASON_IRQ_NUMA_LOCAL, reason);
         }
 
         /* busy IRQs, the heaviest first, each onto the least loaded of its
@@ -338,7 +340,8 @@ void pol_other_irqs(struct pol_tick *t) {
                                         pol_settle(t, c);
                 }
                 pol_settle(t, cpu);
-                emit(t, o, &to, true, reason);
+                emit(t, o, &to, true,
+                     o->stranded ? ACTION_REASON_CPU_OFFLINE : o->ineligible ? ACTION_REASON_CPU_BANNED : ACTION_REASON_IRQ_BUSY, reason);
         }
 finish:
         free(busy);
@@ -412,7 +415,7 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                 cpuset_t to = cpuset_single(best_to);
 
                 shift_load(t, best, best_to);
-                emit(t, best, &to, false, reason);
+                emit(t, best, &to, false, ACTION_REASON_CPU_HOT, reason);
         }
         pol_settle(t, cpu);
         pol_settle(t, best_to);
@@ -444,6 +447,7 @@ void pol_default_affinity(struct pol_tick *t) {
         struct action *a;
         cpuset_t want;
         const char *why;
+        enum action_reason code;
         bool give_back = false;
 
         if (!inv->has_default_affinity || st->defaff_broken || st->defaff_external)
@@ -466,11 +470,13 @@ void pol_default_affinity(struct pol_tick *t) {
                 if (cpuset_empty(&want))
                         want = t->eligible;
                 why = "new IRQs start off CPUs that may not be used (banned, isolated or nohz_full)";
+                code = ACTION_REASON_CPU_BANNED;
         } else if (st->defaff_set) {
                 want = st->defaff_orig;
                 give_back = true;
                 why = t->c->other_irqs ? "every CPU may be used again: the value before irqsteerd" :
                                          "other_irqs = no: the value before irqsteerd";
+                code = t->c->other_irqs ? ACTION_REASON_CPUS_ELIGIBLE : ACTION_REASON_BACK_TO_ORIGINAL;
         } else
                 return;
         if (cpuset_equal(&want, &inv->default_affinity)) {
@@ -484,7 +490,7 @@ void pol_default_affinity(struct pol_tick *t) {
                 return;
         a->cpus = want;
         a->from = inv->default_affinity;
-        snprintf(a->reason, sizeof(a->reason), "%s", why);
+        action_set_reason(a, code, "%s", why);
 }
 
 /* ---- IRQ classes ---- */

@@ -187,15 +187,16 @@ static bool flow_back(struct pol_tick *t, const struct inventory_nic *n, const s
         a->value = q->flow_orig;
         a->from_value = iq->rps_flow_cnt;
         if (reason)
-                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+                action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s", reason);
         else
-                snprintf(a->reason, sizeof(a->reason), "%s for %s: rps_flow_cnt back to the original", why, n->name);
+                action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s for %s: rps_flow_cnt back to the original", why,
+                                  n->name);
         return true;
 }
 
 /* The RPS action for queue qi of the unit's NIC; RFS goes back with RPS. */
 static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, const cpuset_t *to,
-                       const char *reason) {
+                       enum action_reason code, const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
         const struct inventory_queue *iq = &n->queues[qi];
         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
@@ -205,7 +206,7 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
                 return;
         a->cpus = *to;
         a->from = iq->rps_cpus;
-        snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        action_set_reason(a, code, "%s", reason);
         /* a flow table left behind keeps sending flows to their readers'
          * CPUs with rps_cpus empty (the kernel's get_rps_cpu() looks at
          * either) */
@@ -246,8 +247,9 @@ static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *
         project_rps_(t, u, to, true);
 }
 
-static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
-        rps_action(t, u, u->qi, to, reason);
+static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, enum action_reason code,
+                     const char *reason) {
+        rps_action(t, u, u->qi, to, code, reason);
         project_rps(t, u, to);
 }
 
@@ -397,7 +399,7 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                 u->rps_ours = true;
                 return true;
         }
-        emit_rps(t, u, &set, reason);
+        emit_rps(t, u, &set, single_queue ? ACTION_REASON_SINGLE_QUEUE_RPS : ACTION_REASON_LONE_HOT_QUEUE, reason);
         u->rps_ours = true;
         pol_rfs(t, u->nic, u->qi);
         return true;
@@ -465,7 +467,7 @@ static bool share_measured(const struct pol_tick *t, const struct pol_unit *u, u
  * So sets sized with the prior are planned one by one (pol_rps_start()),
  * and planned again together once the share is measured (replan()). */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
-                           const cpuset_t *hot, bool only_short, const char *why) {
+                           const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
         cpuset_t pool, span, cand;
         double demand = 0, room = 0, sum = 0, spread, even, level = pol_level(t);
         size_t *order;
@@ -552,7 +554,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 u->rps_ours = true;
                 if (cpuset_equal(&set, &iq->rps_cpus))
                         continue;
-                emit_rps(t, u, &set, reason);
+                emit_rps(t, u, &set, code, reason);
                 pol_rfs(t, u->nic, u->qi);
         }
         free(order);
@@ -564,7 +566,7 @@ void pol_rps_start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpu
         for (size_t i = 0; i < n && !prior; i++)
                 prior = !share_measured(t, us[i], 1);
         if (!prior) {
-                start_together(t, us, cpus, n, ret_ok, &t->hot, false, "lone hot queue");
+                start_together(t, us, cpus, n, ret_ok, &t->hot, false, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
                 return;
         }
         for (size_t i = 0; i < n; i++) {
@@ -656,7 +658,7 @@ static void replan(struct pol_tick *t) {
                 /* hot CPUs are candidates: what makes them hot is
                  * these queues' work, planned anew */
                 cpuset_zero(&nohot);
-                start_together(t, us, cpus, n, ok, &nohot, true, "RPS sized again with the measured share");
+                start_together(t, us, cpus, n, ok, &nohot, true, ACTION_REASON_RPS_RESIZED, "RPS sized again with the measured share");
                 /* a queue whose set stays (none written) keeps it in the
                  * projection too */
                 for (size_t i = 0; i < n; i++)
@@ -806,7 +808,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                                  100 * u->total, pol_fmt_cpus(&set, list, sizeof(list)));
                 if (cpuset_equal(&set, &u->rps))
                         return;
-                emit_rps(t, u, &set, reason);
+                emit_rps(t, u, &set, cpuset_empty(&shed) ? ACTION_REASON_RPS_WIDENED : ACTION_REASON_RPS_OFF_HOT, reason);
                 pol_rfs(t, u->nic, u->qi);
                 return;
         }
@@ -838,7 +840,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         else
                 snprintf(reason, sizeof(reason), "RPS narrowed: queue work %.0f%% fits on fewer CPUs below %.0f%%; RPS over CPUs %s",
                          100 * u->total, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
-        emit_rps(t, u, &set, reason);
+        emit_rps(t, u, &set, cpuset_equal(&set, &q->rps_orig) ? ACTION_REASON_RPS_NOT_NEEDED : ACTION_REASON_RPS_NARROWED, reason);
         u->rps_ours = !cpuset_equal(&set, &q->rps_orig);
 }
 
@@ -899,7 +901,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
                                 return;
                         a->value = entries;
                         a->from_value = t->inv->rps_sock_flow_entries;
-                        snprintf(a->reason, sizeof(a->reason), "RFS for %s rx-%d (scaling guide: %u entries)",
+                        action_set_reason(a, ACTION_REASON_RFS, "RFS for %s rx-%d (scaling guide: %u entries)",
                                  x->nic->name, iq->index, entries);
                 }
         }
@@ -914,7 +916,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
                 return;
         a->value = per;
         a->from_value = iq->rps_flow_cnt;
-        snprintf(a->reason, sizeof(a->reason), "RFS: %u flow entries / %d rx queues", entries, MAX(n_rx, 1));
+        action_set_reason(a, ACTION_REASON_RFS, "RFS: %u flow entries / %d rx queues", entries, MAX(n_rx, 1));
 }
 
 /* ---- what the configuration no longer allows ---- */
@@ -928,7 +930,7 @@ static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inve
                 return false;
         a->cpus = *orig;
         a->from = *cur;
-        snprintf(a->reason, sizeof(a->reason), "%s for %s: %s back to the original", why, n->name,
+        action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s for %s: %s back to the original", why, n->name,
                  type == KNOB_RPS ? "RPS" : "XPS");
         return true;
 }
@@ -1050,7 +1052,8 @@ int pol_soft_build(struct pol_tick *t) {
 
 /* The same RPS set on every rx queue of a irqless NIC, RFS beside it; then
  * the projection, once for the whole NIC. */
-static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
+static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, enum action_reason code,
+                      const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
 
         for (size_t q = 0; q < n->n_queues; q++) {
@@ -1058,7 +1061,7 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
                 if (!soft_queue_ok(t, n, iq))
                         continue;
                 if (!cpuset_equal(&iq->rps_cpus, to))
-                        rps_action(t, u, q, to, reason);
+                        rps_action(t, u, q, to, code, reason);
                 if (!cpuset_empty(to))
                         pol_rfs(t, u->nic, q);
         }
@@ -1066,7 +1069,7 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
 }
 
 /* Gives every queue its original mask back. */
-static void soft_restore(struct pol_tick *t, struct pol_unit *u, const char *reason) {
+static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_reason code, const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t none;
 
@@ -1075,7 +1078,7 @@ static void soft_restore(struct pol_tick *t, struct pol_unit *u, const char *rea
                 const struct pol_queue *pq = pol_queue_get(t->st, n->name, iq->index, false);
                 if (!soft_queue_ok(t, n, iq) || !pol_rps_ours(t->st, n, iq))
                         continue;
-                rps_action(t, u, q, &pq->rps_orig, reason);
+                rps_action(t, u, q, &pq->rps_orig, code, reason);
         }
         cpuset_zero(&none);
         project_rps(t, u, &none);
@@ -1125,7 +1128,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 snprintf(reason, sizeof(reason),
                          "%s receives %s packets/s, below %.0f for %u samples: RPS no longer needed, back to the original",
                          x->nic->name, fmt_pps(pps, rate, sizeof(rate)), POL_IRQLESS_PPS_EXIT, MAX(c->hot_samples, 1u));
-                soft_restore(t, u, reason);
+                soft_restore(t, u, ACTION_REASON_RPS_NOT_NEEDED, reason);
                 return;
         }
         rec->gone_ticks = 0;
@@ -1147,7 +1150,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot; %s receives %s packets/s: RPS over %s%s",
                          cpus_word(&hs), pol_fmt_cpus(&hs, hl, sizeof(hl)), x->nic->name,
                          fmt_pps(pps, rate, sizeof(rate)), cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
-                soft_emit(t, u, &set, reason);
+                soft_emit(t, u, &set, ACTION_REASON_RPS_WIDENED, reason);
                 return;
         }
 
@@ -1168,7 +1171,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         q->narrow_ticks = 0;
         snprintf(reason, sizeof(reason), "RPS narrowed: %s receive work %.0f%% fits on fewer CPUs below %.0f%%; RPS over %s%s",
                  x->nic->name, 100 * p, 100 * limit, cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
-        soft_emit(t, u, &set, reason);
+        soft_emit(t, u, &set, ACTION_REASON_RPS_NARROWED, reason);
 }
 
 /* Network work on cpu that a queue IRQ or an RPS set we know of accounts
@@ -1269,7 +1272,7 @@ static void soft_start(struct pol_tick *t) {
                          cpus_word(&src), pol_fmt_cpus(&src, sl, sizeof(sl)),
                          100 * pol_load(t, top), t->c->hot_samples, x->nic->name, fmt_pps(pps, rate, sizeof(rate)),
                          cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
-                soft_emit(t, u, &set, reason);
+                soft_emit(t, u, &set, ACTION_REASON_SOFTIRQ_HOT, reason);
                 u->rps_ours = true;
                 /* what a packet costs, for sizing later from the rate alone */
                 x->rec->cost = pps > 0 ? W / pps : 0;
@@ -1355,7 +1358,7 @@ static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         t->rep->rps_trials[POLICY_TRIAL_REVERTED]++;
         snprintf(reason, sizeof(reason), "RPS cost throughput: %s (%.0f%%): back to the original, no RPS for it for %llu min",
                  rates, 100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
-        soft_restore(t, u, reason);
+        soft_restore(t, u, ACTION_REASON_RPS_TRIAL_FAILED, reason);
         return true;
 }
 
@@ -1387,9 +1390,9 @@ void pol_vacate_rps(struct pol_tick *t) {
                         snprintf(reason, sizeof(reason), "RPS of %s leaves CPUs no longer eligible (banned): now %s",
                                  x->nic->name, cpuset_empty(&to) ? "off" : pol_fmt_cpus(&to, list, sizeof(list)));
                         if (u->irqless)
-                                soft_emit(t, u, &to, reason);
+                                soft_emit(t, u, &to, ACTION_REASON_CPU_BANNED, reason);
                         else
-                                emit_rps(t, u, &to, reason);
+                                emit_rps(t, u, &to, ACTION_REASON_CPU_BANNED, reason);
                         if (cpuset_empty(&to))
                                 u->rps_ours = false;
                 }

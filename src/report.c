@@ -30,10 +30,8 @@ static enum report_result result_of(int result) {
 void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
                           uint64_t realtime_usec) {
         struct report_action_record *rec = &rp->last_actions[rp->last_actions_pos];
-        enum report_reason why = report_reason_classify(a->reason);
-
-        if (a->type >= 0 && a->type < KNOB_KIND_MAX) {
-                rp->count.actions[a->type][why][result_of(result)]++;
+        if (a->type >= 0 && a->type < KNOB_KIND_MAX && a->why >= 0 && a->why < ACTION_REASON_MAX) {
+                rp->count.actions[a->type][a->why][result_of(result)]++;
                 if (result < 0) {
                         enum action_failure f = action_failure_class(a->type, result);
 
@@ -654,73 +652,6 @@ int report_write_status(struct report *rp, const struct report_snapshot *s) {
 
 /* ---- metrics ---- */
 
-/* Reason texts as the policy words them, most specific first: "RPS no
- * longer needed, back to the original" is RPS_NOT_NEEDED, not
- * BACK_TO_ORIGINAL. */
-static const struct {
-        const char *text;
-        bool prefix;                    /* at the start, else anywhere */
-        enum report_reason reason;
-} reason_patterns[] = {
-        { "RPS cost throughput", false, REPORT_REASON_RPS_TRIAL_FAILED },
-        { "RPS no longer needed", false, REPORT_REASON_RPS_NOT_NEEDED },
-        { "back to the original", false, REPORT_REASON_BACK_TO_ORIGINAL },
-        { "initial layout", true, REPORT_REASON_INITIAL_LAYOUT },
-        { "went offline", false, REPORT_REASON_CPU_OFFLINE },
-        { "may no longer be used", false, REPORT_REASON_CPU_BANNED },
-        { "may not be used", false, REPORT_REASON_CPU_BANNED },
-        { "no longer eligible", false, REPORT_REASON_CPU_BANNED },
-        { "XPS follows", true, REPORT_REASON_XPS_FOLLOWS_RX },
-        { "single-queue NIC", true, REPORT_REASON_SINGLE_QUEUE_RPS },
-        { "lone hot queue", true, REPORT_REASON_LONE_HOT_QUEUE },
-        { "RPS widened", true, REPORT_REASON_RPS_WIDENED },
-        { "RPS narrowed", true, REPORT_REASON_RPS_NARROWED },
-        { "not from queue IRQs", false, REPORT_REASON_SOFTIRQ_HOT },
-        { "RFS", true, REPORT_REASON_RFS },
-        { ": spread", false, REPORT_REASON_WORKER_SPREAD },
-        { ": colocate", false, REPORT_REASON_WORKER_COLOCATE },
-        { ": avoid-net", false, REPORT_REASON_WORKER_AVOID_NET },
-        { " saturated (", false, REPORT_REASON_CPU_SATURATED },
-        { "projected peak", false, REPORT_REASON_CPU_HOT },
-};
-
-enum report_reason report_reason_classify(const char *reason) {
-        if (!reason)
-                return REPORT_REASON_OTHER;
-        for (size_t i = 0; i < ELEMENTSOF(reason_patterns); i++) {
-                const char *t = reason_patterns[i].text;
-
-                if (reason_patterns[i].prefix ? strncmp(reason, t, strlen(t)) == 0 : strstr(reason, t) != NULL)
-                        return reason_patterns[i].reason;
-        }
-        return REPORT_REASON_OTHER;
-}
-
-const char *report_reason_to_string(enum report_reason r) {
-        static const char *const names[REPORT_REASON_MAX] = {
-                [REPORT_REASON_INITIAL_LAYOUT] = "initial_layout",
-                [REPORT_REASON_CPU_OFFLINE] = "cpu_offline",
-                [REPORT_REASON_CPU_HOT] = "cpu_hot",
-                [REPORT_REASON_CPU_SATURATED] = "cpu_saturated",
-                [REPORT_REASON_CPU_BANNED] = "cpu_banned",
-                [REPORT_REASON_XPS_FOLLOWS_RX] = "xps_follows_rx",
-                [REPORT_REASON_SINGLE_QUEUE_RPS] = "single_queue_rps",
-                [REPORT_REASON_LONE_HOT_QUEUE] = "lone_hot_queue",
-                [REPORT_REASON_SOFTIRQ_HOT] = "softirq_hot",
-                [REPORT_REASON_RPS_WIDENED] = "rps_widened",
-                [REPORT_REASON_RPS_NARROWED] = "rps_narrowed",
-                [REPORT_REASON_RPS_NOT_NEEDED] = "rps_not_needed",
-                [REPORT_REASON_RPS_TRIAL_FAILED] = "rps_trial_failed",
-                [REPORT_REASON_BACK_TO_ORIGINAL] = "back_to_original",
-                [REPORT_REASON_RFS] = "rfs",
-                [REPORT_REASON_WORKER_SPREAD] = "worker_spread",
-                [REPORT_REASON_WORKER_COLOCATE] = "worker_colocate",
-                [REPORT_REASON_WORKER_AVOID_NET] = "worker_avoid_net",
-                [REPORT_REASON_OTHER] = "other",
-        };
-        return r >= 0 && r < REPORT_REASON_MAX ? names[r] : NULL;
-}
-
 const char *report_result_to_string(enum report_result r) {
         static const char *const names[REPORT_RESULT_MAX] = {
                 [REPORT_RESULT_DONE] = "done",
@@ -944,12 +875,12 @@ int report_metrics_text(const struct report *rp, const struct report_snapshot *s
 
         family(f, "irqsteer_actions_total", "counter", "Actions taken, by kind, reason and result.");
         for (int t = 0; t < KNOB_KIND_MAX; t++)
-                for (int r = 0; r < REPORT_REASON_MAX; r++)
+                for (int r = 0; r < ACTION_REASON_MAX; r++)
                         for (int x = 0; x < REPORT_RESULT_MAX; x++) {
                                 if (!c->actions[t][r][x])
                                         continue;
                                 fprintf(f, "irqsteer_actions_total{kind=\"%s\",reason=\"%s\",result=\"%s\"} %" PRIu64 "\n",
-                                        action_type_to_string(t), report_reason_to_string(r),
+                                        action_type_to_string(t), action_reason_to_string(r),
                                         report_result_to_string(x), c->actions[t][r][x]);
                         }
         family(f, "irqsteer_action_failures_total", "counter", "Failed actions, by kind and error class.");
