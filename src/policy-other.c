@@ -495,60 +495,6 @@ void pol_default_affinity(struct pol_tick *t) {
 
 /* ---- IRQ classes ---- */
 
-static const char *const class_names[POLICY_IRQ_CLASS_MAX] = {
-        [POLICY_IRQ_KERNEL_MANAGED] = "kernel-managed",
-        [POLICY_IRQ_BANNED] = "banned",
-        [POLICY_IRQ_LEFT_ALONE] = "left-alone",
-        [POLICY_IRQ_NIC_QUEUE] = "nic-queue",
-        [POLICY_IRQ_OTHER] = "other",
-};
-
-static const char *const class_done[POLICY_IRQ_CLASS_MAX] = {
-        [POLICY_IRQ_KERNEL_MANAGED] = "left to the kernel (EIO/EPERM on write)",
-        [POLICY_IRQ_BANNED] = "left alone (ban_irqs)",
-        [POLICY_IRQ_LEFT_ALONE] = "left alone (other_irqs = no, or its interface's manage = no)",
-        [POLICY_IRQ_NIC_QUEUE] = "spread by load, one CPU a queue, rx and tx together",
-        [POLICY_IRQ_OTHER] = "NUMA-local; busy ones a CPU each by interrupt rate",
-};
-
-const char *policy_irq_class_to_string(enum policy_irq_class c) {
-        return c >= 0 && c < POLICY_IRQ_CLASS_MAX ? class_names[c] : NULL;
-}
-
-const char *policy_irq_class_done(enum policy_irq_class c) {
-        return c >= 0 && c < POLICY_IRQ_CLASS_MAX ? class_done[c] : NULL;
-}
-
-/* The rules, in order; nic_managed: false for an IRQ of an interface with
- * manage = no. */
-static enum policy_irq_class class_of(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
-                                      bool kernel_managed, bool nic_managed) {
-        bool queue = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics &&
-                     (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX);
-
-        if (kernel_managed)
-                return POLICY_IRQ_KERNEL_MANAGED;
-        if (config_irq_banned(c, ii->irq))
-                return POLICY_IRQ_BANNED;
-        if (!nic_managed || (!queue && !c->other_irqs))
-                return POLICY_IRQ_LEFT_ALONE;
-        return queue ? POLICY_IRQ_NIC_QUEUE : POLICY_IRQ_OTHER;
-}
-
-enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
-                                       bool kernel_managed) {
-        const struct inventory_nic *n = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics ? &inv->nics[ii->nic] : NULL;
-        const struct config_interface *ci = n ? config_interface_for(c, n->name) : NULL;
-
-        return class_of(c, inv, ii, kernel_managed, !ci || ci->manage);
-}
-
-const char *policy_irq_device(const struct inventory *inv, const struct inventory_irq *ii) {
-        if (ii->nic >= 0 && (size_t) ii->nic < inv->n_nics)
-                return inv->nics[ii->nic].name;
-        return ii->name;
-}
-
 int pol_irq_classes(struct pol_tick *t) {
         struct policy_report *rep = t->rep;
         size_t n = 0;
@@ -558,10 +504,10 @@ int pol_irq_classes(struct pol_tick *t) {
                 const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
                 /* the tick knows each NIC's manage: no pattern match an IRQ */
                 bool nic_managed = ii->nic < 0 || (size_t) ii->nic >= t->inv->n_nics || t->nics[ii->nic].managed;
-                enum policy_irq_class c = class_of(t->c, t->inv, ii, r && r->managed, nic_managed);
+                enum classify_irq_class c = classify_irq_rules(t->c, t->inv, ii, r && r->managed, nic_managed);
 
                 rep->n_irq_class[c]++;
-                n += c == POLICY_IRQ_KERNEL_MANAGED;
+                n += c == CLASSIFY_IRQ_KERNEL_MANAGED;
         }
         if (n == 0)
                 return 0;

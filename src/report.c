@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "classify.h"
 #include "json.h"
 #include "knob.h"
 #include "log.h"
@@ -510,11 +511,11 @@ static void write_status_head(const struct report *rp, const struct report_snaps
 
         /* every IRQ of the inventory by what is done with it */
         json_key_begin_array(w, "irq_classes");
-        for (int c = 0; c < POLICY_IRQ_CLASS_MAX; c++) {
+        for (int c = 0; c < CLASSIFY_IRQ_CLASS_MAX; c++) {
                 json_begin_object(w);
-                json_key_string(w, "class", policy_irq_class_to_string(c));
+                json_key_string(w, "class", classify_irq_class_to_string(c));
                 json_key_uint(w, "irqs", s->policy->n_irq_class[c]);
-                json_key_string(w, "done", policy_irq_class_done(c));
+                json_key_string(w, "done", classify_irq_class_done(c));
                 json_end_object(w);
         }
         json_end_array(w);

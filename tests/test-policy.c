@@ -1555,15 +1555,15 @@ static void test_ban_other_irqs(void **state) {
          * eth1's queue and admin vector (manage = no) left alone */
         {
                 static const struct {
-                        enum policy_irq_class c;
+                        enum classify_irq_class c;
                         unsigned n;
                 } want[] = {
-                        { POLICY_IRQ_KERNEL_MANAGED, 1 }, { POLICY_IRQ_BANNED, 2 }, { POLICY_IRQ_LEFT_ALONE, 2 },
-                        { POLICY_IRQ_NIC_QUEUE, 3 },      { POLICY_IRQ_OTHER, 2 },
+                        { CLASSIFY_IRQ_KERNEL_MANAGED, 1 }, { CLASSIFY_IRQ_BANNED, 2 }, { CLASSIFY_IRQ_LEFT_ALONE, 2 },
+                        { CLASSIFY_IRQ_NIC_QUEUE, 3 },      { CLASSIFY_IRQ_OTHER, 2 },
                 };
                 for (size_t k = 0; k < ELEMENTSOF(want); k++)
                         if (f.rep.n_irq_class[want[k].c] != want[k].n)
-                                fail_msg("class %s: %u IRQs, want %u", policy_irq_class_to_string(want[k].c),
+                                fail_msg("class %s: %u IRQs, want %u", classify_irq_class_to_string(want[k].c),
                                          f.rep.n_irq_class[want[k].c], want[k].n);
                 assert_int_equal(f.rep.n_kernel_managed_irqs, 1);
                 assert_int_equal(f.rep.kernel_managed_irqs[0], 63);

@@ -635,26 +635,26 @@ static void test_status_irq_classes(void **state) {
 
         (void) state;
         fixture_init(&x, "/run/irqsteer");
-        x.policy.n_irq_class[POLICY_IRQ_NIC_QUEUE] = 8;
-        x.policy.n_irq_class[POLICY_IRQ_OTHER] = 5;
-        x.policy.n_irq_class[POLICY_IRQ_KERNEL_MANAGED] = 2;
+        x.policy.n_irq_class[CLASSIFY_IRQ_NIC_QUEUE] = 8;
+        x.policy.n_irq_class[CLASSIFY_IRQ_OTHER] = 5;
+        x.policy.n_irq_class[CLASSIFY_IRQ_KERNEL_MANAGED] = 2;
         x.policy.kernel_managed_irqs = managed;
         x.policy.n_kernel_managed_irqs = 2;
         assert_int_equal(report_status_json(&x.rp, &x.snap, &json, &len), 0);
         assert_int_equal(json_parse(json, len, &v), 0);
         a = json_get(v, "irq_classes");
-        assert_int_equal(json_count(a), POLICY_IRQ_CLASS_MAX);
-        for (int c = 0; c < POLICY_IRQ_CLASS_MAX; c++) {
+        assert_int_equal(json_count(a), CLASSIFY_IRQ_CLASS_MAX);
+        for (int c = 0; c < CLASSIFY_IRQ_CLASS_MAX; c++) {
                 const struct json_value *e = json_index(a, (size_t) c);
                 const char *s;
                 int64_t n;
 
                 assert_int_equal(json_get_string(e, "class", &s), 0);
-                assert_string_equal(s, policy_irq_class_to_string(c));
+                assert_string_equal(s, classify_irq_class_to_string(c));
                 assert_int_equal(json_get_int(e, "irqs", &n), 0);
                 assert_int_equal(n, x.policy.n_irq_class[c]);
                 assert_int_equal(json_get_string(e, "done", &s), 0);
-                assert_string_equal(s, policy_irq_class_done(c));
+                assert_string_equal(s, classify_irq_class_done(c));
         }
         km = json_get(v, "kernel_managed_irqs");
         assert_int_equal(json_count(km), 2);
