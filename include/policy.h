@@ -100,6 +100,7 @@ struct policy_report {
         unsigned n_managed_irqs;          /* kernel-managed IRQs we skip */
         unsigned n_external;              /* objects left alone: changed behind our back */
         unsigned rps_trials[POLICY_TRIAL_VERDICT_MAX]; /* trials that ended this tick */
+        unsigned napi_trials[POLICY_TRIAL_VERDICT_MAX]; /* threaded NAPI's, the same */
         unsigned n_kept;                  /* RPS masks set before the start, kept (takeover = no) */
         unsigned n_irq_class[CLASSIFY_IRQ_CLASS_MAX]; /* the inventory's IRQs by class */
         unsigned *kernel_managed_irqs;    /* their numbers, ascending */

@@ -56,6 +56,7 @@ struct report_counters {
         uint64_t actions[KNOB_KIND_MAX][ACTION_REASON_MAX][REPORT_RESULT_MAX]; /* by the reason code */
         uint64_t action_failures[KNOB_KIND_MAX][ACTION_FAILURE_MAX];
         uint64_t rps_trials[POLICY_TRIAL_VERDICT_MAX];
+        uint64_t napi_trials[POLICY_TRIAL_VERDICT_MAX];
         uint64_t restore[REPORT_RESTORE_MAX];
         uint64_t reloads, reload_failures;
         uint64_t link_events;
@@ -129,7 +130,7 @@ struct report {
  * (a failure also by its class). */
 void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
                           uint64_t realtime_usec);
-/* Counts a policy tick's RPS trial verdicts (rep->rps_trials). */
+/* Counts a policy tick's trial verdicts (rep->rps_trials, napi_trials). */
 void report_count_policy(struct report *rp, const struct policy_report *rep);
 /* Counts a configuration reload, successful or not. */
 void report_count_reload(struct report *rp, bool ok);

@@ -141,6 +141,19 @@ struct pol_queue {
         unsigned keep_n;         /* measurements in it, 0: the NIC's or the prior */
 };
 
+/* A trial of something switched on for a NIC (RPS for a NIC without queue
+ * IRQs, threaded NAPI): its receive throughput with it against the rate
+ * before (pol_trial_start, pol_trial_sample). */
+struct pol_trial {
+        bool on;                 /* running */
+        unsigned ticks;          /* samples since it started */
+        bool bytes;              /* counting bytes, else packets */
+        double base;             /* the rate (bytes or packets/s) of the interval before */
+        uint64_t count0, usec0;  /* the counter and its time after the first sample */
+        uint64_t block_until;    /* no new start before this (a failed trial) */
+        uint64_t backoff_usec;   /* the last block's length, 0 after a passed trial */
+};
+
 struct pol_nic {
         char name[IF_NAMESIZE];
         bool seen;
@@ -165,27 +178,14 @@ struct pol_nic {
         double cost;             /* share of a CPU per received packet/s, from when RPS started */
         cpuset_t senders;        /* the hot CPUs its receive work ran on when RPS started */
         unsigned gone_ticks;     /* consecutive samples below POL_IRQLESS_PPS_EXIT */
-        /* the trial after RPS started (POL_TRIAL_TICKS) */
-        bool trial;
-        unsigned trial_ticks;    /* samples since RPS started */
-        bool trial_bytes;        /* counting bytes, else packets */
-        double trial_base;       /* the rate (bytes or packets/s) of the interval before */
-        uint64_t trial_count0, trial_usec0; /* the counter and its time after the first sample */
-        uint64_t rps_block_until;        /* no RPS start before this (a failed trial) */
-        uint64_t rps_backoff_usec;       /* the last block's length, 0 after a passed trial */
-        /* threaded NAPI switched on as a relief (policy-napi.c), with a
-         * trial of its own like RPS's */
+        struct pol_trial rps_trial;      /* after RPS started */
+        /* threaded NAPI switched on as a relief (policy-napi.c) */
         bool thr_ours;           /* threaded holds what we wrote, not thr_orig */
         int thr_orig;            /* its value before we first wrote it */
         bool thr_broken;         /* the write failed for good: left alone */
         uint64_t thr_change_usec;
         unsigned thr_gone_ticks;
-        bool thr_trial;
-        unsigned thr_trial_ticks;
-        bool thr_trial_bytes;
-        double thr_trial_base;
-        uint64_t thr_trial_count0, thr_trial_usec0;
-        uint64_t thr_block_until, thr_backoff_usec;
+        struct pol_trial thr_trial;
         /* measured share of the receive work that stays on the IRQ CPUs
          * under RPS, over its queues (policy-share.c) */
         double keep;
@@ -403,6 +403,25 @@ bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const 
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue);
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
+
+/* Starts trial tr of what was just switched on for NIC rec: against the
+ * last interval's rate (not the average: a stream that just started is
+ * still ramping), in bytes where rec counts them. */
+void pol_trial_start(struct pol_trial *tr, const struct pol_nic *rec);
+/* What a trial's sample says (pol_trial_sample). */
+enum pol_trial_step {
+        POL_TRIAL_IDLE,          /* none running */
+        POL_TRIAL_RUNNING,       /* no verdict yet: nothing else changes the object meanwhile */
+        POL_TRIAL_PASSED,        /* throughput held: kept */
+        POL_TRIAL_FAILED,        /* throughput fell: give it back; no new start for tr->backoff_usec */
+        POL_TRIAL_NONE,          /* no verdict (counters gone or restarted, trials off): kept */
+};
+/* One sample of trial tr on NIC rec; enabled: trials are on.  A verdict
+ * (PASSED, FAILED, NONE) ends the trial and is counted in
+ * verdicts[POLICY_TRIAL_*]; *ret_after: the rate with it, for a verdict
+ * that compared. */
+enum pol_trial_step pol_trial_sample(struct pol_trial *tr, const struct pol_nic *rec, bool enabled, uint64_t now,
+                                     unsigned *verdicts, double *ret_after);
 
 /* The hot CPUs, hottest first (insertion by load), at most max of them;
  * returns how many. */

@@ -231,9 +231,9 @@ void pol_threaded_feedback(struct policy_state *st, const struct action *a, int 
                 /* not there to be written (an older kernel, a driver
                  * without NAPI) or refused: never again for this NIC */
                 rec->thr_broken = true;
-                rec->thr_trial = false;
+                rec->thr_trial.on = false;
         } else if (f != ACTION_FAIL_TRANSIENT)
-                rec->thr_trial = false;
+                rec->thr_trial.on = false;
 }
 
 static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to,
@@ -279,58 +279,39 @@ static int unexplained_hot(const struct pol_tick *t) {
         return top;
 }
 
-static uint64_t thr_count(const struct pol_nic *rec) {
-        return rec->thr_trial_bytes ? rec->rxb_prev : rec->rx_prev;
-}
-
 /* One sample of the trial; true while it runs or when it gave threaded
  * back. */
 static bool threaded_trial(struct pol_tick *t, const struct inventory_nic *n, struct pol_nic *rec) {
+        struct pol_trial *tr = &rec->thr_trial;
         char why[256];
-        uint64_t backoff;
-        double after;
+        double after = 0;
 
-        if (!rec->thr_trial)
-                return false;
-        if (!(rec->thr_trial_base > 0) || !rec->stats_known || (rec->thr_trial_bytes && !rec->bytes_known) ||
-            (rec->thr_trial_ticks > 0 &&
-             (thr_count(rec) < rec->thr_trial_count0 || rec->stats_usec <= rec->thr_trial_usec0))) {
-                rec->thr_trial = false;
+        switch (pol_trial_sample(tr, rec, true, t->now, t->rep->napi_trials, &after)) {
+        case POL_TRIAL_RUNNING:
+                return true;
+        case POL_TRIAL_NONE:
                 pol_note(t, LOG_INFO, "threaded NAPI on %s: no trial verdict (no receive counters); kept", n->name);
                 return false;
-        }
-        if (rec->thr_trial_ticks++ == 0) {
-                rec->thr_trial_count0 = thr_count(rec);
-                rec->thr_trial_usec0 = rec->stats_usec;
-                return true;
-        }
-        after = (double) (thr_count(rec) - rec->thr_trial_count0) /
-                ((double) (rec->stats_usec - rec->thr_trial_usec0) / 1e6);
-        if (rec->thr_trial_ticks <= POL_TRIAL_TICKS && after >= rec->thr_trial_base * (1 - POL_TRIAL_LOSS_FAST))
-                return true;
-        rec->thr_trial = false;
-        if (after >= rec->thr_trial_base * (1 - POL_TRIAL_LOSS)) {
-                rec->thr_backoff_usec = 0;
+        case POL_TRIAL_PASSED:
                 pol_note(t, LOG_INFO, "threaded NAPI kept on %s: it received %.0f %s/s with it, %.0f before (%+.0f%%)",
-                         n->name, after, rec->thr_trial_bytes ? "bytes" : "packets", rec->thr_trial_base,
-                         100 * (after / rec->thr_trial_base - 1));
+                         n->name, after, tr->bytes ? "bytes" : "packets", tr->base, 100 * (after / tr->base - 1));
+                return false;
+        case POL_TRIAL_FAILED:
+                break;
+        default:
                 return false;
         }
-        backoff = rec->thr_backoff_usec ? MIN(2 * rec->thr_backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
-                                        : POL_TRIAL_BACKOFF_USEC;
-        rec->thr_backoff_usec = backoff;
-        rec->thr_block_until = t->now + backoff;
         snprintf(why, sizeof(why),
                  "threaded NAPI cost throughput: %s received %.0f %s/s with it, %.0f before (%.0f%%): off again, "
                  "not tried for %llu min",
-                 n->name, after, rec->thr_trial_bytes ? "bytes" : "packets", rec->thr_trial_base,
-                 100 * (after / rec->thr_trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
+                 n->name, after, tr->bytes ? "bytes" : "packets", tr->base, 100 * (after / tr->base - 1),
+                 (unsigned long long) (tr->backoff_usec / 60000000ULL));
         threaded_emit(t, n, 1, (uint32_t) rec->thr_orig, ACTION_REASON_NAPI_TRIAL_FAILED, why);
         return true;
 }
 
 static bool rps_may_act(const struct pol_tick *t, const struct pol_nicctx *x) {
-        return x->rps && t->now >= x->rec->rps_block_until;
+        return x->rps && t->now >= x->rec->rps_trial.block_until;
 }
 
 static void threaded_relief(struct pol_tick *t) {
@@ -350,11 +331,11 @@ static void threaded_relief(struct pol_tick *t) {
                 if (rec->thr_ours) {
                         if (n->threaded == rec->thr_orig) {
                                 /* someone put it back: not ours any more */
-                                rec->thr_ours = rec->thr_trial = false;
+                                rec->thr_ours = rec->thr_trial.on = false;
                                 continue;
                         }
                         if (!t->c->threaded_napi) {
-                                rec->thr_trial = false;
+                                rec->thr_trial.on = false;
                                 threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, ACTION_REASON_BACK_TO_ORIGINAL,
                                               "threaded_napi = no: threaded NAPI back to its value before");
                                 continue;
@@ -378,7 +359,7 @@ static void threaded_relief(struct pol_tick *t) {
                 }
                 /* RPS first: it gave more (2.4x against 1.3-1.6x) */
                 if (started || !t->c->threaded_napi || n->threaded != 0 || rps_may_act(t, x) ||
-                    t->now < rec->thr_block_until || pps < POL_IRQLESS_PPS ||
+                    t->now < rec->thr_trial.block_until || pps < POL_IRQLESS_PPS ||
                     (rec->thr_change_usec && t->now - rec->thr_change_usec < t->c->min_dwell_usec))
                         continue;
                 cpu = unexplained_hot(t);
@@ -390,10 +371,7 @@ static void threaded_relief(struct pol_tick *t) {
                          cpu, 100 * t->net[cpu], n->name, pps, x->rps ? "its RPS trial failed" : "rps = no");
                 rec->thr_orig = n->threaded;
                 threaded_emit(t, n, 0, 1, ACTION_REASON_SOFTIRQ_HOT, why);
-                rec->thr_trial = rec->stats_known;
-                rec->thr_trial_ticks = 0;
-                rec->thr_trial_bytes = rec->bps_known;
-                rec->thr_trial_base = rec->bps_known ? rec->rx_bps_last : rec->rx_pps_last;
+                pol_trial_start(&rec->thr_trial, rec);
                 rec->thr_gone_ticks = 0;
                 pol_settle(t, cpu);
                 started = true;

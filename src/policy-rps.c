@@ -1215,7 +1215,7 @@ static bool irqless_startable(struct pol_tick *t, const struct pol_unit *u) {
         if (!x->rec->rate_known || x->rec->rx_pps < POL_IRQLESS_PPS)
                 return false;
         /* a failed trial's block, and the dwell after we gave it back */
-        if (t->now < x->rec->rps_block_until)
+        if (t->now < x->rec->rps_trial.block_until)
                 return false;
         return !(q && q->rps_set && t->now - q->rps_change_usec < t->c->min_dwell_usec);
 }
@@ -1278,11 +1278,7 @@ static void soft_start(struct pol_tick *t) {
                 x->rec->cost = pps > 0 ? W / pps : 0;
                 x->rec->senders = src;
                 x->rec->gone_ticks = 0;
-                /* the trial: bytes (else packets) against the rate before */
-                x->rec->trial = x->rec->stats_known;
-                x->rec->trial_ticks = 0;
-                x->rec->trial_bytes = x->rec->bps_known;
-                x->rec->trial_base = x->rec->bps_known ? x->rec->rx_bps_last : x->rec->rx_pps_last;
+                pol_trial_start(&x->rec->rps_trial, x->rec);
         }
         free(w);
 }
@@ -1301,63 +1297,28 @@ static const char *fmt_rate(double v, bool bytes, char *buf, size_t len) {
         return buf;
 }
 
-/* The counter a trial follows. */
-static uint64_t trial_count(const struct pol_nic *rec) {
-        return rec->trial_bytes ? rec->rxb_prev : rec->rx_prev;
-}
-
 /* The trial of a irqless NIC's RPS (POL_TRIAL_TICKS): true while it runs
  * (nothing else changes the NIC's RPS meanwhile) and when it failed and
  * gave the original masks back. */
 static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = t->nics[u->nic].rec;
+        struct pol_trial *tr = &rec->rps_trial;
         char before[48], after_s[48], rates[192], reason[320];
-        uint64_t backoff;
-        double after;
+        double after = 0;
+        enum pol_trial_step step = pol_trial_sample(tr, rec, t->c->rps_trial, t->now, t->rep->rps_trials, &after);
 
-        if (!rec->trial)
-                return false;
-        if (!t->c->rps_trial || !(rec->trial_base > 0)) {
-                rec->trial = false;
-                t->rep->rps_trials[POLICY_TRIAL_NO_VERDICT]++;
-                return false;
-        }
-        /* counters gone or restarted (the device was re-created): no verdict */
-        if (!rec->stats_known || (rec->trial_bytes && !rec->bytes_known) ||
-            (rec->trial_ticks > 0 && (trial_count(rec) < rec->trial_count0 || rec->stats_usec <= rec->trial_usec0))) {
-                rec->trial = false;
-                t->rep->rps_trials[POLICY_TRIAL_NO_VERDICT]++;
-                return false;
-        }
-        /* the first sample has the flows moving: counted from its end */
-        if (rec->trial_ticks++ == 0) {
-                rec->trial_count0 = trial_count(rec);
-                rec->trial_usec0 = rec->stats_usec;
-                return true;
-        }
-        after = (double) (trial_count(rec) - rec->trial_count0) /
-                ((double) (rec->stats_usec - rec->trial_usec0) / 1e6);
-        if (rec->trial_ticks <= POL_TRIAL_TICKS && after >= rec->trial_base * (1 - POL_TRIAL_LOSS_FAST))
-                return true;
-        rec->trial = false;
+        if (step != POL_TRIAL_PASSED && step != POL_TRIAL_FAILED)
+                return step == POL_TRIAL_RUNNING;
         /* the verdict, either way, with the rates it compared */
         snprintf(rates, sizeof(rates), "%s received %s in %u sample%s with RPS, %s before",
-                 t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
-                 rec->trial_ticks - 1, rec->trial_ticks - 1 == 1 ? "" : "s",
-                 fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)));
-        if (after >= rec->trial_base * (1 - POL_TRIAL_LOSS)) {
-                rec->rps_backoff_usec = 0;
-                t->rep->rps_trials[POLICY_TRIAL_KEPT]++;
-                pol_note(t, LOG_INFO, "RPS kept: %s (%+.0f%%)", rates, 100 * (after / rec->trial_base - 1));
+                 t->nics[u->nic].nic->name, fmt_rate(after, tr->bytes, after_s, sizeof(after_s)),
+                 tr->ticks - 1, tr->ticks - 1 == 1 ? "" : "s", fmt_rate(tr->base, tr->bytes, before, sizeof(before)));
+        if (step == POL_TRIAL_PASSED) {
+                pol_note(t, LOG_INFO, "RPS kept: %s (%+.0f%%)", rates, 100 * (after / tr->base - 1));
                 return false;
         }
-        backoff = rec->rps_backoff_usec ? MIN(2 * rec->rps_backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
-                                        : POL_TRIAL_BACKOFF_USEC;
-        rec->rps_backoff_usec = backoff;
-        rec->rps_block_until = t->now + backoff;
-        t->rep->rps_trials[POLICY_TRIAL_REVERTED]++;
         snprintf(reason, sizeof(reason), "RPS cost throughput: %s (%.0f%%): back to the original, no RPS for it for %llu min",
-                 rates, 100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
+                 rates, 100 * (after / tr->base - 1), (unsigned long long) (tr->backoff_usec / 60000000ULL));
         soft_restore(t, u, ACTION_REASON_RPS_TRIAL_FAILED, reason);
         return true;
 }

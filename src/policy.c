@@ -1334,6 +1334,63 @@ size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max) {
         return n;
 }
 
+/* ---- trials ---- */
+
+void pol_trial_start(struct pol_trial *tr, const struct pol_nic *rec) {
+        tr->on = rec->stats_known;
+        tr->ticks = 0;
+        tr->bytes = rec->bps_known;
+        tr->base = rec->bps_known ? rec->rx_bps_last : rec->rx_pps_last;
+}
+
+/* The counter a trial follows. */
+static uint64_t trial_count(const struct pol_trial *tr, const struct pol_nic *rec) {
+        return tr->bytes ? rec->rxb_prev : rec->rx_prev;
+}
+
+static enum pol_trial_step trial_end(struct pol_trial *tr, unsigned *verdicts, enum policy_trial_verdict v) {
+        static const enum pol_trial_step step[POLICY_TRIAL_VERDICT_MAX] = {
+                [POLICY_TRIAL_KEPT] = POL_TRIAL_PASSED,
+                [POLICY_TRIAL_REVERTED] = POL_TRIAL_FAILED,
+                [POLICY_TRIAL_NO_VERDICT] = POL_TRIAL_NONE,
+        };
+
+        tr->on = false;
+        verdicts[v]++;
+        return step[v];
+}
+
+enum pol_trial_step pol_trial_sample(struct pol_trial *tr, const struct pol_nic *rec, bool enabled, uint64_t now,
+                                     unsigned *verdicts, double *ret_after) {
+        double after;
+
+        if (!tr->on)
+                return POL_TRIAL_IDLE;
+        /* trials off, nothing to compare with, or the counters gone or
+         * restarted (the device was re-created) */
+        if (!enabled || !(tr->base > 0) || !rec->stats_known || (tr->bytes && !rec->bytes_known) ||
+            (tr->ticks > 0 && (trial_count(tr, rec) < tr->count0 || rec->stats_usec <= tr->usec0)))
+                return trial_end(tr, verdicts, POLICY_TRIAL_NO_VERDICT);
+        /* the first sample has the flows moving: counted from its end */
+        if (tr->ticks++ == 0) {
+                tr->count0 = trial_count(tr, rec);
+                tr->usec0 = rec->stats_usec;
+                return POL_TRIAL_RUNNING;
+        }
+        after = (double) (trial_count(tr, rec) - tr->count0) / ((double) (rec->stats_usec - tr->usec0) / 1e6);
+        *ret_after = after;
+        if (tr->ticks <= POL_TRIAL_TICKS && after >= tr->base * (1 - POL_TRIAL_LOSS_FAST))
+                return POL_TRIAL_RUNNING;
+        if (after >= tr->base * (1 - POL_TRIAL_LOSS)) {
+                tr->backoff_usec = 0;
+                return trial_end(tr, verdicts, POLICY_TRIAL_KEPT);
+        }
+        tr->backoff_usec = tr->backoff_usec ? MIN(2 * tr->backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
+                                            : POL_TRIAL_BACKOFF_USEC;
+        tr->block_until = now + tr->backoff_usec;
+        return trial_end(tr, verdicts, POLICY_TRIAL_REVERTED);
+}
+
 static void sweep(struct policy_state *st) {
         for (size_t i = 0; i < st->n_irqs;) {
                 if (!st->irqs[i].seen && !st->irqs[i].managed) {
@@ -1412,7 +1469,7 @@ static int fill_report(struct pol_tick *t) {
                 }
         }
         for (size_t i = 0; i < st->n_nics; i++)
-                rep->busy |= st->nics[i].trial || st->nics[i].thr_trial;
+                rep->busy |= st->nics[i].rps_trial.on || st->nics[i].thr_trial.on;
         /* RPS sets sized with the prior share wait for the share to be
          * measured and for the dwell before they are sized again
          * (pol_rps_adjust), and calm ticks run no policy: once the sets

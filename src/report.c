@@ -65,7 +65,7 @@ const char *report_record_link(struct report *rp, const char *text, uint64_t rea
 
 void report_count_policy(struct report *rp, const struct policy_report *rep) {
         for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
-                rp->count.rps_trials[v] += rep->rps_trials[v];
+                rp->count.rps_trials[v] += rep->rps_trials[v], rp->count.napi_trials[v] += rep->napi_trials[v];
 }
 
 void report_count_reload(struct report *rp, bool ok) {
@@ -896,6 +896,10 @@ int report_metrics_text(const struct report *rp, const struct report_snapshot *s
         for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
                 fprintf(f, "irqsteer_rps_trials_total{verdict=\"%s\"} %" PRIu64 "\n", policy_trial_verdict_to_string(v),
                         c->rps_trials[v]);
+        family(f, "irqsteer_threaded_napi_trials_total", "counter", "Threaded NAPI trials ended, by verdict.");
+        for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
+                fprintf(f, "irqsteer_threaded_napi_trials_total{verdict=\"%s\"} %" PRIu64 "\n",
+                        policy_trial_verdict_to_string(v), c->napi_trials[v]);
         family(f, "irqsteer_restore_objects_total", "counter",
                "Objects of a previous run's undo journal handled at start (crash recovery), by result.");
         for (int x = 0; x < REPORT_RESTORE_MAX; x++)

@@ -3492,15 +3492,16 @@ static void test_threaded_relief(_unused_ void **state) {
                 bool rps;
                 double pps_after;     /* received packets/s once threaded is on */
                 int want_end;         /* threaded at the end of the trial */
+                int verdict;          /* the trial's, counted in the report; -1 none */
         } cases[] = {
-                { "RPS allowed: RPS first", true, 50000, 0 },
-                { "rps = no, throughput held: kept", false, 52000, 1 },
-                { "rps = no, 60% lost: off again", false, 20000, 0 },
+                { "RPS allowed: RPS first", true, 50000, 0, -1 },
+                { "rps = no, throughput held: kept", false, 52000, 1, POLICY_TRIAL_KEPT },
+                { "rps = no, 60% lost: off again", false, 20000, 0, POLICY_TRIAL_REVERTED },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
                 struct inventory_nic *n;
-                unsigned k, on_at = 0;
+                unsigned k, on_at = 0, verdicts[POLICY_TRIAL_VERDICT_MAX] = { 0 };
                 bool rps_seen = false;
 
                 fx_init(&f, 2, 1, FX_SMT_NONE);
@@ -3522,7 +3523,12 @@ static void test_threaded_relief(_unused_ void **state) {
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         for (size_t j = 0; j < f.l.n; j++)
                                 rps_seen |= f.l.v[j].type == KNOB_RPS;
+                        for (int x = 0; x < POLICY_TRIAL_VERDICT_MAX; x++)
+                                verdicts[x] += f.rep.napi_trials[x];
                         v = threaded_action(&f);
+                        for (size_t j = 0; v == 0 && on_at && j < f.l.n; j++)
+                                if (f.l.v[j].type == KNOB_THREADED)
+                                        assert_int_equal(f.l.v[j].why, ACTION_REASON_NAPI_TRIAL_FAILED);
                         assert_true(v >= -1);
                         if (v >= 0) {
                                 /* the daemon patches the inventory so */
@@ -3544,6 +3550,9 @@ static void test_threaded_relief(_unused_ void **state) {
                         fail_msg("%s: threaded never turned on", cases[i].what);
                 if (n->threaded != cases[i].want_end)
                         fail_msg("%s: threaded %d at the end, want %d", cases[i].what, n->threaded, cases[i].want_end);
+                for (int x = 0; x < POLICY_TRIAL_VERDICT_MAX; x++)
+                        if (verdicts[x] != (x == cases[i].verdict))
+                                fail_msg("%s: %u trials %s", cases[i].what, verdicts[x], policy_trial_verdict_to_string(x));
                 if (!cases[i].rps && cases[i].want_end == 0) {
                         /* blocked: not tried again at once */
                         f.pps[0] = 50000;
