@@ -7,7 +7,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 /* Emits the affinity actions that put unit u on cpu, pair together; IRQs
  * already there get none (no no-op actions). */
@@ -451,31 +451,22 @@ static bool nic_placed(const struct pol_tick *t, const struct pol_nicctx *x) {
         return true;
 }
 
-void pol_layout(struct pol_tick *t) {
-        for (size_t i = 0; i < t->inv->n_nics; i++) {
-                struct pol_nicctx *x = &t->nics[i];
+bool pol_layout_nic(struct pol_tick *t, size_t nic) {
+        struct pol_nicctx *x = &t->nics[nic];
 
-                if (x->managed && x->n_units > 0 && x->rec->laid_out && x->rec->blind && t->in->load &&
-                    t->c->initial_layout) {
-                        relayout(t, x);
-                        continue;
-                }
-                if (!x->managed || x->n_units == 0 || x->rec->laid_out)
-                        continue;
-                x->rec->n_queues = x->nic->n_queues;
-                /* a failed write (feedback) clears laid_out again: the
-                 * same layout is then planned again, without no-op actions */
-                x->rec->laid_out = true;
-                if (t->c->initial_layout && !nic_placed(t, x))
-                        layout_nic(t, x);
-                /* DESIGN.md 1: a single-queue NIC's one IRQ saturates one
-                 * CPU; RPS alone took such NICs from ~90k to ~290k pps */
-                if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
-                        struct pol_unit *u = &t->units[x->first_unit];
-                        if (!u->rps_ours)
-                                pol_rps_start(t, u, u->target, true);
-                }
+        if (x->managed && x->n_units > 0 && x->rec->laid_out && x->rec->blind && t->in->load && t->c->initial_layout) {
+                relayout(t, x);
+                return false;
         }
+        if (!x->managed || x->n_units == 0 || x->rec->laid_out)
+                return false;
+        x->rec->n_queues = x->nic->n_queues;
+        /* a failed write (feedback) clears laid_out again: the
+         * same layout is then planned again, without no-op actions */
+        x->rec->laid_out = true;
+        if (t->c->initial_layout && !nic_placed(t, x))
+                layout_nic(t, x);
+        return true;
 }
 
 /* The coolest CPU of cand for unit u: not hot, not settling, not full. */
@@ -683,20 +674,14 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
 void pol_rebalance(struct pol_tick *t) {
         int order[POL_HOT_ORDER_MAX];
-        bool *ok = NULL;
-        size_t n;
+        size_t n = pol_hot_by_load(t, order, ELEMENTSOF(order));
 
-        if (!t->in->load)
-                return;
-        pol_rps_pool(t);
-        n = pol_hot_by_load(t, order, ELEMENTSOF(order));
         t->n_lone = 0;
         t->lone = calloc(n + 1, sizeof(*t->lone));
         t->lone_cpu = calloc(n + 1, sizeof(*t->lone_cpu));
-        ok = calloc(n + 1, sizeof(*ok));
-        if (!t->lone || !t->lone_cpu || !ok) {
+        if (!t->lone || !t->lone_cpu) {
                 t->r = -ENOMEM;
-                goto out;
+                return;
         }
         for (size_t i = 0; i < n; i++) {
                 char *why = t->st->cpus[order[i]].why;
@@ -711,24 +696,6 @@ void pol_rebalance(struct pol_tick *t) {
                 }
                 rebalance_cpu(t, order[i]);
         }
-        pol_rps_start_lone(t, t->lone, t->lone_cpu, t->n_lone, ok);
-        for (size_t i = 0; i < t->n_lone; i++) {
-                const struct pol_unit *u = t->lone[i];
-                char *why = t->st->cpus[t->lone_cpu[i]].why;
-                size_t l = strlen(why), why_len = sizeof(t->st->cpus[t->lone_cpu[i]].why);
-
-                if (!ok[i] && l < why_len)
-                        snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
-                                 t->nics[u->nic].nic->name, u->queue,
-                                 u->rps_no_gain ? "does not lower the peak by min_gain" : "is off or not ours to set");
-        }
-out:
-        free(t->lone);
-        free(t->lone_cpu);
-        free(ok);
-        t->lone = NULL;
-        t->lone_cpu = NULL;
-        t->n_lone = 0;
 }
 
 /* XPS (DESIGN.md 1): transmit queue i on the CPU of rx queue i's IRQ, so

@@ -42,7 +42,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 static struct pol_napi *napi_get(struct policy_state *st, pid_t pid, unsigned long long starttime, bool create) {
         struct pol_napi *r;
@@ -211,15 +211,8 @@ static void place_nic(struct pol_tick *t, size_t ni) {
 
 /* ---- threaded NAPI as a relief ---- */
 
-static struct pol_nic *nic_rec(struct policy_state *st, const char *name) {
-        for (size_t i = 0; i < st->n_nics; i++)
-                if (strcmp(st->nics[i].name, name) == 0)
-                        return &st->nics[i];
-        return NULL;
-}
-
 void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        struct pol_nic *rec = nic_rec(st, a->nic);
+        struct pol_nic *rec = pol_nic_get(st, a->nic, false);
         enum action_failure f = action_failure_class(a->type, result);
 
         if (!rec)

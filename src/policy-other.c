@@ -9,7 +9,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 /* An IRQ of another device is busy (given a CPU of its own) from this
  * rate, interrupts/s, smoothed.  Timers, serial ports and ACPI fire a few
@@ -491,34 +491,4 @@ void pol_default_affinity(struct pol_tick *t) {
         a->cpus = want;
         a->from = inv->default_affinity;
         action_set_reason(a, code, "%s", why);
-}
-
-/* ---- IRQ classes ---- */
-
-int pol_irq_classes(struct pol_tick *t) {
-        struct policy_report *rep = t->rep;
-        size_t n = 0;
-
-        for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct inventory_irq *ii = &t->inv->irqs[i];
-                const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
-                /* the tick knows each NIC's manage: no pattern match an IRQ */
-                bool nic_managed = ii->nic < 0 || (size_t) ii->nic >= t->inv->n_nics || t->nics[ii->nic].managed;
-                enum classify_irq_class c = classify_irq_rules(t->c, t->inv, ii, r && r->managed, nic_managed);
-
-                rep->n_irq_class[c]++;
-                n += c == CLASSIFY_IRQ_KERNEL_MANAGED;
-        }
-        if (n == 0)
-                return 0;
-        rep->kernel_managed_irqs = calloc(n, sizeof(*rep->kernel_managed_irqs));
-        if (!rep->kernel_managed_irqs)
-                return -ENOMEM;
-        for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct pol_irq *r = pol_irq_get(t->st, t->inv->irqs[i].irq, false);
-
-                if (r && r->managed)
-                        rep->kernel_managed_irqs[rep->n_kernel_managed_irqs++] = t->inv->irqs[i].irq;
-        }
-        return 0;
 }

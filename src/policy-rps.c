@@ -10,7 +10,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
@@ -307,7 +307,7 @@ static bool own_allowed(const struct pol_tick *t, const struct pol_unit *u, int 
         return !exclude && cpuset_isset(&t->nics[u->nic].allowed, cpu);
 }
 
-bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
+static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
         cpuset_t cand, set, with, without;
@@ -464,7 +464,7 @@ static bool share_measured(const struct pol_tick *t, const struct pol_unit *u, u
  * it made the protocol work a fifth too small, the model saw the 4 cool
  * CPUs just fit it, and they ended at 1.2-1.4 times the mean while the
  * IRQ CPUs sat below it; on its noisy host the same figures were right.
- * So sets sized with the prior are planned one by one (pol_rps_start()),
+ * So sets sized with the prior are planned one by one (rps_start()),
  * and planned again together once the share is measured (replan()). */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
@@ -496,7 +496,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
         }
         if (demand <= room || cpuset_empty(&pool)) {
                 for (size_t i = 0; i < n && !only_short; i++)
-                        ret_ok[i] = pol_rps_start(t, us[i], cpus[i], false);
+                        ret_ok[i] = rps_start(t, us[i], cpus[i], false);
                 return;
         }
         /* the candidates' level with all the queues' protocol work, and
@@ -560,7 +560,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
         free(order);
 }
 
-void pol_rps_start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok) {
+static void start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok) {
         bool prior = n < 2 || !t->in->load;
 
         for (size_t i = 0; i < n && !prior; i++)
@@ -570,7 +570,7 @@ void pol_rps_start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpu
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                ret_ok[i] = pol_rps_start(t, us[i], cpus[i], false);
+                ret_ok[i] = rps_start(t, us[i], cpus[i], false);
                 if (ret_ok[i] && n > 1 && t->in->load) {
                         struct pol_queue *q = pol_queue_get(t->st, t->nics[us[i]->nic].nic->name, us[i]->queue, true);
                         if (!q) {
@@ -579,6 +579,45 @@ void pol_rps_start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpu
                         }
                         q->rps_prior = true;
                 }
+        }
+}
+
+void pol_rps_lone(struct pol_tick *t) {
+        bool *ok = calloc(t->n_lone + 1, sizeof(*ok));
+
+        if (!ok)
+                t->r = -ENOMEM;
+        if (ok && t->lone && t->lone_cpu) {
+                start_lone(t, t->lone, t->lone_cpu, t->n_lone, ok);
+                for (size_t i = 0; i < t->n_lone; i++) {
+                        const struct pol_unit *u = t->lone[i];
+                        char *why = t->st->cpus[t->lone_cpu[i]].why;
+                        size_t l = strlen(why), why_len = sizeof(t->st->cpus[t->lone_cpu[i]].why);
+
+                        if (!ok[i] && l < why_len)
+                                snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
+                                         t->nics[u->nic].nic->name, u->queue,
+                                         u->rps_no_gain ? "does not lower the peak by min_gain"
+                                                        : "is off or not ours to set");
+                }
+        }
+        free(t->lone);
+        free(t->lone_cpu);
+        free(ok);
+        t->lone = NULL;
+        t->lone_cpu = NULL;
+        t->n_lone = 0;
+}
+
+void pol_rps_single(struct pol_tick *t, size_t nic) {
+        const struct pol_nicctx *x = &t->nics[nic];
+
+        /* docs/DESIGN.md "The problem": a single-queue NIC's one IRQ
+         * saturates one CPU; RPS alone lifts its throughput */
+        if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
+                struct pol_unit *u = &t->units[x->first_unit];
+                if (!u->rps_ours)
+                        rps_start(t, u, u->target, true);
         }
 }
 
@@ -743,7 +782,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                  * belongs in it is known only once its load is measured */
                 if (q->rps_unmeasured && !settling) {
                         q->rps_unmeasured = false;
-                        pol_rps_start(t, u, cpu, true);
+                        rps_start(t, u, cpu, true);
                 }
                 return;
         }

@@ -28,15 +28,7 @@
 #include <stdlib.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
-
-double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q) {
-        if (q && q->keep_n > 0)
-                return q->keep;
-        if (n && n->keep_n > 0)
-                return n->keep;
-        return POL_NAPI_SHARE;
-}
+#include "policy-steps.h"
 
 /* The running estimate *keep (n measurements in it so far) with a new
  * measurement: the first ones average with the prior as if it were one

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 struct wthread {
         const struct worker_proc *p;

@@ -5,9 +5,8 @@
 
 #include "engine.h"
 #include "policy-fixtures.h"
-#include "policy-internal.h"
 #include "testlib.h"
-#include "../src/policy-internal.h"
+#include "../src/policy-model.h"
 
 /* Compares the tick's actions with want (fx_fmt form), printing reasons. */
 static void expect_actions(const char *what, const struct action_list *l, const char *want) {
