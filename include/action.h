@@ -39,68 +39,43 @@ enum action_failure {
  * after which the policy gives it up; the other classes never count. */
 #define ACTION_MAX_FAILURES 3
 
-/* Why an action was decided.  The code is the metrics' `reason` label and
- * the journal's REASON= field; match it, never the prose.  Stable names
- * (action_reason_to_string):
- *   initial_layout    a queue IRQ's first placement (also by load)
- *   cpu_offline       its CPU went offline
- *   cpu_hot           off a CPU above hot_enter
- *   cpu_saturated     off a CPU with no idle left
- *   cpu_banned        off CPUs that may not be used (banned, isolated,
- *                     nohz_full, no longer eligible)
- *   xps_follows_rx    XPS onto the rx IRQ's CPU
- *   single_queue_rps  RPS for a NIC with one queue
- *   lone_hot_queue    RPS for a queue too heavy for one CPU
- *   softirq_hot       network load not from queue IRQs: RPS or threaded
- *                     NAPI for a NIC without them
- *   rps_widened       RPS onto more CPUs
- *   rps_narrowed      RPS onto fewer CPUs
- *   rps_not_needed    RPS back to the original, the load gone
- *   rps_trial_failed  RPS cost throughput: back to the original
- *   back_to_original  a knob back to its value before irqsteerd (config)
- *   rfs               RFS flow tables sized
- *   worker_spread     a worker thread, one CPU per thread
- *   worker_colocate   a worker thread onto its queue's CPU
- *   worker_avoid_net  a worker thread off the queue IRQs' CPUs
- *   layout_by_load    queue IRQs laid out again by their load
- *   rps_off_hot       RPS steering work off a hot CPU
- *   rps_resized       RPS sets planned again with the measured share
- *   irq_numa_local    another IRQ onto its node's CPUs
- *   irq_busy          a busy other IRQ onto the least loaded local CPU
- *   napi_thread       a NAPI kthread placed
- *   napi_trial_failed threaded NAPI cost throughput: off again
- *   napi_not_needed   threaded NAPI back, the load gone
- *   cpus_eligible     default_smp_affinity back, every CPU usable again
- *   other             anything else */
+/* Why an action was decided: the code is the metrics' `reason` label and
+ * the journal's REASON= field; match it, never the prose.  X(NAME, "name")
+ * for each, names stable (action_reason_to_string). */
+#define ACTION_REASONS(X)                                                                                        \
+        X(INITIAL_LAYOUT, "initial_layout")       /* a queue IRQ's first placement (also by load) */         \
+        X(CPU_OFFLINE, "cpu_offline")             /* its CPU went offline */                                 \
+        X(CPU_HOT, "cpu_hot")                     /* off a CPU above hot_enter */                            \
+        X(CPU_SATURATED, "cpu_saturated")         /* off a CPU with no idle left */                          \
+        X(CPU_BANNED, "cpu_banned")               /* off CPUs that may not be used (banned, isolated, ...) */ \
+        X(XPS_FOLLOWS_RX, "xps_follows_rx")       /* XPS onto the rx IRQ's CPU */                            \
+        X(SINGLE_QUEUE_RPS, "single_queue_rps")   /* RPS for a NIC with one queue */                         \
+        X(LONE_HOT_QUEUE, "lone_hot_queue")       /* RPS for a queue too heavy for one CPU */                \
+        X(SOFTIRQ_HOT, "softirq_hot")             /* load not from queue IRQs: RPS or threaded NAPI */       \
+        X(RPS_WIDENED, "rps_widened")             /* RPS onto more CPUs */                                   \
+        X(RPS_NARROWED, "rps_narrowed")           /* RPS onto fewer CPUs */                                  \
+        X(RPS_NOT_NEEDED, "rps_not_needed")       /* RPS back to the original, the load gone */              \
+        X(RPS_TRIAL_FAILED, "rps_trial_failed")   /* RPS cost throughput: back to the original */            \
+        X(BACK_TO_ORIGINAL, "back_to_original")   /* a knob back to its value before (config off) */         \
+        X(RFS, "rfs")                             /* RFS flow tables sized */                                \
+        X(WORKER_SPREAD, "worker_spread")         /* a worker thread, one CPU per thread */                  \
+        X(WORKER_COLOCATE, "worker_colocate")     /* a worker thread onto its queue's CPU */                 \
+        X(WORKER_AVOID_NET, "worker_avoid_net")   /* a worker thread off the queue IRQs' CPUs */             \
+        X(LAYOUT_BY_LOAD, "layout_by_load")       /* queue IRQs laid out again by their load */              \
+        X(RPS_OFF_HOT, "rps_off_hot")             /* RPS steering work off a hot CPU */                      \
+        X(RPS_RESIZED, "rps_resized")             /* RPS sets planned again with the measured share */       \
+        X(IRQ_NUMA_LOCAL, "irq_numa_local")       /* another device's IRQ onto its node's CPUs */            \
+        X(IRQ_BUSY, "irq_busy")                   /* a busy other IRQ onto the least loaded local CPU */     \
+        X(NAPI_THREAD, "napi_thread")             /* a NAPI kthread placed */                                \
+        X(NAPI_TRIAL_FAILED, "napi_trial_failed") /* threaded NAPI cost throughput: off again */             \
+        X(NAPI_NOT_NEEDED, "napi_not_needed")     /* threaded NAPI back, the load gone */                    \
+        X(CPUS_ELIGIBLE, "cpus_eligible")         /* default_smp_affinity back, every CPU usable again */    \
+        X(OTHER, "other")
+
 enum action_reason {
-        ACTION_REASON_INITIAL_LAYOUT,
-        ACTION_REASON_CPU_OFFLINE,
-        ACTION_REASON_CPU_HOT,
-        ACTION_REASON_CPU_SATURATED,
-        ACTION_REASON_CPU_BANNED,
-        ACTION_REASON_XPS_FOLLOWS_RX,
-        ACTION_REASON_SINGLE_QUEUE_RPS,
-        ACTION_REASON_LONE_HOT_QUEUE,
-        ACTION_REASON_SOFTIRQ_HOT,
-        ACTION_REASON_RPS_WIDENED,
-        ACTION_REASON_RPS_NARROWED,
-        ACTION_REASON_RPS_NOT_NEEDED,
-        ACTION_REASON_RPS_TRIAL_FAILED,
-        ACTION_REASON_BACK_TO_ORIGINAL,
-        ACTION_REASON_RFS,
-        ACTION_REASON_WORKER_SPREAD,
-        ACTION_REASON_WORKER_COLOCATE,
-        ACTION_REASON_WORKER_AVOID_NET,
-        ACTION_REASON_LAYOUT_BY_LOAD,
-        ACTION_REASON_RPS_OFF_HOT,
-        ACTION_REASON_RPS_RESIZED,
-        ACTION_REASON_IRQ_NUMA_LOCAL,
-        ACTION_REASON_IRQ_BUSY,
-        ACTION_REASON_NAPI_THREAD,
-        ACTION_REASON_NAPI_TRIAL_FAILED,
-        ACTION_REASON_NAPI_NOT_NEEDED,
-        ACTION_REASON_CPUS_ELIGIBLE,
-        ACTION_REASON_OTHER,
+#define ACTION_REASON_ENUM(name, text) ACTION_REASON_##name,
+        ACTION_REASONS(ACTION_REASON_ENUM)
+#undef ACTION_REASON_ENUM
         ACTION_REASON_MAX,
         ACTION_REASON_INVALID = -1,
 };

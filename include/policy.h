@@ -1,6 +1,6 @@
 /* Policy: a pure function of (topology, inventory = current placement,
  * smoothed load, discovered workers, config, now, previous policy state) to
- * a list of actions, each with a human-readable reason (DESIGN.md 5).  No
+ * a list of actions, each with a human-readable reason (docs/DESIGN.md "Policy").  No
  * I/O, no clock reads, no logging above debug: what deserves a log line is
  * returned as a note in the report.
  *

@@ -28,34 +28,9 @@ const char *action_type_to_string(enum knob_kind t) {
 }
 
 static const char *const reason_names[ACTION_REASON_MAX] = {
-        [ACTION_REASON_INITIAL_LAYOUT] = "initial_layout",
-        [ACTION_REASON_CPU_OFFLINE] = "cpu_offline",
-        [ACTION_REASON_CPU_HOT] = "cpu_hot",
-        [ACTION_REASON_CPU_SATURATED] = "cpu_saturated",
-        [ACTION_REASON_CPU_BANNED] = "cpu_banned",
-        [ACTION_REASON_XPS_FOLLOWS_RX] = "xps_follows_rx",
-        [ACTION_REASON_SINGLE_QUEUE_RPS] = "single_queue_rps",
-        [ACTION_REASON_LONE_HOT_QUEUE] = "lone_hot_queue",
-        [ACTION_REASON_SOFTIRQ_HOT] = "softirq_hot",
-        [ACTION_REASON_RPS_WIDENED] = "rps_widened",
-        [ACTION_REASON_RPS_NARROWED] = "rps_narrowed",
-        [ACTION_REASON_RPS_NOT_NEEDED] = "rps_not_needed",
-        [ACTION_REASON_RPS_TRIAL_FAILED] = "rps_trial_failed",
-        [ACTION_REASON_BACK_TO_ORIGINAL] = "back_to_original",
-        [ACTION_REASON_RFS] = "rfs",
-        [ACTION_REASON_WORKER_SPREAD] = "worker_spread",
-        [ACTION_REASON_WORKER_COLOCATE] = "worker_colocate",
-        [ACTION_REASON_WORKER_AVOID_NET] = "worker_avoid_net",
-        [ACTION_REASON_LAYOUT_BY_LOAD] = "layout_by_load",
-        [ACTION_REASON_RPS_OFF_HOT] = "rps_off_hot",
-        [ACTION_REASON_RPS_RESIZED] = "rps_resized",
-        [ACTION_REASON_IRQ_NUMA_LOCAL] = "irq_numa_local",
-        [ACTION_REASON_IRQ_BUSY] = "irq_busy",
-        [ACTION_REASON_NAPI_THREAD] = "napi_thread",
-        [ACTION_REASON_NAPI_TRIAL_FAILED] = "napi_trial_failed",
-        [ACTION_REASON_NAPI_NOT_NEEDED] = "napi_not_needed",
-        [ACTION_REASON_CPUS_ELIGIBLE] = "cpus_eligible",
-        [ACTION_REASON_OTHER] = "other",
+#define REASON_NAME(name, text) [ACTION_REASON_##name] = text,
+        ACTION_REASONS(REASON_NAME)
+#undef REASON_NAME
 };
 
 const char *action_reason_to_string(enum action_reason r) {

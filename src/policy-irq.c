@@ -1,6 +1,6 @@
 /* Policy, queue IRQs: the initial layout, re-placing IRQs the kernel moved
  * off an unplugged CPU, rebalancing moves off hot CPUs, and XPS following
- * the rx IRQ (DESIGN.md 5). */
+ * the rx IRQ (docs/DESIGN.md "Policy"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,7 +240,7 @@ out:
         return peak;
 }
 
-/* Initial layout (DESIGN.md 5): each queue on its own CPU over the NIC's
+/* Initial layout (docs/DESIGN.md "Policy"): each queue on its own CPU over the NIC's
  * NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
  * before SMT siblings, wrapping when there are more queues than CPUs.  Each
  * NIC starts where the previous NIC of the node left off, so NICs do not
@@ -357,8 +357,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
  * busiest CPU's share of it).  Other work alone is no reason for that:
  * IRQs of other devices that fire on the NIC's start-up CPU leave it in the
  * same tick (pol_other_irqs), and a whole layout shifted one CPU along for
- * them measured worse in the simulator's uniform16 (imbalance 1.07 ->
- * 1.26).  Queues on CPUs busy with other work (layout_free) go to the free
+ * them does worse (bench/README.md, uniform16).  Queues on CPUs busy with other work (layout_free) go to the free
  * CPUs in any case, with or without interrupts seen, the others staying.
  * All this while every queue IRQ is still where the layout put it and none
  * has RPS of ours; a NIC whose interrupts no sample saw within
@@ -698,7 +697,7 @@ void pol_rebalance(struct pol_tick *t) {
         }
 }
 
-/* XPS (DESIGN.md 1): transmit queue i on the CPU of rx queue i's IRQ, so
+/* XPS (docs/DESIGN.md "The problem"): transmit queue i on the CPU of rx queue i's IRQ, so
  * completions and transmits stay on one cache; follows the IRQ's moves. */
 void pol_xps(struct pol_tick *t) {
         for (size_t i = 0; i < t->n_units; i++) {

@@ -195,8 +195,8 @@ static double exit_level(const struct pol_tick *t) {
 }
 
 /* The threshold scale of this tick.  A CPU far busier than the host's mean
- * is the same problem as a saturated one when the others idle (DESIGN.md 1:
- * CPU0 52.8% soft while three CPUs sat 85% idle), and the mean irq+softirq
+ * is the same problem as a saturated one when the others idle
+ * (docs/DESIGN.md "The problem"), and the mean irq+softirq
  * load over the eligible CPUs does not depend on where the work is placed,
  * so it is a stable reference: the level that makes a CPU hot is
  * balance_ratio times the mean, from balance_floor up to hot_enter, and
@@ -224,9 +224,7 @@ static double threshold_scale(struct pol_tick *t) {
 }
 
 /* Fast attack: the smoothed load of a CPU that went from idle to
- * saturated reaches the thresholds only after several samples (at the
- * default smoothing 0.5 and hot_samples 2, a flood through a veth on a
- * 2-CPU VM got its first RPS change 8 s after it began), while a CPU whose
+ * saturated reaches the thresholds only after several samples, while a CPU whose
  * newest raw interval shows it all but out of idle time (under half
  * saturated_idle) with at least saturated_share of it in irq+softirq is
  * the bottleneck now: it is hot at once.  Noise does not get there (a CPU
@@ -256,11 +254,11 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         pc->saturated = t->load[cpu] < enter;
 }
 
-/* A CPU is hot (DESIGN.md 5) when, for hot_samples consecutive samples,
+/* A CPU is hot (docs/DESIGN.md "Policy") when, for hot_samples consecutive samples,
  * either
  *   - its irq+softirq share >= hot_enter (scaled: threshold_scale), or
- *   - it is saturated (DESIGN.md 1, the nginx case: 52.8% soft, 6% idle while
- *     other CPUs sat 85% idle): idle < saturated_idle and irq+softirq >=
+ *   - it is saturated (docs/DESIGN.md "The problem", the nginx case):
+ *     idle < saturated_idle and irq+softirq >=
  *     saturated_share, while some other eligible CPU has room, i.e. idle >
  *     2 * saturated_idle and > saturated_share, and irq+softirq < hot_exit.
  *     Without room elsewhere a busy host is just busy: moving work would
@@ -268,16 +266,14 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
  * A hot CPU stays hot until irq+softirq < hot_exit (scaled); a CPU hot by
  * the saturated rule also stays hot while idle < 2 * saturated_idle and
  * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
- * as the load rule, in proportion (the nginx host after RPS, 29% soft and
- * 25% idle, is out).  A CPU the raw sample shows saturated, with room
+ * as the load rule, in proportion.  A CPU the raw sample shows saturated, with room
  * elsewhere, is hot at once (raw_saturated). */
 static void update_hot(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
         /* room: idle for the share a saturated CPU would shed (at least
-         * saturated_share), or the CPU taking it is as busy after; on a
-         * 2-CPU VM with both busy (veth, iperf3 unpinned) RPS to the other
-         * CPU with 25% idle cost 26% of the throughput */
+         * saturated_share), or the CPU taking it is as busy after and
+         * throughput falls (bench/README.md) */
         double room_idle = 2 * c->saturated_idle, room_enter = MAX(room_idle, c->saturated_share), enter, exit_at;
         int n_room = 0;
 
@@ -422,7 +418,7 @@ static int build_nics(struct pol_tick *t) {
                         x->cpus = x->allowed;
 
                 /* a queue count change means the driver re-requested its
-                 * IRQs (DESIGN.md 4): lay it out again */
+                 * IRQs (docs/DESIGN.md "Kernel traps"): lay it out again */
                 if (x->rec->laid_out && x->rec->n_queues != n->n_queues) {
                         char name[IF_NAMESIZE];
                         snprintf(name, sizeof(name), "%s", n->name);
@@ -436,7 +432,7 @@ static int build_nics(struct pol_tick *t) {
  * set), else a single effective CPU inside the mask, the CPU taking most
  * of its interrupts, or the first online CPU of its mask.  The mask comes
  * first because effective_affinity lags on x86 until the IRQ next fires
- * (DESIGN.md 4): a quiet IRQ just moved to CPU0 still shows effective 1. */
+ * (docs/DESIGN.md "Kernel traps"): a quiet IRQ just moved to CPU0 still shows effective 1. */
 static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, const struct sample_irq *si) {
         cpuset_t on;
         double best = 0;
@@ -686,7 +682,7 @@ static int build_units(struct pol_tick *t) {
         return 0;
 }
 
-/* The load model (DESIGN.md 5).  A CPU's network share is its irq share plus
+/* The load model (docs/DESIGN.md "Policy").  A CPU's network share is its irq share plus
  * its softirq share scaled by net_frac (NET_RX+NET_TX among all softirq
  * runs; runs, not time, so this undercounts batched NET work and the model
  * errs toward not moving).  Without any softirq breakdown the whole share is
@@ -808,8 +804,7 @@ static int estimate(struct pol_tick *t) {
                                          * policy-share.c's); split by the interrupt rates
                                          * it would take the share of what stays on the CPU,
                                          * and a tx part too small makes the steered
-                                         * receive work too big (on the simulator's trial8
-                                         * host, 78% of queue work for 65%). */
+                                         * receive work too big. */
                                         double rho = u->si[1]->rate / u->si[0]->rate, rx = w / (keep + rho);
                                         u->tx = rho * rx;
                                         u->total = rx + u->tx;

@@ -11,10 +11,8 @@
  * NAPI poll, GRO, and what RPS itself costs there: IPIs, backlog
  * enqueueing) when RPS steers the protocol work elsewhere.  Measured per
  * queue and per NIC where the host shows it (policy-share.c); until then
- * this prior, derived from the field case in DESIGN.md 1: a single-queue
- * NIC at 52.8% soft fell to 29% with RPS over all 4 CPUs; N + P = 0.528 and
- * N + P/4 = 0.29 give N = 0.21, P = 0.32, so N is about 40% of the receive
- * work.  Hosts differ: 20-80% in the simulator's scenarios. */
+ * this prior, derived from the single-queue field case of docs/DESIGN.md
+ * "The problem".  Hosts differ widely (bench/README.md). */
 #define POL_NAPI_SHARE 0.4
 /* A measured share is held within these bounds: a queue's interrupt and
  * NAPI work never vanishes, and RPS always moves something. */
@@ -34,9 +32,8 @@
 #define POL_SHARE_NOTE_DELTA 0.10
 
 /* A CPU whose raw irq+softirq share rose this much since the last policy
- * tick sets the fast pace (policy_pace): on the veth flood of bench/README.md
- * a flood that began 1 s before a 2 s tick showed as 16 points there, and
- * the next tick, a whole interval later, was the first to act (3.0 s). */
+ * tick sets the fast pace (policy_pace), so that a flood is acted on within
+ * fast_interval, not a whole interval later (bench/README.md, veth flood). */
 #define POL_PACE_RISE 0.10
 /* ... or whose idle share fell that much while its irq+softirq share rose
  * at least this much: the onset of a flood whose cost is mostly its
@@ -48,12 +45,12 @@
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
 /* A queue is a "lone hot queue" when it carries more than this fraction of
- * its hot CPU's network load (the "most" of DESIGN.md 5). */
+ * its hot CPU's network load (the "most" of docs/DESIGN.md "Policy"). */
 #define POL_LONE_FRAC 0.5
 
 /* The layout by load takes CPU loads within this of each other as equal:
- * one sample's noise (+-10% of a queue in the simulator's noisy scenario)
- * must not send queues to SMT siblings before their cores. */
+ * one sample's noise must not send queues to SMT siblings before their
+ * cores. */
 #define POL_LAYOUT_TIE 0.02
 /* The second look at a start-up layout waits this many samples for one
  * that sees the NIC's interrupts; a NIC without traffic by then is left to
@@ -73,15 +70,14 @@
  * the first (the flows moving), is held against the last interval's rate
  * before (not the average: a stream that just started is still ramping).
  * Spreading costs an IPI per remote backlog batch and the packet's cache
- * lines on another CPU; where that is dear (a VM: each IPI is a VM exit) a
- * TCP stream on this repository's 2-vCPU VM got 0-44% less through with
- * RPS, depending on the minute.  A fall of more than POL_TRIAL_LOSS gives
+ * lines on another CPU; where that is dear (a VM: each IPI is a VM exit)
+ * RPS can cost throughput (bench/README.md).  A fall of more than POL_TRIAL_LOSS gives
  * the original masks back and keeps RPS off for POL_TRIAL_BACKOFF_USEC,
  * doubling after each failed trial up to POL_TRIAL_BACKOFF_MAX_USEC. */
 #define POL_TRIAL_TICKS 3
 #define POL_TRIAL_LOSS 0.05
 /* A fall this large fails the trial at the first counted sample: no need
- * to average it out (a TCP stream here lost 44% with RPS). */
+ * to average it out. */
 #define POL_TRIAL_LOSS_FAST 0.20
 #define POL_TRIAL_BACKOFF_USEC (600ULL * 1000000ULL)
 #define POL_TRIAL_BACKOFF_MAX_USEC (3600ULL * 1000000ULL)

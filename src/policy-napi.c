@@ -7,25 +7,22 @@
  *   - a NAPI whose queue has an IRQ we place: its thread on that IRQ's
  *     CPU (after this tick's moves), so the poll stays cache-local to the
  *     interrupt that wakes it;
- *   - a NAPI without one (veth registers no IRQ; 6.18): one CPU per
+ *   - a NAPI without one (veth registers no IRQ): one CPU per
  *     thread, the coolest eligible CPUs the interface may use, and off a
  *     hot CPU to the coolest one after the dwell (min_dwell), one such
  *     move per NIC and tick.
  * Never onto a banned, isolated or nohz_full CPU (the tick's eligible
  * set, narrowed by the interface section).  A thread is named by its PID
  * and start time (a reused PID is another thread); napi kthreads accept
- * sched_setaffinity (no PF_NO_SETAFFINITY; checked on 6.18), and one that
+ * sched_setaffinity (no PF_NO_SETAFFINITY), and one that
  * refuses is left alone for good by the feedback.  The undo journal gives
  * each thread its original mask back on exit.
  *
  * Threaded NAPI as a relief (threaded_napi): a NIC without queue IRQs
  * (veth) runs its receive work as NET_RX softirq on the sending CPU; with
  * threaded on it runs in the kthreads instead, which are then placed off
- * the hot CPU as above.  Measured on 6.18 (2-CPU VM, UDP flood through a
- * 4-queue veth with sender and receiver on CPU0, the receive path made
- * heavier with nft rules): received packets rose 1.3x to 1.6x with the
- * kthreads on CPU1, RPS to CPU1 gave 2.4x; without the nft rules threaded
- * NAPI cost 37-40% (README).  So it is the third
+ * the hot CPU as above.  It helps less than RPS and can cost throughput
+ * (bench/README.md), so it is the third
  * lever, after RPS: it starts only where RPS may not act (rps = no for the
  * NIC) or its trial failed and is blocked, for a hot CPU whose network
  * load no queue IRQ explains while the NIC receives POL_IRQLESS_PPS
@@ -33,9 +30,8 @@
  * POL_TRIAL_LOSS, the same back-off) finds the NIC's receive rate held.
  * Given back when the packets stop (below POL_IRQLESS_PPS_EXIT for
  * hot_samples samples, after min_dwell) or on a reload without
- * threaded_napi.  Off by default: on the same VM without the heavier
- * receive path (GRO and rx-udp-gro-forwarding, no nft rules) the trial
- * saw 37-40% fewer bytes received with it, and gave it back. */
+ * threaded_napi.  Off by default: with a light receive path it costs
+ * throughput (bench/README.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,7 +346,7 @@ static void threaded_relief(struct pol_tick *t) {
                                       why);
                         continue;
                 }
-                /* RPS first: it gave more (2.4x against 1.3-1.6x) */
+                /* RPS first: it gives more (bench/README.md) */
                 if (started || !t->c->threaded_napi || n->threaded != 0 || rps_may_act(t, x) ||
                     t->now < rec->thr_trial.block_until || pps < POL_IRQLESS_PPS ||
                     (rec->thr_change_usec && t->now - rec->thr_change_usec < t->c->min_dwell_usec))

@@ -2,7 +2,7 @@
  * vector: every IRQ that serves no NIC queue): placed on NUMA-local
  * eligible CPUs, busy ones one a CPU so their load is spread, moved off hot
  * CPUs with the queue IRQs' hysteresis (dwell, back-off, min_gain,
- * max_moves), never onto banned, isolated or nohz_full CPUs (DESIGN.md 5). */
+ * max_moves), never onto banned, isolated or nohz_full CPUs (docs/DESIGN.md "Policy"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

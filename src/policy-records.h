@@ -151,10 +151,9 @@ struct pol_cursor {
 /* Open addressing over record positions (slot = position + 1, 0 empty),
  * at most half full.  The record arrays stay in insertion order with
  * swap-removal; a removal marks the index stale and the next lookup
- * rebuilds it.  ~900 lookups a full tick over ~320 IRQ and 256 queue
- * records of 1-4 KB each on the 256-CPU host: a linear search there took
- * a full tick from 2.67 to 2.78 ms of CPU, and it grows with the square
- * of the records where this stays flat. */
+ * rebuilds it.  A full tick looks records up hundreds of times: a linear
+ * search grows with the square of the records where this stays flat
+ * (bench/README.md). */
 struct pol_index {
         uint32_t *slot;
         size_t cap;              /* power of two, 0 before the first insert */

@@ -1,4 +1,4 @@
-/* Policy, RPS and RFS: the lone hot queue (DESIGN.md 5: one IRQ saturating
+/* Policy, RPS and RFS: the lone hot queue (docs/DESIGN.md "Policy": one IRQ saturating
  * its CPU, irqbalance's blind spot) gets RPS to cool NUMA-local CPUs, widened
  * while its CPUs stay hot and narrowed when its work fits on fewer, with the
  * same hysteresis as hot CPUs; single-queue NICs get RPS from the start; RFS
@@ -45,9 +45,8 @@ static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cp
  * the others have room for need below the level.  Such a CPU carries
  * interrupt and NAPI work that RPS cannot move; once it also takes shares
  * of other queues' protocol work it ends the busiest, and as each queue's
- * set widens over the cool CPUs, those are the first it finds cool (on an
- * 8-CPU host with 4 hot queues every set came to cover every CPU, and the
- * 4 IRQ CPUs stayed at 47-49% while 2 others sat at 11-18%). */
+ * set widens over the cool CPUs, those are the first it finds cool: every
+ * set would cover every CPU and the IRQ CPUs stay the busiest. */
 static void leave_irq_cpus(const struct pol_tick *t, const struct pol_unit *u, double need, cpuset_t *cand) {
         cpuset_t rest = *cand;
         double room = 0;
@@ -364,15 +363,11 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                                         set = with;
                         }
                 }
-                /* as for a move (DESIGN.md 5), only when it lowers the
+                /* as for a move (docs/DESIGN.md "Policy"), only when it lowers the
                  * projected peak by min_gain: a CPU that stays hot between
                  * the thresholds gains little from it, and each share of
-                 * the protocol work lands on CPUs as busy (the simulator's
-                 * queues32 host: CPU1 kept hot at 39% by a smoothed load
-                 * that lagged the layout's move off it, 31% in fact, got
-                 * RPS for its rx-13 over all 12 CPUs, 28-37% busy, and the
-                 * peak went from 1.13 to 1.16 times the lower bound).  A
-                 * saturated CPU gains idle time, which this does not
+                 * the protocol work lands on CPUs as busy (bench/README.md,
+                 * queues32).  A saturated CPU gains idle time, which this does not
                  * measure: the saturated rule asks for room already. */
                 if (!(cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated) &&
                     set_peak(t, u, &set) > pol_load(t, cpu) - pol_min_gain(t) + 1e-9) {
@@ -460,10 +455,7 @@ static bool share_measured(const struct pol_tick *t, const struct pol_unit *u, u
  *
  * Whether the cool CPUs have room depends on how much of each queue's
  * work RPS can move, and before RPS that is only the prior share
- * (POL_NAPI_SHARE): on the simulator's trial8 host (8 CPUs, 4 hot queues)
- * it made the protocol work a fifth too small, the model saw the 4 cool
- * CPUs just fit it, and they ended at 1.2-1.4 times the mean while the
- * IRQ CPUs sat below it; on its noisy host the same figures were right.
+ * (POL_NAPI_SHARE), which can be far off (bench/README.md, trial8).
  * So sets sized with the prior are planned one by one (rps_start()),
  * and planned again together once the share is measured (replan()). */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
@@ -626,9 +618,8 @@ void pol_rps_single(struct pol_tick *t, size_t nic) {
  * their protocol work back on their IRQ CPUs in the projection, then
  * start_together() (the same sets are not written again) when the cool
  * CPUs cannot take it all; with room to spare the sets stay, for the
- * widening and narrowing of adjust() (sized again one by one, on the
- * simulator's share80 host, they lost CPUs that then sat idle beside
- * saturated IRQ CPUs). */
+ * widening and narrowing of adjust() (sized again one by one, they lose
+ * CPUs that then idle beside saturated IRQ CPUs). */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
@@ -667,9 +658,7 @@ static void replan(struct pol_tick *t) {
                                 wait |= pol_settling(t, c) || cpuset_isset(&t->touched, c);
                         /* an estimate that stands (the first ones
                          * average with the prior, and the smoothed loads
-                         * lag the change: the first measurements on the
-                         * simulator's trial8 host said 38%, later ones
-                         * 30%), after the dwell */
+                         * lag the change), after the dwell */
                         if (!share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
                             t->now - q->rps_change_usec < t->c->min_dwell_usec) {
                                 wait = true;
@@ -738,9 +727,8 @@ static double own_load(const struct pol_tick *t, const struct pol_unit *u, int c
  * set only when it is many small flows.  When the busiest CPU of the set
  * (the IRQ CPU aside) carries more than two even shares over the coolest,
  * one big flow sits on it, and a wider set would only move that flow
- * somewhere else with the next hash (measured in the simulator's elephant
- * scenario: every widening moved the elephant onto a CPU that already had
- * other queues' shares).  What other queues put on those CPUs (their IRQs,
+ * somewhere else with the next hash (bench/README.md, elephant).  What
+ * other queues put on those CPUs (their IRQs,
  * their RPS shares) is taken out first: sets of several queues overlap,
  * and their shares differ from CPU to CPU without any big flow. */
 static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {

@@ -2,7 +2,7 @@
  * its IRQ CPU (interrupt, NAPI poll, GRO, and RPS's own cost there) when RPS
  * steers the protocol work to other CPUs.  That share decides how much RPS
  * can take off a hot IRQ CPU and how big a queue's work is once RPS is on;
- * it differs between hosts (20-80% in the simulator's scenarios), so it is
+ * it differs between hosts (bench/README.md), so it is
  * measured where the loads show it and the prior POL_NAPI_SHARE stands in
  * only until then.
  *

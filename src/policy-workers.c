@@ -1,9 +1,9 @@
-/* Policy, workers (DESIGN.md 1 and 5): application threads matched by the
+/* Policy, workers (docs/DESIGN.md "The problem" and "Policy"): application threads matched by the
  * [worker] sections are pinned by their policy:
  *   spread    one CPU per thread, round-robin over eligible CPUs that are not
  *             hot, preferring CPUs that serve no queue IRQ;
  *   colocate  thread i on the CPU of queue i of the interface (full
- *             affinity: up to +29% throughput, -24% cycles per bit);
+ *             affinity, docs/DESIGN.md "The problem");
  *   avoid-net all eligible CPUs that serve no queue IRQ (all eligible if
  *             every CPU serves one).
  * Only threads whose allowed set differs from the target get an action, so

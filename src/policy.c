@@ -344,9 +344,7 @@ static int fill_report(struct pol_tick *t) {
                  * at a time known now (a queue's dwell ends) or shows in
                  * the raw shares (a CPU rising, at a threshold: a fast
                  * tick), so a decision every few ticks and one when the
-                 * wait ends do: on the simulator's cost16 host with every
-                 * load x2 the ticks after each RPS set had stayed full 30 s
-                 * for this alone. */
+                 * wait ends do (bench/README.md, cost16). */
                 if (pc->hot) {
                         uint64_t end = pc->hot_since + MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec);
 
@@ -362,16 +360,14 @@ static int fill_report(struct pol_tick *t) {
         /* RPS sets sized with the prior share wait for the share to be
          * measured and for the dwell before they are sized again
          * (pol_rps_adjust), and calm ticks run no policy: once the sets
-         * made the host calm, the simulator's trial8 host (seed 2) had
-         * two measurements, the next full tick 30 s later, and its RPS
-         * CPUs stayed at 1.23 times the lower bound.  The wait needs no
+         * made the host calm, the share could stay measured too little
+         * (bench/README.md, trial8).  The wait needs no
          * decision at every tick, though: the loads a measurement reads
          * are smoothed, so measurements a tick apart say nearly the same,
          * and the dwell is counted in time.  So the daemon runs a full
          * tick every few ticks while it lasts (engine.h,
-         * ENGINE_MEASURE_FULL_EVERY): on the simulator's cost16 host with
-         * every load x2, 25 full ticks in a row after the last RPS change
-         * had been 1.6-1.9 CPU s/h against 0.4-0.5 once calm.  Past the dwell
+         * ENGINE_MEASURE_FULL_EVERY): full ticks in a row cost several
+         * times a calm host's CPU (bench/README.md, cost16).  Past the dwell
          * and 10 intervals more (the share not measurable), the periodic
          * full tick looks again. */
         for (size_t i = 0; i < st->n_queues; i++) {
@@ -480,9 +476,8 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                  * a flood that began late in this interval is acted on
                  * within fast_interval, not a whole interval later.  Its
                  * network share alone shows it late: much of a flood's
-                 * cost can be the sender's and receiver's own time (the
-                 * veth flood of bench/README.md: about half of CPU0 in
-                 * irq+softirq once saturated, all of its idle gone), so a
+                 * cost can be the sender's and receiver's own time
+                 * (bench/README.md, veth flood), so a
                  * fall in idle counts too when the network share rose
                  * with it. */
                 if (last->ref && cpu <= last->ref_max_cpu) {
@@ -554,7 +549,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 goto finish;
         }
 
-        /* Never a target (DESIGN.md 5): offline, isolated, nohz_full and
+        /* Never a target (docs/DESIGN.md "Policy"): offline, isolated, nohz_full and
          * banned CPUs, whether banned by the configuration or at run time.
          * What still uses a CPU that is no longer eligible leaves it this
          * tick (pol_vacate_rps, pol_replace_offline), workers by the same

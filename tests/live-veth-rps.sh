@@ -22,7 +22,7 @@
 #   log has no IRQ action.  For that the test holds the host lock of
 #   tests/live-host-lib.sh, so no other live test moves an IRQ meanwhile.
 # NET_RX counts from /proc/softirqs and iperf3 throughput are printed, not
-# asserted (runs, not time: see DESIGN.md 4).
+# asserted (runs, not time: see docs/DESIGN.md "Kernel traps").
 # Addresses 198.18.0.0/30 only, names prefixed "vr"; everything created here
 # is deleted on exit, on failure too.  About 35 s.  Exit 77 = skipped.
 set -u
