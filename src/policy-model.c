@@ -464,12 +464,24 @@ static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, con
         return cpuset_first(&on);
 }
 
+bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
+                  int queue) {
+        char was[64], now[64];
+
+        if (cpuset_equal(&ii->affinity, &r->last_set))
+                return true;
+        r->external = true;
+        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
+                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+        pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, device, queue);
+        return false;
+}
+
 /* Checks one IRQ of a unit against what we set: external change, kernel
  * move after hot-unplug, managed.  Returns false if the unit must not be
  * moved. */
 static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inventory_irq *ii, bool managed_nic) {
         struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
-        char was[64], now[64];
 
         if (!r) {
                 t->r = -ENOMEM;
@@ -507,14 +519,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 u->offline_cpu = cpuset_first(&r->last_set);
                 return true;
         }
-        if (cpuset_equal(&ii->affinity, &r->last_set))
-                return true;
-        r->external = true;
-        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
-                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
-                 pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
-        pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, t->nics[u->nic].nic->name, ii->queue);
-        return false;
+        return pol_irq_kept(t, r, ii, t->nics[u->nic].nic->name, ii->queue);
 }
 
 static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const struct inventory_queue *iq) {

@@ -227,6 +227,11 @@ enum pol_trial_step pol_trial_sample(struct pol_trial *tr, const struct pol_nic 
 size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);
 
 
+/* Whether IRQ ii is where we set it (r->last_set); else it was changed
+ * behind our back: r left alone until reload, a note about it (device and
+ * queue: its NIC's, or NULL and -1). */
+bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
+                  int queue);
 /* Note said by feedback, handed out with the next tick's report. */
 void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) _printf_(3, 4);
 /* The share of a queue's receive work that stays on its IRQ CPU under

@@ -40,26 +40,13 @@
 
 #include "policy-steps.h"
 
-static struct pol_napi *napi_get(struct policy_state *st, pid_t pid, unsigned long long starttime, bool create) {
-        struct pol_napi *r;
-
-        for (size_t i = 0; i < st->n_napis; i++)
-                if (st->napis[i].pid == pid && st->napis[i].starttime == starttime)
-                        return &st->napis[i];
-        if (!create || util_grow((void **) &st->napis, &st->a_napis, st->n_napis + 1, sizeof(*st->napis)) < 0)
-                return NULL;
-        r = &st->napis[st->n_napis++];
-        *r = (struct pol_napi){ .pid = pid, .starttime = starttime, .cpu = -1 };
-        return r;
-}
-
 bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
         struct pol_napi *r;
         enum action_failure f;
 
         if (a->type != KNOB_THREAD || a->pid != a->tid)
                 return false;
-        r = napi_get(st, a->pid, a->starttime, false);
+        r = pol_napi_get(st, a->pid, a->starttime, false);
         if (!r)
                 return false;
         f = action_failure_class(a->type, result);
@@ -145,7 +132,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
         cpuset_zero(&taken);
         /* first the threads that stay: their CPUs are taken */
         for (size_t k = 0; k < n->n_napis; k++) {
-                const struct pol_napi *r = napi_get(t->st, n->napis[k].pid, n->napis[k].starttime, false);
+                const struct pol_napi *r = pol_napi_get(t->st, n->napis[k].pid, n->napis[k].starttime, false);
 
                 if (r && r->set && r->cpu >= 0 && cpuset_isset(&cpus, r->cpu))
                         cpuset_set(&taken, r->cpu);
@@ -158,7 +145,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
 
                 if (np->pid <= 0 || np->starttime == 0)
                         continue;
-                r = napi_get(t->st, np->pid, np->starttime, true);
+                r = pol_napi_get(t->st, np->pid, np->starttime, true);
                 if (!r) {
                         t->r = -ENOMEM;
                         return;

@@ -171,7 +171,6 @@ static int cmp_work(const void *a, const void *b) {
  * to change: kernel-managed, changed behind our back, given up. */
 static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, struct pol_irq *r) {
         const struct inventory_nic *n = nic_of(t, ii);
-        char was[64], now[64];
 
         r->seen = true;
         if (r->resync) {
@@ -189,14 +188,7 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
                 r->set = false;
                 return true;
         }
-        if (cpuset_equal(&ii->affinity, &r->last_set))
-                return true;
-        r->external = true;
-        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
-                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
-                 pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
-        pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, n ? n->name : NULL, -1);
-        return false;
+        return pol_irq_kept(t, r, ii, n ? n->name : NULL, -1);
 }
 
 /* Whether IRQ ii is another device's that the configuration lets us

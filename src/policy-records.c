@@ -158,6 +158,19 @@ struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid,
         return th;
 }
 
+struct pol_napi *pol_napi_get(struct policy_state *st, pid_t pid, unsigned long long starttime, bool create) {
+        struct pol_napi *r;
+
+        for (size_t i = 0; i < st->n_napis; i++)
+                if (st->napis[i].pid == pid && st->napis[i].starttime == starttime)
+                        return &st->napis[i];
+        if (!create || util_grow((void **) &st->napis, &st->a_napis, st->n_napis + 1, sizeof(*st->napis)) < 0)
+                return NULL;
+        r = &st->napis[st->n_napis++];
+        *r = (struct pol_napi){ .pid = pid, .starttime = starttime, .cpu = -1 };
+        return r;
+}
+
 struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool create) {
         struct pol_nic *n;
 

@@ -193,13 +193,14 @@ struct policy_state {
         bool oom;                /* an allocation failed where we could not return it */
 };
 
-/* The record of IRQ irq, queue index of NIC nic, thread pid/tid, NIC name;
- * created (zeroed) when create, else NULL when there is none; NULL on
- * ENOMEM. */
+/* The record of IRQ irq, queue index of NIC nic, thread pid/tid, NIC name,
+ * NAPI kthread pid/starttime; created (zeroed) when create, else NULL when
+ * there is none; NULL on ENOMEM. */
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create);
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create);
 struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid, bool create);
 struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool create);
+struct pol_napi *pol_napi_get(struct policy_state *st, pid_t pid, unsigned long long starttime, bool create);
 /* Marks the IRQ / queue index stale after removing records directly. */
 void pol_index_forget(struct pol_index *ix);
 /* The queue's rps_cpus is what we set, not its original value. */

@@ -23,6 +23,8 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
 }
 
 static const char *cpus_word(const cpuset_t *s);
+/* RFS for queue qi of NIC nic (an index into the tick's nics). */
+static void rfs(struct pol_tick *t, size_t nic, size_t qi);
 
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
@@ -396,7 +398,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
         }
         emit_rps(t, u, &set, single_queue ? ACTION_REASON_SINGLE_QUEUE_RPS : ACTION_REASON_LONE_HOT_QUEUE, reason);
         u->rps_ours = true;
-        pol_rfs(t, u->nic, u->qi);
+        rfs(t, u->nic, u->qi);
         return true;
 }
 
@@ -547,7 +549,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 if (cpuset_equal(&set, &iq->rps_cpus))
                         continue;
                 emit_rps(t, u, &set, code, reason);
-                pol_rfs(t, u->nic, u->qi);
+                rfs(t, u->nic, u->qi);
         }
         free(order);
 }
@@ -836,7 +838,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 if (cpuset_equal(&set, &u->rps))
                         return;
                 emit_rps(t, u, &set, cpuset_empty(&shed) ? ACTION_REASON_RPS_WIDENED : ACTION_REASON_RPS_OFF_HOT, reason);
-                pol_rfs(t, u->nic, u->qi);
+                rfs(t, u->nic, u->qi);
                 return;
         }
 
@@ -910,7 +912,7 @@ static uint32_t pow2_floor(uint32_t v) {
 
 /* RFS (kernel scaling guide): rps_sock_flow_entries once for the host, and
  * rps_flow_cnt = entries / rx queues per queue, both powers of two. */
-void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
+static void rfs(struct pol_tick *t, size_t nic, size_t qi) {
         const struct pol_nicctx *x = &t->nics[nic];
         const struct inventory_queue *iq = &x->nic->queues[qi];
         const struct pol_queue *q;
@@ -1090,7 +1092,7 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
                 if (!cpuset_equal(&iq->rps_cpus, to))
                         rps_action(t, u, q, to, code, reason);
                 if (!cpuset_empty(to))
-                        pol_rfs(t, u->nic, q);
+                        rfs(t, u->nic, q);
         }
         project_rps(t, u, to);
 }

@@ -43,8 +43,6 @@ void pol_rps_lone(struct pol_tick *t);
 void pol_rps_adjust(struct pol_tick *t);
 /* Sets t->pool_short for this tick's lone hot queues. */
 void pol_rps_pool(struct pol_tick *t);
-/* RFS for queue qi of NIC nic (an index into the tick's nics). */
-void pol_rfs(struct pol_tick *t, size_t nic, size_t qi);
 /* NICs without queue IRQs (veth): units for those we may steer, then RPS
  * away from hot CPUs their receive load explains. */
 int pol_soft_build(struct pol_tick *t);
