@@ -1,8 +1,8 @@
 /* Policy: a pure function of (topology, inventory = current placement,
  * smoothed load, discovered workers, config, now, previous policy state) to
- * a list of actions, each with a human-readable reason (docs/DESIGN.md "Policy").  No
- * I/O, no clock reads, no logging above debug: what deserves a log line is
- * returned as a note in the report.
+ * a list of actions, each with a reason code and its prose (docs/DESIGN.md
+ * "Policy").  No I/O, no clock reads, no logging above debug: what deserves
+ * a log line is returned as a note in the report.
  *
  * Contract with the caller (the daemon):
  * - the inventory passed to each tick shows the current values (IRQ

@@ -630,7 +630,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         snprintf(reason, sizeof(reason),
                                  "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
                                  100 * t->load[cpu], c->hot_samples, 100 * t->load[cpu], 100 * best.peak);
-                emit_unit(t, best.u, best.to, false, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT, reason);
+                emit_unit(t, best.u, best.to, false, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
+                          reason);
                 move_load(t, cpu, best.to, best.u->work);
                 pol_settle(t, cpu);
                 pol_settle(t, best.to);
@@ -730,6 +731,7 @@ void pol_xps(struct pol_tick *t) {
                         return;
                 a->cpus = to;
                 a->from = iq->xps_cpus;
-                action_set_reason(a, ACTION_REASON_XPS_FOLLOWS_RX, "XPS follows rx IRQ %u on CPU%d", u->irq[0], u->target);
+                action_set_reason(a, ACTION_REASON_XPS_FOLLOWS_RX, "XPS follows rx IRQ %u on CPU%d", u->irq[0],
+                                  u->target);
         }
 }

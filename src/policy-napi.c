@@ -187,7 +187,9 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                                 snprintf(why, sizeof(why), "to CPU%d, the coolest eligible CPU free of its NIC's threads", to);
                 }
                 cpuset_set(&taken, to);
-                emit(t, n, np, r, to, r->set && r->cpu >= 0 && !cpuset_isset(&cpus, r->cpu) ? ACTION_REASON_CPU_BANNED : ACTION_REASON_NAPI_THREAD,
+                emit(t, n, np, r, to,
+                     r->set && r->cpu >= 0 && !cpuset_isset(&cpus, r->cpu) ? ACTION_REASON_CPU_BANNED
+                                                                            : ACTION_REASON_NAPI_THREAD,
                      why);
         }
 }
@@ -312,7 +314,8 @@ static void threaded_relief(struct pol_tick *t) {
                         }
                         if (!t->c->threaded_napi) {
                                 rec->thr_trial.on = false;
-                                threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, ACTION_REASON_BACK_TO_ORIGINAL,
+                                threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig,
+                                              ACTION_REASON_BACK_TO_ORIGINAL,
                                               "threaded_napi = no: threaded NAPI back to its value before");
                                 continue;
                         }
@@ -329,8 +332,8 @@ static void threaded_relief(struct pol_tick *t) {
                         snprintf(why, sizeof(why),
                                  "%s receives %.0f packets/s, below %.0f: threaded NAPI no longer needed, back to %d",
                                  n->name, pps, POL_IRQLESS_PPS_EXIT, rec->thr_orig);
-                        threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, ACTION_REASON_NAPI_NOT_NEEDED,
-                                      why);
+                        threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig,
+                                      ACTION_REASON_NAPI_NOT_NEEDED, why);
                         continue;
                 }
                 /* RPS first: it gives more (bench/README.md) */

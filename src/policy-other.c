@@ -293,7 +293,10 @@ void pol_other_irqs(struct pol_tick *t) {
                         snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
                                  o->ii->name[0] ? o->ii->name : "IRQ", o->node);
                 emit(t, o, &local, true,
-                     o->stranded ? ACTION_REASON_CPU_OFFLINE : o->ineligible ? ACTION_REASON_CPU_BANNED : ACTION_REASON_IRQ_NUMA_LOCAL, reason);
+                     o->stranded     ? ACTION_REASON_CPU_OFFLINE
+                     : o->ineligible ? ACTION_REASON_CPU_BANNED
+                                     : ACTION_REASON_IRQ_NUMA_LOCAL,
+                     reason);
         }
 
         /* busy IRQs, the heaviest first, each onto the least loaded of its
@@ -333,7 +336,10 @@ void pol_other_irqs(struct pol_tick *t) {
                 }
                 pol_settle(t, cpu);
                 emit(t, o, &to, true,
-                     o->stranded ? ACTION_REASON_CPU_OFFLINE : o->ineligible ? ACTION_REASON_CPU_BANNED : ACTION_REASON_IRQ_BUSY, reason);
+                     o->stranded     ? ACTION_REASON_CPU_OFFLINE
+                     : o->ineligible ? ACTION_REASON_CPU_BANNED
+                                     : ACTION_REASON_IRQ_BUSY,
+                     reason);
         }
 finish:
         free(busy);

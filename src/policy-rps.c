@@ -688,7 +688,8 @@ static void replan(struct pol_tick *t) {
                 /* hot CPUs are candidates: what makes them hot is
                  * these queues' work, planned anew */
                 cpuset_zero(&nohot);
-                start_together(t, us, cpus, n, ok, &nohot, true, ACTION_REASON_RPS_RESIZED, "RPS sized again with the measured share");
+                start_together(t, us, cpus, n, ok, &nohot, true, ACTION_REASON_RPS_RESIZED,
+                               "RPS sized again with the measured share");
                 /* a queue whose set stays (none written) keeps it in the
                  * projection too */
                 for (size_t i = 0; i < n; i++)
@@ -837,7 +838,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                                  100 * u->total, pol_fmt_cpus(&set, list, sizeof(list)));
                 if (cpuset_equal(&set, &u->rps))
                         return;
-                emit_rps(t, u, &set, cpuset_empty(&shed) ? ACTION_REASON_RPS_WIDENED : ACTION_REASON_RPS_OFF_HOT, reason);
+                emit_rps(t, u, &set, cpuset_empty(&shed) ? ACTION_REASON_RPS_WIDENED : ACTION_REASON_RPS_OFF_HOT,
+                         reason);
                 rfs(t, u->nic, u->qi);
                 return;
         }
@@ -869,7 +871,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         else
                 snprintf(reason, sizeof(reason), "RPS narrowed: queue work %.0f%% fits on fewer CPUs below %.0f%%; RPS over CPUs %s",
                          100 * u->total, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
-        emit_rps(t, u, &set, cpuset_equal(&set, &q->rps_orig) ? ACTION_REASON_RPS_NOT_NEEDED : ACTION_REASON_RPS_NARROWED, reason);
+        emit_rps(t, u, &set,
+                 cpuset_equal(&set, &q->rps_orig) ? ACTION_REASON_RPS_NOT_NEEDED : ACTION_REASON_RPS_NARROWED, reason);
         u->rps_ours = !cpuset_equal(&set, &q->rps_orig);
 }
 
