@@ -836,6 +836,15 @@ static int estimate(struct pol_tick *t) {
         return 0;
 }
 
+double pol_unexplained(const struct pol_tick *t, int cpu) {
+        double w = t->net[cpu];
+
+        for (size_t i = 0; i < t->n_units; i++)
+                if (t->units[i].target == cpu)
+                        w -= t->units[i].work;
+        return MAX(w, 0);
+}
+
 size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max) {
         size_t n = 0;
 

@@ -221,6 +221,9 @@ enum pol_trial_step {
 enum pol_trial_step pol_trial_sample(struct pol_trial *tr, const struct pol_nic *rec, bool enabled, uint64_t now,
                                      unsigned *verdicts, double *ret_after);
 
+/* The network load on cpu left after the queue IRQs firing there: what
+ * RPS or threaded NAPI for a NIC without queue IRQs may explain. */
+double pol_unexplained(const struct pol_tick *t, int cpu);
 /* The hot CPUs, hottest first (insertion by load), at most max of them;
  * returns how many. */
 #define POL_HOT_ORDER_MAX (CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX)

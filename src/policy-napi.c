@@ -245,10 +245,7 @@ static int unexplained_hot(const struct pol_tick *t) {
 
                 if (cpu > t->max_cpu || cpuset_isset(&t->touched, cpu) || pol_settling(t, cpu))
                         continue;
-                w = t->net[cpu];
-                for (size_t i = 0; i < t->n_units; i++)
-                        if (t->units[i].target == cpu)
-                                w -= t->units[i].work;
+                w = pol_unexplained(t, cpu);
                 if (w >= POL_BUSY_ABS && w > top_w) {
                         top = cpu;
                         top_w = w;

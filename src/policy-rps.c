@@ -1226,16 +1226,6 @@ static bool explained(const struct pol_tick *t, int cpu) {
         return false;
 }
 
-/* The network load on cpu left after the queue IRQs firing there. */
-static double unexplained(const struct pol_tick *t, int cpu) {
-        double w = t->net[cpu];
-
-        for (size_t i = 0; i < t->n_units; i++)
-                if (t->units[i].target == cpu)
-                        w -= t->units[i].work;
-        return MAX(w, 0);
-}
-
 /* May this irqless NIC get RPS now? */
 static bool irqless_startable(struct pol_tick *t, const struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
@@ -1266,7 +1256,7 @@ static void soft_start(struct pol_tick *t) {
         CPUSET_FOREACH(cpu, &t->hot) {
                 if (cpu > t->max_cpu || cpuset_isset(&t->touched, cpu) || pol_settling(t, cpu) || explained(t, cpu))
                         continue;
-                w[cpu] = unexplained(t, cpu);
+                w[cpu] = pol_unexplained(t, cpu);
                 /* hot from TIMER/RCU/BLOCK work or the IRQs of other devices */
                 if (w[cpu] < POL_BUSY_ABS)
                         continue;
