@@ -344,7 +344,7 @@ static void update_hot(struct pol_tick *t) {
  * like the CPU load (EWMA with the config's smoothing).  Counters that went
  * backwards (the device was re-created) start the average over. */
 static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struct inventory_nic *n) {
-        double alpha = t->c->smoothing > 0 && t->c->smoothing <= 1 ? t->c->smoothing : 1, dt, rx, tx;
+        double alpha = t->c->smoothing > 0 && t->c->smoothing <= 1 ? t->c->smoothing : 1, rx;
 
         if (!n->has_stats) {
                 rec->stats_known = rec->rate_known = rec->bps_known = false;
@@ -353,18 +353,10 @@ static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struc
         if (rec->stats_known && t->now <= rec->stats_usec)
                 return;
         if (rec->stats_known && n->rx_packets >= rec->rx_prev && n->tx_packets >= rec->tx_prev) {
-                dt = (double) (t->now - rec->stats_usec) / 1e6;
-                rx = (double) (n->rx_packets - rec->rx_prev) / dt;
+                rx = (double) (n->rx_packets - rec->rx_prev) / ((double) (t->now - rec->stats_usec) / 1e6);
                 rec->rx_pps_last = rx;
-                tx = (double) (n->tx_packets - rec->tx_prev) / dt;
-                if (rec->rate_known) {
-                        rec->rx_pps = alpha * rx + (1 - alpha) * rec->rx_pps;
-                        rec->tx_pps = alpha * tx + (1 - alpha) * rec->tx_pps;
-                } else {
-                        rec->rx_pps = rx;
-                        rec->tx_pps = tx;
-                        rec->rate_known = true;
-                }
+                rec->rx_pps = rec->rate_known ? alpha * rx + (1 - alpha) * rec->rx_pps : rx;
+                rec->rate_known = true;
         } else
                 rec->rate_known = false;
         if (rec->stats_known && rec->bytes_known && n->has_rx_bytes && n->rx_bytes >= rec->rxb_prev) {

@@ -84,10 +84,10 @@ struct pol_nic {
         bool noted_no_cpu;
         /* receive rate from the inventory's packet counters between ticks */
         bool stats_known;        /* rx_prev/stats_usec hold the last tick's reading */
-        uint64_t rx_prev, tx_prev;
+        uint64_t rx_prev, tx_prev; /* tx: a counter that went back starts over */
         uint64_t stats_usec;
-        bool rate_known;         /* rx_pps/tx_pps hold an average */
-        double rx_pps, tx_pps;   /* smoothed (config smoothing), packets/s */
+        bool rate_known;         /* rx_pps holds an average */
+        double rx_pps;           /* smoothed (config smoothing), packets/s */
         bool bytes_known;        /* rxb_prev holds the last tick's rx_bytes */
         uint64_t rxb_prev;
         bool bps_known;          /* rx_bps_last holds the last interval's bytes/s */
