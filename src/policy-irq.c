@@ -240,8 +240,8 @@ out:
         return peak;
 }
 
-/* Initial layout (docs/DESIGN.md "Policy"): each queue on its own CPU over the NIC's
- * NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
+/* Initial layout (docs/DESIGN.md "Policy"): each queue on its own CPU over
+ * the NIC's NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
  * before SMT siblings, wrapping when there are more queues than CPUs.  Each
  * NIC starts where the previous NIC of the node left off, so NICs do not
  * stack on the first CPUs.  CPUs already busy with other work
@@ -252,7 +252,7 @@ out:
  * moves the queue's measured work in the projected loads, so a second NIC
  * laid out in the same tick sees where the first one went.  A layout made
  * before any sample (at start) is looked at again with the first one
- * (pol_layout). */
+ * (relayout). */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur;
         char reason[256];
@@ -356,9 +356,9 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
  * when that spreads the NIC's own queue work better by min_gain (its
  * busiest CPU's share of it).  Other work alone is no reason for that:
  * IRQs of other devices that fire on the NIC's start-up CPU leave it in the
- * same tick (pol_other_irqs), and a whole layout shifted one CPU along for
- * them does worse (bench/README.md, uniform16).  Queues on CPUs busy with other work (layout_free) go to the free
- * CPUs in any case, with or without interrupts seen, the others staying.
+ * same tick (pol_other_irqs), and a layout shifted one CPU along for them
+ * does worse (bench/README.md, uniform16).  Queues on CPUs busy with other
+ * work (layout_free) go to the free CPUs in any case, the others staying.
  * All this while every queue IRQ is still where the layout put it and none
  * has RPS of ours; a NIC whose interrupts no sample saw within
  * POL_RELAYOUT_SAMPLES is left to the rebalancing. */

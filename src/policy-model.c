@@ -196,9 +196,9 @@ static double exit_level(const struct pol_tick *t) {
 
 /* The threshold scale of this tick.  A CPU far busier than the host's mean
  * is the same problem as a saturated one when the others idle
- * (docs/DESIGN.md "The problem"), and the mean irq+softirq
- * load over the eligible CPUs does not depend on where the work is placed,
- * so it is a stable reference: the level that makes a CPU hot is
+ * (docs/DESIGN.md "The problem"), and the mean irq+softirq load of the
+ * eligible CPUs does not depend on where the work is placed, so it is a
+ * stable reference: the level that makes a CPU hot is
  * balance_ratio times the mean, from balance_floor up to hot_enter, and
  * hot_exit, the narrowing limit and min_gain scale with it so every band
  * keeps its proportions. */
@@ -224,8 +224,8 @@ static double threshold_scale(struct pol_tick *t) {
 }
 
 /* Fast attack: the smoothed load of a CPU that went from idle to
- * saturated reaches the thresholds only after several samples, while a CPU whose
- * newest raw interval shows it all but out of idle time (under half
+ * saturated reaches the thresholds only after several samples, while a CPU
+ * whose newest raw interval shows it all but out of idle time (under half
  * saturated_idle) with at least saturated_share of it in irq+softirq is
  * the bottleneck now: it is hot at once.  Noise does not get there (a CPU
  * with 10% idle to spare is not saturated); moves stay held back by
@@ -254,20 +254,20 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         pc->saturated = t->load[cpu] < enter;
 }
 
-/* A CPU is hot (docs/DESIGN.md "Policy") when, for hot_samples consecutive samples,
- * either
+/* A CPU is hot (docs/DESIGN.md "Policy") when, for hot_samples consecutive
+ * samples, either
  *   - its irq+softirq share >= hot_enter (scaled: threshold_scale), or
- *   - it is saturated (docs/DESIGN.md "The problem", the nginx case):
- *     idle < saturated_idle and irq+softirq >=
- *     saturated_share, while some other eligible CPU has room, i.e. idle >
+ *   - it is saturated (docs/DESIGN.md "The problem", the nginx case): idle
+ *     < saturated_idle and irq+softirq >= saturated_share, while some other
+ *     eligible CPU has room, i.e. idle >
  *     2 * saturated_idle and > saturated_share, and irq+softirq < hot_exit.
  *     Without room elsewhere a busy host is just busy: moving work would
  *     not help.
  * A hot CPU stays hot until irq+softirq < hot_exit (scaled); a CPU hot by
  * the saturated rule also stays hot while idle < 2 * saturated_idle and
  * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
- * as the load rule, in proportion.  A CPU the raw sample shows saturated, with room
- * elsewhere, is hot at once (raw_saturated). */
+ * as the load rule, in proportion.  A CPU the raw sample shows saturated,
+ * with room elsewhere, is hot at once (raw_saturated). */
 static void update_hot(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
@@ -679,8 +679,8 @@ static int build_units(struct pol_tick *t) {
         return 0;
 }
 
-/* The load model (docs/DESIGN.md "Policy").  A CPU's network share is its irq share plus
- * its softirq share scaled by net_frac (NET_RX+NET_TX among all softirq
+/* The load model (docs/DESIGN.md "Policy").  A CPU's network share is its
+ * irq share plus its softirq share scaled by net_frac (NET_RX+NET_TX among all softirq
  * runs; runs, not time, so this undercounts batched NET work and the model
  * errs toward not moving).  Without any softirq breakdown the whole share is
  * taken as network when queue IRQs fire there.  That share is split among

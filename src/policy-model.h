@@ -71,9 +71,10 @@
  * before (not the average: a stream that just started is still ramping).
  * Spreading costs an IPI per remote backlog batch and the packet's cache
  * lines on another CPU; where that is dear (a VM: each IPI is a VM exit)
- * RPS can cost throughput (bench/README.md).  A fall of more than POL_TRIAL_LOSS gives
- * the original masks back and keeps RPS off for POL_TRIAL_BACKOFF_USEC,
- * doubling after each failed trial up to POL_TRIAL_BACKOFF_MAX_USEC. */
+ * RPS can cost throughput (bench/README.md).  A fall of more than
+ * POL_TRIAL_LOSS gives the original masks back and keeps RPS off for
+ * POL_TRIAL_BACKOFF_USEC, doubling after each failed trial up to
+ * POL_TRIAL_BACKOFF_MAX_USEC (pol_trial_sample). */
 #define POL_TRIAL_TICKS 3
 #define POL_TRIAL_LOSS 0.05
 /* A fall this large fails the trial at the first counted sample: no need
@@ -115,7 +116,7 @@ struct pol_unit {
         bool replace;            /* its CPU went offline: the kernel moved it */
         int offline_cpu;
         bool touched;            /* an action of this tick concerns it */
-        bool rps_no_gain;        /* pol_rps_start(): RPS would not lower the peak by min_gain */
+        bool rps_no_gain;        /* policy-rps.c: RPS would not lower the peak by min_gain */
 };
 
 /* An IRQ of another device (pol_other_irqs): this tick's view of it. */

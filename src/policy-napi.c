@@ -11,27 +11,18 @@
  *     thread, the coolest eligible CPUs the interface may use, and off a
  *     hot CPU to the coolest one after the dwell (min_dwell), one such
  *     move per NIC and tick.
- * Never onto a banned, isolated or nohz_full CPU (the tick's eligible
- * set, narrowed by the interface section).  A thread is named by its PID
- * and start time (a reused PID is another thread); napi kthreads accept
- * sched_setaffinity (no PF_NO_SETAFFINITY), and one that
- * refuses is left alone for good by the feedback.  The undo journal gives
- * each thread its original mask back on exit.
+ * Never onto a CPU that is not eligible.  A thread is named by its PID and
+ * start time (a reused PID is another thread); one that refuses
+ * sched_setaffinity is left alone for good by the feedback.
  *
  * Threaded NAPI as a relief (threaded_napi): a NIC without queue IRQs
- * (veth) runs its receive work as NET_RX softirq on the sending CPU; with
- * threaded on it runs in the kthreads instead, which are then placed off
- * the hot CPU as above.  It helps less than RPS and can cost throughput
- * (bench/README.md), so it is the third
- * lever, after RPS: it starts only where RPS may not act (rps = no for the
- * NIC) or its trial failed and is blocked, for a hot CPU whose network
- * load no queue IRQ explains while the NIC receives POL_IRQLESS_PPS
- * packets/s; and it is kept only if a trial like RPS's (POL_TRIAL_TICKS,
- * POL_TRIAL_LOSS, the same back-off) finds the NIC's receive rate held.
- * Given back when the packets stop (below POL_IRQLESS_PPS_EXIT for
- * hot_samples samples, after min_dwell) or on a reload without
- * threaded_napi.  Off by default: with a light receive path it costs
- * throughput (bench/README.md). */
+ * (veth) receives as NET_RX on the sending CPU; threaded, in the kthreads,
+ * placed off the hot CPU as above.  It helps less than RPS and can cost
+ * throughput (bench/README.md), so it is the third lever: only where RPS
+ * may not act or its trial failed, for a hot CPU no queue IRQ explains
+ * while the NIC receives POL_IRQLESS_PPS packets/s, kept only if its trial
+ * (pol_trial_sample) finds the receive rate held, given back when the
+ * packets stop or on a reload without threaded_napi.  Off by default. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* Policy, RPS and RFS: the lone hot queue (docs/DESIGN.md "Policy": one IRQ saturating
- * its CPU, irqbalance's blind spot) gets RPS to cool NUMA-local CPUs, widened
+/* Policy, RPS and RFS: the lone hot queue (docs/DESIGN.md "Policy": one IRQ
+ * saturating its CPU, irqbalance's blind spot) gets RPS to cool NUMA-local CPUs, widened
  * while its CPUs stay hot and narrowed when its work fits on fewer, with the
  * same hysteresis as hot CPUs; single-queue NICs get RPS from the start; RFS
  * sizes follow the kernel scaling guide. */
@@ -369,8 +369,8 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                  * projected peak by min_gain: a CPU that stays hot between
                  * the thresholds gains little from it, and each share of
                  * the protocol work lands on CPUs as busy (bench/README.md,
-                 * queues32).  A saturated CPU gains idle time, which this does not
-                 * measure: the saturated rule asks for room already. */
+                 * queues32).  A saturated CPU gains idle time, which this
+                 * does not measure: the saturated rule asks for room. */
                 if (!(cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated) &&
                     set_peak(t, u, &set) > pol_load(t, cpu) - pol_min_gain(t) + 1e-9) {
                         u->rps_no_gain = true;
@@ -456,10 +456,10 @@ static bool share_measured(const struct pol_tick *t, const struct pol_unit *u, u
  * are no longer the coolest: the sets stay apart.
  *
  * Whether the cool CPUs have room depends on how much of each queue's
- * work RPS can move, and before RPS that is only the prior share
- * (POL_NAPI_SHARE), which can be far off (bench/README.md, trial8).
- * So sets sized with the prior are planned one by one (rps_start()),
- * and planned again together once the share is measured (replan()). */
+ * work RPS can move, before RPS only the prior share (POL_NAPI_SHARE),
+ * which can be far off (bench/README.md, trial8): so sets sized with the
+ * prior are planned one by one (rps_start()), and together again once the
+ * share is measured (replan()). */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
         cpuset_t pool, span, cand;
@@ -731,9 +731,8 @@ static double own_load(const struct pol_tick *t, const struct pol_unit *u, int c
  * (the IRQ CPU aside) carries more than two even shares over the coolest,
  * one big flow sits on it, and a wider set would only move that flow
  * somewhere else with the next hash (bench/README.md, elephant).  What
- * other queues put on those CPUs (their IRQs,
- * their RPS shares) is taken out first: sets of several queues overlap,
- * and their shares differ from CPU to CPU without any big flow. */
+ * other queues put on those CPUs (their IRQs, their RPS shares) is taken
+ * out first: overlapping sets differ from CPU to CPU without a big flow. */
 static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         double lo = -1, hi = -1;
         int m = u->n_rps;

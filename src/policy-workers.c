@@ -1,5 +1,5 @@
-/* Policy, workers (docs/DESIGN.md "The problem" and "Policy"): application threads matched by the
- * [worker] sections are pinned by their policy:
+/* Policy, workers (docs/DESIGN.md "The problem" and "Policy"): application
+ * threads matched by the [worker] sections are pinned by their policy:
  *   spread    one CPU per thread, round-robin over eligible CPUs that are not
  *             hot, preferring CPUs that serve no queue IRQ;
  *   colocate  thread i on the CPU of queue i of the interface (full

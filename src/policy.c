@@ -342,9 +342,9 @@ static int fill_report(struct pol_tick *t) {
                  * looks again (policy_pace).  Within the dwell, once the
                  * CPUs have settled (busy above), what it waits for comes
                  * at a time known now (a queue's dwell ends) or shows in
-                 * the raw shares (a CPU rising, at a threshold: a fast
-                 * tick), so a decision every few ticks and one when the
-                 * wait ends do (bench/README.md, cost16). */
+                 * the raw shares (a fast tick), so a decision every few
+                 * ticks and one when the wait ends do (bench/README.md,
+                 * cost16). */
                 if (pc->hot) {
                         uint64_t end = pc->hot_since + MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec);
 
@@ -358,18 +358,12 @@ static int fill_report(struct pol_tick *t) {
         for (size_t i = 0; i < st->n_nics; i++)
                 rep->busy |= st->nics[i].rps_trial.on || st->nics[i].thr_trial.on;
         /* RPS sets sized with the prior share wait for the share to be
-         * measured and for the dwell before they are sized again
-         * (pol_rps_adjust), and calm ticks run no policy: once the sets
-         * made the host calm, the share could stay measured too little
-         * (bench/README.md, trial8).  The wait needs no
-         * decision at every tick, though: the loads a measurement reads
-         * are smoothed, so measurements a tick apart say nearly the same,
-         * and the dwell is counted in time.  So the daemon runs a full
-         * tick every few ticks while it lasts (engine.h,
-         * ENGINE_MEASURE_FULL_EVERY): full ticks in a row cost several
-         * times a calm host's CPU (bench/README.md, cost16).  Past the dwell
-         * and 10 intervals more (the share not measurable), the periodic
-         * full tick looks again. */
+         * measured and for the dwell (pol_rps_adjust), and calm ticks run
+         * no policy (bench/README.md, trial8); measurements a tick apart
+         * say nearly the same (smoothed loads) and full ticks in a row are
+         * dear (cost16), so the daemon runs a full tick every few ticks
+         * while it lasts (ENGINE_MEASURE_FULL_EVERY).  Past the dwell and
+         * 10 intervals more, the periodic full tick looks again. */
         for (size_t i = 0; i < st->n_queues; i++) {
                 const struct pol_queue *q = &st->queues[i];
 
@@ -477,9 +471,8 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                  * within fast_interval, not a whole interval later.  Its
                  * network share alone shows it late: much of a flood's
                  * cost can be the sender's and receiver's own time
-                 * (bench/README.md, veth flood), so a
-                 * fall in idle counts too when the network share rose
-                 * with it. */
+                 * (bench/README.md, veth flood), so a fall in idle counts
+                 * too when the network share rose with it. */
                 if (last->ref && cpu <= last->ref_max_cpu) {
                         const struct policy_pace_ref *ref = &last->ref[cpu];
 
