@@ -226,35 +226,25 @@ const char *action_key_text(const struct action *a, char *buf, size_t len) {
 }
 
 int action_knob_key(const struct action *a, struct knob_key *k) {
-        *k = (struct knob_key){ 0 };
+        *k = (struct knob_key){ .kind = a->type };
         switch (a->type) {
         case KNOB_IRQ:
-                k->kind = KNOB_IRQ;
                 k->irq = a->irq;
                 break;
         case KNOB_RPS:
         case KNOB_XPS:
         case KNOB_FLOWCNT:
-                k->kind = a->type == KNOB_RPS ? KNOB_RPS : a->type == KNOB_XPS ? KNOB_XPS : KNOB_FLOWCNT;
+        case KNOB_THREADED:
                 if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
                         return -EINVAL;
                 strcpy(k->nic, a->nic);
-                k->queue = a->queue;
+                if (a->type != KNOB_THREADED)
+                        k->queue = a->queue;
                 break;
         case KNOB_SOCKFLOW:
-                k->kind = KNOB_SOCKFLOW;
-                break;
         case KNOB_DEFAFF:
-                k->kind = KNOB_DEFAFF;
-                break;
-        case KNOB_THREADED:
-                k->kind = KNOB_THREADED;
-                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
-                        return -EINVAL;
-                strcpy(k->nic, a->nic);
                 break;
         case KNOB_THREAD:
-                k->kind = KNOB_THREAD;
                 k->pid = a->pid;
                 k->tid = a->tid;
                 /* the task the policy decided for, not whatever holds the
