@@ -1,5 +1,6 @@
 /* Actions: what the policy decides and the actuators carry out.  Each
- * carries a human-readable reason for the log. */
+ * carries a reason code, set where the decision is made, and the prose for
+ * the log built beside it. */
 #pragma once
 
 #include <net/if.h>
@@ -38,6 +39,47 @@ enum action_failure {
  * after which the policy gives it up; the other classes never count. */
 #define ACTION_MAX_FAILURES 3
 
+/* Why an action was decided: the code is the metrics' `reason` label and
+ * the journal's REASON= field; match it, never the prose.  X(NAME, "name")
+ * for each, names stable (action_reason_to_string). */
+#define ACTION_REASONS(X)                                                                                        \
+        X(INITIAL_LAYOUT, "initial_layout")       /* a queue IRQ's first placement (also by load) */         \
+        X(CPU_OFFLINE, "cpu_offline")             /* its CPU went offline */                                 \
+        X(CPU_HOT, "cpu_hot")                     /* off a CPU above hot_enter */                            \
+        X(CPU_SATURATED, "cpu_saturated")         /* off a CPU with no idle left */                          \
+        X(CPU_BANNED, "cpu_banned")               /* off CPUs that may not be used (banned, isolated, ...) */ \
+        X(XPS_FOLLOWS_RX, "xps_follows_rx")       /* XPS onto the rx IRQ's CPU */                            \
+        X(SINGLE_QUEUE_RPS, "single_queue_rps")   /* RPS for a NIC with one queue */                         \
+        X(LONE_HOT_QUEUE, "lone_hot_queue")       /* RPS for a queue too heavy for one CPU */                \
+        X(SOFTIRQ_HOT, "softirq_hot")             /* load not from queue IRQs: RPS or threaded NAPI */       \
+        X(RPS_WIDENED, "rps_widened")             /* RPS onto more CPUs */                                   \
+        X(RPS_NARROWED, "rps_narrowed")           /* RPS onto fewer CPUs */                                  \
+        X(RPS_NOT_NEEDED, "rps_not_needed")       /* RPS back to the original, the load gone */              \
+        X(RPS_TRIAL_FAILED, "rps_trial_failed")   /* RPS cost throughput: back to the original */            \
+        X(BACK_TO_ORIGINAL, "back_to_original")   /* a knob back to its value before (config off) */         \
+        X(RFS, "rfs")                             /* RFS flow tables sized */                                \
+        X(WORKER_SPREAD, "worker_spread")         /* a worker thread, one CPU per thread */                  \
+        X(WORKER_COLOCATE, "worker_colocate")     /* a worker thread onto its queue's CPU */                 \
+        X(WORKER_AVOID_NET, "worker_avoid_net")   /* a worker thread off the queue IRQs' CPUs */             \
+        X(LAYOUT_BY_LOAD, "layout_by_load")       /* queue IRQs laid out again by their load */              \
+        X(RPS_OFF_HOT, "rps_off_hot")             /* RPS steering work off a hot CPU */                      \
+        X(RPS_RESIZED, "rps_resized")             /* RPS sets planned again with the measured share */       \
+        X(IRQ_NUMA_LOCAL, "irq_numa_local")       /* another device's IRQ onto its node's CPUs */            \
+        X(IRQ_BUSY, "irq_busy")                   /* a busy other IRQ onto the least loaded local CPU */     \
+        X(NAPI_THREAD, "napi_thread")             /* a NAPI kthread placed */                                \
+        X(NAPI_TRIAL_FAILED, "napi_trial_failed") /* threaded NAPI cost throughput: off again */             \
+        X(NAPI_NOT_NEEDED, "napi_not_needed")     /* threaded NAPI back, the load gone */                    \
+        X(CPUS_ELIGIBLE, "cpus_eligible")         /* default_smp_affinity back, every CPU usable again */    \
+        X(OTHER, "other")
+
+enum action_reason {
+#define ACTION_REASON_ENUM(name, text) ACTION_REASON_##name,
+        ACTION_REASONS(ACTION_REASON_ENUM)
+#undef ACTION_REASON_ENUM
+        ACTION_REASON_MAX,
+        ACTION_REASON_INVALID = -1,
+};
+
 struct action {
         enum knob_kind type;
         unsigned irq;            /* KNOB_IRQ */
@@ -53,6 +95,7 @@ struct action {
         uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES / THREADED_NAPI */
         uint32_t from_value;
         bool layout;             /* IRQ_AFFINITY: a placement, not a load decision (starts no dwell) */
+        enum action_reason why;  /* the code; reason is its prose */
         char reason[256];
 };
 
@@ -66,6 +109,11 @@ struct action *action_list_add(struct action_list *l, enum knob_kind type);
 void action_list_clear(struct action_list *l);
 void action_list_free(struct action_list *l);
 const char *action_type_to_string(enum knob_kind t);
+/* "cpu_banned", ...; NULL for a code out of range. */
+const char *action_reason_to_string(enum action_reason r);
+/* Sets a's reason code and its prose (printf).  Returns a. */
+struct action *action_set_reason(struct action *a, enum action_reason why, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 /* The key of the object an action changes (pure: an IRQ's identity is
  * left empty, see knob_irq_actions).  0 or -EINVAL. */
 int action_knob_key(const struct action *a, struct knob_key *ret);

@@ -40,7 +40,7 @@
  * null), "counters" {"queue_irqs","rps_queues","moves_10min",
  * "kernel_managed_irqs_skipped" (formerly "managed_irqs", still written),
  * "external"} (integers), "irq_classes" [{"class", "irqs", "done"}] (every
- * IRQ by policy_irq_class), "kernel_managed_irqs" [numbers], and per last
+ * IRQ by classify_irq), "kernel_managed_irqs" [numbers], and per last
  * action "result" ("done", "dry-run",
  * "failed", ...) with "error" (string).  Anything else is ignored. */
 #pragma once
@@ -81,7 +81,7 @@ int ctl_unban(int argc, char **argv);
 int ctl_bans(int argc, char **argv);
 
 /* Inventory as JSON (schema "version": 1 in irqsteerctl(8)); classes: the
- * class of each of inv's IRQs (policy_irq_class, in inv's order), or NULL
+ * class of each of inv's IRQs (classify_irq, in inv's order), or NULL
  * when unknown (null in the JSON). */
 void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv,
                         const int *classes);

@@ -1,8 +1,8 @@
 /* Policy: a pure function of (topology, inventory = current placement,
  * smoothed load, discovered workers, config, now, previous policy state) to
- * a list of actions, each with a human-readable reason (DESIGN.md 5).  No
- * I/O, no clock reads, no logging above debug: what deserves a log line is
- * returned as a note in the report.
+ * a list of actions, each with a reason code and its prose (docs/DESIGN.md
+ * "Policy").  No I/O, no clock reads, no logging above debug: what deserves
+ * a log line is returned as a note in the report.
  *
  * Contract with the caller (the daemon):
  * - the inventory passed to each tick shows the current values (IRQ
@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "action.h"
+#include "classify.h"
 #include "config.h"
 #include "cpuset.h"
 #include "inventory.h"
@@ -60,31 +61,6 @@ struct policy_note {
         char device[32];                  /* the interface it is about, "" if none */
         int queue;                        /* its queue, -1 if none */
 };
-
-/* What irqsteerd does with an IRQ (irqsteer.conf(5), IRQ CLASSES), in the
- * order the rules apply: the first that matches is the IRQ's class. */
-enum policy_irq_class {
-        POLICY_IRQ_KERNEL_MANAGED,        /* a write failed with EIO/EPERM: the kernel's */
-        POLICY_IRQ_BANNED,                /* in ban_irqs: left alone */
-        POLICY_IRQ_LEFT_ALONE,            /* its NIC has manage = no, or other_irqs = no */
-        POLICY_IRQ_NIC_QUEUE,             /* a NIC queue's: spread by load */
-        POLICY_IRQ_OTHER,                 /* another device's, or a NIC's admin vector */
-        POLICY_IRQ_CLASS_MAX,
-        POLICY_IRQ_CLASS_INVALID = -1,
-};
-
-/* "kernel-managed", "banned", "left-alone", "nic-queue", "other". */
-const char *policy_irq_class_to_string(enum policy_irq_class c);
-/* What is done with an IRQ of the class, one short phrase. */
-const char *policy_irq_class_done(enum policy_irq_class c);
-/* The class of IRQ ii of inv under configuration c; kernel_managed: a
- * write to it failed with EIO/EPERM (the policy state, or status.json's
- * kernel_managed_irqs, knows).  Pure. */
-enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
-                                       bool kernel_managed);
-/* The device an IRQ serves, for the inventory: its NIC, else its action
- * name from /proc/interrupts ("nvme0q3"), else "". */
-const char *policy_irq_device(const struct inventory *inv, const struct inventory_irq *ii);
 
 struct policy_hot_cpu {
         int cpu;
@@ -124,8 +100,9 @@ struct policy_report {
         unsigned n_managed_irqs;          /* kernel-managed IRQs we skip */
         unsigned n_external;              /* objects left alone: changed behind our back */
         unsigned rps_trials[POLICY_TRIAL_VERDICT_MAX]; /* trials that ended this tick */
+        unsigned napi_trials[POLICY_TRIAL_VERDICT_MAX]; /* threaded NAPI's, the same */
         unsigned n_kept;                  /* RPS masks set before the start, kept (takeover = no) */
-        unsigned n_irq_class[POLICY_IRQ_CLASS_MAX]; /* the inventory's IRQs by class */
+        unsigned n_irq_class[CLASSIFY_IRQ_CLASS_MAX]; /* the inventory's IRQs by class */
         unsigned *kernel_managed_irqs;    /* their numbers, ascending */
         size_t n_kernel_managed_irqs;
         /* for policy_pace(): */

@@ -22,32 +22,6 @@
 /* How many link events status.json lists (newest last). */
 #define REPORT_LAST_LINK_EVENTS 16
 
-/* Why an action was taken, as a metrics label: a fixed set, so the
- * series stay few whatever the reasons' text says. */
-enum report_reason {
-        REPORT_REASON_INITIAL_LAYOUT,
-        REPORT_REASON_CPU_OFFLINE,      /* the kernel moved it off an offline CPU */
-        REPORT_REASON_CPU_HOT,          /* hot by hot_enter or balance_ratio */
-        REPORT_REASON_CPU_SATURATED,    /* hot by saturated_idle/saturated_share */
-        REPORT_REASON_CPU_BANNED,       /* off CPUs it may no longer use (bans, isolated, nohz_full) */
-        REPORT_REASON_XPS_FOLLOWS_RX,
-        REPORT_REASON_SINGLE_QUEUE_RPS,
-        REPORT_REASON_LONE_HOT_QUEUE,
-        REPORT_REASON_SOFTIRQ_HOT,      /* hot from softirq work not of queue IRQs */
-        REPORT_REASON_RPS_WIDENED,
-        REPORT_REASON_RPS_NARROWED,
-        REPORT_REASON_RPS_NOT_NEEDED,
-        REPORT_REASON_RPS_TRIAL_FAILED,
-        REPORT_REASON_BACK_TO_ORIGINAL,
-        REPORT_REASON_RFS,
-        REPORT_REASON_WORKER_SPREAD,
-        REPORT_REASON_WORKER_COLOCATE,
-        REPORT_REASON_WORKER_AVOID_NET,
-        REPORT_REASON_OTHER,
-        REPORT_REASON_MAX,
-        REPORT_REASON_INVALID = -1,
-};
-
 /* What became of an action, as a metrics label. */
 enum report_result {
         REPORT_RESULT_DONE,
@@ -70,16 +44,13 @@ enum report_restore {
         REPORT_RESTORE_INVALID = -1,
 };
 
-/* The reason class of an action's reason text (policy's wording); OTHER
- * when none fits.  Pure. */
-enum report_reason report_reason_classify(const char *reason);
-const char *report_reason_to_string(enum report_reason r);
 
 /* Counters since the daemon started, for the metrics. */
 struct report_counters {
-        uint64_t actions[KNOB_KIND_MAX][REPORT_REASON_MAX][REPORT_RESULT_MAX];
+        uint64_t actions[KNOB_KIND_MAX][ACTION_REASON_MAX][REPORT_RESULT_MAX]; /* by the reason code */
         uint64_t action_failures[KNOB_KIND_MAX][ACTION_FAILURE_MAX];
         uint64_t rps_trials[POLICY_TRIAL_VERDICT_MAX];
+        uint64_t napi_trials[POLICY_TRIAL_VERDICT_MAX];
         uint64_t restore[REPORT_RESTORE_MAX];
         uint64_t reloads, reload_failures;
         uint64_t link_events;
@@ -153,7 +124,7 @@ struct report {
  * (a failure also by its class). */
 void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
                           uint64_t realtime_usec);
-/* Counts a policy tick's RPS trial verdicts (rep->rps_trials). */
+/* Counts a policy tick's trial verdicts (rep->rps_trials, napi_trials). */
 void report_count_policy(struct report *rp, const struct policy_report *rep);
 /* Counts a configuration reload, successful or not. */
 void report_count_reload(struct report *rp, bool ok);

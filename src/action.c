@@ -1,6 +1,7 @@
 /* Action lists and their one-line rendering. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,28 @@ const char *action_type_to_string(enum knob_kind t) {
         if (t < 0 || t >= KNOB_KIND_MAX)
                 return NULL;
         return type_names[t];
+}
+
+static const char *const reason_names[ACTION_REASON_MAX] = {
+#define REASON_NAME(name, text) [ACTION_REASON_##name] = text,
+        ACTION_REASONS(REASON_NAME)
+#undef REASON_NAME
+};
+
+const char *action_reason_to_string(enum action_reason r) {
+        if (r < 0 || r >= ACTION_REASON_MAX)
+                return NULL;
+        return reason_names[r];
+}
+
+struct action *action_set_reason(struct action *a, enum action_reason why, const char *fmt, ...) {
+        va_list ap;
+
+        a->why = why;
+        va_start(ap, fmt);
+        (void) vsnprintf(a->reason, sizeof(a->reason), fmt, ap);
+        va_end(ap);
+        return a;
 }
 
 static const char *const failure_names[ACTION_FAILURE_MAX] = {
@@ -91,6 +114,7 @@ struct action *action_list_add(struct action_list *l, enum knob_kind type) {
         memset(a, 0, sizeof(*a));
         a->type = type;
         a->queue = -1;
+        a->why = ACTION_REASON_OTHER;
         return a;
 }
 
@@ -202,35 +226,25 @@ const char *action_key_text(const struct action *a, char *buf, size_t len) {
 }
 
 int action_knob_key(const struct action *a, struct knob_key *k) {
-        *k = (struct knob_key){ 0 };
+        *k = (struct knob_key){ .kind = a->type };
         switch (a->type) {
         case KNOB_IRQ:
-                k->kind = KNOB_IRQ;
                 k->irq = a->irq;
                 break;
         case KNOB_RPS:
         case KNOB_XPS:
         case KNOB_FLOWCNT:
-                k->kind = a->type == KNOB_RPS ? KNOB_RPS : a->type == KNOB_XPS ? KNOB_XPS : KNOB_FLOWCNT;
+        case KNOB_THREADED:
                 if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
                         return -EINVAL;
                 strcpy(k->nic, a->nic);
-                k->queue = a->queue;
+                if (a->type != KNOB_THREADED)
+                        k->queue = a->queue;
                 break;
         case KNOB_SOCKFLOW:
-                k->kind = KNOB_SOCKFLOW;
-                break;
         case KNOB_DEFAFF:
-                k->kind = KNOB_DEFAFF;
-                break;
-        case KNOB_THREADED:
-                k->kind = KNOB_THREADED;
-                if (strnlen(a->nic, sizeof(a->nic)) >= sizeof(a->nic))
-                        return -EINVAL;
-                strcpy(k->nic, a->nic);
                 break;
         case KNOB_THREAD:
-                k->kind = KNOB_THREAD;
                 k->pid = a->pid;
                 k->tid = a->tid;
                 /* the task the policy decided for, not whatever holds the

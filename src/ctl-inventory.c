@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "classify.h"
 #include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "log.h"
-#include "policy.h"
 #include "procfs.h"
 #include "rootfs.h"
 #include "state.h"
@@ -192,8 +192,8 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                 else
                         json_key_null(w, "queue");
                 json_key_string(w, "role", inventory_irq_role_to_string(irq->role));
-                json_key_string(w, "class", classes ? policy_irq_class_to_string(classes[i]) : NULL);
-                json_key_string(w, "device", policy_irq_device(inv, irq)[0] ? policy_irq_device(inv, irq) : NULL);
+                json_key_string(w, "class", classes ? classify_irq_class_to_string(classes[i]) : NULL);
+                json_key_string(w, "device", classify_irq_device(inv, irq)[0] ? classify_irq_device(inv, irq) : NULL);
                 if (irq->affinity_readable)
                         json_key_cpuset(w, "affinity", &irq->affinity);
                 else
@@ -265,7 +265,7 @@ static const char *fmt_irq(int irq, char *buf, size_t len) {
 }
 
 void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
-        unsigned n_class[POLICY_IRQ_CLASS_MAX] = { 0 };
+        unsigned n_class[CLASSIFY_IRQ_CLASS_MAX] = { 0 };
         char a[256], b[256], c[256], d[256];
 
         fprintf(f, "CPUs\n");
@@ -320,14 +320,14 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
                         "DEVICE");
                 for (size_t i = 0; i < inv->n_irqs; i++) {
                         const struct inventory_irq *irq = &inv->irqs[i];
-                        const char *dev = policy_irq_device(inv, irq);
+                        const char *dev = classify_irq_device(inv, irq);
                         char node[16];
 
                         if (classes)
                                 n_class[classes[i]]++;
                         fmt_irq(irq->node, node, sizeof(node));
                         fprintf(f, "  %-6u %-15s %-4s %-16s %-16s %s", irq->irq,
-                                classes ? policy_irq_class_to_string(classes[i]) : "?", node,
+                                classes ? classify_irq_class_to_string(classes[i]) : "?", node,
                                 irq->affinity_readable ? fmt_list(&irq->affinity, a, 17) : "-",
                                 irq->has_effective ? fmt_list(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
                         if (strcmp(dev, irq->name) != 0 && irq->name[0])
@@ -337,9 +337,9 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
         }
         if (classes && inv->n_irqs > 0) {
                 fprintf(f, "\nIRQ classes\n");
-                for (int k = 0; k < POLICY_IRQ_CLASS_MAX; k++)
-                        fprintf(f, "  %-15s %5u  %s\n", policy_irq_class_to_string(k), n_class[k],
-                                policy_irq_class_done(k));
+                for (int k = 0; k < CLASSIFY_IRQ_CLASS_MAX; k++)
+                        fprintf(f, "  %-15s %5u  %s\n", classify_irq_class_to_string(k), n_class[k],
+                                classify_irq_class_done(k));
         }
         fprintf(f, "\nrps_sock_flow_entries %u\n", inv->rps_sock_flow_entries);
         if (inv->has_default_affinity)
@@ -439,7 +439,7 @@ int ctl_inventory(int argc, char **argv) {
                 if (r < 0)
                         log_debug_errno(r, "no kernel-managed IRQs from irqsteerd's status.json: %m");
                 for (size_t i = 0; i < inv.n_irqs; i++)
-                        classes[i] = policy_irq_class(&cfg, &inv, &inv.irqs[i], managed[i]);
+                        classes[i] = classify_irq(&cfg, &inv, &inv.irqs[i], managed[i]);
         } else {
                 free(classes);
                 classes = NULL;

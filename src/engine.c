@@ -200,9 +200,9 @@ static void record_action(struct engine *e, const struct action *a, const char *
 }
 
 void engine_log_action(const struct action *a, const char *line, int result) {
-        char f_irq[32], f_from[300], f_to[300], f_dev[48], f_queue[32], f_reason[300], f_type[48];
+        char f_irq[32], f_from[300], f_to[300], f_dev[48], f_queue[32], f_why[64], f_reason[300], f_type[48];
         char from[256], to[256];
-        const char *fields[8];
+        const char *fields[9];
         size_t n = 0;
 
         cpuset_to_text(&a->from, "", from, sizeof(from));
@@ -227,7 +227,10 @@ void engine_log_action(const struct action *a, const char *line, int result) {
                 snprintf(f_queue, sizeof(f_queue), "QUEUE=%d", a->queue);
                 fields[n++] = f_queue;
         }
-        util_mark_cut(f_reason, sizeof(f_reason), snprintf(f_reason, sizeof(f_reason), "REASON=%s", a->reason));
+        /* the code to match on, the prose to read */
+        snprintf(f_why, sizeof(f_why), "REASON=%s", action_reason_to_string(a->why) ?: "other");
+        fields[n++] = f_why;
+        util_mark_cut(f_reason, sizeof(f_reason), snprintf(f_reason, sizeof(f_reason), "REASON_TEXT=%s", a->reason));
         fields[n++] = f_reason;
         fields[n] = NULL;
 

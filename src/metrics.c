@@ -235,12 +235,12 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
 
         family(f, "irqsteer_actions_total", "counter", "Actions taken, by kind, reason and result.");
         for (int t = 0; t < KNOB_KIND_MAX; t++)
-                for (int r = 0; r < REPORT_REASON_MAX; r++)
+                for (int r = 0; r < ACTION_REASON_MAX; r++)
                         for (int x = 0; x < REPORT_RESULT_MAX; x++) {
                                 if (!c->actions[t][r][x])
                                         continue;
                                 fprintf(f, "irqsteer_actions_total{kind=\"%s\",reason=\"%s\",result=\"%s\"} %" PRIu64 "\n",
-                                        action_type_to_string(t), report_reason_to_string(r),
+                                        action_type_to_string(t), action_reason_to_string(r),
                                         result_to_string(x), c->actions[t][r][x]);
                         }
         family(f, "irqsteer_action_failures_total", "counter", "Failed actions, by kind and error class.");
@@ -255,6 +255,10 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
                 fprintf(f, "irqsteer_rps_trials_total{verdict=\"%s\"} %" PRIu64 "\n", policy_trial_verdict_to_string(v),
                         c->rps_trials[v]);
+        family(f, "irqsteer_threaded_napi_trials_total", "counter", "Threaded NAPI trials ended, by verdict.");
+        for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
+                fprintf(f, "irqsteer_threaded_napi_trials_total{verdict=\"%s\"} %" PRIu64 "\n",
+                        policy_trial_verdict_to_string(v), c->napi_trials[v]);
         family(f, "irqsteer_restore_objects_total", "counter",
                "Objects of a previous run's undo journal handled at start (crash recovery), by result.");
         for (int x = 0; x < REPORT_RESTORE_MAX; x++)

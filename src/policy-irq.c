@@ -1,17 +1,18 @@
 /* Policy, queue IRQs: the initial layout, re-placing IRQs the kernel moved
  * off an unplugged CPU, rebalancing moves off hot CPUs, and XPS following
- * the rx IRQ (DESIGN.md 5). */
+ * the rx IRQ (docs/DESIGN.md "Policy"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 /* Emits the affinity actions that put unit u on cpu, pair together; IRQs
  * already there get none (no no-op actions). */
-static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, const char *reason) {
+static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, enum action_reason code,
+                      const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t to = cpuset_single(cpu);
 
@@ -41,7 +42,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 a->cpus = to;
                 a->from = ii->affinity;
                 a->layout = layout;
-                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+                action_set_reason(a, code, "%s", reason);
         }
         u->target = cpu;
         u->touched = true;
@@ -140,13 +141,13 @@ static size_t layout_cands(const struct pol_tick *t, const struct pol_nicctx *x,
 }
 
 /* A layout placement of u on cpu. */
-static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, const char *reason) {
+static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum action_reason code, const char *reason) {
         /* the next samples mix the old placement with the new one */
         pol_settle(t, u->cpu);
         pol_settle(t, cpu);
         if (u->cpu != cpu)
                 move_load(t, u->cpu, cpu, u->work);
-        emit_unit(t, u, cpu, true, reason);
+        emit_unit(t, u, cpu, true, code, reason);
 }
 
 /* The layout by load: the NIC's queues in `place` (indexes into its units)
@@ -239,8 +240,8 @@ out:
         return peak;
 }
 
-/* Initial layout (DESIGN.md 5): each queue on its own CPU over the NIC's
- * NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
+/* Initial layout (docs/DESIGN.md "Policy"): each queue on its own CPU over
+ * the NIC's NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
  * before SMT siblings, wrapping when there are more queues than CPUs.  Each
  * NIC starts where the previous NIC of the node left off, so NICs do not
  * stack on the first CPUs.  CPUs already busy with other work
@@ -251,7 +252,7 @@ out:
  * moves the queue's measured work in the projected loads, so a second NIC
  * laid out in the same tick sees where the first one went.  A layout made
  * before any sample (at start) is looked at again with the first one
- * (pol_layout). */
+ * (relayout). */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur;
         char reason[256];
@@ -308,7 +309,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                                 snprintf(reason, sizeof(reason),
                                          "initial layout by load: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                                          x->nic->name, u->queue, x->n_units, to[i], n);
-                                place_unit(t, u, to[i], reason);
+                                place_unit(t, u, to[i], ACTION_REASON_INITIAL_LAYOUT, reason);
                         }
                 }
                 free(place);
@@ -344,7 +345,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         continue;
                 snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                          x->nic->name, u->queue, x->n_units, cpu, n);
-                place_unit(t, u, cpu, reason);
+                place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
         }
         free(order);
         free(rot);
@@ -355,10 +356,9 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
  * when that spreads the NIC's own queue work better by min_gain (its
  * busiest CPU's share of it).  Other work alone is no reason for that:
  * IRQs of other devices that fire on the NIC's start-up CPU leave it in the
- * same tick (pol_other_irqs), and a whole layout shifted one CPU along for
- * them measured worse in the simulator's uniform16 (imbalance 1.07 ->
- * 1.26).  Queues on CPUs busy with other work (layout_free) go to the free
- * CPUs in any case, with or without interrupts seen, the others staying.
+ * same tick (pol_other_irqs), and a layout shifted one CPU along for them
+ * does worse (bench/README.md, uniform16).  Queues on CPUs busy with other
+ * work (layout_free) go to the free CPUs in any case, the others staying.
  * All this while every queue IRQ is still where the layout put it and none
  * has RPS of ours; a NIC whose interrupts no sample saw within
  * POL_RELAYOUT_SAMPLES is left to the rebalancing. */
@@ -406,7 +406,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                         continue;
                                 snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
                                          x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
-                                place_unit(t, u, to[i], reason);
+                                place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
                         }
                         goto out;
                 }
@@ -426,7 +426,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                 continue;
                         snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",
                                  x->nic->name, u->queue, u->cpu, to[i]);
-                        place_unit(t, u, to[i], reason);
+                        place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
                 }
                 goto out;
         }
@@ -450,31 +450,22 @@ static bool nic_placed(const struct pol_tick *t, const struct pol_nicctx *x) {
         return true;
 }
 
-void pol_layout(struct pol_tick *t) {
-        for (size_t i = 0; i < t->inv->n_nics; i++) {
-                struct pol_nicctx *x = &t->nics[i];
+bool pol_layout_nic(struct pol_tick *t, size_t nic) {
+        struct pol_nicctx *x = &t->nics[nic];
 
-                if (x->managed && x->n_units > 0 && x->rec->laid_out && x->rec->blind && t->in->load &&
-                    t->c->initial_layout) {
-                        relayout(t, x);
-                        continue;
-                }
-                if (!x->managed || x->n_units == 0 || x->rec->laid_out)
-                        continue;
-                x->rec->n_queues = x->nic->n_queues;
-                /* a failed write (feedback) clears laid_out again: the
-                 * same layout is then planned again, without no-op actions */
-                x->rec->laid_out = true;
-                if (t->c->initial_layout && !nic_placed(t, x))
-                        layout_nic(t, x);
-                /* DESIGN.md 1: a single-queue NIC's one IRQ saturates one
-                 * CPU; RPS alone took such NICs from ~90k to ~290k pps */
-                if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
-                        struct pol_unit *u = &t->units[x->first_unit];
-                        if (!u->rps_ours)
-                                pol_rps_start(t, u, u->target, true);
-                }
+        if (x->managed && x->n_units > 0 && x->rec->laid_out && x->rec->blind && t->in->load && t->c->initial_layout) {
+                relayout(t, x);
+                return false;
         }
+        if (!x->managed || x->n_units == 0 || x->rec->laid_out)
+                return false;
+        x->rec->n_queues = x->nic->n_queues;
+        /* a failed write (feedback) clears laid_out again: the
+         * same layout is then planned again, without no-op actions */
+        x->rec->laid_out = true;
+        if (t->c->initial_layout && !nic_placed(t, x))
+                layout_nic(t, x);
+        return true;
 }
 
 /* The coolest CPU of cand for unit u: not hot, not settling, not full. */
@@ -538,7 +529,7 @@ void pol_replace_offline(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
                                  u->offline_cpu, cpu);
-                emit_unit(t, u, cpu, true, reason);
+                emit_unit(t, u, cpu, true, vacate ? ACTION_REASON_CPU_BANNED : ACTION_REASON_CPU_OFFLINE, reason);
                 move_load(t, u->cpu, cpu, u->work);
         }
 }
@@ -639,7 +630,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         snprintf(reason, sizeof(reason),
                                  "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
                                  100 * t->load[cpu], c->hot_samples, 100 * t->load[cpu], 100 * best.peak);
-                emit_unit(t, best.u, best.to, false, reason);
+                emit_unit(t, best.u, best.to, false, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
+                          reason);
                 move_load(t, cpu, best.to, best.u->work);
                 pol_settle(t, cpu);
                 pol_settle(t, best.to);
@@ -682,20 +674,14 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
 void pol_rebalance(struct pol_tick *t) {
         int order[POL_HOT_ORDER_MAX];
-        bool *ok = NULL;
-        size_t n;
+        size_t n = pol_hot_by_load(t, order, ELEMENTSOF(order));
 
-        if (!t->in->load)
-                return;
-        pol_rps_pool(t);
-        n = pol_hot_by_load(t, order, ELEMENTSOF(order));
         t->n_lone = 0;
         t->lone = calloc(n + 1, sizeof(*t->lone));
         t->lone_cpu = calloc(n + 1, sizeof(*t->lone_cpu));
-        ok = calloc(n + 1, sizeof(*ok));
-        if (!t->lone || !t->lone_cpu || !ok) {
+        if (!t->lone || !t->lone_cpu) {
                 t->r = -ENOMEM;
-                goto out;
+                return;
         }
         for (size_t i = 0; i < n; i++) {
                 char *why = t->st->cpus[order[i]].why;
@@ -710,27 +696,9 @@ void pol_rebalance(struct pol_tick *t) {
                 }
                 rebalance_cpu(t, order[i]);
         }
-        pol_rps_start_lone(t, t->lone, t->lone_cpu, t->n_lone, ok);
-        for (size_t i = 0; i < t->n_lone; i++) {
-                const struct pol_unit *u = t->lone[i];
-                char *why = t->st->cpus[t->lone_cpu[i]].why;
-                size_t l = strlen(why), why_len = sizeof(t->st->cpus[t->lone_cpu[i]].why);
-
-                if (!ok[i] && l < why_len)
-                        snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
-                                 t->nics[u->nic].nic->name, u->queue,
-                                 u->rps_no_gain ? "does not lower the peak by min_gain" : "is off or not ours to set");
-        }
-out:
-        free(t->lone);
-        free(t->lone_cpu);
-        free(ok);
-        t->lone = NULL;
-        t->lone_cpu = NULL;
-        t->n_lone = 0;
 }
 
-/* XPS (DESIGN.md 1): transmit queue i on the CPU of rx queue i's IRQ, so
+/* XPS (docs/DESIGN.md "The problem"): transmit queue i on the CPU of rx queue i's IRQ, so
  * completions and transmits stay on one cache; follows the IRQ's moves. */
 void pol_xps(struct pol_tick *t) {
         for (size_t i = 0; i < t->n_units; i++) {
@@ -765,7 +733,7 @@ void pol_xps(struct pol_tick *t) {
                 a->from = iq->xps_cpus;
                 /* irq[0] is the receive IRQ, unless the queue has only a
                  * transmit one (tg3's tx-0, gve's transmit blocks) */
-                snprintf(a->reason, sizeof(a->reason), "XPS follows %s IRQ %u on CPU%d",
-                         iq->rx_irq == (int) u->irq[0] ? "rx" : "tx", u->irq[0], u->target);
+                action_set_reason(a, ACTION_REASON_XPS_FOLLOWS_RX, "XPS follows %s IRQ %u on CPU%d",
+                                  iq->rx_irq == (int) u->irq[0] ? "rx" : "tx", u->irq[0], u->target);
         }
 }

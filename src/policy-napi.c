@@ -7,55 +7,29 @@
  *   - a NAPI whose queue has an IRQ we place: its thread on that IRQ's
  *     CPU (after this tick's moves), so the poll stays cache-local to the
  *     interrupt that wakes it;
- *   - a NAPI without one (veth registers no IRQ; 6.18): one CPU per
+ *   - a NAPI without one (veth registers no IRQ): one CPU per
  *     thread, the coolest eligible CPUs the interface may use, and off a
  *     hot CPU to the coolest one after the dwell (min_dwell), one such
  *     move per NIC and tick.
- * Never onto a banned, isolated or nohz_full CPU (the tick's eligible
- * set, narrowed by the interface section).  A thread is named by its PID
- * and start time (a reused PID is another thread); napi kthreads accept
- * sched_setaffinity (no PF_NO_SETAFFINITY; checked on 6.18), and one that
- * refuses is left alone for good by the feedback.  The undo journal gives
- * each thread its original mask back on exit.
+ * Never onto a CPU that is not eligible.  A thread is named by its PID and
+ * start time (a reused PID is another thread); one that refuses
+ * sched_setaffinity is left alone for good by the feedback.
  *
  * Threaded NAPI as a relief (threaded_napi): a NIC without queue IRQs
- * (veth) runs its receive work as NET_RX softirq on the sending CPU; with
- * threaded on it runs in the kthreads instead, which are then placed off
- * the hot CPU as above.  Measured on 6.18 (2-CPU VM, UDP flood through a
- * 4-queue veth with sender and receiver on CPU0, the receive path made
- * heavier with nft rules): received packets rose 1.3x to 1.6x with the
- * kthreads on CPU1, RPS to CPU1 gave 2.4x; without the nft rules threaded
- * NAPI cost 37-40% (README).  So it is the third
- * lever, after RPS: it starts only where RPS may not act (rps = no for the
- * NIC) or its trial failed and is blocked, for a hot CPU whose network
- * load no queue IRQ explains while the NIC receives POL_IRQLESS_PPS
- * packets/s; and it is kept only if a trial like RPS's (POL_TRIAL_TICKS,
- * POL_TRIAL_LOSS, the same back-off) finds the NIC's receive rate held.
- * Given back when the packets stop (below POL_IRQLESS_PPS_EXIT for
- * hot_samples samples, after min_dwell) or on a reload without
- * threaded_napi.  Off by default: on the same VM without the heavier
- * receive path (GRO and rx-udp-gro-forwarding, no nft rules) the trial
- * saw 37-40% fewer bytes received with it, and gave it back. */
+ * (veth) receives as NET_RX on the sending CPU; threaded, in the kthreads,
+ * placed off the hot CPU as above.  It helps less than RPS and can cost
+ * throughput (bench/README.md), so it is the third lever: only where RPS
+ * may not act or its trial failed, for a hot CPU no queue IRQ explains
+ * while the NIC receives POL_IRQLESS_PPS packets/s, kept only if its trial
+ * (pol_trial_sample) finds the receive rate held, given back when the
+ * packets stop or on a reload without threaded_napi.  Off by default. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
-
-static struct pol_napi *napi_get(struct policy_state *st, pid_t pid, unsigned long long starttime, bool create) {
-        struct pol_napi *r;
-
-        for (size_t i = 0; i < st->n_napis; i++)
-                if (st->napis[i].pid == pid && st->napis[i].starttime == starttime)
-                        return &st->napis[i];
-        if (!create || util_grow((void **) &st->napis, &st->a_napis, st->n_napis + 1, sizeof(*st->napis)) < 0)
-                return NULL;
-        r = &st->napis[st->n_napis++];
-        *r = (struct pol_napi){ .pid = pid, .starttime = starttime, .cpu = -1 };
-        return r;
-}
+#include "policy-steps.h"
 
 bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
         struct pol_napi *r;
@@ -63,7 +37,7 @@ bool pol_napi_feedback(struct policy_state *st, const struct action *a, int resu
 
         if (a->type != KNOB_THREAD || a->pid != a->tid)
                 return false;
-        r = napi_get(st, a->pid, a->starttime, false);
+        r = pol_napi_get(st, a->pid, a->starttime, false);
         if (!r)
                 return false;
         f = action_failure_class(a->type, result);
@@ -124,7 +98,7 @@ static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_
 }
 
 static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_napi *np, const struct pol_napi *r,
-                 int cpu, const char *why) {
+                 int cpu, enum action_reason code, const char *why) {
         struct action *a = pol_add(t, KNOB_THREAD);
 
         if (!a)
@@ -135,7 +109,7 @@ static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct
         if (r->set && r->cpu >= 0)
                 a->from = cpuset_single(r->cpu);
         snprintf(a->nic, sizeof(a->nic), "%s", n->name);
-        snprintf(a->reason, sizeof(a->reason), "NAPI %u of %s (kthread napi/%s-%u, pid %d) %s", np->id, n->name,
+        action_set_reason(a, code, "NAPI %u of %s (kthread napi/%s-%u, pid %d) %s", np->id, n->name,
                  n->name, np->id, (int) np->pid, why);
 }
 
@@ -149,7 +123,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
         cpuset_zero(&taken);
         /* first the threads that stay: their CPUs are taken */
         for (size_t k = 0; k < n->n_napis; k++) {
-                const struct pol_napi *r = napi_get(t->st, n->napis[k].pid, n->napis[k].starttime, false);
+                const struct pol_napi *r = pol_napi_get(t->st, n->napis[k].pid, n->napis[k].starttime, false);
 
                 if (r && r->set && r->cpu >= 0 && cpuset_isset(&cpus, r->cpu))
                         cpuset_set(&taken, r->cpu);
@@ -162,7 +136,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
 
                 if (np->pid <= 0 || np->starttime == 0)
                         continue;
-                r = napi_get(t->st, np->pid, np->starttime, true);
+                r = pol_napi_get(t->st, np->pid, np->starttime, true);
                 if (!r) {
                         t->r = -ENOMEM;
                         return;
@@ -175,7 +149,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                         if (r->set && r->cpu == irq_cpu)
                                 continue;
                         snprintf(why, sizeof(why), "to CPU%d with its queue's IRQ", irq_cpu);
-                        emit(t, n, np, r, irq_cpu, why);
+                        emit(t, n, np, r, irq_cpu, ACTION_REASON_NAPI_THREAD, why);
                         continue;
                 }
                 if (cpuset_empty(&cpus))
@@ -204,21 +178,17 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                                 snprintf(why, sizeof(why), "to CPU%d, the coolest eligible CPU free of its NIC's threads", to);
                 }
                 cpuset_set(&taken, to);
-                emit(t, n, np, r, to, why);
+                emit(t, n, np, r, to,
+                     r->set && r->cpu >= 0 && !cpuset_isset(&cpus, r->cpu) ? ACTION_REASON_CPU_BANNED
+                                                                            : ACTION_REASON_NAPI_THREAD,
+                     why);
         }
 }
 
 /* ---- threaded NAPI as a relief ---- */
 
-static struct pol_nic *nic_rec(struct policy_state *st, const char *name) {
-        for (size_t i = 0; i < st->n_nics; i++)
-                if (strcmp(st->nics[i].name, name) == 0)
-                        return &st->nics[i];
-        return NULL;
-}
-
 void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        struct pol_nic *rec = nic_rec(st, a->nic);
+        struct pol_nic *rec = pol_nic_get(st, a->nic, false);
         enum action_failure f = action_failure_class(a->type, result);
 
         if (!rec)
@@ -230,12 +200,13 @@ void pol_threaded_feedback(struct policy_state *st, const struct action *a, int 
                 /* not there to be written (an older kernel, a driver
                  * without NAPI) or refused: never again for this NIC */
                 rec->thr_broken = true;
-                rec->thr_trial = false;
+                rec->thr_trial.on = false;
         } else if (f != ACTION_FAIL_TRANSIENT)
-                rec->thr_trial = false;
+                rec->thr_trial.on = false;
 }
 
-static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to, const char *why) {
+static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to,
+                          enum action_reason code, const char *why) {
         struct action *a = pol_add(t, KNOB_THREADED);
 
         if (!a)
@@ -243,7 +214,7 @@ static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uin
         snprintf(a->nic, sizeof(a->nic), "%s", n->name);
         a->from_value = from;
         a->value = to;
-        snprintf(a->reason, sizeof(a->reason), "%.*s", (int) sizeof(a->reason) - 1, why);
+        action_set_reason(a, code, "%.*s", (int) sizeof(a->reason) - 1, why);
 }
 
 /* A NIC whose receive work runs where its packets are sent from: no queue
@@ -265,10 +236,7 @@ static int unexplained_hot(const struct pol_tick *t) {
 
                 if (cpu > t->max_cpu || cpuset_isset(&t->touched, cpu) || pol_settling(t, cpu))
                         continue;
-                w = t->net[cpu];
-                for (size_t i = 0; i < t->n_units; i++)
-                        if (t->units[i].target == cpu)
-                                w -= t->units[i].work;
+                w = pol_unexplained(t, cpu);
                 if (w >= POL_BUSY_ABS && w > top_w) {
                         top = cpu;
                         top_w = w;
@@ -277,58 +245,39 @@ static int unexplained_hot(const struct pol_tick *t) {
         return top;
 }
 
-static uint64_t thr_count(const struct pol_nic *rec) {
-        return rec->thr_trial_bytes ? rec->rxb_prev : rec->rx_prev;
-}
-
 /* One sample of the trial; true while it runs or when it gave threaded
  * back. */
 static bool threaded_trial(struct pol_tick *t, const struct inventory_nic *n, struct pol_nic *rec) {
+        struct pol_trial *tr = &rec->thr_trial;
         char why[256];
-        uint64_t backoff;
-        double after;
+        double after = 0;
 
-        if (!rec->thr_trial)
-                return false;
-        if (!(rec->thr_trial_base > 0) || !rec->stats_known || (rec->thr_trial_bytes && !rec->bytes_known) ||
-            (rec->thr_trial_ticks > 0 &&
-             (thr_count(rec) < rec->thr_trial_count0 || rec->stats_usec <= rec->thr_trial_usec0))) {
-                rec->thr_trial = false;
+        switch (pol_trial_sample(tr, rec, true, t->now, t->rep->napi_trials, &after)) {
+        case POL_TRIAL_RUNNING:
+                return true;
+        case POL_TRIAL_NONE:
                 pol_note(t, LOG_INFO, "threaded NAPI on %s: no trial verdict (no receive counters); kept", n->name);
                 return false;
-        }
-        if (rec->thr_trial_ticks++ == 0) {
-                rec->thr_trial_count0 = thr_count(rec);
-                rec->thr_trial_usec0 = rec->stats_usec;
-                return true;
-        }
-        after = (double) (thr_count(rec) - rec->thr_trial_count0) /
-                ((double) (rec->stats_usec - rec->thr_trial_usec0) / 1e6);
-        if (rec->thr_trial_ticks <= POL_TRIAL_TICKS && after >= rec->thr_trial_base * (1 - POL_TRIAL_LOSS_FAST))
-                return true;
-        rec->thr_trial = false;
-        if (after >= rec->thr_trial_base * (1 - POL_TRIAL_LOSS)) {
-                rec->thr_backoff_usec = 0;
+        case POL_TRIAL_PASSED:
                 pol_note(t, LOG_INFO, "threaded NAPI kept on %s: it received %.0f %s/s with it, %.0f before (%+.0f%%)",
-                         n->name, after, rec->thr_trial_bytes ? "bytes" : "packets", rec->thr_trial_base,
-                         100 * (after / rec->thr_trial_base - 1));
+                         n->name, after, tr->bytes ? "bytes" : "packets", tr->base, 100 * (after / tr->base - 1));
+                return false;
+        case POL_TRIAL_FAILED:
+                break;
+        default:
                 return false;
         }
-        backoff = rec->thr_backoff_usec ? MIN(2 * rec->thr_backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
-                                        : POL_TRIAL_BACKOFF_USEC;
-        rec->thr_backoff_usec = backoff;
-        rec->thr_block_until = t->now + backoff;
         snprintf(why, sizeof(why),
                  "threaded NAPI cost throughput: %s received %.0f %s/s with it, %.0f before (%.0f%%): off again, "
                  "not tried for %llu min",
-                 n->name, after, rec->thr_trial_bytes ? "bytes" : "packets", rec->thr_trial_base,
-                 100 * (after / rec->thr_trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
-        threaded_emit(t, n, 1, (uint32_t) rec->thr_orig, why);
+                 n->name, after, tr->bytes ? "bytes" : "packets", tr->base, 100 * (after / tr->base - 1),
+                 (unsigned long long) (tr->backoff_usec / 60000000ULL));
+        threaded_emit(t, n, 1, (uint32_t) rec->thr_orig, ACTION_REASON_NAPI_TRIAL_FAILED, why);
         return true;
 }
 
 static bool rps_may_act(const struct pol_tick *t, const struct pol_nicctx *x) {
-        return x->rps && t->now >= x->rec->rps_block_until;
+        return x->rps && t->now >= x->rec->rps_trial.block_until;
 }
 
 static void threaded_relief(struct pol_tick *t) {
@@ -348,12 +297,13 @@ static void threaded_relief(struct pol_tick *t) {
                 if (rec->thr_ours) {
                         if (n->threaded == rec->thr_orig) {
                                 /* someone put it back: not ours any more */
-                                rec->thr_ours = rec->thr_trial = false;
+                                rec->thr_ours = rec->thr_trial.on = false;
                                 continue;
                         }
                         if (!t->c->threaded_napi) {
-                                rec->thr_trial = false;
+                                rec->thr_trial.on = false;
                                 threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig,
+                                              ACTION_REASON_BACK_TO_ORIGINAL,
                                               "threaded_napi = no: threaded NAPI back to its value before");
                                 continue;
                         }
@@ -370,12 +320,13 @@ static void threaded_relief(struct pol_tick *t) {
                         snprintf(why, sizeof(why),
                                  "%s receives %.0f packets/s, below %.0f: threaded NAPI no longer needed, back to %d",
                                  n->name, pps, POL_IRQLESS_PPS_EXIT, rec->thr_orig);
-                        threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig, why);
+                        threaded_emit(t, n, (uint32_t) n->threaded, (uint32_t) rec->thr_orig,
+                                      ACTION_REASON_NAPI_NOT_NEEDED, why);
                         continue;
                 }
-                /* RPS first: it gave more (2.4x against 1.3-1.6x) */
+                /* RPS first: it gives more (bench/README.md) */
                 if (started || !t->c->threaded_napi || n->threaded != 0 || rps_may_act(t, x) ||
-                    t->now < rec->thr_block_until || pps < POL_IRQLESS_PPS ||
+                    t->now < rec->thr_trial.block_until || pps < POL_IRQLESS_PPS ||
                     (rec->thr_change_usec && t->now - rec->thr_change_usec < t->c->min_dwell_usec))
                         continue;
                 cpu = unexplained_hot(t);
@@ -386,11 +337,8 @@ static void threaded_relief(struct pol_tick *t) {
                          "into kernel threads on cool CPUs, on trial",
                          cpu, 100 * t->net[cpu], n->name, pps, x->rps ? "its RPS trial failed" : "rps = no");
                 rec->thr_orig = n->threaded;
-                threaded_emit(t, n, 0, 1, why);
-                rec->thr_trial = rec->stats_known;
-                rec->thr_trial_ticks = 0;
-                rec->thr_trial_bytes = rec->bps_known;
-                rec->thr_trial_base = rec->bps_known ? rec->rx_bps_last : rec->rx_pps_last;
+                threaded_emit(t, n, 0, 1, ACTION_REASON_SOFTIRQ_HOT, why);
+                pol_trial_start(&rec->thr_trial, rec);
                 rec->thr_gone_ticks = 0;
                 pol_settle(t, cpu);
                 started = true;

@@ -2,14 +2,14 @@
  * vector: every IRQ that serves no NIC queue): placed on NUMA-local
  * eligible CPUs, busy ones one a CPU so their load is spread, moved off hot
  * CPUs with the queue IRQs' hysteresis (dwell, back-off, min_gain,
- * max_moves), never onto banned, isolated or nohz_full CPUs (DESIGN.md 5). */
+ * max_moves), never onto banned, isolated or nohz_full CPUs (docs/DESIGN.md "Policy"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 /* An IRQ of another device is busy (given a CPU of its own) from this
  * rate, interrupts/s, smoothed.  Timers, serial ports and ACPI fire a few
@@ -130,7 +130,8 @@ static int least_loaded(const struct pol_tick *t, const struct pol_irq *r, const
         return best;
 }
 
-static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, const char *reason) {
+static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, enum action_reason code,
+                 const char *reason) {
         struct action *a;
 
         if (!o->r) {
@@ -153,7 +154,7 @@ static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         a->cpus = *to;
         a->from = o->ii->affinity;
         a->layout = layout;
-        snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        action_set_reason(a, code, "%s", reason);
         o->touched = true;
         o->cpu = cpuset_only(to);
 }
@@ -170,7 +171,6 @@ static int cmp_work(const void *a, const void *b) {
  * to change: kernel-managed, changed behind our back, given up. */
 static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, struct pol_irq *r) {
         const struct inventory_nic *n = nic_of(t, ii);
-        char was[64], now[64];
 
         r->seen = true;
         if (r->resync) {
@@ -188,14 +188,7 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
                 r->set = false;
                 return true;
         }
-        if (cpuset_equal(&ii->affinity, &r->last_set))
-                return true;
-        r->external = true;
-        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
-                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)),
-                 pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
-        pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, n ? n->name : NULL, -1);
-        return false;
+        return pol_irq_kept(t, r, ii, n ? n->name : NULL, -1);
 }
 
 /* Whether IRQ ii is another device's that the configuration lets us
@@ -299,7 +292,11 @@ void pol_other_irqs(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
                                  o->ii->name[0] ? o->ii->name : "IRQ", o->node);
-                emit(t, o, &local, true, reason);
+                emit(t, o, &local, true,
+                     o->stranded     ? ACTION_REASON_CPU_OFFLINE
+                     : o->ineligible ? ACTION_REASON_CPU_BANNED
+                                     : ACTION_REASON_IRQ_NUMA_LOCAL,
+                     reason);
         }
 
         /* busy IRQs, the heaviest first, each onto the least loaded of its
@@ -338,7 +335,11 @@ void pol_other_irqs(struct pol_tick *t) {
                                         pol_settle(t, c);
                 }
                 pol_settle(t, cpu);
-                emit(t, o, &to, true, reason);
+                emit(t, o, &to, true,
+                     o->stranded     ? ACTION_REASON_CPU_OFFLINE
+                     : o->ineligible ? ACTION_REASON_CPU_BANNED
+                                     : ACTION_REASON_IRQ_BUSY,
+                     reason);
         }
 finish:
         free(busy);
@@ -412,7 +413,7 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                 cpuset_t to = cpuset_single(best_to);
 
                 shift_load(t, best, best_to);
-                emit(t, best, &to, false, reason);
+                emit(t, best, &to, false, ACTION_REASON_CPU_HOT, reason);
         }
         pol_settle(t, cpu);
         pol_settle(t, best_to);
@@ -444,6 +445,7 @@ void pol_default_affinity(struct pol_tick *t) {
         struct action *a;
         cpuset_t want;
         const char *why;
+        enum action_reason code;
         bool give_back = false;
 
         if (!inv->has_default_affinity || st->defaff_broken || st->defaff_external)
@@ -466,11 +468,13 @@ void pol_default_affinity(struct pol_tick *t) {
                 if (cpuset_empty(&want))
                         want = t->eligible;
                 why = "new IRQs start off CPUs that may not be used (banned, isolated or nohz_full)";
+                code = ACTION_REASON_CPU_BANNED;
         } else if (st->defaff_set) {
                 want = st->defaff_orig;
                 give_back = true;
                 why = t->c->other_irqs ? "every CPU may be used again: the value before irqsteerd" :
                                          "other_irqs = no: the value before irqsteerd";
+                code = t->c->other_irqs ? ACTION_REASON_CPUS_ELIGIBLE : ACTION_REASON_BACK_TO_ORIGINAL;
         } else
                 return;
         if (cpuset_equal(&want, &inv->default_affinity)) {
@@ -484,89 +488,5 @@ void pol_default_affinity(struct pol_tick *t) {
                 return;
         a->cpus = want;
         a->from = inv->default_affinity;
-        snprintf(a->reason, sizeof(a->reason), "%s", why);
-}
-
-/* ---- IRQ classes ---- */
-
-static const char *const class_names[POLICY_IRQ_CLASS_MAX] = {
-        [POLICY_IRQ_KERNEL_MANAGED] = "kernel-managed",
-        [POLICY_IRQ_BANNED] = "banned",
-        [POLICY_IRQ_LEFT_ALONE] = "left-alone",
-        [POLICY_IRQ_NIC_QUEUE] = "nic-queue",
-        [POLICY_IRQ_OTHER] = "other",
-};
-
-static const char *const class_done[POLICY_IRQ_CLASS_MAX] = {
-        [POLICY_IRQ_KERNEL_MANAGED] = "left to the kernel (EIO/EPERM on write)",
-        [POLICY_IRQ_BANNED] = "left alone (ban_irqs)",
-        [POLICY_IRQ_LEFT_ALONE] = "left alone (other_irqs = no, or its interface's manage = no)",
-        [POLICY_IRQ_NIC_QUEUE] = "spread by load, one CPU a queue, rx and tx together",
-        [POLICY_IRQ_OTHER] = "NUMA-local; busy ones a CPU each by interrupt rate",
-};
-
-const char *policy_irq_class_to_string(enum policy_irq_class c) {
-        return c >= 0 && c < POLICY_IRQ_CLASS_MAX ? class_names[c] : NULL;
-}
-
-const char *policy_irq_class_done(enum policy_irq_class c) {
-        return c >= 0 && c < POLICY_IRQ_CLASS_MAX ? class_done[c] : NULL;
-}
-
-/* The rules, in order; nic_managed: false for an IRQ of an interface with
- * manage = no. */
-static enum policy_irq_class class_of(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
-                                      bool kernel_managed, bool nic_managed) {
-        bool queue = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics &&
-                     (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX);
-
-        if (kernel_managed)
-                return POLICY_IRQ_KERNEL_MANAGED;
-        if (config_irq_banned(c, ii->irq))
-                return POLICY_IRQ_BANNED;
-        if (!nic_managed || (!queue && !c->other_irqs))
-                return POLICY_IRQ_LEFT_ALONE;
-        return queue ? POLICY_IRQ_NIC_QUEUE : POLICY_IRQ_OTHER;
-}
-
-enum policy_irq_class policy_irq_class(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
-                                       bool kernel_managed) {
-        const struct inventory_nic *n = ii->nic >= 0 && (size_t) ii->nic < inv->n_nics ? &inv->nics[ii->nic] : NULL;
-        const struct config_interface *ci = n ? config_interface_for(c, n->name) : NULL;
-
-        return class_of(c, inv, ii, kernel_managed, !ci || ci->manage);
-}
-
-const char *policy_irq_device(const struct inventory *inv, const struct inventory_irq *ii) {
-        if (ii->nic >= 0 && (size_t) ii->nic < inv->n_nics)
-                return inv->nics[ii->nic].name;
-        return ii->name;
-}
-
-int pol_irq_classes(struct pol_tick *t) {
-        struct policy_report *rep = t->rep;
-        size_t n = 0;
-
-        for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct inventory_irq *ii = &t->inv->irqs[i];
-                const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
-                /* the tick knows each NIC's manage: no pattern match an IRQ */
-                bool nic_managed = ii->nic < 0 || (size_t) ii->nic >= t->inv->n_nics || t->nics[ii->nic].managed;
-                enum policy_irq_class c = class_of(t->c, t->inv, ii, r && r->managed, nic_managed);
-
-                rep->n_irq_class[c]++;
-                n += c == POLICY_IRQ_KERNEL_MANAGED;
-        }
-        if (n == 0)
-                return 0;
-        rep->kernel_managed_irqs = calloc(n, sizeof(*rep->kernel_managed_irqs));
-        if (!rep->kernel_managed_irqs)
-                return -ENOMEM;
-        for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct pol_irq *r = pol_irq_get(t->st, t->inv->irqs[i].irq, false);
-
-                if (r && r->managed)
-                        rep->kernel_managed_irqs[rep->n_kernel_managed_irqs++] = t->inv->irqs[i].irq;
-        }
-        return 0;
+        action_set_reason(a, code, "%s", why);
 }

@@ -1,5 +1,5 @@
-/* Policy, RPS and RFS: the lone hot queue (DESIGN.md 5: one IRQ saturating
- * its CPU, irqbalance's blind spot) gets RPS to cool NUMA-local CPUs, widened
+/* Policy, RPS and RFS: the lone hot queue (docs/DESIGN.md "Policy": one IRQ
+ * saturating its CPU, irqbalance's blind spot) gets RPS to cool NUMA-local CPUs, widened
  * while its CPUs stay hot and narrowed when its work fits on fewer, with the
  * same hysteresis as hot CPUs; single-queue NICs get RPS from the start; RFS
  * sizes follow the kernel scaling guide. */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
@@ -23,6 +23,8 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
 }
 
 static const char *cpus_word(const cpuset_t *s);
+/* RFS for queue qi of NIC nic (an index into the tick's nics). */
+static void rfs(struct pol_tick *t, size_t nic, size_t qi);
 
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
@@ -45,9 +47,8 @@ static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cp
  * the others have room for need below the level.  Such a CPU carries
  * interrupt and NAPI work that RPS cannot move; once it also takes shares
  * of other queues' protocol work it ends the busiest, and as each queue's
- * set widens over the cool CPUs, those are the first it finds cool (on an
- * 8-CPU host with 4 hot queues every set came to cover every CPU, and the
- * 4 IRQ CPUs stayed at 47-49% while 2 others sat at 11-18%). */
+ * set widens over the cool CPUs, those are the first it finds cool: every
+ * set would cover every CPU and the IRQ CPUs stay the busiest. */
 static void leave_irq_cpus(const struct pol_tick *t, const struct pol_unit *u, double need, cpuset_t *cand) {
         cpuset_t rest = *cand;
         double room = 0;
@@ -187,15 +188,16 @@ static bool flow_back(struct pol_tick *t, const struct inventory_nic *n, const s
         a->value = q->flow_orig;
         a->from_value = iq->rps_flow_cnt;
         if (reason)
-                snprintf(a->reason, sizeof(a->reason), "%s", reason);
+                action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s", reason);
         else
-                snprintf(a->reason, sizeof(a->reason), "%s for %s: rps_flow_cnt back to the original", why, n->name);
+                action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s for %s: rps_flow_cnt back to the original", why,
+                                  n->name);
         return true;
 }
 
 /* The RPS action for queue qi of the unit's NIC; RFS goes back with RPS. */
 static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, const cpuset_t *to,
-                       const char *reason) {
+                       enum action_reason code, const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
         const struct inventory_queue *iq = &n->queues[qi];
         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
@@ -205,7 +207,7 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
                 return;
         a->cpus = *to;
         a->from = iq->rps_cpus;
-        snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        action_set_reason(a, code, "%s", reason);
         /* a flow table left behind keeps sending flows to their readers'
          * CPUs with rps_cpus empty (the kernel's get_rps_cpu() looks at
          * either) */
@@ -246,8 +248,9 @@ static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *
         project_rps_(t, u, to, true);
 }
 
-static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
-        rps_action(t, u, u->qi, to, reason);
+static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, enum action_reason code,
+                     const char *reason) {
+        rps_action(t, u, u->qi, to, code, reason);
         project_rps(t, u, to);
 }
 
@@ -305,7 +308,7 @@ static bool own_allowed(const struct pol_tick *t, const struct pol_unit *u, int 
         return !exclude && cpuset_isset(&t->nics[u->nic].allowed, cpu);
 }
 
-bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
+static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
         cpuset_t cand, set, with, without;
@@ -362,16 +365,12 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                                         set = with;
                         }
                 }
-                /* as for a move (DESIGN.md 5), only when it lowers the
+                /* as for a move (docs/DESIGN.md "Policy"), only when it lowers the
                  * projected peak by min_gain: a CPU that stays hot between
                  * the thresholds gains little from it, and each share of
-                 * the protocol work lands on CPUs as busy (the simulator's
-                 * queues32 host: CPU1 kept hot at 39% by a smoothed load
-                 * that lagged the layout's move off it, 31% in fact, got
-                 * RPS for its rx-13 over all 12 CPUs, 28-37% busy, and the
-                 * peak went from 1.13 to 1.16 times the lower bound).  A
-                 * saturated CPU gains idle time, which this does not
-                 * measure: the saturated rule asks for room already. */
+                 * the protocol work lands on CPUs as busy (bench/README.md,
+                 * queues32).  A saturated CPU gains idle time, which this
+                 * does not measure: the saturated rule asks for room. */
                 if (!(cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated) &&
                     set_peak(t, u, &set) > pol_load(t, cpu) - pol_min_gain(t) + 1e-9) {
                         u->rps_no_gain = true;
@@ -397,9 +396,9 @@ bool pol_rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_
                 u->rps_ours = true;
                 return true;
         }
-        emit_rps(t, u, &set, reason);
+        emit_rps(t, u, &set, single_queue ? ACTION_REASON_SINGLE_QUEUE_RPS : ACTION_REASON_LONE_HOT_QUEUE, reason);
         u->rps_ours = true;
-        pol_rfs(t, u->nic, u->qi);
+        rfs(t, u->nic, u->qi);
         return true;
 }
 
@@ -457,15 +456,12 @@ static bool share_measured(const struct pol_tick *t, const struct pol_unit *u, u
  * are no longer the coolest: the sets stay apart.
  *
  * Whether the cool CPUs have room depends on how much of each queue's
- * work RPS can move, and before RPS that is only the prior share
- * (POL_NAPI_SHARE): on the simulator's trial8 host (8 CPUs, 4 hot queues)
- * it made the protocol work a fifth too small, the model saw the 4 cool
- * CPUs just fit it, and they ended at 1.2-1.4 times the mean while the
- * IRQ CPUs sat below it; on its noisy host the same figures were right.
- * So sets sized with the prior are planned one by one (pol_rps_start()),
- * and planned again together once the share is measured (replan()). */
+ * work RPS can move, before RPS only the prior share (POL_NAPI_SHARE),
+ * which can be far off (bench/README.md, trial8): so sets sized with the
+ * prior are planned one by one (rps_start()), and together again once the
+ * share is measured (replan()). */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
-                           const cpuset_t *hot, bool only_short, const char *why) {
+                           const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
         cpuset_t pool, span, cand;
         double demand = 0, room = 0, sum = 0, spread, even, level = pol_level(t);
         size_t *order;
@@ -494,7 +490,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
         }
         if (demand <= room || cpuset_empty(&pool)) {
                 for (size_t i = 0; i < n && !only_short; i++)
-                        ret_ok[i] = pol_rps_start(t, us[i], cpus[i], false);
+                        ret_ok[i] = rps_start(t, us[i], cpus[i], false);
                 return;
         }
         /* the candidates' level with all the queues' protocol work, and
@@ -552,23 +548,23 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 u->rps_ours = true;
                 if (cpuset_equal(&set, &iq->rps_cpus))
                         continue;
-                emit_rps(t, u, &set, reason);
-                pol_rfs(t, u->nic, u->qi);
+                emit_rps(t, u, &set, code, reason);
+                rfs(t, u->nic, u->qi);
         }
         free(order);
 }
 
-void pol_rps_start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok) {
+static void start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok) {
         bool prior = n < 2 || !t->in->load;
 
         for (size_t i = 0; i < n && !prior; i++)
                 prior = !share_measured(t, us[i], 1);
         if (!prior) {
-                start_together(t, us, cpus, n, ret_ok, &t->hot, false, "lone hot queue");
+                start_together(t, us, cpus, n, ret_ok, &t->hot, false, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                ret_ok[i] = pol_rps_start(t, us[i], cpus[i], false);
+                ret_ok[i] = rps_start(t, us[i], cpus[i], false);
                 if (ret_ok[i] && n > 1 && t->in->load) {
                         struct pol_queue *q = pol_queue_get(t->st, t->nics[us[i]->nic].nic->name, us[i]->queue, true);
                         if (!q) {
@@ -580,14 +576,52 @@ void pol_rps_start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpu
         }
 }
 
+void pol_rps_lone(struct pol_tick *t) {
+        bool *ok = calloc(t->n_lone + 1, sizeof(*ok));
+
+        if (!ok)
+                t->r = -ENOMEM;
+        if (ok && t->lone && t->lone_cpu) {
+                start_lone(t, t->lone, t->lone_cpu, t->n_lone, ok);
+                for (size_t i = 0; i < t->n_lone; i++) {
+                        const struct pol_unit *u = t->lone[i];
+                        char *why = t->st->cpus[t->lone_cpu[i]].why;
+                        size_t l = strlen(why), why_len = sizeof(t->st->cpus[t->lone_cpu[i]].why);
+
+                        if (!ok[i] && l < why_len)
+                                snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
+                                         t->nics[u->nic].nic->name, u->queue,
+                                         u->rps_no_gain ? "does not lower the peak by min_gain"
+                                                        : "is off or not ours to set");
+                }
+        }
+        free(t->lone);
+        free(t->lone_cpu);
+        free(ok);
+        t->lone = NULL;
+        t->lone_cpu = NULL;
+        t->n_lone = 0;
+}
+
+void pol_rps_single(struct pol_tick *t, size_t nic) {
+        const struct pol_nicctx *x = &t->nics[nic];
+
+        /* docs/DESIGN.md "The problem": a single-queue NIC's one IRQ
+         * saturates one CPU; RPS alone lifts its throughput */
+        if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
+                struct pol_unit *u = &t->units[x->first_unit];
+                if (!u->rps_ours)
+                        rps_start(t, u, u->target, true);
+        }
+}
+
 /* Sets sized with the prior share, planned again together per NIC once
  * the share is measured and their CPUs have settled, after the dwell:
  * their protocol work back on their IRQ CPUs in the projection, then
  * start_together() (the same sets are not written again) when the cool
  * CPUs cannot take it all; with room to spare the sets stay, for the
- * widening and narrowing of adjust() (sized again one by one, on the
- * simulator's share80 host, they lost CPUs that then sat idle beside
- * saturated IRQ CPUs). */
+ * widening and narrowing of adjust() (sized again one by one, they lose
+ * CPUs that then idle beside saturated IRQ CPUs). */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
@@ -626,9 +660,7 @@ static void replan(struct pol_tick *t) {
                                 wait |= pol_settling(t, c) || cpuset_isset(&t->touched, c);
                         /* an estimate that stands (the first ones
                          * average with the prior, and the smoothed loads
-                         * lag the change: the first measurements on the
-                         * simulator's trial8 host said 38%, later ones
-                         * 30%), after the dwell */
+                         * lag the change), after the dwell */
                         if (!share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
                             t->now - q->rps_change_usec < t->c->min_dwell_usec) {
                                 wait = true;
@@ -656,7 +688,8 @@ static void replan(struct pol_tick *t) {
                 /* hot CPUs are candidates: what makes them hot is
                  * these queues' work, planned anew */
                 cpuset_zero(&nohot);
-                start_together(t, us, cpus, n, ok, &nohot, true, "RPS sized again with the measured share");
+                start_together(t, us, cpus, n, ok, &nohot, true, ACTION_REASON_RPS_RESIZED,
+                               "RPS sized again with the measured share");
                 /* a queue whose set stays (none written) keeps it in the
                  * projection too */
                 for (size_t i = 0; i < n; i++)
@@ -697,11 +730,9 @@ static double own_load(const struct pol_tick *t, const struct pol_unit *u, int c
  * set only when it is many small flows.  When the busiest CPU of the set
  * (the IRQ CPU aside) carries more than two even shares over the coolest,
  * one big flow sits on it, and a wider set would only move that flow
- * somewhere else with the next hash (measured in the simulator's elephant
- * scenario: every widening moved the elephant onto a CPU that already had
- * other queues' shares).  What other queues put on those CPUs (their IRQs,
- * their RPS shares) is taken out first: sets of several queues overlap,
- * and their shares differ from CPU to CPU without any big flow. */
+ * somewhere else with the next hash (bench/README.md, elephant).  What
+ * other queues put on those CPUs (their IRQs, their RPS shares) is taken
+ * out first: overlapping sets differ from CPU to CPU without a big flow. */
 static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         double lo = -1, hi = -1;
         int m = u->n_rps;
@@ -741,7 +772,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                  * belongs in it is known only once its load is measured */
                 if (q->rps_unmeasured && !settling) {
                         q->rps_unmeasured = false;
-                        pol_rps_start(t, u, cpu, true);
+                        rps_start(t, u, cpu, true);
                 }
                 return;
         }
@@ -806,8 +837,9 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                                  100 * u->total, pol_fmt_cpus(&set, list, sizeof(list)));
                 if (cpuset_equal(&set, &u->rps))
                         return;
-                emit_rps(t, u, &set, reason);
-                pol_rfs(t, u->nic, u->qi);
+                emit_rps(t, u, &set, cpuset_empty(&shed) ? ACTION_REASON_RPS_WIDENED : ACTION_REASON_RPS_OFF_HOT,
+                         reason);
+                rfs(t, u->nic, u->qi);
                 return;
         }
 
@@ -838,7 +870,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         else
                 snprintf(reason, sizeof(reason), "RPS narrowed: queue work %.0f%% fits on fewer CPUs below %.0f%%; RPS over CPUs %s",
                          100 * u->total, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
-        emit_rps(t, u, &set, reason);
+        emit_rps(t, u, &set,
+                 cpuset_equal(&set, &q->rps_orig) ? ACTION_REASON_RPS_NOT_NEEDED : ACTION_REASON_RPS_NARROWED, reason);
         u->rps_ours = !cpuset_equal(&set, &q->rps_orig);
 }
 
@@ -881,7 +914,7 @@ static uint32_t pow2_floor(uint32_t v) {
 
 /* RFS (kernel scaling guide): rps_sock_flow_entries once for the host, and
  * rps_flow_cnt = entries / rx queues per queue, both powers of two. */
-void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
+static void rfs(struct pol_tick *t, size_t nic, size_t qi) {
         const struct pol_nicctx *x = &t->nics[nic];
         const struct inventory_queue *iq = &x->nic->queues[qi];
         const struct pol_queue *q;
@@ -899,7 +932,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
                                 return;
                         a->value = entries;
                         a->from_value = t->inv->rps_sock_flow_entries;
-                        snprintf(a->reason, sizeof(a->reason), "RFS for %s rx-%d (scaling guide: %u entries)",
+                        action_set_reason(a, ACTION_REASON_RFS, "RFS for %s rx-%d (scaling guide: %u entries)",
                                  x->nic->name, iq->index, entries);
                 }
         }
@@ -914,7 +947,7 @@ void pol_rfs(struct pol_tick *t, size_t nic, size_t qi) {
                 return;
         a->value = per;
         a->from_value = iq->rps_flow_cnt;
-        snprintf(a->reason, sizeof(a->reason), "RFS: %u flow entries / %d rx queues", entries, MAX(n_rx, 1));
+        action_set_reason(a, ACTION_REASON_RFS, "RFS: %u flow entries / %d rx queues", entries, MAX(n_rx, 1));
 }
 
 /* ---- what the configuration no longer allows ---- */
@@ -928,7 +961,7 @@ static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inve
                 return false;
         a->cpus = *orig;
         a->from = *cur;
-        snprintf(a->reason, sizeof(a->reason), "%s for %s: %s back to the original", why, n->name,
+        action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s for %s: %s back to the original", why, n->name,
                  type == KNOB_RPS ? "RPS" : "XPS");
         return true;
 }
@@ -1050,7 +1083,8 @@ int pol_soft_build(struct pol_tick *t) {
 
 /* The same RPS set on every rx queue of a irqless NIC, RFS beside it; then
  * the projection, once for the whole NIC. */
-static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, const char *reason) {
+static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, enum action_reason code,
+                      const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
 
         for (size_t q = 0; q < n->n_queues; q++) {
@@ -1058,15 +1092,15 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
                 if (!soft_queue_ok(t, n, iq))
                         continue;
                 if (!cpuset_equal(&iq->rps_cpus, to))
-                        rps_action(t, u, q, to, reason);
+                        rps_action(t, u, q, to, code, reason);
                 if (!cpuset_empty(to))
-                        pol_rfs(t, u->nic, q);
+                        rfs(t, u->nic, q);
         }
         project_rps(t, u, to);
 }
 
 /* Gives every queue its original mask back. */
-static void soft_restore(struct pol_tick *t, struct pol_unit *u, const char *reason) {
+static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_reason code, const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t none;
 
@@ -1075,7 +1109,7 @@ static void soft_restore(struct pol_tick *t, struct pol_unit *u, const char *rea
                 const struct pol_queue *pq = pol_queue_get(t->st, n->name, iq->index, false);
                 if (!soft_queue_ok(t, n, iq) || !pol_rps_ours(t->st, n, iq))
                         continue;
-                rps_action(t, u, q, &pq->rps_orig, reason);
+                rps_action(t, u, q, &pq->rps_orig, code, reason);
         }
         cpuset_zero(&none);
         project_rps(t, u, &none);
@@ -1125,7 +1159,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 snprintf(reason, sizeof(reason),
                          "%s receives %s packets/s, below %.0f for %u samples: RPS no longer needed, back to the original",
                          x->nic->name, fmt_pps(pps, rate, sizeof(rate)), POL_IRQLESS_PPS_EXIT, MAX(c->hot_samples, 1u));
-                soft_restore(t, u, reason);
+                soft_restore(t, u, ACTION_REASON_RPS_NOT_NEEDED, reason);
                 return;
         }
         rec->gone_ticks = 0;
@@ -1147,7 +1181,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot; %s receives %s packets/s: RPS over %s%s",
                          cpus_word(&hs), pol_fmt_cpus(&hs, hl, sizeof(hl)), x->nic->name,
                          fmt_pps(pps, rate, sizeof(rate)), cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
-                soft_emit(t, u, &set, reason);
+                soft_emit(t, u, &set, ACTION_REASON_RPS_WIDENED, reason);
                 return;
         }
 
@@ -1168,7 +1202,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         q->narrow_ticks = 0;
         snprintf(reason, sizeof(reason), "RPS narrowed: %s receive work %.0f%% fits on fewer CPUs below %.0f%%; RPS over %s%s",
                  x->nic->name, 100 * p, 100 * limit, cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
-        soft_emit(t, u, &set, reason);
+        soft_emit(t, u, &set, ACTION_REASON_RPS_NARROWED, reason);
 }
 
 /* Network work on cpu that a queue IRQ or an RPS set we know of accounts
@@ -1191,16 +1225,6 @@ static bool explained(const struct pol_tick *t, int cpu) {
         return false;
 }
 
-/* The network load on cpu left after the queue IRQs firing there. */
-static double unexplained(const struct pol_tick *t, int cpu) {
-        double w = t->net[cpu];
-
-        for (size_t i = 0; i < t->n_units; i++)
-                if (t->units[i].target == cpu)
-                        w -= t->units[i].work;
-        return MAX(w, 0);
-}
-
 /* May this irqless NIC get RPS now? */
 static bool irqless_startable(struct pol_tick *t, const struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
@@ -1212,7 +1236,7 @@ static bool irqless_startable(struct pol_tick *t, const struct pol_unit *u) {
         if (!x->rec->rate_known || x->rec->rx_pps < POL_IRQLESS_PPS)
                 return false;
         /* a failed trial's block, and the dwell after we gave it back */
-        if (t->now < x->rec->rps_block_until)
+        if (t->now < x->rec->rps_trial.block_until)
                 return false;
         return !(q && q->rps_set && t->now - q->rps_change_usec < t->c->min_dwell_usec);
 }
@@ -1231,7 +1255,7 @@ static void soft_start(struct pol_tick *t) {
         CPUSET_FOREACH(cpu, &t->hot) {
                 if (cpu > t->max_cpu || cpuset_isset(&t->touched, cpu) || pol_settling(t, cpu) || explained(t, cpu))
                         continue;
-                w[cpu] = unexplained(t, cpu);
+                w[cpu] = pol_unexplained(t, cpu);
                 /* hot from TIMER/RCU/BLOCK work or the IRQs of other devices */
                 if (w[cpu] < POL_BUSY_ABS)
                         continue;
@@ -1269,17 +1293,13 @@ static void soft_start(struct pol_tick *t) {
                          cpus_word(&src), pol_fmt_cpus(&src, sl, sizeof(sl)),
                          100 * pol_load(t, top), t->c->hot_samples, x->nic->name, fmt_pps(pps, rate, sizeof(rate)),
                          cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
-                soft_emit(t, u, &set, reason);
+                soft_emit(t, u, &set, ACTION_REASON_SOFTIRQ_HOT, reason);
                 u->rps_ours = true;
                 /* what a packet costs, for sizing later from the rate alone */
                 x->rec->cost = pps > 0 ? W / pps : 0;
                 x->rec->senders = src;
                 x->rec->gone_ticks = 0;
-                /* the trial: bytes (else packets) against the rate before */
-                x->rec->trial = x->rec->stats_known;
-                x->rec->trial_ticks = 0;
-                x->rec->trial_bytes = x->rec->bps_known;
-                x->rec->trial_base = x->rec->bps_known ? x->rec->rx_bps_last : x->rec->rx_pps_last;
+                pol_trial_start(&x->rec->rps_trial, x->rec);
         }
         free(w);
 }
@@ -1298,64 +1318,29 @@ static const char *fmt_rate(double v, bool bytes, char *buf, size_t len) {
         return buf;
 }
 
-/* The counter a trial follows. */
-static uint64_t trial_count(const struct pol_nic *rec) {
-        return rec->trial_bytes ? rec->rxb_prev : rec->rx_prev;
-}
-
 /* The trial of a irqless NIC's RPS (POL_TRIAL_TICKS): true while it runs
  * (nothing else changes the NIC's RPS meanwhile) and when it failed and
  * gave the original masks back. */
 static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = t->nics[u->nic].rec;
+        struct pol_trial *tr = &rec->rps_trial;
         char before[48], after_s[48], rates[192], reason[320];
-        uint64_t backoff;
-        double after;
+        double after = 0;
+        enum pol_trial_step step = pol_trial_sample(tr, rec, t->c->rps_trial, t->now, t->rep->rps_trials, &after);
 
-        if (!rec->trial)
-                return false;
-        if (!t->c->rps_trial || !(rec->trial_base > 0)) {
-                rec->trial = false;
-                t->rep->rps_trials[POLICY_TRIAL_NO_VERDICT]++;
-                return false;
-        }
-        /* counters gone or restarted (the device was re-created): no verdict */
-        if (!rec->stats_known || (rec->trial_bytes && !rec->bytes_known) ||
-            (rec->trial_ticks > 0 && (trial_count(rec) < rec->trial_count0 || rec->stats_usec <= rec->trial_usec0))) {
-                rec->trial = false;
-                t->rep->rps_trials[POLICY_TRIAL_NO_VERDICT]++;
-                return false;
-        }
-        /* the first sample has the flows moving: counted from its end */
-        if (rec->trial_ticks++ == 0) {
-                rec->trial_count0 = trial_count(rec);
-                rec->trial_usec0 = rec->stats_usec;
-                return true;
-        }
-        after = (double) (trial_count(rec) - rec->trial_count0) /
-                ((double) (rec->stats_usec - rec->trial_usec0) / 1e6);
-        if (rec->trial_ticks <= POL_TRIAL_TICKS && after >= rec->trial_base * (1 - POL_TRIAL_LOSS_FAST))
-                return true;
-        rec->trial = false;
+        if (step != POL_TRIAL_PASSED && step != POL_TRIAL_FAILED)
+                return step == POL_TRIAL_RUNNING;
         /* the verdict, either way, with the rates it compared */
         snprintf(rates, sizeof(rates), "%s received %s in %u sample%s with RPS, %s before",
-                 t->nics[u->nic].nic->name, fmt_rate(after, rec->trial_bytes, after_s, sizeof(after_s)),
-                 rec->trial_ticks - 1, rec->trial_ticks - 1 == 1 ? "" : "s",
-                 fmt_rate(rec->trial_base, rec->trial_bytes, before, sizeof(before)));
-        if (after >= rec->trial_base * (1 - POL_TRIAL_LOSS)) {
-                rec->rps_backoff_usec = 0;
-                t->rep->rps_trials[POLICY_TRIAL_KEPT]++;
-                pol_note(t, LOG_INFO, "RPS kept: %s (%+.0f%%)", rates, 100 * (after / rec->trial_base - 1));
+                 t->nics[u->nic].nic->name, fmt_rate(after, tr->bytes, after_s, sizeof(after_s)),
+                 tr->ticks - 1, tr->ticks - 1 == 1 ? "" : "s", fmt_rate(tr->base, tr->bytes, before, sizeof(before)));
+        if (step == POL_TRIAL_PASSED) {
+                pol_note(t, LOG_INFO, "RPS kept: %s (%+.0f%%)", rates, 100 * (after / tr->base - 1));
                 return false;
         }
-        backoff = rec->rps_backoff_usec ? MIN(2 * rec->rps_backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
-                                        : POL_TRIAL_BACKOFF_USEC;
-        rec->rps_backoff_usec = backoff;
-        rec->rps_block_until = t->now + backoff;
-        t->rep->rps_trials[POLICY_TRIAL_REVERTED]++;
         snprintf(reason, sizeof(reason), "RPS cost throughput: %s (%.0f%%): back to the original, no RPS for it for %llu min",
-                 rates, 100 * (after / rec->trial_base - 1), (unsigned long long) (backoff / 60000000ULL));
-        soft_restore(t, u, reason);
+                 rates, 100 * (after / tr->base - 1), (unsigned long long) (tr->backoff_usec / 60000000ULL));
+        soft_restore(t, u, ACTION_REASON_RPS_TRIAL_FAILED, reason);
         return true;
 }
 
@@ -1387,9 +1372,9 @@ void pol_vacate_rps(struct pol_tick *t) {
                         snprintf(reason, sizeof(reason), "RPS of %s leaves CPUs no longer eligible (banned): now %s",
                                  x->nic->name, cpuset_empty(&to) ? "off" : pol_fmt_cpus(&to, list, sizeof(list)));
                         if (u->irqless)
-                                soft_emit(t, u, &to, reason);
+                                soft_emit(t, u, &to, ACTION_REASON_CPU_BANNED, reason);
                         else
-                                emit_rps(t, u, &to, reason);
+                                emit_rps(t, u, &to, ACTION_REASON_CPU_BANNED, reason);
                         if (cpuset_empty(&to))
                                 u->rps_ours = false;
                 }

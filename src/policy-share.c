@@ -2,9 +2,8 @@
  * its IRQ CPU (interrupt, NAPI poll, GRO, and RPS's own cost there) when RPS
  * steers the protocol work to other CPUs.  That share decides how much RPS
  * can take off a hot IRQ CPU and how big a queue's work is once RPS is on;
- * it differs between hosts (20-80% in the simulator's scenarios), so it is
- * measured where the loads show it and the prior POL_NAPI_SHARE stands in
- * only until then.
+ * it differs between hosts (bench/README.md), so it is measured where the
+ * loads show it and the prior POL_NAPI_SHARE stands in only until then.
  *
  * What the host shows: on an RPS CPU where no queue IRQ fires and only
  * queues of one NIC steer, the network load (irq + the NET part of softirq)
@@ -20,23 +19,16 @@
  * the receive work costs per interrupt, all of it counted (rho_u = tx/rx
  * interrupts: tx = rho_u (x_u + y_u)), the load model's assumption before
  * RPS; splitting the IRQ CPU's load by interrupt rates alone would give the
- * receive side the tx work that RPS does not shrink.  A queue whose measurable RPS CPUs carry its work
- * alone gets its own estimate the same way.  CPUs that are settling after an
+ * receive side the tx work that RPS does not shrink.  A queue whose
+ * measurable RPS CPUs carry its work alone gets its own estimate the same
+ * way.  CPUs that are settling after an
  * action, hot by fast attack or saturated are left out. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
-
-double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q) {
-        if (q && q->keep_n > 0)
-                return q->keep;
-        if (n && n->keep_n > 0)
-                return n->keep;
-        return POL_NAPI_SHARE;
-}
+#include "policy-steps.h"
 
 /* The running estimate *keep (n measurements in it so far) with a new
  * measurement: the first ones average with the prior as if it were one

@@ -1,9 +1,9 @@
-/* Policy, workers (DESIGN.md 1 and 5): application threads matched by the
- * [worker] sections are pinned by their policy:
+/* Policy, workers (docs/DESIGN.md "The problem" and "Policy"): application
+ * threads matched by the [worker] sections are pinned by their policy:
  *   spread    one CPU per thread, round-robin over eligible CPUs that are not
  *             hot, preferring CPUs that serve no queue IRQ;
  *   colocate  thread i on the CPU of queue i of the interface (full
- *             affinity: up to +29% throughput, -24% cycles per bit);
+ *             affinity, docs/DESIGN.md "The problem");
  *   avoid-net all eligible CPUs that serve no queue IRQ (all eligible if
  *             every CPU serves one).
  * Only threads whose allowed set differs from the target get an action, so
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "policy-internal.h"
+#include "policy-steps.h"
 
 struct wthread {
         const struct worker_proc *p;
@@ -51,7 +51,8 @@ static bool check_thread(struct pol_tick *t, const struct worker_proc *p, const 
         return false;
 }
 
-static void emit_thread(struct pol_tick *t, const struct wthread *w, const cpuset_t *to, const char *reason) {
+static void emit_thread(struct pol_tick *t, const struct wthread *w, const cpuset_t *to, enum action_reason code,
+                        const char *reason) {
         struct action *a;
 
         if (cpuset_equal(&w->th->allowed, to))
@@ -64,7 +65,7 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, const cpuse
         a->starttime = w->th->starttime;
         a->cpus = *to;
         a->from = w->th->allowed;
-        snprintf(a->reason, sizeof(a->reason), "%s", reason);
+        action_set_reason(a, code, "%s", reason);
 }
 
 /* One CPU per thread: threads already alone on a candidate CPU keep it
@@ -114,7 +115,7 @@ static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset
                 to = cpuset_single(v[i].cpu);
                 snprintf(reason, sizeof(reason), "worker %s: spread, one CPU per thread over CPUs %s (%s)", name,
                          pol_fmt_cpus(cand, list, sizeof(list)), why);
-                emit_thread(t, &v[i], &to, reason);
+                emit_thread(t, &v[i], &to, ACTION_REASON_WORKER_SPREAD, reason);
         }
         free(count);
 }
@@ -197,7 +198,7 @@ static void colocate(struct pol_tick *t, struct wthread *v, size_t n, const cpus
                 to = cpuset_single(u->target);
                 snprintf(reason, sizeof(reason), "worker %s: colocate with %s queue %d (IRQ %u on CPU%d)", cw->name,
                          x->nic->name, u->queue, u->irq[0], u->target);
-                emit_thread(t, &v[i], &to, reason);
+                emit_thread(t, &v[i], &to, ACTION_REASON_WORKER_COLOCATE, reason);
         }
         free(qs);
 }
@@ -261,7 +262,7 @@ void pol_workers(struct pol_tick *t) {
                                  cpuset_equal(&to, &base) && cpuset_intersects(&base, &net) ? " (none free: all allowed)" : "");
                         for (size_t i = 0; i < n; i++)
                                 if (!v[i].skip)
-                                        emit_thread(t, &v[i], &to, reason);
+                                        emit_thread(t, &v[i], &to, ACTION_REASON_WORKER_AVOID_NET, reason);
                         break;
                 default:
                         break;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "classify.h"
 #include "json.h"
 #include "knob.h"
 #include "log.h"
@@ -28,10 +29,8 @@ static enum report_result result_of(int result) {
 void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
                           uint64_t realtime_usec) {
         struct report_action_record *rec = &rp->last_actions[rp->last_actions_pos];
-        enum report_reason why = report_reason_classify(a->reason);
-
-        if (a->type >= 0 && a->type < KNOB_KIND_MAX) {
-                rp->count.actions[a->type][why][result_of(result)]++;
+        if (a->type >= 0 && a->type < KNOB_KIND_MAX && a->why >= 0 && a->why < ACTION_REASON_MAX) {
+                rp->count.actions[a->type][a->why][result_of(result)]++;
                 if (result < 0) {
                         enum action_failure f = action_failure_class(a->type, result);
 
@@ -64,7 +63,7 @@ const char *report_record_link(struct report *rp, const char *text, uint64_t rea
 
 void report_count_policy(struct report *rp, const struct policy_report *rep) {
         for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
-                rp->count.rps_trials[v] += rep->rps_trials[v];
+                rp->count.rps_trials[v] += rep->rps_trials[v], rp->count.napi_trials[v] += rep->napi_trials[v];
 }
 
 void report_count_reload(struct report *rp, bool ok) {
@@ -510,11 +509,11 @@ static void write_status_head(const struct report *rp, const struct report_snaps
 
         /* every IRQ of the inventory by what is done with it */
         json_key_begin_array(w, "irq_classes");
-        for (int c = 0; c < POLICY_IRQ_CLASS_MAX; c++) {
+        for (int c = 0; c < CLASSIFY_IRQ_CLASS_MAX; c++) {
                 json_begin_object(w);
-                json_key_string(w, "class", policy_irq_class_to_string(c));
+                json_key_string(w, "class", classify_irq_class_to_string(c));
                 json_key_uint(w, "irqs", s->policy->n_irq_class[c]);
-                json_key_string(w, "done", policy_irq_class_done(c));
+                json_key_string(w, "done", classify_irq_class_done(c));
                 json_end_object(w);
         }
         json_end_array(w);
@@ -648,73 +647,4 @@ int report_write_status(struct report *rp, const struct report_snapshot *s) {
                 log_info("Writing %s/%s works again", s->state_dir, STATE_STATUS_NAME);
         rp->status_write_failed = r < 0;
         return r;
-}
-
-/* ---- the reason label ---- */
-
-/* Reason texts as the policy words them, most specific first: "RPS no
- * longer needed, back to the original" is RPS_NOT_NEEDED, not
- * BACK_TO_ORIGINAL. */
-static const struct {
-        const char *text;
-        bool prefix;                    /* at the start, else anywhere */
-        enum report_reason reason;
-} reason_patterns[] = {
-        { "RPS cost throughput", false, REPORT_REASON_RPS_TRIAL_FAILED },
-        { "RPS no longer needed", false, REPORT_REASON_RPS_NOT_NEEDED },
-        { "back to the original", false, REPORT_REASON_BACK_TO_ORIGINAL },
-        { "initial layout", true, REPORT_REASON_INITIAL_LAYOUT },
-        { "went offline", false, REPORT_REASON_CPU_OFFLINE },
-        { "may no longer be used", false, REPORT_REASON_CPU_BANNED },
-        { "may not be used", false, REPORT_REASON_CPU_BANNED },
-        { "no longer eligible", false, REPORT_REASON_CPU_BANNED },
-        { "XPS follows", true, REPORT_REASON_XPS_FOLLOWS_RX },
-        { "single-queue NIC", true, REPORT_REASON_SINGLE_QUEUE_RPS },
-        { "lone hot queue", true, REPORT_REASON_LONE_HOT_QUEUE },
-        { "RPS widened", true, REPORT_REASON_RPS_WIDENED },
-        { "RPS narrowed", true, REPORT_REASON_RPS_NARROWED },
-        { "not from queue IRQs", false, REPORT_REASON_SOFTIRQ_HOT },
-        { "RFS", true, REPORT_REASON_RFS },
-        { ": spread", false, REPORT_REASON_WORKER_SPREAD },
-        { ": colocate", false, REPORT_REASON_WORKER_COLOCATE },
-        { ": avoid-net", false, REPORT_REASON_WORKER_AVOID_NET },
-        { " saturated (", false, REPORT_REASON_CPU_SATURATED },
-        { "projected peak", false, REPORT_REASON_CPU_HOT },
-};
-
-enum report_reason report_reason_classify(const char *reason) {
-        if (!reason)
-                return REPORT_REASON_OTHER;
-        for (size_t i = 0; i < ELEMENTSOF(reason_patterns); i++) {
-                const char *t = reason_patterns[i].text;
-
-                if (reason_patterns[i].prefix ? strncmp(reason, t, strlen(t)) == 0 : strstr(reason, t) != NULL)
-                        return reason_patterns[i].reason;
-        }
-        return REPORT_REASON_OTHER;
-}
-
-const char *report_reason_to_string(enum report_reason r) {
-        static const char *const names[REPORT_REASON_MAX] = {
-                [REPORT_REASON_INITIAL_LAYOUT] = "initial_layout",
-                [REPORT_REASON_CPU_OFFLINE] = "cpu_offline",
-                [REPORT_REASON_CPU_HOT] = "cpu_hot",
-                [REPORT_REASON_CPU_SATURATED] = "cpu_saturated",
-                [REPORT_REASON_CPU_BANNED] = "cpu_banned",
-                [REPORT_REASON_XPS_FOLLOWS_RX] = "xps_follows_rx",
-                [REPORT_REASON_SINGLE_QUEUE_RPS] = "single_queue_rps",
-                [REPORT_REASON_LONE_HOT_QUEUE] = "lone_hot_queue",
-                [REPORT_REASON_SOFTIRQ_HOT] = "softirq_hot",
-                [REPORT_REASON_RPS_WIDENED] = "rps_widened",
-                [REPORT_REASON_RPS_NARROWED] = "rps_narrowed",
-                [REPORT_REASON_RPS_NOT_NEEDED] = "rps_not_needed",
-                [REPORT_REASON_RPS_TRIAL_FAILED] = "rps_trial_failed",
-                [REPORT_REASON_BACK_TO_ORIGINAL] = "back_to_original",
-                [REPORT_REASON_RFS] = "rfs",
-                [REPORT_REASON_WORKER_SPREAD] = "worker_spread",
-                [REPORT_REASON_WORKER_COLOCATE] = "worker_colocate",
-                [REPORT_REASON_WORKER_AVOID_NET] = "worker_avoid_net",
-                [REPORT_REASON_OTHER] = "other",
-        };
-        return r >= 0 && r < REPORT_REASON_MAX ? names[r] : NULL;
 }

@@ -303,17 +303,18 @@ while [ $i -lt 50 ]; do
         grep -q '"IRQ"' "$tmp/journal.json" && break
         sleep 0.2; i=$((i + 1))
 done
-check "journal -o json: an action entry with IRQ=, CPU_FROM=, CPU_TO=, DEVICE=, QUEUE=, REASON=, ACTION=" \
+check "journal -o json: an action entry with IRQ=, CPU_FROM=, CPU_TO=, DEVICE=, QUEUE=, REASON=, REASON_TEXT=, ACTION=" \
         python3 -c '
 import json, sys
 entries = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 acts = [e for e in entries if "REASON" in e]
 for e in acts[:3]:
     print("info journal entry:", {k: e[k] for k in ("MESSAGE", "ACTION", "IRQ", "CPU_FROM", "CPU_TO", "DEVICE", "QUEUE",
-                                                     "REASON", "PRIORITY") if k in e})
+                                                     "REASON", "REASON_TEXT", "PRIORITY") if k in e})
 ok = [e for e in acts if e.get("ACTION") == "irq-affinity" and e.get("IRQ", "").isdigit() and e.get("DEVICE")
       and e.get("QUEUE", "").isdigit() and e.get("CPU_TO") and "CPU_FROM" in e and e.get("REASON")
-      and e["REASON"] in e.get("MESSAGE", "") and e.get("PRIORITY") == "6"
+      and e["REASON"].replace("_", "").isalpha() and e.get("REASON_TEXT", "?") in e.get("MESSAGE", "")
+      and e.get("PRIORITY") == "6"
       and e.get("SYSLOG_IDENTIFIER") == "irqsteerd"]
 rps = [e for e in acts if e.get("ACTION") == "rps" and e.get("DEVICE") and "IRQ" not in e]
 print(f"info {len(acts)} action entries, {len(ok)} IRQ moves with every field, {len(rps)} RPS")

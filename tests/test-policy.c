@@ -5,9 +5,8 @@
 
 #include "engine.h"
 #include "policy-fixtures.h"
-#include "policy-internal.h"
 #include "testlib.h"
-#include "../src/policy-internal.h"
+#include "../src/policy-model.h"
 
 /* Compares the tick's actions with want (fx_fmt form), printing reasons. */
 static void expect_actions(const char *what, const struct action_list *l, const char *want) {
@@ -514,7 +513,7 @@ static void test_rps_prior_share_paced(void **state) {
                                         continue;
                                 if (first_rps == 0)
                                         first_rps = k;
-                                else if (again == 0 && strstr(f.l.v[i].reason, "sized again"))
+                                else if (again == 0 && f.l.v[i].why == ACTION_REASON_RPS_RESIZED)
                                         again = k;
                         }
                 }
@@ -703,6 +702,7 @@ static void test_move_two_busy_queues(void **state) {
                 const char *p = strstr(f.l.v[0].reason, "projected peak ");
                 int before, after;
 
+                assert_int_equal(f.l.v[0].why, ACTION_REASON_CPU_HOT);
                 assert_non_null(strstr(f.l.v[0].reason, "CPU3 softirq+irq"));
                 assert_non_null(p);
                 assert_int_equal(sscanf(p, "projected peak %d%% -> %d%%", &before, &after), 2);
@@ -783,6 +783,8 @@ static void test_lone_hot_queue(void **state) {
                 f.cfg.rps_exclude_irq_rate = cases[i].exclude_rate;
                 assert_int_equal(fx_ticks(&f, 1, 3), 0);
                 expect_actions(cases[i].what, &f.l, cases[i].want);
+                assert_int_equal(f.l.v[0].why, ACTION_REASON_LONE_HOT_QUEUE);
+                /* the prose says why the IRQ CPU is left out */
                 if (!strstr(f.l.v[0].reason, cases[i].reason))
                         fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
                 assert_int_equal(count_type(&f.l, KNOB_IRQ), 0);
@@ -893,7 +895,7 @@ static void test_rfs_back(void **state) {
                                 assert_true(a > 0);
                                 assert_int_equal(f.l.v[a - 1].type, KNOB_RPS);
                                 assert_true(cpuset_empty(&f.l.v[a - 1].cpus));
-                                assert_string_equal(x->reason, "RFS back to the original with RPS");
+                                assert_int_equal(x->why, ACTION_REASON_BACK_TO_ORIGINAL);
                         }
                 }
         }
@@ -944,6 +946,9 @@ static void test_reload_gives_back(void **state) {
                 policy_reset(f.st);
                 assert_int_equal(fx_ticks(&f, 11, 11), 0);
                 expect_actions(cases[i].what, &f.l, cases[i].want);
+                for (size_t k = 0; k < f.l.n; k++)
+                        assert_int_equal(f.l.v[k].why, ACTION_REASON_BACK_TO_ORIGINAL);
+                /* the prose names the key that gave it back */
                 if (cases[i].reason && strcmp(f.l.v[0].reason, cases[i].reason) != 0)
                         fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
                 assert_int_equal(fx_ticks(&f, 12, 40), 0);
@@ -965,7 +970,7 @@ static void test_reload_gives_back(void **state) {
         policy_reset(f.st);
         assert_int_equal(fx_step(&f, 2 * SEC), 0);
         expect_actions("xps = no", &f.l, "xps eth0/0>;xps eth0/1>;");
-        assert_string_equal(f.l.v[0].reason, "xps = no for eth0: XPS back to the original");
+        assert_int_equal(f.l.v[0].why, ACTION_REASON_BACK_TO_ORIGINAL);
         assert_int_equal(fx_step(&f, 3 * SEC), 0);
         expect_actions("xps = no, then", &f.l, "");
         fx_free(&f);
@@ -1549,15 +1554,15 @@ static void test_ban_other_irqs(void **state) {
          * eth1's queue and admin vector (manage = no) left alone */
         {
                 static const struct {
-                        enum policy_irq_class c;
+                        enum classify_irq_class c;
                         unsigned n;
                 } want[] = {
-                        { POLICY_IRQ_KERNEL_MANAGED, 1 }, { POLICY_IRQ_BANNED, 2 }, { POLICY_IRQ_LEFT_ALONE, 2 },
-                        { POLICY_IRQ_NIC_QUEUE, 3 },      { POLICY_IRQ_OTHER, 2 },
+                        { CLASSIFY_IRQ_KERNEL_MANAGED, 1 }, { CLASSIFY_IRQ_BANNED, 2 }, { CLASSIFY_IRQ_LEFT_ALONE, 2 },
+                        { CLASSIFY_IRQ_NIC_QUEUE, 3 },      { CLASSIFY_IRQ_OTHER, 2 },
                 };
                 for (size_t k = 0; k < ELEMENTSOF(want); k++)
                         if (f.rep.n_irq_class[want[k].c] != want[k].n)
-                                fail_msg("class %s: %u IRQs, want %u", policy_irq_class_to_string(want[k].c),
+                                fail_msg("class %s: %u IRQs, want %u", classify_irq_class_to_string(want[k].c),
                                          f.rep.n_irq_class[want[k].c], want[k].n);
                 assert_int_equal(f.rep.n_kernel_managed_irqs, 1);
                 assert_int_equal(f.rep.kernel_managed_irqs[0], 63);
@@ -2324,7 +2329,7 @@ static void test_hot_unplug(void **state) {
         assert_int_equal(fx_step(&f, 2 * SEC), 0);
         /* it fires on CPU0 now (40%); CPU1 and CPU3 are at 20%: CPU1 */
         expect_actions("re-placed", &f.l, "irq 32>1;");
-        assert_non_null(strstr(f.l.v[0].reason, "CPU2 went offline"));
+        assert_int_equal(f.l.v[0].why, ACTION_REASON_CPU_OFFLINE);
         assert_int_equal(count_notes(&f.rep, "someone else"), 0);
         assert_int_equal(fx_step(&f, 3 * SEC), 0);
         expect_actions("settled", &f.l, "");
@@ -2350,7 +2355,7 @@ static void test_hot_unplug_mask_kept(void **state) {
         fx_model(&f, NULL);
         assert_int_equal(fx_step(&f, 2 * SEC), 0);
         expect_actions("re-placed off the offline CPU", &f.l, "irq 32>0;");
-        assert_non_null(strstr(f.l.v[0].reason, "CPU2 went offline"));
+        assert_int_equal(f.l.v[0].why, ACTION_REASON_CPU_OFFLINE);
         assert_true(f.l.v[0].layout);
         assert_int_equal(count_notes(&f.rep, "someone else"), 0);
         assert_int_equal(fx_step(&f, 3 * SEC), 0);
@@ -2423,7 +2428,7 @@ static void test_hot_unplug_rps_touched(void **state) {
                 for (size_t i = 0; i < f.l.n; i++)
                         if (f.l.v[i].type == KNOB_IRQ && f.l.v[i].irq == 60) {
                                 assert_false(cpuset_isset(&f.l.v[i].cpus, 0));
-                                assert_non_null(strstr(f.l.v[i].reason, "CPU0 went offline"));
+                                assert_int_equal(f.l.v[i].why, ACTION_REASON_CPU_OFFLINE);
                                 placed++;
                         }
         }
@@ -2681,24 +2686,23 @@ static void test_irqless_nic(void **state) {
                 bool manage, rps, rfs;
                 bool queue_irq;          /* a busy eth0 queue IRQ on CPU0 explains its load */
                 const char *want;
-                const char *reason;
+                enum action_reason why;  /* of the first action */
         } cases[] = {
                 { "2 CPUs: every rx queue to the other CPU", 2, "veth1", 0.92, 180000, true, true, false, false,
-                  "rps veth1/0>1;rps veth1/1>1;rps veth1/2>1;rps veth1/3>1;",
-                  "CPU0 softirq+irq 94% for 3 samples, not from queue IRQs; veth1 receives 180k packets/s: RPS over CPU1" },
+                  "rps veth1/0>1;rps veth1/1>1;rps veth1/2>1;rps veth1/3>1;", ACTION_REASON_SOFTIRQ_HOT },
                 { "8 CPUs: sized like a lone hot queue, CPU0 left out", 8, "veth1", 0.92, 180000, true, true, false,
-                  false, "rps veth1/0>1-2;rps veth1/1>1-2;rps veth1/2>1-2;rps veth1/3>1-2;",
-                  "veth1 receives 180k packets/s: RPS over CPUs 1-2" },
+                  false, "rps veth1/0>1-2;rps veth1/1>1-2;rps veth1/2>1-2;rps veth1/3>1-2;", ACTION_REASON_SOFTIRQ_HOT },
                 { "RFS beside it", 2, "veth1", 0.92, 180000, true, true, true, false,
                   "rps veth1/0>1;sockflow>32768;flowcnt veth1/0>8192;rps veth1/1>1;flowcnt veth1/1>8192;"
-                  "rps veth1/2>1;flowcnt veth1/2>8192;rps veth1/3>1;flowcnt veth1/3>8192;",
-                  "RPS over CPU1" },
-                { "below 1000 packets/s: not its load", 2, "veth1", 0.92, 900, true, true, false, false, "", NULL },
-                { "lo never", 2, "lo", 0.92, 180000, true, true, false, false, "", NULL },
-                { "manage=no never", 2, "veth1", 0.92, 180000, false, true, false, false, "", NULL },
-                { "rps=no for the interface", 2, "veth1", 0.92, 180000, true, false, false, false, "", NULL },
+                  "rps veth1/2>1;flowcnt veth1/2>8192;rps veth1/3>1;flowcnt veth1/3>8192;", ACTION_REASON_SOFTIRQ_HOT },
+                { "below 1000 packets/s: not its load", 2, "veth1", 0.92, 900, true, true, false, false, "",
+                  ACTION_REASON_INVALID },
+                { "lo never", 2, "lo", 0.92, 180000, true, true, false, false, "", ACTION_REASON_INVALID },
+                { "manage=no never", 2, "veth1", 0.92, 180000, false, true, false, false, "", ACTION_REASON_INVALID },
+                { "rps=no for the interface", 2, "veth1", 0.92, 180000, true, false, false, false, "",
+                  ACTION_REASON_INVALID },
                 { "hot CPU explained by a queue IRQ: the veth is left alone", 4, "veth1", 0.30, 180000, true, true,
-                  false, true, "rps eth0/0>1;", "lone hot queue" },
+                  false, true, "rps eth0/0>1;", ACTION_REASON_LONE_HOT_QUEUE },
         };
 
         (void) state;
@@ -2728,8 +2732,9 @@ static void test_irqless_nic(void **state) {
                  * third */
                 assert_int_equal(fx_ticks(&f, 2, 3), 0);
                 expect_actions(cases[i].what, &f.l, cases[i].want);
-                if (cases[i].reason && !strstr(f.l.v[0].reason, cases[i].reason))
-                        fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
+                if (cases[i].why != ACTION_REASON_INVALID && f.l.v[0].why != cases[i].why)
+                        fail_msg("%s: reason %s '%s'", cases[i].what, action_reason_to_string(f.l.v[0].why),
+                                 f.l.v[0].reason);
                 for (size_t k = 0; k < f.l.n; k++)
                         if (f.l.v[k].type == KNOB_XPS)
                                 fail_msg("%s: XPS on a NIC without queue IRQs", cases[i].what);
@@ -2787,6 +2792,9 @@ static void test_irqless_nic_trial(void **state) {
                 for (k = 5; k <= 7; k++) {
                         assert_int_equal(fx_ticks(&f, k, k), 0);
                         expect_actions(cases[i].what, &f.l, k == cases[i].fails_at ? back : "");
+                        if (k == cases[i].fails_at && f.l.v[0].why != ACTION_REASON_RPS_TRIAL_FAILED)
+                                fail_msg("%s: reason %s", cases[i].what, action_reason_to_string(f.l.v[0].why));
+                        /* the prose carries the throughput figures */
                         if (k == cases[i].fails_at && !strstr(f.l.v[0].reason, cases[i].reason))
                                 fail_msg("%s: reason '%s'", cases[i].what, f.l.v[0].reason);
                         /* the verdict is counted once, in the tick that reaches it */
@@ -2830,6 +2838,7 @@ static void test_irqless_nic_trial(void **state) {
         f.pps[0] = 100000;
         assert_int_equal(fx_ticks(&f, k + 1, k + 2), 0);
         expect_actions("second failure", &f.l, back);
+        assert_int_equal(f.l.v[0].why, ACTION_REASON_RPS_TRIAL_FAILED);
         assert_non_null(strstr(f.l.v[0].reason, "no RPS for it for 20 min"));
         k += 2;
         f.pps[0] = 180000;
@@ -2874,20 +2883,18 @@ static void test_irqless_nic_lifecycle(void **state) {
         static const struct {
                 unsigned when;
                 const char *mask;
-                const char *reason;
+                enum action_reason why;
         } want[] = {
-                { 3, "1-2",
-                  "CPU0 softirq+irq 94% for 3 samples, not from queue IRQs; veth1 receives 180k packets/s: RPS over CPUs 1-2" },
+                { 3, "1-2", ACTION_REASON_SOFTIRQ_HOT },
                 /* 3 samples that fit, but the dwell after the start */
-                { 33, "1", "RPS narrowed: veth1 receive work 9% fits on fewer CPUs below 40%; RPS over CPU1" },
+                { 33, "1", ACTION_REASON_RPS_NARROWED },
                 /* the average 400, 250, 175 packets/s at 300-302 */
-                { 302, "", "veth1 receives 175 packets/s, below 500 for 3 samples: RPS no longer needed" },
+                { 302, "", ACTION_REASON_RPS_NOT_NEEDED },
         };
         struct fx f;
         unsigned when[16], n = 0, changes = 0;
         char got[16][32];
-        const char *reason[16];
-        char reasons[16][256];
+        enum action_reason why[16];
 
         (void) state;
         setup_veth(&f, 4, "veth1", 4, 0.92, 180000);
@@ -2914,19 +2921,18 @@ static void test_irqless_nic_lifecycle(void **state) {
                         assert_true(n < ELEMENTSOF(when));
                         when[n] = k;
                         cpuset_format_list(&f.l.v[a].cpus, got[n], sizeof(got[n]));
-                        snprintf(reasons[n], sizeof(reasons[n]), "%s", f.l.v[a].reason);
-                        reason[n] = reasons[n];
+                        why[n] = f.l.v[a].why;
+                        print_message("    RPS at %3us -> '%s' (%s)\n", k, got[n], f.l.v[a].reason);
                         n++;
                 }
         }
-        for (unsigned i = 0; i < n; i++)
-                print_message("    RPS at %3us -> '%s' (%s)\n", when[i], got[i], reason[i]);
         assert_int_equal(n, ELEMENTSOF(want));
         assert_int_equal(changes, 4 * ELEMENTSOF(want));
         for (unsigned i = 0; i < n; i++) {
-                if (when[i] != want[i].when || strcmp(got[i], want[i].mask) != 0 || !strstr(reason[i], want[i].reason))
+                if (when[i] != want[i].when || strcmp(got[i], want[i].mask) != 0 || why[i] != want[i].why)
                         fail_msg("RPS change %u: at %us '%s' (%s), want at %us '%s' (%s)", i, when[i], got[i],
-                                 reason[i], want[i].when, want[i].mask, want[i].reason);
+                                 action_reason_to_string(why[i]), want[i].when, want[i].mask,
+                                 action_reason_to_string(want[i].why));
         }
         assert_int_equal(f.rep.n_rps_queues, 0);
         fx_free(&f);
@@ -3485,15 +3491,16 @@ static void test_threaded_relief(_unused_ void **state) {
                 bool rps;
                 double pps_after;     /* received packets/s once threaded is on */
                 int want_end;         /* threaded at the end of the trial */
+                int verdict;          /* the trial's, counted in the report; -1 none */
         } cases[] = {
-                { "RPS allowed: RPS first", true, 50000, 0 },
-                { "rps = no, throughput held: kept", false, 52000, 1 },
-                { "rps = no, 60% lost: off again", false, 20000, 0 },
+                { "RPS allowed: RPS first", true, 50000, 0, -1 },
+                { "rps = no, throughput held: kept", false, 52000, 1, POLICY_TRIAL_KEPT },
+                { "rps = no, 60% lost: off again", false, 20000, 0, POLICY_TRIAL_REVERTED },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
                 struct inventory_nic *n;
-                unsigned k, on_at = 0;
+                unsigned k, on_at = 0, verdicts[POLICY_TRIAL_VERDICT_MAX] = { 0 };
                 bool rps_seen = false;
 
                 fx_init(&f, 2, 1, FX_SMT_NONE);
@@ -3515,7 +3522,12 @@ static void test_threaded_relief(_unused_ void **state) {
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         for (size_t j = 0; j < f.l.n; j++)
                                 rps_seen |= f.l.v[j].type == KNOB_RPS;
+                        for (int x = 0; x < POLICY_TRIAL_VERDICT_MAX; x++)
+                                verdicts[x] += f.rep.napi_trials[x];
                         v = threaded_action(&f);
+                        for (size_t j = 0; v == 0 && on_at && j < f.l.n; j++)
+                                if (f.l.v[j].type == KNOB_THREADED)
+                                        assert_int_equal(f.l.v[j].why, ACTION_REASON_NAPI_TRIAL_FAILED);
                         assert_true(v >= -1);
                         if (v >= 0) {
                                 /* the daemon patches the inventory so */
@@ -3537,6 +3549,9 @@ static void test_threaded_relief(_unused_ void **state) {
                         fail_msg("%s: threaded never turned on", cases[i].what);
                 if (n->threaded != cases[i].want_end)
                         fail_msg("%s: threaded %d at the end, want %d", cases[i].what, n->threaded, cases[i].want_end);
+                for (int x = 0; x < POLICY_TRIAL_VERDICT_MAX; x++)
+                        if (verdicts[x] != (x == cases[i].verdict))
+                                fail_msg("%s: %u trials %s", cases[i].what, verdicts[x], policy_trial_verdict_to_string(x));
                 if (!cases[i].rps && cases[i].want_end == 0) {
                         /* blocked: not tried again at once */
                         f.pps[0] = 50000;

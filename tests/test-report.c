@@ -1,5 +1,5 @@
 /* The report module's Prometheus exposition: label escaping, reason
- * classes, the text format (HELP/TYPE once per family, samples grouped,
+ * codes, the text format (HELP/TYPE once per family, samples grouped,
  * counters named _total), counters that only grow across ticks, and the
  * atomic write; and status.json's configuration dump, every key of the
  * parser's tables in it. */
@@ -45,56 +45,35 @@ static void test_escape_label(void **state) {
         assert_int_equal(metrics_escape_label("abc", small, sizeof(small)), 0);
 }
 
-/* The reasons as the policy words them today (src/policy-*.c). */
-static void test_reason_classify(void **state) {
-        static const struct {
-                const char *text;
-                enum report_reason want;
-        } cases[] = {
-                { "initial layout: eth0 queue 0 of 4 on CPU1 (4 local eligible CPUs)", REPORT_REASON_INITIAL_LAYOUT },
-                { "CPU3 went offline and the kernel moved the IRQ; re-placing on CPU1", REPORT_REASON_CPU_OFFLINE },
-                { "CPU1 softirq+irq 95% for 2 samples; projected peak 95% -> 50%", REPORT_REASON_CPU_HOT },
-                { "CPU1 saturated (softirq+irq 45%, idle 3%) for 2 samples; projected peak 45% -> 30%",
-                  REPORT_REASON_CPU_SATURATED },
-                { "XPS follows rx IRQ 40 on CPU2", REPORT_REASON_XPS_FOLLOWS_RX },
-                { "CPU3 may no longer be used (banned or not eligible); moving to CPU1", REPORT_REASON_CPU_BANNED },
-                { "nvme0q1: off CPUs that may not be used (banned, isolated or nohz_full), onto the eligible CPUs",
-                  REPORT_REASON_CPU_BANNED },
-                { "nvme0q1: 20000 interrupts/s; on CPU2, the least loaded of its 4 NUMA-local eligible CPUs (it fired on CPUs that may not be used)",
-                  REPORT_REASON_CPU_BANNED },
-                { "RPS of eth0 rx-1 leaves CPUs no longer eligible (banned): now 2-3", REPORT_REASON_CPU_BANNED },
-                { "single-queue NIC eth0: RPS over CPUs 1-3", REPORT_REASON_SINGLE_QUEUE_RPS },
-                { "lone hot queue: CPU0 at 97%, IRQ 40 is 90% of its load; RPS over CPUs 1-3",
-                  REPORT_REASON_LONE_HOT_QUEUE },
-                { "CPU0 softirq+irq 90% for 2 samples, not from queue IRQs; veth0 receives 1.2M packets/s: RPS over CPUs 1-3",
-                  REPORT_REASON_SOFTIRQ_HOT },
-                { "RPS widened: CPU1 still hot (queue work 80%); RPS over CPUs 1-5", REPORT_REASON_RPS_WIDENED },
-                { "RPS narrowed: queue work 20% fits on fewer CPUs below 60%; RPS over CPUs 1-2",
-                  REPORT_REASON_RPS_NARROWED },
-                { "veth0 receives 10 packets/s, below 1000 for 2 samples: RPS no longer needed, back to the original",
-                  REPORT_REASON_RPS_NOT_NEEDED },
-                { "RPS cost throughput: veth0 received 1 Mbit/s in 3 samples with RPS, 2 Mbit/s before (-50%): back to "
-                  "the original, no RPS for it for 5 min",
-                  REPORT_REASON_RPS_TRIAL_FAILED },
-                { "RPS no longer needed for eth0: rps_flow_cnt back to the original", REPORT_REASON_RPS_NOT_NEEDED },
-                { "RFS for eth0 rx-0 (scaling guide: 32768 entries)", REPORT_REASON_RFS },
-                { "RFS: 32768 flow entries / 4 rx queues", REPORT_REASON_RFS },
-                { "worker nginx: spread, one CPU per thread over CPUs 0-3 (4 threads)", REPORT_REASON_WORKER_SPREAD },
-                { "worker nginx: colocate with eth0 queue 1 (IRQ 41 on CPU1)", REPORT_REASON_WORKER_COLOCATE },
-                { "worker nginx: avoid-net, CPUs 2-3 serve no queue IRQ", REPORT_REASON_WORKER_AVOID_NET },
-                { "something new", REPORT_REASON_OTHER },
-                { "", REPORT_REASON_OTHER },
+/* The metrics' reason labels are the action codes: each named, once, in
+ * snake_case, and the labels dashboards knew before the codes all still
+ * there. */
+static void test_reason_codes(void **state) {
+        static const char *const known[] = {
+                "initial_layout", "cpu_offline", "cpu_hot", "cpu_saturated", "cpu_banned", "xps_follows_rx",
+                "single_queue_rps", "lone_hot_queue", "softirq_hot", "rps_widened", "rps_narrowed", "rps_not_needed",
+                "rps_trial_failed", "back_to_original", "rfs", "worker_spread", "worker_colocate", "worker_avoid_net",
+                "other",
         };
 
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                enum report_reason got = report_reason_classify(cases[i].text);
-                if (got != cases[i].want)
-                        fail_msg("\"%s\": got %s, want %s", cases[i].text, report_reason_to_string(got),
-                                 report_reason_to_string(cases[i].want));
+        for (int r = 0; r < ACTION_REASON_MAX; r++) {
+                const char *n = action_reason_to_string(r);
+
+                assert_non_null(n);
+                assert_int_equal(strspn(n, "abcdefghijklmnopqrstuvwxyz_"), strlen(n));
+                for (int o = 0; o < r; o++)
+                        assert_string_not_equal(n, action_reason_to_string(o));
         }
-        assert_int_equal(report_reason_classify(NULL), REPORT_REASON_OTHER);
-        for (int r = 0; r < REPORT_REASON_MAX; r++)
-                assert_non_null(report_reason_to_string(r));
+        assert_null(action_reason_to_string(ACTION_REASON_MAX));
+        assert_null(action_reason_to_string(ACTION_REASON_INVALID));
+        for (size_t i = 0; i < ELEMENTSOF(known); i++) {
+                int r = 0;
+
+                while (r < ACTION_REASON_MAX && strcmp(action_reason_to_string(r), known[i]) != 0)
+                        r++;
+                if (r == ACTION_REASON_MAX)
+                        fail_msg("reason label %s is gone", known[i]);
+        }
 }
 
 /* A snapshot of 4 CPUs: cpu1 offline, cpu3 new (not valid), cpu2 hot and
@@ -234,7 +213,7 @@ static void check_format(const char *text) {
  * the README state this bound; a new action kind, reason, result or
  * series changes it, and this test then says by how much. */
 #define METRICS_PER_CPU 7
-#define METRICS_OTHERS 699
+#define METRICS_OTHERS 990
 static void test_metrics_cardinality(void **state) {
         static const int ncpus[] = { 1, 16, 256 };
         (void) state;
@@ -254,7 +233,7 @@ static void test_metrics_cardinality(void **state) {
                         l.cpus[c].valid = true;
                 s.load = &l;
                 for (int t = 0; t < KNOB_KIND_MAX; t++) {
-                        for (int r = 0; r < REPORT_REASON_MAX; r++)
+                        for (int r = 0; r < ACTION_REASON_MAX; r++)
                                 for (int x = 0; x < REPORT_RESULT_MAX; x++)
                                         rp.count.actions[t][r][x] = 1;
                         /* from 1: a failed action never has ACTION_FAILURE_NONE */
@@ -403,7 +382,7 @@ static void one_tick(struct fixture *x, int result) {
         struct action a = { .type = KNOB_IRQ, .irq = 40, .queue = 0 };
         struct undo_report u = { .restored = 2, .gone = 1 };
 
-        snprintf(a.reason, sizeof(a.reason), "CPU1 softirq+irq 95%% for 2 samples; projected peak 95%% -> 50%%");
+        action_set_reason(&a, ACTION_REASON_CPU_HOT, "CPU1 softirq+irq 95%% for 2 samples; projected peak 95%% -> 50%%");
         report_record_action(&x->rp, &a, "IRQ 40 CPU1 -> CPU2: hot", result, 1);
         x->policy.rps_trials[POLICY_TRIAL_KEPT] = 1;
         report_count_policy(&x->rp, &x->policy);
@@ -657,26 +636,26 @@ static void test_status_irq_classes(void **state) {
 
         (void) state;
         fixture_init(&x, "/run/irqsteer");
-        x.policy.n_irq_class[POLICY_IRQ_NIC_QUEUE] = 8;
-        x.policy.n_irq_class[POLICY_IRQ_OTHER] = 5;
-        x.policy.n_irq_class[POLICY_IRQ_KERNEL_MANAGED] = 2;
+        x.policy.n_irq_class[CLASSIFY_IRQ_NIC_QUEUE] = 8;
+        x.policy.n_irq_class[CLASSIFY_IRQ_OTHER] = 5;
+        x.policy.n_irq_class[CLASSIFY_IRQ_KERNEL_MANAGED] = 2;
         x.policy.kernel_managed_irqs = managed;
         x.policy.n_kernel_managed_irqs = 2;
         assert_int_equal(report_status_json(&x.rp, &x.snap, &json, &len), 0);
         assert_int_equal(json_parse(json, len, &v), 0);
         a = json_get(v, "irq_classes");
-        assert_int_equal(json_count(a), POLICY_IRQ_CLASS_MAX);
-        for (int c = 0; c < POLICY_IRQ_CLASS_MAX; c++) {
+        assert_int_equal(json_count(a), CLASSIFY_IRQ_CLASS_MAX);
+        for (int c = 0; c < CLASSIFY_IRQ_CLASS_MAX; c++) {
                 const struct json_value *e = json_index(a, (size_t) c);
                 const char *s;
                 int64_t n;
 
                 assert_int_equal(json_get_string(e, "class", &s), 0);
-                assert_string_equal(s, policy_irq_class_to_string(c));
+                assert_string_equal(s, classify_irq_class_to_string(c));
                 assert_int_equal(json_get_int(e, "irqs", &n), 0);
                 assert_int_equal(n, x.policy.n_irq_class[c]);
                 assert_int_equal(json_get_string(e, "done", &s), 0);
-                assert_string_equal(s, policy_irq_class_done(c));
+                assert_string_equal(s, classify_irq_class_done(c));
         }
         km = json_get(v, "kernel_managed_irqs");
         assert_int_equal(json_count(km), 2);
@@ -690,7 +669,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_status_irq_classes),
                 cmocka_unit_test(test_escape_label),
-                cmocka_unit_test(test_reason_classify),
+                cmocka_unit_test(test_reason_codes),
                 cmocka_unit_test(test_format_fixed6),
                 cmocka_unit_test(test_metrics_text),
                 cmocka_unit_test(test_metrics_cardinality),

@@ -1,0 +1,933 @@
+/* Policy model: this tick's view of the host (policy-model.h): hot CPUs
+ * with hysteresis and the thresholds, the NICs and their queues as units,
+ * the per-queue load estimate, projected loads as actions are planned, and
+ * the trials.  Calls only the records below it. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "policy-model.h"
+
+const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len) {
+        return cpuset_to_text(s, "", buf, len);
+}
+
+static void note_append(struct policy_note **v, size_t *n, size_t *a, int level, const char *fmt, va_list ap,
+                        bool *oom) {
+        struct policy_note *no;
+
+        if (util_grow((void **) v, a, *n + 1, sizeof(**v)) < 0) {
+                *oom = true;
+                return;
+        }
+        no = &(*v)[(*n)++];
+        *no = (struct policy_note) { .level = level, .kind = POLICY_NOTE_PLAIN, .queue = -1 };
+        util_mark_cut(no->text, sizeof(no->text), vsnprintf(no->text, sizeof(no->text), fmt, ap));
+}
+
+void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device,
+                           int queue) {
+        struct policy_note *no;
+
+        if (t->r < 0 || t->rep->n_notes == 0)
+                return;
+        no = &t->rep->notes[t->rep->n_notes - 1];
+        no->kind = kind;
+        no->irq = irq;
+        snprintf(no->device, sizeof(no->device), "%s", device ? device : "");
+        no->queue = queue;
+}
+
+void pol_note(struct pol_tick *t, int level, const char *fmt, ...) {
+        /* the report keeps no capacity: grow from its length each time */
+        size_t allocated = t->rep->n_notes;
+        bool oom = false;
+        va_list ap;
+
+        va_start(ap, fmt);
+        note_append(&t->rep->notes, &t->rep->n_notes, &allocated, level, fmt, ap, &oom);
+        va_end(ap);
+        if (oom)
+                t->r = -ENOMEM;
+}
+
+void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        note_append(&st->notes, &st->n_notes, &st->a_notes, level, fmt, ap, &st->oom);
+        va_end(ap);
+}
+
+/* An IRQ's rates, NULL when unknown or invalid this interval. */
+static const struct sample_irq *rates_irq(const struct sample_rates *r, unsigned irq) {
+        const struct sample_irq *si = sample_rates_irq(r, irq);
+
+        return si && si->valid ? si : NULL;
+}
+
+static double irq_rate_on(const struct sample_rates *r, const struct sample_irq *si, int cpu) {
+        double v = r ? sample_irq_on(si, r->max_cpu, cpu) : 0;
+
+        return v > 0 ? v : 0;
+}
+
+/* The CPUs [*lo, *hi] of [0, n) where an IRQ's rate can be non-zero
+ * (empty when lo > hi): its nz range when the sample knows it, else all. */
+static void irq_range(const struct sample_rates *r, const struct sample_irq *si, int n, int *lo, int *hi) {
+        *lo = 0;
+        *hi = -1;
+        if (!si || !si->per_cpu)
+                return;
+        *hi = MIN(n - 1, r->max_cpu);
+        if (si->nz_known) {
+                *lo = MAX(si->nz_lo, 0);
+                *hi = MIN(*hi, si->nz_hi);
+        }
+}
+
+double pol_load(const struct pol_tick *t, int cpu) {
+        if (cpu < 0 || cpu > t->max_cpu)
+                return 0;
+        return t->load[cpu];
+}
+
+/* Settling from an action of an earlier tick: this tick's own actions are
+ * in the projected loads already (t->touched says which CPUs they moved). */
+bool pol_settling(const struct pol_tick *t, int cpu) {
+        return cpu >= 0 && cpu < CPUSET_MAX && cpuset_isset(&t->settling, cpu);
+}
+
+/* The smoothed average lags an action by a few samples: until it has caught
+ * up, the CPU's load says nothing about the action's effect, so no second
+ * decision is taken on it.  The EWMA keeps (1 - smoothing)^k of the old
+ * level after k samples: settled when that is under 10% (4 samples at the
+ * default 0.5), and never sooner than hot_samples. */
+void pol_settle(struct pol_tick *t, int cpu) {
+        double keep = 1;
+        unsigned k = 0;
+        uint64_t settle;
+
+        while (keep >= 0.10 && k < 20) {
+                keep *= 1 - MIN(MAX(t->c->smoothing, 0.05), 1);
+                k++;
+        }
+        settle = (uint64_t) MAX(k, t->c->hot_samples) * t->c->interval_usec;
+
+        if (cpu < 0 || cpu >= CPUSET_MAX)
+                return;
+        cpuset_set(&t->touched, cpu);
+        if (cpu >= 0 && (size_t) cpu < t->st->n_cpus)
+                t->st->cpus[cpu].settle_until = t->now + settle;
+}
+
+struct action *pol_add(struct pol_tick *t, enum knob_kind type) {
+        struct action *a = action_list_add(t->out, type);
+
+        if (!a)
+                t->r = -ENOMEM;
+        return a;
+}
+
+struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue) {
+        struct action *a = pol_add(t, type);
+
+        if (a) {
+                snprintf(a->nic, sizeof(a->nic), "%s", nic);
+                a->queue = queue;
+        }
+        return a;
+}
+
+/* ---- hot CPUs ---- */
+
+double pol_enter(const struct pol_tick *t) {
+        return t->c->hot_enter * t->scale;
+}
+
+double pol_exit(const struct pol_tick *t) {
+        return t->c->hot_exit * t->scale;
+}
+
+/* Narrowing an RPS set waits until the work fits one hysteresis band below
+ * the exit threshold. */
+double pol_narrow(const struct pol_tick *t) {
+        const struct config *c = t->c;
+
+        return MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2) * t->scale;
+}
+
+double pol_min_gain(const struct pol_tick *t) {
+        return t->c->min_gain * t->scale;
+}
+
+/* The mean is the level every CPU would have with the work perfectly
+ * spread; never below the narrowing limit, or a set sized to it would be
+ * narrowed again at once. */
+double pol_level(const struct pol_tick *t) {
+        if (t->scale >= 1)
+                return pol_exit(t);
+        return MIN(pol_exit(t), MAX(t->mean, pol_narrow(t)));
+}
+
+/* A set is good enough when its CPUs end at most 10% over the level (the
+ * estimate of a queue's work is no closer than that). */
+double pol_accept(const struct pol_tick *t) {
+        if (t->scale >= 1)
+                return pol_exit(t);
+        return MIN(pol_exit(t), 1.1 * MAX(t->mean, pol_narrow(t)));
+}
+
+/* Hot CPUs cool below this.  While the host is unbalanced it sits a third
+ * of the way from the level RPS sets are sized to up to the enter
+ * threshold, so that a set sized to the level, with the estimation error
+ * of the queue's work, does not leave its CPUs hot and widen again. */
+static double exit_level(const struct pol_tick *t) {
+        double lvl;
+
+        if (t->scale >= 1)
+                return pol_exit(t);
+        lvl = pol_level(t);
+        return MAX(pol_exit(t), lvl + (pol_enter(t) - lvl) / 3);
+}
+
+/* The threshold scale of this tick.  A CPU far busier than the host's mean
+ * is the same problem as a saturated one when the others idle
+ * (docs/DESIGN.md "The problem"), and the mean irq+softirq load of the
+ * eligible CPUs does not depend on where the work is placed, so it is a
+ * stable reference: the level that makes a CPU hot is
+ * balance_ratio times the mean, from balance_floor up to hot_enter, and
+ * hot_exit, the narrowing limit and min_gain scale with it so every band
+ * keeps its proportions. */
+static double threshold_scale(struct pol_tick *t) {
+        const struct config *c = t->c;
+        const struct sample_rates *l = t->in->load;
+        double sum = 0, level;
+        int n = 0;
+
+        if (!l || c->balance_ratio <= 0 || c->hot_enter <= 0)
+                return 1;
+        CPUSET_FOREACH(cpu, &t->eligible) {
+                if (cpu > t->max_cpu || cpu > l->max_cpu || !l->cpus[cpu].valid)
+                        continue;
+                sum += t->load[cpu];
+                n++;
+        }
+        if (n == 0)
+                return 1;
+        t->mean = sum / n;
+        level = MAX(c->balance_floor, c->balance_ratio * t->mean);
+        return level < c->hot_enter ? level / c->hot_enter : 1;
+}
+
+/* Fast attack: the smoothed load of a CPU that went from idle to
+ * saturated reaches the thresholds only after several samples, while a CPU
+ * whose newest raw interval shows it all but out of idle time (under half
+ * saturated_idle) with at least saturated_share of it in irq+softirq is
+ * the bottleneck now: it is hot at once.  Noise does not get there (a CPU
+ * with 10% idle to spare is not saturated); moves stay held back by
+ * min_gain, dwell and back-off, and the release is the same slow one. */
+static bool raw_saturated(const struct pol_tick *t, int cpu) {
+        const struct sample_rates *raw = t->in->raw;
+        const struct sample_cpu *rc;
+
+        if (!raw || cpu > raw->max_cpu || !raw->cpus[cpu].valid)
+                return false;
+        rc = &raw->cpus[cpu];
+        return MAX(rc->idle, 0) < t->c->saturated_idle / 2 &&
+               MAX(rc->irq, 0) + MAX(rc->softirq, 0) >= t->c->saturated_share;
+}
+
+/* A CPU hot by fast attack is planned for with its raw load: the smoothed
+ * one is still a fraction of it and would size RPS sets too small. */
+static void fast_attack(struct pol_tick *t, int cpu, double enter) {
+        const struct sample_cpu *rc = &t->in->raw->cpus[cpu];
+        struct pol_cpu *pc = &t->st->cpus[cpu];
+
+        pc->hot = pc->fast = true;
+        pc->raw_load = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
+        t->load[cpu] = MAX(t->load[cpu], pc->raw_load);
+        t->idle[cpu] = MIN(t->idle[cpu], MAX(rc->idle, 0));
+        pc->saturated = t->load[cpu] < enter;
+}
+
+/* A CPU is hot (docs/DESIGN.md "Policy") when, for hot_samples consecutive
+ * samples, either
+ *   - its irq+softirq share >= hot_enter (scaled: threshold_scale), or
+ *   - it is saturated (docs/DESIGN.md "The problem", the nginx case): idle
+ *     < saturated_idle and irq+softirq >= saturated_share, while some other
+ *     eligible CPU has room, i.e. idle >
+ *     2 * saturated_idle and > saturated_share, and irq+softirq < hot_exit.
+ *     Without room elsewhere a busy host is just busy: moving work would
+ *     not help.
+ * A hot CPU stays hot until irq+softirq < hot_exit (scaled); a CPU hot by
+ * the saturated rule also stays hot while idle < 2 * saturated_idle and
+ * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
+ * as the load rule, in proportion.  A CPU the raw sample shows saturated,
+ * with room elsewhere, is hot at once (raw_saturated). */
+static void update_hot(struct pol_tick *t) {
+        const struct config *c = t->c;
+        const struct sample_rates *l = t->in->load;
+        /* room: idle for the share a saturated CPU would shed (at least
+         * saturated_share), or the CPU taking it is as busy after and
+         * throughput falls (bench/README.md) */
+        double room_idle = 2 * c->saturated_idle, room_enter = MAX(room_idle, c->saturated_share), enter, exit_at;
+        int n_room = 0;
+
+        for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
+                const struct sample_cpu *sc;
+
+                t->load[cpu] = t->idle[cpu] = 0;
+                if (!l || cpu > l->max_cpu || !l->cpus[cpu].valid)
+                        continue;
+                sc = &l->cpus[cpu];
+                t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
+                t->idle[cpu] = MAX(sc->idle, 0);
+                if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
+                        n_room++;
+        }
+        t->scale = threshold_scale(t);
+        enter = pol_enter(t);
+        exit_at = exit_level(t);
+
+        for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
+                struct pol_cpu *pc = &t->st->cpus[cpu];
+                double L = t->load[cpu], idle = t->idle[cpu];
+                bool room, sat_enter, hot_now;
+
+                pc->fast = false;
+
+                if (!cpuset_isset(&t->topo->online, cpu)) {
+                        pc->above = 0;
+                        pc->hot = pc->saturated = false;
+                        continue;
+                }
+                if (!l || cpu > l->max_cpu || !l->cpus[cpu].valid) {
+                        /* no sample this interval: keep the state as it was */
+                        if (pc->hot)
+                                cpuset_set(&t->hot, cpu);
+                        continue;
+                }
+                room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_enter && L < c->hot_exit) > 0;
+                sat_enter = idle < c->saturated_idle && L >= c->saturated_share && room;
+                hot_now = L >= enter || sat_enter;
+
+                if (pc->hot) {
+                        bool stay = L >= exit_at;
+                        if (!stay && pc->saturated)
+                                stay = idle < room_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter;
+                        if (!stay) {
+                                pc->hot = pc->saturated = false;
+                                pc->above = 0;
+                        }
+                } else {
+                        pc->above = hot_now ? pc->above + 1 : 0;
+                        if (pc->above >= MAX(c->hot_samples, 1u)) {
+                                pc->hot = true;
+                                pc->saturated = L < enter;
+                        } else if (room && raw_saturated(t, cpu)) {
+                                fast_attack(t, cpu, enter);
+                                pc->above = MAX(c->hot_samples, 1u);
+                        }
+                }
+                if (pc->hot)
+                        cpuset_set(&t->hot, cpu);
+        }
+}
+
+/* ---- NICs, queues and the load model ---- */
+
+/* The NIC's packet rates from its counters since the last tick, smoothed
+ * like the CPU load (EWMA with the config's smoothing).  Counters that went
+ * backwards (the device was re-created) start the average over. */
+static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struct inventory_nic *n) {
+        double alpha = t->c->smoothing > 0 && t->c->smoothing <= 1 ? t->c->smoothing : 1, rx;
+
+        if (!n->has_stats) {
+                rec->stats_known = rec->rate_known = rec->bps_known = false;
+                return;
+        }
+        if (rec->stats_known && t->now <= rec->stats_usec)
+                return;
+        if (rec->stats_known && n->rx_packets >= rec->rx_prev && n->tx_packets >= rec->tx_prev) {
+                rx = (double) (n->rx_packets - rec->rx_prev) / ((double) (t->now - rec->stats_usec) / 1e6);
+                rec->rx_pps_last = rx;
+                rec->rx_pps = rec->rate_known ? alpha * rx + (1 - alpha) * rec->rx_pps : rx;
+                rec->rate_known = true;
+        } else
+                rec->rate_known = false;
+        if (rec->stats_known && rec->bytes_known && n->has_rx_bytes && n->rx_bytes >= rec->rxb_prev) {
+                rec->rx_bps_last = (double) (n->rx_bytes - rec->rxb_prev) / ((double) (t->now - rec->stats_usec) / 1e6);
+                rec->bps_known = true;
+        } else
+                rec->bps_known = false;
+        rec->rx_prev = n->rx_packets;
+        rec->tx_prev = n->tx_packets;
+        rec->rxb_prev = n->rx_bytes;
+        rec->bytes_known = n->has_rx_bytes;
+        rec->stats_usec = t->now;
+        rec->stats_known = true;
+}
+
+static bool tri(enum tristate v, bool dflt) {
+        return v == TRI_INHERIT ? dflt : v == TRI_YES;
+}
+
+static int build_nics(struct pol_tick *t) {
+        struct policy_state *st = t->st;
+
+        for (size_t i = 0; i < st->n_nics; i++)
+                st->nics[i].seen = false;
+        /* create every record first: growing the array moves them */
+        for (size_t i = 0; i < t->inv->n_nics; i++)
+                if (!pol_nic_get(st, t->inv->nics[i].name, true))
+                        return -ENOMEM;
+
+        for (size_t i = 0; i < t->inv->n_nics; i++) {
+                const struct inventory_nic *n = &t->inv->nics[i];
+                const struct config_interface *ci = config_interface_for(t->c, n->name);
+                struct pol_nicctx *x = &t->nics[i];
+
+                x->nic = n;
+                x->rec = pol_nic_get(st, n->name, false);
+                x->rec->seen = true;
+                nic_rates(t, x->rec, n);
+                x->managed = !ci || ci->manage;
+                x->rps = tri(ci ? ci->rps : TRI_INHERIT, t->c->rps);
+                x->rfs = tri(ci ? ci->rfs : TRI_INHERIT, t->c->rfs);
+                x->xps = tri(ci ? ci->xps : TRI_INHERIT, t->c->xps);
+                x->takeover = tri(ci ? ci->takeover : TRI_INHERIT, t->c->takeover);
+                x->allowed = t->eligible;
+                if (ci && !cpuset_empty(&ci->cpus))
+                        cpuset_and(&x->allowed, &x->allowed, &ci->cpus);
+                cpuset_and(&x->cpus, &x->allowed, &n->local_cpus);
+                /* no eligible CPU on its node (or the node unknown and the
+                 * list empty): the NIC's work still has to go somewhere */
+                if (cpuset_empty(&x->cpus))
+                        x->cpus = x->allowed;
+
+                /* a queue count change means the driver re-requested its
+                 * IRQs (docs/DESIGN.md "Kernel traps"): lay it out again */
+                if (x->rec->laid_out && x->rec->n_queues != n->n_queues) {
+                        char name[IF_NAMESIZE];
+                        snprintf(name, sizeof(name), "%s", n->name);
+                        policy_forget_nic(st, name);
+                }
+        }
+        return 0;
+}
+
+/* Where an IRQ fires: a single-CPU mask (what we or the administrator
+ * set), else a single effective CPU inside the mask, the CPU taking most
+ * of its interrupts, or the first online CPU of its mask.  The mask comes
+ * first because effective_affinity lags on x86 until the IRQ next fires
+ * (docs/DESIGN.md "Kernel traps"): a quiet IRQ just moved to CPU0 still shows effective 1. */
+static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, const struct sample_irq *si) {
+        cpuset_t on;
+        double best = 0;
+        int cpu = -1;
+
+        cpu = cpuset_only(&ii->affinity);
+        if (cpu >= 0)
+                return cpu;
+        cpu = ii->has_effective ? cpuset_only(&ii->effective) : -1;
+        if (cpu >= 0 && cpuset_isset(&ii->affinity, cpu))
+                return cpu;
+        cpu = -1;
+        /* the CPU of its mask it fired on most: only its nz range can say */
+        if (t->in->load) {
+                int lo, hi;
+
+                irq_range(t->in->load, si, CPUSET_MAX, &lo, &hi);
+                for (int c = lo; c <= hi; c++) {
+                        double r = cpuset_isset(&ii->affinity, c) ? irq_rate_on(t->in->load, si, c) : 0;
+                        if (r > best) {
+                                best = r;
+                                cpu = c;
+                        }
+                }
+        }
+        if (cpu >= 0)
+                return cpu;
+        cpuset_and(&on, &ii->affinity, &t->topo->online);
+        return cpuset_first(&on);
+}
+
+bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
+                  int queue) {
+        char was[64], now[64];
+
+        if (cpuset_equal(&ii->affinity, &r->last_set))
+                return true;
+        r->external = true;
+        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
+                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+        pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, device, queue);
+        return false;
+}
+
+/* Checks one IRQ of a unit against what we set: external change, kernel
+ * move after hot-unplug, managed.  Returns false if the unit must not be
+ * moved. */
+static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inventory_irq *ii, bool managed_nic) {
+        struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
+
+        if (!r) {
+                t->r = -ENOMEM;
+                return false;
+        }
+        r->seen = true;
+        /* the same name on every tick but the first: no snprintf a queue IRQ */
+        if (strncmp(r->nic, t->nics[u->nic].nic->name, sizeof(r->nic)) != 0)
+                snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
+        if (r->resync) {
+                r->resync = false;
+                if (r->set && !cpuset_equal(&ii->affinity, &r->last_set)) {
+                        /* the driver's reset, not a move: no history */
+                        r->set = r->moved = false;
+                        r->dwell_usec = 0;
+                        r->prev_cpu = -1;
+                }
+        }
+        if (r->managed || r->external || r->failures >= ACTION_MAX_FAILURES)
+                return false;
+        /* ban_irqs: the queue stays where it is, its pair with it */
+        if (config_irq_banned(t->c, ii->irq))
+                return false;
+        if (!managed_nic || !r->set)
+                return true;
+        if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
+                /* the CPU we set went offline: the kernel moved the IRQ (its
+                 * mask then lists the online CPUs) or, in a tree without a
+                 * kernel behind it, the mask still names the offline CPU.
+                 * Either way ours to place again, not someone else's change.
+                 * Said again each tick until it is placed: a tick whose
+                 * other actions already touch the unit (its RPS leaving the
+                 * offline CPU) places it at the next. */
+                u->replace = true;
+                u->offline_cpu = cpuset_first(&r->last_set);
+                return true;
+        }
+        return pol_irq_kept(t, r, ii, t->nics[u->nic].nic->name, ii->queue);
+}
+
+static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const struct inventory_queue *iq) {
+        const struct inventory_nic *n = x->nic;
+        struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
+        char was[64], now[64];
+
+        if (!q) {
+                t->r = -ENOMEM;
+                return;
+        }
+        q->seen = true;
+        if (q->resync) {
+                q->resync = false;
+                if (q->rps_set && !cpuset_equal(&iq->rps_cpus, &q->rps_last))
+                        q->rps_set = false;
+                if (q->xps_set && !cpuset_equal(&iq->xps_cpus, &q->xps_last))
+                        q->xps_set = false;
+                if (q->flow_set && iq->rps_flow_cnt != q->flow_last)
+                        q->flow_set = false;
+        }
+        if (iq->has_rps && !q->orig_known) {
+                q->orig_known = true;
+                q->rps_orig = iq->rps_cpus;
+                q->flow_orig = iq->rps_flow_cnt;
+                /* The kernel and the drivers leave RPS off: a mask found set
+                 * is an operator's tuning, kept unless configured otherwise.
+                 * (IRQ affinities and XPS masks are set by drivers too, so
+                 * they cannot be told apart and are taken over.) */
+                if (!cpuset_empty(&iq->rps_cpus) && !x->takeover) {
+                        q->rps_kept = true;
+                        pol_note(t, LOG_NOTICE,
+                                 "kept: %s rx-%d RPS CPUs %s set before irqsteerd started (takeover = no)", n->name,
+                                 iq->index, pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)));
+                }
+        }
+        /* a reload with takeover = yes makes it ours */
+        if (q->rps_kept && x->takeover)
+                q->rps_kept = false;
+        if (iq->has_xps && !q->xps_orig_known) {
+                q->xps_orig_known = true;
+                q->xps_orig = iq->xps_cpus;
+        }
+        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &q->rps_last)) {
+                q->rps_external = true;
+                pol_note(t, LOG_NOTICE,
+                         "RPS of %s rx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
+                         n->name, iq->index, pol_fmt_cpus(&q->rps_last, was, sizeof(was)),
+                         pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)));
+                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
+        }
+        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &q->xps_last)) {
+                q->xps_external = true;
+                pol_note(t, LOG_NOTICE,
+                         "XPS of %s tx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
+                         n->name, iq->index, pol_fmt_cpus(&q->xps_last, was, sizeof(was)),
+                         pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)));
+                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
+        }
+        if (iq->has_rps && q->flow_set && !q->flow_external && iq->rps_flow_cnt != q->flow_last) {
+                q->flow_external = true;
+                pol_note(t, LOG_NOTICE,
+                         "rps_flow_cnt of %s rx-%d was changed by someone else (%u -> %u); leaving it alone until reload",
+                         n->name, iq->index, q->flow_last, iq->rps_flow_cnt);
+                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
+        }
+}
+
+/* Packets/s of the queue behind IRQ irq from the kernel's per-queue
+ * counters: rx and tx of a combined vector, rx or tx of a split one; -1
+ * when they are not known. */
+static double queue_pps(const struct sample_rates *l, const struct inventory_nic *n, const struct inventory_queue *iq,
+                        unsigned irq) {
+        const struct sample_queue *q;
+        double pps = 0;
+
+        if (!l || l->n_queues == 0 || n->ifindex <= 0 || iq->index < 0)
+                return -1;
+        if (iq->rx_irq == (int) irq) {
+                q = sample_rates_queue(l, n->ifindex, NETDEV_QUEUE_RX, (uint32_t) iq->index);
+                if (!q)
+                        return -1;
+                pps += q->pps;
+        }
+        if (iq->tx_irq == (int) irq) {
+                q = sample_rates_queue(l, n->ifindex, NETDEV_QUEUE_TX, (uint32_t) iq->index);
+                if (!q)
+                        return -1;
+                pps += q->pps;
+        }
+        return pps;
+}
+
+static int build_units(struct pol_tick *t) {
+        size_t n = 0;
+
+        /* at most one unit a queue: grown once, not a unit at a time */
+        for (size_t ni = 0; ni < t->inv->n_nics; ni++)
+                n += t->inv->nics[ni].n_queues;
+        if (n > 0 && util_grow((void **) &t->units, &t->a_units, n, sizeof(*t->units)) < 0)
+                return -ENOMEM;
+        for (size_t ni = 0; ni < t->inv->n_nics; ni++) {
+                const struct inventory_nic *n = &t->inv->nics[ni];
+                struct pol_nicctx *x = &t->nics[ni];
+
+                x->first_unit = t->n_units;
+                for (size_t qi = 0; qi < n->n_queues; qi++) {
+                        const struct inventory_queue *iq = &n->queues[qi];
+                        const struct inventory_irq *ii[2] = { NULL, NULL };
+                        struct pol_unit *u;
+                        int irqs[2] = { iq->rx_irq, iq->tx_irq };
+                        bool ok = true;
+
+                        if (x->managed)
+                                check_queue(t, x, iq);
+                        if (irqs[1] == irqs[0])
+                                irqs[1] = -1;
+                        if (irqs[0] < 0) {
+                                irqs[0] = irqs[1];
+                                irqs[1] = -1;
+                        }
+                        if (irqs[0] < 0)
+                                continue;
+                        if (util_grow((void **) &t->units, &t->a_units, t->n_units + 1, sizeof(*t->units)) < 0)
+                                return -ENOMEM;
+                        u = &t->units[t->n_units];
+                        *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
+                                                .irq_cpu = { -1, -1 }, .offline_cpu = -1 };
+                        u->keep = pol_share_keep(x->rec, pol_queue_get(t->st, n->name, iq->index, false));
+                        for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
+                                const struct inventory_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
+                                if (!x2 || !x2->affinity_readable)
+                                        continue;
+                                ii[u->n_irq] = x2;
+                                u->irq[u->n_irq++] = x2->irq;
+                        }
+                        if (u->n_irq == 0)
+                                continue;
+                        for (int k = 0; k < u->n_irq; k++)
+                                if (!check_irq(t, u, ii[k], x->managed))
+                                        ok = false;
+                        u->fixed = !ok || !x->managed;
+                        for (int k = 0; k < u->n_irq; k++) {
+                                u->si[k] = rates_irq(t->in->load, u->irq[k]);
+                                if (u->si[k])
+                                        u->rate += u->si[k]->rate;
+                                u->pps[k] = queue_pps(t->in->load, n, iq, u->irq[k]);
+                        }
+                        for (int k = 0; k < u->n_irq; k++)
+                                u->irq_cpu[k] = irq_cpu(t, ii[k], u->si[k]);
+                        u->cpu = u->irq_cpu[0];
+                        u->target = u->cpu;
+                        if (iq->has_rps && !cpuset_empty(&iq->rps_cpus) &&
+                            (u->cpu < 0 || cpuset_only(&iq->rps_cpus) != u->cpu)) {
+                                u->rps_on = true;
+                                u->rps = iq->rps_cpus;
+                                u->n_rps = cpuset_count(&u->rps);
+                        }
+                        if (x->managed)
+                                u->rps_ours = u->rps_on && pol_rps_ours(t->st, n, iq);
+                        t->n_units++;
+                }
+                x->n_units = t->n_units - x->first_unit;
+        }
+        return 0;
+}
+
+/* The load model (docs/DESIGN.md "Policy").  A CPU's network share is its
+ * irq share plus its softirq share scaled by net_frac (NET_RX+NET_TX among all softirq
+ * runs; runs, not time, so this undercounts batched NET work and the model
+ * errs toward not moving).  Without any softirq breakdown the whole share is
+ * taken as network when queue IRQs fire there.  That share is split among
+ * the queue IRQs firing on the CPU in proportion to their interrupt rates
+ * there, or, when the kernel counts packets per queue for every one of
+ * them (netdev qstats), to their queues' packet rates (each spread over
+ * the CPUs as its IRQ fired, all on its CPU when it raised none): NAPI
+ * polls many packets per interrupt, more the busier it is, so interrupts
+ * undercount a busy queue.  A queue with RPS keeps its share (u->keep:
+ * measured, else POL_NAPI_SHARE) of its work on its IRQ CPU and spreads
+ * the rest evenly over its RPS CPUs, so its total is estimated
+ * from its IRQ CPU part, and that steered work is first taken off the other
+ * CPUs' shares before they are split among their own IRQs. */
+/* IRQ k of u's CPU range in the load split: where it fired, or its CPU
+ * when it raised no interrupt but its queue moved packets. */
+static void unit_range(const struct pol_tick *t, const struct pol_unit *u, int k, int n, int *lo, int *hi) {
+        irq_range(t->in->load, u->si[k], n, lo, hi);
+        if ((!u->si[k] || u->si[k]->rate <= 0) && u->pps[k] > 0 && u->cpu >= 0 && u->cpu < n)
+                *lo = *hi = u->cpu;
+}
+
+/* IRQ k of u's weight on cpu in the split of that CPU's network work:
+ * packets/s when pkts (every IRQ there has them), else interrupts/s. */
+static double unit_weight(const struct pol_tick *t, const struct pol_unit *u, int k, int cpu, bool pkts) {
+        const struct sample_irq *si = u->si[k];
+        double r = irq_rate_on(t->in->load, si, cpu);
+
+        if (!pkts)
+                return r;
+        if (u->pps[k] < 0)
+                return 0;
+        if (si && si->rate > 0)
+                return u->pps[k] * r / si->rate;
+        return cpu == u->cpu ? u->pps[k] : 0;
+}
+
+static int estimate(struct pol_tick *t) {
+        const struct sample_rates *l = t->in->load;
+        double *sum_rate, *steered, *sum_pps;
+        int n = t->max_cpu + 1;
+
+        if (!l)
+                return 0;
+        sum_rate = calloc(n, sizeof(double));
+        steered = calloc(n, sizeof(double));
+        /* packets/s of the queues on each CPU; NAN once one lacks them */
+        sum_pps = calloc(n, sizeof(double));
+        if (!sum_rate || !steered || !sum_pps) {
+                free(sum_rate);
+                free(steered);
+                free(sum_pps);
+                return -ENOMEM;
+        }
+        /* Each IRQ fires on one or a few CPUs: only its nz range is walked,
+         * not every CPU for every IRQ (256 x 320 steps on the 256-CPU host). */
+        for (size_t i = 0; i < t->n_units; i++)
+                for (int k = 0; k < t->units[i].n_irq; k++) {
+                        const struct sample_irq *si = t->units[i].si[k];
+                        int lo, hi;
+
+                        irq_range(l, si, n, &lo, &hi);
+                        for (int c = lo; c <= hi; c++)
+                                sum_rate[c] += irq_rate_on(l, si, c);
+                        unit_range(t, &t->units[i], k, n, &lo, &hi);
+                        for (int c = lo; c <= hi; c++)
+                                sum_pps[c] = t->units[i].pps[k] < 0 ? NAN :
+                                        sum_pps[c] + unit_weight(t, &t->units[i], k, c, true);
+                }
+        for (int c = 0; c < n; c++) {
+                const struct sample_cpu *sc;
+                double f;
+
+                if (c > l->max_cpu || !l->cpus[c].valid)
+                        continue;
+                sc = &l->cpus[c];
+                if (sc->net_frac > 0 || sc->net_rx_rate > 0 || sc->net_tx_rate > 0)
+                        f = MIN(MAX(sc->net_frac, 0), 1);
+                else
+                        f = sum_rate[c] > 0 || sum_pps[c] > 0 ? 1 : 0;
+                t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
+                /* fast attack: the raw load, in the smoothed proportions */
+                if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
+                        t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);
+        }
+
+        for (int pass = 0; pass < 2; pass++) {
+                for (size_t i = 0; i < t->n_units; i++) {
+                        struct pol_unit *u = &t->units[i];
+                        double w = 0, keep;
+
+                        u->tx = 0;
+                        for (int k = 0; k < u->n_irq; k++) {
+                                double wk = 0;
+                                int lo, hi;
+
+                                unit_range(t, u, k, n, &lo, &hi);
+                                for (int c = lo; c <= hi; c++) {
+                                        bool pkts = sum_pps[c] > 0; /* false for NAN */
+                                        double r = unit_weight(t, u, k, c, pkts), sum = pkts ? sum_pps[c] : sum_rate[c];
+                                        if (r > 0 && sum > 0)
+                                                wk += MAX(t->net[c] - steered[c], 0) * r / sum;
+                                }
+                                w += wk;
+                                /* a separate tx IRQ's completions: not receive work */
+                                if (k > 0)
+                                        u->tx += wk;
+                        }
+                        u->work = w;
+                        u->total = w;
+                        if (u->rps_on) {
+                                int m = u->n_rps;
+                                keep = u->keep + (cpuset_isset(&u->rps, u->cpu) ? (1 - u->keep) / m : 0);
+                                if (u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[1] == u->irq_cpu[0] && u->si[0] &&
+                                    u->si[1] && u->si[0]->rate > 0) {
+                                        /* A tx vector beside the rx one: its work is what a
+                                         * receive interrupt costs, all of the receive work
+                                         * counted (the assumption before RPS, and
+                                         * policy-share.c's); split by the interrupt rates
+                                         * it would take the share of what stays on the CPU,
+                                         * and a tx part too small makes the steered
+                                         * receive work too big. */
+                                        double rho = u->si[1]->rate / u->si[0]->rate, rx = w / (keep + rho);
+                                        u->tx = rho * rx;
+                                        u->total = rx + u->tx;
+                                } else
+                                        u->total = u->tx + MAX(w - u->tx, 0) / keep;
+                        }
+                }
+                if (pass == 1)
+                        break;
+                for (size_t i = 0; i < t->n_units; i++) {
+                        const struct pol_unit *u = &t->units[i];
+                        int m;
+                        if (!u->rps_on)
+                                continue;
+                        m = u->n_rps;
+                        CPUSET_FOREACH(c, &u->rps)
+                                if (c != u->cpu && c < n)
+                                        steered[c] += (1 - u->keep) * MAX(u->total - u->tx, 0) / m;
+                }
+        }
+        free(sum_rate);
+        free(steered);
+        free(sum_pps);
+        return 0;
+}
+
+double pol_unexplained(const struct pol_tick *t, int cpu) {
+        double w = t->net[cpu];
+
+        for (size_t i = 0; i < t->n_units; i++)
+                if (t->units[i].target == cpu)
+                        w -= t->units[i].work;
+        return MAX(w, 0);
+}
+
+size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max) {
+        size_t n = 0;
+
+        CPUSET_FOREACH(cpu, &t->hot) {
+                size_t k;
+
+                if (n == max)
+                        break;
+                k = n++;
+                while (k > 0 && t->load[order[k - 1]] < t->load[cpu]) {
+                        order[k] = order[k - 1];
+                        k--;
+                }
+                order[k] = cpu;
+        }
+        return n;
+}
+
+double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q) {
+        if (q && q->keep_n > 0)
+                return q->keep;
+        if (n && n->keep_n > 0)
+                return n->keep;
+        return POL_NAPI_SHARE;
+}
+
+int pol_model_build(struct pol_tick *t) {
+        int r;
+
+        update_hot(t);
+        r = build_nics(t);
+        if (r >= 0)
+                r = build_units(t);
+        if (r >= 0)
+                r = estimate(t);
+        return r;
+}
+
+/* ---- trials ---- */
+
+void pol_trial_start(struct pol_trial *tr, const struct pol_nic *rec) {
+        tr->on = rec->stats_known;
+        tr->ticks = 0;
+        tr->bytes = rec->bps_known;
+        tr->base = rec->bps_known ? rec->rx_bps_last : rec->rx_pps_last;
+}
+
+/* The counter a trial follows. */
+static uint64_t trial_count(const struct pol_trial *tr, const struct pol_nic *rec) {
+        return tr->bytes ? rec->rxb_prev : rec->rx_prev;
+}
+
+static enum pol_trial_step trial_end(struct pol_trial *tr, unsigned *verdicts, enum policy_trial_verdict v) {
+        static const enum pol_trial_step step[POLICY_TRIAL_VERDICT_MAX] = {
+                [POLICY_TRIAL_KEPT] = POL_TRIAL_PASSED,
+                [POLICY_TRIAL_REVERTED] = POL_TRIAL_FAILED,
+                [POLICY_TRIAL_NO_VERDICT] = POL_TRIAL_NONE,
+        };
+
+        tr->on = false;
+        verdicts[v]++;
+        return step[v];
+}
+
+enum pol_trial_step pol_trial_sample(struct pol_trial *tr, const struct pol_nic *rec, bool enabled, uint64_t now,
+                                     unsigned *verdicts, double *ret_after) {
+        double after;
+
+        if (!tr->on)
+                return POL_TRIAL_IDLE;
+        /* trials off, nothing to compare with, or the counters gone or
+         * restarted (the device was re-created) */
+        if (!enabled || !(tr->base > 0) || !rec->stats_known || (tr->bytes && !rec->bytes_known) ||
+            (tr->ticks > 0 && (trial_count(tr, rec) < tr->count0 || rec->stats_usec <= tr->usec0)))
+                return trial_end(tr, verdicts, POLICY_TRIAL_NO_VERDICT);
+        /* the first sample has the flows moving: counted from its end */
+        if (tr->ticks++ == 0) {
+                tr->count0 = trial_count(tr, rec);
+                tr->usec0 = rec->stats_usec;
+                return POL_TRIAL_RUNNING;
+        }
+        after = (double) (trial_count(tr, rec) - tr->count0) / ((double) (rec->stats_usec - tr->usec0) / 1e6);
+        *ret_after = after;
+        if (tr->ticks <= POL_TRIAL_TICKS && after >= tr->base * (1 - POL_TRIAL_LOSS_FAST))
+                return POL_TRIAL_RUNNING;
+        if (after >= tr->base * (1 - POL_TRIAL_LOSS)) {
+                tr->backoff_usec = 0;
+                return trial_end(tr, verdicts, POLICY_TRIAL_KEPT);
+        }
+        tr->backoff_usec = tr->backoff_usec ? MIN(2 * tr->backoff_usec, POL_TRIAL_BACKOFF_MAX_USEC)
+                                            : POL_TRIAL_BACKOFF_USEC;
+        tr->block_until = now + tr->backoff_usec;
+        return trial_end(tr, verdicts, POLICY_TRIAL_REVERTED);
+}
