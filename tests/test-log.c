@@ -108,8 +108,8 @@ static const char *stderr_capture_end(void) {
 /* ---- actions ---- */
 
 static struct action mk(enum knob_kind t, unsigned irq, const char *nic, int queue, const char *from,
-                        const char *to, const char *reason) {
-        struct action a = { .type = t, .irq = irq, .queue = queue };
+                        const char *to, enum action_reason why, const char *reason) {
+        struct action a = { .type = t, .irq = irq, .queue = queue, .why = why };
 
         snprintf(a.nic, sizeof(a.nic), "%s", nic);
         if (from)
@@ -121,48 +121,48 @@ static struct action mk(enum knob_kind t, unsigned irq, const char *nic, int que
 }
 
 static void test_action_journal_fields(void **state) {
-        struct action thread = mk(KNOB_THREAD, 0, "", -1, "0-1", "1", "worker policy spread");
-        struct action flow = mk(KNOB_FLOWCNT, 0, "eth1", 2, NULL, NULL, "RFS on");
-        struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, "RFS on");
+        struct action thread = mk(KNOB_THREAD, 0, "", -1, "0-1", "1", ACTION_REASON_WORKER_SPREAD, "worker policy spread");
+        struct action flow = mk(KNOB_FLOWCNT, 0, "eth1", 2, NULL, NULL, ACTION_REASON_RFS, "RFS on");
+        struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, ACTION_REASON_RFS, "RFS on");
         struct {
                 const char *what;
                 struct action a;
                 int result;
                 const char *message_prefix;  /* before action_format()'s line */
                 /* every field beyond MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, in order */
-                const char *fields[8];
+                const char *fields[10];
         } cases[] = {
                 { .what = "IRQ move of a NIC queue",
-                  .a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", "CPU3 softirq 97% for 3 samples"),
+                  .a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "CPU3 softirq 97% for 3 samples"),
                   .fields = { "ACTION=irq-affinity", "IRQ=73", "CPU_FROM=3", "CPU_TO=9", "DEVICE=eth0",
-                              "QUEUE=5", "REASON=CPU3 softirq 97% for 3 samples" } },
+                              "QUEUE=5", "REASON=cpu_hot", "REASON_TEXT=CPU3 softirq 97% for 3 samples" } },
                 { .what = "IRQ of no NIC: no DEVICE= or QUEUE=",
-                  .a = mk(KNOB_IRQ, 24, "", -1, "0-1", "1", "initial layout"),
+                  .a = mk(KNOB_IRQ, 24, "", -1, "0-1", "1", ACTION_REASON_INITIAL_LAYOUT, "initial layout"),
                   .fields = { "ACTION=irq-affinity", "IRQ=24", "CPU_FROM=0-1", "CPU_TO=1",
-                              "REASON=initial layout" } },
+                              "REASON=initial_layout", "REASON_TEXT=initial layout" } },
                 { .what = "RPS mask",
-                  .a = mk(KNOB_RPS, 0, "veth0", 0, "", "0-1,3", "lone hot queue"),
+                  .a = mk(KNOB_RPS, 0, "veth0", 0, "", "0-1,3", ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue"),
                   .fields = { "ACTION=rps", "CPU_FROM=", "CPU_TO=0-1,3", "DEVICE=veth0", "QUEUE=0",
-                              "REASON=lone hot queue" } },
+                              "REASON=lone_hot_queue", "REASON_TEXT=lone hot queue" } },
                 { .what = "XPS mask",
-                  .a = mk(KNOB_XPS, 0, "eth0", 3, "0", "2", "tx follows rx"),
+                  .a = mk(KNOB_XPS, 0, "eth0", 3, "0", "2", ACTION_REASON_XPS_FOLLOWS_RX, "tx follows rx"),
                   .fields = { "ACTION=xps", "CPU_FROM=0", "CPU_TO=2", "DEVICE=eth0", "QUEUE=3",
-                              "REASON=tx follows rx" } },
+                              "REASON=xps_follows_rx", "REASON_TEXT=tx follows rx" } },
                 { .what = "rps_flow_cnt: a count, no CPU fields",
                   .a = flow,
-                  .fields = { "ACTION=rps-flow-cnt", "DEVICE=eth1", "QUEUE=2", "REASON=RFS on" } },
+                  .fields = { "ACTION=rps-flow-cnt", "DEVICE=eth1", "QUEUE=2", "REASON=rfs", "REASON_TEXT=RFS on" } },
                 { .what = "rps_sock_flow_entries: only the type and the reason",
                   .a = sock,
-                  .fields = { "ACTION=rps-sock-flow-entries", "REASON=RFS on" } },
+                  .fields = { "ACTION=rps-sock-flow-entries", "REASON=rfs", "REASON_TEXT=RFS on" } },
                 { .what = "thread affinity",
                   .a = thread,
                   .fields = { "ACTION=thread-affinity", "CPU_FROM=0-1", "CPU_TO=1",
-                              "REASON=worker policy spread" } },
+                              "REASON=worker_spread", "REASON_TEXT=worker policy spread" } },
                 { .what = "dry run says so in MESSAGE, same fields",
-                  .a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", "hot"),
+                  .a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot"),
                   .result = APPLY_DRY_RUN, .message_prefix = "dry-run: would set ",
                   .fields = { "ACTION=irq-affinity", "IRQ=73", "CPU_FROM=3", "CPU_TO=9", "DEVICE=eth0",
-                              "QUEUE=5", "REASON=hot" } },
+                              "QUEUE=5", "REASON=cpu_hot", "REASON_TEXT=hot" } },
         };
 
         cases[4].a.value = 4096;
@@ -288,7 +288,7 @@ static void test_stderr_sink(void **state) {
                 { "journal refusing falls back to stderr", LOG_TARGET_JOURNAL, 0, -ECONNREFUSED, false, false },
                 { "journal refusing, stderr is the stream", LOG_TARGET_JOURNAL, 1, -ECONNREFUSED, false, true },
         };
-        struct action a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", "hot");
+        struct action a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
         char line[384], want[512];
 
         assert_int_equal(action_format(&a, line, sizeof(line)), 0);
@@ -418,10 +418,10 @@ static void test_ratelimit(void **state) {
 
 static void test_action_failure_once(void **state) {
 #define S UINT64_C(1000000)
-        struct action irq = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", "hot");
-        struct action rps = mk(KNOB_RPS, 0, "eth0", 2, "", "0-1", "lone hot queue");
-        struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, "RFS on");
-        struct action thr = mk(KNOB_THREAD, 0, "", -1, "0-3", "1", "spread");
+        struct action irq = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
+        struct action rps = mk(KNOB_RPS, 0, "eth0", 2, "", "0-1", ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
+        struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, ACTION_REASON_RFS, "RFS on");
+        struct action thr = mk(KNOB_THREAD, 0, "", -1, "0-3", "1", ACTION_REASON_WORKER_SPREAD, "spread");
         static const struct {
                 const char *what;
                 int object;              /* 0 irq, 1 rps, 2 rps_sock_flow_entries, 3 thread */
@@ -521,7 +521,7 @@ static void test_tick_failure_ratelimited(void **state) {
  * fields end in "(N CPUs)", an action line keeps its reason, and a message
  * over the 2 KB of log_internal ends in "...". */
 static void test_cuts_marked(void **state) {
-        struct action a = mk(KNOB_RPS, 0, "eth0", 0, NULL, NULL, "lone hot queue");
+        struct action a = mk(KNOB_RPS, 0, "eth0", 0, NULL, NULL, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
         char line[384], big[3000];
         const char *from, *to, *msg;
         (void) state;
