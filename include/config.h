@@ -82,6 +82,7 @@ struct config {
         double min_gain;         /* minimum drop of the projected peak, share 0..1 */
         uint64_t min_dwell_usec;
         uint64_t max_dwell_usec; /* back-off cap for objects that bounce */
+        uint64_t external_hold_usec; /* an object changed by someone else is left alone this long */
         unsigned max_moves;      /* per tick */
         bool initial_layout;
         bool rps;

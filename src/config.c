@@ -120,6 +120,7 @@ static const struct key_def balance_keys[] = {
         KEY("other_irqs", VT_BOOL, struct config, other_irqs, 0, 0),
         KEY("napi_threads", VT_BOOL, struct config, napi_threads, 0, 0),
         KEY("threaded_napi", VT_BOOL, struct config, threaded_napi, 0, 0),
+        KEY("external_hold", VT_DURATION, struct config, external_hold_usec, 0, 24 * USEC_PER_HOUR),
 };
 
 static const struct key_def interface_keys[] = {
@@ -268,6 +269,7 @@ int config_defaults(struct config *c) {
         c->min_gain = 0.10;
         c->min_dwell_usec = 30 * USEC_PER_SEC;
         c->max_dwell_usec = 10 * USEC_PER_MIN;
+        c->external_hold_usec = 10 * USEC_PER_MIN;
         c->max_moves = 2;
         c->initial_layout = true;
         c->rps = true;

@@ -456,17 +456,95 @@ static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, con
         return cpuset_first(&on);
 }
 
+enum action_reason pol_external_over(const struct pol_tick *t, uint64_t since, const cpuset_t *value) {
+        cpuset_t on;
+
+        /* bans win over the hold: what may not be used is left at once */
+        if (value) {
+                cpuset_and(&on, value, &t->topo->online);
+                if (!cpuset_subset(&on, &t->eligible))
+                        return ACTION_REASON_CPU_BANNED;
+        }
+        if (t->now - since >= t->c->external_hold_usec)
+                return ACTION_REASON_EXTERNAL_CHANGE_EXPIRED;
+        return ACTION_REASON_INVALID;
+}
+
+const char *pol_external_why(const struct pol_tick *t, enum action_reason why, char *buf, size_t len) {
+        if (why == ACTION_REASON_CPU_BANNED)
+                snprintf(buf, len, "changed by someone else onto CPUs that may not be used: taken back at once");
+        else
+                snprintf(buf, len, "changed by someone else, left alone for external_hold (%llus): taken back",
+                         (unsigned long long) (t->c->external_hold_usec / USEC_PER_SEC));
+        return buf;
+}
+
+const char *pol_external_hold_text(const struct pol_tick *t, uint64_t since, const cpuset_t *value, char *buf,
+                                   size_t len) {
+        if (pol_external_over(t, since, value) != ACTION_REASON_INVALID)
+                snprintf(buf, len, "taking it back");
+        else
+                snprintf(buf, len, "leaving it alone for %llus (external_hold)",
+                         (unsigned long long) (t->c->external_hold_usec / USEC_PER_SEC));
+        return buf;
+}
+
+bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
+                  int queue) {
+        enum action_reason why;
+        struct action *a;
+        char buf[160], cpus[64];
+        cpuset_t to;
+
+        if (!r->external)
+                return false;
+        if (cpuset_equal(&ii->affinity, &r->last_set)) {
+                /* our take-back took effect, or whoever changed it put it back */
+                r->external = false;
+                return false;
+        }
+        why = pol_external_over(t, r->external_usec, &ii->affinity);
+        if (why == ACTION_REASON_INVALID)
+                return true;
+        cpuset_and(&to, &r->last_set, &t->eligible);
+        if (cpuset_empty(&to) || !cpuset_equal(&to, &r->last_set)) {
+                /* our own value may not be used either: the value found
+                 * becomes the baseline and the usual rules place it */
+                r->external = r->set = false;
+                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s may not be used either, so placed afresh", ii->irq,
+                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&r->last_set, cpus, sizeof(cpus)));
+                return false;
+        }
+        a = pol_add(t, KNOB_IRQ);
+        if (!a)
+                return true;
+        a->irq = ii->irq;
+        snprintf(a->nic, sizeof(a->nic), "%s", device ? device : "");
+        a->queue = queue;
+        a->cpus = r->last_set;
+        a->from = ii->affinity;
+        /* back where we had it: a placement, not a load decision */
+        a->layout = true;
+        action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));
+        cpuset_or(&t->touched, &t->touched, &a->cpus);
+        cpuset_and(&to, &ii->affinity, &t->topo->online);
+        cpuset_or(&t->touched, &t->touched, &to);
+        return true;
+}
+
 bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
                   int queue) {
-        char was[64], now[64];
+        char was[64], now[64], hold[64];
 
         if (cpuset_equal(&ii->affinity, &r->last_set))
                 return true;
         r->external = true;
-        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
-                 ii->irq, pol_fmt_cpus(&r->last_set, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)));
+        r->external_usec = t->now;
+        pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); %s", ii->irq,
+                 pol_fmt_cpus(&r->last_set, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)),
+                 pol_external_hold_text(t, t->now, &ii->affinity, hold, sizeof(hold)));
         pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, device, queue);
-        return false;
+        return !pol_irq_held(t, r, ii, device, queue);
 }
 
 /* Checks one IRQ of a unit against what we set: external change, kernel
@@ -492,7 +570,9 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                         r->prev_cpu = -1;
                 }
         }
-        if (r->managed || r->external || r->failures >= ACTION_MAX_FAILURES)
+        if (r->managed || r->failures >= ACTION_MAX_FAILURES)
+                return false;
+        if (pol_irq_held(t, r, ii, t->nics[u->nic].nic->name, ii->queue))
                 return false;
         /* ban_irqs: the queue stays where it is, its pair with it */
         if (config_irq_banned(t->c, ii->irq))
@@ -514,10 +594,41 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
         return pol_irq_kept(t, r, ii, t->nics[u->nic].nic->name, ii->queue);
 }
 
+/* A knob of a queue changed by someone else (*external): ours again once
+ * it holds our value, taken back when the hold is over (pol_external_over):
+ * a mask to our last one less the CPUs that may not be used (empty turns
+ * RPS or XPS off, which uses none), a count (cur, last: mask NULL) to ours. */
+static void queue_take_back(struct pol_tick *t, const char *nic, int queue, enum knob_kind kind, bool *external,
+                            uint64_t since, const cpuset_t *cur, const cpuset_t *last, uint32_t cur_value,
+                            uint32_t last_value) {
+        enum action_reason why;
+        struct action *a;
+        char buf[160];
+
+        if (cur ? cpuset_equal(cur, last) : cur_value == last_value) {
+                *external = false;
+                return;
+        }
+        why = pol_external_over(t, since, cur);
+        if (why == ACTION_REASON_INVALID)
+                return;
+        a = pol_add_queue(t, kind, nic, queue);
+        if (!a)
+                return;
+        if (cur) {
+                cpuset_and(&a->cpus, last, &t->eligible);
+                a->from = *cur;
+        } else {
+                a->value = last_value;
+                a->from_value = cur_value;
+        }
+        action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));
+}
+
 static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const struct inventory_queue *iq) {
         const struct inventory_nic *n = x->nic;
         struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
-        char was[64], now[64];
+        char was[64], now[64], hold[64];
 
         if (!q) {
                 t->r = -ENOMEM;
@@ -557,27 +668,39 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         }
         if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &q->rps_last)) {
                 q->rps_external = true;
-                pol_note(t, LOG_NOTICE,
-                         "RPS of %s rx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
-                         n->name, iq->index, pol_fmt_cpus(&q->rps_last, was, sizeof(was)),
-                         pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)));
+                q->rps_external_usec = t->now;
+                pol_note(t, LOG_NOTICE, "RPS of %s rx-%d was changed by someone else (%s -> %s); %s", n->name,
+                         iq->index, pol_fmt_cpus(&q->rps_last, was, sizeof(was)),
+                         pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)),
+                         pol_external_hold_text(t, t->now, &iq->rps_cpus, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
         if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &q->xps_last)) {
                 q->xps_external = true;
-                pol_note(t, LOG_NOTICE,
-                         "XPS of %s tx-%d was changed by someone else (%s -> %s); leaving it alone until reload",
-                         n->name, iq->index, pol_fmt_cpus(&q->xps_last, was, sizeof(was)),
-                         pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)));
+                q->xps_external_usec = t->now;
+                pol_note(t, LOG_NOTICE, "XPS of %s tx-%d was changed by someone else (%s -> %s); %s", n->name,
+                         iq->index, pol_fmt_cpus(&q->xps_last, was, sizeof(was)),
+                         pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)),
+                         pol_external_hold_text(t, t->now, &iq->xps_cpus, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
         if (iq->has_rps && q->flow_set && !q->flow_external && iq->rps_flow_cnt != q->flow_last) {
                 q->flow_external = true;
-                pol_note(t, LOG_NOTICE,
-                         "rps_flow_cnt of %s rx-%d was changed by someone else (%u -> %u); leaving it alone until reload",
-                         n->name, iq->index, q->flow_last, iq->rps_flow_cnt);
+                q->flow_external_usec = t->now;
+                pol_note(t, LOG_NOTICE, "rps_flow_cnt of %s rx-%d was changed by someone else (%u -> %u); %s",
+                         n->name, iq->index, q->flow_last, iq->rps_flow_cnt,
+                         pol_external_hold_text(t, t->now, NULL, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
+        if (q->rps_external && !q->rps_broken)
+                queue_take_back(t, n->name, iq->index, KNOB_RPS, &q->rps_external, q->rps_external_usec,
+                                &iq->rps_cpus, &q->rps_last, 0, 0);
+        if (q->xps_external && !q->xps_broken)
+                queue_take_back(t, n->name, iq->index, KNOB_XPS, &q->xps_external, q->xps_external_usec,
+                                &iq->xps_cpus, &q->xps_last, 0, 0);
+        if (q->flow_external && !q->flow_broken)
+                queue_take_back(t, n->name, iq->index, KNOB_FLOWCNT, &q->flow_external, q->flow_external_usec, NULL,
+                                NULL, iq->rps_flow_cnt, q->flow_last);
 }
 
 /* Packets/s of the queue behind IRQ irq from the kernel's per-queue

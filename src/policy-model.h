@@ -231,10 +231,28 @@ double pol_unexplained(const struct pol_tick *t, int cpu);
 size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);
 
 
+/* Objects changed by someone else (docs/DESIGN.md "Policy"): left alone
+ * for external_hold from since, when the change was seen; at once taken
+ * back when value (NULL: a count) uses a CPU that may not be used.
+ * ACTION_REASON_INVALID while held, else the take-back's reason. */
+enum action_reason pol_external_over(const struct pol_tick *t, uint64_t since, const cpuset_t *value);
+/* The take-back's prose for reason why. */
+const char *pol_external_why(const struct pol_tick *t, enum action_reason why, char *buf, size_t len);
+/* The end of a change note: "leaving it alone for 600s (external_hold)"
+ * or "taking it back". */
+const char *pol_external_hold_text(const struct pol_tick *t, uint64_t since, const cpuset_t *value, char *buf,
+                                   size_t len);
 /* Whether IRQ ii is where we set it (r->last_set); else it was changed
- * behind our back: r left alone until reload, a note about it (device and
- * queue: its NIC's, or NULL and -1). */
+ * behind our back: r->external, a note about it (device and queue: its
+ * NIC's, or NULL and -1), and pol_irq_held's verdict. */
 bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
+                  int queue);
+/* For an IRQ changed by someone else (r->external): true while it is not
+ * ours this tick: held, or an action taking it back to r->last_set was
+ * just planned.  False once it is ours again: back at r->last_set, or
+ * r->last_set itself may no longer be used (then r->set is cleared: the
+ * value found is the baseline). */
+bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
                   int queue);
 /* Note said by feedback, handed out with the next tick's report. */
 void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) _printf_(3, 4);

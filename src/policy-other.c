@@ -168,7 +168,7 @@ static int cmp_work(const void *a, const void *b) {
 }
 
 /* Checks the IRQ against what we set.  Returns false when it is not ours
- * to change: kernel-managed, changed behind our back, given up. */
+ * to change: kernel-managed, changed behind our back (and held), given up. */
 static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, struct pol_irq *r) {
         const struct inventory_nic *n = nic_of(t, ii);
 
@@ -179,7 +179,9 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
                 if (r->set && !cpuset_equal(&ii->affinity, &r->last_set))
                         r->set = r->moved = false;
         }
-        if (r->managed || r->external || r->failures >= ACTION_MAX_FAILURES)
+        if (r->managed || r->failures >= ACTION_MAX_FAILURES)
+                return false;
+        if (pol_irq_held(t, r, ii, n ? n->name : NULL, -1))
                 return false;
         if (!r->set)
                 return true;
@@ -441,27 +443,38 @@ void pol_rebalance_other(struct pol_tick *t) {
 void pol_default_affinity(struct pol_tick *t) {
         const struct inventory *inv = t->inv;
         struct policy_state *st = t->st;
-        char was[64], now[64];
+        char was[64], now[64], hold[64], buf[160];
         struct action *a;
         cpuset_t want;
         const char *why;
-        enum action_reason code;
+        enum action_reason code, taken = ACTION_REASON_INVALID;
         bool give_back = false;
 
-        if (!inv->has_default_affinity || st->defaff_broken || st->defaff_external)
+        if (!inv->has_default_affinity || st->defaff_broken)
                 return;
         if (!st->defaff_orig_known) {
                 st->defaff_orig_known = true;
                 st->defaff_orig = inv->default_affinity;
         }
-        if (st->defaff_set && !cpuset_equal(&inv->default_affinity, &st->defaff_last)) {
+        if (st->defaff_set && !st->defaff_external && !cpuset_equal(&inv->default_affinity, &st->defaff_last)) {
                 st->defaff_external = true;
-                pol_note(t, LOG_NOTICE,
-                         "default_smp_affinity was changed by someone else (CPU%s -> CPU%s); leaving it alone until reload",
+                st->defaff_external_usec = t->now;
+                pol_note(t, LOG_NOTICE, "default_smp_affinity was changed by someone else (CPU%s -> CPU%s); %s",
                          pol_fmt_cpus(&st->defaff_last, was, sizeof(was)),
-                         pol_fmt_cpus(&inv->default_affinity, now, sizeof(now)));
+                         pol_fmt_cpus(&inv->default_affinity, now, sizeof(now)),
+                         pol_external_hold_text(t, t->now, &inv->default_affinity, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, NULL, -1);
-                return;
+        }
+        if (st->defaff_external) {
+                if (cpuset_equal(&inv->default_affinity, &st->defaff_last)) {
+                        st->defaff_external = false;
+                } else {
+                        /* over: decided below as if we had set it, and
+                         * ours again once it holds what we decide */
+                        taken = pol_external_over(t, st->defaff_external_usec, &inv->default_affinity);
+                        if (taken == ACTION_REASON_INVALID)
+                                return;
+                }
         }
         if (t->c->other_irqs && !cpuset_empty(&t->eligible) && !cpuset_subset(&t->topo->online, &t->eligible)) {
                 cpuset_and(&want, &st->defaff_orig, &t->eligible);
@@ -481,6 +494,7 @@ void pol_default_affinity(struct pol_tick *t) {
                 /* back at the original: nothing of ours to watch */
                 if (give_back)
                         st->defaff_set = false;
+                st->defaff_external = false;
                 return;
         }
         a = pol_add(t, KNOB_DEFAFF);
@@ -488,5 +502,8 @@ void pol_default_affinity(struct pol_tick *t) {
                 return;
         a->cpus = want;
         a->from = inv->default_affinity;
-        action_set_reason(a, code, "%s", why);
+        if (taken != ACTION_REASON_INVALID)
+                action_set_reason(a, taken, "%s: %s", pol_external_why(t, taken, buf, sizeof(buf)), why);
+        else
+                action_set_reason(a, code, "%s", why);
 }

@@ -16,7 +16,8 @@ struct pol_irq {
         cpuset_t last_set;
         bool primary;            /* the queue's first IRQ: its placements count as moves */
         bool managed;            /* EIO/EPERM: kernel-managed, never again */
-        bool external;           /* changed behind our back: left alone until reset */
+        bool external;           /* changed behind our back: left alone for external_hold */
+        uint64_t external_usec;  /* when the change was seen */
         bool resync;             /* its NIC was reset: a changed value is the driver's, not an admin's */
         unsigned failures;
         cpuset_t enospc;         /* CPUs whose vector space is full for this IRQ */
@@ -42,6 +43,8 @@ struct pol_queue {
         uint64_t rps_change_usec;
         unsigned narrow_ticks;   /* consecutive ticks the work fit on fewer CPUs */
         bool rps_external, rps_broken;
+        uint64_t rps_external_usec; /* when each external change was seen */
+        uint64_t xps_external_usec, flow_external_usec;
         bool rps_kept;           /* set before irqsteerd started, takeover off: left as it is */
         bool flow_set;
         uint32_t flow_last;
@@ -189,6 +192,7 @@ struct policy_state {
         bool defaff_set;         /* defaff_last confirmed written by us */
         cpuset_t defaff_last;
         bool defaff_external, defaff_broken;
+        uint64_t defaff_external_usec; /* when the change was seen */
         uint64_t min_dwell_usec, max_dwell_usec; /* from the last tick's config, for feedback */
         bool oom;                /* an allocation failed where we could not return it */
 };

@@ -77,6 +77,8 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 r->set = true;
                 r->last_set = a->cpus;
                 r->failures = 0;
+                /* a change taken back is ours again */
+                r->external = false;
                 /* a placement (the layout, or after a CPU went offline) was
                  * not made on load: it starts no dwell, and is no move */
                 if (a->layout)
@@ -141,14 +143,17 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 q->failures = 0;
                 if (a->type == KNOB_RPS) {
                         q->rps_set = true;
+                        q->rps_external = false;
                         q->rps_last = a->cpus;
                         q->rps_change_usec = now;
                         q->narrow_ticks = 0;
                 } else if (a->type == KNOB_XPS) {
                         q->xps_set = true;
+                        q->xps_external = false;
                         q->xps_last = a->cpus;
                 } else {
                         q->flow_set = true;
+                        q->flow_external = false;
                         q->flow_last = a->value;
                 }
                 break;
@@ -206,6 +211,7 @@ static void feedback_defaff(struct policy_state *st, const struct action *a, int
         switch (action_failure_class(a->type, result)) {
         case ACTION_FAIL_NONE:
                 st->defaff_set = true;
+                st->defaff_external = false;
                 st->defaff_last = a->cpus;
                 break;
         case ACTION_FAIL_TRANSIENT:

@@ -94,6 +94,7 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(min_gain);
         SAME(min_dwell_usec);
         SAME(max_dwell_usec);
+        SAME(external_hold_usec);
         SAME(max_moves);
         SAME(initial_layout);
         SAME(rps);
@@ -239,6 +240,8 @@ static void test_good_values(_unused_ void **state) {
                 { "min_dwell upper end", "min_dwell", "1h", K_U64, CF(min_dwell_usec), 3600 * SEC, NULL },
                 { "max_dwell upper end", "max_dwell", "24h", K_U64, CF(max_dwell_usec), 86400 * SEC, NULL },
                 { "max_dwell equal to min_dwell", "max_dwell", "30s", K_U64, CF(max_dwell_usec), 30 * SEC, NULL },
+                { "external_hold zero", "external_hold", "0", K_U64, CF(external_hold_usec), 0, NULL },
+                { "external_hold upper end", "external_hold", "24h", K_U64, CF(external_hold_usec), 86400 * SEC, NULL },
                 { "max_moves lower end", "max_moves", "1", K_UINT, CF(max_moves), 1, NULL },
                 { "max_moves upper end", "max_moves", "1000", K_UINT, CF(max_moves), 1000, NULL },
                 { "initial_layout off", "initial_layout", "off", K_BOOL, CF(initial_layout), 0, NULL },
@@ -473,6 +476,8 @@ static void test_bad(_unused_ void **state) {
                 { "min_gain zero", "[balance]\nmin_gain = 0\n", "t.conf:2: min_gain: \"0\" is out of range (1%..100%)\n" },
                 { "min_dwell above 1h", "[balance]\nmin_dwell = 61min\nmax_dwell = 24h\n",
                   "t.conf:2: min_dwell: \"61min\" is out of range (0..1h)\n" },
+                { "external_hold above 24h", "[balance]\nexternal_hold = 25h\n",
+                  "t.conf:2: external_hold: \"25h\" is out of range (0..24h)\n" },
                 { "max_dwell above 24h", "[balance]\nmax_dwell = 25h\n",
                   "t.conf:2: max_dwell: \"25h\" is out of range (0..24h)\n" },
                 { "max_dwell below min_dwell", "[balance]\nmin_dwell = 1min\nmax_dwell = 30s\n",
@@ -1054,19 +1059,19 @@ static void test_format_roundtrip(_unused_ void **state) {
                 const char *text;
                 unsigned keys;           /* "key = value" lines in the dump */
         } cases[] = {
-                { "defaults: 8 [daemon] keys with a value and all 26 [balance] keys", "", 34 },
+                { "defaults: 8 [daemon] keys with a value and all 27 [balance] keys", "", 35 },
                 { "every type set, with sections",
                   "[daemon]\ninterval = 500ms\nirq_rate_interval = 0\nstate_dir = /run/x\nlog_level = err\n"
                   "restore_on_exit = no\ndry_run = yes\n"
                   "[balance]\nhot_enter = 85%\nhot_exit = 62.5%\nhot_samples = 3\nsmoothing = 0.35\n"
-                  "min_dwell = 90s\nmax_dwell = 2h\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\nban_irqs = 11,57,120-121\nother_irqs = no\n"
+                  "min_dwell = 90s\nmax_dwell = 2h\nexternal_hold = 30min\nrps_sock_flow_entries = 0\nbanned_cpus = 2-3,7\nban_irqs = 11,57,120-121\nother_irqs = no\n"
                   "balance_ratio = 0\nbalance_floor = 20%\nrps_exclude_irq_rate = 1500.5\n"
                   "[interface eth*]\nmanage = no\n"
                   "[interface eno1]\ncpus = 0-3\nrps = yes\nxps = no\ntakeover = yes\n"
                   "[worker mc]\nmatch_name = memcached\npolicy = colocate\ninterface = eno1\ncpus = 4-7\n"
                   "[worker web]\nmatch_cmdline = ^nginx: worker\nmatch_unit = nginx.service\n"
                   "pidfile = /run/nginx.pid\npolicy = avoid-net\n",
-                  34 + 2 + 5 + 4 + 5 },
+                  35 + 2 + 5 + 4 + 5 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {

@@ -1571,13 +1571,14 @@ static void test_ban_other_irqs(void **state) {
         assert_true(cpuset_equal(&fx_irq(&f, 60)->affinity, &s));
         assert_int_equal(cpuset_only(&fx_irq(&f, 64)->affinity), 2);   /* manage = no */
 
-        /* someone puts 60 back on CPU2: noted once, left alone */
+        /* someone puts 60 back on banned CPU2: noted once and, bans
+         * winning over the hold, taken back at once */
         fx_irq(&f, 60)->affinity = cpuset_single(2);
         assert_int_equal(fx_step(&f, 4 * SEC), 0);
         fx_fmt(&f.l, buf, sizeof(buf));
-        if (strstr(buf, "irq 60>"))
-                fail_msg("external change overridden: %s", buf);
-        assert_int_equal(count_notes(&f.rep, "IRQ 60 was changed by someone else"), 1);
+        if (strcmp(buf, "irq 60>0-1,4-7;") != 0 || f.l.v[0].why != ACTION_REASON_CPU_BANNED)
+                fail_msg("external change onto a banned CPU not taken back: %s", buf);
+        assert_int_equal(count_notes(&f.rep, "IRQ 60 was changed by someone else (CPU0-1,4-7 -> CPU2); taking it back"), 1);
         /* the journal's IRQ= field, and the daemon names irqbalance by the kind */
         {
                 const struct policy_note *no = find_note(&f.rep, "IRQ 60 was changed by someone else");
@@ -1760,8 +1761,9 @@ static void test_other_irqs_spread(void **state) {
 }
 
 /* default_smp_affinity, tick by tick: off the CPUs that may not be used
- * while there are such, its value before back after, left alone once
- * changed behind our back until a reload. */
+ * while there are such, its value before back after, held once changed
+ * behind our back (test_external_hold: how long), the value found the
+ * baseline after a reload. */
 static void test_default_affinity(void **state) {
         static const struct {
                 const char *what;
@@ -1776,8 +1778,8 @@ static void test_default_affinity(void **state) {
                 { "ban lifted: the value before back", "", NULL, false, true, "defaff>0-7;" },
                 { "nothing of ours: left", "", NULL, false, true, "" },
                 { "CPUs 6-7 banned", "6-7", NULL, false, true, "defaff>0-5;" },
-                { "changed by someone else: left alone", "6-7", "0-3", false, true, "" },
-                { "still left alone", "3,6-7", NULL, false, true, "" },
+                { "changed by someone else: held", "6-7", "0-3", false, true, "" },
+                { "still held", "6-7", NULL, false, true, "" },
                 { "reload: the administrator's narrower value loses the banned CPU", "3,6-7", NULL, true, true,
                   "defaff>0-2;" },
                 { "other_irqs = no: the value before back", "3,6-7", NULL, false, false, "defaff>0-3;" },
@@ -2282,6 +2284,126 @@ static void test_external_change(void **state) {
                 expect_actions("after reload", &f.l, k == 21 ? "irq 31>0;" : "");
         }
 
+        fx_free(&f);
+}
+
+/* An object changed by someone else is held for external_hold, then taken
+ * back to what irqsteerd had set; at once when it uses a CPU that may not
+ * be used.  Table-driven over one queue IRQ, tick by tick. */
+static void test_external_hold(void **state) {
+        static const struct {
+                const char *what;
+                uint64_t at;             /* seconds */
+                int place31;             /* someone puts IRQ 31 there, -1 nobody */
+                const char *bans;
+                uint64_t hold;           /* external_hold, seconds */
+                const char *want;
+                enum action_reason why;  /* of the first action */
+                const char *note;        /* a note that must be there, NULL none */
+        } steps[] = {
+                { "layout", 1, -1, "", 600, "irq 30>0;irq 31>1;", ACTION_REASON_INITIAL_LAYOUT, NULL },
+                { "moved by someone else: held", 2, 3, "", 600, "", 0,
+                  "IRQ 31 was changed by someone else (CPU1 -> CPU3); leaving it alone for 600s (external_hold)" },
+                { "still held just before the hold ends", 601, -1, "", 600, "", 0, NULL },
+                { "hold over: taken back", 602, -1, "", 600, "irq 31>1;", ACTION_REASON_EXTERNAL_CHANGE_EXPIRED, NULL },
+                { "ours again: nothing", 603, -1, "", 600, "", 0, NULL },
+                { "moved again: noted again, held", 604, 2, "", 600, "", 0,
+                  "IRQ 31 was changed by someone else (CPU1 -> CPU2); leaving it alone for 600s" },
+                { "its CPU banned within the hold: taken back at once", 605, -1, "2", 600, "irq 31>1;",
+                  ACTION_REASON_CPU_BANNED, NULL },
+                { "moved again, a longer hold", 606, 3, "", 3600, "", 0,
+                  "(CPU1 -> CPU3); leaving it alone for 3600s" },
+                { "the hold is read at each tick: shortened, over", 607, -1, "", 1, "irq 31>1;",
+                  ACTION_REASON_EXTERNAL_CHANGE_EXPIRED, NULL },
+                { "external_hold = 0: taken back in the tick that sees it", 608, 0, "", 0, "irq 31>1;",
+                  ACTION_REASON_EXTERNAL_CHANGE_EXPIRED, "IRQ 31 was changed by someone else (CPU1 -> CPU0); taking it back" },
+                { "moved onto a banned CPU: taken back in the same tick", 609, 3, "3", 600, "irq 31>1;",
+                  ACTION_REASON_CPU_BANNED, "(CPU1 -> CPU3); taking it back" },
+                { "moved onto a banned CPU, ours banned too: placed afresh", 610, 3, "1,3", 600, "irq 31>0;",
+                  ACTION_REASON_CPU_BANNED, "CPU1 may not be used either" },
+        };
+        struct fx f;
+        char buf[256];
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                print_message("step: %s\n", steps[i].what);
+                cpuset_zero(&f.bans);
+                if (steps[i].bans[0])
+                        assert_int_equal(cpuset_parse_list(steps[i].bans, &f.bans), 0);
+                f.cfg.external_hold_usec = steps[i].hold * SEC;
+                if (steps[i].place31 >= 0)
+                        fx_place(&f, 31, steps[i].place31);
+                assert_int_equal(fx_step(&f, steps[i].at * SEC), 0);
+                fx_fmt(&f.l, buf, sizeof(buf));
+                if (strcmp(buf, steps[i].want) != 0 || (f.l.n > 0 && f.l.v[0].why != steps[i].why))
+                        fail_msg("%s: actions '%s' (%s), want '%s' (%s)", steps[i].what, buf,
+                                 f.l.n ? action_reason_to_string(f.l.v[0].why) : "-", steps[i].want,
+                                 action_reason_to_string(steps[i].why));
+                if (steps[i].note && count_notes(&f.rep, steps[i].note) != 1)
+                        fail_msg("%s: no note '%s' (%zu notes, first '%s')", steps[i].what, steps[i].note,
+                                 f.rep.n_notes, f.rep.n_notes ? f.rep.notes[0].text : "");
+                if (!steps[i].note && count_notes(&f.rep, "someone else") != 0)
+                        fail_msg("%s: a change note", steps[i].what);
+        }
+        fx_free(&f);
+}
+
+/* The same for a queue's RPS mask and for default_smp_affinity. */
+static void test_external_hold_masks(void **state) {
+        struct fx f;
+        char buf[256];
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("single queue", &f.l, "irq 60>0;rps eth0/0>0-3;");
+        cpuset_parse_list("2", &fx_queue(&f, "eth0", 0)->rps_cpus);
+        assert_int_equal(fx_step(&f, 2 * SEC), 0);
+        expect_actions("rps held", &f.l, "");
+        assert_int_equal(count_notes(&f.rep, "RPS of eth0 rx-0 was changed by someone else (0-3 -> 2); leaving it alone"), 1);
+        assert_int_equal(fx_step(&f, 601 * SEC), 0);
+        expect_actions("rps still held", &f.l, "");
+        assert_int_equal(f.rep.n_external, 1);
+        assert_int_equal(fx_step(&f, 602 * SEC), 0);
+        expect_actions("rps taken back", &f.l, "rps eth0/0>0-3;");
+        assert_int_equal(f.l.v[0].why, ACTION_REASON_EXTERNAL_CHANGE_EXPIRED);
+        assert_int_equal(fx_step(&f, 603 * SEC), 0);
+        expect_actions("rps ours again", &f.l, "");
+        assert_int_equal(f.rep.n_external, 0);
+        /* onto a banned CPU: at once, without it */
+        cpuset_parse_list("3", &fx_queue(&f, "eth0", 0)->rps_cpus);
+        cpuset_parse_list("3", &f.bans);
+        assert_int_equal(fx_step(&f, 604 * SEC), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        if (!strstr(buf, "rps eth0/0>0-2;"))
+                fail_msg("rps onto a banned CPU: '%s'", buf);
+        fx_free(&f);
+
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        f.inv.has_default_affinity = true;
+        f.inv.default_affinity = f.topo.online;
+        cpuset_parse_list("6-7", &f.bans);
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        expect_actions("defaff off the banned CPUs", &f.l, "defaff>0-5;");
+        cpuset_parse_list("0-3", &f.inv.default_affinity);
+        assert_int_equal(fx_step(&f, 2 * SEC), 0);
+        expect_actions("defaff held", &f.l, "");
+        assert_int_equal(fx_step(&f, 601 * SEC), 0);
+        expect_actions("defaff still held", &f.l, "");
+        assert_int_equal(fx_step(&f, 602 * SEC), 0);
+        expect_actions("defaff taken back", &f.l, "defaff>0-5;");
+        assert_int_equal(f.l.v[0].why, ACTION_REASON_EXTERNAL_CHANGE_EXPIRED);
+        assert_int_equal(fx_step(&f, 603 * SEC), 0);
+        expect_actions("defaff ours again", &f.l, "");
+        /* onto a banned CPU: at once */
+        cpuset_parse_list("4-7", &f.inv.default_affinity);
+        assert_int_equal(fx_step(&f, 604 * SEC), 0);
+        expect_actions("defaff onto a banned CPU", &f.l, "defaff>0-5;");
+        assert_int_equal(f.l.v[0].why, ACTION_REASON_CPU_BANNED);
         fx_free(&f);
 }
 
@@ -3617,6 +3739,8 @@ int main(void) {
                 cmocka_unit_test(test_sock_flow_feedback),
                 cmocka_unit_test(test_external_change),
                 cmocka_unit_test(test_external_rps),
+                cmocka_unit_test(test_external_hold),
+                cmocka_unit_test(test_external_hold_masks),
                 cmocka_unit_test(test_hot_unplug),
                 cmocka_unit_test(test_hot_unplug_mask_kept),
                 cmocka_unit_test(test_other_irq_stranded),
