@@ -112,6 +112,10 @@ void action_list_free(struct action_list *l);
 const char *action_type_to_string(enum knob_kind t);
 /* "cpu_banned", ...; NULL for a code out of range. */
 const char *action_reason_to_string(enum action_reason r);
+/* Whether the policy can give an action of kind t the reason r: the pairs
+ * the metrics show at 0 before they first happen.  The policy tests hold
+ * every action they see to it. */
+bool action_reason_fits(enum knob_kind t, enum action_reason r);
 /* Sets a's reason code and its prose (printf).  Returns a. */
 struct action *action_set_reason(struct action *a, enum action_reason why, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

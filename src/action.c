@@ -39,6 +39,46 @@ const char *action_reason_to_string(enum action_reason r) {
         return reason_names[r];
 }
 
+#define K(kind) (1U << KNOB_##kind)
+/* Which kinds of action each reason is given to (policy*.c). */
+static const unsigned reason_kinds[ACTION_REASON_MAX] = {
+        [ACTION_REASON_INITIAL_LAYOUT] = K(IRQ),
+        [ACTION_REASON_CPU_OFFLINE] = K(IRQ) | K(RPS),
+        [ACTION_REASON_CPU_HOT] = K(IRQ),
+        [ACTION_REASON_CPU_SATURATED] = K(IRQ),
+        [ACTION_REASON_CPU_BANNED] = K(IRQ) | K(RPS) | K(XPS) | K(THREAD) | K(DEFAFF),
+        [ACTION_REASON_XPS_FOLLOWS_RX] = K(XPS),
+        [ACTION_REASON_SINGLE_QUEUE_RPS] = K(RPS),
+        [ACTION_REASON_LONE_HOT_QUEUE] = K(RPS),
+        [ACTION_REASON_SOFTIRQ_HOT] = K(RPS) | K(THREADED),
+        [ACTION_REASON_RPS_WIDENED] = K(RPS),
+        [ACTION_REASON_RPS_NARROWED] = K(RPS),
+        [ACTION_REASON_RPS_NOT_NEEDED] = K(RPS),
+        [ACTION_REASON_RPS_TRIAL_FAILED] = K(RPS),
+        [ACTION_REASON_BACK_TO_ORIGINAL] = K(RPS) | K(XPS) | K(FLOWCNT) | K(DEFAFF) | K(THREADED),
+        [ACTION_REASON_RFS] = K(FLOWCNT) | K(SOCKFLOW),
+        [ACTION_REASON_WORKER_SPREAD] = K(THREAD),
+        [ACTION_REASON_WORKER_COLOCATE] = K(THREAD),
+        [ACTION_REASON_WORKER_AVOID_NET] = K(THREAD),
+        [ACTION_REASON_LAYOUT_BY_LOAD] = K(IRQ),
+        [ACTION_REASON_RPS_OFF_HOT] = K(RPS),
+        [ACTION_REASON_RPS_RESIZED] = K(RPS),
+        [ACTION_REASON_IRQ_NUMA_LOCAL] = K(IRQ),
+        [ACTION_REASON_IRQ_BUSY] = K(IRQ),
+        [ACTION_REASON_NAPI_THREAD] = K(THREAD),
+        [ACTION_REASON_NAPI_TRIAL_FAILED] = K(THREADED),
+        [ACTION_REASON_NAPI_NOT_NEEDED] = K(THREADED),
+        [ACTION_REASON_CPUS_ELIGIBLE] = K(DEFAFF),
+        [ACTION_REASON_EXTERNAL_CHANGE_EXPIRED] = K(IRQ) | K(RPS) | K(XPS) | K(FLOWCNT) | K(DEFAFF),
+};
+#undef K
+
+bool action_reason_fits(enum knob_kind t, enum action_reason r) {
+        if (t < 0 || t >= KNOB_KIND_MAX || r < 0 || r >= ACTION_REASON_MAX)
+                return false;
+        return reason_kinds[r] & (1U << t);
+}
+
 struct action *action_set_reason(struct action *a, enum action_reason why, const char *fmt, ...) {
         va_list ap;
 

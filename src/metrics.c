@@ -237,7 +237,13 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         for (int t = 0; t < KNOB_KIND_MAX; t++)
                 for (int r = 0; r < ACTION_REASON_MAX; r++)
                         for (int x = 0; x < REPORT_RESULT_MAX; x++) {
-                                if (!c->actions[t][r][x])
+                                /* at 0 from the first write (a rate over an
+                                 * absent series is empty): the pairs the
+                                 * policy can give, done or failed */
+                                bool zero = action_reason_fits(t, r) &&
+                                            (x == REPORT_RESULT_DONE || x == REPORT_RESULT_FAILED);
+
+                                if (!c->actions[t][r][x] && !zero)
                                         continue;
                                 fprintf(f, "irqsteer_actions_total{kind=\"%s\",reason=\"%s\",result=\"%s\"} %" PRIu64 "\n",
                                         action_type_to_string(t), action_reason_to_string(r),
@@ -246,7 +252,8 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         family(f, "irqsteer_action_failures_total", "counter", "Failed actions, by kind and error class.");
         for (int t = 0; t < KNOB_KIND_MAX; t++)
                 for (int x = 0; x < ACTION_FAILURE_MAX; x++) {
-                        if (!c->action_failures[t][x])
+                        /* every class at 0 but none, which no failure has */
+                        if (!c->action_failures[t][x] && x == ACTION_FAIL_NONE)
                                 continue;
                         fprintf(f, "irqsteer_action_failures_total{kind=\"%s\",class=\"%s\"} %" PRIu64 "\n",
                                 action_type_to_string(t), action_failure_to_string(x), c->action_failures[t][x]);

@@ -278,6 +278,7 @@ static void write_config_json(struct json_writer *w, const struct config *c, con
         json_key_double(w, "min_gain", c->min_gain);
         json_key_double(w, "min_dwell_s", (double) c->min_dwell_usec / USEC_PER_SEC);
         json_key_double(w, "max_dwell_s", (double) c->max_dwell_usec / USEC_PER_SEC);
+        json_key_double(w, "external_hold_s", (double) c->external_hold_usec / USEC_PER_SEC);
         json_key_uint(w, "max_moves", c->max_moves);
         json_key_bool(w, "initial_layout", c->initial_layout);
         json_key_bool(w, "rps", c->rps);

@@ -19,6 +19,7 @@
 #include "sample.h"
 #include "topology.h"
 #include "workers.h"
+#include "testlib.h"
 
 #define SEC 1000000ULL
 #define FX_MAX_CPUS 64
@@ -430,6 +431,10 @@ static inline void fx_apply(struct fx *f, uint64_t now, unsigned fail_irq, int f
                 const struct action *a = &f->l.v[i];
                 int r = 0;
 
+                /* the metrics show these pairs at 0 before they happen */
+                if (!action_reason_fits(a->type, a->why))
+                        fail_msg("a %s action for %s: add it to action.c's reason_kinds",
+                                 action_type_to_string(a->type), action_reason_to_string(a->why));
                 switch (a->type) {
                 case KNOB_IRQ:
                         if (a->irq == fail_irq)

@@ -213,7 +213,7 @@ static void check_format(const char *text) {
  * the README state this bound; a new action kind, reason, result or
  * series changes it, and this test then says by how much. */
 #define METRICS_PER_CPU 7
-#define METRICS_OTHERS 990
+#define METRICS_OTHERS 1022
 static void test_metrics_cardinality(void **state) {
         static const int ncpus[] = { 1, 16, 256 };
         (void) state;
@@ -342,6 +342,57 @@ static void test_metrics_text(void **state) {
         fixture_free(&x);
 }
 
+/* A fresh daemon's first metrics text: every action counter family has
+ * its series at 0 (a rate over an absent series is empty, not 0), one per
+ * kind and reason the policy can give it, done and failed, and one per
+ * kind and failure class; never a pair the policy cannot produce. */
+static void test_metrics_counters_at_zero(void **state) {
+        struct fixture x;
+        char *text, line[256];
+        int n_actions = 0, n_fits = 0, n_failures = 0;
+
+        (void) state;
+        fixture_init(&x, "/nonexistent");
+        text = metrics(&x);
+        check_format(text);
+        for (int t = 0; t < KNOB_KIND_MAX; t++) {
+                bool any = false;
+
+                for (int r = 0; r < ACTION_REASON_MAX; r++) {
+                        bool fits = action_reason_fits(t, r);
+
+                        n_fits += fits;
+                        any |= fits;
+                        for (int x = 0; x < 2; x++) {
+                                snprintf(line, sizeof(line),
+                                         "irqsteer_actions_total{kind=\"%s\",reason=\"%s\",result=\"%s\"} 0",
+                                         action_type_to_string(t), action_reason_to_string(r), x ? "failed" : "done");
+                                if (has_line(text, line) != fits)
+                                        fail_msg("%s: %s", fits ? "missing" : "a pair the policy never gives", line);
+                        }
+                }
+                if (!any)
+                        fail_msg("kind %s has no reason at 0", action_type_to_string(t));
+                for (int c = 1; c < ACTION_FAILURE_MAX; c++) {
+                        snprintf(line, sizeof(line), "irqsteer_action_failures_total{kind=\"%s\",class=\"%s\"} 0",
+                                 action_type_to_string(t), action_failure_to_string(c));
+                        if (!has_line(text, line))
+                                fail_msg("missing: %s", line);
+                }
+        }
+        for (const char *p = text; (p = strstr(p, "\nirqsteer_action")); p++) {
+                n_actions += strncmp(p, "\nirqsteer_actions_total{", strlen("\nirqsteer_actions_total{")) == 0;
+                n_failures += strncmp(p, "\nirqsteer_action_failures_total{",
+                                      strlen("\nirqsteer_action_failures_total{")) == 0;
+        }
+        /* done and failed for each pair, nothing else; none-class never */
+        assert_int_equal(n_actions, 2 * n_fits);
+        assert_int_equal(n_failures, KNOB_KIND_MAX * (ACTION_FAILURE_MAX - 1));
+        assert_null(strstr(text, "result=\"dry_run\"} 0"));
+        free(text);
+        fixture_free(&x);
+}
+
 /* Every _total series of text as "series value" pairs. */
 struct series {
         char name[192];
@@ -394,7 +445,7 @@ static void one_tick(struct fixture *x, int result) {
 }
 
 static void test_counters_monotonic(void **state) {
-        struct series before[128], after[128];
+        static struct series before[512], after[512];
         struct fixture x;
         size_t nb, na;
         char *text;
@@ -676,6 +727,7 @@ int main(void) {
                 cmocka_unit_test(test_counters_monotonic),
                 cmocka_unit_test(test_write_atomic),
                 cmocka_unit_test(test_status_config_every_key),
+                cmocka_unit_test(test_metrics_counters_at_zero),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
