@@ -9,7 +9,8 @@
  *   affinity, rps_cpus, xps_cpus, rps_flow_cnt): re-read, or patched after
  *   each successful write.  A value that differs from what we last set (as
  *   confirmed by policy_feedback() with 0) is an external change: it is noted
- *   once and the object is left alone until policy_reset();
+ *   once and the object is left alone for external_hold (at once taken back
+ *   when it uses a CPU that may not be used), or until policy_reset();
  * - every action handed to the actuators comes back through
  *   policy_feedback() with the actuator's result before the next tick;
  * - load is the smoothed rates (sample_smooth), NULL before the first
@@ -49,7 +50,7 @@ struct policy_input {
 
 enum policy_note_kind {
         POLICY_NOTE_PLAIN,
-        POLICY_NOTE_EXTERNAL,             /* an object changed behind our back, now left alone */
+        POLICY_NOTE_EXTERNAL,             /* an object changed behind our back, now held */
         POLICY_NOTE_KIND_MAX,
 };
 
@@ -98,7 +99,7 @@ struct policy_report {
         unsigned n_rps_queues;            /* rx queues whose RPS mask we steer */
         unsigned n_moves_10min;           /* IRQ placements confirmed in the last 10 minutes */
         unsigned n_managed_irqs;          /* kernel-managed IRQs we skip */
-        unsigned n_external;              /* objects left alone: changed behind our back */
+        unsigned n_external;              /* objects held: changed behind our back */
         unsigned rps_trials[POLICY_TRIAL_VERDICT_MAX]; /* trials that ended this tick */
         unsigned napi_trials[POLICY_TRIAL_VERDICT_MAX]; /* threaded NAPI's, the same */
         unsigned n_kept;                  /* RPS masks set before the start, kept (takeover = no) */

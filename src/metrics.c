@@ -209,7 +209,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         fprintf(f, "irqsteer_rps_queues %u\n", pr ? pr->n_rps_queues : 0);
         family(f, "irqsteer_kernel_managed_irqs", "gauge", "Kernel-managed IRQs skipped.");
         fprintf(f, "irqsteer_kernel_managed_irqs %u\n", pr ? pr->n_managed_irqs : 0);
-        family(f, "irqsteer_external_objects", "gauge", "Objects changed by others and left alone.");
+        family(f, "irqsteer_external_objects", "gauge", "Objects changed by others and held (external_hold).");
         fprintf(f, "irqsteer_external_objects %u\n", pr ? pr->n_external : 0);
         family(f, "irqsteer_effective_mismatch_irqs", "gauge", "IRQs that fire outside the CPUs they were set to.");
         {

@@ -1037,8 +1037,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 9 [daemon] and 26 [balance] keys. */
-        assert_int_equal(uncommented, 35);
+        /* All 9 [daemon] and 27 [balance] keys. */
+        assert_int_equal(uncommented, 36);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);
