@@ -3,8 +3,9 @@
 after the process was stopped for several intervals, one instance per state
 directory (a second one refuses with exit 3 and names the first one's PID),
 `irqsteerctl restore` refused while a daemon holds the state directory's
-lock, --force or not, and the restore summaries (daemon and irqsteerctl restore) name the object
-that failed and its error in plain words.
+lock, --force or not, the restore summaries (daemon and irqsteerctl restore) name the object
+that failed and its error in plain words, and an IRQ someone else moved is
+held for external_hold, then taken back.
 Needs no root: everything happens below a temporary copy of
 tests/fixtures/vm2.  Run by tests/test-daemon-lifecycle.sh (about 8 s)."""
 import os
@@ -293,6 +294,62 @@ def run_summaries():
             "summary: irqsteerctl restore names the object it cannot read", f"rc {r.returncode}: {r.stderr}")
 
 
+def run_external_hold():
+    """A queue IRQ someone else moved (irqbalance --oneshot, say) is held
+    for external_hold, then taken back, logged and counted under its
+    reason code; a stop then restores the value from before irqsteerd,
+    not the other program's."""
+    d = os.path.join(tmp, "external")
+    root = dl.make_root(d)
+    pristine = dl.tree_values(root)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    conf = os.path.join(d, "irqsteer.conf")
+    with open(conf, "w") as f:
+        f.write("[balance]\nexternal_hold = 2s\n")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        def moved():
+            # an IRQ with a list file (some fixture IRQs have the mask alone)
+            for n in re.findall(r" IRQ (\d+) \(", dl.read_log(log)):
+                if os.path.exists(os.path.join(root, f"proc/irq/{n}/smp_affinity_list")):
+                    return n
+            return None
+
+        irq = dl.wait_until(lambda: (ticks(state) or 0) >= 2 and moved(), T)
+        c.check(bool(irq), "external: the layout moved a queue IRQ", dl.read_log(log)[-1500:])
+        if not irq:
+            return
+        rel = f"proc/irq/{irq}/smp_affinity_list"
+        path = os.path.join(root, rel)
+        ours = open(path).read().strip()
+        other = str((int(ours) + 1) % len(dl.online_cpus(root)))
+        with open(path, "w") as f:
+            f.write(other + "\n")
+        t0 = time.monotonic()
+        note = f"IRQ {irq} was changed by someone else (CPU{ours} -> CPU{other}); leaving it alone for 2s (external_hold)"
+        ok = dl.wait_until(lambda: note in dl.read_log(log), T)
+        c.check(bool(ok), "external: the change is noted with the hold", dl.read_log(log)[-1500:])
+        ok = dl.wait_until(lambda: open(path).read().strip() == ours, T)
+        held = time.monotonic() - t0
+        c.check(bool(ok) and held >= 1.5, "external: held for external_hold, then taken back",
+                f"{held:.1f}s, now {open(path).read().strip()}")
+        text = dl.read_log(log)
+        c.check(re.search(rf"IRQ {irq} \(.*CPU{other} -> CPU{ours}: changed by someone else, left alone for "
+                          r"external_hold \(2s\): taken back", text) is not None,
+                "external: the take-back is logged", text[-1500:])
+        series = 'irqsteer_actions_total{kind="irq-affinity",reason="external_change_expired",result="done"} 1'
+        ok = dl.wait_until(lambda: series in (open(os.path.join(state, "metrics.prom")).read()
+                                              if os.path.exists(os.path.join(state, "metrics.prom")) else ""), T)
+        c.check(bool(ok), "external: counted under external_change_expired")
+        c.check(dl.stop(p, timeout=T) == 0, "external: stops with exit 0", dl.read_log(log)[-1500:])
+        c.check(dl.tree_values(root).get(rel) == pristine.get(rel) and dl.tree_values(root) == pristine,
+                "external: a stop after the take-back restores the value from before irqsteerd",
+                f"{rel}: {dl.tree_values(root).get(rel)}, before {pristine.get(rel)}")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 try:
     # make check-asan: the tick pace after a stall and the status file's
     # cadence are timing, asserted by the plain pass
@@ -305,6 +362,7 @@ try:
     run_second_instance()
     run_restore_locked()
     run_summaries()
+    run_external_hold()
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
