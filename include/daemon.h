@@ -22,7 +22,8 @@ enum {
         DAEMON_EXIT_FAILURE = 1,  /* startup failed, fatal loop error, --check-config found problems */
         DAEMON_EXIT_USAGE = 2,    /* bad command line */
         DAEMON_EXIT_LOCKED = 3,   /* another irqsteerd holds the state directory */
-        DAEMON_EXIT_CONFIG = 4,   /* the configuration file is invalid or unreadable at start */
+        DAEMON_EXIT_CONFIG = 78, /* the configuration file is invalid or unreadable at start (EX_CONFIG,
+                                   * which systemd shows as CONFIG) */
 };
 
 /* Command-line settings; the ones marked "override" win over the config

@@ -269,7 +269,7 @@ def run_startup_failure():
         last = [dl.field(m, "STATUS") for m in ns.seen if dl.field(m, "STATUS") is not None]
         c.check(msg is not None and last and last[-1].startswith(f"startup failed: {conf}:2: hot_samples"),
                 "bad config at start: FILE:LINE in the last STATUS", repr(last))
-        c.check(rc == 4, "bad config at start: exit 4 (configuration error)", f"rc {rc}")
+        c.check(rc == 78, "bad config at start: exit 78 (EX_CONFIG)", f"rc {rc}")
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)
         ns.close()
