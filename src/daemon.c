@@ -60,6 +60,8 @@ struct daemon {
 
         int rootfd;
         int lockfd;               /* flock on STATE_LOCK_NAME, held while running */
+        int root_lockfd;          /* flock on STATE_ROOT_LOCK_NAME, held while running (not in dry-run) */
+        bool untrusted;           /* the state directory failed state_dir_check() */
         bool locked_out;          /* another instance holds the state directory */
         bool config_invalid;      /* the configuration did not load at start */
         char startup_error[512];  /* its first problem, FILE:LINE: KEY: message */
@@ -795,7 +797,39 @@ static int check_privileges(struct daemon *d) {
         return 0;
 }
 
+/* One irqsteerd changes a root at a time, whatever their state
+ * directories (state.h, STATE_ROOT_LOCK_NAME); a dry run changes nothing. */
+static int lock_root(struct daemon *d) {
+        _cleanup_(freep) char *dir = NULL;
+        pid_t holder = 0;
+        char why[400];
+
+        if (d->dry_run)
+                return 0;
+        d->root_lockfd = state_lock_root(d->root, d->root_is_host, &dir, &holder, why, sizeof(why));
+        if (d->root_lockfd == -EBUSY) {
+                d->locked_out = true;
+                if (holder > 0)
+                        return log_error_errno(d->root_lockfd, "Another irqsteerd (pid %d) is running on root %s "
+                                               "(it holds %s/%s); not starting a second one", (int) holder, d->root,
+                                               dir, STATE_ROOT_LOCK_NAME);
+                return log_error_errno(d->root_lockfd, "Another irqsteerd is running on root %s (%s/%s is locked); "
+                                       "not starting a second one", d->root, dir, STATE_ROOT_LOCK_NAME);
+        }
+        if (d->root_lockfd == -EPERM && why[0]) {
+                d->untrusted = true;
+                snprintf(d->startup_error, sizeof(d->startup_error), "untrusted state directory: %s", why);
+                return log_error_errno(d->root_lockfd, "Refusing the directory of the root's lock %s: %s; it must be "
+                                       "owned by root and writable by no one else", dir, why);
+        }
+        if (d->root_lockfd < 0)
+                return log_error_errno(d->root_lockfd, "Failed to lock root %s (%s/%s): %s", d->root,
+                                       dir ? dir : "?", STATE_ROOT_LOCK_NAME, state_strerror(d->root_lockfd));
+        return 0;
+}
+
 static int startup(struct daemon *d) {
+        char why[400];
         pid_t holder = 0;
         int r;
 
@@ -833,6 +867,13 @@ static int startup(struct daemon *d) {
         r = state_dir_ensure(d->state_dir);
         if (r < 0)
                 return log_error_errno(r, "Failed to create state directory %s: %m", d->state_dir);
+        r = state_dir_check(d->state_dir, why, sizeof(why));
+        if (r < 0) {
+                d->untrusted = r == -EPERM;
+                snprintf(d->startup_error, sizeof(d->startup_error), "untrusted state directory: %s", why);
+                return log_error_errno(r, "Refusing the state directory %s: %s; it must be owned by root and "
+                                       "writable by no one else, as everything in it", d->state_dir, why);
+        }
 
         /* before the journal is read: a second instance would take the
          * first one's journal for a crash and restore under its feet */
@@ -846,7 +887,11 @@ static int startup(struct daemon *d) {
                                        "not starting a second one", d->state_dir, d->state_dir, STATE_LOCK_NAME);
         }
         if (d->lockfd < 0)
-                return log_error_errno(d->lockfd, "Failed to lock %s/%s: %m", d->state_dir, STATE_LOCK_NAME);
+                return log_error_errno(d->lockfd, "Failed to lock %s/%s: %s", d->state_dir, STATE_LOCK_NAME,
+                                       state_strerror(d->lockfd));
+        r = lock_root(d);
+        if (r < 0)
+                return r;
 
         r = recover_crash_journal(d);
         if (r < 0)
@@ -933,6 +978,8 @@ static void daemon_free(struct daemon *d) {
                 close(d->rootfd);
         if (d->lockfd >= 0)
                 close(d->lockfd);
+        if (d->root_lockfd >= 0)
+                close(d->root_lockfd);
 }
 
 int daemon_run(const struct daemon_options *o) {
@@ -943,6 +990,7 @@ int daemon_run(const struct daemon_options *o) {
                 .root = o->root ? o->root : "/",
                 .rootfd = -1,
                 .lockfd = -1,
+                .root_lockfd = -1,
         };
         int r, ret = DAEMON_EXIT_OK;
 
@@ -964,6 +1012,8 @@ int daemon_run(const struct daemon_options *o) {
                 daemon_free(&d);
                 if (d.locked_out)
                         return DAEMON_EXIT_LOCKED;
+                if (d.untrusted)
+                        return DAEMON_EXIT_UNTRUSTED;
                 return d.config_invalid ? DAEMON_EXIT_CONFIG : DAEMON_EXIT_FAILURE;
         }
 
