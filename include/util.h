@@ -51,6 +51,21 @@ char *util_format_u64(char *end, uint64_t v);
  * buf needs 32 bytes.  Returns the length. */
 size_t util_format_fixed6(char *buf, double v);
 
+/* C-style escaping of the len bytes at s (names that came from outside:
+ * comm, cmdline, ban file names, IRQ names) into buf, so that none forges a
+ * log line or reaches a terminal raw: backslash as "\\", tab, newline and
+ * carriage return as "\t", "\n", "\r", every other byte below 0x20, DEL
+ * and every byte above 0x7e as "\xHH".  With controls_only, only bytes
+ * below 0x20 and DEL are escaped (a whole log message: its backslashes and
+ * UTF-8 are its own).  At most size - 1 bytes and a NUL (size > 0); a cut
+ * ends in "...".  UTIL_CESCAPE_SIZE(len) holds any input whole.  Returns
+ * buf. */
+#define UTIL_CESCAPE_SIZE(len) (4 * (len) + 1)
+char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, size_t size);
+
+/* Whether util_cescape() would change s (len bytes). */
+bool util_needs_cescape(const char *s, size_t len, bool controls_only);
+
 /* Grows *array (element size sz) so that it holds at least need elements;
  * *allocated tracks capacity.  Returns 0 or -ENOMEM. */
 int util_grow(void **array, size_t *allocated, size_t need, size_t sz);

@@ -1,5 +1,6 @@
 /* Checked parsing of numbers, durations and booleans; numbers formatted
  * without printf. */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -195,5 +196,62 @@ int util_grow(void **array, size_t *allocated, size_t need, size_t sz) {
 char *util_mark_cut(char *buf, size_t len, int n) {
         if (n >= 0 && (size_t) n >= len && len >= 4)
                 memcpy(buf + len - 4, "...", 4);
+        return buf;
+}
+
+static bool escaped(unsigned char ch, bool controls_only) {
+        if (ch < 0x20 || ch == 0x7f)
+                return true;
+        return !controls_only && (ch == '\\' || ch > 0x7e);
+}
+
+bool util_needs_cescape(const char *s, size_t len, bool controls_only) {
+        for (size_t i = 0; i < len; i++)
+                if (escaped((unsigned char) s[i], controls_only))
+                        return true;
+        return false;
+}
+
+char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, size_t size) {
+        static const char hex[] = "0123456789abcdef";
+        size_t o = 0;
+
+        assert(size > 0);
+        for (size_t i = 0; i < len; i++) {
+                unsigned char ch = (unsigned char) s[i];
+                char e[4];
+                size_t n = 0;
+
+                if (!escaped(ch, controls_only))
+                        e[n++] = (char) ch;
+                else {
+                        e[n++] = '\\';
+                        switch (ch) {
+                        case '\\':
+                                e[n++] = '\\';
+                                break;
+                        case '\t':
+                                e[n++] = 't';
+                                break;
+                        case '\n':
+                                e[n++] = 'n';
+                                break;
+                        case '\r':
+                                e[n++] = 'r';
+                                break;
+                        default:
+                                e[n++] = 'x';
+                                e[n++] = hex[ch >> 4];
+                                e[n++] = hex[ch & 15];
+                        }
+                }
+                if (o + n > size - 1) {
+                        buf[o] = 0;
+                        return util_mark_cut(buf, size, (int) size);
+                }
+                memcpy(buf + o, e, n);
+                o += n;
+        }
+        buf[o] = 0;
         return buf;
 }
