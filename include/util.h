@@ -66,6 +66,14 @@ char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, siz
 /* Whether util_cescape() would change s (len bytes). */
 bool util_needs_cescape(const char *s, size_t len, bool controls_only);
 
+/* A stream that writes what it is given to out with util_cescape()'s
+ * controls_only escaping, newlines and tabs aside: text printed for a
+ * terminal (irqsteerctl status, bans, inventory) from data that came from
+ * outside sends no escape sequence to it.  fclose() it (out stays open;
+ * it is flushed).  NULL and errno on failure. */
+#include <stdio.h>
+FILE *util_escaping_stream(FILE *out);
+
 /* Grows *array (element size sz) so that it holds at least need elements;
  * *allocated tracks capacity.  Returns 0 or -ENOMEM. */
 int util_grow(void **array, size_t *allocated, size_t need, size_t sz);

@@ -19,7 +19,7 @@ struct worker_thread {
 struct worker_proc {
         int worker;              /* index into config->workers */
         pid_t pid;
-        char comm[16];
+        char comm[64];           /* util_cescape()d: it is logged and shown, and any user names a process */
         unsigned long long starttime; /* field 22 of proc/PID/stat: tells PID reuse */
         struct worker_thread *threads; /* sorted by tid */
         size_t n_threads;

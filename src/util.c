@@ -255,3 +255,35 @@ char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, siz
         buf[o] = 0;
         return buf;
 }
+
+static ssize_t escaping_write(void *cookie, const char *buf, size_t size) {
+        FILE *out = cookie;
+        size_t i = 0;
+
+        while (i < size) {
+                size_t run = 0;
+                char e[256];
+
+                while (i + run < size && buf[i + run] != '\n' && buf[i + run] != '\t' && run < 63)
+                        run++;
+                if (run == 0) {
+                        if (fputc(buf[i], out) == EOF)
+                                return -1;
+                        i++;
+                        continue;
+                }
+                util_cescape(buf + i, run, true, e, sizeof(e));
+                if (fputs(e, out) == EOF)
+                        return -1;
+                i += run;
+        }
+        return (ssize_t) size;
+}
+
+static int escaping_close(void *cookie) {
+        return fflush((FILE *) cookie) == 0 ? 0 : -1;
+}
+
+FILE *util_escaping_stream(FILE *out) {
+        return fopencookie(out, "w", (cookie_io_functions_t){ .write = escaping_write, .close = escaping_close });
+}

@@ -346,7 +346,7 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                 }
                 wp.pid = pid;
                 wp.starttime = pi.st.starttime;
-                snprintf(wp.comm, sizeof(wp.comm), "%s", pi.comm);
+                util_cescape(pi.comm, strlen(pi.comm), false, wp.comm, sizeof(wp.comm));
                 procinfo_done(&pi);
                 r = read_threads(rootfd, &wp);
                 if (r == -ENOMEM) {

@@ -1080,6 +1080,24 @@ static void test_status_cli(_unused_ void **state) {
         json_free(v);
         free(out);
         free(err);
+        /* a reason quoting a name from outside (a comm with an escape
+         * sequence and a newline): shown escaped, never raw */
+        {
+                const char *args_full[] = { "status", "--state-dir", dir, "--full", NULL };
+                char *at, tail[4096];
+
+                snprintf(doc, sizeof(doc), STATUS_OK, (int) daemon_pid);
+                at = strstr(doc, "\"reason\":\"CPU0 hot\"");
+                assert_non_null(at);
+                snprintf(tail, sizeof(tail), "%s", at + strlen("\"reason\":\"CPU0 hot\""));
+                snprintf(at, sizeof(doc) - (size_t) (at - doc), "\"reason\":\"\\u001b[2J\\u0007x hot\"%s", tail);
+                test_write_file(dir, "status.json", doc);
+                assert_int_equal(run_ctl(args_full, &out, &err), 0);
+                if (strchr(out, 0x1b) || !strstr(out, "reason: \\x1b[2J\\x07x hot"))
+                        fail_msg("status --full shows a name raw:\n%s", out);
+                free(out);
+                free(err);
+        }
         kill(daemon_pid, SIGKILL);
         assert_int_equal(waitpid(daemon_pid, NULL, 0), daemon_pid);
 
