@@ -62,6 +62,7 @@ struct daemon {
         int lockfd;               /* flock on STATE_LOCK_NAME, held while running */
         int root_lockfd;          /* flock on STATE_ROOT_LOCK_NAME, held while running (not in dry-run) */
         bool untrusted;           /* the state directory failed state_dir_check() */
+        bool all_banned;          /* no CPU left to use: warned */
         bool locked_out;          /* another instance holds the state directory */
         bool config_invalid;      /* the configuration did not load at start */
         char startup_error[512];  /* its first problem, FILE:LINE: KEY: message */
@@ -371,21 +372,74 @@ static void update_status(struct daemon *d, bool notify) {
 /* ---- runtime bans ---- */
 
 static bool ban_file_same(const struct ban_file *a, const struct ban_file *b) {
-        return strcmp(a->name, b->name) == 0 && a->error == b->error && cpuset_equal(&a->cpus, &b->cpus);
+        return strcmp(a->name, b->name) == 0 && a->error == b->error && cpuset_equal(&a->cpus, &b->cpus) &&
+               strcmp(a->asked, b->asked) == 0;
 }
 
-static const struct ban_file *ban_file_find(const struct bans *b, const char *name) {
-        for (size_t i = 0; i < b->n_files; i++)
-                if (strcmp(b->files[i].name, name) == 0)
-                        return &b->files[i];
-        return NULL;
+/* A ban file's name for the log: a name that is not a valid one is
+ * anything a user put there. */
+static const char *ban_name(const char *name, char *buf, size_t size) {
+        return util_cescape(name, strlen(name), false, buf, size);
+}
+
+/* Says what changed for one file: old (NULL: new) became f (NULL: gone). */
+static void log_ban_change(const struct daemon *d, const struct ban_file *old, const struct ban_file *f) {
+        char name[UTIL_CESCAPE_SIZE(BANS_NAME_MAX)], list[256];
+
+        if (!f) {
+                log_info("Ban %s lifted", ban_name(old->name, name, sizeof(name)));
+                return;
+        }
+        ban_name(f->name, name, sizeof(name));
+        if (f->error < 0)
+                log_warning("Ban file %s/%s: %s; ignoring the whole file", d->bans_dir, name, f->problem);
+        else if (strcmp(f->asked, cpuset_to_text(&f->cpus, "", list, sizeof(list))) == 0)
+                log_info("Ban %s: CPUs %s", name, f->asked);
+        else {
+                /* CPUs this host does not have: what the file says, and what it bans here */
+                cpuset_t here;
+
+                cpuset_and(&here, &f->cpus, &d->engine.topo.present);
+                log_info("Ban %s: CPUs %s (%s%s on this host)", name, f->asked,
+                         cpuset_empty(&here) ? "" : "CPUs ", cpuset_to_text(&here, "none", list, sizeof(list)));
+        }
+}
+
+/* After the bans or banned_cpus changed: a warning, once, when no CPU is
+ * left to place anything on. */
+static void check_all_banned(struct daemon *d) {
+        char list[256];
+        cpuset_t banned, eligible;
+
+        cpuset_or(&banned, &d->config.banned_cpus, &d->bans.cpus);
+        topology_eligible(&d->engine.topo, &banned, &eligible);
+        if (!cpuset_empty(&eligible) || cpuset_empty(&d->engine.topo.online)) {
+                d->all_banned = false;
+                return;
+        }
+        if (d->all_banned)
+                return;
+        d->all_banned = true;
+        log_warning("Every CPU is banned or not usable (runtime bans: CPUs %s): IRQs are left where they are "
+                    "until a ban is lifted", cpuset_to_text(&d->bans.cpus, "none", list, sizeof(list)));
+}
+
+/* The union of the bans, after a change: the engine hears of it. */
+static void bans_changed(struct daemon *d, const cpuset_t *before) {
+        char list[256];
+
+        if (!cpuset_equal(before, &d->bans.cpus))
+                log_notice("Runtime bans now keep CPUs %s free", cpuset_to_text(&d->bans.cpus, "none", list, sizeof(list)));
+        engine_bans_changed(&d->engine);
+        report_config_changed(&d->out);
+        check_all_banned(d);
 }
 
 /* Reads the ban directory again; says once what changed: each bad file
  * (ignored as a whole), each ban added, changed or lifted, and the union. */
 static void load_bans(struct daemon *d) {
         struct bans nb = { 0 };
-        char list[256];
+        cpuset_t before = d->bans.cpus;
         bool changed = false;
         int r;
 
@@ -398,29 +452,44 @@ static void load_bans(struct daemon *d) {
                 return;
         }
         for (size_t i = 0; i < nb.n_files; i++) {
-                const struct ban_file *f = &nb.files[i], *old = ban_file_find(&d->bans, f->name);
+                const struct ban_file *f = &nb.files[i], *old = bans_find(&d->bans, f->name);
 
                 if (old && ban_file_same(old, f))
                         continue;
                 changed = true;
-                if (f->error < 0)
-                        log_warning("Ban file %s/%s: %s; ignoring the whole file", d->bans_dir, f->name, f->problem);
-                else
-                        log_info("Ban %s: CPUs %s", f->name, cpuset_to_text(&f->cpus, "none", list, sizeof(list)));
+                log_ban_change(d, old, f);
         }
         for (size_t i = 0; i < d->bans.n_files; i++)
-                if (!ban_file_find(&nb, d->bans.files[i].name)) {
+                if (!bans_find(&nb, d->bans.files[i].name)) {
                         changed = true;
-                        log_info("Ban %s lifted", d->bans.files[i].name);
+                        log_ban_change(d, &d->bans.files[i], NULL);
                 }
-        if (!cpuset_equal(&nb.cpus, &d->bans.cpus))
-                log_notice("Runtime bans now keep CPUs %s free", cpuset_to_text(&nb.cpus, "none", list, sizeof(list)));
         bans_free(&d->bans);
         d->bans = nb;
-        if (changed) {
-                engine_bans_changed(&d->engine);
-                report_config_changed(&d->out);
+        if (changed)
+                bans_changed(d, &before);
+}
+
+/* One file changed (an inotify event's name): only it is read again. */
+static void load_ban(struct daemon *d, const char *name) {
+        const struct ban_file *old = bans_find(&d->bans, name);
+        cpuset_t before = d->bans.cpus;
+        struct ban_file f;
+        int r;
+
+        r = bans_load_one(d->bans_dir, name, &f);
+        if (r < 0 && r != -ENOENT) {
+                load_bans(d);
+                return;
         }
+        if (r == -ENOENT ? !old : old && ban_file_same(old, &f))
+                return;
+        log_ban_change(d, old, r == -ENOENT ? NULL : &f);
+        if (bans_update(&d->bans, name, r == -ENOENT ? NULL : &f) < 0) {
+                log_warning_errno(ENOMEM, "Failed to take in a change of the ban directory %s: %m", d->bans_dir);
+                return;
+        }
+        bans_changed(d, &before);
 }
 
 static int on_bans(sd_event_source *s _unused_, const struct inotify_event *ev, void *userdata) {
@@ -432,7 +501,10 @@ static int on_bans(sd_event_source *s _unused_, const struct inotify_event *ev, 
         if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
                 log_warning("The ban directory %s was removed or moved: runtime bans are no longer watched "
                             "until irqsteerd restarts; the bans in force stay", d->bans_dir);
-        load_bans(d);
+        if (ev->len > 0 && !(ev->mask & IN_Q_OVERFLOW))
+                load_ban(d, ev->name);
+        else
+                load_bans(d);
         return 0;
 }
 
@@ -591,6 +663,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 }
                 engine_config_changed(&d->engine);
                 log_info("Configuration reloaded");
+                check_all_banned(d);
                 log_dropins(&d->config);
                 engine_check_unmatched(&d->engine, true);
         }
