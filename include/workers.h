@@ -30,6 +30,11 @@ struct worker_set {
         size_t n_procs;
 };
 
+/* The most of /proc/PID/cmdline read: a match_cmdline regex sees the
+ * start of the command line only (a process chooses its length: 1.9 MB
+ * ones read and matched whole at every scan cost seconds a minute). */
+#define WORKERS_CMDLINE_MAX 4096
+
 /* Scans proc/ under rootfd for processes matching c->workers.  Processes or
  * threads that exit while being read are skipped, not errors. */
 int workers_discover(int rootfd, const struct config *c, struct worker_set *ret);
