@@ -653,6 +653,34 @@ int undo_rename_nic(struct undo *u, const char *from, const char *to) {
         return r < 0 ? r : moved;
 }
 
+int undo_forget_gone_threads(struct undo *u, int rootfd) {
+        size_t kept = 0, gone;
+        int r;
+
+        if (u->refused != UNDO_OK)
+                return undo_refusal_errno(u->refused);
+        for (size_t i = 0; i < u->n_entries; i++) {
+                _cleanup_(freep) char *cur = NULL;
+
+                /* one with a write under way is the apply's to finish */
+                if (u->entries[i].key.kind == KNOB_THREAD && !u->entries[i].pending) {
+                        r = knob_read(rootfd, true, &u->entries[i].key, &cur);
+                        if (r == -ENOENT || r == -ESRCH) {
+                                entry_done(&u->entries[i]);
+                                continue;
+                        }
+                }
+                u->entries[kept++] = u->entries[i];
+        }
+        gone = u->n_entries - kept;
+        if (gone == 0)
+                return 0;
+        u->n_entries = kept;
+        u->gen++;
+        r = undo_save(u);
+        return r < 0 ? r : (int) gone;
+}
+
 int undo_begin(struct undo *u, const struct knob_key *k, const char *current, const char *pending,
                struct undo_entry **ret_entry) {
         struct undo_entry *e = undo_find(u, k);
