@@ -25,6 +25,9 @@
 /* The Prometheus text file in the state directory, rewritten each tick;
  * `irqsteerctl metrics` prints it. */
 #define REPORT_METRICS_NAME "metrics.prom"
+/* How every metrics text irqsteerd writes begins: tells its own
+ * metrics_file from another program's. */
+#define REPORT_METRICS_HEAD "# HELP irqsteer_build_info "
 
 /* Why an action was taken, as a metrics label: a fixed set, so the
  * series stay few whatever the reasons' text says. */
@@ -216,6 +219,11 @@ int report_metrics_text(const struct report *rp, const struct report_snapshot *s
 /* Writes the metrics atomically to dir/name (a temporary file in dir,
  * renamed over name, mode 0644).  0 or negative errno. */
 int report_write_metrics_file(const char *dir, const char *name, const char *text, size_t len);
+
+/* Whether metrics_file path may be written (and removed at stop): missing,
+ * or a file irqsteerd wrote (REPORT_METRICS_HEAD); 0 when it is another
+ * program's, -errno when that cannot be told. */
+int report_metrics_file_ours(const char *path);
 
 /* Writes the metrics to s->state_dir/REPORT_METRICS_NAME and, when set, to
  * the configuration's metrics_file; each failure logged once, and its end.

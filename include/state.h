@@ -61,6 +61,16 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
 /* Removes dir/name; a missing file is not an error.  0 or -errno. */
 int state_remove(const char *dir, const char *name);
 
+/* Whether dir/name is a file irqsteerd may replace or remove as its own:
+ * missing (1), or a regular file beginning with head (1); 0 for anything
+ * else (another program's file: never overwritten nor removed), -errno
+ * when it cannot be told. */
+int state_file_ours(const char *dir, const char *name, const char *head);
+
+/* state_remove() of a file state_file_ours() says is ours; 0 when it is
+ * not (it stays), else as state_remove(). */
+int state_remove_ours(const char *dir, const char *name, const char *head);
+
 /* Takes the state directory for this process: an exclusive flock on
  * dir/STATE_LOCK_NAME (created if missing, mode 0600 whatever the umask:
  * a user who can open it could hold the lock), which then holds our PID

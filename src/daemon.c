@@ -202,8 +202,29 @@ static void apply_overrides(struct daemon *d, struct config *c) {
         cpuset_or(&c->banned_cpus, &c->banned_cpus, &o->ban_cpus);
 }
 
+/* metrics_file naming a file irqsteerd did not write: refused, never
+ * overwritten (nor removed at stop). */
+static int check_metrics_file(const struct config *c, char *first_error, size_t len) {
+        int r;
+
+        if (!c->metrics_file)
+                return 0;
+        r = report_metrics_file_ours(c->metrics_file);
+        if (r > 0)
+                return 0;
+        if (r == 0)
+                snprintf(first_error, len, "metrics_file %s exists and was not written by irqsteerd "
+                         "(it does not begin with its metrics); refusing to overwrite it: remove it or name "
+                         "another file", c->metrics_file);
+        else
+                snprintf(first_error, len, "metrics_file %s cannot be checked: %s", c->metrics_file, strerror(-r));
+        log_error("%s", first_error);
+        return r == 0 ? -EEXIST : r;
+}
+
 static int load_config(struct daemon *d, struct config *ret, char *first_error, size_t len) {
         struct config_errors errs = {};
+        char why[sizeof(d->startup_error)];
         int r;
 
         r = config_load(d->config_path, d->config_allow_missing, ret, &errs);
@@ -222,6 +243,13 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
         }
         config_errors_free(&errs);
         apply_overrides(d, ret);
+        r = check_metrics_file(ret, why, sizeof(why));
+        if (r < 0) {
+                if (first_error)
+                        snprintf(first_error, len, "%s", why);
+                config_free(ret);
+                return r;
+        }
         return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <assert.h>
 #include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -343,6 +344,42 @@ int state_remove(const char *dir, const char *name) {
         if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
                 return -errno;
         return 0;
+}
+
+int state_file_ours(const char *dir, const char *name, const char *head) {
+        _cleanup_(closep) int dfd = -1, fd = -1;
+        char buf[128];
+        size_t want = strlen(head), len = 0;
+
+        assert(want < sizeof(buf));
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT ? 1 : -errno;
+        fd = state_openat(dfd, name, O_RDONLY, 0, false);
+        if (fd == -ENOENT)
+                return 1;
+        if (fd == -ELOOP || fd == -EISDIR || fd == -EBADFD)
+                return 0;
+        if (fd < 0)
+                return fd;
+        while (len < want) {
+                ssize_t n = read(fd, buf + len, want - len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        return len == want && memcmp(buf, head, want) == 0;
+}
+
+int state_remove_ours(const char *dir, const char *name, const char *head) {
+        int r = state_file_ours(dir, name, head);
+
+        return r <= 0 ? r : state_remove(dir, name);
 }
 
 bool state_pid_is_irqsteerd(int64_t pid) {

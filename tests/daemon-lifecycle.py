@@ -411,6 +411,75 @@ def run_second_on_root():
         dl.stop(p1, signal.SIGKILL, timeout=5)
 
 
+def run_metrics_file():
+    """metrics_file naming another program's file is refused at start
+    (exit 78) and at a reload, and the file left as it is; a file put in
+    place of irqsteerd's own while it runs is not removed at stop."""
+    d = os.path.join(tmp, "metrics-file")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    conf = os.path.join(d, "irqsteer.conf")
+    foreign = os.path.join(d, "foreign.prom")
+    ours = os.path.join(d, "ours.prom")
+    with open(foreign, "w") as f:
+        f.write("node_foreign_metric 1\n")
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\nmetrics_file = {foreign}\n")
+    log = os.path.join(d, "start.log")
+    rc = run_to_completion(["--root", root, "--config", conf, "--state-dir", state, "-f"], log)
+    text = dl.read_log(log)
+    c.check(rc == 78 and f"metrics_file {foreign} exists and was not written by irqsteerd" in text,
+            "metrics_file: another program's file refused at start, exit 78", f"rc {rc}: {text[-1500:]}")
+    c.check(open(foreign).read() == "node_foreign_metric 1\n", "metrics_file: the file left as it was")
+
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\nmetrics_file = {ours}\n")
+    log = os.path.join(d, "run.log")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "30s", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: os.path.exists(ours) and "Ready:" in dl.read_log(log), T)
+        c.check(ok and open(ours).read().startswith("# HELP irqsteer_build_info "),
+                "metrics_file: a new file written", dl.read_log(log)[-1500:])
+        # another program's file in place of ours: not removed at stop
+        with open(ours + ".new", "w") as f:
+            f.write("node_other 2\n")
+        os.rename(ours + ".new", ours)
+        c.check(dl.stop(p, timeout=T) == 0, "metrics_file: SIGTERM exit 0", dl.read_log(log)[-1500:])
+        c.check(os.path.exists(ours) and open(ours).read() == "node_other 2\n",
+                "metrics_file: a file irqsteerd did not write is not removed at stop")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+    os.unlink(ours)
+    log = os.path.join(d, "reload.log")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "30s", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: "Ready:" in dl.read_log(log), T)
+        with open(conf, "w") as f:
+            f.write(f"[daemon]\nmetrics_file = {foreign}\n")
+        p.send_signal(signal.SIGHUP)
+        ok = ok and dl.wait_until(lambda: "Configuration reload" in dl.read_log(log), T)
+        c.check(ok and "Configuration reload failed" in dl.read_log(log) and f"metrics_file {foreign} exists"
+                in dl.read_log(log), "metrics_file: another program's file refused at a reload",
+                dl.read_log(log)[-1500:])
+        c.check(dl.stop(p, timeout=T) == 0, "metrics_file: SIGTERM exit 0 after the refused reload")
+        c.check(open(foreign).read() == "node_foreign_metric 1\n", "metrics_file: that file left as it was")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+    # its own file goes at stop
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\nmetrics_file = {ours}\n")
+    if os.path.exists(ours):
+        os.unlink(ours)
+    log = os.path.join(d, "own.log")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "30s", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: os.path.exists(ours) and "Ready:" in dl.read_log(log), T)
+        c.check(dl.stop(p, timeout=T) == 0 and ok and not os.path.exists(ours),
+                "metrics_file: its own file removed at stop", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 def break_one(root, pristine):
     """Replaces one IRQ list the daemon changed with text no kernel would
     hold; returns its path relative to root."""
@@ -496,7 +565,7 @@ try:
     run_second_instance()
     run_restore_locked()
     run_summaries()
-    dl.run_cases(c, [run_untrusted_state, run_fifos, run_lock_modes, run_second_on_root])
+    dl.run_cases(c, [run_untrusted_state, run_fifos, run_lock_modes, run_second_on_root, run_metrics_file])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
