@@ -1033,7 +1033,7 @@ def run_full_state_dir():
     os.mkdir(state)
     log = os.path.join(d, "daemon.log")
     pristine = dl.tree_values(root)
-    fill = ('mount -t tmpfs -o size=8k tmpfs "$0" && { cat /dev/zero > "$0/fill"; } 2>/dev/null; '
+    fill = ('mount -t tmpfs -o size=8k,mode=0755 tmpfs "$0" && { cat /dev/zero > "$0/fill"; } 2>/dev/null; '
             'exec "$@"')
     p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log,
                         wrapper=("unshare", "-m", "--propagation", "private", "sh", "-c", fill, state))
