@@ -252,7 +252,7 @@ static void test_find_comm(void **state) {
 
 /* A command line is matched by its first WORKERS_CMDLINE_MAX bytes: a
  * process chooses its length, and a long one is neither read nor matched
- * whole at every scan. */
+ * whole at every scan.  Its comm (also the user's choice) is kept escaped. */
 static void test_cmdline_capped(void **state) {
         static const char stat[] = "900 (big) S 1 900 900 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 1900 12345678 200 "
                                    "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
@@ -289,7 +289,8 @@ static void test_cmdline_capped(void **state) {
         }
         snprintf(path, sizeof(path), "%s/proc/900/comm", tmpl);
         assert_non_null(f = fopen(path, "we"));
-        fputs("big\n", f);
+        /* a comm any user can set: kept escaped, as it is logged and shown */
+        fputs("b\x1bg\n", f);
         fclose(f);
         snprintf(path, sizeof(path), "%s/proc/900/task/900/status", tmpl);
         assert_non_null(f = fopen(path, "we"));
@@ -309,6 +310,8 @@ static void test_cmdline_capped(void **state) {
                 summarize(&ws, got, sizeof(got));
                 if (strcmp(got, cases[i].want) != 0)
                         fail_msg("%s: found '%s', want '%s'", cases[i].what, got, cases[i].want);
+                if (ws.n_procs > 0)
+                        assert_string_equal(ws.procs[0].comm, "b\\x1bg");
                 workers_free(&ws);
         }
         close(rootfd);
