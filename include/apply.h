@@ -86,6 +86,10 @@ const struct undo *apply_undo(const struct apply *ap);
  * under from follow it.  Entries moved, or -errno. */
 int apply_rename_nic(struct apply *ap, const char *from, const char *to);
 
+/* The journalled threads that are gone are forgotten (on the host only:
+ * undo_forget_gone_threads).  How many went, or -errno. */
+int apply_forget_gone_threads(struct apply *ap);
+
 
 /* Whether IRQ irq already fires where asked: 1 when its
  * effective_affinity_list is a non-empty subset of want, 0 when not, -errno

@@ -17,7 +17,8 @@
 
 struct ban_file {
         char name[BANS_NAME_MAX + 1];
-        cpuset_t cpus;
+        cpuset_t cpus;            /* within the host's CPUs (cpuset_set_limit) */
+        char asked[64];           /* the CPUs as the file names them (cut with "..."), for the log */
         int error;                /* 0, or why the file bans nothing (negative errno) */
         char problem[128];        /* for error != 0: what is wrong, for the log */
 };
@@ -44,6 +45,20 @@ int bans_parse(const char *buf, size_t len, cpuset_t *ret);
 int bans_load(const char *dir, struct bans *ret);
 
 void bans_free(struct bans *b);
+
+/* One file of dir into *ret, as bans_load() reads each: 0 (with ret->error
+ * set when the file bans nothing), or -ENOENT when there is no such file
+ * (a ban lifted) or its name is a writer's temporary. */
+int bans_load_one(const char *dir, const char *name, struct ban_file *ret);
+
+/* The file named name in b, or NULL (b->files is sorted: a binary search). */
+const struct ban_file *bans_find(const struct bans *b, const char *name);
+
+/* Puts f into b in its place (replacing a file of that name), or with f
+ * NULL drops the file named name; then b->cpus again.  0 or -ENOMEM (b
+ * unchanged).  A change reads one file, not the directory: 2,000 files
+ * read again at each event kept the daemon busy for a minute. */
+int bans_update(struct bans *b, const char *name, const struct ban_file *f);
 
 /* Writes dir/name atomically with the CPU list of cpus; dir is created if
  * missing (its parent must exist).  -EINVAL for a bad name, else 0 or

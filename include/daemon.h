@@ -21,8 +21,11 @@ enum {
         DAEMON_EXIT_OK = 0,
         DAEMON_EXIT_FAILURE = 1,  /* startup failed, fatal loop error, --check-config found problems */
         DAEMON_EXIT_USAGE = 2,    /* bad command line */
-        DAEMON_EXIT_LOCKED = 3,   /* another irqsteerd holds the state directory */
-        DAEMON_EXIT_CONFIG = 4,   /* the configuration file is invalid or unreadable at start */
+        DAEMON_EXIT_LOCKED = 3,   /* another irqsteerd holds the state directory or the root */
+        DAEMON_EXIT_UNTRUSTED = 77, /* the state directory or a file in it may be written by another user
+                                     * (EX_NOPERM) */
+        DAEMON_EXIT_CONFIG = 78, /* the configuration file is invalid or unreadable at start (EX_CONFIG,
+                                   * which systemd shows as CONFIG) */
 };
 
 /* Command-line settings; the ones marked "override" win over the config

@@ -11,6 +11,9 @@
 /* The Prometheus text file in the state directory, rewritten each tick;
  * `irqsteerctl metrics` prints it. */
 #define METRICS_NAME "metrics.prom"
+/* How every metrics text irqsteerd writes begins: tells its own
+ * metrics_file from another program's. */
+#define METRICS_HEAD "# HELP irqsteer_build_info "
 
 /* Escapes a label value for the Prometheus text format (backslash, double
  * quote and newline become two characters each: a backslash and the
@@ -27,6 +30,11 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
 /* Writes the metrics to s->state_dir/METRICS_NAME and, when set, to
  * the configuration's metrics_file; each failure logged once, and its end.
  * 0 or the first negative errno. */
+/* Whether metrics_file path may be written (and removed at stop): missing,
+ * or a file irqsteerd wrote (METRICS_HEAD); 0 when it is another
+ * program's, -errno when that cannot be told. */
+int metrics_file_ours(const char *path);
+
 int metrics_write(struct report *rp, const struct report_snapshot *s);
 
 /* Removes the metrics files (stopping: stale values must not be scraped

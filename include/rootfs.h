@@ -38,6 +38,12 @@ int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, .
  * may fall back to rootfs_read), else 0 or -errno. */
 int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len);
 
+/* The first size - 1 bytes of a file at most (the rest is not read), into
+ * buf, NUL-terminated, *ret_len its length: for a file whose start is all
+ * that counts and whose length anyone may choose (/proc/PID/cmdline).
+ * 0 or -errno. */
+int rootfs_read_prefix(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len);
+
 /* Reads a small file and strips the trailing newline into buf. -ENOBUFS if
  * it does not fit. */
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len);

@@ -169,6 +169,13 @@ int undo_save(struct undo *u);
  * the whole journal.  Returns how many entries moved, or -errno (the
  * entries moved in memory all the same). */
 int undo_rename_nic(struct undo *u, const char *from, const char *to);
+/* Drops the entries of threads that are gone (no such TID, or one with
+ * another start time: a reused TID), on the host: nothing is left to
+ * restore there, and a process forking short-lived threads named like a
+ * worker would grow the journal, and status.json, without bound.  Saves
+ * the journal when any went.  How many went, or -errno. */
+int undo_forget_gone_threads(struct undo *u, int rootfd);
+
 /* Puts back every original, object by object (see struct undo_report),
  * then keeps in the journal only the objects whose restore failed; the
  * file is removed when none did.  Thread objects are only touched when

@@ -57,6 +57,29 @@ size_t util_format_fixed6(char *buf, double v);
 /* Clock id (CLOCK_MONOTONIC, CLOCK_REALTIME) now, in microseconds. */
 uint64_t util_now_usec(clockid_t id);
 
+/* C-style escaping of the len bytes at s (names that came from outside:
+ * comm, cmdline, ban file names, IRQ names) into buf, so that none forges a
+ * log line or reaches a terminal raw: backslash as "\\", tab, newline and
+ * carriage return as "\t", "\n", "\r", every other byte below 0x20, DEL
+ * and every byte above 0x7e as "\xHH".  With controls_only, only bytes
+ * below 0x20 and DEL are escaped (a whole log message: its backslashes and
+ * UTF-8 are its own).  At most size - 1 bytes and a NUL (size > 0); a cut
+ * ends in "...".  UTIL_CESCAPE_SIZE(len) holds any input whole.  Returns
+ * buf. */
+#define UTIL_CESCAPE_SIZE(len) (4 * (len) + 1)
+char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, size_t size);
+
+/* Whether util_cescape() would change s (len bytes). */
+bool util_needs_cescape(const char *s, size_t len, bool controls_only);
+
+/* A stream that writes what it is given to out with util_cescape()'s
+ * controls_only escaping, newlines and tabs aside: text printed for a
+ * terminal (irqsteerctl status, bans, inventory) from data that came from
+ * outside sends no escape sequence to it.  fclose() it (out stays open;
+ * it is flushed).  NULL and errno on failure. */
+#include <stdio.h>
+FILE *util_escaping_stream(FILE *out);
+
 /* Grows *array (element size sz) so that it holds at least need elements;
  * *allocated tracks capacity.  Returns 0 or -ENOMEM. */
 int util_grow(void **array, size_t *allocated, size_t need, size_t sz);

@@ -19,7 +19,7 @@ struct worker_thread {
 struct worker_proc {
         int worker;              /* index into config->workers */
         pid_t pid;
-        char comm[16];
+        char comm[64];           /* util_cescape()d: it is logged and shown, and any user names a process */
         unsigned long long starttime; /* field 22 of proc/PID/stat: tells PID reuse */
         struct worker_thread *threads; /* sorted by tid */
         size_t n_threads;
@@ -29,6 +29,11 @@ struct worker_set {
         struct worker_proc *procs; /* sorted by (worker, pid) */
         size_t n_procs;
 };
+
+/* The most of /proc/PID/cmdline read: a match_cmdline regex sees the
+ * start of the command line only (a process chooses its length: 1.9 MB
+ * ones read and matched whole at every scan cost seconds a minute). */
+#define WORKERS_CMDLINE_MAX 4096
 
 /* Scans proc/ under rootfd for processes matching c->workers.  Processes or
  * threads that exit while being read are skipped, not errors. */

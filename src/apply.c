@@ -149,6 +149,12 @@ int apply_rename_nic(struct apply *ap, const char *from, const char *to) {
         return undo_rename_nic(ap->undo, from, to);
 }
 
+int apply_forget_gone_threads(struct apply *ap) {
+        if (!ap->root_is_host || ap->dry_run)
+                return 0;
+        return undo_forget_gone_threads(ap->undo, ap->rootfd);
+}
+
 int apply_action(struct apply *ap, const struct action *a) {
         _cleanup_(freep) char *cur = NULL, *target = NULL, *now = NULL;
         const struct apply_overlay_entry *o;

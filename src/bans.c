@@ -69,10 +69,39 @@ static int cmp_file(const void *a, const void *b) {
         return strcmp(((const struct ban_file *) a)->name, ((const struct ban_file *) b)->name);
 }
 
+/* The CPU lists of buf as the file gives them, comments and blanks left
+ * out, joined by ','. */
+static void asked_text(const char *buf, size_t len, char *out, size_t size) {
+        const char *p = buf, *end = buf + len;
+        size_t o = 0;
+        int n;
+
+        out[0] = 0;
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t) (end - p)), *le = nl ? nl : end, *s = p, *e;
+
+                p = nl ? nl + 1 : end;
+                e = memchr(s, '#', (size_t) (le - s));
+                e = e ? e : le;
+                while (s < e && (*s == ' ' || *s == '\t'))
+                        s++;
+                while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+                        e--;
+                if (s == e)
+                        continue;
+                n = snprintf(out + o, size - o, "%s%.*s", o ? "," : "", (int) (e - s), s);
+                if (n < 0 || (size_t) n >= size - o) {
+                        util_mark_cut(out, size, (int) size);
+                        return;
+                }
+                o += (size_t) n;
+        }
+}
+
 /* One file: its contents parsed into f, or f->error and f->problem. */
 static void load_one(int dfd, const char *name, struct ban_file *f) {
         _cleanup_(closep) int fd = -1;
-        char buf[BANS_FILE_MAX + 1];
+        char buf[BANS_FILE_MAX + 1], why[96];
         size_t len = 0;
         struct stat st;
         int r;
@@ -92,6 +121,12 @@ static void load_one(int dfd, const char *name, struct ban_file *f) {
         if (!S_ISREG(st.st_mode)) {
                 f->error = -EINVAL;
                 snprintf(f->problem, sizeof(f->problem), "not a regular file");
+                return;
+        }
+        /* what another user could write bans nothing (state.h) */
+        if (state_untrusted(&st, false, why, sizeof(why))) {
+                f->error = -EPERM;
+                snprintf(f->problem, sizeof(f->problem), "%s", why);
                 return;
         }
         for (;;) {
@@ -118,11 +153,19 @@ static void load_one(int dfd, const char *name, struct ban_file *f) {
                 return;
         }
         r = bans_parse(buf, len, &f->cpus);
+        if (r == 0)
+                asked_text(buf, len, f->asked, sizeof(f->asked));
         if (r < 0) {
                 f->error = r;
                 snprintf(f->problem, sizeof(f->problem), r == -ERANGE ? "a CPU number beyond %d" : "not a CPU list such as 2-3,8",
                          CPUSET_MAX - 1);
         }
+}
+
+/* What bans_load() skips: ".", "..", a writer's temporary, an editor's
+ * leftover. */
+static bool skipped(const char *name) {
+        return name[0] == '.' || name[0] == 0 || name[strlen(name) - 1] == '~';
 }
 
 int bans_load(const char *dir, struct bans *ret) {
@@ -141,8 +184,7 @@ int bans_load(const char *dir, struct bans *ret) {
         while ((de = readdir(dp))) {
                 struct ban_file *f;
 
-                /* temporaries of a writer, ".", ".." and editor leftovers */
-                if (de->d_name[0] == '.' || de->d_name[strlen(de->d_name) - 1] == '~')
+                if (skipped(de->d_name))
                         continue;
                 if (util_grow((void **) &ret->files, &ret->a_files, ret->n_files + 1, sizeof(*ret->files)) < 0) {
                         r = -ENOMEM;
@@ -163,6 +205,60 @@ int bans_load(const char *dir, struct bans *ret) {
         for (size_t i = 0; i < ret->n_files; i++)
                 if (ret->files[i].error == 0)
                         cpuset_or(&ret->cpus, &ret->cpus, &ret->files[i].cpus);
+        return 0;
+}
+
+int bans_load_one(const char *dir, const char *name, struct ban_file *ret) {
+        _cleanup_(closep) int dfd = -1;
+        struct stat st;
+
+        if (skipped(name))
+                return -ENOENT;
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        *ret = (struct ban_file){ 0 };
+        load_one(dfd, name, ret);
+        return 0;
+}
+
+static int cmp_name(const void *key, const void *f) {
+        return strcmp(key, ((const struct ban_file *) f)->name);
+}
+
+const struct ban_file *bans_find(const struct bans *b, const char *name) {
+        char key[BANS_NAME_MAX + 1];
+
+        /* as load_one() keeps it: a longer (invalid) name cut */
+        snprintf(key, sizeof(key), "%s", name);
+        return b->n_files ? bsearch(key, b->files, b->n_files, sizeof(*b->files), cmp_name) : NULL;
+}
+
+int bans_update(struct bans *b, const char *name, const struct ban_file *f) {
+        struct ban_file *old = (struct ban_file *) bans_find(b, name);
+        size_t at;
+
+        if (old && f)
+                *old = *f;
+        else if (old) {
+                at = (size_t) (old - b->files);
+                memmove(old, old + 1, (b->n_files - at - 1) * sizeof(*old));
+                b->n_files--;
+        } else if (f) {
+                if (util_grow((void **) &b->files, &b->a_files, b->n_files + 1, sizeof(*b->files)) < 0)
+                        return -ENOMEM;
+                for (at = b->n_files; at > 0 && strcmp(b->files[at - 1].name, f->name) > 0; at--)
+                        ;
+                memmove(b->files + at + 1, b->files + at, (b->n_files - at) * sizeof(*b->files));
+                b->files[at] = *f;
+                b->n_files++;
+        }
+        cpuset_zero(&b->cpus);
+        for (size_t i = 0; i < b->n_files; i++)
+                if (b->files[i].error == 0)
+                        cpuset_or(&b->cpus, &b->cpus, &b->files[i].cpus);
         return 0;
 }
 

@@ -163,11 +163,14 @@ int ctl_bans(int argc, char **argv) {
         } else {
                 for (size_t k = 0; k < b.n_files; k++) {
                         const struct ban_file *f = &b.files[k];
+                        char name[UTIL_CESCAPE_SIZE(BANS_NAME_MAX)];
 
+                        /* an invalid name is anything a user put there */
+                        util_cescape(f->name, strlen(f->name), false, name, sizeof(name));
                         if (f->error < 0)
-                                printf("%-24s (ignored: %s)\n", f->name, f->problem);
+                                printf("%-24s (ignored: %s)\n", name, f->problem);
                         else
-                                printf("%-24s %s\n", f->name, cpuset_to_text(&f->cpus, "none", list, sizeof(list)));
+                                printf("%-24s %s\n", name, cpuset_to_text(&f->cpus, "none", list, sizeof(list)));
                 }
                 printf("banned at run time: %s\n", cpuset_to_text(&b.cpus, "none", list, sizeof(list)));
         }

@@ -457,7 +457,13 @@ int ctl_inventory(int argc, char **argv) {
                         ret = CTL_EXIT_ERROR;
                 }
         } else {
-                ctl_inventory_print(stdout, &t, &inv, classes);
+                /* names from the host (interfaces, IRQs) reach no
+                 * terminal raw */
+                FILE *f = util_escaping_stream(stdout);
+
+                ctl_inventory_print(f ? f : stdout, &t, &inv, classes);
+                if (f && fclose(f) != 0)
+                        ret = CTL_EXIT_ERROR;
                 /* The JSON says it in "mapping"; a reader of the table
                  * must not miss that the queue map is a guess. */
                 for (size_t i = 0; i < inv.n_nics; i++)

@@ -53,8 +53,9 @@ int ctl_restore(int argc, char **argv) {
         struct undo_report rep = { 0 };
         struct undo *u = NULL;
         const char *root = "/", *asked_state_dir = NULL;
-        _cleanup_(freep) char *state_dir = NULL;
-        _cleanup_(closep) int lockfd = -1;
+        _cleanup_(freep) char *state_dir = NULL, *root_lock_dir = NULL;
+        _cleanup_(closep) int lockfd = -1, root_lockfd = -1;
+        char why[400];
         bool force = false, host;
         int64_t pid = 0;
         pid_t holder = 0;
@@ -92,8 +93,15 @@ int ctl_restore(int argc, char **argv) {
         /* The daemon's own lock, held while the journal is read and
          * rewritten: a daemon on this directory appends to the journal at
          * any tick, and one starting now would take it for a crash's.
-         * --force does not override it. */
-        lockfd = state_lock(state_dir, &holder);
+         * --force does not override it.  The journal's lines are applied
+         * as root: first, no one else may have written the directory. */
+        r = state_dir_check(state_dir, why, sizeof(why));
+        if (r == -EPERM) {
+                ctl_error("refusing the state directory %s: %s; it must be owned by root and writable by "
+                          "no one else, as everything in it", state_dir, why);
+                return CTL_EXIT_ERROR;
+        }
+        lockfd = r == -ENOENT ? r : state_lock(state_dir, &holder);
         if (lockfd == -ENOENT) {
                 printf("Nothing to restore: no saved originals in %s/%s.\n", state_dir, UNDO_JOURNAL_NAME);
                 return CTL_EXIT_OK;
@@ -110,7 +118,20 @@ int ctl_restore(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         }
         if (lockfd < 0) {
-                ctl_error("cannot lock %s/%s: %s", state_dir, STATE_LOCK_NAME, strerror(-lockfd));
+                ctl_error("cannot lock %s/%s: %s", state_dir, STATE_LOCK_NAME, state_strerror(lockfd));
+                return CTL_EXIT_ERROR;
+        }
+        /* and the root's: a daemon on this root with another state
+         * directory writes the same files */
+        root_lockfd = state_lock_root(root, host, &root_lock_dir, &holder, why, sizeof(why));
+        if (root_lockfd == -EBUSY) {
+                ctl_error("irqsteerd (pid %d) is running on root %s (it holds %s/%s); stop it first "
+                          "(--force does not override the lock)", (int) holder, root, root_lock_dir,
+                          STATE_ROOT_LOCK_NAME);
+                return CTL_EXIT_ERROR;
+        }
+        if (root_lockfd < 0) {
+                ctl_error("cannot lock root %s: %s", root, why[0] ? why : state_strerror(root_lockfd));
                 return CTL_EXIT_ERROR;
         }
         if (!force && daemon_running(state_dir, &pid)) {
@@ -124,7 +145,7 @@ int ctl_restore(int argc, char **argv) {
          * only counts. */
         r = undo_new(state_dir, NULL, true, &u);
         if (r < 0) {
-                ctl_error("cannot read the undo journal in %s: %s", state_dir, strerror(-r));
+                ctl_error("cannot read the undo journal in %s: %s", state_dir, state_strerror(r));
                 return CTL_EXIT_ERROR;
         }
         if (u->n_entries == 0 && u->corrupt == 0) {

@@ -181,7 +181,7 @@ static bool read_comm(int rootfd, const char *path, char *buf, size_t len) {
         if (rootfd < 0 || rootfs_read(rootfd, path, &text, &n) < 0 || n == 0)
                 return false;
         text[strcspn(text, "\n")] = 0;
-        snprintf(buf, len, "%s", text);
+        util_cescape(text, strlen(text), false, buf, len);
         return *buf != 0;
 }
 
@@ -191,7 +191,7 @@ static bool read_comm(int rootfd, const char *path, char *buf, size_t len) {
 static void fmt_object(int rootfd, const char *object, char *buf, size_t len) {
         unsigned long pid, tid;
         unsigned long long start;
-        char path[96], pcomm[32], tcomm[32];
+        char path[96], pcomm[64], tcomm[64];
         int n = 0;
 
         if (sscanf(object, "thread %lu %lu %llu%n", &pid, &tid, &start, &n) != 3 || object[n] != 0) {
@@ -621,10 +621,17 @@ int ctl_status(int argc, char **argv) {
                         return CTL_EXIT_ERROR;
         } else {
                 json_get_string(v, "root", &root);
+                /* names in it (comm, IRQs, interfaces, reasons quoting
+                 * them) came from outside: no escape byte reaches a
+                 * terminal */
+                FILE *f = util_escaping_stream(stdout);
+
                 fd = full ? rootfs_open(root) : -1;
-                ctl_status_print(stdout, v, (double) util_now_usec(CLOCK_REALTIME) / 1e6, fd, full);
+                ctl_status_print(f ? f : stdout, v, (double) util_now_usec(CLOCK_REALTIME) / 1e6, fd, full);
+                if (f && fclose(f) != 0)
+                        r = -EIO;
                 if (fd >= 0)
                         close(fd);
         }
-        return fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
+        return fflush(stdout) == 0 && r >= 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
 }

@@ -243,7 +243,12 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
                         char name[256];
                         size_t room = view->cols > 33 + 8 ? view->cols - 33 - 1 : view->cols ? 8 : 66;
 
-                        snprintf(name, sizeof(name), "%s%s", ii ? ii->name : "", queue);
+                        char raw[256];
+
+                        /* IRQ and interface names are the drivers' and
+                         * the host's: escaped for the terminal */
+                        snprintf(raw, sizeof(raw), "%s%s", ii ? ii->name : "", queue);
+                        util_cescape(raw, strlen(raw), false, name, sizeof(name));
                         if (strlen(name) > room)
                                 memcpy(name + room - 3, "...", 4);
                         fprintf(f, " %6u %10.0f  %-12s %s\n", si->irq, si->rate, cpus, name);

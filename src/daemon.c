@@ -58,6 +58,9 @@ struct daemon {
 
         int rootfd;
         int lockfd;               /* flock on STATE_LOCK_NAME, held while running */
+        int root_lockfd;          /* flock on STATE_ROOT_LOCK_NAME, held while running (not in dry-run) */
+        bool untrusted;           /* the state directory failed state_dir_check() */
+        bool all_banned;          /* no CPU left to use: warned */
         bool locked_out;          /* another instance holds the state directory */
         bool config_invalid;      /* the configuration did not load at start */
         char startup_error[512];  /* its first problem, FILE:LINE: KEY: message */
@@ -190,8 +193,29 @@ static void apply_overrides(struct daemon *d, struct config *c) {
         cpuset_or(&c->banned_cpus, &c->banned_cpus, &o->ban_cpus);
 }
 
+/* metrics_file naming a file irqsteerd did not write: refused, never
+ * overwritten (nor removed at stop). */
+static int check_metrics_file(const struct config *c, char *first_error, size_t len) {
+        int r;
+
+        if (!c->metrics_file)
+                return 0;
+        r = metrics_file_ours(c->metrics_file);
+        if (r > 0)
+                return 0;
+        if (r == 0)
+                snprintf(first_error, len, "metrics_file %s exists and was not written by irqsteerd "
+                         "(it does not begin with its metrics); refusing to overwrite it: remove it or name "
+                         "another file", c->metrics_file);
+        else
+                snprintf(first_error, len, "metrics_file %s cannot be checked: %s", c->metrics_file, strerror(-r));
+        log_error("%s", first_error);
+        return r == 0 ? -EEXIST : r;
+}
+
 static int load_config(struct daemon *d, struct config *ret, char *first_error, size_t len) {
         struct config_errors errs = {};
+        char why[sizeof(d->startup_error)];
         int r;
 
         r = config_load(d->config_path, d->config_allow_missing, ret, &errs);
@@ -210,6 +234,13 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
         }
         config_errors_free(&errs);
         apply_overrides(d, ret);
+        r = check_metrics_file(ret, why, sizeof(why));
+        if (r < 0) {
+                if (first_error)
+                        snprintf(first_error, len, "%s", why);
+                config_free(ret);
+                return r;
+        }
         return 0;
 }
 
@@ -359,21 +390,74 @@ static void update_status(struct daemon *d, bool notify) {
 /* ---- runtime bans ---- */
 
 static bool ban_file_same(const struct ban_file *a, const struct ban_file *b) {
-        return strcmp(a->name, b->name) == 0 && a->error == b->error && cpuset_equal(&a->cpus, &b->cpus);
+        return strcmp(a->name, b->name) == 0 && a->error == b->error && cpuset_equal(&a->cpus, &b->cpus) &&
+               strcmp(a->asked, b->asked) == 0;
 }
 
-static const struct ban_file *ban_file_find(const struct bans *b, const char *name) {
-        for (size_t i = 0; i < b->n_files; i++)
-                if (strcmp(b->files[i].name, name) == 0)
-                        return &b->files[i];
-        return NULL;
+/* A ban file's name for the log: a name that is not a valid one is
+ * anything a user put there. */
+static const char *ban_name(const char *name, char *buf, size_t size) {
+        return util_cescape(name, strlen(name), false, buf, size);
+}
+
+/* Says what changed for one file: old (NULL: new) became f (NULL: gone). */
+static void log_ban_change(const struct daemon *d, const struct ban_file *old, const struct ban_file *f) {
+        char name[UTIL_CESCAPE_SIZE(BANS_NAME_MAX)], list[256];
+
+        if (!f) {
+                log_info("Ban %s lifted", ban_name(old->name, name, sizeof(name)));
+                return;
+        }
+        ban_name(f->name, name, sizeof(name));
+        if (f->error < 0)
+                log_warning("Ban file %s/%s: %s; ignoring the whole file", d->bans_dir, name, f->problem);
+        else if (strcmp(f->asked, cpuset_to_text(&f->cpus, "", list, sizeof(list))) == 0)
+                log_info("Ban %s: CPUs %s", name, f->asked);
+        else {
+                /* CPUs this host does not have: what the file says, and what it bans here */
+                cpuset_t here;
+
+                cpuset_and(&here, &f->cpus, &d->engine.topo.present);
+                log_info("Ban %s: CPUs %s (%s%s on this host)", name, f->asked,
+                         cpuset_empty(&here) ? "" : "CPUs ", cpuset_to_text(&here, "none", list, sizeof(list)));
+        }
+}
+
+/* After the bans or banned_cpus changed: a warning, once, when no CPU is
+ * left to place anything on. */
+static void check_all_banned(struct daemon *d) {
+        char list[256];
+        cpuset_t banned, eligible;
+
+        cpuset_or(&banned, &d->config.banned_cpus, &d->bans.cpus);
+        topology_eligible(&d->engine.topo, &banned, &eligible);
+        if (!cpuset_empty(&eligible) || cpuset_empty(&d->engine.topo.online)) {
+                d->all_banned = false;
+                return;
+        }
+        if (d->all_banned)
+                return;
+        d->all_banned = true;
+        log_warning("Every CPU is banned or not usable (runtime bans: CPUs %s): IRQs are left where they are "
+                    "until a ban is lifted", cpuset_to_text(&d->bans.cpus, "none", list, sizeof(list)));
+}
+
+/* The union of the bans, after a change: the engine hears of it. */
+static void bans_changed(struct daemon *d, const cpuset_t *before) {
+        char list[256];
+
+        if (!cpuset_equal(before, &d->bans.cpus))
+                log_notice("Runtime bans now keep CPUs %s free", cpuset_to_text(&d->bans.cpus, "none", list, sizeof(list)));
+        engine_bans_changed(&d->engine);
+        report_config_changed(&d->out);
+        check_all_banned(d);
 }
 
 /* Reads the ban directory again; says once what changed: each bad file
  * (ignored as a whole), each ban added, changed or lifted, and the union. */
 static void load_bans(struct daemon *d) {
         struct bans nb = { 0 };
-        char list[256];
+        cpuset_t before = d->bans.cpus;
         bool changed = false;
         int r;
 
@@ -386,29 +470,44 @@ static void load_bans(struct daemon *d) {
                 return;
         }
         for (size_t i = 0; i < nb.n_files; i++) {
-                const struct ban_file *f = &nb.files[i], *old = ban_file_find(&d->bans, f->name);
+                const struct ban_file *f = &nb.files[i], *old = bans_find(&d->bans, f->name);
 
                 if (old && ban_file_same(old, f))
                         continue;
                 changed = true;
-                if (f->error < 0)
-                        log_warning("Ban file %s/%s: %s; ignoring the whole file", d->bans_dir, f->name, f->problem);
-                else
-                        log_info("Ban %s: CPUs %s", f->name, cpuset_to_text(&f->cpus, "none", list, sizeof(list)));
+                log_ban_change(d, old, f);
         }
         for (size_t i = 0; i < d->bans.n_files; i++)
-                if (!ban_file_find(&nb, d->bans.files[i].name)) {
+                if (!bans_find(&nb, d->bans.files[i].name)) {
                         changed = true;
-                        log_info("Ban %s lifted", d->bans.files[i].name);
+                        log_ban_change(d, &d->bans.files[i], NULL);
                 }
-        if (!cpuset_equal(&nb.cpus, &d->bans.cpus))
-                log_notice("Runtime bans now keep CPUs %s free", cpuset_to_text(&nb.cpus, "none", list, sizeof(list)));
         bans_free(&d->bans);
         d->bans = nb;
-        if (changed) {
-                engine_bans_changed(&d->engine);
-                report_config_changed(&d->out);
+        if (changed)
+                bans_changed(d, &before);
+}
+
+/* One file changed (an inotify event's name): only it is read again. */
+static void load_ban(struct daemon *d, const char *name) {
+        const struct ban_file *old = bans_find(&d->bans, name);
+        cpuset_t before = d->bans.cpus;
+        struct ban_file f;
+        int r;
+
+        r = bans_load_one(d->bans_dir, name, &f);
+        if (r < 0 && r != -ENOENT) {
+                load_bans(d);
+                return;
         }
+        if (r == -ENOENT ? !old : old && ban_file_same(old, &f))
+                return;
+        log_ban_change(d, old, r == -ENOENT ? NULL : &f);
+        if (bans_update(&d->bans, name, r == -ENOENT ? NULL : &f) < 0) {
+                log_warning_errno(ENOMEM, "Failed to take in a change of the ban directory %s: %m", d->bans_dir);
+                return;
+        }
+        bans_changed(d, &before);
 }
 
 static int on_bans(sd_event_source *s _unused_, const struct inotify_event *ev, void *userdata) {
@@ -420,7 +519,10 @@ static int on_bans(sd_event_source *s _unused_, const struct inotify_event *ev, 
         if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
                 log_warning("The ban directory %s was removed or moved: runtime bans are no longer watched "
                             "until irqsteerd restarts; the bans in force stay", d->bans_dir);
-        load_bans(d);
+        if (ev->len > 0 && !(ev->mask & IN_Q_OVERFLOW))
+                load_ban(d, ev->name);
+        else
+                load_bans(d);
         return 0;
 }
 
@@ -579,6 +681,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 }
                 engine_config_changed(&d->engine);
                 log_info("Configuration reloaded");
+                check_all_banned(d);
                 log_dropins(&d->config);
                 engine_check_unmatched(&d->engine, true);
         }
@@ -784,7 +887,39 @@ static int check_privileges(struct daemon *d) {
         return 0;
 }
 
+/* One irqsteerd changes a root at a time, whatever their state
+ * directories (state.h, STATE_ROOT_LOCK_NAME); a dry run changes nothing. */
+static int lock_root(struct daemon *d) {
+        _cleanup_(freep) char *dir = NULL;
+        pid_t holder = 0;
+        char why[400];
+
+        if (d->dry_run)
+                return 0;
+        d->root_lockfd = state_lock_root(d->root, d->root_is_host, &dir, &holder, why, sizeof(why));
+        if (d->root_lockfd == -EBUSY) {
+                d->locked_out = true;
+                if (holder > 0)
+                        return log_error_errno(d->root_lockfd, "Another irqsteerd (pid %d) is running on root %s "
+                                               "(it holds %s/%s); not starting a second one", (int) holder, d->root,
+                                               dir, STATE_ROOT_LOCK_NAME);
+                return log_error_errno(d->root_lockfd, "Another irqsteerd is running on root %s (%s/%s is locked); "
+                                       "not starting a second one", d->root, dir, STATE_ROOT_LOCK_NAME);
+        }
+        if (d->root_lockfd == -EPERM && why[0]) {
+                d->untrusted = true;
+                snprintf(d->startup_error, sizeof(d->startup_error), "untrusted state directory: %s", why);
+                return log_error_errno(d->root_lockfd, "Refusing the directory of the root's lock %s: %s; it must be "
+                                       "owned by root and writable by no one else", dir, why);
+        }
+        if (d->root_lockfd < 0)
+                return log_error_errno(d->root_lockfd, "Failed to lock root %s (%s/%s): %s", d->root,
+                                       dir ? dir : "?", STATE_ROOT_LOCK_NAME, state_strerror(d->root_lockfd));
+        return 0;
+}
+
 static int startup(struct daemon *d) {
+        char why[400];
         pid_t holder = 0;
         int r;
 
@@ -822,6 +957,13 @@ static int startup(struct daemon *d) {
         r = state_dir_ensure(d->state_dir);
         if (r < 0)
                 return log_error_errno(r, "Failed to create state directory %s: %m", d->state_dir);
+        r = state_dir_check(d->state_dir, why, sizeof(why));
+        if (r < 0) {
+                d->untrusted = r == -EPERM;
+                snprintf(d->startup_error, sizeof(d->startup_error), "untrusted state directory: %s", why);
+                return log_error_errno(r, "Refusing the state directory %s: %s; it must be owned by root and "
+                                       "writable by no one else, as everything in it", d->state_dir, why);
+        }
 
         /* before the journal is read: a second instance would take the
          * first one's journal for a crash and restore under its feet */
@@ -835,7 +977,11 @@ static int startup(struct daemon *d) {
                                        "not starting a second one", d->state_dir, d->state_dir, STATE_LOCK_NAME);
         }
         if (d->lockfd < 0)
-                return log_error_errno(d->lockfd, "Failed to lock %s/%s: %m", d->state_dir, STATE_LOCK_NAME);
+                return log_error_errno(d->lockfd, "Failed to lock %s/%s: %s", d->state_dir, STATE_LOCK_NAME,
+                                       state_strerror(d->lockfd));
+        r = lock_root(d);
+        if (r < 0)
+                return r;
 
         r = recover_crash_journal(d);
         if (r < 0)
@@ -922,6 +1068,8 @@ static void daemon_free(struct daemon *d) {
                 close(d->rootfd);
         if (d->lockfd >= 0)
                 close(d->lockfd);
+        if (d->root_lockfd >= 0)
+                close(d->root_lockfd);
 }
 
 int daemon_run(const struct daemon_options *o) {
@@ -932,6 +1080,7 @@ int daemon_run(const struct daemon_options *o) {
                 .root = o->root ? o->root : "/",
                 .rootfd = -1,
                 .lockfd = -1,
+                .root_lockfd = -1,
         };
         int r, ret = DAEMON_EXIT_OK;
 
@@ -953,6 +1102,8 @@ int daemon_run(const struct daemon_options *o) {
                 daemon_free(&d);
                 if (d.locked_out)
                         return DAEMON_EXIT_LOCKED;
+                if (d.untrusted)
+                        return DAEMON_EXIT_UNTRUSTED;
                 return d.config_invalid ? DAEMON_EXIT_CONFIG : DAEMON_EXIT_FAILURE;
         }
 

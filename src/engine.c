@@ -643,6 +643,11 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                         workers_free(&e->workers);
                         e->workers = ws;
                         overlay(e, &e->inv, &e->workers, false);
+                        /* the journal and status.json keep no thread that exited */
+                        int gone = e->apply ? apply_forget_gone_threads(e->apply) : 0;
+
+                        if (gone > 0)
+                                log_debug("Forgot %d exited worker threads", gone);
                 }
         }
 

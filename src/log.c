@@ -100,8 +100,31 @@ const char *log_level_to_string(int level) {
         return level_names[level];
 }
 
-/* Sends one formatted message (any length) to the journal or stderr. */
+static void emit_raw(int level, int error, const char *const *fields, const char *msg);
+
+/* Sends one formatted message (any length) to the journal or stderr.
+ * Control bytes are escaped, whatever put them there: a name read from
+ * outside (a comm with a newline, a ban file's name) forges no line and
+ * sends no escape sequence to a terminal. */
 static void emit(int level, int error, const char *const *fields, const char *msg) {
+        size_t ml = strlen(msg);
+        char stack[2048], *e;
+
+        if (!util_needs_cescape(msg, ml, true)) {
+                emit_raw(level, error, fields, msg);
+                return;
+        }
+        e = UTIL_CESCAPE_SIZE(ml) <= sizeof(stack) ? stack : malloc(UTIL_CESCAPE_SIZE(ml));
+        if (!e) {
+                emit_raw(level, error, fields, "(a message with control bytes, and out of memory)");
+                return;
+        }
+        emit_raw(level, error, fields, util_cescape(msg, ml, true, e, e == stack ? sizeof(stack) : UTIL_CESCAPE_SIZE(ml)));
+        if (e != stack)
+                free(e);
+}
+
+static void emit_raw(int level, int error, const char *const *fields, const char *msg) {
         if (log_use_journal) {
                 struct iovec iov[40];
                 char mstack[2048 + 16], pbuf[32], ebuf[32];

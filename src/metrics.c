@@ -310,6 +310,14 @@ static int split_path(const char *path, char *dir, size_t dlen, const char **ret
         return 0;
 }
 
+int metrics_file_ours(const char *path) {
+        char dir[4096];
+        const char *name;
+        int r = split_path(path, dir, sizeof(dir), &name);
+
+        return r < 0 ? r : state_file_ours(dir, name, METRICS_HEAD);
+}
+
 static void say_write(int r, bool *failed, const char *what) {
         if (r < 0 && !*failed)
                 log_warning_errno(r, "Failed to write the metrics to %s: %m", what);
@@ -353,5 +361,6 @@ void metrics_remove(const struct report_snapshot *s) {
         (void) state_remove(s->state_dir, METRICS_NAME);
         if (s->config && s->config->metrics_file &&
             split_path(s->config->metrics_file, dir, sizeof(dir), &name) >= 0)
-                (void) state_remove(dir, name);
+                /* never another program's file (one put there since) */
+                (void) state_remove_ours(dir, name, METRICS_HEAD);
 }

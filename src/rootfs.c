@@ -1,4 +1,5 @@
 /* All /proc and /sys access goes through a root directory fd. */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -149,6 +150,30 @@ int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size
         /* Until EOF, as rootfs_read does, but into the caller's buffer: no
          * malloc for the sysfs/procfs attributes read by path. */
         return read_at_start(fd, buf, size, ret_len);
+}
+
+int rootfs_read_prefix(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len) {
+        _cleanup_(closep) int fd = -1;
+        size_t len = 0;
+
+        assert(size > 0);
+        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        while (len < size - 1) {
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        buf[len] = 0;
+        *ret_len = len;
+        return 0;
 }
 
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {

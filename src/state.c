@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <assert.h>
+#include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -70,18 +72,158 @@ int state_dir_ensure(const char *dir) {
         return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
+static const char *kind(mode_t m) {
+        return S_ISLNK(m) ? "a symbolic link (not followed)" : S_ISDIR(m) ? "a directory" :
+               S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) || S_ISBLK(m) ? "a device" :
+               "a regular file";
+}
+
+const char *state_untrusted(const struct stat *st, bool want_dir, char *buf, size_t size) {
+        uid_t me = geteuid();
+
+        if (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+                snprintf(buf, size, "%s, not a %s", kind(st->st_mode), want_dir ? "directory" : "regular file");
+        else if (st->st_uid != 0 && st->st_uid != me)
+                snprintf(buf, size, "owned by uid %u, not by root%s", (unsigned) st->st_uid,
+                         me != 0 ? " or by this user" : "");
+        else if (st->st_mode & (S_IWGRP | S_IWOTH))
+                snprintf(buf, size, "writable by %s (mode %04o)",
+                         (st->st_mode & S_IWOTH) ? "others" : "its group", (unsigned) (st->st_mode & 07777));
+        else
+                return NULL;
+        return buf;
+}
+
+/* dfd (path, for the message) and, below depth levels, its entries. */
+static int check_tree(int dfd, const char *path, int depth, char *buf, size_t size) {
+        char why[96];
+        struct dirent *de;
+        struct stat st;
+        DIR *d;
+        int fd, r = 0;
+
+        if (fstat(dfd, &st) < 0) {
+                r = -errno;
+                snprintf(buf, size, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        if (state_untrusted(&st, true, why, sizeof(why))) {
+                snprintf(buf, size, "%s: %s", path, why);
+                return -EPERM;
+        }
+        fd = dup(dfd);
+        if (fd < 0 || !(d = fdopendir(fd))) {
+                r = -errno;
+                if (fd >= 0)
+                        close(fd);
+                snprintf(buf, size, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        rewinddir(d);
+        while (r == 0 && (de = readdir(d))) {
+                _cleanup_(freep) char *sub = NULL;
+
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno == ENOENT)  /* a temporary renamed meanwhile */
+                                continue;
+                        r = -errno;
+                        snprintf(buf, size, "%s/%s: %s", path, de->d_name, strerror(-r));
+                        break;
+                }
+                if (state_untrusted(&st, S_ISDIR(st.st_mode), why, sizeof(why))) {
+                        snprintf(buf, size, "%s/%s: %s", path, de->d_name, why);
+                        r = -EPERM;
+                        break;
+                }
+                if (!S_ISDIR(st.st_mode))
+                        continue;
+                /* bans/ is the only subdirectory irqsteer makes */
+                if (depth <= 0) {
+                        snprintf(buf, size, "%s/%s: a directory nested too deep", path, de->d_name);
+                        r = -EPERM;
+                        break;
+                }
+                fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0 || asprintf(&sub, "%s/%s", path, de->d_name) < 0) {
+                        r = fd < 0 ? -errno : -ENOMEM;
+                        sub = NULL;
+                        snprintf(buf, size, "%s/%s: %s", path, de->d_name, strerror(-r));
+                } else
+                        r = check_tree(fd, sub, depth - 1, buf, size);
+                if (fd >= 0)
+                        close(fd);
+        }
+        closedir(d);
+        return r;
+}
+
+int state_dir_check(const char *dir, char *buf, size_t size) {
+        _cleanup_(closep) int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0) {
+                snprintf(buf, size, "%s: %s", dir, strerror(errno));
+                return -errno;
+        }
+        return check_tree(dfd, dir, 2, buf, size);
+}
+
+int state_openat(int dfd, const char *name, int flags, mode_t mode, bool trusted) {
+        char why[96];
+        struct stat st;
+        int fd, r;
+
+        fd = openat(dfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, mode);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                r = -errno;
+        else if (S_ISDIR(st.st_mode))
+                r = -EISDIR;
+        else if (!S_ISREG(st.st_mode))
+                r = -EBADFD;
+        else if (trusted && state_untrusted(&st, false, why, sizeof(why)))
+                r = -EPERM;
+        else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+                r = -errno;
+        else
+                return fd;
+        close(fd);
+        return r;
+}
+
+const char *state_strerror(int r) {
+        switch (r) {
+        case -ELOOP:
+                return "a symbolic link (not followed)";
+        case -EBADFD:
+                return "not a regular file";
+        case -EPERM:
+                return "not owned by root, or writable by group or others";
+        default:
+                return strerror(-r);
+        }
+}
+
 static int write_all(int fd, const char *p, size_t len);
 
-int state_lock(const char *dir, pid_t *ret_holder) {
+static int lock_file(const char *dir, const char *name, pid_t *ret_holder) {
         char path[4096], buf[32];
         ssize_t n;
         int fd, r;
 
-        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, STATE_LOCK_NAME) >= sizeof(path))
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
                 return -ENAMETOOLONG;
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        fd = state_openat(AT_FDCWD, path, O_RDWR | O_CREAT, 0600, true);
         if (fd < 0)
-                return -errno;
+                return fd;
+        /* whoever can open the file can flock it: no one but us */
+        if (fchmod(fd, 0600) < 0) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
                 r = errno == EWOULDBLOCK ? -EBUSY : -errno;
                 if (r == -EBUSY && ret_holder) {
@@ -104,6 +246,27 @@ int state_lock(const char *dir, pid_t *ret_holder) {
         if (ftruncate(fd, 0) == 0)
                 (void) write_all(fd, buf, (size_t) n);
         return fd;
+}
+
+int state_lock(const char *dir, pid_t *ret_holder) {
+        return lock_file(dir, STATE_LOCK_NAME, ret_holder);
+}
+
+int state_lock_root(const char *root, bool root_is_host, char **ret_dir, pid_t *ret_holder, char *buf, size_t size) {
+        int r;
+
+        *ret_dir = NULL;
+        buf[0] = 0;
+        r = state_dir_choose(NULL, NULL, root, root_is_host, true, ret_dir);
+        if (r < 0)
+                return r;
+        r = state_dir_ensure(*ret_dir);
+        if (r < 0)
+                return r;
+        r = state_dir_check(*ret_dir, buf, size);
+        if (r < 0)
+                return r;
+        return lock_file(*ret_dir, STATE_ROOT_LOCK_NAME, ret_holder);
 }
 
 static int write_all(int fd, const char *p, size_t len) {
@@ -136,7 +299,12 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
         r = snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long) getpid());
         if (r < 0 || (size_t) r >= sizeof(tmp))
                 return -ENAMETOOLONG;
-        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+        /* A new file: nothing put at the name beforehand (a link, a FIFO
+         * that would block the open) is written through.  What is there
+         * is a dead writer's leftover or planted: it goes. */
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
+        if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
+                fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
         if (fd < 0)
                 return -errno;
         /* O_CREAT's mode is filtered by the umask (the unit sets 0077). */
@@ -177,6 +345,42 @@ int state_remove(const char *dir, const char *name) {
         return 0;
 }
 
+int state_file_ours(const char *dir, const char *name, const char *head) {
+        _cleanup_(closep) int dfd = -1, fd = -1;
+        char buf[128];
+        size_t want = strlen(head), len = 0;
+
+        assert(want < sizeof(buf));
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT ? 1 : -errno;
+        fd = state_openat(dfd, name, O_RDONLY, 0, false);
+        if (fd == -ENOENT)
+                return 1;
+        if (fd == -ELOOP || fd == -EISDIR || fd == -EBADFD)
+                return 0;
+        if (fd < 0)
+                return fd;
+        while (len < want) {
+                ssize_t n = read(fd, buf + len, want - len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        return len == want && memcmp(buf, head, want) == 0;
+}
+
+int state_remove_ours(const char *dir, const char *name, const char *head) {
+        int r = state_file_ours(dir, name, head);
+
+        return r <= 0 ? r : state_remove(dir, name);
+}
+
 bool state_pid_is_irqsteerd(int64_t pid) {
         _cleanup_(closep) int fd = -1;
         char path[64], comm[64];
@@ -203,7 +407,12 @@ int state_read_status(const char *dir, struct json_value **ret) {
         fd = rootfs_open(dir);
         if (fd < 0)
                 return fd;
-        r = rootfs_read(fd, STATE_STATUS_NAME, &buf, &len);
+        r = state_openat(fd, STATE_STATUS_NAME, O_RDONLY, 0, false);
+        if (r < 0)
+                return r;
+        close(fd);
+        fd = r;
+        r = rootfs_read_fd(fd, &buf, &len);
         if (r < 0)
                 return r;
         return json_parse(buf, len, ret) < 0 ? -EBADMSG : 0;

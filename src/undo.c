@@ -14,6 +14,7 @@
 #include "knob.h"
 #include "log.h"
 #include "rootfs.h"
+#include "state.h"
 #include "undo.h"
 #include "util.h"
 
@@ -380,9 +381,9 @@ static int save_entry(struct undo *u, const struct undo_entry *e) {
         if (fclose(f) != 0)
                 return -ENOMEM;
         u->file_ok = false;
-        fd = open(u->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        fd = state_openat(AT_FDCWD, u->path, O_WRONLY | O_APPEND, 0, true);
         if (fd < 0)
-                return -errno;
+                return fd;
         r = write_all(fd, buf, len);
         if (r == 0 && fdatasync(fd) < 0)
                 r = -errno;
@@ -444,13 +445,15 @@ int undo_remove_temporaries(const char *state_dir) {
         return n;
 }
 
-/* The journal is a host path of our own, not under the observed root. */
+/* The journal is a host path of our own, not under the observed root.  Its
+ * lines are applied as root: only a regular file that no one but root
+ * (or this user) could have written is read. */
 static int read_journal(const char *path, char **ret_buf, size_t *ret_len) {
         _cleanup_(closep) int fd = -1;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        fd = state_openat(AT_FDCWD, path, O_RDONLY, 0, true);
         if (fd < 0)
-                return -errno;
+                return fd;
         return rootfs_read_fd(fd, ret_buf, ret_len);
 }
 
@@ -648,6 +651,34 @@ int undo_rename_nic(struct undo *u, const char *from, const char *to) {
         u->gen++;
         r = undo_save(u);
         return r < 0 ? r : moved;
+}
+
+int undo_forget_gone_threads(struct undo *u, int rootfd) {
+        size_t kept = 0, gone;
+        int r;
+
+        if (u->refused != UNDO_OK)
+                return undo_refusal_errno(u->refused);
+        for (size_t i = 0; i < u->n_entries; i++) {
+                _cleanup_(freep) char *cur = NULL;
+
+                /* one with a write under way is the apply's to finish */
+                if (u->entries[i].key.kind == KNOB_THREAD && !u->entries[i].pending) {
+                        r = knob_read(rootfd, true, &u->entries[i].key, &cur);
+                        if (r == -ENOENT || r == -ESRCH) {
+                                entry_done(&u->entries[i]);
+                                continue;
+                        }
+                }
+                u->entries[kept++] = u->entries[i];
+        }
+        gone = u->n_entries - kept;
+        if (gone == 0)
+                return 0;
+        u->n_entries = kept;
+        u->gen++;
+        r = undo_save(u);
+        return r < 0 ? r : (int) gone;
 }
 
 int undo_begin(struct undo *u, const struct knob_key *k, const char *current, const char *pending,

@@ -1,5 +1,6 @@
 /* Checked parsing of numbers, durations and booleans; numbers formatted
  * without printf. */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -203,4 +204,93 @@ uint64_t util_now_usec(clockid_t id) {
 
         clock_gettime(id, &ts);
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static bool escaped(unsigned char ch, bool controls_only) {
+        if (ch < 0x20 || ch == 0x7f)
+                return true;
+        return !controls_only && (ch == '\\' || ch > 0x7e);
+}
+
+bool util_needs_cescape(const char *s, size_t len, bool controls_only) {
+        for (size_t i = 0; i < len; i++)
+                if (escaped((unsigned char) s[i], controls_only))
+                        return true;
+        return false;
+}
+
+char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, size_t size) {
+        static const char hex[] = "0123456789abcdef";
+        size_t o = 0;
+
+        assert(size > 0);
+        for (size_t i = 0; i < len; i++) {
+                unsigned char ch = (unsigned char) s[i];
+                char e[4];
+                size_t n = 0;
+
+                if (!escaped(ch, controls_only))
+                        e[n++] = (char) ch;
+                else {
+                        e[n++] = '\\';
+                        switch (ch) {
+                        case '\\':
+                                e[n++] = '\\';
+                                break;
+                        case '\t':
+                                e[n++] = 't';
+                                break;
+                        case '\n':
+                                e[n++] = 'n';
+                                break;
+                        case '\r':
+                                e[n++] = 'r';
+                                break;
+                        default:
+                                e[n++] = 'x';
+                                e[n++] = hex[ch >> 4];
+                                e[n++] = hex[ch & 15];
+                        }
+                }
+                if (o + n > size - 1) {
+                        buf[o] = 0;
+                        return util_mark_cut(buf, size, (int) size);
+                }
+                memcpy(buf + o, e, n);
+                o += n;
+        }
+        buf[o] = 0;
+        return buf;
+}
+
+static ssize_t escaping_write(void *cookie, const char *buf, size_t size) {
+        FILE *out = cookie;
+        size_t i = 0;
+
+        while (i < size) {
+                size_t run = 0;
+                char e[256];
+
+                while (i + run < size && buf[i + run] != '\n' && buf[i + run] != '\t' && run < 63)
+                        run++;
+                if (run == 0) {
+                        if (fputc(buf[i], out) == EOF)
+                                return -1;
+                        i++;
+                        continue;
+                }
+                util_cescape(buf + i, run, true, e, sizeof(e));
+                if (fputs(e, out) == EOF)
+                        return -1;
+                i += run;
+        }
+        return (ssize_t) size;
+}
+
+static int escaping_close(void *cookie) {
+        return fflush((FILE *) cookie) == 0 ? 0 : -1;
+}
+
+FILE *util_escaping_stream(FILE *out) {
+        return fopencookie(out, "w", (cookie_io_functions_t){ .write = escaping_write, .close = escaping_close });
 }

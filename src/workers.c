@@ -145,6 +145,7 @@ struct procinfo {
 
 static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
         _cleanup_(freep) char *stat = NULL, *comm = NULL;
+        char path[64];
         size_t len;
         int r;
 
@@ -161,7 +162,11 @@ static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
         while (len > 0 && comm[len - 1] == '\n')
                 comm[--len] = 0;
         snprintf(pi->comm, sizeof(pi->comm), "%s", comm);
-        r = rootfs_readf(rootfd, &pi->cmdline, &len, "proc/%d/cmdline", (int) pid);
+        pi->cmdline = malloc(WORKERS_CMDLINE_MAX + 1);
+        if (!pi->cmdline)
+                return -ENOMEM;
+        snprintf(path, sizeof(path), "proc/%d/cmdline", (int) pid);
+        r = rootfs_read_prefix(rootfd, path, pi->cmdline, WORKERS_CMDLINE_MAX + 1, &len);
         if (r < 0)
                 return r;
         while (len > 0 && pi->cmdline[len - 1] == 0)
@@ -347,7 +352,7 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                 }
                 wp.pid = pid;
                 wp.starttime = pi.st.starttime;
-                snprintf(wp.comm, sizeof(wp.comm), "%s", pi.comm);
+                util_cescape(pi.comm, strlen(pi.comm), false, wp.comm, sizeof(wp.comm));
                 procinfo_done(&pi);
                 r = read_threads(rootfd, &wp);
                 if (r == -ENOMEM) {

@@ -22,6 +22,7 @@ import daemonlib as dl  # noqa: E402
 # Generous: the suite also runs under ASan.
 T = 15.0
 EXIT_LOCKED = 3
+EXIT_UNTRUSTED = 77
 
 c = dl.Checker()
 tmp = dl.tmpdir("irqsteer-lifecycle.")
@@ -221,6 +222,265 @@ def run_restore_locked():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_to_completion(args, log, timeout=T, wrapper=()):
+    """Starts the daemon and waits for it to exit; None if it still runs."""
+    p = dl.start_daemon(args, log, wrapper=wrapper)
+    try:
+        return p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
+def ctl_restore(root, state, timeout=T):
+    """irqsteerctl restore; (rc, output), rc None when it hung."""
+    try:
+        r = subprocess.run([dl.env_path("IRQSTEERCTL"), "restore", "--root", root, "--state-dir", state],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "hung"
+    return r.returncode, r.stdout + r.stderr
+
+
+def crashed_run(d, root, state):
+    """A daemon killed after it journalled; returns the tree it left."""
+    log = os.path.join(d, "crashed.log")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: (ticks(state) or 0) >= 2 and os.path.exists(os.path.join(state, "undo.journal")),
+                           T)
+        c.check(ok, f"{os.path.basename(d)}: the daemon runs and journals", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+    return dl.tree_values(root)
+
+
+def run_untrusted_state():
+    """A state directory, or a journal in it, that another user could have
+    written is refused by the daemon (exit 77, naming the path and why) and
+    by irqsteerctl restore: its lines would be applied as root."""
+    d = os.path.join(tmp, "untrusted")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    journal = os.path.join(state, "undo.journal")
+    changed = crashed_run(d, root, state)
+    cases = [("a group-writable state directory", state, 0o775, "writable by its group (mode 0775)"),
+             ("a world-writable state directory", state, 0o1777, "writable by others (mode 1777)"),
+             ("a world-writable journal", journal, 0o666, "writable by others (mode 0666)")]
+    if os.geteuid() == 0:
+        cases.append(("a journal owned by another user", journal, None, "owned by uid 65534"))
+    for what, path, mode, why in cases:
+        old = os.stat(path)
+        if mode is None:
+            os.chown(path, 65534, 65534)
+        else:
+            os.chmod(path, mode)
+        try:
+            log = os.path.join(d, "start.log")
+            open(log, "w").close()
+            rc = run_to_completion(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+            text = dl.read_log(log)
+            c.check(rc == EXIT_UNTRUSTED, f"untrusted: {what}: the daemon refuses with exit {EXIT_UNTRUSTED}",
+                    f"rc {rc}: {text[-1500:]}")
+            c.check(f"{path}: {why}" in text, f"untrusted: {what}: the message names the path and why", text[-1500:])
+            rc, out = ctl_restore(root, state)
+            c.check(rc == 1 and f"{path}: {why}" in out and "Restored" not in out,
+                    f"untrusted: {what}: irqsteerctl restore refuses, naming it", f"rc {rc}: {out}")
+            c.check(dl.tree_values(root) == changed, f"untrusted: {what}: nothing applied from the journal")
+        finally:
+            os.chown(path, old.st_uid, old.st_gid)
+            os.chmod(path, old.st_mode & 0o7777)
+    rc, out = ctl_restore(root, state)
+    c.check(rc == 0 and "Restored" in out, "untrusted: the same journal restores once trusted again",
+            f"rc {rc}: {out}")
+
+
+def run_fifos():
+    """FIFOs in the state directory block nothing: not the open of the
+    status file's temporary, not the journal's (start, stop, irqsteerctl
+    restore); SIGTERM still stops the daemon."""
+    d = os.path.join(tmp, "fifos")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    os.makedirs(state, 0o755)
+    pristine = dl.tree_values(root)
+    log = os.path.join(d, "daemon.log")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: (ticks(state) or 0) >= 2, T)
+        c.check(ok, "fifos: the daemon runs", dl.read_log(log)[-1500:])
+        # status.json is rewritten at least every 5 intervals, through
+        # this temporary
+        status = os.path.join(state, "status.json")
+        os.mkfifo(os.path.join(state, f".status.json.{p.pid}.tmp"), 0o600)
+        ino = os.stat(status).st_ino
+        ok = dl.wait_until(lambda: os.stat(status).st_ino != ino, T)
+        c.check(ok, "fifos: a FIFO at the status file's temporary: status.json rewritten all the same",
+                dl.read_log(log)[-1500:])
+        # in place of the journal while running: the restore at stop
+        # rewrites it, never opening the FIFO for good
+        jpath = os.path.join(state, "undo.journal")
+        c.check(os.path.exists(jpath), "fifos: the daemon journals")
+        os.unlink(jpath)
+        os.mkfifo(jpath, 0o600)
+        time.sleep(0.5)
+        c.check(dl.stop(p, timeout=T) == 0, "fifos: a FIFO in place of the journal: SIGTERM stops the daemon, exit 0",
+                dl.read_log(log)[-1500:])
+        c.check(dl.tree_values(root) == pristine, "fifos: the originals are back after the stop")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+    for n in os.listdir(state):
+        if n != "bans":
+            os.unlink(os.path.join(state, n))
+    os.mkfifo(os.path.join(state, "undo.journal"), 0o600)
+    log = os.path.join(d, "startfifo.log")
+    rc = run_to_completion(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    text = dl.read_log(log)
+    c.check(rc == EXIT_UNTRUSTED and "undo.journal: a FIFO, not a regular file" in text,
+            "fifos: a FIFO journal at start: refused at once, not hung", f"rc {rc}: {text[-1500:]}")
+    rc, out = ctl_restore(root, state)
+    c.check(rc == 1 and "a FIFO, not a regular file" in out, "fifos: irqsteerctl restore refuses a FIFO journal, "
+            "not hung", f"rc {rc}: {out}")
+    os.unlink(os.path.join(state, "undo.journal"))
+    os.mkfifo(os.path.join(state, "status.json"), 0o600)
+    try:
+        r = subprocess.run([dl.env_path("IRQSTEERCTL"), "status", "--state-dir", state],
+                           capture_output=True, text=True, timeout=T)
+        rc, out = r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired:
+        rc, out = None, "hung"
+    c.check(rc is not None and rc != 0, "fifos: irqsteerctl status on a FIFO status.json: an error, not hung",
+            f"rc {rc}: {out}")
+
+
+def run_lock_modes():
+    """The locks are mode 0600 whatever the umask (a user who can open one
+    can flock it and refuse every later start)."""
+    d = os.path.join(tmp, "lockmode")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log,
+                        wrapper=("sh", "-c", 'umask 0 && exec "$@"', "sh"))
+    try:
+        ok = dl.wait_until(lambda: (ticks(state) or 0) >= 1, T)
+        c.check(ok, "lock mode: the daemon runs under umask 0", dl.read_log(log)[-1500:])
+        for path in (os.path.join(state, "irqsteerd.lock"), os.path.join(root, "run/irqsteer/irqsteerd.root.lock")):
+            mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else None
+            c.check(mode == 0o600, f"lock mode: {os.path.relpath(path, d)} is 0600 under umask 0",
+                    f"mode {oct(mode) if mode is not None else 'missing'}")
+    finally:
+        dl.stop(p, timeout=T)
+
+
+def run_second_on_root():
+    """One irqsteerd per root, whatever the state directory: a second one
+    on the same tree (spelt another way) with another --state-dir refuses
+    with exit 3, naming the first; a dry run beside it runs."""
+    d = os.path.join(tmp, "second-root")
+    root = dl.make_root(d)
+    alias = os.path.join(d, "alias")
+    os.symlink(root, alias)
+    log1 = os.path.join(d, "first.log")
+    log2 = os.path.join(d, "second.log")
+    state1 = os.path.join(d, "state1")
+    state2 = os.path.join(d, "state2")
+    p1 = dl.start_daemon(["--root", root, "--state-dir", state1, "--interval", "200ms", "-f"], log1)
+    try:
+        ok = dl.wait_until(lambda: (ticks(state1) or 0) >= 2, T)
+        c.check(ok, "second on root: the first one runs", dl.read_log(log1)[-1500:])
+        changed = dl.tree_values(root)
+        rc = run_to_completion(["--root", alias + "/", "--state-dir", state2, "--interval", "200ms", "-f"], log2)
+        text = dl.read_log(log2)
+        c.check(rc == EXIT_LOCKED, f"second on root: another --state-dir refused with exit {EXIT_LOCKED}",
+                f"rc {rc}: {text[-1500:]}")
+        c.check(f"Another irqsteerd (pid {p1.pid}) is running on root {alias}/" in text,
+                "second on root: the message names the first one's PID and the root", text[-1500:])
+        c.check(not os.path.exists(os.path.join(state2, "undo.journal")) and dl.tree_values(root) == changed,
+                "second on root: no journal of its own, the tree untouched")
+        rc, out = ctl_restore(alias, state2)
+        c.check(rc == 1 and f"irqsteerd (pid {p1.pid}) is running on root {alias}" in out,
+                "second on root: irqsteerctl restore with another --state-dir refused", f"rc {rc}: {out}")
+        log3 = os.path.join(d, "dry.log")
+        p3 = dl.start_daemon(["--root", root, "--state-dir", state2, "--dry-run", "--interval", "200ms", "-f"], log3)
+        ok = dl.wait_until(lambda: "Ready:" in dl.read_log(log3) or p3.poll() is not None, T)
+        c.check(ok and p3.poll() is None, "second on root: a dry run beside it runs", dl.read_log(log3)[-1500:])
+        dl.stop(p3, timeout=T)
+        c.check(dl.stop(p1, timeout=T) == 0, "second on root: the first one stops with exit 0")
+    finally:
+        dl.stop(p1, signal.SIGKILL, timeout=5)
+
+
+def run_metrics_file():
+    """metrics_file naming another program's file is refused at start
+    (exit 78) and at a reload, and the file left as it is; a file put in
+    place of irqsteerd's own while it runs is not removed at stop."""
+    d = os.path.join(tmp, "metrics-file")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    conf = os.path.join(d, "irqsteer.conf")
+    foreign = os.path.join(d, "foreign.prom")
+    ours = os.path.join(d, "ours.prom")
+    with open(foreign, "w") as f:
+        f.write("node_foreign_metric 1\n")
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\nmetrics_file = {foreign}\n")
+    log = os.path.join(d, "start.log")
+    rc = run_to_completion(["--root", root, "--config", conf, "--state-dir", state, "-f"], log)
+    text = dl.read_log(log)
+    c.check(rc == 78 and f"metrics_file {foreign} exists and was not written by irqsteerd" in text,
+            "metrics_file: another program's file refused at start, exit 78", f"rc {rc}: {text[-1500:]}")
+    c.check(open(foreign).read() == "node_foreign_metric 1\n", "metrics_file: the file left as it was")
+
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\nmetrics_file = {ours}\n")
+    log = os.path.join(d, "run.log")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "30s", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: os.path.exists(ours) and "Ready:" in dl.read_log(log), T)
+        c.check(ok and open(ours).read().startswith("# HELP irqsteer_build_info "),
+                "metrics_file: a new file written", dl.read_log(log)[-1500:])
+        # another program's file in place of ours: not removed at stop
+        with open(ours + ".new", "w") as f:
+            f.write("node_other 2\n")
+        os.rename(ours + ".new", ours)
+        c.check(dl.stop(p, timeout=T) == 0, "metrics_file: SIGTERM exit 0", dl.read_log(log)[-1500:])
+        c.check(os.path.exists(ours) and open(ours).read() == "node_other 2\n",
+                "metrics_file: a file irqsteerd did not write is not removed at stop")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+    os.unlink(ours)
+    log = os.path.join(d, "reload.log")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "30s", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: "Ready:" in dl.read_log(log), T)
+        with open(conf, "w") as f:
+            f.write(f"[daemon]\nmetrics_file = {foreign}\n")
+        p.send_signal(signal.SIGHUP)
+        ok = ok and dl.wait_until(lambda: "Configuration reload" in dl.read_log(log), T)
+        c.check(ok and "Configuration reload failed" in dl.read_log(log) and f"metrics_file {foreign} exists"
+                in dl.read_log(log), "metrics_file: another program's file refused at a reload",
+                dl.read_log(log)[-1500:])
+        c.check(dl.stop(p, timeout=T) == 0, "metrics_file: SIGTERM exit 0 after the refused reload")
+        c.check(open(foreign).read() == "node_foreign_metric 1\n", "metrics_file: that file left as it was")
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+    # its own file goes at stop
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\nmetrics_file = {ours}\n")
+    if os.path.exists(ours):
+        os.unlink(ours)
+    log = os.path.join(d, "own.log")
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "30s", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: os.path.exists(ours) and "Ready:" in dl.read_log(log), T)
+        c.check(dl.stop(p, timeout=T) == 0 and ok and not os.path.exists(ours),
+                "metrics_file: its own file removed at stop", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 def break_one(root, pristine):
     """Replaces one IRQ list the daemon changed with text no kernel would
     hold; returns its path relative to root."""
@@ -363,6 +623,7 @@ try:
     run_restore_locked()
     run_summaries()
     run_external_hold()
+    dl.run_cases(c, [run_untrusted_state, run_fifos, run_lock_modes, run_second_on_root, run_metrics_file])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")

@@ -269,7 +269,7 @@ def run_startup_failure():
         last = [dl.field(m, "STATUS") for m in ns.seen if dl.field(m, "STATUS") is not None]
         c.check(msg is not None and last and last[-1].startswith(f"startup failed: {conf}:2: hot_samples"),
                 "bad config at start: FILE:LINE in the last STATUS", repr(last))
-        c.check(rc == 4, "bad config at start: exit 4 (configuration error)", f"rc {rc}")
+        c.check(rc == 78, "bad config at start: exit 78 (EX_CONFIG)", f"rc {rc}")
     finally:
         dl.stop(p, signal.SIGKILL, timeout=5)
         ns.close()
@@ -1033,7 +1033,7 @@ def run_full_state_dir():
     os.mkdir(state)
     log = os.path.join(d, "daemon.log")
     pristine = dl.tree_values(root)
-    fill = ('mount -t tmpfs -o size=8k tmpfs "$0" && { cat /dev/zero > "$0/fill"; } 2>/dev/null; '
+    fill = ('mount -t tmpfs -o size=8k,mode=0755 tmpfs "$0" && { cat /dev/zero > "$0/fill"; } 2>/dev/null; '
             'exec "$@"')
     p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log,
                         wrapper=("unshare", "-m", "--propagation", "private", "sh", "-c", fill, state))

@@ -229,13 +229,13 @@ check "invalid file: systemctl status shows FILE:LINE of the bad value" \
         grep -q "$conf_path:5: hot_samples: invalid number" "$tmp/status.txt"
 check "invalid file: still active, same process" test "$(prop ActiveState)/$(prop MainPID)" = "active/$pid"
 
-# A restart with the invalid file: no restart loop (exit status 4 is in
+# A restart with the invalid file: no restart loop (exit status 78 is in
 # RestartPreventExitStatus=), the unit failed, FILE:LINE in its status text.
 in_ct timeout 30 systemctl restart irqsteerd >/dev/null 2>&1
 sleep 5
 check "invalid file at restart: failed, not restarting ($(prop ActiveState), NRestarts=$(prop NRestarts))" \
         test "$(prop ActiveState)/$(prop NRestarts)" = failed/0
-check "invalid file at restart: exit status 4 ($(prop ExecMainStatus))" test "$(prop ExecMainStatus)" = 4
+check "invalid file at restart: exit status 78 ($(prop ExecMainStatus))" test "$(prop ExecMainStatus)" = 78
 status=$(prop StatusText)
 echo "info StatusText: $status"
 check "invalid file at restart: FILE:LINE in StatusText" \

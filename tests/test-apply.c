@@ -1025,6 +1025,45 @@ static void test_readonly(void **state) {
         apply_free(ap);
 }
 
+/* Journalled threads that exit (or whose TID is reused) are forgotten at
+ * the next discovery, not only by a restore: a process forking short-lived
+ * threads named like a worker grew the journal without bound. */
+static void test_forget_gone_threads(void **state) {
+        static const pid_t tids[] = { 5000101, 5000102, 5000103 };
+        struct env *e = &cur_env;
+        struct apply *ap = NULL;
+        struct undo *u = NULL;
+        char cmd[256];
+        (void) state;
+
+        fakes_reset();
+        env_setup(e, "apply");
+        assert_int_equal(apply_new(e->rootfd, true, e->state, false, &ap), 0);
+        for (size_t i = 0; i < ELEMENTSOF(tids); i++) {
+                struct act x = THR(5000100, tids[i], 777001 + i, "1");
+                struct action a = mk(&x);
+
+                assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        }
+        assert_int_equal(apply_undo(ap)->n_entries, 3);
+        assert_int_equal(apply_forget_gone_threads(ap), 0);  /* all alive */
+
+        /* one exits; another's TID now belongs to a new task */
+        snprintf(cmd, sizeof(cmd), "rm -r '%s/proc/5000100/task/5000102'", e->root);
+        assert_int_equal(system(cmd), 0);
+        test_write_file(e->root, "proc/5000100/task/5000103/stat",
+                        "5000103 (fakeworker) S 1 1 1 0 -1 4194368 0 0 0 0 0 0 0 0 20 0 1 0 999999 0 0\n");
+        assert_int_equal(apply_forget_gone_threads(ap), 2);
+        assert_int_equal(apply_undo(ap)->n_entries, 1);
+        assert_int_equal(apply_undo(ap)->entries[0].key.tid, 5000101);
+        /* and the file says so */
+        assert_int_equal(undo_new(e->state, NULL, true, &u), 0);
+        assert_int_equal(u->n_entries, 1);
+        assert_int_equal(u->entries[0].key.tid, 5000101);
+        undo_free(u);
+        apply_free(ap);
+}
+
 static void test_threads_wrapped(void **state) {
         struct env *e = &cur_env;
         struct undo_report rep;
@@ -1472,6 +1511,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_journal_refusals, teardown_env),
                 cmocka_unit_test_teardown(test_readonly, teardown_env),
                 cmocka_unit_test_teardown(test_threads_wrapped, teardown_env),
+                cmocka_unit_test_teardown(test_forget_gone_threads, teardown_env),
                 cmocka_unit_test_teardown(test_effective, teardown_env),
                 cmocka_unit_test(test_effective_step),
                 cmocka_unit_test_teardown(test_live_irq, teardown_live_irq),

@@ -704,6 +704,29 @@ static void test_cli_usage(_unused_ void **state) {
         }
 }
 
+/* IRQ names come from drivers (and interface names), not from us: the
+ * inventory table shows them escaped, never an escape sequence raw. */
+static void test_inventory_escaped(_unused_ void **state) {
+        char src[512], cmd[2048], *dir = make_tmpdir(), *out, *err;
+        const char *args[] = { "inventory", "--root", NULL, NULL };
+
+        fixture_path("vm2", src, sizeof(src));
+        snprintf(cmd, sizeof(cmd),
+                 "cp -a '%s' '%s/root' && sed -i 's/ttyS0$/tty\\x1b[2JS0/' '%s/root/proc/interrupts'", src, dir,
+                 dir);
+        assert_int_equal(system(cmd), 0);
+        snprintf(cmd, sizeof(cmd), "%s/root", dir);
+        args[2] = cmd;
+        assert_int_equal(run_ctl(args, &out, &err), 0);
+        if (strchr(out, 0x1b) || !strstr(out, "tty\\x1b[2JS0"))
+                fail_msg("inventory shows an IRQ name raw:\n%s", out);
+        free(out);
+        free(err);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        free(dir);
+}
+
 static void test_inventory_host64(_unused_ void **state) {
         char root[512], *out, *err;
         struct json_value *v = NULL;
@@ -1080,6 +1103,24 @@ static void test_status_cli(_unused_ void **state) {
         json_free(v);
         free(out);
         free(err);
+        /* a reason quoting a name from outside (a comm with an escape
+         * sequence and a newline): shown escaped, never raw */
+        {
+                const char *args_full[] = { "status", "--state-dir", dir, "--full", NULL };
+                char *at, tail[4096];
+
+                snprintf(doc, sizeof(doc), STATUS_OK, (int) daemon_pid);
+                at = strstr(doc, "\"reason\":\"CPU0 hot\"");
+                assert_non_null(at);
+                snprintf(tail, sizeof(tail), "%s", at + strlen("\"reason\":\"CPU0 hot\""));
+                snprintf(at, sizeof(doc) - (size_t) (at - doc), "\"reason\":\"\\u001b[2J\\u0007x hot\"%s", tail);
+                test_write_file(dir, "status.json", doc);
+                assert_int_equal(run_ctl(args_full, &out, &err), 0);
+                if (strchr(out, 0x1b) || !strstr(out, "reason: \\x1b[2J\\x07x hot"))
+                        fail_msg("status --full shows a name raw:\n%s", out);
+                free(out);
+                free(err);
+        }
         kill(daemon_pid, SIGKILL);
         assert_int_equal(waitpid(daemon_pid, NULL, 0), daemon_pid);
 
@@ -1247,6 +1288,7 @@ int main(void) {
                 cmocka_unit_test(test_status_print),
                 cmocka_unit_test(test_cli_usage),
                 cmocka_unit_test(test_inventory_host64),
+                cmocka_unit_test(test_inventory_escaped),
                 cmocka_unit_test(test_inventory_classes),
                 cmocka_unit_test(test_inventory_msi_order_warning),
                 cmocka_unit_test(test_top_live),

@@ -105,6 +105,53 @@ static const char *stderr_capture_end(void) {
         return buf;
 }
 
+/* Names from outside (a comm, a ban file's name) are C-escaped: none
+ * forges a log line or sends an escape sequence to a terminal. */
+static void test_escape(void **state) {
+        static const struct {
+                const char *what, *in;
+                bool controls_only;
+                size_t size;
+                const char *want;
+        } cases[] = {
+                { "plain", "nginx", false, 64, "nginx" },
+                { "newline", "a\nb", false, 64, "a\\nb" },
+                { "escape sequence", "\x1b[2J", false, 64, "\\x1b[2J" },
+                { "backslash", "a\\nb", false, 64, "a\\\\nb" },
+                { "tab, CR, DEL", "\t\r\x7f", false, 64, "\\t\\r\\x7f" },
+                { "non-ASCII", "caf\xc3\xa9", false, 64, "caf\\xc3\\xa9" },
+                { "controls only: backslash and UTF-8 kept", "a\\b \xc3\xa9\n", true, 64, "a\\b \xc3\xa9\\n" },
+                { "cut marked", "\n\n\n\n\n\n", false, 8, "\\n\\n..." },
+                { "empty", "", false, 1, "" },
+        };
+        (void) state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char buf[64];
+                const char *got = util_cescape(cases[i].in, strlen(cases[i].in), cases[i].controls_only, buf,
+                                               cases[i].size);
+
+                if (strcmp(got, cases[i].want) != 0)
+                        fail_msg("%s: '%s', want '%s'", cases[i].what, got, cases[i].want);
+                assert_true(util_needs_cescape(cases[i].in, strlen(cases[i].in), cases[i].controls_only) ==
+                            (strcmp(cases[i].in, cases[i].want) != 0));
+        }
+
+        /* a whole log line, on stderr and in the journal */
+        log_setup(LOG_TARGET_STDERR, LOG_INFO);
+        log_set_timestamps(false);
+        unsetenv("JOURNAL_STREAM");
+        stderr_capture_begin();
+        log_notice("thread 7 of %s was re-pinned", "x\nnotice: forged\x1b[31m");
+        assert_string_equal(stderr_capture_end(),
+                            "notice: thread 7 of x\\nnotice: forged\\x1b[31m was re-pinned\n");
+        capture_start(LOG_INFO);
+        log_notice("ban %s", "a\nb");
+        capture_on = false;
+        assert_int_equal(n_captured, 1);
+        assert_string_equal(entry_field(&captured[0], "MESSAGE"), "ban a\\nb");
+}
+
 /* ---- actions ---- */
 
 static struct action mk(enum knob_kind t, unsigned irq, const char *nic, int queue, const char *from,
@@ -598,6 +645,7 @@ int main(void) {
                 cmocka_unit_test(test_stderr_sink),
                 cmocka_unit_test(test_stderr_prefix),
                 cmocka_unit_test(test_ratelimit),
+                cmocka_unit_test(test_escape),
                 cmocka_unit_test(test_action_failure_once),
                 cmocka_unit_test(test_tick_failure_ratelimited),
         };

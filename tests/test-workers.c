@@ -251,6 +251,75 @@ static void test_find_comm(void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* A command line is matched by its first WORKERS_CMDLINE_MAX bytes: a
+ * process chooses its length, and a long one is neither read nor matched
+ * whole at every scan.  Its comm (also the user's choice) is kept escaped. */
+static void test_cmdline_capped(void **state) {
+        static const char stat[] = "900 (big) S 1 900 900 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 1900 12345678 200 "
+                                   "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+        static const struct {
+                const char *what, *regex, *want;
+        } cases[] = {
+                { "the start matches", "^/usr/bin/big --flag", "0:900" },
+                { "past the cap is not seen", "TAILMARK", "" },
+        };
+        char tmpl[] = "/tmp/irqsteer-cmdline.XXXXXX", path[512], cmd[600];
+        _cleanup_(freep) char *line = NULL;
+        size_t n = 3 * WORKERS_CMDLINE_MAX, k;
+        int rootfd;
+        FILE *f;
+        (void) state;
+
+        assert_non_null(mkdtemp(tmpl));
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/900/task/900", tmpl);
+        assert_int_equal(system(cmd), 0);
+        line = malloc(n);
+        assert_non_null(line);
+        k = (size_t) snprintf(line, n, "/usr/bin/big%c--flag%c", 0, 0);
+        memset(line + k, 'a', n - k);
+        memcpy(line + n - 9, "TAILMARK", 9);
+        snprintf(path, sizeof(path), "%s/proc/900/cmdline", tmpl);
+        assert_non_null(f = fopen(path, "we"));
+        assert_int_equal(fwrite(line, 1, n, f), n);
+        fclose(f);
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(path, sizeof(path), "%s/proc/900%s/stat", tmpl, i ? "/task/900" : "");
+                assert_non_null(f = fopen(path, "we"));
+                fputs(stat, f);
+                fclose(f);
+        }
+        snprintf(path, sizeof(path), "%s/proc/900/comm", tmpl);
+        assert_non_null(f = fopen(path, "we"));
+        /* a comm any user can set: kept escaped, as it is logged and shown */
+        fputs("b\x1bg\n", f);
+        fclose(f);
+        snprintf(path, sizeof(path), "%s/proc/900/task/900/status", tmpl);
+        assert_non_null(f = fopen(path, "we"));
+        fputs("Name:\tbig\nCpus_allowed_list:\t0-3\n", f);
+        fclose(f);
+        rootfd = rootfs_open(tmpl);
+        assert_true(rootfd >= 0);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct wspec w = { .cmdline = cases[i].regex };
+                struct worker_set ws = { 0 };
+                struct config c;
+                char got[64];
+
+                mk_config(&c, &w, 1);
+                assert_int_equal(workers_discover(rootfd, &c, &ws), 0);
+                free(c.workers);
+                summarize(&ws, got, sizeof(got));
+                if (strcmp(got, cases[i].want) != 0)
+                        fail_msg("%s: found '%s', want '%s'", cases[i].what, got, cases[i].want);
+                if (ws.n_procs > 0)
+                        assert_string_equal(ws.procs[0].comm, "b\\x1bg");
+                workers_free(&ws);
+        }
+        close(rootfd);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+        assert_int_equal(system(cmd), 0);
+}
+
 static void test_threads(void **state) {
         static const struct wspec specs[] = { { .name = "memcached" }, { .cmdline = "worker" }, { .pidfile = "/run/app.pid" } };
         static const struct {
@@ -514,6 +583,7 @@ int main(void) {
                 cmocka_unit_test(test_cgroup_unit),
                 cmocka_unit_test(test_discover),
                 cmocka_unit_test(test_find_comm),
+                cmocka_unit_test(test_cmdline_capped),
                 cmocka_unit_test(test_threads),
                 cmocka_unit_test(test_pin_wrapped),
                 cmocka_unit_test_teardown(test_live_threads, teardown_live),

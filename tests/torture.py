@@ -439,7 +439,7 @@ def case_faults(work):
         os.makedirs(st)
         log = os.path.join(work, "full-statedir.log")
         wrapper = ["unshare", "-m", "--propagation", "private", "sh", "-c",
-                   f"mount -t tmpfs -o size=64k none {st} && "
+                   f"mount -t tmpfs -o size=64k,mode=0755 none {st} && "
                    f"(dd if=/dev/zero of={st}/fill bs=4k 2>/dev/null; true) && exec \"$@\"", "sh"]
         d = Daemon(root, st, log, wrap=wrapper)
         time.sleep(3)
@@ -499,6 +499,46 @@ def case_faults(work):
         C.check(not grep(d.text(), "changed by someone else"),
                 "second-instance: the first sees no foreign changes", d.text()[-600:], xfail=XF_LOCK)
     run_case("second-instance", root, st, orig, work, during=second)
+
+    # FIFOs and links planted in the state dir while it runs (as whoever
+    # could write it would): no open blocks (SIGTERM then exits 0 and
+    # everything is restored); the next start refuses the directory.
+    st = state()
+
+    def plant(d):
+        os.mkfifo(os.path.join(st, f".status.json.{d.proc.pid}.tmp"), 0o600)
+        j = os.path.join(st, "undo.journal")
+        if os.path.exists(j):
+            os.unlink(j)
+        os.mkfifo(j, 0o600)
+        os.symlink("/etc/passwd", os.path.join(st, "bans", "linked"))
+        time.sleep(2)
+    run_case("statedir-fifos", root, st, orig, work, during=plant)
+    d = Daemon(root, st, os.path.join(work, "statedir-fifos-again.log"))
+    try:
+        rc = d.proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        rc = None
+    d.kill()
+    C.check(rc == 77 and grep(d.text(), r"bans/linked: a symbolic link"),
+            f"statedir-fifos: the next start refuses the planted link (exit {rc})", d.text()[-800:])
+
+    # A state dir another user could write: refused at start (exit 77),
+    # nothing read from it, nothing changed.
+    st = state()
+    os.makedirs(st)
+    os.chmod(st, 0o777)
+    log = os.path.join(work, "statedir-untrusted.log")
+    d = Daemon(root, st, log)
+    try:
+        rc = d.proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        rc = None
+    d.kill()
+    C.check(rc == 77 and grep(d.text(), re.escape(st) + r": writable by others"),
+            f"statedir-untrusted: refused with exit 77, naming why (exit {rc})", d.text()[-800:])
+    settle()
+    C.check(not diff(orig, snapshot(root)), "statedir-untrusted: nothing changed")
 
     # A SIGHUP storm, good and bad configurations in turn.
     cfg = os.path.join(work, "storm.conf")
