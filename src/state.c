@@ -63,7 +63,12 @@ int state_dir_choose(const char *asked, const char *dflt, const char *root, bool
 int state_dir_ensure(const char *dir) {
         struct stat st;
 
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        /* 0755 whatever the umask (the unit sets 0077): irqsteerctl's
+         * read-only commands are for any user */
+        if (mkdir(dir, 0755) == 0) {
+                if (chmod(dir, 0755) < 0)
+                        return -errno;
+        } else if (errno != EEXIST)
                 return -errno;
         if (stat(dir, &st) < 0)
                 return -errno;

@@ -273,7 +273,11 @@ static int mkdir_parents(const char *dir) {
                 if (*s == '/' || *s == 0) {
                         char c = *s;
                         *s = 0;
-                        if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        /* 0755 whatever the umask: readable by irqsteerctl's users */
+                        if (mkdir(p, 0755) == 0) {
+                                if (chmod(p, 0755) < 0)
+                                        return -errno;
+                        } else if (errno != EEXIST)
                                 return -errno;
                         *s = c;
                         if (!c)
