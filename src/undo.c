@@ -14,6 +14,7 @@
 #include "knob.h"
 #include "log.h"
 #include "rootfs.h"
+#include "state.h"
 #include "undo.h"
 #include "util.h"
 
@@ -263,7 +264,7 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
         return 0;
 }
 
-/* mkdir -p, mode 0755 for what it creates. */
+/* mkdir -p, mode 0755 for what it creates, whatever the umask. */
 static int mkdir_parents(const char *dir) {
         _cleanup_(freep) char *p = strdup(dir);
 
@@ -273,12 +274,10 @@ static int mkdir_parents(const char *dir) {
                 if (*s == '/' || *s == 0) {
                         char c = *s;
                         *s = 0;
-                        /* 0755 whatever the umask: readable by irqsteerctl's users */
-                        if (mkdir(p, 0755) == 0) {
-                                if (chmod(p, 0755) < 0)
-                                        return -errno;
-                        } else if (errno != EEXIST)
-                                return -errno;
+                        int r = state_mkdir_public(p);
+
+                        if (r < 0)
+                                return r;
                         *s = c;
                         if (!c)
                                 break;
