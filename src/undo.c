@@ -339,7 +339,9 @@ int undo_save(struct undo *u) {
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        r = fchmod(fd, 0600) < 0 ? -errno : 0;
+        /* readable: irqsteerctl plan reads it as any user; it holds values
+         * that /proc and /sys show everyone anyway */
+        r = fchmod(fd, 0644) < 0 ? -errno : 0;
         if (r == 0)
                 r = write_all(fd, buf, len);
         if (r == 0 && fsync(fd) < 0)
