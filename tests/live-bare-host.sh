@@ -106,7 +106,9 @@ echo "result test_seconds $(( $(date +%s) - t0 ))"
 INNER
 
 t0=$(date +%s)
-systemd-nspawn -q -D "$cache" --volatile=overlay --register=no --keep-unit --as-pid2 \
+# --console=pipe: no terminal, so the backgrounded run line (its own
+# process group) is never stopped for touching one (apt does)
+systemd-nspawn -q -D "$cache" --volatile=overlay --register=no --keep-unit --as-pid2 --console=pipe \
         --bind-ro=/proc/irq --bind="$tmp/src:/src/irqsteer" --bind="$tmp/log:/log" \
         --bind-ro="$tmp/inner.sh:/inner.sh" -- /bin/sh /inner.sh "$run_cmd" "$test_cmd" "$steps" \
         >"$tmp/nspawn.log" 2>&1 </dev/null
