@@ -137,7 +137,8 @@ case $steps in
         if [ -n "$(r ungated)" ]; then
                 fail "$(r ungated) runs without IRQSTEER_LIVE=1: make check as root there would change this host; not run"
         else
-                echo "info test line took $(r test_seconds)s"
+                echo "info test line took $(r test_seconds)s: $(grep -Ec '^PASS:' "$tmp/log/test.log") passed," \
+                        "$(grep -Ec '^SKIP:' "$tmp/log/test.log") skipped, $(grep -Ec '^(FAIL|ERROR):' "$tmp/log/test.log") failed"
                 [ "$(r test_rc)" = 0 ] && pass "'$test_cmd' exit 0" || {
                         fail "'$test_cmd' exit $(r test_rc)"
                         grep -E '^(FAIL|ERROR|XPASS):' "$tmp/log/test.log"; tail -30 "$tmp/log/test.log"
