@@ -131,7 +131,9 @@ clean:
 DEB_OUT ?= $(BUILD)-deb
 .PHONY: deb
 deb:
-	$(call install_missing,$(BUILD_PKGS) dpkg-dev debhelper libcmocka-dev)
+	@for t in dpkg-buildpackage:dpkg-dev dh:debhelper; do \
+	  command -v $${t%%:*} >/dev/null 2>&1 || { echo "make deb: $${t%%:*} missing: apt-get install $${t#*:}" >&2; exit 1; }; \
+	done
 	dpkg-buildpackage -us -uc -b
 	mkdir -p $(DEB_OUT)
 	v=$$(dpkg-parsechangelog -S Version) && \
