@@ -31,9 +31,7 @@ srcdir=${IRQSTEER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 readme=${IRQSTEER_README:-$srcdir/README.md}
 steps=${IRQSTEER_BARE_HOST_STEPS:-run,test}
 
-fails=0
-pass() { echo "ok   $*"; }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$srcdir/tests/nspawn-lib.sh"
 
 cmds=$(awk '/^<!-- bare-host-commands -->/ { m = 1; next }
         m == 1 && /^```/ { m = 2; next }
@@ -63,11 +61,8 @@ fi
 tmp=$(mktemp -d /tmp/irqsteer-bare.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
-mkdir -p "$tmp/src" "$tmp/log"
-# the source tree as a fresh clone would have it: no build, no .git
-(cd "$srcdir" && tar --exclude=./build --exclude='./build-*' --exclude=./debian/build --exclude=./debian/irqsteer \
-        --exclude=./debian/.debhelper --exclude=./autom4te.cache --exclude=./.git -cf - .) | tar -xf - -C "$tmp/src" ||
-        { echo "FAIL cannot copy $srcdir"; exit 1; }
+mkdir -p "$tmp/log"
+copy_tree "$srcdir" "$tmp/src" || { echo "FAIL cannot copy $srcdir"; exit 1; }
 
 cat > "$tmp/inner.sh" <<'INNER'
 # in the container: $1 the run line, $2 the test line, $3 the steps

@@ -41,12 +41,8 @@ v1=$(sed -n '1s/^irqsteer (\([^)]*\)).*/\1/p' "$srcdir/debian/changelog")
 v2=$v1+upgradetest1
 build_deb() { # build_deb VERSION OUTDIR: a copy of the tree, its changelog at VERSION
         _src=$tmp/src-$1
-        mkdir -p "$_src" "$2"
-        (cd "$srcdir" && tar --exclude=./build --exclude='./build-*' --exclude=./debian/build \
-                --exclude=./debian/irqsteer --exclude=./debian/.debhelper --exclude='./debian/autoreconf.*' \
-                --exclude=./debian/files --exclude='./debian/*.substvars' --exclude='./debian/*.debhelper' \
-                --exclude=./debian/debhelper-build-stamp --exclude=./autom4te.cache \
-                --exclude=./.git -cf - .) | tar -xf - -C "$_src" || return 1
+        mkdir -p "$2"
+        copy_tree "$srcdir" "$_src" || return 1
         if [ "$1" != "$v1" ]; then
                 { printf 'irqsteer (%s) unstable; urgency=medium\n\n  * Upgrade test build.\n\n' "$1"
                   printf ' -- irqsteer developers <dev@irqsteer.invalid>  %s\n\n' "$(date -R)"

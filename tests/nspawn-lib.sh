@@ -1,5 +1,5 @@
-# Sourced by the live tests that boot a Debian tree with systemd-nspawn
-# (tests/live-package.sh); sh, after `set -u`.  Sets and uses: $tmp (a
+# Sourced by the live tests that run a Debian tree with systemd-nspawn
+# (tests/live-package.sh, tests/live-bare-host.sh); sh, after `set -u`.  Sets and uses: $tmp (a
 # temporary directory the caller made), $ct (the container's systemd
 # PID), $nspawn_pid.  nspawn_cleanup powers the container off (killing it
 # if need be); the caller traps it on EXIT.
@@ -10,6 +10,22 @@ fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 check() { # check WHAT COMMAND...
         what=$1; shift
         if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# copy_tree SRC DEST: the source tree as a fresh clone has it: the files
+# git tracks or would (uncommitted edits included), nothing generated; from
+# a release tarball, everything but the build directories.
+copy_tree() {
+        mkdir -p "$2" || return 1
+        if [ "$(git -C "$1" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$1" && pwd -P)" ]; then
+                (cd "$1" && git ls-files -z --cached --others --exclude-standard |
+                        xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+                        tar --null -T - -cf -) | tar -xf - -C "$2"
+        else
+                (cd "$1" && tar --exclude=./build --exclude=./build-asan --exclude=./build-fuzz \
+                        --exclude=./build-deb --exclude=./debian/build --exclude=./debian/irqsteer \
+                        --exclude=./debian/.debhelper --exclude=./autom4te.cache -cf - .) | tar -xf - -C "$2"
+        fi
 }
 
 # nspawn_tree DIR INCLUDES: a debootstrapped bookworm (minbase and
