@@ -503,7 +503,7 @@ static int env_sig_one(struct daemon *d _unused_, const char *path, void *arg) {
 
 static int env_load_one(struct daemon *d, const char *path, void *arg) {
         cpuset_t *all = arg, one;
-        char problem[256];
+        char problem[256] = "out of memory";
         int r;
 
         r = irqbalance_env_load(path, &one, problem, sizeof(problem));
