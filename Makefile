@@ -137,3 +137,18 @@ uninstall: $(BUILD)/Makefile
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz
+
+# The Debian package (debian/, dh compat 13): dpkg-buildpackage -us -uc -b,
+# the .deb files then moved from the parent directory into $(DEB_OUT).
+DEB_OUT ?= $(BUILD)-deb
+.PHONY: deb
+deb:
+	@for t in dpkg-buildpackage:dpkg-dev dh:debhelper; do \
+	  command -v $${t%%:*} >/dev/null 2>&1 || { echo "make deb: $${t%%:*} missing: apt-get install $${t#*:}" >&2; exit 1; }; \
+	done
+	dpkg-buildpackage -us -uc -b
+	mkdir -p $(DEB_OUT)
+	v=$$(dpkg-parsechangelog -S Version) && \
+	  mv ../irqsteer_$${v}_*.deb ../irqsteer-dbgsym_$${v}_*.deb ../irqsteer_$${v}_*.buildinfo \
+	    ../irqsteer_$${v}_*.changes $(DEB_OUT)/ 2>/dev/null; \
+	  ls $(DEB_OUT)/irqsteer_$${v}_*.deb

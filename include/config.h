@@ -66,6 +66,7 @@ struct config {
         uint64_t irq_rate_interval_usec; /* /proc/interrupts at least this often; 0 = every tick */
         char *state_dir;
         char *metrics_file;      /* Prometheus text file written each tick; NULL = none */
+        char *irqbalance_env_files; /* irqbalance's environment files, blank-separated; NULL = none */
         int log_level;           /* LOG_* */
         bool restore_on_exit;
         bool dry_run;

@@ -107,3 +107,8 @@ int state_read_status(const char *dir, struct json_value **ret);
 /* Whether status v (state_read_status) names a live irqsteerd other than
  * this process, with its pid in *ret_pid (also when it is not live). */
 bool state_status_live(const struct json_value *v, int64_t *ret_pid);
+
+/* mkdir with mode 0755 whatever the umask (the unit sets 0077): the state
+ * directory is read by irqsteerctl's read-only commands, for any user.  0
+ * also when it exists already, else -errno. */
+int state_mkdir_public(const char *dir);

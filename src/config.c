@@ -23,6 +23,7 @@
  * (-I. precedes -I include); headers in include/ find this one by themselves. */
 #include "config.h"
 #include "cpuset.h"
+#include "irqbalance-env.h"
 #include "util.h"
 
 /* Beyond this many problems the file is probably not a config file at all;
@@ -54,6 +55,7 @@ enum value_type {
         VT_DURATION,
         VT_PATH,
         VT_PATH_OPT,     /* VT_PATH, or empty for none (NULL) */
+        VT_PATHS,        /* absolute paths separated by blanks, or empty for none (NULL) */
         VT_LOG_LEVEL,
         VT_CPULIST,
         VT_IRQLIST,
@@ -80,6 +82,7 @@ static const struct key_def daemon_keys[] = {
         KEY("irq_rate_interval", VT_DURATION, struct config, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN),
         KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
         KEY("metrics_file", VT_PATH_OPT, struct config, metrics_file, 0, 0),
+        KEY("irqbalance_env_files", VT_PATHS, struct config, irqbalance_env_files, 0, 0),
         KEY("log_level", VT_LOG_LEVEL, struct config, log_level, 0, 0),
         KEY("restore_on_exit", VT_BOOL, struct config, restore_on_exit, 0, 0),
         KEY("dry_run", VT_BOOL, struct config, dry_run, 0, 0),
@@ -254,6 +257,9 @@ int config_defaults(struct config *c) {
         c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);
         if (!c->state_dir)
                 return -ENOMEM;
+        c->irqbalance_env_files = strdup(IRQBALANCE_ENV_DEFAULT_FILES);
+        if (!c->irqbalance_env_files)
+                return -ENOMEM;
         c->log_level = LOG_INFO;
         c->restore_on_exit = true;
         c->dry_run = false;
@@ -308,6 +314,7 @@ void config_free(struct config *c) {
         free(c->dropins);
         free(c->state_dir);
         free(c->metrics_file);
+        free(c->irqbalance_env_files);
         for (size_t i = 0; i < c->n_interfaces; i++)
                 free(c->interfaces[i].match);
         free(c->interfaces);
@@ -588,7 +595,8 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         bool b;
         int r;
 
-        if (!*value && def->type != VT_CPULIST && def->type != VT_IRQLIST && def->type != VT_PATH_OPT) {
+        if (!*value && def->type != VT_CPULIST && def->type != VT_IRQLIST && def->type != VT_PATH_OPT &&
+            def->type != VT_PATHS) {
                 perr(p, line, key, "empty value");
                 return false;
         }
@@ -684,6 +692,33 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 }
                 *(uint64_t *) target = u;
                 return true;
+
+        case VT_PATHS: {
+                _cleanup_(freep) char *copy = strdup(value), *joined = NULL;
+                size_t jl = 0;
+                char *save = NULL;
+
+                if (!copy || !(joined = malloc(strlen(value) + 1))) {
+                        p->oom = true;
+                        return false;
+                }
+                for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                        if (w[0] != '/' || w[strlen(w) - 1] == '/') {
+                                perr(p, line, key, "\"%s\" is not an absolute path of a file", w);
+                                return false;
+                        }
+                        if (strlen(w) >= PATH_MAX) {
+                                perr(p, line, key, "path is too long");
+                                return false;
+                        }
+                        jl += (size_t) sprintf(joined + jl, "%s%s", jl ? " " : "", w);
+                }
+                free(*(char **) target);
+                *(char **) target = jl ? joined : NULL;
+                if (jl)
+                        joined = NULL;
+                return true;
+        }
 
         case VT_PATH_OPT:
                 if (!value[0]) {
@@ -1602,6 +1637,7 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
                 return true;
         case VT_PATH:
         case VT_PATH_OPT:
+        case VT_PATHS:
         case VT_COMM:
         case VT_REGEX:
         case VT_UNIT:

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "engine.h"
+#include "irqbalance-env.h"
 #include "json.h"
 #include "linkmon.h"
 #include "log.h"
@@ -76,6 +77,13 @@ struct daemon {
         char *bans_dir;
         sd_event_source *bans_watch;
         struct bans bans;
+        /* irqbalance's environment files (irqbalance-env.h): their
+         * directories watched, their stat()s compared each tick too (a
+         * directory may appear later: /etc/sysconfig on Debian) */
+        sd_event_source **env_watches;
+        size_t n_env_watches;
+        char env_sig[1024];
+        char env_problem[384];    /* the problem last logged, logged once */
         struct linkmon *linkmon;
 
         /* the tick: sampling, inventory, policy, actions (engine.h) */
@@ -547,6 +555,152 @@ static int setup_bans(struct daemon *d) {
         return 0;
 }
 
+/* ---- irqbalance's environment files ---- */
+
+/* Calls fn for each file of irqbalance_env_files; stops at the first
+ * negative return and returns it. */
+static int env_for_each(struct daemon *d, int (*fn)(struct daemon *d, const char *path, void *arg), void *arg) {
+        _cleanup_(freep) char *copy = NULL;
+        char *save = NULL;
+        int r;
+
+        if (!d->config.irqbalance_env_files)
+                return 0;
+        copy = strdup(d->config.irqbalance_env_files);
+        if (!copy)
+                return -ENOMEM;
+        for (char *p = strtok_r(copy, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+                r = fn(d, p, arg);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int env_sig_one(struct daemon *d _unused_, const char *path, void *arg) {
+        char *sig = arg;
+        size_t l = strlen(sig);
+        struct stat st;
+
+        if (l >= sizeof(d->env_sig) - 1)
+                return 0;
+        if (stat(path, &st) < 0)
+                snprintf(sig + l, sizeof(d->env_sig) - l, "%s -;", path);
+        else
+                snprintf(sig + l, sizeof(d->env_sig) - l, "%s %ju:%ju:%jd:%jd.%09ld;", path, (uintmax_t) st.st_dev,
+                         (uintmax_t) st.st_ino, (intmax_t) st.st_size, (intmax_t) st.st_mtim.tv_sec,
+                         st.st_mtim.tv_nsec);
+        return 0;
+}
+
+static int env_load_one(struct daemon *d, const char *path, void *arg) {
+        cpuset_t *all = arg, one;
+        char problem[256] = "out of memory";
+        int r;
+
+        r = irqbalance_env_load(path, &one, problem, sizeof(problem));
+        if (r < 0) {
+                char msg[sizeof(d->env_problem)];
+
+                snprintf(msg, sizeof(msg), "%s: %s", path, problem);
+                if (strcmp(msg, d->env_problem) != 0)
+                        log_warning("irqbalance environment file %s; keeping the ban %s as it is", msg,
+                                    IRQBALANCE_ENV_BAN_NAME);
+                snprintf(d->env_problem, sizeof(d->env_problem), "%s", msg);
+                return r;
+        }
+        cpuset_or(all, all, &one);
+        return 0;
+}
+
+/* Makes the ban file IRQBALANCE_ENV_BAN_NAME hold what the environment
+ * files ban (none: no file), so that it joins the other runtime bans and
+ * `irqsteerctl bans` shows it.  A file that does not parse changes
+ * nothing: dropping the ban would put work back on CPUs a pod was given. */
+static void env_sync(struct daemon *d) {
+        const struct ban_file *cur = bans_find(&d->bans, IRQBALANCE_ENV_BAN_NAME);
+        cpuset_t all;
+        int r;
+
+        cpuset_zero(&all);
+        if (env_for_each(d, env_load_one, &all) < 0)
+                return;
+        d->env_problem[0] = 0;
+        if (cpuset_empty(&all)) {
+                if (!cur)
+                        return;
+                r = bans_remove(d->bans_dir, IRQBALANCE_ENV_BAN_NAME);
+                if (r < 0 && r != -ENOENT) {
+                        log_warning_errno(r, "Failed to lift the ban %s: %m", IRQBALANCE_ENV_BAN_NAME);
+                        return;
+                }
+        } else {
+                if (cur && cur->error == 0 && cpuset_equal(&cur->cpus, &all))
+                        return;
+                r = bans_write(d->bans_dir, IRQBALANCE_ENV_BAN_NAME, &all);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to write the ban %s: %m", IRQBALANCE_ENV_BAN_NAME);
+                        return;
+                }
+        }
+        load_bans(d);
+}
+
+/* Reads the files again when one changed since last time (or when force). */
+static void env_check(struct daemon *d, bool force) {
+        char sig[sizeof(d->env_sig)] = "";
+
+        (void) env_for_each(d, env_sig_one, sig);
+        if (!force && strcmp(sig, d->env_sig) == 0)
+                return;
+        memcpy(d->env_sig, sig, sizeof(sig));
+        env_sync(d);
+}
+
+static int on_env(sd_event_source *s _unused_, const struct inotify_event *ev _unused_, void *userdata) {
+        env_check(userdata, false);
+        return 0;
+}
+
+static void env_unwatch(struct daemon *d) {
+        for (size_t i = 0; i < d->n_env_watches; i++)
+                sd_event_source_disable_unref(d->env_watches[i]);
+        free(d->env_watches);
+        d->env_watches = NULL;
+        d->n_env_watches = 0;
+}
+
+static int env_watch_one(struct daemon *d, const char *path, void *arg _unused_) {
+        _cleanup_(freep) char *dir = strdup(path);
+        sd_event_source **n;
+        int r;
+
+        if (!dir)
+                return -ENOMEM;
+        *strrchr(dir, '/') = 0;
+        n = realloc(d->env_watches, (d->n_env_watches + 1) * sizeof(*n));
+        if (!n)
+                return -ENOMEM;
+        d->env_watches = n;
+        r = sd_event_add_inotify(d->event, &n[d->n_env_watches], dir[0] ? dir : "/",
+                                 IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR, on_env, d);
+        if (r < 0) {
+                /* the tick's stat() still sees the file once it exists */
+                log_debug_errno(r, "Not watching %s for %s: %m", dir[0] ? dir : "/", path);
+                return 0;
+        }
+        (void) sd_event_source_set_description(n[d->n_env_watches++], "irqbalance-env");
+        return 0;
+}
+
+/* Watches the files of the configuration in force and reads them now. */
+static void env_setup(struct daemon *d) {
+        env_unwatch(d);
+        if (env_for_each(d, env_watch_one, NULL) < 0)
+                log_error_errno(ENOMEM, "Out of memory");
+        env_check(d, true);
+}
+
 /* ---- the tick ---- */
 
 /* How often a full tick looks again whether the other IRQ writer seen
@@ -559,6 +713,7 @@ static int tick(struct daemon *d) {
         struct engine_tick_result res;
         int r;
 
+        env_check(d, false);
         r = engine_tick(&d->engine, now_monotonic(d), &d->bans.cpus, &res);
         if (r <= 0)
                 return r;
@@ -680,6 +835,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                         (void) sd_event_source_set_time(d->timer, now_monotonic(d) + d->interval_usec);
                 }
                 engine_config_changed(&d->engine);
+                env_setup(d);
                 log_info("Configuration reloaded");
                 check_all_banned(d);
                 log_dropins(&d->config);
@@ -1005,6 +1161,7 @@ static int startup(struct daemon *d) {
         r = setup_bans(d);
         if (r < 0)
                 return r;
+        env_setup(d);
 
         /* Warned, not refused: the operator may be moving over from
          * irqbalance; the status line keeps saying it meanwhile. */
@@ -1056,6 +1213,7 @@ static void daemon_free(struct daemon *d) {
         sd_event_source_disable_unref(d->sig_term);
         sd_event_source_disable_unref(d->sig_int);
         sd_event_source_disable_unref(d->bans_watch);
+        env_unwatch(d);
         sd_event_unref(d->event);
         engine_free(&d->engine);
         if (d->have_config)

@@ -264,6 +264,7 @@ static void write_config_json(struct json_writer *w, const struct config *c, con
         json_key_double(w, "irq_rate_interval_s", (double) c->irq_rate_interval_usec / USEC_PER_SEC);
         json_key_string(w, "state_dir", state_dir ? state_dir : c->state_dir);
         json_key_string(w, "metrics_file", c->metrics_file);
+        json_key_string(w, "irqbalance_env_files", c->irqbalance_env_files);
         json_key_string(w, "log_level", log_level_to_string(c->log_level));
         json_key_bool(w, "restore_on_exit", c->restore_on_exit);
         json_key_bool(w, "dry_run", c->dry_run);

@@ -34,6 +34,12 @@ static bool same_dir(const char *a, const char *b) {
         return la == lb && strncmp(a, b, la) == 0;
 }
 
+int state_mkdir_public(const char *dir) {
+        if (mkdir(dir, 0755) == 0)
+                return chmod(dir, 0755) < 0 ? -errno : 0;
+        return errno == EEXIST ? 0 : -errno;
+}
+
 int state_dir_choose(const char *asked, const char *dflt, const char *root, bool root_is_host, bool create,
                      char **ret) {
         const char *dir = asked ? asked : dflt ? dflt : CONFIG_DEFAULT_STATE_DIR;
@@ -50,10 +56,12 @@ int state_dir_choose(const char *asked, const char *dflt, const char *root, bool
                 return -EXDEV;
         if (asprintf(&p, "%s/run", root) < 0)
                 return -ENOMEM;
-        if (create && mkdir(p, 0755) < 0 && errno != EEXIST) {
-                int r = -errno;
-                free(p);
-                return r;
+        if (create) {
+                int r = state_mkdir_public(p);
+                if (r < 0) {
+                        free(p);
+                        return r;
+                }
         }
         free(p);
         if (asprintf(&p, "%s/run/irqsteer", root) < 0)
@@ -65,8 +73,10 @@ int state_dir_choose(const char *asked, const char *dflt, const char *root, bool
 int state_dir_ensure(const char *dir) {
         struct stat st;
 
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
+        int r = state_mkdir_public(dir);
+
+        if (r < 0)
+                return r;
         if (stat(dir, &st) < 0)
                 return -errno;
         return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;

@@ -264,7 +264,7 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
         return 0;
 }
 
-/* mkdir -p, mode 0755 for what it creates. */
+/* mkdir -p, mode 0755 for what it creates, whatever the umask. */
 static int mkdir_parents(const char *dir) {
         _cleanup_(freep) char *p = strdup(dir);
 
@@ -274,8 +274,10 @@ static int mkdir_parents(const char *dir) {
                 if (*s == '/' || *s == 0) {
                         char c = *s;
                         *s = 0;
-                        if (mkdir(p, 0755) < 0 && errno != EEXIST)
-                                return -errno;
+                        int r = state_mkdir_public(p);
+
+                        if (r < 0)
+                                return r;
                         *s = c;
                         if (!c)
                                 break;
@@ -337,7 +339,9 @@ int undo_save(struct undo *u) {
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        r = fchmod(fd, 0600) < 0 ? -errno : 0;
+        /* readable: irqsteerctl plan reads it as any user; it holds values
+         * that /proc and /sys show everyone anyway */
+        r = fchmod(fd, 0644) < 0 ? -errno : 0;
         if (r == 0)
                 r = write_all(fd, buf, len);
         if (r == 0 && fsync(fd) < 0)

@@ -5,7 +5,9 @@ a tick of the daemon reading it; a bad ban file is logged and ignored as a
 whole; irqsteerctl bans lists them, status.json shows them; unban lifts
 the ban, moves nothing back by itself, and the next move off a hot CPU
 uses the unbanned CPU again, the coolest; a reload with a new banned_cpus
-vacates as well.  Needs no root: everything happens below a temporary copy
+vacates as well; irqbalance's environment files (IRQBALANCE_BANNED_CPUS,
+IRQBALANCE_BANNED_CPULIST, as cri-o and tuned write them) become the ban
+irqbalance-env within a tick, also in a directory created later.  Needs no root: everything happens below a temporary copy
 of tests/fixtures/vm2.  Run by tests/test-daemon-bans.sh."""
 import os
 import re
@@ -330,8 +332,73 @@ def run_many_bans():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def rps_cpus(root):
+    path = os.path.join(root, "sys/class/net/eth1/queues/rx-0/rps_cpus")
+    mask = int(open(path).read().strip().replace(",", "") or "0", 16)
+    return {c for c in range(mask.bit_length()) if mask >> c & 1}
+
+
+def run_env_bans():
+    d = os.path.join(tmp, "env")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    conf = os.path.join(d, "irqsteer.conf")
+    sysconfig, default = os.path.join(d, "sysconfig"), os.path.join(d, "default")
+    os.mkdir(default)
+    # /etc/sysconfig does not exist on Debian: created while it runs
+    with open(conf, "w") as f:
+        f.write(f"[daemon]\nirqbalance_env_files = {sysconfig}/irqbalance {default}/irqbalance\n")
+
+    def banned():
+        r = irqsteerctl(["bans", "--state-dir", state])
+        m = re.search(r"^irqbalance-env\s+(\S+)", r.stdout, re.M)
+        return m.group(1) if m else None
+
+    def write(path, text):
+        with open(path + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(path + ".tmp", path)
+
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "200ms"], log)
+    try:
+        laid = dl.wait_until(lambda: ticks(state) >= 2 and irqs_on(root, 1, log), T)
+        c.check(bool(laid), "env: IRQs laid out on CPU1 first", repr(dl.tree_values(root)))
+        c.check(banned() is None, "env: no irqbalance-env ban without the files", "")
+        # cri-o's line: the mask in irqbalance's 32-bit groups, quoted
+        write(os.path.join(default, "irqbalance"), '# irqbalance\nOPTIONS=""\nIRQBALANCE_BANNED_CPUS="00000000,00000002"\n')
+        ok = dl.wait_until(lambda: banned() == "1", T)
+        c.check(bool(ok), "env: IRQBALANCE_BANNED_CPUS becomes the ban irqbalance-env, CPU1", dl.read_log(log)[-1500:])
+        ok = dl.wait_until(lambda: not irqs_on(root, 1, log) and 1 not in rps_cpus(root), T)
+        c.check(bool(ok), "env: CPU1's IRQs and RPS vacated, no reload",
+                f"on CPU1: {irqs_on(root, 1, log)}, rps {sorted(rps_cpus(root))}")
+        # tuned's line, in a directory that did not exist at start
+        os.mkdir(sysconfig)
+        write(os.path.join(sysconfig, "irqbalance"), "IRQBALANCE_BANNED_CPULIST=0\n")
+        ok = dl.wait_until(lambda: banned() == "0-1", T)
+        c.check(bool(ok), "env: IRQBALANCE_BANNED_CPULIST in a directory created later joins it (0-1)",
+                dl.read_log(log)[-1500:])
+        # a malformed value: said once with its line, the ban in force stays
+        write(os.path.join(sysconfig, "irqbalance"), "IRQBALANCE_BANNED_CPULIST=zz\n")
+        want = f"irqbalance environment file {sysconfig}/irqbalance: line 1: IRQBALANCE_BANNED_CPULIST"
+        ok = dl.wait_until(lambda: want in dl.read_log(log), T)
+        t = ticks(state)
+        dl.wait_until(lambda: ticks(state) >= t + 3, T)
+        text = dl.read_log(log)
+        c.check(bool(ok) and text.count(want) == 1 and banned() == "0-1",
+                "env: a malformed file is logged once and keeps the ban", f"{text.count(want)} {banned()}")
+        os.unlink(os.path.join(sysconfig, "irqbalance"))
+        os.unlink(os.path.join(default, "irqbalance"))
+        ok = dl.wait_until(lambda: banned() is None and "Ban irqbalance-env lifted" in dl.read_log(log), T)
+        c.check(bool(ok), "env: files removed, the ban is lifted", dl.read_log(log)[-1500:])
+        c.check(dl.stop(p, timeout=T) == 0, "env: SIGTERM exit 0", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 try:
     run_bans()
+    run_env_bans()
     dl.run_cases(c, [run_ban_logs, run_many_bans])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):

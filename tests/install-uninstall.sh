@@ -41,11 +41,12 @@ var() {
                 tail -n 1
 }
 sbindir=$(var sbindir)
+bindir=$(var bindir)
 sysconfdir=$(var sysconfdir)
 docdir=$(var docdir)
 mandir=$(var mandir)
 unitdir=$(var systemdsystemunitdir)
-for v in "$sbindir" "$sysconfdir" "$docdir" "$mandir" "$unitdir"; do
+for v in "$sbindir" "$bindir" "$sysconfdir" "$docdir" "$mandir" "$unitdir"; do
         case $v in
         /*) ;;
         *) fail "installation directory \"$v\" from $builddir/Makefile is not absolute"; exit 1 ;;
@@ -60,7 +61,7 @@ run_make() {
 
 conf=$dest$sysconfdir/irqsteer/irqsteer.conf
 example_src=$srcdir/systemd/irqsteer.conf.example
-installed="$dest$sbindir/irqsteerd $dest$sbindir/irqsteerctl $dest$docdir/irqsteer.conf.example
+installed="$dest$sbindir/irqsteerd $dest$bindir/irqsteerctl $dest$docdir/irqsteer.conf.example
 $dest$mandir/man5/irqsteer.conf.5 $dest$mandir/man8/irqsteerd.8 $dest$mandir/man8/irqsteerctl.8
 $dest$unitdir/irqsteerd.service $conf"
 
@@ -75,7 +76,7 @@ fi
 for f in $installed; do
         check "installed: ${f#"$dest"}" test -f "$f"
 done
-check "irqsteerd and irqsteerctl are executable" test -x "$dest$sbindir/irqsteerd" -a -x "$dest$sbindir/irqsteerctl"
+check "irqsteerd and irqsteerctl are executable" test -x "$dest$sbindir/irqsteerd" -a -x "$dest$bindir/irqsteerctl"
 check "irqsteer.conf is the example (every key commented out)" cmp -s "$example_src" "$conf"
 check "the documentation's example is the example" cmp -s "$example_src" "$dest$docdir/irqsteer.conf.example"
 check "the unit starts the installed daemon ($sbindir/irqsteerd)" \

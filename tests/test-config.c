@@ -42,6 +42,13 @@ static void test_metrics_file_off(_unused_ void **state) {
         assert_int_equal(parse_str("[daemon]\nmetrics_file = \"\"\n", &c, &errs), 0);
         assert_null(c.metrics_file);
         config_free(&c);
+        /* irqbalance_env_files: both of irqbalance's files by default, empty reads none */
+        assert_int_equal(parse_str("", &c, &errs), 0);
+        assert_string_equal(c.irqbalance_env_files, "/etc/sysconfig/irqbalance /etc/default/irqbalance");
+        config_free(&c);
+        assert_int_equal(parse_str("[daemon]\nirqbalance_env_files =\n", &c, &errs), 0);
+        assert_null(c.irqbalance_env_files);
+        config_free(&c);
 }
 
 static char *read_all(const char *path, size_t *ret_len) {
@@ -80,6 +87,7 @@ static bool config_same(const struct config *a, const struct config *b, const ch
         SAME(irq_rate_interval_usec);
         SAME_STR(state_dir);
         SAME_STR(metrics_file);
+        SAME_STR(irqbalance_env_files);
         SAME(log_level);
         SAME(restore_on_exit);
         SAME(dry_run);
@@ -205,6 +213,9 @@ static void test_good_values(_unused_ void **state) {
                   "/run/irq steer" },
                 { "metrics_file", "metrics_file", "/var/lib/prometheus/node-exporter/irqsteer.prom", K_STR,
                   CF(metrics_file), 0, "/var/lib/prometheus/node-exporter/irqsteer.prom" },
+                { "irqbalance_env_files: blanks between paths", "irqbalance_env_files",
+                  "\"/etc/default/irqbalance \t /srv/irqbalance.env\"", K_STR, CF(irqbalance_env_files), 0,
+                  "/etc/default/irqbalance /srv/irqbalance.env" },
                 { "log_level debug", "log_level", "debug", K_INT, CF(log_level), LOG_DEBUG, NULL },
                 { "log_level notice", "log_level", "notice", K_INT, CF(log_level), LOG_NOTICE, NULL },
                 { "log_level warning", "log_level", "warning", K_INT, CF(log_level), LOG_WARNING, NULL },
@@ -302,6 +313,7 @@ static void test_good_values(_unused_ void **state) {
                                       strcmp(cases[i].key, "irq_rate_interval") == 0 ||
                                       strcmp(cases[i].key, "state_dir") == 0 ||
                                       strcmp(cases[i].key, "metrics_file") == 0 ||
+                                      strcmp(cases[i].key, "irqbalance_env_files") == 0 ||
                                       strcmp(cases[i].key, "log_level") == 0 ||
                                       strcmp(cases[i].key, "restore_on_exit") == 0 ||
                                       strcmp(cases[i].key, "dry_run") == 0;
@@ -419,6 +431,11 @@ static void test_bad(_unused_ void **state) {
                   "t.conf:2: interval: \"0.05\" is out of range (100ms..60s)\n" },
                 { "trailing comment is part of the value", "[daemon]\ninterval = 2s # fast\n",
                   "t.conf:2: interval: invalid duration \"2s # fast\" (expected e.g. 500ms, 2s, 5min)\n" },
+                { "irqbalance_env_files: one relative path spoils it",
+                  "[daemon]\nirqbalance_env_files = /etc/default/irqbalance sysconfig/irqbalance\n",
+                  "t.conf:2: irqbalance_env_files: \"sysconfig/irqbalance\" is not an absolute path of a file\n" },
+                { "irqbalance_env_files: a directory", "[daemon]\nirqbalance_env_files = /etc/default/\n",
+                  "t.conf:2: irqbalance_env_files: \"/etc/default/\" is not an absolute path of a file\n" },
                 { "state_dir relative", "[daemon]\nstate_dir = run/irqsteer\n",
                   "t.conf:2: state_dir: \"run/irqsteer\" is not an absolute path\n" },
                 { "state_dir empty", "[daemon]\nstate_dir =\n", "t.conf:2: state_dir: empty value\n" },
@@ -1037,8 +1054,8 @@ static void test_example_file(_unused_ void **state) {
                 }
                 o += sprintf(o, "%s\n", line);
         }
-        /* All 9 [daemon] and 27 [balance] keys. */
-        assert_int_equal(uncommented, 36);
+        /* All 10 [daemon] and 27 [balance] keys. */
+        assert_int_equal(uncommented, 37);
         if (config_parse("example", out, strlen(out), &c, &errs) != 0) {
                 char *e = errors_text(&errs);
                 fail_msg("example uncommented: %s\n%s", e, out);
@@ -1059,7 +1076,7 @@ static void test_format_roundtrip(_unused_ void **state) {
                 const char *text;
                 unsigned keys;           /* "key = value" lines in the dump */
         } cases[] = {
-                { "defaults: 8 [daemon] keys with a value and all 27 [balance] keys", "", 35 },
+                { "defaults: 9 [daemon] keys with a value and all 27 [balance] keys", "", 36 },
                 { "every type set, with sections",
                   "[daemon]\ninterval = 500ms\nirq_rate_interval = 0\nstate_dir = /run/x\nlog_level = err\n"
                   "restore_on_exit = no\ndry_run = yes\n"
@@ -1071,7 +1088,7 @@ static void test_format_roundtrip(_unused_ void **state) {
                   "[worker mc]\nmatch_name = memcached\npolicy = colocate\ninterface = eno1\ncpus = 4-7\n"
                   "[worker web]\nmatch_cmdline = ^nginx: worker\nmatch_unit = nginx.service\n"
                   "pidfile = /run/nginx.pid\npolicy = avoid-net\n",
-                  35 + 2 + 5 + 4 + 5 },
+                  36 + 2 + 5 + 4 + 5 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
