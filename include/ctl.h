@@ -1,48 +1,9 @@
 /* irqsteerctl: the operator's window.  Subcommands (inventory, top, status,
  * plan, restore, metrics, bans) and the pure formatters behind them, which
  * take data in and write to a FILE* or a json_writer, so tests drive them
- * with hand-made inputs.  Output schemas are documented in irqsteerctl(8);
- * the status file schema below is the contract with the daemon, which
- * writes it.
- *
- * STATE_DIR/status.json, version 1 (rewritten atomically every tick by
- * irqsteerd; members may be added, never renamed or retyped):
- *
- *   {
- *     "version": 1,
- *     "pid": 1234,                        daemon PID
- *     "started_usec": 1700000000000000,   CLOCK_REALTIME of the start, µs
- *     "uptime_s": 3600.5,                 seconds since the start
- *     "status": "...",                    the sd_notify STATUS= line
- *     "config": { ... },                  the config in force: flat-ish object
- *                                         of key -> value (numbers, strings,
- *                                         booleans, CPU arrays, nested objects
- *                                         for [interface]/[worker] sections);
- *                                         rendered generically
- *     "hot_cpus": [ {"cpu": 3, "load": 0.82} ],         load: share 0..1
- *     "config_text": "[daemon]\n...",     the same, in the file's syntax
- *     "managed": [ {"object": "irq 73", "kind": "irq", "current": "3", "original": "0-15",
- *                   "current_cpus": [3], "original_cpus": [0,...,15]} ],
- *                                         undo journal objects (knob_key_format)
- *                                         with the current and original value
- *                                         as file text and as CPU sets (null
- *                                         for counts)
- *     "last_actions": [ {"time": 1700000000000000, "action": "...", "reason": "...",
- *                        "type", "irq", "nic", "queue", "cpus", "from", ...} ]
- *                                         newest last; time is CLOCK_REALTIME µs,
- *                                         action the action_format() line, then
- *                                         action_json_members()
- *   }
- *
- * Required: version (== 1), pid, status; the rest is optional but, when
- * present, must have the type shown.  Optional members the human rendering
- * also shows when present: "dry_run" (bool), "reload_error" (string or
- * null), "counters" {"queue_irqs","rps_queues","moves_10min",
- * "kernel_managed_irqs_skipped" (formerly "managed_irqs", still written),
- * "external"} (integers), "irq_classes" [{"class", "irqs", "done"}] (every
- * IRQ by classify_irq), "kernel_managed_irqs" [numbers], and per last
- * action "result" ("done", "dry-run",
- * "failed", ...) with "error" (string).  Anything else is ignored. */
+ * with hand-made inputs.  Output schemas, and that of STATE_DIR/status.json
+ * (the contract with the daemon: members may be added, never renamed or
+ * retyped), are in irqsteerctl(8), JSON OUTPUT and STATUS JSON. */
 #pragma once
 
 #include <stdbool.h>
@@ -121,7 +82,7 @@ struct ctl_top_view {
 void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory *inv,
                    const struct ctl_top_view *view);
 
-/* Checks a parsed status file against the schema above: 0 or -EBADMSG, with
+/* Checks a parsed status file against its schema: 0 or -EBADMSG, with
  * a short description of the first problem in *ret_why when non-NULL. */
 int ctl_status_validate(const struct json_value *v, const char **ret_why);
 /* Renders a validated status document for people; now_s is CLOCK_REALTIME
