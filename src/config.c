@@ -202,10 +202,12 @@ struct parser {
         struct seen *seen;       /* the current section's key table state */
         unsigned daemon_line, balance_line; /* in the current file */
         struct seen daemon_seen[MAX_KEYS], balance_seen[MAX_KEYS];
-        struct section_seen *interface_seen, *worker_seen; /* parallel to c->interfaces / c->workers */
-        size_t allocated_interfaces, allocated_workers;
-        size_t allocated_interface_seen, allocated_worker_seen;
-        size_t new_interfaces, new_workers; /* sections the current file added */
+        /* [interface] and [worker] sections: key state parallel to
+         * c->interfaces / c->workers, and how many the current file added */
+        struct named_sections {
+                struct section_seen *seen;
+                size_t allocated, allocated_seen, added;
+        } interfaces, workers;
 };
 
 static const char *const policy_names[WORKER_POLICY_MAX] = {
@@ -845,7 +847,7 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
  * run once every file is read. */
 static void worker_finish(struct parser *p, size_t i) {
         const struct config_worker *w = &p->c->workers[i];
-        const struct section_seen *ss = &p->worker_seen[i];
+        const struct section_seen *ss = &p->workers.seen[i];
         const struct seen *s = ss->keys;
 
         if (!s[WK_MATCH_NAME].line && !s[WK_MATCH_CMDLINE].line && !s[WK_MATCH_UNIT].line && !s[WK_PIDFILE].line)
@@ -892,19 +894,19 @@ static bool reopen_named(struct parser *p, struct section_seen *ss, const char *
  * match wins among these sections, and the sections a file adds go before
  * those of the files read before it: a drop-in's [interface eth1] comes
  * before the main file's [interface eth*]. */
-static int insert_named(struct parser *p, void **array, size_t *allocated, size_t elem_size,
-                        struct section_seen **seen, size_t *allocated_seen, size_t *n, size_t at, unsigned line) {
+static int insert_named(struct parser *p, void **array, size_t elem_size, struct named_sections *ns, size_t *n,
+                        size_t at, unsigned line) {
         char *a;
 
-        if (util_grow(array, allocated, *n + 1, elem_size) < 0 ||
-            util_grow((void **) seen, allocated_seen, *n + 1, sizeof(**seen)) < 0) {
+        if (util_grow(array, &ns->allocated, *n + 1, elem_size) < 0 ||
+            util_grow((void **) &ns->seen, &ns->allocated_seen, *n + 1, sizeof(*ns->seen)) < 0) {
                 p->oom = true;
                 return -ENOMEM;
         }
         a = *array;
         memmove(a + (at + 1) * elem_size, a + at * elem_size, (*n - at) * elem_size);
-        memmove(&(*seen)[at + 1], &(*seen)[at], (*n - at) * sizeof(**seen));
-        (*seen)[at] = (struct section_seen) {
+        memmove(&ns->seen[at + 1], &ns->seen[at], (*n - at) * sizeof(*ns->seen));
+        ns->seen[at] = (struct section_seen) {
                 .file = p->path,
                 .line = line,
                 .open_file = p->path,
@@ -912,6 +914,69 @@ static int insert_named(struct parser *p, void **array, size_t *allocated, size_
         };
         (*n)++;
         return 0;
+}
+
+/* An [interface PATTERN] or [worker NAME] header: the section of that name
+ * a file before this one opened, or a new one. */
+static void open_named(struct parser *p, enum section_kind kind, const char *arg, unsigned line) {
+        bool iface = kind == SEC_INTERFACE;
+        struct named_sections *ns = iface ? &p->interfaces : &p->workers;
+        size_t *n = iface ? &p->c->n_interfaces : &p->c->n_workers, at;
+        char **name;
+
+        if (!*arg) {
+                perr(p, line, NULL, "%s", iface ? "section [interface] needs a name pattern, e.g. [interface eth*]" :
+                                                  "section [worker] needs a name, e.g. [worker nginx]");
+                return;
+        }
+        if (has_space(arg)) {
+                perr(p, line, NULL, "%s \"%s\" contains white space", iface ? "interface pattern" : "worker name",
+                     arg);
+                return;
+        }
+        for (at = 0; at < *n; at++)
+                if (strcmp(iface ? p->c->interfaces[at].match : p->c->workers[at].name, arg) == 0)
+                        break;
+        if (at == *n || !reopen_named(p, &ns->seen[at], iface ? "interface" : "worker", arg, line)) {
+                at = ns->added;
+                if (iface ? insert_named(p, (void **) &p->c->interfaces, sizeof(*p->c->interfaces), ns, n, at, line)
+                          : insert_named(p, (void **) &p->c->workers, sizeof(*p->c->workers), ns, n, at, line))
+                        return;
+                if (iface) {
+                        struct config_interface *ci = &p->c->interfaces[at];
+
+                        *ci = (struct config_interface) {
+                                .manage = true,
+                                .rps = TRI_INHERIT,
+                                .xps = TRI_INHERIT,
+                                .rfs = TRI_INHERIT,
+                                .takeover = TRI_INHERIT,
+                                .file = p->path,
+                                .line = line,
+                        };
+                        cpuset_zero(&ci->cpus);
+                        name = &ci->match;
+                } else {
+                        struct config_worker *w = &p->c->workers[at];
+
+                        *w = (struct config_worker) {
+                                .policy = WORKER_POLICY_INVALID,
+                                .file = p->path,
+                                .line = line,
+                        };
+                        cpuset_zero(&w->cpus);
+                        name = &w->name;
+                }
+                *name = strdup(arg);
+                if (!*name) {
+                        p->oom = true;
+                        return;
+                }
+                ns->added++;
+        }
+        p->index = at;
+        p->kind = kind;
+        p->seen = ns->seen[at].keys;
 }
 
 static void parse_section(struct parser *p, unsigned line, char *s) {
@@ -957,95 +1022,8 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                 return;
         }
 
-        if (strcmp(name, "interface") == 0) {
-                struct config_interface *ci;
-                size_t at;
-
-                if (!*arg) {
-                        perr(p, line, NULL, "section [interface] needs a name pattern, e.g. [interface eth*]");
-                        return;
-                }
-                if (has_space(arg)) {
-                        perr(p, line, NULL, "interface pattern \"%s\" contains white space", arg);
-                        return;
-                }
-                for (size_t i = 0; i < p->c->n_interfaces; i++)
-                        if (strcmp(p->c->interfaces[i].match, arg) == 0) {
-                                if (!reopen_named(p, &p->interface_seen[i], "interface", arg, line))
-                                        break;
-                                p->index = i;
-                                p->kind = SEC_INTERFACE;
-                                p->seen = p->interface_seen[i].keys;
-                                return;
-                        }
-                at = p->new_interfaces;
-                if (insert_named(p, (void **) &p->c->interfaces, &p->allocated_interfaces, sizeof(*p->c->interfaces),
-                                 &p->interface_seen, &p->allocated_interface_seen, &p->c->n_interfaces, at, line) < 0)
-                        return;
-                ci = &p->c->interfaces[at];
-                *ci = (struct config_interface) {
-                        .manage = true,
-                        .rps = TRI_INHERIT,
-                        .xps = TRI_INHERIT,
-                        .rfs = TRI_INHERIT,
-                        .takeover = TRI_INHERIT,
-                        .file = p->path,
-                        .line = line,
-                };
-                cpuset_zero(&ci->cpus);
-                ci->match = strdup(arg);
-                if (!ci->match) {
-                        p->oom = true;
-                        return;
-                }
-                p->new_interfaces++;
-                p->index = at;
-                p->kind = SEC_INTERFACE;
-                p->seen = p->interface_seen[at].keys;
-                return;
-        }
-
-        if (strcmp(name, "worker") == 0) {
-                struct config_worker *w;
-                size_t at;
-
-                if (!*arg) {
-                        perr(p, line, NULL, "section [worker] needs a name, e.g. [worker nginx]");
-                        return;
-                }
-                if (has_space(arg)) {
-                        perr(p, line, NULL, "worker name \"%s\" contains white space", arg);
-                        return;
-                }
-                for (size_t i = 0; i < p->c->n_workers; i++)
-                        if (strcmp(p->c->workers[i].name, arg) == 0) {
-                                if (!reopen_named(p, &p->worker_seen[i], "worker", arg, line))
-                                        break;
-                                p->index = i;
-                                p->kind = SEC_WORKER;
-                                p->seen = p->worker_seen[i].keys;
-                                return;
-                        }
-                at = p->new_workers;
-                if (insert_named(p, (void **) &p->c->workers, &p->allocated_workers, sizeof(*p->c->workers),
-                                 &p->worker_seen, &p->allocated_worker_seen, &p->c->n_workers, at, line) < 0)
-                        return;
-                w = &p->c->workers[at];
-                *w = (struct config_worker) {
-                        .policy = WORKER_POLICY_INVALID,
-                        .file = p->path,
-                        .line = line,
-                };
-                cpuset_zero(&w->cpus);
-                w->name = strdup(arg);
-                if (!w->name) {
-                        p->oom = true;
-                        return;
-                }
-                p->new_workers++;
-                p->index = at;
-                p->kind = SEC_WORKER;
-                p->seen = p->worker_seen[at].keys;
+        if (strcmp(name, "interface") == 0 || strcmp(name, "worker") == 0) {
+                open_named(p, strcmp(name, "interface") == 0 ? SEC_INTERFACE : SEC_WORKER, arg, line);
                 return;
         }
 
@@ -1262,7 +1240,7 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
         p->path = copy;
         p->kind = SEC_NONE;
         p->daemon_line = p->balance_line = 0;
-        p->new_interfaces = p->new_workers = 0;
+        p->interfaces.added = p->workers.added = 0;
 
         /* A UTF-8 byte order mark from some editors is not part of line 1. */
         if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
@@ -1304,8 +1282,8 @@ static int parser_end(struct parser *p, struct config *ret) {
                 r = -EINVAL;
         }
         free(p->order);
-        free(p->interface_seen);
-        free(p->worker_seen);
+        free(p->interfaces.seen);
+        free(p->workers.seen);
         if (r < 0) {
                 config_free(p->c);
                 return r;
