@@ -69,20 +69,23 @@ struct key_def {
         enum value_type type;
         size_t offset;
         double min, max; /* VT_UINT, VT_PERCENT (in percent), VT_DECIMAL, VT_DURATION (usec) */
+        const char *def; /* the built-in default, as the file would say it */
 };
 
-#define KEY(name, type, st, field, min, max) { name, type, offsetof(st, field), min, max }
+/* [daemon] and [balance] keys: fields of struct config, with a default. */
+#define CKEY(name, type, field, min, max, def) { name, type, offsetof(struct config, field), min, max, def }
+#define KEY(name, type, st, field, min, max) { name, type, offsetof(st, field), min, max, NULL }
 
 static const struct key_def daemon_keys[] = {
-        KEY("interval", VT_DURATION, struct config, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
-        KEY("calm_interval", VT_DURATION, struct config, calm_interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
-        KEY("fast_interval", VT_DURATION, struct config, fast_interval_usec, 0, 60 * USEC_PER_SEC),
-        KEY("irq_rate_interval", VT_DURATION, struct config, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN),
-        KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
-        KEY("metrics_file", VT_PATH_OPT, struct config, metrics_file, 0, 0),
-        KEY("log_level", VT_LOG_LEVEL, struct config, log_level, 0, 0),
-        KEY("restore_on_exit", VT_BOOL, struct config, restore_on_exit, 0, 0),
-        KEY("dry_run", VT_BOOL, struct config, dry_run, 0, 0),
+        CKEY("interval", VT_DURATION, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC, "2s"),
+        CKEY("calm_interval", VT_DURATION, calm_interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC, "2s"),
+        CKEY("fast_interval", VT_DURATION, fast_interval_usec, 0, 60 * USEC_PER_SEC, "500ms"),
+        CKEY("irq_rate_interval", VT_DURATION, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN, "10s"),
+        CKEY("state_dir", VT_PATH, state_dir, 0, 0, CONFIG_DEFAULT_STATE_DIR),
+        CKEY("metrics_file", VT_PATH_OPT, metrics_file, 0, 0, ""),
+        CKEY("log_level", VT_LOG_LEVEL, log_level, 0, 0, "info"),
+        CKEY("restore_on_exit", VT_BOOL, restore_on_exit, 0, 0, "yes"),
+        CKEY("dry_run", VT_BOOL, dry_run, 0, 0, "no"),
 };
 
 enum {
@@ -94,32 +97,32 @@ enum {
 };
 
 static const struct key_def balance_keys[] = {
-        [BK_HOT_ENTER] = KEY("hot_enter", VT_PERCENT, struct config, hot_enter, 1, 100),
-        [BK_HOT_EXIT] = KEY("hot_exit", VT_PERCENT, struct config, hot_exit, 1, 100),
-        KEY("hot_samples", VT_UINT, struct config, hot_samples, 1, 100),
-        KEY("saturated_idle", VT_PERCENT, struct config, saturated_idle, 0, 100),
-        KEY("saturated_share", VT_PERCENT, struct config, saturated_share, 1, 100),
-        KEY("smoothing", VT_DECIMAL, struct config, smoothing, 0.05, 1),
-        KEY("min_gain", VT_PERCENT, struct config, min_gain, 1, 100),
-        [BK_MIN_DWELL] = KEY("min_dwell", VT_DURATION, struct config, min_dwell_usec, 0, USEC_PER_HOUR),
-        [BK_MAX_DWELL] = KEY("max_dwell", VT_DURATION, struct config, max_dwell_usec, 0, 24 * USEC_PER_HOUR),
-        KEY("max_moves", VT_UINT, struct config, max_moves, 1, 1000),
-        KEY("initial_layout", VT_BOOL, struct config, initial_layout, 0, 0),
-        KEY("rps", VT_BOOL, struct config, rps, 0, 0),
-        KEY("rfs", VT_BOOL, struct config, rfs, 0, 0),
-        KEY("rps_sock_flow_entries", VT_FLOW_ENTRIES, struct config, rps_sock_flow_entries, 0, 0),
-        KEY("xps", VT_BOOL, struct config, xps, 0, 0),
-        KEY("single_queue_rps", VT_BOOL, struct config, single_queue_rps, 0, 0),
-        KEY("rps_exclude_irq_rate", VT_DECIMAL, struct config, rps_exclude_irq_rate, 0, 10000000),
-        KEY("banned_cpus", VT_CPULIST, struct config, banned_cpus, 0, 0),
-        [BK_BALANCE_RATIO] = KEY("balance_ratio", VT_DECIMAL, struct config, balance_ratio, 0, 10),
-        KEY("balance_floor", VT_PERCENT, struct config, balance_floor, 1, 100),
-        KEY("rps_trial", VT_BOOL, struct config, rps_trial, 0, 0),
-        KEY("takeover", VT_BOOL, struct config, takeover, 0, 0),
-        KEY("ban_irqs", VT_IRQLIST, struct config, ban_irqs, 0, 0),
-        KEY("other_irqs", VT_BOOL, struct config, other_irqs, 0, 0),
-        KEY("napi_threads", VT_BOOL, struct config, napi_threads, 0, 0),
-        KEY("threaded_napi", VT_BOOL, struct config, threaded_napi, 0, 0),
+        [BK_HOT_ENTER] = CKEY("hot_enter", VT_PERCENT, hot_enter, 1, 100, "80%"),
+        [BK_HOT_EXIT] = CKEY("hot_exit", VT_PERCENT, hot_exit, 1, 100, "60%"),
+        CKEY("hot_samples", VT_UINT, hot_samples, 1, 100, "2"),
+        CKEY("saturated_idle", VT_PERCENT, saturated_idle, 0, 100, "10%"),
+        CKEY("saturated_share", VT_PERCENT, saturated_share, 1, 100, "30%"),
+        CKEY("smoothing", VT_DECIMAL, smoothing, 0.05, 1, "0.5"),
+        CKEY("min_gain", VT_PERCENT, min_gain, 1, 100, "10%"),
+        [BK_MIN_DWELL] = CKEY("min_dwell", VT_DURATION, min_dwell_usec, 0, USEC_PER_HOUR, "30s"),
+        [BK_MAX_DWELL] = CKEY("max_dwell", VT_DURATION, max_dwell_usec, 0, 24 * USEC_PER_HOUR, "10min"),
+        CKEY("max_moves", VT_UINT, max_moves, 1, 1000, "2"),
+        CKEY("initial_layout", VT_BOOL, initial_layout, 0, 0, "yes"),
+        CKEY("rps", VT_BOOL, rps, 0, 0, "yes"),
+        CKEY("rfs", VT_BOOL, rfs, 0, 0, "no"),
+        CKEY("rps_sock_flow_entries", VT_FLOW_ENTRIES, rps_sock_flow_entries, 0, 0, "32768"),
+        CKEY("xps", VT_BOOL, xps, 0, 0, "yes"),
+        CKEY("single_queue_rps", VT_BOOL, single_queue_rps, 0, 0, "yes"),
+        CKEY("rps_exclude_irq_rate", VT_DECIMAL, rps_exclude_irq_rate, 0, 10000000, "20000"),
+        CKEY("banned_cpus", VT_CPULIST, banned_cpus, 0, 0, ""),
+        [BK_BALANCE_RATIO] = CKEY("balance_ratio", VT_DECIMAL, balance_ratio, 0, 10, "1.5"),
+        CKEY("balance_floor", VT_PERCENT, balance_floor, 1, 100, "35%"),
+        CKEY("rps_trial", VT_BOOL, rps_trial, 0, 0, "yes"),
+        CKEY("takeover", VT_BOOL, takeover, 0, 0, "no"),
+        CKEY("ban_irqs", VT_IRQLIST, ban_irqs, 0, 0, ""),
+        CKEY("other_irqs", VT_BOOL, other_irqs, 0, 0, "yes"),
+        CKEY("napi_threads", VT_BOOL, napi_threads, 0, 0, "no"),
+        CKEY("threaded_napi", VT_BOOL, threaded_napi, 0, 0, "no"),
 };
 
 static const struct key_def interface_keys[] = {
@@ -244,44 +247,6 @@ static int parse_log_level(const char *s) {
                 if (strcmp(s, levels[i].name) == 0)
                         return levels[i].level;
         return -EINVAL;
-}
-
-int config_defaults(struct config *c) {
-        memset(c, 0, sizeof(*c));
-        c->interval_usec = 2 * USEC_PER_SEC;
-        c->calm_interval_usec = 2 * USEC_PER_SEC;
-        c->fast_interval_usec = 500 * USEC_PER_MSEC;
-        c->irq_rate_interval_usec = 10 * USEC_PER_SEC;
-        c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);
-        if (!c->state_dir)
-                return -ENOMEM;
-        c->log_level = LOG_INFO;
-        c->restore_on_exit = true;
-        c->dry_run = false;
-
-        c->hot_enter = 0.80;
-        c->hot_exit = 0.60;
-        c->hot_samples = 2;
-        c->balance_ratio = 1.5;
-        c->balance_floor = 0.35;
-        c->saturated_idle = 0.10;
-        c->saturated_share = 0.30;
-        c->smoothing = 0.5;
-        c->min_gain = 0.10;
-        c->min_dwell_usec = 30 * USEC_PER_SEC;
-        c->max_dwell_usec = 10 * USEC_PER_MIN;
-        c->max_moves = 2;
-        c->initial_layout = true;
-        c->rps = true;
-        c->rfs = false;
-        c->rps_sock_flow_entries = 32768;
-        c->xps = true;
-        c->single_queue_rps = true;
-        c->rps_trial = true;
-        c->rps_exclude_irq_rate = 20000;
-        cpuset_zero(&c->banned_cpus);
-        c->other_irqs = true;
-        return 0;
 }
 
 bool config_irq_banned(const struct config *c, unsigned irq) {
@@ -841,6 +806,25 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 return false;
         }
         return true;
+}
+
+/* Every [daemon] and [balance] key at its default, parsed from the text in
+ * the key tables as a file's value would be. */
+int config_defaults(struct config *c) {
+        struct config_errors errs = {};
+        struct parser p = { .c = c, .errs = &errs };
+
+        memset(c, 0, sizeof(*c));
+        for (size_t i = 0; i < ELEMENTSOF(daemon_keys); i++)
+                parse_value(&p, 0, &daemon_keys[i], daemon_keys[i].def, c);
+        for (size_t i = 0; i < ELEMENTSOF(balance_keys); i++)
+                parse_value(&p, 0, &balance_keys[i], balance_keys[i].def, c);
+        /* a default the parser refuses is a bug in the tables */
+        if (p.oom || errs.n > 0) {
+                config_errors_free(&errs);
+                return p.oom ? -ENOMEM : -EINVAL;
+        }
+        return 0;
 }
 
 /* Checks that need the whole [worker] section, which drop-ins may add to:
