@@ -46,13 +46,6 @@ int ctl_bans(int argc, char **argv);
  * when unknown (null in the JSON). */
 void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv,
                         const int *classes);
-/* Inventory as readable tables, with every IRQ and its class (classes as
- * for ctl_inventory_json). */
-void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes);
-
-/* The CPUs an IRQ fires on: its effective affinity when the kernel reports
- * one, else its affinity mask. */
-void ctl_irq_cpus(const struct inventory_irq *irq, cpuset_t *ret);
 
 /* The NIC queue IRQs served by cpu, as labels "NIC:Q" (combined rx/tx
  * vector), "NIC:Qrx", "NIC:Qtx"; calls fn once per label, in inventory order. */

@@ -1409,12 +1409,6 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-int config_dropin_dir(const char *path, char *buf, size_t len) {
-        int n = snprintf(buf, len, "%s.d", path);
-
-        return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
-}
-
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
         struct config_errors local = {};
         size_t allocated, len = 0, n_names = 0;
@@ -1422,7 +1416,7 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         char *buf = NULL;
         struct parser p;
         struct config c;
-        int r, q;
+        int r, q, n;
 
         if (!errs)
                 errs = &local;
@@ -1445,7 +1439,8 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         free(buf);
 
         /* Drop-ins: PATH.d/NAME.conf, each on top of the files before it. */
-        r = config_dropin_dir(path, dir, sizeof(dir));
+        n = snprintf(dir, sizeof(dir), "%s.d", path);
+        r = n < 0 || (size_t) n >= sizeof(dir) ? -ENAMETOOLONG : 0;
         if (r == 0)
                 r = list_dropins(dir, &names, &n_names);
         if (r < 0 && r != -ENOMEM) {
@@ -1455,8 +1450,8 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                 p.oom = true;
         for (size_t i = 0; i < n_names && !p.oom; i++) {
                 char file[PATH_MAX];
-                int n = snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
 
+                n = snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
                 if (n < 0 || (size_t) n >= sizeof(file)) {
                         parser_note(&p, dir);
                         perr_at(&p, dir, 0, NULL, "%s: path is too long", names[i]);

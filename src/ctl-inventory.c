@@ -264,7 +264,9 @@ static const char *fmt_irq(int irq, char *buf, size_t len) {
         return buf;
 }
 
-void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
+/* Inventory as readable tables, with every IRQ and its class (classes as
+ * for ctl_inventory_json). */
+static void inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
         unsigned n_class[CLASSIFY_IRQ_CLASS_MAX] = { 0 };
         char a[256], b[256], c[256], d[256];
 
@@ -457,7 +459,7 @@ int ctl_inventory(int argc, char **argv) {
                         ret = CTL_EXIT_ERROR;
                 }
         } else {
-                ctl_inventory_print(stdout, &t, &inv, classes);
+                inventory_print(stdout, &t, &inv, classes);
                 /* The JSON says it in "mapping"; a reader of the table
                  * must not miss that the queue map is a guess. */
                 for (size_t i = 0; i < inv.n_nics; i++)
