@@ -869,6 +869,22 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *ni
         return r;
 }
 
+/* Whether sys/class/net/name is a device: bonding_masters is a file there,
+ * devices are (links to) dirs. */
+static bool is_nic_dir(int rootfd, const char *name) {
+        char path[512];
+        int fd;
+
+        if (name[0] == '.' || strlen(name) >= IF_NAMESIZE)
+                return false;
+        snprintf(path, sizeof(path), "sys/class/net/%s", name);
+        fd = rootfs_opendir(rootfd, path);
+        if (fd < 0)
+                return false;
+        close(fd);
+        return true;
+}
+
 static int cmp_nic(const void *a, const void *b) {
         const struct inventory_nic *x = a, *y = b;
         return strcmp(x->name, y->name);
@@ -884,17 +900,8 @@ static int list_nics(int rootfd, struct inventory *inv) {
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                char path[512];
-                int fdd;
-
-                if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
+                if (!is_nic_dir(rootfd, de->d_name))
                         continue;
-                /* bonding_masters is a file here, devices are (links to) dirs. */
-                snprintf(path, sizeof(path), "sys/class/net/%s", de->d_name);
-                fdd = rootfs_opendir(rootfd, path);
-                if (fdd < 0)
-                        continue;
-                close(fdd);
                 r = util_grow((void **) &inv->nics, &allocated, inv->n_nics + 1, sizeof(*inv->nics));
                 if (r < 0)
                         break;
@@ -1306,22 +1313,12 @@ static int same_nic_set(int rootfd, const struct inventory *inv) {
         if (r < 0)
                 return r;
         while (same && (de = readdir(d))) {
-                char path[512];
-                int fdd;
-
                 if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
                         continue;
-                if (inventory_nic(inv, de->d_name)) {
+                if (inventory_nic(inv, de->d_name))
                         seen++;
-                        continue;
-                }
-                /* not ours: a new device, unless it is a file (bonding_masters) */
-                snprintf(path, sizeof(path), "sys/class/net/%s", de->d_name);
-                fdd = rootfs_opendir(rootfd, path);
-                if (fdd >= 0) {
-                        close(fdd);
-                        same = false;
-                }
+                else if (is_nic_dir(rootfd, de->d_name))
+                        same = false; /* a new device */
         }
         closedir(d);
         return same && seen == inv->n_nics;
