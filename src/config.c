@@ -234,18 +234,20 @@ enum worker_policy worker_policy_from_string(const char *s) {
         return WORKER_POLICY_INVALID;
 }
 
-/* The config grammar accepts exactly these (LOG_* from syslog.h). */
+/* The config grammar accepts exactly these (LOG_* from syslog.h); a level
+ * is written as its first name. */
+static const struct {
+        const char *name;
+        int level;
+} log_levels[] = {
+        { "debug", LOG_DEBUG },     { "info", LOG_INFO }, { "notice", LOG_NOTICE },
+        { "warning", LOG_WARNING }, { "err", LOG_ERR },   { "error", LOG_ERR },
+};
+
 static int parse_log_level(const char *s) {
-        static const struct {
-                const char *name;
-                int level;
-        } levels[] = {
-                { "debug", LOG_DEBUG },     { "info", LOG_INFO }, { "notice", LOG_NOTICE },
-                { "warning", LOG_WARNING }, { "err", LOG_ERR },   { "error", LOG_ERR },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
-                if (strcmp(s, levels[i].name) == 0)
-                        return levels[i].level;
+        for (size_t i = 0; i < ELEMENTSOF(log_levels); i++)
+                if (strcmp(s, log_levels[i].name) == 0)
+                        return log_levels[i].level;
         return -EINVAL;
 }
 
@@ -372,17 +374,8 @@ static void perr_va(struct parser *p, const char *file, unsigned line, const cha
                 p->oom = true;
 }
 
-/* A problem in the file being read. */
-static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) _printf_(4, 5);
-static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        perr_va(p, p->path, line, key, fmt, ap);
-        va_end(ap);
-}
-
-/* A problem found once every file is read, at the place that set it. */
+/* A problem at a line of file (found once every file is read: at the
+ * place that set the value). */
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
         _printf_(5, 6);
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
@@ -392,6 +385,9 @@ static void perr_at(struct parser *p, const char *file, unsigned line, const cha
         perr_va(p, file, line, key, fmt, ap);
         va_end(ap);
 }
+
+/* A problem in the file being read. */
+#define perr(p, line, key, ...) perr_at(p, (p)->path, line, key, __VA_ARGS__)
 
 /* Formats a duration the way the grammar accepts it, for messages. */
 static const char *format_duration(uint64_t usec, char *buf, size_t len) {
@@ -572,23 +568,20 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 return true;
 
         case VT_UINT:
-                r = util_parse_u64(value, (size_t) -1, &u);
-                if (r == -EINVAL) {
-                        perr(p, line, key, "invalid number \"%s\"", value);
-                        return false;
-                }
-                if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%.0f..%.0f)", value, def->min, def->max);
-                        return false;
-                }
-                *(unsigned *) target = (unsigned) u;
-                return true;
-
         case VT_FLOW_ENTRIES:
                 r = util_parse_u64(value, (size_t) -1, &u);
                 if (r == -EINVAL) {
                         perr(p, line, key, "invalid number \"%s\"", value);
                         return false;
+                }
+                if (def->type == VT_UINT) {
+                        if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
+                                perr(p, line, key, "\"%s\" is out of range (%.0f..%.0f)", value, def->min,
+                                     def->max);
+                                return false;
+                        }
+                        *(unsigned *) target = (unsigned) u;
+                        return true;
                 }
                 if (r < 0 || (u != 0 && (u < FLOW_ENTRIES_MIN || u > FLOW_ENTRIES_MAX || (u & (u - 1)) != 0))) {
                         perr(p, line, key, "\"%s\" must be 0 or a power of two from %d to %d", value,
@@ -1524,16 +1517,12 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
                 format_duration(*(const uint64_t *) v, buf, len);
                 return true;
         case VT_LOG_LEVEL:
-                switch (*(const int *) v) {
-                case LOG_DEBUG: s = "debug"; break;
-                case LOG_INFO: s = "info"; break;
-                case LOG_NOTICE: s = "notice"; break;
-                case LOG_WARNING: s = "warning"; break;
-                case LOG_ERR: s = "err"; break;
-                default: return false;
-                }
-                snprintf(buf, len, "%s", s);
-                return true;
+                for (size_t i = 0; i < ELEMENTSOF(log_levels); i++)
+                        if (log_levels[i].level == *(const int *) v) {
+                                snprintf(buf, len, "%s", log_levels[i].name);
+                                return true;
+                        }
+                return false;
         case VT_CPULIST:
                 if (cpuset_format_list(v, buf, len) < 0)
                         snprintf(buf, len, "?");
