@@ -406,13 +406,10 @@ int ctl_top(int argc, char **argv) {
                 }
                 /* Re-read each sample: the daemon may have moved IRQs.  A
                  * failure only costs the queue column. */
-                inventory_free(&inv);
-                memset(&inv, 0, sizeof(inv));
+                inventory_free(&inv); /* leaves it empty, as a failed read does */
                 r = inventory_read(rootfd, &cur.interrupts, &inv);
-                if (r < 0) {
+                if (r < 0)
                         log_debug_errno(r, "inventory unavailable, no queue column: %m");
-                        memset(&inv, 0, sizeof(inv));
-                }
 
                 if (json) {
                         struct json_writer w;
