@@ -331,7 +331,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
  * kernel_managed_irqs), when its root is this root; 0 or -errno.  Only a
  * write tells such an IRQ: this command never writes. */
 static int read_kernel_managed(const char *state_dir, const char *root, bool *managed, const struct inventory *inv) {
-        struct json_value *v = NULL;
+        _cleanup_(json_freep) struct json_value *v = NULL;
         const struct json_value *a;
         const char *sroot;
         int r;
@@ -339,10 +339,8 @@ static int read_kernel_managed(const char *state_dir, const char *root, bool *ma
         r = state_read_status(state_dir, &v);
         if (r < 0)
                 return r;
-        if (json_get_string(v, "root", &sroot) < 0 || strcmp(sroot, root) != 0) {
-                json_free(v);
+        if (json_get_string(v, "root", &sroot) < 0 || strcmp(sroot, root) != 0)
                 return -EXDEV;
-        }
         a = json_get(v, "kernel_managed_irqs");
         for (size_t k = 0; k < json_count(a); k++) {
                 const struct json_value *x = json_index(a, k);
@@ -353,7 +351,6 @@ static int read_kernel_managed(const char *state_dir, const char *root, bool *ma
                         if ((int64_t) inv->irqs[i].irq == x->integer)
                                 managed[i] = true;
         }
-        json_free(v);
         return 0;
 }
 
