@@ -52,10 +52,8 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
 void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char *label, void *userdata),
                     void *userdata);
 
-/* One top sample as a JSON Lines object (without the newline):
- * {"time","interval","cpus":[{"cpu","usr","sys","irq","soft","idle",
- * "net_rx","net_tx","queues":[...]}]}.  time_s is CLOCK_REALTIME seconds;
- * inv may be NULL (no queues). */
+/* One top sample as a JSON Lines object without the newline (irqsteerctl(8),
+ * TOP JSON); time_s is CLOCK_REALTIME seconds; inv may be NULL (no queues). */
 void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
                   const struct inventory *inv);
 /* irq+softirq share from which top marks a CPU hot: the daemon's default
