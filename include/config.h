@@ -141,9 +141,6 @@ int config_parse(const char *path, const char *buf, size_t len, struct config *r
  * allow_missing, in which case the defaults (and the drop-ins) are
  * returned; a missing PATH.d is none, an unreadable one an error. */
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs);
-/* The drop-in directory of the configuration file path (PATH.d) into buf;
- * -ENAMETOOLONG when it does not fit. */
-int config_dropin_dir(const char *path, char *buf, size_t len);
 void config_free(struct config *c);
 void config_errors_free(struct config_errors *errs);
 /* Prints each error as "FILE:LINE: KEY: message". */

@@ -1,48 +1,9 @@
 /* irqsteerctl: the operator's window.  Subcommands (inventory, top, status,
  * plan, restore, metrics, bans) and the pure formatters behind them, which
  * take data in and write to a FILE* or a json_writer, so tests drive them
- * with hand-made inputs.  Output schemas are documented in irqsteerctl(8);
- * the status file schema below is the contract with the daemon, which
- * writes it.
- *
- * STATE_DIR/status.json, version 1 (rewritten atomically every tick by
- * irqsteerd; members may be added, never renamed or retyped):
- *
- *   {
- *     "version": 1,
- *     "pid": 1234,                        daemon PID
- *     "started_usec": 1700000000000000,   CLOCK_REALTIME of the start, µs
- *     "uptime_s": 3600.5,                 seconds since the start
- *     "status": "...",                    the sd_notify STATUS= line
- *     "config": { ... },                  the config in force: flat-ish object
- *                                         of key -> value (numbers, strings,
- *                                         booleans, CPU arrays, nested objects
- *                                         for [interface]/[worker] sections);
- *                                         rendered generically
- *     "hot_cpus": [ {"cpu": 3, "load": 0.82} ],         load: share 0..1
- *     "config_text": "[daemon]\n...",     the same, in the file's syntax
- *     "managed": [ {"object": "irq 73", "kind": "irq", "current": "3", "original": "0-15",
- *                   "current_cpus": [3], "original_cpus": [0,...,15]} ],
- *                                         undo journal objects (knob_key_format)
- *                                         with the current and original value
- *                                         as file text and as CPU sets (null
- *                                         for counts)
- *     "last_actions": [ {"time": 1700000000000000, "action": "...", "reason": "...",
- *                        "type", "irq", "nic", "queue", "cpus", "from", ...} ]
- *                                         newest last; time is CLOCK_REALTIME µs,
- *                                         action the action_format() line, then
- *                                         action_json_members()
- *   }
- *
- * Required: version (== 1), pid, status; the rest is optional but, when
- * present, must have the type shown.  Optional members the human rendering
- * also shows when present: "dry_run" (bool), "reload_error" (string or
- * null), "counters" {"queue_irqs","rps_queues","moves_10min",
- * "kernel_managed_irqs_skipped" (formerly "managed_irqs", still written),
- * "external"} (integers), "irq_classes" [{"class", "irqs", "done"}] (every
- * IRQ by classify_irq), "kernel_managed_irqs" [numbers], and per last
- * action "result" ("done", "dry-run",
- * "failed", ...) with "error" (string).  Anything else is ignored. */
+ * with hand-made inputs.  Output schemas, and that of STATE_DIR/status.json
+ * (the contract with the daemon: members may be added, never renamed or
+ * retyped), are in irqsteerctl(8), JSON OUTPUT and STATUS JSON. */
 #pragma once
 
 #include <stdbool.h>
@@ -85,23 +46,14 @@ int ctl_bans(int argc, char **argv);
  * when unknown (null in the JSON). */
 void ctl_inventory_json(struct json_writer *w, const struct topology *t, const struct inventory *inv,
                         const int *classes);
-/* Inventory as readable tables, with every IRQ and its class (classes as
- * for ctl_inventory_json). */
-void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes);
-
-/* The CPUs an IRQ fires on: its effective affinity when the kernel reports
- * one, else its affinity mask. */
-void ctl_irq_cpus(const struct inventory_irq *irq, cpuset_t *ret);
 
 /* The NIC queue IRQs served by cpu, as labels "NIC:Q" (combined rx/tx
  * vector), "NIC:Qrx", "NIC:Qtx"; calls fn once per label, in inventory order. */
 void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char *label, void *userdata),
                     void *userdata);
 
-/* One top sample as a JSON Lines object (without the newline):
- * {"time","interval","cpus":[{"cpu","usr","sys","irq","soft","idle",
- * "net_rx","net_tx","queues":[...]}]}.  time_s is CLOCK_REALTIME seconds;
- * inv may be NULL (no queues). */
+/* One top sample as a JSON Lines object without the newline (irqsteerctl(8),
+ * TOP JSON); time_s is CLOCK_REALTIME seconds; inv may be NULL (no queues). */
 void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
                   const struct inventory *inv);
 /* irq+softirq share from which top marks a CPU hot: the daemon's default
@@ -121,7 +73,7 @@ struct ctl_top_view {
 void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory *inv,
                    const struct ctl_top_view *view);
 
-/* Checks a parsed status file against the schema above: 0 or -EBADMSG, with
+/* Checks a parsed status file against its schema: 0 or -EBADMSG, with
  * a short description of the first problem in *ret_why when non-NULL. */
 int ctl_status_validate(const struct json_value *v, const char **ret_why);
 /* Renders a validated status document for people; now_s is CLOCK_REALTIME

@@ -233,7 +233,7 @@ void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *inf
  * the NAPIs' starttime; -1 and 0 when it is gone or unreadable. */
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv);
 
-const struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name);
+struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name);
 struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq);
 
 const char *inventory_irq_role_to_string(enum inventory_irq_role r);

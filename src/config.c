@@ -71,21 +71,24 @@ struct key_def {
         enum value_type type;
         size_t offset;
         double min, max; /* VT_UINT, VT_PERCENT (in percent), VT_DECIMAL, VT_DURATION (usec) */
+        const char *def; /* the built-in default, as the file would say it */
 };
 
-#define KEY(name, type, st, field, min, max) { name, type, offsetof(st, field), min, max }
+/* [daemon] and [balance] keys: fields of struct config, with a default. */
+#define CKEY(name, type, field, min, max, def) { name, type, offsetof(struct config, field), min, max, def }
+#define KEY(name, type, st, field, min, max) { name, type, offsetof(st, field), min, max, NULL }
 
 static const struct key_def daemon_keys[] = {
-        KEY("interval", VT_DURATION, struct config, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
-        KEY("calm_interval", VT_DURATION, struct config, calm_interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC),
-        KEY("fast_interval", VT_DURATION, struct config, fast_interval_usec, 0, 60 * USEC_PER_SEC),
-        KEY("irq_rate_interval", VT_DURATION, struct config, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN),
-        KEY("state_dir", VT_PATH, struct config, state_dir, 0, 0),
-        KEY("metrics_file", VT_PATH_OPT, struct config, metrics_file, 0, 0),
-        KEY("irqbalance_env_files", VT_PATHS, struct config, irqbalance_env_files, 0, 0),
-        KEY("log_level", VT_LOG_LEVEL, struct config, log_level, 0, 0),
-        KEY("restore_on_exit", VT_BOOL, struct config, restore_on_exit, 0, 0),
-        KEY("dry_run", VT_BOOL, struct config, dry_run, 0, 0),
+        CKEY("interval", VT_DURATION, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC, "2s"),
+        CKEY("calm_interval", VT_DURATION, calm_interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC, "2s"),
+        CKEY("fast_interval", VT_DURATION, fast_interval_usec, 0, 60 * USEC_PER_SEC, "500ms"),
+        CKEY("irq_rate_interval", VT_DURATION, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN, "10s"),
+        CKEY("state_dir", VT_PATH, state_dir, 0, 0, CONFIG_DEFAULT_STATE_DIR),
+        CKEY("metrics_file", VT_PATH_OPT, metrics_file, 0, 0, ""),
+        CKEY("irqbalance_env_files", VT_PATHS, irqbalance_env_files, 0, 0, IRQBALANCE_ENV_DEFAULT_FILES),
+        CKEY("log_level", VT_LOG_LEVEL, log_level, 0, 0, "info"),
+        CKEY("restore_on_exit", VT_BOOL, restore_on_exit, 0, 0, "yes"),
+        CKEY("dry_run", VT_BOOL, dry_run, 0, 0, "no"),
 };
 
 enum {
@@ -97,33 +100,33 @@ enum {
 };
 
 static const struct key_def balance_keys[] = {
-        [BK_HOT_ENTER] = KEY("hot_enter", VT_PERCENT, struct config, hot_enter, 1, 100),
-        [BK_HOT_EXIT] = KEY("hot_exit", VT_PERCENT, struct config, hot_exit, 1, 100),
-        KEY("hot_samples", VT_UINT, struct config, hot_samples, 1, 100),
-        KEY("saturated_idle", VT_PERCENT, struct config, saturated_idle, 0, 100),
-        KEY("saturated_share", VT_PERCENT, struct config, saturated_share, 1, 100),
-        KEY("smoothing", VT_DECIMAL, struct config, smoothing, 0.05, 1),
-        KEY("min_gain", VT_PERCENT, struct config, min_gain, 1, 100),
-        [BK_MIN_DWELL] = KEY("min_dwell", VT_DURATION, struct config, min_dwell_usec, 0, USEC_PER_HOUR),
-        [BK_MAX_DWELL] = KEY("max_dwell", VT_DURATION, struct config, max_dwell_usec, 0, 24 * USEC_PER_HOUR),
-        KEY("max_moves", VT_UINT, struct config, max_moves, 1, 1000),
-        KEY("initial_layout", VT_BOOL, struct config, initial_layout, 0, 0),
-        KEY("rps", VT_BOOL, struct config, rps, 0, 0),
-        KEY("rfs", VT_BOOL, struct config, rfs, 0, 0),
-        KEY("rps_sock_flow_entries", VT_FLOW_ENTRIES, struct config, rps_sock_flow_entries, 0, 0),
-        KEY("xps", VT_BOOL, struct config, xps, 0, 0),
-        KEY("single_queue_rps", VT_BOOL, struct config, single_queue_rps, 0, 0),
-        KEY("rps_exclude_irq_rate", VT_DECIMAL, struct config, rps_exclude_irq_rate, 0, 10000000),
-        KEY("banned_cpus", VT_CPULIST, struct config, banned_cpus, 0, 0),
-        [BK_BALANCE_RATIO] = KEY("balance_ratio", VT_DECIMAL, struct config, balance_ratio, 0, 10),
-        KEY("balance_floor", VT_PERCENT, struct config, balance_floor, 1, 100),
-        KEY("rps_trial", VT_BOOL, struct config, rps_trial, 0, 0),
-        KEY("takeover", VT_BOOL, struct config, takeover, 0, 0),
-        KEY("ban_irqs", VT_IRQLIST, struct config, ban_irqs, 0, 0),
-        KEY("other_irqs", VT_BOOL, struct config, other_irqs, 0, 0),
-        KEY("napi_threads", VT_BOOL, struct config, napi_threads, 0, 0),
-        KEY("threaded_napi", VT_BOOL, struct config, threaded_napi, 0, 0),
-        KEY("external_hold", VT_DURATION, struct config, external_hold_usec, 0, 24 * USEC_PER_HOUR),
+        [BK_HOT_ENTER] = CKEY("hot_enter", VT_PERCENT, hot_enter, 1, 100, "80%"),
+        [BK_HOT_EXIT] = CKEY("hot_exit", VT_PERCENT, hot_exit, 1, 100, "60%"),
+        CKEY("hot_samples", VT_UINT, hot_samples, 1, 100, "2"),
+        CKEY("saturated_idle", VT_PERCENT, saturated_idle, 0, 100, "10%"),
+        CKEY("saturated_share", VT_PERCENT, saturated_share, 1, 100, "30%"),
+        CKEY("smoothing", VT_DECIMAL, smoothing, 0.05, 1, "0.5"),
+        CKEY("min_gain", VT_PERCENT, min_gain, 1, 100, "10%"),
+        [BK_MIN_DWELL] = CKEY("min_dwell", VT_DURATION, min_dwell_usec, 0, USEC_PER_HOUR, "30s"),
+        [BK_MAX_DWELL] = CKEY("max_dwell", VT_DURATION, max_dwell_usec, 0, 24 * USEC_PER_HOUR, "10min"),
+        CKEY("max_moves", VT_UINT, max_moves, 1, 1000, "2"),
+        CKEY("initial_layout", VT_BOOL, initial_layout, 0, 0, "yes"),
+        CKEY("rps", VT_BOOL, rps, 0, 0, "yes"),
+        CKEY("rfs", VT_BOOL, rfs, 0, 0, "no"),
+        CKEY("rps_sock_flow_entries", VT_FLOW_ENTRIES, rps_sock_flow_entries, 0, 0, "32768"),
+        CKEY("xps", VT_BOOL, xps, 0, 0, "yes"),
+        CKEY("single_queue_rps", VT_BOOL, single_queue_rps, 0, 0, "yes"),
+        CKEY("rps_exclude_irq_rate", VT_DECIMAL, rps_exclude_irq_rate, 0, 10000000, "20000"),
+        CKEY("banned_cpus", VT_CPULIST, banned_cpus, 0, 0, ""),
+        [BK_BALANCE_RATIO] = CKEY("balance_ratio", VT_DECIMAL, balance_ratio, 0, 10, "1.5"),
+        CKEY("balance_floor", VT_PERCENT, balance_floor, 1, 100, "35%"),
+        CKEY("rps_trial", VT_BOOL, rps_trial, 0, 0, "yes"),
+        CKEY("takeover", VT_BOOL, takeover, 0, 0, "no"),
+        CKEY("ban_irqs", VT_IRQLIST, ban_irqs, 0, 0, ""),
+        CKEY("other_irqs", VT_BOOL, other_irqs, 0, 0, "yes"),
+        CKEY("napi_threads", VT_BOOL, napi_threads, 0, 0, "no"),
+        CKEY("threaded_napi", VT_BOOL, threaded_napi, 0, 0, "no"),
+        CKEY("external_hold", VT_DURATION, external_hold_usec, 0, 24 * USEC_PER_HOUR, "10min"),
 };
 
 static const struct key_def interface_keys[] = {
@@ -206,10 +209,12 @@ struct parser {
         struct seen *seen;       /* the current section's key table state */
         unsigned daemon_line, balance_line; /* in the current file */
         struct seen daemon_seen[MAX_KEYS], balance_seen[MAX_KEYS];
-        struct section_seen *interface_seen, *worker_seen; /* parallel to c->interfaces / c->workers */
-        size_t allocated_interfaces, allocated_workers;
-        size_t allocated_interface_seen, allocated_worker_seen;
-        size_t new_interfaces, new_workers; /* sections the current file added */
+        /* [interface] and [worker] sections: key state parallel to
+         * c->interfaces / c->workers, and how many the current file added */
+        struct named_sections {
+                struct section_seen *seen;
+                size_t allocated, allocated_seen, added;
+        } interfaces, workers;
 };
 
 static const char *const policy_names[WORKER_POLICY_MAX] = {
@@ -233,61 +238,21 @@ enum worker_policy worker_policy_from_string(const char *s) {
         return WORKER_POLICY_INVALID;
 }
 
-/* The config grammar accepts exactly these (LOG_* from syslog.h). */
+/* The config grammar accepts exactly these (LOG_* from syslog.h); a level
+ * is written as its first name. */
+static const struct {
+        const char *name;
+        int level;
+} log_levels[] = {
+        { "debug", LOG_DEBUG },     { "info", LOG_INFO }, { "notice", LOG_NOTICE },
+        { "warning", LOG_WARNING }, { "err", LOG_ERR },   { "error", LOG_ERR },
+};
+
 static int parse_log_level(const char *s) {
-        static const struct {
-                const char *name;
-                int level;
-        } levels[] = {
-                { "debug", LOG_DEBUG },     { "info", LOG_INFO }, { "notice", LOG_NOTICE },
-                { "warning", LOG_WARNING }, { "err", LOG_ERR },   { "error", LOG_ERR },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
-                if (strcmp(s, levels[i].name) == 0)
-                        return levels[i].level;
+        for (size_t i = 0; i < ELEMENTSOF(log_levels); i++)
+                if (strcmp(s, log_levels[i].name) == 0)
+                        return log_levels[i].level;
         return -EINVAL;
-}
-
-int config_defaults(struct config *c) {
-        memset(c, 0, sizeof(*c));
-        c->interval_usec = 2 * USEC_PER_SEC;
-        c->calm_interval_usec = 2 * USEC_PER_SEC;
-        c->fast_interval_usec = 500 * USEC_PER_MSEC;
-        c->irq_rate_interval_usec = 10 * USEC_PER_SEC;
-        c->state_dir = strdup(CONFIG_DEFAULT_STATE_DIR);
-        if (!c->state_dir)
-                return -ENOMEM;
-        c->irqbalance_env_files = strdup(IRQBALANCE_ENV_DEFAULT_FILES);
-        if (!c->irqbalance_env_files)
-                return -ENOMEM;
-        c->log_level = LOG_INFO;
-        c->restore_on_exit = true;
-        c->dry_run = false;
-
-        c->hot_enter = 0.80;
-        c->hot_exit = 0.60;
-        c->hot_samples = 2;
-        c->balance_ratio = 1.5;
-        c->balance_floor = 0.35;
-        c->saturated_idle = 0.10;
-        c->saturated_share = 0.30;
-        c->smoothing = 0.5;
-        c->min_gain = 0.10;
-        c->min_dwell_usec = 30 * USEC_PER_SEC;
-        c->max_dwell_usec = 10 * USEC_PER_MIN;
-        c->external_hold_usec = 10 * USEC_PER_MIN;
-        c->max_moves = 2;
-        c->initial_layout = true;
-        c->rps = true;
-        c->rfs = false;
-        c->rps_sock_flow_entries = 32768;
-        c->xps = true;
-        c->single_queue_rps = true;
-        c->rps_trial = true;
-        c->rps_exclude_irq_rate = 20000;
-        cpuset_zero(&c->banned_cpus);
-        c->other_irqs = true;
-        return 0;
 }
 
 bool config_irq_banned(const struct config *c, unsigned irq) {
@@ -414,17 +379,8 @@ static void perr_va(struct parser *p, const char *file, unsigned line, const cha
                 p->oom = true;
 }
 
-/* A problem in the file being read. */
-static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) _printf_(4, 5);
-static void perr(struct parser *p, unsigned line, const char *key, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        perr_va(p, p->path, line, key, fmt, ap);
-        va_end(ap);
-}
-
-/* A problem found once every file is read, at the place that set it. */
+/* A problem at a line of file (found once every file is read: at the
+ * place that set the value). */
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
         _printf_(5, 6);
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
@@ -434,6 +390,9 @@ static void perr_at(struct parser *p, const char *file, unsigned line, const cha
         perr_va(p, file, line, key, fmt, ap);
         va_end(ap);
 }
+
+/* A problem in the file being read. */
+#define perr(p, line, key, ...) perr_at(p, (p)->path, line, key, __VA_ARGS__)
 
 /* Formats a duration the way the grammar accepts it, for messages. */
 static const char *format_duration(uint64_t usec, char *buf, size_t len) {
@@ -615,23 +574,20 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 return true;
 
         case VT_UINT:
-                r = util_parse_u64(value, (size_t) -1, &u);
-                if (r == -EINVAL) {
-                        perr(p, line, key, "invalid number \"%s\"", value);
-                        return false;
-                }
-                if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%.0f..%.0f)", value, def->min, def->max);
-                        return false;
-                }
-                *(unsigned *) target = (unsigned) u;
-                return true;
-
         case VT_FLOW_ENTRIES:
                 r = util_parse_u64(value, (size_t) -1, &u);
                 if (r == -EINVAL) {
                         perr(p, line, key, "invalid number \"%s\"", value);
                         return false;
+                }
+                if (def->type == VT_UINT) {
+                        if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
+                                perr(p, line, key, "\"%s\" is out of range (%.0f..%.0f)", value, def->min,
+                                     def->max);
+                                return false;
+                        }
+                        *(unsigned *) target = (unsigned) u;
+                        return true;
                 }
                 if (r < 0 || (u != 0 && (u < FLOW_ENTRIES_MIN || u > FLOW_ENTRIES_MAX || (u & (u - 1)) != 0))) {
                         perr(p, line, key, "\"%s\" must be 0 or a power of two from %d to %d", value,
@@ -878,11 +834,30 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         return true;
 }
 
+/* Every [daemon] and [balance] key at its default, parsed from the text in
+ * the key tables as a file's value would be. */
+int config_defaults(struct config *c) {
+        struct config_errors errs = {};
+        struct parser p = { .c = c, .errs = &errs };
+
+        memset(c, 0, sizeof(*c));
+        for (size_t i = 0; i < ELEMENTSOF(daemon_keys); i++)
+                parse_value(&p, 0, &daemon_keys[i], daemon_keys[i].def, c);
+        for (size_t i = 0; i < ELEMENTSOF(balance_keys); i++)
+                parse_value(&p, 0, &balance_keys[i], balance_keys[i].def, c);
+        /* a default the parser refuses is a bug in the tables */
+        if (p.oom || errs.n > 0) {
+                config_errors_free(&errs);
+                return p.oom ? -ENOMEM : -EINVAL;
+        }
+        return 0;
+}
+
 /* Checks that need the whole [worker] section, which drop-ins may add to:
  * run once every file is read. */
 static void worker_finish(struct parser *p, size_t i) {
         const struct config_worker *w = &p->c->workers[i];
-        const struct section_seen *ss = &p->worker_seen[i];
+        const struct section_seen *ss = &p->workers.seen[i];
         const struct seen *s = ss->keys;
 
         if (!s[WK_MATCH_NAME].line && !s[WK_MATCH_CMDLINE].line && !s[WK_MATCH_UNIT].line && !s[WK_PIDFILE].line)
@@ -929,19 +904,19 @@ static bool reopen_named(struct parser *p, struct section_seen *ss, const char *
  * match wins among these sections, and the sections a file adds go before
  * those of the files read before it: a drop-in's [interface eth1] comes
  * before the main file's [interface eth*]. */
-static int insert_named(struct parser *p, void **array, size_t *allocated, size_t elem_size,
-                        struct section_seen **seen, size_t *allocated_seen, size_t *n, size_t at, unsigned line) {
+static int insert_named(struct parser *p, void **array, size_t elem_size, struct named_sections *ns, size_t *n,
+                        size_t at, unsigned line) {
         char *a;
 
-        if (util_grow(array, allocated, *n + 1, elem_size) < 0 ||
-            util_grow((void **) seen, allocated_seen, *n + 1, sizeof(**seen)) < 0) {
+        if (util_grow(array, &ns->allocated, *n + 1, elem_size) < 0 ||
+            util_grow((void **) &ns->seen, &ns->allocated_seen, *n + 1, sizeof(*ns->seen)) < 0) {
                 p->oom = true;
                 return -ENOMEM;
         }
         a = *array;
         memmove(a + (at + 1) * elem_size, a + at * elem_size, (*n - at) * elem_size);
-        memmove(&(*seen)[at + 1], &(*seen)[at], (*n - at) * sizeof(**seen));
-        (*seen)[at] = (struct section_seen) {
+        memmove(&ns->seen[at + 1], &ns->seen[at], (*n - at) * sizeof(*ns->seen));
+        ns->seen[at] = (struct section_seen) {
                 .file = p->path,
                 .line = line,
                 .open_file = p->path,
@@ -949,6 +924,69 @@ static int insert_named(struct parser *p, void **array, size_t *allocated, size_
         };
         (*n)++;
         return 0;
+}
+
+/* An [interface PATTERN] or [worker NAME] header: the section of that name
+ * a file before this one opened, or a new one. */
+static void open_named(struct parser *p, enum section_kind kind, const char *arg, unsigned line) {
+        bool iface = kind == SEC_INTERFACE;
+        struct named_sections *ns = iface ? &p->interfaces : &p->workers;
+        size_t *n = iface ? &p->c->n_interfaces : &p->c->n_workers, at;
+        char **name;
+
+        if (!*arg) {
+                perr(p, line, NULL, "%s", iface ? "section [interface] needs a name pattern, e.g. [interface eth*]" :
+                                                  "section [worker] needs a name, e.g. [worker nginx]");
+                return;
+        }
+        if (has_space(arg)) {
+                perr(p, line, NULL, "%s \"%s\" contains white space", iface ? "interface pattern" : "worker name",
+                     arg);
+                return;
+        }
+        for (at = 0; at < *n; at++)
+                if (strcmp(iface ? p->c->interfaces[at].match : p->c->workers[at].name, arg) == 0)
+                        break;
+        if (at == *n || !reopen_named(p, &ns->seen[at], iface ? "interface" : "worker", arg, line)) {
+                at = ns->added;
+                if (iface ? insert_named(p, (void **) &p->c->interfaces, sizeof(*p->c->interfaces), ns, n, at, line)
+                          : insert_named(p, (void **) &p->c->workers, sizeof(*p->c->workers), ns, n, at, line))
+                        return;
+                if (iface) {
+                        struct config_interface *ci = &p->c->interfaces[at];
+
+                        *ci = (struct config_interface) {
+                                .manage = true,
+                                .rps = TRI_INHERIT,
+                                .xps = TRI_INHERIT,
+                                .rfs = TRI_INHERIT,
+                                .takeover = TRI_INHERIT,
+                                .file = p->path,
+                                .line = line,
+                        };
+                        cpuset_zero(&ci->cpus);
+                        name = &ci->match;
+                } else {
+                        struct config_worker *w = &p->c->workers[at];
+
+                        *w = (struct config_worker) {
+                                .policy = WORKER_POLICY_INVALID,
+                                .file = p->path,
+                                .line = line,
+                        };
+                        cpuset_zero(&w->cpus);
+                        name = &w->name;
+                }
+                *name = strdup(arg);
+                if (!*name) {
+                        p->oom = true;
+                        return;
+                }
+                ns->added++;
+        }
+        p->index = at;
+        p->kind = kind;
+        p->seen = ns->seen[at].keys;
 }
 
 static void parse_section(struct parser *p, unsigned line, char *s) {
@@ -994,95 +1032,8 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                 return;
         }
 
-        if (strcmp(name, "interface") == 0) {
-                struct config_interface *ci;
-                size_t at;
-
-                if (!*arg) {
-                        perr(p, line, NULL, "section [interface] needs a name pattern, e.g. [interface eth*]");
-                        return;
-                }
-                if (has_space(arg)) {
-                        perr(p, line, NULL, "interface pattern \"%s\" contains white space", arg);
-                        return;
-                }
-                for (size_t i = 0; i < p->c->n_interfaces; i++)
-                        if (strcmp(p->c->interfaces[i].match, arg) == 0) {
-                                if (!reopen_named(p, &p->interface_seen[i], "interface", arg, line))
-                                        break;
-                                p->index = i;
-                                p->kind = SEC_INTERFACE;
-                                p->seen = p->interface_seen[i].keys;
-                                return;
-                        }
-                at = p->new_interfaces;
-                if (insert_named(p, (void **) &p->c->interfaces, &p->allocated_interfaces, sizeof(*p->c->interfaces),
-                                 &p->interface_seen, &p->allocated_interface_seen, &p->c->n_interfaces, at, line) < 0)
-                        return;
-                ci = &p->c->interfaces[at];
-                *ci = (struct config_interface) {
-                        .manage = true,
-                        .rps = TRI_INHERIT,
-                        .xps = TRI_INHERIT,
-                        .rfs = TRI_INHERIT,
-                        .takeover = TRI_INHERIT,
-                        .file = p->path,
-                        .line = line,
-                };
-                cpuset_zero(&ci->cpus);
-                ci->match = strdup(arg);
-                if (!ci->match) {
-                        p->oom = true;
-                        return;
-                }
-                p->new_interfaces++;
-                p->index = at;
-                p->kind = SEC_INTERFACE;
-                p->seen = p->interface_seen[at].keys;
-                return;
-        }
-
-        if (strcmp(name, "worker") == 0) {
-                struct config_worker *w;
-                size_t at;
-
-                if (!*arg) {
-                        perr(p, line, NULL, "section [worker] needs a name, e.g. [worker nginx]");
-                        return;
-                }
-                if (has_space(arg)) {
-                        perr(p, line, NULL, "worker name \"%s\" contains white space", arg);
-                        return;
-                }
-                for (size_t i = 0; i < p->c->n_workers; i++)
-                        if (strcmp(p->c->workers[i].name, arg) == 0) {
-                                if (!reopen_named(p, &p->worker_seen[i], "worker", arg, line))
-                                        break;
-                                p->index = i;
-                                p->kind = SEC_WORKER;
-                                p->seen = p->worker_seen[i].keys;
-                                return;
-                        }
-                at = p->new_workers;
-                if (insert_named(p, (void **) &p->c->workers, &p->allocated_workers, sizeof(*p->c->workers),
-                                 &p->worker_seen, &p->allocated_worker_seen, &p->c->n_workers, at, line) < 0)
-                        return;
-                w = &p->c->workers[at];
-                *w = (struct config_worker) {
-                        .policy = WORKER_POLICY_INVALID,
-                        .file = p->path,
-                        .line = line,
-                };
-                cpuset_zero(&w->cpus);
-                w->name = strdup(arg);
-                if (!w->name) {
-                        p->oom = true;
-                        return;
-                }
-                p->new_workers++;
-                p->index = at;
-                p->kind = SEC_WORKER;
-                p->seen = p->worker_seen[at].keys;
+        if (strcmp(name, "interface") == 0 || strcmp(name, "worker") == 0) {
+                open_named(p, strcmp(name, "interface") == 0 ? SEC_INTERFACE : SEC_WORKER, arg, line);
                 return;
         }
 
@@ -1299,7 +1250,7 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
         p->path = copy;
         p->kind = SEC_NONE;
         p->daemon_line = p->balance_line = 0;
-        p->new_interfaces = p->new_workers = 0;
+        p->interfaces.added = p->workers.added = 0;
 
         /* A UTF-8 byte order mark from some editors is not part of line 1. */
         if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
@@ -1341,8 +1292,8 @@ static int parser_end(struct parser *p, struct config *ret) {
                 r = -EINVAL;
         }
         free(p->order);
-        free(p->interface_seen);
-        free(p->worker_seen);
+        free(p->interfaces.seen);
+        free(p->workers.seen);
         if (r < 0) {
                 config_free(p->c);
                 return r;
@@ -1484,12 +1435,6 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-int config_dropin_dir(const char *path, char *buf, size_t len) {
-        int n = snprintf(buf, len, "%s.d", path);
-
-        return n < 0 || (size_t) n >= len ? -ENAMETOOLONG : 0;
-}
-
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
         struct config_errors local = {};
         size_t allocated, len = 0, n_names = 0;
@@ -1497,7 +1442,7 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         char *buf = NULL;
         struct parser p;
         struct config c;
-        int r, q;
+        int r, q, n;
 
         if (!errs)
                 errs = &local;
@@ -1520,7 +1465,8 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         free(buf);
 
         /* Drop-ins: PATH.d/NAME.conf, each on top of the files before it. */
-        r = config_dropin_dir(path, dir, sizeof(dir));
+        n = snprintf(dir, sizeof(dir), "%s.d", path);
+        r = n < 0 || (size_t) n >= sizeof(dir) ? -ENAMETOOLONG : 0;
         if (r == 0)
                 r = list_dropins(dir, &names, &n_names);
         if (r < 0 && r != -ENOMEM) {
@@ -1530,8 +1476,8 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                 p.oom = true;
         for (size_t i = 0; i < n_names && !p.oom; i++) {
                 char file[PATH_MAX];
-                int n = snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
 
+                n = snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
                 if (n < 0 || (size_t) n >= sizeof(file)) {
                         parser_note(&p, dir);
                         perr_at(&p, dir, 0, NULL, "%s: path is too long", names[i]);
@@ -1604,16 +1550,12 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
                 format_duration(*(const uint64_t *) v, buf, len);
                 return true;
         case VT_LOG_LEVEL:
-                switch (*(const int *) v) {
-                case LOG_DEBUG: s = "debug"; break;
-                case LOG_INFO: s = "info"; break;
-                case LOG_NOTICE: s = "notice"; break;
-                case LOG_WARNING: s = "warning"; break;
-                case LOG_ERR: s = "err"; break;
-                default: return false;
-                }
-                snprintf(buf, len, "%s", s);
-                return true;
+                for (size_t i = 0; i < ELEMENTSOF(log_levels); i++)
+                        if (log_levels[i].level == *(const int *) v) {
+                                snprintf(buf, len, "%s", log_levels[i].name);
+                                return true;
+                        }
+                return false;
         case VT_CPULIST:
                 if (cpuset_format_list(v, buf, len) < 0)
                         snprintf(buf, len, "?");

@@ -149,10 +149,7 @@ int ctl_bans(int argc, char **argv) {
                         json_begin_object(&w);
                         json_key_string(&w, "name", b.files[k].name);
                         json_key_cpuset(&w, "cpus", &b.files[k].cpus);
-                        if (b.files[k].error < 0)
-                                json_key_string(&w, "error", b.files[k].problem);
-                        else
-                                json_key_null(&w, "error");
+                        json_key_string(&w, "error", b.files[k].error < 0 ? b.files[k].problem : NULL);
                         json_end_object(&w);
                 }
                 json_end_array(&w);

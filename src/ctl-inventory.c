@@ -18,7 +18,8 @@
 #include "state.h"
 #include "util.h"
 
-/* v, or null when the kernel did not say (has false). */
+/* v, or null when it is not known (has false): the kernel did not say or
+ * the file could not be read. */
 static void json_int_if(struct json_writer *w, const char *key, bool has, int v) {
         if (has)
                 json_key_int(w, key, v);
@@ -26,9 +27,16 @@ static void json_int_if(struct json_writer *w, const char *key, bool has, int v)
                 json_key_null(w, key);
 }
 
-static void json_counter(struct json_writer *w, const char *key, bool has, uint64_t v) {
+static void json_uint_if(struct json_writer *w, const char *key, bool has, uint64_t v) {
         if (has)
                 json_key_uint(w, key, v);
+        else
+                json_key_null(w, key);
+}
+
+static void json_cpus_if(struct json_writer *w, const char *key, bool has, const cpuset_t *s) {
+        if (has)
+                json_key_cpuset(w, key, s);
         else
                 json_key_null(w, key);
 }
@@ -44,18 +52,15 @@ static void json_queue_napi(struct json_writer *w, const struct inventory_nic *n
         else
                 json_key_string(w, "irq_source", qu->irq_netlink ? inventory_map_source_to_string(INVENTORY_MAP_NETLINK) :
                                 inventory_map_source_to_string(nic->map));
-        if (qu->napi_id)
-                json_key_uint(w, "napi_id", qu->napi_id);
-        else
-                json_key_null(w, "napi_id");
+        json_uint_if(w, "napi_id", qu->napi_id != 0, qu->napi_id);
         json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
                         NULL : netdev_threaded_to_string(qu->napi_threaded));
         json_int_if(w, "napi_pid", qu->napi_pid > 0, qu->napi_pid);
         json_int_if(w, "napi_cpu", qu->napi_cpu >= 0, qu->napi_cpu);
-        json_counter(w, "rx_packets", rs->ifindex > 0 && rs->has_rx_packets, rs->rx_packets);
-        json_counter(w, "rx_bytes", rs->ifindex > 0 && rs->has_rx_bytes, rs->rx_bytes);
-        json_counter(w, "tx_packets", ts->ifindex > 0 && ts->has_tx_packets, ts->tx_packets);
-        json_counter(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
+        json_uint_if(w, "rx_packets", rs->ifindex > 0 && rs->has_rx_packets, rs->rx_packets);
+        json_uint_if(w, "rx_bytes", rs->ifindex > 0 && rs->has_rx_bytes, rs->rx_bytes);
+        json_uint_if(w, "tx_packets", ts->ifindex > 0 && ts->has_tx_packets, ts->tx_packets);
+        json_uint_if(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
 }
 
 /* Every NAPI of the NIC, whether or not a queue names it (veth names none
@@ -120,10 +125,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
 
                 json_begin_object(w);
                 json_key_string(w, "name", nic->name);
-                if (nic->ifindex > 0)
-                        json_key_int(w, "ifindex", nic->ifindex);
-                else
-                        json_key_null(w, "ifindex");
+                json_int_if(w, "ifindex", nic->ifindex > 0, nic->ifindex);
                 json_key_string(w, "driver", nic->driver[0] ? nic->driver : NULL);
                 json_key_string(w, "bus_id", nic->bus_id[0] ? nic->bus_id : NULL);
                 json_key_string(w, "pci_addr", nic->pci_addr[0] ? nic->pci_addr : NULL);
@@ -132,10 +134,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                 json_key_bool(w, "up", nic->up);
                 json_key_int(w, "rx_queues", nic->rx_queues);
                 json_key_int(w, "tx_queues", nic->tx_queues);
-                if (nic->combined_channels >= 0)
-                        json_key_int(w, "combined_channels", nic->combined_channels);
-                else
-                        json_key_null(w, "combined_channels");
+                json_int_if(w, "combined_channels", nic->combined_channels >= 0, nic->combined_channels);
                 json_key_string(w, "mapping", inventory_map_source_to_string(nic->map));
                 json_key_begin_array(w, "queues");
                 for (size_t q = 0; q < nic->n_queues; q++) {
@@ -158,17 +157,9 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                                         json_uint(w, inv->irqs[i].irq);
                         json_end_array(w);
                         w->flags = flags;
-                        if (qu->has_rps) {
-                                json_key_cpuset(w, "rps_cpus", &qu->rps_cpus);
-                                json_key_uint(w, "rps_flow_cnt", qu->rps_flow_cnt);
-                        } else {
-                                json_key_null(w, "rps_cpus");
-                                json_key_null(w, "rps_flow_cnt");
-                        }
-                        if (qu->has_xps)
-                                json_key_cpuset(w, "xps_cpus", &qu->xps_cpus);
-                        else
-                                json_key_null(w, "xps_cpus");
+                        json_cpus_if(w, "rps_cpus", qu->has_rps, &qu->rps_cpus);
+                        json_uint_if(w, "rps_flow_cnt", qu->has_rps, qu->rps_flow_cnt);
+                        json_cpus_if(w, "xps_cpus", qu->has_xps, &qu->xps_cpus);
                         json_queue_napi(w, nic, qu);
                         json_end_object(w);
                 }
@@ -187,31 +178,19 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                 json_key_uint(w, "irq", irq->irq);
                 json_key_string(w, "name", irq->name);
                 json_key_string(w, "nic", has_nic ? inv->nics[irq->nic].name : NULL);
-                if (has_nic && irq->queue >= 0)
-                        json_key_int(w, "queue", irq->queue);
-                else
-                        json_key_null(w, "queue");
+                json_int_if(w, "queue", has_nic && irq->queue >= 0, irq->queue);
                 json_key_string(w, "role", inventory_irq_role_to_string(irq->role));
                 json_key_string(w, "class", classes ? classify_irq_class_to_string(classes[i]) : NULL);
                 json_key_string(w, "device", classify_irq_device(inv, irq)[0] ? classify_irq_device(inv, irq) : NULL);
-                if (irq->affinity_readable)
-                        json_key_cpuset(w, "affinity", &irq->affinity);
-                else
-                        json_key_null(w, "affinity");
-                if (irq->has_effective)
-                        json_key_cpuset(w, "effective", &irq->effective);
-                else
-                        json_key_null(w, "effective");
+                json_cpus_if(w, "affinity", irq->affinity_readable, &irq->affinity);
+                json_cpus_if(w, "effective", irq->has_effective, &irq->effective);
                 json_int_if(w, "node", irq->node >= 0, irq->node);
                 json_end_object(w);
         }
         json_end_array(w);
 
         json_key_uint(w, "rps_sock_flow_entries", inv->rps_sock_flow_entries);
-        if (inv->has_default_affinity)
-                json_key_cpuset(w, "default_affinity", &inv->default_affinity);
-        else
-                json_key_null(w, "default_affinity");
+        json_cpus_if(w, "default_affinity", inv->has_default_affinity, &inv->default_affinity);
         json_end_object(w);
 }
 
@@ -264,7 +243,9 @@ static const char *fmt_irq(int irq, char *buf, size_t len) {
         return buf;
 }
 
-void ctl_inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
+/* Inventory as readable tables, with every IRQ and its class (classes as
+ * for ctl_inventory_json). */
+static void inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
         unsigned n_class[CLASSIFY_IRQ_CLASS_MAX] = { 0 };
         char a[256], b[256], c[256], d[256];
 
@@ -350,7 +331,7 @@ void ctl_inventory_print(FILE *f, const struct topology *t, const struct invento
  * kernel_managed_irqs), when its root is this root; 0 or -errno.  Only a
  * write tells such an IRQ: this command never writes. */
 static int read_kernel_managed(const char *state_dir, const char *root, bool *managed, const struct inventory *inv) {
-        struct json_value *v = NULL;
+        _cleanup_(json_freep) struct json_value *v = NULL;
         const struct json_value *a;
         const char *sroot;
         int r;
@@ -358,10 +339,8 @@ static int read_kernel_managed(const char *state_dir, const char *root, bool *ma
         r = state_read_status(state_dir, &v);
         if (r < 0)
                 return r;
-        if (json_get_string(v, "root", &sroot) < 0 || strcmp(sroot, root) != 0) {
-                json_free(v);
+        if (json_get_string(v, "root", &sroot) < 0 || strcmp(sroot, root) != 0)
                 return -EXDEV;
-        }
         a = json_get(v, "kernel_managed_irqs");
         for (size_t k = 0; k < json_count(a); k++) {
                 const struct json_value *x = json_index(a, k);
@@ -372,7 +351,6 @@ static int read_kernel_managed(const char *state_dir, const char *root, bool *ma
                         if ((int64_t) inv->irqs[i].irq == x->integer)
                                 managed[i] = true;
         }
-        json_free(v);
         return 0;
 }
 
@@ -461,7 +439,7 @@ int ctl_inventory(int argc, char **argv) {
                  * terminal raw */
                 FILE *f = util_escaping_stream(stdout);
 
-                ctl_inventory_print(f ? f : stdout, &t, &inv, classes);
+                inventory_print(f ? f : stdout, &t, &inv, classes);
                 if (f && fclose(f) != 0)
                         ret = CTL_EXIT_ERROR;
                 /* The JSON says it in "mapping"; a reader of the table

@@ -71,10 +71,8 @@ static void plan_json(FILE *f, double interval_s, unsigned ticks, const struct p
                 json_key_double(&w, "load", rep->hot_cpus[i].load);
                 json_key_double(&w, "idle", rep->hot_cpus[i].idle);
                 json_key_bool(&w, "saturated", rep->hot_cpus[i].saturated);
-                if (rep->hot_cpus[i].why[0] && !plan_relieves(v, n, rep->hot_cpus[i].cpu))
-                        json_key_string(&w, "why", rep->hot_cpus[i].why);
-                else
-                        json_key_null(&w, "why");
+                json_key_string(&w, "why", rep->hot_cpus[i].why[0] && !plan_relieves(v, n, rep->hot_cpus[i].cpu) ?
+                                rep->hot_cpus[i].why : NULL);
                 json_end_object(&w);
         }
         json_end_array(&w);
@@ -90,10 +88,7 @@ static void plan_json(FILE *f, double interval_s, unsigned ticks, const struct p
                 action_json_members(&w, a);
                 json_key_string(&w, "reason", a->reason);
                 json_key_string(&w, "text", text);
-                if (v[i].result < 0)
-                        json_key_string(&w, "error", strerror(-v[i].result));
-                else
-                        json_key_null(&w, "error");
+                json_key_string(&w, "error", v[i].result < 0 ? strerror(-v[i].result) : NULL);
                 json_end_object(&w);
         }
         json_end_array(&w);

@@ -30,13 +30,18 @@ static void queue_to_json(const char *label, void *userdata) {
         json_string(userdata, label);
 }
 
-/* Shares are 0..1 in sample.h; top shows percentages with two decimals. */
-static void json_pct(struct json_writer *w, const char *key, bool valid, double share) {
+/* A CPU's number, or null when its counters gave none. */
+static void json_rate(struct json_writer *w, const char *key, bool valid, double v, int decimals) {
         json_key(w, key);
         if (valid)
-                json_double_prec(w, share * 100.0, 2);
+                json_double_prec(w, v, decimals);
         else
                 json_null(w);
+}
+
+/* Shares are 0..1 in sample.h; top shows percentages with two decimals. */
+static void json_pct(struct json_writer *w, const char *key, bool valid, double share) {
+        json_rate(w, key, valid, share * 100.0, 2);
 }
 
 void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
@@ -59,16 +64,8 @@ void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rate
                 json_pct(w, "irq", c->valid, c->irq);
                 json_pct(w, "soft", c->valid, c->softirq);
                 json_pct(w, "idle", c->valid, c->idle);
-                json_key(w, "net_rx");
-                if (c->valid)
-                        json_double_prec(w, c->net_rx_rate, 1);
-                else
-                        json_null(w);
-                json_key(w, "net_tx");
-                if (c->valid)
-                        json_double_prec(w, c->net_tx_rate, 1);
-                else
-                        json_null(w);
+                json_rate(w, "net_rx", c->valid, c->net_rx_rate, 1);
+                json_rate(w, "net_tx", c->valid, c->net_tx_rate, 1);
                 json_key_begin_array(w, "queues");
                 ctl_cpu_queues(inv, cpu, queue_to_json, w);
                 json_end_array(w);
@@ -414,13 +411,10 @@ int ctl_top(int argc, char **argv) {
                 }
                 /* Re-read each sample: the daemon may have moved IRQs.  A
                  * failure only costs the queue column. */
-                inventory_free(&inv);
-                memset(&inv, 0, sizeof(inv));
+                inventory_free(&inv); /* leaves it empty, as a failed read does */
                 r = inventory_read(rootfd, &cur.interrupts, &inv);
-                if (r < 0) {
+                if (r < 0)
                         log_debug_errno(r, "inventory unavailable, no queue column: %m");
-                        memset(&inv, 0, sizeof(inv));
-                }
 
                 if (json) {
                         struct json_writer w;

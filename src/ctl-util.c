@@ -77,7 +77,9 @@ int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_inte
         return 0;
 }
 
-void ctl_irq_cpus(const struct inventory_irq *irq, cpuset_t *ret) {
+/* The CPUs an IRQ fires on: its effective affinity when the kernel reports
+ * one, else its affinity mask. */
+static void irq_cpus(const struct inventory_irq *irq, cpuset_t *ret) {
         if (irq->has_effective && !cpuset_empty(&irq->effective))
                 *ret = irq->effective;
         else
@@ -106,7 +108,7 @@ void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char 
                                 irq = inventory_irq(inv, (unsigned) irqs[k]);
                                 if (!irq)
                                         continue;
-                                ctl_irq_cpus(irq, &cpus);
+                                irq_cpus(irq, &cpus);
                                 if (!cpuset_isset(&cpus, cpu))
                                         continue;
                                 snprintf(label, sizeof(label), "%s:%d%s", nic->name, qu->index,

@@ -605,30 +605,44 @@ static bool queue_dir(const char *name, const char *prefix, int *ret) {
 static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold);
 static void nic_free(struct inventory_nic *nic);
 
-static int read_queues(int rootfd, struct inventory_nic *nic) {
-        char path[512];
-        int max_rx = -1, max_tx = -1;
+/* The rx-N and tx-N entries of a NIC's queues dir: how many, and the
+ * highest N of each (-1 for none). */
+static int count_queue_dirs(int rootfd, const char *name, int *ret_rx, int *ret_tx, int *ret_max_rx,
+                            int *ret_max_tx) {
+        char path[64];
         struct dirent *de;
         DIR *d;
-        int r;
+        int q, r;
 
-        snprintf(path, sizeof(path), "sys/class/net/%s/queues", nic->name);
+        *ret_rx = *ret_tx = 0;
+        *ret_max_rx = *ret_max_tx = -1;
+        snprintf(path, sizeof(path), "sys/class/net/%s/queues", name);
         r = rootfs_fdopendir(rootfd, path, &d);
+        if (r < 0)
+                return r;
+        while ((de = readdir(d))) {
+                if (queue_dir(de->d_name, "rx-", &q)) {
+                        (*ret_rx)++;
+                        *ret_max_rx = MAX(*ret_max_rx, q);
+                } else if (queue_dir(de->d_name, "tx-", &q)) {
+                        (*ret_tx)++;
+                        *ret_max_tx = MAX(*ret_max_tx, q);
+                }
+        }
+        closedir(d);
+        return 0;
+}
+
+static int read_queues(int rootfd, struct inventory_nic *nic) {
+        char path[512];
+        int max_rx, max_tx, r;
+
+        r = count_queue_dirs(rootfd, nic->name, &nic->rx_queues, &nic->tx_queues, &max_rx, &max_tx);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
-        while ((de = readdir(d))) {
-                int q;
-                if (queue_dir(de->d_name, "rx-", &q)) {
-                        nic->rx_queues++;
-                        max_rx = MAX(max_rx, q);
-                } else if (queue_dir(de->d_name, "tx-", &q)) {
-                        nic->tx_queues++;
-                        max_tx = MAX(max_tx, q);
-                }
-        }
-        closedir(d);
+        snprintf(path, sizeof(path), "sys/class/net/%s/queues", nic->name);
 
         /* Queue directories are numbered densely from 0; a gap would be a
          * kernel bug, so size by the highest index to be safe.  Dense, the
@@ -855,6 +869,22 @@ static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *ni
         return r;
 }
 
+/* Whether sys/class/net/name is a device: bonding_masters is a file there,
+ * devices are (links to) dirs. */
+static bool is_nic_dir(int rootfd, const char *name) {
+        char path[512];
+        int fd;
+
+        if (name[0] == '.' || strlen(name) >= IF_NAMESIZE)
+                return false;
+        snprintf(path, sizeof(path), "sys/class/net/%s", name);
+        fd = rootfs_opendir(rootfd, path);
+        if (fd < 0)
+                return false;
+        close(fd);
+        return true;
+}
+
 static int cmp_nic(const void *a, const void *b) {
         const struct inventory_nic *x = a, *y = b;
         return strcmp(x->name, y->name);
@@ -870,17 +900,8 @@ static int list_nics(int rootfd, struct inventory *inv) {
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                char path[512];
-                int fdd;
-
-                if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
+                if (!is_nic_dir(rootfd, de->d_name))
                         continue;
-                /* bonding_masters is a file here, devices are (links to) dirs. */
-                snprintf(path, sizeof(path), "sys/class/net/%s", de->d_name);
-                fdd = rootfs_opendir(rootfd, path);
-                if (fdd < 0)
-                        continue;
-                close(fdd);
                 r = util_grow((void **) &inv->nics, &allocated, inv->n_nics + 1, sizeof(*inv->nics));
                 if (r < 0)
                         break;
@@ -1227,30 +1248,6 @@ finish:
         return 0;
 }
 
-/* rx-N and tx-N entries of a NIC's queues dir (0, 0 without one). */
-static int count_queue_dirs(int rootfd, const char *name, int *ret_rx, int *ret_tx) {
-        char path[64];
-        struct dirent *de;
-        DIR *d;
-        int q, r;
-
-        *ret_rx = *ret_tx = 0;
-        snprintf(path, sizeof(path), "sys/class/net/%s/queues", name);
-        r = rootfs_fdopendir(rootfd, path, &d);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
-        while ((de = readdir(d))) {
-                if (queue_dir(de->d_name, "rx-", &q))
-                        (*ret_rx)++;
-                else if (queue_dir(de->d_name, "tx-", &q))
-                        (*ret_tx)++;
-        }
-        closedir(d);
-        return 0;
-}
-
 /* Whether the queues dir held open (O_PATH) still has PREFIX0 to
  * PREFIX(n-1) and no PREFIXn: the kernel adds and removes queue dirs at the
  * top, so this is the count without listing the dir (~70 entries a NIC a
@@ -1270,13 +1267,14 @@ static bool same_queue_count(int dirfd, const char *prefix, int n) {
 
 /* The NIC's rx and tx queue counts as at discovery. */
 static int same_queues(int rootfd, const struct inventory_nic *nic) {
-        int rx, tx, r;
+        int rx, tx, max_rx, max_tx, r;
 
         if (nic->fd_queues > 0)
                 return same_queue_count(nic->fd_queues, "rx-", nic->rx_queues) &&
                        same_queue_count(nic->fd_queues, "tx-", nic->tx_queues);
-        r = count_queue_dirs(rootfd, nic->name, &rx, &tx);
-        if (r < 0)
+        /* no queues dir: no queues */
+        r = count_queue_dirs(rootfd, nic->name, &rx, &tx, &max_rx, &max_tx);
+        if (r < 0 && r != -ENOENT)
                 return r;
         return rx == nic->rx_queues && tx == nic->tx_queues;
 }
@@ -1315,22 +1313,12 @@ static int same_nic_set(int rootfd, const struct inventory *inv) {
         if (r < 0)
                 return r;
         while (same && (de = readdir(d))) {
-                char path[512];
-                int fdd;
-
                 if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
                         continue;
-                if (inventory_nic(inv, de->d_name)) {
+                if (inventory_nic(inv, de->d_name))
                         seen++;
-                        continue;
-                }
-                /* not ours: a new device, unless it is a file (bonding_masters) */
-                snprintf(path, sizeof(path), "sys/class/net/%s", de->d_name);
-                fdd = rootfs_opendir(rootfd, path);
-                if (fdd >= 0) {
-                        close(fdd);
-                        same = false;
-                }
+                else if (is_nic_dir(rootfd, de->d_name))
+                        same = false; /* a new device */
         }
         closedir(d);
         return same && seen == inv->n_nics;
@@ -1484,7 +1472,7 @@ void inventory_free(struct inventory *inv) {
 
 void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const cpuset_t *cpus, uint32_t value,
                         bool fresh_only) {
-        const struct inventory_nic *n = k->nic[0] ? inventory_nic(inv, k->nic) : NULL;
+        struct inventory_nic *n = k->nic[0] ? inventory_nic(inv, k->nic) : NULL;
         struct inventory_queue *q = n && (k->kind == KNOB_RPS || k->kind == KNOB_XPS || k->kind == KNOB_FLOWCNT) ?
                               inventory_queue(n, k->queue) : NULL;
         struct inventory_irq *irq;
@@ -1523,14 +1511,14 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                 /* its kthreads come or go: the next refresh sees the file
                  * change and asks for a full read, whose dump names them */
                 if (n)
-                        ((struct inventory_nic *) n)->threaded = (int) value;
+                        n->threaded = (int) value;
                 break;
         default:
                 break;
         }
 }
 
-const struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name) {
+struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name) {
         for (size_t i = 0; i < inv->n_nics; i++)
                 if (strcmp(inv->nics[i].name, name) == 0)
                         return &inv->nics[i];

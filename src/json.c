@@ -320,44 +320,23 @@ void json_cpuset(struct json_writer *w, const cpuset_t *s) {
         w->flags = flags;
 }
 
-void json_key_string(struct json_writer *w, const char *key, const char *s) {
-        json_key(w, key);
-        json_string(w, s);
-}
-
-void json_key_int(struct json_writer *w, const char *key, int64_t v) {
-        json_key(w, key);
-        json_int(w, v);
-}
-
-void json_key_uint(struct json_writer *w, const char *key, uint64_t v) {
-        json_key(w, key);
-        json_uint(w, v);
-}
-
-void json_key_double(struct json_writer *w, const char *key, double v) {
-        json_key(w, key);
-        json_double(w, v);
-}
-
-void json_key_double6(struct json_writer *w, const char *key, double v) {
-        json_key(w, key);
-        json_double6(w, v);
-}
-
-void json_key_bool(struct json_writer *w, const char *key, bool v) {
-        json_key(w, key);
-        json_bool(w, v);
-}
+/* json_key_TYPE(w, key, v): json_key() then json_TYPE(w, v). */
+#define KEY_VALUE(type, ctype)                                                  \
+        void json_key_##type(struct json_writer *w, const char *key, ctype v) { \
+                json_key(w, key);                                               \
+                json_##type(w, v);                                              \
+        }
+KEY_VALUE(string, const char *)
+KEY_VALUE(int, int64_t)
+KEY_VALUE(uint, uint64_t)
+KEY_VALUE(double, double)
+KEY_VALUE(double6, double)
+KEY_VALUE(bool, bool)
+KEY_VALUE(cpuset, const cpuset_t *)
 
 void json_key_null(struct json_writer *w, const char *key) {
         json_key(w, key);
         json_null(w);
-}
-
-void json_key_cpuset(struct json_writer *w, const char *key, const cpuset_t *s) {
-        json_key(w, key);
-        json_cpuset(w, s);
 }
 
 void json_key_begin_object(struct json_writer *w, const char *key) {

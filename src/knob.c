@@ -363,7 +363,17 @@ static int read_value(int rootfd, const char *path, char **ret) {
         return 0;
 }
 
-static int thread_starttime(int rootfd, const struct knob_key *k, unsigned long long *ret) {
+/* 0 when the key's thread still lives and is the one it named; -ESRCH
+ * when it is gone or its TID was reused (another start time). */
+/* The value of the key's file (file: which of an IRQ's), as read_value. */
+static int read_key(int rootfd, const struct knob_key *k, const char *file, char **ret) {
+        char path[128];
+        int r = key_path(k, file, path, sizeof(path));
+
+        return r < 0 ? r : read_value(rootfd, path, ret);
+}
+
+static int thread_check(int rootfd, const struct knob_key *k) {
         _cleanup_(freep) char *buf = NULL;
         struct procfs_pid_stat st;
         char path[128];
@@ -381,8 +391,7 @@ static int thread_starttime(int rootfd, const struct knob_key *k, unsigned long 
         r = procfs_parse_pid_stat(buf, len, &st);
         if (r < 0)
                 return r;
-        *ret = st.starttime;
-        return 0;
+        return st.starttime == k->starttime ? 0 : -ESRCH;
 }
 
 static int thread_get(pid_t tid, char **ret) {
@@ -426,7 +435,6 @@ static int thread_set(pid_t tid, const cpuset_t *s) {
 
 int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **ret) {
         _cleanup_(freep) char *v = NULL;
-        char path[128];
         cpuset_t s;
         uint32_t n = 0;
         int r;
@@ -435,16 +443,10 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
                 return -EINVAL;
         switch (k->kind) {
         case KNOB_IRQ:
-                r = key_path(k, KNOB_IRQ_LIST, path, sizeof(path));
-                if (r < 0)
-                        return r;
-                r = read_value(rootfd, path, &v);
+                r = read_key(rootfd, k, KNOB_IRQ_LIST, &v);
                 if (r == -ENOENT) {
                         /* Old kernels and some fixtures: the hex mask only. */
-                        r = key_path(k, KNOB_IRQ_MASK, path, sizeof(path));
-                        if (r < 0)
-                                return r;
-                        r = read_value(rootfd, path, &v);
+                        r = read_key(rootfd, k, KNOB_IRQ_MASK, &v);
                         if (r < 0)
                                 return r;
                         if (cpuset_parse_mask(v, &s) < 0 || cpuset_empty(&s))
@@ -462,10 +464,7 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
         case KNOB_SOCKFLOW:
         case KNOB_DEFAFF:
         case KNOB_THREADED:
-                r = key_path(k, NULL, path, sizeof(path));
-                if (r < 0)
-                        return r;
-                r = read_value(rootfd, path, &v);
+                r = read_key(rootfd, k, NULL, &v);
                 if (r < 0)
                         return r;
                 if (!knob_value_valid(k->kind, v))
@@ -480,18 +479,11 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
                         }
                 }
                 break;
-        case KNOB_THREAD: {
-                unsigned long long st;
-
+        case KNOB_THREAD:
                 if (!root_is_host)
                         return -EOPNOTSUPP;
-                r = thread_starttime(rootfd, k, &st);
-                if (r < 0)
-                        return r;
-                if (st != k->starttime)
-                        return -ESRCH; /* the TID was reused */
-                return thread_get(k->tid, ret);
-        }
+                r = thread_check(rootfd, k);
+                return r < 0 ? r : thread_get(k->tid, ret);
         default:
                 return -EINVAL;
         }
@@ -554,9 +546,7 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
                 if (r < 0)
                         return r;
                 return write_value(rootfd, path, value);
-        case KNOB_THREAD: {
-                unsigned long long st;
-
+        case KNOB_THREAD:
                 if (!root_is_host)
                         return -EOPNOTSUPP;
                 if (cpuset_parse_list(value, &s) < 0)
@@ -565,13 +555,8 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
                  * was made belongs to another task.  (The window between
                  * this read and sched_setaffinity is a few microseconds; the
                  * call takes no pidfd to close it.) */
-                r = thread_starttime(rootfd, k, &st);
-                if (r < 0)
-                        return r;
-                if (st != k->starttime)
-                        return -ESRCH;
-                return thread_set(k->tid, &s);
-        }
+                r = thread_check(rootfd, k);
+                return r < 0 ? r : thread_set(k->tid, &s);
         default:
                 return -EINVAL;
         }

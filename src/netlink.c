@@ -18,13 +18,6 @@
 #include "nlerr.h"
 #include "util.h"
 
-static struct inventory_nic *find_nic(struct inventory *inv, const char *name) {
-        for (size_t i = 0; i < inv->n_nics; i++)
-                if (strcmp(inv->nics[i].name, name) == 0)
-                        return &inv->nics[i];
-        return NULL;
-}
-
 static int refresh_links(struct inventory *inv) {
         struct nl_sock *sk;
         struct nl_cache *cache = NULL;
@@ -87,7 +80,7 @@ static int channels_reply(struct nl_msg *msg, void *arg) {
         if (nla_parse_nested(hdr, ETHTOOL_A_HEADER_MAX, tb[ETHTOOL_A_CHANNELS_HEADER], NULL) < 0 ||
             !hdr[ETHTOOL_A_HEADER_DEV_NAME])
                 return NL_SKIP;
-        nic = find_nic(inv, nla_get_string(hdr[ETHTOOL_A_HEADER_DEV_NAME]));
+        nic = inventory_nic(inv, nla_get_string(hdr[ETHTOOL_A_HEADER_DEV_NAME]));
         if (!nic)
                 return NL_SKIP;
         /* The kernel leaves out a kind of channel whose maximum is 0: the

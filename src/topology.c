@@ -53,7 +53,6 @@ static int parse_numbered(const char *name, const char *prefix) {
 /* Present CPUs: the "present" file, or the cpuN directories when it is
  * missing (some fixture trees, very old kernels). */
 static int read_present(int rootfd, cpuset_t *ret) {
-        _cleanup_(closep) int dfd = -1;
         struct dirent *de;
         DIR *d;
         int r;
@@ -64,13 +63,9 @@ static int read_present(int rootfd, cpuset_t *ret) {
         if (!cpuset_empty(ret))
                 return 0;
 
-        dfd = rootfs_opendir(rootfd, CPU_DIR);
-        if (dfd < 0)
-                return dfd;
-        d = fdopendir(dfd);
-        if (!d)
-                return -errno;
-        dfd = -1;
+        r = rootfs_fdopendir(rootfd, CPU_DIR, &d);
+        if (r < 0)
+                return r;
         while ((de = readdir(d))) {
                 int cpu = parse_numbered(de->d_name, "cpu");
                 if (cpu >= 0 && cpu < CPUSET_MAX)
@@ -140,18 +135,13 @@ static int node_cmp(const void *a, const void *b) {
 /* NUMA nodes from sys/devices/system/node/nodeN/cpulist.  No node directory
  * at all (CONFIG_NUMA=n) means one node 0 holding every online CPU. */
 static int read_nodes(int rootfd, struct topology *t) {
-        _cleanup_(closep) int dfd = -1;
         size_t allocated = 0;
         struct dirent *de;
         DIR *d;
-        int r = 0;
+        int r;
 
-        dfd = rootfs_opendir(rootfd, NODE_DIR);
-        if (dfd >= 0) {
-                d = fdopendir(dfd);
-                if (!d)
-                        return -errno;
-                dfd = -1;
+        r = rootfs_fdopendir(rootfd, NODE_DIR, &d);
+        if (r == 0) {
                 while ((de = readdir(d))) {
                         int id = parse_numbered(de->d_name, "node");
                         struct topology_node *n;
@@ -177,8 +167,8 @@ static int read_nodes(int rootfd, struct topology *t) {
                 closedir(d);
                 if (r < 0)
                         return r;
-        } else if (dfd != -ENOENT)
-                return dfd;
+        } else if (r != -ENOENT)
+                return r;
 
         if (t->n_nodes == 0) {
                 t->nodes = calloc(1, sizeof(*t->nodes));
