@@ -26,6 +26,7 @@
 #include "rootfs.h"
 #include "sample.h"
 #include "topology.h"
+#include "undo.h"
 #include "util.h"
 #include "workers.h"
 
@@ -402,6 +403,46 @@ static void log_notes(struct engine *e) {
         }
 }
 
+/* "Leave this NIC alone" means as it was: the IRQs of an interface with
+ * manage = no go back to their original affinity from the undo journal,
+ * as the policy gives back its RPS and XPS masks (pol_unwanted).  Only an
+ * IRQ that still holds the value irqsteerd last wrote: one changed by
+ * someone else since is theirs.  The policy never decides for such an IRQ,
+ * so these actions cannot clash with its own. */
+static int give_back_unmanaged(struct engine *e) {
+        const struct undo *u = e->apply ? apply_undo(e->apply) : NULL;
+
+        for (size_t i = 0; u && i < u->n_entries; i++) {
+                const struct undo_entry *ue = &u->entries[i];
+                const struct inventory_irq *ii;
+                const struct config_interface *ci;
+                const char *nic;
+                cpuset_t orig, last;
+                struct action *a;
+
+                if (ue->key.kind != KNOB_IRQ || !(ii = inventory_irq(&e->inv, ue->key.irq)) || ii->nic < 0 ||
+                    (size_t) ii->nic >= e->inv.n_nics || !ii->affinity_readable)
+                        continue;
+                nic = e->inv.nics[ii->nic].name;
+                ci = config_interface_for(e->config, nic);
+                if (!ci || ci->manage || cpuset_parse_list(ue->original, &orig) < 0 ||
+                    cpuset_parse_list(ue->last, &last) < 0 || cpuset_empty(&orig) ||
+                    cpuset_equal(&ii->affinity, &orig) || !cpuset_equal(&ii->affinity, &last))
+                        continue;
+                a = action_list_add(&e->actions, KNOB_IRQ);
+                if (!a)
+                        return -ENOMEM;
+                a->irq = ii->irq;
+                snprintf(a->nic, sizeof(a->nic), "%s", nic);
+                a->queue = ii->queue;
+                a->cpus = orig;
+                a->from = ii->affinity;
+                a->layout = true;
+                snprintf(a->reason, sizeof(a->reason), "manage = no for %s: IRQ back to the original", nic);
+        }
+        return 0;
+}
+
 int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const struct sample_rates *raw) {
         struct policy_input in = {
                 .config = e->config,
@@ -420,6 +461,9 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
         if (r < 0)
                 return r;
         log_notes(e);
+        r = give_back_unmanaged(e);
+        if (r < 0)
+                return r;
         report_count_policy(e->out, &e->report);
         run_actions(e, now);
         return 0;
