@@ -22,6 +22,7 @@
 #include "knob.h"
 #include "log.h"
 #include "policy.h"
+#include "problem.h"
 #include "report.h"
 #include "rootfs.h"
 #include "sample.h"
@@ -289,11 +290,13 @@ static void check_journal(struct engine *e) {
         int r = apply_journal_error(e->apply);
 
         if (r < 0 && !e->journal_failing)
-                log_error_errno(r, "Cannot save the undo journal %s: %m; the state directory %s needs room or "
-                                "repair, and nothing is changed until the journal can be saved",
-                                apply_journal_path(e->apply), e->state_dir);
+                problem_set(&e->out->problems, PROBLEM_UNDO_JOURNAL, r,
+                            "Cannot save the undo journal %s: %m; the state directory %s needs room or "
+                            "repair, and nothing is changed until the journal can be saved",
+                            apply_journal_path(e->apply), e->state_dir);
         else if (r == 0 && e->journal_failing)
-                log_notice("The undo journal %s can be saved again", apply_journal_path(e->apply));
+                problem_clear(&e->out->problems, PROBLEM_UNDO_JOURNAL, "The undo journal %s can be saved again",
+                              apply_journal_path(e->apply));
         e->journal_failing = r < 0;
 }
 

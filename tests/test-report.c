@@ -234,7 +234,7 @@ static void check_format(const char *text) {
  * the README state this bound; a new action kind, reason, result or
  * series changes it, and this test then says by how much. */
 #define METRICS_PER_CPU 7
-#define METRICS_OTHERS 699
+#define METRICS_OTHERS 709
 static void test_metrics_cardinality(void **state) {
         static const int ncpus[] = { 1, 16, 256 };
         (void) state;
@@ -536,12 +536,24 @@ static void test_write_atomic(void **state) {
         free(x.config.metrics_file);
         x.config.metrics_file = strdup("/nonexistent-irqsteer-test/irqsteer.prom");
         assert_int_equal(metrics_write(&x.rp, &x.snap), -ENOENT);
-        assert_true(x.rp.metrics_file_failed);
+        assert_true(x.rp.problems.active[PROBLEM_METRICS_FILE]);
         got = slurp(spath);
         assert_non_null(got);
-        assert_string_equal(got, text);
+        /* the next write shows it in the metrics: a problem, and it began once */
+        assert_int_equal(metrics_write(&x.rp, &x.snap), -ENOENT);
+        free(got);
+        got = slurp(spath);
+        assert_non_null(strstr(got, "\nirqsteer_problem{reason=\"metrics-file-write\"} 1\n"));
+        assert_non_null(strstr(got, "\nirqsteer_problems_total{reason=\"metrics-file-write\"} 1\n"));
+        assert_non_null(strstr(got, "\nirqsteer_problem{reason=\"state-file-write\"} 0\n"));
         free(got);
         free(text);
+        /* and its end */
+        free(x.config.metrics_file);
+        x.config.metrics_file = strdup(path);
+        assert_int_equal(metrics_write(&x.rp, &x.snap), 0);
+        assert_false(x.rp.problems.active[PROBLEM_METRICS_FILE]);
+        assert_int_equal(x.rp.problems.begun[PROBLEM_METRICS_FILE], 1);
 
         /* stopping removes both */
         free(x.config.metrics_file);
