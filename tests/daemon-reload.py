@@ -2,12 +2,19 @@
 """What a reload must do on a fixture root: `manage = no` for a NIC puts
 its queue IRQs back where they were before irqsteerd (the undo journal's
 originals), not only its RPS and XPS masks, and leaves the other NICs as
-irqsteerd laid them out.
+irqsteerd laid them out.  `irqsteerd --reload PID` (the unit's
+ExecReload=) takes the running daemon's own --state-dir and --config from
+its command line and fails when the daemon does not apply the file: a
+[worker] section needing a capability dropped at startup, a metrics_file
+that cannot be written (then also a problem in the status line, the
+metrics and the log, with its reason code), a file with an error.  An invalid ban file shows as a problem in the
+status line and the metrics while it is there.
 Needs no root: everything happens below a temporary copy of
 tests/fixtures/vm2.  Run by tests/test-daemon-reload.sh (about 4 s)."""
 import os
 import shutil
 import signal
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,8 +68,119 @@ def run_manage_no():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def reload_cmd(pid):
+    return subprocess.run([dl.env_path("IRQSTEERD"), "--reload", str(pid)], capture_output=True, text=True,
+                          timeout=60)
+
+
+def status(state):
+    return dl.load_json(os.path.join(state, "status.json")) or {}
+
+
+def metric(state, line):
+    try:
+        with open(os.path.join(state, "metrics.prom")) as f:
+            return line + "\n" in f.read()
+    except OSError:
+        return False
+
+
+def run_reload_verdict():
+    d = os.path.join(tmp, "verdict")
+    root = dl.make_root(d)
+    # a --state-dir and --config only on the daemon's command line, as a
+    # drop-in on ExecStart= gives them
+    state = os.path.join(d, "elsewhere")
+    log = os.path.join(d, "daemon.log")
+    conf = os.path.join(d, "irqsteer.conf")
+    good = "[daemon]\n"
+    with open(conf, "w") as f:
+        f.write(good)
+    p = dl.start_daemon(["--root", root, "--config", conf, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: status(state).get("ticks", 0) >= 1, T)
+        c.check(ok, "verdict: the daemon runs", dl.read_log(log)[-1500:])
+        r = reload_cmd(p.pid)
+        c.check(r.returncode == 0 and "configuration reloaded" in r.stdout, "verdict: a good file: reloaded, exit 0",
+                f"rc {r.returncode}: {r.stdout} {r.stderr}")
+
+        # [worker] needs cap_sys_nice, dropped at startup
+        with open(conf, "w") as f:
+            f.write(good + "[worker web]\nmatch_name = nosuchworker\npolicy = spread\n")
+        r = reload_cmd(p.pid)
+        c.check(r.returncode == 1 and "needs cap_sys_nice, dropped at startup" in r.stderr,
+                "verdict: [worker] added: --reload fails, saying the capability and the restart",
+                f"rc {r.returncode}: {r.stdout} {r.stderr}")
+
+        # a metrics_file whose directory does not exist
+        mf = os.path.join(d, "no-such-dir", "irqsteer.prom")
+        with open(conf, "w") as f:
+            f.write(good + f"metrics_file = {mf}\n")
+        r = reload_cmd(p.pid)
+        c.check(r.returncode == 1 and mf in r.stderr and "No such file or directory" in r.stderr,
+                "verdict: unwritable metrics_file: --reload fails naming the file and the error",
+                f"rc {r.returncode}: {r.stdout} {r.stderr}")
+        st = status(state).get("status", "")
+        c.check("config reload failed" in st and "metrics-file-write: " in st and mf in st,
+                "verdict: unwritable metrics_file: in the status line", st)
+        c.check(metric(state, 'irqsteer_problem{reason="metrics-file-write"} 1')
+                and metric(state, 'irqsteer_problem{reason="reload-failed"} 1')
+                and metric(state, "irqsteer_config_last_reload_successful 0"),
+                "verdict: unwritable metrics_file: irqsteer_problem{reason=\"metrics-file-write\"} 1 in the metrics")
+        c.check("warning: Failed to write the metrics to " + mf in dl.read_log(log),
+                "verdict: unwritable metrics_file: logged as a warning", dl.read_log(log)[-1500:])
+        # the directory appears: the next tick writes it, the problem ends
+        os.mkdir(os.path.dirname(mf))
+        ok = dl.wait_until(lambda: os.path.exists(mf) and metric(state, 'irqsteer_problem{reason="metrics-file-write"} 0'), T)
+        c.check(ok, "verdict: the directory made: the file written and the problem over")
+        r = reload_cmd(p.pid)
+        c.check(r.returncode == 0, "verdict: then a reload succeeds", f"rc {r.returncode}: {r.stderr}")
+        c.check(metric(state, 'irqsteer_problem{reason="reload-failed"} 0'), "verdict: reload-failed over")
+
+        with open(conf, "w") as f:
+            f.write(good + "bogus_key = 1\n")
+        r = reload_cmd(p.pid)
+        c.check(r.returncode == 1 and f"{conf}:2: bogus_key: unknown key" in r.stderr,
+                "verdict: an invalid file: --reload fails with FILE:LINE", f"rc {r.returncode}: {r.stderr}")
+        c.check(p.poll() is None, "verdict: the daemon still runs")
+        c.check(dl.stop(p, timeout=T) == 0, "verdict: SIGTERM exit 0", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
+def run_ban_problem():
+    """An invalid ban file is a problem: in the status line, the metrics
+    and the log while it is there, gone with it."""
+    d = os.path.join(tmp, "ban")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: status(state).get("ticks", 0) >= 1, T)
+        c.check(ok and metric(state, 'irqsteer_problem{reason="ban-file-invalid"} 0'),
+                "ban: no problem at first", dl.read_log(log)[-1500:])
+        tmpf = os.path.join(state, "bans", ".t")
+        with open(tmpf, "w") as f:
+            f.write("not-a-cpu\n")
+        os.rename(tmpf, os.path.join(state, "bans", "bad"))
+        ok = dl.wait_until(lambda: "ban-file-invalid: Ban file " in status(state).get("status", ""), T)
+        c.check(ok, "ban: an invalid ban file in the status line", status(state).get("status", ""))
+        c.check(metric(state, 'irqsteer_problem{reason="ban-file-invalid"} 1')
+                and metric(state, 'irqsteer_problems_total{reason="ban-file-invalid"} 1'),
+                "ban: irqsteer_problem{reason=\"ban-file-invalid\"} 1")
+        c.check("warning: Ban file " in dl.read_log(log), "ban: logged as a warning", dl.read_log(log)[-1500:])
+        os.unlink(os.path.join(state, "bans", "bad"))
+        ok = dl.wait_until(lambda: metric(state, 'irqsteer_problem{reason="ban-file-invalid"} 0')
+                           and "ban-file-invalid" not in status(state).get("status", ""), T)
+        c.check(ok, "ban: removed: the problem is over")
+        c.check(dl.stop(p, timeout=T) == 0, "ban: SIGTERM exit 0", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 try:
-    dl.run_cases(c, [run_manage_no])
+    dl.run_cases(c, [run_manage_no, run_reload_verdict, run_ban_problem])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
