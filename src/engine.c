@@ -733,6 +733,57 @@ void engine_init(struct engine *e) {
         };
 }
 
+/* A dry run (irqsteerctl plan, irqsteerd --dry-run) beside a running
+ * daemon finds that daemon's journal (apply_new reads it): the queue masks
+ * it lists, still holding the value written last, are the daemon's, with
+ * the journal's originals.  RPS and XPS first: a flow count's original
+ * belongs to a queue record they made. */
+static void adopt_journal(struct engine *e, uint64_t now) {
+        const struct undo *u = apply_undo(e->apply);
+
+        for (int pass = 0; u && pass < 2; pass++)
+                for (size_t i = 0; i < u->n_entries; i++) {
+                        const struct undo_entry *ue = &u->entries[i];
+                        const struct inventory_nic *n;
+                        const struct inventory_queue *q;
+                        struct action a = { .type = ue->key.kind, .queue = ue->key.queue };
+                        uint64_t v;
+
+                        if ((pass == 0) != (a.type == KNOB_RPS || a.type == KNOB_XPS) ||
+                            (pass == 1 && a.type != KNOB_FLOWCNT))
+                                continue;
+                        n = inventory_nic(&e->inv, ue->key.nic);
+                        q = n ? inventory_queue(n, ue->key.queue) : NULL;
+                        if (!q)
+                                continue;
+                        snprintf(a.nic, sizeof(a.nic), "%s", ue->key.nic);
+                        /* the file of a running daemon may name the value
+                         * it holds as LAST or as PENDING (undo.h) */
+                        if (a.type == KNOB_FLOWCNT) {
+                                char now_text[16];
+
+                                if (util_parse_u64(ue->original, strlen(ue->original), &v) < 0 || v > UINT32_MAX)
+                                        continue;
+                                a.from_value = (uint32_t) v;
+                                a.value = q->rps_flow_cnt;
+                                snprintf(now_text, sizeof(now_text), "%" PRIu32, q->rps_flow_cnt);
+                                if (strcmp(ue->last, now_text) != 0 && !(ue->pending && strcmp(ue->pending, now_text) == 0))
+                                        continue;
+                        } else {
+                                const cpuset_t *cur = a.type == KNOB_RPS ? &q->rps_cpus : &q->xps_cpus;
+                                cpuset_t last, pending;
+
+                                if (cpuset_parse_mask(ue->original, &a.from) < 0 ||
+                                    !((cpuset_parse_mask(ue->last, &last) == 0 && cpuset_equal(&last, cur)) ||
+                                      (ue->pending && cpuset_parse_mask(ue->pending, &pending) == 0 &&
+                                       cpuset_equal(&pending, cur))))
+                                        continue;
+                                a.cpus = *cur;
+                        }
+                        policy_adopt(e->policy, &a, now);
+                }
+}
+
 int engine_start(struct engine *e, uint64_t now) {
         int r;
 
@@ -759,6 +810,8 @@ int engine_start(struct engine *e, uint64_t now) {
         e->policy = policy_state_new();
         if (!e->policy)
                 return log_error_errno(ENOMEM, "Out of memory");
+        if (e->dry_run)
+                adopt_journal(e, now);
         return 0;
 }
 

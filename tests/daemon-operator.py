@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a reload must do on a fixture root: `manage = no` for a NIC puts
+"""The operator's contract on a fixture root.  What a reload must do: `manage = no` for a NIC puts
 its queue IRQs back where they were before irqsteerd (the undo journal's
 originals), not only its RPS and XPS masks, and leaves the other NICs as
 irqsteerd laid them out.  `irqsteerd --reload PID` (the unit's
@@ -8,9 +8,11 @@ its command line and fails when the daemon does not apply the file: a
 [worker] section needing a capability dropped at startup, a metrics_file
 that cannot be written (then also a problem in the status line, the
 metrics and the log, with its reason code), a file with an error.  An invalid ban file shows as a problem in the
-status line and the metrics while it is there.
+status line and the metrics while it is there.  `irqsteerctl plan` beside
+the running daemon takes the daemon's RPS masks for the daemon's (its
+undo journal), not for an operator's "set before irqsteerd started".
 Needs no root: everything happens below a temporary copy of
-tests/fixtures/vm2.  Run by tests/test-daemon-reload.sh (about 4 s)."""
+tests/fixtures/vm2.  Run by tests/test-daemon-operator.sh (about 5 s)."""
 import os
 import shutil
 import signal
@@ -24,7 +26,7 @@ import daemonlib as dl  # noqa: E402
 T = 15.0
 
 c = dl.Checker()
-tmp = dl.tmpdir("irqsteer-reload.")
+tmp = dl.tmpdir("irqsteer-operator.")
 
 # vm2: eth0 is virtio2 (queue IRQs 38-41), eth1 the e1000 on IRQ 11.
 ETH0_IRQS = ("38", "39", "40", "41")
@@ -123,9 +125,9 @@ def run_reload_verdict():
         st = status(state).get("status", "")
         c.check("config reload failed" in st and "metrics-file-write: " in st and mf in st,
                 "verdict: unwritable metrics_file: in the status line", st)
-        c.check(metric(state, 'irqsteer_problem{reason="metrics-file-write"} 1')
-                and metric(state, 'irqsteer_problem{reason="reload-failed"} 1')
-                and metric(state, "irqsteer_config_last_reload_successful 0"),
+        c.check(dl.wait_until(lambda: metric(state, 'irqsteer_problem{reason="metrics-file-write"} 1')
+                              and metric(state, 'irqsteer_problem{reason="reload-failed"} 1')
+                              and metric(state, "irqsteer_config_last_reload_successful 0"), T),
                 "verdict: unwritable metrics_file: irqsteer_problem{reason=\"metrics-file-write\"} 1 in the metrics")
         c.check("warning: Failed to write the metrics to " + mf in dl.read_log(log),
                 "verdict: unwritable metrics_file: logged as a warning", dl.read_log(log)[-1500:])
@@ -135,7 +137,8 @@ def run_reload_verdict():
         c.check(ok, "verdict: the directory made: the file written and the problem over")
         r = reload_cmd(p.pid)
         c.check(r.returncode == 0, "verdict: then a reload succeeds", f"rc {r.returncode}: {r.stderr}")
-        c.check(metric(state, 'irqsteer_problem{reason="reload-failed"} 0'), "verdict: reload-failed over")
+        c.check(dl.wait_until(lambda: metric(state, 'irqsteer_problem{reason="reload-failed"} 0'), T),
+                "verdict: reload-failed over")
 
         with open(conf, "w") as f:
             f.write(good + "bogus_key = 1\n")
@@ -166,8 +169,9 @@ def run_ban_problem():
         os.rename(tmpf, os.path.join(state, "bans", "bad"))
         ok = dl.wait_until(lambda: "ban-file-invalid: Ban file " in status(state).get("status", ""), T)
         c.check(ok, "ban: an invalid ban file in the status line", status(state).get("status", ""))
-        c.check(metric(state, 'irqsteer_problem{reason="ban-file-invalid"} 1')
-                and metric(state, 'irqsteer_problems_total{reason="ban-file-invalid"} 1'),
+        # metrics.prom is written just after status.json
+        c.check(dl.wait_until(lambda: metric(state, 'irqsteer_problem{reason="ban-file-invalid"} 1')
+                              and metric(state, 'irqsteer_problems_total{reason="ban-file-invalid"} 1'), T),
                 "ban: irqsteer_problem{reason=\"ban-file-invalid\"} 1")
         c.check("warning: Ban file " in dl.read_log(log), "ban: logged as a warning", dl.read_log(log)[-1500:])
         os.unlink(os.path.join(state, "bans", "bad"))
@@ -179,8 +183,36 @@ def run_ban_problem():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_plan_beside():
+    d = os.path.join(tmp, "plan")
+    root = dl.make_root(d)
+    log = os.path.join(d, "daemon.log")
+    # no --state-dir: the daemon and the plan both use ROOT/run/irqsteer
+    p = dl.start_daemon(["--root", root, "--interval", "200ms", "-f"], log)
+    rps = os.path.join(root, "sys/class/net/eth1/queues/rx-0/rps_cpus")
+    try:
+        ok = dl.wait_until(lambda: open(rps).read().strip() not in ("0", "00000000"), T)
+        c.check(ok, "plan: the daemon sets eth1's RPS (single-queue NIC)", dl.read_log(log)[-1500:])
+        r = subprocess.run([dl.env_path("IRQSTEERCTL"), "plan", "--root", root, "--interval", "200ms"],
+                           capture_output=True, text=True, timeout=60)
+        c.check(r.returncode == 0, "plan: exit 0", r.stderr)
+        c.check("set before irqsteerd started" not in r.stdout + r.stderr,
+                "plan beside the daemon: its RPS mask is not called an operator's", r.stdout)
+        c.check("RPS eth1" not in r.stdout, "plan beside the daemon: no RPS change for eth1 planned", r.stdout)
+        c.check(dl.stop(p, timeout=T) == 0, "plan: SIGTERM exit 0", dl.read_log(log)[-1500:])
+        # and a mask an operator set before any irqsteerd is still kept
+        with open(rps, "w") as f:
+            f.write("00000003\n")
+        r = subprocess.run([dl.env_path("IRQSTEERCTL"), "plan", "--root", root, "--interval", "200ms"],
+                           capture_output=True, text=True, timeout=60)
+        c.check("kept: eth1 rx-0 RPS CPUs 0-1 set before irqsteerd started" in r.stdout,
+                "plan without a daemon: an operator's RPS mask is kept", r.stdout)
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 try:
-    dl.run_cases(c, [run_manage_no, run_reload_verdict, run_ban_problem])
+    dl.run_cases(c, [run_manage_no, run_reload_verdict, run_ban_problem, run_plan_beside])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
