@@ -1,5 +1,5 @@
 #!/bin/sh
-# The manual pages: clean under `mandoc -Tlint -Wstyle`
+# The manual pages: all in mdoc(7), clean under `mandoc -Tlint -Wstyle`
 # (but for references to pages not installed here), and true to the code:
 # every configuration key of src/config.c's key tables documented in
 # irqsteer.conf(5) (as an ".It Cm KEY" entry) and present in
@@ -32,6 +32,12 @@ for page in "$man"/irqsteerd.8 "$man"/irqsteerctl.8 "$man"/irqsteer.conf.5; do
         else
                 fail "mandoc -Tlint -Wstyle $(basename "$page")"
                 echo "$out"
+        fi
+        # one style: mdoc(7), as most of the pages were written
+        if head -n 1 "$page" | grep -q '^\.Dd '; then
+                pass "$(basename "$page") is mdoc(7)"
+        else
+                fail "$(basename "$page") is not mdoc(7) (first line: $(head -n 1 "$page"))"
         fi
 done
 
