@@ -18,6 +18,7 @@ enum problem {
         PROBLEM_UNDO_JOURNAL,   /* the undo journal cannot be saved: nothing is changed meanwhile */
         PROBLEM_BAN_FILE,       /* a runtime ban file is invalid and ignored */
         PROBLEM_RELOAD,         /* the last reload did not apply (the whole file or part of it) */
+        PROBLEM_WRITE,          /* the kernel refuses a write for a reason irqsteerd does not expect */
         PROBLEM_MAX,
         PROBLEM_INVALID = -1,
 };

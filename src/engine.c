@@ -300,6 +300,18 @@ static void check_journal(struct engine *e) {
         e->journal_failing = r < 0;
 }
 
+/* A write the kernel refuses for good, or for a reason not expected, is
+ * the operator's to look at while any such object remains (the first one
+ * named: it stays the same until it clears). */
+static void check_failures(struct engine *e) {
+        const struct failures_object *f = failures_to_act(&e->failures);
+
+        if (f)
+                problem_set(&e->out->problems, PROBLEM_WRITE, 0, "%s", f->line);
+        else
+                problem_clear(&e->out->problems, PROBLEM_WRITE, "No write is failing any more");
+}
+
 /* After an IRQ is written, ticks that read /proc/interrupts to see where it
  * fires (EFFECTIVE AFFINITY): the grace and two more.  A watch that outlives
  * them (the IRQ is quiet, or fires elsewhere) goes on at the readings that
@@ -355,6 +367,7 @@ static void run_actions(struct engine *e, uint64_t now) {
                         policy_feedback(e->policy, a, r, now);
                 }
         }
+        check_failures(e);
 }
 
 /* ---- the tick ---- */

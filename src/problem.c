@@ -14,6 +14,7 @@ const char *problem_to_string(enum problem p) {
                 [PROBLEM_UNDO_JOURNAL] = "undo-journal-save",
                 [PROBLEM_BAN_FILE] = "ban-file-invalid",
                 [PROBLEM_RELOAD] = "reload-failed",
+                [PROBLEM_WRITE] = "write-failed",
         };
         return p >= 0 && p < PROBLEM_MAX ? names[p] : NULL;
 }

@@ -8,7 +8,8 @@ its command line and fails when the daemon does not apply the file: a
 [worker] section needing a capability dropped at startup, a metrics_file
 that cannot be written (then also a problem in the status line, the
 metrics and the log, with its reason code), a file with an error.  An invalid ban file shows as a problem in the
-status line and the metrics while it is there.  `irqsteerctl plan` beside
+status line and the metrics while it is there, and so does a write the
+kernel refuses.  `irqsteerctl plan` beside
 the running daemon takes the daemon's RPS masks for the daemon's (its
 undo journal), not for an operator's "set before irqsteerd started".
 Needs no root: everything happens below a temporary copy of
@@ -211,8 +212,31 @@ def run_plan_beside():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_write_problem():
+    """A write the kernel refuses for good (here a read-only file: the
+    daemon keeps no CAP_DAC_OVERRIDE) is a problem: status line, metrics,
+    log."""
+    d = os.path.join(tmp, "write")
+    root = dl.make_root(d)
+    state = os.path.join(d, "state")
+    log = os.path.join(d, "daemon.log")
+    for f in ("smp_affinity_list", "smp_affinity"):
+        os.chmod(os.path.join(root, "proc/irq/38", f), 0o444)
+    p = dl.start_daemon(["--root", root, "--state-dir", state, "--interval", "200ms", "-f"], log)
+    try:
+        ok = dl.wait_until(lambda: "write-failed: IRQ 38" in status(state).get("status", ""), T)
+        c.check(ok, "write: a refused write in the status line", status(state).get("status", "") + dl.read_log(log)[-1500:])
+        c.check(dl.wait_until(lambda: metric(state, 'irqsteer_problem{reason="write-failed"} 1'), T),
+                "write: irqsteer_problem{reason=\"write-failed\"} 1")
+        c.check("warning: IRQ 38" in dl.read_log(log) and "Permission denied" in dl.read_log(log),
+                "write: logged as a warning with the error", dl.read_log(log)[-1500:])
+        c.check(dl.stop(p, timeout=T) == 0, "write: SIGTERM exit 0", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 try:
-    dl.run_cases(c, [run_manage_no, run_reload_verdict, run_ban_problem, run_plan_beside])
+    dl.run_cases(c, [run_manage_no, run_reload_verdict, run_ban_problem, run_plan_beside, run_write_problem])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
