@@ -56,11 +56,9 @@ static int call(sd_bus *bus, const char *path, const char *iface, const char *me
         return r;
 }
 
-/* Whether unit is in our unit's property prop (a list of unit names). */
-static int unit_listed(sd_bus *bus, const char *path, const char *prop, const char *unit) {
+/* Our unit's property prop (a list of unit names) into *ret (strv_free). */
+static int unit_list(sd_bus *bus, const char *path, const char *prop, char ***ret) {
         sd_bus_message *reply = NULL;
-        const char *s;
-        bool found = false;
         int r;
 
         r = call(bus, path, "org.freedesktop.DBus.Properties", "Get", &reply, "ss", "org.freedesktop.systemd1.Unit",
@@ -68,49 +66,66 @@ static int unit_listed(sd_bus *bus, const char *path, const char *prop, const ch
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'v', "as");
         if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "s");
-        while (r >= 0 && !found && (r = sd_bus_message_read(reply, "s", &s)) > 0)
-                found = strcmp(s, unit) == 0;
+                r = sd_bus_message_read_strv(reply, ret);
         sd_bus_message_unref(reply);
-        return r < 0 ? r : found;
+        return r;
+}
+
+static bool strv_has(char **l, const char *s) {
+        for (; l && *l; l++)
+                if (strcmp(*l, s) == 0)
+                        return true;
+        return false;
+}
+
+static void strv_free(char **l) {
+        for (char **p = l; p && *p; p++)
+                free(*p);
+        free(l);
 }
 
 int stopcause_conflict(char *buf, size_t len) {
         sd_bus *bus = NULL;
         sd_bus_message *reply = NULL, *unit_reply = NULL;
-        char *self = NULL;
+        char *self = NULL, **conflicts = NULL, **conflicted_by = NULL;
         const char *self_path, *unit, *type, *state, *jpath, *upath;
         uint32_t id;
         int r, found = 0;
 
         if (len > 0)
                 buf[0] = 0;
-        if (sd_pid_get_unit(0, &self) < 0)
+        /* a service started by systemd (INVOCATION_ID), not a hand run */
+        if (!getenv("INVOCATION_ID") || sd_pid_get_unit(0, &self) < 0)
                 return 0;
+        if (strlen(self) < 8 || strcmp(self + strlen(self) - 8, ".service") != 0) {
+                free(self);
+                return 0;
+        }
         r = bus_open(&bus);
         if (r >= 0)
                 r = call(bus, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "GetUnit", &unit_reply,
                          "s", self);
         if (r >= 0)
                 r = sd_bus_message_read(unit_reply, "o", &self_path);
+        /* either side may name the conflict */
+        if (r >= 0)
+                r = unit_list(bus, self_path, "Conflicts", &conflicts);
+        if (r >= 0)
+                r = unit_list(bus, self_path, "ConflictedBy", &conflicted_by);
         if (r >= 0)
                 r = call(bus, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "ListJobs", &reply,
                          NULL);
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "(usssoo)");
         while (r >= 0 && !found &&
-               (r = sd_bus_message_read(reply, "(usssoo)", &id, &unit, &type, &state, &jpath, &upath)) > 0) {
-                if (strcmp(unit, self) == 0 || (strcmp(type, "start") != 0 && strcmp(type, "restart") != 0))
-                        continue;
-                /* either side may name the conflict */
-                r = unit_listed(bus, self_path, "Conflicts", unit);
-                if (r == 0)
-                        r = unit_listed(bus, self_path, "ConflictedBy", unit);
-                if (r > 0) {
+               (r = sd_bus_message_read(reply, "(usssoo)", &id, &unit, &type, &state, &jpath, &upath)) > 0)
+                if ((strcmp(type, "start") == 0 || strcmp(type, "restart") == 0) &&
+                    (strv_has(conflicts, unit) || strv_has(conflicted_by, unit))) {
                         snprintf(buf, len, "%s", unit);
                         found = 1;
                 }
-        }
+        strv_free(conflicts);
+        strv_free(conflicted_by);
         sd_bus_message_unref(reply);
         sd_bus_message_unref(unit_reply);
         sd_bus_flush_close_unref(bus);
