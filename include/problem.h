@@ -39,5 +39,6 @@ void problem_set(struct problems *ps, enum problem p, int err, const char *fmt, 
 void problem_clear(struct problems *ps, enum problem p, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 /* "; CODE: message" for each active problem, appended to buf (len bytes
- * in all, cut to fit). */
-void problem_append_status(const struct problems *ps, char *buf, size_t len);
+ * in all, cut to fit); not PROBLEM_RELOAD (the status line starts with
+ * the reload's failure) nor one whose message is in shown (NULL: none). */
+void problem_append_status(const struct problems *ps, const char *shown, char *buf, size_t len);

@@ -399,16 +399,7 @@ static void status_add_notices(struct daemon *d) {
                 snprintf(d->status + l, sizeof(d->status) - l, "; irqbalance (pid %d) changes IRQs too",
                          (int) d->engine.other_pid);
         }
-        /* the reload's own failure leads the line already, and may be
-         * one of these */
-        for (int p = 0; p < PROBLEM_MAX; p++)
-                if (p != PROBLEM_RELOAD && d->out.problems.active[p] &&
-                    !strstr(d->reload_error, d->out.problems.what[p])) {
-                        size_t l = strlen(d->status);
-
-                        snprintf(d->status + l, sizeof(d->status) - l, "; %s: %s", problem_to_string(p),
-                                 d->out.problems.what[p]);
-                }
+        problem_append_status(&d->out.problems, d->reload_error, d->status, sizeof(d->status));
 }
 
 static void status_key_fill(const struct daemon *d, struct status_key *k) {

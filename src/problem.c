@@ -65,13 +65,15 @@ void problem_clear(struct problems *ps, enum problem p, const char *fmt, ...) {
         say(LOG_INFO, 0, p, text);
 }
 
-void problem_append_status(const struct problems *ps, char *buf, size_t len) {
+void problem_append_status(const struct problems *ps, const char *shown, char *buf, size_t len) {
         size_t l = strnlen(buf, len);
 
         for (int p = 0; p < PROBLEM_MAX && l + 1 < len; p++) {
                 int n;
 
-                if (!ps->active[p])
+                /* a failed reload leads the line (report_format_status),
+                 * and may be one of the others */
+                if (!ps->active[p] || p == PROBLEM_RELOAD || (shown && strstr(shown, ps->what[p])))
                         continue;
                 n = snprintf(buf + l, len - l, "; %s: %s", problem_to_string(p), ps->what[p]);
                 if (n < 0)

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "policy.h"
 #include "metrics.h"
+#include "problem.h"
 #include "report.h"
 #include "testlib.h"
 #include "util.h"
@@ -226,6 +227,35 @@ static void check_format(const char *text) {
                 }
         }
         free(copy);
+}
+
+/* A problem begins once however often it is set, its message updates,
+ * and the status line shows each active one but the reload's (which leads
+ * the line) and one already shown there. */
+static void test_problems(_unused_ void **state) {
+        struct problems ps = { 0 };
+        char line[256] = "hot: none";
+
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file %s: bad", "a");
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file %s: bad", "a");
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file %s: bad", "b");
+        assert_true(ps.active[PROBLEM_BAN_FILE]);
+        assert_int_equal(ps.begun[PROBLEM_BAN_FILE], 1);
+        assert_string_equal(ps.what[PROBLEM_BAN_FILE], "Ban file b: bad");
+        problem_set(&ps, PROBLEM_RELOAD, 0, "reload: x");
+        problem_set(&ps, PROBLEM_METRICS_FILE, -EROFS, "Failed to write %s: %m", "/m.prom");
+        assert_string_equal(ps.what[PROBLEM_METRICS_FILE], "Failed to write /m.prom: Read-only file system");
+        problem_append_status(&ps, "metrics-file-write: Failed to write /m.prom: Read-only file system", line,
+                              sizeof(line));
+        assert_string_equal(line, "hot: none; ban-file-invalid: Ban file b: bad");
+        problem_clear(&ps, PROBLEM_BAN_FILE, "valid again");
+        problem_clear(&ps, PROBLEM_BAN_FILE, "valid again");
+        assert_false(ps.active[PROBLEM_BAN_FILE]);
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file c: bad");
+        assert_int_equal(ps.begun[PROBLEM_BAN_FILE], 2);
+        for (int p = 0; p < PROBLEM_MAX; p++)
+                assert_non_null(problem_to_string(p));
+        assert_null(problem_to_string(PROBLEM_MAX));
 }
 
 /* The most series the exposition can have, every counter of every action
@@ -705,6 +735,7 @@ int main(void) {
                 cmocka_unit_test(test_reason_classify),
                 cmocka_unit_test(test_format_fixed6),
                 cmocka_unit_test(test_metrics_text),
+                cmocka_unit_test(test_problems),
                 cmocka_unit_test(test_metrics_cardinality),
                 cmocka_unit_test(test_counters_monotonic),
                 cmocka_unit_test(test_write_atomic),
