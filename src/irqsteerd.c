@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "daemon.h"
@@ -189,10 +190,19 @@ static int reload_running(pid_t pid) {
                 argv[argc++] = buf + i;
         argv[argc] = NULL;
         r = parse_options(argc, argv, &running, &m);
-        if (r < 0)
-                r = daemon_reload_running(pid, &running, stdout, stderr);
-        else
+        if (r >= 0)
                 fprintf(stderr, "irqsteerd --reload: cannot read the options of pid %d\n", (int) pid);
+        else {
+                /* its relative paths are relative to its working directory */
+                snprintf(path, sizeof(path), "/proc/%d/cwd", (int) pid);
+                if (chdir(path) < 0 && ((running.config_path && running.config_path[0] != '/') ||
+                                        (running.root && running.root[0] != '/') ||
+                                        (running.state_dir && running.state_dir[0] != '/'))) {
+                        fprintf(stderr, "irqsteerd --reload: %s: %s\n", path, strerror(errno));
+                        r = DAEMON_EXIT_FAILURE;
+                } else
+                        r = daemon_reload_running(pid, &running, stdout, stderr);
+        }
         free(buf);
         return r < 0 ? DAEMON_EXIT_FAILURE : r;
 }

@@ -152,6 +152,28 @@ def run_reload_verdict():
         dl.stop(p, signal.SIGKILL, timeout=5)
 
 
+def run_reload_relative():
+    """A daemon started with relative paths, reloaded from elsewhere: its
+    paths are read against its own working directory."""
+    d = os.path.join(tmp, "relative")
+    dl.make_root(d)
+    log = os.path.join(d, "daemon.log")
+    with open(os.path.join(d, "irqsteer.conf"), "w") as f:
+        f.write("[daemon]\n")
+    p = dl.start_daemon(["--root", "root", "--config", "irqsteer.conf", "--state-dir", "state", "--interval", "200ms",
+                         "-f"], log, wrapper=("env", "-C", d))
+    try:
+        ok = dl.wait_until(lambda: status(os.path.join(d, "state")).get("ticks", 0) >= 1, T)
+        c.check(ok, "relative: the daemon runs", dl.read_log(log)[-1500:])
+        r = subprocess.run([dl.env_path("IRQSTEERD"), "--reload", str(p.pid)], capture_output=True, text=True,
+                           timeout=60, cwd="/")
+        c.check(r.returncode == 0 and "configuration reloaded" in r.stdout,
+                "relative: --reload from / finds its file and state directory", f"rc {r.returncode}: {r.stderr}")
+        c.check(dl.stop(p, timeout=T) == 0, "relative: SIGTERM exit 0", dl.read_log(log)[-1500:])
+    finally:
+        dl.stop(p, signal.SIGKILL, timeout=5)
+
+
 def run_ban_problem():
     """An invalid ban file is a problem: in the status line, the metrics
     and the log while it is there, gone with it."""
@@ -236,7 +258,7 @@ def run_write_problem():
 
 
 try:
-    dl.run_cases(c, [run_manage_no, run_reload_verdict, run_ban_problem, run_plan_beside, run_write_problem])
+    dl.run_cases(c, [run_manage_no, run_reload_verdict, run_reload_relative, run_ban_problem, run_plan_beside, run_write_problem])
 finally:
     if c.failed and os.environ.get("IRQSTEER_KEEP_TMP"):
         print(f"kept {tmp}")
