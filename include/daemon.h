@@ -9,12 +9,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "action.h"
 #include "apply.h"
 #include "config.h"
 #include "cpuset.h"
 #include "log.h"
+
+/* MESSAGE_ID= of the stop a conflicting unit's start caused (irqsteerd(8),
+ * LOGGING). */
+#define DAEMON_MID_CONFLICT "502d96179ee3415a82590b64ae26fda7"
 
 /* Exit codes of irqsteerd. */
 enum {
@@ -52,6 +57,12 @@ int daemon_run(const struct daemon_options *o);
  * needs.  Returns the exit code (0 or 1). */
 int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE *err);
 
+/* --reload PID: reloads the irqsteerd running as pid, whose own options
+ * (its command line) are running, and waits for its verdict: checks the
+ * file as --check-config does, sends SIGHUP, waits until the daemon's
+ * status.json counts one more reload and says whether it applied it (a
+ * failure's reason to err).  Returns the exit code (0 or 1). */
+int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE *out, FILE *err);
 /* Formats one config problem as "FILE:LINE: KEY: problem" (LINE and KEY
  * left out when unknown).  Pure. */
 int daemon_format_config_error(const struct config_error *e, char *buf, size_t len);

@@ -13,6 +13,8 @@
 struct failures_object {
         char key[KNOB_KEY_MAX];
         enum action_failure cls;
+        bool act;                 /* said at warning: the operator should act (problem.h) */
+        char line[256];           /* what was said then */
 };
 struct failures {
         struct failures_object *v;
@@ -26,6 +28,10 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
 /* The action's object succeeded: a later failure is news again. */
 void failures_forget(struct failures *fs, const struct action *a);
 void failures_free(struct failures *fs);
+/* The first object whose failure the operator should act on (a write
+ * refused for good, not a kernel-managed IRQ, or failing for a reason
+ * irqsteerd does not expect), NULL when none. */
+const struct failures_object *failures_to_act(const struct failures *fs);
 
 /* Whether a failed action with result r means the inventory is stale and
  * must be rediscovered at the next tick: a vanished IRQ or queue (ENOENT

@@ -159,6 +159,12 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
  * nothing about the failure itself (the daemon does, once); only giving up
  * is noted. */
 void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);
+/* A queue's RPS or XPS mask or flow count that an earlier run changed (its
+ * undo journal): a->from (from_value) is the original, a->cpus (value)
+ * what it set and the queue holds now.  Taken as set by us, so such a mask
+ * is never "kept" as an operator's (irqsteerctl plan beside the daemon).
+ * Other action types are ignored. */
+void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_usec);
 
 /* The NIC went down/up or its queues changed: its driver reset the affinity,
  * so forget what we set on it and lay it out again next tick (not an

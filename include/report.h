@@ -14,6 +14,7 @@
 #include "config.h"
 #include "inventory.h"
 #include "policy.h"
+#include "problem.h"
 #include "sample.h"
 #include "undo.h"
 
@@ -116,8 +117,12 @@ struct report {
         struct report_counters count;
         bool last_reload_failed;
         bool metrics_write_failed;       /* the state directory's copy */
-        bool metrics_file_failed;        /* metrics_file */
+        struct problems problems;        /* what the operator should act on (problem.h) */
 };
+
+/* status.json or metrics.prom in the state directory was written (r >= 0)
+ * or not (-errno): PROBLEM_STATE_FILES begins or, both written, ends. */
+void report_state_write(struct report *rp, bool *failed, int r, const char *path);
 
 /* Remembers one action with its action_format() line and apply result
  * (status.json's last_actions), and counts it by kind, reason and result

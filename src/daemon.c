@@ -26,9 +26,11 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
+#include "problem.h"
 #include "report.h"
 #include "rootfs.h"
 #include "state.h"
+#include "stopcause.h"
 #include "undo.h"
 #include "util.h"
 
@@ -45,6 +47,7 @@ struct status_key {
         unsigned n_queue_irqs, n_rps_queues, n_managed_irqs, n_external, n_kept;
         pid_t other_pid;
         bool have_inv, have_avg;
+        bool problems[PROBLEM_MAX];
 };
 
 struct daemon {
@@ -133,19 +136,15 @@ static void log_config_errors(const struct config_errors *errs, int level) {
         }
 }
 
-/* The capabilities the irqsteerd running on state_dir (if any) dropped at
- * startup that c needs: such a file cannot be applied by a reload, and
- * `systemctl reload` runs --check-config first so that it fails saying so.
- * 0 when no daemon runs there or it runs in dry-run mode. */
-static uint64_t caps_lost_for_running(const struct config *c, const char *state_dir, int64_t *ret_pid) {
-        _cleanup_(json_freep) struct json_value *v = NULL;
-        _cleanup_(freep) char *dir = NULL;
+/* The capabilities the irqsteerd whose status v is dropped at startup that
+ * c needs: such a file cannot be applied by a reload.  0 when v names no
+ * live daemon or one in dry-run mode. */
+static uint64_t caps_lost_in_status(const struct config *c, const struct json_value *v, int64_t *ret_pid) {
         const char *dropped = NULL;
         uint64_t lost = 0;
         bool dry = false;
 
-        if (state_dir_choose(state_dir, c->state_dir, "/", true, false, &dir) < 0 ||
-            state_read_status(dir, &v) < 0 || !state_status_live(v, ret_pid))
+        if (!v || !state_status_live(v, ret_pid))
                 return 0;
         if (json_get_bool(v, "dry_run", &dry) == 0 && dry)
                 return 0;
@@ -154,7 +153,9 @@ static uint64_t caps_lost_for_running(const struct config *c, const char *state_
         return lost & caps_for_config(c, false);
 }
 
-int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE *err) {
+/* Loads path and checks it against the daemon whose status v is (NULL:
+ * none): every problem to err as FILE:LINE: KEY: problem.  The exit code. */
+static int check_config_against(const char *path, const struct json_value *v, FILE *err) {
         struct config_errors errs = {};
         struct config c = {};
         uint64_t lost;
@@ -171,7 +172,7 @@ int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE
                 return DAEMON_EXIT_FAILURE;
         }
         config_errors_free(&errs);
-        lost = caps_lost_for_running(&c, state_dir, &pid);
+        lost = caps_lost_in_status(&c, v, &pid);
         config_free(&c);
         if (lost) {
                 char capbuf[128];
@@ -182,7 +183,109 @@ int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE
                         path ? path : CONFIG_DEFAULT_PATH, pid, capbuf);
                 return DAEMON_EXIT_FAILURE;
         }
-        fprintf(out, "configuration OK\n");
+        return DAEMON_EXIT_OK;
+}
+
+int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE *err) {
+        _cleanup_(json_freep) struct json_value *v = NULL;
+        _cleanup_(freep) char *dir = NULL;
+        struct config_errors errs = {};
+        struct config c = {};
+        int r;
+
+        /* the state directory the file names, for the running daemon */
+        if (config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs) >= 0) {
+                if (state_dir_choose(state_dir, c.state_dir, "/", true, false, &dir) >= 0)
+                        (void) state_read_status(dir, &v);
+                config_free(&c);
+        }
+        config_errors_free(&errs);
+        r = check_config_against(path, v, err);
+        if (r == DAEMON_EXIT_OK)
+                fprintf(out, "configuration OK\n");
+        return r;
+}
+
+/* How long `irqsteerd --reload` waits for the daemon's verdict: a reload
+ * is one file read and a status write, well under a second; systemd's
+ * default TimeoutStartSec= (90 s) for ExecReload= is above it. */
+#define RELOAD_WAIT_USEC (30 * USEC_PER_SEC)
+
+static bool status_reloads(const char *dir, int64_t pid, int64_t *ret_reloads, struct json_value **ret) {
+        struct json_value *v = NULL;
+        int64_t p = 0;
+
+        if (state_read_status(dir, &v) < 0 || json_get_int(v, "pid", &p) < 0 || p != pid ||
+            json_get_int(v, "reloads", ret_reloads) < 0) {
+                json_free(v);
+                return false;
+        }
+        *ret = v;
+        return true;
+}
+
+int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE *out, FILE *err) {
+        _cleanup_(json_freep) struct json_value *v = NULL;
+        _cleanup_(freep) char *dir = NULL;
+        struct config_errors errs = {};
+        struct config c = {};
+        const char *root = running->root ? running->root : "/", *path = running->config_path, *why = NULL;
+        int64_t before, now;
+        uint64_t until;
+        bool host;
+        int fd, r;
+
+        fd = rootfs_open(root);
+        if (fd < 0) {
+                fprintf(err, "irqsteerd --reload: root %s of pid %d: %s\n", root, (int) pid, strerror(-fd));
+                return DAEMON_EXIT_FAILURE;
+        }
+        host = rootfs_is_host(fd);
+        close(fd);
+        /* the file the daemon reads, and the state directory it keeps:
+         * its own options, whatever ExecReload= repeats of them */
+        r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs);
+        if (r >= 0) {
+                r = state_dir_choose(running->state_dir, c.state_dir, root, host, false, &dir);
+                config_free(&c);
+        }
+        config_errors_free(&errs);
+        if (r < 0 || !status_reloads(dir, pid, &before, &v)) {
+                /* an invalid file: its problems, as --check-config says them */
+                if (check_config_against(path, NULL, err) != DAEMON_EXIT_OK)
+                        return DAEMON_EXIT_FAILURE;
+                fprintf(err, "irqsteerd --reload: no status.json of irqsteerd pid %d in %s (a state_dir changed "
+                        "since it started takes a restart)\n", (int) pid, dir ? dir : "?");
+                return DAEMON_EXIT_FAILURE;
+        }
+        r = check_config_against(path, v, err);
+        if (r != DAEMON_EXIT_OK)
+                return r;
+        json_free(v);
+        v = NULL;
+        if (kill(pid, SIGHUP) < 0) {
+                fprintf(err, "irqsteerd --reload: SIGHUP to pid %d: %s\n", (int) pid, strerror(errno));
+                return DAEMON_EXIT_FAILURE;
+        }
+        until = util_now_usec(CLOCK_MONOTONIC) + RELOAD_WAIT_USEC;
+        for (;;) {
+                if (status_reloads(dir, pid, &now, &v) && now > before)
+                        break;
+                json_free(v);
+                v = NULL;
+                if (util_now_usec(CLOCK_MONOTONIC) >= until) {
+                        fprintf(err, "irqsteerd --reload: irqsteerd pid %d gave no verdict in %s/%s within %d s\n",
+                                (int) pid, dir, STATE_STATUS_NAME, (int) (RELOAD_WAIT_USEC / USEC_PER_SEC));
+                        return DAEMON_EXIT_FAILURE;
+                }
+                (void) usleep(20000);
+        }
+        if (json_get_string(v, "reload_error", &why) == 0 && why && why[0]) {
+                fprintf(err, "%s: not applied by irqsteerd (pid %d): %s\n", path ? path : CONFIG_DEFAULT_PATH,
+                        (int) pid, why);
+                return DAEMON_EXIT_FAILURE;
+        }
+        fprintf(out, "configuration reloaded\n");
         return DAEMON_EXIT_OK;
 }
 
@@ -335,6 +438,7 @@ static void status_add_notices(struct daemon *d) {
                 snprintf(d->status + l, sizeof(d->status) - l, "; irqbalance (pid %d) changes IRQs too",
                          (int) d->engine.other_pid);
         }
+        problem_append_status(&d->out.problems, d->reload_error, d->status, sizeof(d->status));
 }
 
 static void status_key_fill(const struct daemon *d, struct status_key *k) {
@@ -359,6 +463,7 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
         k->other_pid = d->engine.other_pid;
         k->have_inv = d->engine.have_inv;
         k->have_avg = d->engine.have_avg;
+        memcpy(k->problems, d->out.problems.active, sizeof(k->problems));
 }
 
 /* After a full tick, the status and metrics files are rewritten when
@@ -409,7 +514,7 @@ static const char *ban_name(const char *name, char *buf, size_t size) {
 }
 
 /* Says what changed for one file: old (NULL: new) became f (NULL: gone). */
-static void log_ban_change(const struct daemon *d, const struct ban_file *old, const struct ban_file *f) {
+static void log_ban_change(struct daemon *d, const struct ban_file *old, const struct ban_file *f) {
         char name[UTIL_CESCAPE_SIZE(BANS_NAME_MAX)], list[256];
 
         if (!f) {
@@ -418,7 +523,8 @@ static void log_ban_change(const struct daemon *d, const struct ban_file *old, c
         }
         ban_name(f->name, name, sizeof(name));
         if (f->error < 0)
-                log_warning("Ban file %s/%s: %s; ignoring the whole file", d->bans_dir, name, f->problem);
+                problem_set(&d->out.problems, PROBLEM_BAN_FILE, 0, "Ban file %s/%s: %s; ignoring the whole file",
+                            d->bans_dir, name, f->problem);
         else if (strcmp(f->asked, cpuset_to_text(&f->cpus, "", list, sizeof(list))) == 0)
                 log_info("Ban %s: CPUs %s", name, f->asked);
         else {
@@ -459,6 +565,10 @@ static void bans_changed(struct daemon *d, const cpuset_t *before) {
         engine_bans_changed(&d->engine);
         report_config_changed(&d->out);
         check_all_banned(d);
+        for (size_t i = 0; i < d->bans.n_files; i++)
+                if (d->bans.files[i].error < 0)
+                        return;
+        problem_clear(&d->out.problems, PROBLEM_BAN_FILE, "Every ban file in %s is valid again", d->bans_dir);
 }
 
 /* Reads the ban directory again; says once what changed: each bad file
@@ -776,7 +886,8 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         if (r < 0) {
                 snprintf(d->reload_error, sizeof(d->reload_error), "%s", err);
                 report_count_reload(&d->out, false);
-                log_error("Configuration reload failed, keeping the previous configuration");
+                problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
+                            "Configuration reload failed (%s), keeping the previous configuration", err);
         } else {
                 _cleanup_(freep) char *sd = NULL;
 
@@ -814,8 +925,9 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                         caps_format(lost, capbuf, sizeof(capbuf));
                         snprintf(d->reload_error, sizeof(d->reload_error),
                                  "needs %s, dropped at startup: restart irqsteerd to apply it", capbuf);
-                        log_error("Configuration reload refused: the new configuration needs %s, dropped at startup; "
-                                  "restart irqsteerd to apply it. Keeping the previous configuration", capbuf);
+                        problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
+                                    "Configuration reload refused: the new configuration needs %s, dropped at startup; "
+                                    "restart irqsteerd to apply it. Keeping the previous configuration", capbuf);
                         config_free(&c);
                         report_count_reload(&d->out, false);
                         update_status(d, false);
@@ -827,7 +939,6 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 config_free(&d->config);
                 d->config = c;
                 report_config_changed(&d->out);
-                report_count_reload(&d->out, true);
                 d->reload_error[0] = 0;
                 log_set_max_level(d->config.log_level);
                 if (d->interval_usec != d->config.interval_usec) {
@@ -840,6 +951,20 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 check_all_banned(d);
                 log_dropins(&d->config);
                 engine_check_unmatched(&d->engine, true);
+                /* A metrics_file the sandbox or the file system refuses
+                 * is part of the file that did not apply: the reload
+                 * says so (irqsteerd(8), RELOAD), the rest is in force. */
+                update_status(d, false);
+                if (d->config.metrics_file && d->out.problems.active[PROBLEM_METRICS_FILE]) {
+                        snprintf(d->reload_error, sizeof(d->reload_error), "%s: %s",
+                                 problem_to_string(PROBLEM_METRICS_FILE), d->out.problems.what[PROBLEM_METRICS_FILE]);
+                        problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
+                                    "Configuration reloaded, but not all of it applies: %s", d->reload_error);
+                        report_count_reload(&d->out, false);
+                } else {
+                        problem_clear(&d->out.problems, PROBLEM_RELOAD, "Configuration reload succeeded");
+                        report_count_reload(&d->out, true);
+                }
         }
         update_status(d, false);
         notify_ready(d->status);
@@ -849,8 +974,22 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
 static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *si, void *userdata) {
         struct daemon *d = userdata;
 
-        log_info("Received %s, stopping", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+        char unit[256];
+
         notify_stopping();
+        /* systemd sends SIGTERM without a reason; a conflict is the one
+         * that surprises (irqsteerd(8), SYSTEMD INTEGRATION) */
+        if (si->ssi_signo == SIGTERM && stopcause_conflict(unit, sizeof(unit)) > 0)
+                log_fields(LOG_WARNING, ((const char *[]) { "MESSAGE_ID=" DAEMON_MID_CONFLICT, "REASON=conflict-start",
+                                                            NULL }),
+                           "Received SIGTERM, stopping: %s is being started and conflicts with irqsteerd "
+                           "(Conflicts=%s); the original IRQ affinities and masks are put back. If %s does not "
+                           "run after all (a condition of its unit, such as irqbalance's "
+                           "ConditionVirtualization=!container), nothing balances IRQs: "
+                           "systemctl mask --now %s; systemctl start irqsteerd",
+                           unit, unit, unit, unit);
+        else
+                log_info("Received %s, stopping", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
         d->stopping_by_signal = true;
         return sd_event_exit(d->event, 0);
 }

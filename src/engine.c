@@ -22,10 +22,12 @@
 #include "knob.h"
 #include "log.h"
 #include "policy.h"
+#include "problem.h"
 #include "report.h"
 #include "rootfs.h"
 #include "sample.h"
 #include "topology.h"
+#include "undo.h"
 #include "util.h"
 #include "workers.h"
 
@@ -291,12 +293,26 @@ static void check_journal(struct engine *e) {
         int r = apply_journal_error(e->apply);
 
         if (r < 0 && !e->journal_failing)
-                log_error_errno(r, "Cannot save the undo journal %s: %m; the state directory %s needs room or "
-                                "repair, and nothing is changed until the journal can be saved",
-                                apply_journal_path(e->apply), e->state_dir);
+                problem_set(&e->out->problems, PROBLEM_UNDO_JOURNAL, r,
+                            "Cannot save the undo journal %s: %m; the state directory %s needs room or "
+                            "repair, and nothing is changed until the journal can be saved",
+                            apply_journal_path(e->apply), e->state_dir);
         else if (r == 0 && e->journal_failing)
-                log_notice("The undo journal %s can be saved again", apply_journal_path(e->apply));
+                problem_clear(&e->out->problems, PROBLEM_UNDO_JOURNAL, "The undo journal %s can be saved again",
+                              apply_journal_path(e->apply));
         e->journal_failing = r < 0;
+}
+
+/* A write the kernel refuses for good, or for a reason not expected, is
+ * the operator's to look at while any such object remains (the first one
+ * named: it stays the same until it clears). */
+static void check_failures(struct engine *e) {
+        const struct failures_object *f = failures_to_act(&e->failures);
+
+        if (f)
+                problem_set(&e->out->problems, PROBLEM_WRITE, 0, "%s", f->line);
+        else
+                problem_clear(&e->out->problems, PROBLEM_WRITE, "No write is failing any more");
 }
 
 /* After an IRQ is written, ticks that read /proc/interrupts to see where it
@@ -354,6 +370,7 @@ static void run_actions(struct engine *e, uint64_t now) {
                         policy_feedback(e->policy, a, r, now);
                 }
         }
+        check_failures(e);
 }
 
 /* ---- the tick ---- */
@@ -405,6 +422,46 @@ static void log_notes(struct engine *e) {
         }
 }
 
+/* "Leave this NIC alone" means as it was: the IRQs of an interface with
+ * manage = no go back to their original affinity from the undo journal,
+ * as the policy gives back its RPS and XPS masks (pol_unwanted).  Only an
+ * IRQ that still holds the value irqsteerd last wrote: one changed by
+ * someone else since is theirs.  The policy never decides for such an IRQ,
+ * so these actions cannot clash with its own. */
+static int give_back_unmanaged(struct engine *e) {
+        const struct undo *u = e->apply ? apply_undo(e->apply) : NULL;
+
+        for (size_t i = 0; u && i < u->n_entries; i++) {
+                const struct undo_entry *ue = &u->entries[i];
+                const struct inventory_irq *ii;
+                const struct config_interface *ci;
+                const char *nic;
+                cpuset_t orig, last;
+                struct action *a;
+
+                if (ue->key.kind != KNOB_IRQ || !(ii = inventory_irq(&e->inv, ue->key.irq)) || ii->nic < 0 ||
+                    (size_t) ii->nic >= e->inv.n_nics || !ii->affinity_readable)
+                        continue;
+                nic = e->inv.nics[ii->nic].name;
+                ci = config_interface_for(e->config, nic);
+                if (!ci || ci->manage || cpuset_parse_list(ue->original, &orig) < 0 ||
+                    cpuset_parse_list(ue->last, &last) < 0 || cpuset_empty(&orig) ||
+                    cpuset_equal(&ii->affinity, &orig) || !cpuset_equal(&ii->affinity, &last))
+                        continue;
+                a = action_list_add(&e->actions, KNOB_IRQ);
+                if (!a)
+                        return -ENOMEM;
+                a->irq = ii->irq;
+                snprintf(a->nic, sizeof(a->nic), "%s", nic);
+                a->queue = ii->queue;
+                a->cpus = orig;
+                a->from = ii->affinity;
+                a->layout = true;
+                snprintf(a->reason, sizeof(a->reason), "manage = no for %s: IRQ back to the original", nic);
+        }
+        return 0;
+}
+
 int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const struct sample_rates *raw) {
         struct policy_input in = {
                 .config = e->config,
@@ -423,6 +480,9 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
         if (r < 0)
                 return r;
         log_notes(e);
+        r = give_back_unmanaged(e);
+        if (r < 0)
+                return r;
         report_count_policy(e->out, &e->report);
         run_actions(e, now);
         return 0;
@@ -694,6 +754,57 @@ void engine_init(struct engine *e) {
         };
 }
 
+/* A dry run (irqsteerctl plan, irqsteerd --dry-run) beside a running
+ * daemon finds that daemon's journal (apply_new reads it): the queue masks
+ * it lists, still holding the value written last, are the daemon's, with
+ * the journal's originals.  RPS and XPS first: a flow count's original
+ * belongs to a queue record they made. */
+static void adopt_journal(struct engine *e, uint64_t now) {
+        const struct undo *u = apply_undo(e->apply);
+
+        for (int pass = 0; u && pass < 2; pass++)
+                for (size_t i = 0; i < u->n_entries; i++) {
+                        const struct undo_entry *ue = &u->entries[i];
+                        const struct inventory_nic *n;
+                        const struct inventory_queue *q;
+                        struct action a = { .type = ue->key.kind, .queue = ue->key.queue };
+                        uint64_t v;
+
+                        if ((pass == 0) != (a.type == KNOB_RPS || a.type == KNOB_XPS) ||
+                            (pass == 1 && a.type != KNOB_FLOWCNT))
+                                continue;
+                        n = inventory_nic(&e->inv, ue->key.nic);
+                        q = n ? inventory_queue(n, ue->key.queue) : NULL;
+                        if (!q)
+                                continue;
+                        snprintf(a.nic, sizeof(a.nic), "%s", ue->key.nic);
+                        /* the file of a running daemon may name the value
+                         * it holds as LAST or as PENDING (undo.h) */
+                        if (a.type == KNOB_FLOWCNT) {
+                                char now_text[16];
+
+                                if (util_parse_u64(ue->original, strlen(ue->original), &v) < 0 || v > UINT32_MAX)
+                                        continue;
+                                a.from_value = (uint32_t) v;
+                                a.value = q->rps_flow_cnt;
+                                snprintf(now_text, sizeof(now_text), "%" PRIu32, q->rps_flow_cnt);
+                                if (strcmp(ue->last, now_text) != 0 && !(ue->pending && strcmp(ue->pending, now_text) == 0))
+                                        continue;
+                        } else {
+                                const cpuset_t *cur = a.type == KNOB_RPS ? &q->rps_cpus : &q->xps_cpus;
+                                cpuset_t last, pending;
+
+                                if (cpuset_parse_mask(ue->original, &a.from) < 0 ||
+                                    !((cpuset_parse_mask(ue->last, &last) == 0 && cpuset_equal(&last, cur)) ||
+                                      (ue->pending && cpuset_parse_mask(ue->pending, &pending) == 0 &&
+                                       cpuset_equal(&pending, cur))))
+                                        continue;
+                                a.cpus = *cur;
+                        }
+                        policy_adopt(e->policy, &a, now);
+                }
+}
+
 int engine_start(struct engine *e, uint64_t now) {
         int r;
 
@@ -726,6 +837,8 @@ int engine_start(struct engine *e, uint64_t now) {
         e->policy = policy_state_new();
         if (!e->policy)
                 return log_error_errno(ENOMEM, "Out of memory");
+        if (e->dry_run)
+                adopt_journal(e, now);
         return 0;
 }
 

@@ -33,6 +33,20 @@ void failures_free(struct failures *fs) {
         fs->n = fs->allocated = 0;
 }
 
+static void mark_act(struct failures_object *f, int r, const char *line) {
+        if (!f)
+                return;
+        f->act = true;
+        snprintf(f->line, sizeof(f->line), "%s: %s", line, strerror(r < 0 ? -r : r));
+}
+
+const struct failures_object *failures_to_act(const struct failures *fs) {
+        for (size_t i = 0; i < fs->n; i++)
+                if (fs->v[i].act)
+                        return &fs->v[i];
+        return NULL;
+}
+
 void failures_log(struct failures *fs, const struct action *a, const char *line, int r, uint64_t now) {
         enum action_failure cls = action_failure_class(a->type, r);
         struct failures_object *f;
@@ -50,8 +64,10 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
                 f = &fs->v[fs->n++];
                 snprintf(f->key, sizeof(f->key), "%s", key);
         }
-        if (f)
+        if (f) {
                 f->cls = cls;
+                f->act = false;
+        }
 
         /* the one place an action's failure is said; the policy only acts
          * on the class (action_failure_class) */
@@ -67,8 +83,10 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
                 else if (a->type == KNOB_SOCKFLOW)
                         log_full_errno(LOG_NOTICE, r, "%s: rps_sock_flow_entries cannot be set (%m); RFS stays off",
                                        line);
-                else
+                else {
                         log_warning_errno(r, "%s: cannot be changed (%m); not touching it again", line);
+                        mark_act(f, r, line);
+                }
                 break;
         case ACTION_FAIL_CAPACITY:
                 log_full_errno(LOG_NOTICE, r, "%s: no free vector on the target CPU (%m); choosing another CPU", line);
@@ -89,6 +107,7 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
                 break;
         default:
                 log_warning_errno(r, "%s: failed (%s): %m", line, action_failure_to_string(cls));
+                mark_act(f, r, line);
                 break;
         }
 }

@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "state.h"
 #include "util.h"
 
 #ifndef IRQSTEER_VERSION
@@ -26,6 +29,8 @@ static void help(FILE *f) {
                 "                         then the drop-ins FILE.d/*.conf in name order\n"
                 "  -t, --check-config     check the configuration, print \"configuration OK\"\n"
                 "                         or each problem as FILE:LINE: KEY: problem; exit 0/1\n"
+                "      --reload=PID       reload the irqsteerd running as PID with its own options\n"
+                "                         and wait for its verdict; exit 0 applied, 1 not\n"
                 "  -r, --root=DIR         read and write /proc and /sys under DIR (default /)\n"
                 "  -s, --state-dir=DIR    undo journal, status.json and metrics.prom here\n"
                 "                         (overrides the config; default %s,\n"
@@ -48,13 +53,23 @@ static void help(FILE *f) {
 
 enum {
         ARG_ONCE = 0x100,
+        ARG_RELOAD,
 };
 
-int main(int argc, char **argv) {
+/* What to do besides running the daemon. */
+struct mode {
+        bool check;
+        pid_t reload_pid;         /* --reload PID, 0 if not given */
+};
+
+/* Parses argv into o and m; -1 to go on, else the exit code.  Also reads
+ * a running daemon's command line (quiet: no --help or --version). */
+static int parse_options(int argc, char **argv, struct daemon_options *o, struct mode *m) {
         static const struct option options[] = {
                 { "foreground", no_argument, NULL, 'f' },
                 { "config", required_argument, NULL, 'c' },
                 { "check-config", no_argument, NULL, 't' },
+                { "reload", required_argument, NULL, ARG_RELOAD },
                 { "root", required_argument, NULL, 'r' },
                 { "state-dir", required_argument, NULL, 's' },
                 { "dry-run", no_argument, NULL, 'n' },
@@ -66,37 +81,45 @@ int main(int argc, char **argv) {
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
-        struct daemon_options o = { .log_level = -1 };
-        bool check = false;
-        const char *env;
         int c, r;
 
+        optind = 0; /* glibc: start over, for a second argv */
         while ((c = getopt_long(argc, argv, "fc:tr:s:ni:l:b:hV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'f':
-                        o.foreground = true;
+                        o->foreground = true;
                         break;
                 case 'c':
-                        o.config_path = optarg;
+                        o->config_path = optarg;
                         break;
                 case 't':
-                        check = true;
+                        m->check = true;
                         break;
+                case ARG_RELOAD: {
+                        uint64_t v;
+
+                        if (util_parse_u64(optarg, strlen(optarg), &v) < 0 || v == 0 || v > INT32_MAX) {
+                                fprintf(stderr, "irqsteerd: --reload: '%s' is not a process id\n", optarg);
+                                return DAEMON_EXIT_USAGE;
+                        }
+                        m->reload_pid = (pid_t) v;
+                        break;
+                }
                 case 'r':
-                        o.root = optarg;
+                        o->root = optarg;
                         break;
                 case 's':
-                        o.state_dir = optarg;
+                        o->state_dir = optarg;
                         break;
                 case 'n':
-                        o.dry_run = true;
+                        o->dry_run = true;
                         break;
                 case ARG_ONCE:
-                        o.once = true;
+                        o->once = true;
                         break;
                 case 'i':
-                        r = util_parse_duration_usec(optarg, &o.interval_usec);
-                        if (r < 0 || o.interval_usec < 100000 || o.interval_usec > UINT64_C(60000000)) {
+                        r = util_parse_duration_usec(optarg, &o->interval_usec);
+                        if (r < 0 || o->interval_usec < 100000 || o->interval_usec > UINT64_C(60000000)) {
                                 fprintf(stderr, "irqsteerd: --interval: '%s' is not a duration between 100ms and 60s\n",
                                         optarg);
                                 return DAEMON_EXIT_USAGE;
@@ -109,12 +132,12 @@ int main(int argc, char **argv) {
                                 fprintf(stderr, "irqsteerd: --ban-cpus: '%s' is not a CPU list such as 2,4-7\n", optarg);
                                 return DAEMON_EXIT_USAGE;
                         }
-                        cpuset_or(&o.ban_cpus, &o.ban_cpus, &ban);
+                        cpuset_or(&o->ban_cpus, &o->ban_cpus, &ban);
                         break;
                 }
                 case 'l':
-                        o.log_level = log_level_from_string(optarg);
-                        if (o.log_level < 0) {
+                        o->log_level = log_level_from_string(optarg);
+                        if (o->log_level < 0) {
                                 fprintf(stderr, "irqsteerd: --log-level: unknown level '%s'\n", optarg);
                                 return DAEMON_EXIT_USAGE;
                         }
@@ -134,6 +157,73 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "irqsteerd: unexpected argument '%s'\nTry 'irqsteerd --help'.\n", argv[optind]);
                 return DAEMON_EXIT_USAGE;
         }
+        return -1;
+}
+
+/* --reload PID: the options that daemon runs with, from its command line
+ * (so ExecReload= need not repeat what a drop-in put on ExecStart=). */
+static int reload_running(pid_t pid) {
+        struct daemon_options running = { .log_level = -1 };
+        struct mode m = {};
+        char path[64], *argv[256], *buf;
+        size_t len = 0, cap = 1 << 16;
+        int argc = 0, r;
+        FILE *f;
+
+        if (!state_pid_is_irqsteerd(pid)) {
+                fprintf(stderr, "irqsteerd --reload: pid %d is not a running irqsteerd\n", (int) pid);
+                return DAEMON_EXIT_FAILURE;
+        }
+        snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);
+        buf = calloc(1, cap + 1);
+        f = buf ? fopen(path, "re") : NULL;
+        if (f) {
+                len = fread(buf, 1, cap, f);
+                fclose(f);
+        }
+        if (!f || len == 0 || len == cap) {
+                fprintf(stderr, "irqsteerd --reload: cannot read %s%s\n", path, len == cap ? ": too long" : "");
+                free(buf);
+                return DAEMON_EXIT_FAILURE;
+        }
+        for (size_t i = 0; i < len && argc < (int) ELEMENTSOF(argv) - 1; i += strlen(buf + i) + 1)
+                argv[argc++] = buf + i;
+        argv[argc] = NULL;
+        r = parse_options(argc, argv, &running, &m);
+        if (r >= 0)
+                fprintf(stderr, "irqsteerd --reload: cannot read the options of pid %d\n", (int) pid);
+        else {
+                /* its relative paths are relative to its working directory */
+                snprintf(path, sizeof(path), "/proc/%d/cwd", (int) pid);
+                if (chdir(path) < 0 && ((running.config_path && running.config_path[0] != '/') ||
+                                        (running.root && running.root[0] != '/') ||
+                                        (running.state_dir && running.state_dir[0] != '/'))) {
+                        fprintf(stderr, "irqsteerd --reload: %s: %s\n", path, strerror(errno));
+                        r = DAEMON_EXIT_FAILURE;
+                } else
+                        r = daemon_reload_running(pid, &running, stdout, stderr);
+        }
+        free(buf);
+        return r < 0 ? DAEMON_EXIT_FAILURE : r;
+}
+
+int main(int argc, char **argv) {
+        struct daemon_options o = { .log_level = -1 };
+        struct mode m = {};
+        const char *env;
+        int r;
+
+        r = parse_options(argc, argv, &o, &m);
+        if (r >= 0)
+                return r;
+        if (m.reload_pid) {
+                if (o.config_path || o.state_dir || o.root || m.check) {
+                        fprintf(stderr, "irqsteerd: --reload takes the running daemon's own --config, --state-dir "
+                                "and --root; give it alone\n");
+                        return DAEMON_EXIT_USAGE;
+                }
+                return reload_running(m.reload_pid);
+        }
 
         env = getenv("IRQSTEER_BANNED_CPUS");
         if (env && *env) {
@@ -146,7 +236,7 @@ int main(int argc, char **argv) {
                 cpuset_or(&o.ban_cpus, &o.ban_cpus, &ban);
         }
 
-        if (check)
+        if (m.check)
                 return daemon_check_config(o.config_path, o.state_dir, stdout, stderr);
 
         log_setup(o.foreground ? LOG_TARGET_STDERR : LOG_TARGET_AUTO, o.log_level >= 0 ? o.log_level : LOG_INFO);

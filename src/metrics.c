@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "problem.h"
 #include "report.h"
 #include "state.h"
 #include "util.h"
@@ -279,6 +280,14 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         fprintf(f, "irqsteer_config_last_reload_successful %d\n", rp->last_reload_failed ? 0 : 1);
         family(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).");
         counter_u(f, "irqsteer_link_events_total", c->link_events);
+        family(f, "irqsteer_problem", "gauge",
+               "1 while a condition the operator should act on holds, by reason (irqsteerd(8), PROBLEMS).");
+        for (int p = 0; p < PROBLEM_MAX; p++)
+                fprintf(f, "irqsteer_problem{reason=\"%s\"} %d\n", problem_to_string(p), rp->problems.active[p] ? 1 : 0);
+        family(f, "irqsteer_problems_total", "counter", "Times each such condition began, by reason.");
+        for (int p = 0; p < PROBLEM_MAX; p++)
+                fprintf(f, "irqsteer_problems_total{reason=\"%s\"} %" PRIu64 "\n", problem_to_string(p),
+                        rp->problems.begun[p]);
 
         if (fclose(f) != 0 || !buf) {
                 free(buf);
@@ -318,14 +327,6 @@ int metrics_file_ours(const char *path) {
         return r < 0 ? r : state_file_ours(dir, name, METRICS_HEAD);
 }
 
-static void say_write(int r, bool *failed, const char *what) {
-        if (r < 0 && !*failed)
-                log_warning_errno(r, "Failed to write the metrics to %s: %m", what);
-        else if (r >= 0 && *failed)
-                log_info("Writing the metrics to %s works again", what);
-        *failed = r < 0;
-}
-
 int metrics_write(struct report *rp, const struct report_snapshot *s) {
         _cleanup_(freep) char *text = NULL;
         char path[4096];
@@ -339,7 +340,7 @@ int metrics_write(struct report *rp, const struct report_snapshot *s) {
         }
         ret = write_file(s->state_dir, METRICS_NAME, text, len);
         snprintf(path, sizeof(path), "%s/%s", s->state_dir, METRICS_NAME);
-        say_write(ret, &rp->metrics_write_failed, path);
+        report_state_write(rp, &rp->metrics_write_failed, ret, path);
         if (s->config && s->config->metrics_file) {
                 char dir[4096];
                 const char *name;
@@ -347,10 +348,19 @@ int metrics_write(struct report *rp, const struct report_snapshot *s) {
                 r = split_path(s->config->metrics_file, dir, sizeof(dir), &name);
                 if (r >= 0)
                         r = write_file(dir, name, text, len);
-                say_write(r, &rp->metrics_file_failed, s->config->metrics_file);
+                /* Under the unit, a directory made after the start is
+                 * outside its ReadWritePaths= (EROFS): a restart adds it. */
+                if (r < 0)
+                        problem_set(&rp->problems, PROBLEM_METRICS_FILE, r,
+                                    "Failed to write the metrics to %s: %m%s", s->config->metrics_file,
+                                    r == -EROFS ? " (a directory created after irqsteerd started: restart it)" : "");
+                else
+                        problem_clear(&rp->problems, PROBLEM_METRICS_FILE, "Writing the metrics to %s works again",
+                                      s->config->metrics_file);
                 if (r < 0 && ret >= 0)
                         ret = r;
-        }
+        } else
+                problem_clear(&rp->problems, PROBLEM_METRICS_FILE, "metrics_file is no longer set");
         return ret;
 }
 

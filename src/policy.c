@@ -257,6 +257,30 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
         }
 }
 
+void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_usec) {
+        struct pol_queue *q;
+
+        if (!st || !a || (a->type != KNOB_RPS && a->type != KNOB_XPS && a->type != KNOB_FLOWCNT))
+                return;
+        q = pol_queue_get(st, a->nic, a->queue, true);
+        if (!q) {
+                st->oom = true;
+                return;
+        }
+        /* the original is the journal's, not what the queue holds now:
+         * a mask irqsteerd set is not an operator's to keep */
+        if (a->type == KNOB_RPS) {
+                q->orig_known = true;
+                q->rps_orig = a->from;
+                q->rps_kept = false;
+        } else if (a->type == KNOB_XPS) {
+                q->xps_orig_known = true;
+                q->xps_orig = a->from;
+        } else
+                q->flow_orig = a->from_value;
+        feedback_queue(st, a, 0, now_usec);
+}
+
 static void sweep(struct policy_state *st) {
         for (size_t i = 0; i < st->n_irqs;) {
                 if (!st->irqs[i].seen && !st->irqs[i].managed) {

@@ -455,6 +455,8 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         caps_format(s->caps_dropped, capbuf, sizeof(capbuf));
         json_key_string(w, "capabilities_dropped", capbuf);
         json_key_uint(w, "ticks", s->ticks);
+        /* irqsteerd --reload waits for this to grow, then reads reload_error */
+        json_key_uint(w, "reloads", rp->count.reloads + rp->count.reload_failures);
         if (s->reload_error && s->reload_error[0])
                 json_key_string(w, "reload_error", s->reload_error);
         else
@@ -643,10 +645,19 @@ int report_write_status(struct report *rp, const struct report_snapshot *s) {
         if (r >= 0)
                 r = state_write_atomic(s->state_dir, STATE_STATUS_NAME, buf, len, 0644);
         free(buf);
-        if (r < 0 && !rp->status_write_failed)
-                log_warning_errno(r, "Failed to write %s/%s: %m", s->state_dir, STATE_STATUS_NAME);
-        else if (r >= 0 && rp->status_write_failed)
-                log_info("Writing %s/%s works again", s->state_dir, STATE_STATUS_NAME);
-        rp->status_write_failed = r < 0;
+        {
+                char path[4096];
+
+                snprintf(path, sizeof(path), "%s/%s", s->state_dir, STATE_STATUS_NAME);
+                report_state_write(rp, &rp->status_write_failed, r, path);
+        }
         return r;
+}
+
+void report_state_write(struct report *rp, bool *failed, int r, const char *path) {
+        *failed = r < 0;
+        if (r < 0)
+                problem_set(&rp->problems, PROBLEM_STATE_FILES, r, "Failed to write %s: %m", path);
+        else if (!rp->status_write_failed && !rp->metrics_write_failed)
+                problem_clear(&rp->problems, PROBLEM_STATE_FILES, "Writing %s works again", path);
 }

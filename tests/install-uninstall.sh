@@ -81,8 +81,8 @@ check "irqsteer.conf is the example (every key commented out)" cmp -s "$example_
 check "the documentation's example is the example" cmp -s "$example_src" "$dest$docdir/irqsteer.conf.example"
 check "the unit starts the installed daemon ($sbindir/irqsteerd)" \
         grep -q "^ExecStart=$sbindir/irqsteerd" "$dest$unitdir/irqsteerd.service"
-check "the unit checks the file before a reload" \
-        grep -q "^ExecReload=$sbindir/irqsteerd --check-config" "$dest$unitdir/irqsteerd.service"
+check "the unit reloads through the installed daemon (--reload, the verdict awaited)" \
+        grep -qxF "ExecReload=$sbindir/irqsteerd --reload \$MAINPID" "$dest$unitdir/irqsteerd.service"
 
 # The installed daemon with the installed file: valid as shipped, and its
 # drop-in directory read (a problem there is reported as FILE:LINE).

@@ -105,8 +105,8 @@ path_bind= path_dropin=
 if [ "$run_path" != "$exec_start" ]; then
         # the configuration file under the same prefix is hidden as well
         conf_path=/etc/irqsteer-test/irqsteer.conf
-        printf '[Service]\nExecStart=\nExecStart=%s --config %s\nExecReload=\nExecReload=%s --check-config --config %s\nExecReload=/bin/kill -HUP $MAINPID\n' \
-                "$run_path" "$conf_path" "$run_path" "$conf_path" > "$tmp/00-path.conf"
+        printf '[Service]\nExecStart=\nExecStart=%s --config %s\nExecReload=\nExecReload=%s --reload $MAINPID\n' \
+                "$run_path" "$conf_path" "$run_path" > "$tmp/00-path.conf"
         path_bind="--bind-ro=$daemon:$run_path"
         path_dropin="--bind-ro=$tmp/00-path.conf:/etc/systemd/system/irqsteerd.service.d/00-path.conf"
 fi
@@ -281,12 +281,93 @@ check "[worker] added: systemctl status says it needs cap_sys_nice and a restart
 check "[worker] added: still active, same process" test "$(prop ActiveState)/$(prop MainPID)" = "active/$pid"
 printf '%s\n' "$good_conf" > "$tmp/irqsteer.conf"
 
+# metrics_file under a directory made after the start: the unit's
+# ReadWritePaths= was fixed at the start, so the write fails (EROFS).  The
+# reload says so and fails, the status text and the metrics show the
+# problem, the journal has it with its reason code; a restart takes the
+# new directory in and all is well again.
+mdir=/var/lib/prometheus/node-exporter
+check "metrics_file: $mdir absent at the start" sh -c '! nsenter -t "$1" -a test -e "$2"' sh "$ct" "$mdir"
+in_ct mkdir -p "$mdir"
+printf '%s\nmetrics_file = %s/irqsteer.prom\n' "$good_conf" "$mdir" > "$tmp/irqsteer.conf"
+in_ct timeout 30 systemctl reload irqsteerd >"$tmp/reload.txt" 2>&1
+rc=$?
+check "metrics_file made after start: systemctl reload fails (exit $rc)" test "$rc" != 0
+in_ct systemctl status --no-pager -n 20 irqsteerd >"$tmp/status.txt" 2>&1
+check "metrics_file made after start: systemctl status says the file and the error" \
+        grep -q "not applied by irqsteerd.*$mdir/irqsteer.prom: Read-only file system" "$tmp/status.txt"
+status=$(prop StatusText)
+echo "info StatusText: $status"
+case $status in
+*"metrics-file-write: Failed to write the metrics to $mdir/irqsteer.prom: Read-only file system"*)
+        pass "metrics_file made after start: in StatusText" ;;
+*) fail "metrics_file made after start: in StatusText" ;;
+esac
+check "metrics_file made after start: irqsteer_problem{reason=\"metrics-file-write\"} 1" \
+        in_ct grep -qx 'irqsteer_problem{reason="metrics-file-write"} 1' /run/irqsteer/metrics.prom
+check "metrics_file made after start: journal entry with REASON=metrics-file-write" \
+        sh -c 'nsenter -t "$1" -a journalctl -u irqsteerd --no-pager -o cat REASON=metrics-file-write | grep -q "Read-only file system"' sh "$ct"
+check "metrics_file made after start: still active, same process" test "$(prop ActiveState)/$(prop MainPID)" = "active/$pid"
+check "metrics_file: systemctl restart" in_ct timeout 60 systemctl restart irqsteerd
+pid=$(prop MainPID)
+i=0
+while ! in_ct test -s "$mdir/irqsteer.prom" && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
+check "metrics_file after the restart: written" in_ct test -s "$mdir/irqsteer.prom"
+check "metrics_file after the restart: systemctl reload succeeds" in_ct timeout 30 systemctl reload irqsteerd
+status=$(prop StatusText)
+check "metrics_file after the restart: StatusText clean (got '$status')" test "${status#hot: }" != "$status"
+printf '%s\n' "$good_conf" > "$tmp/irqsteer.conf"
+check "metrics_file unset: systemctl reload" in_ct timeout 30 systemctl reload irqsteerd
+
+# --state-dir given only on ExecStart= (a drop-in): the reload still finds
+# the running daemon's state and fails for a [worker] section it cannot
+# apply (ExecReload= reads the daemon's own options).
+in_ct mkdir -p /run/systemd/system/irqsteerd.service.d
+in_ct sh -c "printf '[Service]\nExecStart=\nExecStart=%s --config %s --state-dir /run/irqsteer-alt\nRuntimeDirectory=irqsteer-alt\n' '$run_path' '$conf_path' > /run/systemd/system/irqsteerd.service.d/statedir.conf"
+in_ct systemctl daemon-reload
+check "--state-dir on ExecStart= only: systemctl restart" in_ct timeout 60 systemctl restart irqsteerd
+pid=$(prop MainPID)
+check "--state-dir on ExecStart= only: status.json there" in_ct test -s /run/irqsteer-alt/status.json
+printf '%s\n[worker web]\nmatch_name = nosuchworker\npolicy = spread\n' "$good_conf" > "$tmp/irqsteer.conf"
+check "--state-dir on ExecStart= only: [worker] added: systemctl reload fails" \
+        sh -c '! nsenter -t "$1" -a timeout 30 systemctl reload irqsteerd' sh "$ct"
+in_ct systemctl status --no-pager -n 20 irqsteerd >"$tmp/status.txt" 2>&1
+check "--state-dir on ExecStart= only: systemctl status says it needs cap_sys_nice" \
+        grep -q "needs cap_sys_nice, dropped at startup; restart irqsteerd to apply it" "$tmp/status.txt"
+printf '%s\n' "$good_conf" > "$tmp/irqsteer.conf"
+check "--state-dir on ExecStart= only: a good file reloads" in_ct timeout 30 systemctl reload irqsteerd
+in_ct rm -f /run/systemd/system/irqsteerd.service.d/statedir.conf
+in_ct systemctl daemon-reload
+
+# Conflicts=irqbalance.service: starting it stops irqsteerd, and the journal
+# says why, and what to do where irqbalance then does not run (a stand-in
+# irqbalance unit: the container has none).
+check "conflict: systemctl restart irqsteerd" in_ct timeout 60 systemctl restart irqsteerd
+in_ct sh -c "printf '[Service]\nExecStart=/bin/sleep infinity\n' > /run/systemd/system/irqbalance.service"
+in_ct systemctl daemon-reload
+check "conflict: systemctl start irqbalance" in_ct timeout 30 systemctl start irqbalance.service
+check "conflict: irqsteerd stopped ($(prop ActiveState))" test "$(prop ActiveState)" = inactive
+in_ct journalctl -u irqsteerd --no-pager -o cat REASON=conflict-start >"$tmp/conflict.txt" 2>&1
+check "conflict: the journal says irqbalance.service's start stopped it" \
+        grep -q "stopping: irqbalance.service is being started and conflicts with irqsteerd" "$tmp/conflict.txt"
+check "conflict: the journal says what to do if irqbalance does not run" \
+        grep -q "systemctl mask --now irqbalance.service" "$tmp/conflict.txt"
+in_ct systemctl stop irqbalance.service
+in_ct rm -f /run/systemd/system/irqbalance.service
+in_ct systemctl daemon-reload
+check "conflict: systemctl start irqsteerd again" in_ct timeout 60 systemctl start irqsteerd
+# a plain stop names no conflict
+in_ct journalctl -u irqsteerd --no-pager -o cat REASON=conflict-start >"$tmp/conflict.txt" 2>&1
+n_conflict=$(grep -c "is being started and conflicts" "$tmp/conflict.txt")
+
 check "systemctl stop irqsteerd" in_ct timeout 30 systemctl stop irqsteerd
 check "inactive after stop" test "$(prop ActiveState)" = inactive
 check "Result=success" test "$(prop Result)" = success
 check "ExecMainStatus=0" test "$(prop ExecMainStatus)" = 0
 in_ct journalctl -u irqsteerd --no-pager -o cat >"$tmp/journal.txt" 2>&1
 check "journal: stop logged" grep -q "Received SIGTERM, stopping" "$tmp/journal.txt"
+in_ct journalctl -u irqsteerd --no-pager -o cat REASON=conflict-start >"$tmp/conflict.txt" 2>&1
+check "a plain systemctl stop names no conflict" test "$(grep -c "is being started and conflicts" "$tmp/conflict.txt")" = "$n_conflict"
 
 # Second run against the fixture root (a drop-in, as an operator would add
 # one): the initial layout moves its NIC IRQs, and the journal holds the
@@ -307,7 +388,7 @@ check "journal -o json: an action entry with IRQ=, CPU_FROM=, CPU_TO=, DEVICE=, 
         python3 -c '
 import json, sys
 entries = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-acts = [e for e in entries if "REASON" in e]
+acts = [e for e in entries if "REASON" in e and "ACTION" in e]
 for e in acts[:3]:
     print("info journal entry:", {k: e[k] for k in ("MESSAGE", "ACTION", "IRQ", "CPU_FROM", "CPU_TO", "DEVICE", "QUEUE",
                                                      "REASON", "REASON_TEXT", "PRIORITY") if k in e})

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "policy.h"
 #include "metrics.h"
+#include "problem.h"
 #include "report.h"
 #include "testlib.h"
 #include "util.h"
@@ -207,13 +208,42 @@ static void check_format(const char *text) {
         free(copy);
 }
 
+/* A problem begins once however often it is set, its message updates,
+ * and the status line shows each active one but the reload's (which leads
+ * the line) and one already shown there. */
+static void test_problems(_unused_ void **state) {
+        struct problems ps = { 0 };
+        char line[256] = "hot: none";
+
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file %s: bad", "a");
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file %s: bad", "a");
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file %s: bad", "b");
+        assert_true(ps.active[PROBLEM_BAN_FILE]);
+        assert_int_equal(ps.begun[PROBLEM_BAN_FILE], 1);
+        assert_string_equal(ps.what[PROBLEM_BAN_FILE], "Ban file b: bad");
+        problem_set(&ps, PROBLEM_RELOAD, 0, "reload: x");
+        problem_set(&ps, PROBLEM_METRICS_FILE, -EROFS, "Failed to write %s: %m", "/m.prom");
+        assert_string_equal(ps.what[PROBLEM_METRICS_FILE], "Failed to write /m.prom: Read-only file system");
+        problem_append_status(&ps, "metrics-file-write: Failed to write /m.prom: Read-only file system", line,
+                              sizeof(line));
+        assert_string_equal(line, "hot: none; ban-file-invalid: Ban file b: bad");
+        problem_clear(&ps, PROBLEM_BAN_FILE, "valid again");
+        problem_clear(&ps, PROBLEM_BAN_FILE, "valid again");
+        assert_false(ps.active[PROBLEM_BAN_FILE]);
+        problem_set(&ps, PROBLEM_BAN_FILE, 0, "Ban file c: bad");
+        assert_int_equal(ps.begun[PROBLEM_BAN_FILE], 2);
+        for (int p = 0; p < PROBLEM_MAX; p++)
+                assert_non_null(problem_to_string(p));
+        assert_null(problem_to_string(PROBLEM_MAX));
+}
+
 /* The most series the exposition can have, every counter of every action
  * kind, reason, result and failure class filled: 7 per CPU plus a
  * constant, whatever the IRQ count.  irqsteerctl(8), irqsteer.conf(5) and
  * the README state this bound; a new action kind, reason, result or
  * series changes it, and this test then says by how much. */
 #define METRICS_PER_CPU 7
-#define METRICS_OTHERS 1022
+#define METRICS_OTHERS 1034
 static void test_metrics_cardinality(void **state) {
         static const int ncpus[] = { 1, 16, 256 };
         (void) state;
@@ -566,12 +596,24 @@ static void test_write_atomic(void **state) {
         free(x.config.metrics_file);
         x.config.metrics_file = strdup("/nonexistent-irqsteer-test/irqsteer.prom");
         assert_int_equal(metrics_write(&x.rp, &x.snap), -ENOENT);
-        assert_true(x.rp.metrics_file_failed);
+        assert_true(x.rp.problems.active[PROBLEM_METRICS_FILE]);
         got = slurp(spath);
         assert_non_null(got);
-        assert_string_equal(got, text);
+        /* the next write shows it in the metrics: a problem, and it began once */
+        assert_int_equal(metrics_write(&x.rp, &x.snap), -ENOENT);
+        free(got);
+        got = slurp(spath);
+        assert_non_null(strstr(got, "\nirqsteer_problem{reason=\"metrics-file-write\"} 1\n"));
+        assert_non_null(strstr(got, "\nirqsteer_problems_total{reason=\"metrics-file-write\"} 1\n"));
+        assert_non_null(strstr(got, "\nirqsteer_problem{reason=\"state-file-write\"} 0\n"));
         free(got);
         free(text);
+        /* and its end */
+        free(x.config.metrics_file);
+        x.config.metrics_file = strdup(path);
+        assert_int_equal(metrics_write(&x.rp, &x.snap), 0);
+        assert_false(x.rp.problems.active[PROBLEM_METRICS_FILE]);
+        assert_int_equal(x.rp.problems.begun[PROBLEM_METRICS_FILE], 1);
 
         /* stopping removes both */
         free(x.config.metrics_file);
@@ -723,6 +765,7 @@ int main(void) {
                 cmocka_unit_test(test_reason_codes),
                 cmocka_unit_test(test_format_fixed6),
                 cmocka_unit_test(test_metrics_text),
+                cmocka_unit_test(test_problems),
                 cmocka_unit_test(test_metrics_cardinality),
                 cmocka_unit_test(test_counters_monotonic),
                 cmocka_unit_test(test_write_atomic),
