@@ -23,7 +23,7 @@ static const char *const key_names[KEY_MAX] = {
         [KEY_CPULIST] = "IRQBALANCE_BANNED_CPULIST",
 };
 
-static int problem_set(char *problem, size_t len, int r, const char *fmt, ...) {
+static int env_problem(char *problem, size_t len, int r, const char *fmt, ...) {
         va_list ap;
 
         if (problem && len) {
@@ -111,13 +111,13 @@ int irqbalance_env_parse(const char *buf, size_t len, cpuset_t *ret, char *probl
                         continue; /* irqbalance's other settings, or not an assignment */
                 s += kl;
                 if (s >= le || *s != '=')
-                        return problem_set(problem, problem_len, -EINVAL, "line %u: %s: expected %s=VALUE", lineno,
+                        return env_problem(problem, problem_len, -EINVAL, "line %u: %s: expected %s=VALUE", lineno,
                                            key_names[key], key_names[key]);
                 if (memchr(s, 0, (size_t) (le - s)))
-                        return problem_set(problem, problem_len, -EINVAL, "line %u: %s: holds a NUL byte", lineno,
+                        return env_problem(problem, problem_len, -EINVAL, "line %u: %s: holds a NUL byte", lineno,
                                            key_names[key]);
                 if (!unquote(s + 1, le, val))
-                        return problem_set(problem, problem_len, -EINVAL,
+                        return env_problem(problem, problem_len, -EINVAL,
                                            "line %u: %s: unterminated quote or text after the closing quote", lineno,
                                            key_names[key]);
                 if (!val[0]) {
@@ -126,10 +126,10 @@ int irqbalance_env_parse(const char *buf, size_t len, cpuset_t *ret, char *probl
                 }
                 r = key == KEY_CPUS ? cpuset_parse_mask(val, &set[key]) : cpuset_parse_list(val, &set[key]);
                 if (r == -ERANGE)
-                        return problem_set(problem, problem_len, r, "line %u: %s: \"%s\" names a CPU beyond %d",
+                        return env_problem(problem, problem_len, r, "line %u: %s: \"%s\" names a CPU beyond %d",
                                            lineno, key_names[key], val, CPUSET_MAX - 1);
                 if (r < 0)
-                        return problem_set(problem, problem_len, r, "line %u: %s: \"%s\" is not %s", lineno,
+                        return env_problem(problem, problem_len, r, "line %u: %s: \"%s\" is not %s", lineno,
                                            key_names[key], val,
                                            key == KEY_CPUS ? "a hex CPU mask such as 00000000,0000000c"
                                                            : "a CPU list such as 2-3,8");
@@ -150,9 +150,9 @@ int irqbalance_env_load(const char *path, cpuset_t *ret, char *problem, size_t p
                 return 0;
         }
         if (fd < 0 || fstat(fd, &st) < 0)
-                return problem_set(problem, problem_len, -errno, "cannot be read: %s", strerror(errno));
+                return env_problem(problem, problem_len, -errno, "cannot be read: %s", strerror(errno));
         if (!S_ISREG(st.st_mode))
-                return problem_set(problem, problem_len, -EINVAL, "not a regular file");
+                return env_problem(problem, problem_len, -EINVAL, "not a regular file");
         buf = malloc(IRQBALANCE_ENV_FILE_MAX + 1);
         if (!buf)
                 return -ENOMEM;
@@ -162,12 +162,12 @@ int irqbalance_env_load(const char *path, cpuset_t *ret, char *problem, size_t p
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
-                        return problem_set(problem, problem_len, -errno, "cannot be read: %s", strerror(errno));
+                        return env_problem(problem, problem_len, -errno, "cannot be read: %s", strerror(errno));
                 if (n == 0)
                         break;
                 len += (size_t) n;
                 if (len > IRQBALANCE_ENV_FILE_MAX)
-                        return problem_set(problem, problem_len, -EFBIG, "larger than %d bytes",
+                        return env_problem(problem, problem_len, -EFBIG, "larger than %d bytes",
                                            IRQBALANCE_ENV_FILE_MAX);
         }
         return irqbalance_env_parse(buf, len, ret, problem, problem_len);
