@@ -559,7 +559,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 if (r >= 0 && read_irqs) {
                         log_debug("Reading /proc/interrupts: %s", why);
                         what = "read /proc/interrupts";
-                        r = sample_snapshot_take_irqs(e->rootfd, e->have_prev ? &e->prev : NULL, &cur);
+                        r = sample_snapshot_take_irqs(e->rootfd, &cur);
                 }
                 if (r < 0) {
                         engine_log_tick_failure(&e->tick_rl, r, what, now);

@@ -89,6 +89,12 @@ int rootfs_read_sized(int rootfd, const char *path, size_t hint, char **ret_buf,
         return read_fd_sized(fd, hint, ret_buf, ret_len);
 }
 
+int rootfs_open_file(int rootfd, const char *path) {
+        int fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+        return fd < 0 ? -errno : fd;
+}
+
 int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, ...) {
         char path[4096];
         va_list ap;
