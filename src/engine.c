@@ -336,12 +336,15 @@ static void run_actions(struct engine *e, uint64_t now) {
                                 if (action_knob_key(a, &k) == 0)
                                         inventory_set_knob(&e->inv, &k, &a->cpus, a->value, false);
                         } else if (a->type == KNOB_IRQ && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
+                                vectors_move(&e->vectors, cpuset_first(&a->from), cpuset_first(&a->cpus));
                                 effwatch_add(&e->eff, a->irq, &a->cpus);
                                 e->eff_read_until = e->ticks + 1 + EFF_READ_TICKS;
                         }
                         policy_feedback(e->policy, a, 0, now);
                 } else {
-                        failures_log(&e->failures, a, line, r, now);
+                        if (action_failure_class(a->type, r) == ACTION_FAIL_CAPACITY)
+                                vectors_full(&e->vectors, cpuset_first(&a->cpus));
+                        failures_log(&e->failures, a, line, r, now, &e->vectors);
                         if (failures_rediscovers(a->type, r)) {
                                 e->inventory_dirty = true;
                                 if (a->type == KNOB_IRQ)
@@ -621,6 +624,8 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 engine_log_tick_failure(&e->tick_rl, r, "read the NIC inventory", now);
                 goto out;
         }
+        if (vectors_count(&e->vectors, &e->inv, e->topo.max_cpu) < 0)
+                log_debug("Out of memory counting interrupt vectors: last counts kept");
         if (e->inventory_dirty) {
                 engine_log_inventory(e);
                 engine_check_unmatched(e, false);
@@ -733,6 +738,7 @@ void engine_free(struct engine *e) {
         netdev_handle_close(&e->netdev);
         failures_free(&e->failures);
         effwatch_free(&e->eff);
+        vectors_free(&e->vectors);
         free(e->irq_ref);
         free(e->msi_warned);
         e->apply = NULL;
