@@ -301,6 +301,8 @@ static void check_journal(struct engine *e) {
  * them (the IRQ is quiet, or fires elsewhere) goes on at the readings that
  * happen anyway. */
 #define EFF_READ_TICKS (APPLY_EFFECTIVE_GRACE + 2)
+/* Room for actions kept from one tick to the next. */
+#define ENGINE_ACTIONS_KEPT 64
 static void run_actions(struct engine *e, uint64_t now) {
         /* what the actions changed shows in the per-IRQ rates next tick */
         if (e->actions.n > 0)
@@ -425,6 +427,10 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
         log_notes(e);
         report_count_policy(e->out, &e->report);
         run_actions(e, now);
+        /* A first placement on a big host is thousands of actions (2.4 kB
+         * each: two CPU sets), a usual tick a few: the room goes back. */
+        if (e->actions.allocated > ENGINE_ACTIONS_KEPT)
+                action_list_free(&e->actions);
         return 0;
 }
 
