@@ -46,4 +46,7 @@ void vectors_move(struct vectors *v, int from, int to);
 /* The kernel refused an IRQ on cpu with ENOSPC: cpu holds no more than it
  * has now (its limit drops to its count). */
 void vectors_full(struct vectors *v, int cpu);
+/* A copy of src in *ret (overwritten, not freed first): the policy's own
+ * for a tick, moved as it plans, its input left as it was.  0 or -ENOMEM. */
+int vectors_copy(struct vectors *ret, const struct vectors *src);
 void vectors_free(struct vectors *v);

@@ -73,6 +73,23 @@ void vectors_full(struct vectors *v, int cpu) {
                 v->limit[cpu] = MIN(v->limit[cpu], v->used[cpu]);
 }
 
+int vectors_copy(struct vectors *ret, const struct vectors *src) {
+        size_t n = src->used && src->max_cpu >= 0 ? (size_t) src->max_cpu + 1 : 0;
+
+        *ret = (struct vectors) { .max_cpu = src->max_cpu };
+        if (n == 0)
+                return 0;
+        ret->used = malloc(n * sizeof(*ret->used));
+        ret->limit = malloc(n * sizeof(*ret->limit));
+        if (!ret->used || !ret->limit) {
+                vectors_free(ret);
+                return -ENOMEM;
+        }
+        memcpy(ret->used, src->used, n * sizeof(*ret->used));
+        memcpy(ret->limit, src->limit, n * sizeof(*ret->limit));
+        return 0;
+}
+
 void vectors_free(struct vectors *v) {
         if (!v)
                 return;

@@ -184,6 +184,17 @@ static void test_pile_stops_at_the_limit(void **state) {
         assert_int_equal(vectors_used(&v, 1), VECTORS_PER_CPU);
         assert_false(vectors_room(&v, 1));
         assert_true(vectors_room(&v, 2));
+        /* a copy moves on its own */
+        {
+                struct vectors c;
+
+                assert_int_equal(vectors_copy(&c, &v), 0);
+                vectors_move(&c, 1, 2);
+                assert_true(vectors_room(&c, 1));
+                assert_false(vectors_room(&v, 1));
+                assert_int_equal(vectors_used(&c, 2), vectors_used(&v, 2) + 1);
+                vectors_free(&c);
+        }
         free(inv.irqs);
         vectors_free(&v);
         close(fd);
