@@ -623,7 +623,7 @@ int ctl_status(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("status", "unexpected argument '%s'", argv[optind]);
         if (json && full)
-                return ctl_usage_error("status", "--full and --json exclude each other (--json has everything)");
+                return ctl_usage_error("status", "--full and --json exclude each other (--json prints status.json as it is)");
 
         r = state_read_status(state_dir, &v);
         if (r == -ENOENT)
