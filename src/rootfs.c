@@ -71,11 +71,10 @@ static int read_fd_all(int fd, char **ret_buf, size_t *ret_len) {
 }
 
 int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len) {
-        _cleanup_(closep) int fd = -1;
+        _cleanup_(closep) int fd = rootfs_open_file(rootfd, path);
 
-        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
-                return -errno;
+                return fd;
         return rootfs_read_fd(fd, ret_buf, ret_len);
 }
 
