@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -734,6 +735,223 @@ def hour_table(rows):
     return '\n'.join(lines)
 
 
+# ---------------------------------------------------------------- big hosts
+
+BIG_HOSTS = ['cost64', 'cost256', 'cost512', 'cost1024']
+BIG_SWING = 'swing = 40 2.5'   # x2.5 for 20 s out of every 40
+
+
+def big_scenario(scn, work, loaded):
+    """A copy of scn, calm (every NIC's swing removed) or loaded (every NIC
+    swinging x2.5 every 20 s): the same host both ways, whatever the file has."""
+    out = []
+    with open(scn) as f:
+        for line in f:
+            if re.match(r'\s*swing\s*=', line):
+                continue
+            out.append(line)
+            if loaded and re.match(r'\s*\[nic ', line):
+                out.append(BIG_SWING + '\n')
+    path = os.path.join(work, os.path.basename(scn)[:-4] + ('-loaded.scn' if loaded else '-calm.scn'))
+    with open(path, 'w') as f:
+        f.writelines(out)
+    return path
+
+
+def vm_hwm_kb(pid):
+    """Peak resident set (VmHWM) of pid in kB, None when gone."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def io_wchar(pid):
+    """Bytes pid passed to write() and its kin so far (proc/PID/io)."""
+    try:
+        with open('/proc/%d/io' % pid) as f:
+            for line in f:
+                if line.startswith('wchar:'):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+class BigWatch:
+    """Polls a daemon every 10 ms over a window: its CPU time in bursts
+    (one burst, a run of polls with CPU time growing, is one tick), and the
+    bytes written to its state dir: a file replaced (an atomic rename, a new
+    inode) counts its size, one appended to (the undo journal) what it grew."""
+
+    def __init__(self, pid, state):
+        self.pid, self.state = pid, state
+        self.ticks, self.state_bytes = [], 0
+        self.seen = {}
+
+    def scan(self):
+        if not self.state:
+            return
+        try:
+            names = os.listdir(self.state)
+        except OSError:
+            return
+        for n in names:
+            try:
+                st = os.stat(os.path.join(self.state, n))
+            except OSError:
+                continue
+            key = (st.st_ino, st.st_mtime_ns, st.st_size)
+            old = self.seen.get(n)
+            if old != key:
+                if old and old[0] == st.st_ino and st.st_size >= old[2]:
+                    self.state_bytes += st.st_size - old[2]  # appended
+                elif old:
+                    self.state_bytes += st.st_size  # replaced
+                self.seen[n] = key
+
+    def run(self, dur):
+        end = time.time() + dur
+        self.scan()
+        last = cpu_ns(self.pid)
+        burst = 0
+        self.cpu0, self.w0, self.t0 = last, io_wchar(self.pid), time.time()
+        while time.time() < end and last is not None:
+            time.sleep(0.01)
+            now = cpu_ns(self.pid)
+            if now is None:
+                break
+            if now > last:
+                burst += now - last
+            elif burst:
+                self.ticks.append(burst / 1e6)
+                burst = 0
+            last = now
+            self.scan()
+        self.cpu1, self.w1, self.t1 = last, io_wchar(self.pid), time.time()
+
+
+def run_big(opts):
+    """Big hosts: irqbalance and irqsteerd at their defaults, as services,
+    side by side on the same simulated host (each on its own tree), calm and
+    loaded; peak RSS, CPU seconds per hour, tick time and bytes written.
+    The two windows run one after the other; both daemons' watchers poll in
+    turn from one loop, so each is measured over the same seconds."""
+    rows = []
+    warm, dur = (20, 20) if opts.quick else opts.big_windows
+    os.makedirs(os.path.join(opts.tmp, 'scn'), exist_ok=True)
+    for name in opts.big_hosts:
+        base = os.path.join(HERE, 'scenarios', 'cost', name + '.scn')
+        for win in ('calm', 'loaded'):
+            scn = big_scenario(base, os.path.join(opts.tmp, 'scn'), win == 'loaded')
+            live = []
+            for bal in ('irqbalance', 'irqsteerd'):
+                if bal == 'irqsteerd' and not opts.have_irqsteerd:
+                    continue
+                r = Run(opts, scn, bal, warm + dur + 10, tag='%s-%s-big' % (name, win), service=True,
+                        defaults=True)
+                r.start()
+                live.append(r)
+            time.sleep(warm)
+            watches = []
+            for r in live:
+                if r.proc:
+                    state = None
+                    if r.bal == 'irqsteerd':
+                        state = os.path.join(opts.state_base or opts.tmp, r.name + '-state')
+                    watches.append((r, BigWatch(r.proc.pid, state)))
+            threads = []
+            for r, w in watches:
+                t = threading.Thread(target=w.run, args=(dur,))
+                t.start()
+                threads.append(t)
+            for t in threads:
+                t.join()
+            for r, w in watches:
+                row = {'host': name, 'cpus': big_cpus(base), 'window': win, 'balancer': r.bal}
+                row['rss_kb'] = vm_hwm_kb(r.proc.pid)
+                span = w.t1 - w.t0
+                if w.cpu0 is not None and w.cpu1 is not None and span > 0:
+                    row['cpu_s_h'] = (w.cpu1 - w.cpu0) / 1e9 / span * 3600
+                if w.ticks:
+                    row['tick_med_ms'] = median(w.ticks)
+                    row['tick_max_ms'] = max(w.ticks)
+                    row['ticks'] = len(w.ticks)
+                if w.w0 is not None and w.w1 is not None and span > 0:
+                    row['write_b_h'] = (w.w1 - w.w0) / span * 3600
+                row['state_b_h'] = w.state_bytes / span * 3600 if w.state else 0
+                if w.state:
+                    for f in ('status.json', 'metrics.prom', 'undo.journal'):
+                        try:
+                            row[f] = os.path.getsize(os.path.join(w.state, f))
+                        except OSError:
+                            row[f] = None
+                rows.append(row)
+            for r in live:
+                r.finish()
+                for row in rows:
+                    if row['host'] == name and row['window'] == win and row['balancer'] == r.bal:
+                        row['valid'] = r.valid
+                        row['note'] = r.note
+            log('  %s %s: %s' % (name, win, '; '.join(
+                '%s %s kB %.1f s/h' % (x['balancer'], x.get('rss_kb'), x.get('cpu_s_h') or 0)
+                for x in rows if x['host'] == name and x['window'] == win)))
+    return rows
+
+
+def big_cpus(scn):
+    with open(scn) as f:
+        m = re.search(r'^\s*cpus\s*=\s*(\d+)', f.read(), re.M)
+    return int(m.group(1)) if m else 0
+
+
+def big_table(rows):
+    lines = ['host      window  balancer     peak RSS   CPU s/h  tick med/max ms  state B/h   write B/h  '
+             'status.json metrics.prom undo.journal']
+    for r in rows:
+        lines.append('%-9s %-7s %-11s %7s kB %9s %7s/%-8s %10s %11s %11s %11s %11s%s' % (
+            r['host'], r['window'], r['balancer'], fmt(r.get('rss_kb'), 'd'), fmt(r.get('cpu_s_h'), '.1f'),
+            fmt(r.get('tick_med_ms'), '.1f'), fmt(r.get('tick_max_ms'), '.1f'), fmt(r.get('state_b_h'), '.0f'),
+            fmt(r.get('write_b_h'), '.0f'), fmt(r.get('status.json'), 'd'), fmt(r.get('metrics.prom'), 'd'),
+            fmt(r.get('undo.journal'), 'd'), '' if r.get('valid', True) else '  INVALID'))
+    return '\n'.join(lines)
+
+
+def plot_big(opts, rows):
+    """One plot per measure against the CPU count: both daemons, calm and loaded."""
+    measures = [('rss_kb', 'peak RSS (kB)'), ('cpu_s_h', 'CPU s per hour'),
+                ('tick_med_ms', 'tick median (ms)'), ('tick_max_ms', 'tick max (ms)'),
+                ('state_b_h', 'bytes per hour to the state dir')]
+    dat = os.path.join(opts.out, 'big.dat')
+    series = []
+    with open(dat, 'w') as f:
+        for bal in ('irqbalance', 'irqsteerd'):
+            for win in ('calm', 'loaded'):
+                pts = sorted((r['cpus'], r) for r in rows if r['balancer'] == bal and r['window'] == win)
+                if not pts:
+                    continue
+                f.write('# %s %s\n' % (bal, win))
+                for cpus, r in pts:
+                    f.write('%d %s\n' % (cpus, ' '.join(str(r.get(m) if r.get(m) is not None else 'NaN')
+                                                        for m, _ in measures)))
+                f.write('\n\n')
+                series.append('%s %s' % (bal, win))
+    out = os.path.join(opts.out, 'big-hosts.png')
+    gp = ['set terminal pngcairo size 1400,900', "set output '%s'" % out, 'set multiplot layout 2,3',
+          'set logscale x 2', 'set xlabel "CPUs"', 'set key top left', 'set grid']
+    for col, (m, title) in enumerate(measures, start=2):
+        gp.append('set title "%s"' % title)
+        gp.append('plot ' + ', '.join("'%s' index %d using 1:%d with linespoints title '%s'" % (dat, i, col, s)
+                                      for i, s in enumerate(series)))
+    gp.append('unset multiplot')
+    subprocess.run(['gnuplot'], input='\n'.join(gp) + '\n', text=True, check=True)
+    return out
+
+
 # ---------------------------------------------------------------- veth
 
 def sh(cmd, check=True, **kw):
@@ -1330,6 +1548,12 @@ def main():
     ap.add_argument('--only-cost', action='store_true',
                     help='only the per-tick cost and CPU seconds per hour sections')
     ap.add_argument('--no-veth', action='store_true')
+    ap.add_argument('--no-big', action='store_true', help='skip the big-host section')
+    ap.add_argument('--only-big', action='store_true', help='only the big-host section')
+    ap.add_argument('--big-host', action='append', dest='big_hosts', choices=BIG_HOSTS,
+                    help='big-host section: only these hosts (repeat; default all)')
+    ap.add_argument('--big-windows', default='60,120',
+                    help='big-host section: warm-up and window seconds (default 60,120)')
     ap.add_argument('--no-relief', action='store_true', help='skip the time to relief at defaults')
     ap.add_argument('--veth-rounds', type=int, default=0,
                     help='rounds per veth and flood throughput case (default 3, quick 1)')
@@ -1340,6 +1564,8 @@ def main():
     ap.add_argument('--keep', action='store_true', help='keep the work directory')
     opts = ap.parse_args()
     opts.balancers = opts.balancers or BALANCERS
+    opts.big_hosts = opts.big_hosts or BIG_HOSTS
+    opts.big_windows = tuple(int(x) for x in opts.big_windows.split(','))
     opts.sim = os.path.abspath(opts.sim)
     if opts.irqsteerd:
         opts.irqsteerd = os.path.abspath(opts.irqsteerd)
@@ -1364,7 +1590,12 @@ def main():
         opts.no_cost = opts.no_relief = True
     if opts.only_cost:
         scen = []
-        opts.no_veth = opts.no_relief = True
+        opts.no_veth = opts.no_relief = opts.no_big = True
+    if opts.only_flood:
+        opts.no_big = True
+    if opts.only_big:
+        scen = []
+        opts.no_veth = opts.no_relief = opts.no_cost = True
     for name in scen:
         log('scenario %s' % name)
         runs = run_scenario(opts, name, ticks=20 if opts.quick else None)
@@ -1399,6 +1630,16 @@ def main():
                     '   %d s by sd-event and reads /proc/stat)\n'
                     % ((IRQSTEERD_PACES,) + hour_windows(opts)[1:] + (LOADED_FACTOR, FLOOR_MS // 1000, FLOOR_MS // 1000)),
                     hour_table)
+    if not opts.no_big and not opts.quick and not opts.scenario:
+        log('big hosts: %s at defaults, calm and loaded' % ', '.join(opts.big_hosts))
+        big = run_big(opts)
+        add_section(report, os.path.join(opts.out, 'big.csv'), write_dict_csv, big,
+                    '== Big hosts at defaults, each daemon as a service beside the other on the same host\n'
+                    '   (calm: stationary load; loaded: every NIC x2.5 for 20 s of every 40; %d s warm-up, %d s\n'
+                    '   window; peak RSS: VmHWM at the window\'s end; tick: CPU time of one wake-up; state\n'
+                    '   B/h: bytes of the files replaced in irqsteerd\'s state dir; write B/h: all write()s)\n'
+                    % opts.big_windows, big_table)
+        log('  plot ' + plot_big(opts, big))
     if not opts.no_relief and (not opts.scenario or 'step' in opts.scenario):
         log('time to relief at defaults (step)')
         rr, n = run_relief(opts)

@@ -79,8 +79,12 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why);
 /* Renders a validated status document for people; now_s is CLOCK_REALTIME
  * seconds (for "N s ago").  Brief unless full (every managed object and
  * action, the configuration in the file's syntax); rootfd (or -1) is where
- * the names of pinned threads are read (proc/PID/comm). */
-void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int rootfd, bool full);
+ * the names of pinned threads are read (proc/PID/comm); journal (or
+ * NULL) is the undo journal, whose objects full lists (status.json has
+ * only the newest REPORT_LIST_MAX). */
+struct undo;
+void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int rootfd, bool full,
+                      const struct undo *journal);
 
 /* Parses an interval given as seconds ("0.5", "2") or a duration ("500ms",
  * "2s"); > 0 and at most one hour.  0 or -EINVAL / -ERANGE. */

@@ -29,6 +29,7 @@
 #include "topology.h"
 #include "util.h"
 #include "workers.h"
+#include "vectors.h"
 
 /* MESSAGE_ID= values (from systemd-id128 new; irqsteerd(8) MESSAGE IDS):
  * journalctl MESSAGE_ID=... finds each kind of event. */
@@ -119,6 +120,9 @@ struct engine {
 
         struct failures failures;
         struct effwatch eff;      /* IRQs written, until they fire where set */
+        /* interrupt vectors per CPU, counted after each inventory refresh
+         * and on each IRQ written; an ENOSPC lowers the CPU's limit */
+        struct vectors vectors;
         /* NICs whose msi_irqs-order fallback was warned about */
         char (*msi_warned)[IFNAMSIZ];
         size_t n_msi_warned, allocated_msi_warned;

@@ -9,6 +9,7 @@
 #include "action.h"
 #include "knob.h"
 #include "log.h"
+#include "vectors.h"
 
 struct failures_object {
         char key[KNOB_KEY_MAX];
@@ -23,8 +24,10 @@ struct failures {
 };
 
 /* Logs a failed action (r < 0) once per object and error class; now in
- * microseconds feeds the repeat limit. */
-void failures_log(struct failures *fs, const struct action *a, const char *line, int r, uint64_t now);
+ * microseconds feeds the repeat limit; vec (or NULL) gives the count of
+ * IRQs on the CPU an ENOSPC refused. */
+void failures_log(struct failures *fs, const struct action *a, const char *line, int r, uint64_t now,
+                  const struct vectors *vec);
 /* The action's object succeeded: a later failure is news again. */
 void failures_forget(struct failures *fs, const struct action *a);
 void failures_free(struct failures *fs);

@@ -15,6 +15,10 @@
  * metrics_file from another program's. */
 #define METRICS_HEAD "# HELP irqsteer_build_info "
 
+/* CPUs with per-CPU series at most: the hot ones, then the busiest by
+ * irq+softirq; the irqsteer_cpu_load_ratio histogram covers every CPU. */
+#define METRICS_CPUS_MAX 64
+
 /* Escapes a label value for the Prometheus text format (backslash, double
  * quote and newline become two characters each: a backslash and the
  * character, n for the newline) into buf.  -ENOBUFS when it
@@ -22,9 +26,9 @@
 int metrics_escape_label(const char *in, char *buf, size_t len);
 
 /* The metrics of s and rp's counters in the Prometheus text exposition
- * format 0.0.4, as a malloc'd *ret of *ret_len bytes.  Series per CPU,
- * never per IRQ or per interface, so their number is bounded by the CPUs.
- * 0 or -ENOMEM. */
+ * format 0.0.4, as a malloc'd *ret of *ret_len bytes.  Series per CPU for
+ * at most METRICS_CPUS_MAX CPUs, never per IRQ or per interface, so their
+ * number is bounded by a constant.  0 or -ENOMEM. */
 int metrics_text(const struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
 
 /* Writes the metrics to s->state_dir/METRICS_NAME and, when set, to

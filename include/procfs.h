@@ -13,7 +13,6 @@
 #include <sys/types.h>
 
 struct rootfs_held_file;
-struct procfs_counts;
 
 enum procfs_cpustat_field {
         CPUSTAT_USER,
@@ -88,8 +87,13 @@ struct procfs_irq {
         char id[16];             /* "38", "NMI", "LOC", ... */
         bool numeric;            /* a real IRQ line ("N:") */
         unsigned irq;            /* when numeric */
-        uint64_t *counts;        /* n_cpus entries (columns of the header); for
-                                  * rows with fewer columns (ERR, MIS) the rest are 0 */
+        /* The nonzero counts only: nz_counts[k] is the count of header
+         * column nz_cols[k], columns ascending; every other column is 0
+         * (an IRQ fires on one CPU or a few: dense, a 1024-CPU host's
+         * counts would be 15 MB a reading).  Read with procfs_irq_count(). */
+        const uint32_t *nz_cols;
+        const uint64_t *nz_counts;
+        size_t n_nz;
         uint64_t total;
         char chip[64];           /* "PCI-MSIX-0000:00:03.0", "IR-PCI-MSI", "IO-APIC";
                                   * "" when the row has none */
@@ -100,58 +104,26 @@ struct procfs_irq {
                                   * for named rows the description text */
 };
 
-/* private: where a row sits in the text it was parsed from */
-struct procfs_irq_layout {
-        size_t off, len;         /* the line in text */
-        size_t cols_off;         /* offset of the first count field in the line */
-        bool fixed;              /* n_cpus counts, each in its own " %10u" field */
-        size_t base_row;         /* row of the base reading it was compared with, or SIZE_MAX */
-        uint32_t lo, hi;         /* columns whose counts may differ from that row (lo > hi: none) */
-};
-
 struct procfs_interrupts {
         int *cpus;               /* CPU numbers of the header columns, strictly ascending */
         size_t n_cpus;
         struct procfs_irq *irqs; /* rows in file order */
         size_t n_irqs;
-        /* private: one block holding every row's counts, and the indexes of
-         * the numeric rows sorted by IRQ number (for procfs_interrupts_find);
-         * spare: a reference to the block of the reading this one was
-         * delta-parsed against, for the next reading to reuse */
-        struct procfs_counts *counts_block, *spare;
-        size_t rows_allocated;   /* rows irqs, layout and counts_block have room for */
+        /* private: every row's nonzero counts in row order, and the indexes
+         * of the numeric rows sorted by IRQ number (for procfs_interrupts_find) */
+        uint32_t *nz_cols;
+        uint64_t *nz_vals;
         size_t *by_irq;
         size_t n_numeric;
-        /* private: the text itself and each row's place in it, kept so that
-         * the next reading can skip what did not change; serial numbers tie
-         * a delta parse to the reading it was compared with */
-        char *text;
-        size_t text_len;
-        size_t header_off, header_len;
-        struct procfs_irq_layout *layout;
-        uint64_t serial, base_serial;
 };
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret);
+/* Reads proc/interrupts a chunk at a time (never the whole file at once)
+ * and parses it as procfs_interrupts_parse() would. */
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret);
-/* The same result as procfs_interrupts_parse(buf, len, ret) for any input,
- * cheaper when prev (an earlier reading of the same file, or NULL) shares
- * rows with it: with the same CPU header, a row whose bytes did not change
- * is copied from prev, and a changed row with fixed-width count fields has
- * only the fields whose bytes changed parsed.  A different header (CPU
- * hotplug), new, vanished or reshaped rows are parsed in full.  What prev
- * reports is only read, and prev may be freed afterwards; the counts block
- * it keeps for reuse may be taken over (so no two delta parses against
- * one prev at once from two threads). */
-int procfs_interrupts_parse_delta(const char *buf, size_t len, const struct procfs_interrupts *prev,
-                                  struct procfs_interrupts *ret);
-int procfs_interrupts_read_delta(int rootfd, const struct procfs_interrupts *prev, struct procfs_interrupts *ret);
-/* When s was delta-parsed against base (still the same reading) and its
- * row was compared with base's base_row: true, with [*ret_lo, *ret_hi] the
- * columns whose counts may differ (lo > hi: none); every other column
- * equals base's.  False when unknown (compare the counts yourself). */
-bool procfs_interrupts_row_changes(const struct procfs_interrupts *s, const struct procfs_interrupts *base,
-                                   size_t row, size_t base_row, size_t *ret_lo, size_t *ret_hi);
+/* The count of row irq in header column col (0 for a column it lacks).
+ * O(log n_nz). */
+uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col);
 void procfs_interrupts_free(struct procfs_interrupts *s);
 /* The row of numeric IRQ irq, or NULL.  O(log n). */
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq);

@@ -22,6 +22,12 @@
 #define REPORT_LAST_ACTIONS 32
 /* How many link events status.json lists (newest last). */
 #define REPORT_LAST_LINK_EVENTS 16
+/* status.json is rewritten at every tick: each list that grows with the
+ * host (managed objects, hot CPUs, IRQs firing elsewhere, kernel-managed
+ * IRQs) holds at most this many entries beside its full count, so the
+ * file stays a few tens of kB on a 1024-CPU host; `irqsteerctl status
+ * --full` lists every managed object from the undo journal. */
+#define REPORT_LIST_MAX 32
 
 /* What became of an action, as a metrics label. */
 enum report_result {

@@ -24,10 +24,9 @@ int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len);
  * NUL-terminated malloc'd buffer.  Returns 0 or -errno. */
 int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len);
 
-/* rootfs_read with the size the file is expected to have (its last
- * length, 0 if unknown), so a big /proc file is read without growing and
- * copying the buffer. */
-int rootfs_read_sized(int rootfd, const char *path, size_t hint, char **ret_buf, size_t *ret_len);
+/* Opens a file relative to rootfd for reading (O_RDONLY|O_CLOEXEC), for
+ * a reader that streams it: an fd or -errno. */
+int rootfs_open_file(int rootfd, const char *path);
 
 /* printf-style variant of rootfs_read. */
 int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, ...)

@@ -57,24 +57,19 @@ void sample_files_free(struct sample_files *f);
 
 /* Reads all three files under rootfd; now_usec is stored as the time. */
 int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
-/* The same, reading /proc/interrupts as a delta against prev's (NULL: in
- * full), which is cheaper when most rows did not change. */
-int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
-                              struct sample_snapshot *ret);
-/* The parts of sample_snapshot_take_next(), for a caller that decides
- * from the CPU load what else to read (a calm tick needs /proc/stat alone;
- * a 256-CPU host's /proc/interrupts is over a megabyte): _cpus reads
- * /proc/stat into a new *ret (through files when non-NULL, else opened
- * afresh); then either _softirqs reads /proc/softirqs into it, or
- * _carry_softirqs moves prev's reading into it, leaving prev without one;
- * and either _irqs reads /proc/interrupts into it (a delta against prev's
- * reading, prev may be NULL), or _carry_irqs moves prev's reading into
- * it.  On error *ret is freed. */
+/* The parts of sample_snapshot_take(), for a caller that decides from the
+ * CPU load what else to read (a calm tick needs /proc/stat alone; a
+ * 1024-CPU host's /proc/interrupts is 20 MB): _cpus reads /proc/stat into
+ * a new *ret (through files when non-NULL, else opened afresh); then
+ * either _softirqs reads /proc/softirqs into it, or _carry_softirqs moves
+ * prev's reading into it, leaving prev without one; and either _irqs reads
+ * /proc/interrupts into it, or _carry_irqs moves prev's reading into it.
+ * On error *ret is freed. */
 int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
                               struct sample_snapshot *ret);
 int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret);
 void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
-int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret);
+int sample_snapshot_take_irqs(int rootfd, struct sample_snapshot *ret);
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
 /* (_carry_irqs moves prev's queue counters along with the IRQs: both are
  * the reading of a full tick.) */
@@ -130,22 +125,38 @@ struct sample_irq {
         unsigned irq;
         bool valid;
         double rate;             /* interrupts per second, all CPUs */
-        double *per_cpu;         /* [0..max_cpu], interrupts per second; 0 for
-                                  * CPUs without a column in both snapshots */
-        /* When nz_known, the rate is 0 outside CPUs [nz_lo, nz_hi] (all of
-         * it when nz_lo > nz_hi) and per_cpu is not even written there: an
-         * IRQ fires on one or a few CPUs, so the sample functions touch
-         * only that range.  Read through sample_irq_on().  Hand-built rates
-         * leave it false and are walked in full. */
+        /* Where it fires, interrupts per second a CPU.  Sparse when
+         * nz_known (what the sample functions build: an IRQ fires on one
+         * CPU or a few): per_cpu[k] is the rate on CPU nz_cpu[k], k < n_nz,
+         * CPUs ascending, nz_lo and nz_hi the first and last of them (lo >
+         * hi and per_cpu NULL: none).  Dense when not (hand-built rates in
+         * tests): per_cpu[0..max_cpu].  Read through sample_irq_on(). */
+        double *per_cpu;
+        int *nz_cpu;
+        unsigned n_nz;
         bool nz_known;
         int nz_lo, nz_hi;
 };
 
-/* IRQ si's rate on cpu (0..max_cpu of its rates), 0 outside its range. */
+/* IRQ si's rate on cpu (0..max_cpu of its rates), 0 where it does not fire. */
 static inline double sample_irq_on(const struct sample_irq *si, int max_cpu, int cpu) {
-        if (!si || !si->per_cpu || cpu < 0 || cpu > max_cpu || (si->nz_known && (cpu < si->nz_lo || cpu > si->nz_hi)))
+        unsigned lo = 0, hi;
+
+        if (!si || !si->per_cpu || cpu < 0 || cpu > max_cpu)
                 return 0;
-        return si->per_cpu[cpu];
+        if (!si->nz_known)
+                return si->per_cpu[cpu];
+        hi = si->n_nz;
+        while (lo < hi) {
+                unsigned mid = lo + (hi - lo) / 2;
+                if (si->nz_cpu[mid] == cpu)
+                        return si->per_cpu[mid];
+                if (si->nz_cpu[mid] < cpu)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return 0;
 }
 
 /* A queue's packet rate from the netdev family's per-queue counters: what
@@ -164,10 +175,13 @@ struct sample_rates {
         struct sample_cpu *cpus; /* indexed by CPU number */
         struct sample_irq *irqs; /* numeric IRQs present in both snapshots, by IRQ number order */
         size_t n_irqs;
-        /* When non-NULL, every irqs[i].per_cpu points into this one block
-         * (what sample_compute/smooth/copy build); when NULL, sample_rates_free
-         * frees each per_cpu on its own (hand-built rates in tests). */
+        /* When non-NULL, every irqs[i].per_cpu and nz_cpu point into these
+         * two blocks (what sample_compute/smooth/copy build: sparse, so
+         * their size follows the IRQs, not IRQs x CPUs); when NULL,
+         * sample_rates_free frees each per_cpu on its own (hand-built
+         * rates in tests). */
         double *per_cpu_storage;
+        int *nz_cpu_storage;
         /* No /proc/interrupts reading in this interval (it was carried
          * over): irqs is empty, and sample_smooth() keeps the average's. */
         bool irqs_carried;

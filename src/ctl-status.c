@@ -15,8 +15,10 @@
 #include "cpuset.h"
 #include "ctl-internal.h"
 #include "ctl.h"
+#include "knob.h"
 #include "rootfs.h"
 #include "state.h"
+#include "undo.h"
 #include "util.h"
 
 static bool is_int(const struct json_value *v) {
@@ -366,23 +368,51 @@ static void fmt_value(const struct json_value *e, const char *cpus_key, const ch
                 snprintf(buf, len, "-");
 }
 
-static void print_managed(FILE *f, const struct json_value *v, int rootfd) {
+/* An undo journal value as fmt_value() shows one of status.json. */
+static void fmt_journal_value(enum knob_kind kind, const char *value, char *buf, size_t len) {
+        cpuset_t cpus;
+
+        if (knob_value_cpus(kind, value, &cpus) == 0)
+                cpuset_to_text(&cpus, "-", buf, len);
+        else
+                snprintf(buf, len, "%s", value);
+}
+
+/* Every managed object: from the undo journal when it was read (status.json
+ * lists only the newest REPORT_LIST_MAX), else those status.json has. */
+static void print_managed(FILE *f, const struct json_value *v, int rootfd, const struct undo *journal) {
         const struct json_value *a = json_get(v, "managed");
+        int64_t count = (int64_t) json_count(a);
+        size_t n = journal ? journal->n_entries : json_count(a);
 
-        fprintf(f, "\nManaged objects: %zu\n", json_count(a));
-        if (json_count(a) > 0)
+        json_get_int(v, "managed_count", &count);
+        fprintf(f, "\nManaged objects: %" PRId64 "\n", count);
+        if (n > 0)
                 fprintf(f, "  %-34s %-20s %s\n", "OBJECT", "NOW", "BEFORE IRQSTEERD");
-        for (size_t i = 0; i < json_count(a); i++) {
-                const struct json_value *e = json_index(a, i);
+        for (size_t i = 0; i < n; i++) {
                 const char *object = "?";
-                char name[160], current[512], original[512];
+                char key[KNOB_KEY_MAX], name[160], current[512], original[512];
 
-                json_get_string(e, "object", &object);
+                if (journal) {
+                        const struct undo_entry *e = &journal->entries[i];
+
+                        knob_key_format(&e->key, key, sizeof(key));
+                        object = key;
+                        fmt_journal_value(e->key.kind, e->pending ? e->pending : e->last ? e->last : e->original,
+                                          current, sizeof(current));
+                        fmt_journal_value(e->key.kind, e->original, original, sizeof(original));
+                } else {
+                        const struct json_value *e = json_index(a, i);
+
+                        json_get_string(e, "object", &object);
+                        fmt_value(e, "current_cpus", "current", current, sizeof(current));
+                        fmt_value(e, "original_cpus", "original", original, sizeof(original));
+                }
                 fmt_object(rootfd, object, name, sizeof(name));
-                fmt_value(e, "current_cpus", "current", current, sizeof(current));
-                fmt_value(e, "original_cpus", "original", original, sizeof(original));
                 fprintf(f, "  %-34s %-20s %s\n", name, current, original);
         }
+        if (!journal && (int64_t) n < count)
+                fprintf(f, "  (the newest %zu; the undo journal, unreadable here, has them all)\n", n);
 }
 
 /* text indented by indent, wrapped at spaces to lines of at most 120
@@ -481,7 +511,8 @@ static void print_config(FILE *f, const struct json_value *v) {
         }
 }
 
-void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int rootfd, bool full) {
+void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int rootfd, bool full,
+                      const struct undo *journal) {
         const char *status = "", *s;
         int64_t pid = 0, started = 0;
         double uptime;
@@ -511,9 +542,13 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int roo
         print_effective(f, v);
         print_hot(f, v);
         if (full)
-                print_managed(f, v, rootfd);
-        else
-                fprintf(f, "Managed objects: %zu (--full lists them)\n", json_count(json_get(v, "managed")));
+                print_managed(f, v, rootfd, journal);
+        else {
+                int64_t count = (int64_t) json_count(json_get(v, "managed"));
+
+                json_get_int(v, "managed_count", &count);
+                fprintf(f, "Managed objects: %" PRId64 " (--full lists them)\n", count);
+        }
         print_actions(f, v, now_s, full ? SIZE_MAX : 5);
         if (full)
                 print_config(f, v);
@@ -588,7 +623,7 @@ int ctl_status(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("status", "unexpected argument '%s'", argv[optind]);
         if (json && full)
-                return ctl_usage_error("status", "--full and --json exclude each other (--json has everything)");
+                return ctl_usage_error("status", "--full and --json exclude each other (--json prints status.json as it is)");
 
         r = state_read_status(state_dir, &v);
         if (r == -ENOENT)
@@ -620,6 +655,8 @@ int ctl_status(int argc, char **argv) {
                 if (r < 0)
                         return CTL_EXIT_ERROR;
         } else {
+                struct undo *journal = NULL;
+
                 json_get_string(v, "root", &root);
                 /* names in it (comm, IRQs, interfaces, reasons quoting
                  * them) came from outside: no escape byte reaches a
@@ -627,7 +664,12 @@ int ctl_status(int argc, char **argv) {
                 FILE *f = util_escaping_stream(stdout);
 
                 fd = full ? rootfs_open(root) : -1;
-                ctl_status_print(f ? f : stdout, v, (double) util_now_usec(CLOCK_REALTIME) / 1e6, fd, full);
+                /* every managed object is in the journal (status.json has
+                 * the newest few); listing it changes nothing */
+                if (full && undo_new(state_dir, NULL, true, &journal) < 0)
+                        journal = NULL;
+                ctl_status_print(f ? f : stdout, v, (double) util_now_usec(CLOCK_REALTIME) / 1e6, fd, full, journal);
+                undo_free(journal);
                 if (f && fclose(f) != 0)
                         r = -EIO;
                 if (fd >= 0)

@@ -320,6 +320,8 @@ static void check_failures(struct engine *e) {
  * them (the IRQ is quiet, or fires elsewhere) goes on at the readings that
  * happen anyway. */
 #define EFF_READ_TICKS (APPLY_EFFECTIVE_GRACE + 2)
+/* Room for actions kept from one tick to the next. */
+#define ENGINE_ACTIONS_KEPT 64
 static void run_actions(struct engine *e, uint64_t now) {
         /* what the actions changed shows in the per-IRQ rates next tick */
         if (e->actions.n > 0)
@@ -355,12 +357,15 @@ static void run_actions(struct engine *e, uint64_t now) {
                                 if (action_knob_key(a, &k) == 0)
                                         inventory_set_knob(&e->inv, &k, &a->cpus, a->value, false);
                         } else if (a->type == KNOB_IRQ && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
+                                vectors_move(&e->vectors, cpuset_first(&a->from), cpuset_first(&a->cpus));
                                 effwatch_add(&e->eff, a->irq, &a->cpus);
                                 e->eff_read_until = e->ticks + 1 + EFF_READ_TICKS;
                         }
                         policy_feedback(e->policy, a, 0, now);
                 } else {
-                        failures_log(&e->failures, a, line, r, now);
+                        if (action_failure_class(a->type, r) == ACTION_FAIL_CAPACITY)
+                                vectors_full(&e->vectors, cpuset_first(&a->cpus));
+                        failures_log(&e->failures, a, line, r, now, &e->vectors);
                         if (failures_rediscovers(a->type, r)) {
                                 e->inventory_dirty = true;
                                 if (a->type == KNOB_IRQ)
@@ -485,6 +490,10 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
                 return r;
         report_count_policy(e->out, &e->report);
         run_actions(e, now);
+        /* A first placement on a big host is thousands of actions (2.4 kB
+         * each: two CPU sets), a usual tick a few: the room goes back. */
+        if (e->actions.allocated > ENGINE_ACTIONS_KEPT)
+                action_list_free(&e->actions);
         return 0;
 }
 
@@ -622,7 +631,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 if (r >= 0 && read_irqs) {
                         log_debug("Reading /proc/interrupts: %s", why);
                         what = "read /proc/interrupts";
-                        r = sample_snapshot_take_irqs(e->rootfd, e->have_prev ? &e->prev : NULL, &cur);
+                        r = sample_snapshot_take_irqs(e->rootfd, &cur);
                 }
                 if (r < 0) {
                         engine_log_tick_failure(&e->tick_rl, r, what, now);
@@ -684,6 +693,8 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 engine_log_tick_failure(&e->tick_rl, r, "read the NIC inventory", now);
                 goto out;
         }
+        if (vectors_count(&e->vectors, &e->inv, e->topo.max_cpu) < 0)
+                log_debug("Out of memory counting interrupt vectors: last counts kept");
         if (e->inventory_dirty) {
                 engine_log_inventory(e);
                 engine_check_unmatched(e, false);
@@ -821,7 +832,7 @@ int engine_start(struct engine *e, uint64_t now) {
         r = sample_snapshot_take_softirqs(e->rootfd, NULL, &e->prev);
         if (r < 0)
                 return log_error_errno(r, "Failed to read /proc/softirqs under %s: %m", e->root);
-        r = sample_snapshot_take_irqs(e->rootfd, NULL, &e->prev);
+        r = sample_snapshot_take_irqs(e->rootfd, &e->prev);
         if (r < 0)
                 return log_error_errno(r, "Failed to read /proc/interrupts under %s: %m", e->root);
         e->have_prev = true;
@@ -860,6 +871,7 @@ void engine_free(struct engine *e) {
         netdev_handle_close(&e->netdev);
         failures_free(&e->failures);
         effwatch_free(&e->eff);
+        vectors_free(&e->vectors);
         free(e->irq_ref);
         free(e->msi_warned);
         e->apply = NULL;

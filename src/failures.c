@@ -47,7 +47,8 @@ const struct failures_object *failures_to_act(const struct failures *fs) {
         return NULL;
 }
 
-void failures_log(struct failures *fs, const struct action *a, const char *line, int r, uint64_t now) {
+void failures_log(struct failures *fs, const struct action *a, const char *line, int r, uint64_t now,
+                  const struct vectors *vec) {
         enum action_failure cls = action_failure_class(a->type, r);
         struct failures_object *f;
         char key[KNOB_KEY_MAX];
@@ -88,9 +89,14 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
                         mark_act(f, r, line);
                 }
                 break;
-        case ACTION_FAIL_CAPACITY:
-                log_full_errno(LOG_NOTICE, r, "%s: no free vector on the target CPU (%m); choosing another CPU", line);
+        case ACTION_FAIL_CAPACITY: {
+                int cpu = cpuset_first(&a->cpus);
+
+                log_full_errno(LOG_NOTICE, r,
+                               "%s: no free vector on CPU%d, where %u IRQs are delivered (%m); choosing another CPU",
+                               line, cpu, vectors_used(vec, cpu));
                 break;
+        }
         case ACTION_FAIL_GONE:
                 if (a->type == KNOB_SOCKFLOW)
                         /* the sysctl exists only in the initial network

@@ -124,14 +124,96 @@ static void cpu_series(FILE *f, const char *name, int cpu, const char *kind, dou
         fwrite(line, 1, n, f);
 }
 
+static double cpu_load(const struct sample_cpu *c) {
+        return c->irq + c->softirq;
+}
+
+/* Busiest first (in rates l), then by CPU number. */
+static int cmp_load(const void *a, const void *b, void *l) {
+        const struct sample_rates *r = l;
+        int x = *(const int *) a, y = *(const int *) b;
+        double lx = cpu_load(&r->cpus[x]), ly = cpu_load(&r->cpus[y]);
+
+        if (lx != ly)
+                return lx > ly ? -1 : 1;
+        return x < y ? -1 : x > y;
+}
+
+/* Which CPUs get per-CPU series (shown[0..max_cpu]): every one while there
+ * are at most METRICS_CPUS_MAX, else the hot ones and then the busiest by
+ * irq+softirq, METRICS_CPUS_MAX in all, so the file stays bounded on a
+ * big host (the histogram covers them all).  -ENOMEM. */
+static int cpus_shown(const struct report_snapshot *s, bool **ret) {
+        const struct sample_rates *l = s->load;
+        _cleanup_(freep) int *order = NULL;
+        size_t n = 0, picked = 0;
+        bool *shown;
+
+        *ret = NULL;
+        if (!l || l->max_cpu < 0)
+                return 0;
+        shown = calloc((size_t) l->max_cpu + 1, sizeof(*shown));
+        order = malloc(((size_t) l->max_cpu + 1) * sizeof(*order));
+        if (!shown || !order) {
+                free(shown);
+                return -ENOMEM;
+        }
+        for (int cpu = 0; cpu <= l->max_cpu; cpu++)
+                if (cpu_shown(&l->cpus[cpu]))
+                        order[n++] = cpu;
+        if (n > METRICS_CPUS_MAX) {
+                qsort_r(order, n, sizeof(*order), cmp_load, (void *) l);
+                for (size_t i = 0; s->policy && i < n && picked < METRICS_CPUS_MAX; i++)
+                        if (cpuset_isset(&s->policy->hot, order[i])) {
+                                shown[order[i]] = true;
+                                picked++;
+                        }
+        }
+        for (size_t i = 0; i < n && picked < METRICS_CPUS_MAX; i++)
+                if (!shown[order[i]]) {
+                        shown[order[i]] = true;
+                        picked++;
+                }
+        *ret = shown;
+        return 0;
+}
+
+/* The irq+softirq share of every CPU as one histogram: constant series
+ * whatever the CPU count. */
+static void load_histogram(FILE *f, const struct sample_rates *l) {
+        static const double le[] = { 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 1 };
+        uint64_t n[ELEMENTSOF(le)] = {}, count = 0;
+        double sum = 0;
+
+        family(f, "irqsteer_cpu_load_ratio", "histogram",
+               "Smoothed irq+softirq share of each online CPU (0-1), all CPUs.");
+        for (int cpu = 0; l && cpu <= l->max_cpu; cpu++) {
+                double v;
+
+                if (!cpu_shown(&l->cpus[cpu]))
+                        continue;
+                v = cpu_load(&l->cpus[cpu]);
+                for (size_t b = 0; b < ELEMENTSOF(le); b++)
+                        n[b] += v <= le[b];
+                sum += v;
+                count++;
+        }
+        for (size_t b = 0; b < ELEMENTSOF(le); b++)
+                fprintf(f, "irqsteer_cpu_load_ratio_bucket{le=\"%g\"} %" PRIu64 "\n", le[b], n[b]);
+        fprintf(f, "irqsteer_cpu_load_ratio_bucket{le=\"+Inf\"} %" PRIu64 "\n", count);
+        fputs("irqsteer_cpu_load_ratio_sum", f);
+        value(f, sum);
+        fprintf(f, "irqsteer_cpu_load_ratio_count %" PRIu64 "\n", count);
+}
+
 /* One gauge family per CPU shown: field read by get. */
-static void per_cpu(FILE *f, const struct report_snapshot *s, const char *name, const char *help,
+static void per_cpu(FILE *f, const struct report_snapshot *s, const bool *shown, const char *name, const char *help,
                     double (*get)(const struct report_snapshot *s, int cpu)) {
         const struct sample_rates *l = s->load;
 
         family(f, name, "gauge", help);
-        for (int cpu = 0; l && cpu <= l->max_cpu; cpu++) {
-                if (!cpu_shown(&l->cpus[cpu]))
+        for (int cpu = 0; l && shown && cpu <= l->max_cpu; cpu++) {
+                if (!shown[cpu])
                         continue;
                 cpu_series(f, name, cpu, NULL, get(s, cpu));
         }
@@ -155,6 +237,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         const struct sample_rates *l = s->load;
         const struct policy_report *pr = s->policy;
         unsigned managed[KNOB_KIND_MAX] = {};
+        _cleanup_(freep) bool *shown = NULL;
         char version[128];
         char *buf = NULL;
         size_t len = 0;
@@ -162,6 +245,8 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
 
         *ret = NULL;
         *ret_len = 0;
+        if (cpus_shown(s, &shown) < 0)
+                return -ENOMEM;
         f = open_memstream(&buf, &len);
         if (!f)
                 return -ENOMEM;
@@ -188,19 +273,21 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         family(f, "irqsteer_interrupts_readings_total", "counter", "Readings of /proc/interrupts.");
         counter_u(f, "irqsteer_interrupts_readings_total", s->irq_readings);
 
-        per_cpu(f, s, "irqsteer_cpu_irq_ratio", "Smoothed share of the CPU's time in hard interrupts (0-1).", get_irq);
-        per_cpu(f, s, "irqsteer_cpu_softirq_ratio", "Smoothed share of the CPU's time in softirqs (0-1).", get_softirq);
-        per_cpu(f, s, "irqsteer_cpu_idle_ratio", "Smoothed share of the CPU's time idle (0-1).", get_idle);
-        per_cpu(f, s, "irqsteer_cpu_hot", "1 while the policy holds the CPU hot.", get_hot);
-        per_cpu(f, s, "irqsteer_cpu_saturated", "1 while the CPU is hot by the saturated rule.", get_saturated);
+        per_cpu(f, s, shown, "irqsteer_cpu_irq_ratio", "Smoothed share of the CPU's time in hard interrupts (0-1).", get_irq);
+        per_cpu(f, s, shown, "irqsteer_cpu_softirq_ratio", "Smoothed share of the CPU's time in softirqs (0-1).", get_softirq);
+        per_cpu(f, s, shown, "irqsteer_cpu_idle_ratio", "Smoothed share of the CPU's time idle (0-1).", get_idle);
+        per_cpu(f, s, shown, "irqsteer_cpu_hot", "1 while the policy holds the CPU hot.", get_hot);
+        per_cpu(f, s, shown, "irqsteer_cpu_saturated", "1 while the CPU is hot by the saturated rule.", get_saturated);
         family(f, "irqsteer_cpu_net_softirqs_per_second", "gauge",
                "Smoothed NET_RX and NET_TX softirq runs per second (kind), from /proc/softirqs.");
-        for (int cpu = 0; l && cpu <= l->max_cpu; cpu++) {
-                if (!cpu_shown(&l->cpus[cpu]))
+        for (int cpu = 0; l && shown && cpu <= l->max_cpu; cpu++) {
+                if (!shown[cpu])
                         continue;
                 cpu_series(f, "irqsteer_cpu_net_softirqs_per_second", cpu, "net_rx", l->cpus[cpu].net_rx_rate);
                 cpu_series(f, "irqsteer_cpu_net_softirqs_per_second", cpu, "net_tx", l->cpus[cpu].net_tx_rate);
         }
+
+        load_histogram(f, l);
 
         family(f, "irqsteer_hot_cpus", "gauge", "CPUs the policy holds hot.");
         fprintf(f, "irqsteer_hot_cpus %zu\n", pr ? pr->n_hot_cpus : 0);

@@ -600,19 +600,6 @@ bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq ro
 
 /* ---- /proc/interrupts ---- */
 
-/* Lines in [buf, buf+len): an upper bound on the rows, to size the arrays
- * once instead of growing (and copying) them row by row. */
-static size_t count_lines(const char *buf, size_t len) {
-        size_t n = 1;
-        const char *p = buf, *e = buf + len, *nl;
-
-        while (p < e && (nl = memchr(p, '\n', (size_t) (e - p)))) {
-                n++;
-                p = nl + 1;
-        }
-        return n;
-}
-
 /* Kernels before 3.x printed chip and flow handler as one word
  * ("IR-PCI-MSI-edge", "IO-APIC-fasteoi"); these are the handler names. */
 static const char *const flow_suffixes[] = {
@@ -757,85 +744,77 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
         return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
 }
 
-/* A reading's counts, rows x n_cpus, in a refcounted block: a reading
- * holds its own and, when delta-parsed, a reference to its base's (spare).
- * The reading after it takes the spare over once nothing else holds it
- * (the daemon frees each reading before parsing the one after next): the
- * block still has the base's counts, which differ from prev's only in the
- * columns prev's layout names, so the counts that did not change are
- * neither copied nor read: on a large host nearly every row changes in a
- * column or two a second, so copying whole rows would move the whole file
- * twice a reading (and sharing unchanged rows would not help). */
-struct procfs_counts {
-        unsigned refs;
-        uint64_t serial;        /* the reading whose counts it holds */
-        size_t n_cpus, rows;    /* room for rows rows of n_cpus */
-        uint64_t v[];
+/* The nonzero counts of a reading, every row's in row order: an IRQ fires
+ * on one CPU or a few, so a 1024-CPU host's 1.8 million counts are a few
+ * thousand here (dense, they were 15 MB a reading). */
+struct nz_buf {
+        uint32_t *cols;
+        uint64_t *vals;
+        size_t n, allocated;
 };
 
-static struct procfs_counts *counts_new(size_t rows, size_t n_cpus, uint64_t serial) {
-        struct procfs_counts *c;
+static int nz_push(struct nz_buf *b, size_t col, uint64_t v) {
+        if (b->n == b->allocated) {
+                size_t a = MAX(b->allocated * 2, (size_t) 256);
+                uint32_t *c;
+                uint64_t *x;
 
-        if (n_cpus > 0 && rows > (SIZE_MAX - sizeof(*c)) / sizeof(uint64_t) / n_cpus)
-                return NULL;
-        c = malloc(sizeof(*c) + rows * n_cpus * sizeof(uint64_t));
-        if (c)
-                *c = (struct procfs_counts) { .refs = 1, .serial = serial, .n_cpus = n_cpus, .rows = rows };
-        return c;
-}
-
-static struct procfs_counts *counts_ref(struct procfs_counts *c) {
-        if (c)
-                c->refs++;
-        return c;
-}
-
-static void counts_unref(struct procfs_counts *c) {
-        if (c && --c->refs == 0)
-                free(c);
+                if (a > SIZE_MAX / sizeof(*x))
+                        return -ENOMEM;
+                c = realloc(b->cols, a * sizeof(*c));
+                if (!c)
+                        return -ENOMEM;
+                b->cols = c;
+                x = realloc(b->vals, a * sizeof(*x));
+                if (!x)
+                        return -ENOMEM;
+                b->vals = x;
+                b->allocated = a;
+        }
+        b->cols[b->n] = (uint32_t) col;
+        b->vals[b->n++] = v;
+        return 0;
 }
 
 static void interrupts_free_parts(struct procfs_interrupts *s) {
         free(s->cpus);
         free(s->irqs);
-        counts_unref(s->counts_block);
-        counts_unref(s->spare);
+        free(s->nz_cols);
+        free(s->nz_vals);
         free(s->by_irq);
-        free(s->text);
-        free(s->layout);
         *s = (struct procfs_interrupts) {};
 }
 
-/* kernel/irq/proc.c prints every count as " %10u" (older kernels "%10u "
- * after "N: "): after the colon, column j is the 11 bytes at 11*j, a blank,
- * blanks, then digits.  Rows laid out so ("fixed") can be compared with the
- * previous reading column by column. */
-#define FIELD_WIDTH 11
+/* kernel/irq/proc.c prints every count as " %10u": a count of 0 is these
+ * 11 bytes, most of a big host's file (an IRQ fires on one CPU or a few),
+ * so they are told apart with two 8-byte compares. */
+static bool zero_field(struct cursor *c) {
+        static const char z[] = "          0";
+        uint64_t a, b, za, zb;
 
-/* Counts of row a that need zeroing after a short row (ERR, MIS). */
-static void zero_u64(uint64_t *v, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                v[i] = 0;
+        if (c->end - c->p < 11 || (c->end - c->p > 11 && !is_blank(c->p[11])))
+                return false;
+        memcpy(&a, c->p, 8);
+        memcpy(&b, c->p + 3, 8);
+        memcpy(&za, z, 8);
+        memcpy(&zb, z + 3, 8);
+        if (a != za || b != zb)
+                return false;
+        c->p += 11;
+        return true;
 }
 
-static void copy_u64(uint64_t *dst, const uint64_t *src, size_t n) {
-        memcpy(dst, src, n * sizeof(*dst));
-}
-
-/* One row the slow way: the id, every count token, the tail.  Fills the
- * row's layout (fixed or not) for the next delta parse. */
-static int parse_row(struct cursor *line, const char *line_start, size_t n_cpus, struct procfs_irq *irq,
-                     uint64_t *counts, struct procfs_irq_layout *lay) {
+/* One row: the id, every count token (the nonzero ones into nz), the
+ * tail.  irq->n_nz counts its entries in nz. */
+static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq, struct nz_buf *nz) {
         const char *id, *tok;
-        size_t il, tl, col = 0;
+        size_t il, tl, col = 0, first = nz->n;
         int r;
 
         r = split_row_id(line, &id, &il);
         if (r < 0)
                 return r;
         *irq = (struct procfs_irq) {};
-        lay->cols_off = (size_t) (line->p - line_start);
-        lay->fixed = true;
 
         if (is_digit(id[0])) {
                 uint64_t v;
@@ -851,14 +830,17 @@ static int parse_row(struct cursor *line, const char *line_start, size_t n_cpus,
                 /* One count per header column, whatever the padding:
                  * on big hosts counts overflow the %10u width. */
                 for (col = 0; col < n_cpus; col++) {
-                        size_t field = lay->cols_off + col * FIELD_WIDTH;
-
-                        r = next_count(line, &counts[col]);
+                        if (zero_field(line))
+                                continue;
+                        r = next_count(line, &v);
                         if (r < 0)
                                 return r;
-                        irq->total = add_sat(irq->total, counts[col]);
-                        if ((size_t) (line->p - line_start) != field + FIELD_WIDTH || !is_blank(line_start[field]))
-                                lay->fixed = false;
+                        if (v == 0)
+                                continue;
+                        irq->total = add_sat(irq->total, v);
+                        r = nz_push(nz, col, v);
+                        if (r < 0)
+                                return r;
                 }
                 parse_irq_tail(line, irq);
         } else {
@@ -868,433 +850,232 @@ static int parse_row(struct cursor *line, const char *line_start, size_t n_cpus,
                  * up to one count per column, then a description. */
                 copy_field(irq->id, sizeof(irq->id), id, il);
                 for (;;) {
+                        uint64_t v;
+
                         save = *line;
                         if (col >= n_cpus || !next_token(line, &tok, &tl) || !all_digits(tok, tl)) {
                                 *line = save;
                                 break;
                         }
-                        r = parse_u64(tok, tl, &counts[col]);
+                        r = parse_u64(tok, tl, &v);
                         if (r < 0)
                                 return r;
-                        irq->total = add_sat(irq->total, counts[col]);
-                        if ((size_t) (tok + tl - line_start) != lay->cols_off + (col + 1) * FIELD_WIDTH ||
-                            !is_blank(line_start[lay->cols_off + col * FIELD_WIDTH]))
-                                lay->fixed = false;
+                        irq->total = add_sat(irq->total, v);
+                        if (v > 0) {
+                                r = nz_push(nz, col, v);
+                                if (r < 0)
+                                        return r;
+                        }
                         col++;
                 }
                 if (col == 0)
                         return -EBADMSG;
-                if (col < n_cpus) {
-                        lay->fixed = false;
-                        zero_u64(counts + col, n_cpus - col);
-                }
                 skip_blanks(line);
                 while (line->end > line->p && is_blank(line->end[-1]))
                         line->end--;
                 copy_field(irq->name, sizeof(irq->name), line->p, (size_t) (line->end - line->p));
         }
+        irq->n_nz = nz->n - first;
         return 0;
 }
 
-/* One count field [f, f+FIELD_WIDTH) of a fixed row: a blank, blanks, then
- * at least one digit up to its end.  False for anything else (the slow
- * parse then says what is wrong). */
-static bool parse_field(const char *f, uint64_t *ret) {
-        size_t i = 1;
-        uint64_t v = 0;
+/* The parse of /proc/interrupts a line at a time: from a buffer, or
+ * streamed from the file (a 1024-CPU host's is 20 MB, so it is never held
+ * whole). */
+struct irq_parser {
+        struct procfs_interrupts s;
+        struct nz_buf nz;
+        size_t rows_allocated, n_numeric;
+        bool sorted;
+        unsigned last_irq;
+};
 
-        if (!is_blank(f[0]))
-                return false;
-        while (i < FIELD_WIDTH && is_blank(f[i]))
-                i++;
-        if (i == FIELD_WIDTH)
-                return false;
-        for (; i < FIELD_WIDTH; i++) {
-                if (!is_digit(f[i]))
-                        return false;
-                v = v * 10 + (unsigned) (f[i] - '0');
-        }
-        *ret = v;
-        return true;
-}
+static bool skip_said;
 
-/* First index >= from where a and b differ, or n.  Equal stretches go by
- * memcmp (vectorised) 256 bytes at a time: a changed row of a 256-CPU host
- * is 2.8 KB with usually one changed column. */
-static size_t first_difference(const char *a, const char *b, size_t from, size_t n) {
-        size_t k = from;
-
-        while (n - k >= 256 && memcmp(a + k, b + k, 256) == 0)
-                k += 256;
-        /* then 8 bytes at a time, the byte from the lowest set bit */
-        while (n - k >= 8) {
-                uint64_t x, y;
-
-                memcpy(&x, a + k, 8);
-                memcpy(&y, b + k, 8);
-                if (x != y) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                        return k + (size_t) __builtin_ctzll(x ^ y) / 8;
-#else
-                        break;
-#endif
-                }
-                k += 8;
-        }
-        while (k < n && a[k] == b[k])
-                k++;
-        return k;
-}
-
-/* Row new_line (cursor at its start) against the same row of the previous
- * reading: identical bytes copy the parsed row; a fixed row of the same
- * length re-parses only the count fields whose bytes changed, and the tail
- * only when it changed.  has_base: counts holds the row prev's row was
- * compared with (a taken-over block), so only prev's changed columns are
- * copied.  Returns false when the row must go the slow way; true with the
- * same result parse_row() would give. */
-static bool parse_row_delta(const struct cursor *line, size_t n_cpus, const struct procfs_interrupts *prev,
-                            size_t prow, bool has_base, struct procfs_irq *irq, uint64_t *counts,
-                            struct procfs_irq_layout *lay) {
-        const struct procfs_irq_layout *pl = &prev->layout[prow];
-        const char *a = prev->text + pl->off, *b = line->p;
-        size_t n = (size_t) (line->end - line->p), cols_end, k;
-        uint64_t total;
-
-        if (!pl->fixed || pl->len != n)
-                return false;
-        cols_end = pl->cols_off + n_cpus * FIELD_WIDTH;
-        /* the row id and colon must be the same */
-        if (memcmp(a, b, pl->cols_off) != 0)
-                return false;
-        *irq = prev->irqs[prow];
-        irq->counts = NULL;
-        lay->cols_off = pl->cols_off;
-        lay->fixed = true;
-        lay->lo = 1;
-        lay->hi = 0;
-        if (!has_base)
-                copy_u64(counts, prev->irqs[prow].counts, n_cpus);
-        else if (pl->lo <= pl->hi)
-                copy_u64(counts + pl->lo, prev->irqs[prow].counts + pl->lo, pl->hi - pl->lo + 1);
-
-        /* One pass over the count fields, no memcmp of the whole line
-         * first: on a 256-CPU host nearly every row changes in a column or
-         * two each second, and that memcmp read the bytes up to the first
-         * change twice.  Fixed fields hold at most 10 digits: the total of
-         * up to CPUSET_MAX of them cannot saturate, so it is updated by
-         * differences. */
-        total = irq->total;
-        for (k = first_difference(a, b, pl->cols_off, cols_end); k < cols_end;
-             k = first_difference(a, b, k, cols_end)) {
-                size_t col = (k - pl->cols_off) / FIELD_WIDTH;
-                uint64_t v;
-
-                if (!parse_field(b + pl->cols_off + col * FIELD_WIDTH, &v))
-                        return false;
-                total = total - counts[col] + v;
-                counts[col] = v;
-                if (lay->lo > lay->hi)
-                        lay->lo = (uint32_t) col;
-                lay->hi = (uint32_t) col;
-                k = pl->cols_off + (col + 1) * FIELD_WIDTH;
-        }
-        irq->total = total;
-        if (memcmp(a + cols_end, b + cols_end, n - cols_end) != 0) {
-                struct cursor c = { b + cols_end, line->end };
-
-                /* the last count must end there, as next_count() wants */
-                if (c.p < c.end && !is_blank(*c.p))
-                        return false;
-                if (irq->numeric) {
-                        irq->chip[0] = irq->hwirq[0] = irq->name[0] = 0;
-                        parse_irq_tail(&c, irq);
-                } else {
-                        /* the slow parse stops at n_cpus counts too: what
-                         * follows is the description, digits or not */
-                        skip_blanks(&c);
-                        while (c.end > c.p && is_blank(c.end[-1]))
-                                c.end--;
-                        copy_field(irq->name, sizeof(irq->name), c.p, (size_t) (c.end - c.p));
-                }
-        }
-        return true;
-}
-
-/* The row of prev to compare new row id [id, id+il) with: the next one in
- * order, or one a few rows on (IRQs freed since); SIZE_MAX for none (a new
- * IRQ).  *k is prev's row cursor. */
-static size_t match_prev_row(const struct procfs_interrupts *prev, size_t *k, const char *id, size_t il) {
-        for (size_t j = *k; j < prev->n_irqs && j < *k + 8; j++)
-                if (token_eq(id, il, prev->irqs[j].id) && il < sizeof(prev->irqs[j].id) - 1) {
-                        *k = j + 1;
-                        return j;
-                }
-        return SIZE_MAX;
-}
-
-/* Room for rows rows in s's per-row arrays, keeping the first n_irqs.
- * Every element is written by the parse: no zeroing.  Pointers into them
- * (irq->counts) are set once the rows are all in.  A counts block that
- * another reading holds (a taken-over spare) is copied, not moved. */
-static int grow_rows(struct procfs_interrupts *s, size_t rows) {
-        void *irqs, *layout;
-        struct procfs_counts *counts;
-
-        rows = MAX(rows, (size_t) 1);
-        if (rows > SIZE_MAX / sizeof(*s->irqs) ||
-            (s->n_cpus > 0 && rows > (SIZE_MAX - sizeof(*counts)) / sizeof(uint64_t) / s->n_cpus))
-                return -ENOMEM;
-        irqs = realloc(s->irqs, rows * sizeof(*s->irqs));
-        if (!irqs)
-                return -ENOMEM;
-        s->irqs = irqs;
-        layout = realloc(s->layout, rows * sizeof(*s->layout));
-        if (!layout)
-                return -ENOMEM;
-        s->layout = layout;
-        if (s->counts_block && s->counts_block->rows >= rows)
-                counts = s->counts_block;
-        else if (s->counts_block && s->counts_block->refs == 1) {
-                counts = realloc(s->counts_block, sizeof(*counts) + rows * s->n_cpus * sizeof(uint64_t));
-                if (!counts)
-                        return -ENOMEM;
-                counts->rows = rows;
-        } else {
-                counts = counts_new(rows, s->n_cpus, s->serial);
-                if (!counts)
-                        return -ENOMEM;
-                if (s->counts_block)
-                        copy_u64(counts->v, s->counts_block->v, s->n_irqs * s->n_cpus);
-                counts_unref(s->counts_block);
-        }
-        s->counts_block = counts;
-        s->rows_allocated = rows;
-        return 0;
-}
-
-static uint64_t next_serial(void) {
-        static uint64_t serial;
-        return __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
-}
-
-/* The parser behind procfs_interrupts_parse(_delta) and _read(_delta):
- * text is buf itself when owned (the reader's buffer, taken over), else a
- * copy is kept for the next delta parse.  prev may be NULL. */
-static int interrupts_parse(const char *buf, size_t len, char *owned, const struct procfs_interrupts *prev,
-                            struct procfs_interrupts *ret) {
-        struct procfs_interrupts s = {};
-        size_t pos = 0, rows, n_numeric = 0, pk = 0;
-        bool sorted = true, has_base = false;
-        unsigned last_irq = 0;
-        struct cursor line;
+static int parser_line(struct irq_parser *p, struct cursor *line) {
+        const char *line_start = line->p, *line_end = line->end;
+        size_t nz_before = p->nz.n;
+        struct procfs_irq *irq;
         int r;
 
-        *ret = (struct procfs_interrupts) {};
-        s.serial = next_serial();
-        if (owned)
-                s.text = owned;
-        else {
-                s.text = malloc(len + 1);
-                if (!s.text) {
-                        r = -ENOMEM;
-                        goto fail;
-                }
-                if (len > 0)
-                        memcpy(s.text, buf, len);
-                s.text[len] = 0;
+        if (line_is_blank(line))
+                return 0;
+        if (!p->s.cpus)
+                return parse_cpu_header(line, &p->s.cpus, &p->s.n_cpus);
+        r = util_grow((void **) &p->s.irqs, &p->rows_allocated, p->s.n_irqs + 1, sizeof(*p->s.irqs));
+        if (r < 0)
+                return r;
+        irq = &p->s.irqs[p->s.n_irqs];
+        r = parse_row(line, p->s.n_cpus, irq, &p->nz);
+        if (r == -EBADMSG || r == -ERANGE) {
+                /* A row we cannot read (arm's "FIQ:  fiq_glue" of
+                 * show_fiq_list, a row cut short) loses that row only,
+                 * with the counts it pushed.  Said once per process:
+                 * every tick reads the file anew and meets it again. */
+                p->nz.n = nz_before;
+                if (!skip_said)
+                        log_debug("procfs: proc/interrupts: skipping a row it cannot read: \"%.*s\"",
+                                  (int) MIN(line_end - line_start, (ptrdiff_t) 80), line_start);
+                skip_said = true;
+                return 0;
         }
-        buf = s.text;
-        s.text_len = len;
-
-        while (next_line(buf, len, &pos, &line)) {
-                struct procfs_irq *irq;
-                struct procfs_irq_layout *lay;
-                const char *line_start = line.p;
-                uint64_t *counts;
-
-                if (line_is_blank(&line))
-                        continue;
-                if (!s.cpus) {
-                        r = parse_cpu_header(&line, &s.cpus, &s.n_cpus);
-                        if (r < 0)
-                                goto fail;
-                        /* Same header (same CPU columns): rows can be
-                         * compared with prev's; hotplug parses all anew. */
-                        if (prev && prev->text && prev->layout && prev->n_cpus == s.n_cpus &&
-                            prev->header_len == (size_t) (line.end - line_start) &&
-                            memcmp(prev->text + prev->header_off, line_start, prev->header_len) == 0)
-                                s.base_serial = prev->serial;
-                        else
-                                prev = NULL;
-                        s.header_off = (size_t) (line_start - buf);
-                        s.header_len = (size_t) (line.end - line_start);
-                        /* A reading like prev has about its rows: room
-                         * for a few new IRQs spares a pass over the text
-                         * (a megabyte on a 256-CPU host) to count lines. */
-                        rows = prev ? prev->n_irqs + 16 : count_lines(buf + pos, len - pos);
-                        if (prev && prev->spare && prev->spare->refs == 1 && prev->spare->serial == prev->base_serial &&
-                            prev->spare->n_cpus == s.n_cpus) {
-                                /* prev's base is gone: its counts are ours
-                                 * to update (prev keeps its reference,
-                                 * but the serial says they are not its
-                                 * base's any more); more rows than it has
-                                 * room for copy it */
-                                s.counts_block = counts_ref(prev->spare);
-                                s.counts_block->serial = s.serial;
-                                rows = s.counts_block->rows;
-                                has_base = true;
-                        }
-                        r = grow_rows(&s, rows);
-                        if (r < 0)
-                                goto fail;
-                        continue;
-                }
-                if (s.n_irqs == s.rows_allocated) {
-                        const struct procfs_counts *before = s.counts_block;
-
-                        r = grow_rows(&s, s.n_irqs * 2);
-                        if (r < 0)
-                                goto fail;
-                        /* a copy holds the base's rows no further */
-                        has_base = has_base && s.counts_block == before;
-                }
-                irq = &s.irqs[s.n_irqs];
-                lay = &s.layout[s.n_irqs];
-                counts = s.counts_block->v + s.n_irqs * s.n_cpus;
-                lay->off = (size_t) (line_start - buf);
-                lay->len = (size_t) (line.end - line_start);
-                lay->base_row = SIZE_MAX;
-                lay->lo = 0;
-                lay->hi = s.n_cpus > 0 ? (uint32_t) (s.n_cpus - 1) : 0;
-
-                if (prev) {
-                        struct cursor c = line;
-                        const char *id;
-                        size_t il, prow;
-
-                        skip_blanks(&c);
-                        id = c.p;
-                        while (c.p < c.end && *c.p != ':' && !is_blank(*c.p))
-                                c.p++;
-                        il = (size_t) (c.p - id);
-                        prow = il > 0 ? match_prev_row(prev, &pk, id, il) : SIZE_MAX;
-                        /* the taken-over block has the base's row
-                         * prev's row was compared with if it is this one */
-                        if (prow != SIZE_MAX &&
-                            parse_row_delta(&line, s.n_cpus, prev, prow, has_base && prev->layout[prow].base_row == s.n_irqs,
-                                            irq, counts, lay)) {
-                                lay->base_row = prow;
-                                goto parsed;
-                        }
-                        lay->lo = 0;
-                        lay->hi = s.n_cpus > 0 ? (uint32_t) (s.n_cpus - 1) : 0;
-                }
-                r = parse_row(&line, line_start, s.n_cpus, irq, counts, lay);
-                if (r == -EBADMSG || r == -ERANGE) {
-                        /* A row we cannot read (arm's "FIQ:  fiq_glue" of
-                         * show_fiq_list, a row cut short) loses that row
-                         * only.  Said once: a delta parse meets it again
-                         * every tick.  Its counts may have reached the block:
-                         * the base's rows there are not to be trusted. */
-                        has_base = false;
-                        if (!prev)
-                                log_debug("procfs: proc/interrupts: skipping a row it cannot read: \"%.*s\"",
-                                          (int) MIN(line.end - line_start, (ptrdiff_t) 80), line_start);
-                        continue;
-                }
-                if (r < 0)
-                        goto fail;
-        parsed:
-                if (irq->numeric) {
-                        if (n_numeric > 0 && irq->irq <= last_irq)
-                                sorted = false;
-                        last_irq = irq->irq;
-                        n_numeric++;
-                }
-                s.n_irqs++;
+        if (r < 0)
+                return r;
+        if (irq->numeric) {
+                if (p->n_numeric > 0 && irq->irq <= p->last_irq)
+                        p->sorted = false;
+                p->last_irq = irq->irq;
+                p->n_numeric++;
         }
-        if (!s.cpus) {
+        p->s.n_irqs++;
+        return 0;
+}
+
+static void parser_free(struct irq_parser *p) {
+        free(p->nz.cols);
+        free(p->nz.vals);
+        interrupts_free_parts(&p->s);
+}
+
+/* The reading once every line is in; p is consumed either way. */
+static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
+        struct procfs_interrupts *s = &p->s;
+        size_t off = 0;
+        int r;
+
+        if (!s->cpus) {
                 r = -EBADMSG;
                 goto fail;
         }
-        for (size_t i = 0; i < s.n_irqs; i++)
-                s.irqs[i].counts = s.counts_block->v + i * s.n_cpus;
-        /* for the reading after this one to take over once prev is freed */
-        if (prev)
-                s.spare = counts_ref(prev->counts_block);
-
-        if (n_numeric > 0) {
+        s->nz_cols = p->nz.cols;
+        s->nz_vals = p->nz.vals;
+        p->nz = (struct nz_buf) {};
+        for (size_t i = 0; i < s->n_irqs; i++) {
+                s->irqs[i].nz_cols = s->irqs[i].n_nz ? s->nz_cols + off : NULL;
+                s->irqs[i].nz_counts = s->irqs[i].n_nz ? s->nz_vals + off : NULL;
+                off += s->irqs[i].n_nz;
+        }
+        if (p->n_numeric > 0) {
                 size_t k = 0;
 
-                s.by_irq = malloc(n_numeric * sizeof(*s.by_irq));
-                if (!s.by_irq) {
+                s->by_irq = malloc(p->n_numeric * sizeof(*s->by_irq));
+                if (!s->by_irq) {
                         r = -ENOMEM;
                         goto fail;
                 }
-                for (size_t i = 0; i < s.n_irqs; i++)
-                        if (s.irqs[i].numeric)
-                                s.by_irq[k++] = i;
+                for (size_t i = 0; i < s->n_irqs; i++)
+                        if (s->irqs[i].numeric)
+                                s->by_irq[k++] = i;
                 /* The kernel prints IRQs in ascending order; sort only if not. */
-                if (!sorted) {
-                        r = sort_by_irq(s.irqs, s.by_irq, n_numeric);
+                if (!p->sorted) {
+                        r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
                         if (r < 0)
                                 goto fail;
                 }
         }
-        s.n_numeric = n_numeric;
-        *ret = s;
+        s->n_numeric = p->n_numeric;
+        *ret = *s;
+        *s = (struct procfs_interrupts) {};
         return 0;
 fail:
-        interrupts_free_parts(&s);
+        parser_free(p);
         return r;
 }
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret) {
-        return procfs_interrupts_parse_delta(buf, len, NULL, ret);
-}
+        struct irq_parser p = { .sorted = true };
+        size_t pos = 0;
+        struct cursor line;
+        int r;
 
-int procfs_interrupts_parse_delta(const char *buf, size_t len, const struct procfs_interrupts *prev,
-                                  struct procfs_interrupts *ret) {
         if (!ret || (!buf && len > 0))
                 return -EINVAL;
-        return interrupts_parse(buf, len, NULL, prev, ret);
+        *ret = (struct procfs_interrupts) {};
+        while (next_line(buf, len, &pos, &line)) {
+                r = parser_line(&p, &line);
+                if (r < 0) {
+                        parser_free(&p);
+                        return r;
+                }
+        }
+        return parser_finish(&p, ret);
 }
+
+/* Read size of the streamed parse: a few lines of a big host. */
+#define IRQ_CHUNK (64 * 1024)
 
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
-        return procfs_interrupts_read_delta(rootfd, NULL, ret);
-}
-
-int procfs_interrupts_read_delta(int rootfd, const struct procfs_interrupts *prev, struct procfs_interrupts *ret) {
-        char *buf = NULL;
-        size_t len;
+        struct irq_parser p = { .sorted = true };
+        _cleanup_(closep) int fd = -1;
+        _cleanup_(freep) char *buf = NULL;
+        size_t have = 0, allocated = 0;
+        bool eof = false;
         int r;
 
         if (!ret)
                 return -EINVAL;
         *ret = (struct procfs_interrupts) {};
-        r = rootfs_read_sized(rootfd, "proc/interrupts", prev ? prev->text_len : 0, &buf, &len);
-        if (r < 0)
-                return r;
-        /* the parser owns buf from here, freed on error too */
-        r = interrupts_parse(buf, len, buf, prev, ret);
+        fd = rootfs_open_file(rootfd, "proc/interrupts");
+        if (fd < 0)
+                return fd;
+        while (!eof) {
+                size_t pos = 0, done;
+                struct cursor line;
+                const char *nl;
+                ssize_t n;
+
+                /* room for a chunk more than the partial line held */
+                r = util_grow((void **) &buf, &allocated, have + IRQ_CHUNK, 1);
+                if (r < 0)
+                        goto fail;
+                n = read(fd, buf + have, allocated - have);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        goto fail;
+                }
+                eof = n == 0;
+                have += (size_t) n;
+                /* whole lines only, but at the end the last one as it is */
+                nl = eof ? buf + have : memrchr(buf, '\n', have);
+                done = nl ? (size_t) (nl - buf) : 0;
+                while (next_line(buf, done, &pos, &line)) {
+                        r = parser_line(&p, &line);
+                        if (r < 0)
+                                goto fail;
+                }
+                if (nl && !eof)
+                        done++;
+                memmove(buf, buf + done, have - done);
+                have -= done;
+        }
+        r = parser_finish(&p, ret);
         if (r < 0)
                 log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
         return r;
+fail:
+        parser_free(&p);
+        log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
+        return r;
 }
 
-bool procfs_interrupts_row_changes(const struct procfs_interrupts *s, const struct procfs_interrupts *base,
-                                   size_t row, size_t base_row, size_t *ret_lo, size_t *ret_hi) {
-        const struct procfs_irq_layout *l;
+uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col) {
+        size_t lo = 0, hi;
 
-        if (!s || !base || !s->layout || s->base_serial == 0 || s->base_serial != base->serial || row >= s->n_irqs)
-                return false;
-        l = &s->layout[row];
-        if (l->base_row != base_row)
-                return false;
-        *ret_lo = l->lo;
-        *ret_hi = l->hi;
-        return true;
+        if (!irq)
+                return 0;
+        hi = irq->n_nz;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (irq->nz_cols[mid] == col)
+                        return irq->nz_counts[mid];
+                if (irq->nz_cols[mid] < col)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return 0;
 }
 
 void procfs_interrupts_free(struct procfs_interrupts *s) {

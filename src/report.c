@@ -329,14 +329,31 @@ static void write_config_json(struct json_writer *w, const struct config *c, con
         json_end_object(w);
 }
 
+/* A managed value's CPUs as a JSON array, null when it is not a CPU set or
+ * has more than REPORT_LIST_MAX CPUs (a default mask of a big host is
+ * 1024 numbers: the value's text says it in a few bytes). */
+static void managed_cpus(struct json_writer *w, const char *key, enum knob_kind kind, const char *value) {
+        cpuset_t cpus;
+
+        if (knob_value_cpus(kind, value, &cpus) == 0 && cpuset_count(&cpus) <= REPORT_LIST_MAX)
+                json_key_cpuset(w, key, &cpus);
+        else
+                json_key_null(w, key);
+}
+
+/* The newest REPORT_LIST_MAX managed objects (all of them are in the
+ * undo journal); "managed_count" says how many there are. */
 static void managed_array(struct json_writer *w, const struct undo *u) {
+        size_t n = u ? u->n_entries : 0;
+
+        json_key_uint(w, "managed_count", n);
+        json_key(w, "managed");
         json_begin_array(w);
-        for (size_t i = 0; u && i < u->n_entries; i++) {
+        for (size_t i = n > REPORT_LIST_MAX ? n - REPORT_LIST_MAX : 0; i < n; i++) {
                 const struct undo_entry *e = &u->entries[i];
                 char key[96];
 
                 const char *current = e->pending ? e->pending : e->last ? e->last : e->original;
-                cpuset_t cpus;
 
                 knob_key_format(&e->key, key, sizeof(key));
                 json_begin_object(w);
@@ -344,14 +361,8 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
                 json_key_string(w, "current", current);
                 json_key_string(w, "original", e->original);
                 json_key_string(w, "kind", knob_kind_to_string(e->key.kind));
-                if (knob_value_cpus(e->key.kind, current, &cpus) == 0)
-                        json_key_cpuset(w, "current_cpus", &cpus);
-                else
-                        json_key_null(w, "current_cpus");
-                if (knob_value_cpus(e->key.kind, e->original, &cpus) == 0)
-                        json_key_cpuset(w, "original_cpus", &cpus);
-                else
-                        json_key_null(w, "original_cpus");
+                managed_cpus(w, "current_cpus", e->key.kind, current);
+                managed_cpus(w, "original_cpus", e->key.kind, e->original);
                 json_end_object(w);
         }
         json_end_array(w);
@@ -382,7 +393,6 @@ static void status_tail_members(const struct report *rp, const struct report_sna
                 free(text);
         }
 
-        json_key(w, "managed");
         managed_array(w, u);
 
         json_key_begin_array(w, "last_actions");
@@ -436,9 +446,25 @@ static const char *status_tail(struct report *rp, const struct report_snapshot *
         return rp->tail_json;
 }
 
+/* Whether hot CPU h is among the REPORT_LIST_MAX of the highest load
+ * (ties to the lower CPU), those status.json lists. */
+static bool hot_cpu_listed(const struct policy_report *p, const struct policy_hot_cpu *h) {
+        size_t above = 0;
+
+        if (p->n_hot_cpus <= REPORT_LIST_MAX)
+                return true;
+        for (size_t i = 0; i < p->n_hot_cpus && above < REPORT_LIST_MAX; i++) {
+                const struct policy_hot_cpu *o = &p->hot_cpus[i];
+
+                above += o->load > h->load || (o->load == h->load && o->cpu < h->cpu);
+        }
+        return above < REPORT_LIST_MAX;
+}
+
 /* status.json up to the members status_tail() keeps; the object is left
  * open. */
 static void write_status_head(const struct report *rp, const struct report_snapshot *s, struct json_writer *w) {
+        size_t n_mismatch = 0;
         char capbuf[128];
 
         json_begin_object(w);
@@ -485,10 +511,13 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 json_end_object(w);
         }
 
+        json_key_uint(w, "hot_cpus_count", s->policy->n_hot_cpus);
         json_key_begin_array(w, "hot_cpus");
         for (size_t i = 0; i < s->policy->n_hot_cpus; i++) {
                 const struct policy_hot_cpu *h = &s->policy->hot_cpus[i];
 
+                if (!hot_cpu_listed(s->policy, h))
+                        continue;
                 json_begin_object(w);
                 json_key_int(w, "cpu", h->cpu);
                 json_key_double6(w, "load", h->load);
@@ -526,19 +555,23 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 unsigned flags = w->flags;
 
                 w->flags &= ~JSON_PRETTY; /* one line, like CPU lists */
-                for (size_t i = 0; i < s->policy->n_kernel_managed_irqs; i++)
+                for (size_t i = 0; i < MIN(s->policy->n_kernel_managed_irqs, (size_t) REPORT_LIST_MAX); i++)
                         json_uint(w, s->policy->kernel_managed_irqs[i]);
                 json_end_array(w);
                 w->flags = flags;
         }
 
+        for (size_t i = 0; i < s->n_eff; i++)
+                n_mismatch += s->eff[i].mismatch;
+        json_key_uint(w, "effective_mismatch_count", n_mismatch);
         json_key_begin_array(w, "effective_mismatch");
-        for (size_t i = 0; i < s->n_eff; i++) {
+        for (size_t i = 0, shown = 0; i < s->n_eff && shown < REPORT_LIST_MAX; i++) {
                 const struct apply_eff_watch *e = &s->eff[i];
                 const struct inventory_irq *irq = s->inv ? inventory_irq(s->inv, e->irq) : NULL;
 
                 if (!e->mismatch)
                         continue;
+                shown++;
                 json_begin_object(w);
                 json_key_uint(w, "irq", e->irq);
                 json_key_string(w, "name", irq ? irq->name : "");

@@ -21,7 +21,7 @@ int rootfs_open(const char *dir) {
         return fd < 0 ? -errno : fd;
 }
 
-static int read_fd_sized(int fd, size_t hint, char **ret_buf, size_t *ret_len);
+static int read_fd_all(int fd, char **ret_buf, size_t *ret_len);
 
 /* Relative path for openat(); a leading "/" would escape the root. */
 static const char *rel(const char *path) {
@@ -31,10 +31,10 @@ static const char *rel(const char *path) {
 }
 
 int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len) {
-        return read_fd_sized(fd, 0, ret_buf, ret_len);
+        return read_fd_all(fd, ret_buf, ret_len);
 }
 
-static int read_fd_sized(int fd, size_t hint, char **ret_buf, size_t *ret_len) {
+static int read_fd_all(int fd, char **ret_buf, size_t *ret_len) {
         size_t len = 0, allocated = 0;
         char *buf = NULL;
 
@@ -43,8 +43,7 @@ static int read_fd_sized(int fd, size_t hint, char **ret_buf, size_t *ret_len) {
 
                 /* /proc files report size 0: read until EOF. */
                 if (len + 4096 + 1 > allocated) {
-                        /* room for the hint and a bit more: one read, no copy */
-                        size_t na = allocated ? allocated * 2 : MAX((size_t) 16384, hint + hint / 8 + 4096 + 1);
+                        size_t na = allocated ? allocated * 2 : 16384;
                         char *nb = realloc(buf, na);
                         if (!nb) {
                                 free(buf);
@@ -73,21 +72,17 @@ static int read_fd_sized(int fd, size_t hint, char **ret_buf, size_t *ret_len) {
 }
 
 int rootfs_read(int rootfd, const char *path, char **ret_buf, size_t *ret_len) {
-        _cleanup_(closep) int fd = -1;
+        _cleanup_(closep) int fd = rootfs_open_file(rootfd, path);
 
-        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
-                return -errno;
+                return fd;
         return rootfs_read_fd(fd, ret_buf, ret_len);
 }
 
-int rootfs_read_sized(int rootfd, const char *path, size_t hint, char **ret_buf, size_t *ret_len) {
-        _cleanup_(closep) int fd = -1;
+int rootfs_open_file(int rootfd, const char *path) {
+        int fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
-        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        return read_fd_sized(fd, hint, ret_buf, ret_len);
+        return fd < 0 ? -errno : fd;
 }
 
 int rootfs_readf(int rootfd, char **ret_buf, size_t *ret_len, const char *fmt, ...) {

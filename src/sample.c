@@ -18,9 +18,6 @@
 #include "sample.h"
 #include "util.h"
 
-int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
-        return sample_snapshot_take_next(rootfd, now_usec, NULL, ret);
-}
 
 /* A reading into s failed with r (< 0: else nothing): s is freed, its time
  * kept. */
@@ -57,13 +54,12 @@ void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_
         prev->softirqs = (struct procfs_softirqs) {};
 }
 
-int sample_snapshot_take_irqs(int rootfd, const struct sample_snapshot *prev, struct sample_snapshot *ret) {
+int sample_snapshot_take_irqs(int rootfd, struct sample_snapshot *ret) {
         if (!ret)
                 return -EINVAL;
         procfs_interrupts_free(&ret->interrupts);
         ret->irq_usec = 0;
-        return take_failed(ret,
-                           procfs_interrupts_read_delta(rootfd, prev ? &prev->interrupts : NULL, &ret->interrupts));
+        return take_failed(ret, procfs_interrupts_read(rootfd, &ret->interrupts));
 }
 
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret) {
@@ -108,8 +104,7 @@ int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handl
         return 0;
 }
 
-int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample_snapshot *prev,
-                              struct sample_snapshot *ret) {
+int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
         int r;
 
         r = sample_snapshot_take_cpus(rootfd, NULL, now_usec, ret);
@@ -117,7 +112,7 @@ int sample_snapshot_take_next(int rootfd, uint64_t now_usec, const struct sample
                 r = sample_snapshot_take_softirqs(rootfd, NULL, ret);
         if (r < 0)
                 return r;
-        return sample_snapshot_take_irqs(rootfd, prev, ret);
+        return sample_snapshot_take_irqs(rootfd, ret);
 }
 
 void sample_files_free(struct sample_files *f) {
@@ -399,54 +394,65 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         return true;
 }
 
-static void zero_doubles(double *v, size_t n) {
-        memset(v, 0, n * sizeof(*v));
-}
+/* Where the rates of the next IRQ go in a rates struct's two blocks. */
+struct nz_cursor {
+        double *rate;
+        int *cpu;
+};
 
-/* The rates of IRQ b (row b_row of cur) against a (row a_row of prev).
- * Columns [lo, hi] of cur are the only ones whose counts may differ (the
- * delta parse knows; else all); per_cpu is written over their CPUs only. */
-static void compute_irq(const struct procfs_irq *a, const struct procfs_irq *b, const struct procfs_interrupts *cur,
-                        const int *prev_col, size_t lo, size_t hi, double dt, struct sample_irq *ret,
-                        size_t n_per_cpu) {
-        ret->irq = b->irq;
-        ret->valid = true;
-        ret->rate = 0;
-        ret->nz_known = true;
-        ret->nz_lo = 1;
-        ret->nz_hi = 0;
-        if (lo <= hi && hi < cur->n_cpus && cur->cpus[lo] >= 0 && (size_t) cur->cpus[hi] < n_per_cpu)
-                zero_doubles(ret->per_cpu + cur->cpus[lo], (size_t) (cur->cpus[hi] - cur->cpus[lo]) + 1);
+/* The rates of IRQ b of cur against a of prev, sparse: the CPUs (in both
+ * readings' headers) whose count grew.  Both rows list their nonzero
+ * counts by ascending column, so one merge by CPU number visits each once;
+ * a count that fell to 0 is a wrap or a reset (counter_delta says). */
+static void compute_irq(const struct procfs_irq *a, const struct procfs_interrupts *prev,
+                        const struct procfs_irq *b, const struct procfs_interrupts *cur, const int *prev_col,
+                        double dt, struct sample_irq *ret, struct nz_cursor *nz) {
+        size_t i = 0, j = 0;
+
+        *ret = (struct sample_irq) { .irq = b->irq, .valid = true, .nz_known = true, .nz_lo = 1, .nz_hi = 0 };
         /* Same number, another owner: the IRQ was freed and re-requested. */
         if (strcmp(a->name, b->name) != 0) {
                 log_debug("sample: IRQ %u changed from '%s' to '%s'", b->irq, a->name, b->name);
                 ret->valid = false;
                 return;
         }
-        for (size_t j = lo; j <= hi && j < cur->n_cpus; j++) {
-                int pj = prev_col[j], cpu = cur->cpus[j];
-                uint64_t x, y, dc;
+        ret->per_cpu = nz->rate;
+        ret->nz_cpu = nz->cpu;
+        while (i < a->n_nz || j < b->n_nz) {
+                int ca = i < a->n_nz ? prev->cpus[a->nz_cols[i]] : INT_MAX;
+                int cb = j < b->n_nz ? cur->cpus[b->nz_cols[j]] : INT_MAX;
+                int cpu = MIN(ca, cb), cj;
+                uint64_t x = 0, y = 0, dc;
 
-                if (pj < 0)
-                        continue; /* CPU came online: no earlier count */
-                x = a->counts[pj];
-                y = b->counts[j];
+                if (ca == cpu)
+                        x = a->nz_counts[i++];
+                if (cb == cpu)
+                        y = b->nz_counts[j++];
+                /* only CPUs in both headers (one that came online has no
+                 * earlier count) */
+                cj = procfs_interrupts_column(cur, cpu);
+                if (cj < 0 || prev_col[cj] < 0)
+                        continue;
                 if (!counter_delta(x, y, &dc)) {
                         log_debug("sample: IRQ %u count on cpu%d went backwards", b->irq, cpu);
-                        ret->valid = false;
-                        ret->rate = 0;
-                        ret->nz_lo = 1;
-                        ret->nz_hi = 0;
+                        *ret = (struct sample_irq) { .irq = b->irq, .nz_known = true, .nz_lo = 1, .nz_hi = 0 };
                         return;
                 }
                 if (dc == 0)
-                        continue; /* per_cpu is 0 already; adding 0 changes no sum */
-                ret->per_cpu[cpu] = (double) dc / dt;
-                ret->rate += ret->per_cpu[cpu];
+                        continue;
+                ret->per_cpu[ret->n_nz] = (double) dc / dt;
+                ret->nz_cpu[ret->n_nz++] = cpu;
+                ret->rate += (double) dc / dt;
                 if (ret->nz_lo > ret->nz_hi)
                         ret->nz_lo = cpu;
                 ret->nz_hi = cpu;
         }
+        if (ret->n_nz == 0) {
+                ret->per_cpu = NULL;
+                ret->nz_cpu = NULL;
+        }
+        nz->rate += ret->n_nz;
+        nz->cpu += ret->n_nz;
 }
 
 static int queue_cmp(int ifa, enum netdev_queue_type ta, uint32_t qa, int ifb, enum netdev_queue_type tb, uint32_t qb) {
@@ -557,12 +563,19 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
         } else
                 dt_irq = (double) (sample_snapshot_irq_usec(cur) - sample_snapshot_irq_usec(prev)) / 1e6;
         if (n_max > 0 && ncpu > 0) {
+                struct nz_cursor nz;
+                size_t room = 0;
+
+                /* a CPU's rate is nonzero only where cur's count is */
+                for (j = 0; j < ci->n_numeric; j++)
+                        room += ci->irqs[ci->by_irq[j]].n_nz;
                 r.irqs = calloc(n_max, sizeof(*r.irqs));
-                /* zeroed row by row as used */
-                r.per_cpu_storage = n_max <= SIZE_MAX / sizeof(double) / ncpu ? malloc(n_max * ncpu * sizeof(double)) : NULL;
+                r.per_cpu_storage = malloc(MAX(room, (size_t) 1) * sizeof(double));
+                r.nz_cpu_storage = malloc(MAX(room, (size_t) 1) * sizeof(int));
                 prev_col = malloc(ci->n_cpus * sizeof(*prev_col));
-                if (!r.irqs || !r.per_cpu_storage || !prev_col)
+                if (!r.irqs || !r.per_cpu_storage || !r.nz_cpu_storage || !prev_col)
                         goto oom;
+                nz = (struct nz_cursor) { r.per_cpu_storage, r.nz_cpu_storage };
                 /* Both headers ascend: one merge maps cur columns to prev. */
                 for (i = 0, j = 0; j < ci->n_cpus; j++) {
                         while (i < pi->n_cpus && pi->cpus[i] < ci->cpus[j])
@@ -581,12 +594,7 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
                                 log_debug("sample: IRQ %u appeared", b->irq);
                                 j++;
                         } else {
-                                struct sample_irq *out = &r.irqs[r.n_irqs];
-                                size_t lo = 0, hi = ci->n_cpus - 1;
-
-                                (void) procfs_interrupts_row_changes(ci, pi, ci->by_irq[j], pi->by_irq[i], &lo, &hi);
-                                out->per_cpu = r.per_cpu_storage + r.n_irqs * ncpu;
-                                compute_irq(a, b, ci, prev_col, lo, hi, dt_irq, out, ncpu);
+                                compute_irq(a, pi, b, ci, prev_col, dt_irq, &r.irqs[r.n_irqs], &nz);
                                 r.n_irqs++;
                                 i++;
                                 j++;
@@ -610,6 +618,7 @@ void sample_rates_free(struct sample_rates *r) {
         else
                 for (size_t i = 0; i < r->n_irqs; i++)
                         free(r->irqs[i].per_cpu);
+        free(r->nz_cpu_storage);
         free(r->irqs);
         free(r->cpus);
         free(r->queues);
@@ -634,9 +643,9 @@ const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned
         return NULL;
 }
 
-/* An empty rates struct with room for max_cpu+1 CPUs and n_irqs IRQs,
- * per-IRQ arrays in one block the caller fills (not zeroed). */
-static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs) {
+/* An empty rates struct with room for max_cpu+1 CPUs, n_irqs IRQs and
+ * n_nz (CPU, rate) pairs among them, *ret_nz where the first IRQ's go. */
+static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs, size_t n_nz, struct nz_cursor *ret_nz) {
         size_t ncpu = max_cpu >= 0 ? (size_t) max_cpu + 1 : 0;
 
         *ret = (struct sample_rates) { .max_cpu = max_cpu };
@@ -647,61 +656,69 @@ static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs) {
         }
         if (n_irqs > 0) {
                 ret->irqs = calloc(n_irqs, sizeof(*ret->irqs));
-                if (!ret->irqs)
+                ret->per_cpu_storage = malloc(MAX(n_nz, (size_t) 1) * sizeof(double));
+                ret->nz_cpu_storage = malloc(MAX(n_nz, (size_t) 1) * sizeof(int));
+                if (!ret->irqs || !ret->per_cpu_storage || !ret->nz_cpu_storage)
                         goto oom;
-                if (ncpu > 0) {
-                        /* not zeroed: every row is written in full by its user */
-                        if (n_irqs > SIZE_MAX / sizeof(double) / ncpu)
-                                goto oom;
-                        ret->per_cpu_storage = malloc(n_irqs * ncpu * sizeof(double));
-                        if (!ret->per_cpu_storage)
-                                goto oom;
-                }
-                for (size_t i = 0; i < n_irqs; i++)
-                        ret->irqs[i].per_cpu = ret->per_cpu_storage ? ret->per_cpu_storage + i * ncpu : NULL;
         }
+        *ret_nz = (struct nz_cursor) { ret->per_cpu_storage, ret->nz_cpu_storage };
         ret->n_irqs = n_irqs;
         return 0;
 oom:
         free(ret->cpus);
         free(ret->irqs);
         free(ret->per_cpu_storage);
+        free(ret->nz_cpu_storage);
         *ret = (struct sample_rates) { .max_cpu = -1 };
         return -ENOMEM;
 }
 
-/* Copies src's per-CPU rates into dst (dst_max_cpu+1 entries). */
-static void copy_per_cpu(double *dst, int dst_max_cpu, const double *src, int src_max_cpu) {
-        if (!dst)
-                return;
-        for (int c = 0; c <= dst_max_cpu; c++)
-                dst[c] = src && c <= src_max_cpu ? src[c] : 0;
+/* The pairs copy_irq() writes for src into rates of CPUs [0, dst_max_cpu]. */
+static size_t irq_nz_size(const struct sample_irq *src, int src_max_cpu, int dst_max_cpu) {
+        size_t n = 0;
+
+        if (!src->per_cpu)
+                return 0;
+        if (src->nz_known) {
+                for (unsigned k = 0; k < src->n_nz; k++)
+                        n += src->nz_cpu[k] <= dst_max_cpu;
+                return n;
+        }
+        for (int c = 0; c <= MIN(src_max_cpu, dst_max_cpu); c++)
+                n += src->per_cpu[c] != 0;
+        return n;
 }
 
-static void copy_irq(struct sample_irq *dst, int dst_max_cpu, const struct sample_irq *src, int src_max_cpu) {
-        dst->irq = src->irq;
-        dst->valid = src->valid;
-        dst->rate = src->rate;
-        dst->nz_known = src->nz_known;
-        dst->nz_lo = src->nz_lo;
-        dst->nz_hi = src->nz_hi;
-        if (src->nz_known && dst->per_cpu) {
-                /* the range only (clipped to what both arrays hold) */
-                int hi = MIN(src->nz_hi, MIN(dst_max_cpu, src->per_cpu ? src_max_cpu : -1));
+/* Copies src into dst, sparse (a dense hand-built src too), its pairs at
+ * *nz, which moves past them; CPUs above dst_max_cpu are dropped. */
+static void copy_irq(struct sample_irq *dst, int dst_max_cpu, const struct sample_irq *src, int src_max_cpu,
+                     struct nz_cursor *nz) {
+        *dst = (struct sample_irq) {
+                .irq = src->irq, .valid = src->valid, .rate = src->rate, .nz_known = true,
+                .nz_lo = 1, .nz_hi = 0, .per_cpu = nz->rate, .nz_cpu = nz->cpu,
+        };
+        if (src->per_cpu) {
+                unsigned n = src->nz_known ? src->n_nz : (unsigned) MAX(src_max_cpu + 1, 0);
 
-                if (hi < src->nz_hi) {
-                        dst->nz_lo = 1;
-                        dst->nz_hi = 0;
-                }
-                for (int c = MAX(src->nz_lo, 0); c <= hi; c++) {
-                        dst->per_cpu[c] = src->per_cpu[c];
+                for (unsigned k = 0; k < n; k++) {
+                        int cpu = src->nz_known ? src->nz_cpu[k] : (int) k;
+                        double v = src->per_cpu[k];
+
+                        if (cpu > dst_max_cpu || (!src->nz_known && v == 0))
+                                continue;
+                        dst->per_cpu[dst->n_nz] = v;
+                        dst->nz_cpu[dst->n_nz++] = cpu;
                         if (dst->nz_lo > dst->nz_hi)
-                                dst->nz_lo = c;
-                        dst->nz_hi = c;
+                                dst->nz_lo = cpu;
+                        dst->nz_hi = cpu;
                 }
-                return;
         }
-        copy_per_cpu(dst->per_cpu, dst_max_cpu, src->per_cpu, src_max_cpu);
+        if (dst->n_nz == 0) {
+                dst->per_cpu = NULL;
+                dst->nz_cpu = NULL;
+        }
+        nz->rate += dst->n_nz;
+        nz->cpu += dst->n_nz;
 }
 
 static int copy_queues(struct sample_rates *ret, const struct sample_queue *q, size_t n, bool read) {
@@ -721,7 +738,12 @@ int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) 
 
         if (!ret || !src)
                 return -EINVAL;
-        r = rates_alloc(ret, src->max_cpu, src->n_irqs);
+        struct nz_cursor nz;
+        size_t n_nz = 0;
+
+        for (size_t i = 0; i < src->n_irqs; i++)
+                n_nz += irq_nz_size(&src->irqs[i], src->max_cpu, src->max_cpu);
+        r = rates_alloc(ret, src->max_cpu, src->n_irqs, n_nz, &nz);
         if (r < 0)
                 return r;
         r = copy_queues(ret, src->queues, src->n_queues, src->queues_read);
@@ -735,7 +757,7 @@ int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) 
         if (src->max_cpu >= 0 && src->cpus)
                 memcpy(ret->cpus, src->cpus, ((size_t) src->max_cpu + 1) * sizeof(*ret->cpus));
         for (size_t i = 0; i < src->n_irqs; i++)
-                copy_irq(&ret->irqs[i], ret->max_cpu, &src->irqs[i], src->max_cpu);
+                copy_irq(&ret->irqs[i], ret->max_cpu, &src->irqs[i], src->max_cpu, &nz);
         return 0;
 }
 
@@ -743,22 +765,18 @@ static double blend(double avg, double v, double alpha) {
         return alpha * v + (1.0 - alpha) * avg;
 }
 
-/* Multiplies d's per-CPU rates by k (over its range when known). */
-static void scale_irq(struct sample_irq *d, int max_cpu, double k) {
-        int lo = 0, hi = max_cpu;
-
-        if (!d->per_cpu)
-                return;
-        if (d->nz_known) {
-                if (k == 0) {
-                        d->nz_lo = 1;
-                        d->nz_hi = 0;
-                }
-                lo = MAX(d->nz_lo, 0);
-                hi = MIN(d->nz_hi, max_cpu);
+/* Multiplies d's per-CPU rates (sparse, as copy_irq() leaves them) by k. */
+static void scale_irq(struct sample_irq *d, double k) {
+        if (k == 0) {
+                /* fires nowhere: its pairs stay unused in the block */
+                d->n_nz = 0;
+                d->per_cpu = NULL;
+                d->nz_cpu = NULL;
+                d->nz_lo = 1;
+                d->nz_hi = 0;
         }
-        for (int c = lo; c <= hi; c++)
-                d->per_cpu[c] *= k;
+        for (unsigned i = 0; i < d->n_nz; i++)
+                d->per_cpu[i] *= k;
 }
 
 static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const struct sample_cpu *n, double alpha) {
@@ -777,8 +795,21 @@ static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const 
         out->napi = blend(o->napi, n->napi, alpha);
 }
 
+/* The entry of an IRQ's smoothed rates whose CPUs it takes: new's, unless
+ * new's is invalid (then avg's, if any) or, both valid, new's did not fire
+ * (the shape of the newest interval with interrupts). */
+static const struct sample_irq *smooth_source(const struct sample_irq *o, const struct sample_irq *n) {
+        if (!o || !o->valid)
+                return n;
+        if (!n->valid)
+                return o;
+        return n->rate > 0 ? n : o;
+}
+
 int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha) {
         struct sample_rates out;
+        struct nz_cursor nz;
+        size_t n_nz = 0;
         int r;
 
         if (!avg || !new || !(alpha > 0.0 && alpha <= 1.0))
@@ -793,25 +824,37 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
         }
         if (new->irqs_carried && avg->max_cpu == new->max_cpu && (avg->per_cpu_storage || avg->n_irqs == 0)) {
                 /* no IRQ reading this interval: the average's IRQs move
-                 * over as they are, block and all */
-                r = rates_alloc(&out, new->max_cpu, 0);
+                 * over as they are, blocks and all */
+                r = rates_alloc(&out, new->max_cpu, 0, 0, &nz);
                 if (r < 0)
                         return r;
                 out.irqs = avg->irqs;
                 out.n_irqs = avg->n_irqs;
                 out.per_cpu_storage = avg->per_cpu_storage;
+                out.nz_cpu_storage = avg->nz_cpu_storage;
                 avg->irqs = NULL;
                 avg->n_irqs = 0;
                 avg->per_cpu_storage = NULL;
+                avg->nz_cpu_storage = NULL;
         } else if (new->irqs_carried) {
-                /* the same, copied into rows of the new CPU count */
-                r = rates_alloc(&out, new->max_cpu, avg->n_irqs);
+                /* the same, copied into rates of the new CPU count */
+                for (size_t i = 0; i < avg->n_irqs; i++)
+                        n_nz += irq_nz_size(&avg->irqs[i], avg->max_cpu, new->max_cpu);
+                r = rates_alloc(&out, new->max_cpu, avg->n_irqs, n_nz, &nz);
                 if (r < 0)
                         return r;
                 for (size_t i = 0; i < avg->n_irqs; i++)
-                        copy_irq(&out.irqs[i], out.max_cpu, &avg->irqs[i], avg->max_cpu);
+                        copy_irq(&out.irqs[i], out.max_cpu, &avg->irqs[i], avg->max_cpu, &nz);
         } else {
-                r = rates_alloc(&out, new->max_cpu, new->n_irqs);
+                /* each IRQ takes the pairs of new's or avg's entry (below) */
+                for (size_t i = 0; i < new->n_irqs; i++) {
+                        const struct sample_irq *n = &new->irqs[i];
+                        const struct sample_irq *o = sample_rates_irq(avg, n->irq);
+                        const struct sample_irq *from = smooth_source(o, n);
+
+                        n_nz += irq_nz_size(from, from == n ? new->max_cpu : avg->max_cpu, new->max_cpu);
+                }
+                r = rates_alloc(&out, new->max_cpu, new->n_irqs, n_nz, &nz);
                 if (r < 0)
                         return r;
         }
@@ -841,12 +884,11 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
         for (size_t i = 0; i < new->n_irqs; i++) {
                 const struct sample_irq *n = &new->irqs[i];
                 const struct sample_irq *o = sample_rates_irq(avg, n->irq);
+                const struct sample_irq *from = smooth_source(o, n);
                 struct sample_irq *d = &out.irqs[i];
 
-                if (!o || !o->valid) {
-                        copy_irq(d, out.max_cpu, n, new->max_cpu);
-                } else if (!n->valid) {
-                        copy_irq(d, out.max_cpu, o, avg->max_cpu);
+                if (!o || !o->valid || !n->valid) {
+                        copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
                 } else {
                         /* The rate is smoothed; where the IRQ fires is a
                          * placement, not a noisy measurement: the smoothed
@@ -855,11 +897,10 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                          * kept a moved IRQ's ghost on its old CPU for many
                          * samples, in the policy's split of that CPU's load
                          * and in every walk over the IRQ's CPU range. */
-                        const struct sample_irq *shape = n->rate > 0 ? n : o;
                         double rate = blend(o->rate, n->rate, alpha);
 
-                        copy_irq(d, out.max_cpu, shape, shape == n ? new->max_cpu : avg->max_cpu);
-                        scale_irq(d, out.max_cpu, shape->rate > 0 ? rate / shape->rate : 0);
+                        copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
+                        scale_irq(d, from->rate > 0 ? rate / from->rate : 0);
                         d->irq = n->irq;
                         d->valid = true;
                         d->rate = rate;

@@ -562,7 +562,7 @@ static char *status_text(const char *doc, int rootfd, bool full) {
         assert_int_equal(json_parse(doc, strlen(doc), &v), 0);
         f = open_memstream(&buf, &len);
         assert_non_null(f);
-        ctl_status_print(f, v, 1700000090.0, rootfd, full);
+        ctl_status_print(f, v, 1700000090.0, rootfd, full, NULL);
         assert_int_equal(fclose(f), 0);
         json_free(v);
         return buf;

@@ -484,7 +484,8 @@ static void test_action_failure_once(void **state) {
                 { "again: rate limited, silent", 0, -EIO, 4 * S, -1, NULL },
                 { "other object, same class: its own first", 1, -EACCES, 5 * S, LOG_WARNING, "cannot be changed" },
                 { "rps again: limiter shared by repeats, silent", 1, -EACCES, 6 * S, -1, NULL },
-                { "IRQ changes class: said again", 0, -ENOSPC, 7 * S, LOG_NOTICE, "no free vector on the target CPU" },
+                { "IRQ changes class: said again, with the CPU's count", 0, -ENOSPC, 7 * S, LOG_NOTICE,
+                  "no free vector on CPU9, where 200 IRQs are delivered" },
                 { "a minute later the repeat limit opens", 0, -ENOSPC, 70 * S, LOG_DEBUG, "still failing (capacity)" },
                 { "IRQ succeeds: forgotten", 0, 0, 71 * S, -1, NULL },
                 { "the same failure is news again", 0, -ENOSPC, 72 * S, LOG_NOTICE, "no free vector" },
@@ -497,6 +498,8 @@ static void test_action_failure_once(void **state) {
         };
 #undef S
         struct failures fs = { .rl = { .interval_usec = 60 * UINT64_C(1000000), .burst = 2 } };
+        unsigned used[16] = { [9] = 200 }, limit[16] = { [9] = 200 };
+        const struct vectors vec = { .max_cpu = 15, .used = used, .limit = limit };
 
         capture_start(LOG_DEBUG);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
@@ -508,7 +511,7 @@ static void test_action_failure_once(void **state) {
                 assert_int_equal(action_format(a, line, sizeof(line)), 0);
                 n_captured = 0;
                 if (steps[i].r < 0)
-                        failures_log(&fs, a, line, steps[i].r, steps[i].now);
+                        failures_log(&fs, a, line, steps[i].r, steps[i].now, &vec);
                 else
                         failures_forget(&fs, a);
                 if (steps[i].priority < 0) {

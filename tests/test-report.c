@@ -182,7 +182,8 @@ static void check_format(const char *text) {
                         assert_int_equal(sscanf(line + 7, "%95s %15s", t, type), 2);
                         if (strcmp(t, cur) != 0)
                                 fail_msg("TYPE %s not after its HELP", t);
-                        if (strcmp(type, "counter") != 0 && strcmp(type, "gauge") != 0)
+                        if (strcmp(type, "counter") != 0 && strcmp(type, "gauge") != 0 &&
+                            strcmp(type, "histogram") != 0)
                                 fail_msg("%s: type %s", t, type);
                         if ((strcmp(type, "counter") == 0) != (strlen(t) > 6 && strcmp(t + strlen(t) - 6, "_total") == 0))
                                 fail_msg("%s: a counter is named _total, and only a counter", t);
@@ -190,6 +191,14 @@ static void check_format(const char *text) {
                 }
                 assert_true(line[0] != '#');
                 sample_name(line, name, sizeof(name));
+                /* a histogram's samples are NAME_bucket, NAME_sum, NAME_count */
+                if (strcmp(type, "histogram") == 0) {
+                        size_t l = strlen(cur);
+
+                        if (strncmp(name, cur, l) == 0 &&
+                            (!strcmp(name + l, "_bucket") || !strcmp(name + l, "_sum") || !strcmp(name + l, "_count")))
+                                name[l] = 0;
+                }
                 if (strcmp(name, cur) != 0 || !type[0])
                         fail_msg("sample \"%s\" outside its family's block (current %s)", line, cur);
                 if (strncmp(name, "irqsteer_", 9) != 0)
@@ -238,14 +247,15 @@ static void test_problems(_unused_ void **state) {
 }
 
 /* The most series the exposition can have, every counter of every action
- * kind, reason, result and failure class filled: 7 per CPU plus a
- * constant, whatever the IRQ count.  irqsteerctl(8), irqsteer.conf(5) and
- * the README state this bound; a new action kind, reason, result or
- * series changes it, and this test then says by how much. */
+ * kind, reason, result and failure class filled: 7 per CPU for at most
+ * METRICS_CPUS_MAX CPUs plus a constant, whatever the IRQ count.
+ * irqsteerctl(8), irqsteer.conf(5) and the README state this bound; a new
+ * action kind, reason, result or series changes it, and this test then
+ * says by how much. */
 #define METRICS_PER_CPU 7
-#define METRICS_OTHERS 1034
+#define METRICS_OTHERS 1044
 static void test_metrics_cardinality(void **state) {
-        static const int ncpus[] = { 1, 16, 256 };
+        static const int ncpus[] = { 1, 16, 64, 65, 256, 1024 };
         (void) state;
 
         for (size_t i = 0; i < ELEMENTSOF(ncpus); i++) {
@@ -279,9 +289,9 @@ static void test_metrics_cardinality(void **state) {
                                 break;
                         p = e + 1;
                 }
-                if (n != METRICS_PER_CPU * ncpus[i] + METRICS_OTHERS)
+                if (n != METRICS_PER_CPU * MIN(ncpus[i], METRICS_CPUS_MAX) + METRICS_OTHERS)
                         fail_msg("%d CPUs: %d series, the documented bound is %d", ncpus[i], n,
-                                 METRICS_PER_CPU * ncpus[i] + METRICS_OTHERS);
+                                 METRICS_PER_CPU * MIN(ncpus[i], METRICS_CPUS_MAX) + METRICS_OTHERS);
                 free(text);
                 free(l.cpus);
         }
@@ -758,9 +768,108 @@ static void test_status_irq_classes(void **state) {
         fixture_free(&x);
 }
 
+/* A 1024-CPU host: status.json lists at most REPORT_LIST_MAX managed
+ * objects (the newest) and hot CPUs (the busiest) beside their counts,
+ * and metrics.prom has per-CPU series for METRICS_CPUS_MAX CPUs, the hot
+ * ones first, then the busiest: both bounded whatever the host. */
+static void test_big_host_bounded(void **state) {
+        enum { NCPU = 1024, NHOT = 200, NMANAGED = 3000 };
+        _cleanup_(json_freep) struct json_value *v = NULL;
+        static struct sample_cpu cpus[NCPU];
+        static struct policy_hot_cpu hot[NHOT];
+        struct undo *u = calloc(1, sizeof(*u));
+        char *journal = NULL, *json = NULL, *text = NULL, series[64];
+        size_t jlen = 0, len = 0;
+        const struct json_value *a;
+        struct fixture x;
+        int64_t n;
+        FILE *f;
+
+        (void) state;
+        assert_non_null(u);
+        fixture_init(&x, "/run/irqsteer");
+        for (int c = 0; c < NCPU; c++)
+                cpus[c] = (struct sample_cpu){ .valid = true, .softirq = (double) (c % 100) / 1000 };
+        cpus[700].softirq = 0.9; /* the busiest */
+        cpus[3].softirq = 0;     /* hot by the policy's word, not busy */
+        x.load = (struct sample_rates){ .interval_s = 1, .max_cpu = NCPU - 1, .cpus = cpus };
+        cpuset_zero(&x.policy.hot);
+        for (int i = 0; i < NHOT; i++) {
+                hot[i] = (struct policy_hot_cpu){ .cpu = 3 + i, .load = 0.5 + (double) i / 1000 };
+                cpuset_set(&x.policy.hot, 3 + i);
+        }
+        x.policy.hot_cpus = hot;
+        x.policy.n_hot_cpus = NHOT;
+        f = open_memstream(&journal, &jlen);
+        assert_non_null(f);
+        for (int i = 0; i < NMANAGED; i++)
+                fprintf(f, "irq %d eth0-TxRx-%d 0-1023 0-1023 %d\n", 100 + i, i, i % NCPU);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(undo_parse(u, journal, jlen), 0);
+        assert_int_equal(u->n_entries, NMANAGED);
+        x.snap.undo = u;
+
+        assert_int_equal(report_status_json(&x.rp, &x.snap, &json, &len), 0);
+        if (len >= 64 * 1024)
+                fail_msg("status.json %zu bytes", len);
+        assert_int_equal(json_parse(json, len, &v), 0);
+        assert_int_equal(json_get_int(v, "managed_count", &n), 0);
+        assert_int_equal(n, NMANAGED);
+        a = json_get(v, "managed");
+        assert_int_equal(json_count(a), REPORT_LIST_MAX);
+        {
+                const char *o;
+
+                assert_int_equal(json_get_string(json_index(a, REPORT_LIST_MAX - 1), "object", &o), 0);
+                assert_non_null(strstr(o, "3099"));
+        }
+        assert_int_equal(json_get_int(v, "hot_cpus_count", &n), 0);
+        assert_int_equal(n, NHOT);
+        a = json_get(v, "hot_cpus");
+        assert_int_equal(json_count(a), REPORT_LIST_MAX);
+        for (size_t i = 0; i < json_count(a); i++) {
+                int64_t cpu;
+
+                assert_int_equal(json_get_int(json_index(a, i), "cpu", &cpu), 0);
+                assert_true(cpu >= 3 + NHOT - REPORT_LIST_MAX && cpu < 3 + NHOT);
+        }
+
+        text = metrics(&x);
+        check_format(text);
+        n = 0;
+        for (const char *p = text; (p = strstr(p, "\nirqsteer_cpu_idle_ratio{")); p++)
+                n++;
+        assert_int_equal(n, METRICS_CPUS_MAX);
+        /* more hot CPUs than the bound: the busiest of them */
+        snprintf(series, sizeof(series), "\nirqsteer_cpu_hot{cpu=\"199\"} 1\n");
+        assert_non_null(strstr(text, series));
+        assert_null(strstr(text, "\nirqsteer_cpu_idle_ratio{cpu=\"202\"}"));
+        assert_null(strstr(text, "\nirqsteer_cpu_idle_ratio{cpu=\"700\"}"));
+        assert_non_null(strstr(text, "\nirqsteer_cpu_load_ratio_count 1024\n"));
+        free(text);
+
+        /* fewer hot CPUs than the bound: the busiest fill the rest */
+        x.policy.n_hot_cpus = 10;
+        cpuset_zero(&x.policy.hot);
+        for (int i = 0; i < 10; i++)
+                cpuset_set(&x.policy.hot, 3 + i);
+        text = metrics(&x);
+        assert_non_null(strstr(text, "\nirqsteer_cpu_idle_ratio{cpu=\"700\"}"));
+        assert_non_null(strstr(text, "\nirqsteer_cpu_idle_ratio{cpu=\"3\"}"));
+        assert_null(strstr(text, "\nirqsteer_cpu_idle_ratio{cpu=\"0\"}"));
+        free(text);
+
+        x.policy.hot_cpus = NULL;
+        free(json);
+        free(journal);
+        undo_free(u);
+        fixture_free(&x);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_status_irq_classes),
+                cmocka_unit_test(test_big_host_bounded),
                 cmocka_unit_test(test_escape_label),
                 cmocka_unit_test(test_reason_codes),
                 cmocka_unit_test(test_format_fixed6),

@@ -527,8 +527,6 @@ static void test_smooth_moved_irq(_unused_ void **state) {
                    (const bool[]) { true });
         n2.irqs[0].per_cpu[0] = 0;
         n2.irqs[0].per_cpu[2] = 200;
-        n2.irqs[0].nz_known = true;
-        n2.irqs[0].nz_lo = n2.irqs[0].nz_hi = 2;
         assert_int_equal(sample_smooth(&avg, &n2, 0.5), 0);
         irq = sample_rates_irq(&avg, 30);
         assert_non_null(irq);
@@ -539,9 +537,6 @@ static void test_smooth_moved_irq(_unused_ void **state) {
 
         hand_rates(&n3, 2, busy, yes, no, 1, (const unsigned[]) { 30 }, (const double[]) { 0 },
                    (const bool[]) { true });
-        n3.irqs[0].nz_known = true;
-        n3.irqs[0].nz_lo = 1;
-        n3.irqs[0].nz_hi = 0;
         assert_int_equal(sample_smooth(&avg, &n3, 0.5), 0);
         irq = sample_rates_irq(&avg, 30);
         assert_true(fabs(irq->rate - 150) < EPS);
@@ -759,9 +754,12 @@ static void test_copy(_unused_ void **state) {
                                     sample_irq_on(&r.irqs[i], r.max_cpu, cpu));
         }
         /* deep: changing the copy leaves the source alone */
-        c.irqs[0].per_cpu[1] = -1;
+        assert_true(fabs(sample_irq_on(&r.irqs[0], r.max_cpu, 1) - 1500) < EPS);
+        for (int cpu = 0; cpu <= c.max_cpu; cpu++)
+                if (sample_irq_on(&c.irqs[0], c.max_cpu, cpu) > 0)
+                        c.irqs[0].per_cpu[0] = -1;
         c.cpus[0].busy = -1;
-        assert_true(fabs(r.irqs[0].per_cpu[1] - 1500) < EPS);
+        assert_true(fabs(sample_irq_on(&r.irqs[0], r.max_cpu, 1) - 1500) < EPS);
         assert_true(fabs(r.cpus[0].busy - 0.45) < EPS);
         sample_rates_free(&c);
         sample_rates_free(&r);
@@ -894,12 +892,43 @@ static void test_live(_unused_ void **state) {
         sample_snapshot_free(&b);
 }
 
-/* Rates and their EWMA from snapshots whose /proc/interrupts was parsed as
- * a delta of the previous one (the daemon's way: only changed columns
- * computed, nz ranges) equal, bit for bit, those from full parses walked in
- * full (nz_known cleared), through IRQ moves, a counter reset, an IRQ
- * re-requested under another name, one vanishing and CPU hotplug. */
-static void test_delta_rates_match_full(_unused_ void **state) {
+/* The expected rate of ticks[t]'s IRQ j on column k from ticks[t-1],
+ * dense: matched by IRQ and CPU number; false when the IRQ is invalid in
+ * the interval (renamed, a count went backwards) or absent before. */
+static bool expected_irq(const struct hand_snap *a, const struct hand_snap *b, size_t j, double *per_cpu, int max_cpu,
+                         double *ret_rate) {
+        const struct hand_irq *y = &b->irqs[j], *x = NULL;
+        double dt = (double) (b->usec - a->usec) / 1e6;
+
+        for (size_t i = 0; i < a->n_irqs; i++)
+                if (a->irqs[i].irq == y->irq)
+                        x = &a->irqs[i];
+        *ret_rate = 0;
+        for (int c = 0; c <= max_cpu; c++)
+                per_cpu[c] = 0;
+        if (!x || strcmp(x->name, y->name) != 0)
+                return false;
+        for (size_t k = 0; k < b->n_cpus; k++)
+                for (size_t i = 0; i < a->n_cpus; i++) {
+                        if (a->cpus[i].cpu != b->cpus[k].cpu)
+                                continue;
+                        if (y->counts[k] < x->counts[i]) {
+                                for (int c = 0; c <= max_cpu; c++)
+                                        per_cpu[c] = 0;
+                                *ret_rate = 0;
+                                return false;
+                        }
+                        per_cpu[b->cpus[k].cpu] = (double) (y->counts[k] - x->counts[i]) / dt;
+                        *ret_rate += per_cpu[b->cpus[k].cpu];
+                }
+        return true;
+}
+
+/* Sparse rates and their EWMA equal, CPU by CPU, dense rates worked out
+ * by hand from the counts (and their EWMA: hand-built dense rates through
+ * sample_smooth), through IRQ moves, a counter reset, an IRQ re-requested
+ * under another name, one vanishing and CPU hotplug. */
+static void test_sparse_rates_match_dense(_unused_ void **state) {
 #define CPU4(n) { .cpu = (n), .stat = { 100, 0, 50, 800, 0, 10, 40 }, .net_rx = 10 }
         static const struct hand_snap ticks[] = {
                 { .usec = 1000000, .n_cpus = 4, .cpus = { CPU4(0), CPU4(1), CPU4(2), CPU4(3) }, .n_irqs = 3,
@@ -935,74 +964,73 @@ static void test_delta_rates_match_full(_unused_ void **state) {
                             { 32, "eth1-TxRx-0", { 0, 9, 0, 0 } } } },
         };
 #undef CPU4
-        struct sample_snapshot pf = {}, pd = {};
-        struct sample_rates avg_f = { .max_cpu = -1 }, avg_d = { .max_cpu = -1 };
+        struct sample_snapshot prev = {};
+        struct sample_rates avg_s = { .max_cpu = -1 }, avg_d = { .max_cpu = -1 };
 
         for (size_t t = 0; t < ELEMENTSOF(ticks); t++) {
-                struct sample_snapshot cf, cd;
-                char *buf;
-                size_t len;
+                struct sample_snapshot cur;
 
-                build(&ticks[t], &cf);
-                build(&ticks[t], &cd);
-                interrupts_text(&ticks[t], &buf, &len);
-                procfs_interrupts_free(&cd.interrupts);
-                assert_int_equal(procfs_interrupts_parse_delta(buf, len, t ? &pd.interrupts : NULL, &cd.interrupts), 0);
-                free(buf);
-                cf.usec = cd.usec = ticks[t].usec;
+                build(&ticks[t], &cur);
                 if (t > 0) {
-                        struct sample_rates rf, rd;
+                        struct sample_rates rs, rd;
 
-                        assert_int_equal(sample_compute(&pf, &cf, &rf), 0);
-                        assert_int_equal(sample_compute(&pd, &cd, &rd), 0);
-                        assert_int_equal(rf.n_irqs, rd.n_irqs);
-                        for (size_t i = 0; i < rf.n_irqs; i++) {
-                                assert_int_equal(rf.irqs[i].irq, rd.irqs[i].irq);
-                                assert_int_equal(rf.irqs[i].valid, rd.irqs[i].valid);
-                                assert_memory_equal(&rf.irqs[i].rate, &rd.irqs[i].rate, sizeof(double));
-                                for (int c = 0; c <= rf.max_cpu; c++) {
-                                        double f = sample_irq_on(&rf.irqs[i], rf.max_cpu, c);
-                                        double dd = sample_irq_on(&rd.irqs[i], rd.max_cpu, c);
-                                        assert_memory_equal(&f, &dd, sizeof(double));
-                                }
-                                /* the full parse's row is written in full:
-                                 * the full walk */
-                                assert_true(rf.irqs[i].nz_known);
-                                rf.irqs[i].nz_known = false;
+                        assert_int_equal(sample_compute(&prev, &cur, &rs), 0);
+                        /* the dense reference: rs's CPUs, IRQs by hand */
+                        rd = (struct sample_rates) { .interval_s = rs.interval_s, .max_cpu = rs.max_cpu,
+                                                     .n_irqs = rs.n_irqs };
+                        rd.cpus = calloc((size_t) rs.max_cpu + 1, sizeof(*rd.cpus));
+                        rd.irqs = calloc(rs.n_irqs + 1, sizeof(*rd.irqs));
+                        assert_non_null(rd.cpus);
+                        assert_non_null(rd.irqs);
+                        memcpy(rd.cpus, rs.cpus, ((size_t) rs.max_cpu + 1) * sizeof(*rd.cpus));
+                        for (size_t i = 0, j = 0; j < ticks[t].n_irqs; j++) {
+                                struct sample_irq *d = &rd.irqs[i];
+                                bool in_prev = false;
+
+                                for (size_t k = 0; k < ticks[t - 1].n_irqs; k++)
+                                        in_prev = in_prev || ticks[t - 1].irqs[k].irq == ticks[t].irqs[j].irq;
+                                if (!in_prev)
+                                        continue;
+                                d->irq = ticks[t].irqs[j].irq;
+                                d->per_cpu = calloc((size_t) rs.max_cpu + 1, sizeof(double));
+                                assert_non_null(d->per_cpu);
+                                d->valid = expected_irq(&ticks[t - 1], &ticks[t], j, d->per_cpu, rs.max_cpu, &d->rate);
+                                assert_int_equal(rs.irqs[i].irq, d->irq);
+                                assert_int_equal(rs.irqs[i].valid, d->valid);
+                                assert_true(fabs(rs.irqs[i].rate - d->rate) < EPS);
+                                assert_true(rs.irqs[i].nz_known);
+                                for (int c = 0; c <= rs.max_cpu; c++)
+                                        if (fabs(sample_irq_on(&rs.irqs[i], rs.max_cpu, c) - d->per_cpu[c]) > EPS)
+                                                fail_msg("tick %zu IRQ %u cpu%d: %g, want %g", t, d->irq, c,
+                                                         sample_irq_on(&rs.irqs[i], rs.max_cpu, c), d->per_cpu[c]);
+                                i++;
                         }
-                        for (size_t i = 0; i < avg_f.n_irqs; i++)
-                                avg_f.irqs[i].nz_known = false;
-                        assert_int_equal(sample_smooth(&avg_f, &rf, 0.3), 0);
+                        assert_int_equal(sample_smooth(&avg_s, &rs, 0.3), 0);
                         assert_int_equal(sample_smooth(&avg_d, &rd, 0.3), 0);
-                        assert_int_equal(avg_f.n_irqs, avg_d.n_irqs);
-                        assert_int_equal(avg_f.max_cpu, avg_d.max_cpu);
-                        for (size_t i = 0; i < avg_f.n_irqs; i++) {
-                                const struct sample_irq *x = &avg_f.irqs[i], *y = &avg_d.irqs[i];
+                        assert_int_equal(avg_s.n_irqs, avg_d.n_irqs);
+                        assert_int_equal(avg_s.max_cpu, avg_d.max_cpu);
+                        for (size_t i = 0; i < avg_s.n_irqs; i++) {
+                                const struct sample_irq *x = &avg_s.irqs[i], *y = &avg_d.irqs[i];
 
                                 assert_int_equal(x->irq, y->irq);
                                 assert_int_equal(x->valid, y->valid);
-                                assert_memory_equal(&x->rate, &y->rate, sizeof(double));
-                                /* the full walk (every CPU written) and the
-                                 * range walk agree on every CPU */
-                                assert_false(x->nz_known);
-                                for (int c = 0; c <= avg_d.max_cpu; c++) {
-                                        double xv = x->per_cpu[c], yv = sample_irq_on(y, avg_d.max_cpu, c);
-                                        if (memcmp(&xv, &yv, sizeof(double)) != 0)
-                                                fail_msg("tick %zu IRQ %u cpu%d: %g (full) != %g (range [%d, %d])", t,
-                                                         y->irq, c, xv, yv, y->nz_lo, y->nz_hi);
+                                assert_true(fabs(x->rate - y->rate) < EPS);
+                                for (int c = 0; c <= avg_s.max_cpu; c++) {
+                                        double xv = sample_irq_on(x, avg_s.max_cpu, c);
+                                        double yv = sample_irq_on(y, avg_d.max_cpu, c);
+                                        if (fabs(xv - yv) > EPS)
+                                                fail_msg("tick %zu IRQ %u cpu%d: %g (sparse) != %g (dense)", t, y->irq,
+                                                         c, xv, yv);
                                 }
                         }
-                        sample_rates_free(&rf);
+                        sample_rates_free(&rs);
                         sample_rates_free(&rd);
-                        sample_snapshot_free(&pf);
-                        sample_snapshot_free(&pd);
+                        sample_snapshot_free(&prev);
                 }
-                pf = cf;
-                pd = cd;
+                prev = cur;
         }
-        sample_snapshot_free(&pf);
-        sample_snapshot_free(&pd);
-        sample_rates_free(&avg_f);
+        sample_snapshot_free(&prev);
+        sample_rates_free(&avg_s);
         sample_rates_free(&avg_d);
 }
 
@@ -1365,7 +1393,7 @@ int main(void) {
                 cmocka_unit_test(test_copy),
                 cmocka_unit_test(test_snapshot_fixtures),
                 cmocka_unit_test(test_compute_256),
-                cmocka_unit_test(test_delta_rates_match_full),
+                cmocka_unit_test(test_sparse_rates_match_dense),
                 cmocka_unit_test(test_live),
                 cmocka_unit_test(test_napi_parse),
                 cmocka_unit_test(test_napi_fold),

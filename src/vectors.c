@@ -1,0 +1,99 @@
+/* Interrupt vectors per CPU (vectors.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "vectors.h"
+
+/* The CPU an IRQ is delivered to, -1 for none known. */
+static int irq_cpu(const struct inventory_irq *irq) {
+        int cpu = -1;
+
+        if (irq->has_effective)
+                cpu = cpuset_first(&irq->effective);
+        if (cpu < 0 && irq->affinity_readable)
+                cpu = cpuset_first(&irq->affinity);
+        return cpu;
+}
+
+int vectors_count(struct vectors *v, const struct inventory *inv, int max_cpu) {
+        size_t n = max_cpu >= 0 ? (size_t) max_cpu + 1 : 0;
+        unsigned *used, *limit;
+
+        if (!v || max_cpu < -1)
+                return -EINVAL;
+        used = calloc(MAX(n, (size_t) 1), sizeof(*used));
+        limit = malloc(MAX(n, (size_t) 1) * sizeof(*limit));
+        if (!used || !limit) {
+                free(used);
+                free(limit);
+                return -ENOMEM;
+        }
+        for (size_t c = 0; c < n; c++)
+                limit[c] = v->limit && (int) c <= v->max_cpu ? v->limit[c] : VECTORS_PER_CPU;
+        for (size_t i = 0; inv && i < inv->n_irqs; i++) {
+                int cpu = irq_cpu(&inv->irqs[i]);
+
+                if (cpu >= 0 && cpu <= max_cpu)
+                        used[cpu]++;
+        }
+        free(v->used);
+        free(v->limit);
+        *v = (struct vectors) { .max_cpu = max_cpu, .used = used, .limit = limit };
+        return 0;
+}
+
+unsigned vectors_used(const struct vectors *v, int cpu) {
+        return v && v->used && cpu >= 0 && cpu <= v->max_cpu ? v->used[cpu] : 0;
+}
+
+bool vectors_room(const struct vectors *v, int cpu) {
+        return v && v->used && cpu >= 0 && cpu <= v->max_cpu && v->used[cpu] < v->limit[cpu];
+}
+
+int vectors_first_with_room(const struct vectors *v, const cpuset_t *candidates) {
+        CPUSET_FOREACH(cpu, candidates)
+                if (vectors_room(v, cpu))
+                        return cpu;
+        return -1;
+}
+
+void vectors_move(struct vectors *v, int from, int to) {
+        if (!v || !v->used)
+                return;
+        if (from >= 0 && from <= v->max_cpu && v->used[from] > 0)
+                v->used[from]--;
+        if (to >= 0 && to <= v->max_cpu)
+                v->used[to]++;
+}
+
+void vectors_full(struct vectors *v, int cpu) {
+        if (v && v->used && cpu >= 0 && cpu <= v->max_cpu)
+                v->limit[cpu] = MIN(v->limit[cpu], v->used[cpu]);
+}
+
+int vectors_copy(struct vectors *ret, const struct vectors *src) {
+        size_t n = src->used && src->max_cpu >= 0 ? (size_t) src->max_cpu + 1 : 0;
+
+        *ret = (struct vectors) { .max_cpu = src->max_cpu };
+        if (n == 0)
+                return 0;
+        ret->used = malloc(n * sizeof(*ret->used));
+        ret->limit = malloc(n * sizeof(*ret->limit));
+        if (!ret->used || !ret->limit) {
+                vectors_free(ret);
+                return -ENOMEM;
+        }
+        memcpy(ret->used, src->used, n * sizeof(*ret->used));
+        memcpy(ret->limit, src->limit, n * sizeof(*ret->limit));
+        return 0;
+}
+
+void vectors_free(struct vectors *v) {
+        if (!v)
+                return;
+        free(v->used);
+        free(v->limit);
+        *v = (struct vectors) { .max_cpu = -1 };
+}
