@@ -342,8 +342,13 @@ def run_random_host(opts, seed):
         r.finish()
     for r in runs.values():
         shutil.rmtree(r.root, ignore_errors=True)
-        if opts.state_base and r.bal == 'irqsteerd':
-            shutil.rmtree(state_dir(opts, r.name), ignore_errors=True)
+        if r.bal == 'irqsteerd':
+            # its last status.json (each CPU's "why") stays for the diagnosis
+            st = os.path.join(opts.state_base or opts.tmp, r.name + '-state')
+            if os.path.exists(os.path.join(st, 'status.json')):
+                shutil.copy(os.path.join(st, 'status.json'), r.work)
+            if opts.state_base:
+                shutil.rmtree(st, ignore_errors=True)
     return runs
 
 
@@ -471,7 +476,7 @@ def keep_worst_logs(opts, res, n=8):
                   key=lambda r: -r.s['imbalance'])
     for r in runs[:n]:
         for b, rr in res[r.seed].items():
-            for fn, suffix in (('balancer.log', 'log'), ('ticks.csv', 'csv')):
+            for fn, suffix in (('balancer.log', 'log'), ('ticks.csv', 'csv'), ('status.json', 'status.json')):
                 src = os.path.join(rr.work, fn)
                 if os.path.exists(src):
                     shutil.copy(src, os.path.join(opts.random_dir, 'seed-%d-%s.%s' % (r.seed, b, suffix)))
