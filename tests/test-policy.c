@@ -3482,8 +3482,8 @@ static int threaded_action(const struct fx *f) {
 /* A veth whose receive work (50k packets/s) makes its sender CPU0 hot,
  * with threaded_napi = yes: with RPS allowed, RPS is the relief and
  * threaded stays off; with rps = no, threaded goes on, on trial; a trial
- * whose throughput held keeps it, one that lost 60% turns it off again
- * and blocks it; the packets stopping give it back after the dwell. */
+ * whose throughput held (or lost under 5%) keeps it, one that lost 8% or
+ * 60% turns it off again and blocks it; the packets stopping give it back after the dwell. */
 static void test_threaded_relief(_unused_ void **state) {
         static struct inventory_napi napis[1] = { { .id = 700, .irq = -1, .pid = 0, .threaded = 0, .cpu = -1 } };
         static const struct {
@@ -3496,6 +3496,9 @@ static void test_threaded_relief(_unused_ void **state) {
                 { "RPS allowed: RPS first", true, 50000, 0, -1 },
                 { "rps = no, throughput held: kept", false, 52000, 1, POLICY_TRIAL_KEPT },
                 { "rps = no, 60% lost: off again", false, 20000, 0, POLICY_TRIAL_REVERTED },
+                /* the keep threshold itself: 5% (POL_TRIAL_LOSS) */
+                { "rps = no, 8% lost: off again", false, 46000, 0, POLICY_TRIAL_REVERTED },
+                { "rps = no, 3% lost: noise, kept", false, 48500, 1, POLICY_TRIAL_KEPT },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fx f;
