@@ -865,6 +865,42 @@ static void test_rps_widen_narrow(void **state) {
         fx_free(&f);
 }
 
+/* The big-flow guard (flow_bound): RPS hashes whole flows, so when one
+ * CPU of a queue's set carries far more than its even share (an elephant
+ * flow hashed there), a wider set or a set without that CPU only moves the
+ * flow with the next hash.  An elephant of 0.7 CPU on one RPS CPU, whose
+ * even share is 0.28: the set is left alone.  Equal extra work on both
+ * RPS CPUs (no big flow, test_rps_widen_narrow) still widens. */
+static void test_rps_big_flow_guard(void **state) {
+        struct fx f;
+        cpuset_t first;
+        unsigned changes = 0;
+
+        (void) state;
+        setup_lone(&f, 5000);
+        assert_int_equal(fx_ticks(&f, 1, 59), 0);
+        first = fx_queue(&f, "eth0", 0)->rps_cpus;
+        assert_int_equal(cpuset_count(&first), 2);
+        /* the flow lands on the first CPU of the set */
+        f.base[cpuset_first(&first)] += 0.70;
+        for (int k = 60; k <= 200; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                if (k == 70)
+                        assert_true(cpuset_isset(&f.rep.hot, cpuset_first(&first)));
+                for (size_t a = 0; a < f.l.n; a++)
+                        if (f.l.v[a].type == KNOB_RPS) {
+                                char list[64];
+                                cpuset_format_list(&f.l.v[a].cpus, list, sizeof(list));
+                                print_message("    RPS at %3ds -> '%s'\n", k, list);
+                                changes++;
+                        }
+        }
+        assert_int_equal(changes, 0);
+        assert_true(cpuset_equal(&fx_queue(&f, "eth0", 0)->rps_cpus, &first));
+        fx_free(&f);
+}
+
 /* rfs = yes: the flow count is set with the first RPS and put back when
  * RPS goes back to the original, not before; a flow table left behind
  * would keep steering flows to their readers' CPUs with rps_cpus empty. */
@@ -3596,6 +3632,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_widen_narrow),
+                cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
