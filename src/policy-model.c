@@ -788,7 +788,11 @@ static int estimate(struct pol_tick *t) {
                                 if (k > 0)
                                         u->tx += wk;
                         }
-                        u->work = w;
+                        /* a tx IRQ moved off a busy rx CPU (pol_rebalance)
+                         * is not work of the rx CPU */
+                        u->tx_apart = u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[0] >= 0 &&
+                                      u->irq_cpu[1] != u->irq_cpu[0];
+                        u->work = u->tx_apart ? MAX(w - u->tx, 0) : w;
                         u->total = w;
                         if (u->rps_on) {
                                 int m = u->n_rps;
@@ -831,9 +835,13 @@ static int estimate(struct pol_tick *t) {
 double pol_unexplained(const struct pol_tick *t, int cpu) {
         double w = t->net[cpu];
 
-        for (size_t i = 0; i < t->n_units; i++)
-                if (t->units[i].target == cpu)
-                        w -= t->units[i].work;
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+                if (u->target == cpu)
+                        w -= u->work;
+                else if (u->tx_apart && u->irq_cpu[1] == cpu)
+                        w -= u->tx;
+        }
         return MAX(w, 0);
 }
 

@@ -44,9 +44,11 @@
  * share of CPU time, or this fraction of its CPU's network load. */
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
-/* A queue is a "lone hot queue" when it carries more than this fraction of
- * its hot CPU's network load (the "most" of docs/DESIGN.md "Policy"). */
-#define POL_LONE_FRAC 0.5
+
+/* Work placed on another NUMA node than its NIC's costs this many times
+ * its local cost: remote memory access is 30-50% slower (bench/README.md,
+ * the simulator's remote_cost). */
+#define POL_REMOTE_COST 1.3
 
 /* The layout by load takes CPU loads within this of each other as equal:
  * one sample's noise must not send queues to SMT siblings before their
@@ -103,6 +105,8 @@ struct pol_unit {
         double work;             /* estimated irq+softirq share on its IRQ CPU */
         double total;            /* estimated receive work, with what RPS steers elsewhere */
         double tx;               /* part of total on a separate tx IRQ: RPS does not steer it */
+        bool tx_apart;           /* that tx IRQ fires on another CPU than the rx one: work
+                                  * is then the rx CPU's part alone */
         double keep;             /* share of the receive work that stays on the IRQ CPU
                                   * under RPS: measured (pol_share_keep), else
                                   * POL_NAPI_SHARE; 0 for a NIC without queue IRQs,

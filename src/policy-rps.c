@@ -708,7 +708,9 @@ static double unit_on(const struct pol_unit *v, int cpu) {
         double w = cur_share(v, cpu);
 
         if (cpu == v->target && !v->irqless)
-                w += MAX(v->total - proto_work(v), 0);
+                w += MAX(v->total - proto_work(v) - (v->tx_apart ? v->tx : 0), 0);
+        else if (v->tx_apart && cpu == v->irq_cpu[1])
+                w += v->tx;
         return w;
 }
 
