@@ -49,6 +49,34 @@ static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cp
  * of other queues' protocol work it ends the busiest, and as each queue's
  * set widens over the cool CPUs, those are the first it finds cool: every
  * set would cover every CPU and the IRQ CPUs stay the busiest. */
+/* u's share p/m of protocol work on cpu, at POL_REMOTE_COST times its
+ * cost on another node than the NIC's. */
+static double share_cost(const struct pol_tick *t, const struct pol_unit *u, int cpu, double share) {
+        return cpuset_isset(&t->nics[u->nic].cpus, cpu) ? share : share * POL_REMOTE_COST;
+}
+
+/* The cool CPUs for u's protocol work beside span: the NIC's node's CPUs
+ * not hot, and the other nodes' as well when those have less room below
+ * the level than need: locality is kept while it costs less than the
+ * remote work (share_cost), not past a saturated node. */
+static void cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
+                       const cpuset_t *hot, cpuset_t *ret) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        cpuset_t remote;
+        double room = 0;
+
+        cpuset_andnot(ret, &x->cpus, hot);
+        cpuset_andnot(ret, ret, span);
+        CPUSET_FOREACH(c, ret)
+                room += MAX(pol_level(t) - ex_load(t, u, c), 0);
+        if (room < need) {
+                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                cpuset_andnot(&remote, &remote, hot);
+                cpuset_andnot(&remote, &remote, span);
+                cpuset_or(ret, ret, &remote);
+        }
+}
+
 static void leave_irq_cpus(const struct pol_tick *t, const struct pol_unit *u, double need, cpuset_t *cand) {
         cpuset_t rest = *cand;
         double room = 0;
@@ -112,10 +140,10 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
                 bool fits = true;
 
                 CPUSET_FOREACH(cpu, set)
-                        if ((cpu != u->target || check_own) && ex_load(t, u, cpu) + p / m >= limit)
+                        if ((cpu != u->target || check_own) && ex_load(t, u, cpu) + share_cost(t, u, cpu, p / m) >= limit)
                                 fits = false;
                 for (size_t i = 0; i < k; i++)
-                        if (ex_load(t, u, v[i]) + p / m >= limit)
+                        if (ex_load(t, u, v[i]) + share_cost(t, u, v[i], p / m) >= limit)
                                 fits = false;
                 if (fits)
                         break;
@@ -261,7 +289,7 @@ static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const
         double p = proto_work(u), peak = ex_load(t, u, u->target) + (m == 0 ? p : 0);
 
         CPUSET_FOREACH(cpu, set)
-                peak = MAX(peak, ex_load(t, u, cpu) + p / m);
+                peak = MAX(peak, ex_load(t, u, cpu) + share_cost(t, u, cpu, p / m));
         return peak;
 }
 
@@ -272,23 +300,15 @@ static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_uni
         return set_peak(t, u, b) < set_peak(t, u, a) - 1e-9 ? b : a;
 }
 
-/* The candidates for a lone hot queue's new RPS set in *ret: cool local
- * CPUs (not in hot), remote only when no local one is cool, never its IRQ
- * CPU or a settling one, and no other queue's IRQ CPU while the others have room
+/* The candidates for a lone hot queue's new RPS set in *ret: cool CPUs
+ * (not in hot, cool_cands()), never its IRQ CPU or a settling one, and no other queue's IRQ CPU while the others have room
  * for need.
  * False when there is none. */
 static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int cpu, double need, const cpuset_t *hot,
                        cpuset_t *ret) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        cpuset_t remote;
+        cpuset_t self = cpuset_single(cpu);
 
-        cpuset_andnot(ret, &x->cpus, hot);
-        cpuset_clear(ret, cpu);
-        if (cpuset_empty(ret)) {
-                cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                cpuset_andnot(ret, &remote, hot);
-                cpuset_clear(ret, cpu);
-        }
+        cool_cands(t, u, &self, need, hot, ret);
         CPUSET_FOREACH(c, ret)
                 if (pol_settling(t, c))
                         cpuset_clear(ret, c);
@@ -756,7 +776,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         const struct config *c = t->c;
         const struct pol_nicctx *x = &t->nics[u->nic];
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
-        cpuset_t span, cand, set, remote, others;
+        cpuset_t span, cand, set, others;
         double p = proto_work(u), limit;
         bool hot, settling = false, fits = true;
         int cpu = u->target;
@@ -803,13 +823,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         if (h != cpu && ex_load(t, u, h) >= pol_level(t))
                                 cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
-                cpuset_andnot(&cand, &x->cpus, &span);
-                cpuset_andnot(&cand, &cand, &t->hot);
-                if (cpuset_empty(&cand)) {
-                        cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                        cpuset_andnot(&remote, &remote, &span);
-                        cpuset_andnot(&cand, &remote, &t->hot);
-                }
+                cool_cands(t, u, &span, p, &t->hot, &cand);
                 CPUSET_FOREACH(s, &cand)
                         if (pol_settling(t, s))
                                 cpuset_clear(&cand, s);

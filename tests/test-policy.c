@@ -1075,6 +1075,43 @@ static void test_rps_big_flow_guard(void **state) {
         fx_free(&f);
 }
 
+/* Spilling past a saturated node: 2 nodes of 8 CPUs, a NIC on node 0
+ * with 4 queues of 1.2 CPUs each (15% of it interrupt/NAPI work), half of
+ * every CPU busy with user work.  Node 0 cannot take the 4.8 CPUs below
+ * the level, so the RPS sets reach node 1's CPUs; the busiest CPU ends
+ * within 15% of the bound that counts remote work at POL_REMOTE_COST
+ * (what the fixture's model, without that cost, shows is below it).
+ * Without the spill node 0's CPUs stay saturated. */
+static void test_rps_spill_remote(void **state) {
+        struct fx f;
+        cpuset_t node1, used;
+        double peak = 0, item = 0.15 * 1.2, total = 4 * 1.2;
+        /* node 0 at L, node 1 at L with the rest at its remote cost */
+        double lb = MAX(item, (total + (POL_REMOTE_COST - 1) * total / 2) / 16);
+
+        (void) state;
+        fx_init(&f, 16, 2, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        fx_add_nic(&f, "eth0", 0, 4, true, 30, true, false);
+        for (int q = 0; q < 4; q++)
+                f.q[0][q] = (struct fx_queue_model){ 1.2, 20000, 0.15 };
+        for (int c = 0; c < 16; c++)
+                f.user[c] = 0.5;
+        assert_int_equal(fx_ticks(&f, 1, 150), 0);
+        cpuset_zero(&used);
+        for (int q = 0; q < 4; q++)
+                cpuset_or(&used, &used, &fx_queue(&f, "eth0", q)->rps_cpus);
+        node1 = f.topo.nodes[1].cpus;
+        for (int k = 0; k < 10; k++)
+                peak += fx_peak_now(&f) / 10;
+        print_message("    peak %.3f, bound %.3f (%.2f), RPS CPUs on node 1: %d\n", peak, lb, peak / lb,
+                      cpuset_count(&used) - cpuset_count(&f.topo.nodes[0].cpus));
+        assert_true(cpuset_intersects(&used, &node1));
+        if (peak > 1.15 * lb)
+                fail_msg("peak %.3f, %.2f times the bound %.3f", peak, peak / lb, lb);
+        fx_free(&f);
+}
+
 /* rfs = yes: the flow count is set with the first RPS and put back when
  * RPS goes back to the original, not before; a flow table left behind
  * would keep steering flows to their readers' CPUs with rps_cpus empty. */
@@ -3808,6 +3845,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rps_big_flow_guard),
+                cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
