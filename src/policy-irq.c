@@ -569,8 +569,10 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
  * it is work of its own, which no move of the pair or RPS takes off the rx
  * CPU: when no move of a whole queue lowers a hot CPU's peak by min_gain
  * and its busy queues spread with RPS already, the tx IRQ whose move
- * lowers the peak most, by min_gain, goes alone to the coolest CPU (the
- * NIC's node first).  Returns whether it moved one. */
+ * lowers the peak most, by min_gain, goes alone to the coolest CPU, on
+ * another node only when every local one would end hot and that ends
+ * lower at its cost (try_move).
+ * Returns whether it moved one. */
 static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
         double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
         struct pol_unit *bu = NULL;
@@ -588,9 +590,11 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                     u->fixed || u->touched || !dwell_ok(t, u))
                         continue;
                 m = try_move(t, u, cpu, &x->cpus, u->tx);
-                if (m.to < 0 || t->load[cpu] - m.peak < pol_min_gain(t)) {
-                        cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                        m = try_move(t, u, cpu, &remote, u->tx);
+                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                        struct move r = try_move(t, u, cpu, &remote, u->tx);
+                        if (r.to >= 0 && r.peak < m.peak - 1e-9)
+                                m = r;
                 }
                 if (m.to >= 0 && m.peak < bpeak - 1e-9) {
                         bu = u;
@@ -682,13 +686,17 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                                 n_dwell++;
                                 continue;
                         }
-                        /* local node first, remote only if no local CPU helps */
+                        /* the local node while a local move leaves no CPU
+                         * hot; past that, whichever ends lower with the
+                         * remote work at its cost (try_move) */
                         m = try_move(t, u, cpu, &x->cpus, u->work);
                         if (m.to >= 0 && m.peak < near.peak)
                                 near = m;
-                        if (t->load[cpu] - m.peak < pol_min_gain(t)) {
-                                cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                                m = try_move(t, u, cpu, &remote, u->work);
+                        cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                        if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                                struct move r = try_move(t, u, cpu, &remote, u->work);
+                                if (r.to >= 0 && r.peak < m.peak - 1e-9)
+                                        m = r;
                         }
                         /* equal peaks: move the smaller queue, it disturbs less traffic */
                         if (m.to >= 0 && (m.peak < best.peak - 1e-9 ||
