@@ -459,7 +459,7 @@ def plot_random_cdf(opts, res):
     with open(gp, 'w') as f:
         f.write('set terminal pngcairo size 900,560 font "DejaVu Sans,10"\nset output "%s"\n' % png)
         f.write('set title "Random hosts: share of hosts with imbalance (peak demand / lower bound) at most x"\n')
-        f.write('set logscale x\nset xrange [1:*]\nset yrange [0:1.02]\nset grid\nset key bottom right\n'
+        f.write('set logscale x\nset xrange [1:10]\nset yrange [0:1.02]\nset grid\nset key bottom right\n'
                 'set xlabel "imbalance"\nset ylabel "share of hosts"\n')
         f.write('set arrow from 1.15, graph 0 to 1.15, graph 1 nohead dt 2\n')
         f.write('plot ' + ', '.join(plots) + '\n')
