@@ -151,7 +151,7 @@ class Run:
                 ([] if self.defaults else ['-t', '1']),
                 stdout=blog, stderr=subprocess.STDOUT, env=env)
         elif self.bal == 'irqsteerd':
-            state = state_dir(o, self.name)
+            state = self.state = state_dir(o, self.name)
             self.proc = subprocess.Popen(
                 [o.irqsteerd, '--root', self.root] + ([] if self.service else ['--foreground']) +
                 ([] if self.defaults else ['--interval', '1s']) + ['--state-dir', state] + o.irqsteerd_args +
@@ -178,6 +178,9 @@ class Run:
             if self.proc.poll() is not None and self.valid:
                 self.valid = False
                 self.note = '%s exited during the run (%d)' % (self.bal, self.proc.returncode)
+            if self.bal == 'irqsteerd' and os.path.exists(os.path.join(self.state, 'status.json')):
+                # its last status.json (each CPU's "why"), gone once it stops
+                shutil.copy(os.path.join(self.state, 'status.json'), self.work)
             stop(self.proc)
         if self.sim.returncode != 0:
             raise HarnessError('%s: simulator failed (%d), see %s/sim.log' %
@@ -342,13 +345,8 @@ def run_random_host(opts, seed):
         r.finish()
     for r in runs.values():
         shutil.rmtree(r.root, ignore_errors=True)
-        if r.bal == 'irqsteerd':
-            # its last status.json (each CPU's "why") stays for the diagnosis
-            st = os.path.join(opts.state_base or opts.tmp, r.name + '-state')
-            if os.path.exists(os.path.join(st, 'status.json')):
-                shutil.copy(os.path.join(st, 'status.json'), r.work)
-            if opts.state_base:
-                shutil.rmtree(st, ignore_errors=True)
+        if r.bal == 'irqsteerd' and opts.state_base:
+            shutil.rmtree(r.state, ignore_errors=True)
     return runs
 
 
@@ -459,7 +457,7 @@ def plot_random_cdf(opts, res):
     with open(gp, 'w') as f:
         f.write('set terminal pngcairo size 900,560 font "DejaVu Sans,10"\nset output "%s"\n' % png)
         f.write('set title "Random hosts: share of hosts with imbalance (peak demand / lower bound) at most x"\n')
-        f.write('set logscale x\nset xrange [1:*]\nset yrange [0:1.02]\nset grid\nset key bottom right\n'
+        f.write('set logscale x\nset xrange [1:10]\nset yrange [0:1.02]\nset grid\nset key bottom right\n'
                 'set xlabel "imbalance"\nset ylabel "share of hosts"\n')
         f.write('set arrow from 1.15, graph 0 to 1.15, graph 1 nohead dt 2\n')
         f.write('plot ' + ', '.join(plots) + '\n')
@@ -1529,7 +1527,7 @@ def main():
                     help='run only this random host (repeat); nothing else')
     ap.add_argument('--only-random', action='store_true', help='run only the random hosts')
     ap.add_argument('--random-ticks', type=int, default=0,
-                    help='ticks of a random host (default %d with %d of warm-up; quick 50 with 20)'
+                    help='ticks of a random host (default %d with %d of warm-up; quick 30 with 10)'
                     % (randhost.TICKS, randhost.WARMUP))
     ap.add_argument('--jobs', type=int, default=8, help='random hosts run at once (default 8)')
     opts = ap.parse_args()
@@ -1566,7 +1564,7 @@ def main():
     if opts.random_ticks:
         opts.random_warmup = min(randhost.WARMUP, opts.random_ticks * 3 // 7)
     else:
-        opts.random_ticks, opts.random_warmup = (50, 20) if opts.quick else (randhost.TICKS, randhost.WARMUP)
+        opts.random_ticks, opts.random_warmup = (30, 10) if opts.quick else (randhost.TICKS, randhost.WARMUP)
     opts.random_dir = os.path.join(opts.out, 'random')
     for name in scen:
         log('scenario %s' % name)
