@@ -772,6 +772,35 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
 }
 
+/* A hot IRQ CPU in its own RPS set (hs: the set's hot CPUs) leaves it
+ * when that lowers the peak by min_gain: projected with the share as the
+ * model has it or, when the IRQ CPU is saturated (then its share cannot be
+ * measured, and the prior that put it in the set may be far off), from
+ * what the set's other CPUs show: each carries its even share of the
+ * queue's protocol work now (own_load()), and takes 1/(m-1) of one more. */
+static bool irq_cpu_leaves(struct pol_tick *t, struct pol_unit *u, const cpuset_t *hs) {
+        int cpu = u->target, m = u->n_rps;
+        double others = 0;
+        cpuset_t set;
+        char list[128], reason[256];
+
+        if (!cpuset_isset(hs, cpu) || m < 2)
+                return false;
+        set = u->rps;
+        cpuset_clear(&set, cpu);
+        CPUSET_FOREACH(c, &set)
+                others = MAX(others, pol_load(t, c) + own_load(t, u, c) / (m - 1));
+        if (set_peak(t, u, &set) > set_peak(t, u, &u->rps) - pol_min_gain(t) &&
+            !(pol_load(t, cpu) >= POL_SHARE_SATURATED && others <= pol_load(t, cpu) - pol_min_gain(t)))
+                return false;
+        snprintf(reason, sizeof(reason),
+                 "RPS off its IRQ CPU%d at %.0f%% (its own interrupt work keeps it busiest); RPS over CPUs %s", cpu,
+                 100 * pol_load(t, cpu), pol_fmt_cpus(&set, list, sizeof(list)));
+        emit_rps(t, u, &set, ACTION_REASON_RPS_OFF_HOT, reason);
+        rfs(t, u->nic, u->qi);
+        return true;
+}
+
 static void adjust(struct pol_tick *t, struct pol_unit *u) {
         const struct config *c = t->c;
         const struct pol_nicctx *x = &t->nics[u->nic];
@@ -809,6 +838,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                  * A hot IRQ CPU left out keeps only the NAPI part. */
                 cpuset_and(&hs, &u->rps, &t->hot);
                 if (cpuset_empty(&hs) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
+                        return;
+                if (irq_cpu_leaves(t, u, &hs))
                         return;
                 if (flow_bound(t, u))
                         return;

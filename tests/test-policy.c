@@ -1112,6 +1112,33 @@ static void test_rps_spill_remote(void **state) {
         fx_free(&f);
 }
 
+/* The IRQ CPU leaves its own RPS set when its interrupt and NAPI work
+ * leave it busiest with a share of the protocol work: 2 CPUs on 2 nodes
+ * (the random host 1027), one queue of 1.2 CPUs on node 1 of which 65%
+ * stays on its IRQ CPU; with the prior's 40% and CPU0's share at its
+ * remote cost the first set takes the IRQ CPU in, which then saturates
+ * (and so cannot measure the share).  At the end CPU1 carries only what
+ * RPS cannot move. */
+static void test_rps_irq_cpu_leaves(void **state) {
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 2, 2, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.single_queue_rps = false;
+        f.cfg.rps_exclude_irq_rate = 0;
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 1, 1, true, 30, true, false);
+        fx_place(&f, 30, 1);
+        f.q[0][0] = (struct fx_queue_model){ 1.2, 5000, 0.65 };
+        assert_int_equal(fx_ticks(&f, 1, 120), 0);
+        print_message("    RPS over %d CPU(s), CPU0 %.2f, CPU1 %.2f\n", cpuset_count(&fx_queue(&f, "eth0", 0)->rps_cpus),
+                      f.load.cpus[0].softirq, f.load.cpus[1].softirq);
+        assert_int_equal(cpuset_only(&fx_queue(&f, "eth0", 0)->rps_cpus), 0);
+        assert_true(f.load.cpus[1].softirq < 0.8);
+        fx_free(&f);
+}
+
 /* rfs = yes: the flow count is set with the first RPS and put back when
  * RPS goes back to the original, not before; a flow table left behind
  * would keep steering flows to their readers' CPUs with rps_cpus empty. */
@@ -3846,6 +3873,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rps_spill_remote),
+                cmocka_unit_test(test_rps_irq_cpu_leaves),
                 cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
