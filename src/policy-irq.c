@@ -579,18 +579,44 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
         int bto = -1;
         double bpeak = 2;
         char reason[256];
+        cpuset_t used, irqs;
 
+        /* the CPUs queue IRQs fire on, and those or RPS steers to */
+        cpuset_zero(&irqs);
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *v = &t->units[i];
+                for (int k = 0; k < v->n_irq; k++)
+                        if (v->irq_cpu[k] >= 0)
+                                cpuset_set(&irqs, v->irq_cpu[k]);
+                if (v->target >= 0)
+                        cpuset_set(&irqs, v->target);
+        }
+        used = irqs;
+        for (size_t i = 0; i < t->n_units; i++)
+                if (t->units[i].rps_on)
+                        cpuset_or(&used, &used, &t->units[i].rps);
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
                 struct pol_nicctx *x = &t->nics[u->nic];
-                cpuset_t remote;
+                cpuset_t local, remote;
                 struct move m;
 
                 if (u->n_irq != 2 || u->irq_cpu[1] != cpu || u->tx_apart || u->target != cpu || u->tx < busy ||
                     u->fixed || u->touched || !dwell_ok(t, u))
                         continue;
-                m = try_move(t, u, cpu, &x->cpus, u->tx);
+                /* while the share RPS leaves on the IRQ CPUs is still to be
+                 * measured (policy-share.c: not on a saturated CPU, and
+                 * over RPS CPUs without queue IRQs), only onto a CPU no
+                 * queue IRQ or RPS set uses: a tx IRQ on an RPS CPU would
+                 * be counted as steered work */
+                local = x->cpus;
                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                if (u->rps_on && !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) &&
+                    pol_load(t, cpu) < POL_SHARE_SATURATED && !cpuset_subset(&u->rps, &irqs)) {
+                        cpuset_andnot(&local, &local, &used);
+                        cpuset_andnot(&remote, &remote, &used);
+                }
+                m = try_move(t, u, cpu, &local, u->tx);
                 if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
                         struct move r = try_move(t, u, cpu, &remote, u->tx);
                         if (r.to >= 0 && r.peak < m.peak - 1e-9)

@@ -863,6 +863,13 @@ size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max) {
         return n;
 }
 
+bool pol_share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        const struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
+
+        return (q && q->keep_n >= samples) || (x->rec && x->rec->keep_n >= samples);
+}
+
 double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q) {
         if (q && q->keep_n > 0)
                 return q->keep;

@@ -246,6 +246,9 @@ void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) _p
  * RPS: the queue's measurement (q may be NULL), else its NIC's (n may be
  * NULL), else POL_NAPI_SHARE. */
 double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q);
+/* The share of u's receive work that stays on its IRQ CPU is measured at
+ * least `samples` times, not the prior. */
+bool pol_share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples);
 /* The model of this tick: hot CPUs (t->hot, the scaled thresholds), the
  * NICs and their units, and each unit's estimated work.  0 or -ENOMEM. */
 int pol_model_build(struct pol_tick *t);

@@ -451,15 +451,6 @@ static void size_peak(const struct pol_tick *t, const struct pol_unit *u, const 
         free(v);
 }
 
-/* The share of u's receive work that stays on its IRQ CPU is measured
- * at least `samples` times, not the prior. */
-static bool share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        const struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
-
-        return (q && q->keep_n >= samples) || (x->rec && x->rec->keep_n >= samples);
-}
-
 /* Several queues' RPS sets planned together (hot: CPUs that are no
  * candidates).  One by one, each set sized against the loads the sets
  * before it left, the fewest CPUs that hold a queue's work below the level
@@ -578,7 +569,7 @@ static void start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus
         bool prior = n < 2 || !t->in->load;
 
         for (size_t i = 0; i < n && !prior; i++)
-                prior = !share_measured(t, us[i], 1);
+                prior = !pol_share_measured(t, us[i], 1);
         if (!prior) {
                 start_together(t, us, cpus, n, ret_ok, &t->hot, false, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
                 return;
@@ -681,7 +672,7 @@ static void replan(struct pol_tick *t) {
                         /* an estimate that stands (the first ones
                          * average with the prior, and the smoothed loads
                          * lag the change), after the dwell */
-                        if (!share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
+                        if (!pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
                             t->now - q->rps_change_usec < t->c->min_dwell_usec) {
                                 wait = true;
                                 continue;
