@@ -8,6 +8,7 @@ Exit status: 0 when the harness ran (whatever the numbers), 1 on harness
 breakage (the simulator failed, a balancer could not be started at all
 when it should, plotting failed)."""
 import argparse
+import concurrent.futures
 import csv
 import fcntl
 import functools
@@ -25,6 +26,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import randhost  # noqa: E402  (beside this file)
 BALANCERS = ['none', 'static', 'irqbalance', 'irqsteerd']
 SCENARIOS = ['uniform16', 'zipf64', 'elephant', 'single-queue', 'step', 'noisy', 'isolated', 'trial8', 'share20', 'share80', 'queues32']
 QUICK_SCENARIOS = ['uniform16']
@@ -97,7 +100,8 @@ class Run:
     """One scenario x balancer run: the simulator ticking over its own tree
     and the balancer acting on it."""
 
-    def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False, defaults=False, extra=()):
+    def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False, defaults=False, extra=(),
+                 seed=None, banned=''):
         # service: each daemon as its unit runs it, for the cost figures:
         # irqsteerd without --foreground (its per-CPU load line), irqbalance
         # without --debug (its tree printed each cycle: 32 against 30 us/s
@@ -107,6 +111,8 @@ class Run:
         self.opts, self.scn, self.bal, self.service = opts, scn, bal, service
         self.defaults = defaults
         self.extra = list(extra)  # more irqsteerd arguments
+        self.seed = opts.seed if seed is None else seed
+        self.banned = banned  # CPUs both daemons are told to keep free
         self.name = '%s-%s' % (tag or os.path.basename(scn)[:-4], bal)
         self.work = os.path.join(opts.tmp, self.name)
         shutil.rmtree(self.work, ignore_errors=True)
@@ -121,7 +127,7 @@ class Run:
 
     def start(self):
         o = self.opts
-        cmd = [o.sim, '--scenario', self.scn, '--root', self.root, '--seed', str(o.seed),
+        cmd = [o.sim, '--scenario', self.scn, '--root', self.root, '--seed', str(self.seed),
                '--csv', self.csv, '--summary', os.path.join(self.work, 'summary'),
                '--ready', os.path.join(self.work, 'ready'), '--go', os.path.join(self.work, 'go')]
         if self.ticks:
@@ -137,17 +143,20 @@ class Run:
             subprocess.run([sys.executable, os.path.join(HERE, 'static-spread.py'), self.root],
                            stdout=blog, stderr=subprocess.STDOUT, check=True)
         elif self.bal == 'irqbalance':
+            env = dict(os.environ)
+            if self.banned:
+                env['IRQBALANCE_BANNED_CPULIST'] = self.banned
             self.proc = subprocess.Popen(
                 [os.path.join(HERE, 'ns-run.sh'), self.root, self.work,
                  'irqbalance', '-f'] + ([] if self.service else ['--debug']) +
                 ([] if self.defaults else ['-t', '1']),
-                stdout=blog, stderr=subprocess.STDOUT)
+                stdout=blog, stderr=subprocess.STDOUT, env=env)
         elif self.bal == 'irqsteerd':
-            state = state_dir(o, self.name)
+            state = self.state = state_dir(o, self.name)
             self.proc = subprocess.Popen(
                 [o.irqsteerd, '--root', self.root] + ([] if self.service else ['--foreground']) +
                 ([] if self.defaults else ['--interval', '1s']) + ['--state-dir', state] + o.irqsteerd_args +
-                self.extra,
+                (['--ban-cpus', self.banned] if self.banned else []) + self.extra,
                 stdout=blog, stderr=subprocess.STDOUT)
         if self.proc:
             time.sleep(0.3)
@@ -170,6 +179,9 @@ class Run:
             if self.proc.poll() is not None and self.valid:
                 self.valid = False
                 self.note = '%s exited during the run (%d)' % (self.bal, self.proc.returncode)
+            if self.bal == 'irqsteerd' and os.path.exists(os.path.join(self.state, 'status.json')):
+                # its last status.json (each CPU's "why"), gone once it stops
+                shutil.copy(os.path.join(self.state, 'status.json'), self.work)
             stop(self.proc)
         if self.sim.returncode != 0:
             raise HarnessError('%s: simulator failed (%d), see %s/sim.log' %
@@ -297,6 +309,176 @@ def add_section(report, path, write, data, heading, format_table):
     format_table(data) to the report as one section."""
     write(path, data)
     report.append(heading + format_table(data))
+
+
+# ---------------------------------------------------------------- random hosts
+
+RANDOM_BALANCERS = ('none', 'irqbalance', 'irqsteerd')
+# irqsteerd counts as worse than irqbalance on a host when its imbalance is
+# higher by more than this (the run-to-run spread of one host's median)
+WORSE_MARGIN = 0.02
+
+
+def run_random_host(opts, seed):
+    """One host of the family: its .scn from the seed alone, then none
+    (ticking fast), irqbalance and irqsteerd (both live, at once) on it.
+    Returns {balancer: Run}; the trees go once read, the logs stay."""
+    text = randhost.host(seed, opts.random_ticks, opts.random_warmup)
+    scn = os.path.join(opts.random_dir, 'seed-%d.scn' % seed)
+    with open(scn, 'w') as f:
+        f.write(text)
+    m = re.search(r'^banned = (\S+)', text, re.M)
+    banned = m.group(1) if m else ''
+    runs = {}
+    live = []
+    for bal in RANDOM_BALANCERS:
+        if bal not in opts.balancers or (bal == 'irqsteerd' and not opts.have_irqsteerd):
+            continue
+        r = Run(opts, scn, bal, tag='seed%d' % seed, seed=seed, banned=banned)
+        r.shape = randhost.describe(text)
+        r.start()
+        if bal == 'none':
+            r.finish()
+        else:
+            live.append(r)
+        runs[bal] = r
+    for r in live:
+        r.finish()
+    for r in runs.values():
+        shutil.rmtree(r.root, ignore_errors=True)
+        if r.bal == 'irqsteerd' and opts.state_base:
+            shutil.rmtree(r.state, ignore_errors=True)
+    return runs
+
+
+def run_random(opts, seeds):
+    """The family, opts.jobs hosts at a time (the daemons mostly sleep)."""
+    os.makedirs(opts.random_dir, exist_ok=True)
+    res = {}
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as ex:
+        futs = {ex.submit(run_random_host, opts, s): s for s in seeds}
+        for fut in concurrent.futures.as_completed(futs):
+            s = futs[fut]
+            res[s] = fut.result()
+            log('  host seed %d (%d/%d): %s' % (s, len(res), len(seeds), ', '.join(
+                '%s %s%s' % (b, fmt(r.s.get('imbalance'), '.2f'), '' if r.valid else ' INVALID')
+                for b, r in res[s].items())))
+    return res, time.time() - t0
+
+
+def quantile(v, q):
+    """Nearest rank, as the simulator's summary."""
+    v = sorted(v)
+    if not v:
+        return None
+    return v[min(len(v) - 1, max(0, int(round(q * len(v) + 0.5)) - 1))]
+
+
+def random_rows(res):
+    rows = []
+    for seed in sorted(res):
+        for bal, r in res[seed].items():
+            row = {'seed': seed, 'balancer': bal, 'valid': int(r.valid), 'note': r.note, 'host': r.shape,
+                   'cpu_ms_per_tick': '' if r.cpu_ms_tick is None else '%.3f' % r.cpu_ms_tick}
+            for k in ('imbalance', 'imbalance_p99', 'peak_median', 'peak_demand_median', 'dropped_pct',
+                      'remote_extra_pct', 'moves_per_hour', 'moves_total', 'hole_ticks', 'hole_run_max', 'hole_ticks_avoidable',
+                      'isolated_load_pct', 'bad_writes', 'converge_ticks'):
+                row[k] = r.s.get(k, '')
+            rows.append(row)
+    return rows
+
+
+def random_table(res, elapsed, opts):
+    seeds = sorted(res)
+    lines = ['balancer    hosts valid | imbalance med   p90   max  >1.15 >1.30 | hole hosts  ticks max |'
+             ' avoidable | drop% med   max >0.1% | moves/h med   p90    max']
+    for bal in RANDOM_BALANCERS:
+        runs = [res[s][bal] for s in seeds if bal in res[s]]
+        if not runs:
+            continue
+        ok = [r for r in runs if r.valid]
+        im = [r.s['imbalance'] for r in ok]
+        holes = [r.s.get('hole_ticks', 0) for r in ok]
+        avoid = [r.s.get('hole_ticks_avoidable', 0) for r in ok]
+        drop = [r.s['dropped_pct'] for r in ok]
+        mv = [r.s['moves_per_hour'] for r in ok]
+        lines.append('%-11s %5d %5d | %13s %5s %5s %6d %5d | %10d %6s %3s | %9d | %9s %5s %5d | %11s %5s %6s' % (
+            bal, len(runs), len(ok), fmt(quantile(im, 0.5), '.2f'), fmt(quantile(im, 0.9), '.2f'),
+            fmt(max(im) if im else None, '.2f'), sum(x > 1.15 for x in im), sum(x > 1.30 for x in im),
+            sum(h > 0 for h in holes), fmt(quantile(holes, 0.5), '.0f'), fmt(max(holes) if holes else None, '.0f'),
+            sum(h > 0 for h in avoid),
+            fmt(quantile(drop, 0.5), '.2f'), fmt(max(drop) if drop else None, '.1f'), sum(d > 0.1 for d in drop),
+            fmt(quantile(mv, 0.5), '.0f'), fmt(quantile(mv, 0.9), '.0f'), fmt(max(mv) if mv else None, '.0f')))
+    both = [s for s in seeds if all(b in res[s] and res[s][b].valid for b in ('irqbalance', 'irqsteerd'))]
+    if both:
+        d = [(res[s]['irqsteerd'].s['imbalance'] - res[s]['irqbalance'].s['imbalance'], s) for s in both]
+        worse = sorted(((x, s) for x, s in d if x > WORSE_MARGIN), reverse=True)
+        lines.append('')
+        lines.append('irqsteerd worse than irqbalance (imbalance higher by more than %.2f) on %d of %d hosts '
+                     'where both ran valid%s; higher by any margin on %d' % (
+                         WORSE_MARGIN, len(worse), len(both),
+                         (': seeds ' + ' '.join('%d (+%.2f)' % (s, x) for x, s in worse[:20])) if worse else '',
+                         sum(x > 0 for x, _ in d)))
+    for bal in ('irqbalance', 'irqsteerd'):
+        runs = sorted((res[s][bal] for s in seeds if bal in res[s] and res[s][bal].valid),
+                      key=lambda r: -r.s['imbalance'])
+        if not runs:
+            continue
+        lines.append('')
+        lines.append('5 worst hosts for %s (run.py --random-seed N reproduces one):' % bal)
+        for r in runs[:5]:
+            other = res[r.seed].get('irqsteerd' if bal == 'irqbalance' else 'irqbalance')
+            lines.append('  seed %-6d %s %.2f (%s %s), hole %d, drop %.2f%%: %s' % (
+                r.seed, bal, r.s['imbalance'], other.bal if other else '-',
+                fmt(other.s.get('imbalance') if other and other.valid else None, '.2f'),
+                r.s.get('hole_ticks', 0), r.s['dropped_pct'], r.shape))
+    lines.append('')
+    lines.append('%d hosts, %d at a time, in %.0f s (%.1f s a host); host files in %s' % (
+        len(seeds), opts.jobs, elapsed, elapsed / max(1, len(seeds)), opts.random_dir))
+    return '\n'.join(lines)
+
+
+def plot_random_cdf(opts, res):
+    """The CDF of imbalance over the hosts, one line per balancer."""
+    gp = os.path.join(opts.tmp, 'random-cdf.gp')
+    png = os.path.join(opts.out, 'random-cdf.png')
+    plots = []
+    for bal in RANDOM_BALANCERS:
+        im = sorted(res[s][bal].s['imbalance'] for s in res if bal in res[s] and res[s][bal].valid)
+        if not im:
+            continue
+        dat = os.path.join(opts.tmp, 'random-%s.dat' % bal)
+        with open(dat, 'w') as f:
+            for i, x in enumerate(im):
+                f.write('%.4f %.4f\n' % (x, (i + 1) / len(im)))
+        plots.append('"%s" using 1:2 with steps lw 2 title "%s (%d hosts)"' % (dat, bal, len(im)))
+    if not plots:
+        return None
+    with open(gp, 'w') as f:
+        f.write('set terminal pngcairo size 900,560 font "DejaVu Sans,10"\nset output "%s"\n' % png)
+        f.write('set title "Random hosts: share of hosts with imbalance (peak demand / lower bound) at most x"\n')
+        f.write('set logscale x\nset xrange [1:10]\nset yrange [0:1.02]\nset grid\nset key bottom right\n'
+                'set xlabel "imbalance"\nset ylabel "share of hosts"\n')
+        f.write('set arrow from 1.15, graph 0 to 1.15, graph 1 nohead dt 2\n')
+        f.write('plot ' + ', '.join(plots) + '\n')
+    r = subprocess.run(['gnuplot', gp], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise HarnessError('gnuplot failed: ' + r.stderr[-500:])
+    return png
+
+
+def keep_worst_logs(opts, res, n=8):
+    """The balancers' logs of the n hosts where irqsteerd did worst, beside
+    the host files, for the diagnosis."""
+    runs = sorted((res[s]['irqsteerd'] for s in res if 'irqsteerd' in res[s] and res[s]['irqsteerd'].valid),
+                  key=lambda r: -r.s['imbalance'])
+    for r in runs[:n]:
+        for b, rr in res[r.seed].items():
+            for fn, suffix in (('balancer.log', 'log'), ('ticks.csv', 'csv'), ('status.json', 'status.json')):
+                src = os.path.join(rr.work, fn)
+                if os.path.exists(src):
+                    shutil.copy(src, os.path.join(opts.random_dir, 'seed-%d-%s.%s' % (r.seed, b, suffix)))
 
 
 # ---------------------------------------------------------------- plots
@@ -1562,6 +1744,16 @@ def main():
     ap.add_argument('--veth-packets', action='append', choices=[p[0] for p in VETH_PACKETS],
                     help='run only these veth packet kinds (repeat; default all)')
     ap.add_argument('--keep', action='store_true', help='keep the work directory')
+    ap.add_argument('--random', type=int, default=0, metavar='N',
+                    help='run N hosts of the random family (bench/randhost.py), seeds from --random-base')
+    ap.add_argument('--random-base', type=int, default=1, metavar='SEED', help='first seed of --random')
+    ap.add_argument('--random-seed', type=int, action='append', default=[], metavar='SEED',
+                    help='run only this random host (repeat); nothing else')
+    ap.add_argument('--only-random', action='store_true', help='run only the random hosts')
+    ap.add_argument('--random-ticks', type=int, default=0,
+                    help='ticks of a random host (default %d with %d of warm-up; quick 30 with 10)'
+                    % (randhost.TICKS, randhost.WARMUP))
+    ap.add_argument('--jobs', type=int, default=8, help='random hosts run at once (default 8)')
     opts = ap.parse_args()
     opts.balancers = opts.balancers or BALANCERS
     opts.big_hosts = opts.big_hosts or BIG_HOSTS
@@ -1596,6 +1788,15 @@ def main():
     if opts.only_big:
         scen = []
         opts.no_veth = opts.no_relief = opts.no_cost = True
+    if opts.random_seed or opts.only_random:
+        scen = []
+        opts.no_cost = opts.no_veth = opts.no_relief = opts.no_big = True
+    seeds = opts.random_seed or list(range(opts.random_base, opts.random_base + opts.random))
+    if opts.random_ticks:
+        opts.random_warmup = min(randhost.WARMUP, opts.random_ticks * 3 // 7)
+    else:
+        opts.random_ticks, opts.random_warmup = (30, 10) if opts.quick else (randhost.TICKS, randhost.WARMUP)
+    opts.random_dir = os.path.join(opts.out, 'random')
     for name in scen:
         log('scenario %s' % name)
         runs = run_scenario(opts, name, ticks=20 if opts.quick else None)
@@ -1614,6 +1815,22 @@ def main():
                     '   ticks with a CPU under 5%% idle carrying 25%% network work while an eligible CPU has\n'
                     '   over 40%% idle and under 2%% network work; ms/tick = balancer CPU)\n'
                     % opts.seed, table)
+    if seeds:
+        log('random hosts: %d, %d at a time' % (len(seeds), opts.jobs))
+        res, elapsed = run_random(opts, seeds)
+        write_dict_csv(os.path.join(opts.out, 'random.csv'), random_rows(res))
+        report.append('== Random hosts (bench/randhost.py, seeds %s; %d ticks of 1 s, the first %d left out;\n'
+                      '   imbalance = median over ticks of peak demand / lower bound, remote work at its cost;\n'
+                      '   hole: hosts with any hole tick, median and max of the count; avoidable: hosts with a hole\n'
+                      '   tick where every indivisible item fits one CPU beside the least user load; drop%% of the work;\n'
+                      '   moves/h: IRQ and RPS mask changes after warm-up)\n'
+                      % (('%d-%d' % (seeds[0], seeds[-1])) if seeds == list(range(seeds[0], seeds[-1] + 1))
+                         else ' '.join(map(str, seeds)), opts.random_ticks, opts.random_warmup)
+                      + random_table(res, elapsed, opts))
+        keep_worst_logs(opts, res)
+        png = plot_random_cdf(opts, res)
+        if png:
+            log('  plot ' + png)
     if not opts.no_cost:
         log('per-tick cost (callgrind + live CPU time)')
         add_section(report, os.path.join(opts.out, 'cost.csv'), write_dict_csv, run_cost(opts),

@@ -33,7 +33,15 @@
 #define USER_HZ 100
 #define MAX_NICS 16
 #define MAX_STORAGE 8
+#define MAX_NODES 8
 #define MAX_Q 256
+/* Network work run on another NUMA node than its device costs this much
+ * more CPU than local work: packet buffers and rings are in the device's
+ * node's memory (remote access 30-50% slower, Oracle SBC 10.0 install
+ * guide "Multi-NUMA Node Environments"; I/O threads on the far socket
+ * move 17% fewer bytes, i.e. 1.2x the cost, Hindawi Sci. Prog. 2018
+ * 4120561, table 2).  bench/README.md, lower bound. */
+#define REMOTE_COST 1.3
 
 enum family {
         FAM_I40E,       /* i40e-DEV-TxRx-N + i40e-BDF:misc */
@@ -111,8 +119,9 @@ struct sim_storage {
 
 struct host {
         int ncpu, sockets, smt, cores_per_socket;
-        cpuset_t isolated, nohz_full, eligible, all;
+        cpuset_t isolated, nohz_full, banned, eligible, all;
         double user, system;
+        double remote_cost;     /* network work on another node than its device: x this */
         double user_spread;     /* each CPU's user demand: user +- this, drawn once */
         double *cpu_user;       /* per CPU */
 };
@@ -317,6 +326,7 @@ static void load_scenario(struct sim *S, const char *file) {
         S->h.smt = 1;
         S->h.user = 0.10;
         S->h.system = 0.02;
+        S->h.remote_cost = REMOTE_COST;
         S->ticks = 40;
         S->warmup = 10;
         S->tick_s = 1.0;
@@ -387,6 +397,10 @@ static void load_scenario(struct sim *S, const char *file) {
                                 parse_set(v, &S->h.isolated, file, lineno);
                         else if (!strcmp(k, "nohz_full"))
                                 parse_set(v, &S->h.nohz_full, file, lineno);
+                        else if (!strcmp(k, "banned"))
+                                parse_set(v, &S->h.banned, file, lineno);
+                        else if (!strcmp(k, "remote_cost"))
+                                S->h.remote_cost = parse_num(v, file, lineno);
                         else if (!strcmp(k, "user"))
                                 S->h.user = parse_num(v, file, lineno);
                         else if (!strcmp(k, "user_spread"))
@@ -465,7 +479,10 @@ static void load_scenario(struct sim *S, const char *file) {
         }
         fclose(f);
         (void)sockets_set;
-        if (S->h.ncpu < 1 || S->h.ncpu > 4096 || S->h.sockets < 1 || S->h.smt < 1 ||
+        if (S->h.remote_cost < 1)
+                die("%s: remote_cost below 1 (remote work cheaper than local)", file);
+        if (S->h.ncpu < 1 || S->h.ncpu > 4096 || S->h.sockets < 1 ||
+            S->h.sockets > MAX_NODES || S->h.smt < 1 ||
             S->h.ncpu % (S->h.sockets * S->h.smt))
                 die("%s: cpus must be a multiple of sockets * smt", file);
         S->h.cores_per_socket = S->h.ncpu / S->h.sockets / S->h.smt;
@@ -524,6 +541,9 @@ static void write_cpu_tree(struct sim *S) {
                 cpuset_set(&h->all, c);
         cpuset_t banned;
         cpuset_or(&banned, &h->isolated, &h->nohz_full);
+        /* banned: what the balancers are told to keep off (the harness
+         * passes it to each), not something the kernel shows */
+        cpuset_or(&banned, &banned, &h->banned);
         cpuset_andnot(&h->eligible, &h->all, &banned);
 
         mkdirf("%s", cpu);
@@ -1130,6 +1150,7 @@ static void init_weights(struct sim *S) {
 
 struct tick_result {
         double lb, peak_demand, peak_served, demand, dropped, max_item;
+        double remote;          /* extra cost paid for remote placement */
         int peak_cpu;
         double *net_share;      /* per CPU served irq+softirq share */
         double *idle;           /* per CPU idle share */
@@ -1155,15 +1176,61 @@ static bool hole_open(const struct sim *S, const struct tick_result *R) {
         return busy && free_cpu;
 }
 
+static double remote_factor(const struct sim *S, int cpu, int node) {
+        return S->h.sockets > 1 && cpu_socket(&S->h, cpu) != node ? S->h.remote_cost : 1;
+}
+
+/* The least peak any placement can reach if work were divisible at will:
+ * the smallest L such that, with every node's eligible CPUs filled with
+ * its own work up to L each, what is left over fits in the other nodes'
+ * room at remote_cost times its local cost.  Keeping work local is always
+ * cheapest, so no placement gets its busiest CPU below L. */
+static double numa_bound(const struct sim *S, const double *node_work) {
+        int ne[MAX_NODES] = { 0 }, nodes = S->h.sockets, all = 0;
+        double total = 0, lo = 0, hi;
+
+        CPUSET_FOREACH(c, &S->h.eligible) {
+                ne[cpu_socket(&S->h, c)]++;
+                all++;
+        }
+        for (int k = 0; k < nodes; k++)
+                total += node_work[k];
+        if (all == 0)
+                return 0;
+        if (nodes == 1)
+                return total / all;
+        hi = total * S->h.remote_cost / all;
+        lo = total / all;
+        for (int it = 0; it < 60; it++) {
+                double L = (lo + hi) / 2, excess = 0, room = 0;
+                for (int k = 0; k < nodes; k++) {
+                        double d = node_work[k] - ne[k] * L;
+                        if (d > 0)
+                                excess += d;
+                        else
+                                room -= d;
+                }
+                if (excess * S->h.remote_cost <= room)
+                        hi = L;
+                else
+                        lo = L;
+        }
+        return hi;
+}
+
 static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
         int nc = S->h.ncpu;
         double *hard = calloc(nc, sizeof(double)), *soft = calloc(nc, sizeof(double));
         double *intr_net = calloc(nc, sizeof(double)), *rps_runs = calloc(nc, sizeof(double));
         double *blk = calloc(nc, sizeof(double)), *txr = calloc(nc, sizeof(double));
-        double total = 0, max_item = 0, ts = S->tick_s;
+        double total = 0, max_item = 0, ts = S->tick_s, remote = 0;
+        double node_work[MAX_NODES] = { 0 };
 
         if (!hard || !soft || !intr_net || !rps_runs || !blk || !txr)
                 die("out of memory");
+/* The cost of NIC n's work w on CPU c, counted as remote when it is. */
+#define COST(c, w) (remote_factor(S, (c), n->node) == 1 ? (w) : (remote += (w) * (S->h.remote_cost - 1), \
+                                                          (w) * S->h.remote_cost))
         /* The noise draws happen in a fixed order whatever the placement, so
          * every balancer sees the same work for a seed. */
         for (int i = 0; i < S->n_nics; i++) {
@@ -1186,8 +1253,9 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                         int nr = cpuset_count(&rps);
 
                         total += W;
-                        hard[rc] += irqpart * n->hardirq_share;
-                        soft[rc] += irqpart * (1 - n->hardirq_share);
+                        node_work[n->node] += W;
+                        hard[rc] += COST(rc, irqpart * n->hardirq_share);
+                        soft[rc] += COST(rc, irqpart * (1 - n->hardirq_share));
                         intr_net[rc] += W * n->intr_rate * ts;
                         /* A queue's interrupt work is indivisible, and what RPS
                          * moves off its CPU costs that CPU rps_overhead of it:
@@ -1197,27 +1265,28 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                         max_item = MAX(max_item, irqpart + proto * n->rps_overhead);
                         max_item = MAX(max_item, el_proto);
                         if (nr == 0) {
-                                soft[rc] += proto;
+                                soft[rc] += COST(rc, proto);
                         } else {
                                 int k = 0, ec = -1;
                                 uint64_t h = hash2(i * 1000 + q, 7) % nr;
                                 CPUSET_FOREACH(c, &rps) {
                                         if ((uint64_t)k == h)
                                                 ec = c;
-                                        soft[c] += mice / nr;
+                                        soft[c] += COST(c, mice / nr);
                                         rps_runs[c] += W * n->intr_rate * ts / nr;
                                         k++;
                                 }
-                                soft[ec] += el_proto;
+                                soft[ec] += COST(ec, el_proto);
                                 /* IPIs and backlog enqueueing cost the IRQ CPU. */
-                                soft[rc] += proto * n->rps_overhead;
+                                soft[rc] += COST(rc, proto * n->rps_overhead);
                                 total += proto * n->rps_overhead;
+                                node_work[n->node] += proto * n->rps_overhead;
                         }
                         if (txw > 0) {
                                 struct sim_irq *tq = &S->irqs[n->tx_irq[q]];
                                 int tc = cpuset_first(&tq->mask);
-                                hard[tc] += txw * n->hardirq_share;
-                                soft[tc] += txw * (1 - n->hardirq_share);
+                                hard[tc] += COST(tc, txw * n->hardirq_share);
+                                soft[tc] += COST(tc, txw * (1 - n->hardirq_share));
                                 txr[tc] += txw * n->intr_rate * ts;
                                 max_item = MAX(max_item, txw);
                         } else {
@@ -1231,9 +1300,12 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                 double ints;
                 if (q->kind == K_STORAGE) {
                         double w = S->stor[q->owner].load / S->stor[q->owner].nq;
-                        hard[c] += 0.3 * w;
-                        soft[c] += 0.7 * w;
+                        double rf = remote_factor(S, c, S->stor[q->owner].node);
+                        hard[c] += 0.3 * w * rf;
+                        soft[c] += 0.7 * w * rf;
+                        remote += w * (rf - 1);
                         total += w;
+                        node_work[S->stor[q->owner].node] += w;
                         blk[c] += w * 50000 * ts;
                         ints = w * 50000 * ts;
                 } else if (q->kind == K_LEGACY || q->kind == K_ADMIN) {
@@ -1304,12 +1376,11 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                         rq->carry[rc] -= (uint64_t)rq->carry[rc];
                 }
         }
+#undef COST
         R->demand = total;
+        R->remote = remote;
         R->max_item = max_item;
-        {
-                int ne = cpuset_count(&S->h.eligible);
-                R->lb = MAX(total / (ne > 0 ? ne : 1), max_item);
-        }
+        R->lb = MAX(numa_bound(S, node_work), max_item);
         free(hard);
         free(soft);
         free(intr_net);
@@ -1606,15 +1677,18 @@ int main(int argc, char **argv) {
         int n = S.ticks, done = 0, step_tick = -1;
         double *peak_d = calloc(n, sizeof(double)), *peak_s = calloc(n, sizeof(double));
         double *imb = calloc(n, sizeof(double));
-        double sum_demand = 0, sum_dropped = 0, sum_banned = 0;
+        double sum_demand = 0, sum_dropped = 0, sum_banned = 0, sum_remote = 0;
         long moves_after = 0, moves_total = 0, rps_after = 0, bad = 0;
         struct tick_result R = { .net_share = calloc(S.h.ncpu, sizeof(double)),
                                  .idle = calloc(S.h.ncpu, sizeof(double)) };
-        int hole_run = 0, hole_max = 0, hole_ticks = 0;
+        int hole_run = 0, hole_max = 0, hole_ticks = 0, hole_avoidable = 0;
+        double min_user = 1;
         struct timespec next;
 
         if (!peak_d || !peak_s || !imb || !R.net_share || !R.idle)
                 die("out of memory");
+        CPUSET_FOREACH(k, &S.h.eligible)
+                min_user = MIN(min_user, S.h.cpu_user[k]);
         for (int i = 0; i < S.n_nics; i++)
                 if (S.nics[i].step_at >= 0)
                         step_tick = step_tick < 0 ? S.nics[i].step_at : MIN(step_tick, S.nics[i].step_at);
@@ -1645,11 +1719,17 @@ int main(int argc, char **argv) {
                 if (t >= S.warmup) {
                         sum_demand += R.demand;
                         sum_dropped += R.dropped;
+                        sum_remote += R.remote;
                         moves_after += c.irq_moves + c.rps_moves;
                         rps_after += c.rps_moves;
                         if (hole_open(&S, &R)) {
                                 hole_ticks++;
                                 hole_run++;
+                                /* a hole the best placement need not have:
+                                 * every indivisible item fits beside the
+                                 * least user load without saturating */
+                                if (R.max_item < 1 - HOLE_BUSY_IDLE - S.h.system - min_user)
+                                        hole_avoidable++;
                                 hole_max = MAX(hole_max, hole_run);
                         } else
                                 hole_run = 0;
@@ -1692,6 +1772,8 @@ int main(int argc, char **argv) {
                 fprintf(sf, "imbalance=%.3f\nimbalance_p99=%.3f\n", quantile(imb + S.warmup, m, 0.5),
                         quantile(imb + S.warmup, m, 0.99));
                 fprintf(sf, "dropped_pct=%.2f\n", sum_demand > 0 ? 100 * sum_dropped / sum_demand : 0);
+                /* what remote placement added to the work, % of its local cost */
+                fprintf(sf, "remote_extra_pct=%.2f\n", sum_demand > 0 ? 100 * sum_remote / sum_demand : 0);
                 fprintf(sf, "moves_per_hour=%.1f\n", moves_after * 3600.0 / (m * S.tick_s));
                 fprintf(sf, "rps_moves_after_warmup=%ld\nmoves_total=%ld\nbad_writes=%ld\n", rps_after,
                         moves_total, bad);
@@ -1700,7 +1782,8 @@ int main(int argc, char **argv) {
                 fprintf(sf, "converge_ref=%d\nconverge_ticks=%d\n", ref, conv);
                 /* ticks after warm-up with a saturated network CPU beside
                  * an idle one without network work, and the longest run */
-                fprintf(sf, "hole_ticks=%d\nhole_run_max=%d\n", hole_ticks, hole_max);
+                fprintf(sf, "hole_ticks=%d\nhole_run_max=%d\nhole_ticks_avoidable=%d\n", hole_ticks, hole_max,
+                        hole_avoidable);
                 fclose(sf);
         }
         free(peak_d);

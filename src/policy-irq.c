@@ -25,6 +25,10 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                         t->r = -ENOMEM;
                         return;
                 }
+                /* a tx IRQ moved apart stays apart when the rx one moves
+                 * (its work is not counted with the rx CPU's) */
+                if (j == 1 && u->tx_apart && !layout)
+                        continue;
                 r->primary = j == 0;
                 if (cpuset_equal(&ii->affinity, &to)) {
                         /* already where we want it: ours from now on */
@@ -549,18 +553,121 @@ struct move {
         double peak;
 };
 
-/* Best target for u off cpu among cand: the projected peak of the pair. */
-static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand) {
+/* Best target for work w of u off cpu among cand: the projected peak of
+ * the pair.  On another node than the NIC's the work costs
+ * POL_REMOTE_COST times as much: locality is judged by its cost. */
+static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w) {
         struct move m = { .u = u, .to = coolest(t, u, cand, cpu), .peak = 2 };
 
         if (m.to >= 0)
-                m.peak = MAX(t->load[cpu] - u->work, t->load[m.to] + u->work);
+                m.peak = MAX(t->load[cpu] - w,
+                             t->load[m.to] + w * (cpuset_isset(&t->nics[u->nic].cpus, m.to) ? 1 : POL_REMOTE_COST));
         return m;
+}
+
+/* A queue's separate tx IRQ is kept beside its rx IRQ for the cache, but
+ * it is work of its own, which no move of the pair or RPS takes off the rx
+ * CPU: when no move of a whole queue lowers a hot CPU's peak by min_gain
+ * and its busy queues spread with RPS already, the tx IRQ whose move
+ * lowers the peak most, by min_gain, goes alone to the coolest CPU, on
+ * another node only when every local one would end hot and that ends
+ * lower at its cost (try_move).
+ * Returns whether it moved one. */
+static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
+        double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
+        struct pol_unit *bu = NULL;
+        int bto = -1;
+        double bpeak = 2;
+        char reason[256];
+        cpuset_t used, irqs;
+
+        /* the CPUs queue IRQs fire on, and those or RPS steers to */
+        cpuset_zero(&irqs);
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *v = &t->units[i];
+                for (int k = 0; k < v->n_irq; k++)
+                        if (v->irq_cpu[k] >= 0)
+                                cpuset_set(&irqs, v->irq_cpu[k]);
+                if (v->target >= 0)
+                        cpuset_set(&irqs, v->target);
+        }
+        used = irqs;
+        for (size_t i = 0; i < t->n_units; i++)
+                if (t->units[i].rps_on)
+                        cpuset_or(&used, &used, &t->units[i].rps);
+        for (size_t i = 0; i < t->n_units; i++) {
+                struct pol_unit *u = &t->units[i];
+                struct pol_nicctx *x = &t->nics[u->nic];
+                cpuset_t local, remote;
+                struct move m;
+
+                if (u->n_irq != 2 || u->irq_cpu[1] != cpu || u->tx_apart || u->target != cpu || u->tx < busy ||
+                    u->fixed || u->touched || !dwell_ok(t, u))
+                        continue;
+                /* while the share RPS leaves on the IRQ CPUs is still to be
+                 * measured (policy-share.c: not on a saturated CPU, and
+                 * over RPS CPUs without queue IRQs), only onto a CPU no
+                 * queue IRQ or RPS set uses: a tx IRQ on an RPS CPU would
+                 * be counted as steered work */
+                local = x->cpus;
+                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                if (u->rps_on && !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) &&
+                    pol_load(t, cpu) < POL_SHARE_SATURATED && !cpuset_subset(&u->rps, &irqs)) {
+                        cpuset_andnot(&local, &local, &used);
+                        cpuset_andnot(&remote, &remote, &used);
+                }
+                m = try_move(t, u, cpu, &local, u->tx);
+                if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                        struct move r = try_move(t, u, cpu, &remote, u->tx);
+                        if (r.to >= 0 && r.peak < m.peak - 1e-9)
+                                m = r;
+                }
+                if (m.to >= 0 && m.peak < bpeak - 1e-9) {
+                        bu = u;
+                        bto = m.to;
+                        bpeak = m.peak;
+                }
+        }
+        if (!bu || t->load[cpu] - bpeak < pol_min_gain(t) - 1e-9)
+                return false;
+        {
+                const struct inventory_irq *ii = inventory_irq(t->inv, bu->irq[1]);
+                struct pol_irq *r = pol_irq_get(t->st, bu->irq[1], true);
+                struct action *a;
+
+                if (!ii || !r) {
+                        t->r = -ENOMEM;
+                        return true;
+                }
+                a = pol_add(t, KNOB_IRQ);
+                if (!a)
+                        return true;
+                r->primary = false;
+                a->irq = bu->irq[1];
+                snprintf(a->nic, sizeof(a->nic), "%s", t->nics[bu->nic].nic->name);
+                a->queue = bu->queue;
+                a->cpus = cpuset_single(bto);
+                a->from = ii->affinity;
+                snprintf(reason, sizeof(reason),
+                         "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
+                         "projected peak %.0f%% -> %.0f%%",
+                         cpu, 100 * t->load[cpu], t->nics[bu->nic].nic->name, bu->queue, 100 * t->load[cpu], 100 * bpeak);
+                action_set_reason(a, t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
+                                  "%s", reason);
+        }
+        move_load(t, cpu, bto, bu->tx);
+        bu->touched = true;
+        pol_settle(t, cpu);
+        pol_settle(t, bto);
+        t->moves++;
+        why[0] = 0;
+        (void) why_len;
+        return true;
 }
 
 static void rebalance_cpu(struct pol_tick *t, int cpu) {
         const struct config *c = t->c;
-        struct pol_unit *top = NULL;
+        struct pol_unit *top = NULL, *spread = NULL;
         struct move best = { .peak = 2 }, near = { .peak = 2 };
         double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
         unsigned nb = 0, n_dwell = 0, n_fixed = 0;
@@ -575,6 +682,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 nb++;
                 if (!top || u->work > top->work)
                         top = u;
+                if (!u->rps_ours && !u->touched && (!spread || u->work > spread->work))
+                        spread = u;
         }
         if (nb == 0) {
                 snprintf(why, why_len, "no busy queue IRQ of a managed NIC fires on it: its load is other work");
@@ -603,13 +712,17 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                                 n_dwell++;
                                 continue;
                         }
-                        /* local node first, remote only if no local CPU helps */
-                        m = try_move(t, u, cpu, &x->cpus);
+                        /* the local node while a local move leaves no CPU
+                         * hot; past that, whichever ends lower with the
+                         * remote work at its cost (try_move) */
+                        m = try_move(t, u, cpu, &x->cpus, u->work);
                         if (m.to >= 0 && m.peak < near.peak)
                                 near = m;
-                        if (t->load[cpu] - m.peak < pol_min_gain(t)) {
-                                cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                                m = try_move(t, u, cpu, &remote);
+                        cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                        if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                                struct move r = try_move(t, u, cpu, &remote, u->work);
+                                if (r.to >= 0 && r.peak < m.peak - 1e-9)
+                                        m = r;
                         }
                         /* equal peaks: move the smaller queue, it disturbs less traffic */
                         if (m.to >= 0 && (m.peak < best.peak - 1e-9 ||
@@ -659,14 +772,22 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 snprintf(why, why_len, "its busy queues are pinned by configuration or already moved this tick");
         else
                 snprintf(why, why_len, "no eligible CPU has room for one of its queues");
-        /* The lone hot queue: one queue carries most of the CPU's network
-         * load, so no move helps; spread its protocol work with RPS. */
-        if (top && !blocked && (nb == 1 || top->work > POL_LONE_FRAC * t->net[cpu] + 1e-9) && !top->rps_ours && !top->touched) {
+        /* No move lowers the peak by min_gain (a lone queue, or queues
+         * each too heavy for any other CPU's room): the busiest queue not
+         * yet spreading spreads its protocol work with RPS, when that
+         * lowers the peak by min_gain (rps_start). */
+        if (spread && !blocked) {
                 /* planned with the other hot CPUs' lone queues, after the
                  * moves (pol_rebalance) */
-                t->lone[t->n_lone] = top;
+                t->lone[t->n_lone] = spread;
                 t->lone_cpu[t->n_lone++] = cpu;
-        } else if (top && top->rps_ours)
+                return;
+        }
+        /* every busy queue spreads already: what stays is interrupt and
+         * NAPI work, and separate tx IRQs */
+        if (!blocked && t->moves < c->max_moves && tx_apart(t, cpu, why, why_len))
+                return;
+        if (top && top->rps_ours)
                 snprintf(why, why_len, "its busiest queue (%s rx-%d) already spreads with RPS%s",
                          t->nics[top->nic].nic->name, top->queue,
                          nb > 1 ? "; no move of another queue gains min_gain" : "");

@@ -911,7 +911,11 @@ static int estimate(struct pol_tick *t) {
                                 if (k > 0)
                                         u->tx += wk;
                         }
-                        u->work = w;
+                        /* a tx IRQ moved off a busy rx CPU (pol_rebalance)
+                         * is not work of the rx CPU */
+                        u->tx_apart = u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[0] >= 0 &&
+                                      u->irq_cpu[1] != u->irq_cpu[0];
+                        u->work = u->tx_apart ? MAX(w - u->tx, 0) : w;
                         u->total = w;
                         if (u->rps_on) {
                                 int m = u->n_rps;
@@ -954,9 +958,13 @@ static int estimate(struct pol_tick *t) {
 double pol_unexplained(const struct pol_tick *t, int cpu) {
         double w = t->net[cpu];
 
-        for (size_t i = 0; i < t->n_units; i++)
-                if (t->units[i].target == cpu)
-                        w -= t->units[i].work;
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+                if (u->target == cpu)
+                        w -= u->work;
+                else if (u->tx_apart && u->irq_cpu[1] == cpu)
+                        w -= u->tx;
+        }
         return MAX(w, 0);
 }
 
@@ -976,6 +984,13 @@ size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max) {
                 order[k] = cpu;
         }
         return n;
+}
+
+bool pol_share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        const struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
+
+        return (q && q->keep_n >= samples) || (x->rec && x->rec->keep_n >= samples);
 }
 
 double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q) {

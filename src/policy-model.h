@@ -44,9 +44,11 @@
  * share of CPU time, or this fraction of its CPU's network load. */
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
-/* A queue is a "lone hot queue" when it carries more than this fraction of
- * its hot CPU's network load (the "most" of docs/DESIGN.md "Policy"). */
-#define POL_LONE_FRAC 0.5
+
+/* Work placed on another NUMA node than its NIC's costs this many times
+ * its local cost: remote memory access is 30-50% slower (bench/README.md,
+ * the simulator's remote_cost). */
+#define POL_REMOTE_COST 1.3
 
 /* The layout by load takes CPU loads within this of each other as equal:
  * one sample's noise must not send queues to SMT siblings before their
@@ -103,6 +105,8 @@ struct pol_unit {
         double work;             /* estimated irq+softirq share on its IRQ CPU */
         double total;            /* estimated receive work, with what RPS steers elsewhere */
         double tx;               /* part of total on a separate tx IRQ: RPS does not steer it */
+        bool tx_apart;           /* that tx IRQ fires on another CPU than the rx one: work
+                                  * is then the rx CPU's part alone */
         double keep;             /* share of the receive work that stays on the IRQ CPU
                                   * under RPS: measured (pol_share_keep), else
                                   * POL_NAPI_SHARE; 0 for a NIC without queue IRQs,
@@ -260,6 +264,9 @@ void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) _p
  * RPS: the queue's measurement (q may be NULL), else its NIC's (n may be
  * NULL), else POL_NAPI_SHARE. */
 double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q);
+/* The share of u's receive work that stays on its IRQ CPU is measured at
+ * least `samples` times, not the prior. */
+bool pol_share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples);
 /* The model of this tick: hot CPUs (t->hot, the scaled thresholds), the
  * NICs and their units, and each unit's estimated work.  0 or -ENOMEM. */
 int pol_model_build(struct pol_tick *t);

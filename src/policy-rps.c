@@ -49,6 +49,34 @@ static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cp
  * of other queues' protocol work it ends the busiest, and as each queue's
  * set widens over the cool CPUs, those are the first it finds cool: every
  * set would cover every CPU and the IRQ CPUs stay the busiest. */
+/* u's share p/m of protocol work on cpu, at POL_REMOTE_COST times its
+ * cost on another node than the NIC's. */
+static double share_cost(const struct pol_tick *t, const struct pol_unit *u, int cpu, double share) {
+        return cpuset_isset(&t->nics[u->nic].cpus, cpu) ? share : share * POL_REMOTE_COST;
+}
+
+/* The cool CPUs for u's protocol work beside span: the NIC's node's CPUs
+ * not hot, and the other nodes' as well when those have less room below
+ * the level than need: locality is kept while it costs less than the
+ * remote work (share_cost), not past a saturated node. */
+static void cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
+                       const cpuset_t *hot, cpuset_t *ret) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        cpuset_t remote;
+        double room = 0;
+
+        cpuset_andnot(ret, &x->cpus, hot);
+        cpuset_andnot(ret, ret, span);
+        CPUSET_FOREACH(c, ret)
+                room += MAX(pol_level(t) - ex_load(t, u, c), 0);
+        if (room < need) {
+                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                cpuset_andnot(&remote, &remote, hot);
+                cpuset_andnot(&remote, &remote, span);
+                cpuset_or(ret, ret, &remote);
+        }
+}
+
 static void leave_irq_cpus(const struct pol_tick *t, const struct pol_unit *u, double need, cpuset_t *cand) {
         cpuset_t rest = *cand;
         double room = 0;
@@ -112,10 +140,10 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
                 bool fits = true;
 
                 CPUSET_FOREACH(cpu, set)
-                        if ((cpu != u->target || check_own) && ex_load(t, u, cpu) + p / m >= limit)
+                        if ((cpu != u->target || check_own) && ex_load(t, u, cpu) + share_cost(t, u, cpu, p / m) >= limit)
                                 fits = false;
                 for (size_t i = 0; i < k; i++)
-                        if (ex_load(t, u, v[i]) + p / m >= limit)
+                        if (ex_load(t, u, v[i]) + share_cost(t, u, v[i], p / m) >= limit)
                                 fits = false;
                 if (fits)
                         break;
@@ -261,7 +289,7 @@ static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const
         double p = proto_work(u), peak = ex_load(t, u, u->target) + (m == 0 ? p : 0);
 
         CPUSET_FOREACH(cpu, set)
-                peak = MAX(peak, ex_load(t, u, cpu) + p / m);
+                peak = MAX(peak, ex_load(t, u, cpu) + share_cost(t, u, cpu, p / m));
         return peak;
 }
 
@@ -272,23 +300,15 @@ static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_uni
         return set_peak(t, u, b) < set_peak(t, u, a) - 1e-9 ? b : a;
 }
 
-/* The candidates for a lone hot queue's new RPS set in *ret: cool local
- * CPUs (not in hot), remote only when no local one is cool, never its IRQ
- * CPU or a settling one, and no other queue's IRQ CPU while the others have room
+/* The candidates for a lone hot queue's new RPS set in *ret: cool CPUs
+ * (not in hot, cool_cands()), never its IRQ CPU or a settling one, and no other queue's IRQ CPU while the others have room
  * for need.
  * False when there is none. */
 static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int cpu, double need, const cpuset_t *hot,
                        cpuset_t *ret) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        cpuset_t remote;
+        cpuset_t self = cpuset_single(cpu);
 
-        cpuset_andnot(ret, &x->cpus, hot);
-        cpuset_clear(ret, cpu);
-        if (cpuset_empty(ret)) {
-                cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                cpuset_andnot(ret, &remote, hot);
-                cpuset_clear(ret, cpu);
-        }
+        cool_cands(t, u, &self, need, hot, ret);
         CPUSET_FOREACH(c, ret)
                 if (pol_settling(t, c))
                         cpuset_clear(ret, c);
@@ -431,15 +451,6 @@ static void size_peak(const struct pol_tick *t, const struct pol_unit *u, const 
         free(v);
 }
 
-/* The share of u's receive work that stays on its IRQ CPU is measured
- * at least `samples` times, not the prior. */
-static bool share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        const struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
-
-        return (q && q->keep_n >= samples) || (x->rec && x->rec->keep_n >= samples);
-}
-
 /* Several queues' RPS sets planned together (hot: CPUs that are no
  * candidates).  One by one, each set sized against the loads the sets
  * before it left, the fewest CPUs that hold a queue's work below the level
@@ -558,7 +569,7 @@ static void start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus
         bool prior = n < 2 || !t->in->load;
 
         for (size_t i = 0; i < n && !prior; i++)
-                prior = !share_measured(t, us[i], 1);
+                prior = !pol_share_measured(t, us[i], 1);
         if (!prior) {
                 start_together(t, us, cpus, n, ret_ok, &t->hot, false, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
                 return;
@@ -661,7 +672,7 @@ static void replan(struct pol_tick *t) {
                         /* an estimate that stands (the first ones
                          * average with the prior, and the smoothed loads
                          * lag the change), after the dwell */
-                        if (!share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
+                        if (!pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
                             t->now - q->rps_change_usec < t->c->min_dwell_usec) {
                                 wait = true;
                                 continue;
@@ -708,7 +719,9 @@ static double unit_on(const struct pol_unit *v, int cpu) {
         double w = cur_share(v, cpu);
 
         if (cpu == v->target && !v->irqless)
-                w += MAX(v->total - proto_work(v), 0);
+                w += MAX(v->total - proto_work(v) - (v->tx_apart ? v->tx : 0), 0);
+        else if (v->tx_apart && cpu == v->irq_cpu[1])
+                w += v->tx;
         return w;
 }
 
@@ -750,11 +763,40 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
 }
 
+/* A hot IRQ CPU in its own RPS set (hs: the set's hot CPUs) leaves it
+ * when that lowers the peak by min_gain: projected with the share as the
+ * model has it or, when the IRQ CPU is saturated (then its share cannot be
+ * measured, and the prior that put it in the set may be far off), from
+ * what the set's other CPUs show: each carries its even share of the
+ * queue's protocol work now (own_load()), and takes 1/(m-1) of one more. */
+static bool irq_cpu_leaves(struct pol_tick *t, struct pol_unit *u, const cpuset_t *hs) {
+        int cpu = u->target, m = u->n_rps;
+        double others = 0;
+        cpuset_t set;
+        char list[128], reason[256];
+
+        if (!cpuset_isset(hs, cpu) || m < 2)
+                return false;
+        set = u->rps;
+        cpuset_clear(&set, cpu);
+        CPUSET_FOREACH(c, &set)
+                others = MAX(others, pol_load(t, c) + own_load(t, u, c) / (m - 1));
+        if (set_peak(t, u, &set) > set_peak(t, u, &u->rps) - pol_min_gain(t) &&
+            !(pol_load(t, cpu) >= POL_SHARE_SATURATED && others <= pol_load(t, cpu) - pol_min_gain(t)))
+                return false;
+        snprintf(reason, sizeof(reason),
+                 "RPS off its IRQ CPU%d at %.0f%% (its own interrupt work keeps it busiest); RPS over CPUs %s", cpu,
+                 100 * pol_load(t, cpu), pol_fmt_cpus(&set, list, sizeof(list)));
+        emit_rps(t, u, &set, ACTION_REASON_RPS_OFF_HOT, reason);
+        rfs(t, u->nic, u->qi);
+        return true;
+}
+
 static void adjust(struct pol_tick *t, struct pol_unit *u) {
         const struct config *c = t->c;
         const struct pol_nicctx *x = &t->nics[u->nic];
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
-        cpuset_t span, cand, set, remote, others;
+        cpuset_t span, cand, set, others;
         double p = proto_work(u), limit;
         bool hot, settling = false, fits = true;
         int cpu = u->target;
@@ -788,6 +830,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 cpuset_and(&hs, &u->rps, &t->hot);
                 if (cpuset_empty(&hs) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
                         return;
+                if (irq_cpu_leaves(t, u, &hs))
+                        return;
                 if (flow_bound(t, u))
                         return;
                 /* A hot RPS CPU (not the IRQ CPU) that other work keeps at
@@ -801,13 +845,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         if (h != cpu && ex_load(t, u, h) >= pol_level(t))
                                 cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
-                cpuset_andnot(&cand, &x->cpus, &span);
-                cpuset_andnot(&cand, &cand, &t->hot);
-                if (cpuset_empty(&cand)) {
-                        cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                        cpuset_andnot(&remote, &remote, &span);
-                        cpuset_andnot(&cand, &remote, &t->hot);
-                }
+                cool_cands(t, u, &span, p, &t->hot, &cand);
                 CPUSET_FOREACH(s, &cand)
                         if (pol_settling(t, s))
                                 cpuset_clear(&cand, s);
