@@ -529,6 +529,7 @@ static inline void fx_free(struct fx *f) {
         free(f->cfg.interfaces);
         free(f->cfg.workers);
         free(f->cfg.state_dir);
+        free(f->cfg.irqbalance_env_files);
         free(f->cfg.path);
         action_list_free(&f->l);
         policy_report_free(&f->rep);
