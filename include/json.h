@@ -56,7 +56,6 @@ void json_key(struct json_writer *w, const char *key);
 
 /* NULL s writes null. */
 void json_string(struct json_writer *w, const char *s);
-void json_stringn(struct json_writer *w, const char *s, size_t len);
 void json_int(struct json_writer *w, int64_t v);
 void json_uint(struct json_writer *w, uint64_t v);
 /* Shortest form that reads back as the same double; NaN/inf write null. */

@@ -1,9 +1,8 @@
 /* The undo journal: the original value of every object irqsteer changed,
- * saved in STATE_DIR/undo.journal before the first change, so that a stop
- * (SIGTERM) or the next start after a crash can put it back.
+ * saved in STATE_DIR/undo.journal before the first change, put back at
+ * stop (SIGTERM) or at the next start after a crash.
  *
- * Journal file format, version 2 (text, one object per line, fields
- * separated by single spaces, lines ending in '\n'):
+ * Format v2: text, one object a line, fields split by single spaces:
  *
  *   # irqsteer undo journal v2
  *   root DEV INO BOOT_ID
@@ -16,37 +15,23 @@
  *   defaffinity ORIGINAL LAST PENDING
  *   threaded DEV ORIGINAL LAST PENDING
  *
- * The root line says whose values the journal holds: DEV and INO are
- * st_dev and st_ino of the root directory (--root, "/" for the host),
- * BOOT_ID the host's /proc/sys/kernel/random/boot_id ("-" if unknown).  A
- * journal whose root differs from the one it is used with, or, for the
- * host's root, whose boot differs (the kernel reset every value at boot),
- * is refused as a whole: never restored, never appended to.  So is a
- * journal without a root line (version 1, written before it existed):
- * nothing tells whose values it holds.  ACTIONS names what the IRQ serves:
- * the names of the handler directories under /proc/irq/IRQ/, sorted and
- * joined with ',', bytes outside '!'..'~' and ',' '\\' written as \xHH,
- * "-" for none; an IRQ that serves something else at restore time is
- * another object and is left alone.
- *
- * ORIGINAL is the value before irqsteer's first change, LAST the value the
- * object held after irqsteer's latest completed change, PENDING a value
- * being written when the journal was saved, or "-" for none (the journal is
- * saved before each write, so after a crash the object may hold either LAST
- * or PENDING).  Values use the syntax of the file they come from: a cpulist
- * for irq (smp_affinity_list) and thread (sched_getaffinity), the kernel's
- * comma-grouped hex mask for rps, xps and defaffinity
- * (/proc/irq/default_smp_affinity, never empty), kept with its original
- * width, decimal for flowcnt, sockflow and threaded.  STARTTIME is field 22 of
- * /proc/PID/task/TID/stat and tells a reused TID.  Lines starting with '#'
- * are comments.  A line that does not parse, or the last line when it lacks
- * its '\n' (a torn write), is skipped and counted, never fatal.  An object
- * may be listed again further down: its latest line tells LAST and PENDING
- * (a later line with another ORIGINAL is unreadable).  Each change appends
- * the object's line (then fsync); the whole file is written again, compact,
- * when the appended lines outnumber the objects (plus 64), after a failed
- * append and when objects are dropped: atomically (temporary file in the
- * same directory, mode 0600, fsync, rename, fsync of the directory). */
+ * root: st_dev and st_ino of the root directory, the host's boot_id ("-"
+ * if unknown).  A journal for another root, for the host's root from
+ * another boot, or without a root line (v1) is refused whole: never
+ * restored nor appended to.  ACTIONS: the sorted handler names under
+ * /proc/irq/IRQ/, joined with ',', bytes outside '!'..'~' and ',' '\\' as
+ * \xHH, "-" for none; an IRQ serving something else at restore is left.
+ * ORIGINAL is the value before the first change, LAST after the latest
+ * completed one, PENDING one being written ("-": none), in the syntax of
+ * the file it comes from (cpulist, the kernel's hex mask kept at its
+ * width, decimal).  STARTTIME (field 22 of task stat) tells a reused TID.
+ * '#' lines are comments; a bad line, or a last one without '\n' (a torn
+ * write), is skipped and counted.  An object listed again: its latest line
+ * tells LAST and PENDING (another ORIGINAL makes it unreadable).  Each
+ * change appends a line (fsync); the file is rewritten whole, atomically
+ * (temporary, fsync, rename, fsync of the directory), when the appended
+ * lines outnumber the objects (plus 64), after a failed append and when
+ * objects are dropped. */
 #pragma once
 
 #include <net/if.h>
@@ -57,7 +42,6 @@
 #include "knob.h"
 
 #define UNDO_JOURNAL_NAME "undo.journal"
-/* Same as CONFIG_DEFAULT_STATE_DIR in config.h. */
 #define UNDO_DEFAULT_STATE_DIR "/run/irqsteer"
 
 struct undo_entry {
@@ -113,79 +97,50 @@ struct undo_report {
         char refused[256];            /* why the whole journal was refused, "" if it was not */
 };
 
-/* Removes the temporaries a kill during a full save leaves in state_dir
- * (".undo.journal.XXXXXX", regular files only; nothing else is touched).
- * Call before this process saves the journal.  Returns how many were
- * removed, or -errno (a missing directory is 0). */
+/* Removes the temporaries (".undo.journal.XXXXXX", regular files) a kill
+ * during a full save left; call before saving.  How many, or -errno. */
 int undo_remove_temporaries(const char *state_dir);
 
-/* The identity of the root behind rootfd: its st_dev/st_ino, whether it
- * is the host's "/", and the host's boot id.  0 or -errno (fstat). */
+/* The identity of the root behind rootfd.  0 or -errno. */
 int undo_identity_get(int rootfd, struct undo_identity *ret);
-/* The -errno undo_recover() and apply_new() return for a refused journal:
- * -EXDEV for another root, -ESTALE for another boot, -EPROTO for no root
- * line; 0 for UNDO_OK. */
+/* -EXDEV (another root), -ESTALE (another boot), -EPROTO (no root line),
+ * 0 for UNDO_OK. */
 int undo_refusal_errno(enum undo_refusal r);
-/* One sentence on why u's file is refused, naming both identities
- * ("it was written for root dev 0:45 inode 2, this is dev 8:1 inode 2"). */
-void undo_refusal_describe(const struct undo *u, char *buf, size_t len);
-/* Moves the journal in state_dir aside to undo.journal.refused (an older
- * one there is replaced) so a new one can start; its values are kept for
- * the operator, never restored.  0 (also when there is none) or -errno. */
+/* Renames the journal to undo.journal.refused (kept for the operator, never
+ * restored) so a new one can start.  0 (also when there is none) or -errno. */
 int undo_set_aside(const char *state_dir);
-/* Parses a journal buffer into u's entries (appending); pure.  Unreadable
- * lines are counted in u->corrupt.  0 or -ENOMEM. */
+/* Parses a journal into u's entries (appending; bad lines counted in
+ * u->corrupt).  0 or -ENOMEM. */
 int undo_parse(struct undo *u, const char *buf, size_t len);
-/* Formats all entries as a journal into a malloc'd buffer. 0 or -ENOMEM. */
+/* The journal text of u, malloc'd.  0 or -ENOMEM. */
 int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len);
 
-/* Creates the journal handle for state_dir serving the root id (NULL: no
- * identity check, for listing a journal) and loads an existing journal (a
- * previous run's originals are kept, never overwritten).  A missing
- * journal is not an error.  A journal written for another identity is
- * loaded with u->refused set: undo_restore() then refuses it and
- * undo_begin() will not touch it.  dry_run: nothing is ever written. */
+/* The journal of state_dir for root id (NULL: no check, for listing),
+ * loaded if present; one of another identity gets u->refused, which
+ * undo_begin() and undo_restore() refuse.  dry_run: never writes. */
 int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run, struct undo **ret);
 void undo_free(struct undo *u);
 struct undo_entry *undo_find(struct undo *u, const struct knob_key *k);
-/* Records that k is about to be changed to pending: a new entry gets
- * original = last = current; an existing one keeps its original and last.
- * Then saves the journal: the caller writes to the object only after this
- * returned >= 0.  Returns 1 when the entry is new, 0 when it existed, or
- * -errno with the entries as before. */
+/* k is about to become pending (a new entry: original = last = current);
+ * saved before it returns, so write the object only on >= 0.  1 for a new
+ * entry, 0 for an existing one, or -errno with the entries as before. */
 int undo_begin(struct undo *u, const struct knob_key *k, const char *current, const char *pending,
                struct undo_entry **ret_entry);
-/* The write of e's pending value ended: ok = it took effect and the object
- * now reads back as now_value (NULL = the pending value).  Saves the
- * journal again only when the file would otherwise miss the value the
- * object holds. */
+/* The write of e's pending value ended (ok: it reads back as now_value,
+ * NULL = pending); saved only when the file would miss the value held. */
 int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_value);
-/* Writes the journal (or removes it when there are no entries). */
-int undo_save(struct undo *u);
-
-/* A NIC renamed (same ifindex, another name): its objects' entries take
- * the new name, so their originals are restored under it; an entry
- * already under the new name is a gone device's and is dropped.  Saves
- * the whole journal.  Returns how many entries moved, or -errno (the
- * entries moved in memory all the same). */
+/* A NIC renamed: its entries take the new name (stale ones under it are
+ * dropped), then a full save.  How many moved, or -errno (moved anyway). */
 int undo_rename_nic(struct undo *u, const char *from, const char *to);
-/* Drops the entries of threads that are gone (no such TID, or one with
- * another start time: a reused TID), on the host: nothing is left to
- * restore there, and a process forking short-lived threads named like a
- * worker would grow the journal, and status.json, without bound.  Saves
- * the journal when any went.  How many went, or -errno. */
+/* Drops the entries of gone (or reused) threads, which short-lived worker
+ * threads would otherwise grow without bound.  How many, or -errno. */
 int undo_forget_gone_threads(struct undo *u, int rootfd);
 
-/* Puts back every original, object by object (see struct undo_report),
- * then keeps in the journal only the objects whose restore failed; the
- * file is removed when none did.  Thread objects are only touched when
- * root_is_host.  Returns 0, or the first error when an object failed; a
- * refused journal is left as it is and undo_refusal_errno() returned,
- * with ret->refused saying why. */
+/* Puts back every original (threads only when root_is_host), keeping in
+ * the journal only the failed ones.  0 or the first error; a refused
+ * journal is left as is, undo_refusal_errno() returned, ret->refused why. */
 int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_report *ret);
 
-/* After a crash or for `irqsteerctl restore`: restores what the journal in
- * state_dir lists, against the objects under rootfd (thread objects only
- * when rootfd is the host's "/"), if the journal was written for that root
- * (see undo_restore for a refused one).  No journal = nothing to do, 0. */
+/* undo_restore() of state_dir's journal on rootfd, after a crash or for
+ * `irqsteerctl restore`; no journal is 0. */
 int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret);

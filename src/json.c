@@ -145,7 +145,7 @@ static size_t utf8_valid_len(const unsigned char *s, size_t n) {
         return need;
 }
 
-void json_stringn(struct json_writer *w, const char *s, size_t len) {
+static void json_stringn(struct json_writer *w, const char *s, size_t len) {
         const unsigned char *p = (const unsigned char *) s;
 
         if (!before_value(w))

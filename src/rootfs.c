@@ -21,8 +21,6 @@ int rootfs_open(const char *dir) {
         return fd < 0 ? -errno : fd;
 }
 
-static int read_fd_all(int fd, char **ret_buf, size_t *ret_len);
-
 /* Relative path for openat(); a leading "/" would escape the root. */
 static const char *rel(const char *path) {
         while (*path == '/')
@@ -31,10 +29,6 @@ static const char *rel(const char *path) {
 }
 
 int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len) {
-        return read_fd_all(fd, ret_buf, ret_len);
-}
-
-static int read_fd_all(int fd, char **ret_buf, size_t *ret_len) {
         size_t len = 0, allocated = 0;
         char *buf = NULL;
 
@@ -139,35 +133,25 @@ int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size
 
         if (size < 2)
                 return -ENOBUFS;
-        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = rootfs_open_file(rootfd, path);
         if (fd < 0)
-                return -errno;
-        /* Until EOF, as rootfs_read does, but into the caller's buffer: no
-         * malloc for the sysfs/procfs attributes read by path. */
+                return fd;
         return read_at_start(fd, buf, size, ret_len);
 }
 
 int rootfs_read_prefix(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len) {
         _cleanup_(closep) int fd = -1;
-        size_t len = 0;
+        ssize_t n;
 
         assert(size > 0);
-        fd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = rootfs_open_file(rootfd, path);
         if (fd < 0)
-                return -errno;
-        while (len < size - 1) {
-                ssize_t n = read(fd, buf + len, size - 1 - len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        buf[len] = 0;
-        *ret_len = len;
+                return fd;
+        n = util_read_full(fd, buf, size - 1);
+        if (n < 0)
+                return (int) n;
+        buf[n] = 0;
+        *ret_len = (size_t) n;
         return 0;
 }
 
@@ -402,9 +386,9 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
                 }
                 rootfs_release(fd);
         }
-        nfd = openat(rootfd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        nfd = rootfs_open_file(rootfd, path);
         if (nfd < 0)
-                return -errno;
+                return nfd;
         r = read_at_start(nfd, buf, size, ret_len);
         if (r == 0 || r == -ENOBUFS)
                 keep(nfd, fd);

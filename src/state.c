@@ -216,8 +216,6 @@ const char *state_strerror(int r) {
         }
 }
 
-static int write_all(int fd, const char *p, size_t len);
-
 static int lock_file(const char *dir, const char *name, pid_t *ret_holder) {
         char path[4096], buf[32];
         ssize_t n;
@@ -254,7 +252,7 @@ static int lock_file(const char *dir, const char *name, pid_t *ret_holder) {
          * state directory must not stop this one. */
         n = snprintf(buf, sizeof(buf), "%lld\n", (long long) getpid());
         if (ftruncate(fd, 0) == 0)
-                (void) write_all(fd, buf, (size_t) n);
+                (void) util_write_all(fd, buf, (size_t) n);
         return fd;
 }
 
@@ -277,21 +275,6 @@ int state_lock_root(const char *root, bool root_is_host, char **ret_dir, pid_t *
         if (r < 0)
                 return r;
         return lock_file(*ret_dir, STATE_ROOT_LOCK_NAME, ret_holder);
-}
-
-static int write_all(int fd, const char *p, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += n;
-                len -= (size_t) n;
-        }
-        return 0;
 }
 
 int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode) {
@@ -320,7 +303,7 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
         /* O_CREAT's mode is filtered by the umask (the unit sets 0077). */
         if (fchmod(fd, mode) < 0)
                 goto fail_errno;
-        r = write_all(fd, data, len);
+        r = util_write_all(fd, data, len);
         if (r < 0)
                 goto fail;
         /* No fsync: the file (status.json) is rewritten every tick and at
@@ -358,7 +341,8 @@ int state_remove(const char *dir, const char *name) {
 int state_file_ours(const char *dir, const char *name, const char *head) {
         _cleanup_(closep) int dfd = -1, fd = -1;
         char buf[128];
-        size_t want = strlen(head), len = 0;
+        size_t want = strlen(head);
+        ssize_t n;
 
         assert(want < sizeof(buf));
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -371,18 +355,10 @@ int state_file_ours(const char *dir, const char *name, const char *head) {
                 return 0;
         if (fd < 0)
                 return fd;
-        while (len < want) {
-                ssize_t n = read(fd, buf + len, want - len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        return len == want && memcmp(buf, head, want) == 0;
+        n = util_read_full(fd, buf, want);
+        if (n < 0)
+                return (int) n;
+        return (size_t) n == want && memcmp(buf, head, want) == 0;
 }
 
 int state_remove_ours(const char *dir, const char *name, const char *head) {

@@ -80,8 +80,18 @@ static bool parse_uint(const char *s, unsigned long long max, unsigned long long
         return true;
 }
 
-static int set_str(char **p, const char *v);
-static int fsync_dir(const char *dir);
+static int set_str(char **p, const char *v) {
+        char *n = NULL;
+
+        if (v) {
+                n = strdup(v);
+                if (!n)
+                        return -ENOMEM;
+        }
+        free(*p);
+        *p = n;
+        return 0;
+}
 
 /* "root DEV INO BOOT_ID": the first one counts; a second that differs
  * makes the file unreadable as a whole (two roots' values mixed). */
@@ -296,21 +306,8 @@ static int fsync_dir(const char *dir) {
         return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, buf, len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                buf += n;
-                len -= n;
-        }
-        return 0;
-}
-
-int undo_save(struct undo *u) {
+/* Writes the journal whole (or removes it when there are no entries). */
+static int undo_save(struct undo *u) {
         _cleanup_(freep) char *buf = NULL, *tmp = NULL;
         size_t len;
         int fd, r;
@@ -343,7 +340,7 @@ int undo_save(struct undo *u) {
          * that /proc and /sys show everyone anyway */
         r = fchmod(fd, 0644) < 0 ? -errno : 0;
         if (r == 0)
-                r = write_all(fd, buf, len);
+                r = util_write_all(fd, buf, len);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
@@ -388,7 +385,7 @@ static int save_entry(struct undo *u, const struct undo_entry *e) {
         fd = state_openat(AT_FDCWD, u->path, O_WRONLY | O_APPEND, 0, true);
         if (fd < 0)
                 return fd;
-        r = write_all(fd, buf, len);
+        r = util_write_all(fd, buf, len);
         if (r == 0 && fdatasync(fd) < 0)
                 r = -errno;
         if (r < 0)
@@ -507,7 +504,7 @@ static void format_dev(unsigned long long dev, char *buf, size_t len) {
         snprintf(buf, len, "%u:%u", major((dev_t) dev), minor((dev_t) dev));
 }
 
-void undo_refusal_describe(const struct undo *u, char *buf, size_t len) {
+static void refusal_describe(const struct undo *u, char *buf, size_t len) {
         char a[32], b[32];
 
         format_dev(u->file_id.dev, a, sizeof(a));
@@ -607,19 +604,6 @@ void undo_free(struct undo *u) {
         free(u->state_dir);
         free(u->path);
         free(u);
-}
-
-static int set_str(char **p, const char *v) {
-        char *n = NULL;
-
-        if (v) {
-                n = strdup(v);
-                if (!n)
-                        return -ENOMEM;
-        }
-        free(*p);
-        *p = n;
-        return 0;
 }
 
 int undo_rename_nic(struct undo *u, const char *from, const char *to) {
@@ -759,7 +743,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
         if (u->refused != UNDO_OK) {
                 /* nothing written, nothing removed: the file stays for the
                  * root it belongs to, or for the operator */
-                undo_refusal_describe(u, rep.refused, sizeof(rep.refused));
+                refusal_describe(u, rep.refused, sizeof(rep.refused));
                 rep.first_error = undo_refusal_errno(u->refused);
                 if (ret)
                         *ret = rep;

@@ -1,5 +1,4 @@
-/* Checked parsing of numbers, durations and booleans; numbers formatted
- * without printf. */
+/* Checked parsing, formatting without printf, escaping, fd loops. */
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
@@ -7,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -191,6 +191,40 @@ int util_grow(void **array, size_t *allocated, size_t need, size_t sz) {
         *array = p;
         *allocated = na;
         return 0;
+}
+
+int util_write_all(int fd, const void *buf, size_t len) {
+        const char *p = buf;
+
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+ssize_t util_read_full(int fd, void *buf, size_t len) {
+        size_t got = 0;
+
+        while (got < len) {
+                ssize_t n = read(fd, (char *) buf + got, len - got);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                got += (size_t) n;
+        }
+        return (ssize_t) got;
 }
 
 char *util_mark_cut(char *buf, size_t len, int n) {
