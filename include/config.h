@@ -1,7 +1,5 @@
-/* Configuration: parsed from an INI-like file into a fresh struct, validated,
- * then swapped in by the caller (reload keeps the old one on error).  Every
- * other module only reads struct config.  Built-in defaults need no file.
- * Keys and defaults are documented in irqsteer.conf(5). */
+/* Configuration parsed into a fresh struct and validated, then swapped in
+ * by the caller; others only read it.  Keys: irqsteer.conf(5). */
 #pragma once
 
 #include <stdbool.h>
@@ -28,7 +26,6 @@ enum tristate {
         TRI_YES = 1,
 };
 
-/* ban_irqs holds at most this many IRQ numbers. */
 #define CONFIG_BAN_IRQS_MAX 1024
 
 struct config_interface {
@@ -37,12 +34,12 @@ struct config_interface {
         cpuset_t cpus;           /* allowed CPUs (empty = all eligible) */
         enum tristate rps, xps, rfs;
         enum tristate takeover;  /* take over RPS masks set before the start; inherit [balance] */
-        const char *file;        /* where the section first appears (path or a drop-in), for messages */
-        unsigned line;           /* where the section started, for messages */
+        const char *file;        /* where the section first appears, for messages */
+        unsigned line;
 };
 
 struct config_worker {
-        char *name;              /* the section name */
+        char *name;
         char *match_name;        /* comm (/proc/PID/comm), exact; or NULL */
         char *match_cmdline;     /* POSIX extended regex on the command line; or NULL */
         char *match_unit;        /* systemd unit whose cgroup holds the processes; or NULL */
@@ -98,8 +95,7 @@ struct config {
         bool other_irqs;         /* IRQs that serve no NIC queue kept off banned/isolated CPUs */
         bool napi_threads;       /* threaded NAPI's kthreads placed like queue IRQs (policy-napi.c) */
         bool threaded_napi;      /* threaded NAPI turned on as a relief, kept by a trial */
-        /* IRQs left alone whatever their class (irqbalance's --banirq);
-         * a fixed array so that a struct config stays copyable */
+        /* irqbalance's --banirq; fixed, so that a struct config copies */
         struct config_irqlist {
                 unsigned v[CONFIG_BAN_IRQS_MAX]; /* ascending, no duplicates */
                 size_t n;
@@ -111,10 +107,8 @@ struct config {
         size_t n_workers;
 };
 
-/* Whether irq is in c's ban_irqs. */
 bool config_irq_banned(const struct config *c, unsigned irq);
 
-/* A problem found while parsing or validating. */
 struct config_error {
         char *file;
         unsigned line;           /* 0 when not tied to a line */
@@ -127,36 +121,29 @@ struct config_errors {
         size_t n;
 };
 
-/* Fills c with the built-in defaults. */
 int config_defaults(struct config *c);
-/* Parses buf (contents of file path, used in messages) into a fresh *ret
- * starting from defaults, validating as it goes.  Returns 0, or -EINVAL
- * with every problem in errs (caller frees).  *ret is only valid on 0. */
+/* buf (file path's text) on top of the defaults into *ret: 0, or -EINVAL
+ * with every problem in errs (caller frees). */
 int config_parse(const char *path, const char *buf, size_t len, struct config *ret,
                  struct config_errors *errs);
-/* Reads and parses path, then its drop-ins: the files PATH.d/NAME.conf in
- * strcmp order, each on top of the files before it (a key set again takes
- * the later value; a section named again is the same section; sections a
- * later file adds come first).  A missing file is -ENOENT unless
- * allow_missing, in which case the defaults (and the drop-ins) are
- * returned; a missing PATH.d is none, an unreadable one an error. */
+/* path, then PATH.d/NAME.conf in strcmp order, each on top of the ones
+ * before (a later file's sections come first).  A missing path is -ENOENT
+ * unless allow_missing; a missing PATH.d is none, an unreadable one an
+ * error. */
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs);
 void config_free(struct config *c);
 void config_errors_free(struct config_errors *errs);
-/* Prints each error as "FILE:LINE: KEY: message". */
+/* Each error as "FILE:LINE: KEY: message". */
 void config_errors_print(const struct config_errors *errs, FILE *f);
 
-/* Writes c in the file's own syntax ([daemon], [balance], then each
- * [interface]/[worker] section), every key that has a value, so the text
- * parses back to the same configuration. */
+/* c in the file's syntax, every key with a value: it parses back the same. */
 void config_format(FILE *f, const struct config *c);
 
-/* The i-th key the parser accepts in a section type ("daemon", "balance",
- * "interface" or "worker"), or NULL past the last one or for another type;
- * lets a test check that every key is shown where all are promised. */
+/* The i-th key of section type ("daemon", "worker"...), or NULL past the
+ * last: a test checks every key is shown where all are promised. */
 const char *config_key_name(const char *section, size_t i);
 
-/* The interface section that matches ifname (first match wins), or NULL. */
+/* The first interface section matching ifname, or NULL. */
 const struct config_interface *config_interface_for(const struct config *c, const char *ifname);
 
 const char *worker_policy_to_string(enum worker_policy p);

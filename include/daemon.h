@@ -1,9 +1,6 @@
-/* irqsteerd: the lifecycle and the sd-event loop around the tick engine
- * (engine.h): configuration load and reload, capability dropping, crash
- * journal recovery, sd_notify readiness/status/watchdog, SIGHUP reload,
- * SIGTERM/SIGINT stop with restore, runtime bans (inotify), the rtnetlink
- * link monitor; what it reports (status line, status.json, metrics, load
- * lines) comes from report.h.  main() only parses options. */
+/* irqsteerd's lifecycle and sd-event loop around the tick engine: load and
+ * reload, capabilities, crash recovery, sd_notify, signals, runtime bans,
+ * the link monitor (docs/DESIGN.md, The tick).  main() parses options. */
 #pragma once
 
 #include <stdbool.h>
@@ -17,24 +14,19 @@
 #include "cpuset.h"
 #include "log.h"
 
-/* MESSAGE_ID= of the stop a conflicting unit's start caused (irqsteerd(8),
- * LOGGING). */
+/* MESSAGE_ID= of a stop caused by a conflicting unit (irqsteerd(8)). */
 #define DAEMON_MID_CONFLICT "502d96179ee3415a82590b64ae26fda7"
 
-/* Exit codes of irqsteerd. */
 enum {
         DAEMON_EXIT_OK = 0,
-        DAEMON_EXIT_FAILURE = 1,  /* startup failed, fatal loop error, --check-config found problems */
-        DAEMON_EXIT_USAGE = 2,    /* bad command line */
+        DAEMON_EXIT_FAILURE = 1,
+        DAEMON_EXIT_USAGE = 2,
         DAEMON_EXIT_LOCKED = 3,   /* another irqsteerd holds the state directory or the root */
-        DAEMON_EXIT_UNTRUSTED = 77, /* the state directory or a file in it may be written by another user
-                                     * (EX_NOPERM) */
-        DAEMON_EXIT_CONFIG = 78, /* the configuration file is invalid or unreadable at start (EX_CONFIG,
-                                   * which systemd shows as CONFIG) */
+        DAEMON_EXIT_UNTRUSTED = 77, /* EX_NOPERM: another user may write the state directory */
+        DAEMON_EXIT_CONFIG = 78,    /* EX_CONFIG: the configuration is invalid at start */
 };
 
-/* Command-line settings; the ones marked "override" win over the config
- * file, also across reloads. */
+/* Command-line settings; "override" ones win over the file across reloads. */
 struct daemon_options {
         const char *config_path;  /* NULL: CONFIG_DEFAULT_PATH, which may be missing */
         const char *root;         /* NULL: "/" */
@@ -47,22 +39,15 @@ struct daemon_options {
         cpuset_t ban_cpus;        /* --ban-cpus and IRQSTEER_BANNED_CPUS, added to banned_cpus */
 };
 
-/* Runs the daemon until stopped; returns the process exit code. */
+/* Runs the daemon until stopped; the exit code. */
 int daemon_run(const struct daemon_options *o);
 
-/* --check-config: loads path (NULL: the default path, which may be
- * missing), prints "configuration OK" to out or every problem as
- * "FILE:LINE: KEY: problem" to err; also fails when the irqsteerd running
- * on state_dir (NULL: the configured one) dropped a capability the file
- * needs.  Returns the exit code (0 or 1). */
+/* --check-config: "configuration OK" to out, or each problem to err; also
+ * fails when the running irqsteerd dropped a capability the file needs. */
 int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE *err);
 
-/* --reload PID: reloads the irqsteerd running as pid, whose own options
- * (its command line) are running, and waits for its verdict: checks the
- * file as --check-config does, sends SIGHUP, waits until the daemon's
- * status.json counts one more reload and says whether it applied it (a
- * failure's reason to err).  Returns the exit code (0 or 1). */
+/* --reload PID (started with options running): checks the file as
+ * --check-config, sends SIGHUP, waits for status.json's verdict. */
 int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE *out, FILE *err);
-/* Formats one config problem as "FILE:LINE: KEY: problem" (LINE and KEY
- * left out when unknown).  Pure. */
+/* "FILE:LINE: KEY: problem", LINE and KEY only when known. */
 int daemon_format_config_error(const struct config_error *e, char *buf, size_t len);

@@ -1,10 +1,6 @@
-/* JSON: a small streaming writer to a FILE* (status file, irqsteerctl --json)
- * and a small reader that parses a buffer into a tree.  The writer never
- * emits invalid JSON: non-finite doubles become null, control characters,
- * quotes and backslashes are escaped, and bytes that are not valid UTF-8 are
- * written as U+FFFD.  The reader never crashes on garbage: malformed input,
- * nesting deeper than JSON_MAX_DEPTH or more than JSON_MAX_NODES values give
- * -EBADMSG, input longer than JSON_MAX_INPUT gives -E2BIG. */
+/* JSON: a streaming writer that never emits invalid JSON (non-finite
+ * doubles as null, bad UTF-8 as U+FFFD), and a reader into a tree bounded
+ * by JSON_MAX_DEPTH, JSON_MAX_NODES (-EBADMSG) and JSON_MAX_INPUT (-E2BIG). */
 #pragma once
 
 #include <stdbool.h>
@@ -17,8 +13,6 @@
 #define JSON_MAX_DEPTH 64
 #define JSON_MAX_NODES (1u << 20)
 #define JSON_MAX_INPUT (64u << 20)
-
-/* ---- writer ---- */
 
 enum json_flags {
         JSON_PRETTY = 1 << 0,    /* newlines and two-space indentation */
@@ -35,23 +29,18 @@ struct json_writer {
         bool nonempty[JSON_MAX_DEPTH];
 };
 
-/* Starts writing to f; flags from enum json_flags. */
 void json_writer_init(struct json_writer *w, FILE *f, unsigned flags);
-/* Starts writing members of an object that already has members and sits
- * at nesting depth (1 for the top object) in another writer's output,
- * indented to match: the text goes in just before that object's end. */
+/* Writes more members of an object at depth (1: the top) of another
+ * writer's output, to go in just before its end. */
 void json_writer_init_members(struct json_writer *w, FILE *f, unsigned flags, unsigned depth);
-/* 0 if everything written was well-formed and complete (all containers
- * closed) and f has no error; otherwise the first error (-EINVAL for misuse
- * such as a value without a key inside an object, -E2BIG for nesting beyond
- * JSON_MAX_DEPTH, -EIO for a stream error).  Does not close or flush f. */
+/* 0 when all written is complete and f has no error, else the first error
+ * (-EINVAL misuse, -E2BIG too deep, -EIO).  Does not flush f. */
 int json_writer_finish(struct json_writer *w);
 
 void json_begin_object(struct json_writer *w);
 void json_end_object(struct json_writer *w);
 void json_begin_array(struct json_writer *w);
 void json_end_array(struct json_writer *w);
-/* Object member name; the next call writes its value. */
 void json_key(struct json_writer *w, const char *key);
 
 /* NULL s writes null. */
@@ -60,17 +49,14 @@ void json_int(struct json_writer *w, int64_t v);
 void json_uint(struct json_writer *w, uint64_t v);
 /* Shortest form that reads back as the same double; NaN/inf write null. */
 void json_double(struct json_writer *w, double v);
-/* Fixed number of decimals (0..17), e.g. percentages; NaN/inf write null. */
+/* Fixed decimals (0..17); NaN/inf write null. */
 void json_double_prec(struct json_writer *w, double v, int decimals);
-/* At most 6 decimals, trailing zeros dropped (util_format_fixed6), without
- * printf: loads and times written at every tick; NaN/inf write null. */
+/* util_format_fixed6(); NaN/inf write null. */
 void json_double6(struct json_writer *w, double v);
 void json_bool(struct json_writer *w, bool v);
 void json_null(struct json_writer *w);
-/* An array of the CPU numbers in s, ascending. */
 void json_cpuset(struct json_writer *w, const cpuset_t *s);
 
-/* key + value shorthands for object members. */
 void json_key_string(struct json_writer *w, const char *key, const char *s);
 void json_key_int(struct json_writer *w, const char *key, int64_t v);
 void json_key_uint(struct json_writer *w, const char *key, uint64_t v);
@@ -81,8 +67,6 @@ void json_key_null(struct json_writer *w, const char *key);
 void json_key_cpuset(struct json_writer *w, const char *key, const cpuset_t *s);
 void json_key_begin_object(struct json_writer *w, const char *key);
 void json_key_begin_array(struct json_writer *w, const char *key);
-
-/* ---- reader ---- */
 
 enum json_type {
         JSON_NULL,
@@ -111,31 +95,26 @@ struct json_value {
         size_t allocated;
 };
 
-/* Parses one JSON value from [buf, buf+len) (white space around it allowed,
- * nothing else) into a new tree.  0, -EBADMSG, -E2BIG or -ENOMEM. */
+/* One value from [buf, buf+len) into a new tree.  0, -EBADMSG, -E2BIG or
+ * -ENOMEM. */
 int json_parse(const char *buf, size_t len, struct json_value **ret);
 void json_free(struct json_value *v);
 static inline void json_freep(struct json_value **v) {
         json_free(*v);
 }
 
-/* Member key of an object (first match), or NULL (also when v is NULL or not
- * an object). */
+/* Member key of object v (first match), or NULL. */
 const struct json_value *json_get(const struct json_value *v, const char *key);
-/* Element i of an array, or NULL. */
 const struct json_value *json_index(const struct json_value *v, size_t i);
-/* Element count of an array or object, 0 for anything else. */
 size_t json_count(const struct json_value *v);
 
-/* Typed access to member key of object v: 0, -ENOENT when absent,
- * -EMEDIUMTYPE when of another type (-ERANGE: integer does not fit). */
+/* Member key of v: 0, -ENOENT, -EMEDIUMTYPE (another type), -ERANGE. */
 int json_get_string(const struct json_value *v, const char *key, const char **ret);
 int json_get_number(const struct json_value *v, const char *key, double *ret);
 int json_get_int(const struct json_value *v, const char *key, int64_t *ret);
 int json_get_bool(const struct json_value *v, const char *key, bool *ret);
-/* An array of CPU numbers into a cpuset: -EMEDIUMTYPE if v is not an array
- * of integers, -ERANGE for numbers outside [0, CPUSET_MAX). */
+/* An array of CPU numbers: 0, -EMEDIUMTYPE or -ERANGE. */
 int json_to_cpuset(const struct json_value *v, cpuset_t *ret);
 
-/* Writes a parsed tree back out (e.g. to validate and pretty-print). */
+/* Writes a parsed tree back out. */
 void json_write_value(struct json_writer *w, const struct json_value *v);
