@@ -1,8 +1,5 @@
-/* Configuration file: INI-like text parsed into a fresh struct config and
- * validated as it goes.  Every problem is collected (not just the first) as
- * file:line: key: message, so `irqsteerd --check-config` can list them all.
- * The grammar and every key are documented in irqsteer.conf(5); keep the two
- * in step. */
+/* The configuration file, parsed into a fresh struct config collecting
+ * every problem as file:line: key: message.  Keep irqsteer.conf(5) in step. */
 #define _GNU_SOURCE 1 /* vasprintf, strndup */
 #include <ctype.h>
 #include <dirent.h>
@@ -19,31 +16,24 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
-/* Not "config.h": from src/ that name finds autoconf's build config.h first
- * (-I. precedes -I include); headers in include/ find this one by themselves. */
 #include "config.h"
 #include "cpuset.h"
 #include "irqbalance-env.h"
 #include "util.h"
 
-/* Beyond this many problems the file is probably not a config file at all;
- * listing thousands of lines helps nobody. */
+/* Beyond this many problems it is no config file at all. */
 #define CONFIG_MAX_ERRORS 100
-/* A config file is a few kilobytes; refuse to slurp something huge. */
 #define CONFIG_MAX_SIZE (1024 * 1024)
 
 #define USEC_PER_MIN (60 * USEC_PER_SEC)
 #define USEC_PER_HOUR (60 * USEC_PER_MIN)
 
-/* RPS_MAP / rps_sock_flow_entries bounds: the kernel scaling guide suggests
- * 32768; the kernel rounds up to a power of two anyway, so we demand one to
- * make the value written and the value read back agree. */
+/* The kernel rounds rps_sock_flow_entries up to a power of two: demanding
+ * one makes the value written read back (scaling.rst suggests 32768). */
 #define FLOW_ENTRIES_MIN 1024
 #define FLOW_ENTRIES_MAX 1048576
-/* TASK_COMM_LEN is 16 including the NUL: longer names never match. */
-#define COMM_MAX 15
-/* IFNAMSIZ is 16 including the NUL. */
-#define IFNAME_MAX 15
+#define COMM_MAX 15   /* TASK_COMM_LEN less the NUL */
+#define IFNAME_MAX 15 /* IFNAMSIZ less the NUL */
 
 enum value_type {
         VT_BOOL,
@@ -55,7 +45,7 @@ enum value_type {
         VT_DURATION,
         VT_PATH,
         VT_PATH_OPT,     /* VT_PATH, or empty for none (NULL) */
-        VT_PATHS,        /* absolute paths separated by blanks, or empty for none (NULL) */
+        VT_PATHS,        /* absolute paths separated by blanks, or empty */
         VT_LOG_LEVEL,
         VT_CPULIST,
         VT_IRQLIST,
@@ -74,7 +64,6 @@ struct key_def {
         const char *def; /* the built-in default, as the file would say it */
 };
 
-/* [daemon] and [balance] keys: fields of struct config, with a default. */
 #define CKEY(name, type, field, min, max, def) { name, type, offsetof(struct config, field), min, max, def }
 #define KEY(name, type, st, field, min, max) { name, type, offsetof(st, field), min, max, NULL }
 
@@ -162,27 +151,23 @@ static const struct key_def worker_keys[] = {
 
 enum section_kind {
         SEC_NONE,      /* before the first header */
-        SEC_SKIP,      /* inside a broken or unknown header: already reported */
+        SEC_SKIP,      /* after a bad header, already reported */
         SEC_DAEMON,
         SEC_BALANCE,
         SEC_INTERFACE,
         SEC_WORKER,
 };
 
-/* Where a key was last set, and whether its value was bad (cross-key checks
- * skip bad keys: the stored value is still the default).  file is the
- * parser's one pointer for that file (struct config's own copy of the
- * path), so the same file is the same pointer. */
+/* Where a key was last set (one file is one pointer), and whether its
+ * value was bad: cross-key checks skip it. */
 struct seen {
         const char *file;
         unsigned line;
         bool bad;
 };
 
-/* An [interface] or [worker] section across the files: where it first
- * appears, where the current file first opened it (a second header in the
- * same file is a duplicate; one in a later file merges into it), and its
- * keys. */
+/* An [interface] or [worker] section: where it first appears, where the
+ * current file opened it (twice in one file is a duplicate), its keys. */
 struct section_seen {
         const char *file;
         unsigned line;
@@ -198,8 +183,7 @@ struct parser {
         size_t first_error;      /* errs->n when this parse began */
         size_t allocated_errors;
         bool oom;
-        /* the files in the order they were read (and a drop-in directory
-         * that could not be listed), to sort errors by */
+        /* the files in the order read, to sort errors by */
         const char **order;
         size_t n_order, allocated_order;
         size_t allocated_dropins;
@@ -209,8 +193,7 @@ struct parser {
         struct seen *seen;       /* the current section's key table state */
         unsigned daemon_line, balance_line; /* in the current file */
         struct seen daemon_seen[MAX_KEYS], balance_seen[MAX_KEYS];
-        /* [interface] and [worker] sections: key state parallel to
-         * c->interfaces / c->workers, and how many the current file added */
+        /* parallel to c->interfaces / c->workers */
         struct named_sections {
                 struct section_seen *seen;
                 size_t allocated, allocated_seen, added;
@@ -238,8 +221,7 @@ enum worker_policy worker_policy_from_string(const char *s) {
         return WORKER_POLICY_INVALID;
 }
 
-/* The config grammar accepts exactly these (LOG_* from syslog.h); a level
- * is written as its first name. */
+/* A level is written as its first name. */
 static const struct {
         const char *name;
         int level;
@@ -330,7 +312,6 @@ static int errors_add_va(struct config_errors *errs, size_t *allocated, const ch
         struct config_error e = { .line = line };
         int r;
 
-        /* Callers may hand in a list built elsewhere: never shrink below it. */
         if (*allocated < errs->n)
                 *allocated = errs->n;
         r = util_grow((void **) &errs->v, allocated, errs->n + 1, sizeof(*errs->v));
@@ -379,8 +360,7 @@ static void perr_va(struct parser *p, const char *file, unsigned line, const cha
                 p->oom = true;
 }
 
-/* A problem at a line of file (found once every file is read: at the
- * place that set the value). */
+/* A problem at a line of file. */
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
         _printf_(5, 6);
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
@@ -394,7 +374,6 @@ static void perr_at(struct parser *p, const char *file, unsigned line, const cha
 /* A problem in the file being read. */
 #define perr(p, line, key, ...) perr_at(p, (p)->path, line, key, __VA_ARGS__)
 
-/* Formats a duration the way the grammar accepts it, for messages. */
 static const char *format_duration(uint64_t usec, char *buf, size_t len) {
         if (usec == 0)
                 snprintf(buf, len, "0");
@@ -411,16 +390,15 @@ static const char *format_duration(uint64_t usec, char *buf, size_t len) {
         return buf;
 }
 
-/* A plain decimal number: digits with an optional fraction ("0.5", ".5",
- * "20000").  No signs, exponents or locale: the value is the mantissa over a
- * power of ten, so "0.05" gives exactly the double the literal 0.05 gives. */
-static int parse_number(const char *s, double *ret) {
+/* Digits with an optional fraction ("0.5", ".5"), no sign, exponent or
+ * locale: mantissa over a power of ten, so "0.05" is the literal 0.05. */
+static int parse_number(const char *s, size_t len, double *ret) {
         uint64_t mant = 0;
         unsigned significant = 0, frac = 0;
         bool dot = false, digit = false;
         double scale = 1;
 
-        for (; *s; s++) {
+        for (const char *end = s + len; s < end; s++) {
                 if (*s == '.' && !dot) {
                         dot = true;
                         continue;
@@ -444,9 +422,8 @@ static int parse_number(const char *s, double *ret) {
         return 0;
 }
 
-/* A repetition applied to a repetition ("a++", "a*{2}"): undefined in
- * POSIX EREs, and glibc's regcomp() copies the tree for each, so a few
- * dozen of them take gigabytes (found by fuzzing). */
+/* A repetition of a repetition ("a++", "a*{2}"): undefined in POSIX, and
+ * glibc's regcomp() takes gigabytes for a few dozen (found by fuzzing). */
 static bool adjacent_repeats(const char *s) {
         bool after_repeat = false;
 
@@ -490,9 +467,7 @@ static bool valid_unit_name(const char *s) {
         for (const char *q = s; *q; q++)
                 if (!isalnum((unsigned char) *q) && !strchr(":-_.\\@", *q))
                         return false;
-        /* Without a suffix the unit is NAME.service, as workers_cgroup_has_unit()
-         * reads it; with one, only unit types that own a cgroup can hold
-         * processes. */
+        /* NAME.service without a suffix; only these types own a cgroup */
         dot = strrchr(s, '.');
         if (!dot)
                 return true;
@@ -542,8 +517,7 @@ static int set_string(char **target, const char *value) {
         return 0;
 }
 
-/* Parses value for def into base + def->offset.  Returns false (after
- * reporting) when the value is bad. */
+/* value for def into base + def->offset; false (reported) when bad. */
 static bool parse_value(struct parser *p, unsigned line, const struct key_def *def, const char *value,
                         void *base) {
         void *target = (char *) base + def->offset;
@@ -597,42 +571,28 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 *(uint32_t *) target = (uint32_t) u;
                 return true;
 
-        case VT_PERCENT: {
-                char buf[64];
+        case VT_PERCENT:
+        case VT_DECIMAL: {
+                bool pct = def->type == VT_PERCENT;
                 size_t n = strlen(value);
+                const char *unit = pct ? "%" : "";
 
-                if (n >= sizeof(buf)) {
-                        perr(p, line, key, "invalid percentage \"%s\"", value);
-                        return false;
-                }
-                memcpy(buf, value, n + 1);
-                if (n > 0 && buf[n - 1] == '%')
-                        buf[n - 1] = 0;
-                r = parse_number(buf, &d);
+                if (pct && n > 0 && value[n - 1] == '%')
+                        n--;
+                /* 64 characters or more are no percentage */
+                r = pct && strlen(value) >= 64 ? -EINVAL : parse_number(value, n, &d);
                 if (r == -EINVAL) {
-                        perr(p, line, key, "invalid percentage \"%s\"", value);
+                        perr(p, line, key, "invalid %s \"%s\"", pct ? "percentage" : "number", value);
                         return false;
                 }
                 if (r < 0 || d < def->min || d > def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%.15g%%..%.15g%%)", value, def->min, def->max);
+                        perr(p, line, key, "\"%s\" is out of range (%.15g%s..%.15g%s)", value, def->min, unit,
+                             def->max, unit);
                         return false;
                 }
-                *(double *) target = d / 100;
+                *(double *) target = pct ? d / 100 : d;
                 return true;
         }
-
-        case VT_DECIMAL:
-                r = parse_number(value, &d);
-                if (r == -EINVAL) {
-                        perr(p, line, key, "invalid number \"%s\"", value);
-                        return false;
-                }
-                if (r < 0 || d < def->min || d > def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%.15g..%.15g)", value, def->min, def->max);
-                        return false;
-                }
-                *(double *) target = d;
-                return true;
 
         case VT_DURATION:
                 r = util_parse_duration_usec(value, &u);
@@ -826,7 +786,6 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 break;
         }
 
-        /* The string types end here. */
         if (set_string((char **) target, value) < 0) {
                 p->oom = true;
                 return false;
@@ -834,8 +793,7 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         return true;
 }
 
-/* Every [daemon] and [balance] key at its default, parsed from the text in
- * the key tables as a file's value would be. */
+/* Every [daemon] and [balance] key at its default, parsed from the tables. */
 int config_defaults(struct config *c) {
         struct config_errors errs = {};
         struct parser p = { .c = c, .errs = &errs };
@@ -853,8 +811,7 @@ int config_defaults(struct config *c) {
         return 0;
 }
 
-/* Checks that need the whole [worker] section, which drop-ins may add to:
- * run once every file is read. */
+/* Checks of a whole [worker] section, drop-ins and all. */
 static void worker_finish(struct parser *p, size_t i) {
         const struct config_worker *w = &p->c->workers[i];
         const struct section_seen *ss = &p->workers.seen[i];
@@ -873,10 +830,6 @@ static void worker_finish(struct parser *p, size_t i) {
                         "only used with policy = colocate, not %s", worker_policy_to_string(w->policy));
 }
 
-static void section_finish(struct parser *p) {
-        p->kind = SEC_NONE;
-}
-
 static bool has_space(const char *s) {
         for (; *s; s++)
                 if (isspace((unsigned char) *s))
@@ -884,10 +837,9 @@ static bool has_space(const char *s) {
         return false;
 }
 
-/* A header naming an [interface] or [worker] section an earlier header
- * opened.  In a later file it is the same section, whose keys the new ones
- * override (true).  In the same file it is a duplicate (false): reported,
- * and read as a section of its own so its keys are still checked. */
+/* A header naming an open [interface] or [worker]: in a later file the
+ * same section (true), in the same file a duplicate (false), reported and
+ * read as a section of its own so its keys are still checked. */
 static bool reopen_named(struct parser *p, struct section_seen *ss, const char *kind, const char *arg,
                          unsigned line) {
         if (ss->open_file == p->path) {
@@ -899,11 +851,9 @@ static bool reopen_named(struct parser *p, struct section_seen *ss, const char *
         return true;
 }
 
-/* Makes room for a new section at index at of an array of n (interfaces or
- * workers, each elem_size bytes) and of its parallel key state.  The first
- * match wins among these sections, and the sections a file adds go before
- * those of the files read before it: a drop-in's [interface eth1] comes
- * before the main file's [interface eth*]. */
+/* Room for a new section at index at, and its key state.  A file's
+ * sections go before the earlier files' (first match wins): a drop-in's
+ * [interface eth1] before the main file's [interface eth*]. */
 static int insert_named(struct parser *p, void **array, size_t elem_size, struct named_sections *ns, size_t *n,
                         size_t at, unsigned line) {
         char *a;
@@ -926,8 +876,6 @@ static int insert_named(struct parser *p, void **array, size_t elem_size, struct
         return 0;
 }
 
-/* An [interface PATTERN] or [worker NAME] header: the section of that name
- * a file before this one opened, or a new one. */
 static void open_named(struct parser *p, enum section_kind kind, const char *arg, unsigned line) {
         bool iface = kind == SEC_INTERFACE;
         struct named_sections *ns = iface ? &p->interfaces : &p->workers;
@@ -992,7 +940,6 @@ static void open_named(struct parser *p, enum section_kind kind, const char *arg
 static void parse_section(struct parser *p, unsigned line, char *s) {
         char *close, *name, *arg;
 
-        section_finish(p);
         p->kind = SEC_SKIP;
 
         /* The last ']' closes the header so globs such as eth[0-3] work. */
@@ -1025,8 +972,7 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                         perr(p, line, NULL, "duplicate section [%s] (first on line %u)", name, *first);
                 else
                         *first = line;
-                /* Keys of a repeated section still get checked, and a key set
-                 * in both copies is a duplicate key, as it would be in one. */
+                /* a repeated section's keys are checked, duplicates too */
                 p->kind = daemon ? SEC_DAEMON : SEC_BALANCE;
                 p->seen = daemon ? p->daemon_seen : p->balance_seen;
                 return;
@@ -1118,19 +1064,23 @@ static void parse_line(struct parser *p, unsigned line, char *s) {
         parse_key(p, line, key, value);
 }
 
-static size_t file_rank(const struct parser *p, const char *file);
+/* An error's file in the order read; none last. */
+static size_t file_rank(const struct parser *p, const char *file) {
+        for (size_t i = 0; file && i < p->n_order; i++)
+                if (strcmp(p->order[i], file) == 0)
+                        return i;
+        return p->n_order;
+}
 
-/* Where to report a conflict between two keys: at a's line, or b's when
- * a was never set or b was set by a later file (the drop-in that made the
- * conflict). */
+/* Where two keys conflict: at a, or at b when a was never set or b by a
+ * later file. */
 static const struct seen *blame(const struct parser *p, const struct seen *a, const struct seen *b) {
         if (!a->line || (b->line && file_rank(p, b->file) > file_rank(p, a->file)))
                 return b;
         return a;
 }
 
-/* Checks between keys, once every file is read: on the merged values, at
- * the place that set the value in question. */
+/* Checks between keys, on the merged values of every file. */
 static void check_cross(struct parser *p) {
         const struct config *c = p->c;
         const struct seen *b = p->balance_seen, *at;
@@ -1161,18 +1111,7 @@ static void check_cross(struct parser *p) {
                 worker_finish(p, i);
 }
 
-/* Where an error's file was read: the main file, then each drop-in; a
- * file named by no read (none) last. */
-static size_t file_rank(const struct parser *p, const char *file) {
-        for (size_t i = 0; file && i < p->n_order; i++)
-                if (strcmp(p->order[i], file) == 0)
-                        return i;
-        return p->n_order;
-}
-
-/* Stable by file, then line, so the listing reads in the order the files
- * were read and each file in line order; problems found at the end land
- * next to their lines.  Lists are short (capped). */
+/* Stable by file, then line, so late problems land by their lines. */
 static void sort_errors(const struct parser *p) {
         struct config_errors *errs = p->errs;
 
@@ -1208,8 +1147,7 @@ static int parser_init(struct parser *p, struct config *c, struct config_errors 
         return 0;
 }
 
-/* Notes a name (a file, or a drop-in directory that could not be listed)
- * in the order errors are sorted by; name must outlive the parse. */
+/* Notes a name (outliving the parse) in the order errors sort by. */
 static void parser_note(struct parser *p, const char *name) {
         if (util_grow((void **) &p->order, &p->allocated_order, p->n_order + 1, sizeof(*p->order)) < 0) {
                 p->oom = true;
@@ -1218,8 +1156,7 @@ static void parser_note(struct parser *p, const char *name) {
         p->order[p->n_order++] = name;
 }
 
-/* Parses the contents of one file on top of what the files before it set.
- * The first file read (the main one) becomes c->path, the others
+/* One file on top of the ones before: the main one is c->path, the others
  * c->dropins. */
 static void parser_feed(struct parser *p, const char *path, bool dropin, const char *buf, size_t len) {
         struct config *c = p->c;
@@ -1252,7 +1189,7 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
         p->daemon_line = p->balance_line = 0;
         p->interfaces.added = p->workers.added = 0;
 
-        /* A UTF-8 byte order mark from some editors is not part of line 1. */
+        /* a UTF-8 byte order mark from some editors */
         if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
                 pos = 3;
 
@@ -1275,11 +1212,9 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
                 }
                 pos += n + (nl ? 1 : 0);
         }
-        section_finish(p);
 }
 
-/* Runs the checks that need every file, and hands over the result: 0 with
- * *ret set, -EINVAL with the problems in p->errs, or -ENOMEM. */
+/* The checks of every file, then *ret: 0, -EINVAL (p->errs) or -ENOMEM. */
 static int parser_end(struct parser *p, struct config *ret) {
         int r = 0;
 
@@ -1318,49 +1253,24 @@ int config_parse(const char *path, const char *buf, size_t len, struct config *r
         return r;
 }
 
-/* Reads a whole file of at most CONFIG_MAX_SIZE bytes into *ret (caller
- * frees; NULL for an empty file). */
+/* A whole file below CONFIG_MAX_SIZE bytes into *ret (caller frees). */
 static int read_file(const char *path, char **ret, size_t *ret_len) {
-        size_t len = 0, cap = 0;
-        char *buf = NULL;
-        FILE *f;
-        int r;
+        _cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC);
+        char *buf;
+        ssize_t n;
 
-        f = fopen(path, "re");
-        if (!f)
+        if (fd < 0)
                 return -errno;
-        for (;;) {
-                size_t got;
-
-                if (len == cap) {
-                        char *nbuf;
-
-                        if (cap >= CONFIG_MAX_SIZE) {
-                                r = -EFBIG;
-                                break;
-                        }
-                        cap = cap ? cap * 2 : 4096;
-                        nbuf = realloc(buf, cap);
-                        if (!nbuf) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        buf = nbuf;
-                }
-                got = fread(buf + len, 1, cap - len, f);
-                len += got;
-                if (got == 0) {
-                        r = ferror(f) ? -(errno ? errno : EIO) : 0;
-                        break;
-                }
-        }
-        fclose(f);
-        if (r < 0) {
+        buf = malloc(CONFIG_MAX_SIZE);
+        if (!buf)
+                return -ENOMEM;
+        n = util_read_full(fd, buf, CONFIG_MAX_SIZE);
+        if (n < 0 || n == CONFIG_MAX_SIZE) {
                 free(buf);
-                return r;
+                return n < 0 ? (int) n : -EFBIG;
         }
         *ret = buf;
-        *ret_len = len;
+        *ret_len = (size_t) n;
         return 0;
 }
 
@@ -1383,10 +1293,8 @@ static bool is_dropin_name(const char *name) {
         return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
 }
 
-/* The names of the drop-ins in dir, in strcmp order (so "10-a.conf" before
- * "9-b.conf", as systemd sorts): regular files (or links to them) named
- * *.conf.  A missing directory has none (0 names); anything else that stops
- * the listing is an error. */
+/* The *.conf regular files in dir in strcmp order, as systemd sorts; a
+ * missing dir has none. */
 static int list_dropins(const char *dir, char ***ret, size_t *ret_n) {
         size_t n = 0, allocated = 0;
         char **names = NULL;
@@ -1410,8 +1318,7 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n) {
                 }
                 if (!is_dropin_name(de->d_name))
                         continue;
-                /* a link to /dev/null is how systemd masks a drop-in: skipped
-                 * like any other non-file; a dangling link is read (and fails) */
+                /* a link to /dev/null masks one; a dangling one fails the read */
                 if (fstatat(dirfd(d), de->d_name, &st, 0) == 0 && !S_ISREG(st.st_mode))
                         continue;
                 if (util_grow((void **) &names, &allocated, n + 1, sizeof(*names)) < 0 ||
@@ -1464,7 +1371,6 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                 parser_feed(&p, path, false, buf ? buf : "", len);
         free(buf);
 
-        /* Drop-ins: PATH.d/NAME.conf, each on top of the files before it. */
         n = snprintf(dir, sizeof(dir), "%s.d", path);
         r = n < 0 || (size_t) n >= sizeof(dir) ? -ENAMETOOLONG : 0;
         if (r == 0)
@@ -1518,8 +1424,7 @@ const struct config_interface *config_interface_for(const struct config *c, cons
         return NULL;
 }
 
-/* One value in the file's own syntax, so a dump can be pasted back; false
- * when the key is unset (a NULL string, an inherited tristate). */
+/* A value in the file's syntax; false when unset. */
 static bool format_value(const struct key_def *def, const void *base, char *buf, size_t len) {
         const void *v = (const char *) base + def->offset;
         const char *s;
