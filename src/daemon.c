@@ -34,11 +34,8 @@
 #include "undo.h"
 #include "util.h"
 
-/* What status.json, metrics.prom and STATUS= show that an operator acts
- * on, beside the loads: the hot CPUs, the counters (actions, failures,
- * trials, restores, reloads, link events), the managed objects, the
- * queues under management, what is left alone.  Zeroed whole before it
- * is filled, so that memcmp() compares the members only. */
+/* What the status files show that an operator acts on, beside the loads;
+ * zeroed whole before it is filled, for memcmp(). */
 struct status_key {
         cpuset_t hot;
         struct report_counters count;     /* the tick times zeroed */
@@ -52,7 +49,7 @@ struct status_key {
 
 struct daemon {
         const struct daemon_options *opts;
-        const char *config_path;  /* what config_load reads */
+        const char *config_path;
         bool config_allow_missing;
         struct config config;
         bool have_config;
@@ -61,8 +58,8 @@ struct daemon {
         uint64_t interval_usec;
 
         int rootfd;
-        int lockfd;               /* flock on STATE_LOCK_NAME, held while running */
-        int root_lockfd;          /* flock on STATE_ROOT_LOCK_NAME, held while running (not in dry-run) */
+        int lockfd;               /* STATE_LOCK_NAME */
+        int root_lockfd;          /* STATE_ROOT_LOCK_NAME (not in dry-run) */
         bool untrusted;           /* the state directory failed state_dir_check() */
         bool all_banned;          /* no CPU left to use: warned */
         bool locked_out;          /* another instance holds the state directory */
@@ -76,20 +73,18 @@ struct daemon {
         sd_event *event;
         sd_event_source *timer;
         sd_event_source *sig_hup, *sig_term, *sig_int;
-        /* runtime bans (bans.h): STATE_DIR/bans, watched with inotify */
+        /* runtime bans: STATE_DIR/bans, watched with inotify */
         char *bans_dir;
         sd_event_source *bans_watch;
         struct bans bans;
-        /* irqbalance's environment files (irqbalance-env.h): their
-         * directories watched, their stat()s compared each tick too (a
-         * directory may appear later: /etc/sysconfig on Debian) */
+        /* irqbalance's environment files: their directories watched, their
+         * stat()s compared each tick (a directory may appear later) */
         sd_event_source **env_watches;
         size_t n_env_watches;
         char env_sig[1024];
         char env_problem[384];    /* the problem last logged, logged once */
         struct linkmon *linkmon;
 
-        /* the tick: sampling, inventory, policy, actions (engine.h) */
         struct engine engine;
 
         uint64_t start_realtime_usec, start_monotonic_usec;
@@ -98,12 +93,12 @@ struct daemon {
         char restart_needed[160]; /* keys a reload changed that take a restart, "" if none */
         char reload_error[384];
 
-        struct report out;        /* status.json, load lines */
+        struct report out;
         /* what the files showed when last written (status_due()) */
         bool status_written;
         struct status_key status_key;
         uint64_t status_written_usec;
-        uint64_t other_checked_usec; /* engine_find_other_writer() last run by the tick */
+        uint64_t other_checked_usec; /* engine_find_other_writer() last run */
 };
 
 static uint64_t now_monotonic(struct daemon *d) {
@@ -136,9 +131,8 @@ static void log_config_errors(const struct config_errors *errs, int level) {
         }
 }
 
-/* The capabilities the irqsteerd whose status v is dropped at startup that
- * c needs: such a file cannot be applied by a reload.  0 when v names no
- * live daemon or one in dry-run mode. */
+/* What c needs that the live irqsteerd of status v dropped at startup, so
+ * that a reload cannot apply c. */
 static uint64_t caps_lost_in_status(const struct config *c, const struct json_value *v, int64_t *ret_pid) {
         const char *dropped = NULL;
         uint64_t lost = 0;
@@ -153,8 +147,8 @@ static uint64_t caps_lost_in_status(const struct config *c, const struct json_va
         return lost & caps_for_config(c, false);
 }
 
-/* Loads path and checks it against the daemon whose status v is (NULL:
- * none): every problem to err as FILE:LINE: KEY: problem.  The exit code. */
+/* path checked, and against the daemon of status v (NULL: none); the exit
+ * code. */
 static int check_config_against(const char *path, const struct json_value *v, FILE *err) {
         struct config_errors errs = {};
         struct config c = {};
@@ -193,7 +187,6 @@ int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE
         struct config c = {};
         int r;
 
-        /* the state directory the file names, for the running daemon */
         if (config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs) >= 0) {
                 if (state_dir_choose(state_dir, c.state_dir, "/", true, false, &dir) >= 0)
                         (void) state_read_status(dir, &v);
@@ -206,9 +199,8 @@ int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE
         return r;
 }
 
-/* How long `irqsteerd --reload` waits for the daemon's verdict: a reload
- * is one file read and a status write, well under a second; systemd's
- * default TimeoutStartSec= (90 s) for ExecReload= is above it. */
+/* A reload takes well under a second; systemd's ExecReload= timeout (90 s)
+ * is above this. */
 #define RELOAD_WAIT_USEC (30 * USEC_PER_SEC)
 
 static bool status_reloads(const char *dir, int64_t pid, int64_t *ret_reloads, struct json_value **ret) {
@@ -242,8 +234,7 @@ int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE 
         }
         host = rootfs_is_host(fd);
         close(fd);
-        /* the file the daemon reads, and the state directory it keeps:
-         * its own options, whatever ExecReload= repeats of them */
+        /* the daemon's own options, whatever ExecReload= repeats of them */
         r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs);
         if (r >= 0) {
                 r = state_dir_choose(running->state_dir, c.state_dir, root, host, false, &dir);
@@ -304,8 +295,7 @@ static void apply_overrides(struct daemon *d, struct config *c) {
         cpuset_or(&c->banned_cpus, &c->banned_cpus, &o->ban_cpus);
 }
 
-/* metrics_file naming a file irqsteerd did not write: refused, never
- * overwritten (nor removed at stop). */
+/* A metrics_file irqsteerd did not write is refused, never overwritten. */
 static int check_metrics_file(const struct config *c, char *first_error, size_t len) {
         int r;
 
@@ -355,10 +345,9 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
         return 0;
 }
 
-/* The inventory keeps the attributes it re-reads each tick open
- * (rootfs_read_held): ~1,000 fds on a host with 8 NICs x 32 queues.  The
- * soft limit (1024 under systemd) goes up to the hard one, capped at
- * 65536; nothing here uses select(2).  What does not fit is read by path. */
+/* The inventory keeps its attributes open (rootfs_read_held), ~1,000 fds
+ * for 8 NICs x 32 queues: the soft limit goes up to the hard one, at most
+ * 65536 (nothing uses select(2)). */
 static void raise_nofile(void) {
         struct rlimit rl;
 
@@ -370,7 +359,6 @@ static void raise_nofile(void) {
                                 (unsigned long long) rl.rlim_cur);
 }
 
-/* Which drop-ins the configuration in force came from, in the order read. */
 static void log_dropins(const struct config *c) {
         char buf[1024];
         size_t l = 0;
@@ -415,15 +403,13 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
 static void log_load_summary(struct daemon *d) {
         struct report_snapshot s;
 
-        /* At info in the foreground (an operator watching); at debug under
-         * the journal, where one line per CPU per tick would be spam. */
+        /* a line per CPU per tick is for an operator watching, not the journal */
         fill_snapshot(d, &s);
         report_log_load(&s, d->opts->foreground ? LOG_INFO : LOG_DEBUG);
 }
 
-/* What the daemon adds to the report's status line: a restart the last
- * reload asked for first (systemctl status shows the start of the line),
- * another writer last. */
+/* A restart a reload asked for first (systemctl status shows the start of
+ * the line), another writer last. */
 static void status_add_notices(struct daemon *d) {
         char line[sizeof(d->status) + sizeof(d->restart_needed) + 32];
 
@@ -466,12 +452,9 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
         memcpy(k->problems, d->out.problems.active, sizeof(k->problems));
 }
 
-/* After a full tick, the status and metrics files are rewritten when
- * something in status_key changed, else once STATUS_REFRESH intervals
- * passed since the last write: the loads, the hot CPUs' reasons and the
- * tick counters are that fresh.  While CPUs are near hot every tick is
- * full, and on a large host writing the two files is a large part of a
- * full tick's CPU time. */
+/* After a full tick the status files are rewritten when status_key
+ * changed, else every STATUS_REFRESH intervals: on a large host writing
+ * them is much of a full tick's CPU time. */
 #define STATUS_REFRESH 5
 
 static bool status_due(const struct daemon *d, uint64_t now) {
@@ -507,13 +490,12 @@ static bool ban_file_same(const struct ban_file *a, const struct ban_file *b) {
                strcmp(a->asked, b->asked) == 0;
 }
 
-/* A ban file's name for the log: a name that is not a valid one is
- * anything a user put there. */
+/* A ban file's name for the log: an invalid one is anything a user put. */
 static const char *ban_name(const char *name, char *buf, size_t size) {
         return util_cescape(name, strlen(name), false, buf, size);
 }
 
-/* Says what changed for one file: old (NULL: new) became f (NULL: gone). */
+/* old (NULL: new) became f (NULL: gone). */
 static void log_ban_change(struct daemon *d, const struct ban_file *old, const struct ban_file *f) {
         char name[UTIL_CESCAPE_SIZE(BANS_NAME_MAX)], list[256];
 
@@ -528,7 +510,7 @@ static void log_ban_change(struct daemon *d, const struct ban_file *old, const s
         else if (strcmp(f->asked, cpuset_to_text(&f->cpus, "", list, sizeof(list))) == 0)
                 log_info("Ban %s: CPUs %s", name, f->asked);
         else {
-                /* CPUs this host does not have: what the file says, and what it bans here */
+                /* CPUs this host does not have */
                 cpuset_t here;
 
                 cpuset_and(&here, &f->cpus, &d->engine.topo.present);
@@ -537,8 +519,7 @@ static void log_ban_change(struct daemon *d, const struct ban_file *old, const s
         }
 }
 
-/* After the bans or banned_cpus changed: a warning, once, when no CPU is
- * left to place anything on. */
+/* A warning, once, when no CPU is left to place anything on. */
 static void check_all_banned(struct daemon *d) {
         char list[256];
         cpuset_t banned, eligible;
@@ -556,7 +537,6 @@ static void check_all_banned(struct daemon *d) {
                     "until a ban is lifted", cpuset_to_text(&d->bans.cpus, "none", list, sizeof(list)));
 }
 
-/* The union of the bans, after a change: the engine hears of it. */
 static void bans_changed(struct daemon *d, const cpuset_t *before) {
         char list[256];
 
@@ -571,8 +551,7 @@ static void bans_changed(struct daemon *d, const cpuset_t *before) {
         problem_clear(&d->out.problems, PROBLEM_BAN_FILE, "Every ban file in %s is valid again", d->bans_dir);
 }
 
-/* Reads the ban directory again; says once what changed: each bad file
- * (ignored as a whole), each ban added, changed or lifted, and the union. */
+/* Reads the ban directory again; says once what changed. */
 static void load_bans(struct daemon *d) {
         struct bans nb = { 0 };
         cpuset_t before = d->bans.cpus;
@@ -581,8 +560,7 @@ static void load_bans(struct daemon *d) {
 
         r = bans_load(d->bans_dir, &nb);
         if (r < 0) {
-                /* keep the bans we have: dropping them would put work back
-                 * on CPUs someone asked us to keep free */
+                /* dropping the bans would put work on CPUs asked to be free */
                 log_warning_errno(r, "Failed to read the ban directory %s, keeping the bans in force: %m", d->bans_dir);
                 bans_free(&nb);
                 return;
@@ -606,7 +584,7 @@ static void load_bans(struct daemon *d) {
                 bans_changed(d, &before);
 }
 
-/* One file changed (an inotify event's name): only it is read again. */
+/* Reads again only the file an inotify event names. */
 static void load_ban(struct daemon *d, const char *name) {
         const struct ban_file *old = bans_find(&d->bans, name);
         cpuset_t before = d->bans.cpus;
@@ -667,8 +645,7 @@ static int setup_bans(struct daemon *d) {
 
 /* ---- irqbalance's environment files ---- */
 
-/* Calls fn for each file of irqbalance_env_files; stops at the first
- * negative return and returns it. */
+/* fn for each of irqbalance_env_files, up to a negative return. */
 static int env_for_each(struct daemon *d, int (*fn)(struct daemon *d, const char *path, void *arg), void *arg) {
         _cleanup_(freep) char *copy = NULL;
         char *save = NULL;
@@ -723,10 +700,8 @@ static int env_load_one(struct daemon *d, const char *path, void *arg) {
         return 0;
 }
 
-/* Makes the ban file IRQBALANCE_ENV_BAN_NAME hold what the environment
- * files ban (none: no file), so that it joins the other runtime bans and
- * `irqsteerctl bans` shows it.  A file that does not parse changes
- * nothing: dropping the ban would put work back on CPUs a pod was given. */
+/* The ban file IRQBALANCE_ENV_BAN_NAME holds what the environment files
+ * ban, as a runtime ban; a file that does not parse changes nothing. */
 static void env_sync(struct daemon *d) {
         const struct ban_file *cur = bans_find(&d->bans, IRQBALANCE_ENV_BAN_NAME);
         cpuset_t all;
@@ -756,7 +731,6 @@ static void env_sync(struct daemon *d) {
         load_bans(d);
 }
 
-/* Reads the files again when one changed since last time (or when force). */
 static void env_check(struct daemon *d, bool force) {
         char sig[sizeof(d->env_sig)] = "";
 
@@ -803,7 +777,6 @@ static int env_watch_one(struct daemon *d, const char *path, void *arg _unused_)
         return 0;
 }
 
-/* Watches the files of the configuration in force and reads them now. */
 static void env_setup(struct daemon *d) {
         env_unwatch(d);
         if (env_for_each(d, env_watch_one, NULL) < 0)
@@ -813,12 +786,9 @@ static void env_setup(struct daemon *d) {
 
 /* ---- the tick ---- */
 
-/* How often a full tick looks again whether the other IRQ writer seen
- * (irqbalance) still runs. */
+/* How often a full tick looks whether irqbalance, once seen, still runs. */
 #define OTHER_WRITER_RECHECK_USEC (60 * USEC_PER_SEC)
 
-/* One engine tick; after a full one the load lines and, when due, the
- * status. */
 static int tick(struct daemon *d) {
         struct engine_tick_result res;
         int r;
@@ -830,7 +800,6 @@ static int tick(struct daemon *d) {
         if (res.full) {
                 uint64_t now = now_monotonic(d);
 
-                /* irqbalance may have been stopped since we saw it */
                 if (d->engine.other_pid > 0 && now - d->other_checked_usec >= OTHER_WRITER_RECHECK_USEC) {
                         engine_find_other_writer(&d->engine);
                         d->other_checked_usec = now;
@@ -842,11 +811,9 @@ static int tick(struct daemon *d) {
         return 0;
 }
 
-/* When the tick after the one due at due runs.  sd-event passes the time a
- * timer was due, not when it fired: after a stall (a paused VM, SIGSTOP, a
- * slow /sys) due + interval lies in the past, and re-arming there runs the
- * missed ticks back to back, each over an interval of milliseconds.  Missed
- * ticks are skipped: the next one comes a full interval after now. */
+/* sd-event passes when a timer was due: after a stall (a paused VM,
+ * SIGSTOP) due + interval is past, and the missed ticks would run back to
+ * back.  They are skipped: the next comes an interval after now. */
 static uint64_t daemon_next_tick(uint64_t due, uint64_t now, uint64_t interval) {
         if (due + interval > now)
                 return due + interval;
@@ -894,8 +861,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 char restart[sizeof(d->restart_needed)] = "";
                 size_t rl = 0;
 
-                /* Each reload says again what still differs from the
-                 * running daemon; a file set back clears it. */
+                /* said again at each reload; a file set back clears it */
 #define RESTART_KEY(...) \
         rl += (size_t) snprintf(restart + rl, rl < sizeof(restart) ? sizeof(restart) - rl : 0, __VA_ARGS__)
                 if (!d->opts->state_dir && d->state_dir &&
@@ -910,14 +876,10 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 }
                 c.dry_run = d->dry_run;
                 need = caps_for_config(&c, d->dry_run);
-                /* Only what the configuration at start needed is kept
-                 * (irqsteerd(8), CAPABILITIES); a capability we had and
-                 * dropped cannot come back without a restart.  Applying
-                 * the rest would show the new sections as in force while
-                 * their writes fail, so the reload is refused as a whole.
-                 * One never permitted at all (a container withholding
-                 * it) is the start's situation: refused there on the host,
-                 * warned with --root; accepted here. */
+                /* A capability dropped at start cannot come back: the
+                 * reload is refused whole, lest new sections show as in
+                 * force while their writes fail.  One never permitted (a
+                 * container) is the start's situation: accepted here. */
                 lost = need & ~d->caps & d->caps_start;
                 if (lost) {
                         char capbuf[128];
@@ -951,9 +913,8 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 check_all_banned(d);
                 log_dropins(&d->config);
                 engine_check_unmatched(&d->engine, true);
-                /* A metrics_file the sandbox or the file system refuses
-                 * is part of the file that did not apply: the reload
-                 * says so (irqsteerd(8), RELOAD), the rest is in force. */
+                /* a metrics_file refused is part of the file that did not
+                 * apply (irqsteerd(8), RELOAD) */
                 update_status(d, false);
                 if (d->config.metrics_file && d->out.problems.active[PROBLEM_METRICS_FILE]) {
                         snprintf(d->reload_error, sizeof(d->reload_error), "%s: %s",
@@ -977,8 +938,7 @@ static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *s
         char unit[256];
 
         notify_stopping();
-        /* systemd sends SIGTERM without a reason; a conflict is the one
-         * that surprises (irqsteerd(8), SYSTEMD INTEGRATION) */
+        /* SIGTERM says no reason; a conflict is the one that surprises */
         if (si->ssi_signo == SIGTERM && stopcause_conflict(unit, sizeof(unit)) > 0)
                 log_fields(LOG_WARNING, ((const char *[]) { "MESSAGE_ID=" DAEMON_MID_CONFLICT, "REASON=conflict-start",
                                                             NULL }),
@@ -1011,8 +971,7 @@ static void on_link(const struct linkmon_event *ev, void *userdata) {
                 engine_link_changed(e, name, true);
                 break;
         case LINKMON_UP:
-                /* The driver's open() re-requested its IRQs with default
-                 * affinity: lay the NIC out again. */
+                /* the driver's open() re-requested its IRQs at default affinity */
                 engine_link_event(e, "%s: link up, re-applying", name);
                 engine_link_changed(e, name, true);
                 break;
@@ -1041,8 +1000,7 @@ static void on_link(const struct linkmon_event *ev, void *userdata) {
 
 /* ---- startup and shutdown ---- */
 
-/* The tail of a restore summary: "" when it went well, else ": OBJECT:
- * error" naming the first object that failed. */
+/* A restore summary's tail: "" or ": OBJECT: error" of the first failure. */
 static const char *restore_error(int r, const struct undo_report *rep, char *buf, size_t len) {
         if (r >= 0)
                 return "";
@@ -1066,9 +1024,7 @@ static int recover_crash_journal(struct daemon *d) {
         log_notice("%s: a previous run did not stop cleanly, restoring what it changed", path);
         r = undo_recover(d->rootfd, d->state_dir, &rep);
         if (r == -EXDEV)
-                /* another root's originals: restoring them here would write
-                 * its values into this tree, and a new journal would hide
-                 * them from the root they belong to */
+                /* another root's originals: a new journal would hide them */
                 return log_error_errno(r, "%s is not restored: %s; it is left in place. Use another --state-dir, "
                                        "or restore it with 'irqsteerctl restore' on its root",
                                        path, rep.refused);
@@ -1097,9 +1053,7 @@ static int drop_capabilities(struct daemon *d) {
         d->caps_start = have;
 
         if (want & ~have) {
-                /* E.g. systemd-nspawn without --private-network withholds
-                 * CAP_NET_ADMIN; the writes needing it will fail and be
-                 * logged once each. */
+                /* e.g. systemd-nspawn without --private-network */
                 caps_format(want & ~have, buf, sizeof(buf));
                 log_warning("Missing %s, which the configuration needs: those writes will fail", buf);
                 want &= have;
@@ -1153,10 +1107,8 @@ static int setup_event(struct daemon *d) {
         return 0;
 }
 
-/* On the host, what the writes need, said once before anything is tried:
- * otherwise every write fails on its own ("Permission denied" for each
- * IRQ) while the daemon reports Ready.  A fixture root (--root) is the
- * caller's own files, and --dry-run writes nothing. */
+/* On the host, what the writes need, said once before any is tried rather
+ * than a "Permission denied" for each IRQ after Ready. */
 static int check_privileges(struct daemon *d) {
         uint64_t missing;
         char buf[128];
@@ -1182,8 +1134,7 @@ static int check_privileges(struct daemon *d) {
         return 0;
 }
 
-/* One irqsteerd changes a root at a time, whatever their state
- * directories (state.h, STATE_ROOT_LOCK_NAME); a dry run changes nothing. */
+/* One irqsteerd changes a root at a time (STATE_ROOT_LOCK_NAME). */
 static int lock_root(struct daemon *d) {
         _cleanup_(freep) char *dir = NULL;
         pid_t holder = 0;
@@ -1260,8 +1211,7 @@ static int startup(struct daemon *d) {
                                        "writable by no one else, as everything in it", d->state_dir, why);
         }
 
-        /* before the journal is read: a second instance would take the
-         * first one's journal for a crash and restore under its feet */
+        /* before the journal is read: another instance's is no crash's */
         d->lockfd = state_lock(d->state_dir, &holder);
         if (d->lockfd == -EBUSY) {
                 d->locked_out = true;
@@ -1302,8 +1252,7 @@ static int startup(struct daemon *d) {
                 return r;
         env_setup(d);
 
-        /* Warned, not refused: the operator may be moving over from
-         * irqbalance; the status line keeps saying it meanwhile. */
+        /* warned, not refused: the operator may be moving over */
         engine_find_other_writer(&d->engine);
         if (d->engine.other_pid > 0 && d->config.other_irqs)
                 log_warning("%s", d->engine.other_writer);
@@ -1389,8 +1338,7 @@ int daemon_run(const struct daemon_options *o) {
         if (r < 0) {
                 char msg[600];
 
-                /* The last STATUS= is what systemctl status keeps: with a
-                 * bad file it names FILE:LINE, not only the errno. */
+                /* systemctl status keeps the last STATUS=: FILE:LINE */
                 if (d.startup_error[0])
                         snprintf(msg, sizeof(msg), "startup failed: %s", d.startup_error);
                 else
@@ -1404,9 +1352,7 @@ int daemon_run(const struct daemon_options *o) {
                 return d.config_invalid ? DAEMON_EXIT_CONFIG : DAEMON_EXIT_FAILURE;
         }
 
-        /* The first decision right away, from the discovery snapshot:
-         * placement does not need load (the initial layout); the next
-         * ticks have rates. */
+        /* the initial layout needs no load: decided right away */
         report_format_status(&d.engine.report, d.dry_run, NULL, d.status, sizeof(d.status));
         if (!o->once) {
                 r = engine_decide(&d.engine, now_monotonic(&d), &d.bans.cpus, NULL);
@@ -1420,8 +1366,7 @@ int daemon_run(const struct daemon_options *o) {
         notify_ready(d.status);
         log_info("Ready: %s", d.status);
 
-        /* Pings WATCHDOG=1 at half of WATCHDOG_USEC when the manager asks
-         * for it (only after READY=1); a stuck tick stops the pings. */
+        /* WATCHDOG=1 at half WATCHDOG_USEC; a stuck tick stops them */
         r = sd_event_set_watchdog(d.event, true);
         if (r < 0)
                 log_warning_errno(r, "Failed to enable the watchdog: %m");
