@@ -1,4 +1,5 @@
 /* JSON writer and reader (RFC 8259). */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -145,6 +146,10 @@ static size_t utf8_valid_len(const unsigned char *s, size_t n) {
         return need;
 }
 
+/* The characters with a short escape, and their letters ('/' is only read). */
+#define ESCAPED "\"\\/\b\f\n\r\t"
+#define ESCAPES "\"\\/bfnrt"
+
 static void json_stringn(struct json_writer *w, const char *s, size_t len) {
         const unsigned char *p = (const unsigned char *) s;
 
@@ -153,6 +158,7 @@ static void json_stringn(struct json_writer *w, const char *s, size_t len) {
         fputc('"', w->f);
         for (size_t i = 0; i < len;) {
                 unsigned char c = p[i];
+                const char *esc;
                 size_t n;
 
                 /* A run of plain ASCII in one fwrite: one call per byte was
@@ -164,29 +170,17 @@ static void json_stringn(struct json_writer *w, const char *s, size_t len) {
                         i = n;
                         continue;
                 }
-                switch (c) {
-                case '"': fputs("\\\"", w->f); i++; continue;
-                case '\\': fputs("\\\\", w->f); i++; continue;
-                case '\n': fputs("\\n", w->f); i++; continue;
-                case '\r': fputs("\\r", w->f); i++; continue;
-                case '\t': fputs("\\t", w->f); i++; continue;
-                case '\b': fputs("\\b", w->f); i++; continue;
-                case '\f': fputs("\\f", w->f); i++; continue;
-                default: break;
-                }
-                if (c < 0x20 || c == 0x7f) {
+                esc = memchr(ESCAPED, c, sizeof(ESCAPED) - 1);
+                n = esc || c < 0x20 || c == 0x7f ? 1 : utf8_valid_len(p + i, len - i);
+                if (esc)
+                        fprintf(w->f, "\\%c", ESCAPES[esc - ESCAPED]);
+                else if (c < 0x20 || c == 0x7f)
                         fprintf(w->f, "\\u%04x", c);
-                        i++;
-                        continue;
-                }
-                n = utf8_valid_len(p + i, len - i);
-                if (n == 0) {
+                else if (n == 0)
                         fputs("\\ufffd", w->f);
-                        i++;
-                        continue;
-                }
-                fwrite(p + i, 1, n, w->f);
-                i += n;
+                else
+                        fwrite(p + i, 1, n, w->f);
+                i += MAX(n, (size_t) 1);
         }
         fputc('"', w->f);
 }
@@ -231,14 +225,18 @@ static void fix_decimal_point(char *buf) {
                         *p = '.';
 }
 
+/* Before a number: false, after writing null for a non-finite one. */
+static bool before_number(struct json_writer *w, double v) {
+        if (isfinite(v))
+                return before_value(w);
+        json_null(w);
+        return false;
+}
+
 void json_double(struct json_writer *w, double v) {
         char buf[64];
 
-        if (!isfinite(v)) {
-                json_null(w);
-                return;
-        }
-        if (!before_value(w))
+        if (!before_number(w, v))
                 return;
         /* 15 significant digits print most values readably; 17 always
          * round-trip. */
@@ -254,11 +252,7 @@ void json_double(struct json_writer *w, double v) {
 void json_double_prec(struct json_writer *w, double v, int decimals) {
         char buf[384];
 
-        if (!isfinite(v)) {
-                json_null(w);
-                return;
-        }
-        if (!before_value(w))
+        if (!before_number(w, v))
                 return;
         if (decimals < 0)
                 decimals = 0;
@@ -272,11 +266,7 @@ void json_double_prec(struct json_writer *w, double v, int decimals) {
 void json_double6(struct json_writer *w, double v) {
         char buf[32];
 
-        if (!isfinite(v)) {
-                json_null(w);
-                return;
-        }
-        if (before_value(w))
+        if (before_number(w, v))
                 fwrite(buf, 1, util_format_fixed6(buf, v), w->f);
 }
 
@@ -293,14 +283,11 @@ void json_null(struct json_writer *w) {
 void json_cpuset(struct json_writer *w, const cpuset_t *s) {
         unsigned flags = w->flags;
 
-        /* CPU lists stay on one line even when pretty: 64 CPUs would
-         * otherwise take 64 lines. */
+        /* CPU lists stay on one line even when pretty */
         json_begin_array(w);
         w->flags &= ~JSON_PRETTY;
         if (s && !w->error) {
-                /* the list in one buffer, flushed when nearly full: a
-                 * call per CPU would be most of status.json's cost on a
-                 * large host (every managed object has two lists) */
+                /* one buffer: a call per CPU was most of status.json's cost */
                 char buf[4096];
                 size_t n = 0;
 
@@ -441,45 +428,28 @@ static bool literal(struct parser *ps, const char *word) {
 }
 
 static int hex4(const char *p, uint32_t *ret) {
+        static const char digits[] = "0123456789abcdef";
         uint32_t v = 0;
 
         for (int i = 0; i < 4; i++) {
-                char c = p[i];
-                v <<= 4;
-                if (c >= '0' && c <= '9')
-                        v |= (uint32_t) (c - '0');
-                else if (c >= 'a' && c <= 'f')
-                        v |= (uint32_t) (c - 'a' + 10);
-                else if (c >= 'A' && c <= 'F')
-                        v |= (uint32_t) (c - 'A' + 10);
-                else
+                const char *d = memchr(digits, tolower((unsigned char) p[i]), 16);
+
+                if (!d)
                         return -EBADMSG;
+                v = v << 4 | (uint32_t) (d - digits);
         }
         *ret = v;
         return 0;
 }
 
 static size_t utf8_encode(uint32_t cp, char *out) {
-        if (cp < 0x80) {
-                out[0] = (char) cp;
-                return 1;
-        }
-        if (cp < 0x800) {
-                out[0] = (char) (0xc0 | (cp >> 6));
-                out[1] = (char) (0x80 | (cp & 0x3f));
-                return 2;
-        }
-        if (cp < 0x10000) {
-                out[0] = (char) (0xe0 | (cp >> 12));
-                out[1] = (char) (0x80 | ((cp >> 6) & 0x3f));
-                out[2] = (char) (0x80 | (cp & 0x3f));
-                return 3;
-        }
-        out[0] = (char) (0xf0 | (cp >> 18));
-        out[1] = (char) (0x80 | ((cp >> 12) & 0x3f));
-        out[2] = (char) (0x80 | ((cp >> 6) & 0x3f));
-        out[3] = (char) (0x80 | (cp & 0x3f));
-        return 4;
+        static const unsigned char lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+        size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+
+        for (size_t i = n - 1; i > 0; i--, cp >>= 6)
+                out[i] = (char) (0x80 | (cp & 0x3f));
+        out[0] = (char) (lead[n] | cp);
+        return n;
 }
 
 /* Parses a string at ps->p (which is at the opening quote) into a new
@@ -521,35 +491,29 @@ static int parse_string(struct parser *ps, char **ret, size_t *ret_len) {
                         continue;
                 }
                 s++;
-                switch (*s++) {
-                case '"': *o++ = '"'; break;
-                case '\\': *o++ = '\\'; break;
-                case '/': *o++ = '/'; break;
-                case 'b': *o++ = '\b'; break;
-                case 'f': *o++ = '\f'; break;
-                case 'n': *o++ = '\n'; break;
-                case 'r': *o++ = '\r'; break;
-                case 't': *o++ = '\t'; break;
-                case 'u':
-                        if (e - s < 4 || hex4(s, &cp) < 0)
+                if (*s != 'u') {
+                        const char *esc = memchr(ESCAPES, *s++, sizeof(ESCAPES) - 1);
+
+                        if (!esc)
                                 goto bad;
-                        s += 4;
-                        if (cp >= 0xd800 && cp <= 0xdbff) {
-                                if (e - s >= 6 && s[0] == '\\' && s[1] == 'u' &&
-                                    hex4(s + 2, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff) {
-                                        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                                        s += 6;
-                                } else
-                                        cp = 0xfffd;
-                        } else if (cp >= 0xdc00 && cp <= 0xdfff)
-                                cp = 0xfffd;
-                        /* \uXXXX is 6 source bytes and decodes to at most 3;
-                         * a pair is 12 and decodes to 4: it always fits. */
-                        o += utf8_encode(cp, o);
-                        break;
-                default:
-                        goto bad;
+                        *o++ = ESCAPED[esc - ESCAPES];
+                        continue;
                 }
+                s++;
+                if (e - s < 4 || hex4(s, &cp) < 0)
+                        goto bad;
+                s += 4;
+                if (cp >= 0xd800 && cp <= 0xdbff) {
+                        if (e - s >= 6 && s[0] == '\\' && s[1] == 'u' && hex4(s + 2, &lo) == 0 && lo >= 0xdc00 &&
+                            lo <= 0xdfff) {
+                                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                                s += 6;
+                        } else
+                                cp = 0xfffd;
+                } else if (cp >= 0xdc00 && cp <= 0xdfff)
+                        cp = 0xfffd;
+                /* \uXXXX decodes to at most 3 bytes, a pair (12) to 4: it fits */
+                o += utf8_encode(cp, o);
         }
         *o = '\0';
         *ret = out;
@@ -562,40 +526,42 @@ bad:
 
 /* RFC 8259 section 6 number grammar, checked by hand because strtod accepts
  * more (hex, inf, nan, leading '+'). */
+static const char *skip_digits(const char *s, const char *end) {
+        while (s < end && *s >= '0' && *s <= '9')
+                s++;
+        return s;
+}
+
 static int parse_number(struct parser *ps, struct json_value *v) {
-        const char *s = ps->p;
+        const char *s = ps->p, *t;
         bool integral = true;
         char buf[128];
         size_t n;
 
         if (s < ps->end && *s == '-')
                 s++;
-        if (s >= ps->end)
-                return -EBADMSG;
-        if (*s == '0')
+        if (s < ps->end && *s == '0')
                 s++;
-        else if (*s >= '1' && *s <= '9')
-                while (s < ps->end && *s >= '0' && *s <= '9')
-                        s++;
+        else if ((t = skip_digits(s, ps->end)) > s)
+                s = t;
         else
                 return -EBADMSG;
         if (s < ps->end && *s == '.') {
                 integral = false;
-                s++;
-                if (s >= ps->end || *s < '0' || *s > '9')
+                t = skip_digits(++s, ps->end);
+                if (t == s)
                         return -EBADMSG;
-                while (s < ps->end && *s >= '0' && *s <= '9')
-                        s++;
+                s = t;
         }
         if (s < ps->end && (*s == 'e' || *s == 'E')) {
                 integral = false;
                 s++;
                 if (s < ps->end && (*s == '+' || *s == '-'))
                         s++;
-                if (s >= ps->end || *s < '0' || *s > '9')
+                t = skip_digits(s, ps->end);
+                if (t == s)
                         return -EBADMSG;
-                while (s < ps->end && *s >= '0' && *s <= '9')
-                        s++;
+                s = t;
         }
         n = (size_t) (s - ps->p);
         if (n >= sizeof(buf))
