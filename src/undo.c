@@ -1,5 +1,4 @@
-/* The undo journal: originals saved before the first change, restored on
- * stop or after a crash.  The format is documented in undo.h. */
+/* The undo journal (format in undo.h). */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
@@ -55,7 +54,7 @@ static int add_entry(struct undo *u, const struct knob_key *k, const char *origi
         return 0;
 }
 
-/* Splits s (modified) at single spaces into at most max fields. */
+/* Splits s in place at single spaces; max + 1 when there are more. */
 static size_t split_fields(char *s, char **f, size_t max) {
         size_t n = 0;
 
@@ -117,7 +116,7 @@ static int parse_root(struct undo *u, char **f, size_t n) {
         return 0;
 }
 
-/* One journal line (without '\n'), modified in place.  -EBADMSG if malformed. */
+/* One journal line, modified in place.  0, -EBADMSG or -ENOMEM. */
 static int parse_line(struct undo *u, char *line) {
         struct undo_entry *e;
         char *f[8];
@@ -135,8 +134,7 @@ static int parse_line(struct undo *u, char *line) {
         k.kind = knob_kind_from_string(f[0]);
         switch (k.kind) {
         case KNOB_IRQ:
-                /* version 1 lines have no ACTIONS: kept for listing, never
-                 * restored (no identity matches an empty one) */
+                /* v1 lines have no ACTIONS: listed, never restored */
                 key_fields = n == 5 ? 2 : 3;
                 if ((n != 5 && n != 6) || !parse_uint(f[1], UINT32_MAX, &v))
                         return -EBADMSG;
@@ -190,8 +188,7 @@ static int parse_line(struct undo *u, char *line) {
         if (!knob_value_valid(k.kind, orig) || !knob_value_valid(k.kind, last) ||
             (pending && !knob_value_valid(k.kind, pending)))
                 return -EBADMSG;
-        /* Listed again (appended): the latest line tells LAST and
-         * PENDING; the first holds the true original. */
+        /* appended again: the latest line tells LAST and PENDING */
         e = undo_find(u, &k);
         if (e) {
                 if (strcmp(e->original, orig) != 0)
@@ -215,7 +212,7 @@ int undo_parse(struct undo *u, const char *buf, size_t len) {
                 int r;
 
                 if (!nl) {
-                        /* A torn last write: no '\n', so not trusted. */
+                        /* a torn last write */
                         u->corrupt++;
                         break;
                 }
@@ -243,7 +240,6 @@ int undo_parse(struct undo *u, const char *buf, size_t len) {
         return 0;
 }
 
-/* An entry's journal line. */
 static void format_entry(FILE *f, const struct undo_entry *e) {
         char key[KNOB_KEY_MAX];
 
@@ -274,7 +270,7 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
         return 0;
 }
 
-/* mkdir -p, mode 0755 for what it creates, whatever the umask. */
+/* mkdir -p, 0755 whatever the umask. */
 static int mkdir_parents(const char *dir) {
         _cleanup_(freep) char *p = strdup(dir);
 
@@ -336,8 +332,7 @@ static int undo_save(struct undo *u) {
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        /* readable: irqsteerctl plan reads it as any user; it holds values
-         * that /proc and /sys show everyone anyway */
+        /* irqsteerctl plan reads it as any user; /proc shows it all anyway */
         r = fchmod(fd, 0644) < 0 ? -errno : 0;
         if (r == 0)
                 r = util_write_all(fd, buf, len);
@@ -359,11 +354,8 @@ static int undo_save(struct undo *u) {
         return r;
 }
 
-/* Saves e's state: its line appended to the journal (O(1) a change where
- * a full save is O(objects): a 256-queue layout wrote 12 MB), or the whole
- * journal when the file is not known good or the appended lines would
- * outnumber the objects (plus 64).  A failed append leaves the file to be
- * written whole next time, torn line and all. */
+/* e's line appended (a full save is O(objects) a change), or the whole
+ * journal when the file is not known good or would outgrow the objects. */
 static int save_entry(struct undo *u, const struct undo_entry *e) {
         _cleanup_(freep) char *buf = NULL;
         _cleanup_(closep) int fd = -1;
@@ -395,8 +387,7 @@ static int save_entry(struct undo *u, const struct undo_entry *e) {
         return 0;
 }
 
-/* Whether name is one of undo_save()'s temporaries: "." UNDO_JOURNAL_NAME
- * "." and the six characters mkostemp() puts in place of XXXXXX. */
+/* "." UNDO_JOURNAL_NAME "." and mkostemp()'s six characters. */
 static bool is_temporary(const char *name) {
         static const char prefix[] = "." UNDO_JOURNAL_NAME ".";
         const char *x;
@@ -413,30 +404,27 @@ static bool is_temporary(const char *name) {
 }
 
 int undo_remove_temporaries(const char *state_dir) {
-        _cleanup_(closep) int dfd = -1;
         struct dirent *de;
         DIR *d;
-        int n = 0, fd;
+        int n = 0, dfd, r;
 
         if (!state_dir)
                 state_dir = UNDO_DEFAULT_STATE_DIR;
         dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (dfd < 0)
                 return errno == ENOENT ? 0 : -errno;
-        fd = dup(dfd);
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
+        d = fdopendir(dfd);
         if (!d) {
-                close(fd);
-                return -errno;
+                r = -errno;
+                close(dfd);
+                return r;
         }
         while ((de = readdir(d))) {
                 struct stat st;
 
                 if (!is_temporary(de->d_name))
                         continue;
-                /* regular files only: never follow a link out of the directory */
+                /* never a link out of the directory */
                 if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
                 if (unlinkat(dfd, de->d_name, 0) == 0)
@@ -446,9 +434,7 @@ int undo_remove_temporaries(const char *state_dir) {
         return n;
 }
 
-/* The journal is a host path of our own, not under the observed root.  Its
- * lines are applied as root: only a regular file that no one but root
- * (or this user) could have written is read. */
+/* The journal's lines are applied as root: read only when trusted. */
 static int read_journal(const char *path, char **ret_buf, size_t *ret_len) {
         _cleanup_(closep) int fd = -1;
 
@@ -470,8 +456,7 @@ int undo_identity_get(int rootfd, struct undo_identity *ret) {
         id.dev = st.st_dev;
         id.ino = st.st_ino;
         id.host = stat("/", &host) == 0 && host.st_dev == st.st_dev && host.st_ino == st.st_ino;
-        /* The host's boot, whatever the root: like the state directory, the
-         * boot is the machine's, not the observed tree's. */
+        /* the host's boot, whatever the root */
         fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd >= 0) {
                 n = read(fd, buf, sizeof(buf) - 1);
@@ -537,7 +522,7 @@ static enum undo_refusal check_identity(const struct undo *u) {
                 return UNDO_REFUSED_NO_ROOT;
         if (u->file_id.dev != u->id.dev || u->file_id.ino != u->id.ino)
                 return UNDO_REFUSED_ROOT;
-        /* The host's objects start afresh at each boot; a tree's do not. */
+        /* the host's objects start afresh at each boot; a tree's do not */
         if (u->id.host && u->id.boot_id[0] && strcmp(u->file_id.boot_id, u->id.boot_id) != 0)
                 return UNDO_REFUSED_BOOT;
         return UNDO_OK;
@@ -578,7 +563,6 @@ int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run
                 return -ENOMEM;
         }
 
-        /* The state directory is ours, not part of the observed root. */
         r = read_journal(u->path, &buf, &len);
         if (r == 0)
                 r = undo_parse(u, buf, len);
@@ -613,7 +597,7 @@ int undo_rename_nic(struct undo *u, const char *from, const char *to) {
                 return undo_refusal_errno(u->refused);
         if (!knob_nic_valid(from) || !knob_nic_valid(to) || strcmp(from, to) == 0)
                 return -EINVAL;
-        /* first the stale entries the renamed ones would collide with */
+        /* first the stale entries the renamed ones would meet */
         for (size_t i = 0; i < u->n_entries;) {
                 struct knob_key k = u->entries[i].key;
 
@@ -719,20 +703,29 @@ int undo_end(struct undo *u, struct undo_entry *e, bool ok, const char *now_valu
         if (ok) {
                 const char *v = now_value ? now_value : e->pending;
 
-                /* The file lists LAST and PENDING; a read-back value that is
-                 * neither would look like someone else's change after a crash. */
+                /* a read-back value neither LAST nor PENDING would look like
+                 * another's change after a crash */
                 if (!e->pending || !knob_value_equal(e->key.kind, v, e->pending))
                         resave = true;
                 r = set_str(&e->last, v);
                 if (r < 0)
                         return r;
         }
-        /* On failure the object still holds LAST (or what someone else
-         * wrote); the stale PENDING on disk is harmless. */
+        /* on failure a stale PENDING on disk is harmless */
         free(e->pending);
         e->pending = NULL;
         u->gen++;
         return resave ? save_entry(u, e) : 0;
+}
+
+/* A failed object, kept in the journal (true). */
+static bool note_failure(struct undo_report *rep, int r, const char *key) {
+        rep->failed++;
+        if (!rep->first_error) {
+                rep->first_error = r;
+                snprintf(rep->first_failed, sizeof(rep->first_failed), "%s", key);
+        }
+        return true;
 }
 
 int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_report *ret) {
@@ -741,8 +734,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
         int r;
 
         if (u->refused != UNDO_OK) {
-                /* nothing written, nothing removed: the file stays for the
-                 * root it belongs to, or for the operator */
+                /* the file stays for its root, or the operator */
                 refusal_describe(u, rep.refused, sizeof(rep.refused));
                 rep.first_error = undo_refusal_errno(u->refused);
                 if (ret)
@@ -759,7 +751,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                 if (knob_key_format(&e->key, key, sizeof(key)) < 0)
                         snprintf(key, sizeof(key), "?");
                 if (e->key.kind == KNOB_THREAD && !root_is_host) {
-                        /* No real task behind a fixture root. */
+                        /* no real task behind a fixture root */
                         rep.gone++;
                         goto next;
                 }
@@ -783,12 +775,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                 }
                 if (r < 0) {
                         log_debug_errno(r, "undo: cannot read %s: %m", key);
-                        rep.failed++;
-                        if (!rep.first_error) {
-                                rep.first_error = r;
-                                snprintf(rep.first_failed, sizeof(rep.first_failed), "%s", key);
-                        }
-                        keep = true;
+                        keep = note_failure(&rep, r, key);
                         goto next;
                 }
                 if (knob_value_equal(e->key.kind, cur, e->original)) {
@@ -810,12 +797,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                         rep.gone++;
                 } else if (r < 0) {
                         log_debug_errno(r, "undo: restoring %s to %s failed: %m", key, e->original);
-                        rep.failed++;
-                        if (!rep.first_error) {
-                                rep.first_error = r;
-                                snprintf(rep.first_failed, sizeof(rep.first_failed), "%s", key);
-                        }
-                        keep = true;
+                        keep = note_failure(&rep, r, key);
                 } else {
                         log_debug("undo: restored %s to %s", key, e->original);
                         rep.restored++;
