@@ -31,8 +31,7 @@ uint64_t caps_for_config(const struct config *c, bool dry_run) {
                 return 0;
         if (config_may_write_net_queues(c))
                 m |= CAPS_MASK(CAP_NET_ADMIN);
-        /* napi kthreads are root's with a full permitted set: placing
-         * them needs CAP_SYS_NICE (EPERM without it, seen on 6.18) */
+        /* napi kthreads have a full permitted set: CAP_SYS_NICE */
         if (c->n_workers > 0 || c->napi_threads || c->threaded_napi)
                 m |= CAPS_MASK(CAP_SYS_NICE);
         return m;
@@ -74,9 +73,8 @@ int caps_drop(uint64_t keep) {
 
         can_setpcap = CAP_IS_SUPPORTED(CAP_SETPCAP) && (caps_effective() & CAPS_MASK(CAP_SETPCAP));
 
-        /* The bounding set only matters across execve(), which we never do;
-         * dropping it needs CAP_SETPCAP, which the unit's
-         * CapabilityBoundingSet= already took away.  So best effort. */
+        /* best effort: the bounding set matters only across execve(), and
+         * the unit's CapabilityBoundingSet= took CAP_SETPCAP already */
         if (can_setpcap) {
                 for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++) {
                         if (keep & CAPS_MASK(cap) || !CAP_IS_SUPPORTED(cap))
@@ -111,8 +109,7 @@ int caps_drop(uint64_t keep) {
         }
         cap_free(caps);
 
-        /* uid 0 would regain every capability on execve(); no_new_privs
-         * prevents that (and we never exec anyway). */
+        /* uid 0 would regain every capability on execve() */
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 return log_debug_errno(errno, "prctl(PR_SET_NO_NEW_PRIVS) failed: %m");
         return 0;

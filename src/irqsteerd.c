@@ -62,8 +62,8 @@ struct mode {
         pid_t reload_pid;         /* --reload PID, 0 if not given */
 };
 
-/* Parses argv into o and m; -1 to go on, else the exit code.  Also reads
- * a running daemon's command line (quiet: no --help or --version). */
+/* argv into o and m (also a running daemon's); -1 to go on, else the exit
+ * code. */
 static int parse_options(int argc, char **argv, struct daemon_options *o, struct mode *m) {
         static const struct option options[] = {
                 { "foreground", no_argument, NULL, 'f' },
@@ -160,8 +160,8 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
         return -1;
 }
 
-/* --reload PID: the options that daemon runs with, from its command line
- * (so ExecReload= need not repeat what a drop-in put on ExecStart=). */
+/* --reload PID: that daemon's options, from its command line, so that
+ * ExecReload= need not repeat ExecStart='s. */
 static int reload_running(pid_t pid) {
         struct daemon_options running = { .log_level = -1 };
         struct mode m = {};

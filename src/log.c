@@ -60,8 +60,7 @@ size_t log_format_prefix(char *buf, size_t size, int level, bool stream_is_journ
         if (size == 0)
                 return 0;
         buf[0] = 0;
-        /* journald reads "<N>" as the priority of a stream line; anywhere
-         * else (a terminal, tee, less, a file) it is noise */
+        /* "<N>" is a priority to journald, noise elsewhere */
         if (stream_is_journal) {
                 r = snprintf(buf, size, "<%d>", level & 7);
                 return r < 0 ? 0 : MIN((size_t) r, size - 1);
@@ -102,10 +101,8 @@ const char *log_level_to_string(int level) {
 
 static void emit_raw(int level, int error, const char *const *fields, const char *msg);
 
-/* Sends one formatted message (any length) to the journal or stderr.
- * Control bytes are escaped, whatever put them there: a name read from
- * outside (a comm with a newline, a ban file's name) forges no line and
- * sends no escape sequence to a terminal. */
+/* One message to the journal or stderr, control bytes escaped: an outside
+ * name (a comm with a newline) forges no line nor reaches a terminal. */
 static void emit(int level, int error, const char *const *fields, const char *msg) {
         size_t ml = strlen(msg);
         char stack[2048], *e;
@@ -155,8 +152,7 @@ static void emit_raw(int level, int error, const char *const *fields, const char
                 /* journal gone: fall through to stderr */
         }
         {
-                /* one fwrite: stderr is unbuffered, and a line must not be
-                 * split among writes */
+                /* one fwrite: stderr is unbuffered */
                 char stack[2048 + 64], *line;
                 size_t ml = strlen(msg), pl;
                 char prefix[64];
@@ -209,9 +205,8 @@ void log_text(int level, const char *text) {
 bool log_ratelimit_ok(struct log_ratelimit *rl, uint64_t now) {
         if (rl->interval_usec == 0 || rl->burst == 0)
                 return true;
-        /* A window opens at the first call, and again once interval has
-         * passed or the clock went back; `started` rather than begin == 0,
-         * since 0 is a valid time. */
+        /* a window opens at the first call, after interval, or when the
+         * clock went back (0 is a valid time: `started`) */
         if (!rl->started || now < rl->begin || now - rl->begin >= rl->interval_usec) {
                 rl->started = true;
                 rl->begin = now;

@@ -116,9 +116,8 @@ static int read_at_start(int fd, char *buf, size_t size, size_t *ret_len) {
                                 return -ENOBUFS;
                         break;
                 }
-                /* A short read ending in a newline is the whole file:
-                 * seq_file (sysfs, procfs) fills the buffer up to the end,
-                 * as a regular file does; no second read for the EOF. */
+                /* a short read ending in a newline is the whole file
+                 * (seq_file fills the buffer): no second read for the EOF */
                 if (buf[len - 1] == '\n')
                         break;
         }
@@ -178,16 +177,13 @@ int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
         return 0;
 }
 
-/* procfs and sysfs generate a file's contents at each read (and take no
- * truncation); every other file system here holds what was written. */
+/* procfs and sysfs generate a file at each read, and take no truncation. */
 static bool generated_fs(const struct statfs *sf) {
         return sf->f_type == PROC_SUPER_MAGIC || sf->f_type == SYSFS_MAGIC;
 }
 
-/* The size of a regular file that holds more than len bytes, 0 for
- * anything else.  A tree of regular files (--root fixtures, the simulator)
- * should read back exactly what was written, as a kernel attribute does;
- * procfs and sysfs generate their contents and take no truncation. */
+/* The size of a regular file longer than len, else 0: a fixture tree
+ * reads back exactly what was written, as a kernel attribute does. */
 static int regular_longer(int fd, size_t len, size_t *ret) {
         struct statfs sf;
         struct stat st;
@@ -210,12 +206,9 @@ int rootfs_write(int rootfd, const char *path, const char *data) {
         ssize_t n;
         int fd, r;
 
-        /* No O_TRUNC: a kill between the open and the write would leave a
-         * regular file empty, a value no kernel attribute ever reads back
-         * (and a restore then refuses).  The value goes at offset 0.  Over
-         * a longer regular file it is padded with newlines to the old
-         * length, so that a kill before the truncation leaves the new value
-         * and blank lines, never the tail of the old value after it. */
+        /* No O_TRUNC: a kill would leave a regular file empty, which no
+         * attribute reads back.  A longer old value is padded over with
+         * newlines, then truncated: a kill leaves no tail of it. */
         fd = openat(rootfd, rel(path), O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
@@ -230,7 +223,7 @@ int rootfs_write(int rootfd, const char *path, const char *data) {
                 }
         }
         if (r == 0) {
-                /* One write: sysfs/procfs attributes take the value in one call. */
+                /* attributes take the value in one call */
                 n = write(fd, padded ? padded : data, padded ? old : len);
                 if (n < 0)
                         r = -errno;
@@ -285,11 +278,9 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len) {
 static size_t held_count, held_max;
 static bool held_max_known;
 
-/* The kept fds of procfs and sysfs files, by fd number.  Such a file is
- * generated at each read, and one removed fails the read (ENODEV, EIO), so
- * rootfs_read_held() checks only the other kept files for a name left:
- * one fstat() a read fewer, half the system calls of a tick's audit on a
- * real host.  Without memory for the mark a kept fd is checked as before. */
+/* The kept fds of procfs and sysfs files, by fd number: a removed one
+ * fails the read (ENODEV, EIO), so only the others need an fstat() for a
+ * name left (half a tick's audit's system calls). */
 static uint64_t *generated;
 static size_t generated_words;
 
@@ -376,9 +367,7 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
         if (size < 2)
                 return -ENOBUFS;
         if (*fd > 0) {
-                /* the name first: a file replaced by rename is not read in
-                 * vain before it is opened again (procfs and sysfs: the
-                 * read fails instead) */
+                /* the name first: a file replaced by rename is not read */
                 if (is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
                         r = read_at_start(*fd, buf, size, ret_len);
                         if (r == 0 || r == -ENOBUFS)
@@ -397,15 +386,12 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
         return r;
 }
 
-/* A whole /proc/stat of a 4096-CPU host is about 400 KiB: past this a
- * file is not one the daemon reads each tick. */
+/* /proc/stat of 4096 CPUs is about 400 KiB. */
 #define HELD_FILE_MAX ((size_t) 64 << 20)
 
-/* One try into f->buf as it is.  Only procfs and sysfs files are kept
- * open: they are generated afresh at each read.  A regular file (a
- * fixture tree, the simulator's) is replaced by rename, and a kept fd made
- * this process the one to close, and so free, the old inode, which costs
- * many times the read. */
+/* One try into f->buf.  A regular file is not kept: it is replaced by
+ * rename, and a kept fd would make us free the old inode, many times the
+ * read's cost. */
 static int held_file_once(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
         bool opened = f->fd <= 0;
         int r;

@@ -19,8 +19,7 @@
 #include "state.h"
 #include "util.h"
 
-/* Whether a and b name one directory: the same inode when both exist,
- * else the same spelling (trailing slashes aside). */
+/* One directory: the same inode, or when missing the same spelling. */
 static bool same_dir(const char *a, const char *b) {
         struct stat sa, sb;
         size_t la = strlen(a), lb = strlen(b);
@@ -248,8 +247,7 @@ static int lock_file(const char *dir, const char *name, pid_t *ret_holder) {
                 close(fd);
                 return r;
         }
-        /* The PID only helps the message of a refused second start: a full
-         * state directory must not stop this one. */
+        /* the PID only helps a message: a full disk must not stop us */
         n = snprintf(buf, sizeof(buf), "%lld\n", (long long) getpid());
         if (ftruncate(fd, 0) == 0)
                 (void) util_write_all(fd, buf, (size_t) n);
@@ -287,29 +285,25 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return -errno;
-        /* One writer (the daemon) at a time; the pid keeps two instances
-         * pointed at the same directory from sharing a temporary file. */
+        /* the pid keeps two instances from sharing a temporary */
         r = snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", name, (long) getpid());
         if (r < 0 || (size_t) r >= sizeof(tmp))
                 return -ENAMETOOLONG;
-        /* A new file: nothing put at the name beforehand (a link, a FIFO
-         * that would block the open) is written through.  What is there
-         * is a dead writer's leftover or planted: it goes. */
+        /* a new file: nothing planted there (a link, a FIFO) is written
+         * through; a leftover goes */
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
         if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
                 fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode);
         if (fd < 0)
                 return -errno;
-        /* O_CREAT's mode is filtered by the umask (the unit sets 0077). */
+        /* the umask filters O_CREAT's mode (the unit sets 0077) */
         if (fchmod(fd, mode) < 0)
                 goto fail_errno;
         r = util_write_all(fd, data, len);
         if (r < 0)
                 goto fail;
-        /* No fsync: the file (status.json) is rewritten every tick and at
-         * start, so after a power loss nothing depends on it; rename keeps
-         * readers from seeing a partial file; an fsync a tick would be a
-         * disk write a second. */
+        /* no fsync: status.json is rewritten every tick, and nothing
+         * depends on it after a power loss */
         if (close(fd) < 0) {
                 fd = -1;
                 goto fail_errno;
