@@ -53,7 +53,6 @@ void json_double(struct json_writer *w, double v);
 void json_double_prec(struct json_writer *w, double v, int decimals);
 /* util_format_fixed6(); NaN/inf write null. */
 void json_double6(struct json_writer *w, double v);
-void json_bool(struct json_writer *w, bool v);
 void json_null(struct json_writer *w);
 void json_cpuset(struct json_writer *w, const cpuset_t *s);
 

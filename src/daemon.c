@@ -147,53 +147,46 @@ static uint64_t caps_lost_in_status(const struct config *c, const struct json_va
         return lost & caps_for_config(c, false);
 }
 
-/* path checked, and against the daemon of status v (NULL: none); the exit
- * code. */
-static int check_config_against(const char *path, const struct json_value *v, FILE *err) {
+/* Loads path (NULL: the default, which may be missing); its problems to err. */
+static int load_checked(const char *path, struct config *c, FILE *err) {
         struct config_errors errs = {};
-        struct config c = {};
-        uint64_t lost;
-        int64_t pid = 0;
-        int r;
+        int r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, c, &errs);
 
-        r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs);
-        if (r < 0) {
-                if (errs.n > 0)
-                        config_errors_print(&errs, err);
-                else
-                        fprintf(err, "%s: %s\n", path ? path : CONFIG_DEFAULT_PATH, strerror(-r));
-                config_errors_free(&errs);
-                return DAEMON_EXIT_FAILURE;
-        }
+        if (r < 0 && errs.n > 0)
+                config_errors_print(&errs, err);
+        else if (r < 0)
+                fprintf(err, "%s: %s\n", path ? path : CONFIG_DEFAULT_PATH, strerror(-r));
         config_errors_free(&errs);
-        lost = caps_lost_in_status(&c, v, &pid);
-        config_free(&c);
-        if (lost) {
-                char capbuf[128];
+        return r;
+}
 
-                caps_format(lost, capbuf, sizeof(capbuf));
-                fprintf(err, "%s: valid, but the running irqsteerd (pid %" PRId64 ") cannot apply it: it needs %s, "
-                        "dropped at startup; restart irqsteerd to apply it\n",
-                        path ? path : CONFIG_DEFAULT_PATH, pid, capbuf);
-                return DAEMON_EXIT_FAILURE;
-        }
-        return DAEMON_EXIT_OK;
+/* c checked against the daemon of status v (NULL: none); the exit code. */
+static int check_against(const char *path, const struct config *c, const struct json_value *v, FILE *err) {
+        int64_t pid = 0;
+        uint64_t lost = caps_lost_in_status(c, v, &pid);
+        char capbuf[128];
+
+        if (!lost)
+                return DAEMON_EXIT_OK;
+        caps_format(lost, capbuf, sizeof(capbuf));
+        fprintf(err, "%s: valid, but the running irqsteerd (pid %" PRId64 ") cannot apply it: it needs %s, "
+                "dropped at startup; restart irqsteerd to apply it\n",
+                path ? path : CONFIG_DEFAULT_PATH, pid, capbuf);
+        return DAEMON_EXIT_FAILURE;
 }
 
 int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE *err) {
         _cleanup_(json_freep) struct json_value *v = NULL;
         _cleanup_(freep) char *dir = NULL;
-        struct config_errors errs = {};
         struct config c = {};
         int r;
 
-        if (config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs) >= 0) {
-                if (state_dir_choose(state_dir, c.state_dir, "/", true, false, &dir) >= 0)
-                        (void) state_read_status(dir, &v);
-                config_free(&c);
-        }
-        config_errors_free(&errs);
-        r = check_config_against(path, v, err);
+        if (load_checked(path, &c, err) < 0)
+                return DAEMON_EXIT_FAILURE;
+        if (state_dir_choose(state_dir, c.state_dir, "/", true, false, &dir) >= 0)
+                (void) state_read_status(dir, &v);
+        r = check_against(path, &c, v, err);
+        config_free(&c);
         if (r == DAEMON_EXIT_OK)
                 fprintf(out, "configuration OK\n");
         return r;
@@ -219,7 +212,6 @@ static bool status_reloads(const char *dir, int64_t pid, int64_t *ret_reloads, s
 int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE *out, FILE *err) {
         _cleanup_(json_freep) struct json_value *v = NULL;
         _cleanup_(freep) char *dir = NULL;
-        struct config_errors errs = {};
         struct config c = {};
         const char *root = running->root ? running->root : "/", *path = running->config_path, *why = NULL;
         int64_t before, now;
@@ -235,21 +227,17 @@ int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE 
         host = rootfs_is_host(fd);
         close(fd);
         /* the daemon's own options, whatever ExecReload= repeats of them */
-        r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, &c, &errs);
-        if (r >= 0) {
-                r = state_dir_choose(running->state_dir, c.state_dir, root, host, false, &dir);
-                config_free(&c);
-        }
-        config_errors_free(&errs);
+        if (load_checked(path, &c, err) < 0)
+                return DAEMON_EXIT_FAILURE;
+        r = state_dir_choose(running->state_dir, c.state_dir, root, host, false, &dir);
         if (r < 0 || !status_reloads(dir, pid, &before, &v)) {
-                /* an invalid file: its problems, as --check-config says them */
-                if (check_config_against(path, NULL, err) != DAEMON_EXIT_OK)
-                        return DAEMON_EXIT_FAILURE;
+                config_free(&c);
                 fprintf(err, "irqsteerd --reload: no status.json of irqsteerd pid %d in %s (a state_dir changed "
                         "since it started takes a restart)\n", (int) pid, dir ? dir : "?");
                 return DAEMON_EXIT_FAILURE;
         }
-        r = check_config_against(path, v, err);
+        r = check_against(path, &c, v, err);
+        config_free(&c);
         if (r != DAEMON_EXIT_OK)
                 return r;
         json_free(v);

@@ -270,7 +270,7 @@ void json_double6(struct json_writer *w, double v) {
                 fwrite(buf, 1, util_format_fixed6(buf, v), w->f);
 }
 
-void json_bool(struct json_writer *w, bool v) {
+static void json_bool(struct json_writer *w, bool v) {
         if (before_value(w))
                 fputs(v ? "true" : "false", w->f);
 }
