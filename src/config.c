@@ -830,13 +830,6 @@ static void worker_finish(struct parser *p, size_t i) {
                         "only used with policy = colocate, not %s", worker_policy_to_string(w->policy));
 }
 
-static bool has_space(const char *s) {
-        for (; *s; s++)
-                if (isspace((unsigned char) *s))
-                        return true;
-        return false;
-}
-
 /* A header naming an open [interface] or [worker]: in a later file the
  * same section (true), in the same file a duplicate (false), reported and
  * read as a section of its own so its keys are still checked. */
@@ -887,7 +880,7 @@ static void open_named(struct parser *p, enum section_kind kind, const char *arg
                                                   "section [worker] needs a name, e.g. [worker nginx]");
                 return;
         }
-        if (has_space(arg)) {
+        if (arg[strcspn(arg, " \t\n\v\f\r")]) {
                 perr(p, line, NULL, "%s \"%s\" contains white space", iface ? "interface pattern" : "worker name",
                      arg);
                 return;
@@ -1274,12 +1267,13 @@ static int read_file(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
-static int add_read_error(struct config_errors *errs, size_t *allocated, const char *path, int r) {
-        if (r == -ENOMEM)
-                return r;
+/* What a read_file() failure says. */
+static const char *read_problem(int r, char *buf, size_t len) {
         if (r == -EFBIG)
-                return errors_add(errs, allocated, path, 0, NULL, "file is larger than %d bytes", CONFIG_MAX_SIZE);
-        return errors_add(errs, allocated, path, 0, NULL, "cannot read: %s", strerror(-r));
+                snprintf(buf, len, "file is larger than %d bytes", CONFIG_MAX_SIZE);
+        else
+                snprintf(buf, len, "cannot read: %s", strerror(-r));
+        return buf;
 }
 
 static int compare_names(const void *a, const void *b) {
@@ -1345,7 +1339,7 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n) {
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
         struct config_errors local = {};
         size_t allocated, len = 0, n_names = 0;
-        char dir[PATH_MAX], **names = NULL;
+        char dir[PATH_MAX], **names = NULL, problem[300];
         char *buf = NULL;
         struct parser p;
         struct config c;
@@ -1357,7 +1351,8 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
 
         r = read_file(path, &buf, &len);
         if (r < 0 && !(r == -ENOENT && allow_missing)) {
-                add_read_error(errs, &allocated, path, r);
+                if (r != -ENOMEM)
+                        errors_add(errs, &allocated, path, 0, NULL, "%s", read_problem(r, problem, sizeof(problem)));
                 config_errors_free(&local);
                 return r;
         }
@@ -1368,7 +1363,7 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                 return q;
         }
         if (r == 0)
-                parser_feed(&p, path, false, buf ? buf : "", len);
+                parser_feed(&p, path, false, buf, len);
         free(buf);
 
         n = snprintf(dir, sizeof(dir), "%s.d", path);
@@ -1397,13 +1392,10 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                         }
                         /* noted after the files before it, and kept for the sort */
                         parser_feed(&p, file, true, "", 0);
-                        if (q == -EFBIG)
-                                perr(&p, 0, NULL, "file is larger than %d bytes", CONFIG_MAX_SIZE);
-                        else
-                                perr(&p, 0, NULL, "cannot read: %s", strerror(-q));
+                        perr(&p, 0, NULL, "%s", read_problem(q, problem, sizeof(problem)));
                         continue;
                 }
-                parser_feed(&p, file, true, buf ? buf : "", len);
+                parser_feed(&p, file, true, buf, len);
                 free(buf);
         }
         for (size_t i = 0; i < n_names; i++)

@@ -50,7 +50,6 @@ struct status_key {
 struct daemon {
         const struct daemon_options *opts;
         const char *config_path;
-        bool config_allow_missing;
         struct config config;
         bool have_config;
         char *state_dir;          /* fixed at startup */
@@ -88,7 +87,6 @@ struct daemon {
         struct engine engine;
 
         uint64_t start_realtime_usec, start_monotonic_usec;
-        bool stopping_by_signal;
         char status[512];
         char restart_needed[160]; /* keys a reload changed that take a restart, "" if none */
         char reload_error[384];
@@ -307,7 +305,7 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
         char why[sizeof(d->startup_error)];
         int r;
 
-        r = config_load(d->config_path, d->config_allow_missing, ret, &errs);
+        r = config_load(d->config_path, !d->opts->config_path, ret, &errs);
         if (r < 0) {
                 if (errs.n > 0) {
                         log_config_errors(&errs, LOG_ERR);
@@ -938,7 +936,6 @@ static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *s
                            unit, unit, unit, unit);
         else
                 log_info("Received %s, stopping", si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-        d->stopping_by_signal = true;
         return sd_event_exit(d->event, 0);
 }
 
@@ -1310,7 +1307,6 @@ int daemon_run(const struct daemon_options *o) {
         struct daemon d = {
                 .opts = o,
                 .config_path = o->config_path ? o->config_path : CONFIG_DEFAULT_PATH,
-                .config_allow_missing = !o->config_path,
                 .root = o->root ? o->root : "/",
                 .rootfd = -1,
                 .lockfd = -1,
