@@ -828,91 +828,83 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo *si _unused_, void *userdata) {
         struct daemon *d = userdata;
+        _cleanup_(freep) char *sd = NULL;
         struct config c = {};
-        char err[sizeof(d->reload_error)] = "";
-        uint64_t need, lost;
-        int r;
+        char err[sizeof(d->reload_error)] = "", restart[sizeof(d->restart_needed)] = "", capbuf[128];
+        uint64_t lost;
+        size_t rl = 0;
 
         notify_reloading(util_now_usec(CLOCK_MONOTONIC));
         log_info("Reloading configuration from %s", d->config_path);
-        r = load_config(d, &c, err, sizeof(err));
-        if (r < 0) {
+        if (load_config(d, &c, err, sizeof(err)) < 0) {
                 snprintf(d->reload_error, sizeof(d->reload_error), "%s", err);
                 report_count_reload(&d->out, false);
                 problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
                             "Configuration reload failed (%s), keeping the previous configuration", err);
-        } else {
-                _cleanup_(freep) char *sd = NULL;
+                goto done;
+        }
 
-                char restart[sizeof(d->restart_needed)] = "";
-                size_t rl = 0;
-
-                /* said again at each reload; a file set back clears it */
+        /* said again at each reload; a file set back clears it */
 #define RESTART_KEY(...) \
         rl += (size_t) snprintf(restart + rl, rl < sizeof(restart) ? sizeof(restart) - rl : 0, __VA_ARGS__)
-                if (!d->opts->state_dir && d->state_dir &&
-                    state_dir_choose(NULL, c.state_dir, d->root, d->root_is_host, false, &sd) == 0 &&
-                    strcmp(sd, d->state_dir) != 0) {
-                        log_warning("state_dir changed to %s: takes effect at the next start", sd);
-                        RESTART_KEY("%sstate_dir", rl ? ", " : "");
-                }
-                if (c.dry_run != d->dry_run) {
-                        log_warning("dry_run changed: takes effect at the next start");
-                        RESTART_KEY("%sdry_run", rl ? ", " : "");
-                }
-                c.dry_run = d->dry_run;
-                need = caps_for_config(&c, d->dry_run);
-                /* A capability dropped at start cannot come back: the
-                 * reload is refused whole, lest new sections show as in
-                 * force while their writes fail.  One never permitted (a
-                 * container) is the start's situation: accepted here. */
-                lost = need & ~d->caps & d->caps_start;
-                if (lost) {
-                        char capbuf[128];
-
-                        caps_format(lost, capbuf, sizeof(capbuf));
-                        snprintf(d->reload_error, sizeof(d->reload_error),
-                                 "needs %s, dropped at startup: restart irqsteerd to apply it", capbuf);
-                        problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
-                                    "Configuration reload refused: the new configuration needs %s, dropped at startup; "
-                                    "restart irqsteerd to apply it. Keeping the previous configuration", capbuf);
-                        config_free(&c);
-                        report_count_reload(&d->out, false);
-                        update_status(d, false);
-                        notify_ready(d->status);
-                        return 0;
-                }
-#undef RESTART_KEY
-                snprintf(d->restart_needed, sizeof(d->restart_needed), "%s", restart);
-                config_free(&d->config);
-                d->config = c;
-                report_config_changed(&d->out);
-                d->reload_error[0] = 0;
-                log_set_max_level(d->config.log_level);
-                if (d->interval_usec != d->config.interval_usec) {
-                        d->interval_usec = d->config.interval_usec;
-                        (void) sd_event_source_set_time(d->timer, now_monotonic(d) + d->interval_usec);
-                }
-                engine_config_changed(&d->engine);
-                env_setup(d);
-                log_info("Configuration reloaded");
-                check_all_banned(d);
-                log_dropins(&d->config);
-                engine_check_unmatched(&d->engine, true);
-                /* a metrics_file refused is part of the file that did not
-                 * apply (irqsteerd(8), RELOAD) */
-                update_status(d, false);
-                if (d->config.metrics_file && d->out.problems.active[PROBLEM_METRICS_FILE]) {
-                        snprintf(d->reload_error, sizeof(d->reload_error), "%s: %s",
-                                 problem_to_string(PROBLEM_METRICS_FILE), d->out.problems.what[PROBLEM_METRICS_FILE]);
-                        problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
-                                    "Configuration reloaded, but not all of it applies: %s", d->reload_error);
-                        report_count_reload(&d->out, false);
-                } else {
-                        problem_clear(&d->out.problems, PROBLEM_RELOAD, "Configuration reload succeeded");
-                        report_count_reload(&d->out, true);
-                }
+        if (!d->opts->state_dir && d->state_dir &&
+            state_dir_choose(NULL, c.state_dir, d->root, d->root_is_host, false, &sd) == 0 &&
+            strcmp(sd, d->state_dir) != 0) {
+                log_warning("state_dir changed to %s: takes effect at the next start", sd);
+                RESTART_KEY("%sstate_dir", rl ? ", " : "");
         }
+        if (c.dry_run != d->dry_run) {
+                log_warning("dry_run changed: takes effect at the next start");
+                RESTART_KEY("%sdry_run", rl ? ", " : "");
+        }
+#undef RESTART_KEY
+        c.dry_run = d->dry_run;
+        /* A capability dropped at start cannot come back: the reload is
+         * refused whole, lest new sections show as in force while their
+         * writes fail.  One never permitted (a container) is the start's
+         * situation: accepted here. */
+        lost = caps_for_config(&c, d->dry_run) & ~d->caps & d->caps_start;
+        if (lost) {
+                caps_format(lost, capbuf, sizeof(capbuf));
+                snprintf(d->reload_error, sizeof(d->reload_error),
+                         "needs %s, dropped at startup: restart irqsteerd to apply it", capbuf);
+                problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
+                            "Configuration reload refused: the new configuration needs %s, dropped at startup; "
+                            "restart irqsteerd to apply it. Keeping the previous configuration", capbuf);
+                config_free(&c);
+                report_count_reload(&d->out, false);
+                goto done;
+        }
+        snprintf(d->restart_needed, sizeof(d->restart_needed), "%s", restart);
+        config_free(&d->config);
+        d->config = c;
+        report_config_changed(&d->out);
+        d->reload_error[0] = 0;
+        log_set_max_level(d->config.log_level);
+        if (d->interval_usec != d->config.interval_usec) {
+                d->interval_usec = d->config.interval_usec;
+                (void) sd_event_source_set_time(d->timer, now_monotonic(d) + d->interval_usec);
+        }
+        engine_config_changed(&d->engine);
+        env_setup(d);
+        log_info("Configuration reloaded");
+        check_all_banned(d);
+        log_dropins(&d->config);
+        engine_check_unmatched(&d->engine, true);
+        /* a metrics_file refused is part of the file that did not apply
+         * (irqsteerd(8), RELOAD) */
+        update_status(d, false);
+        if (d->config.metrics_file && d->out.problems.active[PROBLEM_METRICS_FILE]) {
+                snprintf(d->reload_error, sizeof(d->reload_error), "%s: %s",
+                         problem_to_string(PROBLEM_METRICS_FILE), d->out.problems.what[PROBLEM_METRICS_FILE]);
+                problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
+                            "Configuration reloaded, but not all of it applies: %s", d->reload_error);
+                report_count_reload(&d->out, false);
+        } else {
+                problem_clear(&d->out.problems, PROBLEM_RELOAD, "Configuration reload succeeded");
+                report_count_reload(&d->out, true);
+        }
+done:
         update_status(d, false);
         notify_ready(d->status);
         return 0;

@@ -255,6 +255,7 @@ bool util_needs_cescape(const char *s, size_t len, bool controls_only) {
 
 char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, size_t size) {
         static const char hex[] = "0123456789abcdef";
+        static const char named[] = "\\\t\n\r"; /* escaped by a letter */
         size_t o = 0;
 
         assert(size > 0);
@@ -266,21 +267,12 @@ char *util_cescape(const char *s, size_t len, bool controls_only, char *buf, siz
                 if (!escaped(ch, controls_only))
                         e[n++] = (char) ch;
                 else {
+                        const char *q = memchr(named, ch, sizeof(named) - 1);
+
                         e[n++] = '\\';
-                        switch (ch) {
-                        case '\\':
-                                e[n++] = '\\';
-                                break;
-                        case '\t':
-                                e[n++] = 't';
-                                break;
-                        case '\n':
-                                e[n++] = 'n';
-                                break;
-                        case '\r':
-                                e[n++] = 'r';
-                                break;
-                        default:
+                        if (q)
+                                e[n++] = "\\tnr"[q - named];
+                        else {
                                 e[n++] = 'x';
                                 e[n++] = hex[ch >> 4];
                                 e[n++] = hex[ch & 15];
