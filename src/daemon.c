@@ -1,6 +1,5 @@
 /* irqsteerd's event loop: startup, one tick per interval, reload, stop. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>

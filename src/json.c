@@ -1,7 +1,6 @@
 /* JSON writer and reader (RFC 8259). */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

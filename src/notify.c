@@ -1,8 +1,6 @@
 /* sd_notify wrappers: one place that knows the message formats. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 #include <systemd/sd-daemon.h>
 
