@@ -742,23 +742,19 @@ static int get_typed(const struct json_value *v, const char *key, enum json_type
         return 0;
 }
 
-int json_get_string(const struct json_value *v, const char *key, const char **ret) {
-        const struct json_value *m;
-        int r = get_typed(v, key, JSON_STRING, &m);
-
-        if (r == 0)
-                *ret = m->string;
-        return r;
-}
-
-int json_get_number(const struct json_value *v, const char *key, double *ret) {
-        const struct json_value *m;
-        int r = get_typed(v, key, JSON_NUMBER, &m);
-
-        if (r == 0)
-                *ret = m->number;
-        return r;
-}
+/* json_get_NAME(v, key, ret): member key's value of type, as ctype. */
+#define GET_TYPED(name, type, ctype, member)                                       \
+        int json_get_##name(const struct json_value *v, const char *key, ctype *ret) { \
+                const struct json_value *m;                                        \
+                int r = get_typed(v, key, type, &m);                               \
+                                                                                   \
+                if (r == 0)                                                        \
+                        *ret = m->member;                                          \
+                return r;                                                          \
+        }
+GET_TYPED(string, JSON_STRING, const char *, string)
+GET_TYPED(number, JSON_NUMBER, double, number)
+GET_TYPED(bool, JSON_BOOL, bool, boolean)
 
 int json_get_int(const struct json_value *v, const char *key, int64_t *ret) {
         const struct json_value *m;
@@ -777,15 +773,6 @@ int json_get_int(const struct json_value *v, const char *key, int64_t *ret) {
         }
         *ret = m->integer;
         return 0;
-}
-
-int json_get_bool(const struct json_value *v, const char *key, bool *ret) {
-        const struct json_value *m;
-        int r = get_typed(v, key, JSON_BOOL, &m);
-
-        if (r == 0)
-                *ret = m->boolean;
-        return r;
 }
 
 int json_to_cpuset(const struct json_value *v, cpuset_t *ret) {
