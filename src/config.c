@@ -158,6 +158,17 @@ enum section_kind {
         SEC_WORKER,
 };
 
+static const struct {
+        const char *name;
+        const struct key_def *defs;
+        size_t n;
+} sections[] = {
+        [SEC_DAEMON] = { "daemon", daemon_keys, ELEMENTSOF(daemon_keys) },
+        [SEC_BALANCE] = { "balance", balance_keys, ELEMENTSOF(balance_keys) },
+        [SEC_INTERFACE] = { "interface", interface_keys, ELEMENTSOF(interface_keys) },
+        [SEC_WORKER] = { "worker", worker_keys, ELEMENTSOF(worker_keys) },
+};
+
 /* Where a key was last set (one file is one pointer), and whether its
  * value was bad: cross-key checks skip it. */
 struct seen {
@@ -490,23 +501,6 @@ static bool valid_ifname(const char *s) {
         return true;
 }
 
-static const char *section_label(struct parser *p, char *buf, size_t len) {
-        switch (p->kind) {
-        case SEC_DAEMON:
-                return "[daemon]";
-        case SEC_BALANCE:
-                return "[balance]";
-        case SEC_INTERFACE:
-                snprintf(buf, len, "[interface %s]", p->c->interfaces[p->index].match);
-                return buf;
-        case SEC_WORKER:
-                snprintf(buf, len, "[worker %s]", p->c->workers[p->index].name);
-                return buf;
-        default:
-                return "";
-        }
-}
-
 static int set_string(char **target, const char *value) {
         char *s = strdup(value);
 
@@ -799,10 +793,9 @@ int config_defaults(struct config *c) {
         struct parser p = { .c = c, .errs = &errs };
 
         memset(c, 0, sizeof(*c));
-        for (size_t i = 0; i < ELEMENTSOF(daemon_keys); i++)
-                parse_value(&p, 0, &daemon_keys[i], daemon_keys[i].def, c);
-        for (size_t i = 0; i < ELEMENTSOF(balance_keys); i++)
-                parse_value(&p, 0, &balance_keys[i], balance_keys[i].def, c);
+        for (int k = SEC_DAEMON; k <= SEC_BALANCE; k++)
+                for (size_t i = 0; i < sections[k].n; i++)
+                        parse_value(&p, 0, &sections[k].defs[i], sections[k].defs[i].def, c);
         /* a default the parser refuses is a bug in the tables */
         if (p.oom || errs.n > 0) {
                 config_errors_free(&errs);
@@ -980,34 +973,18 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
 }
 
 static void parse_key(struct parser *p, unsigned line, const char *key, const char *value) {
-        const struct key_def *defs;
-        size_t n;
-        void *base;
-        char label[300];
+        const struct key_def *defs = sections[p->kind].defs;
+        bool iface = p->kind == SEC_INTERFACE, worker = p->kind == SEC_WORKER;
+        void *base = iface ? (void *) &p->c->interfaces[p->index] : worker ? (void *) &p->c->workers[p->index] : p->c;
+        char label[300] = "";
 
-        switch (p->kind) {
-        case SEC_SKIP:
+        if (p->kind == SEC_SKIP)
                 return;
-        case SEC_NONE:
+        if (p->kind == SEC_NONE) {
                 perr(p, line, key, "key outside of any section");
                 return;
-        case SEC_DAEMON:
-                defs = daemon_keys, n = ELEMENTSOF(daemon_keys), base = p->c;
-                break;
-        case SEC_BALANCE:
-                defs = balance_keys, n = ELEMENTSOF(balance_keys), base = p->c;
-                break;
-        case SEC_INTERFACE:
-                defs = interface_keys, n = ELEMENTSOF(interface_keys), base = &p->c->interfaces[p->index];
-                break;
-        case SEC_WORKER:
-                defs = worker_keys, n = ELEMENTSOF(worker_keys), base = &p->c->workers[p->index];
-                break;
-        default:
-                return;
         }
-
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < sections[p->kind].n; i++) {
                 if (strcmp(defs[i].name, key) != 0)
                         continue;
                 /* set again in a later file: the later value wins */
@@ -1019,7 +996,10 @@ static void parse_key(struct parser *p, unsigned line, const char *key, const ch
                 p->seen[i].bad = !parse_value(p, line, &defs[i], value, base);
                 return;
         }
-        perr(p, line, key, "unknown key in %s", section_label(p, label, sizeof(label)));
+        if (iface || worker)
+                snprintf(label, sizeof(label), " %s",
+                         iface ? p->c->interfaces[p->index].match : p->c->workers[p->index].name);
+        perr(p, line, key, "unknown key in [%s%s]", sections[p->kind].name, label);
 }
 
 static void parse_line(struct parser *p, unsigned line, char *s) {
@@ -1515,18 +1495,7 @@ void config_format(FILE *f, const struct config *c) {
 }
 
 const char *config_key_name(const char *section, size_t i) {
-        static const struct {
-                const char *name;
-                const struct key_def *defs;
-                size_t n;
-        } sections[] = {
-                { "daemon", daemon_keys, ELEMENTSOF(daemon_keys) },
-                { "balance", balance_keys, ELEMENTSOF(balance_keys) },
-                { "interface", interface_keys, ELEMENTSOF(interface_keys) },
-                { "worker", worker_keys, ELEMENTSOF(worker_keys) },
-        };
-
-        for (size_t k = 0; section && k < ELEMENTSOF(sections); k++)
+        for (size_t k = SEC_DAEMON; section && k < ELEMENTSOF(sections); k++)
                 if (strcmp(section, sections[k].name) == 0)
                         return i < sections[k].n ? sections[k].defs[i].name : NULL;
         return NULL;
