@@ -501,22 +501,12 @@ static bool valid_ifname(const char *s) {
         return true;
 }
 
-static int set_string(char **target, const char *value) {
-        char *s = strdup(value);
-
-        if (!s)
-                return -ENOMEM;
-        free(*target);
-        *target = s;
-        return 0;
-}
-
 /* value for def into base + def->offset; false (reported) when bad. */
 static bool parse_value(struct parser *p, unsigned line, const struct key_def *def, const char *value,
                         void *base) {
         void *target = (char *) base + def->offset;
         const char *key = def->name;
-        char lo[32], hi[32];
+        char lo[32], hi[32], *str;
         uint64_t u;
         double d;
         bool b;
@@ -780,10 +770,13 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 break;
         }
 
-        if (set_string((char **) target, value) < 0) {
+        str = strdup(value);
+        if (!str) {
                 p->oom = true;
                 return false;
         }
+        free(*(char **) target);
+        *(char **) target = str;
         return true;
 }
 

@@ -475,20 +475,17 @@ static bool ban_file_same(const struct ban_file *a, const struct ban_file *b) {
                strcmp(a->asked, b->asked) == 0;
 }
 
-/* A ban file's name for the log: an invalid one is anything a user put. */
-static const char *ban_name(const char *name, char *buf, size_t size) {
-        return util_cescape(name, strlen(name), false, buf, size);
-}
-
 /* old (NULL: new) became f (NULL: gone). */
 static void log_ban_change(struct daemon *d, const struct ban_file *old, const struct ban_file *f) {
+        const char *raw = f ? f->name : old->name;
         char name[UTIL_CESCAPE_SIZE(BANS_NAME_MAX)], list[256];
 
+        /* an invalid name is anything a user put there */
+        util_cescape(raw, strlen(raw), false, name, sizeof(name));
         if (!f) {
-                log_info("Ban %s lifted", ban_name(old->name, name, sizeof(name)));
+                log_info("Ban %s lifted", name);
                 return;
         }
-        ban_name(f->name, name, sizeof(name));
         if (f->error < 0)
                 problem_set(&d->out.problems, PROBLEM_BAN_FILE, 0, "Ban file %s/%s: %s; ignoring the whole file",
                             d->bans_dir, name, f->problem);
