@@ -82,11 +82,9 @@ struct json_value {
         enum json_type type;
         bool boolean;            /* JSON_BOOL */
         double number;           /* JSON_NUMBER */
-        bool is_int;             /* JSON_NUMBER written without fraction/exponent
-                                  * and fitting int64: integer holds it exactly */
+        bool is_int;             /* an integer fitting int64, exactly in integer */
         int64_t integer;
-        char *string;            /* JSON_STRING, NUL-terminated UTF-8 (may hold
-                                  * NULs from \u0000: use string_len) */
+        char *string;            /* JSON_STRING, NUL-terminated (\u0000: string_len) */
         size_t string_len;
         struct json_value *items;/* JSON_ARRAY elements / JSON_OBJECT member values */
         char **keys;             /* JSON_OBJECT member names, parallel to items */

@@ -119,15 +119,6 @@ int daemon_format_config_error(const struct config_error *e, char *buf, size_t l
 
 /* ---- configuration ---- */
 
-static void log_config_errors(const struct config_errors *errs, int level) {
-        for (size_t i = 0; i < errs->n; i++) {
-                char buf[512];
-
-                daemon_format_config_error(&errs->v[i], buf, sizeof(buf));
-                log_internal(level, 0, NULL, "%s", buf);
-        }
-}
-
 /* What c needs that the live irqsteerd of status v dropped at startup, so
  * that a reload cannot apply c. */
 static uint64_t caps_lost_in_status(const struct config *c, const struct json_value *v, int64_t *ret_pid) {
@@ -299,35 +290,32 @@ static int check_metrics_file(const struct config *c, char *first_error, size_t 
         return r == 0 ? -EEXIST : r;
 }
 
+/* The configuration with the overrides; its first problem in first_error. */
 static int load_config(struct daemon *d, struct config *ret, char *first_error, size_t len) {
         struct config_errors errs = {};
-        char why[sizeof(d->startup_error)];
         int r;
 
         r = config_load(d->config_path, !d->opts->config_path, ret, &errs);
-        if (r < 0) {
-                if (errs.n > 0) {
-                        log_config_errors(&errs, LOG_ERR);
-                        if (first_error)
-                                daemon_format_config_error(&errs.v[0], first_error, len);
-                } else {
-                        log_error_errno(r, "Failed to load %s: %m", d->config_path);
-                        if (first_error)
-                                snprintf(first_error, len, "%s: %s", d->config_path, strerror(-r));
-                }
-                config_errors_free(&errs);
-                return r;
+        for (size_t i = 0; i < errs.n; i++) {
+                char buf[512];
+
+                daemon_format_config_error(&errs.v[i], buf, sizeof(buf));
+                log_error("%s", buf);
+                if (i == 0)
+                        snprintf(first_error, len, "%s", buf);
+        }
+        if (r < 0 && errs.n == 0) {
+                log_error_errno(r, "Failed to load %s: %m", d->config_path);
+                snprintf(first_error, len, "%s: %s", d->config_path, strerror(-r));
         }
         config_errors_free(&errs);
-        apply_overrides(d, ret);
-        r = check_metrics_file(ret, why, sizeof(why));
-        if (r < 0) {
-                if (first_error)
-                        snprintf(first_error, len, "%s", why);
-                config_free(ret);
+        if (r < 0)
                 return r;
-        }
-        return 0;
+        apply_overrides(d, ret);
+        r = check_metrics_file(ret, first_error, len);
+        if (r < 0)
+                config_free(ret);
+        return r;
 }
 
 /* The inventory keeps its attributes open (rootfs_read_held), ~1,000 fds
