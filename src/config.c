@@ -1392,17 +1392,16 @@ const struct config_interface *config_interface_for(const struct config *c, cons
 /* A value in the file's syntax; false when unset. */
 static bool format_value(const struct key_def *def, const void *base, char *buf, size_t len) {
         const void *v = (const char *) base + def->offset;
-        const char *s;
+        const char *s = NULL;
 
         switch (def->type) {
         case VT_BOOL:
-                snprintf(buf, len, "%s", *(const bool *) v ? "yes" : "no");
-                return true;
+                s = *(const bool *) v ? "yes" : "no";
+                break;
         case VT_TRISTATE:
-                if (*(const enum tristate *) v == TRI_INHERIT)
-                        return false;
-                snprintf(buf, len, "%s", *(const enum tristate *) v == TRI_YES ? "yes" : "no");
-                return true;
+                if (*(const enum tristate *) v != TRI_INHERIT)
+                        s = *(const enum tristate *) v == TRI_YES ? "yes" : "no";
+                break;
         case VT_UINT:
                 snprintf(buf, len, "%u", *(const unsigned *) v);
                 return true;
@@ -1420,12 +1419,10 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
                 format_duration(*(const uint64_t *) v, buf, len);
                 return true;
         case VT_LOG_LEVEL:
-                for (size_t i = 0; i < ELEMENTSOF(log_levels); i++)
-                        if (log_levels[i].level == *(const int *) v) {
-                                snprintf(buf, len, "%s", log_levels[i].name);
-                                return true;
-                        }
-                return false;
+                for (size_t i = 0; !s && i < ELEMENTSOF(log_levels); i++)
+                        if (log_levels[i].level == *(const int *) v)
+                                s = log_levels[i].name;
+                break;
         case VT_CPULIST:
                 if (cpuset_format_list(v, buf, len) < 0)
                         snprintf(buf, len, "?");
@@ -1443,10 +1440,7 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
         }
         case VT_POLICY:
                 s = worker_policy_to_string(*(const enum worker_policy *) v);
-                if (!s)
-                        return false;
-                snprintf(buf, len, "%s", s);
-                return true;
+                break;
         case VT_PATH:
         case VT_PATH_OPT:
         case VT_PATHS:
@@ -1455,12 +1449,11 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
         case VT_UNIT:
         case VT_IFNAME:
                 s = *(char *const *) v;
-                if (!s)
-                        return false;
-                snprintf(buf, len, "%s", s);
-                return true;
+                break;
         }
-        return false;
+        if (s)
+                snprintf(buf, len, "%s", s);
+        return s != NULL;
 }
 
 static void format_keys(FILE *f, const struct key_def *defs, size_t n, const void *base) {
