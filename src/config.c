@@ -318,68 +318,50 @@ void config_errors_print(const struct config_errors *errs, FILE *f) {
         }
 }
 
-static int errors_add_va(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
-                         const char *key, const char *fmt, va_list ap) {
+/* Appends a problem, its strings copied.  0 or -ENOMEM. */
+static int errors_add(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
+                      const char *key, const char *message) {
         struct config_error e = { .line = line };
-        int r;
 
         if (*allocated < errs->n)
                 *allocated = errs->n;
-        r = util_grow((void **) &errs->v, allocated, errs->n + 1, sizeof(*errs->v));
-        if (r < 0)
-                return r;
-        if (vasprintf(&e.message, fmt, ap) < 0)
+        if (util_grow((void **) &errs->v, allocated, errs->n + 1, sizeof(*errs->v)) < 0 ||
+            !(e.message = strdup(message)) || (file && !(e.file = strdup(file))) ||
+            (key && !(e.key = strdup(key)))) {
+                free(e.message);
+                free(e.file);
                 return -ENOMEM;
-        if (file && !(e.file = strdup(file)))
-                goto oom;
-        if (key && !(e.key = strdup(key)))
-                goto oom;
+        }
         errs->v[errs->n++] = e;
         return 0;
-oom:
-        free(e.message);
-        free(e.file);
-        return -ENOMEM;
-}
-
-static int errors_add(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
-                      const char *key, const char *fmt, ...) _printf_(6, 7);
-static int errors_add(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
-                      const char *key, const char *fmt, ...) {
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = errors_add_va(errs, allocated, file, line, key, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-static void perr_va(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt,
-                    va_list ap) {
-        size_t mine = p->errs->n - p->first_error;
-        int r;
-
-        if (mine > CONFIG_MAX_ERRORS)
-                return;
-        if (mine == CONFIG_MAX_ERRORS)
-                r = errors_add(p->errs, &p->allocated_errors, file, line, NULL,
-                               "too many errors, not listing further ones");
-        else
-                r = errors_add_va(p->errs, &p->allocated_errors, file, line, key, fmt, ap);
-        if (r < 0)
-                p->oom = true;
 }
 
 /* A problem at a line of file. */
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
         _printf_(5, 6);
 static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
+        size_t mine = p->errs->n - p->first_error;
+        _cleanup_(freep) char *msg = NULL;
         va_list ap;
+        int r;
 
+        if (mine > CONFIG_MAX_ERRORS)
+                return;
         va_start(ap, fmt);
-        perr_va(p, file, line, key, fmt, ap);
+        r = vasprintf(&msg, fmt, ap);
         va_end(ap);
+        if (r < 0) {
+                msg = NULL;
+                p->oom = true;
+                return;
+        }
+        if (mine == CONFIG_MAX_ERRORS)
+                r = errors_add(p->errs, &p->allocated_errors, file, line, NULL,
+                               "too many errors, not listing further ones");
+        else
+                r = errors_add(p->errs, &p->allocated_errors, file, line, key, msg);
+        if (r < 0)
+                p->oom = true;
 }
 
 /* A problem in the file being read. */
@@ -1325,7 +1307,7 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         r = read_file(path, &buf, &len);
         if (r < 0 && !(r == -ENOENT && allow_missing)) {
                 if (r != -ENOMEM)
-                        errors_add(errs, &allocated, path, 0, NULL, "%s", read_problem(r, problem, sizeof(problem)));
+                        errors_add(errs, &allocated, path, 0, NULL, read_problem(r, problem, sizeof(problem)));
                 config_errors_free(&local);
                 return r;
         }
