@@ -1076,23 +1076,20 @@ static int check_privileges(struct daemon *d) {
 
         if (!d->root_is_host || d->dry_run)
                 return 0;
-        if (geteuid() != 0) {
+        missing = caps_for_config(&d->config, d->dry_run) & ~caps_permitted();
+        if (geteuid() != 0)
                 snprintf(d->startup_error, sizeof(d->startup_error),
                          "irqsteerd must run as root (uid 0 writes /proc/irq/N/smp_affinity); "
                          "use --dry-run to only watch and log");
-                log_error("%s", d->startup_error);
-                return -EPERM;
-        }
-        missing = caps_for_config(&d->config, d->dry_run) & ~caps_permitted();
-        if (missing) {
+        else if (missing) {
                 caps_format(missing, buf, sizeof(buf));
                 snprintf(d->startup_error, sizeof(d->startup_error),
                          "irqsteerd lacks %s, which the configuration needs (cap_net_admin: RPS, RFS, XPS; "
                          "cap_sys_nice: [worker] sections); use --dry-run to only watch and log", buf);
-                log_error("%s", d->startup_error);
-                return -EPERM;
-        }
-        return 0;
+        } else
+                return 0;
+        log_error("%s", d->startup_error);
+        return -EPERM;
 }
 
 /* One irqsteerd changes a root at a time (STATE_ROOT_LOCK_NAME). */

@@ -41,8 +41,16 @@ static void newline_indent(struct json_writer *w) {
                 fputs("  ", w->f);
 }
 
-/* Called before every value: the comma and indentation of array elements,
- * and the check that object members have a key. */
+/* The comma and indentation before an array element or a member. */
+static void separate(struct json_writer *w) {
+        if (w->nonempty[w->depth - 1])
+                fputc(',', w->f);
+        w->nonempty[w->depth - 1] = true;
+        newline_indent(w);
+}
+
+/* Called before every value: the separator of array elements, and the
+ * check that object members have a key. */
 static bool before_value(struct json_writer *w) {
         if (w->error)
                 return false;
@@ -56,10 +64,7 @@ static bool before_value(struct json_writer *w) {
                 set_error(w, -EINVAL);
                 return false;
         }
-        if (w->nonempty[w->depth - 1])
-                fputc(',', w->f);
-        w->nonempty[w->depth - 1] = true;
-        newline_indent(w);
+        separate(w);
         return true;
 }
 
@@ -70,10 +75,7 @@ void json_key(struct json_writer *w, const char *key) {
                 set_error(w, -EINVAL);
                 return;
         }
-        if (w->nonempty[w->depth - 1])
-                fputc(',', w->f);
-        w->nonempty[w->depth - 1] = true;
-        newline_indent(w);
+        separate(w);
         /* A key is a string; write it through the same escaping. */
         w->want_value = true;
         json_string(w, key);
