@@ -69,20 +69,15 @@ int caps_drop(uint64_t keep) {
         cap_value_t list[64];
         int n = 0, r = 0;
         cap_t caps;
-        bool can_setpcap;
-
-        can_setpcap = CAP_IS_SUPPORTED(CAP_SETPCAP) && (caps_effective() & CAPS_MASK(CAP_SETPCAP));
 
         /* best effort: the bounding set matters only across execve(), and
          * the unit's CapabilityBoundingSet= took CAP_SETPCAP already */
-        if (can_setpcap) {
+        if (CAP_IS_SUPPORTED(CAP_SETPCAP) && (caps_effective() & CAPS_MASK(CAP_SETPCAP))) {
                 for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++) {
                         if (keep & CAPS_MASK(cap) || !CAP_IS_SUPPORTED(cap))
                                 continue;
-                        if (cap_drop_bound(cap) < 0 && errno != EINVAL) {
-                                r = -errno;
-                                log_debug_errno(r, "cap_drop_bound(%d) failed: %m", cap);
-                        }
+                        if (cap_drop_bound(cap) < 0 && errno != EINVAL)
+                                log_debug_errno(errno, "cap_drop_bound(%d) failed: %m", cap);
                 }
         }
         if (cap_reset_ambient() < 0 && errno != EINVAL)
@@ -96,18 +91,13 @@ int caps_drop(uint64_t keep) {
         if (!caps)
                 return -errno;
         if (n > 0 && (cap_set_flag(caps, CAP_PERMITTED, n, list, CAP_SET) < 0 ||
-                      cap_set_flag(caps, CAP_EFFECTIVE, n, list, CAP_SET) < 0)) {
+                      cap_set_flag(caps, CAP_EFFECTIVE, n, list, CAP_SET) < 0))
                 r = -errno;
-                cap_free(caps);
-                return r;
-        }
-        if (cap_set_proc(caps) < 0) {
-                r = -errno;
-                log_debug_errno(r, "cap_set_proc() failed: %m");
-                cap_free(caps);
-                return r;
-        }
+        else if (cap_set_proc(caps) < 0)
+                r = log_debug_errno(errno, "cap_set_proc() failed: %m");
         cap_free(caps);
+        if (r < 0)
+                return r;
 
         /* uid 0 would regain every capability on execve() */
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
