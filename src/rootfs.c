@@ -31,14 +31,14 @@ static const char *rel(const char *path) {
 int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len) {
         size_t len = 0, allocated = 0;
         char *buf = NULL;
+        ssize_t n;
 
-        for (;;) {
-                ssize_t n;
-
-                /* /proc files report size 0: read until EOF. */
+        /* /proc files report size 0: read until EOF, a buffer not filled */
+        do {
                 if (len + 4096 + 1 > allocated) {
                         size_t na = allocated ? allocated * 2 : 16384;
                         char *nb = realloc(buf, na);
+
                         if (!nb) {
                                 free(buf);
                                 return -ENOMEM;
@@ -46,18 +46,13 @@ int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len) {
                         buf = nb;
                         allocated = na;
                 }
-                n = read(fd, buf + len, allocated - len - 1);
+                n = util_read_full(fd, buf + len, allocated - len - 1);
                 if (n < 0) {
-                        int r = -errno;
-                        if (r == -EINTR)
-                                continue;
                         free(buf);
-                        return r;
+                        return (int) n;
                 }
-                if (n == 0)
-                        break;
-                len += n;
-        }
+                len += (size_t) n;
+        } while (len == allocated - 1);
         buf[len] = 0;
         *ret_buf = buf;
         if (ret_len)
