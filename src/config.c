@@ -248,19 +248,14 @@ static int parse_log_level(const char *s) {
         return -EINVAL;
 }
 
-bool config_irq_banned(const struct config *c, unsigned irq) {
-        size_t lo = 0, hi = c->ban_irqs.n;
+static int compare_uint(const void *a, const void *b) {
+        unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
 
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (c->ban_irqs.v[mid] == irq)
-                        return true;
-                if (c->ban_irqs.v[mid] < irq)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return false;
+        return (x > y) - (x < y);
+}
+
+bool config_irq_banned(const struct config *c, unsigned irq) {
+        return bsearch(&irq, c->ban_irqs.v, c->ban_irqs.n, sizeof(irq), compare_uint) != NULL;
 }
 
 void config_free(struct config *c) {

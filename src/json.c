@@ -322,20 +322,15 @@ KEY_VALUE(double6, double)
 KEY_VALUE(bool, bool)
 KEY_VALUE(cpuset, const cpuset_t *)
 
-void json_key_null(struct json_writer *w, const char *key) {
-        json_key(w, key);
-        json_null(w);
-}
-
-void json_key_begin_object(struct json_writer *w, const char *key) {
-        json_key(w, key);
-        json_begin_object(w);
-}
-
-void json_key_begin_array(struct json_writer *w, const char *key) {
-        json_key(w, key);
-        json_begin_array(w);
-}
+/* json_key_NAME(w, key): json_key() then json_NAME(w). */
+#define KEY_THEN(name)                                                \
+        void json_key_##name(struct json_writer *w, const char *key) { \
+                json_key(w, key);                                     \
+                json_##name(w);                                       \
+        }
+KEY_THEN(null)
+KEY_THEN(begin_object)
+KEY_THEN(begin_array)
 
 int json_writer_finish(struct json_writer *w) {
         if (w->error)
