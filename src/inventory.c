@@ -95,28 +95,26 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
         return INVENTORY_IRQ_NONE;
 }
 
+/* Sets *ret_queue to q and returns role. */
+static enum inventory_irq_role found(enum inventory_irq_role role, int q, int *ret_queue) {
+        *ret_queue = q;
+        return role;
+}
+
 /* tg3_request_irq(): "<dev>-txrx-k", "-tx-k", "-rx-k", "<dev>-k" with no
  * ring.  With RSS napi[0] has no rx ring (tg3_mem_rx_acquire), with TSS no
  * tx ring (tg3_mem_tx_acquire): vector k >= 1 serves ring k - 1. */
 static enum inventory_irq_role classify_tg3(const char *rest, int *ret_queue) {
         int k;
 
-        if (parse_numbered(rest, "-txrx-", "", &k) && k >= 1) {
-                *ret_queue = k - 1;
-                return INVENTORY_IRQ_RXTX;
-        }
-        if (parse_numbered(rest, "-rx-", "", &k) && k >= 1) {
-                *ret_queue = k - 1;
-                return INVENTORY_IRQ_RX;
-        }
-        if (parse_numbered(rest, "-tx-", "", &k) && k == 0) {
-                *ret_queue = 0;
-                return INVENTORY_IRQ_TX;
-        }
-        if (parse_numbered(rest, "-", "", &k)) {
-                *ret_queue = -1;
-                return INVENTORY_IRQ_OTHER;
-        }
+        if (parse_numbered(rest, "-txrx-", "", &k) && k >= 1)
+                return found(INVENTORY_IRQ_RXTX, k - 1, ret_queue);
+        if (parse_numbered(rest, "-rx-", "", &k) && k >= 1)
+                return found(INVENTORY_IRQ_RX, k - 1, ret_queue);
+        if (parse_numbered(rest, "-tx-", "", &k) && k == 0)
+                return found(INVENTORY_IRQ_TX, 0, ret_queue);
+        if (parse_numbered(rest, "-", "", &k))
+                return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         return INVENTORY_IRQ_NONE;
 }
 
@@ -141,14 +139,10 @@ static enum inventory_irq_role classify_ionic(const char *rest, int *ret_queue) 
 static enum inventory_irq_role classify_sfc(const char *rest, int *ret_queue) {
         int k;
 
-        if (parse_numbered(rest, "-", "", &k)) {
-                *ret_queue = k;
-                return INVENTORY_IRQ_RXTX;
-        }
-        if (parse_numbered(rest, "-xdp-", "", &k) || strcmp(rest, "-ptp") == 0) {
-                *ret_queue = -1;
-                return INVENTORY_IRQ_OTHER;
-        }
+        if (parse_numbered(rest, "-", "", &k))
+                return found(INVENTORY_IRQ_RXTX, k, ret_queue);
+        if (parse_numbered(rest, "-xdp-", "", &k) || strcmp(rest, "-ptp") == 0)
+                return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         return INVENTORY_IRQ_NONE;
 }
 
@@ -191,10 +185,8 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
 
         if (nic_name && nic_name[0]) {
                 rest = skip_prefix(irq_name, nic_name);
-                if (rest && rest[0] == 0) {
-                        *ret_queue = 0;
-                        return INVENTORY_IRQ_RXTX;
-                }
+                if (rest && rest[0] == 0)
+                        return found(INVENTORY_IRQ_RXTX, 0, ret_queue);
                 if (rest && rest[0] == '-') {
                         if (strcmp(driver, "tg3") == 0)
                                 role = classify_tg3(rest, &q);
@@ -202,56 +194,36 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
                                 ;
                         else
                                 role = classify_dev_suffix(rest, &q);
-                        if (role == INVENTORY_IRQ_NONE && is_admin_suffix(rest)) {
-                                role = INVENTORY_IRQ_OTHER;
-                                q = -1;
-                        }
-                        if (role != INVENTORY_IRQ_NONE) {
-                                *ret_queue = q;
-                                return role;
-                        }
+                        if (role != INVENTORY_IRQ_NONE)
+                                return found(role, q, ret_queue);
+                        if (is_admin_suffix(rest))
+                                return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
                 }
                 rest = skip_prefix(irq_name, "ionic-");
-                if (rest && (rest = skip_prefix(rest, nic_name)) && (role = classify_ionic(rest, &q)) != INVENTORY_IRQ_NONE) {
-                        *ret_queue = q;
-                        return role;
-                }
+                if (rest && (rest = skip_prefix(rest, nic_name)) && (role = classify_ionic(rest, &q)) != INVENTORY_IRQ_NONE)
+                        return found(role, q, ret_queue);
                 for (size_t i = 0; i < ELEMENTSOF(driver_prefixes); i++) {
                         rest = skip_prefix(irq_name, driver_prefixes[i]);
                         if (rest)
                                 rest = skip_prefix(rest, nic_name);
-                        if (rest && rest[0]) {
-                                role = classify_dev_suffix(rest, &q);
-                                if (role != INVENTORY_IRQ_NONE) {
-                                        *ret_queue = q;
-                                        return role;
-                                }
-                        }
+                        if (rest && rest[0] && (role = classify_dev_suffix(rest, &q)) != INVENTORY_IRQ_NONE)
+                                return found(role, q, ret_queue);
                 }
         }
 
-        if (virtio_dev && virtio_dev[0]) {
-                rest = skip_prefix(irq_name, virtio_dev);
+        if (virtio_dev && virtio_dev[0] && (rest = skip_prefix(irq_name, virtio_dev))) {
+                const char *n;
+
                 /* virtio_pci: "virtioK-input.N"/"-output.N"; one shared
                  * "virtioK-virtqueues" or INTx "virtioK" serves all */
-                if (rest && (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)) {
-                        *ret_queue = 0;
-                        return INVENTORY_IRQ_RXTX;
-                }
-                if (rest && rest[0] == '-') {
-                        const char *n;
-                        if ((n = skip_prefix(rest, "-input.")) && parse_index(n, &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_RX;
-                        }
-                        if ((n = skip_prefix(rest, "-output.")) && parse_index(n, &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_TX;
-                        }
-                        /* config, control and anything else of this device */
-                        *ret_queue = -1;
-                        return INVENTORY_IRQ_OTHER;
-                }
+                if (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)
+                        return found(INVENTORY_IRQ_RXTX, 0, ret_queue);
+                if ((n = skip_prefix(rest, "-input.")) && parse_index(n, &q))
+                        return found(INVENTORY_IRQ_RX, q, ret_queue);
+                if ((n = skip_prefix(rest, "-output.")) && parse_index(n, &q))
+                        return found(INVENTORY_IRQ_TX, q, ret_queue);
+                if (rest[0] == '-') /* config, control, anything else of it */
+                        return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         }
 
         if (pci_addr && pci_addr[0]) {
@@ -261,40 +233,25 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
                  * counts twice a combined vector), "-Rx-k", "-Tx-k" */
                 snprintf(prefix, sizeof(prefix), "hns3-%s", pci_addr);
                 if ((rest = skip_prefix(irq_name, prefix)) && rest[0] == '-') {
-                        if (parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0) {
-                                *ret_queue = q / 2;
-                                return INVENTORY_IRQ_RXTX;
-                        }
-                        if (parse_numbered(rest, "-Rx-", "", &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_RX;
-                        }
-                        if (parse_numbered(rest, "-Tx-", "", &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_TX;
-                        }
+                        if (parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0)
+                                return found(INVENTORY_IRQ_RXTX, q / 2, ret_queue);
+                        if (parse_numbered(rest, "-Rx-", "", &q))
+                                return found(INVENTORY_IRQ_RX, q, ret_queue);
+                        if (parse_numbered(rest, "-Tx-", "", &q))
+                                return found(INVENTORY_IRQ_TX, q, ret_queue);
                 }
-                if (parse_at(irq_name, "mlx5_comp", "@pci:", pci_addr, &q) || parse_at(irq_name, "mana_q", "@pci:", pci_addr, &q)) {
-                        *ret_queue = q;
-                        return INVENTORY_IRQ_RXTX;
-                }
-                /* gve_alloc_notify_blocks(): block N; inventory_read places it */
-                if (parse_at(irq_name, "gve-ntfy-blk", "@pci:", pci_addr, &q)) {
-                        *ret_queue = q;
-                        return INVENTORY_IRQ_RXTX;
-                }
+                /* gve_alloc_notify_blocks(): block N, placed by inventory_read */
+                if (parse_at(irq_name, "mlx5_comp", "@pci:", pci_addr, &q) ||
+                    parse_at(irq_name, "mana_q", "@pci:", pci_addr, &q) ||
+                    parse_at(irq_name, "gve-ntfy-blk", "@pci:", pci_addr, &q))
+                        return found(INVENTORY_IRQ_RXTX, q, ret_queue);
                 /* mlx4_init_eq_table(): EQ N, split between ports by inventory_read */
-                if (parse_at(irq_name, "mlx4-", "@", pci_addr, &q) && q >= 1) {
-                        *ret_queue = q;
-                        return INVENTORY_IRQ_RXTX;
-                }
-                /* mlx5_async@pci:, mlx5_pages_eq@pci:, ena-mgmnt@pci:,
-                 * mana_hwc@pci:, gve-mgmnt@pci:, mlx4-async@pci:,
-                 * i40e-0000:3b:00.0:misc, ice-...:misc */
-                if (contains_pci_token(irq_name, pci_addr)) {
-                        *ret_queue = -1;
-                        return INVENTORY_IRQ_OTHER;
-                }
+                if (parse_at(irq_name, "mlx4-", "@", pci_addr, &q) && q >= 1)
+                        return found(INVENTORY_IRQ_RXTX, q, ret_queue);
+                /* mlx5_async@pci:, ena-mgmnt@pci:, mana_hwc@pci:, gve-mgmnt@pci:,
+                 * i40e-0000:3b:00.0:misc */
+                if (contains_pci_token(irq_name, pci_addr))
+                        return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         }
         return INVENTORY_IRQ_NONE;
 }
