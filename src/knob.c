@@ -299,19 +299,15 @@ static int key_path(const struct knob_key *k, const char *file, char *buf, size_
                 knob_irq_path(buf, len, k->irq, file);
                 break;
         case KNOB_RPS:
-                knob_queue_path(buf, len, k->nic, false, (size_t) k->queue, KNOB_RPS_FILE);
-                break;
         case KNOB_FLOWCNT:
-                knob_queue_path(buf, len, k->nic, false, (size_t) k->queue, KNOB_FLOWCNT_FILE);
-                break;
         case KNOB_XPS:
-                knob_queue_path(buf, len, k->nic, true, (size_t) k->queue, KNOB_XPS_FILE);
+                knob_queue_path(buf, len, k->nic, k->kind == KNOB_XPS, (size_t) k->queue,
+                                k->kind == KNOB_RPS ? KNOB_RPS_FILE :
+                                k->kind == KNOB_XPS ? KNOB_XPS_FILE : KNOB_FLOWCNT_FILE);
                 break;
         case KNOB_SOCKFLOW:
-                snprintf(buf, len, "%s", KNOB_SOCKFLOW_PATH);
-                break;
         case KNOB_DEFAFF:
-                snprintf(buf, len, "%s", KNOB_DEFAFF_PATH);
+                snprintf(buf, len, "%s", k->kind == KNOB_SOCKFLOW ? KNOB_SOCKFLOW_PATH : KNOB_DEFAFF_PATH);
                 break;
         case KNOB_THREADED:
                 snprintf(buf, len, "sys/class/net/%s/%s", k->nic, KNOB_THREADED_FILE);

@@ -82,28 +82,15 @@ static bool all_digits(const char *s, size_t len) {
 }
 
 /* A whole token of decimal digits: -EBADMSG if it is anything else, -ERANGE
- * beyond UINT64_MAX (18446744073709551615 still fits). */
+ * beyond UINT64_MAX. */
 static int parse_u64(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;
 
-        /* 19 digits always fit: no overflow check per digit */
-        if (len > 0 && len <= 19) {
-                for (size_t i = 0; i < len; i++) {
-                        if (!is_digit(s[i]))
-                                return -EBADMSG;
-                        v = v * 10 + (unsigned) (s[i] - '0');
-                }
-                *ret = v;
-                return 0;
-        }
         if (!all_digits(s, len))
                 return -EBADMSG;
-        for (size_t i = 0; i < len; i++) {
-                unsigned d = (unsigned) (s[i] - '0');
-                if (v > (UINT64_MAX - d) / 10)
+        for (size_t i = 0; i < len; i++)
+                if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (unsigned) (s[i] - '0'), &v))
                         return -ERANGE;
-                v = v * 10 + d;
-        }
         *ret = v;
         return 0;
 }

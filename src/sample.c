@@ -630,22 +630,17 @@ void sample_rates_free(struct sample_rates *r) {
         *r = (struct sample_rates) { .max_cpu = -1 };
 }
 
-const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq) {
-        size_t lo = 0, hi;
+static int cmp_irq(const void *a, const void *b) {
+        unsigned x = ((const struct sample_irq *) a)->irq, y = ((const struct sample_irq *) b)->irq;
+        return (x > y) - (x < y);
+}
 
-        if (!r || !r->irqs)
+const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq) {
+        struct sample_irq key = { .irq = irq };
+
+        if (!r || !r->irqs || r->n_irqs == 0)
                 return NULL;
-        hi = r->n_irqs;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (r->irqs[mid].irq == irq)
-                        return &r->irqs[mid];
-                if (r->irqs[mid].irq < irq)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        return bsearch(&key, r->irqs, r->n_irqs, sizeof(key), cmp_irq);
 }
 
 /* The pairs copy_irq() writes for src into rates of CPUs [0, dst_max_cpu]. */
@@ -848,15 +843,13 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                 const struct sample_irq *from = smooth_source(o, n);
                 struct sample_irq *d = &out.irqs[i];
 
-                if (!o || !o->valid || !n->valid) {
-                        copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
-                } else {
+                copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
+                if (o && o->valid && n->valid) {
                         /* where it fires is a placement, not noise: the
                          * smoothed rate spread as in the newest interval
                          * (blending CPUs kept a moved IRQ's ghost) */
                         double rate = blend(o->rate, n->rate, alpha);
 
-                        copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
                         scale_irq(d, from->rate > 0 ? rate / from->rate : 0);
                         d->irq = n->irq;
                         d->valid = true;
