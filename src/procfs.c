@@ -142,23 +142,20 @@ static bool token_eq(const char *s, size_t len, const char *lit) {
         return strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
-/* Binary search of cpu in a strictly ascending array. */
+static int cmp_int(const void *a, const void *b) {
+        int x = *(const int *) a, y = *(const int *) b;
+        return (x > y) - (x < y);
+}
+
+/* The index of cpu in a strictly ascending array, or -1. */
 static int find_column(const int *cpus, size_t n, int cpu) {
-        size_t lo = 0, hi = n;
+        const int *p;
 
         /* no offline CPUs below it: its own column (the common case) */
         if (cpu >= 0 && (size_t) cpu < n && cpus[cpu] == cpu)
                 return cpu;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (cpus[mid] == cpu)
-                        return (int) mid;
-                if (cpus[mid] < cpu)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return -1;
+        p = n > 0 ? bsearch(&cpu, cpus, n, sizeof(*cpus), cmp_int) : NULL;
+        return p ? (int) (p - cpus) : -1;
 }
 
 /* ---- /proc/stat ---- */
@@ -320,23 +317,14 @@ void procfs_stat_free(struct procfs_stat *s) {
 }
 
 const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu) {
-        size_t lo = 0, hi;
+        struct procfs_cpustat key = { .cpu = cpu };
 
-        if (!s || cpu < 0)
+        if (!s || cpu < 0 || s->n_cpus == 0)
                 return NULL;
         if ((size_t) cpu < s->n_cpus && s->cpus[cpu].cpu == cpu)
                 return &s->cpus[cpu];
-        hi = s->n_cpus;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (s->cpus[mid].cpu == cpu)
-                        return &s->cpus[mid];
-                if (s->cpus[mid].cpu < cpu)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        /* the cpu field first: cmp_int compares it */
+        return bsearch(&key, s->cpus, s->n_cpus, sizeof(key), cmp_int);
 }
 
 /* ---- CPU header shared by /proc/softirqs and /proc/interrupts ---- */
@@ -988,22 +976,19 @@ fail:
         return r;
 }
 
-uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col) {
-        size_t lo = 0, hi;
+static int cmp_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+        return (x > y) - (x < y);
+}
 
-        if (!irq)
+uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col) {
+        uint32_t key = (uint32_t) col;
+        const uint32_t *p;
+
+        if (!irq || irq->n_nz == 0 || col > UINT32_MAX)
                 return 0;
-        hi = irq->n_nz;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (irq->nz_cols[mid] == col)
-                        return irq->nz_counts[mid];
-                if (irq->nz_cols[mid] < col)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return 0;
+        p = bsearch(&key, irq->nz_cols, irq->n_nz, sizeof(key), cmp_u32);
+        return p ? irq->nz_counts[p - irq->nz_cols] : 0;
 }
 
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq) {
