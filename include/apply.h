@@ -26,15 +26,13 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
 /* Frees without restoring (what a crash leaves behind: the journal stays). */
 void apply_free(struct apply *ap);
 
-/* Carries out one action: APPLY_UNCHANGED when it already holds, else
- * journals the original and writes (a dry run records it in the overlay).
- * A failed journal save writes nothing and returns its -errno with
- * apply_failed_in_journal() true: not a fact about the object. */
+/* Carries out one action: journals the original, then writes (a dry run
+ * records the overlay).  A failed journal save writes nothing and returns
+ * its -errno with apply_failed_in_journal() true. */
 int apply_action(struct apply *ap, const struct action *a);
 
-/* Dry run: what apply_action() would have written, one entry an object;
- * laid over each fresh inventory and worker set so that the policy does
- * not take its own unapplied decisions for external changes. */
+/* Dry run: what apply_action() would have written, laid over each fresh
+ * inventory so the policy does not take its own decisions for others'. */
 struct apply_overlay_entry {
         struct knob_key key;
         char *value;

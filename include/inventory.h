@@ -1,6 +1,5 @@
 /* NIC inventory: devices, queues, the queue <-> IRQ map, RPS/XPS masks and
- * every numeric IRQ's affinity, from sysfs and /proc/interrupts names;
- * refined through netlink on the live host. */
+ * IRQ affinities, from sysfs and /proc/interrupts; refined by netlink. */
 #pragma once
 
 #include <net/if.h>
@@ -138,11 +137,9 @@ void inventory_audit_slice(struct inventory_audit *a, size_t n, size_t *ret_firs
 /* Object k is in the slice (first, count) of n objects.  Pure. */
 bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
 
-/* Re-reads in place what changes while the devices stay: NIC state, the
- * counters of NICs without queue IRQs, the global knobs, and the audit
- * slice's (all when audit is NULL) and reread objects' values.  1 when the
- * layout may have changed (the caller does a full inventory_read()), 0, or
- * -errno. */
+/* Re-reads in place what changes while the devices stay, the per-object
+ * values of the audit slice (all when NULL) and reread objects.  1 when the
+ * layout may have changed (the caller reads anew), 0, or -errno. */
 int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
                       struct inventory_audit *audit);
 /* Whether a NIC's queue count changed (`ethtool -L` sends no link
@@ -153,9 +150,8 @@ void inventory_reread_irq(int rootfd, struct inventory_irq *irq);
 void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q);
 /* Queue `index` of a NIC, or NULL. */
 struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index);
-/* Sets the value of the object k names as a re-read after a write would
- * (cpus for masks, value for counts); with fresh_only only on an object
- * the last read re-read.  The dry-run overlay uses it. */
+/* Sets the object k names as a re-read after a write would (the dry-run
+ * overlay); with fresh_only only on an object the last read re-read. */
 struct knob_key;
 void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const cpuset_t *cpus, uint32_t value,
                         bool fresh_only);
@@ -178,9 +174,7 @@ struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq);
 const char *inventory_irq_role_to_string(enum inventory_irq_role r);
 const char *inventory_map_source_to_string(enum inventory_map_source m);
 
-/* Role of one /proc/interrupts action name for a NIC (any of its names may
- * be NULL/""), the queue in *ret_queue (-1 for OTHER).  A bare device name
- * is RXTX queue 0; mlx4/gve names give the device's vector number, which
- * inventory_read places.  Pure. */
+/* Role of one /proc/interrupts action name for a NIC (names may be NULL),
+ * the queue in *ret_queue (-1 for OTHER); mlx4/gve give the vector number.  Pure. */
 enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name, const char *driver,
                                                     const char *virtio_dev, const char *pci_addr, int *ret_queue);

@@ -1,8 +1,6 @@
-/* Knobs: the kernel objects irqsteerd changes, in one vocabulary: the key
- * naming one, its path, and reading, writing, comparing its value.
- * Values are journal text (undo.h): a cpulist for IRQs and threads, the
- * kernel's hex mask (original width) for RPS, XPS and the default
- * affinity, decimal for flow counts and threaded. */
+/* Knobs: the kernel objects irqsteerd changes: key, path, value.  Values are
+ * journal text (undo.h): a cpulist for IRQs and threads, the kernel's hex
+ * mask for RPS, XPS and the default affinity, decimal for counts. */
 #pragma once
 
 #include <net/if.h>

@@ -44,10 +44,8 @@ void sample_files_free(struct sample_files *f);
 
 /* Reads all three files; now_usec is stored as the time. */
 int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
-/* The parts of sample_snapshot_take(), for a caller that reads only what
- * the load asks for: _cpus starts *ret; each other file is either read or
- * carried (moved) from prev; _carry_irqs moves the qstats too.  On error
- * *ret is freed. */
+/* The parts of sample_snapshot_take(): _cpus starts *ret, each other file
+ * is read or carried (moved) from prev, with the qstats.  On error *ret is freed. */
 int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
                               struct sample_snapshot *ret);
 int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret);

@@ -333,12 +333,10 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                 util_cescape(pi.comm, strlen(pi.comm), false, wp.comm, sizeof(wp.comm));
                 procinfo_done(&pi);
                 r = read_threads(rootfd, &wp);
-                if (r == -ENOMEM) {
-                        free(wp.threads);
-                        goto out;
-                }
                 if (r < 0) {
                         free(wp.threads);
+                        if (r == -ENOMEM)
+                                goto out;
                         r = 0;
                         continue;
                 }
