@@ -730,10 +730,7 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
 
         if (s->pcidir[0]) {
                 snprintf(path, sizeof(path), "sys/class/net/%s/%s/msi_irqs", nic->name, s->pcidir);
-                if (read_number_dir(rootfd, path, &s->msi, &s->n_msi) < 0) {
-                        s->msi = NULL;
-                        s->n_msi = 0;
-                }
+                (void) read_number_dir(rootfd, path, &s->msi, &s->n_msi); /* none on failure */
         }
 }
 
@@ -1089,13 +1086,8 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
         cpuset_t online;
         int r;
 
-        {
-                _cleanup_(freep) char *buf = NULL;
+        if (read_cpus(rootfd, "sys/devices/system/cpu/online", NULL, NULL, &online) < 0)
                 cpuset_zero(&online);
-                if (rootfs_read(rootfd, "sys/devices/system/cpu/online", &buf, NULL) == 0 &&
-                    cpuset_parse_list(buf, &online) < 0)
-                        cpuset_zero(&online);
-        }
         read_globals(rootfd, &inv, false);
 
         r = read_irqs(rootfd, interrupts, &inv);
