@@ -1346,8 +1346,17 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                               inventory_queue(n, k->queue) : NULL;
         struct inventory_irq *irq;
 
-        if (fresh_only && q && !q->fresh)
+        if (q) {
+                if (fresh_only && !q->fresh)
+                        return;
+                if (k->kind == KNOB_RPS)
+                        q->rps_cpus = *cpus;
+                else if (k->kind == KNOB_XPS)
+                        q->xps_cpus = *cpus;
+                else
+                        q->rps_flow_cnt = value;
                 return;
+        }
         switch (k->kind) {
         case KNOB_IRQ:
                 irq = inventory_irq(inv, k->irq);
@@ -1357,18 +1366,6 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                         if (irq->has_effective)
                                 irq->effective = *cpus;
                 }
-                break;
-        case KNOB_RPS:
-                if (q)
-                        q->rps_cpus = *cpus;
-                break;
-        case KNOB_XPS:
-                if (q)
-                        q->xps_cpus = *cpus;
-                break;
-        case KNOB_FLOWCNT:
-                if (q)
-                        q->rps_flow_cnt = value;
                 break;
         case KNOB_SOCKFLOW:
                 inv->rps_sock_flow_entries = value;
