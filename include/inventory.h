@@ -1,8 +1,5 @@
-/* NIC inventory: network devices, their rx/tx queues, the queue <-> IRQ map
- * (rx and tx IRQ of one queue index paired, or one combined IRQ), RPS/XPS
- * masks, and every numeric IRQ with its affinity.  Built from sysfs and
- * /proc/interrupts names via rootfs; on the live host refined through
- * rtnetlink (libnl-route-3) and ethtool channels (libnl-genl-3). */
+/* NIC inventory: devices, queues, the queue <-> IRQ map, RPS/XPS masks and
+ * IRQ affinities, from sysfs and /proc/interrupts; refined by netlink. */
 #pragma once
 
 #include <net/if.h>
@@ -29,8 +26,7 @@ enum inventory_map_source {
         INVENTORY_MAP_NAMES,           /* /proc/interrupts names matched a known family */
         INVENTORY_MAP_MSI_ORDER,       /* unknown names: fell back to msi_irqs order (warned) */
         INVENTORY_MAP_SINGLE,          /* single-vector NIC, IRQ named after the device */
-        INVENTORY_MAP_NETLINK,         /* the kernel's netdev family: each queue's NAPI named
-                                  * its IRQ (inventory_netlink_refresh, Linux 6.8+) */
+        INVENTORY_MAP_NETLINK,         /* each queue's NAPI named its IRQ (netdev family, 6.8+) */
         INVENTORY_MAP_MAX,
 };
 
@@ -47,9 +43,7 @@ struct inventory_irq {
         bool affinity_readable;  /* false: no proc/irq/N (e.g. IRQ vanished) */
         bool reread;             /* inventory_refresh() re-reads it whatever the audit slice */
         bool fresh;              /* masks read by the last inventory_read/refresh */
-        /* smp_affinity_list and effective_affinity_list kept open by
-         * inventory_refresh() (rootfs_read_held; 0 none, inventory_free closes) */
-        int fd_affinity, fd_effective;
+        int fd_affinity, fd_effective; /* kept open by inventory_refresh(), 0 none */
 };
 
 struct inventory_queue {
@@ -60,33 +54,26 @@ struct inventory_queue {
         uint32_t rps_flow_cnt;   /* rx-N/rps_flow_cnt */
         cpuset_t xps_cpus;       /* tx-N/xps_cpus */
         bool has_rps, has_xps;   /* the files exist and were readable */
-        bool xps_unreadable;     /* tx-N/xps_cpus listed but not readable at discovery
-                                  * (single-queue devices): not read again until the next */
+        bool xps_unreadable;     /* xps_cpus unreadable at discovery (single queue): not retried */
         bool reread, fresh;      /* as inventory_irq */
         int fd_rps, fd_flow_cnt, fd_xps; /* kept open, as inventory_irq's */
-        /* From the kernel's netdev genetlink family (inventory_netlink_refresh;
-         * the defaults where it did not answer) */
-        bool irq_netlink;        /* rx_irq/tx_irq are the IRQs its NAPIs reported,
-                                  * not the NIC's map's guess */
-        uint32_t napi_id;        /* the NAPI polling rx-N (tx-N's when rx-N names
-                                  * none), 0 none */
+        /* From the netdev genetlink family; defaults where it did not answer */
+        bool irq_netlink;        /* rx_irq/tx_irq are the IRQs its NAPIs reported */
+        uint32_t napi_id;        /* the NAPI polling rx-N (else tx-N), 0 none */
         int napi_threaded;       /* that NAPI's enum netdev_threaded, -1 unknown */
         int napi_pid;            /* its polling kthread, 0 none */
-        int napi_cpu;            /* CPU that kthread last ran on, -1 unknown
-                                  * (inventory_read_napi_cpus) */
+        int napi_cpu;            /* CPU that kthread last ran on, -1 unknown */
         struct netdev_qstats rx_stats, tx_stats; /* queue counters; ifindex 0: none */
 };
 
-/* One NAPI instance of a NIC, from the netdev family: with or without a
- * queue naming it (veth binds none to its queues, 6.18). */
+/* One NAPI of a NIC, from the netdev family, named by a queue or not (veth). */
 struct inventory_napi {
         uint32_t id;
         int irq;                 /* -1: the driver registered none */
         int pid;                 /* polling kthread (threaded NAPI), 0 none */
         int threaded;            /* enum netdev_threaded, -1 unknown */
         int cpu;                 /* CPU the kthread last ran on, -1 unknown */
-        unsigned long long starttime; /* the kthread's start time (proc/PID/stat field 22),
-                                  * 0 unknown: with pid, names it for an affinity action */
+        unsigned long long starttime; /* proc/PID/stat field 22, 0 unknown: names the kthread */
 };
 
 struct inventory_nic {
@@ -100,33 +87,23 @@ struct inventory_nic {
         bool has_device;         /* has a device link (physical or virtio) */
         bool up;                 /* operstate up / IFF_UP from netlink */
         int rx_queues, tx_queues;/* from the queues dir: the kernel's real_num_*_queues */
-        int max_rx_queues, max_tx_queues; /* allocated maximum, IFLA_NUM_RX/TX_QUEUES
-                                  * (netlink only), -1 unknown */
-        int combined_channels;   /* ethtool channels, -1 unknown (no netlink or the
-                                  * driver has no channels support) */
+        int max_rx_queues, max_tx_queues; /* IFLA_NUM_RX/TX_QUEUES (netlink), -1 unknown */
+        int combined_channels;   /* ethtool channels, -1 unknown */
         int rx_channels, tx_channels; /* ethtool rx-only / tx-only channels, -1 unknown */
         enum inventory_map_source map;
         struct inventory_queue *queues;
         size_t n_queues;         /* max(rx_queues, tx_queues) */
-        /* statistics/rx_packets and tx_packets (counters since the device
-         * was created; they may wrap or restart when it is re-created) */
-        uint64_t rx_packets, tx_packets;
+        uint64_t rx_packets, tx_packets; /* statistics/: may restart with the device */
         bool has_stats;          /* both counters were read */
         uint64_t rx_bytes;       /* statistics/rx_bytes, read with them */
         bool has_rx_bytes;
-        /* kept open by inventory_refresh(), as inventory_irq's: the attributes it
-         * reads each tick, and the queues dir (O_PATH) it counts queues in */
+        /* kept open by inventory_refresh(); fd_queues is the queues dir (O_PATH) */
         int fd_ifindex, fd_flags, fd_rx_packets, fd_tx_packets, fd_rx_bytes, fd_queues, fd_threaded;
-        /* the queues dir's link count at discovery, when it counted its
-         * rx-/tx- subdirs (2 + rx_queues + tx_queues); 0 otherwise */
-        unsigned long queues_links;
+        unsigned long queues_links; /* queues dir's link count when it counts subdirs, else 0 */
         struct inventory_napi *napis;  /* inventory_netdev_apply, in the kernel's order */
         size_t n_napis;
-        int threaded;            /* sys/class/net/NIC/threaded: 0 off, 1 on, 2 busy-poll;
-                                  * -1 no such file (patched by inventory_set_knob) */
-        int threaded_read;       /* ... as discovery read it: inventory_refresh()
-                                  * compares the file with this, not with a patched value
-                                  * (a dry run's overlay would ask for a full read each tick) */
+        int threaded;            /* NIC/threaded: 0 off, 1 on, 2 busy-poll, -1 none; may be patched */
+        int threaded_read;       /* as discovery read it: what inventory_refresh() compares with */
 };
 
 struct inventory {
@@ -139,98 +116,56 @@ struct inventory {
         cpuset_t default_affinity; /* proc/irq/default_smp_affinity: the mask new IRQs get */
         bool has_default_affinity; /* ... was read */
         int fd_default_affinity; /* kept open, as inventory_irq's */
-        bool has_netdev;         /* the kernel's netdev family answered: the NAPI
-                                  * fields are its word, not defaults */
+        bool has_netdev;         /* the netdev family answered: NAPI fields are not defaults */
 };
 
-/* Builds the inventory from sys/class/net, the device links, msi_irqs,
- * proc/irq and the names in interrupts (already parsed).  NICs or IRQs that
- * vanish while reading are skipped, not errors (an IRQ whose proc/irq/N is
- * gone stays listed with affinity_readable false).  NICs are sorted by name.
- * Queue IRQs come from the names first (INVENTORY_MAP_NAMES / INVENTORY_MAP_SINGLE); a
- * NIC no name matched but whose PCI function has msi_irqs gets them in
- * ascending order, one per queue, the first skipped as the admin vector
- * when there are more vectors than queues (INVENTORY_MAP_MSI_ORDER: the caller
- * should warn).  Name-matched vectors beyond the queue count keep their
- * queue number but are not in nic->queues. */
+/* Builds the inventory from sysfs, proc/irq and the parsed interrupts; what
+ * vanishes meanwhile is skipped.  Queue IRQs come from the names, else from
+ * msi_irqs order (INVENTORY_MAP_MSI_ORDER: the caller warns). */
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
 void inventory_free(struct inventory *inv);
 
-/* Which per-object values a refresh re-reads.  The objects are the NIC
- * IRQs (smp_affinity_list + effective_affinity_list) in IRQ order, then
- * every NIC's queues (rps_cpus, rps_flow_cnt, xps_cpus) in NIC and queue
- * order; each refresh audits the next per_tick of them, wrapping, so all
- * are read within ceil(n / per_tick) refreshes. */
+/* Objects a refresh re-reads: NIC IRQs in IRQ order, then every queue;
+ * each refresh takes the next per_tick of them, wrapping. */
 struct inventory_audit {
         size_t per_tick;         /* 0: every object on every refresh */
         size_t cursor;           /* first object of the next slice */
 };
 
-/* The slice of n objects this refresh audits: objects first .. first +
- * count - 1, modulo n; advances the cursor.  Pure. */
+/* The slice (first, count, modulo n) this refresh audits; advances the cursor. */
 void inventory_audit_slice(struct inventory_audit *a, size_t n, size_t *ret_first, size_t *ret_count);
 /* Object k is in the slice (first, count) of n objects.  Pure. */
 bool inventory_audit_has(size_t n, size_t first, size_t count, size_t k);
 
-/* Re-reads in place, into an inventory from inventory_read() (with the
- * same interrupts layout), what changes while the devices stay: up and
- * ifindex of every NIC, packet counters of NICs without queue IRQs
- * (INVENTORY_MAP_NONE; has_stats false for the others), rps_sock_flow_entries,
- * default_smp_affinity, and the
- * per-object values (IRQ masks of NIC vectors, RPS/XPS masks and flow
- * counts) of the audit slice (all when audit is NULL) and of the objects
- * marked reread (cleared).  An IRQ's effective CPUs are re-read only when
- * its mask has several CPUs; with one they stay as last read.  Returns 1 without finishing when the layout
- * may have changed (numeric IRQs or their names, the NIC set, a queue
- * count, ifindex or up, the threaded switch of a NIC with NAPIs: its
- * kthreads came or went): the caller then does a full inventory_read(); 0
- * when refreshed; -errno. */
+/* Re-reads in place what changes while the devices stay, the per-object
+ * values of the audit slice (all when NULL) and reread objects.  1 when the
+ * layout may have changed (the caller reads anew), 0, or -errno. */
 int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *inv,
                       struct inventory_audit *audit);
-/* Whether a NIC's queue count differs from inv's: `ethtool -L` changes it
- * without any link notification, and the driver resets its IRQ affinities
- * then.  One fstat() of each NIC's kept queues dir (its link count counts
- * the queue dirs), cheap enough for every tick; a change that keeps
- * rx + tx the same shows in inventory_refresh() only.  Two lookups per
- * direction where the filesystem does not count subdirs.  1 changed, 0
- * not, -errno. */
+/* Whether a NIC's queue count changed (`ethtool -L` sends no link
+ * notification); one fstat() a NIC.  1 changed, 0 not, -errno. */
 int inventory_queue_counts_changed(int rootfd, const struct inventory *inv);
 /* Re-read one object's values now (the refresh's per-object reads). */
 void inventory_reread_irq(int rootfd, struct inventory_irq *irq);
 void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q);
 /* Queue `index` of a NIC, or NULL. */
 struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index);
-/* Shows a value as the current one of the object k names, as a re-read
- * after a successful write would: cpus for an IRQ, RPS/XPS mask or the
- * default affinity, value for a flow count, rps_sock_flow_entries or a
- * NIC's threaded switch (threads are the workers' module's).  With
- * fresh_only only on an object the last read or refresh re-read.  The
- * dry-run overlay (apply_overlay) is laid over each inventory so. */
+/* Sets the object k names as a re-read after a write would (the dry-run
+ * overlay); with fresh_only only on an object the last read re-read. */
 struct knob_key;
 void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const cpuset_t *cpus, uint32_t value,
                         bool fresh_only);
 
-/* Live refinement through netlink: ifindex, link up state (IFF_UP) and the
- * allocated queue counts (rtnetlink IFLA_NUM_RX/TX_QUEUES into max_*_queues;
- * rx_queues/tx_queues stay the sysfs real counts, which the queue array
- * follows), ethtool channels (genl, one dump) and, where the kernel has the
- * netdev family, its queue, NAPI and qstats dumps (inventory_netdev_apply;
- * without it nothing changes and nothing is logged above debug).  Only for the root "/" in
- * the current network namespace; NICs netlink does not know keep their sysfs
- * values.  Drivers without channels support keep -1.  Returns 0, or -errno
- * of the first failing step (values read before it are kept). */
+/* Live refinement through netlink (root "/" only): ifindex, IFF_UP,
+ * max_*_queues, ethtool channels and the netdev family's dumps where the
+ * kernel has it.  0, or -errno of the first failing step. */
 int inventory_netlink_refresh(struct inventory *inv);
 
-/* Applies a netdev dump (netdev_dump) to an inventory: each NIC's NAPIs,
- * per queue its NAPI id, threaded state, kthread PID and counters.  Where a NIC's NAPIs report
- * IRQs, those are its queues' IRQs (irq_netlink; an IRQ record moved to the
- * queue its NAPI serves, a name-mapped vector no queue keeps then OTHER),
- * and the NIC's map is INVENTORY_MAP_NETLINK when every queue IRQ came so.  A NIC
- * whose NAPIs report no IRQ (virtio_net, veth) keeps its map.  Pure. */
+/* Applies a netdev dump: NAPIs, per-queue NAPI facts and counters.  IRQs
+ * the NAPIs report replace the name map (INVENTORY_MAP_NETLINK when all
+ * queue IRQs came so).  Pure. */
 void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *info);
-/* The CPU each NAPI kthread last ran on, from proc/PID/stat (field 39),
- * into the queues' napi_cpu and the NAPIs' cpu, and its start time into
- * the NAPIs' starttime; -1 and 0 when it is gone or unreadable. */
+/* Each NAPI kthread's last CPU and start time from proc/PID/stat; -1 and 0 when gone. */
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv);
 
 struct inventory_nic *inventory_nic(const struct inventory *inv, const char *name);
@@ -239,16 +174,7 @@ struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq);
 const char *inventory_irq_role_to_string(enum inventory_irq_role r);
 const char *inventory_map_source_to_string(enum inventory_map_source m);
 
-/* Classifies one /proc/interrupts action name against NIC nic_name (driven
- * by driver, whose virtio device is virtio_dev, e.g. "virtio2", and PCI
- * address pci_addr; any may be NULL/""): returns the role and sets
- * *ret_queue (-1 for OTHER), or INVENTORY_IRQ_NONE if the name does not
- * belong to that NIC.  A name equal to the device ("eth0", "virtio2",
- * "virtio2-virtqueues") is RXTX queue 0: the single-vector case;
- * inventory_read demotes it to OTHER when the NIC also has per-queue
- * vectors (igb/ixgbe/bnx2x name their link vector after the device).
- * Names that number the device's vectors rather than the NIC's queues
- * ("mlx4-<EQ>@<addr>", "gve-ntfy-blk<N>@pci:<addr>") are RXTX with that
- * number: inventory_read places them.  Pure. */
+/* Role of one /proc/interrupts action name for a NIC (names may be NULL),
+ * the queue in *ret_queue (-1 for OTHER); mlx4/gve give the vector number.  Pure. */
 enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name, const char *driver,
                                                     const char *virtio_dev, const char *pci_addr, int *ret_queue);

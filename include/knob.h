@@ -1,16 +1,6 @@
-/* Knobs: the kernel objects irqsteerd changes (an IRQ's affinity, a rx
- * queue's RPS mask and flow count, a tx queue's XPS mask,
- * rps_sock_flow_entries, a thread's affinity, the default affinity of new
- * IRQs, a NIC's threaded NAPI switch), in one vocabulary: the
- * key that names one (with its identity), the one spelling of its path,
- * and reading, validating, writing, comparing and formatting its value.
- * Actions, apply, the undo journal, the inventory refresh and the daemon's
- * failure registry all use it; it uses none of them.
- *
- * Values are text in the syntax of the journal (undo.h): a cpulist for an
- * IRQ (smp_affinity_list) and a thread (sched_getaffinity), the kernel's
- * comma-grouped hex mask for RPS, XPS and default_smp_affinity (kept with
- * its original width), decimal for the flow counts and threaded (0..2). */
+/* Knobs: the kernel objects irqsteerd changes: key, path, value.  Values are
+ * journal text (undo.h): a cpulist for IRQs and threads, the kernel's hex
+ * mask for RPS, XPS and the default affinity, decimal for counts. */
 #pragma once
 
 #include <net/if.h>
@@ -33,11 +23,9 @@ enum knob_kind {
         KNOB_KIND_INVALID = -1,
 };
 
-/* Room for an IRQ's identity (its handler names, escaped); longer lists
- * are cut (the same IRQ is cut the same way each time). */
+/* Room for an IRQ's identity (handler names, escaped); longer ones are cut. */
 #define KNOB_ACTIONS_MAX 128
-/* Room for any key knob_key_format() writes; the longest is an IRQ's:
- * "irq 4294967295 " and its identity. */
+/* Room for any key knob_key_format() writes: "irq 4294967295 " and an identity. */
 #define KNOB_KEY_MAX (16 + KNOB_ACTIONS_MAX)
 
 /* Names one object; fields a kind does not use are zero. */
@@ -65,57 +53,41 @@ struct knob_key {
 
 const char *knob_kind_to_string(enum knob_kind k);
 enum knob_kind knob_kind_from_string(const char *s);
-/* Whether s is usable as an interface name inside a sysfs path. */
 bool knob_nic_valid(const char *s);
-/* Whether the key's fields make a path (nic name, queue, pid/tid). */
+/* Whether the key's fields make a path. */
 bool knob_key_valid(const struct knob_key *k);
-/* Formats the key as in the journal ("irq 73 eth0-TxRx-3", "rps eth0 3",
- * "sockflow", "thread 10 12 5678", "defaffinity", "threaded veth0"; an IRQ without its identity read is
- * "irq 73"). */
+/* The key as in the journal: "irq 73 eth0-TxRx-3", "rps eth0 3", "sockflow"... */
 int knob_key_format(const struct knob_key *k, char *buf, size_t len);
 bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);
 
-/* "proc/irq/IRQ/leaf" and "sys/class/net/NIC/queues/rx-N/leaf" (tx with
- * tx) into buf, without snprintf (the inventory refresh builds several a
- * tick); a path cut by size names no file.  Return buf. */
+/* "proc/irq/IRQ/leaf", "sys/class/net/NIC/queues/rx-N/leaf" into buf,
+ * without snprintf (several a tick); a cut path names no file. */
 const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf);
 const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf);
 /* "proc/PID/task/TID/leaf". */
 int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf);
 
-/* Whether s is printable without spaces (an identity or boot id field). */
+/* Whether s is printable without spaces. */
 bool knob_word_valid(const char *s);
-/* The identity of IRQ irq under rootfd into buf: the names of the handler
- * directories under proc/irq/IRQ/, sorted and joined with ',', bytes
- * outside '!'..'~' and ',' '\\' written as \xHH, "-" for none.  -ENOENT
- * when the IRQ has no directory. */
+/* IRQ irq's identity: its proc/irq/IRQ/ handler dirs sorted, ','-joined,
+ * escaped as \xHH, "-" for none.  -ENOENT without the IRQ. */
 int knob_irq_actions(int rootfd, unsigned irq, char *buf, size_t len);
 
-/* Whether value is well-formed for kind (used when loading a journal). */
+/* Whether value is well-formed for kind. */
 bool knob_value_valid(enum knob_kind kind, const char *value);
-/* Compares two values of kind by meaning ("00000003" == "3"); false if
- * either does not parse. */
+/* Compares two values by meaning ("00000003" == "3"); false if either does not parse. */
 bool knob_value_equal(enum knob_kind kind, const char *a, const char *b);
-/* The CPU set a value of kind stands for (an IRQ's or thread's list, an
- * RPS/XPS or default affinity mask): 0, or -EINVAL for a kind that holds no CPU set or a
- * value that does not parse. */
+/* The CPU set a value stands for: 0, or -EINVAL (no CPU set kind, or a bad value). */
 int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret);
-/* The value of kind that holds cpus (IRQ, thread: a list; RPS, XPS,
- * default affinity: a mask as wide as current, the object's value) or value
- * (flow counts, threaded), in journal syntax.  -EINVAL for an empty IRQ,
- * thread or default-affinity set, or a threaded value above 2. */
+/* The value holding cpus (a mask as wide as current) or value, in journal
+ * syntax.  -EINVAL for an empty IRQ, thread or default set, threaded > 2. */
 int knob_target(enum knob_kind kind, const cpuset_t *cpus, uint32_t value, const char *current, char **ret);
 
-/* Reads the object's current value, malloc'd into *ret.  A thread only
- * when root_is_host (else -EOPNOTSUPP), and -ESRCH when its TID's
- * starttime is not the key's (reused).  -EBADMSG for a value that does
- * not parse. */
+/* Reads the object's value, malloc'd.  Threads need root_is_host (else
+ * -EOPNOTSUPP); -ESRCH for a reused TID, -EBADMSG for a bad value. */
 int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **ret);
-/* Writes value (journal syntax) to the object: through rootfs for files
- * (an IRQ through smp_affinity when smp_affinity_list is missing),
- * sched_setaffinity for a thread after checking its starttime (-ESRCH
- * when reused).  0 or the -errno the kernel gave. */
+/* Writes value to the object (a thread after checking its starttime).
+ * 0 or the kernel's -errno. */
 int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const char *value);
-/* An IRQ's effective_affinity_list into ret: 0, -ENOENT without the file,
- * -EBADMSG when it does not parse. */
+/* An IRQ's effective_affinity_list: 0, -ENOENT, -EBADMSG. */
 int knob_irq_effective(int rootfd, unsigned irq, cpuset_t *ret);

@@ -1,11 +1,6 @@
-/* The kernel's netdev generic netlink family (libnl-genl-3): the device
- * queues, the NAPI instance each is bound to, that NAPI's IRQ, its polling
- * kthread and threaded state, and per-queue packet and byte counters.
- * Where the kernel answers, this is its own queue -> NAPI -> IRQ map; the
- * IRQ-name heuristics of inventory.c are the fallback.  The family exists
- * since Linux 6.3, queue-get and napi-get since 6.8, qstats-get since 6.9,
- * the per-NAPI threaded attribute since 6.17.  Parsers are pure functions
- * over one reply message (nlmsghdr, genlmsghdr, attributes). */
+/* The kernel's netdev genetlink family: queues, their NAPIs, each NAPI's
+ * IRQ and kthread, per-queue counters; the kernel's own queue -> IRQ map
+ * (queue-get/napi-get 6.8, qstats-get 6.9, NAPI threaded 6.17). */
 #pragma once
 
 #include <stdbool.h>
@@ -47,8 +42,7 @@ struct netdev_napi {
         enum netdev_threaded threaded;
 };
 
-/* One qstats-get reply of scope queue.  A driver reports the counters it
- * keeps; the has_ flags say which came. */
+/* One queue-scope qstats-get reply; has_ says which counters came. */
 struct netdev_qstats {
         int ifindex;
         enum netdev_queue_type type;
@@ -72,48 +66,31 @@ struct netdev_info {
 const char *netdev_queue_type_to_string(enum netdev_queue_type t);
 const char *netdev_threaded_to_string(enum netdev_threaded t);
 
-/* Parse one reply of queue-get / napi-get / qstats-get.  The message must
- * hold nlmsg_len bytes.  -EINVAL when the genetlink command is another
- * one; -EBADMSG when the message is cut, an attribute is cut or has a size
- * its type cannot have, a value is out of range, or an attribute the reply
- * always carries is missing (queue: id, ifindex, type; napi: id, ifindex;
- * qstats: ifindex, queue-type, queue-id).  Attributes unknown to us are
- * ignored.  Pure. */
+/* Parse one reply (nlmsg_len bytes): -EINVAL for another command,
+ * -EBADMSG when cut, malformed or missing a key attribute.  Pure. */
 int netdev_parse_queue(const struct nlmsghdr *nlh, struct netdev_queue *ret);
 int netdev_parse_napi(const struct nlmsghdr *nlh, struct netdev_napi *ret);
 int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret);
 
-/* A genetlink socket with the netdev family resolved, kept between
- * requests: the daemon reads qstats at every full tick.  Zeroed it is
- * closed; a request opens it when it is, and closes it again when a
- * failure may have left it unusable. */
+/* A genetlink socket with the family resolved, kept between requests;
+ * zeroed it is closed and a request opens it. */
 struct netdev_handle {
         struct nl_sock *sk;             /* NULL: closed */
         int family;
 };
 
-/* Dumps queues, NAPIs and queue-scope qstats of every device in the
- * current network namespace into *ret (netdev_info_free it), on a socket
- * of its own.  -EOPNOTSUPP, logging nothing, when the kernel has no netdev
- * family or no queue-get (before 6.8); qstats-get missing (6.8) leaves
- * has_qstats false.  Other failures -errno, *ret untouched. */
+/* Dumps queues, NAPIs and qstats of every device on a socket of its own.
+ * -EOPNOTSUPP (silently) without queue-get; other failures -errno. */
 int netdev_dump(struct netdev_info *ret);
-/* Only the queue-scope qstats of every device, into ret->qstats with
- * has_qstats set (netdev_info_free it): the per-tick reading, on h's
- * socket (opened if closed; a request failing on a kept socket is tried
- * once more on a new one, the family resolved again).  -EOPNOTSUPP,
- * logging nothing, without the family or qstats-get (before 6.9); other
- * failures -errno; *ret untouched on failure. */
+/* Only the qstats, on h's socket (a failure on a kept socket is retried
+ * once on a new one).  -EOPNOTSUPP (silently) without qstats-get. */
 int netdev_dump_qstats(struct netdev_handle *h, struct netdev_info *ret);
-/* Closes h's socket, if open; h can be used again. */
 void netdev_handle_close(struct netdev_handle *h);
 void netdev_info_free(struct netdev_info *info);
 
-/* The NAPI with this id, or NULL (id 0 is never one). */
+/* Lookups; NULL when absent. */
 const struct netdev_napi *netdev_info_napi(const struct netdev_info *info, uint32_t id);
-/* The queue of ifindex, type and id, or NULL. */
 const struct netdev_queue *netdev_info_queue(const struct netdev_info *info, int ifindex,
                                              enum netdev_queue_type type, uint32_t id);
-/* Its qstats, or NULL. */
 const struct netdev_qstats *netdev_info_qstats(const struct netdev_info *info, int ifindex,
                                                enum netdev_queue_type type, uint32_t id);

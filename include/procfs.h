@@ -1,10 +1,6 @@
-/* Parsers for /proc/stat, /proc/softirqs, /proc/interrupts and
- * /proc/PID/stat.  The *_parse
- * functions are pure over a buffer; the *_read wrappers read via rootfs.
- * All return 0 or -errno (-EBADMSG on malformed input, -EINVAL on bad
- * arguments, -ERANGE on numbers that do not fit in 64 bits or CPU numbers
- * >= CPUSET_MAX) and never crash on garbage.  The buffer need not be
- * NUL-terminated: nothing past len is read.  On error *ret is left zeroed. */
+/* Parsers for /proc/stat, softirqs, interrupts and PID/stat: *_parse are
+ * pure over a buffer (not NUL-terminated), *_read read via rootfs.  0 or
+ * -errno (-EBADMSG, -EINVAL, -ERANGE); on error *ret is left zeroed. */
 #pragma once
 
 #include <stdbool.h>
@@ -41,11 +37,9 @@ struct procfs_stat {
 };
 
 int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret);
-/* Reads and parses proc/stat: through held's kept fd and buffer when held
- * is non-NULL (a reader at every tick), else opened afresh.  0 or -errno. */
+/* Reads proc/stat, through held's kept fd when non-NULL. */
 int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret);
 void procfs_stat_free(struct procfs_stat *s);
-/* Entry for cpu, or NULL. */
 const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu);
 
 enum procfs_softirq {
@@ -67,11 +61,9 @@ const char *procfs_softirq_to_string(enum procfs_softirq s);
 enum procfs_softirq procfs_softirq_from_string(const char *s);
 
 struct procfs_softirqs {
-        int *cpus;               /* CPU numbers of the columns (online CPUs),
-                                  * strictly ascending */
+        int *cpus;               /* CPU numbers of the columns, ascending */
         size_t n_cpus;
-        /* counts[row * n_cpus + col]; rows by enum procfs_softirq; rows the
-         * file lacks are all zero and flagged absent */
+        /* counts[row * n_cpus + col]; rows the file lacks are zero, not present */
         uint64_t *counts;
         bool present[SOFTIRQ_MAX];
 };
@@ -87,21 +79,15 @@ struct procfs_irq {
         char id[16];             /* "38", "NMI", "LOC", ... */
         bool numeric;            /* a real IRQ line ("N:") */
         unsigned irq;            /* when numeric */
-        /* The nonzero counts only: nz_counts[k] is the count of header
-         * column nz_cols[k], columns ascending; every other column is 0
-         * (an IRQ fires on one CPU or a few: dense, a 1024-CPU host's
-         * counts would be 15 MB a reading).  Read with procfs_irq_count(). */
+        /* Nonzero counts only (column nz_cols[k], ascending): an IRQ fires
+         * on a few CPUs.  Read with procfs_irq_count(). */
         const uint32_t *nz_cols;
         const uint64_t *nz_counts;
         size_t n_nz;
         uint64_t total;
-        char chip[64];           /* "PCI-MSIX-0000:00:03.0", "IR-PCI-MSI", "IO-APIC";
-                                  * "" when the row has none */
-        char hwirq[32];          /* hwirq and flow type as printed: "1-edge",
-                                  * "524288-edge", "27 Level" (arm), "edge" for
-                                  * old kernels' "IR-PCI-MSI-edge"; may be "" */
-        char name[128];          /* action name(s): "virtio2-input.0", "eth0-TxRx-3";
-                                  * for named rows the description text */
+        char chip[64];           /* "PCI-MSIX-0000:00:03.0", "IO-APIC", "" */
+        char hwirq[32];          /* hwirq and flow type as printed: "1-edge", "27 Level", "" */
+        char name[128];          /* action name(s); a named row's description */
 };
 
 struct procfs_interrupts {
@@ -109,8 +95,7 @@ struct procfs_interrupts {
         size_t n_cpus;
         struct procfs_irq *irqs; /* rows in file order */
         size_t n_irqs;
-        /* private: every row's nonzero counts in row order, and the indexes
-         * of the numeric rows sorted by IRQ number (for procfs_interrupts_find) */
+        /* private: the rows' counts, numeric rows by IRQ number */
         uint32_t *nz_cols;
         uint64_t *nz_vals;
         size_t *by_irq;
@@ -118,18 +103,15 @@ struct procfs_interrupts {
 };
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret);
-/* Reads proc/interrupts a chunk at a time (never the whole file at once)
- * and parses it as procfs_interrupts_parse() would. */
+/* Reads proc/interrupts a chunk at a time, as procfs_interrupts_parse(). */
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret);
-/* The count of row irq in header column col (0 for a column it lacks).
- * O(log n_nz). */
+/* The count of row irq in header column col, 0 if absent. */
 uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col);
 void procfs_interrupts_free(struct procfs_interrupts *s);
-/* The row of numeric IRQ irq, or NULL.  O(log n). */
+/* The row of numeric IRQ irq, or NULL. */
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq);
-/* Column index of cpu in the header, or -1.  O(log n). */
+/* Column index of cpu in the header, or -1. */
 int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu);
-/* Column index of cpu in the header, or -1.  O(log n). */
 int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu);
 
 /* The fields of proc/PID/stat (or proc/PID/task/TID/stat) we use. */
@@ -143,7 +125,6 @@ struct procfs_pid_stat {
         unsigned long long starttime; /* field 22, clock ticks since boot: tells a reused TID */
         int processor;                /* field 39, the CPU it last ran on; -1 when the line ends before */
 };
-/* Parses a stat line: the PID, comm (which may hold spaces and ')', so
- * fields are counted from its last ')') and fields 3 to 22, each after
- * one space, then field 39 when there.  Pure.  0 or -EBADMSG. */
+/* Parses a stat line (comm may hold ')': fields count from the last one).
+ * Pure.  0 or -EBADMSG. */
 int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *ret);

@@ -1,5 +1,4 @@
-/* CPU topology from sysfs (via rootfs): online CPUs, NUMA nodes, cores,
- * packages, SMT siblings, shared caches, isolated and nohz_full CPUs. */
+/* CPU topology from sysfs: CPUs, nodes, cores, SMT, caches, isolation. */
 #pragma once
 
 #include <stdbool.h>
@@ -34,14 +33,11 @@ struct topology {
         size_t n_nodes;
 };
 
-/* Reads sys/devices/system/cpu and sys/devices/system/node.  Missing optional
- * files (caches, nohz_full, nodes on non-NUMA hosts) are tolerated. */
+/* Reads sys/devices/system/cpu and node; optional files may be missing. */
 int topology_read(int rootfd, struct topology *ret);
 void topology_free(struct topology *t);
-/* The CPU numbers this host can ever have: one past the highest of
- * sys/devices/system/cpu/possible and t's present CPUs, CPUSET_MAX when
- * "possible" is missing or unreadable (a fixture tree).  For
- * cpuset_set_limit(): possible CPUs do not change while the system runs. */
+/* One past the highest possible or present CPU (CPUSET_MAX without
+ * "possible"), for cpuset_set_limit(). */
 int topology_cpu_bound(int rootfd, const struct topology *t);
 /* Online CPUs that are not isolated, not nohz_full and not in banned. */
 void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret);

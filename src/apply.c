@@ -1,5 +1,4 @@
-/* Actuators: IRQ affinity, RPS/RFS/XPS masks, thread affinity, each change
- * journalled in the undo journal before it is made. */
+/* Actuators: each change journalled before it is made. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <inttypes.h>
@@ -23,13 +22,9 @@ struct apply {
         struct undo *undo;
         int journal_error;       /* -errno of the last journal save, 0 when it worked */
         bool failed_in_journal;  /* the last apply_action wrote nothing: its save failed */
-        /* dry run: what apply_action() would have written, one entry an
-         * object; read back in place of the kernel's value */
-        struct apply_overlay_entry *overlay;
+        struct apply_overlay_entry *overlay; /* dry run: apply_overlay() */
         size_t n_overlay, allocated_overlay;
 };
-
-/* ---- actions ---- */
 
 /* The key of a's object, with the identity read where the key needs one. */
 static int action_key(struct apply *ap, const struct action *a, struct knob_key *k) {
@@ -37,8 +32,7 @@ static int action_key(struct apply *ap, const struct action *a, struct knob_key 
 
         if (r < 0)
                 return r;
-        if (k->kind == KNOB_IRQ)
-                /* what it serves now: the journal's identity of the IRQ */
+        if (k->kind == KNOB_IRQ) /* what it serves now */
                 return knob_irq_actions(ap->rootfd, a->irq, k->actions, sizeof(k->actions));
         if (k->kind == KNOB_THREAD && !ap->root_is_host)
                 return -EOPNOTSUPP;
@@ -93,8 +87,7 @@ static struct apply_overlay_entry *overlay_find(const struct apply *ap, const st
         return NULL;
 }
 
-/* Dry run: the object k would now hold target (a's value).  An object
- * back at the kernel's value (real) leaves the overlay. */
+/* Dry run: k would now hold target; back at the kernel's value (real) it leaves. */
 static int overlay_set(struct apply *ap, const struct knob_key *k, const struct action *a, const char *target,
                        const char *real) {
         struct apply_overlay_entry *o = overlay_find(ap, k);
@@ -201,10 +194,8 @@ int apply_action(struct apply *ap, const struct action *a) {
         }
         if (knob_read(ap->rootfd, ap->root_is_host, &k, &now) < 0)
                 now = NULL;
-        /* The object changed whatever the journal says: the journal's
-         * PENDING names the value written, so a restore still knows it as
-         * ours.  A failed save is the state directory's problem, not the
-         * object's (apply_journal_error). */
+        /* changed whatever the journal says: PENDING names the value
+         * written, so a restore still knows it as ours */
         r = undo_end(ap->undo, e, true, now);
         if (r < 0)
                 ap->journal_error = r;
@@ -225,7 +216,6 @@ bool apply_failed_in_journal(const struct apply *ap) {
 const char *apply_journal_path(const struct apply *ap) {
         return ap->undo->path;
 }
-
 
 int apply_restore_all(struct apply *ap, struct undo_report *ret) {
         return undo_restore(ap->undo, ap->rootfd, ap->root_is_host, ret);

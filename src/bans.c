@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +99,19 @@ static void asked_text(const char *buf, size_t len, char *out, size_t size) {
         }
 }
 
+/* Sets why f bans nothing; returns error. */
+_printf_(3, 4) static int file_error(struct ban_file *f, int error, const char *fmt, ...) {
+        va_list ap;
+
+        f->error = error;
+        va_start(ap, fmt);
+        vsnprintf(f->problem, sizeof(f->problem), fmt, ap);
+        va_end(ap);
+        return error;
+}
+
 /* One file: its contents parsed into f, or f->error and f->problem. */
-static void load_one(int dfd, const char *name, struct ban_file *f) {
+static int load_one(int dfd, const char *name, struct ban_file *f) {
         _cleanup_(closep) int fd = -1;
         char buf[BANS_FILE_MAX + 1], why[96];
         size_t len = 0;
@@ -107,63 +119,47 @@ static void load_one(int dfd, const char *name, struct ban_file *f) {
         int r;
 
         snprintf(f->name, sizeof(f->name), "%s", name);
-        if (!bans_name_valid(name)) {
-                f->error = -EINVAL;
-                snprintf(f->problem, sizeof(f->problem), "not a valid ban name (letters, digits and _.@:- only)");
-                return;
-        }
+        if (!bans_name_valid(name))
+                return file_error(f, -EINVAL, "not a valid ban name (letters, digits and _.@:- only)");
         fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        if (fd < 0 || fstat(fd, &st) < 0) {
-                f->error = -errno;
-                snprintf(f->problem, sizeof(f->problem), "cannot be read: %s", strerror(errno));
-                return;
-        }
-        if (!S_ISREG(st.st_mode)) {
-                f->error = -EINVAL;
-                snprintf(f->problem, sizeof(f->problem), "not a regular file");
-                return;
-        }
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return file_error(f, -errno, "cannot be read: %s", strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return file_error(f, -EINVAL, "not a regular file");
         /* what another user could write bans nothing (state.h) */
-        if (state_untrusted(&st, false, why, sizeof(why))) {
-                f->error = -EPERM;
-                snprintf(f->problem, sizeof(f->problem), "%s", why);
-                return;
-        }
+        if (state_untrusted(&st, false, why, sizeof(why)))
+                return file_error(f, -EPERM, "%s", why);
         for (;;) {
                 ssize_t n = read(fd, buf + len, sizeof(buf) - len);
                 if (n < 0 && errno == EINTR)
                         continue;
-                if (n < 0) {
-                        f->error = -errno;
-                        snprintf(f->problem, sizeof(f->problem), "cannot be read: %s", strerror(errno));
-                        return;
-                }
+                if (n < 0)
+                        return file_error(f, -errno, "cannot be read: %s", strerror(errno));
                 if (n == 0)
                         break;
                 len += (size_t) n;
-                if (len > BANS_FILE_MAX) {
-                        f->error = -EFBIG;
-                        snprintf(f->problem, sizeof(f->problem), "larger than %d bytes", BANS_FILE_MAX);
-                        return;
-                }
+                if (len > BANS_FILE_MAX)
+                        return file_error(f, -EFBIG, "larger than %d bytes", BANS_FILE_MAX);
         }
-        if (memchr(buf, 0, len)) {
-                f->error = -EINVAL;
-                snprintf(f->problem, sizeof(f->problem), "holds a NUL byte: not a CPU list");
-                return;
-        }
+        if (memchr(buf, 0, len))
+                return file_error(f, -EINVAL, "holds a NUL byte: not a CPU list");
         r = bans_parse(buf, len, &f->cpus);
-        if (r == 0)
-                asked_text(buf, len, f->asked, sizeof(f->asked));
-        if (r < 0) {
-                f->error = r;
-                snprintf(f->problem, sizeof(f->problem), r == -ERANGE ? "a CPU number beyond %d" : "not a CPU list such as 2-3,8",
-                         CPUSET_MAX - 1);
-        }
+        if (r < 0)
+                return file_error(f, r, r == -ERANGE ? "a CPU number beyond %d" : "not a CPU list such as 2-3,8",
+                                  CPUSET_MAX - 1);
+        asked_text(buf, len, f->asked, sizeof(f->asked));
+        return 0;
 }
 
-/* What bans_load() skips: ".", "..", a writer's temporary, an editor's
- * leftover. */
+/* b->cpus: the union of the files without an error. */
+static void union_cpus(struct bans *b) {
+        cpuset_zero(&b->cpus);
+        for (size_t i = 0; i < b->n_files; i++)
+                if (b->files[i].error == 0)
+                        cpuset_or(&b->cpus, &b->cpus, &b->files[i].cpus);
+}
+
+/* What bans_load() skips: ".", "..", a writer's temporary, an editor's leftover. */
 static bool skipped(const char *name) {
         return name[0] == '.' || name[0] == 0 || name[strlen(name) - 1] == '~';
 }
@@ -192,7 +188,7 @@ int bans_load(const char *dir, struct bans *ret) {
                 }
                 f = &ret->files[ret->n_files++];
                 *f = (struct ban_file){ 0 };
-                load_one(dfd, de->d_name, f);
+                (void) load_one(dfd, de->d_name, f);
         }
         closedir(dp);
         if (r < 0) {
@@ -201,10 +197,7 @@ int bans_load(const char *dir, struct bans *ret) {
         }
         if (ret->n_files > 1)
                 qsort(ret->files, ret->n_files, sizeof(*ret->files), cmp_file);
-        cpuset_zero(&ret->cpus);
-        for (size_t i = 0; i < ret->n_files; i++)
-                if (ret->files[i].error == 0)
-                        cpuset_or(&ret->cpus, &ret->cpus, &ret->files[i].cpus);
+        union_cpus(ret);
         return 0;
 }
 
@@ -220,7 +213,7 @@ int bans_load_one(const char *dir, const char *name, struct ban_file *ret) {
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         *ret = (struct ban_file){ 0 };
-        load_one(dfd, name, ret);
+        (void) load_one(dfd, name, ret);
         return 0;
 }
 
@@ -255,10 +248,7 @@ int bans_update(struct bans *b, const char *name, const struct ban_file *f) {
                 b->files[at] = *f;
                 b->n_files++;
         }
-        cpuset_zero(&b->cpus);
-        for (size_t i = 0; i < b->n_files; i++)
-                if (b->files[i].error == 0)
-                        cpuset_or(&b->cpus, &b->cpus, &b->files[i].cpus);
+        union_cpus(b);
         return 0;
 }
 

@@ -40,8 +40,7 @@ static bool is_pci_addr_char(char c) {
         return isxdigit((unsigned char) c) || c == ':' || c == '.';
 }
 
-/* pci_addr occurs in name as a whole token ("i40e-0000:3b:00.0:misc"), not
- * as the start of a longer address. */
+/* pci_addr occurs in name as a whole token ("i40e-0000:3b:00.0:misc"). */
 static bool contains_pci_token(const char *name, const char *pci_addr) {
         size_t n = strlen(pci_addr);
 
@@ -96,38 +95,31 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
         return INVENTORY_IRQ_NONE;
 }
 
-/* tg3_request_irq() names vector k "<dev>-txrx-k", "-tx-k", "-rx-k" after
- * the rings it holds, or "<dev>-k" with none.  With RSS, napi[0] holds no
- * receive ring (tg3_mem_rx_acquire), and with TSS no transmit ring either
- * (tg3_mem_tx_acquire starts at napi[1]): vector k >= 1 serves receive
- * ring k - 1 (and transmit ring k - 1 with TSS), vector 0 transmit ring 0
- * without TSS, only the link with it. */
+/* Sets *ret_queue to q and returns role. */
+static enum inventory_irq_role found(enum inventory_irq_role role, int q, int *ret_queue) {
+        *ret_queue = q;
+        return role;
+}
+
+/* tg3_request_irq(): "<dev>-txrx-k", "-tx-k", "-rx-k", "<dev>-k" with no
+ * ring.  With RSS napi[0] has no rx ring (tg3_mem_rx_acquire), with TSS no
+ * tx ring (tg3_mem_tx_acquire): vector k >= 1 serves ring k - 1. */
 static enum inventory_irq_role classify_tg3(const char *rest, int *ret_queue) {
         int k;
 
-        if (parse_numbered(rest, "-txrx-", "", &k) && k >= 1) {
-                *ret_queue = k - 1;
-                return INVENTORY_IRQ_RXTX;
-        }
-        if (parse_numbered(rest, "-rx-", "", &k) && k >= 1) {
-                *ret_queue = k - 1;
-                return INVENTORY_IRQ_RX;
-        }
-        if (parse_numbered(rest, "-tx-", "", &k) && k == 0) {
-                *ret_queue = 0;
-                return INVENTORY_IRQ_TX;
-        }
-        if (parse_numbered(rest, "-", "", &k)) {
-                *ret_queue = -1;
-                return INVENTORY_IRQ_OTHER;
-        }
+        if (parse_numbered(rest, "-txrx-", "", &k) && k >= 1)
+                return found(INVENTORY_IRQ_RXTX, k - 1, ret_queue);
+        if (parse_numbered(rest, "-rx-", "", &k) && k >= 1)
+                return found(INVENTORY_IRQ_RX, k - 1, ret_queue);
+        if (parse_numbered(rest, "-tx-", "", &k) && k == 0)
+                return found(INVENTORY_IRQ_TX, 0, ret_queue);
+        if (parse_numbered(rest, "-", "", &k))
+                return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         return INVENTORY_IRQ_NONE;
 }
 
-/* ionic_request_irq(): "ionic-<dev>-<queue name>", the queue named
- * "L<lif>-rx<N>" by ionic_q_init(); the rx queue's vector serves tx queue N
- * too unless the tx queues have their own ("-L<lif>-tx<N>", split
- * interrupts: inventory_read keeps the rx one to receive). */
+/* ionic_request_irq(): "ionic-<dev>-L<lif>-rx<N>" serves tx queue N too
+ * unless "-L<lif>-tx<N>" exists (split interrupts). */
 static enum inventory_irq_role classify_ionic(const char *rest, int *ret_queue) {
         const char *p = skip_prefix(rest, "-L");
 
@@ -142,28 +134,21 @@ static enum inventory_irq_role classify_ionic(const char *rest, int *ret_queue) 
         return INVENTORY_IRQ_NONE;
 }
 
-/* sfc's efx_get_channel_name(): "<dev>-N" is channel N holding rx and tx
- * queue N when the channels are combined, "-rx-N"/"-tx-N" otherwise;
- * "-xdp-N" (XDP transmit) and "-ptp" hold no netdev queue. */
+/* sfc efx_get_channel_name(): "<dev>-N" combined channel N, "-rx-N"/"-tx-N";
+ * "-xdp-N" and "-ptp" hold no netdev queue. */
 static enum inventory_irq_role classify_sfc(const char *rest, int *ret_queue) {
         int k;
 
-        if (parse_numbered(rest, "-", "", &k)) {
-                *ret_queue = k;
-                return INVENTORY_IRQ_RXTX;
-        }
-        if (parse_numbered(rest, "-xdp-", "", &k) || strcmp(rest, "-ptp") == 0) {
-                *ret_queue = -1;
-                return INVENTORY_IRQ_OTHER;
-        }
+        if (parse_numbered(rest, "-", "", &k))
+                return found(INVENTORY_IRQ_RXTX, k, ret_queue);
+        if (parse_numbered(rest, "-xdp-", "", &k) || strcmp(rest, "-ptp") == 0)
+                return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         return INVENTORY_IRQ_NONE;
 }
 
-/* Vectors of the device that serve no queue: one word of letters after it
- * ("-lsc", "-exn" of nfp, "-err" of enic), vmxnet3's "-event-N"
- * (vmxnet3_request_irqs), i40e's flow director "-fdir-TxRx-N".  A number
- * alone ("-0", bnx2's, be2net's "-q0") may be a queue and is left to the
- * driver's rule or the msi_irqs order. */
+/* Vectors serving no queue: one word of letters ("-lsc", "-exn", "-err"),
+ * vmxnet3's "-event-N", i40e's "-fdir-TxRx-N".  A number alone may be a
+ * queue: left to the msi_irqs order. */
 static bool is_admin_suffix(const char *rest) {
         int k;
 
@@ -177,10 +162,8 @@ static bool is_admin_suffix(const char *rest) {
         return true;
 }
 
-/* mlx5 (mlx5_irq_alloc/comp_irq_request): "mlx5_comp<N>@pci:<addr>" is
- * completion vector N, the one channel N's queues use; MANA
- * (mana_gd_setup_irqs): "mana_q<N>@pci:<addr>" is EQ N, queue N's (a
- * device's vPorts share them).  The number between prefix and at + pci_addr. */
+/* "<prefix><N><at><pci_addr>": mlx5 comp_irq_request() "mlx5_comp<N>@pci:"
+ * is channel N's, MANA mana_gd_setup_irqs() "mana_q<N>@pci:" queue N's. */
 static bool parse_at(const char *irq_name, const char *prefix, const char *at, const char *pci_addr, int *ret_queue) {
         char rest[64];
 
@@ -202,10 +185,8 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
 
         if (nic_name && nic_name[0]) {
                 rest = skip_prefix(irq_name, nic_name);
-                if (rest && rest[0] == 0) {
-                        *ret_queue = 0;
-                        return INVENTORY_IRQ_RXTX;
-                }
+                if (rest && rest[0] == 0)
+                        return found(INVENTORY_IRQ_RXTX, 0, ret_queue);
                 if (rest && rest[0] == '-') {
                         if (strcmp(driver, "tg3") == 0)
                                 role = classify_tg3(rest, &q);
@@ -213,106 +194,64 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
                                 ;
                         else
                                 role = classify_dev_suffix(rest, &q);
-                        if (role == INVENTORY_IRQ_NONE && is_admin_suffix(rest)) {
-                                role = INVENTORY_IRQ_OTHER;
-                                q = -1;
-                        }
-                        if (role != INVENTORY_IRQ_NONE) {
-                                *ret_queue = q;
-                                return role;
-                        }
+                        if (role != INVENTORY_IRQ_NONE)
+                                return found(role, q, ret_queue);
+                        if (is_admin_suffix(rest))
+                                return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
                 }
                 rest = skip_prefix(irq_name, "ionic-");
-                if (rest && (rest = skip_prefix(rest, nic_name)) && (role = classify_ionic(rest, &q)) != INVENTORY_IRQ_NONE) {
-                        *ret_queue = q;
-                        return role;
-                }
+                if (rest && (rest = skip_prefix(rest, nic_name)) && (role = classify_ionic(rest, &q)) != INVENTORY_IRQ_NONE)
+                        return found(role, q, ret_queue);
                 for (size_t i = 0; i < ELEMENTSOF(driver_prefixes); i++) {
                         rest = skip_prefix(irq_name, driver_prefixes[i]);
                         if (rest)
                                 rest = skip_prefix(rest, nic_name);
-                        if (rest && rest[0]) {
-                                role = classify_dev_suffix(rest, &q);
-                                if (role != INVENTORY_IRQ_NONE) {
-                                        *ret_queue = q;
-                                        return role;
-                                }
-                        }
+                        if (rest && rest[0] && (role = classify_dev_suffix(rest, &q)) != INVENTORY_IRQ_NONE)
+                                return found(role, q, ret_queue);
                 }
         }
 
-        if (virtio_dev && virtio_dev[0]) {
-                rest = skip_prefix(irq_name, virtio_dev);
-                /* virtio_pci names vectors "virtioK-<vq name>"; virtio-net's
-                 * vqs are input.N / output.N.  One shared vector for all vqs
-                 * ("virtioK-virtqueues") or INTx ("virtioK") serves every
-                 * queue: the single-vector case. */
-                if (rest && (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)) {
-                        *ret_queue = 0;
-                        return INVENTORY_IRQ_RXTX;
-                }
-                if (rest && rest[0] == '-') {
-                        const char *n;
-                        if ((n = skip_prefix(rest, "-input.")) && parse_index(n, &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_RX;
-                        }
-                        if ((n = skip_prefix(rest, "-output.")) && parse_index(n, &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_TX;
-                        }
-                        /* config, control and anything else of this device */
-                        *ret_queue = -1;
-                        return INVENTORY_IRQ_OTHER;
-                }
+        if (virtio_dev && virtio_dev[0] && (rest = skip_prefix(irq_name, virtio_dev))) {
+                const char *n;
+
+                /* virtio_pci: "virtioK-input.N"/"-output.N"; one shared
+                 * "virtioK-virtqueues" or INTx "virtioK" serves all */
+                if (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)
+                        return found(INVENTORY_IRQ_RXTX, 0, ret_queue);
+                if ((n = skip_prefix(rest, "-input.")) && parse_index(n, &q))
+                        return found(INVENTORY_IRQ_RX, q, ret_queue);
+                if ((n = skip_prefix(rest, "-output.")) && parse_index(n, &q))
+                        return found(INVENTORY_IRQ_TX, q, ret_queue);
+                if (rest[0] == '-') /* config, control, anything else of it */
+                        return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         }
 
         if (pci_addr && pci_addr[0]) {
                 char prefix[64];
 
-                /* hns3_nic_init_irq(): "hns3-<addr>-TxRx-<2k>" for vector k
-                 * (its index goes up twice a combined vector), "-Rx-k",
-                 * "-Tx-k"; hns3_nic_init_vector_data() gives vector k queue k */
+                /* hns3_nic_init_irq(): "hns3-<addr>-TxRx-<2k>" (the index
+                 * counts twice a combined vector), "-Rx-k", "-Tx-k" */
                 snprintf(prefix, sizeof(prefix), "hns3-%s", pci_addr);
                 if ((rest = skip_prefix(irq_name, prefix)) && rest[0] == '-') {
-                        if (parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0) {
-                                *ret_queue = q / 2;
-                                return INVENTORY_IRQ_RXTX;
-                        }
-                        if (parse_numbered(rest, "-Rx-", "", &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_RX;
-                        }
-                        if (parse_numbered(rest, "-Tx-", "", &q)) {
-                                *ret_queue = q;
-                                return INVENTORY_IRQ_TX;
-                        }
+                        if (parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0)
+                                return found(INVENTORY_IRQ_RXTX, q / 2, ret_queue);
+                        if (parse_numbered(rest, "-Rx-", "", &q))
+                                return found(INVENTORY_IRQ_RX, q, ret_queue);
+                        if (parse_numbered(rest, "-Tx-", "", &q))
+                                return found(INVENTORY_IRQ_TX, q, ret_queue);
                 }
-                if (parse_at(irq_name, "mlx5_comp", "@pci:", pci_addr, &q) || parse_at(irq_name, "mana_q", "@pci:", pci_addr, &q)) {
-                        *ret_queue = q;
-                        return INVENTORY_IRQ_RXTX;
-                }
-                /* gve_alloc_notify_blocks(): "gve-ntfy-blk<N>@pci:<addr>",
-                 * block N; which queue it serves needs the block count
-                 * (inventory_read: the first half transmit, the second
-                 * receive) */
-                if (parse_at(irq_name, "gve-ntfy-blk", "@pci:", pci_addr, &q)) {
-                        *ret_queue = q;
-                        return INVENTORY_IRQ_RXTX;
-                }
-                /* mlx4_init_eq_table(): "mlx4-<N>@<addr>", completion EQ N,
-                 * shared by the device's ports (inventory_read splits them) */
-                if (parse_at(irq_name, "mlx4-", "@", pci_addr, &q) && q >= 1) {
-                        *ret_queue = q;
-                        return INVENTORY_IRQ_RXTX;
-                }
-                /* mlx5_async@pci:, mlx5_pages_eq@pci:, ena-mgmnt@pci:,
-                 * mana_hwc@pci:, gve-mgmnt@pci:, mlx4-async@pci:,
-                 * i40e-0000:3b:00.0:misc, ice-...:misc */
-                if (contains_pci_token(irq_name, pci_addr)) {
-                        *ret_queue = -1;
-                        return INVENTORY_IRQ_OTHER;
-                }
+                /* gve_alloc_notify_blocks(): block N, placed by inventory_read */
+                if (parse_at(irq_name, "mlx5_comp", "@pci:", pci_addr, &q) ||
+                    parse_at(irq_name, "mana_q", "@pci:", pci_addr, &q) ||
+                    parse_at(irq_name, "gve-ntfy-blk", "@pci:", pci_addr, &q))
+                        return found(INVENTORY_IRQ_RXTX, q, ret_queue);
+                /* mlx4_init_eq_table(): EQ N, split between ports by inventory_read */
+                if (parse_at(irq_name, "mlx4-", "@", pci_addr, &q) && q >= 1)
+                        return found(INVENTORY_IRQ_RXTX, q, ret_queue);
+                /* mlx5_async@pci:, ena-mgmnt@pci:, mana_hwc@pci:, gve-mgmnt@pci:,
+                 * i40e-0000:3b:00.0:misc */
+                if (contains_pci_token(irq_name, pci_addr))
+                        return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         }
         return INVENTORY_IRQ_NONE;
 }
@@ -338,8 +277,7 @@ const char *inventory_map_source_to_string(enum inventory_map_source m) {
 
 /* ---- reading ---- */
 
-/* -1 when the kthread is gone (threaded turned off since the dump) or
- * its stat does not read. */
+/* -1 when the kthread is gone or its stat does not read. */
 static int kthread_cpu(int rootfd, int pid, unsigned long long *ret_starttime) {
         struct procfs_pid_stat st;
         char path[48], buf[1024];
@@ -373,18 +311,16 @@ void inventory_read_napi_cpus(int rootfd, struct inventory *inv) {
         }
 }
 
-/* Copies src into dst[len], truncating; callers check lengths that matter. */
+/* Copies src into dst[len], truncating. */
 static void copy_str(char *dst, size_t len, const char *src) {
         size_t n = strnlen(src, len - 1);
         memcpy(dst, src, n);
         dst[n] = 0;
 }
 
-
 /* Per-NIC facts needed while mapping, not kept in the result. */
 struct nic_scratch {
-        int dev_port;             /* sys/class/net/NIC/dev_port: the port of a
-                                   * multi-port function, 0 when unknown */
+        int dev_port;             /* port of a multi-port function, 0 unknown */
         char virtio_dev[64];
         char pcidir[64];          /* "device" or "device/..": the PCI function */
         unsigned *msi;            /* device's msi_irqs, sorted */
@@ -469,10 +405,8 @@ static int read_number_dir(int rootfd, const char *path, unsigned **ret, size_t 
         return 0;
 }
 
-/* A whole small file, into buf (size bytes) when it fits, else into a
- * malloc'd *heap; *ret points at the text.  The per-tick reads (a few
- * hundred masks on a big host) then need no allocation.  With fd
- * (non-NULL) through the fd kept there (rootfs_read_held). */
+/* A small file into buf when it fits (no allocation per tick), else into
+ * a malloc'd *heap; through *fd when non-NULL. */
 static int read_text(int rootfd, const char *path, int *fd, char *buf, size_t size, char **heap, char **ret) {
         int r = fd ? rootfs_read_held(rootfd, path, fd, buf, size, NULL)
                    : rootfs_read_small(rootfd, path, buf, size, NULL);
@@ -500,16 +434,39 @@ static int read_mask(int rootfd, const char *path, int *fd, cpuset_t *ret) {
         return cpuset_parse_mask(util_strstrip(text), ret);
 }
 
-/* One line (a number, flags) as rootfs_read_line, through a kept fd. */
+/* One line as rootfs_read_line, through *fd when non-NULL. */
 static int read_line_held(int rootfd, const char *path, int *fd, char *buf, size_t len) {
         size_t n;
-        int r = rootfs_read_held(rootfd, path, fd, buf, len, &n);
+        int r;
 
+        if (!fd)
+                return rootfs_read_line(rootfd, path, buf, len);
+        r = rootfs_read_held(rootfd, path, fd, buf, len, &n);
         if (r < 0)
                 return r;
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
                 buf[--n] = 0;
         return 0;
+}
+
+/* A decimal u32 file, through *fd when non-NULL; *ret untouched on failure. */
+static void read_u32(int rootfd, const char *path, int *fd, uint32_t *ret) {
+        char line[32];
+        uint64_t v;
+
+        if (read_line_held(rootfd, path, fd, line, sizeof(line)) == 0 &&
+            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
+                *ret = (uint32_t) v;
+}
+
+/* rps_sock_flow_entries and default_smp_affinity, with hold through kept fds. */
+static void read_globals(int rootfd, struct inventory *inv, bool hold) {
+        inv->rps_sock_flow_entries = 0;
+        read_u32(rootfd, KNOB_SOCKFLOW_PATH, hold ? &inv->fd_sock_flow : NULL, &inv->rps_sock_flow_entries);
+        inv->has_default_affinity = read_mask(rootfd, KNOB_DEFAFF_PATH, hold ? &inv->fd_default_affinity : NULL,
+                                              &inv->default_affinity) == 0;
+        if (!inv->has_default_affinity)
+                cpuset_zero(&inv->default_affinity);
 }
 
 /* Reads a cpulist file, or the hex-mask file beside it. */
@@ -526,11 +483,8 @@ static int read_cpus(int rootfd, const char *list_path, const char *mask_path, i
         return read_mask(rootfd, mask_path, NULL, ret);
 }
 
-/* The masks of one IRQ: what inventory_refresh() re-reads each tick.  With
- * spread_only, the effective CPUs are read only for a mask of several CPUs
- * (and kept as they were otherwise): the policy consults them only then,
- * and the daemon reads a written IRQ's own (apply_irq_effective_ok), so a
- * big host's audit opens half the files. */
+/* The masks of one IRQ.  With spread_only the effective CPUs are read only
+ * for a mask of several CPUs: the policy consults them only then. */
 static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_only) {
         char lp[64], mp[64], ep[64], emp[64];
 
@@ -539,11 +493,8 @@ static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_on
         knob_irq_path(ep, sizeof(ep), irq->irq, KNOB_IRQ_EFFECTIVE_LIST);
         knob_irq_path(emp, sizeof(emp), irq->irq, KNOB_IRQ_EFFECTIVE_MASK);
 
-        /* A missing proc/irq/N means the IRQ went away after /proc/interrupts
-         * was read: not an error, just nothing to steer. */
-        /* A NIC vector's files are kept open: it is re-read every few
-         * ticks.  Discovery reads before the mapping (nic -1): the other
-         * IRQs' files are read then only. */
+        /* a missing proc/irq/N: the IRQ went away, nothing to steer; a NIC
+         * vector's files are kept open (re-read every few ticks) */
         irq->affinity_readable = read_cpus(rootfd, lp, mp, irq->nic >= 0 ? &irq->fd_affinity : NULL,
                                            &irq->affinity) == 0;
         if (!irq->affinity_readable)
@@ -644,9 +595,8 @@ static int read_queues(int rootfd, struct inventory_nic *nic) {
                 return r;
         snprintf(path, sizeof(path), "sys/class/net/%s/queues", nic->name);
 
-        /* Queue directories are numbered densely from 0; a gap would be a
-         * kernel bug, so size by the highest index to be safe.  Dense, the
-         * refresh counts them by two lookups each (same_queue_count). */
+        /* numbered densely from 0 (sized by the highest index to be safe);
+         * dense, the refresh counts them by lookups (same_queue_count) */
         if (nic->rx_queues == max_rx + 1 && nic->tx_queues == max_tx + 1 &&
             rootfs_hold_dir(rootfd, path, &nic->fd_queues) >= 0) {
                 struct stat st;
@@ -683,29 +633,20 @@ static int read_queues(int rootfd, struct inventory_nic *nic) {
 /* The RPS/XPS values of one queue whose has_rx/has_tx are known; with hold
  * through fds kept in q (what inventory_refresh() re-reads). */
 static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold) {
-        char path[512], line[32];
+        char path[512];
         size_t i = (size_t) q->index;
-        uint64_t v;
 
         q->has_rps = q->has_xps = false;
         q->rps_flow_cnt = 0;
         if (q->has_rx) {
-                /* Missing without CONFIG_RPS. */
                 knob_queue_path(path, sizeof(path), nic->name, false, i, KNOB_RPS_FILE);
                 q->has_rps = read_mask(rootfd, path, hold ? &q->fd_rps : NULL, &q->rps_cpus) == 0;
                 knob_queue_path(path, sizeof(path), nic->name, false, i, KNOB_FLOWCNT_FILE);
-                if ((hold ? read_line_held(rootfd, path, &q->fd_flow_cnt, line, sizeof(line))
-                          : rootfs_read_line(rootfd, path, line, sizeof(line))) == 0 &&
-                    util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
-                        q->rps_flow_cnt = (uint32_t) v;
+                read_u32(rootfd, path, hold ? &q->fd_flow_cnt : NULL, &q->rps_flow_cnt);
         }
         if (!q->has_rps)
                 cpuset_zero(&q->rps_cpus);
-        /* Single-queue devices fail this read with ENOENT or EINVAL
-         * although the file is listed: a refresh does not try again (on
-         * this VM's lo and ifb devices the failed read, the close, the
-         * open and the second failed read were 5 system calls a queue
-         * a tick). */
+        /* single-queue devices list the file but fail its read: not retried */
         if (q->has_tx && !(hold && q->xps_unreadable)) {
                 int r;
 
@@ -766,8 +707,7 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
                 }
         }
 
-        /* numa_node and local_cpulist: the device's own, else its PCI
-         * function's (virtio devices have none). */
+        /* the device's own, else its PCI function's (virtio has none) */
         if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s/numa_node", nic->name, "device") < 0 &&
             (!s->pcidir[0] ||
              read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s/numa_node", nic->name, s->pcidir) < 0))
@@ -790,25 +730,28 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
 
         if (s->pcidir[0]) {
                 snprintf(path, sizeof(path), "sys/class/net/%s/%s/msi_irqs", nic->name, s->pcidir);
-                if (read_number_dir(rootfd, path, &s->msi, &s->n_msi) < 0) {
-                        s->msi = NULL;
-                        s->n_msi = 0;
-                }
+                (void) read_number_dir(rootfd, path, &s->msi, &s->n_msi); /* none on failure */
         }
 }
 
-/* One attribute of the NIC (sys/class/net/NAME/leaf), with hold through
- * the fd kept in *fd. */
+/* sys/class/net/NAME/leaf, with hold through the fd kept in *fd. */
 static int read_nic_line(int rootfd, const struct inventory_nic *nic, const char *leaf, int *fd, bool hold,
                          char *buf, size_t len) {
         char path[128];
 
         snprintf(path, sizeof(path), "sys/class/net/%s/%s", nic->name, leaf);
-        return hold ? read_line_held(rootfd, path, fd, buf, len) : rootfs_read_line(rootfd, path, buf, len);
+        return read_line_held(rootfd, path, hold ? fd : NULL, buf, len);
 }
 
-/* ifindex, up and (counters) the packet counters: what inventory_refresh()
- * re-reads (with hold, through fds kept in nic). */
+static bool read_nic_u64(int rootfd, const struct inventory_nic *nic, const char *leaf, int *fd, bool hold,
+                         uint64_t *ret) {
+        char line[64];
+
+        return read_nic_line(rootfd, nic, leaf, fd, hold, line, sizeof(line)) == 0 &&
+               util_parse_u64(util_strstrip(line), (size_t) -1, ret) == 0;
+}
+
+/* ifindex, up and (counters) the packet counters, with hold through kept fds. */
 static void read_nic_state(int rootfd, struct inventory_nic *nic, bool counters, bool hold) {
         char line[64];
 
@@ -817,36 +760,26 @@ static void read_nic_state(int rootfd, struct inventory_nic *nic, bool counters,
         if (read_nic_line(rootfd, nic, "ifindex", &nic->fd_ifindex, hold, line, sizeof(line)) == 0 &&
             util_parse_int(util_strstrip(line), (size_t) -1, &nic->ifindex) < 0)
                 nic->ifindex = 0;
-        /* IFF_UP (the administrative state, as netlink reports it) when the
-         * flags file is there; operstate otherwise ("unknown" is what lo and
-         * many virtual devices report while up). */
+        /* IFF_UP as netlink reports it; else operstate ("unknown": lo while up) */
         if (read_nic_line(rootfd, nic, "flags", &nic->fd_flags, hold, line, sizeof(line)) == 0) {
                 unsigned long f = strtoul(line, NULL, 16);
                 nic->up = f & IFF_UP;
         } else if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "operstate") == 0)
                 nic->up = strcmp(line, "up") == 0 || strcmp(line, "unknown") == 0;
 
-        /* packet counters: what lets the policy see receive load on NICs
-         * without queue IRQs (veth); missing files are not an error */
+        /* the receive load of NICs without queue IRQs (veth) */
         nic->has_stats = counters &&
-                read_nic_line(rootfd, nic, "statistics/rx_packets", &nic->fd_rx_packets, hold, line,
-                              sizeof(line)) == 0 &&
-                util_parse_u64(util_strstrip(line), (size_t) -1, &nic->rx_packets) == 0 &&
-                read_nic_line(rootfd, nic, "statistics/tx_packets", &nic->fd_tx_packets, hold, line,
-                              sizeof(line)) == 0 &&
-                util_parse_u64(util_strstrip(line), (size_t) -1, &nic->tx_packets) == 0;
+                read_nic_u64(rootfd, nic, "statistics/rx_packets", &nic->fd_rx_packets, hold, &nic->rx_packets) &&
+                read_nic_u64(rootfd, nic, "statistics/tx_packets", &nic->fd_tx_packets, hold, &nic->tx_packets);
         if (!nic->has_stats)
                 nic->rx_packets = nic->tx_packets = 0;
-        /* bytes too: what tells a throughput change from one in packet sizes */
         nic->has_rx_bytes = nic->has_stats &&
-                read_nic_line(rootfd, nic, "statistics/rx_bytes", &nic->fd_rx_bytes, hold, line, sizeof(line)) == 0 &&
-                util_parse_u64(util_strstrip(line), (size_t) -1, &nic->rx_bytes) == 0;
+                read_nic_u64(rootfd, nic, "statistics/rx_bytes", &nic->fd_rx_bytes, hold, &nic->rx_bytes);
         if (!nic->has_rx_bytes)
                 nic->rx_bytes = 0;
 }
 
-/* sys/class/net/NIC/threaded (Linux 5.12): 0, 1, 2; -1 without the file.
- * Through a kept fd: a refresh reads it at every full tick. */
+/* sys/class/net/NIC/threaded (Linux 5.12): 0, 1, 2; -1 without the file. */
 static int read_threaded(int rootfd, struct inventory_nic *nic) {
         char line[16];
         int v;
@@ -858,15 +791,12 @@ static int read_threaded(int rootfd, struct inventory_nic *nic) {
 }
 
 static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
-        int r;
-
         nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
         nic->max_rx_queues = nic->max_tx_queues = -1;
         read_nic_state(rootfd, nic, true, false);
         nic->threaded = nic->threaded_read = read_threaded(rootfd, nic);
         read_nic_device(rootfd, online, nic, s);
-        r = read_queues(rootfd, nic);
-        return r;
+        return read_queues(rootfd, nic);
 }
 
 /* Whether sys/class/net/name is a device: bonding_masters is a file there,
@@ -919,8 +849,7 @@ static int list_nics(int rootfd, struct inventory *inv) {
 
 /* ---- queue <-> IRQ mapping ---- */
 
-/* Names that number a device's vectors, not the NIC's queues: the queue
- * follows from all of the device's vectors (remap_device_vectors). */
+/* Names that number a device's vectors, not the NIC's queues. */
 enum vector_kind {
         VECTOR_NAMED,             /* the name says the queue */
         VECTOR_MLX4,              /* mlx4-<EQ>@<addr> */
@@ -961,14 +890,11 @@ static void port_of(const struct inventory *inv, const struct nic_scratch *scrat
         *ret_index = index;
 }
 
-/* Queues of vectors the names number per device.  mlx4_enable_msi_x()
- * splits the completion EQs evenly between the ports in EQ order (with
- * fewer than MIN_MSIX_P_PORT a port every port shares all: legacy mode);
- * which EQ a ring takes is mlx4_assign_eq()'s choice at run time, so the
- * n-th EQ of the port for ring n is a guess (*ret_guessed).  gve:
- * gve_tx_idx_to_ntfy() gives transmit queue q block q, gve_rx_idx_to_ntfy()
- * receive queue q block n/2 + q of n blocks.  A vector of another port
- * gets role NONE. */
+/* Queues of vectors numbered per device.  mlx4_enable_msi_x() splits the
+ * EQs evenly between ports; mlx4_assign_eq() picks at run time, so ring n
+ * on the port's n-th EQ is a guess.  gve_tx_idx_to_ntfy(): tx queue q is
+ * block q, gve_rx_idx_to_ntfy(): rx queue q block n/2 + q.  Another port's
+ * vector gets NONE. */
 static void remap_device_vectors(const struct inventory *inv, const struct nic_scratch *scratch, size_t i,
                                  struct match *m, size_t n, bool *ret_guessed) {
         const struct inventory_nic *nic = &inv->nics[i];
@@ -987,8 +913,7 @@ static void remap_device_vectors(const struct inventory *inv, const struct nic_s
                                   INVENTORY_IRQ_RXTX;
         port_of(inv, scratch, i, &ports, &port);
         for (size_t k = 0; k < n; k++) {
-                /* a queue with a transmit vector of its own receives only on
-                 * the combined one (ionic's split interrupts) */
+                /* with its own tx vector, the combined one only receives (ionic) */
                 if (m[k].role == INVENTORY_IRQ_RXTX && m[k].kind == VECTOR_NAMED)
                         for (size_t t = 0; t < n; t++)
                                 if (m[t].role == INVENTORY_IRQ_TX && m[t].queue == m[k].queue)
@@ -1005,16 +930,11 @@ static void remap_device_vectors(const struct inventory *inv, const struct nic_s
                         *ret_guessed = true;
                 } else if (m[k].role == INVENTORY_IRQ_TX && strcmp(nic->driver, "bnxt_en") == 0 &&
                            (size_t) m[k].queue >= n_rx) {
-                        /* bnxt_setup_msix(): without shared rings completion
-                         * ring i is "-rx-i" below rx_nr_rings, "-tx-i" from
-                         * there: transmit queue i - rx_nr_rings */
+                        /* bnxt_setup_msix(): unshared, "-tx-i" is tx queue i - rx_nr_rings */
                         m[k].queue -= (int) n_rx;
                 } else if (m[k].role == INVENTORY_IRQ_RX && strcmp(nic->driver, "vmxnet3") == 0 &&
                            (size_t) m[k].queue >= n_tx) {
-                        /* vmxnet3_request_irqs() numbers names by vector:
-                         * without buddy-shared vectors the transmit queues
-                         * take the first ones ("-tx-0", one "-tx-0" for all
-                         * with tx-shared), receive queue i "-rx-<n_tx + i>" */
+                        /* vmxnet3_request_irqs(): unshared, rx queue i is "-rx-<n_tx + i>" */
                         m[k].queue -= (int) n_tx;
                 } else if (m[k].kind == VECTOR_GVE) {
                         size_t half = n_gve / 2, b = (size_t) m[k].queue;
@@ -1038,16 +958,14 @@ static void attach(struct inventory *inv, int nic_idx, size_t irq_idx, enum inve
         irq->queue = role == INVENTORY_IRQ_OTHER ? -1 : queue;
         if (role == INVENTORY_IRQ_OTHER || queue < 0 || (size_t) queue >= nic->n_queues)
                 return;
-        /* IRQs are visited in ascending order: the first one claiming a
-         * queue slot keeps it. */
+        /* in IRQ order: the first claiming a slot keeps it */
         if ((role == INVENTORY_IRQ_RXTX || role == INVENTORY_IRQ_RX) && nic->queues[queue].rx_irq < 0)
                 nic->queues[queue].rx_irq = (int) irq->irq;
         if ((role == INVENTORY_IRQ_RXTX || role == INVENTORY_IRQ_TX) && nic->queues[queue].tx_irq < 0)
                 nic->queues[queue].tx_irq = (int) irq->irq;
 }
 
-/* Whether another NIC sits on the same PCI function (mlx4 ports, switchdev
- * representors): then msi_irqs order says nothing about this NIC. */
+/* Whether another NIC shares the PCI function: msi_irqs order says nothing then. */
 static bool shares_function(const struct inventory *inv, size_t i) {
         for (size_t k = 0; k < inv->n_nics; k++)
                 if (k != i && inv->nics[i].pci_addr[0] &&
@@ -1056,8 +974,7 @@ static bool shares_function(const struct inventory *inv, size_t i) {
         return false;
 }
 
-/* The name of the device itself: a single-vector NIC's only IRQ, or the
- * link/slowpath vector beside per-queue ones. */
+/* The device's own name: a single vector, or the link vector beside per-queue ones. */
 static bool is_bare_name(const char *a, const char *nic_name, const char *virtio_dev) {
         const char *rest;
 
@@ -1068,8 +985,7 @@ static bool is_bare_name(const char *a, const char *nic_name, const char *virtio
         return rest[0] == 0 || strcmp(rest, "-virtqueues") == 0;
 }
 
-/* First pass: IRQs whose names belong to the NIC.  Per-queue names win;
- * then a bare device name is the single vector (INVENTORY_MAP_SINGLE). */
+/* First pass: IRQs whose names belong to the NIC; per-queue names win. */
 static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratch *scratch) {
         const struct nic_scratch *s = &scratch[i];
         struct inventory_nic *nic = &inv->nics[i];
@@ -1111,7 +1027,6 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
                 if (!m[k].bare && m[k].role != INVENTORY_IRQ_OTHER && m[k].role != INVENTORY_IRQ_NONE)
                         queue_names = true;
 
-        /* a guess is warned as the msi_irqs order is */
         if (queue_names)
                 nic->map = guessed ? INVENTORY_MAP_MSI_ORDER : INVENTORY_MAP_NAMES;
         for (size_t k = 0; k < n; k++) {
@@ -1126,9 +1041,7 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
                 } else
                         attach(inv, (int) i, m[k].irq, INVENTORY_IRQ_OTHER, -1);
         }
-        /* The function's other vectors, whatever their names say (qed's
-         * slowpath "sp-0-18:00.00"), are its admin vectors: when no other
-         * NIC shares the function, this NIC's. */
+        /* the function's other vectors (qed's "sp-0-18:00.00") are admin ones */
         if (queue_names && !shares_function(inv, i))
                 for (size_t j = 0; j < inv->n_irqs; j++)
                         if (inv->irqs[j].nic < 0 && in_sorted(s->msi, s->n_msi, inv->irqs[j].irq))
@@ -1136,13 +1049,9 @@ static int map_by_names(struct inventory *inv, size_t i, const struct nic_scratc
         return 0;
 }
 
-/* Second pass, for NICs no name mapped: the device's remaining MSI vectors
- * in ascending order, one per queue.  When there are more vectors than
- * queues the first is taken for the admin/misc vector, which is where virtio
- * (config), mlx5 (async), i40e/ice (misc), igb (other), ena (mgmnt) and tg3
- * (link) put it; vectors beyond one per queue are OTHER.  Fewer vectors than
- * queues: the first queues get one each.  The callers warn (INVENTORY_MAP_MSI_ORDER):
- * irqsteerd once per NIC, irqsteerctl inventory on stderr. */
+/* Second pass, NICs no name mapped: the remaining MSI vectors in order,
+ * one per queue; with more vectors than queues the first is the admin one
+ * (virtio, mlx5, i40e, igb, ena, tg3 put it there). */
 static void map_by_msi_order(struct inventory *inv, size_t i, const struct nic_scratch *s) {
         struct inventory_nic *nic = &inv->nics[i];
         size_t v = 0, q = 0;
@@ -1175,21 +1084,11 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
         struct inventory inv = {};
         struct nic_scratch *scratch = NULL;
         cpuset_t online;
-        char line[64];
-        uint64_t v;
         int r;
 
-        {
-                _cleanup_(freep) char *buf = NULL;
+        if (read_cpus(rootfd, "sys/devices/system/cpu/online", NULL, NULL, &online) < 0)
                 cpuset_zero(&online);
-                if (rootfs_read(rootfd, "sys/devices/system/cpu/online", &buf, NULL) == 0 &&
-                    cpuset_parse_list(buf, &online) < 0)
-                        cpuset_zero(&online);
-        }
-        if (rootfs_read_line(rootfd, KNOB_SOCKFLOW_PATH, line, sizeof(line)) == 0 &&
-            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
-                inv.rps_sock_flow_entries = (uint32_t) v;
-        inv.has_default_affinity = read_mask(rootfd, KNOB_DEFAFF_PATH, NULL, &inv.default_affinity) == 0;
+        read_globals(rootfd, &inv, false);
 
         r = read_irqs(rootfd, interrupts, &inv);
         if (r < 0)
@@ -1211,8 +1110,7 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
                                         inv.nics[i].name);
                 r = 0;
         }
-        /* Drop NICs that disappeared while we read them (a veth of a
-         * container going away): their half-read facts are worthless. */
+        /* drop NICs that disappeared while read: half-read facts are worthless */
         for (size_t i = 0, k = 0, n = inv.n_nics; i < n; i++) {
                 char path[64];
                 snprintf(path, sizeof(path), "sys/class/net/%s", inv.nics[i].name);
@@ -1226,8 +1124,7 @@ int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struc
                         inv.n_nics--;
                 }
         }
-        /* Names for every NIC first: a name match is firmer than the
-         * msi_irqs fallback, which only takes what is left. */
+        /* names for every NIC first: the msi_irqs fallback takes what is left */
         for (size_t i = 0; i < inv.n_nics && r >= 0; i++)
                 if (inv.nics[i].has_device)
                         r = map_by_names(&inv, i, scratch);
@@ -1248,10 +1145,8 @@ finish:
         return 0;
 }
 
-/* Whether the queues dir held open (O_PATH) still has PREFIX0 to
- * PREFIX(n-1) and no PREFIXn: the kernel adds and removes queue dirs at the
- * top, so this is the count without listing the dir (~70 entries a NIC a
- * tick).  A NIC removed since has an empty dir: a changed count. */
+/* Whether the kept queues dir has PREFIX(n-1) and no PREFIXn: queue dirs
+ * come and go at the top, so this counts them without listing. */
 static bool same_queue_count(int dirfd, const char *prefix, int n) {
         char name[32];
         struct stat st;
@@ -1279,9 +1174,7 @@ static int same_queues(int rootfd, const struct inventory_nic *nic) {
         return rx == nic->rx_queues && tx == nic->tx_queues;
 }
 
-/* Whether the kept queues dir still has the links it had at discovery: a
- * calm tick's work is mostly its two /proc reads and this check, so one
- * fstat() a NIC rather than four lookups (bench/README.md, cost16). */
+/* Whether the kept queues dir still has its links: one fstat() (bench/README.md, cost16). */
 static int same_queue_links(const struct inventory_nic *nic) {
         struct stat st;
 
@@ -1358,8 +1251,6 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                       struct inventory_audit *audit) {
         struct inventory_audit all = { 0 };
         size_t n_objects = 0, first, count, k = 0;
-        char line[64];
-        uint64_t v;
         int r;
 
         if (!same_irq_set(interrupts, inv))
@@ -1376,40 +1267,26 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
                 if (same_queues(rootfd, nic) <= 0)
                         return 1;
-                /* threaded switched (by us or someone): its kthreads came
-                 * or went, and only a full read's netdev dump names them.
-                 * Read where there are NAPIs to thread, one small file. */
+                /* threaded switched: only a full read's dump names the kthreads */
                 if (nic->n_napis > 0 && nic->threaded_read >= 0 && read_threaded(rootfd, nic) != nic->threaded_read)
                         return 1;
-                /* The counters only for NICs without queue IRQs: the policy
-                 * reads receive load from them there (veth) and from the
-                 * IRQs elsewhere; two files fewer a NIC a tick. */
+                /* counters only where there are no queue IRQs to read load from */
                 read_nic_state(rootfd, nic, nic->map == INVENTORY_MAP_NONE, true);
                 if (nic->ifindex != ifindex || nic->up != up)
                         return 1;
                 n_objects += nic->n_queues;
         }
         inventory_audit_slice(audit ? audit : &all, n_objects, &first, &count);
-        /* NIC vectors by the audit; other devices' IRQs only after a
-         * write (reread), so the policy sees what it wrote and does not
-         * take its own write for someone else's, and at each full
-         * discovery: they move seldom (placed once, a busy one off a hot
-         * CPU), and a write re-reads the mask first (action_current). */
+        /* NIC vectors by the audit; other IRQs only after a write (reread),
+         * so the policy sees its own write, and at full discovery */
         for (size_t i = 0; i < inv->n_irqs; i++) {
                 struct inventory_irq *irq = &inv->irqs[i];
+                bool audited = irq->nic >= 0 && inventory_audit_has(n_objects, first, count, k++);
 
-                if (irq->nic < 0) {
-                        irq->fresh = false;
-                        if (irq->reread)
-                                read_irq_masks(rootfd, irq, true);
-                        irq->reread = false;
-                        continue;
-                }
                 irq->fresh = false;
-                if (irq->reread || inventory_audit_has(n_objects, first, count, k))
+                if (irq->reread || audited)
                         read_irq_masks(rootfd, irq, true);
                 irq->reread = false;
-                k++;
         }
         for (size_t i = 0; i < inv->n_nics; i++)
                 for (size_t q = 0; q < inv->nics[i].n_queues; q++, k++) {
@@ -1420,15 +1297,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
                                 read_queue_values(rootfd, &inv->nics[i], iq, true);
                         iq->reread = false;
                 }
-        inv->rps_sock_flow_entries = 0;
-        inv->has_default_affinity = read_mask(rootfd, KNOB_DEFAFF_PATH, &inv->fd_default_affinity,
-                                              &inv->default_affinity) == 0;
-        if (!inv->has_default_affinity)
-                cpuset_zero(&inv->default_affinity);
-        if (read_line_held(rootfd, KNOB_SOCKFLOW_PATH, &inv->fd_sock_flow, line,
-                           sizeof(line)) == 0 &&
-            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
-                inv->rps_sock_flow_entries = (uint32_t) v;
+        read_globals(rootfd, inv, true);
         return 0;
 }
 
@@ -1477,8 +1346,17 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                               inventory_queue(n, k->queue) : NULL;
         struct inventory_irq *irq;
 
-        if (fresh_only && q && !q->fresh)
+        if (q) {
+                if (fresh_only && !q->fresh)
+                        return;
+                if (k->kind == KNOB_RPS)
+                        q->rps_cpus = *cpus;
+                else if (k->kind == KNOB_XPS)
+                        q->xps_cpus = *cpus;
+                else
+                        q->rps_flow_cnt = value;
                 return;
+        }
         switch (k->kind) {
         case KNOB_IRQ:
                 irq = inventory_irq(inv, k->irq);
@@ -1489,18 +1367,6 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                                 irq->effective = *cpus;
                 }
                 break;
-        case KNOB_RPS:
-                if (q)
-                        q->rps_cpus = *cpus;
-                break;
-        case KNOB_XPS:
-                if (q)
-                        q->xps_cpus = *cpus;
-                break;
-        case KNOB_FLOWCNT:
-                if (q)
-                        q->rps_flow_cnt = value;
-                break;
         case KNOB_SOCKFLOW:
                 inv->rps_sock_flow_entries = value;
                 break;
@@ -1508,8 +1374,6 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                 inv->default_affinity = *cpus;
                 break;
         case KNOB_THREADED:
-                /* its kthreads come or go: the next refresh sees the file
-                 * change and asks for a full read, whose dump names them */
                 if (n)
                         n->threaded = (int) value;
                 break;
@@ -1541,7 +1405,6 @@ void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct 
 }
 
 struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index) {
-        /* queue directories are numbered densely: queues[i].index == i */
         if (!nic || index < 0 || (size_t) index >= nic->n_queues || nic->queues[index].index != index)
                 return NULL;
         return &nic->queues[index];

@@ -1,5 +1,4 @@
-/* Knobs: the kernel objects irqsteerd changes, named, located, read,
- * validated, written, compared and formatted in one place (knob.h). */
+/* Knobs: the kernel objects irqsteerd changes, in one place (knob.h). */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
@@ -180,6 +179,10 @@ static bool value_is_mask(enum knob_kind k) {
         return k == KNOB_RPS || k == KNOB_XPS || k == KNOB_DEFAFF;
 }
 
+static bool value_is_number(enum knob_kind k) {
+        return k == KNOB_FLOWCNT || k == KNOB_SOCKFLOW || k == KNOB_THREADED;
+}
+
 static int parse_u32(const char *s, uint32_t *ret) {
         uint64_t v;
         int r = util_parse_u64(s, (size_t) -1, &v);
@@ -223,7 +226,7 @@ bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
 
                 return parse(a, &sa) == 0 && parse(b, &sb) == 0 && cpuset_equal(&sa, &sb);
         }
-        if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW || kind == KNOB_THREADED) {
+        if (value_is_number(kind)) {
                 uint32_t va, vb;
                 return parse_u32(a, &va) == 0 && parse_u32(b, &vb) == 0 && va == vb;
         }
@@ -256,11 +259,10 @@ static int list_dup(const cpuset_t *s, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
-/* Formats s as a hex mask as wide as like (the file's current value): the
- * kernel prints nr_cpu_ids bits, so "3" on 2 CPUs and "ff,ffffffff" on 40;
- * keeping the width makes a written file read back the same way. */
+/* s as a hex mask as wide as like (the file's value): the kernel prints
+ * nr_cpu_ids bits, and the same width reads back the same way. */
 static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size_t len) {
-        size_t chunks = 1, first_digits, digits;
+        size_t chunks = 1, got_chunks = 1, drop = 0, first_digits, digits;
         const char *comma;
         int r;
 
@@ -278,17 +280,13 @@ static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size
                 return r;
         comma = strchr(buf, ',');
         digits = comma ? (size_t) (comma - buf) : strlen(buf);
-        {
-                size_t got_chunks = 1, drop = 0;
-
-                for (const char *p = buf; *p; p++)
-                        got_chunks += *p == ',';
-                if (got_chunks != chunks)
-                        return 0; /* the set is wider than the file: standard form */
-                while (digits - drop > first_digits && buf[drop] == '0')
-                        drop++;
-                memmove(buf, buf + drop, strlen(buf + drop) + 1);
-        }
+        for (const char *p = buf; *p; p++)
+                got_chunks += *p == ',';
+        if (got_chunks != chunks)
+                return 0; /* the set is wider than the file: standard form */
+        while (digits - drop > first_digits && buf[drop] == '0')
+                drop++;
+        memmove(buf, buf + drop, strlen(buf + drop) + 1);
         return 0;
 }
 
@@ -301,19 +299,15 @@ static int key_path(const struct knob_key *k, const char *file, char *buf, size_
                 knob_irq_path(buf, len, k->irq, file);
                 break;
         case KNOB_RPS:
-                knob_queue_path(buf, len, k->nic, false, (size_t) k->queue, KNOB_RPS_FILE);
-                break;
         case KNOB_FLOWCNT:
-                knob_queue_path(buf, len, k->nic, false, (size_t) k->queue, KNOB_FLOWCNT_FILE);
-                break;
         case KNOB_XPS:
-                knob_queue_path(buf, len, k->nic, true, (size_t) k->queue, KNOB_XPS_FILE);
+                knob_queue_path(buf, len, k->nic, k->kind == KNOB_XPS, (size_t) k->queue,
+                                k->kind == KNOB_RPS ? KNOB_RPS_FILE :
+                                k->kind == KNOB_XPS ? KNOB_XPS_FILE : KNOB_FLOWCNT_FILE);
                 break;
         case KNOB_SOCKFLOW:
-                snprintf(buf, len, "%s", KNOB_SOCKFLOW_PATH);
-                break;
         case KNOB_DEFAFF:
-                snprintf(buf, len, "%s", KNOB_DEFAFF_PATH);
+                snprintf(buf, len, "%s", k->kind == KNOB_SOCKFLOW ? KNOB_SOCKFLOW_PATH : KNOB_DEFAFF_PATH);
                 break;
         case KNOB_THREADED:
                 snprintf(buf, len, "sys/class/net/%s/%s", k->nic, KNOB_THREADED_FILE);
@@ -363,8 +357,6 @@ static int read_value(int rootfd, const char *path, char **ret) {
         return 0;
 }
 
-/* 0 when the key's thread still lives and is the one it named; -ESRCH
- * when it is gone or its TID was reused (another start time). */
 /* The value of the key's file (file: which of an IRQ's), as read_value. */
 static int read_key(int rootfd, const struct knob_key *k, const char *file, char **ret) {
         char path[128];
@@ -373,6 +365,7 @@ static int read_key(int rootfd, const struct knob_key *k, const char *file, char
         return r < 0 ? r : read_value(rootfd, path, ret);
 }
 
+/* 0 when the key's thread still lives; -ESRCH when gone or its TID reused. */
 static int thread_check(int rootfd, const struct knob_key *k) {
         _cleanup_(freep) char *buf = NULL;
         struct procfs_pid_stat st;
@@ -441,51 +434,34 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
 
         if (!knob_key_valid(k))
                 return -EINVAL;
-        switch (k->kind) {
-        case KNOB_IRQ:
-                r = read_key(rootfd, k, KNOB_IRQ_LIST, &v);
-                if (r == -ENOENT) {
-                        /* Old kernels and some fixtures: the hex mask only. */
-                        r = read_key(rootfd, k, KNOB_IRQ_MASK, &v);
-                        if (r < 0)
-                                return r;
-                        if (cpuset_parse_mask(v, &s) < 0 || cpuset_empty(&s))
-                                return -EBADMSG;
-                        return list_dup(&s, ret);
-                }
-                if (r < 0)
-                        return r;
-                if (!knob_value_valid(k->kind, v))
-                        return -EBADMSG;
-                break;
-        case KNOB_RPS:
-        case KNOB_XPS:
-        case KNOB_FLOWCNT:
-        case KNOB_SOCKFLOW:
-        case KNOB_DEFAFF:
-        case KNOB_THREADED:
-                r = read_key(rootfd, k, NULL, &v);
-                if (r < 0)
-                        return r;
-                if (!knob_value_valid(k->kind, v))
-                        return -EBADMSG;
-                if (k->kind == KNOB_FLOWCNT || k->kind == KNOB_SOCKFLOW || k->kind == KNOB_THREADED) {
-                        /* Canonical decimal: "0010" and "10" are one value. */
-                        (void) parse_u32(v, &n);
-                        free(v);
-                        if (asprintf(&v, "%" PRIu32, n) < 0) {
-                                v = NULL;
-                                return -ENOMEM;
-                        }
-                }
-                break;
-        case KNOB_THREAD:
+        if (k->kind == KNOB_THREAD) {
                 if (!root_is_host)
                         return -EOPNOTSUPP;
                 r = thread_check(rootfd, k);
                 return r < 0 ? r : thread_get(k->tid, ret);
-        default:
-                return -EINVAL;
+        }
+        r = read_key(rootfd, k, k->kind == KNOB_IRQ ? KNOB_IRQ_LIST : NULL, &v);
+        if (r == -ENOENT && k->kind == KNOB_IRQ) {
+                /* old kernels and some fixtures: the hex mask only */
+                r = read_key(rootfd, k, KNOB_IRQ_MASK, &v);
+                if (r < 0)
+                        return r;
+                if (cpuset_parse_mask(v, &s) < 0 || cpuset_empty(&s))
+                        return -EBADMSG;
+                return list_dup(&s, ret);
+        }
+        if (r < 0)
+                return r;
+        if (!knob_value_valid(k->kind, v))
+                return -EBADMSG;
+        if (value_is_number(k->kind)) {
+                /* canonical decimal: "0010" and "10" are one value */
+                (void) parse_u32(v, &n);
+                free(v);
+                if (asprintf(&v, "%" PRIu32, n) < 0) {
+                        v = NULL;
+                        return -ENOMEM;
+                }
         }
         *ret = v;
         v = NULL;
@@ -510,56 +486,39 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
 
         if (!knob_key_valid(k) || !knob_value_valid(k->kind, value))
                 return -EINVAL;
-        switch (k->kind) {
-        case KNOB_IRQ:
-                r = key_path(k, KNOB_IRQ_LIST, path, sizeof(path));
-                if (r < 0)
-                        return r;
-                r = rootfs_exists(rootfd, path);
-                if (r < 0)
-                        return r;
-                if (r == 0) {
-                        _cleanup_(freep) char *cur = NULL;
-                        char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
-
-                        r = key_path(k, KNOB_IRQ_MASK, path, sizeof(path));
-                        if (r < 0)
-                                return r;
-                        r = read_value(rootfd, path, &cur);
-                        if (r < 0)
-                                return r;
-                        if (cpuset_parse_list(value, &s) < 0)
-                                return -EINVAL;
-                        r = format_mask_like(&s, cur, mask, sizeof(mask));
-                        if (r < 0)
-                                return r;
-                        return write_value(rootfd, path, mask);
-                }
-                return write_value(rootfd, path, value);
-        case KNOB_RPS:
-        case KNOB_XPS:
-        case KNOB_FLOWCNT:
-        case KNOB_SOCKFLOW:
-        case KNOB_DEFAFF:
-        case KNOB_THREADED:
-                r = key_path(k, NULL, path, sizeof(path));
-                if (r < 0)
-                        return r;
-                return write_value(rootfd, path, value);
-        case KNOB_THREAD:
+        if (k->kind == KNOB_THREAD) {
                 if (!root_is_host)
                         return -EOPNOTSUPP;
                 if (cpuset_parse_list(value, &s) < 0)
                         return -EINVAL;
-                /* Checked right before the call: a TID reused since the key
-                 * was made belongs to another task.  (The window between
-                 * this read and sched_setaffinity is a few microseconds; the
-                 * call takes no pidfd to close it.) */
+                /* right before the call: a reused TID is another task
+                 * (sched_setaffinity takes no pidfd to close the window) */
                 r = thread_check(rootfd, k);
                 return r < 0 ? r : thread_set(k->tid, &s);
-        default:
-                return -EINVAL;
         }
+        r = key_path(k, k->kind == KNOB_IRQ ? KNOB_IRQ_LIST : NULL, path, sizeof(path));
+        if (r < 0)
+                return r;
+        if (k->kind == KNOB_IRQ && (r = rootfs_exists(rootfd, path)) <= 0) {
+                _cleanup_(freep) char *cur = NULL;
+                char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
+
+                if (r < 0)
+                        return r;
+                r = key_path(k, KNOB_IRQ_MASK, path, sizeof(path));
+                if (r < 0)
+                        return r;
+                r = read_value(rootfd, path, &cur);
+                if (r < 0)
+                        return r;
+                if (cpuset_parse_list(value, &s) < 0)
+                        return -EINVAL;
+                r = format_mask_like(&s, cur, mask, sizeof(mask));
+                if (r < 0)
+                        return r;
+                return write_value(rootfd, path, mask);
+        }
+        return write_value(rootfd, path, value);
 }
 
 int knob_target(enum knob_kind kind, const cpuset_t *cpus, uint32_t value, const char *current, char **ret) {

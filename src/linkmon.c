@@ -47,8 +47,7 @@ int linkmon_parse(const struct nlmsghdr *nlh, struct linkmon_link *ret, bool *re
         r = nlmsg_parse((struct nlmsghdr *) nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL);
         if (r < 0)
                 return -EBADMSG;
-        /* libnl drops a cut last attribute silently: a message that ends
-         * inside an attribute is malformed, not one without it */
+        /* libnl drops a cut last attribute silently: malformed here */
         nla_for_each_attr(a, nlmsg_attrdata(nlh, sizeof(struct ifinfomsg)),
                           nlmsg_attrlen(nlh, sizeof(struct ifinfomsg)), rem)
                 ;
@@ -106,8 +105,7 @@ size_t linkmon_diff(const struct linkmon_link *old, const struct linkmon_link *n
                 if (k <= n)
                         memcpy(ret[k - 1].old_name, old->name, IF_NAMESIZE);
         }
-        /* Messages without the attributes (some notifications omit them)
-         * say nothing about the queue count. */
+        /* some notifications omit the queue counts: 0 says nothing */
         if ((new->num_rx && new->num_rx != old->num_rx) || (new->num_tx && new->num_tx != old->num_tx)) {
                 EMIT(LINKMON_QUEUES, new);
                 if (k <= n) {
@@ -165,9 +163,8 @@ static int on_message(struct nl_msg *msg, void *arg) {
         return NL_OK;
 }
 
-/* Fills the table from an RTM_GETLINK dump on a separate socket, so the
- * dump's replies never mix with notifications.  Notifications that raced
- * with it are replayed against the table afterwards and are harmless. */
+/* Fills the table from a dump on a socket of its own, apart from the
+ * notifications (those that raced with it replay harmlessly). */
 static int dump_links(struct linkmon *m) {
         struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
         struct nl_sock *s;
@@ -193,17 +190,15 @@ out:
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
 
-/* Notifications read per wakeup at most, so a flood of link changes
- * cannot keep the daemon's tick from running. */
+/* Notifications read per wakeup at most: a flood must not starve the tick. */
 #define RECV_MAX 256
-/* Back-off after a failed re-read: doubles from the first to the last. */
+/* Back-off after a failed re-read, doubling. */
 #define BACKOFF_MIN_USEC UINT64_C(100000)
 #define BACKOFF_MAX_USEC UINT64_C(30000000)
 
 static int backoff(struct linkmon *m, int error);
 
-/* Notifications were lost, or memory was short (libnl reports both ENOBUFS
- * and ENOMEM as NLE_NOMEM): re-read the table, tell the handler. */
+/* Notifications lost or memory short (both NLE_NOMEM): re-read the table. */
 static int resync(struct linkmon *m) {
         struct linkmon_event ev = { .change = LINKMON_RESYNC };
         int r;
@@ -231,9 +226,8 @@ static int on_retry(sd_event_source *s _unused_, uint64_t usec _unused_, void *u
         return sd_event_source_set_enabled(m->source, SD_EVENT_ON);
 }
 
-/* Stops reading the socket for a while (a socket whose data cannot be
- * received stays readable: reading again at once would spin), then
- * re-reads the table. */
+/* Stops reading the socket for a while (it stays readable: reading at
+ * once would spin), then re-reads the table. */
 static int backoff(struct linkmon *m, int error) {
         uint64_t now;
         int r;
@@ -280,8 +274,7 @@ int linkmon_receive(struct linkmon *m) {
                         resynced = true;
                         continue;
                 }
-                /* Anything else may leave the socket readable as well:
-                 * the same back-off, then the table is read afresh. */
+                /* anything else may leave it readable too: the same back-off */
                 log_debug("linkmon: receive failed: %s", nl_geterror(r));
                 return backoff(m, nlerr_to_errno(r));
         }
@@ -316,8 +309,7 @@ int linkmon_new(sd_event *e, linkmon_handler_t handler, void *userdata, struct l
         r = nl_connect(m->sock, NETLINK_ROUTE);
         if (r < 0)
                 goto fail_nl;
-        /* A burst of link changes (many VLANs created at once) must not
-         * overrun the default 212 KiB buffer. */
+        /* a burst (many VLANs at once) must not overrun the default 212 KiB */
         (void) nl_socket_set_buffer_size(m->sock, 1 << 20, 0);
         r = nl_socket_add_memberships(m->sock, RTNLGRP_LINK, 0);
         if (r < 0)

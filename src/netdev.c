@@ -1,7 +1,4 @@
-/* The kernel's netdev generic netlink family through libnl-genl-3:
- * queue-get, napi-get and qstats-get dumps into plain records.  The reply
- * parsers are pure; netdev_dump() and netdev_dump_qstats() are the only
- * I/O. */
+/* The netdev genetlink family's dumps into plain records (libnl-genl-3). */
 #include <errno.h>
 #include <string.h>
 
@@ -36,9 +33,8 @@ const char *netdev_threaded_to_string(enum netdev_threaded t) {
         }
 }
 
-/* The kernel sends u32 attributes as 4 bytes and "uint" ones (counters,
- * threaded) as 4, or 8 once the value needs it; either is taken for any
- * integer, so a later widening of an attribute still reads. */
+/* "uint" attributes come as 4 or 8 bytes: either is taken for any integer,
+ * so a later widening still reads. */
 static int attr_uint(const struct nlattr *a, uint64_t *ret) {
         int len = nla_len(a);
 
@@ -83,17 +79,14 @@ static int attr_queue_type(const struct nlattr *a, enum netdev_queue_type *ret) 
         switch (v) {
         case NETDEV_NL_QUEUE_TYPE_RX: *ret = NETDEV_QUEUE_RX; return 0;
         case NETDEV_NL_QUEUE_TYPE_TX: *ret = NETDEV_QUEUE_TX; return 0;
-        /* A queue type we do not know (the kernel may add some) is not
-         * a queue we could place: not this record's to guess. */
-        default: return -EBADMSG;
+        default: return -EBADMSG; /* a type added later: not a queue we could place */
         }
 }
 
 typedef int (*attr_fn_t)(const struct nlattr *a, void *ret);
 
-/* Checks the headers and the command, then calls fn on each attribute.
- * libnl's own iteration stops quietly at a cut attribute; here a message
- * that ends inside one is malformed, not one without it. */
+/* Checks the headers and the command, then calls fn on each attribute; a
+ * cut attribute (libnl's iteration stops quietly) is malformed. */
 static int walk(const struct nlmsghdr *nlh, uint8_t cmd, attr_fn_t fn, void *ret) {
         struct nlmsghdr *h = (struct nlmsghdr *) nlh;
         const struct genlmsghdr *g;
@@ -177,7 +170,7 @@ static int napi_attr(const struct nlattr *a, void *arg) {
         case NETDEV_NL_A_NAPI_THREADED:
                 if (attr_uint(a, &v) < 0)
                         return -EBADMSG;
-                /* A mode added after busy-poll is still "some mode": unknown. */
+                /* a mode added after busy-poll: unknown */
                 p->n.threaded = v == NETDEV_NL_NAPI_THREADED_DISABLED ? NETDEV_THREADED_OFF :
                                 v == NETDEV_NL_NAPI_THREADED_ENABLED ? NETDEV_THREADED_ON :
                                 v == NETDEV_NL_NAPI_THREADED_BUSY_POLL ? NETDEV_THREADED_BUSY_POLL :
@@ -243,7 +236,7 @@ int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret) {
         r = walk(nlh, NETDEV_NL_CMD_QSTATS_GET, qstats_attr, &p);
         if (r < 0)
                 return r;
-        /* Device scope (no queue attributes) is not what was asked for. */
+        /* device scope (no queue attributes) was not asked for */
         if (p.seen != (SEEN(0) | SEEN(1) | SEEN(2)) || p.s.ifindex <= 0)
                 return -EBADMSG;
         *ret = p.s;
@@ -290,6 +283,16 @@ void netdev_info_free(struct netdev_info *info) {
         memset(info, 0, sizeof(*info));
 }
 
+static int append(void *arr, size_t *n, size_t *allocated, const void *item, size_t size) {
+        int r = util_grow((void **) arr, allocated, *n + 1, size);
+
+        if (r < 0)
+                return r;
+        memcpy(*(char **) arr + *n * size, item, size);
+        (*n)++;
+        return 0;
+}
+
 struct dump_ctx {
         struct netdev_info *info;
         uint8_t cmd;
@@ -301,45 +304,23 @@ static int on_reply(struct nl_msg *msg, void *arg) {
         struct dump_ctx *c = arg;
         struct netdev_info *info = c->info;
         const struct nlmsghdr *nlh = nlmsg_hdr(msg);
+        struct netdev_queue q;
+        struct netdev_napi n;
+        struct netdev_qstats s;
         int r;
 
-        switch (c->cmd) {
-        case NETDEV_NL_CMD_QUEUE_GET: {
-                struct netdev_queue q;
-
+        if (c->cmd == NETDEV_NL_CMD_QUEUE_GET) {
                 r = netdev_parse_queue(nlh, &q);
-                if (r < 0)
-                        break;
-                r = util_grow((void **) &info->queues, &c->allocated, info->n_queues + 1, sizeof(q));
-                if (r < 0)
-                        break;
-                info->queues[info->n_queues++] = q;
-                break;
-        }
-        case NETDEV_NL_CMD_NAPI_GET: {
-                struct netdev_napi n;
-
+                if (r >= 0)
+                        r = append(&info->queues, &info->n_queues, &c->allocated, &q, sizeof(q));
+        } else if (c->cmd == NETDEV_NL_CMD_NAPI_GET) {
                 r = netdev_parse_napi(nlh, &n);
-                if (r < 0)
-                        break;
-                r = util_grow((void **) &info->napis, &c->allocated, info->n_napis + 1, sizeof(n));
-                if (r < 0)
-                        break;
-                info->napis[info->n_napis++] = n;
-                break;
-        }
-        default: {
-                struct netdev_qstats s;
-
+                if (r >= 0)
+                        r = append(&info->napis, &info->n_napis, &c->allocated, &n, sizeof(n));
+        } else {
                 r = netdev_parse_qstats(nlh, &s);
-                if (r < 0)
-                        break;
-                r = util_grow((void **) &info->qstats, &c->allocated, info->n_qstats + 1, sizeof(s));
-                if (r < 0)
-                        break;
-                info->qstats[info->n_qstats++] = s;
-                break;
-        }
+                if (r >= 0)
+                        r = append(&info->qstats, &info->n_qstats, &c->allocated, &s, sizeof(s));
         }
         if (r == -ENOMEM) {
                 c->r = r;
@@ -367,7 +348,7 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
         struct dump_ctx c = { .info = info, .cmd = cmd };
         int r = 0;
 
-        /* A table that changed under the dump (NLM_F_DUMP_INTR) is read again. */
+        /* a table that changed under the dump (NLM_F_DUMP_INTR) is read again */
         for (int attempt = 0; attempt < 3; attempt++) {
                 struct nl_msg *msg = nlmsg_alloc();
 
@@ -413,9 +394,8 @@ static int handle_open(struct netdev_handle *h) {
                 nl_socket_free(sk);
                 return nlerr_to_errno(r);
         }
-        /* Replies of a dump come as large as the reader's buffer allows. */
-        nl_socket_enable_msg_peek(sk);
-        /* Before Linux 6.3 there is no such family: not an error to report. */
+        nl_socket_enable_msg_peek(sk); /* dump replies come as large as the buffer */
+        /* before Linux 6.3 there is no such family: not an error to report */
         family = genl_ctrl_resolve(sk, NETDEV_NL_FAMILY_NAME);
         if (family < 0) {
                 r = nlerr_to_errno(family);
@@ -432,12 +412,9 @@ void netdev_handle_close(struct netdev_handle *h) {
         *h = (struct netdev_handle) {};
 }
 
-/* One dump of cmd into info through h.  -EOPNOTSUPP is the kernel's clean
- * answer that it has no such command, and keeps the socket.  Any other
- * failure may leave the socket out of step (a dump cut short leaves its
- * remaining replies queued) or the family id stale, so the socket is
- * closed; when it was kept from an earlier request the dump is tried once
- * more on a new socket, with the family resolved again. */
+/* One dump of cmd through h.  Other failures than -EOPNOTSUPP may leave
+ * the socket out of step or the family stale: it is closed, and a kept
+ * one is tried once more anew. */
 static int request(struct netdev_handle *h, uint8_t cmd, struct netdev_info *info) {
         bool kept = h->sk != NULL;
         int r;
@@ -457,8 +434,7 @@ static int request(struct netdev_handle *h, uint8_t cmd, struct netdev_info *inf
         }
 }
 
-/* The whole dump (queues, NAPIs, qstats) or, without tables, only qstats,
- * into a new netdev_info: *ret untouched on failure. */
+/* The whole dump or, without tables, only qstats; *ret untouched on failure. */
 static int dump(struct netdev_handle *h, bool tables, struct netdev_info *ret) {
         struct netdev_info info = {};
         int r = 0;

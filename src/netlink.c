@@ -1,6 +1,5 @@
-/* Live refinement of the inventory: rtnetlink links (libnl-route-3),
- * ethtool channels (ethtool generic netlink, libnl-genl-3) and the netdev
- * family's queues and NAPIs (netdev.c). */
+/* Live refinement of the inventory: rtnetlink links, ethtool channels and
+ * the netdev family's queues and NAPIs (netdev.c). */
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
@@ -37,16 +36,14 @@ static int refresh_links(struct inventory *inv) {
                 struct rtnl_link *link = rtnl_link_get_by_name(cache, nic->name);
                 uint32_t n;
 
-                /* Gone since sysfs was read, or another namespace's sysfs. */
-                if (!link)
+                if (!link) /* gone, or another namespace's sysfs */
                         continue;
-                /* A virtual NIC has no device/driver link; its link
-                 * kind (IFLA_INFO_KIND: veth, bridge, ...) says what it is. */
+                /* a virtual NIC's driver: its IFLA_INFO_KIND (veth, bridge) */
                 if (!nic->driver[0] && rtnl_link_get_type(link))
                         snprintf(nic->driver, sizeof(nic->driver), "%s", rtnl_link_get_type(link));
                 nic->ifindex = rtnl_link_get_ifindex(link);
                 nic->up = rtnl_link_get_flags(link) & IFF_UP;
-                /* 0 means the attribute was absent (kernels before 2.6.35). */
+                /* 0: the attribute was absent (before 2.6.35) */
                 n = rtnl_link_get_num_rx_queues(link);
                 if (n > 0 && n <= INT32_MAX)
                         nic->max_rx_queues = (int) n;
@@ -63,8 +60,9 @@ out:
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
 
-static int u32_attr_as_int(struct nlattr *a) {
-        uint32_t v = nla_get_u32(a);
+/* The kernel leaves out a kind of channel whose maximum is 0: none of it. */
+static int channel_count(struct nlattr *a) {
+        uint32_t v = a ? nla_get_u32(a) : 0;
         return v > INT32_MAX ? -1 : (int) v;
 }
 
@@ -83,12 +81,9 @@ static int channels_reply(struct nl_msg *msg, void *arg) {
         nic = inventory_nic(inv, nla_get_string(hdr[ETHTOOL_A_HEADER_DEV_NAME]));
         if (!nic)
                 return NL_SKIP;
-        /* The kernel leaves out a kind of channel whose maximum is 0: the
-         * driver has channels, just none of that kind. */
-        nic->combined_channels = tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT] ?
-                u32_attr_as_int(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]) : 0;
-        nic->rx_channels = tb[ETHTOOL_A_CHANNELS_RX_COUNT] ? u32_attr_as_int(tb[ETHTOOL_A_CHANNELS_RX_COUNT]) : 0;
-        nic->tx_channels = tb[ETHTOOL_A_CHANNELS_TX_COUNT] ? u32_attr_as_int(tb[ETHTOOL_A_CHANNELS_TX_COUNT]) : 0;
+        nic->combined_channels = channel_count(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
+        nic->rx_channels = channel_count(tb[ETHTOOL_A_CHANNELS_RX_COUNT]);
+        nic->tx_channels = channel_count(tb[ETHTOOL_A_CHANNELS_TX_COUNT]);
         return NL_OK;
 }
 
@@ -105,7 +100,7 @@ static int refresh_channels(struct inventory *inv) {
         r = genl_connect(sk);
         if (r < 0)
                 goto out;
-        /* Missing before Linux 5.6 (ethtool netlink): -ENOENT to the caller. */
+        /* missing before Linux 5.6: -ENOENT to the caller */
         family = genl_ctrl_resolve(sk, ETHTOOL_GENL_NAME);
         if (family < 0) {
                 r = family;
@@ -159,8 +154,7 @@ static bool claimed(const struct qmap *m, size_t n, size_t self, int irq) {
         return false;
 }
 
-/* An IRQ a NAPI reported is taken when /proc/interrupts lists it (else it
- * is not one we could place) and no other NIC's names claimed it. */
+/* A NAPI's IRQ is taken when /proc/interrupts lists it and no other NIC's names claimed it. */
 static int usable_irq(const struct inventory *inv, size_t ni, int irq) {
         const struct inventory_irq *rec;
 
@@ -175,8 +169,7 @@ static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info
         _cleanup_(freep) struct qmap *m = NULL;
         bool any = false, all = true;
 
-        /* Without room for the map the NAPIs are still shown; the IRQs stay
-         * as the names gave them. */
+        /* without room for the map the IRQs stay as the names gave them */
         if (nic->n_queues > 0)
                 m = calloc(nic->n_queues, sizeof(*m));
         for (size_t i = 0; i < nic->n_queues; i++) {
@@ -211,8 +204,7 @@ static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info
                 struct inventory_queue *qu = &nic->queues[i];
 
                 qu->irq_netlink = m[i].nl_rx >= 0 || m[i].nl_tx >= 0;
-                /* what the NAPIs say wins; a vector the names gave this
-                 * queue that the NAPIs put on another one is not this one's */
+                /* the NAPIs win; a named vector they put on another queue is not this one's */
                 if (m[i].nl_rx >= 0)
                         qu->rx_irq = m[i].nl_rx;
                 else if (qu->rx_irq >= 0 && claimed(m, nic->n_queues, i, qu->rx_irq))
@@ -266,8 +258,7 @@ static void apply_nic(struct inventory *inv, size_t ni, const struct netdev_info
                 nic->map = INVENTORY_MAP_NETLINK;
 }
 
-/* The NIC's NAPIs, all of them: a driver need not name them from its
- * queues.  Out of memory they are not listed. */
+/* All the NIC's NAPIs, named by its queues or not; none out of memory. */
 static void list_napis(struct inventory_nic *nic, const struct netdev_info *info) {
         size_t allocated = 0;
 
@@ -296,8 +287,7 @@ void inventory_netdev_apply(struct inventory *inv, const struct netdev_info *inf
                 }
 }
 
-/* The netdev family's view, where the kernel has it (6.8+).  Without it the
- * inventory stays exactly as sysfs, the names and the other dumps made it. */
+/* The netdev family's view, where the kernel has it (6.8+). */
 static int refresh_netdev(struct inventory *inv) {
         struct netdev_info info;
         int r;
@@ -321,8 +311,7 @@ int inventory_netlink_refresh(struct inventory *inv) {
         r2 = refresh_channels(inv);
         if (r2 < 0)
                 log_debug_errno(r2, "inventory: ethtool channels dump failed: %m");
-        /* Needs the ifindex refresh_links read.  Its failure is not the
-         * caller's: the inventory without it is the one it always had. */
+        /* needs refresh_links' ifindex; its failure leaves the inventory as it was */
         r3 = r < 0 ? 0 : refresh_netdev(inv);
         if (r3 == -EOPNOTSUPP)
                 log_debug("inventory: the kernel has no netdev queue/NAPI dumps (Linux 6.8), IRQs by name");

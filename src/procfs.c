@@ -1,10 +1,6 @@
-/* Parsers for /proc/stat, /proc/softirqs and /proc/interrupts.
- *
- * Every parser walks [buf, buf+len) line by line with explicit bounds: the
- * buffer need not be NUL-terminated and nothing past len is touched.  One
- * pass, no per-field allocation: arrays grow geometrically and a whole
- * /proc/interrupts keeps its counts in one block (a 256-CPU host with ~300
- * IRQs is parsed every tick). */
+/* Parsers for /proc/stat, /proc/softirqs and /proc/interrupts: one pass
+ * over [buf, buf+len) with explicit bounds, no per-field allocation (they
+ * run every tick). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,25 +29,15 @@ static void skip_blanks(struct cursor *c) {
                 c->p++;
 }
 
-/* skip_blanks() for the count rows of next_count_or_end(): /proc/softirqs
- * right-aligns each count in 10 columns, so runs of spaces go 8 at a time
- * (next_count() inlines the same loop: a shared function costs the parsers
- * more instructions). */
-static void skip_blanks_fast(struct cursor *c) {
-        const char *p = c->p, *e = c->end;
-
-        /* one blank: /proc/stat's fields */
-        if (e - p >= 2 && p[0] == ' ' && p[1] != ' ') {
-                c->p = p + 1;
-                return;
-        }
+/* Past the blanks of [p, e): counts are right-aligned in 10 columns, so
+ * spaces go 8 at a time. */
+static inline const char *skip_padding(const char *p, const char *e) {
         while (e - p >= 8) {
                 uint64_t w;
                 memcpy(&w, p, 8);
                 w ^= UINT64_C(0x2020202020202020);
                 if (w != 0) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                        /* straight to the first byte that is not a space */
                         p += __builtin_ctzll(w) / 8;
 #endif
                         break;
@@ -60,7 +46,15 @@ static void skip_blanks_fast(struct cursor *c) {
         }
         while (p < e && is_blank(*p))
                 p++;
-        c->p = p;
+        return p;
+}
+
+static void skip_blanks_fast(struct cursor *c) {
+        /* one blank: /proc/stat's fields */
+        if (c->end - c->p >= 2 && c->p[0] == ' ' && c->p[1] != ' ')
+                c->p++;
+        else
+                c->p = skip_padding(c->p, c->end);
 }
 
 /* The next blank-separated token of the line; false at its end. */
@@ -88,28 +82,15 @@ static bool all_digits(const char *s, size_t len) {
 }
 
 /* A whole token of decimal digits: -EBADMSG if it is anything else, -ERANGE
- * beyond UINT64_MAX (18446744073709551615 still fits). */
+ * beyond UINT64_MAX. */
 static int parse_u64(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;
 
-        /* 19 digits always fit: no overflow check per digit */
-        if (len > 0 && len <= 19) {
-                for (size_t i = 0; i < len; i++) {
-                        if (!is_digit(s[i]))
-                                return -EBADMSG;
-                        v = v * 10 + (unsigned) (s[i] - '0');
-                }
-                *ret = v;
-                return 0;
-        }
         if (!all_digits(s, len))
                 return -EBADMSG;
-        for (size_t i = 0; i < len; i++) {
-                unsigned d = (unsigned) (s[i] - '0');
-                if (v > (UINT64_MAX - d) / 10)
+        for (size_t i = 0; i < len; i++)
+                if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (unsigned) (s[i] - '0'), &v))
                         return -ERANGE;
-                v = v * 10 + d;
-        }
         *ret = v;
         return 0;
 }
@@ -161,51 +142,29 @@ static bool token_eq(const char *s, size_t len, const char *lit) {
         return strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
-/* Binary search of cpu in a strictly ascending array. */
+static int cmp_int(const void *a, const void *b) {
+        int x = *(const int *) a, y = *(const int *) b;
+        return (x > y) - (x < y);
+}
+
+/* The index of cpu in a strictly ascending array, or -1. */
 static int find_column(const int *cpus, size_t n, int cpu) {
-        size_t lo = 0, hi = n;
+        const int *p;
 
         /* no offline CPUs below it: its own column (the common case) */
         if (cpu >= 0 && (size_t) cpu < n && cpus[cpu] == cpu)
                 return cpu;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (cpus[mid] == cpu)
-                        return (int) mid;
-                if (cpus[mid] < cpu)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return -1;
+        p = n > 0 ? bsearch(&cpu, cpus, n, sizeof(*cpus), cmp_int) : NULL;
+        return p ? (int) (p - cpus) : -1;
 }
 
 /* ---- /proc/stat ---- */
 
-/* One count of a numeric row into *ret, the same result as next_token() +
- * parse_u64(): -EBADMSG when the line ends or the token is not all digits,
- * -ERANGE beyond 64 bits.  The per-tick hot loop (a 256-CPU host with ~460
- * IRQs has ~120k counts, most of them "0" padded to 10 columns), so blanks
- * go 8 at a time and digits are summed in the same pass. */
+/* next_token() + parse_u64() in one pass: the per-tick hot loop. */
 static int next_count(struct cursor *c, uint64_t *ret) {
-        const char *p = c->p, *e = c->end, *s;
+        const char *p = skip_padding(c->p, c->end), *e = c->end, *s;
         uint64_t v = 0;
 
-        while (e - p >= 8) {
-                uint64_t w;
-                memcpy(&w, p, 8);
-                w ^= UINT64_C(0x2020202020202020);
-                if (w != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                        /* straight to the first byte that is not a space */
-                        p += __builtin_ctzll(w) / 8;
-#endif
-                        break;
-                }
-                p += 8;
-        }
-        while (p < e && is_blank(*p))
-                p++;
         s = p;
         while (p < e && is_digit(*p)) {
                 v = v * 10 + (unsigned) (*p - '0');
@@ -248,14 +207,12 @@ static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) 
         while ((r = next_count_or_end(line, &v)) != 0) {
                 if (r < 0)
                         return r;
-                /* Columns beyond guest_nice (a future kernel) are ignored. */
                 if (n < CPUSTAT_MAX)
                         cs->v[n] = v;
                 if (n < UINT32_MAX)
                         n++;
         }
-        /* user nice system idle is the oldest format (Linux 2.4). */
-        if (n < 4)
+        if (n < 4) /* user nice system idle: Linux 2.4 */
                 return -EBADMSG;
         cs->n_fields = MIN(n, (unsigned) CPUSTAT_MAX);
         return 0;
@@ -300,8 +257,7 @@ int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
                         have_total = true;
                         continue;
                 }
-                /* The kernel prints online CPUs in ascending order; anything
-                 * else (a duplicate included) is not a /proc/stat. */
+                /* online CPUs ascend; anything else is not a /proc/stat */
                 if (s.n_cpus > 0 && s.cpus[s.n_cpus - 1].cpu >= cs.cpu) {
                         r = -EBADMSG;
                         goto fail;
@@ -322,39 +278,34 @@ fail:
         return r;
 }
 
-/* path whole: through held when there is one, else read afresh into a
- * buffer returned in *ret_own for the caller to free. */
-static int read_whole(int rootfd, const char *path, struct rootfs_held_file *held, char **ret_own,
-                      const char **ret_buf, size_t *ret_len) {
-        int r;
-
-        *ret_own = NULL;
-        if (held) {
-                r = rootfs_held_file_read(rootfd, path, held, ret_len);
-                *ret_buf = held->buf;
-        } else {
-                r = rootfs_read(rootfd, path, ret_own, ret_len);
-                *ret_buf = *ret_own;
-        }
-        return r;
-}
-
-int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret) {
+/* Reads path whole (through held when there is one) and parses it. */
+static int read_parse(int rootfd, const char *path, struct rootfs_held_file *held,
+                      int (*parse)(const char *buf, size_t len, void *ret), void *ret) {
         _cleanup_(freep) char *own = NULL;
-        const char *buf;
         size_t len;
         int r;
 
+        if (held)
+                r = rootfs_held_file_read(rootfd, path, held, &len);
+        else
+                r = rootfs_read(rootfd, path, &own, &len);
+        if (r < 0)
+                return r;
+        r = parse(held ? held->buf : own, len, ret);
+        if (r < 0)
+                log_debug_errno(r, "procfs: cannot parse %s: %m", path);
+        return r;
+}
+
+static int stat_parse(const char *buf, size_t len, void *ret) {
+        return procfs_stat_parse(buf, len, ret);
+}
+
+int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret) {
         if (!ret)
                 return -EINVAL;
         *ret = (struct procfs_stat) { .total.cpu = -1 };
-        r = read_whole(rootfd, "proc/stat", held, &own, &buf, &len);
-        if (r < 0)
-                return r;
-        r = procfs_stat_parse(buf, len, ret);
-        if (r < 0)
-                log_debug_errno(r, "procfs: cannot parse proc/stat: %m");
-        return r;
+        return read_parse(rootfd, "proc/stat", held, stat_parse, ret);
 }
 
 void procfs_stat_free(struct procfs_stat *s) {
@@ -366,24 +317,14 @@ void procfs_stat_free(struct procfs_stat *s) {
 }
 
 const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu) {
-        size_t lo = 0, hi;
+        struct procfs_cpustat key = { .cpu = cpu };
 
-        if (!s || cpu < 0)
+        if (!s || cpu < 0 || s->n_cpus == 0)
                 return NULL;
-        /* no offline CPUs below it: at its own index (the common case) */
         if ((size_t) cpu < s->n_cpus && s->cpus[cpu].cpu == cpu)
                 return &s->cpus[cpu];
-        hi = s->n_cpus;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (s->cpus[mid].cpu == cpu)
-                        return &s->cpus[mid];
-                if (s->cpus[mid].cpu < cpu)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+        /* the cpu field first: cmp_int compares it */
+        return bsearch(&key, s->cpus, s->n_cpus, sizeof(key), cmp_int);
 }
 
 /* ---- CPU header shared by /proc/softirqs and /proc/interrupts ---- */
@@ -469,8 +410,7 @@ static enum procfs_softirq softirq_from_mem(const char *s, size_t len) {
         for (int i = 0; i < SOFTIRQ_MAX; i++)
                 if (token_eq(s, len, softirq_names[i]))
                         return (enum procfs_softirq) i;
-        /* The same slot was called BLOCK_IOPOLL before Linux 4.5. */
-        if (token_eq(s, len, "BLOCK_IOPOLL"))
+        if /* this slot's name before Linux 4.5 */ (token_eq(s, len, "BLOCK_IOPOLL"))
                 return SOFTIRQ_IRQ_POLL;
         return SOFTIRQ_INVALID;
 }
@@ -553,22 +493,15 @@ fail:
         return r;
 }
 
-int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret) {
-        _cleanup_(freep) char *own = NULL;
-        const char *buf;
-        size_t len;
-        int r;
+static int softirqs_parse(const char *buf, size_t len, void *ret) {
+        return procfs_softirqs_parse(buf, len, ret);
+}
 
+int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret) {
         if (!ret)
                 return -EINVAL;
         *ret = (struct procfs_softirqs) {};
-        r = read_whole(rootfd, "proc/softirqs", held, &own, &buf, &len);
-        if (r < 0)
-                return r;
-        r = procfs_softirqs_parse(buf, len, ret);
-        if (r < 0)
-                log_debug_errno(r, "procfs: cannot parse proc/softirqs: %m");
-        return r;
+        return read_parse(rootfd, "proc/softirqs", held, softirqs_parse, ret);
 }
 
 void procfs_softirqs_free(struct procfs_softirqs *s) {
@@ -600,17 +533,32 @@ bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq ro
 
 /* ---- /proc/interrupts ---- */
 
-/* Kernels before 3.x printed chip and flow handler as one word
- * ("IR-PCI-MSI-edge", "IO-APIC-fasteoi"); these are the handler names. */
-static const char *const flow_suffixes[] = {
-        "-edge", "-fasteoi", "-level", "-simple", "-percpu", "-percpu_devid", "-edge_eoi",
-};
+/* The length of the flow handler glued to a chip name by kernels before
+ * 3.x ("IR-PCI-MSI-edge"), 0 for none. */
+static size_t glued_flow_len(const char *chip, size_t chip_len) {
+        static const char *const flow_suffixes[] = {
+                "-edge", "-fasteoi", "-level", "-simple", "-percpu", "-percpu_devid", "-edge_eoi",
+        };
 
-/* After the counts of a numeric row, kernel/irq/proc.c show_interrupts()
- * prints: " %8s" chip (or the chip's irq_print_chip()), " %*lu" hwirq when
- * the IRQ has a domain (blanks otherwise), " %-8s" Level/Edge with
- * GENERIC_IRQ_SHOW_LEVEL (arm), "-%-8s" the flow handler name when set,
- * then "  %s" the action names joined by ", " (nothing when no action). */
+        for (size_t i = 0; i < ELEMENTSOF(flow_suffixes); i++) {
+                size_t sl = strlen(flow_suffixes[i]);
+                if (chip_len > sl && memcmp(chip + chip_len - sl, flow_suffixes[i], sl) == 0)
+                        return sl;
+        }
+        return 0;
+}
+
+/* The rest of the line, trailing blanks cut, into dst. */
+static void copy_rest(struct cursor *c, char *dst, size_t size) {
+        skip_blanks(c);
+        while (c->end > c->p && is_blank(c->end[-1]))
+                c->end--;
+        copy_field(dst, size, c->p, (size_t) (c->end - c->p));
+}
+
+/* kernel/irq/proc.c show_interrupts() prints after the counts: chip,
+ * hwirq (with a domain), Level/Edge (arm), "-" flow handler, then "  %s"
+ * the action names joined by ", ". */
 
 /* The field after the chip: a hwirq ("27", "4138200989697-edge"), a flow
  * handler without hwirq ("-virq", "-"), or arm's Level/Edge with neither. */
@@ -618,27 +566,18 @@ static bool is_hwirq_token(const char *tok, size_t tl) {
         return is_digit(tok[0]) || tok[0] == '-' || token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge");
 }
 
-/* A chip name may have blanks ("Hyper-V PCIe MSI", pci-hyperv's
- * hv_msi_irq_chip): it runs from the first token to the hwirq field.  Its
- * words are one blank apart, while the action names follow the fields
- * before them after two blanks or more ("  %s"): a token after a wider gap
- * that is no hwirq field ends the chip there (old kernels print no hwirq:
- * "XT-PIC  Intel EtherExpress Pro 10/100 Ethernet"). */
+/* A chip name may have blanks ("Hyper-V PCIe MSI"), one apart: a token
+ * after a wider gap that is no hwirq ends it (old kernels print no hwirq). */
 static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
         const char *chip, *tok, *h_start = NULL, *h_end = NULL;
         size_t chip_len, tl;
         struct cursor save;
-        bool glued = false;
+        bool glued;
 
         if (!next_token(c, &chip, &chip_len))
                 return;
-        /* kernels that glue the flow handler to the chip ("IO-APIC-edge")
-         * print no hwirq: a number after it is an action name */
-        for (size_t i = 0; i < ELEMENTSOF(flow_suffixes); i++) {
-                size_t sl = strlen(flow_suffixes[i]);
-                if (chip_len > sl && memcmp(chip + chip_len - sl, flow_suffixes[i], sl) == 0)
-                        glued = true;
-        }
+        /* a glued chip ("IO-APIC-edge") has no hwirq: a number after it is an action */
+        glued = glued_flow_len(chip, chip_len) > 0;
         for (;;) {
                 const char *gap = c->p;
 
@@ -659,9 +598,7 @@ static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
                 chip_len = (size_t) (tok + tl - chip);
         }
         if (h_start) {
-                /* "2-edge", "-virq" (no domain), or a bare "27" (or no
-                 * hwirq) that arm follows with "Level"/"Edge" and maybe
-                 * "-fasteoi" */
+                /* a bare "27" arm follows with "Level"/"Edge" and maybe "-fasteoi" */
                 bool level = token_eq(h_start, (size_t) (h_end - h_start), "Level") ||
                              token_eq(h_start, (size_t) (h_end - h_start), "Edge");
 
@@ -677,16 +614,12 @@ static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
                         else
                                 *c = save;
                 }
-        } else {
-                for (size_t i = 0; i < ELEMENTSOF(flow_suffixes); i++) {
-                        size_t sl = strlen(flow_suffixes[i]);
-                        if (chip_len > sl && memcmp(chip + chip_len - sl, flow_suffixes[i], sl) == 0) {
-                                h_start = chip + chip_len - sl + 1;
-                                h_end = chip + chip_len;
-                                chip_len -= sl;
-                                break;
-                        }
-                }
+        } else if (glued) {
+                size_t sl = glued_flow_len(chip, chip_len);
+
+                h_start = chip + chip_len - sl + 1;
+                h_end = chip + chip_len;
+                chip_len -= sl;
         }
         copy_field(irq->chip, sizeof(irq->chip), chip, chip_len);
         if (h_start) {
@@ -705,10 +638,7 @@ static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
                 }
                 irq->hwirq[o] = 0;
         }
-        skip_blanks(c);
-        while (c->end > c->p && is_blank(c->end[-1]))
-                c->end--;
-        copy_field(irq->name, sizeof(irq->name), c->p, (size_t) (c->end - c->p));
+        copy_rest(c, irq->name, sizeof(irq->name));
 }
 
 struct irq_key {
@@ -721,8 +651,7 @@ static int cmp_irq_key(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* Fills by_irq with the numeric rows sorted by IRQ number; -EBADMSG on a
- * duplicate.  Only reached for input the kernel would not print. */
+/* Sorts by_irq by IRQ number; -EBADMSG on a duplicate. */
 static int sort_by_irq(const struct procfs_irq *irqs, size_t *by_irq, size_t n) {
         _cleanup_(freep) struct irq_key *keys = malloc(n * sizeof(*keys));
 
@@ -744,9 +673,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
         return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
 }
 
-/* The nonzero counts of a reading, every row's in row order: an IRQ fires
- * on one CPU or a few, so a 1024-CPU host's 1.8 million counts are a few
- * thousand here (dense, they were 15 MB a reading). */
+/* The nonzero counts of a reading, every row's in row order. */
 struct nz_buf {
         uint32_t *cols;
         uint64_t *vals;
@@ -776,7 +703,9 @@ static int nz_push(struct nz_buf *b, size_t col, uint64_t v) {
         return 0;
 }
 
-static void interrupts_free_parts(struct procfs_interrupts *s) {
+void procfs_interrupts_free(struct procfs_interrupts *s) {
+        if (!s)
+                return;
         free(s->cpus);
         free(s->irqs);
         free(s->nz_cols);
@@ -785,9 +714,7 @@ static void interrupts_free_parts(struct procfs_interrupts *s) {
         *s = (struct procfs_interrupts) {};
 }
 
-/* kernel/irq/proc.c prints every count as " %10u": a count of 0 is these
- * 11 bytes, most of a big host's file (an IRQ fires on one CPU or a few),
- * so they are told apart with two 8-byte compares. */
+/* A " %10u" count of 0, most of a big host's file: two 8-byte compares. */
 static bool zero_field(struct cursor *c) {
         static const char z[] = "          0";
         uint64_t a, b, za, zb;
@@ -804,8 +731,7 @@ static bool zero_field(struct cursor *c) {
         return true;
 }
 
-/* One row: the id, every count token (the nonzero ones into nz), the
- * tail.  irq->n_nz counts its entries in nz. */
+/* One row: the id, the counts (the nonzero ones into nz), the tail. */
 static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq, struct nz_buf *nz) {
         const char *id, *tok;
         size_t il, tl, col = 0, first = nz->n;
@@ -827,8 +753,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 irq->numeric = true;
                 irq->irq = (unsigned) v;
                 copy_field(irq->id, sizeof(irq->id), id, il);
-                /* One count per header column, whatever the padding:
-                 * on big hosts counts overflow the %10u width. */
+                /* counts may overflow the %10u width */
                 for (col = 0; col < n_cpus; col++) {
                         if (zero_field(line))
                                 continue;
@@ -846,8 +771,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
         } else {
                 struct cursor save;
 
-                /* NMI, LOC, ..., ERR and MIS (one count), arm's IPI0:
-                 * up to one count per column, then a description. */
+                /* NMI, LOC, ERR, MIS, IPI0: up to one count per column, a description */
                 copy_field(irq->id, sizeof(irq->id), id, il);
                 for (;;) {
                         uint64_t v;
@@ -870,18 +794,13 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 }
                 if (col == 0)
                         return -EBADMSG;
-                skip_blanks(line);
-                while (line->end > line->p && is_blank(line->end[-1]))
-                        line->end--;
-                copy_field(irq->name, sizeof(irq->name), line->p, (size_t) (line->end - line->p));
+                copy_rest(line, irq->name, sizeof(irq->name));
         }
         irq->n_nz = nz->n - first;
         return 0;
 }
 
-/* The parse of /proc/interrupts a line at a time: from a buffer, or
- * streamed from the file (a 1024-CPU host's is 20 MB, so it is never held
- * whole). */
+/* The parse of /proc/interrupts a line at a time, from a buffer or streamed. */
 struct irq_parser {
         struct procfs_interrupts s;
         struct nz_buf nz;
@@ -908,10 +827,8 @@ static int parser_line(struct irq_parser *p, struct cursor *line) {
         irq = &p->s.irqs[p->s.n_irqs];
         r = parse_row(line, p->s.n_cpus, irq, &p->nz);
         if (r == -EBADMSG || r == -ERANGE) {
-                /* A row we cannot read (arm's "FIQ:  fiq_glue" of
-                 * show_fiq_list, a row cut short) loses that row only,
-                 * with the counts it pushed.  Said once per process:
-                 * every tick reads the file anew and meets it again. */
+                /* an unreadable row (arm's "FIQ:  fiq_glue") is lost alone,
+                 * said once: every tick meets it again */
                 p->nz.n = nz_before;
                 if (!skip_said)
                         log_debug("procfs: proc/interrupts: skipping a row it cannot read: \"%.*s\"",
@@ -934,7 +851,7 @@ static int parser_line(struct irq_parser *p, struct cursor *line) {
 static void parser_free(struct irq_parser *p) {
         free(p->nz.cols);
         free(p->nz.vals);
-        interrupts_free_parts(&p->s);
+        procfs_interrupts_free(&p->s);
 }
 
 /* The reading once every line is in; p is consumed either way. */
@@ -966,7 +883,6 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
                 for (size_t i = 0; i < s->n_irqs; i++)
                         if (s->irqs[i].numeric)
                                 s->by_irq[k++] = i;
-                /* The kernel prints IRQs in ascending order; sort only if not. */
                 if (!p->sorted) {
                         r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
                         if (r < 0)
@@ -1060,28 +976,19 @@ fail:
         return r;
 }
 
-uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col) {
-        size_t lo = 0, hi;
-
-        if (!irq)
-                return 0;
-        hi = irq->n_nz;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (irq->nz_cols[mid] == col)
-                        return irq->nz_counts[mid];
-                if (irq->nz_cols[mid] < col)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return 0;
+static int cmp_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+        return (x > y) - (x < y);
 }
 
-void procfs_interrupts_free(struct procfs_interrupts *s) {
-        if (!s)
-                return;
-        interrupts_free_parts(s);
+uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col) {
+        uint32_t key = (uint32_t) col;
+        const uint32_t *p;
+
+        if (!irq || irq->n_nz == 0 || col > UINT32_MAX)
+                return 0;
+        p = bsearch(&key, irq->nz_cols, irq->n_nz, sizeof(key), cmp_u32);
+        return p ? irq->nz_counts[p - irq->nz_cols] : 0;
 }
 
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq) {

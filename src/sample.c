@@ -1,9 +1,5 @@
-/* Snapshots of /proc/stat, /proc/softirqs and /proc/interrupts, the rates
- * between two of them, and their EWMA.
- *
- * Everything is matched by CPU number and IRQ number, never by column
- * position: CPU hotplug changes the columns of softirqs and interrupts
- * between two readings. */
+/* Snapshots, the rates between two, their EWMA.  Matched by CPU and IRQ
+ * number, never by column: hotplug moves the columns between readings. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,9 +14,7 @@
 #include "sample.h"
 #include "util.h"
 
-
-/* A reading into s failed with r (< 0: else nothing): s is freed, its time
- * kept. */
+/* A reading into s failed with r (< 0): s is freed, its time kept. */
 static int take_failed(struct sample_snapshot *s, int r) {
         if (r < 0) {
                 uint64_t now_usec = s->usec;
@@ -62,6 +56,13 @@ int sample_snapshot_take_irqs(int rootfd, struct sample_snapshot *ret) {
         return take_failed(ret, procfs_interrupts_read(rootfd, &ret->interrupts));
 }
 
+static void qstats_drop(struct sample_snapshot *s) {
+        free(s->qstats);
+        s->qstats = NULL;
+        s->n_qstats = 0;
+        s->has_qstats = false;
+}
+
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret) {
         procfs_interrupts_free(&ret->interrupts);
         ret->interrupts = prev->interrupts;
@@ -73,8 +74,7 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
         ret->has_qstats = prev->has_qstats;
         ret->qstats_usec = prev->qstats_usec;
         prev->qstats = NULL;
-        prev->n_qstats = 0;
-        prev->has_qstats = false;
+        qstats_drop(prev);
 }
 
 int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handle *nd, uint64_t now_usec,
@@ -84,10 +84,7 @@ int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handl
 
         if (!ret)
                 return -EINVAL;
-        free(ret->qstats);
-        ret->qstats = NULL;
-        ret->n_qstats = 0;
-        ret->has_qstats = false;
+        qstats_drop(ret);
         if (!inv || !inv->has_netdev || !nd)
                 return 0;
         r = netdev_dump_qstats(nd, &info);
@@ -129,10 +126,7 @@ void sample_snapshot_free(struct sample_snapshot *s) {
         free(s->napi);
         s->napi = NULL;
         s->n_napi = 0;
-        free(s->qstats);
-        s->qstats = NULL;
-        s->n_qstats = 0;
-        s->has_qstats = false;
+        qstats_drop(s);
 }
 
 int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret) {
@@ -171,8 +165,6 @@ int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sa
         ret->napi = calloc(n, sizeof(*ret->napi));
         if (!ret->napi)
                 return -ENOMEM;
-        /* A handful of threads (one per rx queue with threaded on): a small
-         * read each is cheaper than keeping fds open to PIDs that may go. */
         for (size_t i = 0; i < inv->n_nics; i++)
                 for (size_t k = 0; k < inv->nics[i].n_napis; k++) {
                         int pid = inv->nics[i].napis[k].pid;
@@ -191,11 +183,8 @@ int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sa
         return 0;
 }
 
-/* The ticks NAPI kthreads spent between the snapshots while cpu was the
- * CPU they last ran on.  Attributing a thread's whole delta to where it
- * was last seen is the simple first model: a thread pinned to one CPU (as
- * irqsteerd places them) is exact; one the scheduler moved within the
- * interval has its time booked on the newer CPU. */
+/* The ticks NAPI kthreads spent between the snapshots, booked on the CPU
+ * they last ran on (exact for a pinned thread). */
 static uint64_t napi_ticks_on(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu) {
         uint64_t sum = 0;
 
@@ -218,9 +207,7 @@ static uint64_t napi_ticks_on(const struct sample_snapshot *prev, const struct s
         return sum;
 }
 
-/* The NAPI share of cpu, given its /proc/stat deltas: at most its system
- * share, where the kernel books the kthreads' time (were it booked as
- * softirq on some kernel, the cap keeps it from counting twice). */
+/* The NAPI share of cpu, at most its system share, where the kernel books it. */
 static double napi_share(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
                          const uint64_t d[static CPUSTAT_MAX], uint64_t total) {
         uint64_t t;
@@ -234,7 +221,7 @@ static double napi_share(const struct sample_snapshot *prev, const struct sample
 static int snapshot_max_cpu(const struct sample_snapshot *s) {
         int m = -1;
 
-        /* All three CPU lists are ascending (the parsers enforce it). */
+        /* the parsers keep the CPU lists ascending */
         if (s->stat.n_cpus > 0)
                 m = MAX(m, s->stat.cpus[s->stat.n_cpus - 1].cpu);
         if (s->softirqs.n_cpus > 0)
@@ -258,13 +245,10 @@ static bool stat_deltas(const struct sample_snapshot *prev, const struct sample_
                         log_debug("sample: cpu%d %s between snapshots", cpu, a ? "went offline" : "came online");
                 return false;
         }
-        /* guest and guest_nice are already counted in user and nice
-         * (kernel/sched/cputime.c account_guest_time), so they stay out of
-         * the total. */
+        /* guest time is inside user and nice (cputime.c account_guest_time) */
         for (int f = 0; f < CPUSTAT_GUEST; f++) {
                 if (b->v[f] < a->v[f]) {
-                        /* proc(5): "the iowait value may decrease" on NO_HZ
-                         * kernels; that is noise, not a reset. */
+                        /* proc(5): "the iowait value may decrease" */
                         if (f == CPUSTAT_IOWAIT)
                                 continue;
                         log_debug("sample: cpu%d /proc/stat field %d went backwards", cpu, f);
@@ -315,13 +299,9 @@ bool sample_load_drifted(const struct sample_snapshot *prev, const struct sample
         return false;
 }
 
-/* The increase of a /proc/softirqs or /proc/interrupts counter from x to
- * y.  The kernel keeps both per CPU as unsigned int, so they wrap at 2^32
- * (NET_RX at 1M runs/s: every 72 minutes): the delta is taken modulo
- * 2^32.  A counter that restarted (an IRQ freed and requested again under
- * the same name) also reads lower; it is told from a wrap by the size of
- * the modular delta, which no real counter reaches in one interval (2^31
- * and more), and false is returned for it. */
+/* The increase of a softirq or IRQ counter (unsigned int in the kernel:
+ * modulo 2^32); false for a restart, told from a wrap by a delta of 2^31
+ * or more. */
 static bool counter_delta(uint64_t x, uint64_t y, uint64_t *ret) {
         uint32_t d;
 
@@ -338,9 +318,8 @@ static bool counter_delta(uint64_t x, uint64_t y, uint64_t *ret) {
         return true;
 }
 
-/* Fills cpu's shares; false (and a debug line) when the interval is not
- * usable for it.  dt_sirq: the seconds between the two /proc/softirqs
- * readings, 0 when cur's is prev's (carried): the NET fields stay 0. */
+/* Fills cpu's shares; false when the interval is unusable.  dt_sirq 0:
+ * softirqs carried, the NET fields stay 0. */
 static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
                         double dt_sirq, struct sample_cpu *ret) {
         uint64_t d[CPUSTAT_MAX] = {}, total = 0, sirq_all = 0, sirq_d[SOFTIRQ_MAX] = {};
@@ -400,10 +379,27 @@ struct nz_cursor {
         int *cpu;
 };
 
-/* The rates of IRQ b of cur against a of prev, sparse: the CPUs (in both
- * readings' headers) whose count grew.  Both rows list their nonzero
- * counts by ascending column, so one merge by CPU number visits each once;
- * a count that fell to 0 is a wrap or a reset (counter_delta says). */
+/* Adds the pair (cpu, v) to d's sparse rates. */
+static void nz_add(struct sample_irq *d, int cpu, double v) {
+        d->per_cpu[d->n_nz] = v;
+        d->nz_cpu[d->n_nz++] = cpu;
+        if (d->nz_lo > d->nz_hi)
+                d->nz_lo = cpu;
+        d->nz_hi = cpu;
+}
+
+/* d's pairs are in: nz moves past them. */
+static void nz_close(struct sample_irq *d, struct nz_cursor *nz) {
+        if (d->n_nz == 0) {
+                d->per_cpu = NULL;
+                d->nz_cpu = NULL;
+        }
+        nz->rate += d->n_nz;
+        nz->cpu += d->n_nz;
+}
+
+/* The rates of IRQ b of cur against a of prev, sparse: one merge of both
+ * rows' nonzero counts by CPU number. */
 static void compute_irq(const struct procfs_irq *a, const struct procfs_interrupts *prev,
                         const struct procfs_irq *b, const struct procfs_interrupts *cur, const int *prev_col,
                         double dt, struct sample_irq *ret, struct nz_cursor *nz) {
@@ -428,8 +424,7 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_interrup
                         x = a->nz_counts[i++];
                 if (cb == cpu)
                         y = b->nz_counts[j++];
-                /* only CPUs in both headers (one that came online has no
-                 * earlier count) */
+                /* only CPUs in both headers */
                 cj = procfs_interrupts_column(cur, cpu);
                 if (cj < 0 || prev_col[cj] < 0)
                         continue;
@@ -440,19 +435,10 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_interrup
                 }
                 if (dc == 0)
                         continue;
-                ret->per_cpu[ret->n_nz] = (double) dc / dt;
-                ret->nz_cpu[ret->n_nz++] = cpu;
+                nz_add(ret, cpu, (double) dc / dt);
                 ret->rate += (double) dc / dt;
-                if (ret->nz_lo > ret->nz_hi)
-                        ret->nz_lo = cpu;
-                ret->nz_hi = cpu;
         }
-        if (ret->n_nz == 0) {
-                ret->per_cpu = NULL;
-                ret->nz_cpu = NULL;
-        }
-        nz->rate += ret->n_nz;
-        nz->cpu += ret->n_nz;
+        nz_close(ret, nz);
 }
 
 static int queue_cmp(int ifa, enum netdev_queue_type ta, uint32_t qa, int ifb, enum netdev_queue_type tb, uint32_t qb) {
@@ -468,8 +454,7 @@ static int sample_queue_cmp(const void *a, const void *b) {
         return queue_cmp(x->ifindex, x->type, x->queue, y->ifindex, y->type, y->queue);
 }
 
-/* The packet counter a queue's rate is taken from: rx packets of an rx
- * queue, tx of a tx queue.  False when the driver keeps none. */
+/* A queue's own packet counter (rx of rx, tx of tx); false when none. */
 static bool qstats_packets(const struct netdev_qstats *q, uint64_t *ret) {
         if (q->type == NETDEV_QUEUE_RX && q->has_rx_packets)
                 *ret = q->rx_packets;
@@ -525,27 +510,66 @@ const struct sample_queue *sample_rates_queue(const struct sample_rates *r, int 
         return bsearch(&key, r->queues, r->n_queues, sizeof(key), sample_queue_cmp);
 }
 
+/* An empty rates struct with room for max_cpu+1 CPUs, n_irqs IRQs and
+ * n_nz (CPU, rate) pairs among them, *ret_nz where the first IRQ's go. */
+static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs, size_t n_nz, struct nz_cursor *ret_nz) {
+        size_t ncpu = max_cpu >= 0 ? (size_t) max_cpu + 1 : 0;
+
+        *ret = (struct sample_rates) { .max_cpu = max_cpu };
+        if (ncpu > 0) {
+                ret->cpus = calloc(ncpu, sizeof(*ret->cpus));
+                if (!ret->cpus)
+                        goto oom;
+        }
+        if (n_irqs > 0) {
+                ret->irqs = calloc(n_irqs, sizeof(*ret->irqs));
+                ret->per_cpu_storage = malloc(MAX(n_nz, (size_t) 1) * sizeof(double));
+                ret->nz_cpu_storage = malloc(MAX(n_nz, (size_t) 1) * sizeof(int));
+                if (!ret->irqs || !ret->per_cpu_storage || !ret->nz_cpu_storage)
+                        goto oom;
+        }
+        *ret_nz = (struct nz_cursor) { ret->per_cpu_storage, ret->nz_cpu_storage };
+        ret->n_irqs = n_irqs;
+        return 0;
+oom:
+        free(ret->cpus);
+        free(ret->irqs);
+        free(ret->per_cpu_storage);
+        free(ret->nz_cpu_storage);
+        *ret = (struct sample_rates) { .max_cpu = -1 };
+        return -ENOMEM;
+}
+
 int sample_compute(const struct sample_snapshot *prev, const struct sample_snapshot *cur, struct sample_rates *ret) {
         const struct procfs_interrupts *pi, *ci;
-        struct sample_rates r = { .max_cpu = -1 };
+        struct sample_rates r;
         _cleanup_(freep) int *prev_col = NULL;
-        size_t n_max, ncpu, i, j;
-        double dt, dt_irq = 0, dt_sirq = 0;
+        int max_cpu;
+        size_t n_max, room = 0, i, j;
+        double dt_irq = 0, dt_sirq = 0;
+        struct nz_cursor nz;
 
         if (!ret)
                 return -EINVAL;
         *ret = (struct sample_rates) { .max_cpu = -1 };
         if (!prev || !cur || cur->usec <= prev->usec)
                 return -EINVAL;
-        dt = (double) (cur->usec - prev->usec) / 1e6;
-        r.interval_s = dt;
-        r.max_cpu = MAX(snapshot_max_cpu(prev), snapshot_max_cpu(cur));
-        ncpu = (size_t) (r.max_cpu + 1);
-        if (ncpu > 0) {
-                r.cpus = calloc(ncpu, sizeof(*r.cpus));
-                if (!r.cpus)
-                        goto oom;
-        }
+        pi = &prev->interrupts;
+        ci = &cur->interrupts;
+        max_cpu = MAX(snapshot_max_cpu(prev), snapshot_max_cpu(cur));
+        n_max = max_cpu >= 0 ? MIN(pi->n_numeric, ci->n_numeric) : 0;
+        if (sample_snapshot_irq_usec(cur) <= sample_snapshot_irq_usec(prev))
+                n_max = 0; /* cur's reading is prev's, carried over: no IRQ rates */
+        else
+                dt_irq = (double) (sample_snapshot_irq_usec(cur) - sample_snapshot_irq_usec(prev)) / 1e6;
+        /* a CPU's rate is nonzero only where cur's count is */
+        for (j = 0; n_max > 0 && j < ci->n_numeric; j++)
+                room += ci->irqs[ci->by_irq[j]].n_nz;
+        if (rates_alloc(&r, max_cpu, n_max, room, &nz) < 0)
+                return -ENOMEM;
+        r.n_irqs = 0;
+        r.interval_s = (double) (cur->usec - prev->usec) / 1e6;
+        r.irqs_carried = dt_irq == 0;
         if (sample_snapshot_softirq_usec(cur) <= sample_snapshot_softirq_usec(prev))
                 r.softirqs_carried = true; /* cur's reading is prev's: NET runs unknown */
         else
@@ -553,29 +577,10 @@ int sample_compute(const struct sample_snapshot *prev, const struct sample_snaps
         for (int c = 0; c <= r.max_cpu; c++)
                 r.cpus[c].valid = compute_cpu(prev, cur, c, dt_sirq, &r.cpus[c]);
 
-        pi = &prev->interrupts;
-        ci = &cur->interrupts;
-        n_max = MIN(pi->n_numeric, ci->n_numeric);
-        if (sample_snapshot_irq_usec(cur) <= sample_snapshot_irq_usec(prev)) {
-                /* cur's reading is prev's, carried over: no IRQ rates */
-                r.irqs_carried = true;
-                n_max = 0;
-        } else
-                dt_irq = (double) (sample_snapshot_irq_usec(cur) - sample_snapshot_irq_usec(prev)) / 1e6;
-        if (n_max > 0 && ncpu > 0) {
-                struct nz_cursor nz;
-                size_t room = 0;
-
-                /* a CPU's rate is nonzero only where cur's count is */
-                for (j = 0; j < ci->n_numeric; j++)
-                        room += ci->irqs[ci->by_irq[j]].n_nz;
-                r.irqs = calloc(n_max, sizeof(*r.irqs));
-                r.per_cpu_storage = malloc(MAX(room, (size_t) 1) * sizeof(double));
-                r.nz_cpu_storage = malloc(MAX(room, (size_t) 1) * sizeof(int));
+        if (n_max > 0) {
                 prev_col = malloc(ci->n_cpus * sizeof(*prev_col));
-                if (!r.irqs || !r.per_cpu_storage || !r.nz_cpu_storage || !prev_col)
+                if (!prev_col)
                         goto oom;
-                nz = (struct nz_cursor) { r.per_cpu_storage, r.nz_cpu_storage };
                 /* Both headers ascend: one merge maps cur columns to prev. */
                 for (i = 0, j = 0; j < ci->n_cpus; j++) {
                         while (i < pi->n_cpus && pi->cpus[i] < ci->cpus[j])
@@ -625,52 +630,17 @@ void sample_rates_free(struct sample_rates *r) {
         *r = (struct sample_rates) { .max_cpu = -1 };
 }
 
-const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq) {
-        size_t lo = 0, hi;
-
-        if (!r || !r->irqs)
-                return NULL;
-        hi = r->n_irqs;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (r->irqs[mid].irq == irq)
-                        return &r->irqs[mid];
-                if (r->irqs[mid].irq < irq)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return NULL;
+static int cmp_irq(const void *a, const void *b) {
+        unsigned x = ((const struct sample_irq *) a)->irq, y = ((const struct sample_irq *) b)->irq;
+        return (x > y) - (x < y);
 }
 
-/* An empty rates struct with room for max_cpu+1 CPUs, n_irqs IRQs and
- * n_nz (CPU, rate) pairs among them, *ret_nz where the first IRQ's go. */
-static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs, size_t n_nz, struct nz_cursor *ret_nz) {
-        size_t ncpu = max_cpu >= 0 ? (size_t) max_cpu + 1 : 0;
+const struct sample_irq *sample_rates_irq(const struct sample_rates *r, unsigned irq) {
+        struct sample_irq key = { .irq = irq };
 
-        *ret = (struct sample_rates) { .max_cpu = max_cpu };
-        if (ncpu > 0) {
-                ret->cpus = calloc(ncpu, sizeof(*ret->cpus));
-                if (!ret->cpus)
-                        goto oom;
-        }
-        if (n_irqs > 0) {
-                ret->irqs = calloc(n_irqs, sizeof(*ret->irqs));
-                ret->per_cpu_storage = malloc(MAX(n_nz, (size_t) 1) * sizeof(double));
-                ret->nz_cpu_storage = malloc(MAX(n_nz, (size_t) 1) * sizeof(int));
-                if (!ret->irqs || !ret->per_cpu_storage || !ret->nz_cpu_storage)
-                        goto oom;
-        }
-        *ret_nz = (struct nz_cursor) { ret->per_cpu_storage, ret->nz_cpu_storage };
-        ret->n_irqs = n_irqs;
-        return 0;
-oom:
-        free(ret->cpus);
-        free(ret->irqs);
-        free(ret->per_cpu_storage);
-        free(ret->nz_cpu_storage);
-        *ret = (struct sample_rates) { .max_cpu = -1 };
-        return -ENOMEM;
+        if (!r || !r->irqs || r->n_irqs == 0)
+                return NULL;
+        return bsearch(&key, r->irqs, r->n_irqs, sizeof(key), cmp_irq);
 }
 
 /* The pairs copy_irq() writes for src into rates of CPUs [0, dst_max_cpu]. */
@@ -704,21 +674,11 @@ static void copy_irq(struct sample_irq *dst, int dst_max_cpu, const struct sampl
                         int cpu = src->nz_known ? src->nz_cpu[k] : (int) k;
                         double v = src->per_cpu[k];
 
-                        if (cpu > dst_max_cpu || (!src->nz_known && v == 0))
-                                continue;
-                        dst->per_cpu[dst->n_nz] = v;
-                        dst->nz_cpu[dst->n_nz++] = cpu;
-                        if (dst->nz_lo > dst->nz_hi)
-                                dst->nz_lo = cpu;
-                        dst->nz_hi = cpu;
+                        if (cpu <= dst_max_cpu && (src->nz_known || v != 0))
+                                nz_add(dst, cpu, v);
                 }
         }
-        if (dst->n_nz == 0) {
-                dst->per_cpu = NULL;
-                dst->nz_cpu = NULL;
-        }
-        nz->rate += dst->n_nz;
-        nz->cpu += dst->n_nz;
+        nz_close(dst, nz);
 }
 
 static int copy_queues(struct sample_rates *ret, const struct sample_queue *q, size_t n, bool read) {
@@ -795,9 +755,7 @@ static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const 
         out->napi = blend(o->napi, n->napi, alpha);
 }
 
-/* The entry of an IRQ's smoothed rates whose CPUs it takes: new's, unless
- * new's is invalid (then avg's, if any) or, both valid, new's did not fire
- * (the shape of the newest interval with interrupts). */
+/* The entry whose CPUs an IRQ's smoothed rates take: the newest valid one that fired. */
 static const struct sample_irq *smooth_source(const struct sample_irq *o, const struct sample_irq *n) {
         if (!o || !o->valid)
                 return n;
@@ -823,8 +781,7 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                 return 0;
         }
         if (new->irqs_carried && avg->max_cpu == new->max_cpu && (avg->per_cpu_storage || avg->n_irqs == 0)) {
-                /* no IRQ reading this interval: the average's IRQs move
-                 * over as they are, blocks and all */
+                /* no IRQ reading this interval: the average's IRQs move over */
                 r = rates_alloc(&out, new->max_cpu, 0, 0, &nz);
                 if (r < 0)
                         return r;
@@ -873,8 +830,7 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                 } else {
                         blend_cpu(&out.cpus[c], o, n, alpha);
                         if (new->softirqs_carried) {
-                                /* no NET runs counted this interval: the
-                                 * average's stand */
+                                /* no NET runs counted this interval */
                                 out.cpus[c].net_frac = o->net_frac;
                                 out.cpus[c].net_rx_rate = o->net_rx_rate;
                                 out.cpus[c].net_tx_rate = o->net_tx_rate;
@@ -887,19 +843,13 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                 const struct sample_irq *from = smooth_source(o, n);
                 struct sample_irq *d = &out.irqs[i];
 
-                if (!o || !o->valid || !n->valid) {
-                        copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
-                } else {
-                        /* The rate is smoothed; where the IRQ fires is a
-                         * placement, not a noisy measurement: the smoothed
-                         * rate is spread over the CPUs as in the newest
-                         * interval with interrupts.  Blending each CPU
-                         * kept a moved IRQ's ghost on its old CPU for many
-                         * samples, in the policy's split of that CPU's load
-                         * and in every walk over the IRQ's CPU range. */
+                copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
+                if (o && o->valid && n->valid) {
+                        /* where it fires is a placement, not noise: the
+                         * smoothed rate spread as in the newest interval
+                         * (blending CPUs kept a moved IRQ's ghost) */
                         double rate = blend(o->rate, n->rate, alpha);
 
-                        copy_irq(d, out.max_cpu, from, from == n ? new->max_cpu : avg->max_cpu, &nz);
                         scale_irq(d, from->rate > 0 ? rate / from->rate : 0);
                         d->irq = n->irq;
                         d->valid = true;

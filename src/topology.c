@@ -12,8 +12,8 @@
 #define CPU_DIR "sys/devices/system/cpu"
 #define NODE_DIR "sys/devices/system/node"
 
-/* Reads a cpulist file.  A missing or empty file is the empty set; other
- * errors are returned. */
+/* Reads a cpulist file; a missing or empty file is the empty set.  Other
+ * errors are returned, with the empty set. */
 static int read_cpulist_optional(int rootfd, const char *path, cpuset_t *ret) {
         _cleanup_(freep) char *buf = NULL;
         int r;
@@ -22,9 +22,11 @@ static int read_cpulist_optional(int rootfd, const char *path, cpuset_t *ret) {
         r = rootfs_read(rootfd, path, &buf, NULL);
         if (r == -ENOENT)
                 return 0;
+        if (r >= 0)
+                r = cpuset_parse_list(buf, ret);
         if (r < 0)
-                return r;
-        return cpuset_parse_list(buf, ret);
+                cpuset_zero(ret);
+        return r;
 }
 
 static int read_int_file(int rootfd, const char *path, int *ret) {
@@ -37,8 +39,7 @@ static int read_int_file(int rootfd, const char *path, int *ret) {
         return util_parse_int(util_strstrip(line), (size_t) -1, ret);
 }
 
-/* Parses "<prefix><number>" (e.g. "cpu12", "node1", "index3"); -1 if the
- * name is anything else ("cpufreq", "cpuidle", "node1x"). */
+/* Parses "<prefix><number>" ("cpu12", "node1"); -1 for anything else ("cpufreq"). */
 static int parse_numbered(const char *name, const char *prefix) {
         size_t n = strlen(prefix);
         int v;
@@ -50,8 +51,7 @@ static int parse_numbered(const char *name, const char *prefix) {
         return v;
 }
 
-/* Present CPUs: the "present" file, or the cpuN directories when it is
- * missing (some fixture trees, very old kernels). */
+/* Present CPUs: the "present" file, else the cpuN directories. */
 static int read_present(int rootfd, cpuset_t *ret) {
         struct dirent *de;
         DIR *d;
@@ -97,8 +97,7 @@ static int read_online(int rootfd, const cpuset_t *present, cpuset_t *ret) {
         return 0;
 }
 
-/* Lowest CPU sharing the cache of the given level, from cache/indexN; -1 when
- * the CPU has no such cache directory. */
+/* The lowest CPU sharing each of c's L2 and L3 caches, from cache/indexN. */
 static void read_caches(int rootfd, struct topology_cpu *c) {
         for (int idx = 0; idx < 16; idx++) {
                 char path[160], type[32];
@@ -111,8 +110,7 @@ static void read_caches(int rootfd, struct topology_cpu *c) {
                         break;
                 if (r < 0 || (level != 2 && level != 3))
                         continue;
-                /* Skip split instruction caches; L2/L3 are unified on every
-                 * platform we know, but an L2 could in principle be split. */
+                /* an L2 could in principle be split: skip its instruction half */
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cache/index%d/type", c->cpu, idx);
                 if (rootfs_read_line(rootfd, path, type, sizeof(type)) == 0 &&
                     strcmp(util_strstrip(type), "Instruction") == 0)
@@ -155,12 +153,8 @@ static int read_nodes(int rootfd, struct topology *t) {
                         n = &t->nodes[t->n_nodes];
                         n->id = id;
                         snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", id);
-                        r = read_cpulist_optional(rootfd, path, &n->cpus);
-                        if (r < 0) {
-                                /* A garbled node file: keep the node, CPU-less. */
-                                cpuset_zero(&n->cpus);
-                                r = 0;
-                        }
+                        /* a garbled node file: keep the node, CPU-less */
+                        (void) read_cpulist_optional(rootfd, path, &n->cpus);
                         cpuset_and(&n->cpus, &n->cpus, &t->online);
                         t->n_nodes++;
                 }
@@ -186,10 +180,9 @@ static int read_nodes(int rootfd, struct topology *t) {
         return 0;
 }
 
-/* Assigns host-unique core numbers and SMT indexes.  Siblings come from
- * thread_siblings_list; without it, CPUs with the same (package, core_id)
- * are siblings.  Cores are numbered densely in the order of their lowest
- * online CPU, so on the usual x86 enumeration core N is CPU N's core. */
+/* Host-unique core numbers and SMT indexes.  Siblings from
+ * thread_siblings_list, else the same (package, core_id); cores numbered
+ * in the order of their lowest online CPU. */
 static void number_cores(struct topology *t, const cpuset_t *siblings) {
         int next_core = 0;
 
@@ -246,18 +239,14 @@ int topology_read(int rootfd, struct topology *ret) {
         r = read_online(rootfd, &t.present, &t.online);
         if (r < 0)
                 return r;
-        /* An online CPU is present even if "present" forgot it. */
         cpuset_or(&t.present, &t.present, &t.online);
         t.max_cpu = cpuset_last(&t.present);
         if (t.max_cpu < 0)
                 return -ENOENT;
 
-        /* Unparsable counts as empty: some kernels print "(null)" in
-         * nohz_full when it is not configured. */
-        if (read_cpulist_optional(rootfd, CPU_DIR "/isolated", &t.isolated) < 0)
-                cpuset_zero(&t.isolated);
-        if (read_cpulist_optional(rootfd, CPU_DIR "/nohz_full", &t.nohz_full) < 0)
-                cpuset_zero(&t.nohz_full);
+        /* unparsable is empty: some kernels print "(null)" in nohz_full */
+        (void) read_cpulist_optional(rootfd, CPU_DIR "/isolated", &t.isolated);
+        (void) read_cpulist_optional(rootfd, CPU_DIR "/nohz_full", &t.nohz_full);
 
         t.cpus = calloc(t.max_cpu + 1, sizeof(*t.cpus));
         siblings = calloc(t.max_cpu + 1, sizeof(*siblings));
@@ -284,8 +273,7 @@ int topology_read(int rootfd, struct topology *ret) {
                         .nohz_full = cpuset_isset(&t.nohz_full, cpu),
                 };
                 cpuset_zero(&siblings[cpu]);
-                /* Offline CPUs have no topology or cache directories. */
-                if (!c->online)
+                if (!c->online) /* no topology or cache directories */
                         continue;
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/core_id", cpu);
                 if (read_int_file(rootfd, path, &c->core_id) < 0)
@@ -294,8 +282,7 @@ int topology_read(int rootfd, struct topology *ret) {
                 if (read_int_file(rootfd, path, &c->package_id) < 0)
                         c->package_id = -1;
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu);
-                if (read_cpulist_optional(rootfd, path, &siblings[cpu]) < 0)
-                        cpuset_zero(&siblings[cpu]);
+                (void) read_cpulist_optional(rootfd, path, &siblings[cpu]);
                 read_caches(rootfd, c);
         }
         number_cores(&t, siblings);
@@ -303,8 +290,7 @@ int topology_read(int rootfd, struct topology *ret) {
         r = read_nodes(rootfd, &t);
         if (r < 0)
                 goto fail;
-        /* CPUs no node lists (offline, or a node dir without cpulist): the
-         * cpuN/nodeM link the kernel keeps, else node 0 on a one-node host. */
+        /* CPUs no node lists: the cpuN/nodeM link, else a one-node host's node */
         for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
                 struct topology_cpu *c = &t.cpus[cpu];
                 char path[160];

@@ -30,22 +30,10 @@ int workers_parse_status_cpus(const char *buf, size_t len, cpuset_t *ret) {
                 size_t l = nl ? (size_t) (nl - p) : (size_t) (end - p);
 
                 if (l >= sizeof(key) - 1 && memcmp(p, key, sizeof(key) - 1) == 0) {
-                        char val[4096];
-                        size_t vl = l - (sizeof(key) - 1);
+                        _cleanup_(freep) char *val = strndup(p + sizeof(key) - 1, l - (sizeof(key) - 1));
 
-                        if (vl >= sizeof(val)) {
-                                /* Worst case lists are long; parse from the heap. */
-                                char *big = strndup(p + sizeof(key) - 1, vl);
-                                int r;
-
-                                if (!big)
-                                        return -ENOMEM;
-                                r = cpuset_parse_list(big, ret);
-                                free(big);
-                                return r < 0 ? -EINVAL : 0;
-                        }
-                        memcpy(val, p + sizeof(key) - 1, vl);
-                        val[vl] = 0;
+                        if (!val)
+                                return -ENOMEM;
                         return cpuset_parse_list(val, ret) < 0 ? -EINVAL : 0;
                 }
                 p += l + 1;
@@ -65,7 +53,7 @@ bool workers_cgroup_has_unit(const char *buf, size_t len, const char *unit) {
                 const char *le = nl ? nl : end;
                 const char *path;
 
-                /* "ID:CONTROLLERS:PATH"; the path starts after the second ':'. */
+                /* "ID:CONTROLLERS:PATH" */
                 path = memchr(p, ':', le - p);
                 if (path)
                         path = memchr(path + 1, ':', le - path - 1);
@@ -104,23 +92,18 @@ struct matcher {
 
 static pid_t read_pidfile(int rootfd, const char *path) {
         _cleanup_(freep) char *buf = NULL;
-        size_t len, n = 0;
+        size_t len, n = 0, s;
         uint64_t v;
 
-        /* A host path from the config: read it under the root like the rest
-         * (rootfs strips the leading '/'), so fixture trees can hold it. */
+        /* a host path read under the root like the rest: fixtures can hold it */
         if (rootfs_read(rootfd, path, &buf, &len) < 0)
                 return 0;
         while (n < len && isspace((unsigned char) buf[n]))
                 n++;
-        {
-                size_t s = n;
-
-                while (n < len && isdigit((unsigned char) buf[n]))
-                        n++;
-                if (util_parse_u64(buf + s, n - s, &v) < 0 || v == 0 || v > INT32_MAX)
-                        return 0;
-        }
+        for (s = n; n < len && isdigit((unsigned char) buf[n]); n++)
+                ;
+        if (util_parse_u64(buf + s, n - s, &v) < 0 || v == 0 || v > INT32_MAX)
+                return 0;
         return (pid_t) v;
 }
 
@@ -185,9 +168,8 @@ static void procinfo_done(struct procinfo *pi) {
 }
 
 static bool is_kernel_thread(const struct procinfo *pi) {
-        /* kthreadd is PID 2 and parents every kernel thread; PF_KTHREAD
-         * settles it; an empty command line is a kernel thread or a zombie,
-         * and neither can be pinned usefully. */
+        /* kthreadd (PID 2) parents every kernel thread; an empty command
+         * line is a kernel thread or a zombie: neither can be pinned */
         return pi->pid == 2 || pi->st.ppid == 2 || (pi->st.flags & PF_KTHREAD) || pi->st.state == 'Z' ||
                pi->cmdline[0] == 0;
 }
@@ -197,7 +179,6 @@ static int matches(int rootfd, struct matcher *m, struct procinfo *pi) {
         const struct config_worker *w = m->w;
         bool any = false;
 
-        /* Every criterion the section sets must hold. */
         if (w->match_name) {
                 any = true;
                 if (strcmp(pi->comm, w->match_name) != 0)
@@ -238,8 +219,7 @@ static int cmp_proc(const void *a, const void *b) {
         return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Lists proc/PID/task/ with each thread's allowed CPUs.  -ENOENT when the
- * process is gone (or has no readable thread left). */
+/* Lists proc/PID/task/ with each thread's allowed CPUs; -ENOENT when none is left. */
 static int read_threads(int rootfd, struct worker_proc *wp) {
         char path[64];
         size_t allocated = 0;
@@ -259,8 +239,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
 
                 if (!parse_pid(de->d_name, &t.tid))
                         continue;
-                /* the starttime first: the actions carry it, and a TID that
-                 * no longer has it by the write is another task */
+                /* the starttime first: a TID without it by the write is another task */
                 r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "stat");
                 if (r == 0)
                         r = rootfs_read(rootfd, path, &stat, &len);
@@ -312,7 +291,6 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
         for (size_t i = 0; i < c->n_workers; i++) {
                 m[i].w = &c->workers[i];
                 if (m[i].w->match_cmdline) {
-                        /* Compiled once per scan, not once per process. */
                         if (regcomp(&m[i].regex, m[i].w->match_cmdline, REG_EXTENDED | REG_NOSUB) != 0) {
                                 r = -EINVAL;
                                 goto out;
@@ -355,12 +333,10 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                 util_cescape(pi.comm, strlen(pi.comm), false, wp.comm, sizeof(wp.comm));
                 procinfo_done(&pi);
                 r = read_threads(rootfd, &wp);
-                if (r == -ENOMEM) {
-                        free(wp.threads);
-                        goto out;
-                }
                 if (r < 0) {
                         free(wp.threads);
+                        if (r == -ENOMEM)
+                                goto out;
                         r = 0;
                         continue;
                 }
@@ -409,10 +385,8 @@ void workers_set_knob(struct worker_set *ws, const struct knob_key *k, const cpu
         }
 }
 
-/* Whether pid sees another file than ours at path (its root's path, as
- * /proc/PID/root shows it): a process in a mount namespace where the path
- * is something else (a tree bind-mounted over /proc/irq) cannot write our
- * objects there.  False when either side cannot be told. */
+/* Whether pid's /proc/PID/root shows another file than ours at path (its
+ * mount namespace mounts something else there); false when unknown. */
 static bool sees_other(int rootfd, pid_t pid, const char *path, const struct stat *ours) {
         char p[PATH_MAX];
         struct stat st;
