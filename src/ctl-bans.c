@@ -1,6 +1,6 @@
-/* irqsteerctl ban, unban, bans: the runtime ban files in STATE_DIR/bans
- * (bans.h), which a running irqsteerd watches; written and removed
- * atomically, so the daemon never reads half a list. */
+/* irqsteerctl ban, unban, bans: the runtime ban files (bans.h), written and
+ * removed atomically. */
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -31,11 +31,8 @@ static void restore_help(FILE *f) {
                 UNDO_JOURNAL_NAME, CONFIG_DEFAULT_STATE_DIR);
 }
 
-/* Whether the status file names a live daemon: restoring under its feet
- * would look to it like an administrator's change.  The lock is the word
- * on a daemon of this directory; this also catches one that does not take
- * it, and --force overrides it (a stale file whose PID is now another
- * irqsteerd's). */
+/* Whether the status file names a live daemon (--force overrides it; the
+ * lock below is the word on this directory). */
 static bool daemon_running(const char *state_dir, int64_t *ret_pid) {
         _cleanup_(json_freep) struct json_value *v = NULL;
 
@@ -90,11 +87,8 @@ int ctl_restore(int argc, char **argv) {
                 ctl_error("cannot choose the state directory: %s", strerror(-r));
                 return CTL_EXIT_ERROR;
         }
-        /* The daemon's own lock, held while the journal is read and
-         * rewritten: a daemon on this directory appends to the journal at
-         * any tick, and one starting now would take it for a crash's.
-         * --force does not override it.  The journal's lines are applied
-         * as root: first, no one else may have written the directory. */
+        /* the daemon's lock while the journal is read and rewritten, not
+         * overridden; and no one else may have written the directory */
         r = state_dir_check(state_dir, why, sizeof(why));
         if (r == -EPERM) {
                 ctl_error("refusing the state directory %s: %s; it must be owned by root and writable by "
@@ -121,8 +115,7 @@ int ctl_restore(int argc, char **argv) {
                 ctl_error("cannot lock %s/%s: %s", state_dir, STATE_LOCK_NAME, state_strerror(lockfd));
                 return CTL_EXIT_ERROR;
         }
-        /* and the root's: a daemon on this root with another state
-         * directory writes the same files */
+        /* and the root's: a daemon there writes the same files */
         root_lockfd = state_lock_root(root, host, &root_lock_dir, &holder, why, sizeof(why));
         if (root_lockfd == -EBUSY) {
                 ctl_error("irqsteerd (pid %d) is running on root %s (it holds %s/%s); stop it first "
@@ -141,8 +134,8 @@ int ctl_restore(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         }
 
-        /* List the journal first (read-only handle): the restore report
-         * only counts. */
+        /* list the journal first: the restore report only counts */
+
         r = undo_new(state_dir, NULL, true, &u);
         if (r < 0) {
                 ctl_error("cannot read the undo journal in %s: %s", state_dir, state_strerror(r));
