@@ -1,5 +1,4 @@
-/* The Prometheus metrics (metrics.h): the text, and writing it to the
- * state directory and the configuration's metrics_file. */
+/* The Prometheus metrics (metrics.h): the text and its files. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -64,9 +63,8 @@ static void family(FILE *f, const char *name, const char *type, const char *help
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A sample value as Go's ParseFloat reads it, in 6 decimals (a millionth
- * of a CPU, of a second or of an event per second), without printf: on a
- * large host the per-CPU families are thousands of lines every full tick. */
+/* A value in 6 decimals as Go's ParseFloat reads it, without printf:
+ * thousands of lines a tick on a big host. */
 static void value(FILE *f, double v) {
         char buf[40];
         size_t n;
@@ -91,8 +89,7 @@ static bool cpu_shown(const struct sample_cpu *c) {
         return c->valid && !c->offline;
 }
 
-/* name{cpu="N"} v or name{cpu="N",kind="K"} v, in one write without
- * printf (value()): 1,800 lines at 256 CPUs. */
+/* name{cpu="N"} v or name{cpu="N",kind="K"} v, one write without printf. */
 static void cpu_series(FILE *f, const char *name, int cpu, const char *kind, double v) {
         char line[256], num[24], *p = util_format_u64(num + sizeof(num), (uint64_t) cpu);
         size_t n = 0, l = strlen(name), k = kind ? strlen(kind) : 0;
@@ -139,10 +136,8 @@ static int cmp_load(const void *a, const void *b, void *l) {
         return x < y ? -1 : x > y;
 }
 
-/* Which CPUs get per-CPU series (shown[0..max_cpu]): every one while there
- * are at most METRICS_CPUS_MAX, else the hot ones and then the busiest by
- * irq+softirq, METRICS_CPUS_MAX in all, so the file stays bounded on a
- * big host (the histogram covers them all).  -ENOMEM. */
+/* Which CPUs get per-CPU series: all up to METRICS_CPUS_MAX, else the hot
+ * ones, then the busiest.  -ENOMEM. */
 static int cpus_shown(const struct report_snapshot *s, bool **ret) {
         const struct sample_rates *l = s->load;
         _cleanup_(freep) int *order = NULL;
@@ -178,8 +173,7 @@ static int cpus_shown(const struct report_snapshot *s, bool **ret) {
         return 0;
 }
 
-/* The irq+softirq share of every CPU as one histogram: constant series
- * whatever the CPU count. */
+/* Every CPU's irq+softirq share as one histogram: bounded series. */
 static void load_histogram(FILE *f, const struct sample_rates *l) {
         static const double le[] = { 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 1 };
         uint64_t n[ELEMENTSOF(le)] = {}, count = 0;
@@ -325,9 +319,8 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         for (int t = 0; t < KNOB_KIND_MAX; t++)
                 for (int r = 0; r < ACTION_REASON_MAX; r++)
                         for (int x = 0; x < REPORT_RESULT_MAX; x++) {
-                                /* at 0 from the first write (a rate over an
-                                 * absent series is empty): the pairs the
-                                 * policy can give, done or failed */
+                                /* at 0 from the first write: rate() of an
+                                 * absent series is empty */
                                 bool zero = action_reason_fits(t, r) &&
                                             (x == REPORT_RESULT_DONE || x == REPORT_RESULT_FAILED);
 
@@ -435,8 +428,8 @@ int metrics_write(struct report *rp, const struct report_snapshot *s) {
                 r = split_path(s->config->metrics_file, dir, sizeof(dir), &name);
                 if (r >= 0)
                         r = write_file(dir, name, text, len);
-                /* Under the unit, a directory made after the start is
-                 * outside its ReadWritePaths= (EROFS): a restart adds it. */
+                /* EROFS: a directory made after start is outside ReadWritePaths= */
+
                 if (r < 0)
                         problem_set(&rp->problems, PROBLEM_METRICS_FILE, r,
                                     "Failed to write the metrics to %s: %m%s", s->config->metrics_file,
