@@ -62,8 +62,8 @@ int ctl_metrics(int argc, char **argv) {
                 ctl_error("cannot read %s/%s: %s", state_dir, METRICS_NAME, strerror(-r));
                 return CTL_EXIT_ERROR;
         }
-        /* The daemon removes the file when it stops; one left by a crash
-         * or --once must not pass for current values. */
+        /* one left by a crash or --once must not pass for current */
+
         if (state_read_status(state_dir, &v) < 0 || !state_status_live(v, &pid)) {
                 ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
                           METRICS_NAME);
