@@ -120,6 +120,5 @@ bool action_failure_counts(enum action_failure f);
 int action_format(const struct action *a, char *buf, size_t len);
 /* The action's fields as members of an open JSON object, named as the
  * journal's (irqsteerctl(8), STATUS JSON). */
-
 struct json_writer;
 void action_json_members(struct json_writer *w, const struct action *a);

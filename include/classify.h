@@ -30,5 +30,4 @@ enum classify_irq_class classify_irq_rules(const struct config *c, const struct 
 enum classify_irq_class classify_irq(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
                                      bool kernel_managed);
 /* The device an IRQ serves: its NIC, else its action name ("nvme0q3"), or "". */
-
 const char *classify_irq_device(const struct inventory *inv, const struct inventory_irq *ii);

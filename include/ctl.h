@@ -73,5 +73,4 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int roo
                       const struct undo *journal);
 
 /* Seconds ("0.5") or a duration ("500ms"), > 0 and at most an hour. */
-
 int ctl_parse_interval(const char *s, uint64_t *ret_usec);

@@ -28,6 +28,5 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
 void effwatch_free(struct effwatch *ew);
 /* irq set to want fires on eff after ticks ticks (device NULL, queue < 0:
  * unknown), at notice. */
-
 void effwatch_log_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
                            const char *eff, unsigned ticks);

@@ -153,5 +153,4 @@ void engine_log_action(const struct action *a, const char *line, int result);
 /* "Failed to WHAT, skipping this tick: %m" at warning, as rl allows. */
 void engine_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, uint64_t now);
 /* A policy failure logged once per errno (*last), and its recovery. */
-
 void engine_log_policy_result(int *last, int r);

@@ -33,5 +33,4 @@ void failures_free(struct failures *fs);
 const struct failures_object *failures_to_act(const struct failures *fs);
 
 /* Whether failure r means a vanished IRQ or queue: rediscover next tick. */
-
 bool failures_rediscovers(enum knob_kind type, int r);

@@ -16,5 +16,4 @@
 int irqbalance_env_parse(const char *buf, size_t len, cpuset_t *ret, char *problem, size_t problem_len);
 
 /* Reads and parses path (missing: bans nothing).  0, or -errno with problem. */
-
 int irqbalance_env_load(const char *path, cpuset_t *ret, char *problem, size_t problem_len);

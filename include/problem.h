@@ -36,5 +36,4 @@ void problem_clear(struct problems *ps, enum problem p, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 /* "; CODE: message" for each active problem but PROBLEM_RELOAD and those
  * already in shown (or NULL), appended to buf, cut to fit. */
-
 void problem_append_status(const struct problems *ps, const char *shown, char *buf, size_t len);

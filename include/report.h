@@ -153,5 +153,4 @@ int report_format_status(const struct policy_report *rep, bool dry_run, const ch
 int report_format_load_lines(const struct sample_rates *avg, char **ret);
 
 /* Logs s's load lines at level (none before the first interval). */
-
 void report_log_load(const struct report_snapshot *s, int level);

@@ -6,5 +6,4 @@
 
 /* The unit whose start stops us through a conflict into buf: 1 found, 0 none,
  * -errno when systemd could not be asked. */
-
 int stopcause_conflict(char *buf, size_t len);

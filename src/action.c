@@ -106,7 +106,6 @@ enum action_failure action_failure_class(enum knob_kind t, int r) {
         switch (-r) {
         case EIO: /* a kernel-managed IRQ before 6.12, EPERM since */
         case EPERM:
-
         case EACCES:
         case EROFS:
                 return ACTION_FAIL_PERMANENT;

@@ -1,6 +1,5 @@
 /* irqsteerctl ban, unban, bans: the runtime ban files (bans.h), written and
  * removed atomically. */
-
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -28,5 +28,4 @@ void ctl_catch_signals(void);
 /* Sleeps usec or until a signal sets ctl_quit; false when interrupted. */
 bool ctl_sleep(uint64_t usec);
 /* Loads path (NULL: the default, may be absent), printing each problem. */
-
 int ctl_load_config(const char *path, struct config *ret);

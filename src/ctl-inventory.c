@@ -436,7 +436,6 @@ int ctl_inventory(int argc, char **argv) {
                 if (f && fclose(f) != 0)
                         ret = CTL_EXIT_ERROR;
                 /* a queue map guessed must not be missed */
-
                 for (size_t i = 0; i < inv.n_nics; i++)
                         if (inv.nics[i].map == INVENTORY_MAP_MSI_ORDER)
                                 ctl_error("warning: %s: queue of each IRQ not known from its name; queue IRQs guessed from msi_irqs order",

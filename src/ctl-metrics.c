@@ -63,7 +63,6 @@ int ctl_metrics(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         }
         /* one left by a crash or --once must not pass for current */
-
         if (state_read_status(state_dir, &v) < 0 || !state_status_live(v, &pid)) {
                 ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
                           METRICS_NAME);

@@ -268,7 +268,6 @@ int ctl_plan(int argc, char **argv) {
 
         /* as irqsteerd: the decision at start, then one tick per interval
          * while the daemon would still act */
-
         hot = MAX(cfg.hot_samples, 1u);
         for (pr.tick = 0;; pr.tick++) {
                 struct engine_tick_result res = { .full = "start", .decided = true };

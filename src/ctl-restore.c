@@ -135,7 +135,6 @@ int ctl_restore(int argc, char **argv) {
         }
 
         /* list the journal first: the restore report only counts */
-
         r = undo_new(state_dir, NULL, true, &u);
         if (r < 0) {
                 ctl_error("cannot read the undo journal in %s: %s", state_dir, state_strerror(r));

@@ -81,50 +81,27 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why) {
         const struct json_value *m;
         const char *why = NULL;
         int64_t version;
-        int r;
 
-        if (!has_type(v, JSON_OBJECT)) {
+        if (!has_type(v, JSON_OBJECT))
                 why = "not a JSON object";
-                goto bad;
-        }
-        if (json_get_int(v, "version", &version) < 0) {
+        else if (json_get_int(v, "version", &version) < 0)
                 why = "version";
-                goto bad;
-        }
-        if (version != CTL_STATUS_VERSION) {
+        else if (version != CTL_STATUS_VERSION)
                 why = "unsupported version";
-                goto bad;
-        }
-        m = json_get(v, "pid");
-        if (!is_int(m) || m->number <= 0) {
+        else if (!is_int(m = json_get(v, "pid")) || m->number <= 0)
                 why = "pid";
-                goto bad;
-        }
-        if (!has_type(json_get(v, "status"), JSON_STRING)) {
+        else if (!has_type(json_get(v, "status"), JSON_STRING))
                 why = "status";
-                goto bad;
-        }
-        if ((m = json_get(v, "started_usec")) && !is_int(m)) {
+        else if ((m = json_get(v, "started_usec")) && !is_int(m))
                 why = "started_usec";
-                goto bad;
-        }
-        if ((m = json_get(v, "uptime_s")) && m->type != JSON_NUMBER) {
+        else if ((m = json_get(v, "uptime_s")) && m->type != JSON_NUMBER)
                 why = "uptime_s";
-                goto bad;
-        }
-        if ((m = json_get(v, "config")) && m->type != JSON_OBJECT) {
+        else if ((m = json_get(v, "config")) && m->type != JSON_OBJECT)
                 why = "config";
-                goto bad;
-        }
-        r = check_array(v, "hot_cpus", hot_fields, "in", &why);
-        if (r == 0)
-                r = check_array(v, "managed", managed_fields, "sSS", &why);
-        if (r == 0)
-                r = check_array(v, "last_actions", action_fields, "nsS", &why);
-        if (r < 0)
-                goto bad;
-        return 0;
-bad:
+        else if (check_array(v, "hot_cpus", hot_fields, "in", &why) == 0 &&
+                 check_array(v, "managed", managed_fields, "sSS", &why) == 0 &&
+                 check_array(v, "last_actions", action_fields, "nsS", &why) == 0)
+                return 0;
         if (ret_why)
                 *ret_why = why;
         return -EBADMSG;
@@ -647,7 +624,6 @@ int ctl_status(int argc, char **argv) {
 
                 fd = full ? rootfs_open(root) : -1;
                 /* every managed object is in the journal (read only) */
-
                 if (full && undo_new(state_dir, NULL, true, &journal) < 0)
                         journal = NULL;
                 ctl_status_print(f ? f : stdout, v, (double) util_now_usec(CLOCK_REALTIME) / 1e6, fd, full, journal);

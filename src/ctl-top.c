@@ -402,7 +402,6 @@ int ctl_top(int argc, char **argv) {
                         break;
                 }
                 /* the daemon may have moved IRQs; a failure costs the queue column */
-
                 inventory_free(&inv); /* leaves it empty, as a failed read does */
                 r = inventory_read(rootfd, &cur.interrupts, &inv);
                 if (r < 0)

@@ -180,7 +180,6 @@ int ctl_load_config(const char *path, struct config *ret) {
         int r;
 
         /* the default file may be absent, a named one must exist */
-
         r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, ret, &errs);
         if (r < 0) {
                 if (errs.n > 0)

@@ -1,5 +1,4 @@
 /* irqsteerctl: the command line, dispatched to the ctl-*.c subcommands. */
-
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

@@ -78,7 +78,6 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
                 i++;
         }
         /* the room of a first placement goes back once all settled */
-
         if (ew->n == 0)
                 effwatch_free(ew);
 }

@@ -145,7 +145,6 @@ static void remember_gone(struct engine *e, const struct inventory_nic *n) {
 
 /* Queue counts always (ethtool -L sends no RTM_NEWLINK); NICs coming and
  * going only without the link monitor, which reports those itself. */
-
 void engine_diff_inventory(struct engine *e, const struct inventory *old, const struct inventory *new) {
         for (size_t i = 0; i < new->n_nics; i++) {
                 const struct inventory_nic *n = &new->nics[i], *o = inventory_nic(old, n->name);

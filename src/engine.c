@@ -552,7 +552,6 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         if (e->have_prev) {
                 cpus_changed = cpu_set_changed(&e->prev, &cur);
                 /* shares from /proc/stat alone: prev's other readings carried */
-
                 cur.irq_usec = sample_snapshot_irq_usec(&e->prev);
                 cur.softirq_usec = sample_snapshot_softirq_usec(&e->prev);
                 r = sample_compute(&e->prev, &cur, &raw);
@@ -674,7 +673,6 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         }
         /* a tick that began fast is followed by a fast one: this report is
          * the new reference, where the rise no longer shows */
-
         e->pace = MAX(pace_in, policy_pace(e->config, &e->report, have_raw ? &raw : NULL));
 done:
         e->ticks++;
@@ -730,7 +728,6 @@ static void adopt_journal(struct engine *e, uint64_t now) {
                                 continue;
                         snprintf(a.nic, sizeof(a.nic), "%s", ue->key.nic);
                         /* a running daemon's value: LAST or PENDING */
-
                         if (a.type == KNOB_FLOWCNT) {
                                 char now_text[16];
 

@@ -115,7 +115,6 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
 
 bool failures_rediscovers(enum knob_kind type, int r) {
         /* threads are rediscovered each tick anyway */
-
         return action_failure_class(type, r) == ACTION_FAIL_GONE && type != KNOB_THREAD &&
                type != KNOB_SOCKFLOW; /* absent in a network namespace, by design */
 }

@@ -39,7 +39,6 @@ static bool is_blank(char c) {
 }
 
 /* The value after "KEY=" up to le, unquoted into out; false for a bad quote. */
-
 static bool unquote(const char *p, const char *le, char *out) {
         char *o = out;
 

@@ -81,8 +81,16 @@ static void value(FILE *f, double v) {
         }
 }
 
-static void counter_u(FILE *f, const char *name, uint64_t v) {
+/* A family of one series without labels. */
+static void single_u(FILE *f, const char *name, const char *type, const char *help, uint64_t v) {
+        family(f, name, type, help);
         fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static void single_d(FILE *f, const char *name, const char *type, const char *help, double v) {
+        family(f, name, type, help);
+        fputs(name, f);
+        value(f, v);
 }
 
 static bool cpu_shown(const struct sample_cpu *c) {
@@ -230,7 +238,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         const struct report_counters *c = &rp->count;
         const struct sample_rates *l = s->load;
         const struct policy_report *pr = s->policy;
-        unsigned managed[KNOB_KIND_MAX] = {};
+        unsigned managed[KNOB_KIND_MAX] = {}, n_mismatch = 0;
         _cleanup_(freep) bool *shown = NULL;
         char version[128];
         char *buf = NULL;
@@ -249,23 +257,17 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         if (metrics_escape_label(IRQSTEER_VERSION, version, sizeof(version)) < 0)
                 snprintf(version, sizeof(version), "unknown");
         fprintf(f, "irqsteer_build_info{version=\"%s\"} 1\n", version);
-        family(f, "irqsteer_start_time_seconds", "gauge", "When irqsteerd started, in seconds since the Unix epoch.");
-        fputs("irqsteer_start_time_seconds", f);
-        value(f, (double) s->started_usec / USEC_PER_SEC);
-        family(f, "irqsteer_dry_run", "gauge", "1 when irqsteerd decides and logs but writes nothing.");
-        fprintf(f, "irqsteer_dry_run %d\n", s->dry_run ? 1 : 0);
+        single_d(f, "irqsteer_start_time_seconds", "gauge", "When irqsteerd started, in seconds since the Unix epoch.",
+                 (double) s->started_usec / USEC_PER_SEC);
+        single_u(f, "irqsteer_dry_run", "gauge", "1 when irqsteerd decides and logs but writes nothing.", s->dry_run);
 
-        family(f, "irqsteer_ticks_total", "counter", "Decision cycles run.");
-        counter_u(f, "irqsteer_ticks_total", s->ticks);
-        family(f, "irqsteer_tick_duration_seconds", "gauge",
-               "How long the last tick took (sampling, policy, actions; not this report).");
-        fputs("irqsteer_tick_duration_seconds", f);
-        value(f, (double) c->last_tick_usec / USEC_PER_SEC);
-        family(f, "irqsteer_tick_seconds_total", "counter", "Time spent in ticks.");
-        fputs("irqsteer_tick_seconds_total", f);
-        value(f, (double) c->tick_usec_total / USEC_PER_SEC);
-        family(f, "irqsteer_interrupts_readings_total", "counter", "Readings of /proc/interrupts.");
-        counter_u(f, "irqsteer_interrupts_readings_total", s->irq_readings);
+        single_u(f, "irqsteer_ticks_total", "counter", "Decision cycles run.", s->ticks);
+        single_d(f, "irqsteer_tick_duration_seconds", "gauge",
+                 "How long the last tick took (sampling, policy, actions; not this report).",
+                 (double) c->last_tick_usec / USEC_PER_SEC);
+        single_d(f, "irqsteer_tick_seconds_total", "counter", "Time spent in ticks.",
+                 (double) c->tick_usec_total / USEC_PER_SEC);
+        single_u(f, "irqsteer_interrupts_readings_total", "counter", "Readings of /proc/interrupts.", s->irq_readings);
 
         per_cpu(f, s, shown, "irqsteer_cpu_irq_ratio", "Smoothed share of the CPU's time in hard interrupts (0-1).", get_irq);
         per_cpu(f, s, shown, "irqsteer_cpu_softirq_ratio", "Smoothed share of the CPU's time in softirqs (0-1).", get_softirq);
@@ -283,26 +285,18 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
 
         load_histogram(f, l);
 
-        family(f, "irqsteer_hot_cpus", "gauge", "CPUs the policy holds hot.");
-        fprintf(f, "irqsteer_hot_cpus %zu\n", pr ? pr->n_hot_cpus : 0);
-        family(f, "irqsteer_queue_irqs", "gauge", "Queue IRQs under management.");
-        fprintf(f, "irqsteer_queue_irqs %u\n", pr ? pr->n_queue_irqs : 0);
-        family(f, "irqsteer_rps_queues", "gauge", "Receive queues whose RPS mask irqsteerd steers.");
-        fprintf(f, "irqsteer_rps_queues %u\n", pr ? pr->n_rps_queues : 0);
-        family(f, "irqsteer_kernel_managed_irqs", "gauge", "Kernel-managed IRQs skipped.");
-        fprintf(f, "irqsteer_kernel_managed_irqs %u\n", pr ? pr->n_managed_irqs : 0);
-        family(f, "irqsteer_external_objects", "gauge", "Objects changed by others and held (external_hold).");
-        fprintf(f, "irqsteer_external_objects %u\n", pr ? pr->n_external : 0);
-        family(f, "irqsteer_effective_mismatch_irqs", "gauge", "IRQs that fire outside the CPUs they were set to.");
-        {
-                unsigned n = 0;
-
-                for (size_t i = 0; i < s->n_eff; i++)
-                        n += s->eff[i].mismatch;
-                fprintf(f, "irqsteer_effective_mismatch_irqs %u\n", n);
-        }
-        family(f, "irqsteer_interfaces", "gauge", "Network interfaces in the inventory.");
-        fprintf(f, "irqsteer_interfaces %zu\n", s->inv ? s->inv->n_nics : 0);
+        single_u(f, "irqsteer_hot_cpus", "gauge", "CPUs the policy holds hot.", pr ? pr->n_hot_cpus : 0);
+        single_u(f, "irqsteer_queue_irqs", "gauge", "Queue IRQs under management.", pr ? pr->n_queue_irqs : 0);
+        single_u(f, "irqsteer_rps_queues", "gauge", "Receive queues whose RPS mask irqsteerd steers.",
+                 pr ? pr->n_rps_queues : 0);
+        single_u(f, "irqsteer_kernel_managed_irqs", "gauge", "Kernel-managed IRQs skipped.", pr ? pr->n_managed_irqs : 0);
+        single_u(f, "irqsteer_external_objects", "gauge", "Objects changed by others and held (external_hold).",
+                 pr ? pr->n_external : 0);
+        for (size_t i = 0; i < s->n_eff; i++)
+                n_mismatch += s->eff[i].mismatch;
+        single_u(f, "irqsteer_effective_mismatch_irqs", "gauge", "IRQs that fire outside the CPUs they were set to.",
+                 n_mismatch);
+        single_u(f, "irqsteer_interfaces", "gauge", "Network interfaces in the inventory.", s->inv ? s->inv->n_nics : 0);
 
         for (size_t i = 0; s->undo && i < s->undo->n_entries; i++) {
                 enum knob_kind k = s->undo->entries[i].key.kind;
@@ -355,11 +349,9 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         family(f, "irqsteer_config_reloads_total", "counter", "Configuration reloads (SIGHUP), by result.");
         fprintf(f, "irqsteer_config_reloads_total{result=\"ok\"} %" PRIu64 "\n", c->reloads);
         fprintf(f, "irqsteer_config_reloads_total{result=\"failed\"} %" PRIu64 "\n", c->reload_failures);
-        family(f, "irqsteer_config_last_reload_successful", "gauge",
-               "0 while the last reload failed (the previous configuration stays), else 1.");
-        fprintf(f, "irqsteer_config_last_reload_successful %d\n", rp->last_reload_failed ? 0 : 1);
-        family(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).");
-        counter_u(f, "irqsteer_link_events_total", c->link_events);
+        single_u(f, "irqsteer_config_last_reload_successful", "gauge",
+                 "0 while the last reload failed (the previous configuration stays), else 1.", !rp->last_reload_failed);
+        single_u(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).", c->link_events);
         family(f, "irqsteer_problem", "gauge",
                "1 while a condition the operator should act on holds, by reason (irqsteerd(8), PROBLEMS).");
         for (int p = 0; p < PROBLEM_MAX; p++)
@@ -429,7 +421,6 @@ int metrics_write(struct report *rp, const struct report_snapshot *s) {
                 if (r >= 0)
                         r = write_file(dir, name, text, len);
                 /* EROFS: a directory made after start is outside ReadWritePaths= */
-
                 if (r < 0)
                         problem_set(&rp->problems, PROBLEM_METRICS_FILE, r,
                                     "Failed to write the metrics to %s: %m%s", s->config->metrics_file,

@@ -72,7 +72,6 @@ void problem_append_status(const struct problems *ps, const char *shown, char *b
                 int n;
 
                 /* a failed reload leads the line already */
-
                 if (!ps->active[p] || p == PROBLEM_RELOAD || (shown && strstr(shown, ps->what[p])))
                         continue;
                 n = snprintf(buf + l, len - l, "; %s: %s", problem_to_string(p), ps->what[p]);

@@ -632,7 +632,6 @@ int report_status_json(struct report *rp, const struct report_snapshot *s, char 
         }
         if (r >= 0 && tail) {
                 /* spliced: a memory stream copies as it grows */
-
                 char *all = malloc(len + tail_len);
 
                 if (all) {

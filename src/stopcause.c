@@ -14,7 +14,6 @@
 #include "util.h"
 
 /* A stop must not wait on a bus that does not answer. */
-
 #define STOPCAUSE_TIMEOUT_USEC (2 * USEC_PER_SEC)
 
 static const char DEST[] = "org.freedesktop.systemd1";
