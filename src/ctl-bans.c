@@ -10,6 +10,8 @@
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "json.h"
+#include "report.h"
+
 #include "util.h"
 
 static void bans_help(FILE *f) {
@@ -142,16 +144,7 @@ int ctl_bans(int argc, char **argv) {
 
                 json_writer_init(&w, stdout, JSON_PRETTY);
                 json_begin_object(&w);
-                json_key_cpuset(&w, "cpus", &b.cpus);
-                json_key_begin_array(&w, "files");
-                for (size_t k = 0; k < b.n_files; k++) {
-                        json_begin_object(&w);
-                        json_key_string(&w, "name", b.files[k].name);
-                        json_key_cpuset(&w, "cpus", &b.files[k].cpus);
-                        json_key_string(&w, "error", b.files[k].error < 0 ? b.files[k].problem : NULL);
-                        json_end_object(&w);
-                }
-                json_end_array(&w);
+                report_bans_members(&w, &b);
                 json_end_object(&w);
                 fputc('\n', stdout);
                 if (json_writer_finish(&w) < 0)

@@ -45,11 +45,9 @@ static void json_cpus_if(struct json_writer *w, const char *key, bool has, const
 static void json_queue_napi(struct json_writer *w, const struct inventory_nic *nic, const struct inventory_queue *qu) {
         const struct netdev_qstats *rs = &qu->rx_stats, *ts = &qu->tx_stats;
 
-        if (qu->rx_irq < 0 && qu->tx_irq < 0)
-                json_key_null(w, "irq_source");
-        else
-                json_key_string(w, "irq_source", qu->irq_netlink ? inventory_map_source_to_string(INVENTORY_MAP_NETLINK) :
-                                inventory_map_source_to_string(nic->map));
+        json_key_string(w, "irq_source", qu->rx_irq < 0 && qu->tx_irq < 0 ? NULL :
+                        inventory_map_source_to_string(qu->irq_netlink ? INVENTORY_MAP_NETLINK : nic->map));
+
         json_uint_if(w, "napi_id", qu->napi_id != 0, qu->napi_id);
         json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
                         NULL : netdev_threaded_to_string(qu->napi_threaded));

@@ -437,7 +437,21 @@ static const char *status_tail(struct report *rp, const struct report_snapshot *
         return rp->tail_json;
 }
 
-/* Whether h is among the REPORT_LIST_MAX most loaded (ties: lower CPU). */
+void report_bans_members(struct json_writer *w, const struct bans *b) {
+        json_key_cpuset(w, "cpus", &b->cpus);
+        json_key_begin_array(w, "files");
+        for (size_t i = 0; i < b->n_files; i++) {
+                json_begin_object(w);
+                json_key_string(w, "name", b->files[i].name);
+                json_key_cpuset(w, "cpus", &b->files[i].cpus);
+                json_key_string(w, "error", b->files[i].error < 0 ? b->files[i].problem : NULL);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+/* Whether h is among
+ the REPORT_LIST_MAX most loaded (ties: lower CPU). */
 static bool hot_cpu_listed(const struct policy_report *p, const struct policy_hot_cpu *h) {
         size_t above = 0;
 
@@ -472,31 +486,12 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         json_key_uint(w, "ticks", s->ticks);
         /* irqsteerd --reload waits for this to grow, then reads reload_error */
         json_key_uint(w, "reloads", rp->count.reloads + rp->count.reload_failures);
-        if (s->reload_error && s->reload_error[0])
-                json_key_string(w, "reload_error", s->reload_error);
-        else
-                json_key_null(w, "reload_error");
-        if (s->unmatched_interfaces && s->unmatched_interfaces[0])
-                json_key_string(w, "unmatched_interfaces", s->unmatched_interfaces);
-        else
-                json_key_null(w, "unmatched_interfaces");
+        json_key_string(w, "reload_error", s->reload_error && s->reload_error[0] ? s->reload_error : NULL);
+        json_key_string(w, "unmatched_interfaces",
+                        s->unmatched_interfaces && s->unmatched_interfaces[0] ? s->unmatched_interfaces : NULL);
         if (s->bans) {
                 json_key_begin_object(w, "runtime_bans");
-                json_key_cpuset(w, "cpus", &s->bans->cpus);
-                json_key_begin_array(w, "files");
-                for (size_t i = 0; i < s->bans->n_files; i++) {
-                        const struct ban_file *f = &s->bans->files[i];
-
-                        json_begin_object(w);
-                        json_key_string(w, "name", f->name);
-                        json_key_cpuset(w, "cpus", &f->cpus);
-                        if (f->error < 0)
-                                json_key_string(w, "error", f->problem);
-                        else
-                                json_key_null(w, "error");
-                        json_end_object(w);
-                }
-                json_end_array(w);
+                report_bans_members(w, s->bans);
                 json_end_object(w);
         }
 
