@@ -139,8 +139,7 @@ void report_free(struct report *rp);
 struct json_writer;
 void report_bans_members(struct json_writer *w, const struct bans *b);
 
-/* status.json of s as a malloc'd
- *ret of *ret_len bytes.  0 or -ENOMEM. */
+/* status.json of s as a malloc'd *ret of *ret_len bytes.  0 or -ENOMEM. */
 int report_status_json(struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
 
 /* status.json into s->state_dir atomically; a failure logged once.  0 or -errno. */

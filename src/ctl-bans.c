@@ -11,7 +11,6 @@
 #include "ctl.h"
 #include "json.h"
 #include "report.h"
-
 #include "util.h"
 
 static void bans_help(FILE *f) {
@@ -86,10 +85,8 @@ int ctl_ban(int argc, char **argv) {
         if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
                 return CTL_EXIT_ERROR;
         r = bans_write(dir, argv[i], &cpus);
-        if (r < 0) {
-                ctl_error("cannot write the ban %s/%s: %s", dir, argv[i], strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return ctl_error("cannot write the ban %s/%s: %s", dir, argv[i], strerror(-r));
         return CTL_EXIT_OK;
 }
 
@@ -113,10 +110,8 @@ int ctl_unban(int argc, char **argv) {
                 ctl_error("no ban %s in %s (nothing to lift)", argv[i], dir);
                 return CTL_EXIT_OK;
         }
-        if (r < 0) {
-                ctl_error("cannot remove the ban %s/%s: %s", dir, argv[i], strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return ctl_error("cannot remove the ban %s/%s: %s", dir, argv[i], strerror(-r));
         return CTL_EXIT_OK;
 }
 
@@ -135,10 +130,8 @@ int ctl_bans(int argc, char **argv) {
         if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
                 return CTL_EXIT_ERROR;
         r = bans_load(dir, &b);
-        if (r < 0) {
-                ctl_error("cannot read the ban directory %s: %s", dir, strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return ctl_error("cannot read the ban directory %s: %s", dir, strerror(-r));
         if (json) {
                 struct json_writer w;
 

@@ -12,8 +12,8 @@
 #include "procfs.h"
 #include "topology.h"
 
-/* "irqsteerctl: message" on stderr. */
-void ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "irqsteerctl: message" on stderr; returns CTL_EXIT_ERROR. */
+int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message and a pointer to --help on stderr; returns CTL_EXIT_USAGE. */
 int ctl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* rootfs_open with an error message; fd or -errno. */

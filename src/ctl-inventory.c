@@ -47,7 +47,6 @@ static void json_queue_napi(struct json_writer *w, const struct inventory_nic *n
 
         json_key_string(w, "irq_source", qu->rx_irq < 0 && qu->tx_irq < 0 ? NULL :
                         inventory_map_source_to_string(qu->irq_netlink ? INVENTORY_MAP_NETLINK : nic->map));
-
         json_uint_if(w, "napi_id", qu->napi_id != 0, qu->napi_id);
         json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
                         NULL : netdev_threaded_to_string(qu->napi_threaded));

@@ -14,7 +14,7 @@
 #include "rootfs.h"
 #include "util.h"
 
-void ctl_error(const char *fmt, ...) {
+int ctl_error(const char *fmt, ...) {
         va_list ap;
 
         fputs("irqsteerctl: ", stderr);
@@ -22,6 +22,7 @@ void ctl_error(const char *fmt, ...) {
         vfprintf(stderr, fmt, ap);
         va_end(ap);
         fputc('\n', stderr);
+        return CTL_EXIT_ERROR;
 }
 
 int ctl_usage_error(const char *cmd, const char *fmt, ...) {

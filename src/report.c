@@ -450,8 +450,7 @@ void report_bans_members(struct json_writer *w, const struct bans *b) {
         json_end_array(w);
 }
 
-/* Whether h is among
- the REPORT_LIST_MAX most loaded (ties: lower CPU). */
+/* Whether h is among the REPORT_LIST_MAX most loaded (ties: lower CPU). */
 static bool hot_cpu_listed(const struct policy_report *p, const struct policy_hot_cpu *h) {
         size_t above = 0;
 
