@@ -391,12 +391,9 @@ int ctl_inventory(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
 
         rootfd = ctl_open_root(root);
-        if (rootfd < 0) {
-                config_free(&cfg);
-                return CTL_EXIT_ERROR;
-        }
-        r = ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
-        close(rootfd);
+        r = rootfd < 0 ? rootfd : ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
+        if (rootfd >= 0)
+                close(rootfd);
         if (r < 0) {
                 config_free(&cfg);
                 return CTL_EXIT_ERROR;
@@ -421,10 +418,8 @@ int ctl_inventory(int argc, char **argv) {
                 ctl_inventory_json(&w, &t, &inv, classes);
                 fputc('\n', stdout);
                 r = json_writer_finish(&w);
-                if (r < 0) {
-                        ctl_error("writing JSON failed: %s", strerror(-r));
-                        ret = CTL_EXIT_ERROR;
-                }
+                if (r < 0)
+                        ret = ctl_error("writing JSON failed: %s", strerror(-r));
         } else {
                 /* outside names: escaped for the terminal */
                 FILE *f = util_escaping_stream(stdout);

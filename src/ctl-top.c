@@ -378,10 +378,9 @@ int ctl_top(int argc, char **argv) {
 
         r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &prev);
         if (r < 0) {
-                ctl_error("cannot read proc/stat, proc/softirqs or proc/interrupts under %s: %s", root,
-                          strerror(-r));
                 close(rootfd);
-                return CTL_EXIT_ERROR;
+                return ctl_error("cannot read proc/stat, proc/softirqs or proc/interrupts under %s: %s", root,
+                                 strerror(-r));
         }
         for (uint64_t i = 0; count == 0 || i < count; i++) {
                 struct sample_rates rates = { 0 };
@@ -390,15 +389,13 @@ int ctl_top(int argc, char **argv) {
                         break;
                 r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &cur);
                 if (r < 0) {
-                        ctl_error("sampling failed: %s", strerror(-r));
-                        ret = CTL_EXIT_ERROR;
+                        ret = ctl_error("sampling failed: %s", strerror(-r));
                         break;
                 }
                 r = sample_compute(&prev, &cur, &rates);
                 if (r < 0) {
-                        ctl_error("computing rates failed: %s", strerror(-r));
+                        ret = ctl_error("computing rates failed: %s", strerror(-r));
                         sample_snapshot_free(&cur);
-                        ret = CTL_EXIT_ERROR;
                         break;
                 }
                 /* the daemon may have moved IRQs; a failure costs the queue column */

@@ -51,7 +51,7 @@ void engine_log_topology(const struct engine *e) {
                  cpuset_to_text(&e->topo.nohz_full, "none", nohz, sizeof(nohz)));
 }
 
-static void log_nic(const struct config *c, const struct inventory *inv, const struct inventory_nic *n) {
+static void log_nic(const struct config *c, const struct inventory_nic *n) {
         const struct config_interface *ci = config_interface_for(c, n->name);
         char map[768] = "";
         size_t off = 0;
@@ -74,7 +74,6 @@ static void log_nic(const struct config *c, const struct inventory *inv, const s
                 }
                 off += (size_t) k;
         }
-        (void) inv;
         /* which NICs it manages, said at the start */
         log_info("nic %s: %s; driver %s, node %d, %s, %d rx / %d tx queues, IRQ map (%s):%s", n->name,
                  ci && !ci->manage ? "left alone ([interface] manage = no)" : "managed",
@@ -98,7 +97,7 @@ static void warn_msi_order(struct engine *e, const struct inventory_nic *n) {
 
 void engine_log_inventory(struct engine *e) {
         for (size_t i = 0; i < e->inv.n_nics; i++) {
-                log_nic(e->config, &e->inv, &e->inv.nics[i]);
+                log_nic(e->config, &e->inv.nics[i]);
                 warn_msi_order(e, &e->inv.nics[i]);
         }
         if (e->inv.n_nics == 0)
