@@ -147,8 +147,6 @@ static int reread_topology(struct engine *e) {
 
 /* ---- acting ---- */
 
-/* ---- effective affinity: where a written IRQ really fires ---- */
-
 void engine_log_policy_result(int *last, int r) {
         if (r >= 0) {
                 if (*last)
