@@ -1,6 +1,5 @@
-/* Actions: what the policy decides and the actuators carry out.  Each
- * carries a reason code, set where the decision is made, and the prose for
- * the log built beside it. */
+/* Actions: what the policy decides and the actuators carry out, each with a
+ * reason code and the prose built beside it. */
 #pragma once
 
 #include <net/if.h>
@@ -12,36 +11,27 @@
 #include "cpuset.h"
 #include "knob.h"
 
-/* What a failed action means, sorted by what to do next (after
- * irqbalance's activate.c).  The one classification of an action's errno:
- * the policy's feedback acts on it, the daemon logs by it (once per object
- * and class). */
+/* What a failed action means, sorted by what to do next (after irqbalance's
+ * activate.c); the policy's feedback and the daemon's log act on it. */
 enum action_failure {
         ACTION_FAIL_NONE,        /* not a failure */
-        ACTION_FAIL_PERMANENT,   /* the object refuses for good: a kernel-managed IRQ (EIO
-                                  * before 6.12, EPERM since), a file we may not write (EACCES,
-                                  * EROFS, EPERM), a thread refusing affinity changes (EINVAL:
-                                  * kernel thread or PF_NO_SETAFFINITY; EPERM): never touched
-                                  * again */
-        ACTION_FAIL_CAPACITY,    /* ENOSPC on an IRQ: the target CPU's vector space is full:
-                                  * another CPU */
+        ACTION_FAIL_PERMANENT,   /* refused for good (managed IRQ, read-only file, kernel
+                                  * thread; action_failure_class()): never touched again */
+        ACTION_FAIL_CAPACITY,    /* ENOSPC on an IRQ: vector space full: another CPU */
         ACTION_FAIL_GONE,        /* ENOENT, ESRCH, ENODEV, ENXIO: the object vanished: forgotten */
         ACTION_FAIL_TRANSIENT,   /* EBUSY, EAGAIN, EINTR: retried next tick, not counted */
-        ACTION_FAIL_INVALID,     /* EINVAL, ERANGE, EOVERFLOW: bad or offline CPUs: decided again
-                                  * on fresh topology, counted */
+        ACTION_FAIL_INVALID,     /* EINVAL, ERANGE, EOVERFLOW: bad or offline CPUs, counted */
         ACTION_FAIL_UNSUPPORTED, /* EOPNOTSUPP: thread actions below a fixture root, counted */
         ACTION_FAIL_OTHER,       /* anything else, counted */
         ACTION_FAILURE_MAX,
         ACTION_FAILURE_INVALID = -1,
 };
 
-/* Consecutive counted failures (INVALID, UNSUPPORTED, OTHER) of one object
- * after which the policy gives it up; the other classes never count. */
+/* Consecutive counted failures after which the policy gives an object up. */
 #define ACTION_MAX_FAILURES 3
 
-/* Why an action was decided: the code is the metrics' `reason` label and
- * the journal's REASON= field; match it, never the prose.  X(NAME, "name")
- * for each, names stable (action_reason_to_string). */
+/* Why an action was decided: the metrics' `reason` label and REASON= (names
+ * stable); match it, never the prose. */
 #define ACTION_REASONS(X)                                                                                        \
         X(INITIAL_LAYOUT, "initial_layout")       /* a queue IRQ's first placement (also by load) */         \
         X(CPU_OFFLINE, "cpu_offline")             /* its CPU went offline */                                 \
@@ -88,9 +78,7 @@ struct action {
         char nic[IF_NAMESIZE];   /* RPS/XPS/FLOW_CNT, and the IRQ's NIC if any */
         int queue;               /* queue index, -1 if none */
         pid_t pid, tid;          /* THREAD_AFFINITY */
-        unsigned long long starttime; /* THREAD_AFFINITY: the TID's starttime when it was
-                                  * discovered; a TID that no longer has it was
-                                  * reused and is never written */
+        unsigned long long starttime; /* THREAD_AFFINITY: a TID without it was reused */
         cpuset_t cpus;           /* target set */
         cpuset_t from;           /* value before, for the log */
         uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES / THREADED_NAPI */
@@ -112,34 +100,25 @@ void action_list_free(struct action_list *l);
 const char *action_type_to_string(enum knob_kind t);
 /* "cpu_banned", ...; NULL for a code out of range. */
 const char *action_reason_to_string(enum action_reason r);
-/* Whether the policy can give an action of kind t the reason r: the pairs
- * the metrics show at 0 before they first happen.  The policy tests hold
- * every action they see to it. */
+/* Whether kind t can have reason r: the pairs the metrics show at 0. */
 bool action_reason_fits(enum knob_kind t, enum action_reason r);
 /* Sets a's reason code and its prose (printf).  Returns a. */
 struct action *action_set_reason(struct action *a, enum action_reason why, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
-/* The key of the object an action changes (pure: an IRQ's identity is
- * left empty, see knob_irq_actions).  0 or -EINVAL. */
+/* The key of a's object (an IRQ's identity left empty).  0 or -EINVAL. */
 int action_knob_key(const struct action *a, struct knob_key *ret);
-/* The key of a's object formatted into buf (an IRQ without its identity,
- * a thread with its starttime), "?" when a names no object: the name the
- * engine's failure registry keeps.  Returns buf. */
+/* That key as text ("?" for none), the failure registry's name.  Returns buf. */
 const char *action_key_text(const struct action *a, char *buf, size_t len);
 /* The value a asks for, in journal syntax (knob_target). */
 int action_target(const struct action *a, const char *current, char **ret);
-/* The class of result r (an apply_action() result: >= 0 is no failure)
- * of an action of type t.  Pure. */
+/* The class of apply_action() result r for an action of type t.  Pure. */
 enum action_failure action_failure_class(enum knob_kind t, int r);
 const char *action_failure_to_string(enum action_failure f);
 /* Whether a failure of class f counts toward ACTION_MAX_FAILURES. */
 bool action_failure_counts(enum action_failure f);
 /* One line for logs/plan: "IRQ 73 (eth0 rx/tx 5) CPU3 -> CPU9: <reason>". */
 int action_format(const struct action *a, char *buf, size_t len);
-/* The action's fields as members of an open JSON object, as the journal
- * has them: "type" (ACTION=), "irq" (IRQ=, null unless an IRQ affinity),
- * "nic" (DEVICE=, or null), "queue" (QUEUE=, or null), "pid"/"tid" for a
- * thread, then "value"/"from_value" for a count or "cpus" (CPU_TO=) and
- * "from" (CPU_FROM=) as CPU arrays. */
+/* The action's fields as members of an open JSON object, named as the
+ * journal's (irqsteerctl(8), STATUS JSON). */
 struct json_writer;
 void action_json_members(struct json_writer *w, const struct action *a);

@@ -1,7 +1,5 @@
-/* IRQ classes: what irqsteerd does with an IRQ, from the inventory and the
- * configuration alone (irqsteer.conf(5), IRQ CLASSES).  Pure; beside the
- * inventory, below the policy, so that the CLI and the report name an
- * IRQ's class without the policy. */
+/* IRQ classes (irqsteer.conf(5), IRQ CLASSES) from the inventory and the
+ * configuration alone: pure, below the policy. */
 #pragma once
 
 #include <stdbool.h>
@@ -24,15 +22,12 @@ enum classify_irq_class {
 const char *classify_irq_class_to_string(enum classify_irq_class c);
 /* What is done with an IRQ of the class, one short phrase. */
 const char *classify_irq_class_done(enum classify_irq_class c);
-/* The class of IRQ ii of inv under configuration c; kernel_managed: a
- * write to it failed with EIO/EPERM (the policy state, or status.json's
- * kernel_managed_irqs, knows); nic_managed: false for an IRQ of an
- * interface with manage = no. */
+/* The class of IRQ ii under c; kernel_managed: a write failed with EIO/EPERM;
+ * nic_managed: false for an interface with manage = no. */
 enum classify_irq_class classify_irq_rules(const struct config *c, const struct inventory *inv,
                                            const struct inventory_irq *ii, bool kernel_managed, bool nic_managed);
 /* The same, its interface's manage looked up in c. */
 enum classify_irq_class classify_irq(const struct config *c, const struct inventory *inv, const struct inventory_irq *ii,
                                      bool kernel_managed);
-/* The device an IRQ serves, for the inventory: its NIC, else its action
- * name from /proc/interrupts ("nvme0q3"), else "". */
+/* The device an IRQ serves: its NIC, else its action name ("nvme0q3"), or "". */
 const char *classify_irq_device(const struct inventory *inv, const struct inventory_irq *ii);

@@ -1,6 +1,5 @@
-/* The effective-affinity watch: the IRQs written, each tick until they
- * fire where they were set (apply_effective_step); one that the kernel or
- * hardware keeps elsewhere is said once, at notice. */
+/* The effective-affinity watch: written IRQs until they fire where set; one
+ * kept elsewhere is said once, at notice. */
 #pragma once
 
 #include <stddef.h>
@@ -22,13 +21,12 @@ struct effwatch {
 void effwatch_add(struct effwatch *ew, unsigned irq, const cpuset_t *want);
 /* Stops watching irq (it vanished). */
 void effwatch_forget(struct effwatch *ew, unsigned irq);
-/* Each tick, for the IRQs written since they last settled: reads their
- * effective affinity under rootfd, with prev and cur (prev may be NULL)
- * the last two /proc/interrupts readings. */
+/* Each tick: the watched IRQs' effective affinity, with the last two
+ * /proc/interrupts readings (prev may be NULL). */
 void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv,
                     const struct procfs_interrupts *prev, const struct procfs_interrupts *cur);
 void effwatch_free(struct effwatch *ew);
-/* Logs, at notice, that irq (name, on device's queue; device NULL or queue
- * < 0 when unknown) was set to want but fires on eff after ticks ticks. */
+/* irq set to want fires on eff after ticks ticks (device NULL, queue < 0:
+ * unknown), at notice. */
 void effwatch_log_mismatch(unsigned irq, const char *name, const char *device, int queue, const char *want,
                            const char *eff, unsigned ticks);

@@ -1,6 +1,5 @@
-/* The failure registry: a persistent condition is said once (STYLE.md 8)
- * until the object's error class changes or it succeeds; repeats go to
- * debug through rl. */
+/* The failure registry: a persistent failure is said once until its class
+ * changes or it succeeds; repeats go to debug through rl. */
 #pragma once
 
 #include <stdbool.h>
@@ -23,21 +22,15 @@ struct failures {
         struct log_ratelimit rl;
 };
 
-/* Logs a failed action (r < 0) once per object and error class; now in
- * microseconds feeds the repeat limit; vec (or NULL) gives the count of
- * IRQs on the CPU an ENOSPC refused. */
+/* Logs a failed action once per object and class; vec (or NULL) counts the
+ * IRQs of the CPU an ENOSPC refused. */
 void failures_log(struct failures *fs, const struct action *a, const char *line, int r, uint64_t now,
                   const struct vectors *vec);
 /* The action's object succeeded: a later failure is news again. */
 void failures_forget(struct failures *fs, const struct action *a);
 void failures_free(struct failures *fs);
-/* The first object whose failure the operator should act on (a write
- * refused for good, not a kernel-managed IRQ, or failing for a reason
- * irqsteerd does not expect), NULL when none. */
+/* The first object whose failure the operator should act on, or NULL. */
 const struct failures_object *failures_to_act(const struct failures *fs);
 
-/* Whether a failed action with result r means the inventory is stale and
- * must be rediscovered at the next tick: a vanished IRQ or queue (ENOENT
- * and the other "gone" errors), not an exited thread (ESRCH is normal) nor
- * rps_sock_flow_entries (absent in a network namespace). */
+/* Whether failure r means a vanished IRQ or queue: rediscover next tick. */
 bool failures_rediscovers(enum knob_kind type, int r);

@@ -1,7 +1,5 @@
-/* What irqsteerd tells the outside about each tick: the one-line service
- * status (sd_notify STATUS=), status.json in the state directory and the
- * foreground load lines, all produced from one per-tick snapshot so the
- * formats say the same things. */
+/* What irqsteerd tells the outside each tick (STATUS=, status.json, load
+ * lines), all from one snapshot so they agree. */
 #pragma once
 
 #include <stdbool.h>
@@ -18,15 +16,11 @@
 #include "sample.h"
 #include "undo.h"
 
-/* How many actions status.json lists (newest last). */
+/* Actions and link events status.json lists (newest last). */
 #define REPORT_LAST_ACTIONS 32
-/* How many link events status.json lists (newest last). */
 #define REPORT_LAST_LINK_EVENTS 16
-/* status.json is rewritten at every tick: each list that grows with the
- * host (managed objects, hot CPUs, IRQs firing elsewhere, kernel-managed
- * IRQs) holds at most this many entries beside its full count, so the
- * file stays a few tens of kB on a 1024-CPU host; `irqsteerctl status
- * --full` lists every managed object from the undo journal. */
+/* Entries at most of each status.json list that grows with the host, beside
+ * its full count: the file is rewritten every tick. */
 #define REPORT_LIST_MAX 32
 
 /* What became of an action, as a metrics label. */
@@ -50,7 +44,6 @@ enum report_restore {
         REPORT_RESTORE_MAX,
         REPORT_RESTORE_INVALID = -1,
 };
-
 
 /* Counters since the daemon started, for the metrics. */
 struct report_counters {
@@ -77,9 +70,8 @@ struct report_link_record {
         char text[128];
 };
 
-/* One tick's view of the daemon.  Filled by the daemon before each
- * report_*() call; it only points at the daemon's data, which must stay
- * unchanged for the call. */
+/* One tick's view of the daemon: pointers into its data, unchanged during
+ * the report_*() call. */
 struct report_snapshot {
         int pid;
         uint64_t started_usec;            /* CLOCK_REALTIME at start */
@@ -104,16 +96,15 @@ struct report_snapshot {
         const struct sample_rates *load;  /* smoothed; NULL before the first interval */
 };
 
-/* What the report keeps between ticks: the recent actions and link
- * events, and status.json's slow-changing members as rendered last. */
+/* Kept between ticks: recent actions and link events, status.json's
+ * slow-changing members as rendered last. */
 struct report {
         struct report_action_record last_actions[REPORT_LAST_ACTIONS];
         size_t n_last_actions, last_actions_pos;
         struct report_link_record link_events[REPORT_LAST_LINK_EVENTS];
         size_t n_link_events, link_events_pos;
-        /* counts reloads and actions: status.json's config, managed and
-         * last_actions members (most of the file on a big host) are
-         * rendered again only when it or the undo list changed */
+        /* grows at each reload and action: the tail is rendered again only
+         * when it or the undo list changed */
         unsigned long gen;
         char *tail_json;
         size_t tail_len;
@@ -126,53 +117,44 @@ struct report {
         struct problems problems;        /* what the operator should act on (problem.h) */
 };
 
-/* status.json or metrics.prom in the state directory was written (r >= 0)
- * or not (-errno): PROBLEM_STATE_FILES begins or, both written, ends. */
+/* A state file written (r >= 0) or not: PROBLEM_STATE_FILES begins or ends. */
 void report_state_write(struct report *rp, bool *failed, int r, const char *path);
 
-/* Remembers one action with its action_format() line and apply result
- * (status.json's last_actions), and counts it by kind, reason and result
- * (a failure also by its class). */
+/* Remembers one action for last_actions and counts it by kind, reason,
+ * result (and failure class). */
 void report_record_action(struct report *rp, const struct action *a, const char *line, int result,
                           uint64_t realtime_usec);
-/* Counts a policy tick's trial verdicts (rep->rps_trials, napi_trials). */
+/* Counters: a tick's trial verdicts, a reload, a restore, a tick's time. */
 void report_count_policy(struct report *rp, const struct policy_report *rep);
-/* Counts a configuration reload, successful or not. */
 void report_count_reload(struct report *rp, bool ok);
-/* Counts what a restore of the undo journal did. */
 void report_count_restore(struct report *rp, const struct undo_report *u);
-/* A tick took usec microseconds. */
 void report_count_tick(struct report *rp, uint64_t usec);
 /* Remembers one link event; returns the stored text (cut to fit). */
 const char *report_record_link(struct report *rp, const char *text, uint64_t realtime_usec);
-/* The configuration changed (a reload): status.json shows it again. */
+/* After a reload: status.json shows the configuration again. */
 void report_config_changed(struct report *rp);
 void report_free(struct report *rp);
+
+/* The runtime bans as members of an open JSON object: "cpus", "files". */
+struct json_writer;
+void report_bans_members(struct json_writer *w, const struct bans *b);
 
 /* status.json of s as a malloc'd *ret of *ret_len bytes.  0 or -ENOMEM. */
 int report_status_json(struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
 
-/* Writes status.json into s->state_dir atomically; a failure is logged
- * once, and its end.  0 or negative errno. */
+/* status.json into s->state_dir atomically; a failure logged once.  0 or -errno. */
 int report_write_status(struct report *rp, const struct report_snapshot *s);
 
-/* Formats the one-line service status for sd_notify STATUS= and status.json:
- * "hot: cpu3 (97%), cpu5 (88%); 48 queue IRQs, 4 RPS queues managed;
- * 3 moves/10min", prefixed with "dry-run: " and with a reload failure when
- * given.  Pure. */
+/* The one-line service status: "hot: cpu3 (97%); 48 queue IRQs, 4 RPS queues
+ * managed; 3 moves/10min", after "dry-run: " and a reload failure.  Pure. */
 int report_format_status(const struct policy_report *rep, bool dry_run, const char *reload_error,
                          char *buf, size_t len);
 
 /* CPUs the per-tick load lines show at most. */
 #define REPORT_LOAD_SHOWN 4
-/* The per-tick load lines, each ending in '\n', into a malloc'd *ret:
- * "load: cpuA ... | cpuB ..." two CPUs a line (about 100 columns); up to
- * REPORT_LOAD_SHOWN CPUs every CPU in CPU order, beyond that a summary
- * line ("load: N CPUs, mean soft ...; busiest:") and the busiest
- * REPORT_LOAD_SHOWN by irq+softirq.  Offline and invalid CPUs are left
- * out.  0 or -ENOMEM. */
+/* The load lines into a malloc'd *ret, two CPUs a line: every online CPU
+ * up to REPORT_LOAD_SHOWN, else a summary and the busiest.  0 or -ENOMEM. */
 int report_format_load_lines(const struct sample_rates *avg, char **ret);
 
-/* Logs s's load line at level (nothing when there is no load yet or the
- * level is filtered out). */
+/* Logs s's load lines at level (none before the first interval). */
 void report_log_load(const struct report_snapshot *s, int level);

@@ -104,7 +104,7 @@ enum action_failure action_failure_class(enum knob_kind t, int r) {
         if (r >= 0)
                 return ACTION_FAIL_NONE;
         switch (-r) {
-        case EIO:
+        case EIO: /* a kernel-managed IRQ before 6.12, EPERM since */
         case EPERM:
         case EACCES:
         case EROFS:

@@ -1,6 +1,5 @@
-/* irqsteerctl ban, unban, bans: the runtime ban files in STATE_DIR/bans
- * (bans.h), which a running irqsteerd watches; written and removed
- * atomically, so the daemon never reads half a list. */
+/* irqsteerctl ban, unban, bans: the runtime ban files (bans.h), written and
+ * removed atomically. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "json.h"
+#include "report.h"
 #include "util.h"
 
 static void bans_help(FILE *f) {
@@ -85,10 +85,8 @@ int ctl_ban(int argc, char **argv) {
         if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
                 return CTL_EXIT_ERROR;
         r = bans_write(dir, argv[i], &cpus);
-        if (r < 0) {
-                ctl_error("cannot write the ban %s/%s: %s", dir, argv[i], strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return ctl_error("cannot write the ban %s/%s: %s", dir, argv[i], strerror(-r));
         return CTL_EXIT_OK;
 }
 
@@ -112,10 +110,8 @@ int ctl_unban(int argc, char **argv) {
                 ctl_error("no ban %s in %s (nothing to lift)", argv[i], dir);
                 return CTL_EXIT_OK;
         }
-        if (r < 0) {
-                ctl_error("cannot remove the ban %s/%s: %s", dir, argv[i], strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return ctl_error("cannot remove the ban %s/%s: %s", dir, argv[i], strerror(-r));
         return CTL_EXIT_OK;
 }
 
@@ -134,25 +130,14 @@ int ctl_bans(int argc, char **argv) {
         if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
                 return CTL_EXIT_ERROR;
         r = bans_load(dir, &b);
-        if (r < 0) {
-                ctl_error("cannot read the ban directory %s: %s", dir, strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return ctl_error("cannot read the ban directory %s: %s", dir, strerror(-r));
         if (json) {
                 struct json_writer w;
 
                 json_writer_init(&w, stdout, JSON_PRETTY);
                 json_begin_object(&w);
-                json_key_cpuset(&w, "cpus", &b.cpus);
-                json_key_begin_array(&w, "files");
-                for (size_t k = 0; k < b.n_files; k++) {
-                        json_begin_object(&w);
-                        json_key_string(&w, "name", b.files[k].name);
-                        json_key_cpuset(&w, "cpus", &b.files[k].cpus);
-                        json_key_string(&w, "error", b.files[k].error < 0 ? b.files[k].problem : NULL);
-                        json_end_object(&w);
-                }
-                json_end_array(&w);
+                report_bans_members(&w, &b);
                 json_end_object(&w);
                 fputc('\n', stdout);
                 if (json_writer_finish(&w) < 0)

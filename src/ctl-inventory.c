@@ -18,8 +18,7 @@
 #include "state.h"
 #include "util.h"
 
-/* v, or null when it is not known (has false): the kernel did not say or
- * the file could not be read. */
+/* v, or null when not known (!has). */
 static void json_int_if(struct json_writer *w, const char *key, bool has, int v) {
         if (has)
                 json_key_int(w, key, v);
@@ -41,17 +40,13 @@ static void json_cpus_if(struct json_writer *w, const char *key, bool has, const
                 json_key_null(w, key);
 }
 
-/* A queue's view from the kernel's netdev family (null where it did not
- * answer: kernels before 6.8, drivers that bind no NAPI or keep no
- * per-queue counters), and where its IRQs came from. */
+/* A queue's netdev-family view (null where the kernel did not answer) and
+ * where its IRQs came from. */
 static void json_queue_napi(struct json_writer *w, const struct inventory_nic *nic, const struct inventory_queue *qu) {
         const struct netdev_qstats *rs = &qu->rx_stats, *ts = &qu->tx_stats;
 
-        if (qu->rx_irq < 0 && qu->tx_irq < 0)
-                json_key_null(w, "irq_source");
-        else
-                json_key_string(w, "irq_source", qu->irq_netlink ? inventory_map_source_to_string(INVENTORY_MAP_NETLINK) :
-                                inventory_map_source_to_string(nic->map));
+        json_key_string(w, "irq_source", qu->rx_irq < 0 && qu->tx_irq < 0 ? NULL :
+                        inventory_map_source_to_string(qu->irq_netlink ? INVENTORY_MAP_NETLINK : nic->map));
         json_uint_if(w, "napi_id", qu->napi_id != 0, qu->napi_id);
         json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
                         NULL : netdev_threaded_to_string(qu->napi_threaded));
@@ -63,8 +58,7 @@ static void json_queue_napi(struct json_writer *w, const struct inventory_nic *n
         json_uint_if(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
 }
 
-/* Every NAPI of the NIC, whether or not a queue names it (veth names none
- * from its queues); null when the kernel has no netdev family. */
+/* Every NAPI of the NIC (veth's queues name none); null without netdev. */
 static void json_nic_napis(struct json_writer *w, const struct inventory *inv, const struct inventory_nic *nic) {
         if (!inv->has_netdev) {
                 json_key_null(w, "napis");
@@ -147,8 +141,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         json_key_bool(w, "tx", qu->has_tx);
                         json_int_if(w, "rx_irq", qu->rx_irq >= 0, qu->rx_irq);
                         json_int_if(w, "tx_irq", qu->tx_irq >= 0, qu->tx_irq);
-                        /* Every IRQ the inventory tied to this queue, whatever
-                         * its role, in IRQ order (inventory irqs are sorted). */
+                        /* every IRQ tied to this queue, in IRQ order */
                         json_key_begin_array(w, "irqs");
                         flags = w->flags;
                         w->flags &= ~JSON_PRETTY; /* one line, like CPU lists */
@@ -243,8 +236,7 @@ static const char *fmt_irq(int irq, char *buf, size_t len) {
         return buf;
 }
 
-/* Inventory as readable tables, with every IRQ and its class (classes as
- * for ctl_inventory_json). */
+/* Inventory as tables, every IRQ with its class (as ctl_inventory_json). */
 static void inventory_print(FILE *f, const struct topology *t, const struct inventory *inv, const int *classes) {
         unsigned n_class[CLASSIFY_IRQ_CLASS_MAX] = { 0 };
         char a[256], b[256], c[256], d[256];
@@ -327,9 +319,8 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                 fprintf(f, "default_smp_affinity %s\n", fmt_list(&inv->default_affinity, a, sizeof(a)));
 }
 
-/* The kernel-managed IRQs irqsteerd found (its status.json's
- * kernel_managed_irqs), when its root is this root; 0 or -errno.  Only a
- * write tells such an IRQ: this command never writes. */
+/* The kernel-managed IRQs a daemon on this root found (only a write tells
+ * them); 0 or -errno. */
 static int read_kernel_managed(const char *state_dir, const char *root, bool *managed, const struct inventory *inv) {
         _cleanup_(json_freep) struct json_value *v = NULL;
         const struct json_value *a;
@@ -400,12 +391,9 @@ int ctl_inventory(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
 
         rootfd = ctl_open_root(root);
-        if (rootfd < 0) {
-                config_free(&cfg);
-                return CTL_EXIT_ERROR;
-        }
-        r = ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
-        close(rootfd);
+        r = rootfd < 0 ? rootfd : ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
+        if (rootfd >= 0)
+                close(rootfd);
         if (r < 0) {
                 config_free(&cfg);
                 return CTL_EXIT_ERROR;
@@ -430,20 +418,16 @@ int ctl_inventory(int argc, char **argv) {
                 ctl_inventory_json(&w, &t, &inv, classes);
                 fputc('\n', stdout);
                 r = json_writer_finish(&w);
-                if (r < 0) {
-                        ctl_error("writing JSON failed: %s", strerror(-r));
-                        ret = CTL_EXIT_ERROR;
-                }
+                if (r < 0)
+                        ret = ctl_error("writing JSON failed: %s", strerror(-r));
         } else {
-                /* names from the host (interfaces, IRQs) reach no
-                 * terminal raw */
+                /* outside names: escaped for the terminal */
                 FILE *f = util_escaping_stream(stdout);
 
                 inventory_print(f ? f : stdout, &t, &inv, classes);
                 if (f && fclose(f) != 0)
                         ret = CTL_EXIT_ERROR;
-                /* The JSON says it in "mapping"; a reader of the table
-                 * must not miss that the queue map is a guess. */
+                /* a queue map guessed must not be missed */
                 for (size_t i = 0; i < inv.n_nics; i++)
                         if (inv.nics[i].map == INVENTORY_MAP_MSI_ORDER)
                                 ctl_error("warning: %s: queue of each IRQ not known from its name; queue IRQs guessed from msi_irqs order",

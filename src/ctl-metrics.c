@@ -53,25 +53,16 @@ int ctl_metrics(int argc, char **argv) {
 
         fd = rootfs_open(state_dir);
         r = fd < 0 ? fd : rootfs_read(fd, METRICS_NAME, &text, &len);
-        if (r == -ENOENT) {
-                ctl_error("no metrics in %s/%s: irqsteerd is not running (or uses another --state-dir)",
-                          state_dir, METRICS_NAME);
-                return CTL_EXIT_ERROR;
-        }
-        if (r < 0) {
-                ctl_error("cannot read %s/%s: %s", state_dir, METRICS_NAME, strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
-        /* The daemon removes the file when it stops; one left by a crash
-         * or --once must not pass for current values. */
-        if (state_read_status(state_dir, &v) < 0 || !state_status_live(v, &pid)) {
-                ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
-                          METRICS_NAME);
-                return CTL_EXIT_ERROR;
-        }
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-                ctl_error("cannot write the metrics: %s", strerror(errno));
-                return CTL_EXIT_ERROR;
-        }
+        if (r == -ENOENT)
+                return ctl_error("no metrics in %s/%s: irqsteerd is not running (or uses another --state-dir)",
+                                 state_dir, METRICS_NAME);
+        if (r < 0)
+                return ctl_error("cannot read %s/%s: %s", state_dir, METRICS_NAME, strerror(-r));
+        /* one left by a crash or --once must not pass for current */
+        if (state_read_status(state_dir, &v) < 0 || !state_status_live(v, &pid))
+                return ctl_error("irqsteerd is not running; %s/%s is left over from an earlier run", state_dir,
+                                 METRICS_NAME);
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+                return ctl_error("cannot write the metrics: %s", strerror(errno));
         return CTL_EXIT_OK;
 }

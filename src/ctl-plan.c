@@ -31,8 +31,7 @@ struct plan_action {
         int result;               /* apply_action()'s: APPLY_DRY_RUN, or the -errno it would fail with */
 };
 
-/* The notes of every replay: each tick's report replaces the last, and a
- * note is said once, at the tick it happens ("kept: ..." at the first). */
+/* The notes of every tick, each said once, at the tick it happens. */
 struct plan_notes {
         struct policy_note *v;
         size_t n, allocated;
@@ -163,8 +162,7 @@ struct plan_run {
         int error;
 };
 
-/* The engine's action callback: every action it tried, as the daemon in
- * dry-run would log it (an object already at its target is not one). */
+/* The engine's action callback: every action tried, as the daemon logs it. */
 static void plan_record(void *userdata, const struct action *a, const char *line _unused_, int result) {
         struct plan_run *pr = userdata;
 
@@ -241,8 +239,7 @@ int ctl_plan(int argc, char **argv) {
         e.out = &out;
         e.on_action = plan_record;
         e.userdata = &pr;
-        /* the journal is only read (a dry run adopts what a previous run
-         * saved), and the runtime bans are those the daemon would see */
+        /* the journal only read; the bans the daemon would see */
         r = state_dir_choose(NULL, cfg.state_dir, root, e.root_is_host, false, &state_dir);
         if (r < 0) {
                 ctl_error("cannot choose the state directory: %s", strerror(-r));
@@ -258,9 +255,8 @@ int ctl_plan(int argc, char **argv) {
         if (r < 0)
                 ctl_error("cannot read the runtime bans in %s (%s), planning without them", bans_dir, strerror(-r));
 
-        /* The daemon's own informational lines (its dry-run "would set",
-         * its notes) only with -v: the plan prints them itself.  Its
-         * warnings (a NIC mapped by guess, a write that would fail) stay. */
+        /* the daemon's info lines only with -v (the plan prints them);
+         * its warnings stay */
         if (level < LOG_DEBUG)
                 log_set_max_level(LOG_WARNING);
         ctl_catch_signals();
@@ -270,10 +266,8 @@ int ctl_plan(int argc, char **argv) {
                 goto out;
         }
 
-        /* As irqsteerd: the decision at start (tick 0, no load measured
-         * yet), then one tick per interval, fast_interval while a CPU
-         * nears hot.  A CPU must stay hot for hot_samples ticks before the
-         * policy acts on it; ticks go on while the daemon would still act. */
+        /* as irqsteerd: the decision at start, then one tick per interval
+         * while the daemon would still act */
         hot = MAX(cfg.hot_samples, 1u);
         for (pr.tick = 0;; pr.tick++) {
                 struct engine_tick_result res = { .full = "start", .decided = true };

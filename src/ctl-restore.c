@@ -31,11 +31,8 @@ static void restore_help(FILE *f) {
                 UNDO_JOURNAL_NAME, CONFIG_DEFAULT_STATE_DIR);
 }
 
-/* Whether the status file names a live daemon: restoring under its feet
- * would look to it like an administrator's change.  The lock is the word
- * on a daemon of this directory; this also catches one that does not take
- * it, and --force overrides it (a stale file whose PID is now another
- * irqsteerd's). */
+/* Whether the status file names a live daemon (--force overrides it; the
+ * lock below is the word on this directory). */
 static bool daemon_running(const char *state_dir, int64_t *ret_pid) {
         _cleanup_(json_freep) struct json_value *v = NULL;
 
@@ -81,73 +78,47 @@ int ctl_restore(int argc, char **argv) {
         close(rootfd);
         /* a --root run keeps its journal under its root (irqsteerd(8)) */
         r = state_dir_choose(asked_state_dir, NULL, root, host, false, &state_dir);
-        if (r == -EXDEV) {
-                ctl_error("--state-dir %s is the host's state directory, not that of root %s "
-                          "(omit --state-dir for %s/run/irqsteer)", asked_state_dir, root, root);
-                return CTL_EXIT_ERROR;
-        }
-        if (r < 0) {
-                ctl_error("cannot choose the state directory: %s", strerror(-r));
-                return CTL_EXIT_ERROR;
-        }
-        /* The daemon's own lock, held while the journal is read and
-         * rewritten: a daemon on this directory appends to the journal at
-         * any tick, and one starting now would take it for a crash's.
-         * --force does not override it.  The journal's lines are applied
-         * as root: first, no one else may have written the directory. */
+        if (r == -EXDEV)
+                return ctl_error("--state-dir %s is the host's state directory, not that of root %s "
+                                 "(omit --state-dir for %s/run/irqsteer)", asked_state_dir, root, root);
+        if (r < 0)
+                return ctl_error("cannot choose the state directory: %s", strerror(-r));
+        /* the daemon's lock while the journal is read and rewritten, not
+         * overridden; and no one else may have written the directory */
         r = state_dir_check(state_dir, why, sizeof(why));
-        if (r == -EPERM) {
-                ctl_error("refusing the state directory %s: %s; it must be owned by root and writable by "
-                          "no one else, as everything in it", state_dir, why);
-                return CTL_EXIT_ERROR;
-        }
+        if (r == -EPERM)
+                return ctl_error("refusing the state directory %s: %s; it must be owned by root and writable by "
+                                 "no one else, as everything in it", state_dir, why);
         lockfd = r == -ENOENT ? r : state_lock(state_dir, &holder);
         if (lockfd == -ENOENT) {
                 printf("Nothing to restore: no saved originals in %s/%s.\n", state_dir, UNDO_JOURNAL_NAME);
                 return CTL_EXIT_OK;
         }
-        if (lockfd == -EBUSY) {
-                if (holder > 0 && state_pid_is_irqsteerd(holder))
-                        ctl_error("irqsteerd (pid %d) holds %s/%s and restores on stop; stop it first "
-                                  "(--force does not override the lock)", (int) holder, state_dir, STATE_LOCK_NAME);
-                else
-                        /* another restore, or a daemon whose PID did not fit */
-                        ctl_error("%s/%s is locked: an irqsteerd or another restore is using %s; "
-                                  "try again when it is done (--force does not override the lock)", state_dir,
-                                  STATE_LOCK_NAME, state_dir);
-                return CTL_EXIT_ERROR;
-        }
-        if (lockfd < 0) {
-                ctl_error("cannot lock %s/%s: %s", state_dir, STATE_LOCK_NAME, state_strerror(lockfd));
-                return CTL_EXIT_ERROR;
-        }
-        /* and the root's: a daemon on this root with another state
-         * directory writes the same files */
+        if (lockfd == -EBUSY && holder > 0 && state_pid_is_irqsteerd(holder))
+                return ctl_error("irqsteerd (pid %d) holds %s/%s and restores on stop; stop it first "
+                                 "(--force does not override the lock)", (int) holder, state_dir, STATE_LOCK_NAME);
+        if (lockfd == -EBUSY) /* another restore, or a daemon whose PID did not fit */
+                return ctl_error("%s/%s is locked: an irqsteerd or another restore is using %s; "
+                                 "try again when it is done (--force does not override the lock)", state_dir,
+                                 STATE_LOCK_NAME, state_dir);
+        if (lockfd < 0)
+                return ctl_error("cannot lock %s/%s: %s", state_dir, STATE_LOCK_NAME, state_strerror(lockfd));
+        /* and the root's: a daemon there writes the same files */
         root_lockfd = state_lock_root(root, host, &root_lock_dir, &holder, why, sizeof(why));
-        if (root_lockfd == -EBUSY) {
-                ctl_error("irqsteerd (pid %d) is running on root %s (it holds %s/%s); stop it first "
-                          "(--force does not override the lock)", (int) holder, root, root_lock_dir,
-                          STATE_ROOT_LOCK_NAME);
-                return CTL_EXIT_ERROR;
-        }
-        if (root_lockfd < 0) {
-                ctl_error("cannot lock root %s: %s", root, why[0] ? why : state_strerror(root_lockfd));
-                return CTL_EXIT_ERROR;
-        }
-        if (!force && daemon_running(state_dir, &pid)) {
-                ctl_error("irqsteerd (pid %" PRId64 ") is running and restores on stop; "
-                          "stop it, or use --force",
-                          pid);
-                return CTL_EXIT_ERROR;
-        }
+        if (root_lockfd == -EBUSY)
+                return ctl_error("irqsteerd (pid %d) is running on root %s (it holds %s/%s); stop it first "
+                                 "(--force does not override the lock)", (int) holder, root, root_lock_dir,
+                                 STATE_ROOT_LOCK_NAME);
+        if (root_lockfd < 0)
+                return ctl_error("cannot lock root %s: %s", root, why[0] ? why : state_strerror(root_lockfd));
+        if (!force && daemon_running(state_dir, &pid))
+                return ctl_error("irqsteerd (pid %" PRId64 ") is running and restores on stop; stop it, or use --force",
+                                 pid);
 
-        /* List the journal first (read-only handle): the restore report
-         * only counts. */
+        /* list the journal first: the restore report only counts */
         r = undo_new(state_dir, NULL, true, &u);
-        if (r < 0) {
-                ctl_error("cannot read the undo journal in %s: %s", state_dir, state_strerror(r));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0)
+                return ctl_error("cannot read the undo journal in %s: %s", state_dir, state_strerror(r));
         if (u->n_entries == 0 && u->corrupt == 0) {
                 printf("Nothing to restore: no saved originals in %s/%s.\n", state_dir, UNDO_JOURNAL_NAME);
                 undo_free(u);
@@ -168,18 +139,14 @@ int ctl_restore(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
         r = undo_recover(rootfd, state_dir, &rep);
         close(rootfd);
-        if (rep.refused[0]) {
-                ctl_error("%s/%s is not restored: %s; it is left as it is", state_dir, UNDO_JOURNAL_NAME,
-                          rep.refused);
-                return CTL_EXIT_ERROR;
-        }
+        if (rep.refused[0])
+                return ctl_error("%s/%s is not restored: %s; it is left as it is", state_dir, UNDO_JOURNAL_NAME,
+                                 rep.refused);
         printf("Restored %u, already original %u, changed by someone else since (left alone) %u, "
                "gone %u, failed %u, unreadable journal lines %u.\n",
                rep.restored, rep.unchanged, rep.external, rep.gone, rep.failed, rep.corrupt);
-        if (r < 0 || rep.failed > 0) {
-                ctl_error("restore incomplete: %s%s%s; the failed objects stay in the journal",
-                          rep.first_failed, rep.first_failed[0] ? ": " : "", strerror(-(r < 0 ? r : rep.first_error)));
-                return CTL_EXIT_ERROR;
-        }
+        if (r < 0 || rep.failed > 0)
+                return ctl_error("restore incomplete: %s%s%s; the failed objects stay in the journal", rep.first_failed,
+                                 rep.first_failed[0] ? ": " : "", strerror(-(r < 0 ? r : rep.first_error)));
         return CTL_EXIT_OK;
 }

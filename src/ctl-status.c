@@ -1,5 +1,4 @@
-/* irqsteerctl status: reads STATE_DIR/status.json, which irqsteerd replaces
- * atomically every tick (schema in ctl.h), checks it and renders it. */
+/* irqsteerctl status: STATE_DIR/status.json checked and rendered. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -37,9 +36,8 @@ static bool has_type(const struct json_value *v, enum json_type t) {
         return v && v->type == t;
 }
 
-/* Checks each element of array member key of v: an object whose members
- * named in fields have the given types ('s' string, 'S' string or null,
- * 'i' integer, 'n' number). */
+/* Each element of array key of v: an object whose fields have the types
+ * ('s' string, 'S' string or null, 'i' integer, 'n' number). */
 static int check_array(const struct json_value *v, const char *key, const char *const *fields,
                        const char *types, const char **ret_why) {
         const struct json_value *a = json_get(v, key);
@@ -83,57 +81,33 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why) {
         const struct json_value *m;
         const char *why = NULL;
         int64_t version;
-        int r;
 
-        if (!has_type(v, JSON_OBJECT)) {
+        if (!has_type(v, JSON_OBJECT))
                 why = "not a JSON object";
-                goto bad;
-        }
-        if (json_get_int(v, "version", &version) < 0) {
+        else if (json_get_int(v, "version", &version) < 0)
                 why = "version";
-                goto bad;
-        }
-        if (version != CTL_STATUS_VERSION) {
+        else if (version != CTL_STATUS_VERSION)
                 why = "unsupported version";
-                goto bad;
-        }
-        m = json_get(v, "pid");
-        if (!is_int(m) || m->number <= 0) {
+        else if (!is_int(m = json_get(v, "pid")) || m->number <= 0)
                 why = "pid";
-                goto bad;
-        }
-        if (!has_type(json_get(v, "status"), JSON_STRING)) {
+        else if (!has_type(json_get(v, "status"), JSON_STRING))
                 why = "status";
-                goto bad;
-        }
-        if ((m = json_get(v, "started_usec")) && !is_int(m)) {
+        else if ((m = json_get(v, "started_usec")) && !is_int(m))
                 why = "started_usec";
-                goto bad;
-        }
-        if ((m = json_get(v, "uptime_s")) && m->type != JSON_NUMBER) {
+        else if ((m = json_get(v, "uptime_s")) && m->type != JSON_NUMBER)
                 why = "uptime_s";
-                goto bad;
-        }
-        if ((m = json_get(v, "config")) && m->type != JSON_OBJECT) {
+        else if ((m = json_get(v, "config")) && m->type != JSON_OBJECT)
                 why = "config";
-                goto bad;
-        }
-        r = check_array(v, "hot_cpus", hot_fields, "in", &why);
-        if (r == 0)
-                r = check_array(v, "managed", managed_fields, "sSS", &why);
-        if (r == 0)
-                r = check_array(v, "last_actions", action_fields, "nsS", &why);
-        if (r < 0)
-                goto bad;
-        return 0;
-bad:
+        else if (check_array(v, "hot_cpus", hot_fields, "in", &why) == 0 &&
+                 check_array(v, "managed", managed_fields, "sSS", &why) == 0 &&
+                 check_array(v, "last_actions", action_fields, "nsS", &why) == 0)
+                return 0;
         if (ret_why)
                 *ret_why = why;
         return -EBADMSG;
 }
 
-/* A JSON array of CPU numbers as a CPU list ("0-3,8"); false when v is
- * not one. */
+/* A JSON array of CPUs as a list ("0-3,8"); false when v is not one. */
 static bool fmt_cpu_array(const struct json_value *v, char *buf, size_t len) {
         cpuset_t s;
 
@@ -187,9 +161,7 @@ static bool read_comm(int rootfd, const char *path, char *buf, size_t len) {
         return *buf != 0;
 }
 
-/* The undo journal's object name for people: "thread PID TID STARTTIME"
- * becomes "thread TID (process/thread)", the names read under rootfd
- * while the thread lives. */
+/* "thread PID TID STARTTIME" as "thread TID (process/thread)" while it lives. */
 static void fmt_object(int rootfd, const char *object, char *buf, size_t len) {
         unsigned long pid, tid;
         unsigned long long start;
@@ -254,8 +226,7 @@ static void print_counters(FILE *f, const struct json_value *v) {
                 fputc('\n', f);
 }
 
-/* Every IRQ by class, one line a class with what is done with it; the
- * kernel-managed ones by number, as many as fit 120 columns. */
+/* One line a class; the kernel-managed IRQs by number, as many as fit. */
 static void print_irq_classes(FILE *f, const struct json_value *v) {
         const struct json_value *a = json_get(v, "irq_classes"), *km = json_get(v, "kernel_managed_irqs");
 
@@ -332,8 +303,7 @@ static void print_hot(FILE *f, const struct json_value *v) {
         }
 }
 
-/* Each IRQ that fires elsewhere than irqsteerd set it (irqsteerd(8),
- * EFFECTIVE AFFINITY). */
+/* Each IRQ firing elsewhere than set (irqsteerd(8), EFFECTIVE AFFINITY). */
 static void print_effective(FILE *f, const struct json_value *v) {
         const struct json_value *c = json_get(v, "effective_mismatch");
 
@@ -354,8 +324,7 @@ static void print_effective(FILE *f, const struct json_value *v) {
         }
 }
 
-/* A managed object's value: the CPU list when the daemon gave the CPU set
- * (an RPS/XPS mask shows as a list like an IRQ's), else the file text. */
+/* A managed value: its CPU list when given, else the file text. */
 static void fmt_value(const struct json_value *e, const char *cpus_key, const char *text_key, char *buf,
                       size_t len) {
         const char *s;
@@ -378,8 +347,7 @@ static void fmt_journal_value(enum knob_kind kind, const char *value, char *buf,
                 snprintf(buf, len, "%s", value);
 }
 
-/* Every managed object: from the undo journal when it was read (status.json
- * lists only the newest REPORT_LIST_MAX), else those status.json has. */
+/* Every managed object: from the journal when read, else status.json's. */
 static void print_managed(FILE *f, const struct json_value *v, int rootfd, const struct undo *journal) {
         const struct json_value *a = json_get(v, "managed");
         int64_t count = (int64_t) json_count(a);
@@ -415,9 +383,7 @@ static void print_managed(FILE *f, const struct json_value *v, int rootfd, const
                 fprintf(f, "  (the newest %zu; the undo journal, unreadable here, has them all)\n", n);
 }
 
-/* text indented by indent, wrapped at spaces to lines of at most 120
- * columns (continuation lines 2 columns deeper); a word longer than a
- * line stays whole. */
+/* text indented, wrapped at spaces to 120 columns (continuations 2 deeper). */
 static void print_wrapped(FILE *f, const char *text, int indent) {
         const int width = 120;
         int col = indent;
@@ -463,8 +429,7 @@ static void print_actions(FILE *f, const struct json_value *v, double now_s, siz
                 json_get_string(e, "reason", &reason);
                 fmt_time(t / 1e6, buf, sizeof(buf));
                 fmt_duration(now_s - t / 1e6, buf2, sizeof(buf2));
-                /* the time on a line of its own: an action line alone is
-                 * up to ~100 columns */
+                /* the time on a line of its own: action lines are long */
                 fprintf(f, "  %s (%s ago)", buf, buf2);
                 if (json_get_string(e, "result", &result) == 0 && strcmp(result, "done") != 0) {
                         const char *error = NULL;
@@ -474,16 +439,13 @@ static void print_actions(FILE *f, const struct json_value *v, double now_s, siz
                 }
                 fputc('\n', f);
                 print_wrapped(f, action, 4);
-                /* action_format lines already end in the reason; print it
-                 * separately only when it adds something */
+                /* action lines end in the reason: only when it adds something */
                 if (reason && *reason && !strstr(action, reason))
                         fprintf(f, "    reason: %s\n", reason);
         }
 }
 
-/* The configuration in the file's syntax (config_text), indented; the
- * parser strips the indentation, so it pastes back as it is.  The drop-ins
- * merged into it are listed as comments. */
+/* config_text indented (it pastes back as it is), the drop-ins as comments. */
 static void print_config(FILE *f, const struct json_value *v) {
         const struct json_value *dropins = json_get(json_get(v, "config"), "dropins");
         const char *text, *path = NULL;
@@ -567,8 +529,7 @@ static void status_help(FILE *f) {
                 STATE_STATUS_NAME, CONFIG_DEFAULT_STATE_DIR);
 }
 
-/* An error of status: the message on stderr and, with --json, an error
- * object on stdout so that a script reading stdout sees why. */
+/* An error on stderr and, with --json, as an object on stdout. */
 static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...) {
@@ -658,14 +619,11 @@ int ctl_status(int argc, char **argv) {
                 struct undo *journal = NULL;
 
                 json_get_string(v, "root", &root);
-                /* names in it (comm, IRQs, interfaces, reasons quoting
-                 * them) came from outside: no escape byte reaches a
-                 * terminal */
+                /* outside names: escaped for the terminal */
                 FILE *f = util_escaping_stream(stdout);
 
                 fd = full ? rootfs_open(root) : -1;
-                /* every managed object is in the journal (status.json has
-                 * the newest few); listing it changes nothing */
+                /* every managed object is in the journal (read only) */
                 if (full && undo_new(state_dir, NULL, true, &journal) < 0)
                         journal = NULL;
                 ctl_status_print(f ? f : stdout, v, (double) util_now_usec(CLOCK_REALTIME) / 1e6, fd, full, journal);

@@ -95,9 +95,8 @@ static double cpu_netload(const struct sample_cpu *c) {
         return c->valid ? c->irq + c->softirq : -1;
 }
 
-/* Sort order of the table: the most irq+softirq first (what makes a CPU
- * hot for irqsteerd), then the busiest, then by number; CPUs without
- * numbers last. */
+/* The most irq+softirq first (what makes a CPU hot), then the busiest, then
+ * by number; CPUs without numbers last. */
 static const struct sample_rates *sort_rates;
 static int cmp_load(const void *a, const void *b) {
         const struct sample_cpu *x = &sort_rates->cpus[*(const int *) a], *y = &sort_rates->cpus[*(const int *) b];
@@ -126,8 +125,7 @@ static void print_cpu_row(FILE *f, const struct sample_rates *r, const struct in
         bool hot = c->valid && c->irq + c->softirq >= view->hot;
 
         ctl_cpu_queues(inv, cpu, queue_to_buf, &b);
-        /* keep a row within the terminal (or 100 columns): the queue list
-         * is cut after the 58 columns of numbers */
+        /* the queue list is cut to keep a row within the terminal */
         {
                 size_t room = view->cols > 58 + 8 ? view->cols - 58 - 1 : view->cols ? 8 : 42;
 
@@ -182,8 +180,7 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
                         irqs[n_irqs++] = &r->irqs[i];
         qsort(irqs, n_irqs, sizeof(*irqs), cmp_irq_rate);
 
-        /* The rows: summary, CPU header, CPU rows, a "more" line when cut,
-         * and the top IRQs (a blank line, their header, up to 5 or 10). */
+        /* summary, header, CPU rows, a "more" line, the top IRQs */
         irq_rows = MIN(n_irqs, (size_t) (view->rows ? 5 : 10));
         cpu_rows = n;
         if (view->max_cpus > 0)
@@ -242,8 +239,7 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
 
                         char raw[256];
 
-                        /* IRQ and interface names are the drivers' and
-                         * the host's: escaped for the terminal */
+                        /* outside names: escaped for the terminal */
                         snprintf(raw, sizeof(raw), "%s%s", ii ? ii->name : "", queue);
                         util_cescape(raw, strlen(raw), false, name, sizeof(name));
                         if (strlen(name) > room)
@@ -354,23 +350,19 @@ int ctl_top(int argc, char **argv) {
                 json = true;
         if (!have_count)
                 count = tty && !json ? 0 : 1;
-        /* redrawn in place only when it repeats on a terminal; one sample
-         * stays on the screen below the prompt */
+        /* redrawn in place only when it repeats on a terminal */
         redraw = tty && !json && count != 1;
         if (tty && !json) {
                 size_t rows;
 
                 terminal_size(STDOUT_FILENO, &rows, &view.cols);
-                /* redrawn: the title, a blank line and the cursor's line
-                 * below the table; once: the command line above and the
-                 * prompt below; so that the header never scrolls away */
+                /* room for the lines around the table: the header never
+                 * scrolls away */
                 view.rows = rows > 4 ? rows - (redraw ? 3 : 2) : 1;
                 view.color = true;
         }
-        /* A terminal's stdout is line-buffered: a redrawn frame would reach
-         * it line by line after the clear, and flicker.  Fully buffered, each
-         * frame is one write at the fflush() below (glibc sizes a buffer it
-         * allocates itself by the terminal's block size, 1 KB: hence ours). */
+        /* fully buffered with a buffer of our own: each frame is one write,
+         * no flicker */
         if (redraw) {
                 static char frame[1 << 16];
 
@@ -386,10 +378,9 @@ int ctl_top(int argc, char **argv) {
 
         r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &prev);
         if (r < 0) {
-                ctl_error("cannot read proc/stat, proc/softirqs or proc/interrupts under %s: %s", root,
-                          strerror(-r));
                 close(rootfd);
-                return CTL_EXIT_ERROR;
+                return ctl_error("cannot read proc/stat, proc/softirqs or proc/interrupts under %s: %s", root,
+                                 strerror(-r));
         }
         for (uint64_t i = 0; count == 0 || i < count; i++) {
                 struct sample_rates rates = { 0 };
@@ -398,19 +389,16 @@ int ctl_top(int argc, char **argv) {
                         break;
                 r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &cur);
                 if (r < 0) {
-                        ctl_error("sampling failed: %s", strerror(-r));
-                        ret = CTL_EXIT_ERROR;
+                        ret = ctl_error("sampling failed: %s", strerror(-r));
                         break;
                 }
                 r = sample_compute(&prev, &cur, &rates);
                 if (r < 0) {
-                        ctl_error("computing rates failed: %s", strerror(-r));
+                        ret = ctl_error("computing rates failed: %s", strerror(-r));
                         sample_snapshot_free(&cur);
-                        ret = CTL_EXIT_ERROR;
                         break;
                 }
-                /* Re-read each sample: the daemon may have moved IRQs.  A
-                 * failure only costs the queue column. */
+                /* the daemon may have moved IRQs; a failure costs the queue column */
                 inventory_free(&inv); /* leaves it empty, as a failed read does */
                 r = inventory_read(rootfd, &cur.interrupts, &inv);
                 if (r < 0)

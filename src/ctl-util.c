@@ -1,6 +1,4 @@
-/* Helpers every irqsteerctl subcommand file uses (ctl-internal.h): error
- * messages, the root, the model read, signals and sleeping, the
- * configuration.  Calls only the library, never a subcommand. */
+/* Helpers every irqsteerctl subcommand file uses (ctl-internal.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,7 +14,7 @@
 #include "rootfs.h"
 #include "util.h"
 
-void ctl_error(const char *fmt, ...) {
+int ctl_error(const char *fmt, ...) {
         va_list ap;
 
         fputs("irqsteerctl: ", stderr);
@@ -24,6 +22,7 @@ void ctl_error(const char *fmt, ...) {
         vfprintf(stderr, fmt, ap);
         va_end(ap);
         fputc('\n', stderr);
+        return CTL_EXIT_ERROR;
 }
 
 int ctl_usage_error(const char *cmd, const char *fmt, ...) {
@@ -56,8 +55,7 @@ int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_inte
         }
         r = procfs_interrupts_read(rootfd, pi);
         if (r < 0) {
-                /* Without proc/interrupts NICs and queues are still worth
-                 * showing; their IRQs are simply unknown. */
+                /* NICs and queues are worth showing without their IRQs */
                 ctl_error("cannot read proc/interrupts: %s, showing no IRQs", strerror(-r));
                 memset(pi, 0, sizeof(*pi));
         }
@@ -77,8 +75,7 @@ int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_inte
         return 0;
 }
 
-/* The CPUs an IRQ fires on: its effective affinity when the kernel reports
- * one, else its affinity mask. */
+/* Where an IRQ fires: its effective affinity, else its mask. */
 static void irq_cpus(const struct inventory_irq *irq, cpuset_t *ret) {
         if (irq->has_effective && !cpuset_empty(&irq->effective))
                 *ret = irq->effective;
@@ -127,8 +124,7 @@ int ctl_parse_interval(const char *s, uint64_t *ret_usec) {
 
         if (!s || !*s)
                 return -EINVAL;
-        /* A bare number is seconds and may have a fraction ("0.2"), which
-         * util_parse_duration_usec does not take. */
+        /* a bare number is seconds, a fraction too ("0.2") */
         errno = 0;
         d = strtod(s, &end);
         if (end != s && *end == '\0' && s[0] >= '0' && s[0] <= '9') {
@@ -166,8 +162,7 @@ void ctl_catch_signals(void) {
 bool ctl_sleep(uint64_t usec) {
         uint64_t until = util_now_usec(CLOCK_MONOTONIC) + usec;
 
-        /* nanosleep returns EINTR on a signal because the handlers are
-         * installed without SA_RESTART; other wake-ups sleep the rest. */
+        /* EINTR on a signal (no SA_RESTART) */
         while (!ctl_quit) {
                 uint64_t now = util_now_usec(CLOCK_MONOTONIC);
                 struct timespec ts;
@@ -185,8 +180,7 @@ int ctl_load_config(const char *path, struct config *ret) {
         struct config_errors errs = { 0 };
         int r;
 
-        /* A file named on the command line must exist; the default one may
-         * be absent (built-in defaults), as for the daemon. */
+        /* the default file may be absent, a named one must exist */
         r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, ret, &errs);
         if (r < 0) {
                 if (errs.n > 0)

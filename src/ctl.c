@@ -1,6 +1,4 @@
-/* irqsteerctl: the command line, dispatched to the subcommands
- * (ctl-inventory.c, ctl-top.c, ctl-status.c, ctl-plan.c, ctl-restore.c,
- * ctl-bans.c, ctl-metrics.c). */
+/* irqsteerctl: the command line, dispatched to the ctl-*.c subcommands. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,4 @@
-/* The effective-affinity watch (effwatch.h): where a written IRQ really
- * fires. */
+/* The effective-affinity watch (effwatch.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +38,7 @@ static bool irq_fired(const struct procfs_interrupts *prev, const struct procfs_
         return a && b && b->total > a->total;
 }
 
-/* An IRQ someone else moved since (or that vanished) is no longer ours to
- * check. */
+/* An IRQ moved by someone else (or vanished) is no longer ours to check. */
 void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv,
                     const struct procfs_interrupts *prev, const struct procfs_interrupts *cur) {
         for (size_t i = 0; i < ew->n;) {
@@ -79,8 +77,7 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
                 }
                 i++;
         }
-        /* after a big host's first placement the watch held every queue
-         * IRQ (2 kB each): its room goes back once they all settled */
+        /* the room of a first placement goes back once all settled */
         if (ew->n == 0)
                 effwatch_free(ew);
 }

@@ -1,7 +1,5 @@
-/* What the engine found and what changed (engine-internal.h): the topology
- * and NICs said at the start, [interface] sections matching nothing, the
- * difference between two inventories (NICs appearing, vanishing, renamed,
- * changing queue counts) and the link events it makes. */
+/* What the engine found and what changed between two inventories, and the
+ * link events it makes (engine-internal.h). */
 #include <fnmatch.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -17,9 +15,8 @@
 #include "report.h"
 #include "util.h"
 
-/* [interface NAME] sections that match no NIC here: a warning, not an
- * error, since one file may serve several hosts; listed in status.json
- * until a NIC appears that matches (said once per start and reload). */
+/* [interface NAME] sections matching no NIC: a warning (one file may serve
+ * several hosts), listed in status.json until one appears. */
 void engine_check_unmatched(struct engine *e, bool say) {
         size_t l = 0;
 
@@ -54,7 +51,7 @@ void engine_log_topology(const struct engine *e) {
                  cpuset_to_text(&e->topo.nohz_full, "none", nohz, sizeof(nohz)));
 }
 
-static void log_nic(const struct config *c, const struct inventory *inv, const struct inventory_nic *n) {
+static void log_nic(const struct config *c, const struct inventory_nic *n) {
         const struct config_interface *ci = config_interface_for(c, n->name);
         char map[768] = "";
         size_t off = 0;
@@ -77,7 +74,6 @@ static void log_nic(const struct config *c, const struct inventory *inv, const s
                 }
                 off += (size_t) k;
         }
-        (void) inv;
         /* which NICs it manages, said at the start */
         log_info("nic %s: %s; driver %s, node %d, %s, %d rx / %d tx queues, IRQ map (%s):%s", n->name,
                  ci && !ci->manage ? "left alone ([interface] manage = no)" : "managed",
@@ -85,9 +81,7 @@ static void log_nic(const struct config *c, const struct inventory *inv, const s
                  inventory_map_source_to_string(n->map), map[0] ? map : " none");
 }
 
-/* Unknown IRQ names: the queue map is a guess from msi_irqs order, which
- * an operator must know about.  Said once per NIC name for the
- * daemon's life, not at each rediscovery. */
+/* A queue map guessed from msi_irqs order: said once per NIC name. */
 static void warn_msi_order(struct engine *e, const struct inventory_nic *n) {
         if (n->map != INVENTORY_MAP_MSI_ORDER)
                 return;
@@ -103,17 +97,15 @@ static void warn_msi_order(struct engine *e, const struct inventory_nic *n) {
 
 void engine_log_inventory(struct engine *e) {
         for (size_t i = 0; i < e->inv.n_nics; i++) {
-                log_nic(e->config, &e->inv, &e->inv.nics[i]);
+                log_nic(e->config, &e->inv.nics[i]);
                 warn_msi_order(e, &e->inv.nics[i]);
         }
         if (e->inv.n_nics == 0)
                 log_info("no network interfaces found under %s", e->root);
 }
 
-/* The name a NIC that appears with ifindex had before, if it vanished
- * under another (in the last read, or earlier), or NULL; the match is
- * forgotten.  ifindex is not reused while the kernel runs (a counter per
- * network namespace), so the same one is the same device. */
+/* The name a NIC appearing with ifindex had when it vanished, or NULL (an
+ * ifindex is not reused while the kernel runs); the match is forgotten. */
 static const char *renamed_from(struct engine *e, const struct inventory *old, const struct inventory *new,
                                 const struct inventory_nic *n, char *buf, size_t len) {
         if (n->ifindex <= 0)
@@ -150,11 +142,8 @@ static void remember_gone(struct engine *e, const struct inventory_nic *n) {
         e->gone_nics[i].ifindex = n->ifindex;
 }
 
-/* What changed between two inventories.  Queue counts always: ethtool -L
- * changes the real queue count without any RTM_NEWLINK, and drivers reset
- * IRQ affinity then.  NICs appearing,
- * vanishing or going up only without the link monitor (fixture roots,
- * netlink unavailable), which reports those itself as they happen. */
+/* Queue counts always (ethtool -L sends no RTM_NEWLINK); NICs coming and
+ * going only without the link monitor, which reports those itself. */
 void engine_diff_inventory(struct engine *e, const struct inventory *old, const struct inventory *new) {
         for (size_t i = 0; i < new->n_nics; i++) {
                 const struct inventory_nic *n = &new->nics[i], *o = inventory_nic(old, n->name);

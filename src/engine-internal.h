@@ -6,8 +6,7 @@
 
 /* Logs the CPU topology, at info. */
 void engine_log_topology(const struct engine *e);
-/* Logs each NIC (managed or not, its IRQ map), warning once per NIC name
- * when its queue IRQs are guessed from msi_irqs order. */
+/* Logs each NIC, warning once a name when its IRQs are guessed. */
 void engine_log_inventory(struct engine *e);
 /* Link events and placements forgotten for what changed from old to new;
  * a NIC renamed takes its saved originals along. */

@@ -31,16 +31,10 @@
 #include "util.h"
 #include "workers.h"
 
-/* ---- logging what was found ---- */
-
 /* ---- discovery ---- */
 
-/* Dry run: what apply recorded as "written" (apply_overlay), laid over the
- * inventory and, when ws is given, the worker set; with fresh_only only
- * over an object re-read by this refresh: the others still hold what was
- * laid over them when the action was recorded (run_actions()) or at an
- * earlier refresh: an object not re-read still holds its overlaid value,
- * and laying it again would change nothing. */
+/* Dry run: what apply recorded as written, laid over the inventory (and ws);
+ * fresh_only: over objects this refresh re-read, the others hold it still. */
 static void overlay(struct engine *e, struct inventory *inv, struct worker_set *ws, bool fresh_only) {
         const struct apply_overlay_entry *v;
         size_t n;
@@ -57,28 +51,16 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
         }
 }
 
-/* Per-object values (IRQ masks, a queue's rps_cpus/rps_flow_cnt/xps_cpus)
- * re-read a tick: reading all of them is thousands of files a tick on a
- * large host.  What the policy needs fresh is what it changes (re-read the
- * tick after, inventory_irq.reread) and what changed behind its back,
- * which a rotating audit finds within ceil(objects / AUDIT_PER_TICK)
- * ticks, sooner on a link event (full discovery).  Hosts with up to 64 NIC
- * IRQs + queues read everything every tick.  A stale value never leads to
- * a write: run_actions() re-reads an unaudited object before acting on it. */
+/* Per-object values audited a tick (docs/DESIGN.md, The tick); a stale one
+ * never leads to a write: action_current() re-reads it first. */
 #define AUDIT_PER_TICK 64
 
-/* Full discovery at least this often (ticks), whatever the cheap checks
- * of inventory_refresh() say: a safety net for layout changes they cannot
- * see (a driver rebound with the same IRQs and queue counts). */
+/* Full discovery at least this often (ticks): a driver rebound with the same
+ * IRQs and queue counts escapes inventory_refresh()'s checks. */
 #define FULL_DISCOVERY_TICKS 60
 
-/* Per tick only the values the policy needs fresh are re-read; the whole
- * inventory (dir walks, device links, msi_irqs: ~5 files per IRQ and 5 per
- * queue, thousands of files on a 256-CPU host with 459 IRQs) at start,
- * after link events and CPU hotplug (inventory_dirty), when inventory_refresh()
- * sees the layout change (IRQ set, NIC set, queue counts: ethtool -L sends
- * no netlink message, so queue dirs are counted each tick), and every
- * FULL_DISCOVERY_TICKS ticks. */
+/* The whole inventory, thousands of files on a big host: only when
+ * discovery_due() or inventory_refresh() sees the layout change. */
 static int discover_inventory(struct engine *e, const struct procfs_interrupts *interrupts);
 
 /* Why this tick reads the whole inventory, NULL when a refresh does. */
@@ -101,8 +83,7 @@ static int refresh_inventory(struct engine *e, const struct procfs_interrupts *i
                         log_debug_errno(r, "Reading the whole inventory: refresh failed: %m");
                 else
                         log_debug("Reading the whole inventory: IRQs, NICs or queue counts changed");
-                /* something changed under a reading carried over from an
-                 * earlier tick: the next tick reads the IRQs afresh */
+                /* a reading carried over may be stale */
                 e->irq_force = true;
                 return discover_inventory(e, interrupts);
         }
@@ -136,9 +117,8 @@ static int discover_inventory(struct engine *e, const struct procfs_interrupts *
         return 0;
 }
 
-/* CPU hotplug shows as a changed set of /proc/stat lines between two
- * snapshots (comparing with the topology instead would fire on every tick
- * of a host whose sysfs and procfs disagree). */
+/* CPU hotplug: the set of /proc/stat lines changed (sysfs and procfs may
+ * disagree for good, so not against the topology). */
 static void snapshot_cpus(const struct sample_snapshot *s, cpuset_t *ret) {
         cpuset_zero(ret);
         for (size_t i = 0; i < s->stat.n_cpus; i++)
@@ -166,8 +146,6 @@ static int reread_topology(struct engine *e) {
 }
 
 /* ---- acting ---- */
-
-/* ---- effective affinity: where a written IRQ really fires ---- */
 
 void engine_log_policy_result(int *last, int r) {
         if (r >= 0) {
@@ -244,13 +222,8 @@ void engine_log_action(const struct action *a, const char *line, int result) {
                 log_fields(LOG_INFO, fields, "%s", line);
 }
 
-/* The object an action changes: marked for a re-read at the next refresh
- * (where it is now, the effective CPU the kernel chose), and when its
- * values were not read this tick, read now.  Returns false when the value
- * the policy decided from is no longer there: changed behind our back
- * since the audit last saw it.  The action is then dropped; the next tick's
- * policy sees the new value (an external change, or a driver reset after
- * policy_forget_nic()) and decides again. */
+/* Marks a's object for a re-read next refresh and reads it now if stale;
+ * false when it no longer holds the value the policy decided from. */
 static bool action_current(struct engine *e, const struct action *a) {
         struct inventory_nic *n = a->nic[0] ? (struct inventory_nic *) inventory_nic(&e->inv, a->nic) : NULL;
         struct inventory_queue *q = n ? inventory_queue(n, a->queue) : NULL;
@@ -285,10 +258,8 @@ static bool action_current(struct engine *e, const struct action *a) {
         }
 }
 
-/* A journal that cannot be saved is the state directory's problem (full,
- * read-only, gone): said once with its path, and once when it works again.
- * Nothing is changed meanwhile: apply_action() writes only after the
- * original is saved. */
+/* An unsavable journal (state directory full, read-only, gone): said once,
+ * and once when it works again; apply_action() writes nothing meanwhile. */
 static void check_journal(struct engine *e) {
         int r = apply_journal_error(e->apply);
 
@@ -303,9 +274,8 @@ static void check_journal(struct engine *e) {
         e->journal_failing = r < 0;
 }
 
-/* A write the kernel refuses for good, or for a reason not expected, is
- * the operator's to look at while any such object remains (the first one
- * named: it stays the same until it clears). */
+/* A write refused for good or unexpectedly: the operator's problem while
+ * any such object remains. */
 static void check_failures(struct engine *e) {
         const struct failures_object *f = failures_to_act(&e->failures);
 
@@ -315,10 +285,7 @@ static void check_failures(struct engine *e) {
                 problem_clear(&e->out->problems, PROBLEM_WRITE, "No write is failing any more");
 }
 
-/* After an IRQ is written, ticks that read /proc/interrupts to see where it
- * fires (EFFECTIVE AFFINITY): the grace and two more.  A watch that outlives
- * them (the IRQ is quiet, or fires elsewhere) goes on at the readings that
- * happen anyway. */
+/* Ticks after an IRQ write that read /proc/interrupts to see where it fires. */
 #define EFF_READ_TICKS (APPLY_EFFECTIVE_GRACE + 2)
 /* Room for actions kept from one tick to the next. */
 #define ENGINE_ACTIONS_KEPT 64
@@ -340,8 +307,7 @@ static void run_actions(struct engine *e, uint64_t now) {
                 r = apply_action(e->apply, a);
                 check_journal(e);
                 if (r < 0 && apply_failed_in_journal(e->apply)) {
-                        /* nothing was written, and the object is not to
-                         * blame: the policy decides again next tick */
+                        /* nothing written, not the object's fault */
                         record_action(e, a, line, r);
                         policy_feedback(e->policy, a, -EAGAIN, now);
                 } else if (r >= 0) {
@@ -395,16 +361,13 @@ void engine_log_note(const struct policy_note *no, const char *other) {
                 log_fields(no->level, fields, "%s", no->text);
 }
 
-/* Who else changes what we set: irqbalance is the usual one (a unit
- * started by hand, or an image that still enables it).  Looked up only
- * when a change behind our back is seen. */
+/* Who else changes what we set (irqbalance); looked up on an external change. */
 void engine_find_other_writer(struct engine *e) {
         pid_t pid;
 
         e->other_writer[0] = 0;
         e->other_pid = 0;
-        /* one that works on another tree (a simulator's, bind-mounted over
-         * its /proc/irq) changes nothing of ours */
+        /* one working on another tree (a simulator's) is not ours */
         if (workers_find_comm(e->rootfd, "irqbalance", "proc/irq", &pid) > 0) {
                 e->other_pid = pid;
                 snprintf(e->other_writer, sizeof(e->other_writer),
@@ -427,12 +390,8 @@ static void log_notes(struct engine *e) {
         }
 }
 
-/* "Leave this NIC alone" means as it was: the IRQs of an interface with
- * manage = no go back to their original affinity from the undo journal,
- * as the policy gives back its RPS and XPS masks (pol_unwanted).  Only an
- * IRQ that still holds the value irqsteerd last wrote: one changed by
- * someone else since is theirs.  The policy never decides for such an IRQ,
- * so these actions cannot clash with its own. */
+/* manage = no: the NIC's IRQs back to their journal originals, unless
+ * someone else changed them since; the policy never decides for them. */
 static int give_back_unmanaged(struct engine *e) {
         const struct undo *u = e->apply ? apply_undo(e->apply) : NULL;
 
@@ -490,21 +449,14 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
                 return r;
         report_count_policy(e->out, &e->report);
         run_actions(e, now);
-        /* A first placement on a big host is thousands of actions (2.4 kB
-         * each: two CPU sets), a usual tick a few: the room goes back. */
+        /* a first placement's thousands of actions: the room goes back */
         if (e->actions.allocated > ENGINE_ACTIONS_KEPT)
                 action_list_free(&e->actions);
         return 0;
 }
 
-/* Whether this tick reads /proc/interrupts (irqsteer.conf(5), irq_rate_interval).  Per-IRQ
- * rates only split a CPU's load among the IRQs on it, and a 256-CPU host's
- * /proc/interrupts is over a megabyte, more than everything else a tick
- * reads: it is read when something may have changed, i.e. a CPU's smoothed
- * irq+softirq share moved by IRQ_RATE_DRIFT since the last reading, the
- * CPU set, inventory or configuration changed, an action was taken or an
- * IRQ was written in the last EFF_READ_TICKS ticks; and at least every
- * irq_rate_interval.  The reason, or NULL when not due. */
+/* Why this tick reads /proc/interrupts (large on big hosts: only when
+ * something may have changed, irqsteer.conf(5) irq_rate_interval), or NULL. */
 #define IRQ_RATE_DRIFT 0.05
 static const char *irq_reading_due(const struct engine *e, const struct sample_snapshot *cur, bool cpus_changed) {
         uint64_t last;
@@ -547,12 +499,8 @@ static void irq_ref_update(struct engine *e) {
         }
 }
 
-/* Whether this tick runs in full (the inventory refresh, /proc/interrupts
- * when due, /proc/softirqs, the policy, the status file) or is a calm tick
- * that only sampled /proc/stat, which costs far less (bench/README.md,
- * cost16): on a calm host nothing the policy would do can change between
- * full ticks, since no CPU is near a threshold (policy_pace).  The reason,
- * or NULL for a calm tick. */
+/* Why this tick runs in full, or NULL for a calm one (/proc/stat alone:
+ * docs/DESIGN.md, The tick). */
 static const char *full_tick_due(const struct engine *e, uint64_t now, enum policy_pace pace, bool cpus_changed) {
         if (pace != POLICY_PACE_CALM)
                 return policy_pace_to_string(pace);
@@ -575,11 +523,7 @@ static const char *full_tick_due(const struct engine *e, uint64_t now, enum poli
         return NULL;
 }
 
-/* The interval after a tick: fast_interval while a CPU nears hot, so that
- * the samples hot_samples asks for come quickly (fast attack);
- * calm_interval while every CPU is calm, since on a calm host the wake-up
- * is most of what a tick costs (bench/README.md, cost16); the configured
- * one otherwise. */
+/* engine.h says which interval when. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval) {
         if (e->pace == POLICY_PACE_FAST && e->config->fast_interval_usec > 0)
                 return MIN(e->config->fast_interval_usec, interval);
@@ -605,10 +549,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         (void) sample_snapshot_take_napi(e->rootfd, e->have_inv ? &e->inv : NULL, &cur); /* -ENOMEM: none */
         if (e->have_prev) {
                 cpus_changed = cpu_set_changed(&e->prev, &cur);
-                /* the CPU shares of the interval before /proc/softirqs and
-                 * /proc/interrupts are read, if they are at all: as if
-                 * prev's readings were carried (what decides whether the
-                 * tick is full reads /proc/stat alone) */
+                /* shares from /proc/stat alone: prev's other readings carried */
                 cur.irq_usec = sample_snapshot_irq_usec(&e->prev);
                 cur.softirq_usec = sample_snapshot_softirq_usec(&e->prev);
                 r = sample_compute(&e->prev, &cur, &raw);
@@ -686,8 +627,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 }
         }
 
-        /* The policy must see the current affinities each tick to tell
-         * external changes: refresh_inventory() re-reads them. */
+        /* current affinities each tick: external changes show */
         r = refresh_inventory(e, &cur.interrupts);
         if (r < 0) {
                 engine_log_tick_failure(&e->tick_rl, r, "read the NIC inventory", now);
@@ -729,9 +669,8 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 ret->decided = r >= 0;
                 r = 0;
         }
-        /* a tick that began fast (a CPU at a threshold or its load rising
-         * since the last decision) is followed by a fast one: this tick's
-         * report is the new reference, so the rise no longer shows in it */
+        /* a tick that began fast is followed by a fast one: this report is
+         * the new reference, where the rise no longer shows */
         e->pace = MAX(pace_in, policy_pace(e->config, &e->report, have_raw ? &raw : NULL));
 done:
         e->ticks++;
@@ -765,11 +704,8 @@ void engine_init(struct engine *e) {
         };
 }
 
-/* A dry run (irqsteerctl plan, irqsteerd --dry-run) beside a running
- * daemon finds that daemon's journal (apply_new reads it): the queue masks
- * it lists, still holding the value written last, are the daemon's, with
- * the journal's originals.  RPS and XPS first: a flow count's original
- * belongs to a queue record they made. */
+/* A dry run beside a running daemon: the queue masks its journal lists, still
+ * as written, are the policy's (RPS/XPS first: flow counts hang on them). */
 static void adopt_journal(struct engine *e, uint64_t now) {
         const struct undo *u = apply_undo(e->apply);
 
@@ -789,8 +725,7 @@ static void adopt_journal(struct engine *e, uint64_t now) {
                         if (!q)
                                 continue;
                         snprintf(a.nic, sizeof(a.nic), "%s", ue->key.nic);
-                        /* the file of a running daemon may name the value
-                         * it holds as LAST or as PENDING (undo.h) */
+                        /* a running daemon's value: LAST or PENDING */
                         if (a.type == KNOB_FLOWCNT) {
                                 char now_text[16];
 

@@ -1,6 +1,4 @@
-/* The failure registry (failures.h): each object's failed action is said
- * once per error class, and again only when the class changes or after it
- * succeeded. */
+/* The failure registry (failures.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,13 +68,11 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
                 f->act = false;
         }
 
-        /* the one place an action's failure is said; the policy only acts
-         * on the class (action_failure_class) */
+        /* the one place an action's failure is said */
         switch (cls) {
         case ACTION_FAIL_PERMANENT:
                 if (a->type == KNOB_IRQ && (r == -EIO || r == -EPERM))
-                        /* expected (EIO before 6.12, EPERM since): skipped
-                         * quietly from now on */
+                        /* expected: skipped quietly from now on */
                         log_info_errno(r, "%s: managed by the kernel (%m); not touching it again", line);
                 else if (a->type == KNOB_THREAD)
                         log_full_errno(LOG_NOTICE, r, "%s: the thread refuses affinity changes (%m); leaving it alone",
@@ -99,8 +95,7 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
         }
         case ACTION_FAIL_GONE:
                 if (a->type == KNOB_SOCKFLOW)
-                        /* the sysctl exists only in the initial network
-                         * namespace, and its value applies to all */
+                        /* the sysctl is the initial namespace's only */
                         log_info_errno(r, "%s: rps_sock_flow_entries is not visible here (a network namespace?); "
                                        "RFS uses the host's value", line);
                 else if (failures_rediscovers(a->type, r))
@@ -119,9 +114,7 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
 }
 
 bool failures_rediscovers(enum knob_kind type, int r) {
-        /* A vanished thread is normal and workers are rediscovered each
-         * tick anyway; a vanished IRQ or queue means the inventory is stale
-         * (driver reload, ethtool -L, device removal). */
+        /* threads are rediscovered each tick anyway */
         return action_failure_class(type, r) == ACTION_FAIL_GONE && type != KNOB_THREAD &&
                type != KNOB_SOCKFLOW; /* absent in a network namespace, by design */
 }

@@ -38,9 +38,7 @@ static bool is_blank(char c) {
         return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* The value after "KEY=" up to the line's end le, unquoted into out (as
- * long as the line).  false for an unterminated quote or text after the
- * closing one. */
+/* The value after "KEY=" up to le, unquoted into out; false for a bad quote. */
 static bool unquote(const char *p, const char *le, char *out) {
         char *o = out;
 

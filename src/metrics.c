@@ -1,5 +1,4 @@
-/* The Prometheus metrics (metrics.h): the text, and writing it to the
- * state directory and the configuration's metrics_file. */
+/* The Prometheus metrics (metrics.h): the text and its files. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -64,9 +63,8 @@ static void family(FILE *f, const char *name, const char *type, const char *help
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A sample value as Go's ParseFloat reads it, in 6 decimals (a millionth
- * of a CPU, of a second or of an event per second), without printf: on a
- * large host the per-CPU families are thousands of lines every full tick. */
+/* A value in 6 decimals as Go's ParseFloat reads it, without printf:
+ * thousands of lines a tick on a big host. */
 static void value(FILE *f, double v) {
         char buf[40];
         size_t n;
@@ -83,16 +81,23 @@ static void value(FILE *f, double v) {
         }
 }
 
-static void counter_u(FILE *f, const char *name, uint64_t v) {
+/* A family of one series without labels. */
+static void single_u(FILE *f, const char *name, const char *type, const char *help, uint64_t v) {
+        family(f, name, type, help);
         fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static void single_d(FILE *f, const char *name, const char *type, const char *help, double v) {
+        family(f, name, type, help);
+        fputs(name, f);
+        value(f, v);
 }
 
 static bool cpu_shown(const struct sample_cpu *c) {
         return c->valid && !c->offline;
 }
 
-/* name{cpu="N"} v or name{cpu="N",kind="K"} v, in one write without
- * printf (value()): 1,800 lines at 256 CPUs. */
+/* name{cpu="N"} v or name{cpu="N",kind="K"} v, one write without printf. */
 static void cpu_series(FILE *f, const char *name, int cpu, const char *kind, double v) {
         char line[256], num[24], *p = util_format_u64(num + sizeof(num), (uint64_t) cpu);
         size_t n = 0, l = strlen(name), k = kind ? strlen(kind) : 0;
@@ -139,10 +144,8 @@ static int cmp_load(const void *a, const void *b, void *l) {
         return x < y ? -1 : x > y;
 }
 
-/* Which CPUs get per-CPU series (shown[0..max_cpu]): every one while there
- * are at most METRICS_CPUS_MAX, else the hot ones and then the busiest by
- * irq+softirq, METRICS_CPUS_MAX in all, so the file stays bounded on a
- * big host (the histogram covers them all).  -ENOMEM. */
+/* Which CPUs get per-CPU series: all up to METRICS_CPUS_MAX, else the hot
+ * ones, then the busiest.  -ENOMEM. */
 static int cpus_shown(const struct report_snapshot *s, bool **ret) {
         const struct sample_rates *l = s->load;
         _cleanup_(freep) int *order = NULL;
@@ -178,8 +181,7 @@ static int cpus_shown(const struct report_snapshot *s, bool **ret) {
         return 0;
 }
 
-/* The irq+softirq share of every CPU as one histogram: constant series
- * whatever the CPU count. */
+/* Every CPU's irq+softirq share as one histogram: bounded series. */
 static void load_histogram(FILE *f, const struct sample_rates *l) {
         static const double le[] = { 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 1 };
         uint64_t n[ELEMENTSOF(le)] = {}, count = 0;
@@ -236,7 +238,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         const struct report_counters *c = &rp->count;
         const struct sample_rates *l = s->load;
         const struct policy_report *pr = s->policy;
-        unsigned managed[KNOB_KIND_MAX] = {};
+        unsigned managed[KNOB_KIND_MAX] = {}, n_mismatch = 0;
         _cleanup_(freep) bool *shown = NULL;
         char version[128];
         char *buf = NULL;
@@ -255,23 +257,17 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         if (metrics_escape_label(IRQSTEER_VERSION, version, sizeof(version)) < 0)
                 snprintf(version, sizeof(version), "unknown");
         fprintf(f, "irqsteer_build_info{version=\"%s\"} 1\n", version);
-        family(f, "irqsteer_start_time_seconds", "gauge", "When irqsteerd started, in seconds since the Unix epoch.");
-        fputs("irqsteer_start_time_seconds", f);
-        value(f, (double) s->started_usec / USEC_PER_SEC);
-        family(f, "irqsteer_dry_run", "gauge", "1 when irqsteerd decides and logs but writes nothing.");
-        fprintf(f, "irqsteer_dry_run %d\n", s->dry_run ? 1 : 0);
+        single_d(f, "irqsteer_start_time_seconds", "gauge", "When irqsteerd started, in seconds since the Unix epoch.",
+                 (double) s->started_usec / USEC_PER_SEC);
+        single_u(f, "irqsteer_dry_run", "gauge", "1 when irqsteerd decides and logs but writes nothing.", s->dry_run);
 
-        family(f, "irqsteer_ticks_total", "counter", "Decision cycles run.");
-        counter_u(f, "irqsteer_ticks_total", s->ticks);
-        family(f, "irqsteer_tick_duration_seconds", "gauge",
-               "How long the last tick took (sampling, policy, actions; not this report).");
-        fputs("irqsteer_tick_duration_seconds", f);
-        value(f, (double) c->last_tick_usec / USEC_PER_SEC);
-        family(f, "irqsteer_tick_seconds_total", "counter", "Time spent in ticks.");
-        fputs("irqsteer_tick_seconds_total", f);
-        value(f, (double) c->tick_usec_total / USEC_PER_SEC);
-        family(f, "irqsteer_interrupts_readings_total", "counter", "Readings of /proc/interrupts.");
-        counter_u(f, "irqsteer_interrupts_readings_total", s->irq_readings);
+        single_u(f, "irqsteer_ticks_total", "counter", "Decision cycles run.", s->ticks);
+        single_d(f, "irqsteer_tick_duration_seconds", "gauge",
+                 "How long the last tick took (sampling, policy, actions; not this report).",
+                 (double) c->last_tick_usec / USEC_PER_SEC);
+        single_d(f, "irqsteer_tick_seconds_total", "counter", "Time spent in ticks.",
+                 (double) c->tick_usec_total / USEC_PER_SEC);
+        single_u(f, "irqsteer_interrupts_readings_total", "counter", "Readings of /proc/interrupts.", s->irq_readings);
 
         per_cpu(f, s, shown, "irqsteer_cpu_irq_ratio", "Smoothed share of the CPU's time in hard interrupts (0-1).", get_irq);
         per_cpu(f, s, shown, "irqsteer_cpu_softirq_ratio", "Smoothed share of the CPU's time in softirqs (0-1).", get_softirq);
@@ -289,26 +285,18 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
 
         load_histogram(f, l);
 
-        family(f, "irqsteer_hot_cpus", "gauge", "CPUs the policy holds hot.");
-        fprintf(f, "irqsteer_hot_cpus %zu\n", pr ? pr->n_hot_cpus : 0);
-        family(f, "irqsteer_queue_irqs", "gauge", "Queue IRQs under management.");
-        fprintf(f, "irqsteer_queue_irqs %u\n", pr ? pr->n_queue_irqs : 0);
-        family(f, "irqsteer_rps_queues", "gauge", "Receive queues whose RPS mask irqsteerd steers.");
-        fprintf(f, "irqsteer_rps_queues %u\n", pr ? pr->n_rps_queues : 0);
-        family(f, "irqsteer_kernel_managed_irqs", "gauge", "Kernel-managed IRQs skipped.");
-        fprintf(f, "irqsteer_kernel_managed_irqs %u\n", pr ? pr->n_managed_irqs : 0);
-        family(f, "irqsteer_external_objects", "gauge", "Objects changed by others and held (external_hold).");
-        fprintf(f, "irqsteer_external_objects %u\n", pr ? pr->n_external : 0);
-        family(f, "irqsteer_effective_mismatch_irqs", "gauge", "IRQs that fire outside the CPUs they were set to.");
-        {
-                unsigned n = 0;
-
-                for (size_t i = 0; i < s->n_eff; i++)
-                        n += s->eff[i].mismatch;
-                fprintf(f, "irqsteer_effective_mismatch_irqs %u\n", n);
-        }
-        family(f, "irqsteer_interfaces", "gauge", "Network interfaces in the inventory.");
-        fprintf(f, "irqsteer_interfaces %zu\n", s->inv ? s->inv->n_nics : 0);
+        single_u(f, "irqsteer_hot_cpus", "gauge", "CPUs the policy holds hot.", pr ? pr->n_hot_cpus : 0);
+        single_u(f, "irqsteer_queue_irqs", "gauge", "Queue IRQs under management.", pr ? pr->n_queue_irqs : 0);
+        single_u(f, "irqsteer_rps_queues", "gauge", "Receive queues whose RPS mask irqsteerd steers.",
+                 pr ? pr->n_rps_queues : 0);
+        single_u(f, "irqsteer_kernel_managed_irqs", "gauge", "Kernel-managed IRQs skipped.", pr ? pr->n_managed_irqs : 0);
+        single_u(f, "irqsteer_external_objects", "gauge", "Objects changed by others and held (external_hold).",
+                 pr ? pr->n_external : 0);
+        for (size_t i = 0; i < s->n_eff; i++)
+                n_mismatch += s->eff[i].mismatch;
+        single_u(f, "irqsteer_effective_mismatch_irqs", "gauge", "IRQs that fire outside the CPUs they were set to.",
+                 n_mismatch);
+        single_u(f, "irqsteer_interfaces", "gauge", "Network interfaces in the inventory.", s->inv ? s->inv->n_nics : 0);
 
         for (size_t i = 0; s->undo && i < s->undo->n_entries; i++) {
                 enum knob_kind k = s->undo->entries[i].key.kind;
@@ -325,9 +313,8 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         for (int t = 0; t < KNOB_KIND_MAX; t++)
                 for (int r = 0; r < ACTION_REASON_MAX; r++)
                         for (int x = 0; x < REPORT_RESULT_MAX; x++) {
-                                /* at 0 from the first write (a rate over an
-                                 * absent series is empty): the pairs the
-                                 * policy can give, done or failed */
+                                /* at 0 from the first write: rate() of an
+                                 * absent series is empty */
                                 bool zero = action_reason_fits(t, r) &&
                                             (x == REPORT_RESULT_DONE || x == REPORT_RESULT_FAILED);
 
@@ -362,11 +349,9 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         family(f, "irqsteer_config_reloads_total", "counter", "Configuration reloads (SIGHUP), by result.");
         fprintf(f, "irqsteer_config_reloads_total{result=\"ok\"} %" PRIu64 "\n", c->reloads);
         fprintf(f, "irqsteer_config_reloads_total{result=\"failed\"} %" PRIu64 "\n", c->reload_failures);
-        family(f, "irqsteer_config_last_reload_successful", "gauge",
-               "0 while the last reload failed (the previous configuration stays), else 1.");
-        fprintf(f, "irqsteer_config_last_reload_successful %d\n", rp->last_reload_failed ? 0 : 1);
-        family(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).");
-        counter_u(f, "irqsteer_link_events_total", c->link_events);
+        single_u(f, "irqsteer_config_last_reload_successful", "gauge",
+                 "0 while the last reload failed (the previous configuration stays), else 1.", !rp->last_reload_failed);
+        single_u(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).", c->link_events);
         family(f, "irqsteer_problem", "gauge",
                "1 while a condition the operator should act on holds, by reason (irqsteerd(8), PROBLEMS).");
         for (int p = 0; p < PROBLEM_MAX; p++)
@@ -435,8 +420,7 @@ int metrics_write(struct report *rp, const struct report_snapshot *s) {
                 r = split_path(s->config->metrics_file, dir, sizeof(dir), &name);
                 if (r >= 0)
                         r = write_file(dir, name, text, len);
-                /* Under the unit, a directory made after the start is
-                 * outside its ReadWritePaths= (EROFS): a restart adds it. */
+                /* EROFS: a directory made after start is outside ReadWritePaths= */
                 if (r < 0)
                         problem_set(&rp->problems, PROBLEM_METRICS_FILE, r,
                                     "Failed to write the metrics to %s: %m%s", s->config->metrics_file,

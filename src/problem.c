@@ -71,8 +71,7 @@ void problem_append_status(const struct problems *ps, const char *shown, char *b
         for (int p = 0; p < PROBLEM_MAX && l + 1 < len; p++) {
                 int n;
 
-                /* a failed reload leads the line (report_format_status),
-                 * and may be one of the others */
+                /* a failed reload leads the line already */
                 if (!ps->active[p] || p == PROBLEM_RELOAD || (shown && strstr(shown, ps->what[p])))
                         continue;
                 n = snprintf(buf + l, len - l, "; %s: %s", problem_to_string(p), ps->what[p]);

@@ -151,9 +151,8 @@ static void format_rate(double v, char *buf, size_t len) {
                 snprintf(buf, len, "%.0f", v);
 }
 
-/* One CPU's part, "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s", at p
- * (at most LOAD_CPU_MAX bytes with its NUL; a NaN or absurd figure is
- * cut, never the buffer overrun).  Returns the end of what it wrote. */
+/* "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s" at p, at most LOAD_CPU_MAX
+ * bytes with the NUL; returns its end. */
 #define LOAD_CPU_MAX 192
 static char *put_cpu_load(char *p, int cpu, const struct sample_cpu *c, bool first) {
         char rx[32];
@@ -195,9 +194,7 @@ int report_format_load_lines(const struct sample_rates *avg, char **ret) {
                 idle += c->idle;
                 rx += c->net_rx_rate;
         }
-        /* the busiest REPORT_LOAD_SHOWN by irq+softirq (a partial
-         * selection: 256 CPUs cost 4 passes, not a sort), shown in that
-         * order; a small host shows every CPU, in CPU order */
+        /* the busiest by a partial selection; a small host: all, in order */
         n_pick = MIN(n_valid, (size_t) REPORT_LOAD_SHOWN);
         if (n_valid > REPORT_LOAD_SHOWN)
                 for (size_t k = 0; k < n_pick; k++) {
@@ -249,9 +246,8 @@ static const char *tristate_string(enum tristate t) {
         return t == TRI_INHERIT ? "inherit" : t ? "yes" : "no";
 }
 
-/* Every key of every section (tests/test-report walks the parser's key
- * table against it), under the file's name but for durations (NAME_s,
- * seconds); state_dir is the one in force, which --state-dir may override. */
+/* Every key (tests/test-report checks against the parser's table), durations
+ * as NAME_s; state_dir the one in force. */
 static void write_config_json(struct json_writer *w, const struct config *c, const char *state_dir) {
         json_key_string(w, "path", c->path);
         json_key_begin_array(w, "dropins");
@@ -329,9 +325,8 @@ static void write_config_json(struct json_writer *w, const struct config *c, con
         json_end_object(w);
 }
 
-/* A managed value's CPUs as a JSON array, null when it is not a CPU set or
- * has more than REPORT_LIST_MAX CPUs (a default mask of a big host is
- * 1024 numbers: the value's text says it in a few bytes). */
+/* A managed value's CPUs, null when not a CPU set or over REPORT_LIST_MAX
+ * CPUs (the text says it shorter). */
 static void managed_cpus(struct json_writer *w, const char *key, enum knob_kind kind, const char *value) {
         cpuset_t cpus;
 
@@ -341,8 +336,7 @@ static void managed_cpus(struct json_writer *w, const char *key, enum knob_kind 
                 json_key_null(w, key);
 }
 
-/* The newest REPORT_LIST_MAX managed objects (all of them are in the
- * undo journal); "managed_count" says how many there are. */
+/* The newest REPORT_LIST_MAX managed objects and their count. */
 static void managed_array(struct json_writer *w, const struct undo *u) {
         size_t n = u ? u->n_entries : 0;
 
@@ -368,8 +362,7 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
         json_end_array(w);
 }
 
-/* The members of status.json that change only on a reload, an action or
- * a change of the undo list. */
+/* The members that change only on a reload, an action or an undo change. */
 static void status_tail_members(const struct report *rp, const struct report_snapshot *s, struct json_writer *w,
                                 const struct undo *u) {
         struct config shown = *s->config;
@@ -381,8 +374,7 @@ static void status_tail_members(const struct report *rp, const struct report_sna
         write_config_json(w, s->config, s->state_dir);
         json_end_object(w);
 
-        /* the same configuration in the file's syntax, for people, with the
-         * state_dir in force (a shallow copy: only a pointer changes) */
+        /* in the file's syntax, with the state_dir in force */
         if (s->state_dir)
                 shown.state_dir = (char *) s->state_dir;
         f = open_memstream(&text, &len);
@@ -417,8 +409,7 @@ static void status_tail_members(const struct report *rp, const struct report_sna
         json_end_array(w);
 }
 
-/* Those members as text (at the top object's depth, after its other
- * members), kept until they change; NULL when out of memory. */
+/* Those members as text, kept until they change; NULL when out of memory. */
 static const char *status_tail(struct report *rp, const struct report_snapshot *s, const struct undo *u,
                                size_t *ret_len) {
         if (!rp->tail_json || rp->tail_undo != u || (u && rp->tail_undo_gen != u->gen) || rp->tail_gen != rp->gen) {
@@ -446,8 +437,20 @@ static const char *status_tail(struct report *rp, const struct report_snapshot *
         return rp->tail_json;
 }
 
-/* Whether hot CPU h is among the REPORT_LIST_MAX of the highest load
- * (ties to the lower CPU), those status.json lists. */
+void report_bans_members(struct json_writer *w, const struct bans *b) {
+        json_key_cpuset(w, "cpus", &b->cpus);
+        json_key_begin_array(w, "files");
+        for (size_t i = 0; i < b->n_files; i++) {
+                json_begin_object(w);
+                json_key_string(w, "name", b->files[i].name);
+                json_key_cpuset(w, "cpus", &b->files[i].cpus);
+                json_key_string(w, "error", b->files[i].error < 0 ? b->files[i].problem : NULL);
+                json_end_object(w);
+        }
+        json_end_array(w);
+}
+
+/* Whether h is among the REPORT_LIST_MAX most loaded (ties: lower CPU). */
 static bool hot_cpu_listed(const struct policy_report *p, const struct policy_hot_cpu *h) {
         size_t above = 0;
 
@@ -461,8 +464,7 @@ static bool hot_cpu_listed(const struct policy_report *p, const struct policy_ho
         return above < REPORT_LIST_MAX;
 }
 
-/* status.json up to the members status_tail() keeps; the object is left
- * open. */
+/* status.json up to status_tail()'s members, the object left open. */
 static void write_status_head(const struct report *rp, const struct report_snapshot *s, struct json_writer *w) {
         size_t n_mismatch = 0;
         char capbuf[128];
@@ -483,31 +485,12 @@ static void write_status_head(const struct report *rp, const struct report_snaps
         json_key_uint(w, "ticks", s->ticks);
         /* irqsteerd --reload waits for this to grow, then reads reload_error */
         json_key_uint(w, "reloads", rp->count.reloads + rp->count.reload_failures);
-        if (s->reload_error && s->reload_error[0])
-                json_key_string(w, "reload_error", s->reload_error);
-        else
-                json_key_null(w, "reload_error");
-        if (s->unmatched_interfaces && s->unmatched_interfaces[0])
-                json_key_string(w, "unmatched_interfaces", s->unmatched_interfaces);
-        else
-                json_key_null(w, "unmatched_interfaces");
+        json_key_string(w, "reload_error", s->reload_error && s->reload_error[0] ? s->reload_error : NULL);
+        json_key_string(w, "unmatched_interfaces",
+                        s->unmatched_interfaces && s->unmatched_interfaces[0] ? s->unmatched_interfaces : NULL);
         if (s->bans) {
                 json_key_begin_object(w, "runtime_bans");
-                json_key_cpuset(w, "cpus", &s->bans->cpus);
-                json_key_begin_array(w, "files");
-                for (size_t i = 0; i < s->bans->n_files; i++) {
-                        const struct ban_file *f = &s->bans->files[i];
-
-                        json_begin_object(w);
-                        json_key_string(w, "name", f->name);
-                        json_key_cpuset(w, "cpus", &f->cpus);
-                        if (f->error < 0)
-                                json_key_string(w, "error", f->problem);
-                        else
-                                json_key_null(w, "error");
-                        json_end_object(w);
-                }
-                json_end_array(w);
+                report_bans_members(w, s->bans);
                 json_end_object(w);
         }
 
@@ -642,8 +625,7 @@ int report_status_json(struct report *rp, const struct report_snapshot *s, char 
                 return -ENOMEM;
         }
         if (r >= 0 && tail) {
-                /* spliced here rather than written through the memory
-                 * stream, which zero-fills and copies as it grows */
+                /* spliced: a memory stream copies as it grows */
                 char *all = malloc(len + tail_len);
 
                 if (all) {

@@ -1,5 +1,5 @@
-/* Why systemd stops the service (stopcause.h): the manager's job list,
- * over its private socket (root, no dbus-daemon needed) or the system bus. */
+/* Why systemd stops the service (stopcause.h): the manager's job list over
+ * its private socket or the system bus. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -13,8 +13,7 @@
 #include "stopcause.h"
 #include "util.h"
 
-/* The manager answers between jobs within milliseconds; a stop must not
- * wait on a bus that does not answer. */
+/* A stop must not wait on a bus that does not answer. */
 #define STOPCAUSE_TIMEOUT_USEC (2 * USEC_PER_SEC)
 
 static const char DEST[] = "org.freedesktop.systemd1";
