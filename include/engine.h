@@ -120,8 +120,8 @@ struct engine {
 
         struct failures failures;
         struct effwatch eff;      /* IRQs written, until they fire where set */
-        /* interrupt vectors per CPU, counted after each inventory refresh
-         * and on each IRQ written; an ENOSPC lowers the CPU's limit */
+        /* interrupt vectors per CPU, counted before each decision and moved
+         * by each IRQ written; an ENOSPC lowers the CPU's limit */
         struct vectors vectors;
         /* NICs whose msi_irqs-order fallback was warned about */
         char (*msi_warned)[IFNAMSIZ];

@@ -30,14 +30,14 @@ struct vectors {
                                   * where the kernel refused one (vectors_full) */
 };
 
-/* Counts, for each CPU 0..max_cpu, the IRQs of inv delivered there: an
- * IRQ's effective affinity when known, else the first CPU of its
- * affinity (x86 delivers to one CPU of the mask); IRQs without a readable
- * affinity take none.  Limits learned by vectors_full() stay; a new or
+/* Counts, for each CPU 0..max_cpu, the IRQs of inv delivered there
+ * (vectors_irq_cpu: x86 delivers to one CPU of the mask); IRQs without a
+ * readable affinity take none.  Limits learned by vectors_full() stay; a new or
  * grown struct starts at VECTORS_PER_CPU.  0 or -ENOMEM (v unchanged). */
 int vectors_count(struct vectors *v, const struct inventory *inv, int max_cpu);
-/* The CPU irq is counted on: its effective affinity when known, else the
- * first CPU of its affinity; -1 for none. */
+/* The CPU irq is counted on: the one CPU of its affinity, else the first
+ * of its effective affinity when known, else the first of its affinity;
+ * -1 for none. */
 int vectors_irq_cpu(const struct inventory_irq *irq);
 /* IRQs counted on cpu (0 outside the counts). */
 unsigned vectors_used(const struct vectors *v, int cpu);

@@ -497,6 +497,10 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
         };
         int r;
 
+        /* from the inventory the policy sees, at start too; the limits
+         * ENOSPC taught stay */
+        if (vectors_count(&e->vectors, &e->inv, e->topo.max_cpu) < 0)
+                log_debug("Out of memory counting interrupt vectors: last counts kept");
         r = policy_tick(e->policy, &in, &e->actions, &e->report);
         engine_log_policy_result(&e->policy_errno, r);
         if (r < 0)
@@ -710,8 +714,6 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 engine_log_tick_failure(&e->tick_rl, r, "read the NIC inventory", now);
                 goto out;
         }
-        if (vectors_count(&e->vectors, &e->inv, e->topo.max_cpu) < 0)
-                log_debug("Out of memory counting interrupt vectors: last counts kept");
         if (e->inventory_dirty) {
                 engine_log_inventory(e);
                 engine_check_unmatched(e, false);

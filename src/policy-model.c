@@ -65,8 +65,8 @@ void pol_vector_move(struct pol_tick *t, const struct inventory_irq *ii, int to)
 void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, const char *device, int queue,
                         const cpuset_t *cand) {
         struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
-        char cpus[64];
         int here = vectors_irq_cpu(ii);
+        char cpus[64];
 
         if (!r) {
                 t->r = -ENOMEM;
@@ -75,8 +75,8 @@ void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, cons
         if (r->noted_no_vector)
                 return;
         r->noted_no_vector = true;
-        pol_note(t, LOG_WARNING, "IRQ %u: no free interrupt vector on CPU%s, where it may go; left on CPU%d (%u IRQs there)",
-                 ii->irq, pol_fmt_cpus(cand, cpus, sizeof(cpus)), here, vectors_used(&t->vec, here));
+        pol_note(t, LOG_NOTICE, "IRQ %u: no free interrupt vector on CPU%s, where it may go; left on CPU%d", ii->irq,
+                 pol_fmt_cpus(cand, cpus, sizeof(cpus)), here);
         pol_note_about(t, POLICY_NOTE_NO_VECTOR, ii->irq, device, queue);
 }
 

@@ -7,9 +7,11 @@
 #include "vectors.h"
 
 int vectors_irq_cpu(const struct inventory_irq *irq) {
-        int cpu = -1;
+        int cpu = irq->affinity_readable ? cpuset_only(&irq->affinity) : -1;
 
-        if (irq->has_effective)
+        /* a single CPU is where it fires; the inventory reads the
+         * effective CPU only of a wider mask */
+        if (cpu < 0 && irq->has_effective)
                 cpu = cpuset_first(&irq->effective);
         if (cpu < 0 && irq->affinity_readable)
                 cpu = cpuset_first(&irq->affinity);
