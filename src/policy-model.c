@@ -72,6 +72,8 @@ void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, cons
                 t->r = -ENOMEM;
                 return;
         }
+        /* in this tick's inventory: the record outlives the tick */
+        r->seen = true;
         if (r->noted_no_vector)
                 return;
         r->noted_no_vector = true;
