@@ -2,9 +2,10 @@
 with more queue IRQs than its NICs' node can take, under a simulated x86
 vector space (tests/faultshim.so, IRQSTEER_VECTORS): every CPU takes 200
 IRQs and refuses the 201st with ENOSPC, CPU1 only 190 (vectors the daemon
-cannot see, as managed IRQs hold them).  Two NICs of 220 queues on node 0's
-two CPUs: a layout that wraps puts 220 on each.  The daemon must fill
-CPU0 no further than 200, meet CPU1's refusal once, log it once with
+cannot see, as managed IRQs hold them).  Two NICs of 220 queues on node
+0's two CPUs: a layout that wraps puts 220 on each (their load stays below
+balance_floor, so no move off a hot CPU blurs the count).  The daemon must
+fill CPU0 no further than 200, meet CPU1's refusal once, log it once with
 CPU1's count, and place that IRQ elsewhere; no CPU of the tree ends past
 its limit.  Stdlib only; exit 77 when the simulator or the shim is not
 built."""
@@ -41,13 +42,13 @@ user = 0.10
 family = txrx
 queues = {NQ}
 node = 0
-load = 1.0
+load = 0.25
 noise = 0
 [nic eth1]
 family = txrx
 queues = {NQ}
 node = 0
-load = 1.0
+load = 0.25
 noise = 0
 """
 
