@@ -2505,6 +2505,49 @@ static void test_vectors_learned(void **state) {
         fx_free(&f);
 }
 
+/* A move off a hot CPU goes only where the queue's rx and tx IRQs both
+ * find a free vector: CPU5, the coolest, refused one (its limit learned),
+ * CPU2 has one left, not two; the pair goes to CPU4, the next. */
+static void test_vectors_move(void **state) {
+        struct vectors v = { .max_cpu = -1 };
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 0, 4, false, 30, false, true); /* rx 30-33, tx 34-37 */
+        fx_place(&f, 30, 3);
+        fx_place(&f, 34, 3);
+        fx_place(&f, 31, 3);
+        fx_place(&f, 35, 3);
+        fx_place(&f, 32, 0);
+        fx_place(&f, 36, 0);
+        fx_place(&f, 33, 1);
+        fx_place(&f, 37, 1);
+        f.q[0][0] = (struct fx_queue_model){ 0.60, 12000 };
+        f.q[0][1] = (struct fx_queue_model){ 0.30, 6000 };
+        f.q[0][2] = (struct fx_queue_model){ 0.20, 4000 };
+        f.q[0][3] = (struct fx_queue_model){ 0.20, 4000 };
+        for (int c = 0; c < 8; c++)
+                f.base[c] = c == 5 ? 0 : 0.05;
+        assert_int_equal(vectors_count(&v, &f.inv, 7), 0);
+        vectors_full(&v, 5);
+        for (int i = 0; i < VECTORS_PER_CPU - 1; i++)
+                vectors_move(&v, -1, 2);
+        for (int k = 1; k <= 3; k++) {
+                struct policy_input in;
+
+                fx_model(&f, NULL);
+                f.load.cpus[3].net_frac = 0.9;
+                in = fx_input(&f, k * SEC);
+                in.vectors = &v;
+                assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+        }
+        expect_actions("hot CPU, CPU5 and CPU2 without room", &f.l, "irq 30>4;irq 34>4;xps eth0/0>4;");
+        vectors_free(&v);
+        fx_free(&f);
+}
+
 /* Only unexplained failures count toward giving up: a vanished queue or
  * IRQ (ENODEV) is forgotten however often it happens, a permanent refusal
  * stops at once, and three EINVALs in a row give up with a note. */
@@ -4124,6 +4167,7 @@ int main(void) {
                 cmocka_unit_test(test_feedback_counting),
                 cmocka_unit_test(test_vectors_limit),
                 cmocka_unit_test(test_vectors_learned),
+                cmocka_unit_test(test_vectors_move),
                 cmocka_unit_test(test_sock_flow_feedback),
                 cmocka_unit_test(test_external_change),
                 cmocka_unit_test(test_external_rps),
