@@ -32,8 +32,9 @@ struct vectors {
 
 /* Counts, for each CPU 0..max_cpu, the IRQs of inv delivered there
  * (vectors_irq_cpu: x86 delivers to one CPU of the mask); IRQs without a
- * readable affinity take none.  Limits learned by vectors_full() stay; a new or
- * grown struct starts at VECTORS_PER_CPU.  0 or -ENOMEM (v unchanged). */
+ * readable affinity take none.  Limits learned by vectors_full() stay; a
+ * new or grown struct starts at VECTORS_PER_CPU.  0 or -ENOMEM (v
+ * unchanged). */
 int vectors_count(struct vectors *v, const struct inventory *inv, int max_cpu);
 /* The CPU irq is counted on: the one CPU of its affinity, else the first
  * of its effective affinity when known, else the first of its affinity;

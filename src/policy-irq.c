@@ -598,8 +598,8 @@ struct move {
 };
 
 /* Best target for work w of u (its IRQs `which`) off cpu among cand: the
- * projected peak of the pair.  On another node than the NIC's the work costs
- * POL_REMOTE_COST times as much: locality is judged by its cost. */
+ * projected peak of the pair.  On another node than the NIC's the work
+ * costs POL_REMOTE_COST times as much: locality is judged by its cost. */
 static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w,
                             unsigned which) {
         struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which), .peak = 2 };
@@ -661,6 +661,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                         cpuset_andnot(&local, &local, &used);
                         cpuset_andnot(&remote, &remote, &used);
                 }
+                /* the tx IRQ alone: bit 1 (unit_irqs) */
                 m = try_move(t, u, cpu, &local, u->tx, 2u);
                 if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
                         struct move r = try_move(t, u, cpu, &remote, u->tx, 2u);
