@@ -97,7 +97,7 @@ struct engine {
 
         struct failures failures;
         struct effwatch eff;      /* IRQs written, until they fire where set */
-        struct vectors vectors;   /* interrupt vectors per CPU */
+        struct vectors vectors;   /* per CPU: counted before each decision, moved by each write */
         char (*msi_warned)[IFNAMSIZ]; /* NICs warned about the msi_irqs-order guess */
         size_t n_msi_warned, allocated_msi_warned;
         struct log_ratelimit tick_rl; /* sampling/inventory failures, a limiter of their own */

@@ -33,6 +33,7 @@
 #include "inventory.h"
 #include "sample.h"
 #include "topology.h"
+#include "vectors.h"
 #include "workers.h"
 
 struct policy_state;
@@ -45,12 +46,16 @@ struct policy_input {
         const struct sample_rates *raw;   /* the newest interval unsmoothed (fast attack); may be NULL */
         const struct worker_set *workers; /* may be NULL */
         const cpuset_t *bans;             /* runtime bans (bans.h) on top of banned_cpus; may be NULL */
+        const struct vectors *vectors;    /* IRQs per CPU and what each CPU takes (limits lowered by
+                                           * ENOSPC); NULL: counted from inv at VECTORS_PER_CPU */
         uint64_t now_usec;                /* CLOCK_MONOTONIC, given by the caller */
 };
 
 enum policy_note_kind {
         POLICY_NOTE_PLAIN,
         POLICY_NOTE_EXTERNAL,             /* an object changed behind our back, now held */
+        POLICY_NOTE_NO_VECTOR,            /* an IRQ left where it is: no CPU it may go to has a
+                                           * free vector */
         POLICY_NOTE_KIND_MAX,
 };
 

@@ -2,9 +2,11 @@
  * inventory fires: on x86 each IRQ takes one vector on the CPU it is
  * delivered to, and a CPU has about 200 for devices, so a balancer that
  * piles IRQs on one CPU of a big host gets ENOSPC (irqbalance's issues
- * #303 and #340).  Pure: the counts come from the inventory passed in;
- * the policy asks vectors_room() before it places an IRQ and
- * vectors_move() after. */
+ * #303 and #340).  Pure: the counts come from the inventory passed in.
+ * The daemon keeps them with the limits ENOSPC taught it and hands them to
+ * the policy, which places an IRQ only where vectors_pick() finds room and
+ * moves its copy as it plans (vectors_move); the daemon checks each IRQ
+ * write the same way before it makes it. */
 #pragma once
 
 #include <stdbool.h>
@@ -28,16 +30,27 @@ struct vectors {
                                   * where the kernel refused one (vectors_full) */
 };
 
-/* Counts, for each CPU 0..max_cpu, the IRQs of inv delivered there: an
- * IRQ's effective affinity when known, else the first CPU of its
- * affinity (x86 delivers to one CPU of the mask); IRQs without a readable
- * affinity take none.  Limits learned by vectors_full() stay; a new or
- * grown struct starts at VECTORS_PER_CPU.  0 or -ENOMEM (v unchanged). */
+/* Counts, for each CPU 0..max_cpu, the IRQs of inv delivered there
+ * (vectors_irq_cpu: x86 delivers to one CPU of the mask); IRQs without a
+ * readable affinity take none.  Limits learned by vectors_full() stay; a
+ * new or grown struct starts at VECTORS_PER_CPU.  0 or -ENOMEM (v
+ * unchanged). */
 int vectors_count(struct vectors *v, const struct inventory *inv, int max_cpu);
+/* The CPU irq is counted on: the one CPU of its affinity, else the first
+ * of its effective affinity when known, else the first of its affinity;
+ * -1 for none. */
+int vectors_irq_cpu(const struct inventory_irq *irq);
 /* IRQs counted on cpu (0 outside the counts). */
 unsigned vectors_used(const struct vectors *v, int cpu);
+/* How many IRQs more cpu takes (0 outside the counts). */
+unsigned vectors_left(const struct vectors *v, int cpu);
 /* Whether cpu can take one IRQ more (false outside the counts). */
 bool vectors_room(const struct vectors *v, int cpu);
+/* The CPU an IRQ counted on CPU here (-1: none) ends on when mask is
+ * written, as x86 chooses (arch/x86/kernel/apic/vector.c): here when mask
+ * holds it, else the CPU of mask with the most vectors left; -1 when that
+ * one has none (the write would get ENOSPC). */
+int vectors_pick(const struct vectors *v, const cpuset_t *mask, int here);
 /* The first CPU of candidates with room, or -1. */
 int vectors_first_with_room(const struct vectors *v, const cpuset_t *candidates);
 /* An IRQ planned to move from CPU from (-1: none) to CPU to: the counts

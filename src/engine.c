@@ -296,12 +296,26 @@ static void run_actions(struct engine *e, uint64_t now) {
         for (size_t i = 0; i < e->actions.n; i++) {
                 const struct action *a = &e->actions.v[i];
                 char line[384];
-                int r;
+                int r, here = -1, to = -1;
 
                 if (!e->dry_run && !action_current(e, a)) {
                         log_debug("%s %s: changed since it was last read; deciding again next tick",
                                   action_type_to_string(a->type), a->nic[0] ? a->nic : "IRQ");
                         continue;
+                }
+                if (a->type == KNOB_IRQ && e->vectors.used) {
+                        const struct inventory_irq *ii = inventory_irq(&e->inv, a->irq);
+
+                        here = ii ? vectors_irq_cpu(ii) : -1;
+                        to = vectors_pick(&e->vectors, &a->cpus, here);
+                        if (to < 0) {
+                                /* a CPU refused one this tick (ENOSPC): the
+                                 * policy plans again with what it learned */
+                                log_debug("IRQ %u: no free vector on CPU%d any more; deciding again next tick", a->irq,
+                                          cpuset_first(&a->cpus));
+                                policy_feedback(e->policy, a, -EAGAIN, now);
+                                continue;
+                        }
                 }
                 action_format(a, line, sizeof(line));
                 r = apply_action(e->apply, a);
@@ -322,15 +336,17 @@ static void run_actions(struct engine *e, uint64_t now) {
                                 /* apply recorded it: the inventory shows it now */
                                 if (action_knob_key(a, &k) == 0)
                                         inventory_set_knob(&e->inv, &k, &a->cpus, a->value, false);
+                                if (a->type == KNOB_IRQ)
+                                        vectors_move(&e->vectors, here, to);
                         } else if (a->type == KNOB_IRQ && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
-                                vectors_move(&e->vectors, cpuset_first(&a->from), cpuset_first(&a->cpus));
+                                vectors_move(&e->vectors, here, to);
                                 effwatch_add(&e->eff, a->irq, &a->cpus);
                                 e->eff_read_until = e->ticks + 1 + EFF_READ_TICKS;
                         }
                         policy_feedback(e->policy, a, 0, now);
                 } else {
                         if (action_failure_class(a->type, r) == ACTION_FAIL_CAPACITY)
-                                vectors_full(&e->vectors, cpuset_first(&a->cpus));
+                                vectors_full(&e->vectors, to >= 0 ? to : cpuset_first(&a->cpus));
                         failures_log(&e->failures, a, line, r, now, &e->vectors);
                         if (failures_rediscovers(a->type, r)) {
                                 e->inventory_dirty = true;
@@ -435,10 +451,15 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
                 .raw = raw,
                 .workers = e->config->n_workers ? &e->workers : NULL,
                 .bans = bans,
+                .vectors = &e->vectors,
                 .now_usec = now,
         };
         int r;
 
+        /* from the inventory the policy sees, at start too; the limits
+         * ENOSPC taught stay */
+        if (vectors_count(&e->vectors, &e->inv, e->topo.max_cpu) < 0)
+                log_debug("Out of memory counting interrupt vectors: last counts kept");
         r = policy_tick(e->policy, &in, &e->actions, &e->report);
         engine_log_policy_result(&e->policy_errno, r);
         if (r < 0)
@@ -633,8 +654,6 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 engine_log_tick_failure(&e->tick_rl, r, "read the NIC inventory", now);
                 goto out;
         }
-        if (vectors_count(&e->vectors, &e->inv, e->topo.max_cpu) < 0)
-                log_debug("Out of memory counting interrupt vectors: last counts kept");
         if (e->inventory_dirty) {
                 engine_log_inventory(e);
                 engine_check_unmatched(e, false);

@@ -39,6 +39,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 a = pol_add(t, KNOB_IRQ);
                 if (!a)
                         return;
+                pol_vector_move(t, ii, cpu);
                 a->irq = u->irq[j];
                 a->pair_irq = u->n_irq == 2 ? u->irq[1 - j] : 0;
                 snprintf(a->nic, sizeof(a->nic), "%s", n->name);
@@ -52,13 +53,39 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
         u->touched = true;
 }
 
-static bool unit_enospc(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+/* The unit's IRQs (bit j: irq[j]) that a placement moves: all in a
+ * layout, else all but a tx IRQ kept apart (emit_unit). */
+static unsigned unit_irqs(const struct pol_unit *u, bool layout) {
+        return u->n_irq == 2 && u->tx_apart && !layout ? 1u : (1u << u->n_irq) - 1;
+}
+
+/* Whether cpu takes the IRQs `which` of u by the counts v: none was
+ * refused there (ENOSPC), and it has a free vector for each that is not
+ * counted there already. */
+static bool unit_fits(const struct pol_tick *t, const struct vectors *v, const struct pol_unit *u, int cpu,
+                      unsigned which) {
+        unsigned need = 0;
+
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
+                const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
+
+                if (!(which & 1u << j))
+                        continue;
                 if (r && cpuset_isset(&r->enospc, cpu))
-                        return true;
+                        return false;
+                need += !ii || vectors_irq_cpu(ii) != cpu;
         }
-        return false;
+        return vectors_left(v, cpu) >= need;
+}
+
+/* u stays where it is for want of a vector on cand: noted per IRQ. */
+static void unit_no_vector(struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand) {
+        for (int j = 0; j < u->n_irq; j++) {
+                const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
+                if (ii)
+                        pol_note_no_vector(t, ii, t->nics[u->nic].nic->name, u->queue, cand);
+        }
 }
 
 /* All of the unit's IRQs are where we last set them. */
@@ -176,12 +203,14 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
         size_t *ord = calloc(n_place + 1, sizeof(size_t));
         double *cur = calloc(t->max_cpu + 1, sizeof(double));
         double work = 0, rate = 0, peak = 0;
+        struct vectors vec;
+        int r = vectors_copy(&vec, &t->vec); /* this layout's counts, as it goes */
 
         if (ret_now)
                 *ret_now = 0;
         for (size_t i = 0; i < n_place; i++)
                 ret_cpu[i] = -1;
-        if (!bg || !w || !cnt || !ord || !cur) {
+        if (!bg || !w || !cnt || !ord || !cur || r < 0) {
                 t->r = -ENOMEM;
                 goto out;
         }
@@ -218,7 +247,7 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                 for (size_t pass = 0; pass < 2 && best < 0; pass++)
                         for (size_t j = pass == 0 ? 0 : n_cand; j < (pass == 0 ? n_cand : n_all); j++) {
                                 int c = cand[j];
-                                if (unit_enospc(t, u, c))
+                                if (!unit_fits(t, &vec, u, c, unit_irqs(u, true)))
                                         continue;
                                 if (best < 0 || bg[c] < bg[best] - POL_LAYOUT_TIE ||
                                     (bg[c] < bg[best] + POL_LAYOUT_TIE && cnt[c] < cnt[best]))
@@ -226,6 +255,11 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                         }
                 if (best < 0)
                         continue;
+                for (int j = 0; j < u->n_irq; j++) {
+                        const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
+                        if (ii)
+                                vectors_move(&vec, vectors_irq_cpu(ii), best);
+                }
                 ret_cpu[i] = best;
                 bg[best] += w[i];
                 cnt[best]++;
@@ -241,6 +275,7 @@ out:
         free(cnt);
         free(ord);
         free(cur);
+        vectors_free(&vec);
         return peak;
 }
 
@@ -308,8 +343,10 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, NULL);
                         for (size_t i = 0; i < n_place; i++) {
                                 struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                                if (to[i] < 0)
+                                if (to[i] < 0) {
+                                        unit_no_vector(t, u, &x->cpus);
                                         continue;
+                                }
                                 snprintf(reason, sizeof(reason),
                                          "initial layout by load: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                                          x->nic->name, u->queue, x->n_units, to[i], n);
@@ -339,14 +376,16 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                          * when every free one is full for this IRQ */
                         size_t wrap = n_free > 0 ? n_free : n;
                         int c = k < wrap ? rot[(j + k) % wrap] : rot[k];
-                        if (!unit_enospc(t, u, c)) {
+                        if (unit_fits(t, &t->vec, u, c, unit_irqs(u, true))) {
                                 cpu = c;
                                 break;
                         }
                 }
                 j++;
-                if (cpu < 0)
+                if (cpu < 0) {
+                        unit_no_vector(t, u, &x->cpus);
                         continue;
+                }
                 snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
                          x->nic->name, u->queue, x->n_units, cpu, n);
                 place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
@@ -472,12 +511,15 @@ bool pol_layout_nic(struct pol_tick *t, size_t nic) {
         return true;
 }
 
-/* The coolest CPU of cand for unit u: not hot, not settling, not full. */
-static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, int not) {
+/* The coolest CPU of cand for the IRQs `which` of unit u: not hot, not
+ * settling, with a vector for each. */
+static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, int not,
+                   unsigned which) {
         int best = -1;
 
         CPUSET_FOREACH(cpu, cand) {
-                if (cpu == not || cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu) || unit_enospc(t, u, cpu))
+                if (cpu == not || cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu) ||
+                    !unit_fits(t, &t->vec, u, cpu, which))
                         continue;
                 if (best < 0 || t->load[cpu] < t->load[best])
                         best = cpu;
@@ -520,13 +562,15 @@ void pol_replace_offline(struct pol_tick *t) {
                         continue;
                 /* the coolest local CPU, fewest queues as tie-break */
                 CPUSET_FOREACH(c, &x->cpus) {
-                        if (unit_enospc(t, u, c))
+                        if (!unit_fits(t, &t->vec, u, c, unit_irqs(u, true)))
                                 continue;
                         if (cpu < 0 || t->load[c] < t->load[cpu])
                                 cpu = c;
                 }
-                if (cpu < 0)
+                if (cpu < 0) {
+                        unit_no_vector(t, u, &x->cpus);
                         continue;
+                }
                 if (vacate)
                         snprintf(reason, sizeof(reason), "CPU%d may no longer be used (banned or not eligible); moving to CPU%d",
                                  u->cpu, cpu);
@@ -553,11 +597,12 @@ struct move {
         double peak;
 };
 
-/* Best target for work w of u off cpu among cand: the projected peak of
- * the pair.  On another node than the NIC's the work costs
- * POL_REMOTE_COST times as much: locality is judged by its cost. */
-static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w) {
-        struct move m = { .u = u, .to = coolest(t, u, cand, cpu), .peak = 2 };
+/* Best target for work w of u (its IRQs `which`) off cpu among cand: the
+ * projected peak of the pair.  On another node than the NIC's the work
+ * costs POL_REMOTE_COST times as much: locality is judged by its cost. */
+static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w,
+                            unsigned which) {
+        struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which), .peak = 2 };
 
         if (m.to >= 0)
                 m.peak = MAX(t->load[cpu] - w,
@@ -616,9 +661,10 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                         cpuset_andnot(&local, &local, &used);
                         cpuset_andnot(&remote, &remote, &used);
                 }
-                m = try_move(t, u, cpu, &local, u->tx);
+                /* the tx IRQ alone: bit 1 (unit_irqs) */
+                m = try_move(t, u, cpu, &local, u->tx, 2u);
                 if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
-                        struct move r = try_move(t, u, cpu, &remote, u->tx);
+                        struct move r = try_move(t, u, cpu, &remote, u->tx, 2u);
                         if (r.to >= 0 && r.peak < m.peak - 1e-9)
                                 m = r;
                 }
@@ -643,6 +689,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 if (!a)
                         return true;
                 r->primary = false;
+                pol_vector_move(t, ii, bto);
                 a->irq = bu->irq[1];
                 snprintf(a->nic, sizeof(a->nic), "%s", t->nics[bu->nic].nic->name);
                 a->queue = bu->queue;
@@ -715,12 +762,12 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         /* the local node while a local move leaves no CPU
                          * hot; past that, whichever ends lower with the
                          * remote work at its cost (try_move) */
-                        m = try_move(t, u, cpu, &x->cpus, u->work);
+                        m = try_move(t, u, cpu, &x->cpus, u->work, unit_irqs(u, false));
                         if (m.to >= 0 && m.peak < near.peak)
                                 near = m;
                         cpuset_andnot(&remote, &x->allowed, &x->cpus);
                         if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
-                                struct move r = try_move(t, u, cpu, &remote, u->work);
+                                struct move r = try_move(t, u, cpu, &remote, u->work, unit_irqs(u, false));
                                 if (r.to >= 0 && r.peak < m.peak - 1e-9)
                                         m = r;
                         }

@@ -54,6 +54,34 @@ void pol_note(struct pol_tick *t, int level, const char *fmt, ...) {
                 t->r = -ENOMEM;
 }
 
+int pol_vector_pick(const struct pol_tick *t, const struct inventory_irq *ii, const cpuset_t *mask) {
+        return vectors_pick(&t->vec, mask, vectors_irq_cpu(ii));
+}
+
+void pol_vector_move(struct pol_tick *t, const struct inventory_irq *ii, int to) {
+        vectors_move(&t->vec, vectors_irq_cpu(ii), to);
+}
+
+void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, const char *device, int queue,
+                        const cpuset_t *cand) {
+        struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
+        int here = vectors_irq_cpu(ii);
+        char cpus[64];
+
+        if (!r) {
+                t->r = -ENOMEM;
+                return;
+        }
+        /* in this tick's inventory: the record outlives the tick */
+        r->seen = true;
+        if (r->noted_no_vector)
+                return;
+        r->noted_no_vector = true;
+        pol_note(t, LOG_NOTICE, "IRQ %u: no free interrupt vector on CPU%s, where it may go; left on CPU%d", ii->irq,
+                 pol_fmt_cpus(cand, cpus, sizeof(cpus)), here);
+        pol_note_about(t, POLICY_NOTE_NO_VECTOR, ii->irq, device, queue);
+}
+
 void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) {
         va_list ap;
 
@@ -507,6 +535,13 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         if (why == ACTION_REASON_INVALID)
                 return true;
         cpuset_and(&to, &r->last_set, &t->eligible);
+        if (!cpuset_empty(&to) && pol_vector_pick(t, ii, &to) < 0) {
+                /* our CPU filled up meanwhile: the usual rules place it */
+                r->external = r->set = false;
+                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s has no free vector, so placed afresh", ii->irq,
+                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&r->last_set, cpus, sizeof(cpus)));
+                return false;
+        }
         if (cpuset_empty(&to) || !cpuset_equal(&to, &r->last_set)) {
                 /* our own value may not be used either: the value found
                  * becomes the baseline and the usual rules place it */
@@ -523,6 +558,7 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         a->queue = queue;
         a->cpus = r->last_set;
         a->from = ii->affinity;
+        pol_vector_move(t, ii, pol_vector_pick(t, ii, &a->cpus));
         /* back where we had it: a placement, not a load decision */
         a->layout = true;
         action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));

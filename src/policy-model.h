@@ -180,6 +180,7 @@ struct pol_tick {
         unsigned moves;          /* rebalancing moves planned this tick */
         cpuset_t touched;        /* CPUs whose load an action of this tick changed */
         cpuset_t settling;       /* CPUs an earlier tick's action changed, not yet caught up */
+        struct vectors vec;      /* IRQs per CPU and their limits, moved as IRQ actions are planned */
         int r;                   /* first error (-ENOMEM) */
 };
 
@@ -234,6 +235,15 @@ double pol_unexplained(const struct pol_tick *t, int cpu);
 #define POL_HOT_ORDER_MAX (CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX)
 size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);
 
+
+/* Where IRQ ii ends when mask is written (vectors_pick), -1 when no CPU
+ * there has a vector left.  pol_vector_move() counts the move. */
+int pol_vector_pick(const struct pol_tick *t, const struct inventory_irq *ii, const cpuset_t *mask);
+void pol_vector_move(struct pol_tick *t, const struct inventory_irq *ii, int to);
+/* IRQ ii stays where it is: no CPU of cand (where it may go) has a free
+ * vector.  Noted once (POLICY_NOTE_NO_VECTOR) until it is placed again. */
+void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, const char *device, int queue,
+                        const cpuset_t *cand);
 
 /* Objects changed by someone else (docs/DESIGN.md "Policy"): left alone
  * for external_hold from since, when the change was seen; at once taken

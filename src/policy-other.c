@@ -108,15 +108,16 @@ enum pick {
         PICK_CALM,               /* ... nor changed by an action of this tick */
 };
 
-/* The least loaded CPU of cand for the IRQ (physical cores before SMT
- * siblings on a tie), not `not`, skipping CPUs whose vector space was full
- * for it and those `pick` rules out. */
-static int least_loaded(const struct pol_tick *t, const struct pol_irq *r, const cpuset_t *cand, int not,
+/* The least loaded CPU of cand for the IRQ o (physical cores before SMT
+ * siblings on a tie), not `not`, skipping CPUs without a free vector for
+ * it (counted, or refused with ENOSPC) and those `pick` rules out. */
+static int least_loaded(const struct pol_tick *t, const struct pol_other *o, const cpuset_t *cand, int not,
                         enum pick pick) {
-        int best = -1;
+        int best = -1, here = vectors_irq_cpu(o->ii);
 
         CPUSET_FOREACH(cpu, cand) {
-                if (cpu == not || cpu > t->max_cpu || (r && cpuset_isset(&r->enospc, cpu)))
+                if (cpu == not || cpu > t->max_cpu || (o->r && cpuset_isset(&o->r->enospc, cpu)) ||
+                    (cpu != here && !vectors_room(&t->vec, cpu)))
                         continue;
                 if (pick >= PICK_COOL && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu)))
                         continue;
@@ -130,15 +131,20 @@ static int least_loaded(const struct pol_tick *t, const struct pol_irq *r, const
         return best;
 }
 
-static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, enum action_reason code,
+/* Places o on `to`; false, and nothing planned, when no CPU of `to` has a
+ * free vector for it. */
+static bool emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, enum action_reason code,
                  const char *reason) {
+        int cpu = pol_vector_pick(t, o->ii, to);
         struct action *a;
 
+        if (cpu < 0)
+                return false;
         if (!o->r) {
                 o->r = pol_irq_get(t->st, o->ii->irq, true);
                 if (!o->r) {
                         t->r = -ENOMEM;
-                        return;
+                        return false;
                 }
                 o->r->seen = true;
         }
@@ -148,7 +154,8 @@ static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
                 snprintf(o->r->nic, sizeof(o->r->nic), "%s", nic_of(t, o->ii)->name);
         a = pol_add(t, KNOB_IRQ);
         if (!a)
-                return;
+                return false;
+        pol_vector_move(t, o->ii, cpu);
         a->irq = o->ii->irq;
         a->queue = -1;
         a->cpus = *to;
@@ -157,6 +164,7 @@ static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         action_set_reason(a, code, "%s", reason);
         o->touched = true;
         o->cpu = cpuset_only(to);
+        return true;
 }
 
 static int cmp_work(const void *a, const void *b) {
@@ -294,11 +302,12 @@ void pol_other_irqs(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
                                  o->ii->name[0] ? o->ii->name : "IRQ", o->node);
-                emit(t, o, &local, true,
-                     o->stranded     ? ACTION_REASON_CPU_OFFLINE
-                     : o->ineligible ? ACTION_REASON_CPU_BANNED
-                                     : ACTION_REASON_IRQ_NUMA_LOCAL,
-                     reason);
+                if (!emit(t, o, &local, true,
+                          o->stranded     ? ACTION_REASON_CPU_OFFLINE
+                          : o->ineligible ? ACTION_REASON_CPU_BANNED
+                                          : ACTION_REASON_IRQ_NUMA_LOCAL,
+                          reason))
+                        pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1, &local);
         }
 
         /* busy IRQs, the heaviest first, each onto the least loaded of its
@@ -316,11 +325,15 @@ void pol_other_irqs(struct pol_tick *t) {
                 /* the loads of CPUs an action just changed (the queue
                  * layout, a move) say nothing yet: wait for them, unless
                  * it fires where it may not */
-                cpu = least_loaded(t, o->r, &local, -1, PICK_CALM);
+                cpu = least_loaded(t, o, &local, -1, PICK_CALM);
                 if (cpu < 0 && (o->ineligible || o->stranded))
-                        cpu = least_loaded(t, o->r, &local, -1, PICK_ANY);
-                if (cpu < 0)
+                        cpu = least_loaded(t, o, &local, -1, PICK_ANY);
+                if (cpu < 0) {
+                        if (least_loaded(t, o, &local, -1, PICK_ANY) < 0)
+                                pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1,
+                                                   &local);
                         continue;
+                }
                 snprintf(reason, sizeof(reason),
                          "%s: %.0f interrupts/s; on CPU%d, the least loaded of its %d NUMA-local eligible CPUs%s",
                          o->ii->name[0] ? o->ii->name : "IRQ", o->rate, cpu, cpuset_count(&local),
@@ -375,7 +388,7 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                         continue;
                 }
                 local_cpus(t, o->node, &local);
-                to = least_loaded(t, o->r, &local, cpu, PICK_COOL);
+                to = least_loaded(t, o, &local, cpu, PICK_COOL);
                 if (to < 0)
                         continue;
                 peak = MAX(t->load[cpu] - o->work, t->load[to] + o->work);

@@ -21,6 +21,7 @@ struct pol_irq {
         bool resync;             /* its NIC was reset: a changed value is the driver's, not an admin's */
         unsigned failures;
         cpuset_t enospc;         /* CPUs whose vector space is full for this IRQ */
+        bool noted_no_vector;    /* POLICY_NOTE_NO_VECTOR said, until it is placed */
         bool moved;              /* last_move/prev_cpu are meaningful */
         uint64_t last_move_usec;
         uint64_t dwell_usec;     /* current dwell: min_dwell, doubled on bounces */

@@ -77,6 +77,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 r->set = true;
                 r->last_set = a->cpus;
                 r->failures = 0;
+                r->noted_no_vector = false;
                 /* a change taken back is ours again */
                 r->external = false;
                 /* a placement (the layout, or after a CPU went offline) was
@@ -594,6 +595,12 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         for (size_t i = 0; i < st->n_cpus && i < CPUSET_MAX; i++)
                 if (t.now < st->cpus[i].settle_until)
                         cpuset_set(&t.settling, (int) i);
+        /* the policy's own counts: moved as it plans, its input untouched */
+        t.vec = (struct vectors) { .max_cpu = -1 };
+        r = in->vectors && in->vectors->used ? vectors_copy(&t.vec, in->vectors)
+                                             : vectors_count(&t.vec, in->inv, t.max_cpu);
+        if (r < 0)
+                goto finish;
         r = pol_model_build(&t);
         if (r < 0)
                 goto finish;
@@ -639,5 +646,6 @@ finish:
         free(t.units);
         free(t.irqless);
         free(t.others);
+        vectors_free(&t.vec);
         return r;
 }

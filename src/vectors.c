@@ -6,11 +6,12 @@
 #include "util.h"
 #include "vectors.h"
 
-/* The CPU an IRQ is delivered to, -1 for none known. */
-static int irq_cpu(const struct inventory_irq *irq) {
-        int cpu = -1;
+int vectors_irq_cpu(const struct inventory_irq *irq) {
+        int cpu = irq->affinity_readable ? cpuset_only(&irq->affinity) : -1;
 
-        if (irq->has_effective)
+        /* a single CPU is where it fires; the inventory reads the
+         * effective CPU only of a wider mask */
+        if (cpu < 0 && irq->has_effective)
                 cpu = cpuset_first(&irq->effective);
         if (cpu < 0 && irq->affinity_readable)
                 cpu = cpuset_first(&irq->affinity);
@@ -33,7 +34,7 @@ int vectors_count(struct vectors *v, const struct inventory *inv, int max_cpu) {
         for (size_t c = 0; c < n; c++)
                 limit[c] = v->limit && (int) c <= v->max_cpu ? v->limit[c] : VECTORS_PER_CPU;
         for (size_t i = 0; inv && i < inv->n_irqs; i++) {
-                int cpu = irq_cpu(&inv->irqs[i]);
+                int cpu = vectors_irq_cpu(&inv->irqs[i]);
 
                 if (cpu >= 0 && cpu <= max_cpu)
                         used[cpu]++;
@@ -48,8 +49,25 @@ unsigned vectors_used(const struct vectors *v, int cpu) {
         return v && v->used && cpu >= 0 && cpu <= v->max_cpu ? v->used[cpu] : 0;
 }
 
+unsigned vectors_left(const struct vectors *v, int cpu) {
+        if (!v || !v->used || cpu < 0 || cpu > v->max_cpu || v->used[cpu] >= v->limit[cpu])
+                return 0;
+        return v->limit[cpu] - v->used[cpu];
+}
+
 bool vectors_room(const struct vectors *v, int cpu) {
-        return v && v->used && cpu >= 0 && cpu <= v->max_cpu && v->used[cpu] < v->limit[cpu];
+        return vectors_left(v, cpu) > 0;
+}
+
+int vectors_pick(const struct vectors *v, const cpuset_t *mask, int here) {
+        int best = -1;
+
+        if (here >= 0 && here < CPUSET_MAX && cpuset_isset(mask, here))
+                return here;
+        CPUSET_FOREACH(cpu, mask)
+                if (vectors_left(v, cpu) > vectors_left(v, best))
+                        best = cpu;
+        return best;
 }
 
 int vectors_first_with_room(const struct vectors *v, const cpuset_t *candidates) {

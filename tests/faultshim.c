@@ -6,8 +6,18 @@
  * ENOSPC, ENOENT, EINVAL, EBUSY, ENODEV), the first N times only with *N.
  * ERR "GONE" renames the file's directory to DIR.gone first and fails
  * with EIO, as a write to an IRQ freed under the writer does.  Every
- * injected fault is counted on stderr as "faultshim: PATH: ERR". */
+ * injected fault is counted on stderr as "faultshim: PATH: ERR".
+ *
+ * IRQSTEER_VECTORS="LIMIT[;CPU=LIMIT]..." makes a write to a tree's
+ * proc/irq/N/smp_affinity_list act as x86 (arch/x86/kernel/apic/vector.c):
+ * the IRQ stays on its CPU (its effective_affinity_list) when the list
+ * holds it, else goes to the listed CPU with the most vectors left, the
+ * CPUs' counts taken from every IRQ's effective_affinity_list in the tree;
+ * with none left the write fails with ENOSPC, said on stderr as
+ * "vectorshim: IRQ N refused on CPUc (USED of LIMIT)".  A write taken
+ * updates effective_affinity_list. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -109,10 +119,154 @@ int close(int fd) {
         return real(fd);
 }
 
+/* ---- the vector space of IRQSTEER_VECTORS ---- */
+
+#define VEC_CPUS 4096
+
+static int vec_limit[VEC_CPUS];
+static int vec_on = -1;
+
+static void vec_load(void) {
+        const char *env = getenv("IRQSTEER_VECTORS");
+        char buf[1024], *save = NULL;
+        int def;
+
+        vec_on = env && *env;
+        if (!vec_on)
+                return;
+        snprintf(buf, sizeof buf, "%s", env);
+        def = atoi(buf);
+        for (int c = 0; c < VEC_CPUS; c++)
+                vec_limit[c] = def;
+        for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+                char *eq = strchr(tok, '=');
+                int cpu = eq ? atoi(tok) : -1;
+                if (eq && cpu >= 0 && cpu < VEC_CPUS)
+                        vec_limit[cpu] = atoi(eq + 1);
+        }
+}
+
+/* "0-3,8" into set[]; -1 on anything else. */
+static int vec_parse(const char *s, size_t len, unsigned char *set) {
+        char buf[4096], *save = NULL;
+
+        memset(set, 0, VEC_CPUS);
+        if (len >= sizeof buf)
+                return -1;
+        memcpy(buf, s, len);
+        buf[len] = 0;
+        for (char *tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
+                int a, b;
+                if (sscanf(tok, "%d-%d", &a, &b) != 2)
+                        b = a = atoi(tok);
+                if (a < 0 || b >= VEC_CPUS || a > b)
+                        return -1;
+                for (int c = a; c <= b; c++)
+                        set[c] = 1;
+        }
+        return 0;
+}
+
+/* The first CPU of DIR/N/effective_affinity_list, -1 if unreadable. */
+static int vec_effective(const char *dir, const char *irq) {
+        char p[PATH_MAX];
+        int cpu = -1;
+        FILE *f;
+
+        snprintf(p, sizeof p, "%s/%s/effective_affinity_list", dir, irq);
+        f = fopen(p, "re");
+        if (!f)
+                return -1;
+        if (fscanf(f, "%d", &cpu) != 1)
+                cpu = -1;
+        fclose(f);
+        return cpu;
+}
+
+/* 0: not an IRQ's list, or not ours to judge: go on with the write; 1:
+ * written (or refused, *ret -1 and errno set), its result in *ret. */
+static int vec_write(int fd, const void *buf, size_t len, ssize_t (*real)(int, const void *, size_t), ssize_t *ret) {
+        static unsigned char set[VEC_CPUS];
+        static int used[VEC_CPUS];
+        char link[64], path[PATH_MAX], dir[PATH_MAX], irq[32], msg[160];
+        ssize_t l;
+        char *at, *slash;
+        int here, to = -1, n;
+        DIR *d;
+        struct dirent *e;
+
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        l = readlink(link, path, sizeof path - 1);
+        if (l <= 0)
+                return 0;
+        path[l] = 0;
+        at = strstr(path, "/proc/irq/");
+        if (!at || strcmp(path + l - strlen("/smp_affinity_list"), "/smp_affinity_list") != 0)
+                return 0;
+        slash = strchr(at + strlen("/proc/irq/"), '/');
+        snprintf(irq, sizeof irq, "%.*s", (int) (slash - at - strlen("/proc/irq/")), at + strlen("/proc/irq/"));
+        snprintf(dir, sizeof dir, "%.*s/proc/irq", (int) (at - path), path);
+        if (vec_parse(buf, len, set) < 0)
+                return 0;
+        here = vec_effective(dir, irq);
+        if (here < 0 || here >= VEC_CPUS || !set[here]) {
+                memset(used, 0, sizeof used);
+                d = opendir(dir);
+                if (!d)
+                        return 0;
+                while ((e = readdir(d))) {
+                        int c;
+                        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+                                continue;
+                        c = vec_effective(dir, e->d_name);
+                        if (c >= 0 && c < VEC_CPUS)
+                                used[c]++;
+                }
+                closedir(d);
+                for (int c = 0; c < VEC_CPUS; c++)
+                        if (set[c] && (to < 0 || vec_limit[c] - used[c] > vec_limit[to] - used[to]))
+                                to = c;
+                if (to < 0)
+                        return 0;
+                if (used[to] >= vec_limit[to]) {
+                        n = snprintf(msg, sizeof msg, "vectorshim: IRQ %s refused on CPU%d (%d of %d)\n", irq, to,
+                                     used[to], vec_limit[to]);
+                        if (n > 0)
+                                (void) real(2, msg, (size_t) n);
+                        errno = ENOSPC;
+                        *ret = -1;
+                        return 1;
+                }
+        } else
+                to = here;
+        *ret = real(fd, buf, len);
+        if (*ret != (ssize_t) len)
+                return 1;
+        {
+                char p[PATH_MAX + 64];
+                FILE *f;
+
+                snprintf(p, sizeof p, "%s/%s/effective_affinity_list", dir, irq);
+                f = fopen(p, "we");
+                if (f) {
+                        fprintf(f, "%d\n", to);
+                        fclose(f);
+                }
+        }
+        return 1;
+}
+
 ssize_t write(int fd, const void *buf, size_t len) {
         static ssize_t (*real)(int, const void *, size_t);
         if (!real)
                 real = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
+        if (vec_on < 0)
+                vec_load();
+        if (vec_on && fd > 2) {
+                ssize_t ret;
+                if (vec_write(fd, buf, len, real, &ret))
+                        return ret;
+        }
         if (fd >= 0 && fd < MAX_FDS && fd_rule[fd]) {
                 struct rule *r = &rules[fd_rule[fd] - 1];
                 if (r->left != 0) {

@@ -2400,6 +2400,154 @@ static void test_feedback_errors(void **state) {
         }
 }
 
+/* ---- interrupt vectors (vectors.h) ---- */
+
+/* IRQs counted per CPU the way the policy counts them (affinity: the
+ * fixtures have no effective affinity). */
+static void count_cpus(struct fx *f, unsigned *used) {
+        memset(used, 0, f->n_cpus * sizeof(*used));
+        for (size_t i = 0; i < f->inv.n_irqs; i++) {
+                int cpu = vectors_irq_cpu(&f->inv.irqs[i]);
+                if (cpu >= 0 && cpu < f->n_cpus)
+                        used[cpu]++;
+        }
+}
+
+static unsigned count_kind(const struct policy_report *r, enum policy_note_kind kind) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < r->n_notes; i++)
+                n += r->notes[i].kind == kind;
+        return n;
+}
+
+/* Two NICs of 220 queues on node 0's two CPUs: a layout that wraps would
+ * put 220 IRQs on each, past what x86 gives a CPU.  Each gets
+ * VECTORS_PER_CPU, the 40 left stay on node 1 where the kernel put them,
+ * and so does a node 0 disk's IRQ, each said once (POLICY_NOTE_NO_VECTOR);
+ * later ticks add none. */
+static void test_vectors_limit(void **state) {
+        enum { NQ = 220 };
+        unsigned used[4];
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 4, 2, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, NQ, true, 1000, false, false);
+        fx_add_nic(&f, "eth1", 0, NQ, true, 2000, false, false);
+        fx_add_irq(&f, 3000, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
+        fx_irq(&f, 3000)->node = 0;
+        /* the kernel spread them at boot */
+        for (size_t i = 0; i < f.inv.n_irqs; i++)
+                f.inv.irqs[i].affinity = cpuset_single((int) (i % 4));
+        fx_place(&f, 3000, 3);
+        assert_int_equal(fx_step(&f, 1 * SEC), 0);
+        count_cpus(&f, used);
+        assert_int_equal(used[0], VECTORS_PER_CPU);
+        assert_int_equal(used[1], VECTORS_PER_CPU);
+        assert_int_equal(used[2] + used[3], 2 * NQ - 2 * VECTORS_PER_CPU + 1);
+        assert_int_equal(fx_irq_cpu(&f, 3000), 3);
+        assert_int_equal(count_kind(&f.rep, POLICY_NOTE_NO_VECTOR), 2 * NQ - 2 * VECTORS_PER_CPU + 1);
+        for (size_t i = 0; i < f.rep.n_notes; i++)
+                if (f.rep.notes[i].kind == POLICY_NOTE_NO_VECTOR &&
+                    f.rep.notes[i].irq != 3000 &&
+                    (f.rep.notes[i].irq == 0 || !f.rep.notes[i].device[0] || f.rep.notes[i].queue < 0))
+                        fail_msg("a no-vector note names no IRQ, NIC and queue: %s", f.rep.notes[i].text);
+        for (int t = 2; t <= 4; t++) {
+                assert_int_equal(fx_step(&f, t * SEC), 0);
+                assert_int_equal(count_kind(&f.rep, POLICY_NOTE_NO_VECTOR), 0);
+                count_cpus(&f, used);
+                for (int c = 0; c < 4; c++)
+                        assert_true(used[c] <= VECTORS_PER_CPU);
+        }
+        fx_free(&f);
+}
+
+/* The kernel refuses an IRQ on CPU1 (ENOSPC) with fewer vectors there than
+ * assumed; the daemon lowers CPU1's limit to its count (vectors_full) and
+ * hands the counts in: the refused IRQ goes elsewhere, and so does a
+ * queue of a NIC that appears later and would take CPU1 in its turn. */
+static void test_vectors_learned(void **state) {
+        struct vectors v = { .max_cpu = -1 };
+        struct policy_input in;
+        unsigned used[4];
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 4, true, 100, false, false);
+        for (size_t i = 0; i < f.inv.n_irqs; i++)
+                f.inv.irqs[i].affinity = cpuset_single(0);
+        assert_int_equal(vectors_count(&v, &f.inv, 3), 0);
+        in = fx_input(&f, 1 * SEC);
+        in.vectors = &v;
+        assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+        expect_actions("layout", &f.l, "irq 101>1;irq 102>2;irq 103>3;");
+        fx_apply(&f, 1 * SEC, 101, -ENOSPC);
+        vectors_full(&v, 1);
+
+        /* a tick later, counted afresh: the limit stays */
+        fx_add_nic(&f, "eth1", 0, 4, true, 200, false, false);
+        for (unsigned q = 0; q < 4; q++)
+                fx_irq(&f, 200 + q)->affinity = cpuset_single(0);
+        assert_int_equal(vectors_count(&v, &f.inv, 3), 0);
+        in = fx_input(&f, 2 * SEC);
+        in.vectors = &v;
+        assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+        fx_apply(&f, 2 * SEC, 0, 0);
+        count_cpus(&f, used);
+        assert_int_equal(used[1], 0);
+        /* placed, elsewhere */
+        assert_true(pol_irq_get(f.st, 101, false)->set);
+        assert_true(pol_irq_get(f.st, 201, false)->set);
+        assert_int_not_equal(fx_irq_cpu(&f, 101), 1);
+        vectors_free(&v);
+        fx_free(&f);
+}
+
+/* A move off a hot CPU goes only where the queue's rx and tx IRQs both
+ * find a free vector: CPU5, the coolest, refused one (its limit learned),
+ * CPU2 has one left, not two; the pair goes to CPU4, the next. */
+static void test_vectors_move(void **state) {
+        struct vectors v = { .max_cpu = -1 };
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 0, 4, false, 30, false, true); /* rx 30-33, tx 34-37 */
+        fx_place(&f, 30, 3);
+        fx_place(&f, 34, 3);
+        fx_place(&f, 31, 3);
+        fx_place(&f, 35, 3);
+        fx_place(&f, 32, 0);
+        fx_place(&f, 36, 0);
+        fx_place(&f, 33, 1);
+        fx_place(&f, 37, 1);
+        f.q[0][0] = (struct fx_queue_model){ 0.60, 12000 };
+        f.q[0][1] = (struct fx_queue_model){ 0.30, 6000 };
+        f.q[0][2] = (struct fx_queue_model){ 0.20, 4000 };
+        f.q[0][3] = (struct fx_queue_model){ 0.20, 4000 };
+        for (int c = 0; c < 8; c++)
+                f.base[c] = c == 5 ? 0 : 0.05;
+        assert_int_equal(vectors_count(&v, &f.inv, 7), 0);
+        vectors_full(&v, 5);
+        for (int i = 0; i < VECTORS_PER_CPU - 1; i++)
+                vectors_move(&v, -1, 2);
+        for (int k = 1; k <= 3; k++) {
+                struct policy_input in;
+
+                fx_model(&f, NULL);
+                f.load.cpus[3].net_frac = 0.9;
+                in = fx_input(&f, k * SEC);
+                in.vectors = &v;
+                assert_int_equal(policy_tick(f.st, &in, &f.l, &f.rep), 0);
+        }
+        expect_actions("hot CPU, CPU5 and CPU2 without room", &f.l, "irq 30>4;irq 34>4;xps eth0/0>4;");
+        vectors_free(&v);
+        fx_free(&f);
+}
+
 /* Only unexplained failures count toward giving up: a vanished queue or
  * IRQ (ENODEV) is forgotten however often it happens, a permanent refusal
  * stops at once, and three EINVALs in a row give up with a note. */
@@ -4017,6 +4165,9 @@ int main(void) {
                 cmocka_unit_test(test_hot_why),
                 cmocka_unit_test(test_feedback_errors),
                 cmocka_unit_test(test_feedback_counting),
+                cmocka_unit_test(test_vectors_limit),
+                cmocka_unit_test(test_vectors_learned),
+                cmocka_unit_test(test_vectors_move),
                 cmocka_unit_test(test_sock_flow_feedback),
                 cmocka_unit_test(test_external_change),
                 cmocka_unit_test(test_external_rps),

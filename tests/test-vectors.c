@@ -276,9 +276,69 @@ static void test_empty(void **state) {
         vectors_free(&v);
 }
 
+/* Where a write of a mask lands (vectors_pick, as x86 picks), and the CPU
+ * an IRQ counts on (vectors_irq_cpu). */
+static void test_pick(void **state) {
+        static const struct {
+                const char *what;
+                const char *mask;
+                int here;
+                int want;
+        } cases[] = {
+                { "its CPU in the mask: stays", "0-3", 2, 2 },
+                { "its CPU full but in the mask: stays", "0-3", 1, 1 },
+                { "elsewhere: the CPU with the most left", "0-2", 3, 2 },
+                { "only full CPUs: refused", "1", 3, -1 },
+                { "nowhere yet: the most left", "0,1", -1, 0 },
+                { "outside the counts: refused", "7", 0, -1 },
+        };
+        struct vectors v = { .max_cpu = -1 };
+        struct inventory_irq irq = {};
+
+        (void) state;
+        /* CPU0 10 used, CPU1 full, CPU2 5, CPU3 0 with a limit of 0 */
+        assert_int_equal(vectors_count(&v, NULL, 3), 0);
+        for (int i = 0; i < 10; i++)
+                vectors_move(&v, -1, 0);
+        for (int i = 0; i < VECTORS_PER_CPU; i++)
+                vectors_move(&v, -1, 1);
+        for (int i = 0; i < 5; i++)
+                vectors_move(&v, -1, 2);
+        vectors_full(&v, 3);
+        assert_int_equal(vectors_left(&v, 0), VECTORS_PER_CPU - 10);
+        assert_int_equal(vectors_left(&v, 1), 0);
+        assert_int_equal(vectors_left(&v, 3), 0);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                cpuset_t m;
+                int got;
+
+                assert_int_equal(cpuset_parse_list(cases[i].mask, &m), 0);
+                got = vectors_pick(&v, &m, cases[i].here);
+                if (got != cases[i].want)
+                        fail_msg("%s: CPU%d, want CPU%d", cases[i].what, got, cases[i].want);
+        }
+
+        /* a single-CPU mask counts there, whatever an effective affinity
+         * read before the write says; a wider one on its effective CPU */
+        irq.affinity_readable = true;
+        irq.affinity = cpuset_single(2);
+        irq.has_effective = true;
+        irq.effective = cpuset_single(0);
+        assert_int_equal(vectors_irq_cpu(&irq), 2);
+        assert_int_equal(cpuset_parse_list("1-3", &irq.affinity), 0);
+        irq.effective = cpuset_single(3);
+        assert_int_equal(vectors_irq_cpu(&irq), 3);
+        irq.has_effective = false;
+        assert_int_equal(vectors_irq_cpu(&irq), 1);
+        irq.affinity_readable = false;
+        assert_int_equal(vectors_irq_cpu(&irq), -1);
+        vectors_free(&v);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_empty),
+                cmocka_unit_test(test_pick),
                 cmocka_unit_test_setup_teardown(test_pile_stops_at_the_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_enospc_learned, setup, teardown),
         };
