@@ -1,25 +1,9 @@
-/* Policy: a pure function of (topology, inventory = current placement,
- * smoothed load, discovered workers, config, now, previous policy state) to
- * a list of actions, each with a reason code and its prose (docs/DESIGN.md
- * "Policy").  No I/O, no clock reads, no logging above debug: what deserves
- * a log line is returned as a note in the report.
- *
- * Contract with the caller (the daemon):
- * - the inventory passed to each tick shows the current values (IRQ
- *   affinity, rps_cpus, xps_cpus, rps_flow_cnt): re-read, or patched after
- *   each successful write.  A value that differs from what we last set (as
- *   confirmed by policy_feedback() with 0) is an external change: it is noted
- *   once and the object is left alone for external_hold (at once taken back
- *   when it uses a CPU that may not be used), or until policy_reset();
- * - every action handed to the actuators comes back through
- *   policy_feedback() with the actuator's result before the next tick;
- * - load is the smoothed rates (sample_smooth), NULL before the first
- *   interval;
- * - the inventory's packet counters (inventory_nic.rx_packets, tx_packets and
- *   rx_bytes) are read afresh each tick: the policy keeps the previous
- *   counts and now_usec and derives each NIC's packet rate from them, which
- *   is what shows the receive load of NICs without queue IRQs (veth), whose
- *   RPS it steers, and whether that RPS costs throughput (its trial). */
+/* Policy: a pure function of topology, inventory, load, workers, config,
+ * now and its own state to actions with reason codes (docs/DESIGN.md
+ * "Policy"); no I/O, no clock, notes instead of logs.  The caller passes
+ * each tick the current values (a differing one is an external change, held
+ * for external_hold) and fresh packet counters (the NIC rates), and hands
+ * every action's result to policy_feedback() before the next tick. */
 #pragma once
 
 #include <stdbool.h>
@@ -46,16 +30,14 @@ struct policy_input {
         const struct sample_rates *raw;   /* the newest interval unsmoothed (fast attack); may be NULL */
         const struct worker_set *workers; /* may be NULL */
         const cpuset_t *bans;             /* runtime bans (bans.h) on top of banned_cpus; may be NULL */
-        const struct vectors *vectors;    /* IRQs per CPU and what each CPU takes (limits lowered by
-                                           * ENOSPC); NULL: counted from inv at VECTORS_PER_CPU */
+        const struct vectors *vectors;    /* vector room per CPU; NULL: counted from inv */
         uint64_t now_usec;                /* CLOCK_MONOTONIC, given by the caller */
 };
 
 enum policy_note_kind {
         POLICY_NOTE_PLAIN,
         POLICY_NOTE_EXTERNAL,             /* an object changed behind our back, now held */
-        POLICY_NOTE_NO_VECTOR,            /* an IRQ left where it is: no CPU it may go to has a
-                                           * free vector */
+        POLICY_NOTE_NO_VECTOR,            /* an IRQ left where it is: no free vector elsewhere */
         POLICY_NOTE_KIND_MAX,
 };
 
@@ -73,8 +55,7 @@ struct policy_hot_cpu {
         double load;                      /* irq+softirq share, smoothed */
         double idle;
         bool saturated;                   /* hot by the saturated rule, not by hot_enter */
-        char why[160];                    /* why this tick did nothing for it ("" when it
-                                           * acted): no busy queue, dwell, min_gain, ... */
+        char why[160];                    /* why this tick did nothing for it, "" when it acted */
 };
 
 /* How an RPS trial (rps_trial in irqsteer.conf(5)) ended. */
@@ -113,17 +94,12 @@ struct policy_report {
         size_t n_kernel_managed_irqs;
         /* for policy_pace(): */
         unsigned n_rising;                /* CPUs counting samples towards hot */
-        struct policy_pace_ref *ref;      /* each CPU's raw shares at this tick, the levels a rise
-                                           * is measured from */
+        struct policy_pace_ref *ref;      /* each CPU's raw shares, where a rise is measured from */
         int ref_max_cpu;                  /* last index of ref, -1 when none */
         double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
-        bool busy;                        /* an action, settling CPUs, an RPS trial: decide every
-                                           * tick */
-        bool measuring;                   /* RPS sets sized with the prior NAPI share wait for its
-                                           * measurement and the dwell, or a CPU hot for less than
-                                           * min_dwell waits for it: decide now and then */
-        uint64_t due_usec;                /* with measuring, when a hot CPU's wait ends (0: none):
-                                           * decide then */
+        bool busy;                        /* actions, settling CPUs, a trial: decide every tick */
+        bool measuring;                   /* waiting for the share's measurement or a dwell */
+        uint64_t due_usec;                /* with measuring, when a hot CPU's wait ends, 0 none */
 };
 
 /* How the daemon runs its next tick (irqsteer.conf(5), fast_interval). */
@@ -137,47 +113,33 @@ enum policy_pace {
 
 const char *policy_pace_to_string(enum policy_pace p);
 
-/* The pace from the last policy_tick()'s report (zeroed: none yet) and the
- * newest raw interval (NULL: none).  Pure.  FAST while a CPU counts
- * towards hot, or a CPU not hot shows in raw a load at the enter
- * threshold; STEADY while the report is busy or a CPU not hot shows in
- * raw what the saturated rule counts; CALM otherwise: every action comes
- * from a hot CPU, a layout or a change the daemon sees by itself. */
+/* The pace from the last report (zeroed: none) and the newest raw interval
+ * (may be NULL): FAST near hot, STEADY while busy or near saturated, else
+ * CALM.  Pure. */
 enum policy_pace policy_pace(const struct config *c, const struct policy_report *last, const struct sample_rates *raw);
 
 /* A fresh state (nothing laid out, nothing remembered), or NULL on ENOMEM. */
 struct policy_state *policy_state_new(void);
 void policy_state_free(struct policy_state *st);
 
-/* One decision round.  Clears *ret_actions and fills it (possibly empty);
- * *ret_report must be zero-initialised or a report from an earlier tick (its
- * old contents are freed).  Returns 0, -EINVAL on a malformed input, -ENOMEM. */
+/* One decision round into *ret_actions (cleared) and *ret_report (zeroed or
+ * an earlier one, freed).  0, -EINVAL on malformed input, -ENOMEM. */
 int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
                 struct policy_report *ret_report);
 
-/* The actuator's result for action a, acted on by its class
- * (action_failure_class): 0 remembers what we set (external-change
- * detection, dwell and back-off); permanent: never touched again (a
- * managed IRQ is counted as such); capacity: that CPU is full for that
- * IRQ, pick another; gone: forgotten; transient: retried next tick; the
- * rest counts, and ACTION_MAX_FAILURES in a row give the object up.  Says
- * nothing about the failure itself (the daemon does, once); only giving up
- * is noted. */
+/* The actuator's result for a, by action_failure_class(): 0 remembers the
+ * value; permanent, never again; capacity, another CPU; gone, forgotten;
+ * transient, retried; ACTION_MAX_FAILURES in a row give up (noted). */
 void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);
-/* A queue's RPS or XPS mask or flow count that an earlier run changed (its
- * undo journal): a->from (from_value) is the original, a->cpus (value)
- * what it set and the queue holds now.  Taken as set by us, so such a mask
- * is never "kept" as an operator's (irqsteerctl plan beside the daemon).
- * Other action types are ignored. */
+/* An RPS/XPS mask or flow count an earlier run set (its journal): a->from
+ * the original, a->cpus the value now, taken as ours.  Others ignored. */
 void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_usec);
 
-/* The NIC went down/up or its queues changed: its driver reset the affinity,
- * so forget what we set on it and lay it out again next tick (not an
- * external change). */
+/* The NIC's driver reset its affinities: laid out again next tick, not
+ * taken as an external change. */
 void policy_forget_nic(struct policy_state *st, const char *nic);
 
-/* Config reload: forget the "changed behind our back" and "managed" marks so
- * those objects are considered again. */
+/* Config reload: external changes and give-ups forgotten. */
 void policy_reset(struct policy_state *st);
 
 /* Frees the arrays of a report and zeroes it. */

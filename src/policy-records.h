@@ -1,6 +1,5 @@
 /* Policy records, the bottom layer: what the policy remembers between
- * ticks (struct policy_state) about each object it touched, and the
- * lookups.  Includes nothing of the policy above it. */
+ * ticks about each object it touched, and the lookups. */
 #pragma once
 
 #include <stdarg.h>
@@ -39,8 +38,7 @@ struct pol_queue {
         cpuset_t rps_last;
         bool rps_static;         /* single-queue RPS from the start: not narrowed */
         bool rps_unmeasured;     /* ... chosen before any load was measured: chosen again once it is */
-        bool rps_prior;          /* lone hot queue's set sized with the prior share: sized again,
-                                  * with its NIC's other such queues, once the share is measured */
+        bool rps_prior;          /* sized with the prior share: sized again once it is measured */
         uint64_t rps_change_usec;
         unsigned narrow_ticks;   /* consecutive ticks the work fit on fewer CPUs */
         bool rps_external, rps_broken;
@@ -57,15 +55,12 @@ struct pol_queue {
         bool xps_external, xps_broken;
         bool resync;             /* its NIC was reset: see pol_irq.resync */
         unsigned failures;
-        /* measured share of its receive work that stays on the IRQ CPU
-         * under RPS (policy-share.c), when its RPS CPUs show its work alone */
-        double keep;
+        double keep;             /* its receive work's share kept on the IRQ CPU (policy-share.c) */
         unsigned keep_n;         /* measurements in it, 0: the NIC's or the prior */
 };
 
-/* A trial of something switched on for a NIC (RPS for a NIC without queue
- * IRQs, threaded NAPI): its receive throughput with it against the rate
- * before (pol_trial_start, pol_trial_sample). */
+/* A trial of RPS or threaded NAPI on a NIC: its receive rate with it
+ * against the rate before (pol_trial_start, pol_trial_sample). */
 struct pol_trial {
         bool on;                 /* running */
         unsigned ticks;          /* samples since it started */
@@ -83,8 +78,8 @@ struct pol_nic {
         bool blind;              /* laid out before any load sample: looked at again with the first */
         unsigned blind_ticks;    /* samples since, none of which saw its interrupts */
         size_t n_queues;         /* queue count at layout: a change means the driver reset */
-        bool start_known;        /* start: where its layout begins in its node's CPU order, */
-        int start;               /* kept so a re-layout after a driver reset is the same */
+        bool start_known;
+        int start;               /* its layout's first CPU in node order, kept across resets */
         bool noted_no_cpu;
         /* receive rate from the inventory's packet counters between ticks */
         bool stats_known;        /* rx_prev/stats_usec hold the last tick's reading */
@@ -108,9 +103,7 @@ struct pol_nic {
         uint64_t thr_change_usec;
         unsigned thr_gone_ticks;
         struct pol_trial thr_trial;
-        /* measured share of the receive work that stays on the IRQ CPUs
-         * under RPS, over its queues (policy-share.c) */
-        double keep;
+        double keep;             /* as pol_queue.keep, over its queues */
         unsigned keep_n;         /* measurements in it, 0: the prior */
         double keep_noted;       /* the value last said in a note, 0 none */
 };
@@ -153,11 +146,8 @@ struct pol_cursor {
 };
 
 /* Open addressing over record positions (slot = position + 1, 0 empty),
- * at most half full.  The record arrays stay in insertion order with
- * swap-removal; a removal marks the index stale and the next lookup
- * rebuilds it.  A full tick looks records up hundreds of times: a linear
- * search grows with the square of the records where this stays flat
- * (bench/README.md). */
+ * at most half full; a removal marks it stale for the next lookup to
+ * rebuild.  Lookups are hundreds a tick (bench/README.md). */
 struct pol_index {
         uint32_t *slot;
         size_t cap;              /* power of two, 0 before the first insert */
@@ -187,8 +177,7 @@ struct policy_state {
         size_t n_notes, a_notes;
         bool sock_flow_done;
         /* proc/irq/default_smp_affinity */
-        bool defaff_orig_known;  /* defaff_orig: the value before we touched it (or the
-                                  * administrator's, after a reload) */
+        bool defaff_orig_known;  /* defaff_orig: the value before us, or the admin's after a reload */
         cpuset_t defaff_orig;
         bool defaff_set;         /* defaff_last confirmed written by us */
         cpuset_t defaff_last;
@@ -198,9 +187,8 @@ struct policy_state {
         bool oom;                /* an allocation failed where we could not return it */
 };
 
-/* The record of IRQ irq, queue index of NIC nic, thread pid/tid, NIC name,
- * NAPI kthread pid/starttime; created (zeroed) when create, else NULL when
- * there is none; NULL on ENOMEM. */
+/* The record of an IRQ, queue, thread, NIC or NAPI kthread, created zeroed
+ * when create; NULL when none or on ENOMEM. */
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create);
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create);
 struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid, bool create);
