@@ -1,28 +1,14 @@
-/* Policy, threaded NAPI (napi_threads in irqsteer.conf(5)): with
- * /sys/class/net/DEV/threaded on, a queue's receive polling runs in a
- * kernel thread napi/DEV-ID instead of NET_RX softirq on the CPU the IRQ
- * fired on, and that thread goes wherever the scheduler puts it: moving
- * the IRQ no longer moves the work.  So the threads are placed like the
- * IRQs, with the same rules:
- *   - a NAPI whose queue has an IRQ we place: its thread on that IRQ's
- *     CPU (after this tick's moves), so the poll stays cache-local to the
- *     interrupt that wakes it;
- *   - a NAPI without one (veth registers no IRQ): one CPU per
- *     thread, the coolest eligible CPUs the interface may use, and off a
- *     hot CPU to the coolest one after the dwell (min_dwell), one such
- *     move per NIC and tick.
- * Never onto a CPU that is not eligible.  A thread is named by its PID and
- * start time (a reused PID is another thread); one that refuses
- * sched_setaffinity is left alone for good by the feedback.
+/* Policy, threaded NAPI (napi_threads in irqsteer.conf(5)): a threaded
+ * queue polls in a kthread the scheduler places, so moving the IRQ no
+ * longer moves the work.  Its thread goes to its queue IRQ's CPU to stay
+ * cache-local; one without (veth) to the coolest eligible CPU, off a hot
+ * one after the dwell, one move per NIC and tick.  A thread is its PID and
+ * start time; one that refuses sched_setaffinity is left alone.
  *
- * Threaded NAPI as a relief (threaded_napi): a NIC without queue IRQs
- * (veth) receives as NET_RX on the sending CPU; threaded, in the kthreads,
- * placed off the hot CPU as above.  It helps less than RPS and can cost
- * throughput (bench/README.md), so it is the third lever: only where RPS
- * may not act or its trial failed, for a hot CPU no queue IRQ explains
- * while the NIC receives POL_IRQLESS_PPS packets/s, kept only if its trial
- * (pol_trial_sample) finds the receive rate held, given back when the
- * packets stop or on a reload without threaded_napi.  Off by default. */
+ * As a relief (threaded_napi) for a NIC without queue IRQs whose receive
+ * work runs on the sending CPU: it helps less than RPS and can cost
+ * throughput (bench/README.md), so only where RPS may not act, on trial,
+ * and given back when the packets stop or threaded_napi is turned off. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

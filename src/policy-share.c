@@ -1,38 +1,20 @@
-/* Policy, the receive model: how much of a queue's receive work stays on
- * its IRQ CPU (interrupt, NAPI poll, GRO, and RPS's own cost there) when RPS
- * steers the protocol work to other CPUs.  That share decides how much RPS
- * can take off a hot IRQ CPU and how big a queue's work is once RPS is on;
- * it differs between hosts (bench/README.md), so it is measured where the
- * loads show it and the prior POL_NAPI_SHARE stands in only until then.
- *
- * What the host shows: on an RPS CPU where no queue IRQ fires and only
- * queues of one NIC steer, the network load (irq + the NET part of softirq)
- * is their steered protocol work; on an IRQ CPU where only one queue's IRQs
- * fire and no other queue steers, the network load is what stays of the
- * queue's receive work, plus the work of its tx vector when that fires
- * there too.  With the steered work x_u of queue u spread evenly over its
- * m_u RPS CPUs and y_u staying, r = x_u / y_u is the same for the NIC's
- * queues when they share one keep = 1 / (1 + r); the RPS CPUs carry
- * S = sum_u x_u f_u (f_u: the fraction of u's RPS CPUs that are
- * measurable) and the IRQ CPUs W_u = y_u (1 + r / m_u when the IRQ CPU is in
- * the set) + the tx work, which gives r.  The tx work is taken to cost what
- * the receive work costs per interrupt, all of it counted (rho_u = tx/rx
- * interrupts: tx = rho_u (x_u + y_u)), the load model's assumption before
- * RPS; splitting the IRQ CPU's load by interrupt rates alone would give the
- * receive side the tx work that RPS does not shrink.  A queue whose
- * measurable RPS CPUs carry its work alone gets its own estimate the same
- * way.  CPUs that are settling after an
- * action, hot by fast attack or saturated are left out. */
+/* Policy, the receive model: the share of a queue's receive work that
+ * stays on its IRQ CPU under RPS.  It differs between hosts
+ * (bench/README.md), so it is measured; POL_NAPI_SHARE stands in until then.
+ * RPS CPUs where only one NIC's queues steer carry its steered work x; IRQ
+ * CPUs serving one queue alone carry what stays, y, plus its tx vector's
+ * work, costed per interrupt as receive work.  keep = y / (x + y).
+ * Settling, fast-attack and saturated CPUs are left out. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 
 #include "policy-steps.h"
 
-/* The running estimate *keep (n measurements in it so far) with a new
- * measurement: the first ones average with the prior as if it were one
- * measurement, later ones weigh POL_SHARE_GAIN. */
+/* The first measurements average with the prior as one more, later ones
+ * weigh POL_SHARE_GAIN. */
 static void share_update(double *keep, unsigned *n, double obs) {
         double prior = *n > 0 ? *keep : POL_NAPI_SHARE, w;
 
@@ -62,9 +44,8 @@ struct share_obs {
         int m;                   /* CPUs in its RPS set */
 };
 
-/* Solves S = r * sum_u f_u * y_u with
- * y_u = W_u / (1 + rho_u (1 + r) + own_u * r / m_u) for r, by fixed-point
- * iteration from r0; false when there is too little to see. */
+/* r = x / y from S = r * sum_u f_u * y_u, y_u = W_u / (1 + rho_u (1 + r) +
+ * own_u * r / m_u), by fixed point from r0; false on too little to see. */
 static bool solve(double S, const struct share_obs *o, size_t n, double r0, double *ret_r) {
         double r = r0;
 
@@ -169,11 +150,9 @@ static void measure_nic(struct pol_tick *t, const struct share_ctx *c, size_t ni
                                 share_update(&q->keep, &q->keep_n, 1 / (1 + r1));
                 }
         }
-        CPUSET_FOREACH(cpu, &t->eligible) {
-                if (cpu >= c->n || mine[cpu] == 0 || c->irqs[cpu] > 0 || c->steer[cpu] != mine[cpu] || !readable(t, cpu))
-                        continue;
-                S += MAX(t->net[cpu], 0);
-        }
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu < c->n && mine[cpu] > 0 && c->irqs[cpu] == 0 && c->steer[cpu] == mine[cpu] && readable(t, cpu))
+                        S += MAX(t->net[cpu], 0);
         if (solve(S, o, k, (1 - pol_share_keep(x->rec, NULL)) / pol_share_keep(x->rec, NULL), &r)) {
                 share_update(&x->rec->keep, &x->rec->keep_n, 1 / (1 + r));
                 note_nic(t, x->rec, x->nic->name);
@@ -219,8 +198,7 @@ void pol_share_measure(struct pol_tick *t) {
         for (size_t ni = 0; ni < t->inv->n_nics && t->r == 0; ni++) {
                 if (t->nics[ni].n_units == 0)
                         continue;
-                for (int cpu = 0; cpu < c.n; cpu++)
-                        mine[cpu] = 0;
+                memset(mine, 0, c.n * sizeof(*mine));
                 measure_nic(t, &c, ni, mine, o, idx);
         }
 out:
