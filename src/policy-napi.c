@@ -18,37 +18,22 @@
 #include "policy-steps.h"
 
 bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        struct pol_napi *r;
-        enum action_failure f;
+        struct pol_napi *r = a->type == KNOB_THREAD && a->pid == a->tid ? pol_napi_get(st, a->pid, a->starttime, false)
+                                                                         : NULL;
+        enum action_failure f = action_failure_class(a->type, result);
 
-        if (a->type != KNOB_THREAD || a->pid != a->tid)
-                return false;
-        r = pol_napi_get(st, a->pid, a->starttime, false);
         if (!r)
                 return false;
-        f = action_failure_class(a->type, result);
-        switch (f) {
-        case ACTION_FAIL_NONE:
+        if (f == ACTION_FAIL_NONE) {
                 /* the dwell counts from the first placement too */
                 r->move_usec = now_usec;
                 r->set = true;
                 r->cpu = cpuset_first(&a->cpus);
                 r->failures = 0;
-                break;
-        case ACTION_FAIL_GONE:
-                /* threaded turned off, or the device went: forgotten */
-                *r = st->napis[--st->n_napis];
-                break;
-        case ACTION_FAIL_PERMANENT:
+        } else if (f == ACTION_FAIL_GONE)
+                *r = st->napis[--st->n_napis]; /* threaded off, or the device went */
+        else if (f == ACTION_FAIL_PERMANENT || (action_failure_counts(f) && ++r->failures >= ACTION_MAX_FAILURES))
                 r->broken = true;
-                break;
-        case ACTION_FAIL_TRANSIENT:
-                break;
-        default:
-                if (action_failure_counts(f) && ++r->failures >= ACTION_MAX_FAILURES)
-                        r->broken = true;
-                break;
-        }
         return true;
 }
 
@@ -262,10 +247,6 @@ static bool threaded_trial(struct pol_tick *t, const struct inventory_nic *n, st
         return true;
 }
 
-static bool rps_may_act(const struct pol_tick *t, const struct pol_nicctx *x) {
-        return x->rps && t->now >= x->rec->rps_trial.block_until;
-}
-
 static void threaded_relief(struct pol_tick *t) {
         bool started = false;
 
@@ -311,8 +292,9 @@ static void threaded_relief(struct pol_tick *t) {
                         continue;
                 }
                 /* RPS first: it gives more (bench/README.md) */
-                if (started || !t->c->threaded_napi || n->threaded != 0 || rps_may_act(t, x) ||
-                    t->now < rec->thr_trial.block_until || pps < POL_IRQLESS_PPS ||
+                if (started || !t->c->threaded_napi || n->threaded != 0 ||
+                    (x->rps && t->now >= rec->rps_trial.block_until) || t->now < rec->thr_trial.block_until ||
+                    pps < POL_IRQLESS_PPS ||
                     (rec->thr_change_usec && t->now - rec->thr_change_usec < t->c->min_dwell_usec))
                         continue;
                 cpu = unexplained_hot(t);

@@ -1,13 +1,7 @@
-/* Policy, workers (docs/DESIGN.md "The problem" and "Policy"): application
- * threads matched by the [worker] sections are pinned by their policy:
- *   spread    one CPU per thread, round-robin over eligible CPUs that are not
- *             hot, preferring CPUs that serve no queue IRQ;
- *   colocate  thread i on the CPU of queue i of the interface (full
- *             affinity, docs/DESIGN.md "The problem");
- *   avoid-net all eligible CPUs that serve no queue IRQ (all eligible if
- *             every CPU serves one).
- * Only threads whose allowed set differs from the target get an action, so
- * new threads and processes are handled on the tick that first sees them. */
+/* Policy, workers (docs/DESIGN.md "Policy"): threads of the [worker]
+ * sections pinned by their policy, spread (one CPU each, off hot and queue
+ * IRQ CPUs), colocate (with the queues' IRQs) or avoid-net (off queue IRQ
+ * CPUs).  Only threads off target get an action. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -51,11 +45,11 @@ static bool check_thread(struct pol_tick *t, const struct worker_proc *p, const 
         return false;
 }
 
-static void emit_thread(struct pol_tick *t, const struct wthread *w, const cpuset_t *to, enum action_reason code,
+static void emit_thread(struct pol_tick *t, const struct wthread *w, cpuset_t to, enum action_reason code,
                         const char *reason) {
         struct action *a;
 
-        if (cpuset_equal(&w->th->allowed, to))
+        if (cpuset_equal(&w->th->allowed, &to))
                 return;
         a = pol_add(t, KNOB_THREAD);
         if (!a)
@@ -63,7 +57,7 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, const cpuse
         a->pid = w->p->pid;
         a->tid = w->th->tid;
         a->starttime = w->th->starttime;
-        a->cpus = *to;
+        a->cpus = to;
         a->from = w->th->allowed;
         action_set_reason(a, code, "%s", reason);
 }
@@ -89,6 +83,8 @@ static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset
         for (size_t i = 0; i < n; i++)
                 fair += !v[i].skip;
         fair = (fair + n_cand - 1) / n_cand;
+        snprintf(reason, sizeof(reason), "worker %s: spread, one CPU per thread over CPUs %s (%s)", name,
+                 pol_fmt_cpus(cand, list, sizeof(list)), why);
         for (size_t i = 0; i < n; i++) {
                 int c = cpuset_first(&v[i].th->allowed);
                 v[i].cpu = -1;
@@ -108,34 +104,24 @@ static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset
                 v[i].cpu = best;
                 count[best]++;
         }
-        for (size_t i = 0; i < n; i++) {
-                cpuset_t to;
-                if (v[i].skip)
-                        continue;
-                to = cpuset_single(v[i].cpu);
-                snprintf(reason, sizeof(reason), "worker %s: spread, one CPU per thread over CPUs %s (%s)", name,
-                         pol_fmt_cpus(cand, list, sizeof(list)), why);
-                emit_thread(t, &v[i], &to, ACTION_REASON_WORKER_SPREAD, reason);
-        }
+        for (size_t i = 0; i < n; i++)
+                if (!v[i].skip)
+                        emit_thread(t, &v[i], cpuset_single(v[i].cpu), ACTION_REASON_WORKER_SPREAD, reason);
         free(count);
 }
 
 static void spread_default(struct pol_tick *t, struct wthread *v, size_t n, const cpuset_t *base,
                            const cpuset_t *net, const char *name) {
-        cpuset_t cand;
+        cpuset_t cool, quiet;
 
-        cpuset_andnot(&cand, base, &t->hot);
-        cpuset_andnot(&cand, &cand, net);
-        if (!cpuset_empty(&cand)) {
-                spread(t, v, n, &cand, "not hot, serving no queue IRQ", name);
-                return;
-        }
-        cpuset_andnot(&cand, base, &t->hot);
-        if (!cpuset_empty(&cand)) {
-                spread(t, v, n, &cand, "not hot", name);
-                return;
-        }
-        spread(t, v, n, base, "every allowed CPU is hot", name);
+        cpuset_andnot(&cool, base, &t->hot);
+        cpuset_andnot(&quiet, &cool, net);
+        if (!cpuset_empty(&quiet))
+                spread(t, v, n, &quiet, "not hot, serving no queue IRQ", name);
+        else if (!cpuset_empty(&cool))
+                spread(t, v, n, &cool, "not hot", name);
+        else
+                spread(t, v, n, base, "every allowed CPU is hot", name);
 }
 
 /* The NIC colocate follows: the configured one, else the busiest managed
@@ -189,16 +175,14 @@ static void colocate(struct pol_tick *t, struct wthread *v, size_t n, const cpus
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                const struct pol_unit *u;
-                cpuset_t to;
+                const struct pol_unit *u = qs[k % nq];
 
                 if (v[i].skip)
                         continue;
-                u = qs[k++ % nq];
-                to = cpuset_single(u->target);
+                k++;
                 snprintf(reason, sizeof(reason), "worker %s: colocate with %s queue %d (IRQ %u on CPU%d)", cw->name,
                          x->nic->name, u->queue, u->irq[0], u->target);
-                emit_thread(t, &v[i], &to, ACTION_REASON_WORKER_COLOCATE, reason);
+                emit_thread(t, &v[i], cpuset_single(u->target), ACTION_REASON_WORKER_COLOCATE, reason);
         }
         free(qs);
 }
@@ -262,7 +246,7 @@ void pol_workers(struct pol_tick *t) {
                                  cpuset_equal(&to, &base) && cpuset_intersects(&base, &net) ? " (none free: all allowed)" : "");
                         for (size_t i = 0; i < n; i++)
                                 if (!v[i].skip)
-                                        emit_thread(t, &v[i], &to, ACTION_REASON_WORKER_AVOID_NET, reason);
+                                        emit_thread(t, &v[i], to, ACTION_REASON_WORKER_AVOID_NET, reason);
                         break;
                 default:
                         break;
