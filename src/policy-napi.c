@@ -70,7 +70,7 @@ static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_
 
 static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_napi *np, const struct pol_napi *r,
                  int cpu, enum action_reason code, const char *why) {
-        struct action *a = pol_add(t, KNOB_THREAD);
+        struct action *a = pol_add_queue(t, KNOB_THREAD, n->name, -1);
 
         if (!a)
                 return;
@@ -79,7 +79,6 @@ static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct
         a->cpus = cpuset_single(cpu);
         if (r->set && r->cpu >= 0)
                 a->from = cpuset_single(r->cpu);
-        snprintf(a->nic, sizeof(a->nic), "%s", n->name);
         action_set_reason(a, code, "NAPI %u of %s (kthread napi/%s-%u, pid %d) %s", np->id, n->name,
                  n->name, np->id, (int) np->pid, why);
 }
@@ -178,11 +177,10 @@ void pol_threaded_feedback(struct policy_state *st, const struct action *a, int 
 
 static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to,
                           enum action_reason code, const char *why) {
-        struct action *a = pol_add(t, KNOB_THREADED);
+        struct action *a = pol_add_queue(t, KNOB_THREADED, n->name, -1);
 
         if (!a)
                 return;
-        snprintf(a->nic, sizeof(a->nic), "%s", n->name);
         a->from_value = from;
         a->value = to;
         action_set_reason(a, code, "%.*s", (int) sizeof(a->reason) - 1, why);
@@ -276,11 +274,8 @@ static void threaded_relief(struct pol_tick *t) {
                         }
                         if (threaded_trial(t, n, rec))
                                 continue;
-                        if (pps >= POL_IRQLESS_PPS_EXIT) {
-                                rec->thr_gone_ticks = 0;
-                                continue;
-                        }
-                        if (++rec->thr_gone_ticks < MAX(t->c->hot_samples, 1u) ||
+                        rec->thr_gone_ticks = pps < POL_IRQLESS_PPS_EXIT ? rec->thr_gone_ticks + 1 : 0;
+                        if (rec->thr_gone_ticks == 0 || rec->thr_gone_ticks < MAX(t->c->hot_samples, 1u) ||
                             t->now - rec->thr_change_usec < t->c->min_dwell_usec)
                                 continue;
                         rec->thr_gone_ticks = 0;

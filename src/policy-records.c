@@ -1,6 +1,5 @@
-/* Policy records: what the policy remembers between ticks about each IRQ,
- * queue, NIC, thread and CPU it touched (policy-records.h), found by
- * number or name.  The bottom layer: calls nothing of the policy. */
+/* Policy records (policy-records.h), the bottom layer: calls nothing of
+ * the policy. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,49 +54,35 @@ static void index_put(struct pol_index *ix, uint32_t h, size_t pos) {
         ix->slot[i] = (uint32_t) pos + 1;
 }
 
-/* Sized for n records and refilled from hashes of positions 0..n-1, or
- * -ENOMEM (the index then stays stale and lookups search linearly). */
-static int index_rebuild(struct pol_index *ix, size_t n, uint32_t (*hash)(const struct policy_state *, size_t),
-                         const struct policy_state *st) {
-        size_t cap = ix->cap ? ix->cap : 64;
+/* The IRQ or queue index ready for lookups with room for one more record,
+ * rebuilt when stale or small; false on ENOMEM (then searched linearly). */
+static bool index_ready(const struct policy_state *st, struct pol_index *ix) {
+        bool irqs = ix == &st->irq_index;
+        size_t cap = ix->cap ? ix->cap : 64, n = irqs ? st->n_irqs : st->n_queues;
 
+        if (!ix->stale && ix->cap >= 2 * (n + 1))
+                return true;
         while (cap < 2 * (n + 1))
                 cap *= 2;
         if (cap != ix->cap) {
                 uint32_t *v = calloc(cap, sizeof(*v));
                 if (!v)
-                        return -ENOMEM;
+                        return false;
                 free(ix->slot);
                 ix->slot = v;
                 ix->cap = cap;
         } else
                 memset(ix->slot, 0, cap * sizeof(*ix->slot));
         for (size_t i = 0; i < n; i++)
-                index_put(ix, hash(st, i), i);
+                index_put(ix, irqs ? hash_irq(st->irqs[i].irq) : hash_queue(st->queues[i].nic, st->queues[i].index), i);
         ix->stale = false;
-        return 0;
-}
-
-static uint32_t hash_irq_at(const struct policy_state *st, size_t i) {
-        return hash_irq(st->irqs[i].irq);
-}
-
-static uint32_t hash_queue_at(const struct policy_state *st, size_t i) {
-        return hash_queue(st->queues[i].nic, st->queues[i].index);
-}
-
-/* Ready for lookups over n records, with room for one more. */
-static bool index_ready(struct pol_index *ix, size_t n, uint32_t (*hash)(const struct policy_state *, size_t),
-                        const struct policy_state *st) {
-        if (!ix->stale && ix->cap >= 2 * (n + 1))
-                return true;
-        return index_rebuild(ix, n, hash, st) == 0;
+        return true;
 }
 
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create) {
         struct pol_index *ix = &st->irq_index;
         uint32_t h = hash_irq(irq);
-        bool indexed = index_ready(ix, st->n_irqs, hash_irq_at, st);
+        bool indexed = index_ready(st, ix);
         struct pol_irq *r;
 
         if (indexed) {
@@ -120,7 +105,7 @@ struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create) 
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create) {
         struct pol_index *ix = &st->queue_index;
         uint32_t h = hash_queue(nic, index);
-        bool indexed = index_ready(ix, st->n_queues, hash_queue_at, st);
+        bool indexed = index_ready(st, ix);
         struct pol_queue *q;
 
         if (indexed) {
@@ -230,27 +215,22 @@ void policy_reset(struct policy_state *st) {
          * stay managed: the kernel still owns them. */
         for (size_t i = 0; i < st->n_irqs; i++) {
                 struct pol_irq *r = &st->irqs[i];
-                if (r->external)
-                        r->set = false;
+                r->set &= !r->external;
                 r->external = false;
                 r->failures = 0;
         }
         for (size_t i = 0; i < st->n_queues; i++) {
                 struct pol_queue *q = &st->queues[i];
-                if (q->rps_external)
-                        q->rps_set = false;
-                if (q->xps_external)
-                        q->xps_set = false;
-                if (q->flow_external)
-                        q->flow_set = false;
+                q->rps_set &= !q->rps_external;
+                q->xps_set &= !q->xps_external;
+                q->flow_set &= !q->flow_external;
                 q->rps_external = q->xps_external = q->flow_external = false;
                 q->rps_broken = q->xps_broken = q->flow_broken = false;
                 q->failures = 0;
         }
         for (size_t i = 0; i < st->n_threads; i++) {
                 struct pol_thread *th = &st->threads[i];
-                if (th->external)
-                        th->set = false;
+                th->set &= !th->external;
                 th->external = th->broken = false;
                 th->failures = 0;
         }
