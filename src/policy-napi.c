@@ -122,15 +122,13 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                         emit(t, n, np, r, irq_cpu, ACTION_REASON_NAPI_THREAD, why);
                         continue;
                 }
-                if (cpuset_empty(&cpus))
+                to = coolest(t, &cpus, &taken);
+                if (to < 0)
                         continue;
                 if (r->set && r->cpu >= 0 && cpuset_isset(&cpus, r->cpu)) {
                         /* placed: moves only off a hot CPU, after the dwell */
-                        if (!cpuset_isset(&t->hot, r->cpu) || moved ||
-                            t->now < r->move_usec + t->c->min_dwell_usec || pol_settling(t, r->cpu))
-                                continue;
-                        to = coolest(t, &cpus, &taken);
-                        if (to < 0 || to == r->cpu || cpuset_isset(&t->hot, to) ||
+                        if (!cpuset_isset(&t->hot, r->cpu) || moved || t->now < r->move_usec + t->c->min_dwell_usec ||
+                            pol_settling(t, r->cpu) || to == r->cpu || cpuset_isset(&t->hot, to) ||
                             pol_load(t, r->cpu) - pol_load(t, to) < pol_min_gain(t))
                                 continue;
                         snprintf(why, sizeof(why), "off hot CPU%d (%.0f%%) to CPU%d (%.0f%%)", r->cpu,
@@ -138,15 +136,10 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                         moved = true;
                         pol_settle(t, r->cpu);
                         pol_settle(t, to);
-                } else {
-                        to = coolest(t, &cpus, &taken);
-                        if (to < 0)
-                                continue;
-                        if (r->set && r->cpu >= 0)
-                                snprintf(why, sizeof(why), "off CPU%d, no longer eligible, to CPU%d", r->cpu, to);
-                        else
-                                snprintf(why, sizeof(why), "to CPU%d, the coolest eligible CPU free of its NIC's threads", to);
-                }
+                } else if (r->set && r->cpu >= 0)
+                        snprintf(why, sizeof(why), "off CPU%d, no longer eligible, to CPU%d", r->cpu, to);
+                else
+                        snprintf(why, sizeof(why), "to CPU%d, the coolest eligible CPU free of its NIC's threads", to);
                 cpuset_set(&taken, to);
                 emit(t, n, np, r, to,
                      r->set && r->cpu >= 0 && !cpuset_isset(&cpus, r->cpu) ? ACTION_REASON_CPU_BANNED
@@ -220,22 +213,15 @@ static bool threaded_trial(struct pol_tick *t, const struct inventory_nic *n, st
         struct pol_trial *tr = &rec->thr_trial;
         char why[256];
         double after = 0;
+        enum pol_trial_step step = pol_trial_sample(tr, rec, true, t->now, t->rep->napi_trials, &after);
 
-        switch (pol_trial_sample(tr, rec, true, t->now, t->rep->napi_trials, &after)) {
-        case POL_TRIAL_RUNNING:
-                return true;
-        case POL_TRIAL_NONE:
+        if (step == POL_TRIAL_NONE)
                 pol_note(t, LOG_INFO, "threaded NAPI on %s: no trial verdict (no receive counters); kept", n->name);
-                return false;
-        case POL_TRIAL_PASSED:
+        else if (step == POL_TRIAL_PASSED)
                 pol_note(t, LOG_INFO, "threaded NAPI kept on %s: it received %.0f %s/s with it, %.0f before (%+.0f%%)",
                          n->name, after, tr->bytes ? "bytes" : "packets", tr->base, 100 * (after / tr->base - 1));
-                return false;
-        case POL_TRIAL_FAILED:
-                break;
-        default:
-                return false;
-        }
+        if (step != POL_TRIAL_FAILED)
+                return step == POL_TRIAL_RUNNING;
         snprintf(why, sizeof(why),
                  "threaded NAPI cost throughput: %s received %.0f %s/s with it, %.0f before (%.0f%%): off again, "
                  "not tried for %llu min",
