@@ -135,8 +135,7 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
  * the original, a->cpus the value now, taken as ours.  Others ignored. */
 void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_usec);
 
-/* The NIC's driver reset its affinities: laid out again next tick, not
- * taken as an external change. */
+/* The NIC's driver reset its affinities: laid out again, not external. */
 void policy_forget_nic(struct policy_state *st, const char *nic);
 
 /* Config reload: external changes and give-ups forgotten. */

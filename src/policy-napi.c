@@ -37,8 +37,7 @@ bool pol_napi_feedback(struct policy_state *st, const struct action *a, int resu
         return true;
 }
 
-/* The CPU of the IRQ of the queue napi polls, after this tick's actions;
- * -1 when no queue of ours names it. */
+/* The CPU of the IRQ of the queue napi polls after this tick, else -1. */
 static int napi_irq_cpu(const struct pol_tick *t, size_t ni, uint32_t napi_id) {
         const struct pol_nicctx *x = &t->nics[ni];
         const struct inventory_nic *n = x->nic;
@@ -52,8 +51,7 @@ static int napi_irq_cpu(const struct pol_tick *t, size_t ni, uint32_t napi_id) {
         return -1;
 }
 
-/* The coolest CPU of cpus (projected load), preferring those not in
- * avoid; -1 when cpus is empty. */
+/* The coolest CPU of cpus, preferring those not in avoid; -1 when empty. */
 static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_t *avoid) {
         int best = -1;
         bool best_avoided = true;
@@ -160,8 +158,7 @@ void pol_threaded_feedback(struct policy_state *st, const struct action *a, int 
                 rec->thr_ours = (int) a->value != rec->thr_orig;
                 rec->thr_change_usec = now_usec;
         } else if (f == ACTION_FAIL_PERMANENT || f == ACTION_FAIL_INVALID || f == ACTION_FAIL_OTHER) {
-                /* not there to be written (an older kernel, a driver
-                 * without NAPI) or refused: never again for this NIC */
+                /* no such file (old kernel, driver without NAPI) or refused */
                 rec->thr_broken = true;
                 rec->thr_trial.on = false;
         } else if (f != ACTION_FAIL_TRANSIENT)
@@ -179,8 +176,7 @@ static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uin
         action_set_reason(a, code, "%.*s", (int) sizeof(a->reason) - 1, why);
 }
 
-/* A NIC whose receive work runs where its packets are sent from: no queue
- * IRQs, not lo, with NAPIs to thread (veth has them with GRO on). */
+/* Receive work runs on the sender's CPU: no queue IRQs, NAPIs (veth). */
 static bool threadable(const struct pol_nicctx *x) {
         const struct inventory_nic *n = x->nic;
 
@@ -207,8 +203,7 @@ static int unexplained_hot(const struct pol_tick *t) {
         return top;
 }
 
-/* One sample of the trial; true while it runs or when it gave threaded
- * back. */
+/* One sample of the trial; true while it runs or once it gave back. */
 static bool threaded_trial(struct pol_tick *t, const struct inventory_nic *n, struct pol_nic *rec) {
         struct pol_trial *tr = &rec->thr_trial;
         char why[256];

@@ -1,5 +1,4 @@
-/* Policy records (policy-records.h), the bottom layer: calls nothing of
- * the policy. */
+/* Policy records, the bottom layer: calls nothing of the policy. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,10 +184,7 @@ void policy_forget_nic(struct policy_state *st, const char *nic) {
         n = pol_nic_get(st, nic, false);
         if (n)
                 n->laid_out = false;
-        /* What the driver reset shows at the next tick: values that still
-         * match what we set are kept (a rebalanced IRQ stays where it is),
-         * the others are placed again, without an external-change note.
-         * Managed stays managed. */
+        /* values still ours are kept, the others placed again; managed stays */
         for (size_t i = 0; i < st->n_irqs; i++) {
                 struct pol_irq *r = &st->irqs[i];
                 if (strcmp(r->nic, nic) != 0)
@@ -211,8 +207,7 @@ void policy_forget_nic(struct policy_state *st, const char *nic) {
 void policy_reset(struct policy_state *st) {
         if (!st)
                 return;
-        /* The administrator's values become the baseline.  Managed IRQs
-         * stay managed: the kernel still owns them. */
+        /* the administrator's values become the baseline; managed stays */
         for (size_t i = 0; i < st->n_irqs; i++) {
                 struct pol_irq *r = &st->irqs[i];
                 r->set &= !r->external;

@@ -59,8 +59,7 @@ struct pol_queue {
         unsigned keep_n;         /* measurements in it, 0: the NIC's or the prior */
 };
 
-/* A trial of RPS or threaded NAPI on a NIC: its receive rate with it
- * against the rate before (pol_trial_start, pol_trial_sample). */
+/* A trial of RPS or threaded NAPI on a NIC (pol_trial_start, pol_trial_sample). */
 struct pol_trial {
         bool on;                 /* running */
         unsigned ticks;          /* samples since it started */
@@ -187,8 +186,7 @@ struct policy_state {
         bool oom;                /* an allocation failed where we could not return it */
 };
 
-/* The record of an IRQ, queue, thread, NIC or NAPI kthread, created zeroed
- * when create; NULL when none or on ENOMEM. */
+/* A record, created zeroed when create; NULL when none or on ENOMEM. */
 struct pol_irq *pol_irq_get(struct policy_state *st, unsigned irq, bool create);
 struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int index, bool create);
 struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid, bool create);

@@ -13,8 +13,7 @@
 
 #include "policy-steps.h"
 
-/* The first measurements average with the prior as one more, later ones
- * weigh POL_SHARE_GAIN. */
+/* Early measurements average with the prior, later ones weigh POL_SHARE_GAIN. */
 static void share_update(double *keep, unsigned *n, double obs) {
         double prior = *n > 0 ? *keep : POL_NAPI_SHARE, w;
 
@@ -96,8 +95,7 @@ static void note_nic(struct pol_tick *t, struct pol_nic *rec, const char *name) 
         pol_note_about(t, POLICY_NOTE_PLAIN, 0, name, -1);
 }
 
-/* The NIC's measurement: its units with clean IRQ CPUs, over the RPS CPUs
- * that only they steer to and where no queue IRQ fires. */
+/* The NIC's units with clean IRQ CPUs, over RPS CPUs only they steer to. */
 static void measure_nic(struct pol_tick *t, const struct share_ctx *c, size_t ni, unsigned short *mine,
                         struct share_obs *o, size_t *idx) {
         const struct pol_nicctx *x = &t->nics[ni];

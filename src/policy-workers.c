@@ -62,10 +62,8 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, cpuset_t to
         action_set_reason(a, code, "%s", reason);
 }
 
-/* One CPU per thread: threads already alone on a candidate CPU keep it
- * while it holds no more than its fair share, the rest go to the CPU with
- * the fewest threads (lowest number first), which is round-robin for new
- * threads and stable when threads come and go. */
+/* One CPU per thread: a thread keeps its CPU up to a fair share, the rest
+ * go to the emptiest, so placements stay put as threads come and go. */
 static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset_t *cand, const char *why,
                    const char *name) {
         int n_cand = cpuset_count(cand), fair;
@@ -95,18 +93,16 @@ static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset
                 count[c]++;
         }
         for (size_t i = 0; i < n; i++) {
-                int best = -1;
-                if (v[i].skip || v[i].cpu >= 0)
+                if (v[i].skip)
                         continue;
-                CPUSET_FOREACH(c, cand)
-                        if (best < 0 || count[c] < count[best])
-                                best = c;
-                v[i].cpu = best;
-                count[best]++;
+                if (v[i].cpu < 0) {
+                        CPUSET_FOREACH(c, cand)
+                                if (v[i].cpu < 0 || count[c] < count[v[i].cpu])
+                                        v[i].cpu = c;
+                        count[v[i].cpu]++;
+                }
+                emit_thread(t, &v[i], cpuset_single(v[i].cpu), ACTION_REASON_WORKER_SPREAD, reason);
         }
-        for (size_t i = 0; i < n; i++)
-                if (!v[i].skip)
-                        emit_thread(t, &v[i], cpuset_single(v[i].cpu), ACTION_REASON_WORKER_SPREAD, reason);
         free(count);
 }
 
@@ -124,8 +120,7 @@ static void spread_default(struct pol_tick *t, struct wthread *v, size_t n, cons
                 spread(t, v, n, base, "every allowed CPU is hot", name);
 }
 
-/* The NIC colocate follows: the configured one, else the busiest managed
- * NIC with queue IRQs (most estimated work, then most queues). */
+/* The configured NIC, else the busiest managed one with queue IRQs. */
 static const struct pol_nicctx *colocate_nic(const struct pol_tick *t, const struct config_worker *cw) {
         const struct pol_nicctx *best = NULL;
         double best_w = -1;
