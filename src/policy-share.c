@@ -161,17 +161,15 @@ void pol_share_measure(struct pol_tick *t) {
         struct share_ctx c = { .n = t->max_cpu + 1 };
         unsigned short *mine = NULL;
         struct share_obs *o = NULL;
-        size_t *idx = NULL, most = 0;
+        size_t *idx = NULL;
 
         if (!t->in->load || t->n_units == 0)
                 return;
         c.irqs = calloc(c.n, sizeof(*c.irqs));
         c.steer = calloc(c.n, sizeof(*c.steer));
         mine = calloc(c.n, sizeof(*mine));
-        for (size_t ni = 0; ni < t->inv->n_nics; ni++)
-                most = MAX(most, t->nics[ni].n_units);
-        o = calloc(most + 1, sizeof(*o));
-        idx = calloc(most + 1, sizeof(*idx));
+        o = calloc(t->n_units, sizeof(*o));
+        idx = calloc(t->n_units, sizeof(*idx));
         if (!c.irqs || !c.steer || !mine || !o || !idx) {
                 t->r = -ENOMEM;
                 goto out;

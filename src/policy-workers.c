@@ -15,7 +15,7 @@ struct wthread {
         const struct worker_proc *p;
         const struct worker_thread *th;
         bool skip;
-        int cpu;                 /* spread/colocate target, -1 none */
+        int cpu;                 /* spread's target, -1 none */
 };
 
 /* External change check; false if the thread must be left alone. */
