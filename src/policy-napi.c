@@ -11,7 +11,6 @@
  * and given back when the packets stop or threaded_napi is turned off. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 

@@ -1,5 +1,4 @@
 /* Policy records, the bottom layer: calls nothing of the policy. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,6 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <syslog.h>
 
 #include "policy-steps.h"
