@@ -1,8 +1,6 @@
-/* Policy, RPS and RFS: the lone hot queue (docs/DESIGN.md "Policy": one IRQ
- * saturating its CPU, irqbalance's blind spot) gets RPS to cool NUMA-local CPUs, widened
- * while its CPUs stay hot and narrowed when its work fits on fewer, with the
- * same hysteresis as hot CPUs; single-queue NICs get RPS from the start; RFS
- * sizes follow the kernel scaling guide. */
+/* Policy, RPS and RFS: a lone hot queue (docs/DESIGN.md "Policy") gets RPS
+ * to cool local CPUs, widened and narrowed with the hot CPUs' hysteresis;
+ * single-queue NICs get it from the start; RFS per the kernel scaling guide. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +21,6 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
 }
 
 static const char *cpus_word(const cpuset_t *s);
-/* RFS for queue qi of NIC nic (an index into the tick's nics). */
 static void rfs(struct pol_tick *t, size_t nic, size_t qi);
 
 /* The protocol part of the queue's work: what RPS can steer away. */
@@ -43,22 +40,13 @@ static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cp
         return MAX(pol_load(t, cpu) - cur_share(u, cpu), 0);
 }
 
-/* Leaves out of cand the CPUs where another queue's busy IRQ fires, while
- * the others have room for need below the level.  Such a CPU carries
- * interrupt and NAPI work that RPS cannot move; once it also takes shares
- * of other queues' protocol work it ends the busiest, and as each queue's
- * set widens over the cool CPUs, those are the first it finds cool: every
- * set would cover every CPU and the IRQ CPUs stay the busiest. */
-/* u's share p/m of protocol work on cpu, at POL_REMOTE_COST times its
- * cost on another node than the NIC's. */
+/* A share of u's protocol work on cpu, dearer off the NIC's node. */
 static double share_cost(const struct pol_tick *t, const struct pol_unit *u, int cpu, double share) {
         return cpuset_isset(&t->nics[u->nic].cpus, cpu) ? share : share * POL_REMOTE_COST;
 }
 
-/* The cool CPUs for u's protocol work beside span: the NIC's node's CPUs
- * not hot, and the other nodes' as well when those have less room below
- * the level than need: locality is kept while it costs less than the
- * remote work (share_cost), not past a saturated node. */
+/* The cool CPUs for u's protocol work beside span: local ones, and remote
+ * ones too when the local lack room for need. */
 static void cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
                        const cpuset_t *hot, cpuset_t *ret) {
         const struct pol_nicctx *x = &t->nics[u->nic];
@@ -77,6 +65,8 @@ static void cool_cands(const struct pol_tick *t, const struct pol_unit *u, const
         }
 }
 
+/* Leaves other busy queues' IRQ CPUs out of cand while the rest have room:
+ * with shares of protocol work too they would end the busiest. */
 static void leave_irq_cpus(const struct pol_tick *t, const struct pol_unit *u, double need, cpuset_t *cand) {
         cpuset_t rest = *cand;
         double room = 0;
@@ -105,8 +95,7 @@ static void sort_cool(const struct pol_tick *t, const struct pol_unit *u, int *v
         }
 }
 
-/* The CPUs of cand, coolest first (sort_cool), in a new array of *ret_n;
- * NULL when out of memory. */
+/* The CPUs of cand, coolest first, in a new array of *ret_n; NULL on ENOMEM. */
 static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, size_t *ret_n) {
         int *v = calloc(cpuset_count(cand) + 1, sizeof(int));
         size_t n = 0;
@@ -121,14 +110,12 @@ static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const
         return v;
 }
 
-/* Adds to *set the fewest of the coolest CPUs of cand (at least one) with
- * which every RPS CPU ends below limit; all of them if no number is
- * enough. */
+/* Adds to *set the fewest coolest CPUs of cand (at least one, at most all)
+ * that leave every RPS CPU below limit. */
 static void size_set(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double limit,
                      cpuset_t *set) {
         double p = proto_work(u);
-        /* the IRQ CPU in the set counts too, when its own NAPI part and
-         * other load leave room at all */
+        /* the IRQ CPU counts too, if it has room at all */
         bool check_own = ex_load(t, u, u->target) < limit;
         size_t n, k;
         int *v = cool_order(t, u, cand, &n);
@@ -153,12 +140,9 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
         free(v);
 }
 
-/* The IRQ CPU and the coolest CPUs of cand in *set, as many as bring the
- * IRQ CPU's share of the protocol work nearest to level: when the cool CPUs
- * cannot take all the hot queues' work, every IRQ CPU should end near the
- * host's mean, and the fewest CPUs below a limit overshoot it by up to a
- * whole share (a 4-CPU set leaves the IRQ CPU a quarter, a 5-CPU set a
- * fifth). */
+/* The IRQ CPU and as many coolest CPUs of cand in *set as bring the IRQ
+ * CPU nearest to level: when the cool CPUs lack room, each IRQ CPU should
+ * end near the mean. */
 static void size_own(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double level,
                      cpuset_t *set) {
         double p = proto_work(u), own = ex_load(t, u, u->target), best = -1;
@@ -200,9 +184,8 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
         return true;
 }
 
-/* The queue's flow count back to the original when we changed it; the
- * reason is reason, or "WHY for NIC: rps_flow_cnt back to the original".
- * False when out of memory. */
+/* The queue's flow count back to the original if we changed it, with reason
+ * or one built from why; false on ENOMEM. */
 static bool flow_back(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_queue *iq,
                       const struct pol_queue *q, const char *reason, const char *why) {
         struct action *a;
@@ -243,9 +226,8 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
                 (void) flow_back(t, n, iq, q, "RFS back to the original with RPS", NULL);
 }
 
-/* Projects the unit's new RPS set: the protocol work leaves the old CPUs
- * for the new ones (back on the IRQ CPU when RPS is cleared; nowhere we
- * know of for a NIC without queue IRQs, whose sender is not known). */
+/* Projects the unit's new RPS set: the protocol work moves to its CPUs, or
+ * back to the IRQ CPU (if any) when cleared. */
 static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, bool settle) {
         cpuset_t aff;
         double p = proto_work(u);
@@ -282,8 +264,7 @@ static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to,
         project_rps(t, u, to);
 }
 
-/* The busiest of the IRQ CPU and the CPUs of set once u's protocol work is
- * spread over set (on the IRQ CPU alone when set is empty). */
+/* The busiest of the IRQ CPU and set once u's protocol work is over set. */
 static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set) {
         int m = cpuset_count(set);
         double p = proto_work(u), peak = ex_load(t, u, u->target) + (m == 0 ? p : 0);
@@ -293,17 +274,14 @@ static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const
         return peak;
 }
 
-/* Of two candidate sets, the one with the lower projected peak; the first
- * on a tie (it keeps the IRQ CPU, and its cache, in the set). */
+/* The set with the lower projected peak; a on a tie (the IRQ CPU's cache). */
 static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *a,
                                   const cpuset_t *b) {
         return set_peak(t, u, b) < set_peak(t, u, a) - 1e-9 ? b : a;
 }
 
-/* The candidates for a lone hot queue's new RPS set in *ret: cool CPUs
- * (not in hot, cool_cands()), never its IRQ CPU or a settling one, and no other queue's IRQ CPU while the others have room
- * for need.
- * False when there is none. */
+/* A lone hot queue's candidates in *ret: cool, not settling, not its IRQ
+ * CPU nor (while others have room) another's; false when none. */
 static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int cpu, double need, const cpuset_t *hot,
                        cpuset_t *ret) {
         cpuset_t self = cpuset_single(cpu);
@@ -316,16 +294,25 @@ static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int c
         return !cpuset_empty(ret);
 }
 
+/* Kernel scaling guide: a high interrupt rate keeps the IRQ CPU out of the
+ * RPS map; unknown before the first interval, never with
+ * rps_exclude_irq_rate = 0 (irqsteer.conf(5)). */
+static bool irq_rate_high(const struct pol_tick *t, const struct pol_unit *u) {
+        return t->in->load && t->c->rps_exclude_irq_rate > 0 && u->rate >= t->c->rps_exclude_irq_rate;
+}
+
 /* The IRQ CPU may take a share of its queue's protocol work. */
 static bool own_allowed(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
-        /* Kernel scaling guide: with a high interrupt rate, leave the
-         * interrupting CPU out of the RPS map; with a low one including it
-         * is fine.  Before the first interval the rate is unknown: include.
-         * rps_exclude_irq_rate = 0: the rate never forces it out
-         * (irqsteer.conf(5)). */
-        bool exclude = t->in->load && t->c->rps_exclude_irq_rate > 0 && u->rate >= t->c->rps_exclude_irq_rate;
+        return !irq_rate_high(t, u) && cpuset_isset(&t->nics[u->nic].allowed, cpu);
+}
 
-        return !exclude && cpuset_isset(&t->nics[u->nic].allowed, cpu);
+/* Why the IRQ CPU is not in set, for a reason. */
+static const char *own_left_out(bool exclude, bool own_ok, const cpuset_t *set, int cpu) {
+        if (exclude)
+                return " (the IRQ CPU left out: high interrupt rate)";
+        if (own_ok && !cpuset_isset(set, cpu))
+                return " (the IRQ CPU left out: its own interrupt work keeps it busiest)";
+        return "";
 }
 
 static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
@@ -337,15 +324,9 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
 
         if (!rps_allowed(t, u) || cpu < 0)
                 return false;
-        /* Kernel scaling guide: with a high interrupt rate, leave the
-         * interrupting CPU out of the RPS map; with a low one including it
-         * is fine.  Before the first interval the rate is unknown: include.
-         * rps_exclude_irq_rate = 0: the rate never forces it out
-         * (irqsteer.conf(5)).  Below that rate the IRQ CPU is still left
-         * out when its own interrupt and NAPI work leave it busier with a
-         * share of the protocol work than the set would be without it. */
-        exclude = t->in->load && t->c->rps_exclude_irq_rate > 0 && u->rate >= t->c->rps_exclude_irq_rate;
-        own_ok = !exclude && cpuset_isset(&x->allowed, cpu);
+        /* also left out when its own work keeps it busiest (lower_peak) */
+        exclude = irq_rate_high(t, u);
+        own_ok = own_allowed(t, u, cpu);
 
         if (single_queue) {
                 /* from the start, over every local eligible CPU */
@@ -360,9 +341,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                 if (cpuset_empty(&set) || (cpu >= 0 && cpuset_only(&set) == cpu))
                         return false;
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
-                         pol_fmt_cpus(&set, list, sizeof(list)),
-                         exclude ? " (the IRQ CPU left out: high interrupt rate)"
-                         : own_ok && !cpuset_isset(&set, cpu) ? " (the IRQ CPU left out: its own interrupt work keeps it busiest)" : "");
+                         pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
         } else {
                 if (!start_cand(t, u, cpu, proto_work(u), &t->hot, &cand))
                         return false;
@@ -375,8 +354,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                         with = cpuset_single(cpu);
                         size_set(t, u, &cand, pol_level(t), &with);
                         set = *lower_peak(t, u, &with, &without);
-                        /* with too little room on the cool CPUs for all the
-                         * hot queues, each IRQ CPU that can takes a share */
+                        /* cool CPUs short of room: IRQ CPUs take a share */
                         if (t->pool_short && t->scale < 1) {
                                 size_own(t, u, &cand, t->mean, &near);
                                 if (set_peak(t, u, &near) < pol_accept(t))
@@ -385,12 +363,9 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                                         set = with;
                         }
                 }
-                /* as for a move (docs/DESIGN.md "Policy"), only when it lowers the
-                 * projected peak by min_gain: a CPU that stays hot between
-                 * the thresholds gains little from it, and each share of
-                 * the protocol work lands on CPUs as busy (bench/README.md,
-                 * queues32).  A saturated CPU gains idle time, which this
-                 * does not measure: the saturated rule asks for room. */
+                /* as for a move (docs/DESIGN.md "Policy"), only when it lowers
+                 * the peak by min_gain; a saturated CPU gains idle time,
+                 * which this does not measure */
                 if (!(cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated) &&
                     set_peak(t, u, &set) > pol_load(t, cpu) - pol_min_gain(t) + 1e-9) {
                         u->rps_no_gain = true;
@@ -399,9 +374,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                 snprintf(reason, sizeof(reason), "lone hot queue: CPU%d at %.0f%%, IRQ %u is %.0f%% of its load; RPS over CPUs %s%s",
                          cpu, 100 * pol_load(t, cpu), u->irq[0],
                          pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
-                         pol_fmt_cpus(&set, list, sizeof(list)),
-                         exclude ? " (the IRQ CPU left out: high interrupt rate)"
-                         : own_ok && !cpuset_isset(&set, cpu) ? " (the IRQ CPU left out: its own interrupt work keeps it busiest)" : "");
+                         pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
         }
         if (single_queue) {
                 struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, true);
@@ -422,10 +395,8 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
         return true;
 }
 
-/* The IRQ CPU and the coolest CPUs of cand in *set, as many as give the
- * lowest projected peak (set_peak()), the fewest on a tie: a queue whose
- * IRQ CPU takes a share, spread over just enough CPUs that neither it nor
- * the busiest of them ends higher than it must. */
+/* The IRQ CPU and as many coolest CPUs of cand in *set as give the lowest
+ * projected peak, the fewest on a tie. */
 static void size_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, cpuset_t *set) {
         double best = -1;
         size_t n, k_best = 0;
@@ -451,26 +422,12 @@ static void size_peak(const struct pol_tick *t, const struct pol_unit *u, const 
         free(v);
 }
 
-/* Several queues' RPS sets planned together (hot: CPUs that are no
- * candidates).  One by one, each set sized against the loads the sets
- * before it left, the fewest CPUs that hold a queue's work below the level
- * fill the cool CPUs one queue at a time; when the cool CPUs cannot take
- * all the queues' protocol work below the level, the last queues get what
- * is left and the IRQ CPUs sit below the level with nothing.  So then the
- * IRQ CPUs keep some of it: each queue's IRQ CPU is in its set, with as
- * many of the coolest candidates as give the lowest projected peak
- * (size_peak()), unless, left with what RPS does not steer, it is busier
- * than the candidates would be with all the work; the biggest queues
- * first, each onto the CPUs the sets before it left coolest, and none onto
- * another of these queues' IRQ CPUs.  With room to spare each queue gets
- * the fewest cool CPUs, as alone, and the CPUs the sets before it filled
- * are no longer the coolest: the sets stay apart.
- *
- * Whether the cool CPUs have room depends on how much of each queue's
- * work RPS can move, before RPS only the prior share (POL_NAPI_SHARE),
- * which can be far off (bench/README.md, trial8): so sets sized with the
- * prior are planned one by one (rps_start()), and together again once the
- * share is measured (replan()). */
+/* Several queues' RPS sets planned together (hot: no candidates).  With
+ * room on the cool CPUs each queue is started alone; without, sized one by
+ * one the last queues would get nothing, so, biggest first, each IRQ CPU
+ * not busier than the spread keeps a share (size_peak()), and no set takes
+ * another's IRQ CPU.  Room depends on the share RPS can move, only a prior
+ * before RPS: replan() plans again once it is measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
         cpuset_t pool, span, cand;
@@ -626,13 +583,9 @@ void pol_rps_single(struct pol_tick *t, size_t nic) {
         }
 }
 
-/* Sets sized with the prior share, planned again together per NIC once
- * the share is measured and their CPUs have settled, after the dwell:
- * their protocol work back on their IRQ CPUs in the projection, then
- * start_together() (the same sets are not written again) when the cool
- * CPUs cannot take it all; with room to spare the sets stay, for the
- * widening and narrowing of adjust() (sized again one by one, they lose
- * CPUs that then idle beside saturated IRQ CPUs). */
+/* Sets sized with the prior share, planned again together per NIC once it
+ * is measured and their CPUs settled (start_together(), only if the cool
+ * CPUs lack room); otherwise adjust() widens and narrows them. */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
@@ -669,17 +622,14 @@ static void replan(struct pol_tick *t) {
                         cpuset_set(&span, u->target);
                         CPUSET_FOREACH(c, &span)
                                 wait |= pol_settling(t, c) || cpuset_isset(&t->touched, c);
-                        /* an estimate that stands (the first ones
-                         * average with the prior, and the smoothed loads
-                         * lag the change), after the dwell */
+                        /* a settled estimate, after the dwell */
                         if (!pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
                             t->now - q->rps_change_usec < t->c->min_dwell_usec) {
                                 wait = true;
                                 continue;
                         }
-                        /* sized again only when the protocol work it was
-                         * sized for is off by more than the 10% the
-                         * estimate is good for (pol_accept()) */
+                        /* only when the prior is off by more than the
+                         * estimate's 10% (pol_accept()) */
                         if (fabs((1 - u->keep) / (1 - POL_NAPI_SHARE) - 1) <= 0.1) {
                                 q->rps_prior = false;
                                 continue;
@@ -696,13 +646,11 @@ static void replan(struct pol_tick *t) {
                         cpuset_zero(&none);
                         project_rps_(t, us[i], &none, false);
                 }
-                /* hot CPUs are candidates: what makes them hot is
-                 * these queues' work, planned anew */
+                /* hot CPUs are candidates: these queues make them hot */
                 cpuset_zero(&nohot);
                 start_together(t, us, cpus, n, ok, &nohot, true, ACTION_REASON_RPS_RESIZED,
                                "RPS sized again with the measured share");
-                /* a queue whose set stays (none written) keeps it in the
-                 * projection too */
+                /* a set that stays stays in the projection */
                 for (size_t i = 0; i < n; i++)
                         if (us[i]->n_rps == 0)
                                 project_rps_(t, us[i], &x->nic->queues[us[i]->qi].rps_cpus, false);
@@ -713,8 +661,7 @@ out:
         free(ok);
 }
 
-/* What the load model puts on cpu from unit v: its share of its RPS
- * work there, and on its IRQ CPU what RPS does not steer. */
+/* What the model puts on cpu from unit v. */
 static double unit_on(const struct pol_unit *v, int cpu) {
         double w = cur_share(v, cpu);
 
@@ -725,8 +672,7 @@ static double unit_on(const struct pol_unit *v, int cpu) {
         return w;
 }
 
-/* cpu's load without what the model puts there from every unit but u:
- * u's share there plus what the model does not explain. */
+/* cpu's load without what the model puts there from units other than u. */
 static double own_load(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
         double l = pol_load(t, cpu);
 
@@ -739,13 +685,9 @@ static double own_load(const struct pol_tick *t, const struct pol_unit *u, int c
         return MAX(l, 0);
 }
 
-/* RPS hashes whole flows: a queue's protocol work spreads evenly over its
- * set only when it is many small flows.  When the busiest CPU of the set
- * (the IRQ CPU aside) carries more than two even shares over the coolest,
- * one big flow sits on it, and a wider set would only move that flow
- * somewhere else with the next hash (bench/README.md, elephant).  What
- * other queues put on those CPUs (their IRQs, their RPS shares) is taken
- * out first: overlapping sets differ from CPU to CPU without a big flow. */
+/* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
+ * shares above the coolest, other queues' work taken out, carries one big
+ * flow that a wider set would only move. */
 static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         double lo = -1, hi = -1;
         int m = u->n_rps;
@@ -763,12 +705,9 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
 }
 
-/* A hot IRQ CPU in its own RPS set (hs: the set's hot CPUs) leaves it
- * when that lowers the peak by min_gain: projected with the share as the
- * model has it or, when the IRQ CPU is saturated (then its share cannot be
- * measured, and the prior that put it in the set may be far off), from
- * what the set's other CPUs show: each carries its even share of the
- * queue's protocol work now (own_load()), and takes 1/(m-1) of one more. */
+/* A hot IRQ CPU in its own RPS set (hs: the set's hot CPUs) leaves it when
+ * that lowers the peak by min_gain, judged when it is saturated (its share
+ * unmeasurable) by what the other set CPUs would carry. */
 static bool irq_cpu_leaves(struct pol_tick *t, struct pol_unit *u, const cpuset_t *hs) {
         int cpu = u->target, m = u->n_rps;
         double others = 0;
@@ -810,8 +749,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         CPUSET_FOREACH(s, &span)
                 settling |= pol_settling(t, s) || cpuset_isset(&t->touched, s);
         if (q->rps_static) {
-                /* a single-queue NIC's set stays, but whether its IRQ CPU
-                 * belongs in it is known only once its load is measured */
+                /* the set stays; its IRQ CPU is judged once measured */
                 if (q->rps_unmeasured && !settling) {
                         q->rps_unmeasured = false;
                         rps_start(t, u, cpu, true);
@@ -824,9 +762,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 char hl[128];
 
                 q->narrow_ticks = 0;
-                /* Widening helps only CPUs that carry the steered protocol
-                 * work: the RPS CPUs, and the IRQ CPU when it is in the set.
-                 * A hot IRQ CPU left out keeps only the NAPI part. */
+                /* widening helps only the CPUs of the set */
                 cpuset_and(&hs, &u->rps, &t->hot);
                 if (cpuset_empty(&hs) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
                         return;
@@ -834,12 +770,9 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         return;
                 if (flow_bound(t, u))
                         return;
-                /* A hot RPS CPU (not the IRQ CPU) that other work keeps at
-                 * the level without any of this queue's share gains nothing
-                 * from a wider set: it leaves the set, and cool CPUs take
-                 * its share.  Sets of several hot queues overlap, and
-                 * widening alone ends with every set over every CPU and the
-                 * IRQ CPUs, which carry the NAPI work as well, the busiest. */
+                /* a hot set CPU (not the IRQ CPU) at the level without this
+                 * queue's share leaves the set, lest every set widen over
+                 * every CPU */
                 cpuset_zero(&shed);
                 CPUSET_FOREACH(h, &hs)
                         if (h != cpu && ex_load(t, u, h) >= pol_level(t))
