@@ -970,17 +970,11 @@ void pol_unwanted(struct pol_tick *t) {
 
 /* ---- NICs without queue IRQs ----
  *
- * On a veth (the container-host case: irqsteerd inside a network namespace)
- * the receive work runs as NET_RX softirq on the SENDING CPU (veth_xmit ->
- * netif_rx -> that CPU's backlog) unless the receiving device's rps_cpus
- * send it elsewhere; there is no IRQ to move, so RPS is the only lever.
- * A hot CPU whose network load no queue IRQ explains, while such a NIC
- * receives at least POL_IRQLESS_PPS packets/s, gets that NIC's receive work
- * steered to cool NUMA-local CPUs (the same set on all its rx queues, sized
- * as for a lone hot queue), widened while its RPS CPUs are hot, narrowed
- * when the work fits on fewer, and given back when the packets stop.  XPS
- * is left alone: on a veth it only picks the peer's rx queue, it moves no
- * work between CPUs. */
+ * A veth's receive work runs on the sending CPU (veth_xmit -> netif_rx)
+ * unless rps_cpus send it elsewhere: RPS is the only lever.  Unexplained
+ * hot CPUs while such a NIC receives POL_IRQLESS_PPS get one set on all its
+ * rx queues, widened, narrowed and given back as for a lone hot queue.
+ * XPS moves no work on a veth and is left alone. */
 
 /* "CPU" before "1", "CPUs " before "1-2", for reasons. */
 static const char *cpus_word(const cpuset_t *s) {
@@ -1005,9 +999,7 @@ static bool soft_queue_ok(struct pol_tick *t, const struct inventory_nic *n, con
         return !(q && (q->rps_external || q->rps_broken || q->rps_kept));
 }
 
-/* No IRQ of its own: a veth, or a device the inventory found no queue IRQs
- * for.  Not lo: what it receives is the sender's own transmit looped back,
- * already on the sender's CPU by design. */
+/* No queue IRQ of its own; not lo, whose receive is the sender's own work. */
 static bool irqless_nic(const struct pol_nicctx *x) {
         if (x->nic->map != INVENTORY_MAP_NONE || x->n_units > 0 || strcmp(x->nic->name, "lo") == 0)
                 return false;
@@ -1037,9 +1029,8 @@ int pol_soft_build(struct pol_tick *t) {
                 if (util_grow((void **) &t->irqless, &t->a_irqless, t->n_irqless + 1, sizeof(*t->irqless)) < 0)
                         return -ENOMEM;
                 u = &t->irqless[t->n_irqless++];
-                /* the queue that stands for the NIC: one whose mask we set,
-                 * so a queue changed by someone else does not strand the
-                 * others */
+                /* one whose mask we set stands for the NIC, so one changed by
+                 * someone else does not strand the others */
                 *u = (struct pol_unit){ .nic = i, .qi = (size_t) (ours >= 0 ? ours : first), .cpu = -1, .target = -1,
                                         .offline_cpu = -1, .keep = 0, .irqless = true, .rps_ours = ours >= 0 };
                 u->queue = n->queues[u->qi].index;
@@ -1052,8 +1043,7 @@ int pol_soft_build(struct pol_tick *t) {
         return 0;
 }
 
-/* The same RPS set on every rx queue of a irqless NIC, RFS beside it; then
- * the projection, once for the whole NIC. */
+/* The same RPS set, and RFS, on every rx queue of an irqless NIC. */
 static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, enum action_reason code,
                       const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
@@ -1087,8 +1077,8 @@ static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_rea
         u->rps_ours = false;
 }
 
-/* Cool candidates for a irqless NIC's RPS beside span: local first, remote
- * only when no local CPU is cool; never a hot or settling CPU. */
+/* Cool, not settling candidates for an irqless NIC beside span; remote only
+ * when no local one is. */
 static void soft_cand(const struct pol_tick *t, const struct pol_nicctx *x, const cpuset_t *span, cpuset_t *ret) {
         cpuset_t remote;
 
@@ -1135,9 +1125,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         }
         rec->gone_ticks = 0;
 
-        /* its RPS CPUs hot: widen, keeping what is there, and never onto
-         * the senders' CPUs: taking the receive work off the CPU that also
-         * runs the sending application is the point */
+        /* its RPS CPUs hot: widen, never onto the senders' CPUs */
         cpuset_and(&hs, &u->rps, &t->hot);
         if (!cpuset_empty(&hs)) {
                 q->narrow_ticks = 0;
@@ -1156,9 +1144,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 return;
         }
 
-        /* narrow, with the hysteresis of adjust(): one CPU fewer when the
-         * work fits one band below hot_exit, hot_samples samples in a row,
-         * after the dwell; the last CPU stays until the packets stop */
+        /* narrow as adjust() does; the last CPU stays until the packets stop */
         if (m < 2) {
                 q->narrow_ticks = 0;
                 return;
@@ -1238,9 +1224,7 @@ static void soft_start(struct pol_tick *t) {
                 if (irqless_startable(t, &t->irqless[i]))
                         sum_pps += t->nics[t->irqless[i].nic].rec->rx_pps;
 
-        /* the unexplained load split among the busy irqless NICs by their
-         * packet rates: the sender's CPU is not known, only that its
-         * receive work runs there */
+        /* the unexplained load split among busy irqless NICs by packet rate */
         for (size_t i = 0; sum_pps > 0 && i < t->n_irqless; i++) {
                 struct pol_unit *u = &t->irqless[i];
                 const struct pol_nicctx *x = &t->nics[u->nic];
@@ -1275,8 +1259,7 @@ static void soft_start(struct pol_tick *t) {
         free(w);
 }
 
-/* A receive rate for a reason: Gbit/s or Mbit/s from bytes/s, else
- * packets/s. */
+/* A receive rate for a reason: bits/s from bytes/s, else packets/s. */
 static const char *fmt_rate(double v, bool bytes, char *buf, size_t len) {
         char p[32];
 
@@ -1289,9 +1272,8 @@ static const char *fmt_rate(double v, bool bytes, char *buf, size_t len) {
         return buf;
 }
 
-/* The trial of a irqless NIC's RPS (POL_TRIAL_TICKS): true while it runs
- * (nothing else changes the NIC's RPS meanwhile) and when it failed and
- * gave the original masks back. */
+/* The trial of an irqless NIC's RPS: true while it runs and when it failed
+ * and gave the original masks back. */
 static bool soft_trial(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = t->nics[u->nic].rec;
         struct pol_trial *tr = &rec->rps_trial;
