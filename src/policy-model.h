@@ -1,39 +1,29 @@
 /* Policy model, above the records: this tick's view of the host (struct
- * pol_tick: hot CPUs, thresholds, the NICs' queues as units and their
- * estimated load, projected as actions are planned), the actions' and
- * notes' helpers, and the trials.  The steps (policy-steps.h) decide from
- * it; it calls no step. */
+ * pol_tick: hot CPUs, thresholds, units and their projected load), action
+ * and note helpers, the trials.  The steps decide from it; it calls none. */
 #pragma once
 
 #include "policy-records.h"
 
-/* Share of a queue's receive softirq work that stays on the IRQ CPU (the
- * NAPI poll, GRO, and what RPS itself costs there: IPIs, backlog
- * enqueueing) when RPS steers the protocol work elsewhere.  Measured per
- * queue and per NIC where the host shows it (policy-share.c); until then
- * this prior, derived from the single-queue field case of docs/DESIGN.md
- * "The problem".  Hosts differ widely (bench/README.md). */
+/* Share of a queue's receive work that stays on the IRQ CPU under RPS
+ * (NAPI poll, GRO, IPIs): the prior until policy-share.c measures it
+ * (docs/DESIGN.md "The problem"). */
 #define POL_NAPI_SHARE 0.4
-/* A measured share is held within these bounds: a queue's interrupt and
- * NAPI work never vanishes, and RPS always moves something. */
+/* Bounds of a measured share: some work always stays, some always moves. */
 #define POL_SHARE_MIN 0.05
 #define POL_SHARE_MAX 0.95
-/* Weight of a new measurement in the running estimate once there are a
- * few (the first ones average with the prior as if it were one). */
+/* Weight of a new measurement once there are a few. */
 #define POL_SHARE_GAIN 0.25
-/* A measurement needs this much receive work (share of a CPU) to see,
- * and CPUs below this irq+softirq load: a saturated CPU's load is capped
- * and says nothing about the split. */
+/* A measurement needs this much receive work, on CPUs below saturation
+ * (a capped load says nothing about the split). */
 #define POL_SHARE_EVIDENCE 0.05
 #define POL_SHARE_SATURATED 0.95
-/* Measurements before an estimate is reported in a note, and the change
- * from the last noted value that is noted again. */
+/* Measurements before an estimate is noted, and the change noted again. */
 #define POL_SHARE_NOTE_AFTER 3
 #define POL_SHARE_NOTE_DELTA 0.10
 
-/* A CPU whose raw irq+softirq share rose this much since the last policy
- * tick sets the fast pace (policy_pace), so that a flood is acted on within
- * fast_interval, not a whole interval later (bench/README.md, veth flood). */
+/* A CPU whose irq+softirq share rose this much since the last tick sets the
+ * fast pace (policy_pace): a flood is acted on within fast_interval. */
 #define POL_PACE_RISE 0.10
 /* ... or whose idle share fell that much while its irq+softirq share rose
  * at least this much: the onset of a flood whose cost is mostly its
@@ -45,42 +35,26 @@
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
 
-/* Work placed on another NUMA node than its NIC's costs this many times
- * its local cost: remote memory access is 30-50% slower (bench/README.md,
- * the simulator's remote_cost). */
+/* Cost of work on another NUMA node than its NIC's, relative to local. */
 #define POL_REMOTE_COST 1.3
 
-/* The layout by load takes CPU loads within this of each other as equal:
- * one sample's noise must not send queues to SMT siblings before their
- * cores. */
+/* Loads this close are equal to the layout: noise must not pick siblings. */
 #define POL_LAYOUT_TIE 0.02
-/* The second look at a start-up layout waits this many samples for one
- * that sees the NIC's interrupts; a NIC without traffic by then is left to
- * the rebalancing and its hysteresis. */
+/* Samples a start-up layout waits for one that sees the NIC's interrupts;
+ * after that the rebalancing takes over. */
 #define POL_RELAYOUT_SAMPLES 3
 
-/* NICs without queue IRQs (veth: the receive work runs as NET_RX on the
- * sending CPU).  RPS is considered from POL_IRQLESS_PPS received packets/s:
- * at a few microseconds a packet that is under 1% of a CPU, too little to
- * explain a hot CPU.  It is given back once the rate stays below
- * POL_IRQLESS_PPS_EXIT, half of it (the hysteresis band), for hot_samples
- * samples after the dwell. */
+/* An irqless NIC's RPS starts from this many received packets/s (less
+ * cannot explain a hot CPU) and is given back below the exit rate. */
 #define POL_IRQLESS_PPS 1000.0
 #define POL_IRQLESS_PPS_EXIT 500.0
-/* RPS for such a NIC is a trial: its receive throughput (bytes, packets
- * without a byte counter) over POL_TRIAL_TICKS intervals with RPS, after
- * the first (the flows moving), is held against the last interval's rate
- * before (not the average: a stream that just started is still ramping).
- * Spreading costs an IPI per remote backlog batch and the packet's cache
- * lines on another CPU; where that is dear (a VM: each IPI is a VM exit)
- * RPS can cost throughput (bench/README.md).  A fall of more than
- * POL_TRIAL_LOSS gives the original masks back and keeps RPS off for
- * POL_TRIAL_BACKOFF_USEC, doubling after each failed trial up to
- * POL_TRIAL_BACKOFF_MAX_USEC (pol_trial_sample). */
+/* Such RPS is a trial, as IPIs can cost more than they spread (a VM): the
+ * throughput over POL_TRIAL_TICKS intervals, the first aside, against the
+ * last one before; a fall over POL_TRIAL_LOSS gives it back and blocks it
+ * for a backoff doubling up to the max (pol_trial_sample). */
 #define POL_TRIAL_TICKS 3
 #define POL_TRIAL_LOSS 0.05
-/* A fall this large fails the trial at the first counted sample: no need
- * to average it out. */
+/* A fall this large fails the trial at the first counted sample. */
 #define POL_TRIAL_LOSS_FAST 0.20
 #define POL_TRIAL_BACKOFF_USEC (600ULL * 1000000ULL)
 #define POL_TRIAL_BACKOFF_MAX_USEC (3600ULL * 1000000ULL)
@@ -97,10 +71,8 @@ struct pol_unit {
         int irq_cpu[2];          /* where each of its IRQs fires, -1 unknown */
         int target;              /* where it fires after this tick's actions */
         double rate;             /* interrupts/s of its IRQs, all CPUs */
-        /* Packets/s of the queue each IRQ serves, from the kernel's
-         * per-queue counters (netdev qstats; rx+tx of a combined IRQ); -1
-         * unknown.  Where known, they split a CPU's network work among
-         * its queues instead of the interrupt rates. */
+        /* packets/s of each IRQ's queue (netdev qstats), -1 unknown: where
+         * known they split a CPU's network work instead of the IRQ rates */
         double pps[2];
         double work;             /* estimated irq+softirq share on its IRQ CPU */
         double total;            /* estimated receive work, with what RPS steers elsewhere */
@@ -108,9 +80,7 @@ struct pol_unit {
         bool tx_apart;           /* that tx IRQ fires on another CPU than the rx one: work
                                   * is then the rx CPU's part alone */
         double keep;             /* share of the receive work that stays on the IRQ CPU
-                                  * under RPS: measured (pol_share_keep), else
-                                  * POL_NAPI_SHARE; 0 for a NIC without queue IRQs,
-                                  * whose receive runs wholly where RPS sends it */
+                                  * under RPS (pol_share_keep); 0 when irqless */
         bool irqless;               /* a whole NIC without queue IRQs (qi: its first rx queue) */
         bool rps_on;             /* a non-empty rps_cpus other than its own CPU */
         cpuset_t rps;            /* current rps_cpus */
@@ -208,9 +178,7 @@ struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 
-/* Starts trial tr of what was just switched on for NIC rec: against the
- * last interval's rate (not the average: a stream that just started is
- * still ramping), in bytes where rec counts them. */
+/* Starts trial tr of what was just switched on for NIC rec. */
 void pol_trial_start(struct pol_trial *tr, const struct pol_nic *rec);
 /* What a trial's sample says (pol_trial_sample). */
 enum pol_trial_step {
@@ -220,18 +188,14 @@ enum pol_trial_step {
         POL_TRIAL_FAILED,        /* throughput fell: give it back; no new start for tr->backoff_usec */
         POL_TRIAL_NONE,          /* no verdict (counters gone or restarted, trials off): kept */
 };
-/* One sample of trial tr on NIC rec; enabled: trials are on.  A verdict
- * (PASSED, FAILED, NONE) ends the trial and is counted in
- * verdicts[POLICY_TRIAL_*]; *ret_after: the rate with it, for a verdict
- * that compared. */
+/* One sample of trial tr; a verdict ends it, counted in verdicts[], with
+ * the rate it compared in *ret_after. */
 enum pol_trial_step pol_trial_sample(struct pol_trial *tr, const struct pol_nic *rec, bool enabled, uint64_t now,
                                      unsigned *verdicts, double *ret_after);
 
-/* The network load on cpu left after the queue IRQs firing there: what
- * RPS or threaded NAPI for a NIC without queue IRQs may explain. */
+/* The network load on cpu the queue IRQs firing there leave unexplained. */
 double pol_unexplained(const struct pol_tick *t, int cpu);
-/* The hot CPUs, hottest first (insertion by load), at most max of them;
- * returns how many. */
+/* The hot CPUs, hottest first, at most max of them; returns how many. */
 #define POL_HOT_ORDER_MAX (CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX)
 size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);
 
@@ -256,26 +220,20 @@ const char *pol_external_why(const struct pol_tick *t, enum action_reason why, c
  * or "taking it back". */
 const char *pol_external_hold_text(const struct pol_tick *t, uint64_t since, const cpuset_t *value, char *buf,
                                    size_t len);
-/* Whether IRQ ii is where we set it (r->last_set); else it was changed
- * behind our back: r->external, a note about it (device and queue: its
- * NIC's, or NULL and -1), and pol_irq_held's verdict. */
+/* Whether IRQ ii is where we set it; else marks and notes the change behind
+ * our back and returns !pol_irq_held(). */
 bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
                   int queue);
-/* For an IRQ changed by someone else (r->external): true while it is not
- * ours this tick: held, or an action taking it back to r->last_set was
- * just planned.  False once it is ours again: back at r->last_set, or
- * r->last_set itself may no longer be used (then r->set is cleared: the
- * value found is the baseline). */
+/* An IRQ changed by someone else: true while held or being taken back;
+ * false once ours again (back, or our value no longer allowed). */
 bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
                   int queue);
 /* Note said by feedback, handed out with the next tick's report. */
 void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) _printf_(3, 4);
-/* The share of a queue's receive work that stays on its IRQ CPU under
- * RPS: the queue's measurement (q may be NULL), else its NIC's (n may be
- * NULL), else POL_NAPI_SHARE. */
+/* The share that stays on the IRQ CPU under RPS: the queue's measurement,
+ * else its NIC's (either may be NULL), else POL_NAPI_SHARE. */
 double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q);
-/* The share of u's receive work that stays on its IRQ CPU is measured at
- * least `samples` times, not the prior. */
+/* u's share is measured at least `samples` times. */
 bool pol_share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples);
 /* The model of this tick: hot CPUs (t->hot, the scaled thresholds), the
  * NICs and their units, and each unit's estimated work.  0 or -ENOMEM. */
