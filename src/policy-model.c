@@ -1,7 +1,5 @@
-/* Policy model: this tick's view of the host (policy-model.h): hot CPUs
- * with hysteresis and the thresholds, the NICs and their queues as units,
- * the per-queue load estimate, projected loads as actions are planned, and
- * the trials.  Calls only the records below it. */
+/* Policy model: this tick's view of the host (policy-model.h).  Calls only
+ * the records below it. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -129,11 +127,8 @@ bool pol_settling(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < CPUSET_MAX && cpuset_isset(&t->settling, cpu);
 }
 
-/* The smoothed average lags an action by a few samples: until it has caught
- * up, the CPU's load says nothing about the action's effect, so no second
- * decision is taken on it.  The EWMA keeps (1 - smoothing)^k of the old
- * level after k samples: settled when that is under 10% (4 samples at the
- * default 0.5), and never sooner than hot_samples. */
+/* The smoothed load lags an action: no second decision on the CPU until
+ * the EWMA keeps under 10% of the old level, and not before hot_samples. */
 void pol_settle(struct pol_tick *t, int cpu) {
         double keep = 1;
         unsigned k = 0;
@@ -269,8 +264,7 @@ static bool raw_saturated(const struct pol_tick *t, int cpu) {
                MAX(rc->irq, 0) + MAX(rc->softirq, 0) >= t->c->saturated_share;
 }
 
-/* A CPU hot by fast attack is planned for with its raw load: the smoothed
- * one is still a fraction of it and would size RPS sets too small. */
+/* A CPU hot by fast attack is planned for with its raw load. */
 static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         const struct sample_cpu *rc = &t->in->raw->cpus[cpu];
         struct pol_cpu *pc = &t->st->cpus[cpu];
@@ -282,26 +276,14 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         pc->saturated = t->load[cpu] < enter;
 }
 
-/* A CPU is hot (docs/DESIGN.md "Policy") when, for hot_samples consecutive
- * samples, either
- *   - its irq+softirq share >= hot_enter (scaled: threshold_scale), or
- *   - it is saturated (docs/DESIGN.md "The problem", the nginx case): idle
- *     < saturated_idle and irq+softirq >= saturated_share, while some other
- *     eligible CPU has room, i.e. idle >
- *     2 * saturated_idle and > saturated_share, and irq+softirq < hot_exit.
- *     Without room elsewhere a busy host is just busy: moving work would
- *     not help.
- * A hot CPU stays hot until irq+softirq < hot_exit (scaled); a CPU hot by
- * the saturated rule also stays hot while idle < 2 * saturated_idle and
- * irq+softirq >= saturated_share * hot_exit / hot_enter: the same exit band
- * as the load rule, in proportion.  A CPU the raw sample shows saturated,
- * with room elsewhere, is hot at once (raw_saturated). */
+/* A CPU is hot (docs/DESIGN.md "Policy") after hot_samples samples at
+ * hot_enter (scaled), or saturated while another eligible CPU has room
+ * (else a busy host is just busy); at once when raw_saturated().  It stays
+ * hot down to hot_exit, a saturated one in the same proportion. */
 static void update_hot(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
-        /* room: idle for the share a saturated CPU would shed (at least
-         * saturated_share), or the CPU taking it is as busy after and
-         * throughput falls (bench/README.md) */
+        /* room: idle for what a saturated CPU would shed */
         double room_idle = 2 * c->saturated_idle, room_enter = MAX(room_idle, c->saturated_share), enter, exit_at;
         int n_room = 0;
 
@@ -368,9 +350,8 @@ static void update_hot(struct pol_tick *t) {
 
 /* ---- NICs, queues and the load model ---- */
 
-/* The NIC's packet rates from its counters since the last tick, smoothed
- * like the CPU load (EWMA with the config's smoothing).  Counters that went
- * backwards (the device was re-created) start the average over. */
+/* The NIC's packet rates since the last tick, smoothed like the CPU load;
+ * counters gone backwards start over. */
 static void nic_rates(const struct pol_tick *t, struct pol_nic *rec, const struct inventory_nic *n) {
         double alpha = t->c->smoothing > 0 && t->c->smoothing <= 1 ? t->c->smoothing : 1, rx;
 
@@ -448,11 +429,9 @@ static int build_nics(struct pol_tick *t) {
         return 0;
 }
 
-/* Where an IRQ fires: a single-CPU mask (what we or the administrator
- * set), else a single effective CPU inside the mask, the CPU taking most
- * of its interrupts, or the first online CPU of its mask.  The mask comes
- * first because effective_affinity lags on x86 until the IRQ next fires
- * (docs/DESIGN.md "Kernel traps"): a quiet IRQ just moved to CPU0 still shows effective 1. */
+/* Where an IRQ fires: a single-CPU mask, else a single effective CPU in it,
+ * its busiest CPU, or its first online one.  The mask first: effective
+ * affinity lags until the IRQ fires (docs/DESIGN.md "Kernel traps"). */
 static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, const struct sample_irq *si) {
         cpuset_t on;
         double best = 0;
@@ -838,23 +817,13 @@ static int build_units(struct pol_tick *t) {
         return 0;
 }
 
-/* The load model (docs/DESIGN.md "Policy").  A CPU's network share is its
- * irq share plus its softirq share scaled by net_frac (NET_RX+NET_TX among all softirq
- * runs; runs, not time, so this undercounts batched NET work and the model
- * errs toward not moving).  Without any softirq breakdown the whole share is
- * taken as network when queue IRQs fire there.  That share is split among
- * the queue IRQs firing on the CPU in proportion to their interrupt rates
- * there, or, when the kernel counts packets per queue for every one of
- * them (netdev qstats), to their queues' packet rates (each spread over
- * the CPUs as its IRQ fired, all on its CPU when it raised none): NAPI
- * polls many packets per interrupt, more the busier it is, so interrupts
- * undercount a busy queue.  A queue with RPS keeps its share (u->keep:
- * measured, else POL_NAPI_SHARE) of its work on its IRQ CPU and spreads
- * the rest evenly over its RPS CPUs, so its total is estimated
- * from its IRQ CPU part, and that steered work is first taken off the other
- * CPUs' shares before they are split among their own IRQs. */
-/* IRQ k of u's CPU range in the load split: where it fired, or its CPU
- * when it raised no interrupt but its queue moved packets. */
+/* The load model (docs/DESIGN.md "Policy"): a CPU's network share (irq,
+ * and softirq times net_frac) is split among the queue IRQs firing there by
+ * interrupt rate, or by packet rate when netdev qstats has every queue
+ * (NAPI batching makes interrupts undercount busy queues).  A queue with
+ * RPS keeps u->keep on its IRQ CPU, the rest spread over its RPS CPUs: its
+ * total comes from the IRQ CPU part, its steered work off the others. */
+/* IRQ k of u's CPUs in the split: where it fired, else its CPU. */
 static void unit_range(const struct pol_tick *t, const struct pol_unit *u, int k, int n, int *lo, int *hi) {
         irq_range(t->in->load, u->si[k], n, lo, hi);
         if ((!u->si[k] || u->si[k]->rate <= 0) && u->pps[k] > 0 && u->cpu >= 0 && u->cpu < n)
@@ -893,8 +862,7 @@ static int estimate(struct pol_tick *t) {
                 free(sum_pps);
                 return -ENOMEM;
         }
-        /* Each IRQ fires on one or a few CPUs: only its nz range is walked,
-         * not every CPU for every IRQ (256 x 320 steps on the 256-CPU host). */
+        /* only each IRQ's nz range is walked, not every CPU */
         for (size_t i = 0; i < t->n_units; i++)
                 for (int k = 0; k < t->units[i].n_irq; k++) {
                         const struct sample_irq *si = t->units[i].si[k];
@@ -947,8 +915,7 @@ static int estimate(struct pol_tick *t) {
                                 if (k > 0)
                                         u->tx += wk;
                         }
-                        /* a tx IRQ moved off a busy rx CPU (pol_rebalance)
-                         * is not work of the rx CPU */
+                        /* a tx IRQ moved apart is not the rx CPU's work */
                         u->tx_apart = u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[0] >= 0 &&
                                       u->irq_cpu[1] != u->irq_cpu[0];
                         u->work = u->tx_apart ? MAX(w - u->tx, 0) : w;
@@ -958,13 +925,9 @@ static int estimate(struct pol_tick *t) {
                                 keep = u->keep + (cpuset_isset(&u->rps, u->cpu) ? (1 - u->keep) / m : 0);
                                 if (u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[1] == u->irq_cpu[0] && u->si[0] &&
                                     u->si[1] && u->si[0]->rate > 0) {
-                                        /* A tx vector beside the rx one: its work is what a
-                                         * receive interrupt costs, all of the receive work
-                                         * counted (the assumption before RPS, and
-                                         * policy-share.c's); split by the interrupt rates
-                                         * it would take the share of what stays on the CPU,
-                                         * and a tx part too small makes the steered
-                                         * receive work too big. */
+                                        /* a tx vector beside the rx one costs what a
+                                         * receive interrupt does (as policy-share.c
+                                         * assumes), lest the steered part grow */
                                         double rho = u->si[1]->rate / u->si[0]->rate, rx = w / (keep + rho);
                                         u->tx = rho * rx;
                                         u->total = rx + u->tx;
