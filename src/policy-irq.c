@@ -136,11 +136,8 @@ static void move_load(struct pol_tick *t, int from, int to, double w) {
         }
 }
 
-/* Whether the layout may put a queue of NIC x on cpu: not a CPU that is
- * already busy without that NIC's own queues (which the layout moves):
- * hot, irq+softirq at the exit level, or under saturated_idle idle (user
- * work counts: a queue there would starve beside it).  Without a sample
- * every CPU may. */
+/* Whether the layout may put a queue of NIC x on cpu: not one busy (hot,
+ * at the exit level, or short of idle) without the NIC's own queues. */
 static bool layout_free(const struct pol_tick *t, const struct pol_nicctx *x, int cpu) {
         double own = 0;
 
@@ -181,21 +178,12 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
         emit_unit(t, u, cpu, true, code, reason);
 }
 
-/* The layout by load: the NIC's queues in `place` (indexes into its units)
- * go, heaviest first, each to the CPU of cand[0..n_cand) that it leaves
- * least loaded, ties to the CPU with the fewest of them and then the
- * earlier in cand; the busy CPUs cand[n_cand..n_all) only when a queue's
- * IRQ is full on every other.  A queue weighs its share of the NIC's
- * measured work by its interrupt rate (its IRQ CPU's load right after a
- * placement still holds the old one), its own work without rates.  A CPU
- * starts at its load without the queues being placed; loads within
- * POL_LAYOUT_TIE count as equal, so one sample's noise does not undo the
- * order (physical cores first).  ret_cpu[i] gets the CPU for place[i]
- * (-1: none); returns the most weight of these queues one CPU gets, and
- * in *ret_now (may be NULL) the most they put on one CPU now: the spread
- * of the NIC's own queues, without the other work the sample shows (IRQs
- * of other devices still on the CPU the NIC's IRQs started on, which
- * leave it this tick). */
+/* The layout by load: the NIC's queues in `place` (indexes into its units),
+ * heaviest first (the NIC's work split by interrupt rate), each to the CPU
+ * of cand[0..n_cand) it leaves least loaded (ties within POL_LAYOUT_TIE to
+ * the fewest queues, then cand's order); cand[n_cand..n_all) only when no
+ * other has a vector.  ret_cpu[i]: place[i]'s CPU, -1 none.  Returns the
+ * most these queues put on one CPU, and in *ret_now (may be NULL) now. */
 static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place, const int *cand,
                   size_t n_cand, size_t n_all, int *ret_cpu, double *ret_now) {
         double *bg = calloc(t->max_cpu + 1, sizeof(double)), *w = calloc(n_place + 1, sizeof(double));
@@ -279,19 +267,10 @@ out:
         return peak;
 }
 
-/* Initial layout (docs/DESIGN.md "Policy"): each queue on its own CPU over
- * the NIC's NUMA-local eligible CPUs, rx and tx of a queue together, physical cores
- * before SMT siblings, wrapping when there are more queues than CPUs.  Each
- * NIC starts where the previous NIC of the node left off, so NICs do not
- * stack on the first CPUs.  CPUs already busy with other work
- * (layout_free) come after all the others in that order: a queue goes
- * there only when there is no other CPU.  With a load sample the queues
- * are placed by load instead (lpt): the heaviest first, each where it
- * leaves the least load, in the same order among equals.  Each placement
- * moves the queue's measured work in the projected loads, so a second NIC
- * laid out in the same tick sees where the first one went.  A layout made
- * before any sample (at start) is looked at again with the first one
- * (relayout). */
+/* Initial layout (docs/DESIGN.md "Policy"): a queue a local CPU, rx and tx
+ * together, cores before siblings, wrapping; each NIC starts where the last
+ * of its node ended; busy CPUs (layout_free) last.  With a sample, by load
+ * (lpt).  Placements move the projected load for the next NIC. */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur;
         char reason[256];
@@ -364,9 +343,8 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 size_t k;
                 int cpu = -1;
 
-                /* a unit we cannot move keeps its slot: queue i stays on
-                 * slot i, so a re-layout gives the same picture; so does a
-                 * unit still where we put it (perhaps rebalanced since) */
+                /* a unit we cannot move, or still where we put it, keeps
+                 * its slot: a re-layout gives the same picture */
                 if (u->fixed || unit_intact(t, u)) {
                         j++;
                         continue;
@@ -394,17 +372,10 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         free(rot);
 }
 
-/* A layout made before any load sample (at start) is looked at again with
- * the first one that saw the NIC's interrupts: the queues by load (lpt)
- * when that spreads the NIC's own queue work better by min_gain (its
- * busiest CPU's share of it).  Other work alone is no reason for that:
- * IRQs of other devices that fire on the NIC's start-up CPU leave it in the
- * same tick (pol_other_irqs), and a layout shifted one CPU along for them
- * does worse (bench/README.md, uniform16).  Queues on CPUs busy with other
- * work (layout_free) go to the free CPUs in any case, the others staying.
- * All this while every queue IRQ is still where the layout put it and none
- * has RPS of ours; a NIC whose interrupts no sample saw within
- * POL_RELAYOUT_SAMPLES is left to the rebalancing. */
+/* A start-up layout is looked at again with the first sample that sees the
+ * NIC's interrupts, while it stands and has no RPS of ours: by load (lpt)
+ * when that spreads the NIC's own work better by min_gain (other devices'
+ * IRQs leave by themselves), else only queues on busy CPUs move. */
 static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
         int *order = NULL, *rot = NULL, *to = NULL;
         size_t *place = NULL, n, n_free, n_place = 0;
@@ -527,9 +498,8 @@ static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpu
         return best;
 }
 
-/* Whether an IRQ of u may fire on a CPU its NIC may not use (banned at run
- * time or by a reload, isolated, outside its [interface] cpus): such a CPU
- * is left at once, dwell and the move cap notwithstanding. */
+/* Whether an IRQ of u fires on a CPU its NIC may not use: left at once,
+ * dwell and the move cap notwithstanding. */
 static bool unit_off_allowed(const struct pol_tick *t, const struct pol_unit *u) {
         const cpuset_t *allowed = &t->nics[u->nic].allowed;
 
@@ -597,9 +567,8 @@ struct move {
         double peak;
 };
 
-/* Best target for work w of u (its IRQs `which`) off cpu among cand: the
- * projected peak of the pair.  On another node than the NIC's the work
- * costs POL_REMOTE_COST times as much: locality is judged by its cost. */
+/* Best target for work w of u (its IRQs `which`) off cpu among cand, by the
+ * pair's projected peak, remote work at POL_REMOTE_COST. */
 static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w,
                             unsigned which) {
         struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which), .peak = 2 };
@@ -819,19 +788,15 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 snprintf(why, why_len, "its busy queues are pinned by configuration or already moved this tick");
         else
                 snprintf(why, why_len, "no eligible CPU has room for one of its queues");
-        /* No move lowers the peak by min_gain (a lone queue, or queues
-         * each too heavy for any other CPU's room): the busiest queue not
-         * yet spreading spreads its protocol work with RPS, when that
-         * lowers the peak by min_gain (rps_start). */
+        /* no move gains min_gain: the busiest queue not yet spreading
+         * gets RPS if that does (rps_start) */
         if (spread && !blocked) {
-                /* planned with the other hot CPUs' lone queues, after the
-                 * moves (pol_rebalance) */
+                /* planned with the others after the moves (pol_rebalance) */
                 t->lone[t->n_lone] = spread;
                 t->lone_cpu[t->n_lone++] = cpu;
                 return;
         }
-        /* every busy queue spreads already: what stays is interrupt and
-         * NAPI work, and separate tx IRQs */
+        /* every busy queue spreads already */
         if (!blocked && t->moves < c->max_moves && tx_apart(t, cpu, why, why_len))
                 return;
         if (top && top->rps_ours)
