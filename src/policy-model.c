@@ -101,9 +101,7 @@ static double irq_rate_on(const struct sample_rates *r, const struct sample_irq 
         return v > 0 ? v : 0;
 }
 
-/* The CPUs [*lo, *hi] of [0, n) where an IRQ's rate can be non-zero
- * (empty when lo > hi): its nz range when the sample knows it, else all. */
-static void irq_range(const struct sample_rates *r, const struct sample_irq *si, int n, int *lo, int *hi) {
+void pol_irq_range(const struct sample_rates *r, const struct sample_irq *si, int n, int *lo, int *hi) {
         *lo = 0;
         *hi = -1;
         if (!si || !si->per_cpu)
@@ -448,7 +446,7 @@ static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, con
         if (t->in->load) {
                 int lo, hi;
 
-                irq_range(t->in->load, si, CPUSET_MAX, &lo, &hi);
+                pol_irq_range(t->in->load, si, CPUSET_MAX, &lo, &hi);
                 for (int c = lo; c <= hi; c++) {
                         double r = cpuset_isset(&ii->affinity, c) ? irq_rate_on(t->in->load, si, c) : 0;
                         if (r > best) {
@@ -825,7 +823,7 @@ static int build_units(struct pol_tick *t) {
  * total comes from the IRQ CPU part, its steered work off the others. */
 /* IRQ k of u's CPUs in the split: where it fired, else its CPU. */
 static void unit_range(const struct pol_tick *t, const struct pol_unit *u, int k, int n, int *lo, int *hi) {
-        irq_range(t->in->load, u->si[k], n, lo, hi);
+        pol_irq_range(t->in->load, u->si[k], n, lo, hi);
         if ((!u->si[k] || u->si[k]->rate <= 0) && u->pps[k] > 0 && u->cpu >= 0 && u->cpu < n)
                 *lo = *hi = u->cpu;
 }
@@ -868,7 +866,7 @@ static int estimate(struct pol_tick *t) {
                         const struct sample_irq *si = t->units[i].si[k];
                         int lo, hi;
 
-                        irq_range(l, si, n, &lo, &hi);
+                        pol_irq_range(l, si, n, &lo, &hi);
                         for (int c = lo; c <= hi; c++)
                                 sum_rate[c] += irq_rate_on(l, si, c);
                         unit_range(t, &t->units[i], k, n, &lo, &hi);

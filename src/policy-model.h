@@ -195,6 +195,9 @@ enum pol_trial_step pol_trial_sample(struct pol_trial *tr, const struct pol_nic 
 
 /* The network load on cpu the queue IRQs firing there leave unexplained. */
 double pol_unexplained(const struct pol_tick *t, int cpu);
+/* The CPUs [*lo, *hi] of [0, n) where IRQ si's rate can be non-zero (none
+ * when lo > hi): its nz range when known, else all. */
+void pol_irq_range(const struct sample_rates *r, const struct sample_irq *si, int n, int *lo, int *hi);
 /* The hot CPUs, hottest first, at most max of them; returns how many. */
 #define POL_HOT_ORDER_MAX (CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX)
 size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);

@@ -1,8 +1,6 @@
-/* Policy, IRQs of other devices (storage, USB, serial, a NIC's admin
- * vector: every IRQ that serves no NIC queue): placed on NUMA-local
- * eligible CPUs, busy ones one a CPU so their load is spread, moved off hot
- * CPUs with the queue IRQs' hysteresis (dwell, back-off, min_gain,
- * max_moves), never onto banned, isolated or nohz_full CPUs (docs/DESIGN.md "Policy"). */
+/* Policy, IRQs that serve no NIC queue: on local eligible CPUs, busy ones
+ * one a CPU, moved off hot CPUs with the queue IRQs' hysteresis
+ * (docs/DESIGN.md "Policy"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +9,11 @@
 
 #include "policy-steps.h"
 
-/* An IRQ of another device is busy (given a CPU of its own) from this
- * rate, interrupts/s, smoothed.  Timers, serial ports and ACPI fire a few
- * times a second; a disk under load thousands of times.  Busy is one-way:
- * an IRQ placed on one CPU stays there while it is quiet, so a rate around
- * the threshold changes nothing. */
+/* Interrupts/s from which another device's IRQ gets a CPU of its own (a
+ * loaded disk, not a timer); one placed stays while quiet. */
 #define POL_OTHER_RATE 200.0
-/* The CPU share an interrupt of another device costs at least, with its
- * completion (BLOCK softirq for a disk): a few microseconds.  Used when the
- * CPU's non-network irq+softirq time cannot be told apart (no softirq
- * breakdown, or NIC queues on the same CPU without one). */
+/* The least CPU share an interrupt and its completion cost, where the
+ * non-network time cannot be told apart. */
 #define POL_OTHER_COST 2e-6
 
 /* The NIC an IRQ that is no queue's belongs to (its admin vector), or NULL. */
@@ -37,8 +30,7 @@ static int irq_node(const struct pol_tick *t, const struct inventory_irq *ii) {
         return n ? n->node : -1;
 }
 
-/* The eligible CPUs of node (all eligible CPUs when the node is unknown or
- * has none). */
+/* The eligible CPUs of node, or all when it is unknown or has none. */
 static void local_cpus(const struct pol_tick *t, int node, cpuset_t *ret) {
         cpuset_zero(ret);
         for (size_t k = 0; node >= 0 && k < t->topo->n_nodes; k++)
@@ -52,23 +44,9 @@ static bool dwell_ok(const struct pol_tick *t, const struct pol_irq *r) {
         return !r->moved || t->now - r->last_move_usec >= MAX(r->dwell_usec, t->c->min_dwell_usec);
 }
 
-/* The CPUs [*lo, *hi] where an IRQ's rate can be non-zero: its nz range
- * when the sample knows it (an IRQ fires on one or a few CPUs: a walk over
- * every CPU for every IRQ is ~115k steps a tick at 256 CPUs and 450 IRQs). */
-static void rate_range(const struct pol_tick *t, const struct sample_irq *si, int *lo, int *hi) {
-        const struct sample_rates *l = t->in->load;
-
-        *lo = 0;
-        *hi = MIN(t->max_cpu, l->max_cpu);
-        if (si->nz_known) {
-                *lo = MAX(si->nz_lo, 0);
-                *hi = MIN(*hi, si->nz_hi);
-        }
-}
-
-/* The irq+softirq share the IRQ's rate explains: on each CPU it fires on,
- * the CPU's non-network share in proportion to its part of the other
- * devices' interrupts there, and at least POL_OTHER_COST an interrupt. */
+/* The irq+softirq share the IRQ explains: its part of the other devices'
+ * interrupts on each CPU of that CPU's non-network share, at least
+ * POL_OTHER_COST an interrupt. */
 static double other_work(const struct pol_tick *t, const struct sample_irq *si, const double *other_rate) {
         const struct sample_rates *l = t->in->load;
         double w = 0;
@@ -76,7 +54,7 @@ static double other_work(const struct pol_tick *t, const struct sample_irq *si, 
 
         if (!si || !l)
                 return 0;
-        rate_range(t, si, &lo, &hi);
+        pol_irq_range(l, si, t->max_cpu + 1, &lo, &hi);
         for (int c = lo; c <= hi; c++) {
                 double r = sample_irq_on(si, l->max_cpu, c);
                 if (r > 0 && other_rate[c] > 0)
@@ -92,7 +70,7 @@ static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
 
         if (o->work <= 0 || !l || !o->si || o->si->rate <= 0)
                 return;
-        rate_range(t, o->si, &lo, &hi);
+        pol_irq_range(l, o->si, t->max_cpu + 1, &lo, &hi);
         for (int c = lo; c <= hi; c++) {
                 double r = sample_irq_on(o->si, l->max_cpu, c);
                 if (r > 0)
@@ -226,7 +204,7 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 si = sample_rates_irq(l, ii->irq);
                 if (!si || !si->valid || si->rate <= 0)
                         continue;
-                rate_range(t, si, &lo, &hi);
+                pol_irq_range(l, si, t->max_cpu + 1, &lo, &hi);
                 for (int c = lo; c <= hi; c++)
                         other_rate[c] += sample_irq_on(si, l->max_cpu, c);
         }
@@ -276,8 +254,7 @@ void pol_other_irqs(struct pol_tick *t) {
                 goto finish;
         }
 
-        /* quiet IRQs: their node's eligible CPUs, when they are not within
-         * them already (no churn: a quiet IRQ on one local CPU stays) */
+        /* quiet IRQs: their node's eligible CPUs, unless within them */
         for (size_t i = 0; i < t->n_others; i++) {
                 struct pol_other *o = &t->others[i];
                 cpuset_t on;
@@ -310,8 +287,7 @@ void pol_other_irqs(struct pol_tick *t) {
                         pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1, &local);
         }
 
-        /* busy IRQs, the heaviest first, each onto the least loaded of its
-         * local eligible CPUs, unless it is on one of them alone already */
+        /* busy IRQs, heaviest first, each alone on a least loaded local CPU */
         if (n_busy > 1)
                 qsort(busy, n_busy, sizeof(*busy), cmp_work);
         for (size_t i = 0; i < n_busy; i++) {
@@ -322,9 +298,7 @@ void pol_other_irqs(struct pol_tick *t) {
                 local_cpus(t, o->node, &local);
                 if (o->cpu >= 0 && cpuset_isset(&local, o->cpu))
                         continue;
-                /* the loads of CPUs an action just changed (the queue
-                 * layout, a move) say nothing yet: wait for them, unless
-                 * it fires where it may not */
+                /* CPUs an action just changed: wait, unless not allowed */
                 cpu = least_loaded(t, o, &local, -1, PICK_CALM);
                 if (cpu < 0 && (o->ineligible || o->stranded))
                         cpu = least_loaded(t, o, &local, -1, PICK_ANY);
@@ -344,7 +318,7 @@ void pol_other_irqs(struct pol_tick *t) {
                 if (o->si) {
                         int lo, hi;
 
-                        rate_range(t, o->si, &lo, &hi);
+                        pol_irq_range(t->in->load, o->si, t->max_cpu + 1, &lo, &hi);
                         for (int c = lo; c <= hi; c++)
                                 if (sample_irq_on(o->si, t->in->load->max_cpu, c) > 0)
                                         pol_settle(t, c);
@@ -361,9 +335,8 @@ finish:
         free(other_rate);
 }
 
-/* A hot CPU that a busy IRQ of another device shares: the move of one such
- * IRQ to the least loaded cool local CPU that lowers the projected peak
- * most, if by min_gain, after its dwell, within max_moves. */
+/* A hot CPU shared by busy IRQs of other devices: the one move to a cool
+ * local CPU that lowers the peak most, by min_gain, dwell and cap allowing. */
 static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
         struct pol_other *best = NULL;
         double best_peak = 2;
@@ -448,11 +421,8 @@ void pol_rebalance_other(struct pol_tick *t) {
                         rebalance_other_cpu(t, order[i]);
 }
 
-/* New IRQs start with default_smp_affinity until a driver or irqsteerd
- * places them: without the CPUs that may not be used (banned, isolated,
- * nohz_full) a device that appears between two ticks never fires there.
- * An operator's narrower default is kept narrow: what is left of it, or
- * the eligible CPUs when nothing is. */
+/* default_smp_affinity without the CPUs that may not be used, so new IRQs
+ * never fire there; an operator's narrower default is kept narrow. */
 void pol_default_affinity(struct pol_tick *t) {
         const struct inventory *inv = t->inv;
         struct policy_state *st = t->st;
