@@ -367,15 +367,10 @@ static int fill_report(struct pol_tick *t) {
                         pc->hot_since = 0;
                 else if (pc->hot_since == 0 || (i < CPUSET_MAX && cpuset_isset(&t->touched, (int) i)))
                         pc->hot_since = t->now;
-                /* A CPU hot with nothing to do for longer than the dwell
-                 * (no cooler CPU, no busy queue, ...) is not worth a
-                 * decision every tick: the daemon's periodic full tick
-                 * looks again (policy_pace).  Within the dwell, once the
-                 * CPUs have settled (busy above), what it waits for comes
-                 * at a time known now (a queue's dwell ends) or shows in
-                 * the raw shares (a fast tick), so a decision every few
-                 * ticks and one when the wait ends do (bench/README.md,
-                 * cost16). */
+                /* a CPU hot with nothing to do is not worth a decision
+                 * every tick: within the dwell what it waits for ends at
+                 * a known time or shows in the raw shares; past it the
+                 * periodic full tick looks again (policy_pace) */
                 if (pc->hot) {
                         uint64_t end = pc->hot_since + MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec);
 
@@ -388,13 +383,10 @@ static int fill_report(struct pol_tick *t) {
         }
         for (size_t i = 0; i < st->n_nics; i++)
                 rep->busy |= st->nics[i].rps_trial.on || st->nics[i].thr_trial.on;
-        /* RPS sets sized with the prior share wait for the share to be
-         * measured and for the dwell (pol_rps_adjust), and calm ticks run
-         * no policy (bench/README.md, trial8); measurements a tick apart
-         * say nearly the same (smoothed loads) and full ticks in a row are
-         * dear (cost16), so the daemon runs a full tick every few ticks
-         * while it lasts (ENGINE_MEASURE_FULL_EVERY).  Past the dwell and
-         * 10 intervals more, the periodic full tick looks again. */
+        /* RPS sets sized with the prior wait for a measured share and the
+         * dwell (pol_rps_adjust), which calm ticks never bring: the daemon
+         * runs a full tick every few (ENGINE_MEASURE_FULL_EVERY) meanwhile,
+         * for up to 10 intervals past the dwell. */
         for (size_t i = 0; i < st->n_queues; i++) {
                 const struct pol_queue *q = &st->queues[i];
 
@@ -497,13 +489,10 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                 /* not hot yet and at the threshold: count the samples fast */
                 if (L >= last->enter)
                         return POLICY_PACE_FAST;
-                /* the onset of a spike: the next sample comes soon, so that
-                 * a flood that began late in this interval is acted on
-                 * within fast_interval, not a whole interval later.  Its
-                 * network share alone shows it late: much of a flood's
-                 * cost can be the sender's and receiver's own time
-                 * (bench/README.md, veth flood), so a fall in idle counts
-                 * too when the network share rose with it. */
+                /* the onset of a spike: sample soon, so a flood is acted on
+                 * within fast_interval; a fall in idle counts too when the
+                 * network share rose with it (much of a flood's cost is
+                 * its sender's and receiver's) */
                 if (last->ref && cpu <= last->ref_max_cpu) {
                         const struct policy_pace_ref *ref = &last->ref[cpu];
 
@@ -573,11 +562,9 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 goto finish;
         }
 
-        /* Never a target (docs/DESIGN.md "Policy"): offline, isolated, nohz_full and
-         * banned CPUs, whether banned by the configuration or at run time.
-         * What still uses a CPU that is no longer eligible leaves it this
-         * tick (pol_vacate_rps, pol_replace_offline), workers by the same
-         * eligible set. */
+        /* never a target (docs/DESIGN.md "Policy"): offline, isolated,
+         * nohz_full and banned CPUs; what still uses one leaves it this
+         * tick (pol_vacate_rps, pol_replace_offline) */
         {
                 cpuset_t banned = t.c->banned_cpus;
 
