@@ -82,6 +82,21 @@ static void leave_irq_cpus(const struct pol_tick *t, const struct pol_unit *u, d
                 *cand = rest;
 }
 
+/* Whether a CPU of s settles from an earlier tick's action or this tick's. */
+static bool any_settling(const struct pol_tick *t, const cpuset_t *s) {
+        CPUSET_FOREACH(c, s)
+                if (pol_settling(t, c) || cpuset_isset(&t->touched, c))
+                        return true;
+        return false;
+}
+
+/* Takes the settling CPUs out of s. */
+static void drop_settling(const struct pol_tick *t, cpuset_t *s) {
+        CPUSET_FOREACH(c, s)
+                if (pol_settling(t, c))
+                        cpuset_clear(s, c);
+}
+
 /* Sorts CPUs by their load without u's protocol work, coolest first. */
 static void sort_cool(const struct pol_tick *t, const struct pol_unit *u, int *v, size_t n) {
         for (size_t i = 1; i < n; i++) {
@@ -136,30 +151,6 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
                         break;
         }
         for (size_t i = 0; i < MIN(k, n); i++)
-                cpuset_set(set, v[i]);
-        free(v);
-}
-
-/* The IRQ CPU and as many coolest CPUs of cand in *set as bring the IRQ
- * CPU nearest to level: when the cool CPUs lack room, each IRQ CPU should
- * end near the mean. */
-static void size_own(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double level,
-                     cpuset_t *set) {
-        double p = proto_work(u), own = ex_load(t, u, u->target), best = -1;
-        size_t n, k_best = 0;
-        int *v = cool_order(t, u, cand, &n);
-
-        if (!v)
-                return;
-        for (size_t k = 1; k <= n; k++) {
-                double d = fabs(own + p / (double) (k + 1) - level);
-                if (best < 0 || d < best - 1e-9) {
-                        best = d;
-                        k_best = k;
-                }
-        }
-        *set = cpuset_single(u->target);
-        for (size_t i = 0; i < k_best; i++)
                 cpuset_set(set, v[i]);
         free(v);
 }
@@ -280,6 +271,35 @@ static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_uni
         return set_peak(t, u, b) < set_peak(t, u, a) - 1e-9 ? b : a;
 }
 
+/* The IRQ CPU and the fewest coolest CPUs of cand in *set that give the
+ * lowest projected peak (by_peak) or bring the IRQ CPU nearest to level
+ * (when the cool CPUs lack room, each IRQ CPU should end near the mean). */
+static void size_with_irq(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, bool by_peak,
+                          double level, cpuset_t *set) {
+        double p = proto_work(u), own = ex_load(t, u, u->target), best = -1;
+        size_t n, k_best = 0;
+        int *v = cool_order(t, u, cand, &n);
+        cpuset_t s;
+
+        if (!v)
+                return;
+        s = cpuset_single(u->target);
+        for (size_t k = 1; k <= n; k++) {
+                double d;
+
+                cpuset_set(&s, v[k - 1]);
+                d = by_peak ? set_peak(t, u, &s) : fabs(own + p / (double) (k + 1) - level);
+                if (best < 0 || d < best - 1e-9) {
+                        best = d;
+                        k_best = k;
+                }
+        }
+        *set = cpuset_single(u->target);
+        for (size_t i = 0; i < k_best; i++)
+                cpuset_set(set, v[i]);
+        free(v);
+}
+
 /* A lone hot queue's candidates in *ret: cool, not settling, not its IRQ
  * CPU nor (while others have room) another's; false when none. */
 static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int cpu, double need, const cpuset_t *hot,
@@ -287,9 +307,7 @@ static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int c
         cpuset_t self = cpuset_single(cpu);
 
         cool_cands(t, u, &self, need, hot, ret);
-        CPUSET_FOREACH(c, ret)
-                if (pol_settling(t, c))
-                        cpuset_clear(ret, c);
+        drop_settling(t, ret);
         leave_irq_cpus(t, u, need, ret);
         return !cpuset_empty(ret);
 }
@@ -356,7 +374,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                         set = *lower_peak(t, u, &with, &without);
                         /* cool CPUs short of room: IRQ CPUs take a share */
                         if (t->pool_short && t->scale < 1) {
-                                size_own(t, u, &cand, t->mean, &near);
+                                size_with_irq(t, u, &cand, false, t->mean, &near);
                                 if (set_peak(t, u, &near) < pol_accept(t))
                                         set = near;
                                 else if (set_peak(t, u, &with) < pol_accept(t))
@@ -395,37 +413,10 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
         return true;
 }
 
-/* The IRQ CPU and as many coolest CPUs of cand in *set as give the lowest
- * projected peak, the fewest on a tie. */
-static void size_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, cpuset_t *set) {
-        double best = -1;
-        size_t n, k_best = 0;
-        int *v = cool_order(t, u, cand, &n);
-        cpuset_t s;
-
-        if (!v)
-                return;
-        s = cpuset_single(u->target);
-        for (size_t k = 1; k <= n; k++) {
-                double peak;
-
-                cpuset_set(&s, v[k - 1]);
-                peak = set_peak(t, u, &s);
-                if (best < 0 || peak < best - 1e-9) {
-                        best = peak;
-                        k_best = k;
-                }
-        }
-        *set = cpuset_single(u->target);
-        for (size_t i = 0; i < k_best; i++)
-                cpuset_set(set, v[i]);
-        free(v);
-}
-
 /* Several queues' RPS sets planned together (hot: no candidates).  With
  * room on the cool CPUs each queue is started alone; without, sized one by
  * one the last queues would get nothing, so, biggest first, each IRQ CPU
- * not busier than the spread keeps a share (size_peak()), and no set takes
+ * not busier than the spread keeps a share (size_with_irq()), and no set takes
  * another's IRQ CPU.  Room depends on the share RPS can move, only a prior
  * before RPS: replan() plans again once it is measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
@@ -503,7 +494,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
                 cpuset_zero(&set);
                 if (own)
-                        size_peak(t, u, &cand, &set);
+                        size_with_irq(t, u, &cand, true, 0, &set);
                 else
                         size_set(t, u, &cand, even, &set);
                 snprintf(reason, sizeof(reason),
@@ -620,8 +611,7 @@ static void replan(struct pol_tick *t) {
                                 continue;
                         }
                         cpuset_set(&span, u->target);
-                        CPUSET_FOREACH(c, &span)
-                                wait |= pol_settling(t, c) || cpuset_isset(&t->touched, c);
+                        wait |= any_settling(t, &span);
                         /* a settled estimate, after the dwell */
                         if (!pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) ||
                             t->now - q->rps_change_usec < t->c->min_dwell_usec) {
@@ -737,7 +727,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
         cpuset_t span, cand, set, others;
         double p = proto_work(u), limit;
-        bool hot, settling = false, fits = true;
+        bool hot, settling, fits = true;
         int cpu = u->target;
         char list[128], reason[256];
 
@@ -746,8 +736,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         span = u->rps;
         cpuset_set(&span, cpu);
         hot = cpuset_intersects(&span, &t->hot);
-        CPUSET_FOREACH(s, &span)
-                settling |= pol_settling(t, s) || cpuset_isset(&t->touched, s);
+        settling = any_settling(t, &span);
         if (q->rps_static) {
                 /* the set stays; its IRQ CPU is judged once measured */
                 if (q->rps_unmeasured && !settling) {
@@ -779,9 +768,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                                 cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
                 cool_cands(t, u, &span, p, &t->hot, &cand);
-                CPUSET_FOREACH(s, &cand)
-                        if (pol_settling(t, s))
-                                cpuset_clear(&cand, s);
+                drop_settling(t, &cand);
                 leave_irq_cpus(t, u, p, &cand);
                 if (cpuset_empty(&cand) && cpuset_empty(&shed))
                         return;
@@ -1089,9 +1076,7 @@ static void soft_cand(const struct pol_tick *t, const struct pol_nicctx *x, cons
                 cpuset_andnot(&remote, &remote, span);
                 cpuset_andnot(ret, &remote, &t->hot);
         }
-        CPUSET_FOREACH(c, ret)
-                if (pol_settling(t, c))
-                        cpuset_clear(ret, c);
+        drop_settling(t, ret);
 }
 
 static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
@@ -1100,15 +1085,14 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = x->rec;
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
         double pps = rec->rate_known ? rec->rx_pps : 0, p = proto_work(u), limit;
-        bool settling = false, dwell;
+        bool settling, dwell;
         int m = u->n_rps;
         cpuset_t hs, cand, set, span;
         char list[128], hl[128], rate[32], reason[256];
 
         if (!q)
                 return;
-        CPUSET_FOREACH(s, &u->rps)
-                settling |= pol_settling(t, s) || cpuset_isset(&t->touched, s);
+        settling = any_settling(t, &u->rps);
         dwell = t->now - q->rps_change_usec < c->min_dwell_usec;
 
         /* the load is gone: back to the original masks */
