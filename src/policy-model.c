@@ -119,8 +119,7 @@ double pol_load(const struct pol_tick *t, int cpu) {
         return t->load[cpu];
 }
 
-/* Settling from an action of an earlier tick: this tick's own actions are
- * in the projected loads already (t->touched says which CPUs they moved). */
+/* Settling from an earlier tick's action (this tick's are in t->touched). */
 bool pol_settling(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < CPUSET_MAX && cpuset_isset(&t->settling, cpu);
 }
@@ -202,10 +201,8 @@ double pol_accept(const struct pol_tick *t) {
         return MIN(pol_exit(t), 1.1 * MAX(t->mean, pol_narrow(t)));
 }
 
-/* Hot CPUs cool below this.  While the host is unbalanced it sits a third
- * of the way from the level RPS sets are sized to up to the enter
- * threshold, so that a set sized to the level, with the estimation error
- * of the queue's work, does not leave its CPUs hot and widen again. */
+/* Hot CPUs cool below this; while unbalanced, a third of the way from the
+ * level up to enter, so a set sized to the level does not widen again. */
 static double exit_level(const struct pol_tick *t) {
         double lvl;
 
@@ -411,8 +408,7 @@ static int build_nics(struct pol_tick *t) {
                 if (ci && !cpuset_empty(&ci->cpus))
                         cpuset_and(&x->allowed, &x->allowed, &ci->cpus);
                 cpuset_and(&x->cpus, &x->allowed, &n->local_cpus);
-                /* no eligible CPU on its node (or the node unknown and the
-                 * list empty): the NIC's work still has to go somewhere */
+                /* none local: the NIC's work still has to go somewhere */
                 if (cpuset_empty(&x->cpus))
                         x->cpus = x->allowed;
 
