@@ -267,14 +267,10 @@ void pol_other_irqs(struct pol_tick *t) {
                 cpuset_and(&on, &o->ii->affinity, &t->topo->online);
                 if ((!o->stranded && cpuset_subset(&on, &local)) || cpuset_empty(&local))
                         continue;
-                if (o->stranded)
-                        snprintf(reason, sizeof(reason), "%s: every CPU it had went offline; onto %s",
-                                 o->ii->name[0] ? o->ii->name : "IRQ",
-                                 o->node >= 0 ? "its node's eligible CPUs" : "the eligible CPUs");
-                else if (o->ineligible)
-                        snprintf(reason, sizeof(reason),
-                                 "%s: off CPUs that may not be used (banned, isolated or nohz_full), onto %s",
-                                 o->ii->name[0] ? o->ii->name : "IRQ",
+                if (o->stranded || o->ineligible)
+                        snprintf(reason, sizeof(reason), "%s: %s onto %s", o->ii->name[0] ? o->ii->name : "IRQ",
+                                 o->stranded ? "every CPU it had went offline;"
+                                             : "off CPUs that may not be used (banned, isolated or nohz_full),",
                                  o->node >= 0 ? "its node's eligible CPUs" : "the eligible CPUs");
                 else
                         snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
