@@ -207,20 +207,17 @@ size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);
  * there has a vector left.  pol_vector_move() counts the move. */
 int pol_vector_pick(const struct pol_tick *t, const struct inventory_irq *ii, const cpuset_t *mask);
 void pol_vector_move(struct pol_tick *t, const struct inventory_irq *ii, int to);
-/* IRQ ii stays where it is: no CPU of cand (where it may go) has a free
- * vector.  Noted once (POLICY_NOTE_NO_VECTOR) until it is placed again. */
+/* Notes once, until placed again, that no CPU of cand has a vector for ii. */
 void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, const char *device, int queue,
                         const cpuset_t *cand);
 
-/* Objects changed by someone else (docs/DESIGN.md "Policy"): left alone
- * for external_hold from since, when the change was seen; at once taken
- * back when value (NULL: a count) uses a CPU that may not be used.
- * ACTION_REASON_INVALID while held, else the take-back's reason. */
+/* A change by someone else seen at since (docs/DESIGN.md "Policy"):
+ * ACTION_REASON_INVALID while held, else why it is taken back (value NULL:
+ * a count, never onto a banned CPU). */
 enum action_reason pol_external_over(const struct pol_tick *t, uint64_t since, const cpuset_t *value);
 /* The take-back's prose for reason why. */
 const char *pol_external_why(const struct pol_tick *t, enum action_reason why, char *buf, size_t len);
-/* The end of a change note: "leaving it alone for 600s (external_hold)"
- * or "taking it back". */
+/* The end of a change note: left alone for external_hold, or taken back. */
 const char *pol_external_hold_text(const struct pol_tick *t, uint64_t since, const cpuset_t *value, char *buf,
                                    size_t len);
 /* Whether IRQ ii is where we set it; else marks and notes the change behind
@@ -238,6 +235,5 @@ void pol_state_note(struct policy_state *st, int level, const char *fmt, ...) _p
 double pol_share_keep(const struct pol_nic *n, const struct pol_queue *q);
 /* u's share is measured at least `samples` times. */
 bool pol_share_measured(const struct pol_tick *t, const struct pol_unit *u, unsigned samples);
-/* The model of this tick: hot CPUs (t->hot, the scaled thresholds), the
- * NICs and their units, and each unit's estimated work.  0 or -ENOMEM. */
+/* Builds this tick's model: hot CPUs, NICs, units, their work; 0 or -ENOMEM. */
 int pol_model_build(struct pol_tick *t);
