@@ -846,16 +846,12 @@ static int estimate(struct pol_tick *t) {
 
         if (!l)
                 return 0;
-        sum_rate = calloc(n, sizeof(double));
-        steered = calloc(n, sizeof(double));
-        /* packets/s of the queues on each CPU; NAN once one lacks them */
-        sum_pps = calloc(n, sizeof(double));
-        if (!sum_rate || !steered || !sum_pps) {
-                free(sum_rate);
-                free(steered);
-                free(sum_pps);
+        sum_rate = calloc(3 * (size_t) n, sizeof(double));
+        if (!sum_rate)
                 return -ENOMEM;
-        }
+        steered = sum_rate + n;
+        /* packets/s of the queues on each CPU; NAN once one lacks them */
+        sum_pps = steered + n;
         /* only each IRQ's nz range is walked, not every CPU */
         for (size_t i = 0; i < t->n_units; i++)
                 for (int k = 0; k < t->units[i].n_irq; k++) {
@@ -943,8 +939,6 @@ static int estimate(struct pol_tick *t) {
                 }
         }
         free(sum_rate);
-        free(steered);
-        free(sum_pps);
         return 0;
 }
 

@@ -553,14 +553,15 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 memset(st->cpus + st->n_cpus, 0, (n - st->n_cpus) * sizeof(*st->cpus));
                 st->n_cpus = n;
         }
-        t.load = calloc(n, sizeof(double));
-        t.idle = calloc(n, sizeof(double));
-        t.net = calloc(n, sizeof(double));
+        /* load, idle and net in one block */
+        t.load = calloc(3 * (size_t) n, sizeof(double));
         t.nics = calloc(MAX(in->inv->n_nics, 1), sizeof(*t.nics));
-        if (!t.load || !t.idle || !t.net || !t.nics) {
+        if (!t.load || !t.nics) {
                 r = -ENOMEM;
                 goto finish;
         }
+        t.idle = t.load + n;
+        t.net = t.idle + n;
 
         /* never a target (docs/DESIGN.md "Policy"): offline, isolated,
          * nohz_full and banned CPUs; what still uses one leaves it this
@@ -627,8 +628,6 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 r = t.r;
 finish:
         free(t.load);
-        free(t.idle);
-        free(t.net);
         free(t.nics);
         free(t.units);
         free(t.irqless);
