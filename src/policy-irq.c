@@ -277,14 +277,12 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         int *order, *rot;
         size_t n, n_free = 0, j = 0, start;
 
-        order = calloc(t->max_cpu + 1, sizeof(int));
-        rot = calloc(t->max_cpu + 1, sizeof(int));
-        if (!order || !rot) {
-                free(order);
-                free(rot);
+        order = calloc(2 * ((size_t) t->max_cpu + 1), sizeof(int));
+        if (!order) {
                 t->r = -ENOMEM;
                 return;
         }
+        rot = order + t->max_cpu + 1;
         n = layout_order(t, &x->cpus, order);
         cur = cursor_get(t->st, x->nic->node);
         if (n == 0 || !cur) {
@@ -294,9 +292,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         x->rec->noted_no_cpu = true;
                         pol_note(t, LOG_WARNING, "%s: no eligible CPU for its queue IRQs; leaving them", x->nic->name);
                 }
-                free(order);
-                free(rot);
-                return;
+                goto out;
         }
         if (!x->rec->start_known) {
                 x->rec->start_known = true;
@@ -334,9 +330,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 }
                 free(place);
                 free(to);
-                free(order);
-                free(rot);
-                return;
+                goto out;
         }
         for (size_t i = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
@@ -368,8 +362,8 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                          x->nic->name, u->queue, x->n_units, cpu, n);
                 place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
         }
+out:
         free(order);
-        free(rot);
 }
 
 /* A start-up layout is looked at again with the first sample that sees the
