@@ -371,7 +371,7 @@ out:
  * when that spreads the NIC's own work better by min_gain (other devices'
  * IRQs leave by themselves), else only queues on busy CPUs move. */
 static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
-        int *order = NULL, *rot = NULL, *to = NULL;
+        int *order = NULL, *rot, *to = NULL;
         size_t *place = NULL, n, n_free, n_place = 0;
         double now = 0, peak, rate = 0;
         bool on_busy = false;
@@ -388,14 +388,14 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         return;
                 rate += u->rate;
         }
-        order = calloc(t->max_cpu + 1, sizeof(int));
-        rot = calloc(t->max_cpu + 1, sizeof(int));
+        order = calloc(2 * ((size_t) t->max_cpu + 1), sizeof(int));
         place = calloc(x->n_units + 1, sizeof(size_t));
         to = calloc(x->n_units + 1, sizeof(int));
-        if (!order || !rot || !place || !to) {
+        if (!order || !place || !to) {
                 t->r = -ENOMEM;
                 goto out;
         }
+        rot = order + t->max_cpu + 1;
         n = layout_order(t, &x->cpus, order);
         if (n == 0)
                 goto out;
@@ -443,7 +443,6 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                 x->rec->blind = true;
 out:
         free(order);
-        free(rot);
         free(place);
         free(to);
 }
