@@ -881,21 +881,22 @@ def run_hour(opts):
             # the floor: a process that only wakes at irqsteerd's default
             # calm_interval and reads the file a calm tick reads, on the
             # same live tree
-            floor = None
+            # calm_interval, and its least mode (issue 39: the calm hour
+            # against it), on the same live tree
+            floors = []
             if win == 'calm' and opts.floor and os.access(opts.floor, os.X_OK) and live:
-                floor = subprocess.Popen([opts.floor, live[-1].root, str(FLOOR_MS)])
+                floors = [(k, subprocess.Popen([opts.floor, live[-1].root, str(FLOOR_MS)] + extra))
+                          for k, extra in (('floor', []), ('floor_least', ['least']))]
             time.sleep(warm)
-            marks = [(r.bal, r.proc.pid if r.proc else None) for r in live]
-            if floor:
-                marks.append(('floor', floor.pid))
+            marks = [(r.bal, r.proc.pid if r.proc else None) for r in live] + [(k, f.pid) for k, f in floors]
             marks = [(b, p, cpu_ns(p) if p else None, time.time()) for b, p in marks]
             time.sleep(dur)
             for bal, pid, c0, t0 in marks:
                 c1 = cpu_ns(pid) if pid else None
                 if c0 is not None and c1 is not None:
                     row['%s_%s_s_h' % (bal, win)] = (c1 - c0) / 1e9 / (time.time() - t0) * 3600
-            if floor:
-                stop(floor)
+            for _, f in floors:
+                stop(f)
             for r in live:
                 r.finish()
                 row['%s_%s_valid' % (r.bal, win)] = r.valid
@@ -904,16 +905,18 @@ def run_hour(opts):
 
 
 def hour_table(rows):
-    lines = ['host      calm: irqbalance  irqsteerd  ratio  %d s floor    loaded x%d: irqbalance  irqsteerd  ratio'
-             % (FLOOR_MS // 1000, LOADED_FACTOR)]
+    lines = ['host      calm: irqbalance  irqsteerd  ratio  %d s floor  least  x least    loaded x%d: irqbalance'
+             '  irqsteerd  ratio' % (FLOOR_MS // 1000, LOADED_FACTOR)]
     for r in rows:
         cells = []
         for win in ('calm', 'loaded'):
             ib, isd = r.get('irqbalance_%s_s_h' % win), r.get('irqsteerd_%s_s_h' % win)
             cells += [fmt(ib, '.2f'), fmt(isd, '.2f'), '%.2f' % (isd / ib) if ib and isd else '-']
             if win == 'calm':
-                cells.append(fmt(r.get('floor_calm_s_h'), '.2f'))
-        lines.append('%-8s %16s %10s %6s %10s %22s %10s %6s' % tuple([r['host']] + cells))
+                least = r.get('floor_least_calm_s_h')
+                cells += [fmt(r.get('floor_calm_s_h'), '.2f'), fmt(least, '.2f'),
+                          '%.2f' % (isd / least) if least and isd else '-']
+        lines.append('%-8s %16s %10s %6s %10s %6s %8s %22s %10s %6s' % tuple([r['host']] + cells))
     return '\n'.join(lines)
 
 
@@ -1844,7 +1847,7 @@ def main():
                     '== CPU seconds per hour at defaults (irqbalance every 10 s, irqsteerd %s;\n'
                     '   CPU time over a window after the first placement (calm %d s, loaded %d s), scaled to\n'
                     '   an hour; loaded: every NIC\'s load x%d; %d s floor: a process that only wakes every\n'
-                    '   %d s by sd-event and reads /proc/stat)\n'
+                    '   %d s by sd-event and reads /proc/stat; least: its least mode, x least: irqsteerd over it)\n'
                     % ((IRQSTEERD_PACES,) + hour_windows(opts)[1:] + (LOADED_FACTOR, FLOOR_MS // 1000, FLOOR_MS // 1000)),
                     hour_table)
     if not opts.no_big and not opts.quick and not opts.scenario:
