@@ -820,7 +820,10 @@ def run_pace():
     status = os.path.join(state, "status.json")
     conf = os.path.join(d, "pace.conf")
     with open(conf, "w") as f:
-        f.write("[daemon]\ninterval = 500ms\ncalm_interval = 1s\nfast_interval = 125ms\n")
+        # balance_floor: CPU0's rise to 25% beside CPUs at 2% stays below
+        # every threshold (at the default 2% balance_ratio makes it hot)
+        f.write("[daemon]\ninterval = 500ms\ncalm_interval = 1s\nfast_interval = 125ms\n"
+                "[balance]\nbalance_floor = 35%\n")
     w = ShareWriter(root, 2, 90)
     p = dl.start_daemon(["--root", root, "--state-dir", state, "--config", conf, "-f", "--log-level", "debug"], log)
     try:
