@@ -73,7 +73,7 @@ struct config {
         double hot_exit;         /* < hot_enter */
         unsigned hot_samples;
         double balance_ratio;    /* imbalance (load / mean load) that makes a CPU hot below hot_enter; 0 = off */
-        double balance_floor;    /* ... but only from this irq+softirq share on */
+        double balance_floor;    /* ... and at least this share above the mean; the least gain of a move */
         double saturated_idle;   /* idle share below which a CPU counts as saturated */
         double saturated_share;  /* irq+softirq share of a saturated CPU that makes it hot */
         double smoothing;        /* EWMA alpha in (0, 1] */

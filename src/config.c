@@ -108,7 +108,7 @@ static const struct key_def balance_keys[] = {
         CKEY("rps_exclude_irq_rate", VT_DECIMAL, rps_exclude_irq_rate, 0, 10000000, "20000"),
         CKEY("banned_cpus", VT_CPULIST, banned_cpus, 0, 0, ""),
         [BK_BALANCE_RATIO] = CKEY("balance_ratio", VT_DECIMAL, balance_ratio, 0, 10, "1.5"),
-        CKEY("balance_floor", VT_PERCENT, balance_floor, 1, 100, "35%"),
+        CKEY("balance_floor", VT_PERCENT, balance_floor, 1, 100, "5%"),
         CKEY("rps_trial", VT_BOOL, rps_trial, 0, 0, "yes"),
         CKEY("takeover", VT_BOOL, takeover, 0, 0, "no"),
         CKEY("ban_irqs", VT_IRQLIST, ban_irqs, 0, 0, ""),

@@ -180,8 +180,18 @@ double pol_narrow(const struct pol_tick *t) {
         return MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2) * t->scale;
 }
 
+/* Scaled down on a light host, min_gain still keeps balance_floor: no
+ * move for balance gains less than the noise of a stationary load. */
 double pol_min_gain(const struct pol_tick *t) {
-        return t->c->min_gain * t->scale;
+        double g = t->c->min_gain * t->scale;
+
+        return t->scale < 1 ? MAX(g, MIN(t->c->balance_floor, t->c->min_gain)) : g;
+}
+
+/* A queue IRQ is busy (worth a move) from POL_BUSY_ABS, or from min_gain
+ * where that is less (a light host): moving less cannot gain min_gain. */
+double pol_busy_abs(const struct pol_tick *t) {
+        return MIN(POL_BUSY_ABS, pol_min_gain(t));
 }
 
 /* The mean is the level every CPU would have with the work perfectly
@@ -216,10 +226,11 @@ static double exit_level(const struct pol_tick *t) {
  * is the same problem as a saturated one when the others idle
  * (docs/DESIGN.md "The problem"), and the mean irq+softirq load of the
  * eligible CPUs does not depend on where the work is placed, so it is a
- * stable reference: the level that makes a CPU hot is
- * balance_ratio times the mean, from balance_floor up to hot_enter, and
- * hot_exit, the narrowing limit and min_gain scale with it so every band
- * keeps its proportions. */
+ * stable reference: no placement has a peak below it.  The level that
+ * makes a CPU hot is balance_ratio times the mean, and at least
+ * balance_floor above it so that the noise of a light load is never hot,
+ * up to hot_enter; hot_exit, the narrowing limit and min_gain scale with
+ * it so every band keeps its proportions. */
 static double threshold_scale(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
@@ -237,7 +248,7 @@ static double threshold_scale(struct pol_tick *t) {
         if (n == 0)
                 return 1;
         t->mean = sum / n;
-        level = MAX(c->balance_floor, c->balance_ratio * t->mean);
+        level = MAX(t->mean + c->balance_floor, c->balance_ratio * t->mean);
         return level < c->hot_enter ? level / c->hot_enter : 1;
 }
 

@@ -31,7 +31,8 @@
 #define POL_PACE_NET_RISE 0.02
 
 /* A queue IRQ counts as busy (worth a move) when it carries at least this
- * share of CPU time, or this fraction of its CPU's network load. */
+ * share of CPU time (or min_gain, where less: pol_busy_abs), or this
+ * fraction of its CPU's network load. */
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
 
@@ -160,6 +161,7 @@ double pol_enter(const struct pol_tick *t);
 double pol_exit(const struct pol_tick *t);
 double pol_narrow(const struct pol_tick *t);
 double pol_min_gain(const struct pol_tick *t);
+double pol_busy_abs(const struct pol_tick *t);
 /* The level RPS sets are sized to: hot_exit (scaled), and nearer the mean
  * while the host is unbalanced. */
 double pol_level(const struct pol_tick *t);

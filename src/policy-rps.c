@@ -73,7 +73,7 @@ static void leave_irq_cpus(const struct pol_tick *t, const struct pol_unit *u, d
 
         for (size_t i = 0; i < t->n_units; i++) {
                 const struct pol_unit *v = &t->units[i];
-                if (v != u && v->target >= 0 && v->work >= POL_BUSY_ABS)
+                if (v != u && v->target >= 0 && v->work >= pol_busy_abs(t))
                         cpuset_clear(&rest, v->target);
         }
         CPUSET_FOREACH(cpu, &rest)
@@ -1150,7 +1150,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
  * for: a busy queue IRQ firing there (the rebalancing's business), work
  * steered there by RPS, or a irqless NIC's RPS set (widening's business). */
 static bool explained(const struct pol_tick *t, int cpu) {
-        double busy = MAX(POL_BUSY_ABS, POL_BUSY_FRAC * t->net[cpu]);
+        double busy = MAX(pol_busy_abs(t), POL_BUSY_FRAC * t->net[cpu]);
 
         for (size_t i = 0; i < t->n_units; i++) {
                 const struct pol_unit *u = &t->units[i];

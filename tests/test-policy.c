@@ -1253,10 +1253,11 @@ static void test_reload_gives_back(void **state) {
 /* ---- relative balancing, with the shipped defaults ---- */
 
 /* balance_ratio: CPUs far busier than the mean get the same treatment as
- * hot ones, below hot_enter, from balance_floor on.  Each case runs the
+ * hot ones, below hot_enter, from balance_floor above the mean on.  Each case runs the
  * closed loop with +/-10% noise per CPU and tick, straight into the
  * averages the policy reads (the daemon's smoothing would halve it): the
- * spread has to reach within 20% of the mean and then stay put.  (The
+ * spread has to reach within 20% of the mean (or balance_floor) and then
+ * stay put.  (The
  * simulator's benchmark, with the daemon's smoothing, is where the 15%
  * target is measured.) */
 static void test_balance_relative(void **state) {
@@ -1270,7 +1271,12 @@ static void test_balance_relative(void **state) {
         } cases[] = {
                 { "8 queues at 75% on 16 CPUs (8 idle): spread", 16, 8, 0.75, 0.0, false, 8, true },
                 { "16 queues at 50% on 32 CPUs (16 idle): spread", 32, 16, 0.50, 0.0, false, 16, true },
-                { "4 queues at 30% on 8 CPUs: below balance_floor, left alone", 8, 4, 0.30, 0.0, false, 0, false },
+                { "4 queues at 30% on 8 CPUs (4 idle): spread", 8, 4, 0.30, 0.0, false, 4, true },
+                /* a light host: the peak against what the best placement
+                 * gets, not against a fixed floor */
+                { "4 queues at 8% on 16 CPUs (12 idle): spread", 16, 4, 0.08, 0.0, false, 4, true },
+                /* ... but a spread light load is left to its noise */
+                { "16 queues at 3% on 16 CPUs: balanced, left alone", 16, 16, 0.03, 0.0, false, 0, false },
                 { "8 queues at 50% on 8 CPUs: balanced, left alone", 8, 8, 0.50, 0.0, false, 0, false },
                 { "8 queues at 70% on 16 CPUs: spread", 16, 8, 0.70, 0.0, false, 8, true },
                 { "balance_ratio = 0: 8 queues at 70% on 16 CPUs left alone", 16, 8, 0.70, 0.0, true, 0, false },
@@ -1313,7 +1319,8 @@ static void test_balance_relative(void **state) {
                         fail_msg("%s: %u IRQ moves, %u actions after the first minute", cases[i].what, moves, late);
                 if (rps > cases[i].max_rps || (cases[i].spread && rps == 0))
                         fail_msg("%s: %u RPS changes", cases[i].what, rps);
-                if (cases[i].spread && peak > 1.2 * sum / f.n_cpus)
+                /* a light load only to within balance_floor of the mean */
+                if (cases[i].spread && peak > MAX(1.2 * sum / f.n_cpus, sum / f.n_cpus + f.cfg.balance_floor))
                         fail_msg("%s: peak %.3f over 1.2 x mean %.3f", cases[i].what, peak, sum / f.n_cpus);
                 fx_free(&f);
         }
@@ -3676,7 +3683,8 @@ static void test_fast_attack(void **state) {
                 for (int k = 1; k <= 4; k++) {
                         bool flood = k == 4;
 
-                        fx_raw_cpu(&x, 0, flood ? 0.60 : 0.05, flood ? 0.38 : 0.10);
+                        /* calm: within balance_floor of the mean */
+                        fx_raw_cpu(&x, 0, flood ? 0.60 : 0.04, flood ? 0.38 : 0.10);
                         for (int c = 1; c < 4; c++)
                                 fx_raw_cpu(&x, c, 0.02, 0.10);
                         if (k == 1)
@@ -3688,7 +3696,7 @@ static void test_fast_attack(void **state) {
                         if (!flood)
                                 expect_actions("fast attack: calm before", &f.l, "");
                 }
-                /* smoothed: 32.5% softirq, 46% idle: neither hot nor saturated */
+                /* smoothed: 32% softirq, 46% idle: neither hot nor saturated */
                 assert_true(f.load.cpus[0].softirq < f.cfg.hot_exit && f.load.cpus[0].idle > f.cfg.saturated_idle);
                 if (with_raw) {
                         if (count_type(&f.l, KNOB_RPS) != 1)
