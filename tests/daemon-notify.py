@@ -413,7 +413,7 @@ def check_status_content(status, state, hot_cpu, interval_s):
             "status.json: managed CPU sets as arrays", repr(managed)[:400])
     c.check("balance_ratio" in conf and "balance_floor" in conf, "status.json: config has every [balance] key")
     text = status.get("config_text") or ""
-    c.check("\nhot_enter = 80%\n" in text and "\nbalance_floor = 2%\n" in text,
+    c.check("\nhot_enter = 80%\n" in text and "\nbalance_floor = 5%\n" in text,
             "status.json: config_text in the file's syntax", text[:300])
     counters = status.get("counters") or {}
     c.check(isinstance(counters.get("kernel_managed_irqs_skipped"), int), "status.json: kernel_managed_irqs_skipped")
