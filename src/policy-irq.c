@@ -43,8 +43,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 a->pair_irq = u->n_irq == 2 ? u->irq[1 - j] : 0;
                 snprintf(a->nic, sizeof(a->nic), "%s", n->name);
                 a->queue = u->queue;
-                a->cpus = to;
-                a->from = ii->affinity;
+                pol_set_cpus(t, a, &to, &ii->affinity);
                 a->layout = layout;
                 action_set_reason(a, code, "%s", reason);
         }
@@ -634,6 +633,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 const struct inventory_irq *ii = inventory_irq(t->inv, bu->irq[1]);
                 struct pol_irq *r = pol_irq_get(t->st, bu->irq[1], true);
                 struct action *a;
+                cpuset_t to;
 
                 if (!ii || !r) {
                         t->r = -ENOMEM;
@@ -646,8 +646,8 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 a->irq = bu->irq[1];
                 snprintf(a->nic, sizeof(a->nic), "%s", t->nics[bu->nic].nic->name);
                 a->queue = bu->queue;
-                a->cpus = cpuset_single(bto);
-                a->from = ii->affinity;
+                to = cpuset_single(bto);
+                pol_set_cpus(t, a, &to, &ii->affinity);
                 snprintf(reason, sizeof(reason),
                          "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
                          "projected peak %.0f%% -> %.0f%%",
@@ -850,8 +850,7 @@ void pol_xps(struct pol_tick *t) {
                 a = pol_add_queue(t, KNOB_XPS, x->nic->name, u->queue);
                 if (!a)
                         return;
-                a->cpus = to;
-                a->from = iq->xps_cpus;
+                pol_set_cpus(t, a, &to, &iq->xps_cpus);
                 /* irq[0] is the receive IRQ, unless the queue has only a
                  * transmit one (tg3's tx-0, gve's transmit blocks) */
                 action_set_reason(a, ACTION_REASON_XPS_FOLLOWS_RX, "XPS follows %s IRQ %u on CPU%d",

@@ -132,6 +132,11 @@ struct action *pol_add(struct pol_tick *t, enum knob_kind type) {
         return a;
 }
 
+void pol_set_cpus(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_t *from) {
+        if (action_set_cpus(a, to, from) < 0)
+                t->r = -ENOMEM;
+}
+
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue) {
         struct action *a = pol_add(t, type);
 
@@ -521,12 +526,11 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         a->irq = ii->irq;
         snprintf(a->nic, sizeof(a->nic), "%s", device ? device : "");
         a->queue = queue;
-        a->cpus = r->last_set;
-        a->from = ii->affinity;
+        pol_set_cpus(t, a, &r->last_set, &ii->affinity);
         /* back where we had it: a placement, not a load decision */
         a->layout = true;
         action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));
-        cpuset_or(&t->touched, &t->touched, &a->cpus);
+        cpuset_or(&t->touched, &t->touched, &r->last_set);
         cpuset_and(&to, &ii->affinity, &t->topo->online);
         cpuset_or(&t->touched, &t->touched, &to);
         return true;
@@ -616,8 +620,10 @@ static void queue_take_back(struct pol_tick *t, const char *nic, int queue, enum
         if (!a)
                 return;
         if (cur) {
-                cpuset_and(&a->cpus, last, &t->eligible);
-                a->from = *cur;
+                cpuset_t to;
+
+                cpuset_and(&to, last, &t->eligible);
+                pol_set_cpus(t, a, &to, cur);
         } else {
                 a->value = last_value;
                 a->from_value = cur_value;

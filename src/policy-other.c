@@ -151,8 +151,7 @@ static void emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
                 return;
         a->irq = o->ii->irq;
         a->queue = -1;
-        a->cpus = *to;
-        a->from = o->ii->affinity;
+        pol_set_cpus(t, a, to, &o->ii->affinity);
         a->layout = layout;
         action_set_reason(a, code, "%s", reason);
         o->touched = true;
@@ -500,8 +499,7 @@ void pol_default_affinity(struct pol_tick *t) {
         a = pol_add(t, KNOB_DEFAFF);
         if (!a)
                 return;
-        a->cpus = want;
-        a->from = inv->default_affinity;
+        pol_set_cpus(t, a, &want, &inv->default_affinity);
         if (taken != ACTION_REASON_INVALID)
                 action_set_reason(a, taken, "%s: %s", pol_external_why(t, taken, buf, sizeof(buf)), why);
         else

@@ -233,8 +233,7 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
 
         if (!a)
                 return;
-        a->cpus = *to;
-        a->from = iq->rps_cpus;
+        pol_set_cpus(t, a, to, &iq->rps_cpus);
         action_set_reason(a, code, "%s", reason);
         /* a flow table left behind keeps sending flows to their readers'
          * CPUs with rps_cpus empty (the kernel's get_rps_cpu() looks at
@@ -997,8 +996,7 @@ static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inve
 
         if (!a)
                 return false;
-        a->cpus = *orig;
-        a->from = *cur;
+        pol_set_cpus(t, a, orig, cur);
         action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s for %s: %s back to the original", why, n->name,
                  type == KNOB_RPS ? "RPS" : "XPS");
         return true;

@@ -75,7 +75,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         switch (f) {
         case ACTION_FAIL_NONE:
                 r->set = true;
-                r->last_set = a->cpus;
+                r->last_set = cpuset_kept_get(&a->cpus);
                 r->failures = 0;
                 /* a change taken back is ours again */
                 r->external = false;
@@ -83,8 +83,8 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                  * not made on load: it starts no dwell, and is no move */
                 if (a->layout)
                         break;
-                to = cpuset_only(&a->cpus);
-                from = cpuset_only(&a->from);
+                to = cpuset_only(&r->last_set);
+                from = cpuset_kept_only(&a->from);
                 if (r->dwell_usec == 0)
                         r->dwell_usec = st->min_dwell_usec;
                 /* A bounce: back to the CPU it left at its last move, within
@@ -105,11 +105,13 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                  * quietly from now on */
                 r->managed = true;
                 break;
-        case ACTION_FAIL_CAPACITY:
-                CPUSET_FOREACH(cpu, &a->cpus)
-                        cpuset_set(&r->enospc, cpu);
+        case ACTION_FAIL_CAPACITY: {
+                cpuset_t cpus = cpuset_kept_get(&a->cpus);
+
+                cpuset_or(&r->enospc, &r->enospc, &cpus);
                 relayout(st, r->nic);
                 break;
+        }
         case ACTION_FAIL_GONE:
                 *r = st->irqs[--st->n_irqs];
                 pol_index_forget(&st->irq_index);
@@ -144,13 +146,13 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 if (a->type == KNOB_RPS) {
                         q->rps_set = true;
                         q->rps_external = false;
-                        q->rps_last = a->cpus;
+                        q->rps_last = cpuset_kept_get(&a->cpus);
                         q->rps_change_usec = now;
                         q->narrow_ticks = 0;
                 } else if (a->type == KNOB_XPS) {
                         q->xps_set = true;
                         q->xps_external = false;
-                        q->xps_last = a->cpus;
+                        q->xps_last = cpuset_kept_get(&a->cpus);
                 } else {
                         q->flow_set = true;
                         q->flow_external = false;
@@ -188,7 +190,7 @@ static void feedback_thread(struct policy_state *st, const struct action *a, int
         switch (f) {
         case ACTION_FAIL_NONE:
                 th->set = true;
-                th->last_set = a->cpus;
+                th->last_set = cpuset_kept_get(&a->cpus);
                 th->failures = 0;
                 break;
         case ACTION_FAIL_GONE:
@@ -212,7 +214,7 @@ static void feedback_defaff(struct policy_state *st, const struct action *a, int
         case ACTION_FAIL_NONE:
                 st->defaff_set = true;
                 st->defaff_external = false;
-                st->defaff_last = a->cpus;
+                st->defaff_last = cpuset_kept_get(&a->cpus);
                 break;
         case ACTION_FAIL_TRANSIENT:
                 break;
@@ -271,11 +273,11 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
          * a mask irqsteerd set is not an operator's to keep */
         if (a->type == KNOB_RPS) {
                 q->orig_known = true;
-                q->rps_orig = a->from;
+                q->rps_orig = cpuset_kept_get(&a->from);
                 q->rps_kept = false;
         } else if (a->type == KNOB_XPS) {
                 q->xps_orig_known = true;
-                q->xps_orig = a->from;
+                q->xps_orig = cpuset_kept_get(&a->from);
         } else
                 q->flow_orig = a->from_value;
         feedback_queue(st, a, 0, now_usec);

@@ -154,8 +154,12 @@ static struct action mk(const struct act *x) {
 
         if (x->nic)
                 snprintf(a.nic, sizeof(a.nic), "%s", x->nic);
-        if (x->cpus)
-                assert_int_equal(cpuset_parse_list(x->cpus, &a.cpus), 0);
+        if (x->cpus) {
+                cpuset_t cpus;
+
+                assert_int_equal(cpuset_parse_list(x->cpus, &cpus), 0);
+                assert_int_equal(action_set_cpus(&a, &cpus, NULL), 0);
+        }
         snprintf(a.reason, sizeof(a.reason), "test");
         return a;
 }
@@ -1307,7 +1311,7 @@ static void test_effective_step(void **state) {
 
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct apply_eff_watch w = { .irq = 30, .want = cpuset_single(1) };
+                struct apply_eff_watch w = { .irq = 30 };
 
                 for (size_t k = 0; k < cases[i].n; k++) {
                         const struct tick *t = &cases[i].t[k];
@@ -1376,7 +1380,7 @@ static void test_live_irq(void **state) {
         assert_true(rootfs_is_host(rootfd));
         assert_int_equal(apply_new(rootfd, true, live.state, false, &ap), 0);
         struct action a = { .type = KNOB_IRQ, .irq = live.irq, .queue = -1 };
-        a.cpus = cpuset_single(to);
+        assert_int_equal(action_set_cpus(&a, SET(cpuset_single(to)), NULL), 0);
         live.active = true;
         r = apply_action(ap, &a);
         apply_free(ap); /* as after kill -9 */
@@ -1384,7 +1388,7 @@ static void test_live_irq(void **state) {
         snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", live.irq);
         assert_int_equal(host_read(path, now, sizeof(now)), 0);
         assert_int_equal(cpuset_parse_list(now, &target), 0);
-        assert_true(cpuset_equal(&target, &a.cpus));
+        assert_true(cpuset_equal(&target, KEPT(&a.cpus)));
         print_message("live: IRQ %u %s -> %s (was firing on %s)\n", live.irq, live.original, now, eff);
 
         assert_int_equal(undo_recover(rootfd, live.state, &rep), 0);
@@ -1407,16 +1411,19 @@ static bool likely_managed(const char *name) {
 static void test_target_longest_cpulist(void **state) {
         struct action a = { .type = KNOB_IRQ, .irq = 30, .queue = -1 };
         _cleanup_(freep) char *v = NULL;
-        cpuset_t back;
+        cpuset_t back, cpus;
 
         (void) state;
+        cpuset_zero(&cpus);
         for (int c = 0; c < CPUSET_MAX; c++)
                 if (c % 3 != 2)
-                        cpuset_set(&a.cpus, c);
+                        cpuset_set(&cpus, c);
+        assert_int_equal(action_set_cpus(&a, &cpus, NULL), 0);
         assert_int_equal(action_target(&a, "0-3", &v), 0);
         assert_int_equal(strlen(v), 26568);
         assert_int_equal(cpuset_parse_list(v, &back), 0);
-        assert_true(cpuset_equal(&back, &a.cpus));
+        assert_true(cpuset_equal(&back, &cpus));
+        action_done(&a);
 }
 
 static void test_live_managed_irq(void **state) {
@@ -1475,10 +1482,10 @@ static void test_live_managed_irq(void **state) {
         assert_non_null(mkdtemp(dir));
         assert_int_equal(apply_new(rootfd, true, dir, false, &ap), 0);
         struct action a = { .type = KNOB_IRQ, .irq = managed, .queue = -1 };
-        a.cpus = cpuset_single(0);
+        assert_int_equal(action_set_cpus(&a, SET(cpuset_single(0)), NULL), 0);
         r = apply_action(ap, &a);
         if (r == APPLY_UNCHANGED) {
-                a.cpus = cpuset_single(1);
+                assert_int_equal(action_set_cpus(&a, SET(cpuset_single(1)), NULL), 0);
                 r = apply_action(ap, &a);
         }
         assert_true(r == -EIO || r == -EPERM);

@@ -159,10 +159,15 @@ static struct action mk(enum knob_kind t, unsigned irq, const char *nic, int que
         struct action a = { .type = t, .irq = irq, .queue = queue, .why = why };
 
         snprintf(a.nic, sizeof(a.nic), "%s", nic);
+        cpuset_t f, c;
+
+        cpuset_zero(&f);
+        cpuset_zero(&c);
         if (from)
-                assert_int_equal(cpuset_parse_list(from, &a.from), 0);
+                assert_int_equal(cpuset_parse_list(from, &f), 0);
         if (to)
-                assert_int_equal(cpuset_parse_list(to, &a.cpus), 0);
+                assert_int_equal(cpuset_parse_list(to, &c), 0);
+        assert_int_equal(action_set_cpus(&a, &c, &f), 0);
         snprintf(a.reason, sizeof(a.reason), "%s", reason);
         return a;
 }
@@ -574,11 +579,15 @@ static void test_cuts_marked(void **state) {
         struct action a = mk(KNOB_RPS, 0, "eth0", 0, NULL, NULL, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
         char line[384], big[3000];
         const char *from, *to, *msg;
+        cpuset_t odd, even;
         (void) state;
 
         /* 128 odd and 128 even CPUs: about 450 characters each as lists */
+        cpuset_zero(&odd);
+        cpuset_zero(&even);
         for (int c = 0; c < 256; c++)
-                assert_int_equal(cpuset_set(c % 2 ? &a.from : &a.cpus, c), 0);
+                assert_int_equal(cpuset_set(c % 2 ? &odd : &even, c), 0);
+        assert_int_equal(action_set_cpus(&a, &even, &odd), 0);
         assert_int_equal(action_format(&a, line, sizeof(line)), 0);
         assert_non_null(strstr(line, "(128 CPUs)"));
         assert_non_null(strstr(line, ": lone hot queue"));

@@ -409,7 +409,7 @@ static void test_pin_wrapped(void **state) {
                 char buf[64];
                 int r;
 
-                a.cpus = cpuset_single((int) t);
+                assert_int_equal(action_set_cpus(&a, SET(cpuset_single((int) t)), NULL), 0);
                 r = apply_action(ap, &a);
                 assert_non_null(f);
                 if (r != want[t].want_r)
@@ -554,12 +554,13 @@ static void test_live_threads(void **state) {
                 cpuset_t now;
 
                 before[t] = p->threads[t].allowed;
-                a.cpus = cpuset_single((int) (t % ncpu));
-                if (cpuset_equal(&a.cpus, &before[t]))
-                        a.cpus = cpuset_single((int) ((t + 1) % ncpu));
+                assert_int_equal(action_set_cpus(&a, SET(cpuset_single((int) (t % ncpu))), NULL), 0);
+                if (cpuset_equal(KEPT(&a.cpus), &before[t]))
+                        assert_int_equal(action_set_cpus(&a, SET(cpuset_single((int) ((t + 1) % ncpu))),
+                                                         NULL), 0);
                 assert_int_equal(apply_action(ap, &a), APPLY_DONE);
                 read_allowed(p->pid, a.tid, &now);
-                assert_true(cpuset_equal(&now, &a.cpus));
+                assert_true(cpuset_equal(&now, KEPT(&a.cpus)));
         }
         assert_int_equal(apply_undo(ap)->n_entries, p->n_threads);
 
