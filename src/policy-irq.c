@@ -54,7 +54,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
 static bool unit_enospc(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
-                if (r && cpuset_isset(&r->enospc, cpu))
+                if (r && cpuset_kept_isset(&r->enospc, cpu))
                         return true;
         }
         return false;

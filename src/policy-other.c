@@ -116,7 +116,7 @@ static int least_loaded(const struct pol_tick *t, const struct pol_irq *r, const
         int best = -1;
 
         CPUSET_FOREACH(cpu, cand) {
-                if (cpu == not || cpu > t->max_cpu || (r && cpuset_isset(&r->enospc, cpu)))
+                if (cpu == not || cpu > t->max_cpu || (r && cpuset_kept_isset(&r->enospc, cpu)))
                         continue;
                 if (pick >= PICK_COOL && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu)))
                         continue;

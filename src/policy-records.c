@@ -16,6 +16,8 @@ void policy_state_free(struct policy_state *st) {
         if (!st)
                 return;
         free(st->cpus);
+        for (size_t i = 0; i < st->n_irqs; i++)
+                cpuset_kept_free(&st->irqs[i].enospc);
         free(st->irqs);
         free(st->irq_index.slot);
         free(st->queues);
@@ -211,7 +213,7 @@ void policy_forget_nic(struct policy_state *st, const char *nic) {
                 r->resync = true;
                 r->external = false;
                 r->failures = 0;
-                cpuset_zero(&r->enospc);
+                cpuset_kept_free(&r->enospc);
         }
         for (size_t i = 0; i < st->n_queues; i++) {
                 struct pol_queue *q = &st->queues[i];

@@ -20,7 +20,7 @@ struct pol_irq {
         uint64_t external_usec;  /* when the change was seen */
         bool resync;             /* its NIC was reset: a changed value is the driver's, not an admin's */
         unsigned failures;
-        cpuset_t enospc;         /* CPUs whose vector space is full for this IRQ */
+        cpuset_kept_t enospc;    /* CPUs whose vector space is full for this IRQ */
         bool moved;              /* last_move/prev_cpu are meaningful */
         uint64_t last_move_usec;
         uint64_t dwell_usec;     /* current dwell: min_dwell, doubled on bounces */

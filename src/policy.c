@@ -106,13 +106,16 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 r->managed = true;
                 break;
         case ACTION_FAIL_CAPACITY: {
-                cpuset_t cpus = cpuset_kept_get(&a->cpus);
+                cpuset_t cpus = cpuset_kept_get(&a->cpus), full = cpuset_kept_get(&r->enospc);
 
-                cpuset_or(&r->enospc, &r->enospc, &cpus);
+                cpuset_or(&full, &full, &cpus);
+                if (cpuset_keep(&r->enospc, &full) < 0)
+                        st->oom = true;
                 relayout(st, r->nic);
                 break;
         }
         case ACTION_FAIL_GONE:
+                cpuset_kept_free(&r->enospc);
                 *r = st->irqs[--st->n_irqs];
                 pol_index_forget(&st->irq_index);
                 break;
@@ -286,6 +289,7 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
 static void sweep(struct policy_state *st) {
         for (size_t i = 0; i < st->n_irqs;) {
                 if (!st->irqs[i].seen && !st->irqs[i].managed) {
+                        cpuset_kept_free(&st->irqs[i].enospc);
                         st->irqs[i] = st->irqs[--st->n_irqs];
                         pol_index_forget(&st->irq_index);
                 } else
