@@ -67,8 +67,8 @@ bool cpuset_kept_empty(const cpuset_kept_t *k);
 int cpuset_kept_first(const cpuset_kept_t *k);
 int cpuset_kept_only(const cpuset_kept_t *k);
 bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu);
-/* A copy of src's value in ret, which must not own one.  -ENOMEM leaves
- * ret empty. */
+/* Stores src's value in ret (replacing its value).  -ENOMEM leaves ret
+ * unchanged. */
 int cpuset_kept_copy(cpuset_kept_t *ret, const cpuset_kept_t *src);
 void cpuset_kept_free(cpuset_kept_t *k);
 

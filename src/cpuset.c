@@ -216,15 +216,9 @@ bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu) {
 }
 
 int cpuset_kept_copy(cpuset_kept_t *ret, const cpuset_kept_t *src) {
-        *ret = (cpuset_kept_t) { 0 };
-        if (src->n == 0)
-                return 0;
-        ret->w = malloc(src->n * sizeof(*ret->w));
-        if (!ret->w)
-                return -ENOMEM;
-        memcpy(ret->w, src->w, src->n * sizeof(*ret->w));
-        ret->n = src->n;
-        return 0;
+        cpuset_t s = cpuset_kept_get(src);
+
+        return cpuset_keep(ret, &s);
 }
 
 void cpuset_kept_free(cpuset_kept_t *k) {

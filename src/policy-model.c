@@ -635,24 +635,28 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         const struct inventory_nic *n = x->nic;
         struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
         char was[64], now[64], hold[64];
+        cpuset_t rps_last, xps_last;
 
         if (!q) {
                 t->r = -ENOMEM;
                 return;
         }
+        rps_last = cpuset_kept_get(&q->rps_last);
+        xps_last = cpuset_kept_get(&q->xps_last);
         q->seen = true;
         if (q->resync) {
                 q->resync = false;
-                if (q->rps_set && !cpuset_equal(&iq->rps_cpus, &q->rps_last))
+                if (q->rps_set && !cpuset_equal(&iq->rps_cpus, &rps_last))
                         q->rps_set = false;
-                if (q->xps_set && !cpuset_equal(&iq->xps_cpus, &q->xps_last))
+                if (q->xps_set && !cpuset_equal(&iq->xps_cpus, &xps_last))
                         q->xps_set = false;
                 if (q->flow_set && iq->rps_flow_cnt != q->flow_last)
                         q->flow_set = false;
         }
         if (iq->has_rps && !q->orig_known) {
                 q->orig_known = true;
-                q->rps_orig = iq->rps_cpus;
+                if (cpuset_keep(&q->rps_orig, &iq->rps_cpus) < 0)
+                        t->r = -ENOMEM;
                 q->flow_orig = iq->rps_flow_cnt;
                 /* The kernel and the drivers leave RPS off: a mask found set
                  * is an operator's tuning, kept unless configured otherwise.
@@ -670,22 +674,23 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
                 q->rps_kept = false;
         if (iq->has_xps && !q->xps_orig_known) {
                 q->xps_orig_known = true;
-                q->xps_orig = iq->xps_cpus;
+                if (cpuset_keep(&q->xps_orig, &iq->xps_cpus) < 0)
+                        t->r = -ENOMEM;
         }
-        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &q->rps_last)) {
+        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &rps_last)) {
                 q->rps_external = true;
                 q->rps_external_usec = t->now;
                 pol_note(t, LOG_NOTICE, "RPS of %s rx-%d was changed by someone else (%s -> %s); %s", n->name,
-                         iq->index, pol_fmt_cpus(&q->rps_last, was, sizeof(was)),
+                         iq->index, pol_fmt_cpus(&rps_last, was, sizeof(was)),
                          pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)),
                          pol_external_hold_text(t, t->now, &iq->rps_cpus, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
-        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &q->xps_last)) {
+        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &xps_last)) {
                 q->xps_external = true;
                 q->xps_external_usec = t->now;
                 pol_note(t, LOG_NOTICE, "XPS of %s tx-%d was changed by someone else (%s -> %s); %s", n->name,
-                         iq->index, pol_fmt_cpus(&q->xps_last, was, sizeof(was)),
+                         iq->index, pol_fmt_cpus(&xps_last, was, sizeof(was)),
                          pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)),
                          pol_external_hold_text(t, t->now, &iq->xps_cpus, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
@@ -700,10 +705,10 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         }
         if (q->rps_external && !q->rps_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_RPS, &q->rps_external, q->rps_external_usec,
-                                &iq->rps_cpus, &q->rps_last, 0, 0);
+                                &iq->rps_cpus, &rps_last, 0, 0);
         if (q->xps_external && !q->xps_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_XPS, &q->xps_external, q->xps_external_usec,
-                                &iq->xps_cpus, &q->xps_last, 0, 0);
+                                &iq->xps_cpus, &xps_last, 0, 0);
         if (q->flow_external && !q->flow_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_FLOWCNT, &q->flow_external, q->flow_external_usec, NULL,
                                 NULL, iq->rps_flow_cnt, q->flow_last);

@@ -20,6 +20,8 @@ void policy_state_free(struct policy_state *st) {
                 cpuset_kept_free(&st->irqs[i].enospc);
         free(st->irqs);
         free(st->irq_index.slot);
+        for (size_t i = 0; i < st->n_queues; i++)
+                pol_queue_done(&st->queues[i]);
         free(st->queues);
         free(st->queue_index.slot);
         free(st->nics);
@@ -187,11 +189,18 @@ struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool crea
         return n;
 }
 
+void pol_queue_done(struct pol_queue *q) {
+        cpuset_kept_free(&q->rps_orig);
+        cpuset_kept_free(&q->rps_last);
+        cpuset_kept_free(&q->xps_last);
+        cpuset_kept_free(&q->xps_orig);
+}
+
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq) {
         const struct pol_queue *q = pol_queue_get(st, n->name, iq->index, false);
 
-        return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_equal(&q->rps_last, &iq->rps_cpus) &&
-               !cpuset_equal(&q->rps_last, &q->rps_orig);
+        return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_kept_equal(&q->rps_last, &iq->rps_cpus) &&
+               !cpuset_kept_equal(&q->rps_orig, &iq->rps_cpus);
 }
 
 void policy_forget_nic(struct policy_state *st, const char *nic) {

@@ -32,10 +32,10 @@ struct pol_queue {
         int index;
         bool seen;
         bool orig_known;         /* rps_orig, flow_orig: the values before we ever touched them */
-        cpuset_t rps_orig;
+        cpuset_kept_t rps_orig;
         uint32_t flow_orig;
         bool rps_set;            /* rps_last confirmed written by us */
-        cpuset_t rps_last;
+        cpuset_kept_t rps_last;
         bool rps_static;         /* single-queue RPS from the start: not narrowed */
         bool rps_unmeasured;     /* ... chosen before any load was measured: chosen again once it is */
         bool rps_prior;          /* lone hot queue's set sized with the prior share: sized again,
@@ -50,9 +50,9 @@ struct pol_queue {
         uint32_t flow_last;
         bool flow_external, flow_broken;
         bool xps_set;
-        cpuset_t xps_last;
+        cpuset_kept_t xps_last;
         bool xps_orig_known;     /* xps_orig: the mask before we ever touched it */
-        cpuset_t xps_orig;
+        cpuset_kept_t xps_orig;
         bool xps_external, xps_broken;
         bool resync;             /* its NIC was reset: see pol_irq.resync */
         unsigned failures;
@@ -208,4 +208,6 @@ struct pol_napi *pol_napi_get(struct policy_state *st, pid_t pid, unsigned long 
 /* Marks the IRQ / queue index stale after removing records directly. */
 void pol_index_forget(struct pol_index *ix);
 /* The queue's rps_cpus is what we set, not its original value. */
+/* Frees what q owns (its kept sets), before it is dropped. */
+void pol_queue_done(struct pol_queue *q);
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq);

@@ -149,13 +149,15 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 if (a->type == KNOB_RPS) {
                         q->rps_set = true;
                         q->rps_external = false;
-                        q->rps_last = cpuset_kept_get(&a->cpus);
+                        if (cpuset_kept_copy(&q->rps_last, &a->cpus) < 0)
+                                st->oom = true;
                         q->rps_change_usec = now;
                         q->narrow_ticks = 0;
                 } else if (a->type == KNOB_XPS) {
                         q->xps_set = true;
                         q->xps_external = false;
-                        q->xps_last = cpuset_kept_get(&a->cpus);
+                        if (cpuset_kept_copy(&q->xps_last, &a->cpus) < 0)
+                                st->oom = true;
                 } else {
                         q->flow_set = true;
                         q->flow_external = false;
@@ -163,6 +165,7 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 }
                 break;
         case ACTION_FAIL_GONE:
+                pol_queue_done(q);
                 *q = st->queues[--st->n_queues];
                 pol_index_forget(&st->queue_index);
                 break;
@@ -276,11 +279,13 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
          * a mask irqsteerd set is not an operator's to keep */
         if (a->type == KNOB_RPS) {
                 q->orig_known = true;
-                q->rps_orig = cpuset_kept_get(&a->from);
+                if (cpuset_kept_copy(&q->rps_orig, &a->from) < 0)
+                        st->oom = true;
                 q->rps_kept = false;
         } else if (a->type == KNOB_XPS) {
                 q->xps_orig_known = true;
-                q->xps_orig = cpuset_kept_get(&a->from);
+                if (cpuset_kept_copy(&q->xps_orig, &a->from) < 0)
+                        st->oom = true;
         } else
                 q->flow_orig = a->from_value;
         feedback_queue(st, a, 0, now_usec);
@@ -297,6 +302,7 @@ static void sweep(struct policy_state *st) {
         }
         for (size_t i = 0; i < st->n_queues;) {
                 if (!st->queues[i].seen) {
+                        pol_queue_done(&st->queues[i]);
                         st->queues[i] = st->queues[--st->n_queues];
                         pol_index_forget(&st->queue_index);
                 } else
