@@ -33,7 +33,8 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 if (cpuset_equal(&ii->affinity, &to)) {
                         /* already where we want it: ours from now on */
                         r->set = true;
-                        r->last_set = to;
+                        if (cpuset_keep(&r->last_set, &to) < 0)
+                                t->r = -ENOMEM;
                         continue;
                 }
                 a = pol_add(t, KNOB_IRQ);
@@ -65,7 +66,7 @@ static bool unit_intact(const struct pol_tick *t, const struct pol_unit *u) {
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
                 const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
-                if (!r || !r->set || !ii || !cpuset_equal(&ii->affinity, &r->last_set))
+                if (!r || !r->set || !ii || !cpuset_kept_equal(&r->last_set, &ii->affinity))
                         return false;
         }
         return true;

@@ -499,11 +499,12 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         enum action_reason why;
         struct action *a;
         char buf[160], cpus[64];
-        cpuset_t to;
+        cpuset_t to, last;
 
         if (!r->external)
                 return false;
-        if (cpuset_equal(&ii->affinity, &r->last_set)) {
+        last = cpuset_kept_get(&r->last_set);
+        if (cpuset_equal(&ii->affinity, &last)) {
                 /* our take-back took effect, or whoever changed it put it back */
                 r->external = false;
                 return false;
@@ -511,13 +512,13 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         why = pol_external_over(t, r->external_usec, &ii->affinity);
         if (why == ACTION_REASON_INVALID)
                 return true;
-        cpuset_and(&to, &r->last_set, &t->eligible);
-        if (cpuset_empty(&to) || !cpuset_equal(&to, &r->last_set)) {
+        cpuset_and(&to, &last, &t->eligible);
+        if (cpuset_empty(&to) || !cpuset_equal(&to, &last)) {
                 /* our own value may not be used either: the value found
                  * becomes the baseline and the usual rules place it */
                 r->external = r->set = false;
                 pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s may not be used either, so placed afresh", ii->irq,
-                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&r->last_set, cpus, sizeof(cpus)));
+                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)));
                 return false;
         }
         a = pol_add(t, KNOB_IRQ);
@@ -526,11 +527,11 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         a->irq = ii->irq;
         snprintf(a->nic, sizeof(a->nic), "%s", device ? device : "");
         a->queue = queue;
-        pol_set_cpus(t, a, &r->last_set, &ii->affinity);
+        pol_set_cpus(t, a, &last, &ii->affinity);
         /* back where we had it: a placement, not a load decision */
         a->layout = true;
         action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));
-        cpuset_or(&t->touched, &t->touched, &r->last_set);
+        cpuset_or(&t->touched, &t->touched, &last);
         cpuset_and(&to, &ii->affinity, &t->topo->online);
         cpuset_or(&t->touched, &t->touched, &to);
         return true;
@@ -539,13 +540,15 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
 bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
                   int queue) {
         char was[64], now[64], hold[64];
+        cpuset_t last;
 
-        if (cpuset_equal(&ii->affinity, &r->last_set))
+        if (cpuset_kept_equal(&r->last_set, &ii->affinity))
                 return true;
+        last = cpuset_kept_get(&r->last_set);
         r->external = true;
         r->external_usec = t->now;
         pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); %s", ii->irq,
-                 pol_fmt_cpus(&r->last_set, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)),
+                 pol_fmt_cpus(&last, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)),
                  pol_external_hold_text(t, t->now, &ii->affinity, hold, sizeof(hold)));
         pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, device, queue);
         return !pol_irq_held(t, r, ii, device, queue);
@@ -556,6 +559,7 @@ bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_
  * moved. */
 static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inventory_irq *ii, bool managed_nic) {
         struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
+        cpuset_t last;
 
         if (!r) {
                 t->r = -ENOMEM;
@@ -567,7 +571,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
         if (r->resync) {
                 r->resync = false;
-                if (r->set && !cpuset_equal(&ii->affinity, &r->last_set)) {
+                if (r->set && !cpuset_kept_equal(&r->last_set, &ii->affinity)) {
                         /* the driver's reset, not a move: no history */
                         r->set = r->moved = false;
                         r->dwell_usec = 0;
@@ -583,7 +587,8 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 return false;
         if (!managed_nic || !r->set)
                 return true;
-        if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
+        last = cpuset_kept_get(&r->last_set);
+        if (!cpuset_intersects(&last, &t->topo->online)) {
                 /* the CPU we set went offline: the kernel moved the IRQ (its
                  * mask then lists the online CPUs) or, in a tree without a
                  * kernel behind it, the mask still names the offline CPU.
@@ -592,7 +597,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                  * other actions already touch the unit (its RPS leaving the
                  * offline CPU) places it at the next. */
                 u->replace = true;
-                u->offline_cpu = cpuset_first(&r->last_set);
+                u->offline_cpu = cpuset_first(&last);
                 return true;
         }
         return pol_irq_kept(t, r, ii, t->nics[u->nic].nic->name, ii->queue);

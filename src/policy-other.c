@@ -170,12 +170,13 @@ static int cmp_work(const void *a, const void *b) {
  * to change: kernel-managed, changed behind our back (and held), given up. */
 static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, struct pol_irq *r) {
         const struct inventory_nic *n = nic_of(t, ii);
+        cpuset_t last;
 
         r->seen = true;
         if (r->resync) {
                 /* its NIC was reset: the driver's value, not an admin's */
                 r->resync = false;
-                if (r->set && !cpuset_equal(&ii->affinity, &r->last_set))
+                if (r->set && !cpuset_kept_equal(&r->last_set, &ii->affinity))
                         r->set = r->moved = false;
         }
         if (r->managed || r->failures >= ACTION_MAX_FAILURES)
@@ -184,7 +185,8 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
                 return false;
         if (!r->set)
                 return true;
-        if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
+        last = cpuset_kept_get(&r->last_set);
+        if (!cpuset_intersects(&last, &t->topo->online)) {
                 /* the CPU we set went offline and the kernel moved it */
                 r->set = false;
                 return true;

@@ -17,7 +17,7 @@ void policy_state_free(struct policy_state *st) {
                 return;
         free(st->cpus);
         for (size_t i = 0; i < st->n_irqs; i++)
-                cpuset_kept_free(&st->irqs[i].enospc);
+                pol_irq_done(&st->irqs[i]);
         free(st->irqs);
         free(st->irq_index.slot);
         for (size_t i = 0; i < st->n_queues; i++)
@@ -187,6 +187,11 @@ struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool crea
         *n = (struct pol_nic){ 0 };
         snprintf(n->name, sizeof(n->name), "%s", name);
         return n;
+}
+
+void pol_irq_done(struct pol_irq *r) {
+        cpuset_kept_free(&r->last_set);
+        cpuset_kept_free(&r->enospc);
 }
 
 void pol_queue_done(struct pol_queue *q) {

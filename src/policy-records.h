@@ -13,7 +13,7 @@ struct pol_irq {
         char nic[IF_NAMESIZE];   /* NIC it belongs to, for policy_forget_nic() */
         bool seen;               /* present in this tick's inventory */
         bool set;                /* last_set holds a value we wrote (confirmed) */
-        cpuset_t last_set;
+        cpuset_kept_t last_set;
         bool primary;            /* the queue's first IRQ: its placements count as moves */
         bool managed;            /* EIO/EPERM: kernel-managed, never again */
         bool external;           /* changed behind our back: left alone for external_hold */
@@ -208,6 +208,7 @@ struct pol_napi *pol_napi_get(struct policy_state *st, pid_t pid, unsigned long 
 /* Marks the IRQ / queue index stale after removing records directly. */
 void pol_index_forget(struct pol_index *ix);
 /* The queue's rps_cpus is what we set, not its original value. */
-/* Frees what q owns (its kept sets), before it is dropped. */
+/* Free what the record owns (its kept sets), before it is dropped. */
+void pol_irq_done(struct pol_irq *r);
 void pol_queue_done(struct pol_queue *q);
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq);

@@ -75,7 +75,8 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         switch (f) {
         case ACTION_FAIL_NONE:
                 r->set = true;
-                r->last_set = cpuset_kept_get(&a->cpus);
+                if (cpuset_kept_copy(&r->last_set, &a->cpus) < 0)
+                        st->oom = true;
                 r->failures = 0;
                 /* a change taken back is ours again */
                 r->external = false;
@@ -83,7 +84,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                  * not made on load: it starts no dwell, and is no move */
                 if (a->layout)
                         break;
-                to = cpuset_only(&r->last_set);
+                to = cpuset_kept_only(&r->last_set);
                 from = cpuset_kept_only(&a->from);
                 if (r->dwell_usec == 0)
                         r->dwell_usec = st->min_dwell_usec;
@@ -115,7 +116,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 break;
         }
         case ACTION_FAIL_GONE:
-                cpuset_kept_free(&r->enospc);
+                pol_irq_done(r);
                 *r = st->irqs[--st->n_irqs];
                 pol_index_forget(&st->irq_index);
                 break;
@@ -294,7 +295,7 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
 static void sweep(struct policy_state *st) {
         for (size_t i = 0; i < st->n_irqs;) {
                 if (!st->irqs[i].seen && !st->irqs[i].managed) {
-                        cpuset_kept_free(&st->irqs[i].enospc);
+                        pol_irq_done(&st->irqs[i]);
                         st->irqs[i] = st->irqs[--st->n_irqs];
                         pol_index_forget(&st->irq_index);
                 } else
