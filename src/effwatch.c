@@ -91,7 +91,7 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
                 i++;
         }
         /* after a big host's first placement the watch held every queue
-         * IRQ (2 kB each): its room goes back once they all settled */
+         * IRQ: its room goes back once they all settled */
         if (ew->n == 0)
                 effwatch_free(ew);
 }

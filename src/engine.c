@@ -493,8 +493,8 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
                 return r;
         report_count_policy(e->out, &e->report);
         run_actions(e, now);
-        /* A first placement on a big host is thousands of actions (2.4 kB
-         * each: two CPU sets), a usual tick a few: the room goes back. */
+        /* A first placement on a big host is thousands of actions, a
+         * usual tick a few: the room goes back. */
         if (e->actions.allocated > ENGINE_ACTIONS_KEPT)
                 action_list_free(&e->actions);
         return 0;

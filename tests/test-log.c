@@ -244,6 +244,9 @@ static void test_action_journal_fields(void **state) {
                 for (size_t f = 0; f < nf; f++)
                         assert_string_equal(e->field[3 + f], cases[i].fields[f]);
         }
+        /* thread, flow and sock are in cases too */
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                action_done(&cases[i].a);
 }
 
 /* The notes about objects changed behind our back and the "fires elsewhere"
@@ -340,7 +343,7 @@ static void test_stderr_sink(void **state) {
                 { "journal refusing falls back to stderr", LOG_TARGET_JOURNAL, 0, -ECONNREFUSED, false, false },
                 { "journal refusing, stderr is the stream", LOG_TARGET_JOURNAL, 1, -ECONNREFUSED, false, true },
         };
-        struct action a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
+        _cleanup_(action_done) struct action a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
         char line[384], want[512];
 
         assert_int_equal(action_format(&a, line, sizeof(line)), 0);
@@ -470,10 +473,10 @@ static void test_ratelimit(void **state) {
 
 static void test_action_failure_once(void **state) {
 #define S UINT64_C(1000000)
-        struct action irq = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
-        struct action rps = mk(KNOB_RPS, 0, "eth0", 2, "", "0-1", ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
-        struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, ACTION_REASON_RFS, "RFS on");
-        struct action thr = mk(KNOB_THREAD, 0, "", -1, "0-3", "1", ACTION_REASON_WORKER_SPREAD, "spread");
+        _cleanup_(action_done) struct action irq = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
+        _cleanup_(action_done) struct action rps = mk(KNOB_RPS, 0, "eth0", 2, "", "0-1", ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
+        _cleanup_(action_done) struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, ACTION_REASON_RFS, "RFS on");
+        _cleanup_(action_done) struct action thr = mk(KNOB_THREAD, 0, "", -1, "0-3", "1", ACTION_REASON_WORKER_SPREAD, "spread");
         static const struct {
                 const char *what;
                 int object;              /* 0 irq, 1 rps, 2 rps_sock_flow_entries, 3 thread */
@@ -576,7 +579,7 @@ static void test_tick_failure_ratelimited(void **state) {
  * fields end in "(N CPUs)", an action line keeps its reason, and a message
  * over the 2 KB of log_internal ends in "...". */
 static void test_cuts_marked(void **state) {
-        struct action a = mk(KNOB_RPS, 0, "eth0", 0, NULL, NULL, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
+        _cleanup_(action_done) struct action a = mk(KNOB_RPS, 0, "eth0", 0, NULL, NULL, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
         char line[384], big[3000];
         const char *from, *to, *msg;
         cpuset_t odd, even;

@@ -2421,7 +2421,7 @@ static void test_feedback_counting(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct policy_state *st = policy_state_new();
-                struct action a = { .type = cases[i].type, .irq = 30, .queue = 0 };
+                _cleanup_(action_done) struct action a = { .type = cases[i].type, .irq = 30, .queue = 0 };
                 size_t notes = 0;
 
                 assert_non_null(st);

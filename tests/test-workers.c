@@ -402,7 +402,7 @@ static void test_pin_wrapped(void **state) {
         assert_non_null(mkdtemp(tmpl));
         assert_int_equal(apply_new(rootfd, true, tmpl, false, &ap), 0);
         for (size_t t = 0; t < ws.procs[0].n_threads; t++) {
-                struct action a = { .type = KNOB_THREAD, .pid = ws.procs[0].pid,
+                _cleanup_(action_done) struct action a = { .type = KNOB_THREAD, .pid = ws.procs[0].pid,
                                     .tid = ws.procs[0].threads[t].tid,
                                     .starttime = ws.procs[0].threads[t].starttime, .queue = -1 };
                 struct fake_task *f = fake_find(a.tid);
@@ -549,7 +549,7 @@ static void test_live_threads(void **state) {
         assert_non_null(mkdtemp(live_state));
         assert_int_equal(apply_new(rootfd, rootfs_is_host(rootfd), live_state, false, &ap), 0);
         for (size_t t = 0; t < p->n_threads; t++) {
-                struct action a = { .type = KNOB_THREAD, .pid = p->pid, .tid = p->threads[t].tid,
+                _cleanup_(action_done) struct action a = { .type = KNOB_THREAD, .pid = p->pid, .tid = p->threads[t].tid,
                                     .starttime = p->threads[t].starttime, .queue = -1 };
                 cpuset_t now;
 
