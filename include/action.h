@@ -79,8 +79,8 @@ struct action {
         int queue;               /* queue index, -1 if none */
         pid_t pid, tid;          /* THREAD_AFFINITY */
         unsigned long long starttime; /* THREAD_AFFINITY: a TID without it was reused */
-        cpuset_t cpus;           /* target set */
-        cpuset_t from;           /* value before, for the log */
+        cpuset_kept_t cpus;      /* target set (action_set_cpus) */
+        cpuset_kept_t from;      /* value before, for the log */
         uint32_t value;          /* FLOW_CNT / SOCK_FLOW_ENTRIES / THREADED_NAPI */
         uint32_t from_value;
         bool layout;             /* IRQ_AFFINITY: a placement, not a load decision (starts no dwell) */
@@ -96,6 +96,13 @@ struct action_list {
 /* Appends a zero-initialised action (queue = -1) and returns it, or NULL on ENOMEM. */
 struct action *action_list_add(struct action_list *l, enum knob_kind type);
 void action_list_clear(struct action_list *l);
+/* Sets a's target set and the value before (from may be NULL: empty).
+ * -ENOMEM leaves both as they were. */
+int action_set_cpus(struct action *a, const cpuset_t *to, const cpuset_t *from);
+/* A copy of a in ret (its sets its own); -ENOMEM leaves ret without sets. */
+int action_copy(struct action *ret, const struct action *a);
+/* Frees what a owns (its sets), for an action outside a list. */
+void action_done(struct action *a);
 void action_list_free(struct action_list *l);
 const char *action_type_to_string(enum knob_kind t);
 /* "cpu_banned", ...; NULL for a code out of range. */

@@ -80,8 +80,8 @@ enum apply_eff_event {
 
 struct apply_eff_watch {
         unsigned irq;
-        cpuset_t want;           /* what was written */
-        cpuset_t eff;            /* where it fired at the last check */
+        cpuset_kept_t want;      /* what was written */
+        cpuset_kept_t eff;       /* where it fired at the last check */
         bool has_eff;            /* eff was read */
         unsigned off_ticks;      /* ticks with interrupts that fired outside want */
         bool mismatch;           /* reported (status shows it until it settles) */

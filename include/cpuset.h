@@ -47,6 +47,31 @@ bool cpuset_subset(const cpuset_t *sub, const cpuset_t *super);
 /* A set holding only cpu. */
 cpuset_t cpuset_single(int cpu);
 
+/* A set kept in a long-lived record (one per IRQ, queue or action):
+ * only its words up to the last nonzero one, on the heap, where a
+ * cpuset_t takes CPUSET_MAX's 1 kB on any host (bench/README.md, "Big
+ * hosts").  Zero-initialised = empty; owned by its record, never copied
+ * by value (cpuset_kept_copy). */
+typedef struct cpuset_kept {
+        uint64_t *w;
+        uint32_t n;              /* words in w */
+} cpuset_kept_t;
+
+/* Stores s in k (replacing its value).  -ENOMEM leaves k unchanged. */
+int cpuset_keep(cpuset_kept_t *k, const cpuset_t *s);
+/* The kept set, as a whole cpuset_t. */
+cpuset_t cpuset_kept_get(const cpuset_kept_t *k);
+bool cpuset_kept_equal(const cpuset_kept_t *k, const cpuset_t *s);
+bool cpuset_kept_empty(const cpuset_kept_t *k);
+/* cpuset_first() and cpuset_only() of the kept set. */
+int cpuset_kept_first(const cpuset_kept_t *k);
+int cpuset_kept_only(const cpuset_kept_t *k);
+bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu);
+/* Stores src's value in ret (replacing its value).  -ENOMEM leaves ret
+ * unchanged. */
+int cpuset_kept_copy(cpuset_kept_t *ret, const cpuset_kept_t *src);
+void cpuset_kept_free(cpuset_kept_t *k);
+
 /* Parses a cpulist such as "0-3,8,10-11" or "0-15:2" (stride, as the kernel
  * accepts).  Leading/trailing white space and an empty list (= empty set) are
  * accepted.  -EINVAL on syntax errors, -ERANGE for CPUs >= CPUSET_MAX. */

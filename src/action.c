@@ -158,11 +158,47 @@ struct action *action_list_add(struct action_list *l, enum knob_kind type) {
         return a;
 }
 
+int action_set_cpus(struct action *a, const cpuset_t *to, const cpuset_t *from) {
+        cpuset_kept_t c = { 0 }, f = { 0 };
+        cpuset_t none;
+
+        if (!from) {
+                cpuset_zero(&none);
+                from = &none;
+        }
+        if (cpuset_keep(&c, to) < 0 || cpuset_keep(&f, from) < 0) {
+                cpuset_kept_free(&c);
+                return -ENOMEM;
+        }
+        action_done(a);
+        a->cpus = c;
+        a->from = f;
+        return 0;
+}
+
+int action_copy(struct action *ret, const struct action *a) {
+        *ret = *a;
+        ret->cpus = ret->from = (cpuset_kept_t) { 0 };
+        if (cpuset_kept_copy(&ret->cpus, &a->cpus) < 0 || cpuset_kept_copy(&ret->from, &a->from) < 0) {
+                action_done(ret);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+void action_done(struct action *a) {
+        cpuset_kept_free(&a->cpus);
+        cpuset_kept_free(&a->from);
+}
+
 void action_list_clear(struct action_list *l) {
+        for (size_t i = 0; i < l->n; i++)
+                action_done(&l->v[i]);
         l->n = 0;
 }
 
 void action_list_free(struct action_list *l) {
+        action_list_clear(l);
         free(l->v);
         *l = (struct action_list){ 0 };
 }
@@ -187,10 +223,12 @@ int action_format(const struct action *a, char *buf, size_t len) {
         char from[600], to[600];
         /* each list gets a quarter of the line, so the reason stays */
         size_t cl = MIN(sizeof(from), MAX(len / 4, (size_t) 40));
+        cpuset_t set = cpuset_kept_get(&a->from);
         int n;
 
-        fmt_cpus(&a->from, from, cl);
-        fmt_cpus(&a->cpus, to, cl);
+        fmt_cpus(&set, from, cl);
+        set = cpuset_kept_get(&a->cpus);
+        fmt_cpus(&set, to, cl);
         switch (a->type) {
         case KNOB_IRQ:
                 if (a->nic[0] && a->queue >= 0)
@@ -250,8 +288,11 @@ void action_json_members(struct json_writer *w, const struct action *a) {
                 json_key_uint(w, "value", a->value);
                 json_key_uint(w, "from_value", a->from_value);
         } else {
-                json_key_cpuset(w, "cpus", &a->cpus);
-                json_key_cpuset(w, "from", &a->from);
+                cpuset_t set = cpuset_kept_get(&a->cpus);
+
+                json_key_cpuset(w, "cpus", &set);
+                set = cpuset_kept_get(&a->from);
+                json_key_cpuset(w, "from", &set);
         }
 }
 
@@ -298,5 +339,7 @@ int action_knob_key(const struct action *a, struct knob_key *k) {
 }
 
 int action_target(const struct action *a, const char *current, char **ret) {
-        return knob_target(a->type, &a->cpus, a->value, current, ret);
+        cpuset_t cpus = cpuset_kept_get(&a->cpus);
+
+        return knob_target(a->type, &cpus, a->value, current, ret);
 }

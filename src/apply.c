@@ -114,7 +114,7 @@ static int overlay_set(struct apply *ap, const struct knob_key *k, const struct 
         }
         free(o->value);
         o->value = v;
-        o->cpus = a->cpus;
+        o->cpus = cpuset_kept_get(&a->cpus);
         o->number = a->value;
         return 0;
 }

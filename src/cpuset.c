@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -138,6 +139,91 @@ cpuset_t cpuset_single(int cpu) {
         cpuset_zero(&s);
         (void) cpuset_set(&s, cpu);
         return s;
+}
+
+/* The kept words that are in use. */
+static size_t kept_words(const cpuset_kept_t *k) {
+        return k->n < n_words ? k->n : n_words;
+}
+
+int cpuset_keep(cpuset_kept_t *k, const cpuset_t *s) {
+        size_t n = n_words;
+        uint64_t *w = NULL;
+
+        while (n > 0 && !s->w[n - 1])
+                n--;
+        if (n == k->n) {
+                if (n > 0)
+                        memcpy(k->w, s->w, n * sizeof(s->w[0]));
+                return 0;
+        }
+        if (n > 0) {
+                w = malloc(n * sizeof(*w));
+                if (!w)
+                        return -ENOMEM;
+                memcpy(w, s->w, n * sizeof(*w));
+        }
+        free(k->w);
+        k->w = w;
+        k->n = (uint32_t) n;
+        return 0;
+}
+
+cpuset_t cpuset_kept_get(const cpuset_kept_t *k) {
+        cpuset_t s;
+        size_t n = kept_words(k);
+
+        if (n > 0)
+                memcpy(s.w, k->w, n * sizeof(s.w[0]));
+        memset(s.w + n, 0, (CPUSET_WORDS - n) * sizeof(s.w[0]));
+        return s;
+}
+
+bool cpuset_kept_equal(const cpuset_kept_t *k, const cpuset_t *s) {
+        size_t n = kept_words(k);
+
+        if (n > 0 && memcmp(k->w, s->w, n * sizeof(s->w[0])) != 0)
+                return false;
+        for (size_t i = n; i < n_words; i++)
+                if (s->w[i])
+                        return false;
+        return true;
+}
+
+bool cpuset_kept_empty(const cpuset_kept_t *k) {
+        for (size_t i = 0; i < kept_words(k); i++)
+                if (k->w[i])
+                        return false;
+        return true;
+}
+
+int cpuset_kept_first(const cpuset_kept_t *k) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        return cpuset_first(&s);
+}
+
+int cpuset_kept_only(const cpuset_kept_t *k) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        return cpuset_only(&s);
+}
+
+bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu) {
+        if (cpu < 0 || (size_t) cpu >= kept_words(k) * 64)
+                return false;
+        return (k->w[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+int cpuset_kept_copy(cpuset_kept_t *ret, const cpuset_kept_t *src) {
+        cpuset_t s = cpuset_kept_get(src);
+
+        return cpuset_keep(ret, &s);
+}
+
+void cpuset_kept_free(cpuset_kept_t *k) {
+        free(k->w);
+        *k = (cpuset_kept_t) { 0 };
 }
 
 /* Adds a..b (both < CPUSET_MAX) a word at a time. */

@@ -49,7 +49,7 @@ static int plan_notes_add(struct plan_notes *pn, const struct policy_report *rep
 /* Whether a planned action takes load off cpu. */
 static bool plan_relieves(const struct plan_action *v, size_t n, int cpu) {
         for (size_t i = 0; i < n; i++)
-                if (cpuset_isset(&v[i].a.from, cpu) && !cpuset_isset(&v[i].a.cpus, cpu))
+                if (cpuset_kept_isset(&v[i].a.from, cpu) && !cpuset_kept_isset(&v[i].a.cpus, cpu))
                         return true;
         return false;
 }
@@ -170,7 +170,12 @@ static void plan_record(void *userdata, const struct action *a, const char *line
                 pr->error = -ENOMEM;
                 return;
         }
-        pr->v[pr->n++] = (struct plan_action) { .tick = pr->tick, .a = *a, .result = result };
+        pr->v[pr->n] = (struct plan_action) { .tick = pr->tick, .result = result };
+        if (action_copy(&pr->v[pr->n].a, a) < 0) {
+                pr->error = -ENOMEM;
+                return;
+        }
+        pr->n++;
         pr->n_tick++;
 }
 
@@ -304,6 +309,8 @@ int ctl_plan(int argc, char **argv) {
 out:
         log_set_max_level(level);
         free(notes.v);
+        for (size_t i = 0; i < pr.n; i++)
+                action_done(&pr.v[i].a);
         free(pr.v);
         if (e.rootfd >= 0)
                 close(e.rootfd);

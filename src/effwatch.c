@@ -16,6 +16,8 @@ static struct apply_eff_watch *eff_find(struct effwatch *ew, unsigned irq) {
 }
 
 static void eff_drop(struct effwatch *ew, struct apply_eff_watch *w) {
+        cpuset_kept_free(&w->want);
+        cpuset_kept_free(&w->eff);
         *w = ew->v[--ew->n];
 }
 
@@ -26,8 +28,12 @@ void effwatch_add(struct effwatch *ew, unsigned irq, const cpuset_t *want) {
                 if (util_grow((void **) &ew->v, &ew->allocated, ew->n + 1, sizeof(*ew->v)) < 0)
                         return; /* only a check is lost */
                 w = &ew->v[ew->n++];
+                *w = (struct apply_eff_watch) { 0 };
         }
-        *w = (struct apply_eff_watch) { .irq = irq, .want = *want };
+        cpuset_kept_free(&w->eff);
+        *w = (struct apply_eff_watch) { .irq = irq, .want = w->want };
+        if (cpuset_keep(&w->want, want) < 0)
+                eff_drop(ew, w); /* only a check is lost */
 }
 
 /* Whether IRQ irq had interrupts between the two readings. */
@@ -45,16 +51,21 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
                 struct apply_eff_watch *w = &ew->v[i];
                 const struct inventory_irq *irq = inventory_irq(inv, w->irq);
                 char want[256], eff[256];
+                cpuset_t want_set, eff_set;
                 int ok;
 
-                if (!irq || !irq->affinity_readable || !cpuset_equal(&irq->affinity, &w->want)) {
+                if (!irq || !irq->affinity_readable || !cpuset_kept_equal(&w->want, &irq->affinity)) {
                         eff_drop(ew, w);
                         continue;
                 }
-                ok = apply_irq_effective_ok(rootfd, w->irq, &w->want, &w->eff);
+                want_set = cpuset_kept_get(&w->want);
+                eff_set = cpuset_kept_get(&w->eff);
+                ok = apply_irq_effective_ok(rootfd, w->irq, &want_set, &eff_set);
                 w->has_eff = ok >= 0;
-                cpuset_to_text(&w->want, "?", want, sizeof(want));
-                cpuset_to_text(&w->eff, "?", eff, sizeof(eff));
+                if (w->has_eff && cpuset_keep(&w->eff, &eff_set) < 0)
+                        w->has_eff = false;
+                cpuset_to_text(&want_set, "?", want, sizeof(want));
+                cpuset_to_text(&eff_set, "?", eff, sizeof(eff));
                 switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
                 case APPLY_EFF_MISMATCH:
                         effwatch_log_mismatch(w->irq, irq->name, irq->nic >= 0 ? inv->nics[irq->nic].name : NULL,
@@ -90,6 +101,10 @@ void effwatch_forget(struct effwatch *ew, unsigned irq) {
 }
 
 void effwatch_free(struct effwatch *ew) {
+        for (size_t i = 0; i < ew->n; i++) {
+                cpuset_kept_free(&ew->v[i].want);
+                cpuset_kept_free(&ew->v[i].eff);
+        }
         free(ew->v);
         *ew = (struct effwatch) {};
 }

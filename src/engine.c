@@ -184,9 +184,11 @@ void engine_log_action(const struct action *a, const char *line, int result) {
         char from[256], to[256];
         const char *fields[9];
         size_t n = 0;
+        cpuset_t set = cpuset_kept_get(&a->from);
 
-        cpuset_to_text(&a->from, "", from, sizeof(from));
-        cpuset_to_text(&a->cpus, "", to, sizeof(to));
+        cpuset_to_text(&set, "", from, sizeof(from));
+        set = cpuset_kept_get(&a->cpus);
+        cpuset_to_text(&set, "", to, sizeof(to));
         snprintf(f_type, sizeof(f_type), "ACTION=%s", action_type_to_string(a->type));
         fields[n++] = f_type;
         if (a->type == KNOB_IRQ) {
@@ -238,7 +240,7 @@ static bool action_current(struct engine *e, const struct action *a) {
                 if (irq->fresh)
                         return true;
                 inventory_reread_irq(e->rootfd, irq);
-                return !irq->affinity_readable || cpuset_equal(&irq->affinity, &a->from);
+                return !irq->affinity_readable || cpuset_kept_equal(&a->from, &irq->affinity);
         case KNOB_RPS:
         case KNOB_XPS:
         case KNOB_FLOWCNT:
@@ -249,9 +251,9 @@ static bool action_current(struct engine *e, const struct action *a) {
                         return true;
                 inventory_reread_queue(e->rootfd, n, q);
                 if (a->type == KNOB_RPS)
-                        return !q->has_rps || cpuset_equal(&q->rps_cpus, &a->from);
+                        return !q->has_rps || cpuset_kept_equal(&a->from, &q->rps_cpus);
                 if (a->type == KNOB_XPS)
-                        return !q->has_xps || cpuset_equal(&q->xps_cpus, &a->from);
+                        return !q->has_xps || cpuset_kept_equal(&a->from, &q->xps_cpus);
                 return q->rps_flow_cnt == a->from_value;
         default:
                 return true;
@@ -295,6 +297,7 @@ static void run_actions(struct engine *e, uint64_t now) {
                 e->irq_force = true;
         for (size_t i = 0; i < e->actions.n; i++) {
                 const struct action *a = &e->actions.v[i];
+                const cpuset_t cpus = cpuset_kept_get(&a->cpus);
                 char line[384];
                 int r, here = -1, to = -1;
 
@@ -307,12 +310,12 @@ static void run_actions(struct engine *e, uint64_t now) {
                         const struct inventory_irq *ii = inventory_irq(&e->inv, a->irq);
 
                         here = ii ? vectors_irq_cpu(ii) : -1;
-                        to = vectors_pick(&e->vectors, &a->cpus, here);
+                        to = vectors_pick(&e->vectors, &cpus, here);
                         if (to < 0) {
                                 /* a CPU refused one this tick (ENOSPC): the
                                  * policy plans again with what it learned */
                                 log_debug("IRQ %u: no free vector on CPU%d any more; deciding again next tick", a->irq,
-                                          cpuset_first(&a->cpus));
+                                          cpuset_first(&cpus));
                                 policy_feedback(e->policy, a, -EAGAIN, now);
                                 continue;
                         }
@@ -335,18 +338,18 @@ static void run_actions(struct engine *e, uint64_t now) {
 
                                 /* apply recorded it: the inventory shows it now */
                                 if (action_knob_key(a, &k) == 0)
-                                        inventory_set_knob(&e->inv, &k, &a->cpus, a->value, false);
+                                        inventory_set_knob(&e->inv, &k, &cpus, a->value, false);
                                 if (a->type == KNOB_IRQ)
                                         vectors_move(&e->vectors, here, to);
                         } else if (a->type == KNOB_IRQ && (r == APPLY_DONE || r == APPLY_READBACK_DIFFERS)) {
                                 vectors_move(&e->vectors, here, to);
-                                effwatch_add(&e->eff, a->irq, &a->cpus);
+                                effwatch_add(&e->eff, a->irq, &cpus);
                                 e->eff_read_until = e->ticks + 1 + EFF_READ_TICKS;
                         }
                         policy_feedback(e->policy, a, 0, now);
                 } else {
                         if (action_failure_class(a->type, r) == ACTION_FAIL_CAPACITY)
-                                vectors_full(&e->vectors, to >= 0 ? to : cpuset_first(&a->cpus));
+                                vectors_full(&e->vectors, to >= 0 ? to : cpuset_first(&cpus));
                         failures_log(&e->failures, a, line, r, now, &e->vectors);
                         if (failures_rediscovers(a->type, r)) {
                                 e->inventory_dirty = true;
@@ -434,8 +437,8 @@ static int give_back_unmanaged(struct engine *e) {
                 a->irq = ii->irq;
                 snprintf(a->nic, sizeof(a->nic), "%s", nic);
                 a->queue = ii->queue;
-                a->cpus = orig;
-                a->from = ii->affinity;
+                if (action_set_cpus(a, &orig, &ii->affinity) < 0)
+                        return -ENOMEM;
                 a->layout = true;
                 snprintf(a->reason, sizeof(a->reason), "manage = no for %s: IRQ back to the original", nic);
         }
@@ -757,16 +760,18 @@ static void adopt_journal(struct engine *e, uint64_t now) {
                                         continue;
                         } else {
                                 const cpuset_t *cur = a.type == KNOB_RPS ? &q->rps_cpus : &q->xps_cpus;
-                                cpuset_t last, pending;
+                                cpuset_t from, last, pending;
 
-                                if (cpuset_parse_mask(ue->original, &a.from) < 0 ||
+                                if (cpuset_parse_mask(ue->original, &from) < 0 ||
                                     !((cpuset_parse_mask(ue->last, &last) == 0 && cpuset_equal(&last, cur)) ||
                                       (ue->pending && cpuset_parse_mask(ue->pending, &pending) == 0 &&
                                        cpuset_equal(&pending, cur))))
                                         continue;
-                                a.cpus = *cur;
+                                if (action_set_cpus(&a, cur, &from) < 0)
+                                        continue;
                         }
                         policy_adopt(e->policy, &a, now);
+                        action_done(&a);
                 }
 }
 

@@ -86,7 +86,7 @@ void failures_log(struct failures *fs, const struct action *a, const char *line,
                 }
                 break;
         case ACTION_FAIL_CAPACITY: {
-                int cpu = cpuset_first(&a->cpus);
+                int cpu = cpuset_kept_first(&a->cpus);
 
                 log_full_errno(LOG_NOTICE, r,
                                "%s: no free vector on CPU%d, where %u IRQs are delivered (%m); choosing another CPU",

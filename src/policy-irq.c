@@ -33,7 +33,8 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 if (cpuset_equal(&ii->affinity, &to)) {
                         /* already where we want it: ours from now on */
                         r->set = true;
-                        r->last_set = to;
+                        if (cpuset_keep(&r->last_set, &to) < 0)
+                                t->r = -ENOMEM;
                         continue;
                 }
                 a = pol_add(t, KNOB_IRQ);
@@ -44,8 +45,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 a->pair_irq = u->n_irq == 2 ? u->irq[1 - j] : 0;
                 snprintf(a->nic, sizeof(a->nic), "%s", n->name);
                 a->queue = u->queue;
-                a->cpus = to;
-                a->from = ii->affinity;
+                pol_set_cpus(t, a, &to, &ii->affinity);
                 a->layout = layout;
                 action_set_reason(a, code, "%s", reason);
         }
@@ -72,7 +72,7 @@ static bool unit_fits(const struct pol_tick *t, const struct vectors *v, const s
 
                 if (!(which & 1u << j))
                         continue;
-                if (r && cpuset_isset(&r->enospc, cpu))
+                if (r && cpuset_kept_isset(&r->enospc, cpu))
                         return false;
                 need += !ii || vectors_irq_cpu(ii) != cpu;
         }
@@ -93,7 +93,7 @@ static bool unit_intact(const struct pol_tick *t, const struct pol_unit *u) {
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
                 const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
-                if (!r || !r->set || !ii || !cpuset_equal(&ii->affinity, &r->last_set))
+                if (!r || !r->set || !ii || !cpuset_kept_equal(&r->last_set, &ii->affinity))
                         return false;
         }
         return true;
@@ -642,6 +642,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 const struct inventory_irq *ii = inventory_irq(t->inv, bu->irq[1]);
                 struct pol_irq *r = pol_irq_get(t->st, bu->irq[1], true);
                 struct action *a;
+                cpuset_t to;
 
                 if (!ii || !r) {
                         t->r = -ENOMEM;
@@ -655,8 +656,8 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 a->irq = bu->irq[1];
                 snprintf(a->nic, sizeof(a->nic), "%s", t->nics[bu->nic].nic->name);
                 a->queue = bu->queue;
-                a->cpus = cpuset_single(bto);
-                a->from = ii->affinity;
+                to = cpuset_single(bto);
+                pol_set_cpus(t, a, &to, &ii->affinity);
                 snprintf(reason, sizeof(reason),
                          "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
                          "projected peak %.0f%% -> %.0f%%",
@@ -855,8 +856,7 @@ void pol_xps(struct pol_tick *t) {
                 a = pol_add_queue(t, KNOB_XPS, x->nic->name, u->queue);
                 if (!a)
                         return;
-                a->cpus = to;
-                a->from = iq->xps_cpus;
+                pol_set_cpus(t, a, &to, &iq->xps_cpus);
                 /* irq[0] is the receive IRQ, unless the queue has only a
                  * transmit one (tg3's tx-0, gve's transmit blocks) */
                 action_set_reason(a, ACTION_REASON_XPS_FOLLOWS_RX, "XPS follows %s IRQ %u on CPU%d",

@@ -152,6 +152,11 @@ struct action *pol_add(struct pol_tick *t, enum knob_kind type) {
         return a;
 }
 
+void pol_set_cpus(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_t *from) {
+        if (action_set_cpus(a, to, from) < 0)
+                t->r = -ENOMEM;
+}
+
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue) {
         struct action *a = pol_add(t, type);
 
@@ -506,11 +511,12 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         enum action_reason why;
         struct action *a;
         char buf[160], cpus[64];
-        cpuset_t to;
+        cpuset_t to, last;
 
         if (!r->external)
                 return false;
-        if (cpuset_equal(&ii->affinity, &r->last_set)) {
+        last = cpuset_kept_get(&r->last_set);
+        if (cpuset_equal(&ii->affinity, &last)) {
                 /* our take-back took effect, or whoever changed it put it back */
                 r->external = false;
                 return false;
@@ -518,20 +524,20 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         why = pol_external_over(t, r->external_usec, &ii->affinity);
         if (why == ACTION_REASON_INVALID)
                 return true;
-        cpuset_and(&to, &r->last_set, &t->eligible);
+        cpuset_and(&to, &last, &t->eligible);
         if (!cpuset_empty(&to) && pol_vector_pick(t, ii, &to) < 0) {
                 /* our CPU filled up meanwhile: the usual rules place it */
                 r->external = r->set = false;
                 pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s has no free vector, so placed afresh", ii->irq,
-                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&r->last_set, cpus, sizeof(cpus)));
+                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)));
                 return false;
         }
-        if (cpuset_empty(&to) || !cpuset_equal(&to, &r->last_set)) {
+        if (cpuset_empty(&to) || !cpuset_equal(&to, &last)) {
                 /* our own value may not be used either: the value found
                  * becomes the baseline and the usual rules place it */
                 r->external = r->set = false;
                 pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s may not be used either, so placed afresh", ii->irq,
-                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&r->last_set, cpus, sizeof(cpus)));
+                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)));
                 return false;
         }
         a = pol_add(t, KNOB_IRQ);
@@ -540,13 +546,12 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         a->irq = ii->irq;
         snprintf(a->nic, sizeof(a->nic), "%s", device ? device : "");
         a->queue = queue;
-        a->cpus = r->last_set;
-        a->from = ii->affinity;
-        pol_vector_move(t, ii, pol_vector_pick(t, ii, &a->cpus));
+        pol_set_cpus(t, a, &last, &ii->affinity);
+        pol_vector_move(t, ii, pol_vector_pick(t, ii, &last));
         /* back where we had it: a placement, not a load decision */
         a->layout = true;
         action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));
-        cpuset_or(&t->touched, &t->touched, &a->cpus);
+        cpuset_or(&t->touched, &t->touched, &last);
         cpuset_and(&to, &ii->affinity, &t->topo->online);
         cpuset_or(&t->touched, &t->touched, &to);
         return true;
@@ -555,13 +560,15 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
 bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
                   int queue) {
         char was[64], now[64], hold[64];
+        cpuset_t last;
 
-        if (cpuset_equal(&ii->affinity, &r->last_set))
+        if (cpuset_kept_equal(&r->last_set, &ii->affinity))
                 return true;
+        last = cpuset_kept_get(&r->last_set);
         r->external = true;
         r->external_usec = t->now;
         pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); %s", ii->irq,
-                 pol_fmt_cpus(&r->last_set, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)),
+                 pol_fmt_cpus(&last, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)),
                  pol_external_hold_text(t, t->now, &ii->affinity, hold, sizeof(hold)));
         pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, device, queue);
         return !pol_irq_held(t, r, ii, device, queue);
@@ -572,6 +579,7 @@ bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_
  * moved. */
 static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inventory_irq *ii, bool managed_nic) {
         struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
+        cpuset_t last;
 
         if (!r) {
                 t->r = -ENOMEM;
@@ -583,7 +591,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
         if (r->resync) {
                 r->resync = false;
-                if (r->set && !cpuset_equal(&ii->affinity, &r->last_set)) {
+                if (r->set && !cpuset_kept_equal(&r->last_set, &ii->affinity)) {
                         /* the driver's reset, not a move: no history */
                         r->set = r->moved = false;
                         r->dwell_usec = 0;
@@ -599,7 +607,8 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 return false;
         if (!managed_nic || !r->set)
                 return true;
-        if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
+        last = cpuset_kept_get(&r->last_set);
+        if (!cpuset_intersects(&last, &t->topo->online)) {
                 /* the CPU we set went offline: the kernel moved the IRQ (its
                  * mask then lists the online CPUs) or, in a tree without a
                  * kernel behind it, the mask still names the offline CPU.
@@ -608,7 +617,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                  * other actions already touch the unit (its RPS leaving the
                  * offline CPU) places it at the next. */
                 u->replace = true;
-                u->offline_cpu = cpuset_first(&r->last_set);
+                u->offline_cpu = cpuset_first(&last);
                 return true;
         }
         return pol_irq_kept(t, r, ii, t->nics[u->nic].nic->name, ii->queue);
@@ -636,8 +645,10 @@ static void queue_take_back(struct pol_tick *t, const char *nic, int queue, enum
         if (!a)
                 return;
         if (cur) {
-                cpuset_and(&a->cpus, last, &t->eligible);
-                a->from = *cur;
+                cpuset_t to;
+
+                cpuset_and(&to, last, &t->eligible);
+                pol_set_cpus(t, a, &to, cur);
         } else {
                 a->value = last_value;
                 a->from_value = cur_value;
@@ -649,24 +660,28 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         const struct inventory_nic *n = x->nic;
         struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
         char was[64], now[64], hold[64];
+        cpuset_t rps_last, xps_last;
 
         if (!q) {
                 t->r = -ENOMEM;
                 return;
         }
+        rps_last = cpuset_kept_get(&q->rps_last);
+        xps_last = cpuset_kept_get(&q->xps_last);
         q->seen = true;
         if (q->resync) {
                 q->resync = false;
-                if (q->rps_set && !cpuset_equal(&iq->rps_cpus, &q->rps_last))
+                if (q->rps_set && !cpuset_equal(&iq->rps_cpus, &rps_last))
                         q->rps_set = false;
-                if (q->xps_set && !cpuset_equal(&iq->xps_cpus, &q->xps_last))
+                if (q->xps_set && !cpuset_equal(&iq->xps_cpus, &xps_last))
                         q->xps_set = false;
                 if (q->flow_set && iq->rps_flow_cnt != q->flow_last)
                         q->flow_set = false;
         }
         if (iq->has_rps && !q->orig_known) {
                 q->orig_known = true;
-                q->rps_orig = iq->rps_cpus;
+                if (cpuset_keep(&q->rps_orig, &iq->rps_cpus) < 0)
+                        t->r = -ENOMEM;
                 q->flow_orig = iq->rps_flow_cnt;
                 /* The kernel and the drivers leave RPS off: a mask found set
                  * is an operator's tuning, kept unless configured otherwise.
@@ -684,22 +699,23 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
                 q->rps_kept = false;
         if (iq->has_xps && !q->xps_orig_known) {
                 q->xps_orig_known = true;
-                q->xps_orig = iq->xps_cpus;
+                if (cpuset_keep(&q->xps_orig, &iq->xps_cpus) < 0)
+                        t->r = -ENOMEM;
         }
-        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &q->rps_last)) {
+        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &rps_last)) {
                 q->rps_external = true;
                 q->rps_external_usec = t->now;
                 pol_note(t, LOG_NOTICE, "RPS of %s rx-%d was changed by someone else (%s -> %s); %s", n->name,
-                         iq->index, pol_fmt_cpus(&q->rps_last, was, sizeof(was)),
+                         iq->index, pol_fmt_cpus(&rps_last, was, sizeof(was)),
                          pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)),
                          pol_external_hold_text(t, t->now, &iq->rps_cpus, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
         }
-        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &q->xps_last)) {
+        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &xps_last)) {
                 q->xps_external = true;
                 q->xps_external_usec = t->now;
                 pol_note(t, LOG_NOTICE, "XPS of %s tx-%d was changed by someone else (%s -> %s); %s", n->name,
-                         iq->index, pol_fmt_cpus(&q->xps_last, was, sizeof(was)),
+                         iq->index, pol_fmt_cpus(&xps_last, was, sizeof(was)),
                          pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)),
                          pol_external_hold_text(t, t->now, &iq->xps_cpus, hold, sizeof(hold)));
                 pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
@@ -714,10 +730,10 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         }
         if (q->rps_external && !q->rps_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_RPS, &q->rps_external, q->rps_external_usec,
-                                &iq->rps_cpus, &q->rps_last, 0, 0);
+                                &iq->rps_cpus, &rps_last, 0, 0);
         if (q->xps_external && !q->xps_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_XPS, &q->xps_external, q->xps_external_usec,
-                                &iq->xps_cpus, &q->xps_last, 0, 0);
+                                &iq->xps_cpus, &xps_last, 0, 0);
         if (q->flow_external && !q->flow_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_FLOWCNT, &q->flow_external, q->flow_external_usec, NULL,
                                 NULL, iq->rps_flow_cnt, q->flow_last);

@@ -177,6 +177,8 @@ void pol_settle(struct pol_tick *t, int cpu);
 struct action *pol_add(struct pol_tick *t, enum knob_kind type);
 /* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue);
+/* Sets a's target and before sets (from may be NULL); ENOMEM fails the tick. */
+void pol_set_cpus(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_t *from);
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 

@@ -27,7 +27,7 @@ bool pol_napi_feedback(struct policy_state *st, const struct action *a, int resu
                 /* the dwell counts from the first placement too */
                 r->move_usec = now_usec;
                 r->set = true;
-                r->cpu = cpuset_first(&a->cpus);
+                r->cpu = cpuset_kept_first(&a->cpus);
                 r->failures = 0;
         } else if (f == ACTION_FAIL_GONE)
                 *r = st->napis[--st->n_napis]; /* threaded off, or the device went */
@@ -68,14 +68,15 @@ static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_
 static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_napi *np, const struct pol_napi *r,
                  int cpu, enum action_reason code, const char *why) {
         struct action *a = pol_add_queue(t, KNOB_THREAD, n->name, -1);
+        cpuset_t to, from;
 
         if (!a)
                 return;
         a->pid = a->tid = np->pid;
         a->starttime = np->starttime;
-        a->cpus = cpuset_single(cpu);
-        if (r->set && r->cpu >= 0)
-                a->from = cpuset_single(r->cpu);
+        to = cpuset_single(cpu);
+        from = cpuset_single(r->cpu);
+        pol_set_cpus(t, a, &to, r->set && r->cpu >= 0 ? &from : NULL);
         action_set_reason(a, code, "NAPI %u of %s (kthread napi/%s-%u, pid %d) %s", np->id, n->name,
                  n->name, np->id, (int) np->pid, why);
 }

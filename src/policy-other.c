@@ -94,7 +94,7 @@ static int least_loaded(const struct pol_tick *t, const struct pol_other *o, con
         int best = -1, here = vectors_irq_cpu(o->ii);
 
         CPUSET_FOREACH(cpu, cand) {
-                if (cpu == not || cpu > t->max_cpu || (o->r && cpuset_isset(&o->r->enospc, cpu)) ||
+                if (cpu == not || cpu > t->max_cpu || (o->r && cpuset_kept_isset(&o->r->enospc, cpu)) ||
                     (cpu != here && !vectors_room(&t->vec, cpu)))
                         continue;
                 if (pick >= PICK_COOL && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu)))
@@ -136,8 +136,7 @@ static bool emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         pol_vector_move(t, o->ii, cpu);
         a->irq = o->ii->irq;
         a->queue = -1;
-        a->cpus = *to;
-        a->from = o->ii->affinity;
+        pol_set_cpus(t, a, to, &o->ii->affinity);
         a->layout = layout;
         action_set_reason(a, code, "%s", reason);
         o->touched = true;
@@ -157,12 +156,13 @@ static int cmp_work(const void *a, const void *b) {
  * to change: kernel-managed, changed behind our back (and held), given up. */
 static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, struct pol_irq *r) {
         const struct inventory_nic *n = nic_of(t, ii);
+        cpuset_t last;
 
         r->seen = true;
         if (r->resync) {
                 /* its NIC was reset: the driver's value, not an admin's */
                 r->resync = false;
-                if (r->set && !cpuset_equal(&ii->affinity, &r->last_set))
+                if (r->set && !cpuset_kept_equal(&r->last_set, &ii->affinity))
                         r->set = r->moved = false;
         }
         if (r->managed || r->failures >= ACTION_MAX_FAILURES)
@@ -171,7 +171,8 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
                 return false;
         if (!r->set)
                 return true;
-        if (!cpuset_intersects(&r->last_set, &t->topo->online)) {
+        last = cpuset_kept_get(&r->last_set);
+        if (!cpuset_intersects(&last, &t->topo->online)) {
                 /* the CPU we set went offline and the kernel moved it */
                 r->set = false;
                 return true;
@@ -479,8 +480,7 @@ void pol_default_affinity(struct pol_tick *t) {
         a = pol_add(t, KNOB_DEFAFF);
         if (!a)
                 return;
-        a->cpus = want;
-        a->from = inv->default_affinity;
+        pol_set_cpus(t, a, &want, &inv->default_affinity);
         if (taken != ACTION_REASON_INVALID)
                 action_set_reason(a, taken, "%s: %s", pol_external_why(t, taken, buf, sizeof(buf)), why);
         else

@@ -13,8 +13,12 @@ void policy_state_free(struct policy_state *st) {
         if (!st)
                 return;
         free(st->cpus);
+        for (size_t i = 0; i < st->n_irqs; i++)
+                pol_irq_done(&st->irqs[i]);
         free(st->irqs);
         free(st->irq_index.slot);
+        for (size_t i = 0; i < st->n_queues; i++)
+                pol_queue_done(&st->queues[i]);
         free(st->queues);
         free(st->queue_index.slot);
         free(st->nics);
@@ -168,11 +172,23 @@ struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool crea
         return n;
 }
 
+void pol_irq_done(struct pol_irq *r) {
+        cpuset_kept_free(&r->last_set);
+        cpuset_kept_free(&r->enospc);
+}
+
+void pol_queue_done(struct pol_queue *q) {
+        cpuset_kept_free(&q->rps_orig);
+        cpuset_kept_free(&q->rps_last);
+        cpuset_kept_free(&q->xps_last);
+        cpuset_kept_free(&q->xps_orig);
+}
+
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq) {
         const struct pol_queue *q = pol_queue_get(st, n->name, iq->index, false);
 
-        return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_equal(&q->rps_last, &iq->rps_cpus) &&
-               !cpuset_equal(&q->rps_last, &q->rps_orig);
+        return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_kept_equal(&q->rps_last, &iq->rps_cpus) &&
+               !cpuset_kept_equal(&q->rps_orig, &iq->rps_cpus);
 }
 
 void policy_forget_nic(struct policy_state *st, const char *nic) {
@@ -191,7 +207,7 @@ void policy_forget_nic(struct policy_state *st, const char *nic) {
                 r->resync = true;
                 r->external = false;
                 r->failures = 0;
-                cpuset_zero(&r->enospc);
+                cpuset_kept_free(&r->enospc);
         }
         for (size_t i = 0; i < st->n_queues; i++) {
                 struct pol_queue *q = &st->queues[i];

@@ -12,14 +12,14 @@ struct pol_irq {
         char nic[IF_NAMESIZE];   /* NIC it belongs to, for policy_forget_nic() */
         bool seen;               /* present in this tick's inventory */
         bool set;                /* last_set holds a value we wrote (confirmed) */
-        cpuset_t last_set;
+        cpuset_kept_t last_set;
         bool primary;            /* the queue's first IRQ: its placements count as moves */
         bool managed;            /* EIO/EPERM: kernel-managed, never again */
         bool external;           /* changed behind our back: left alone for external_hold */
         uint64_t external_usec;  /* when the change was seen */
         bool resync;             /* its NIC was reset: a changed value is the driver's, not an admin's */
         unsigned failures;
-        cpuset_t enospc;         /* CPUs whose vector space is full for this IRQ */
+        cpuset_kept_t enospc;    /* CPUs whose vector space is full for this IRQ */
         bool noted_no_vector;    /* POLICY_NOTE_NO_VECTOR said, until it is placed */
         bool moved;              /* last_move/prev_cpu are meaningful */
         uint64_t last_move_usec;
@@ -32,10 +32,10 @@ struct pol_queue {
         int index;
         bool seen;
         bool orig_known;         /* rps_orig, flow_orig: the values before we ever touched them */
-        cpuset_t rps_orig;
+        cpuset_kept_t rps_orig;
         uint32_t flow_orig;
         bool rps_set;            /* rps_last confirmed written by us */
-        cpuset_t rps_last;
+        cpuset_kept_t rps_last;
         bool rps_static;         /* single-queue RPS from the start: not narrowed */
         bool rps_unmeasured;     /* ... chosen before any load was measured: chosen again once it is */
         bool rps_prior;          /* sized with the prior share: sized again once it is measured */
@@ -49,9 +49,9 @@ struct pol_queue {
         uint32_t flow_last;
         bool flow_external, flow_broken;
         bool xps_set;
-        cpuset_t xps_last;
+        cpuset_kept_t xps_last;
         bool xps_orig_known;     /* xps_orig: the mask before we ever touched it */
-        cpuset_t xps_orig;
+        cpuset_kept_t xps_orig;
         bool xps_external, xps_broken;
         bool resync;             /* its NIC was reset: see pol_irq.resync */
         unsigned failures;
@@ -194,5 +194,8 @@ struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool crea
 struct pol_napi *pol_napi_get(struct policy_state *st, pid_t pid, unsigned long long starttime, bool create);
 /* Marks the IRQ / queue index stale after removing records directly. */
 void pol_index_forget(struct pol_index *ix);
+/* Free what the record owns (its kept sets), before it is dropped. */
+void pol_irq_done(struct pol_irq *r);
+void pol_queue_done(struct pol_queue *q);
 /* The queue's rps_cpus is what we set, not its original value. */
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq);

@@ -207,13 +207,12 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
 
         if (!a)
                 return;
-        a->cpus = *to;
-        a->from = iq->rps_cpus;
+        pol_set_cpus(t, a, to, &iq->rps_cpus);
         action_set_reason(a, code, "%s", reason);
         /* a flow table left behind keeps sending flows to their readers'
          * CPUs with rps_cpus empty (the kernel's get_rps_cpu() looks at
          * either) */
-        if (q && q->orig_known && cpuset_equal(to, &q->rps_orig))
+        if (q && q->orig_known && cpuset_kept_equal(&q->rps_orig, to))
                 (void) flow_back(t, n, iq, q, "RFS back to the original with RPS", NULL);
 }
 
@@ -810,7 +809,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         if (cpuset_count(&others) <= 1) {
                 /* back to what it was: all the work on the IRQ CPU */
                 const struct pol_queue *qq = q;
-                set = qq->rps_orig;
+                set = cpuset_kept_get(&qq->rps_orig);
                 fits = ex_load(t, u, cpu) + p < limit;
         } else
                 fits = narrower(t, u, &others, limit, &set);
@@ -821,7 +820,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         if (++q->narrow_ticks < MAX(c->hot_samples, 1u) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
                 return;
         q->narrow_ticks = 0;
-        if (cpuset_equal(&set, &q->rps_orig))
+        if (cpuset_kept_equal(&q->rps_orig, &set))
                 snprintf(reason, sizeof(reason), "RPS no longer needed: queue work %.0f%% fits on CPU%d below %.0f%%; RPS back to %s",
                          100 * u->total, cpu, 100 * limit,
                          cpuset_empty(&set) ? "none" : pol_fmt_cpus(&set, list, sizeof(list)));
@@ -829,8 +828,8 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 snprintf(reason, sizeof(reason), "RPS narrowed: queue work %.0f%% fits on fewer CPUs below %.0f%%; RPS over CPUs %s",
                          100 * u->total, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
         emit_rps(t, u, &set,
-                 cpuset_equal(&set, &q->rps_orig) ? ACTION_REASON_RPS_NOT_NEEDED : ACTION_REASON_RPS_NARROWED, reason);
-        u->rps_ours = !cpuset_equal(&set, &q->rps_orig);
+                 cpuset_kept_equal(&q->rps_orig, &set) ? ACTION_REASON_RPS_NOT_NEEDED : ACTION_REASON_RPS_NARROWED, reason);
+        u->rps_ours = !cpuset_kept_equal(&q->rps_orig, &set);
 }
 
 /* The protocol work of the queues on hot CPUs whose RPS is not ours yet
@@ -917,8 +916,7 @@ static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inve
 
         if (!a)
                 return false;
-        a->cpus = *orig;
-        a->from = *cur;
+        pol_set_cpus(t, a, orig, cur);
         action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s for %s: %s back to the original", why, n->name,
                  type == KNOB_RPS ? "RPS" : "XPS");
         return true;
@@ -934,12 +932,15 @@ void pol_unwanted(struct pol_tick *t) {
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
                         const struct inventory_queue *iq = &n->queues[qi];
                         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
+                        cpuset_t rps_orig, xps_orig;
 
                         if (!q)
                                 continue;
+                        rps_orig = cpuset_kept_get(&q->rps_orig);
+                        xps_orig = cpuset_kept_get(&q->xps_orig);
                         if ((!x->managed || !x->rps) && q->orig_known && iq->has_rps && q->rps_set &&
-                            !q->rps_external && !q->rps_broken && !cpuset_equal(&iq->rps_cpus, &q->rps_orig) &&
-                            !back_mask(t, KNOB_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &q->rps_orig,
+                            !q->rps_external && !q->rps_broken && !cpuset_equal(&iq->rps_cpus, &rps_orig) &&
+                            !back_mask(t, KNOB_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &rps_orig,
                                        &iq->rps_cpus))
                                 return;
                         if ((!x->managed || !x->rfs || !x->rps) && iq->has_rps &&
@@ -947,8 +948,8 @@ void pol_unwanted(struct pol_tick *t) {
                                        !x->managed ? "manage = no" : !x->rps ? "rps = no" : "rfs = no"))
                                 return;
                         if ((!x->managed || !x->xps) && q->xps_orig_known && iq->has_xps && q->xps_set &&
-                            !q->xps_external && !q->xps_broken && !cpuset_equal(&iq->xps_cpus, &q->xps_orig) &&
-                            !back_mask(t, KNOB_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &q->xps_orig,
+                            !q->xps_external && !q->xps_broken && !cpuset_equal(&iq->xps_cpus, &xps_orig) &&
+                            !back_mask(t, KNOB_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &xps_orig,
                                        &iq->xps_cpus))
                                 return;
                 }
@@ -1055,9 +1056,12 @@ static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_rea
         for (size_t q = 0; q < n->n_queues; q++) {
                 const struct inventory_queue *iq = &n->queues[q];
                 const struct pol_queue *pq = pol_queue_get(t->st, n->name, iq->index, false);
+                cpuset_t orig;
+
                 if (!soft_queue_ok(t, n, iq) || !pol_rps_ours(t->st, n, iq))
                         continue;
-                rps_action(t, u, q, &pq->rps_orig, code, reason);
+                orig = cpuset_kept_get(&pq->rps_orig);
+                rps_action(t, u, q, &orig, code, reason);
         }
         cpuset_zero(&none);
         project_rps(t, u, &none);

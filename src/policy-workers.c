@@ -56,8 +56,7 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, cpuset_t to
         a->pid = w->p->pid;
         a->tid = w->th->tid;
         a->starttime = w->th->starttime;
-        a->cpus = to;
-        a->from = w->th->allowed;
+        pol_set_cpus(t, a, &to, &w->th->allowed);
         action_set_reason(a, code, "%s", reason);
 }
 

@@ -75,7 +75,8 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         switch (f) {
         case ACTION_FAIL_NONE:
                 r->set = true;
-                r->last_set = a->cpus;
+                if (cpuset_kept_copy(&r->last_set, &a->cpus) < 0)
+                        st->oom = true;
                 r->failures = 0;
                 r->noted_no_vector = false;
                 /* a change taken back is ours again */
@@ -84,8 +85,8 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                  * not made on load: it starts no dwell, and is no move */
                 if (a->layout)
                         break;
-                to = cpuset_only(&a->cpus);
-                from = cpuset_only(&a->from);
+                to = cpuset_kept_only(&r->last_set);
+                from = cpuset_kept_only(&a->from);
                 if (r->dwell_usec == 0)
                         r->dwell_usec = st->min_dwell_usec;
                 /* A bounce: back to the CPU it left at its last move, within
@@ -106,12 +107,17 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                  * quietly from now on */
                 r->managed = true;
                 break;
-        case ACTION_FAIL_CAPACITY:
-                CPUSET_FOREACH(cpu, &a->cpus)
-                        cpuset_set(&r->enospc, cpu);
+        case ACTION_FAIL_CAPACITY: {
+                cpuset_t cpus = cpuset_kept_get(&a->cpus), full = cpuset_kept_get(&r->enospc);
+
+                cpuset_or(&full, &full, &cpus);
+                if (cpuset_keep(&r->enospc, &full) < 0)
+                        st->oom = true;
                 relayout(st, r->nic);
                 break;
+        }
         case ACTION_FAIL_GONE:
+                pol_irq_done(r);
                 *r = st->irqs[--st->n_irqs];
                 pol_index_forget(&st->irq_index);
                 break;
@@ -145,13 +151,15 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 if (a->type == KNOB_RPS) {
                         q->rps_set = true;
                         q->rps_external = false;
-                        q->rps_last = a->cpus;
+                        if (cpuset_kept_copy(&q->rps_last, &a->cpus) < 0)
+                                st->oom = true;
                         q->rps_change_usec = now;
                         q->narrow_ticks = 0;
                 } else if (a->type == KNOB_XPS) {
                         q->xps_set = true;
                         q->xps_external = false;
-                        q->xps_last = a->cpus;
+                        if (cpuset_kept_copy(&q->xps_last, &a->cpus) < 0)
+                                st->oom = true;
                 } else {
                         q->flow_set = true;
                         q->flow_external = false;
@@ -159,6 +167,7 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 }
                 break;
         case ACTION_FAIL_GONE:
+                pol_queue_done(q);
                 *q = st->queues[--st->n_queues];
                 pol_index_forget(&st->queue_index);
                 break;
@@ -189,7 +198,7 @@ static void feedback_thread(struct policy_state *st, const struct action *a, int
         switch (f) {
         case ACTION_FAIL_NONE:
                 th->set = true;
-                th->last_set = a->cpus;
+                th->last_set = cpuset_kept_get(&a->cpus);
                 th->failures = 0;
                 break;
         case ACTION_FAIL_GONE:
@@ -213,7 +222,7 @@ static void feedback_defaff(struct policy_state *st, const struct action *a, int
         case ACTION_FAIL_NONE:
                 st->defaff_set = true;
                 st->defaff_external = false;
-                st->defaff_last = a->cpus;
+                st->defaff_last = cpuset_kept_get(&a->cpus);
                 break;
         case ACTION_FAIL_TRANSIENT:
                 break;
@@ -272,11 +281,13 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
          * a mask irqsteerd set is not an operator's to keep */
         if (a->type == KNOB_RPS) {
                 q->orig_known = true;
-                q->rps_orig = a->from;
+                if (cpuset_kept_copy(&q->rps_orig, &a->from) < 0)
+                        st->oom = true;
                 q->rps_kept = false;
         } else if (a->type == KNOB_XPS) {
                 q->xps_orig_known = true;
-                q->xps_orig = a->from;
+                if (cpuset_kept_copy(&q->xps_orig, &a->from) < 0)
+                        st->oom = true;
         } else
                 q->flow_orig = a->from_value;
         feedback_queue(st, a, 0, now_usec);
@@ -285,6 +296,7 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
 static void sweep(struct policy_state *st) {
         for (size_t i = 0; i < st->n_irqs;) {
                 if (!st->irqs[i].seen && !st->irqs[i].managed) {
+                        pol_irq_done(&st->irqs[i]);
                         st->irqs[i] = st->irqs[--st->n_irqs];
                         pol_index_forget(&st->irq_index);
                 } else
@@ -292,6 +304,7 @@ static void sweep(struct policy_state *st) {
         }
         for (size_t i = 0; i < st->n_queues;) {
                 if (!st->queues[i].seen) {
+                        pol_queue_done(&st->queues[i]);
                         st->queues[i] = st->queues[--st->n_queues];
                         pol_index_forget(&st->queue_index);
                 } else

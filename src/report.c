@@ -41,7 +41,8 @@ void report_record_action(struct report *rp, const struct action *a, const char 
 
         rec->realtime_usec = realtime_usec;
         snprintf(rec->line, sizeof(rec->line), "%s", line);
-        rec->action = *a;
+        action_done(&rec->action);
+        (void) action_copy(&rec->action, a); /* without its sets on ENOMEM */
         rec->result = result;
         rp->last_actions_pos = (rp->last_actions_pos + 1) % REPORT_LAST_ACTIONS;
         rp->gen++;
@@ -93,6 +94,8 @@ void report_config_changed(struct report *rp) {
 }
 
 void report_free(struct report *rp) {
+        for (size_t i = 0; i < REPORT_LAST_ACTIONS; i++)
+                action_done(&rp->last_actions[i].action);
         free(rp->tail_json);
         rp->tail_json = NULL;
         rp->tail_len = 0;
@@ -558,9 +561,11 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 json_begin_object(w);
                 json_key_uint(w, "irq", e->irq);
                 json_key_string(w, "name", irq ? irq->name : "");
-                json_key_cpuset(w, "affinity", &e->want);
+                cpuset_t want = cpuset_kept_get(&e->want), eff = cpuset_kept_get(&e->eff);
+
+                json_key_cpuset(w, "affinity", &want);
                 if (e->has_eff)
-                        json_key_cpuset(w, "effective", &e->eff);
+                        json_key_cpuset(w, "effective", &eff);
                 else
                         json_key_null(w, "effective");
                 json_end_object(w);

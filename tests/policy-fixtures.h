@@ -440,13 +440,13 @@ static inline void fx_apply(struct fx *f, uint64_t now, unsigned fail_irq, int f
                         if (a->irq == fail_irq)
                                 r = fail_r;
                         else
-                                fx_irq(f, a->irq)->affinity = a->cpus;
+                                fx_irq(f, a->irq)->affinity = cpuset_kept_get(&a->cpus);
                         break;
                 case KNOB_RPS:
-                        fx_queue(f, a->nic, a->queue)->rps_cpus = a->cpus;
+                        fx_queue(f, a->nic, a->queue)->rps_cpus = cpuset_kept_get(&a->cpus);
                         break;
                 case KNOB_XPS:
-                        fx_queue(f, a->nic, a->queue)->xps_cpus = a->cpus;
+                        fx_queue(f, a->nic, a->queue)->xps_cpus = cpuset_kept_get(&a->cpus);
                         break;
                 case KNOB_FLOWCNT:
                         fx_queue(f, a->nic, a->queue)->rps_flow_cnt = a->value;
@@ -455,13 +455,13 @@ static inline void fx_apply(struct fx *f, uint64_t now, unsigned fail_irq, int f
                         f->inv.rps_sock_flow_entries = a->value;
                         break;
                 case KNOB_DEFAFF:
-                        f->inv.default_affinity = a->cpus;
+                        f->inv.default_affinity = cpuset_kept_get(&a->cpus);
                         break;
                 case KNOB_THREAD:
                         for (size_t p = 0; p < f->ws.n_procs; p++)
                                 for (size_t t = 0; t < f->ws.procs[p].n_threads; t++)
                                         if (f->ws.procs[p].threads[t].tid == a->tid)
-                                                f->ws.procs[p].threads[t].allowed = a->cpus;
+                                                f->ws.procs[p].threads[t].allowed = cpuset_kept_get(&a->cpus);
                         break;
                 default:
                         break;
@@ -554,7 +554,7 @@ static inline void fx_fmt(const struct action_list *l, char *buf, size_t len) {
                 char cpus[256];
                 int n;
 
-                if (cpuset_format_list(&a->cpus, cpus, sizeof(cpus)) < 0)
+                if (cpuset_format_list(KEPT(&a->cpus), cpus, sizeof(cpus)) < 0)
                         snprintf(cpus, sizeof(cpus), "?");
                 switch (a->type) {
                 case KNOB_IRQ:

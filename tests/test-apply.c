@@ -154,8 +154,12 @@ static struct action mk(const struct act *x) {
 
         if (x->nic)
                 snprintf(a.nic, sizeof(a.nic), "%s", x->nic);
-        if (x->cpus)
-                assert_int_equal(cpuset_parse_list(x->cpus, &a.cpus), 0);
+        if (x->cpus) {
+                cpuset_t cpus;
+
+                assert_int_equal(cpuset_parse_list(x->cpus, &cpus), 0);
+                assert_int_equal(action_set_cpus(&a, &cpus, NULL), 0);
+        }
         snprintf(a.reason, sizeof(a.reason), "test");
         return a;
 }
@@ -269,11 +273,12 @@ static void test_writers(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct env e = { .rootfd = -1 };
                 struct apply *ap = NULL;
-                struct action a;
+                _cleanup_(action_done) struct action a = { 0 };
                 char journal[160];
                 int r;
 
                 env_setup(&e, "apply");
+                action_done(&a);
                 a = mk(&cases[i].a);
                 assert_int_equal(apply_new(e.rootfd, false, e.state, false, &ap), 0);
                 r = apply_action(ap, &a);
@@ -314,16 +319,19 @@ static void test_journal_and_restore(void **state) {
         snprintf(jpath, sizeof(jpath), "%s/%s", e->state, UNDO_JOURNAL_NAME);
 
         /* First change to IRQ 30: the original is on disk. */
-        struct action a = mk(&steps[0]);
+        _cleanup_(action_done) struct action a = mk(&steps[0]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         assert_journal(e, "irq 30 - 0-3 0-3 2\n", "first change");
         assert_int_equal(stat(jpath, &st), 0);
         /* readable by irqsteerctl plan as any user, writable by the daemon only */
         assert_int_equal(st.st_mode & 07777, 0644);
 
+
+        action_done(&a);
         a = mk(&steps[1]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         /* Second change to IRQ 30 keeps the first original. */
+        action_done(&a);
         a = mk(&steps[2]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         /* Each change appends the object's line; the latest one counts. */
@@ -352,8 +360,10 @@ static void test_journal_and_restore(void **state) {
                 assert_string_equal(x->pending, "6");
                 undo_free(u);
         }
+        action_done(&a);
         a = mk(&steps[3]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        action_done(&a);
         a = mk(&steps[4]);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         assert_int_equal(apply_undo(ap)->n_entries, 4);
@@ -385,7 +395,7 @@ static void test_default_affinity(void **state) {
         struct knob_key k = { .kind = KNOB_DEFAFF };
         static const struct act set = DEFAFF("0-1,4"), again = DEFAFF("0"), empty = { .type = KNOB_DEFAFF,
                                                                                         .queue = -1 };
-        struct action a;
+        _cleanup_(action_done) struct action a = { 0 };
         char *v = NULL;
         (void) state;
 
@@ -396,12 +406,16 @@ static void test_default_affinity(void **state) {
         free(v);
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
 
+
+        action_done(&a);
         a = mk(&set);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         assert_file(e->root, "proc/irq/default_smp_affinity", "00,00000013\n", "written as wide as it was");
         assert_journal(e, "defaffinity 00,000000ff 00,000000ff 00,00000013\n", "journaled before the write");
+        action_done(&a);
         a = mk(&again);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
+        action_done(&a);
         a = mk(&empty);
         assert_true(apply_action(ap, &a) < 0);
         assert_file(e->root, "proc/irq/default_smp_affinity", "00,00000001\n", "an empty mask is not written");
@@ -423,7 +437,7 @@ static void test_threaded_napi(void **state) {
         struct knob_key k = { .kind = KNOB_THREADED, .nic = "eth0" };
         static const struct act on = { .type = KNOB_THREADED, .nic = "eth0", .queue = -1, .value = 1 },
                                 bad = { .type = KNOB_THREADED, .nic = "eth0", .queue = -1, .value = 3 };
-        struct action a;
+        _cleanup_(action_done) struct action a = { 0 };
         char *v = NULL, key[KNOB_KEY_MAX];
         (void) state;
 
@@ -438,10 +452,13 @@ static void test_threaded_napi(void **state) {
         assert_false(knob_value_valid(KNOB_THREADED, "3"));
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
 
+
+        action_done(&a);
         a = mk(&on);
         assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         assert_file(e->root, "sys/class/net/eth0/threaded", "1\n", "written");
         assert_journal(e, "threaded eth0 0 0 1\n", "journaled before the write");
+        action_done(&a);
         a = mk(&bad);
         assert_true(apply_action(ap, &a) < 0);
         assert_file(e->root, "sys/class/net/eth0/threaded", "1\n", "3 is not written");
@@ -470,7 +487,7 @@ static void test_journal_compaction(void **state) {
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
         for (int i = 0; i < 300; i++) {
                 struct act step = IRQ(30, i % 2 ? "1" : "2");
-                struct action a = mk(&step);
+                _cleanup_(action_done) struct action a = mk(&step);
                 assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         }
         text = slurp(e->state, UNDO_JOURNAL_NAME);
@@ -508,7 +525,7 @@ static void test_journal_rename_nic(void **state) {
         env_setup(e, "apply");
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
-                struct action a = mk(&steps[i]);
+                _cleanup_(action_done) struct action a = mk(&steps[i]);
                 assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         }
         /* the old eth1 goes away, eth0 becomes eth1 */
@@ -546,7 +563,7 @@ static void test_crash_recover(void **state) {
         env_setup(e, "apply");
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
-                struct action a = mk(&steps[i]);
+                _cleanup_(action_done) struct action a = mk(&steps[i]);
                 assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         }
         apply_free(ap); /* crash: no restore */
@@ -729,10 +746,10 @@ static void test_dry_run(void **state) {
         assert_int_equal(system(cmd), 0);
         assert_int_equal(apply_new(e->rootfd, false, e->state, true, &ap), 0);
         /* Already at target: unchanged even in a dry run. */
-        struct action same = mk(&(struct act) IRQ(30, "0-3"));
+        _cleanup_(action_done) struct action same = mk(&(struct act) IRQ(30, "0-3"));
         assert_int_equal(apply_action(ap, &same), APPLY_UNCHANGED);
         for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
-                struct action a = mk(&steps[i]);
+                _cleanup_(action_done) struct action a = mk(&steps[i]);
                 assert_int_equal(apply_action(ap, &a), APPLY_DRY_RUN);
         }
         /* The overlay holds one entry per object, with the value "written". */
@@ -745,7 +762,7 @@ static void test_dry_run(void **state) {
         /* What a dry-run action "wrote" is the current value from then on:
          * the same again is unchanged, and going back to the kernel's value
          * is a change that leaves the overlay. */
-        struct action again = mk(&(struct act) IRQ(30, "1"));
+        _cleanup_(action_done) struct action again = mk(&(struct act) IRQ(30, "1"));
         assert_int_equal(apply_action(ap, &again), APPLY_UNCHANGED);
         assert_int_equal(apply_action(ap, &same), APPLY_DRY_RUN);
         assert_int_equal(apply_overlay(ap, &ov), ELEMENTSOF(steps) - 1);
@@ -772,7 +789,7 @@ static void test_journal_unwritable(void **state) {
          * the temporary file ENOTDIR, even for root. */
         snprintf(blocker, sizeof(blocker), "rm -rf '%s' && echo x > '%s'", e->state, e->state);
         assert_int_equal(system(blocker), 0);
-        struct action a = mk(&(struct act) IRQ(30, "2"));
+        _cleanup_(action_done) struct action a = mk(&(struct act) IRQ(30, "2"));
         assert_int_equal(apply_action(ap, &a), -ENOTDIR);
         assert_true(apply_failed_in_journal(ap));
         assert_int_equal(apply_journal_error(ap), -ENOTDIR);
@@ -798,7 +815,7 @@ static void test_journal_save_fails(void **state) {
         none.rlim_max = old.rlim_max;
         signal(SIGXFSZ, SIG_IGN);
         assert_int_equal(setrlimit(RLIMIT_FSIZE, &none), 0);
-        struct action a = mk(&(struct act) IRQ(30, "2"));
+        _cleanup_(action_done) struct action a = mk(&(struct act) IRQ(30, "2"));
         r = apply_action(ap, &a);
         assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
         signal(SIGXFSZ, SIG_DFL);
@@ -809,7 +826,7 @@ static void test_journal_save_fails(void **state) {
         assert_int_equal(apply_undo(ap)->n_entries, 0);
 
         /* a later failure of an object is the object's */
-        struct action gone = mk(&(struct act) IRQ(99, "2"));
+        _cleanup_(action_done) struct action gone = mk(&(struct act) IRQ(99, "2"));
         assert_int_equal(apply_action(ap, &gone), -ENOENT);
         assert_false(apply_failed_in_journal(ap));
 
@@ -882,8 +899,8 @@ static void test_journal_identity(void **state) {
                  e->root);
         assert_int_equal(system(cmd), 0);
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
-        struct action a30 = mk(&(struct act) IRQ(30, "2"));
-        struct action a31 = mk(&(struct act) IRQ(31, "1"));
+        _cleanup_(action_done) struct action a30 = mk(&(struct act) IRQ(30, "2"));
+        _cleanup_(action_done) struct action a31 = mk(&(struct act) IRQ(31, "1"));
         assert_int_equal(apply_action(ap, &a30), APPLY_DONE);
         assert_int_equal(apply_action(ap, &a31), APPLY_DONE);
         assert_journal(e, "irq 30 eth0-TxRx-0 0-3 0-3 2\nirq 31 eth0-TxRx-1 0-3 0-3 1\n", "IRQs with their identity");
@@ -1010,7 +1027,7 @@ static void test_readonly(void **state) {
         snprintf(path, sizeof(path), "%s/sys/class/net/eth0/queues/rx-0/rps_cpus", e->root);
         assert_int_equal(chmod(path, 0444), 0);
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
-        struct action a = mk(&(struct act) RPS("eth0", 0, "1"));
+        _cleanup_(action_done) struct action a = mk(&(struct act) RPS("eth0", 0, "1"));
         dropped = drop_dac(true);
         r = apply_action(ap, &a);
         if (dropped)
@@ -1042,7 +1059,7 @@ static void test_forget_gone_threads(void **state) {
         assert_int_equal(apply_new(e->rootfd, true, e->state, false, &ap), 0);
         for (size_t i = 0; i < ELEMENTSOF(tids); i++) {
                 struct act x = THR(5000100, tids[i], 777001 + i, "1");
-                struct action a = mk(&x);
+                _cleanup_(action_done) struct action a = mk(&x);
 
                 assert_int_equal(apply_action(ap, &a), APPLY_DONE);
         }
@@ -1101,7 +1118,7 @@ static void test_threads_wrapped(void **state) {
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct fake_task *t = fake_find(cases[i].a.tid);
-                struct action a = mk(&cases[i].a);
+                _cleanup_(action_done) struct action a = mk(&cases[i].a);
                 int r;
 
                 if (t) {
@@ -1307,7 +1324,7 @@ static void test_effective_step(void **state) {
 
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct apply_eff_watch w = { .irq = 30, .want = cpuset_single(1) };
+                struct apply_eff_watch w = { .irq = 30 };
 
                 for (size_t k = 0; k < cases[i].n; k++) {
                         const struct tick *t = &cases[i].t[k];
@@ -1375,8 +1392,8 @@ static void test_live_irq(void **state) {
         assert_true(rootfd >= 0);
         assert_true(rootfs_is_host(rootfd));
         assert_int_equal(apply_new(rootfd, true, live.state, false, &ap), 0);
-        struct action a = { .type = KNOB_IRQ, .irq = live.irq, .queue = -1 };
-        a.cpus = cpuset_single(to);
+        _cleanup_(action_done) struct action a = { .type = KNOB_IRQ, .irq = live.irq, .queue = -1 };
+        assert_int_equal(action_set_cpus(&a, SET(cpuset_single(to)), NULL), 0);
         live.active = true;
         r = apply_action(ap, &a);
         apply_free(ap); /* as after kill -9 */
@@ -1384,7 +1401,7 @@ static void test_live_irq(void **state) {
         snprintf(path, sizeof(path), "proc/irq/%u/smp_affinity_list", live.irq);
         assert_int_equal(host_read(path, now, sizeof(now)), 0);
         assert_int_equal(cpuset_parse_list(now, &target), 0);
-        assert_true(cpuset_equal(&target, &a.cpus));
+        assert_true(cpuset_equal(&target, KEPT(&a.cpus)));
         print_message("live: IRQ %u %s -> %s (was firing on %s)\n", live.irq, live.original, now, eff);
 
         assert_int_equal(undo_recover(rootfd, live.state, &rep), 0);
@@ -1407,16 +1424,19 @@ static bool likely_managed(const char *name) {
 static void test_target_longest_cpulist(void **state) {
         struct action a = { .type = KNOB_IRQ, .irq = 30, .queue = -1 };
         _cleanup_(freep) char *v = NULL;
-        cpuset_t back;
+        cpuset_t back, cpus;
 
         (void) state;
+        cpuset_zero(&cpus);
         for (int c = 0; c < CPUSET_MAX; c++)
                 if (c % 3 != 2)
-                        cpuset_set(&a.cpus, c);
+                        cpuset_set(&cpus, c);
+        assert_int_equal(action_set_cpus(&a, &cpus, NULL), 0);
         assert_int_equal(action_target(&a, "0-3", &v), 0);
         assert_int_equal(strlen(v), 26568);
         assert_int_equal(cpuset_parse_list(v, &back), 0);
-        assert_true(cpuset_equal(&back, &a.cpus));
+        assert_true(cpuset_equal(&back, &cpus));
+        action_done(&a);
 }
 
 static void test_live_managed_irq(void **state) {
@@ -1474,11 +1494,11 @@ static void test_live_managed_irq(void **state) {
         snprintf(dir, sizeof(dir), "/tmp/isap-mg-XXXXXX");
         assert_non_null(mkdtemp(dir));
         assert_int_equal(apply_new(rootfd, true, dir, false, &ap), 0);
-        struct action a = { .type = KNOB_IRQ, .irq = managed, .queue = -1 };
-        a.cpus = cpuset_single(0);
+        _cleanup_(action_done) struct action a = { .type = KNOB_IRQ, .irq = managed, .queue = -1 };
+        assert_int_equal(action_set_cpus(&a, SET(cpuset_single(0)), NULL), 0);
         r = apply_action(ap, &a);
         if (r == APPLY_UNCHANGED) {
-                a.cpus = cpuset_single(1);
+                assert_int_equal(action_set_cpus(&a, SET(cpuset_single(1)), NULL), 0);
                 r = apply_action(ap, &a);
         }
         assert_true(r == -EIO || r == -EPERM);

@@ -159,10 +159,15 @@ static struct action mk(enum knob_kind t, unsigned irq, const char *nic, int que
         struct action a = { .type = t, .irq = irq, .queue = queue, .why = why };
 
         snprintf(a.nic, sizeof(a.nic), "%s", nic);
+        cpuset_t f, c;
+
+        cpuset_zero(&f);
+        cpuset_zero(&c);
         if (from)
-                assert_int_equal(cpuset_parse_list(from, &a.from), 0);
+                assert_int_equal(cpuset_parse_list(from, &f), 0);
         if (to)
-                assert_int_equal(cpuset_parse_list(to, &a.cpus), 0);
+                assert_int_equal(cpuset_parse_list(to, &c), 0);
+        assert_int_equal(action_set_cpus(&a, &c, &f), 0);
         snprintf(a.reason, sizeof(a.reason), "%s", reason);
         return a;
 }
@@ -239,6 +244,9 @@ static void test_action_journal_fields(void **state) {
                 for (size_t f = 0; f < nf; f++)
                         assert_string_equal(e->field[3 + f], cases[i].fields[f]);
         }
+        /* thread, flow and sock are in cases too */
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                action_done(&cases[i].a);
 }
 
 /* The notes about objects changed behind our back and the "fires elsewhere"
@@ -335,7 +343,7 @@ static void test_stderr_sink(void **state) {
                 { "journal refusing falls back to stderr", LOG_TARGET_JOURNAL, 0, -ECONNREFUSED, false, false },
                 { "journal refusing, stderr is the stream", LOG_TARGET_JOURNAL, 1, -ECONNREFUSED, false, true },
         };
-        struct action a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
+        _cleanup_(action_done) struct action a = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
         char line[384], want[512];
 
         assert_int_equal(action_format(&a, line, sizeof(line)), 0);
@@ -465,10 +473,10 @@ static void test_ratelimit(void **state) {
 
 static void test_action_failure_once(void **state) {
 #define S UINT64_C(1000000)
-        struct action irq = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
-        struct action rps = mk(KNOB_RPS, 0, "eth0", 2, "", "0-1", ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
-        struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, ACTION_REASON_RFS, "RFS on");
-        struct action thr = mk(KNOB_THREAD, 0, "", -1, "0-3", "1", ACTION_REASON_WORKER_SPREAD, "spread");
+        _cleanup_(action_done) struct action irq = mk(KNOB_IRQ, 73, "eth0", 5, "3", "9", ACTION_REASON_CPU_HOT, "hot");
+        _cleanup_(action_done) struct action rps = mk(KNOB_RPS, 0, "eth0", 2, "", "0-1", ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
+        _cleanup_(action_done) struct action sock = mk(KNOB_SOCKFLOW, 0, "", -1, NULL, NULL, ACTION_REASON_RFS, "RFS on");
+        _cleanup_(action_done) struct action thr = mk(KNOB_THREAD, 0, "", -1, "0-3", "1", ACTION_REASON_WORKER_SPREAD, "spread");
         static const struct {
                 const char *what;
                 int object;              /* 0 irq, 1 rps, 2 rps_sock_flow_entries, 3 thread */
@@ -571,14 +579,18 @@ static void test_tick_failure_ratelimited(void **state) {
  * fields end in "(N CPUs)", an action line keeps its reason, and a message
  * over the 2 KB of log_internal ends in "...". */
 static void test_cuts_marked(void **state) {
-        struct action a = mk(KNOB_RPS, 0, "eth0", 0, NULL, NULL, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
+        _cleanup_(action_done) struct action a = mk(KNOB_RPS, 0, "eth0", 0, NULL, NULL, ACTION_REASON_LONE_HOT_QUEUE, "lone hot queue");
         char line[384], big[3000];
         const char *from, *to, *msg;
+        cpuset_t odd, even;
         (void) state;
 
         /* 128 odd and 128 even CPUs: about 450 characters each as lists */
+        cpuset_zero(&odd);
+        cpuset_zero(&even);
         for (int c = 0; c < 256; c++)
-                assert_int_equal(cpuset_set(c % 2 ? &a.from : &a.cpus, c), 0);
+                assert_int_equal(cpuset_set(c % 2 ? &odd : &even, c), 0);
+        assert_int_equal(action_set_cpus(&a, &even, &odd), 0);
         assert_int_equal(action_format(&a, line, sizeof(line)), 0);
         assert_non_null(strstr(line, "(128 CPUs)"));
         assert_non_null(strstr(line, ": lone hot queue"));

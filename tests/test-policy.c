@@ -110,9 +110,9 @@ static void test_initial_layout(void **state) {
                 assert_int_equal(fx_step(&f, 1 * SEC), 0);
                 expect_actions(cases[i].what, &f.l, cases[i].want);
                 for (size_t k = 0; k < f.l.n; k++)
-                        if (f.l.v[k].type == KNOB_IRQ && cpuset_count(&f.l.v[k].cpus) != 1)
+                        if (f.l.v[k].type == KNOB_IRQ && cpuset_count(KEPT(&f.l.v[k].cpus)) != 1)
                                 fail_msg("%s: IRQ %u got %d CPUs", cases[i].what, f.l.v[k].irq,
-                                         cpuset_count(&f.l.v[k].cpus));
+                                         cpuset_count(KEPT(&f.l.v[k].cpus)));
                 /* applied and confirmed: the next tick has nothing to do */
                 assert_int_equal(fx_step(&f, 2 * SEC), 0);
                 expect_actions(cases[i].what, &f.l, "");
@@ -511,7 +511,7 @@ static void test_random_hosts(void **state) {
 
                                 if (x->type != KNOB_IRQ && x->type != KNOB_RPS && x->type != KNOB_XPS)
                                         continue;
-                                if (!cpuset_subset(&x->cpus, &elig)) {
+                                if (!cpuset_subset(KEPT(&x->cpus), &elig)) {
                                         action_format(x, line, sizeof(line));
                                         fail_msg("%s: tick %u: onto a CPU not eligible: %s", what, k, line);
                                 }
@@ -1004,7 +1004,7 @@ static void test_rps_widen_narrow(void **state) {
                         if (f.l.v[a].type == KNOB_RPS) {
                                 char list[64];
                                 assert_true(n < ELEMENTSOF(got));
-                                got[n] = f.l.v[a].cpus;
+                                got[n] = cpuset_kept_get(&f.l.v[a].cpus);
                                 cpuset_format_list(&got[n], list, sizeof(list));
                                 print_message("    RPS at %2ds -> '%s'\n", k, list);
                                 when[n++] = (uint64_t) k;
@@ -1065,7 +1065,7 @@ static void test_rps_big_flow_guard(void **state) {
                 for (size_t a = 0; a < f.l.n; a++)
                         if (f.l.v[a].type == KNOB_RPS) {
                                 char list[64];
-                                cpuset_format_list(&f.l.v[a].cpus, list, sizeof(list));
+                                cpuset_format_list(KEPT(&f.l.v[a].cpus), list, sizeof(list));
                                 print_message("    RPS at %3ds -> '%s'\n", k, list);
                                 changes++;
                         }
@@ -1168,7 +1168,7 @@ static void test_rfs_back(void **state) {
                         if (x->value == 0) {
                                 assert_true(a > 0);
                                 assert_int_equal(f.l.v[a - 1].type, KNOB_RPS);
-                                assert_true(cpuset_empty(&f.l.v[a - 1].cpus));
+                                assert_true(cpuset_empty(KEPT(&f.l.v[a - 1].cpus)));
                                 assert_int_equal(x->why, ACTION_REASON_BACK_TO_ORIGINAL);
                         }
                 }
@@ -1456,7 +1456,7 @@ static void test_rps_start_min_gain(void **state) {
                 print_message("    tick %d: CPU1 at %.2f: %s\n", k, l1, buf);
                 for (size_t i = 0; i < f.l.n; i++) {
                         const struct action *a = &f.l.v[i];
-                        if (a->type == KNOB_IRQ && moved < 0 && cpuset_only(&a->cpus) == 0) {
+                        if (a->type == KNOB_IRQ && moved < 0 && cpuset_only(KEPT(&a->cpus)) == 0) {
                                 moved = (int) a->irq - 50;
                                 stays = moved == 0 ? 1 : 0;
                         }
@@ -1583,9 +1583,9 @@ static void check_eligible(const char *what, const struct action_list *l, const 
                 if (a->type == KNOB_FLOWCNT || a->type == KNOB_SOCKFLOW)
                         continue;
                 action_format(a, line, sizeof(line));
-                if (cpuset_empty(&a->cpus) && a->type != KNOB_RPS)
+                if (cpuset_empty(KEPT(&a->cpus)) && a->type != KNOB_RPS)
                         fail_msg("%s: empty mask: %s", what, line);
-                if (!cpuset_subset(&a->cpus, ok))
+                if (!cpuset_subset(KEPT(&a->cpus), ok))
                         fail_msg("%s: ineligible CPU in %s", what, line);
         }
 }
@@ -1641,7 +1641,7 @@ static void test_never_ineligible(void **state) {
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         check_eligible(cases[i].what, &f.l, &ok);
                         for (size_t a = 0; a < f.l.n; a++)
-                                if (!cpuset_empty(&f.l.v[a].cpus) &&
+                                if (!cpuset_empty(KEPT(&f.l.v[a].cpus)) &&
                                     (k > 0 || f.l.v[a].type == KNOB_THREAD))
                                         acted[f.l.v[a].type]++;
                 }
@@ -2180,7 +2180,7 @@ static void test_dwell_and_backoff(void **state) {
                         assert_int_equal(f.l.v[a].irq, 31);
                         assert_true(n < ELEMENTSOF(when));
                         when[n] = k;
-                        to[n++] = cpuset_first(&f.l.v[a].cpus);
+                        to[n++] = cpuset_first(KEPT(&f.l.v[a].cpus));
                 }
                 if (k == 34) {
                         /* after the bounce to CPU0 the scenario stays: CPU0 hot
@@ -2576,12 +2576,12 @@ static void test_feedback_counting(void **state) {
         (void) state;
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct policy_state *st = policy_state_new();
-                struct action a = { .type = cases[i].type, .irq = 30, .queue = 0 };
+                _cleanup_(action_done) struct action a = { .type = cases[i].type, .irq = 30, .queue = 0 };
                 size_t notes = 0;
 
                 assert_non_null(st);
                 snprintf(a.nic, sizeof(a.nic), "eth0");
-                a.cpus = cpuset_single(1);
+                assert_int_equal(action_set_cpus(&a, SET(cpuset_single(1)), NULL), 0);
                 for (int k = 0; k < 3; k++)
                         policy_feedback(st, &a, cases[i].r, (uint64_t) (k + 1) * SEC);
                 /* feedback notes wait in the state for the next tick's report */
@@ -2978,7 +2978,7 @@ static void test_hot_unplug_rps_touched(void **state) {
                 assert_int_equal(fx_step(&f, (uint64_t) s * SEC), 0);
                 for (size_t i = 0; i < f.l.n; i++)
                         if (f.l.v[i].type == KNOB_IRQ && f.l.v[i].irq == 60) {
-                                assert_false(cpuset_isset(&f.l.v[i].cpus, 0));
+                                assert_false(cpuset_isset(KEPT(&f.l.v[i].cpus), 0));
                                 assert_int_equal(f.l.v[i].why, ACTION_REASON_CPU_OFFLINE);
                                 placed++;
                         }
@@ -3471,7 +3471,7 @@ static void test_irqless_nic_lifecycle(void **state) {
                                 continue;
                         assert_true(n < ELEMENTSOF(when));
                         when[n] = k;
-                        cpuset_format_list(&f.l.v[a].cpus, got[n], sizeof(got[n]));
+                        cpuset_format_list(KEPT(&f.l.v[a].cpus), got[n], sizeof(got[n]));
                         why[n] = f.l.v[a].why;
                         print_message("    RPS at %3us -> '%s' (%s)\n", k, got[n], f.l.v[a].reason);
                         n++;
@@ -3704,7 +3704,7 @@ static void test_fast_attack(void **state) {
                                          "sample", f.l.n);
                         assert_true(f.rep.n_hot_cpus == 1 && f.rep.hot_cpus[0].cpu == 0);
                         /* sized to the raw load: RPS over more than one CPU */
-                        assert_true(cpuset_count(&f.l.v[0].cpus) >= 2);
+                        assert_true(cpuset_count(KEPT(&f.l.v[0].cpus)) >= 2);
                 } else {
                         expect_actions("no raw sample: not yet", &f.l, "");
                         assert_int_equal(f.rep.n_hot_cpus, 0);
@@ -3874,9 +3874,9 @@ static int napi_action_cpu(const struct fx *f, pid_t tid) {
                 const struct action *a = &f->l.v[i];
                 if (a->type != KNOB_THREAD || a->tid != tid)
                         continue;
-                if (cpu != -1 || cpuset_count(&a->cpus) != 1)
+                if (cpu != -1 || cpuset_count(KEPT(&a->cpus)) != 1)
                         return -2;
-                cpu = cpuset_first(&a->cpus);
+                cpu = cpuset_first(KEPT(&a->cpus));
         }
         return cpu;
 }

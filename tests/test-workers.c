@@ -402,14 +402,14 @@ static void test_pin_wrapped(void **state) {
         assert_non_null(mkdtemp(tmpl));
         assert_int_equal(apply_new(rootfd, true, tmpl, false, &ap), 0);
         for (size_t t = 0; t < ws.procs[0].n_threads; t++) {
-                struct action a = { .type = KNOB_THREAD, .pid = ws.procs[0].pid,
+                _cleanup_(action_done) struct action a = { .type = KNOB_THREAD, .pid = ws.procs[0].pid,
                                     .tid = ws.procs[0].threads[t].tid,
                                     .starttime = ws.procs[0].threads[t].starttime, .queue = -1 };
                 struct fake_task *f = fake_find(a.tid);
                 char buf[64];
                 int r;
 
-                a.cpus = cpuset_single((int) t);
+                assert_int_equal(action_set_cpus(&a, SET(cpuset_single((int) t)), NULL), 0);
                 r = apply_action(ap, &a);
                 assert_non_null(f);
                 if (r != want[t].want_r)
@@ -549,17 +549,18 @@ static void test_live_threads(void **state) {
         assert_non_null(mkdtemp(live_state));
         assert_int_equal(apply_new(rootfd, rootfs_is_host(rootfd), live_state, false, &ap), 0);
         for (size_t t = 0; t < p->n_threads; t++) {
-                struct action a = { .type = KNOB_THREAD, .pid = p->pid, .tid = p->threads[t].tid,
+                _cleanup_(action_done) struct action a = { .type = KNOB_THREAD, .pid = p->pid, .tid = p->threads[t].tid,
                                     .starttime = p->threads[t].starttime, .queue = -1 };
                 cpuset_t now;
 
                 before[t] = p->threads[t].allowed;
-                a.cpus = cpuset_single((int) (t % ncpu));
-                if (cpuset_equal(&a.cpus, &before[t]))
-                        a.cpus = cpuset_single((int) ((t + 1) % ncpu));
+                assert_int_equal(action_set_cpus(&a, SET(cpuset_single((int) (t % ncpu))), NULL), 0);
+                if (cpuset_equal(KEPT(&a.cpus), &before[t]))
+                        assert_int_equal(action_set_cpus(&a, SET(cpuset_single((int) ((t + 1) % ncpu))),
+                                                         NULL), 0);
                 assert_int_equal(apply_action(ap, &a), APPLY_DONE);
                 read_allowed(p->pid, a.tid, &now);
-                assert_true(cpuset_equal(&now, &a.cpus));
+                assert_true(cpuset_equal(&now, KEPT(&a.cpus)));
         }
         assert_int_equal(apply_undo(ap)->n_entries, p->n_threads);
 

@@ -12,6 +12,13 @@
 
 #include <cmocka.h>
 
+#include "cpuset.h"
+
+/* A cpuset_t value, or a kept set, as a pointer for one call (a temporary
+ * of the block). */
+#define SET(v) ((const cpuset_t *) &(struct { cpuset_t s; }) { (v) }.s)
+#define KEPT(k) SET(cpuset_kept_get(k))
+
 /* Path of a fixture under tests/fixtures (IRQSTEER_FIXTURES, set by make check). */
 static inline const char *fixture_path(const char *rel, char *buf, size_t len) {
         const char *base = getenv("IRQSTEER_FIXTURES");
