@@ -833,27 +833,31 @@ static void test_balanced_and_noise(void **state) {
 
 /* ---- hot CPU with two busy queues ---- */
 
+/* 8 CPUs; eth0's queues 0 and 1 (60% and 30%) both on CPU3, queue 2 on
+ * CPU0, queue 3 on CPU1; CPU5 idle, the others at 5%. */
+static void two_busy_queues(struct fx *f) {
+        fx_init(f, 8, 1, FX_SMT_NONE);
+        f->cfg.initial_layout = false;
+        fx_add_nic(f, "eth0", 0, 4, false, 30, false, true); /* rx 30-33, tx 34-37 */
+        for (int q = 0; q < 4; q++) {
+                int cpu = q < 2 ? 3 : q - 2;
+
+                fx_place(f, 30 + q, cpu);
+                fx_place(f, 34 + q, cpu);
+        }
+        f->q[0][0] = (struct fx_queue_model){ 0.60, 12000 };
+        f->q[0][1] = (struct fx_queue_model){ 0.30, 6000 };
+        f->q[0][2] = (struct fx_queue_model){ 0.20, 4000 };
+        f->q[0][3] = (struct fx_queue_model){ 0.20, 4000 };
+        for (int c = 0; c < 8; c++)
+                f->base[c] = c == 5 ? 0 : 0.05;
+}
+
 static void test_move_two_busy_queues(void **state) {
         struct fx f;
 
         (void) state;
-        fx_init(&f, 8, 1, FX_SMT_NONE);
-        f.cfg.initial_layout = false;
-        fx_add_nic(&f, "eth0", 0, 4, false, 30, false, true); /* rx 30-33, tx 34-37 */
-        fx_place(&f, 30, 3);
-        fx_place(&f, 34, 3);
-        fx_place(&f, 31, 3);
-        fx_place(&f, 35, 3);
-        fx_place(&f, 32, 0);
-        fx_place(&f, 36, 0);
-        fx_place(&f, 33, 1);
-        fx_place(&f, 37, 1);
-        f.q[0][0] = (struct fx_queue_model){ 0.60, 12000 };
-        f.q[0][1] = (struct fx_queue_model){ 0.30, 6000 };
-        f.q[0][2] = (struct fx_queue_model){ 0.20, 4000 };
-        f.q[0][3] = (struct fx_queue_model){ 0.20, 4000 };
-        for (int c = 0; c < 8; c++)
-                f.base[c] = c == 5 ? 0 : 0.05;
+        two_busy_queues(&f);
 
         for (int k = 1; k <= 3; k++) {
                 fx_model(&f, NULL);
@@ -2520,23 +2524,7 @@ static void test_vectors_move(void **state) {
         struct fx f;
 
         (void) state;
-        fx_init(&f, 8, 1, FX_SMT_NONE);
-        f.cfg.initial_layout = false;
-        fx_add_nic(&f, "eth0", 0, 4, false, 30, false, true); /* rx 30-33, tx 34-37 */
-        fx_place(&f, 30, 3);
-        fx_place(&f, 34, 3);
-        fx_place(&f, 31, 3);
-        fx_place(&f, 35, 3);
-        fx_place(&f, 32, 0);
-        fx_place(&f, 36, 0);
-        fx_place(&f, 33, 1);
-        fx_place(&f, 37, 1);
-        f.q[0][0] = (struct fx_queue_model){ 0.60, 12000 };
-        f.q[0][1] = (struct fx_queue_model){ 0.30, 6000 };
-        f.q[0][2] = (struct fx_queue_model){ 0.20, 4000 };
-        f.q[0][3] = (struct fx_queue_model){ 0.20, 4000 };
-        for (int c = 0; c < 8; c++)
-                f.base[c] = c == 5 ? 0 : 0.05;
+        two_busy_queues(&f);
         assert_int_equal(vectors_count(&v, &f.inv, 7), 0);
         vectors_full(&v, 5);
         for (int i = 0; i < VECTORS_PER_CPU - 1; i++)
