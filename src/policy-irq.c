@@ -581,7 +581,7 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
  * lower at its cost (try_move).
  * Returns whether it moved one. */
 static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
-        double busy = MAX(pol_busy_abs(t), POL_BUSY_FRAC * t->net[cpu]);
+        double busy = pol_busy(t, cpu);
         struct pol_unit *bu = NULL;
         int bto = -1;
         double bpeak = 2;
@@ -679,7 +679,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         const struct config *c = t->c;
         struct pol_unit *top = NULL, *spread = NULL;
         struct move best = { .peak = 2 }, near = { .peak = 2 };
-        double busy = MAX(pol_busy_abs(t), POL_BUSY_FRAC * t->net[cpu]);
+        double busy = pol_busy(t, cpu);
         unsigned nb = 0, n_dwell = 0, n_fixed = 0;
         bool blocked = false;    /* a move may help once a dwell or the cap allows it */
         char reason[256], *why = t->st->cpus[cpu].why;

@@ -199,6 +199,11 @@ double pol_busy_abs(const struct pol_tick *t) {
         return MIN(POL_BUSY_ABS, pol_min_gain(t));
 }
 
+/* ... or from POL_BUSY_FRAC of its CPU's network load, if more. */
+double pol_busy(const struct pol_tick *t, int cpu) {
+        return MAX(pol_busy_abs(t), POL_BUSY_FRAC * t->net[cpu]);
+}
+
 /* The mean is the level every CPU would have with the work perfectly
  * spread; never below the narrowing limit, or a set sized to it would be
  * narrowed again at once. */

@@ -162,6 +162,8 @@ double pol_exit(const struct pol_tick *t);
 double pol_narrow(const struct pol_tick *t);
 double pol_min_gain(const struct pol_tick *t);
 double pol_busy_abs(const struct pol_tick *t);
+/* The least work of a queue IRQ on cpu that is worth a move there. */
+double pol_busy(const struct pol_tick *t, int cpu);
 /* The level RPS sets are sized to: hot_exit (scaled), and nearer the mean
  * while the host is unbalanced. */
 double pol_level(const struct pol_tick *t);

@@ -1154,7 +1154,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
  * for: a busy queue IRQ firing there (the rebalancing's business), work
  * steered there by RPS, or a irqless NIC's RPS set (widening's business). */
 static bool explained(const struct pol_tick *t, int cpu) {
-        double busy = MAX(pol_busy_abs(t), POL_BUSY_FRAC * t->net[cpu]);
+        double busy = pol_busy(t, cpu);
 
         for (size_t i = 0; i < t->n_units; i++) {
                 const struct pol_unit *u = &t->units[i];
