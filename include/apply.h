@@ -19,8 +19,8 @@ enum {
 
 struct apply;
 
-/* An actuator writing under rootfd, its journal in state_dir (NULL:
- * /run/irqsteer; a previous run's is loaded).  Thread actions need
+/* An actuator writing under rootfd, its journal in state_dir (a previous
+ * run's is loaded).  Thread actions need
  * root_is_host (else -EOPNOTSUPP).  dry_run writes nothing, no journal. */
 int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run, struct apply **ret);
 /* Frees without restoring (what a crash leaves behind: the journal stays). */

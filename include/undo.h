@@ -42,7 +42,6 @@
 #include "knob.h"
 
 #define UNDO_JOURNAL_NAME "undo.journal"
-#define UNDO_DEFAULT_STATE_DIR "/run/irqsteer"
 
 struct undo_entry {
         struct knob_key key;

@@ -814,17 +814,9 @@ static int tick(struct daemon *d) {
         return 0;
 }
 
-/* sd-event passes when a timer was due: after a stall (a paused VM,
- * SIGSTOP) due + interval is past, and the missed ticks would run back to
- * back.  They are skipped: the next comes an interval after now. */
-static uint64_t daemon_next_tick(uint64_t due, uint64_t now, uint64_t interval) {
-        if (due + interval > now)
-                return due + interval;
-        return now + interval;
-}
-
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         struct daemon *d = userdata;
+        uint64_t interval, now;
         int r;
 
         r = tick(d);
@@ -834,8 +826,13 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 log_info("--once: decision cycle done; changes stay in place ('irqsteerctl restore' undoes them)");
                 return sd_event_exit(d->event, 0);
         }
-        r = sd_event_source_set_time(s, daemon_next_tick(usec, now_monotonic(d),
-                                                         engine_next_interval(&d->engine, d->interval_usec)));
+        /* sd-event passes when the timer was due: after a stall (a paused
+         * VM, SIGSTOP) due + interval is past, and the missed ticks would
+         * run back to back.  They are skipped: the next comes an interval
+         * after now. */
+        interval = engine_next_interval(&d->engine, d->interval_usec);
+        now = now_monotonic(d);
+        r = sd_event_source_set_time(s, usec + interval > now ? usec + interval : now + interval);
         if (r < 0)
                 return r;
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -929,7 +926,6 @@ done:
 
 static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *si, void *userdata) {
         struct daemon *d = userdata;
-
         char unit[256];
 
         notify_stopping();
@@ -1039,7 +1035,7 @@ static int recover_crash_journal(struct daemon *d) {
         return 0;
 }
 
-static int drop_capabilities(struct daemon *d) {
+static void drop_capabilities(struct daemon *d) {
         uint64_t want = caps_for_config(&d->config, d->dry_run), have = caps_permitted();
         char buf[128];
         int r;
@@ -1054,17 +1050,24 @@ static int drop_capabilities(struct daemon *d) {
         }
         r = caps_drop(want);
         caps_format(want, buf, sizeof(buf));
-        if (r < 0) {
-                log_warning_errno(r, "Failed to reduce capabilities to %s: %m", buf);
-                d->caps = caps_effective();
-                return 0;
-        }
         d->caps = caps_effective();
-        log_info("Capabilities kept: %s", buf);
-        return 0;
+        if (r < 0)
+                log_warning_errno(r, "Failed to reduce capabilities to %s: %m", buf);
+        else
+                log_info("Capabilities kept: %s", buf);
 }
 
 static int setup_event(struct daemon *d) {
+        const struct {
+                int sig;
+                sd_event_signal_handler_t cb;
+                const char *what;
+                sd_event_source **s;
+        } sigs[] = {
+                { SIGHUP, on_reload, "signal-reload", &d->sig_hup },
+                { SIGTERM, on_stop, "signal-term", &d->sig_term },
+                { SIGINT, on_stop, "signal-int", &d->sig_int },
+        };
         sigset_t ss;
         int r;
 
@@ -1073,22 +1076,16 @@ static int setup_event(struct daemon *d) {
                 return log_error_errno(r, "Failed to create the event loop: %m");
 
         sigemptyset(&ss);
-        sigaddset(&ss, SIGHUP);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
+                sigaddset(&ss, sigs[i].sig);
         if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
                 return log_error_errno(errno, "Failed to block signals: %m");
-
-        r = sd_event_add_signal(d->event, &d->sig_hup, SIGHUP, on_reload, d);
-        if (r >= 0)
-                r = sd_event_add_signal(d->event, &d->sig_term, SIGTERM, on_stop, d);
-        if (r >= 0)
-                r = sd_event_add_signal(d->event, &d->sig_int, SIGINT, on_stop, d);
-        if (r < 0)
-                return log_error_errno(r, "Failed to add signal sources: %m");
-        (void) sd_event_source_set_description(d->sig_hup, "signal-reload");
-        (void) sd_event_source_set_description(d->sig_term, "signal-term");
-        (void) sd_event_source_set_description(d->sig_int, "signal-int");
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++) {
+                r = sd_event_add_signal(d->event, sigs[i].s, sigs[i].sig, sigs[i].cb, d);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to add signal sources: %m");
+                (void) sd_event_source_set_description(*sigs[i].s, sigs[i].what);
+        }
         (void) sd_event_source_set_exit_on_failure(d->sig_hup, true);
 
         r = sd_event_add_time(d->event, &d->timer, CLOCK_MONOTONIC, now_monotonic(d) + d->interval_usec,
@@ -1261,7 +1258,8 @@ static int startup(struct daemon *d) {
                 }
         }
 
-        return drop_capabilities(d);
+        drop_capabilities(d);
+        return 0;
 }
 
 static void shutdown_restore(struct daemon *d) {
@@ -1329,10 +1327,7 @@ int daemon_run(const struct daemon_options *o) {
                 char msg[600];
 
                 /* systemctl status keeps the last STATUS=: FILE:LINE */
-                if (d.startup_error[0])
-                        snprintf(msg, sizeof(msg), "startup failed: %s", d.startup_error);
-                else
-                        snprintf(msg, sizeof(msg), "startup failed: %s", strerror(-r));
+                snprintf(msg, sizeof(msg), "startup failed: %s", d.startup_error[0] ? d.startup_error : strerror(-r));
                 notify_errno(-r, msg);
                 daemon_free(&d);
                 if (d.locked_out)

@@ -1,5 +1,6 @@
 /* irqsteerd: command line; the lifecycle is in daemon.c, the tick in engine.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +11,9 @@
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "rootfs.h"
 #include "state.h"
 #include "util.h"
-
-#ifndef IRQSTEER_VERSION
-#define IRQSTEER_VERSION "unknown"
-#endif
 
 static void help(FILE *f) {
         fprintf(f,
@@ -55,6 +53,18 @@ enum {
         ARG_ONCE = 0x100,
         ARG_RELOAD,
 };
+
+/* Adds CPU list s (named what in the error) to bans; false when it is no list. */
+static bool add_bans(const char *what, const char *s, cpuset_t *bans) {
+        cpuset_t ban;
+
+        if (cpuset_parse_list(s, &ban) < 0) {
+                fprintf(stderr, "irqsteerd: %s: '%s' is not a CPU list such as 2,4-7\n", what, s);
+                return false;
+        }
+        cpuset_or(bans, bans, &ban);
+        return true;
+}
 
 /* What to do besides running the daemon. */
 struct mode {
@@ -125,16 +135,10 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
                                 return DAEMON_EXIT_USAGE;
                         }
                         break;
-                case 'b': {
-                        cpuset_t ban;
-
-                        if (cpuset_parse_list(optarg, &ban) < 0) {
-                                fprintf(stderr, "irqsteerd: --ban-cpus: '%s' is not a CPU list such as 2,4-7\n", optarg);
+                case 'b':
+                        if (!add_bans("--ban-cpus", optarg, &o->ban_cpus))
                                 return DAEMON_EXIT_USAGE;
-                        }
-                        cpuset_or(&o->ban_cpus, &o->ban_cpus, &ban);
                         break;
-                }
                 case 'l':
                         o->log_level = log_level_from_string(optarg);
                         if (o->log_level < 0) {
@@ -165,24 +169,21 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
 static int reload_running(pid_t pid) {
         struct daemon_options running = { .log_level = -1 };
         struct mode m = {};
-        char path[64], *argv[256], *buf;
-        size_t len = 0, cap = 1 << 16;
-        int argc = 0, r;
-        FILE *f;
+        char path[64], *argv[256], *buf = NULL;
+        size_t len = 0;
+        int argc = 0, fd, r;
 
         if (!state_pid_is_irqsteerd(pid)) {
                 fprintf(stderr, "irqsteerd --reload: pid %d is not a running irqsteerd\n", (int) pid);
                 return DAEMON_EXIT_FAILURE;
         }
         snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);
-        buf = calloc(1, cap + 1);
-        f = buf ? fopen(path, "re") : NULL;
-        if (f) {
-                len = fread(buf, 1, cap, f);
-                fclose(f);
-        }
-        if (!f || len == 0 || len == cap) {
-                fprintf(stderr, "irqsteerd --reload: cannot read %s%s\n", path, len == cap ? ": too long" : "");
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        r = fd < 0 ? -errno : rootfs_read_fd(fd, &buf, &len);
+        if (fd >= 0)
+                close(fd);
+        if (r < 0 || len == 0) {
+                fprintf(stderr, "irqsteerd --reload: cannot read %s\n", path);
                 free(buf);
                 return DAEMON_EXIT_FAILURE;
         }
@@ -226,15 +227,8 @@ int main(int argc, char **argv) {
         }
 
         env = getenv("IRQSTEER_BANNED_CPUS");
-        if (env && *env) {
-                cpuset_t ban;
-
-                if (cpuset_parse_list(env, &ban) < 0) {
-                        fprintf(stderr, "irqsteerd: IRQSTEER_BANNED_CPUS: '%s' is not a CPU list such as 2,4-7\n", env);
-                        return DAEMON_EXIT_USAGE;
-                }
-                cpuset_or(&o.ban_cpus, &o.ban_cpus, &ban);
-        }
+        if (env && *env && !add_bans("IRQSTEER_BANNED_CPUS", env, &o.ban_cpus))
+                return DAEMON_EXIT_USAGE;
 
         if (m.check)
                 return daemon_check_config(o.config_path, o.state_dir, stdout, stderr);

@@ -53,27 +53,21 @@ void log_set_timestamps(bool on) {
 }
 
 size_t log_format_prefix(char *buf, size_t size, int level, bool stream_is_journal, const struct timespec *ts) {
-        size_t n = 0;
+        char stamp[48] = "";
         struct tm tm;
         int r;
 
         if (size == 0)
                 return 0;
-        buf[0] = 0;
         /* "<N>" is a priority to journald, noise elsewhere */
-        if (stream_is_journal) {
+        if (stream_is_journal)
                 r = snprintf(buf, size, "<%d>", level & 7);
-                return r < 0 ? 0 : MIN((size_t) r, size - 1);
+        else {
+                if (ts && localtime_r(&ts->tv_sec, &tm) && strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm))
+                        snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ld ", ts->tv_nsec / 1000000);
+                r = snprintf(buf, size, "%s%s: ", stamp, level_names[level & 7]);
         }
-        if (ts && localtime_r(&ts->tv_sec, &tm)) {
-                n = strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
-                if (n > 0) {
-                        r = snprintf(buf + n, size - n, ".%03ld ", ts->tv_nsec / 1000000);
-                        n = r < 0 ? n : MIN(n + (size_t) r, size - 1);
-                }
-        }
-        r = snprintf(buf + n, size - n, "%s: ", level_names[level & 7]);
-        return r < 0 ? n : MIN(n + (size_t) r, size - 1);
+        return r < 0 ? 0 : MIN((size_t) r, size - 1);
 }
 
 void log_set_max_level(int level) {
@@ -99,42 +93,16 @@ const char *log_level_to_string(int level) {
         return level_names[level];
 }
 
-static void emit_raw(int level, int error, const char *const *fields, const char *msg);
-
-/* One message to the journal or stderr, control bytes escaped: an outside
- * name (a comm with a newline) forges no line nor reaches a terminal. */
-static void emit(int level, int error, const char *const *fields, const char *msg) {
-        size_t ml = strlen(msg);
-        char stack[2048], *e;
-
-        if (!util_needs_cescape(msg, ml, true)) {
-                emit_raw(level, error, fields, msg);
-                return;
-        }
-        e = UTIL_CESCAPE_SIZE(ml) <= sizeof(stack) ? stack : malloc(UTIL_CESCAPE_SIZE(ml));
-        if (!e) {
-                emit_raw(level, error, fields, "(a message with control bytes, and out of memory)");
-                return;
-        }
-        emit_raw(level, error, fields, util_cescape(msg, ml, true, e, e == stack ? sizeof(stack) : UTIL_CESCAPE_SIZE(ml)));
-        if (e != stack)
-                free(e);
-}
-
 static void emit_raw(int level, int error, const char *const *fields, const char *msg) {
         if (log_use_journal) {
                 struct iovec iov[40];
-                char mstack[2048 + 16], pbuf[32], ebuf[32];
-                size_t n = 0, ml = strlen(msg);
-                char *mbuf = ml + 9 <= sizeof(mstack) ? mstack : malloc(ml + 9);
+                char *m, pbuf[32], ebuf[32];
+                size_t n = 0;
                 int r;
 
-                if (mbuf) {
-                        memcpy(mbuf, "MESSAGE=", 8);
-                        memcpy(mbuf + 8, msg, ml + 1);
-                        iov[n++] = (struct iovec){ mbuf, ml + 8 };
-                } else
-                        iov[n++] = (struct iovec){ (char *) "MESSAGE=(out of memory)", 23 };
+                if (asprintf(&m, "MESSAGE=%s", msg) < 0)
+                        m = NULL;
+                iov[n++] = m ? (struct iovec){ m, strlen(m) } : (struct iovec){ (char *) "MESSAGE=(out of memory)", 23 };
                 snprintf(pbuf, sizeof(pbuf), "PRIORITY=%d", level);
                 iov[n++] = (struct iovec){ pbuf, strlen(pbuf) };
                 iov[n++] = (struct iovec){ (char *) "SYSLOG_IDENTIFIER=irqsteerd", 27 };
@@ -145,33 +113,35 @@ static void emit_raw(int level, int error, const char *const *fields, const char
                 for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
                         iov[n++] = (struct iovec){ (char *) fields[i], strlen(fields[i]) };
                 r = sd_journal_sendv(iov, (int) n);
-                if (mbuf != mstack)
-                        free(mbuf);
+                free(m);
                 if (r >= 0)
                         return;
                 /* journal gone: fall through to stderr */
         }
-        {
-                /* one fwrite: stderr is unbuffered */
-                char stack[2048 + 64], *line;
-                size_t ml = strlen(msg), pl;
-                char prefix[64];
-                struct timespec ts;
-                bool stamp = log_timestamps && clock_gettime(CLOCK_REALTIME, &ts) == 0;
+        char prefix[64];
+        struct timespec ts;
+        bool stamp = log_timestamps && clock_gettime(CLOCK_REALTIME, &ts) == 0;
+        size_t pl = log_format_prefix(prefix, sizeof(prefix), level, log_stderr_journal, stamp ? &ts : NULL);
+        /* one write: lines of concurrent writers do not interleave */
+        struct iovec line[] = { { prefix, pl }, { (char *) msg, strlen(msg) }, { (char *) "\n", 1 } };
 
-                pl = log_format_prefix(prefix, sizeof(prefix), level, log_stderr_journal, stamp ? &ts : NULL);
-                line = pl + ml + 1 <= sizeof(stack) ? stack : malloc(pl + ml + 1);
-                if (!line) {
-                        fprintf(stderr, "%s%s\n", prefix, msg);
-                        return;
-                }
-                memcpy(line, prefix, pl);
-                memcpy(line + pl, msg, ml);
-                line[pl + ml] = '\n';
-                fwrite(line, 1, pl + ml + 1, stderr);
-                if (line != stack)
-                        free(line);
+        (void) !writev(STDERR_FILENO, line, ELEMENTSOF(line));
+}
+
+/* One message to the journal or stderr, control bytes escaped: an outside
+ * name (a comm with a newline) forges no line nor reaches a terminal. */
+static void emit(int level, int error, const char *const *fields, const char *msg) {
+        size_t ml = strlen(msg);
+        char *e;
+
+        if (!util_needs_cescape(msg, ml, true)) {
+                emit_raw(level, error, fields, msg);
+                return;
         }
+        e = malloc(UTIL_CESCAPE_SIZE(ml));
+        emit_raw(level, error, fields, e ? util_cescape(msg, ml, true, e, UTIL_CESCAPE_SIZE(ml)) :
+                                           "(a message with control bytes, and out of memory)");
+        free(e);
 }
 
 int log_internal(int level, int error, const char *const *fields, const char *fmt, ...) {

@@ -19,11 +19,6 @@ const char *problem_to_string(enum problem p) {
         return p >= 0 && p < PROBLEM_MAX ? names[p] : NULL;
 }
 
-/* Nothing is changed while the journal cannot be saved: an error. */
-static int level_of(enum problem p) {
-        return p == PROBLEM_UNDO_JOURNAL ? LOG_ERR : LOG_WARNING;
-}
-
 static void say(int level, int err, enum problem p, const char *text) {
         char reason[64];
 
@@ -35,8 +30,6 @@ void problem_set(struct problems *ps, enum problem p, int err, const char *fmt, 
         char text[sizeof(ps->what[0])];
         va_list ap;
 
-        if (p < 0 || p >= PROBLEM_MAX)
-                return;
         /* %m is the caller's err, not whatever errno is now */
         errno = err < 0 ? -err : err;
         va_start(ap, fmt);
@@ -48,14 +41,15 @@ void problem_set(struct problems *ps, enum problem p, int err, const char *fmt, 
                 ps->begun[p]++;
         ps->active[p] = true;
         memcpy(ps->what[p], text, sizeof(text));
-        say(level_of(p), err, p, text);
+        /* nothing is changed while the journal cannot be saved: an error */
+        say(p == PROBLEM_UNDO_JOURNAL ? LOG_ERR : LOG_WARNING, err, p, text);
 }
 
 void problem_clear(struct problems *ps, enum problem p, const char *fmt, ...) {
         char text[sizeof(ps->what[0])];
         va_list ap;
 
-        if (p < 0 || p >= PROBLEM_MAX || !ps->active[p])
+        if (!ps->active[p])
                 return;
         ps->active[p] = false;
         ps->what[p][0] = 0;

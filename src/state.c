@@ -43,6 +43,7 @@ int state_dir_choose(const char *asked, const char *dflt, const char *root, bool
                      char **ret) {
         const char *dir = asked ? asked : dflt ? dflt : CONFIG_DEFAULT_STATE_DIR;
         char *p;
+        int r;
 
         if (root_is_host || !same_dir(dir, CONFIG_DEFAULT_STATE_DIR)) {
                 p = strdup(dir);
@@ -55,14 +56,10 @@ int state_dir_choose(const char *asked, const char *dflt, const char *root, bool
                 return -EXDEV;
         if (asprintf(&p, "%s/run", root) < 0)
                 return -ENOMEM;
-        if (create) {
-                int r = state_mkdir_public(p);
-                if (r < 0) {
-                        free(p);
-                        return r;
-                }
-        }
+        r = create ? state_mkdir_public(p) : 0;
         free(p);
+        if (r < 0)
+                return r;
         if (asprintf(&p, "%s/run/irqsteer", root) < 0)
                 return -ENOMEM;
         *ret = p;
@@ -71,7 +68,6 @@ int state_dir_choose(const char *asked, const char *dflt, const char *root, bool
 
 int state_dir_ensure(const char *dir) {
         struct stat st;
-
         int r = state_mkdir_public(dir);
 
         if (r < 0)

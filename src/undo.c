@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,8 +409,6 @@ int undo_remove_temporaries(const char *state_dir) {
         DIR *d;
         int n = 0, dfd, r;
 
-        if (!state_dir)
-                state_dir = UNDO_DEFAULT_STATE_DIR;
         dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (dfd < 0)
                 return errno == ENOENT ? 0 : -errno;
@@ -473,37 +472,22 @@ int undo_identity_get(int rootfd, struct undo_identity *ret) {
 }
 
 int undo_refusal_errno(enum undo_refusal r) {
-        switch (r) {
-        case UNDO_OK:
-                return 0;
-        case UNDO_REFUSED_ROOT:
-                return -EXDEV;
-        case UNDO_REFUSED_BOOT:
-                return -ESTALE;
-        default:
-                return -EPROTO;
-        }
+        return r == UNDO_OK ? 0 : r == UNDO_REFUSED_ROOT ? -EXDEV :
+               r == UNDO_REFUSED_BOOT ? -ESTALE : -EPROTO;
 }
 
-static void format_dev(unsigned long long dev, char *buf, size_t len) {
-        snprintf(buf, len, "%u:%u", major((dev_t) dev), minor((dev_t) dev));
-}
-
+/* Why u is refused (never called for UNDO_OK). */
 static void refusal_describe(const struct undo *u, char *buf, size_t len) {
-        char a[32], b[32];
+        dev_t a = (dev_t) u->file_id.dev, b = (dev_t) u->id.dev;
 
-        format_dev(u->file_id.dev, a, sizeof(a));
-        format_dev(u->id.dev, b, sizeof(b));
         switch (u->refused) {
-        case UNDO_OK:
-                snprintf(buf, len, "it belongs to this root");
-                break;
         case UNDO_REFUSED_ROOT:
                 if (u->file_id.dev == (unsigned long long) -1)
                         snprintf(buf, len, "it names more than one root");
                 else
-                        snprintf(buf, len, "it was written for another root (device %s inode %llu; this root is device %s inode %llu)",
-                                 a, u->file_id.ino, b, u->id.ino);
+                        snprintf(buf, len, "it was written for another root (device %u:%u inode %llu; this root is "
+                                 "device %u:%u inode %llu)", major(a), minor(a), u->file_id.ino, major(b), minor(b),
+                                 u->id.ino);
                 break;
         case UNDO_REFUSED_BOOT:
                 snprintf(buf, len, "it was written during another boot (boot id %s; this boot is %s): the kernel reset those values since",
@@ -529,16 +513,11 @@ static enum undo_refusal check_identity(const struct undo *u) {
 }
 
 int undo_set_aside(const char *state_dir) {
-        _cleanup_(freep) char *path = NULL, *aside = NULL;
+        char path[PATH_MAX], aside[PATH_MAX + 16];
 
-        if (asprintf(&path, "%s/%s", state_dir, UNDO_JOURNAL_NAME) < 0) {
-                path = NULL;
-                return -ENOMEM;
-        }
-        if (asprintf(&aside, "%s.refused", path) < 0) {
-                aside = NULL;
-                return -ENOMEM;
-        }
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", state_dir, UNDO_JOURNAL_NAME) >= sizeof(path))
+                return -ENAMETOOLONG;
+        snprintf(aside, sizeof(aside), "%s.refused", path);
         if (rename(path, aside) < 0)
                 return errno == ENOENT ? 0 : -errno;
         return fsync_dir(state_dir);
@@ -550,8 +529,6 @@ int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run
         size_t len = 0;
         int r;
 
-        if (!state_dir)
-                state_dir = UNDO_DEFAULT_STATE_DIR;
         u = calloc(1, sizeof(*u));
         if (!u)
                 return -ENOMEM;
