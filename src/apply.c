@@ -26,19 +26,6 @@ struct apply {
         size_t n_overlay, allocated_overlay;
 };
 
-/* The key of a's object, with the identity read where the key needs one. */
-static int action_key(struct apply *ap, const struct action *a, struct knob_key *k) {
-        int r = action_knob_key(a, k);
-
-        if (r < 0)
-                return r;
-        if (k->kind == KNOB_IRQ) /* what it serves now */
-                return knob_irq_actions(ap->rootfd, a->irq, k->actions, sizeof(k->actions));
-        if (k->kind == KNOB_THREAD && !ap->root_is_host)
-                return -EOPNOTSUPP;
-        return 0;
-}
-
 int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run, struct apply **ret) {
         struct undo_identity id;
         struct apply *ap;
@@ -157,7 +144,11 @@ int apply_action(struct apply *ap, const struct action *a) {
         int r;
 
         ap->failed_in_journal = false;
-        r = action_key(ap, a, &k);
+        r = action_knob_key(a, &k);
+        if (r >= 0 && k.kind == KNOB_IRQ) /* the identity: what it serves now */
+                r = knob_irq_actions(ap->rootfd, a->irq, k.actions, sizeof(k.actions));
+        else if (r >= 0 && k.kind == KNOB_THREAD && !ap->root_is_host)
+                r = -EOPNOTSUPP;
         if (r < 0)
                 return r;
         r = knob_read(ap->rootfd, ap->root_is_host, &k, &cur);

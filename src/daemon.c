@@ -122,22 +122,6 @@ int daemon_format_config_error(const struct config_error *e, char *buf, size_t l
 
 /* ---- configuration ---- */
 
-/* What c needs that the live irqsteerd of status v dropped at startup, so
- * that a reload cannot apply c. */
-static uint64_t caps_lost_in_status(const struct config *c, const struct json_value *v, int64_t *ret_pid) {
-        const char *dropped = NULL;
-        uint64_t lost = 0;
-        bool dry = false;
-
-        if (!v || !state_status_live(v, ret_pid))
-                return 0;
-        if (json_get_bool(v, "dry_run", &dry) == 0 && dry)
-                return 0;
-        if (json_get_string(v, "capabilities_dropped", &dropped) < 0 || caps_parse(dropped, &lost) < 0)
-                return 0;
-        return lost & caps_for_config(c, false);
-}
-
 /* Loads path (NULL: the default, which may be missing); its problems to err. */
 static int load_checked(const char *path, struct config *c, FILE *err) {
         struct config_errors errs = {};
@@ -151,12 +135,19 @@ static int load_checked(const char *path, struct config *c, FILE *err) {
         return r;
 }
 
-/* c checked against the daemon of status v (NULL: none); the exit code. */
+/* c checked against the daemon of status v (NULL: none): what c needs
+ * that a live irqsteerd dropped at startup cannot apply.  The exit code. */
 static int check_against(const char *path, const struct config *c, const struct json_value *v, FILE *err) {
+        const char *dropped = NULL;
         int64_t pid = 0;
-        uint64_t lost = caps_lost_in_status(c, v, &pid);
+        uint64_t lost = 0;
+        bool dry = false;
         char capbuf[128];
 
+        if (!v || !state_status_live(v, &pid) || (json_get_bool(v, "dry_run", &dry) == 0 && dry) ||
+            json_get_string(v, "capabilities_dropped", &dropped) < 0 || caps_parse(dropped, &lost) < 0)
+                return DAEMON_EXIT_OK;
+        lost &= caps_for_config(c, false);
         if (!lost)
                 return DAEMON_EXIT_OK;
         caps_format(lost, capbuf, sizeof(capbuf));
@@ -259,21 +250,6 @@ int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE 
         return DAEMON_EXIT_OK;
 }
 
-/* Settings the command line overrides, re-applied after every load. */
-static void apply_overrides(struct daemon *d, struct config *c) {
-        const struct daemon_options *o = d->opts;
-
-        /* --interval: every tick that is not fast, calm ones too */
-        if (o->interval_usec)
-                c->interval_usec = c->calm_interval_usec = o->interval_usec;
-        if (o->log_level >= 0)
-                c->log_level = o->log_level;
-        if (o->dry_run)
-                c->dry_run = true;
-        /* per-host bans on top of a file shared by many hosts */
-        cpuset_or(&c->banned_cpus, &c->banned_cpus, &o->ban_cpus);
-}
-
 /* A metrics_file irqsteerd did not write is refused, never overwritten. */
 static int check_metrics_file(const struct config *c, char *first_error, size_t len) {
         int r;
@@ -295,10 +271,11 @@ static int check_metrics_file(const struct config *c, char *first_error, size_t 
 
 /* The configuration with the overrides; its first problem in first_error. */
 static int load_config(struct daemon *d, struct config *ret, char *first_error, size_t len) {
+        const struct daemon_options *o = d->opts;
         struct config_errors errs = {};
         int r;
 
-        r = config_load(d->config_path, !d->opts->config_path, ret, &errs);
+        r = config_load(d->config_path, !o->config_path, ret, &errs);
         for (size_t i = 0; i < errs.n; i++) {
                 char buf[512];
 
@@ -314,7 +291,15 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
         config_errors_free(&errs);
         if (r < 0)
                 return r;
-        apply_overrides(d, ret);
+        /* the command line's settings win over every load */
+        if (o->interval_usec) /* every tick that is not fast, calm ones too */
+                ret->interval_usec = ret->calm_interval_usec = o->interval_usec;
+        if (o->log_level >= 0)
+                ret->log_level = o->log_level;
+        if (o->dry_run)
+                ret->dry_run = true;
+        /* per-host bans on top of a file shared by many hosts */
+        cpuset_or(&ret->banned_cpus, &ret->banned_cpus, &o->ban_cpus);
         r = check_metrics_file(ret, first_error, len);
         if (r < 0)
                 config_free(ret);
@@ -374,14 +359,6 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .undo = d->engine.apply ? apply_undo(d->engine.apply) : NULL,
                 .load = d->engine.have_avg ? &d->engine.avg : NULL,
         };
-}
-
-static void log_load_summary(struct daemon *d) {
-        struct report_snapshot s;
-
-        /* a line per CPU per tick is for an operator watching, not the journal */
-        fill_snapshot(d, &s);
-        report_log_load(&s, d->opts->foreground ? LOG_INFO : LOG_DEBUG);
 }
 
 /* A restart a reload asked for first (systemctl status shows the start of
@@ -792,6 +769,7 @@ static void env_setup(struct daemon *d) {
 
 static int tick(struct daemon *d) {
         struct engine_tick_result res;
+        struct report_snapshot s;
         int r;
 
         if (d->env_unwatched)
@@ -807,7 +785,9 @@ static int tick(struct daemon *d) {
                         d->other_checked_usec = now;
                 }
                 env_check(d, false);
-                log_load_summary(d);
+                /* a line per CPU per tick is for an operator watching, not the journal */
+                fill_snapshot(d, &s);
+                report_log_load(&s, d->opts->foreground ? LOG_INFO : LOG_DEBUG);
                 if (status_due(d, now))
                         update_status(d, true);
         }
@@ -1327,7 +1307,8 @@ int daemon_run(const struct daemon_options *o) {
                 char msg[600];
 
                 /* systemctl status keeps the last STATUS=: FILE:LINE */
-                snprintf(msg, sizeof(msg), "startup failed: %s", d.startup_error[0] ? d.startup_error : strerror(-r));
+                snprintf(msg, sizeof(msg), "startup failed: %s",
+                         d.startup_error[0] ? d.startup_error : strerror(-r));
                 notify_errno(-r, msg);
                 daemon_free(&d);
                 if (d.locked_out)

@@ -63,8 +63,11 @@ size_t log_format_prefix(char *buf, size_t size, int level, bool stream_is_journ
         if (stream_is_journal)
                 r = snprintf(buf, size, "<%d>", level & 7);
         else {
-                if (ts && localtime_r(&ts->tv_sec, &tm) && strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm))
-                        snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ld ", ts->tv_nsec / 1000000);
+                size_t n = ts && localtime_r(&ts->tv_sec, &tm) ?
+                           strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm) : 0;
+
+                if (n > 0)
+                        snprintf(stamp + n, sizeof(stamp) - n, ".%03ld ", ts->tv_nsec / 1000000);
                 r = snprintf(buf, size, "%s%s: ", stamp, level_names[level & 7]);
         }
         return r < 0 ? 0 : MIN((size_t) r, size - 1);
@@ -102,7 +105,8 @@ static void emit_raw(int level, int error, const char *const *fields, const char
 
                 if (asprintf(&m, "MESSAGE=%s", msg) < 0)
                         m = NULL;
-                iov[n++] = m ? (struct iovec){ m, strlen(m) } : (struct iovec){ (char *) "MESSAGE=(out of memory)", 23 };
+                iov[n++] = m ? (struct iovec){ m, strlen(m) } :
+                               (struct iovec){ (char *) "MESSAGE=(out of memory)", 23 };
                 snprintf(pbuf, sizeof(pbuf), "PRIORITY=%d", level);
                 iov[n++] = (struct iovec){ pbuf, strlen(pbuf) };
                 iov[n++] = (struct iovec){ (char *) "SYSLOG_IDENTIFIER=irqsteerd", 27 };

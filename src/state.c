@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -377,17 +378,15 @@ bool state_pid_is_irqsteerd(int64_t pid) {
 int state_read_status(const char *dir, struct json_value **ret) {
         _cleanup_(freep) char *buf = NULL;
         _cleanup_(closep) int fd = -1;
+        char path[PATH_MAX];
         size_t len;
         int r;
 
-        fd = rootfs_open(dir);
+        if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, STATE_STATUS_NAME) >= sizeof(path))
+                return -ENAMETOOLONG;
+        fd = state_openat(AT_FDCWD, path, O_RDONLY, 0, false);
         if (fd < 0)
                 return fd;
-        r = state_openat(fd, STATE_STATUS_NAME, O_RDONLY, 0, false);
-        if (r < 0)
-                return r;
-        close(fd);
-        fd = r;
         r = rootfs_read_fd(fd, &buf, &len);
         if (r < 0)
                 return r;

@@ -391,17 +391,10 @@ static int save_entry(struct undo *u, const struct undo_entry *e) {
 /* "." UNDO_JOURNAL_NAME "." and mkostemp()'s six characters. */
 static bool is_temporary(const char *name) {
         static const char prefix[] = "." UNDO_JOURNAL_NAME ".";
-        const char *x;
+        const char *x = name + sizeof(prefix) - 1;
 
-        if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
-                return false;
-        x = name + sizeof(prefix) - 1;
-        if (strlen(x) != 6)
-                return false;
-        for (; *x; x++)
-                if (!((*x >= 'a' && *x <= 'z') || (*x >= 'A' && *x <= 'Z') || (*x >= '0' && *x <= '9')))
-                        return false;
-        return true;
+        return strncmp(name, prefix, sizeof(prefix) - 1) == 0 && strlen(x) == 6 &&
+               strspn(x, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
 }
 
 int undo_remove_temporaries(const char *state_dir) {
@@ -447,26 +440,21 @@ int undo_identity_get(int rootfd, struct undo_identity *ret) {
         struct undo_identity id = { 0 };
         struct stat st, host;
         char buf[64];
-        ssize_t n;
-        int fd;
+        int hostfd;
 
         if (fstat(rootfd, &st) < 0)
                 return -errno;
         id.dev = st.st_dev;
         id.ino = st.st_ino;
-        id.host = stat("/", &host) == 0 && host.st_dev == st.st_dev && host.st_ino == st.st_ino;
         /* the host's boot, whatever the root */
-        fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd >= 0) {
-                n = read(fd, buf, sizeof(buf) - 1);
-                close(fd);
-                if (n > 0) {
-                        buf[n] = 0;
-                        buf[strcspn(buf, "\n")] = 0;
-                        if (knob_word_valid(buf) && strlen(buf) < sizeof(id.boot_id))
-                                strcpy(id.boot_id, buf);
-                }
-        }
+        hostfd = rootfs_open("/");
+        id.host = hostfd >= 0 && fstat(hostfd, &host) == 0 && host.st_dev == st.st_dev &&
+                  host.st_ino == st.st_ino;
+        if (hostfd >= 0 && rootfs_read_line(hostfd, "proc/sys/kernel/random/boot_id", buf, sizeof(buf)) == 0 &&
+            knob_word_valid(buf) && strlen(buf) < sizeof(id.boot_id))
+                strcpy(id.boot_id, buf);
+        if (hostfd >= 0)
+                close(hostfd);
         *ret = id;
         return 0;
 }
@@ -485,9 +473,9 @@ static void refusal_describe(const struct undo *u, char *buf, size_t len) {
                 if (u->file_id.dev == (unsigned long long) -1)
                         snprintf(buf, len, "it names more than one root");
                 else
-                        snprintf(buf, len, "it was written for another root (device %u:%u inode %llu; this root is "
-                                 "device %u:%u inode %llu)", major(a), minor(a), u->file_id.ino, major(b), minor(b),
-                                 u->id.ino);
+                        snprintf(buf, len, "it was written for another root (device %u:%u inode %llu; "
+                                 "this root is device %u:%u inode %llu)", major(a), minor(a), u->file_id.ino,
+                                 major(b), minor(b), u->id.ino);
                 break;
         case UNDO_REFUSED_BOOT:
                 snprintf(buf, len, "it was written during another boot (boot id %s; this boot is %s): the kernel reset those values since",
