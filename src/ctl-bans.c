@@ -13,18 +13,16 @@
 #include "report.h"
 #include "util.h"
 
-static void bans_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl ban [--state-dir DIR] NAME CPULIST\n"
-                   "       irqsteerctl unban [--state-dir DIR] NAME\n"
-                   "       irqsteerctl bans [--state-dir DIR] [--json]\n"
-                   "Keep CPUs free of managed IRQs, RPS/XPS and pinned workers while irqsteerd runs,\n"
-                   "without a reload.  Each NAME (one per owner: a CPU manager, an operator) holds\n"
-                   "one CPU list in DIR/%s/NAME; the union of all of them is banned.\n\n"
-                   "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
-                   "  -j, --json           bans: print the ban files as JSON\n"
-                   "  -h, --help           show this help\n",
-                BANS_DIR_NAME, CONFIG_DEFAULT_STATE_DIR);
-}
+static const char bans_help[] =
+        "Usage: irqsteerctl ban [--state-dir DIR] NAME CPULIST\n"
+        "       irqsteerctl unban [--state-dir DIR] NAME\n"
+        "       irqsteerctl bans [--state-dir DIR] [--json]\n"
+        "Keep CPUs free of managed IRQs, RPS/XPS and pinned workers while irqsteerd runs,\n"
+        "without a reload.  Each NAME (one per owner: a CPU manager, an operator) holds\n"
+        "one CPU list in DIR/" BANS_DIR_NAME "/NAME; the union of all of them is banned.\n\n"
+        "  -s, --state-dir DIR  the daemon's state directory (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+        "  -j, --json           bans: print the ban files as JSON\n"
+        "  -h, --help           show this help\n";
 
 /* Options common to the three commands; the index of the first operand,
  * or -(exit code) when done. */
@@ -46,7 +44,7 @@ static int parse_options(const char *cmd, int argc, char **argv, const char **re
                                 return -ctl_usage_error(cmd, "--json is for 'irqsteerctl bans'");
                         *ret_json = true;
                         break;
-                case 'h': bans_help(stdout); return -CTL_EXIT_OK;
+                case 'h': fputs(bans_help, stdout); return -CTL_EXIT_OK;
                 default: return -ctl_usage_error(cmd, "bad option");
                 }
         }

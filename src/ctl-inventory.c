@@ -2,7 +2,6 @@
  * as tables or JSON. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,11 +186,6 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
         json_end_object(w);
 }
 
-/* A cpulist, "-" for the empty set; long lists cut as cpuset_to_text does. */
-static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
-        return cpuset_to_text(s, "-", buf, len);
-}
-
 /* The affinity (or effective affinity) of a queue's IRQ: "A" for one
  * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
 static const char *fmt_queue_irqs(const struct inventory *inv, const struct inventory_queue *qu, bool effective,
@@ -211,21 +205,13 @@ static const char *fmt_queue_irqs(const struct inventory *inv, const struct inve
                         sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
         }
         if (sets[0] && sets[1] && !cpuset_equal(sets[0], sets[1]))
-                snprintf(buf, len, "%s/%s", fmt_list(sets[0], x, sizeof(x)), fmt_list(sets[1], y, sizeof(y)));
+                snprintf(buf, len, "%s/%s", cpuset_to_text(sets[0], "-", x, sizeof(x)),
+                         cpuset_to_text(sets[1], "-", y, sizeof(y)));
         else if (sets[0] || sets[1])
-                fmt_list(sets[0] ? sets[0] : sets[1], buf, len);
+                cpuset_to_text(sets[0] ? sets[0] : sets[1], "-", buf, len);
         else
                 snprintf(buf, len, "-");
         return buf;
-}
-
-/* An RPS/XPS mask: "off" when empty (the feature is disabled). */
-static const char *fmt_mask(const cpuset_t *s, char *buf, size_t len) {
-        if (cpuset_empty(s)) {
-                snprintf(buf, len, "off");
-                return buf;
-        }
-        return fmt_list(s, buf, len);
 }
 
 static const char *fmt_irq(int irq, char *buf, size_t len) {
@@ -254,7 +240,8 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                         tc->isolated ? "yes" : "no", tc->nohz_full ? "yes" : "no");
         }
         for (size_t i = 0; i < t->n_nodes; i++)
-                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id, fmt_list(&t->nodes[i].cpus, a, sizeof(a)));
+                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id,
+                        cpuset_to_text(&t->nodes[i].cpus, "-", a, sizeof(a)));
 
         for (size_t n = 0; n < inv->n_nics; n++) {
                 const struct inventory_nic *nic = &inv->nics[n];
@@ -270,7 +257,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                 if (nic->combined_channels >= 0)
                         fprintf(f, ", %d combined channels", nic->combined_channels);
                 fprintf(f, ", IRQ map: %s\n", inventory_map_source_to_string(nic->map));
-                fprintf(f, "  local CPUs %s\n", fmt_list(&nic->local_cpus, a, sizeof(a)));
+                fprintf(f, "  local CPUs %s\n", cpuset_to_text(&nic->local_cpus, "-", a, sizeof(a)));
                 if (nic->n_queues == 0)
                         continue;
                 fprintf(f, "  %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "QUEUE", "RX_IRQ", "TX_IRQ",
@@ -283,8 +270,11 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                                 fmt_irq(qu->rx_irq, rx, sizeof(rx)), fmt_irq(qu->tx_irq, tx, sizeof(tx)),
                                 fmt_queue_irqs(inv, qu, false, a, sizeof(a)),
                                 fmt_queue_irqs(inv, qu, true, b, sizeof(b)),
-                                qu->has_rps ? fmt_mask(&qu->rps_cpus, c, sizeof(c)) : "-",
-                                qu->has_xps ? fmt_mask(&qu->xps_cpus, d, sizeof(d)) : "-");
+                                /* an empty RPS/XPS mask: the feature is off */
+                                qu->has_rps ? cpuset_to_text(&qu->rps_cpus, "off", c, sizeof(c)) :
+                                              "-",
+                                qu->has_xps ? cpuset_to_text(&qu->xps_cpus, "off", d, sizeof(d)) :
+                                              "-");
                 }
         }
 
@@ -301,8 +291,9 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                         fmt_irq(irq->node, node, sizeof(node));
                         fprintf(f, "  %-6u %-15s %-4s %-16s %-16s %s", irq->irq,
                                 classes ? classify_irq_class_to_string(classes[i]) : "?", node,
-                                irq->affinity_readable ? fmt_list(&irq->affinity, a, 17) : "-",
-                                irq->has_effective ? fmt_list(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
+                                irq->affinity_readable ? cpuset_to_text(&irq->affinity, "-", a, 17) : "-",
+                                irq->has_effective ? cpuset_to_text(&irq->effective, "-", b, 17) : "-",
+                                dev[0] ? dev : "-");
                         if (strcmp(dev, irq->name) != 0 && irq->name[0])
                                 fprintf(f, " (%s)", irq->name);
                         fputc('\n', f);
@@ -316,7 +307,41 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
         }
         fprintf(f, "\nrps_sock_flow_entries %u\n", inv->rps_sock_flow_entries);
         if (inv->has_default_affinity)
-                fprintf(f, "default_smp_affinity %s\n", fmt_list(&inv->default_affinity, a, sizeof(a)));
+                fprintf(f, "default_smp_affinity %s\n",
+                        cpuset_to_text(&inv->default_affinity, "-", a, sizeof(a)));
+}
+
+/* Topology, proc/interrupts and inventory, saying what failed; on error
+ * nothing stays allocated. */
+static int read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
+                      struct inventory *inv) {
+        int r;
+
+        r = topology_read(rootfd, t);
+        if (r < 0) {
+                ctl_error("cannot read the CPU topology: %s", strerror(-r));
+                return r;
+        }
+        r = procfs_interrupts_read(rootfd, pi);
+        if (r < 0) {
+                /* NICs and queues are worth showing without their IRQs */
+                ctl_error("cannot read proc/interrupts: %s, showing no IRQs", strerror(-r));
+                memset(pi, 0, sizeof(*pi));
+        }
+        r = inventory_read(rootfd, pi, inv);
+        if (r < 0) {
+                ctl_error("cannot read the NIC inventory: %s", strerror(-r));
+                topology_free(t);
+                procfs_interrupts_free(pi);
+                return r;
+        }
+        if (host) {
+                r = inventory_netlink_refresh(inv);
+                if (r < 0)
+                        log_debug_errno(r, "netlink refresh failed, keeping sysfs values: %m");
+                inventory_read_napi_cpus(rootfd, inv);
+        }
+        return 0;
 }
 
 /* The kernel-managed IRQs a daemon on this root found (only a write tells
@@ -345,16 +370,15 @@ static int read_kernel_managed(const char *state_dir, const char *root, bool *ma
         return 0;
 }
 
-static void inventory_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl inventory [--root DIR] [--config FILE] [--json]\n"
-                   "Show CPUs, NUMA nodes, NICs, their queues, every IRQ with its class, affinity\n"
-                   "and RPS/XPS masks.\n\n"
-                   "  -r, --root DIR      read /proc and /sys under DIR (default /)\n"
-                   "  -c, --config FILE   configuration the IRQ classes follow (default %s;\n"
-                   "                      built-in defaults when that is absent)\n"
-                   "  -j, --json          print JSON (schema in irqsteerctl(8))\n"
-                   "  -h, --help          show this help\n", CONFIG_DEFAULT_PATH);
-}
+static const char inventory_help[] =
+        "Usage: irqsteerctl inventory [--root DIR] [--config FILE] [--json]\n"
+        "Show CPUs, NUMA nodes, NICs, their queues, every IRQ with its class, affinity\n"
+        "and RPS/XPS masks.\n\n"
+        "  -r, --root DIR      read /proc and /sys under DIR (default /)\n"
+        "  -c, --config FILE   configuration the IRQ classes follow (default " CONFIG_DEFAULT_PATH ";\n"
+        "                      built-in defaults when that is absent)\n"
+        "  -j, --json          print JSON (schema in irqsteerctl(8))\n"
+        "  -h, --help          show this help\n";
 
 int ctl_inventory(int argc, char **argv) {
         static const struct option options[] = {
@@ -380,7 +404,7 @@ int ctl_inventory(int argc, char **argv) {
                 case 'r': root = optarg; break;
                 case 'c': config_path = optarg; break;
                 case 'j': json = true; break;
-                case 'h': inventory_help(stdout); return CTL_EXIT_OK;
+                case 'h': fputs(inventory_help, stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("inventory", "bad option");
                 }
         }
@@ -391,7 +415,7 @@ int ctl_inventory(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
 
         rootfd = ctl_open_root(root);
-        r = rootfd < 0 ? rootfd : ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
+        r = rootfd < 0 ? rootfd : read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
         if (rootfd >= 0)
                 close(rootfd);
         if (r < 0) {
@@ -435,7 +459,7 @@ int ctl_inventory(int argc, char **argv) {
         }
         if (fflush(stdout) != 0)
                 ret = CTL_EXIT_ERROR;
-        /* ctl_read_model() said why; a parsed file has a CPU header */
+        /* read_model() said why; a parsed file has a CPU header */
         if (pi.n_cpus == 0)
                 ret = CTL_EXIT_ERROR;
 
