@@ -186,6 +186,11 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
         json_end_object(w);
 }
 
+/* A cpulist, "-" for the empty set; long lists cut as cpuset_to_text does. */
+static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
+        return cpuset_to_text(s, "-", buf, len);
+}
+
 /* The affinity (or effective affinity) of a queue's IRQ: "A" for one
  * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
 static const char *fmt_queue_irqs(const struct inventory *inv, const struct inventory_queue *qu, bool effective,
@@ -205,13 +210,17 @@ static const char *fmt_queue_irqs(const struct inventory *inv, const struct inve
                         sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
         }
         if (sets[0] && sets[1] && !cpuset_equal(sets[0], sets[1]))
-                snprintf(buf, len, "%s/%s", cpuset_to_text(sets[0], "-", x, sizeof(x)),
-                         cpuset_to_text(sets[1], "-", y, sizeof(y)));
+                snprintf(buf, len, "%s/%s", fmt_list(sets[0], x, sizeof(x)), fmt_list(sets[1], y, sizeof(y)));
         else if (sets[0] || sets[1])
-                cpuset_to_text(sets[0] ? sets[0] : sets[1], "-", buf, len);
+                fmt_list(sets[0] ? sets[0] : sets[1], buf, len);
         else
                 snprintf(buf, len, "-");
         return buf;
+}
+
+/* An RPS/XPS mask: "off" when empty (the feature is disabled). */
+static const char *fmt_mask(const cpuset_t *s, char *buf, size_t len) {
+        return cpuset_to_text(s, "off", buf, len);
 }
 
 static const char *fmt_irq(int irq, char *buf, size_t len) {
@@ -240,8 +249,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                         tc->isolated ? "yes" : "no", tc->nohz_full ? "yes" : "no");
         }
         for (size_t i = 0; i < t->n_nodes; i++)
-                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id,
-                        cpuset_to_text(&t->nodes[i].cpus, "-", a, sizeof(a)));
+                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id, fmt_list(&t->nodes[i].cpus, a, sizeof(a)));
 
         for (size_t n = 0; n < inv->n_nics; n++) {
                 const struct inventory_nic *nic = &inv->nics[n];
@@ -257,7 +265,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                 if (nic->combined_channels >= 0)
                         fprintf(f, ", %d combined channels", nic->combined_channels);
                 fprintf(f, ", IRQ map: %s\n", inventory_map_source_to_string(nic->map));
-                fprintf(f, "  local CPUs %s\n", cpuset_to_text(&nic->local_cpus, "-", a, sizeof(a)));
+                fprintf(f, "  local CPUs %s\n", fmt_list(&nic->local_cpus, a, sizeof(a)));
                 if (nic->n_queues == 0)
                         continue;
                 fprintf(f, "  %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "QUEUE", "RX_IRQ", "TX_IRQ",
@@ -270,11 +278,8 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                                 fmt_irq(qu->rx_irq, rx, sizeof(rx)), fmt_irq(qu->tx_irq, tx, sizeof(tx)),
                                 fmt_queue_irqs(inv, qu, false, a, sizeof(a)),
                                 fmt_queue_irqs(inv, qu, true, b, sizeof(b)),
-                                /* an empty RPS/XPS mask: the feature is off */
-                                qu->has_rps ? cpuset_to_text(&qu->rps_cpus, "off", c, sizeof(c)) :
-                                              "-",
-                                qu->has_xps ? cpuset_to_text(&qu->xps_cpus, "off", d, sizeof(d)) :
-                                              "-");
+                                qu->has_rps ? fmt_mask(&qu->rps_cpus, c, sizeof(c)) : "-",
+                                qu->has_xps ? fmt_mask(&qu->xps_cpus, d, sizeof(d)) : "-");
                 }
         }
 
@@ -291,9 +296,8 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                         fmt_irq(irq->node, node, sizeof(node));
                         fprintf(f, "  %-6u %-15s %-4s %-16s %-16s %s", irq->irq,
                                 classes ? classify_irq_class_to_string(classes[i]) : "?", node,
-                                irq->affinity_readable ? cpuset_to_text(&irq->affinity, "-", a, 17) : "-",
-                                irq->has_effective ? cpuset_to_text(&irq->effective, "-", b, 17) : "-",
-                                dev[0] ? dev : "-");
+                                irq->affinity_readable ? fmt_list(&irq->affinity, a, 17) : "-",
+                                irq->has_effective ? fmt_list(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
                         if (strcmp(dev, irq->name) != 0 && irq->name[0])
                                 fprintf(f, " (%s)", irq->name);
                         fputc('\n', f);
@@ -307,8 +311,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
         }
         fprintf(f, "\nrps_sock_flow_entries %u\n", inv->rps_sock_flow_entries);
         if (inv->has_default_affinity)
-                fprintf(f, "default_smp_affinity %s\n",
-                        cpuset_to_text(&inv->default_affinity, "-", a, sizeof(a)));
+                fprintf(f, "default_smp_affinity %s\n", fmt_list(&inv->default_affinity, a, sizeof(a)));
 }
 
 /* Topology, proc/interrupts and inventory, saying what failed; on error

@@ -522,7 +522,8 @@ static const char status_help[] =
         "  -h, --help           show this help\n";
 
 /* An error on stderr and, with --json, as an object on stdout. */
-__attribute__((format(printf, 4, 5))) static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...) {
+_printf_(4, 5)
+static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...) {
         char msg[1024];
         va_list ap;
 

@@ -34,7 +34,8 @@ static int send_with_status(const char *head, const char *status) {
 
         if (!status)
                 return send_msg(head);
-        snprintf(msg, sizeof(msg), "%s%sSTATUS=%s", head, *head ? "\n" : "", notify_sanitize(status, s, sizeof(s)));
+        snprintf(msg, sizeof(msg), "%s%sSTATUS=%s", head, *head ? "\n" : "",
+                 notify_sanitize(status, s, sizeof(s)));
         return send_msg(msg);
 }
 
