@@ -13,63 +13,54 @@
 #include "report.h"
 #include "util.h"
 
-static void bans_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl ban [--state-dir DIR] NAME CPULIST\n"
-                   "       irqsteerctl unban [--state-dir DIR] NAME\n"
-                   "       irqsteerctl bans [--state-dir DIR] [--json]\n"
-                   "Keep CPUs free of managed IRQs, RPS/XPS and pinned workers while irqsteerd runs,\n"
-                   "without a reload.  Each NAME (one per owner: a CPU manager, an operator) holds\n"
-                   "one CPU list in DIR/%s/NAME; the union of all of them is banned.\n\n"
-                   "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
-                   "  -j, --json           bans: print the ban files as JSON\n"
-                   "  -h, --help           show this help\n",
-                BANS_DIR_NAME, CONFIG_DEFAULT_STATE_DIR);
-}
+static const char bans_help[] =
+        "Usage: irqsteerctl ban [--state-dir DIR] NAME CPULIST\n"
+        "       irqsteerctl unban [--state-dir DIR] NAME\n"
+        "       irqsteerctl bans [--state-dir DIR] [--json]\n"
+        "Keep CPUs free of managed IRQs, RPS/XPS and pinned workers while irqsteerd runs,\n"
+        "without a reload.  Each NAME (one per owner: a CPU manager, an operator) holds\n"
+        "one CPU list in DIR/" BANS_DIR_NAME "/NAME; the union of all of them is banned.\n\n"
+        "  -s, --state-dir DIR  the daemon's state directory (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+        "  -j, --json           bans: print the ban files as JSON\n"
+        "  -h, --help           show this help\n";
 
-/* Options common to the three commands; the index of the first operand,
- * or -(exit code) when done. */
-static int parse_options(const char *cmd, int argc, char **argv, const char **ret_state_dir, bool *ret_json) {
+/* Options common to the three commands, the ban directory in dir: the
+ * index of the first operand, or -(exit code) when done. */
+static int parse_options(const char *cmd, int argc, char **argv, char *dir, size_t len, bool *ret_json) {
         static const struct option options[] = {
                 { "state-dir", required_argument, NULL, 's' },
                 { "json", no_argument, NULL, 'j' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        int c;
+        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
+        int c, n;
 
         optind = 0;
         while ((c = getopt_long(argc, argv, "+s:jh", options, NULL)) >= 0) {
                 switch (c) {
-                case 's': *ret_state_dir = optarg; break;
+                case 's': state_dir = optarg; break;
                 case 'j':
                         if (!ret_json)
                                 return -ctl_usage_error(cmd, "--json is for 'irqsteerctl bans'");
                         *ret_json = true;
                         break;
-                case 'h': bans_help(stdout); return -CTL_EXIT_OK;
+                case 'h': fputs(bans_help, stdout); return -CTL_EXIT_OK;
                 default: return -ctl_usage_error(cmd, "bad option");
                 }
         }
+        n = snprintf(dir, len, "%s/%s", state_dir, BANS_DIR_NAME);
+        if (n < 0 || (size_t) n >= len)
+                return -ctl_error("state directory name too long");
         return optind;
 }
 
-static int bans_dir(const char *state_dir, char *buf, size_t len) {
-        int n = snprintf(buf, len, "%s/%s", state_dir, BANS_DIR_NAME);
-
-        if (n < 0 || (size_t) n >= len) {
-                ctl_error("state directory name too long");
-                return -ENAMETOOLONG;
-        }
-        return 0;
-}
-
 int ctl_ban(int argc, char **argv) {
-        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
         char dir[4096];
         cpuset_t cpus;
         int i, r;
 
-        i = parse_options("ban", argc, argv, &state_dir, NULL);
+        i = parse_options("ban", argc, argv, dir, sizeof(dir), NULL);
         if (i <= 0)
                 return -i;
         if (argc - i != 2)
@@ -82,8 +73,6 @@ int ctl_ban(int argc, char **argv) {
                 return ctl_usage_error("ban", "'%s' is not a CPU list such as 2-3,8", argv[i + 1]);
         if (cpuset_empty(&cpus))
                 return ctl_usage_error("ban", "an empty CPU list bans nothing; 'irqsteerctl unban %s' lifts a ban", argv[i]);
-        if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
-                return CTL_EXIT_ERROR;
         r = bans_write(dir, argv[i], &cpus);
         if (r < 0)
                 return ctl_error("cannot write the ban %s/%s: %s", dir, argv[i], strerror(-r));
@@ -91,19 +80,16 @@ int ctl_ban(int argc, char **argv) {
 }
 
 int ctl_unban(int argc, char **argv) {
-        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
         char dir[4096];
         int i, r;
 
-        i = parse_options("unban", argc, argv, &state_dir, NULL);
+        i = parse_options("unban", argc, argv, dir, sizeof(dir), NULL);
         if (i <= 0)
                 return -i;
         if (argc - i != 1)
                 return ctl_usage_error("unban", "want one NAME");
         if (!bans_name_valid(argv[i]))
                 return ctl_usage_error("unban", "'%s' is not a ban name", argv[i]);
-        if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
-                return CTL_EXIT_ERROR;
         r = bans_remove(dir, argv[i]);
         if (r == -ENOENT) {
                 /* lifting a ban twice is not an error: hooks may repeat */
@@ -116,19 +102,16 @@ int ctl_unban(int argc, char **argv) {
 }
 
 int ctl_bans(int argc, char **argv) {
-        const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
         struct bans b = { 0 };
         char dir[4096], list[512];
         bool json = false;
         int i, r, ret = CTL_EXIT_OK;
 
-        i = parse_options("bans", argc, argv, &state_dir, &json);
+        i = parse_options("bans", argc, argv, dir, sizeof(dir), &json);
         if (i <= 0)
                 return -i;
         if (i < argc)
                 return ctl_usage_error("bans", "unexpected argument '%s'", argv[i]);
-        if (bans_dir(state_dir, dir, sizeof(dir)) < 0)
-                return CTL_EXIT_ERROR;
         r = bans_load(dir, &b);
         if (r < 0)
                 return ctl_error("cannot read the ban directory %s: %s", dir, strerror(-r));

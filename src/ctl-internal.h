@@ -3,14 +3,10 @@
 #pragma once
 
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
-#include "inventory.h"
-#include "procfs.h"
-#include "topology.h"
 
 /* "irqsteerctl: message" on stderr; returns CTL_EXIT_ERROR. */
 int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -18,10 +14,6 @@ int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* rootfs_open with an error message; fd or -errno. */
 int ctl_open_root(const char *dir);
-/* Topology, proc/interrupts and inventory, saying what failed; on error
- * nothing stays allocated. */
-int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
-                   struct inventory *inv);
 /* Set by SIGINT/SIGTERM (handlers without SA_RESTART) while top/plan wait. */
 extern volatile sig_atomic_t ctl_quit;
 void ctl_catch_signals(void);

@@ -2,7 +2,6 @@
  * as tables or JSON. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,11 +220,7 @@ static const char *fmt_queue_irqs(const struct inventory *inv, const struct inve
 
 /* An RPS/XPS mask: "off" when empty (the feature is disabled). */
 static const char *fmt_mask(const cpuset_t *s, char *buf, size_t len) {
-        if (cpuset_empty(s)) {
-                snprintf(buf, len, "off");
-                return buf;
-        }
-        return fmt_list(s, buf, len);
+        return cpuset_to_text(s, "off", buf, len);
 }
 
 static const char *fmt_irq(int irq, char *buf, size_t len) {
@@ -319,6 +314,39 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                 fprintf(f, "default_smp_affinity %s\n", fmt_list(&inv->default_affinity, a, sizeof(a)));
 }
 
+/* Topology, proc/interrupts and inventory, saying what failed; on error
+ * nothing stays allocated. */
+static int read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
+                      struct inventory *inv) {
+        int r;
+
+        r = topology_read(rootfd, t);
+        if (r < 0) {
+                ctl_error("cannot read the CPU topology: %s", strerror(-r));
+                return r;
+        }
+        r = procfs_interrupts_read(rootfd, pi);
+        if (r < 0) {
+                /* NICs and queues are worth showing without their IRQs */
+                ctl_error("cannot read proc/interrupts: %s, showing no IRQs", strerror(-r));
+                memset(pi, 0, sizeof(*pi));
+        }
+        r = inventory_read(rootfd, pi, inv);
+        if (r < 0) {
+                ctl_error("cannot read the NIC inventory: %s", strerror(-r));
+                topology_free(t);
+                procfs_interrupts_free(pi);
+                return r;
+        }
+        if (host) {
+                r = inventory_netlink_refresh(inv);
+                if (r < 0)
+                        log_debug_errno(r, "netlink refresh failed, keeping sysfs values: %m");
+                inventory_read_napi_cpus(rootfd, inv);
+        }
+        return 0;
+}
+
 /* The kernel-managed IRQs a daemon on this root found (only a write tells
  * them); 0 or -errno. */
 static int read_kernel_managed(const char *state_dir, const char *root, bool *managed, const struct inventory *inv) {
@@ -345,16 +373,15 @@ static int read_kernel_managed(const char *state_dir, const char *root, bool *ma
         return 0;
 }
 
-static void inventory_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl inventory [--root DIR] [--config FILE] [--json]\n"
-                   "Show CPUs, NUMA nodes, NICs, their queues, every IRQ with its class, affinity\n"
-                   "and RPS/XPS masks.\n\n"
-                   "  -r, --root DIR      read /proc and /sys under DIR (default /)\n"
-                   "  -c, --config FILE   configuration the IRQ classes follow (default %s;\n"
-                   "                      built-in defaults when that is absent)\n"
-                   "  -j, --json          print JSON (schema in irqsteerctl(8))\n"
-                   "  -h, --help          show this help\n", CONFIG_DEFAULT_PATH);
-}
+static const char inventory_help[] =
+        "Usage: irqsteerctl inventory [--root DIR] [--config FILE] [--json]\n"
+        "Show CPUs, NUMA nodes, NICs, their queues, every IRQ with its class, affinity\n"
+        "and RPS/XPS masks.\n\n"
+        "  -r, --root DIR      read /proc and /sys under DIR (default /)\n"
+        "  -c, --config FILE   configuration the IRQ classes follow (default " CONFIG_DEFAULT_PATH ";\n"
+        "                      built-in defaults when that is absent)\n"
+        "  -j, --json          print JSON (schema in irqsteerctl(8))\n"
+        "  -h, --help          show this help\n";
 
 int ctl_inventory(int argc, char **argv) {
         static const struct option options[] = {
@@ -380,7 +407,7 @@ int ctl_inventory(int argc, char **argv) {
                 case 'r': root = optarg; break;
                 case 'c': config_path = optarg; break;
                 case 'j': json = true; break;
-                case 'h': inventory_help(stdout); return CTL_EXIT_OK;
+                case 'h': fputs(inventory_help, stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("inventory", "bad option");
                 }
         }
@@ -391,7 +418,7 @@ int ctl_inventory(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
 
         rootfd = ctl_open_root(root);
-        r = rootfd < 0 ? rootfd : ctl_read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
+        r = rootfd < 0 ? rootfd : read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
         if (rootfd >= 0)
                 close(rootfd);
         if (r < 0) {
@@ -435,7 +462,7 @@ int ctl_inventory(int argc, char **argv) {
         }
         if (fflush(stdout) != 0)
                 ret = CTL_EXIT_ERROR;
-        /* ctl_read_model() said why; a parsed file has a CPU header */
+        /* read_model() said why; a parsed file has a CPU header */
         if (pi.n_cpus == 0)
                 ret = CTL_EXIT_ERROR;
 

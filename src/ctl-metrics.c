@@ -1,30 +1,24 @@
 /* irqsteerctl metrics: the running daemon's Prometheus text file. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "json.h"
 #include "metrics.h"
-#include "report.h"
 #include "rootfs.h"
 #include "state.h"
 #include "util.h"
 
-static void metrics_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl metrics [--state-dir DIR]\n"
-                   "Print the running irqsteerd's metrics in the Prometheus text format,\n"
-                   "from DIR/%s (rewritten every tick).\n\n"
-                   "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
-                   "  -h, --help           show this help\n",
-                METRICS_NAME, CONFIG_DEFAULT_STATE_DIR);
-}
+static const char metrics_help[] =
+        "Usage: irqsteerctl metrics [--state-dir DIR]\n"
+        "Print the running irqsteerd's metrics in the Prometheus text format,\n"
+        "from DIR/" METRICS_NAME " (rewritten every tick).\n\n"
+        "  -s, --state-dir DIR  the daemon's state directory (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+        "  -h, --help           show this help\n";
 
 int ctl_metrics(int argc, char **argv) {
         static const struct option options[] = {
@@ -44,7 +38,7 @@ int ctl_metrics(int argc, char **argv) {
         while ((c = getopt_long(argc, argv, "+s:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 's': state_dir = optarg; break;
-                case 'h': metrics_help(stdout); return CTL_EXIT_OK;
+                case 'h': fputs(metrics_help, stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("metrics", "bad option");
                 }
         }

@@ -1,8 +1,6 @@
 /* irqsteerctl plan: what the policy would do now, changing nothing. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +13,11 @@
 #include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
-#include "knob.h"
 #include "log.h"
 #include "policy.h"
 #include "rootfs.h"
-#include "sample.h"
 #include "state.h"
-#include "undo.h"
 #include "util.h"
-#include "workers.h"
 
 struct plan_action {
         unsigned tick;
@@ -134,21 +128,19 @@ static void plan_print(FILE *f, const struct plan_action *v, size_t n, const str
         }
 }
 
-static void plan_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl plan [--root DIR] [--config FILE] [--interval S] [--ticks N] [--json]\n"
-                   "Run irqsteerd's decision cycle in dry-run on the live load: the decision at\n"
-                   "start, then one tick per interval for as many ticks as the daemon needs to act\n"
-                   "(hot_samples, more while it still acts); print what it would do.  Nothing is\n"
-                   "changed.\n\n"
-                   "  -r, --root DIR       read /proc and /sys under DIR (default /)\n"
-                   "  -c, --config FILE    configuration (default %s;\n"
-                   "                       built-in defaults when that file does not exist)\n"
-                   "  -i, --interval S     sampling interval (default: the config's interval)\n"
-                   "  -t, --ticks N        run exactly N ticks after the decision at start\n"
-                   "  -j, --json           print JSON (schema in irqsteerctl(8))\n"
-                   "  -h, --help           show this help\n",
-                CONFIG_DEFAULT_PATH);
-}
+static const char plan_help[] =
+        "Usage: irqsteerctl plan [--root DIR] [--config FILE] [--interval S] [--ticks N] [--json]\n"
+        "Run irqsteerd's decision cycle in dry-run on the live load: the decision at\n"
+        "start, then one tick per interval for as many ticks as the daemon needs to act\n"
+        "(hot_samples, more while it still acts); print what it would do.  Nothing is\n"
+        "changed.\n\n"
+        "  -r, --root DIR       read /proc and /sys under DIR (default /)\n"
+        "  -c, --config FILE    configuration (default " CONFIG_DEFAULT_PATH ";\n"
+        "                       built-in defaults when that file does not exist)\n"
+        "  -i, --interval S     sampling interval (default: the config's interval)\n"
+        "  -t, --ticks N        run exactly N ticks after the decision at start\n"
+        "  -j, --json           print JSON (schema in irqsteerctl(8))\n"
+        "  -h, --help           show this help\n";
 
 /* The ticks after hot_samples that plan runs at most while the daemon
  * would still act (a move cap, a queue moved after another). */
@@ -217,7 +209,7 @@ int ctl_plan(int argc, char **argv) {
                         ticks = (unsigned) n;
                         break;
                 case 'j': json = true; break;
-                case 'h': plan_help(stdout); return CTL_EXIT_OK;
+                case 'h': fputs(plan_help, stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("plan", "bad option");
                 }
         }

@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,26 +17,16 @@
 #include "undo.h"
 #include "util.h"
 
-static void restore_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl restore [--root DIR] [--state-dir DIR] [--force]\n"
-                   "Put back the original IRQ affinities, RPS/XPS masks, flow counts and thread\n"
-                   "affinities saved in DIR/%s by a previous irqsteerd run.\n\n"
-                   "  -r, --root DIR       write /proc and /sys under DIR (default /)\n"
-                   "  -s, --state-dir DIR  the daemon's state directory (default %s,\n"
-                   "                       DIR/run/irqsteer with --root DIR)\n"
-                   "  -f, --force          restore even though status.json names a running irqsteerd\n"
-                   "                       (never while one holds the state directory's lock)\n"
-                   "  -h, --help           show this help\n",
-                UNDO_JOURNAL_NAME, CONFIG_DEFAULT_STATE_DIR);
-}
-
-/* Whether the status file names a live daemon (--force overrides it; the
- * lock below is the word on this directory). */
-static bool daemon_running(const char *state_dir, int64_t *ret_pid) {
-        _cleanup_(json_freep) struct json_value *v = NULL;
-
-        return state_read_status(state_dir, &v) == 0 && state_status_live(v, ret_pid);
-}
+static const char restore_help[] =
+        "Usage: irqsteerctl restore [--root DIR] [--state-dir DIR] [--force]\n"
+        "Put back the original IRQ affinities, RPS/XPS masks, flow counts and thread\n"
+        "affinities saved in DIR/" UNDO_JOURNAL_NAME " by a previous irqsteerd run.\n\n"
+        "  -r, --root DIR       write /proc and /sys under DIR (default /)\n"
+        "  -s, --state-dir DIR  the daemon's state directory (default " CONFIG_DEFAULT_STATE_DIR ",\n"
+        "                       DIR/run/irqsteer with --root DIR)\n"
+        "  -f, --force          restore even though status.json names a running irqsteerd\n"
+        "                       (never while one holds the state directory's lock)\n"
+        "  -h, --help           show this help\n";
 
 int ctl_restore(int argc, char **argv) {
         static const struct option options[] = {
@@ -47,6 +36,7 @@ int ctl_restore(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
+        _cleanup_(json_freep) struct json_value *status = NULL;
         struct undo_report rep = { 0 };
         struct undo *u = NULL;
         const char *root = "/", *asked_state_dir = NULL;
@@ -64,7 +54,7 @@ int ctl_restore(int argc, char **argv) {
                 case 'r': root = optarg; break;
                 case 's': asked_state_dir = optarg; break;
                 case 'f': force = true; break;
-                case 'h': restore_help(stdout); return CTL_EXIT_OK;
+                case 'h': fputs(restore_help, stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("restore", "bad option");
                 }
         }
@@ -111,7 +101,9 @@ int ctl_restore(int argc, char **argv) {
                                  STATE_ROOT_LOCK_NAME);
         if (root_lockfd < 0)
                 return ctl_error("cannot lock root %s: %s", root, why[0] ? why : state_strerror(root_lockfd));
-        if (!force && daemon_running(state_dir, &pid))
+        /* a live daemon in status.json (the lock is the word on this
+         * directory; --force overrides this one) */
+        if (!force && state_read_status(state_dir, &status) == 0 && state_status_live(status, &pid))
                 return ctl_error("irqsteerd (pid %" PRId64 ") is running and restores on stop; stop it, or use --force",
                                  pid);
 

@@ -2,10 +2,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -348,12 +346,11 @@ static void fmt_journal_value(enum knob_kind kind, const char *value, char *buf,
 }
 
 /* Every managed object: from the journal when read, else status.json's. */
-static void print_managed(FILE *f, const struct json_value *v, int rootfd, const struct undo *journal) {
+static void print_managed(FILE *f, const struct json_value *v, int64_t count, int rootfd,
+                          const struct undo *journal) {
         const struct json_value *a = json_get(v, "managed");
-        int64_t count = (int64_t) json_count(a);
         size_t n = journal ? journal->n_entries : json_count(a);
 
-        json_get_int(v, "managed_count", &count);
         fprintf(f, "\nManaged objects: %" PRId64 "\n", count);
         if (n > 0)
                 fprintf(f, "  %-34s %-20s %s\n", "OBJECT", "NOW", "BEFORE IRQSTEERD");
@@ -476,7 +473,7 @@ static void print_config(FILE *f, const struct json_value *v) {
 void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int rootfd, bool full,
                       const struct undo *journal) {
         const char *status = "", *s;
-        int64_t pid = 0, started = 0;
+        int64_t pid = 0, started = 0, managed = (int64_t) json_count(json_get(v, "managed"));
         double uptime;
         bool b;
         char buf[64];
@@ -503,35 +500,29 @@ void ctl_status_print(FILE *f, const struct json_value *v, double now_s, int roo
         print_irq_classes(f, v);
         print_effective(f, v);
         print_hot(f, v);
+        json_get_int(v, "managed_count", &managed);
         if (full)
-                print_managed(f, v, rootfd, journal);
-        else {
-                int64_t count = (int64_t) json_count(json_get(v, "managed"));
-
-                json_get_int(v, "managed_count", &count);
-                fprintf(f, "Managed objects: %" PRId64 " (--full lists them)\n", count);
-        }
+                print_managed(f, v, managed, rootfd, journal);
+        else
+                fprintf(f, "Managed objects: %" PRId64 " (--full lists them)\n", managed);
         print_actions(f, v, now_s, full ? SIZE_MAX : 5);
         if (full)
                 print_config(f, v);
 }
 
-static void status_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl status [--state-dir DIR] [--full | --json]\n"
-                   "Show what the running irqsteerd is doing, from DIR/%s: a brief\n"
-                   "summary (state, counts, hot CPUs, the last actions) by default.\n\n"
-                   "  -s, --state-dir DIR  the daemon's state directory (default %s)\n"
-                   "  -f, --full           also every managed object, every recent action and\n"
-                   "                       the configuration in force, in the file's syntax\n"
-                   "  -j, --json           print the status document (checked) as JSON; on an\n"
-                   "                       error, a JSON error object (schema in irqsteerctl(8))\n"
-                   "  -h, --help           show this help\n",
-                STATE_STATUS_NAME, CONFIG_DEFAULT_STATE_DIR);
-}
+static const char status_help[] =
+        "Usage: irqsteerctl status [--state-dir DIR] [--full | --json]\n"
+        "Show what the running irqsteerd is doing, from DIR/" STATE_STATUS_NAME ": a brief\n"
+        "summary (state, counts, hot CPUs, the last actions) by default.\n\n"
+        "  -s, --state-dir DIR  the daemon's state directory (default " CONFIG_DEFAULT_STATE_DIR ")\n"
+        "  -f, --full           also every managed object, every recent action and\n"
+        "                       the configuration in force, in the file's syntax\n"
+        "  -j, --json           print the status document (checked) as JSON; on an\n"
+        "                       error, a JSON error object (schema in irqsteerctl(8))\n"
+        "  -h, --help           show this help\n";
 
 /* An error on stderr and, with --json, as an object on stdout. */
-static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
+_printf_(4, 5)
 static int status_fail(bool json, int exit_status, const char *code, const char *fmt, ...) {
         char msg[1024];
         va_list ap;
@@ -577,7 +568,7 @@ int ctl_status(int argc, char **argv) {
                 case 's': state_dir = optarg; break;
                 case 'f': full = true; break;
                 case 'j': json = true; break;
-                case 'h': status_help(stdout); return CTL_EXIT_OK;
+                case 'h': fputs(status_help, stdout); return CTL_EXIT_OK;
                 default: return ctl_usage_error("status", "bad option");
                 }
         }

@@ -1,11 +1,9 @@
 /* irqsteerctl top: per-CPU load shares, NET_RX/NET_TX softirq rates and the
  * NIC queues each CPU serves, from two snapshots one interval apart. */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +15,8 @@
 #include "cpuset.h"
 #include "ctl.h"
 #include "log.h"
-#include "rootfs.h"
 #include "sample.h"
 #include "util.h"
-
-/* Whether top shows cpu: every CPU online in the later snapshot. */
-static bool cpu_shown(const struct sample_rates *r, int cpu) {
-        return !r->cpus[cpu].offline;
-}
 
 static void queue_to_json(const char *label, void *userdata) {
         json_string(userdata, label);
@@ -39,11 +31,6 @@ static void json_rate(struct json_writer *w, const char *key, bool valid, double
                 json_null(w);
 }
 
-/* Shares are 0..1 in sample.h; top shows percentages with two decimals. */
-static void json_pct(struct json_writer *w, const char *key, bool valid, double share) {
-        json_rate(w, key, valid, share * 100.0, 2);
-}
-
 void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
                   const struct inventory *inv) {
         json_begin_object(w);
@@ -55,15 +42,17 @@ void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rate
         for (int cpu = 0; cpu <= r->max_cpu; cpu++) {
                 const struct sample_cpu *c = &r->cpus[cpu];
 
-                if (!cpu_shown(r, cpu))
+                /* top shows every CPU online in the later snapshot */
+                if (c->offline)
                         continue;
                 json_begin_object(w);
                 json_key_int(w, "cpu", cpu);
-                json_pct(w, "usr", c->valid, c->usr);
-                json_pct(w, "sys", c->valid, c->sys);
-                json_pct(w, "irq", c->valid, c->irq);
-                json_pct(w, "soft", c->valid, c->softirq);
-                json_pct(w, "idle", c->valid, c->idle);
+                /* shares are 0..1 in sample.h; top shows percentages */
+                json_rate(w, "usr", c->valid, c->usr * 100.0, 2);
+                json_rate(w, "sys", c->valid, c->sys * 100.0, 2);
+                json_rate(w, "irq", c->valid, c->irq * 100.0, 2);
+                json_rate(w, "soft", c->valid, c->softirq * 100.0, 2);
+                json_rate(w, "idle", c->valid, c->idle * 100.0, 2);
                 json_rate(w, "net_rx", c->valid, c->net_rx_rate, 1);
                 json_rate(w, "net_tx", c->valid, c->net_tx_rate, 1);
                 json_key_begin_array(w, "queues");
@@ -123,15 +112,12 @@ static void print_cpu_row(FILE *f, const struct sample_rates *r, const struct in
         char labels[512] = "";
         struct label_buf b = { labels, sizeof(labels), 0 };
         bool hot = c->valid && c->irq + c->softirq >= view->hot;
+        size_t room = view->cols > 58 + 8 ? view->cols - 58 - 1 : view->cols ? 8 : 42;
 
         ctl_cpu_queues(inv, cpu, queue_to_buf, &b);
         /* the queue list is cut to keep a row within the terminal */
-        {
-                size_t room = view->cols > 58 + 8 ? view->cols - 58 - 1 : view->cols ? 8 : 42;
-
-                if (strlen(labels) > room)
-                        memcpy(labels + room - 3, "...", 4);
-        }
+        if (strlen(labels) > room)
+                memcpy(labels + room - 3, "...", 4);
         if (!c->valid) {
                 fprintf(f, " %4d %5s %5s %5s %5s %5s %9s %9s  %s\n", cpu, "-", "-", "-", "-", "-", "-", "-", labels);
                 return;
@@ -157,7 +143,7 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
         for (int cpu = 0; cpu <= r->max_cpu; cpu++) {
                 const struct sample_cpu *c = &r->cpus[cpu];
 
-                if (!cpu_shown(r, cpu))
+                if (c->offline)
                         continue;
                 order[n++] = cpu;
                 if (!c->valid)
@@ -219,7 +205,8 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
         for (size_t i = 0; i < irq_rows; i++) {
                 const struct sample_irq *si = irqs[i];
                 const struct inventory_irq *ii = inv ? inventory_irq(inv, si->irq) : NULL;
-                char cpus[64] = "", queue[IF_NAMESIZE + 32] = "";
+                char cpus[64] = "", queue[IF_NAMESIZE + 32] = "", raw[256], name[256];
+                size_t room = view->cols > 33 + 8 ? view->cols - 33 - 1 : view->cols ? 8 : 66;
                 cpuset_t on;
 
                 cpuset_zero(&on);
@@ -233,50 +220,32 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
                                  inv->nics[ii->nic].name, ii->queue,
                                  ii->role == INVENTORY_IRQ_RX ? " rx" : ii->role == INVENTORY_IRQ_TX ? " tx" : "",
                                  ii->name[0] ? ")" : "");
-                {
-                        char name[256];
-                        size_t room = view->cols > 33 + 8 ? view->cols - 33 - 1 : view->cols ? 8 : 66;
-
-                        char raw[256];
-
-                        /* outside names: escaped for the terminal */
-                        snprintf(raw, sizeof(raw), "%s%s", ii ? ii->name : "", queue);
-                        util_cescape(raw, strlen(raw), false, name, sizeof(name));
-                        if (strlen(name) > room)
-                                memcpy(name + room - 3, "...", 4);
-                        fprintf(f, " %6u %10.0f  %-12s %s\n", si->irq, si->rate, cpus, name);
-                }
+                /* outside names: escaped for the terminal */
+                snprintf(raw, sizeof(raw), "%s%s", ii ? ii->name : "", queue);
+                util_cescape(raw, strlen(raw), false, name, sizeof(name));
+                if (strlen(name) > room)
+                        memcpy(name + room - 3, "...", 4);
+                fprintf(f, " %6u %10.0f  %-12s %s\n", si->irq, si->rate, cpus, name);
         }
 }
 
-static void top_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl top [--root DIR] [--interval S] [--count N] [--table | --json]\n"
-                   "                       [--cpus N] [--sort load|cpu]\n"
-                   "Per-CPU %%usr %%sys %%irq %%soft %%idle, NET_RX/s and NET_TX/s softirq runs, and\n"
-                   "the NIC queue IRQs each CPU serves, then the IRQs that fire most, every\n"
-                   "interval.  Hot CPUs (irq+softirq >= 80%%) are marked '*'.\n\n"
-                   "  -r, --root DIR       read /proc and /sys under DIR (default /)\n"
-                   "  -i, --interval S     seconds between samples (default 1; \"0.5\", \"500ms\")\n"
-                   "  -n, --count N        stop after N samples; 0 = until Ctrl-C\n"
-                   "                       (default: 0 for the table on a terminal, 1 otherwise)\n"
-                   "  -t, --table          the table, also when stdout is not a terminal\n"
-                   "  -j, --json           one JSON object per sample and line (the default\n"
-                   "                       when stdout is not a terminal)\n"
-                   "  -c, --cpus N         show at most N CPUs (0 = all; default: all, or what\n"
-                   "                       fits the terminal)\n"
-                   "  -s, --sort KEY       load: most irq+softirq first (default); cpu: by number\n"
-                   "  -h, --help           show this help\n");
-}
-
-/* The size of the terminal on fd; 24x80 when it does not say. */
-static void terminal_size(int fd, size_t *ret_rows, size_t *ret_cols) {
-        struct winsize ws;
-
-        if (ioctl(fd, TIOCGWINSZ, &ws) < 0)
-                ws = (struct winsize){ 0 };
-        *ret_rows = ws.ws_row ? ws.ws_row : 24;
-        *ret_cols = ws.ws_col ? ws.ws_col : 80;
-}
+static const char top_help[] =
+        "Usage: irqsteerctl top [--root DIR] [--interval S] [--count N] [--table | --json]\n"
+        "                       [--cpus N] [--sort load|cpu]\n"
+        "Per-CPU %usr %sys %irq %soft %idle, NET_RX/s and NET_TX/s softirq runs, and\n"
+        "the NIC queue IRQs each CPU serves, then the IRQs that fire most, every\n"
+        "interval.  Hot CPUs (irq+softirq >= 80%) are marked '*'.\n\n"
+        "  -r, --root DIR       read /proc and /sys under DIR (default /)\n"
+        "  -i, --interval S     seconds between samples (default 1; \"0.5\", \"500ms\")\n"
+        "  -n, --count N        stop after N samples; 0 = until Ctrl-C\n"
+        "                       (default: 0 for the table on a terminal, 1 otherwise)\n"
+        "  -t, --table          the table, also when stdout is not a terminal\n"
+        "  -j, --json           one JSON object per sample and line (the default\n"
+        "                       when stdout is not a terminal)\n"
+        "  -c, --cpus N         show at most N CPUs (0 = all; default: all, or what\n"
+        "                       fits the terminal)\n"
+        "  -s, --sort KEY       load: most irq+softirq first (default); cpu: by number\n"
+        "  -h, --help           show this help\n";
 
 int ctl_top(int argc, char **argv) {
         static const struct option options[] = {
@@ -336,7 +305,7 @@ int ctl_top(int argc, char **argv) {
                                 return ctl_usage_error("top", "bad sort key '%s' (load or cpu)", optarg);
                         break;
                 case 'h':
-                        top_help(stdout);
+                        fputs(top_help, stdout);
                         return CTL_EXIT_OK;
                 default:
                         return ctl_usage_error("top", "bad option");
@@ -353,9 +322,14 @@ int ctl_top(int argc, char **argv) {
         /* redrawn in place only when it repeats on a terminal */
         redraw = tty && !json && count != 1;
         if (tty && !json) {
+                struct winsize ws;
                 size_t rows;
 
-                terminal_size(STDOUT_FILENO, &rows, &view.cols);
+                /* 24x80 when the terminal does not say */
+                if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
+                        ws = (struct winsize){ 0 };
+                rows = ws.ws_row ? ws.ws_row : 24;
+                view.cols = ws.ws_col ? ws.ws_col : 80;
                 /* room for the lines around the table: the header never
                  * scrolls away */
                 view.rows = rows > 4 ? rows - (redraw ? 3 : 2) : 1;

@@ -10,7 +10,6 @@
 #include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
-#include "log.h"
 #include "rootfs.h"
 #include "util.h"
 
@@ -42,37 +41,6 @@ int ctl_open_root(const char *dir) {
         if (fd < 0)
                 ctl_error("cannot open root directory %s: %s", dir, strerror(-fd));
         return fd;
-}
-
-int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
-                   struct inventory *inv) {
-        int r;
-
-        r = topology_read(rootfd, t);
-        if (r < 0) {
-                ctl_error("cannot read the CPU topology: %s", strerror(-r));
-                return r;
-        }
-        r = procfs_interrupts_read(rootfd, pi);
-        if (r < 0) {
-                /* NICs and queues are worth showing without their IRQs */
-                ctl_error("cannot read proc/interrupts: %s, showing no IRQs", strerror(-r));
-                memset(pi, 0, sizeof(*pi));
-        }
-        r = inventory_read(rootfd, pi, inv);
-        if (r < 0) {
-                ctl_error("cannot read the NIC inventory: %s", strerror(-r));
-                topology_free(t);
-                procfs_interrupts_free(pi);
-                return r;
-        }
-        if (host) {
-                r = inventory_netlink_refresh(inv);
-                if (r < 0)
-                        log_debug_errno(r, "netlink refresh failed, keeping sysfs values: %m");
-                inventory_read_napi_cpus(rootfd, inv);
-        }
-        return 0;
 }
 
 /* Where an IRQ fires: its effective affinity, else its mask. */

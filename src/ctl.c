@@ -13,25 +13,24 @@
 #define IRQSTEER_VERSION "unknown"
 #endif
 
-static void main_help(FILE *f) {
-        fprintf(f, "Usage: irqsteerctl [-v] COMMAND [OPTIONS]\n"
-                   "Inspect and control irqsteer, the NIC IRQ/RPS/XPS steering daemon.\n\n"
-                   "Commands:\n"
-                   "  inventory   CPUs, NICs, queues, IRQs and their masks\n"
-                   "  top         per-CPU load, softirq rates and the queues each CPU serves\n"
-                   "  status      what the running irqsteerd is doing\n"
-                   "  metrics     the running irqsteerd's metrics (Prometheus text format)\n"
-                   "  plan        the actions the policy would take now (changes nothing)\n"
-                   "  restore     put back the values saved by a previous run\n"
-                   "  ban         keep CPUs free at run time: ban NAME CPULIST\n"
-                   "  unban       lift the ban NAME\n"
-                   "  bans        list the runtime bans\n\n"
-                   "Options:\n"
-                   "  -v, --verbose   debug messages on stderr\n"
-                   "  -h, --help      show this help\n"
-                   "      --version   show the version\n\n"
-                   "'irqsteerctl COMMAND --help' describes each command.  See irqsteerctl(8).\n");
-}
+static const char main_help[] =
+        "Usage: irqsteerctl [-v] COMMAND [OPTIONS]\n"
+        "Inspect and control irqsteer, the NIC IRQ/RPS/XPS steering daemon.\n\n"
+        "Commands:\n"
+        "  inventory   CPUs, NICs, queues, IRQs and their masks\n"
+        "  top         per-CPU load, softirq rates and the queues each CPU serves\n"
+        "  status      what the running irqsteerd is doing\n"
+        "  metrics     the running irqsteerd's metrics (Prometheus text format)\n"
+        "  plan        the actions the policy would take now (changes nothing)\n"
+        "  restore     put back the values saved by a previous run\n"
+        "  ban         keep CPUs free at run time: ban NAME CPULIST\n"
+        "  unban       lift the ban NAME\n"
+        "  bans        list the runtime bans\n\n"
+        "Options:\n"
+        "  -v, --verbose   debug messages on stderr\n"
+        "  -h, --help      show this help\n"
+        "      --version   show the version\n\n"
+        "'irqsteerctl COMMAND --help' describes each command.  See irqsteerctl(8).\n";
 
 int ctl_main(int argc, char **argv) {
         static const struct option options[] = {
@@ -55,7 +54,7 @@ int ctl_main(int argc, char **argv) {
         while ((c = getopt_long(argc, argv, "+vh", options, NULL)) >= 0) {
                 switch (c) {
                 case 'v': level = LOG_DEBUG; break;
-                case 'h': main_help(stdout); return CTL_EXIT_OK;
+                case 'h': fputs(main_help, stdout); return CTL_EXIT_OK;
                 case 'V': printf("irqsteerctl %s\n", IRQSTEER_VERSION); return CTL_EXIT_OK;
                 default: return ctl_usage_error(NULL, "bad option");
                 }

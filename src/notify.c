@@ -28,20 +28,23 @@ static int send_msg(const char *msg) {
         return r;
 }
 
-int notify_ready(const char *status) {
-        char s[NOTIFY_STATUS_MAX], msg[NOTIFY_STATUS_MAX + 32];
+/* head, then STATUS=status on a line of its own when status is not NULL. */
+static int send_with_status(const char *head, const char *status) {
+        char s[NOTIFY_STATUS_MAX], msg[NOTIFY_STATUS_MAX + 48];
 
         if (!status)
-                return send_msg("READY=1");
-        snprintf(msg, sizeof(msg), "READY=1\nSTATUS=%s", notify_sanitize(status, s, sizeof(s)));
+                return send_msg(head);
+        snprintf(msg, sizeof(msg), "%s%sSTATUS=%s", head, *head ? "\n" : "",
+                 notify_sanitize(status, s, sizeof(s)));
         return send_msg(msg);
 }
 
-int notify_status(const char *line) {
-        char s[NOTIFY_STATUS_MAX], msg[NOTIFY_STATUS_MAX + 16];
+int notify_ready(const char *status) {
+        return send_with_status("READY=1", status);
+}
 
-        snprintf(msg, sizeof(msg), "STATUS=%s", notify_sanitize(line, s, sizeof(s)));
-        return send_msg(msg);
+int notify_status(const char *line) {
+        return send_with_status("", line);
 }
 
 int notify_reloading(uint64_t monotonic_usec) {
@@ -56,13 +59,8 @@ int notify_stopping(void) {
 }
 
 int notify_errno(int err, const char *status) {
-        char s[NOTIFY_STATUS_MAX], msg[NOTIFY_STATUS_MAX + 48];
+        char head[32];
 
-        if (err < 0)
-                err = -err;
-        if (status)
-                snprintf(msg, sizeof(msg), "ERRNO=%d\nSTATUS=%s", err, notify_sanitize(status, s, sizeof(s)));
-        else
-                snprintf(msg, sizeof(msg), "ERRNO=%d", err);
-        return send_msg(msg);
+        snprintf(head, sizeof(head), "ERRNO=%d", err < 0 ? -err : err);
+        return send_with_status(head, status);
 }
