@@ -15,15 +15,6 @@
 #include "nlerr.h"
 #include "util.h"
 
-static const char *const queue_type_names[NETDEV_QUEUE_TYPE_MAX] = {
-        [NETDEV_QUEUE_RX] = "rx",
-        [NETDEV_QUEUE_TX] = "tx",
-};
-
-const char *netdev_queue_type_to_string(enum netdev_queue_type t) {
-        return t >= 0 && t < NETDEV_QUEUE_TYPE_MAX ? queue_type_names[t] : "invalid";
-}
-
 const char *netdev_threaded_to_string(enum netdev_threaded t) {
         switch (t) {
         case NETDEV_THREADED_OFF: return "off";
@@ -296,56 +287,45 @@ static int append(void *arr, size_t *n, size_t *allocated, const void *item, siz
 struct dump_ctx {
         struct netdev_info *info;
         uint8_t cmd;
-        size_t allocated;
+        void *items;                    /* the table cmd fills: &info->queues... */
+        size_t *n, size, allocated;
         int r;                          /* -ENOMEM from a callback */
 };
 
 static int on_reply(struct nl_msg *msg, void *arg) {
         struct dump_ctx *c = arg;
-        struct netdev_info *info = c->info;
         const struct nlmsghdr *nlh = nlmsg_hdr(msg);
-        struct netdev_queue q;
-        struct netdev_napi n;
-        struct netdev_qstats s;
+        union {
+                struct netdev_queue q;
+                struct netdev_napi n;
+                struct netdev_qstats s;
+        } u;
         int r;
 
-        if (c->cmd == NETDEV_NL_CMD_QUEUE_GET) {
-                r = netdev_parse_queue(nlh, &q);
-                if (r >= 0)
-                        r = append(&info->queues, &info->n_queues, &c->allocated, &q, sizeof(q));
-        } else if (c->cmd == NETDEV_NL_CMD_NAPI_GET) {
-                r = netdev_parse_napi(nlh, &n);
-                if (r >= 0)
-                        r = append(&info->napis, &info->n_napis, &c->allocated, &n, sizeof(n));
-        } else {
-                r = netdev_parse_qstats(nlh, &s);
-                if (r >= 0)
-                        r = append(&info->qstats, &info->n_qstats, &c->allocated, &s, sizeof(s));
-        }
+        r = c->cmd == NETDEV_NL_CMD_QUEUE_GET ? netdev_parse_queue(nlh, &u.q) :
+            c->cmd == NETDEV_NL_CMD_NAPI_GET ? netdev_parse_napi(nlh, &u.n) : netdev_parse_qstats(nlh, &u.s);
+        if (r >= 0)
+                r = append(c->items, c->n, &c->allocated, &u, c->size);
         if (r == -ENOMEM) {
                 c->r = r;
                 return NL_STOP;
         }
         if (r < 0) {
-                info->n_skipped++;
+                c->info->n_skipped++;
                 log_debug_errno(r, "netdev: genetlink command %u reply skipped: %m", c->cmd);
                 return NL_SKIP;
         }
         return NL_OK;
 }
 
-/* Drops what an interrupted attempt of this dump left, before a retry. */
-static void reset_table(struct netdev_info *info, uint8_t cmd) {
-        if (cmd == NETDEV_NL_CMD_QUEUE_GET)
-                info->n_queues = 0;
-        else if (cmd == NETDEV_NL_CMD_NAPI_GET)
-                info->n_napis = 0;
-        else
-                info->n_qstats = 0;
-}
-
 static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_info *info) {
-        struct dump_ctx c = { .info = info, .cmd = cmd };
+        bool queue = cmd == NETDEV_NL_CMD_QUEUE_GET, napi = cmd == NETDEV_NL_CMD_NAPI_GET;
+        struct dump_ctx c = {
+                .info = info, .cmd = cmd,
+                .items = queue ? (void *) &info->queues : napi ? (void *) &info->napis : (void *) &info->qstats,
+                .n = queue ? &info->n_queues : napi ? &info->n_napis : &info->n_qstats,
+                .size = queue ? sizeof(*info->queues) : napi ? sizeof(*info->napis) : sizeof(*info->qstats),
+        };
         int r = 0;
 
         /* a table that changed under the dump (NLM_F_DUMP_INTR) is read again */
@@ -361,7 +341,7 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
                         nlmsg_free(msg);
                         return -ENOMEM;
                 }
-                reset_table(info, cmd);
+                *c.n = 0; /* what an interrupted attempt left */
                 /* set for each request: a kept socket outlives c */
                 r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &c);
                 if (r >= 0)
