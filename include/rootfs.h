@@ -33,8 +33,7 @@ int rootfs_read_small(int rootfd, const char *path, char *buf, size_t size, size
  * length), NUL-terminated.  0 or -errno. */
 int rootfs_read_prefix(int rootfd, const char *path, char *buf, size_t size, size_t *ret_len);
 
-/* A small file (under 256 bytes) without its trailing newline; -ENOBUFS
- * if it does not fit. */
+/* A small file without its trailing newline; -ENOBUFS if it does not fit. */
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len);
 
 /* One write(2) at offset 0 of an existing file, no O_TRUNC; a regular

@@ -150,18 +150,24 @@ int rootfs_read_prefix(int rootfd, const char *path, char *buf, size_t size, siz
 }
 
 int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
+        _cleanup_(freep) char *data = NULL;
         char small[256];
+        const char *p = small;
         size_t n;
         int r;
 
         r = rootfs_read_small(rootfd, path, small, sizeof(small), &n);
+        if (r == -ENOBUFS) {
+                r = rootfs_read(rootfd, path, &data, &n);
+                p = data;
+        }
         if (r < 0)
                 return r;
-        while (n > 0 && (small[n - 1] == '\n' || small[n - 1] == ' '))
+        while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == ' '))
                 n--;
         if (n >= len)
                 return -ENOBUFS;
-        memcpy(buf, small, n);
+        memcpy(buf, p, n);
         buf[n] = 0;
         return 0;
 }
