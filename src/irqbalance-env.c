@@ -156,8 +156,10 @@ int irqbalance_env_load(const char *path, cpuset_t *ret, char *problem, size_t p
                 return -ENOMEM;
         n = util_read_full(fd, buf, IRQBALANCE_ENV_FILE_MAX + 1);
         if (n < 0)
-                return env_problem(problem, problem_len, (int) n, "cannot be read: %s", strerror((int) -n));
+                return env_problem(problem, problem_len, (int) n, "cannot be read: %s",
+                                   strerror((int) -n));
         if (n > IRQBALANCE_ENV_FILE_MAX)
-                return env_problem(problem, problem_len, -EFBIG, "larger than %d bytes", IRQBALANCE_ENV_FILE_MAX);
+                return env_problem(problem, problem_len, -EFBIG, "larger than %d bytes",
+                                   IRQBALANCE_ENV_FILE_MAX);
         return irqbalance_env_parse(buf, (size_t) n, ret, problem, problem_len);
 }

@@ -142,14 +142,16 @@ static const char *path_cat(char *buf, size_t size, const char *const *parts) {
 const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
         char num[21] = "";
 
-        return path_cat(buf, size, (const char *[]) { "proc/irq/", util_format_u64(num + 20, irq), "/", leaf, NULL });
+        return path_cat(buf, size, (const char *[]) { "proc/irq/", util_format_u64(num + 20, irq), "/",
+                                                      leaf, NULL });
 }
 
 const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf) {
         char num[21] = "";
 
-        return path_cat(buf, size, (const char *[]) { "sys/class/net/", nic, tx ? "/queues/tx-" : "/queues/rx-",
-                                                      util_format_u64(num + 20, index), "/", leaf, NULL });
+        return path_cat(buf, size,
+                        (const char *[]) { "sys/class/net/", nic, tx ? "/queues/tx-" : "/queues/rx-",
+                                           util_format_u64(num + 20, index), "/", leaf, NULL });
 }
 
 int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf) {
@@ -203,7 +205,8 @@ bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
                 return false;
         if (value_is(kind, VALUE_LIST) || value_is(kind, VALUE_MASK)) {
                 cpuset_t sa, sb;
-                int (*parse)(const char *, cpuset_t *) = value_is(kind, VALUE_LIST) ? cpuset_parse_list : cpuset_parse_mask;
+                int (*parse)(const char *, cpuset_t *) =
+                        value_is(kind, VALUE_LIST) ? cpuset_parse_list : cpuset_parse_mask;
 
                 return parse(a, &sa) == 0 && parse(b, &sb) == 0 && cpuset_equal(&sa, &sb);
         }
@@ -280,7 +283,8 @@ static int key_path(const struct knob_key *k, const char *file, char *buf, size_
                 knob_irq_path(buf, len, k->irq, file);
                 break;
         case SHAPE_QUEUE:
-                knob_queue_path(buf, len, k->nic, k->kind == KNOB_XPS, (size_t) k->queue, kinds[k->kind].file);
+                knob_queue_path(buf, len, k->nic, k->kind == KNOB_XPS, (size_t) k->queue,
+                                kinds[k->kind].file);
                 break;
         case SHAPE_GLOBAL:
                 snprintf(buf, len, "%s", kinds[k->kind].file);

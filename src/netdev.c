@@ -108,7 +108,8 @@ int netdev_parse_queue(const struct nlmsghdr *nlh, struct netdev_queue *ret) {
         if (r < 0)
                 return r;
         if (!tb[NETDEV_NL_A_QUEUE_ID] || !tb[NETDEV_NL_A_QUEUE_IFINDEX] || !tb[NETDEV_NL_A_QUEUE_TYPE] ||
-            attr_u32(tb[NETDEV_NL_A_QUEUE_ID], &q.id) < 0 || attr_int(tb[NETDEV_NL_A_QUEUE_IFINDEX], &q.ifindex) < 0 ||
+            attr_u32(tb[NETDEV_NL_A_QUEUE_ID], &q.id) < 0 ||
+            attr_int(tb[NETDEV_NL_A_QUEUE_IFINDEX], &q.ifindex) < 0 ||
             attr_queue_type(tb[NETDEV_NL_A_QUEUE_TYPE], &q.type) < 0 ||
             attr_u32(tb[NETDEV_NL_A_QUEUE_NAPI_ID], &q.napi_id) < 0 || q.ifindex <= 0)
                 return -EBADMSG;
@@ -125,8 +126,10 @@ int netdev_parse_napi(const struct nlmsghdr *nlh, struct netdev_napi *ret) {
         if (r < 0)
                 return r;
         if (!tb[NETDEV_NL_A_NAPI_ID] || !tb[NETDEV_NL_A_NAPI_IFINDEX] ||
-            attr_u32(tb[NETDEV_NL_A_NAPI_ID], &n.id) < 0 || attr_int(tb[NETDEV_NL_A_NAPI_IFINDEX], &n.ifindex) < 0 ||
-            attr_int(tb[NETDEV_NL_A_NAPI_IRQ], &n.irq) < 0 || attr_int(tb[NETDEV_NL_A_NAPI_PID], &n.pid) < 0 ||
+            attr_u32(tb[NETDEV_NL_A_NAPI_ID], &n.id) < 0 ||
+            attr_int(tb[NETDEV_NL_A_NAPI_IFINDEX], &n.ifindex) < 0 ||
+            attr_int(tb[NETDEV_NL_A_NAPI_IRQ], &n.irq) < 0 ||
+            attr_int(tb[NETDEV_NL_A_NAPI_PID], &n.pid) < 0 ||
             attr_uint(tb[NETDEV_NL_A_NAPI_THREADED], &threaded) < 0 || n.id == 0 || n.ifindex <= 0)
                 return -EBADMSG;
         /* a mode added after busy-poll: unknown */
@@ -146,7 +149,8 @@ int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret) {
         if (r < 0)
                 return r;
         /* device scope (no queue attributes) was not asked for */
-        if (!tb[NETDEV_NL_A_QSTATS_IFINDEX] || !tb[NETDEV_NL_A_QSTATS_QUEUE_TYPE] || !tb[NETDEV_NL_A_QSTATS_QUEUE_ID] ||
+        if (!tb[NETDEV_NL_A_QSTATS_IFINDEX] || !tb[NETDEV_NL_A_QSTATS_QUEUE_TYPE] ||
+            !tb[NETDEV_NL_A_QSTATS_QUEUE_ID] ||
             attr_int(tb[NETDEV_NL_A_QSTATS_IFINDEX], &s.ifindex) < 0 ||
             attr_queue_type(tb[NETDEV_NL_A_QSTATS_QUEUE_TYPE], &s.type) < 0 ||
             attr_u32(tb[NETDEV_NL_A_QSTATS_QUEUE_ID], &s.queue) < 0 ||
@@ -232,7 +236,8 @@ static int on_reply(struct nl_msg *msg, void *arg) {
         int r;
 
         r = c->cmd == NETDEV_NL_CMD_QUEUE_GET ? netdev_parse_queue(nlh, &u.q) :
-            c->cmd == NETDEV_NL_CMD_NAPI_GET ? netdev_parse_napi(nlh, &u.n) : netdev_parse_qstats(nlh, &u.s);
+            c->cmd == NETDEV_NL_CMD_NAPI_GET ? netdev_parse_napi(nlh, &u.n) :
+            netdev_parse_qstats(nlh, &u.s);
         if (r >= 0)
                 r = append(c->items, c->n, &c->allocated, &u, c->size);
         if (r == -ENOMEM) {
@@ -251,9 +256,11 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
         bool queue = cmd == NETDEV_NL_CMD_QUEUE_GET, napi = cmd == NETDEV_NL_CMD_NAPI_GET;
         struct dump_ctx c = {
                 .info = info, .cmd = cmd,
-                .items = queue ? (void *) &info->queues : napi ? (void *) &info->napis : (void *) &info->qstats,
+                .items = queue ? (void *) &info->queues :
+                         napi ? (void *) &info->napis : (void *) &info->qstats,
                 .n = queue ? &info->n_queues : napi ? &info->n_napis : &info->n_qstats,
-                .size = queue ? sizeof(*info->queues) : napi ? sizeof(*info->napis) : sizeof(*info->qstats),
+                .size = queue ? sizeof(*info->queues) :
+                        napi ? sizeof(*info->napis) : sizeof(*info->qstats),
         };
         int r = 0;
 

@@ -107,7 +107,8 @@ static int refresh_channels(struct inventory *inv) {
         }
         r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, channels_reply, inv);
         if (r >= 0)
-                r = genl_send_simple(sk, family, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_GENL_VERSION, NLM_F_DUMP);
+                r = genl_send_simple(sk, family, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_GENL_VERSION,
+                                     NLM_F_DUMP);
         if (r >= 0)
                 r = nl_recvmsgs_default(sk);
 out:
