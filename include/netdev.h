@@ -63,7 +63,6 @@ struct netdev_info {
         size_t n_skipped;               /* replies that did not parse */
 };
 
-const char *netdev_queue_type_to_string(enum netdev_queue_type t);
 const char *netdev_threaded_to_string(enum netdev_threaded t);
 
 /* Parse one reply (nlmsg_len bytes): -EINVAL for another command,

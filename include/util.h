@@ -5,9 +5,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -19,7 +21,10 @@
 #define USEC_PER_MSEC UINT64_C(1000)
 
 static inline void freep(void *p) { free(*(void **)p); }
-static inline void closep(int *fd);
+static inline void closep(int *fd) {
+        if (*fd >= 0)
+                close(*fd);
+}
 
 /* A decimal from [s, s+len) ((size_t)-1: a C string); -EINVAL, -ERANGE. */
 int util_parse_u64(const char *s, size_t len, uint64_t *ret);
@@ -63,7 +68,6 @@ bool util_needs_cescape(const char *s, size_t len, bool controls_only);
 /* A stream onto out with controls_only escaping but for newlines and
  * tabs, for terminal output of outside data; fclose() it (out stays
  * open).  NULL and errno on failure. */
-#include <stdio.h>
 FILE *util_escaping_stream(FILE *out);
 
 /* Grows *array (zero-filled, *allocated elements of sz) to hold need.
@@ -74,9 +78,3 @@ int util_grow(void **array, size_t *allocated, size_t need, size_t sz);
 int util_write_all(int fd, const void *buf, size_t len);
 /* read(2) until len bytes or EOF.  The bytes read, or -errno. */
 ssize_t util_read_full(int fd, void *buf, size_t len);
-
-#include <unistd.h>
-static inline void closep(int *fd) {
-        if (*fd >= 0)
-                close(*fd);
-}

@@ -30,9 +30,12 @@ bool bans_name_valid(const char *name) {
         return true;
 }
 
-int bans_parse(const char *buf, size_t len, cpuset_t *ret) {
+/* bans_parse, and the CPU lists as the file gives them joined by ','
+ * into asked (cut with "...") when not NULL. */
+static int parse_lists(const char *buf, size_t len, cpuset_t *ret, char *asked, size_t size) {
         cpuset_t all;
         const char *p = buf, *end = buf + len;
+        size_t o = 0;
 
         cpuset_zero(&all);
         while (p < end) {
@@ -56,9 +59,19 @@ int bans_parse(const char *buf, size_t len, cpuset_t *ret) {
                 if (r < 0)
                         return r;
                 cpuset_or(&all, &all, &one);
+                if (asked && o < size) {
+                        int n = snprintf(asked + o, size - o, "%s%s", o ? "," : "", s);
+
+                        o = n < 0 || (size_t) n >= size - o ? size : o + (size_t) n;
+                        util_mark_cut(asked, size, (int) o);
+                }
         }
         *ret = all;
         return 0;
+}
+
+int bans_parse(const char *buf, size_t len, cpuset_t *ret) {
+        return parse_lists(buf, len, ret, NULL, 0);
 }
 
 void bans_free(struct bans *b) {
@@ -68,35 +81,6 @@ void bans_free(struct bans *b) {
 
 static int cmp_file(const void *a, const void *b) {
         return strcmp(((const struct ban_file *) a)->name, ((const struct ban_file *) b)->name);
-}
-
-/* The CPU lists of buf as the file gives them, comments and blanks left
- * out, joined by ','. */
-static void asked_text(const char *buf, size_t len, char *out, size_t size) {
-        const char *p = buf, *end = buf + len;
-        size_t o = 0;
-        int n;
-
-        out[0] = 0;
-        while (p < end) {
-                const char *nl = memchr(p, '\n', (size_t) (end - p)), *le = nl ? nl : end, *s = p, *e;
-
-                p = nl ? nl + 1 : end;
-                e = memchr(s, '#', (size_t) (le - s));
-                e = e ? e : le;
-                while (s < e && (*s == ' ' || *s == '\t'))
-                        s++;
-                while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-                        e--;
-                if (s == e)
-                        continue;
-                n = snprintf(out + o, size - o, "%s%.*s", o ? "," : "", (int) (e - s), s);
-                if (n < 0 || (size_t) n >= size - o) {
-                        util_mark_cut(out, size, (int) size);
-                        return;
-                }
-                o += (size_t) n;
-        }
 }
 
 /* Sets why f bans nothing; returns error. */
@@ -114,8 +98,8 @@ _printf_(3, 4) static int file_error(struct ban_file *f, int error, const char *
 static int load_one(int dfd, const char *name, struct ban_file *f) {
         _cleanup_(closep) int fd = -1;
         char buf[BANS_FILE_MAX + 1], why[96];
-        size_t len = 0;
         struct stat st;
+        ssize_t n;
         int r;
 
         snprintf(f->name, sizeof(f->name), "%s", name);
@@ -129,25 +113,19 @@ static int load_one(int dfd, const char *name, struct ban_file *f) {
         /* what another user could write bans nothing (state.h) */
         if (state_untrusted(&st, false, why, sizeof(why)))
                 return file_error(f, -EPERM, "%s", why);
-        for (;;) {
-                ssize_t n = read(fd, buf + len, sizeof(buf) - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return file_error(f, -errno, "cannot be read: %s", strerror(errno));
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > BANS_FILE_MAX)
-                        return file_error(f, -EFBIG, "larger than %d bytes", BANS_FILE_MAX);
-        }
-        if (memchr(buf, 0, len))
+        n = util_read_full(fd, buf, sizeof(buf));
+        if (n < 0)
+                return file_error(f, (int) n, "cannot be read: %s", strerror((int) -n));
+        if (n > BANS_FILE_MAX)
+                return file_error(f, -EFBIG, "larger than %d bytes", BANS_FILE_MAX);
+        if (memchr(buf, 0, (size_t) n))
                 return file_error(f, -EINVAL, "holds a NUL byte: not a CPU list");
-        r = bans_parse(buf, len, &f->cpus);
-        if (r < 0)
+        r = parse_lists(buf, (size_t) n, &f->cpus, f->asked, sizeof(f->asked));
+        if (r < 0) {
+                f->asked[0] = 0;
                 return file_error(f, r, r == -ERANGE ? "a CPU number beyond %d" : "not a CPU list such as 2-3,8",
                                   CPUSET_MAX - 1);
-        asked_text(buf, len, f->asked, sizeof(f->asked));
+        }
         return 0;
 }
 

@@ -139,8 +139,8 @@ int irqbalance_env_parse(const char *buf, size_t len, cpuset_t *ret, char *probl
 int irqbalance_env_load(const char *path, cpuset_t *ret, char *problem, size_t problem_len) {
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *buf = NULL;
-        size_t len = 0;
         struct stat st;
+        ssize_t n;
 
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0 && errno == ENOENT) {
@@ -154,19 +154,12 @@ int irqbalance_env_load(const char *path, cpuset_t *ret, char *problem, size_t p
         buf = malloc(IRQBALANCE_ENV_FILE_MAX + 1);
         if (!buf)
                 return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, IRQBALANCE_ENV_FILE_MAX + 1 - len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return env_problem(problem, problem_len, -errno, "cannot be read: %s", strerror(errno));
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > IRQBALANCE_ENV_FILE_MAX)
-                        return env_problem(problem, problem_len, -EFBIG, "larger than %d bytes",
-                                           IRQBALANCE_ENV_FILE_MAX);
-        }
-        return irqbalance_env_parse(buf, len, ret, problem, problem_len);
+        n = util_read_full(fd, buf, IRQBALANCE_ENV_FILE_MAX + 1);
+        if (n < 0)
+                return env_problem(problem, problem_len, (int) n, "cannot be read: %s",
+                                   strerror((int) -n));
+        if (n > IRQBALANCE_ENV_FILE_MAX)
+                return env_problem(problem, problem_len, -EFBIG, "larger than %d bytes",
+                                   IRQBALANCE_ENV_FILE_MAX);
+        return irqbalance_env_parse(buf, (size_t) n, ret, problem, problem_len);
 }

@@ -17,21 +17,37 @@
 
 /* ---- keys ---- */
 
-static const char *const kind_names[KNOB_KIND_MAX] = {
-        [KNOB_IRQ] = "irq",         [KNOB_RPS] = "rps",           [KNOB_XPS] = "xps",
-        [KNOB_FLOWCNT] = "flowcnt", [KNOB_SOCKFLOW] = "sockflow", [KNOB_THREAD] = "thread",
-        [KNOB_DEFAFF] = "defaffinity", [KNOB_THREADED] = "threaded",
+/* What names an object of each kind, and what its value is. */
+enum shape { SHAPE_IRQ, SHAPE_QUEUE, SHAPE_GLOBAL, SHAPE_NIC, SHAPE_THREAD };
+enum value { VALUE_LIST, VALUE_MASK, VALUE_NUMBER };
+
+static const struct {
+        const char *name;
+        enum shape shape;
+        enum value value;
+        const char *file; /* a queue's or NIC's file, a global's path */
+} kinds[KNOB_KIND_MAX] = {
+        [KNOB_IRQ] = { "irq", SHAPE_IRQ, VALUE_LIST, NULL },
+        [KNOB_RPS] = { "rps", SHAPE_QUEUE, VALUE_MASK, KNOB_RPS_FILE },
+        [KNOB_XPS] = { "xps", SHAPE_QUEUE, VALUE_MASK, KNOB_XPS_FILE },
+        [KNOB_FLOWCNT] = { "flowcnt", SHAPE_QUEUE, VALUE_NUMBER, KNOB_FLOWCNT_FILE },
+        [KNOB_SOCKFLOW] = { "sockflow", SHAPE_GLOBAL, VALUE_NUMBER, KNOB_SOCKFLOW_PATH },
+        [KNOB_THREAD] = { "thread", SHAPE_THREAD, VALUE_LIST, NULL },
+        [KNOB_DEFAFF] = { "defaffinity", SHAPE_GLOBAL, VALUE_MASK, KNOB_DEFAFF_PATH },
+        [KNOB_THREADED] = { "threaded", SHAPE_NIC, VALUE_NUMBER, KNOB_THREADED_FILE },
 };
 
+static bool kind_valid(enum knob_kind k) {
+        return k >= 0 && k < KNOB_KIND_MAX;
+}
+
 const char *knob_kind_to_string(enum knob_kind k) {
-        if (k < 0 || k >= KNOB_KIND_MAX)
-                return NULL;
-        return kind_names[k];
+        return kind_valid(k) ? kinds[k].name : NULL;
 }
 
 enum knob_kind knob_kind_from_string(const char *s) {
         for (int k = 0; k < KNOB_KIND_MAX; k++)
-                if (strcmp(s, kind_names[k]) == 0)
+                if (strcmp(s, kinds[k].name) == 0)
                         return k;
         return KNOB_KIND_INVALID;
 }
@@ -49,31 +65,29 @@ bool knob_nic_valid(const char *s) {
 }
 
 int knob_key_format(const struct knob_key *k, char *buf, size_t len) {
+        const char *name = kind_valid(k->kind) ? kinds[k->kind].name : NULL;
         int n;
 
-        switch (k->kind) {
-        case KNOB_IRQ:
+        if (!name)
+                return -EINVAL;
+        switch (kinds[k->kind].shape) {
+        case SHAPE_IRQ:
                 /* no ACTIONS: read from a version 1 line */
                 n = k->actions[0] ? snprintf(buf, len, "irq %u %s", k->irq, k->actions) :
                                     snprintf(buf, len, "irq %u", k->irq);
                 break;
-        case KNOB_RPS:
-        case KNOB_XPS:
-        case KNOB_FLOWCNT:
-                n = snprintf(buf, len, "%s %s %d", kind_names[k->kind], k->nic, k->queue);
+        case SHAPE_QUEUE:
+                n = snprintf(buf, len, "%s %s %d", name, k->nic, k->queue);
                 break;
-        case KNOB_SOCKFLOW:
-        case KNOB_DEFAFF:
-                n = snprintf(buf, len, "%s", kind_names[k->kind]);
+        case SHAPE_GLOBAL:
+                n = snprintf(buf, len, "%s", name);
                 break;
-        case KNOB_THREADED:
-                n = snprintf(buf, len, "%s %s", kind_names[k->kind], k->nic);
-                break;
-        case KNOB_THREAD:
-                n = snprintf(buf, len, "thread %d %d %llu", (int) k->pid, (int) k->tid, k->starttime);
+        case SHAPE_NIC:
+                n = snprintf(buf, len, "%s %s", name, k->nic);
                 break;
         default:
-                return -EINVAL;
+                n = snprintf(buf, len, "thread %d %d %llu", (int) k->pid, (int) k->tid, k->starttime);
+                break;
         }
         if (n < 0 || (size_t) n >= len)
                 return -ENOBUFS;
@@ -81,26 +95,21 @@ int knob_key_format(const struct knob_key *k, char *buf, size_t len) {
 }
 
 bool knob_key_equal(const struct knob_key *a, const struct knob_key *b) {
-        if (a->kind != b->kind)
+        if (a->kind != b->kind || !kind_valid(a->kind))
                 return false;
-        switch (a->kind) {
-        case KNOB_IRQ:
+        switch (kinds[a->kind].shape) {
+        case SHAPE_IRQ:
                 /* the same number serving another device is another object */
                 return a->irq == b->irq && strcmp(a->actions, b->actions) == 0;
-        case KNOB_RPS:
-        case KNOB_XPS:
-        case KNOB_FLOWCNT:
+        case SHAPE_QUEUE:
                 return a->queue == b->queue && strncmp(a->nic, b->nic, IF_NAMESIZE) == 0;
-        case KNOB_SOCKFLOW:
-        case KNOB_DEFAFF:
+        case SHAPE_GLOBAL:
                 return true;
-        case KNOB_THREADED:
+        case SHAPE_NIC:
                 return strncmp(a->nic, b->nic, IF_NAMESIZE) == 0;
-        case KNOB_THREAD:
+        default:
                 /* A reused TID is another object. */
                 return a->pid == b->pid && a->tid == b->tid && a->starttime == b->starttime;
-        default:
-                return false;
         }
 }
 
@@ -115,52 +124,34 @@ bool knob_word_valid(const char *s) {
 
 /* ---- paths ---- */
 
-/* Appends s to the path being built at *p (bounded by end; truncation
- * shows as a path that does not exist). */
-static void path_add(char **p, char *end, const char *s) {
-        size_t n = strnlen(s, (size_t) (end - *p) - 1);
+/* The parts joined into buf, cut at size.  No snprintf: four paths a NIC
+ * IRQ a tick, and snprintf costs several times as much. */
+static const char *path_cat(char *buf, size_t size, const char *const *parts) {
+        size_t o = 0;
 
-        memcpy(*p, s, n);
-        *p += n;
-        **p = 0;
-}
+        for (; *parts; parts++) {
+                size_t n = strnlen(*parts, size - 1 - o);
 
-static void path_add_uint(char **p, char *end, unsigned long v) {
-        char d[24];
-        size_t n = 0;
-
-        do {
-                d[sizeof(d) - 1 - n++] = (char) ('0' + v % 10);
-                v /= 10;
-        } while (v);
-        while (n > 0 && *p + 1 < end) {
-                *(*p)++ = d[sizeof(d) - n];
-                n--;
+                memcpy(buf + o, *parts, n);
+                o += n;
         }
-        **p = 0;
+        buf[o] = 0;
+        return buf;
 }
 
-/* four of these per NIC IRQ a tick: no snprintf */
 const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
-        char *p = buf, *end = buf + size;
+        char num[21] = "";
 
-        path_add(&p, end, "proc/irq/");
-        path_add_uint(&p, end, irq);
-        path_add(&p, end, "/");
-        path_add(&p, end, leaf);
-        return buf;
+        return path_cat(buf, size, (const char *[]) { "proc/irq/", util_format_u64(num + 20, irq), "/",
+                                                      leaf, NULL });
 }
 
 const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf) {
-        char *p = buf, *end = buf + size;
+        char num[21] = "";
 
-        path_add(&p, end, "sys/class/net/");
-        path_add(&p, end, nic);
-        path_add(&p, end, tx ? "/queues/tx-" : "/queues/rx-");
-        path_add_uint(&p, end, index);
-        path_add(&p, end, "/");
-        path_add(&p, end, leaf);
-        return buf;
+        return path_cat(buf, size,
+                        (const char *[]) { "sys/class/net/", nic, tx ? "/queues/tx-" : "/queues/rx-",
+                                           util_format_u64(num + 20, index), "/", leaf, NULL });
 }
 
 int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf) {
@@ -171,16 +162,8 @@ int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *lea
 
 /* ---- values ---- */
 
-static bool value_is_list(enum knob_kind k) {
-        return k == KNOB_IRQ || k == KNOB_THREAD;
-}
-
-static bool value_is_mask(enum knob_kind k) {
-        return k == KNOB_RPS || k == KNOB_XPS || k == KNOB_DEFAFF;
-}
-
-static bool value_is_number(enum knob_kind k) {
-        return k == KNOB_FLOWCNT || k == KNOB_SOCKFLOW || k == KNOB_THREADED;
+static bool value_is(enum knob_kind k, enum value v) {
+        return kind_valid(k) && kinds[k].value == v;
 }
 
 static int parse_u32(const char *s, uint32_t *ret) {
@@ -201,13 +184,13 @@ bool knob_value_valid(enum knob_kind kind, const char *value) {
 
         if (!value || !*value || strchr(value, ' ') || strchr(value, '\n'))
                 return false;
-        if (value_is_list(kind))
+        if (value_is(kind, VALUE_LIST))
                 /* An IRQ or a thread always has some CPU. */
                 return cpuset_parse_list(value, &s) == 0 && !cpuset_empty(&s);
         if (kind == KNOB_DEFAFF)
                 /* the kernel refuses a mask without an online CPU */
                 return cpuset_parse_mask(value, &s) == 0 && !cpuset_empty(&s);
-        if (value_is_mask(kind))
+        if (value_is(kind, VALUE_MASK))
                 return cpuset_parse_mask(value, &s) == 0;
         if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW)
                 return parse_u32(value, &v) == 0;
@@ -220,13 +203,14 @@ bool knob_value_valid(enum knob_kind kind, const char *value) {
 bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
         if (!a || !b)
                 return false;
-        if (value_is_list(kind) || value_is_mask(kind)) {
+        if (value_is(kind, VALUE_LIST) || value_is(kind, VALUE_MASK)) {
                 cpuset_t sa, sb;
-                int (*parse)(const char *, cpuset_t *) = value_is_list(kind) ? cpuset_parse_list : cpuset_parse_mask;
+                int (*parse)(const char *, cpuset_t *) =
+                        value_is(kind, VALUE_LIST) ? cpuset_parse_list : cpuset_parse_mask;
 
                 return parse(a, &sa) == 0 && parse(b, &sb) == 0 && cpuset_equal(&sa, &sb);
         }
-        if (value_is_number(kind)) {
+        if (value_is(kind, VALUE_NUMBER)) {
                 uint32_t va, vb;
                 return parse_u32(a, &va) == 0 && parse_u32(b, &vb) == 0 && va == vb;
         }
@@ -236,9 +220,9 @@ bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
 int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret) {
         if (!value)
                 return -EINVAL;
-        if (value_is_list(kind))
+        if (value_is(kind, VALUE_LIST))
                 return cpuset_parse_list(value, ret);
-        if (value_is_mask(kind))
+        if (value_is(kind, VALUE_MASK))
                 return cpuset_parse_mask(value, ret);
         return -EINVAL;
 }
@@ -294,28 +278,22 @@ static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size
 
 /* The one spelling of each object's file (file: which of an IRQ's). */
 static int key_path(const struct knob_key *k, const char *file, char *buf, size_t len) {
-        switch (k->kind) {
-        case KNOB_IRQ:
+        switch (kinds[k->kind].shape) {
+        case SHAPE_IRQ:
                 knob_irq_path(buf, len, k->irq, file);
                 break;
-        case KNOB_RPS:
-        case KNOB_FLOWCNT:
-        case KNOB_XPS:
+        case SHAPE_QUEUE:
                 knob_queue_path(buf, len, k->nic, k->kind == KNOB_XPS, (size_t) k->queue,
-                                k->kind == KNOB_RPS ? KNOB_RPS_FILE :
-                                k->kind == KNOB_XPS ? KNOB_XPS_FILE : KNOB_FLOWCNT_FILE);
+                                kinds[k->kind].file);
                 break;
-        case KNOB_SOCKFLOW:
-        case KNOB_DEFAFF:
-                snprintf(buf, len, "%s", k->kind == KNOB_SOCKFLOW ? KNOB_SOCKFLOW_PATH : KNOB_DEFAFF_PATH);
+        case SHAPE_GLOBAL:
+                snprintf(buf, len, "%s", kinds[k->kind].file);
                 break;
-        case KNOB_THREADED:
-                snprintf(buf, len, "sys/class/net/%s/%s", k->nic, KNOB_THREADED_FILE);
+        case SHAPE_NIC:
+                snprintf(buf, len, "sys/class/net/%s/%s", k->nic, kinds[k->kind].file);
                 break;
-        case KNOB_THREAD:
-                return knob_task_path(buf, len, k->pid, k->tid, "stat");
         default:
-                return -EINVAL;
+                return knob_task_path(buf, len, k->pid, k->tid, "stat");
         }
         /* a cut path would name another file */
         if (strlen(buf) + 1 >= len)
@@ -324,21 +302,17 @@ static int key_path(const struct knob_key *k, const char *file, char *buf, size_
 }
 
 bool knob_key_valid(const struct knob_key *k) {
-        switch (k->kind) {
-        case KNOB_IRQ:
-        case KNOB_SOCKFLOW:
-        case KNOB_DEFAFF:
-                return true;
-        case KNOB_RPS:
-        case KNOB_XPS:
-        case KNOB_FLOWCNT:
+        if (!kind_valid(k->kind))
+                return false;
+        switch (kinds[k->kind].shape) {
+        case SHAPE_QUEUE:
                 return knob_nic_valid(k->nic) && k->queue >= 0;
-        case KNOB_THREADED:
+        case SHAPE_NIC:
                 return knob_nic_valid(k->nic);
-        case KNOB_THREAD:
+        case SHAPE_THREAD:
                 return k->pid > 0 && k->tid > 0;
         default:
-                return false;
+                return true;
         }
 }
 
@@ -387,42 +361,29 @@ static int thread_check(int rootfd, const struct knob_key *k) {
         return st.starttime == k->starttime ? 0 : -ESRCH;
 }
 
-static int thread_get(pid_t tid, char **ret) {
+/* sched_{get,set}affinity through a CPU_ALLOC set: a plain cpu_set_t
+ * stops at 1024 CPUs.  *s is read to set, written after a get. */
+static int thread_affinity(pid_t tid, bool set, cpuset_t *s) {
         size_t sz = CPU_ALLOC_SIZE(CPUSET_MAX);
-        cpu_set_t *set = CPU_ALLOC(CPUSET_MAX);
-        cpuset_t s;
+        cpu_set_t *cs = CPU_ALLOC(CPUSET_MAX);
         int r = 0;
 
-        if (!set)
+        if (!cs)
                 return -ENOMEM;
-        CPU_ZERO_S(sz, set);
-        if (sched_getaffinity(tid, sz, set) < 0) {
-                r = -errno;
-                CPU_FREE(set);
-                return r;
+        CPU_ZERO_S(sz, cs);
+        if (set) {
+                CPUSET_FOREACH(c, s)
+                        CPU_SET_S(c, sz, cs);
         }
-        cpuset_zero(&s);
-        for (int c = 0; c < CPUSET_MAX; c++)
-                if (CPU_ISSET_S(c, sz, set))
-                        cpuset_set(&s, c);
-        CPU_FREE(set);
-        return list_dup(&s, ret);
-}
-
-static int thread_set(pid_t tid, const cpuset_t *s) {
-        /* CPU_ALLOC: a plain cpu_set_t stops at 1024 CPUs. */
-        size_t sz = CPU_ALLOC_SIZE(CPUSET_MAX);
-        cpu_set_t *set = CPU_ALLOC(CPUSET_MAX);
-        int r = 0;
-
-        if (!set)
-                return -ENOMEM;
-        CPU_ZERO_S(sz, set);
-        CPUSET_FOREACH(c, s)
-                CPU_SET_S(c, sz, set);
-        if (sched_setaffinity(tid, sz, set) < 0)
+        if ((set ? sched_setaffinity(tid, sz, cs) : sched_getaffinity(tid, sz, cs)) < 0)
                 r = -errno;
-        CPU_FREE(set);
+        else if (!set) {
+                cpuset_zero(s);
+                for (int c = 0; c < CPUSET_MAX; c++)
+                        if (CPU_ISSET_S(c, sz, cs))
+                                cpuset_set(s, c);
+        }
+        CPU_FREE(cs);
         return r;
 }
 
@@ -438,7 +399,9 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
                 if (!root_is_host)
                         return -EOPNOTSUPP;
                 r = thread_check(rootfd, k);
-                return r < 0 ? r : thread_get(k->tid, ret);
+                if (r == 0)
+                        r = thread_affinity(k->tid, false, &s);
+                return r < 0 ? r : list_dup(&s, ret);
         }
         r = read_key(rootfd, k, k->kind == KNOB_IRQ ? KNOB_IRQ_LIST : NULL, &v);
         if (r == -ENOENT && k->kind == KNOB_IRQ) {
@@ -454,7 +417,7 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
                 return r;
         if (!knob_value_valid(k->kind, v))
                 return -EBADMSG;
-        if (value_is_number(k->kind)) {
+        if (value_is(k->kind, VALUE_NUMBER)) {
                 /* canonical decimal: "0010" and "10" are one value */
                 (void) parse_u32(v, &n);
                 free(v);
@@ -494,7 +457,7 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
                 /* right before the call: a reused TID is another task
                  * (sched_setaffinity takes no pidfd to close the window) */
                 r = thread_check(rootfd, k);
-                return r < 0 ? r : thread_set(k->tid, &s);
+                return r < 0 ? r : thread_affinity(k->tid, true, &s);
         }
         r = key_path(k, k->kind == KNOB_IRQ ? KNOB_IRQ_LIST : NULL, path, sizeof(path));
         if (r < 0)
@@ -522,36 +485,29 @@ int knob_write(int rootfd, bool root_is_host, const struct knob_key *k, const ch
 }
 
 int knob_target(enum knob_kind kind, const cpuset_t *cpus, uint32_t value, const char *current, char **ret) {
-        switch (kind) {
-        case KNOB_IRQ:
-        case KNOB_THREAD:
-                if (cpuset_empty(cpus))
-                        return -EINVAL;
-                return list_dup(cpus, ret);
-        case KNOB_RPS:
-        case KNOB_XPS:
-        case KNOB_DEFAFF: {
-                char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
-                int r;
+        char mask[CPUSET_MAX / 4 + CPUSET_MAX / 32 + 16];
+        int r;
 
-                if (kind == KNOB_DEFAFF && cpuset_empty(cpus))
-                        return -EINVAL;
+        if (!kind_valid(kind))
+                return -EINVAL;
+        /* an IRQ, a thread and new IRQs always have some CPU */
+        if ((kinds[kind].value == VALUE_LIST || kind == KNOB_DEFAFF) && cpuset_empty(cpus))
+                return -EINVAL;
+        switch (kinds[kind].value) {
+        case VALUE_LIST:
+                return list_dup(cpus, ret);
+        case VALUE_MASK:
                 r = format_mask_like(cpus, current, mask, sizeof(mask));
                 if (r < 0)
                         return r;
                 *ret = strdup(mask);
                 return *ret ? 0 : -ENOMEM;
-        }
-        case KNOB_FLOWCNT:
-        case KNOB_SOCKFLOW:
-        case KNOB_THREADED:
+        default:
                 if (kind == KNOB_THREADED && value > 2)
                         return -EINVAL;
                 if (asprintf(ret, "%" PRIu32, value) < 0)
                         return -ENOMEM;
                 return 0;
-        default:
-                return -EINVAL;
         }
 }
 

@@ -15,15 +15,6 @@
 #include "nlerr.h"
 #include "util.h"
 
-static const char *const queue_type_names[NETDEV_QUEUE_TYPE_MAX] = {
-        [NETDEV_QUEUE_RX] = "rx",
-        [NETDEV_QUEUE_TX] = "tx",
-};
-
-const char *netdev_queue_type_to_string(enum netdev_queue_type t) {
-        return t >= 0 && t < NETDEV_QUEUE_TYPE_MAX ? queue_type_names[t] : "invalid";
-}
-
 const char *netdev_threaded_to_string(enum netdev_threaded t) {
         switch (t) {
         case NETDEV_THREADED_OFF: return "off";
@@ -34,45 +25,48 @@ const char *netdev_threaded_to_string(enum netdev_threaded t) {
 }
 
 /* "uint" attributes come as 4 or 8 bytes: either is taken for any integer,
- * so a later widening still reads. */
+ * so a later widening still reads.  An absent attribute leaves *ret. */
 static int attr_uint(const struct nlattr *a, uint64_t *ret) {
-        int len = nla_len(a);
+        uint32_t v;
 
-        if (len == 4) {
-                uint32_t v;
-
-                memcpy(&v, nla_data(a), 4);
-                *ret = v;
+        if (!a)
                 return 0;
-        }
-        if (len == 8) {
+        if (nla_len(a) == 8) {
                 memcpy(ret, nla_data(a), 8);
                 return 0;
         }
-        return -EBADMSG;
+        if (nla_len(a) != 4)
+                return -EBADMSG;
+        memcpy(&v, nla_data(a), 4);
+        *ret = v;
+        return 0;
+}
+
+/* attr_uint for a value up to max: u32 ids, an int ifindex, IRQ or PID. */
+static int attr_max(const struct nlattr *a, uint64_t max, uint64_t *ret) {
+        if (a && (attr_uint(a, ret) < 0 || *ret > max))
+                return -EBADMSG;
+        return 0;
 }
 
 static int attr_u32(const struct nlattr *a, uint32_t *ret) {
-        uint64_t v;
+        uint64_t v = *ret;
+        int r = attr_max(a, UINT32_MAX, &v);
 
-        if (attr_uint(a, &v) < 0 || v > UINT32_MAX)
-                return -EBADMSG;
         *ret = (uint32_t) v;
-        return 0;
+        return r;
 }
 
-/* A value that must fit an int: ifindex, IRQ, PID. */
 static int attr_int(const struct nlattr *a, int *ret) {
-        uint64_t v;
+        uint64_t v = (uint64_t) (int64_t) *ret;
+        int r = attr_max(a, INT32_MAX, &v);
 
-        if (attr_uint(a, &v) < 0 || v > INT32_MAX)
-                return -EBADMSG;
         *ret = (int) v;
-        return 0;
+        return r;
 }
 
 static int attr_queue_type(const struct nlattr *a, enum netdev_queue_type *ret) {
-        uint32_t v;
+        uint32_t v = UINT32_MAX;
 
         if (attr_u32(a, &v) < 0)
                 return -EBADMSG;
@@ -83,163 +77,93 @@ static int attr_queue_type(const struct nlattr *a, enum netdev_queue_type *ret) 
         }
 }
 
-typedef int (*attr_fn_t)(const struct nlattr *a, void *ret);
+/* Above the highest attribute read here. */
+#define ATTR_MAX 15
 
-/* Checks the headers and the command, then calls fn on each attribute; a
- * cut attribute (libnl's iteration stops quietly) is malformed. */
-static int walk(const struct nlmsghdr *nlh, uint8_t cmd, attr_fn_t fn, void *ret) {
+/* Checks the headers and the command, then parses the attributes into tb;
+ * a cut attribute (libnl's parse stops quietly) is malformed. */
+static int parse(const struct nlmsghdr *nlh, uint8_t cmd, struct nlattr *tb[ATTR_MAX + 1]) {
         struct nlmsghdr *h = (struct nlmsghdr *) nlh;
         const struct genlmsghdr *g;
         struct nlattr *a;
-        int r, rem;
+        int rem;
 
         if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
                 return -EBADMSG;
         g = nlmsg_data(h);
         if (g->cmd != cmd)
                 return -EINVAL;
-        nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
-                r = fn(a, ret);
-                if (r < 0)
-                        return r;
-        }
+        if (genlmsg_parse(h, 0, tb, ATTR_MAX, NULL) < 0)
+                return -EBADMSG;
+        nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem)
+                ;
         return rem > 0 ? -EBADMSG : 0;
 }
 
-/* Which of a record's always-present attributes came, one bit each. */
-#define SEEN(n) (1u << (n))
-
-struct queue_parse {
-        struct netdev_queue q;
-        unsigned seen;
-};
-
-static int queue_attr(const struct nlattr *a, void *arg) {
-        struct queue_parse *p = arg;
-
-        switch (nla_type(a)) {
-        case NETDEV_NL_A_QUEUE_ID:
-                p->seen |= SEEN(0);
-                return attr_u32(a, &p->q.id);
-        case NETDEV_NL_A_QUEUE_IFINDEX:
-                p->seen |= SEEN(1);
-                return attr_int(a, &p->q.ifindex);
-        case NETDEV_NL_A_QUEUE_TYPE:
-                p->seen |= SEEN(2);
-                return attr_queue_type(a, &p->q.type);
-        case NETDEV_NL_A_QUEUE_NAPI_ID:
-                return attr_u32(a, &p->q.napi_id);
-        default:
-                return 0;
-        }
-}
-
 int netdev_parse_queue(const struct nlmsghdr *nlh, struct netdev_queue *ret) {
-        struct queue_parse p = { .q = { .type = NETDEV_QUEUE_TYPE_INVALID } };
-        int r;
+        struct netdev_queue q = {};
+        struct nlattr *tb[ATTR_MAX + 1];
+        int r = parse(nlh, NETDEV_NL_CMD_QUEUE_GET, tb);
 
-        r = walk(nlh, NETDEV_NL_CMD_QUEUE_GET, queue_attr, &p);
         if (r < 0)
                 return r;
-        if (p.seen != (SEEN(0) | SEEN(1) | SEEN(2)) || p.q.ifindex <= 0)
+        if (!tb[NETDEV_NL_A_QUEUE_ID] || !tb[NETDEV_NL_A_QUEUE_IFINDEX] || !tb[NETDEV_NL_A_QUEUE_TYPE] ||
+            attr_u32(tb[NETDEV_NL_A_QUEUE_ID], &q.id) < 0 ||
+            attr_int(tb[NETDEV_NL_A_QUEUE_IFINDEX], &q.ifindex) < 0 ||
+            attr_queue_type(tb[NETDEV_NL_A_QUEUE_TYPE], &q.type) < 0 ||
+            attr_u32(tb[NETDEV_NL_A_QUEUE_NAPI_ID], &q.napi_id) < 0 || q.ifindex <= 0)
                 return -EBADMSG;
-        *ret = p.q;
+        *ret = q;
         return 0;
-}
-
-struct napi_parse {
-        struct netdev_napi n;
-        unsigned seen;
-};
-
-static int napi_attr(const struct nlattr *a, void *arg) {
-        struct napi_parse *p = arg;
-        uint64_t v;
-
-        switch (nla_type(a)) {
-        case NETDEV_NL_A_NAPI_ID:
-                p->seen |= SEEN(0);
-                return attr_u32(a, &p->n.id);
-        case NETDEV_NL_A_NAPI_IFINDEX:
-                p->seen |= SEEN(1);
-                return attr_int(a, &p->n.ifindex);
-        case NETDEV_NL_A_NAPI_IRQ:
-                return attr_int(a, &p->n.irq);
-        case NETDEV_NL_A_NAPI_PID:
-                return attr_int(a, &p->n.pid);
-        case NETDEV_NL_A_NAPI_THREADED:
-                if (attr_uint(a, &v) < 0)
-                        return -EBADMSG;
-                /* a mode added after busy-poll: unknown */
-                p->n.threaded = v == NETDEV_NL_NAPI_THREADED_DISABLED ? NETDEV_THREADED_OFF :
-                                v == NETDEV_NL_NAPI_THREADED_ENABLED ? NETDEV_THREADED_ON :
-                                v == NETDEV_NL_NAPI_THREADED_BUSY_POLL ? NETDEV_THREADED_BUSY_POLL :
-                                NETDEV_THREADED_UNKNOWN;
-                return 0;
-        default:
-                return 0;
-        }
 }
 
 int netdev_parse_napi(const struct nlmsghdr *nlh, struct netdev_napi *ret) {
-        struct napi_parse p = { .n = { .irq = -1, .threaded = NETDEV_THREADED_UNKNOWN } };
-        int r;
+        struct netdev_napi n = { .irq = -1, .threaded = NETDEV_THREADED_UNKNOWN };
+        struct nlattr *tb[ATTR_MAX + 1];
+        uint64_t threaded = UINT64_MAX;
+        int r = parse(nlh, NETDEV_NL_CMD_NAPI_GET, tb);
 
-        r = walk(nlh, NETDEV_NL_CMD_NAPI_GET, napi_attr, &p);
         if (r < 0)
                 return r;
-        if (p.seen != (SEEN(0) | SEEN(1)) || p.n.id == 0 || p.n.ifindex <= 0)
+        if (!tb[NETDEV_NL_A_NAPI_ID] || !tb[NETDEV_NL_A_NAPI_IFINDEX] ||
+            attr_u32(tb[NETDEV_NL_A_NAPI_ID], &n.id) < 0 ||
+            attr_int(tb[NETDEV_NL_A_NAPI_IFINDEX], &n.ifindex) < 0 ||
+            attr_int(tb[NETDEV_NL_A_NAPI_IRQ], &n.irq) < 0 ||
+            attr_int(tb[NETDEV_NL_A_NAPI_PID], &n.pid) < 0 ||
+            attr_uint(tb[NETDEV_NL_A_NAPI_THREADED], &threaded) < 0 || n.id == 0 || n.ifindex <= 0)
                 return -EBADMSG;
-        *ret = p.n;
+        /* a mode added after busy-poll: unknown */
+        n.threaded = threaded == NETDEV_NL_NAPI_THREADED_DISABLED ? NETDEV_THREADED_OFF :
+                     threaded == NETDEV_NL_NAPI_THREADED_ENABLED ? NETDEV_THREADED_ON :
+                     threaded == NETDEV_NL_NAPI_THREADED_BUSY_POLL ? NETDEV_THREADED_BUSY_POLL :
+                     NETDEV_THREADED_UNKNOWN;
+        *ret = n;
         return 0;
 }
 
-struct qstats_parse {
-        struct netdev_qstats s;
-        unsigned seen;
-};
-
-static int qstats_attr(const struct nlattr *a, void *arg) {
-        struct qstats_parse *p = arg;
-
-        switch (nla_type(a)) {
-        case NETDEV_NL_A_QSTATS_IFINDEX:
-                p->seen |= SEEN(0);
-                return attr_int(a, &p->s.ifindex);
-        case NETDEV_NL_A_QSTATS_QUEUE_TYPE:
-                p->seen |= SEEN(1);
-                return attr_queue_type(a, &p->s.type);
-        case NETDEV_NL_A_QSTATS_QUEUE_ID:
-                p->seen |= SEEN(2);
-                return attr_u32(a, &p->s.queue);
-        case NETDEV_NL_A_QSTATS_RX_PACKETS:
-                p->s.has_rx_packets = true;
-                return attr_uint(a, &p->s.rx_packets);
-        case NETDEV_NL_A_QSTATS_RX_BYTES:
-                p->s.has_rx_bytes = true;
-                return attr_uint(a, &p->s.rx_bytes);
-        case NETDEV_NL_A_QSTATS_TX_PACKETS:
-                p->s.has_tx_packets = true;
-                return attr_uint(a, &p->s.tx_packets);
-        case NETDEV_NL_A_QSTATS_TX_BYTES:
-                p->s.has_tx_bytes = true;
-                return attr_uint(a, &p->s.tx_bytes);
-        default:
-                return 0;
-        }
-}
-
 int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret) {
-        struct qstats_parse p = { .s = { .type = NETDEV_QUEUE_TYPE_INVALID } };
-        int r;
+        struct netdev_qstats s = {};
+        struct nlattr *tb[ATTR_MAX + 1];
+        int r = parse(nlh, NETDEV_NL_CMD_QSTATS_GET, tb);
 
-        r = walk(nlh, NETDEV_NL_CMD_QSTATS_GET, qstats_attr, &p);
         if (r < 0)
                 return r;
         /* device scope (no queue attributes) was not asked for */
-        if (p.seen != (SEEN(0) | SEEN(1) | SEEN(2)) || p.s.ifindex <= 0)
+        if (!tb[NETDEV_NL_A_QSTATS_IFINDEX] || !tb[NETDEV_NL_A_QSTATS_QUEUE_TYPE] ||
+            !tb[NETDEV_NL_A_QSTATS_QUEUE_ID] ||
+            attr_int(tb[NETDEV_NL_A_QSTATS_IFINDEX], &s.ifindex) < 0 ||
+            attr_queue_type(tb[NETDEV_NL_A_QSTATS_QUEUE_TYPE], &s.type) < 0 ||
+            attr_u32(tb[NETDEV_NL_A_QSTATS_QUEUE_ID], &s.queue) < 0 ||
+            attr_uint(tb[NETDEV_NL_A_QSTATS_RX_PACKETS], &s.rx_packets) < 0 ||
+            attr_uint(tb[NETDEV_NL_A_QSTATS_RX_BYTES], &s.rx_bytes) < 0 ||
+            attr_uint(tb[NETDEV_NL_A_QSTATS_TX_PACKETS], &s.tx_packets) < 0 ||
+            attr_uint(tb[NETDEV_NL_A_QSTATS_TX_BYTES], &s.tx_bytes) < 0 || s.ifindex <= 0)
                 return -EBADMSG;
-        *ret = p.s;
+        s.has_rx_packets = tb[NETDEV_NL_A_QSTATS_RX_PACKETS];
+        s.has_rx_bytes = tb[NETDEV_NL_A_QSTATS_RX_BYTES];
+        s.has_tx_packets = tb[NETDEV_NL_A_QSTATS_TX_PACKETS];
+        s.has_tx_bytes = tb[NETDEV_NL_A_QSTATS_TX_BYTES];
+        *ret = s;
         return 0;
 }
 
@@ -296,56 +220,48 @@ static int append(void *arr, size_t *n, size_t *allocated, const void *item, siz
 struct dump_ctx {
         struct netdev_info *info;
         uint8_t cmd;
-        size_t allocated;
+        void *items;                    /* the table cmd fills: &info->queues... */
+        size_t *n, size, allocated;
         int r;                          /* -ENOMEM from a callback */
 };
 
 static int on_reply(struct nl_msg *msg, void *arg) {
         struct dump_ctx *c = arg;
-        struct netdev_info *info = c->info;
         const struct nlmsghdr *nlh = nlmsg_hdr(msg);
-        struct netdev_queue q;
-        struct netdev_napi n;
-        struct netdev_qstats s;
+        union {
+                struct netdev_queue q;
+                struct netdev_napi n;
+                struct netdev_qstats s;
+        } u;
         int r;
 
-        if (c->cmd == NETDEV_NL_CMD_QUEUE_GET) {
-                r = netdev_parse_queue(nlh, &q);
-                if (r >= 0)
-                        r = append(&info->queues, &info->n_queues, &c->allocated, &q, sizeof(q));
-        } else if (c->cmd == NETDEV_NL_CMD_NAPI_GET) {
-                r = netdev_parse_napi(nlh, &n);
-                if (r >= 0)
-                        r = append(&info->napis, &info->n_napis, &c->allocated, &n, sizeof(n));
-        } else {
-                r = netdev_parse_qstats(nlh, &s);
-                if (r >= 0)
-                        r = append(&info->qstats, &info->n_qstats, &c->allocated, &s, sizeof(s));
-        }
+        r = c->cmd == NETDEV_NL_CMD_QUEUE_GET ? netdev_parse_queue(nlh, &u.q) :
+            c->cmd == NETDEV_NL_CMD_NAPI_GET ? netdev_parse_napi(nlh, &u.n) :
+            netdev_parse_qstats(nlh, &u.s);
+        if (r >= 0)
+                r = append(c->items, c->n, &c->allocated, &u, c->size);
         if (r == -ENOMEM) {
                 c->r = r;
                 return NL_STOP;
         }
         if (r < 0) {
-                info->n_skipped++;
+                c->info->n_skipped++;
                 log_debug_errno(r, "netdev: genetlink command %u reply skipped: %m", c->cmd);
                 return NL_SKIP;
         }
         return NL_OK;
 }
 
-/* Drops what an interrupted attempt of this dump left, before a retry. */
-static void reset_table(struct netdev_info *info, uint8_t cmd) {
-        if (cmd == NETDEV_NL_CMD_QUEUE_GET)
-                info->n_queues = 0;
-        else if (cmd == NETDEV_NL_CMD_NAPI_GET)
-                info->n_napis = 0;
-        else
-                info->n_qstats = 0;
-}
-
 static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_info *info) {
-        struct dump_ctx c = { .info = info, .cmd = cmd };
+        bool queue = cmd == NETDEV_NL_CMD_QUEUE_GET, napi = cmd == NETDEV_NL_CMD_NAPI_GET;
+        struct dump_ctx c = {
+                .info = info, .cmd = cmd,
+                .items = queue ? (void *) &info->queues :
+                         napi ? (void *) &info->napis : (void *) &info->qstats,
+                .n = queue ? &info->n_queues : napi ? &info->n_napis : &info->n_qstats,
+                .size = queue ? sizeof(*info->queues) :
+                        napi ? sizeof(*info->napis) : sizeof(*info->qstats),
+        };
         int r = 0;
 
         /* a table that changed under the dump (NLM_F_DUMP_INTR) is read again */
@@ -361,7 +277,7 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
                         nlmsg_free(msg);
                         return -ENOMEM;
                 }
-                reset_table(info, cmd);
+                *c.n = 0; /* what an interrupted attempt left */
                 /* set for each request: a kept socket outlives c */
                 r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &c);
                 if (r >= 0)

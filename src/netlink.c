@@ -91,7 +91,6 @@ static int channels_reply(struct nl_msg *msg, void *arg) {
  * get_channels (EOPNOTSUPP), so those keep -1. */
 static int refresh_channels(struct inventory *inv) {
         struct nl_sock *sk;
-        struct nl_msg *msg = NULL;
         int family, r;
 
         sk = nl_socket_alloc();
@@ -106,25 +105,13 @@ static int refresh_channels(struct inventory *inv) {
                 r = family;
                 goto out;
         }
-        msg = nlmsg_alloc();
-        if (!msg) {
-                r = -NLE_NOMEM;
-                goto out;
-        }
-        if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, NLM_F_DUMP, ETHTOOL_MSG_CHANNELS_GET,
-                         ETHTOOL_GENL_VERSION)) {
-                r = -NLE_NOMEM;
-                goto out;
-        }
         r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, channels_reply, inv);
-        if (r < 0)
-                goto out;
-        r = nl_send_auto(sk, msg);
-        if (r < 0)
-                goto out;
-        r = nl_recvmsgs_default(sk);
+        if (r >= 0)
+                r = genl_send_simple(sk, family, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_GENL_VERSION,
+                                     NLM_F_DUMP);
+        if (r >= 0)
+                r = nl_recvmsgs_default(sk);
 out:
-        nlmsg_free(msg);
         nl_socket_free(sk);
         return r < 0 ? nlerr_to_errno(r) : 0;
 }

@@ -70,10 +70,8 @@ bool workers_cgroup_has_unit(const char *buf, size_t len, const char *unit) {
                                 while (c < le && *c != '/')
                                         c++;
                                 n = c - s;
-                                if (n == ul && memcmp(s, unit, ul) == 0)
-                                        return true;
-                                if (add_service && n == ul + 8 && memcmp(s, unit, ul) == 0 &&
-                                    memcmp(s + ul, ".service", 8) == 0)
+                                if (n >= ul && memcmp(s, unit, ul) == 0 &&
+                                    (n == ul || (add_service && n == ul + 8 && memcmp(s + ul, ".service", 8) == 0)))
                                         return true;
                         }
                 }

@@ -20,6 +20,10 @@
 #include "netdev.h"
 #include "sample.h"
 
+static const char *qtype(enum netdev_queue_type t) {
+        return t == NETDEV_QUEUE_RX ? "rx" : "tx";
+}
+
 static void counter(const char *name, bool has, uint64_t v) {
         if (has)
                 printf(" %s %" PRIu64, name, v);
@@ -64,7 +68,7 @@ static int rates(long ms) {
         }
         for (size_t i = 0; i < r.n_queues; i++)
                 printf("rate %d %s %" PRIu32 " pps %.0f\n", r.queues[i].ifindex,
-                       netdev_queue_type_to_string(r.queues[i].type), r.queues[i].queue, r.queues[i].pps);
+                       qtype(r.queues[i].type), r.queues[i].queue, r.queues[i].pps);
         printf("queue_rates %zu\n", r.n_queues);
         sample_rates_free(&r);
         sample_snapshot_free(&a);
@@ -91,7 +95,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < info.n_queues; i++) {
                 const struct netdev_queue *q = &info.queues[i];
 
-                printf("queue %d %s %" PRIu32 " napi %" PRIu32 "\n", q->ifindex, netdev_queue_type_to_string(q->type),
+                printf("queue %d %s %" PRIu32 " napi %" PRIu32 "\n", q->ifindex, qtype(q->type),
                        q->id, q->napi_id);
         }
         for (size_t i = 0; i < info.n_napis; i++) {
@@ -103,7 +107,7 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < info.n_qstats; i++) {
                 const struct netdev_qstats *s = &info.qstats[i];
 
-                printf("qstats %d %s %" PRIu32, s->ifindex, netdev_queue_type_to_string(s->type), s->queue);
+                printf("qstats %d %s %" PRIu32, s->ifindex, qtype(s->type), s->queue);
                 counter("rx_packets", s->has_rx_packets, s->rx_packets);
                 counter("rx_bytes", s->has_rx_bytes, s->rx_bytes);
                 counter("tx_packets", s->has_tx_packets, s->tx_packets);

@@ -357,9 +357,6 @@ static void test_lookups(_unused_ void **state) {
         assert_ptr_equal(netdev_info_qstats(&info, 3, NETDEV_QUEUE_TX, 0), &qstats[0]);
         assert_null(netdev_info_qstats(&info, 3, NETDEV_QUEUE_RX, 0));
 
-        assert_string_equal(netdev_queue_type_to_string(NETDEV_QUEUE_RX), "rx");
-        assert_string_equal(netdev_queue_type_to_string(NETDEV_QUEUE_TX), "tx");
-        assert_string_equal(netdev_queue_type_to_string(NETDEV_QUEUE_TYPE_INVALID), "invalid");
         assert_string_equal(netdev_threaded_to_string(NETDEV_THREADED_ON), "on");
         assert_string_equal(netdev_threaded_to_string(NETDEV_THREADED_OFF), "off");
         assert_string_equal(netdev_threaded_to_string(NETDEV_THREADED_BUSY_POLL), "busy-poll");
