@@ -77,10 +77,10 @@ int ctl_read_model(int rootfd, bool host, struct topology *t, struct procfs_inte
 
 /* Where an IRQ fires: its effective affinity, else its mask. */
 static void irq_cpus(const struct inventory_irq *irq, cpuset_t *ret) {
-        if (irq->has_effective && !cpuset_empty(&irq->effective))
-                *ret = irq->effective;
+        if (irq->has_effective && !cpuset_kept_empty(&irq->effective))
+                *ret = cpuset_kept_get(&irq->effective);
         else
-                *ret = irq->affinity;
+                *ret = cpuset_kept_get(&irq->affinity);
 }
 
 void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char *label, void *userdata),

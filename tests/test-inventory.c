@@ -182,6 +182,12 @@ static void assert_list(const char *what, const cpuset_t *s, const char *want) {
                 fail_msg("%s: got '%s', want '%s'", what, buf, want);
 }
 
+static void assert_kept(const char *what, const cpuset_kept_t *k, const char *want) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        assert_list(what, &s, want);
+}
+
 struct nic_case {
         const char *name, *driver, *bus_id, *pci_addr;
         int ifindex, node;
@@ -244,10 +250,10 @@ static void check_irqs(const struct inventory *inv, const struct irq_case *cases
                                  irq->name, nic ? nic : "-", irq->queue, inventory_irq_role_to_string(irq->role),
                                  irq->node, irq->affinity_readable, irq->has_effective);
                 snprintf(what, sizeof(what), "IRQ %u affinity", c->irq);
-                assert_list(what, &irq->affinity, c->affinity);
+                assert_kept(what, &irq->affinity, c->affinity);
                 if (c->effective) {
                         snprintf(what, sizeof(what), "IRQ %u effective", c->irq);
-                        assert_list(what, &irq->effective, c->effective);
+                        assert_kept(what, &irq->effective, c->effective);
                 }
         }
 }
@@ -317,22 +323,22 @@ static void test_host64(_unused_ void **state) {
         /* RPS / RFS / XPS */
         nic = inventory_nic(&inv, "ens1f0");
         assert_true(nic->queues[3].has_rx && nic->queues[3].has_tx && nic->queues[3].has_rps);
-        assert_list("ens1f0 rx-3 rps", &nic->queues[3].rps_cpus, "4-15,32-47");
+        assert_kept("ens1f0 rx-3 rps", &nic->queues[3].rps_cpus, "4-15,32-47");
         assert_int_equal(nic->queues[3].rps_flow_cnt, 2048);
         assert_true(nic->queues[0].has_rps);
-        assert_list("ens1f0 rx-0 rps", &nic->queues[0].rps_cpus, "");
+        assert_kept("ens1f0 rx-0 rps", &nic->queues[0].rps_cpus, "");
         assert_int_equal(nic->queues[0].rps_flow_cnt, 0);
         assert_true(nic->queues[5].has_xps);
-        assert_list("ens1f0 tx-5 xps", &nic->queues[5].xps_cpus, "5");
+        assert_kept("ens1f0 tx-5 xps", &nic->queues[5].xps_cpus, "5");
         nic = inventory_nic(&inv, "eno1");
         /* the fixture has no statistics files: tolerated, not an error */
         assert_false(nic->has_stats);
         assert_true(nic->rx_packets == 0 && nic->tx_packets == 0);
         assert_true(nic->queues[0].has_rps);
-        assert_list("eno1 rx-0 rps", &nic->queues[0].rps_cpus, "2-31");
+        assert_kept("eno1 rx-0 rps", &nic->queues[0].rps_cpus, "2-31");
         assert_int_equal(nic->queues[0].rps_flow_cnt, 32768);
         assert_false(nic->queues[0].has_xps); /* single queue: xps_cpus unreadable */
-        assert_list("eno1 tx-0 xps", &nic->queues[0].xps_cpus, "");
+        assert_kept("eno1 tx-0 xps", &nic->queues[0].xps_cpus, "");
         inventory_free(&inv);
         assert_int_equal(inv.n_nics, 0);
 }
@@ -488,10 +494,10 @@ static void test_live_host(_unused_ void **state) {
                 assert_ptr_equal(&inv.nics[irq->nic], nic);
                 assert_true(irq->affinity_readable);
                 assert_true(irq->has_effective);
-                assert_false(cpuset_empty(&irq->affinity));
+                assert_false(cpuset_kept_empty(&irq->affinity));
                 assert_int_equal(rootfs_readf(fd, &buf, NULL, "proc/irq/%d/smp_affinity_list", n), 0);
                 assert_int_equal(cpuset_parse_list(buf, &want), 0);
-                assert_true(cpuset_equal(&want, &irq->affinity));
+                assert_true(cpuset_kept_equal(&irq->affinity, &want));
         }
         snprintf(name, sizeof(name), "%s-config", bus_id);
         r = irq_by_name(&pi, name);
@@ -569,7 +575,7 @@ static void live_refresh(int fd, const struct procfs_interrupts *pi, struct inve
         if (rootfs_write(fd, "sys/class/net/" VETH_B "/queues/rx-3/rps_cpus", "1") < 0 ||
             inventory_refresh(fd, pi, inv, &all) != 0)
                 return;
-        res->rps_seen = cpuset_only(&q->rps_cpus) == 0;
+        res->rps_seen = cpuset_kept_only(&q->rps_cpus) == 0;
         res->same_fd = q->fd_rps == kept;
         if (run("ethtool -L " VETH_B " rx 2") != 0)
                 return;
@@ -786,7 +792,7 @@ static void test_refresh_audit(_unused_ void **state) {
 
                 for (size_t k = 0; k < inv.n_irqs; k++)
                         if (inv.irqs[k].nic >= 0) {
-                                cpuset_zero(&inv.irqs[k].affinity);
+                                cpuset_kept_free(&inv.irqs[k].affinity);
                                 inv.irqs[k].reread = inv.irqs[k].irq == cases[i].reread_irq;
                                 all_irqs++;
                         }
@@ -803,8 +809,8 @@ static void test_refresh_audit(_unused_ void **state) {
                 for (size_t k = 0; k < inv.n_irqs; k++) {
                         if (inv.irqs[k].nic < 0)
                                 continue;
-                        n_irqs += !cpuset_empty(&inv.irqs[k].affinity);
-                        assert_int_equal(inv.irqs[k].fresh, !cpuset_empty(&inv.irqs[k].affinity));
+                        n_irqs += !cpuset_kept_empty(&inv.irqs[k].affinity);
+                        assert_int_equal(inv.irqs[k].fresh, !cpuset_kept_empty(&inv.irqs[k].affinity));
                         assert_false(inv.irqs[k].reread);
                 }
                 for (size_t n = 0; n < inv.n_nics; n++)
@@ -930,7 +936,7 @@ static void test_xps_unreadable(_unused_ void **state) {
         assert_non_null(q);
         assert_true(q->has_xps);
         assert_false(q->xps_unreadable);
-        assert_true(cpuset_isset(&q->xps_cpus, 0));
+        assert_true(cpuset_kept_isset(&q->xps_cpus, 0));
         inventory_free(&inv);
         procfs_interrupts_free(&pi);
         close(fd);
@@ -946,11 +952,12 @@ static void test_refresh_effective(_unused_ void **state) {
         struct inventory inv = {};
         unsigned single = 0, spread = 0;
         int fd = read_host64(&pi, &inv);
+        cpuset_t far = cpuset_single(4000);
 
         for (size_t k = 0; k < inv.n_irqs; k++)
                 if (inv.irqs[k].nic >= 0) {
                         assert_true(inv.irqs[k].has_effective);
-                        inv.irqs[k].effective = cpuset_single(4000);
+                        assert_int_equal(cpuset_keep(&inv.irqs[k].effective, &far), 0);
                 }
         assert_int_equal(inventory_refresh(fd, &pi, &inv, NULL), 0);
         for (size_t k = 0; k < inv.n_irqs; k++) {
@@ -959,11 +966,11 @@ static void test_refresh_effective(_unused_ void **state) {
                 if (irq->nic < 0)
                         continue;
                 assert_true(irq->fresh);
-                if (cpuset_only(&irq->affinity) >= 0) {
-                        assert_int_equal(cpuset_only(&irq->effective), 4000);
+                if (cpuset_kept_only(&irq->affinity) >= 0) {
+                        assert_int_equal(cpuset_kept_only(&irq->effective), 4000);
                         single++;
                 } else {
-                        assert_false(cpuset_isset(&irq->effective, 4000));
+                        assert_false(cpuset_kept_isset(&irq->effective, 4000));
                         spread++;
                 }
         }
@@ -972,7 +979,7 @@ static void test_refresh_effective(_unused_ void **state) {
         for (size_t k = 0; k < inv.n_irqs; k++)
                 if (inv.irqs[k].nic >= 0) {
                         inventory_reread_irq(fd, &inv.irqs[k]);
-                        assert_false(cpuset_isset(&inv.irqs[k].effective, 4000));
+                        assert_false(cpuset_kept_isset(&inv.irqs[k].effective, 4000));
                 }
         inventory_free(&inv);
         procfs_interrupts_free(&pi);
