@@ -893,6 +893,60 @@ static void test_queue_counts(_unused_ void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* An 8192-CPU host's masks: CPU 8191 is read into the kept sets and
+ * read back; a narrower value read later replaces it. */
+static void test_wide_sets(_unused_ void **state) {
+        char tmpl[] = "/tmp/test-inventory-wide-XXXXXX", src[4096], cmd[8192], mask[256 * 9 + 2], rel[128];
+        char *base = mkdtemp(tmpl);
+        struct procfs_interrupts pi;
+        struct inventory inv = {};
+        struct inventory_queue *q;
+        struct inventory_irq *irq = NULL;
+        cpuset_t want;
+        int fd;
+
+        assert_non_null(base);
+        snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s'", fixture_path("host64", src, sizeof(src)), base);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(cpuset_parse_list("0,8191", &want), 0);
+        assert_int_equal(cpuset_format_mask(&want, 8192, mask, sizeof(mask) - 1), 0);
+        strcat(mask, "\n");
+        test_write_file(base, "sys/devices/virtual/net/lo/queues/rx-0/rps_cpus", mask);
+        test_write_file(base, "sys/devices/virtual/net/lo/queues/tx-0/xps_cpus", mask);
+        fd = rootfs_open(base);
+        assert_true(fd >= 0);
+        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
+        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        q = inventory_queue(inventory_nic(&inv, "lo"), 0);
+        assert_non_null(q);
+        assert_true(q->has_rps && q->has_xps);
+        assert_true(cpuset_kept_equal(&q->rps_cpus, &want));
+        assert_true(cpuset_kept_same(&q->rps_cpus, &q->xps_cpus));
+        assert_int_equal(cpuset_kept_next(&q->xps_cpus, 1), 8191);
+
+        for (size_t k = 0; k < inv.n_irqs && !irq; k++)
+                if (inv.irqs[k].nic >= 0)
+                        irq = &inv.irqs[k];
+        assert_non_null(irq);
+        snprintf(rel, sizeof(rel), "proc/irq/%u/smp_affinity_list", irq->irq);
+        test_write_file(base, rel, "8191\n");
+        snprintf(rel, sizeof(rel), "proc/irq/%u/effective_affinity_list", irq->irq);
+        test_write_file(base, rel, "8191\n");
+        inventory_reread_irq(fd, irq);
+        assert_int_equal(cpuset_kept_only(&irq->affinity), 8191);
+        assert_int_equal(cpuset_kept_only(&irq->effective), 8191);
+
+        test_write_file(base, "sys/devices/virtual/net/lo/queues/rx-0/rps_cpus", "4\n");
+        inventory_reread_queue(fd, inventory_nic(&inv, "lo"), q);
+        assert_int_equal(cpuset_kept_only(&q->rps_cpus), 2);
+        assert_false(cpuset_kept_same(&q->rps_cpus, &q->xps_cpus));
+        inventory_free(&inv);
+        procfs_interrupts_free(&pi);
+        close(fd);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
+}
+
 /* A tx queue whose xps_cpus is listed but fails to read (single-queue
  * devices: ENOENT or EINVAL; here a dangling link, which open() answers
  * with ENOENT) is not read again by a refresh, only by the next discovery. */
@@ -1072,6 +1126,7 @@ int main(void) {
                 cmocka_unit_test(test_refresh_audit),
                 cmocka_unit_test(test_queue_counts),
                 cmocka_unit_test(test_xps_unreadable),
+                cmocka_unit_test(test_wide_sets),
                 cmocka_unit_test(test_refresh_effective),
                 cmocka_unit_test(test_host64),
                 cmocka_unit_test(test_vm2),
