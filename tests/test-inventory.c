@@ -757,14 +757,20 @@ static void test_audit_slice(_unused_ void **state) {
 }
 
 /* The host64 fixture's interrupts and inventory; its root fd. */
-static int read_host64(struct procfs_interrupts *pi, struct inventory *inv) {
-        char path[4096];
-        int fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
+/* Opens the tree at root and reads its interrupts and inventory. */
+static int read_tree(const char *root, struct procfs_interrupts *pi, struct inventory *inv) {
+        int fd = rootfs_open(root);
 
         assert_true(fd >= 0);
         assert_int_equal(procfs_interrupts_read(fd, pi), 0);
         assert_int_equal(inventory_read(fd, pi, inv), 0);
         return fd;
+}
+
+static int read_host64(struct procfs_interrupts *pi, struct inventory *inv) {
+        char path[4096];
+
+        return read_tree(fixture_path("host64", path, sizeof(path)), pi, inv);
 }
 
 /* A refresh reads the slice and the objects marked reread, no others:
@@ -913,10 +919,7 @@ static void test_wide_sets(_unused_ void **state) {
         strcat(mask, "\n");
         test_write_file(base, "sys/devices/virtual/net/lo/queues/rx-0/rps_cpus", mask);
         test_write_file(base, "sys/devices/virtual/net/lo/queues/tx-0/xps_cpus", mask);
-        fd = rootfs_open(base);
-        assert_true(fd >= 0);
-        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
-        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        fd = read_tree(base, &pi, &inv);
         q = inventory_queue(inventory_nic(&inv, "lo"), 0);
         assert_non_null(q);
         assert_true(q->has_rps && q->has_xps);
@@ -965,10 +968,7 @@ static void test_xps_unreadable(_unused_ void **state) {
         snprintf(f, sizeof(f), "%s/sys/devices/virtual/net/lo/queues/tx-0/xps_cpus", base);
         assert_int_equal(unlink(f), 0);
         assert_int_equal(symlink("no-such-file", f), 0);
-        fd = rootfs_open(base);
-        assert_true(fd >= 0);
-        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
-        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        fd = read_tree(base, &pi, &inv);
         q = inventory_queue(inventory_nic(&inv, "lo"), 0);
         assert_non_null(q);
         assert_true(q->has_tx);
