@@ -62,9 +62,16 @@ int cpuset_keep(cpuset_kept_t *k, const cpuset_t *s);
 /* The kept set, as a whole cpuset_t. */
 cpuset_t cpuset_kept_get(const cpuset_kept_t *k);
 bool cpuset_kept_equal(const cpuset_kept_t *k, const cpuset_t *s);
+/* Two kept sets hold the same CPUs, compared in place. */
+bool cpuset_kept_same(const cpuset_kept_t *a, const cpuset_kept_t *b);
+/* ret = k & s, without a whole copy of k first. */
+void cpuset_kept_and(cpuset_t *ret, const cpuset_kept_t *k, const cpuset_t *s);
 bool cpuset_kept_empty(const cpuset_kept_t *k);
-/* cpuset_first() and cpuset_only() of the kept set. */
-int cpuset_kept_first(const cpuset_kept_t *k);
+/* cpuset_next() and cpuset_only() of the kept set, read in place. */
+int cpuset_kept_next(const cpuset_kept_t *k, int from);
+#define cpuset_kept_first(k) cpuset_kept_next((k), 0)
+#define CPUSET_KEPT_FOREACH(cpu, k) \
+        for (int cpu = cpuset_kept_first(k); cpu >= 0; cpu = cpuset_kept_next((k), cpu + 1))
 int cpuset_kept_only(const cpuset_kept_t *k);
 bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu);
 /* Stores src's value in ret (replacing its value).  -ENOMEM leaves ret

@@ -36,8 +36,9 @@ struct inventory_irq {
         int nic;                 /* index into inventory.nics, -1 if none */
         int queue;               /* queue index, -1 if none */
         enum inventory_irq_role role;
-        cpuset_t affinity;       /* smp_affinity_list (or smp_affinity) */
-        cpuset_t effective;      /* effective_affinity_list (see inventory_refresh) */
+        /* kept: a cpuset_t is 1 kB on any host (bench/README.md, "Big hosts") */
+        cpuset_kept_t affinity;  /* smp_affinity_list (or smp_affinity) */
+        cpuset_kept_t effective; /* effective_affinity_list (see inventory_refresh) */
         bool has_effective;
         int node;                /* irq/N/node, -1 unknown */
         bool affinity_readable;  /* false: no proc/irq/N (e.g. IRQ vanished) */
@@ -50,9 +51,9 @@ struct inventory_queue {
         int index;
         bool has_rx, has_tx;     /* rx-N / tx-N directories exist */
         int rx_irq, tx_irq;      /* IRQ numbers, -1 if none; equal for a combined vector */
-        cpuset_t rps_cpus;       /* rx-N/rps_cpus */
+        cpuset_kept_t rps_cpus;  /* rx-N/rps_cpus (kept, as inventory_irq's sets) */
         uint32_t rps_flow_cnt;   /* rx-N/rps_flow_cnt */
-        cpuset_t xps_cpus;       /* tx-N/xps_cpus */
+        cpuset_kept_t xps_cpus;  /* tx-N/xps_cpus */
         bool has_rps, has_xps;   /* the files exist and were readable */
         bool xps_unreadable;     /* xps_cpus unreadable at discovery (single queue): not retried */
         bool reread, fresh;      /* as inventory_irq */
@@ -124,6 +125,9 @@ struct inventory {
  * msi_irqs order (INVENTORY_MAP_MSI_ORDER: the caller warns). */
 int inventory_read(int rootfd, const struct procfs_interrupts *interrupts, struct inventory *ret);
 void inventory_free(struct inventory *inv);
+/* Frees the kept sets of every IRQ and queue (leaving them empty), not the
+ * arrays: inventory_free() does both; for an inventory built by hand. */
+void inventory_free_sets(struct inventory *inv);
 
 /* Objects a refresh re-reads: NIC IRQs in IRQ order, then every queue;
  * each refresh takes the next per_tick of them, wrapping. */

@@ -190,6 +190,27 @@ bool cpuset_kept_equal(const cpuset_kept_t *k, const cpuset_t *s) {
         return true;
 }
 
+bool cpuset_kept_same(const cpuset_kept_t *a, const cpuset_kept_t *b) {
+        size_t na = kept_words(a), nb = kept_words(b), n = na < nb ? na : nb;
+
+        if (n > 0 && memcmp(a->w, b->w, n * sizeof(a->w[0])) != 0)
+                return false;
+        for (size_t i = n; i < na; i++)
+                if (a->w[i])
+                        return false;
+        for (size_t i = n; i < nb; i++)
+                if (b->w[i])
+                        return false;
+        return true;
+}
+
+void cpuset_kept_and(cpuset_t *ret, const cpuset_kept_t *k, const cpuset_t *s) {
+        size_t n = kept_words(k);
+
+        for (size_t i = 0; i < n_words; i++)
+                ret->w[i] = i < n ? k->w[i] & s->w[i] : 0;
+}
+
 bool cpuset_kept_empty(const cpuset_kept_t *k) {
         for (size_t i = 0; i < kept_words(k); i++)
                 if (k->w[i])
@@ -197,16 +218,36 @@ bool cpuset_kept_empty(const cpuset_kept_t *k) {
         return true;
 }
 
-int cpuset_kept_first(const cpuset_kept_t *k) {
-        cpuset_t s = cpuset_kept_get(k);
+int cpuset_kept_next(const cpuset_kept_t *k, int from) {
+        size_t n = kept_words(k);
+        size_t i;
+        uint64_t w;
 
-        return cpuset_first(&s);
+        if (from < 0)
+                from = 0;
+        i = (size_t) from / 64;
+        if (i >= n)
+                return -1;
+        w = k->w[i] & (~UINT64_C(0) << (from % 64));
+        while (!w) {
+                if (++i >= n)
+                        return -1;
+                w = k->w[i];
+        }
+        return (int) (i * 64) + __builtin_ctzll(w);
 }
 
 int cpuset_kept_only(const cpuset_kept_t *k) {
-        cpuset_t s = cpuset_kept_get(k);
+        int cpu = -1;
 
-        return cpuset_only(&s);
+        for (size_t i = 0; i < kept_words(k); i++) {
+                if (!k->w[i])
+                        continue;
+                if (cpu >= 0 || (k->w[i] & (k->w[i] - 1)))
+                        return -1;
+                cpu = (int) (i * 64) + __builtin_ctzll(k->w[i]);
+        }
+        return cpu;
 }
 
 bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu) {

@@ -39,6 +39,12 @@ static void json_cpus_if(struct json_writer *w, const char *key, bool has, const
                 json_key_null(w, key);
 }
 
+static void json_kept_if(struct json_writer *w, const char *key, bool has, const cpuset_kept_t *k) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        json_cpus_if(w, key, has, &s);
+}
+
 /* A queue's netdev-family view (null where the kernel did not answer) and
  * where its IRQs came from. */
 static void json_queue_napi(struct json_writer *w, const struct inventory_nic *nic, const struct inventory_queue *qu) {
@@ -149,9 +155,9 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                                         json_uint(w, inv->irqs[i].irq);
                         json_end_array(w);
                         w->flags = flags;
-                        json_cpus_if(w, "rps_cpus", qu->has_rps, &qu->rps_cpus);
+                        json_kept_if(w, "rps_cpus", qu->has_rps, &qu->rps_cpus);
                         json_uint_if(w, "rps_flow_cnt", qu->has_rps, qu->rps_flow_cnt);
-                        json_cpus_if(w, "xps_cpus", qu->has_xps, &qu->xps_cpus);
+                        json_kept_if(w, "xps_cpus", qu->has_xps, &qu->xps_cpus);
                         json_queue_napi(w, nic, qu);
                         json_end_object(w);
                 }
@@ -174,8 +180,8 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                 json_key_string(w, "role", inventory_irq_role_to_string(irq->role));
                 json_key_string(w, "class", classes ? classify_irq_class_to_string(classes[i]) : NULL);
                 json_key_string(w, "device", classify_irq_device(inv, irq)[0] ? classify_irq_device(inv, irq) : NULL);
-                json_cpus_if(w, "affinity", irq->affinity_readable, &irq->affinity);
-                json_cpus_if(w, "effective", irq->has_effective, &irq->effective);
+                json_kept_if(w, "affinity", irq->affinity_readable, &irq->affinity);
+                json_kept_if(w, "effective", irq->has_effective, &irq->effective);
                 json_int_if(w, "node", irq->node >= 0, irq->node);
                 json_end_object(w);
         }
@@ -191,12 +197,18 @@ static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
         return cpuset_to_text(s, "-", buf, len);
 }
 
+static const char *fmt_kept(const cpuset_kept_t *k, char *buf, size_t len) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        return fmt_list(&s, buf, len);
+}
+
 /* The affinity (or effective affinity) of a queue's IRQ: "A" for one
  * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
 static const char *fmt_queue_irqs(const struct inventory *inv, const struct inventory_queue *qu, bool effective,
                                   char *buf, size_t len) {
         const struct inventory_irq *irqs[2] = { NULL, NULL };
-        const cpuset_t *sets[2] = { NULL, NULL };
+        const cpuset_kept_t *sets[2] = { NULL, NULL };
         char x[128], y[128];
 
         if (qu->rx_irq >= 0)
@@ -209,18 +221,20 @@ static const char *fmt_queue_irqs(const struct inventory *inv, const struct inve
                 if (effective ? irqs[i]->has_effective : irqs[i]->affinity_readable)
                         sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
         }
-        if (sets[0] && sets[1] && !cpuset_equal(sets[0], sets[1]))
-                snprintf(buf, len, "%s/%s", fmt_list(sets[0], x, sizeof(x)), fmt_list(sets[1], y, sizeof(y)));
+        if (sets[0] && sets[1] && !cpuset_kept_same(sets[0], sets[1]))
+                snprintf(buf, len, "%s/%s", fmt_kept(sets[0], x, sizeof(x)), fmt_kept(sets[1], y, sizeof(y)));
         else if (sets[0] || sets[1])
-                fmt_list(sets[0] ? sets[0] : sets[1], buf, len);
+                fmt_kept(sets[0] ? sets[0] : sets[1], buf, len);
         else
                 snprintf(buf, len, "-");
         return buf;
 }
 
 /* An RPS/XPS mask: "off" when empty (the feature is disabled). */
-static const char *fmt_mask(const cpuset_t *s, char *buf, size_t len) {
-        return cpuset_to_text(s, "off", buf, len);
+static const char *fmt_mask(const cpuset_kept_t *k, char *buf, size_t len) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        return cpuset_to_text(&s, "off", buf, len);
 }
 
 static const char *fmt_irq(int irq, char *buf, size_t len) {
@@ -296,8 +310,8 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                         fmt_irq(irq->node, node, sizeof(node));
                         fprintf(f, "  %-6u %-15s %-4s %-16s %-16s %s", irq->irq,
                                 classes ? classify_irq_class_to_string(classes[i]) : "?", node,
-                                irq->affinity_readable ? fmt_list(&irq->affinity, a, 17) : "-",
-                                irq->has_effective ? fmt_list(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
+                                irq->affinity_readable ? fmt_kept(&irq->affinity, a, 17) : "-",
+                                irq->has_effective ? fmt_kept(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
                         if (strcmp(dev, irq->name) != 0 && irq->name[0])
                                 fprintf(f, " (%s)", irq->name);
                         fputc('\n', f);

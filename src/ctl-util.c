@@ -45,10 +45,10 @@ int ctl_open_root(const char *dir) {
 
 /* Where an IRQ fires: its effective affinity, else its mask. */
 static void irq_cpus(const struct inventory_irq *irq, cpuset_t *ret) {
-        if (irq->has_effective && !cpuset_empty(&irq->effective))
-                *ret = irq->effective;
+        if (irq->has_effective && !cpuset_kept_empty(&irq->effective))
+                *ret = cpuset_kept_get(&irq->effective);
         else
-                *ret = irq->affinity;
+                *ret = cpuset_kept_get(&irq->affinity);
 }
 
 void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char *label, void *userdata),

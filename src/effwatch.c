@@ -54,7 +54,7 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
                 cpuset_t want_set, eff_set;
                 int ok;
 
-                if (!irq || !irq->affinity_readable || !cpuset_kept_equal(&w->want, &irq->affinity)) {
+                if (!irq || !irq->affinity_readable || !cpuset_kept_same(&w->want, &irq->affinity)) {
                         eff_drop(ew, w);
                         continue;
                 }

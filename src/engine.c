@@ -240,7 +240,7 @@ static bool action_current(struct engine *e, const struct action *a) {
                 if (irq->fresh)
                         return true;
                 inventory_reread_irq(e->rootfd, irq);
-                return !irq->affinity_readable || cpuset_kept_equal(&a->from, &irq->affinity);
+                return !irq->affinity_readable || cpuset_kept_same(&a->from, &irq->affinity);
         case KNOB_RPS:
         case KNOB_XPS:
         case KNOB_FLOWCNT:
@@ -251,9 +251,9 @@ static bool action_current(struct engine *e, const struct action *a) {
                         return true;
                 inventory_reread_queue(e->rootfd, n, q);
                 if (a->type == KNOB_RPS)
-                        return !q->has_rps || cpuset_kept_equal(&a->from, &q->rps_cpus);
+                        return !q->has_rps || cpuset_kept_same(&a->from, &q->rps_cpus);
                 if (a->type == KNOB_XPS)
-                        return !q->has_xps || cpuset_kept_equal(&a->from, &q->xps_cpus);
+                        return !q->has_xps || cpuset_kept_same(&a->from, &q->xps_cpus);
                 return q->rps_flow_cnt == a->from_value;
         default:
                 return true;
@@ -429,7 +429,7 @@ static int give_back_unmanaged(struct engine *e) {
                 ci = config_interface_for(e->config, nic);
                 if (!ci || ci->manage || cpuset_parse_list(ue->original, &orig) < 0 ||
                     cpuset_parse_list(ue->last, &last) < 0 || cpuset_empty(&orig) ||
-                    cpuset_equal(&ii->affinity, &orig) || !cpuset_equal(&ii->affinity, &last))
+                    cpuset_kept_equal(&ii->affinity, &orig) || !cpuset_kept_equal(&ii->affinity, &last))
                         continue;
                 a = action_list_add(&e->actions, KNOB_IRQ);
                 if (!a)
@@ -437,7 +437,8 @@ static int give_back_unmanaged(struct engine *e) {
                 a->irq = ii->irq;
                 snprintf(a->nic, sizeof(a->nic), "%s", nic);
                 a->queue = ii->queue;
-                if (action_set_cpus(a, &orig, &ii->affinity) < 0)
+                /* last is the IRQ's mask, as the test above found */
+                if (action_set_cpus(a, &orig, &last) < 0)
                         return -ENOMEM;
                 a->layout = true;
                 snprintf(a->reason, sizeof(a->reason), "manage = no for %s: IRQ back to the original", nic);
@@ -759,15 +760,16 @@ static void adopt_journal(struct engine *e, uint64_t now) {
                                 if (strcmp(ue->last, now_text) != 0 && !(ue->pending && strcmp(ue->pending, now_text) == 0))
                                         continue;
                         } else {
-                                const cpuset_t *cur = a.type == KNOB_RPS ? &q->rps_cpus : &q->xps_cpus;
+                                const cpuset_kept_t *cur = a.type == KNOB_RPS ? &q->rps_cpus : &q->xps_cpus;
                                 cpuset_t from, last, pending;
 
                                 if (cpuset_parse_mask(ue->original, &from) < 0 ||
-                                    !((cpuset_parse_mask(ue->last, &last) == 0 && cpuset_equal(&last, cur)) ||
+                                    !((cpuset_parse_mask(ue->last, &last) == 0 && cpuset_kept_equal(cur, &last)) ||
                                       (ue->pending && cpuset_parse_mask(ue->pending, &pending) == 0 &&
-                                       cpuset_equal(&pending, cur))))
+                                       cpuset_kept_equal(cur, &pending))))
                                         continue;
-                                if (action_set_cpus(&a, cur, &from) < 0)
+                                last = cpuset_kept_get(cur);
+                                if (action_set_cpus(&a, &last, &from) < 0)
                                         continue;
                         }
                         policy_adopt(e->policy, &a, now);

@@ -469,6 +469,15 @@ static void read_globals(int rootfd, struct inventory *inv, bool hold) {
                 cpuset_zero(&inv->default_affinity);
 }
 
+/* Stores what a read of result r gave in k; a failed read or -ENOMEM
+ * leaves k empty.  Whether k holds a read value. */
+static bool keep_read(int r, const cpuset_t *s, cpuset_kept_t *k) {
+        if (r == 0 && cpuset_keep(k, s) == 0)
+                return true;
+        cpuset_kept_free(k);
+        return false;
+}
+
 /* Reads a cpulist file, or the hex-mask file beside it. */
 static int read_cpus(int rootfd, const char *list_path, const char *mask_path, int *fd, cpuset_t *ret) {
         _cleanup_(freep) char *heap = NULL;
@@ -487,6 +496,8 @@ static int read_cpus(int rootfd, const char *list_path, const char *mask_path, i
  * for a mask of several CPUs: the policy consults them only then. */
 static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_only) {
         char lp[64], mp[64], ep[64], emp[64];
+        cpuset_t s;
+        int r;
 
         knob_irq_path(lp, sizeof(lp), irq->irq, KNOB_IRQ_LIST);
         knob_irq_path(mp, sizeof(mp), irq->irq, KNOB_IRQ_MASK);
@@ -495,17 +506,13 @@ static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_on
 
         /* a missing proc/irq/N: the IRQ went away, nothing to steer; a NIC
          * vector's files are kept open (re-read every few ticks) */
-        irq->affinity_readable = read_cpus(rootfd, lp, mp, irq->nic >= 0 ? &irq->fd_affinity : NULL,
-                                           &irq->affinity) == 0;
-        if (!irq->affinity_readable)
-                cpuset_zero(&irq->affinity);
+        r = read_cpus(rootfd, lp, mp, irq->nic >= 0 ? &irq->fd_affinity : NULL, &s);
+        irq->affinity_readable = keep_read(r, &s, &irq->affinity);
         irq->fresh = true;
-        if (spread_only && irq->affinity_readable && cpuset_only(&irq->affinity) >= 0)
+        if (spread_only && irq->affinity_readable && cpuset_kept_only(&irq->affinity) >= 0)
                 return;
-        irq->has_effective = read_cpus(rootfd, ep, emp, irq->nic >= 0 ? &irq->fd_effective : NULL,
-                                       &irq->effective) == 0;
-        if (!irq->has_effective)
-                cpuset_zero(&irq->effective);
+        r = read_cpus(rootfd, ep, emp, irq->nic >= 0 ? &irq->fd_effective : NULL, &s);
+        irq->has_effective = keep_read(r, &s, &irq->effective);
 }
 
 static void read_irq_affinity(int rootfd, struct inventory_irq *irq) {
@@ -635,29 +642,30 @@ static int read_queues(int rootfd, struct inventory_nic *nic) {
 static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold) {
         char path[512];
         size_t i = (size_t) q->index;
+        cpuset_t s;
+        int r;
 
         q->has_rps = q->has_xps = false;
         q->rps_flow_cnt = 0;
         if (q->has_rx) {
                 knob_queue_path(path, sizeof(path), nic->name, false, i, KNOB_RPS_FILE);
-                q->has_rps = read_mask(rootfd, path, hold ? &q->fd_rps : NULL, &q->rps_cpus) == 0;
+                r = read_mask(rootfd, path, hold ? &q->fd_rps : NULL, &s);
+                q->has_rps = keep_read(r, &s, &q->rps_cpus);
                 knob_queue_path(path, sizeof(path), nic->name, false, i, KNOB_FLOWCNT_FILE);
                 read_u32(rootfd, path, hold ? &q->fd_flow_cnt : NULL, &q->rps_flow_cnt);
         }
         if (!q->has_rps)
-                cpuset_zero(&q->rps_cpus);
+                cpuset_kept_free(&q->rps_cpus);
         /* single-queue devices list the file but fail its read: not retried */
         if (q->has_tx && !(hold && q->xps_unreadable)) {
-                int r;
-
                 knob_queue_path(path, sizeof(path), nic->name, true, i, KNOB_XPS_FILE);
-                r = read_mask(rootfd, path, hold ? &q->fd_xps : NULL, &q->xps_cpus);
-                q->has_xps = r == 0;
+                r = read_mask(rootfd, path, hold ? &q->fd_xps : NULL, &s);
+                q->has_xps = keep_read(r, &s, &q->xps_cpus);
                 if (!hold)
                         q->xps_unreadable = r == -ENOENT || r == -EINVAL;
         }
         if (!q->has_xps)
-                cpuset_zero(&q->xps_cpus);
+                cpuset_kept_free(&q->xps_cpus);
         q->fresh = true;
 }
 
@@ -1301,8 +1309,16 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
         return 0;
 }
 
+static void queue_sets_free(struct inventory_nic *nic) {
+        for (size_t q = 0; q < nic->n_queues; q++) {
+                cpuset_kept_free(&nic->queues[q].rps_cpus);
+                cpuset_kept_free(&nic->queues[q].xps_cpus);
+        }
+}
+
 /* Closes what a NIC keeps open and frees its queues. */
 static void nic_free(struct inventory_nic *nic) {
+        queue_sets_free(nic);
         for (size_t q = 0; q < nic->n_queues; q++) {
                 rootfs_release(&nic->queues[q].fd_rps);
                 rootfs_release(&nic->queues[q].fd_flow_cnt);
@@ -1323,9 +1339,19 @@ static void nic_free(struct inventory_nic *nic) {
         rootfs_release(&nic->fd_threaded);
 }
 
+void inventory_free_sets(struct inventory *inv) {
+        for (size_t i = 0; i < inv->n_nics; i++)
+                queue_sets_free(&inv->nics[i]);
+        for (size_t i = 0; i < inv->n_irqs; i++) {
+                cpuset_kept_free(&inv->irqs[i].affinity);
+                cpuset_kept_free(&inv->irqs[i].effective);
+        }
+}
+
 void inventory_free(struct inventory *inv) {
         if (!inv)
                 return;
+        inventory_free_sets(inv);
         for (size_t i = 0; i < inv->n_nics; i++)
                 nic_free(&inv->nics[i]);
         for (size_t i = 0; i < inv->n_irqs; i++) {
@@ -1349,10 +1375,11 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
         if (q) {
                 if (fresh_only && !q->fresh)
                         return;
+                /* -ENOMEM keeps the value read, as a failed write would */
                 if (k->kind == KNOB_RPS)
-                        q->rps_cpus = *cpus;
+                        (void) cpuset_keep(&q->rps_cpus, cpus);
                 else if (k->kind == KNOB_XPS)
-                        q->xps_cpus = *cpus;
+                        (void) cpuset_keep(&q->xps_cpus, cpus);
                 else
                         q->rps_flow_cnt = value;
                 return;
@@ -1361,10 +1388,10 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
         case KNOB_IRQ:
                 irq = inventory_irq(inv, k->irq);
                 if (irq && (!fresh_only || irq->fresh)) {
-                        irq->affinity = *cpus;
+                        (void) cpuset_keep(&irq->affinity, cpus);
                         /* what the kernel would report after the next interrupt */
                         if (irq->has_effective)
-                                irq->effective = *cpus;
+                                (void) cpuset_keep(&irq->effective, cpus);
                 }
                 break;
         case KNOB_SOCKFLOW:

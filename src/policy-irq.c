@@ -30,7 +30,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 if (j == 1 && u->tx_apart && !layout)
                         continue;
                 r->primary = j == 0;
-                if (cpuset_equal(&ii->affinity, &to)) {
+                if (cpuset_kept_equal(&ii->affinity, &to)) {
                         /* already where we want it: ours from now on */
                         r->set = true;
                         if (cpuset_keep(&r->last_set, &to) < 0)
@@ -45,7 +45,7 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 a->pair_irq = u->n_irq == 2 ? u->irq[1 - j] : 0;
                 snprintf(a->nic, sizeof(a->nic), "%s", n->name);
                 a->queue = u->queue;
-                pol_set_cpus(t, a, &to, &ii->affinity);
+                pol_set_cpus_kept(t, a, &to, &ii->affinity);
                 a->layout = layout;
                 action_set_reason(a, code, "%s", reason);
         }
@@ -93,7 +93,7 @@ static bool unit_intact(const struct pol_tick *t, const struct pol_unit *u) {
         for (int j = 0; j < u->n_irq; j++) {
                 const struct pol_irq *r = pol_irq_get(t->st, u->irq[j], false);
                 const struct inventory_irq *ii = inventory_irq(t->inv, u->irq[j]);
-                if (!r || !r->set || !ii || !cpuset_kept_equal(&r->last_set, &ii->affinity))
+                if (!r || !r->set || !ii || !cpuset_kept_same(&r->last_set, &ii->affinity))
                         return false;
         }
         return true;
@@ -502,7 +502,7 @@ static bool unit_off_allowed(const struct pol_tick *t, const struct pol_unit *u)
 
                 if (!ii)
                         continue;
-                cpuset_and(&on, &ii->affinity, &t->topo->online);
+                cpuset_kept_and(&on, &ii->affinity, &t->topo->online);
                 if (!cpuset_empty(&on) && !cpuset_subset(&on, allowed))
                         return true;
         }
@@ -657,7 +657,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 snprintf(a->nic, sizeof(a->nic), "%s", t->nics[bu->nic].nic->name);
                 a->queue = bu->queue;
                 to = cpuset_single(bto);
-                pol_set_cpus(t, a, &to, &ii->affinity);
+                pol_set_cpus_kept(t, a, &to, &ii->affinity);
                 snprintf(reason, sizeof(reason),
                          "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
                          "projected peak %.0f%% -> %.0f%%",
@@ -850,13 +850,13 @@ void pol_xps(struct pol_tick *t) {
                         continue;
                 /* no 1 KB set built and compared per queue: this runs for
                  * every queue on every tick */
-                if (cpuset_only(&iq->xps_cpus) == u->target)
+                if (cpuset_kept_only(&iq->xps_cpus) == u->target)
                         continue;
                 to = cpuset_single(u->target);
                 a = pol_add_queue(t, KNOB_XPS, x->nic->name, u->queue);
                 if (!a)
                         return;
-                pol_set_cpus(t, a, &to, &iq->xps_cpus);
+                pol_set_cpus_kept(t, a, &to, &iq->xps_cpus);
                 /* irq[0] is the receive IRQ, unless the queue has only a
                  * transmit one (tg3's tx-0, gve's transmit blocks) */
                 action_set_reason(a, ACTION_REASON_XPS_FOLLOWS_RX, "XPS follows %s IRQ %u on CPU%d",

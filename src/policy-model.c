@@ -13,6 +13,12 @@ const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len) {
         return cpuset_to_text(s, "", buf, len);
 }
 
+static const char *pol_fmt_kept(const cpuset_kept_t *k, char *buf, size_t len) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        return pol_fmt_cpus(&s, buf, len);
+}
+
 static void note_append(struct policy_note **v, size_t *n, size_t *a, int level, const char *fmt, va_list ap,
                         bool *oom) {
         struct policy_note *no;
@@ -155,6 +161,12 @@ struct action *pol_add(struct pol_tick *t, enum knob_kind type) {
 void pol_set_cpus(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_t *from) {
         if (action_set_cpus(a, to, from) < 0)
                 t->r = -ENOMEM;
+}
+
+void pol_set_cpus_kept(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_kept_t *from) {
+        cpuset_t f = cpuset_kept_get(from);
+
+        pol_set_cpus(t, a, to, &f);
 }
 
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue) {
@@ -452,11 +464,11 @@ static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, con
         double best = 0;
         int cpu = -1;
 
-        cpu = cpuset_only(&ii->affinity);
+        cpu = cpuset_kept_only(&ii->affinity);
         if (cpu >= 0)
                 return cpu;
-        cpu = ii->has_effective ? cpuset_only(&ii->effective) : -1;
-        if (cpu >= 0 && cpuset_isset(&ii->affinity, cpu))
+        cpu = ii->has_effective ? cpuset_kept_only(&ii->effective) : -1;
+        if (cpu >= 0 && cpuset_kept_isset(&ii->affinity, cpu))
                 return cpu;
         cpu = -1;
         /* the CPU of its mask it fired on most: only its nz range can say */
@@ -465,7 +477,7 @@ static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, con
 
                 pol_irq_range(t->in->load, si, CPUSET_MAX, &lo, &hi);
                 for (int c = lo; c <= hi; c++) {
-                        double r = cpuset_isset(&ii->affinity, c) ? irq_rate_on(t->in->load, si, c) : 0;
+                        double r = cpuset_kept_isset(&ii->affinity, c) ? irq_rate_on(t->in->load, si, c) : 0;
                         if (r > best) {
                                 best = r;
                                 cpu = c;
@@ -474,7 +486,7 @@ static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, con
         }
         if (cpu >= 0)
                 return cpu;
-        cpuset_and(&on, &ii->affinity, &t->topo->online);
+        cpuset_kept_and(&on, &ii->affinity, &t->topo->online);
         return cpuset_first(&on);
 }
 
@@ -516,17 +528,18 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         enum action_reason why;
         struct action *a;
         char buf[160], cpus[64];
-        cpuset_t to, last;
+        cpuset_t to, last, cur;
 
         if (!r->external)
                 return false;
-        last = cpuset_kept_get(&r->last_set);
-        if (cpuset_equal(&ii->affinity, &last)) {
+        if (cpuset_kept_same(&r->last_set, &ii->affinity)) {
                 /* our take-back took effect, or whoever changed it put it back */
                 r->external = false;
                 return false;
         }
-        why = pol_external_over(t, r->external_usec, &ii->affinity);
+        last = cpuset_kept_get(&r->last_set);
+        cur = cpuset_kept_get(&ii->affinity);
+        why = pol_external_over(t, r->external_usec, &cur);
         if (why == ACTION_REASON_INVALID)
                 return true;
         cpuset_and(&to, &last, &t->eligible);
@@ -551,13 +564,13 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         a->irq = ii->irq;
         snprintf(a->nic, sizeof(a->nic), "%s", device ? device : "");
         a->queue = queue;
-        pol_set_cpus(t, a, &last, &ii->affinity);
+        pol_set_cpus(t, a, &last, &cur);
         pol_vector_move(t, ii, pol_vector_pick(t, ii, &last));
         /* back where we had it: a placement, not a load decision */
         a->layout = true;
         action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));
         cpuset_or(&t->touched, &t->touched, &last);
-        cpuset_and(&to, &ii->affinity, &t->topo->online);
+        cpuset_and(&to, &cur, &t->topo->online);
         cpuset_or(&t->touched, &t->touched, &to);
         return true;
 }
@@ -565,16 +578,17 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
 bool pol_irq_kept(struct pol_tick *t, struct pol_irq *r, const struct inventory_irq *ii, const char *device,
                   int queue) {
         char was[64], now[64], hold[64];
-        cpuset_t last;
+        cpuset_t last, cur;
 
-        if (cpuset_kept_equal(&r->last_set, &ii->affinity))
+        if (cpuset_kept_same(&r->last_set, &ii->affinity))
                 return true;
         last = cpuset_kept_get(&r->last_set);
+        cur = cpuset_kept_get(&ii->affinity);
         r->external = true;
         r->external_usec = t->now;
         pol_note(t, LOG_NOTICE, "IRQ %u was changed by someone else (CPU%s -> CPU%s); %s", ii->irq,
-                 pol_fmt_cpus(&last, was, sizeof(was)), pol_fmt_cpus(&ii->affinity, now, sizeof(now)),
-                 pol_external_hold_text(t, t->now, &ii->affinity, hold, sizeof(hold)));
+                 pol_fmt_cpus(&last, was, sizeof(was)), pol_fmt_cpus(&cur, now, sizeof(now)),
+                 pol_external_hold_text(t, t->now, &cur, hold, sizeof(hold)));
         pol_note_about(t, POLICY_NOTE_EXTERNAL, ii->irq, device, queue);
         return !pol_irq_held(t, r, ii, device, queue);
 }
@@ -596,7 +610,7 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 snprintf(r->nic, sizeof(r->nic), "%s", t->nics[u->nic].nic->name);
         if (r->resync) {
                 r->resync = false;
-                if (r->set && !cpuset_kept_equal(&r->last_set, &ii->affinity)) {
+                if (r->set && !cpuset_kept_same(&r->last_set, &ii->affinity)) {
                         /* the driver's reset, not a move: no history */
                         r->set = r->moved = false;
                         r->dwell_usec = 0;
@@ -633,17 +647,20 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
  * a mask to our last one less the CPUs that may not be used (empty turns
  * RPS or XPS off, which uses none), a count (cur, last: mask NULL) to ours. */
 static void queue_take_back(struct pol_tick *t, const char *nic, int queue, enum knob_kind kind, bool *external,
-                            uint64_t since, const cpuset_t *cur, const cpuset_t *last, uint32_t cur_value,
+                            uint64_t since, const cpuset_kept_t *cur, const cpuset_kept_t *last, uint32_t cur_value,
                             uint32_t last_value) {
         enum action_reason why;
         struct action *a;
         char buf[160];
+        cpuset_t now;
 
-        if (cur ? cpuset_equal(cur, last) : cur_value == last_value) {
+        if (cur ? cpuset_kept_same(cur, last) : cur_value == last_value) {
                 *external = false;
                 return;
         }
-        why = pol_external_over(t, since, cur);
+        if (cur)
+                now = cpuset_kept_get(cur);
+        why = pol_external_over(t, since, cur ? &now : NULL);
         if (why == ACTION_REASON_INVALID)
                 return;
         a = pol_add_queue(t, kind, nic, queue);
@@ -652,8 +669,8 @@ static void queue_take_back(struct pol_tick *t, const char *nic, int queue, enum
         if (cur) {
                 cpuset_t to;
 
-                cpuset_and(&to, last, &t->eligible);
-                pol_set_cpus(t, a, &to, cur);
+                cpuset_kept_and(&to, last, &t->eligible);
+                pol_set_cpus(t, a, &to, &now);
         } else {
                 a->value = last_value;
                 a->from_value = cur_value;
@@ -661,42 +678,54 @@ static void queue_take_back(struct pol_tick *t, const char *nic, int queue, enum
         action_set_reason(a, why, "%s", pol_external_why(t, why, buf, sizeof(buf)));
 }
 
+/* Notes a queue's RPS or XPS set changed by someone else. */
+static void queue_external_note(struct pol_tick *t, const struct inventory_nic *n, int index, const char *what,
+                                const char *dir, const cpuset_kept_t *last, const cpuset_kept_t *cur) {
+        char was[64], now[64], hold[64];
+        cpuset_t c = cpuset_kept_get(cur);
+
+        pol_note(t, LOG_NOTICE, "%s of %s %s-%d was changed by someone else (%s -> %s); %s", what, n->name, dir, index,
+                 pol_fmt_kept(last, was, sizeof(was)), pol_fmt_cpus(&c, now, sizeof(now)),
+                 pol_external_hold_text(t, t->now, &c, hold, sizeof(hold)));
+        pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, index);
+}
+
 static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const struct inventory_queue *iq) {
         const struct inventory_nic *n = x->nic;
         struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, true);
-        char was[64], now[64], hold[64];
-        cpuset_t rps_last, xps_last;
 
         if (!q) {
                 t->r = -ENOMEM;
                 return;
         }
-        rps_last = cpuset_kept_get(&q->rps_last);
-        xps_last = cpuset_kept_get(&q->xps_last);
+        /* every queue on every tick: the sets compared in place, whole
+         * ones built only for what is noted */
         q->seen = true;
         if (q->resync) {
                 q->resync = false;
-                if (q->rps_set && !cpuset_equal(&iq->rps_cpus, &rps_last))
+                if (q->rps_set && !cpuset_kept_same(&iq->rps_cpus, &q->rps_last))
                         q->rps_set = false;
-                if (q->xps_set && !cpuset_equal(&iq->xps_cpus, &xps_last))
+                if (q->xps_set && !cpuset_kept_same(&iq->xps_cpus, &q->xps_last))
                         q->xps_set = false;
                 if (q->flow_set && iq->rps_flow_cnt != q->flow_last)
                         q->flow_set = false;
         }
         if (iq->has_rps && !q->orig_known) {
                 q->orig_known = true;
-                if (cpuset_keep(&q->rps_orig, &iq->rps_cpus) < 0)
+                if (cpuset_kept_copy(&q->rps_orig, &iq->rps_cpus) < 0)
                         t->r = -ENOMEM;
                 q->flow_orig = iq->rps_flow_cnt;
                 /* The kernel and the drivers leave RPS off: a mask found set
                  * is an operator's tuning, kept unless configured otherwise.
                  * (IRQ affinities and XPS masks are set by drivers too, so
                  * they cannot be told apart and are taken over.) */
-                if (!cpuset_empty(&iq->rps_cpus) && !x->takeover) {
+                if (!cpuset_kept_empty(&iq->rps_cpus) && !x->takeover) {
+                        char now[64];
+
                         q->rps_kept = true;
                         pol_note(t, LOG_NOTICE,
                                  "kept: %s rx-%d RPS CPUs %s set before irqsteerd started (takeover = no)", n->name,
-                                 iq->index, pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)));
+                                 iq->index, pol_fmt_kept(&iq->rps_cpus, now, sizeof(now)));
                 }
         }
         /* a reload with takeover = yes makes it ours */
@@ -704,28 +733,22 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
                 q->rps_kept = false;
         if (iq->has_xps && !q->xps_orig_known) {
                 q->xps_orig_known = true;
-                if (cpuset_keep(&q->xps_orig, &iq->xps_cpus) < 0)
+                if (cpuset_kept_copy(&q->xps_orig, &iq->xps_cpus) < 0)
                         t->r = -ENOMEM;
         }
-        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_equal(&iq->rps_cpus, &rps_last)) {
+        if (iq->has_rps && q->rps_set && !q->rps_external && !cpuset_kept_same(&iq->rps_cpus, &q->rps_last)) {
                 q->rps_external = true;
                 q->rps_external_usec = t->now;
-                pol_note(t, LOG_NOTICE, "RPS of %s rx-%d was changed by someone else (%s -> %s); %s", n->name,
-                         iq->index, pol_fmt_cpus(&rps_last, was, sizeof(was)),
-                         pol_fmt_cpus(&iq->rps_cpus, now, sizeof(now)),
-                         pol_external_hold_text(t, t->now, &iq->rps_cpus, hold, sizeof(hold)));
-                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
+                queue_external_note(t, n, iq->index, "RPS", "rx", &q->rps_last, &iq->rps_cpus);
         }
-        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_equal(&iq->xps_cpus, &xps_last)) {
+        if (iq->has_xps && q->xps_set && !q->xps_external && !cpuset_kept_same(&iq->xps_cpus, &q->xps_last)) {
                 q->xps_external = true;
                 q->xps_external_usec = t->now;
-                pol_note(t, LOG_NOTICE, "XPS of %s tx-%d was changed by someone else (%s -> %s); %s", n->name,
-                         iq->index, pol_fmt_cpus(&xps_last, was, sizeof(was)),
-                         pol_fmt_cpus(&iq->xps_cpus, now, sizeof(now)),
-                         pol_external_hold_text(t, t->now, &iq->xps_cpus, hold, sizeof(hold)));
-                pol_note_about(t, POLICY_NOTE_EXTERNAL, 0, n->name, iq->index);
+                queue_external_note(t, n, iq->index, "XPS", "tx", &q->xps_last, &iq->xps_cpus);
         }
         if (iq->has_rps && q->flow_set && !q->flow_external && iq->rps_flow_cnt != q->flow_last) {
+                char hold[64];
+
                 q->flow_external = true;
                 q->flow_external_usec = t->now;
                 pol_note(t, LOG_NOTICE, "rps_flow_cnt of %s rx-%d was changed by someone else (%u -> %u); %s",
@@ -735,10 +758,10 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         }
         if (q->rps_external && !q->rps_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_RPS, &q->rps_external, q->rps_external_usec,
-                                &iq->rps_cpus, &rps_last, 0, 0);
+                                &iq->rps_cpus, &q->rps_last, 0, 0);
         if (q->xps_external && !q->xps_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_XPS, &q->xps_external, q->xps_external_usec,
-                                &iq->xps_cpus, &xps_last, 0, 0);
+                                &iq->xps_cpus, &q->xps_last, 0, 0);
         if (q->flow_external && !q->flow_broken)
                 queue_take_back(t, n->name, iq->index, KNOB_FLOWCNT, &q->flow_external, q->flow_external_usec, NULL,
                                 NULL, iq->rps_flow_cnt, q->flow_last);
@@ -828,10 +851,10 @@ static int build_units(struct pol_tick *t) {
                                 u->irq_cpu[k] = irq_cpu(t, ii[k], u->si[k]);
                         u->cpu = u->irq_cpu[0];
                         u->target = u->cpu;
-                        if (iq->has_rps && !cpuset_empty(&iq->rps_cpus) &&
-                            (u->cpu < 0 || cpuset_only(&iq->rps_cpus) != u->cpu)) {
+                        if (iq->has_rps && !cpuset_kept_empty(&iq->rps_cpus) &&
+                            (u->cpu < 0 || cpuset_kept_only(&iq->rps_cpus) != u->cpu)) {
                                 u->rps_on = true;
-                                u->rps = iq->rps_cpus;
+                                u->rps = cpuset_kept_get(&iq->rps_cpus);
                                 u->n_rps = cpuset_count(&u->rps);
                         }
                         if (x->managed)

@@ -181,6 +181,8 @@ struct action *pol_add(struct pol_tick *t, enum knob_kind type);
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue);
 /* Sets a's target and before sets (from may be NULL); ENOMEM fails the tick. */
 void pol_set_cpus(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_t *from);
+/* The same with the value it replaces kept (an inventory set). */
+void pol_set_cpus_kept(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_kept_t *from);
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 

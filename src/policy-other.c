@@ -136,7 +136,7 @@ static bool emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         pol_vector_move(t, o->ii, cpu);
         a->irq = o->ii->irq;
         a->queue = -1;
-        pol_set_cpus(t, a, to, &o->ii->affinity);
+        pol_set_cpus_kept(t, a, to, &o->ii->affinity);
         a->layout = layout;
         action_set_reason(a, code, "%s", reason);
         o->touched = true;
@@ -162,7 +162,7 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
         if (r->resync) {
                 /* its NIC was reset: the driver's value, not an admin's */
                 r->resync = false;
-                if (r->set && !cpuset_kept_equal(&r->last_set, &ii->affinity))
+                if (r->set && !cpuset_kept_same(&r->last_set, &ii->affinity))
                         r->set = r->moved = false;
         }
         if (r->managed || r->failures >= ACTION_MAX_FAILURES)
@@ -220,7 +220,7 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 r = pol_irq_get(t->st, ii->irq, false);
                 if (r && !check_other(t, ii, r))
                         continue;
-                cpuset_and(&on, &ii->affinity, &t->topo->online);
+                cpuset_kept_and(&on, &ii->affinity, &t->topo->online);
                 if (util_grow((void **) &t->others, &t->a_others, t->n_others + 1, sizeof(*t->others)) < 0)
                         return -ENOMEM;
                 o = &t->others[t->n_others++];
@@ -265,7 +265,7 @@ void pol_other_irqs(struct pol_tick *t) {
                         continue;
                 }
                 local_cpus(t, o->node, &local);
-                cpuset_and(&on, &o->ii->affinity, &t->topo->online);
+                cpuset_kept_and(&on, &o->ii->affinity, &t->topo->online);
                 if ((!o->stranded && cpuset_subset(&on, &local)) || cpuset_empty(&local))
                         continue;
                 if (o->stranded || o->ineligible)

@@ -187,8 +187,8 @@ void pol_queue_done(struct pol_queue *q) {
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq) {
         const struct pol_queue *q = pol_queue_get(st, n->name, iq->index, false);
 
-        return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_kept_equal(&q->rps_last, &iq->rps_cpus) &&
-               !cpuset_kept_equal(&q->rps_orig, &iq->rps_cpus);
+        return q && iq->has_rps && q->rps_set && !q->rps_external && cpuset_kept_same(&q->rps_last, &iq->rps_cpus) &&
+               !cpuset_kept_same(&q->rps_orig, &iq->rps_cpus);
 }
 
 void policy_forget_nic(struct policy_state *st, const char *nic) {

@@ -207,7 +207,7 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
 
         if (!a)
                 return;
-        pol_set_cpus(t, a, to, &iq->rps_cpus);
+        pol_set_cpus_kept(t, a, to, &iq->rps_cpus);
         action_set_reason(a, code, "%s", reason);
         /* a flow table left behind keeps sending flows to their readers'
          * CPUs with rps_cpus empty (the kernel's get_rps_cpu() looks at
@@ -402,7 +402,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                 q->rps_static = true;
                 q->rps_unmeasured = !t->in->load;
         }
-        if (cpuset_equal(&set, &iq->rps_cpus)) {
+        if (cpuset_kept_equal(&iq->rps_cpus, &set)) {
                 u->rps_ours = true;
                 return true;
         }
@@ -504,7 +504,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                          pol_fmt_cpus(&set, list, sizeof(list)), own ? "" : " (the IRQ CPU left out)");
                 ret_ok[i] = true;
                 u->rps_ours = true;
-                if (cpuset_equal(&set, &iq->rps_cpus))
+                if (cpuset_kept_equal(&iq->rps_cpus, &set))
                         continue;
                 emit_rps(t, u, &set, code, reason);
                 rfs(t, u->nic, u->qi);
@@ -641,8 +641,11 @@ static void replan(struct pol_tick *t) {
                                "RPS sized again with the measured share");
                 /* a set that stays stays in the projection */
                 for (size_t i = 0; i < n; i++)
-                        if (us[i]->n_rps == 0)
-                                project_rps_(t, us[i], &x->nic->queues[us[i]->qi].rps_cpus, false);
+                        if (us[i]->n_rps == 0) {
+                                cpuset_t cur = cpuset_kept_get(&x->nic->queues[us[i]->qi].rps_cpus);
+
+                                project_rps_(t, us[i], &cur, false);
+                        }
         }
 out:
         free(us);
@@ -911,12 +914,14 @@ static void rfs(struct pol_tick *t, size_t nic, size_t qi) {
 
 /* An RPS or XPS mask back to orig; false when out of memory. */
 static bool back_mask(struct pol_tick *t, enum knob_kind type, const struct inventory_nic *n, const struct inventory_queue *iq,
-                      const char *why, const cpuset_t *orig, const cpuset_t *cur) {
+                      const char *why, const cpuset_kept_t *orig, const cpuset_kept_t *cur) {
         struct action *a = pol_add_queue(t, type, n->name, iq->index);
+        cpuset_t to;
 
         if (!a)
                 return false;
-        pol_set_cpus(t, a, orig, cur);
+        to = cpuset_kept_get(orig);
+        pol_set_cpus_kept(t, a, &to, cur);
         action_set_reason(a, ACTION_REASON_BACK_TO_ORIGINAL, "%s for %s: %s back to the original", why, n->name,
                  type == KNOB_RPS ? "RPS" : "XPS");
         return true;
@@ -932,15 +937,12 @@ void pol_unwanted(struct pol_tick *t) {
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
                         const struct inventory_queue *iq = &n->queues[qi];
                         const struct pol_queue *q = pol_queue_get(t->st, n->name, iq->index, false);
-                        cpuset_t rps_orig, xps_orig;
 
                         if (!q)
                                 continue;
-                        rps_orig = cpuset_kept_get(&q->rps_orig);
-                        xps_orig = cpuset_kept_get(&q->xps_orig);
                         if ((!x->managed || !x->rps) && q->orig_known && iq->has_rps && q->rps_set &&
-                            !q->rps_external && !q->rps_broken && !cpuset_equal(&iq->rps_cpus, &rps_orig) &&
-                            !back_mask(t, KNOB_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &rps_orig,
+                            !q->rps_external && !q->rps_broken && !cpuset_kept_same(&iq->rps_cpus, &q->rps_orig) &&
+                            !back_mask(t, KNOB_RPS, n, iq, x->managed ? "rps = no" : "manage = no", &q->rps_orig,
                                        &iq->rps_cpus))
                                 return;
                         if ((!x->managed || !x->rfs || !x->rps) && iq->has_rps &&
@@ -948,8 +950,8 @@ void pol_unwanted(struct pol_tick *t) {
                                        !x->managed ? "manage = no" : !x->rps ? "rps = no" : "rfs = no"))
                                 return;
                         if ((!x->managed || !x->xps) && q->xps_orig_known && iq->has_xps && q->xps_set &&
-                            !q->xps_external && !q->xps_broken && !cpuset_equal(&iq->xps_cpus, &xps_orig) &&
-                            !back_mask(t, KNOB_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &xps_orig,
+                            !q->xps_external && !q->xps_broken && !cpuset_kept_same(&iq->xps_cpus, &q->xps_orig) &&
+                            !back_mask(t, KNOB_XPS, n, iq, x->managed ? "xps = no" : "manage = no", &q->xps_orig,
                                        &iq->xps_cpus))
                                 return;
                 }
@@ -1022,7 +1024,7 @@ int pol_soft_build(struct pol_tick *t) {
                 *u = (struct pol_unit){ .nic = i, .qi = (size_t) (ours >= 0 ? ours : first), .cpu = -1, .target = -1,
                                         .offline_cpu = -1, .keep = 0, .irqless = true, .rps_ours = ours >= 0 };
                 u->queue = n->queues[u->qi].index;
-                u->rps = n->queues[u->qi].rps_cpus;
+                u->rps = cpuset_kept_get(&n->queues[u->qi].rps_cpus);
                 u->n_rps = cpuset_count(&u->rps);
                 u->rps_on = u->n_rps > 0;
                 if (u->rps_ours && x->rec->rate_known)
@@ -1040,7 +1042,7 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
                 const struct inventory_queue *iq = &n->queues[q];
                 if (!soft_queue_ok(t, n, iq))
                         continue;
-                if (!cpuset_equal(&iq->rps_cpus, to))
+                if (!cpuset_kept_equal(&iq->rps_cpus, to))
                         rps_action(t, u, q, to, code, reason);
                 if (!cpuset_empty(to))
                         rfs(t, u->nic, q);

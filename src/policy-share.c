@@ -186,7 +186,7 @@ void pol_share_measure(struct pol_tick *t) {
                 for (size_t qi = 0; qi < n->n_queues; qi++) {
                         if (!n->queues[qi].has_rps)
                                 continue;
-                        CPUSET_FOREACH(cpu, &n->queues[qi].rps_cpus)
+                        CPUSET_KEPT_FOREACH(cpu, &n->queues[qi].rps_cpus)
                                 if (cpu < c.n && c.steer[cpu] < 0xffff)
                                         c.steer[cpu]++;
                 }

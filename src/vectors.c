@@ -7,14 +7,14 @@
 #include "vectors.h"
 
 int vectors_irq_cpu(const struct inventory_irq *irq) {
-        int cpu = irq->affinity_readable ? cpuset_only(&irq->affinity) : -1;
+        int cpu = irq->affinity_readable ? cpuset_kept_only(&irq->affinity) : -1;
 
         /* a single CPU is where it fires; the inventory reads the
          * effective CPU only of a wider mask */
         if (cpu < 0 && irq->has_effective)
-                cpu = cpuset_first(&irq->effective);
+                cpu = cpuset_kept_first(&irq->effective);
         if (cpu < 0 && irq->affinity_readable)
-                cpu = cpuset_first(&irq->affinity);
+                cpu = cpuset_kept_first(&irq->affinity);
         return cpu;
 }
 

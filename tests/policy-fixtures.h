@@ -188,7 +188,7 @@ static inline void fx_add_irq(struct fx *f, unsigned irq, const char *name, int 
         ii->nic = nic;
         ii->queue = queue;
         ii->role = role;
-        ii->affinity = f->topo.online; /* never touched: all CPUs */
+        KEEP(&ii->affinity, f->topo.online); /* never touched: all CPUs */
         ii->node = -1;
         ii->affinity_readable = true;
 }
@@ -269,7 +269,7 @@ static inline int fx_add_veth(struct fx *f, const char *name, int nq) {
 }
 
 static inline void fx_place(struct fx *f, unsigned irq, int cpu) {
-        fx_irq(f, irq)->affinity = cpuset_single(cpu);
+        KEEP(&fx_irq(f, irq)->affinity, cpuset_single(cpu));
 }
 
 static inline struct sample_irq *fx_rate_entry(struct fx *f, unsigned irq) {
@@ -313,7 +313,7 @@ static inline void fx_cpu(struct fx *f, int cpu, double soft, double user) {
 
 static inline int fx_irq_cpu(struct fx *f, int irq) {
         struct inventory_irq *ii = fx_irq(f, (unsigned) irq);
-        return cpuset_first(&ii->affinity);
+        return cpuset_first(KEPT(&ii->affinity));
 }
 
 /* Closed loop: CPU loads and IRQ rates from where the queue IRQs and RPS
@@ -343,10 +343,10 @@ static inline void fx_model(struct fx *f, const double *noise) {
                         n->tx_packets += (uint64_t) (f->pps[ni] * k / 2);
                         for (size_t qi = 0; qi < n->n_queues; qi++) {
                                 struct inventory_queue *q = &n->queues[qi];
-                                int nm = cpuset_count(&q->rps_cpus);
+                                int nm = cpuset_count(KEPT(&q->rps_cpus));
                                 if (nm == 0)
                                         soft[f->sender[ni]] += f->q[ni][qi].work;
-                                CPUSET_FOREACH(c, &q->rps_cpus)
+                                CPUSET_KEPT_FOREACH(c, &q->rps_cpus)
                                         soft[c] += f->q[ni][qi].work / nm;
                         }
                         continue;
@@ -355,12 +355,12 @@ static inline void fx_model(struct fx *f, const double *noise) {
                         struct inventory_queue *q = &n->queues[qi];
                         struct fx_queue_model *m = &f->q[ni][qi];
                         int cpu = fx_irq_cpu(f, q->rx_irq);
-                        int nm = cpuset_count(&q->rps_cpus);
+                        int nm = cpuset_count(KEPT(&q->rps_cpus));
 
-                        if (nm > 0 && !(nm == 1 && cpuset_isset(&q->rps_cpus, cpu))) {
+                        if (nm > 0 && !(nm == 1 && cpuset_isset(KEPT(&q->rps_cpus), cpu))) {
                                 double keep = m->share > 0 ? m->share : f->napi_share;
                                 soft[cpu] += keep * m->work + f->rps_cost * (1 - keep) * m->work;
-                                CPUSET_FOREACH(c, &q->rps_cpus)
+                                CPUSET_KEPT_FOREACH(c, &q->rps_cpus)
                                         soft[c] += (1 - keep) * m->work / nm;
                         } else
                                 soft[cpu] += m->work;
@@ -384,7 +384,7 @@ static inline void fx_model(struct fx *f, const double *noise) {
                 cpuset_t on;
                 int cpu;
 
-                cpuset_and(&on, &fx_irq(f, m->irq)->affinity, &f->topo.online);
+                cpuset_and(&on, KEPT(&fx_irq(f, m->irq)->affinity), &f->topo.online);
                 cpu = cpuset_first(&on);
                 if (cpu < 0)
                         continue;
@@ -440,13 +440,13 @@ static inline void fx_apply(struct fx *f, uint64_t now, unsigned fail_irq, int f
                         if (a->irq == fail_irq)
                                 r = fail_r;
                         else
-                                fx_irq(f, a->irq)->affinity = cpuset_kept_get(&a->cpus);
+                                assert_int_equal(cpuset_kept_copy(&fx_irq(f, a->irq)->affinity, &a->cpus), 0);
                         break;
                 case KNOB_RPS:
-                        fx_queue(f, a->nic, a->queue)->rps_cpus = cpuset_kept_get(&a->cpus);
+                        assert_int_equal(cpuset_kept_copy(&fx_queue(f, a->nic, a->queue)->rps_cpus, &a->cpus), 0);
                         break;
                 case KNOB_XPS:
-                        fx_queue(f, a->nic, a->queue)->xps_cpus = cpuset_kept_get(&a->cpus);
+                        assert_int_equal(cpuset_kept_copy(&fx_queue(f, a->nic, a->queue)->xps_cpus, &a->cpus), 0);
                         break;
                 case KNOB_FLOWCNT:
                         fx_queue(f, a->nic, a->queue)->rps_flow_cnt = a->value;
@@ -515,6 +515,7 @@ static inline void fx_add_proc(struct fx *f, int worker, pid_t pid, int n) {
 static inline void fx_free(struct fx *f) {
         free(f->topo.cpus);
         free(f->topo.nodes);
+        inventory_free_sets(&f->inv);
         for (size_t i = 0; i < f->inv.n_nics; i++)
                 free(f->inv.nics[i].queues);
         free(f->inv.nics);

@@ -181,6 +181,84 @@ static void test_sparse_sets(void **state) {
         }
 }
 
+/* The kept form read in place agrees with the whole set it was kept
+ * from, sets of different lengths included (an 8192-CPU host's last CPU). */
+static void test_kept(void **state) {
+        static const struct {
+                const char *what, *a, *b;
+                bool same;
+                int next_from;
+        } cases[] = {
+                { "both empty", "", "", true, 0 },
+                { "empty and not", "", "3", false, 0 },
+                { "equal, one word", "0-3", "0-3", true, 1 },
+                { "equal, last CPU", "5,8191", "5,8191", true, 6 },
+                { "shorter is a prefix", "5", "5,8191", false, 6 },
+                { "same length, differ", "64", "65", false, 64 },
+                { "one CPU far out", "4000", "4000", true, 0 },
+                { "next across words", "1,700,5000,8190", "1,700", false, 701 },
+                { "next from a set bit", "63,64", "63", false, 64 },
+                { "negative from", "9", "9", true, -5 },
+        };
+        cpuset_t mask;
+        (void) state;
+
+        assert_int_equal(cpuset_parse_list("0-63,600-5000", &mask), 0);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cpuset_kept_t ka = { 0 }, kb = { 0 };
+                cpuset_t a, b, want, got;
+                int n = 0;
+
+                assert_int_equal(cpuset_parse_list(cases[i].a, &a), 0);
+                assert_int_equal(cpuset_parse_list(cases[i].b, &b), 0);
+                assert_int_equal(cpuset_keep(&ka, &a), 0);
+                assert_int_equal(cpuset_keep(&kb, &b), 0);
+                if (cpuset_kept_same(&ka, &kb) != cases[i].same || cpuset_kept_same(&kb, &ka) != cases[i].same)
+                        fail_msg("%s: same is wrong", cases[i].what);
+                if (cpuset_kept_equal(&ka, &b) != cases[i].same)
+                        fail_msg("%s: equal is wrong", cases[i].what);
+                if (cpuset_kept_only(&ka) != cpuset_only(&a))
+                        fail_msg("%s: only %d, want %d", cases[i].what, cpuset_kept_only(&ka), cpuset_only(&a));
+                if (cpuset_kept_next(&ka, cases[i].next_from) != cpuset_next(&a, cases[i].next_from))
+                        fail_msg("%s: next(%d) = %d, want %d", cases[i].what, cases[i].next_from,
+                                 cpuset_kept_next(&ka, cases[i].next_from), cpuset_next(&a, cases[i].next_from));
+                CPUSET_KEPT_FOREACH(cpu, &ka) {
+                        assert_true(cpuset_isset(&a, cpu));
+                        n++;
+                }
+                assert_int_equal(n, cpuset_count(&a));
+                memset(&got, 0xa5, sizeof(got));
+                cpuset_kept_and(&got, &ka, &mask);
+                cpuset_and(&want, &a, &mask);
+                if (!cpuset_equal(&got, &want))
+                        fail_msg("%s: and is wrong", cases[i].what);
+                cpuset_kept_free(&ka);
+                cpuset_kept_free(&kb);
+        }
+}
+
+/* Under a bound, a kept set reads as if it held nothing above it. */
+static void test_kept_limit(void **state) {
+        cpuset_kept_t ka = { 0 }, kb = { 0 };
+        cpuset_t a, b;
+        (void) state;
+
+        assert_int_equal(cpuset_parse_list("1,4000", &a), 0);
+        assert_int_equal(cpuset_parse_list("1", &b), 0);
+        assert_int_equal(cpuset_keep(&ka, &a), 0);
+        assert_int_equal(cpuset_keep(&kb, &b), 0);
+        assert_false(cpuset_kept_same(&ka, &kb));
+        assert_int_equal(cpuset_set_limit(64), 0);
+        assert_true(cpuset_kept_same(&ka, &kb));
+        assert_true(cpuset_kept_same(&kb, &ka));
+        assert_int_equal(cpuset_kept_only(&ka), 1);
+        assert_int_equal(cpuset_kept_next(&ka, 2), -1);
+        assert_int_equal(cpuset_set_limit(CPUSET_MAX), 0);
+        assert_int_equal(cpuset_kept_next(&ka, 2), 4000);
+        cpuset_kept_free(&ka);
+        cpuset_kept_free(&kb);
+}
+
 /* A mask wider than the set (nbits from a file with 300 chunks): the
  * chunks beyond CPUSET_MAX are zeros, and nothing past the set is read.
  * The set sits at the start of a block whose rest is 0xff, so a read past
@@ -305,6 +383,8 @@ int main(void) {
                 cmocka_unit_test(test_ops),
                 cmocka_unit_test(test_sparse_sets),
                 cmocka_unit_test(test_limit),
+                cmocka_unit_test(test_kept),
+                cmocka_unit_test(test_kept_limit),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,22 +163,22 @@ static void make_inventory(struct inventory *inv, struct inventory_nic nics[2], 
         nics[1].n_queues = 1;
         q1[0] = (struct inventory_queue){ .index = 0, .has_rx = true, .has_tx = true, .rx_irq = 50, .tx_irq = 51 };
         irqs[0] = (struct inventory_irq){ .irq = 40, .nic = 0, .queue = 0, .role = INVENTORY_IRQ_RXTX,
-                                    .affinity = cpuset_single(1), .effective = cpuset_single(1),
                                     .has_effective = true, .affinity_readable = true };
+        KEEP(&irqs[0].affinity, cpuset_single(1));
+        KEEP(&irqs[0].effective, cpuset_single(1));
         /* affinity 0-1, no effective: counts for both CPUs */
         irqs[1] = (struct inventory_irq){ .irq = 41, .nic = 0, .queue = 1, .role = INVENTORY_IRQ_RXTX,
                                     .affinity_readable = true };
-        cpuset_set(&irqs[1].affinity, 0);
-        cpuset_set(&irqs[1].affinity, 1);
+        assert_int_equal(test_keep_list(&irqs[1].affinity, "0-1"), 0);
         /* affinity 0-1 but the kernel delivers on 0 only: effective wins */
         irqs[2] = (struct inventory_irq){ .irq = 50, .nic = 1, .queue = 0, .role = INVENTORY_IRQ_RX,
-                                    .effective = cpuset_single(0), .has_effective = true,
-                                    .affinity_readable = true };
-        cpuset_set(&irqs[2].affinity, 0);
-        cpuset_set(&irqs[2].affinity, 1);
-        irqs[3] = (struct inventory_irq){ .irq = 51, .nic = 1, .queue = 0, .role = INVENTORY_IRQ_TX,
-                                    .affinity = cpuset_single(1), .effective = cpuset_single(1),
                                     .has_effective = true, .affinity_readable = true };
+        KEEP(&irqs[2].effective, cpuset_single(0));
+        assert_int_equal(test_keep_list(&irqs[2].affinity, "0-1"), 0);
+        irqs[3] = (struct inventory_irq){ .irq = 51, .nic = 1, .queue = 0, .role = INVENTORY_IRQ_TX,
+                                    .has_effective = true, .affinity_readable = true };
+        KEEP(&irqs[3].affinity, cpuset_single(1));
+        KEEP(&irqs[3].effective, cpuset_single(1));
         inv->nics = nics;
         inv->n_nics = 2;
         inv->irqs = irqs;
@@ -223,6 +223,7 @@ static void test_cpu_queues(_unused_ void **state) {
         struct labels l = { "" };
         ctl_cpu_queues(NULL, 0, collect, &l);
         assert_string_equal(l.text, "");
+        inventory_free_sets(&inv);
 }
 
 static void test_top_json(_unused_ void **state) {
@@ -300,6 +301,7 @@ static void test_top_json(_unused_ void **state) {
         assert_non_null(strstr(buf, "eth0:0 eth0:1 eth1:0tx"));
         assert_null(strstr(buf, "\n    2 "));
         free(buf);
+        inventory_free_sets(&inv);
 }
 
 static size_t count_lines(const char *s) {
@@ -383,6 +385,7 @@ static void test_top_table_fits(_unused_ void **state) {
         /* hot rows in reverse video on a terminal */
         assert_non_null(strstr(buf, "\033[7m*  17 "));
         free(buf);
+        inventory_free_sets(&inv);
 }
 
 static void test_inventory_json_formatter(_unused_ void **state) {
@@ -412,7 +415,7 @@ static void test_inventory_json_formatter(_unused_ void **state) {
         nics[0].node = -1;
         nics[0].combined_channels = -1;
         q0[0].has_rps = true;
-        cpuset_set(&q0[0].rps_cpus, 1);
+        KEEP(&q0[0].rps_cpus, cpuset_single(1));
         q0[0].rps_flow_cnt = 2048;
         inv.rps_sock_flow_entries = 32768;
         f = open_memstream(&buf, &len);
@@ -453,6 +456,7 @@ static void test_inventory_json_formatter(_unused_ void **state) {
         assert_int_equal(i, 32768);
         json_free(v);
         free(buf);
+        inventory_free_sets(&inv);
 }
 
 static void test_parse_interval(_unused_ void **state) {

@@ -182,6 +182,12 @@ static void assert_list(const char *what, const cpuset_t *s, const char *want) {
                 fail_msg("%s: got '%s', want '%s'", what, buf, want);
 }
 
+static void assert_kept(const char *what, const cpuset_kept_t *k, const char *want) {
+        cpuset_t s = cpuset_kept_get(k);
+
+        assert_list(what, &s, want);
+}
+
 struct nic_case {
         const char *name, *driver, *bus_id, *pci_addr;
         int ifindex, node;
@@ -244,10 +250,10 @@ static void check_irqs(const struct inventory *inv, const struct irq_case *cases
                                  irq->name, nic ? nic : "-", irq->queue, inventory_irq_role_to_string(irq->role),
                                  irq->node, irq->affinity_readable, irq->has_effective);
                 snprintf(what, sizeof(what), "IRQ %u affinity", c->irq);
-                assert_list(what, &irq->affinity, c->affinity);
+                assert_kept(what, &irq->affinity, c->affinity);
                 if (c->effective) {
                         snprintf(what, sizeof(what), "IRQ %u effective", c->irq);
-                        assert_list(what, &irq->effective, c->effective);
+                        assert_kept(what, &irq->effective, c->effective);
                 }
         }
 }
@@ -317,22 +323,22 @@ static void test_host64(_unused_ void **state) {
         /* RPS / RFS / XPS */
         nic = inventory_nic(&inv, "ens1f0");
         assert_true(nic->queues[3].has_rx && nic->queues[3].has_tx && nic->queues[3].has_rps);
-        assert_list("ens1f0 rx-3 rps", &nic->queues[3].rps_cpus, "4-15,32-47");
+        assert_kept("ens1f0 rx-3 rps", &nic->queues[3].rps_cpus, "4-15,32-47");
         assert_int_equal(nic->queues[3].rps_flow_cnt, 2048);
         assert_true(nic->queues[0].has_rps);
-        assert_list("ens1f0 rx-0 rps", &nic->queues[0].rps_cpus, "");
+        assert_kept("ens1f0 rx-0 rps", &nic->queues[0].rps_cpus, "");
         assert_int_equal(nic->queues[0].rps_flow_cnt, 0);
         assert_true(nic->queues[5].has_xps);
-        assert_list("ens1f0 tx-5 xps", &nic->queues[5].xps_cpus, "5");
+        assert_kept("ens1f0 tx-5 xps", &nic->queues[5].xps_cpus, "5");
         nic = inventory_nic(&inv, "eno1");
         /* the fixture has no statistics files: tolerated, not an error */
         assert_false(nic->has_stats);
         assert_true(nic->rx_packets == 0 && nic->tx_packets == 0);
         assert_true(nic->queues[0].has_rps);
-        assert_list("eno1 rx-0 rps", &nic->queues[0].rps_cpus, "2-31");
+        assert_kept("eno1 rx-0 rps", &nic->queues[0].rps_cpus, "2-31");
         assert_int_equal(nic->queues[0].rps_flow_cnt, 32768);
         assert_false(nic->queues[0].has_xps); /* single queue: xps_cpus unreadable */
-        assert_list("eno1 tx-0 xps", &nic->queues[0].xps_cpus, "");
+        assert_kept("eno1 tx-0 xps", &nic->queues[0].xps_cpus, "");
         inventory_free(&inv);
         assert_int_equal(inv.n_nics, 0);
 }
@@ -488,10 +494,10 @@ static void test_live_host(_unused_ void **state) {
                 assert_ptr_equal(&inv.nics[irq->nic], nic);
                 assert_true(irq->affinity_readable);
                 assert_true(irq->has_effective);
-                assert_false(cpuset_empty(&irq->affinity));
+                assert_false(cpuset_kept_empty(&irq->affinity));
                 assert_int_equal(rootfs_readf(fd, &buf, NULL, "proc/irq/%d/smp_affinity_list", n), 0);
                 assert_int_equal(cpuset_parse_list(buf, &want), 0);
-                assert_true(cpuset_equal(&want, &irq->affinity));
+                assert_true(cpuset_kept_equal(&irq->affinity, &want));
         }
         snprintf(name, sizeof(name), "%s-config", bus_id);
         r = irq_by_name(&pi, name);
@@ -569,7 +575,7 @@ static void live_refresh(int fd, const struct procfs_interrupts *pi, struct inve
         if (rootfs_write(fd, "sys/class/net/" VETH_B "/queues/rx-3/rps_cpus", "1") < 0 ||
             inventory_refresh(fd, pi, inv, &all) != 0)
                 return;
-        res->rps_seen = cpuset_only(&q->rps_cpus) == 0;
+        res->rps_seen = cpuset_kept_only(&q->rps_cpus) == 0;
         res->same_fd = q->fd_rps == kept;
         if (run("ethtool -L " VETH_B " rx 2") != 0)
                 return;
@@ -751,14 +757,20 @@ static void test_audit_slice(_unused_ void **state) {
 }
 
 /* The host64 fixture's interrupts and inventory; its root fd. */
-static int read_host64(struct procfs_interrupts *pi, struct inventory *inv) {
-        char path[4096];
-        int fd = rootfs_open(fixture_path("host64", path, sizeof(path)));
+/* Opens the tree at root and reads its interrupts and inventory. */
+static int read_tree(const char *root, struct procfs_interrupts *pi, struct inventory *inv) {
+        int fd = rootfs_open(root);
 
         assert_true(fd >= 0);
         assert_int_equal(procfs_interrupts_read(fd, pi), 0);
         assert_int_equal(inventory_read(fd, pi, inv), 0);
         return fd;
+}
+
+static int read_host64(struct procfs_interrupts *pi, struct inventory *inv) {
+        char path[4096];
+
+        return read_tree(fixture_path("host64", path, sizeof(path)), pi, inv);
 }
 
 /* A refresh reads the slice and the objects marked reread, no others:
@@ -786,7 +798,7 @@ static void test_refresh_audit(_unused_ void **state) {
 
                 for (size_t k = 0; k < inv.n_irqs; k++)
                         if (inv.irqs[k].nic >= 0) {
-                                cpuset_zero(&inv.irqs[k].affinity);
+                                cpuset_kept_free(&inv.irqs[k].affinity);
                                 inv.irqs[k].reread = inv.irqs[k].irq == cases[i].reread_irq;
                                 all_irqs++;
                         }
@@ -803,8 +815,8 @@ static void test_refresh_audit(_unused_ void **state) {
                 for (size_t k = 0; k < inv.n_irqs; k++) {
                         if (inv.irqs[k].nic < 0)
                                 continue;
-                        n_irqs += !cpuset_empty(&inv.irqs[k].affinity);
-                        assert_int_equal(inv.irqs[k].fresh, !cpuset_empty(&inv.irqs[k].affinity));
+                        n_irqs += !cpuset_kept_empty(&inv.irqs[k].affinity);
+                        assert_int_equal(inv.irqs[k].fresh, !cpuset_kept_empty(&inv.irqs[k].affinity));
                         assert_false(inv.irqs[k].reread);
                 }
                 for (size_t n = 0; n < inv.n_nics; n++)
@@ -887,6 +899,57 @@ static void test_queue_counts(_unused_ void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* An 8192-CPU host's masks: CPU 8191 is read into the kept sets and
+ * read back; a narrower value read later replaces it. */
+static void test_wide_sets(_unused_ void **state) {
+        char tmpl[] = "/tmp/test-inventory-wide-XXXXXX", src[4096], cmd[8192], mask[256 * 9 + 2], rel[128];
+        char *base = mkdtemp(tmpl);
+        struct procfs_interrupts pi;
+        struct inventory inv = {};
+        struct inventory_queue *q;
+        struct inventory_irq *irq = NULL;
+        cpuset_t want;
+        int fd;
+
+        assert_non_null(base);
+        snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s'", fixture_path("host64", src, sizeof(src)), base);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(cpuset_parse_list("0,8191", &want), 0);
+        assert_int_equal(cpuset_format_mask(&want, 8192, mask, sizeof(mask) - 1), 0);
+        strcat(mask, "\n");
+        test_write_file(base, "sys/devices/virtual/net/lo/queues/rx-0/rps_cpus", mask);
+        test_write_file(base, "sys/devices/virtual/net/lo/queues/tx-0/xps_cpus", mask);
+        fd = read_tree(base, &pi, &inv);
+        q = inventory_queue(inventory_nic(&inv, "lo"), 0);
+        assert_non_null(q);
+        assert_true(q->has_rps && q->has_xps);
+        assert_true(cpuset_kept_equal(&q->rps_cpus, &want));
+        assert_true(cpuset_kept_same(&q->rps_cpus, &q->xps_cpus));
+        assert_int_equal(cpuset_kept_next(&q->xps_cpus, 1), 8191);
+
+        for (size_t k = 0; k < inv.n_irqs && !irq; k++)
+                if (inv.irqs[k].nic >= 0)
+                        irq = &inv.irqs[k];
+        assert_non_null(irq);
+        snprintf(rel, sizeof(rel), "proc/irq/%u/smp_affinity_list", irq->irq);
+        test_write_file(base, rel, "8191\n");
+        snprintf(rel, sizeof(rel), "proc/irq/%u/effective_affinity_list", irq->irq);
+        test_write_file(base, rel, "8191\n");
+        inventory_reread_irq(fd, irq);
+        assert_int_equal(cpuset_kept_only(&irq->affinity), 8191);
+        assert_int_equal(cpuset_kept_only(&irq->effective), 8191);
+
+        test_write_file(base, "sys/devices/virtual/net/lo/queues/rx-0/rps_cpus", "4\n");
+        inventory_reread_queue(fd, inventory_nic(&inv, "lo"), q);
+        assert_int_equal(cpuset_kept_only(&q->rps_cpus), 2);
+        assert_false(cpuset_kept_same(&q->rps_cpus, &q->xps_cpus));
+        inventory_free(&inv);
+        procfs_interrupts_free(&pi);
+        close(fd);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
+}
+
 /* A tx queue whose xps_cpus is listed but fails to read (single-queue
  * devices: ENOENT or EINVAL; here a dangling link, which open() answers
  * with ENOENT) is not read again by a refresh, only by the next discovery. */
@@ -905,10 +968,7 @@ static void test_xps_unreadable(_unused_ void **state) {
         snprintf(f, sizeof(f), "%s/sys/devices/virtual/net/lo/queues/tx-0/xps_cpus", base);
         assert_int_equal(unlink(f), 0);
         assert_int_equal(symlink("no-such-file", f), 0);
-        fd = rootfs_open(base);
-        assert_true(fd >= 0);
-        assert_int_equal(procfs_interrupts_read(fd, &pi), 0);
-        assert_int_equal(inventory_read(fd, &pi, &inv), 0);
+        fd = read_tree(base, &pi, &inv);
         q = inventory_queue(inventory_nic(&inv, "lo"), 0);
         assert_non_null(q);
         assert_true(q->has_tx);
@@ -930,7 +990,7 @@ static void test_xps_unreadable(_unused_ void **state) {
         assert_non_null(q);
         assert_true(q->has_xps);
         assert_false(q->xps_unreadable);
-        assert_true(cpuset_isset(&q->xps_cpus, 0));
+        assert_true(cpuset_kept_isset(&q->xps_cpus, 0));
         inventory_free(&inv);
         procfs_interrupts_free(&pi);
         close(fd);
@@ -946,11 +1006,12 @@ static void test_refresh_effective(_unused_ void **state) {
         struct inventory inv = {};
         unsigned single = 0, spread = 0;
         int fd = read_host64(&pi, &inv);
+        cpuset_t far = cpuset_single(4000);
 
         for (size_t k = 0; k < inv.n_irqs; k++)
                 if (inv.irqs[k].nic >= 0) {
                         assert_true(inv.irqs[k].has_effective);
-                        inv.irqs[k].effective = cpuset_single(4000);
+                        assert_int_equal(cpuset_keep(&inv.irqs[k].effective, &far), 0);
                 }
         assert_int_equal(inventory_refresh(fd, &pi, &inv, NULL), 0);
         for (size_t k = 0; k < inv.n_irqs; k++) {
@@ -959,11 +1020,11 @@ static void test_refresh_effective(_unused_ void **state) {
                 if (irq->nic < 0)
                         continue;
                 assert_true(irq->fresh);
-                if (cpuset_only(&irq->affinity) >= 0) {
-                        assert_int_equal(cpuset_only(&irq->effective), 4000);
+                if (cpuset_kept_only(&irq->affinity) >= 0) {
+                        assert_int_equal(cpuset_kept_only(&irq->effective), 4000);
                         single++;
                 } else {
-                        assert_false(cpuset_isset(&irq->effective, 4000));
+                        assert_false(cpuset_kept_isset(&irq->effective, 4000));
                         spread++;
                 }
         }
@@ -972,7 +1033,7 @@ static void test_refresh_effective(_unused_ void **state) {
         for (size_t k = 0; k < inv.n_irqs; k++)
                 if (inv.irqs[k].nic >= 0) {
                         inventory_reread_irq(fd, &inv.irqs[k]);
-                        assert_false(cpuset_isset(&inv.irqs[k].effective, 4000));
+                        assert_false(cpuset_kept_isset(&inv.irqs[k].effective, 4000));
                 }
         inventory_free(&inv);
         procfs_interrupts_free(&pi);
@@ -1065,6 +1126,7 @@ int main(void) {
                 cmocka_unit_test(test_refresh_audit),
                 cmocka_unit_test(test_queue_counts),
                 cmocka_unit_test(test_xps_unreadable),
+                cmocka_unit_test(test_wide_sets),
                 cmocka_unit_test(test_refresh_effective),
                 cmocka_unit_test(test_host64),
                 cmocka_unit_test(test_vm2),

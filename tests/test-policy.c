@@ -531,7 +531,7 @@ static void test_random_hosts(void **state) {
                                 laid = fx_peak_now(&f);
                         for (unsigned i = 0; i < n_irqs; i++) {
                                 int cpu = fx_irq_cpu(&f, (int) irq[i]);
-                                if (cpuset_count(&fx_irq(&f, irq[i])->affinity) != 1)
+                                if (cpuset_count(KEPT(&fx_irq(&f, irq[i])->affinity)) != 1)
                                         continue;
                                 if (prev[i] >= 0 && cpu != prev[i]) {
                                         /* once can be a new reason (RPS since, a
@@ -548,7 +548,7 @@ static void test_random_hosts(void **state) {
                 print_message("    %s: peak after the layout %.3f, at the end %.3f, bound %.3f (%.2f)\n", what, laid,
                               end, random_host_bound(&f, &elig), end / random_host_bound(&f, &elig));
                 for (unsigned i = 0; i < n_irqs; i++)
-                        if (!cpuset_subset(&fx_irq(&f, irq[i])->affinity, &elig))
+                        if (!cpuset_subset(KEPT(&fx_irq(&f, irq[i])->affinity), &elig))
                                 fail_msg("%s: IRQ %u left on a CPU not eligible", what, irq[i]);
                 if (end > laid + 0.02)
                         fail_msg("%s: peak %.3f at the end, %.3f after the layout", what, end, laid);
@@ -611,7 +611,7 @@ static void test_rps_hot_queues_together(void **state) {
                 for (int q = 0; q < nq; q++)
                         for (int o = 0; o < nq; o++) {
                                 int cpu = fx_irq_cpu(&f, 30 + o);
-                                if (o != q && cpuset_isset(&fx_queue(&f, "eth0", q)->rps_cpus, cpu))
+                                if (o != q && cpuset_isset(KEPT(&fx_queue(&f, "eth0", q)->rps_cpus), cpu))
                                         fail_msg("seed %llu: rx-%d's RPS set holds CPU%d, rx-%d's IRQ CPU",
                                                  (unsigned long long) seed0, q, cpu, o);
                         }
@@ -747,7 +747,7 @@ static void test_takeover(void **state) {
                 f.cfg.interfaces = &ci;
                 f.cfg.n_interfaces = 1;
                 fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
-                assert_int_equal(cpuset_parse_list(cases[i].pre, &f.inv.nics[0].queues[0].rps_cpus), 0);
+                assert_int_equal(test_keep_list(&f.inv.nics[0].queues[0].rps_cpus, cases[i].pre), 0);
                 assert_int_equal(fx_step(&f, 1 * SEC), 0);
                 expect_actions(cases[i].what, &f.l, cases[i].want);
                 assert_int_equal(f.rep.n_kept, cases[i].kept);
@@ -1057,7 +1057,7 @@ static void test_rps_big_flow_guard(void **state) {
         (void) state;
         setup_lone(&f, 5000);
         assert_int_equal(fx_ticks(&f, 1, 59), 0);
-        first = fx_queue(&f, "eth0", 0)->rps_cpus;
+        first = cpuset_kept_get(&fx_queue(&f, "eth0", 0)->rps_cpus);
         assert_int_equal(cpuset_count(&first), 2);
         /* the flow lands on the first CPU of the set */
         f.base[cpuset_first(&first)] += 0.70;
@@ -1075,7 +1075,7 @@ static void test_rps_big_flow_guard(void **state) {
                         }
         }
         assert_int_equal(changes, 0);
-        assert_true(cpuset_equal(&fx_queue(&f, "eth0", 0)->rps_cpus, &first));
+        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &first));
         fx_free(&f);
 }
 
@@ -1104,7 +1104,7 @@ static void test_rps_spill_remote(void **state) {
         assert_int_equal(fx_ticks(&f, 1, 150), 0);
         cpuset_zero(&used);
         for (int q = 0; q < 4; q++)
-                cpuset_or(&used, &used, &fx_queue(&f, "eth0", q)->rps_cpus);
+                cpuset_or(&used, &used, KEPT(&fx_queue(&f, "eth0", q)->rps_cpus));
         node1 = f.topo.nodes[1].cpus;
         for (int k = 0; k < 10; k++)
                 peak += fx_peak_now(&f) / 10;
@@ -1136,9 +1136,9 @@ static void test_rps_irq_cpu_leaves(void **state) {
         fx_place(&f, 30, 1);
         f.q[0][0] = (struct fx_queue_model){ 1.2, 5000, 0.65 };
         assert_int_equal(fx_ticks(&f, 1, 120), 0);
-        print_message("    RPS over %d CPU(s), CPU0 %.2f, CPU1 %.2f\n", cpuset_count(&fx_queue(&f, "eth0", 0)->rps_cpus),
+        print_message("    RPS over %d CPU(s), CPU0 %.2f, CPU1 %.2f\n", cpuset_count(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus)),
                       f.load.cpus[0].softirq, f.load.cpus[1].softirq);
-        assert_int_equal(cpuset_only(&fx_queue(&f, "eth0", 0)->rps_cpus), 0);
+        assert_int_equal(cpuset_only(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus)), 0);
         assert_true(f.load.cpus[1].softirq < 0.8);
         fx_free(&f);
 }
@@ -1183,7 +1183,7 @@ static void test_rfs_back(void **state) {
         assert_true(when[1] > 150);
         assert_int_equal(value[1], 0);
         assert_int_equal(fx_queue(&f, "eth0", 0)->rps_flow_cnt, 0);
-        assert_true(cpuset_empty(&fx_queue(&f, "eth0", 0)->rps_cpus));
+        assert_true(cpuset_empty(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus)));
         assert_int_equal(f.rep.n_rps_queues, 0);
         fx_free(&f);
 }
@@ -1232,7 +1232,7 @@ static void test_reload_gives_back(void **state) {
                 assert_int_equal(fx_ticks(&f, 12, 40), 0);
                 expect_actions(cases[i].what, &f.l, "");
                 assert_int_equal(fx_queue(&f, "eth0", 0)->rps_flow_cnt, cases[i].want[0] ? 0 : 8192);
-                assert_int_equal(cpuset_empty(&fx_queue(&f, "eth0", 0)->rps_cpus),
+                assert_int_equal(cpuset_empty(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus)),
                                  !cases[i].rps || !cases[i].manage);
                 f.cfg.interfaces = NULL;
                 f.cfg.n_interfaces = 0;
@@ -1482,7 +1482,7 @@ static void test_rps_start_min_gain(void **state) {
                 assert_int_equal(fx_step(&f, (uint64_t) (ELEMENTSOF(cpu1) + 60 + k) * SEC), 0);
         }
         assert_non_null(fx_queue(&f, "eth0", stays));
-        if (cpuset_empty(&fx_queue(&f, "eth0", stays)->rps_cpus))
+        if (cpuset_empty(KEPT(&fx_queue(&f, "eth0", stays)->rps_cpus)))
                 fail_msg("CPU1 at 60%%: no RPS for rx-%d", stays);
         fx_free(&f);
 }
@@ -1666,13 +1666,13 @@ static void check_vacated(const char *what, struct fx *f, const cpuset_t *ok) {
         char list[64];
 
         for (size_t i = 0; i < f->inv.n_irqs; i++)
-                if (!cpuset_subset(&f->inv.irqs[i].affinity, ok))
+                if (!cpuset_subset(KEPT(&f->inv.irqs[i].affinity), ok))
                         fail_msg("%s: IRQ %u still on %s", what, f->inv.irqs[i].irq,
-                                 (cpuset_format_list(&f->inv.irqs[i].affinity, list, sizeof(list)), list));
+                                 (cpuset_format_list(KEPT(&f->inv.irqs[i].affinity), list, sizeof(list)), list));
         for (size_t n = 0; n < f->inv.n_nics; n++)
                 for (size_t q = 0; q < f->inv.nics[n].n_queues; q++) {
                         const struct inventory_queue *iq = &f->inv.nics[n].queues[q];
-                        if (!cpuset_subset(&iq->rps_cpus, ok) || !cpuset_subset(&iq->xps_cpus, ok))
+                        if (!cpuset_subset(KEPT(&iq->rps_cpus), ok) || !cpuset_subset(KEPT(&iq->xps_cpus), ok))
                                 fail_msg("%s: queue %zu's RPS or XPS still on a banned CPU", what, q);
                 }
         for (size_t p = 0; p < f->ws.n_procs; p++)
@@ -1734,8 +1734,8 @@ static void test_ban_vacates(void **state) {
                         if (k == 100) {
                                 /* something of ours uses CPU2 or 3 before the ban */
                                 for (size_t r = 0; r < f.inv.n_irqs; r++)
-                                        used |= cpuset_intersects(&f.inv.irqs[r].affinity, &ban);
-                                used |= cpuset_intersects(&f.inv.nics[0].queues[0].rps_cpus, &ban);
+                                        used |= cpuset_intersects(KEPT(&f.inv.irqs[r].affinity), &ban);
+                                used |= cpuset_intersects(KEPT(&f.inv.nics[0].queues[0].rps_cpus), &ban);
                                 if (!used)
                                         fail_msg("%s: nothing on CPUs 2-3 before the ban", cases[i].what);
                                 if (cases[i].by_config) {
@@ -1767,8 +1767,8 @@ static void test_ban_vacates(void **state) {
                                 check_vacated(cases[i].what, &f, &ok);
                         if (k >= 200) {
                                 for (size_t r = 0; r < f.inv.n_irqs; r++)
-                                        used |= cpuset_intersects(&f.inv.irqs[r].affinity, &ban);
-                                used |= cpuset_intersects(&f.inv.nics[0].queues[0].rps_cpus, &ban);
+                                        used |= cpuset_intersects(KEPT(&f.inv.irqs[r].affinity), &ban);
+                                used |= cpuset_intersects(KEPT(&f.inv.nics[0].queues[0].rps_cpus), &ban);
                         }
                 }
                 if (cases[i].reused && !used)
@@ -1800,13 +1800,13 @@ static void test_ban_other_irqs(void **state) {
         f.cfg.n_interfaces = 1;
         fx_add_irq(&f, 60, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
         fx_add_irq(&f, 61, "ttyS0", -1, -1, INVENTORY_IRQ_NONE);
-        fx_irq(&f, 61)->affinity = cpuset_single(2);
+        KEEP(&fx_irq(&f, 61)->affinity, cpuset_single(2));
         fx_add_irq(&f, 62, "eth0-adm", 0, -1, INVENTORY_IRQ_OTHER);
-        fx_irq(&f, 62)->affinity = cpuset_single(3);
+        KEEP(&fx_irq(&f, 62)->affinity, cpuset_single(3));
         fx_add_irq(&f, 63, "nvme0q2", -1, -1, INVENTORY_IRQ_NONE);
-        fx_irq(&f, 63)->affinity = cpuset_single(3);
+        KEEP(&fx_irq(&f, 63)->affinity, cpuset_single(3));
         fx_add_irq(&f, 64, "eth1-adm", 1, -1, INVENTORY_IRQ_OTHER);
-        fx_irq(&f, 64)->affinity = cpuset_single(2);
+        KEEP(&fx_irq(&f, 64)->affinity, cpuset_single(2));
         for (int q = 0; q < 4; q++)
                 f.q[0][q] = (struct fx_queue_model){ 0.1, 1000 };
         assert_int_equal(fx_step(&f, 1 * SEC), 0);
@@ -1853,12 +1853,12 @@ static void test_ban_other_irqs(void **state) {
                 assert_int_equal(f.rep.kernel_managed_irqs[0], 63);
         }
         cpuset_parse_list("0-1,4-7", &s);
-        assert_true(cpuset_equal(&fx_irq(&f, 60)->affinity, &s));
-        assert_int_equal(cpuset_only(&fx_irq(&f, 64)->affinity), 2);   /* manage = no */
+        assert_true(cpuset_equal(KEPT(&fx_irq(&f, 60)->affinity), &s));
+        assert_int_equal(cpuset_only(KEPT(&fx_irq(&f, 64)->affinity)), 2);   /* manage = no */
 
         /* someone puts 60 back on banned CPU2: noted once and, bans
          * winning over the hold, taken back at once */
-        fx_irq(&f, 60)->affinity = cpuset_single(2);
+        KEEP(&fx_irq(&f, 60)->affinity, cpuset_single(2));
         assert_int_equal(fx_step(&f, 4 * SEC), 0);
         fx_fmt(&f.l, buf, sizeof(buf));
         if (strcmp(buf, "irq 60>0-1,4-7;") != 0 || f.l.v[0].why != ACTION_REASON_CPU_BANNED)
@@ -1878,7 +1878,7 @@ static void test_ban_other_irqs(void **state) {
         policy_state_free(f.st);
         f.st = policy_state_new();
         f.cfg.other_irqs = false;
-        fx_irq(&f, 62)->affinity = cpuset_single(3);
+        KEEP(&fx_irq(&f, 62)->affinity, cpuset_single(3));
         assert_int_equal(fx_step(&f, 5 * SEC), 0);
         fx_fmt(&f.l, buf, sizeof(buf));
         if (strstr(buf, "irq 6"))
@@ -1933,7 +1933,7 @@ static void test_other_irqs_placement(void **state) {
                         f.q[0][q] = (struct fx_queue_model){ 0.3, 3000 };
                 fx_add_irq(&f, 60, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
                 fx_irq(&f, 60)->node = cases[i].node;
-                assert_int_equal(cpuset_parse_list(cases[i].mask, &fx_irq(&f, 60)->affinity), 0);
+                assert_int_equal(test_keep_list(&fx_irq(&f, 60)->affinity, cases[i].mask), 0);
                 f.other[f.n_other++] = (struct fx_other_model){ 60, cases[i].rate, cases[i].work };
                 if (cases[i].bans[0])
                         assert_int_equal(cpuset_parse_list(cases[i].bans, &f.bans), 0);
@@ -1950,7 +1950,7 @@ static void test_other_irqs_placement(void **state) {
                 fx_fmt(&f.l, buf, sizeof(buf));
                 if (strstr(buf, "irq 60>"))
                         fail_msg("%s: still moving at the eighth tick: %s", cases[i].what, buf);
-                assert_int_equal(cpuset_format_list(&fx_irq(&f, 60)->affinity, got, sizeof(got)), 0);
+                assert_int_equal(cpuset_format_list(KEPT(&fx_irq(&f, 60)->affinity), got, sizeof(got)), 0);
                 if (strcmp(got, cases[i].want) != 0)
                         fail_msg("%s: IRQ 60 on %s, want %s", cases[i].what, got, cases[i].want);
                 fx_free(&f);
@@ -1982,12 +1982,12 @@ static void test_other_irqs_spread(void **state) {
         assert_int_equal(fx_ticks(&f, 1, 3), 0);
         c61 = fx_irq_cpu(&f, 61);
         c62 = fx_irq_cpu(&f, 62);
-        if (cpuset_count(&fx_irq(&f, 61)->affinity) != 1 || cpuset_count(&fx_irq(&f, 62)->affinity) != 1 ||
+        if (cpuset_count(KEPT(&fx_irq(&f, 61)->affinity)) != 1 || cpuset_count(KEPT(&fx_irq(&f, 62)->affinity)) != 1 ||
             c61 == c62 || c61 < 4 || c62 < 4)
                 fail_msg("two busy storage IRQs: on CPU%d and CPU%d (%d, %d CPUs), want two of the idle 4-7", c61,
-                         c62, cpuset_count(&fx_irq(&f, 61)->affinity), cpuset_count(&fx_irq(&f, 62)->affinity));
+                         c62, cpuset_count(KEPT(&fx_irq(&f, 61)->affinity)), cpuset_count(KEPT(&fx_irq(&f, 62)->affinity)));
         /* the quiet one: all CPUs are local and eligible, left */
-        assert_int_equal(cpuset_count(&fx_irq(&f, 63)->affinity), 8);
+        assert_int_equal(cpuset_count(KEPT(&fx_irq(&f, 63)->affinity)), 8);
 
         /* +-15% noise for two minutes: nothing moves */
         for (unsigned k = 4; k <= 120; k++) {
@@ -2025,7 +2025,7 @@ static void test_other_irqs_spread(void **state) {
         }
         if (moved != 1)
                 fail_msg("hot CPU%d: IRQ 62 moved %u times, want once", q1, moved);
-        if (fx_irq_cpu(&f, 62) == q1 || fx_irq_cpu(&f, 62) == c61 || cpuset_count(&fx_irq(&f, 62)->affinity) != 1)
+        if (fx_irq_cpu(&f, 62) == q1 || fx_irq_cpu(&f, 62) == c61 || cpuset_count(KEPT(&fx_irq(&f, 62)->affinity)) != 1)
                 fail_msg("IRQ 62 on CPU%d after the move", fx_irq_cpu(&f, 62));
         assert_true(f.rep.n_moves_10min >= 1);
         fx_free(&f);
@@ -2450,7 +2450,7 @@ static void test_vectors_limit(void **state) {
         fx_irq(&f, 3000)->node = 0;
         /* the kernel spread them at boot */
         for (size_t i = 0; i < f.inv.n_irqs; i++)
-                f.inv.irqs[i].affinity = cpuset_single((int) (i % 4));
+                KEEP(&f.inv.irqs[i].affinity, cpuset_single((int) (i % 4)));
         fx_place(&f, 3000, 3);
         assert_int_equal(fx_step(&f, 1 * SEC), 0);
         count_cpus(&f, used);
@@ -2488,7 +2488,7 @@ static void test_vectors_learned(void **state) {
         fx_init(&f, 4, 1, FX_SMT_NONE);
         fx_add_nic(&f, "eth0", 0, 4, true, 100, false, false);
         for (size_t i = 0; i < f.inv.n_irqs; i++)
-                f.inv.irqs[i].affinity = cpuset_single(0);
+                KEEP(&f.inv.irqs[i].affinity, cpuset_single(0));
         assert_int_equal(vectors_count(&v, &f.inv, 3), 0);
         in = fx_input(&f, 1 * SEC);
         in.vectors = &v;
@@ -2500,7 +2500,7 @@ static void test_vectors_learned(void **state) {
         /* a tick later, counted afresh: the limit stays */
         fx_add_nic(&f, "eth1", 0, 4, true, 200, false, false);
         for (unsigned q = 0; q < 4; q++)
-                fx_irq(&f, 200 + q)->affinity = cpuset_single(0);
+                KEEP(&fx_irq(&f, 200 + q)->affinity, cpuset_single(0));
         assert_int_equal(vectors_count(&v, &f.inv, 3), 0);
         in = fx_input(&f, 2 * SEC);
         in.vectors = &v;
@@ -2627,12 +2627,12 @@ static void test_sock_flow_feedback(void **state) {
                         policy_feedback(f.st, &f.l.v[k], f.l.v[k].type == KNOB_SOCKFLOW ? cases[i].r : 0,
                                         1 * SEC);
                 /* the rest was applied */
-                fx_irq(&f, 60)->affinity = cpuset_single(0);
-                cpuset_parse_list("0-3", &fx_queue(&f, "eth0", 0)->rps_cpus);
+                KEEP(&fx_irq(&f, 60)->affinity, cpuset_single(0));
+                test_keep_list(&fx_queue(&f, "eth0", 0)->rps_cpus, "0-3");
                 fx_queue(&f, "eth0", 0)->rps_flow_cnt = 32768;
                 /* a later RPS start is what asks for RFS again */
                 policy_forget_nic(f.st, "eth0");
-                fx_queue(&f, "eth0", 0)->rps_cpus = (cpuset_t){ 0 };
+                cpuset_kept_free(&fx_queue(&f, "eth0", 0)->rps_cpus);
                 assert_int_equal(fx_step(&f, 2 * SEC), 0);
                 expect_actions(cases[i].what, &f.l,
                                cases[i].retried ? "rps eth0/0>0-3;sockflow>32768;" : "rps eth0/0>0-3;");
@@ -2778,7 +2778,7 @@ static void test_external_hold_masks(void **state) {
         fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
         assert_int_equal(fx_step(&f, 1 * SEC), 0);
         expect_actions("single queue", &f.l, "irq 60>0;rps eth0/0>0-3;");
-        cpuset_parse_list("2", &fx_queue(&f, "eth0", 0)->rps_cpus);
+        test_keep_list(&fx_queue(&f, "eth0", 0)->rps_cpus, "2");
         assert_int_equal(fx_step(&f, 2 * SEC), 0);
         expect_actions("rps held", &f.l, "");
         assert_int_equal(count_notes(&f.rep, "RPS of eth0 rx-0 was changed by someone else (0-3 -> 2); leaving it alone"), 1);
@@ -2792,7 +2792,7 @@ static void test_external_hold_masks(void **state) {
         expect_actions("rps ours again", &f.l, "");
         assert_int_equal(f.rep.n_external, 0);
         /* onto a banned CPU: at once, without it */
-        cpuset_parse_list("3", &fx_queue(&f, "eth0", 0)->rps_cpus);
+        test_keep_list(&fx_queue(&f, "eth0", 0)->rps_cpus, "3");
         cpuset_parse_list("3", &f.bans);
         assert_int_equal(fx_step(&f, 604 * SEC), 0);
         fx_fmt(&f.l, buf, sizeof(buf));
@@ -2832,7 +2832,7 @@ static void test_external_rps(void **state) {
         fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
         assert_int_equal(fx_step(&f, 1 * SEC), 0);
         expect_actions("single queue", &f.l, "irq 60>0;rps eth0/0>0-3;");
-        cpuset_parse_list("2", &fx_queue(&f, "eth0", 0)->rps_cpus);
+        test_keep_list(&fx_queue(&f, "eth0", 0)->rps_cpus, "2");
         for (int k = 2; k <= 5; k++) {
                 assert_int_equal(fx_step(&f, k * SEC), 0);
                 expect_actions("rps changed behind us", &f.l, "");
@@ -2863,7 +2863,7 @@ static void test_hot_unplug(void **state) {
 
         /* CPU2 goes offline: the kernel moves IRQ 32 to the other CPUs */
         fx_cpu_offline(&f, 2);
-        cpuset_parse_list("0-1,3", &fx_irq(&f, 32)->affinity);
+        test_keep_list(&fx_irq(&f, 32)->affinity, "0-1,3");
         fx_model(&f, NULL);
         assert_int_equal(fx_step(&f, 2 * SEC), 0);
         /* it fires on CPU0 now (40%); CPU1 and CPU3 are at 20%: CPU1 */
@@ -2926,19 +2926,19 @@ static void test_other_irq_stranded(void **state) {
                         f.q[0][q] = (struct fx_queue_model){ 0.2, 3000 };
                 fx_add_irq(&f, 60, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
                 fx_irq(&f, 60)->node = -1;
-                fx_irq(&f, 60)->affinity = cpuset_single(2);
+                KEEP(&fx_irq(&f, 60)->affinity, cpuset_single(2));
                 f.other[f.n_other++] = (struct fx_other_model){ 60, cases[i].rate, cases[i].work };
                 assert_int_equal(fx_ticks(&f, 1, 4), 0);
-                assert_int_equal(cpuset_format_list(&fx_irq(&f, 60)->affinity, got, sizeof(got)), 0);
+                assert_int_equal(cpuset_format_list(KEPT(&fx_irq(&f, 60)->affinity), got, sizeof(got)), 0);
                 if (strcmp(got, "2") != 0)
                         fail_msg("%s: before the unplug IRQ 60 is on %s, want 2", cases[i].what, got);
 
                 fx_cpu_offline(&f, 2);
                 assert_int_equal(fx_ticks(&f, 5, 8), 0);
-                assert_int_equal(cpuset_format_list(&fx_irq(&f, 60)->affinity, got, sizeof(got)), 0);
+                assert_int_equal(cpuset_format_list(KEPT(&fx_irq(&f, 60)->affinity), got, sizeof(got)), 0);
                 if (cases[i].want ? strcmp(got, cases[i].want) != 0
-                                  : (cpuset_count(&fx_irq(&f, 60)->affinity) != 1 ||
-                                     !cpuset_isset(&f.topo.online, cpuset_only(&fx_irq(&f, 60)->affinity))))
+                                  : (cpuset_count(KEPT(&fx_irq(&f, 60)->affinity)) != 1 ||
+                                     !cpuset_isset(&f.topo.online, cpuset_only(KEPT(&fx_irq(&f, 60)->affinity)))))
                         fail_msg("%s: IRQ 60 on %s after CPU2 went offline", cases[i].what, got);
                 fx_fmt(&f.l, buf, sizeof(buf));
                 if (strstr(buf, "irq 60>"))
@@ -2972,7 +2972,7 @@ static void test_hot_unplug_rps_touched(void **state) {
                         }
         }
         assert_int_equal(placed, 1);
-        assert_false(cpuset_isset(&fx_irq(&f, 60)->affinity, 0));
+        assert_false(cpuset_isset(KEPT(&fx_irq(&f, 60)->affinity), 0));
         assert_int_equal(count_notes(&f.rep, "someone else"), 0);
         fx_free(&f);
 }
@@ -2998,9 +2998,9 @@ static void test_driver_reset(void **state) {
                 fx_add_nic(&f, "eth1", 0, 2, true, 40, false, false);
                 assert_int_equal(fx_step(&f, 1 * SEC), 0);
                 expect_actions(cases[i].what, &f.l, "irq 30>0;irq 31>1;irq 40>2;irq 41>3;");
-                fx_irq(&f, 30)->affinity = f.topo.online;
+                KEEP(&fx_irq(&f, 30)->affinity, f.topo.online);
                 if (cases[i].reset31)
-                        fx_irq(&f, 31)->affinity = f.topo.online;
+                        KEEP(&fx_irq(&f, 31)->affinity, f.topo.online);
                 if (cases[i].forget)
                         policy_forget_nic(f.st, "eth0");
                 assert_int_equal(fx_step(&f, 2 * SEC), 0);
@@ -3124,7 +3124,7 @@ static void test_workers(void **state) {
                         f.q[0][q] = (struct fx_queue_model){ 0.1, 1000 };
                         if (cases[i].stale_effective) {
                                 fx_irq(&f, 30 + q)->has_effective = true;
-                                fx_irq(&f, 30 + q)->effective = cpuset_single(7);
+                                KEEP(&fx_irq(&f, 30 + q)->effective, cpuset_single(7));
                         }
                 }
                 if (cases[i].policy == WORKER_COLOCATE && !cases[i].interface) {

@@ -97,11 +97,11 @@ static void read_inventory(int rootfd, struct inventory *inv) {
                 q->irq = (unsigned) i;
                 snprintf(path, sizeof(path), "proc/irq/%d/smp_affinity_list", i);
                 assert_int_equal(rootfs_read_line(rootfd, path, val, sizeof(val)), 0);
-                assert_int_equal(cpuset_parse_list(val, &q->affinity), 0);
+                assert_int_equal(test_keep_list(&q->affinity, val), 0);
                 q->affinity_readable = true;
                 snprintf(path, sizeof(path), "proc/irq/%d/effective_affinity_list", i);
                 assert_int_equal(rootfs_read_line(rootfd, path, val, sizeof(val)), 0);
-                assert_int_equal(cpuset_parse_list(val, &q->effective), 0);
+                assert_int_equal(test_keep_list(&q->effective, val), 0);
                 q->has_effective = true;
         }
         inv->n_irqs = NIRQ;
@@ -195,6 +195,7 @@ static void test_pile_stops_at_the_limit(void **state) {
                 assert_int_equal(vectors_used(&c, 2), vectors_used(&v, 2) + 1);
                 vectors_free(&c);
         }
+        inventory_free_sets(&inv);
         free(inv.irqs);
         vectors_free(&v);
         close(fd);
@@ -251,6 +252,7 @@ static void test_enospc_learned(void **state) {
         assert_int_equal(vectors_used(&v, 2), 80);
         assert_false(vectors_room(&v, 2));
         assert_int_equal(effective_of(refused), 3);
+        inventory_free_sets(&inv);
         free(inv.irqs);
         vectors_free(&v);
         close(fd);
@@ -321,17 +323,19 @@ static void test_pick(void **state) {
         /* a single-CPU mask counts there, whatever an effective affinity
          * read before the write says; a wider one on its effective CPU */
         irq.affinity_readable = true;
-        irq.affinity = cpuset_single(2);
+        KEEP(&irq.affinity, cpuset_single(2));
         irq.has_effective = true;
-        irq.effective = cpuset_single(0);
+        KEEP(&irq.effective, cpuset_single(0));
         assert_int_equal(vectors_irq_cpu(&irq), 2);
-        assert_int_equal(cpuset_parse_list("1-3", &irq.affinity), 0);
-        irq.effective = cpuset_single(3);
+        assert_int_equal(test_keep_list(&irq.affinity, "1-3"), 0);
+        KEEP(&irq.effective, cpuset_single(3));
         assert_int_equal(vectors_irq_cpu(&irq), 3);
         irq.has_effective = false;
         assert_int_equal(vectors_irq_cpu(&irq), 1);
         irq.affinity_readable = false;
         assert_int_equal(vectors_irq_cpu(&irq), -1);
+        cpuset_kept_free(&irq.affinity);
+        cpuset_kept_free(&irq.effective);
         vectors_free(&v);
 }
 

@@ -18,6 +18,18 @@
  * of the block). */
 #define SET(v) ((const cpuset_t *) &(struct { cpuset_t s; }) { (v) }.s)
 #define KEPT(k) SET(cpuset_kept_get(k))
+/* Stores the value v in kept set k (an inventory's set in a fixture). */
+#define KEEP(k, v) assert_int_equal(cpuset_keep((k), SET(v)), 0)
+
+/* cpuset_parse_list() into a kept set. */
+static inline int test_keep_list(cpuset_kept_t *k, const char *list) {
+        cpuset_t s;
+        int r = cpuset_parse_list(list, &s);
+
+        if (r == 0)
+                assert_int_equal(cpuset_keep(k, &s), 0);
+        return r;
+}
 
 /* Path of a fixture under tests/fixtures (IRQSTEER_FIXTURES, set by make check). */
 static inline const char *fixture_path(const char *rel, char *buf, size_t len) {
