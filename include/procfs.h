@@ -75,8 +75,14 @@ void procfs_softirqs_free(struct procfs_softirqs *s);
 /* Count for (row, cpu); false if cpu has no column. */
 bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq row, int cpu, uint64_t *ret);
 
+/* Longest texts of a row kept, with the NUL: longer ones are cut. */
+#define PROCFS_IRQ_ID_SIZE 16
+#define PROCFS_IRQ_CHIP_SIZE 64
+#define PROCFS_IRQ_HWIRQ_SIZE 32
+#define PROCFS_IRQ_NAME_SIZE 128
+
 struct procfs_irq {
-        char id[16];             /* "38", "NMI", "LOC", ... */
+        const char *id;          /* "38", "NMI", "LOC", ... */
         bool numeric;            /* a real IRQ line ("N:") */
         unsigned irq;            /* when numeric */
         /* Nonzero counts only (column nz_cols[k], ascending): an IRQ fires
@@ -85,9 +91,11 @@ struct procfs_irq {
         const uint64_t *nz_counts;
         size_t n_nz;
         uint64_t total;
-        char chip[64];           /* "PCI-MSIX-0000:00:03.0", "IO-APIC", "" */
-        char hwirq[32];          /* hwirq and flow type as printed: "1-edge", "27 Level", "" */
-        char name[128];          /* action name(s); a named row's description */
+        /* the texts point into the reading's own block: a row is a few
+         * dozen bytes of text, not the widest one's room */
+        const char *chip;        /* "PCI-MSIX-0000:00:03.0", "IO-APIC", "" */
+        const char *hwirq;       /* hwirq and flow type as printed: "1-edge", "27 Level", "" */
+        const char *name;        /* action name(s); a named row's description */
 };
 
 struct procfs_interrupts {
@@ -95,11 +103,12 @@ struct procfs_interrupts {
         size_t n_cpus;
         struct procfs_irq *irqs; /* rows in file order */
         size_t n_irqs;
-        /* private: the rows' counts, numeric rows by IRQ number */
+        /* private: the rows' counts, numeric rows by IRQ number, texts */
         uint32_t *nz_cols;
         uint64_t *nz_vals;
         size_t *by_irq;
         size_t n_numeric;
+        char *text;
 };
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret);

@@ -601,7 +601,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
         used = irqs;
         for (size_t i = 0; i < t->n_units; i++)
                 if (t->units[i].rps_on)
-                        cpuset_or(&used, &used, &t->units[i].rps);
+                        cpuset_or(&used, &used, t->units[i].rps);
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
                 struct pol_nicctx *x = &t->nics[u->nic];
@@ -619,7 +619,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 local = x->cpus;
                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                 if (u->rps_on && !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) &&
-                    pol_load(t, cpu) < POL_SHARE_SATURATED && !cpuset_subset(&u->rps, &irqs)) {
+                    pol_load(t, cpu) < POL_SHARE_SATURATED && !cpuset_subset(u->rps, &irqs)) {
                         cpuset_andnot(&local, &local, &used);
                         cpuset_andnot(&remote, &remote, &used);
                 }

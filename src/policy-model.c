@@ -169,6 +169,33 @@ void pol_set_cpus_kept(struct pol_tick *t, struct action *a, const cpuset_t *to,
         pol_set_cpus(t, a, to, &f);
 }
 
+const cpuset_t pol_no_rps;
+
+void pol_unit_set_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to) {
+        if (cpuset_empty(to)) {
+                u->rps = &pol_no_rps;
+                u->n_rps = 0;
+                return;
+        }
+        if (!u->rps_own) {
+                u->rps_own = malloc(sizeof(*u->rps_own));
+                if (!u->rps_own) {
+                        t->r = -ENOMEM;
+                        return;
+                }
+        }
+        if (to != u->rps_own)
+                *u->rps_own = *to;
+        u->rps = u->rps_own;
+        u->n_rps = cpuset_count(to);
+}
+
+void pol_units_free(struct pol_unit *v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(v[i].rps_own);
+        free(v);
+}
+
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue) {
         struct action *a = pol_add(t, type);
 
@@ -826,7 +853,7 @@ static int build_units(struct pol_tick *t) {
                                 return -ENOMEM;
                         u = &t->units[t->n_units];
                         *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
-                                                .irq_cpu = { -1, -1 }, .offline_cpu = -1 };
+                                                .irq_cpu = { -1, -1 }, .offline_cpu = -1, .rps = &pol_no_rps };
                         u->keep = pol_share_keep(x->rec, pol_queue_get(t->st, n->name, iq->index, false));
                         for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
                                 const struct inventory_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
@@ -854,8 +881,9 @@ static int build_units(struct pol_tick *t) {
                         if (iq->has_rps && !cpuset_kept_empty(&iq->rps_cpus) &&
                             (u->cpu < 0 || cpuset_kept_only(&iq->rps_cpus) != u->cpu)) {
                                 u->rps_on = true;
-                                u->rps = cpuset_kept_get(&iq->rps_cpus);
-                                u->n_rps = cpuset_count(&u->rps);
+                                cpuset_t rps = cpuset_kept_get(&iq->rps_cpus);
+
+                                pol_unit_set_rps(t, u, &rps);
                         }
                         if (x->managed)
                                 u->rps_ours = u->rps_on && pol_rps_ours(t->st, n, iq);
@@ -967,7 +995,7 @@ static int estimate(struct pol_tick *t) {
                         u->total = w;
                         if (u->rps_on) {
                                 int m = u->n_rps;
-                                keep = u->keep + (cpuset_isset(&u->rps, u->cpu) ? (1 - u->keep) / m : 0);
+                                keep = u->keep + (cpuset_isset(u->rps, u->cpu) ? (1 - u->keep) / m : 0);
                                 if (u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[1] == u->irq_cpu[0] && u->si[0] &&
                                     u->si[1] && u->si[0]->rate > 0) {
                                         /* a tx vector beside the rx one costs what a
@@ -988,7 +1016,7 @@ static int estimate(struct pol_tick *t) {
                         if (!u->rps_on)
                                 continue;
                         m = u->n_rps;
-                        CPUSET_FOREACH(c, &u->rps)
+                        CPUSET_FOREACH(c, u->rps)
                                 if (c != u->cpu && c < n)
                                         steered[c] += (1 - u->keep) * MAX(u->total - u->tx, 0) / m;
                 }

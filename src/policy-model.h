@@ -84,7 +84,10 @@ struct pol_unit {
                                   * under RPS (pol_share_keep); 0 when irqless */
         bool irqless;               /* a whole NIC without queue IRQs (qi: its first rx queue) */
         bool rps_on;             /* a non-empty rps_cpus other than its own CPU */
-        cpuset_t rps;            /* current rps_cpus */
+        /* current rps_cpus: pol_no_rps, or rps_own (set by pol_unit_set_rps):
+         * a 1 kB set only for the few units with RPS */
+        const cpuset_t *rps;
+        cpuset_t *rps_own;
         int n_rps;               /* CPUs in rps (asked in every load estimate) */
         bool rps_ours;           /* we steer its RPS (after this tick's actions) */
         bool fixed;              /* managed, changed behind us, failing, or NIC not managed */
@@ -183,6 +186,12 @@ struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char
 void pol_set_cpus(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_t *from);
 /* The same with the value it replaces kept (an inventory set). */
 void pol_set_cpus_kept(struct pol_tick *t, struct action *a, const cpuset_t *to, const cpuset_kept_t *from);
+/* The RPS set of a unit without one. */
+extern const cpuset_t pol_no_rps;
+/* Makes to (and its count) u's RPS set; ENOMEM fails the tick, the set unchanged. */
+void pol_unit_set_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to);
+/* Frees the units' RPS sets. */
+void pol_units_free(struct pol_unit *v, size_t n);
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 

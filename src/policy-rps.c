@@ -32,7 +32,7 @@ static double proto_work(const struct pol_unit *u) {
 static double cur_share(const struct pol_unit *u, int cpu) {
         if (!u->rps_on)
                 return cpu == u->target ? proto_work(u) : 0;
-        return cpuset_isset(&u->rps, cpu) ? proto_work(u) / u->n_rps : 0;
+        return cpuset_isset(u->rps, cpu) ? proto_work(u) / u->n_rps : 0;
 }
 
 /* Load of cpu without this queue's protocol work. */
@@ -164,7 +164,7 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
         CPUSET_FOREACH(s, droppable)
                 if (drop < 0 || ex_load(t, u, s) >= ex_load(t, u, drop))
                         drop = s;
-        *ret = u->rps;
+        *ret = *u->rps;
         if (drop >= 0)
                 cpuset_clear(ret, drop);
         if (m < 2)
@@ -224,7 +224,7 @@ static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t 
         int m = cpuset_count(to);
         bool own = u->target >= 0 && cpuset_isset(to, u->target);
 
-        cpuset_or(&aff, to, &u->rps);
+        cpuset_or(&aff, to, u->rps);
         if (u->target >= 0)
                 cpuset_set(&aff, u->target);
         CPUSET_FOREACH(cpu, &aff) {
@@ -238,8 +238,7 @@ static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t 
                 if (settle)
                         pol_settle(t, cpu);
         }
-        u->rps = *to;
-        u->n_rps = m;
+        pol_unit_set_rps(t, u, to);
         u->rps_on = m > 0;
         u->touched = true;
 }
@@ -597,7 +596,7 @@ static void replan(struct pol_tick *t) {
                 for (size_t i = 0; i < x->n_units; i++) {
                         struct pol_unit *u = &t->units[x->first_unit + i];
                         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
-                        cpuset_t span = u->rps;
+                        cpuset_t span = *u->rps;
 
                         if (!q || !q->rps_prior)
                                 continue;
@@ -686,7 +685,7 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
 
         if (m < 2)
                 return false;
-        CPUSET_FOREACH(cpu, &u->rps) {
+        CPUSET_FOREACH(cpu, u->rps) {
                 double l;
                 if (cpu == u->target)
                         continue;
@@ -708,11 +707,11 @@ static bool irq_cpu_leaves(struct pol_tick *t, struct pol_unit *u, const cpuset_
 
         if (!cpuset_isset(hs, cpu) || m < 2)
                 return false;
-        set = u->rps;
+        set = *u->rps;
         cpuset_clear(&set, cpu);
         CPUSET_FOREACH(c, &set)
                 others = MAX(others, pol_load(t, c) + own_load(t, u, c) / (m - 1));
-        if (set_peak(t, u, &set) > set_peak(t, u, &u->rps) - pol_min_gain(t) &&
+        if (set_peak(t, u, &set) > set_peak(t, u, u->rps) - pol_min_gain(t) &&
             !(pol_load(t, cpu) >= POL_SHARE_SATURATED && others <= pol_load(t, cpu) - pol_min_gain(t)))
                 return false;
         snprintf(reason, sizeof(reason),
@@ -735,7 +734,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
 
         if (!q || !rps_allowed(t, u))
                 return;
-        span = u->rps;
+        span = *u->rps;
         cpuset_set(&span, cpu);
         hot = cpuset_intersects(&span, &t->hot);
         settling = any_settling(t, &span);
@@ -754,7 +753,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
 
                 q->narrow_ticks = 0;
                 /* widening helps only the CPUs of the set */
-                cpuset_and(&hs, &u->rps, &t->hot);
+                cpuset_and(&hs, u->rps, &t->hot);
                 if (cpuset_empty(&hs) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
                         return;
                 if (irq_cpu_leaves(t, u, &hs))
@@ -774,7 +773,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 leave_irq_cpus(t, u, p, &cand);
                 if (cpuset_empty(&cand) && cpuset_empty(&shed))
                         return;
-                cpuset_andnot(&set, &u->rps, &shed);
+                cpuset_andnot(&set, u->rps, &shed);
                 if (!cpuset_empty(&cand))
                         size_set(t, u, &cand, pol_level(t), &set);
                 if (!cpuset_empty(&shed)) {
@@ -795,7 +794,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot (queue work %.0f%%); RPS over CPUs %s",
                                  cpuset_count(&hs) > 1 ? "CPUs " : "CPU", pol_fmt_cpus(&hs, hl, sizeof(hl)),
                                  100 * u->total, pol_fmt_cpus(&set, list, sizeof(list)));
-                if (cpuset_equal(&set, &u->rps))
+                if (cpuset_equal(&set, u->rps))
                         return;
                 emit_rps(t, u, &set, cpuset_empty(&shed) ? ACTION_REASON_RPS_WIDENED : ACTION_REASON_RPS_OFF_HOT,
                          reason);
@@ -807,7 +806,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
          * one hysteresis band below hot_exit, for hot_samples samples in a
          * row and after the dwell. */
         limit = pol_narrow(t);
-        others = u->rps;
+        others = *u->rps;
         cpuset_clear(&others, cpu);
         if (cpuset_count(&others) <= 1) {
                 /* back to what it was: all the work on the IRQ CPU */
@@ -1022,10 +1021,12 @@ int pol_soft_build(struct pol_tick *t) {
                 /* one whose mask we set stands for the NIC, so one changed by
                  * someone else does not strand the others */
                 *u = (struct pol_unit){ .nic = i, .qi = (size_t) (ours >= 0 ? ours : first), .cpu = -1, .target = -1,
-                                        .offline_cpu = -1, .keep = 0, .irqless = true, .rps_ours = ours >= 0 };
+                                        .offline_cpu = -1, .keep = 0, .irqless = true, .rps_ours = ours >= 0,
+                                        .rps = &pol_no_rps };
                 u->queue = n->queues[u->qi].index;
-                u->rps = cpuset_kept_get(&n->queues[u->qi].rps_cpus);
-                u->n_rps = cpuset_count(&u->rps);
+                cpuset_t rps = cpuset_kept_get(&n->queues[u->qi].rps_cpus);
+
+                pol_unit_set_rps(t, u, &rps);
                 u->rps_on = u->n_rps > 0;
                 if (u->rps_ours && x->rec->rate_known)
                         u->total = x->rec->rx_pps * x->rec->cost;
@@ -1098,7 +1099,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
 
         if (!q)
                 return;
-        settling = any_settling(t, &u->rps);
+        settling = any_settling(t, u->rps);
         dwell = t->now - q->rps_change_usec < c->min_dwell_usec;
 
         /* the load is gone: back to the original masks */
@@ -1116,16 +1117,16 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         rec->gone_ticks = 0;
 
         /* its RPS CPUs hot: widen, never onto the senders' CPUs */
-        cpuset_and(&hs, &u->rps, &t->hot);
+        cpuset_and(&hs, u->rps, &t->hot);
         if (!cpuset_empty(&hs)) {
                 q->narrow_ticks = 0;
                 if (settling || dwell)
                         return;
-                cpuset_or(&span, &u->rps, &rec->senders);
+                cpuset_or(&span, u->rps, &rec->senders);
                 soft_cand(t, x, &span, &cand);
                 if (cpuset_empty(&cand))
                         return;
-                set = u->rps;
+                set = *u->rps;
                 size_set(t, u, &cand, pol_level(t), &set);
                 snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot; %s receives %s packets/s: RPS over %s%s",
                          cpus_word(&hs), pol_fmt_cpus(&hs, hl, sizeof(hl)), x->nic->name,
@@ -1140,7 +1141,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 return;
         }
         limit = pol_narrow(t);
-        if (!narrower(t, u, &u->rps, limit, &set)) {
+        if (!narrower(t, u, u->rps, limit, &set)) {
                 q->narrow_ticks = 0;
                 return;
         }
@@ -1162,12 +1163,12 @@ static bool explained(const struct pol_tick *t, int cpu) {
                 const struct pol_unit *u = &t->units[i];
                 if (u->target == cpu && u->work >= busy)
                         return true;
-                if (u->rps_on && cpu != u->target && cpuset_isset(&u->rps, cpu) &&
+                if (u->rps_on && cpu != u->target && cpuset_isset(u->rps, cpu) &&
                     proto_work(u) / u->n_rps >= busy)
                         return true;
         }
         for (size_t i = 0; i < t->n_irqless; i++)
-                if (t->irqless[i].rps_on && cpuset_isset(&t->irqless[i].rps, cpu))
+                if (t->irqless[i].rps_on && cpuset_isset(t->irqless[i].rps, cpu))
                         return true;
         return false;
 }
@@ -1309,9 +1310,9 @@ void pol_vacate_rps(struct pol_tick *t) {
                         const struct pol_nicctx *x = &t->nics[u->nic];
                         cpuset_t to;
 
-                        if (!u->rps_ours || u->touched || !x->managed || !x->rps || cpuset_subset(&u->rps, &x->allowed))
+                        if (!u->rps_ours || u->touched || !x->managed || !x->rps || cpuset_subset(u->rps, &x->allowed))
                                 continue;
-                        cpuset_and(&to, &u->rps, &x->allowed);
+                        cpuset_and(&to, u->rps, &x->allowed);
                         snprintf(reason, sizeof(reason), "RPS of %s leaves CPUs no longer eligible (banned): now %s",
                                  x->nic->name, cpuset_empty(&to) ? "off" : pol_fmt_cpus(&to, list, sizeof(list)));
                         if (u->irqless)

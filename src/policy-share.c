@@ -78,7 +78,7 @@ static bool irq_cpu_clean(const struct pol_tick *t, const struct share_ctx *c, c
                         return false;
                 own += u->irq_cpu[k] == cpu;
         }
-        return c->irqs[cpu] == own && c->steer[cpu] == (cpuset_isset(&u->rps, cpu) ? 1 : 0) && t->net[cpu] > 0 &&
+        return c->irqs[cpu] == own && c->steer[cpu] == (cpuset_isset(u->rps, cpu) ? 1 : 0) && t->net[cpu] > 0 &&
                u->si[0] && u->si[0]->rate > 0;
 }
 
@@ -107,7 +107,7 @@ static void measure_nic(struct pol_tick *t, const struct share_ctx *c, size_t ni
 
                 if (!irq_cpu_clean(t, c, u))
                         continue;
-                CPUSET_FOREACH(cpu, &u->rps)
+                CPUSET_FOREACH(cpu, u->rps)
                         if (cpu < c->n && cpu != u->cpu && mine[cpu] < 0xffff)
                                 mine[cpu]++;
                 idx[k++] = x->first_unit + i;
@@ -119,7 +119,7 @@ static void measure_nic(struct pol_tick *t, const struct share_ctx *c, size_t ni
                 int seen = 0, solo = 0;
                 double s_solo = 0, r1;
 
-                CPUSET_FOREACH(cpu, &u->rps) {
+                CPUSET_FOREACH(cpu, u->rps) {
                         if (cpu == u->cpu || cpu >= c->n || c->irqs[cpu] > 0 || c->steer[cpu] != mine[cpu] ||
                             !readable(t, cpu))
                                 continue;
@@ -131,7 +131,7 @@ static void measure_nic(struct pol_tick *t, const struct share_ctx *c, size_t ni
                 }
                 o[i].W = t->net[u->cpu];
                 o[i].rho = u->n_irq == 2 && u->irq_cpu[1] == u->cpu && u->si[1] ? u->si[1]->rate / u->si[0]->rate : 0;
-                o[i].own = cpuset_isset(&u->rps, u->cpu);
+                o[i].own = cpuset_isset(u->rps, u->cpu);
                 o[i].m = MAX(u->n_rps, 1);
                 o[i].f = (double) seen / o[i].m;
                 /* the queue alone on some of its RPS CPUs: its own share */

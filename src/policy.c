@@ -642,8 +642,8 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
 finish:
         free(t.load);
         free(t.nics);
-        free(t.units);
-        free(t.irqless);
+        pol_units_free(t.units, t.n_units);
+        pol_units_free(t.irqless, t.n_irqless);
         free(t.others);
         vectors_free(&t.vec);
         return r;

@@ -568,7 +568,15 @@ static bool is_hwirq_token(const char *tok, size_t tl) {
 
 /* A chip name may have blanks ("Hyper-V PCIe MSI"), one apart: a token
  * after a wider gap that is no hwirq ends it (old kernels print no hwirq). */
-static void parse_irq_tail(struct cursor *c, struct procfs_irq *irq) {
+/* A row's texts while it is parsed, before they go to the reading's block. */
+struct irq_text {
+        char id[PROCFS_IRQ_ID_SIZE];
+        char chip[PROCFS_IRQ_CHIP_SIZE];
+        char hwirq[PROCFS_IRQ_HWIRQ_SIZE];
+        char name[PROCFS_IRQ_NAME_SIZE];
+};
+
+static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
         const char *chip, *tok, *h_start = NULL, *h_end = NULL;
         size_t chip_len, tl;
         struct cursor save;
@@ -711,6 +719,7 @@ void procfs_interrupts_free(struct procfs_interrupts *s) {
         free(s->nz_cols);
         free(s->nz_vals);
         free(s->by_irq);
+        free(s->text);
         *s = (struct procfs_interrupts) {};
 }
 
@@ -732,7 +741,8 @@ static bool zero_field(struct cursor *c) {
 }
 
 /* One row: the id, the counts (the nonzero ones into nz), the tail. */
-static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq, struct nz_buf *nz) {
+static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq, struct irq_text *tx,
+                     struct nz_buf *nz) {
         const char *id, *tok;
         size_t il, tl, col = 0, first = nz->n;
         int r;
@@ -741,6 +751,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
         if (r < 0)
                 return r;
         *irq = (struct procfs_irq) {};
+        tx->id[0] = tx->chip[0] = tx->hwirq[0] = tx->name[0] = 0;
 
         if (is_digit(id[0])) {
                 uint64_t v;
@@ -752,7 +763,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                         return -ERANGE;
                 irq->numeric = true;
                 irq->irq = (unsigned) v;
-                copy_field(irq->id, sizeof(irq->id), id, il);
+                copy_field(tx->id, sizeof(tx->id), id, il);
                 /* counts may overflow the %10u width */
                 for (col = 0; col < n_cpus; col++) {
                         if (zero_field(line))
@@ -767,12 +778,12 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                         if (r < 0)
                                 return r;
                 }
-                parse_irq_tail(line, irq);
+                parse_irq_tail(line, tx);
         } else {
                 struct cursor save;
 
                 /* NMI, LOC, ERR, MIS, IPI0: up to one count per column, a description */
-                copy_field(irq->id, sizeof(irq->id), id, il);
+                copy_field(tx->id, sizeof(tx->id), id, il);
                 for (;;) {
                         uint64_t v;
 
@@ -794,7 +805,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 }
                 if (col == 0)
                         return -EBADMSG;
-                copy_rest(line, irq->name, sizeof(irq->name));
+                copy_rest(line, tx->name, sizeof(tx->name));
         }
         irq->n_nz = nz->n - first;
         return 0;
@@ -804,12 +815,42 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
 struct irq_parser {
         struct procfs_interrupts s;
         struct nz_buf nz;
+        struct irq_text tx;
+        size_t text_len, text_allocated; /* of s.text: each row's four texts, NUL-ended */
         size_t rows_allocated, n_numeric;
         bool sorted;
         unsigned last_irq;
 };
 
 static bool skip_said;
+
+/* Appends the row's texts to the block (pointed at in parser_finish). */
+static int text_add(struct irq_parser *p) {
+        const char *f[] = { p->tx.id, p->tx.chip, p->tx.hwirq, p->tx.name };
+        size_t len[ELEMENTSOF(f)], need = p->text_len;
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(f); i++) {
+                len[i] = strlen(f[i]) + 1;
+                need += len[i];
+        }
+        r = util_grow((void **) &p->s.text, &p->text_allocated, need, 1);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(f); i++) {
+                memcpy(p->s.text + p->text_len, f[i], len[i]);
+                p->text_len += len[i];
+        }
+        return 0;
+}
+
+/* Gives back what a doubling array holds beyond n elements of sz (a
+ * reading is kept until the next one). */
+static void *shrink(void *v, size_t n, size_t sz) {
+        void *x = n > 0 ? realloc(v, n * sz) : NULL;
+
+        return x ? x : v;
+}
 
 static int parser_line(struct irq_parser *p, struct cursor *line) {
         const char *line_start = line->p, *line_end = line->end;
@@ -825,7 +866,7 @@ static int parser_line(struct irq_parser *p, struct cursor *line) {
         if (r < 0)
                 return r;
         irq = &p->s.irqs[p->s.n_irqs];
-        r = parse_row(line, p->s.n_cpus, irq, &p->nz);
+        r = parse_row(line, p->s.n_cpus, irq, &p->tx, &p->nz);
         if (r == -EBADMSG || r == -ERANGE) {
                 /* an unreadable row (arm's "FIQ:  fiq_glue") is lost alone,
                  * said once: every tick meets it again */
@@ -836,6 +877,9 @@ static int parser_line(struct irq_parser *p, struct cursor *line) {
                 skip_said = true;
                 return 0;
         }
+        if (r < 0)
+                return r;
+        r = text_add(p);
         if (r < 0)
                 return r;
         if (irq->numeric) {
@@ -864,13 +908,26 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
                 r = -EBADMSG;
                 goto fail;
         }
-        s->nz_cols = p->nz.cols;
-        s->nz_vals = p->nz.vals;
+        s->nz_cols = shrink(p->nz.cols, p->nz.n, sizeof(*s->nz_cols));
+        s->nz_vals = shrink(p->nz.vals, p->nz.n, sizeof(*s->nz_vals));
         p->nz = (struct nz_buf) {};
-        for (size_t i = 0; i < s->n_irqs; i++) {
-                s->irqs[i].nz_cols = s->irqs[i].n_nz ? s->nz_cols + off : NULL;
-                s->irqs[i].nz_counts = s->irqs[i].n_nz ? s->nz_vals + off : NULL;
-                off += s->irqs[i].n_nz;
+        s->irqs = shrink(s->irqs, s->n_irqs, sizeof(*s->irqs));
+        s->text = shrink(s->text, p->text_len, 1);
+        for (size_t i = 0, t = 0; i < s->n_irqs; i++) {
+                struct procfs_irq *q = &s->irqs[i];
+
+                q->nz_cols = q->n_nz ? s->nz_cols + off : NULL;
+                q->nz_counts = q->n_nz ? s->nz_vals + off : NULL;
+                off += q->n_nz;
+                /* text_add()'s order */
+                q->id = s->text + t;
+                t += strlen(q->id) + 1;
+                q->chip = s->text + t;
+                t += strlen(q->chip) + 1;
+                q->hwirq = s->text + t;
+                t += strlen(q->hwirq) + 1;
+                q->name = s->text + t;
+                t += strlen(q->name) + 1;
         }
         if (p->n_numeric > 0) {
                 size_t k = 0;
