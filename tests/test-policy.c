@@ -1258,7 +1258,7 @@ static void test_reload_gives_back(void **state) {
 
 /* balance_ratio: CPUs far busier than the mean get the same treatment as
  * hot ones, below hot_enter, from balance_floor above the mean on.  Each case runs the
- * closed loop with +/-10% noise per CPU and tick, straight into the
+ * closed loop with +/-10% noise (or the case's) per CPU and tick, into the
  * averages the policy reads (the daemon's smoothing would halve it): the
  * spread has to reach within 20% of the mean (or balance_floor) and then
  * stay put.  (The
@@ -1272,6 +1272,7 @@ static void test_balance_relative(void **state) {
                 bool ratio_off;
                 unsigned max_rps;        /* RPS changes allowed over the whole run */
                 bool spread;             /* must end within 20% of the mean */
+                double noise;            /* +- per CPU and tick; 0: 10% */
         } cases[] = {
                 { "8 queues at 75% on 16 CPUs (8 idle): spread", 16, 8, 0.75, 0.0, false, 8, true },
                 { "16 queues at 50% on 32 CPUs (16 idle): spread", 32, 16, 0.50, 0.0, false, 16, true },
@@ -1283,6 +1284,11 @@ static void test_balance_relative(void **state) {
                 { "16 queues at 3% on 16 CPUs: balanced, left alone", 16, 16, 0.03, 0.0, false, 0, false },
                 { "8 queues at 50% on 8 CPUs: balanced, left alone", 8, 8, 0.50, 0.0, false, 0, false },
                 { "8 queues at 70% on 16 CPUs: spread", 16, 8, 0.70, 0.0, false, 8, true },
+                /* noise beyond min_gain: the sets' CPUs cross the level a
+                 * steady load would be hot at, and are not hot (the peak
+                 * is the noise's) */
+                { "8 queues at 70% on 16 CPUs, +-18% noise: spread once, then left alone", 16, 8, 0.70, 0.0, false,
+                  8, false, 0.18 },
                 { "balance_ratio = 0: 8 queues at 70% on 16 CPUs left alone", 16, 8, 0.70, 0.0, true, 0, false },
         };
 
@@ -1303,7 +1309,7 @@ static void test_balance_relative(void **state) {
                 assert_int_equal(fx_step(&f, 0), 0);
                 for (unsigned k = 1; k <= 1000; k++) {
                         for (int c = 0; c < f.n_cpus; c++)
-                                noise[c] = 1 + 0.10 * (2 * fx_rand(&seed) - 1);
+                                noise[c] = 1 + (cases[i].noise > 0 ? cases[i].noise : 0.10) * (2 * fx_rand(&seed) - 1);
                         fx_model(&f, noise);
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         moves += count_type(&f.l, KNOB_IRQ);
