@@ -311,14 +311,14 @@ static void noise_update(const struct pol_tick *t, struct pol_cpu *pc, double L)
 }
 
 /* The level that makes cpu hot: enter, or below it, where its noise is
- * known, above the level sets are accepted at by POL_NOISE_K deviations
- * or min_gain (less excess gains less than min_gain), and balance_floor
- * above the mean. */
+ * known, POL_NOISE_K deviations above the level sets are accepted at, and
+ * min_gain (no placement gains more than the excess over the mean) and
+ * balance_floor above the mean. */
 static double cpu_enter(const struct pol_tick *t, const struct pol_cpu *pc, double enter) {
         if (t->scale >= 1 || pc->noise_n <= POL_NOISE_SAMPLES)
                 return enter;
-        return MIN(enter, MAX(t->mean + t->c->balance_floor,
-                              pol_accept(t) + MAX(pol_min_gain(t), POL_NOISE_K * sqrt(pc->noise_var))));
+        return MIN(enter, MAX(t->mean + MAX(t->c->balance_floor, pol_min_gain(t)),
+                              pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)));
 }
 
 /* A CPU is hot (docs/DESIGN.md "Policy") after hot_samples samples at
