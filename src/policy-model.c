@@ -331,6 +331,35 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         pc->saturated = t->load[cpu] < enter;
 }
 
+/* The noise of cpu's smoothed load: the variance of a load smoothed with
+ * weight a is the mean square of its changes over 2a (for independent
+ * noise), so a step or a ramp counts once, not for as long as it lasts.
+ * A sample equal to the last is no new sample. */
+static void noise_update(const struct pol_tick *t, struct pol_cpu *pc, double L) {
+        double a = MIN(MAX(t->c->smoothing, 0.05), 1), d = L - pc->noise_prev, v = d * d / (2 * a);
+
+        if (pc->noise_n > 0 && d == 0)
+                return;
+        if (pc->noise_n == 1)
+                pc->noise_var = v;
+        else if (pc->noise_n > 1)
+                pc->noise_var += POL_NOISE_GAIN * (v - pc->noise_var);
+        pc->noise_prev = L;
+        if (pc->noise_n <= POL_NOISE_SAMPLES)
+                pc->noise_n++;
+}
+
+/* The level that makes cpu hot: enter, or below it, where its noise is
+ * known, POL_NOISE_K deviations above the level sets are accepted at, and
+ * min_gain (no placement gains more than the excess over the mean) and
+ * balance_floor above the mean. */
+static double cpu_enter(const struct pol_tick *t, const struct pol_cpu *pc, double enter) {
+        if (t->scale >= 1 || pc->noise_n <= POL_NOISE_SAMPLES)
+                return enter;
+        return MIN(enter, MAX(t->mean + MAX(t->c->balance_floor, pol_min_gain(t)),
+                              pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)));
+}
+
 /* A CPU is hot (docs/DESIGN.md "Policy") after hot_samples samples at
  * hot_enter (scaled), or saturated while another eligible CPU has room
  * (else a busy host is just busy); at once when raw_saturated().  It stays
@@ -351,6 +380,7 @@ static void update_hot(struct pol_tick *t) {
                 sc = &l->cpus[cpu];
                 t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
                 t->idle[cpu] = MAX(sc->idle, 0);
+                noise_update(t, &t->st->cpus[cpu], t->load[cpu]);
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;
         }
@@ -360,7 +390,7 @@ static void update_hot(struct pol_tick *t) {
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
-                double L = t->load[cpu], idle = t->idle[cpu];
+                double L = t->load[cpu], idle = t->idle[cpu], c_enter = cpu_enter(t, pc, enter), c_exit = exit_at;
                 bool room, sat_enter, hot_now;
 
                 pc->fast = false;
@@ -378,10 +408,13 @@ static void update_hot(struct pol_tick *t) {
                 }
                 room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_enter && L < c->hot_exit) > 0;
                 sat_enter = idle < c->saturated_idle && L >= c->saturated_share && room;
-                hot_now = L >= enter || sat_enter;
+                hot_now = L >= c_enter || sat_enter;
+                /* the same hysteresis below a lower enter level */
+                if (c_enter < enter)
+                        c_exit = MIN(exit_at, pol_level(t) + (c_enter - pol_level(t)) / 3);
 
                 if (pc->hot) {
-                        bool stay = L >= exit_at;
+                        bool stay = L >= c_exit;
                         if (!stay && pc->saturated)
                                 stay = idle < room_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter;
                         if (!stay) {
@@ -392,7 +425,7 @@ static void update_hot(struct pol_tick *t) {
                         pc->above = hot_now ? pc->above + 1 : 0;
                         if (pc->above >= MAX(c->hot_samples, 1u)) {
                                 pc->hot = true;
-                                pc->saturated = L < enter;
+                                pc->saturated = L < c_enter;
                         } else if (room && raw_saturated(t, cpu)) {
                                 fast_attack(t, cpu, enter);
                                 pc->above = MAX(c->hot_samples, 1u);

@@ -36,6 +36,16 @@
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
 
+/* Below balance_ratio a CPU is hot once its load exceeds the level RPS
+ * sets are accepted at (pol_accept) by more than POL_NOISE_K standard
+ * deviations of its own load's noise: a stationary excess is acted on, a
+ * noisy one is left to balance_ratio.  The noise is estimated from the
+ * changes between samples, new ones weighted POL_NOISE_GAIN, and trusted
+ * after POL_NOISE_SAMPLES of them. */
+#define POL_NOISE_K 3.0
+#define POL_NOISE_GAIN 0.1
+#define POL_NOISE_SAMPLES 10
+
 /* Cost of work on another NUMA node than its NIC's, relative to local. */
 #define POL_REMOTE_COST 1.3
 

@@ -1258,7 +1258,7 @@ static void test_reload_gives_back(void **state) {
 
 /* balance_ratio: CPUs far busier than the mean get the same treatment as
  * hot ones, below hot_enter, from balance_floor above the mean on.  Each case runs the
- * closed loop with +/-10% noise per CPU and tick, straight into the
+ * closed loop with +/-10% noise (or the case's) per CPU and tick, into the
  * averages the policy reads (the daemon's smoothing would halve it): the
  * spread has to reach within 20% of the mean (or balance_floor) and then
  * stay put.  (The
@@ -1272,6 +1272,7 @@ static void test_balance_relative(void **state) {
                 bool ratio_off;
                 unsigned max_rps;        /* RPS changes allowed over the whole run */
                 bool spread;             /* must end within 20% of the mean */
+                double noise;            /* +- per CPU and tick; 0: 10% */
         } cases[] = {
                 { "8 queues at 75% on 16 CPUs (8 idle): spread", 16, 8, 0.75, 0.0, false, 8, true },
                 { "16 queues at 50% on 32 CPUs (16 idle): spread", 32, 16, 0.50, 0.0, false, 16, true },
@@ -1283,6 +1284,11 @@ static void test_balance_relative(void **state) {
                 { "16 queues at 3% on 16 CPUs: balanced, left alone", 16, 16, 0.03, 0.0, false, 0, false },
                 { "8 queues at 50% on 8 CPUs: balanced, left alone", 8, 8, 0.50, 0.0, false, 0, false },
                 { "8 queues at 70% on 16 CPUs: spread", 16, 8, 0.70, 0.0, false, 8, true },
+                /* noise beyond min_gain: the sets' CPUs cross the level a
+                 * steady load would be hot at, and are not hot (the peak
+                 * is the noise's) */
+                { "8 queues at 70% on 16 CPUs, +-18% noise: spread once, then left alone", 16, 8, 0.70, 0.0, false,
+                  8, false, 0.18 },
                 { "balance_ratio = 0: 8 queues at 70% on 16 CPUs left alone", 16, 8, 0.70, 0.0, true, 0, false },
         };
 
@@ -1303,7 +1309,7 @@ static void test_balance_relative(void **state) {
                 assert_int_equal(fx_step(&f, 0), 0);
                 for (unsigned k = 1; k <= 1000; k++) {
                         for (int c = 0; c < f.n_cpus; c++)
-                                noise[c] = 1 + 0.10 * (2 * fx_rand(&seed) - 1);
+                                noise[c] = 1 + (cases[i].noise > 0 ? cases[i].noise : 0.10) * (2 * fx_rand(&seed) - 1);
                         fx_model(&f, noise);
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         moves += count_type(&f.l, KNOB_IRQ);
@@ -1328,6 +1334,55 @@ static void test_balance_relative(void **state) {
                         fail_msg("%s: peak %.3f over 1.2 x mean %.3f", cases[i].what, peak, sum / f.n_cpus);
                 fx_free(&f);
         }
+}
+
+/* A stationary excess below balance_ratio: six queues on five CPUs of
+ * six, two of them stacked on CPU0 at 1.44 times the mean, with 1%
+ * noise.  1.5 x mean does not make CPU0 hot, but its load is steady, so
+ * the excess over the accepted level is no noise: the small queue moves
+ * to an idle CPU, once, and nothing changes after. */
+static void test_balance_stationary_excess(void **state) {
+        static const double works[6] = { 0.30, 0.08, 0.30, 0.30, 0.30, 0.30 };
+        static const int cpus[6] = { 0, 0, 1, 2, 3, 4 };
+        struct fx f;
+        uint64_t seed = 0x51f15eedULL;
+        double noise[FX_MAX_CPUS], peak = 0, sum = 0;
+        unsigned moves = 0, late = 0;
+
+        (void) state;
+        fx_init(&f, 6, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 0, 6, true, 30, true, false);
+        for (int q = 0; q < 6; q++) {
+                f.q[0][q] = (struct fx_queue_model){ works[q], 1000 + 20000 * works[q] };
+                fx_place(&f, 30 + (unsigned) q, cpus[q]);
+        }
+        for (unsigned k = 1; k <= 300; k++) {
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 1 + 0.01 * (2 * fx_rand(&seed) - 1);
+                fx_model(&f, noise);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                moves += count_type(&f.l, KNOB_IRQ);
+                if (k > 150)
+                        late += f.l.n;
+        }
+        fx_model(&f, NULL);
+        for (int c = 0; c < f.n_cpus; c++) {
+                peak = MAX(peak, f.load.cpus[c].softirq);
+                sum += f.load.cpus[c].softirq;
+        }
+        print_message("    %u IRQ moves, CPU0 %.0f%%, peak %.0f%%, mean %.0f%%\n", moves,
+                      100 * f.load.cpus[0].softirq, 100 * peak, 100 * sum / f.n_cpus);
+        if (moves != 1)
+                fail_msg("%u IRQ moves, want the small queue's one", moves);
+        assert_int_equal(fx_irq_cpu(&f, 30), 0);
+        assert_int_equal(fx_irq_cpu(&f, 31), 5);
+        if (peak > 1.2 * sum / f.n_cpus)
+                fail_msg("peak %.3f over 1.2 x mean %.3f", peak, sum / f.n_cpus);
+        if (late > 0)
+                fail_msg("%u actions in the second half of a stationary run", late);
+        fx_free(&f);
 }
 
 /* ---- thresholds ---- */
@@ -4143,6 +4198,7 @@ int main(void) {
                 cmocka_unit_test(test_rfs_back),
                 cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
+                cmocka_unit_test(test_balance_stationary_excess),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_rps_start_min_gain),
