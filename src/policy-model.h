@@ -117,6 +117,7 @@ struct pol_other {
         double rate;             /* interrupts/s, smoothed */
         double work;             /* estimated irq+softirq share it explains */
         bool busy;               /* rate >= POL_OTHER_RATE: a CPU of its own */
+        bool massed;             /* busy as one of quiet IRQs that fire on one CPU together */
         bool ineligible;         /* its mask has CPUs that may not be used */
         bool stranded;           /* every CPU of its mask is offline */
         bool touched;            /* an action of this tick concerns it */

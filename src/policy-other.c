@@ -82,29 +82,66 @@ static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
 
 enum pick {
         PICK_ANY,
+        PICK_NOT_HOT,
         PICK_COOL,               /* not hot, not settling from an earlier tick's action */
         PICK_CALM,               /* ... nor changed by an action of this tick */
 };
 
-/* The least loaded CPU of cand for the IRQ o (physical cores before SMT
- * siblings on a tie), not `not`, skipping CPUs without a free vector for
- * it (counted, or refused with ENOSPC) and those `pick` rules out. */
+/* The one CPU all of o's interrupts land on now, -1 when none or several. */
+static int fires_on(const struct pol_tick *t, const struct pol_other *o) {
+        const struct sample_rates *l = t->in->load;
+        int lo, hi, cpu = -1;
+
+        if (!o->si || !l || o->si->rate <= 0)
+                return -1;
+        pol_irq_range(l, o->si, t->max_cpu + 1, &lo, &hi);
+        for (int c = lo; c <= hi; c++)
+                if (sample_irq_on(o->si, l->max_cpu, c) > 0) {
+                        if (cpu >= 0)
+                                return -1;
+                        cpu = c;
+                }
+        return cpu;
+}
+
+/* cpu's projected load without o's own work: the CPU it fires on is
+ * judged as if it had left, so staying competes fairly with a move. */
+static double load_without(const struct pol_tick *t, const struct pol_other *o, int cpu) {
+        double r = o->si && o->si->rate > 0 ? sample_irq_on(o->si, t->in->load->max_cpu, cpu) : 0;
+
+        return r > 0 ? MAX(t->load[cpu] - o->work * r / o->si->rate, 0) : t->load[cpu];
+}
+
+/* The least loaded CPU of cand for the IRQ o (staying where it fires, then
+ * physical cores before SMT siblings on a tie), not `not`, skipping CPUs
+ * without a free vector for it (counted, or refused with ENOSPC), those
+ * `pick` rules out and those in took (may be NULL).  The CPU all of o's
+ * interrupts land on is not ruled out for an action of this or an earlier
+ * tick there: pinning it where it fires moves no work. */
 static int least_loaded(const struct pol_tick *t, const struct pol_other *o, const cpuset_t *cand, int not,
-                        enum pick pick) {
-        int best = -1, here = vectors_irq_cpu(o->ii);
+                        enum pick pick, const cpuset_t *took) {
+        int best = -1, here = vectors_irq_cpu(o->ii), fires = fires_on(t, o);
+        double best_load = 0;
 
         CPUSET_FOREACH(cpu, cand) {
+                double load;
+
                 if (cpu == not || cpu > t->max_cpu || (o->r && cpuset_kept_isset(&o->r->enospc, cpu)) ||
-                    (cpu != here && !vectors_room(&t->vec, cpu)))
+                    (cpu != here && !vectors_room(&t->vec, cpu)) || (took && cpuset_isset(took, cpu)))
                         continue;
-                if (pick >= PICK_COOL && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu)))
+                if (pick >= PICK_NOT_HOT && cpuset_isset(&t->hot, cpu))
                         continue;
-                if (pick >= PICK_CALM && cpuset_isset(&t->touched, cpu))
+                if (pick >= PICK_COOL && cpu != fires && pol_settling(t, cpu))
                         continue;
-                if (best < 0 || t->load[cpu] < t->load[best] - 1e-9 ||
-                    (t->load[cpu] < t->load[best] + 1e-9 &&
-                     t->topo->cpus[cpu].smt_index < t->topo->cpus[best].smt_index))
+                if (pick >= PICK_CALM && cpu != fires && cpuset_isset(&t->touched, cpu))
+                        continue;
+                load = load_without(t, o, cpu);
+                if (best < 0 || load < best_load - 1e-9 ||
+                    (load < best_load + 1e-9 && best != fires &&
+                     (cpu == fires || t->topo->cpus[cpu].smt_index < t->topo->cpus[best].smt_index))) {
                         best = cpu;
+                        best_load = load;
+                }
         }
         return best;
 }
@@ -239,18 +276,73 @@ static int build_others(struct pol_tick *t, double *other_rate) {
         return 0;
 }
 
+static int cmp_rate(const void *a, const void *b) {
+        const struct pol_other *x = *(const struct pol_other *const *) a, *y = *(const struct pol_other *const *) b;
+
+        if (x->rate != y->rate)
+                return x->rate < y->rate ? 1 : -1;
+        return (x->ii->irq > y->ii->irq) - (x->ii->irq < y->ii->irq);
+}
+
+/* Quiet IRQs on masks of several CPUs whose interrupts all land on one CPU
+ * (a platform fires such a mask on one of its CPUs): together they load
+ * it as a busy IRQ would.  While they add up to POL_OTHER_RATE there, the
+ * heaviest count as busy, so each gets a CPU of its own; those left come
+ * to less than one busy IRQ.  0 or -ENOMEM. */
+static int mark_massed(struct pol_tick *t) {
+        struct pol_other **v = NULL;
+        double *sum = NULL;
+        size_t n = 0;
+
+        if (t->n_others == 0 || !t->in->load)
+                return 0;
+        v = calloc(t->n_others, sizeof(*v));
+        sum = calloc(t->max_cpu + 1, sizeof(double));
+        if (!v || !sum) {
+                free(v);
+                free(sum);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < t->n_others; i++) {
+                struct pol_other *o = &t->others[i];
+                int c;
+
+                if (o->busy || o->cpu >= 0 || (c = fires_on(t, o)) < 0)
+                        continue;
+                sum[c] += o->rate;
+                v[n++] = o;
+        }
+        if (n > 1)
+                qsort(v, n, sizeof(*v), cmp_rate);
+        for (size_t i = 0; i < n; i++) {
+                int c = fires_on(t, v[i]);
+
+                if (sum[c] < POL_OTHER_RATE)
+                        continue;
+                sum[c] -= v[i]->rate;
+                v[i]->busy = v[i]->massed = true;
+        }
+        free(v);
+        free(sum);
+        return 0;
+}
+
 void pol_other_irqs(struct pol_tick *t) {
         struct pol_other **busy = NULL;
         double *other_rate;
         size_t n_busy = 0;
         char reason[256];
-        cpuset_t local;
+        cpuset_t local, took;
 
         if (!t->c->other_irqs)
                 return;
         other_rate = calloc(t->max_cpu + 1, sizeof(double));
         if (!other_rate || build_others(t, other_rate) < 0 ||
             (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy))))) {
+                t->r = -ENOMEM;
+                goto finish;
+        }
+        if (mark_massed(t) < 0) {
                 t->r = -ENOMEM;
                 goto finish;
         }
@@ -284,7 +376,9 @@ void pol_other_irqs(struct pol_tick *t) {
                         pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1, &local);
         }
 
-        /* busy IRQs, heaviest first, each alone on a least loaded local CPU */
+        /* busy IRQs, heaviest first, each alone on a least loaded local
+         * CPU: one this tick gave a busy IRQ takes no second */
+        cpuset_zero(&took);
         if (n_busy > 1)
                 qsort(busy, n_busy, sizeof(*busy), cmp_work);
         for (size_t i = 0; i < n_busy; i++) {
@@ -295,21 +389,31 @@ void pol_other_irqs(struct pol_tick *t) {
                 local_cpus(t, o->node, &local);
                 if (o->cpu >= 0 && cpuset_isset(&local, o->cpu))
                         continue;
-                /* CPUs an action just changed: wait, unless not allowed */
-                cpu = least_loaded(t, o, &local, -1, PICK_CALM);
+                /* CPUs an action just changed: wait, unless not allowed;
+                 * a quiet IRQ of a mass moves too little work to wait for
+                 * the samples (took keeps them a CPU each) */
+                cpu = least_loaded(t, o, &local, -1, o->massed ? PICK_NOT_HOT : PICK_CALM, &took);
                 if (cpu < 0 && (o->ineligible || o->stranded))
-                        cpu = least_loaded(t, o, &local, -1, PICK_ANY);
+                        cpu = least_loaded(t, o, &local, -1, PICK_ANY, NULL);
                 if (cpu < 0) {
-                        if (least_loaded(t, o, &local, -1, PICK_ANY) < 0)
+                        if (least_loaded(t, o, &local, -1, PICK_ANY, NULL) < 0)
                                 pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1,
                                                    &local);
                         continue;
                 }
-                snprintf(reason, sizeof(reason),
-                         "%s: %.0f interrupts/s; on CPU%d, the least loaded of its %d NUMA-local eligible CPUs%s",
-                         o->ii->name[0] ? o->ii->name : "IRQ", o->rate, cpu, cpuset_count(&local),
-                         o->stranded ? " (every CPU it had went offline)"
-                         : o->ineligible ? " (it fired on CPUs that may not be used)" : "");
+                cpuset_set(&took, cpu);
+                if (o->massed)
+                        snprintf(reason, sizeof(reason),
+                                 "%.40s: %.0f interrupts/s, of quiet IRQs that together load CPU%d as a busy one; "
+                                 "on CPU%d, the least loaded of its %d NUMA-local eligible CPUs",
+                                 o->ii->name[0] ? o->ii->name : "IRQ", o->rate, fires_on(t, o), cpu,
+                                 cpuset_count(&local));
+                else
+                        snprintf(reason, sizeof(reason),
+                                 "%s: %.0f interrupts/s; on CPU%d, the least loaded of its %d NUMA-local eligible CPUs%s",
+                                 o->ii->name[0] ? o->ii->name : "IRQ", o->rate, cpu, cpuset_count(&local),
+                                 o->stranded ? " (every CPU it had went offline)"
+                                 : o->ineligible ? " (it fired on CPUs that may not be used)" : "");
                 to = cpuset_single(cpu);
                 shift_load(t, o, cpu);
                 if (o->si) {
@@ -358,7 +462,7 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                         continue;
                 }
                 local_cpus(t, o->node, &local);
-                to = least_loaded(t, o, &local, cpu, PICK_COOL);
+                to = least_loaded(t, o, &local, cpu, PICK_COOL, NULL);
                 if (to < 0)
                         continue;
                 peak = MAX(t->load[cpu] - o->work, t->load[to] + o->work);

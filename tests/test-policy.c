@@ -2100,6 +2100,93 @@ static void test_other_irqs_spread(void **state) {
         fx_free(&f);
 }
 
+/* Ticks from..to (+-15% noise per CPU from *seed, or none when NULL):
+ * no action on IRQs 60-69, the other devices' IRQs of these tests. */
+static void other_irqs_stay_put(struct fx *f, unsigned from, unsigned to, uint64_t *seed, const char *what) {
+        double noise[FX_MAX_CPUS];
+        char buf[1024];
+
+        for (unsigned k = from; k <= to; k++) {
+                for (int c = 0; seed && c < f->n_cpus; c++)
+                        noise[c] = 0.85 + 0.3 * fx_rand(seed);
+                fx_model(f, seed ? noise : NULL);
+                assert_int_equal(fx_step(f, k * SEC), 0);
+                fx_fmt(&f->l, buf, sizeof(buf));
+                if (strstr(buf, "irq 6"))
+                        fail_msg("%s, tick %u: %s", what, k, buf);
+        }
+}
+
+/* Quiet IRQs on a mask of all CPUs that all fire on CPU0 (as a platform
+ * delivers such a mask) load it together as a busy one would: the
+ * heaviest leave, each for a CPU of its own, until those left come to
+ * less than a busy IRQ's rate; then nothing moves under noise.  Judged
+ * each on its own, none would move. */
+static void test_other_irqs_massed(void **state) {
+        uint64_t seed = 7;
+        cpuset_t used;
+        double left = 0;
+        unsigned pinned = 0;
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        for (int k = 0; k < 6; k++) {
+                char name[16];
+
+                snprintf(name, sizeof(name), "nvme0q%d", k + 1);
+                fx_add_irq(&f, 60 + k, name, -1, -1, INVENTORY_IRQ_NONE);
+                /* 60/s each, 360/s on CPU0 together */
+                f.other[f.n_other++] = (struct fx_other_model){ 60 + k, 60, 0.02 };
+        }
+        assert_int_equal(fx_ticks(&f, 1, 5), 0);
+        cpuset_zero(&used);
+        for (int k = 0; k < 6; k++) {
+                const cpuset_t *aff = &fx_irq(&f, 60 + k)->affinity;
+
+                if (cpuset_count(aff) == 8) {
+                        left += 60;
+                        continue;
+                }
+                if (cpuset_count(aff) != 1 || fx_irq_cpu(&f, 60 + k) == 0 ||
+                    cpuset_isset(&used, fx_irq_cpu(&f, 60 + k)))
+                        fail_msg("IRQ %d on %d CPUs (CPU%d), want one of its own, not CPU0", 60 + k,
+                                 cpuset_count(aff), fx_irq_cpu(&f, 60 + k));
+                cpuset_set(&used, fx_irq_cpu(&f, 60 + k));
+                pinned++;
+        }
+        /* 360 -> 300 -> 240 -> 180: three leave, 180/s stay on CPU0 */
+        if (pinned != 3 || left >= 200)
+                fail_msg("%u quiet IRQs given a CPU of their own, %.0f/s left on CPU0; want 3 and under 200", pinned,
+                         left);
+        other_irqs_stay_put(&f, 6, 120, &seed, "noise");
+        fx_free(&f);
+}
+
+/* Two busy storage IRQs fire on CPU0; CPU1 carries less other work than
+ * one.  The first goes to CPU1, and the second, alone on CPU0 after that,
+ * is pinned there at the same tick: the CPU an IRQ fires on is judged
+ * without its own work, and the first one's leaving does not make it wait
+ * (pinning where it fires moves no work).  Then nothing moves. */
+static void test_other_irqs_stay(void **state) {
+        char buf[1024];
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        f.base[1] = 0.05;
+        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
+        fx_add_irq(&f, 62, "nvme0q2", -1, -1, INVENTORY_IRQ_NONE);
+        f.other[f.n_other++] = (struct fx_other_model){ 61, 3000, 0.1 };
+        f.other[f.n_other++] = (struct fx_other_model){ 62, 3000, 0.1 };
+        assert_int_equal(fx_ticks(&f, 1, 1), 0);
+        fx_fmt(&f.l, buf, sizeof(buf));
+        if (strcmp(buf, "irq 61>1;irq 62>0;") != 0)
+                fail_msg("first tick with load: '%s', want 'irq 61>1;irq 62>0;'", buf);
+        other_irqs_stay_put(&f, 2, 40, NULL, "placed");
+        fx_free(&f);
+}
+
 /* default_smp_affinity, tick by tick: off the CPUs that may not be used
  * while there are such, its value before back after, held once changed
  * behind our back (test_external_hold: how long), the value found the
@@ -4209,6 +4296,8 @@ int main(void) {
                 cmocka_unit_test(test_ban_other_irqs),
                 cmocka_unit_test(test_other_irqs_placement),
                 cmocka_unit_test(test_other_irqs_spread),
+                cmocka_unit_test(test_other_irqs_massed),
+                cmocka_unit_test(test_other_irqs_stay),
                 cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
                 cmocka_unit_test(test_dwell_and_backoff),
