@@ -2142,16 +2142,16 @@ static void test_other_irqs_massed(void **state) {
         assert_int_equal(fx_ticks(&f, 1, 5), 0);
         cpuset_zero(&used);
         for (int k = 0; k < 6; k++) {
-                const cpuset_t *aff = &fx_irq(&f, 60 + k)->affinity;
+                cpuset_t aff = cpuset_kept_get(&fx_irq(&f, 60 + k)->affinity);
 
-                if (cpuset_count(aff) == 8) {
+                if (cpuset_count(&aff) == 8) {
                         left += 60;
                         continue;
                 }
-                if (cpuset_count(aff) != 1 || fx_irq_cpu(&f, 60 + k) == 0 ||
+                if (cpuset_count(&aff) != 1 || fx_irq_cpu(&f, 60 + k) == 0 ||
                     cpuset_isset(&used, fx_irq_cpu(&f, 60 + k)))
                         fail_msg("IRQ %d on %d CPUs (CPU%d), want one of its own, not CPU0", 60 + k,
-                                 cpuset_count(aff), fx_irq_cpu(&f, 60 + k));
+                                 cpuset_count(&aff), fx_irq_cpu(&f, 60 + k));
                 cpuset_set(&used, fx_irq_cpu(&f, 60 + k));
                 pinned++;
         }
