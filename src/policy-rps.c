@@ -790,7 +790,11 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                                  "RPS off hot %s%s (other work keeps it at the level; queue work %.0f%%); RPS over CPUs %s",
                                  cpus_word(&shed), pol_fmt_cpus(&shed, hl, sizeof(hl)), 100 * u->total,
                                  pol_fmt_cpus(&set, list, sizeof(list)));
-                } else
+                } else if (set_peak(t, u, &set) > set_peak(t, u, u->rps) - pol_min_gain(t))
+                        /* as any move, a wider set must gain min_gain: a CPU
+                         * hot with its own IRQ work is not cooled by a share */
+                        return;
+                else
                         snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot (queue work %.0f%%); RPS over CPUs %s",
                                  cpuset_count(&hs) > 1 ? "CPUs " : "CPU", pol_fmt_cpus(&hs, hl, sizeof(hl)),
                                  100 * u->total, pol_fmt_cpus(&set, list, sizeof(list)));
