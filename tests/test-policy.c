@@ -2132,7 +2132,7 @@ static void test_other_irqs_massed(void **state) {
         (void) state;
         fx_init(&f, 8, 1, FX_SMT_NONE);
         for (int k = 0; k < 6; k++) {
-                char name[16];
+                char name[32];
 
                 snprintf(name, sizeof(name), "nvme0q%d", k + 1);
                 fx_add_irq(&f, 60 + k, name, -1, -1, INVENTORY_IRQ_NONE);
