@@ -40,9 +40,15 @@ int state_openat(int dfd, const char *name, int flags, mode_t mode, bool trusted
 /* Text for state_openat()'s errors. */
 const char *state_strerror(int r);
 
-/* Replaces dir/name with data through a renamed temporary (no fsync: for
- * status.json); on failure the old file stays.  0 or -errno. */
-int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode);
+/* Replaces dir/name with data through a renamed temporary ".NAME.PID.tmp";
+ * on failure the old file stays.  durable: the file and the directory
+ * fsync'd (the undo journal; status.json is rewritten every tick and
+ * nothing depends on it after a power loss).  0 or -errno. */
+int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
+                       bool durable);
+
+/* fsync of the directory dir, after a rename or unlink in it.  0 or -errno. */
+int state_fsync_dir(const char *dir);
 
 /* Removes dir/name, if there.  0 or -errno. */
 int state_remove(const char *dir, const char *name);

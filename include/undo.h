@@ -96,7 +96,7 @@ struct undo_report {
         char refused[256];            /* why the whole journal was refused, "" if it was not */
 };
 
-/* Removes the temporaries (".undo.journal.XXXXXX", regular files) a kill
+/* Removes the temporaries (".undo.journal.PID.tmp", regular files) a kill
  * during a full save left; call before saving.  How many, or -errno. */
 int undo_remove_temporaries(const char *state_dir);
 

@@ -243,7 +243,7 @@ int bans_write(const char *dir, const char *name, const cpuset_t *cpus) {
         r = state_dir_ensure(dir);
         if (r < 0)
                 return r;
-        return state_write_atomic(dir, name, buf, strlen(buf), 0644);
+        return state_write_atomic(dir, name, buf, strlen(buf), 0644, false);
 }
 
 int bans_remove(const char *dir, const char *name) {

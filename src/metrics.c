@@ -372,7 +372,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
 
 /* node_exporter runs as another user: readable by all */
 static int write_file(const char *dir, const char *name, const char *text, size_t len) {
-        return state_write_atomic(dir, name, text, len, 0644);
+        return state_write_atomic(dir, name, text, len, 0644, false);
 }
 
 /* dir and name of a metrics_file path (absolute, not ending in '/'). */

@@ -663,7 +663,7 @@ int report_write_status(struct report *rp, const struct report_snapshot *s) {
                 return r;
         }
         if (r >= 0)
-                r = state_write_atomic(s->state_dir, STATE_STATUS_NAME, buf, len, 0644);
+                r = state_write_atomic(s->state_dir, STATE_STATUS_NAME, buf, len, 0644, false);
         free(buf);
         {
                 char path[4096];

@@ -272,7 +272,16 @@ int state_lock_root(const char *root, bool root_is_host, char **ret_dir, pid_t *
         return lock_file(*ret_dir, STATE_ROOT_LOCK_NAME, ret_holder);
 }
 
-int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode) {
+int state_fsync_dir(const char *dir) {
+        _cleanup_(closep) int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0 || fsync(fd) < 0)
+                return -errno;
+        return 0;
+}
+
+int state_write_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
+                       bool durable) {
         _cleanup_(closep) int dfd = -1;
         char tmp[256];
         int fd, r;
@@ -299,8 +308,8 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
         r = util_write_all(fd, data, len);
         if (r < 0)
                 goto fail;
-        /* no fsync: status.json is rewritten every tick, and nothing
-         * depends on it after a power loss */
+        if (durable && fsync(fd) < 0)
+                goto fail_errno;
         if (close(fd) < 0) {
                 fd = -1;
                 goto fail_errno;
@@ -308,7 +317,7 @@ int state_write_atomic(const char *dir, const char *name, const void *data, size
         fd = -1;
         if (renameat(dfd, tmp, dfd, name) < 0)
                 goto fail_errno;
-        return 0;
+        return durable && fsync(dfd) < 0 ? -errno : 0;
 
 fail_errno:
         r = -errno;

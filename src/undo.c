@@ -293,21 +293,11 @@ static int mkdir_parents(const char *dir) {
         return 0;
 }
 
-static int fsync_dir(const char *dir) {
-        _cleanup_(closep) int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-        if (fd < 0)
-                return -errno;
-        if (fsync(fd) < 0)
-                return -errno;
-        return 0;
-}
-
 /* Writes the journal whole (or removes it when there are no entries). */
 static int undo_save(struct undo *u) {
-        _cleanup_(freep) char *buf = NULL, *tmp = NULL;
+        _cleanup_(freep) char *buf = NULL;
         size_t len;
-        int fd, r;
+        int r;
 
         if (u->dry_run)
                 return 0;
@@ -318,36 +308,15 @@ static int undo_save(struct undo *u) {
                                 return 0;
                         return -errno;
                 }
-                return fsync_dir(u->state_dir);
+                return state_fsync_dir(u->state_dir);
         }
         r = undo_format(u, &buf, &len);
         if (r < 0)
                 return r;
         r = mkdir_parents(u->state_dir);
-        if (r < 0)
-                return r;
-        if (asprintf(&tmp, "%s/.%s.XXXXXX", u->state_dir, UNDO_JOURNAL_NAME) < 0) {
-                tmp = NULL;
-                return -ENOMEM;
-        }
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
         /* irqsteerctl plan reads it as any user; /proc shows it all anyway */
-        r = fchmod(fd, 0644) < 0 ? -errno : 0;
         if (r == 0)
-                r = util_write_all(fd, buf, len);
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        if (close(fd) < 0 && r == 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, u->path) < 0)
-                r = -errno;
-        if (r < 0) {
-                unlink(tmp);
-                return r;
-        }
-        r = fsync_dir(u->state_dir);
+                r = state_write_atomic(u->state_dir, UNDO_JOURNAL_NAME, buf, len, 0644, true);
         if (r == 0) {
                 u->file_ok = true;
                 u->file_lines = u->n_entries;
@@ -388,13 +357,13 @@ static int save_entry(struct undo *u, const struct undo_entry *e) {
         return 0;
 }
 
-/* "." UNDO_JOURNAL_NAME "." and mkostemp()'s six characters. */
+/* state_write_atomic()'s ".undo.journal.PID.tmp". */
 static bool is_temporary(const char *name) {
         static const char prefix[] = "." UNDO_JOURNAL_NAME ".";
         const char *x = name + sizeof(prefix) - 1;
 
-        return strncmp(name, prefix, sizeof(prefix) - 1) == 0 && strlen(x) == 6 &&
-               strspn(x, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == 6;
+        return strncmp(name, prefix, sizeof(prefix) - 1) == 0 && strspn(x, "0123456789") > 0 &&
+               strcmp(x + strspn(x, "0123456789"), ".tmp") == 0;
 }
 
 int undo_remove_temporaries(const char *state_dir) {
@@ -508,7 +477,7 @@ int undo_set_aside(const char *state_dir) {
         snprintf(aside, sizeof(aside), "%s.refused", path);
         if (rename(path, aside) < 0)
                 return errno == ENOENT ? 0 : -errno;
-        return fsync_dir(state_dir);
+        return state_fsync_dir(state_dir);
 }
 
 int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run, struct undo **ret) {

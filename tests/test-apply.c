@@ -838,20 +838,21 @@ static void test_journal_save_fails(void **state) {
         apply_free(ap);
 }
 
-/* A kill during a full save leaves ".undo.journal.XXXXXX" behind: the
+/* A kill during a full save leaves ".undo.journal.PID.tmp" behind: the
  * next start removes those, and only those. */
 static void test_stale_temporaries(void **state) {
         static const struct {
                 const char *name;
                 bool removed;
         } files[] = {
-                { ".undo.journal.AbC123", true },
-                { ".undo.journal.zz9900", true },
-                { ".undo.journal.AbC12", false },     /* 5 characters */
-                { ".undo.journal.AbC1234", false },   /* 7 */
-                { ".undo.journal.AbC-12", false },    /* not mkostemp's */
-                { "undo.journal.AbC123", false },     /* no dot */
-                { ".status.json.AbC123", false },
+                { ".undo.journal.123.tmp", true },
+                { ".undo.journal.4194304.tmp", true },
+                { ".undo.journal..tmp", false },       /* no PID */
+                { ".undo.journal.12a.tmp", false },    /* not a PID */
+                { ".undo.journal.123.tmpx", false },
+                { ".undo.journal.123", false },
+                { "undo.journal.123.tmp", false },     /* no dot */
+                { ".status.json.123.tmp", false },
                 { "keep", false },
         };
         struct env *e = &cur_env;
@@ -864,7 +865,7 @@ static void test_stale_temporaries(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(files); i++)
                 test_write_file(e->state, files[i].name, "x\n");
         /* a link with the pattern's name is not ours to remove, nor is its target */
-        snprintf(cmd, sizeof(cmd), "ln -s '%s/keep' '%s/.undo.journal.Lnk123' && mkdir '%s/.undo.journal.Dir123'",
+        snprintf(cmd, sizeof(cmd), "ln -s '%s/keep' '%s/.undo.journal.77.tmp' && mkdir '%s/.undo.journal.78.tmp'",
                  e->state, e->state, e->state);
         assert_int_equal(system(cmd), 0);
 
@@ -876,9 +877,9 @@ static void test_stale_temporaries(void **state) {
         assert_int_equal(apply_new(e->rootfd, false, e->state, false, &ap), 0);
         for (size_t i = 0; i < ELEMENTSOF(files); i++)
                 assert_file(e->state, files[i].name, files[i].removed ? NULL : "x\n", files[i].name);
-        snprintf(path, sizeof(path), "%s/.undo.journal.Lnk123", e->state);
+        snprintf(path, sizeof(path), "%s/.undo.journal.77.tmp", e->state);
         assert_int_equal(access(path, F_OK), 0);
-        snprintf(path, sizeof(path), "%s/.undo.journal.Dir123", e->state);
+        snprintf(path, sizeof(path), "%s/.undo.journal.78.tmp", e->state);
         assert_int_equal(access(path, F_OK), 0);
         apply_free(ap);
 }

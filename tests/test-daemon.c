@@ -416,12 +416,12 @@ static void test_state_write_atomic(void **state) {
 
         /* The unit's UMask=0077 must not make status.json private. */
         old_umask = umask(0077);
-        assert_int_equal(state_write_atomic(dir, "status.json", "{\"a\":1}\n", 8, 0644), 0);
+        assert_int_equal(state_write_atomic(dir, "status.json", "{\"a\":1}\n", 8, 0644, false), 0);
         umask(old_umask);
         assert_int_equal(stat(path, &st), 0);
         assert_int_equal(st.st_mode & 0777, 0644);
 
-        assert_int_equal(state_write_atomic(dir, "status.json", "{}\n", 3, 0644), 0);
+        assert_int_equal(state_write_atomic(dir, "status.json", "{}\n", 3, 0644, false), 0);
         fd = open(path, O_RDONLY);
         assert_true(fd >= 0);
         n = read(fd, buf, sizeof(buf));
@@ -429,8 +429,8 @@ static void test_state_write_atomic(void **state) {
         assert_int_equal(n, 3);
         assert_memory_equal(buf, "{}\n", 3);
 
-        assert_int_equal(state_write_atomic(dir, "a/b", "x", 1, 0644), -EINVAL);
-        assert_int_equal(state_write_atomic("/nonexistent-irqsteer", "x", "x", 1, 0644), -ENOENT);
+        assert_int_equal(state_write_atomic(dir, "a/b", "x", 1, 0644, false), -EINVAL);
+        assert_int_equal(state_write_atomic("/nonexistent-irqsteer", "x", "x", 1, 0644, false), -ENOENT);
 
         /* Only status.json is left: no temporary files. */
         assert_int_equal(state_remove(dir, "status.json"), 0);
