@@ -133,14 +133,15 @@ static int parse_line(struct undo *u, char *line) {
         if (strcmp(f[0], "root") == 0)
                 return parse_root(u, f, n);
         k.kind = knob_kind_from_string(f[0]);
+        /* the key's fields, then ORIGINAL LAST PENDING */
+        key_fields = n - 3;
         switch (k.kind) {
         case KNOB_IRQ:
                 /* v1 lines have no ACTIONS: listed, never restored */
-                key_fields = n == 5 ? 2 : 3;
                 if ((n != 5 && n != 6) || !parse_uint(f[1], UINT32_MAX, &v))
                         return -EBADMSG;
                 k.irq = v;
-                if (key_fields == 3) {
+                if (n == 6) {
                         if (strlen(f[2]) >= sizeof(k.actions) || !knob_word_valid(f[2]))
                                 return -EBADMSG;
                         strcpy(k.actions, f[2]);
@@ -149,28 +150,23 @@ static int parse_line(struct undo *u, char *line) {
         case KNOB_RPS:
         case KNOB_XPS:
         case KNOB_FLOWCNT:
-                key_fields = 3;
-                if (n != key_fields + 3 || !knob_nic_valid(f[1]) || strlen(f[1]) >= IF_NAMESIZE ||
-                    !parse_uint(f[2], INT32_MAX, &v))
+                if (n != 6 || !knob_nic_valid(f[1]) || !parse_uint(f[2], INT32_MAX, &v))
                         return -EBADMSG;
                 strcpy(k.nic, f[1]);
                 k.queue = v;
                 break;
         case KNOB_SOCKFLOW:
         case KNOB_DEFAFF:
-                key_fields = 1;
-                if (n != key_fields + 3)
+                if (n != 4)
                         return -EBADMSG;
                 break;
         case KNOB_THREADED:
-                key_fields = 2;
-                if (n != key_fields + 3 || !knob_nic_valid(f[1]) || strlen(f[1]) >= IF_NAMESIZE)
+                if (n != 5 || !knob_nic_valid(f[1]))
                         return -EBADMSG;
                 strcpy(k.nic, f[1]);
                 break;
         case KNOB_THREAD:
-                key_fields = 4;
-                if (n != key_fields + 3 || !parse_uint(f[1], INT32_MAX, &v) || v == 0)
+                if (n != 7 || !parse_uint(f[1], INT32_MAX, &v) || v == 0)
                         return -EBADMSG;
                 k.pid = v;
                 if (!parse_uint(f[2], INT32_MAX, &v) || v == 0)
