@@ -749,7 +749,6 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         struct config c = {};
         char err[sizeof(d->reload_error)] = "", restart[sizeof(d->restart_needed)] = "", capbuf[128];
         uint64_t lost;
-        size_t rl = 0;
 
         notify_reloading(util_now_usec(CLOCK_MONOTONIC));
         log_info("Reloading configuration from %s", d->config_path);
@@ -762,19 +761,16 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         }
 
         /* said again at each reload; a file set back clears it */
-#define RESTART_KEY(...) \
-        rl += (size_t) snprintf(restart + rl, rl < sizeof(restart) ? sizeof(restart) - rl : 0, __VA_ARGS__)
         if (!d->opts->state_dir && d->state_dir &&
             state_dir_choose(NULL, c.state_dir, d->root, d->root_is_host, false, &sd) == 0 &&
             strcmp(sd, d->state_dir) != 0) {
                 log_warning("state_dir changed to %s: takes effect at the next start", sd);
-                RESTART_KEY("%sstate_dir", rl ? ", " : "");
+                strcpy(restart, "state_dir");
         }
         if (c.dry_run != d->dry_run) {
                 log_warning("dry_run changed: takes effect at the next start");
-                RESTART_KEY("%sdry_run", rl ? ", " : "");
+                strcat(restart, restart[0] ? ", dry_run" : "dry_run");
         }
-#undef RESTART_KEY
         c.dry_run = d->dry_run;
         /* A capability dropped at start cannot come back: the reload is
          * refused whole, lest new sections show as in force while their

@@ -391,16 +391,6 @@ int undo_remove_temporaries(const char *state_dir) {
         return n;
 }
 
-/* The journal's lines are applied as root: read only when trusted. */
-static int read_journal(const char *path, char **ret_buf, size_t *ret_len) {
-        _cleanup_(closep) int fd = -1;
-
-        fd = state_openat(AT_FDCWD, path, O_RDONLY, 0, true);
-        if (fd < 0)
-                return fd;
-        return rootfs_read_fd(fd, ret_buf, ret_len);
-}
-
 int undo_identity_get(int rootfd, struct undo_identity *ret) {
         struct undo_identity id = { 0 };
         struct stat st, host;
@@ -477,6 +467,7 @@ int undo_set_aside(const char *state_dir) {
 }
 
 int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run, struct undo **ret) {
+        _cleanup_(closep) int fd = -1;
         struct undo *u;
         char *buf = NULL;
         size_t len = 0;
@@ -493,7 +484,9 @@ int undo_new(const char *state_dir, const struct undo_identity *id, bool dry_run
                 return -ENOMEM;
         }
 
-        r = read_journal(u->path, &buf, &len);
+        /* its lines are applied as root: read only when trusted */
+        fd = state_openat(AT_FDCWD, u->path, O_RDONLY, 0, true);
+        r = fd < 0 ? fd : rootfs_read_fd(fd, &buf, &len);
         if (r == 0)
                 r = undo_parse(u, buf, len);
         free(buf);
