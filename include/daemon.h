@@ -8,11 +8,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "action.h"
-#include "apply.h"
 #include "config.h"
 #include "cpuset.h"
-#include "log.h"
 
 /* MESSAGE_ID= of a stop caused by a conflicting unit (irqsteerd(8)). */
 #define DAEMON_MID_CONFLICT "502d96179ee3415a82590b64ae26fda7"

@@ -34,7 +34,6 @@
  * objects are dropped. */
 #pragma once
 
-#include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
