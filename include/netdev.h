@@ -85,6 +85,9 @@ int netdev_dump(struct netdev_info *ret);
  * once on a new one).  -EOPNOTSUPP (silently) without qstats-get. */
 int netdev_dump_qstats(struct netdev_handle *h, struct netdev_info *ret);
 void netdev_handle_close(struct netdev_handle *h);
+/* A connected genetlink socket in *ret and family name's id, or -errno
+ * (-ENOENT: no such family) and no socket. */
+int netdev_genl_open(const char *name, struct nl_sock **ret);
 void netdev_info_free(struct netdev_info *info);
 
 /* Lookups; NULL when absent. */

@@ -294,31 +294,35 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
 
-/* Connects h's socket and resolves the netdev family, unless it is open
- * already; -EOPNOTSUPP without the family, h left closed on failure. */
-static int handle_open(struct netdev_handle *h) {
-        struct nl_sock *sk;
-        int family, r;
+int netdev_genl_open(const char *name, struct nl_sock **ret) {
+        struct nl_sock *sk = nl_socket_alloc();
+        int r;
 
-        if (h->sk)
-                return 0;
-        sk = nl_socket_alloc();
         if (!sk)
                 return -ENOMEM;
         r = genl_connect(sk);
+        if (r >= 0)
+                r = genl_ctrl_resolve(sk, name);
         if (r < 0) {
                 nl_socket_free(sk);
                 return nlerr_to_errno(r);
         }
-        nl_socket_enable_msg_peek(sk); /* dump replies come as large as the buffer */
+        *ret = sk;
+        return r;
+}
+
+/* Connects h's socket and resolves the netdev family, unless it is open
+ * already; -EOPNOTSUPP without the family, h left closed on failure. */
+static int handle_open(struct netdev_handle *h) {
+        int family;
+
+        if (h->sk)
+                return 0;
         /* before Linux 6.3 there is no such family: not an error to report */
-        family = genl_ctrl_resolve(sk, NETDEV_NL_FAMILY_NAME);
-        if (family < 0) {
-                r = nlerr_to_errno(family);
-                nl_socket_free(sk);
-                return r == -ENOENT ? -EOPNOTSUPP : r;
-        }
-        h->sk = sk;
+        family = netdev_genl_open(NETDEV_NL_FAMILY_NAME, &h->sk);
+        if (family < 0)
+                return family == -ENOENT ? -EOPNOTSUPP : family;
+        nl_socket_enable_msg_peek(h->sk); /* dump replies come as large as the buffer */
         h->family = family;
         return 0;
 }

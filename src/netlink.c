@@ -93,25 +93,16 @@ static int refresh_channels(struct inventory *inv) {
         struct nl_sock *sk;
         int family, r;
 
-        sk = nl_socket_alloc();
-        if (!sk)
-                return -ENOMEM;
-        r = genl_connect(sk);
-        if (r < 0)
-                goto out;
         /* missing before Linux 5.6: -ENOENT to the caller */
-        family = genl_ctrl_resolve(sk, ETHTOOL_GENL_NAME);
-        if (family < 0) {
-                r = family;
-                goto out;
-        }
+        family = netdev_genl_open(ETHTOOL_GENL_NAME, &sk);
+        if (family < 0)
+                return family;
         r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, channels_reply, inv);
         if (r >= 0)
                 r = genl_send_simple(sk, family, ETHTOOL_MSG_CHANNELS_GET, ETHTOOL_GENL_VERSION,
                                      NLM_F_DUMP);
         if (r >= 0)
                 r = nl_recvmsgs_default(sk);
-out:
         nl_socket_free(sk);
         return r < 0 ? nlerr_to_errno(r) : 0;
 }
