@@ -31,8 +31,6 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
         struct apply *ap;
         int r;
 
-        if (rootfd < 0)
-                return -EBADF;
         ap = calloc(1, sizeof(*ap));
         if (!ap)
                 return -ENOMEM;
