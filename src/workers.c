@@ -125,7 +125,7 @@ struct procinfo {
 };
 
 static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
-        _cleanup_(freep) char *stat = NULL, *comm = NULL;
+        _cleanup_(freep) char *stat = NULL;
         char path[64];
         size_t len;
         int r;
@@ -137,12 +137,10 @@ static int read_procinfo(int rootfd, pid_t pid, struct procinfo *pi) {
         r = procfs_parse_pid_stat(stat, len, &pi->st);
         if (r < 0)
                 return r;
-        r = rootfs_readf(rootfd, &comm, &len, "proc/%d/comm", (int) pid);
+        snprintf(path, sizeof(path), "proc/%d/comm", (int) pid);
+        r = rootfs_read_line(rootfd, path, pi->comm, sizeof(pi->comm));
         if (r < 0)
                 return r;
-        while (len > 0 && comm[len - 1] == '\n')
-                comm[--len] = 0;
-        snprintf(pi->comm, sizeof(pi->comm), "%s", comm);
         pi->cmdline = malloc(WORKERS_CMDLINE_MAX + 1);
         if (!pi->cmdline)
                 return -ENOMEM;
@@ -411,17 +409,13 @@ int workers_find_comm(int rootfd, const char *comm, const char *same_path, pid_t
                 return r;
         while ((de = readdir(d))) {
                 char path[32], buf[32];
-                size_t len;
                 pid_t pid;
 
                 if (!parse_pid(de->d_name, &pid))
                         continue;
                 snprintf(path, sizeof(path), "proc/%d/comm", (int) pid);
-                if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0)
+                if (rootfs_read_line(rootfd, path, buf, sizeof(buf)) < 0)
                         continue; /* gone meanwhile */
-                while (len > 0 && buf[len - 1] == '\n')
-                        len--;
-                buf[len] = 0;
                 if (strcmp(buf, comm) == 0 && (best == 0 || pid < best) &&
                     !sees_other(rootfd, pid, same_path, have_ours ? &ours : NULL))
                         best = pid;
