@@ -75,9 +75,13 @@ struct daemon {
         char *bans_dir;
         sd_event_source *bans_watch;
         struct bans bans;
-        /* irqbalance's environment files: their stat()s (a symlink's
-         * target) compared before each tick, which acts on a new ban at
-         * once */
+        /* irqbalance's environment files: their directories watched (a
+         * missing one's nearest ancestor, for it to appear), their stat()s
+         * compared after each full tick (a symlink's target), at every tick
+         * only while nothing could be watched */
+        sd_event_source **env_watches;
+        size_t n_env_watches;
+        bool env_unwatched;
         char env_sig[1024];
         char env_problem[384];    /* the problem last logged, logged once */
         struct linkmon *linkmon;
@@ -687,6 +691,77 @@ static void env_check(struct daemon *d, bool force) {
         env_sync(d);
 }
 
+static void env_unwatch(struct daemon *d) {
+        for (size_t i = 0; i < d->n_env_watches; i++)
+                sd_event_source_disable_unref(d->env_watches[i]);
+        free(d->env_watches);
+        d->env_watches = NULL;
+        d->n_env_watches = 0;
+}
+
+static int env_add_watch(struct daemon *d, const char *dir, uint32_t mask, sd_event_inotify_handler_t cb) {
+        sd_event_source **n = realloc(d->env_watches, (d->n_env_watches + 1) * sizeof(*n));
+        int r;
+
+        if (!n)
+                return -ENOMEM;
+        d->env_watches = n;
+        r = sd_event_add_inotify(d->event, &n[d->n_env_watches], dir[0] ? dir : "/", mask | IN_ONLYDIR, cb, d);
+        if (r >= 0)
+                (void) sd_event_source_set_description(n[d->n_env_watches++], "irqbalance-env");
+        return r;
+}
+
+static void env_setup(struct daemon *d);
+
+/* A directory appeared where a file's was missing, or a watched one went:
+ * watch again (and read the files). */
+static int on_env_dir(sd_event_source *s _unused_, const struct inotify_event *ev, void *userdata) {
+        if (ev->mask & (IN_ISDIR | IN_DELETE_SELF | IN_MOVE_SELF))
+                env_setup(userdata);
+        return 0;
+}
+
+static int on_env(sd_event_source *s, const struct inotify_event *ev, void *userdata) {
+        if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
+                return on_env_dir(s, ev, userdata);
+        env_check(userdata, false);
+        return 0;
+}
+
+static int env_watch_one(struct daemon *d, const char *path, void *arg _unused_) {
+        _cleanup_(freep) char *dir = strdup(path);
+        char *slash;
+        int r;
+
+        if (!dir)
+                return -ENOMEM;
+        *strrchr(dir, '/') = 0;
+        r = env_add_watch(d, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF |
+                          IN_MOVE_SELF, on_env);
+        /* missing: its nearest ancestor, for the directory to appear */
+        while (r == -ENOENT && (slash = strrchr(dir, '/'))) {
+                *slash = 0;
+                r = env_add_watch(d, dir, IN_CREATE | IN_MOVED_TO, on_env_dir);
+        }
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                /* the tick's stat() still sees the file once it exists */
+                log_debug_errno(r, "Not watching the directory of %s: %m", path);
+                d->env_unwatched = true;
+        }
+        return 0;
+}
+
+static void env_setup(struct daemon *d) {
+        env_unwatch(d);
+        d->env_unwatched = false;
+        if (env_for_each(d, env_watch_one, NULL) < 0)
+                log_error_errno(ENOMEM, "Out of memory");
+        env_check(d, true);
+}
+
 /* ---- the tick ---- */
 
 /* How often a full tick looks whether irqbalance, once seen, still runs. */
@@ -697,7 +772,8 @@ static int tick(struct daemon *d) {
         struct report_snapshot s;
         int r;
 
-        env_check(d, false);
+        if (d->env_unwatched)
+                env_check(d, false);
         r = engine_tick(&d->engine, now_monotonic(d), &d->bans.cpus, &res);
         if (r <= 0)
                 return r;
@@ -708,6 +784,7 @@ static int tick(struct daemon *d) {
                         engine_find_other_writer(&d->engine);
                         d->other_checked_usec = now;
                 }
+                env_check(d, false);
                 /* a line per CPU per tick is for an operator watching, not the journal */
                 fill_snapshot(d, &s);
                 report_log_load(&s, d->opts->foreground ? LOG_INFO : LOG_DEBUG);
@@ -799,7 +876,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                 (void) sd_event_source_set_time(d->timer, now_monotonic(d) + d->interval_usec);
         }
         engine_config_changed(&d->engine);
-        env_check(d, true);
+        env_setup(d);
         log_info("Configuration reloaded");
         check_all_banned(d);
         log_dropins(&d->config);
@@ -1137,7 +1214,7 @@ static int startup(struct daemon *d) {
         r = setup_bans(d);
         if (r < 0)
                 return r;
-        env_check(d, true);
+        env_setup(d);
 
         /* warned, not refused: the operator may be moving over */
         engine_find_other_writer(&d->engine);
@@ -1189,6 +1266,7 @@ static void daemon_free(struct daemon *d) {
         sd_event_source_disable_unref(d->sig_term);
         sd_event_source_disable_unref(d->sig_int);
         sd_event_source_disable_unref(d->bans_watch);
+        env_unwatch(d);
         sd_event_unref(d->event);
         engine_free(&d->engine);
         if (d->have_config)
