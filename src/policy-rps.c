@@ -331,6 +331,10 @@ static const char *own_left_out(bool exclude, bool own_ok, const cpuset_t *set, 
         return "";
 }
 
+static bool saturated(const struct pol_tick *t, int cpu) {
+        return cpu >= 0 && cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated;
+}
+
 static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
@@ -381,9 +385,9 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                 }
                 /* as for a move (docs/DESIGN.md "Policy"), only when it lowers
                  * the peak by min_gain; a saturated CPU gains idle time,
-                 * which this does not measure */
-                if (!(cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated) &&
-                    set_peak(t, u, &set) > pol_load(t, cpu) - pol_min_gain(t) + 1e-9) {
+                 * which this does not measure, but not by making a CPU as
+                 * busy as it looks */
+                if (set_peak(t, u, &set) > pol_load(t, cpu) - (saturated(t, cpu) ? 0 : pol_min_gain(t)) + 1e-9) {
                         u->rps_no_gain = true;
                         return false;
                 }

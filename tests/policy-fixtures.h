@@ -58,6 +58,7 @@ struct fx {
          * costs the IRQ CPU, as a fraction of the work it moves */
         double napi_share;
         double rps_cost;
+        double remote_cost;          /* work off the NIC's node costs this many times more; 0: 1 */
         /* NICs without queue IRQs (fx_add_veth): received packets/s and
          * the CPU that sends them, where the receive work runs without RPS */
         double pps[4];
@@ -321,6 +322,11 @@ static inline int fx_irq_cpu(struct fx *f, int irq) {
  * unless the queue has its own, plus f->rps_cost of what it moves; the
  * rest even over the mask), plus the base load.  noise (may be NULL)
  * multiplies each CPU's share. */
+/* What a unit of n's work costs on cpu. */
+static inline double fx_cost(const struct fx *f, const struct inventory_nic *n, int cpu) {
+        return f->remote_cost > 0 && n->node >= 0 && !cpuset_isset(&n->local_cpus, cpu) ? f->remote_cost : 1;
+}
+
 static inline void fx_model(struct fx *f, const double *noise) {
         double soft[FX_MAX_CPUS], other[FX_MAX_CPUS];
 
@@ -359,11 +365,11 @@ static inline void fx_model(struct fx *f, const double *noise) {
 
                         if (nm > 0 && !(nm == 1 && cpuset_isset(KEPT(&q->rps_cpus), cpu))) {
                                 double keep = m->share > 0 ? m->share : f->napi_share;
-                                soft[cpu] += keep * m->work + f->rps_cost * (1 - keep) * m->work;
+                                soft[cpu] += fx_cost(f, n, cpu) * (keep * m->work + f->rps_cost * (1 - keep) * m->work);
                                 CPUSET_KEPT_FOREACH(c, &q->rps_cpus)
-                                        soft[c] += (1 - keep) * m->work / nm;
+                                        soft[c] += fx_cost(f, n, c) * (1 - keep) * m->work / nm;
                         } else
-                                soft[cpu] += m->work;
+                                soft[cpu] += fx_cost(f, n, cpu) * m->work;
                         if (m->rate > 0) {
                                 struct sample_irq *si = fx_rate_entry(f, (unsigned) q->rx_irq);
                                 si->per_cpu[cpu] = m->rate;
