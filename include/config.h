@@ -139,6 +139,11 @@ void config_errors_print(const struct config_errors *errs, FILE *f);
 /* c in the file's syntax, every key with a value: it parses back the same. */
 void config_format(FILE *f, const struct config *c);
 
+/* c's members in an open JSON object: path, dropins, every key of
+ * [daemon] and [balance], objects interfaces and workers. */
+struct json_writer;
+void config_json(struct json_writer *w, const struct config *c);
+
 /* The i-th key of section type ("daemon", "worker"...), or NULL past the
  * last: a test checks every key is shown where all are promised. */
 const char *config_key_name(const char *section, size_t i);

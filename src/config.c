@@ -19,6 +19,8 @@
 #include "config.h"
 #include "cpuset.h"
 #include "irqbalance-env.h"
+#include "json.h"
+#include "log.h"
 #include "util.h"
 
 /* Beyond this many problems it is no config file at all. */
@@ -1455,6 +1457,84 @@ void config_format(FILE *f, const struct config *c) {
                 fprintf(f, "\n[worker %s]\n", c->workers[i].name);
                 format_keys(f, worker_keys, ELEMENTSOF(worker_keys), &c->workers[i]);
         }
+}
+
+/* One key as status.json has it: durations as NAME_s seconds, percentages
+ * as shares, tristates "inherit", "yes" or "no". */
+static void json_value(struct json_writer *w, const struct key_def *def, const void *base) {
+        const void *v = (const char *) base + def->offset;
+        const struct config_irqlist *l = v;
+        char name[64];
+
+        switch (def->type) {
+        case VT_BOOL:
+                json_key_bool(w, def->name, *(const bool *) v);
+                break;
+        case VT_TRISTATE:
+                json_key_string(w, def->name, *(const enum tristate *) v == TRI_INHERIT ? "inherit" :
+                                              *(const enum tristate *) v == TRI_YES ? "yes" : "no");
+                break;
+        case VT_UINT:
+                json_key_uint(w, def->name, *(const unsigned *) v);
+                break;
+        case VT_FLOW_ENTRIES:
+                json_key_uint(w, def->name, *(const uint32_t *) v);
+                break;
+        case VT_PERCENT:
+        case VT_DECIMAL:
+                json_key_double(w, def->name, *(const double *) v);
+                break;
+        case VT_DURATION:
+                snprintf(name, sizeof(name), "%s_s", def->name);
+                json_key_double(w, name, (double) *(const uint64_t *) v / USEC_PER_SEC);
+                break;
+        case VT_LOG_LEVEL:
+                json_key_string(w, def->name, log_level_to_string(*(const int *) v));
+                break;
+        case VT_CPULIST:
+                json_key_cpuset(w, def->name, v);
+                break;
+        case VT_IRQLIST:
+                json_key_begin_array(w, def->name);
+                for (size_t i = 0; i < l->n; i++)
+                        json_uint(w, l->v[i]);
+                json_end_array(w);
+                break;
+        case VT_POLICY:
+                json_key_string(w, def->name, worker_policy_to_string(*(const enum worker_policy *) v));
+                break;
+        default: /* the strings */
+                json_key_string(w, def->name, *(char *const *) v);
+        }
+}
+
+/* n sections of a type as members keyed by their names. */
+static void json_named(struct json_writer *w, const char *key, enum section_kind k, const void *array,
+                       size_t size, size_t n) {
+        json_key_begin_object(w, key);
+        for (size_t i = 0; i < n; i++) {
+                const char *base = (const char *) array + i * size;
+
+                /* config_interface and config_worker begin with their name */
+                json_key_begin_object(w, *(char *const *) base);
+                for (size_t j = 0; j < sections[k].n; j++)
+                        json_value(w, &sections[k].defs[j], base);
+                json_end_object(w);
+        }
+        json_end_object(w);
+}
+
+void config_json(struct json_writer *w, const struct config *c) {
+        json_key_string(w, "path", c->path);
+        json_key_begin_array(w, "dropins");
+        for (size_t i = 0; i < c->n_dropins; i++)
+                json_string(w, c->dropins[i]);
+        json_end_array(w);
+        for (int k = SEC_DAEMON; k <= SEC_BALANCE; k++)
+                for (size_t i = 0; i < sections[k].n; i++)
+                        json_value(w, &sections[k].defs[i], c);
+        json_named(w, "interfaces", SEC_INTERFACE, c->interfaces, sizeof(*c->interfaces), c->n_interfaces);
+        json_named(w, "workers", SEC_WORKER, c->workers, sizeof(*c->workers), c->n_workers);
 }
 
 const char *config_key_name(const char *section, size_t i) {

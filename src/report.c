@@ -245,89 +245,6 @@ void report_log_load(const struct report_snapshot *s, int level) {
 
 /* ---- status.json ---- */
 
-static const char *tristate_string(enum tristate t) {
-        return t == TRI_INHERIT ? "inherit" : t ? "yes" : "no";
-}
-
-/* Every key (tests/test-report checks against the parser's table), durations
- * as NAME_s; state_dir the one in force. */
-static void write_config_json(struct json_writer *w, const struct config *c, const char *state_dir) {
-        json_key_string(w, "path", c->path);
-        json_key_begin_array(w, "dropins");
-        for (size_t i = 0; i < c->n_dropins; i++)
-                json_string(w, c->dropins[i]);
-        json_end_array(w);
-        json_key_double(w, "interval_s", (double) c->interval_usec / USEC_PER_SEC);
-        json_key_double(w, "calm_interval_s", (double) c->calm_interval_usec / USEC_PER_SEC);
-        json_key_double(w, "fast_interval_s", (double) c->fast_interval_usec / USEC_PER_SEC);
-        json_key_double(w, "irq_rate_interval_s", (double) c->irq_rate_interval_usec / USEC_PER_SEC);
-        json_key_string(w, "state_dir", state_dir ? state_dir : c->state_dir);
-        json_key_string(w, "metrics_file", c->metrics_file);
-        json_key_string(w, "irqbalance_env_files", c->irqbalance_env_files);
-        json_key_string(w, "log_level", log_level_to_string(c->log_level));
-        json_key_bool(w, "restore_on_exit", c->restore_on_exit);
-        json_key_bool(w, "dry_run", c->dry_run);
-        json_key_double(w, "hot_enter", c->hot_enter);
-        json_key_double(w, "hot_exit", c->hot_exit);
-        json_key_uint(w, "hot_samples", c->hot_samples);
-        json_key_double(w, "saturated_idle", c->saturated_idle);
-        json_key_double(w, "saturated_share", c->saturated_share);
-        json_key_double(w, "smoothing", c->smoothing);
-        json_key_double(w, "balance_ratio", c->balance_ratio);
-        json_key_double(w, "balance_floor", c->balance_floor);
-        json_key_double(w, "min_gain", c->min_gain);
-        json_key_double(w, "min_dwell_s", (double) c->min_dwell_usec / USEC_PER_SEC);
-        json_key_double(w, "max_dwell_s", (double) c->max_dwell_usec / USEC_PER_SEC);
-        json_key_double(w, "external_hold_s", (double) c->external_hold_usec / USEC_PER_SEC);
-        json_key_uint(w, "max_moves", c->max_moves);
-        json_key_bool(w, "initial_layout", c->initial_layout);
-        json_key_bool(w, "rps", c->rps);
-        json_key_bool(w, "rfs", c->rfs);
-        json_key_uint(w, "rps_sock_flow_entries", c->rps_sock_flow_entries);
-        json_key_bool(w, "xps", c->xps);
-        json_key_bool(w, "single_queue_rps", c->single_queue_rps);
-        json_key_bool(w, "rps_trial", c->rps_trial);
-        json_key_bool(w, "takeover", c->takeover);
-        json_key_double(w, "rps_exclude_irq_rate", c->rps_exclude_irq_rate);
-        json_key_cpuset(w, "banned_cpus", &c->banned_cpus);
-        json_key_bool(w, "other_irqs", c->other_irqs);
-        json_key_bool(w, "napi_threads", c->napi_threads);
-        json_key_bool(w, "threaded_napi", c->threaded_napi);
-        json_key_begin_array(w, "ban_irqs");
-        for (size_t i = 0; i < c->ban_irqs.n; i++)
-                json_uint(w, c->ban_irqs.v[i]);
-        json_end_array(w);
-        json_key_begin_object(w, "interfaces");
-        for (size_t i = 0; i < c->n_interfaces; i++) {
-                const struct config_interface *ci = &c->interfaces[i];
-
-                json_key_begin_object(w, ci->match ? ci->match : "");
-                json_key_bool(w, "manage", ci->manage);
-                json_key_cpuset(w, "cpus", &ci->cpus);
-                json_key_string(w, "rps", tristate_string(ci->rps));
-                json_key_string(w, "xps", tristate_string(ci->xps));
-                json_key_string(w, "rfs", tristate_string(ci->rfs));
-                json_key_string(w, "takeover", tristate_string(ci->takeover));
-                json_end_object(w);
-        }
-        json_end_object(w);
-        json_key_begin_object(w, "workers");
-        for (size_t i = 0; i < c->n_workers; i++) {
-                const struct config_worker *cw = &c->workers[i];
-
-                json_key_begin_object(w, cw->name ? cw->name : "");
-                json_key_string(w, "match_name", cw->match_name);
-                json_key_string(w, "match_cmdline", cw->match_cmdline);
-                json_key_string(w, "match_unit", cw->match_unit);
-                json_key_string(w, "pidfile", cw->pidfile);
-                json_key_string(w, "policy", worker_policy_to_string(cw->policy));
-                json_key_cpuset(w, "cpus", &cw->cpus);
-                json_key_string(w, "interface", cw->interface);
-                json_end_object(w);
-        }
-        json_end_object(w);
-}
-
 /* A managed value's CPUs, null when not a CPU set or over REPORT_LIST_MAX
  * CPUs (the text says it shorter). */
 static void managed_cpus(struct json_writer *w, const char *key, enum knob_kind kind, const char *value) {
@@ -373,13 +290,13 @@ static void status_tail_members(const struct report *rp, const struct report_sna
         size_t len = 0;
         FILE *f;
 
-        json_key_begin_object(w, "config");
-        write_config_json(w, s->config, s->state_dir);
-        json_end_object(w);
-
-        /* in the file's syntax, with the state_dir in force */
+        /* every key (tests/test-report checks), in JSON and in the file's
+         * syntax, with the state_dir in force */
         if (s->state_dir)
                 shown.state_dir = (char *) s->state_dir;
+        json_key_begin_object(w, "config");
+        config_json(w, &shown);
+        json_end_object(w);
         f = open_memstream(&text, &len);
         if (f) {
                 config_format(f, &shown);
