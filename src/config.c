@@ -333,24 +333,24 @@ static int errors_add(struct config_errors *errs, size_t *allocated, const char 
         return 0;
 }
 
-/* A problem at a line of file. */
-static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
+/* A problem at a line of file; false, to return. */
+static bool perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
         _printf_(5, 6);
-static void perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
+static bool perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
         size_t mine = p->errs->n - p->first_error;
         _cleanup_(freep) char *msg = NULL;
         va_list ap;
         int r;
 
         if (mine > CONFIG_MAX_ERRORS)
-                return;
+                return false;
         va_start(ap, fmt);
         r = vasprintf(&msg, fmt, ap);
         va_end(ap);
         if (r < 0) {
                 msg = NULL;
                 p->oom = true;
-                return;
+                return false;
         }
         if (mine == CONFIG_MAX_ERRORS)
                 r = errors_add(p->errs, &p->allocated_errors, file, line, NULL,
@@ -359,6 +359,7 @@ static void perr_at(struct parser *p, const char *file, unsigned line, const cha
                 r = errors_add(p->errs, &p->allocated_errors, file, line, key, msg);
         if (r < 0)
                 p->oom = true;
+        return false;
 }
 
 /* A problem in the file being read. */
@@ -481,10 +482,10 @@ static bool valid_ifname(const char *s) {
 }
 
 /* value for def into base + def->offset; false (reported) when bad. */
+#define bad(...) perr(p, line, def->name, __VA_ARGS__)
 static bool parse_value(struct parser *p, unsigned line, const struct key_def *def, const char *value,
                         void *base) {
         void *target = (char *) base + def->offset;
-        const char *key = def->name;
         char lo[32], hi[32], *str;
         uint64_t u;
         double d;
@@ -492,18 +493,14 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         int r;
 
         if (!*value && def->type != VT_CPULIST && def->type != VT_IRQLIST && def->type != VT_PATH_OPT &&
-            def->type != VT_PATHS) {
-                perr(p, line, key, "empty value");
-                return false;
-        }
+            def->type != VT_PATHS)
+                return bad("empty value");
 
         switch (def->type) {
         case VT_BOOL:
         case VT_TRISTATE:
-                if (util_parse_bool(value, &b) < 0) {
-                        perr(p, line, key, "invalid boolean \"%s\" (expected yes or no)", value);
-                        return false;
-                }
+                if (util_parse_bool(value, &b) < 0)
+                        return bad("invalid boolean \"%s\" (expected yes or no)", value);
                 if (def->type == VT_BOOL)
                         *(bool *) target = b;
                 else
@@ -513,24 +510,17 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         case VT_UINT:
         case VT_FLOW_ENTRIES:
                 r = util_parse_u64(value, (size_t) -1, &u);
-                if (r == -EINVAL) {
-                        perr(p, line, key, "invalid number \"%s\"", value);
-                        return false;
-                }
+                if (r == -EINVAL)
+                        return bad("invalid number \"%s\"", value);
                 if (def->type == VT_UINT) {
-                        if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
-                                perr(p, line, key, "\"%s\" is out of range (%.0f..%.0f)", value, def->min,
-                                     def->max);
-                                return false;
-                        }
+                        if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max)
+                                return bad("\"%s\" is out of range (%.0f..%.0f)", value, def->min, def->max);
                         *(unsigned *) target = (unsigned) u;
                         return true;
                 }
-                if (r < 0 || (u != 0 && (u < FLOW_ENTRIES_MIN || u > FLOW_ENTRIES_MAX || (u & (u - 1)) != 0))) {
-                        perr(p, line, key, "\"%s\" must be 0 or a power of two from %d to %d", value,
-                             FLOW_ENTRIES_MIN, FLOW_ENTRIES_MAX);
-                        return false;
-                }
+                if (r < 0 || (u != 0 && (u < FLOW_ENTRIES_MIN || u > FLOW_ENTRIES_MAX || (u & (u - 1)) != 0)))
+                        return bad("\"%s\" must be 0 or a power of two from %d to %d", value,
+                                   FLOW_ENTRIES_MIN, FLOW_ENTRIES_MAX);
                 *(uint32_t *) target = (uint32_t) u;
                 return true;
 
@@ -544,31 +534,24 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                         n--;
                 /* 64 characters or more are no percentage */
                 r = pct && strlen(value) >= 64 ? -EINVAL : parse_number(value, n, &d);
-                if (r == -EINVAL) {
-                        perr(p, line, key, "invalid %s \"%s\"", pct ? "percentage" : "number", value);
-                        return false;
-                }
-                if (r < 0 || d < def->min || d > def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%.15g%s..%.15g%s)", value, def->min, unit,
-                             def->max, unit);
-                        return false;
-                }
+                if (r == -EINVAL)
+                        return bad("invalid %s \"%s\"", pct ? "percentage" : "number", value);
+                if (r < 0 || d < def->min || d > def->max)
+                        return bad("\"%s\" is out of range (%.15g%s..%.15g%s)", value, def->min,
+                                   unit, def->max, unit);
                 *(double *) target = pct ? d / 100 : d;
                 return true;
         }
 
         case VT_DURATION:
                 r = util_parse_duration_usec(value, &u);
-                if (r == -EINVAL) {
-                        perr(p, line, key, "invalid duration \"%s\" (expected e.g. 500ms, 2s, 5min)", value);
-                        return false;
-                }
-                if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max) {
-                        perr(p, line, key, "\"%s\" is out of range (%s..%s)", value,
-                             format_duration((uint64_t) def->min, lo, sizeof(lo)),
-                             format_duration((uint64_t) def->max, hi, sizeof(hi)));
-                        return false;
-                }
+                if (r == -EINVAL)
+                        return bad("invalid duration \"%s\" (expected e.g. 500ms, 2s, 5min)",
+                                   value);
+                if (r < 0 || u < (uint64_t) def->min || u > (uint64_t) def->max)
+                        return bad("\"%s\" is out of range (%s..%s)", value,
+                                   format_duration((uint64_t) def->min, lo, sizeof(lo)),
+                                   format_duration((uint64_t) def->max, hi, sizeof(hi)));
                 *(uint64_t *) target = u;
                 return true;
 
@@ -582,14 +565,10 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                         return false;
                 }
                 for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                        if (w[0] != '/' || w[strlen(w) - 1] == '/') {
-                                perr(p, line, key, "\"%s\" is not an absolute path of a file", w);
-                                return false;
-                        }
-                        if (strlen(w) >= PATH_MAX) {
-                                perr(p, line, key, "path is too long");
-                                return false;
-                        }
+                        if (w[0] != '/' || w[strlen(w) - 1] == '/')
+                                return bad("\"%s\" is not an absolute path of a file", w);
+                        if (strlen(w) >= PATH_MAX)
+                                return bad("path is too long");
                         jl += (size_t) sprintf(joined + jl, "%s%s", jl ? " " : "", w);
                 }
                 free(*(char **) target);
@@ -605,29 +584,21 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                         *(char **) target = NULL;
                         return true;
                 }
-                if (value[strlen(value) - 1] == '/') {
-                        perr(p, line, key, "\"%s\" names a directory, not a file", value);
-                        return false;
-                }
+                if (value[strlen(value) - 1] == '/')
+                        return bad("\"%s\" names a directory, not a file", value);
                 /* fall through */
         case VT_PATH:
-                if (value[0] != '/') {
-                        perr(p, line, key, "\"%s\" is not an absolute path", value);
-                        return false;
-                }
-                if (strlen(value) >= PATH_MAX) {
-                        perr(p, line, key, "path is too long");
-                        return false;
-                }
+                if (value[0] != '/')
+                        return bad("\"%s\" is not an absolute path", value);
+                if (strlen(value) >= PATH_MAX)
+                        return bad("path is too long");
                 break;
 
         case VT_LOG_LEVEL:
                 r = parse_log_level(value);
-                if (r < 0) {
-                        perr(p, line, key,
-                             "invalid log level \"%s\" (expected debug, info, notice, warning or err)", value);
-                        return false;
-                }
+                if (r < 0)
+                        return bad("invalid log level \"%s\" (expected debug, info, notice, warning or err)",
+                                   value);
                 *(int *) target = r;
                 return true;
 
@@ -635,14 +606,11 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 cpuset_t s;
 
                 r = cpuset_parse_list(value, &s);
-                if (r == -ERANGE) {
-                        perr(p, line, key, "CPU number too large in \"%s\" (at most %d)", value, CPUSET_MAX - 1);
-                        return false;
-                }
-                if (r < 0) {
-                        perr(p, line, key, "invalid CPU list \"%s\" (expected e.g. 0-3,8)", value);
-                        return false;
-                }
+                if (r == -ERANGE)
+                        return bad("CPU number too large in \"%s\" (at most %d)", value,
+                                   CPUSET_MAX - 1);
+                if (r < 0)
+                        return bad("invalid CPU list \"%s\" (expected e.g. 0-3,8)", value);
                 *(cpuset_t *) target = s;
                 return true;
         }
@@ -656,24 +624,18 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                         const char *e = s + strcspn(s, ","), *dash = memchr(s, '-', (size_t) (e - s));
 
                         if (util_parse_u64(s, (size_t) ((dash ? dash : e) - s), &a) < 0 ||
-                            (dash && util_parse_u64(dash + 1, (size_t) (e - dash - 1), &b) < 0) || a > UINT_MAX) {
-                                perr(p, line, key, "invalid IRQ list \"%s\" (expected IRQ numbers, e.g. 11,57,120-123)",
-                                     value);
-                                return false;
-                        }
+                            (dash && util_parse_u64(dash + 1, (size_t) (e - dash - 1), &b) < 0) || a > UINT_MAX)
+                                return bad("invalid IRQ list \"%s\" (expected IRQ numbers, e.g. 11,57,120-123)",
+                                           value);
                         if (!dash)
                                 b = a;
-                        if (b < a || b > UINT_MAX) {
-                                perr(p, line, key, "invalid IRQ range in \"%s\"", value);
-                                return false;
-                        }
+                        if (b < a || b > UINT_MAX)
+                                return bad("invalid IRQ range in \"%s\"", value);
                         for (uint64_t i = a; i <= b; i++) {
                                 size_t k = l.n;
 
-                                if (l.n >= CONFIG_BAN_IRQS_MAX) {
-                                        perr(p, line, key, "more than %d IRQs", CONFIG_BAN_IRQS_MAX);
-                                        return false;
-                                }
+                                if (l.n >= CONFIG_BAN_IRQS_MAX)
+                                        return bad("more than %d IRQs", CONFIG_BAN_IRQS_MAX);
                                 while (k > 0 && l.v[k - 1] > i)
                                         k--;
                                 if (k > 0 && l.v[k - 1] == i)
@@ -683,69 +645,55 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                                 l.n++;
                         }
                         s = *e ? e + 1 : e;
-                        if (*e && !*s) {
-                                perr(p, line, key, "invalid IRQ list \"%s\" (trailing comma)", value);
-                                return false;
-                        }
+                        if (*e && !*s)
+                                return bad("invalid IRQ list \"%s\" (trailing comma)", value);
                 }
                 *(struct config_irqlist *) target = l;
                 return true;
         }
 
         case VT_COMM:
-                if (strlen(value) > COMM_MAX) {
-                        perr(p, line, key,
-                             "\"%s\" is longer than %d characters, the most a process name (comm) holds",
-                             value, COMM_MAX);
-                        return false;
-                }
+                if (strlen(value) > COMM_MAX)
+                        return bad("\"%s\" is longer than %d characters, the most a process name (comm) holds",
+                                   value, COMM_MAX);
                 break;
 
         case VT_REGEX: {
                 regex_t re;
 
-                if (adjacent_repeats(value)) {
-                        perr(p, line, key,
-                             "invalid regular expression \"%s\": a repetition (*, +, ?, {n}) follows another",
-                             value);
-                        return false;
-                }
+                if (adjacent_repeats(value))
+                        return bad("invalid regular expression \"%s\": a repetition (*, +, ?, {n}) follows another",
+                                   value);
                 r = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
                 if (r != 0) {
                         char msg[256];
 
                         regerror(r, &re, msg, sizeof(msg));
-                        perr(p, line, key, "invalid regular expression \"%s\": %s", value, msg);
-                        return false;
+                        return bad("invalid regular expression \"%s\": %s", value, msg);
                 }
                 regfree(&re);
                 break;
         }
 
         case VT_UNIT:
-                if (!valid_unit_name(value)) {
-                        perr(p, line, key, "\"%s\" is not a unit name (expected e.g. nginx.service)", value);
-                        return false;
-                }
+                if (!valid_unit_name(value))
+                        return bad("\"%s\" is not a unit name (expected e.g. nginx.service)",
+                                   value);
                 break;
 
         case VT_POLICY: {
                 enum worker_policy wp = worker_policy_from_string(value);
 
-                if (wp == WORKER_POLICY_INVALID) {
-                        perr(p, line, key, "invalid policy \"%s\" (expected spread, colocate or avoid-net)",
-                             value);
-                        return false;
-                }
+                if (wp == WORKER_POLICY_INVALID)
+                        return bad("invalid policy \"%s\" (expected spread, colocate or avoid-net)",
+                                   value);
                 *(enum worker_policy *) target = wp;
                 return true;
         }
 
         case VT_IFNAME:
-                if (!valid_ifname(value)) {
-                        perr(p, line, key, "\"%s\" is not an interface name", value);
-                        return false;
-                }
+                if (!valid_ifname(value))
+                        return bad("\"%s\" is not an interface name", value);
                 break;
         }
 
@@ -758,6 +706,7 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
         *(char **) target = str;
         return true;
 }
+#undef bad
 
 /* Every [daemon] and [balance] key at its default, parsed from the tables. */
 int config_defaults(struct config *c) {
@@ -800,10 +749,8 @@ static void worker_finish(struct parser *p, size_t i) {
  * read as a section of its own so its keys are still checked. */
 static bool reopen_named(struct parser *p, struct section_seen *ss, const char *kind, const char *arg,
                          unsigned line) {
-        if (ss->open_file == p->path) {
-                perr(p, line, NULL, "duplicate section [%s %s] (first on line %u)", kind, arg, ss->open_line);
-                return false;
-        }
+        if (ss->open_file == p->path)
+                return perr(p, line, NULL, "duplicate section [%s %s] (first on line %u)", kind, arg, ss->open_line);
         ss->open_file = p->path;
         ss->open_line = line;
         return true;
