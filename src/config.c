@@ -1175,74 +1175,27 @@ static const char *read_problem(int r, char *buf, size_t len) {
         return buf;
 }
 
-static int compare_names(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
+/* *.conf; hidden files are editors' and package managers' leftovers */
+static int is_dropin(const struct dirent *de) {
+        size_t n = strlen(de->d_name);
+
+        return de->d_name[0] != '.' && n > 5 && strcmp(de->d_name + n - 5, ".conf") == 0;
 }
 
-static bool is_dropin_name(const char *name) {
-        size_t n = strlen(name);
-
-        /* hidden files are editors' and package managers' leftovers */
-        return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
-}
-
-/* The *.conf regular files in dir in strcmp order, as systemd sorts; a
- * missing dir has none. */
-static int list_dropins(const char *dir, char ***ret, size_t *ret_n) {
-        size_t n = 0, allocated = 0;
-        char **names = NULL;
-        struct dirent *de;
-        DIR *d;
-        int r = 0;
-
-        *ret = NULL;
-        *ret_n = 0;
-        d = opendir(dir);
-        if (!d)
-                return errno == ENOENT ? 0 : -errno;
-        for (;;) {
-                struct stat st;
-
-                errno = 0;
-                de = readdir(d);
-                if (!de) {
-                        r = errno ? -errno : 0;
-                        break;
-                }
-                if (!is_dropin_name(de->d_name))
-                        continue;
-                /* a link to /dev/null masks one; a dangling one fails the read */
-                if (fstatat(dirfd(d), de->d_name, &st, 0) == 0 && !S_ISREG(st.st_mode))
-                        continue;
-                if (util_grow((void **) &names, &allocated, n + 1, sizeof(*names)) < 0 ||
-                    !(names[n] = strdup(de->d_name))) {
-                        r = -ENOMEM;
-                        break;
-                }
-                n++;
-        }
-        closedir(d);
-        if (r < 0) {
-                for (size_t i = 0; i < n; i++)
-                        free(names[i]);
-                free(names);
-                return r;
-        }
-        if (n > 1)
-                qsort(names, n, sizeof(*names), compare_names);
-        *ret = names;
-        *ret_n = n;
-        return 0;
+/* strcmp order, as systemd sorts */
+static int compare_names(const struct dirent **a, const struct dirent **b) {
+        return strcmp((*a)->d_name, (*b)->d_name);
 }
 
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
         struct config_errors local = {};
-        size_t allocated, len = 0, n_names = 0;
-        char dir[PATH_MAX], **names = NULL, problem[300];
+        size_t allocated, len = 0;
+        char dir[PATH_MAX], problem[300];
+        struct dirent **names = NULL;
         char *buf = NULL;
         struct parser p;
         struct config c;
-        int r, q, n;
+        int r, q, n, n_names = 0;
 
         if (!errs)
                 errs = &local;
@@ -1267,22 +1220,26 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
 
         n = snprintf(dir, sizeof(dir), "%s.d", path);
         r = n < 0 || (size_t) n >= sizeof(dir) ? -ENAMETOOLONG : 0;
-        if (r == 0)
-                r = list_dropins(dir, &names, &n_names);
+        if (r == 0 && (n_names = scandir(dir, &names, is_dropin, compare_names)) < 0)
+                r = errno == ENOENT ? 0 : -errno;
         if (r < 0 && r != -ENOMEM) {
                 parser_note(&p, dir);
                 perr_at(&p, dir, 0, NULL, "cannot read the drop-in directory: %s", strerror(-r));
         } else if (r == -ENOMEM)
                 p.oom = true;
-        for (size_t i = 0; i < n_names && !p.oom; i++) {
+        for (int i = 0; i < n_names && !p.oom; i++) {
                 char file[PATH_MAX];
+                struct stat st;
 
-                n = snprintf(file, sizeof(file), "%s/%s", dir, names[i]);
+                n = snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
                 if (n < 0 || (size_t) n >= sizeof(file)) {
                         parser_note(&p, dir);
-                        perr_at(&p, dir, 0, NULL, "%s: path is too long", names[i]);
+                        perr_at(&p, dir, 0, NULL, "%s: path is too long", names[i]->d_name);
                         continue;
                 }
+                /* a link to /dev/null masks one; a dangling one fails the read */
+                if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+                        continue;
                 q = read_file(file, &buf, &len);
                 if (q < 0) {
                         if (q == -ENOMEM) {
@@ -1297,7 +1254,7 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                 parser_feed(&p, file, true, buf, len);
                 free(buf);
         }
-        for (size_t i = 0; i < n_names; i++)
+        for (int i = 0; i < n_names; i++)
                 free(names[i]);
         free(names);
 
@@ -1329,10 +1286,8 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
                         s = *(const enum tristate *) v == TRI_YES ? "yes" : "no";
                 break;
         case VT_UINT:
+        case VT_FLOW_ENTRIES: /* uint32_t is unsigned */
                 snprintf(buf, len, "%u", *(const unsigned *) v);
-                return true;
-        case VT_FLOW_ENTRIES:
-                snprintf(buf, len, "%" PRIu32, *(const uint32_t *) v);
                 return true;
         case VT_PERCENT:
                 /* %.10g: 0.8 * 100 is 80.00000000000001 in binary */
@@ -1367,15 +1322,8 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
         case VT_POLICY:
                 s = worker_policy_to_string(*(const enum worker_policy *) v);
                 break;
-        case VT_PATH:
-        case VT_PATH_OPT:
-        case VT_PATHS:
-        case VT_COMM:
-        case VT_REGEX:
-        case VT_UNIT:
-        case VT_IFNAME:
+        default: /* the strings */
                 s = *(char *const *) v;
-                break;
         }
         if (s)
                 snprintf(buf, len, "%s", s);
@@ -1411,21 +1359,15 @@ void config_format(FILE *f, const struct config *c) {
 static void json_value(struct json_writer *w, const struct key_def *def, const void *base) {
         const void *v = (const char *) base + def->offset;
         const struct config_irqlist *l = v;
-        char name[64];
+        char name[64], buf[32];
 
         switch (def->type) {
         case VT_BOOL:
                 json_key_bool(w, def->name, *(const bool *) v);
                 break;
-        case VT_TRISTATE:
-                json_key_string(w, def->name, *(const enum tristate *) v == TRI_INHERIT ? "inherit" :
-                                              *(const enum tristate *) v == TRI_YES ? "yes" : "no");
-                break;
         case VT_UINT:
-                json_key_uint(w, def->name, *(const unsigned *) v);
-                break;
         case VT_FLOW_ENTRIES:
-                json_key_uint(w, def->name, *(const uint32_t *) v);
+                json_key_uint(w, def->name, *(const unsigned *) v);
                 break;
         case VT_PERCENT:
         case VT_DECIMAL:
@@ -1447,10 +1389,12 @@ static void json_value(struct json_writer *w, const struct key_def *def, const v
                         json_uint(w, l->v[i]);
                 json_end_array(w);
                 break;
+        case VT_TRISTATE:
         case VT_POLICY:
-                json_key_string(w, def->name, worker_policy_to_string(*(const enum worker_policy *) v));
+                /* as in the file; an unset tristate inherits */
+                json_key_string(w, def->name, format_value(def, base, buf, sizeof(buf)) ? buf : "inherit");
                 break;
-        default: /* the strings */
+        default: /* the strings, or null */
                 json_key_string(w, def->name, *(char *const *) v);
         }
 }
