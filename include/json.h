@@ -109,6 +109,8 @@ size_t json_count(const struct json_value *v);
 int json_get_string(const struct json_value *v, const char *key, const char **ret);
 int json_get_number(const struct json_value *v, const char *key, double *ret);
 int json_get_int(const struct json_value *v, const char *key, int64_t *ret);
+/* v as an integer (5, 5.0, 5e0; not 5.5): 0, -EMEDIUMTYPE or -ERANGE. */
+int json_as_int(const struct json_value *v, int64_t *ret);
 int json_get_bool(const struct json_value *v, const char *key, bool *ret);
 /* An array of CPU numbers: 0, -EMEDIUMTYPE or -ERANGE. */
 int json_to_cpuset(const struct json_value *v, cpuset_t *ret);

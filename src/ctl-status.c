@@ -18,18 +18,6 @@
 #include "undo.h"
 #include "util.h"
 
-static bool is_int(const struct json_value *v) {
-        int64_t i;
-
-        /* json_get_int's rule: 5 and 5.0 and 5e0 count, 5.5 does not */
-        if (!v || v->type != JSON_NUMBER)
-                return false;
-        if (v->is_int)
-                return true;
-        i = (int64_t) v->number;
-        return v->number >= -9.2e18 && v->number <= 9.2e18 && (double) i == v->number;
-}
-
 static bool has_type(const struct json_value *v, enum json_type t) {
         return v && v->type == t;
 }
@@ -55,12 +43,13 @@ static int check_array(const struct json_value *v, const char *key, const char *
                 }
                 for (size_t f = 0; fields[f]; f++) {
                         const struct json_value *m = json_get(e, fields[f]);
+                        int64_t n;
                         bool ok;
 
                         switch (types[f]) {
                         case 's': ok = has_type(m, JSON_STRING); break;
                         case 'S': ok = has_type(m, JSON_STRING) || has_type(m, JSON_NULL); break;
-                        case 'i': ok = is_int(m); break;
+                        case 'i': ok = json_as_int(m, &n) == 0; break;
                         default: ok = has_type(m, JSON_NUMBER); break;
                         }
                         if (!ok) {
@@ -78,7 +67,7 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why) {
         static const char *const action_fields[] = { "time", "action", "reason", NULL };
         const struct json_value *m;
         const char *why = NULL;
-        int64_t version;
+        int64_t version, n;
 
         if (!has_type(v, JSON_OBJECT))
                 why = "not a JSON object";
@@ -86,11 +75,11 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why) {
                 why = "version";
         else if (version != CTL_STATUS_VERSION)
                 why = "unsupported version";
-        else if (!is_int(m = json_get(v, "pid")) || m->number <= 0)
+        else if (json_get_int(v, "pid", &n) < 0 || n <= 0)
                 why = "pid";
         else if (!has_type(json_get(v, "status"), JSON_STRING))
                 why = "status";
-        else if ((m = json_get(v, "started_usec")) && !is_int(m))
+        else if ((m = json_get(v, "started_usec")) && json_as_int(m, &n) < 0)
                 why = "started_usec";
         else if ((m = json_get(v, "uptime_s")) && m->type != JSON_NUMBER)
                 why = "uptime_s";
@@ -109,15 +98,8 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why) {
 static bool fmt_cpu_array(const struct json_value *v, char *buf, size_t len) {
         cpuset_t s;
 
-        if (!v || v->type != JSON_ARRAY)
+        if (json_to_cpuset(v, &s) < 0)
                 return false;
-        cpuset_zero(&s);
-        for (size_t i = 0; i < v->n; i++) {
-                const struct json_value *e = &v->items[i];
-
-                if (!is_int(e) || cpuset_set(&s, (int) e->number) < 0)
-                        return false;
-        }
         if (cpuset_count(&s) == 0) {
                 snprintf(buf, len, "none");
                 return true;

@@ -255,10 +255,6 @@ void json_double_prec(struct json_writer *w, double v, int decimals) {
 
         if (!before_number(w, v))
                 return;
-        if (decimals < 0)
-                decimals = 0;
-        if (decimals > 17)
-                decimals = 17;
         snprintf(buf, sizeof(buf), "%.*f", decimals, v);
         fix_decimal_point(buf);
         fputs(buf, w->f);
@@ -753,23 +749,26 @@ GET_TYPED(string, JSON_STRING, const char *, string)
 GET_TYPED(number, JSON_NUMBER, double, number)
 GET_TYPED(bool, JSON_BOOL, bool, boolean)
 
-int json_get_int(const struct json_value *v, const char *key, int64_t *ret) {
-        const struct json_value *m;
-        int r = get_typed(v, key, JSON_NUMBER, &m);
-
-        if (r < 0)
-                return r;
-        if (!m->is_int) {
-                /* 1e3 or 5.0 is an integer value too; 1.5 or 1e300 is not. */
-                if (m->number != floor(m->number))
-                        return -EMEDIUMTYPE;
-                if (m->number < -9.2e18 || m->number > 9.2e18)
-                        return -ERANGE;
-                *ret = (int64_t) m->number;
+int json_as_int(const struct json_value *v, int64_t *ret) {
+        if (!v || v->type != JSON_NUMBER)
+                return -EMEDIUMTYPE;
+        if (v->is_int) {
+                *ret = v->integer;
                 return 0;
         }
-        *ret = m->integer;
+        /* 1e3 or 5.0 is an integer value too; 1.5 or 1e300 is not. */
+        if (v->number != floor(v->number))
+                return -EMEDIUMTYPE;
+        if (v->number < -9.2e18 || v->number > 9.2e18)
+                return -ERANGE;
+        *ret = (int64_t) v->number;
         return 0;
+}
+
+int json_get_int(const struct json_value *v, const char *key, int64_t *ret) {
+        const struct json_value *m = json_get(v, key);
+
+        return m ? json_as_int(m, ret) : -ENOENT;
 }
 
 int json_to_cpuset(const struct json_value *v, cpuset_t *ret) {
@@ -779,13 +778,14 @@ int json_to_cpuset(const struct json_value *v, cpuset_t *ret) {
                 return -EMEDIUMTYPE;
         cpuset_zero(&s);
         for (size_t i = 0; i < v->n; i++) {
-                const struct json_value *e = &v->items[i];
+                int64_t cpu;
+                int r = json_as_int(&v->items[i], &cpu);
 
-                if (e->type != JSON_NUMBER || !e->is_int)
-                        return -EMEDIUMTYPE;
-                if (e->integer < 0 || e->integer >= CPUSET_MAX)
+                if (r < 0)
+                        return r;
+                if (cpu < 0 || cpu >= CPUSET_MAX)
                         return -ERANGE;
-                cpuset_set(&s, (int) e->integer);
+                cpuset_set(&s, (int) cpu);
         }
         *ret = s;
         return 0;
