@@ -14,9 +14,6 @@
  * irq+softirq; the irqsteer_cpu_load_ratio histogram covers every CPU. */
 #define METRICS_CPUS_MAX 64
 
-/* A label value escaped (\\, \", \n) into buf; -ENOBUFS when it does not fit. */
-int metrics_escape_label(const char *in, char *buf, size_t len);
-
 /* The metrics text (format 0.0.4) as a malloc'd *ret; never a series per IRQ
  * or interface, so their number is bounded.  0 or -ENOMEM. */
 int metrics_text(const struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len);
@@ -28,5 +25,4 @@ int metrics_file_ours(const char *path);
  * 0 or the first -errno. */
 int metrics_write(struct report *rp, const struct report_snapshot *s);
 /* Removes the metrics files at stop: stale values must not be scraped. */
-
 void metrics_remove(const struct report_snapshot *s);

@@ -13,50 +13,21 @@
 #include "state.h"
 #include "util.h"
 
-static const char *result_to_string(enum report_result r) {
-        static const char *const names[REPORT_RESULT_MAX] = {
-                [REPORT_RESULT_DONE] = "done",
-                [REPORT_RESULT_DRY_RUN] = "dry_run",
-                [REPORT_RESULT_READBACK_DIFFERS] = "readback_differs",
-                [REPORT_RESULT_FAILED] = "failed",
-        };
-        return r >= 0 && r < REPORT_RESULT_MAX ? names[r] : NULL;
-}
+static const char *const result_names[REPORT_RESULT_MAX] = {
+        [REPORT_RESULT_DONE] = "done",
+        [REPORT_RESULT_DRY_RUN] = "dry_run",
+        [REPORT_RESULT_READBACK_DIFFERS] = "readback_differs",
+        [REPORT_RESULT_FAILED] = "failed",
+};
 
-static const char *restore_to_string(enum report_restore r) {
-        static const char *const names[REPORT_RESTORE_MAX] = {
-                [REPORT_RESTORE_RESTORED] = "restored",
-                [REPORT_RESTORE_UNCHANGED] = "unchanged",
-                [REPORT_RESTORE_EXTERNAL] = "external",
-                [REPORT_RESTORE_GONE] = "gone",
-                [REPORT_RESTORE_FAILED] = "failed",
-                [REPORT_RESTORE_CORRUPT] = "corrupt",
-        };
-        return r >= 0 && r < REPORT_RESTORE_MAX ? names[r] : NULL;
-}
-
-int metrics_escape_label(const char *in, char *buf, size_t len) {
-        size_t o = 0;
-
-        if (len == 0)
-                return -ENOBUFS;
-        for (const char *p = in ? in : ""; *p; p++) {
-                const char *rep = *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : *p == '\n' ? "\\n" : NULL;
-                size_t n = rep ? 2 : 1;
-
-                if (o + n >= len) {
-                        buf[0] = 0;
-                        return -ENOBUFS;
-                }
-                if (rep)
-                        memcpy(buf + o, rep, 2);
-                else
-                        buf[o] = *p;
-                o += n;
-        }
-        buf[o] = 0;
-        return 0;
-}
+static const char *const restore_names[REPORT_RESTORE_MAX] = {
+        [REPORT_RESTORE_RESTORED] = "restored",
+        [REPORT_RESTORE_UNCHANGED] = "unchanged",
+        [REPORT_RESTORE_EXTERNAL] = "external",
+        [REPORT_RESTORE_GONE] = "gone",
+        [REPORT_RESTORE_FAILED] = "failed",
+        [REPORT_RESTORE_CORRUPT] = "corrupt",
+};
 
 static void family(FILE *f, const char *name, const char *type, const char *help) {
         /* help texts are ours: no backslash or newline to escape */
@@ -99,34 +70,22 @@ static bool cpu_shown(const struct sample_cpu *c) {
 
 /* name{cpu="N"} v or name{cpu="N",kind="K"} v, one write without printf. */
 static void cpu_series(FILE *f, const char *name, int cpu, const char *kind, double v) {
-        char line[256], num[24], *p = util_format_u64(num + sizeof(num), (uint64_t) cpu);
-        size_t n = 0, l = strlen(name), k = kind ? strlen(kind) : 0;
+        char line[256], num[24] = "", *e;
 
-        if (l + k + 96 > sizeof(line) || !isfinite(v)) {
-                if (kind)
-                        fprintf(f, "%s{cpu=\"%d\",kind=\"%s\"}", name, cpu, kind);
-                else
-                        fprintf(f, "%s{cpu=\"%d\"}", name, cpu);
+        /* names and kinds are ours, and short */
+        e = stpcpy(stpcpy(line, name), "{cpu=\"");
+        e = stpcpy(e, util_format_u64(num + sizeof(num) - 1, (uint64_t) cpu));
+        if (kind)
+                e = stpcpy(stpcpy(e, "\",kind=\""), kind);
+        e = stpcpy(e, "\"}");
+        if (isfinite(v)) {
+                *e++ = ' ';
+                e += util_format_fixed6(e, v);
+                *e++ = '\n';
+        }
+        fwrite(line, 1, (size_t) (e - line), f);
+        if (!isfinite(v))
                 value(f, v);
-                return;
-        }
-        memcpy(line, name, l);
-        n = l;
-        memcpy(line + n, "{cpu=\"", 6);
-        n += 6;
-        memcpy(line + n, p, (size_t) (num + sizeof(num) - p));
-        n += (size_t) (num + sizeof(num) - p);
-        if (kind) {
-                memcpy(line + n, "\",kind=\"", 8);
-                n += 8;
-                memcpy(line + n, kind, k);
-                n += k;
-        }
-        memcpy(line + n, "\"} ", 3);
-        n += 3;
-        n += util_format_fixed6(line + n, v);
-        line[n++] = '\n';
-        fwrite(line, 1, n, f);
 }
 
 static double cpu_load(const struct sample_cpu *c) {
@@ -240,7 +199,6 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         const struct policy_report *pr = s->policy;
         unsigned managed[KNOB_KIND_MAX] = {}, n_mismatch = 0;
         _cleanup_(freep) bool *shown = NULL;
-        char version[128];
         char *buf = NULL;
         size_t len = 0;
         FILE *f;
@@ -254,9 +212,8 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
                 return -ENOMEM;
 
         family(f, "irqsteer_build_info", "gauge", "irqsteerd's version, as a label; always 1.");
-        if (metrics_escape_label(IRQSTEER_VERSION, version, sizeof(version)) < 0)
-                snprintf(version, sizeof(version), "unknown");
-        fprintf(f, "irqsteer_build_info{version=\"%s\"} 1\n", version);
+        /* AC_INIT's version: nothing in it to escape */
+        fprintf(f, "irqsteer_build_info{version=\"%s\"} 1\n", IRQSTEER_VERSION);
         single_d(f, "irqsteer_start_time_seconds", "gauge", "When irqsteerd started, in seconds since the Unix epoch.",
                  (double) s->started_usec / USEC_PER_SEC);
         single_u(f, "irqsteer_dry_run", "gauge", "1 when irqsteerd decides and logs but writes nothing.", s->dry_run);
@@ -322,7 +279,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
                                         continue;
                                 fprintf(f, "irqsteer_actions_total{kind=\"%s\",reason=\"%s\",result=\"%s\"} %" PRIu64 "\n",
                                         action_type_to_string(t), action_reason_to_string(r),
-                                        result_to_string(x), c->actions[t][r][x]);
+                                        result_names[x], c->actions[t][r][x]);
                         }
         family(f, "irqsteer_action_failures_total", "counter", "Failed actions, by kind and error class.");
         for (int t = 0; t < KNOB_KIND_MAX; t++)
@@ -344,7 +301,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         family(f, "irqsteer_restore_objects_total", "counter",
                "Objects of a previous run's undo journal handled at start (crash recovery), by result.");
         for (int x = 0; x < REPORT_RESTORE_MAX; x++)
-                fprintf(f, "irqsteer_restore_objects_total{result=\"%s\"} %" PRIu64 "\n", restore_to_string(x),
+                fprintf(f, "irqsteer_restore_objects_total{result=\"%s\"} %" PRIu64 "\n", restore_names[x],
                         c->restore[x]);
         family(f, "irqsteer_config_reloads_total", "counter", "Configuration reloads (SIGHUP), by result.");
         fprintf(f, "irqsteer_config_reloads_total{result=\"ok\"} %" PRIu64 "\n", c->reloads);
@@ -368,11 +325,6 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         *ret = buf;
         *ret_len = len;
         return 0;
-}
-
-/* node_exporter runs as another user: readable by all */
-static int write_file(const char *dir, const char *name, const char *text, size_t len) {
-        return state_write_atomic(dir, name, text, len, 0644, false);
 }
 
 /* dir and name of a metrics_file path (absolute, not ending in '/'). */
@@ -410,7 +362,8 @@ int metrics_write(struct report *rp, const struct report_snapshot *s) {
                 log_warning("Out of memory writing the metrics");
                 return r;
         }
-        ret = write_file(s->state_dir, METRICS_NAME, text, len);
+        /* node_exporter runs as another user: readable by all */
+        ret = state_write_atomic(s->state_dir, METRICS_NAME, text, len, 0644, false);
         snprintf(path, sizeof(path), "%s/%s", s->state_dir, METRICS_NAME);
         report_state_write(rp, &rp->metrics_write_failed, ret, path);
         if (s->config && s->config->metrics_file) {
@@ -419,7 +372,7 @@ int metrics_write(struct report *rp, const struct report_snapshot *s) {
 
                 r = split_path(s->config->metrics_file, dir, sizeof(dir), &name);
                 if (r >= 0)
-                        r = write_file(dir, name, text, len);
+                        r = state_write_atomic(dir, name, text, len, 0644, false);
                 /* EROFS: a directory made after start is outside ReadWritePaths= */
                 if (r < 0)
                         problem_set(&rp->problems, PROBLEM_METRICS_FILE, r,

@@ -1,4 +1,4 @@
-/* The report module's Prometheus exposition: label escaping, reason
+/* The report module's Prometheus exposition: reason
  * codes, the text format (HELP/TYPE once per family, samples grouped,
  * counters named _total), counters that only grow across ticks, and the
  * atomic write; and status.json's configuration dump, every key of the
@@ -19,32 +19,6 @@
 #include "report.h"
 #include "testlib.h"
 #include "util.h"
-
-static void test_escape_label(void **state) {
-        static const struct {
-                const char *what, *in, *want;
-        } cases[] = {
-                { "plain", "eth0", "eth0" },
-                { "empty", "", "" },
-                { "double quote", "a\"b", "a\\\"b" },
-                { "backslash", "a\\b", "a\\\\b" },
-                { "newline", "a\nb", "a\\nb" },
-                { "all three", "\\\"\n", "\\\\\\\"\\n" },
-                { "utf-8 passes", "caf\xc3\xa9", "caf\xc3\xa9" },
-        };
-        char buf[64], small[4];
-
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                if (metrics_escape_label(cases[i].in, buf, sizeof(buf)) != 0)
-                        fail_msg("%s: failed", cases[i].what);
-                if (strcmp(buf, cases[i].want) != 0)
-                        fail_msg("%s: got \"%s\", want \"%s\"", cases[i].what, buf, cases[i].want);
-        }
-        /* "ab\"" needs 5 bytes with its NUL: refused, not cut mid-escape */
-        assert_int_equal(metrics_escape_label("ab\"", small, sizeof(small)), -ENOBUFS);
-        assert_string_equal(small, "");
-        assert_int_equal(metrics_escape_label("abc", small, sizeof(small)), 0);
-}
 
 /* The metrics' reason labels are the action codes: each named, once, in
  * snake_case, and the labels dashboards knew before the codes all still
@@ -870,7 +844,6 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_status_irq_classes),
                 cmocka_unit_test(test_big_host_bounded),
-                cmocka_unit_test(test_escape_label),
                 cmocka_unit_test(test_reason_codes),
                 cmocka_unit_test(test_format_fixed6),
                 cmocka_unit_test(test_metrics_text),
