@@ -750,7 +750,8 @@ static void worker_finish(struct parser *p, size_t i) {
 static bool reopen_named(struct parser *p, struct section_seen *ss, const char *kind, const char *arg,
                          unsigned line) {
         if (ss->open_file == p->path)
-                return perr(p, line, NULL, "duplicate section [%s %s] (first on line %u)", kind, arg, ss->open_line);
+                return perr(p, line, NULL, "duplicate section [%s %s] (first on line %u)", kind, arg,
+                            ss->open_line);
         ss->open_file = p->path;
         ss->open_line = line;
         return true;
@@ -781,22 +782,20 @@ static int insert_named(struct parser *p, void **array, size_t elem_size, struct
         return 0;
 }
 
-static void open_named(struct parser *p, enum section_kind kind, const char *arg, unsigned line) {
+/* Here and in parse_*(): false after a problem, reported. */
+static bool open_named(struct parser *p, enum section_kind kind, const char *arg, unsigned line) {
         bool iface = kind == SEC_INTERFACE;
         struct named_sections *ns = iface ? &p->interfaces : &p->workers;
         size_t *n = iface ? &p->c->n_interfaces : &p->c->n_workers, at;
         char **name;
 
-        if (!*arg) {
-                perr(p, line, NULL, "%s", iface ? "section [interface] needs a name pattern, e.g. [interface eth*]" :
-                                                  "section [worker] needs a name, e.g. [worker nginx]");
-                return;
-        }
-        if (arg[strcspn(arg, " \t\n\v\f\r")]) {
-                perr(p, line, NULL, "%s \"%s\" contains white space", iface ? "interface pattern" : "worker name",
-                     arg);
-                return;
-        }
+        if (!*arg)
+                return perr(p, line, NULL, "%s",
+                            iface ? "section [interface] needs a name pattern, e.g. [interface eth*]" :
+                                    "section [worker] needs a name, e.g. [worker nginx]");
+        if (arg[strcspn(arg, " \t\n\v\f\r")])
+                return perr(p, line, NULL, "%s \"%s\" contains white space",
+                            iface ? "interface pattern" : "worker name", arg);
         for (at = 0; at < *n; at++)
                 if (strcmp(iface ? p->c->interfaces[at].match : p->c->workers[at].name, arg) == 0)
                         break;
@@ -804,7 +803,7 @@ static void open_named(struct parser *p, enum section_kind kind, const char *arg
                 at = ns->added;
                 if (iface ? insert_named(p, (void **) &p->c->interfaces, sizeof(*p->c->interfaces), ns, n, at, line)
                           : insert_named(p, (void **) &p->c->workers, sizeof(*p->c->workers), ns, n, at, line))
-                        return;
+                        return false;
                 if (iface) {
                         struct config_interface *ci = &p->c->interfaces[at];
 
@@ -833,30 +832,27 @@ static void open_named(struct parser *p, enum section_kind kind, const char *arg
                 *name = strdup(arg);
                 if (!*name) {
                         p->oom = true;
-                        return;
+                        return false;
                 }
                 ns->added++;
         }
         p->index = at;
         p->kind = kind;
         p->seen = ns->seen[at].keys;
+        return true;
 }
 
-static void parse_section(struct parser *p, unsigned line, char *s) {
+static bool parse_section(struct parser *p, unsigned line, char *s) {
         char *close, *name, *arg;
 
         p->kind = SEC_SKIP;
 
         /* The last ']' closes the header so globs such as eth[0-3] work. */
         close = strrchr(s, ']');
-        if (!close) {
-                perr(p, line, NULL, "section header without closing ']'");
-                return;
-        }
-        if (*util_strstrip(close + 1)) {
-                perr(p, line, NULL, "unexpected text after ']' in section header");
-                return;
-        }
+        if (!close)
+                return perr(p, line, NULL, "section header without closing ']'");
+        if (*util_strstrip(close + 1))
+                return perr(p, line, NULL, "unexpected text after ']' in section header");
         *close = 0;
         name = util_strstrip(s + 1);
         arg = name + strcspn(name, " \t");
@@ -869,10 +865,8 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                 bool daemon = name[0] == 'd';
                 unsigned *first = daemon ? &p->daemon_line : &p->balance_line;
 
-                if (*arg) {
-                        perr(p, line, NULL, "section [%s] takes no name", name);
-                        return;
-                }
+                if (*arg)
+                        return perr(p, line, NULL, "section [%s] takes no name", name);
                 if (*first)
                         perr(p, line, NULL, "duplicate section [%s] (first on line %u)", name, *first);
                 else
@@ -880,80 +874,65 @@ static void parse_section(struct parser *p, unsigned line, char *s) {
                 /* a repeated section's keys are checked, duplicates too */
                 p->kind = daemon ? SEC_DAEMON : SEC_BALANCE;
                 p->seen = daemon ? p->daemon_seen : p->balance_seen;
-                return;
+                return true;
         }
 
-        if (strcmp(name, "interface") == 0 || strcmp(name, "worker") == 0) {
-                open_named(p, strcmp(name, "interface") == 0 ? SEC_INTERFACE : SEC_WORKER, arg, line);
-                return;
-        }
-
-        perr(p, line, NULL, "unknown section [%s]", name);
+        if (strcmp(name, "interface") == 0 || strcmp(name, "worker") == 0)
+                return open_named(p, strcmp(name, "interface") == 0 ? SEC_INTERFACE : SEC_WORKER, arg, line);
+        return perr(p, line, NULL, "unknown section [%s]", name);
 }
 
-static void parse_key(struct parser *p, unsigned line, const char *key, const char *value) {
+static bool parse_key(struct parser *p, unsigned line, const char *key, const char *value) {
         const struct key_def *defs = sections[p->kind].defs;
         bool iface = p->kind == SEC_INTERFACE, worker = p->kind == SEC_WORKER;
         void *base = iface ? (void *) &p->c->interfaces[p->index] : worker ? (void *) &p->c->workers[p->index] : p->c;
         char label[300] = "";
 
         if (p->kind == SEC_SKIP)
-                return;
-        if (p->kind == SEC_NONE) {
-                perr(p, line, key, "key outside of any section");
-                return;
-        }
+                return true;
+        if (p->kind == SEC_NONE)
+                return perr(p, line, key, "key outside of any section");
         for (size_t i = 0; i < sections[p->kind].n; i++) {
                 if (strcmp(defs[i].name, key) != 0)
                         continue;
                 /* set again in a later file: the later value wins */
-                if (p->seen[i].line && p->seen[i].file == p->path) {
-                        perr(p, line, key, "duplicate key (first set on line %u)", p->seen[i].line);
-                        return;
-                }
+                if (p->seen[i].line && p->seen[i].file == p->path)
+                        return perr(p, line, key, "duplicate key (first set on line %u)", p->seen[i].line);
                 p->seen[i] = (struct seen) { .file = p->path, .line = line };
                 p->seen[i].bad = !parse_value(p, line, &defs[i], value, base);
-                return;
+                return !p->seen[i].bad;
         }
         if (iface || worker)
                 snprintf(label, sizeof(label), " %s",
                          iface ? p->c->interfaces[p->index].match : p->c->workers[p->index].name);
-        perr(p, line, key, "unknown key in [%s%s]", sections[p->kind].name, label);
+        return perr(p, line, key, "unknown key in [%s%s]", sections[p->kind].name, label);
 }
 
-static void parse_line(struct parser *p, unsigned line, char *s) {
+static bool parse_line(struct parser *p, unsigned line, char *s) {
         char *eq, *key, *value;
 
         s = util_strstrip(s);
         if (!*s || *s == '#' || *s == ';')
-                return;
-        if (*s == '[') {
-                parse_section(p, line, s);
-                return;
-        }
+                return true;
+        if (*s == '[')
+                return parse_section(p, line, s);
         eq = strchr(s, '=');
-        if (!eq) {
-                perr(p, line, NULL, "expected \"key = value\" or a [section] header, got \"%.40s\"", s);
-                return;
-        }
+        if (!eq)
+                return perr(p, line, NULL, "expected \"key = value\" or a [section] header, got \"%.40s\"", s);
         *eq = 0;
         key = util_strstrip(s);
         value = util_strstrip(eq + 1);
-        if (!*key) {
-                perr(p, line, NULL, "missing key before '='");
-                return;
-        }
+        if (!*key)
+                return perr(p, line, NULL, "missing key before '='");
         if (value[0] == '"') {
                 size_t n = strlen(value);
 
-                if (n < 2 || value[n - 1] != '"') {
-                        perr(p, line, key, "unterminated quoted value");
-                        return;
-                }
+                if (n < 2 || value[n - 1] != '"')
+                        return perr(p, line, key, "unterminated quoted value");
                 value[n - 1] = 0;
                 value++;
         }
-        parse_key(p, line, key, value);
+        return parse_key(p, line, key, value);
 }
 
 /* An error's file in the order read; none last. */
