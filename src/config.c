@@ -243,13 +243,6 @@ static const struct {
         { "warning", LOG_WARNING }, { "err", LOG_ERR },   { "error", LOG_ERR },
 };
 
-static int parse_log_level(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(log_levels); i++)
-                if (strcmp(s, log_levels[i].name) == 0)
-                        return log_levels[i].level;
-        return -EINVAL;
-}
-
 static int compare_uint(const void *a, const void *b) {
         unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
 
@@ -595,12 +588,12 @@ static bool parse_value(struct parser *p, unsigned line, const struct key_def *d
                 break;
 
         case VT_LOG_LEVEL:
-                r = parse_log_level(value);
-                if (r < 0)
-                        return bad("invalid log level \"%s\" (expected debug, info, notice, warning or err)",
-                                   value);
-                *(int *) target = r;
-                return true;
+                for (size_t i = 0; i < ELEMENTSOF(log_levels); i++)
+                        if (strcmp(value, log_levels[i].name) == 0) {
+                                *(int *) target = log_levels[i].level;
+                                return true;
+                        }
+                return bad("invalid log level \"%s\" (expected debug, info, notice, warning or err)", value);
 
         case VT_CPULIST: {
                 cpuset_t s;
@@ -723,25 +716,6 @@ int config_defaults(struct config *c) {
                 return p.oom ? -ENOMEM : -EINVAL;
         }
         return 0;
-}
-
-/* Checks of a whole [worker] section, drop-ins and all. */
-static void worker_finish(struct parser *p, size_t i) {
-        const struct config_worker *w = &p->c->workers[i];
-        const struct section_seen *ss = &p->workers.seen[i];
-        const struct seen *s = ss->keys;
-
-        if (!s[WK_MATCH_NAME].line && !s[WK_MATCH_CMDLINE].line && !s[WK_MATCH_UNIT].line && !s[WK_PIDFILE].line)
-                perr_at(p, ss->file, ss->line, NULL,
-                        "[worker %s] needs at least one of match_name, match_cmdline, match_unit, pidfile",
-                        w->name);
-        if (!s[WK_POLICY].line)
-                perr_at(p, ss->file, ss->line, "policy", "missing in [worker %s] (spread, colocate or avoid-net)",
-                        w->name);
-        if (s[WK_INTERFACE].line && !s[WK_POLICY].bad && w->policy != WORKER_COLOCATE &&
-            w->policy != WORKER_POLICY_INVALID)
-                perr_at(p, s[WK_INTERFACE].file, s[WK_INTERFACE].line, "interface",
-                        "only used with policy = colocate, not %s", worker_policy_to_string(w->policy));
 }
 
 /* A header naming an open [interface] or [worker]: in a later file the
@@ -978,8 +952,25 @@ static void check_cross(struct parser *p) {
                         perr_at(p, ci->file, ci->line, "cpus", "every CPU of [interface %s] is in banned_cpus",
                                 ci->match);
         }
-        for (size_t i = 0; i < c->n_workers; i++)
-                worker_finish(p, i);
+        /* each [worker], drop-ins and all */
+        for (size_t i = 0; i < c->n_workers; i++) {
+                const struct config_worker *w = &c->workers[i];
+                const struct section_seen *ss = &p->workers.seen[i];
+                const struct seen *s = ss->keys;
+
+                if (!s[WK_MATCH_NAME].line && !s[WK_MATCH_CMDLINE].line && !s[WK_MATCH_UNIT].line &&
+                    !s[WK_PIDFILE].line)
+                        perr_at(p, ss->file, ss->line, NULL,
+                                "[worker %s] needs at least one of match_name, match_cmdline, match_unit, pidfile",
+                                w->name);
+                if (!s[WK_POLICY].line)
+                        perr_at(p, ss->file, ss->line, "policy",
+                                "missing in [worker %s] (spread, colocate or avoid-net)", w->name);
+                if (s[WK_INTERFACE].line && !s[WK_POLICY].bad && w->policy != WORKER_COLOCATE &&
+                    w->policy != WORKER_POLICY_INVALID)
+                        perr_at(p, s[WK_INTERFACE].file, s[WK_INTERFACE].line, "interface",
+                                "only used with policy = colocate, not %s", worker_policy_to_string(w->policy));
+        }
 }
 
 /* Stable by file, then line, so late problems land by their lines. */
