@@ -154,19 +154,8 @@ static void format_rate(double v, char *buf, size_t len) {
                 snprintf(buf, len, "%.0f", v);
 }
 
-/* "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s" at p, at most LOAD_CPU_MAX
- * bytes with the NUL; returns its end. */
+/* A CPU's "cpu0 soft 12% irq 1% idle 80% net_rx 1.2k/s", with the NUL */
 #define LOAD_CPU_MAX 192
-static char *put_cpu_load(char *p, int cpu, const struct sample_cpu *c, bool first) {
-        char rx[32];
-        int n;
-
-        format_rate(c->net_rx_rate, rx, sizeof(rx));
-        n = snprintf(p, LOAD_CPU_MAX, "%scpu%d soft %.0f%% irq %.0f%% idle %.0f%% net_rx %s/s", first ? "" : " | ",
-                     cpu, c->softirq * 100.0, c->irq * 100.0, c->idle * 100.0, rx);
-        return p + (n < 0 ? 0 : MIN(n, LOAD_CPU_MAX - 1));
-}
-
 static double cpu_busy_net(const struct sample_cpu *c) {
         double v = c->softirq + c->irq;
 
@@ -220,9 +209,17 @@ int report_format_load_lines(const struct sample_rates *avg, char **ret) {
         }
         /* two CPUs a line: about 100 columns */
         for (size_t k = 0; k < n_pick; k++) {
+                const struct sample_cpu *c = &avg->cpus[pick[k]];
+                char r[32];
+                int l;
+
                 if (k % 2 == 0)
                         p = stpcpy(p, "load: ");
-                p = put_cpu_load(p, pick[k], &avg->cpus[pick[k]], k % 2 == 0);
+                format_rate(c->net_rx_rate, r, sizeof(r));
+                l = snprintf(p, LOAD_CPU_MAX, "%scpu%d soft %.0f%% irq %.0f%% idle %.0f%% net_rx %s/s",
+                             k % 2 == 0 ? "" : " | ", pick[k], c->softirq * 100.0, c->irq * 100.0,
+                             c->idle * 100.0, r);
+                p += l < 0 ? 0 : MIN(l, LOAD_CPU_MAX - 1);
                 if (k % 2 == 1 || k + 1 == n_pick)
                         *p++ = '\n';
         }
@@ -261,13 +258,11 @@ static void managed_array(struct json_writer *w, const struct undo *u) {
         size_t n = u ? u->n_entries : 0;
 
         json_key_uint(w, "managed_count", n);
-        json_key(w, "managed");
-        json_begin_array(w);
+        json_key_begin_array(w, "managed");
         for (size_t i = n > REPORT_LIST_MAX ? n - REPORT_LIST_MAX : 0; i < n; i++) {
                 const struct undo_entry *e = &u->entries[i];
-                char key[96];
-
                 const char *current = e->pending ? e->pending : e->last ? e->last : e->original;
+                char key[96];
 
                 knob_key_format(&e->key, key, sizeof(key));
                 json_begin_object(w);
@@ -570,7 +565,7 @@ int report_status_json(struct report *rp, const struct report_snapshot *s, char 
 }
 
 int report_write_status(struct report *rp, const struct report_snapshot *s) {
-        char *buf = NULL;
+        char *buf = NULL, path[4096];
         size_t len = 0;
         int r;
 
@@ -582,12 +577,8 @@ int report_write_status(struct report *rp, const struct report_snapshot *s) {
         if (r >= 0)
                 r = state_write_atomic(s->state_dir, STATE_STATUS_NAME, buf, len, 0644, false);
         free(buf);
-        {
-                char path[4096];
-
-                snprintf(path, sizeof(path), "%s/%s", s->state_dir, STATE_STATUS_NAME);
-                report_state_write(rp, &rp->status_write_failed, r, path);
-        }
+        snprintf(path, sizeof(path), "%s/%s", s->state_dir, STATE_STATUS_NAME);
+        report_state_write(rp, &rp->status_write_failed, r, path);
         return r;
 }
 
