@@ -27,24 +27,15 @@ static bool has_type(const struct json_value *v, enum json_type t) {
 static int check_array(const struct json_value *v, const char *key, const char *const *fields,
                        const char *types, const char **ret_why) {
         const struct json_value *a = json_get(v, key);
+        bool ok = !a || a->type == JSON_ARRAY;
 
-        if (!a)
-                return 0;
-        if (a->type != JSON_ARRAY) {
-                *ret_why = key;
-                return -EBADMSG;
-        }
-        for (size_t i = 0; i < a->n; i++) {
+        for (size_t i = 0; ok && a && i < a->n; i++) {
                 const struct json_value *e = &a->items[i];
 
-                if (e->type != JSON_OBJECT) {
-                        *ret_why = key;
-                        return -EBADMSG;
-                }
-                for (size_t f = 0; fields[f]; f++) {
+                ok = e->type == JSON_OBJECT;
+                for (size_t f = 0; ok && fields[f]; f++) {
                         const struct json_value *m = json_get(e, fields[f]);
                         int64_t n;
-                        bool ok;
 
                         switch (types[f]) {
                         case 's': ok = has_type(m, JSON_STRING); break;
@@ -52,13 +43,11 @@ static int check_array(const struct json_value *v, const char *key, const char *
                         case 'i': ok = json_as_int(m, &n) == 0; break;
                         default: ok = has_type(m, JSON_NUMBER); break;
                         }
-                        if (!ok) {
-                                *ret_why = key;
-                                return -EBADMSG;
-                        }
                 }
         }
-        return 0;
+        if (!ok)
+                *ret_why = key;
+        return ok ? 0 : -EBADMSG;
 }
 
 int ctl_status_validate(const struct json_value *v, const char **ret_why) {
