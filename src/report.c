@@ -514,10 +514,9 @@ static void write_status_head(const struct report *rp, const struct report_snaps
 
 int report_status_json(struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len) {
         struct json_writer w;
-        const struct undo *u = s->undo;
         const char *tail;
         char *buf = NULL;
-        size_t len = 0, tail_len = 0, split;
+        size_t len = 0, tail_len = 0;
         FILE *f;
         int r;
 
@@ -528,36 +527,17 @@ int report_status_json(struct report *rp, const struct report_snapshot *s, char 
                 return -ENOMEM;
         json_writer_init(&w, f, JSON_PRETTY);
         write_status_head(rp, s, &w);
-        tail = status_tail(rp, s, u, &tail_len);
-        if (!tail)
-                status_tail_members(rp, s, &w, u); /* out of memory: directly */
-        /* where the kept members go: before the object's end */
-        fflush(f);
-        split = len;
+        tail = status_tail(rp, s, s->undo, &tail_len);
+        if (tail)
+                fwrite(tail, 1, tail_len, f);
+        else
+                status_tail_members(rp, s, &w, s->undo); /* out of memory: directly */
         json_end_object(&w);
         r = json_writer_finish(&w);
         fputc('\n', f);
-        if (fclose(f) != 0 || !buf) {
+        if (fclose(f) != 0 || !buf || r < 0) {
                 free(buf);
-                return -ENOMEM;
-        }
-        if (r >= 0 && tail) {
-                /* spliced: a memory stream copies as it grows */
-                char *all = malloc(len + tail_len);
-
-                if (all) {
-                        memcpy(all, buf, split);
-                        memcpy(all + split, tail, tail_len);
-                        memcpy(all + split + tail_len, buf + split, len - split);
-                        free(buf);
-                        buf = all;
-                        len += tail_len;
-                } else
-                        r = -ENOMEM;
-        }
-        if (r < 0) {
-                free(buf);
-                return r;
+                return r < 0 ? r : -ENOMEM;
         }
         *ret = buf;
         *ret_len = len;
