@@ -45,16 +45,17 @@ enum value_type {
         VT_PERCENT,
         VT_DECIMAL,
         VT_DURATION,
-        VT_PATH,
-        VT_PATH_OPT,     /* VT_PATH, or empty for none (NULL) */
-        VT_PATHS,        /* absolute paths separated by blanks, or empty */
         VT_LOG_LEVEL,
         VT_CPULIST,
         VT_IRQLIST,
+        VT_POLICY,
+        /* the strings (char *, NULL when unset) from here on */
+        VT_PATH,
+        VT_PATH_OPT,     /* VT_PATH, or empty for none (NULL) */
+        VT_PATHS,        /* absolute paths separated by blanks, or empty */
         VT_COMM,
         VT_REGEX,
         VT_UNIT,
-        VT_POLICY,
         VT_IFNAME,
 };
 
@@ -1292,7 +1293,7 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
         case VT_POLICY:
                 s = worker_policy_to_string(*(const enum worker_policy *) v);
                 break;
-        default: /* the strings */
+        default:
                 s = *(char *const *) v;
         }
         if (s)
@@ -1364,7 +1365,7 @@ static void json_value(struct json_writer *w, const struct key_def *def, const v
                 /* as in the file; an unset tristate inherits */
                 json_key_string(w, def->name, format_value(def, base, buf, sizeof(buf)) ? buf : "inherit");
                 break;
-        default: /* the strings, or null */
+        default: /* or null */
                 json_key_string(w, def->name, *(char *const *) v);
         }
 }
