@@ -575,8 +575,6 @@ int ctl_status(int argc, char **argv) {
                 json_write_value(&w, v);
                 fputc('\n', stdout);
                 r = json_writer_finish(&w);
-                if (r < 0)
-                        return CTL_EXIT_ERROR;
         } else {
                 struct undo *journal = NULL;
 
