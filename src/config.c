@@ -1036,15 +1036,13 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
         if (!dropin) {
                 free(c->path);
                 c->path = copy;
-        } else {
-                if (util_grow((void **) &c->dropins, &p->allocated_dropins, c->n_dropins + 1,
-                              sizeof(*c->dropins)) < 0) {
-                        free(copy);
-                        p->oom = true;
-                        return;
-                }
+        } else if (util_grow((void **) &c->dropins, &p->allocated_dropins, c->n_dropins + 1,
+                             sizeof(*c->dropins)) < 0) {
+                free(copy);
+                p->oom = true;
+                return;
+        } else
                 c->dropins[c->n_dropins++] = copy;
-        }
         if (copy)
                 parser_note(p, copy);
         p->path = copy;
@@ -1062,14 +1060,11 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
                 char *s;
 
                 line++;
-                if (memchr(buf + pos, 0, n)) {
+                if (memchr(buf + pos, 0, n))
                         perr(p, line, NULL, "line contains a NUL byte");
-                } else {
-                        s = strndup(buf + pos, n);
-                        if (!s) {
-                                p->oom = true;
-                                break;
-                        }
+                else if (!(s = strndup(buf + pos, n)))
+                        p->oom = true;
+                else {
                         parse_line(p, line, s);
                         free(s);
                 }
