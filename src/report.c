@@ -63,8 +63,10 @@ const char *report_record_link(struct report *rp, const char *text, uint64_t rea
 }
 
 void report_count_policy(struct report *rp, const struct policy_report *rep) {
-        for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
-                rp->count.rps_trials[v] += rep->rps_trials[v], rp->count.napi_trials[v] += rep->napi_trials[v];
+        for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++) {
+                rp->count.rps_trials[v] += rep->rps_trials[v];
+                rp->count.napi_trials[v] += rep->napi_trials[v];
+        }
 }
 
 void report_count_reload(struct report *rp, bool ok) {
