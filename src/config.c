@@ -1360,19 +1360,20 @@ static void json_value(struct json_writer *w, const struct key_def *def, const v
                 /* as in the file; an unset tristate inherits */
                 json_key_string(w, def->name, format_value(def, base, buf, sizeof(buf)) ? buf : "inherit");
                 break;
-        default: /* or null */
+        default: /* the strings; null when unset */
                 json_key_string(w, def->name, *(char *const *) v);
         }
 }
 
-/* n sections of a type as members keyed by their names. */
+/* n sections of a type as members keyed by their names, which come first */
+_Static_assert(offsetof(struct config_interface, match) == 0 && offsetof(struct config_worker, name) == 0,
+               "json_named() reads a section's name at its start");
 static void json_named(struct json_writer *w, const char *key, enum section_kind k, const void *array,
                        size_t size, size_t n) {
         json_key_begin_object(w, key);
         for (size_t i = 0; i < n; i++) {
                 const char *base = (const char *) array + i * size;
 
-                /* config_interface and config_worker begin with their name */
                 json_key_begin_object(w, *(char *const *) base);
                 for (size_t j = 0; j < sections[k].n; j++)
                         json_value(w, &sections[k].defs[j], base);
