@@ -16,26 +16,6 @@
 
 #include "policy-steps.h"
 
-bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        struct pol_napi *r = a->type == KNOB_THREAD && a->pid == a->tid ? pol_napi_get(st, a->pid, a->starttime, false)
-                                                                         : NULL;
-        enum action_failure f = action_failure_class(a->type, result);
-
-        if (!r)
-                return false;
-        if (f == ACTION_FAIL_NONE) {
-                /* the dwell counts from the first placement too */
-                r->move_usec = now_usec;
-                r->set = true;
-                r->cpu = cpuset_kept_first(&a->cpus);
-                r->failures = 0;
-        } else if (f == ACTION_FAIL_GONE)
-                *r = st->napis[--st->n_napis]; /* threaded off, or the device went */
-        else if (f == ACTION_FAIL_PERMANENT || (action_failure_counts(f) && ++r->failures >= ACTION_MAX_FAILURES))
-                r->broken = true;
-        return true;
-}
-
 /* The CPU of the IRQ of the queue napi polls after this tick, else -1. */
 static int napi_irq_cpu(const struct pol_tick *t, size_t ni, uint32_t napi_id) {
         const struct pol_nicctx *x = &t->nics[ni];

@@ -34,16 +34,21 @@ void policy_report_free(struct policy_report *r) {
 
 /* ---- feedback ---- */
 
-static void move_push(struct policy_state *st, uint64_t now) {
+/* Drops the placements that left the window. */
+static void moves_prune(struct policy_state *st, uint64_t now) {
         size_t k = 0;
 
-        /* drop what left the window first, so the ring stays small */
         while (k < st->n_moves && st->moves[k] + POL_MOVE_WINDOW_USEC <= now)
                 k++;
         if (k > 0) {
                 memmove(st->moves, st->moves + k, (st->n_moves - k) * sizeof(*st->moves));
                 st->n_moves -= k;
         }
+}
+
+static void move_push(struct policy_state *st, uint64_t now) {
+        /* what left the window first, so the ring stays small */
+        moves_prune(st, now);
         if (util_grow((void **) &st->moves, &st->a_moves, st->n_moves + 1, sizeof(*st->moves)) < 0) {
                 st->oom = true;
                 return;
@@ -117,9 +122,7 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 break;
         }
         case ACTION_FAIL_GONE:
-                pol_irq_done(r);
-                *r = st->irqs[--st->n_irqs];
-                pol_index_forget(&st->irq_index);
+                pol_irq_drop(st, r);
                 break;
         case ACTION_FAIL_TRANSIENT:
                 relayout(st, r->nic);
@@ -167,9 +170,7 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 }
                 break;
         case ACTION_FAIL_GONE:
-                pol_queue_done(q);
-                *q = st->queues[--st->n_queues];
-                pol_index_forget(&st->queue_index);
+                pol_queue_drop(st, q);
                 break;
         case ACTION_FAIL_TRANSIENT:
                 break;
@@ -187,33 +188,39 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
         }
 }
 
-static void feedback_thread(struct policy_state *st, const struct action *a, int result) {
-        struct pol_thread *th = pol_thread_get(st, a->pid, a->tid, true);
+/* A worker's thread, or a threaded NAPI's kthread (pid == tid, a record
+ * of policy-napi.c); one failing for good is left alone. */
+static void feedback_thread(struct policy_state *st, const struct action *a, int result, uint64_t now) {
+        struct pol_napi *np = a->pid == a->tid ? pol_napi_get(st, a->pid, a->starttime, false) : NULL;
+        struct pol_thread *th = np ? NULL : pol_thread_get(st, a->pid, a->tid, true);
         enum action_failure f = action_failure_class(a->type, result);
+        unsigned *failures = np ? &np->failures : th ? &th->failures : NULL;
+        bool *broken = np ? &np->broken : th ? &th->broken : NULL;
 
-        if (!th) {
+        if (!failures) {
                 st->oom = true;
                 return;
         }
-        switch (f) {
-        case ACTION_FAIL_NONE:
-                th->set = true;
-                th->last_set = cpuset_kept_get(&a->cpus);
-                th->failures = 0;
-                break;
-        case ACTION_FAIL_GONE:
-                *th = st->threads[--st->n_threads];
-                break;
-        case ACTION_FAIL_PERMANENT:
-                /* kernel thread, PF_NO_SETAFFINITY or not ours to change */
-                th->broken = true;
-                break;
-        case ACTION_FAIL_TRANSIENT:
-                break;
-        default:
-                if (action_failure_counts(f) && ++th->failures >= ACTION_MAX_FAILURES)
-                        th->broken = true;
-                break;
+        if (f == ACTION_FAIL_NONE) {
+                *failures = 0;
+                if (np) {
+                        /* the dwell counts from the first placement too */
+                        np->move_usec = now;
+                        np->set = true;
+                        np->cpu = cpuset_kept_first(&a->cpus);
+                } else {
+                        th->set = true;
+                        th->last_set = cpuset_kept_get(&a->cpus);
+                }
+        } else if (f == ACTION_FAIL_GONE) {
+                /* threaded off, the device or the process gone */
+                if (np)
+                        *np = st->napis[--st->n_napis];
+                else
+                        *th = st->threads[--st->n_threads];
+        } else if (f == ACTION_FAIL_PERMANENT || (action_failure_counts(f) && ++*failures >= ACTION_MAX_FAILURES)) {
+                /* a kernel thread, PF_NO_SETAFFINITY or not ours to change */
+                *broken = true;
         }
 }
 
@@ -253,8 +260,7 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
                         st->sock_flow_done = false;
                 break;
         case KNOB_THREAD:
-                if (!pol_napi_feedback(st, a, result, now_usec))
-                        feedback_thread(st, a, result);
+                feedback_thread(st, a, result, now_usec);
                 break;
         case KNOB_DEFAFF:
                 feedback_defaff(st, a, result);
@@ -294,28 +300,21 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
 }
 
 static void sweep(struct policy_state *st) {
-        for (size_t i = 0; i < st->n_irqs;) {
-                if (!st->irqs[i].seen && !st->irqs[i].managed) {
-                        pol_irq_done(&st->irqs[i]);
-                        st->irqs[i] = st->irqs[--st->n_irqs];
-                        pol_index_forget(&st->irq_index);
-                } else
+        for (size_t i = 0; i < st->n_irqs;)
+                if (!st->irqs[i].seen && !st->irqs[i].managed)
+                        pol_irq_drop(st, &st->irqs[i]);
+                else
                         i++;
-        }
-        for (size_t i = 0; i < st->n_queues;) {
-                if (!st->queues[i].seen) {
-                        pol_queue_done(&st->queues[i]);
-                        st->queues[i] = st->queues[--st->n_queues];
-                        pol_index_forget(&st->queue_index);
-                } else
+        for (size_t i = 0; i < st->n_queues;)
+                if (!st->queues[i].seen)
+                        pol_queue_drop(st, &st->queues[i]);
+                else
                         i++;
-        }
-        for (size_t i = 0; i < st->n_nics;) {
+        for (size_t i = 0; i < st->n_nics;)
                 if (!st->nics[i].seen)
                         st->nics[i] = st->nics[--st->n_nics];
                 else
                         i++;
-        }
 }
 
 /* The report's IRQ classes and kernel-managed IRQ numbers.  0 or -ENOMEM. */
@@ -446,10 +445,7 @@ static int fill_report(struct pol_tick *t) {
                 for (size_t q = 0; q < n->n_queues; q++)
                         rep->n_rps_queues += pol_rps_ours(st, n, &n->queues[q]);
         }
-        while (st->n_moves > 0 && st->moves[0] + POL_MOVE_WINDOW_USEC <= t->now) {
-                memmove(st->moves, st->moves + 1, (st->n_moves - 1) * sizeof(*st->moves));
-                st->n_moves--;
-        }
+        moves_prune(st, t->now);
         rep->n_moves_10min = st->n_moves;
         for (size_t i = 0; i < st->n_irqs; i++) {
                 rep->n_managed_irqs += st->irqs[i].managed;
