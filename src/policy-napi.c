@@ -128,23 +128,6 @@ static void place_nic(struct pol_tick *t, size_t ni) {
 
 /* ---- threaded NAPI as a relief ---- */
 
-void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        struct pol_nic *rec = pol_nic_get(st, a->nic, false);
-        enum action_failure f = action_failure_class(a->type, result);
-
-        if (!rec)
-                return;
-        if (f == ACTION_FAIL_NONE) {
-                rec->thr_ours = (int) a->value != rec->thr_orig;
-                rec->thr_change_usec = now_usec;
-        } else if (f == ACTION_FAIL_PERMANENT || f == ACTION_FAIL_INVALID || f == ACTION_FAIL_OTHER) {
-                /* no such file (old kernel, driver without NAPI) or refused */
-                rec->thr_broken = true;
-                rec->thr_trial.on = false;
-        } else if (f != ACTION_FAIL_TRANSIENT)
-                rec->thr_trial.on = false;
-}
-
 static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to,
                           enum action_reason code, const char *why) {
         struct action *a = pol_add_queue(t, KNOB_THREADED, n->name, -1);

@@ -50,5 +50,3 @@ void pol_workers(struct pol_tick *t);
 /* policy-napi.c */
 /* NAPI kthreads onto their queue IRQ's CPU, else the coolest eligible. */
 void pol_napi(struct pol_tick *t);
-/* policy_feedback() for KNOB_THREADED. */
-void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);

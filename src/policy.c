@@ -241,6 +241,23 @@ static void feedback_defaff(struct policy_state *st, const struct action *a, int
         }
 }
 
+/* Threaded NAPI switched on as a relief (policy-napi.c). */
+static void feedback_threaded(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
+        struct pol_nic *rec = pol_nic_get(st, a->nic, false);
+        enum action_failure f = action_failure_class(a->type, result);
+
+        if (!rec)
+                return;
+        if (f == ACTION_FAIL_NONE) {
+                rec->thr_ours = (int) a->value != rec->thr_orig;
+                rec->thr_change_usec = now_usec;
+        } else if (f != ACTION_FAIL_TRANSIENT) {
+                /* no such file (old kernel, driver without NAPI) or refused: for good */
+                rec->thr_broken |= f == ACTION_FAIL_PERMANENT || f == ACTION_FAIL_INVALID || f == ACTION_FAIL_OTHER;
+                rec->thr_trial.on = false;
+        }
+}
+
 void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
         if (!st || !a)
                 return;
@@ -266,7 +283,7 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
                 feedback_defaff(st, a, result);
                 break;
         case KNOB_THREADED:
-                pol_threaded_feedback(st, a, result, now_usec);
+                feedback_threaded(st, a, result, now_usec);
                 break;
         default:
                 break;
@@ -320,8 +337,10 @@ static void sweep(struct policy_state *st) {
 /* The report's IRQ classes and kernel-managed IRQ numbers.  0 or -ENOMEM. */
 static int irq_classes(struct pol_tick *t) {
         struct policy_report *rep = t->rep;
-        size_t n = 0;
 
+        rep->kernel_managed_irqs = calloc(MAX(t->inv->n_irqs, 1), sizeof(*rep->kernel_managed_irqs));
+        if (!rep->kernel_managed_irqs)
+                return -ENOMEM;
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
                 const struct inventory_irq *ii = &t->inv->irqs[i];
                 const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
@@ -330,18 +349,8 @@ static int irq_classes(struct pol_tick *t) {
                 enum classify_irq_class c = classify_irq_rules(t->c, t->inv, ii, r && r->managed, nic_managed);
 
                 rep->n_irq_class[c]++;
-                n += c == CLASSIFY_IRQ_KERNEL_MANAGED;
-        }
-        if (n == 0)
-                return 0;
-        rep->kernel_managed_irqs = calloc(n, sizeof(*rep->kernel_managed_irqs));
-        if (!rep->kernel_managed_irqs)
-                return -ENOMEM;
-        for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct pol_irq *r = pol_irq_get(t->st, t->inv->irqs[i].irq, false);
-
-                if (r && r->managed)
-                        rep->kernel_managed_irqs[rep->n_kernel_managed_irqs++] = t->inv->irqs[i].irq;
+                if (c == CLASSIFY_IRQ_KERNEL_MANAGED)
+                        rep->kernel_managed_irqs[rep->n_kernel_managed_irqs++] = ii->irq;
         }
         return 0;
 }
@@ -374,23 +383,24 @@ static int fill_report(struct pol_tick *t) {
         for (size_t i = 0; i < st->n_cpus; i++) {
                 struct pol_cpu *pc = &st->cpus[i];
 
+                uint64_t end;
+
                 rep->n_rising += !pc->hot && pc->above > 0;
-                if (!pc->hot)
+                if (!pc->hot) {
                         pc->hot_since = 0;
-                else if (pc->hot_since == 0 || (i < CPUSET_MAX && cpuset_isset(&t->touched, (int) i)))
+                        continue;
+                }
+                if (pc->hot_since == 0 || (i < CPUSET_MAX && cpuset_isset(&t->touched, (int) i)))
                         pc->hot_since = t->now;
                 /* a CPU hot with nothing to do is not worth a decision
                  * every tick: within the dwell what it waits for ends at
                  * a known time or shows in the raw shares; past it the
                  * periodic full tick looks again (policy_pace) */
-                if (pc->hot) {
-                        uint64_t end = pc->hot_since + MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec);
-
-                        if (t->now < end) {
-                                rep->measuring = true;
-                                if (rep->due_usec == 0 || end < rep->due_usec)
-                                        rep->due_usec = end;
-                        }
+                end = pc->hot_since + MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec);
+                if (t->now < end) {
+                        rep->measuring = true;
+                        if (rep->due_usec == 0 || end < rep->due_usec)
+                                rep->due_usec = end;
                 }
         }
         for (size_t i = 0; i < st->n_nics; i++)
@@ -405,24 +415,24 @@ static int fill_report(struct pol_tick *t) {
                 if (q->seen && q->rps_prior &&
                     t->now - q->rps_change_usec < t->c->min_dwell_usec + 10 * t->c->interval_usec)
                         rep->measuring = true;
+                rep->n_kept += q->rps_kept;
+                rep->n_external += q->rps_external + q->xps_external + q->flow_external;
         }
-        if (rep->n_hot_cpus > 0) {
-                rep->hot_cpus = calloc(rep->n_hot_cpus, sizeof(*rep->hot_cpus));
-                if (!rep->hot_cpus) {
-                        rep->n_hot_cpus = 0;
-                        return -ENOMEM;
-                }
-                CPUSET_FOREACH(cpu, &t->hot) {
-                        const struct sample_rates *l = t->in->load;
-                        struct policy_hot_cpu *h = &rep->hot_cpus[k++];
-                        h->cpu = cpu;
-                        h->saturated = st->cpus[cpu].saturated;
-                        if (!cpuset_isset(&t->touched, cpu))
-                                snprintf(h->why, sizeof(h->why), "%s", st->cpus[cpu].why);
-                        if (l && cpu <= l->max_cpu && l->cpus[cpu].valid) {
-                                h->load = l->cpus[cpu].irq + l->cpus[cpu].softirq;
-                                h->idle = l->cpus[cpu].idle;
-                        }
+        rep->hot_cpus = calloc(MAX(rep->n_hot_cpus, 1), sizeof(*rep->hot_cpus));
+        if (!rep->hot_cpus) {
+                rep->n_hot_cpus = 0;
+                return -ENOMEM;
+        }
+        CPUSET_FOREACH(cpu, &t->hot) {
+                const struct sample_rates *l = t->in->load;
+                struct policy_hot_cpu *h = &rep->hot_cpus[k++];
+                h->cpu = cpu;
+                h->saturated = st->cpus[cpu].saturated;
+                if (!cpuset_isset(&t->touched, cpu))
+                        snprintf(h->why, sizeof(h->why), "%s", st->cpus[cpu].why);
+                if (l && cpu <= l->max_cpu && l->cpus[cpu].valid) {
+                        h->load = l->cpus[cpu].irq + l->cpus[cpu].softirq;
+                        h->idle = l->cpus[cpu].idle;
                 }
         }
         for (size_t i = 0; i < t->n_units; i++) {
@@ -453,11 +463,6 @@ static int fill_report(struct pol_tick *t) {
         }
         if (irq_classes(t) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; i < st->n_queues; i++) {
-                rep->n_kept += st->queues[i].rps_kept;
-                rep->n_external += st->queues[i].rps_external + st->queues[i].xps_external +
-                                   st->queues[i].flow_external;
-        }
         for (size_t i = 0; i < st->n_threads; i++)
                 rep->n_external += st->threads[i].external;
         return 0;
