@@ -580,12 +580,11 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
  * another node only when every local one would end hot and that ends
  * lower at its cost (try_move).
  * Returns whether it moved one. */
-static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
+static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         double busy = pol_busy(t, cpu);
         struct pol_unit *bu = NULL;
         int bto = -1;
         double bpeak = 2;
-        char reason[256];
         cpuset_t used, irqs;
 
         /* the CPUs queue IRQs fire on, and those or RPS steers to */
@@ -658,12 +657,10 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 a->queue = bu->queue;
                 to = cpuset_single(bto);
                 pol_set_cpus_kept(t, a, &to, &ii->affinity);
-                snprintf(reason, sizeof(reason),
-                         "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
-                         "projected peak %.0f%% -> %.0f%%",
-                         cpu, 100 * t->load[cpu], t->nics[bu->nic].nic->name, bu->queue, 100 * t->load[cpu], 100 * bpeak);
                 action_set_reason(a, t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
-                                  "%s", reason);
+                                  "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx "
+                                  "IRQ; projected peak %.0f%% -> %.0f%%", cpu, 100 * t->load[cpu],
+                                  t->nics[bu->nic].nic->name, bu->queue, 100 * t->load[cpu], 100 * bpeak);
         }
         move_load(t, cpu, bto, bu->tx);
         bu->touched = true;
@@ -671,7 +668,6 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
         pol_settle(t, bto);
         t->moves++;
         why[0] = 0;
-        (void) why_len;
         return true;
 }
 
@@ -681,7 +677,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         struct move best = { .peak = 2 }, near = { .peak = 2 };
         double busy = pol_busy(t, cpu);
         unsigned nb = 0, n_dwell = 0, n_fixed = 0;
-        bool blocked = false;    /* a move may help once a dwell or the cap allows it */
+        bool blocked;            /* a move may help once a dwell or the cap allows it */
         char reason[256], *why = t->st->cpus[cpu].why;
         size_t why_len = sizeof(t->st->cpus[cpu].why);
 
@@ -702,9 +698,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
          * (irqbalance's rule, and its blind spot: the lone hot queue below). */
-        if (nb >= 2 && t->moves >= c->max_moves)
-                blocked = true;
-        if (nb >= 2 && t->moves < c->max_moves) {
+        blocked = nb >= 2 && t->moves >= c->max_moves;
+        if (nb >= 2 && !blocked) {
                 for (size_t i = 0; i < t->n_units; i++) {
                         struct pol_unit *u = &t->units[i];
                         struct pol_nicctx *x = &t->nics[u->nic];
@@ -791,7 +786,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 return;
         }
         /* every busy queue spreads already */
-        if (!blocked && t->moves < c->max_moves && tx_apart(t, cpu, why, why_len))
+        if (!blocked && t->moves < c->max_moves && tx_apart(t, cpu, why))
                 return;
         if (top && top->rps_ours)
                 snprintf(why, why_len, "its busiest queue (%s rx-%d) already spreads with RPS%s",

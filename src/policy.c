@@ -23,8 +23,6 @@ const char *policy_trial_verdict_to_string(enum policy_trial_verdict v) {
 }
 
 void policy_report_free(struct policy_report *r) {
-        if (!r)
-                return;
         free(r->hot_cpus);
         free(r->notes);
         free(r->kernel_managed_irqs);
@@ -259,8 +257,6 @@ static void feedback_threaded(struct policy_state *st, const struct action *a, i
 }
 
 void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        if (!st || !a)
-                return;
         switch (a->type) {
         case KNOB_IRQ:
                 feedback_irq(st, a, result, now_usec);
@@ -293,7 +289,7 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
 void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_usec) {
         struct pol_queue *q;
 
-        if (!st || !a || (a->type != KNOB_RPS && a->type != KNOB_XPS && a->type != KNOB_FLOWCNT))
+        if (a->type != KNOB_RPS && a->type != KNOB_XPS && a->type != KNOB_FLOWCNT)
                 return;
         q = pol_queue_get(st, a->nic, a->queue, true);
         if (!q) {
