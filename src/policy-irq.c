@@ -272,23 +272,21 @@ out:
  * of its node ended; busy CPUs (layout_free) last.  With a sample, by load
  * (lpt).  Placements move the projected load for the next NIC. */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
-        struct pol_cursor *cur;
+        struct pol_cursor *cur = cursor_get(t->st, x->nic->node);
+        /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
+        int *order = calloc(2 * ((size_t) t->max_cpu + 1) + x->n_units + 1, sizeof(int)), *rot, *to;
+        size_t *place = calloc(x->n_units + 1, sizeof(size_t)), n, n_free, n_place = 0, wrap;
         char reason[256];
-        int *order, *rot;
-        size_t n, n_free = 0, j = 0, start;
 
-        order = calloc(2 * ((size_t) t->max_cpu + 1), sizeof(int));
-        if (!order) {
+        if (!order || !place || !cur) {
                 t->r = -ENOMEM;
-                return;
+                goto out;
         }
         rot = order + t->max_cpu + 1;
+        to = rot + t->max_cpu + 1;
         n = layout_order(t, &x->cpus, order);
-        cur = cursor_get(t->st, x->nic->node);
-        if (n == 0 || !cur) {
-                if (!cur)
-                        t->r = -ENOMEM;
-                else if (!x->rec->noted_no_cpu) {
+        if (n == 0) {
+                if (!x->rec->noted_no_cpu) {
                         x->rec->noted_no_cpu = true;
                         pol_note(t, LOG_WARNING, "%s: no eligible CPU for its queue IRQs; leaving them", x->nic->name);
                 }
@@ -299,71 +297,50 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 x->rec->start = cur->pos;
                 cur->pos = (int) ((cur->pos + x->n_units) % n);
         }
-        start = (size_t) x->rec->start % n;
-        n_free = layout_cands(t, x, order, n, start, rot);
+        n_free = layout_cands(t, x, order, n, (size_t) x->rec->start % n, rot);
+        wrap = n_free > 0 ? n_free : n;
         x->rec->blind = !t->in->load;
         x->rec->blind_ticks = 0;
         if (t->in->load) {
-                size_t *place = calloc(x->n_units + 1, sizeof(size_t)), n_place = 0;
-                int *to = calloc(x->n_units + 1, sizeof(int));
-
-                if (!place || !to) {
-                        t->r = -ENOMEM;
-                } else {
-                        for (size_t i = 0; i < x->n_units; i++) {
-                                struct pol_unit *u = &t->units[x->first_unit + i];
-                                if (!u->fixed && !unit_intact(t, u))
-                                        place[n_place++] = i;
-                        }
-                        lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, NULL);
-                        for (size_t i = 0; i < n_place; i++) {
-                                struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                                if (to[i] < 0) {
-                                        unit_no_vector(t, u, &x->cpus);
-                                        continue;
-                                }
-                                snprintf(reason, sizeof(reason),
-                                         "initial layout by load: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
-                                         x->nic->name, u->queue, x->n_units, to[i], n);
-                                place_unit(t, u, to[i], ACTION_REASON_INITIAL_LAYOUT, reason);
-                        }
-                }
-                free(place);
-                free(to);
-                goto out;
+                for (size_t i = 0; i < x->n_units; i++)
+                        if (!t->units[x->first_unit + i].fixed && !unit_intact(t, &t->units[x->first_unit + i]))
+                                place[n_place++] = i;
+                lpt(t, x, place, n_place, rot, wrap, n, to, NULL);
         }
-        for (size_t i = 0; i < x->n_units; i++) {
+        for (size_t i = 0, k = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
-                size_t k;
                 int cpu = -1;
 
-                /* a unit we cannot move, or still where we put it, keeps
-                 * its slot: a re-layout gives the same picture */
-                if (u->fixed || unit_intact(t, u)) {
-                        j++;
+                if (t->in->load) {
+                        /* by load: lpt's choice for the units in place */
+                        if (k == n_place || place[k] != i)
+                                continue;
+                        cpu = to[k++];
+                } else if (u->fixed || unit_intact(t, u)) {
+                        /* a unit we cannot move, or still where we put it,
+                         * keeps its slot: a re-layout gives the same picture */
                         continue;
-                }
-                for (k = 0; k < n; k++) {
+                } else {
                         /* wrapping over the free CPUs, the busy ones only
                          * when every free one is full for this IRQ */
-                        size_t wrap = n_free > 0 ? n_free : n;
-                        int c = k < wrap ? rot[(j + k) % wrap] : rot[k];
-                        if (unit_fits(t, &t->vec, u, c, unit_irqs(u, true))) {
-                                cpu = c;
-                                break;
+                        for (size_t s = 0; s < n && cpu < 0; s++) {
+                                int c = s < wrap ? rot[(i + s) % wrap] : rot[s];
+
+                                if (unit_fits(t, &t->vec, u, c, unit_irqs(u, true)))
+                                        cpu = c;
                         }
                 }
-                j++;
                 if (cpu < 0) {
                         unit_no_vector(t, u, &x->cpus);
                         continue;
                 }
-                snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
-                         x->nic->name, u->queue, x->n_units, cpu, n);
+                snprintf(reason, sizeof(reason), "initial layout%s: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
+                         t->in->load ? " by load" : "", x->nic->name, u->queue, x->n_units, cpu, n);
                 place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
         }
 out:
         free(order);
+        free(place);
 }
 
 /* A start-up layout is looked at again with the first sample that sees the
@@ -371,10 +348,10 @@ out:
  * when that spreads the NIC's own work better by min_gain (other devices'
  * IRQs leave by themselves), else only queues on busy CPUs move. */
 static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
-        int *order = NULL, *rot, *to = NULL;
+        int *order = NULL, *rot, *to;
         size_t *place = NULL, n, n_free, n_place = 0;
-        double now = 0, peak, rate = 0;
-        bool on_busy = false;
+        double now = 0, peak = 0, rate = 0;
+        bool on_busy = false, by_load;
         char reason[256];
 
         x->rec->blind = false;
@@ -388,14 +365,15 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         return;
                 rate += u->rate;
         }
-        order = calloc(2 * ((size_t) t->max_cpu + 1), sizeof(int));
+        /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
+        order = calloc(2 * ((size_t) t->max_cpu + 1) + x->n_units + 1, sizeof(int));
         place = calloc(x->n_units + 1, sizeof(size_t));
-        to = calloc(x->n_units + 1, sizeof(int));
-        if (!order || !place || !to) {
+        if (!order || !place) {
                 t->r = -ENOMEM;
                 goto out;
         }
         rot = order + t->max_cpu + 1;
+        to = rot + t->max_cpu + 1;
         n = layout_order(t, &x->cpus, order);
         if (n == 0)
                 goto out;
@@ -405,21 +383,10 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         place[n_place++] = i;
                         on_busy |= !layout_free(t, x, t->units[x->first_unit + i].cpu);
                 }
-        if (rate > 0) {
+        if (rate > 0)
                 peak = lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now);
-                if (peak < now - pol_min_gain(t)) {
-                        for (size_t i = 0; i < n_place; i++) {
-                                struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                                if (to[i] < 0 || to[i] == u->cpu)
-                                        continue;
-                                snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
-                                         x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
-                                place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
-                        }
-                        goto out;
-                }
-        }
-        if (on_busy && n_free > 0) {
+        by_load = rate > 0 && peak < now - pol_min_gain(t);
+        if (!by_load && on_busy && n_free > 0) {
                 /* only the queues on busy CPUs move, onto the free ones */
                 n_place = 0;
                 for (size_t i = 0; i < x->n_units; i++) {
@@ -428,23 +395,28 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                 place[n_place++] = i;
                 }
                 lpt(t, x, place, n_place, rot, n_free, n_free, to, NULL);
-                for (size_t i = 0; i < n_place; i++) {
-                        struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                        if (to[i] < 0 || to[i] == u->cpu)
-                                continue;
-                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",
-                                 x->nic->name, u->queue, u->cpu, to[i]);
-                        place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
-                }
+        } else if (!by_load) {
+                /* nothing seen to place by yet: wait a few samples */
+                if (rate <= 0 && ++x->rec->blind_ticks < POL_RELAYOUT_SAMPLES)
+                        x->rec->blind = true;
                 goto out;
         }
-        /* nothing seen to place by yet: wait a few samples */
-        if (rate <= 0 && ++x->rec->blind_ticks < POL_RELAYOUT_SAMPLES)
-                x->rec->blind = true;
+        for (size_t i = 0; i < n_place; i++) {
+                struct pol_unit *u = &t->units[x->first_unit + place[i]];
+
+                if (to[i] < 0 || to[i] == u->cpu)
+                        continue;
+                if (by_load)
+                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
+                                 x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
+                else
+                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",
+                                 x->nic->name, u->queue, u->cpu, to[i]);
+                place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
+        }
 out:
         free(order);
         free(place);
-        free(to);
 }
 
 /* Every movable queue IRQ of the NIC is where we last set it. */
@@ -475,14 +447,14 @@ bool pol_layout_nic(struct pol_tick *t, size_t nic) {
         return true;
 }
 
-/* The coolest CPU of cand for the IRQs `which` of unit u: not hot, not
- * settling, with a vector for each. */
+/* The coolest CPU of cand for the IRQs `which` of unit u with a vector
+ * for each, not `not`, and when cool, neither hot nor settling. */
 static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, int not,
-                   unsigned which) {
+                   unsigned which, bool cool) {
         int best = -1;
 
         CPUSET_FOREACH(cpu, cand) {
-                if (cpu == not || cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu) ||
+                if (cpu == not || (cool && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu))) ||
                     !unit_fits(t, &t->vec, u, cpu, which))
                         continue;
                 if (best < 0 || t->load[cpu] < t->load[best])
@@ -516,20 +488,15 @@ void pol_replace_offline(struct pol_tick *t) {
                 struct pol_unit *u = &t->units[i];
                 struct pol_nicctx *x = &t->nics[u->nic];
                 bool vacate;
-                int cpu = -1;
+                int cpu;
 
                 if (u->fixed || u->touched)
                         continue;
                 vacate = !u->replace && unit_off_allowed(t, u);
                 if (!u->replace && !vacate)
                         continue;
-                /* the coolest local CPU, fewest queues as tie-break */
-                CPUSET_FOREACH(c, &x->cpus) {
-                        if (!unit_fits(t, &t->vec, u, c, unit_irqs(u, true)))
-                                continue;
-                        if (cpu < 0 || t->load[c] < t->load[cpu])
-                                cpu = c;
-                }
+                /* the coolest local CPU, hot or settling as it may be */
+                cpu = coolest(t, u, &x->cpus, -1, unit_irqs(u, true), false);
                 if (cpu < 0) {
                         unit_no_vector(t, u, &x->cpus);
                         continue;
@@ -564,7 +531,7 @@ struct move {
  * pair's projected peak, remote work at POL_REMOTE_COST. */
 static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w,
                             unsigned which) {
-        struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which), .peak = 2 };
+        struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which, true), .peak = 2 };
 
         if (m.to >= 0)
                 m.peak = MAX(t->load[cpu] - w,
