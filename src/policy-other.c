@@ -25,9 +25,7 @@ static const struct inventory_nic *nic_of(const struct pol_tick *t, const struct
 static int irq_node(const struct pol_tick *t, const struct inventory_irq *ii) {
         const struct inventory_nic *n = nic_of(t, ii);
 
-        if (ii->node >= 0)
-                return ii->node;
-        return n ? n->node : -1;
+        return ii->node >= 0 ? ii->node : n ? n->node : -1;
 }
 
 /* The eligible CPUs of node, or all when it is unknown or has none. */
@@ -63,8 +61,9 @@ static double other_work(const struct pol_tick *t, const struct sample_irq *si, 
         return MAX(w, si->rate * POL_OTHER_COST);
 }
 
-/* Moves w of projected load from where the IRQ fires now to cpu. */
-static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
+/* Moves o's projected load from where it fires now to cpu; with settle,
+ * those CPUs settle too. */
+static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu, bool settle) {
         const struct sample_rates *l = t->in->load;
         int lo, hi;
 
@@ -73,8 +72,12 @@ static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
         pol_irq_range(l, o->si, t->max_cpu + 1, &lo, &hi);
         for (int c = lo; c <= hi; c++) {
                 double r = sample_irq_on(o->si, l->max_cpu, c);
-                if (r > 0)
+
+                if (r > 0) {
                         t->load[c] = MAX(t->load[c] - o->work * r / o->si->rate, 0);
+                        if (settle)
+                                pol_settle(t, c);
+                }
         }
         if (cpu >= 0 && cpu <= t->max_cpu)
                 t->load[cpu] += o->work;
@@ -147,7 +150,8 @@ static int least_loaded(const struct pol_tick *t, const struct pol_other *o, con
 }
 
 /* Places o on `to`; false, and nothing planned, when no CPU of `to` has a
- * free vector for it. */
+ * free vector for it.  A layout placement off CPUs gone or not allowed
+ * has that reason instead of code. */
 static bool emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, enum action_reason code,
                  const char *reason) {
         int cpu = pol_vector_pick(t, o->ii, to);
@@ -175,6 +179,8 @@ static bool emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         a->queue = -1;
         pol_set_cpus_kept(t, a, to, &o->ii->affinity);
         a->layout = layout;
+        if (layout && (o->stranded || o->ineligible))
+                code = o->stranded ? ACTION_REASON_CPU_OFFLINE : ACTION_REASON_CPU_BANNED;
         action_set_reason(a, code, "%s", reason);
         o->touched = true;
         o->cpu = cpuset_only(to);
@@ -368,11 +374,7 @@ void pol_other_irqs(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
                                  o->ii->name[0] ? o->ii->name : "IRQ", o->node);
-                if (!emit(t, o, &local, true,
-                          o->stranded     ? ACTION_REASON_CPU_OFFLINE
-                          : o->ineligible ? ACTION_REASON_CPU_BANNED
-                                          : ACTION_REASON_IRQ_NUMA_LOCAL,
-                          reason))
+                if (!emit(t, o, &local, true, ACTION_REASON_IRQ_NUMA_LOCAL, reason))
                         pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1, &local);
         }
 
@@ -415,21 +417,9 @@ void pol_other_irqs(struct pol_tick *t) {
                                  o->stranded ? " (every CPU it had went offline)"
                                  : o->ineligible ? " (it fired on CPUs that may not be used)" : "");
                 to = cpuset_single(cpu);
-                shift_load(t, o, cpu);
-                if (o->si) {
-                        int lo, hi;
-
-                        pol_irq_range(t->in->load, o->si, t->max_cpu + 1, &lo, &hi);
-                        for (int c = lo; c <= hi; c++)
-                                if (sample_irq_on(o->si, t->in->load->max_cpu, c) > 0)
-                                        pol_settle(t, c);
-                }
+                shift_load(t, o, cpu, true);
                 pol_settle(t, cpu);
-                emit(t, o, &to, true,
-                     o->stranded     ? ACTION_REASON_CPU_OFFLINE
-                     : o->ineligible ? ACTION_REASON_CPU_BANNED
-                                     : ACTION_REASON_IRQ_BUSY,
-                     reason);
+                emit(t, o, &to, true, ACTION_REASON_IRQ_BUSY, reason);
         }
 finish:
         free(busy);
@@ -442,7 +432,7 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
         struct pol_other *best = NULL;
         double best_peak = 2;
         int best_to = -1;
-        cpuset_t local;
+        cpuset_t local, dest;
         char reason[256];
         struct pol_cpu *pc = &t->st->cpus[cpu];
         const struct pol_other *top = NULL;
@@ -498,12 +488,9 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                  "CPU%d softirq+irq %.0f%% for %u samples; %s (%.0f interrupts/s) moves: projected peak %.0f%% -> %.0f%%",
                  cpu, 100 * t->load[cpu], t->c->hot_samples, best->ii->name[0] ? best->ii->name : "IRQ", best->rate,
                  100 * t->load[cpu], 100 * best_peak);
-        {
-                cpuset_t to = cpuset_single(best_to);
-
-                shift_load(t, best, best_to);
-                emit(t, best, &to, false, ACTION_REASON_CPU_HOT, reason);
-        }
+        dest = cpuset_single(best_to);
+        shift_load(t, best, best_to, false);
+        emit(t, best, &dest, false, ACTION_REASON_CPU_HOT, reason);
         pol_settle(t, cpu);
         pol_settle(t, best_to);
         t->moves++;
