@@ -186,11 +186,11 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
  * most these queues put on one CPU, and in *ret_now (may be NULL) now. */
 static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place, const int *cand,
                   size_t n_cand, size_t n_all, int *ret_cpu, double *ret_now) {
-        double *bg = calloc(t->max_cpu + 1, sizeof(double)), *w = calloc(n_place + 1, sizeof(double));
+        /* bg, cur: max_cpu + 1 each; w: n_place */
+        double *bg = calloc(2 * ((size_t) t->max_cpu + 1) + n_place + 1, sizeof(double));
+        double *cur, *w, work = 0, rate = 0, peak = 0;
         unsigned *cnt = calloc(t->max_cpu + 1, sizeof(unsigned));
         size_t *ord = calloc(n_place + 1, sizeof(size_t));
-        double *cur = calloc(t->max_cpu + 1, sizeof(double));
-        double work = 0, rate = 0, peak = 0;
         struct vectors vec;
         int r = vectors_copy(&vec, &t->vec); /* this layout's counts, as it goes */
 
@@ -198,10 +198,12 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                 *ret_now = 0;
         for (size_t i = 0; i < n_place; i++)
                 ret_cpu[i] = -1;
-        if (!bg || !w || !cnt || !ord || !cur || r < 0) {
+        if (!bg || !cnt || !ord || r < 0) {
                 t->r = -ENOMEM;
                 goto out;
         }
+        cur = bg + t->max_cpu + 1;
+        w = cur + t->max_cpu + 1;
         for (size_t i = 0; i < n_all; i++)
                 bg[cand[i]] = t->load[cand[i]];
         for (size_t i = 0; i < n_place; i++) {
@@ -259,10 +261,8 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
         }
 out:
         free(bg);
-        free(w);
         free(cnt);
         free(ord);
-        free(cur);
         vectors_free(&vec);
         return peak;
 }

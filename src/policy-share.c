@@ -166,14 +166,14 @@ void pol_share_measure(struct pol_tick *t) {
         if (!t->in->load || t->n_units == 0)
                 return;
         c.irqs = calloc(c.n, sizeof(*c.irqs));
-        c.steer = calloc(c.n, sizeof(*c.steer));
-        mine = calloc(c.n, sizeof(*mine));
+        c.steer = calloc(2 * (size_t) c.n, sizeof(*c.steer)); /* and mine */
         o = calloc(t->n_units, sizeof(*o));
         idx = calloc(t->n_units, sizeof(*idx));
-        if (!c.irqs || !c.steer || !mine || !o || !idx) {
+        if (!c.irqs || !c.steer || !o || !idx) {
                 t->r = -ENOMEM;
                 goto out;
         }
+        mine = c.steer + c.n;
         for (size_t i = 0; i < t->n_units; i++)
                 for (int k = 0; k < t->units[i].n_irq; k++) {
                         int cpu = t->units[i].irq_cpu[k];
@@ -200,7 +200,6 @@ void pol_share_measure(struct pol_tick *t) {
 out:
         free(c.irqs);
         free(c.steer);
-        free(mine);
         free(o);
         free(idx);
 }

@@ -54,17 +54,10 @@ static void move_push(struct policy_state *st, uint64_t now) {
         st->moves[st->n_moves++] = now;
 }
 
-/* A layout write failed: plan the NIC's layout again next tick. */
-static void relayout(struct policy_state *st, const char *nic) {
-        struct pol_nic *n = nic[0] ? pol_nic_get(st, nic, false) : NULL;
-
-        if (n)
-                n->laid_out = false;
-}
-
 static void feedback_irq(struct policy_state *st, const struct action *a, int result, uint64_t now) {
         struct pol_irq *r = pol_irq_get(st, a->irq, true);
         enum action_failure f = action_failure_class(a->type, result);
+        struct pol_nic *n;
         int to, from;
 
         if (!r) {
@@ -73,6 +66,12 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         }
         if (a->nic[0])
                 snprintf(r->nic, sizeof(r->nic), "%s", a->nic);
+        /* a write failed short of for good: the NIC's layout is planned
+         * again next tick */
+        n = r->nic[0] && f != ACTION_FAIL_NONE && f != ACTION_FAIL_PERMANENT && f != ACTION_FAIL_GONE
+                    ? pol_nic_get(st, r->nic, false) : NULL;
+        if (n)
+                n->laid_out = false;
         /* failures are said by the daemon (once per object and class):
          * here only what they change in the plan */
         switch (f) {
@@ -116,19 +115,14 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 cpuset_or(&full, &full, &cpus);
                 if (cpuset_keep(&r->enospc, &full) < 0)
                         st->oom = true;
-                relayout(st, r->nic);
                 break;
         }
         case ACTION_FAIL_GONE:
                 pol_irq_drop(st, r);
                 break;
-        case ACTION_FAIL_TRANSIENT:
-                relayout(st, r->nic);
-                break;
         default:
-                /* bad or offline CPUs (the next tick decides on fresh
-                 * topology), or something unforeseen: counted */
-                relayout(st, r->nic);
+                /* busy, bad or offline CPUs (the next tick decides on fresh
+                 * topology), or something unforeseen: counted but a busy one */
                 if (action_failure_counts(f) && ++r->failures == ACTION_MAX_FAILURES)
                         pol_state_note(st, LOG_WARNING, "IRQ %u: setting its affinity failed %u times (%s); giving up",
                                    a->irq, r->failures, strerror(-result));
@@ -169,8 +163,6 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 break;
         case ACTION_FAIL_GONE:
                 pol_queue_drop(st, q);
-                break;
-        case ACTION_FAIL_TRANSIENT:
                 break;
         case ACTION_FAIL_PERMANENT:
                 *broken = true;
