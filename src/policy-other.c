@@ -21,11 +21,9 @@ static const struct inventory_nic *nic_of(const struct pol_tick *t, const struct
         return ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics ? &t->inv->nics[ii->nic] : NULL;
 }
 
-/* The IRQ's node: its own (proc/irq/N/node), else its NIC's; -1 unknown. */
-static int irq_node(const struct pol_tick *t, const struct inventory_irq *ii) {
-        const struct inventory_nic *n = nic_of(t, ii);
-
-        return ii->node >= 0 ? ii->node : n ? n->node : -1;
+/* A NIC queue's rx, tx or combined vector. */
+static bool queue_irq(const struct inventory_irq *ii) {
+        return ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX;
 }
 
 /* The eligible CPUs of node, or all when it is unknown or has none. */
@@ -36,10 +34,6 @@ static void local_cpus(const struct pol_tick *t, int node, cpuset_t *ret) {
                         cpuset_and(ret, &t->topo->nodes[k].cpus, &t->eligible);
         if (cpuset_empty(ret))
                 *ret = t->eligible;
-}
-
-static bool dwell_ok(const struct pol_tick *t, const struct pol_irq *r) {
-        return !r->moved || t->now - r->last_move_usec >= MAX(r->dwell_usec, t->c->min_dwell_usec);
 }
 
 /* The irq+softirq share the IRQ explains: its part of the other devices'
@@ -223,16 +217,6 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
         return pol_irq_kept(t, r, ii, n ? n->name : NULL, -1);
 }
 
-/* Whether IRQ ii is another device's that the configuration lets us
- * place: not a queue IRQ, not of a NIC with manage = no, not in ban_irqs. */
-static bool other_candidate(const struct pol_tick *t, const struct inventory_irq *ii) {
-        if (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX)
-                return false;
-        if (ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics && !t->nics[ii->nic].managed)
-                return false;
-        return ii->affinity_readable && !config_irq_banned(t->c, ii->irq);
-}
-
 static int build_others(struct pol_tick *t, double *other_rate) {
         const struct sample_rates *l = t->in->load;
 
@@ -243,7 +227,7 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 const struct sample_irq *si;
                 int lo, hi;
 
-                if (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX)
+                if (queue_irq(ii))
                         continue;
                 si = sample_rates_irq(l, ii->irq);
                 if (!si || !si->valid || si->rate <= 0)
@@ -254,11 +238,15 @@ static int build_others(struct pol_tick *t, double *other_rate) {
         }
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
                 const struct inventory_irq *ii = &t->inv->irqs[i];
+                const struct inventory_nic *n = nic_of(t, ii);
                 struct pol_other *o;
                 struct pol_irq *r;
                 cpuset_t on;
 
-                if (!other_candidate(t, ii))
+                /* another device's IRQ the configuration lets us place: not
+                 * of a NIC with manage = no, not in ban_irqs */
+                if (queue_irq(ii) || (n && !t->nics[ii->nic].managed) || !ii->affinity_readable ||
+                    config_irq_banned(t->c, ii->irq))
                         continue;
                 r = pol_irq_get(t->st, ii->irq, false);
                 if (r && !check_other(t, ii, r))
@@ -267,7 +255,9 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 if (util_grow((void **) &t->others, &t->a_others, t->n_others + 1, sizeof(*t->others)) < 0)
                         return -ENOMEM;
                 o = &t->others[t->n_others++];
-                *o = (struct pol_other){ .ii = ii, .r = r, .node = irq_node(t, ii), .cpu = cpuset_only(&on) };
+                /* its node: its own (proc/irq/N/node), else its NIC's */
+                *o = (struct pol_other){ .ii = ii, .r = r, .node = ii->node >= 0 ? ii->node : n ? n->node : -1,
+                                         .cpu = cpuset_only(&on) };
                 o->si = l ? sample_rates_irq(l, ii->irq) : NULL;
                 if (o->si && !o->si->valid)
                         o->si = NULL;
@@ -447,7 +437,8 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                         continue;
                 if (!top || o->work > top->work)
                         top = o;
-                if (o->r && !dwell_ok(t, o->r)) {
+                if (o->r && o->r->moved &&
+                    t->now - o->r->last_move_usec < MAX(o->r->dwell_usec, t->c->min_dwell_usec)) {
                         n_dwell++;
                         continue;
                 }
