@@ -264,10 +264,9 @@ void pol_napi(struct pol_tick *t) {
                     (t->c->napi_threads || (t->nics[ni].rec && t->nics[ni].rec->thr_ours)))
                         place_nic(t, ni);
         /* threads gone from the inventory (threaded off, device gone) */
-        for (size_t i = 0; i < st->n_napis;) {
+        for (size_t i = 0; i < st->n_napis;)
                 if (!st->napis[i].seen)
                         st->napis[i] = st->napis[--st->n_napis];
                 else
                         i++;
-        }
 }

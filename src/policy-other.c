@@ -500,8 +500,9 @@ void pol_rebalance_other(struct pol_tick *t) {
                         rebalance_other_cpu(t, order[i]);
 }
 
-/* default_smp_affinity without the CPUs that may not be used, so new IRQs
- * never fire there; an operator's narrower default is kept narrow. */
+/* default_smp_affinity without the CPUs that may not be used while there
+ * are any, so new IRQs never fire there (an operator's narrower default is
+ * kept narrow); else its value before back. */
 void pol_default_affinity(struct pol_tick *t) {
         const struct inventory *inv = t->inv;
         struct policy_state *st = t->st;

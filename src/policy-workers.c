@@ -247,10 +247,9 @@ void pol_workers(struct pol_tick *t) {
         }
 out:
         free(v);
-        for (size_t i = 0; i < st->n_threads;) {
+        for (size_t i = 0; i < st->n_threads;)
                 if (!st->threads[i].seen)
                         st->threads[i] = st->threads[--st->n_threads];
                 else
                         i++;
-        }
 }

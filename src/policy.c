@@ -513,6 +513,7 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
 int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
                 struct policy_report *ret_report) {
         struct pol_tick t = { 0 };
+        cpuset_t banned;
         int r, n;
 
         if (!st || !in || !in->config || !in->topo || !in->inv || !ret_actions || !ret_report)
@@ -568,13 +569,10 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         /* never a target (docs/DESIGN.md "Policy"): offline, isolated,
          * nohz_full and banned CPUs; what still uses one leaves it this
          * tick (pol_vacate_rps, pol_replace_offline) */
-        {
-                cpuset_t banned = t.c->banned_cpus;
-
-                if (in->bans)
-                        cpuset_or(&banned, &banned, in->bans);
-                topology_eligible(in->topo, &banned, &t.eligible);
-        }
+        banned = t.c->banned_cpus;
+        if (in->bans)
+                cpuset_or(&banned, &banned, in->bans);
+        topology_eligible(in->topo, &banned, &t.eligible);
 
         for (size_t i = 0; i < st->n_irqs; i++)
                 st->irqs[i].seen = false;
