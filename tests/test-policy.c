@@ -560,37 +560,44 @@ static void test_random_hosts(void **state) {
         }
 }
 
-/* Several hot queues at once (the simulator's trial8 host: 8 CPUs, 4 queues
- * with separate rx and tx vectors, 55% receive and 10% transmit work each,
- * 25% of the receive work staying on the IRQ CPU, RPS costing 10% of what
- * it moves, 35-45% user work beside it): their RPS sets must not pile the
+/* The simulator's trial8 host: 8 CPUs, 4 queues with separate rx and tx
+ * vectors, 55% receive and 10% transmit work each, 25% of the receive
+ * work staying on the IRQ CPU, RPS costing 10% of what it moves, 35-45%
+ * user work beside it.  Returns the lower bound of its peak. */
+static double trial8_host(struct fx *f, uint64_t *seed) {
+        const int n_cpus = 8, nq = 4;
+        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
+        double total = 0;
+
+        fx_init(f, n_cpus, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f->cfg);
+        fx_add_nic(f, "eth0", 0, nq, false, 30, true, false);
+        f->napi_share = keep;
+        f->rps_cost = cost;
+        for (int k = 0; k < nq; k++) {
+                f->q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
+                total += tx + work * (1 + cost * (1 - keep));
+        }
+        for (int c = 0; c < n_cpus; c++)
+                f->user[c] = 0.35 + 0.1 * fx_rand(seed);
+        return MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
+}
+
+/* Several hot queues at once (trial8_host): their RPS sets must not pile the
  * protocol work onto the other queues' IRQ CPUs, which carry interrupt and
  * NAPI work that RPS cannot move, while CPUs without a queue IRQ have room;
  * the peak ends near the lower bound, and no CPU stays busy with little
  * idle while a CPU without network work idles. */
 static void test_rps_hot_queues_together(void **state) {
         const int n_cpus = 8, nq = 4, ticks = 150;
-        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
 
         (void) state;
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double noise[8], peak = 0, lb, total = 0;
+                double noise[8], peak = 0, lb = trial8_host(&f, &seed);
                 unsigned hole = 0, hole_max = 0;
 
-                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                fx_add_nic(&f, "eth0", 0, nq, false, 30, true, false);
-                f.napi_share = keep;
-                f.rps_cost = cost;
-                for (int k = 0; k < nq; k++) {
-                        f.q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
-                        total += tx + work * (1 + cost * (1 - keep));
-                }
-                lb = MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
-                for (int c = 0; c < n_cpus; c++)
-                        f.user[c] = 0.35 + 0.1 * fx_rand(&seed);
                 for (int k = 1; k <= ticks; k++) {
                         bool busy = false, idle = false;
 
@@ -639,28 +646,15 @@ static void test_rps_hot_queues_together(void **state) {
  * the lower bound to the end of the run; so the wait is measuring, and no
  * run of calm ticks in it may be longer than the measuring cadence. */
 static void test_rps_prior_share_paced(void **state) {
-        const int n_cpus = 8, nq = 4, ticks = 60;
-        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
+        const int n_cpus = 8, ticks = 60;
 
         (void) state;
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double noise[8], lb, total = 0;
+                double noise[8], lb = trial8_host(&f, &seed);
                 int first_rps = 0, again = 0, calm_run = 0, calm_between = 0, longest = 0, measured_full = 0;
 
-                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                fx_add_nic(&f, "eth0", 0, nq, false, 30, true, false);
-                f.napi_share = keep;
-                f.rps_cost = cost;
-                for (int k = 0; k < nq; k++) {
-                        f.q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
-                        total += tx + work * (1 + cost * (1 - keep));
-                }
-                lb = MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
-                for (int c = 0; c < n_cpus; c++)
-                        f.user[c] = 0.35 + 0.1 * fx_rand(&seed);
                 for (int k = 1; k <= ticks; k++) {
                         bool full;
 
