@@ -334,11 +334,7 @@ void pol_other_irqs(struct pol_tick *t) {
                 return;
         other_rate = calloc(t->max_cpu + 1, sizeof(double));
         if (!other_rate || build_others(t, other_rate) < 0 ||
-            (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy))))) {
-                t->r = -ENOMEM;
-                goto finish;
-        }
-        if (mark_massed(t) < 0) {
+            (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy)))) || mark_massed(t) < 0) {
                 t->r = -ENOMEM;
                 goto finish;
         }

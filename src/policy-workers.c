@@ -61,21 +61,18 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, cpuset_t to
 }
 
 /* One CPU per thread: a thread keeps its CPU up to a fair share, the rest
- * go to the emptiest, so placements stay put as threads come and go. */
+ * go to the emptiest, so placements stay put as threads come and go.  cand
+ * is not empty (spread_default). */
 static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset_t *cand, const char *why,
                    const char *name) {
-        int n_cand = cpuset_count(cand), fair;
-        unsigned *count;
+        int n_cand = cpuset_count(cand), fair = 0;
+        unsigned *count = calloc(t->max_cpu + 1, sizeof(unsigned));
         char list[128], reason[256];
 
-        if (n_cand == 0)
-                return;
-        count = calloc(t->max_cpu + 1, sizeof(unsigned));
         if (!count) {
                 t->r = -ENOMEM;
                 return;
         }
-        fair = 0;
         for (size_t i = 0; i < n; i++)
                 fair += !v[i].skip;
         fair = (fair + n_cand - 1) / n_cand;
