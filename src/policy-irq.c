@@ -799,7 +799,8 @@ void pol_xps(struct pol_tick *t) {
                 cpuset_t to;
                 struct action *a;
 
-                if (!x->managed || !x->xps || !iq->has_xps || !iq->has_tx || u->target < 0)
+                if (!x->managed || !x->xps || !iq->has_xps || !iq->has_tx || u->target < 0 ||
+                    !cpuset_isset(&t->eligible, u->target))
                         continue;
                 q = pol_queue_get(t->st, x->nic->name, u->queue, false);
                 if (q && (q->xps_external || q->xps_broken))
@@ -807,8 +808,6 @@ void pol_xps(struct pol_tick *t) {
                 /* only queues whose IRQ we placed (or the kernel manages) */
                 r = pol_irq_get(t->st, u->irq[0], false);
                 if (!u->touched && !(r && (r->set || r->managed)))
-                        continue;
-                if (!cpuset_isset(&t->eligible, u->target))
                         continue;
                 /* no 1 KB set built and compared per queue: this runs for
                  * every queue on every tick */

@@ -202,9 +202,7 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
                 if (r->set && !cpuset_kept_same(&r->last_set, &ii->affinity))
                         r->set = r->moved = false;
         }
-        if (r->managed || r->failures >= ACTION_MAX_FAILURES)
-                return false;
-        if (pol_irq_held(t, r, ii, n ? n->name : NULL, -1))
+        if (r->managed || r->failures >= ACTION_MAX_FAILURES || pol_irq_held(t, r, ii, n ? n->name : NULL, -1))
                 return false;
         if (!r->set)
                 return true;
