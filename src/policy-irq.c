@@ -739,8 +739,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                          "%.0f%% -> %.0f%%",
                          100 * pol_min_gain(t), t->nics[m->u->nic].nic->name, m->u->queue, m->to,
                          100 * t->load[cpu], 100 * m->peak);
-        }
-        else if (n_fixed == nb)
+        } else if (n_fixed == nb)
                 snprintf(why, why_len, "its busy queues are pinned by configuration or already moved this tick");
         else
                 snprintf(why, why_len, "no eligible CPU has room for one of its queues");

@@ -429,11 +429,10 @@ static int fill_report(struct pol_tick *t) {
                         continue;
                 for (int j = 0; j < u->n_irq; j++) {
                         const struct pol_irq *r = pol_irq_get(st, u->irq[j], false);
-                        if (!r || (!r->managed && !r->external))
-                                rep->n_queue_irqs++;
+
+                        rep->n_queue_irqs += !r || (!r->managed && !r->external);
                 }
-                if (u->rps_ours)
-                        rep->n_rps_queues++;
+                rep->n_rps_queues += u->rps_ours;
         }
         for (size_t i = 0; i < t->n_irqless; i++) {
                 const struct pol_unit *u = &t->irqless[i];
@@ -482,12 +481,10 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                 const struct sample_cpu *rc = &raw->cpus[cpu];
                 double L, idle;
 
-                if (!rc->valid)
+                if (!rc->valid || (cpu < CPUSET_MAX && cpuset_isset(&last->hot, cpu)))
                         continue;
                 L = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
                 idle = MAX(rc->idle, 0);
-                if (cpu < CPUSET_MAX && cpuset_isset(&last->hot, cpu))
-                        continue;
                 /* not hot yet and at the threshold: count the samples fast */
                 if (L >= last->enter)
                         return POLICY_PACE_FAST;
