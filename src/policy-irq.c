@@ -267,10 +267,8 @@ out:
         return peak;
 }
 
-/* Initial layout (docs/DESIGN.md "Policy"): a queue a local CPU, rx and tx
- * together, cores before siblings, wrapping; each NIC starts where the last
- * of its node ended; busy CPUs (layout_free) last.  With a sample, by load
- * (lpt).  Placements move the projected load for the next NIC. */
+/* Initial layout (docs/DESIGN.md "Policy"), wrapping over rot; with a
+ * sample, by load (lpt).  Placements move the projected load for the next NIC. */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur = cursor_get(t->st, x->nic->node);
         /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
@@ -539,14 +537,8 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
         return m;
 }
 
-/* A queue's separate tx IRQ is kept beside its rx IRQ for the cache, but
- * it is work of its own, which no move of the pair or RPS takes off the rx
- * CPU: when no move of a whole queue lowers a hot CPU's peak by min_gain
- * and its busy queues spread with RPS already, the tx IRQ whose move
- * lowers the peak most, by min_gain, goes alone to the coolest CPU, on
- * another node only when every local one would end hot and that ends
- * lower at its cost (try_move).
- * Returns whether it moved one. */
+/* A tx IRQ apart (docs/DESIGN.md "Policy"), by try_move: the one whose
+ * move lowers the peak most, by min_gain.  Returns whether it moved one. */
 static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         double busy = pol_busy(t, cpu);
         struct pol_unit *bu = NULL;
@@ -577,11 +569,10 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                 if (u->n_irq != 2 || u->irq_cpu[1] != cpu || u->tx_apart || u->target != cpu || u->tx < busy ||
                     u->fixed || u->touched || !dwell_ok(t, u))
                         continue;
-                /* while the share RPS leaves on the IRQ CPUs is still to be
-                 * measured (policy-share.c: not on a saturated CPU, and
-                 * over RPS CPUs without queue IRQs), only onto a CPU no
-                 * queue IRQ or RPS set uses: a tx IRQ on an RPS CPU would
-                 * be counted as steered work */
+                /* while the share is still to be measured (policy-share.c:
+                 * not on a saturated CPU, over RPS CPUs without queue IRQs),
+                 * only onto a CPU no queue IRQ or RPS set uses: on an RPS
+                 * CPU it would read as steered work */
                 local = x->cpus;
                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                 if (u->rps_on && !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) &&
@@ -685,8 +676,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                                 continue;
                         }
                         /* the local node while a local move leaves no CPU
-                         * hot; past that, whichever ends lower with the
-                         * remote work at its cost (try_move) */
+                         * hot, past that whichever ends lower (try_move) */
                         m = try_move(t, u, cpu, &x->cpus, u->work, unit_irqs(u, false));
                         if (m.to >= 0 && m.peak < near.peak)
                                 near = m;

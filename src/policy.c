@@ -563,9 +563,8 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         t.idle = t.load + n;
         t.net = t.idle + n;
 
-        /* never a target (docs/DESIGN.md "Policy"): offline, isolated,
-         * nohz_full and banned CPUs; what still uses one leaves it this
-         * tick (pol_vacate_rps, pol_replace_offline) */
+        /* eligible CPUs (docs/DESIGN.md "Policy"); what still uses another
+         * leaves it this tick (pol_vacate_rps, pol_replace_offline) */
         banned = t.c->banned_cpus;
         if (in->bans)
                 cpuset_or(&banned, &banned, in->bans);
