@@ -2986,16 +2986,21 @@ static void test_external_rps(void **state) {
         fx_free(&f);
 }
 
+/* 4 CPUs, eth0's 4 queues (IRQs 30-33) at 20% each, laid out one a CPU. */
+static void hot_unplug_host(struct fx *f) {
+        fx_init(f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(f, "eth0", 0, 4, true, 30, false, false);
+        for (int q = 0; q < 4; q++)
+                f->q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
+        assert_int_equal(fx_step(f, 1 * SEC), 0);
+        expect_actions("layout", &f->l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+}
+
 static void test_hot_unplug(void **state) {
         struct fx f;
 
         (void) state;
-        fx_init(&f, 4, 1, FX_SMT_NONE);
-        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
-        for (int q = 0; q < 4; q++)
-                f.q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
-        assert_int_equal(fx_step(&f, 1 * SEC), 0);
-        expect_actions("layout", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+        hot_unplug_host(&f);
 
         /* CPU2 goes offline: the kernel moves IRQ 32 to the other CPUs */
         fx_cpu_offline(&f, 2);
@@ -3019,12 +3024,7 @@ static void test_hot_unplug_mask_kept(void **state) {
         struct fx f;
 
         (void) state;
-        fx_init(&f, 4, 1, FX_SMT_NONE);
-        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
-        for (int q = 0; q < 4; q++)
-                f.q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
-        assert_int_equal(fx_step(&f, 1 * SEC), 0);
-        expect_actions("layout", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+        hot_unplug_host(&f);
 
         fx_cpu_offline(&f, 2);
         fx_model(&f, NULL);
