@@ -121,8 +121,9 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 pol_irq_drop(st, r);
                 break;
         default:
-                /* busy, bad or offline CPUs (the next tick decides on fresh
-                 * topology), or something unforeseen: counted but a busy one */
+                /* transient, bad or offline CPUs (the next tick decides on
+                 * fresh topology), or something unforeseen: counted but the
+                 * transient */
                 if (action_failure_counts(f) && ++r->failures == ACTION_MAX_FAILURES)
                         pol_state_note(st, LOG_WARNING, "IRQ %u: setting its affinity failed %u times (%s); giving up",
                                    a->irq, r->failures, strerror(-result));
