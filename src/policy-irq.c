@@ -187,10 +187,10 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
 static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place, const int *cand,
                   size_t n_cand, size_t n_all, int *ret_cpu, double *ret_now) {
         /* bg, cur: max_cpu + 1 each; w: n_place */
-        double *bg = calloc(2 * ((size_t) t->max_cpu + 1) + n_place + 1, sizeof(double));
+        _cleanup_(freep) double *bg = calloc(2 * ((size_t) t->max_cpu + 1) + n_place + 1, sizeof(double));
+        _cleanup_(freep) unsigned *cnt = calloc(t->max_cpu + 1, sizeof(unsigned));
+        _cleanup_(freep) size_t *ord = calloc(n_place + 1, sizeof(size_t));
         double *cur, *w, work = 0, rate = 0, peak = 0;
-        unsigned *cnt = calloc(t->max_cpu + 1, sizeof(unsigned));
-        size_t *ord = calloc(n_place + 1, sizeof(size_t));
         struct vectors vec;
         int r = vectors_copy(&vec, &t->vec); /* this layout's counts, as it goes */
 
@@ -260,9 +260,6 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                 peak = MAX(peak, cur[best]);
         }
 out:
-        free(bg);
-        free(cnt);
-        free(ord);
         vectors_free(&vec);
         return peak;
 }
@@ -272,13 +269,15 @@ out:
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur = cursor_get(t->st, x->nic->node);
         /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
-        int *order = calloc(2 * ((size_t) t->max_cpu + 1) + x->n_units + 1, sizeof(int)), *rot, *to;
-        size_t *place = calloc(x->n_units + 1, sizeof(size_t)), n, n_free, n_place = 0, wrap;
+        _cleanup_(freep) int *order = calloc(2 * ((size_t) t->max_cpu + 1) + x->n_units + 1, sizeof(int));
+        _cleanup_(freep) size_t *place = calloc(x->n_units + 1, sizeof(size_t));
+        size_t n, n_free, n_place = 0, wrap;
+        int *rot, *to;
         char reason[256];
 
         if (!order || !place || !cur) {
                 t->r = -ENOMEM;
-                goto out;
+                return;
         }
         rot = order + t->max_cpu + 1;
         to = rot + t->max_cpu + 1;
@@ -288,7 +287,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         x->rec->noted_no_cpu = true;
                         pol_note(t, LOG_WARNING, "%s: no eligible CPU for its queue IRQs; leaving them", x->nic->name);
                 }
-                goto out;
+                return;
         }
         if (!x->rec->start_known) {
                 x->rec->start_known = true;
@@ -336,9 +335,6 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                          t->in->load ? " by load" : "", x->nic->name, u->queue, x->n_units, cpu, n);
                 place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
         }
-out:
-        free(order);
-        free(place);
 }
 
 /* A start-up layout is looked at again with the first sample that sees the
@@ -346,8 +342,10 @@ out:
  * when that spreads the NIC's own work better by min_gain (other devices'
  * IRQs leave by themselves), else only queues on busy CPUs move. */
 static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
-        int *order = NULL, *rot, *to;
-        size_t *place = NULL, n, n_free, n_place = 0;
+        _cleanup_(freep) int *order = NULL;
+        _cleanup_(freep) size_t *place = NULL;
+        size_t n, n_free, n_place = 0;
+        int *rot, *to;
         double now = 0, peak = 0, rate = 0;
         bool on_busy = false, by_load;
         char reason[256];
@@ -368,13 +366,13 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
         place = calloc(x->n_units + 1, sizeof(size_t));
         if (!order || !place) {
                 t->r = -ENOMEM;
-                goto out;
+                return;
         }
         rot = order + t->max_cpu + 1;
         to = rot + t->max_cpu + 1;
         n = layout_order(t, &x->cpus, order);
         if (n == 0)
-                goto out;
+                return;
         n_free = layout_cands(t, x, order, n, (size_t) x->rec->start % n, rot);
         for (size_t i = 0; i < x->n_units; i++)
                 if (!t->units[x->first_unit + i].fixed) {
@@ -397,7 +395,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                 /* nothing seen to place by yet: wait a few samples */
                 if (rate <= 0 && ++x->rec->blind_ticks < POL_RELAYOUT_SAMPLES)
                         x->rec->blind = true;
-                goto out;
+                return;
         }
         for (size_t i = 0; i < n_place; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + place[i]];
@@ -412,9 +410,6 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                  x->nic->name, u->queue, u->cpu, to[i]);
                 place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
         }
-out:
-        free(order);
-        free(place);
 }
 
 /* Every movable queue IRQ of the NIC is where we last set it. */

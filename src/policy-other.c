@@ -284,19 +284,16 @@ static int cmp_rate(const void *a, const void *b) {
  * heaviest count as busy, so each gets a CPU of its own; those left come
  * to less than one busy IRQ.  0 or -ENOMEM. */
 static int mark_massed(struct pol_tick *t) {
-        struct pol_other **v = NULL;
-        double *sum = NULL;
+        _cleanup_(freep) struct pol_other **v = NULL;
+        _cleanup_(freep) double *sum = NULL;
         size_t n = 0;
 
         if (t->n_others == 0 || !t->in->load)
                 return 0;
         v = calloc(t->n_others, sizeof(*v));
         sum = calloc(t->max_cpu + 1, sizeof(double));
-        if (!v || !sum) {
-                free(v);
-                free(sum);
+        if (!v || !sum)
                 return -ENOMEM;
-        }
         for (size_t i = 0; i < t->n_others; i++) {
                 struct pol_other *o = &t->others[i];
                 int c;
@@ -316,14 +313,12 @@ static int mark_massed(struct pol_tick *t) {
                 sum[c] -= v[i]->rate;
                 v[i]->busy = v[i]->massed = true;
         }
-        free(v);
-        free(sum);
         return 0;
 }
 
 void pol_other_irqs(struct pol_tick *t) {
-        struct pol_other **busy = NULL;
-        double *other_rate;
+        _cleanup_(freep) struct pol_other **busy = NULL;
+        _cleanup_(freep) double *other_rate = NULL;
         size_t n_busy = 0;
         char reason[256];
         cpuset_t local, took;
@@ -334,7 +329,7 @@ void pol_other_irqs(struct pol_tick *t) {
         if (!other_rate || build_others(t, other_rate) < 0 ||
             (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy)))) || mark_massed(t) < 0) {
                 t->r = -ENOMEM;
-                goto finish;
+                return;
         }
 
         /* quiet IRQs: their node's eligible CPUs, unless within them */
@@ -405,9 +400,6 @@ void pol_other_irqs(struct pol_tick *t) {
                 pol_settle(t, cpu);
                 emit(t, o, &to, true, ACTION_REASON_IRQ_BUSY, reason);
         }
-finish:
-        free(busy);
-        free(other_rate);
 }
 
 /* A hot CPU shared by busy IRQs of other devices: the one move to a cool
