@@ -438,9 +438,8 @@ static int fill_report(struct pol_tick *t) {
         for (size_t i = 0; i < t->n_irqless; i++) {
                 const struct pol_unit *u = &t->irqless[i];
                 const struct inventory_nic *n = t->nics[u->nic].nic;
-                if (!u->rps_ours)
-                        continue;
-                for (size_t q = 0; q < n->n_queues; q++)
+
+                for (size_t q = 0; u->rps_ours && q < n->n_queues; q++)
                         rep->n_rps_queues += pol_rps_ours(st, n, &n->queues[q]);
         }
         moves_prune(st, t->now);
