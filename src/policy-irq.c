@@ -186,11 +186,11 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
  * most these queues put on one CPU, and in *ret_now (may be NULL) now. */
 static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place, const int *cand,
                   size_t n_cand, size_t n_all, int *ret_cpu, double *ret_now) {
-        double *bg = calloc(t->max_cpu + 1, sizeof(double)), *w = calloc(n_place + 1, sizeof(double));
-        unsigned *cnt = calloc(t->max_cpu + 1, sizeof(unsigned));
-        size_t *ord = calloc(n_place + 1, sizeof(size_t));
-        double *cur = calloc(t->max_cpu + 1, sizeof(double));
-        double work = 0, rate = 0, peak = 0;
+        /* bg, cur: max_cpu + 1 each; w: n_place */
+        _cleanup_(freep) double *bg = calloc(2 * ((size_t) t->max_cpu + 1) + n_place + 1, sizeof(double));
+        _cleanup_(freep) unsigned *cnt = calloc(t->max_cpu + 1, sizeof(unsigned));
+        _cleanup_(freep) size_t *ord = calloc(n_place + 1, sizeof(size_t));
+        double *cur, *w, work = 0, rate = 0, peak = 0;
         struct vectors vec;
         int r = vectors_copy(&vec, &t->vec); /* this layout's counts, as it goes */
 
@@ -198,10 +198,12 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                 *ret_now = 0;
         for (size_t i = 0; i < n_place; i++)
                 ret_cpu[i] = -1;
-        if (!bg || !w || !cnt || !ord || !cur || r < 0) {
+        if (!bg || !cnt || !ord || r < 0) {
                 t->r = -ENOMEM;
                 goto out;
         }
+        cur = bg + t->max_cpu + 1;
+        w = cur + t->max_cpu + 1;
         for (size_t i = 0; i < n_all; i++)
                 bg[cand[i]] = t->load[cand[i]];
         for (size_t i = 0; i < n_place; i++) {
@@ -258,112 +260,81 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                 peak = MAX(peak, cur[best]);
         }
 out:
-        free(bg);
-        free(w);
-        free(cnt);
-        free(ord);
-        free(cur);
         vectors_free(&vec);
         return peak;
 }
 
-/* Initial layout (docs/DESIGN.md "Policy"): a queue a local CPU, rx and tx
- * together, cores before siblings, wrapping; each NIC starts where the last
- * of its node ended; busy CPUs (layout_free) last.  With a sample, by load
- * (lpt).  Placements move the projected load for the next NIC. */
+/* Initial layout (docs/DESIGN.md "Policy"), wrapping over rot; with a
+ * sample, by load (lpt).  Placements move the projected load for the next NIC. */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
-        struct pol_cursor *cur;
+        struct pol_cursor *cur = cursor_get(t->st, x->nic->node);
+        /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
+        _cleanup_(freep) int *order = calloc(2 * ((size_t) t->max_cpu + 1) + x->n_units + 1, sizeof(int));
+        _cleanup_(freep) size_t *place = calloc(x->n_units + 1, sizeof(size_t));
+        size_t n, n_free, n_place = 0, wrap;
+        int *rot, *to;
         char reason[256];
-        int *order, *rot;
-        size_t n, n_free = 0, j = 0, start;
 
-        order = calloc(2 * ((size_t) t->max_cpu + 1), sizeof(int));
-        if (!order) {
+        if (!order || !place || !cur) {
                 t->r = -ENOMEM;
                 return;
         }
         rot = order + t->max_cpu + 1;
+        to = rot + t->max_cpu + 1;
         n = layout_order(t, &x->cpus, order);
-        cur = cursor_get(t->st, x->nic->node);
-        if (n == 0 || !cur) {
-                if (!cur)
-                        t->r = -ENOMEM;
-                else if (!x->rec->noted_no_cpu) {
+        if (n == 0) {
+                if (!x->rec->noted_no_cpu) {
                         x->rec->noted_no_cpu = true;
                         pol_note(t, LOG_WARNING, "%s: no eligible CPU for its queue IRQs; leaving them", x->nic->name);
                 }
-                goto out;
+                return;
         }
         if (!x->rec->start_known) {
                 x->rec->start_known = true;
                 x->rec->start = cur->pos;
                 cur->pos = (int) ((cur->pos + x->n_units) % n);
         }
-        start = (size_t) x->rec->start % n;
-        n_free = layout_cands(t, x, order, n, start, rot);
+        n_free = layout_cands(t, x, order, n, (size_t) x->rec->start % n, rot);
+        wrap = n_free > 0 ? n_free : n;
         x->rec->blind = !t->in->load;
         x->rec->blind_ticks = 0;
         if (t->in->load) {
-                size_t *place = calloc(x->n_units + 1, sizeof(size_t)), n_place = 0;
-                int *to = calloc(x->n_units + 1, sizeof(int));
-
-                if (!place || !to) {
-                        t->r = -ENOMEM;
-                } else {
-                        for (size_t i = 0; i < x->n_units; i++) {
-                                struct pol_unit *u = &t->units[x->first_unit + i];
-                                if (!u->fixed && !unit_intact(t, u))
-                                        place[n_place++] = i;
-                        }
-                        lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, NULL);
-                        for (size_t i = 0; i < n_place; i++) {
-                                struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                                if (to[i] < 0) {
-                                        unit_no_vector(t, u, &x->cpus);
-                                        continue;
-                                }
-                                snprintf(reason, sizeof(reason),
-                                         "initial layout by load: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
-                                         x->nic->name, u->queue, x->n_units, to[i], n);
-                                place_unit(t, u, to[i], ACTION_REASON_INITIAL_LAYOUT, reason);
-                        }
-                }
-                free(place);
-                free(to);
-                goto out;
+                for (size_t i = 0; i < x->n_units; i++)
+                        if (!t->units[x->first_unit + i].fixed && !unit_intact(t, &t->units[x->first_unit + i]))
+                                place[n_place++] = i;
+                lpt(t, x, place, n_place, rot, wrap, n, to, NULL);
         }
-        for (size_t i = 0; i < x->n_units; i++) {
+        for (size_t i = 0, k = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
-                size_t k;
                 int cpu = -1;
 
-                /* a unit we cannot move, or still where we put it, keeps
-                 * its slot: a re-layout gives the same picture */
-                if (u->fixed || unit_intact(t, u)) {
-                        j++;
+                if (t->in->load) {
+                        /* by load: lpt's choice for the units in place */
+                        if (k == n_place || place[k] != i)
+                                continue;
+                        cpu = to[k++];
+                } else if (u->fixed || unit_intact(t, u)) {
+                        /* a unit we cannot move, or still where we put it,
+                         * keeps its slot: a re-layout gives the same picture */
                         continue;
-                }
-                for (k = 0; k < n; k++) {
+                } else {
                         /* wrapping over the free CPUs, the busy ones only
                          * when every free one is full for this IRQ */
-                        size_t wrap = n_free > 0 ? n_free : n;
-                        int c = k < wrap ? rot[(j + k) % wrap] : rot[k];
-                        if (unit_fits(t, &t->vec, u, c, unit_irqs(u, true))) {
-                                cpu = c;
-                                break;
+                        for (size_t s = 0; s < n && cpu < 0; s++) {
+                                int c = s < wrap ? rot[(i + s) % wrap] : rot[s];
+
+                                if (unit_fits(t, &t->vec, u, c, unit_irqs(u, true)))
+                                        cpu = c;
                         }
                 }
-                j++;
                 if (cpu < 0) {
                         unit_no_vector(t, u, &x->cpus);
                         continue;
                 }
-                snprintf(reason, sizeof(reason), "initial layout: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
-                         x->nic->name, u->queue, x->n_units, cpu, n);
+                snprintf(reason, sizeof(reason), "initial layout%s: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
+                         t->in->load ? " by load" : "", x->nic->name, u->queue, x->n_units, cpu, n);
                 place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
         }
-out:
-        free(order);
 }
 
 /* A start-up layout is looked at again with the first sample that sees the
@@ -371,10 +342,12 @@ out:
  * when that spreads the NIC's own work better by min_gain (other devices'
  * IRQs leave by themselves), else only queues on busy CPUs move. */
 static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
-        int *order = NULL, *rot, *to = NULL;
-        size_t *place = NULL, n, n_free, n_place = 0;
-        double now = 0, peak, rate = 0;
-        bool on_busy = false;
+        _cleanup_(freep) int *order = NULL;
+        _cleanup_(freep) size_t *place = NULL;
+        size_t n, n_free, n_place = 0;
+        int *rot, *to;
+        double now = 0, peak = 0, rate = 0;
+        bool on_busy = false, by_load;
         char reason[256];
 
         x->rec->blind = false;
@@ -388,38 +361,28 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         return;
                 rate += u->rate;
         }
-        order = calloc(2 * ((size_t) t->max_cpu + 1), sizeof(int));
+        /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
+        order = calloc(2 * ((size_t) t->max_cpu + 1) + x->n_units + 1, sizeof(int));
         place = calloc(x->n_units + 1, sizeof(size_t));
-        to = calloc(x->n_units + 1, sizeof(int));
-        if (!order || !place || !to) {
+        if (!order || !place) {
                 t->r = -ENOMEM;
-                goto out;
+                return;
         }
         rot = order + t->max_cpu + 1;
+        to = rot + t->max_cpu + 1;
         n = layout_order(t, &x->cpus, order);
         if (n == 0)
-                goto out;
+                return;
         n_free = layout_cands(t, x, order, n, (size_t) x->rec->start % n, rot);
         for (size_t i = 0; i < x->n_units; i++)
                 if (!t->units[x->first_unit + i].fixed) {
                         place[n_place++] = i;
                         on_busy |= !layout_free(t, x, t->units[x->first_unit + i].cpu);
                 }
-        if (rate > 0) {
+        if (rate > 0)
                 peak = lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now);
-                if (peak < now - pol_min_gain(t)) {
-                        for (size_t i = 0; i < n_place; i++) {
-                                struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                                if (to[i] < 0 || to[i] == u->cpu)
-                                        continue;
-                                snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
-                                         x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
-                                place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
-                        }
-                        goto out;
-                }
-        }
-        if (on_busy && n_free > 0) {
+        by_load = rate > 0 && peak < now - pol_min_gain(t);
+        if (!by_load && on_busy && n_free > 0) {
                 /* only the queues on busy CPUs move, onto the free ones */
                 n_place = 0;
                 for (size_t i = 0; i < x->n_units; i++) {
@@ -428,23 +391,25 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                 place[n_place++] = i;
                 }
                 lpt(t, x, place, n_place, rot, n_free, n_free, to, NULL);
-                for (size_t i = 0; i < n_place; i++) {
-                        struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                        if (to[i] < 0 || to[i] == u->cpu)
-                                continue;
+        } else if (!by_load) {
+                /* nothing seen to place by yet: wait a few samples */
+                if (rate <= 0 && ++x->rec->blind_ticks < POL_RELAYOUT_SAMPLES)
+                        x->rec->blind = true;
+                return;
+        }
+        for (size_t i = 0; i < n_place; i++) {
+                struct pol_unit *u = &t->units[x->first_unit + place[i]];
+
+                if (to[i] < 0 || to[i] == u->cpu)
+                        continue;
+                if (by_load)
+                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
+                                 x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
+                else
                         snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",
                                  x->nic->name, u->queue, u->cpu, to[i]);
-                        place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
-                }
-                goto out;
+                place_unit(t, u, to[i], ACTION_REASON_LAYOUT_BY_LOAD, reason);
         }
-        /* nothing seen to place by yet: wait a few samples */
-        if (rate <= 0 && ++x->rec->blind_ticks < POL_RELAYOUT_SAMPLES)
-                x->rec->blind = true;
-out:
-        free(order);
-        free(place);
-        free(to);
 }
 
 /* Every movable queue IRQ of the NIC is where we last set it. */
@@ -475,14 +440,14 @@ bool pol_layout_nic(struct pol_tick *t, size_t nic) {
         return true;
 }
 
-/* The coolest CPU of cand for the IRQs `which` of unit u: not hot, not
- * settling, with a vector for each. */
+/* The coolest CPU of cand for the IRQs `which` of unit u with a vector
+ * for each, not `not`, and when cool, neither hot nor settling. */
 static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, int not,
-                   unsigned which) {
+                   unsigned which, bool cool) {
         int best = -1;
 
         CPUSET_FOREACH(cpu, cand) {
-                if (cpu == not || cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu) ||
+                if (cpu == not || (cool && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu))) ||
                     !unit_fits(t, &t->vec, u, cpu, which))
                         continue;
                 if (best < 0 || t->load[cpu] < t->load[best])
@@ -516,20 +481,15 @@ void pol_replace_offline(struct pol_tick *t) {
                 struct pol_unit *u = &t->units[i];
                 struct pol_nicctx *x = &t->nics[u->nic];
                 bool vacate;
-                int cpu = -1;
+                int cpu;
 
                 if (u->fixed || u->touched)
                         continue;
                 vacate = !u->replace && unit_off_allowed(t, u);
                 if (!u->replace && !vacate)
                         continue;
-                /* the coolest local CPU, fewest queues as tie-break */
-                CPUSET_FOREACH(c, &x->cpus) {
-                        if (!unit_fits(t, &t->vec, u, c, unit_irqs(u, true)))
-                                continue;
-                        if (cpu < 0 || t->load[c] < t->load[cpu])
-                                cpu = c;
-                }
+                /* the coolest local CPU, hot or settling as it may be */
+                cpu = coolest(t, u, &x->cpus, -1, unit_irqs(u, true), false);
                 if (cpu < 0) {
                         unit_no_vector(t, u, &x->cpus);
                         continue;
@@ -564,7 +524,7 @@ struct move {
  * pair's projected peak, remote work at POL_REMOTE_COST. */
 static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w,
                             unsigned which) {
-        struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which), .peak = 2 };
+        struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which, true), .peak = 2 };
 
         if (m.to >= 0)
                 m.peak = MAX(t->load[cpu] - w,
@@ -572,20 +532,13 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
         return m;
 }
 
-/* A queue's separate tx IRQ is kept beside its rx IRQ for the cache, but
- * it is work of its own, which no move of the pair or RPS takes off the rx
- * CPU: when no move of a whole queue lowers a hot CPU's peak by min_gain
- * and its busy queues spread with RPS already, the tx IRQ whose move
- * lowers the peak most, by min_gain, goes alone to the coolest CPU, on
- * another node only when every local one would end hot and that ends
- * lower at its cost (try_move).
- * Returns whether it moved one. */
-static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
+/* A tx IRQ apart (docs/DESIGN.md "Policy"), by try_move: the one whose
+ * move lowers the peak most, by min_gain.  Returns whether it moved one. */
+static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         double busy = pol_busy(t, cpu);
         struct pol_unit *bu = NULL;
         int bto = -1;
         double bpeak = 2;
-        char reason[256];
         cpuset_t used, irqs;
 
         /* the CPUs queue IRQs fire on, and those or RPS steers to */
@@ -611,11 +564,10 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 if (u->n_irq != 2 || u->irq_cpu[1] != cpu || u->tx_apart || u->target != cpu || u->tx < busy ||
                     u->fixed || u->touched || !dwell_ok(t, u))
                         continue;
-                /* while the share RPS leaves on the IRQ CPUs is still to be
-                 * measured (policy-share.c: not on a saturated CPU, and
-                 * over RPS CPUs without queue IRQs), only onto a CPU no
-                 * queue IRQ or RPS set uses: a tx IRQ on an RPS CPU would
-                 * be counted as steered work */
+                /* while the share is still to be measured (policy-share.c:
+                 * not on a saturated CPU, over RPS CPUs without queue IRQs),
+                 * only onto a CPU no queue IRQ or RPS set uses: on an RPS
+                 * CPU it would read as steered work */
                 local = x->cpus;
                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                 if (u->rps_on && !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) &&
@@ -658,12 +610,10 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
                 a->queue = bu->queue;
                 to = cpuset_single(bto);
                 pol_set_cpus_kept(t, a, &to, &ii->affinity);
-                snprintf(reason, sizeof(reason),
-                         "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
-                         "projected peak %.0f%% -> %.0f%%",
-                         cpu, 100 * t->load[cpu], t->nics[bu->nic].nic->name, bu->queue, 100 * t->load[cpu], 100 * bpeak);
                 action_set_reason(a, t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
-                                  "%s", reason);
+                                  "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx "
+                                  "IRQ; projected peak %.0f%% -> %.0f%%", cpu, 100 * t->load[cpu],
+                                  t->nics[bu->nic].nic->name, bu->queue, 100 * t->load[cpu], 100 * bpeak);
         }
         move_load(t, cpu, bto, bu->tx);
         bu->touched = true;
@@ -671,7 +621,6 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why, size_t why_len) {
         pol_settle(t, bto);
         t->moves++;
         why[0] = 0;
-        (void) why_len;
         return true;
 }
 
@@ -681,7 +630,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         struct move best = { .peak = 2 }, near = { .peak = 2 };
         double busy = pol_busy(t, cpu);
         unsigned nb = 0, n_dwell = 0, n_fixed = 0;
-        bool blocked = false;    /* a move may help once a dwell or the cap allows it */
+        bool blocked;            /* a move may help once a dwell or the cap allows it */
         char reason[256], *why = t->st->cpus[cpu].why;
         size_t why_len = sizeof(t->st->cpus[cpu].why);
 
@@ -702,9 +651,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
          * (irqbalance's rule, and its blind spot: the lone hot queue below). */
-        if (nb >= 2 && t->moves >= c->max_moves)
-                blocked = true;
-        if (nb >= 2 && t->moves < c->max_moves) {
+        blocked = nb >= 2 && t->moves >= c->max_moves;
+        if (nb >= 2 && !blocked) {
                 for (size_t i = 0; i < t->n_units; i++) {
                         struct pol_unit *u = &t->units[i];
                         struct pol_nicctx *x = &t->nics[u->nic];
@@ -723,8 +671,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                                 continue;
                         }
                         /* the local node while a local move leaves no CPU
-                         * hot; past that, whichever ends lower with the
-                         * remote work at its cost (try_move) */
+                         * hot, past that whichever ends lower (try_move) */
                         m = try_move(t, u, cpu, &x->cpus, u->work, unit_irqs(u, false));
                         if (m.to >= 0 && m.peak < near.peak)
                                 near = m;
@@ -777,8 +724,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                          "%.0f%% -> %.0f%%",
                          100 * pol_min_gain(t), t->nics[m->u->nic].nic->name, m->u->queue, m->to,
                          100 * t->load[cpu], 100 * m->peak);
-        }
-        else if (n_fixed == nb)
+        } else if (n_fixed == nb)
                 snprintf(why, why_len, "its busy queues are pinned by configuration or already moved this tick");
         else
                 snprintf(why, why_len, "no eligible CPU has room for one of its queues");
@@ -791,7 +737,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 return;
         }
         /* every busy queue spreads already */
-        if (!blocked && t->moves < c->max_moves && tx_apart(t, cpu, why, why_len))
+        if (!blocked && t->moves < c->max_moves && tx_apart(t, cpu, why))
                 return;
         if (top && top->rps_ours)
                 snprintf(why, why_len, "its busiest queue (%s rx-%d) already spreads with RPS%s",
@@ -837,7 +783,8 @@ void pol_xps(struct pol_tick *t) {
                 cpuset_t to;
                 struct action *a;
 
-                if (!x->managed || !x->xps || !iq->has_xps || !iq->has_tx || u->target < 0)
+                if (!x->managed || !x->xps || !iq->has_xps || !iq->has_tx || u->target < 0 ||
+                    !cpuset_isset(&t->eligible, u->target))
                         continue;
                 q = pol_queue_get(t->st, x->nic->name, u->queue, false);
                 if (q && (q->xps_external || q->xps_broken))
@@ -845,8 +792,6 @@ void pol_xps(struct pol_tick *t) {
                 /* only queues whose IRQ we placed (or the kernel manages) */
                 r = pol_irq_get(t->st, u->irq[0], false);
                 if (!u->touched && !(r && (r->set || r->managed)))
-                        continue;
-                if (!cpuset_isset(&t->eligible, u->target))
                         continue;
                 /* no 1 KB set built and compared per queue: this runs for
                  * every queue on every tick */

@@ -16,26 +16,6 @@
 
 #include "policy-steps.h"
 
-bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        struct pol_napi *r = a->type == KNOB_THREAD && a->pid == a->tid ? pol_napi_get(st, a->pid, a->starttime, false)
-                                                                         : NULL;
-        enum action_failure f = action_failure_class(a->type, result);
-
-        if (!r)
-                return false;
-        if (f == ACTION_FAIL_NONE) {
-                /* the dwell counts from the first placement too */
-                r->move_usec = now_usec;
-                r->set = true;
-                r->cpu = cpuset_kept_first(&a->cpus);
-                r->failures = 0;
-        } else if (f == ACTION_FAIL_GONE)
-                *r = st->napis[--st->n_napis]; /* threaded off, or the device went */
-        else if (f == ACTION_FAIL_PERMANENT || (action_failure_counts(f) && ++r->failures >= ACTION_MAX_FAILURES))
-                r->broken = true;
-        return true;
-}
-
 /* The CPU of the IRQ of the queue napi polls after this tick, else -1. */
 static int napi_irq_cpu(const struct pol_tick *t, size_t ni, uint32_t napi_id) {
         const struct pol_nicctx *x = &t->nics[ni];
@@ -147,23 +127,6 @@ static void place_nic(struct pol_tick *t, size_t ni) {
 }
 
 /* ---- threaded NAPI as a relief ---- */
-
-void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        struct pol_nic *rec = pol_nic_get(st, a->nic, false);
-        enum action_failure f = action_failure_class(a->type, result);
-
-        if (!rec)
-                return;
-        if (f == ACTION_FAIL_NONE) {
-                rec->thr_ours = (int) a->value != rec->thr_orig;
-                rec->thr_change_usec = now_usec;
-        } else if (f == ACTION_FAIL_PERMANENT || f == ACTION_FAIL_INVALID || f == ACTION_FAIL_OTHER) {
-                /* no such file (old kernel, driver without NAPI) or refused */
-                rec->thr_broken = true;
-                rec->thr_trial.on = false;
-        } else if (f != ACTION_FAIL_TRANSIENT)
-                rec->thr_trial.on = false;
-}
 
 static void threaded_emit(struct pol_tick *t, const struct inventory_nic *n, uint32_t from, uint32_t to,
                           enum action_reason code, const char *why) {
@@ -301,10 +264,9 @@ void pol_napi(struct pol_tick *t) {
                     (t->c->napi_threads || (t->nics[ni].rec && t->nics[ni].rec->thr_ours)))
                         place_nic(t, ni);
         /* threads gone from the inventory (threaded off, device gone) */
-        for (size_t i = 0; i < st->n_napis;) {
+        for (size_t i = 0; i < st->n_napis;)
                 if (!st->napis[i].seen)
                         st->napis[i] = st->napis[--st->n_napis];
                 else
                         i++;
-        }
 }

@@ -21,13 +21,9 @@ static const struct inventory_nic *nic_of(const struct pol_tick *t, const struct
         return ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics ? &t->inv->nics[ii->nic] : NULL;
 }
 
-/* The IRQ's node: its own (proc/irq/N/node), else its NIC's; -1 unknown. */
-static int irq_node(const struct pol_tick *t, const struct inventory_irq *ii) {
-        const struct inventory_nic *n = nic_of(t, ii);
-
-        if (ii->node >= 0)
-                return ii->node;
-        return n ? n->node : -1;
+/* A NIC queue's rx, tx or combined vector. */
+static bool queue_irq(const struct inventory_irq *ii) {
+        return ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX;
 }
 
 /* The eligible CPUs of node, or all when it is unknown or has none. */
@@ -38,10 +34,6 @@ static void local_cpus(const struct pol_tick *t, int node, cpuset_t *ret) {
                         cpuset_and(ret, &t->topo->nodes[k].cpus, &t->eligible);
         if (cpuset_empty(ret))
                 *ret = t->eligible;
-}
-
-static bool dwell_ok(const struct pol_tick *t, const struct pol_irq *r) {
-        return !r->moved || t->now - r->last_move_usec >= MAX(r->dwell_usec, t->c->min_dwell_usec);
 }
 
 /* The irq+softirq share the IRQ explains: its part of the other devices'
@@ -63,8 +55,9 @@ static double other_work(const struct pol_tick *t, const struct sample_irq *si, 
         return MAX(w, si->rate * POL_OTHER_COST);
 }
 
-/* Moves w of projected load from where the IRQ fires now to cpu. */
-static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
+/* Moves o's projected load from where it fires now to cpu; with settle,
+ * those CPUs settle too. */
+static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu, bool settle) {
         const struct sample_rates *l = t->in->load;
         int lo, hi;
 
@@ -73,8 +66,12 @@ static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu) {
         pol_irq_range(l, o->si, t->max_cpu + 1, &lo, &hi);
         for (int c = lo; c <= hi; c++) {
                 double r = sample_irq_on(o->si, l->max_cpu, c);
-                if (r > 0)
+
+                if (r > 0) {
                         t->load[c] = MAX(t->load[c] - o->work * r / o->si->rate, 0);
+                        if (settle)
+                                pol_settle(t, c);
+                }
         }
         if (cpu >= 0 && cpu <= t->max_cpu)
                 t->load[cpu] += o->work;
@@ -147,7 +144,8 @@ static int least_loaded(const struct pol_tick *t, const struct pol_other *o, con
 }
 
 /* Places o on `to`; false, and nothing planned, when no CPU of `to` has a
- * free vector for it. */
+ * free vector for it.  A layout placement off CPUs gone or not allowed
+ * has that reason instead of code. */
 static bool emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bool layout, enum action_reason code,
                  const char *reason) {
         int cpu = pol_vector_pick(t, o->ii, to);
@@ -175,6 +173,8 @@ static bool emit(struct pol_tick *t, struct pol_other *o, const cpuset_t *to, bo
         a->queue = -1;
         pol_set_cpus_kept(t, a, to, &o->ii->affinity);
         a->layout = layout;
+        if (layout && (o->stranded || o->ineligible))
+                code = o->stranded ? ACTION_REASON_CPU_OFFLINE : ACTION_REASON_CPU_BANNED;
         action_set_reason(a, code, "%s", reason);
         o->touched = true;
         o->cpu = cpuset_only(to);
@@ -202,9 +202,7 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
                 if (r->set && !cpuset_kept_same(&r->last_set, &ii->affinity))
                         r->set = r->moved = false;
         }
-        if (r->managed || r->failures >= ACTION_MAX_FAILURES)
-                return false;
-        if (pol_irq_held(t, r, ii, n ? n->name : NULL, -1))
+        if (r->managed || r->failures >= ACTION_MAX_FAILURES || pol_irq_held(t, r, ii, n ? n->name : NULL, -1))
                 return false;
         if (!r->set)
                 return true;
@@ -217,16 +215,6 @@ static bool check_other(struct pol_tick *t, const struct inventory_irq *ii, stru
         return pol_irq_kept(t, r, ii, n ? n->name : NULL, -1);
 }
 
-/* Whether IRQ ii is another device's that the configuration lets us
- * place: not a queue IRQ, not of a NIC with manage = no, not in ban_irqs. */
-static bool other_candidate(const struct pol_tick *t, const struct inventory_irq *ii) {
-        if (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX)
-                return false;
-        if (ii->nic >= 0 && (size_t) ii->nic < t->inv->n_nics && !t->nics[ii->nic].managed)
-                return false;
-        return ii->affinity_readable && !config_irq_banned(t->c, ii->irq);
-}
-
 static int build_others(struct pol_tick *t, double *other_rate) {
         const struct sample_rates *l = t->in->load;
 
@@ -237,7 +225,7 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 const struct sample_irq *si;
                 int lo, hi;
 
-                if (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX)
+                if (queue_irq(ii))
                         continue;
                 si = sample_rates_irq(l, ii->irq);
                 if (!si || !si->valid || si->rate <= 0)
@@ -248,11 +236,15 @@ static int build_others(struct pol_tick *t, double *other_rate) {
         }
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
                 const struct inventory_irq *ii = &t->inv->irqs[i];
+                const struct inventory_nic *n = nic_of(t, ii);
                 struct pol_other *o;
                 struct pol_irq *r;
                 cpuset_t on;
 
-                if (!other_candidate(t, ii))
+                /* another device's IRQ the configuration lets us place: not
+                 * of a NIC with manage = no, not in ban_irqs */
+                if (queue_irq(ii) || (n && !t->nics[ii->nic].managed) || !ii->affinity_readable ||
+                    config_irq_banned(t->c, ii->irq))
                         continue;
                 r = pol_irq_get(t->st, ii->irq, false);
                 if (r && !check_other(t, ii, r))
@@ -261,7 +253,9 @@ static int build_others(struct pol_tick *t, double *other_rate) {
                 if (util_grow((void **) &t->others, &t->a_others, t->n_others + 1, sizeof(*t->others)) < 0)
                         return -ENOMEM;
                 o = &t->others[t->n_others++];
-                *o = (struct pol_other){ .ii = ii, .r = r, .node = irq_node(t, ii), .cpu = cpuset_only(&on) };
+                /* its node: its own (proc/irq/N/node), else its NIC's */
+                *o = (struct pol_other){ .ii = ii, .r = r, .node = ii->node >= 0 ? ii->node : n ? n->node : -1,
+                                         .cpu = cpuset_only(&on) };
                 o->si = l ? sample_rates_irq(l, ii->irq) : NULL;
                 if (o->si && !o->si->valid)
                         o->si = NULL;
@@ -290,19 +284,16 @@ static int cmp_rate(const void *a, const void *b) {
  * heaviest count as busy, so each gets a CPU of its own; those left come
  * to less than one busy IRQ.  0 or -ENOMEM. */
 static int mark_massed(struct pol_tick *t) {
-        struct pol_other **v = NULL;
-        double *sum = NULL;
+        _cleanup_(freep) struct pol_other **v = NULL;
+        _cleanup_(freep) double *sum = NULL;
         size_t n = 0;
 
         if (t->n_others == 0 || !t->in->load)
                 return 0;
         v = calloc(t->n_others, sizeof(*v));
         sum = calloc(t->max_cpu + 1, sizeof(double));
-        if (!v || !sum) {
-                free(v);
-                free(sum);
+        if (!v || !sum)
                 return -ENOMEM;
-        }
         for (size_t i = 0; i < t->n_others; i++) {
                 struct pol_other *o = &t->others[i];
                 int c;
@@ -322,14 +313,12 @@ static int mark_massed(struct pol_tick *t) {
                 sum[c] -= v[i]->rate;
                 v[i]->busy = v[i]->massed = true;
         }
-        free(v);
-        free(sum);
         return 0;
 }
 
 void pol_other_irqs(struct pol_tick *t) {
-        struct pol_other **busy = NULL;
-        double *other_rate;
+        _cleanup_(freep) struct pol_other **busy = NULL;
+        _cleanup_(freep) double *other_rate = NULL;
         size_t n_busy = 0;
         char reason[256];
         cpuset_t local, took;
@@ -338,13 +327,9 @@ void pol_other_irqs(struct pol_tick *t) {
                 return;
         other_rate = calloc(t->max_cpu + 1, sizeof(double));
         if (!other_rate || build_others(t, other_rate) < 0 ||
-            (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy))))) {
+            (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy)))) || mark_massed(t) < 0) {
                 t->r = -ENOMEM;
-                goto finish;
-        }
-        if (mark_massed(t) < 0) {
-                t->r = -ENOMEM;
-                goto finish;
+                return;
         }
 
         /* quiet IRQs: their node's eligible CPUs, unless within them */
@@ -368,11 +353,7 @@ void pol_other_irqs(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "%s: NUMA-local, onto node %d's eligible CPUs",
                                  o->ii->name[0] ? o->ii->name : "IRQ", o->node);
-                if (!emit(t, o, &local, true,
-                          o->stranded     ? ACTION_REASON_CPU_OFFLINE
-                          : o->ineligible ? ACTION_REASON_CPU_BANNED
-                                          : ACTION_REASON_IRQ_NUMA_LOCAL,
-                          reason))
+                if (!emit(t, o, &local, true, ACTION_REASON_IRQ_NUMA_LOCAL, reason))
                         pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1, &local);
         }
 
@@ -415,25 +396,10 @@ void pol_other_irqs(struct pol_tick *t) {
                                  o->stranded ? " (every CPU it had went offline)"
                                  : o->ineligible ? " (it fired on CPUs that may not be used)" : "");
                 to = cpuset_single(cpu);
-                shift_load(t, o, cpu);
-                if (o->si) {
-                        int lo, hi;
-
-                        pol_irq_range(t->in->load, o->si, t->max_cpu + 1, &lo, &hi);
-                        for (int c = lo; c <= hi; c++)
-                                if (sample_irq_on(o->si, t->in->load->max_cpu, c) > 0)
-                                        pol_settle(t, c);
-                }
+                shift_load(t, o, cpu, true);
                 pol_settle(t, cpu);
-                emit(t, o, &to, true,
-                     o->stranded     ? ACTION_REASON_CPU_OFFLINE
-                     : o->ineligible ? ACTION_REASON_CPU_BANNED
-                                     : ACTION_REASON_IRQ_BUSY,
-                     reason);
+                emit(t, o, &to, true, ACTION_REASON_IRQ_BUSY, reason);
         }
-finish:
-        free(busy);
-        free(other_rate);
 }
 
 /* A hot CPU shared by busy IRQs of other devices: the one move to a cool
@@ -442,7 +408,7 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
         struct pol_other *best = NULL;
         double best_peak = 2;
         int best_to = -1;
-        cpuset_t local;
+        cpuset_t local, dest;
         char reason[256];
         struct pol_cpu *pc = &t->st->cpus[cpu];
         const struct pol_other *top = NULL;
@@ -457,7 +423,8 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                         continue;
                 if (!top || o->work > top->work)
                         top = o;
-                if (o->r && !dwell_ok(t, o->r)) {
+                if (o->r && o->r->moved &&
+                    t->now - o->r->last_move_usec < MAX(o->r->dwell_usec, t->c->min_dwell_usec)) {
                         n_dwell++;
                         continue;
                 }
@@ -498,12 +465,9 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                  "CPU%d softirq+irq %.0f%% for %u samples; %s (%.0f interrupts/s) moves: projected peak %.0f%% -> %.0f%%",
                  cpu, 100 * t->load[cpu], t->c->hot_samples, best->ii->name[0] ? best->ii->name : "IRQ", best->rate,
                  100 * t->load[cpu], 100 * best_peak);
-        {
-                cpuset_t to = cpuset_single(best_to);
-
-                shift_load(t, best, best_to);
-                emit(t, best, &to, false, ACTION_REASON_CPU_HOT, reason);
-        }
+        dest = cpuset_single(best_to);
+        shift_load(t, best, best_to, false);
+        emit(t, best, &dest, false, ACTION_REASON_CPU_HOT, reason);
         pol_settle(t, cpu);
         pol_settle(t, best_to);
         t->moves++;
@@ -522,8 +486,9 @@ void pol_rebalance_other(struct pol_tick *t) {
                         rebalance_other_cpu(t, order[i]);
 }
 
-/* default_smp_affinity without the CPUs that may not be used, so new IRQs
- * never fire there; an operator's narrower default is kept narrow. */
+/* default_smp_affinity without the CPUs that may not be used while there
+ * are any, so new IRQs never fire there (an operator's narrower default is
+ * kept narrow); else its value before back. */
 void pol_default_affinity(struct pol_tick *t) {
         const struct inventory *inv = t->inv;
         struct policy_state *st = t->st;

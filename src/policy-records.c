@@ -5,6 +5,18 @@
 
 #include "policy-records.h"
 
+static void irq_done(struct pol_irq *r) {
+        cpuset_kept_free(&r->last_set);
+        cpuset_kept_free(&r->enospc);
+}
+
+static void queue_done(struct pol_queue *q) {
+        cpuset_kept_free(&q->rps_orig);
+        cpuset_kept_free(&q->rps_last);
+        cpuset_kept_free(&q->xps_last);
+        cpuset_kept_free(&q->xps_orig);
+}
+
 struct policy_state *policy_state_new(void) {
         return calloc(1, sizeof(struct policy_state));
 }
@@ -14,11 +26,11 @@ void policy_state_free(struct policy_state *st) {
                 return;
         free(st->cpus);
         for (size_t i = 0; i < st->n_irqs; i++)
-                pol_irq_done(&st->irqs[i]);
+                irq_done(&st->irqs[i]);
         free(st->irqs);
         free(st->irq_index.slot);
         for (size_t i = 0; i < st->n_queues; i++)
-                pol_queue_done(&st->queues[i]);
+                queue_done(&st->queues[i]);
         free(st->queues);
         free(st->queue_index.slot);
         free(st->nics);
@@ -28,10 +40,6 @@ void policy_state_free(struct policy_state *st) {
         free(st->moves);
         free(st->notes);
         free(st);
-}
-
-void pol_index_forget(struct pol_index *ix) {
-        ix->stale = true;
 }
 
 static uint32_t hash_irq(unsigned irq) {
@@ -172,16 +180,16 @@ struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool crea
         return n;
 }
 
-void pol_irq_done(struct pol_irq *r) {
-        cpuset_kept_free(&r->last_set);
-        cpuset_kept_free(&r->enospc);
+void pol_irq_drop(struct policy_state *st, struct pol_irq *r) {
+        irq_done(r);
+        *r = st->irqs[--st->n_irqs];
+        st->irq_index.stale = true;
 }
 
-void pol_queue_done(struct pol_queue *q) {
-        cpuset_kept_free(&q->rps_orig);
-        cpuset_kept_free(&q->rps_last);
-        cpuset_kept_free(&q->xps_last);
-        cpuset_kept_free(&q->xps_orig);
+void pol_queue_drop(struct policy_state *st, struct pol_queue *q) {
+        queue_done(q);
+        *q = st->queues[--st->n_queues];
+        st->queue_index.stale = true;
 }
 
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq) {

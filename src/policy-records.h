@@ -196,10 +196,8 @@ struct pol_queue *pol_queue_get(struct policy_state *st, const char *nic, int in
 struct pol_thread *pol_thread_get(struct policy_state *st, pid_t pid, pid_t tid, bool create);
 struct pol_nic *pol_nic_get(struct policy_state *st, const char *name, bool create);
 struct pol_napi *pol_napi_get(struct policy_state *st, pid_t pid, unsigned long long starttime, bool create);
-/* Marks the IRQ / queue index stale after removing records directly. */
-void pol_index_forget(struct pol_index *ix);
-/* Free what the record owns (its kept sets), before it is dropped. */
-void pol_irq_done(struct pol_irq *r);
-void pol_queue_done(struct pol_queue *q);
+/* Drops a record with what it owns; the last record takes its place. */
+void pol_irq_drop(struct policy_state *st, struct pol_irq *r);
+void pol_queue_drop(struct policy_state *st, struct pol_queue *q);
 /* The queue's rps_cpus is what we set, not its original value. */
 bool pol_rps_ours(struct policy_state *st, const struct inventory_nic *n, const struct inventory_queue *iq);

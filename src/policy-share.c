@@ -159,21 +159,23 @@ static void measure_nic(struct pol_tick *t, const struct share_ctx *c, size_t ni
 
 void pol_share_measure(struct pol_tick *t) {
         struct share_ctx c = { .n = t->max_cpu + 1 };
-        unsigned short *mine = NULL;
-        struct share_obs *o = NULL;
-        size_t *idx = NULL;
+        _cleanup_(freep) unsigned char *irqs = NULL;
+        _cleanup_(freep) unsigned short *steer = NULL; /* c.steer, then mine */
+        _cleanup_(freep) struct share_obs *o = NULL;
+        _cleanup_(freep) size_t *idx = NULL;
+        unsigned short *mine;
 
         if (!t->in->load || t->n_units == 0)
                 return;
-        c.irqs = calloc(c.n, sizeof(*c.irqs));
-        c.steer = calloc(c.n, sizeof(*c.steer));
-        mine = calloc(c.n, sizeof(*mine));
+        c.irqs = irqs = calloc(c.n, sizeof(*irqs));
+        c.steer = steer = calloc(2 * (size_t) c.n, sizeof(*steer));
         o = calloc(t->n_units, sizeof(*o));
         idx = calloc(t->n_units, sizeof(*idx));
-        if (!c.irqs || !c.steer || !mine || !o || !idx) {
+        if (!irqs || !steer || !o || !idx) {
                 t->r = -ENOMEM;
-                goto out;
+                return;
         }
+        mine = steer + c.n;
         for (size_t i = 0; i < t->n_units; i++)
                 for (int k = 0; k < t->units[i].n_irq; k++) {
                         int cpu = t->units[i].irq_cpu[k];
@@ -197,10 +199,4 @@ void pol_share_measure(struct pol_tick *t) {
                 memset(mine, 0, c.n * sizeof(*mine));
                 measure_nic(t, &c, ni, mine, o, idx);
         }
-out:
-        free(c.irqs);
-        free(c.steer);
-        free(mine);
-        free(o);
-        free(idx);
 }

@@ -13,14 +13,9 @@ void pol_replace_offline(struct pol_tick *t);
 void pol_rebalance(struct pol_tick *t);
 void pol_xps(struct pol_tick *t);
 
-/* policy-other.c */
-/* Non-queue IRQs (other_irqs): a quiet one onto its node's eligible CPUs,
- * a busy one alone onto the least loaded of them. */
+/* policy-other.c: IRQs of other devices (other_irqs) */
 void pol_other_irqs(struct pol_tick *t);
-/* Busy non-queue IRQs off hot CPUs, with the queue IRQs' hysteresis. */
 void pol_rebalance_other(struct pol_tick *t);
-/* default_smp_affinity without ineligible CPUs while there are any, else
- * its value before back. */
 void pol_default_affinity(struct pol_tick *t);
 
 /* policy-rps.c */
@@ -39,18 +34,11 @@ void pol_unwanted(struct pol_tick *t);
 /* Our RPS sets lose CPUs no longer eligible, without hysteresis. */
 void pol_vacate_rps(struct pol_tick *t);
 
-/* policy-share.c */
-/* The receive share kept on IRQ CPUs, measured where this tick's loads
- * show it, into the queue and NIC records. */
+/* policy-share.c: the receive share kept on IRQ CPUs, into the records */
 void pol_share_measure(struct pol_tick *t);
 
 /* policy-workers.c */
 void pol_workers(struct pol_tick *t);
 
 /* policy-napi.c */
-/* NAPI kthreads onto their queue IRQ's CPU, else the coolest eligible. */
 void pol_napi(struct pol_tick *t);
-/* policy_feedback() for a NAPI kthread's action; false if a is not one. */
-bool pol_napi_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);
-/* policy_feedback() for KNOB_THREADED. */
-void pol_threaded_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec);

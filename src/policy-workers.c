@@ -61,21 +61,18 @@ static void emit_thread(struct pol_tick *t, const struct wthread *w, cpuset_t to
 }
 
 /* One CPU per thread: a thread keeps its CPU up to a fair share, the rest
- * go to the emptiest, so placements stay put as threads come and go. */
+ * go to the emptiest, so placements stay put as threads come and go.  cand
+ * is not empty (spread_default). */
 static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset_t *cand, const char *why,
                    const char *name) {
-        int n_cand = cpuset_count(cand), fair;
-        unsigned *count;
+        int n_cand = cpuset_count(cand), fair = 0;
+        _cleanup_(freep) unsigned *count = calloc(t->max_cpu + 1, sizeof(unsigned));
         char list[128], reason[256];
 
-        if (n_cand == 0)
-                return;
-        count = calloc(t->max_cpu + 1, sizeof(unsigned));
         if (!count) {
                 t->r = -ENOMEM;
                 return;
         }
-        fair = 0;
         for (size_t i = 0; i < n; i++)
                 fair += !v[i].skip;
         fair = (fair + n_cand - 1) / n_cand;
@@ -101,7 +98,6 @@ static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset
                 }
                 emit_thread(t, &v[i], cpuset_single(v[i].cpu), ACTION_REASON_WORKER_SPREAD, reason);
         }
-        free(count);
 }
 
 static void spread_default(struct pol_tick *t, struct wthread *v, size_t n, const cpuset_t *base,
@@ -147,7 +143,7 @@ static const struct pol_nicctx *colocate_nic(const struct pol_tick *t, const str
 static void colocate(struct pol_tick *t, struct wthread *v, size_t n, const cpuset_t *base, const cpuset_t *net,
                      const struct config_worker *cw) {
         const struct pol_nicctx *x = colocate_nic(t, cw);
-        const struct pol_unit **qs;
+        _cleanup_(freep) const struct pol_unit **qs = NULL;
         size_t nq = 0, k = 0;
         char reason[256];
 
@@ -163,7 +159,6 @@ static void colocate(struct pol_tick *t, struct wthread *v, size_t n, const cpus
         }
         if (nq == 0) {
                 /* no queue on an allowed CPU: spread instead */
-                free(qs);
                 spread_default(t, v, n, base, net, cw->name);
                 return;
         }
@@ -177,13 +172,12 @@ static void colocate(struct pol_tick *t, struct wthread *v, size_t n, const cpus
                          x->nic->name, u->queue, u->irq[0], u->target);
                 emit_thread(t, &v[i], cpuset_single(u->target), ACTION_REASON_WORKER_COLOCATE, reason);
         }
-        free(qs);
 }
 
 void pol_workers(struct pol_tick *t) {
         const struct worker_set *ws = t->in->workers;
         struct policy_state *st = t->st;
-        struct wthread *v = NULL;
+        _cleanup_(freep) struct wthread *v = NULL;
         size_t a_v = 0;
         cpuset_t net;
 
@@ -246,11 +240,9 @@ void pol_workers(struct pol_tick *t) {
                 }
         }
 out:
-        free(v);
-        for (size_t i = 0; i < st->n_threads;) {
+        for (size_t i = 0; i < st->n_threads;)
                 if (!st->threads[i].seen)
                         st->threads[i] = st->threads[--st->n_threads];
                 else
                         i++;
-        }
 }

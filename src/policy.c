@@ -23,8 +23,6 @@ const char *policy_trial_verdict_to_string(enum policy_trial_verdict v) {
 }
 
 void policy_report_free(struct policy_report *r) {
-        if (!r)
-                return;
         free(r->hot_cpus);
         free(r->notes);
         free(r->kernel_managed_irqs);
@@ -34,16 +32,21 @@ void policy_report_free(struct policy_report *r) {
 
 /* ---- feedback ---- */
 
-static void move_push(struct policy_state *st, uint64_t now) {
+/* Drops the placements that left the window. */
+static void moves_prune(struct policy_state *st, uint64_t now) {
         size_t k = 0;
 
-        /* drop what left the window first, so the ring stays small */
         while (k < st->n_moves && st->moves[k] + POL_MOVE_WINDOW_USEC <= now)
                 k++;
         if (k > 0) {
                 memmove(st->moves, st->moves + k, (st->n_moves - k) * sizeof(*st->moves));
                 st->n_moves -= k;
         }
+}
+
+static void move_push(struct policy_state *st, uint64_t now) {
+        /* what left the window first, so the ring stays small */
+        moves_prune(st, now);
         if (util_grow((void **) &st->moves, &st->a_moves, st->n_moves + 1, sizeof(*st->moves)) < 0) {
                 st->oom = true;
                 return;
@@ -51,17 +54,10 @@ static void move_push(struct policy_state *st, uint64_t now) {
         st->moves[st->n_moves++] = now;
 }
 
-/* A layout write failed: plan the NIC's layout again next tick. */
-static void relayout(struct policy_state *st, const char *nic) {
-        struct pol_nic *n = nic[0] ? pol_nic_get(st, nic, false) : NULL;
-
-        if (n)
-                n->laid_out = false;
-}
-
 static void feedback_irq(struct policy_state *st, const struct action *a, int result, uint64_t now) {
         struct pol_irq *r = pol_irq_get(st, a->irq, true);
         enum action_failure f = action_failure_class(a->type, result);
+        struct pol_nic *n;
         int to, from;
 
         if (!r) {
@@ -70,6 +66,12 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
         }
         if (a->nic[0])
                 snprintf(r->nic, sizeof(r->nic), "%s", a->nic);
+        /* a write failed short of for good: the NIC's layout is planned
+         * again next tick */
+        n = r->nic[0] && f != ACTION_FAIL_NONE && f != ACTION_FAIL_PERMANENT && f != ACTION_FAIL_GONE
+                    ? pol_nic_get(st, r->nic, false) : NULL;
+        if (n)
+                n->laid_out = false;
         /* failures are said by the daemon (once per object and class):
          * here only what they change in the plan */
         switch (f) {
@@ -113,21 +115,15 @@ static void feedback_irq(struct policy_state *st, const struct action *a, int re
                 cpuset_or(&full, &full, &cpus);
                 if (cpuset_keep(&r->enospc, &full) < 0)
                         st->oom = true;
-                relayout(st, r->nic);
                 break;
         }
         case ACTION_FAIL_GONE:
-                pol_irq_done(r);
-                *r = st->irqs[--st->n_irqs];
-                pol_index_forget(&st->irq_index);
-                break;
-        case ACTION_FAIL_TRANSIENT:
-                relayout(st, r->nic);
+                pol_irq_drop(st, r);
                 break;
         default:
-                /* bad or offline CPUs (the next tick decides on fresh
-                 * topology), or something unforeseen: counted */
-                relayout(st, r->nic);
+                /* transient, bad or offline CPUs (the next tick decides on
+                 * fresh topology), or something unforeseen: counted but the
+                 * transient */
                 if (action_failure_counts(f) && ++r->failures == ACTION_MAX_FAILURES)
                         pol_state_note(st, LOG_WARNING, "IRQ %u: setting its affinity failed %u times (%s); giving up",
                                    a->irq, r->failures, strerror(-result));
@@ -167,11 +163,7 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
                 }
                 break;
         case ACTION_FAIL_GONE:
-                pol_queue_done(q);
-                *q = st->queues[--st->n_queues];
-                pol_index_forget(&st->queue_index);
-                break;
-        case ACTION_FAIL_TRANSIENT:
+                pol_queue_drop(st, q);
                 break;
         case ACTION_FAIL_PERMANENT:
                 *broken = true;
@@ -187,33 +179,39 @@ static void feedback_queue(struct policy_state *st, const struct action *a, int 
         }
 }
 
-static void feedback_thread(struct policy_state *st, const struct action *a, int result) {
-        struct pol_thread *th = pol_thread_get(st, a->pid, a->tid, true);
+/* A worker's thread, or a threaded NAPI's kthread (pid == tid, a record
+ * of policy-napi.c); one failing for good is left alone. */
+static void feedback_thread(struct policy_state *st, const struct action *a, int result, uint64_t now) {
+        struct pol_napi *np = a->pid == a->tid ? pol_napi_get(st, a->pid, a->starttime, false) : NULL;
+        struct pol_thread *th = np ? NULL : pol_thread_get(st, a->pid, a->tid, true);
         enum action_failure f = action_failure_class(a->type, result);
+        unsigned *failures = np ? &np->failures : th ? &th->failures : NULL;
+        bool *broken = np ? &np->broken : th ? &th->broken : NULL;
 
-        if (!th) {
+        if (!failures) {
                 st->oom = true;
                 return;
         }
-        switch (f) {
-        case ACTION_FAIL_NONE:
-                th->set = true;
-                th->last_set = cpuset_kept_get(&a->cpus);
-                th->failures = 0;
-                break;
-        case ACTION_FAIL_GONE:
-                *th = st->threads[--st->n_threads];
-                break;
-        case ACTION_FAIL_PERMANENT:
-                /* kernel thread, PF_NO_SETAFFINITY or not ours to change */
-                th->broken = true;
-                break;
-        case ACTION_FAIL_TRANSIENT:
-                break;
-        default:
-                if (action_failure_counts(f) && ++th->failures >= ACTION_MAX_FAILURES)
-                        th->broken = true;
-                break;
+        if (f == ACTION_FAIL_NONE) {
+                *failures = 0;
+                if (np) {
+                        /* the dwell counts from the first placement too */
+                        np->move_usec = now;
+                        np->set = true;
+                        np->cpu = cpuset_kept_first(&a->cpus);
+                } else {
+                        th->set = true;
+                        th->last_set = cpuset_kept_get(&a->cpus);
+                }
+        } else if (f == ACTION_FAIL_GONE) {
+                /* threaded off, the device or the process gone */
+                if (np)
+                        *np = st->napis[--st->n_napis];
+                else
+                        *th = st->threads[--st->n_threads];
+        } else if (f == ACTION_FAIL_PERMANENT || (action_failure_counts(f) && ++*failures >= ACTION_MAX_FAILURES)) {
+                /* a kernel thread, PF_NO_SETAFFINITY or not ours to change */
+                *broken = true;
         }
 }
 
@@ -234,9 +232,24 @@ static void feedback_defaff(struct policy_state *st, const struct action *a, int
         }
 }
 
-void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
-        if (!st || !a)
+/* Threaded NAPI switched on as a relief (policy-napi.c). */
+static void feedback_threaded(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
+        struct pol_nic *rec = pol_nic_get(st, a->nic, false);
+        enum action_failure f = action_failure_class(a->type, result);
+
+        if (!rec)
                 return;
+        if (f == ACTION_FAIL_NONE) {
+                rec->thr_ours = (int) a->value != rec->thr_orig;
+                rec->thr_change_usec = now_usec;
+        } else if (f != ACTION_FAIL_TRANSIENT) {
+                /* no such file (old kernel, driver without NAPI) or refused: for good */
+                rec->thr_broken |= f == ACTION_FAIL_PERMANENT || f == ACTION_FAIL_INVALID || f == ACTION_FAIL_OTHER;
+                rec->thr_trial.on = false;
+        }
+}
+
+void policy_feedback(struct policy_state *st, const struct action *a, int result, uint64_t now_usec) {
         switch (a->type) {
         case KNOB_IRQ:
                 feedback_irq(st, a, result, now_usec);
@@ -253,14 +266,13 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
                         st->sock_flow_done = false;
                 break;
         case KNOB_THREAD:
-                if (!pol_napi_feedback(st, a, result, now_usec))
-                        feedback_thread(st, a, result);
+                feedback_thread(st, a, result, now_usec);
                 break;
         case KNOB_DEFAFF:
                 feedback_defaff(st, a, result);
                 break;
         case KNOB_THREADED:
-                pol_threaded_feedback(st, a, result, now_usec);
+                feedback_threaded(st, a, result, now_usec);
                 break;
         default:
                 break;
@@ -270,7 +282,7 @@ void policy_feedback(struct policy_state *st, const struct action *a, int result
 void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_usec) {
         struct pol_queue *q;
 
-        if (!st || !a || (a->type != KNOB_RPS && a->type != KNOB_XPS && a->type != KNOB_FLOWCNT))
+        if (a->type != KNOB_RPS && a->type != KNOB_XPS && a->type != KNOB_FLOWCNT)
                 return;
         q = pol_queue_get(st, a->nic, a->queue, true);
         if (!q) {
@@ -294,35 +306,30 @@ void policy_adopt(struct policy_state *st, const struct action *a, uint64_t now_
 }
 
 static void sweep(struct policy_state *st) {
-        for (size_t i = 0; i < st->n_irqs;) {
-                if (!st->irqs[i].seen && !st->irqs[i].managed) {
-                        pol_irq_done(&st->irqs[i]);
-                        st->irqs[i] = st->irqs[--st->n_irqs];
-                        pol_index_forget(&st->irq_index);
-                } else
+        for (size_t i = 0; i < st->n_irqs;)
+                if (!st->irqs[i].seen && !st->irqs[i].managed)
+                        pol_irq_drop(st, &st->irqs[i]);
+                else
                         i++;
-        }
-        for (size_t i = 0; i < st->n_queues;) {
-                if (!st->queues[i].seen) {
-                        pol_queue_done(&st->queues[i]);
-                        st->queues[i] = st->queues[--st->n_queues];
-                        pol_index_forget(&st->queue_index);
-                } else
+        for (size_t i = 0; i < st->n_queues;)
+                if (!st->queues[i].seen)
+                        pol_queue_drop(st, &st->queues[i]);
+                else
                         i++;
-        }
-        for (size_t i = 0; i < st->n_nics;) {
+        for (size_t i = 0; i < st->n_nics;)
                 if (!st->nics[i].seen)
                         st->nics[i] = st->nics[--st->n_nics];
                 else
                         i++;
-        }
 }
 
 /* The report's IRQ classes and kernel-managed IRQ numbers.  0 or -ENOMEM. */
 static int irq_classes(struct pol_tick *t) {
         struct policy_report *rep = t->rep;
-        size_t n = 0;
 
+        rep->kernel_managed_irqs = calloc(MAX(t->inv->n_irqs, 1), sizeof(*rep->kernel_managed_irqs));
+        if (!rep->kernel_managed_irqs)
+                return -ENOMEM;
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
                 const struct inventory_irq *ii = &t->inv->irqs[i];
                 const struct pol_irq *r = pol_irq_get(t->st, ii->irq, false);
@@ -331,18 +338,8 @@ static int irq_classes(struct pol_tick *t) {
                 enum classify_irq_class c = classify_irq_rules(t->c, t->inv, ii, r && r->managed, nic_managed);
 
                 rep->n_irq_class[c]++;
-                n += c == CLASSIFY_IRQ_KERNEL_MANAGED;
-        }
-        if (n == 0)
-                return 0;
-        rep->kernel_managed_irqs = calloc(n, sizeof(*rep->kernel_managed_irqs));
-        if (!rep->kernel_managed_irqs)
-                return -ENOMEM;
-        for (size_t i = 0; i < t->inv->n_irqs; i++) {
-                const struct pol_irq *r = pol_irq_get(t->st, t->inv->irqs[i].irq, false);
-
-                if (r && r->managed)
-                        rep->kernel_managed_irqs[rep->n_kernel_managed_irqs++] = t->inv->irqs[i].irq;
+                if (c == CLASSIFY_IRQ_KERNEL_MANAGED)
+                        rep->kernel_managed_irqs[rep->n_kernel_managed_irqs++] = ii->irq;
         }
         return 0;
 }
@@ -375,23 +372,24 @@ static int fill_report(struct pol_tick *t) {
         for (size_t i = 0; i < st->n_cpus; i++) {
                 struct pol_cpu *pc = &st->cpus[i];
 
+                uint64_t end;
+
                 rep->n_rising += !pc->hot && pc->above > 0;
-                if (!pc->hot)
+                if (!pc->hot) {
                         pc->hot_since = 0;
-                else if (pc->hot_since == 0 || (i < CPUSET_MAX && cpuset_isset(&t->touched, (int) i)))
+                        continue;
+                }
+                if (pc->hot_since == 0 || (i < CPUSET_MAX && cpuset_isset(&t->touched, (int) i)))
                         pc->hot_since = t->now;
                 /* a CPU hot with nothing to do is not worth a decision
                  * every tick: within the dwell what it waits for ends at
                  * a known time or shows in the raw shares; past it the
                  * periodic full tick looks again (policy_pace) */
-                if (pc->hot) {
-                        uint64_t end = pc->hot_since + MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec);
-
-                        if (t->now < end) {
-                                rep->measuring = true;
-                                if (rep->due_usec == 0 || end < rep->due_usec)
-                                        rep->due_usec = end;
-                        }
+                end = pc->hot_since + MAX(t->c->min_dwell_usec, 10 * t->c->interval_usec);
+                if (t->now < end) {
+                        rep->measuring = true;
+                        if (rep->due_usec == 0 || end < rep->due_usec)
+                                rep->due_usec = end;
                 }
         }
         for (size_t i = 0; i < st->n_nics; i++)
@@ -406,24 +404,24 @@ static int fill_report(struct pol_tick *t) {
                 if (q->seen && q->rps_prior &&
                     t->now - q->rps_change_usec < t->c->min_dwell_usec + 10 * t->c->interval_usec)
                         rep->measuring = true;
+                rep->n_kept += q->rps_kept;
+                rep->n_external += q->rps_external + q->xps_external + q->flow_external;
         }
-        if (rep->n_hot_cpus > 0) {
-                rep->hot_cpus = calloc(rep->n_hot_cpus, sizeof(*rep->hot_cpus));
-                if (!rep->hot_cpus) {
-                        rep->n_hot_cpus = 0;
-                        return -ENOMEM;
-                }
-                CPUSET_FOREACH(cpu, &t->hot) {
-                        const struct sample_rates *l = t->in->load;
-                        struct policy_hot_cpu *h = &rep->hot_cpus[k++];
-                        h->cpu = cpu;
-                        h->saturated = st->cpus[cpu].saturated;
-                        if (!cpuset_isset(&t->touched, cpu))
-                                snprintf(h->why, sizeof(h->why), "%s", st->cpus[cpu].why);
-                        if (l && cpu <= l->max_cpu && l->cpus[cpu].valid) {
-                                h->load = l->cpus[cpu].irq + l->cpus[cpu].softirq;
-                                h->idle = l->cpus[cpu].idle;
-                        }
+        rep->hot_cpus = calloc(MAX(rep->n_hot_cpus, 1), sizeof(*rep->hot_cpus));
+        if (!rep->hot_cpus) {
+                rep->n_hot_cpus = 0;
+                return -ENOMEM;
+        }
+        CPUSET_FOREACH(cpu, &t->hot) {
+                const struct sample_rates *l = t->in->load;
+                struct policy_hot_cpu *h = &rep->hot_cpus[k++];
+                h->cpu = cpu;
+                h->saturated = st->cpus[cpu].saturated;
+                if (!cpuset_isset(&t->touched, cpu))
+                        snprintf(h->why, sizeof(h->why), "%s", st->cpus[cpu].why);
+                if (l && cpu <= l->max_cpu && l->cpus[cpu].valid) {
+                        h->load = l->cpus[cpu].irq + l->cpus[cpu].softirq;
+                        h->idle = l->cpus[cpu].idle;
                 }
         }
         for (size_t i = 0; i < t->n_units; i++) {
@@ -432,24 +430,19 @@ static int fill_report(struct pol_tick *t) {
                         continue;
                 for (int j = 0; j < u->n_irq; j++) {
                         const struct pol_irq *r = pol_irq_get(st, u->irq[j], false);
-                        if (!r || (!r->managed && !r->external))
-                                rep->n_queue_irqs++;
+
+                        rep->n_queue_irqs += !r || (!r->managed && !r->external);
                 }
-                if (u->rps_ours)
-                        rep->n_rps_queues++;
+                rep->n_rps_queues += u->rps_ours;
         }
         for (size_t i = 0; i < t->n_irqless; i++) {
                 const struct pol_unit *u = &t->irqless[i];
                 const struct inventory_nic *n = t->nics[u->nic].nic;
-                if (!u->rps_ours)
-                        continue;
-                for (size_t q = 0; q < n->n_queues; q++)
+
+                for (size_t q = 0; u->rps_ours && q < n->n_queues; q++)
                         rep->n_rps_queues += pol_rps_ours(st, n, &n->queues[q]);
         }
-        while (st->n_moves > 0 && st->moves[0] + POL_MOVE_WINDOW_USEC <= t->now) {
-                memmove(st->moves, st->moves + 1, (st->n_moves - 1) * sizeof(*st->moves));
-                st->n_moves--;
-        }
+        moves_prune(st, t->now);
         rep->n_moves_10min = st->n_moves;
         for (size_t i = 0; i < st->n_irqs; i++) {
                 rep->n_managed_irqs += st->irqs[i].managed;
@@ -457,11 +450,6 @@ static int fill_report(struct pol_tick *t) {
         }
         if (irq_classes(t) < 0)
                 return -ENOMEM;
-        for (size_t i = 0; i < st->n_queues; i++) {
-                rep->n_kept += st->queues[i].rps_kept;
-                rep->n_external += st->queues[i].rps_external + st->queues[i].xps_external +
-                                   st->queues[i].flow_external;
-        }
         for (size_t i = 0; i < st->n_threads; i++)
                 rep->n_external += st->threads[i].external;
         return 0;
@@ -493,12 +481,10 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                 const struct sample_cpu *rc = &raw->cpus[cpu];
                 double L, idle;
 
-                if (!rc->valid)
+                if (!rc->valid || (cpu < CPUSET_MAX && cpuset_isset(&last->hot, cpu)))
                         continue;
                 L = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
                 idle = MAX(rc->idle, 0);
-                if (cpu < CPUSET_MAX && cpuset_isset(&last->hot, cpu))
-                        continue;
                 /* not hot yet and at the threshold: count the samples fast */
                 if (L >= last->enter)
                         return POLICY_PACE_FAST;
@@ -524,6 +510,7 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
 int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
                 struct policy_report *ret_report) {
         struct pol_tick t = { 0 };
+        cpuset_t banned;
         int r, n;
 
         if (!st || !in || !in->config || !in->topo || !in->inv || !ret_actions || !ret_report)
@@ -576,16 +563,12 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         t.idle = t.load + n;
         t.net = t.idle + n;
 
-        /* never a target (docs/DESIGN.md "Policy"): offline, isolated,
-         * nohz_full and banned CPUs; what still uses one leaves it this
-         * tick (pol_vacate_rps, pol_replace_offline) */
-        {
-                cpuset_t banned = t.c->banned_cpus;
-
-                if (in->bans)
-                        cpuset_or(&banned, &banned, in->bans);
-                topology_eligible(in->topo, &banned, &t.eligible);
-        }
+        /* eligible CPUs (docs/DESIGN.md "Policy"); what still uses another
+         * leaves it this tick (pol_vacate_rps, pol_replace_offline) */
+        banned = t.c->banned_cpus;
+        if (in->bans)
+                cpuset_or(&banned, &banned, in->bans);
+        topology_eligible(in->topo, &banned, &t.eligible);
 
         for (size_t i = 0; i < st->n_irqs; i++)
                 st->irqs[i].seen = false;

@@ -560,37 +560,44 @@ static void test_random_hosts(void **state) {
         }
 }
 
-/* Several hot queues at once (the simulator's trial8 host: 8 CPUs, 4 queues
- * with separate rx and tx vectors, 55% receive and 10% transmit work each,
- * 25% of the receive work staying on the IRQ CPU, RPS costing 10% of what
- * it moves, 35-45% user work beside it): their RPS sets must not pile the
+/* The simulator's trial8 host: 8 CPUs, 4 queues with separate rx and tx
+ * vectors, 55% receive and 10% transmit work each, 25% of the receive
+ * work staying on the IRQ CPU, RPS costing 10% of what it moves, 35-45%
+ * user work beside it.  Returns the lower bound of its peak. */
+static double trial8_host(struct fx *f, uint64_t *seed) {
+        const int n_cpus = 8, nq = 4;
+        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
+        double total = 0;
+
+        fx_init(f, n_cpus, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f->cfg);
+        fx_add_nic(f, "eth0", 0, nq, false, 30, true, false);
+        f->napi_share = keep;
+        f->rps_cost = cost;
+        for (int k = 0; k < nq; k++) {
+                f->q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
+                total += tx + work * (1 + cost * (1 - keep));
+        }
+        for (int c = 0; c < n_cpus; c++)
+                f->user[c] = 0.35 + 0.1 * fx_rand(seed);
+        return MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
+}
+
+/* Several hot queues at once (trial8_host): their RPS sets must not pile the
  * protocol work onto the other queues' IRQ CPUs, which carry interrupt and
  * NAPI work that RPS cannot move, while CPUs without a queue IRQ have room;
  * the peak ends near the lower bound, and no CPU stays busy with little
  * idle while a CPU without network work idles. */
 static void test_rps_hot_queues_together(void **state) {
         const int n_cpus = 8, nq = 4, ticks = 150;
-        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
 
         (void) state;
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double noise[8], peak = 0, lb, total = 0;
+                double noise[8], peak = 0, lb = trial8_host(&f, &seed);
                 unsigned hole = 0, hole_max = 0;
 
-                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                fx_add_nic(&f, "eth0", 0, nq, false, 30, true, false);
-                f.napi_share = keep;
-                f.rps_cost = cost;
-                for (int k = 0; k < nq; k++) {
-                        f.q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
-                        total += tx + work * (1 + cost * (1 - keep));
-                }
-                lb = MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
-                for (int c = 0; c < n_cpus; c++)
-                        f.user[c] = 0.35 + 0.1 * fx_rand(&seed);
                 for (int k = 1; k <= ticks; k++) {
                         bool busy = false, idle = false;
 
@@ -639,28 +646,15 @@ static void test_rps_hot_queues_together(void **state) {
  * the lower bound to the end of the run; so the wait is measuring, and no
  * run of calm ticks in it may be longer than the measuring cadence. */
 static void test_rps_prior_share_paced(void **state) {
-        const int n_cpus = 8, nq = 4, ticks = 60;
-        const double work = 0.55, tx = 0.10, keep = 0.25, cost = 0.10;
+        const int n_cpus = 8, ticks = 60;
 
         (void) state;
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double noise[8], lb, total = 0;
+                double noise[8], lb = trial8_host(&f, &seed);
                 int first_rps = 0, again = 0, calm_run = 0, calm_between = 0, longest = 0, measured_full = 0;
 
-                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                fx_add_nic(&f, "eth0", 0, nq, false, 30, true, false);
-                f.napi_share = keep;
-                f.rps_cost = cost;
-                for (int k = 0; k < nq; k++) {
-                        f.q[0][k] = (struct fx_queue_model){ work, 11000, 0, tx, 2000 };
-                        total += tx + work * (1 + cost * (1 - keep));
-                }
-                lb = MAX(total / n_cpus, tx + work * (keep + cost * (1 - keep)));
-                for (int c = 0; c < n_cpus; c++)
-                        f.user[c] = 0.35 + 0.1 * fx_rand(&seed);
                 for (int k = 1; k <= ticks; k++) {
                         bool full;
 
@@ -3030,16 +3024,21 @@ static void test_external_rps(void **state) {
         fx_free(&f);
 }
 
+/* 4 CPUs, eth0's 4 queues (IRQs 30-33) at 20% each, laid out one a CPU. */
+static void hot_unplug_host(struct fx *f) {
+        fx_init(f, 4, 1, FX_SMT_NONE);
+        fx_add_nic(f, "eth0", 0, 4, true, 30, false, false);
+        for (int q = 0; q < 4; q++)
+                f->q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
+        assert_int_equal(fx_step(f, 1 * SEC), 0);
+        expect_actions("layout", &f->l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+}
+
 static void test_hot_unplug(void **state) {
         struct fx f;
 
         (void) state;
-        fx_init(&f, 4, 1, FX_SMT_NONE);
-        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
-        for (int q = 0; q < 4; q++)
-                f.q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
-        assert_int_equal(fx_step(&f, 1 * SEC), 0);
-        expect_actions("layout", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+        hot_unplug_host(&f);
 
         /* CPU2 goes offline: the kernel moves IRQ 32 to the other CPUs */
         fx_cpu_offline(&f, 2);
@@ -3063,12 +3062,7 @@ static void test_hot_unplug_mask_kept(void **state) {
         struct fx f;
 
         (void) state;
-        fx_init(&f, 4, 1, FX_SMT_NONE);
-        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
-        for (int q = 0; q < 4; q++)
-                f.q[0][q] = (struct fx_queue_model){ 0.2, 4000 };
-        assert_int_equal(fx_step(&f, 1 * SEC), 0);
-        expect_actions("layout", &f.l, "irq 30>0;irq 31>1;irq 32>2;irq 33>3;");
+        hot_unplug_host(&f);
 
         fx_cpu_offline(&f, 2);
         fx_model(&f, NULL);
