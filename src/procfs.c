@@ -635,8 +635,7 @@ static int nz_push(struct nz_buf *b, size_t col, uint64_t v) {
         return 0;
 }
 
-/* A " %10u" count of 0, most of a big host's file: two 8-byte compares
- * (three times faster than next_count() on a 256-CPU /proc/interrupts). */
+/* A " %10u" count of 0, most of a big host's file: two 8-byte compares. */
 static bool zero_field(struct cursor *c) {
         static const char z[] = "          0";
         uint64_t a, b, za, zb;
