@@ -343,12 +343,6 @@ static bool is_pci_addr(const char *s) {
         return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
 }
 
-static bool is_virtio_dev(const char *s) {
-        int v;
-        const char *n = skip_prefix(s, "virtio");
-        return n && parse_index(n, &v);
-}
-
 static const char *basename_of(const char *path) {
         const char *s = strrchr(path, '/');
         return s ? s + 1 : path;
@@ -449,13 +443,26 @@ static int read_line_held(int rootfd, const char *path, int *fd, char *buf, size
         return 0;
 }
 
-/* A decimal u32 file, through *fd when non-NULL; *ret untouched on failure. */
+/* A decimal file, through *fd when non-NULL; false (*ret untouched) when
+ * it does not read or parse. */
+static bool read_u64(int rootfd, const char *path, int *fd, uint64_t *ret) {
+        char line[64];
+
+        return read_line_held(rootfd, path, fd, line, sizeof(line)) == 0 &&
+               util_parse_u64(util_strstrip(line), (size_t) -1, ret) == 0;
+}
+
+static bool read_int(int rootfd, const char *path, int *fd, int *ret) {
+        char line[64];
+
+        return read_line_held(rootfd, path, fd, line, sizeof(line)) == 0 &&
+               util_parse_int(util_strstrip(line), (size_t) -1, ret) == 0;
+}
+
 static void read_u32(int rootfd, const char *path, int *fd, uint32_t *ret) {
-        char line[32];
         uint64_t v;
 
-        if (read_line_held(rootfd, path, fd, line, sizeof(line)) == 0 &&
-            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
+        if (read_u64(rootfd, path, fd, &v) && v <= UINT32_MAX)
                 *ret = (uint32_t) v;
 }
 
@@ -515,17 +522,6 @@ static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_on
         irq->has_effective = keep_read(r, &s, &irq->effective);
 }
 
-static void read_irq_affinity(int rootfd, struct inventory_irq *irq) {
-        char np[64], line[32];
-
-        read_irq_masks(rootfd, irq, false);
-        knob_irq_path(np, sizeof(np), irq->irq, "node");
-        irq->node = -1;
-        if (rootfs_read_line(rootfd, np, line, sizeof(line)) == 0 &&
-            util_parse_int(util_strstrip(line), (size_t) -1, &irq->node) < 0)
-                irq->node = -1;
-}
-
 static int cmp_irq(const void *a, const void *b) {
         const struct inventory_irq *x = a, *y = b;
         return (x->irq > y->irq) - (x->irq < y->irq);
@@ -539,6 +535,7 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 return -ENOMEM;
         for (size_t i = 0; i < pi->n_irqs; i++) {
                 struct inventory_irq *irq;
+                char path[64];
 
                 if (!pi->irqs[i].numeric)
                         continue;
@@ -548,16 +545,14 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 irq->nic = -1;
                 irq->queue = -1;
                 irq->role = INVENTORY_IRQ_NONE;
-                read_irq_affinity(rootfd, irq);
+                read_irq_masks(rootfd, irq, false);
+                knob_irq_path(path, sizeof(path), irq->irq, "node");
+                if (!read_int(rootfd, path, NULL, &irq->node))
+                        irq->node = -1;
         }
         inv->n_irqs = n;
         qsort(inv->irqs, n, sizeof(*inv->irqs), cmp_irq);
         return 0;
-}
-
-static bool queue_dir(const char *name, const char *prefix, int *ret) {
-        const char *n = skip_prefix(name, prefix);
-        return n && parse_index(n, ret);
 }
 
 static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold);
@@ -579,10 +574,10 @@ static int count_queue_dirs(int rootfd, const char *name, int *ret_rx, int *ret_
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                if (queue_dir(de->d_name, "rx-", &q)) {
+                if (parse_numbered(de->d_name, "rx-", "", &q)) {
                         (*ret_rx)++;
                         *ret_max_rx = MAX(*ret_max_rx, q);
-                } else if (queue_dir(de->d_name, "tx-", &q)) {
+                } else if (parse_numbered(de->d_name, "tx-", "", &q)) {
                         (*ret_tx)++;
                         *ret_max_tx = MAX(*ret_max_tx, q);
                 }
@@ -687,6 +682,12 @@ static void parent_of_device(int rootfd, const char *name, const char *bus_id, c
         copy_str(ret, len, comp[n - 4]);
 }
 
+/* sys/class/net/NAME/leaf into path (128 bytes). */
+static const char *nic_file(char *path, const struct inventory_nic *nic, const char *leaf) {
+        snprintf(path, 128, "sys/class/net/%s/%s", nic->name, leaf);
+        return path;
+}
+
 static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
         char target[1024], parent[128], line[64], path[512], lp[512], mp[512];
 
@@ -696,12 +697,11 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
                 return;
         nic->has_device = true;
         copy_str(nic->bus_id, sizeof(nic->bus_id), basename_of(target));
-        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "dev_port") < 0 ||
-            util_parse_int(util_strstrip(line), (size_t) -1, &s->dev_port) < 0)
+        if (!read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port))
                 s->dev_port = 0;
         if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device/driver", nic->name) == 0)
                 copy_str(nic->driver, sizeof(nic->driver), basename_of(target));
-        if (is_virtio_dev(nic->bus_id))
+        if (parse_numbered(nic->bus_id, "virtio", "", &(int) { 0 }))
                 copy_str(s->virtio_dev, sizeof(s->virtio_dev), nic->bus_id);
 
         if (is_pci_addr(nic->bus_id)) {
@@ -742,60 +742,40 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
         }
 }
 
-/* sys/class/net/NAME/leaf, with hold through the fd kept in *fd. */
-static int read_nic_line(int rootfd, const struct inventory_nic *nic, const char *leaf, int *fd, bool hold,
-                         char *buf, size_t len) {
-        char path[128];
-
-        snprintf(path, sizeof(path), "sys/class/net/%s/%s", nic->name, leaf);
-        return read_line_held(rootfd, path, hold ? fd : NULL, buf, len);
-}
-
-static bool read_nic_u64(int rootfd, const struct inventory_nic *nic, const char *leaf, int *fd, bool hold,
-                         uint64_t *ret) {
-        char line[64];
-
-        return read_nic_line(rootfd, nic, leaf, fd, hold, line, sizeof(line)) == 0 &&
-               util_parse_u64(util_strstrip(line), (size_t) -1, ret) == 0;
-}
-
 /* ifindex, up and (counters) the packet counters, with hold through kept fds. */
 static void read_nic_state(int rootfd, struct inventory_nic *nic, bool counters, bool hold) {
-        char line[64];
+        char line[64], p[128];
 
-        nic->ifindex = 0;
-        nic->up = false;
-        if (read_nic_line(rootfd, nic, "ifindex", &nic->fd_ifindex, hold, line, sizeof(line)) == 0 &&
-            util_parse_int(util_strstrip(line), (size_t) -1, &nic->ifindex) < 0)
+        if (!read_int(rootfd, nic_file(p, nic, "ifindex"), hold ? &nic->fd_ifindex : NULL, &nic->ifindex))
                 nic->ifindex = 0;
+        nic->up = false;
         /* IFF_UP as netlink reports it; else operstate ("unknown": lo while up) */
-        if (read_nic_line(rootfd, nic, "flags", &nic->fd_flags, hold, line, sizeof(line)) == 0) {
-                unsigned long f = strtoul(line, NULL, 16);
-                nic->up = f & IFF_UP;
-        } else if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "operstate") == 0)
+        if (read_line_held(rootfd, nic_file(p, nic, "flags"), hold ? &nic->fd_flags : NULL, line, sizeof(line)) == 0)
+                nic->up = strtoul(line, NULL, 16) & IFF_UP;
+        else if (read_line_held(rootfd, nic_file(p, nic, "operstate"), NULL, line, sizeof(line)) == 0)
                 nic->up = strcmp(line, "up") == 0 || strcmp(line, "unknown") == 0;
 
         /* the receive load of NICs without queue IRQs (veth) */
         nic->has_stats = counters &&
-                read_nic_u64(rootfd, nic, "statistics/rx_packets", &nic->fd_rx_packets, hold, &nic->rx_packets) &&
-                read_nic_u64(rootfd, nic, "statistics/tx_packets", &nic->fd_tx_packets, hold, &nic->tx_packets);
+                read_u64(rootfd, nic_file(p, nic, "statistics/rx_packets"), hold ? &nic->fd_rx_packets : NULL,
+                         &nic->rx_packets) &&
+                read_u64(rootfd, nic_file(p, nic, "statistics/tx_packets"), hold ? &nic->fd_tx_packets : NULL,
+                         &nic->tx_packets);
         if (!nic->has_stats)
                 nic->rx_packets = nic->tx_packets = 0;
         nic->has_rx_bytes = nic->has_stats &&
-                read_nic_u64(rootfd, nic, "statistics/rx_bytes", &nic->fd_rx_bytes, hold, &nic->rx_bytes);
+                read_u64(rootfd, nic_file(p, nic, "statistics/rx_bytes"), hold ? &nic->fd_rx_bytes : NULL,
+                         &nic->rx_bytes);
         if (!nic->has_rx_bytes)
                 nic->rx_bytes = 0;
 }
 
 /* sys/class/net/NIC/threaded (Linux 5.12): 0, 1, 2; -1 without the file. */
 static int read_threaded(int rootfd, struct inventory_nic *nic) {
-        char line[16];
+        char p[128];
         int v;
 
-        if (read_nic_line(rootfd, nic, KNOB_THREADED_FILE, &nic->fd_threaded, true, line, sizeof(line)) < 0 ||
-            util_parse_int(util_strstrip(line), (size_t) -1, &v) < 0 || v < 0)
-                return -1;
-        return v;
+        return read_int(rootfd, nic_file(p, nic, KNOB_THREADED_FILE), &nic->fd_threaded, &v) && v >= 0 ? v : -1;
 }
 
 static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
