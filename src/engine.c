@@ -118,19 +118,14 @@ static int discover_inventory(struct engine *e, const struct procfs_interrupts *
 }
 
 /* CPU hotplug: the set of /proc/stat lines changed (sysfs and procfs may
- * disagree for good, so not against the topology). */
-static void snapshot_cpus(const struct sample_snapshot *s, cpuset_t *ret) {
-        cpuset_zero(ret);
-        for (size_t i = 0; i < s->stat.n_cpus; i++)
-                cpuset_set(ret, s->stat.cpus[i].cpu);
-}
-
+ * disagree for good, so not against the topology); the lines ascend. */
 static bool cpu_set_changed(const struct sample_snapshot *prev, const struct sample_snapshot *cur) {
-        cpuset_t a, b;
-
-        snapshot_cpus(prev, &a);
-        snapshot_cpus(cur, &b);
-        return !cpuset_equal(&a, &b);
+        if (prev->stat.n_cpus != cur->stat.n_cpus)
+                return true;
+        for (size_t i = 0; i < cur->stat.n_cpus; i++)
+                if (prev->stat.cpus[i].cpu != cur->stat.cpus[i].cpu)
+                        return true;
+        return false;
 }
 
 static int reread_topology(struct engine *e) {

@@ -343,11 +343,6 @@ static bool is_pci_addr(const char *s) {
         return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
 }
 
-static const char *basename_of(const char *path) {
-        const char *s = strrchr(path, '/');
-        return s ? s + 1 : path;
-}
-
 static int readlinkf(int rootfd, char *buf, size_t len, const char *fmt, const char *name) {
         char path[512];
         snprintf(path, sizeof(path), fmt, name);
@@ -696,11 +691,11 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
         if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device", nic->name) < 0)
                 return;
         nic->has_device = true;
-        copy_str(nic->bus_id, sizeof(nic->bus_id), basename_of(target));
+        copy_str(nic->bus_id, sizeof(nic->bus_id), basename(target));
         if (!read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port))
                 s->dev_port = 0;
         if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device/driver", nic->name) == 0)
-                copy_str(nic->driver, sizeof(nic->driver), basename_of(target));
+                copy_str(nic->driver, sizeof(nic->driver), basename(target));
         if (parse_numbered(nic->bus_id, "virtio", "", &(int) { 0 }))
                 copy_str(s->virtio_dev, sizeof(s->virtio_dev), nic->bus_id);
 

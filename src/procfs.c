@@ -839,19 +839,15 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
         s->text = shrink(s->text, p->text_len, 1);
         for (size_t i = 0, t = 0; i < s->n_irqs; i++) {
                 struct procfs_irq *q = &s->irqs[i];
+                const char **f[] = { &q->id, &q->chip, &q->hwirq, &q->name }; /* text_add()'s order */
 
                 q->nz_cols = q->n_nz ? s->nz_cols + off : NULL;
                 q->nz_counts = q->n_nz ? s->nz_vals + off : NULL;
                 off += q->n_nz;
-                /* text_add()'s order */
-                q->id = s->text + t;
-                t += strlen(q->id) + 1;
-                q->chip = s->text + t;
-                t += strlen(q->chip) + 1;
-                q->hwirq = s->text + t;
-                t += strlen(q->hwirq) + 1;
-                q->name = s->text + t;
-                t += strlen(q->name) + 1;
+                for (size_t k = 0; k < ELEMENTSOF(f); k++) {
+                        *f[k] = s->text + t;
+                        t += strlen(*f[k]) + 1;
+                }
         }
         if (p->n_numeric > 0) {
                 size_t k = 0;

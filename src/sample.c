@@ -149,7 +149,7 @@ int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret)
 }
 
 int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret) {
-        size_t n = 0;
+        size_t allocated = 0;
 
         if (!ret)
                 return -EINVAL;
@@ -157,28 +157,21 @@ int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sa
         ret->napi = NULL;
         ret->n_napi = 0;
         for (size_t i = 0; inv && i < inv->n_nics; i++)
-                for (size_t k = 0; k < inv->nics[i].n_napis; k++)
-                        if (inv->nics[i].napis[k].pid > 0)
-                                n++;
-        if (n == 0)
-                return 0;
-        ret->napi = calloc(n, sizeof(*ret->napi));
-        if (!ret->napi)
-                return -ENOMEM;
-        for (size_t i = 0; i < inv->n_nics; i++)
                 for (size_t k = 0; k < inv->nics[i].n_napis; k++) {
                         int pid = inv->nics[i].napis[k].pid;
                         char path[48], buf[1024];
+                        struct sample_napi sn;
                         size_t len;
 
                         if (pid <= 0)
                                 continue;
                         snprintf(path, sizeof(path), "proc/%d/stat", pid);
                         if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
-                            sample_parse_napi_stat(buf, len, &ret->napi[ret->n_napi]) < 0 ||
-                            ret->napi[ret->n_napi].pid != pid)
+                            sample_parse_napi_stat(buf, len, &sn) < 0 || sn.pid != pid)
                                 continue;
-                        ret->n_napi++;
+                        if (util_grow((void **) &ret->napi, &allocated, ret->n_napi + 1, sizeof(sn)) < 0)
+                                return -ENOMEM;
+                        ret->napi[ret->n_napi++] = sn;
                 }
         return 0;
 }
