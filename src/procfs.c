@@ -252,8 +252,6 @@ static int stat_parse(const char *buf, size_t len, void *ret) {
 }
 
 int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret) {
-        if (!ret)
-                return -EINVAL;
         *ret = (struct procfs_stat) { .total.cpu = -1 };
         return read_parse(rootfd, "proc/stat", held, stat_parse, ret);
 }
@@ -448,8 +446,6 @@ static int softirqs_parse(const char *buf, size_t len, void *ret) {
 }
 
 int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret) {
-        if (!ret)
-                return -EINVAL;
         *ret = (struct procfs_softirqs) {};
         return read_parse(rootfd, "proc/softirqs", held, softirqs_parse, ret);
 }
@@ -463,8 +459,6 @@ void procfs_softirqs_free(struct procfs_softirqs *s) {
 }
 
 int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu) {
-        if (!s)
-                return -1;
         return find_column(s->cpus, s->n_cpus, cpu);
 }
 
@@ -905,8 +899,6 @@ int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
         bool eof = false;
         int r;
 
-        if (!ret)
-                return -EINVAL;
         *ret = (struct procfs_interrupts) {};
         fd = rootfs_open_file(rootfd, "proc/interrupts");
         if (fd < 0)
@@ -988,8 +980,6 @@ const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *
 }
 
 int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu) {
-        if (!s)
-                return -1;
         return find_column(s->cpus, s->n_cpus, cpu);
 }
 
