@@ -61,7 +61,30 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
 
 /* The whole inventory, thousands of files on a big host: only when
  * discovery_due() or inventory_refresh() sees the layout change. */
-static int discover_inventory(struct engine *e, const struct procfs_interrupts *interrupts);
+static int discover_inventory(struct engine *e, const struct procfs_interrupts *interrupts) {
+        struct inventory inv = {};
+        int r;
+
+        e->ticks_since_full = 0;
+        r = inventory_read(e->rootfd, interrupts, &inv);
+        if (r < 0)
+                return r;
+        if (e->root_is_host) {
+                r = inventory_netlink_refresh(&inv);
+                if (r < 0)
+                        log_debug_errno(r, "netlink inventory refresh failed, using sysfs values: %m");
+                inventory_read_napi_cpus(e->rootfd, &inv); /* kthread start times: napi_threads */
+        }
+        overlay(e, &inv, NULL, false);
+        if (e->have_inv) {
+                if (e->policy)
+                        engine_diff_inventory(e, &e->inv, &inv);
+                inventory_free(&e->inv);
+        }
+        e->inv = inv;
+        e->have_inv = true;
+        return 0;
+}
 
 /* Why this tick reads the whole inventory, NULL when a refresh does. */
 static const char *discovery_due(const struct engine *e) {
@@ -89,31 +112,6 @@ static int refresh_inventory(struct engine *e, const struct procfs_interrupts *i
         }
         e->ticks_since_full++;
         overlay(e, &e->inv, NULL, true);
-        return 0;
-}
-
-static int discover_inventory(struct engine *e, const struct procfs_interrupts *interrupts) {
-        struct inventory inv = {};
-        int r;
-
-        e->ticks_since_full = 0;
-        r = inventory_read(e->rootfd, interrupts, &inv);
-        if (r < 0)
-                return r;
-        if (e->root_is_host) {
-                r = inventory_netlink_refresh(&inv);
-                if (r < 0)
-                        log_debug_errno(r, "netlink inventory refresh failed, using sysfs values: %m");
-                inventory_read_napi_cpus(e->rootfd, &inv); /* kthread start times: napi_threads */
-        }
-        overlay(e, &inv, NULL, false);
-        if (e->have_inv) {
-                if (e->policy)
-                        engine_diff_inventory(e, &e->inv, &inv);
-                inventory_free(&e->inv);
-        }
-        e->inv = inv;
-        e->have_inv = true;
         return 0;
 }
 
@@ -234,7 +232,7 @@ static bool action_current(struct engine *e, const struct action *a) {
                 irq->reread = true;
                 if (irq->fresh)
                         return true;
-                inventory_reread_irq(e->rootfd, irq);
+                inventory_reread_irq(e->rootfd, irq, false);
                 return !irq->affinity_readable || cpuset_kept_same(&a->from, &irq->affinity);
         case KNOB_RPS:
         case KNOB_XPS:
@@ -244,7 +242,7 @@ static bool action_current(struct engine *e, const struct action *a) {
                 q->reread = true;
                 if (q->fresh)
                         return true;
-                inventory_reread_queue(e->rootfd, n, q);
+                inventory_reread_queue(e->rootfd, n, q, true);
                 if (a->type == KNOB_RPS)
                         return !q->has_rps || cpuset_kept_same(&a->from, &q->rps_cpus);
                 if (a->type == KNOB_XPS)
@@ -816,13 +814,10 @@ void engine_free(struct engine *e) {
         policy_state_free(e->policy);
         action_list_free(&e->actions);
         workers_free(&e->workers);
-        if (e->have_avg || e->avg.cpus)
-                sample_rates_free(&e->avg);
-        if (e->have_prev)
-                sample_snapshot_free(&e->prev);
+        sample_rates_free(&e->avg);
+        sample_snapshot_free(&e->prev);
         sample_files_free(&e->files);
-        if (e->have_inv)
-                inventory_free(&e->inv);
+        inventory_free(&e->inv);
         topology_free(&e->topo);
         netdev_handle_close(&e->netdev);
         failures_free(&e->failures);

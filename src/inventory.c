@@ -494,9 +494,9 @@ static int read_cpus(int rootfd, const char *list_path, const char *mask_path, i
         return read_mask(rootfd, mask_path, NULL, ret);
 }
 
-/* The masks of one IRQ.  With spread_only the effective CPUs are read only
- * for a mask of several CPUs: the policy consults them only then. */
-static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_only) {
+/* With spread_only the effective CPUs are read only for a mask of several
+ * CPUs: the policy consults them only then. */
+void inventory_reread_irq(int rootfd, struct inventory_irq *irq, bool spread_only) {
         char lp[64], mp[64], ep[64], emp[64];
         cpuset_t s;
         int r;
@@ -540,7 +540,7 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 irq->nic = -1;
                 irq->queue = -1;
                 irq->role = INVENTORY_IRQ_NONE;
-                read_irq_masks(rootfd, irq, false);
+                inventory_reread_irq(rootfd, irq, false);
                 knob_irq_path(path, sizeof(path), irq->irq, "node");
                 if (!read_int(rootfd, path, NULL, &irq->node))
                         irq->node = -1;
@@ -550,7 +550,6 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
         return 0;
 }
 
-static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold);
 static void nic_free(struct inventory_nic *nic);
 
 /* The rx-N and tx-N entries of a NIC's queues dir: how many, and the
@@ -622,14 +621,13 @@ static int read_queues(int rootfd, struct inventory_nic *nic) {
                 q->has_rx = rootfs_exists(rootfd, path) > 0;
                 snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
                 q->has_tx = rootfs_exists(rootfd, path) > 0;
-                read_queue_values(rootfd, nic, q, false);
+                inventory_reread_queue(rootfd, nic, q, false);
         }
         return 0;
 }
 
-/* The RPS/XPS values of one queue whose has_rx/has_tx are known; with hold
- * through fds kept in q (what inventory_refresh() re-reads). */
-static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold) {
+/* A queue whose has_rx/has_tx are known; hold: what inventory_refresh() re-reads. */
+void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold) {
         char path[512];
         size_t i = (size_t) q->index;
         cpuset_t s;
@@ -1268,7 +1266,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
                 irq->fresh = false;
                 if (irq->reread || audited)
-                        read_irq_masks(rootfd, irq, true);
+                        inventory_reread_irq(rootfd, irq, true);
                 irq->reread = false;
         }
         for (size_t i = 0; i < inv->n_nics; i++)
@@ -1277,7 +1275,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
                         iq->fresh = false;
                         if (iq->reread || inventory_audit_has(n_objects, first, count, k))
-                                read_queue_values(rootfd, &inv->nics[i], iq, true);
+                                inventory_reread_queue(rootfd, &inv->nics[i], iq, true);
                         iq->reread = false;
                 }
         read_globals(rootfd, inv, true);
@@ -1396,14 +1394,6 @@ struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq) {
         if (inv->n_irqs == 0)
                 return NULL;
         return bsearch(&key, inv->irqs, inv->n_irqs, sizeof(*inv->irqs), cmp_irq);
-}
-
-void inventory_reread_irq(int rootfd, struct inventory_irq *irq) {
-        read_irq_masks(rootfd, irq, false);
-}
-
-void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q) {
-        read_queue_values(rootfd, nic, q, true);
 }
 
 struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index) {
