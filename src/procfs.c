@@ -462,19 +462,6 @@ int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu) {
         return find_column(s->cpus, s->n_cpus, cpu);
 }
 
-bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq row, int cpu, uint64_t *ret) {
-        int col;
-
-        if (!s || row < 0 || row >= SOFTIRQ_MAX || !s->counts)
-                return false;
-        col = find_column(s->cpus, s->n_cpus, cpu);
-        if (col < 0)
-                return false;
-        if (ret)
-                *ret = s->counts[(size_t) row * s->n_cpus + (size_t) col];
-        return true;
-}
-
 /* ---- /proc/interrupts ---- */
 
 /* The length of the flow handler glued to a chip name by kernels before
@@ -943,21 +930,6 @@ fail:
         parser_free(&p);
         log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
         return r;
-}
-
-static int cmp_u32(const void *a, const void *b) {
-        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-        return (x > y) - (x < y);
-}
-
-uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col) {
-        uint32_t key = (uint32_t) col;
-        const uint32_t *p;
-
-        if (!irq || irq->n_nz == 0 || col > UINT32_MAX)
-                return 0;
-        p = bsearch(&key, irq->nz_cols, irq->n_nz, sizeof(key), cmp_u32);
-        return p ? irq->nz_counts[p - irq->nz_cols] : 0;
 }
 
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq) {
