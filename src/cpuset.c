@@ -371,16 +371,6 @@ int cpuset_format_list(const cpuset_t *s, char *buf, size_t len) {
         return 0;
 }
 
-static int hexval(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 int cpuset_parse_mask(const char *s, cpuset_t *ret) {
         const char *start, *end;
         cpuset_t set;
@@ -400,18 +390,15 @@ int cpuset_parse_mask(const char *s, cpuset_t *ret) {
         while (end > start) {
                 const char *c = end;
                 uint32_t v = 0;
-                int digits = 0;
 
                 while (c > start && c[-1] != ',')
                         c--;
                 if (end - c == 0 || end - c > 8)
                         return -EINVAL;
                 for (const char *q = c; q < end; q++) {
-                        int h = hexval(*q);
-                        if (h < 0)
+                        if (!isxdigit((unsigned char) *q))
                                 return -EINVAL;
-                        v = v << 4 | (uint32_t) h;
-                        digits++;
+                        v = v << 4 | (uint32_t) (isdigit((unsigned char) *q) ? *q - '0' : (*q | 0x20) - 'a' + 10);
                 }
                 if (v) {
                         if (chunk >= CPUSET_MAX / 32)

@@ -36,10 +36,6 @@ static const char *skip_prefix(const char *s, const char *prefix) {
         return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
 
-static bool is_pci_addr_char(char c) {
-        return isxdigit((unsigned char) c) || c == ':' || c == '.';
-}
-
 /* pci_addr occurs in name as a whole token ("i40e-0000:3b:00.0:misc"). */
 static bool contains_pci_token(const char *name, const char *pci_addr) {
         size_t n = strlen(pci_addr);
@@ -277,29 +273,23 @@ const char *inventory_map_source_to_string(enum inventory_map_source m) {
 
 /* ---- reading ---- */
 
-/* -1 when the kthread is gone or its stat does not read. */
-static int kthread_cpu(int rootfd, int pid, unsigned long long *ret_starttime) {
-        struct procfs_pid_stat st;
-        char path[48], buf[1024];
-        size_t len;
-
-        *ret_starttime = 0;
-        if (pid <= 0)
-                return -1;
-        snprintf(path, sizeof(path), "proc/%d/stat", pid);
-        if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
-            procfs_parse_pid_stat(buf, len, &st) < 0 || st.processor < 0)
-                return -1;
-        *ret_starttime = st.starttime;
-        return st.processor;
-}
-
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv) {
         for (size_t n = 0; n < inv->n_nics; n++) {
                 struct inventory_nic *nic = &inv->nics[n];
 
-                for (size_t k = 0; k < nic->n_napis; k++)
-                        nic->napis[k].cpu = kthread_cpu(rootfd, nic->napis[k].pid, &nic->napis[k].starttime);
+                for (size_t k = 0; k < nic->n_napis; k++) {
+                        struct inventory_napi *na = &nic->napis[k];
+                        struct procfs_pid_stat st;
+                        char path[48], buf[1024];
+                        size_t len;
+
+                        /* -1 and 0 when the kthread is gone or its stat does not read */
+                        snprintf(path, sizeof(path), "proc/%d/stat", na->pid);
+                        bool ok = na->pid > 0 && rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) == 0 &&
+                                  procfs_parse_pid_stat(buf, len, &st) == 0 && st.processor >= 0;
+                        na->cpu = ok ? st.processor : -1;
+                        na->starttime = ok ? st.starttime : 0;
+                }
                 for (size_t q = 0; q < nic->n_queues; q++) {
                         struct inventory_queue *qu = &nic->queues[q];
 
@@ -338,7 +328,7 @@ static bool is_pci_addr(const char *s) {
         if (sscanf(s, "%x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4)
                 return false;
         for (size_t i = 0; i < n; i++)
-                if (!is_pci_addr_char(s[i]))
+                if (!isxdigit((unsigned char) s[i]) && s[i] != ':' && s[i] != '.')
                         return false;
         return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
 }

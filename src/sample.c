@@ -515,11 +515,7 @@ static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs, siz
         ret->n_irqs = n_irqs;
         return 0;
 oom:
-        free(ret->cpus);
-        free(ret->irqs);
-        free(ret->per_cpu_storage);
-        free(ret->nz_cpu_storage);
-        *ret = (struct sample_rates) { .max_cpu = -1 };
+        sample_rates_free(ret); /* n_irqs still 0: the blocks, no per-IRQ rates */
         return -ENOMEM;
 }
 
