@@ -58,7 +58,6 @@ enum procfs_softirq {
 };
 
 const char *procfs_softirq_to_string(enum procfs_softirq s);
-enum procfs_softirq procfs_softirq_from_string(const char *s);
 
 struct procfs_softirqs {
         int *cpus;               /* CPU numbers of the columns, ascending */

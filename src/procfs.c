@@ -363,12 +363,6 @@ static enum procfs_softirq softirq_from_mem(const char *s, size_t len) {
         return SOFTIRQ_INVALID;
 }
 
-enum procfs_softirq procfs_softirq_from_string(const char *s) {
-        if (!s)
-                return SOFTIRQ_INVALID;
-        return softirq_from_mem(s, strlen(s));
-}
-
 int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *ret) {
         struct procfs_softirqs s = {};
         size_t pos = 0;
