@@ -291,9 +291,7 @@ void topology_free(struct topology *t) {
                 return;
         free(t->cpus);
         free(t->nodes);
-        t->cpus = NULL;
-        t->nodes = NULL;
-        t->n_nodes = 0;
+        *t = (struct topology) {};
 }
 
 void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret) {
