@@ -642,8 +642,8 @@ void procfs_interrupts_free(struct procfs_interrupts *s) {
 /* One row: the id, the counts (the nonzero ones into nz), the tail. */
 static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq, struct irq_text *tx,
                      struct nz_buf *nz) {
-        const char *id, *tok;
-        size_t il, tl, col = 0, first = nz->n;
+        const char *id;
+        size_t il, col, first = nz->n;
         int r;
 
         r = split_row_id(line, &id, &il);
@@ -651,7 +651,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 return r;
         *irq = (struct procfs_irq) {};
         tx->id[0] = tx->chip[0] = tx->hwirq[0] = tx->name[0] = 0;
-
+        copy_field(tx->id, sizeof(tx->id), id, il);
         if (is_digit(id[0])) {
                 uint64_t v;
 
@@ -662,50 +662,37 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                         return -ERANGE;
                 irq->numeric = true;
                 irq->irq = (unsigned) v;
-                copy_field(tx->id, sizeof(tx->id), id, il);
-                /* counts may overflow the %10u width */
-                for (col = 0; col < n_cpus; col++) {
-                        if (zero_field(line))
-                                continue;
-                        r = next_count(line, &v);
-                        if (r <= 0)
-                                return r < 0 ? r : -EBADMSG;
-                        if (v == 0)
-                                continue;
-                        irq->total = add_sat(irq->total, v);
-                        r = nz_push(nz, col, v);
-                        if (r < 0)
-                                return r;
-                }
-                parse_irq_tail(line, tx);
-        } else {
-                struct cursor save;
-
-                /* NMI, LOC, ERR, MIS, IPI0: up to one count per column, a description */
-                copy_field(tx->id, sizeof(tx->id), id, il);
-                for (;;) {
-                        uint64_t v;
-
-                        save = *line;
-                        if (col >= n_cpus || !next_token(line, &tok, &tl) || !all_digits(tok, tl)) {
-                                *line = save;
-                                break;
-                        }
-                        r = parse_u64(tok, tl, &v);
-                        if (r < 0)
-                                return r;
-                        irq->total = add_sat(irq->total, v);
-                        if (v > 0) {
-                                r = nz_push(nz, col, v);
-                                if (r < 0)
-                                        return r;
-                        }
-                        col++;
-                }
-                if (col == 0)
-                        return -EBADMSG;
-                copy_rest(line, tx->name, sizeof(tx->name));
         }
+        /* a count a column (which may overflow the %10u width); NMI, LOC,
+         * ERR, MIS, IPI0: up to one a column, then a description */
+        for (col = 0; col < n_cpus; col++) {
+                struct cursor save = *line;
+                uint64_t v;
+
+                if (zero_field(line))
+                        continue;
+                r = next_count(line, &v);
+                if (r == 0 || r == -EBADMSG) {
+                        if (irq->numeric)
+                                return -EBADMSG;
+                        *line = save;
+                        break;
+                }
+                if (r < 0)
+                        return r;
+                if (v == 0)
+                        continue;
+                irq->total = add_sat(irq->total, v);
+                r = nz_push(nz, col, v);
+                if (r < 0)
+                        return r;
+        }
+        if (irq->numeric)
+                parse_irq_tail(line, tx);
+        else if (col == 0)
+                return -EBADMSG;
+        else
+                copy_rest(line, tx->name, sizeof(tx->name));
         irq->n_nz = nz->n - first;
         return 0;
 }
