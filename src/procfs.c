@@ -485,14 +485,17 @@ static void copy_rest(struct cursor *c, char *dst, size_t size) {
  * hwirq (with a domain), Level/Edge (arm), "-" flow handler, then "  %s"
  * the action names joined by ", ". */
 
+/* arm's trigger type. */
+static bool is_trigger(const char *tok, size_t tl) {
+        return token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge");
+}
+
 /* The field after the chip: a hwirq ("27", "4138200989697-edge"), a flow
  * handler without hwirq ("-virq", "-"), or arm's Level/Edge with neither. */
 static bool is_hwirq_token(const char *tok, size_t tl) {
-        return is_digit(tok[0]) || tok[0] == '-' || token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge");
+        return is_digit(tok[0]) || tok[0] == '-' || is_trigger(tok, tl);
 }
 
-/* A chip name may have blanks ("Hyper-V PCIe MSI"), one apart: a token
- * after a wider gap that is no hwirq ends it (old kernels print no hwirq). */
 /* A row's texts while it is parsed, before they go to the reading's block. */
 struct irq_text {
         char id[PROCFS_IRQ_ID_SIZE];
@@ -501,6 +504,8 @@ struct irq_text {
         char name[PROCFS_IRQ_NAME_SIZE];
 };
 
+/* A chip name may have blanks ("Hyper-V PCIe MSI"), one apart: a token
+ * after a wider gap that is no hwirq ends it (old kernels print no hwirq). */
 static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
         const char *chip, *tok, *h_start = NULL, *h_end = NULL;
         size_t chip_len, tl;
@@ -532,12 +537,11 @@ static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
         }
         if (h_start) {
                 /* a bare "27" arm follows with "Level"/"Edge" and maybe "-fasteoi" */
-                bool level = token_eq(h_start, (size_t) (h_end - h_start), "Level") ||
-                             token_eq(h_start, (size_t) (h_end - h_start), "Edge");
+                bool level = is_trigger(h_start, (size_t) (h_end - h_start));
 
                 if (all_digits(h_start, (size_t) (h_end - h_start)) || level) {
                         save = *c;
-                        if (!level && next_token(c, &tok, &tl) && (token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge")))
+                        if (!level && next_token(c, &tok, &tl) && is_trigger(tok, tl))
                                 h_end = tok + tl;
                         else
                                 *c = save;
