@@ -1177,8 +1177,6 @@ static int same_nic_set(int rootfd, const struct inventory *inv) {
         if (r < 0)
                 return r;
         while (same && (de = readdir(d))) {
-                if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
-                        continue;
                 if (inventory_nic(inv, de->d_name))
                         seen++;
                 else if (is_nic_dir(rootfd, de->d_name))
