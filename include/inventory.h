@@ -149,9 +149,10 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 /* Whether a NIC's queue count changed (`ethtool -L` sends no link
  * notification); one fstat() a NIC.  1 changed, 0 not, -errno. */
 int inventory_queue_counts_changed(int rootfd, const struct inventory *inv);
-/* Re-read one object's values now (the refresh's per-object reads). */
-void inventory_reread_irq(int rootfd, struct inventory_irq *irq);
-void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q);
+/* Re-read one object's values now (the refresh's per-object reads): an
+ * IRQ's masks, a queue's RPS/XPS values (with hold through fds kept in it). */
+void inventory_reread_irq(int rootfd, struct inventory_irq *irq, bool spread_only);
+void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold);
 /* Queue `index` of a NIC, or NULL. */
 struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index);
 /* Sets the object k names as a re-read after a write would (the dry-run

@@ -58,7 +58,6 @@ enum procfs_softirq {
 };
 
 const char *procfs_softirq_to_string(enum procfs_softirq s);
-enum procfs_softirq procfs_softirq_from_string(const char *s);
 
 struct procfs_softirqs {
         int *cpus;               /* CPU numbers of the columns, ascending */
@@ -72,8 +71,6 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
 /* proc/softirqs as procfs_stat_read reads proc/stat. */
 int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret);
 void procfs_softirqs_free(struct procfs_softirqs *s);
-/* Count for (row, cpu); false if cpu has no column. */
-bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq row, int cpu, uint64_t *ret);
 
 /* Longest texts of a row kept, with the NUL: longer ones are cut. */
 #define PROCFS_IRQ_ID_SIZE 16
@@ -86,7 +83,7 @@ struct procfs_irq {
         bool numeric;            /* a real IRQ line ("N:") */
         unsigned irq;            /* when numeric */
         /* Nonzero counts only (column nz_cols[k], ascending): an IRQ fires
-         * on a few CPUs.  Read with procfs_irq_count(). */
+         * on a few CPUs. */
         const uint32_t *nz_cols;
         const uint64_t *nz_counts;
         size_t n_nz;
@@ -114,8 +111,6 @@ struct procfs_interrupts {
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret);
 /* Reads proc/interrupts a chunk at a time, as procfs_interrupts_parse(). */
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret);
-/* The count of row irq in header column col, 0 if absent. */
-uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col);
 void procfs_interrupts_free(struct procfs_interrupts *s);
 /* The row of numeric IRQ irq, or NULL. */
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq);

@@ -1,4 +1,4 @@
-/* CPU topology from sysfs: CPUs, nodes, cores, SMT, caches, isolation. */
+/* CPU topology from sysfs: CPUs, nodes, cores, SMT, isolation. */
 #pragma once
 
 #include <stdbool.h>
@@ -15,7 +15,6 @@ struct topology_cpu {
         int package_id;          /* topology/physical_package_id */
         int core;                /* host-unique core number: SMT siblings share it */
         int smt_index;           /* 0 for the first thread of its core, 1.. for siblings */
-        int l2_id, l3_id;        /* lowest CPU sharing that cache level, -1 unknown */
         bool isolated;           /* /sys/devices/system/cpu/isolated */
         bool nohz_full;          /* /sys/devices/system/cpu/nohz_full */
 };

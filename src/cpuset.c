@@ -26,6 +26,61 @@ int cpuset_limit(void) {
         return (int) n_words * 64;
 }
 
+/* What both set types do on n words of w (a kept set has fewer). */
+static bool words_isset(const uint64_t *w, size_t n, int cpu) {
+        if (cpu < 0 || (size_t) cpu >= n * 64)
+                return false;
+        return (w[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+static int words_only(const uint64_t *w, size_t n) {
+        int cpu = -1;
+
+        for (size_t i = 0; i < n; i++) {
+                if (!w[i])
+                        continue;
+                if (cpu >= 0 || (w[i] & (w[i] - 1)))
+                        return -1;
+                cpu = (int) i * 64 + __builtin_ctzll(w[i]);
+        }
+        return cpu;
+}
+
+static bool words_empty(const uint64_t *w, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (w[i])
+                        return false;
+        return true;
+}
+
+static int words_next(const uint64_t *w, size_t n, int from) {
+        size_t i;
+        uint64_t x;
+
+        if (from < 0)
+                from = 0;
+        i = (size_t) from / 64;
+        if (i >= n)
+                return -1;
+        x = w[i] & (~UINT64_C(0) << (from % 64));
+        while (!x) {
+                if (++i >= n)
+                        return -1;
+                x = w[i];
+        }
+        return (int) i * 64 + __builtin_ctzll(x);
+}
+
+/* a's na words and b's nb hold the same CPUs. */
+static bool words_same(const uint64_t *a, size_t na, const uint64_t *b, size_t nb) {
+        size_t n = na < nb ? na : nb;
+
+        if (n > 0 && memcmp(a, b, n * sizeof(*a)) != 0)
+                return false;
+        /* the longer one's rest (it has words: never a NULL) */
+        return na == nb || words_empty((na > nb ? a : b) + n, (na > nb ? na : nb) - n);
+}
+
 void cpuset_zero(cpuset_t *s) {
         memset(s, 0, sizeof(*s));
 }
@@ -44,9 +99,7 @@ void cpuset_clear(cpuset_t *s, int cpu) {
 }
 
 bool cpuset_isset(const cpuset_t *s, int cpu) {
-        if (cpu < 0 || (size_t) cpu >= n_words * 64)
-                return false;
-        return (s->w[cpu / 64] >> (cpu % 64)) & 1;
+        return words_isset(s->w, n_words, cpu);
 }
 
 int cpuset_count(const cpuset_t *s) {
@@ -57,23 +110,11 @@ int cpuset_count(const cpuset_t *s) {
 }
 
 int cpuset_only(const cpuset_t *s) {
-        int cpu = -1;
-
-        for (size_t i = 0; i < n_words; i++) {
-                if (!s->w[i])
-                        continue;
-                if (cpu >= 0 || (s->w[i] & (s->w[i] - 1)))
-                        return -1;
-                cpu = (int) i * 64 + __builtin_ctzll(s->w[i]);
-        }
-        return cpu;
+        return words_only(s->w, n_words);
 }
 
 bool cpuset_empty(const cpuset_t *s) {
-        for (size_t i = 0; i < n_words; i++)
-                if (s->w[i])
-                        return false;
-        return true;
+        return words_empty(s->w, n_words);
 }
 
 bool cpuset_equal(const cpuset_t *a, const cpuset_t *b) {
@@ -81,21 +122,7 @@ bool cpuset_equal(const cpuset_t *a, const cpuset_t *b) {
 }
 
 int cpuset_next(const cpuset_t *s, int from) {
-        size_t i;
-        uint64_t w;
-
-        if (from < 0)
-                from = 0;
-        if ((size_t) from >= n_words * 64)
-                return -1;
-        i = (size_t) from / 64;
-        w = s->w[i] & (~UINT64_C(0) << (from % 64));
-        while (!w) {
-                if (++i >= n_words)
-                        return -1;
-                w = s->w[i];
-        }
-        return (int) i * 64 + __builtin_ctzll(w);
+        return words_next(s->w, n_words, from);
 }
 
 int cpuset_last(const cpuset_t *s) {
@@ -180,28 +207,11 @@ cpuset_t cpuset_kept_get(const cpuset_kept_t *k) {
 }
 
 bool cpuset_kept_equal(const cpuset_kept_t *k, const cpuset_t *s) {
-        size_t n = kept_words(k);
-
-        if (n > 0 && memcmp(k->w, s->w, n * sizeof(s->w[0])) != 0)
-                return false;
-        for (size_t i = n; i < n_words; i++)
-                if (s->w[i])
-                        return false;
-        return true;
+        return words_same(k->w, kept_words(k), s->w, n_words);
 }
 
 bool cpuset_kept_same(const cpuset_kept_t *a, const cpuset_kept_t *b) {
-        size_t na = kept_words(a), nb = kept_words(b), n = na < nb ? na : nb;
-
-        if (n > 0 && memcmp(a->w, b->w, n * sizeof(a->w[0])) != 0)
-                return false;
-        for (size_t i = n; i < na; i++)
-                if (a->w[i])
-                        return false;
-        for (size_t i = n; i < nb; i++)
-                if (b->w[i])
-                        return false;
-        return true;
+        return words_same(a->w, kept_words(a), b->w, kept_words(b));
 }
 
 void cpuset_kept_and(cpuset_t *ret, const cpuset_kept_t *k, const cpuset_t *s) {
@@ -212,48 +222,19 @@ void cpuset_kept_and(cpuset_t *ret, const cpuset_kept_t *k, const cpuset_t *s) {
 }
 
 bool cpuset_kept_empty(const cpuset_kept_t *k) {
-        for (size_t i = 0; i < kept_words(k); i++)
-                if (k->w[i])
-                        return false;
-        return true;
+        return words_empty(k->w, kept_words(k));
 }
 
 int cpuset_kept_next(const cpuset_kept_t *k, int from) {
-        size_t n = kept_words(k);
-        size_t i;
-        uint64_t w;
-
-        if (from < 0)
-                from = 0;
-        i = (size_t) from / 64;
-        if (i >= n)
-                return -1;
-        w = k->w[i] & (~UINT64_C(0) << (from % 64));
-        while (!w) {
-                if (++i >= n)
-                        return -1;
-                w = k->w[i];
-        }
-        return (int) (i * 64) + __builtin_ctzll(w);
+        return words_next(k->w, kept_words(k), from);
 }
 
 int cpuset_kept_only(const cpuset_kept_t *k) {
-        int cpu = -1;
-
-        for (size_t i = 0; i < kept_words(k); i++) {
-                if (!k->w[i])
-                        continue;
-                if (cpu >= 0 || (k->w[i] & (k->w[i] - 1)))
-                        return -1;
-                cpu = (int) (i * 64) + __builtin_ctzll(k->w[i]);
-        }
-        return cpu;
+        return words_only(k->w, kept_words(k));
 }
 
 bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu) {
-        if (cpu < 0 || (size_t) cpu >= kept_words(k) * 64)
-                return false;
-        return (k->w[cpu / 64] >> (cpu % 64)) & 1;
+        return words_isset(k->w, kept_words(k), cpu);
 }
 
 int cpuset_kept_copy(cpuset_kept_t *ret, const cpuset_kept_t *src) {
@@ -351,41 +332,43 @@ int cpuset_parse_list(const char *s, cpuset_t *ret) {
         return 0;
 }
 
-int cpuset_format_list(const cpuset_t *s, char *buf, size_t len) {
+/* The cpulist into buf (len > 0), whole ranges while they fit with room
+ * for reserve more bytes; the length written, *ret_all when all did. */
+static size_t format_ranges(const cpuset_t *s, char *buf, size_t len, size_t reserve, bool *ret_all) {
+        char piece[32];
         size_t off = 0;
-        int cpu = cpuset_first(s);
+
+        buf[0] = 0;
+        for (int a = cpuset_first(s); a >= 0;) {
+                int b = a, pl;
+
+                while (cpuset_isset(s, b + 1))
+                        b++;
+                pl = b == a ? snprintf(piece, sizeof(piece), "%s%d", off ? "," : "", a)
+                            : snprintf(piece, sizeof(piece), "%s%d-%d", off ? "," : "", a, b);
+                if (off + (size_t) pl + reserve >= len) {
+                        *ret_all = false;
+                        return off;
+                }
+                memcpy(buf + off, piece, (size_t) pl + 1);
+                off += (size_t) pl;
+                a = cpuset_next(s, b + 1);
+        }
+        *ret_all = true;
+        return off;
+}
+
+int cpuset_format_list(const cpuset_t *s, char *buf, size_t len) {
+        bool all;
 
         if (len == 0)
                 return -ENOBUFS;
-        buf[0] = 0;
-        while (cpu >= 0) {
-                int end = cpu;
-                int n;
-
-                while (cpuset_isset(s, end + 1))
-                        end++;
-                if (end == cpu)
-                        n = snprintf(buf + off, len - off, "%s%d", off ? "," : "", cpu);
-                else
-                        n = snprintf(buf + off, len - off, "%s%d-%d", off ? "," : "", cpu, end);
-                if (n < 0 || (size_t) n >= len - off) {
-                        buf[0] = 0;
-                        return -ENOBUFS;
-                }
-                off += n;
-                cpu = cpuset_next(s, end + 1);
+        format_ranges(s, buf, len, 0, &all);
+        if (!all) {
+                buf[0] = 0;
+                return -ENOBUFS;
         }
         return 0;
-}
-
-static int hexval(char c) {
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
 }
 
 int cpuset_parse_mask(const char *s, cpuset_t *ret) {
@@ -407,18 +390,15 @@ int cpuset_parse_mask(const char *s, cpuset_t *ret) {
         while (end > start) {
                 const char *c = end;
                 uint32_t v = 0;
-                int digits = 0;
 
                 while (c > start && c[-1] != ',')
                         c--;
                 if (end - c == 0 || end - c > 8)
                         return -EINVAL;
                 for (const char *q = c; q < end; q++) {
-                        int h = hexval(*q);
-                        if (h < 0)
+                        if (!isxdigit((unsigned char) *q))
                                 return -EINVAL;
-                        v = v << 4 | (uint32_t) h;
-                        digits++;
+                        v = v << 4 | (uint32_t) (isdigit((unsigned char) *q) ? *q - '0' : (*q | 0x20) - 'a' + 10);
                 }
                 if (v) {
                         if (chunk >= CPUSET_MAX / 32)
@@ -461,9 +441,10 @@ int cpuset_format_mask(const cpuset_t *s, int nbits, char *buf, size_t len) {
 }
 
 const char *cpuset_to_text(const cpuset_t *s, const char *empty, char *buf, size_t len) {
-        char tail[32], piece[32];
+        char tail[32];
         int n = cpuset_count(s), tl;
-        size_t off = 0;
+        size_t off;
+        bool all;
 
         if (len == 0)
                 return "";
@@ -473,29 +454,12 @@ const char *cpuset_to_text(const cpuset_t *s, const char *empty, char *buf, size
         }
         if (cpuset_format_list(s, buf, len) == 0)
                 return buf;
+        /* the whole list does not fit: the ranges that do with the mark */
         tl = snprintf(tail, sizeof(tail), ",... (%d CPUs)", n);
-        buf[0] = 0;
-        for (int a = cpuset_first(s); a >= 0;) {
-                int b = a, pl;
-
-                while (b + 1 < CPUSET_MAX && cpuset_isset(s, b + 1))
-                        b++;
-                pl = b == a ? snprintf(piece, sizeof(piece), "%s%d", off ? "," : "", a)
-                            : snprintf(piece, sizeof(piece), "%s%d-%d", off ? "," : "", a, b);
-                a = b + 1 < CPUSET_MAX ? cpuset_next(s, b + 1) : -1;
-                /* the whole list does not fit: room for this piece and the mark */
-                if (off + (size_t) pl + (size_t) tl < len) {
-                        memcpy(buf + off, piece, (size_t) pl + 1);
-                        off += (size_t) pl;
-                        continue;
-                }
-                if (off == 0) {
-                        /* not even the first piece: the count alone */
-                        snprintf(buf, len, "(%d CPUs)", n);
-                        return buf;
-                }
+        off = format_ranges(s, buf, len, (size_t) tl, &all);
+        if (off == 0)
+                snprintf(buf, len, "(%d CPUs)", n); /* not even the first range: the count alone */
+        else
                 snprintf(buf + off, len - off, "%s", tail);
-                return buf;
-        }
         return buf;
 }

@@ -61,7 +61,30 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
 
 /* The whole inventory, thousands of files on a big host: only when
  * discovery_due() or inventory_refresh() sees the layout change. */
-static int discover_inventory(struct engine *e, const struct procfs_interrupts *interrupts);
+static int discover_inventory(struct engine *e, const struct procfs_interrupts *interrupts) {
+        struct inventory inv = {};
+        int r;
+
+        e->ticks_since_full = 0;
+        r = inventory_read(e->rootfd, interrupts, &inv);
+        if (r < 0)
+                return r;
+        if (e->root_is_host) {
+                r = inventory_netlink_refresh(&inv);
+                if (r < 0)
+                        log_debug_errno(r, "netlink inventory refresh failed, using sysfs values: %m");
+                inventory_read_napi_cpus(e->rootfd, &inv); /* kthread start times: napi_threads */
+        }
+        overlay(e, &inv, NULL, false);
+        if (e->have_inv) {
+                if (e->policy)
+                        engine_diff_inventory(e, &e->inv, &inv);
+                inventory_free(&e->inv);
+        }
+        e->inv = inv;
+        e->have_inv = true;
+        return 0;
+}
 
 /* Why this tick reads the whole inventory, NULL when a refresh does. */
 static const char *discovery_due(const struct engine *e) {
@@ -92,45 +115,15 @@ static int refresh_inventory(struct engine *e, const struct procfs_interrupts *i
         return 0;
 }
 
-static int discover_inventory(struct engine *e, const struct procfs_interrupts *interrupts) {
-        struct inventory inv = {};
-        int r;
-
-        e->ticks_since_full = 0;
-        r = inventory_read(e->rootfd, interrupts, &inv);
-        if (r < 0)
-                return r;
-        if (e->root_is_host) {
-                r = inventory_netlink_refresh(&inv);
-                if (r < 0)
-                        log_debug_errno(r, "netlink inventory refresh failed, using sysfs values: %m");
-                inventory_read_napi_cpus(e->rootfd, &inv); /* kthread start times: napi_threads */
-        }
-        overlay(e, &inv, NULL, false);
-        if (e->have_inv) {
-                if (e->policy)
-                        engine_diff_inventory(e, &e->inv, &inv);
-                inventory_free(&e->inv);
-        }
-        e->inv = inv;
-        e->have_inv = true;
-        return 0;
-}
-
 /* CPU hotplug: the set of /proc/stat lines changed (sysfs and procfs may
- * disagree for good, so not against the topology). */
-static void snapshot_cpus(const struct sample_snapshot *s, cpuset_t *ret) {
-        cpuset_zero(ret);
-        for (size_t i = 0; i < s->stat.n_cpus; i++)
-                cpuset_set(ret, s->stat.cpus[i].cpu);
-}
-
+ * disagree for good, so not against the topology); the lines ascend. */
 static bool cpu_set_changed(const struct sample_snapshot *prev, const struct sample_snapshot *cur) {
-        cpuset_t a, b;
-
-        snapshot_cpus(prev, &a);
-        snapshot_cpus(cur, &b);
-        return !cpuset_equal(&a, &b);
+        if (prev->stat.n_cpus != cur->stat.n_cpus)
+                return true;
+        for (size_t i = 0; i < cur->stat.n_cpus; i++)
+                if (prev->stat.cpus[i].cpu != cur->stat.cpus[i].cpu)
+                        return true;
+        return false;
 }
 
 static int reread_topology(struct engine *e) {
@@ -239,7 +232,7 @@ static bool action_current(struct engine *e, const struct action *a) {
                 irq->reread = true;
                 if (irq->fresh)
                         return true;
-                inventory_reread_irq(e->rootfd, irq);
+                inventory_reread_irq(e->rootfd, irq, false);
                 return !irq->affinity_readable || cpuset_kept_same(&a->from, &irq->affinity);
         case KNOB_RPS:
         case KNOB_XPS:
@@ -249,7 +242,7 @@ static bool action_current(struct engine *e, const struct action *a) {
                 q->reread = true;
                 if (q->fresh)
                         return true;
-                inventory_reread_queue(e->rootfd, n, q);
+                inventory_reread_queue(e->rootfd, n, q, true);
                 if (a->type == KNOB_RPS)
                         return !q->has_rps || cpuset_kept_same(&a->from, &q->rps_cpus);
                 if (a->type == KNOB_XPS)
@@ -821,13 +814,10 @@ void engine_free(struct engine *e) {
         policy_state_free(e->policy);
         action_list_free(&e->actions);
         workers_free(&e->workers);
-        if (e->have_avg || e->avg.cpus)
-                sample_rates_free(&e->avg);
-        if (e->have_prev)
-                sample_snapshot_free(&e->prev);
+        sample_rates_free(&e->avg);
+        sample_snapshot_free(&e->prev);
         sample_files_free(&e->files);
-        if (e->have_inv)
-                inventory_free(&e->inv);
+        inventory_free(&e->inv);
         topology_free(&e->topo);
         netdev_handle_close(&e->netdev);
         failures_free(&e->failures);

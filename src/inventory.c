@@ -36,10 +36,6 @@ static const char *skip_prefix(const char *s, const char *prefix) {
         return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
 
-static bool is_pci_addr_char(char c) {
-        return isxdigit((unsigned char) c) || c == ':' || c == '.';
-}
-
 /* pci_addr occurs in name as a whole token ("i40e-0000:3b:00.0:misc"). */
 static bool contains_pci_token(const char *name, const char *pci_addr) {
         size_t n = strlen(pci_addr);
@@ -277,29 +273,23 @@ const char *inventory_map_source_to_string(enum inventory_map_source m) {
 
 /* ---- reading ---- */
 
-/* -1 when the kthread is gone or its stat does not read. */
-static int kthread_cpu(int rootfd, int pid, unsigned long long *ret_starttime) {
-        struct procfs_pid_stat st;
-        char path[48], buf[1024];
-        size_t len;
-
-        *ret_starttime = 0;
-        if (pid <= 0)
-                return -1;
-        snprintf(path, sizeof(path), "proc/%d/stat", pid);
-        if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
-            procfs_parse_pid_stat(buf, len, &st) < 0 || st.processor < 0)
-                return -1;
-        *ret_starttime = st.starttime;
-        return st.processor;
-}
-
 void inventory_read_napi_cpus(int rootfd, struct inventory *inv) {
         for (size_t n = 0; n < inv->n_nics; n++) {
                 struct inventory_nic *nic = &inv->nics[n];
 
-                for (size_t k = 0; k < nic->n_napis; k++)
-                        nic->napis[k].cpu = kthread_cpu(rootfd, nic->napis[k].pid, &nic->napis[k].starttime);
+                for (size_t k = 0; k < nic->n_napis; k++) {
+                        struct inventory_napi *na = &nic->napis[k];
+                        struct procfs_pid_stat st;
+                        char path[48], buf[1024];
+                        size_t len;
+
+                        /* -1 and 0 when the kthread is gone or its stat does not read */
+                        snprintf(path, sizeof(path), "proc/%d/stat", na->pid);
+                        bool ok = na->pid > 0 && rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) == 0 &&
+                                  procfs_parse_pid_stat(buf, len, &st) == 0 && st.processor >= 0;
+                        na->cpu = ok ? st.processor : -1;
+                        na->starttime = ok ? st.starttime : 0;
+                }
                 for (size_t q = 0; q < nic->n_queues; q++) {
                         struct inventory_queue *qu = &nic->queues[q];
 
@@ -338,20 +328,9 @@ static bool is_pci_addr(const char *s) {
         if (sscanf(s, "%x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4)
                 return false;
         for (size_t i = 0; i < n; i++)
-                if (!is_pci_addr_char(s[i]))
+                if (!isxdigit((unsigned char) s[i]) && s[i] != ':' && s[i] != '.')
                         return false;
         return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
-}
-
-static bool is_virtio_dev(const char *s) {
-        int v;
-        const char *n = skip_prefix(s, "virtio");
-        return n && parse_index(n, &v);
-}
-
-static const char *basename_of(const char *path) {
-        const char *s = strrchr(path, '/');
-        return s ? s + 1 : path;
 }
 
 static int readlinkf(int rootfd, char *buf, size_t len, const char *fmt, const char *name) {
@@ -449,13 +428,26 @@ static int read_line_held(int rootfd, const char *path, int *fd, char *buf, size
         return 0;
 }
 
-/* A decimal u32 file, through *fd when non-NULL; *ret untouched on failure. */
+/* A decimal file, through *fd when non-NULL; false (*ret untouched) when
+ * it does not read or parse. */
+static bool read_u64(int rootfd, const char *path, int *fd, uint64_t *ret) {
+        char line[64];
+
+        return read_line_held(rootfd, path, fd, line, sizeof(line)) == 0 &&
+               util_parse_u64(util_strstrip(line), (size_t) -1, ret) == 0;
+}
+
+static bool read_int(int rootfd, const char *path, int *fd, int *ret) {
+        char line[64];
+
+        return read_line_held(rootfd, path, fd, line, sizeof(line)) == 0 &&
+               util_parse_int(util_strstrip(line), (size_t) -1, ret) == 0;
+}
+
 static void read_u32(int rootfd, const char *path, int *fd, uint32_t *ret) {
-        char line[32];
         uint64_t v;
 
-        if (read_line_held(rootfd, path, fd, line, sizeof(line)) == 0 &&
-            util_parse_u64(util_strstrip(line), (size_t) -1, &v) == 0 && v <= UINT32_MAX)
+        if (read_u64(rootfd, path, fd, &v) && v <= UINT32_MAX)
                 *ret = (uint32_t) v;
 }
 
@@ -492,9 +484,9 @@ static int read_cpus(int rootfd, const char *list_path, const char *mask_path, i
         return read_mask(rootfd, mask_path, NULL, ret);
 }
 
-/* The masks of one IRQ.  With spread_only the effective CPUs are read only
- * for a mask of several CPUs: the policy consults them only then. */
-static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_only) {
+/* With spread_only the effective CPUs are read only for a mask of several
+ * CPUs: the policy consults them only then. */
+void inventory_reread_irq(int rootfd, struct inventory_irq *irq, bool spread_only) {
         char lp[64], mp[64], ep[64], emp[64];
         cpuset_t s;
         int r;
@@ -515,17 +507,6 @@ static void read_irq_masks(int rootfd, struct inventory_irq *irq, bool spread_on
         irq->has_effective = keep_read(r, &s, &irq->effective);
 }
 
-static void read_irq_affinity(int rootfd, struct inventory_irq *irq) {
-        char np[64], line[32];
-
-        read_irq_masks(rootfd, irq, false);
-        knob_irq_path(np, sizeof(np), irq->irq, "node");
-        irq->node = -1;
-        if (rootfs_read_line(rootfd, np, line, sizeof(line)) == 0 &&
-            util_parse_int(util_strstrip(line), (size_t) -1, &irq->node) < 0)
-                irq->node = -1;
-}
-
 static int cmp_irq(const void *a, const void *b) {
         const struct inventory_irq *x = a, *y = b;
         return (x->irq > y->irq) - (x->irq < y->irq);
@@ -539,6 +520,7 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 return -ENOMEM;
         for (size_t i = 0; i < pi->n_irqs; i++) {
                 struct inventory_irq *irq;
+                char path[64];
 
                 if (!pi->irqs[i].numeric)
                         continue;
@@ -548,19 +530,16 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 irq->nic = -1;
                 irq->queue = -1;
                 irq->role = INVENTORY_IRQ_NONE;
-                read_irq_affinity(rootfd, irq);
+                inventory_reread_irq(rootfd, irq, false);
+                knob_irq_path(path, sizeof(path), irq->irq, "node");
+                if (!read_int(rootfd, path, NULL, &irq->node))
+                        irq->node = -1;
         }
         inv->n_irqs = n;
         qsort(inv->irqs, n, sizeof(*inv->irqs), cmp_irq);
         return 0;
 }
 
-static bool queue_dir(const char *name, const char *prefix, int *ret) {
-        const char *n = skip_prefix(name, prefix);
-        return n && parse_index(n, ret);
-}
-
-static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold);
 static void nic_free(struct inventory_nic *nic);
 
 /* The rx-N and tx-N entries of a NIC's queues dir: how many, and the
@@ -579,10 +558,10 @@ static int count_queue_dirs(int rootfd, const char *name, int *ret_rx, int *ret_
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                if (queue_dir(de->d_name, "rx-", &q)) {
+                if (parse_numbered(de->d_name, "rx-", "", &q)) {
                         (*ret_rx)++;
                         *ret_max_rx = MAX(*ret_max_rx, q);
-                } else if (queue_dir(de->d_name, "tx-", &q)) {
+                } else if (parse_numbered(de->d_name, "tx-", "", &q)) {
                         (*ret_tx)++;
                         *ret_max_tx = MAX(*ret_max_tx, q);
                 }
@@ -632,14 +611,13 @@ static int read_queues(int rootfd, struct inventory_nic *nic) {
                 q->has_rx = rootfs_exists(rootfd, path) > 0;
                 snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
                 q->has_tx = rootfs_exists(rootfd, path) > 0;
-                read_queue_values(rootfd, nic, q, false);
+                inventory_reread_queue(rootfd, nic, q, false);
         }
         return 0;
 }
 
-/* The RPS/XPS values of one queue whose has_rx/has_tx are known; with hold
- * through fds kept in q (what inventory_refresh() re-reads). */
-static void read_queue_values(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold) {
+/* A queue whose has_rx/has_tx are known; hold: what inventory_refresh() re-reads. */
+void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q, bool hold) {
         char path[512];
         size_t i = (size_t) q->index;
         cpuset_t s;
@@ -687,6 +665,12 @@ static void parent_of_device(int rootfd, const char *name, const char *bus_id, c
         copy_str(ret, len, comp[n - 4]);
 }
 
+/* sys/class/net/NAME/leaf into path (128 bytes). */
+static const char *nic_file(char *path, const struct inventory_nic *nic, const char *leaf) {
+        snprintf(path, 128, "sys/class/net/%s/%s", nic->name, leaf);
+        return path;
+}
+
 static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
         char target[1024], parent[128], line[64], path[512], lp[512], mp[512];
 
@@ -695,13 +679,12 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
         if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device", nic->name) < 0)
                 return;
         nic->has_device = true;
-        copy_str(nic->bus_id, sizeof(nic->bus_id), basename_of(target));
-        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "dev_port") < 0 ||
-            util_parse_int(util_strstrip(line), (size_t) -1, &s->dev_port) < 0)
+        copy_str(nic->bus_id, sizeof(nic->bus_id), basename(target));
+        if (!read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port))
                 s->dev_port = 0;
         if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device/driver", nic->name) == 0)
-                copy_str(nic->driver, sizeof(nic->driver), basename_of(target));
-        if (is_virtio_dev(nic->bus_id))
+                copy_str(nic->driver, sizeof(nic->driver), basename(target));
+        if (parse_numbered(nic->bus_id, "virtio", "", &(int) { 0 }))
                 copy_str(s->virtio_dev, sizeof(s->virtio_dev), nic->bus_id);
 
         if (is_pci_addr(nic->bus_id)) {
@@ -742,60 +725,40 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
         }
 }
 
-/* sys/class/net/NAME/leaf, with hold through the fd kept in *fd. */
-static int read_nic_line(int rootfd, const struct inventory_nic *nic, const char *leaf, int *fd, bool hold,
-                         char *buf, size_t len) {
-        char path[128];
-
-        snprintf(path, sizeof(path), "sys/class/net/%s/%s", nic->name, leaf);
-        return read_line_held(rootfd, path, hold ? fd : NULL, buf, len);
-}
-
-static bool read_nic_u64(int rootfd, const struct inventory_nic *nic, const char *leaf, int *fd, bool hold,
-                         uint64_t *ret) {
-        char line[64];
-
-        return read_nic_line(rootfd, nic, leaf, fd, hold, line, sizeof(line)) == 0 &&
-               util_parse_u64(util_strstrip(line), (size_t) -1, ret) == 0;
-}
-
 /* ifindex, up and (counters) the packet counters, with hold through kept fds. */
 static void read_nic_state(int rootfd, struct inventory_nic *nic, bool counters, bool hold) {
-        char line[64];
+        char line[64], p[128];
 
-        nic->ifindex = 0;
-        nic->up = false;
-        if (read_nic_line(rootfd, nic, "ifindex", &nic->fd_ifindex, hold, line, sizeof(line)) == 0 &&
-            util_parse_int(util_strstrip(line), (size_t) -1, &nic->ifindex) < 0)
+        if (!read_int(rootfd, nic_file(p, nic, "ifindex"), hold ? &nic->fd_ifindex : NULL, &nic->ifindex))
                 nic->ifindex = 0;
+        nic->up = false;
         /* IFF_UP as netlink reports it; else operstate ("unknown": lo while up) */
-        if (read_nic_line(rootfd, nic, "flags", &nic->fd_flags, hold, line, sizeof(line)) == 0) {
-                unsigned long f = strtoul(line, NULL, 16);
-                nic->up = f & IFF_UP;
-        } else if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s", nic->name, "operstate") == 0)
+        if (read_line_held(rootfd, nic_file(p, nic, "flags"), hold ? &nic->fd_flags : NULL, line, sizeof(line)) == 0)
+                nic->up = strtoul(line, NULL, 16) & IFF_UP;
+        else if (read_line_held(rootfd, nic_file(p, nic, "operstate"), NULL, line, sizeof(line)) == 0)
                 nic->up = strcmp(line, "up") == 0 || strcmp(line, "unknown") == 0;
 
         /* the receive load of NICs without queue IRQs (veth) */
         nic->has_stats = counters &&
-                read_nic_u64(rootfd, nic, "statistics/rx_packets", &nic->fd_rx_packets, hold, &nic->rx_packets) &&
-                read_nic_u64(rootfd, nic, "statistics/tx_packets", &nic->fd_tx_packets, hold, &nic->tx_packets);
+                read_u64(rootfd, nic_file(p, nic, "statistics/rx_packets"), hold ? &nic->fd_rx_packets : NULL,
+                         &nic->rx_packets) &&
+                read_u64(rootfd, nic_file(p, nic, "statistics/tx_packets"), hold ? &nic->fd_tx_packets : NULL,
+                         &nic->tx_packets);
         if (!nic->has_stats)
                 nic->rx_packets = nic->tx_packets = 0;
         nic->has_rx_bytes = nic->has_stats &&
-                read_nic_u64(rootfd, nic, "statistics/rx_bytes", &nic->fd_rx_bytes, hold, &nic->rx_bytes);
+                read_u64(rootfd, nic_file(p, nic, "statistics/rx_bytes"), hold ? &nic->fd_rx_bytes : NULL,
+                         &nic->rx_bytes);
         if (!nic->has_rx_bytes)
                 nic->rx_bytes = 0;
 }
 
 /* sys/class/net/NIC/threaded (Linux 5.12): 0, 1, 2; -1 without the file. */
 static int read_threaded(int rootfd, struct inventory_nic *nic) {
-        char line[16];
+        char p[128];
         int v;
 
-        if (read_nic_line(rootfd, nic, KNOB_THREADED_FILE, &nic->fd_threaded, true, line, sizeof(line)) < 0 ||
-            util_parse_int(util_strstrip(line), (size_t) -1, &v) < 0 || v < 0)
-                return -1;
-        return v;
+        return read_int(rootfd, nic_file(p, nic, KNOB_THREADED_FILE), &nic->fd_threaded, &v) && v >= 0 ? v : -1;
 }
 
 static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
@@ -1214,8 +1177,6 @@ static int same_nic_set(int rootfd, const struct inventory *inv) {
         if (r < 0)
                 return r;
         while (same && (de = readdir(d))) {
-                if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
-                        continue;
                 if (inventory_nic(inv, de->d_name))
                         seen++;
                 else if (is_nic_dir(rootfd, de->d_name))
@@ -1293,7 +1254,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
                 irq->fresh = false;
                 if (irq->reread || audited)
-                        read_irq_masks(rootfd, irq, true);
+                        inventory_reread_irq(rootfd, irq, true);
                 irq->reread = false;
         }
         for (size_t i = 0; i < inv->n_nics; i++)
@@ -1302,7 +1263,7 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
 
                         iq->fresh = false;
                         if (iq->reread || inventory_audit_has(n_objects, first, count, k))
-                                read_queue_values(rootfd, &inv->nics[i], iq, true);
+                                inventory_reread_queue(rootfd, &inv->nics[i], iq, true);
                         iq->reread = false;
                 }
         read_globals(rootfd, inv, true);
@@ -1421,14 +1382,6 @@ struct inventory_irq *inventory_irq(const struct inventory *inv, unsigned irq) {
         if (inv->n_irqs == 0)
                 return NULL;
         return bsearch(&key, inv->irqs, inv->n_irqs, sizeof(*inv->irqs), cmp_irq);
-}
-
-void inventory_reread_irq(int rootfd, struct inventory_irq *irq) {
-        read_irq_masks(rootfd, irq, false);
-}
-
-void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct inventory_queue *q) {
-        read_queue_values(rootfd, nic, q, true);
 }
 
 struct inventory_queue *inventory_queue(const struct inventory_nic *nic, int index) {

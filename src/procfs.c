@@ -29,34 +29,6 @@ static void skip_blanks(struct cursor *c) {
                 c->p++;
 }
 
-/* Past the blanks of [p, e): counts are right-aligned in 10 columns, so
- * spaces go 8 at a time. */
-static inline const char *skip_padding(const char *p, const char *e) {
-        while (e - p >= 8) {
-                uint64_t w;
-                memcpy(&w, p, 8);
-                w ^= UINT64_C(0x2020202020202020);
-                if (w != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                        p += __builtin_ctzll(w) / 8;
-#endif
-                        break;
-                }
-                p += 8;
-        }
-        while (p < e && is_blank(*p))
-                p++;
-        return p;
-}
-
-static void skip_blanks_fast(struct cursor *c) {
-        /* one blank: /proc/stat's fields */
-        if (c->end - c->p >= 2 && c->p[0] == ' ' && c->p[1] != ' ')
-                c->p++;
-        else
-                c->p = skip_padding(c->p, c->end);
-}
-
 /* The next blank-separated token of the line; false at its end. */
 static bool next_token(struct cursor *c, const char **ret, size_t *ret_len) {
         const char *s;
@@ -84,15 +56,9 @@ static bool all_digits(const char *s, size_t len) {
 /* A whole token of decimal digits: -EBADMSG if it is anything else, -ERANGE
  * beyond UINT64_MAX. */
 static int parse_u64(const char *s, size_t len, uint64_t *ret) {
-        uint64_t v = 0;
+        int r = util_parse_u64(s, len, ret);
 
-        if (!all_digits(s, len))
-                return -EBADMSG;
-        for (size_t i = 0; i < len; i++)
-                if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (unsigned) (s[i] - '0'), &v))
-                        return -ERANGE;
-        *ret = v;
-        return 0;
+        return r == -EINVAL ? -EBADMSG : r;
 }
 
 /* A CPU number as in "cpu12" / "CPU12": bounded by CPUSET_MAX so that the
@@ -160,43 +126,27 @@ static int find_column(const int *cpus, size_t n, int cpu) {
 
 /* ---- /proc/stat ---- */
 
-/* next_token() + parse_u64() in one pass: the per-tick hot loop. */
+/* The next token as a count in one pass (the per-tick hot loop): 1, 0 at
+ * the end of the line, <0 for a token that is not one. */
 static int next_count(struct cursor *c, uint64_t *ret) {
-        const char *p = skip_padding(c->p, c->end), *e = c->end, *s;
+        const char *s, *e = c->end;
         uint64_t v = 0;
-
-        s = p;
-        while (p < e && is_digit(*p)) {
-                v = v * 10 + (unsigned) (*p - '0');
-                p++;
-        }
-        if (p < e && !is_blank(*p)) {
-                /* not a count: let the slow path say what is wrong */
-                while (p < e && !is_blank(*p))
-                        p++;
-                c->p = p;
-                return p == s ? -EBADMSG : parse_u64(s, (size_t) (p - s), ret);
-        }
-        c->p = p;
-        if (p == s)
-                return -EBADMSG;
-        /* 19 digits always fit; longer ones may overflow (or be zeros) */
-        if (p - s > 19)
-                return parse_u64(s, (size_t) (p - s), ret);
-        *ret = v;
-        return 0;
-}
-
-/* next_count() that tells the end of the line: 1 with a count, 0 at the
- * end, <0 for a token that is not one. */
-static int next_count_or_end(struct cursor *c, uint64_t *ret) {
         int r;
 
-        skip_blanks_fast(c);
-        if (c->p >= c->end)
+        skip_blanks(c);
+        if (c->p >= e)
                 return 0;
-        r = next_count(c, ret);
-        return r < 0 ? r : 1;
+        for (s = c->p; c->p < e && is_digit(*c->p); c->p++)
+                v = v * 10 + (unsigned) (*c->p - '0');
+        /* not 1 to 19 digits (which always fit): parse_u64() says what is wrong */
+        if ((c->p < e && !is_blank(*c->p)) || c->p == s || c->p - s > 19) {
+                while (c->p < e && !is_blank(*c->p))
+                        c->p++;
+                r = parse_u64(s, (size_t) (c->p - s), ret);
+                return r < 0 ? r : 1;
+        }
+        *ret = v;
+        return 1;
 }
 
 static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) {
@@ -204,7 +154,7 @@ static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) 
         uint64_t v;
         int r;
 
-        while ((r = next_count_or_end(line, &v)) != 0) {
+        while ((r = next_count(line, &v)) != 0) {
                 if (r < 0)
                         return r;
                 if (n < CPUSTAT_MAX)
@@ -302,8 +252,6 @@ static int stat_parse(const char *buf, size_t len, void *ret) {
 }
 
 int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret) {
-        if (!ret)
-                return -EINVAL;
         *ret = (struct procfs_stat) { .total.cpu = -1 };
         return read_parse(rootfd, "proc/stat", held, stat_parse, ret);
 }
@@ -415,12 +363,6 @@ static enum procfs_softirq softirq_from_mem(const char *s, size_t len) {
         return SOFTIRQ_INVALID;
 }
 
-enum procfs_softirq procfs_softirq_from_string(const char *s) {
-        if (!s)
-                return SOFTIRQ_INVALID;
-        return softirq_from_mem(s, strlen(s));
-}
-
 int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *ret) {
         struct procfs_softirqs s = {};
         size_t pos = 0;
@@ -463,7 +405,7 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                 for (;;) {
                         uint64_t v;
 
-                        r = next_count_or_end(&line, &v);
+                        r = next_count(&line, &v);
                         if (r == 0)
                                 break;
                         if (r < 0)
@@ -498,8 +440,6 @@ static int softirqs_parse(const char *buf, size_t len, void *ret) {
 }
 
 int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret) {
-        if (!ret)
-                return -EINVAL;
         *ret = (struct procfs_softirqs) {};
         return read_parse(rootfd, "proc/softirqs", held, softirqs_parse, ret);
 }
@@ -513,22 +453,7 @@ void procfs_softirqs_free(struct procfs_softirqs *s) {
 }
 
 int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu) {
-        if (!s)
-                return -1;
         return find_column(s->cpus, s->n_cpus, cpu);
-}
-
-bool procfs_softirqs_get(const struct procfs_softirqs *s, enum procfs_softirq row, int cpu, uint64_t *ret) {
-        int col;
-
-        if (!s || row < 0 || row >= SOFTIRQ_MAX || !s->counts)
-                return false;
-        col = find_column(s->cpus, s->n_cpus, cpu);
-        if (col < 0)
-                return false;
-        if (ret)
-                *ret = s->counts[(size_t) row * s->n_cpus + (size_t) col];
-        return true;
 }
 
 /* ---- /proc/interrupts ---- */
@@ -560,14 +485,17 @@ static void copy_rest(struct cursor *c, char *dst, size_t size) {
  * hwirq (with a domain), Level/Edge (arm), "-" flow handler, then "  %s"
  * the action names joined by ", ". */
 
+/* arm's trigger type. */
+static bool is_trigger(const char *tok, size_t tl) {
+        return token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge");
+}
+
 /* The field after the chip: a hwirq ("27", "4138200989697-edge"), a flow
  * handler without hwirq ("-virq", "-"), or arm's Level/Edge with neither. */
 static bool is_hwirq_token(const char *tok, size_t tl) {
-        return is_digit(tok[0]) || tok[0] == '-' || token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge");
+        return is_digit(tok[0]) || tok[0] == '-' || is_trigger(tok, tl);
 }
 
-/* A chip name may have blanks ("Hyper-V PCIe MSI"), one apart: a token
- * after a wider gap that is no hwirq ends it (old kernels print no hwirq). */
 /* A row's texts while it is parsed, before they go to the reading's block. */
 struct irq_text {
         char id[PROCFS_IRQ_ID_SIZE];
@@ -576,6 +504,8 @@ struct irq_text {
         char name[PROCFS_IRQ_NAME_SIZE];
 };
 
+/* A chip name may have blanks ("Hyper-V PCIe MSI"), one apart: a token
+ * after a wider gap that is no hwirq ends it (old kernels print no hwirq). */
 static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
         const char *chip, *tok, *h_start = NULL, *h_end = NULL;
         size_t chip_len, tl;
@@ -607,12 +537,11 @@ static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
         }
         if (h_start) {
                 /* a bare "27" arm follows with "Level"/"Edge" and maybe "-fasteoi" */
-                bool level = token_eq(h_start, (size_t) (h_end - h_start), "Level") ||
-                             token_eq(h_start, (size_t) (h_end - h_start), "Edge");
+                bool level = is_trigger(h_start, (size_t) (h_end - h_start));
 
                 if (all_digits(h_start, (size_t) (h_end - h_start)) || level) {
                         save = *c;
-                        if (!level && next_token(c, &tok, &tl) && (token_eq(tok, tl, "Level") || token_eq(tok, tl, "Edge")))
+                        if (!level && next_token(c, &tok, &tl) && is_trigger(tok, tl))
                                 h_end = tok + tl;
                         else
                                 *c = save;
@@ -649,30 +578,18 @@ static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
         copy_rest(c, irq->name, sizeof(irq->name));
 }
 
-struct irq_key {
-        unsigned irq;
-        size_t row;
-};
-
-static int cmp_irq_key(const void *a, const void *b) {
-        unsigned x = ((const struct irq_key *) a)->irq, y = ((const struct irq_key *) b)->irq;
-        return x < y ? -1 : x > y;
+static int cmp_row_irq(const void *a, const void *b, void *irqs) {
+        unsigned x = ((const struct procfs_irq *) irqs)[*(const size_t *) a].irq;
+        unsigned y = ((const struct procfs_irq *) irqs)[*(const size_t *) b].irq;
+        return (x > y) - (x < y);
 }
 
 /* Sorts by_irq by IRQ number; -EBADMSG on a duplicate. */
 static int sort_by_irq(const struct procfs_irq *irqs, size_t *by_irq, size_t n) {
-        _cleanup_(freep) struct irq_key *keys = malloc(n * sizeof(*keys));
-
-        if (!keys)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                keys[i] = (struct irq_key) { irqs[by_irq[i]].irq, by_irq[i] };
-        qsort(keys, n, sizeof(*keys), cmp_irq_key);
-        for (size_t i = 0; i < n; i++) {
-                if (i > 0 && keys[i].irq == keys[i - 1].irq)
+        qsort_r(by_irq, n, sizeof(*by_irq), cmp_row_irq, (void *) irqs);
+        for (size_t i = 1; i < n; i++)
+                if (irqs[by_irq[i]].irq == irqs[by_irq[i - 1]].irq)
                         return -EBADMSG;
-                by_irq[i] = keys[i].row;
-        }
         return 0;
 }
 
@@ -685,42 +602,16 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
 struct nz_buf {
         uint32_t *cols;
         uint64_t *vals;
-        size_t n, allocated;
+        size_t n, cols_allocated, vals_allocated;
 };
 
 static int nz_push(struct nz_buf *b, size_t col, uint64_t v) {
-        if (b->n == b->allocated) {
-                size_t a = MAX(b->allocated * 2, (size_t) 256);
-                uint32_t *c;
-                uint64_t *x;
-
-                if (a > SIZE_MAX / sizeof(*x))
-                        return -ENOMEM;
-                c = realloc(b->cols, a * sizeof(*c));
-                if (!c)
-                        return -ENOMEM;
-                b->cols = c;
-                x = realloc(b->vals, a * sizeof(*x));
-                if (!x)
-                        return -ENOMEM;
-                b->vals = x;
-                b->allocated = a;
-        }
+        if (util_grow((void **) &b->cols, &b->cols_allocated, b->n + 1, sizeof(*b->cols)) < 0 ||
+            util_grow((void **) &b->vals, &b->vals_allocated, b->n + 1, sizeof(*b->vals)) < 0)
+                return -ENOMEM;
         b->cols[b->n] = (uint32_t) col;
         b->vals[b->n++] = v;
         return 0;
-}
-
-void procfs_interrupts_free(struct procfs_interrupts *s) {
-        if (!s)
-                return;
-        free(s->cpus);
-        free(s->irqs);
-        free(s->nz_cols);
-        free(s->nz_vals);
-        free(s->by_irq);
-        free(s->text);
-        *s = (struct procfs_interrupts) {};
 }
 
 /* A " %10u" count of 0, most of a big host's file: two 8-byte compares. */
@@ -740,11 +631,23 @@ static bool zero_field(struct cursor *c) {
         return true;
 }
 
+void procfs_interrupts_free(struct procfs_interrupts *s) {
+        if (!s)
+                return;
+        free(s->cpus);
+        free(s->irqs);
+        free(s->nz_cols);
+        free(s->nz_vals);
+        free(s->by_irq);
+        free(s->text);
+        *s = (struct procfs_interrupts) {};
+}
+
 /* One row: the id, the counts (the nonzero ones into nz), the tail. */
 static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq, struct irq_text *tx,
                      struct nz_buf *nz) {
-        const char *id, *tok;
-        size_t il, tl, col = 0, first = nz->n;
+        const char *id;
+        size_t il, col, first = nz->n;
         int r;
 
         r = split_row_id(line, &id, &il);
@@ -752,7 +655,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 return r;
         *irq = (struct procfs_irq) {};
         tx->id[0] = tx->chip[0] = tx->hwirq[0] = tx->name[0] = 0;
-
+        copy_field(tx->id, sizeof(tx->id), id, il);
         if (is_digit(id[0])) {
                 uint64_t v;
 
@@ -763,50 +666,37 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                         return -ERANGE;
                 irq->numeric = true;
                 irq->irq = (unsigned) v;
-                copy_field(tx->id, sizeof(tx->id), id, il);
-                /* counts may overflow the %10u width */
-                for (col = 0; col < n_cpus; col++) {
-                        if (zero_field(line))
-                                continue;
-                        r = next_count(line, &v);
-                        if (r < 0)
-                                return r;
-                        if (v == 0)
-                                continue;
-                        irq->total = add_sat(irq->total, v);
-                        r = nz_push(nz, col, v);
-                        if (r < 0)
-                                return r;
-                }
-                parse_irq_tail(line, tx);
-        } else {
-                struct cursor save;
-
-                /* NMI, LOC, ERR, MIS, IPI0: up to one count per column, a description */
-                copy_field(tx->id, sizeof(tx->id), id, il);
-                for (;;) {
-                        uint64_t v;
-
-                        save = *line;
-                        if (col >= n_cpus || !next_token(line, &tok, &tl) || !all_digits(tok, tl)) {
-                                *line = save;
-                                break;
-                        }
-                        r = parse_u64(tok, tl, &v);
-                        if (r < 0)
-                                return r;
-                        irq->total = add_sat(irq->total, v);
-                        if (v > 0) {
-                                r = nz_push(nz, col, v);
-                                if (r < 0)
-                                        return r;
-                        }
-                        col++;
-                }
-                if (col == 0)
-                        return -EBADMSG;
-                copy_rest(line, tx->name, sizeof(tx->name));
         }
+        /* a count a column (which may overflow the %10u width); NMI, LOC,
+         * ERR, MIS, IPI0: up to one a column, then a description */
+        for (col = 0; col < n_cpus; col++) {
+                struct cursor save = *line;
+                uint64_t v;
+
+                if (zero_field(line))
+                        continue;
+                r = next_count(line, &v);
+                if (r == 0 || r == -EBADMSG) {
+                        if (irq->numeric)
+                                return -EBADMSG;
+                        *line = save;
+                        break;
+                }
+                if (r < 0)
+                        return r;
+                if (v == 0)
+                        continue;
+                irq->total = add_sat(irq->total, v);
+                r = nz_push(nz, col, v);
+                if (r < 0)
+                        return r;
+        }
+        if (irq->numeric)
+                parse_irq_tail(line, tx);
+        else if (col == 0)
+                return -EBADMSG;
+        else
+                copy_rest(line, tx->name, sizeof(tx->name));
         irq->n_nz = nz->n - first;
         return 0;
 }
@@ -915,19 +805,15 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
         s->text = shrink(s->text, p->text_len, 1);
         for (size_t i = 0, t = 0; i < s->n_irqs; i++) {
                 struct procfs_irq *q = &s->irqs[i];
+                const char **f[] = { &q->id, &q->chip, &q->hwirq, &q->name }; /* text_add()'s order */
 
                 q->nz_cols = q->n_nz ? s->nz_cols + off : NULL;
                 q->nz_counts = q->n_nz ? s->nz_vals + off : NULL;
                 off += q->n_nz;
-                /* text_add()'s order */
-                q->id = s->text + t;
-                t += strlen(q->id) + 1;
-                q->chip = s->text + t;
-                t += strlen(q->chip) + 1;
-                q->hwirq = s->text + t;
-                t += strlen(q->hwirq) + 1;
-                q->name = s->text + t;
-                t += strlen(q->name) + 1;
+                for (size_t k = 0; k < ELEMENTSOF(f); k++) {
+                        *f[k] = s->text + t;
+                        t += strlen(*f[k]) + 1;
+                }
         }
         if (p->n_numeric > 0) {
                 size_t k = 0;
@@ -985,8 +871,6 @@ int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
         bool eof = false;
         int r;
 
-        if (!ret)
-                return -EINVAL;
         *ret = (struct procfs_interrupts) {};
         fd = rootfs_open_file(rootfd, "proc/interrupts");
         if (fd < 0)
@@ -1033,21 +917,6 @@ fail:
         return r;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
-        return (x > y) - (x < y);
-}
-
-uint64_t procfs_irq_count(const struct procfs_irq *irq, size_t col) {
-        uint32_t key = (uint32_t) col;
-        const uint32_t *p;
-
-        if (!irq || irq->n_nz == 0 || col > UINT32_MAX)
-                return 0;
-        p = bsearch(&key, irq->nz_cols, irq->n_nz, sizeof(key), cmp_u32);
-        return p ? irq->nz_counts[p - irq->nz_cols] : 0;
-}
-
 const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *s, unsigned irq) {
         size_t lo = 0, hi;
 
@@ -1068,8 +937,6 @@ const struct procfs_irq *procfs_interrupts_find(const struct procfs_interrupts *
 }
 
 int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu) {
-        if (!s)
-                return -1;
         return find_column(s->cpus, s->n_cpus, cpu);
 }
 

@@ -27,15 +27,11 @@ static int take_failed(struct sample_snapshot *s, int r) {
 
 int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
                               struct sample_snapshot *ret) {
-        if (!ret)
-                return -EINVAL;
         *ret = (struct sample_snapshot) { .usec = now_usec };
         return take_failed(ret, procfs_stat_read(rootfd, files ? &files->stat : NULL, &ret->stat));
 }
 
 int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
-        if (!ret)
-                return -EINVAL;
         procfs_softirqs_free(&ret->softirqs);
         ret->softirq_usec = 0;
         return take_failed(ret, procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs));
@@ -49,8 +45,6 @@ void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_
 }
 
 int sample_snapshot_take_irqs(int rootfd, struct sample_snapshot *ret) {
-        if (!ret)
-                return -EINVAL;
         procfs_interrupts_free(&ret->interrupts);
         ret->irq_usec = 0;
         return take_failed(ret, procfs_interrupts_read(rootfd, &ret->interrupts));
@@ -82,8 +76,6 @@ int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handl
         struct netdev_info info = {};
         int r;
 
-        if (!ret)
-                return -EINVAL;
         qstats_drop(ret);
         if (!inv || !inv->has_netdev || !nd)
                 return 0;
@@ -149,36 +141,27 @@ int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret)
 }
 
 int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret) {
-        size_t n = 0;
+        size_t allocated = 0;
 
-        if (!ret)
-                return -EINVAL;
         free(ret->napi);
         ret->napi = NULL;
         ret->n_napi = 0;
         for (size_t i = 0; inv && i < inv->n_nics; i++)
-                for (size_t k = 0; k < inv->nics[i].n_napis; k++)
-                        if (inv->nics[i].napis[k].pid > 0)
-                                n++;
-        if (n == 0)
-                return 0;
-        ret->napi = calloc(n, sizeof(*ret->napi));
-        if (!ret->napi)
-                return -ENOMEM;
-        for (size_t i = 0; i < inv->n_nics; i++)
                 for (size_t k = 0; k < inv->nics[i].n_napis; k++) {
                         int pid = inv->nics[i].napis[k].pid;
                         char path[48], buf[1024];
+                        struct sample_napi sn;
                         size_t len;
 
                         if (pid <= 0)
                                 continue;
                         snprintf(path, sizeof(path), "proc/%d/stat", pid);
                         if (rootfs_read_small(rootfd, path, buf, sizeof(buf), &len) < 0 ||
-                            sample_parse_napi_stat(buf, len, &ret->napi[ret->n_napi]) < 0 ||
-                            ret->napi[ret->n_napi].pid != pid)
+                            sample_parse_napi_stat(buf, len, &sn) < 0 || sn.pid != pid)
                                 continue;
-                        ret->n_napi++;
+                        if (util_grow((void **) &ret->napi, &allocated, ret->n_napi + 1, sizeof(sn)) < 0)
+                                return -ENOMEM;
+                        ret->napi[ret->n_napi++] = sn;
                 }
         return 0;
 }
@@ -532,11 +515,7 @@ static int rates_alloc(struct sample_rates *ret, int max_cpu, size_t n_irqs, siz
         ret->n_irqs = n_irqs;
         return 0;
 oom:
-        free(ret->cpus);
-        free(ret->irqs);
-        free(ret->per_cpu_storage);
-        free(ret->nz_cpu_storage);
-        *ret = (struct sample_rates) { .max_cpu = -1 };
+        sample_rates_free(ret); /* n_irqs still 0: the blocks, no per-IRQ rates */
         return -ENOMEM;
 }
 
@@ -694,12 +673,9 @@ static int copy_queues(struct sample_rates *ret, const struct sample_queue *q, s
 }
 
 int sample_rates_copy(struct sample_rates *ret, const struct sample_rates *src) {
-        int r;
-
-        if (!ret || !src)
-                return -EINVAL;
         struct nz_cursor nz;
         size_t n_nz = 0;
+        int r;
 
         for (size_t i = 0; i < src->n_irqs; i++)
                 n_nz += irq_nz_size(&src->irqs[i], src->max_cpu, src->max_cpu);

@@ -97,34 +97,6 @@ static int read_online(int rootfd, const cpuset_t *present, cpuset_t *ret) {
         return 0;
 }
 
-/* The lowest CPU sharing each of c's L2 and L3 caches, from cache/indexN. */
-static void read_caches(int rootfd, struct topology_cpu *c) {
-        for (int idx = 0; idx < 16; idx++) {
-                char path[160], type[32];
-                cpuset_t shared;
-                int level, r;
-
-                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cache/index%d/level", c->cpu, idx);
-                r = read_int_file(rootfd, path, &level);
-                if (r == -ENOENT)
-                        break;
-                if (r < 0 || (level != 2 && level != 3))
-                        continue;
-                /* an L2 could in principle be split: skip its instruction half */
-                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cache/index%d/type", c->cpu, idx);
-                if (rootfs_read_line(rootfd, path, type, sizeof(type)) == 0 &&
-                    strcmp(util_strstrip(type), "Instruction") == 0)
-                        continue;
-                snprintf(path, sizeof(path), CPU_DIR "/cpu%d/cache/index%d/shared_cpu_list", c->cpu, idx);
-                if (read_cpulist_optional(rootfd, path, &shared) < 0 || cpuset_empty(&shared))
-                        continue;
-                if (level == 2)
-                        c->l2_id = cpuset_first(&shared);
-                else
-                        c->l3_id = cpuset_first(&shared);
-        }
-}
-
 static int node_cmp(const void *a, const void *b) {
         const struct topology_node *x = a, *y = b;
         return (x->id > y->id) - (x->id < y->id);
@@ -267,13 +239,11 @@ int topology_read(int rootfd, struct topology *ret) {
                         .package_id = -1,
                         .core = -1,
                         .smt_index = -1,
-                        .l2_id = -1,
-                        .l3_id = -1,
                         .isolated = cpuset_isset(&t.isolated, cpu),
                         .nohz_full = cpuset_isset(&t.nohz_full, cpu),
                 };
                 cpuset_zero(&siblings[cpu]);
-                if (!c->online) /* no topology or cache directories */
+                if (!c->online) /* no topology directory */
                         continue;
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/core_id", cpu);
                 if (read_int_file(rootfd, path, &c->core_id) < 0)
@@ -283,7 +253,6 @@ int topology_read(int rootfd, struct topology *ret) {
                         c->package_id = -1;
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu);
                 (void) read_cpulist_optional(rootfd, path, &siblings[cpu]);
-                read_caches(rootfd, c);
         }
         number_cores(&t, siblings);
 
@@ -322,9 +291,7 @@ void topology_free(struct topology *t) {
                 return;
         free(t->cpus);
         free(t->nodes);
-        t->cpus = NULL;
-        t->nodes = NULL;
-        t->n_nodes = 0;
+        *t = (struct topology) {};
 }
 
 void topology_eligible(const struct topology *t, const cpuset_t *banned, cpuset_t *ret) {

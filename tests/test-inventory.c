@@ -581,7 +581,7 @@ static void live_refresh(int fd, const struct procfs_interrupts *pi, struct inve
                 return;
         res->r_counts_shrunk = inventory_queue_counts_changed(fd, inv);
         res->r_shrunk = inventory_refresh(fd, pi, inv, &all);
-        inventory_reread_queue(fd, nic, q);
+        inventory_reread_queue(fd, nic, q, true);
         res->reread_has_rps = q->has_rps;
         res->fd_after = q->fd_rps;
 }
@@ -935,12 +935,12 @@ static void test_wide_sets(_unused_ void **state) {
         test_write_file(base, rel, "8191\n");
         snprintf(rel, sizeof(rel), "proc/irq/%u/effective_affinity_list", irq->irq);
         test_write_file(base, rel, "8191\n");
-        inventory_reread_irq(fd, irq);
+        inventory_reread_irq(fd, irq, false);
         assert_int_equal(cpuset_kept_only(&irq->affinity), 8191);
         assert_int_equal(cpuset_kept_only(&irq->effective), 8191);
 
         test_write_file(base, "sys/devices/virtual/net/lo/queues/rx-0/rps_cpus", "4\n");
-        inventory_reread_queue(fd, inventory_nic(&inv, "lo"), q);
+        inventory_reread_queue(fd, inventory_nic(&inv, "lo"), q, true);
         assert_int_equal(cpuset_kept_only(&q->rps_cpus), 2);
         assert_false(cpuset_kept_same(&q->rps_cpus, &q->xps_cpus));
         inventory_free(&inv);
@@ -1032,7 +1032,7 @@ static void test_refresh_effective(_unused_ void **state) {
         assert_true(single > 0 && spread > 0);
         for (size_t k = 0; k < inv.n_irqs; k++)
                 if (inv.irqs[k].nic >= 0) {
-                        inventory_reread_irq(fd, &inv.irqs[k]);
+                        inventory_reread_irq(fd, &inv.irqs[k], false);
                         assert_false(cpuset_kept_isset(&inv.irqs[k].effective, 4000));
                 }
         inventory_free(&inv);

@@ -31,18 +31,18 @@ static void assert_list(const char *what, const cpuset_t *s, const char *want) {
 static void test_host64(_unused_ void **state) {
         static const struct {
                 const char *what;
-                int cpu, node, package_id, core_id, core, smt_index, l2_id, l3_id;
+                int cpu, node, package_id, core_id, core, smt_index;
                 bool isolated;
         } cases[] = {
-                { "cpu0: first thread of core 0", 0, 0, 0, 0, 0, 0, 0, 0, false },
-                { "cpu32: SMT sibling of cpu0", 32, 0, 0, 0, 0, 1, 0, 0, false },
-                { "cpu7: core_id hole (8) but dense core 7", 7, 0, 0, 8, 7, 0, 7, 0, false },
-                { "cpu16: package 1 reuses core_id 0", 16, 1, 1, 0, 16, 0, 16, 16, false },
-                { "cpu48: sibling of cpu16", 48, 1, 1, 0, 16, 1, 16, 16, false },
-                { "cpu47: node 0 second thread", 47, 0, 0, 17, 15, 1, 15, 0, false },
-                { "cpu31: last core of package 1", 31, 1, 1, 17, 31, 0, 31, 16, false },
-                { "cpu62: isolated", 62, 1, 1, 16, 30, 1, 30, 16, true },
-                { "cpu63: isolated", 63, 1, 1, 17, 31, 1, 31, 16, true },
+                { "cpu0: first thread of core 0", 0, 0, 0, 0, 0, 0, false },
+                { "cpu32: SMT sibling of cpu0", 32, 0, 0, 0, 0, 1, false },
+                { "cpu7: core_id hole (8) but dense core 7", 7, 0, 0, 8, 7, 0, false },
+                { "cpu16: package 1 reuses core_id 0", 16, 1, 1, 0, 16, 0, false },
+                { "cpu48: sibling of cpu16", 48, 1, 1, 0, 16, 1, false },
+                { "cpu47: node 0 second thread", 47, 0, 0, 17, 15, 1, false },
+                { "cpu31: last core of package 1", 31, 1, 1, 17, 31, 0, false },
+                { "cpu62: isolated", 62, 1, 1, 16, 30, 1, true },
+                { "cpu63: isolated", 63, 1, 1, 17, 31, 1, true },
         };
         struct topology t;
         int fd = open_fixture("host64");
@@ -67,14 +67,13 @@ static void test_host64(_unused_ void **state) {
                 if (c->cpu != cases[i].cpu || !c->present || !c->online || c->node != cases[i].node ||
                     c->package_id != cases[i].package_id || c->core_id != cases[i].core_id ||
                     c->core != cases[i].core || c->smt_index != cases[i].smt_index ||
-                    c->l2_id != cases[i].l2_id || c->l3_id != cases[i].l3_id ||
                     c->isolated != cases[i].isolated || c->nohz_full)
-                        fail_msg("%s: cpu %d node %d pkg %d core_id %d core %d smt %d l2 %d l3 %d iso %d",
+                        fail_msg("%s: cpu %d node %d pkg %d core_id %d core %d smt %d iso %d",
                                  cases[i].what, c->cpu, c->node, c->package_id, c->core_id, c->core,
-                                 c->smt_index, c->l2_id, c->l3_id, c->isolated);
+                                 c->smt_index, c->isolated);
         }
 
-        /* 32 cores, two threads each, siblings on the same node and L3. */
+        /* 32 cores, two threads each, siblings on the same node. */
         cpuset_zero(&cores);
         for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
                 const struct topology_cpu *c = &t.cpus[cpu];
@@ -84,7 +83,6 @@ static void test_host64(_unused_ void **state) {
                         if (t.cpus[o].core == c->core) {
                                 n++;
                                 assert_int_equal(t.cpus[o].node, c->node);
-                                assert_int_equal(t.cpus[o].l3_id, c->l3_id);
                         }
                 if (n != 2)
                         fail_msg("core %d of cpu %d has %d threads", c->core, cpu, n);
@@ -122,8 +120,6 @@ static void test_vm2(_unused_ void **state) {
                 assert_int_equal(c->node, 0);
                 assert_int_equal(c->core, cpu);
                 assert_int_equal(c->smt_index, 0);
-                assert_int_equal(c->l2_id, -1);
-                assert_int_equal(c->l3_id, -1);
         }
         /* Offline: present, no topology directory. */
         assert_true(t.cpus[3].present);

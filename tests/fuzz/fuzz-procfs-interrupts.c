@@ -32,7 +32,6 @@ static void check_valid(const struct procfs_interrupts *s) {
                         FUZZ_CHECK(q->nz_cols[k] < s->n_cpus);
                         FUZZ_CHECK(k == 0 || q->nz_cols[k] > q->nz_cols[k - 1]);
                         FUZZ_CHECK(q->nz_counts[k] > 0);
-                        FUZZ_CHECK(procfs_irq_count(q, q->nz_cols[k]) == q->nz_counts[k]);
                         sat = sat || __builtin_add_overflow(sum, q->nz_counts[k], &sum);
                 }
                 FUZZ_CHECK(q->total == (sat ? UINT64_MAX : sum));

@@ -25,13 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         FUZZ_CHECK(procfs_softirqs_column(&s, s.cpus[i]) == (int) i);
                 }
                 for (int row = 0; row < SOFTIRQ_MAX; row++)
-                        for (size_t i = 0; i < s.n_cpus; i++) {
-                                uint64_t v;
-
-                                FUZZ_CHECK(procfs_softirqs_get(&s, row, s.cpus[i], &v));
-                                FUZZ_CHECK(v == s.counts[row * s.n_cpus + i]);
-                                FUZZ_CHECK(s.present[row] || v == 0);
-                        }
+                        for (size_t i = 0; i < s.n_cpus; i++)
+                                FUZZ_CHECK(s.present[row] || s.counts[row * s.n_cpus + i] == 0);
         }
         procfs_softirqs_free(&s);
         free(buf);
