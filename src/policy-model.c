@@ -2,8 +2,6 @@
  * the records below it. */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 
@@ -224,12 +222,12 @@ double pol_narrow(const struct pol_tick *t) {
         return MAX(c->hot_exit - (c->hot_enter - c->hot_exit), c->hot_exit / 2) * t->scale;
 }
 
-/* Scaled down on a light host, min_gain still keeps balance_floor: no
- * move for balance gains less than the noise of a stationary load. */
+/* Scaled down on a light host, min_gain still keeps the floor: no move
+ * for balance gains less than the noise of a stationary load. */
 double pol_min_gain(const struct pol_tick *t) {
         double g = t->c->min_gain * t->scale;
 
-        return t->scale < 1 ? MAX(g, MIN(t->c->balance_floor, t->c->min_gain)) : g;
+        return t->scale < 1 ? MAX(g, MIN(t->floor, t->c->min_gain)) : g;
 }
 
 /* A queue IRQ is busy (worth a move) from POL_BUSY_ABS, or from min_gain
@@ -334,12 +332,18 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
 /* The noise of cpu's smoothed load: the variance of a load smoothed with
  * weight a is the mean square of its changes over 2a (for independent
  * noise), so a step or a ramp counts once, not for as long as it lasts.
- * A sample equal to the last is no new sample. */
-static void noise_update(const struct pol_tick *t, struct pol_cpu *pc, double L) {
+ * A sample equal to the last is no new sample; the change an action of
+ * ours makes while the CPU settles is no noise. */
+static void noise_update(const struct pol_tick *t, int cpu, double L) {
+        struct pol_cpu *pc = &t->st->cpus[cpu];
         double a = MIN(MAX(t->c->smoothing, 0.05), 1), d = L - pc->noise_prev, v = d * d / (2 * a);
 
         if (pc->noise_n > 0 && d == 0)
                 return;
+        if (pc->noise_n > 0 && pol_settling(t, cpu)) {
+                pc->noise_prev = L;
+                return;
+        }
         if (pc->noise_n == 1)
                 pc->noise_var = v;
         else if (pc->noise_n > 1)
@@ -347,6 +351,35 @@ static void noise_update(const struct pol_tick *t, struct pol_cpu *pc, double L)
         pc->noise_prev = L;
         if (pc->noise_n <= POL_NOISE_SAMPLES)
                 pc->noise_n++;
+}
+
+/* The least gain of this tick's moves (pol_min_gain): balance_floor
+ * bounds the noise of loads not yet measured.  Once the noise of every
+ * eligible CPU is known, a gain beyond POL_NOISE_K deviations of the
+ * noisiest one's is no noise (a move's gain is judged on the loads of
+ * the CPUs it leaves and joins), down to POL_GAIN_LEAST: a steady light
+ * host is balanced to its noise, not to a fixed share of a CPU.  A CPU
+ * whose load never changed (an idle one) has no noise to count. */
+static double noise_floor(const struct pol_tick *t) {
+        const struct sample_rates *l = t->in->load;
+        double var = 0;
+        bool known = false;
+
+        if (!l)
+                return t->c->balance_floor;
+        CPUSET_FOREACH(cpu, &t->eligible) {
+                const struct pol_cpu *pc = &t->st->cpus[cpu];
+
+                if (cpu > t->max_cpu || cpu > l->max_cpu || !l->cpus[cpu].valid || pc->noise_n <= 1)
+                        continue;
+                if (pc->noise_n <= POL_NOISE_SAMPLES)
+                        return t->c->balance_floor;
+                var = MAX(var, pc->noise_var);
+                known = true;
+        }
+        if (!known)
+                return t->c->balance_floor;
+        return MIN(t->c->balance_floor, MAX(POL_GAIN_LEAST, POL_NOISE_K * sqrt(var)));
 }
 
 /* The level that makes cpu hot: enter, or below it, where its noise is
@@ -380,10 +413,11 @@ static void update_hot(struct pol_tick *t) {
                 sc = &l->cpus[cpu];
                 t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
                 t->idle[cpu] = MAX(sc->idle, 0);
-                noise_update(t, &t->st->cpus[cpu], t->load[cpu]);
+                noise_update(t, cpu, t->load[cpu]);
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;
         }
+        t->floor = noise_floor(t);
         t->scale = threshold_scale(t);
         enter = pol_enter(t);
         exit_at = exit_level(t);

@@ -45,6 +45,11 @@
 #define POL_NOISE_K 3.0
 #define POL_NOISE_GAIN 0.1
 #define POL_NOISE_SAMPLES 10
+/* The least gain of a move for balance, however small the noise:
+ * /proc/stat counts in USER_HZ ticks (100/s), so a load sampled each
+ * second is known to 1% of a CPU, and less than two counts is no
+ * measured difference. */
+#define POL_GAIN_LEAST 0.02
 
 /* Cost of work on another NUMA node than its NIC's, relative to local. */
 #define POL_REMOTE_COST 1.3
@@ -158,6 +163,7 @@ struct pol_tick {
         size_t n_others, a_others;
         double scale;            /* this tick's thresholds: the config's times scale (update_hot) */
         double mean;             /* mean irq+softirq load of the eligible CPUs */
+        double floor;            /* least gain of a move: balance_floor, less where the noise is known small */
         bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
         struct pol_unit **lone;  /* pol_rebalance: lone hot queues to get RPS together, */
         int *lone_cpu;           /* their hot IRQ CPUs */

@@ -530,6 +530,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         t.rep = ret_report;
         t.now = in->now_usec;
         t.scale = 1;
+        t.floor = t.c->balance_floor;
         t.max_cpu = in->topo->max_cpu;
         st->min_dwell_usec = t.c->min_dwell_usec;
         st->max_dwell_usec = MAX(t.c->max_dwell_usec, t.c->min_dwell_usec);
