@@ -441,17 +441,23 @@ bool pol_layout_nic(struct pol_tick *t, size_t nic) {
 }
 
 /* The coolest CPU of cand for the IRQs `which` of unit u with a vector
- * for each, not `not`, and when cool, neither hot nor settling. */
+ * for each, not `not`; when cool, not settling and not hot unless every
+ * candidate is (on a host where all are hot the least loaded still takes
+ * work off the busiest, when that gains min_gain). */
 static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, int not,
                    unsigned which, bool cool) {
         int best = -1;
+        bool best_hot = true;
 
         CPUSET_FOREACH(cpu, cand) {
-                if (cpu == not || (cool && (cpuset_isset(&t->hot, cpu) || pol_settling(t, cpu))) ||
-                    !unit_fits(t, &t->vec, u, cpu, which))
+                bool hot = cool && cpuset_isset(&t->hot, cpu);
+
+                if (cpu == not || (cool && pol_settling(t, cpu)) || !unit_fits(t, &t->vec, u, cpu, which))
                         continue;
-                if (best < 0 || t->load[cpu] < t->load[best])
+                if (best < 0 || (best_hot && !hot) || (hot == best_hot && t->load[cpu] < t->load[best])) {
                         best = cpu;
+                        best_hot = hot;
+                }
         }
         return best;
 }

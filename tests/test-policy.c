@@ -1636,6 +1636,49 @@ static void test_rps_start_min_gain(void **state) {
         fx_free(&f);
 }
 
+/* A host where every CPU is hot still takes work off the busiest: 2 CPUs,
+ * CPU0 at 82% with one queue, CPU1 saturated with a big queue and three
+ * small ones.  Moving a small one to CPU0 lowers the peak by min_gain
+ * (5% here); targets were only CPUs that were not hot, so nothing moved
+ * on an overloaded host.  Once moved, nothing moves back. */
+static void test_move_all_hot(void **state) {
+        struct fx f;
+        unsigned moves = 0;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.single_queue_rps = false;
+        f.cfg.min_gain = 0.05;
+        fx_add_nic(&f, "eth0", 0, 5, true, 50, false, false);
+        fx_place(&f, 50, 0);
+        f.q[0][0] = (struct fx_queue_model){ 0.82, 8000 };
+        fx_place(&f, 51, 1);
+        f.q[0][1] = (struct fx_queue_model){ 0.64, 6400 };
+        for (int q = 2; q < 5; q++) {
+                fx_place(&f, 50 + q, 1);
+                f.q[0][q] = (struct fx_queue_model){ 0.12, 1200 };
+        }
+        for (int k = 1; k <= 60; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        const struct action *x = &f.l.v[a];
+                        if (x->type != KNOB_IRQ)
+                                continue;
+                        print_message("    tick %d: %s\n", k, x->reason);
+                        assert_true(x->irq >= 52 && cpuset_only(KEPT(&x->cpus)) == 0);
+                        moves++;
+                }
+        }
+        for (size_t i = 0; i < f.rep.n_hot_cpus; i++)
+                print_message("    hot CPU%d %.2f: %s\n", f.rep.hot_cpus[i].cpu, f.load.cpus[f.rep.hot_cpus[i].cpu].softirq, f.rep.hot_cpus[i].why);
+        assert_int_equal(moves, 1);
+        assert_true(fx_peak(&f) < 0.95);
+        fx_free(&f);
+}
+
 /* Room for a saturated CPU's work: another CPU idle for more than
  * saturated_share (30%), not just twice saturated_idle (20%).  The veth
  * case on a 2-CPU VM: CPU0 33% soft, 4% idle, CPU1 23% soft and 25% idle;
@@ -4365,6 +4408,7 @@ int main(void) {
                 cmocka_unit_test(test_balanced_and_noise),
                 cmocka_unit_test(test_move_two_busy_queues),
                 cmocka_unit_test(test_lone_hot_queue),
+                cmocka_unit_test(test_move_all_hot),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
                 cmocka_unit_test(test_layout_lpt),
