@@ -406,6 +406,7 @@ static int fill_report(struct pol_tick *t) {
                 if (q->seen && q->rps_prior &&
                     t->now - q->rps_change_usec < t->c->min_dwell_usec + 10 * t->c->interval_usec)
                         rep->measuring = true;
+                rep->releasing |= q->seen && q->narrow_ticks > 0;
         }
         if (rep->n_hot_cpus > 0) {
                 rep->hot_cpus = calloc(rep->n_hot_cpus, sizeof(*rep->hot_cpus));
