@@ -1051,7 +1051,9 @@ static int setup_event(struct daemon *d) {
         sigset_t ss;
         int r;
 
-        r = sd_event_default(&d->event);
+        /* not the default loop: sd_event_prepare() checks its thread with a
+         * gettid() at every iteration */
+        r = sd_event_new(&d->event);
         if (r < 0)
                 return log_error_errno(r, "Failed to create the event loop: %m");
 
