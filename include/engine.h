@@ -138,6 +138,10 @@ unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec);
  * else interval. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval);
 
+/* After a full tick: the caller saw something (a problem in force, a
+ * change an operator acts on), so the next audit comes after
+ * ENGINE_FULL_TICK_EVERY calm ticks. */
+void engine_audit_found(struct engine *e);
 /* After a reload: the policy starts over, the next tick is full. */
 void engine_config_changed(struct engine *e);
 /* Runtime bans changed: the next tick runs in full. */

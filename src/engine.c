@@ -875,6 +875,12 @@ void engine_free(struct engine *e) {
         e->have_avg = e->have_prev = e->have_inv = false;
 }
 
+void engine_audit_found(struct engine *e) {
+        if (e->audit_every != ENGINE_FULL_TICK_EVERY)
+                log_debug("Audit found something: the next after %u calm ticks", ENGINE_FULL_TICK_EVERY);
+        e->audit_every = ENGINE_FULL_TICK_EVERY;
+}
+
 void engine_config_changed(struct engine *e) {
         policy_reset(e->policy);
         e->irq_force = true;
