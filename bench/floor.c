@@ -1,7 +1,6 @@
 /* The least a balancer that samples every INTERVAL can cost: an sd-event
  * timer, and at each wake-up /proc/stat of ROOT read whole (opened, read,
- * closed, as irqsteerd's calm tick reads it on the simulator's tree) and
- * nothing else.  bench/run.py measures its CPU time per hour beside the
+ * closed) and nothing else.  bench/run.py measures its CPU time per hour beside the
  * two daemons' (bench/README.md, "CPU seconds per hour at defaults").
  *
  * With "least" as a third argument it does the least any sampler can: no

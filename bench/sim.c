@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,6 +239,43 @@ static void put_atomic(const char *path, const char *data, size_t len) {
                 die("close %s: %m", tmp);
         if (renameat(rootfd, tmp, rootfd, path) < 0)
                 die("rename %s: %m", path);
+}
+
+/* proc/stat, rewritten in its inode as the kernel regenerates it: a reader
+ * keeps it open and reads it from the start each tick (a kept fd on a file
+ * replaced by rename reads the old copy).  One pwrite: a reader racing it
+ * may see a cut or mixed copy, which irqsteerd's parser refuses when the
+ * cut shows (no final newline).  No atime updates: /proc has none, and
+ * each would dirty an inode for every reader. */
+static void put_inplace(const char *path, const char *data, size_t len) {
+        static int fd = -1;
+        static size_t last_len;
+        size_t off = 0;
+
+        if (fd < 0) {
+                int flags;
+
+                fd = openat(rootfd, path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+                if (fd < 0)
+                        die("open %s: %m", path);
+                if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+                        flags |= FS_NOATIME_FL;
+                        (void) ioctl(fd, FS_IOC_SETFLAGS, &flags); /* best effort */
+                }
+                last_len = SIZE_MAX;
+        }
+        while (off < len) {
+                ssize_t n = pwrite(fd, data + off, len - off, (off_t) off);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        die("write %s: %m", path);
+                }
+                off += (size_t) n;
+        }
+        if (len < last_len && ftruncate(fd, (off_t) len) < 0)
+                die("truncate %s: %m", path);
+        last_len = len;
 }
 
 static void putf(const char *path, const char *fmt, ...) _printf_(2, 3);
@@ -1458,7 +1497,7 @@ static void write_proc(struct sim *S, int t) {
                           "procs_running 1\nprocs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n",
                           (unsigned long long)intr, (unsigned long long)(1000ULL * (t + 1) * nc), 1000 + t);
         }
-        put_atomic("proc/stat", b.p, b.len);
+        put_inplace("proc/stat", b.p, b.len);
 
         /* proc/softirqs: header of CPUn columns, rows right-aligned names */
         b.len = 0;

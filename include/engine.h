@@ -35,6 +35,11 @@ typedef void (*engine_action_fn)(void *userdata, const struct action *a, const c
  * the policy's slow release); public for the policy tests. */
 #define ENGINE_FULL_TICK_EVERY 30
 
+/* An audit that finds nothing doubles the calm ticks to the next, up to
+ * this much time of calm ticks (a tenth of the hour's audits); any other
+ * full tick brings them back to ENGINE_FULL_TICK_EVERY (irqsteerd(8)). */
+#define ENGINE_AUDIT_MAX_USEC (300 * USEC_PER_SEC)
+
 /* A full tick every this many while the policy measures (policy_report.
  * measuring), and one at its due_usec. */
 #define ENGINE_MEASURE_FULL_EVERY 5
@@ -57,6 +62,7 @@ struct engine {
 
         enum policy_pace pace;    /* of the next tick (policy_pace) */
         unsigned calm_run;        /* calm ticks since the last full one */
+        unsigned audit_every;     /* calm ticks between audits (engine_audit_every) */
         unsigned ticks;
 
         struct topology topo;
@@ -123,10 +129,19 @@ struct engine_tick_result {
 /* One tick at now (monotonic usec): 1 when it ran, 0 when a sampling or
  * inventory failure skipped it (logged), -ENOMEM. */
 int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct engine_tick_result *ret);
+/* The calm ticks before the next audit after a full tick, with every the
+ * last wait: twice every after an audit that found nothing (quiet), at most
+ * ENGINE_AUDIT_MAX_USEC of calm_usec ticks, else ENGINE_FULL_TICK_EVERY.
+ * Pure. */
+unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec);
 /* fast_interval while a CPU nears hot, calm_interval while all are calm,
  * else interval. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval);
 
+/* After a full tick: the caller saw something (a problem in force, a
+ * change an operator acts on), so the next audit comes after
+ * ENGINE_FULL_TICK_EVERY calm ticks. */
+void engine_audit_found(struct engine *e);
 /* After a reload: the policy starts over, the next tick is full. */
 void engine_config_changed(struct engine *e);
 /* Runtime bans changed: the next tick runs in full. */

@@ -99,6 +99,7 @@ struct policy_report {
         double enter;                     /* this tick's hot_enter, scaled (balance_ratio) */
         bool busy;                        /* actions, settling CPUs, a trial: decide every tick */
         bool measuring;                   /* waiting for the share's measurement or a dwell */
+        bool releasing;                   /* an RPS set counts samples towards narrowing */
         uint64_t due_usec;                /* with measuring, when a hot CPU's wait ends, 0 none */
 };
 

@@ -36,8 +36,11 @@ struct procfs_stat {
         size_t n_cpus;
 };
 
+/* 0, -EBADMSG or -ERANGE for what is no /proc/stat, -EAGAIN for a copy
+ * cut short (no final newline), -ENOMEM; on error *ret is empty. */
 int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret);
-/* Reads proc/stat, through held's kept fd when non-NULL. */
+/* Reads proc/stat, through held's kept fd when non-NULL; a cut copy is read
+ * once more before -EAGAIN. */
 int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret);
 void procfs_stat_free(struct procfs_stat *s);
 const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu);

@@ -60,10 +60,11 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len);
 int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len);
 
 /* A file read whole each tick (/proc/stat) through a kept fd into a kept
- * buffer that grows to fit; a regular file is opened at each read. */
+ * buffer that grows to fit; a regular file is kept until it is found
+ * replaced by rename, then opened at each read. */
 struct rootfs_held_file {
         int fd;       /* as rootfs_read_held's *fd */
-        bool afresh;  /* a regular file: never kept */
+        bool afresh;  /* a regular file once replaced: never kept again */
         char *buf;    /* NUL-terminated contents after a read */
         size_t size;  /* of buf */
 };

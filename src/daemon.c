@@ -410,14 +410,27 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
  * them is much of a full tick's CPU time. */
 #define STATUS_REFRESH 5
 
-static bool status_due(const struct daemon *d, uint64_t now) {
+static bool status_changed(const struct daemon *d) {
         struct status_key k;
 
+        status_key_fill(d, &k);
+        return memcmp(&k, &d->status_key, sizeof(k)) != 0;
+}
+
+static bool status_due(const struct daemon *d, uint64_t now) {
         if (!d->status_written || now < d->status_written_usec ||
             now - d->status_written_usec >= STATUS_REFRESH * d->interval_usec)
                 return true;
-        status_key_fill(d, &k);
-        return memcmp(&k, &d->status_key, sizeof(k)) != 0;
+        return status_changed(d);
+}
+
+/* A problem in force or a change an operator acts on: the audits, which
+ * rewrite the status files, stay frequent (engine_audit_found). */
+static bool audit_found(const struct daemon *d) {
+        for (size_t i = 0; i < PROBLEM_MAX; i++)
+                if (d->out.problems.active[i])
+                        return true;
+        return !d->status_written || status_changed(d);
 }
 
 static void update_status(struct daemon *d, bool notify) {
@@ -788,6 +801,8 @@ static int tick(struct daemon *d) {
                 /* a line per CPU per tick is for an operator watching, not the journal */
                 fill_snapshot(d, &s);
                 report_log_load(&s, d->opts->foreground ? LOG_INFO : LOG_DEBUG);
+                if (audit_found(d))
+                        engine_audit_found(&d->engine);
                 if (status_due(d, now))
                         update_status(d, true);
         }
@@ -1047,7 +1062,9 @@ static int setup_event(struct daemon *d) {
         sigset_t ss;
         int r;
 
-        r = sd_event_default(&d->event);
+        /* not the default loop: sd_event_prepare() checks its thread with a
+         * gettid() at every iteration */
+        r = sd_event_new(&d->event);
         if (r < 0)
                 return log_error_errno(r, "Failed to create the event loop: %m");
 

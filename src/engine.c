@@ -517,6 +517,8 @@ static void irq_ref_update(struct engine *e) {
         }
 }
 
+static const char audit_why[] = "periodic audit";
+
 /* Why this tick runs in full, or NULL for a calm one (/proc/stat alone:
  * docs/DESIGN.md, The tick). */
 static const char *full_tick_due(const struct engine *e, uint64_t now, enum policy_pace pace, bool cpus_changed) {
@@ -536,9 +538,30 @@ static const char *full_tick_due(const struct engine *e, uint64_t now, enum poli
         if (e->report.measuring && (e->calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY ||
                                     (e->report.due_usec > 0 && now >= e->report.due_usec)))
                 return "a hot CPU's dwell or a new RPS set's share measurement";
-        if (e->calm_run + 1 >= ENGINE_FULL_TICK_EVERY)
-                return "periodic audit";
+        if (e->calm_run + 1 >= e->audit_every)
+                return audit_why;
         return NULL;
+}
+
+unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec) {
+        unsigned most = ENGINE_FULL_TICK_EVERY;
+
+        if (calm_usec > 0)
+                most = (unsigned) MAX((uint64_t) most, ENGINE_AUDIT_MAX_USEC / calm_usec);
+        if (!quiet || every < ENGINE_FULL_TICK_EVERY)
+                return ENGINE_FULL_TICK_EVERY;
+        return every > most / 2 ? most : 2 * every;
+}
+
+/* An audit found nothing: no action or link event recorded (gen), nothing
+ * to say, no object newly held, no inventory change, nothing hot, pending
+ * or measured, and the host still calm. */
+static bool audit_quiet(const struct engine *e, unsigned long gen, unsigned n_external) {
+        const struct policy_report *rep = &e->report;
+
+        return (!e->out || e->out->gen == gen) && rep->n_notes == 0 && rep->n_external == n_external &&
+               !e->inventory_dirty && !e->irq_force && cpuset_empty(&rep->hot) && !rep->measuring &&
+               !rep->releasing && !rep->busy && e->pace == POLICY_PACE_CALM;
 }
 
 /* engine.h says which interval when. */
@@ -555,6 +578,8 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         struct sample_rates raw = {};
         bool read_irqs = false, cpus_changed = false, have_raw = false, counted = false;
         enum policy_pace pace_in;
+        unsigned long gen = 0;
+        unsigned n_external = 0, audit_every = e->audit_every;
         const char *full;
         int r;
 
@@ -633,6 +658,10 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         }
         log_debug("Full tick: %s", full);
         e->calm_run = 0;
+        /* back to the shortest wait unless this audit ends quiet */
+        e->audit_every = ENGINE_FULL_TICK_EVERY;
+        gen = e->out ? e->out->gen : 0;
+        n_external = e->report.n_external;
 
         if (cpus_changed) {
                 r = reread_topology(e);
@@ -688,6 +717,11 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         /* a tick that began fast is followed by a fast one: this report is
          * the new reference, where the rise no longer shows */
         e->pace = MAX(pace_in, policy_pace(e->config, &e->report, have_raw ? &raw : NULL));
+        if (full == audit_why && ret->decided && audit_quiet(e, gen, n_external)) {
+                e->audit_every = engine_audit_every(audit_every, true,
+                                                    MAX(e->config->calm_interval_usec, e->config->interval_usec));
+                log_debug("Audit found nothing: the next after %u calm ticks", e->audit_every);
+        }
 done:
         e->ticks++;
         {
@@ -716,6 +750,7 @@ void engine_init(struct engine *e) {
                 .avg = { .max_cpu = -1 },
                 .irq_ref_max_cpu = -1,
                 .irq_force = true,
+                .audit_every = ENGINE_FULL_TICK_EVERY,
                 .audit = { .per_tick = AUDIT_PER_TICK },
         };
 }
@@ -828,6 +863,12 @@ void engine_free(struct engine *e) {
         e->apply = NULL;
         e->policy = NULL;
         e->have_avg = e->have_prev = e->have_inv = false;
+}
+
+void engine_audit_found(struct engine *e) {
+        if (e->audit_every != ENGINE_FULL_TICK_EVERY)
+                log_debug("Audit found something: the next after %u calm ticks", ENGINE_FULL_TICK_EVERY);
+        e->audit_every = ENGINE_FULL_TICK_EVERY;
 }
 
 void engine_config_changed(struct engine *e) {

@@ -406,6 +406,7 @@ static int fill_report(struct pol_tick *t) {
                         rep->measuring = true;
                 rep->n_kept += q->rps_kept;
                 rep->n_external += q->rps_external + q->xps_external + q->flow_external;
+                rep->releasing |= q->seen && q->narrow_ticks > 0;
         }
         rep->hot_cpus = calloc(MAX(rep->n_hot_cpus, 1), sizeof(*rep->hot_cpus));
         if (!rep->hot_cpus) {

@@ -178,6 +178,10 @@ int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
         if (!ret || (!buf && len > 0))
                 return -EINVAL;
         *ret = (struct procfs_stat) { .total.cpu = -1 };
+        /* Linux ends it with a newline: a cut copy (a read racing a rewrite
+         * in place) could pass for a line with fewer columns */
+        if (len > 0 && buf[len - 1] != '\n')
+                return -EAGAIN;
 
         while (next_line(buf, len, &pos, &line)) {
                 struct procfs_cpustat cs = { .cpu = -1 };
@@ -235,13 +239,20 @@ static int read_parse(int rootfd, const char *path, struct rootfs_held_file *hel
         size_t len;
         int r;
 
-        if (held)
-                r = rootfs_held_file_read(rootfd, path, held, &len);
-        else
-                r = rootfs_read(rootfd, path, &own, &len);
-        if (r < 0)
-                return r;
-        r = parse(held ? held->buf : own, len, ret);
+        /* a copy cut by a rewrite (-EAGAIN) is read once more */
+        for (int tries = 0;; tries++) {
+                if (held)
+                        r = rootfs_held_file_read(rootfd, path, held, &len);
+                else
+                        r = rootfs_read(rootfd, path, &own, &len);
+                if (r < 0)
+                        return r;
+                r = parse(held ? held->buf : own, len, ret);
+                if (r != -EAGAIN || tries > 0)
+                        break;
+                free(own);
+                own = NULL;
+        }
         if (r < 0)
                 log_debug_errno(r, "procfs: cannot parse %s: %m", path);
         return r;

@@ -355,7 +355,8 @@ void rootfs_release(int *fd) {
         *fd = 0;
 }
 
-int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
+/* rootfs_read_held; named: *fd (> 0) is known to have its name. */
+static int read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len, bool named) {
         struct stat st;
         int nfd, r;
 
@@ -363,7 +364,7 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
                 return -ENOBUFS;
         if (*fd > 0) {
                 /* the name first: a file replaced by rename is not read */
-                if (is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
+                if (named || is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
                         r = read_at_start(*fd, buf, size, ret_len);
                         if (r == 0 || r == -ENOBUFS)
                                 return r;
@@ -381,24 +382,27 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
         return r;
 }
 
+int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
+        return read_held(rootfd, path, fd, buf, size, ret_len, false);
+}
+
 /* Past this no file is read each tick (/proc/stat of 4096 CPUs: 400 KiB). */
 #define HELD_FILE_MAX ((size_t) 64 << 20)
 
-/* One try into f->buf.  A regular file is not kept: it is replaced by
- * rename, and a kept fd would make us free the old inode, many times the
- * read's cost. */
+/* One try into f->buf.  A regular file is kept while it is rewritten in
+ * place (bench/sim.c's proc/stat); one found replaced by rename is read by
+ * path from then on: a kept fd would make us free each old inode, many
+ * times the read's cost. */
 static int held_file_once(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
-        bool opened = f->fd <= 0;
-        int r;
+        struct stat st;
 
-        if (f->afresh)
-                return rootfs_read_small(rootfd, path, f->buf, f->size, ret_len);
-        r = rootfs_read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len);
-        if (opened && f->fd > 0 && !is_generated(f->fd)) {
+        if (!f->afresh && f->fd > 0 && !is_generated(f->fd) && (fstat(f->fd, &st) < 0 || st.st_nlink == 0)) {
                 rootfs_release(&f->fd);
                 f->afresh = true;
         }
-        return r;
+        if (f->afresh)
+                return rootfs_read_small(rootfd, path, f->buf, f->size, ret_len);
+        return read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len, f->fd > 0);
 }
 
 int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {

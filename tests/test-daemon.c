@@ -576,6 +576,41 @@ static void test_failure_rediscovers(void **state) {
                         fail_msg("%s: want %s", cases[i].what, cases[i].want ? "rediscovery" : "none");
 }
 
+/* A calm host's audits spread out while they find nothing, up to 5 min of
+ * calm ticks, and come back to every 30th tick as soon as one finds
+ * something. */
+static void test_audit_every(void **state) {
+        static const struct {
+                const char *what;
+                unsigned every;
+                bool quiet;
+                uint64_t calm_usec;
+                unsigned want;
+        } cases[] = {
+                { "start: none yet", 0, true, 2 * USEC_PER_SEC, ENGINE_FULL_TICK_EVERY },
+                { "quiet doubles", ENGINE_FULL_TICK_EVERY, true, 2 * USEC_PER_SEC, 2 * ENGINE_FULL_TICK_EVERY },
+                { "and again", 60, true, 2 * USEC_PER_SEC, 120 },
+                { "capped at 5 min of 2 s ticks", 120, true, 2 * USEC_PER_SEC, 150 },
+                { "stays at the cap", 150, true, 2 * USEC_PER_SEC, 150 },
+                { "something found: back to 30", 150, false, 2 * USEC_PER_SEC, ENGINE_FULL_TICK_EVERY },
+                { "something found at 30", 30, false, 2 * USEC_PER_SEC, ENGINE_FULL_TICK_EVERY },
+                { "10 s calm ticks: 30 is 5 min already", 30, true, 10 * USEC_PER_SEC, ENGINE_FULL_TICK_EVERY },
+                { "60 s calm ticks: never longer than today", 30, true, 60 * USEC_PER_SEC, ENGINE_FULL_TICK_EVERY },
+                { "5 s calm ticks: up to 60", 30, true, 5 * USEC_PER_SEC, 60 },
+                { "5 s calm ticks at the cap", 60, true, 5 * USEC_PER_SEC, 60 },
+                { "0.1 s ticks: doubles on", 960, true, USEC_PER_SEC / 10, 1920 },
+                { "0.1 s ticks: 3000 at most", 1920, true, USEC_PER_SEC / 10, 3000 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                unsigned got = engine_audit_every(cases[i].every, cases[i].quiet, cases[i].calm_usec);
+
+                if (got != cases[i].want)
+                        fail_msg("%s: %u, want %u", cases[i].what, got, cases[i].want);
+        }
+}
+
 /* A run on another root than the host's never uses the host's default
  * state directory. */
 static void test_state_dir_choose(void **state) {
@@ -638,6 +673,7 @@ int main(void) {
                 cmocka_unit_test(test_state_write_atomic),
                 cmocka_unit_test(test_state_dir_ensure),
                 cmocka_unit_test(test_state_dir_choose),
+                cmocka_unit_test(test_audit_every),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

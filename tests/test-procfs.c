@@ -94,12 +94,14 @@ static void test_stat_cases(_unused_ void **state) {
                 { "oldest format: 4 columns, missing are 0", "proc/cases/stat-4col", 0, 1, 0, 4, { 1, 2, 3, 4 } },
                 { "12 columns: extra ignored", "proc/cases/stat-12col", 0, 1, 0, 10, { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 } },
                 { "20-digit UINT64_MAX fits", "proc/cases/stat-u64max", 0, 1, 0, 10, { UINT64_MAX } },
-                { "gaps in N, no final newline", "proc/cases/stat-gaps-no-newline", 0, 3, 7, 4, { 2, 2, 2, 2 } },
+                { "gaps in N", "proc/cases/stat-gaps", 0, 3, 7, 4, { 2, 2, 2, 2 } },
                 { "2.6.32 host: 9 columns", "proc/host-2cpu/proc/stat", 0, 2, 1, 9,
                   { 1123, 0, 849, 11313845, 2614, 0, 18, 0, 0, 0 } },
                 { "live copy", "proc/live-2cpu/proc/stat", 0, 2, 1, 10, { 7118, 0, 7091, 126606, 649, 0, 214, 0, 0, 0 } },
                 { .what = "empty file", .file = "proc/cases/stat-empty", .r = -EBADMSG },
-                { .what = "truncated cpu line", .file = "proc/cases/stat-truncated", .r = -EBADMSG },
+                { .what = "truncated cpu line", .file = "proc/cases/stat-truncated", .r = -EAGAIN },
+                /* a read racing a rewrite in place: five columns would pass */
+                { .what = "cut mid-line, no final newline", .file = "proc/cases/stat-cut-mid-line", .r = -EAGAIN },
                 { .what = "3 columns", .file = "proc/cases/stat-3col", .r = -EBADMSG },
                 { .what = "21-digit number", .file = "proc/cases/stat-21digit", .r = -ERANGE },
                 { .what = "99999999999999999999", .file = "proc/cases/stat-20digit-overflow", .r = -ERANGE },
@@ -669,8 +671,11 @@ static void test_truncation_sweep(_unused_ void **state) {
                         memcpy(copy, buf, n);
                         for (int which = 0; which < 3; which++) {
                                 int r = parse_any(which, copy, n);
-                                if (r != 0 && r != -EBADMSG && r != -ERANGE)
+                                if (r != 0 && r != -EBADMSG && r != -ERANGE && !(which == 0 && r == -EAGAIN))
                                         fail_msg("%s: prefix %zu parser %d: %d", sweep_files[f], n, which, r);
+                                /* a /proc/stat cut mid-line is never taken */
+                                if (which == 0 && n > 0 && copy[n - 1] != '\n' && r != -EAGAIN)
+                                        fail_msg("%s: prefix %zu taken as a /proc/stat: %d", sweep_files[f], n, r);
                         }
                         free(copy);
                 }
@@ -706,7 +711,7 @@ static void test_mutation_sweep(_unused_ void **state) {
                         }
                         for (int which = 0; which < 3; which++) {
                                 int r = parse_any(which, copy, len);
-                                if (r != 0 && r != -EBADMSG && r != -ERANGE)
+                                if (r != 0 && r != -EBADMSG && r != -ERANGE && !(which == 0 && r == -EAGAIN))
                                         fail_msg("%s: round %d parser %d: %d", sweep_files[f], round, which, r);
                         }
                         free(copy);
@@ -726,10 +731,10 @@ static void test_bad_arguments(_unused_ void **state) {
         assert_int_equal(procfs_softirqs_parse(NULL, 3, &si), -EINVAL);
         assert_int_equal(procfs_interrupts_parse(NULL, 3, &in), -EINVAL);
         /* len bounds the input even when the buffer goes on */
-        assert_int_equal(procfs_stat_parse("cpu  1 2 3 4 junk", 12, &st), 0);
+        assert_int_equal(procfs_stat_parse("cpu  1 2 3 4\njunk", 13, &st), 0);
         assert_int_equal(st.total.v[3], 4);
         procfs_stat_free(&st);
-        assert_int_equal(procfs_stat_parse("cpu  1 2 3 45", 12, &st), 0);
+        assert_int_equal(procfs_stat_parse("cpu  1 2 3 4\n5", 13, &st), 0);
         assert_int_equal(st.total.v[3], 4);
         procfs_stat_free(&st);
         procfs_stat_free(NULL);
@@ -750,6 +755,48 @@ static void test_read_missing(_unused_ void **state) {
         fd = open_root("proc/no-interrupts");
         assert_int_equal(procfs_interrupts_read(fd, &in), -ENOENT);
         close(fd);
+}
+
+/* A /proc/stat rewritten in place under a kept fd: a copy cut short (a
+ * read racing the rewrite) is refused, leaves nothing, and the next whole
+ * one reads through the same fd. */
+static void test_stat_read_cut(_unused_ void **state) {
+        char dir[] = "/tmp/test-procfs-XXXXXX", proc[64], path[96];
+        struct rootfs_held_file held = {};
+        struct procfs_stat st;
+        int fd, kept;
+
+        assert_non_null(mkdtemp(dir));
+        snprintf(proc, sizeof(proc), "%s/proc", dir);
+        assert_int_equal(mkdir(proc, 0755), 0);
+        fd = rootfs_open(dir);
+        assert_true(fd >= 0);
+        test_write_file(proc, "stat", "cpu  2 0 2 2 0 0 0\ncpu0 1 0 1 1 0 0 0\ncpu1 1 0 1 1 0 0 0\nintr 0\n");
+        assert_int_equal(procfs_stat_read(fd, &held, &st), 0);
+        assert_int_equal(st.n_cpus, 2);
+        procfs_stat_free(&st);
+        kept = held.fd;
+        assert_true(kept > 2);
+
+        /* cut after cpu1's fifth column: taken, it would read irq 0 */
+        test_write_file(proc, "stat", "cpu  4 0 4 4 0 2 2\ncpu0 2 0 2 2 0 1 1\ncpu1 2 0 2 2 0");
+        assert_int_equal(procfs_stat_read(fd, &held, &st), -EAGAIN);
+        assert_null(st.cpus);
+        assert_int_equal(st.n_cpus, 0);
+
+        test_write_file(proc, "stat", "cpu  4 0 4 4 0 2 2\ncpu0 2 0 2 2 0 1 1\ncpu1 2 0 2 2 0 1 1\nintr 0\n");
+        assert_int_equal(procfs_stat_read(fd, &held, &st), 0);
+        assert_int_equal(held.fd, kept);
+        assert_int_equal(st.n_cpus, 2);
+        assert_int_equal(st.cpus[1].v[CPUSTAT_IRQ], 1);
+        procfs_stat_free(&st);
+
+        rootfs_held_file_free(&held);
+        close(fd);
+        snprintf(path, sizeof(path), "%s/stat", proc);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(proc), 0);
+        assert_int_equal(rmdir(dir), 0);
 }
 
 /* This machine's own /proc, read through rootfs. */
@@ -1135,6 +1182,7 @@ int main(void) {
                 cmocka_unit_test(test_interrupts_read_long_rows),
                 cmocka_unit_test(test_bad_arguments),
                 cmocka_unit_test(test_read_missing),
+                cmocka_unit_test(test_stat_read_cut),
                 cmocka_unit_test(test_live),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -116,23 +116,26 @@ static void test_regular_files(_unused_ void **state) {
 }
 
 /* rootfs_held_file_read over regular files: the buffer grows until a file
- * fits (16 KiB to start), a file replaced by rename is read anew, a
- * removed one is -ENOENT, and no fd is kept (a kept fd to a file replaced
- * by rename would make this process the one to free the old inode). */
+ * fits (16 KiB to start); a file rewritten in place is read through the
+ * kept fd; once one is replaced by rename the new file is read and no fd is
+ * kept from then on (a kept fd to a file replaced by rename would make this
+ * process the one to free each old inode); a removed one is -ENOENT. */
 static void test_held_file(_unused_ void **state) {
         struct rootfs_held_file f = {};
         size_t base = rootfs_held_count(), n = 0;
         char from[512], to[512];
         char *big = malloc(70001);
+        int kept;
 
         assert_non_null(big);
         test_write_file(dir, "stat", "cpu 1 2 3\n");
         assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
         assert_string_equal(f.buf, "cpu 1 2 3\n");
         assert_int_equal(n, 10);
-        assert_true(f.afresh);
-        assert_int_equal(f.fd, 0);
-        assert_int_equal(rootfs_held_count(), base);
+        assert_false(f.afresh);
+        kept = f.fd;
+        assert_true(kept > 2);
+        assert_int_equal(rootfs_held_count(), base + 1);
 
         /* past 16 KiB and past 64 KiB: grown twice, whole */
         for (size_t i = 0; i < 70000; i++)
@@ -146,18 +149,28 @@ static void test_held_file(_unused_ void **state) {
         assert_int_equal(f.buf[70000], 0);
         assert_true(f.size >= 70001);
 
-        /* shorter, through the grown buffer: nothing of the longer one */
+        /* shorter, through the grown buffer: nothing of the longer one;
+         * rewritten in place, still through the same kept fd */
         test_write_file(dir, "stat", "cpu 4\n");
         assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
         assert_string_equal(f.buf, "cpu 4\n");
+        assert_int_equal(f.fd, kept);
 
-        /* replaced by rename, as the simulator writes: the new file */
+        /* replaced by rename: the new file, and none kept from then on */
         test_write_file(dir, "stat.new", "cpu 5\n");
         snprintf(from, sizeof(from), "%s/stat.new", dir);
         snprintf(to, sizeof(to), "%s/stat", dir);
         assert_int_equal(rename(from, to), 0);
         assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
         assert_string_equal(f.buf, "cpu 5\n");
+        assert_true(f.afresh);
+        assert_int_equal(f.fd, 0);
+        assert_int_equal(rootfs_held_count(), base);
+        test_write_file(dir, "stat.new", "cpu 6\n");
+        assert_int_equal(rename(from, to), 0);
+        assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
+        assert_string_equal(f.buf, "cpu 6\n");
+        assert_int_equal(f.fd, 0);
 
         /* removed */
         assert_int_equal(unlink(to), 0);
