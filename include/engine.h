@@ -134,6 +134,10 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
  * ENGINE_AUDIT_MAX_USEC of calm_usec ticks, else ENGINE_FULL_TICK_EVERY.
  * Pure. */
 unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec);
+/* The per-object values a full tick re-reads when audits come every
+ * `every` calm ticks: more as they come further apart, so that each object
+ * is re-read as soon as at ENGINE_FULL_TICK_EVERY.  Pure. */
+size_t engine_audit_slice(unsigned every);
 /* fast_interval while a CPU nears hot, calm_interval while all are calm,
  * else interval. */
 uint64_t engine_next_interval(const struct engine *e, uint64_t interval);

@@ -100,6 +100,7 @@ static int refresh_inventory(struct engine *e, const struct procfs_interrupts *i
                 log_debug("Reading the whole inventory: %s", why);
                 return discover_inventory(e, interrupts);
         }
+        e->audit.per_tick = engine_audit_slice(e->audit_every);
         r = inventory_refresh(e->rootfd, interrupts, &e->inv, &e->audit);
         if (r != 0) {
                 if (r < 0)
@@ -541,6 +542,10 @@ static const char *full_tick_due(const struct engine *e, uint64_t now, enum poli
         if (e->calm_run + 1 >= e->audit_every)
                 return audit_why;
         return NULL;
+}
+
+size_t engine_audit_slice(unsigned every) {
+        return (size_t) AUDIT_PER_TICK * MAX(every, ENGINE_FULL_TICK_EVERY) / ENGINE_FULL_TICK_EVERY;
 }
 
 unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec) {

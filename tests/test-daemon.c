@@ -609,6 +609,11 @@ static void test_audit_every(void **state) {
                 if (got != cases[i].want)
                         fail_msg("%s: %u, want %u", cases[i].what, got, cases[i].want);
         }
+        /* audits further apart re-read more objects each: the same share
+         * of them per calm tick as at every 30th */
+        assert_int_equal(engine_audit_slice(0), engine_audit_slice(ENGINE_FULL_TICK_EVERY));
+        assert_int_equal(engine_audit_slice(2 * ENGINE_FULL_TICK_EVERY), 2 * engine_audit_slice(ENGINE_FULL_TICK_EVERY));
+        assert_int_equal(engine_audit_slice(150) * ENGINE_FULL_TICK_EVERY, engine_audit_slice(ENGINE_FULL_TICK_EVERY) * 150);
 }
 
 /* A run on another root than the host's never uses the host's default
