@@ -560,11 +560,13 @@ unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec) {
 
 /* An audit found nothing: no action or link event recorded (gen), nothing
  * to say, no object newly held, no inventory change, nothing hot, pending
- * or measured, and the host still calm. */
+ * or measured, no written IRQ still watched for where it fires (effwatch
+ * reads on full ticks), and the host still calm. */
 static bool audit_quiet(const struct engine *e, unsigned long gen, unsigned n_external) {
         const struct policy_report *rep = &e->report;
 
         return (!e->out || e->out->gen == gen) && rep->n_notes == 0 && rep->n_external == n_external &&
+               e->eff.n == 0 &&
                !e->inventory_dirty && !e->irq_force && cpuset_empty(&rep->hot) && !rep->measuring &&
                !rep->releasing && !rep->busy && e->pace == POLICY_PACE_CALM;
 }
