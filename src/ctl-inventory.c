@@ -32,17 +32,13 @@ static void json_uint_if(struct json_writer *w, const char *key, bool has, uint6
                 json_key_null(w, key);
 }
 
-static void json_cpus_if(struct json_writer *w, const char *key, bool has, const cpuset_t *s) {
-        if (has)
-                json_key_cpuset(w, key, s);
-        else
-                json_key_null(w, key);
-}
-
 static void json_kept_if(struct json_writer *w, const char *key, bool has, const cpuset_kept_t *k) {
         cpuset_t s = cpuset_kept_get(k);
 
-        json_cpus_if(w, key, has, &s);
+        if (has)
+                json_key_cpuset(w, key, &s);
+        else
+                json_key_null(w, key);
 }
 
 /* A queue's netdev-family view (null where the kernel did not answer) and
@@ -188,19 +184,19 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
         json_end_array(w);
 
         json_key_uint(w, "rps_sock_flow_entries", inv->rps_sock_flow_entries);
-        json_cpus_if(w, "default_affinity", inv->has_default_affinity, &inv->default_affinity);
+        if (inv->has_default_affinity)
+                json_key_cpuset(w, "default_affinity", &inv->default_affinity);
+        else
+                json_key_null(w, "default_affinity");
         json_end_object(w);
 }
 
-/* A cpulist, "-" for the empty set; long lists cut as cpuset_to_text does. */
-static const char *fmt_list(const cpuset_t *s, char *buf, size_t len) {
-        return cpuset_to_text(s, "-", buf, len);
-}
-
-static const char *fmt_kept(const cpuset_kept_t *k, char *buf, size_t len) {
+/* A cpulist, empty ("-"; "off" for an RPS/XPS mask: the feature is
+ * disabled) for the empty set; long lists cut as cpuset_to_text does. */
+static const char *fmt_kept(const cpuset_kept_t *k, const char *empty, char *buf, size_t len) {
         cpuset_t s = cpuset_kept_get(k);
 
-        return fmt_list(&s, buf, len);
+        return cpuset_to_text(&s, empty, buf, len);
 }
 
 /* The affinity (or effective affinity) of a queue's IRQ: "A" for one
@@ -222,19 +218,12 @@ static const char *fmt_queue_irqs(const struct inventory *inv, const struct inve
                         sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
         }
         if (sets[0] && sets[1] && !cpuset_kept_same(sets[0], sets[1]))
-                snprintf(buf, len, "%s/%s", fmt_kept(sets[0], x, sizeof(x)), fmt_kept(sets[1], y, sizeof(y)));
+                snprintf(buf, len, "%s/%s", fmt_kept(sets[0], "-", x, sizeof(x)), fmt_kept(sets[1], "-", y, sizeof(y)));
         else if (sets[0] || sets[1])
-                fmt_kept(sets[0] ? sets[0] : sets[1], buf, len);
+                fmt_kept(sets[0] ? sets[0] : sets[1], "-", buf, len);
         else
                 snprintf(buf, len, "-");
         return buf;
-}
-
-/* An RPS/XPS mask: "off" when empty (the feature is disabled). */
-static const char *fmt_mask(const cpuset_kept_t *k, char *buf, size_t len) {
-        cpuset_t s = cpuset_kept_get(k);
-
-        return cpuset_to_text(&s, "off", buf, len);
 }
 
 static const char *fmt_irq(int irq, char *buf, size_t len) {
@@ -263,7 +252,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                         tc->isolated ? "yes" : "no", tc->nohz_full ? "yes" : "no");
         }
         for (size_t i = 0; i < t->n_nodes; i++)
-                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id, fmt_list(&t->nodes[i].cpus, a, sizeof(a)));
+                fprintf(f, "  node %d: CPUs %s\n", t->nodes[i].id, cpuset_to_text(&t->nodes[i].cpus, "-", a, sizeof(a)));
 
         for (size_t n = 0; n < inv->n_nics; n++) {
                 const struct inventory_nic *nic = &inv->nics[n];
@@ -279,7 +268,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                 if (nic->combined_channels >= 0)
                         fprintf(f, ", %d combined channels", nic->combined_channels);
                 fprintf(f, ", IRQ map: %s\n", inventory_map_source_to_string(nic->map));
-                fprintf(f, "  local CPUs %s\n", fmt_list(&nic->local_cpus, a, sizeof(a)));
+                fprintf(f, "  local CPUs %s\n", cpuset_to_text(&nic->local_cpus, "-", a, sizeof(a)));
                 if (nic->n_queues == 0)
                         continue;
                 fprintf(f, "  %-5s %-6s %-6s %-10s %-10s %-10s %-10s\n", "QUEUE", "RX_IRQ", "TX_IRQ",
@@ -292,8 +281,8 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                                 fmt_irq(qu->rx_irq, rx, sizeof(rx)), fmt_irq(qu->tx_irq, tx, sizeof(tx)),
                                 fmt_queue_irqs(inv, qu, false, a, sizeof(a)),
                                 fmt_queue_irqs(inv, qu, true, b, sizeof(b)),
-                                qu->has_rps ? fmt_mask(&qu->rps_cpus, c, sizeof(c)) : "-",
-                                qu->has_xps ? fmt_mask(&qu->xps_cpus, d, sizeof(d)) : "-");
+                                qu->has_rps ? fmt_kept(&qu->rps_cpus, "off", c, sizeof(c)) : "-",
+                                qu->has_xps ? fmt_kept(&qu->xps_cpus, "off", d, sizeof(d)) : "-");
                 }
         }
 
@@ -310,8 +299,8 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
                         fmt_irq(irq->node, node, sizeof(node));
                         fprintf(f, "  %-6u %-15s %-4s %-16s %-16s %s", irq->irq,
                                 classes ? classify_irq_class_to_string(classes[i]) : "?", node,
-                                irq->affinity_readable ? fmt_kept(&irq->affinity, a, 17) : "-",
-                                irq->has_effective ? fmt_kept(&irq->effective, b, 17) : "-", dev[0] ? dev : "-");
+                                irq->affinity_readable ? fmt_kept(&irq->affinity, "-", a, 17) : "-",
+                                irq->has_effective ? fmt_kept(&irq->effective, "-", b, 17) : "-", dev[0] ? dev : "-");
                         if (strcmp(dev, irq->name) != 0 && irq->name[0])
                                 fprintf(f, " (%s)", irq->name);
                         fputc('\n', f);
@@ -325,7 +314,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
         }
         fprintf(f, "\nrps_sock_flow_entries %u\n", inv->rps_sock_flow_entries);
         if (inv->has_default_affinity)
-                fprintf(f, "default_smp_affinity %s\n", fmt_list(&inv->default_affinity, a, sizeof(a)));
+                fprintf(f, "default_smp_affinity %s\n", cpuset_to_text(&inv->default_affinity, "-", a, sizeof(a)));
 }
 
 /* Topology, proc/interrupts and inventory, saying what failed; on error

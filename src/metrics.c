@@ -52,6 +52,11 @@ static void value(FILE *f, double v) {
         }
 }
 
+/* One series with one label: name{label="value"} v. */
+static void labelled(FILE *f, const char *name, const char *label, const char *value, uint64_t v) {
+        fprintf(f, "%s{%s=\"%s\"} %" PRIu64 "\n", name, label, value, v);
+}
+
 /* A family of one series without labels. */
 static void single_u(FILE *f, const char *name, const char *type, const char *help, uint64_t v) {
         family(f, name, type, help);
@@ -264,7 +269,7 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
         family(f, "irqsteer_managed_objects", "gauge",
                "Objects irqsteerd changed and will restore (the undo journal), by kind.");
         for (int k = 0; k < KNOB_KIND_MAX; k++)
-                fprintf(f, "irqsteer_managed_objects{kind=\"%s\"} %u\n", knob_kind_to_string(k), managed[k]);
+                labelled(f, "irqsteer_managed_objects", "kind", knob_kind_to_string(k), managed[k]);
 
         family(f, "irqsteer_actions_total", "counter", "Actions taken, by kind, reason and result.");
         for (int t = 0; t < KNOB_KIND_MAX; t++)
@@ -292,31 +297,28 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
                 }
         family(f, "irqsteer_rps_trials_total", "counter", "RPS trials ended, by verdict.");
         for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
-                fprintf(f, "irqsteer_rps_trials_total{verdict=\"%s\"} %" PRIu64 "\n", policy_trial_verdict_to_string(v),
-                        c->rps_trials[v]);
+                labelled(f, "irqsteer_rps_trials_total", "verdict", policy_trial_verdict_to_string(v), c->rps_trials[v]);
         family(f, "irqsteer_threaded_napi_trials_total", "counter", "Threaded NAPI trials ended, by verdict.");
         for (int v = 0; v < POLICY_TRIAL_VERDICT_MAX; v++)
-                fprintf(f, "irqsteer_threaded_napi_trials_total{verdict=\"%s\"} %" PRIu64 "\n",
-                        policy_trial_verdict_to_string(v), c->napi_trials[v]);
+                labelled(f, "irqsteer_threaded_napi_trials_total", "verdict", policy_trial_verdict_to_string(v),
+                         c->napi_trials[v]);
         family(f, "irqsteer_restore_objects_total", "counter",
                "Objects of a previous run's undo journal handled at start (crash recovery), by result.");
         for (int x = 0; x < REPORT_RESTORE_MAX; x++)
-                fprintf(f, "irqsteer_restore_objects_total{result=\"%s\"} %" PRIu64 "\n", restore_names[x],
-                        c->restore[x]);
+                labelled(f, "irqsteer_restore_objects_total", "result", restore_names[x], c->restore[x]);
         family(f, "irqsteer_config_reloads_total", "counter", "Configuration reloads (SIGHUP), by result.");
-        fprintf(f, "irqsteer_config_reloads_total{result=\"ok\"} %" PRIu64 "\n", c->reloads);
-        fprintf(f, "irqsteer_config_reloads_total{result=\"failed\"} %" PRIu64 "\n", c->reload_failures);
+        labelled(f, "irqsteer_config_reloads_total", "result", "ok", c->reloads);
+        labelled(f, "irqsteer_config_reloads_total", "result", "failed", c->reload_failures);
         single_u(f, "irqsteer_config_last_reload_successful", "gauge",
                  "0 while the last reload failed (the previous configuration stays), else 1.", !rp->last_reload_failed);
         single_u(f, "irqsteer_link_events_total", "counter", "Link events seen (rtnetlink).", c->link_events);
         family(f, "irqsteer_problem", "gauge",
                "1 while a condition the operator should act on holds, by reason (irqsteerd(8), PROBLEMS).");
         for (int p = 0; p < PROBLEM_MAX; p++)
-                fprintf(f, "irqsteer_problem{reason=\"%s\"} %d\n", problem_to_string(p), rp->problems.active[p] ? 1 : 0);
+                labelled(f, "irqsteer_problem", "reason", problem_to_string(p), rp->problems.active[p] ? 1 : 0);
         family(f, "irqsteer_problems_total", "counter", "Times each such condition began, by reason.");
         for (int p = 0; p < PROBLEM_MAX; p++)
-                fprintf(f, "irqsteer_problems_total{reason=\"%s\"} %" PRIu64 "\n", problem_to_string(p),
-                        rp->problems.begun[p]);
+                labelled(f, "irqsteer_problems_total", "reason", problem_to_string(p), rp->problems.begun[p]);
 
         if (fclose(f) != 0 || !buf) {
                 free(buf);
