@@ -129,19 +129,12 @@ void ctl_catch_signals(void) {
 
 bool ctl_sleep(uint64_t usec) {
         uint64_t until = util_now_usec(CLOCK_MONOTONIC) + usec;
+        struct timespec ts = { .tv_sec = (time_t) (until / 1000000), .tv_nsec = (long) (until % 1000000) * 1000 };
 
-        /* EINTR on a signal (no SA_RESTART) */
-        while (!ctl_quit) {
-                uint64_t now = util_now_usec(CLOCK_MONOTONIC);
-                struct timespec ts;
-
-                if (now >= until)
-                        return true;
-                ts.tv_sec = (time_t) ((until - now) / 1000000);
-                ts.tv_nsec = (long) ((until - now) % 1000000) * 1000;
-                nanosleep(&ts, NULL);
-        }
-        return false;
+        /* EINTR on a signal (no SA_RESTART): ctl_quit tells whether to stop */
+        while (!ctl_quit && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                ;
+        return !ctl_quit;
 }
 
 int ctl_load_config(const char *path, struct config *ret) {

@@ -219,13 +219,6 @@ void json_uint(struct json_writer *w, uint64_t v) {
         fwrite(p, 1, (size_t) (buf + sizeof(buf) - p), w->f);
 }
 
-/* printf honours LC_NUMERIC; JSON wants a '.' whatever the locale. */
-static void fix_decimal_point(char *buf) {
-        for (char *p = buf; *p; p++)
-                if (*p == ',')
-                        *p = '.';
-}
-
 /* Before a number: false, after writing null for a non-finite one. */
 static bool before_number(struct json_writer *w, double v) {
         if (isfinite(v))
@@ -242,22 +235,14 @@ void json_double(struct json_writer *w, double v) {
         /* 15 significant digits print most values readably; 17 always
          * round-trip. */
         snprintf(buf, sizeof(buf), "%.15g", v);
-        fix_decimal_point(buf);
-        if (strtod(buf, NULL) != v) {
+        if (strtod(buf, NULL) != v)
                 snprintf(buf, sizeof(buf), "%.17g", v);
-                fix_decimal_point(buf);
-        }
         fputs(buf, w->f);
 }
 
 void json_double_prec(struct json_writer *w, double v, int decimals) {
-        char buf[384];
-
-        if (!before_number(w, v))
-                return;
-        snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-        fix_decimal_point(buf);
-        fputs(buf, w->f);
+        if (before_number(w, v))
+                fprintf(w->f, "%.*f", decimals, v);
 }
 
 void json_double6(struct json_writer *w, double v) {
