@@ -116,8 +116,7 @@ static void print_cpu_row(FILE *f, const struct sample_rates *r, const struct in
 
         ctl_cpu_queues(inv, cpu, queue_to_buf, &b);
         /* the queue list is cut to keep a row within the terminal */
-        if (strlen(labels) > room)
-                memcpy(labels + room - 3, "...", 4);
+        util_mark_cut(labels, room + 1, (int) strlen(labels));
         if (!c->valid) {
                 fprintf(f, " %4d %5s %5s %5s %5s %5s %9s %9s  %s\n", cpu, "-", "-", "-", "-", "-", "-", "-", labels);
                 return;
@@ -223,8 +222,7 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
                 /* outside names: escaped for the terminal */
                 snprintf(raw, sizeof(raw), "%s%s", ii ? ii->name : "", queue);
                 util_cescape(raw, strlen(raw), false, name, sizeof(name));
-                if (strlen(name) > room)
-                        memcpy(name + room - 3, "...", 4);
+                util_mark_cut(name, room + 1, (int) strlen(name));
                 fprintf(f, " %6u %10.0f  %-12s %s\n", si->irq, si->rate, cpus, name);
         }
 }
