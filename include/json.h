@@ -87,7 +87,7 @@ struct json_value {
         char *string;            /* JSON_STRING, NUL-terminated (\u0000: string_len) */
         size_t string_len;
         struct json_value *items;/* JSON_ARRAY elements / JSON_OBJECT member values */
-        char **keys;             /* JSON_OBJECT member names, parallel to items */
+        char *key;               /* a JSON_OBJECT member's name */
         size_t n;                /* element / member count */
         size_t allocated;
 };

@@ -353,7 +353,7 @@ void json_write_value(struct json_writer *w, const struct json_value *v) {
         case JSON_OBJECT:
                 json_begin_object(w);
                 for (size_t i = 0; i < v->n; i++) {
-                        json_key(w, v->keys[i]);
+                        json_key(w, v->items[i].key);
                         json_write_value(w, &v->items[i]);
                 }
                 json_end_object(w);
@@ -372,13 +372,10 @@ struct parser {
 
 static void value_clear(struct json_value *v) {
         free(v->string);
-        for (size_t i = 0; i < v->n; i++) {
+        free(v->key);
+        for (size_t i = 0; i < v->n; i++)
                 value_clear(&v->items[i]);
-                if (v->keys)
-                        free(v->keys[i]);
-        }
         free(v->items);
-        free(v->keys);
         memset(v, 0, sizeof(*v));
 }
 
@@ -582,7 +579,7 @@ static int parse_container(struct parser *ps, struct json_value *v, unsigned dep
         }
         for (;;) {
                 char *key = NULL;
-                size_t keylen, alloc = v->allocated;
+                size_t keylen;
 
                 skip_ws(ps);
                 if (object) {
@@ -599,18 +596,12 @@ static int parse_container(struct parser *ps, struct json_value *v, unsigned dep
                         ps->p++;
                 }
                 r = util_grow((void **) &v->items, &v->allocated, v->n + 1, sizeof(*v->items));
-                if (r == 0 && object) {
-                        /* keys grows in step with items */
-                        size_t ka = alloc;
-                        r = util_grow((void **) &v->keys, &ka, v->allocated, sizeof(*v->keys));
-                }
                 if (r < 0) {
                         free(key);
                         return r;
                 }
                 memset(&v->items[v->n], 0, sizeof(*v->items));
-                if (object)
-                        v->keys[v->n] = key;
+                v->items[v->n].key = key;
                 /* Counted before parsing so that value_clear frees a partly
                  * parsed child on error. */
                 v->n++;
@@ -691,7 +682,7 @@ const struct json_value *json_get(const struct json_value *v, const char *key) {
         if (!v || v->type != JSON_OBJECT || !key)
                 return NULL;
         for (size_t i = 0; i < v->n; i++)
-                if (strcmp(v->keys[i], key) == 0)
+                if (strcmp(v->items[i].key, key) == 0)
                         return &v->items[i];
         return NULL;
 }

@@ -44,7 +44,7 @@ static bool same_tree(const struct json_value *a, const struct json_value *b, bo
                 if (a->n != b->n)
                         return false;
                 for (size_t i = 0; i < a->n; i++)
-                        if ((strings && a->type == JSON_OBJECT && strcmp(a->keys[i], b->keys[i]) != 0) ||
+                        if ((strings && a->type == JSON_OBJECT && strcmp(a->items[i].key, b->items[i].key) != 0) ||
                             !same_tree(&a->items[i], &b->items[i], strings))
                                 return false;
                 return true;
