@@ -31,15 +31,6 @@ struct plan_notes {
         size_t n, allocated;
 };
 
-static int plan_notes_add(struct plan_notes *pn, const struct policy_report *rep) {
-        for (size_t i = 0; i < rep->n_notes; i++) {
-                if (util_grow((void **) &pn->v, &pn->allocated, pn->n + 1, sizeof(*pn->v)) < 0)
-                        return -ENOMEM;
-                pn->v[pn->n++] = rep->notes[i];
-        }
-        return 0;
-}
-
 /* Whether a planned action takes load off cpu. */
 static bool plan_relieves(const struct plan_action *v, size_t n, int cpu) {
         for (size_t i = 0; i < n; i++)
@@ -279,8 +270,11 @@ int ctl_plan(int argc, char **argv) {
                         if (r == 0)
                                 r = -EIO; /* sampling or the inventory failed, said above */
                 }
-                if (r >= 0 && res.decided)
-                        r = plan_notes_add(&notes, &e.report);
+                for (size_t i = 0; r >= 0 && res.decided && i < e.report.n_notes; i++) {
+                        r = util_grow((void **) &notes.v, &notes.allocated, notes.n + 1, sizeof(*notes.v));
+                        if (r >= 0)
+                                notes.v[notes.n++] = e.report.notes[i];
+                }
                 if (r >= 0)
                         r = pr.error;
                 if (r < 0) {

@@ -43,14 +43,6 @@ int ctl_open_root(const char *dir) {
         return fd;
 }
 
-/* Where an IRQ fires: its effective affinity, else its mask. */
-static void irq_cpus(const struct inventory_irq *irq, cpuset_t *ret) {
-        if (irq->has_effective && !cpuset_kept_empty(&irq->effective))
-                *ret = cpuset_kept_get(&irq->effective);
-        else
-                *ret = cpuset_kept_get(&irq->affinity);
-}
-
 void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char *label, void *userdata),
                     void *userdata) {
         if (!inv)
@@ -73,7 +65,9 @@ void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char 
                                 irq = inventory_irq(inv, (unsigned) irqs[k]);
                                 if (!irq)
                                         continue;
-                                irq_cpus(irq, &cpus);
+                                /* where it fires: its effective affinity, else its mask */
+                                cpus = cpuset_kept_get(irq->has_effective && !cpuset_kept_empty(&irq->effective) ?
+                                                       &irq->effective : &irq->affinity);
                                 if (!cpuset_isset(&cpus, cpu))
                                         continue;
                                 snprintf(label, sizeof(label), "%s:%d%s", nic->name, qu->index,
