@@ -762,8 +762,7 @@ static int read_threaded(int rootfd, struct inventory_nic *nic) {
 }
 
 static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
-        nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
-        nic->max_rx_queues = nic->max_tx_queues = -1;
+        nic->combined_channels = -1;
         read_nic_state(rootfd, nic, true, false);
         nic->threaded = nic->threaded_read = read_threaded(rootfd, nic);
         read_nic_device(rootfd, online, nic, s);
