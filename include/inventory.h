@@ -160,8 +160,7 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                         bool fresh_only);
 
 /* Live refinement through netlink (root "/" only): ifindex, IFF_UP,
- * max_*_queues, ethtool channels and the netdev family's dumps where the
- * kernel has it.  0, or -errno of the first failing step. */
+ * ethtool channels and the netdev family's dumps where the kernel has it.  0, or -errno of the first failing step. */
 int inventory_netlink_refresh(struct inventory *inv);
 
 /* Applies a netdev dump: NAPIs, per-queue NAPI facts and counters.  IRQs
