@@ -18,8 +18,6 @@ typedef struct cpuset {
  * host's possible CPUs, measured once at start: a set then reads as if it
  * held no CPU at or above the bound.  -ERANGE outside [1, CPUSET_MAX]. */
 int cpuset_set_limit(int ncpus);
-/* The bound in force: CPUSET_MAX until cpuset_set_limit(). */
-int cpuset_limit(void);
 
 void cpuset_zero(cpuset_t *s);
 /* Adds cpu; returns -ERANGE (set unchanged) if cpu is outside [0, CPUSET_MAX). */

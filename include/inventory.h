@@ -88,9 +88,7 @@ struct inventory_nic {
         bool has_device;         /* has a device link (physical or virtio) */
         bool up;                 /* operstate up / IFF_UP from netlink */
         int rx_queues, tx_queues;/* from the queues dir: the kernel's real_num_*_queues */
-        int max_rx_queues, max_tx_queues; /* IFLA_NUM_RX/TX_QUEUES (netlink), -1 unknown */
         int combined_channels;   /* ethtool channels, -1 unknown */
-        int rx_channels, tx_channels; /* ethtool rx-only / tx-only channels, -1 unknown */
         enum inventory_map_source map;
         struct inventory_queue *queues;
         size_t n_queues;         /* max(rx_queues, tx_queues) */
@@ -162,8 +160,7 @@ void inventory_set_knob(struct inventory *inv, const struct knob_key *k, const c
                         bool fresh_only);
 
 /* Live refinement through netlink (root "/" only): ifindex, IFF_UP,
- * max_*_queues, ethtool channels and the netdev family's dumps where the
- * kernel has it.  0, or -errno of the first failing step. */
+ * ethtool channels and the netdev family's dumps where the kernel has it.  0, or -errno of the first failing step. */
 int inventory_netlink_refresh(struct inventory *inv);
 
 /* Applies a netdev dump: NAPIs, per-queue NAPI facts and counters.  IRQs

@@ -77,8 +77,6 @@ void procfs_softirqs_free(struct procfs_softirqs *s);
 
 /* Longest texts of a row kept, with the NUL: longer ones are cut. */
 #define PROCFS_IRQ_ID_SIZE 16
-#define PROCFS_IRQ_CHIP_SIZE 64
-#define PROCFS_IRQ_HWIRQ_SIZE 32
 #define PROCFS_IRQ_NAME_SIZE 128
 
 struct procfs_irq {
@@ -93,8 +91,6 @@ struct procfs_irq {
         uint64_t total;
         /* the texts point into the reading's own block: a row is a few
          * dozen bytes of text, not the widest one's room */
-        const char *chip;        /* "PCI-MSIX-0000:00:03.0", "IO-APIC", "" */
-        const char *hwirq;       /* hwirq and flow type as printed: "1-edge", "27 Level", "" */
         const char *name;        /* action name(s); a named row's description */
 };
 

@@ -51,8 +51,6 @@ bool vectors_room(const struct vectors *v, int cpu);
  * holds it, else the CPU of mask with the most vectors left; -1 when that
  * one has none (the write would get ENOSPC). */
 int vectors_pick(const struct vectors *v, const cpuset_t *mask, int here);
-/* The first CPU of candidates with room, or -1. */
-int vectors_first_with_room(const struct vectors *v, const cpuset_t *candidates);
 /* An IRQ planned to move from CPU from (-1: none) to CPU to: the counts
  * follow, so the next placement in the same tick sees it. */
 void vectors_move(struct vectors *v, int from, int to);

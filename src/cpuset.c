@@ -22,10 +22,6 @@ int cpuset_set_limit(int ncpus) {
         return 0;
 }
 
-int cpuset_limit(void) {
-        return (int) n_words * 64;
-}
-
 /* What both set types do on n words of w (a kept set has fewer). */
 static bool words_isset(const uint64_t *w, size_t n, int cpu) {
         if (cpu < 0 || (size_t) cpu >= n * 64)

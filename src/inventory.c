@@ -333,18 +333,6 @@ static bool is_pci_addr(const char *s) {
         return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
 }
 
-static int readlinkf(int rootfd, char *buf, size_t len, const char *fmt, const char *name) {
-        char path[512];
-        snprintf(path, sizeof(path), fmt, name);
-        return rootfs_readlink(rootfd, path, buf, len);
-}
-
-static int read_linef(int rootfd, char *buf, size_t len, const char *fmt, const char *a, const char *b) {
-        char path[512];
-        snprintf(path, sizeof(path), fmt, a, b);
-        return rootfs_read_line(rootfd, path, buf, len);
-}
-
 static int cmp_unsigned(const void *a, const void *b) {
         unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
         return (x > y) - (x < y);
@@ -650,11 +638,12 @@ void inventory_reread_queue(int rootfd, const struct inventory_nic *nic, struct 
 /* The parent of the device from the canonical path of the net device:
  * sys/class/net/X -> ../../devices/.../<parent>/<device>/net/X. */
 static void parent_of_device(int rootfd, const char *name, const char *bus_id, char *ret, size_t len) {
-        char target[1024], *comp[64];
+        char path[64], target[1024], *comp[64];
         size_t n = 0;
 
         ret[0] = 0;
-        if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s", name) < 0)
+        snprintf(path, sizeof(path), "sys/class/net/%s", name);
+        if (rootfs_readlink(rootfd, path, target, sizeof(target)) < 0)
                 return;
         for (char *save = NULL, *c = strtok_r(target, "/", &save); c && n < ELEMENTSOF(comp);
              c = strtok_r(NULL, "/", &save))
@@ -676,13 +665,13 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
 
         nic->node = -1;
         nic->local_cpus = *online;
-        if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device", nic->name) < 0)
+        if (rootfs_readlink(rootfd, nic_file(path, nic, "device"), target, sizeof(target)) < 0)
                 return;
         nic->has_device = true;
         copy_str(nic->bus_id, sizeof(nic->bus_id), basename(target));
         if (!read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port))
                 s->dev_port = 0;
-        if (readlinkf(rootfd, target, sizeof(target), "sys/class/net/%s/device/driver", nic->name) == 0)
+        if (rootfs_readlink(rootfd, nic_file(path, nic, "device/driver"), target, sizeof(target)) == 0)
                 copy_str(nic->driver, sizeof(nic->driver), basename(target));
         if (parse_numbered(nic->bus_id, "virtio", "", &(int) { 0 }))
                 copy_str(s->virtio_dev, sizeof(s->virtio_dev), nic->bus_id);
@@ -699,9 +688,9 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
         }
 
         /* the device's own, else its PCI function's (virtio has none) */
-        if (read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s/numa_node", nic->name, "device") < 0 &&
-            (!s->pcidir[0] ||
-             read_linef(rootfd, line, sizeof(line), "sys/class/net/%s/%s/numa_node", nic->name, s->pcidir) < 0))
+        snprintf(path, sizeof(path), "sys/class/net/%s/%s/numa_node", nic->name, s->pcidir);
+        if (rootfs_read_line(rootfd, nic_file(lp, nic, "device/numa_node"), line, sizeof(line)) < 0 &&
+            (!s->pcidir[0] || rootfs_read_line(rootfd, path, line, sizeof(line)) < 0))
                 line[0] = 0;
         if (!line[0] || util_parse_int(util_strstrip(line), (size_t) -1, &nic->node) < 0)
                 nic->node = -1;
@@ -762,8 +751,7 @@ static int read_threaded(int rootfd, struct inventory_nic *nic) {
 }
 
 static int read_nic(int rootfd, const cpuset_t *online, struct inventory_nic *nic, struct nic_scratch *s) {
-        nic->combined_channels = nic->rx_channels = nic->tx_channels = -1;
-        nic->max_rx_queues = nic->max_tx_queues = -1;
+        nic->combined_channels = -1;
         read_nic_state(rootfd, nic, true, false);
         nic->threaded = nic->threaded_read = read_threaded(rootfd, nic);
         read_nic_device(rootfd, online, nic, s);

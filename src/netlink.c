@@ -34,7 +34,6 @@ static int refresh_links(struct inventory *inv) {
         for (size_t i = 0; i < inv->n_nics; i++) {
                 struct inventory_nic *nic = &inv->nics[i];
                 struct rtnl_link *link = rtnl_link_get_by_name(cache, nic->name);
-                uint32_t n;
 
                 if (!link) /* gone, or another namespace's sysfs */
                         continue;
@@ -43,13 +42,6 @@ static int refresh_links(struct inventory *inv) {
                         snprintf(nic->driver, sizeof(nic->driver), "%s", rtnl_link_get_type(link));
                 nic->ifindex = rtnl_link_get_ifindex(link);
                 nic->up = rtnl_link_get_flags(link) & IFF_UP;
-                /* 0: the attribute was absent (before 2.6.35) */
-                n = rtnl_link_get_num_rx_queues(link);
-                if (n > 0 && n <= INT32_MAX)
-                        nic->max_rx_queues = (int) n;
-                n = rtnl_link_get_num_tx_queues(link);
-                if (n > 0 && n <= INT32_MAX)
-                        nic->max_tx_queues = (int) n;
                 rtnl_link_put(link);
         }
         r = 0;
@@ -82,8 +74,6 @@ static int channels_reply(struct nl_msg *msg, void *arg) {
         if (!nic)
                 return NL_SKIP;
         nic->combined_channels = channel_count(tb[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
-        nic->rx_channels = channel_count(tb[ETHTOOL_A_CHANNELS_RX_COUNT]);
-        nic->tx_channels = channel_count(tb[ETHTOOL_A_CHANNELS_TX_COUNT]);
         return NL_OK;
 }
 

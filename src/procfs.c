@@ -469,9 +469,9 @@ int procfs_softirqs_column(const struct procfs_softirqs *s, int cpu) {
 
 /* ---- /proc/interrupts ---- */
 
-/* The length of the flow handler glued to a chip name by kernels before
- * 3.x ("IR-PCI-MSI-edge"), 0 for none. */
-static size_t glued_flow_len(const char *chip, size_t chip_len) {
+/* A chip name with the flow handler glued to it by kernels before 3.x
+ * ("IR-PCI-MSI-edge"). */
+static bool glued_flow(const char *chip, size_t chip_len) {
         static const char *const flow_suffixes[] = {
                 "-edge", "-fasteoi", "-level", "-simple", "-percpu", "-percpu_devid", "-edge_eoi",
         };
@@ -479,9 +479,9 @@ static size_t glued_flow_len(const char *chip, size_t chip_len) {
         for (size_t i = 0; i < ELEMENTSOF(flow_suffixes); i++) {
                 size_t sl = strlen(flow_suffixes[i]);
                 if (chip_len > sl && memcmp(chip + chip_len - sl, flow_suffixes[i], sl) == 0)
-                        return sl;
+                        return true;
         }
-        return 0;
+        return false;
 }
 
 /* The rest of the line, trailing blanks cut, into dst. */
@@ -491,10 +491,6 @@ static void copy_rest(struct cursor *c, char *dst, size_t size) {
                 c->end--;
         copy_field(dst, size, c->p, (size_t) (c->end - c->p));
 }
-
-/* kernel/irq/proc.c show_interrupts() prints after the counts: chip,
- * hwirq (with a domain), Level/Edge (arm), "-" flow handler, then "  %s"
- * the action names joined by ", ". */
 
 /* arm's trigger type. */
 static bool is_trigger(const char *tok, size_t tl) {
@@ -510,15 +506,27 @@ static bool is_hwirq_token(const char *tok, size_t tl) {
 /* A row's texts while it is parsed, before they go to the reading's block. */
 struct irq_text {
         char id[PROCFS_IRQ_ID_SIZE];
-        char chip[PROCFS_IRQ_CHIP_SIZE];
-        char hwirq[PROCFS_IRQ_HWIRQ_SIZE];
         char name[PROCFS_IRQ_NAME_SIZE];
 };
 
-/* A chip name may have blanks ("Hyper-V PCIe MSI"), one apart: a token
- * after a wider gap that is no hwirq ends it (old kernels print no hwirq). */
-static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
-        const char *chip, *tok, *h_start = NULL, *h_end = NULL;
+/* Takes the next token when it is arm's Level/Edge (or, with flow, a
+ * "-fasteoi" flow handler); else leaves c as it was. */
+static void skip_optional(struct cursor *c, bool flow) {
+        struct cursor save = *c;
+        const char *tok;
+        size_t tl;
+
+        if (!next_token(c, &tok, &tl) || (flow ? tok[0] != '-' || tl < 2 : !is_trigger(tok, tl)))
+                *c = save;
+}
+
+/* kernel/irq/proc.c show_interrupts() prints after the counts: chip,
+ * hwirq (with a domain), Level/Edge (arm), "-" flow handler, then "  %s"
+ * the action names joined by ", ": those into name.  A chip name may have
+ * blanks ("Hyper-V PCIe MSI"), one apart: a token after a wider gap that
+ * is no hwirq ends it (old kernels print no hwirq). */
+static void parse_irq_tail(struct cursor *c, char *name, size_t size) {
+        const char *chip, *tok;
         size_t chip_len, tl;
         struct cursor save;
         bool glued;
@@ -526,7 +534,7 @@ static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
         if (!next_token(c, &chip, &chip_len))
                 return;
         /* a glued chip ("IO-APIC-edge") has no hwirq: a number after it is an action */
-        glued = glued_flow_len(chip, chip_len) > 0;
+        glued = glued_flow(chip, chip_len);
         for (;;) {
                 const char *gap = c->p;
 
@@ -536,57 +544,22 @@ static void parse_irq_tail(struct cursor *c, struct irq_text *irq) {
                         break;
                 }
                 if (is_hwirq_token(tok, tl) && !(glued && is_digit(tok[0]))) {
-                        h_start = tok;
-                        h_end = tok + tl;
+                        /* a bare "27" arm follows with "Level"/"Edge" and maybe "-fasteoi" */
+                        bool level = is_trigger(tok, tl);
+
+                        if (all_digits(tok, tl) || level) {
+                                if (!level)
+                                        skip_optional(c, false);
+                                skip_optional(c, true);
+                        }
                         break;
                 }
                 if (tok - gap != 1) {
                         *c = save;
                         break;
                 }
-                chip_len = (size_t) (tok + tl - chip);
         }
-        if (h_start) {
-                /* a bare "27" arm follows with "Level"/"Edge" and maybe "-fasteoi" */
-                bool level = is_trigger(h_start, (size_t) (h_end - h_start));
-
-                if (all_digits(h_start, (size_t) (h_end - h_start)) || level) {
-                        save = *c;
-                        if (!level && next_token(c, &tok, &tl) && is_trigger(tok, tl))
-                                h_end = tok + tl;
-                        else
-                                *c = save;
-                        save = *c;
-                        if (next_token(c, &tok, &tl) && tok[0] == '-' && tl > 1)
-                                h_end = tok + tl;
-                        else
-                                *c = save;
-                }
-        } else if (glued) {
-                size_t sl = glued_flow_len(chip, chip_len);
-
-                h_start = chip + chip_len - sl + 1;
-                h_end = chip + chip_len;
-                chip_len -= sl;
-        }
-        copy_field(irq->chip, sizeof(irq->chip), chip, chip_len);
-        if (h_start) {
-                /* Collapse the padding between "27" and "Level" to one blank. */
-                size_t o = 0;
-                bool blank = false;
-                for (const char *p = h_start; p < h_end && o + 1 < sizeof(irq->hwirq); p++) {
-                        if (is_blank(*p)) {
-                                blank = true;
-                                continue;
-                        }
-                        if (blank && o + 2 < sizeof(irq->hwirq))
-                                irq->hwirq[o++] = ' ';
-                        blank = false;
-                        irq->hwirq[o++] = *p;
-                }
-                irq->hwirq[o] = 0;
-        }
-        copy_rest(c, irq->name, sizeof(irq->name));
+        copy_rest(c, name, size);
 }
 
 static int cmp_row_irq(const void *a, const void *b, void *irqs) {
@@ -665,7 +638,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
         if (r < 0)
                 return r;
         *irq = (struct procfs_irq) {};
-        tx->id[0] = tx->chip[0] = tx->hwirq[0] = tx->name[0] = 0;
+        tx->id[0] = tx->name[0] = 0;
         copy_field(tx->id, sizeof(tx->id), id, il);
         if (is_digit(id[0])) {
                 uint64_t v;
@@ -703,7 +676,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                         return r;
         }
         if (irq->numeric)
-                parse_irq_tail(line, tx);
+                parse_irq_tail(line, tx->name, sizeof(tx->name));
         else if (col == 0)
                 return -EBADMSG;
         else
@@ -717,7 +690,7 @@ struct irq_parser {
         struct procfs_interrupts s;
         struct nz_buf nz;
         struct irq_text tx;
-        size_t text_len, text_allocated; /* of s.text: each row's four texts, NUL-ended */
+        size_t text_len, text_allocated; /* of s.text: each row's two texts, NUL-ended */
         size_t rows_allocated, n_numeric;
         bool sorted;
         unsigned last_irq;
@@ -727,7 +700,7 @@ static bool skip_said;
 
 /* Appends the row's texts to the block (pointed at in parser_finish). */
 static int text_add(struct irq_parser *p) {
-        const char *f[] = { p->tx.id, p->tx.chip, p->tx.hwirq, p->tx.name };
+        const char *f[] = { p->tx.id, p->tx.name };
         size_t len[ELEMENTSOF(f)], need = p->text_len;
         int r;
 
@@ -816,7 +789,7 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
         s->text = shrink(s->text, p->text_len, 1);
         for (size_t i = 0, t = 0; i < s->n_irqs; i++) {
                 struct procfs_irq *q = &s->irqs[i];
-                const char **f[] = { &q->id, &q->chip, &q->hwirq, &q->name }; /* text_add()'s order */
+                const char **f[] = { &q->id, &q->name }; /* text_add()'s order */
 
                 q->nz_cols = q->n_nz ? s->nz_cols + off : NULL;
                 q->nz_counts = q->n_nz ? s->nz_vals + off : NULL;

@@ -70,13 +70,6 @@ int vectors_pick(const struct vectors *v, const cpuset_t *mask, int here) {
         return best;
 }
 
-int vectors_first_with_room(const struct vectors *v, const cpuset_t *candidates) {
-        CPUSET_FOREACH(cpu, candidates)
-                if (vectors_room(v, cpu))
-                        return cpu;
-        return -1;
-}
-
 void vectors_move(struct vectors *v, int from, int to) {
         if (!v || !v->used)
                 return;

@@ -257,7 +257,7 @@ static inline int fx_add_veth(struct fx *f, const char *name, int nq) {
         n->local_cpus = f->topo.online;
         n->up = true;
         n->rx_queues = n->tx_queues = nq;
-        n->combined_channels = n->rx_channels = n->tx_channels = -1;
+        n->combined_channels = -1;
         n->map = INVENTORY_MAP_NONE;
         n->has_stats = true;
         n->has_rx_bytes = true;
