@@ -26,11 +26,9 @@ static const char *const key_names[KEY_MAX] = {
 static int env_problem(char *problem, size_t len, int r, const char *fmt, ...) {
         va_list ap;
 
-        if (problem && len) {
-                va_start(ap, fmt);
-                vsnprintf(problem, len, fmt, ap);
-                va_end(ap);
-        }
+        va_start(ap, fmt);
+        vsnprintf(problem, len, fmt, ap);
+        va_end(ap);
         return r;
 }
 
