@@ -281,8 +281,6 @@ void config_free(struct config *c) {
 }
 
 void config_errors_free(struct config_errors *errs) {
-        if (!errs)
-                return;
         for (size_t i = 0; i < errs->n; i++) {
                 free(errs->v[i].file);
                 free(errs->v[i].key);
@@ -294,8 +292,6 @@ void config_errors_free(struct config_errors *errs) {
 }
 
 void config_errors_print(const struct config_errors *errs, FILE *f) {
-        if (!errs)
-                return;
         for (size_t i = 0; i < errs->n; i++) {
                 const struct config_error *e = &errs->v[i];
 
