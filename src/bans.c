@@ -14,10 +14,9 @@
 #include "util.h"
 
 bool bans_name_valid(const char *name) {
-        static const char allowed[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.@:-";
         size_t n = name ? strlen(name) : 0;
 
-        return n > 0 && n <= BANS_NAME_MAX && name[0] != '.' && strspn(name, allowed) == n;
+        return n > 0 && n <= BANS_NAME_MAX && name[0] != '.' && strspn(name, UTIL_ALNUM "_.@:-") == n;
 }
 
 /* bans_parse, and the CPU lists as the file gives them joined by ','

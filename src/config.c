@@ -443,11 +443,8 @@ static bool valid_unit_name(const char *s) {
         size_t n = strlen(s);
         const char *dot;
 
-        if (n == 0 || n > 255)
+        if (n == 0 || n > 255 || strspn(s, UTIL_ALNUM ":-_.\\@") != n)
                 return false;
-        for (const char *q = s; *q; q++)
-                if (!isalnum((unsigned char) *q) && !strchr(":-_.\\@", *q))
-                        return false;
         /* NAME.service without a suffix; only these types own a cgroup */
         dot = strrchr(s, '.');
         if (!dot)
