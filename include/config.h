@@ -144,10 +144,6 @@ void config_format(FILE *f, const struct config *c);
 struct json_writer;
 void config_json(struct json_writer *w, const struct config *c);
 
-/* The i-th key of section type ("daemon", "worker"...), or NULL past the
- * last: a test checks every key is shown where all are promised. */
-const char *config_key_name(const char *section, size_t i);
-
 /* The first interface section matching ifname, or NULL. */
 const struct config_interface *config_interface_for(const struct config *c, const char *ifname);
 

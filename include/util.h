@@ -19,6 +19,7 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define USEC_PER_SEC UINT64_C(1000000)
 #define USEC_PER_MSEC UINT64_C(1000)
+#define UTIL_ALNUM "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void closep(int *fd) {

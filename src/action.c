@@ -101,38 +101,32 @@ static const char *const failure_names[ACTION_FAILURE_MAX] = {
 };
 
 enum action_failure action_failure_class(enum knob_kind t, int r) {
+        static const struct {
+                enum action_failure cls;
+                int errnos[4];
+        } classes[] = {
+                /* EIO: a kernel-managed IRQ before 6.12, EPERM since */
+                { ACTION_FAIL_PERMANENT, { EIO, EPERM, EACCES, EROFS } },
+                { ACTION_FAIL_GONE, { ENOENT, ESRCH, ENODEV, ENXIO } },
+                { ACTION_FAIL_TRANSIENT, { EBUSY, EAGAIN, EINTR } },
+                { ACTION_FAIL_INVALID, { ERANGE, EOVERFLOW } },
+                { ACTION_FAIL_UNSUPPORTED, { EOPNOTSUPP } },
+        };
+
         if (r >= 0)
                 return ACTION_FAIL_NONE;
-        switch (-r) {
-        case EIO: /* a kernel-managed IRQ before 6.12, EPERM since */
-        case EPERM:
-        case EACCES:
-        case EROFS:
-                return ACTION_FAIL_PERMANENT;
-        case ENOSPC:
-                /* a vector space is an IRQ's; a file refusing room is not a CPU */
+        /* a vector space is an IRQ's; a file refusing room is not a CPU */
+        if (r == -ENOSPC)
                 return t == KNOB_IRQ ? ACTION_FAIL_CAPACITY : ACTION_FAIL_OTHER;
-        case ENOENT:
-        case ESRCH:
-        case ENODEV:
-        case ENXIO:
-                return ACTION_FAIL_GONE;
-        case EBUSY:
-        case EAGAIN:
-        case EINTR:
-                return ACTION_FAIL_TRANSIENT;
-        case EINVAL:
-                /* sched_setaffinity's EINVAL: a kernel thread or a
-                 * PF_NO_SETAFFINITY task, which never takes a mask */
+        /* sched_setaffinity's EINVAL: a kernel thread or a PF_NO_SETAFFINITY
+         * task, which never takes a mask */
+        if (r == -EINVAL)
                 return t == KNOB_THREAD ? ACTION_FAIL_PERMANENT : ACTION_FAIL_INVALID;
-        case ERANGE:
-        case EOVERFLOW:
-                return ACTION_FAIL_INVALID;
-        case EOPNOTSUPP:
-                return ACTION_FAIL_UNSUPPORTED;
-        default:
-                return ACTION_FAIL_OTHER;
-        }
+        for (size_t i = 0; i < ELEMENTSOF(classes); i++)
+                for (size_t j = 0; j < ELEMENTSOF(classes[i].errnos); j++)
+                        if (classes[i].errnos[j] == -r)
+                                return classes[i].cls;
+        return ACTION_FAIL_OTHER;
 }
 
 const char *action_failure_to_string(enum action_failure f) {

@@ -14,20 +14,9 @@
 #include "util.h"
 
 bool bans_name_valid(const char *name) {
-        size_t n;
+        size_t n = name ? strlen(name) : 0;
 
-        if (!name || name[0] == 0 || name[0] == '.')
-                return false;
-        n = strlen(name);
-        if (n > BANS_NAME_MAX)
-                return false;
-        for (size_t i = 0; i < n; i++) {
-                char ch = name[i];
-                if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-                      strchr("_.@:-", ch)))
-                        return false;
-        }
-        return true;
+        return n > 0 && n <= BANS_NAME_MAX && name[0] != '.' && strspn(name, UTIL_ALNUM "_.@:-") == n;
 }
 
 /* bans_parse, and the CPU lists as the file gives them joined by ','

@@ -10,26 +10,21 @@
 #include "log.h"
 #include "util.h"
 
-static bool config_may_write_net_queues(const struct config *c) {
-        if (c->rps || c->rfs || c->xps || c->single_queue_rps || c->threaded_napi)
-                return true;
-        for (size_t i = 0; i < c->n_interfaces; i++) {
-                const struct config_interface *ci = &c->interfaces[i];
-
-                if (!ci->manage)
-                        continue;
-                if (ci->rps == TRI_YES || ci->xps == TRI_YES || ci->rfs == TRI_YES)
-                        return true;
-        }
-        return false;
-}
-
 uint64_t caps_for_config(const struct config *c, bool dry_run) {
+        bool net;
         uint64_t m = 0;
 
         if (dry_run || !c || c->dry_run)
                 return 0;
-        if (config_may_write_net_queues(c))
+        /* a queue knob written anywhere: RPS, RFS, XPS, threaded NAPI */
+        net = c->rps || c->rfs || c->xps || c->single_queue_rps || c->threaded_napi;
+        for (size_t i = 0; i < c->n_interfaces; i++) {
+                const struct config_interface *ci = &c->interfaces[i];
+
+                if (ci->manage && (ci->rps == TRI_YES || ci->xps == TRI_YES || ci->rfs == TRI_YES))
+                        net = true;
+        }
+        if (net)
                 m |= CAPS_MASK(CAP_NET_ADMIN);
         /* napi kthreads have a full permitted set: CAP_SYS_NICE */
         if (c->n_workers > 0 || c->napi_threads || c->threaded_napi)

@@ -254,6 +254,13 @@ bool config_irq_banned(const struct config *c, unsigned irq) {
         return bsearch(&irq, c->ban_irqs.v, c->ban_irqs.n, sizeof(irq), compare_uint) != NULL;
 }
 
+/* The string values of a section's table. */
+static void free_strings(const struct key_def *defs, size_t n, void *base) {
+        for (size_t i = 0; i < n; i++)
+                if (defs[i].type >= VT_PATH)
+                        free(*(char **) ((char *) base + defs[i].offset));
+}
+
 void config_free(struct config *c) {
         if (!c)
                 return;
@@ -261,28 +268,19 @@ void config_free(struct config *c) {
         for (size_t i = 0; i < c->n_dropins; i++)
                 free(c->dropins[i]);
         free(c->dropins);
-        free(c->state_dir);
-        free(c->metrics_file);
-        free(c->irqbalance_env_files);
+        free_strings(daemon_keys, ELEMENTSOF(daemon_keys), c);
         for (size_t i = 0; i < c->n_interfaces; i++)
                 free(c->interfaces[i].match);
         free(c->interfaces);
         for (size_t i = 0; i < c->n_workers; i++) {
-                struct config_worker *w = &c->workers[i];
-                free(w->name);
-                free(w->match_name);
-                free(w->match_cmdline);
-                free(w->match_unit);
-                free(w->pidfile);
-                free(w->interface);
+                free(c->workers[i].name);
+                free_strings(worker_keys, ELEMENTSOF(worker_keys), &c->workers[i]);
         }
         free(c->workers);
         memset(c, 0, sizeof(*c));
 }
 
 void config_errors_free(struct config_errors *errs) {
-        if (!errs)
-                return;
         for (size_t i = 0; i < errs->n; i++) {
                 free(errs->v[i].file);
                 free(errs->v[i].key);
@@ -294,8 +292,6 @@ void config_errors_free(struct config_errors *errs) {
 }
 
 void config_errors_print(const struct config_errors *errs, FILE *f) {
-        if (!errs)
-                return;
         for (size_t i = 0; i < errs->n; i++) {
                 const struct config_error *e = &errs->v[i];
 
@@ -447,11 +443,8 @@ static bool valid_unit_name(const char *s) {
         size_t n = strlen(s);
         const char *dot;
 
-        if (n == 0 || n > 255)
+        if (n == 0 || n > 255 || strspn(s, UTIL_ALNUM ":-_.\\@") != n)
                 return false;
-        for (const char *q = s; *q; q++)
-                if (!isalnum((unsigned char) *q) && !strchr(":-_.\\@", *q))
-                        return false;
         /* NAME.service without a suffix; only these types own a cgroup */
         dot = strrchr(s, '.');
         if (!dot)
@@ -1393,11 +1386,4 @@ void config_json(struct json_writer *w, const struct config *c) {
                         json_value(w, &sections[k].defs[i], c);
         json_named(w, "interfaces", SEC_INTERFACE, c->interfaces, sizeof(*c->interfaces), c->n_interfaces);
         json_named(w, "workers", SEC_WORKER, c->workers, sizeof(*c->workers), c->n_workers);
-}
-
-const char *config_key_name(const char *section, size_t i) {
-        for (size_t k = SEC_DAEMON; section && k < ELEMENTSOF(sections); k++)
-                if (strcmp(section, sections[k].name) == 0)
-                        return i < sections[k].n ? sections[k].defs[i].name : NULL;
-        return NULL;
 }

@@ -26,11 +26,9 @@ static const char *const key_names[KEY_MAX] = {
 static int env_problem(char *problem, size_t len, int r, const char *fmt, ...) {
         va_list ap;
 
-        if (problem && len) {
-                va_start(ap, fmt);
-                vsnprintf(problem, len, fmt, ap);
-                va_end(ap);
-        }
+        va_start(ap, fmt);
+        vsnprintf(problem, len, fmt, ap);
+        va_end(ap);
         return r;
 }
 
@@ -99,8 +97,7 @@ int irqbalance_env_parse(const char *buf, size_t len, cpuset_t *ret, char *probl
                         size_t n = strlen(key_names[k]);
                         /* the whole name: IRQBALANCE_BANNED_CPUSET is not ours */
                         if ((size_t) (le - s) >= n && memcmp(s, key_names[k], n) == 0 &&
-                            (s + n == le || !(s[n] == '_' || (s[n] >= 'A' && s[n] <= 'Z') ||
-                                              (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9')))) {
+                            (s + n == le || !s[n] || !strchr(UTIL_ALNUM "_", s[n]))) {
                                 key = k;
                                 kl = n;
                         }

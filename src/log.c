@@ -16,7 +16,6 @@
 #include "log.h"
 #include "util.h"
 
-static enum log_target log_target = LOG_TARGET_AUTO;
 static int log_max_level = LOG_INFO;
 static bool log_use_journal;
 static bool log_stderr_journal;
@@ -42,7 +41,6 @@ static bool stderr_is_journal(void) {
 }
 
 void log_setup(enum log_target target, int max_level) {
-        log_target = target;
         log_max_level = max_level;
         log_stderr_journal = stderr_is_journal();
         log_use_journal = target == LOG_TARGET_JOURNAL || (target == LOG_TARGET_AUTO && log_stderr_journal);
