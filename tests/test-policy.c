@@ -1479,6 +1479,70 @@ static void test_balance_light_gain(void **state) {
         }
 }
 
+/* On a calm host the policy decides only now and then (the engine's
+ * audits), while every tick's smoothed load still feeds the noise
+ * estimate (policy_observe): a steady light host's 2.5% gain is made at
+ * the first decision after POL_NOISE_SAMPLES ticks, as on a busy host,
+ * and under noise it is not made at all.  The raw loads are smoothed as
+ * the engine does, so the estimate sees what it sees. */
+static void test_balance_light_calm(void **state) {
+        static const struct {
+                const char *what;
+                double noise;            /* +- per CPU and tick, before smoothing */
+                unsigned move_by;        /* the tick by which the one move is made, 0: none */
+        } cases[] = {
+                { "steady light host: the 2.5% gain is made at the second decision", 0.01, 1 + 15 },
+                { "noisy light host: the 2.5% gain is noise", 0.50, 0 },
+        };
+        static const double works[8] = { 0.07, 0.025, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03 };
+        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
+        const unsigned every = 15; /* ticks between the policy's decisions */
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x5ca1711ULL + i;
+                double noise[FX_MAX_CPUS], prev[FX_MAX_CPUS];
+                unsigned moves = 0, rps = 0, moved_at = 0;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
+                for (int q = 0; q < 8; q++) {
+                        f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
+                        fx_place(&f, 30 + (unsigned) q, cpus[q]);
+                }
+                for (unsigned k = 1; k <= 300; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        for (int c = 0; c < f.n_cpus; c++) {
+                                if (k > 1)
+                                        f.load.cpus[c].softirq = f.cfg.smoothing * f.load.cpus[c].softirq +
+                                                                 (1 - f.cfg.smoothing) * prev[c];
+                                prev[c] = f.load.cpus[c].softirq;
+                        }
+                        if ((k - 1) % every != 0) {
+                                policy_observe(f.st, &f.cfg, &f.load, k * SEC);
+                                continue;
+                        }
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        moves += count_type(&f.l, KNOB_IRQ);
+                        rps += count_type(&f.l, KNOB_RPS);
+                        if (moves > 0 && moved_at == 0)
+                                moved_at = k;
+                }
+                print_message("    %s: %u IRQ moves (first at tick %u), %u RPS changes\n", cases[i].what, moves,
+                              moved_at, rps);
+                if (moves != (cases[i].move_by ? 1 : 0) || rps > 0)
+                        fail_msg("%s: %u IRQ moves and %u RPS changes", cases[i].what, moves, rps);
+                if (cases[i].move_by && moved_at > cases[i].move_by)
+                        fail_msg("%s: the move at tick %u, want by %u", cases[i].what, moved_at, cases[i].move_by);
+                fx_free(&f);
+        }
+}
+
 /* ---- thresholds ---- */
 
 static void test_thresholds(void **state) {
@@ -4426,6 +4490,7 @@ int main(void) {
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_balance_stationary_excess),
                 cmocka_unit_test(test_balance_light_gain),
+                cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_rps_start_min_gain),
