@@ -473,10 +473,13 @@ static double fx_peak_now(struct fx *f) {
  * the busiest CPU ends no busier than right after the initial layout; in
  * the second half of the run nothing changes (no flapping), and no IRQ
  * goes back twice to a CPU it left. */
-static void test_random_hosts(void **state) {
+/* calm: the policy decides as the engine runs it on a calm host (while
+ * its pace is not calm, every ENGINE_MEASURE_FULL_EVERY tick while it
+ * measures, else every ENGINE_FULL_TICK_EVERY), the other ticks' loads
+ * going to policy_observe; else every tick. */
+static void random_hosts_run(bool calm) {
         const unsigned n_hosts = 60, ticks = 240;
 
-        (void) state;
         for (uint64_t h = 1; h <= n_hosts; h++) {
                 struct fx f;
                 cpuset_t elig;
@@ -504,7 +507,13 @@ static void test_random_hosts(void **state) {
                         for (int c = 0; c < f.n_cpus; c++)
                                 noise[c] = 0.97 + 0.06 * fx_rand(&seed);
                         fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        if (calm && k > 2 && k % ENGINE_FULL_TICK_EVERY != 0 &&
+                            policy_pace(&f.cfg, &f.rep, NULL) == POLICY_PACE_CALM &&
+                            !(f.rep.measuring && k % ENGINE_MEASURE_FULL_EVERY == 0)) {
+                                policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
+                                action_list_clear(&f.l);
+                        } else
+                                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
                         for (size_t a = 0; a < f.l.n; a++) {
                                 const struct action *x = &f.l.v[a];
                                 char line[512];
@@ -560,6 +569,18 @@ static void test_random_hosts(void **state) {
                         fail_msg("%s: %u IRQs went back twice to a CPU they left", what, bounces);
                 fx_free(&f);
         }
+}
+
+static void test_random_hosts(void **state) {
+        (void) state;
+        random_hosts_run(false);
+}
+
+/* The same hosts on a calm daemon's schedule: the noise estimate fed by
+ * the calm ticks still makes no move under stationary noise. */
+static void test_random_hosts_calm(void **state) {
+        (void) state;
+        random_hosts_run(true);
 }
 
 /* The simulator's trial8 host: 8 CPUs, 4 queues with separate rx and tx
@@ -4479,6 +4500,7 @@ int main(void) {
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
                 cmocka_unit_test(test_random_hosts),
+                cmocka_unit_test(test_random_hosts_calm),
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_widen_narrow),
