@@ -128,6 +128,13 @@ void policy_state_free(struct policy_state *st);
 int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
                 struct policy_report *ret_report);
 
+/* A tick the policy does not decide (a calm one): its smoothed load still
+ * feeds each CPU's noise estimate, so that is known after as many ticks
+ * on a calm host as on a busy one.  Every tick's load goes to this or to
+ * policy_tick(), once.  Pure: a few operations a CPU, no allocation. */
+void policy_observe(struct policy_state *st, const struct config *c, const struct sample_rates *load,
+                    uint64_t now_usec);
+
 /* The actuator's result for a, by action_failure_class(): 0 remembers the
  * value; permanent, never again; capacity, another CPU; gone, forgotten;
  * transient, retried; ACTION_MAX_FAILURES in a row give up (noted). */

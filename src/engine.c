@@ -647,9 +647,12 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         }
         if (have_raw) {
                 r = sample_smooth(&e->avg, &raw, e->config->smoothing);
-                if (r >= 0)
+                if (r >= 0) {
                         e->have_avg = true;
-                else
+                        /* the noise estimate takes every tick's sample */
+                        if (!full)
+                                policy_observe(e->policy, e->config, &e->avg, now);
+                } else
                         log_debug_errno(r, "Rates unavailable this tick: %m");
         }
         if (read_irqs) {

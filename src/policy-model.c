@@ -1,6 +1,7 @@
 /* Policy model: this tick's view of the host (policy-model.h).  Calls only
  * the records below it. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include <syslog.h>
@@ -329,26 +330,32 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         pc->saturated = t->load[cpu] < enter;
 }
 
-/* The noise of cpu's smoothed load: the variance of a load smoothed with
- * weight a is the mean square of its changes over 2a (for independent
- * noise), so a step or a ramp counts once, not for as long as it lasts.
+/* The noise of a CPU's smoothed load, from every tick's sample (the
+ * policy's own ticks and the calm ones between, policy_observe): samples
+ * k smoothing steps of weight a apart differ, for independent noise, by a
+ * mean square of 2 (1 - (1 - a)^k) times the variance (2a for the next
+ * tick's), so a step or a ramp counts once, not for as long as it lasts.
  * A sample equal to the last is no new sample; the change an action of
  * ours makes while the CPU settles is no noise. */
-static void noise_update(const struct pol_tick *t, int cpu, double L) {
-        struct pol_cpu *pc = &t->st->cpus[cpu];
-        double a = MIN(MAX(t->c->smoothing, 0.05), 1), d = L - pc->noise_prev, v = d * d / (2 * a);
+void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settling) {
+        double a = MIN(MAX(smoothing, 0.05), 1), d = L - pc->noise_prev, v;
 
+        if (pc->noise_gap < UINT_MAX)
+                pc->noise_gap++;
         if (pc->noise_n > 0 && d == 0)
                 return;
-        if (pc->noise_n > 0 && pol_settling(t, cpu)) {
+        if (pc->noise_n > 0 && settling) {
                 pc->noise_prev = L;
+                pc->noise_gap = 0;
                 return;
         }
+        v = d * d / (2 * (pc->noise_gap == 1 ? a : 1 - pow(1 - a, pc->noise_gap)));
         if (pc->noise_n == 1)
                 pc->noise_var = v;
         else if (pc->noise_n > 1)
                 pc->noise_var += POL_NOISE_GAIN * (v - pc->noise_var);
         pc->noise_prev = L;
+        pc->noise_gap = 0;
         if (pc->noise_n <= POL_NOISE_SAMPLES)
                 pc->noise_n++;
 }
@@ -413,7 +420,7 @@ static void update_hot(struct pol_tick *t) {
                 sc = &l->cpus[cpu];
                 t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
                 t->idle[cpu] = MAX(sc->idle, 0);
-                noise_update(t, cpu, t->load[cpu]);
+                pol_noise_sample(&t->st->cpus[cpu], t->c->smoothing, t->load[cpu], pol_settling(t, cpu));
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;
         }

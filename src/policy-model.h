@@ -195,6 +195,9 @@ void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4
 void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device, int queue);
 double pol_load(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
+/* One tick's sample of a CPU's smoothed irq+softirq load L into its noise
+ * estimate; settling: an action of ours still shows in it. */
+void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settling);
 void pol_settle(struct pol_tick *t, int cpu);
 struct action *pol_add(struct pol_tick *t, enum knob_kind type);
 /* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */

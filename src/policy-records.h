@@ -137,10 +137,11 @@ struct pol_cpu {
         double raw_load;         /* this tick: the raw irq+softirq share, when fast */
         uint64_t hot_since;      /* hot: when it turned hot or last had an action (fill_report) */
         char why[160];           /* this tick: why a hot CPU got no action ("" when it did) */
-        /* the noise of its smoothed irq+softirq load (pol_noise_update) */
+        /* the noise of its smoothed irq+softirq load (pol_noise_sample) */
         double noise_prev;       /* the last sample's load */
-        double noise_var;        /* its variance, estimated from tick-to-tick changes */
+        double noise_var;        /* its variance, estimated from the changes between samples */
         unsigned noise_n;        /* samples in the estimate */
+        unsigned noise_gap;      /* smoothing steps (ticks) since noise_prev */
 };
 
 struct pol_cursor {

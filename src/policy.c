@@ -508,6 +508,21 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
         return pace;
 }
 
+void policy_observe(struct policy_state *st, const struct config *c, const struct sample_rates *load,
+                    uint64_t now_usec) {
+        if (!st || !c || !load || !load->cpus)
+                return;
+        /* CPUs the policy has not seen yet start at its next tick */
+        for (int cpu = 0; cpu <= load->max_cpu && (size_t) cpu < st->n_cpus; cpu++) {
+                const struct sample_cpu *sc = &load->cpus[cpu];
+                struct pol_cpu *pc = &st->cpus[cpu];
+
+                if (sc->valid)
+                        pol_noise_sample(pc, c->smoothing, MAX(sc->irq, 0) + MAX(sc->softirq, 0),
+                                         now_usec < pc->settle_until);
+        }
+}
+
 int policy_tick(struct policy_state *st, const struct policy_input *in, struct action_list *ret_actions,
                 struct policy_report *ret_report) {
         struct pol_tick t = { 0 };

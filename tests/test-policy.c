@@ -473,10 +473,13 @@ static double fx_peak_now(struct fx *f) {
  * the busiest CPU ends no busier than right after the initial layout; in
  * the second half of the run nothing changes (no flapping), and no IRQ
  * goes back twice to a CPU it left. */
-static void test_random_hosts(void **state) {
+/* calm: the policy decides as the engine runs it on a calm host (while
+ * its pace is not calm, every ENGINE_MEASURE_FULL_EVERY tick while it
+ * measures, else every ENGINE_FULL_TICK_EVERY), the other ticks' loads
+ * going to policy_observe; else every tick. */
+static void random_hosts_run(bool calm) {
         const unsigned n_hosts = 60, ticks = 240;
 
-        (void) state;
         for (uint64_t h = 1; h <= n_hosts; h++) {
                 struct fx f;
                 cpuset_t elig;
@@ -504,7 +507,13 @@ static void test_random_hosts(void **state) {
                         for (int c = 0; c < f.n_cpus; c++)
                                 noise[c] = 0.97 + 0.06 * fx_rand(&seed);
                         fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        if (calm && k > 2 && k % ENGINE_FULL_TICK_EVERY != 0 &&
+                            policy_pace(&f.cfg, &f.rep, NULL) == POLICY_PACE_CALM &&
+                            !(f.rep.measuring && k % ENGINE_MEASURE_FULL_EVERY == 0)) {
+                                policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
+                                action_list_clear(&f.l);
+                        } else
+                                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
                         for (size_t a = 0; a < f.l.n; a++) {
                                 const struct action *x = &f.l.v[a];
                                 char line[512];
@@ -560,6 +569,18 @@ static void test_random_hosts(void **state) {
                         fail_msg("%s: %u IRQs went back twice to a CPU they left", what, bounces);
                 fx_free(&f);
         }
+}
+
+static void test_random_hosts(void **state) {
+        (void) state;
+        random_hosts_run(false);
+}
+
+/* The same hosts on a calm daemon's schedule: the noise estimate fed by
+ * the calm ticks still makes no move under stationary noise. */
+static void test_random_hosts_calm(void **state) {
+        (void) state;
+        random_hosts_run(true);
 }
 
 /* The simulator's trial8 host: 8 CPUs, 4 queues with separate rx and tx
@@ -1475,6 +1496,70 @@ static void test_balance_light_gain(void **state) {
                         fail_msg("%s: peak %.3f, want CPU0's 2.5%% gone", cases[i].what, peak);
                 if (late > 0)
                         fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
+                fx_free(&f);
+        }
+}
+
+/* On a calm host the policy decides only now and then (the engine's
+ * audits), while every tick's smoothed load still feeds the noise
+ * estimate (policy_observe): a steady light host's 2.5% gain is made at
+ * the first decision after POL_NOISE_SAMPLES ticks, as on a busy host,
+ * and under noise it is not made at all.  The raw loads are smoothed as
+ * the engine does, so the estimate sees what it sees. */
+static void test_balance_light_calm(void **state) {
+        static const struct {
+                const char *what;
+                double noise;            /* +- per CPU and tick, before smoothing */
+                unsigned move_by;        /* the tick by which the one move is made, 0: none */
+        } cases[] = {
+                { "steady light host: the 2.5% gain is made at the second decision", 0.01, 1 + 15 },
+                { "noisy light host: the 2.5% gain is noise", 0.50, 0 },
+        };
+        static const double works[8] = { 0.07, 0.025, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03 };
+        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
+        const unsigned every = 15; /* ticks between the policy's decisions */
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x5ca1711ULL + i;
+                double noise[FX_MAX_CPUS], prev[FX_MAX_CPUS];
+                unsigned moves = 0, rps = 0, moved_at = 0;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
+                for (int q = 0; q < 8; q++) {
+                        f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
+                        fx_place(&f, 30 + (unsigned) q, cpus[q]);
+                }
+                for (unsigned k = 1; k <= 300; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        for (int c = 0; c < f.n_cpus; c++) {
+                                if (k > 1)
+                                        f.load.cpus[c].softirq = f.cfg.smoothing * f.load.cpus[c].softirq +
+                                                                 (1 - f.cfg.smoothing) * prev[c];
+                                prev[c] = f.load.cpus[c].softirq;
+                        }
+                        if ((k - 1) % every != 0) {
+                                policy_observe(f.st, &f.cfg, &f.load, k * SEC);
+                                continue;
+                        }
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        moves += count_type(&f.l, KNOB_IRQ);
+                        rps += count_type(&f.l, KNOB_RPS);
+                        if (moves > 0 && moved_at == 0)
+                                moved_at = k;
+                }
+                print_message("    %s: %u IRQ moves (first at tick %u), %u RPS changes\n", cases[i].what, moves,
+                              moved_at, rps);
+                if (moves != (cases[i].move_by ? 1 : 0) || rps > 0)
+                        fail_msg("%s: %u IRQ moves and %u RPS changes", cases[i].what, moves, rps);
+                if (cases[i].move_by && moved_at > cases[i].move_by)
+                        fail_msg("%s: the move at tick %u, want by %u", cases[i].what, moved_at, cases[i].move_by);
                 fx_free(&f);
         }
 }
@@ -4415,6 +4500,7 @@ int main(void) {
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
                 cmocka_unit_test(test_random_hosts),
+                cmocka_unit_test(test_random_hosts_calm),
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_widen_narrow),
@@ -4426,6 +4512,7 @@ int main(void) {
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_balance_stationary_excess),
                 cmocka_unit_test(test_balance_light_gain),
+                cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_rps_start_min_gain),
