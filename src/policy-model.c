@@ -117,6 +117,17 @@ void pol_irq_range(const struct sample_rates *r, const struct sample_irq *si, in
         }
 }
 
+/* A CPU that drops packets (softnet_stat) is asked for more than it
+ * serves: its measured load stops at 100%, its demand does not.  The
+ * demand is the load over the share kept, the dropped share bounded so
+ * one bad interval cannot make a CPU look more than POL_DEMAND_MAX times
+ * as busy. */
+double pol_demand_factor(const struct sample_cpu *sc) {
+        double d = MIN(MAX(sc->drop, 0), 1 - 1 / POL_DEMAND_MAX);
+
+        return 1 / (1 - d);
+}
+
 double pol_load(const struct pol_tick *t, int cpu) {
         if (cpu < 0 || cpu > t->max_cpu)
                 return 0;
@@ -411,7 +422,7 @@ static void update_hot(struct pol_tick *t) {
                 if (!l || cpu > l->max_cpu || !l->cpus[cpu].valid)
                         continue;
                 sc = &l->cpus[cpu];
-                t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
+                t->load[cpu] = (MAX(sc->irq, 0) + MAX(sc->softirq, 0)) * pol_demand_factor(sc);
                 t->idle[cpu] = MAX(sc->idle, 0);
                 noise_update(t, cpu, t->load[cpu]);
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
@@ -1027,7 +1038,7 @@ static int estimate(struct pol_tick *t) {
                         f = MIN(MAX(sc->net_frac, 0), 1);
                 else
                         f = sum_rate[c] > 0 || sum_pps[c] > 0 ? 1 : 0;
-                t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
+                t->net[c] = (MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f) * pol_demand_factor(sc);
                 /* fast attack: the raw load, in the smoothed proportions */
                 if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
                         t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);
