@@ -1038,7 +1038,7 @@ static int estimate(struct pol_tick *t) {
                         f = MIN(MAX(sc->net_frac, 0), 1);
                 else
                         f = sum_rate[c] > 0 || sum_pps[c] > 0 ? 1 : 0;
-                t->net[c] = (MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f) * pol_demand_factor(sc);
+                t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
                 /* fast attack: the raw load, in the smoothed proportions */
                 if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
                         t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);
