@@ -117,17 +117,6 @@ void pol_irq_range(const struct sample_rates *r, const struct sample_irq *si, in
         }
 }
 
-/* A CPU that drops packets (softnet_stat) is asked for more than it
- * serves: its measured load stops at 100%, its demand does not.  The
- * demand is the load over the share kept, the dropped share bounded so
- * one bad interval cannot make a CPU look more than POL_DEMAND_MAX times
- * as busy. */
-double pol_demand_factor(const struct sample_cpu *sc) {
-        double d = MIN(MAX(sc->drop, 0), 1 - 1 / POL_DEMAND_MAX);
-
-        return 1 / (1 - d);
-}
-
 double pol_load(const struct pol_tick *t, int cpu) {
         if (cpu < 0 || cpu > t->max_cpu)
                 return 0;
@@ -422,7 +411,7 @@ static void update_hot(struct pol_tick *t) {
                 if (!l || cpu > l->max_cpu || !l->cpus[cpu].valid)
                         continue;
                 sc = &l->cpus[cpu];
-                t->load[cpu] = (MAX(sc->irq, 0) + MAX(sc->softirq, 0)) * pol_demand_factor(sc);
+                t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
                 t->idle[cpu] = MAX(sc->idle, 0);
                 noise_update(t, cpu, t->load[cpu]);
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)

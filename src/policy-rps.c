@@ -386,10 +386,8 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                 /* as for a move (docs/DESIGN.md "Policy"), only when it lowers
                  * the peak by min_gain; a saturated CPU gains idle time,
                  * which this does not measure, but not by making a CPU as
-                 * busy as it looks, nor saturating one (a dropping CPU's
-                 * demand is no room for sets that other saturated CPUs
-                 * start in the same tick) */
-                if (set_peak(t, u, &set) > MIN(pol_load(t, cpu), 1) - (saturated(t, cpu) ? 0 : pol_min_gain(t)) + 1e-9) {
+                 * busy as it looks */
+                if (set_peak(t, u, &set) > pol_load(t, cpu) - (saturated(t, cpu) ? 0 : pol_min_gain(t)) + 1e-9) {
                         u->rps_no_gain = true;
                         return false;
                 }
