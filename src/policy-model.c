@@ -117,17 +117,6 @@ void pol_irq_range(const struct sample_rates *r, const struct sample_irq *si, in
         }
 }
 
-/* A CPU that drops packets (softnet_stat) is asked for more than it
- * serves: its measured load stops at 100%, its demand does not.  The
- * demand is the load over the share kept, the dropped share bounded so
- * one bad interval cannot make a CPU look more than POL_DEMAND_MAX times
- * as busy. */
-double pol_demand_factor(const struct sample_cpu *sc) {
-        double d = MIN(MAX(sc->drop, 0), 1 - 1 / POL_DEMAND_MAX);
-
-        return 1 / (1 - d);
-}
-
 double pol_load(const struct pol_tick *t, int cpu) {
         if (cpu < 0 || cpu > t->max_cpu)
                 return 0;
@@ -424,14 +413,6 @@ static void update_hot(struct pol_tick *t) {
                 sc = &l->cpus[cpu];
                 t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
                 t->idle[cpu] = MAX(sc->idle, 0);
-                /* the newest interval's drops: the smoothed share lags a move */
-                if (cpu < (int) t->st->n_cpus) {
-                        const struct sample_rates *raw = t->in->raw;
-                        double k = pol_demand_factor(raw && cpu <= raw->max_cpu && raw->cpus[cpu].valid ?
-                                                     &raw->cpus[cpu] : sc);
-                        t->st->cpus[cpu].demand_k = k;
-                        t->load[cpu] *= k;
-                }
                 noise_update(t, cpu, t->load[cpu]);
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;
@@ -1047,9 +1028,6 @@ static int estimate(struct pol_tick *t) {
                 else
                         f = sum_rate[c] > 0 || sum_pps[c] > 0 ? 1 : 0;
                 t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
-                /* the work asked of a dropping CPU, as its load */
-                if (c < (int) t->st->n_cpus)
-                        t->net[c] *= MAX(t->st->cpus[c].demand_k, 1);
                 /* fast attack: the raw load, in the smoothed proportions */
                 if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
                         t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);

@@ -18,9 +18,6 @@
  * (a capped load says nothing about the split). */
 #define POL_SHARE_EVIDENCE 0.05
 #define POL_SHARE_SATURATED 0.95
-/* A dropping CPU's demand is at most this many times its load. */
-#define POL_DEMAND_MAX 4.0
-double pol_demand_factor(const struct sample_cpu *sc);
 /* Measurements before an estimate is noted, and the change noted again. */
 #define POL_SHARE_NOTE_AFTER 3
 #define POL_SHARE_NOTE_DELTA 0.10

@@ -135,7 +135,6 @@ struct pol_cpu {
         uint64_t settle_until;   /* an action changed its load: the average has to catch up */
         bool fast;               /* this tick: hot at once on the raw sample (update_hot) */
         double raw_load;         /* this tick: the raw irq+softirq share, when fast */
-        double demand_k;         /* this tick: demand over measured load (drops), >= 1 */
         uint64_t hot_since;      /* hot: when it turned hot or last had an action (fill_report) */
         char why[160];           /* this tick: why a hot CPU got no action ("" when it did) */
         /* the noise of its smoothed irq+softirq load (pol_noise_update) */

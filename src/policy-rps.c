@@ -335,13 +335,6 @@ static bool saturated(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated;
 }
 
-/* cpu's load as measured, without what it drops. */
-static double measured(const struct pol_tick *t, int cpu) {
-        double k = cpu >= 0 && cpu < (int) t->st->n_cpus ? t->st->cpus[cpu].demand_k : 1;
-
-        return pol_load(t, cpu) / MAX(k, 1);
-}
-
 static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
@@ -393,10 +386,8 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                 /* as for a move (docs/DESIGN.md "Policy"), only when it lowers
                  * the peak by min_gain; a saturated CPU gains idle time,
                  * which this does not measure, but not by making a CPU as
-                 * busy as it looks (as measured: a dropping CPU's demand
-                 * is no room for sets that other saturated CPUs start in
-                 * the same tick) */
-                if (set_peak(t, u, &set) > measured(t, cpu) - (saturated(t, cpu) ? 0 : pol_min_gain(t)) + 1e-9) {
+                 * busy as it looks */
+                if (set_peak(t, u, &set) > pol_load(t, cpu) - (saturated(t, cpu) ? 0 : pol_min_gain(t)) + 1e-9) {
                         u->rps_no_gain = true;
                         return false;
                 }
