@@ -44,6 +44,8 @@
  * move 17% fewer bytes, i.e. 1.2x the cost, Hindawi Sci. Prog. 2018
  * 4120561, table 2).  bench/README.md, lower bound. */
 #define REMOTE_COST 1.3
+/* Packets a CPU-second of network work handles (about 1 us a packet). */
+#define SIM_PKTS_PER_CPU_S 1e6
 
 enum family {
         FAM_I40E,       /* i40e-DEV-TxRx-N + i40e-BDF:misc */
@@ -144,6 +146,9 @@ struct sim {
         double (*stat)[10];
         /* cumulative softirq runs per CPU, rows HI..RCU */
         double (*softirq)[10];
+        /* cumulative /proc/net/softnet_stat columns per CPU: processed,
+         * dropped, time_squeeze */
+        double (*softnet)[3];
         double loc_carry;
 };
 
@@ -1382,6 +1387,12 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                 /* NET_RX runs: one per interrupt on the IRQ CPU, one per
                  * RPS IPI batch on the targets; a busy CPU batches more. */
                 S->softirq[c][3] += (intr_net[c] + rps_runs[c]) * scale;
+                /* Packets in proportion to work; the excess of a CPU is
+                 * dropped there.  time_squeeze: net_rx_action left with
+                 * work to do, about once a jiffy (HZ 250) while saturated. */
+                S->softnet[c][0] += served * SIM_PKTS_PER_CPU_S * ts;
+                S->softnet[c][1] += (D - served) * SIM_PKTS_PER_CPU_S * ts;
+                S->softnet[c][2] += D > 1 ? 250 * ts : 0;
                 S->softirq[c][2] += txr[c] * scale;
                 S->softirq[c][4] += blk[c];
                 S->softirq[c][1] += 250 * ts;
@@ -1512,6 +1523,14 @@ static void write_proc(struct sim *S, int t) {
                 sb_printf(&b, "\n");
         }
         put_atomic("proc/softirqs", b.p, b.len);
+
+        /* proc/net/softnet_stat, softnet_seq_show()'s 13 hex columns */
+        b.len = 0;
+        for (int c = 0; c < nc; c++)
+                sb_printf(&b, "%08x %08x %08x 00000000 00000000 00000000 00000000 00000000 00000000 "
+                          "00000000 00000000 00000000 %08x\n", (unsigned)(uint64_t)S->softnet[c][0],
+                          (unsigned)(uint64_t)S->softnet[c][1], (unsigned)(uint64_t)S->softnet[c][2], c);
+        put_atomic("proc/net/softnet_stat", b.p, b.len);
 
         /* proc/interrupts, in the kernel's show_interrupts() layout */
         b.len = 0;
@@ -1675,11 +1694,13 @@ int main(int argc, char **argv) {
         S.rootfd = rootfd;
 
         write_cpu_tree(&S);
+        mkdir_p("proc/net");
         build_devices(&S);
         write_misc(&S);
         init_weights(&S);
         S.stat = calloc(S.h.ncpu, sizeof *S.stat);
         S.softirq = calloc(S.h.ncpu, sizeof *S.softirq);
+        S.softnet = calloc(S.h.ncpu, sizeof *S.softnet);
         if (!S.stat || !S.softirq)
                 die("out of memory");
         /* Some history so the first reader sees sane totals. */
