@@ -182,13 +182,6 @@ int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
          * in place) could pass for a line with fewer columns */
         if (len > 0 && buf[len - 1] != '\n')
                 return -EAGAIN;
-        /* room for a CPU a line, taken once: growing by doubling copied and
-         * cleared the array five times a tick at 64 CPUs */
-        for (const char *p = buf, *end = buf + len; len > 0 && (p = memchr(p, '\n', (size_t) (end - p))); p++)
-                allocated++;
-        s.cpus = allocated > 0 ? reallocarray(NULL, allocated, sizeof(*s.cpus)) : NULL;
-        if (allocated > 0 && !s.cpus)
-                return -ENOMEM;
 
         while (next_line(buf, len, &pos, &line)) {
                 struct procfs_cpustat cs = { .cpu = -1 };

@@ -740,30 +740,6 @@ static const struct sample_irq *smooth_source(const struct sample_irq *o, const 
         return n->rate > 0 ? n : o;
 }
 
-/* One CPU of the average from new's c (o: the average's, NULL when none). */
-static void smooth_cpu(struct sample_cpu *out, const struct sample_cpu *o, const struct sample_cpu *n,
-                       bool softirqs_carried, double alpha) {
-        if (n->offline)
-                *out = (struct sample_cpu) { .offline = true }; /* gone: dropped */
-        else if (!o || !o->valid)
-                *out = *n; /* new, or nothing to keep */
-        else if (!n->valid) {
-                *out = *o; /* keep the average through a bad interval */
-                out->offline = false;
-        } else {
-                struct sample_cpu b;
-
-                blend_cpu(&b, o, n, alpha);
-                if (softirqs_carried) {
-                        /* no NET runs counted this interval */
-                        b.net_frac = o->net_frac;
-                        b.net_rx_rate = o->net_rx_rate;
-                        b.net_tx_rate = o->net_tx_rate;
-                }
-                *out = b;
-        }
-}
-
 int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, double alpha) {
         struct sample_rates out;
         struct nz_cursor nz;
@@ -772,15 +748,6 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
 
         if (!avg || !new || !(alpha > 0.0 && alpha <= 1.0))
                 return -EINVAL;
-        if (new->irqs_carried && !new->queues_read && avg->max_cpu == new->max_cpu && avg->cpus && new->cpus) {
-                /* a calm tick's: the CPUs blended in place, the rest kept
-                 * (a new average each tick cost a calm tick a tenth) */
-                for (int c = 0; c <= new->max_cpu; c++)
-                        smooth_cpu(&avg->cpus[c], &avg->cpus[c], &new->cpus[c], new->softirqs_carried, alpha);
-                avg->interval_s = new->interval_s;
-                avg->irqs_carried = avg->softirqs_carried = false; /* as a new average has them */
-                return 0;
-        }
         if (avg->max_cpu < 0 || (!avg->cpus && avg->n_irqs == 0)) {
                 r = sample_rates_copy(&out, new);
                 if (r < 0)
@@ -825,9 +792,27 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                         return r;
         }
         out.interval_s = new->interval_s;
-        for (int c = 0; c <= new->max_cpu && new->cpus; c++)
-                smooth_cpu(&out.cpus[c], c <= avg->max_cpu && avg->cpus ? &avg->cpus[c] : NULL, &new->cpus[c],
-                           new->softirqs_carried, alpha);
+        for (int c = 0; c <= new->max_cpu && new->cpus; c++) {
+                const struct sample_cpu *n = &new->cpus[c];
+                const struct sample_cpu *o = c <= avg->max_cpu && avg->cpus ? &avg->cpus[c] : NULL;
+
+                if (n->offline)
+                        out.cpus[c] = (struct sample_cpu) { .offline = true }; /* gone: dropped */
+                else if (!o || !o->valid)
+                        out.cpus[c] = *n; /* new, or nothing to keep */
+                else if (!n->valid) {
+                        out.cpus[c] = *o; /* keep the average through a bad interval */
+                        out.cpus[c].offline = false;
+                } else {
+                        blend_cpu(&out.cpus[c], o, n, alpha);
+                        if (new->softirqs_carried) {
+                                /* no NET runs counted this interval */
+                                out.cpus[c].net_frac = o->net_frac;
+                                out.cpus[c].net_rx_rate = o->net_rx_rate;
+                                out.cpus[c].net_tx_rate = o->net_tx_rate;
+                        }
+                }
+        }
         for (size_t i = 0; i < new->n_irqs; i++) {
                 const struct sample_irq *n = &new->irqs[i];
                 const struct sample_irq *o = sample_rates_irq(avg, n->irq);

@@ -587,8 +587,6 @@ static void test_carried_irqs(_unused_ void **state) {
         struct sample_snapshot s1, s2, s3, s4;
         struct sample_rates r = {}, avg = {};
         const struct sample_irq *irq;
-        const struct sample_cpu *cpus_before;
-        const struct sample_irq *irqs_before;
         double v0, v1, ref[2];
 
         first_average(&s1, &s2, &avg);
@@ -628,14 +626,8 @@ static void test_carried_irqs(_unused_ void **state) {
         assert_int_equal(r.n_irqs, 0);
         assert_true(r.cpus[0].valid);
         assert_true(fabs(r.cpus[0].softirq - 0.4) < EPS);
-        cpus_before = avg.cpus;
-        irqs_before = avg.irqs;
         assert_int_equal(sample_smooth(&avg, &r, 0.5), 0);
         sample_rates_free(&r);
-        /* a calm tick's smoothing blends in place: no new average */
-        assert_ptr_equal(avg.cpus, cpus_before);
-        assert_ptr_equal(avg.irqs, irqs_before);
-        assert_false(avg.irqs_carried);
         assert_true(fabs(avg.cpus[0].irq + avg.cpus[0].softirq - v0) < EPS);
         /* the IRQs' averages stand as they were */
         assert_int_equal(avg.n_irqs, 2);
