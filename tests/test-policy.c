@@ -1039,6 +1039,65 @@ static void test_rps_widen_narrow(void **state) {
         fx_free(&f);
 }
 
+/* A wider RPS set must lower the projected peak by min_gain (as any move):
+ * a set CPU hot with its own interrupt work is cooled only by its share of
+ * the protocol work shrinking, p/n to p/(n+1), not worth a change.  The
+ * lone queue (70% of it interrupt/NAPI work) gets a set over its IRQ CPU
+ * and three busy CPUs (the others carry other queues' IRQs); its IRQ CPU
+ * stays hot (over hot_exit on its 64% of interrupt work alone, at 33 s a
+ * wider set gains 3.5%); from 60 s other work grows on CPU3 (hot_enter)
+ * and on the set's other CPUs, so that leaving the set would not cool CPU3
+ * either.  CPU7 and the IRQ CPUs 0-2 have room throughout.  Without the
+ * rule the set widened to 0-7 at 33 s. */
+static void test_rps_widen_min_gain(void **state) {
+        struct fx f;
+        cpuset_t set;
+        unsigned changes = 0, hot = 0;
+        uint64_t seed = 0x3de11ULL;
+        double noise[FX_MAX_CPUS];
+
+        (void) state;
+        setup_lone(&f, 5000);
+        f.q[0][0].share = 0.7;
+        f.base[3] = 0;
+        for (int c = 0; c < 8; c++)
+                if (c != 3)
+                        f.base[c] = c < 3 ? 0.35 : 0.45;
+        f.cfg.rfs = false;
+        for (int k = 1; k <= 600; k++) {
+                if (k == 60) {
+                        f.base[3] = 0.12;
+                        for (int c = 4; c < 7; c++)
+                                f.base[c] = 0.70;
+                }
+                /* 1% noise once the set is made: the steady-load rule */
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 1 + (k < 60 ? 0 : 0.01 * (2 * fx_rand(&seed) - 1));
+                fx_model(&f, noise);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                if (k > 60)
+                        hot += cpuset_isset(&f.rep.hot, 3);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                        changes++;
+                }
+        }
+        print_message("    CPU3 hot %u of 540 ticks; loads", hot);
+        for (int c = 0; c < 8; c++)
+                print_message(" %.3f", f.load.cpus[c].softirq);
+        print_message("\n");
+        cpuset_zero(&set);
+        cpuset_set(&set, 3);
+        cpuset_set(&set, 4);
+        cpuset_set(&set, 5);
+        cpuset_set(&set, 6);
+        assert_true(hot > 500);
+        /* the first set, and nothing after it */
+        assert_int_equal(changes, 1);
+        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &set));
+        fx_free(&f);
+}
+
 /* The big-flow guard (flow_bound): RPS hashes whole flows, so when one
  * CPU of a queue's set carries far more than its even share (an elephant
  * flow hashed there), a wider set or a set without that CPU only moves the
@@ -4418,6 +4477,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_widen_narrow),
+                cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rps_irq_cpu_leaves),
