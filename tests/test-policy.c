@@ -1134,6 +1134,60 @@ static void test_rps_big_flow_guard(void **state) {
         fx_free(&f);
 }
 
+/* A big flow belongs to a queue whose protocol work can carry it: the flow
+ * of rx-0 (0.6 CPU, more than twice rx-1's whole protocol work) lands on a
+ * CPU that rx-1's RPS set shares.  rx-0's set is left alone (the big-flow
+ * guard), but rx-1 leaves that CPU, which then carries rx-0's work alone.
+ * Before, the guard held every set that shared the CPU. */
+static void test_rps_flow_not_ours(void **state) {
+        struct fx f;
+        cpuset_t s0, s1, both;
+        int shared;
+        unsigned changes = 0;
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
+        fx_place(&f, 30, 0);
+        fx_place(&f, 31, 1);
+        f.q[0][0] = (struct fx_queue_model){ 0.05, 5000 };
+        f.q[0][1] = (struct fx_queue_model){ 0.30, 5000 };
+        for (int k = 1; k <= 79; k++) {
+                /* rx-1 spreads first, then rx-0 grows */
+                if (k == 40)
+                        f.q[0][0].work = 0.60;
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+        }
+        s0 = cpuset_kept_get(&fx_queue(&f, "eth0", 0)->rps_cpus);
+        s1 = cpuset_kept_get(&fx_queue(&f, "eth0", 1)->rps_cpus);
+        cpuset_and(&both, &s0, &s1);
+        {
+                char l0[64], l1[64];
+                cpuset_format_list(&s0, l0, sizeof(l0));
+                cpuset_format_list(&s1, l1, sizeof(l1));
+                print_message("    sets %s / %s\n", l0, l1);
+        }
+        assert_false(cpuset_empty(&both));
+        shared = cpuset_first(&both);
+        f.base[shared] += 0.50;
+        for (int k = 80; k <= 260; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                        changes++;
+                }
+        }
+        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &s0));
+        assert_false(cpuset_isset(KEPT(&fx_queue(&f, "eth0", 1)->rps_cpus), shared));
+        fx_free(&f);
+}
+
 /* Spilling past a saturated node: 2 nodes of 8 CPUs, a NIC on node 0
  * with 4 queues of 1.2 CPUs each (15% of it interrupt/NAPI work), half of
  * every CPU busy with user work.  Node 0 cannot take the 4.8 CPUs below
@@ -2448,6 +2502,54 @@ static void test_default_affinity(void **state) {
         assert_int_equal(fx_step(&f, 1 * SEC), 0);
         expect_actions("no default_smp_affinity", &f.l, "");
         fx_free(&f);
+}
+
+/* Locality judged by its cost: 2 nodes of 4 CPUs, a NIC on node 1 with 32
+ * queues of 4% each, a light host.  On node 1 alone the layout stacks
+ * eight queues a CPU (32%), and no single move gains min_gain (5%): a
+ * queue is less.  Over both nodes, node 0's work at POL_REMOTE_COST, the
+ * layout by load ends near 20% (five queues on each CPU of node 1, three
+ * on each of node 0 at 15.6%), which gains min_gain over the local one: it
+ * spills.  With 4 queues of 12%, one a local CPU, it stays local, where it
+ * costs least. */
+static void test_layout_spill(void **state) {
+        static const struct {
+                int nq;
+                double work;
+                double peak;             /* the most a CPU may carry after */
+                bool spill;              /* queues end on node 0 */
+        } cases[] = {
+                { 32, 0.04, 0.21, true },
+                { 4, 0.12, 0.125, false },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                double peak = 0;
+                int remote = 0;
+
+                fx_init(&f, 8, 2, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.remote_cost = POL_REMOTE_COST;
+                fx_add_nic(&f, "eth0", 1, cases[i].nq, true, 30, false, false);
+                for (int q = 0; q < cases[i].nq; q++)
+                        f.q[0][q] = (struct fx_queue_model){ cases[i].work, 3000 };
+                for (int c = 0; c < 8; c++)
+                        f.user[c] = 0.3;
+                assert_int_equal(fx_ticks(&f, 1, 60), 0);
+                for (int q = 0; q < cases[i].nq; q++)
+                        remote += fx_irq_cpu(&f, 30 + (unsigned) q) < 4;
+                fx_model(&f, NULL);
+                for (int c = 0; c < 8; c++)
+                        peak = MAX(peak, f.load.cpus[c].softirq);
+                print_message("    %d queues of %.0f%%: %d on node 0, peak %.3f\n", cases[i].nq, 100 * cases[i].work,
+                              remote, peak);
+                assert_int_equal(remote > 0, cases[i].spill);
+                if (peak > cases[i].peak)
+                        fail_msg("%d queues: peak %.3f over %.3f", cases[i].nq, peak, cases[i].peak);
+                fx_free(&f);
+        }
 }
 
 static void test_numa_local_first(void **state) {
@@ -4479,6 +4581,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
+                cmocka_unit_test(test_rps_flow_not_ours),
                 cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rps_irq_cpu_leaves),
                 cmocka_unit_test(test_rfs_back),
@@ -4500,6 +4603,7 @@ int main(void) {
                 cmocka_unit_test(test_other_irqs_stay),
                 cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
+                cmocka_unit_test(test_layout_spill),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
                 cmocka_unit_test(test_takeover),
