@@ -682,13 +682,10 @@ static double own_load(const struct pol_tick *t, const struct pol_unit *u, int c
 
 /* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
  * shares above the coolest, other queues' work taken out, carries one big
- * flow that a wider set would only move.  The flow is taken for the
- * queue with the most protocol work among those whose sets hold that CPU:
- * the others may leave it (a guard held by each would keep their shares
- * beside the flow). */
+ * flow that a wider set would only move. */
 static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         double lo = -1, hi = -1;
-        int m = u->n_rps, at = -1;
+        int m = u->n_rps;
 
         if (m < 2)
                 return false;
@@ -698,19 +695,9 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
                         continue;
                 l = own_load(t, u, cpu);
                 lo = lo < 0 ? l : MIN(lo, l);
-                if (l > hi) {
-                        hi = l;
-                        at = cpu;
-                }
+                hi = MAX(hi, l);
         }
-        if (lo < 0 || hi - lo <= 2 * proto_work(u) / m)
-                return false;
-        for (size_t i = 0; i < t->n_units; i++) {
-                const struct pol_unit *v = &t->units[i];
-                if (v != u && v->rps_on && cpuset_isset(v->rps, at) && proto_work(v) > proto_work(u))
-                        return false;
-        }
-        return true;
+        return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
 }
 
 /* A hot IRQ CPU in its own RPS set (hs: the set's hot CPUs) leaves it when

@@ -1134,60 +1134,6 @@ static void test_rps_big_flow_guard(void **state) {
         fx_free(&f);
 }
 
-/* A big flow belongs to a queue whose protocol work can carry it: the flow
- * of rx-0 (0.6 CPU, more than twice rx-1's whole protocol work) lands on a
- * CPU that rx-1's RPS set shares.  rx-0's set is left alone (the big-flow
- * guard), but rx-1 leaves that CPU, which then carries rx-0's work alone.
- * Before, the guard held every set that shared the CPU. */
-static void test_rps_flow_not_ours(void **state) {
-        struct fx f;
-        cpuset_t s0, s1, both;
-        int shared;
-        unsigned changes = 0;
-
-        (void) state;
-        fx_init(&f, 4, 1, FX_SMT_NONE);
-        fx_shipped_defaults(&f.cfg);
-        f.cfg.initial_layout = false;
-        fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
-        fx_place(&f, 30, 0);
-        fx_place(&f, 31, 1);
-        f.q[0][0] = (struct fx_queue_model){ 0.05, 5000 };
-        f.q[0][1] = (struct fx_queue_model){ 0.30, 5000 };
-        for (int k = 1; k <= 79; k++) {
-                /* rx-1 spreads first, then rx-0 grows */
-                if (k == 40)
-                        f.q[0][0].work = 0.60;
-                fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, k * SEC), 0);
-                for (size_t a = 0; a < f.l.n; a++)
-                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
-        }
-        s0 = cpuset_kept_get(&fx_queue(&f, "eth0", 0)->rps_cpus);
-        s1 = cpuset_kept_get(&fx_queue(&f, "eth0", 1)->rps_cpus);
-        cpuset_and(&both, &s0, &s1);
-        {
-                char l0[64], l1[64];
-                cpuset_format_list(&s0, l0, sizeof(l0));
-                cpuset_format_list(&s1, l1, sizeof(l1));
-                print_message("    sets %s / %s\n", l0, l1);
-        }
-        assert_false(cpuset_empty(&both));
-        shared = cpuset_first(&both);
-        f.base[shared] += 0.50;
-        for (int k = 80; k <= 260; k++) {
-                fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, k * SEC), 0);
-                for (size_t a = 0; a < f.l.n; a++) {
-                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
-                        changes++;
-                }
-        }
-        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &s0));
-        assert_false(cpuset_isset(KEPT(&fx_queue(&f, "eth0", 1)->rps_cpus), shared));
-        fx_free(&f);
-}
-
 /* Spilling past a saturated node: 2 nodes of 8 CPUs, a NIC on node 0
  * with 4 queues of 1.2 CPUs each (15% of it interrupt/NAPI work), half of
  * every CPU busy with user work.  Node 0 cannot take the 4.8 CPUs below
@@ -4581,7 +4527,6 @@ int main(void) {
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
-                cmocka_unit_test(test_rps_flow_not_ours),
                 cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rps_irq_cpu_leaves),
                 cmocka_unit_test(test_rfs_back),
