@@ -595,6 +595,13 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
         return m;
 }
 
+/* Whether the best local move m off cpu falls short, so that other nodes'
+ * CPUs are weighed too (their work at its remote cost): none, one that
+ * leaves a CPU hot, or one that does not gain min_gain. */
+static bool local_short(const struct pol_tick *t, int cpu, const struct move *m) {
+        return m->to < 0 || m->peak >= pol_enter(t) || t->load[cpu] - m->peak < pol_min_gain(t) - 1e-9;
+}
+
 /* A tx IRQ apart (docs/DESIGN.md "Policy"), by try_move: the one whose
  * move lowers the peak most, by min_gain.  Returns whether it moved one. */
 static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
@@ -640,7 +647,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                 }
                 /* the tx IRQ alone: bit 1 (unit_irqs) */
                 m = try_move(t, u, cpu, &local, u->tx, 2u);
-                if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                if (local_short(t, cpu, &m) && !cpuset_empty(&remote)) {
                         struct move r = try_move(t, u, cpu, &remote, u->tx, 2u);
                         if (r.to >= 0 && r.peak < m.peak - 1e-9)
                                 m = r;
@@ -733,13 +740,14 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                                 n_dwell++;
                                 continue;
                         }
-                        /* the local node while a local move leaves no CPU
-                         * hot, past that whichever ends lower (try_move) */
+                        /* the local node while a local move gains
+                         * min_gain and leaves no CPU hot, past that
+                         * whichever ends lower (try_move) */
                         m = try_move(t, u, cpu, &x->cpus, u->work, unit_irqs(u, false));
                         if (m.to >= 0 && m.peak < near.peak)
                                 near = m;
                         cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                        if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                        if (local_short(t, cpu, &m) && !cpuset_empty(&remote)) {
                                 struct move r = try_move(t, u, cpu, &remote, u->work, unit_irqs(u, false));
                                 if (r.to >= 0 && r.peak < m.peak - 1e-9)
                                         m = r;

@@ -2498,6 +2498,47 @@ static void test_layout_spill(void **state) {
         }
 }
 
+/* A move weighs the other node when a local one gains too little: CPU4
+ * (node 1) at 82% with eight queues of 10%, the other CPUs of node 1 at
+ * 68%, node 0's at 34.5% (hot from 79.5%, 1.5 times the mean).  The best
+ * local move ends at 78%, below the hot level but only 4% lower (min_gain
+ * 5%); on node 0 the queue costs 13% and the peak falls to 72%.  Before,
+ * the other node was weighed only when a local move left a CPU hot, and
+ * nothing moved. */
+static void test_move_remote_gain(void **state) {
+        struct fx f;
+        int moved = 0, remote = 0;
+
+        (void) state;
+        fx_init(&f, 8, 2, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.remote_cost = POL_REMOTE_COST;
+        fx_add_nic(&f, "eth0", 1, 8, true, 30, false, false);
+        for (int q = 0; q < 8; q++) {
+                fx_place(&f, 30 + (unsigned) q, 4);
+                f.q[0][q] = (struct fx_queue_model){ 0.1025, 3000 };
+        }
+        for (int c = 0; c < 8; c++)
+                f.base[c] = c < 4 ? 0.345 : 0.68;
+        f.base[4] = 0;
+        for (int k = 1; k <= 60; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %2ds: %s\n", k, f.l.v[a].reason);
+                        moved += f.l.v[a].type == KNOB_IRQ;
+                }
+        }
+        for (size_t k = 0; k < f.rep.n_hot_cpus; k++)
+                print_message("    hot CPU%d: %s\n", f.rep.hot_cpus[k].cpu, f.rep.hot_cpus[k].why);
+        for (int q = 0; q < 8; q++)
+                remote += fx_irq_cpu(&f, 30 + (unsigned) q) < 4;
+        assert_true(moved >= 1);
+        assert_int_equal(remote, moved);
+        fx_free(&f);
+}
+
 static void test_numa_local_first(void **state) {
         static const struct {
                 const char *what;
@@ -4548,6 +4589,7 @@ int main(void) {
                 cmocka_unit_test(test_other_irqs_stay),
                 cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
+                cmocka_unit_test(test_move_remote_gain),
                 cmocka_unit_test(test_layout_spill),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
