@@ -181,9 +181,10 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
 /* The layout by load: the NIC's queues in `place` (indexes into its units),
  * heaviest first (the NIC's work split by interrupt rate), each to the CPU
  * of cand[0..n_cand) it leaves least loaded (ties within POL_LAYOUT_TIE to
- * the fewest queues, then cand's order); cand[n_cand..n_all) only when no
- * other has a vector.  ret_cpu[i]: place[i]'s CPU, -1 none.  Returns the
- * most these queues put on one CPU, and in *ret_now (may be NULL) now. */
+ * the fewest queues, then cand's order), work off the NIC's node (x->cpus)
+ * at POL_REMOTE_COST; cand[n_cand..n_all) only when no other has a vector.
+ * ret_cpu[i]: place[i]'s CPU, -1 none.  Returns the most these queues put
+ * on one CPU, and in *ret_now (may be NULL) now. */
 static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place, const int *cand,
                   size_t n_cand, size_t n_all, int *ret_cpu, double *ret_now) {
         /* bg, cur: max_cpu + 1 each; w: n_place */
@@ -219,7 +220,7 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
 
                 w[i] = rate > 0 ? work * u->rate / rate : u->work;
                 if (u->cpu >= 0 && u->cpu <= t->max_cpu)
-                        cur[u->cpu] += w[i];
+                        cur[u->cpu] += w[i] * (cpuset_isset(&x->cpus, u->cpu) ? 1 : POL_REMOTE_COST);
                 /* heaviest first, queue order among equals */
                 while (k > 0 && w[ord[k - 1]] < w[i]) {
                         ord[k] = ord[k - 1];
@@ -234,14 +235,20 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                 const struct pol_unit *u = &t->units[x->first_unit + place[i]];
                 int best = -1;
 
+                double wb = 0;
+
                 for (size_t pass = 0; pass < 2 && best < 0; pass++)
                         for (size_t j = pass == 0 ? 0 : n_cand; j < (pass == 0 ? n_cand : n_all); j++) {
                                 int c = cand[j];
+                                double wc = w[i] * (cpuset_isset(&x->cpus, c) ? 1 : POL_REMOTE_COST);
+
                                 if (!unit_fits(t, &vec, u, c, unit_irqs(u, true)))
                                         continue;
-                                if (best < 0 || bg[c] < bg[best] - POL_LAYOUT_TIE ||
-                                    (bg[c] < bg[best] + POL_LAYOUT_TIE && cnt[c] < cnt[best]))
+                                if (best < 0 || bg[c] + wc < bg[best] + wb - POL_LAYOUT_TIE ||
+                                    (bg[c] + wc < bg[best] + wb + POL_LAYOUT_TIE && cnt[c] < cnt[best])) {
                                         best = c;
+                                        wb = wc;
+                                }
                         }
                 if (best < 0)
                         continue;
@@ -251,17 +258,62 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                                 vectors_move(&vec, vectors_irq_cpu(ii), best);
                 }
                 ret_cpu[i] = best;
-                bg[best] += w[i];
+                bg[best] += wb;
                 cnt[best]++;
                 /* cur now holds what this layout gives each CPU */
                 if (k == 0)
                         memset(cur, 0, (t->max_cpu + 1) * sizeof(double));
-                cur[best] += w[i];
+                cur[best] += wb;
                 peak = MAX(peak, cur[best]);
         }
 out:
         vectors_free(&vec);
         return peak;
+}
+
+/* Locality judged by what it costs (docs/DESIGN.md "Initial layout"): the
+ * layout by load over the other nodes' allowed CPUs too, their work at
+ * POL_REMOTE_COST, replaces the local one in to[] when its projected peak
+ * is lower by min_gain.  rot: the n local candidates, n_free of them free.
+ * Returns the peak of the layout in to[]; *ret_spill whether it spills. */
+static double layout_spill(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
+                           const int *rot, size_t n_free, size_t n, int *to, double peak, bool *ret_spill) {
+        _cleanup_(freep) int *cand = NULL;
+        _cleanup_(freep) int *alt = NULL;
+        cpuset_t remote;
+        size_t n_rem, n_rem_free;
+        int *order, *rrot;
+        double p;
+
+        *ret_spill = false;
+        cpuset_andnot(&remote, &x->allowed, &x->cpus);
+        if (cpuset_empty(&remote) || n_place == 0)
+                return peak;
+        /* cand: n + remote; order, rrot: max_cpu + 1 each */
+        cand = calloc(3 * ((size_t) t->max_cpu + 1), sizeof(int));
+        alt = calloc(n_place, sizeof(int));
+        if (!cand || !alt) {
+                t->r = -ENOMEM;
+                return peak;
+        }
+        order = cand + t->max_cpu + 1;
+        rrot = order + t->max_cpu + 1;
+        n_rem = layout_order(t, &remote, order);
+        n_rem_free = layout_cands(t, x, order, n_rem, 0, rrot);
+        /* the free CPUs of both nodes first, the busy ones after */
+        memcpy(cand, rot, n_free * sizeof(int));
+        memcpy(cand + n_free, rrot, n_rem_free * sizeof(int));
+        memcpy(cand + n_free + n_rem_free, rot + n_free, (n - n_free) * sizeof(int));
+        memcpy(cand + n + n_rem_free, rrot + n_rem_free, (n_rem - n_rem_free) * sizeof(int));
+        p = lpt(t, x, place, n_place, cand, n_free + n_rem_free > 0 ? n_free + n_rem_free : n + n_rem, n + n_rem,
+                alt, NULL);
+        if (t->r < 0 || p >= peak - pol_min_gain(t) + 1e-9)
+                return peak;
+        for (size_t i = 0; i < n_place; i++)
+                if (alt[i] >= 0 && !cpuset_isset(&x->cpus, alt[i]))
+                        *ret_spill = true;
+        memcpy(to, alt, n_place * sizeof(int));
+        return p;
 }
 
 /* Initial layout (docs/DESIGN.md "Policy"), wrapping over rot; with a
@@ -273,6 +325,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         _cleanup_(freep) size_t *place = calloc(x->n_units + 1, sizeof(size_t));
         size_t n, n_free, n_place = 0, wrap;
         int *rot, *to;
+        bool spill = false;
         char reason[256];
 
         if (!order || !place || !cur) {
@@ -302,7 +355,8 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 for (size_t i = 0; i < x->n_units; i++)
                         if (!t->units[x->first_unit + i].fixed && !unit_intact(t, &t->units[x->first_unit + i]))
                                 place[n_place++] = i;
-                lpt(t, x, place, n_place, rot, wrap, n, to, NULL);
+                layout_spill(t, x, place, n_place, rot, n_free, n, to, lpt(t, x, place, n_place, rot, wrap, n, to, NULL),
+                             &spill);
         }
         for (size_t i = 0, k = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
@@ -331,8 +385,9 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                         unit_no_vector(t, u, &x->cpus);
                         continue;
                 }
-                snprintf(reason, sizeof(reason), "initial layout%s: %s queue %d of %zu on CPU%d (%zu local eligible CPUs)",
-                         t->in->load ? " by load" : "", x->nic->name, u->queue, x->n_units, cpu, n);
+                snprintf(reason, sizeof(reason), "initial layout%s: %s queue %d of %zu on CPU%d (%zu local eligible CPUs%s)",
+                         t->in->load ? " by load" : "", x->nic->name, u->queue, x->n_units, cpu, n,
+                         spill ? ", other nodes' CPUs too at their remote cost" : "");
                 place_unit(t, u, cpu, ACTION_REASON_INITIAL_LAYOUT, reason);
         }
 }
@@ -347,7 +402,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
         size_t n, n_free, n_place = 0;
         int *rot, *to;
         double now = 0, peak = 0, rate = 0;
-        bool on_busy = false, by_load;
+        bool on_busy = false, by_load, spill = false;
         char reason[256];
 
         x->rec->blind = false;
@@ -380,7 +435,8 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         on_busy |= !layout_free(t, x, t->units[x->first_unit + i].cpu);
                 }
         if (rate > 0)
-                peak = lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now);
+                peak = layout_spill(t, x, place, n_place, rot, n_free, n, to,
+                                    lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now), &spill);
         by_load = rate > 0 && peak < now - pol_min_gain(t);
         if (!by_load && on_busy && n_free > 0) {
                 /* only the queues on busy CPUs move, onto the free ones */
@@ -403,8 +459,9 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                 if (to[i] < 0 || to[i] == u->cpu)
                         continue;
                 if (by_load)
-                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%)",
-                                 x->nic->name, u->queue, to[i], 100 * now, 100 * peak);
+                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%%s)",
+                                 x->nic->name, u->queue, to[i], 100 * now, 100 * peak,
+                                 spill ? ", other nodes' CPUs too, their work at its remote cost" : "");
                 else
                         snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",
                                  x->nic->name, u->queue, u->cpu, to[i]);
@@ -538,6 +595,13 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
         return m;
 }
 
+/* Whether the best local move m off cpu falls short, so that other nodes'
+ * CPUs are weighed too (their work at its remote cost): none, one that
+ * leaves a CPU hot, or one that does not gain min_gain. */
+static bool local_short(const struct pol_tick *t, int cpu, const struct move *m) {
+        return m->to < 0 || m->peak >= pol_enter(t) || t->load[cpu] - m->peak < pol_min_gain(t) - 1e-9;
+}
+
 /* A tx IRQ apart (docs/DESIGN.md "Policy"), by try_move: the one whose
  * move lowers the peak most, by min_gain.  Returns whether it moved one. */
 static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
@@ -583,7 +647,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                 }
                 /* the tx IRQ alone: bit 1 (unit_irqs) */
                 m = try_move(t, u, cpu, &local, u->tx, 2u);
-                if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                if (local_short(t, cpu, &m) && !cpuset_empty(&remote)) {
                         struct move r = try_move(t, u, cpu, &remote, u->tx, 2u);
                         if (r.to >= 0 && r.peak < m.peak - 1e-9)
                                 m = r;
@@ -676,13 +740,14 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                                 n_dwell++;
                                 continue;
                         }
-                        /* the local node while a local move leaves no CPU
-                         * hot, past that whichever ends lower (try_move) */
+                        /* the local node while a local move gains
+                         * min_gain and leaves no CPU hot, past that
+                         * whichever ends lower (try_move) */
                         m = try_move(t, u, cpu, &x->cpus, u->work, unit_irqs(u, false));
                         if (m.to >= 0 && m.peak < near.peak)
                                 near = m;
                         cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                        if ((m.to < 0 || m.peak >= pol_enter(t)) && !cpuset_empty(&remote)) {
+                        if (local_short(t, cpu, &m) && !cpuset_empty(&remote)) {
                                 struct move r = try_move(t, u, cpu, &remote, u->work, unit_irqs(u, false));
                                 if (r.to >= 0 && r.peak < m.peak - 1e-9)
                                         m = r;

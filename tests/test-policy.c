@@ -1060,6 +1060,65 @@ static void test_rps_widen_narrow(void **state) {
         fx_free(&f);
 }
 
+/* A wider RPS set must lower the projected peak by min_gain (as any move):
+ * a set CPU hot with its own interrupt work is cooled only by its share of
+ * the protocol work shrinking, p/n to p/(n+1), not worth a change.  The
+ * lone queue (70% of it interrupt/NAPI work) gets a set over its IRQ CPU
+ * and three busy CPUs (the others carry other queues' IRQs); its IRQ CPU
+ * stays hot (over hot_exit on its 64% of interrupt work alone, at 33 s a
+ * wider set gains 3.5%); from 60 s other work grows on CPU3 (hot_enter)
+ * and on the set's other CPUs, so that leaving the set would not cool CPU3
+ * either.  CPU7 and the IRQ CPUs 0-2 have room throughout.  Without the
+ * rule the set widened to 0-7 at 33 s. */
+static void test_rps_widen_min_gain(void **state) {
+        struct fx f;
+        cpuset_t set;
+        unsigned changes = 0, hot = 0;
+        uint64_t seed = 0x3de11ULL;
+        double noise[FX_MAX_CPUS];
+
+        (void) state;
+        setup_lone(&f, 5000);
+        f.q[0][0].share = 0.7;
+        f.base[3] = 0;
+        for (int c = 0; c < 8; c++)
+                if (c != 3)
+                        f.base[c] = c < 3 ? 0.35 : 0.45;
+        f.cfg.rfs = false;
+        for (int k = 1; k <= 600; k++) {
+                if (k == 60) {
+                        f.base[3] = 0.12;
+                        for (int c = 4; c < 7; c++)
+                                f.base[c] = 0.70;
+                }
+                /* 1% noise once the set is made: the steady-load rule */
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 1 + (k < 60 ? 0 : 0.01 * (2 * fx_rand(&seed) - 1));
+                fx_model(&f, noise);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                if (k > 60)
+                        hot += cpuset_isset(&f.rep.hot, 3);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                        changes++;
+                }
+        }
+        print_message("    CPU3 hot %u of 540 ticks; loads", hot);
+        for (int c = 0; c < 8; c++)
+                print_message(" %.3f", f.load.cpus[c].softirq);
+        print_message("\n");
+        cpuset_zero(&set);
+        cpuset_set(&set, 3);
+        cpuset_set(&set, 4);
+        cpuset_set(&set, 5);
+        cpuset_set(&set, 6);
+        assert_true(hot > 500);
+        /* the first set, and nothing after it */
+        assert_int_equal(changes, 1);
+        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &set));
+        fx_free(&f);
+}
+
 /* The big-flow guard (flow_bound): RPS hashes whole flows, so when one
  * CPU of a queue's set carries far more than its even share (an elephant
  * flow hashed there), a wider set or a set without that CPU only moves the
@@ -2473,6 +2532,95 @@ static void test_default_affinity(void **state) {
         fx_isolate(&f, 1);
         assert_int_equal(fx_step(&f, 1 * SEC), 0);
         expect_actions("no default_smp_affinity", &f.l, "");
+        fx_free(&f);
+}
+
+/* Locality judged by its cost: 2 nodes of 4 CPUs, a NIC on node 1 with 32
+ * queues of 4% each, a light host.  On node 1 alone the layout stacks
+ * eight queues a CPU (32%), and no single move gains min_gain (5%): a
+ * queue is less.  Over both nodes, node 0's work at POL_REMOTE_COST, the
+ * layout by load ends near 20% (five queues on each CPU of node 1, three
+ * on each of node 0 at 15.6%), which gains min_gain over the local one: it
+ * spills.  With 4 queues of 12%, one a local CPU, it stays local, where it
+ * costs least. */
+static void test_layout_spill(void **state) {
+        static const struct {
+                int nq;
+                double work;
+                double peak;             /* the most a CPU may carry after */
+                bool spill;              /* queues end on node 0 */
+        } cases[] = {
+                { 32, 0.04, 0.21, true },
+                { 4, 0.12, 0.125, false },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                double peak = 0;
+                int remote = 0;
+
+                fx_init(&f, 8, 2, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.remote_cost = POL_REMOTE_COST;
+                fx_add_nic(&f, "eth0", 1, cases[i].nq, true, 30, false, false);
+                for (int q = 0; q < cases[i].nq; q++)
+                        f.q[0][q] = (struct fx_queue_model){ cases[i].work, 3000 };
+                for (int c = 0; c < 8; c++)
+                        f.user[c] = 0.3;
+                assert_int_equal(fx_ticks(&f, 1, 60), 0);
+                for (int q = 0; q < cases[i].nq; q++)
+                        remote += fx_irq_cpu(&f, 30 + (unsigned) q) < 4;
+                fx_model(&f, NULL);
+                for (int c = 0; c < 8; c++)
+                        peak = MAX(peak, f.load.cpus[c].softirq);
+                print_message("    %d queues of %.0f%%: %d on node 0, peak %.3f\n", cases[i].nq, 100 * cases[i].work,
+                              remote, peak);
+                assert_int_equal(remote > 0, cases[i].spill);
+                if (peak > cases[i].peak)
+                        fail_msg("%d queues: peak %.3f over %.3f", cases[i].nq, peak, cases[i].peak);
+                fx_free(&f);
+        }
+}
+
+/* A move weighs the other node when a local one gains too little: CPU4
+ * (node 1) at 82% with eight queues of 10%, the other CPUs of node 1 at
+ * 68%, node 0's at 34.5% (hot from 79.5%, 1.5 times the mean).  The best
+ * local move ends at 78%, below the hot level but only 4% lower (min_gain
+ * 5%); on node 0 the queue costs 13% and the peak falls to 72%.  Before,
+ * the other node was weighed only when a local move left a CPU hot, and
+ * nothing moved. */
+static void test_move_remote_gain(void **state) {
+        struct fx f;
+        int moved = 0, remote = 0;
+
+        (void) state;
+        fx_init(&f, 8, 2, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.remote_cost = POL_REMOTE_COST;
+        fx_add_nic(&f, "eth0", 1, 8, true, 30, false, false);
+        for (int q = 0; q < 8; q++) {
+                fx_place(&f, 30 + (unsigned) q, 4);
+                f.q[0][q] = (struct fx_queue_model){ 0.1025, 3000 };
+        }
+        for (int c = 0; c < 8; c++)
+                f.base[c] = c < 4 ? 0.345 : 0.68;
+        f.base[4] = 0;
+        for (int k = 1; k <= 60; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %2ds: %s\n", k, f.l.v[a].reason);
+                        moved += f.l.v[a].type == KNOB_IRQ;
+                }
+        }
+        for (size_t k = 0; k < f.rep.n_hot_cpus; k++)
+                print_message("    hot CPU%d: %s\n", f.rep.hot_cpus[k].cpu, f.rep.hot_cpus[k].why);
+        for (int q = 0; q < 8; q++)
+                remote += fx_irq_cpu(&f, 30 + (unsigned) q) < 4;
+        assert_true(moved >= 1);
+        assert_int_equal(remote, moved);
         fx_free(&f);
 }
 
@@ -4504,6 +4652,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_widen_narrow),
+                cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rps_irq_cpu_leaves),
@@ -4527,6 +4676,8 @@ int main(void) {
                 cmocka_unit_test(test_other_irqs_stay),
                 cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
+                cmocka_unit_test(test_move_remote_gain),
+                cmocka_unit_test(test_layout_spill),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
                 cmocka_unit_test(test_takeover),
