@@ -418,7 +418,7 @@ static void update_hot(struct pol_tick *t) {
                 if (!l || cpu > l->max_cpu || !l->cpus[cpu].valid)
                         continue;
                 sc = &l->cpus[cpu];
-                t->load[cpu] = MAX(sc->irq, 0) + MAX(sc->softirq, 0);
+                t->load[cpu] = pol_cpu_load(sc);
                 t->idle[cpu] = MAX(sc->idle, 0);
                 pol_noise_sample(&t->st->cpus[cpu], t->c->smoothing, t->load[cpu], pol_settling(t, cpu));
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)

@@ -195,6 +195,11 @@ void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4
 void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device, int queue);
 double pol_load(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
+/* A CPU's load as the policy judges it: its irq+softirq share, the same on
+ * the policy's ticks and the calm ones that only feed the noise. */
+static inline double pol_cpu_load(const struct sample_cpu *sc) {
+        return MAX(sc->irq, 0) + MAX(sc->softirq, 0);
+}
 /* One tick's sample of a CPU's smoothed irq+softirq load L into its noise
  * estimate; settling: an action of ours still shows in it. */
 void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settling);
