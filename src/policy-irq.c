@@ -220,7 +220,7 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
 
                 w[i] = rate > 0 ? work * u->rate / rate : u->work;
                 if (u->cpu >= 0 && u->cpu <= t->max_cpu)
-                        cur[u->cpu] += w[i] * (cpuset_isset(&x->cpus, u->cpu) ? 1 : POL_REMOTE_COST);
+                        cur[u->cpu] += pol_work_cost(t, u, u->cpu, w[i]);
                 /* heaviest first, queue order among equals */
                 while (k > 0 && w[ord[k - 1]] < w[i]) {
                         ord[k] = ord[k - 1];
@@ -234,13 +234,12 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
                 size_t i = ord[k];
                 const struct pol_unit *u = &t->units[x->first_unit + place[i]];
                 int best = -1;
-
                 double wb = 0;
 
                 for (size_t pass = 0; pass < 2 && best < 0; pass++)
                         for (size_t j = pass == 0 ? 0 : n_cand; j < (pass == 0 ? n_cand : n_all); j++) {
                                 int c = cand[j];
-                                double wc = w[i] * (cpuset_isset(&x->cpus, c) ? 1 : POL_REMOTE_COST);
+                                double wc = pol_work_cost(t, u, c, w[i]);
 
                                 if (!unit_fits(t, &vec, u, c, unit_irqs(u, true)))
                                         continue;
@@ -590,8 +589,7 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
         struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which, true), .peak = 2 };
 
         if (m.to >= 0)
-                m.peak = MAX(t->load[cpu] - w,
-                             t->load[m.to] + w * (cpuset_isset(&t->nics[u->nic].cpus, m.to) ? 1 : POL_REMOTE_COST));
+                m.peak = MAX(t->load[cpu] - w, t->load[m.to] + pol_work_cost(t, u, m.to, w));
         return m;
 }
 

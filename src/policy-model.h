@@ -195,6 +195,12 @@ void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4
 void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device, int queue);
 double pol_load(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
+/* Work of u's NIC placed on cpu: dearer off the NIC's node (the simulator's
+ * and the lower bound's remote cost). */
+static inline double pol_work_cost(const struct pol_tick *t, const struct pol_unit *u, int cpu, double work) {
+        return cpuset_isset(&t->nics[u->nic].cpus, cpu) ? work : work * POL_REMOTE_COST;
+}
+
 /* A CPU's load as the policy judges it: its irq+softirq share, the same on
  * the policy's ticks and the calm ones that only feed the noise. */
 static inline double pol_cpu_load(const struct sample_cpu *sc) {

@@ -40,11 +40,6 @@ static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cp
         return MAX(pol_load(t, cpu) - cur_share(u, cpu), 0);
 }
 
-/* A share of u's protocol work on cpu, dearer off the NIC's node. */
-static double share_cost(const struct pol_tick *t, const struct pol_unit *u, int cpu, double share) {
-        return cpuset_isset(&t->nics[u->nic].cpus, cpu) ? share : share * POL_REMOTE_COST;
-}
-
 /* The cool CPUs for u's protocol work beside span: local ones, and remote
  * ones too when the local lack room for need. */
 static void cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
@@ -142,10 +137,10 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
                 bool fits = true;
 
                 CPUSET_FOREACH(cpu, set)
-                        if ((cpu != u->target || check_own) && ex_load(t, u, cpu) + share_cost(t, u, cpu, p / m) >= limit)
+                        if ((cpu != u->target || check_own) && ex_load(t, u, cpu) + pol_work_cost(t, u, cpu, p / m) >= limit)
                                 fits = false;
                 for (size_t i = 0; i < k; i++)
-                        if (ex_load(t, u, v[i]) + share_cost(t, u, v[i], p / m) >= limit)
+                        if (ex_load(t, u, v[i]) + pol_work_cost(t, u, v[i], p / m) >= limit)
                                 fits = false;
                 if (fits)
                         break;
@@ -259,7 +254,7 @@ static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const
         double p = proto_work(u), peak = ex_load(t, u, u->target) + (m == 0 ? p : 0);
 
         CPUSET_FOREACH(cpu, set)
-                peak = MAX(peak, ex_load(t, u, cpu) + share_cost(t, u, cpu, p / m));
+                peak = MAX(peak, ex_load(t, u, cpu) + pol_work_cost(t, u, cpu, p / m));
         return peak;
 }
 
