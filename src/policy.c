@@ -216,20 +216,16 @@ static void feedback_thread(struct policy_state *st, const struct action *a, int
 }
 
 static void feedback_defaff(struct policy_state *st, const struct action *a, int result) {
-        switch (action_failure_class(a->type, result)) {
-        case ACTION_FAIL_NONE:
+        enum action_failure f = action_failure_class(a->type, result);
+
+        if (f == ACTION_FAIL_NONE) {
                 st->defaff_set = true;
                 st->defaff_external = false;
                 st->defaff_last = cpuset_kept_get(&a->cpus);
-                break;
-        case ACTION_FAIL_TRANSIENT:
-                break;
-        default:
+        } else if (f != ACTION_FAIL_TRANSIENT)
                 /* one file with one meaning: a failure other than a busy
                  * moment will not go away (the daemon says which) */
                 st->defaff_broken = true;
-                break;
-        }
 }
 
 /* Threaded NAPI switched on as a relief (policy-napi.c). */
@@ -363,8 +359,7 @@ static int fill_report(struct pol_tick *t) {
                 for (int c = 0; c <= raw->max_cpu; c++) {
                         const struct sample_cpu *rc = &raw->cpus[c];
 
-                        rep->ref[c] = rc->valid ? (struct policy_pace_ref) { .load = MAX(rc->irq, 0) + MAX(rc->softirq, 0),
-                                                                             .idle = MAX(rc->idle, 0) }
+                        rep->ref[c] = rc->valid ? (struct policy_pace_ref) { pol_cpu_load(rc), MAX(rc->idle, 0) }
                                                 : (struct policy_pace_ref) { NAN, NAN };
                 }
         }
@@ -484,7 +479,7 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
 
                 if (!rc->valid || (cpu < CPUSET_MAX && cpuset_isset(&last->hot, cpu)))
                         continue;
-                L = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
+                L = pol_cpu_load(rc);
                 idle = MAX(rc->idle, 0);
                 /* not hot yet and at the threshold: count the samples fast */
                 if (L >= last->enter)
