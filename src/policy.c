@@ -366,7 +366,6 @@ static int fill_report(struct pol_tick *t) {
         rep->busy = cpuset_count(&t->settling) > 0 || cpuset_count(&t->touched) > 0;
         for (size_t i = 0; i < st->n_cpus; i++) {
                 struct pol_cpu *pc = &st->cpus[i];
-
                 uint64_t end;
 
                 rep->n_rising += !pc->hot && pc->above > 0;
