@@ -151,7 +151,7 @@ struct pol_cursor {
 
 /* Open addressing over record positions (slot = position + 1, 0 empty),
  * at most half full; a removal marks it stale for the next lookup to
- * rebuild.  A tick looks up every record: searched linearly, the square. */
+ * rebuild.  A tick looks up every record: linear searches cost n squared. */
 struct pol_index {
         uint32_t *slot;
         size_t cap;              /* power of two, 0 before the first insert */
