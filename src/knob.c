@@ -124,34 +124,14 @@ bool knob_word_valid(const char *s) {
 
 /* ---- paths ---- */
 
-/* The parts joined into buf, cut at size.  No snprintf: four paths a NIC
- * IRQ a tick, and snprintf costs several times as much. */
-static const char *path_cat(char *buf, size_t size, const char *const *parts) {
-        size_t o = 0;
-
-        for (; *parts; parts++) {
-                size_t n = strnlen(*parts, size - 1 - o);
-
-                memcpy(buf + o, *parts, n);
-                o += n;
-        }
-        buf[o] = 0;
+const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
+        snprintf(buf, size, "proc/irq/%u/%s", irq, leaf);
         return buf;
 }
 
-const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
-        char num[21] = "";
-
-        return path_cat(buf, size, (const char *[]) { "proc/irq/", util_format_u64(num + 20, irq), "/",
-                                                      leaf, NULL });
-}
-
 const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf) {
-        char num[21] = "";
-
-        return path_cat(buf, size,
-                        (const char *[]) { "sys/class/net/", nic, tx ? "/queues/tx-" : "/queues/rx-",
-                                           util_format_u64(num + 20, index), "/", leaf, NULL });
+        snprintf(buf, size, "sys/class/net/%s/queues/%s-%zu/%s", nic, tx ? "tx" : "rx", index, leaf);
+        return buf;
 }
 
 int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf) {
