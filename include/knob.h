@@ -52,6 +52,8 @@ struct knob_key {
 #define KNOB_THREADED_FILE "threaded"
 
 const char *knob_kind_to_string(enum knob_kind k);
+/* An action on kind k: "irq-affinity", "rps", "rps-flow-cnt"... */
+const char *action_type_to_string(enum knob_kind k);
 enum knob_kind knob_kind_from_string(const char *s);
 bool knob_nic_valid(const char *s);
 /* Whether the key's fields make a path. */
