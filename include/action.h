@@ -104,7 +104,6 @@ int action_copy(struct action *ret, const struct action *a);
 /* Frees what a owns (its sets), for an action outside a list. */
 void action_done(struct action *a);
 void action_list_free(struct action_list *l);
-const char *action_type_to_string(enum knob_kind t);
 /* "cpu_banned", ...; NULL for a code out of range. */
 const char *action_reason_to_string(enum action_reason r);
 /* Whether kind t can have reason r: the pairs the metrics show at 0. */

@@ -46,7 +46,6 @@ size_t apply_overlay(const struct apply *ap, const struct apply_overlay_entry **
 int apply_journal_error(const struct apply *ap);
 /* Whether the last apply_action() failed saving the journal before the write. */
 bool apply_failed_in_journal(const struct apply *ap);
-const char *apply_journal_path(const struct apply *ap);
 
 /* Puts back every original not changed by others since; the journal keeps
  * only failed restores.  0 or the first error. */

@@ -52,6 +52,8 @@ struct knob_key {
 #define KNOB_THREADED_FILE "threaded"
 
 const char *knob_kind_to_string(enum knob_kind k);
+/* An action on kind k: "irq-affinity", "rps", "rps-flow-cnt"... */
+const char *action_type_to_string(enum knob_kind k);
 enum knob_kind knob_kind_from_string(const char *s);
 bool knob_nic_valid(const char *s);
 /* Whether the key's fields make a path. */
@@ -60,8 +62,8 @@ bool knob_key_valid(const struct knob_key *k);
 int knob_key_format(const struct knob_key *k, char *buf, size_t len);
 bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);
 
-/* "proc/irq/IRQ/leaf", "sys/class/net/NIC/queues/rx-N/leaf" into buf,
- * without snprintf (several a tick); a cut path names no file. */
+/* "proc/irq/IRQ/leaf", "sys/class/net/NIC/queues/rx-N/leaf" into buf;
+ * a cut path names no file. */
 const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf);
 const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf);
 /* "proc/PID/task/TID/leaf". */

@@ -10,23 +10,6 @@
 #include "json.h"
 #include "util.h"
 
-static const char *const type_names[KNOB_KIND_MAX] = {
-        [KNOB_IRQ] = "irq-affinity",
-        [KNOB_RPS] = "rps",
-        [KNOB_FLOWCNT] = "rps-flow-cnt",
-        [KNOB_SOCKFLOW] = "rps-sock-flow-entries",
-        [KNOB_XPS] = "xps",
-        [KNOB_THREAD] = "thread-affinity",
-        [KNOB_DEFAFF] = "default-affinity",
-        [KNOB_THREADED] = "threaded-napi",
-};
-
-const char *action_type_to_string(enum knob_kind t) {
-        if (t < 0 || t >= KNOB_KIND_MAX)
-                return NULL;
-        return type_names[t];
-}
-
 static const char *const reason_names[ACTION_REASON_MAX] = {
 #define REASON_NAME(name, text) [ACTION_REASON_##name] = text,
         ACTION_REASONS(REASON_NAME)

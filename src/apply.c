@@ -202,10 +202,6 @@ bool apply_failed_in_journal(const struct apply *ap) {
         return ap->failed_in_journal;
 }
 
-const char *apply_journal_path(const struct apply *ap) {
-        return ap->undo->path;
-}
-
 int apply_restore_all(struct apply *ap, struct undo_report *ret) {
         return undo_restore(ap->undo, ap->rootfd, ap->root_is_host, ret);
 }

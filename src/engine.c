@@ -263,10 +263,10 @@ static void check_journal(struct engine *e) {
                 problem_set(&e->out->problems, PROBLEM_UNDO_JOURNAL, r,
                             "Cannot save the undo journal %s: %m; the state directory %s needs room or "
                             "repair, and nothing is changed until the journal can be saved",
-                            apply_journal_path(e->apply), e->state_dir);
+                            apply_undo(e->apply)->path, e->state_dir);
         else if (r == 0 && e->journal_failing)
                 problem_clear(&e->out->problems, PROBLEM_UNDO_JOURNAL, "The undo journal %s can be saved again",
-                              apply_journal_path(e->apply));
+                              apply_undo(e->apply)->path);
         e->journal_failing = r < 0;
 }
 

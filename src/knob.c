@@ -23,18 +23,20 @@ enum value { VALUE_LIST, VALUE_MASK, VALUE_NUMBER };
 
 static const struct {
         const char *name;
+        const char *action; /* an action on it, in logs, metrics and JSON */
         enum shape shape;
         enum value value;
         const char *file; /* a queue's or NIC's file, a global's path */
 } kinds[KNOB_KIND_MAX] = {
-        [KNOB_IRQ] = { "irq", SHAPE_IRQ, VALUE_LIST, NULL },
-        [KNOB_RPS] = { "rps", SHAPE_QUEUE, VALUE_MASK, KNOB_RPS_FILE },
-        [KNOB_XPS] = { "xps", SHAPE_QUEUE, VALUE_MASK, KNOB_XPS_FILE },
-        [KNOB_FLOWCNT] = { "flowcnt", SHAPE_QUEUE, VALUE_NUMBER, KNOB_FLOWCNT_FILE },
-        [KNOB_SOCKFLOW] = { "sockflow", SHAPE_GLOBAL, VALUE_NUMBER, KNOB_SOCKFLOW_PATH },
-        [KNOB_THREAD] = { "thread", SHAPE_THREAD, VALUE_LIST, NULL },
-        [KNOB_DEFAFF] = { "defaffinity", SHAPE_GLOBAL, VALUE_MASK, KNOB_DEFAFF_PATH },
-        [KNOB_THREADED] = { "threaded", SHAPE_NIC, VALUE_NUMBER, KNOB_THREADED_FILE },
+        [KNOB_IRQ] = { "irq", "irq-affinity", SHAPE_IRQ, VALUE_LIST, NULL },
+        [KNOB_RPS] = { "rps", "rps", SHAPE_QUEUE, VALUE_MASK, KNOB_RPS_FILE },
+        [KNOB_XPS] = { "xps", "xps", SHAPE_QUEUE, VALUE_MASK, KNOB_XPS_FILE },
+        [KNOB_FLOWCNT] = { "flowcnt", "rps-flow-cnt", SHAPE_QUEUE, VALUE_NUMBER, KNOB_FLOWCNT_FILE },
+        [KNOB_SOCKFLOW] = { "sockflow", "rps-sock-flow-entries", SHAPE_GLOBAL, VALUE_NUMBER,
+                            KNOB_SOCKFLOW_PATH },
+        [KNOB_THREAD] = { "thread", "thread-affinity", SHAPE_THREAD, VALUE_LIST, NULL },
+        [KNOB_DEFAFF] = { "defaffinity", "default-affinity", SHAPE_GLOBAL, VALUE_MASK, KNOB_DEFAFF_PATH },
+        [KNOB_THREADED] = { "threaded", "threaded-napi", SHAPE_NIC, VALUE_NUMBER, KNOB_THREADED_FILE },
 };
 
 static bool kind_valid(enum knob_kind k) {
@@ -43,6 +45,10 @@ static bool kind_valid(enum knob_kind k) {
 
 const char *knob_kind_to_string(enum knob_kind k) {
         return kind_valid(k) ? kinds[k].name : NULL;
+}
+
+const char *action_type_to_string(enum knob_kind k) {
+        return kind_valid(k) ? kinds[k].action : NULL;
 }
 
 enum knob_kind knob_kind_from_string(const char *s) {
@@ -124,34 +130,14 @@ bool knob_word_valid(const char *s) {
 
 /* ---- paths ---- */
 
-/* The parts joined into buf, cut at size.  No snprintf: four paths a NIC
- * IRQ a tick, and snprintf costs several times as much. */
-static const char *path_cat(char *buf, size_t size, const char *const *parts) {
-        size_t o = 0;
-
-        for (; *parts; parts++) {
-                size_t n = strnlen(*parts, size - 1 - o);
-
-                memcpy(buf + o, *parts, n);
-                o += n;
-        }
-        buf[o] = 0;
+const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
+        snprintf(buf, size, "proc/irq/%u/%s", irq, leaf);
         return buf;
 }
 
-const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf) {
-        char num[21] = "";
-
-        return path_cat(buf, size, (const char *[]) { "proc/irq/", util_format_u64(num + 20, irq), "/",
-                                                      leaf, NULL });
-}
-
 const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf) {
-        char num[21] = "";
-
-        return path_cat(buf, size,
-                        (const char *[]) { "sys/class/net/", nic, tx ? "/queues/tx-" : "/queues/rx-",
-                                           util_format_u64(num + 20, index), "/", leaf, NULL });
+        snprintf(buf, size, "sys/class/net/%s/queues/%s-%zu/%s", nic, tx ? "tx" : "rx", index, leaf);
+        return buf;
 }
 
 int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf) {
