@@ -261,18 +261,15 @@ static void set_range(cpuset_t *s, int a, int b) {
 
 /* Reads a decimal CPU number; -ERANGE past CPUSET_MAX, -EINVAL if no digit. */
 static int parse_cpu(const char **p, int *ret) {
-        const char *s = *p;
-        long v = 0;
+        char *end;
+        unsigned long v;
 
-        if (!isdigit((unsigned char) *s))
+        if (!isdigit((unsigned char) **p))
                 return -EINVAL;
-        while (isdigit((unsigned char) *s)) {
-                v = v * 10 + (*s - '0');
-                if (v >= CPUSET_MAX)
-                        return -ERANGE;
-                s++;
-        }
-        *p = s;
+        v = strtoul(*p, &end, 10); /* ULONG_MAX on overflow: out of range too */
+        if (v >= CPUSET_MAX)
+                return -ERANGE;
+        *p = end;
         *ret = (int) v;
         return 0;
 }
@@ -385,17 +382,15 @@ int cpuset_parse_mask(const char *s, cpuset_t *ret) {
         /* Walk chunks from the least significant (last) one. */
         while (end > start) {
                 const char *c = end;
-                uint32_t v = 0;
+                size_t len;
+                uint32_t v;
 
                 while (c > start && c[-1] != ',')
                         c--;
-                if (end - c == 0 || end - c > 8)
+                len = (size_t) (end - c);
+                if (len == 0 || len > 8 || strspn(c, "0123456789abcdefABCDEF") < len)
                         return -EINVAL;
-                for (const char *q = c; q < end; q++) {
-                        if (!isxdigit((unsigned char) *q))
-                                return -EINVAL;
-                        v = v << 4 | (uint32_t) (isdigit((unsigned char) *q) ? *q - '0' : (*q | 0x20) - 'a' + 10);
-                }
+                v = (uint32_t) strtoul(c, NULL, 16);
                 if (v) {
                         if (chunk >= CPUSET_MAX / 32)
                                 return -ERANGE;

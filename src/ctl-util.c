@@ -80,27 +80,15 @@ void ctl_cpu_queues(const struct inventory *inv, int cpu, void (*fn)(const char 
 
 int ctl_parse_interval(const char *s, uint64_t *ret_usec) {
         uint64_t usec;
-        char *end;
-        double d;
         int r;
 
         if (!s || !*s)
                 return -EINVAL;
-        /* a bare number is seconds, a fraction too ("0.2") */
-        errno = 0;
-        d = strtod(s, &end);
-        if (end != s && *end == '\0' && s[0] >= '0' && s[0] <= '9') {
-                if (errno != 0 || !(d > 0) || d > 3600)
-                        return -ERANGE;
-                usec = (uint64_t) (d * 1e6 + 0.5);
-        } else {
-                r = util_parse_duration_usec(s, &usec);
-                if (r < 0)
-                        return r;
-                if (usec > 3600ULL * 1000000)
-                        return -ERANGE;
-        }
-        if (usec < 1000)
+        /* a bare number is seconds, a fraction too ("0.2"), as in the file */
+        r = util_parse_duration_usec(s, &usec);
+        if (r < 0)
+                return r;
+        if (usec < 1000 || usec > 3600ULL * 1000000)
                 return -ERANGE;
         *ret_usec = usec;
         return 0;

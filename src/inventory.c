@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,18 +18,6 @@
 #include "util.h"
 
 /* ---- the pure name classifier ---- */
-
-/* Whole-string non-negative decimal that fits an int. */
-static bool parse_index(const char *s, int *ret) {
-        int v;
-
-        if (!isdigit((unsigned char) s[0]))
-                return false;
-        if (util_parse_int(s, (size_t) -1, &v) < 0 || v < 0)
-                return false;
-        *ret = v;
-        return true;
-}
 
 /* s begins with prefix; returns the rest or NULL. */
 static const char *skip_prefix(const char *s, const char *prefix) {
@@ -50,22 +39,21 @@ static bool contains_pci_token(const char *name, const char *pci_addr) {
         return false;
 }
 
-/* "<prefix><N><rest>": N into *ret when the rest follows it exactly. */
+/* "<prefix><N><rest>": N (decimal, fits an int) into *ret when the rest
+ * follows it exactly. */
 static bool parse_numbered(const char *s, const char *prefix, const char *rest, int *ret) {
-        char num[16];
-        const char *n = skip_prefix(s, prefix), *e;
-        size_t len;
+        const char *n = skip_prefix(s, prefix);
+        unsigned long v;
+        char *e;
 
-        if (!n)
+        if (!n || !isdigit((unsigned char) *n))
                 return false;
-        for (e = n; isdigit((unsigned char) *e); e++)
-                ;
-        len = (size_t) (e - n);
-        if (len == 0 || len >= sizeof(num) || strcmp(e, rest) != 0)
+        errno = 0;
+        v = strtoul(n, &e, 10);
+        if (errno || v > INT_MAX || strcmp(e, rest) != 0)
                 return false;
-        memcpy(num, n, len);
-        num[len] = 0;
-        return parse_index(num, ret);
+        *ret = (int) v;
+        return true;
 }
 
 /* The part of an IRQ name after the device name: "-TxRx-3" etc. */
@@ -84,8 +72,7 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
         };
 
         for (size_t i = 0; i < ELEMENTSOF(families); i++) {
-                const char *n = skip_prefix(rest, families[i].suffix);
-                if (n && parse_index(n, ret_queue))
+                if (parse_numbered(rest, families[i].suffix, "", ret_queue))
                         return families[i].role;
         }
         return INVENTORY_IRQ_NONE;
@@ -208,15 +195,13 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
         }
 
         if (virtio_dev && virtio_dev[0] && (rest = skip_prefix(irq_name, virtio_dev))) {
-                const char *n;
-
                 /* virtio_pci: "virtioK-input.N"/"-output.N"; one shared
                  * "virtioK-virtqueues" or INTx "virtioK" serves all */
                 if (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)
                         return found(INVENTORY_IRQ_RXTX, 0, ret_queue);
-                if ((n = skip_prefix(rest, "-input.")) && parse_index(n, &q))
+                if (parse_numbered(rest, "-input.", "", &q))
                         return found(INVENTORY_IRQ_RX, q, ret_queue);
-                if ((n = skip_prefix(rest, "-output.")) && parse_index(n, &q))
+                if (parse_numbered(rest, "-output.", "", &q))
                         return found(INVENTORY_IRQ_TX, q, ret_queue);
                 if (rest[0] == '-') /* config, control, anything else of it */
                         return found(INVENTORY_IRQ_OTHER, -1, ret_queue);

@@ -1,7 +1,6 @@
 /* Worker discovery: processes matching the [worker] sections, and their
  * threads with the CPUs each may run on. */
 #define _GNU_SOURCE 1
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -88,30 +87,27 @@ struct matcher {
         pid_t pidfile_pid;            /* 0: none, or the pidfile was unreadable */
 };
 
-static pid_t read_pidfile(int rootfd, const char *path) {
-        _cleanup_(freep) char *buf = NULL;
-        size_t len, n = 0, s;
+static bool parse_pid(const char *name, size_t len, pid_t *ret) {
         uint64_t v;
 
-        /* a host path read under the root like the rest: fixtures can hold it */
-        if (rootfs_read(rootfd, path, &buf, &len) < 0)
-                return 0;
-        while (n < len && isspace((unsigned char) buf[n]))
-                n++;
-        for (s = n; n < len && isdigit((unsigned char) buf[n]); n++)
-                ;
-        if (util_parse_u64(buf + s, n - s, &v) < 0 || v == 0 || v > INT32_MAX)
-                return 0;
-        return (pid_t) v;
-}
-
-static bool parse_pid(const char *name, pid_t *ret) {
-        uint64_t v;
-
-        if (util_parse_u64(name, (size_t) -1, &v) < 0 || v == 0 || v > INT32_MAX)
+        if (util_parse_u64(name, len, &v) < 0 || v == 0 || v > INT32_MAX)
                 return false;
         *ret = (pid_t) v;
         return true;
+}
+
+/* The pid the file starts with (after white space), 0 for none. */
+static pid_t read_pidfile(int rootfd, const char *path) {
+        _cleanup_(freep) char *buf = NULL;
+        pid_t pid = 0;
+        char *p;
+
+        /* a host path read under the root like the rest: fixtures can hold it */
+        if (rootfs_read(rootfd, path, &buf, NULL) < 0)
+                return 0;
+        p = buf + strspn(buf, " \t\n\v\f\r");
+        (void) parse_pid(p, strspn(p, "0123456789"), &pid);
+        return pid;
 }
 
 /* The facts about one process that matching needs. */
@@ -233,7 +229,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
                 struct procfs_pid_stat st;
                 size_t len;
 
-                if (!parse_pid(de->d_name, &t.tid))
+                if (!parse_pid(de->d_name, (size_t) -1, &t.tid))
                         continue;
                 /* the starttime first: a TID without it by the write is another task */
                 r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "stat");
@@ -305,7 +301,7 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                 struct worker_proc wp = { .worker = -1 };
                 pid_t pid;
 
-                if (!parse_pid(de->d_name, &pid))
+                if (!parse_pid(de->d_name, (size_t) -1, &pid))
                         continue;
                 if (read_procinfo(rootfd, pid, &pi) < 0 || is_kernel_thread(&pi)) {
                         procinfo_done(&pi);
@@ -411,7 +407,7 @@ int workers_find_comm(int rootfd, const char *comm, const char *same_path, pid_t
                 char path[32], buf[32];
                 pid_t pid;
 
-                if (!parse_pid(de->d_name, &pid))
+                if (!parse_pid(de->d_name, (size_t) -1, &pid))
                         continue;
                 snprintf(path, sizeof(path), "proc/%d/comm", (int) pid);
                 if (rootfs_read_line(rootfd, path, buf, sizeof(buf)) < 0)
