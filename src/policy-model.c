@@ -124,6 +124,25 @@ double pol_load(const struct pol_tick *t, int cpu) {
         return t->load[cpu];
 }
 
+/* A CPU that drops packets (softnet_stat) is asked for more than it
+ * serves: its load stops at 100%, its demand does not.  The demand is the
+ * load over the share of packets kept, at most POL_DEMAND_MAX times the
+ * load.  It only ranks a dropping CPU against a move's target and sizes
+ * the work a move takes off it: the layout and RPS sets use the load. */
+double pol_demand_factor(const struct pol_tick *t, int cpu) {
+        const struct sample_rates *l = t->in->load;
+        double d;
+
+        if (!l || cpu < 0 || cpu > l->max_cpu || !l->cpus[cpu].valid)
+                return 1;
+        d = MIN(MAX(l->cpus[cpu].drop, 0), 1 - 1 / POL_DEMAND_MAX);
+        return 1 / (1 - d);
+}
+
+double pol_demand(const struct pol_tick *t, int cpu) {
+        return pol_load(t, cpu) * pol_demand_factor(t, cpu);
+}
+
 /* Settling from an earlier tick's action (this tick's are in t->touched). */
 bool pol_settling(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < CPUSET_MAX && cpuset_isset(&t->settling, cpu);
@@ -449,13 +468,14 @@ static void update_hot(struct pol_tick *t) {
                 }
                 room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_enter && L < c->hot_exit) > 0;
                 sat_enter = idle < c->saturated_idle && L >= c->saturated_share && room;
-                hot_now = L >= c_enter || sat_enter;
+                /* a dropping CPU by its demand (pol_demand) */
+                hot_now = L * pol_demand_factor(t, cpu) >= c_enter || sat_enter;
                 /* the same hysteresis below a lower enter level */
                 if (c_enter < enter)
                         c_exit = MIN(exit_at, pol_level(t) + (c_enter - pol_level(t)) / 3);
 
                 if (pc->hot) {
-                        bool stay = L >= c_exit;
+                        bool stay = L * pol_demand_factor(t, cpu) >= c_exit;
                         if (!stay && pc->saturated)
                                 stay = idle < room_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter;
                         if (!stay) {
