@@ -127,8 +127,8 @@ double pol_load(const struct pol_tick *t, int cpu) {
 /* A CPU that drops packets (softnet_stat) is asked for more than it
  * serves: its load stops at 100%, its demand does not.  The demand is the
  * load over the share of packets kept, at most POL_DEMAND_MAX times the
- * load.  It only ranks a dropping CPU against a move's target and sizes
- * the work a move takes off it: the layout and RPS sets use the load. */
+ * load.  It only judges a move off a dropping CPU (the work it takes, the
+ * target's room): the hot test, the layout and RPS sets use the load. */
 double pol_demand_factor(const struct pol_tick *t, int cpu) {
         const struct sample_rates *l = t->in->load;
         double d;
@@ -468,14 +468,13 @@ static void update_hot(struct pol_tick *t) {
                 }
                 room = n_room - (cpuset_isset(&t->eligible, cpu) && idle > room_enter && L < c->hot_exit) > 0;
                 sat_enter = idle < c->saturated_idle && L >= c->saturated_share && room;
-                /* a dropping CPU by its demand (pol_demand) */
-                hot_now = L * pol_demand_factor(t, cpu) >= c_enter || sat_enter;
+                hot_now = L >= c_enter || sat_enter;
                 /* the same hysteresis below a lower enter level */
                 if (c_enter < enter)
                         c_exit = MIN(exit_at, pol_level(t) + (c_enter - pol_level(t)) / 3);
 
                 if (pc->hot) {
-                        bool stay = L * pol_demand_factor(t, cpu) >= c_exit;
+                        bool stay = L >= c_exit;
                         if (!stay && pc->saturated)
                                 stay = idle < room_idle && L >= c->saturated_share * c->hot_exit / c->hot_enter;
                         if (!stay) {
