@@ -1412,11 +1412,12 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                         int rc = cpuset_first(&rq->mask), tc = cpuset_first(&tq->mask);
                         double D = hard[rc] + soft[rc], scale = D > 1 ? 1 / D : 1;
                         double base = n->load * n->weight[q] + (q == n->eleph_q ? n->eleph_load : 0);
-                        double w = base * profile_factor(n, t) * n->intr_rate * ts * scale;
+                        double w1 = base * profile_factor(n, t) * n->intr_rate * ts, w = w1 * scale;
                         if (rq != tq) {
+                                /* each vector slowed by its own CPU's saturation only */
                                 double Dt = hard[tc] + soft[tc];
                                 rq->carry[rc] += w * (1 - n->tx_share);
-                                tq->carry[tc] += w * n->tx_share * (Dt > 1 ? 1 / Dt : 1);
+                                tq->carry[tc] += w1 * n->tx_share * (Dt > 1 ? 1 / Dt : 1);
                                 tq->counts[tc] += (uint64_t)tq->carry[tc];
                                 tq->carry[tc] -= (uint64_t)tq->carry[tc];
                         } else {

@@ -108,6 +108,7 @@ struct engine {
         size_t n_msi_warned, allocated_msi_warned;
         struct log_ratelimit tick_rl; /* sampling/inventory failures, a limiter of their own */
         int policy_errno;         /* errno of the failing policy, said once; 0 when it works */
+        int softnet_errno;        /* errno of the failing softnet_stat read, said once; 0 when it works */
         bool journal_failing;     /* the undo journal could not be saved (said once) */
 };
 

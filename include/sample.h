@@ -34,6 +34,11 @@ struct sample_snapshot {
         size_t n_qstats;
         bool has_qstats;
         uint64_t qstats_usec;    /* when they were read */
+        /* /proc/net/softnet_stat per CPU (index = CPU), read on full
+         * ticks while a CPU reads saturated: packets processed and
+         * dropped; n_softnet 0 when not read */
+        uint64_t *softnet_proc, *softnet_drop;
+        int n_softnet;
 };
 
 /* The files read at every tick, kept open between ticks. */
@@ -48,6 +53,11 @@ int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *
  * is read or carried (moved) from prev, with the qstats.  On error *ret is freed. */
 int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
                               struct sample_snapshot *ret);
+/* Parses /proc/net/softnet_stat into s's softnet arrays. */
+int sample_parse_softnet(const char *buf, size_t len, struct sample_snapshot *s);
+/* Reads /proc/net/softnet_stat into *ret (its drop figures are none when
+ * this fails: ENOENT on a kernel or tree without it, EBADMSG when malformed). */
+int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret);
 int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret);
 void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
 int sample_snapshot_take_irqs(int rootfd, struct sample_snapshot *ret);
@@ -80,6 +90,9 @@ struct sample_cpu {
         /* NAPI kthreads' share on this CPU, moved from sys into softirq
          * (net_frac raised to match): the receive work NET_RX would do */
         double napi;
+        /* Share of the packets for this CPU's network work that it dropped
+         * (softnet_stat): its demand is its irq+softirq / (1 - drop). */
+        double drop;
 };
 
 struct sample_irq {

@@ -156,6 +156,30 @@ void engine_log_policy_result(int *last, int r) {
         log_error_errno(r, "Policy failed: %m; nothing is changed until it works again (said once)");
 }
 
+/* Whether a CPU of this tick's raw sample reads saturated: only then is
+ * softnet_stat read, for the packets it drops (its load stops at 100%). */
+static bool any_saturated(const struct config *c, const struct sample_rates *raw) {
+        for (int cpu = 0; cpu <= raw->max_cpu; cpu++)
+                if (raw->cpus[cpu].valid && raw->cpus[cpu].idle < c->saturated_idle)
+                        return true;
+        return false;
+}
+
+/* Without softnet_stat the policy has no drop figures and judges saturated
+ * CPUs on their load, as before: said once, nothing else is lost. */
+static void take_softnet(struct engine *e, struct sample_snapshot *cur) {
+        int r = sample_snapshot_take_softnet(e->rootfd, cur);
+
+        if (r < 0 && r != e->softnet_errno) {
+                if (r == -ENOENT)
+                        log_info("No /proc/net/softnet_stat: saturated CPUs are judged without their drops");
+                else
+                        log_warning_errno(r, "Failed to read /proc/net/softnet_stat, saturated CPUs are judged "
+                                          "without their drops: %m");
+        }
+        e->softnet_errno = r < 0 ? r : 0;
+}
+
 void engine_log_tick_failure(struct log_ratelimit *rl, int r, const char *what, uint64_t now) {
         if (!log_ratelimit_ok(rl, now))
                 return;
@@ -619,6 +643,8 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
 
                 read_irqs = why != NULL;
                 r = sample_snapshot_take_softirqs(e->rootfd, &e->files, &cur);
+                if (r >= 0 && have_raw && any_saturated(e->config, &raw))
+                        take_softnet(e, &cur);
                 if (r >= 0 && read_irqs) {
                         log_debug("Reading /proc/interrupts: %s", why);
                         what = "read /proc/interrupts";

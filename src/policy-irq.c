@@ -2,6 +2,7 @@
  * off an unplugged CPU, rebalancing moves off hot CPUs, and XPS following
  * the rx IRQ (docs/DESIGN.md "Policy"). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,7 +511,7 @@ static int coolest(const struct pol_tick *t, const struct pol_unit *u, const cpu
 
                 if (cpu == not || (cool && pol_settling(t, cpu)) || !unit_fits(t, &t->vec, u, cpu, which))
                         continue;
-                if (best < 0 || (best_hot && !hot) || (hot == best_hot && t->load[cpu] < t->load[best])) {
+                if (best < 0 || (best_hot && !hot) || (hot == best_hot && pol_demand(t, cpu) < pol_demand(t, best))) {
                         best = cpu;
                         best_hot = hot;
                 }
@@ -583,13 +584,18 @@ struct move {
 };
 
 /* Best target for work w of u (its IRQs `which`) off cpu among cand, by the
- * pair's projected peak, remote work at POL_REMOTE_COST. */
+ * pair's projected peak, remote work at POL_REMOTE_COST.  Off a CPU that
+ * drops packets the peak is of demands (pol_demand): w is a share of what
+ * it served, and the target must have room for that share of its demand. */
 static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cpu, const cpuset_t *cand, double w,
                             unsigned which) {
-        struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which, true), .peak = 2 };
+        struct move m = { .u = u, .to = coolest(t, u, cand, cpu, which, true), .peak = HUGE_VAL };
 
-        if (m.to >= 0)
-                m.peak = MAX(t->load[cpu] - w, t->load[m.to] + pol_work_cost(t, u, m.to, w));
+        if (m.to >= 0) {
+                double k = pol_demand_factor(t, cpu);
+
+                m.peak = MAX(pol_demand(t, cpu) - w * k, pol_demand(t, m.to) + pol_work_cost(t, u, m.to, w * k));
+        }
         return m;
 }
 
@@ -597,7 +603,7 @@ static struct move try_move(const struct pol_tick *t, struct pol_unit *u, int cp
  * CPUs are weighed too (their work at its remote cost): none, one that
  * leaves a CPU hot, or one that does not gain min_gain. */
 static bool local_short(const struct pol_tick *t, int cpu, const struct move *m) {
-        return m->to < 0 || m->peak >= pol_enter(t) || t->load[cpu] - m->peak < pol_min_gain(t) - 1e-9;
+        return m->to < 0 || m->peak >= pol_enter(t) || pol_demand(t, cpu) - m->peak < pol_min_gain(t) - 1e-9;
 }
 
 /* A tx IRQ apart (docs/DESIGN.md "Policy"), by try_move: the one whose
@@ -606,7 +612,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         double busy = pol_busy(t, cpu);
         struct pol_unit *bu = NULL;
         int bto = -1;
-        double bpeak = 2;
+        double bpeak = HUGE_VAL; /* demands may pass 2 (pol_demand) */
         cpuset_t used, irqs;
 
         /* the CPUs queue IRQs fire on, and those or RPS steers to */
@@ -656,7 +662,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                         bpeak = m.peak;
                 }
         }
-        if (!bu || t->load[cpu] - bpeak < pol_min_gain(t) - 1e-9)
+        if (!bu || pol_demand(t, cpu) - bpeak < pol_min_gain(t) - 1e-9)
                 return false;
         {
                 const struct inventory_irq *ii = inventory_irq(t->inv, bu->irq[1]);
@@ -681,7 +687,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                 action_set_reason(a, t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
                                   "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx "
                                   "IRQ; projected peak %.0f%% -> %.0f%%", cpu, 100 * t->load[cpu],
-                                  t->nics[bu->nic].nic->name, bu->queue, 100 * t->load[cpu], 100 * bpeak);
+                                  t->nics[bu->nic].nic->name, bu->queue, 100 * pol_demand(t, cpu), 100 * bpeak);
         }
         move_load(t, cpu, bto, bu->tx);
         bu->touched = true;
@@ -695,7 +701,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
 static void rebalance_cpu(struct pol_tick *t, int cpu) {
         const struct config *c = t->c;
         struct pol_unit *top = NULL, *spread = NULL;
-        struct move best = { .peak = 2 }, near = { .peak = 2 };
+        struct move best = { .peak = HUGE_VAL }, near = { .peak = HUGE_VAL };
         double busy = pol_busy(t, cpu);
         unsigned nb = 0, n_dwell = 0, n_fixed = 0;
         bool blocked;            /* a move may help once a dwell or the cap allows it */
@@ -757,18 +763,18 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 }
         }
         /* a small epsilon so that a gain of exactly min_gain counts */
-        if (best.u && t->load[cpu] - best.peak >= pol_min_gain(t) - 1e-9) {
+        if (best.u && pol_demand(t, cpu) - best.peak >= pol_min_gain(t) - 1e-9) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
 
                 if (pc->saturated)
                         snprintf(reason, sizeof(reason),
                                  "CPU%d saturated (softirq+irq %.0f%%, idle %.0f%%) for %u samples; projected peak %.0f%% -> %.0f%%",
-                                 cpu, 100 * t->load[cpu], 100 * t->idle[cpu], c->hot_samples, 100 * t->load[cpu],
+                                 cpu, 100 * t->load[cpu], 100 * t->idle[cpu], c->hot_samples, 100 * pol_demand(t, cpu),
                                  100 * best.peak);
                 else
                         snprintf(reason, sizeof(reason),
                                  "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
-                                 100 * t->load[cpu], c->hot_samples, 100 * t->load[cpu], 100 * best.peak);
+                                 100 * t->load[cpu], c->hot_samples, 100 * pol_demand(t, cpu), 100 * best.peak);
                 emit_unit(t, best.u, best.to, false, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
                           reason);
                 move_load(t, cpu, best.to, best.u->work);
@@ -792,7 +798,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                          "no move gains min_gain (%.0f%%): the best, IRQ of %s queue %d to CPU%d, lowers the peak "
                          "%.0f%% -> %.0f%%",
                          100 * pol_min_gain(t), t->nics[m->u->nic].nic->name, m->u->queue, m->to,
-                         100 * t->load[cpu], 100 * m->peak);
+                         100 * pol_demand(t, cpu), 100 * m->peak);
         } else if (n_fixed == nb)
                 snprintf(why, why_len, "its busy queues are pinned by configuration or already moved this tick");
         else

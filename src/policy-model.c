@@ -124,6 +124,25 @@ double pol_load(const struct pol_tick *t, int cpu) {
         return t->load[cpu];
 }
 
+/* A CPU that drops packets (softnet_stat) is asked for more than it
+ * serves: its load stops at 100%, its demand does not.  The demand is the
+ * load over the share of packets kept, at most POL_DEMAND_MAX times the
+ * load.  It only judges a move off a dropping CPU (the work it takes, the
+ * target's room): the hot test, the layout and RPS sets use the load. */
+double pol_demand_factor(const struct pol_tick *t, int cpu) {
+        const struct sample_rates *l = t->in->load;
+        double d;
+
+        if (!l || cpu < 0 || cpu > l->max_cpu || !l->cpus[cpu].valid)
+                return 1;
+        d = MIN(MAX(l->cpus[cpu].drop, 0), 1 - 1 / POL_DEMAND_MAX);
+        return 1 / (1 - d);
+}
+
+double pol_demand(const struct pol_tick *t, int cpu) {
+        return pol_load(t, cpu) * pol_demand_factor(t, cpu);
+}
+
 /* Settling from an earlier tick's action (this tick's are in t->touched). */
 bool pol_settling(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < CPUSET_MAX && cpuset_isset(&t->settling, cpu);

@@ -194,6 +194,10 @@ void pol_note(struct pol_tick *t, int level, const char *fmt, ...) _printf_(3, 4
  * IRQ=, DEVICE= and QUEUE= fields (device NULL or "", queue -1: none). */
 void pol_note_about(struct pol_tick *t, enum policy_note_kind kind, unsigned irq, const char *device, int queue);
 double pol_load(const struct pol_tick *t, int cpu);
+/* A dropping CPU's demand: its load over the share of packets it kept. */
+#define POL_DEMAND_MAX 4.0
+double pol_demand_factor(const struct pol_tick *t, int cpu);
+double pol_demand(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
 /* Work of u's NIC placed on cpu: dearer off the NIC's node (the simulator's
  * and the lower bound's remote cost). */

@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "netdev.h"
+#include "cpuset.h"
 #include "procfs.h"
 #include "rootfs.h"
 #include "sample.h"
@@ -31,9 +32,84 @@ int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t n
         return take_failed(ret, procfs_stat_read(rootfd, files ? &files->stat : NULL, &ret->stat));
 }
 
+static void softnet_drop_arrays(struct sample_snapshot *s) {
+        free(s->softnet_proc);
+        free(s->softnet_drop);
+        s->softnet_proc = s->softnet_drop = NULL;
+        s->n_softnet = 0;
+}
+
+/* softnet_seq_show() (net/core/net-procfs.c): a line per possible CPU with
+ * work, hex columns processed, dropped (backlog full), time_squeeze, ...,
+ * and since 5.10 the CPU's number as the 13th; older lines are in CPU
+ * order.  The counters are 32-bit. */
+int sample_parse_softnet(const char *buf, size_t len, struct sample_snapshot *s) {
+        size_t allocated = 0, pos = 0;
+        int line = 0;
+
+        softnet_drop_arrays(s);
+        while (pos < len) {
+                unsigned long v[13];
+                size_t end = pos;
+                int n = 0, cpu;
+                char tmp[256];
+
+                while (end < len && buf[end] != '\n')
+                        end++;
+                if (end - pos >= sizeof(tmp))
+                        return -EBADMSG;
+                memcpy(tmp, buf + pos, end - pos);
+                tmp[end - pos] = 0;
+                pos = end + 1;
+                for (char *p = tmp, *e; n < 13; p = e) {
+                        errno = 0;
+                        v[n] = strtoul(p, &e, 16);
+                        if (e == p || errno)
+                                break;
+                        n++;
+                }
+                if (n == 0)
+                        continue;
+                if (n < 3)
+                        return -EBADMSG;
+                cpu = n >= 13 ? (int) v[12] : line;
+                line++;
+                if (cpu < 0 || cpu >= CPUSET_MAX)
+                        return -EBADMSG;
+                if (cpu >= s->n_softnet) {
+                        size_t a2 = allocated;
+                        if (util_grow((void **) &s->softnet_proc, &allocated, (size_t) cpu + 1, sizeof(uint64_t)) < 0 ||
+                            util_grow((void **) &s->softnet_drop, &a2, (size_t) cpu + 1, sizeof(uint64_t)) < 0)
+                                return -ENOMEM;
+                        for (int c = s->n_softnet; c <= cpu; c++)
+                                s->softnet_proc[c] = s->softnet_drop[c] = UINT64_MAX;
+                        s->n_softnet = cpu + 1;
+                }
+                s->softnet_proc[cpu] = v[0];
+                s->softnet_drop[cpu] = v[1];
+        }
+        return 0;
+}
+
+int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret) {
+        char *buf = NULL;
+        size_t len = 0;
+        int r;
+
+        softnet_drop_arrays(ret);
+        r = rootfs_read(rootfd, "proc/net/softnet_stat", &buf, &len);
+        if (r >= 0)
+                r = sample_parse_softnet(buf, len, ret);
+        if (r < 0)
+                softnet_drop_arrays(ret);
+        free(buf);
+        return r < 0 ? r : 0;
+}
+
 int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
         procfs_softirqs_free(&ret->softirqs);
         ret->softirq_usec = 0;
+        softnet_drop_arrays(ret);
         return take_failed(ret, procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs));
 }
 
@@ -42,6 +118,12 @@ void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_
         ret->softirqs = prev->softirqs;
         ret->softirq_usec = sample_snapshot_softirq_usec(prev);
         prev->softirqs = (struct procfs_softirqs) {};
+        softnet_drop_arrays(ret);
+        ret->softnet_proc = prev->softnet_proc;
+        ret->softnet_drop = prev->softnet_drop;
+        ret->n_softnet = prev->n_softnet;
+        prev->softnet_proc = prev->softnet_drop = NULL;
+        prev->n_softnet = 0;
 }
 
 int sample_snapshot_take_irqs(int rootfd, struct sample_snapshot *ret) {
@@ -115,6 +197,7 @@ void sample_snapshot_free(struct sample_snapshot *s) {
         procfs_stat_free(&s->stat);
         procfs_softirqs_free(&s->softirqs);
         procfs_interrupts_free(&s->interrupts);
+        softnet_drop_arrays(s);
         free(s->napi);
         s->napi = NULL;
         s->n_napi = 0;
@@ -301,6 +384,19 @@ static bool counter_delta(uint64_t x, uint64_t y, uint64_t *ret) {
         return true;
 }
 
+/* The share of cpu's packets dropped between the snapshots (32-bit
+ * counters), 0 when unknown. */
+static double softnet_drop_share(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu) {
+        uint64_t p, d;
+
+        if (cpu >= prev->n_softnet || cpu >= cur->n_softnet || prev->softnet_proc[cpu] == UINT64_MAX ||
+            cur->softnet_proc[cpu] == UINT64_MAX)
+                return 0;
+        p = (uint32_t) (cur->softnet_proc[cpu] - prev->softnet_proc[cpu]);
+        d = (uint32_t) (cur->softnet_drop[cpu] - prev->softnet_drop[cpu]);
+        return p + d > 0 ? (double) d / (double) (p + d) : 0;
+}
+
 /* Fills cpu's shares; false when the interval is unusable.  dt_sirq 0:
  * softirqs carried, the NET fields stay 0. */
 static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
@@ -345,6 +441,7 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         ret->net_rx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_RX] / dt_sirq : 0;
         ret->net_tx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_TX] / dt_sirq : 0;
         ret->napi = napi_share(prev, cur, cpu, d, total);
+        ret->drop = dt_sirq > 0 ? softnet_drop_share(prev, cur, cpu) : 0;
         if (ret->napi > 0) {
                 double net = ret->softirq * ret->net_frac;
 
@@ -729,6 +826,7 @@ static void blend_cpu(struct sample_cpu *out, const struct sample_cpu *o, const 
         out->net_rx_rate = blend(o->net_rx_rate, n->net_rx_rate, alpha);
         out->net_tx_rate = blend(o->net_tx_rate, n->net_tx_rate, alpha);
         out->napi = blend(o->napi, n->napi, alpha);
+        out->drop = blend(o->drop, n->drop, alpha);
 }
 
 /* The entry whose CPUs an IRQ's smoothed rates take: the newest valid one that fired. */
@@ -810,6 +908,7 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                                 out.cpus[c].net_frac = o->net_frac;
                                 out.cpus[c].net_rx_rate = o->net_rx_rate;
                                 out.cpus[c].net_tx_rate = o->net_tx_rate;
+                                out.cpus[c].drop = o->drop;
                         }
                 }
         }

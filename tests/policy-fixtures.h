@@ -46,6 +46,7 @@ struct fx {
         struct inventory inv;
         struct sample_rates load;
         bool have_load;
+        bool drops;                    /* fx_model shows a CPU's excess as softnet drops */
         struct config cfg;
         struct worker_set ws;
         cpuset_t bans;           /* runtime bans handed to every tick */
@@ -401,6 +402,8 @@ static inline void fx_model(struct fx *f, const double *noise) {
         }
         for (int c = 0; c < f->n_cpus; c++) {
                 double s = soft[c] * (noise ? noise[c] : 1);
+                /* the kernel serves 100% and drops the rest */
+                f->load.cpus[c].drop = f->drops && s > 1 ? 1 - 1 / s : 0;
                 if (s > 1)
                         s = 1;
                 fx_cpu(f, c, s, MIN(f->user[c], 1 - s));

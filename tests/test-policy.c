@@ -1823,6 +1823,53 @@ static void test_move_all_hot(void **state) {
         fx_free(&f);
 }
 
+/* A saturated CPU's demand is not its 100%: 2 CPUs, CPU0 with queues of
+ * 0.7 and 0.6 CPU (1.3, it serves 100% and drops the rest, which
+ * softnet_stat shows), CPU1 with one of 0.62 beside 38% user.  Judged on
+ * the 100%, moving the 0.6 queue (46% of it) to CPU1 makes it 108%: no
+ * gain, and the peak demand stayed at 1.3.  Judged on the demand, the
+ * move takes the peak to 1.22; once made, nothing moves back. */
+static void test_move_saturated_demand(void **state) {
+        struct fx f;
+        unsigned moves = 0;
+        double demand[2];
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.single_queue_rps = false;
+        f.cfg.min_gain = 0.05;
+        f.drops = true;
+        fx_add_nic(&f, "eth0", 0, 3, true, 50, false, false);
+        fx_place(&f, 50, 0);
+        f.q[0][0] = (struct fx_queue_model){ 0.7, 7000 };
+        fx_place(&f, 51, 0);
+        f.q[0][1] = (struct fx_queue_model){ 0.6, 6000 };
+        fx_place(&f, 52, 1);
+        f.q[0][2] = (struct fx_queue_model){ 0.62, 6200 };
+        f.user[0] = 0;
+        f.user[1] = 0.38;
+        for (int k = 1; k <= 60; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        const struct action *x = &f.l.v[a];
+                        if (x->type != KNOB_IRQ)
+                                continue;
+                        print_message("    tick %d: %s\n", k, x->reason);
+                        moves++;
+                }
+        }
+        demand[0] = demand[1] = 0;
+        for (int q = 0; q < 3; q++)
+                demand[fx_irq_cpu(&f, 50 + q)] += f.q[0][q].work;
+        print_message("    demand CPU0 %.2f CPU1 %.2f\n", demand[0], demand[1]);
+        assert_int_equal(moves, 1);
+        assert_true(MAX(demand[0], demand[1]) < 1.25);
+        fx_free(&f);
+}
+
 /* Room for a saturated CPU's work: another CPU idle for more than
  * saturated_share (30%), not just twice saturated_idle (20%).  The veth
  * case on a 2-CPU VM: CPU0 33% soft, 4% idle, CPU1 23% soft and 25% idle;
@@ -4642,6 +4689,7 @@ int main(void) {
                 cmocka_unit_test(test_move_two_busy_queues),
                 cmocka_unit_test(test_lone_hot_queue),
                 cmocka_unit_test(test_move_all_hot),
+                cmocka_unit_test(test_move_saturated_demand),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
                 cmocka_unit_test(test_layout_lpt),

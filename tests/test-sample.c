@@ -1155,6 +1155,76 @@ static void test_napi_fold(_unused_ void **state) {
         }
 }
 
+/* /proc/net/softnet_stat: a CPU's dropped share of its packets between
+ * two readings, by the CPU number of the 13th column (5.10+) or by line
+ * on older kernels; the 32-bit counters wrap; a bad line drops the file. */
+static void test_softnet_drop(_unused_ void **state) {
+        static const struct {
+                const char *what, *a, *b;
+                int r;
+                double drop0, drop1;
+        } cases[] = {
+                { "13 columns, CPU numbers",
+                  "00000064 00000000 00000001 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+                  "00000010 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000001\n",
+                  "000000e1 00000019 00000009 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+                  "00000020 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000001\n",
+                  0, 25.0 / 150, 0 },
+                { "old kernel: by line, wrapped",
+                  "fffffff0 00000000 00000000\n00000000 00000010 00000000\n",
+                  "00000050 00000000 00000000\n00000030 00000040 00000000\n",
+                  0, 0, 0.5 },
+                { "bad line", "00000001\n", "00000001 00000000 00000000\n", -EBADMSG, 0, 0 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct sample_snapshot a, b;
+                struct sample_rates r;
+
+                napi_pair(0, 500, &a, &b);
+                assert_int_equal(sample_parse_softnet(cases[i].a, strlen(cases[i].a), &a), cases[i].r);
+                assert_int_equal(sample_parse_softnet(cases[i].b, strlen(cases[i].b), &b), 0);
+                assert_int_equal(sample_compute(&a, &b, &r), 0);
+                if (fabs(r.cpus[0].drop - cases[i].drop0) > EPS || fabs(r.cpus[1].drop - cases[i].drop1) > EPS)
+                        fail_msg("%s: drop %g %g, want %g %g", cases[i].what, r.cpus[0].drop, r.cpus[1].drop,
+                                 cases[i].drop0, cases[i].drop1);
+                sample_rates_free(&r);
+                sample_snapshot_free(&a);
+                sample_snapshot_free(&b);
+        }
+}
+
+/* sample_snapshot_take_softnet over a tree: absent (a kernel or tree
+ * without it) or malformed, no drop figures and an error for the caller
+ * to say; a good file after a bad one is read again. */
+static void test_softnet_take(_unused_ void **state) {
+        char tmpl[] = "/tmp/test-sample-softnet-XXXXXX", cmd[128], path[256];
+        char *base = mkdtemp(tmpl);
+        struct sample_snapshot s = {};
+        int fd;
+
+        assert_non_null(base);
+        for (const char *const *d = (const char *const[]) { "proc", "proc/net", NULL }; *d; d++) {
+                snprintf(path, sizeof(path), "%s/%s", base, *d);
+                assert_int_equal(mkdir(path, 0755), 0);
+        }
+        fd = rootfs_open(base);
+        assert_true(fd >= 0);
+        assert_int_equal(sample_snapshot_take_softnet(fd, &s), -ENOENT);
+        assert_int_equal(s.n_softnet, 0);
+        test_write_file(base, "proc/net/softnet_stat", "00000064 00000019 00000001\n00000010 00000000 00000000\n");
+        assert_int_equal(sample_snapshot_take_softnet(fd, &s), 0);
+        assert_int_equal(s.n_softnet, 2);
+        assert_int_equal(s.softnet_drop[0], 0x19);
+        test_write_file(base, "proc/net/softnet_stat", "00000064 zz\n");
+        assert_int_equal(sample_snapshot_take_softnet(fd, &s), -EBADMSG);
+        assert_int_equal(s.n_softnet, 0);
+        assert_null(s.softnet_proc);
+        close(fd);
+        sample_snapshot_free(&s);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
+}
+
 /* The policy's view: a host whose /proc/stat softirq is 0 on every CPU but
  * whose napi kthread burns 80% of CPU0, behind two queue IRQs that fire
  * there, is network-hot on CPU0; the same host whose kthread was not seen
@@ -1399,6 +1469,8 @@ int main(void) {
                 cmocka_unit_test(test_napi_fold),
                 cmocka_unit_test(test_napi_take),
                 cmocka_unit_test(test_napi_policy_hot),
+                cmocka_unit_test(test_softnet_drop),
+                cmocka_unit_test(test_softnet_take),
                 cmocka_unit_test(test_queue_rates),
                 cmocka_unit_test(test_queue_rates_smooth),
         };
