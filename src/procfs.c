@@ -126,27 +126,17 @@ static int find_column(const int *cpus, size_t n, int cpu) {
 
 /* ---- /proc/stat ---- */
 
-/* The next token as a count in one pass (the per-tick hot loop): 1, 0 at
- * the end of the line, <0 for a token that is not one. */
+/* The next token as a count: 1, 0 at the end of the line, <0 for a token
+ * that is not one. */
 static int next_count(struct cursor *c, uint64_t *ret) {
-        const char *s, *e = c->end;
-        uint64_t v = 0;
+        const char *s;
+        size_t len;
         int r;
 
-        skip_blanks(c);
-        if (c->p >= e)
+        if (!next_token(c, &s, &len))
                 return 0;
-        for (s = c->p; c->p < e && is_digit(*c->p); c->p++)
-                v = v * 10 + (unsigned) (*c->p - '0');
-        /* not 1 to 19 digits (which always fit): parse_u64() says what is wrong */
-        if ((c->p < e && !is_blank(*c->p)) || c->p == s || c->p - s > 19) {
-                while (c->p < e && !is_blank(*c->p))
-                        c->p++;
-                r = parse_u64(s, (size_t) (c->p - s), ret);
-                return r < 0 ? r : 1;
-        }
-        *ret = v;
-        return 1;
+        r = parse_u64(s, len, ret);
+        return r < 0 ? r : 1;
 }
 
 static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) {
@@ -598,23 +588,6 @@ static int nz_push(struct nz_buf *b, size_t col, uint64_t v) {
         return 0;
 }
 
-/* A " %10u" count of 0, most of a big host's file: two 8-byte compares. */
-static bool zero_field(struct cursor *c) {
-        static const char z[] = "          0";
-        uint64_t a, b, za, zb;
-
-        if (c->end - c->p < 11 || (c->end - c->p > 11 && !is_blank(c->p[11])))
-                return false;
-        memcpy(&a, c->p, 8);
-        memcpy(&b, c->p + 3, 8);
-        memcpy(&za, z, 8);
-        memcpy(&zb, z + 3, 8);
-        if (a != za || b != zb)
-                return false;
-        c->p += 11;
-        return true;
-}
-
 void procfs_interrupts_free(struct procfs_interrupts *s) {
         if (!s)
                 return;
@@ -657,8 +630,6 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 struct cursor save = *line;
                 uint64_t v;
 
-                if (zero_field(line))
-                        continue;
                 r = next_count(line, &v);
                 if (r == 0 || r == -EBADMSG) {
                         if (irq->numeric)
