@@ -656,7 +656,7 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
         return 0;
 }
 
-/* The parse of /proc/interrupts a line at a time, from a buffer or streamed. */
+/* The parse of /proc/interrupts a line at a time. */
 struct irq_parser {
         struct procfs_interrupts s;
         struct nz_buf nz;
