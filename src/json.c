@@ -18,17 +18,6 @@ void json_writer_init(struct json_writer *w, FILE *f, unsigned flags) {
         w->flags = flags;
 }
 
-void json_writer_init_members(struct json_writer *w, FILE *f, unsigned flags, unsigned depth) {
-        json_writer_init(w, f, flags);
-        if (depth == 0 || depth > JSON_MAX_DEPTH) {
-                w->error = -EINVAL;
-                return;
-        }
-        w->depth = depth;
-        w->kind[depth - 1] = 'o';
-        w->nonempty[depth - 1] = true;
-}
-
 static void set_error(struct json_writer *w, int error) {
         if (w->error == 0)
                 w->error = error;
