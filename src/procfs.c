@@ -663,8 +663,6 @@ struct irq_parser {
         struct irq_text tx;
         size_t text_len, text_allocated; /* of s.text: each row's two texts, NUL-ended */
         size_t rows_allocated, n_numeric;
-        bool sorted;
-        unsigned last_irq;
 };
 
 static bool skip_said;
@@ -727,12 +725,8 @@ static int parser_line(struct irq_parser *p, struct cursor *line) {
         r = text_add(p);
         if (r < 0)
                 return r;
-        if (irq->numeric) {
-                if (p->n_numeric > 0 && irq->irq <= p->last_irq)
-                        p->sorted = false;
-                p->last_irq = irq->irq;
+        if (irq->numeric)
                 p->n_numeric++;
-        }
         p->s.n_irqs++;
         return 0;
 }
@@ -781,11 +775,9 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
                 for (size_t i = 0; i < s->n_irqs; i++)
                         if (s->irqs[i].numeric)
                                 s->by_irq[k++] = i;
-                if (!p->sorted) {
-                        r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
-                        if (r < 0)
-                                goto fail;
-                }
+                r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
+                if (r < 0)
+                        goto fail;
         }
         s->n_numeric = p->n_numeric;
         *ret = *s;
@@ -797,7 +789,7 @@ fail:
 }
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret) {
-        struct irq_parser p = { .sorted = true };
+        struct irq_parser p = {};
         size_t pos = 0;
         struct cursor line;
         int r;
