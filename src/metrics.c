@@ -34,21 +34,17 @@ static void family(FILE *f, const char *name, const char *type, const char *help
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* A value in 6 decimals as Go's ParseFloat reads it, without printf:
- * thousands of lines a tick on a big host. */
+/* A value in 6 decimals as Go's ParseFloat reads it. */
 static void value(FILE *f, double v) {
-        char buf[40];
-        size_t n;
+        char buf[32];
 
         if (isnan(v))
                 fputs(" NaN\n", f);
         else if (isinf(v))
                 fputs(v > 0 ? " +Inf\n" : " -Inf\n", f);
         else {
-                buf[0] = ' ';
-                n = 1 + util_format_fixed6(buf + 1, v);
-                buf[n++] = '\n';
-                fwrite(buf, 1, n, f);
+                util_format_fixed6(buf, v);
+                fprintf(f, " %s\n", buf);
         }
 }
 
@@ -73,24 +69,13 @@ static bool cpu_shown(const struct sample_cpu *c) {
         return c->valid && !c->offline;
 }
 
-/* name{cpu="N"} v or name{cpu="N",kind="K"} v, one write without printf. */
+/* name{cpu="N"} v or name{cpu="N",kind="K"} v. */
 static void cpu_series(FILE *f, const char *name, int cpu, const char *kind, double v) {
-        char line[256], num[24] = "", *e;
-
-        /* names and kinds are ours, and short */
-        e = stpcpy(stpcpy(line, name), "{cpu=\"");
-        e = stpcpy(e, util_format_u64(num + sizeof(num) - 1, (uint64_t) cpu));
         if (kind)
-                e = stpcpy(stpcpy(e, "\",kind=\""), kind);
-        e = stpcpy(e, "\"}");
-        if (isfinite(v)) {
-                *e++ = ' ';
-                e += util_format_fixed6(e, v);
-                *e++ = '\n';
-        }
-        fwrite(line, 1, (size_t) (e - line), f);
-        if (!isfinite(v))
-                value(f, v);
+                fprintf(f, "%s{cpu=\"%d\",kind=\"%s\"}", name, cpu, kind);
+        else
+                fprintf(f, "%s{cpu=\"%d\"}", name, cpu);
+        value(f, v);
 }
 
 static double cpu_load(const struct sample_cpu *c) {

@@ -126,27 +126,17 @@ static int find_column(const int *cpus, size_t n, int cpu) {
 
 /* ---- /proc/stat ---- */
 
-/* The next token as a count in one pass (the per-tick hot loop): 1, 0 at
- * the end of the line, <0 for a token that is not one. */
+/* The next token as a count: 1, 0 at the end of the line, <0 for a token
+ * that is not one. */
 static int next_count(struct cursor *c, uint64_t *ret) {
-        const char *s, *e = c->end;
-        uint64_t v = 0;
+        const char *s;
+        size_t len;
         int r;
 
-        skip_blanks(c);
-        if (c->p >= e)
+        if (!next_token(c, &s, &len))
                 return 0;
-        for (s = c->p; c->p < e && is_digit(*c->p); c->p++)
-                v = v * 10 + (unsigned) (*c->p - '0');
-        /* not 1 to 19 digits (which always fit): parse_u64() says what is wrong */
-        if ((c->p < e && !is_blank(*c->p)) || c->p == s || c->p - s > 19) {
-                while (c->p < e && !is_blank(*c->p))
-                        c->p++;
-                r = parse_u64(s, (size_t) (c->p - s), ret);
-                return r < 0 ? r : 1;
-        }
-        *ret = v;
-        return 1;
+        r = parse_u64(s, len, ret);
+        return r < 0 ? r : 1;
 }
 
 static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) {
@@ -598,23 +588,6 @@ static int nz_push(struct nz_buf *b, size_t col, uint64_t v) {
         return 0;
 }
 
-/* A " %10u" count of 0, most of a big host's file: two 8-byte compares. */
-static bool zero_field(struct cursor *c) {
-        static const char z[] = "          0";
-        uint64_t a, b, za, zb;
-
-        if (c->end - c->p < 11 || (c->end - c->p > 11 && !is_blank(c->p[11])))
-                return false;
-        memcpy(&a, c->p, 8);
-        memcpy(&b, c->p + 3, 8);
-        memcpy(&za, z, 8);
-        memcpy(&zb, z + 3, 8);
-        if (a != za || b != zb)
-                return false;
-        c->p += 11;
-        return true;
-}
-
 void procfs_interrupts_free(struct procfs_interrupts *s) {
         if (!s)
                 return;
@@ -657,8 +630,6 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 struct cursor save = *line;
                 uint64_t v;
 
-                if (zero_field(line))
-                        continue;
                 r = next_count(line, &v);
                 if (r == 0 || r == -EBADMSG) {
                         if (irq->numeric)
@@ -685,15 +656,13 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
         return 0;
 }
 
-/* The parse of /proc/interrupts a line at a time, from a buffer or streamed. */
+/* The parse of /proc/interrupts a line at a time. */
 struct irq_parser {
         struct procfs_interrupts s;
         struct nz_buf nz;
         struct irq_text tx;
         size_t text_len, text_allocated; /* of s.text: each row's two texts, NUL-ended */
         size_t rows_allocated, n_numeric;
-        bool sorted;
-        unsigned last_irq;
 };
 
 static bool skip_said;
@@ -756,12 +725,8 @@ static int parser_line(struct irq_parser *p, struct cursor *line) {
         r = text_add(p);
         if (r < 0)
                 return r;
-        if (irq->numeric) {
-                if (p->n_numeric > 0 && irq->irq <= p->last_irq)
-                        p->sorted = false;
-                p->last_irq = irq->irq;
+        if (irq->numeric)
                 p->n_numeric++;
-        }
         p->s.n_irqs++;
         return 0;
 }
@@ -810,11 +775,9 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
                 for (size_t i = 0; i < s->n_irqs; i++)
                         if (s->irqs[i].numeric)
                                 s->by_irq[k++] = i;
-                if (!p->sorted) {
-                        r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
-                        if (r < 0)
-                                goto fail;
-                }
+                r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
+                if (r < 0)
+                        goto fail;
         }
         s->n_numeric = p->n_numeric;
         *ret = *s;
@@ -826,7 +789,7 @@ fail:
 }
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret) {
-        struct irq_parser p = { .sorted = true };
+        struct irq_parser p = {};
         size_t pos = 0;
         struct cursor line;
         int r;
@@ -844,60 +807,21 @@ int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupt
         return parser_finish(&p, ret);
 }
 
-/* Read size of the streamed parse: a few lines of a big host. */
-#define IRQ_CHUNK (64 * 1024)
-
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
-        struct irq_parser p = { .sorted = true };
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *buf = NULL;
-        size_t have = 0, allocated = 0;
-        bool eof = false;
+        size_t len;
         int r;
 
         *ret = (struct procfs_interrupts) {};
         fd = rootfs_open_file(rootfd, "proc/interrupts");
         if (fd < 0)
                 return fd;
-        while (!eof) {
-                size_t pos = 0, done;
-                struct cursor line;
-                const char *nl;
-                ssize_t n;
-
-                /* room for a chunk more than the partial line held */
-                r = util_grow((void **) &buf, &allocated, have + IRQ_CHUNK, 1);
-                if (r < 0)
-                        goto fail;
-                n = read(fd, buf + have, allocated - have);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = -errno;
-                        goto fail;
-                }
-                eof = n == 0;
-                have += (size_t) n;
-                /* whole lines only, but at the end the last one as it is */
-                nl = eof ? buf + have : memrchr(buf, '\n', have);
-                done = nl ? (size_t) (nl - buf) : 0;
-                while (next_line(buf, done, &pos, &line)) {
-                        r = parser_line(&p, &line);
-                        if (r < 0)
-                                goto fail;
-                }
-                if (nl && !eof)
-                        done++;
-                memmove(buf, buf + done, have - done);
-                have -= done;
-        }
-        r = parser_finish(&p, ret);
+        r = rootfs_read_fd(fd, &buf, &len);
+        if (r >= 0)
+                r = procfs_interrupts_parse(buf, len, ret);
         if (r < 0)
                 log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
-        return r;
-fail:
-        parser_free(&p);
-        log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
         return r;
 }
 
