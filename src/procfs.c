@@ -807,21 +807,60 @@ int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupt
         return parser_finish(&p, ret);
 }
 
+/* Read size of the streamed parse: a few lines of a big host. */
+#define IRQ_CHUNK (64 * 1024)
+
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
+        struct irq_parser p = {};
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *buf = NULL;
-        size_t len;
+        size_t have = 0, allocated = 0;
+        bool eof = false;
         int r;
 
         *ret = (struct procfs_interrupts) {};
         fd = rootfs_open_file(rootfd, "proc/interrupts");
         if (fd < 0)
                 return fd;
-        r = rootfs_read_fd(fd, &buf, &len);
-        if (r >= 0)
-                r = procfs_interrupts_parse(buf, len, ret);
+        while (!eof) {
+                size_t pos = 0, done;
+                struct cursor line;
+                const char *nl;
+                ssize_t n;
+
+                /* room for a chunk more than the partial line held */
+                r = util_grow((void **) &buf, &allocated, have + IRQ_CHUNK, 1);
+                if (r < 0)
+                        goto fail;
+                n = read(fd, buf + have, allocated - have);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        goto fail;
+                }
+                eof = n == 0;
+                have += (size_t) n;
+                /* whole lines only, but at the end the last one as it is */
+                nl = eof ? buf + have : memrchr(buf, '\n', have);
+                done = nl ? (size_t) (nl - buf) : 0;
+                while (next_line(buf, done, &pos, &line)) {
+                        r = parser_line(&p, &line);
+                        if (r < 0)
+                                goto fail;
+                }
+                if (nl && !eof)
+                        done++;
+                memmove(buf, buf + done, have - done);
+                have -= done;
+        }
+        r = parser_finish(&p, ret);
         if (r < 0)
                 log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
+        return r;
+fail:
+        parser_free(&p);
+        log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
         return r;
 }
 
