@@ -254,6 +254,57 @@ static void test_layout_lpt(void **state) {
         }
 }
 
+/* The look again with the first sample weighs each allowed CPU's whole
+ * irq+softirq load: two NICs laid out by order before any sample stack
+ * eth1's small queues beside eth0's big ones, which eth1's own work cannot
+ * show (its queues are equal: its peak is one queue wherever they go).
+ * They leave for the CPUs eth0 left, once; with eth0 idle the order
+ * stands. */
+static void test_layout_whole_load(void **state) {
+        static const struct {
+                const char *what;
+                double big;              /* each of eth0's two queues */
+                double want_peak;
+        } cases[] = {
+                { "eth1's queues beside eth0's big ones: they leave", 0.14, 0.15 },
+                { "eth0 idle: the order stands", 0, 0.13 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                unsigned moved = 0;
+                double peak;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+                fx_add_nic(&f, "eth1", 0, 4, true, 40, false, false);
+                for (int q = 0; q < 2; q++)
+                        f.q[0][q] = (struct fx_queue_model){ cases[i].big, 10000 * cases[i].big + 10, 0 };
+                for (int q = 0; q < 4; q++)
+                        f.q[1][q] = (struct fx_queue_model){ 0.06, 600, 0 };
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                expect_actions("blind", &f.l, "irq 30>0;irq 31>1;irq 40>2;irq 41>3;irq 42>0;irq 43>1;");
+                for (unsigned k = 2; k <= 10; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        moved += count_type(&f.l, KNOB_IRQ);
+                        if (k > 2 && count_type(&f.l, KNOB_IRQ) > 0)
+                                fail_msg("%s: IRQs moved at tick %u", cases[i].what, k);
+                }
+                fx_model(&f, NULL);
+                peak = fx_peak(&f);
+                print_message("    %s: peak %.2f, %u IRQs moved\n", cases[i].what, peak, moved);
+                /* by order 0.14 + 0.06 on CPU0 and CPU1; eth0's queue alone at best */
+                if (peak > cases[i].want_peak)
+                        fail_msg("%s: busiest CPU at %.2f, want %.2f", cases[i].what, peak, cases[i].want_peak);
+                if (cases[i].big == 0 && moved > 0)
+                        fail_msg("%s: %u IRQs moved", cases[i].what, moved);
+                fx_free(&f);
+        }
+}
+
 /* ---- the receive model over a range of hosts ---- */
 
 /* The share of a lone hot queue's receive work that stays on its IRQ CPU
@@ -2440,6 +2491,46 @@ static void test_other_irqs_massed(void **state) {
         if (pinned != 3 || left >= 200)
                 fail_msg("%u quiet IRQs given a CPU of their own, %.0f/s left on CPU0; want 3 and under 200", pinned,
                          left);
+        other_irqs_stay_put(&f, 6, 120, &seed, "noise");
+        fx_free(&f);
+}
+
+/* A mass's quiet IRQs leaving CPU0 go by the load projected with those
+ * placed before: on a light host with queues on CPUs 1 and 2, they
+ * gather on idle CPU3 rather than one of them beside a queue, where
+ * the peak is. */
+static void test_other_irqs_massed_stack(void **state) {
+        uint64_t seed = 11;
+        struct fx f;
+        double peak;
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        f.cfg.initial_layout = false;
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
+        fx_place(&f, 30, 1);
+        fx_place(&f, 31, 2);
+        for (int q = 0; q < 2; q++)
+                f.q[0][q] = (struct fx_queue_model){ 0.1, 1000, 0 };
+        for (int k = 0; k < 6; k++) {
+                char name[32];
+
+                snprintf(name, sizeof(name), "nvme0q%d", k + 1);
+                fx_add_irq(&f, 60 + k, name, -1, -1, INVENTORY_IRQ_NONE);
+                /* 60/s each, 360/s and 12% on CPU0 together */
+                f.other[f.n_other++] = (struct fx_other_model){ 60 + k, 60, 0.02 };
+        }
+        assert_int_equal(fx_ticks(&f, 1, 5), 0);
+        fx_model(&f, NULL);
+        peak = fx_peak(&f);
+        print_message("    peak %.3f, IRQs on CPU3:", peak);
+        for (int k = 0; k < 6; k++)
+                if (fx_irq_cpu(&f, 60 + k) == 3)
+                        print_message(" %d", 60 + k);
+        print_message("\n");
+        /* the queues' 10% is the least peak; one quiet IRQ beside a queue makes 12% */
+        if (peak > 0.105)
+                fail_msg("busiest CPU at %.3f, want the queues' 0.10", peak);
         other_irqs_stay_put(&f, 6, 120, &seed, "noise");
         fx_free(&f);
 }
@@ -4644,6 +4735,7 @@ int main(void) {
                 cmocka_unit_test(test_move_all_hot),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
+                cmocka_unit_test(test_layout_whole_load),
                 cmocka_unit_test(test_layout_lpt),
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
@@ -4673,6 +4765,7 @@ int main(void) {
                 cmocka_unit_test(test_other_irqs_placement),
                 cmocka_unit_test(test_other_irqs_spread),
                 cmocka_unit_test(test_other_irqs_massed),
+                cmocka_unit_test(test_other_irqs_massed_stack),
                 cmocka_unit_test(test_other_irqs_stay),
                 cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
