@@ -358,10 +358,7 @@ void pol_other_irqs(struct pol_tick *t) {
         }
 
         /* busy IRQs, heaviest first, each alone on a least loaded local
-         * CPU: one this tick gave a busy IRQ takes no second.  A mass's
-         * quiet IRQs go by the load projected with those placed before
-         * (shift_load): a CPU each would put them beside the heaviest
-         * queues as well, where a light host's peak is */
+         * CPU: one this tick gave a busy IRQ takes no second */
         cpuset_zero(&took);
         if (n_busy > 1)
                 qsort(busy, n_busy, sizeof(*busy), cmp_work);
@@ -375,8 +372,8 @@ void pol_other_irqs(struct pol_tick *t) {
                         continue;
                 /* CPUs an action just changed: wait, unless not allowed;
                  * a quiet IRQ of a mass moves too little work to wait for
-                 * the samples */
-                cpu = least_loaded(t, o, &local, -1, o->massed ? PICK_NOT_HOT : PICK_CALM, o->massed ? NULL : &took);
+                 * the samples (took keeps them a CPU each) */
+                cpu = least_loaded(t, o, &local, -1, o->massed ? PICK_NOT_HOT : PICK_CALM, &took);
                 if (cpu < 0 && (o->ineligible || o->stranded))
                         cpu = least_loaded(t, o, &local, -1, PICK_ANY, NULL);
                 if (cpu < 0) {
@@ -385,8 +382,7 @@ void pol_other_irqs(struct pol_tick *t) {
                                                    &local);
                         continue;
                 }
-                if (!o->massed)
-                        cpuset_set(&took, cpu);
+                cpuset_set(&took, cpu);
                 if (o->massed)
                         snprintf(reason, sizeof(reason),
                                  "%.40s: %.0f interrupts/s, of quiet IRQs that together load CPU%d as a busy one; "

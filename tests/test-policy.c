@@ -2495,46 +2495,6 @@ static void test_other_irqs_massed(void **state) {
         fx_free(&f);
 }
 
-/* A mass's quiet IRQs leaving CPU0 go by the load projected with those
- * placed before: on a light host with queues on CPUs 1 and 2, they
- * gather on idle CPU3 rather than one of them beside a queue, where
- * the peak is. */
-static void test_other_irqs_massed_stack(void **state) {
-        uint64_t seed = 11;
-        struct fx f;
-        double peak;
-
-        (void) state;
-        fx_init(&f, 4, 1, FX_SMT_NONE);
-        f.cfg.initial_layout = false;
-        fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
-        fx_place(&f, 30, 1);
-        fx_place(&f, 31, 2);
-        for (int q = 0; q < 2; q++)
-                f.q[0][q] = (struct fx_queue_model){ 0.1, 1000, 0 };
-        for (int k = 0; k < 6; k++) {
-                char name[32];
-
-                snprintf(name, sizeof(name), "nvme0q%d", k + 1);
-                fx_add_irq(&f, 60 + k, name, -1, -1, INVENTORY_IRQ_NONE);
-                /* 60/s each, 360/s and 12% on CPU0 together */
-                f.other[f.n_other++] = (struct fx_other_model){ 60 + k, 60, 0.02 };
-        }
-        assert_int_equal(fx_ticks(&f, 1, 5), 0);
-        fx_model(&f, NULL);
-        peak = fx_peak(&f);
-        print_message("    peak %.3f, IRQs on CPU3:", peak);
-        for (int k = 0; k < 6; k++)
-                if (fx_irq_cpu(&f, 60 + k) == 3)
-                        print_message(" %d", 60 + k);
-        print_message("\n");
-        /* the queues' 10% is the least peak; one quiet IRQ beside a queue makes 12% */
-        if (peak > 0.105)
-                fail_msg("busiest CPU at %.3f, want the queues' 0.10", peak);
-        other_irqs_stay_put(&f, 6, 120, &seed, "noise");
-        fx_free(&f);
-}
-
 /* Two busy storage IRQs fire on CPU0; CPU1 carries less other work than
  * one.  The first goes to CPU1, and the second, alone on CPU0 after that,
  * is pinned there at the same tick: the CPU an IRQ fires on is judged
@@ -4765,7 +4725,6 @@ int main(void) {
                 cmocka_unit_test(test_other_irqs_placement),
                 cmocka_unit_test(test_other_irqs_spread),
                 cmocka_unit_test(test_other_irqs_massed),
-                cmocka_unit_test(test_other_irqs_massed_stack),
                 cmocka_unit_test(test_other_irqs_stay),
                 cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
