@@ -391,21 +391,23 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         }
 }
 
-/* The busiest of the NIC's allowed CPUs by their whole irq+softirq load,
- * now, and with place[i] on to[i] (-1: stays). */
-static double whole_peak(const struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
-                         const int *to, double *ret_now) {
+/* The busiest of the NIC's allowed CPUs by the work of every NIC's queues
+ * on it (other devices' IRQs leave by themselves), now, and with place[i]
+ * on to[i] (-1: stays). */
+static double queues_peak(const struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
+                          const int *to, double *ret_now) {
         _cleanup_(freep) double *l = calloc((size_t) t->max_cpu + 1, sizeof(double));
         double peak = 0;
 
         *ret_now = 0;
         if (!l)
                 return 0;
+        for (size_t i = 0; i < t->n_units; i++)
+                if (t->units[i].cpu >= 0 && t->units[i].cpu <= t->max_cpu)
+                        l[t->units[i].cpu] += t->units[i].work;
         CPUSET_FOREACH(cpu, &x->allowed)
-                if (cpu <= t->max_cpu) {
-                        l[cpu] = t->load[cpu];
+                if (cpu <= t->max_cpu)
                         *ret_now = MAX(*ret_now, l[cpu]);
-                }
         for (size_t i = 0; i < n_place; i++) {
                 const struct pol_unit *u = &t->units[x->first_unit + place[i]];
                 if (to[i] < 0 || to[i] == u->cpu || to[i] > t->max_cpu)
@@ -422,11 +424,10 @@ static double whole_peak(const struct pol_tick *t, const struct pol_nicctx *x, c
 
 /* A start-up layout is looked at again with the first sample that sees the
  * NIC's interrupts, while it stands and has no RPS of ours: by load (lpt)
- * when that spreads the NIC's own work better by min_gain, or lowers the
- * busiest allowed CPU's whole irq+softirq load by min_gain (a light host's
- * peak is often another NIC's IRQ or RPS share beside one of these queues,
- * and no later move gains min_gain there), else only queues on busy CPUs
- * move. */
+ * when that spreads the NIC's own work better by min_gain, or lowers by
+ * min_gain the busiest allowed CPU's queue work, every NIC's (another
+ * NIC's queues laid out by order beside these, where no single move on a
+ * light host gains min_gain), else only queues on busy CPUs move. */
 static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
         _cleanup_(freep) int *order = NULL;
         _cleanup_(freep) size_t *place = NULL;
@@ -470,7 +471,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                                     lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now), &spill);
         by_load = rate > 0 && peak < now - pol_min_gain(t);
         if (rate > 0 && !by_load) {
-                double wnow, wpeak = whole_peak(t, x, place, n_place, to, &wnow);
+                double wnow, wpeak = queues_peak(t, x, place, n_place, to, &wnow);
 
                 by_load = whole = wpeak < wnow - pol_min_gain(t);
                 if (whole) {
@@ -500,7 +501,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         continue;
                 if (by_load)
                         snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (%s %.0f%% -> %.0f%%%s)",
-                                 x->nic->name, u->queue, to[i], whole ? "busiest CPU" : "queue work", 100 * now,
+                                 x->nic->name, u->queue, to[i], whole ? "busiest CPU's queue work" : "queue work", 100 * now,
                                  100 * peak,
                                  spill ? ", other nodes' CPUs too, their work at its remote cost" : "");
                 else
