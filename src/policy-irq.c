@@ -391,50 +391,17 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         }
 }
 
-/* The busiest of the NIC's allowed CPUs by the work of every NIC's queues
- * on it (other devices' IRQs leave by themselves), now, and with place[i]
- * on to[i] (-1: stays). */
-static double queues_peak(const struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
-                          const int *to, double *ret_now) {
-        _cleanup_(freep) double *l = calloc((size_t) t->max_cpu + 1, sizeof(double));
-        double peak = 0;
-
-        *ret_now = 0;
-        if (!l)
-                return 0;
-        for (size_t i = 0; i < t->n_units; i++)
-                if (t->units[i].cpu >= 0 && t->units[i].cpu <= t->max_cpu)
-                        l[t->units[i].cpu] += t->units[i].work;
-        CPUSET_FOREACH(cpu, &x->allowed)
-                if (cpu <= t->max_cpu)
-                        *ret_now = MAX(*ret_now, l[cpu]);
-        for (size_t i = 0; i < n_place; i++) {
-                const struct pol_unit *u = &t->units[x->first_unit + place[i]];
-                if (to[i] < 0 || to[i] == u->cpu || to[i] > t->max_cpu)
-                        continue;
-                if (u->cpu >= 0 && u->cpu <= t->max_cpu)
-                        l[u->cpu] = MAX(l[u->cpu] - u->work, 0);
-                l[to[i]] += pol_work_cost(t, u, to[i], u->work);
-        }
-        CPUSET_FOREACH(cpu, &x->allowed)
-                if (cpu <= t->max_cpu)
-                        peak = MAX(peak, l[cpu]);
-        return peak;
-}
-
 /* A start-up layout is looked at again with the first sample that sees the
  * NIC's interrupts, while it stands and has no RPS of ours: by load (lpt)
- * when that spreads the NIC's own work better by min_gain, or lowers by
- * min_gain the busiest allowed CPU's queue work, every NIC's (another
- * NIC's queues laid out by order beside these, where no single move on a
- * light host gains min_gain), else only queues on busy CPUs move. */
+ * when that spreads the NIC's own work better by min_gain (other devices'
+ * IRQs leave by themselves), else only queues on busy CPUs move. */
 static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
         _cleanup_(freep) int *order = NULL;
         _cleanup_(freep) size_t *place = NULL;
         size_t n, n_free, n_place = 0;
         int *rot, *to;
         double now = 0, peak = 0, rate = 0;
-        bool on_busy = false, by_load, whole = false, spill = false;
+        bool on_busy = false, by_load, spill = false;
         char reason[256];
 
         x->rec->blind = false;
@@ -470,15 +437,6 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                 peak = layout_spill(t, x, place, n_place, rot, n_free, n, to,
                                     lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now), &spill);
         by_load = rate > 0 && peak < now - pol_min_gain(t);
-        if (rate > 0 && !by_load) {
-                double wnow, wpeak = queues_peak(t, x, place, n_place, to, &wnow);
-
-                by_load = whole = wpeak < wnow - pol_min_gain(t);
-                if (whole) {
-                        now = wnow;
-                        peak = wpeak;
-                }
-        }
         if (!by_load && on_busy && n_free > 0) {
                 /* only the queues on busy CPUs move, onto the free ones */
                 n_place = 0;
@@ -500,9 +458,8 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                 if (to[i] < 0 || to[i] == u->cpu)
                         continue;
                 if (by_load)
-                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (%s %.0f%% -> %.0f%%%s)",
-                                 x->nic->name, u->queue, to[i], whole ? "busiest CPU's queue work" : "queue work", 100 * now,
-                                 100 * peak,
+                        snprintf(reason, sizeof(reason), "layout by load: %s queue %d on CPU%d (queue work %.0f%% -> %.0f%%%s)",
+                                 x->nic->name, u->queue, to[i], 100 * now, 100 * peak,
                                  spill ? ", other nodes' CPUs too, their work at its remote cost" : "");
                 else
                         snprintf(reason, sizeof(reason), "layout by load: %s queue %d off busy CPU%d onto CPU%d",

@@ -254,57 +254,6 @@ static void test_layout_lpt(void **state) {
         }
 }
 
-/* The look again with the first sample weighs each allowed CPU's whole
- * irq+softirq load: two NICs laid out by order before any sample stack
- * eth1's small queues beside eth0's big ones, which eth1's own work cannot
- * show (its queues are equal: its peak is one queue wherever they go).
- * They leave for the CPUs eth0 left, once; with eth0 idle the order
- * stands. */
-static void test_layout_whole_load(void **state) {
-        static const struct {
-                const char *what;
-                double big;              /* each of eth0's two queues */
-                double want_peak;
-        } cases[] = {
-                { "eth1's queues beside eth0's big ones: they leave", 0.14, 0.15 },
-                { "eth0 idle: the order stands", 0, 0.13 },
-        };
-
-        (void) state;
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct fx f;
-                unsigned moved = 0;
-                double peak;
-
-                fx_init(&f, 4, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                fx_add_nic(&f, "eth0", 0, 2, true, 30, false, false);
-                fx_add_nic(&f, "eth1", 0, 4, true, 40, false, false);
-                for (int q = 0; q < 2; q++)
-                        f.q[0][q] = (struct fx_queue_model){ cases[i].big, 10000 * cases[i].big + 10, 0 };
-                for (int q = 0; q < 4; q++)
-                        f.q[1][q] = (struct fx_queue_model){ 0.06, 600, 0 };
-                assert_int_equal(fx_step(&f, 1 * SEC), 0);
-                expect_actions("blind", &f.l, "irq 30>0;irq 31>1;irq 40>2;irq 41>3;irq 42>0;irq 43>1;");
-                for (unsigned k = 2; k <= 10; k++) {
-                        fx_model(&f, NULL);
-                        assert_int_equal(fx_step(&f, k * SEC), 0);
-                        moved += count_type(&f.l, KNOB_IRQ);
-                        if (k > 2 && count_type(&f.l, KNOB_IRQ) > 0)
-                                fail_msg("%s: IRQs moved at tick %u", cases[i].what, k);
-                }
-                fx_model(&f, NULL);
-                peak = fx_peak(&f);
-                print_message("    %s: peak %.2f, %u IRQs moved\n", cases[i].what, peak, moved);
-                /* by order 0.14 + 0.06 on CPU0 and CPU1; eth0's queue alone at best */
-                if (peak > cases[i].want_peak)
-                        fail_msg("%s: busiest CPU at %.2f, want %.2f", cases[i].what, peak, cases[i].want_peak);
-                if (cases[i].big == 0 && moved > 0)
-                        fail_msg("%s: %u IRQs moved", cases[i].what, moved);
-                fx_free(&f);
-        }
-}
-
 /* ---- the receive model over a range of hosts ---- */
 
 /* The share of a lone hot queue's receive work that stays on its IRQ CPU
@@ -4695,7 +4644,6 @@ int main(void) {
                 cmocka_unit_test(test_move_all_hot),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
-                cmocka_unit_test(test_layout_whole_load),
                 cmocka_unit_test(test_layout_lpt),
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
