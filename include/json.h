@@ -30,6 +30,9 @@ struct json_writer {
 };
 
 void json_writer_init(struct json_writer *w, FILE *f, unsigned flags);
+/* Writes more members of an object at depth (1: the top) of another
+ * writer's output, to go in just before its end. */
+void json_writer_init_members(struct json_writer *w, FILE *f, unsigned flags, unsigned depth);
 /* 0 when all written is complete and f has no error, else the first error
  * (-EINVAL misuse, -E2BIG too deep, -EIO).  Does not flush f. */
 int json_writer_finish(struct json_writer *w);

@@ -96,13 +96,20 @@ struct report_snapshot {
         const struct sample_rates *load;  /* smoothed; NULL before the first interval */
 };
 
-/* Kept between ticks: recent actions and link events, counters. */
+/* Kept between ticks: recent actions and link events, status.json's
+ * slow-changing members as rendered last. */
 struct report {
         struct report_action_record last_actions[REPORT_LAST_ACTIONS];
         size_t n_last_actions, last_actions_pos;
         struct report_link_record link_events[REPORT_LAST_LINK_EVENTS];
         size_t n_link_events, link_events_pos;
-        unsigned long gen; /* grows at each reload and action */
+        /* grows at each reload and action: the tail is rendered again only
+         * when it or the undo list changed */
+        unsigned long gen;
+        char *tail_json;
+        size_t tail_len;
+        const struct undo *tail_undo;
+        unsigned long tail_undo_gen, tail_gen;
         bool status_write_failed;
         struct report_counters count;
         bool last_reload_failed;

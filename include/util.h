@@ -50,7 +50,7 @@ char *util_mark_cut(char *buf, size_t len, int n);
 char *util_format_u64(char *end, uint64_t v);
 
 /* v in at most 6 decimals, trailing zeros dropped ("23012.5"), "%.15g"
- * from 1e9 on; buf needs 32 bytes.  Returns the length. */
+ * from 1e9 on, without printf; buf needs 32 bytes.  Returns the length. */
 size_t util_format_fixed6(char *buf, double v);
 
 uint64_t util_now_usec(clockid_t id);

@@ -126,17 +126,27 @@ static int find_column(const int *cpus, size_t n, int cpu) {
 
 /* ---- /proc/stat ---- */
 
-/* The next token as a count: 1, 0 at the end of the line, <0 for a token
- * that is not one. */
+/* The next token as a count in one pass (the per-tick hot loop): 1, 0 at
+ * the end of the line, <0 for a token that is not one. */
 static int next_count(struct cursor *c, uint64_t *ret) {
-        const char *s;
-        size_t len;
+        const char *s, *e = c->end;
+        uint64_t v = 0;
         int r;
 
-        if (!next_token(c, &s, &len))
+        skip_blanks(c);
+        if (c->p >= e)
                 return 0;
-        r = parse_u64(s, len, ret);
-        return r < 0 ? r : 1;
+        for (s = c->p; c->p < e && is_digit(*c->p); c->p++)
+                v = v * 10 + (unsigned) (*c->p - '0');
+        /* not 1 to 19 digits (which always fit): parse_u64() says what is wrong */
+        if ((c->p < e && !is_blank(*c->p)) || c->p == s || c->p - s > 19) {
+                while (c->p < e && !is_blank(*c->p))
+                        c->p++;
+                r = parse_u64(s, (size_t) (c->p - s), ret);
+                return r < 0 ? r : 1;
+        }
+        *ret = v;
+        return 1;
 }
 
 static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) {
@@ -588,6 +598,23 @@ static int nz_push(struct nz_buf *b, size_t col, uint64_t v) {
         return 0;
 }
 
+/* A " %10u" count of 0, most of a big host's file: two 8-byte compares. */
+static bool zero_field(struct cursor *c) {
+        static const char z[] = "          0";
+        uint64_t a, b, za, zb;
+
+        if (c->end - c->p < 11 || (c->end - c->p > 11 && !is_blank(c->p[11])))
+                return false;
+        memcpy(&a, c->p, 8);
+        memcpy(&b, c->p + 3, 8);
+        memcpy(&za, z, 8);
+        memcpy(&zb, z + 3, 8);
+        if (a != za || b != zb)
+                return false;
+        c->p += 11;
+        return true;
+}
+
 void procfs_interrupts_free(struct procfs_interrupts *s) {
         if (!s)
                 return;
@@ -630,6 +657,8 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                 struct cursor save = *line;
                 uint64_t v;
 
+                if (zero_field(line))
+                        continue;
                 r = next_count(line, &v);
                 if (r == 0 || r == -EBADMSG) {
                         if (irq->numeric)
@@ -656,13 +685,15 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
         return 0;
 }
 
-/* The parse of /proc/interrupts a line at a time. */
+/* The parse of /proc/interrupts a line at a time, from a buffer or streamed. */
 struct irq_parser {
         struct procfs_interrupts s;
         struct nz_buf nz;
         struct irq_text tx;
         size_t text_len, text_allocated; /* of s.text: each row's two texts, NUL-ended */
         size_t rows_allocated, n_numeric;
+        bool sorted;
+        unsigned last_irq;
 };
 
 static bool skip_said;
@@ -725,8 +756,12 @@ static int parser_line(struct irq_parser *p, struct cursor *line) {
         r = text_add(p);
         if (r < 0)
                 return r;
-        if (irq->numeric)
+        if (irq->numeric) {
+                if (p->n_numeric > 0 && irq->irq <= p->last_irq)
+                        p->sorted = false;
+                p->last_irq = irq->irq;
                 p->n_numeric++;
+        }
         p->s.n_irqs++;
         return 0;
 }
@@ -775,9 +810,11 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
                 for (size_t i = 0; i < s->n_irqs; i++)
                         if (s->irqs[i].numeric)
                                 s->by_irq[k++] = i;
-                r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
-                if (r < 0)
-                        goto fail;
+                if (!p->sorted) {
+                        r = sort_by_irq(s->irqs, s->by_irq, p->n_numeric);
+                        if (r < 0)
+                                goto fail;
+                }
         }
         s->n_numeric = p->n_numeric;
         *ret = *s;
@@ -789,7 +826,7 @@ fail:
 }
 
 int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupts *ret) {
-        struct irq_parser p = {};
+        struct irq_parser p = { .sorted = true };
         size_t pos = 0;
         struct cursor line;
         int r;
@@ -811,7 +848,7 @@ int procfs_interrupts_parse(const char *buf, size_t len, struct procfs_interrupt
 #define IRQ_CHUNK (64 * 1024)
 
 int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
-        struct irq_parser p = {};
+        struct irq_parser p = { .sorted = true };
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) char *buf = NULL;
         size_t have = 0, allocated = 0;

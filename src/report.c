@@ -98,6 +98,9 @@ void report_config_changed(struct report *rp) {
 void report_free(struct report *rp) {
         for (size_t i = 0; i < REPORT_LAST_ACTIONS; i++)
                 action_done(&rp->last_actions[i].action);
+        free(rp->tail_json);
+        rp->tail_json = NULL;
+        rp->tail_len = 0;
 }
 
 /* ---- the service status line ---- */
@@ -323,6 +326,34 @@ static void status_tail_members(const struct report *rp, const struct report_sna
         json_end_array(w);
 }
 
+/* Those members as text, kept until they change; NULL when out of memory. */
+static const char *status_tail(struct report *rp, const struct report_snapshot *s, const struct undo *u,
+                               size_t *ret_len) {
+        if (!rp->tail_json || rp->tail_undo != u || (u && rp->tail_undo_gen != u->gen) || rp->tail_gen != rp->gen) {
+                struct json_writer mw;
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+
+                if (f) {
+                        json_writer_init_members(&mw, f, JSON_PRETTY, 1);
+                        status_tail_members(rp, s, &mw, u);
+                        if (fclose(f) != 0 || mw.error) {
+                                free(buf);
+                                buf = NULL;
+                        }
+                }
+                free(rp->tail_json);
+                rp->tail_json = buf;
+                rp->tail_len = buf ? len : 0;
+                rp->tail_undo = u;
+                rp->tail_undo_gen = u ? u->gen : 0;
+                rp->tail_gen = rp->gen;
+        }
+        *ret_len = rp->tail_len;
+        return rp->tail_json;
+}
+
 void report_bans_members(struct json_writer *w, const struct bans *b) {
         json_key_cpuset(w, "cpus", &b->cpus);
         json_key_begin_array(w, "files");
@@ -485,8 +516,9 @@ static void write_status_head(const struct report *rp, const struct report_snaps
 
 int report_status_json(struct report *rp, const struct report_snapshot *s, char **ret, size_t *ret_len) {
         struct json_writer w;
+        const char *tail;
         char *buf = NULL;
-        size_t len = 0;
+        size_t len = 0, tail_len = 0;
         FILE *f;
         int r;
 
@@ -497,7 +529,11 @@ int report_status_json(struct report *rp, const struct report_snapshot *s, char 
                 return -ENOMEM;
         json_writer_init(&w, f, JSON_PRETTY);
         write_status_head(rp, s, &w);
-        status_tail_members(rp, s, &w, s->undo);
+        tail = status_tail(rp, s, s->undo, &tail_len);
+        if (tail)
+                fwrite(tail, 1, tail_len, f);
+        else
+                status_tail_members(rp, s, &w, s->undo); /* out of memory: directly */
         json_end_object(&w);
         r = json_writer_finish(&w);
         fputc('\n', f);

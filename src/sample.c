@@ -854,8 +854,21 @@ int sample_smooth(struct sample_rates *avg, const struct sample_rates *new, doub
                 *avg = out;
                 return 0;
         }
-        if (new->irqs_carried) {
-                /* no IRQ reading this interval: the average's IRQs carry over */
+        if (new->irqs_carried && avg->max_cpu == new->max_cpu && (avg->per_cpu_storage || avg->n_irqs == 0)) {
+                /* no IRQ reading this interval: the average's IRQs move over */
+                r = rates_alloc(&out, new->max_cpu, 0, 0, &nz);
+                if (r < 0)
+                        return r;
+                out.irqs = avg->irqs;
+                out.n_irqs = avg->n_irqs;
+                out.per_cpu_storage = avg->per_cpu_storage;
+                out.nz_cpu_storage = avg->nz_cpu_storage;
+                avg->irqs = NULL;
+                avg->n_irqs = 0;
+                avg->per_cpu_storage = NULL;
+                avg->nz_cpu_storage = NULL;
+        } else if (new->irqs_carried) {
+                /* the same, copied into rates of the new CPU count */
                 for (size_t i = 0; i < avg->n_irqs; i++)
                         n_nz += irq_nz_size(&avg->irqs[i], avg->max_cpu, new->max_cpu);
                 r = rates_alloc(&out, new->max_cpu, avg->n_irqs, n_nz, &nz);

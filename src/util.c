@@ -1,8 +1,7 @@
-/* Checked parsing, number formatting, escaping, fd loops. */
+/* Checked parsing, formatting without printf, escaping, fd loops. */
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,21 +19,32 @@ char *util_format_u64(char *end, uint64_t v) {
 }
 
 size_t util_format_fixed6(char *buf, double v) {
-        uint64_t x;
-        int n;
+        char digits[24], *end = digits + sizeof(digits), *p;
+        uint64_t x, frac;
+        size_t n = 0;
 
         if (!(fabs(v) < 1e9)) /* past 1e9, 6 decimals are more digits than a double holds */
                 return (size_t) snprintf(buf, 32, "%.15g", v);
-        /* the product rounded, not v: a tie such as 0.0000005 goes up */
         x = (uint64_t) llround(fabs(v) * 1e6);
-        n = snprintf(buf, 32, "%s%" PRIu64 ".%06" PRIu64, v < 0 && x > 0 ? "-" : "",
-                     x / 1000000, x % 1000000);
-        while (buf[n - 1] == '0')
-                n--;
-        if (buf[n - 1] == '.')
-                n--;
+        if (v < 0 && x > 0)
+                buf[n++] = '-';
+        p = util_format_u64(end, x / 1000000);
+        memcpy(buf + n, p, (size_t) (end - p));
+        n += (size_t) (end - p);
+        frac = x % 1000000;
+        if (frac > 0) {
+                int last = 5;
+
+                buf[n++] = '.';
+                for (int i = 5; i >= 0; i--, frac /= 10)
+                        digits[i] = (char) ('0' + frac % 10);
+                while (digits[last] == '0')
+                        last--;
+                memcpy(buf + n, digits, (size_t) last + 1);
+                n += (size_t) last + 1;
+        }
         buf[n] = 0;
-        return (size_t) n;
+        return n;
 }
 
 int util_parse_u64(const char *s, size_t len, uint64_t *ret) {

@@ -28,19 +28,6 @@ static void write_string(struct json_writer *w, const void *arg) {
         json_string(w, s);
 }
 
-/* Writes more members of an object at depth (1: the top) of another
- * writer's output, to go in just before its end. */
-static void json_writer_init_members(struct json_writer *w, FILE *f, unsigned flags, unsigned depth) {
-        json_writer_init(w, f, flags);
-        if (depth == 0 || depth > JSON_MAX_DEPTH) {
-                w->error = -EINVAL;
-                return;
-        }
-        w->depth = depth;
-        w->kind[depth - 1] = 'o';
-        w->nonempty[depth - 1] = true;
-}
-
 static void test_escaping(_unused_ void **state) {
         static const struct {
                 const char *what, *in, *out;

@@ -271,7 +271,7 @@ static void test_metrics_cardinality(void **state) {
         }
 }
 
-/* Metric values in 6 decimals, the trailing zeros dropped,
+/* Metric values in 6 decimals without printf, the trailing zeros dropped,
  * and "%.15g" from 1e9 on. */
 static void test_format_fixed6(_unused_ void **state) {
         static const struct {
