@@ -725,7 +725,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
          * (irqbalance's rule, and its blind spot: the lone hot queue below). */
-        blocked = nb >= 2 && t->moves >= c->max_moves;
+        blocked = nb >= 2 && t->moves >= pol_move_cap(t);
         if (nb >= 2 && !blocked) {
                 for (size_t i = 0; i < t->n_units; i++) {
                         struct pol_unit *u = &t->units[i];
@@ -786,8 +786,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         /* why no move, for plan and status (the last cause found wins) */
         if (nb == 1)
                 snprintf(why, why_len, "its only busy queue is not moved (that only moves the hot spot)");
-        else if (t->moves >= c->max_moves)
-                snprintf(why, why_len, "max_moves (%u) reached this tick", c->max_moves);
+        else if (t->moves >= pol_move_cap(t))
+                snprintf(why, why_len, "max_moves (%u) reached this tick", pol_move_cap(t));
         else if (n_dwell > 0 && !best.u)
                 snprintf(why, why_len, "its busy queues moved less than their dwell ago (min_dwell %.0f s)",
                          (double) c->min_dwell_usec / 1e6);
@@ -812,7 +812,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 return;
         }
         /* every busy queue spreads already */
-        if (!blocked && t->moves < c->max_moves && tx_apart(t, cpu, why))
+        if (!blocked && t->moves < pol_move_cap(t) && tx_apart(t, cpu, why))
                 return;
         if (top && top->rps_ours)
                 snprintf(why, why_len, "its busiest queue (%s rx-%d) already spreads with RPS%s",

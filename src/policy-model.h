@@ -205,6 +205,12 @@ static inline double pol_work_cost(const struct pol_tick *t, const struct pol_un
         return cpuset_isset(&t->nics[u->nic].cpus, cpu) ? work : work * POL_REMOTE_COST;
 }
 
+/* The moves a tick may make: max_moves for each 32 eligible CPUs, so a
+ * tick disturbs the same share of a host whatever its size. */
+static inline unsigned pol_move_cap(const struct pol_tick *t) {
+        return t->c->max_moves * (unsigned) MAX(1, cpuset_count(&t->eligible) / 32);
+}
+
 /* A CPU's load as the policy judges it: its irq+softirq share, the same on
  * the policy's ticks and the calm ones that only feed the noise. */
 static inline double pol_cpu_load(const struct sample_cpu *sc) {

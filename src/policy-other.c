@@ -457,8 +457,8 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
                                  top->ii->name);
                 return;
         }
-        if (t->moves >= t->c->max_moves) {
-                snprintf(pc->why, sizeof(pc->why), "max_moves (%u) reached this tick", t->c->max_moves);
+        if (t->moves >= pol_move_cap(t)) {
+                snprintf(pc->why, sizeof(pc->why), "max_moves (%u) reached this tick", pol_move_cap(t));
                 return;
         }
         snprintf(reason, sizeof(reason),

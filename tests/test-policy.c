@@ -2800,6 +2800,35 @@ static void test_max_moves(void **state) {
         }
 }
 
+/* The move cap grows with the host: max_moves for each 32 eligible CPUs.
+ * Six CPUs with two queues each on a 64-CPU host: the default 2 makes 4
+ * moves in the tick (2 on the old fixed cap), 16 CPUs make the fixed 2. */
+static void test_max_moves_scaled(void **state) {
+        static const struct {
+                int cpus;
+                unsigned want;
+        } cases[] = { { 64, 4 }, { 16, 2 } };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+
+                fx_init(&f, cases[i].cpus, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, 12, true, 30, false, false);
+                for (int q = 0; q < 12; q++) {
+                        fx_place(&f, 30 + q, q / 2);
+                        f.q[0][q] = (struct fx_queue_model){ q % 2 ? 0.40 : 0.50, q % 2 ? 8000 : 10000 };
+                }
+                for (int c = 0; c < cases[i].cpus; c++)
+                        f.base[c] = 0.05;
+                assert_int_equal(fx_ticks(&f, 1, 3), 0);
+                print_message("%d CPUs: %zu moves\n", cases[i].cpus, f.l.n);
+                assert_int_equal(f.l.n, cases[i].want);
+                fx_free(&f);
+        }
+}
+
 /* A hot CPU the tick leaves alone carries the reason in the report
  * (irqsteerctl plan and status show it): the move cap, min_gain, the
  * dwell, a lone queue without RPS, load that is not a NIC queue's. */
@@ -4728,6 +4757,7 @@ int main(void) {
                 cmocka_unit_test(test_layout_spill),
                 cmocka_unit_test(test_dwell_and_backoff),
                 cmocka_unit_test(test_max_moves),
+                cmocka_unit_test(test_max_moves_scaled),
                 cmocka_unit_test(test_takeover),
                 cmocka_unit_test(test_hot_why),
                 cmocka_unit_test(test_feedback_errors),
