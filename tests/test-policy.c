@@ -2428,6 +2428,28 @@ static void test_other_irqs_spread(void **state) {
         fx_free(&f);
 }
 
+/* A lone hot queue whose RPS finds no cool CPU says so, not that RPS is
+ * off (it is on, and ours). */
+static void test_lone_why_no_cool(void **state) {
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
+        f.q[0][0] = (struct fx_queue_model){ 0.9, 9000, 0 };
+        f.q[0][1] = (struct fx_queue_model){ 0.85, 8500, 0 };
+        assert_int_equal(fx_ticks(&f, 1, 6), 0);
+        assert_true(f.rep.n_hot_cpus > 0);
+        for (size_t i = 0; i < f.rep.n_hot_cpus; i++) {
+                const char *why = f.rep.hot_cpus[i].why;
+                print_message("    hot CPU%d: %s\n", f.rep.hot_cpus[i].cpu, why);
+                if (strstr(why, "RPS for its busiest queue") && !strstr(why, "finds no cool CPU to take its work"))
+                        fail_msg("CPU%d: why '%s'", f.rep.hot_cpus[i].cpu, why);
+        }
+        assert_true(strstr(f.rep.hot_cpus[0].why, "finds no cool CPU to take its work") != NULL);
+        fx_free(&f);
+}
+
 /* Ticks from..to (+-15% noise per CPU from *seed, or none when NULL):
  * no action on IRQs 60-69, the other devices' IRQs of these tests. */
 static void other_irqs_stay_put(struct fx *f, unsigned from, unsigned to, uint64_t *seed, const char *what) {
@@ -4721,6 +4743,7 @@ int main(void) {
                 cmocka_unit_test(test_move_saturated_demand),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
+                cmocka_unit_test(test_lone_why_no_cool),
                 cmocka_unit_test(test_layout_lpt),
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
