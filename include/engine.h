@@ -63,6 +63,7 @@ struct engine {
         enum policy_pace pace;    /* of the next tick (policy_pace) */
         unsigned calm_run;        /* calm ticks since the last full one */
         unsigned audit_every;     /* calm ticks between audits (engine_audit_every) */
+        cpuset_t audit_hot;       /* the hot CPUs the last audit left */
         unsigned ticks;
 
         struct topology topo;
@@ -135,6 +136,9 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
  * ENGINE_AUDIT_MAX_USEC of calm_usec ticks, else ENGINE_FULL_TICK_EVERY.
  * Pure. */
 unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec);
+/* Whether the audit just made found nothing (gen, n_external: the action
+ * count and held objects before it). */
+bool engine_audit_quiet(const struct engine *e, unsigned long gen, unsigned n_external);
 /* The per-object values a full tick re-reads when audits come every
  * `every` calm ticks: more as they come further apart, so that each object
  * is re-read as soon as at ENGINE_FULL_TICK_EVERY.  Pure. */

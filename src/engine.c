@@ -583,15 +583,17 @@ unsigned engine_audit_every(unsigned every, bool quiet, uint64_t calm_usec) {
 }
 
 /* An audit found nothing: no action or link event recorded (gen), nothing
- * to say, no object newly held, no inventory change, nothing hot, pending
- * or measured, no written IRQ still watched for where it fires (effwatch
- * reads on full ticks), and the host still calm. */
-static bool audit_quiet(const struct engine *e, unsigned long gen, unsigned n_external) {
+ * to say, no object newly held, no inventory change, no CPU hot but those
+ * the last audit left (a hot CPU no move relieves holds no more than an
+ * idle one: a change of load brings a full tick by itself), nothing
+ * pending or measured, no written IRQ still watched for where it fires
+ * (effwatch reads on full ticks), and the host still calm. */
+bool engine_audit_quiet(const struct engine *e, unsigned long gen, unsigned n_external) {
         const struct policy_report *rep = &e->report;
 
         return (!e->out || e->out->gen == gen) && rep->n_notes == 0 && rep->n_external == n_external &&
                e->eff.n == 0 &&
-               !e->inventory_dirty && !e->irq_force && cpuset_empty(&rep->hot) && !rep->measuring &&
+               !e->inventory_dirty && !e->irq_force && cpuset_equal(&rep->hot, &e->audit_hot) && !rep->measuring &&
                !rep->releasing && !rep->busy && e->pace == POLICY_PACE_CALM;
 }
 
@@ -753,10 +755,13 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         /* a tick that began fast is followed by a fast one: this report is
          * the new reference, where the rise no longer shows */
         e->pace = MAX(pace_in, policy_pace(e->config, &e->report, have_raw ? &raw : NULL));
-        if (full == audit_why && ret->decided && audit_quiet(e, gen, n_external)) {
-                e->audit_every = engine_audit_every(audit_every, true,
-                                                    MAX(e->config->calm_interval_usec, e->config->interval_usec));
-                log_debug("Audit found nothing: the next after %u calm ticks", e->audit_every);
+        if (full == audit_why && ret->decided) {
+                if (engine_audit_quiet(e, gen, n_external)) {
+                        e->audit_every = engine_audit_every(audit_every, true,
+                                                            MAX(e->config->calm_interval_usec, e->config->interval_usec));
+                        log_debug("Audit found nothing: the next after %u calm ticks", e->audit_every);
+                }
+                e->audit_hot = e->report.hot;
         }
 done:
         e->ticks++;

@@ -547,8 +547,9 @@ void pol_rps_lone(struct pol_tick *t) {
                         if (!ok[i] && l < why_len)
                                 snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
                                          t->nics[u->nic].nic->name, u->queue,
-                                         u->rps_no_gain ? "does not lower the peak by min_gain"
-                                                        : "is off or not ours to set");
+                                         u->rps_no_gain          ? "does not lower the peak by min_gain"
+                                         : !rps_allowed(t, u) ? "is off or not ours to set"
+                                                              : "finds no cool CPU to take its work");
                 }
         }
         free(t->lone);

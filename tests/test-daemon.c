@@ -616,6 +616,43 @@ static void test_audit_every(void **state) {
         assert_int_equal(engine_audit_slice(150) * ENGINE_FULL_TICK_EVERY, engine_audit_slice(ENGINE_FULL_TICK_EVERY) * 150);
 }
 
+/* An audit that leaves the same CPUs hot as the last one found nothing: a
+ * hot CPU no move relieves does not keep the audits at every 30th tick;
+ * a CPU newly hot, or one no longer hot, does. */
+static void test_audit_quiet_hot(void **state) {
+        static const struct {
+                const char *what;
+                int hot[3], last[3];      /* CPU lists, -1 ends */
+                bool want;
+        } cases[] = {
+                { "nothing hot", { -1 }, { -1 }, true },
+                { "the same CPU hot as at the last audit", { 3, -1 }, { 3, -1 }, true },
+                { "the same two", { 3, 5, -1 }, { 5, 3, -1 }, true },
+                { "newly hot", { 3, -1 }, { -1 }, false },
+                { "one more hot", { 3, 5, -1 }, { 3, -1 }, false },
+                { "no longer hot", { -1 }, { 3, -1 }, false },
+                { "another CPU hot", { 4, -1 }, { 3, -1 }, false },
+        };
+        (void) state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct engine *e = calloc(1, sizeof(*e));
+
+                assert_non_null(e);
+                e->pace = POLICY_PACE_CALM;
+                for (int k = 0; cases[i].hot[k] >= 0; k++)
+                        cpuset_set(&e->report.hot, cases[i].hot[k]);
+                for (int k = 0; cases[i].last[k] >= 0; k++)
+                        cpuset_set(&e->audit_hot, cases[i].last[k]);
+                if (engine_audit_quiet(e, 0, 0) != cases[i].want)
+                        fail_msg("%s: quiet %d, want %d", cases[i].what, !cases[i].want, cases[i].want);
+                /* anything else found still counts */
+                e->report.n_notes = 1;
+                assert_false(engine_audit_quiet(e, 0, 0));
+                free(e);
+        }
+}
+
 /* A run on another root than the host's never uses the host's default
  * state directory. */
 static void test_state_dir_choose(void **state) {
@@ -679,6 +716,7 @@ int main(void) {
                 cmocka_unit_test(test_state_dir_ensure),
                 cmocka_unit_test(test_state_dir_choose),
                 cmocka_unit_test(test_audit_every),
+                cmocka_unit_test(test_audit_quiet_hot),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

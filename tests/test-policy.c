@@ -1780,6 +1780,32 @@ static void test_rps_start_min_gain(void **state) {
         fx_free(&f);
 }
 
+/* Ticks 1..ticks of the model: the IRQ moves made, each printed and
+ * passed to check (may be NULL). */
+static unsigned fx_irq_moves(struct fx *f, int ticks, void (*check)(const struct action *)) {
+        unsigned moves = 0;
+
+        for (int k = 1; k <= ticks; k++) {
+                fx_model(f, NULL);
+                assert_int_equal(fx_step(f, (uint64_t) k * SEC), 0);
+                for (size_t a = 0; a < f->l.n; a++) {
+                        const struct action *x = &f->l.v[a];
+                        if (x->type != KNOB_IRQ)
+                                continue;
+                        print_message("    tick %d: %s\n", k, x->reason);
+                        if (check)
+                                check(x);
+                        moves++;
+                }
+        }
+        return moves;
+}
+
+/* test_move_all_hot's only move: a small queue (IRQ 52-54) onto CPU0. */
+static void small_queue_to_cpu0(const struct action *x) {
+        assert_true(x->irq >= 52 && cpuset_only(KEPT(&x->cpus)) == 0);
+}
+
 /* A host where every CPU is hot still takes work off the busiest: 2 CPUs,
  * CPU0 at 82% with one queue, CPU1 saturated with a big queue and three
  * small ones.  Moving a small one to CPU0 lowers the peak by min_gain
@@ -1787,7 +1813,7 @@ static void test_rps_start_min_gain(void **state) {
  * on an overloaded host.  Once moved, nothing moves back. */
 static void test_move_all_hot(void **state) {
         struct fx f;
-        unsigned moves = 0;
+        unsigned moves;
 
         (void) state;
         fx_init(&f, 2, 1, FX_SMT_NONE);
@@ -1804,18 +1830,7 @@ static void test_move_all_hot(void **state) {
                 fx_place(&f, 50 + q, 1);
                 f.q[0][q] = (struct fx_queue_model){ 0.12, 1200 };
         }
-        for (int k = 1; k <= 60; k++) {
-                fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
-                for (size_t a = 0; a < f.l.n; a++) {
-                        const struct action *x = &f.l.v[a];
-                        if (x->type != KNOB_IRQ)
-                                continue;
-                        print_message("    tick %d: %s\n", k, x->reason);
-                        assert_true(x->irq >= 52 && cpuset_only(KEPT(&x->cpus)) == 0);
-                        moves++;
-                }
-        }
+        moves = fx_irq_moves(&f, 60, small_queue_to_cpu0);
         for (size_t i = 0; i < f.rep.n_hot_cpus; i++)
                 print_message("    hot CPU%d %.2f: %s\n", f.rep.hot_cpus[i].cpu, f.load.cpus[f.rep.hot_cpus[i].cpu].softirq, f.rep.hot_cpus[i].why);
         assert_int_equal(moves, 1);
@@ -1831,7 +1846,7 @@ static void test_move_all_hot(void **state) {
  * move takes the peak to 1.22; once made, nothing moves back. */
 static void test_move_saturated_demand(void **state) {
         struct fx f;
-        unsigned moves = 0;
+        unsigned moves;
         double demand[2];
 
         (void) state;
@@ -1850,17 +1865,7 @@ static void test_move_saturated_demand(void **state) {
         f.q[0][2] = (struct fx_queue_model){ 0.62, 6200 };
         f.user[0] = 0;
         f.user[1] = 0.38;
-        for (int k = 1; k <= 60; k++) {
-                fx_model(&f, NULL);
-                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
-                for (size_t a = 0; a < f.l.n; a++) {
-                        const struct action *x = &f.l.v[a];
-                        if (x->type != KNOB_IRQ)
-                                continue;
-                        print_message("    tick %d: %s\n", k, x->reason);
-                        moves++;
-                }
-        }
+        moves = fx_irq_moves(&f, 60, NULL);
         demand[0] = demand[1] = 0;
         for (int q = 0; q < 3; q++)
                 demand[fx_irq_cpu(&f, 50 + q)] += f.q[0][q].work;
@@ -2425,6 +2430,28 @@ static void test_other_irqs_spread(void **state) {
             !strstr(f.rep.hot_cpus[0].why, "no move of another device's IRQ gains min_gain"))
                 fail_msg("lone storage IRQ: actions '%s', %zu hot CPUs, why '%s'", buf, f.rep.n_hot_cpus,
                          f.rep.n_hot_cpus ? f.rep.hot_cpus[0].why : "");
+        fx_free(&f);
+}
+
+/* A lone hot queue whose RPS finds no cool CPU says so, not that RPS is
+ * off (it is on, and ours). */
+static void test_lone_why_no_cool(void **state) {
+        struct fx f;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
+        f.q[0][0] = (struct fx_queue_model){ 0.9, 9000, 0 };
+        f.q[0][1] = (struct fx_queue_model){ 0.85, 8500, 0 };
+        assert_int_equal(fx_ticks(&f, 1, 6), 0);
+        assert_true(f.rep.n_hot_cpus > 0);
+        for (size_t i = 0; i < f.rep.n_hot_cpus; i++) {
+                const char *why = f.rep.hot_cpus[i].why;
+                print_message("    hot CPU%d: %s\n", f.rep.hot_cpus[i].cpu, why);
+                if (strstr(why, "RPS for its busiest queue") && !strstr(why, "finds no cool CPU to take its work"))
+                        fail_msg("CPU%d: why '%s'", f.rep.hot_cpus[i].cpu, why);
+        }
+        assert_true(strstr(f.rep.hot_cpus[0].why, "finds no cool CPU to take its work") != NULL);
         fx_free(&f);
 }
 
@@ -4721,6 +4748,7 @@ int main(void) {
                 cmocka_unit_test(test_move_saturated_demand),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
+                cmocka_unit_test(test_lone_why_no_cool),
                 cmocka_unit_test(test_layout_lpt),
                 cmocka_unit_test(test_share_measured),
                 cmocka_unit_test(test_share_properties),
