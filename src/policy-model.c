@@ -369,10 +369,10 @@ void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settl
                 return;
         }
         v = d * d / (2 * (pc->noise_gap == 1 ? a : 1 - pow(1 - a, pc->noise_gap)));
-        /* the mean of the first changes, then weighted: a first change
-         * that happened to be small must not stand for all of them */
-        if (pc->noise_n > 0)
-                pc->noise_var += MAX(POL_NOISE_GAIN, 1.0 / pc->noise_n) * (v - pc->noise_var);
+        if (pc->noise_n == 1)
+                pc->noise_var = v;
+        else if (pc->noise_n > 1)
+                pc->noise_var += POL_NOISE_GAIN * (v - pc->noise_var);
         pc->noise_prev = L;
         pc->noise_gap = 0;
         if (pc->noise_n <= POL_NOISE_SAMPLES)
@@ -408,30 +408,15 @@ static double noise_floor(const struct pol_tick *t) {
         return MIN(t->c->balance_floor, MAX(POL_GAIN_LEAST, POL_NOISE_K * sqrt(var)));
 }
 
-/* How many estimated deviations of its noise a sample must lie above a
- * level to be no noise, from n changes: POL_NOISE_K once
- * POL_NOISE_SAMPLES are known, and before that the quantile of Student's
- * t with n degrees of freedom at the same tail, P(T_10 > 3) = 0.0067, so
- * that a sample is taken for noise as seldom whatever the count (the
- * estimate from few changes can be far too small).  Computed from the t
- * distribution's density; T_2's closed form gives 8.57. */
-static double pol_noise_k(unsigned n) {
-        static const double k[POL_NOISE_SAMPLES + 1] = {
-                HUGE_VAL, 47.7, 8.57, 5.27, 4.23, 3.75, 3.47, 3.29, 3.16, 3.07, POL_NOISE_K,
-        };
-
-        return n < ELEMENTSOF(k) ? k[n] : POL_NOISE_K;
-}
-
-/* The level that makes cpu hot: enter, or below it, once its load has
- * changed, pol_noise_k deviations of its noise above the level sets are
- * accepted at, and min_gain (no placement gains more than the excess over
- * the mean) and balance_floor above the mean. */
+/* The level that makes cpu hot: enter, or below it, where its noise is
+ * known, POL_NOISE_K deviations above the level sets are accepted at, and
+ * min_gain (no placement gains more than the excess over the mean) and
+ * balance_floor above the mean. */
 static double cpu_enter(const struct pol_tick *t, const struct pol_cpu *pc, double enter) {
-        if (t->scale >= 1 || pc->noise_n <= 1)
+        if (t->scale >= 1 || pc->noise_n <= POL_NOISE_SAMPLES)
                 return enter;
         return MIN(enter, MAX(t->mean + MAX(t->c->balance_floor, pol_min_gain(t)),
-                              pol_accept(t) + pol_noise_k(pc->noise_n - 1) * sqrt(pc->noise_var)));
+                              pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)));
 }
 
 /* A CPU is hot (docs/DESIGN.md "Policy") after hot_samples samples at

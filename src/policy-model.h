@@ -40,10 +40,8 @@
  * sets are accepted at (pol_accept) by more than POL_NOISE_K standard
  * deviations of its own load's noise: a stationary excess is acted on, a
  * noisy one is left to balance_ratio.  The noise is estimated from the
- * changes between samples (their mean until there are 1 / POL_NOISE_GAIN,
- * then new ones weighted POL_NOISE_GAIN), fully trusted after
- * POL_NOISE_SAMPLES of them and before that with the margin of its
- * fewer samples (pol_noise_k). */
+ * changes between samples, new ones weighted POL_NOISE_GAIN, and trusted
+ * after POL_NOISE_SAMPLES of them. */
 #define POL_NOISE_K 3.0
 #define POL_NOISE_GAIN 0.1
 #define POL_NOISE_SAMPLES 10

@@ -1499,69 +1499,6 @@ static void test_balance_stationary_excess(void **state) {
         fx_free(&f);
 }
 
-/* The same stationary excess is acted on as soon as its noise is known
- * well enough to tell it from noise, not after a fixed POL_NOISE_SAMPLES:
- * with 1% noise CPU0's excess over the accepted level is hundreds of the
- * first samples' deviations, so the margin of few samples (pol_noise_k)
- * costs nothing.  The small queue's move and the RPS set for the queue
- * left (CPU0 still above the level) come by tick 10 (they came at ticks
- * 12 and 16 when the level waited for ten samples), and nothing after.
- * With +-10% noise on a balanced host of the same shape nothing moves. */
-static void test_balance_stationary_early(void **state) {
-        static const struct {
-                const char *what;
-                double works[6];
-                int cpus[6];
-                double noise;            /* +- per CPU and tick */
-                unsigned done_by;        /* every IRQ and RPS change by this tick; 0: none at all */
-        } cases[] = {
-                { "steady excess, 1% noise: acted on by tick 10", { 0.30, 0.08, 0.30, 0.30, 0.30, 0.30 },
-                  { 0, 0, 1, 2, 3, 4 }, 0.01, 10 },
-                { "balanced, +-10% noise: nothing changes", { 0.30, 0.30, 0.30, 0.30, 0.30, 0.30 },
-                  { 0, 1, 2, 3, 4, 5 }, 0.10, 0 },
-        };
-
-        (void) state;
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct fx f;
-                uint64_t seed = 0x3a71e5ULL + i;
-                double noise[FX_MAX_CPUS];
-                unsigned changes = 0, first = 0, last = 0;
-
-                fx_init(&f, 6, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                f.cfg.initial_layout = false;
-                fx_add_nic(&f, "eth0", 0, 6, true, 30, true, false);
-                for (int q = 0; q < 6; q++) {
-                        f.q[0][q] = (struct fx_queue_model){ cases[i].works[q], 1000 + 20000 * cases[i].works[q] };
-                        fx_place(&f, 30 + (unsigned) q, cases[i].cpus[q]);
-                }
-                for (unsigned k = 1; k <= 200; k++) {
-                        unsigned n;
-
-                        for (int c = 0; c < f.n_cpus; c++)
-                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
-                        fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, k * SEC), 0);
-                        n = count_type(&f.l, KNOB_IRQ) + count_type(&f.l, KNOB_RPS);
-                        for (size_t a = 0; n > 0 && a < f.l.n; a++)
-                                print_message("    at %3us: %s\n", k, f.l.v[a].reason);
-                        if (n > 0 && first == 0)
-                                first = k;
-                        if (n > 0)
-                                last = k;
-                        changes += n;
-                }
-                print_message("    %s: %u IRQ and RPS changes, ticks %u-%u\n", cases[i].what, changes, first, last);
-                if (cases[i].done_by == 0 && changes > 0)
-                        fail_msg("%s: %u IRQ and RPS changes", cases[i].what, changes);
-                if (cases[i].done_by > 0 && (changes == 0 || last > cases[i].done_by))
-                        fail_msg("%s: %u changes, the last at tick %u, want all by %u", cases[i].what, changes, last,
-                                 cases[i].done_by);
-                fx_free(&f);
-        }
-}
-
 /* The least gain of a move on a light host comes from its measured
  * noise.  Eight CPUs, 3.4% mean: CPU0 carries queues of 7% and 2.5%
  * (9.5%, hot), six CPUs 3% each, CPU7 nothing.  The best move gains
@@ -4828,7 +4765,6 @@ int main(void) {
                 cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_balance_stationary_excess),
-                cmocka_unit_test(test_balance_stationary_early),
                 cmocka_unit_test(test_balance_light_gain),
                 cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_thresholds),
