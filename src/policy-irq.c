@@ -138,7 +138,8 @@ static void move_load(struct pol_tick *t, int from, int to, double w) {
 }
 
 /* Whether the layout may put a queue of NIC x on cpu: not one busy (hot,
- * at the exit level, or short of idle) without the NIC's own queues. */
+ * at the exit level, or short of idle) without the NIC's own queues and
+ * the other devices' IRQs this tick moves off it. */
 static bool layout_free(const struct pol_tick *t, const struct pol_nicctx *x, int cpu) {
         double own = 0;
 
@@ -149,8 +150,9 @@ static bool layout_free(const struct pol_tick *t, const struct pol_nicctx *x, in
                 if (u->cpu == cpu && !u->fixed)
                         own += u->work;
         }
-        if (own <= 0 && cpuset_isset(&t->hot, cpu))
+        if (own <= 0 && t->leaving[cpu] <= 0 && cpuset_isset(&t->hot, cpu))
                 return false;
+        own += t->leaving[cpu];
         return t->load[cpu] - own < pol_exit(t) && t->idle[cpu] + own >= t->c->saturated_idle;
 }
 
@@ -181,7 +183,8 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
 
 /* The layout by load: the NIC's queues in `place` (indexes into its units),
  * heaviest first (the NIC's work split by interrupt rate), each to the CPU
- * of cand[0..n_cand) it leaves least loaded (ties within POL_LAYOUT_TIE to
+ * of cand[0..n_cand) it leaves least loaded (other devices' IRQs leaving
+ * it this tick not counted; ties within POL_LAYOUT_TIE to
  * the fewest queues, then cand's order), work off the NIC's node (x->cpus)
  * at POL_REMOTE_COST; cand[n_cand..n_all) only when no other has a vector.
  * ret_cpu[i]: place[i]'s CPU, -1 none.  Returns the most these queues put
@@ -207,7 +210,7 @@ static double lpt(struct pol_tick *t, const struct pol_nicctx *x, const size_t *
         cur = bg + t->max_cpu + 1;
         w = cur + t->max_cpu + 1;
         for (size_t i = 0; i < n_all; i++)
-                bg[cand[i]] = t->load[cand[i]];
+                bg[cand[i]] = MAX(t->load[cand[i]] - t->leaving[cand[i]], 0);
         for (size_t i = 0; i < n_place; i++) {
                 const struct pol_unit *u = &t->units[x->first_unit + place[i]];
                 if (u->cpu >= 0 && u->cpu <= t->max_cpu)

@@ -154,6 +154,7 @@ struct pol_tick {
         double *load;            /* per CPU irq+softirq, projected as actions are planned */
         double *idle;
         double *net;             /* per CPU network share (irq + NET part of softirq) */
+        double *leaving;         /* per CPU other devices' work pol_other_irqs moves off it this tick */
         struct pol_unit *units;
         size_t n_units, a_units;
         struct pol_unit *irqless;   /* NICs without queue IRQs, one unit each */

@@ -316,18 +316,36 @@ static int mark_massed(struct pol_tick *t) {
         return 0;
 }
 
+void pol_other_build(struct pol_tick *t) {
+        _cleanup_(freep) double *other_rate = NULL;
+
+        if (!t->c->other_irqs)
+                return;
+        other_rate = calloc(t->max_cpu + 1, sizeof(double));
+        if (!other_rate || build_others(t, other_rate) < 0 || mark_massed(t) < 0) {
+                t->r = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; i < t->n_others; i++) {
+                const struct pol_other *o = &t->others[i];
+                int c;
+
+                /* a mass's IRQs each get a CPU of their own (the
+                 * first may stay); a busy IRQ stays where it fires */
+                if (o->massed && (c = fires_on(t, o)) >= 0)
+                        t->leaving[c] += o->work;
+        }
+}
+
 void pol_other_irqs(struct pol_tick *t) {
         _cleanup_(freep) struct pol_other **busy = NULL;
-        _cleanup_(freep) double *other_rate = NULL;
         size_t n_busy = 0;
         char reason[256];
         cpuset_t local, took;
 
         if (!t->c->other_irqs)
                 return;
-        other_rate = calloc(t->max_cpu + 1, sizeof(double));
-        if (!other_rate || build_others(t, other_rate) < 0 ||
-            (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy)))) || mark_massed(t) < 0) {
+        if (t->n_others > 0 && !(busy = calloc(t->n_others, sizeof(*busy)))) {
                 t->r = -ENOMEM;
                 return;
         }

@@ -14,6 +14,9 @@ void pol_rebalance(struct pol_tick *t);
 void pol_xps(struct pol_tick *t);
 
 /* policy-other.c: IRQs of other devices (other_irqs) */
+/* t->others, and in t->leaving the work of the quiet IRQs of a mass that
+ * pol_other_irqs spreads: before the layout, which judges CPUs without it. */
+void pol_other_build(struct pol_tick *t);
 void pol_other_irqs(struct pol_tick *t);
 void pol_rebalance_other(struct pol_tick *t);
 void pol_default_affinity(struct pol_tick *t);

@@ -563,8 +563,8 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 memset(st->cpus + st->n_cpus, 0, (n - st->n_cpus) * sizeof(*st->cpus));
                 st->n_cpus = n;
         }
-        /* load, idle and net in one block */
-        t.load = calloc(3 * (size_t) n, sizeof(double));
+        /* load, idle, net and leaving in one block */
+        t.load = calloc(4 * (size_t) n, sizeof(double));
         t.nics = calloc(MAX(in->inv->n_nics, 1), sizeof(*t.nics));
         if (!t.load || !t.nics) {
                 r = -ENOMEM;
@@ -572,6 +572,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         }
         t.idle = t.load + n;
         t.net = t.idle + n;
+        t.leaving = t.net + n;
 
         /* eligible CPUs (docs/DESIGN.md "Policy"); what still uses another
          * leaves it this tick (pol_vacate_rps, pol_replace_offline) */
@@ -609,6 +610,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
 
         pol_unwanted(&t);
         pol_vacate_rps(&t);
+        pol_other_build(&t);
         for (size_t i = 0; i < in->inv->n_nics; i++)
                 if (pol_layout_nic(&t, i))
                         pol_rps_single(&t, i);

@@ -2518,6 +2518,51 @@ static void test_other_irqs_massed(void **state) {
         fx_free(&f);
 }
 
+/* Quiet storage IRQs on a mask of all CPUs fire on CPU0 and load it as a
+ * busy one (72%); an 8-queue NIC on 8 CPUs.  The layout judges CPU0
+ * without the work the same tick's spread of those IRQs takes off it: by
+ * load at the first sample, one queue a CPU; laid out blind, the second
+ * look at the first sample leaves queue 0 on CPU0.  Judged with that
+ * work, CPU0 got no queue and another CPU two. */
+static void test_layout_mass_leaves(void **state) {
+        char buf[1024];
+
+        (void) state;
+        for (int blind = 0; blind < 2; blind++) {
+                cpuset_t used;
+                struct fx f;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_add_nic(&f, "eth0", 0, 8, true, 30, true, false);
+                for (int q = 0; q < 8; q++)
+                        f.q[0][q] = (struct fx_queue_model){ 0.15, 3000, 0 };
+                for (int k = 0; k < 8; k++) {
+                        char name[32];
+
+                        snprintf(name, sizeof(name), "nvme0q%d", k + 1);
+                        fx_add_irq(&f, 60 + k, name, -1, -1, INVENTORY_IRQ_NONE);
+                        /* 1000/s and 72% of CPU0 together */
+                        f.other[f.n_other++] = (struct fx_other_model){ 60 + k, 125, 0.09 };
+                }
+                for (unsigned k = 1; k <= 6; k++) {
+                        if (!blind || k > 1)
+                                fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        fx_fmt(&f.l, buf, sizeof(buf));
+                        if (blind && k > 1 && strstr(buf, "irq 30>"))
+                                fail_msg("tick %u moves queue 0 off CPU0: %s", k, buf);
+                }
+                cpuset_zero(&used);
+                for (int q = 0; q < 8; q++) {
+                        if (cpuset_isset(&used, fx_irq_cpu(&f, 30 + q)))
+                                fail_msg("%s: queue %d on CPU%d with another", blind ? "blind" : "sampled", q,
+                                         fx_irq_cpu(&f, 30 + q));
+                        cpuset_set(&used, fx_irq_cpu(&f, 30 + q));
+                }
+                fx_free(&f);
+        }
+}
+
 /* Two busy storage IRQs fire on CPU0; CPU1 carries less other work than
  * one.  The first goes to CPU1, and the second, alone on CPU0 after that,
  * is pinned there at the same tick: the CPU an IRQ fires on is judged
@@ -4778,6 +4823,7 @@ int main(void) {
                 cmocka_unit_test(test_other_irqs_placement),
                 cmocka_unit_test(test_other_irqs_spread),
                 cmocka_unit_test(test_other_irqs_massed),
+                cmocka_unit_test(test_layout_mass_leaves),
                 cmocka_unit_test(test_other_irqs_stay),
                 cmocka_unit_test(test_default_affinity),
                 cmocka_unit_test(test_numa_local_first),
