@@ -784,7 +784,6 @@ static bool open_named(struct parser *p, enum section_kind kind, const char *arg
                                 .file = p->path,
                                 .line = line,
                         };
-                        cpuset_zero(&ci->cpus);
                         name = &ci->match;
                 } else {
                         struct config_worker *w = &p->c->workers[at];
@@ -794,7 +793,6 @@ static bool open_named(struct parser *p, enum section_kind kind, const char *arg
                                 .file = p->path,
                                 .line = line,
                         };
-                        cpuset_zero(&w->cpus);
                         name = &w->name;
                 }
                 *name = strdup(arg);
