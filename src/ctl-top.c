@@ -22,7 +22,7 @@ static void queue_to_json(const char *label, void *userdata) {
         json_string(userdata, label);
 }
 
-/* A CPU's number, or null when its counters gave none. */
+/* A number in decimals, or null when not valid (a CPU's counters gave none). */
 static void json_rate(struct json_writer *w, const char *key, bool valid, double v, int decimals) {
         json_key(w, key);
         if (valid)
@@ -34,10 +34,8 @@ static void json_rate(struct json_writer *w, const char *key, bool valid, double
 void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
                   const struct inventory *inv) {
         json_begin_object(w);
-        json_key(w, "time");
-        json_double_prec(w, time_s, 3);
-        json_key(w, "interval");
-        json_double_prec(w, r->interval_s, 3);
+        json_rate(w, "time", true, time_s, 3);
+        json_rate(w, "interval", true, r->interval_s, 3);
         json_key_begin_array(w, "cpus");
         for (int cpu = 0; cpu <= r->max_cpu; cpu++) {
                 const struct sample_cpu *c = &r->cpus[cpu];
