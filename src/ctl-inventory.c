@@ -298,7 +298,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
 }
 
 /* Topology, proc/interrupts and inventory, saying what failed; on error
- * nothing stays allocated. */
+ * the caller frees what was read. */
 static int read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
                       struct inventory *inv) {
         int r;
@@ -317,8 +317,6 @@ static int read_model(int rootfd, bool host, struct topology *t, struct procfs_i
         r = inventory_read(rootfd, pi, inv);
         if (r < 0) {
                 ctl_error("cannot read the NIC inventory: %s", strerror(-r));
-                topology_free(t);
-                procfs_interrupts_free(pi);
                 return r;
         }
         if (host) {
@@ -374,10 +372,10 @@ int ctl_inventory(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct topology t = { 0 };
-        struct procfs_interrupts pi = { 0 };
-        struct inventory inv = { 0 };
-        struct config cfg = { 0 };
+        _cleanup_(topology_free) struct topology t = { 0 };
+        _cleanup_(procfs_interrupts_free) struct procfs_interrupts pi = { 0 };
+        _cleanup_(inventory_free) struct inventory inv = { 0 };
+        _cleanup_(config_free) struct config cfg = { 0 };
         const char *root = "/", *config_path = NULL;
         _cleanup_(freep) int *classes = NULL;
         _cleanup_(freep) bool *managed = NULL;
@@ -404,10 +402,8 @@ int ctl_inventory(int argc, char **argv) {
         r = rootfd < 0 ? rootfd : read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
         if (rootfd >= 0)
                 close(rootfd);
-        if (r < 0) {
-                config_free(&cfg);
+        if (r < 0)
                 return CTL_EXIT_ERROR;
-        }
         classes = calloc(inv.n_irqs + 1, sizeof(*classes));
         managed = calloc(inv.n_irqs + 1, sizeof(*managed));
         if (classes && managed) {
@@ -448,10 +444,5 @@ int ctl_inventory(int argc, char **argv) {
         /* read_model() said why; a parsed file has a CPU header */
         if (pi.n_cpus == 0)
                 ret = CTL_EXIT_ERROR;
-
-        inventory_free(&inv);
-        procfs_interrupts_free(&pi);
-        topology_free(&t);
-        config_free(&cfg);
         return ret;
 }

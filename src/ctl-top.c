@@ -256,14 +256,16 @@ int ctl_top(int argc, char **argv) {
                 {},
         };
         struct ctl_top_view view = { .hot = CTL_TOP_HOT };
-        struct sample_snapshot prev = { 0 }, cur = { 0 };
-        struct inventory inv = { 0 };
+        _cleanup_(sample_snapshot_free) struct sample_snapshot prev = { 0 };
+        struct sample_snapshot cur = { 0 };
+        _cleanup_(inventory_free) struct inventory inv = { 0 };
         const char *root = "/";
         uint64_t interval = 1000000, count = 0;
         bool json = false, table = false, have_count = false, have_cpus = false, tty = isatty(STDOUT_FILENO);
         bool redraw;
         uint64_t u;
-        int c, rootfd, r, ret = CTL_EXIT_OK;
+        _cleanup_(closep) int rootfd = -1;
+        int c, r, ret = CTL_EXIT_OK;
 
         optind = 0;
         while ((c = getopt_long(argc, argv, "+r:i:n:jtc:s:h", options, NULL)) >= 0) {
@@ -347,11 +349,9 @@ int ctl_top(int argc, char **argv) {
         ctl_catch_signals();
 
         r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &prev);
-        if (r < 0) {
-                close(rootfd);
+        if (r < 0)
                 return ctl_error("cannot read proc/stat, proc/softirqs or proc/interrupts under %s: %s", root,
                                  strerror(-r));
-        }
         for (uint64_t i = 0; count == 0 || i < count; i++) {
                 struct sample_rates rates = { 0 };
 
@@ -405,9 +405,5 @@ int ctl_top(int argc, char **argv) {
                         break;
                 }
         }
-
-        inventory_free(&inv);
-        sample_snapshot_free(&prev);
-        close(rootfd);
         return ret;
 }
