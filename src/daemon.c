@@ -69,7 +69,7 @@ struct daemon {
         uint64_t caps_start;      /* permitted at startup, before the drop */
 
         sd_event *event;
-        uint64_t tick_due_usec;   /* CLOCK_MONOTONIC; the loop's timeout (run_loop) */
+        sd_event_source *timer;
         sd_event_source *sig_hup, *sig_term, *sig_int;
         /* runtime bans: STATE_DIR/bans, watched with inotify */
         char *bans_dir;
@@ -809,8 +809,9 @@ static int tick(struct daemon *d) {
         return 0;
 }
 
-static int on_tick(struct daemon *d) {
-        uint64_t interval, now, due = d->tick_due_usec;
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct daemon *d = userdata;
+        uint64_t interval, now;
         int r;
 
         r = tick(d);
@@ -820,47 +821,16 @@ static int on_tick(struct daemon *d) {
                 log_info("--once: decision cycle done; changes stay in place ('irqsteerctl restore' undoes them)");
                 return sd_event_exit(d->event, 0);
         }
-        /* after a stall (a paused VM, SIGSTOP) due + interval is past, and
-         * the missed ticks would run back to back.  They are skipped: the
-         * next comes an interval after now. */
+        /* sd-event passes when the timer was due: after a stall (a paused
+         * VM, SIGSTOP) due + interval is past, and the missed ticks would
+         * run back to back.  They are skipped: the next comes an interval
+         * after now. */
         interval = engine_next_interval(&d->engine, d->interval_usec);
         now = now_monotonic(d);
-        d->tick_due_usec = due + interval > now ? due + interval : now + interval;
-        return 0;
-}
-
-/* sd_event_loop() with the tick as the wait's timeout rather than a timer
- * source: a wake-up is one epoll_wait, where a timerfd adds its read and
- * its re-arm to every tick (bench/README.md, "Per-tick cost and CPU per
- * hour").  The tick's time is the wake-up's, sd_event_now(), as a timer
- * source's handler sees it. */
-static int run_loop(struct daemon *d) {
-        int r, code = 0;
-
-        for (;;) {
-                uint64_t timeout = UINT64_MAX, t;
-
-                r = sd_event_get_state(d->event);
-                if (r < 0)
-                        return r;
-                if (r == SD_EVENT_FINISHED)
-                        break;
-                if (sd_event_get_exit_code(d->event, &code) == -ENODATA) { /* else only the exit runs */
-                        if (now_monotonic(d) >= d->tick_due_usec) {
-                                r = on_tick(d);
-                                if (r < 0)
-                                        return r;
-                                continue;
-                        }
-                        t = util_now_usec(CLOCK_MONOTONIC);
-                        timeout = d->tick_due_usec > t ? d->tick_due_usec - t : 0;
-                }
-                r = sd_event_run(d->event, timeout);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_event_get_exit_code(d->event, &code);
-        return r < 0 ? r : code;
+        r = sd_event_source_set_time(s, usec + interval > now ? usec + interval : now + interval);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 /* ---- signals ---- */
@@ -918,7 +888,7 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         log_set_max_level(d->config.log_level);
         if (d->interval_usec != d->config.interval_usec) {
                 d->interval_usec = d->config.interval_usec;
-                d->tick_due_usec = now_monotonic(d) + d->interval_usec;
+                (void) sd_event_source_set_time(d->timer, now_monotonic(d) + d->interval_usec);
         }
         engine_config_changed(&d->engine);
         env_setup(d);
@@ -1111,7 +1081,13 @@ static int setup_event(struct daemon *d) {
         }
         (void) sd_event_source_set_exit_on_failure(d->sig_hup, true);
 
-        d->tick_due_usec = now_monotonic(d) + d->interval_usec; /* run_loop() */
+        r = sd_event_add_time(d->event, &d->timer, CLOCK_MONOTONIC, now_monotonic(d) + d->interval_usec,
+                              d->interval_usec / 50, on_timer, d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the tick timer: %m");
+        (void) sd_event_source_set_description(d->timer, "tick");
+        (void) sd_event_source_set_exit_on_failure(d->timer, true);
+
         return 0;
 }
 
@@ -1302,6 +1278,7 @@ static void shutdown_restore(struct daemon *d) {
 
 static void daemon_free(struct daemon *d) {
         linkmon_free(d->linkmon);
+        sd_event_source_disable_unref(d->timer);
         sd_event_source_disable_unref(d->sig_hup);
         sd_event_source_disable_unref(d->sig_term);
         sd_event_source_disable_unref(d->sig_int);
@@ -1373,7 +1350,7 @@ int daemon_run(const struct daemon_options *o) {
         if (r < 0)
                 log_warning_errno(r, "Failed to enable the watchdog: %m");
 
-        r = run_loop(&d);
+        r = sd_event_loop(d.event);
         if (r < 0) {
                 log_error_errno(r, "Event loop failed: %m");
                 notify_stopping();
