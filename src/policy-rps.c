@@ -676,6 +676,21 @@ static double own_load(const struct pol_tick *t, const struct pol_unit *u, int c
         return MAX(l, 0);
 }
 
+/* u's protocol work on a CPU of its set as the loads show it: what other
+ * queues' and devices' work does not explain there, at least its even
+ * share, at most all of it (RPS hashes whole flows: a big one lands whole
+ * on one CPU). */
+static double flow_share(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+        double w = own_load(t, u, cpu);
+
+        if (cpu == u->target)
+                w -= unit_on(u, cpu) - cur_share(u, cpu);
+        for (size_t i = 0; i < t->n_others; i++)
+                if (t->others[i].cpu == cpu)
+                        w -= t->others[i].work;
+        return MIN(MAX(w, cur_share(u, cpu)), proto_work(u));
+}
+
 /* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
  * shares above the coolest, other queues' work taken out, carries one big
  * flow that a wider set would only move. */
@@ -760,12 +775,22 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         return;
                 if (flow_bound(t, u))
                         return;
+                /* a set CPU hot only with the queue's share beyond the even
+                 * one (a big flow) is cooled neither by a wider set nor by
+                 * leaving it: RPS hands the flow on whole */
+                CPUSET_FOREACH(h, &hs)
+                        if (h != cpu && pol_load(t, h) - (flow_share(t, u, h) - cur_share(u, h)) < pol_level(t))
+                                cpuset_clear(&hs, h);
+                if (cpuset_empty(&hs))
+                        return;
                 /* a hot set CPU (not the IRQ CPU) at the level without this
                  * queue's share leaves the set, lest every set widen over
-                 * every CPU */
+                 * every CPU; the share as measured, not the even one: a
+                 * CPU hot with the queue's own big flow would only hand
+                 * the flow on to the next CPU of the hash */
                 cpuset_zero(&shed);
                 CPUSET_FOREACH(h, &hs)
-                        if (h != cpu && ex_load(t, u, h) >= pol_level(t))
+                        if (h != cpu && pol_load(t, h) - flow_share(t, u, h) >= pol_level(t))
                                 cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
                 cool_cands(t, u, &span, p, &t->hot, &cand);
