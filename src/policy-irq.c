@@ -913,13 +913,16 @@ static double plan_lpt(struct pol_tick *t, struct plan_item *it, size_t n, doubl
                 double bv = HUGE_VAL;
 
                 CPUSET_FOREACH(c, &t->nics[u->nic].cpus) {
-                        double v = fin[c] + u->work;
+                        double v;
 
-                        if (c > t->max_cpu || (c != it[i].from && !unit_fits(t, &vec, u, c, which)))
-                                continue;
-                        if (v < bv - 1e-9 || (v < bv + 1e-9 && best != it[i].from &&
-                                              (c == it[i].from ||
-                                               t->topo->cpus[c].smt_index < t->topo->cpus[best].smt_index))) {
+                        if (c > t->max_cpu)
+                                break;
+                        v = fin[c] + u->work;
+                        /* the vector count last: it looks records up */
+                        if ((v < bv - 1e-9 || (v < bv + 1e-9 && best != it[i].from &&
+                                               (c == it[i].from ||
+                                                t->topo->cpus[c].smt_index < t->topo->cpus[best].smt_index))) &&
+                            (c == it[i].from || unit_fits(t, &vec, u, c, which))) {
                                 best = c;
                                 bv = v;
                         }
