@@ -64,6 +64,10 @@ void json_key_double6(struct json_writer *w, const char *key, double v);
 void json_key_bool(struct json_writer *w, const char *key, bool v);
 void json_key_null(struct json_writer *w, const char *key);
 void json_key_cpuset(struct json_writer *w, const char *key, const cpuset_t *s);
+/* The value when has (it is known), else null. */
+void json_key_int_if(struct json_writer *w, const char *key, bool has, int64_t v);
+void json_key_uint_if(struct json_writer *w, const char *key, bool has, uint64_t v);
+void json_key_cpuset_if(struct json_writer *w, const char *key, bool has, const cpuset_t *s);
 void json_key_begin_object(struct json_writer *w, const char *key);
 void json_key_begin_array(struct json_writer *w, const char *key);
 

@@ -248,15 +248,9 @@ int action_format(const struct action *a, char *buf, size_t len) {
 
 void action_json_members(struct json_writer *w, const struct action *a) {
         json_key_string(w, "type", action_type_to_string(a->type));
-        if (a->type == KNOB_IRQ)
-                json_key_uint(w, "irq", a->irq);
-        else
-                json_key_null(w, "irq");
+        json_key_uint_if(w, "irq", a->type == KNOB_IRQ, a->irq);
         json_key_string(w, "nic", a->nic[0] ? a->nic : NULL);
-        if (a->queue >= 0)
-                json_key_int(w, "queue", a->queue);
-        else
-                json_key_null(w, "queue");
+        json_key_int_if(w, "queue", a->queue >= 0, a->queue);
         if (a->type == KNOB_THREAD) {
                 json_key_int(w, "pid", a->pid);
                 json_key_int(w, "tid", a->tid);

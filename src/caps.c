@@ -61,26 +61,21 @@ uint64_t caps_permitted(void) {
 }
 
 int caps_drop(uint64_t keep) {
+        /* best effort: the bounding set matters only across execve(), and
+         * the unit's CapabilityBoundingSet= took CAP_SETPCAP already */
+        bool bound = CAP_IS_SUPPORTED(CAP_SETPCAP) && (caps_effective() & CAPS_MASK(CAP_SETPCAP));
         cap_value_t list[64];
         int n = 0, r = 0;
         cap_t caps;
 
-        /* best effort: the bounding set matters only across execve(), and
-         * the unit's CapabilityBoundingSet= took CAP_SETPCAP already */
-        if (CAP_IS_SUPPORTED(CAP_SETPCAP) && (caps_effective() & CAPS_MASK(CAP_SETPCAP))) {
-                for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++) {
-                        if (keep & CAPS_MASK(cap) || !CAP_IS_SUPPORTED(cap))
-                                continue;
-                        if (cap_drop_bound(cap) < 0 && errno != EINVAL)
-                                log_debug_errno(errno, "cap_drop_bound(%d) failed: %m", cap);
-                }
+        for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++) {
+                if (keep & CAPS_MASK(cap))
+                        list[n++] = cap;
+                else if (bound && CAP_IS_SUPPORTED(cap) && cap_drop_bound(cap) < 0 && errno != EINVAL)
+                        log_debug_errno(errno, "cap_drop_bound(%d) failed: %m", cap);
         }
         if (cap_reset_ambient() < 0 && errno != EINVAL)
                 log_debug_errno(errno, "cap_reset_ambient() failed: %m");
-
-        for (int cap = 0; cap <= CAP_LAST_CAP && cap < 64; cap++)
-                if (keep & CAPS_MASK(cap))
-                        list[n++] = cap;
 
         caps = cap_init();     /* all clear */
         if (!caps)

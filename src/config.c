@@ -773,9 +773,7 @@ static bool open_named(struct parser *p, enum section_kind kind, const char *arg
                           : insert_named(p, (void **) &p->c->workers, sizeof(*p->c->workers), ns, n, at, line))
                         return false;
                 if (iface) {
-                        struct config_interface *ci = &p->c->interfaces[at];
-
-                        *ci = (struct config_interface) {
+                        p->c->interfaces[at] = (struct config_interface) {
                                 .manage = true,
                                 .rps = TRI_INHERIT,
                                 .xps = TRI_INHERIT,
@@ -784,18 +782,14 @@ static bool open_named(struct parser *p, enum section_kind kind, const char *arg
                                 .file = p->path,
                                 .line = line,
                         };
-                        cpuset_zero(&ci->cpus);
-                        name = &ci->match;
+                        name = &p->c->interfaces[at].match;
                 } else {
-                        struct config_worker *w = &p->c->workers[at];
-
-                        *w = (struct config_worker) {
+                        p->c->workers[at] = (struct config_worker) {
                                 .policy = WORKER_POLICY_INVALID,
                                 .file = p->path,
                                 .line = line,
                         };
-                        cpuset_zero(&w->cpus);
-                        name = &w->name;
+                        name = &p->c->workers[at].name;
                 }
                 *name = strdup(arg);
                 if (!*name) {

@@ -102,7 +102,7 @@ int ctl_unban(int argc, char **argv) {
 }
 
 int ctl_bans(int argc, char **argv) {
-        struct bans b = { 0 };
+        _cleanup_(bans_free) struct bans b = { 0 };
         char dir[4096], list[512];
         bool json = false;
         int i, r, ret = CTL_EXIT_OK;
@@ -141,6 +141,5 @@ int ctl_bans(int argc, char **argv) {
         }
         if (fflush(stdout) != 0)
                 ret = CTL_EXIT_ERROR;
-        bans_free(&b);
         return ret;
 }

@@ -17,28 +17,11 @@
 #include "state.h"
 #include "util.h"
 
-/* v, or null when not known (!has). */
-static void json_int_if(struct json_writer *w, const char *key, bool has, int v) {
-        if (has)
-                json_key_int(w, key, v);
-        else
-                json_key_null(w, key);
-}
-
-static void json_uint_if(struct json_writer *w, const char *key, bool has, uint64_t v) {
-        if (has)
-                json_key_uint(w, key, v);
-        else
-                json_key_null(w, key);
-}
-
+/* A kept CPU set, or null when not known (!has). */
 static void json_kept_if(struct json_writer *w, const char *key, bool has, const cpuset_kept_t *k) {
         cpuset_t s = cpuset_kept_get(k);
 
-        if (has)
-                json_key_cpuset(w, key, &s);
-        else
-                json_key_null(w, key);
+        json_key_cpuset_if(w, key, has, &s);
 }
 
 /* A queue's netdev-family view (null where the kernel did not answer) and
@@ -48,15 +31,15 @@ static void json_queue_napi(struct json_writer *w, const struct inventory_nic *n
 
         json_key_string(w, "irq_source", qu->rx_irq < 0 && qu->tx_irq < 0 ? NULL :
                         inventory_map_source_to_string(qu->irq_netlink ? INVENTORY_MAP_NETLINK : nic->map));
-        json_uint_if(w, "napi_id", qu->napi_id != 0, qu->napi_id);
+        json_key_uint_if(w, "napi_id", qu->napi_id != 0, qu->napi_id);
         json_key_string(w, "napi_threaded", qu->napi_threaded == NETDEV_THREADED_UNKNOWN ?
                         NULL : netdev_threaded_to_string(qu->napi_threaded));
-        json_int_if(w, "napi_pid", qu->napi_pid > 0, qu->napi_pid);
-        json_int_if(w, "napi_cpu", qu->napi_cpu >= 0, qu->napi_cpu);
-        json_uint_if(w, "rx_packets", rs->ifindex > 0 && rs->has_rx_packets, rs->rx_packets);
-        json_uint_if(w, "rx_bytes", rs->ifindex > 0 && rs->has_rx_bytes, rs->rx_bytes);
-        json_uint_if(w, "tx_packets", ts->ifindex > 0 && ts->has_tx_packets, ts->tx_packets);
-        json_uint_if(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
+        json_key_int_if(w, "napi_pid", qu->napi_pid > 0, qu->napi_pid);
+        json_key_int_if(w, "napi_cpu", qu->napi_cpu >= 0, qu->napi_cpu);
+        json_key_uint_if(w, "rx_packets", rs->ifindex > 0 && rs->has_rx_packets, rs->rx_packets);
+        json_key_uint_if(w, "rx_bytes", rs->ifindex > 0 && rs->has_rx_bytes, rs->rx_bytes);
+        json_key_uint_if(w, "tx_packets", ts->ifindex > 0 && ts->has_tx_packets, ts->tx_packets);
+        json_key_uint_if(w, "tx_bytes", ts->ifindex > 0 && ts->has_tx_bytes, ts->tx_bytes);
 }
 
 /* Every NAPI of the NIC (veth's queues name none); null without netdev. */
@@ -71,11 +54,11 @@ static void json_nic_napis(struct json_writer *w, const struct inventory *inv, c
 
                 json_begin_object(w);
                 json_key_uint(w, "id", n->id);
-                json_int_if(w, "irq", n->irq != -1, n->irq);
+                json_key_int_if(w, "irq", n->irq != -1, n->irq);
                 json_key_string(w, "threaded", n->threaded == NETDEV_THREADED_UNKNOWN ?
                                 NULL : netdev_threaded_to_string(n->threaded));
-                json_int_if(w, "pid", n->pid != 0, n->pid);
-                json_int_if(w, "cpu", n->cpu != -1, n->cpu);
+                json_key_int_if(w, "pid", n->pid != 0, n->pid);
+                json_key_int_if(w, "cpu", n->cpu != -1, n->cpu);
                 json_end_object(w);
         }
         json_end_array(w);
@@ -94,10 +77,10 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         continue;
                 json_begin_object(w);
                 json_key_int(w, "cpu", tc->cpu);
-                json_int_if(w, "node", tc->node >= 0, tc->node);
-                json_int_if(w, "core", tc->core >= 0, tc->core);
-                json_int_if(w, "package", tc->package_id >= 0, tc->package_id);
-                json_int_if(w, "smt_index", tc->smt_index >= 0, tc->smt_index);
+                json_key_int_if(w, "node", tc->node >= 0, tc->node);
+                json_key_int_if(w, "core", tc->core >= 0, tc->core);
+                json_key_int_if(w, "package", tc->package_id >= 0, tc->package_id);
+                json_key_int_if(w, "smt_index", tc->smt_index >= 0, tc->smt_index);
                 json_key_bool(w, "online", tc->online);
                 json_key_bool(w, "isolated", tc->isolated);
                 json_key_bool(w, "nohz_full", tc->nohz_full);
@@ -120,16 +103,16 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
 
                 json_begin_object(w);
                 json_key_string(w, "name", nic->name);
-                json_int_if(w, "ifindex", nic->ifindex > 0, nic->ifindex);
+                json_key_int_if(w, "ifindex", nic->ifindex > 0, nic->ifindex);
                 json_key_string(w, "driver", nic->driver[0] ? nic->driver : NULL);
                 json_key_string(w, "bus_id", nic->bus_id[0] ? nic->bus_id : NULL);
                 json_key_string(w, "pci_addr", nic->pci_addr[0] ? nic->pci_addr : NULL);
-                json_int_if(w, "node", nic->node >= 0, nic->node);
+                json_key_int_if(w, "node", nic->node >= 0, nic->node);
                 json_key_cpuset(w, "local_cpus", &nic->local_cpus);
                 json_key_bool(w, "up", nic->up);
                 json_key_int(w, "rx_queues", nic->rx_queues);
                 json_key_int(w, "tx_queues", nic->tx_queues);
-                json_int_if(w, "combined_channels", nic->combined_channels >= 0, nic->combined_channels);
+                json_key_int_if(w, "combined_channels", nic->combined_channels >= 0, nic->combined_channels);
                 json_key_string(w, "mapping", inventory_map_source_to_string(nic->map));
                 json_key_begin_array(w, "queues");
                 for (size_t q = 0; q < nic->n_queues; q++) {
@@ -140,8 +123,8 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         json_key_int(w, "index", qu->index);
                         json_key_bool(w, "rx", qu->has_rx);
                         json_key_bool(w, "tx", qu->has_tx);
-                        json_int_if(w, "rx_irq", qu->rx_irq >= 0, qu->rx_irq);
-                        json_int_if(w, "tx_irq", qu->tx_irq >= 0, qu->tx_irq);
+                        json_key_int_if(w, "rx_irq", qu->rx_irq >= 0, qu->rx_irq);
+                        json_key_int_if(w, "tx_irq", qu->tx_irq >= 0, qu->tx_irq);
                         /* every IRQ tied to this queue, in IRQ order */
                         json_key_begin_array(w, "irqs");
                         flags = w->flags;
@@ -152,7 +135,7 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                         json_end_array(w);
                         w->flags = flags;
                         json_kept_if(w, "rps_cpus", qu->has_rps, &qu->rps_cpus);
-                        json_uint_if(w, "rps_flow_cnt", qu->has_rps, qu->rps_flow_cnt);
+                        json_key_uint_if(w, "rps_flow_cnt", qu->has_rps, qu->rps_flow_cnt);
                         json_kept_if(w, "xps_cpus", qu->has_xps, &qu->xps_cpus);
                         json_queue_napi(w, nic, qu);
                         json_end_object(w);
@@ -172,22 +155,19 @@ void ctl_inventory_json(struct json_writer *w, const struct topology *t, const s
                 json_key_uint(w, "irq", irq->irq);
                 json_key_string(w, "name", irq->name);
                 json_key_string(w, "nic", has_nic ? inv->nics[irq->nic].name : NULL);
-                json_int_if(w, "queue", has_nic && irq->queue >= 0, irq->queue);
+                json_key_int_if(w, "queue", has_nic && irq->queue >= 0, irq->queue);
                 json_key_string(w, "role", inventory_irq_role_to_string(irq->role));
                 json_key_string(w, "class", classes ? classify_irq_class_to_string(classes[i]) : NULL);
                 json_key_string(w, "device", classify_irq_device(inv, irq)[0] ? classify_irq_device(inv, irq) : NULL);
                 json_kept_if(w, "affinity", irq->affinity_readable, &irq->affinity);
                 json_kept_if(w, "effective", irq->has_effective, &irq->effective);
-                json_int_if(w, "node", irq->node >= 0, irq->node);
+                json_key_int_if(w, "node", irq->node >= 0, irq->node);
                 json_end_object(w);
         }
         json_end_array(w);
 
         json_key_uint(w, "rps_sock_flow_entries", inv->rps_sock_flow_entries);
-        if (inv->has_default_affinity)
-                json_key_cpuset(w, "default_affinity", &inv->default_affinity);
-        else
-                json_key_null(w, "default_affinity");
+        json_key_cpuset_if(w, "default_affinity", inv->has_default_affinity, &inv->default_affinity);
         json_end_object(w);
 }
 
@@ -318,7 +298,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
 }
 
 /* Topology, proc/interrupts and inventory, saying what failed; on error
- * nothing stays allocated. */
+ * the caller frees what was read. */
 static int read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
                       struct inventory *inv) {
         int r;
@@ -337,8 +317,6 @@ static int read_model(int rootfd, bool host, struct topology *t, struct procfs_i
         r = inventory_read(rootfd, pi, inv);
         if (r < 0) {
                 ctl_error("cannot read the NIC inventory: %s", strerror(-r));
-                topology_free(t);
-                procfs_interrupts_free(pi);
                 return r;
         }
         if (host) {
@@ -394,10 +372,10 @@ int ctl_inventory(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct topology t = { 0 };
-        struct procfs_interrupts pi = { 0 };
-        struct inventory inv = { 0 };
-        struct config cfg = { 0 };
+        _cleanup_(topology_free) struct topology t = { 0 };
+        _cleanup_(procfs_interrupts_free) struct procfs_interrupts pi = { 0 };
+        _cleanup_(inventory_free) struct inventory inv = { 0 };
+        _cleanup_(config_free) struct config cfg = { 0 };
         const char *root = "/", *config_path = NULL;
         _cleanup_(freep) int *classes = NULL;
         _cleanup_(freep) bool *managed = NULL;
@@ -424,10 +402,8 @@ int ctl_inventory(int argc, char **argv) {
         r = rootfd < 0 ? rootfd : read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
         if (rootfd >= 0)
                 close(rootfd);
-        if (r < 0) {
-                config_free(&cfg);
+        if (r < 0)
                 return CTL_EXIT_ERROR;
-        }
         classes = calloc(inv.n_irqs + 1, sizeof(*classes));
         managed = calloc(inv.n_irqs + 1, sizeof(*managed));
         if (classes && managed) {
@@ -468,10 +444,5 @@ int ctl_inventory(int argc, char **argv) {
         /* read_model() said why; a parsed file has a CPU header */
         if (pi.n_cpus == 0)
                 ret = CTL_EXIT_ERROR;
-
-        inventory_free(&inv);
-        procfs_interrupts_free(&pi);
-        topology_free(&t);
-        config_free(&cfg);
         return ret;
 }

@@ -172,10 +172,10 @@ int ctl_plan(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        struct config cfg = { 0 };
+        _cleanup_(config_free) struct config cfg = { 0 };
         struct engine e;
-        struct report out = { 0 };
-        struct bans bans = { 0 };
+        _cleanup_(report_free) struct report out = { 0 };
+        _cleanup_(bans_free) struct bans bans = { 0 };
         struct plan_run pr = { 0 };
         struct plan_notes notes = { 0 };
         _cleanup_(freep) char *state_dir = NULL, *bans_dir = NULL;
@@ -301,8 +301,5 @@ out:
         if (e.rootfd >= 0)
                 close(e.rootfd);
         engine_free(&e);
-        report_free(&out);
-        bans_free(&bans);
-        config_free(&cfg);
         return ret;
 }

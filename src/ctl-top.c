@@ -22,7 +22,7 @@ static void queue_to_json(const char *label, void *userdata) {
         json_string(userdata, label);
 }
 
-/* A CPU's number, or null when its counters gave none. */
+/* A number in decimals, or null when not valid (a CPU's counters gave none). */
 static void json_rate(struct json_writer *w, const char *key, bool valid, double v, int decimals) {
         json_key(w, key);
         if (valid)
@@ -34,10 +34,8 @@ static void json_rate(struct json_writer *w, const char *key, bool valid, double
 void ctl_top_json(struct json_writer *w, double time_s, const struct sample_rates *r,
                   const struct inventory *inv) {
         json_begin_object(w);
-        json_key(w, "time");
-        json_double_prec(w, time_s, 3);
-        json_key(w, "interval");
-        json_double_prec(w, r->interval_s, 3);
+        json_rate(w, "time", true, time_s, 3);
+        json_rate(w, "interval", true, r->interval_s, 3);
         json_key_begin_array(w, "cpus");
         for (int cpu = 0; cpu <= r->max_cpu; cpu++) {
                 const struct sample_cpu *c = &r->cpus[cpu];
@@ -258,14 +256,16 @@ int ctl_top(int argc, char **argv) {
                 {},
         };
         struct ctl_top_view view = { .hot = CTL_TOP_HOT };
-        struct sample_snapshot prev = { 0 }, cur = { 0 };
-        struct inventory inv = { 0 };
+        _cleanup_(sample_snapshot_free) struct sample_snapshot prev = { 0 };
+        struct sample_snapshot cur = { 0 };
+        _cleanup_(inventory_free) struct inventory inv = { 0 };
         const char *root = "/";
         uint64_t interval = 1000000, count = 0;
         bool json = false, table = false, have_count = false, have_cpus = false, tty = isatty(STDOUT_FILENO);
         bool redraw;
         uint64_t u;
-        int c, rootfd, r, ret = CTL_EXIT_OK;
+        _cleanup_(closep) int rootfd = -1;
+        int c, r, ret = CTL_EXIT_OK;
 
         optind = 0;
         while ((c = getopt_long(argc, argv, "+r:i:n:jtc:s:h", options, NULL)) >= 0) {
@@ -349,11 +349,9 @@ int ctl_top(int argc, char **argv) {
         ctl_catch_signals();
 
         r = sample_snapshot_take(rootfd, util_now_usec(CLOCK_MONOTONIC), &prev);
-        if (r < 0) {
-                close(rootfd);
+        if (r < 0)
                 return ctl_error("cannot read proc/stat, proc/softirqs or proc/interrupts under %s: %s", root,
                                  strerror(-r));
-        }
         for (uint64_t i = 0; count == 0 || i < count; i++) {
                 struct sample_rates rates = { 0 };
 
@@ -407,9 +405,5 @@ int ctl_top(int argc, char **argv) {
                         break;
                 }
         }
-
-        inventory_free(&inv);
-        sample_snapshot_free(&prev);
-        close(rootfd);
         return ret;
 }

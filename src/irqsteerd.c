@@ -169,9 +169,11 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
 static int reload_running(pid_t pid) {
         struct daemon_options running = { .log_level = -1 };
         struct mode m = {};
-        char path[64], *argv[256], *buf = NULL;
+        _cleanup_(closep) int fd = -1;
+        _cleanup_(freep) char *buf = NULL;
+        char path[64], *argv[256];
         size_t len = 0;
-        int argc = 0, fd, r;
+        int argc = 0, r;
 
         if (!state_pid_is_irqsteerd(pid)) {
                 fprintf(stderr, "irqsteerd --reload: pid %d is not a running irqsteerd\n", (int) pid);
@@ -180,11 +182,8 @@ static int reload_running(pid_t pid) {
         snprintf(path, sizeof(path), "/proc/%d/cmdline", (int) pid);
         fd = open(path, O_RDONLY | O_CLOEXEC);
         r = fd < 0 ? -errno : rootfs_read_fd(fd, &buf, &len);
-        if (fd >= 0)
-                close(fd);
         if (r < 0 || len == 0) {
                 fprintf(stderr, "irqsteerd --reload: cannot read %s\n", path);
-                free(buf);
                 return DAEMON_EXIT_FAILURE;
         }
         for (size_t i = 0; i < len && argc < (int) ELEMENTSOF(argv) - 1; i += strlen(buf + i) + 1)
@@ -204,7 +203,6 @@ static int reload_running(pid_t pid) {
                 } else
                         r = daemon_reload_running(pid, &running, stdout, stderr);
         }
-        free(buf);
         return r < 0 ? DAEMON_EXIT_FAILURE : r;
 }
 

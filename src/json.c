@@ -303,6 +303,19 @@ KEY_VALUE(double6, double)
 KEY_VALUE(bool, bool)
 KEY_VALUE(cpuset, const cpuset_t *)
 
+/* json_key_TYPE_if(w, key, has, v): json_key_TYPE(), or null when !has. */
+#define KEY_VALUE_IF(type, ctype)                                                                   \
+        void json_key_##type##_if(struct json_writer *w, const char *key, bool has, ctype v) { \
+                json_key(w, key);                                                                   \
+                if (has)                                                                            \
+                        json_##type(w, v);                                                          \
+                else                                                                                \
+                        json_null(w);                                                               \
+        }
+KEY_VALUE_IF(int, int64_t)
+KEY_VALUE_IF(uint, uint64_t)
+KEY_VALUE_IF(cpuset, const cpuset_t *)
+
 /* json_key_NAME(w, key): json_key() then json_NAME(w). */
 #define KEY_THEN(name)                                                \
         void json_key_##name(struct json_writer *w, const char *key) { \

@@ -174,18 +174,15 @@ static int dump_links(struct linkmon *m) {
         if (!s)
                 return -ENOMEM;
         r = nl_connect(s, NETLINK_ROUTE);
-        if (r < 0)
-                goto out;
-        r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
-        if (r < 0)
-                goto out;
-        r = nl_send_simple(s, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
-        if (r < 0)
-                goto out;
-        m->dumping = true;
-        r = nl_recvmsgs_default(s);
-        m->dumping = false;
-out:
+        if (r >= 0)
+                r = nl_socket_modify_cb(s, NL_CB_VALID, NL_CB_CUSTOM, on_message, m);
+        if (r >= 0)
+                r = nl_send_simple(s, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
+        if (r >= 0) {
+                m->dumping = true;
+                r = nl_recvmsgs_default(s);
+                m->dumping = false;
+        }
         nl_socket_free(s);
         return r < 0 ? nlerr_to_errno(r) : 0;
 }

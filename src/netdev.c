@@ -207,16 +207,6 @@ void netdev_info_free(struct netdev_info *info) {
         memset(info, 0, sizeof(*info));
 }
 
-static int append(void *arr, size_t *n, size_t *allocated, const void *item, size_t size) {
-        int r = util_grow((void **) arr, allocated, *n + 1, size);
-
-        if (r < 0)
-                return r;
-        memcpy(*(char **) arr + *n * size, item, size);
-        (*n)++;
-        return 0;
-}
-
 struct dump_ctx {
         struct netdev_info *info;
         uint8_t cmd;
@@ -239,7 +229,9 @@ static int on_reply(struct nl_msg *msg, void *arg) {
             c->cmd == NETDEV_NL_CMD_NAPI_GET ? netdev_parse_napi(nlh, &u.n) :
             netdev_parse_qstats(nlh, &u.s);
         if (r >= 0)
-                r = append(c->items, c->n, &c->allocated, &u, c->size);
+                r = util_grow((void **) c->items, &c->allocated, *c->n + 1, c->size);
+        if (r >= 0)
+                memcpy(*(char **) c->items + (*c->n)++ * c->size, &u, c->size);
         if (r == -ENOMEM) {
                 c->r = r;
                 return NL_STOP;

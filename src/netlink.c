@@ -26,12 +26,9 @@ static int refresh_links(struct inventory *inv) {
         if (!sk)
                 return -ENOMEM;
         r = nl_connect(sk, NETLINK_ROUTE);
-        if (r < 0)
-                goto out;
-        r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &cache);
-        if (r < 0)
-                goto out;
-        for (size_t i = 0; i < inv->n_nics; i++) {
+        if (r >= 0)
+                r = rtnl_link_alloc_cache(sk, AF_UNSPEC, &cache);
+        for (size_t i = 0; r >= 0 && i < inv->n_nics; i++) {
                 struct inventory_nic *nic = &inv->nics[i];
                 struct rtnl_link *link = rtnl_link_get_by_name(cache, nic->name);
 
@@ -44,8 +41,6 @@ static int refresh_links(struct inventory *inv) {
                 nic->up = rtnl_link_get_flags(link) & IFF_UP;
                 rtnl_link_put(link);
         }
-        r = 0;
-out:
         if (cache)
                 nl_cache_free(cache);
         nl_socket_free(sk);

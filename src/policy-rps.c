@@ -676,6 +676,34 @@ static double own_load(const struct pol_tick *t, const struct pol_unit *u, int c
         return MAX(l, 0);
 }
 
+/* u's protocol work on a CPU of its set as the loads show it: what other
+ * queues' and devices' work does not explain there. */
+static double shown_share(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+        double w = own_load(t, u, cpu);
+
+        if (cpu == u->target)
+                w -= unit_on(u, cpu) - cur_share(u, cpu);
+        for (size_t i = 0; i < t->n_others; i++)
+                if (t->others[i].cpu == cpu)
+                        w -= t->others[i].work;
+        return MAX(w, 0);
+}
+
+/* What a CPU of u's set shows of u's work beyond the coolest other CPU of
+ * the set, at most all but its even share: RPS hashes flows whole, so a
+ * big one lands on one CPU; errors of u's estimate show on every CPU of
+ * the set alike and cancel. */
+static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+        double lo = -1;
+
+        CPUSET_FOREACH(c, u->rps)
+                if (c != cpu)
+                        lo = lo < 0 ? shown_share(t, u, c) : MIN(lo, shown_share(t, u, c));
+        if (lo < 0)
+                return 0;
+        return MIN(MAX(shown_share(t, u, cpu) - lo, 0), proto_work(u) - cur_share(u, cpu));
+}
+
 /* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
  * shares above the coolest, other queues' work taken out, carries one big
  * flow that a wider set would only move. */
@@ -760,12 +788,23 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         return;
                 if (flow_bound(t, u))
                         return;
+                /* a set CPU at the level only with the queue's share
+                 * beyond the even one (a big flow) is cooled neither by a
+                 * wider set nor by leaving it: RPS hands the flow on whole */
+                CPUSET_FOREACH(h, &hs)
+                        if (h != cpu && pol_load(t, h) >= pol_level(t) &&
+                            pol_load(t, h) - flow_excess(t, u, h) < pol_level(t))
+                                cpuset_clear(&hs, h);
+                if (cpuset_empty(&hs))
+                        return;
                 /* a hot set CPU (not the IRQ CPU) at the level without this
                  * queue's share leaves the set, lest every set widen over
-                 * every CPU */
+                 * every CPU; its share is the even one and the big flow's
+                 * excess (flow_excess()), or a CPU hot with the queue's
+                 * own flow would only hand it on to the next CPU */
                 cpuset_zero(&shed);
                 CPUSET_FOREACH(h, &hs)
-                        if (h != cpu && ex_load(t, u, h) >= pol_level(t))
+                        if (h != cpu && ex_load(t, u, h) - flow_excess(t, u, h) >= pol_level(t))
                                 cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
                 cool_cands(t, u, &span, p, &t->hot, &cand);

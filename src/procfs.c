@@ -169,7 +169,7 @@ static int parse_cpustat_fields(struct cursor *line, struct procfs_cpustat *cs) 
 }
 
 int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
-        struct procfs_stat s = { .total.cpu = -1 };
+        _cleanup_(procfs_stat_free) struct procfs_stat s = { .total.cpu = -1 };
         size_t allocated = 0, pos = 0;
         bool have_total = false;
         struct cursor line;
@@ -197,39 +197,31 @@ int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
                                 continue; /* some other "cpu..." key */
                         r = parse_cpu_number(tok + 3, tl - 3, &cs.cpu);
                         if (r < 0)
-                                goto fail;
+                                return r;
                 }
                 r = parse_cpustat_fields(&line, &cs);
                 if (r < 0)
-                        goto fail;
+                        return r;
                 if (cs.cpu < 0) {
-                        if (have_total) {
-                                r = -EBADMSG;
-                                goto fail;
-                        }
+                        if (have_total)
+                                return -EBADMSG;
                         s.total = cs;
                         have_total = true;
                         continue;
                 }
                 /* online CPUs ascend; anything else is not a /proc/stat */
-                if (s.n_cpus > 0 && s.cpus[s.n_cpus - 1].cpu >= cs.cpu) {
-                        r = -EBADMSG;
-                        goto fail;
-                }
+                if (s.n_cpus > 0 && s.cpus[s.n_cpus - 1].cpu >= cs.cpu)
+                        return -EBADMSG;
                 r = util_grow((void **) &s.cpus, &allocated, s.n_cpus + 1, sizeof(*s.cpus));
                 if (r < 0)
-                        goto fail;
+                        return r;
                 s.cpus[s.n_cpus++] = cs;
         }
-        if (!have_total) {
-                r = -EBADMSG;
-                goto fail;
-        }
+        if (!have_total)
+                return -EBADMSG;
         *ret = s;
+        s.cpus = NULL;
         return 0;
-fail:
-        free(s.cpus);
-        return r;
 }
 
 /* Reads path whole (through held when there is one) and parses it. */
@@ -290,8 +282,8 @@ const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cp
 
 /* "CPU0 CPU2 CPU3": online CPUs only, so gaps are normal. */
 static int parse_cpu_header(struct cursor *line, int **ret_cpus, size_t *ret_n) {
+        _cleanup_(freep) int *cpus = NULL;
         size_t n = 0, allocated = 0;
-        int *cpus = NULL;
         const char *tok;
         size_t tl;
         int r;
@@ -299,32 +291,24 @@ static int parse_cpu_header(struct cursor *line, int **ret_cpus, size_t *ret_n) 
         while (next_token(line, &tok, &tl)) {
                 int cpu;
 
-                if (tl < 4 || memcmp(tok, "CPU", 3) != 0) {
-                        r = -EBADMSG;
-                        goto fail;
-                }
+                if (tl < 4 || memcmp(tok, "CPU", 3) != 0)
+                        return -EBADMSG;
                 r = parse_cpu_number(tok + 3, tl - 3, &cpu);
                 if (r < 0)
-                        goto fail;
-                if (n > 0 && cpus[n - 1] >= cpu) {
-                        r = -EBADMSG;
-                        goto fail;
-                }
+                        return r;
+                if (n > 0 && cpus[n - 1] >= cpu)
+                        return -EBADMSG;
                 r = util_grow((void **) &cpus, &allocated, n + 1, sizeof(*cpus));
                 if (r < 0)
-                        goto fail;
+                        return r;
                 cpus[n++] = cpu;
         }
-        if (n == 0) {
-                r = -EBADMSG;
-                goto fail;
-        }
+        if (n == 0)
+                return -EBADMSG;
         *ret_cpus = cpus;
         *ret_n = n;
+        cpus = NULL;
         return 0;
-fail:
-        free(cpus);
-        return r;
 }
 
 /* Splits "  NAME: rest" at the first ':'; the name has no blanks. */
@@ -375,7 +359,7 @@ static enum procfs_softirq softirq_from_mem(const char *s, size_t len) {
 }
 
 int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *ret) {
-        struct procfs_softirqs s = {};
+        _cleanup_(procfs_softirqs_free) struct procfs_softirqs s = {};
         size_t pos = 0;
         bool any = false;
         struct cursor line;
@@ -395,24 +379,20 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                 if (!s.cpus) {
                         r = parse_cpu_header(&line, &s.cpus, &s.n_cpus);
                         if (r < 0)
-                                goto fail;
+                                return r;
                         s.counts = calloc((size_t) SOFTIRQ_MAX * s.n_cpus, sizeof(*s.counts));
-                        if (!s.counts) {
-                                r = -ENOMEM;
-                                goto fail;
-                        }
+                        if (!s.counts)
+                                return -ENOMEM;
                         continue;
                 }
                 r = split_row_id(&line, &id, &il);
                 if (r < 0)
-                        goto fail;
+                        return r;
                 row = softirq_from_mem(id, il);
                 if (row == SOFTIRQ_INVALID)
                         continue; /* a softirq a newer kernel added */
-                if (s.present[row]) {
-                        r = -EBADMSG;
-                        goto fail;
-                }
+                if (s.present[row])
+                        return -EBADMSG;
                 for (;;) {
                         uint64_t v;
 
@@ -420,30 +400,21 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                         if (r == 0)
                                 break;
                         if (r < 0)
-                                goto fail;
-                        if (col >= s.n_cpus) {
-                                r = -EBADMSG;
-                                goto fail;
-                        }
+                                return r;
+                        if (col >= s.n_cpus)
+                                return -EBADMSG;
                         s.counts[(size_t) row * s.n_cpus + col++] = v;
                 }
-                if (col != s.n_cpus) {
-                        r = -EBADMSG;
-                        goto fail;
-                }
+                if (col != s.n_cpus)
+                        return -EBADMSG;
                 s.present[row] = true;
                 any = true;
         }
-        if (!any) {
-                r = -EBADMSG;
-                goto fail;
-        }
+        if (!any)
+                return -EBADMSG;
         *ret = s;
+        s = (struct procfs_softirqs) {};
         return 0;
-fail:
-        free(s.cpus);
-        free(s.counts);
-        return r;
 }
 
 static int softirqs_parse(const char *buf, size_t len, void *ret) {

@@ -249,10 +249,8 @@ void report_log_load(const struct report_snapshot *s, int level) {
 static void managed_cpus(struct json_writer *w, const char *key, enum knob_kind kind, const char *value) {
         cpuset_t cpus;
 
-        if (knob_value_cpus(kind, value, &cpus) == 0 && cpuset_count(&cpus) <= REPORT_LIST_MAX)
-                json_key_cpuset(w, key, &cpus);
-        else
-                json_key_null(w, key);
+        json_key_cpuset_if(w, key, knob_value_cpus(kind, value, &cpus) == 0 && cpuset_count(&cpus) <= REPORT_LIST_MAX,
+                           &cpus);
 }
 
 /* The newest REPORT_LIST_MAX managed objects and their count. */
@@ -478,10 +476,7 @@ static void write_status_head(const struct report *rp, const struct report_snaps
                 cpuset_t want = cpuset_kept_get(&e->want), eff = cpuset_kept_get(&e->eff);
 
                 json_key_cpuset(w, "affinity", &want);
-                if (e->has_eff)
-                        json_key_cpuset(w, "effective", &eff);
-                else
-                        json_key_null(w, "effective");
+                json_key_cpuset_if(w, "effective", e->has_eff, &eff);
                 json_end_object(w);
         }
         json_end_array(w);

@@ -29,8 +29,8 @@ static const char *rel(const char *path) {
 }
 
 int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len) {
+        _cleanup_(freep) char *buf = NULL;
         size_t len = 0, allocated = 0;
-        char *buf = NULL;
         ssize_t n;
 
         /* /proc files report size 0: read until EOF, a buffer not filled */
@@ -39,22 +39,19 @@ int rootfs_read_fd(int fd, char **ret_buf, size_t *ret_len) {
                         size_t na = allocated ? allocated * 2 : 16384;
                         char *nb = realloc(buf, na);
 
-                        if (!nb) {
-                                free(buf);
+                        if (!nb)
                                 return -ENOMEM;
-                        }
                         buf = nb;
                         allocated = na;
                 }
                 n = util_read_full(fd, buf + len, allocated - len - 1);
-                if (n < 0) {
-                        free(buf);
+                if (n < 0)
                         return (int) n;
-                }
                 len += (size_t) n;
         } while (len == allocated - 1);
         buf[len] = 0;
         *ret_buf = buf;
+        buf = NULL;
         if (ret_len)
                 *ret_len = len;
         return 0;

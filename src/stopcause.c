@@ -37,8 +37,8 @@ static int bus_open(sd_bus **ret) {
 
 static int call(sd_bus *bus, const char *path, const char *iface, const char *member, sd_bus_message **ret,
                 const char *types, ...) {
-        sd_bus_message *m = NULL;
-        sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         va_list ap;
         int r;
 
@@ -50,14 +50,12 @@ static int call(sd_bus *bus, const char *path, const char *iface, const char *me
         }
         if (r >= 0)
                 r = sd_bus_call(bus, m, STOPCAUSE_TIMEOUT_USEC, &e, ret);
-        sd_bus_error_free(&e);
-        sd_bus_message_unref(m);
         return r;
 }
 
 /* Our unit's property prop (a list of unit names) into *ret (strv_free). */
 static int unit_list(sd_bus *bus, const char *path, const char *prop, char ***ret) {
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         r = call(bus, path, "org.freedesktop.DBus.Properties", "Get", &reply, "ss", "org.freedesktop.systemd1.Unit",
@@ -66,7 +64,6 @@ static int unit_list(sd_bus *bus, const char *path, const char *prop, char ***re
                 r = sd_bus_message_enter_container(reply, 'v', "as");
         if (r >= 0)
                 r = sd_bus_message_read_strv(reply, ret);
-        sd_bus_message_unref(reply);
         return r;
 }
 
@@ -77,16 +74,17 @@ static bool strv_has(char **l, const char *s) {
         return false;
 }
 
-static void strv_free(char **l) {
-        for (char **p = l; p && *p; p++)
+static void strv_freep(char ***l) {
+        for (char **p = *l; p && *p; p++)
                 free(*p);
-        free(l);
+        free(*l);
 }
 
 int stopcause_conflict(char *buf, size_t len) {
-        sd_bus *bus = NULL;
-        sd_bus_message *reply = NULL, *unit_reply = NULL;
-        char *self = NULL, **conflicts = NULL, **conflicted_by = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *unit_reply = NULL;
+        _cleanup_(freep) char *self = NULL;
+        _cleanup_(strv_freep) char **conflicts = NULL, **conflicted_by = NULL;
         const char *self_path, *unit, *type, *state, *jpath, *upath;
         uint32_t id;
         int r, found = 0;
@@ -96,10 +94,8 @@ int stopcause_conflict(char *buf, size_t len) {
         /* a service started by systemd (INVOCATION_ID), not a hand run */
         if (!getenv("INVOCATION_ID") || sd_pid_get_unit(0, &self) < 0)
                 return 0;
-        if (strlen(self) < 8 || strcmp(self + strlen(self) - 8, ".service") != 0) {
-                free(self);
+        if (strlen(self) < 8 || strcmp(self + strlen(self) - 8, ".service") != 0)
                 return 0;
-        }
         r = bus_open(&bus);
         if (r >= 0)
                 r = call(bus, "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "GetUnit", &unit_reply,
@@ -123,11 +119,5 @@ int stopcause_conflict(char *buf, size_t len) {
                         snprintf(buf, len, "%s", unit);
                         found = 1;
                 }
-        strv_free(conflicts);
-        strv_free(conflicted_by);
-        sd_bus_message_unref(reply);
-        sd_bus_message_unref(unit_reply);
-        sd_bus_flush_close_unref(bus);
-        free(self);
         return r < 0 ? r : found;
 }

@@ -201,8 +201,8 @@ int topology_cpu_bound(int rootfd, const struct topology *t) {
 }
 
 int topology_read(int rootfd, struct topology *ret) {
-        struct topology t = {};
-        cpuset_t *siblings = NULL;
+        _cleanup_(topology_free) struct topology t = {};
+        _cleanup_(freep) cpuset_t *siblings = NULL;
         int r;
 
         r = read_present(rootfd, &t.present);
@@ -222,10 +222,8 @@ int topology_read(int rootfd, struct topology *ret) {
 
         t.cpus = calloc(t.max_cpu + 1, sizeof(*t.cpus));
         siblings = calloc(t.max_cpu + 1, sizeof(*siblings));
-        if (!t.cpus || !siblings) {
-                r = -ENOMEM;
-                goto fail;
-        }
+        if (!t.cpus || !siblings)
+                return -ENOMEM;
         for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
                 struct topology_cpu *c = &t.cpus[cpu];
                 char path[160];
@@ -258,7 +256,7 @@ int topology_read(int rootfd, struct topology *ret) {
 
         r = read_nodes(rootfd, &t);
         if (r < 0)
-                goto fail;
+                return r;
         /* CPUs no node lists: the cpuN/nodeM link, else a one-node host's node */
         for (int cpu = 0; cpu <= t.max_cpu; cpu++) {
                 struct topology_cpu *c = &t.cpus[cpu];
@@ -277,13 +275,9 @@ int topology_read(int rootfd, struct topology *ret) {
                         c->node = t.nodes[0].id;
         }
 
-        free(siblings);
         *ret = t;
+        t = (struct topology) {};
         return 0;
-fail:
-        free(siblings);
-        topology_free(&t);
-        return r;
 }
 
 void topology_free(struct topology *t) {

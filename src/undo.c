@@ -49,8 +49,7 @@ static int add_entry(struct undo *u, const struct knob_key *k, const char *origi
         }
         u->entries[u->n_entries] = e;
         u->gen++;
-        if (ret)
-                *ret = &u->entries[u->n_entries];
+        *ret = &u->entries[u->n_entries];
         u->n_entries++;
         return 0;
 }
@@ -196,7 +195,7 @@ static int parse_line(struct undo *u, char *line) {
                 u->gen++;
                 return r;
         }
-        return add_entry(u, &k, orig, last, pending, NULL);
+        return add_entry(u, &k, orig, last, pending, &e);
 }
 
 int undo_parse(struct undo *u, const char *buf, size_t len) {
@@ -262,8 +261,7 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
                 return -ENOMEM;
         }
         *ret_buf = buf;
-        if (ret_len)
-                *ret_len = len;
+        *ret_len = len;
         return 0;
 }
 
@@ -660,8 +658,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
                 /* the file stays for its root, or the operator */
                 refusal_describe(u, rep.refused, sizeof(rep.refused));
                 rep.first_error = undo_refusal_errno(u->refused);
-                if (ret)
-                        *ret = rep;
+                *ret = rep;
                 return rep.first_error;
         }
 
@@ -736,8 +733,7 @@ int undo_restore(struct undo *u, int rootfd, bool root_is_host, struct undo_repo
         r = undo_save(u);
         if (r < 0 && !rep.first_error)
                 rep.first_error = r;
-        if (ret)
-                *ret = rep;
+        *ret = rep;
         return rep.first_error;
 }
 
@@ -753,8 +749,7 @@ int undo_recover(int rootfd, const char *state_dir, struct undo_report *ret) {
         if (r < 0)
                 return r;
         if (u->n_entries == 0 && u->corrupt == 0) {
-                if (ret)
-                        *ret = (struct undo_report){ 0 };
+                *ret = (struct undo_report){ 0 };
                 undo_free(u);
                 return 0;
         }

@@ -134,7 +134,10 @@ run_case() {
         echo "== $what"
         S=$T/state-$policy-$wcpus
         conf=$T/$policy-$wcpus.conf
+        # other_irqs = no: the checks forbid any warning, and a try on the
+        # host's disk IRQ, busy or not that minute, may be refused (EPERM)
         {
+                printf '[balance]\nother_irqs = no\n'
                 printf '[worker t]\nmatch_name = isthreads\npolicy = %s\n' "$policy"
                 [ "$wcpus" = - ] || printf 'cpus = %s\n' "$wcpus"
                 [ -z "$extra" ] || printf '%s\n' "$extra"
@@ -193,6 +196,7 @@ run_daemon_case() {
         S=$T/dstate-$policy
         conf=$T/daemon-$policy.conf
         {
+                printf '[balance]\nother_irqs = no\n'
                 printf '[worker t]\nmatch_name = isthreads\npolicy = %s\n' "$policy"
                 [ -z "$extra" ] || printf '%s\n' "$extra"
         } >"$conf"

@@ -38,6 +38,8 @@ struct fx_queue_model {
                                   * 0: the host's (fx.napi_share) */
         double tx_work;          /* a separate tx IRQ's work, on its CPU (RPS does not steer it) */
         double tx_rate;          /* interrupts/s of that tx IRQ */
+        double elephant;         /* part of the steered work in one flow: RPS hashes
+                                  * it whole to the last CPU of the set */
 };
 
 struct fx {
@@ -367,8 +369,14 @@ static inline void fx_model(struct fx *f, const double *noise) {
                         if (nm > 0 && !(nm == 1 && cpuset_isset(KEPT(&q->rps_cpus), cpu))) {
                                 double keep = m->share > 0 ? m->share : f->napi_share;
                                 soft[cpu] += fx_cost(f, n, cpu) * (keep * m->work + f->rps_cost * (1 - keep) * m->work);
-                                CPUSET_KEPT_FOREACH(c, &q->rps_cpus)
-                                        soft[c] += fx_cost(f, n, c) * (1 - keep) * m->work / nm;
+                                double el = m->elephant * (1 - keep) * m->work;
+                                int last = -1;
+
+                                CPUSET_KEPT_FOREACH(c, &q->rps_cpus) {
+                                        soft[c] += fx_cost(f, n, c) * ((1 - keep) * m->work - el) / nm;
+                                        last = c;
+                                }
+                                soft[last] += fx_cost(f, n, last) * el;
                         } else
                                 soft[cpu] += fx_cost(f, n, cpu) * m->work;
                         if (m->rate > 0) {

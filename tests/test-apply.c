@@ -733,6 +733,7 @@ static void test_corrupt_journal(void **state) {
 static void test_dry_run(void **state) {
         struct env *e = &cur_env;
         struct apply *ap = NULL;
+        struct undo_report rep;
         char cmd[1024], pristine[320];
         static const struct act steps[] = {
                 IRQ(30, "1"), IRQ(31, "2"), RPS("eth0", 0, "3"), XPS("eth0", 0, "1"), FLOW("eth0", 0, 1024),
@@ -768,7 +769,7 @@ static void test_dry_run(void **state) {
         assert_int_equal(apply_overlay(ap, &ov), ELEMENTSOF(steps) - 1);
         for (size_t i = 0; i < ELEMENTSOF(steps) - 1; i++)
                 assert_false(ov[i].key.kind == KNOB_IRQ && ov[i].key.irq == 30);
-        assert_int_equal(apply_restore_all(ap, NULL), 0);
+        assert_int_equal(apply_restore_all(ap, &rep), 0);
         apply_free(ap);
         snprintf(cmd, sizeof(cmd), "diff -r '%s' '%s' >/dev/null", pristine, e->root);
         assert_int_equal(system(cmd), 0);
