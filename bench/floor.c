@@ -1,12 +1,12 @@
 /* The least a balancer that samples every INTERVAL can cost: an sd-event
  * timer, and at each wake-up /proc/stat of ROOT read whole (opened, read,
  * closed) and nothing else.  bench/run.py measures its CPU time per hour beside the
- * two daemons' (bench/README.md, "CPU seconds per hour at defaults").
+ * two daemons' (bench/README.md, "Per-tick cost and CPU per hour").
  *
  * With "least" as a third argument it does the least any sampler can: no
  * timer source (sd_event_run() with a timeout: no timerfd to read and
  * re-arm) and /proc/stat read with one pread through a kept fd, as on a
- * real /proc (bench/README.md, "What a wake-up costs here").
+ * real /proc (the same section's "least" columns).
  *
  * usage: irqsteer-floor ROOT INTERVAL_MS [least] */
 #include <errno.h>

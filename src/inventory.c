@@ -1118,7 +1118,8 @@ static int same_queues(int rootfd, const struct inventory_nic *nic) {
         return rx == nic->rx_queues && tx == nic->tx_queues;
 }
 
-/* Whether the kept queues dir still has its links: one fstat() (bench/README.md, cost16). */
+/* Whether the kept queues dir still has its links: one fstat(), part of a
+ * calm tick's cost (bench/README.md, "Per-tick cost and CPU per hour"). */
 static int same_queue_links(const struct inventory_nic *nic) {
         struct stat st;
 
