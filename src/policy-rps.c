@@ -330,6 +330,64 @@ static bool saturated(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated;
 }
 
+/* The projected peak of the CPUs of span once u's protocol work is over
+ * set: a CPU of span out of the set keeps its other work. */
+static double span_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set,
+                        const cpuset_t *span) {
+        double peak = set_peak(t, u, set);
+
+        CPUSET_FOREACH(c, span)
+                if (!cpuset_isset(set, c))
+                        peak = MAX(peak, ex_load(t, u, c));
+        return peak;
+}
+
+/* A single-queue NIC's set (docs/DESIGN.md "Policy"): every local eligible
+ * CPU, the IRQ CPU in or out by the lower projected peak; with a sample,
+ * then, the CPU that would end busiest with its share leaves while that
+ * lowers the projected peak of the local CPUs (its other work keeps it
+ * busier than its share relieves the rest), down to none: the work back
+ * on the IRQ CPU.  In *span the CPUs judged. */
+static void single_set(const struct pol_tick *t, const struct pol_unit *u, int cpu, cpuset_t *set, cpuset_t *span) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        bool own_ok = own_allowed(t, u, cpu);
+        cpuset_t with, without;
+
+        without = x->cpus;
+        cpuset_clear(&without, cpu);
+        with = without;
+        cpuset_set(&with, cpu);
+        *span = with;
+        if (u->rps_on)
+                cpuset_or(span, span, u->rps);
+        if (!own_ok || !t->in->load)
+                *set = own_ok ? with : without;
+        else
+                *set = *lower_peak(t, u, &with, &without);
+        while (t->in->load) {
+                double p = proto_work(u), top = -1;
+                int m = cpuset_count(set), drop = -1;
+                cpuset_t fewer;
+
+                CPUSET_FOREACH(c, set) {
+                        double l = ex_load(t, u, c) + pol_work_cost(t, u, c, p / m);
+                        if (c != cpu && l > top) {
+                                top = l;
+                                drop = c;
+                        }
+                }
+                if (drop < 0)
+                        break;
+                fewer = *set;
+                cpuset_clear(&fewer, drop);
+                if (cpuset_only(&fewer) == cpu)
+                        cpuset_zero(&fewer);
+                if (span_peak(t, u, &fewer, span) >= span_peak(t, u, set, span) - 1e-9)
+                        break;
+                *set = fewer;
+        }
+}
+
 static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
@@ -344,17 +402,21 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
         own_ok = own_allowed(t, u, cpu);
 
         if (single_queue) {
-                /* from the start, over every local eligible CPU */
-                without = x->cpus;
-                cpuset_clear(&without, cpu);
-                with = without;
-                cpuset_set(&with, cpu);
-                if (!own_ok || !t->in->load)
-                        set = own_ok ? with : without;
-                else
-                        set = *lower_peak(t, u, &with, &without);
-                if (cpuset_empty(&set) || (cpu >= 0 && cpuset_only(&set) == cpu))
+                cpuset_t span;
+
+                /* from the start, over the local eligible CPUs */
+                single_set(t, u, cpu, &set, &span);
+                if (cpuset_empty(&set) || cpuset_only(&set) == cpu) {
+                        struct pol_queue *q = t->in->load ? pol_queue_get(t->st, x->nic->name, u->queue, true) : NULL;
+
+                        /* none by load: judged again as loads change */
+                        if (q) {
+                                q->rps_static = true;
+                                q->rps_unmeasured = false;
+                        } else if (t->in->load)
+                                t->r = -ENOMEM;
                         return false;
+                }
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
                          pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
         } else {
@@ -750,6 +812,52 @@ static bool irq_cpu_leaves(struct pol_tick *t, struct pol_unit *u, const cpuset_
         return true;
 }
 
+/* A single-queue NIC's set judged by load (single_set()): first once
+ * measured, as the start's; then, as any move, when the new set lowers
+ * the projected peak of the local CPUs by min_gain with them settled, so
+ * a set CPU whose other work grew leaves it, and the set comes back when
+ * the IRQ CPU's load needs it. */
+static void single_judge(struct pol_tick *t, struct pol_unit *u, struct pol_queue *q) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        int cpu = u->target;
+        bool first = q->rps_unmeasured;
+        cpuset_t set, cur, span;
+        double before, after;
+        char list[128], reason[256];
+
+        q->rps_unmeasured = false;
+        single_set(t, u, cpu, &set, &span);
+        if (cpuset_only(&set) == cpu)
+                cpuset_zero(&set);
+        if (u->rps_on)
+                cur = *u->rps;
+        else
+                cpuset_zero(&cur);
+        if (cpuset_equal(&set, &cur) || (!first && any_settling(t, &span)))
+                return;
+        before = span_peak(t, u, &cur, &span);
+        after = span_peak(t, u, &set, &span);
+        if (!first && after > before - pol_min_gain(t) + 1e-9)
+                return;
+        if (cpuset_empty(&set)) {
+                set = cpuset_kept_get(&q->rps_orig);
+                snprintf(reason, sizeof(reason),
+                         "single-queue NIC %s: RPS back to %s: the other CPUs' work keeps them busier than a share "
+                         "relieves CPU%d (projected peak %.0f%% -> %.0f%%)", x->nic->name,
+                         cpuset_empty(&set) ? "none" : pol_fmt_cpus(&set, list, sizeof(list)), cpu, 100 * before,
+                         100 * after);
+                emit_rps(t, u, &set, ACTION_REASON_RPS_NOT_NEEDED, reason);
+                u->rps_ours = !cpuset_kept_equal(&q->rps_orig, &set);
+                return;
+        }
+        snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s (projected peak %.0f%% -> %.0f%%)",
+                 x->nic->name, pol_fmt_cpus(&set, list, sizeof(list)),
+                 own_left_out(irq_rate_high(t, u), own_allowed(t, u, cpu), &set, cpu), 100 * before, 100 * after);
+        emit_rps(t, u, &set, ACTION_REASON_SINGLE_QUEUE_RPS, reason);
+        u->rps_ours = true;
+        rfs(t, u->nic, u->qi);
+}
+
 static void adjust(struct pol_tick *t, struct pol_unit *u) {
         const struct config *c = t->c;
         const struct pol_nicctx *x = &t->nics[u->nic];
@@ -767,11 +875,9 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         hot = cpuset_intersects(&span, &t->hot);
         settling = any_settling(t, &span);
         if (q->rps_static) {
-                /* the set stays; its IRQ CPU is judged once measured */
-                if (q->rps_unmeasured && !settling) {
-                        q->rps_unmeasured = false;
-                        rps_start(t, u, cpu, true);
-                }
+                /* judged once measured, then as loads change */
+                if (!settling && (q->rps_unmeasured || t->now - q->rps_change_usec >= c->min_dwell_usec))
+                        single_judge(t, u, q);
                 return;
         }
 
@@ -899,8 +1005,23 @@ void pol_rps_adjust(struct pol_tick *t) {
         replan(t);
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
-                if (u->rps_ours && !u->touched && u->target >= 0)
+                const struct pol_nicctx *x = &t->nics[u->nic];
+                struct pol_queue *q;
+
+                if (u->touched || u->target < 0)
+                        continue;
+                if (u->rps_ours) {
                         adjust(t, u);
+                        continue;
+                }
+                /* a single-queue NIC's set we gave back (single_judge)
+                 * comes back when the IRQ CPU needs it */
+                q = pol_queue_get(t->st, x->nic->name, u->queue, false);
+                if (q && q->rps_static && !q->rps_unmeasured && x->nic->n_queues == 1 && x->n_units == 1 &&
+                    t->c->single_queue_rps && rps_allowed(t, u) &&
+                    cpuset_kept_same(&q->rps_orig, &x->nic->queues[u->qi].rps_cpus) &&
+                    t->now - q->rps_change_usec >= t->c->min_dwell_usec)
+                        single_judge(t, u, q);
         }
 }
 

@@ -1199,6 +1199,50 @@ static void test_rps_elephant_not_shed(void **state) {
         fx_free(&f);
 }
 
+/* A single-queue NIC's set judged as loads change: 2 CPUs, eth0's one
+ * queue (IRQ on CPU0, 10% of it interrupt/NAPI work) at 80% of a CPU,
+ * CPU1 with 25% of other work.  RPS over both CPUs is right then (CPU0
+ * about 50%, CPU1 61% against 80% on CPU0 alone); after the NIC's load
+ * falls to 20% CPU1 is the peak only with its share (34% against 25% with
+ * the work back on CPU0), so the set is given back, once, and it comes
+ * back when the load rises again.  The old rule kept the first set for
+ * good. */
+static void test_rps_single_rejudged(void **state) {
+        struct fx f;
+        cpuset_t both;
+        double peak = 0;
+        unsigned changes = 0;
+
+        (void) state;
+        cpuset_parse_list("0-1", &both);
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.rfs = false;
+        f.rps_cost = 0.07;
+        fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+        f.q[0][0] = (struct fx_queue_model){ .work = 0.8, .rate = 8000, .share = 0.1 };
+        f.base[1] = 0.25;
+        assert_int_equal(fx_ticks(&f, 1, 60), 0);
+        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &both));
+        f.q[0][0].work = 0.2;
+        for (int k = 61; k <= 200; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                changes += count_type(&f.l, KNOB_RPS);
+                if (k > 150)
+                        peak = MAX(peak, MAX(f.load.cpus[0].softirq, f.load.cpus[1].softirq));
+        }
+        assert_true(cpuset_kept_empty(&fx_queue(&f, "eth0", 0)->rps_cpus));
+        assert_int_equal(changes, 1);
+        assert_true(peak < 0.26);
+        f.q[0][0].work = 0.8;
+        assert_int_equal(fx_ticks(&f, 201, 300), 0);
+        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &both));
+        fx_free(&f);
+}
+
 /* Spilling past a saturated node: 2 nodes of 8 CPUs, a NIC on node 0
  * with 4 queues of 1.2 CPUs each (15% of it interrupt/NAPI work), half of
  * every CPU busy with user work.  Node 0 cannot take the 4.8 CPUs below
@@ -4907,6 +4951,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rps_elephant_not_shed),
+                cmocka_unit_test(test_rps_single_rejudged),
                 cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rps_irq_cpu_leaves),
                 cmocka_unit_test(test_rfs_back),
