@@ -584,7 +584,7 @@ static void random_host_run(uint64_t h, unsigned n, bool calm, char *why, size_t
  * its pace is not calm, every ENGINE_MEASURE_FULL_EVERY tick while it
  * measures, else every ENGINE_FULL_TICK_EVERY), the other ticks' loads
  * going to policy_observe; else every tick. */
-#define RANDOM_HOSTS_NOISES 1
+#define RANDOM_HOSTS_NOISES 8
 static void random_hosts_run(bool calm) {
         const unsigned n_hosts = 60;
         unsigned failed = 0;
