@@ -665,8 +665,13 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                         bpeak = m.peak;
                 }
         }
-        if (!bu || pol_demand(t, cpu) - bpeak < pol_min_gain(t) - 1e-9)
+        if (!bu)
                 return false;
+        if (pol_demand(t, cpu) - bpeak < pol_gain_need(t, cpu) - 1e-9) {
+                if (!t->st->cpus[cpu].gain_short)
+                        t->st->cpus[cpu].gain_short = t->now;
+                return false;
+        }
         {
                 const struct inventory_irq *ii = inventory_irq(t->inv, bu->irq[1]);
                 struct pol_irq *r = pol_irq_get(t->st, bu->irq[1], true);
@@ -766,7 +771,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 }
         }
         /* a small epsilon so that a gain of exactly min_gain counts */
-        if (best.u && pol_demand(t, cpu) - best.peak >= pol_min_gain(t) - 1e-9) {
+        if (best.u && pol_demand(t, cpu) - best.peak >= pol_gain_need(t, cpu) - 1e-9) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
 
                 if (pc->saturated)
@@ -796,6 +801,9 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                          (double) c->min_dwell_usec / 1e6);
         else if (best.u || near.u) {
                 const struct move *m = best.u && best.peak <= near.peak ? &best : &near;
+
+                if (!blocked && !t->st->cpus[cpu].gain_short)
+                        t->st->cpus[cpu].gain_short = t->now;
 
                 snprintf(why, why_len,
                          "no move gains min_gain (%.0f%%): the best, IRQ of %s queue %d to CPU%d, lowers the peak "

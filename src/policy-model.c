@@ -260,6 +260,12 @@ double pol_plan_gain(const struct pol_tick *t) {
         return MAX(g, MIN(MIN(t->c->balance_floor, t->c->min_gain), MAX(POL_PLAN_LEAST, t->noise_gain)));
 }
 
+double pol_gain_need(const struct pol_tick *t, int cpu) {
+        const struct pol_cpu *pc = &t->st->cpus[cpu];
+
+        return pol_min_gain(t) + (pc->gain_short && pc->gain_short < t->now ? POL_NOISE_K * sqrt(pc->noise_var) : 0);
+}
+
 /* A queue IRQ is busy (worth a move) from POL_BUSY_ABS, or from min_gain
  * where that is less (a light host): moving less cannot gain min_gain. */
 double pol_busy_abs(const struct pol_tick *t) {
@@ -359,20 +365,55 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         pc->saturated = t->load[cpu] < enter;
 }
 
+/* The level of a CPU's load under stationary noise: the mean of every
+ * sample since its load last changed, so that its error keeps shrinking
+ * while nothing changes (an average over a fixed window keeps a fixed
+ * chance of crossing any threshold near it, late as early).  A change is
+ * an action of ours (settling), or hot_samples samples in a row beyond
+ * POL_NOISE_K deviations of the noise on the same side: the level starts
+ * over from the sample. */
+static void level_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
+        double dev = L - pc->level, lim = POL_NOISE_K * sqrt(pc->noise_var);
+
+        if (pc->level_n == 0 || settling || pc->noise_n <= POL_NOISE_SAMPLES) {
+                pc->level = L;
+                pc->level_n = 1;
+                pc->level_off = 0;
+                return;
+        }
+        if (fabs(dev) >= lim) {
+                pc->level_off = dev > 0 ? MAX(pc->level_off, 0) + 1 : MIN(pc->level_off, 0) - 1;
+                if ((unsigned) abs(pc->level_off) >= MAX(c->hot_samples, 1u)) {
+                        pc->level = L;
+                        pc->level_n = 1;
+                        pc->level_off = 0;
+                        return;
+                }
+        } else
+                pc->level_off = 0;
+        if (pc->level_n < UINT_MAX)
+                pc->level_n++;
+        pc->level += dev / pc->level_n;
+}
+
 /* The noise of a CPU's smoothed load, from every tick's sample (the
  * policy's own ticks and the calm ones between, policy_observe): samples
  * k smoothing steps of weight a apart differ, for independent noise, by a
  * mean square of 2 (1 - (1 - a)^k) times the variance (2a for the next
  * tick's), so a step or a ramp counts once, not for as long as it lasts.
  * A sample equal to the last is no new sample; the change an action of
- * ours makes while the CPU settles is no noise. */
-void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settling) {
-        double a = MIN(MAX(smoothing, 0.05), 1), d = L - pc->noise_prev, v;
+ * ours makes while the CPU settles is no noise.  A new sample weighs
+ * POL_NOISE_GAIN right after the level changed, less the longer it holds:
+ * the estimate of a steady load's noise settles too (the thresholds sized
+ * by it do not wander with its own sampling error). */
+void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
+        double a = MIN(MAX(c->smoothing, 0.05), 1), d = L - pc->noise_prev, v;
 
         if (pc->noise_gap < UINT_MAX)
                 pc->noise_gap++;
         if (pc->noise_n > 0 && d == 0)
                 return;
+        level_sample(pc, c, L, settling);
         if (pc->noise_n > 0 && settling) {
                 pc->noise_prev = L;
                 pc->noise_gap = 0;
@@ -382,7 +423,7 @@ void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settl
         if (pc->noise_n == 1)
                 pc->noise_var = v;
         else if (pc->noise_n > 1)
-                pc->noise_var += POL_NOISE_GAIN * (v - pc->noise_var);
+                pc->noise_var += (v - pc->noise_var) / (1 / POL_NOISE_GAIN + pc->level_n - 1);
         pc->noise_prev = L;
         pc->noise_gap = 0;
         if (pc->noise_n <= POL_NOISE_SAMPLES)
@@ -452,7 +493,8 @@ static void update_hot(struct pol_tick *t) {
                 sc = &l->cpus[cpu];
                 t->load[cpu] = pol_cpu_load(sc);
                 t->idle[cpu] = MAX(sc->idle, 0);
-                pol_noise_sample(&t->st->cpus[cpu], t->c->smoothing, t->load[cpu], pol_settling(t, cpu));
+                pol_noise_sample(&t->st->cpus[cpu], t->c, t->load[cpu], pol_settling(t, cpu));
+                t->load[cpu] = pol_cpu_judged(&t->st->cpus[cpu], t->load[cpu]);
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;
         }
@@ -506,6 +548,8 @@ static void update_hot(struct pol_tick *t) {
                 }
                 if (pc->hot)
                         cpuset_set(&t->hot, cpu);
+                if (!pc->hot || pc->level_n <= 1)
+                        pc->gain_short = 0;
         }
 }
 
@@ -1067,6 +1111,9 @@ static int estimate(struct pol_tick *t) {
                 else
                         f = sum_rate[c] > 0 || sum_pps[c] > 0 ? 1 : 0;
                 t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
+                /* in the proportion the load is judged in (pol_cpu_judged) */
+                if (c < (int) t->st->n_cpus && pol_cpu_load(sc) > 0)
+                        t->net[c] *= pol_cpu_judged(&t->st->cpus[c], pol_cpu_load(sc)) / pol_cpu_load(sc);
                 /* fast attack: the raw load, in the smoothed proportions */
                 if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
                         t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);

@@ -40,8 +40,10 @@
  * sets are accepted at (pol_accept) by more than POL_NOISE_K standard
  * deviations of its own load's noise: a stationary excess is acted on, a
  * noisy one is left to balance_ratio.  The noise is estimated from the
- * changes between samples, new ones weighted POL_NOISE_GAIN, and trusted
- * after POL_NOISE_SAMPLES of them. */
+ * changes between samples, new ones weighted POL_NOISE_GAIN (less while
+ * the load's level holds, pol_noise_sample), and trusted after
+ * POL_NOISE_SAMPLES of them; from then on the policy judges a CPU by that
+ * level, the mean of its samples since the load last changed. */
 #define POL_NOISE_K 3.0
 #define POL_NOISE_GAIN 0.1
 #define POL_NOISE_SAMPLES 10
@@ -189,6 +191,11 @@ double pol_enter(const struct pol_tick *t);
 double pol_exit(const struct pol_tick *t);
 double pol_narrow(const struct pol_tick *t);
 double pol_min_gain(const struct pol_tick *t);
+/* The gain a queue IRQ move off hot cpu needs: min_gain, and from the tick
+ * after one where no move gained that at the CPU's level, POL_NOISE_K
+ * deviations of its noise more, until the level changes or the CPU cools
+ * (noise does not take a decision back). */
+double pol_gain_need(const struct pol_tick *t, int cpu);
 double pol_busy_abs(const struct pol_tick *t);
 double pol_plan_gain(const struct pol_tick *t);
 /* The least work of a queue IRQ on cpu that is worth a move there. */
@@ -225,9 +232,16 @@ static inline unsigned pol_move_cap(const struct pol_tick *t) {
 static inline double pol_cpu_load(const struct sample_cpu *sc) {
         return MAX(sc->irq, 0) + MAX(sc->softirq, 0);
 }
+/* The load of a CPU as the policy judges it, from its sample L: the level
+ * (pol_noise_sample), or L while L is beyond the noise from it (a change
+ * yet to be confirmed). */
+static inline double pol_cpu_judged(const struct pol_cpu *pc, double L) {
+        return pc->level_off != 0 || pc->level_n == 0 ? L : pc->level;
+}
 /* One tick's sample of a CPU's smoothed irq+softirq load L into its noise
- * estimate; settling: an action of ours still shows in it. */
-void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settling);
+ * estimate and its steady level; settling: an action of ours still shows
+ * in it. */
+void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling);
 void pol_settle(struct pol_tick *t, int cpu);
 struct action *pol_add(struct pol_tick *t, enum knob_kind type);
 /* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */

@@ -142,6 +142,10 @@ struct pol_cpu {
         double noise_var;        /* its variance, estimated from the changes between samples */
         unsigned noise_n;        /* samples in the estimate */
         unsigned noise_gap;      /* smoothing steps (ticks) since noise_prev */
+        double level;            /* the mean of its samples since its load last changed */
+        unsigned level_n;        /* those samples */
+        int level_off;           /* samples in a row beyond the noise from it, + above, - below */
+        uint64_t gain_short;     /* hot, and no queue IRQ move gained min_gain at this level since (pol_gain_need), 0 none */
 };
 
 struct pol_cursor {

@@ -514,7 +514,7 @@ void policy_observe(struct policy_state *st, const struct config *c, const struc
                 struct pol_cpu *pc = &st->cpus[cpu];
 
                 if (sc->valid)
-                        pol_noise_sample(pc, c->smoothing, pol_cpu_load(sc), now_usec < pc->settle_until);
+                        pol_noise_sample(pc, c, pol_cpu_load(sc), now_usec < pc->settle_until);
         }
 }
 

@@ -466,109 +466,142 @@ static double fx_peak_now(struct fx *f) {
         return fx_peak(f);
 }
 
+/* The noise of run n: n = 0 is the first draw, each host h from seed h;
+ * n > 0 draws other stationary noise on the same hosts. */
+static uint64_t random_hosts_noise_seed(uint64_t h, unsigned n) {
+        return h + (uint64_t) n * 0x100000001b3ULL;
+}
+
+/* One host under noise n; the first property it breaks into why ("" if
+ * none), the late actions printed. */
+static void random_host_run(uint64_t h, unsigned n, bool calm, char *why, size_t len) {
+        const unsigned ticks = 240;
+        struct fx f;
+        cpuset_t elig;
+        uint64_t seed = random_hosts_noise_seed(h, n);
+        double noise[FX_MAX_CPUS], laid = -1, end;
+        unsigned late = 0, bounces = 0, n_irqs, first_late = 0;
+        unsigned irq[2 * 3 * FX_MAX_QUEUES];
+        int prev[2 * 3 * FX_MAX_QUEUES], left[2 * 3 * FX_MAX_QUEUES], back[2 * 3 * FX_MAX_QUEUES];
+        char what[96], first[1024] = "";
+
+        why[0] = 0;
+        random_host(&f, h, &elig);
+        n_irqs = 0;
+        for (size_t i = 0; i < f.inv.n_irqs && n_irqs < ELEMENTSOF(irq); i++) {
+                irq[n_irqs] = f.inv.irqs[i].irq;
+                prev[n_irqs] = left[n_irqs] = -1;
+                back[n_irqs] = 0;
+                n_irqs++;
+        }
+        snprintf(what, sizeof(what), "host %llu noise %u (%d CPUs, %zu NICs)", (unsigned long long) h, n, f.n_cpus,
+                 f.inv.n_nics);
+        for (unsigned k = 1; k <= ticks; k++) {
+                double before = fx_peak_now(&f);
+                bool moves = false, rps = false;
+
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 0.97 + 0.06 * fx_rand(&seed);
+                fx_model(&f, noise);
+                if (calm && k > 2 && k % ENGINE_FULL_TICK_EVERY != 0 &&
+                    policy_pace(&f.cfg, &f.rep, NULL) == POLICY_PACE_CALM &&
+                    !(f.rep.measuring && k % ENGINE_MEASURE_FULL_EVERY == 0)) {
+                        policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
+                        action_list_clear(&f.l);
+                } else
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        const struct action *x = &f.l.v[a];
+                        char line[512];
+
+                        if (x->type != KNOB_IRQ && x->type != KNOB_RPS && x->type != KNOB_XPS)
+                                continue;
+                        if (!cpuset_subset(KEPT(&x->cpus), &elig) && !why[0]) {
+                                action_format(x, line, sizeof(line));
+                                snprintf(why, len, "%s: tick %u: onto a CPU not eligible: %s", what, k, line);
+                        }
+                        moves |= x->type == KNOB_IRQ && !x->layout;
+                        rps |= x->type == KNOB_RPS;
+                }
+                if (k > ticks / 2 && f.l.n > 0) {
+                        for (size_t a = 0; a < f.l.n; a++) {
+                                char line[1024];
+                                action_format(&f.l.v[a], line, sizeof(line));
+                                print_message("    %s: tick %u: %s\n", what, k, line);
+                                if (!first[0]) {
+                                        snprintf(first, sizeof(first), "%s", line);
+                                        first_late = k;
+                                }
+                        }
+                        late += (unsigned) f.l.n;
+                }
+                if (moves && !rps && fx_peak_now(&f) > before + 0.01 && !why[0])
+                        snprintf(why, len, "%s: tick %u: a move raised the peak %.3f -> %.3f", what, k, before,
+                                 fx_peak(&f));
+                if (laid < 0 && k >= 2)
+                        laid = fx_peak_now(&f);
+                for (unsigned i = 0; i < n_irqs; i++) {
+                        int cpu = fx_irq_cpu(&f, (int) irq[i]);
+                        if (cpuset_count(KEPT(&fx_irq(&f, irq[i])->affinity)) != 1)
+                                continue;
+                        if (prev[i] >= 0 && cpu != prev[i]) {
+                                /* once can be a new reason (RPS since, a
+                                 * tx IRQ apart); twice is flapping */
+                                back[i] += cpu == left[i];
+                                left[i] = prev[i];
+                        }
+                        prev[i] = cpu;
+                }
+        }
+        for (unsigned i = 0; i < n_irqs; i++)
+                bounces += back[i] >= 2;
+        end = fx_peak_now(&f);
+        if (n == 0)
+                print_message("    %s: peak after the layout %.3f, at the end %.3f, bound %.3f (%.2f)\n", what, laid,
+                              end, random_host_bound(&f, &elig), end / random_host_bound(&f, &elig));
+        for (unsigned i = 0; i < n_irqs && !why[0]; i++)
+                if (!cpuset_subset(KEPT(&fx_irq(&f, irq[i])->affinity), &elig))
+                        snprintf(why, len, "%s: IRQ %u left on a CPU not eligible", what, irq[i]);
+        if (end > laid + 0.02 && !why[0])
+                snprintf(why, len, "%s: peak %.3f at the end, %.3f after the layout", what, end, laid);
+        if (late > 0 && !why[0])
+                snprintf(why, len, "%s: %u actions in the second half of a stationary run, the first at tick %u: %s",
+                         what, late, first_late, first);
+        if (bounces > 0 && !why[0])
+                snprintf(why, len, "%s: %u IRQs went back twice to a CPU they left", what, bounces);
+        fx_free(&f);
+}
+
 /* Properties of the policy on random hosts under stationary load with 3%
- * noise: no action ever puts an IRQ, an RPS or XPS mask on a CPU that is
- * not eligible (isolated, banned), and at the end every queue IRQ sits on
- * an eligible CPU; a rebalancing move never raises the busiest CPU's load;
- * the busiest CPU ends no busier than right after the initial layout; in
- * the second half of the run nothing changes (no flapping), and no IRQ
- * goes back twice to a CPU it left. */
+ * noise, over RANDOM_HOSTS_NOISES draws of the noise: no action ever puts
+ * an IRQ, an RPS or XPS mask on a CPU that is not eligible (isolated,
+ * banned), and at the end every queue IRQ sits on an eligible CPU; a
+ * rebalancing move never raises the busiest CPU's load; the busiest CPU
+ * ends no busier than right after the initial layout; in the second half
+ * of the run nothing changes (no flapping), and no IRQ goes back twice to
+ * a CPU it left.  Every host and draw runs; the failures are listed. */
 /* calm: the policy decides as the engine runs it on a calm host (while
  * its pace is not calm, every ENGINE_MEASURE_FULL_EVERY tick while it
  * measures, else every ENGINE_FULL_TICK_EVERY), the other ticks' loads
  * going to policy_observe; else every tick. */
+#define RANDOM_HOSTS_NOISES 8
 static void random_hosts_run(bool calm) {
-        const unsigned n_hosts = 60, ticks = 240;
+        const unsigned n_hosts = 60;
+        unsigned failed = 0;
 
-        for (uint64_t h = 1; h <= n_hosts; h++) {
-                struct fx f;
-                cpuset_t elig;
-                uint64_t seed = h;
-                double noise[FX_MAX_CPUS], laid = -1, end;
-                unsigned late = 0, bounces = 0, n_irqs;
-                unsigned irq[2 * 3 * FX_MAX_QUEUES];
-                int prev[2 * 3 * FX_MAX_QUEUES], left[2 * 3 * FX_MAX_QUEUES], back[2 * 3 * FX_MAX_QUEUES];
-                char what[64];
+        for (unsigned n = 0; n < RANDOM_HOSTS_NOISES; n++)
+                for (uint64_t h = 1; h <= n_hosts; h++) {
+                        char why[1024];
+                        if (getenv("H43_HOST") && (atoi(getenv("H43_HOST")) != (int) h || atoi(getenv("H43_NOISE")) != (int) n)) continue;
 
-                random_host(&f, h, &elig);
-                n_irqs = 0;
-                for (size_t i = 0; i < f.inv.n_irqs && n_irqs < ELEMENTSOF(irq); i++) {
-                        irq[n_irqs] = f.inv.irqs[i].irq;
-                        prev[n_irqs] = left[n_irqs] = -1;
-                        back[n_irqs] = 0;
-                        n_irqs++;
-                }
-                snprintf(what, sizeof(what), "host %llu (%d CPUs, %zu NICs)", (unsigned long long) h, f.n_cpus,
-                         f.inv.n_nics);
-                for (unsigned k = 1; k <= ticks; k++) {
-                        double before = fx_peak_now(&f);
-                        bool moves = false, rps = false;
-
-                        for (int c = 0; c < f.n_cpus; c++)
-                                noise[c] = 0.97 + 0.06 * fx_rand(&seed);
-                        fx_model(&f, noise);
-                        if (calm && k > 2 && k % ENGINE_FULL_TICK_EVERY != 0 &&
-                            policy_pace(&f.cfg, &f.rep, NULL) == POLICY_PACE_CALM &&
-                            !(f.rep.measuring && k % ENGINE_MEASURE_FULL_EVERY == 0)) {
-                                policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
-                                action_list_clear(&f.l);
-                        } else
-                                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
-                        for (size_t a = 0; a < f.l.n; a++) {
-                                const struct action *x = &f.l.v[a];
-                                char line[512];
-
-                                if (x->type != KNOB_IRQ && x->type != KNOB_RPS && x->type != KNOB_XPS)
-                                        continue;
-                                if (!cpuset_subset(KEPT(&x->cpus), &elig)) {
-                                        action_format(x, line, sizeof(line));
-                                        fail_msg("%s: tick %u: onto a CPU not eligible: %s", what, k, line);
-                                }
-                                moves |= x->type == KNOB_IRQ && !x->layout;
-                                rps |= x->type == KNOB_RPS;
-                        }
-                        if (k > ticks / 2 && f.l.n > 0) {
-                                for (size_t a = 0; a < f.l.n; a++) {
-                                        char line[1024];
-                                        action_format(&f.l.v[a], line, sizeof(line));
-                                        print_message("    %s: tick %u: %s\n", what, k, line);
-                                }
-                                late += (unsigned) f.l.n;
-                        }
-                        if (moves && !rps && fx_peak_now(&f) > before + 0.01)
-                                fail_msg("%s: tick %u: a move raised the peak %.3f -> %.3f", what, k, before,
-                                         fx_peak(&f));
-                        if (laid < 0 && k >= 2)
-                                laid = fx_peak_now(&f);
-                        for (unsigned i = 0; i < n_irqs; i++) {
-                                int cpu = fx_irq_cpu(&f, (int) irq[i]);
-                                if (cpuset_count(KEPT(&fx_irq(&f, irq[i])->affinity)) != 1)
-                                        continue;
-                                if (prev[i] >= 0 && cpu != prev[i]) {
-                                        /* once can be a new reason (RPS since, a
-                                         * tx IRQ apart); twice is flapping */
-                                        back[i] += cpu == left[i];
-                                        left[i] = prev[i];
-                                }
-                                prev[i] = cpu;
+                        random_host_run(h, n, calm, why, sizeof(why));
+                        if (why[0]) {
+                                print_message("    FAILED %s\n", why);
+                                failed++;
                         }
                 }
-                for (unsigned i = 0; i < n_irqs; i++)
-                        bounces += back[i] >= 2;
-                end = fx_peak_now(&f);
-                print_message("    %s: peak after the layout %.3f, at the end %.3f, bound %.3f (%.2f)\n", what, laid,
-                              end, random_host_bound(&f, &elig), end / random_host_bound(&f, &elig));
-                for (unsigned i = 0; i < n_irqs; i++)
-                        if (!cpuset_subset(KEPT(&fx_irq(&f, irq[i])->affinity), &elig))
-                                fail_msg("%s: IRQ %u left on a CPU not eligible", what, irq[i]);
-                if (end > laid + 0.02)
-                        fail_msg("%s: peak %.3f at the end, %.3f after the layout", what, end, laid);
-                if (late > 0)
-                        fail_msg("%s: %u actions in the second half of a stationary run", what, late);
-                if (bounces > 0)
-                        fail_msg("%s: %u IRQs went back twice to a CPU they left", what, bounces);
-                fx_free(&f);
-        }
+        if (failed > 0)
+                fail_msg("%u of %u runs failed", failed, n_hosts * RANDOM_HOSTS_NOISES);
 }
 
 static void test_random_hosts(void **state) {
