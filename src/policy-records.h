@@ -193,9 +193,6 @@ struct policy_state {
         uint64_t defaff_external_usec; /* when the change was seen */
         uint64_t min_dwell_usec, max_dwell_usec; /* from the last tick's config, for feedback */
         bool oom;                /* an allocation failed where we could not return it */
-        /* the steady re-layout (pol_replan) */
-        unsigned plan_above;     /* consecutive decisions whose plan gained min_gain */
-        uint64_t plan_usec;      /* when the last plan was taken, 0 never */
 };
 
 /* A record, created zeroed when create; NULL when none or on ENOMEM. */
