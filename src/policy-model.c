@@ -408,15 +408,24 @@ static double noise_floor(const struct pol_tick *t) {
         return MIN(t->c->balance_floor, MAX(POL_GAIN_LEAST, POL_NOISE_K * sqrt(var)));
 }
 
-/* The level that makes cpu hot: enter, or below it, where its noise is
+/* The level that makes a CPU hot: enter, or below it, where its noise is
  * known, POL_NOISE_K deviations above the level sets are accepted at, and
  * min_gain (no placement gains more than the excess over the mean) and
  * balance_floor above the mean. */
-static double cpu_enter(const struct pol_tick *t, const struct pol_cpu *pc, double enter) {
-        if (t->scale >= 1 || pc->noise_n <= POL_NOISE_SAMPLES)
-                return enter;
-        return MIN(enter, MAX(t->mean + MAX(t->c->balance_floor, pol_min_gain(t)),
-                              pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)));
+double pol_cpu_enter(const struct pol_hot_levels *lv, const struct pol_cpu *pc) {
+        if (!lv->steady || pc->noise_n <= POL_NOISE_SAMPLES)
+                return lv->enter;
+        return MIN(lv->enter, MAX(lv->least, lv->accept + POL_NOISE_K * sqrt(pc->noise_var)));
+}
+
+/* This tick's levels, kept for the calm ticks until the next. */
+static void keep_levels(struct pol_tick *t) {
+        t->st->levels = (struct pol_hot_levels) {
+                .enter = pol_enter(t),
+                .least = t->mean + MAX(t->c->balance_floor, pol_min_gain(t)),
+                .accept = pol_accept(t),
+                .steady = t->scale < 1,
+        };
 }
 
 /* A CPU is hot (docs/DESIGN.md "Policy") after hot_samples samples at
@@ -445,12 +454,14 @@ static void update_hot(struct pol_tick *t) {
         }
         t->floor = noise_floor(t);
         t->scale = threshold_scale(t);
+        keep_levels(t);
         enter = pol_enter(t);
         exit_at = exit_level(t);
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
-                double L = t->load[cpu], idle = t->idle[cpu], c_enter = cpu_enter(t, pc, enter), c_exit = exit_at;
+                double L = t->load[cpu], idle = t->idle[cpu], c_enter = pol_cpu_enter(&t->st->levels, pc),
+                       c_exit = exit_at;
                 bool room, sat_enter, hot_now;
 
                 pc->fast = false;

@@ -217,6 +217,10 @@ static inline unsigned pol_move_cap(const struct pol_tick *t) {
 static inline double pol_cpu_load(const struct sample_cpu *sc) {
         return MAX(sc->irq, 0) + MAX(sc->softirq, 0);
 }
+/* The level at which cpu's smoothed irq+softirq load counts towards hot
+ * (update_hot), by the levels of a policy tick; the calm ticks between
+ * judge by it too (policy_observe). */
+double pol_cpu_enter(const struct pol_hot_levels *lv, const struct pol_cpu *pc);
 /* One tick's sample of a CPU's smoothed irq+softirq load L into its noise
  * estimate; settling: an action of ours still shows in it. */
 void pol_noise_sample(struct pol_cpu *pc, double smoothing, double L, bool settling);

@@ -128,6 +128,16 @@ struct pol_napi {
         unsigned failures;
 };
 
+/* The levels that make a CPU hot (pol_cpu_enter), from the last policy
+ * tick: the calm ticks between judge each CPU's smoothed load by them
+ * (policy_observe), as the next policy tick would. */
+struct pol_hot_levels {
+        double enter;            /* hot_enter, scaled; 0 before the first tick */
+        double least;            /* a steady load's least: min_gain and balance_floor over the mean */
+        double accept;           /* the level RPS sets are accepted at (pol_accept) */
+        bool steady;             /* under hot_enter (scaled): a steady load's level may be lower */
+};
+
 struct pol_cpu {
         unsigned above;          /* consecutive samples over the enter threshold */
         bool hot;
@@ -188,6 +198,8 @@ struct policy_state {
         bool defaff_external, defaff_broken;
         uint64_t defaff_external_usec; /* when the change was seen */
         uint64_t min_dwell_usec, max_dwell_usec; /* from the last tick's config, for feedback */
+        struct pol_hot_levels levels; /* the last tick's (update_hot) */
+        unsigned n_at_level;     /* CPUs not hot at their hot level in the last calm tick's sample */
         bool oom;                /* an allocation failed where we could not return it */
 };
 
