@@ -149,11 +149,15 @@ bool pol_settling(const struct pol_tick *t, int cpu) {
 }
 
 /* The smoothed load lags an action: no second decision on the CPU until
- * the EWMA keeps under 10% of the old level, and not before hot_samples. */
-void pol_settle(struct pol_tick *t, int cpu) {
+ * the EWMA keeps under 10% of the old level, and not before hot_samples.
+ * The load moved onto or off it while it settles is counted: under
+ * POL_GAIN_LEAST in all (quiet IRQs) it makes no measured difference
+ * (pol_settling_measurably). */
+void pol_settle_by(struct pol_tick *t, int cpu, double work) {
         double keep = 1;
         unsigned k = 0;
         uint64_t settle;
+        struct pol_cpu *pc;
 
         while (keep >= 0.10 && k < 20) {
                 keep *= 1 - MIN(MAX(t->c->smoothing, 0.05), 1);
@@ -164,8 +168,24 @@ void pol_settle(struct pol_tick *t, int cpu) {
         if (cpu < 0 || cpu >= CPUSET_MAX)
                 return;
         cpuset_set(&t->touched, cpu);
-        if (cpu >= 0 && (size_t) cpu < t->st->n_cpus)
-                t->st->cpus[cpu].settle_until = t->now + settle;
+        if ((size_t) cpu >= t->st->n_cpus)
+                return;
+        pc = &t->st->cpus[cpu];
+        /* a new settling window starts its count afresh */
+        if (pc->moved_usec != t->now && t->now >= pc->settle_until)
+                pc->moved = 0;
+        pc->moved_usec = t->now;
+        pc->moved += MAX(work, 0);
+        pc->settle_until = t->now + settle;
+}
+
+/* An RPS set needs no wait for such a CPU's load to catch up. */
+bool pol_settling_measurably(const struct pol_tick *t, int cpu) {
+        return pol_settling(t, cpu) && ((size_t) cpu >= t->st->n_cpus || t->st->cpus[cpu].moved >= POL_GAIN_LEAST);
+}
+
+void pol_settle(struct pol_tick *t, int cpu) {
+        pol_settle_by(t, cpu, HUGE_VAL);
 }
 
 struct action *pol_add(struct pol_tick *t, enum knob_kind type) {

@@ -143,6 +143,9 @@ struct pol_cpu {
         bool hot;
         bool saturated;
         uint64_t settle_until;   /* an action changed its load: the average has to catch up */
+        uint64_t moved_usec;     /* the last tick that added to moved */
+        double moved;            /* load actions moved onto or off it since it began settling
+                                  * (pol_settle_by; HUGE_VAL unknown) */
         bool fast;               /* this tick: hot at once on the raw sample (update_hot) */
         double raw_load;         /* this tick: the raw irq+softirq share, when fast */
         uint64_t hot_since;      /* hot: when it turned hot or last had an action (fill_report) */

@@ -995,6 +995,70 @@ static void test_lone_hot_queue(void **state) {
         }
 }
 
+/* A CPU an IRQ of another device just moved to is left out of RPS sets
+ * while it settles only when the move changed its load measurably
+ * (POL_GAIN_LEAST, by the IRQ's measured work).  Quiet IRQs fire together
+ * on CPU1 (their mask, 1-3) as a busy one; at tick 1 the heaviest leave,
+ * one for CPU3, the only CPU with room for a share of the lone hot queue
+ * on CPU0 (CPUs 1 and 2 at 70%), which turns hot at tick 3.  Settling for
+ * a 0.4% move, CPU3 was left out of the queue's RPS set until tick 5; a 3%
+ * move makes it wait. */
+static void test_rps_settling_quiet_move(void **state) {
+        static const struct {
+                const char *what;
+                double work;             /* each quiet IRQ's */
+                unsigned want_tick;      /* of the RPS set onto CPU3 */
+        } cases[] = {
+                { "0.4% moved: not settling", 0.004, 3 },
+                { "3% moved: settling", 0.03, 5 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                cpuset_t mask;
+                unsigned hot_at = 0, rps_at = 0;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
+                fx_place(&f, 30, 0);
+                fx_place(&f, 31, 1);
+                f.q[0][0] = (struct fx_queue_model){ 0.90, 5000 };
+                f.q[0][1] = (struct fx_queue_model){ 0.10, 1000 };
+                f.base[1] = 0.60;
+                f.base[2] = 0.70;
+                cpuset_zero(&mask);
+                for (int c = 1; c <= 3; c++)
+                        cpuset_set(&mask, c);
+                for (int k = 0; k < 3; k++) {
+                        char name[32];
+
+                        snprintf(name, sizeof(name), "nvme0q%d", k + 1);
+                        fx_add_irq(&f, 60 + k, name, -1, -1, INVENTORY_IRQ_NONE);
+                        KEEP(&fx_irq(&f, 60 + k)->affinity, mask);
+                        f.other[f.n_other++] = (struct fx_other_model){ 60 + k, 100, cases[i].work };
+                }
+                for (unsigned k = 1; k <= 8 && rps_at == 0; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        if (k == 1 && fx_irq_cpu(&f, 60) != 3)
+                                fail_msg("%s: IRQ 60 on CPU%d, want CPU3", cases[i].what, fx_irq_cpu(&f, 60));
+                        if (hot_at == 0 && cpuset_isset(&f.rep.hot, 0))
+                                hot_at = k;
+                        for (size_t a = 0; a < f.l.n; a++)
+                                if (f.l.v[a].type == KNOB_RPS && cpuset_kept_isset(&f.l.v[a].cpus, 3))
+                                        rps_at = k;
+                }
+                print_message("    %s: CPU0 hot at tick %u, RPS onto CPU3 at tick %u\n", cases[i].what, hot_at,
+                              rps_at);
+                assert_int_equal(hot_at, 3);
+                if (rps_at != cases[i].want_tick)
+                        fail_msg("%s: RPS onto CPU3 at tick %u, want %u", cases[i].what, rps_at, cases[i].want_tick);
+                fx_free(&f);
+        }
+}
+
 /* Widening while the RPS CPUs are hot, narrowing after the load drops,
  * with the dwell and the sample count between changes. */
 static void test_rps_widen_narrow(void **state) {
@@ -4902,6 +4966,7 @@ int main(void) {
                 cmocka_unit_test(test_balanced_and_noise),
                 cmocka_unit_test(test_move_two_busy_queues),
                 cmocka_unit_test(test_lone_hot_queue),
+                cmocka_unit_test(test_rps_settling_quiet_move),
                 cmocka_unit_test(test_move_all_hot),
                 cmocka_unit_test(test_move_saturated_demand),
                 cmocka_unit_test(test_rps_step_saturated),
