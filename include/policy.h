@@ -114,10 +114,11 @@ enum policy_pace {
 
 const char *policy_pace_to_string(enum policy_pace p);
 
-/* The pace from the last report (zeroed: none) and the newest raw interval
- * (may be NULL): FAST near hot, STEADY while busy or near saturated, else
- * CALM.  Pure. */
-enum policy_pace policy_pace(const struct config *c, const struct policy_report *last, const struct sample_rates *raw);
+/* The pace from the last report (zeroed: none), what policy_observe() saw
+ * since (st, may be NULL) and the newest raw interval (may be NULL): FAST
+ * near hot, STEADY while busy or near saturated, else CALM.  Pure. */
+enum policy_pace policy_pace(const struct config *c, const struct policy_state *st, const struct policy_report *last,
+                             const struct sample_rates *raw);
 
 /* A fresh state (nothing laid out, nothing remembered), or NULL on ENOMEM. */
 struct policy_state *policy_state_new(void);
@@ -130,8 +131,9 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
 
 /* A tick the policy does not decide (a calm one): its smoothed load still
  * feeds each CPU's noise estimate, so that is known after as many ticks
- * on a calm host as on a busy one.  Every tick's load goes to this or to
- * policy_tick(), once.  Pure: a few operations a CPU, no allocation. */
+ * on a calm host as on a busy one, and a CPU it puts at the level that
+ * makes it hot makes policy_pace() fast.  Every tick's load goes to this
+ * or to policy_tick(), once.  Pure: a few operations a CPU, no allocation. */
 void policy_observe(struct policy_state *st, const struct config *c, const struct sample_rates *load,
                     uint64_t now_usec);
 

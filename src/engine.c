@@ -634,7 +634,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 if (r < 0)
                         log_debug_errno(r, "Rates unavailable this tick: %m");
         }
-        pace_in = policy_pace(e->config, &e->report, have_raw ? &raw : NULL);
+        pace_in = policy_pace(e->config, e->policy, &e->report, have_raw ? &raw : NULL);
         full = full_tick_due(e, now, pace_in, cpus_changed);
         /* ethtool -L sends no link notification and the driver resets the
          * IRQ affinities: a calm tick still looks at the queue counts */
@@ -691,7 +691,9 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         r = 0;
         if (!full) {
                 e->calm_run++;
-                e->pace = POLICY_PACE_CALM;
+                /* calm unless this sample put a CPU at its hot level
+                 * (policy_observe): then the next tick comes fast */
+                e->pace = policy_pace(e->config, e->policy, &e->report, NULL);
                 goto done;
         }
         log_debug("Full tick: %s", full);
@@ -754,7 +756,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         }
         /* a tick that began fast is followed by a fast one: this report is
          * the new reference, where the rise no longer shows */
-        e->pace = MAX(pace_in, policy_pace(e->config, &e->report, have_raw ? &raw : NULL));
+        e->pace = MAX(pace_in, policy_pace(e->config, e->policy, &e->report, have_raw ? &raw : NULL));
         if (full == audit_why && ret->decided) {
                 if (engine_audit_quiet(e, gen, n_external)) {
                         e->audit_every = engine_audit_every(audit_every, true,

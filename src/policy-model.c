@@ -149,11 +149,15 @@ bool pol_settling(const struct pol_tick *t, int cpu) {
 }
 
 /* The smoothed load lags an action: no second decision on the CPU until
- * the EWMA keeps under 10% of the old level, and not before hot_samples. */
-void pol_settle(struct pol_tick *t, int cpu) {
+ * the EWMA keeps under 10% of the old level, and not before hot_samples.
+ * The load moved onto or off it while it settles is counted: under
+ * POL_GAIN_LEAST in all (quiet IRQs) it makes no measured difference
+ * (pol_settling_measurably). */
+void pol_settle_by(struct pol_tick *t, int cpu, double work) {
         double keep = 1;
         unsigned k = 0;
         uint64_t settle;
+        struct pol_cpu *pc;
 
         while (keep >= 0.10 && k < 20) {
                 keep *= 1 - MIN(MAX(t->c->smoothing, 0.05), 1);
@@ -164,8 +168,24 @@ void pol_settle(struct pol_tick *t, int cpu) {
         if (cpu < 0 || cpu >= CPUSET_MAX)
                 return;
         cpuset_set(&t->touched, cpu);
-        if (cpu >= 0 && (size_t) cpu < t->st->n_cpus)
-                t->st->cpus[cpu].settle_until = t->now + settle;
+        if ((size_t) cpu >= t->st->n_cpus)
+                return;
+        pc = &t->st->cpus[cpu];
+        /* a new settling window starts its count afresh */
+        if (pc->moved_usec != t->now && t->now >= pc->settle_until)
+                pc->moved = 0;
+        pc->moved_usec = t->now;
+        pc->moved += MAX(work, 0);
+        pc->settle_until = t->now + settle;
+}
+
+/* An RPS set needs no wait for such a CPU's load to catch up. */
+bool pol_settling_measurably(const struct pol_tick *t, int cpu) {
+        return pol_settling(t, cpu) && ((size_t) cpu >= t->st->n_cpus || t->st->cpus[cpu].moved >= POL_GAIN_LEAST);
+}
+
+void pol_settle(struct pol_tick *t, int cpu) {
+        pol_settle_by(t, cpu, HUGE_VAL);
 }
 
 struct action *pol_add(struct pol_tick *t, enum knob_kind type) {
@@ -449,15 +469,24 @@ static double noise_floor(const struct pol_tick *t) {
         return MIN(t->c->balance_floor, MAX(POL_GAIN_LEAST, POL_NOISE_K * sqrt(var)));
 }
 
-/* The level that makes cpu hot: enter, or below it, where its noise is
+/* The level that makes a CPU hot: enter, or below it, where its noise is
  * known, POL_NOISE_K deviations above the level sets are accepted at, and
  * min_gain (no placement gains more than the excess over the mean) and
  * balance_floor above the mean. */
-static double cpu_enter(const struct pol_tick *t, const struct pol_cpu *pc, double enter) {
-        if (t->scale >= 1 || pc->noise_n <= POL_NOISE_SAMPLES)
-                return enter;
-        return MIN(enter, MAX(t->mean + MAX(t->c->balance_floor, pol_min_gain(t)),
-                              pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)));
+double pol_cpu_enter(const struct pol_hot_levels *lv, const struct pol_cpu *pc) {
+        if (!lv->steady || pc->noise_n <= POL_NOISE_SAMPLES)
+                return lv->enter;
+        return MIN(lv->enter, MAX(lv->least, lv->accept + POL_NOISE_K * sqrt(pc->noise_var)));
+}
+
+/* This tick's levels, kept for the calm ticks until the next. */
+static void keep_levels(struct pol_tick *t) {
+        t->st->levels = (struct pol_hot_levels) {
+                .enter = pol_enter(t),
+                .least = t->mean + MAX(t->c->balance_floor, pol_min_gain(t)),
+                .accept = pol_accept(t),
+                .steady = t->scale < 1,
+        };
 }
 
 /* A CPU is hot (docs/DESIGN.md "Policy") after hot_samples samples at
@@ -487,12 +516,14 @@ static void update_hot(struct pol_tick *t) {
         }
         t->floor = noise_floor(t);
         t->scale = threshold_scale(t);
+        keep_levels(t);
         enter = pol_enter(t);
         exit_at = exit_level(t);
 
         for (int cpu = 0; cpu <= t->max_cpu; cpu++) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
-                double L = t->load[cpu], idle = t->idle[cpu], c_enter = cpu_enter(t, pc, enter), c_exit = exit_at;
+                double L = t->load[cpu], idle = t->idle[cpu], c_enter = pol_cpu_enter(&t->st->levels, pc),
+                       c_exit = exit_at;
                 bool room, sat_enter, hot_now;
 
                 pc->fast = false;

@@ -234,7 +234,17 @@ static inline double pol_cpu_judged(const struct pol_cpu *pc, double L) {
  * estimate and its steady level; settling: an action of ours still shows
  * in it. */
 void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling);
+/* The level at which cpu's smoothed irq+softirq load counts towards hot
+ * (update_hot), by the levels of a policy tick; the calm ticks between
+ * judge by it too (policy_observe). */
+double pol_cpu_enter(const struct pol_hot_levels *lv, const struct pol_cpu *pc);
+/* cpu settles from an action of this tick (t->touched) that moves an
+ * unknown load onto or off it (pol_settle_by: work of it). */
 void pol_settle(struct pol_tick *t, int cpu);
+void pol_settle_by(struct pol_tick *t, int cpu, double work);
+/* Settling from an earlier tick's actions that moved at least
+ * POL_GAIN_LEAST onto or off it while it settles (a measured change). */
+bool pol_settling_measurably(const struct pol_tick *t, int cpu);
 struct action *pol_add(struct pol_tick *t, enum knob_kind type);
 /* An action on queue `queue` of NIC `nic` (RPS, XPS, rps_flow_cnt). */
 struct action *pol_add_queue(struct pol_tick *t, enum knob_kind type, const char *nic, int queue);

@@ -70,7 +70,7 @@ static void shift_load(struct pol_tick *t, const struct pol_other *o, int cpu, b
                 if (r > 0) {
                         t->load[c] = MAX(t->load[c] - o->work * r / o->si->rate, 0);
                         if (settle)
-                                pol_settle(t, c);
+                                pol_settle_by(t, c, o->work * r / o->si->rate);
                 }
         }
         if (cpu >= 0 && cpu <= t->max_cpu)
@@ -415,7 +415,7 @@ void pol_other_irqs(struct pol_tick *t) {
                                  : o->ineligible ? " (it fired on CPUs that may not be used)" : "");
                 to = cpuset_single(cpu);
                 shift_load(t, o, cpu, true);
-                pol_settle(t, cpu);
+                pol_settle_by(t, cpu, o->work);
                 emit(t, o, &to, true, ACTION_REASON_IRQ_BUSY, reason);
         }
 }
@@ -486,8 +486,8 @@ static void rebalance_other_cpu(struct pol_tick *t, int cpu) {
         dest = cpuset_single(best_to);
         shift_load(t, best, best_to, false);
         emit(t, best, &dest, false, ACTION_REASON_CPU_HOT, reason);
-        pol_settle(t, cpu);
-        pol_settle(t, best_to);
+        pol_settle_by(t, cpu, best->work);
+        pol_settle_by(t, best_to, best->work);
         t->moves++;
         pc->why[0] = 0;
 }

@@ -128,11 +128,24 @@ struct pol_napi {
         unsigned failures;
 };
 
+/* The levels that make a CPU hot (pol_cpu_enter), from the last policy
+ * tick: the calm ticks between judge each CPU's smoothed load by them
+ * (policy_observe), as the next policy tick would. */
+struct pol_hot_levels {
+        double enter;            /* hot_enter, scaled; 0 before the first tick */
+        double least;            /* a steady load's least: min_gain and balance_floor over the mean */
+        double accept;           /* the level RPS sets are accepted at (pol_accept) */
+        bool steady;             /* under hot_enter (scaled): a steady load's level may be lower */
+};
+
 struct pol_cpu {
         unsigned above;          /* consecutive samples over the enter threshold */
         bool hot;
         bool saturated;
         uint64_t settle_until;   /* an action changed its load: the average has to catch up */
+        uint64_t moved_usec;     /* the last tick that added to moved */
+        double moved;            /* load actions moved onto or off it since it began settling
+                                  * (pol_settle_by; HUGE_VAL unknown) */
         bool fast;               /* this tick: hot at once on the raw sample (update_hot) */
         double raw_load;         /* this tick: the raw irq+softirq share, when fast */
         uint64_t hot_since;      /* hot: when it turned hot or last had an action (fill_report) */
@@ -192,6 +205,8 @@ struct policy_state {
         bool defaff_external, defaff_broken;
         uint64_t defaff_external_usec; /* when the change was seen */
         uint64_t min_dwell_usec, max_dwell_usec; /* from the last tick's config, for feedback */
+        struct pol_hot_levels levels; /* the last tick's (update_hot) */
+        unsigned n_at_level;     /* CPUs not hot at their hot level in the last calm tick's sample */
         bool oom;                /* an allocation failed where we could not return it */
 };
 

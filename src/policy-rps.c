@@ -85,10 +85,11 @@ static bool any_settling(const struct pol_tick *t, const cpuset_t *s) {
         return false;
 }
 
-/* Takes the settling CPUs out of s. */
+/* Takes the settling CPUs out of s, but those whose settling moved no
+ * measurable load (a quiet IRQ's move): their load has nothing to catch up. */
 static void drop_settling(const struct pol_tick *t, cpuset_t *s) {
         CPUSET_FOREACH(c, s)
-                if (pol_settling(t, c))
+                if (pol_settling_measurably(t, c))
                         cpuset_clear(s, c);
 }
 

@@ -462,12 +462,15 @@ const char *policy_pace_to_string(enum policy_pace p) {
         return p >= 0 && p < POLICY_PACE_MAX ? pace_names[p] : NULL;
 }
 
-enum policy_pace policy_pace(const struct config *c, const struct policy_report *last, const struct sample_rates *raw) {
+enum policy_pace policy_pace(const struct config *c, const struct policy_state *st, const struct policy_report *last,
+                             const struct sample_rates *raw) {
         enum policy_pace pace;
 
         if (!c || !last || !(last->enter > 0))
                 return POLICY_PACE_STEADY;
-        if (last->n_rising > 0)
+        /* a CPU counting samples towards hot, at the last policy tick or
+         * by a calm tick's sample since (policy_observe) */
+        if (last->n_rising > 0 || (st && st->n_at_level > 0))
                 return POLICY_PACE_FAST;
         pace = last->busy ? POLICY_PACE_STEADY : POLICY_PACE_CALM;
         if (!raw)
@@ -480,7 +483,9 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_report 
                         continue;
                 L = pol_cpu_load(rc);
                 idle = MAX(rc->idle, 0);
-                /* not hot yet and at the threshold: count the samples fast */
+                /* not hot yet and its raw load at the threshold: the onset
+                 * of a flood (its smoothed load at its own level, a steady
+                 * load's lower one too, is policy_observe's) */
                 if (L >= last->enter)
                         return POLICY_PACE_FAST;
                 /* the onset of a spike: sample soon, so a flood is acted on
@@ -506,13 +511,21 @@ void policy_observe(struct policy_state *st, const struct config *c, const struc
                     uint64_t now_usec) {
         if (!st || !c || !load || !load->cpus)
                 return;
+        st->n_at_level = 0;
         /* CPUs the policy has not seen yet start at its next tick */
         for (int cpu = 0; cpu <= load->max_cpu && (size_t) cpu < st->n_cpus; cpu++) {
                 const struct sample_cpu *sc = &load->cpus[cpu];
                 struct pol_cpu *pc = &st->cpus[cpu];
+                double L;
 
-                if (sc->valid)
-                        pol_noise_sample(pc, c, pol_cpu_load(sc), now_usec < pc->settle_until);
+                if (!sc->valid)
+                        continue;
+                L = pol_cpu_load(sc);
+                pol_noise_sample(pc, c, L, now_usec < pc->settle_until);
+                /* what the next policy tick would count towards hot (the
+                 * noise just sampled moves a steady load's level) */
+                if (!pc->hot && st->levels.enter > 0 && pol_cpu_judged(pc, L) >= pol_cpu_enter(&st->levels, pc))
+                        st->n_at_level++;
         }
 }
 
@@ -530,6 +543,8 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         action_list_clear(ret_actions);
         policy_report_free(ret_report);
 
+        /* the report's n_rising speaks for this tick's sample */
+        st->n_at_level = 0;
         t.st = st;
         t.in = in;
         t.c = in->config;

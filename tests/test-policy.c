@@ -504,7 +504,7 @@ static void random_host_run(uint64_t h, unsigned n, bool calm, char *why, size_t
                         noise[c] = 0.97 + 0.06 * fx_rand(&seed);
                 fx_model(&f, noise);
                 if (calm && k > 2 && k % ENGINE_FULL_TICK_EVERY != 0 &&
-                    policy_pace(&f.cfg, &f.rep, NULL) == POLICY_PACE_CALM &&
+                    policy_pace(&f.cfg, f.st, &f.rep, NULL) == POLICY_PACE_CALM &&
                     !(f.rep.measuring && k % ENGINE_MEASURE_FULL_EVERY == 0)) {
                         policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
                         action_list_clear(&f.l);
@@ -716,7 +716,7 @@ static void test_rps_prior_share_paced(void **state) {
                         for (int c = 0; c < n_cpus; c++)
                                 noise[c] = 0.95 + 0.1 * fx_rand(&seed);
                         fx_model(&f, noise);
-                        full = k <= 2 || policy_pace(&f.cfg, &f.rep, &f.load) != POLICY_PACE_CALM ||
+                        full = k <= 2 || policy_pace(&f.cfg, f.st, &f.rep, &f.load) != POLICY_PACE_CALM ||
                                (f.rep.measuring && (calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY ||
                                                     (f.rep.due_usec > 0 && (uint64_t) k * SEC >= f.rep.due_usec))) ||
                                calm_run + 1 >= ENGINE_FULL_TICK_EVERY;
@@ -1023,6 +1023,70 @@ static void test_lone_hot_queue(void **state) {
                 }
                 assert_int_equal(f.rep.n_rps_queues, 1);
 
+                fx_free(&f);
+        }
+}
+
+/* A CPU an IRQ of another device just moved to is left out of RPS sets
+ * while it settles only when the move changed its load measurably
+ * (POL_GAIN_LEAST, by the IRQ's measured work).  Quiet IRQs fire together
+ * on CPU1 (their mask, 1-3) as a busy one; at tick 1 the heaviest leave,
+ * one for CPU3, the only CPU with room for a share of the lone hot queue
+ * on CPU0 (CPUs 1 and 2 at 70%), which turns hot at tick 3.  Settling for
+ * a 0.4% move, CPU3 was left out of the queue's RPS set until tick 5; a 3%
+ * move makes it wait. */
+static void test_rps_settling_quiet_move(void **state) {
+        static const struct {
+                const char *what;
+                double work;             /* each quiet IRQ's */
+                unsigned want_tick;      /* of the RPS set onto CPU3 */
+        } cases[] = {
+                { "0.4% moved: not settling", 0.004, 3 },
+                { "3% moved: settling", 0.03, 5 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                cpuset_t mask;
+                unsigned hot_at = 0, rps_at = 0;
+
+                fx_init(&f, 4, 1, FX_SMT_NONE);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
+                fx_place(&f, 30, 0);
+                fx_place(&f, 31, 1);
+                f.q[0][0] = (struct fx_queue_model){ 0.90, 5000 };
+                f.q[0][1] = (struct fx_queue_model){ 0.10, 1000 };
+                f.base[1] = 0.60;
+                f.base[2] = 0.70;
+                cpuset_zero(&mask);
+                for (int c = 1; c <= 3; c++)
+                        cpuset_set(&mask, c);
+                for (int k = 0; k < 3; k++) {
+                        char name[32];
+
+                        snprintf(name, sizeof(name), "nvme0q%d", k + 1);
+                        fx_add_irq(&f, 60 + k, name, -1, -1, INVENTORY_IRQ_NONE);
+                        KEEP(&fx_irq(&f, 60 + k)->affinity, mask);
+                        f.other[f.n_other++] = (struct fx_other_model){ 60 + k, 100, cases[i].work };
+                }
+                for (unsigned k = 1; k <= 8 && rps_at == 0; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        if (k == 1 && fx_irq_cpu(&f, 60) != 3)
+                                fail_msg("%s: IRQ 60 on CPU%d, want CPU3", cases[i].what, fx_irq_cpu(&f, 60));
+                        if (hot_at == 0 && cpuset_isset(&f.rep.hot, 0))
+                                hot_at = k;
+                        for (size_t a = 0; a < f.l.n; a++)
+                                if (f.l.v[a].type == KNOB_RPS && cpuset_kept_isset(&f.l.v[a].cpus, 3))
+                                        rps_at = k;
+                }
+                print_message("    %s: CPU0 hot at tick %u, RPS onto CPU3 at tick %u\n", cases[i].what, hot_at,
+                              rps_at);
+                assert_int_equal(hot_at, 3);
+                if (rps_at != cases[i].want_tick)
+                        fail_msg("%s: RPS onto CPU3 at tick %u, want %u", cases[i].what, rps_at, cases[i].want_tick);
                 fx_free(&f);
         }
 }
@@ -1617,6 +1681,75 @@ static void test_balance_stationary_excess(void **state) {
         if (late > 0)
                 fail_msg("%u actions in the second half of a stationary run", late);
         fx_free(&f);
+}
+
+/* The same host paced as the engine runs the policy (engine.c,
+ * full_tick_due(): full at the first two ticks, while policy_pace() is not
+ * calm and at every ENGINE_FULL_TICK_EVERY-th, the other ticks' loads to
+ * policy_observe()).  The pace must be busy whenever a full tick would
+ * count a CPU towards hot, by the policy's own level: CPU0's steady excess
+ * is under the scaled hot_enter, and with the pace judged by that alone
+ * the move waited for the periodic audit (tick 30).  It comes once the
+ * noise is known (10 samples), and a host with no excess stays calm. */
+static void test_pace_steady_level(void **state) {
+        static const struct {
+                const char *what;
+                double works[6];
+                int cpus[6];
+                unsigned moves;
+        } cases[] = {
+                { "a steady excess under hot_enter: moved before the audit",
+                  { 0.30, 0.08, 0.30, 0.30, 0.30, 0.30 }, { 0, 0, 1, 2, 3, 4 }, 1 },
+                { "no excess: calm but the audits", { 0.26, 0.26, 0.26, 0.26, 0.26, 0.26 }, { 0, 1, 2, 3, 4, 5 }, 0 },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x9ace5eedULL;
+                double noise[FX_MAX_CPUS];
+                unsigned moves = 0, first_move = 0, full_late = 0, calm_run = 0;
+
+                fx_init(&f, 6, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, 6, true, 30, true, false);
+                for (int q = 0; q < 6; q++) {
+                        f.q[0][q] = (struct fx_queue_model){ cases[i].works[q], 1000 + 20000 * cases[i].works[q] };
+                        fx_place(&f, 30 + (unsigned) q, cases[i].cpus[q]);
+                }
+                for (unsigned k = 1; k <= 300; k++) {
+                        bool full;
+
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + 0.01 * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        full = k <= 2 || policy_pace(&f.cfg, f.st, &f.rep, &f.load) != POLICY_PACE_CALM ||
+                               (f.rep.measuring && calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY) ||
+                               calm_run + 1 >= ENGINE_FULL_TICK_EVERY;
+                        if (!full) {
+                                calm_run++;
+                                policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
+                                continue;
+                        }
+                        calm_run = 0;
+                        full_late += k > 150;
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        if (count_type(&f.l, KNOB_IRQ) > 0 && first_move == 0)
+                                first_move = k;
+                        moves += count_type(&f.l, KNOB_IRQ);
+                }
+                print_message("    %s: %u IRQ moves, the first at tick %u, %u full ticks of the last 150\n",
+                              cases[i].what, moves, first_move, full_late);
+                if (moves != cases[i].moves)
+                        fail_msg("%s: %u IRQ moves, want %u", cases[i].what, moves, cases[i].moves);
+                if (moves > 0 && first_move >= ENGINE_FULL_TICK_EVERY)
+                        fail_msg("%s: the move came at tick %u, with the periodic audit", cases[i].what, first_move);
+                /* stationary after: the audits alone are full */
+                if (full_late > 150 / ENGINE_FULL_TICK_EVERY)
+                        fail_msg("%s: %u full ticks in the last 150", cases[i].what, full_late);
+                fx_free(&f);
+        }
 }
 
 /* The least gain of a move on a light host comes from its measured
@@ -4549,7 +4682,7 @@ static void test_pace_stuck_hot(void **state) {
                 if (k == 5) {
                         waiting_at_start = !f.rep.busy && f.rep.measuring && f.rep.n_hot_cpus == 2;
                         due = f.rep.due_usec;
-                        assert_int_equal(policy_pace(&f.cfg, &f.rep, NULL), POLICY_PACE_CALM);
+                        assert_int_equal(policy_pace(&f.cfg, f.st, &f.rep, NULL), POLICY_PACE_CALM);
                 }
                 if (k == 60)
                         waiting_late = f.rep.busy || f.rep.measuring || f.rep.due_usec != 0 || f.rep.n_hot_cpus != 2;
@@ -4560,7 +4693,7 @@ static void test_pace_stuck_hot(void **state) {
                 fail_msg("due at %.1f s, hot at %.1f s: want min_dwell (%.0f s) later", (double) due / SEC,
                          (double) hot_at / SEC, (double) f.cfg.min_dwell_usec / SEC);
         assert_false(waiting_late);
-        assert_int_equal(policy_pace(&f.cfg, &f.rep, NULL), POLICY_PACE_CALM);
+        assert_int_equal(policy_pace(&f.cfg, f.st, &f.rep, NULL), POLICY_PACE_CALM);
         fx_free(&f);
 }
 
@@ -4623,7 +4756,7 @@ static void test_pace(void **state) {
                 }
                 if (cases[i].no_report)
                         rep = (struct policy_report) {};
-                got = policy_pace(&c, &rep, &x.r);
+                got = policy_pace(&c, NULL, &rep, &x.r);
                 if (got != cases[i].want)
                         fail_msg("%s: pace %s, want %s", cases[i].what, policy_pace_to_string(got),
                                  policy_pace_to_string(cases[i].want));
@@ -4909,6 +5042,7 @@ int main(void) {
                 cmocka_unit_test(test_balanced_and_noise),
                 cmocka_unit_test(test_move_two_busy_queues),
                 cmocka_unit_test(test_lone_hot_queue),
+                cmocka_unit_test(test_rps_settling_quiet_move),
                 cmocka_unit_test(test_move_all_hot),
                 cmocka_unit_test(test_move_saturated_demand),
                 cmocka_unit_test(test_rps_step_saturated),
@@ -4932,6 +5066,7 @@ int main(void) {
                 cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_balance_stationary_excess),
+                cmocka_unit_test(test_pace_steady_level),
                 cmocka_unit_test(test_balance_light_gain),
                 cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_thresholds),
