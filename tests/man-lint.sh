@@ -62,6 +62,28 @@ for k in $keys; do
 done
 pass "$(echo "$keys" | wc -l) config keys checked against irqsteer.conf.5 and irqsteer.conf.example"
 
+# each built-in default (CKEY's last argument) is the one irqsteer.conf(5)
+# states ("Default X", "Default .Ql X" or "Default .Cm X") and the example's
+# commented line
+defaults=$(sed -n 's/.*CKEY("\([a-z_]*\)",.*, "\([^"][^"]*\)"),$/\1 \2/p' "$srcdir/src/config.c")
+[ -n "$defaults" ] || fail "no CKEY(..., \"DEFAULT\") entries found in src/config.c"
+echo "$defaults" | while read -r k d; do
+        text=$(awk -v k="$k" '$0 ~ "^\\.It Cm " k "( |$)" { f = 1; next } f && /^\.It / { f = 0 } f' \
+                "$man/irqsteer.conf.5" | tr '\n' ' ')
+        case "$text" in
+        *"Default $d "* | *"Default $d."* | *"Default $d,"* | *"Default .Ql $d "* | *"Default .Cm $d "*) ;;
+        *) echo "FAIL key $k: irqsteer.conf.5 does not state its default $d" ;;
+        esac
+        grep -Fqx "#$k = $d" "$example" || echo "FAIL key $k: irqsteer.conf.example does not show '#$k = $d'"
+done > "${TMPDIR:-/tmp}/man-lint-defaults.$$"
+if [ -s "${TMPDIR:-/tmp}/man-lint-defaults.$$" ]; then
+        cat "${TMPDIR:-/tmp}/man-lint-defaults.$$"
+        fails=$((fails + $(wc -l < "${TMPDIR:-/tmp}/man-lint-defaults.$$")))
+else
+        pass "$(echo "$defaults" | wc -l) built-in defaults stated in irqsteer.conf.5 and irqsteer.conf.example"
+fi
+rm -f "${TMPDIR:-/tmp}/man-lint-defaults.$$"
+
 # The rendered text, overstrike removed: "\-\-once" (man) and "Fl -once"
 # (mdoc) both come out as "--once".
 render() { mandoc -Tascii -O width=300 "$1" | sed 's/.\x08//g'; }
