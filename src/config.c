@@ -72,7 +72,7 @@ struct key_def {
 
 static const struct key_def daemon_keys[] = {
         CKEY("interval", VT_DURATION, interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC, "2s"),
-        CKEY("calm_interval", VT_DURATION, calm_interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC, "2s"),
+        CKEY("calm_interval", VT_DURATION, calm_interval_usec, 100 * USEC_PER_MSEC, 60 * USEC_PER_SEC, "4s"),
         CKEY("fast_interval", VT_DURATION, fast_interval_usec, 0, 60 * USEC_PER_SEC, "500ms"),
         CKEY("irq_rate_interval", VT_DURATION, irq_rate_interval_usec, 0, 10 * USEC_PER_MIN, "10s"),
         CKEY("state_dir", VT_PATH, state_dir, 0, 0, CONFIG_DEFAULT_STATE_DIR),
