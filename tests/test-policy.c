@@ -1691,6 +1691,47 @@ static void test_balance_stationary_excess(void **state) {
  * is under the scaled hot_enter, and with the pace judged by that alone
  * the move waited for the periodic audit (tick 30).  It comes once the
  * noise is known (10 samples), and a host with no excess stays calm. */
+/* A level held for days (level_n large, new samples weighing little in
+ * the noise estimate) still follows the load: noise that triples at the
+ * same mean, and a slow ramp, each start the level over within a few
+ * hundred samples, so the thresholds sized by the noise are not frozen at
+ * what an old level measured. */
+static void test_noise_long_level_follows(void **state) {
+        struct config cfg = { .smoothing = 0.5, .hot_samples = 2 };
+        struct pol_cpu pc = { 0 };
+        uint64_t seed = 0x1e7e1ULL;
+        double L = 0.40, before, after;
+        unsigned k, restarted_at = 0;
+
+        (void) state;
+        /* a day and more of 4 s samples at one level, noise 1% of a CPU */
+        for (k = 0; k < 30000; k++) {
+                L = 0.5 * (0.40 + 0.01 * (2 * fx_rand(&seed) - 1) * sqrt(3)) + 0.5 * L;
+                pol_noise_sample(&pc, &cfg, L, false);
+        }
+        assert_true(pc.level_n > 20000);
+        before = sqrt(pc.noise_var);
+        /* the same mean, three times the noise */
+        for (k = 0; k < 1000; k++) {
+                L = 0.5 * (0.40 + 0.03 * (2 * fx_rand(&seed) - 1) * sqrt(3)) + 0.5 * L;
+                pol_noise_sample(&pc, &cfg, L, false);
+                if (!restarted_at && pc.level_n < 1000)
+                        restarted_at = k + 1;
+        }
+        after = sqrt(pc.noise_var);
+        assert_true(restarted_at > 0 && restarted_at < 500);
+        assert_true(after > 2 * before);
+        /* a ramp of 0.01% of a CPU a sample: the level keeps within the
+         * noise of the load, not at the mean since the ramp began */
+        for (k = 0; k < 2000; k++) {
+                double mean = 0.40 + 0.0001 * k;
+
+                L = 0.5 * (mean + 0.03 * (2 * fx_rand(&seed) - 1) * sqrt(3)) + 0.5 * L;
+                pol_noise_sample(&pc, &cfg, L, false);
+        }
+        assert_true(fabs(pol_cpu_judged(&pc, L) - 0.60) < 0.04);
+}
+
 static void test_pace_steady_level(void **state) {
         static const struct {
                 const char *what;
@@ -5066,6 +5107,7 @@ int main(void) {
                 cmocka_unit_test(test_reload_gives_back),
                 cmocka_unit_test(test_balance_relative),
                 cmocka_unit_test(test_balance_stationary_excess),
+                cmocka_unit_test(test_noise_long_level_follows),
                 cmocka_unit_test(test_pace_steady_level),
                 cmocka_unit_test(test_balance_light_gain),
                 cmocka_unit_test(test_balance_light_calm),
