@@ -857,6 +857,188 @@ void pol_rebalance(struct pol_tick *t) {
         }
 }
 
+/* ---- the steady re-layout (docs/DESIGN.md "Steady re-layout") ---- */
+
+/* A queue a plan may move, where it fires and where the plan puts it. */
+struct plan_item {
+        struct pol_unit *u;
+        int from, to;
+};
+
+/* Whether a plan may move u: a queue of a laid-out NIC where we set it,
+ * on the NIC's local CPUs, without RPS, past its dwell, untouched this
+ * tick. */
+static bool plan_movable(const struct pol_tick *t, const struct pol_unit *u) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+
+        return x->managed && x->rec->laid_out && !x->rec->blind && !u->fixed && !u->touched && !u->rps_on &&
+               !u->replace && u->work > 0 && u->cpu >= 0 && u->cpu <= t->max_cpu && u->cpu == u->target &&
+               cpuset_isset(&x->cpus, u->cpu) && unit_intact(t, u) && dwell_ok(t, u);
+}
+
+/* The highest of fin over the eligible CPUs. */
+static double plan_peak(const struct pol_tick *t, const double *fin) {
+        double peak = 0;
+
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu <= t->max_cpu)
+                        peak = MAX(peak, fin[cpu]);
+        return peak;
+}
+
+/* The plan: from the layout as it is, a move at a time, the queue off
+ * the CPU then busiest whose move to a local CPU leaves the two lowest,
+ * while that lowers the busiest CPU's projected load; each queue moves
+ * at most once.  Then, last first, the moves undone that the plan's
+ * peak does not need.  A layout made afresh moves most queues, and the
+ * error of each queue's estimated work adds up on the CPUs they meet
+ * (random host 44 of test-policy: 42 moves projected 21.7% -> 17.8%
+ * raised the peak 21.8% -> 22.6%); this plan moves only off the peak.
+ * fin: each CPU's projected load (max_cpu + 1); order: n slots.
+ * Returns the projected peak of the eligible CPUs. */
+static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, double *fin, size_t *order) {
+        struct vectors vec;
+        size_t n_moves = 0;
+        double peak;
+
+        if (vectors_copy(&vec, &t->vec) < 0) {
+                t->r = -ENOMEM;
+                return HUGE_VAL;
+        }
+        for (int c = 0; c <= t->max_cpu; c++)
+                fin[c] = t->load[c];
+        while (n_moves < n) {
+                int p = -1, to = -1;
+                size_t bi = n;
+                double bv = HUGE_VAL;
+
+                CPUSET_FOREACH(c, &t->eligible)
+                        if (c <= t->max_cpu && (p < 0 || fin[c] > fin[p]))
+                                p = c;
+                for (size_t i = 0; p >= 0 && i < n; i++) {
+                        const struct pol_unit *u = it[i].u;
+
+                        if (it[i].from != p || it[i].to != p)
+                                continue;
+                        CPUSET_FOREACH(c, &t->nics[u->nic].cpus) {
+                                double v;
+
+                                if (c > t->max_cpu)
+                                        break;
+                                v = MAX(fin[p] - u->work, fin[c] + u->work);
+                                /* the vector count last: it looks records up */
+                                if (c != p && v < bv - 1e-9 && unit_fits(t, &vec, u, c, unit_irqs(u, false))) {
+                                        bv = v;
+                                        bi = i;
+                                        to = c;
+                                }
+                        }
+                }
+                if (bi == n || bv >= fin[p] - 1e-9)
+                        break;
+                for (int j = 0; j < it[bi].u->n_irq; j++) {
+                        const struct inventory_irq *ii = inventory_irq(t->inv, it[bi].u->irq[j]);
+                        if (ii && (unit_irqs(it[bi].u, false) & 1u << j))
+                                vectors_move(&vec, vectors_irq_cpu(ii), to);
+                }
+                fin[p] -= it[bi].u->work;
+                fin[to] += it[bi].u->work;
+                it[bi].to = to;
+                order[n_moves++] = bi;
+        }
+        peak = plan_peak(t, fin);
+        while (n_moves-- > 0) {
+                struct plan_item *m = &it[order[n_moves]];
+                double w = m->u->work;
+
+                if (fin[m->from] + w > peak + 1e-9)
+                        continue;
+                fin[m->to] -= w;
+                fin[m->from] += w;
+                m->to = m->from;
+        }
+        vectors_free(&vec);
+        return plan_peak(t, fin);
+}
+
+/* Once the loads are steady (every eligible CPU's noise known, none hot
+ * or settling, nothing else done this tick), the queues that may move are
+ * laid out again together (plan_moves).  The plan is taken, whole, when its
+ * projected peak is below the host's by min_gain (from the noise) on
+ * hot_samples decisions in a row, and at most once a min_dwell: the
+ * excess of a light host under balance_floor makes no CPU hot, and no
+ * single move of a queue smaller than the least gain lowers it. */
+void pol_replan(struct pol_tick *t) {
+        struct policy_state *st = t->st;
+        _cleanup_(freep) struct plan_item *it = NULL;
+        _cleanup_(freep) double *fin = NULL;
+        _cleanup_(freep) size_t *order = NULL;
+        cpuset_t busy;
+        double now = 0, peak;
+        size_t n = 0, n_moved = 0;
+        char reason[256];
+
+        cpuset_or(&busy, &t->hot, &t->settling);
+        cpuset_and(&busy, &busy, &t->eligible);
+        if (!t->c->initial_layout || !t->in->load || !cpuset_empty(&t->touched) || !cpuset_empty(&busy) ||
+            (st->plan_usec > 0 && t->now - st->plan_usec < t->c->min_dwell_usec)) {
+                st->plan_above = 0;
+                return;
+        }
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu <= t->max_cpu)
+                        now = MAX(now, t->load[cpu]);
+        /* no layout's peak is below the mean (work off its node costs more) */
+        if (now - t->mean < POL_PLAN_LEAST - 1e-9) {
+                st->plan_above = 0;
+                return;
+        }
+        it = calloc(t->n_units + 1, sizeof(*it));
+        fin = calloc((size_t) t->max_cpu + 1, sizeof(*fin));
+        order = calloc(t->n_units + 1, sizeof(*order));
+        if (!it || !fin || !order) {
+                t->r = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; i < t->n_units; i++)
+                if (plan_movable(t, &t->units[i]))
+                        it[n++] = (struct plan_item) { .u = &t->units[i], .from = t->units[i].cpu, .to = t->units[i].cpu };
+        peak = n > 0 ? plan_moves(t, it, n, fin, order) : now;
+        if (t->r < 0)
+                return;
+        /* until the noise is known, a plan that may gain then is looked at
+         * again soon (the calm pace decides every 30th tick) */
+        if (!t->noise_known || now - peak < pol_plan_gain(t) - 1e-9) {
+                st->plan_above = 0;
+                t->plan_pending = !t->noise_known && now - peak >= POL_PLAN_LEAST - 1e-9;
+                return;
+        }
+        if (++st->plan_above < MAX(t->c->hot_samples, 1u)) {
+                t->plan_pending = true;
+                return;
+        }
+        st->plan_above = 0;
+        st->plan_usec = t->now;
+        for (size_t i = 0; i < n; i++)
+                n_moved += it[i].to != it[i].from;
+        for (size_t i = 0; i < n; i++) {
+                struct pol_unit *u = it[i].u;
+
+                if (it[i].to == it[i].from)
+                        continue;
+                snprintf(reason, sizeof(reason),
+                         "steady re-layout: %s queue %d CPU%d -> CPU%d, one of %zu moves; projected peak %.1f%% -> "
+                         "%.1f%% (least gain %.1f%%)",
+                         t->nics[u->nic].nic->name, u->queue, it[i].from, it[i].to, n_moved, 100 * now, 100 * peak,
+                         100 * pol_plan_gain(t));
+                emit_unit(t, u, it[i].to, false, ACTION_REASON_LAYOUT_BY_LOAD, reason);
+                move_load(t, it[i].from, it[i].to, u->work);
+                pol_settle(t, it[i].from);
+                pol_settle(t, it[i].to);
+                t->moves++;
+        }
+}
+
 /* XPS (docs/DESIGN.md "The problem"): transmit queue i on the CPU of rx queue i's IRQ, so
  * completions and transmits stay on one cache; follows the IRQ's moves. */
 void pol_xps(struct pol_tick *t) {

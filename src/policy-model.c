@@ -270,6 +270,16 @@ double pol_min_gain(const struct pol_tick *t) {
         return t->scale < 1 ? MAX(g, MIN(t->floor, t->c->min_gain)) : g;
 }
 
+/* The least gain of a plan (pol_replan): as min_gain, with the noise of
+ * the steady loads it is judged on down to POL_PLAN_LEAST. */
+double pol_plan_gain(const struct pol_tick *t) {
+        double g = t->c->min_gain * t->scale;
+
+        if (t->scale >= 1 || !t->noise_known)
+                return pol_min_gain(t);
+        return MAX(g, MIN(MIN(t->c->balance_floor, t->c->min_gain), MAX(POL_PLAN_LEAST, t->noise_gain)));
+}
+
 double pol_gain_need(const struct pol_tick *t, int cpu) {
         const struct pol_cpu *pc = &t->st->cpus[cpu];
 
@@ -447,11 +457,12 @@ void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool
  * the CPUs it leaves and joins), down to POL_GAIN_LEAST: a steady light
  * host is balanced to its noise, not to a fixed share of a CPU.  A CPU
  * whose load never changed (an idle one) has no noise to count. */
-static double noise_floor(const struct pol_tick *t) {
+static double noise_floor(struct pol_tick *t, bool *ret_known) {
         const struct sample_rates *l = t->in->load;
         double var = 0;
         bool known = false;
 
+        *ret_known = false;
         if (!l)
                 return t->c->balance_floor;
         CPUSET_FOREACH(cpu, &t->eligible) {
@@ -466,6 +477,8 @@ static double noise_floor(const struct pol_tick *t) {
         }
         if (!known)
                 return t->c->balance_floor;
+        *ret_known = true;
+        t->noise_gain = POL_NOISE_K * sqrt(var);
         return MIN(t->c->balance_floor, MAX(POL_GAIN_LEAST, POL_NOISE_K * sqrt(var)));
 }
 
@@ -514,7 +527,7 @@ static void update_hot(struct pol_tick *t) {
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;
         }
-        t->floor = noise_floor(t);
+        t->floor = noise_floor(t, &t->noise_known);
         t->scale = threshold_scale(t);
         keep_levels(t);
         enter = pol_enter(t);

@@ -52,6 +52,10 @@
  * second is known to 1% of a CPU, and less than two counts is no
  * measured difference. */
 #define POL_GAIN_LEAST 0.02
+/* A plan's (pol_replan) is judged on loads every CPU of which is steady
+ * (its noise known): their averages resolve one count, and the noise
+ * term covers their jitter. */
+#define POL_PLAN_LEAST 0.01
 
 /* Cost of work on another NUMA node than its NIC's, relative to local. */
 #define POL_REMOTE_COST 1.3
@@ -167,6 +171,9 @@ struct pol_tick {
         double scale;            /* this tick's thresholds: the config's times scale (update_hot) */
         double mean;             /* mean irq+softirq load of the eligible CPUs */
         double floor;            /* least gain of a move: balance_floor, less where the noise is known small */
+        bool noise_known;        /* every eligible CPU's noise is estimated (floor from it) */
+        double noise_gain;       /* then POL_NOISE_K deviations of the noisiest one's */
+        bool plan_pending;       /* pol_replan: a plan waits for its next decision (measuring) */
         bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
         struct pol_unit **lone;  /* pol_rebalance: lone hot queues to get RPS together, */
         int *lone_cpu;           /* their hot IRQ CPUs */
@@ -190,6 +197,7 @@ double pol_min_gain(const struct pol_tick *t);
  * (noise does not take a decision back). */
 double pol_gain_need(const struct pol_tick *t, int cpu);
 double pol_busy_abs(const struct pol_tick *t);
+double pol_plan_gain(const struct pol_tick *t);
 /* The least work of a queue IRQ on cpu that is worth a move there. */
 double pol_busy(const struct pol_tick *t, int cpu);
 /* The level RPS sets are sized to: hot_exit (scaled), and nearer the mean

@@ -208,6 +208,9 @@ struct policy_state {
         struct pol_hot_levels levels; /* the last tick's (update_hot) */
         unsigned n_at_level;     /* CPUs not hot at their hot level in the last calm tick's sample */
         bool oom;                /* an allocation failed where we could not return it */
+        /* the steady re-layout (pol_replan) */
+        unsigned plan_above;     /* consecutive decisions whose plan gained min_gain */
+        uint64_t plan_usec;      /* when the last plan was taken, 0 never */
 };
 
 /* A record, created zeroed when create; NULL when none or on ENOMEM. */

@@ -11,6 +11,9 @@ bool pol_layout_nic(struct pol_tick *t, size_t nic);
 void pol_replace_offline(struct pol_tick *t);
 /* Moves off hot CPUs; lone hot queues left in t->lone for pol_rps_lone(). */
 void pol_rebalance(struct pol_tick *t);
+/* Once loads are steady and nothing is hot: the queue IRQs laid out again
+ * together when that lowers the peak by min_gain (a plan). */
+void pol_replan(struct pol_tick *t);
 void pol_xps(struct pol_tick *t);
 
 /* policy-other.c: IRQs of other devices (other_irqs) */

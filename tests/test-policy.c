@@ -1853,6 +1853,64 @@ static void test_balance_light_gain(void **state) {
         }
 }
 
+/* The steady re-layout: two NICs of six queues on six CPUs, laid out
+ * blind, both from CPU0, so their heavy queues stack (CPU0 10%, CPU1 6%,
+ * the rest 4%, mean 5.3%).  The excess (4.7%) is under balance_floor, no
+ * CPU is hot, and each NIC alone is already one queue a CPU.  With +-1%
+ * noise the queues laid out again together end at most 7% on a CPU, once,
+ * and nothing changes after; under +-30% noise (three deviations of CPU0's
+ * load exceed the gain) nothing moves after the layout. */
+static void test_replan_light(void **state) {
+        static const struct {
+                const char *what;
+                double noise;            /* +- per CPU and tick */
+                bool acts;
+        } cases[] = {
+                { "steady light host: the stacked queues are laid out again", 0.01, true },
+                { "noisy light host: the gain is noise", 0.30, false },
+        };
+        static const double works[6] = { 0.05, 0.03, 0.02, 0.02, 0.02, 0.02 };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x7e1a7011ULL + i;
+                double noise[FX_MAX_CPUS], peak = 0;
+                unsigned moves = 0, rps = 0, late = 0;
+
+                fx_init(&f, 6, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth0", 0, 6, true, 30, false, false);
+                fx_add_nic(&f, "eth1", 0, 6, true, 40, false, false);
+                for (int k = 0; k < 2; k++)
+                        for (int q = 0; q < 6; q++)
+                                f.q[k][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
+                /* the blind layout: both NICs from CPU0 */
+                assert_int_equal(fx_step(&f, 1 * SEC), 0);
+                for (unsigned k = 2; k <= 300; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        for (size_t a = 0; a < f.l.n; a++)
+                                moves += f.l.v[a].type == KNOB_IRQ && !f.l.v[a].layout;
+                        rps += count_type(&f.l, KNOB_RPS);
+                        if (k > 150)
+                                late += f.l.n;
+                }
+                fx_model(&f, NULL);
+                for (int c = 0; c < f.n_cpus; c++)
+                        peak = MAX(peak, f.load.cpus[c].softirq);
+                print_message("    %s: %u IRQ moves, %u RPS changes, peak %.1f%%\n", cases[i].what, moves, rps,
+                              100 * peak);
+                if (cases[i].acts ? moves == 0 || peak > 0.07 + 1e-9 : moves > 0)
+                        fail_msg("%s: %u IRQ moves, peak %.3f", cases[i].what, moves, peak);
+                if (rps > 0 || late > 0)
+                        fail_msg("%s: %u RPS changes, %u actions in the second half", cases[i].what, rps, late);
+                fx_free(&f);
+        }
+}
+
 /* On a calm host the policy decides only now and then (the engine's
  * audits), while every tick's smoothed load still feeds the noise
  * estimate (policy_observe): a steady light host's 2.5% gain is made at
@@ -5110,6 +5168,7 @@ int main(void) {
                 cmocka_unit_test(test_noise_long_level_follows),
                 cmocka_unit_test(test_pace_steady_level),
                 cmocka_unit_test(test_balance_light_gain),
+                cmocka_unit_test(test_replan_light),
                 cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
