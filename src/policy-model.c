@@ -391,29 +391,44 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
  * chance of crossing any threshold near it, late as early).  A change is
  * an action of ours (settling), or hot_samples samples in a row beyond
  * POL_NOISE_K deviations of the noise on the same side: the level starts
- * over from the sample. */
-static void level_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
+ * over from the sample.  Returns where the sample left the level: held
+ * (within the noise), beyond it (on the run's side, or turned to the
+ * other: the run before was noise), changed (a step) or started. */
+enum level_step { LEVEL_HOLDS, LEVEL_BEYOND, LEVEL_BEYOND_TURNED, LEVEL_CHANGED, LEVEL_START };
+
+static enum level_step level_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
         double dev = L - pc->level, lim = POL_NOISE_K * sqrt(pc->noise_var);
+        enum level_step r = LEVEL_HOLDS;
 
         if (pc->level_n == 0 || settling || pc->noise_n <= POL_NOISE_SAMPLES) {
                 pc->level = L;
                 pc->level_n = 1;
                 pc->level_off = 0;
-                return;
+                return LEVEL_START;
         }
         if (fabs(dev) >= lim) {
+                r = pc->level_off != 0 && (pc->level_off > 0) != (dev > 0) ? LEVEL_BEYOND_TURNED : LEVEL_BEYOND;
                 pc->level_off = dev > 0 ? MAX(pc->level_off, 0) + 1 : MIN(pc->level_off, 0) - 1;
                 if ((unsigned) abs(pc->level_off) >= MAX(c->hot_samples, 1u)) {
                         pc->level = L;
                         pc->level_n = 1;
                         pc->level_off = 0;
-                        return;
+                        return LEVEL_CHANGED;
                 }
         } else
                 pc->level_off = 0;
         if (pc->level_n < UINT_MAX)
                 pc->level_n++;
         pc->level += dev / pc->level_n;
+        return r;
+}
+
+/* One variance term v into a CPU's noise estimate. */
+static void noise_add(struct pol_cpu *pc, double v) {
+        if (pc->noise_n == 1)
+                pc->noise_var = v;
+        else if (pc->noise_n > 1)
+                pc->noise_var += (v - pc->noise_var) / (1 / POL_NOISE_GAIN + pc->level_n - 1);
 }
 
 /* The noise of a CPU's smoothed load, from every tick's sample (the
@@ -422,28 +437,43 @@ static void level_sample(struct pol_cpu *pc, const struct config *c, double L, b
  * mean square of 2 (1 - (1 - a)^k) times the variance (2a for the next
  * tick's), so a step or a ramp counts once, not for as long as it lasts.
  * A sample equal to the last is no new sample; the change an action of
- * ours makes while the CPU settles is no noise.  A new sample weighs
+ * ours makes while the CPU settles is no noise, nor is a step.  A new sample weighs
  * POL_NOISE_GAIN right after the level changed, less the longer it holds:
  * the estimate of a steady load's noise settles too (the thresholds sized
  * by it do not wander with its own sampling error). */
 void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
         double a = MIN(MAX(c->smoothing, 0.05), 1), d = L - pc->noise_prev, v;
+        enum level_step step;
 
         if (pc->noise_gap < UINT_MAX)
                 pc->noise_gap++;
         if (pc->noise_n > 0 && d == 0)
                 return;
-        level_sample(pc, c, L, settling);
+        step = level_sample(pc, c, L, settling);
+        /* samples beyond the noise from the level count as noise once
+         * the level holds after them, never when it starts over: a step
+         * is no noise, as the change of our own moves is not */
+        if ((step == LEVEL_HOLDS || step == LEVEL_BEYOND_TURNED) && pc->noise_held_n > 0) {
+                double each = pc->noise_held / pc->noise_held_n;
+
+                for (unsigned i = 0; i < pc->noise_held_n; i++)
+                        noise_add(pc, each);
+        }
+        if (step != LEVEL_BEYOND && step != LEVEL_BEYOND_TURNED) {
+                pc->noise_held = 0;
+                pc->noise_held_n = 0;
+        }
         if (pc->noise_n > 0 && settling) {
                 pc->noise_prev = L;
                 pc->noise_gap = 0;
                 return;
         }
         v = d * d / (2 * (pc->noise_gap == 1 ? a : 1 - pow(1 - a, pc->noise_gap)));
-        if (pc->noise_n == 1)
-                pc->noise_var = v;
-        else if (pc->noise_n > 1)
-                pc->noise_var += (v - pc->noise_var) / (1 / POL_NOISE_GAIN + pc->level_n - 1);
+        if (step == LEVEL_BEYOND || step == LEVEL_BEYOND_TURNED) {
+                pc->noise_held += v;
+                pc->noise_held_n++;
+        } else if (step != LEVEL_CHANGED)
+                noise_add(pc, v);
         pc->noise_prev = L;
         pc->noise_gap = 0;
         if (pc->noise_n <= POL_NOISE_SAMPLES)

@@ -158,6 +158,8 @@ struct pol_cpu {
         double level;            /* the mean of its samples since its load last changed */
         unsigned level_n;        /* those samples */
         int level_off;           /* samples in a row beyond the noise from it, + above, - below */
+        double noise_held;       /* the sum of their variance terms: noise only if the level holds */
+        unsigned noise_held_n;   /* those terms */
         uint64_t gain_short;     /* hot, and no queue IRQ move gained min_gain at this level since (pol_gain_need), 0 none */
 };
 
