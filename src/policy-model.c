@@ -389,6 +389,7 @@ static void level_sample(struct pol_cpu *pc, const struct config *c, double L, b
                 pc->level = L;
                 pc->level_n = 1;
                 pc->level_off = 0;
+                pc->steady_short = 0;
                 return;
         }
         if (fabs(dev) >= lim) {
@@ -397,6 +398,7 @@ static void level_sample(struct pol_cpu *pc, const struct config *c, double L, b
                         pc->level = L;
                         pc->level_n = 1;
                         pc->level_off = 0;
+                        pc->steady_short = 0;
                         return;
                 }
         } else

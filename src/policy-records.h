@@ -159,6 +159,7 @@ struct pol_cpu {
         unsigned level_n;        /* those samples */
         int level_off;           /* samples in a row beyond the noise from it, + above, - below */
         uint64_t gain_short;     /* hot, and no queue IRQ move gained min_gain at this level since (pol_gain_need), 0 none */
+        uint64_t steady_short;   /* a steady peak whose RPS gained under min_gain at this level since (pol_rps_steady), 0 none */
 };
 
 struct pol_cursor {

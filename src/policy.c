@@ -635,6 +635,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 pol_rps_pool(&t);
                 pol_rebalance(&t);
                 pol_rps_lone(&t);
+                pol_rps_steady(&t);
         }
         pol_other_irqs(&t);
         pol_rebalance_other(&t);
