@@ -167,6 +167,7 @@ struct pol_tick {
         double scale;            /* this tick's thresholds: the config's times scale (update_hot) */
         double mean;             /* mean irq+softirq load of the eligible CPUs */
         double floor;            /* least gain of a move: balance_floor, less where the noise is known small */
+        bool steady_pending;     /* pol_rps_steady: a CPU at a steady peak's level, not yet judged by its level */
         bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
         struct pol_unit **lone;  /* pol_rebalance: lone hot queues to get RPS together, */
         int *lone_cpu;           /* their hot IRQ CPUs */

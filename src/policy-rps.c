@@ -725,16 +725,27 @@ void pol_rps_steady(struct pol_tick *t) {
                 return;
         CPUSET_FOREACH(cpu, &t->eligible) {
                 const struct pol_cpu *pc;
-                double level;
+                double level, gain;
+                bool ready;
 
                 if (cpu > t->max_cpu || (size_t) cpu >= st->n_cpus)
                         continue;
                 pc = &st->cpus[cpu];
-                if (pc->noise_n <= POL_NOISE_SAMPLES || pc->level_off != 0 || pc->level_n < POL_NOISE_SAMPLES)
+                ready = pc->noise_n > POL_NOISE_SAMPLES && pc->level_off == 0 && pc->level_n >= POL_NOISE_SAMPLES;
+                /* before the noise is known, min_gain is balance_floor:
+                 * the least it may come down to */
+                gain = ready ? pol_min_gain(t) : MIN(pol_min_gain(t), MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST));
+                level = MAX(MAX(t->mean + gain, pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)), pol_narrow(t));
+                if (t->load[cpu] < level)
                         continue;
-                level = MAX(MAX(t->mean + pol_min_gain(t), pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)),
-                            pol_narrow(t));
-                if (t->load[cpu] >= level && (peak < 0 || t->load[cpu] > t->load[peak]))
+                /* at the level before it is judged: the next decision
+                 * comes within ENGINE_MEASURE_FULL_EVERY ticks, not at
+                 * the next audit */
+                if (!ready) {
+                        t->steady_pending |= !pc->steady_short;
+                        continue;
+                }
+                if (peak < 0 || t->load[cpu] > t->load[peak])
                         peak = cpu;
         }
         if (peak < 0)

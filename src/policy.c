@@ -388,6 +388,8 @@ static int fill_report(struct pol_tick *t) {
         }
         for (size_t i = 0; i < st->n_nics; i++)
                 rep->busy |= st->nics[i].rps_trial.on || st->nics[i].thr_trial.on;
+        /* a steady peak waiting for its level (pol_rps_steady) */
+        rep->measuring |= t->steady_pending;
         /* RPS sets sized with the prior wait for a measured share and the
          * dwell (pol_rps_adjust), which calm ticks never bring: the daemon
          * runs a full tick every few (ENGINE_MEASURE_FULL_EVERY) meanwhile,

@@ -1886,15 +1886,21 @@ static void test_balance_light_calm(void **state) {
  * as a lone hot queue; then CPU1 (7.7%) and CPU2 (6.5%) are the peak,
  * 3.9% and 2.6% over the mean.  Steady, their queues get RPS one by one
  * (pol_rps_steady) and then nothing changes; under +-30% noise no steady
- * peak is seen (the hot rule's actions are its own). */
+ * peak is seen (the hot rule's actions are its own).  Paced as the engine
+ * runs the policy (test_pace_steady_level), a CPU at the steady peak's
+ * level whose level is not yet held keeps the full ticks coming every
+ * ENGINE_MEASURE_FULL_EVERY: the first set comes before the periodic
+ * audit (tick 30), and then the audits alone are full. */
 static void test_rps_steady_peak(void **state) {
         static const struct {
                 const char *what;
                 double noise;            /* +- per CPU and tick */
                 bool acts;
+                bool paced;
         } cases[] = {
-                { "steady light host: the peak queue spreads", 0.01, true },
-                { "noisy light host: no steady peak", 0.30, false },
+                { "steady light host: the peak queue spreads", 0.01, true, false },
+                { "noisy light host: no steady peak", 0.30, false, false },
+                { "steady light host paced as the engine: before the audit", 0.01, true, true },
         };
         static const double works[4] = { 0.1035, 0.0773, 0.0652, 0.0579 };
 
@@ -1903,7 +1909,7 @@ static void test_rps_steady_peak(void **state) {
                 struct fx f;
                 uint64_t seed = 0x140040ULL + i;
                 double noise[FX_MAX_CPUS], peak = 0, total = 0, bound = 0;
-                unsigned moves = 0, rps = 0, steady = 0, late = 0;
+                unsigned moves = 0, rps = 0, steady = 0, late = 0, first = 0, full_late = 0, calm_run = 0;
 
                 fx_init(&f, 8, 1, FX_SMT_NONE);
                 fx_shipped_defaults(&f.cfg);
@@ -1923,18 +1929,34 @@ static void test_rps_steady_peak(void **state) {
                         for (int c = 0; c < f.n_cpus; c++)
                                 noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
                         fx_model(&f, noise);
+                        if (cases[i].paced && k > 2 && policy_pace(&f.cfg, f.st, &f.rep, &f.load) == POLICY_PACE_CALM &&
+                            !(f.rep.measuring && calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY) &&
+                            calm_run + 1 < ENGINE_FULL_TICK_EVERY) {
+                                calm_run++;
+                                policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
+                                continue;
+                        }
+                        calm_run = 0;
+                        full_late += k > 150;
                         assert_int_equal(fx_step(&f, k * SEC), 0);
                         moves += count_type(&f.l, KNOB_IRQ);
                         rps += count_type(&f.l, KNOB_RPS);
                         for (size_t a = 0; a < f.l.n; a++)
-                                steady += f.l.v[a].type == KNOB_RPS && strstr(f.l.v[a].reason, "steady peak");
+                                if (f.l.v[a].type == KNOB_RPS && strstr(f.l.v[a].reason, "steady peak")) {
+                                        steady++;
+                                        first = first ? first : k;
+                                }
                         if (k > 150)
                                 late += f.l.n;
                 }
                 peak = fx_peak_now(&f);
-                print_message("    %s: %u IRQ moves, %u RPS changes (%u for a steady peak), peak %.1f%% (bound %.1f%%, "
-                              "%.2f)\n",
-                              cases[i].what, moves, rps, steady, 100 * peak, 100 * bound, peak / bound);
+                print_message("    %s: %u IRQ moves, %u RPS changes (%u for a steady peak, the first at tick %u), peak "
+                              "%.1f%% (bound %.1f%%, %.2f), %u full ticks of the last 150\n",
+                              cases[i].what, moves, rps, steady, first, 100 * peak, 100 * bound, peak / bound, full_late);
+                if (cases[i].paced && (first == 0 || first >= ENGINE_FULL_TICK_EVERY))
+                        fail_msg("%s: the first set for a steady peak at tick %u", cases[i].what, first);
+                if (cases[i].paced && full_late > 150 / ENGINE_FULL_TICK_EVERY)
+                        fail_msg("%s: %u full ticks in the last 150", cases[i].what, full_late);
                 if (moves > 0 || (cases[i].acts ? steady == 0 : steady > 0))
                         fail_msg("%s: %u IRQ moves and %u RPS changes for a steady peak", cases[i].what, moves, steady);
                 if (cases[i].acts && peak > 1.3 * bound)
