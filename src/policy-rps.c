@@ -296,9 +296,10 @@ static void size_with_irq(const struct pol_tick *t, const struct pol_unit *u, co
 
 /* The fewest coolest CPUs of cand in *set, with the IRQ CPU when own,
  * whose projected peak is within a /proc/stat count (POL_GAIN_LEAST / 2)
- * of the lowest such a set reaches: a CPU more that lowers it less is no
- * measured gain, only more IPIs. */
-static void size_least(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, bool own,
+ * of the lowest such a set reaches, and not above cap unless the lowest
+ * is: a CPU more that lowers it less is no measured gain, only more IPIs,
+ * unless the set needs it to gain at all. */
+static void size_least(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, bool own, double cap,
                        cpuset_t *set) {
         size_t n, k_best = 0;
         int *v = cool_order(t, u, cand, &n);
@@ -319,7 +320,7 @@ static void size_least(const struct pol_tick *t, const struct pol_unit *u, const
                         best = peak[k];
         }
         for (size_t k = n; k >= 1; k--)
-                if (peak[k] <= best + POL_GAIN_LEAST / 2)
+                if (peak[k] <= best + POL_GAIN_LEAST / 2 && (peak[k] <= cap || peak[k] <= best))
                         k_best = k;
         cpuset_zero(set);
         if (own && k_best > 0)
@@ -497,11 +498,11 @@ static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum sta
                  * sized to the level needs: the fewest CPUs that end
                  * about lowest, the IRQ CPU in or out */
                 if (kind == START_STEADY) {
-                        size_least(t, u, &cand, false, &set);
+                        size_least(t, u, &cand, false, pol_load(t, cpu) - need, &set);
                         if (own_ok) {
                                 cpuset_t in;
 
-                                size_least(t, u, &cand, true, &in);
+                                size_least(t, u, &cand, true, pol_load(t, cpu) - need, &in);
                                 set = *lower_peak(t, u, &set, &in);
                         }
                 }
