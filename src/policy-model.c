@@ -404,6 +404,7 @@ static enum level_step level_sample(struct pol_cpu *pc, const struct config *c, 
                 pc->level = L;
                 pc->level_n = 1;
                 pc->level_off = 0;
+                pc->steady_short = 0;
                 return LEVEL_START;
         }
         if (fabs(dev) >= lim) {
@@ -413,6 +414,7 @@ static enum level_step level_sample(struct pol_cpu *pc, const struct config *c, 
                         pc->level = L;
                         pc->level_n = 1;
                         pc->level_off = 0;
+                        pc->steady_short = 0;
                         return LEVEL_CHANGED;
                 }
         } else

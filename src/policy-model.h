@@ -174,6 +174,7 @@ struct pol_tick {
         bool noise_known;        /* every eligible CPU's noise is estimated (floor from it) */
         double noise_gain;       /* then POL_NOISE_K deviations of the noisiest one's */
         bool plan_pending;       /* pol_replan: a plan waits for its next decision (measuring) */
+        bool steady_pending;     /* pol_rps_steady: a CPU at a steady peak's level, not yet judged by its level */
         bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
         struct pol_unit **lone;  /* pol_rebalance: lone hot queues to get RPS together, */
         int *lone_cpu;           /* their hot IRQ CPUs */

@@ -294,6 +294,43 @@ static void size_with_irq(const struct pol_tick *t, const struct pol_unit *u, co
         free(v);
 }
 
+/* The fewest coolest CPUs of cand in *set, with the IRQ CPU when own,
+ * whose projected peak is within a /proc/stat count (POL_GAIN_LEAST / 2)
+ * of the lowest such a set reaches, and not above cap unless the lowest
+ * is: a CPU more that lowers it less is no measured gain, only more IPIs,
+ * unless the set needs it to gain at all. */
+static void size_least(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, bool own, double cap,
+                       cpuset_t *set) {
+        size_t n, k_best = 0;
+        int *v = cool_order(t, u, cand, &n);
+        double *peak = calloc(n + 1, sizeof(double)), best = -1;
+
+        cpuset_zero(set);
+        if (own)
+                cpuset_set(set, u->target);
+        if (!v || !peak) {
+                free(v);
+                free(peak);
+                return;
+        }
+        for (size_t k = 1; k <= n; k++) {
+                cpuset_set(set, v[k - 1]);
+                peak[k] = set_peak(t, u, set);
+                if (best < 0 || peak[k] < best)
+                        best = peak[k];
+        }
+        for (size_t k = n; k >= 1; k--)
+                if (peak[k] <= best + POL_GAIN_LEAST / 2 && (peak[k] <= cap || peak[k] <= best))
+                        k_best = k;
+        cpuset_zero(set);
+        if (own && k_best > 0)
+                cpuset_set(set, u->target);
+        for (size_t i = 0; i < k_best; i++)
+                cpuset_set(set, v[i]);
+        free(v);
+        free(peak);
+}
+
 /* A lone hot queue's candidates in *ret: cool, not settling, not its IRQ
  * CPU nor (while others have room) another's; false when none. */
 static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int cpu, double need, const cpuset_t *hot,
@@ -389,7 +426,23 @@ static void single_set(const struct pol_tick *t, const struct pol_unit *u, int c
         }
 }
 
-static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
+/* The least gain of a steady peak's set: min_gain, and POL_NOISE_K
+ * deviations of its noise more once a set fell short at its level (as
+ * pol_gain_need() for a move: a gain at the least gain is not taken by
+ * noise later). */
+static double steady_need(const struct pol_tick *t, int cpu) {
+        const struct pol_cpu *pc = &t->st->cpus[cpu];
+
+        return pol_min_gain(t) + (pc->steady_short && pc->steady_short < t->now ? POL_NOISE_K * sqrt(pc->noise_var) : 0);
+}
+
+/* Why a queue gets RPS (rps_start): a lone hot queue, a single-queue NIC,
+ * or the steady peak of a light host (pol_rps_steady). */
+enum start_kind { START_LONE, START_SINGLE, START_STEADY };
+
+static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum start_kind kind) {
+        bool single_queue = kind == START_SINGLE;
+        double need = kind == START_STEADY ? steady_need(t, cpu) : pol_min_gain(t);
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
         cpuset_t cand, set, with, without;
@@ -441,18 +494,40 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
                                         set = with;
                         }
                 }
+                /* a steady peak's excess is small beside the room a set
+                 * sized to the level needs: the fewest CPUs that end
+                 * about lowest, the IRQ CPU in or out */
+                if (kind == START_STEADY) {
+                        size_least(t, u, &cand, false, pol_load(t, cpu) - need, &set);
+                        if (own_ok) {
+                                cpuset_t in;
+
+                                size_least(t, u, &cand, true, pol_load(t, cpu) - need, &in);
+                                set = *lower_peak(t, u, &set, &in);
+                        }
+                }
                 /* as for a move (docs/DESIGN.md "Policy"), only when it lowers
                  * the peak by min_gain; a saturated CPU gains idle time,
                  * which this does not measure, but not by making a CPU as
                  * busy as it looks */
-                if (set_peak(t, u, &set) > pol_load(t, cpu) - (saturated(t, cpu) ? 0 : pol_min_gain(t)) + 1e-9) {
+                if (set_peak(t, u, &set) > pol_load(t, cpu) - (saturated(t, cpu) ? 0 : need) + 1e-9) {
                         u->rps_no_gain = true;
                         return false;
                 }
-                snprintf(reason, sizeof(reason), "lone hot queue: CPU%d at %.0f%%, IRQ %u is %.0f%% of its load; RPS over CPUs %s%s",
-                         cpu, 100 * pol_load(t, cpu), u->irq[0],
-                         pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
-                         pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
+                if (kind == START_STEADY)
+                        snprintf(reason, sizeof(reason),
+                                 "steady peak: CPU%d at %.1f%% (mean %.1f%%), IRQ %u is %.0f%% of its load; RPS over "
+                                 "CPUs %s%s, projected peak %.1f%%",
+                                 cpu, 100 * pol_load(t, cpu), 100 * t->mean, u->irq[0],
+                                 pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
+                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu),
+                                 100 * set_peak(t, u, &set));
+                else
+                        snprintf(reason, sizeof(reason),
+                                 "lone hot queue: CPU%d at %.0f%%, IRQ %u is %.0f%% of its load; RPS over CPUs %s%s",
+                                 cpu, 100 * pol_load(t, cpu), u->irq[0],
+                                 pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
+                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
         }
         if (single_queue) {
                 struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, true);
@@ -471,6 +546,10 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
         u->rps_ours = true;
         rfs(t, u->nic, u->qi);
         return true;
+}
+
+static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
+        return rps_start_(t, u, cpu, single_queue ? START_SINGLE : START_LONE);
 }
 
 /* Several queues' RPS sets planned together (hot: no candidates).  With
@@ -621,6 +700,68 @@ void pol_rps_lone(struct pol_tick *t) {
         t->lone = NULL;
         t->lone_cpu = NULL;
         t->n_lone = 0;
+}
+
+/* The steady peak of a light host (docs/DESIGN.md "Policy"): the hot
+ * level keeps balance_floor above the mean, so a light host's busiest
+ * CPU, one queue's IRQ and its protocol work, may stay under it while
+ * other CPUs idle.  Judged by its level (pol_cpu_judged: its noise known,
+ * the level held for POL_NOISE_SAMPLES samples and no sample beyond the
+ * noise since), a CPU at the level it would be hot at without
+ * balance_floor (min_gain over the mean, POL_NOISE_K deviations of its
+ * noise over the level sets are accepted at) and not below the narrowing
+ * limit (the set would be given back) is a steady peak: its busiest queue
+ * not yet spreading gets RPS as a lone hot queue would (rps_start_: the
+ * fewest CPUs about as low as the lowest, size_least(); only if the set's
+ * projected peak, the IRQ CPU's own interrupt work included, is
+ * steady_need() below the CPU's level).  Only while nothing is hot or
+ * settling; one a tick, the busiest first. */
+void pol_rps_steady(struct pol_tick *t) {
+        struct policy_state *st = t->st;
+        struct pol_unit *best = NULL;
+        int peak = -1;
+
+        if (t->scale >= 1 || !cpuset_empty(&t->hot) || !cpuset_empty(&t->touched) ||
+            cpuset_intersects(&t->settling, &t->eligible))
+                return;
+        CPUSET_FOREACH(cpu, &t->eligible) {
+                const struct pol_cpu *pc;
+                double level, gain;
+                bool ready;
+
+                if (cpu > t->max_cpu || (size_t) cpu >= st->n_cpus)
+                        continue;
+                pc = &st->cpus[cpu];
+                ready = pc->noise_n > POL_NOISE_SAMPLES && pc->level_off == 0 && pc->level_n >= POL_NOISE_SAMPLES;
+                /* before the noise is known, min_gain is balance_floor:
+                 * the least it may come down to */
+                gain = ready ? pol_min_gain(t) : MIN(pol_min_gain(t), MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST));
+                level = MAX(MAX(t->mean + gain, pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)), pol_narrow(t));
+                if (t->load[cpu] < level)
+                        continue;
+                /* at the level before it is judged: the next decision
+                 * comes within ENGINE_MEASURE_FULL_EVERY ticks, not at
+                 * the next audit */
+                if (!ready) {
+                        t->steady_pending |= !pc->steady_short;
+                        continue;
+                }
+                if (peak < 0 || t->load[cpu] > t->load[peak])
+                        peak = cpu;
+        }
+        if (peak < 0)
+                return;
+        for (size_t i = 0; i < t->n_units; i++) {
+                struct pol_unit *u = &t->units[i];
+
+                if (u->target != peak || u->work < pol_busy(t, peak) || u->rps_ours || u->touched ||
+                    !rps_allowed(t, u))
+                        continue;
+                if (!best || u->work > best->work)
+                        best = u;
+        }
+        if (best && !rps_start_(t, best, peak, START_STEADY) && best->rps_no_gain && !st->cpus[peak].steady_short)
+                st->cpus[peak].steady_short = t->now;
 }
 
 void pol_rps_single(struct pol_tick *t, size_t nic) {

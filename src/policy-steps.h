@@ -29,6 +29,8 @@ void pol_default_affinity(struct pol_tick *t);
 void pol_rps_single(struct pol_tick *t, size_t nic);
 /* RPS for this tick's lone hot queues (t->lone); frees t->lone. */
 void pol_rps_lone(struct pol_tick *t);
+/* RPS for a light host's steady peak CPU, under the hot level's floor. */
+void pol_rps_steady(struct pol_tick *t);
 void pol_rps_adjust(struct pol_tick *t);
 /* Sets t->pool_short for this tick's lone hot queues. */
 void pol_rps_pool(struct pol_tick *t);

@@ -390,6 +390,8 @@ static int fill_report(struct pol_tick *t) {
                 rep->busy |= st->nics[i].rps_trial.on || st->nics[i].thr_trial.on;
         /* a plan to look at again (pol_replan) */
         rep->measuring |= t->plan_pending;
+        /* a steady peak waiting for its level (pol_rps_steady) */
+        rep->measuring |= t->steady_pending;
         /* RPS sets sized with the prior wait for a measured share and the
          * dwell (pol_rps_adjust), which calm ticks never bring: the daemon
          * runs a full tick every few (ENGINE_MEASURE_FULL_EVERY) meanwhile,
@@ -638,6 +640,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
                 pol_rebalance(&t);
                 pol_rps_lone(&t);
                 pol_replan(&t);
+                pol_rps_steady(&t);
         }
         pol_other_irqs(&t);
         pol_rebalance_other(&t);

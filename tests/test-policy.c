@@ -2028,6 +2028,97 @@ static void test_balance_light_calm(void **state) {
         }
 }
 
+/* A light host's steady peak is one queue (seed 14004's shape: 8 CPUs
+ * beside 67% user work, four Zipf queues of 6-10% of a CPU, 37% of each
+ * staying on its IRQ CPU, RPS costing 11% of what it moves; a queue a
+ * CPU, four CPUs without one).  CPU0's excess over the mean (5.4%) is
+ * under balance_floor, so no CPU is hot and no move is tried, but its
+ * protocol work divides: RPS to the idle CPUs lowers the peak by more
+ * than the least gain.  CPU0 (10.4%) is hot by the ratio and gets RPS
+ * as a lone hot queue; then CPU1 (7.7%) and CPU2 (6.5%) are the peak,
+ * 3.9% and 2.6% over the mean.  Steady, their queues get RPS one by one
+ * (pol_rps_steady) and then nothing changes; under +-30% noise no steady
+ * peak is seen (the hot rule's actions are its own).  Paced as the engine
+ * runs the policy (test_pace_steady_level), a CPU at the steady peak's
+ * level whose level is not yet held keeps the full ticks coming every
+ * ENGINE_MEASURE_FULL_EVERY: the first set comes before the periodic
+ * audit (tick 30), and then the audits alone are full. */
+static void test_rps_steady_peak(void **state) {
+        static const struct {
+                const char *what;
+                double noise;            /* +- per CPU and tick */
+                bool acts;
+                bool paced;
+        } cases[] = {
+                { "steady light host: the peak queue spreads", 0.01, true, false },
+                { "noisy light host: no steady peak", 0.30, false, false },
+                { "steady light host paced as the engine: before the audit", 0.01, true, true },
+        };
+        static const double works[4] = { 0.1035, 0.0773, 0.0652, 0.0579 };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x140040ULL + i;
+                double noise[FX_MAX_CPUS], peak = 0, total = 0, bound = 0;
+                unsigned moves = 0, rps = 0, steady = 0, late = 0, first = 0, full_late = 0, calm_run = 0;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                f.rps_cost = 0.11;
+                fx_add_nic(&f, "eth0", 0, 4, true, 30, true, false);
+                for (int q = 0; q < 4; q++) {
+                        f.q[0][q] = (struct fx_queue_model){ works[q], 20000 * works[q], 0.37 };
+                        fx_place(&f, 30 + (unsigned) q, q);
+                        total += works[q];
+                        bound = MAX(bound, works[q] * (0.37 + f.rps_cost * 0.63));
+                }
+                bound = MAX(bound, total / 8);
+                for (int c = 0; c < 8; c++)
+                        f.user[c] = 0.67;
+                for (unsigned k = 1; k <= 300; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        if (cases[i].paced && k > 2 && policy_pace(&f.cfg, f.st, &f.rep, &f.load) == POLICY_PACE_CALM &&
+                            !(f.rep.measuring && calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY) &&
+                            calm_run + 1 < ENGINE_FULL_TICK_EVERY) {
+                                calm_run++;
+                                policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
+                                continue;
+                        }
+                        calm_run = 0;
+                        full_late += k > 150;
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        moves += count_type(&f.l, KNOB_IRQ);
+                        rps += count_type(&f.l, KNOB_RPS);
+                        for (size_t a = 0; a < f.l.n; a++)
+                                if (f.l.v[a].type == KNOB_RPS && strstr(f.l.v[a].reason, "steady peak")) {
+                                        steady++;
+                                        first = first ? first : k;
+                                }
+                        if (k > 150)
+                                late += f.l.n;
+                }
+                peak = fx_peak_now(&f);
+                print_message("    %s: %u IRQ moves, %u RPS changes (%u for a steady peak, the first at tick %u), peak "
+                              "%.1f%% (bound %.1f%%, %.2f), %u full ticks of the last 150\n",
+                              cases[i].what, moves, rps, steady, first, 100 * peak, 100 * bound, peak / bound, full_late);
+                if (cases[i].paced && (first == 0 || first >= ENGINE_FULL_TICK_EVERY))
+                        fail_msg("%s: the first set for a steady peak at tick %u", cases[i].what, first);
+                if (cases[i].paced && full_late > 150 / ENGINE_FULL_TICK_EVERY)
+                        fail_msg("%s: %u full ticks in the last 150", cases[i].what, full_late);
+                if (moves > 0 || (cases[i].acts ? steady == 0 : steady > 0))
+                        fail_msg("%s: %u IRQ moves and %u RPS changes for a steady peak", cases[i].what, moves, steady);
+                if (cases[i].acts && peak > 1.3 * bound)
+                        fail_msg("%s: peak %.3f, bound %.3f", cases[i].what, peak, bound);
+                if (late > 0)
+                        fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
+                fx_free(&f);
+        }
+}
+
 /* ---- thresholds ---- */
 
 static void test_thresholds(void **state) {
@@ -5224,6 +5315,7 @@ int main(void) {
                 cmocka_unit_test(test_balance_light_gain),
                 cmocka_unit_test(test_replan_light),
                 cmocka_unit_test(test_balance_light_calm),
+                cmocka_unit_test(test_rps_steady_peak),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_rps_start_min_gain),
