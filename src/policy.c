@@ -400,8 +400,15 @@ static int fill_report(struct pol_tick *t) {
                 const struct pol_queue *q = &st->queues[i];
 
                 if (q->seen && q->rps_prior &&
-                    t->now - q->rps_change_usec < t->c->min_dwell_usec + 10 * t->c->interval_usec)
+                    t->now - q->rps_change_usec < t->c->min_dwell_usec + 10 * t->c->interval_usec) {
+                        uint64_t end = q->rps_change_usec + t->c->min_dwell_usec;
+
                         rep->measuring = true;
+                        /* the dwell's end is known: sized again then, not
+                         * at the measuring cadence's next full tick */
+                        if (t->now < end && (rep->due_usec == 0 || end < rep->due_usec))
+                                rep->due_usec = end;
+                }
                 rep->n_kept += q->rps_kept;
                 rep->n_external += q->rps_external + q->xps_external + q->flow_external;
                 rep->releasing |= q->seen && q->narrow_ticks > 0;
