@@ -27,6 +27,8 @@ void pol_rps_single(struct pol_tick *t, size_t nic);
 /* RPS for this tick's lone hot queues (t->lone); frees t->lone. */
 void pol_rps_lone(struct pol_tick *t);
 void pol_rps_adjust(struct pol_tick *t);
+/* RPS for the CPUs whole-queue granularity leaves at a steady light host's peak. */
+void pol_rps_gran(struct pol_tick *t);
 /* Sets t->pool_short for this tick's lone hot queues. */
 void pol_rps_pool(struct pol_tick *t);
 /* NICs without queue IRQs (veth): their units, then RPS off hot CPUs. */
