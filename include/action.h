@@ -61,6 +61,7 @@ enum action_failure {
         X(NAPI_NOT_NEEDED, "napi_not_needed")     /* threaded NAPI back, the load gone */                    \
         X(CPUS_ELIGIBLE, "cpus_eligible")         /* default_smp_affinity back, every CPU usable again */    \
         X(EXTERNAL_CHANGE_EXPIRED, "external_change_expired") /* changed by someone else: taken back */       \
+        X(QUEUE_GRANULARITY, "queue_granularity") /* RPS off CPUs with a queue more than others */     \
         X(OTHER, "other")
 
 enum action_reason {

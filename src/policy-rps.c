@@ -1,6 +1,7 @@
 /* Policy, RPS and RFS: a lone hot queue (docs/DESIGN.md "Policy") gets RPS
  * to cool local CPUs, widened and narrowed with the hot CPUs' hysteresis;
- * single-queue NICs get it from the start; RFS per the kernel scaling guide. */
+ * single-queue NICs get it from the start; CPUs a queue more than others on
+ * a light host, planned together; RFS per the kernel scaling guide. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -1165,6 +1166,151 @@ void pol_rps_adjust(struct pol_tick *t) {
                     t->now - q->rps_change_usec >= t->c->min_dwell_usec)
                         single_judge(t, u, q);
         }
+}
+
+/* Whole-queue granularity (docs/DESIGN.md "Policy"): a plan of RPS sets
+ * judged on the CPUs' levels, whose error shrinks while nothing changes,
+ * so its least gain is min_gain at the host's scale and POL_NOISE_K
+ * deviations of the noisiest CPU's noise, without the one sample's
+ * resolution (POL_GAIN_LEAST) that a move's floor keeps. */
+static double gran_need(const struct pol_tick *t) {
+        double var = 0;
+
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if ((size_t) cpu < t->st->n_cpus)
+                        var = MAX(var, t->st->cpus[cpu].noise_var);
+        return MAX(t->c->min_gain * t->scale, POL_NOISE_K * sqrt(var));
+}
+
+static int busiest_eligible(const struct pol_tick *t) {
+        int top = -1;
+
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu <= t->max_cpu && (top < 0 || pol_load(t, cpu) > pol_load(t, top)))
+                        top = cpu;
+        return top;
+}
+
+/* The fewest coolest CPUs of cand that give u's protocol work, off its IRQ
+ * CPU, the lowest projected peak, in *set. */
+static void size_by_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, cpuset_t *set) {
+        double best = -1;
+        size_t n, k_best = 0;
+        int *v = cool_order(t, u, cand, &n);
+        cpuset_t s;
+
+        cpuset_zero(set);
+        if (!v)
+                return;
+        cpuset_zero(&s);
+        for (size_t k = 1; k <= n; k++) {
+                double d;
+
+                cpuset_set(&s, v[k - 1]);
+                d = set_peak(t, u, &s);
+                if (best < 0 || d < best - 1e-9) {
+                        best = d;
+                        k_best = k;
+                }
+        }
+        for (size_t i = 0; i < k_best; i++)
+                cpuset_set(set, v[i]);
+        free(v);
+}
+
+struct gran_step {
+        struct pol_unit *u;
+        cpuset_t was;            /* its RPS set before the plan */
+        int cpu;                 /* its IRQ CPU, the busiest when planned */
+        double from;             /* that CPU's load then */
+};
+
+/* With more queues than a whole number a CPU, no queue IRQ move lowers a
+ * light host's peak, which falls only once every CPU at it is relieved:
+ * the busiest CPU, while it carries two queue IRQs or more, gets RPS for
+ * its busiest queue without one if that lowers it by the least gain, then
+ * the next busiest as projected; the plan is taken whole if it lowers the
+ * host's peak by the least gain, else none of it. */
+void pol_rps_gran(struct pol_tick *t) {
+        struct gran_step *plan;
+        size_t n = 0, cap = (size_t) cpuset_count(&t->eligible);
+        double need, peak0, peak1;
+        int top;
+
+        if (!t->in->load || !t->st->levels.steady || !cpuset_empty(&t->hot) || cap == 0)
+                return;
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu > t->max_cpu || (size_t) cpu >= t->st->n_cpus || pol_settling(t, cpu) ||
+                    cpuset_isset(&t->touched, cpu) || t->st->cpus[cpu].noise_n <= POL_NOISE_SAMPLES)
+                        return;
+        need = gran_need(t);
+        top = busiest_eligible(t);
+        if (top < 0)
+                return;
+        peak0 = pol_load(t, top);
+        plan = calloc(cap, sizeof(*plan));
+        if (!plan) {
+                t->r = -ENOMEM;
+                return;
+        }
+        while (n < cap && (top = busiest_eligible(t)) >= 0) {
+                struct pol_unit *u = NULL;
+                cpuset_t cand, set, low;
+                int nq = 0;
+
+                for (size_t i = 0; i < t->n_units; i++) {
+                        struct pol_unit *v = &t->units[i];
+                        if (v->target != top || v->irqless || !(v->total > 0))
+                                continue;
+                        nq++;
+                        if (!v->rps_on && !v->touched && !v->fixed && rps_allowed(t, v) &&
+                            (!u || proto_work(v) > proto_work(u)))
+                                u = v;
+                }
+                if (nq < 2 || !u || !start_cand(t, u, top, proto_work(u), &t->hot, &cand))
+                        break;
+                /* near the mean, or where the cool CPUs lack room for
+                 * that, as low as it goes */
+                cpuset_zero(&set);
+                size_set(t, u, &cand, t->mean, &set);
+                size_by_peak(t, u, &cand, &low);
+                if (set_peak(t, u, &low) < set_peak(t, u, &set) - 1e-9)
+                        set = low;
+                if (cpuset_empty(&set) || set_peak(t, u, &set) > pol_load(t, top) - need + 1e-9)
+                        break;
+                plan[n] = (struct gran_step) { .u = u, .was = *u->rps, .cpu = top, .from = pol_load(t, top) };
+                project_rps_(t, u, &set, false);
+                n++;
+        }
+        top = busiest_eligible(t);
+        peak1 = top >= 0 ? pol_load(t, top) : peak0;
+        if (peak0 - peak1 < need - 1e-9) {
+                /* back as it was, last first */
+                while (n > 0) {
+                        struct gran_step *g = &plan[--n];
+                        project_rps_(t, g->u, &g->was, false);
+                        g->u->rps_on = g->u->touched = false;
+                }
+                free(plan);
+                return;
+        }
+        for (size_t i = 0; i < n; i++) {
+                struct pol_unit *u = plan[i].u;
+                char list[128], reason[256];
+
+                snprintf(reason, sizeof(reason),
+                         "whole-queue granularity: CPU%d at %.1f%% carries 2 queues or more; the host's peak "
+                         "%.1f%% -> %.1f%% with %zu RPS sets; RPS over CPUs %s",
+                         plan[i].cpu, 100 * plan[i].from, 100 * peak0, 100 * peak1, n,
+                         pol_fmt_cpus(u->rps, list, sizeof(list)));
+                rps_action(t, u, u->qi, u->rps, ACTION_REASON_QUEUE_GRANULARITY, reason);
+                pol_settle(t, u->target);
+                CPUSET_FOREACH(c, u->rps)
+                        pol_settle(t, c);
+                u->rps_ours = true;
+                rfs(t, u->nic, u->qi);
+        }
+        free(plan);
 }
 
 static uint32_t pow2_floor(uint32_t v) {

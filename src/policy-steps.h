@@ -32,6 +32,8 @@ void pol_rps_lone(struct pol_tick *t);
 /* RPS for a light host's steady peak CPU, under the hot level's floor. */
 void pol_rps_steady(struct pol_tick *t);
 void pol_rps_adjust(struct pol_tick *t);
+/* RPS for the CPUs whole-queue granularity leaves at a steady light host's peak. */
+void pol_rps_gran(struct pol_tick *t);
 /* Sets t->pool_short for this tick's lone hot queues. */
 void pol_rps_pool(struct pol_tick *t);
 /* NICs without queue IRQs (veth): their units, then RPS off hot CPUs. */

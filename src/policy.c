@@ -653,6 +653,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         pol_rebalance_other(&t);
         pol_default_affinity(&t);
         pol_rps_adjust(&t);
+        pol_rps_gran(&t);
         pol_soft(&t);
         pol_xps(&t);
         pol_workers(&t);
