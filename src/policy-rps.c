@@ -266,11 +266,12 @@ static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_uni
         return set_peak(t, u, b) < set_peak(t, u, a) - 1e-9 ? b : a;
 }
 
-/* The IRQ CPU and the fewest coolest CPUs of cand in *set that give the
- * lowest projected peak (by_peak) or bring the IRQ CPU nearest to level
- * (when the cool CPUs lack room, each IRQ CPU should end near the mean). */
-static void size_with_irq(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, bool by_peak,
-                          double level, cpuset_t *set) {
+/* The IRQ CPU (with_irq) and the fewest coolest CPUs of cand in *set
+ * that give the lowest projected peak (by_peak) or bring the IRQ CPU
+ * nearest to level (when the cool CPUs lack room, each IRQ CPU should end
+ * near the mean); *set is left as it was if there is no memory. */
+static void size_cool(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, bool with_irq,
+                      bool by_peak, double level, cpuset_t *set) {
         double p = proto_work(u), own = ex_load(t, u, u->target), best = -1;
         size_t n, k_best = 0;
         int *v = cool_order(t, u, cand, &n);
@@ -278,7 +279,9 @@ static void size_with_irq(const struct pol_tick *t, const struct pol_unit *u, co
 
         if (!v)
                 return;
-        s = cpuset_single(u->target);
+        cpuset_zero(&s);
+        if (with_irq)
+                cpuset_set(&s, u->target);
         for (size_t k = 1; k <= n; k++) {
                 double d;
 
@@ -289,7 +292,9 @@ static void size_with_irq(const struct pol_tick *t, const struct pol_unit *u, co
                         k_best = k;
                 }
         }
-        *set = cpuset_single(u->target);
+        cpuset_zero(set);
+        if (with_irq)
+                cpuset_set(set, u->target);
         for (size_t i = 0; i < k_best; i++)
                 cpuset_set(set, v[i]);
         free(v);
@@ -488,7 +493,7 @@ static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum sta
                         set = *lower_peak(t, u, &with, &without);
                         /* cool CPUs short of room: IRQ CPUs take a share */
                         if (t->pool_short && t->scale < 1) {
-                                size_with_irq(t, u, &cand, false, t->mean, &near);
+                                size_cool(t, u, &cand, true, false, t->mean, &near);
                                 if (set_peak(t, u, &near) < pol_accept(t))
                                         set = near;
                                 else if (set_peak(t, u, &with) < pol_accept(t))
@@ -556,7 +561,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
 /* Several queues' RPS sets planned together (hot: no candidates).  With
  * room on the cool CPUs each queue is started alone; without, sized one by
  * one the last queues would get nothing, so, biggest first, each IRQ CPU
- * not busier than the spread keeps a share (size_with_irq()), and no set takes
+ * not busier than the spread keeps a share (size_cool()), and no set takes
  * another's IRQ CPU.  Room depends on the share RPS can move, only a prior
  * before RPS: replan() plans again once it is measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
@@ -634,7 +639,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
                 cpuset_zero(&set);
                 if (own)
-                        size_with_irq(t, u, &cand, true, 0, &set);
+                        size_cool(t, u, &cand, true, true, 0, &set);
                 else
                         size_set(t, u, &cand, even, &set);
                 snprintf(reason, sizeof(reason),
@@ -1191,33 +1196,6 @@ static int busiest_eligible(const struct pol_tick *t) {
         return top;
 }
 
-/* The fewest coolest CPUs of cand that give u's protocol work, off its IRQ
- * CPU, the lowest projected peak, in *set. */
-static void size_by_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, cpuset_t *set) {
-        double best = -1;
-        size_t n, k_best = 0;
-        int *v = cool_order(t, u, cand, &n);
-        cpuset_t s;
-
-        cpuset_zero(set);
-        if (!v)
-                return;
-        cpuset_zero(&s);
-        for (size_t k = 1; k <= n; k++) {
-                double d;
-
-                cpuset_set(&s, v[k - 1]);
-                d = set_peak(t, u, &s);
-                if (best < 0 || d < best - 1e-9) {
-                        best = d;
-                        k_best = k;
-                }
-        }
-        for (size_t i = 0; i < k_best; i++)
-                cpuset_set(set, v[i]);
-        free(v);
-}
-
 struct gran_step {
         struct pol_unit *u;
         cpuset_t was;            /* its RPS set before the plan */
@@ -1273,7 +1251,8 @@ void pol_rps_gran(struct pol_tick *t) {
                  * that, as low as it goes */
                 cpuset_zero(&set);
                 size_set(t, u, &cand, t->mean, &set);
-                size_by_peak(t, u, &cand, &low);
+                cpuset_zero(&low);
+                size_cool(t, u, &cand, false, true, 0, &low);
                 if (set_peak(t, u, &low) < set_peak(t, u, &set) - 1e-9)
                         set = low;
                 if (cpuset_empty(&set) || set_peak(t, u, &set) > pol_load(t, top) - need + 1e-9)
