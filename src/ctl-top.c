@@ -270,9 +270,7 @@ int ctl_top(int argc, char **argv) {
         optind = 0;
         while ((c = getopt_long(argc, argv, "+r:i:n:jtc:s:h", options, NULL)) >= 0) {
                 switch (c) {
-                case 'r':
-                        root = optarg;
-                        break;
+                case 'r': root = optarg; break;
                 case 'i':
                         if (ctl_parse_interval(optarg, &interval) < 0)
                                 return ctl_usage_error("top", "bad interval '%s'", optarg);
@@ -282,12 +280,8 @@ int ctl_top(int argc, char **argv) {
                                 return ctl_usage_error("top", "bad count '%s'", optarg);
                         have_count = true;
                         break;
-                case 'j':
-                        json = true;
-                        break;
-                case 't':
-                        table = true;
-                        break;
+                case 'j': json = true; break;
+                case 't': table = true; break;
                 case 'c':
                         if (util_parse_u64(optarg, (size_t) -1, &u) < 0 || u > INT_MAX)
                                 return ctl_usage_error("top", "bad CPU count '%s'", optarg);
@@ -302,11 +296,8 @@ int ctl_top(int argc, char **argv) {
                         else
                                 return ctl_usage_error("top", "bad sort key '%s' (load or cpu)", optarg);
                         break;
-                case 'h':
-                        fputs(top_help, stdout);
-                        return CTL_EXIT_OK;
-                default:
-                        return ctl_usage_error("top", "bad option");
+                case 'h': fputs(top_help, stdout); return CTL_EXIT_OK;
+                default: return ctl_usage_error("top", "bad option");
                 }
         }
         if (optind < argc)

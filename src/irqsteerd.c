@@ -96,15 +96,9 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
         optind = 0; /* glibc: start over, for a second argv */
         while ((c = getopt_long(argc, argv, "fc:tr:s:ni:l:b:hV", options, NULL)) >= 0) {
                 switch (c) {
-                case 'f':
-                        o->foreground = true;
-                        break;
-                case 'c':
-                        o->config_path = optarg;
-                        break;
-                case 't':
-                        m->check = true;
-                        break;
+                case 'f': o->foreground = true; break;
+                case 'c': o->config_path = optarg; break;
+                case 't': m->check = true; break;
                 case ARG_RELOAD: {
                         uint64_t v;
 
@@ -115,18 +109,10 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
                         m->reload_pid = (pid_t) v;
                         break;
                 }
-                case 'r':
-                        o->root = optarg;
-                        break;
-                case 's':
-                        o->state_dir = optarg;
-                        break;
-                case 'n':
-                        o->dry_run = true;
-                        break;
-                case ARG_ONCE:
-                        o->once = true;
-                        break;
+                case 'r': o->root = optarg; break;
+                case 's': o->state_dir = optarg; break;
+                case 'n': o->dry_run = true; break;
+                case ARG_ONCE: o->once = true; break;
                 case 'i':
                         r = util_parse_duration_usec(optarg, &o->interval_usec);
                         if (r < 0 || o->interval_usec < 100000 || o->interval_usec > UINT64_C(60000000)) {
@@ -146,12 +132,8 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
                                 return DAEMON_EXIT_USAGE;
                         }
                         break;
-                case 'h':
-                        help(stdout);
-                        return DAEMON_EXIT_OK;
-                case 'V':
-                        printf("irqsteerd %s\n", IRQSTEER_VERSION);
-                        return DAEMON_EXIT_OK;
+                case 'h': help(stdout); return DAEMON_EXIT_OK;
+                case 'V': printf("irqsteerd %s\n", IRQSTEER_VERSION); return DAEMON_EXIT_OK;
                 default:
                         fprintf(stderr, "Try 'irqsteerd --help'.\n");
                         return DAEMON_EXIT_USAGE;
