@@ -135,6 +135,9 @@ void config_free(struct config *c);
 void config_errors_free(struct config_errors *errs);
 /* Each error as "FILE:LINE: KEY: message". */
 void config_errors_print(const struct config_errors *errs, FILE *f);
+/* config_load() of path (NULL: CONFIG_DEFAULT_PATH, which may be missing),
+ * its problems printed to err; one without any as "PREFIXPATH: error". */
+int config_load_print(const char *path, const char *prefix, struct config *ret, FILE *err);
 
 /* c in the file's syntax, every key with a value: it parses back the same. */
 void config_format(FILE *f, const struct config *c);

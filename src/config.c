@@ -1216,6 +1216,18 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         return r;
 }
 
+int config_load_print(const char *path, const char *prefix, struct config *ret, FILE *err) {
+        struct config_errors errs = {};
+        int r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, ret, &errs);
+
+        if (r < 0 && errs.n > 0)
+                config_errors_print(&errs, err);
+        else if (r < 0)
+                fprintf(err, "%s%s: %s\n", prefix, path ? path : CONFIG_DEFAULT_PATH, strerror(-r));
+        config_errors_free(&errs);
+        return r;
+}
+
 const struct config_interface *config_interface_for(const struct config *c, const char *ifname) {
         if (!c || !ifname)
                 return NULL;

@@ -395,7 +395,7 @@ int ctl_inventory(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
 
-        if (ctl_load_config(config_path, &cfg) < 0)
+        if (config_load_print(config_path, "irqsteerctl: cannot load ", &cfg, stderr) < 0)
                 return CTL_EXIT_ERROR;
 
         rootfd = ctl_open_root(root);

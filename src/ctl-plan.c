@@ -207,7 +207,7 @@ int ctl_plan(int argc, char **argv) {
         if (optind < argc)
                 return ctl_usage_error("plan", "unexpected argument '%s'", argv[optind]);
 
-        if (ctl_load_config(config_path, &cfg) < 0)
+        if (config_load_print(config_path, "irqsteerctl: cannot load ", &cfg, stderr) < 0)
                 return CTL_EXIT_ERROR;
         /* the daemon's dry run: the plan writes nothing either */
         cfg.dry_run = true;

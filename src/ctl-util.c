@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
 #include "ctl-internal.h"
 #include "ctl.h"
 #include "rootfs.h"
@@ -94,7 +93,7 @@ int ctl_parse_interval(const char *s, uint64_t *ret_usec) {
         return 0;
 }
 
-volatile sig_atomic_t ctl_quit;
+static volatile sig_atomic_t ctl_quit;
 
 static void on_signal(int sig) {
         (void) sig;
@@ -117,21 +116,4 @@ bool ctl_sleep(uint64_t usec) {
         while (!ctl_quit && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
                 ;
         return !ctl_quit;
-}
-
-int ctl_load_config(const char *path, struct config *ret) {
-        struct config_errors errs = { 0 };
-        int r;
-
-        /* the default file may be absent, a named one must exist */
-        r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, ret, &errs);
-        if (r < 0) {
-                if (errs.n > 0)
-                        config_errors_print(&errs, stderr);
-                else
-                        ctl_error("cannot load %s: %s", path ? path : CONFIG_DEFAULT_PATH, strerror(-r));
-                config_free(ret);
-        }
-        config_errors_free(&errs);
-        return r;
 }

@@ -122,19 +122,6 @@ int daemon_format_config_error(const struct config_error *e, char *buf, size_t l
 
 /* ---- configuration ---- */
 
-/* Loads path (NULL: the default, which may be missing); its problems to err. */
-static int load_checked(const char *path, struct config *c, FILE *err) {
-        struct config_errors errs = {};
-        int r = config_load(path ? path : CONFIG_DEFAULT_PATH, !path, c, &errs);
-
-        if (r < 0 && errs.n > 0)
-                config_errors_print(&errs, err);
-        else if (r < 0)
-                fprintf(err, "%s: %s\n", path ? path : CONFIG_DEFAULT_PATH, strerror(-r));
-        config_errors_free(&errs);
-        return r;
-}
-
 /* c checked against the daemon of status v (NULL: none): what c needs
  * that a live irqsteerd dropped at startup cannot apply.  The exit code. */
 static int check_against(const char *path, const struct config *c, const struct json_value *v, FILE *err) {
@@ -163,7 +150,7 @@ int daemon_check_config(const char *path, const char *state_dir, FILE *out, FILE
         struct config c = {};
         int r;
 
-        if (load_checked(path, &c, err) < 0)
+        if (config_load_print(path, "", &c, err) < 0)
                 return DAEMON_EXIT_FAILURE;
         if (state_dir_choose(state_dir, c.state_dir, "/", true, false, &dir) >= 0)
                 (void) state_read_status(dir, &v);
@@ -209,7 +196,7 @@ int daemon_reload_running(pid_t pid, const struct daemon_options *running, FILE 
         host = rootfs_is_host(fd);
         close(fd);
         /* the daemon's own options, whatever ExecReload= repeats of them */
-        if (load_checked(path, &c, err) < 0)
+        if (config_load_print(path, "", &c, err) < 0)
                 return DAEMON_EXIT_FAILURE;
         r = state_dir_choose(running->state_dir, c.state_dir, root, host, false, &dir);
         if (r < 0 || !status_reloads(dir, pid, &before, &v)) {
