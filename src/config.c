@@ -712,50 +712,21 @@ int config_defaults(struct config *c) {
         return 0;
 }
 
-/* A header naming an open [interface] or [worker]: in a later file the
- * same section (true), in the same file a duplicate (false), reported and
- * read as a section of its own so its keys are still checked. */
-static bool reopen_named(struct parser *p, struct section_seen *ss, const char *kind, const char *arg,
-                         unsigned line) {
-        if (ss->open_file == p->path)
-                return perr(p, line, NULL, "duplicate section [%s %s] (first on line %u)", kind, arg,
-                            ss->open_line);
-        ss->open_file = p->path;
-        ss->open_line = line;
-        return true;
-}
-
-/* Room for a new section at index at, and its key state.  A file's
- * sections go before the earlier files' (first match wins): a drop-in's
- * [interface eth1] before the main file's [interface eth*]. */
-static int insert_named(struct parser *p, void **array, size_t elem_size, struct named_sections *ns, size_t *n,
-                        size_t at, unsigned line) {
-        char *a;
-
-        if (util_grow(array, &ns->allocated, *n + 1, elem_size) < 0 ||
-            util_grow((void **) &ns->seen, &ns->allocated_seen, *n + 1, sizeof(*ns->seen)) < 0) {
-                p->oom = true;
-                return -ENOMEM;
-        }
-        a = *array;
-        memmove(a + (at + 1) * elem_size, a + at * elem_size, (*n - at) * elem_size);
-        memmove(&ns->seen[at + 1], &ns->seen[at], (*n - at) * sizeof(*ns->seen));
-        ns->seen[at] = (struct section_seen) {
-                .file = p->path,
-                .line = line,
-                .open_file = p->path,
-                .open_line = line,
-        };
-        (*n)++;
-        return 0;
-}
-
-/* Here and in parse_*(): false after a problem, reported. */
+/* An [interface] or [worker] header (false after a problem, reported, as
+ * in parse_*()).  A name open from an earlier file is the same section; a
+ * duplicate in one file is reported and read as a section of its own, so
+ * that its keys are still checked.  A file's new sections go before the
+ * earlier files' (first match wins): a drop-in's [interface eth1] before
+ * the main file's [interface eth*]. */
+_Static_assert(offsetof(struct config_interface, match) == 0 && offsetof(struct config_worker, name) == 0,
+               "a section's name is read at its start");
 static bool open_named(struct parser *p, enum section_kind kind, const char *arg, unsigned line) {
         bool iface = kind == SEC_INTERFACE;
         struct named_sections *ns = iface ? &p->interfaces : &p->workers;
+        void **array = iface ? (void **) &p->c->interfaces : (void **) &p->c->workers;
         size_t *n = iface ? &p->c->n_interfaces : &p->c->n_workers, at;
-        char **name;
+        size_t size = iface ? sizeof(*p->c->interfaces) : sizeof(*p->c->workers);
+        char *a, *name;
 
         if (!*arg)
                 return perr(p, line, NULL, "%s",
@@ -765,15 +736,34 @@ static bool open_named(struct parser *p, enum section_kind kind, const char *arg
                 return perr(p, line, NULL, "%s \"%s\" contains white space",
                             iface ? "interface pattern" : "worker name", arg);
         for (at = 0; at < *n; at++)
-                if (strcmp(iface ? p->c->interfaces[at].match : p->c->workers[at].name, arg) == 0)
+                if (strcmp(*(char **) ((char *) *array + at * size), arg) == 0)
                         break;
-        if (at == *n || !reopen_named(p, &ns->seen[at], iface ? "interface" : "worker", arg, line)) {
+        if (at < *n && ns->seen[at].open_file != p->path) {
+                ns->seen[at].open_file = p->path;
+                ns->seen[at].open_line = line;
+        } else {
+                if (at < *n)
+                        perr(p, line, NULL, "duplicate section [%s %s] (first on line %u)", sections[kind].name, arg,
+                             ns->seen[at].open_line);
                 at = ns->added;
-                if (iface ? insert_named(p, (void **) &p->c->interfaces, sizeof(*p->c->interfaces), ns, n, at, line)
-                          : insert_named(p, (void **) &p->c->workers, sizeof(*p->c->workers), ns, n, at, line))
+                if (util_grow(array, &ns->allocated, *n + 1, size) < 0 ||
+                    util_grow((void **) &ns->seen, &ns->allocated_seen, *n + 1, sizeof(*ns->seen)) < 0 ||
+                    !(name = strdup(arg))) {
+                        p->oom = true;
                         return false;
-                if (iface) {
+                }
+                a = *array;
+                memmove(a + (at + 1) * size, a + at * size, (*n - at) * size);
+                memmove(&ns->seen[at + 1], &ns->seen[at], (*n - at) * sizeof(*ns->seen));
+                ns->seen[at] = (struct section_seen) {
+                        .file = p->path,
+                        .line = line,
+                        .open_file = p->path,
+                        .open_line = line,
+                };
+                if (iface)
                         p->c->interfaces[at] = (struct config_interface) {
+                                .match = name,
                                 .manage = true,
                                 .rps = TRI_INHERIT,
                                 .xps = TRI_INHERIT,
@@ -782,20 +772,14 @@ static bool open_named(struct parser *p, enum section_kind kind, const char *arg
                                 .file = p->path,
                                 .line = line,
                         };
-                        name = &p->c->interfaces[at].match;
-                } else {
+                else
                         p->c->workers[at] = (struct config_worker) {
+                                .name = name,
                                 .policy = WORKER_POLICY_INVALID,
                                 .file = p->path,
                                 .line = line,
                         };
-                        name = &p->c->workers[at].name;
-                }
-                *name = strdup(arg);
-                if (!*name) {
-                        p->oom = true;
-                        return false;
-                }
+                (*n)++;
                 ns->added++;
         }
         p->index = at;
@@ -1364,9 +1348,7 @@ static void json_value(struct json_writer *w, const struct key_def *def, const v
         }
 }
 
-/* n sections of a type as members keyed by their names, which come first */
-_Static_assert(offsetof(struct config_interface, match) == 0 && offsetof(struct config_worker, name) == 0,
-               "json_named() reads a section's name at its start");
+/* n sections of a type as members keyed by their names */
 static void json_named(struct json_writer *w, const char *key, enum section_kind k, const void *array,
                        size_t size, size_t n) {
         json_key_begin_object(w, key);
