@@ -925,44 +925,34 @@ static int on_stop(sd_event_source *s _unused_, const struct signalfd_siginfo *s
 /* ---- link monitor ---- */
 
 static void on_link(const struct linkmon_event *ev, void *userdata) {
-        struct daemon *d = userdata;
-        struct engine *e = &d->engine;
+        /* the plain changes; own: the link's placement starts over */
+        static const struct {
+                const char *what;
+                bool own;
+        } plain[LINKMON_CHANGE_MAX] = {
+                [LINKMON_ADDED] = { "appeared, rediscovering", false },
+                [LINKMON_REMOVED] = { "vanished, rediscovering", true },
+                /* the driver's open() re-requested its IRQs at default affinity */
+                [LINKMON_UP] = { "link up, re-applying", true },
+                [LINKMON_DOWN] = { "link down", false },
+        };
+        struct engine *e = &((struct daemon *) userdata)->engine;
         const char *name = ev->link.name[0] ? ev->link.name : "?";
 
-        switch (ev->change) {
-        case LINKMON_ADDED:
-                engine_link_event(e, "%s: appeared, rediscovering", name);
-                engine_link_changed(e, NULL, true);
-                break;
-        case LINKMON_REMOVED:
-                engine_link_event(e, "%s: vanished, rediscovering", name);
-                engine_link_changed(e, name, true);
-                break;
-        case LINKMON_UP:
-                /* the driver's open() re-requested its IRQs at default affinity */
-                engine_link_event(e, "%s: link up, re-applying", name);
-                engine_link_changed(e, name, true);
-                break;
-        case LINKMON_DOWN:
-                engine_link_event(e, "%s: link down", name);
-                engine_link_changed(e, NULL, true);
-                break;
-        case LINKMON_RENAMED:
+        if (ev->change == LINKMON_RENAMED) {
                 engine_link_event(e, "%s: renamed from %s, rediscovering", name, ev->old_name);
                 engine_link_changed(e, ev->old_name, false);
                 engine_link_changed(e, name, true);
-                break;
-        case LINKMON_QUEUES:
+        } else if (ev->change == LINKMON_QUEUES) {
                 engine_link_event(e, "%s: queues changed (rx %u -> %u, tx %u -> %u), re-applying", name,
                                   ev->old_rx, ev->link.num_rx, ev->old_tx, ev->link.num_tx);
                 engine_link_changed(e, name, true);
-                break;
-        case LINKMON_RESYNC:
+        } else if (ev->change == LINKMON_RESYNC) {
                 engine_link_event(e, "link notifications were lost, rediscovering all interfaces");
                 engine_link_changed(e, NULL, true);
-                break;
-        default:
-                return;
+        } else if (ev->change >= 0 && ev->change < LINKMON_CHANGE_MAX && plain[ev->change].what) {
+                engine_link_event(e, "%s: %s", name, plain[ev->change].what);
+                engine_link_changed(e, plain[ev->change].own ? name : NULL, true);
         }
 }
 
