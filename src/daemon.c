@@ -293,9 +293,8 @@ static int load_config(struct daemon *d, struct config *ret, char *first_error, 
         return r;
 }
 
-/* The inventory keeps its attributes open (rootfs_read_held), ~1,000 fds
- * for 8 NICs x 32 queues: the soft limit goes up to the hard one, at most
- * 65536 (nothing uses select(2)). */
+/* The inventory keeps attribute files open (rootfs_read_held): the soft
+ * limit goes up to the hard one, at most 65536 (nothing uses select(2)). */
 static void raise_nofile(void) {
         struct rlimit rl;
 

@@ -162,8 +162,7 @@ static void json_stringn(struct json_writer *w, const char *s, size_t len) {
                 const char *esc;
                 size_t n;
 
-                /* A run of plain ASCII in one fwrite: one call per byte was
-                 * most of writing status.json every tick. */
+                /* a run of plain ASCII in one fwrite: status.json is written every tick */
                 for (n = i; n < len && p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\'; n++)
                         ;
                 if (n > i) {
@@ -269,7 +268,7 @@ void json_cpuset(struct json_writer *w, const cpuset_t *s) {
         json_begin_array(w);
         w->flags &= ~JSON_PRETTY;
         if (s && !w->error) {
-                /* one buffer: a call per CPU was most of status.json's cost */
+                /* one buffer, not a call per CPU: status.json lists them all */
                 char buf[4096];
                 size_t n = 0;
 
