@@ -41,12 +41,12 @@ int ctl_restore(int argc, char **argv) {
         struct undo *u = NULL;
         const char *root = "/", *asked_state_dir = NULL;
         _cleanup_(freep) char *state_dir = NULL, *root_lock_dir = NULL;
-        _cleanup_(closep) int lockfd = -1, root_lockfd = -1;
+        _cleanup_(closep) int rootfd = -1, lockfd = -1, root_lockfd = -1;
         char why[400];
         bool force = false, host;
         int64_t pid = 0;
         pid_t holder = 0;
-        int c, rootfd, r;
+        int c, r;
 
         optind = 0;
         while ((c = getopt_long(argc, argv, "+r:s:fh", options, NULL)) >= 0) {
@@ -65,7 +65,6 @@ int ctl_restore(int argc, char **argv) {
         if (rootfd < 0)
                 return CTL_EXIT_ERROR;
         host = rootfs_is_host(rootfd);
-        close(rootfd);
         /* a --root run keeps its journal under its root (irqsteerd(8)) */
         r = state_dir_choose(asked_state_dir, NULL, root, host, false, &state_dir);
         if (r == -EXDEV)
@@ -126,11 +125,7 @@ int ctl_restore(int argc, char **argv) {
         }
         undo_free(u);
 
-        rootfd = ctl_open_root(root);
-        if (rootfd < 0)
-                return CTL_EXIT_ERROR;
         r = undo_recover(rootfd, state_dir, &rep);
-        close(rootfd);
         if (rep.refused[0])
                 return ctl_error("%s/%s is not restored: %s; it is left as it is", state_dir, UNDO_JOURNAL_NAME,
                                  rep.refused);
