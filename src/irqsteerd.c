@@ -15,39 +15,36 @@
 #include "state.h"
 #include "util.h"
 
-static void help(FILE *f) {
-        fprintf(f,
-                "Usage: irqsteerd [OPTION]...\n"
-                "Steer NIC interrupts, RPS/RFS/XPS and worker threads away from hot CPUs.\n"
-                "\n"
-                "  -f, --foreground       log to stderr with the per-tick load summary at info\n"
-                "                         (irqsteerd never forks; under systemd it is Type=notify)\n"
-                "  -c, --config=FILE      configuration file (default %s;\n"
-                "                         a missing default file means built-in defaults),\n"
-                "                         then the drop-ins FILE.d/*.conf in name order\n"
-                "  -t, --check-config     check the configuration, print \"configuration OK\"\n"
-                "                         or each problem as FILE:LINE: KEY: problem; exit 0/1\n"
-                "      --reload=PID       reload the irqsteerd running as PID with its own options\n"
-                "                         and wait for its verdict; exit 0 applied, 1 not\n"
-                "  -r, --root=DIR         read and write /proc and /sys under DIR (default /)\n"
-                "  -s, --state-dir=DIR    undo journal, status.json and metrics.prom here\n"
-                "                         (overrides the config; default %s,\n"
-                "                         ROOT/run/irqsteer with --root ROOT)\n"
-                "  -n, --dry-run          decide and log as usual, but write nothing to the system\n"
-                "      --once             one decision cycle (two samples one interval apart),\n"
-                "                         apply, exit; changes stay ('irqsteerctl restore' undoes them)\n"
-                "  -i, --interval=DURATION  sampling interval such as 500ms, 0.5s, 0.5, 2s\n"
-                "                         (overrides interval and calm_interval of the config)\n"
-                "  -b, --ban-cpus=LIST     keep these CPUs (such as 2,4-7) free, added to the\n"
-                "                         config's banned_cpus and to $IRQSTEER_BANNED_CPUS\n"
-                "  -l, --log-level=LEVEL  debug, info, notice, warning, err (overrides the config)\n"
-                "  -h, --help             this help\n"
-                "  -V, --version          version\n"
-                "\n"
-                "Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT stop and restore.\n"
-                "See irqsteerd(8) and irqsteer.conf(5).\n",
-                CONFIG_DEFAULT_PATH, CONFIG_DEFAULT_STATE_DIR);
-}
+static const char help[] =
+        "Usage: irqsteerd [OPTION]...\n"
+        "Steer NIC interrupts, RPS/RFS/XPS and worker threads away from hot CPUs.\n"
+        "\n"
+        "  -f, --foreground       log to stderr with the per-tick load summary at info\n"
+        "                         (irqsteerd never forks; under systemd it is Type=notify)\n"
+        "  -c, --config=FILE      configuration file (default " CONFIG_DEFAULT_PATH ";\n"
+        "                         a missing default file means built-in defaults),\n"
+        "                         then the drop-ins FILE.d/*.conf in name order\n"
+        "  -t, --check-config     check the configuration, print \"configuration OK\"\n"
+        "                         or each problem as FILE:LINE: KEY: problem; exit 0/1\n"
+        "      --reload=PID       reload the irqsteerd running as PID with its own options\n"
+        "                         and wait for its verdict; exit 0 applied, 1 not\n"
+        "  -r, --root=DIR         read and write /proc and /sys under DIR (default /)\n"
+        "  -s, --state-dir=DIR    undo journal, status.json and metrics.prom here\n"
+        "                         (overrides the config; default " CONFIG_DEFAULT_STATE_DIR ",\n"
+        "                         ROOT/run/irqsteer with --root ROOT)\n"
+        "  -n, --dry-run          decide and log as usual, but write nothing to the system\n"
+        "      --once             one decision cycle (two samples one interval apart),\n"
+        "                         apply, exit; changes stay ('irqsteerctl restore' undoes them)\n"
+        "  -i, --interval=DURATION  sampling interval such as 500ms, 0.5s, 0.5, 2s\n"
+        "                         (overrides interval and calm_interval of the config)\n"
+        "  -b, --ban-cpus=LIST     keep these CPUs (such as 2,4-7) free, added to the\n"
+        "                         config's banned_cpus and to $IRQSTEER_BANNED_CPUS\n"
+        "  -l, --log-level=LEVEL  debug, info, notice, warning, err (overrides the config)\n"
+        "  -h, --help             this help\n"
+        "  -V, --version          version\n"
+        "\n"
+        "Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT stop and restore.\n"
+        "See irqsteerd(8) and irqsteer.conf(5).\n";
 
 enum {
         ARG_ONCE = 0x100,
@@ -132,7 +129,7 @@ static int parse_options(int argc, char **argv, struct daemon_options *o, struct
                                 return DAEMON_EXIT_USAGE;
                         }
                         break;
-                case 'h': help(stdout); return DAEMON_EXIT_OK;
+                case 'h': fputs(help, stdout); return DAEMON_EXIT_OK;
                 case 'V': printf("irqsteerd %s\n", IRQSTEER_VERSION); return DAEMON_EXIT_OK;
                 default:
                         fprintf(stderr, "Try 'irqsteerd --help'.\n");
