@@ -58,10 +58,8 @@ struct daemon {
         int rootfd;
         int lockfd;               /* STATE_LOCK_NAME */
         int root_lockfd;          /* STATE_ROOT_LOCK_NAME (not in dry-run) */
-        bool untrusted;           /* the state directory failed state_dir_check() */
         bool all_banned;          /* no CPU left to use: warned */
-        bool locked_out;          /* another instance holds the state directory */
-        bool config_invalid;      /* the configuration did not load at start */
+        int startup_exit;         /* a failed startup's DAEMON_EXIT_*, when not FAILURE */
         char startup_error[512];  /* its first problem, FILE:LINE: KEY: message */
         const char *root;
         bool root_is_host;
@@ -1101,7 +1099,7 @@ static int lock_root(struct daemon *d) {
                 return 0;
         d->root_lockfd = state_lock_root(d->root, d->root_is_host, &dir, &holder, why, sizeof(why));
         if (d->root_lockfd == -EBUSY) {
-                d->locked_out = true;
+                d->startup_exit = DAEMON_EXIT_LOCKED;
                 if (holder > 0)
                         return log_error_errno(d->root_lockfd, "Another irqsteerd (pid %d) is running on root %s "
                                                "(it holds %s/%s); not starting a second one", (int) holder, d->root,
@@ -1110,7 +1108,7 @@ static int lock_root(struct daemon *d) {
                                        "not starting a second one", d->root, dir, STATE_ROOT_LOCK_NAME);
         }
         if (d->root_lockfd == -EPERM && why[0]) {
-                d->untrusted = true;
+                d->startup_exit = DAEMON_EXIT_UNTRUSTED;
                 snprintf(d->startup_error, sizeof(d->startup_error), "untrusted state directory: %s", why);
                 return log_error_errno(d->root_lockfd, "Refusing the directory of the root's lock %s: %s; it must be "
                                        "owned by root and writable by no one else", dir, why);
@@ -1128,7 +1126,7 @@ static int startup(struct daemon *d) {
 
         r = load_config(d, &d->config, d->startup_error, sizeof(d->startup_error));
         if (r < 0) {
-                d->config_invalid = true;
+                d->startup_exit = DAEMON_EXIT_CONFIG;
                 return r;
         }
         d->have_config = true;
@@ -1162,7 +1160,7 @@ static int startup(struct daemon *d) {
                 return log_error_errno(r, "Failed to create state directory %s: %m", d->state_dir);
         r = state_dir_check(d->state_dir, why, sizeof(why));
         if (r < 0) {
-                d->untrusted = r == -EPERM;
+                d->startup_exit = r == -EPERM ? DAEMON_EXIT_UNTRUSTED : 0;
                 snprintf(d->startup_error, sizeof(d->startup_error), "untrusted state directory: %s", why);
                 return log_error_errno(r, "Refusing the state directory %s: %s; it must be owned by root and "
                                        "writable by no one else, as everything in it", d->state_dir, why);
@@ -1171,7 +1169,7 @@ static int startup(struct daemon *d) {
         /* before the journal is read: another instance's is no crash's */
         d->lockfd = state_lock(d->state_dir, &holder);
         if (d->lockfd == -EBUSY) {
-                d->locked_out = true;
+                d->startup_exit = DAEMON_EXIT_LOCKED;
                 if (holder > 0)
                         return log_error_errno(d->lockfd, "Another irqsteerd (pid %d) is running on state directory %s; "
                                                "not starting a second one", (int) holder, d->state_dir);
@@ -1300,11 +1298,7 @@ int daemon_run(const struct daemon_options *o) {
                          d.startup_error[0] ? d.startup_error : strerror(-r));
                 notify_errno(-r, msg);
                 daemon_free(&d);
-                if (d.locked_out)
-                        return DAEMON_EXIT_LOCKED;
-                if (d.untrusted)
-                        return DAEMON_EXIT_UNTRUSTED;
-                return d.config_invalid ? DAEMON_EXIT_CONFIG : DAEMON_EXIT_FAILURE;
+                return d.startup_exit ? d.startup_exit : DAEMON_EXIT_FAILURE;
         }
 
         /* the initial layout needs no load: decided right away */
