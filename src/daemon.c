@@ -50,7 +50,6 @@ struct daemon {
         const struct daemon_options *opts;
         const char *config_path;
         struct config config;
-        bool have_config;
         char *state_dir;          /* fixed at startup */
         bool dry_run;
         uint64_t interval_usec;
@@ -1129,7 +1128,6 @@ static int startup(struct daemon *d) {
                 d->startup_exit = DAEMON_EXIT_CONFIG;
                 return r;
         }
-        d->have_config = true;
         log_set_max_level(d->config.log_level);
         d->dry_run = d->config.dry_run;
         d->interval_usec = d->config.interval_usec;
@@ -1260,8 +1258,7 @@ static void daemon_free(struct daemon *d) {
         env_unwatch(d);
         sd_event_unref(d->event);
         engine_free(&d->engine);
-        if (d->have_config)
-                config_free(&d->config);
+        config_free(&d->config);
         report_free(&d->out);
         bans_free(&d->bans);
         free(d->bans_dir);
