@@ -886,8 +886,7 @@ int engine_start(struct engine *e, uint64_t now) {
 }
 
 void engine_free(struct engine *e) {
-        if (e->apply)
-                apply_free(e->apply);
+        apply_free(e->apply);
         policy_report_free(&e->report);
         policy_state_free(e->policy);
         action_list_free(&e->actions);

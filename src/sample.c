@@ -92,7 +92,7 @@ int sample_parse_softnet(const char *buf, size_t len, struct sample_snapshot *s)
 }
 
 int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret) {
-        char *buf = NULL;
+        _cleanup_(freep) char *buf = NULL;
         size_t len = 0;
         int r;
 
@@ -102,8 +102,7 @@ int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret) {
                 r = sample_parse_softnet(buf, len, ret);
         if (r < 0)
                 softnet_drop_arrays(ret);
-        free(buf);
-        return r < 0 ? r : 0;
+        return r;
 }
 
 int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
