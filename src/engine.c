@@ -24,7 +24,6 @@
 #include "policy.h"
 #include "problem.h"
 #include "report.h"
-#include "rootfs.h"
 #include "sample.h"
 #include "topology.h"
 #include "undo.h"
