@@ -166,16 +166,11 @@ int util_parse_bool(const char *s, bool *ret) {
         static const char *const yes[] = { "1", "yes", "true", "on" };
         static const char *const no[] = { "0", "no", "false", "off" };
 
-        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
-                if (strcasecmp(s, yes[i]) == 0) {
-                        *ret = true;
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(s, yes[i]) == 0 || strcasecmp(s, no[i]) == 0) {
+                        *ret = strcasecmp(s, yes[i]) == 0;
                         return 0;
                 }
-                if (strcasecmp(s, no[i]) == 0) {
-                        *ret = false;
-                        return 0;
-                }
-        }
         return -EINVAL;
 }
 
