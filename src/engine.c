@@ -165,7 +165,7 @@ static bool any_saturated(const struct config *c, const struct sample_rates *raw
 }
 
 /* Without softnet_stat the policy has no drop figures and judges saturated
- * CPUs on their load, as before: said once, nothing else is lost. */
+ * CPUs on their load alone: said once, nothing else is lost. */
 static void take_softnet(struct engine *e, struct sample_snapshot *cur) {
         int r = sample_snapshot_take_softnet(e->rootfd, cur);
 
@@ -612,6 +612,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         enum policy_pace pace_in;
         unsigned long gen = 0;
         unsigned n_external = 0, audit_every = e->audit_every;
+        uint64_t took;
         const char *full;
         int r;
 
@@ -766,13 +767,9 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         }
 done:
         e->ticks++;
-        {
-                uint64_t took = util_now_usec(CLOCK_MONOTONIC) - now;
-
-                report_count_tick(e->out, took);
-                log_debug("tick %u (%s) took %.1f ms", e->ticks, full ? "full" : "calm",
-                          (double) took / USEC_PER_MSEC);
-        }
+        took = util_now_usec(CLOCK_MONOTONIC) - now;
+        report_count_tick(e->out, took);
+        log_debug("tick %u (%s) took %.1f ms", e->ticks, full ? "full" : "calm", (double) took / USEC_PER_MSEC);
         ret->full = full;
         counted = true;
 out:

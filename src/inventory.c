@@ -1247,13 +1247,10 @@ static void nic_free(struct inventory_nic *nic) {
         free(nic->napis);
         nic->napis = NULL;
         nic->n_napis = 0;
-        rootfs_release(&nic->fd_ifindex);
-        rootfs_release(&nic->fd_flags);
-        rootfs_release(&nic->fd_rx_packets);
-        rootfs_release(&nic->fd_tx_packets);
-        rootfs_release(&nic->fd_rx_bytes);
-        rootfs_release(&nic->fd_queues);
-        rootfs_release(&nic->fd_threaded);
+        int *fds[] = { &nic->fd_ifindex, &nic->fd_flags, &nic->fd_rx_packets, &nic->fd_tx_packets,
+                       &nic->fd_rx_bytes, &nic->fd_queues, &nic->fd_threaded };
+        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+                rootfs_release(fds[i]);
 }
 
 void inventory_free_sets(struct inventory *inv) {

@@ -344,9 +344,7 @@ static const char *const softirq_names[SOFTIRQ_MAX] = {
 };
 
 const char *procfs_softirq_to_string(enum procfs_softirq s) {
-        if (s < 0 || s >= SOFTIRQ_MAX)
-                return NULL;
-        return softirq_names[s];
+        return s >= 0 && s < SOFTIRQ_MAX ? softirq_names[s] : NULL;
 }
 
 static enum procfs_softirq softirq_from_mem(const char *s, size_t len) {
@@ -934,17 +932,14 @@ int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *r
                         if (util_parse_int(s, n, &st.processor) < 0 || st.processor < 0)
                                 return -EBADMSG;
                 } else if (field == 4 || field == 9 || field == 14 || field == 15 || field == 22) {
-                        if (util_parse_u64(s, n, &v) < 0)
+                        if (util_parse_u64(s, n, &v) < 0 || (field == 4 && v > INT32_MAX) ||
+                            (field == 9 && v > UINT32_MAX))
                                 return -EBADMSG;
-                        if (field == 4) {
-                                if (v > INT32_MAX)
-                                        return -EBADMSG;
+                        if (field == 4)
                                 st.ppid = (pid_t) v;
-                        } else if (field == 9) {
-                                if (v > UINT32_MAX)
-                                        return -EBADMSG;
+                        else if (field == 9)
                                 st.flags = (unsigned) v;
-                        } else if (field == 14)
+                        else if (field == 14)
                                 st.utime = v;
                         else if (field == 15)
                                 st.stime = v;
