@@ -562,10 +562,8 @@ static int read_queues(int rootfd, struct inventory_nic *nic) {
                 q->rx_irq = q->tx_irq = -1;
                 q->napi_threaded = NETDEV_THREADED_UNKNOWN;
                 q->napi_cpu = -1;
-                snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu", nic->name, i);
-                q->has_rx = rootfs_exists(rootfd, path) > 0;
-                snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
-                q->has_tx = rootfs_exists(rootfd, path) > 0;
+                q->has_rx = rootfs_exists(rootfd, knob_queue_path(path, sizeof(path), nic->name, false, i, "")) > 0;
+                q->has_tx = rootfs_exists(rootfd, knob_queue_path(path, sizeof(path), nic->name, true, i, "")) > 0;
                 inventory_reread_queue(rootfd, nic, q, false);
         }
         return 0;
