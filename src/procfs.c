@@ -669,21 +669,14 @@ static bool skip_said;
 
 /* Appends the row's texts to the block (pointed at in parser_finish). */
 static int text_add(struct irq_parser *p) {
-        const char *f[] = { p->tx.id, p->tx.name };
-        size_t len[ELEMENTSOF(f)], need = p->text_len;
-        int r;
+        size_t li = strlen(p->tx.id) + 1, ln = strlen(p->tx.name) + 1;
+        int r = util_grow((void **) &p->s.text, &p->text_allocated, p->text_len + li + ln, 1);
 
-        for (size_t i = 0; i < ELEMENTSOF(f); i++) {
-                len[i] = strlen(f[i]) + 1;
-                need += len[i];
-        }
-        r = util_grow((void **) &p->s.text, &p->text_allocated, need, 1);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < ELEMENTSOF(f); i++) {
-                memcpy(p->s.text + p->text_len, f[i], len[i]);
-                p->text_len += len[i];
-        }
+        memcpy(p->s.text + p->text_len, p->tx.id, li);
+        memcpy(p->s.text + p->text_len + li, p->tx.name, ln);
+        p->text_len += li + ln;
         return 0;
 }
 
@@ -758,15 +751,14 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
         s->text = shrink(s->text, p->text_len, 1);
         for (size_t i = 0, t = 0; i < s->n_irqs; i++) {
                 struct procfs_irq *q = &s->irqs[i];
-                const char **f[] = { &q->id, &q->name }; /* text_add()'s order */
 
                 q->nz_cols = q->n_nz ? s->nz_cols + off : NULL;
                 q->nz_counts = q->n_nz ? s->nz_vals + off : NULL;
                 off += q->n_nz;
-                for (size_t k = 0; k < ELEMENTSOF(f); k++) {
-                        *f[k] = s->text + t;
-                        t += strlen(*f[k]) + 1;
-                }
+                q->id = s->text + t; /* as text_add() put them */
+                t += strlen(q->id) + 1;
+                q->name = s->text + t;
+                t += strlen(q->name) + 1;
         }
         if (p->n_numeric > 0) {
                 size_t k = 0;
