@@ -634,8 +634,7 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
                 return;
         nic->has_device = true;
         copy_str(nic->bus_id, sizeof(nic->bus_id), basename(target));
-        if (!read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port))
-                s->dev_port = 0;
+        (void) read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port); /* 0 unless it reads */
         if (rootfs_readlink(rootfd, nic_file(path, nic, "device/driver"), target, sizeof(target)) == 0)
                 copy_str(nic->driver, sizeof(nic->driver), basename(target));
         if (util_parse_numbered(nic->bus_id, "virtio", "", &(int) { 0 }))

@@ -233,11 +233,9 @@ int topology_read(int rootfd, struct topology *ret) {
                 if (!c->online) /* no topology directory */
                         continue;
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/core_id", cpu);
-                if (read_int_file(rootfd, path, &c->core_id) < 0)
-                        c->core_id = -1;
+                (void) read_int_file(rootfd, path, &c->core_id); /* -1 unless it reads */
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", cpu);
-                if (read_int_file(rootfd, path, &c->package_id) < 0)
-                        c->package_id = -1;
+                (void) read_int_file(rootfd, path, &c->package_id);
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu);
                 (void) read_cpulist_optional(rootfd, path, &siblings[cpu]);
         }
