@@ -1,6 +1,5 @@
 /* The effective-affinity watch (effwatch.h). */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "apply.h"

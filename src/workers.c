@@ -3,7 +3,6 @@
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
