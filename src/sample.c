@@ -433,9 +433,7 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         ret->irq = (double) d[CPUSTAT_IRQ] / t;
         ret->softirq = (double) d[CPUSTAT_SOFTIRQ] / t;
         ret->steal = (double) d[CPUSTAT_STEAL] / t;
-        ret->busy = 1.0 - ret->idle - ret->iowait;
-        if (ret->busy < 0)
-                ret->busy = 0;
+        ret->busy = MAX(1.0 - ret->idle - ret->iowait, 0.0);
         ret->net_frac = sirq_all ? (double) (sirq_d[SOFTIRQ_NET_RX] + sirq_d[SOFTIRQ_NET_TX]) / (double) sirq_all : 0;
         ret->net_rx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_RX] / dt_sirq : 0;
         ret->net_tx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_TX] / dt_sirq : 0;
