@@ -290,13 +290,10 @@ static bool is_pci_addr(const char *s) {
         size_t n = strlen(s);
 
         /* DDDD:BB:DD.F; VMD domains have more than four digits. */
-        if (n < 12 || n > 16)
+        if (n < 12 || n > 16 || strspn(s, "0123456789abcdefABCDEF:.") != n)
                 return false;
         if (sscanf(s, "%x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4)
                 return false;
-        for (size_t i = 0; i < n; i++)
-                if (!isxdigit((unsigned char) s[i]) && s[i] != ':' && s[i] != '.')
-                        return false;
         return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
 }
 
