@@ -41,12 +41,11 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
         if (!e->dry_run || !e->apply)
                 return;
         n = apply_overlay(e->apply, &v);
+        /* each takes only the kinds it holds */
         for (size_t i = 0; i < n; i++) {
-                if (v[i].key.kind == KNOB_THREAD) {
-                        if (ws)
-                                workers_set_knob(ws, &v[i].key, &v[i].cpus);
-                } else
-                        inventory_set_knob(inv, &v[i].key, &v[i].cpus, v[i].number, fresh_only);
+                if (ws)
+                        workers_set_knob(ws, &v[i].key, &v[i].cpus);
+                inventory_set_knob(inv, &v[i].key, &v[i].cpus, v[i].number, fresh_only);
         }
 }
 
