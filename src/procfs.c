@@ -371,6 +371,7 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                 enum procfs_softirq row;
                 const char *id;
                 size_t il, col = 0;
+                uint64_t v;
 
                 if (line_is_blank(&line))
                         continue;
@@ -391,12 +392,7 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                         continue; /* a softirq a newer kernel added */
                 if (s.present[row])
                         return -EBADMSG;
-                for (;;) {
-                        uint64_t v;
-
-                        r = next_count(&line, &v);
-                        if (r == 0)
-                                break;
+                while ((r = next_count(&line, &v)) != 0) {
                         if (r < 0)
                                 return r;
                         if (col >= s.n_cpus)
