@@ -14,7 +14,6 @@
 #include "effwatch.h"
 #include "failures.h"
 #include "inventory.h"
-#include "knob.h"
 #include "log.h"
 #include "policy.h"
 #include "report.h"

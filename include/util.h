@@ -30,6 +30,10 @@ static inline void closep(int *fd) {
 /* A decimal from [s, s+len) ((size_t)-1: a C string); -EINVAL, -ERANGE. */
 int util_parse_u64(const char *s, size_t len, uint64_t *ret);
 
+/* "<prefix><N><rest>" ("cpu12", "rx-3", "-TxRx-5"): N (decimal, fits an
+ * int) into *ret when rest follows it exactly. */
+bool util_parse_numbered(const char *s, const char *prefix, const char *rest, int *ret);
+
 /* util_parse_u64 for a signed int (a leading '-'). */
 int util_parse_int(const char *s, size_t len, int *ret);
 

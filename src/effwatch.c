@@ -1,6 +1,5 @@
 /* The effective-affinity watch (effwatch.h). */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "apply.h"
@@ -52,6 +51,7 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
                 const struct inventory_irq *irq = inventory_irq(inv, w->irq);
                 char want[256], eff[256];
                 cpuset_t want_set, eff_set;
+                enum apply_eff_event ev;
                 int ok;
 
                 if (!irq || !irq->affinity_readable || !cpuset_kept_same(&w->want, &irq->affinity)) {
@@ -66,25 +66,17 @@ void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv
                         w->has_eff = false;
                 cpuset_to_text(&want_set, "?", want, sizeof(want));
                 cpuset_to_text(&eff_set, "?", eff, sizeof(eff));
-                switch (apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE)) {
-                case APPLY_EFF_MISMATCH:
+                ev = apply_effective_step(w, ok, irq_fired(prev, cur, w->irq), APPLY_EFFECTIVE_GRACE);
+                if (ev == APPLY_EFF_MISMATCH)
                         effwatch_log_mismatch(w->irq, irq->name, irq->nic >= 0 ? inv->nics[irq->nic].name : NULL,
                                               irq->queue, want, eff, w->off_ticks);
-                        break;
-                case APPLY_EFF_RECOVERED:
+                else if (ev == APPLY_EFF_RECOVERED)
                         log_info("IRQ %u (%s) now fires on CPU %s as set", w->irq, irq->name, eff);
+                else if (ev == APPLY_EFF_UNKNOWN && ok != -ENOENT)
+                        log_debug_errno(ok, "IRQ %u: effective affinity unreadable: %m", w->irq);
+                if (ev == APPLY_EFF_RECOVERED || ev == APPLY_EFF_SETTLED || ev == APPLY_EFF_UNKNOWN) {
                         eff_drop(ew, w);
                         continue;
-                case APPLY_EFF_SETTLED:
-                        eff_drop(ew, w);
-                        continue;
-                case APPLY_EFF_UNKNOWN:
-                        if (ok != -ENOENT)
-                                log_debug_errno(ok, "IRQ %u: effective affinity unreadable: %m", w->irq);
-                        eff_drop(ew, w);
-                        continue;
-                default:
-                        break;
                 }
                 i++;
         }
@@ -101,10 +93,8 @@ void effwatch_forget(struct effwatch *ew, unsigned irq) {
 }
 
 void effwatch_free(struct effwatch *ew) {
-        for (size_t i = 0; i < ew->n; i++) {
-                cpuset_kept_free(&ew->v[i].want);
-                cpuset_kept_free(&ew->v[i].eff);
-        }
+        while (ew->n > 0)
+                eff_drop(ew, &ew->v[0]);
         free(ew->v);
         *ew = (struct effwatch) {};
 }

@@ -24,7 +24,6 @@
 #include "policy.h"
 #include "problem.h"
 #include "report.h"
-#include "rootfs.h"
 #include "sample.h"
 #include "topology.h"
 #include "undo.h"
@@ -42,12 +41,11 @@ static void overlay(struct engine *e, struct inventory *inv, struct worker_set *
         if (!e->dry_run || !e->apply)
                 return;
         n = apply_overlay(e->apply, &v);
+        /* each takes only the kinds it holds */
         for (size_t i = 0; i < n; i++) {
-                if (v[i].key.kind == KNOB_THREAD) {
-                        if (ws)
-                                workers_set_knob(ws, &v[i].key, &v[i].cpus);
-                } else
-                        inventory_set_knob(inv, &v[i].key, &v[i].cpus, v[i].number, fresh_only);
+                if (ws)
+                        workers_set_knob(ws, &v[i].key, &v[i].cpus);
+                inventory_set_knob(inv, &v[i].key, &v[i].cpus, v[i].number, fresh_only);
         }
 }
 
@@ -166,7 +164,7 @@ static bool any_saturated(const struct config *c, const struct sample_rates *raw
 }
 
 /* Without softnet_stat the policy has no drop figures and judges saturated
- * CPUs on their load, as before: said once, nothing else is lost. */
+ * CPUs on their load alone: said once, nothing else is lost. */
 static void take_softnet(struct engine *e, struct sample_snapshot *cur) {
         int r = sample_snapshot_take_softnet(e->rootfd, cur);
 
@@ -613,6 +611,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         enum policy_pace pace_in;
         unsigned long gen = 0;
         unsigned n_external = 0, audit_every = e->audit_every;
+        uint64_t took;
         const char *full;
         int r;
 
@@ -767,13 +766,9 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         }
 done:
         e->ticks++;
-        {
-                uint64_t took = util_now_usec(CLOCK_MONOTONIC) - now;
-
-                report_count_tick(e->out, took);
-                log_debug("tick %u (%s) took %.1f ms", e->ticks, full ? "full" : "calm",
-                          (double) took / USEC_PER_MSEC);
-        }
+        took = util_now_usec(CLOCK_MONOTONIC) - now;
+        report_count_tick(e->out, took);
+        log_debug("tick %u (%s) took %.1f ms", e->ticks, full ? "full" : "calm", (double) took / USEC_PER_MSEC);
         ret->full = full;
         counted = true;
 out:
@@ -886,8 +881,7 @@ int engine_start(struct engine *e, uint64_t now) {
 }
 
 void engine_free(struct engine *e) {
-        if (e->apply)
-                apply_free(e->apply);
+        apply_free(e->apply);
         policy_report_free(&e->report);
         policy_state_free(e->policy);
         action_list_free(&e->actions);

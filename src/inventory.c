@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,23 +38,6 @@ static bool contains_pci_token(const char *name, const char *pci_addr) {
         return false;
 }
 
-/* "<prefix><N><rest>": N (decimal, fits an int) into *ret when the rest
- * follows it exactly. */
-static bool parse_numbered(const char *s, const char *prefix, const char *rest, int *ret) {
-        const char *n = skip_prefix(s, prefix);
-        unsigned long v;
-        char *e;
-
-        if (!n || !isdigit((unsigned char) *n))
-                return false;
-        errno = 0;
-        v = strtoul(n, &e, 10);
-        if (errno || v > INT_MAX || strcmp(e, rest) != 0)
-                return false;
-        *ret = (int) v;
-        return true;
-}
-
 /* The part of an IRQ name after the device name: "-TxRx-3" etc. */
 static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_queue) {
         static const struct {
@@ -72,7 +54,7 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
         };
 
         for (size_t i = 0; i < ELEMENTSOF(families); i++) {
-                if (parse_numbered(rest, families[i].suffix, "", ret_queue))
+                if (util_parse_numbered(rest, families[i].suffix, "", ret_queue))
                         return families[i].role;
         }
         return INVENTORY_IRQ_NONE;
@@ -90,13 +72,13 @@ static enum inventory_irq_role found(enum inventory_irq_role role, int q, int *r
 static enum inventory_irq_role classify_tg3(const char *rest, int *ret_queue) {
         int k;
 
-        if (parse_numbered(rest, "-txrx-", "", &k) && k >= 1)
+        if (util_parse_numbered(rest, "-txrx-", "", &k) && k >= 1)
                 return found(INVENTORY_IRQ_RXTX, k - 1, ret_queue);
-        if (parse_numbered(rest, "-rx-", "", &k) && k >= 1)
+        if (util_parse_numbered(rest, "-rx-", "", &k) && k >= 1)
                 return found(INVENTORY_IRQ_RX, k - 1, ret_queue);
-        if (parse_numbered(rest, "-tx-", "", &k) && k == 0)
+        if (util_parse_numbered(rest, "-tx-", "", &k) && k == 0)
                 return found(INVENTORY_IRQ_TX, 0, ret_queue);
-        if (parse_numbered(rest, "-", "", &k))
+        if (util_parse_numbered(rest, "-", "", &k))
                 return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         return INVENTORY_IRQ_NONE;
 }
@@ -110,9 +92,9 @@ static enum inventory_irq_role classify_ionic(const char *rest, int *ret_queue) 
                 return INVENTORY_IRQ_NONE;
         while (isdigit((unsigned char) *p))
                 p++;
-        if (parse_numbered(p, "-rx", "", ret_queue))
+        if (util_parse_numbered(p, "-rx", "", ret_queue))
                 return INVENTORY_IRQ_RXTX;
-        if (parse_numbered(p, "-tx", "", ret_queue))
+        if (util_parse_numbered(p, "-tx", "", ret_queue))
                 return INVENTORY_IRQ_TX;
         return INVENTORY_IRQ_NONE;
 }
@@ -122,9 +104,9 @@ static enum inventory_irq_role classify_ionic(const char *rest, int *ret_queue) 
 static enum inventory_irq_role classify_sfc(const char *rest, int *ret_queue) {
         int k;
 
-        if (parse_numbered(rest, "-", "", &k))
+        if (util_parse_numbered(rest, "-", "", &k))
                 return found(INVENTORY_IRQ_RXTX, k, ret_queue);
-        if (parse_numbered(rest, "-xdp-", "", &k) || strcmp(rest, "-ptp") == 0)
+        if (util_parse_numbered(rest, "-xdp-", "", &k) || strcmp(rest, "-ptp") == 0)
                 return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
         return INVENTORY_IRQ_NONE;
 }
@@ -137,7 +119,7 @@ static bool is_admin_suffix(const char *rest) {
 
         if (rest[0] != '-' || !rest[1])
                 return false;
-        if (parse_numbered(rest, "-event-", "", &k) || skip_prefix(rest, "-fdir-"))
+        if (util_parse_numbered(rest, "-event-", "", &k) || skip_prefix(rest, "-fdir-"))
                 return true;
         for (const char *p = rest + 1; *p; p++)
                 if (!isalpha((unsigned char) *p) && *p != '_')
@@ -151,7 +133,7 @@ static bool parse_at(const char *irq_name, const char *prefix, const char *at, c
         char rest[64];
 
         snprintf(rest, sizeof(rest), "%s%s", at, pci_addr);
-        return parse_numbered(irq_name, prefix, rest, ret_queue);
+        return util_parse_numbered(irq_name, prefix, rest, ret_queue);
 }
 
 enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const char *nic_name, const char *driver,
@@ -199,9 +181,9 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
                  * "virtioK-virtqueues" or INTx "virtioK" serves all */
                 if (rest[0] == 0 || strcmp(rest, "-virtqueues") == 0)
                         return found(INVENTORY_IRQ_RXTX, 0, ret_queue);
-                if (parse_numbered(rest, "-input.", "", &q))
+                if (util_parse_numbered(rest, "-input.", "", &q))
                         return found(INVENTORY_IRQ_RX, q, ret_queue);
-                if (parse_numbered(rest, "-output.", "", &q))
+                if (util_parse_numbered(rest, "-output.", "", &q))
                         return found(INVENTORY_IRQ_TX, q, ret_queue);
                 if (rest[0] == '-') /* config, control, anything else of it */
                         return found(INVENTORY_IRQ_OTHER, -1, ret_queue);
@@ -214,11 +196,11 @@ enum inventory_irq_role inventory_classify_irq_name(const char *irq_name, const 
                  * counts twice a combined vector), "-Rx-k", "-Tx-k" */
                 snprintf(prefix, sizeof(prefix), "hns3-%s", pci_addr);
                 if ((rest = skip_prefix(irq_name, prefix)) && rest[0] == '-') {
-                        if (parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0)
+                        if (util_parse_numbered(rest, "-TxRx-", "", &q) && q % 2 == 0)
                                 return found(INVENTORY_IRQ_RXTX, q / 2, ret_queue);
-                        if (parse_numbered(rest, "-Rx-", "", &q))
+                        if (util_parse_numbered(rest, "-Rx-", "", &q))
                                 return found(INVENTORY_IRQ_RX, q, ret_queue);
-                        if (parse_numbered(rest, "-Tx-", "", &q))
+                        if (util_parse_numbered(rest, "-Tx-", "", &q))
                                 return found(INVENTORY_IRQ_TX, q, ret_queue);
                 }
                 /* gve_alloc_notify_blocks(): block N, placed by inventory_read */
@@ -308,13 +290,10 @@ static bool is_pci_addr(const char *s) {
         size_t n = strlen(s);
 
         /* DDDD:BB:DD.F; VMD domains have more than four digits. */
-        if (n < 12 || n > 16)
+        if (n < 12 || n > 16 || strspn(s, "0123456789abcdefABCDEF:.") != n)
                 return false;
         if (sscanf(s, "%x:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4)
                 return false;
-        for (size_t i = 0; i < n; i++)
-                if (!isxdigit((unsigned char) s[i]) && s[i] != ':' && s[i] != '.')
-                        return false;
         return s[n - 8] == ':' && s[n - 5] == ':' && s[n - 2] == '.';
 }
 
@@ -531,10 +510,10 @@ static int count_queue_dirs(int rootfd, const char *name, int *ret_rx, int *ret_
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                if (parse_numbered(de->d_name, "rx-", "", &q)) {
+                if (util_parse_numbered(de->d_name, "rx-", "", &q)) {
                         (*ret_rx)++;
                         *ret_max_rx = MAX(*ret_max_rx, q);
-                } else if (parse_numbered(de->d_name, "tx-", "", &q)) {
+                } else if (util_parse_numbered(de->d_name, "tx-", "", &q)) {
                         (*ret_tx)++;
                         *ret_max_tx = MAX(*ret_max_tx, q);
                 }
@@ -580,10 +559,8 @@ static int read_queues(int rootfd, struct inventory_nic *nic) {
                 q->rx_irq = q->tx_irq = -1;
                 q->napi_threaded = NETDEV_THREADED_UNKNOWN;
                 q->napi_cpu = -1;
-                snprintf(path, sizeof(path), "sys/class/net/%s/queues/rx-%zu", nic->name, i);
-                q->has_rx = rootfs_exists(rootfd, path) > 0;
-                snprintf(path, sizeof(path), "sys/class/net/%s/queues/tx-%zu", nic->name, i);
-                q->has_tx = rootfs_exists(rootfd, path) > 0;
+                q->has_rx = rootfs_exists(rootfd, knob_queue_path(path, sizeof(path), nic->name, false, i, "")) > 0;
+                q->has_tx = rootfs_exists(rootfd, knob_queue_path(path, sizeof(path), nic->name, true, i, "")) > 0;
                 inventory_reread_queue(rootfd, nic, q, false);
         }
         return 0;
@@ -654,11 +631,10 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
                 return;
         nic->has_device = true;
         copy_str(nic->bus_id, sizeof(nic->bus_id), basename(target));
-        if (!read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port))
-                s->dev_port = 0;
+        (void) read_int(rootfd, nic_file(path, nic, "dev_port"), NULL, &s->dev_port); /* 0 unless it reads */
         if (rootfs_readlink(rootfd, nic_file(path, nic, "device/driver"), target, sizeof(target)) == 0)
                 copy_str(nic->driver, sizeof(nic->driver), basename(target));
-        if (parse_numbered(nic->bus_id, "virtio", "", &(int) { 0 }))
+        if (util_parse_numbered(nic->bus_id, "virtio", "", &(int) { 0 }))
                 copy_str(s->virtio_dev, sizeof(s->virtio_dev), nic->bus_id);
 
         if (is_pci_addr(nic->bus_id)) {
@@ -1265,13 +1241,10 @@ static void nic_free(struct inventory_nic *nic) {
         free(nic->napis);
         nic->napis = NULL;
         nic->n_napis = 0;
-        rootfs_release(&nic->fd_ifindex);
-        rootfs_release(&nic->fd_flags);
-        rootfs_release(&nic->fd_rx_packets);
-        rootfs_release(&nic->fd_tx_packets);
-        rootfs_release(&nic->fd_rx_bytes);
-        rootfs_release(&nic->fd_queues);
-        rootfs_release(&nic->fd_threaded);
+        int *fds[] = { &nic->fd_ifindex, &nic->fd_flags, &nic->fd_rx_packets, &nic->fd_tx_packets,
+                       &nic->fd_rx_bytes, &nic->fd_queues, &nic->fd_threaded };
+        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+                rootfs_release(fds[i]);
 }
 
 void inventory_free_sets(struct inventory *inv) {

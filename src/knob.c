@@ -213,16 +213,13 @@ int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret) {
         return -EINVAL;
 }
 
-/* Room for a cpulist of CPUSET_MAX CPUs in the worst case ("0,2,4,..."). */
-#define LIST_MAX CPUSET_LIST_MAX
-
 static int list_dup(const cpuset_t *s, char **ret) {
-        _cleanup_(freep) char *buf = malloc(LIST_MAX);
+        _cleanup_(freep) char *buf = malloc(CPUSET_LIST_MAX);
         int r;
 
         if (!buf)
                 return -ENOMEM;
-        r = cpuset_format_list(s, buf, LIST_MAX);
+        r = cpuset_format_list(s, buf, CPUSET_LIST_MAX);
         if (r < 0)
                 return r;
         *ret = strdup(buf);
@@ -406,11 +403,7 @@ int knob_read(int rootfd, bool root_is_host, const struct knob_key *k, char **re
         if (value_is(k->kind, VALUE_NUMBER)) {
                 /* canonical decimal: "0010" and "10" are one value */
                 (void) parse_u32(v, &n);
-                free(v);
-                if (asprintf(&v, "%" PRIu32, n) < 0) {
-                        v = NULL;
-                        return -ENOMEM;
-                }
+                return knob_target(k->kind, NULL, n, NULL, ret);
         }
         *ret = v;
         v = NULL;

@@ -240,15 +240,13 @@ static int backoff(struct linkmon *m, int error) {
                 return r;
         if (!m->retry) {
                 r = sd_event_add_time(m->event, &m->retry, CLOCK_MONOTONIC, now + m->backoff_usec, 0, on_retry, m);
-                if (r < 0)
-                        return r;
-                (void) sd_event_source_set_description(m->retry, "rtnetlink-link-retry");
-                return error;
+                if (r >= 0)
+                        (void) sd_event_source_set_description(m->retry, "rtnetlink-link-retry");
+        } else {
+                r = sd_event_source_set_time(m->retry, now + m->backoff_usec);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->retry, SD_EVENT_ONESHOT);
         }
-        r = sd_event_source_set_time(m->retry, now + m->backoff_usec);
-        if (r < 0)
-                return r;
-        r = sd_event_source_set_enabled(m->retry, SD_EVENT_ONESHOT);
         return r < 0 ? r : error;
 }
 

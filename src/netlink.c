@@ -2,7 +2,6 @@
  * the netdev family's queues and NAPIs (netdev.c). */
 #include <errno.h>
 #include <net/if.h>
-#include <string.h>
 
 #include <linux/ethtool_netlink.h>
 #include <netlink/errno.h>

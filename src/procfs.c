@@ -344,9 +344,7 @@ static const char *const softirq_names[SOFTIRQ_MAX] = {
 };
 
 const char *procfs_softirq_to_string(enum procfs_softirq s) {
-        if (s < 0 || s >= SOFTIRQ_MAX)
-                return NULL;
-        return softirq_names[s];
+        return s >= 0 && s < SOFTIRQ_MAX ? softirq_names[s] : NULL;
 }
 
 static enum procfs_softirq softirq_from_mem(const char *s, size_t len) {
@@ -373,6 +371,7 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                 enum procfs_softirq row;
                 const char *id;
                 size_t il, col = 0;
+                uint64_t v;
 
                 if (line_is_blank(&line))
                         continue;
@@ -393,12 +392,7 @@ int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *r
                         continue; /* a softirq a newer kernel added */
                 if (s.present[row])
                         return -EBADMSG;
-                for (;;) {
-                        uint64_t v;
-
-                        r = next_count(&line, &v);
-                        if (r == 0)
-                                break;
+                while ((r = next_count(&line, &v)) != 0) {
                         if (r < 0)
                                 return r;
                         if (col >= s.n_cpus)
@@ -671,21 +665,14 @@ static bool skip_said;
 
 /* Appends the row's texts to the block (pointed at in parser_finish). */
 static int text_add(struct irq_parser *p) {
-        const char *f[] = { p->tx.id, p->tx.name };
-        size_t len[ELEMENTSOF(f)], need = p->text_len;
-        int r;
+        size_t li = strlen(p->tx.id) + 1, ln = strlen(p->tx.name) + 1;
+        int r = util_grow((void **) &p->s.text, &p->text_allocated, p->text_len + li + ln, 1);
 
-        for (size_t i = 0; i < ELEMENTSOF(f); i++) {
-                len[i] = strlen(f[i]) + 1;
-                need += len[i];
-        }
-        r = util_grow((void **) &p->s.text, &p->text_allocated, need, 1);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < ELEMENTSOF(f); i++) {
-                memcpy(p->s.text + p->text_len, f[i], len[i]);
-                p->text_len += len[i];
-        }
+        memcpy(p->s.text + p->text_len, p->tx.id, li);
+        memcpy(p->s.text + p->text_len + li, p->tx.name, ln);
+        p->text_len += li + ln;
         return 0;
 }
 
@@ -760,15 +747,14 @@ static int parser_finish(struct irq_parser *p, struct procfs_interrupts *ret) {
         s->text = shrink(s->text, p->text_len, 1);
         for (size_t i = 0, t = 0; i < s->n_irqs; i++) {
                 struct procfs_irq *q = &s->irqs[i];
-                const char **f[] = { &q->id, &q->name }; /* text_add()'s order */
 
                 q->nz_cols = q->n_nz ? s->nz_cols + off : NULL;
                 q->nz_counts = q->n_nz ? s->nz_vals + off : NULL;
                 off += q->n_nz;
-                for (size_t k = 0; k < ELEMENTSOF(f); k++) {
-                        *f[k] = s->text + t;
-                        t += strlen(*f[k]) + 1;
-                }
+                q->id = s->text + t; /* as text_add() put them */
+                t += strlen(q->id) + 1;
+                q->name = s->text + t;
+                t += strlen(q->name) + 1;
         }
         if (p->n_numeric > 0) {
                 size_t k = 0;
@@ -934,17 +920,14 @@ int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *r
                         if (util_parse_int(s, n, &st.processor) < 0 || st.processor < 0)
                                 return -EBADMSG;
                 } else if (field == 4 || field == 9 || field == 14 || field == 15 || field == 22) {
-                        if (util_parse_u64(s, n, &v) < 0)
+                        if (util_parse_u64(s, n, &v) < 0 || (field == 4 && v > INT32_MAX) ||
+                            (field == 9 && v > UINT32_MAX))
                                 return -EBADMSG;
-                        if (field == 4) {
-                                if (v > INT32_MAX)
-                                        return -EBADMSG;
+                        if (field == 4)
                                 st.ppid = (pid_t) v;
-                        } else if (field == 9) {
-                                if (v > UINT32_MAX)
-                                        return -EBADMSG;
+                        else if (field == 9)
                                 st.flags = (unsigned) v;
-                        } else if (field == 14)
+                        else if (field == 14)
                                 st.utime = v;
                         else if (field == 15)
                                 st.stime = v;

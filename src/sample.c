@@ -92,7 +92,7 @@ int sample_parse_softnet(const char *buf, size_t len, struct sample_snapshot *s)
 }
 
 int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret) {
-        char *buf = NULL;
+        _cleanup_(freep) char *buf = NULL;
         size_t len = 0;
         int r;
 
@@ -102,8 +102,7 @@ int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret) {
                 r = sample_parse_softnet(buf, len, ret);
         if (r < 0)
                 softnet_drop_arrays(ret);
-        free(buf);
-        return r < 0 ? r : 0;
+        return r;
 }
 
 int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
@@ -434,9 +433,7 @@ static bool compute_cpu(const struct sample_snapshot *prev, const struct sample_
         ret->irq = (double) d[CPUSTAT_IRQ] / t;
         ret->softirq = (double) d[CPUSTAT_SOFTIRQ] / t;
         ret->steal = (double) d[CPUSTAT_STEAL] / t;
-        ret->busy = 1.0 - ret->idle - ret->iowait;
-        if (ret->busy < 0)
-                ret->busy = 0;
+        ret->busy = MAX(1.0 - ret->idle - ret->iowait, 0.0);
         ret->net_frac = sirq_all ? (double) (sirq_d[SOFTIRQ_NET_RX] + sirq_d[SOFTIRQ_NET_TX]) / (double) sirq_all : 0;
         ret->net_rx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_RX] / dt_sirq : 0;
         ret->net_tx_rate = dt_sirq > 0 ? (double) sirq_d[SOFTIRQ_NET_TX] / dt_sirq : 0;

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "rootfs.h"
 #include "topology.h"
@@ -39,18 +38,6 @@ static int read_int_file(int rootfd, const char *path, int *ret) {
         return util_parse_int(util_strstrip(line), (size_t) -1, ret);
 }
 
-/* Parses "<prefix><number>" ("cpu12", "node1"); -1 for anything else ("cpufreq"). */
-static int parse_numbered(const char *name, const char *prefix) {
-        size_t n = strlen(prefix);
-        int v;
-
-        if (strncmp(name, prefix, n) != 0 || name[n] == 0)
-                return -1;
-        if (util_parse_int(name + n, (size_t) -1, &v) < 0 || v < 0)
-                return -1;
-        return v;
-}
-
 /* Present CPUs: the "present" file, else the cpuN directories. */
 static int read_present(int rootfd, cpuset_t *ret) {
         struct dirent *de;
@@ -67,8 +54,9 @@ static int read_present(int rootfd, cpuset_t *ret) {
         if (r < 0)
                 return r;
         while ((de = readdir(d))) {
-                int cpu = parse_numbered(de->d_name, "cpu");
-                if (cpu >= 0 && cpu < CPUSET_MAX)
+                int cpu;
+
+                if (util_parse_numbered(de->d_name, "cpu", "", &cpu) && cpu < CPUSET_MAX)
                         cpuset_set(ret, cpu);
         }
         closedir(d);
@@ -113,11 +101,11 @@ static int read_nodes(int rootfd, struct topology *t) {
         r = rootfs_fdopendir(rootfd, NODE_DIR, &d);
         if (r == 0) {
                 while ((de = readdir(d))) {
-                        int id = parse_numbered(de->d_name, "node");
                         struct topology_node *n;
                         char path[128];
+                        int id;
 
-                        if (id < 0)
+                        if (!util_parse_numbered(de->d_name, "node", "", &id))
                                 continue;
                         r = util_grow((void **) &t->nodes, &allocated, t->n_nodes + 1, sizeof(*t->nodes));
                         if (r < 0)
@@ -244,11 +232,9 @@ int topology_read(int rootfd, struct topology *ret) {
                 if (!c->online) /* no topology directory */
                         continue;
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/core_id", cpu);
-                if (read_int_file(rootfd, path, &c->core_id) < 0)
-                        c->core_id = -1;
+                (void) read_int_file(rootfd, path, &c->core_id); /* -1 unless it reads */
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", cpu);
-                if (read_int_file(rootfd, path, &c->package_id) < 0)
-                        c->package_id = -1;
+                (void) read_int_file(rootfd, path, &c->package_id);
                 snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/thread_siblings_list", cpu);
                 (void) read_cpulist_optional(rootfd, path, &siblings[cpu]);
         }

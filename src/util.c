@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,6 +66,21 @@ int util_parse_u64(const char *s, size_t len, uint64_t *ret) {
         }
         *ret = v;
         return 0;
+}
+
+bool util_parse_numbered(const char *s, const char *prefix, const char *rest, int *ret) {
+        size_t n = strlen(prefix);
+        unsigned long v;
+        char *e;
+
+        if (strncmp(s, prefix, n) != 0 || !isdigit((unsigned char) s[n]))
+                return false;
+        errno = 0;
+        v = strtoul(s + n, &e, 10);
+        if (errno || v > INT_MAX || strcmp(e, rest) != 0)
+                return false;
+        *ret = (int) v;
+        return true;
 }
 
 int util_parse_int(const char *s, size_t len, int *ret) {
@@ -150,16 +166,11 @@ int util_parse_bool(const char *s, bool *ret) {
         static const char *const yes[] = { "1", "yes", "true", "on" };
         static const char *const no[] = { "0", "no", "false", "off" };
 
-        for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
-                if (strcasecmp(s, yes[i]) == 0) {
-                        *ret = true;
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(s, yes[i]) == 0 || strcasecmp(s, no[i]) == 0) {
+                        *ret = strcasecmp(s, yes[i]) == 0;
                         return 0;
                 }
-                if (strcasecmp(s, no[i]) == 0) {
-                        *ret = false;
-                        return 0;
-                }
-        }
         return -EINVAL;
 }
 

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
@@ -169,25 +168,12 @@ static bool is_kernel_thread(const struct procinfo *pi) {
 /* 1 match, 0 no match, -errno when the process vanished. */
 static int matches(int rootfd, struct matcher *m, struct procinfo *pi) {
         const struct config_worker *w = m->w;
-        bool any = false;
 
-        if (w->match_name) {
-                any = true;
-                if (strcmp(pi->comm, w->match_name) != 0)
-                        return 0;
-        }
-        if (w->pidfile) {
-                any = true;
-                if (m->pidfile_pid == 0 || m->pidfile_pid != pi->pid)
-                        return 0;
-        }
-        if (m->have_regex) {
-                any = true;
-                if (regexec(&m->regex, pi->cmdline, 0, NULL, 0) != 0)
-                        return 0;
-        }
+        if ((w->match_name && strcmp(pi->comm, w->match_name) != 0) ||
+            (w->pidfile && (m->pidfile_pid == 0 || m->pidfile_pid != pi->pid)) ||
+            (m->have_regex && regexec(&m->regex, pi->cmdline, 0, NULL, 0) != 0))
+                return 0;
         if (w->match_unit) {
-                any = true;
                 if (!pi->cgroup) {
                         int r = rootfs_readf(rootfd, &pi->cgroup, &pi->cgroup_len, "proc/%d/cgroup", (int) pi->pid);
                         if (r < 0)
@@ -196,7 +182,7 @@ static int matches(int rootfd, struct matcher *m, struct procinfo *pi) {
                 if (!workers_cgroup_has_unit(pi->cgroup, pi->cgroup_len, w->match_unit))
                         return 0;
         }
-        return any;
+        return w->match_name || w->pidfile || m->have_regex || w->match_unit;
 }
 
 static int cmp_thread(const void *a, const void *b) {
