@@ -667,7 +667,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         }
         if (!bu)
                 return false;
-        if (pol_demand(t, cpu) - bpeak < pol_gain_need(t, cpu) - 1e-9) {
+        if (pol_demand(t, cpu) - bpeak < pol_gain_need(t, cpu, bto) - 1e-9) {
                 if (!t->st->cpus[cpu].gain_short)
                         t->st->cpus[cpu].gain_short = t->now;
                 return false;
@@ -771,7 +771,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 }
         }
         /* a small epsilon so that a gain of exactly min_gain counts */
-        if (best.u && pol_demand(t, cpu) - best.peak >= pol_gain_need(t, cpu) - 1e-9) {
+        if (best.u && pol_demand(t, cpu) - best.peak >= pol_gain_need(t, cpu, best.to) - 1e-9) {
                 struct pol_cpu *pc = &t->st->cpus[cpu];
 
                 if (pc->saturated)

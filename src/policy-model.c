@@ -280,10 +280,31 @@ double pol_plan_gain(const struct pol_tick *t) {
         return MAX(g, MIN(MIN(t->c->balance_floor, t->c->min_gain), MAX(POL_PLAN_LEAST, t->noise_gain)));
 }
 
-double pol_gain_need(const struct pol_tick *t, int cpu) {
+/* The least gain of a move off cpu (onto to, or -1 for any): min_gain;
+ * where cpu is judged by its steady level (pol_cpu_steady) on a light
+ * host whose noise is known, min_gain at the host's scale and
+ * POL_NOISE_K deviations of the noise of the CPUs the move leaves and
+ * joins, down to POL_PLAN_LEAST: the level's error shrinks while nothing
+ * changes, so one sample's resolution (POL_GAIN_LEAST) does not bound
+ * what it shows. */
+static double gain_least(const struct pol_tick *t, int cpu, int to) {
+        double var;
+
+        if (t->scale >= 1 || !t->noise_known || cpu < 0 || (size_t) cpu >= t->st->n_cpus ||
+            !pol_cpu_steady(&t->st->cpus[cpu]))
+                return pol_min_gain(t);
+        var = t->st->cpus[cpu].noise_var;
+        if (to >= 0 && (size_t) to < t->st->n_cpus)
+                var = MAX(var, t->st->cpus[to].noise_var);
+        return MAX(t->c->min_gain * t->scale,
+                   MIN(MIN(t->c->balance_floor, t->c->min_gain), MAX(POL_PLAN_LEAST, POL_NOISE_K * sqrt(var))));
+}
+
+double pol_gain_need(const struct pol_tick *t, int cpu, int to) {
         const struct pol_cpu *pc = &t->st->cpus[cpu];
 
-        return pol_min_gain(t) + (pc->gain_short && pc->gain_short < t->now ? POL_NOISE_K * sqrt(pc->noise_var) : 0);
+        return gain_least(t, cpu, to) +
+               (pc->gain_short && pc->gain_short < t->now ? POL_NOISE_K * sqrt(pc->noise_var) : 0);
 }
 
 /* A queue IRQ is busy (worth a move) from POL_BUSY_ABS, or from min_gain
@@ -292,9 +313,10 @@ double pol_busy_abs(const struct pol_tick *t) {
         return MIN(POL_BUSY_ABS, pol_min_gain(t));
 }
 
-/* ... or from POL_BUSY_FRAC of its CPU's network load, if more. */
+/* ... or from POL_BUSY_FRAC of its CPU's network load, if more; off a
+ * CPU judged by its level, from the least gain of a move off it. */
 double pol_busy(const struct pol_tick *t, int cpu) {
-        return MAX(pol_busy_abs(t), POL_BUSY_FRAC * t->net[cpu]);
+        return MAX(MIN(POL_BUSY_ABS, gain_least(t, cpu, -1)), POL_BUSY_FRAC * t->net[cpu]);
 }
 
 /* The mean is the level every CPU would have with the work perfectly

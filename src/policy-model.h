@@ -192,11 +192,13 @@ double pol_enter(const struct pol_tick *t);
 double pol_exit(const struct pol_tick *t);
 double pol_narrow(const struct pol_tick *t);
 double pol_min_gain(const struct pol_tick *t);
-/* The gain a queue IRQ move off hot cpu needs: min_gain, and from the tick
- * after one where no move gained that at the CPU's level, POL_NOISE_K
+/* The gain a queue IRQ move off hot cpu onto to (-1: any) needs: min_gain
+ * (off a CPU judged by its level, without POL_GAIN_LEAST's floor, by the
+ * two CPUs' noise), and from the tick after one where no move gained that
+ * at the CPU's level, POL_NOISE_K
  * deviations of its noise more, until the level changes or the CPU cools
  * (noise does not take a decision back). */
-double pol_gain_need(const struct pol_tick *t, int cpu);
+double pol_gain_need(const struct pol_tick *t, int cpu, int to);
 double pol_busy_abs(const struct pol_tick *t);
 double pol_plan_gain(const struct pol_tick *t);
 /* The least work of a queue IRQ on cpu that is worth a move there. */
@@ -238,6 +240,11 @@ static inline double pol_cpu_load(const struct sample_cpu *sc) {
  * yet to be confirmed). */
 static inline double pol_cpu_judged(const struct pol_cpu *pc, double L) {
         return pc->level_off != 0 || pc->level_n == 0 ? L : pc->level;
+}
+/* A CPU judged by its steady level: its noise known, the level held for
+ * POL_NOISE_SAMPLES samples with none beyond the noise since. */
+static inline bool pol_cpu_steady(const struct pol_cpu *pc) {
+        return pc->noise_n > POL_NOISE_SAMPLES && pc->level_off == 0 && pc->level_n >= POL_NOISE_SAMPLES;
 }
 /* One tick's sample of a CPU's smoothed irq+softirq load L into its noise
  * estimate and its steady level; settling: an action of ours still shows

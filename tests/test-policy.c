@@ -1911,6 +1911,65 @@ static void test_balance_light_gain(void **state) {
         }
 }
 
+/* A hot light CPU judged by its level: CPU0 carries a 7.5% queue and a
+ * 1.5% one (mean 3.4%, hot from 8.4%); moving the small one to the idle
+ * CPU7 gains 1.5%, under one sample's resolution (POL_GAIN_LEAST, 2%)
+ * but over min_gain at the host's scale (1.05%) and three deviations of
+ * the two CPUs' noise.  With +-1% noise the level shows it: one move,
+ * nothing after; under +-30% noise the gain is noise and nothing moves. */
+static void test_balance_light_level_gain(void **state) {
+        static const struct {
+                const char *what;
+                double noise;            /* +- per CPU and tick */
+                bool acts;               /* one IRQ move, else nothing */
+        } cases[] = {
+                { "steady light host: the 1.5% gain is made", 0.01, true },
+                { "noisy light host: the 1.5% gain is noise", 0.30, false },
+        };
+        static const double works[8] = { 0.075, 0.015, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03 };
+        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x1e7e1ULL + i;
+                double noise[FX_MAX_CPUS], peak = 0;
+                unsigned moves = 0, rps = 0, late = 0;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                /* no RPS: the test is about the least gain of a move */
+                fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
+                for (int q = 0; q < 8; q++) {
+                        f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
+                        fx_place(&f, 30 + (unsigned) q, cpus[q]);
+                }
+                for (unsigned k = 1; k <= 300; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        moves += count_type(&f.l, KNOB_IRQ);
+                        rps += count_type(&f.l, KNOB_RPS);
+                        if (k > 150)
+                                late += f.l.n;
+                }
+                fx_model(&f, NULL);
+                for (int c = 0; c < f.n_cpus; c++)
+                        peak = MAX(peak, f.load.cpus[c].softirq);
+                print_message("    %s: %u IRQ moves, %u RPS changes, peak %.1f%%\n", cases[i].what, moves, rps,
+                              100 * peak);
+                if (moves != (cases[i].acts ? 1 : 0) || rps > 0)
+                        fail_msg("%s: %u IRQ moves and %u RPS changes", cases[i].what, moves, rps);
+                if (cases[i].acts && peak > 0.076)
+                        fail_msg("%s: peak %.3f, want CPU0's 1.5%% gone", cases[i].what, peak);
+                if (late > 0)
+                        fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
+                fx_free(&f);
+        }
+}
+
 /* The steady re-layout: two NICs of six queues on six CPUs, laid out
  * blind, both from CPU0, so their heavy queues stack (CPU0 10%, CPU1 6%,
  * the rest 4%, mean 5.3%).  The excess (4.7%) is under balance_floor, no
@@ -5391,6 +5450,7 @@ int main(void) {
                 cmocka_unit_test(test_pace_steady_level),
                 cmocka_unit_test(test_noise_step_not_noise),
                 cmocka_unit_test(test_balance_light_gain),
+                cmocka_unit_test(test_balance_light_level_gain),
                 cmocka_unit_test(test_replan_light),
                 cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_rps_granularity),
