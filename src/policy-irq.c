@@ -730,6 +730,17 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 snprintf(why, why_len, "no busy queue IRQ of a managed NIC fires on it: its load is other work");
                 return;
         }
+        /* Once its busiest queue spreads with RPS, what it leaves here is
+         * its own interrupt work, which no placement divides: every other
+         * queue on the CPU is then worth a move from pol_busy_abs(), its
+         * share of the load notwithstanding (off a CPU that drops packets
+         * it takes its demand along; the gain test judges it). */
+        if (top->rps_ours && busy > pol_busy_abs(t)) {
+                busy = pol_busy_abs(t);
+                nb = 0;
+                for (size_t i = 0; i < t->n_units; i++)
+                        nb += t->units[i].target == cpu && t->units[i].work >= busy;
+        }
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
          * (irqbalance's rule, and its blind spot: the lone hot queue below). */

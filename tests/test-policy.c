@@ -2508,6 +2508,55 @@ static void test_move_saturated_demand(void **state) {
         fx_free(&f);
 }
 
+/* The rest of an indivisible queue: 4 CPUs, CPU0 with a queue of 2 CPUs
+ * (85% of it interrupt work, which RPS cannot take off) and two of 0.2
+ * (seed 16030's CPU75).  RPS spreads the big queue's protocol work, and
+ * CPU0 still asks 2.1 CPUs; the small queues, 8% each of the 100% it
+ * serves (their share of its interrupts), were under the tenth of its
+ * load a busy queue needs, so they stayed and the peak demand with them.
+ * Once the busiest spreads, the queues beside it count: the big one
+ * ends alone, at its own part (1.7) and its RPS cost. */
+static void test_move_beside_spread(void **state) {
+        struct fx f;
+        unsigned moves;
+        double demand[4] = { 0 }, peak = 0;
+        const cpuset_t *rps;
+        int big;
+
+        (void) state;
+        fx_init(&f, 4, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.single_queue_rps = false;
+        f.drops = true;
+        fx_add_nic(&f, "eth0", 0, 3, true, 50, true, false);
+        fx_place(&f, 50, 0);
+        f.q[0][0] = (struct fx_queue_model){ 2.0, 20000, 0.85 };
+        for (int q = 1; q < 3; q++) {
+                fx_place(&f, 50 + q, 0);
+                f.q[0][q] = (struct fx_queue_model){ 0.2, 2000 };
+        }
+        for (int c = 0; c < 4; c++)
+                f.user[c] = 0.1;
+        moves = fx_irq_moves(&f, 60, NULL);
+        rps = KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus);
+        big = fx_irq_cpu(&f, 50);
+        demand[big] += 0.85 * 2.0 + f.rps_cost * 0.15 * 2.0;
+        CPUSET_FOREACH(c, rps)
+                demand[c] += 0.15 * 2.0 / cpuset_count(rps);
+        for (int q = 1; q < 3; q++)
+                demand[fx_irq_cpu(&f, 50 + q)] += f.q[0][q].work;
+        for (int c = 0; c < 4; c++)
+                peak = MAX(peak, demand[c]);
+        for (size_t i = 0; i < f.rep.n_hot_cpus; i++)
+                print_message("    hot CPU%d: %s\n", f.rep.hot_cpus[i].cpu, f.rep.hot_cpus[i].why);
+        print_message("    peak demand %.2f, %u moves\n", peak, moves);
+        assert_int_not_equal(cpuset_count(rps), 0);
+        assert_true(moves >= 1);
+        assert_true(peak < 1.8);
+        fx_free(&f);
+}
+
 /* Room for a saturated CPU's work: another CPU idle for more than
  * saturated_share (30%), not just twice saturated_idle (20%).  The veth
  * case on a 2-CPU VM: CPU0 33% soft, 4% idle, CPU1 23% soft and 25% idle;
@@ -5425,6 +5474,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_settling_quiet_move),
                 cmocka_unit_test(test_move_all_hot),
                 cmocka_unit_test(test_move_saturated_demand),
+                cmocka_unit_test(test_move_beside_spread),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
                 cmocka_unit_test(test_lone_why_no_cool),
