@@ -286,7 +286,7 @@ static void size_cool(const struct pol_tick *t, const struct pol_unit *u, const 
                 double d;
 
                 cpuset_set(&s, v[k - 1]);
-                d = by_peak ? set_peak(t, u, &s) : fabs(own + p / (double) (k + 1) - level);
+                d = by_peak ? MAX(set_peak(t, u, &s), level) : fabs(own + p / (double) (k + 1) - level);
                 if (best < 0 || d < best - 1e-9) {
                         best = d;
                         k_best = k;
@@ -639,7 +639,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
                 cpuset_zero(&set);
                 if (own)
-                        size_cool(t, u, &cand, true, true, 0, &set);
+                        size_cool(t, u, &cand, true, true, even, &set);
                 else
                         size_set(t, u, &cand, even, &set);
                 snprintf(reason, sizeof(reason),
