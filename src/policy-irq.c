@@ -274,10 +274,19 @@ out:
         return peak;
 }
 
+/* The least gain of a layout that spills: min_gain at the host's scale,
+ * at least POL_GAIN_LEAST, without balance_floor.  The floor keeps a
+ * threshold judged again every tick from crossing by a stationary load's
+ * noise; the layout is judged once, and what it gains by spilling no later
+ * move can take when each queue is smaller than min_gain. */
+static double spill_gain(const struct pol_tick *t) {
+        return MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST);
+}
+
 /* Locality judged by what it costs (docs/DESIGN.md "Initial layout"): the
  * layout by load over the other nodes' allowed CPUs too, their work at
  * POL_REMOTE_COST, replaces the local one in to[] when its projected peak
- * is lower by min_gain.  rot: the n local candidates, n_free of them free.
+ * is lower by spill_gain().  rot: the n local candidates, n_free of them free.
  * Returns the peak of the layout in to[]; *ret_spill whether it spills. */
 static double layout_spill(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
                            const int *rot, size_t n_free, size_t n, int *to, double peak, bool *ret_spill) {
@@ -310,7 +319,7 @@ static double layout_spill(struct pol_tick *t, const struct pol_nicctx *x, const
         memcpy(cand + n + n_rem_free, rrot + n_rem_free, (n_rem - n_rem_free) * sizeof(int));
         p = lpt(t, x, place, n_place, cand, n_free + n_rem_free > 0 ? n_free + n_rem_free : n + n_rem, n + n_rem,
                 alt, NULL);
-        if (t->r < 0 || p >= peak - pol_min_gain(t) + 1e-9)
+        if (t->r < 0 || p >= peak - spill_gain(t) + 1e-9)
                 return peak;
         for (size_t i = 0; i < n_place; i++)
                 if (alt[i] >= 0 && !cpuset_isset(&x->cpus, alt[i]))
@@ -440,7 +449,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
         if (rate > 0)
                 peak = layout_spill(t, x, place, n_place, rot, n_free, n, to,
                                     lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now), &spill);
-        by_load = rate > 0 && peak < now - pol_min_gain(t);
+        by_load = rate > 0 && peak < now - (spill ? spill_gain(t) : pol_min_gain(t));
         if (!by_load && on_busy && n_free > 0) {
                 /* only the queues on busy CPUs move, onto the free ones */
                 n_place = 0;

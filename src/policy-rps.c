@@ -267,9 +267,10 @@ static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_uni
 }
 
 /* The IRQ CPU (with_irq) and the fewest coolest CPUs of cand in *set
- * that give the lowest projected peak (by_peak) or bring the IRQ CPU
- * nearest to level (when the cool CPUs lack room, each IRQ CPU should end
- * near the mean); *set is left as it was if there is no memory. */
+ * that give the lowest projected peak, none below level counted lower
+ * (by_peak), or bring the IRQ CPU nearest to level (when the cool CPUs
+ * lack room, each IRQ CPU should end near the mean); *set is left as it
+ * was if there is no memory. */
 static void size_cool(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, bool with_irq,
                       bool by_peak, double level, cpuset_t *set) {
         double p = proto_work(u), own = ex_load(t, u, u->target), best = -1;
@@ -286,7 +287,7 @@ static void size_cool(const struct pol_tick *t, const struct pol_unit *u, const 
                 double d;
 
                 cpuset_set(&s, v[k - 1]);
-                d = by_peak ? set_peak(t, u, &s) : fabs(own + p / (double) (k + 1) - level);
+                d = by_peak ? MAX(set_peak(t, u, &s), level) : fabs(own + p / (double) (k + 1) - level);
                 if (best < 0 || d < best - 1e-9) {
                         best = d;
                         k_best = k;
@@ -562,7 +563,10 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
  * room on the cool CPUs each queue is started alone; without, sized one by
  * one the last queues would get nothing, so, biggest first, each IRQ CPU
  * not busier than the spread keeps a share (size_cool()), and no set takes
- * another's IRQ CPU.  Room depends on the share RPS can move, only a prior
+ * another's IRQ CPU: its room up to the even level is its own queue's
+ * alone, so a set takes no CPUs for a peak below that level (by its peak
+ * alone the first set took the whole pool, and each after it too, leaving
+ * the IRQ CPUs idle).  Room depends on the share RPS can move, only a prior
  * before RPS: replan() plans again once it is measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
@@ -639,7 +643,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
                 cpuset_zero(&set);
                 if (own)
-                        size_cool(t, u, &cand, true, true, 0, &set);
+                        size_cool(t, u, &cand, true, true, even, &set);
                 else
                         size_set(t, u, &cand, even, &set);
                 snprintf(reason, sizeof(reason),
