@@ -7,16 +7,23 @@ moment (bench/README.md, "Per-tick cost and CPU per hour").
 usage: pair.py --sim build/bench/irqsteer-sim --floor build/bench/irqsteer-floor
                --bin main=/path/irqsteerd --bin new=build/irqsteerd
                [--host cost16] [--warm 120] [--window 240] [--out DIR]
+               [--service NAME] [--least-on NAME] [--irqbalance]
 
-Each irqsteerd runs at its defaults in the foreground (--root on its tree,
---state-dir on tmpfs when there is one).  After the warm-up each process's
+Each irqsteerd runs at its defaults in the foreground (--root on its tree;
+the trees and --state-dir on tmpfs when there is one: /proc and sysfs are
+in memory, and on ext4 an audit's file reads and writes sleep in the
+journal now and then, wake-ups no tick makes). After the warm-up each process's
 CPU time is read (schedstat: ns; utime+stime from /proc/PID/stat is printed
 beside it, but its 10 ms clock ticks are a tenth of a calm window's total)
 and again after the window; printed as CPU seconds per hour, with the
 wake-ups (voluntary context switches) per hour.  --bursts also polls each
 process's schedstat every 5 ms over the window and prints the median CPU
 time of a burst (a run of polls in which it grew: one wake-up), which the
-VM's minute-to-minute load moves less than the hour."""
+VM's minute-to-minute load moves less than the hour.  To tell why another
+measurement differs: --service runs a binary as its unit does (no
+--foreground), --least-on NAME adds a least sampler reading NAME's tree (as
+bench/run.py's hour section did), --irqbalance runs irqbalance at its
+defaults on a simulator of its own beside them (as that section does)."""
 
 import argparse
 import glob
@@ -110,6 +117,12 @@ def main():
     ap.add_argument('--out', help='work dir (default: a new one under /tmp, removed at the end)')
     ap.add_argument('--arg', action='append', default=[], help='one more irqsteerd argument')
     ap.add_argument('--bursts', action='store_true', help='poll every 5 ms: median CPU time a wake-up')
+    ap.add_argument('--service', action='append', default=[], metavar='NAME',
+                    help='run this binary as its unit does: without --foreground (no per-CPU load lines)')
+    ap.add_argument('--least-on', action='append', default=[], metavar='NAME',
+                    help='one more least sampler (least@NAME), reading that binary\'s tree')
+    ap.add_argument('--irqbalance', action='store_true',
+                    help='irqbalance at its defaults on its own simulator beside them (as bench/run.py\'s hour)')
     o = ap.parse_args()
 
     scn = os.path.join(HERE, 'scenarios', 'cost', o.host + '.scn')
@@ -118,32 +131,46 @@ def main():
     shm = '/dev/shm' if os.path.isdir('/dev/shm') else None
     state_base = tempfile.mkdtemp(prefix='irqsteer-pair.', dir=shm) if shm else work
     runs = [tuple(b.split('=', 1)) for b in o.bin] + [('least', None)]
+    runs += [('least@' + n, n) for n in o.least_on]
+    if o.irqbalance:
+        runs.append(('irqbalance', 'irqbalance'))
     ticks = o.warm + o.window + 30
-    sims, procs = [], []
+    sims, procs, roots = [], [], {}
     try:
         for name, path in runs:
             d = os.path.join(work, name)
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d)
+            roots[name] = os.path.join(state_base, name + '-root') if shm else os.path.join(d, 'root')
+            if name.startswith('least@'):
+                sims.append((d, None))
+                continue
             log = open(os.path.join(d, 'sim.log'), 'w')
-            sim = subprocess.Popen([o.sim, '--scenario', scn, '--root', os.path.join(d, 'root'),
+            sim = subprocess.Popen([o.sim, '--scenario', scn, '--root', roots[name],
                                     '--seed', str(o.seed), '--ticks', str(ticks),
                                     '--ready', os.path.join(d, 'ready'), '--go', os.path.join(d, 'go')],
                                    stdout=log, stderr=subprocess.STDOUT)
             sims.append((d, sim))
         for d, sim in sims:
-            wait_file(os.path.join(d, 'ready'), sim)
+            if sim:
+                wait_file(os.path.join(d, 'ready'), sim)
         for (name, path), (d, _) in zip(runs, sims):
             log = open(os.path.join(d, 'proc.log'), 'w')
-            if path:
+            if name == 'irqbalance':
+                cmd = [os.path.join(HERE, 'ns-run.sh'), roots[name], d, 'irqbalance', '-f']
+            elif name.startswith('least@'):
+                cmd = [o.floor, roots[path], '2000', 'least']
+            elif path:
                 st = os.path.join(state_base, name)
                 os.makedirs(st, exist_ok=True)
-                cmd = [path, '--root', os.path.join(d, 'root'), '--foreground', '--state-dir', st] + o.arg
+                cmd = ([path, '--root', roots[name]] + ([] if name in o.service else ['--foreground']) +
+                       ['--state-dir', st] + o.arg)
             else:
-                cmd = [o.floor, os.path.join(d, 'root'), '2000', 'least']
+                cmd = [o.floor, roots[name], '2000', 'least']
             procs.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)))
-        for d, _ in sims:
-            open(os.path.join(d, 'go'), 'w').close()
+        for d, sim in sims:
+            if sim:
+                open(os.path.join(d, 'go'), 'w').close()
         time.sleep(o.warm)
         s0 = {n: sample(p.pid) for n, p in procs}
         bursts = poll_bursts(procs, o.window) if o.bursts else {}
@@ -176,7 +203,8 @@ def main():
         for _, p in procs:
             stop(p)
         for _, s in sims:
-            stop(s)
+            if s:
+                stop(s)
         shutil.rmtree(state_base, ignore_errors=True)
         if not o.out:
             shutil.rmtree(work, ignore_errors=True)

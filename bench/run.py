@@ -63,6 +63,20 @@ def cpu_ns(pid):
         return None
 
 
+def wakeups(pid):
+    """Voluntary context switches of all threads of pid: its wake-ups."""
+    n = 0
+    try:
+        for t in glob.glob('/proc/%d/task/*/status' % pid):
+            with open(t) as f:
+                for line in f:
+                    if line.startswith('voluntary_ctxt_switches:'):
+                        n += int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return n
+
+
 def read_summary(path):
     out = {}
     with open(path) as f:
@@ -101,7 +115,7 @@ class Run:
     and the balancer acting on it."""
 
     def __init__(self, opts, scn, bal, ticks=None, tag=None, service=False, defaults=False, extra=(),
-                 seed=None, banned=''):
+                 seed=None, banned='', tree_base=None):
         # service: each daemon as its unit runs it, for the cost figures:
         # irqsteerd without --foreground (its per-CPU load line), irqbalance
         # without --debug (its tree printed each cycle: 32 against 30 us/s
@@ -117,7 +131,11 @@ class Run:
         self.work = os.path.join(opts.tmp, self.name)
         shutil.rmtree(self.work, ignore_errors=True)
         os.makedirs(self.work)
-        self.root = os.path.join(self.work, 'root')
+        # tree_base (tmpfs): the tree where a real /proc and sysfs are,
+        # in memory; on ext4 an audit's reads and writes of its files
+        # sleep in the journal now and then (wake-ups that are no tick's)
+        self.root = os.path.join(tree_base, self.name + '-root') if tree_base else os.path.join(self.work, 'root')
+        shutil.rmtree(self.root, ignore_errors=True)
         self.csv = os.path.join(self.work, 'ticks.csv')
         self.ticks = ticks
         self.sim = self.proc = None
@@ -151,6 +169,11 @@ class Run:
                  'irqbalance', '-f'] + ([] if self.service else ['--debug']) +
                 ([] if self.defaults else ['-t', '1']),
                 stdout=blog, stderr=subprocess.STDOUT, env=env)
+        elif self.bal == 'least':
+            # the least 2 s sampler (bench/floor.c) on a simulator of its
+            # own, as bench/pair.py runs it
+            self.proc = subprocess.Popen([o.floor, self.root, str(FLOOR_MS), 'least'],
+                                         stdout=blog, stderr=subprocess.STDOUT)
         elif self.bal == 'irqsteerd':
             state = self.state = state_dir(o, self.name)
             self.proc = subprocess.Popen(
@@ -625,6 +648,11 @@ def state_dir(opts, name):
     return d
 
 
+def cost_hosts(opts):
+    """The cost hosts to run: --cost-host's, else cost16 alone when quick."""
+    return opts.cost_hosts or (['cost16'] if opts.quick else COST_SCENARIOS)
+
+
 def run_cost(opts):
     """Instructions per tick and CPU per tick on 16/64/256-CPU hosts, both
     in the steady state: after a warm-up that holds the first placement,
@@ -641,7 +669,7 @@ def run_cost(opts):
     # about 80 s of it and is quoted nowhere): it only shows the harness
     # works, and its figures are quoted nowhere.
     warm, dur = (8, 6) if opts.quick else (60, 20)
-    for name in (['cost16'] if opts.quick else COST_SCENARIOS):
+    for name in cost_hosts(opts):
         scn = os.path.join(HERE, 'scenarios', 'cost', name + '.scn')
         row = {'host': name}
         # CPU per tick, live: both balancers at once on their own trees;
@@ -873,7 +901,7 @@ def run_hour(opts):
     calm_warm, calm_dur, loaded_warm, loaded_dur = hour_windows(opts)
     os.makedirs(os.path.join(opts.tmp, 'scn'), exist_ok=True)
     # quick: cost16 only (the CI budget); the full run has every host
-    for name in (['cost16'] if opts.quick else COST_SCENARIOS):
+    for name in cost_hosts(opts):
         base = os.path.join(HERE, 'scenarios', 'cost', name + '.scn')
         row = {'host': name}
         wins = [('calm', base)]
@@ -887,39 +915,51 @@ def run_hour(opts):
                 if bal == 'irqsteerd' and not opts.have_irqsteerd:
                     continue
                 r = Run(opts, scn, bal, warm + dur + 5, tag='%s-%s-hour' % (name, win), service=True,
-                        defaults=True)
+                        defaults=True, tree_base=opts.state_base)
                 r.start()
                 live.append(r)
             # the floor: a process that only wakes every 2 s (FLOOR_MS)
-            # and reads the file a calm tick reads, and its least mode
-            # (issue 39: the calm hour against it), on the same live tree
+            # and reads the file a calm tick reads, on irqsteerd's live
+            # tree; its least mode (issue 39: the calm hour against it) on
+            # a simulator of its own started with the daemons, as
+            # bench/pair.py runs it
             floors = []
             if win == 'calm' and opts.floor and os.access(opts.floor, os.X_OK) and live:
-                floors = [(k, subprocess.Popen([opts.floor, live[-1].root, str(FLOOR_MS)] + extra))
-                          for k, extra in (('floor', []), ('floor_least', ['least']))]
+                floors = [('floor', subprocess.Popen([opts.floor, live[-1].root, str(FLOOR_MS)]))]
+                r = Run(opts, scn, 'least', warm + dur + 5, tag='%s-%s-hour' % (name, win),
+                        tree_base=opts.state_base)
+                r.key = 'floor_least'
+                r.start()
+                live.append(r)
             time.sleep(warm)
-            marks = [(r.bal, r.proc.pid if r.proc else None) for r in live] + [(k, f.pid) for k, f in floors]
-            marks = [(b, p, cpu_ns(p) if p else None, time.time()) for b, p in marks]
-            for bal, _, c0, _ in marks:
+            marks = [(getattr(r, 'key', r.bal), r.proc.pid if r.proc else None) for r in live] + \
+                [(k, f.pid) for k, f in floors]
+            marks = [(b, p, cpu_ns(p) if p else None, wakeups(p) if p else None, time.time()) for b, p in marks]
+            for bal, _, c0, _, _ in marks:
                 if win == 'calm' and c0 is not None:
                     row['%s_startup_s' % bal] = c0 / 1e9  # from its exec: the start-up
             time.sleep(dur)
-            for bal, pid, c0, t0 in marks:
+            for bal, pid, c0, w0, t0 in marks:
                 c1 = cpu_ns(pid) if pid else None
+                w1 = wakeups(pid) if pid else None
+                h = 3600 / (time.time() - t0)
                 if c0 is not None and c1 is not None:
-                    row['%s_%s_s_h' % (bal, win)] = (c1 - c0) / 1e9 / (time.time() - t0) * 3600
+                    row['%s_%s_s_h' % (bal, win)] = (c1 - c0) / 1e9 * h
+                if w0 is not None and w1 is not None:
+                    row['%s_%s_wakes_h' % (bal, win)] = (w1 - w0) * h
             for _, f in floors:
                 stop(f)
             for r in live:
                 r.finish()
-                row['%s_%s_valid' % (r.bal, win)] = r.valid
+                row['%s_%s_valid' % (getattr(r, 'key', r.bal), win)] = r.valid
         rows.append(row)
     return rows
 
 
 def hour_table(rows):
     lines = ['host      calm: irqbalance  irqsteerd  ratio  %d s floor  least  x least    loaded x%d: irqbalance'
-             '  irqsteerd  ratio   start-up s: irqbalance  irqsteerd' % (FLOOR_MS // 1000, LOADED_FACTOR)]
+             '  irqsteerd  ratio   start-up s: irqbalance  irqsteerd   calm wakes/h: irqsteerd  least'
+             % (FLOOR_MS // 1000, LOADED_FACTOR)]
     for r in rows:
         cells = []
         for win in ('calm', 'loaded'):
@@ -929,8 +969,9 @@ def hour_table(rows):
                 least = r.get('floor_least_calm_s_h')
                 cells += [fmt(r.get('floor_calm_s_h'), '.2f'), fmt(least, '.2f'),
                           '%.2f' % (isd / least) if least and isd else '-']
-        cells += [fmt(r.get('irqbalance_startup_s'), '.3f'), fmt(r.get('irqsteerd_startup_s'), '.3f')]
-        lines.append('%-8s %16s %10s %6s %10s %6s %8s %22s %10s %6s %24s %10s' % tuple([r['host']] + cells))
+        cells += [fmt(r.get('irqbalance_startup_s'), '.3f'), fmt(r.get('irqsteerd_startup_s'), '.3f'),
+                  fmt(r.get('irqsteerd_calm_wakes_h'), '.0f'), fmt(r.get('floor_least_calm_wakes_h'), '.0f')]
+        lines.append('%-8s %16s %10s %6s %10s %6s %8s %22s %10s %6s %24s %10s %25s %6s' % tuple([r['host']] + cells))
     return '\n'.join(lines)
 
 
@@ -1750,6 +1791,8 @@ def main():
     ap.add_argument('--only-cost', action='store_true',
                     help='only the per-tick cost and CPU seconds per hour sections')
     ap.add_argument('--only-hour', action='store_true', help='only the CPU seconds per hour section')
+    ap.add_argument('--cost-host', action='append', dest='cost_hosts', choices=COST_SCENARIOS,
+                    help='run only these hosts in the per-tick cost and hour sections')
     ap.add_argument('--no-veth', action='store_true')
     ap.add_argument('--no-big', action='store_true', help='skip the big-host section')
     ap.add_argument('--only-big', action='store_true', help='only the big-host section')
