@@ -1901,6 +1901,50 @@ static void test_noise_step_not_noise(void **state) {
         }
 }
 
+/* One light-host case: eight queues of works[] on CPUs 0,0,1..6 (CPU7
+ * idle), no RPS, 300 ticks of +-noise per CPU.  acts: exactly one IRQ
+ * move, the peak then at most peak_max; else nothing; never an action in
+ * the second half. */
+static void light_gain_case(const char *what, const double works[8], double noise_amp, bool acts, double peak_max,
+                            uint64_t seed) {
+        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
+        struct fx f;
+        double noise[FX_MAX_CPUS], peak = 0;
+        unsigned moves = 0, rps = 0, late = 0;
+
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        /* no RPS: the test is about the least gain of a move */
+        fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
+        for (int q = 0; q < 8; q++) {
+                /* interrupt rates in proportion: the gain estimated is the gain */
+                f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
+                fx_place(&f, 30 + (unsigned) q, cpus[q]);
+        }
+        for (unsigned k = 1; k <= 300; k++) {
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 1 + noise_amp * (2 * fx_rand(&seed) - 1);
+                fx_model(&f, noise);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                moves += count_type(&f.l, KNOB_IRQ);
+                rps += count_type(&f.l, KNOB_RPS);
+                if (k > 150)
+                        late += f.l.n;
+        }
+        fx_model(&f, NULL);
+        for (int c = 0; c < f.n_cpus; c++)
+                peak = MAX(peak, f.load.cpus[c].softirq);
+        print_message("    %s: %u IRQ moves, %u RPS changes, peak %.1f%%\n", what, moves, rps, 100 * peak);
+        if (moves != (acts ? 1 : 0) || rps > 0)
+                fail_msg("%s: %u IRQ moves and %u RPS changes", what, moves, rps);
+        if (acts && peak > peak_max)
+                fail_msg("%s: peak %.3f, want CPU0's small queue gone", what, peak);
+        if (late > 0)
+                fail_msg("%s: %u actions in the second half of a stationary run", what, late);
+        fx_free(&f);
+}
+
 /* The least gain of a move on a light host comes from its measured
  * noise.  Eight CPUs, 3.4% mean: CPU0 carries queues of 7% and 2.5%
  * (9.5%, hot), six CPUs 3% each, CPU7 nothing.  The best move gains
@@ -1908,57 +1952,11 @@ static void test_noise_step_not_noise(void **state) {
  * +-30% noise (three deviations of CPU0's load exceed the gain) nothing
  * moves. */
 static void test_balance_light_gain(void **state) {
-        static const struct {
-                const char *what;
-                double noise;            /* +- per CPU and tick */
-                bool acts;               /* one IRQ move, else nothing */
-        } cases[] = {
-                { "steady light host: the 2.5% gain is made", 0.01, true },
-                { "noisy light host: the 2.5% gain is noise", 0.30, false },
-        };
         static const double works[8] = { 0.07, 0.025, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03 };
-        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
 
         (void) state;
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct fx f;
-                uint64_t seed = 0x11647a1eULL + i;
-                double noise[FX_MAX_CPUS], peak = 0;
-                unsigned moves = 0, rps = 0, late = 0;
-
-                fx_init(&f, 8, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                f.cfg.initial_layout = false;
-                /* no RPS: the test is about the least gain of a move */
-                fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
-                for (int q = 0; q < 8; q++) {
-                        /* interrupt rates in proportion: the gain estimated is the gain */
-                        f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
-                        fx_place(&f, 30 + (unsigned) q, cpus[q]);
-                }
-                for (unsigned k = 1; k <= 300; k++) {
-                        for (int c = 0; c < f.n_cpus; c++)
-                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
-                        fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, k * SEC), 0);
-                        moves += count_type(&f.l, KNOB_IRQ);
-                        rps += count_type(&f.l, KNOB_RPS);
-                        if (k > 150)
-                                late += f.l.n;
-                }
-                fx_model(&f, NULL);
-                for (int c = 0; c < f.n_cpus; c++)
-                        peak = MAX(peak, f.load.cpus[c].softirq);
-                print_message("    %s: %u IRQ moves, %u RPS changes, peak %.1f%%\n", cases[i].what, moves, rps,
-                              100 * peak);
-                if (moves != (cases[i].acts ? 1 : 0) || rps > 0)
-                        fail_msg("%s: %u IRQ moves and %u RPS changes", cases[i].what, moves, rps);
-                if (cases[i].acts && peak > 0.071)
-                        fail_msg("%s: peak %.3f, want CPU0's 2.5%% gone", cases[i].what, peak);
-                if (late > 0)
-                        fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
-                fx_free(&f);
-        }
+        light_gain_case("steady light host: the 2.5% gain is made", works, 0.01, true, 0.071, 0x11647a1eULL);
+        light_gain_case("noisy light host: the 2.5% gain is noise", works, 0.30, false, 0, 0x11647a1eULL + 1);
 }
 
 /* A hot light CPU judged by its level: CPU0 carries a 7.5% queue and a
@@ -1968,56 +1966,11 @@ static void test_balance_light_gain(void **state) {
  * the two CPUs' noise.  With +-1% noise the level shows it: one move,
  * nothing after; under +-30% noise the gain is noise and nothing moves. */
 static void test_balance_light_level_gain(void **state) {
-        static const struct {
-                const char *what;
-                double noise;            /* +- per CPU and tick */
-                bool acts;               /* one IRQ move, else nothing */
-        } cases[] = {
-                { "steady light host: the 1.5% gain is made", 0.01, true },
-                { "noisy light host: the 1.5% gain is noise", 0.30, false },
-        };
         static const double works[8] = { 0.075, 0.015, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03 };
-        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
 
         (void) state;
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct fx f;
-                uint64_t seed = 0x1e7e1ULL + i;
-                double noise[FX_MAX_CPUS], peak = 0;
-                unsigned moves = 0, rps = 0, late = 0;
-
-                fx_init(&f, 8, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                f.cfg.initial_layout = false;
-                /* no RPS: the test is about the least gain of a move */
-                fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
-                for (int q = 0; q < 8; q++) {
-                        f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
-                        fx_place(&f, 30 + (unsigned) q, cpus[q]);
-                }
-                for (unsigned k = 1; k <= 300; k++) {
-                        for (int c = 0; c < f.n_cpus; c++)
-                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
-                        fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, k * SEC), 0);
-                        moves += count_type(&f.l, KNOB_IRQ);
-                        rps += count_type(&f.l, KNOB_RPS);
-                        if (k > 150)
-                                late += f.l.n;
-                }
-                fx_model(&f, NULL);
-                for (int c = 0; c < f.n_cpus; c++)
-                        peak = MAX(peak, f.load.cpus[c].softirq);
-                print_message("    %s: %u IRQ moves, %u RPS changes, peak %.1f%%\n", cases[i].what, moves, rps,
-                              100 * peak);
-                if (moves != (cases[i].acts ? 1 : 0) || rps > 0)
-                        fail_msg("%s: %u IRQ moves and %u RPS changes", cases[i].what, moves, rps);
-                if (cases[i].acts && peak > 0.076)
-                        fail_msg("%s: peak %.3f, want CPU0's 1.5%% gone", cases[i].what, peak);
-                if (late > 0)
-                        fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
-                fx_free(&f);
-        }
+        light_gain_case("steady light host: the 1.5% gain is made", works, 0.01, true, 0.076, 0x1e7e1ULL);
+        light_gain_case("noisy light host: the 1.5% gain is noise", works, 0.30, false, 0, 0x1e7e1ULL + 1);
 }
 
 /* The steady re-layout: two NICs of six queues on six CPUs, laid out
