@@ -3,8 +3,9 @@ with more queue IRQs than its NICs' node can take, under a simulated x86
 vector space (tests/faultshim.so, IRQSTEER_VECTORS): every CPU takes 200
 IRQs and refuses the 201st with ENOSPC, CPU1 only 190 (vectors the daemon
 cannot see, as managed IRQs hold them).  Two NICs of 220 queues on node
-0's two CPUs: a layout that wraps puts 220 on each (their load stays below
-balance_floor, so no move off a hot CPU blurs the count).  The daemon must
+0's two CPUs: a layout that wraps puts 220 on each (their load, 0.03 of a
+CPU a NIC, stays below balance_floor and below the least gain of a spill
+to node 1, so no move off a hot CPU and no spill blurs the count).  The daemon must
 fill CPU0 no further than 200, meet CPU1's refusal once, log it once with
 CPU1's count, and place that IRQ elsewhere; no CPU of the tree ends past
 its limit.  Stdlib only; exit 77 when the simulator or the shim is not
@@ -42,13 +43,13 @@ user = 0.10
 family = txrx
 queues = {NQ}
 node = 0
-load = 0.25
+load = 0.03
 noise = 0
 [nic eth1]
 family = txrx
 queues = {NQ}
 node = 0
-load = 0.25
+load = 0.03
 noise = 0
 """
 
