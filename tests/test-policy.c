@@ -1901,27 +1901,34 @@ static void test_noise_step_not_noise(void **state) {
         }
 }
 
+/* The light host of the gain tests: eight CPUs, eth0's eight queues of
+ * works[] (interrupt rates in proportion, so the gain estimated is the
+ * gain) on CPUs 0,0,1..6, CPU7 idle, no initial layout and no RPS (the
+ * tests are about the least gain of a move). */
+static void light_host_init(struct fx *f, const double works[8]) {
+        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
+
+        fx_init(f, 8, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f->cfg);
+        f->cfg.initial_layout = false;
+        fx_add_nic(f, "eth0", 0, 8, true, 30, false, false);
+        for (int q = 0; q < 8; q++) {
+                f->q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
+                fx_place(f, 30 + (unsigned) q, cpus[q]);
+        }
+}
+
 /* One light-host case: eight queues of works[] on CPUs 0,0,1..6 (CPU7
  * idle), no RPS, 300 ticks of +-noise per CPU.  acts: exactly one IRQ
  * move, the peak then at most peak_max; else nothing; never an action in
  * the second half. */
 static void light_gain_case(const char *what, const double works[8], double noise_amp, bool acts, double peak_max,
                             uint64_t seed) {
-        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
         struct fx f;
         double noise[FX_MAX_CPUS], peak = 0;
         unsigned moves = 0, rps = 0, late = 0;
 
-        fx_init(&f, 8, 1, FX_SMT_NONE);
-        fx_shipped_defaults(&f.cfg);
-        f.cfg.initial_layout = false;
-        /* no RPS: the test is about the least gain of a move */
-        fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
-        for (int q = 0; q < 8; q++) {
-                /* interrupt rates in proportion: the gain estimated is the gain */
-                f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
-                fx_place(&f, 30 + (unsigned) q, cpus[q]);
-        }
+        light_host_init(&f, works);
         for (unsigned k = 1; k <= 300; k++) {
                 for (int c = 0; c < f.n_cpus; c++)
                         noise[c] = 1 + noise_amp * (2 * fx_rand(&seed) - 1);
@@ -2047,7 +2054,6 @@ static void test_balance_light_calm(void **state) {
                 { "noisy light host: the 2.5% gain is noise", 0.50, 0 },
         };
         static const double works[8] = { 0.07, 0.025, 0.03, 0.03, 0.03, 0.03, 0.03, 0.03 };
-        static const int cpus[8] = { 0, 0, 1, 2, 3, 4, 5, 6 };
         const unsigned every = 15; /* ticks between the policy's decisions */
 
         (void) state;
@@ -2057,14 +2063,7 @@ static void test_balance_light_calm(void **state) {
                 double noise[FX_MAX_CPUS], prev[FX_MAX_CPUS];
                 unsigned moves = 0, rps = 0, moved_at = 0;
 
-                fx_init(&f, 8, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                f.cfg.initial_layout = false;
-                fx_add_nic(&f, "eth0", 0, 8, true, 30, false, false);
-                for (int q = 0; q < 8; q++) {
-                        f.q[0][q] = (struct fx_queue_model){ works[q], 40000 * works[q] };
-                        fx_place(&f, 30 + (unsigned) q, cpus[q]);
-                }
+                light_host_init(&f, works);
                 for (unsigned k = 1; k <= 300; k++) {
                         for (int c = 0; c < f.n_cpus; c++)
                                 noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
