@@ -742,7 +742,7 @@ void pol_rps_steady(struct pol_tick *t) {
                 if (cpu > t->max_cpu || (size_t) cpu >= st->n_cpus)
                         continue;
                 pc = &st->cpus[cpu];
-                ready = pc->noise_n > POL_NOISE_SAMPLES && pc->level_off == 0 && pc->level_n >= POL_NOISE_SAMPLES;
+                ready = pol_cpu_steady(pc);
                 /* before the noise is known, min_gain is balance_floor:
                  * the least it may come down to */
                 gain = ready ? pol_min_gain(t) : MIN(pol_min_gain(t), MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST));
