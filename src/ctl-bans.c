@@ -1,7 +1,6 @@
 /* irqsteerctl ban, unban, bans: the runtime ban files (bans.h), written and
  * removed atomically. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,32 +26,20 @@ static const char bans_help[] =
 /* Options common to the three commands, the ban directory in dir: the
  * index of the first operand, or -(exit code) when done. */
 static int parse_options(const char *cmd, int argc, char **argv, char *dir, size_t len, bool *ret_json) {
-        static const struct option options[] = {
-                { "state-dir", required_argument, NULL, 's' },
-                { "json", no_argument, NULL, 'j' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
-        int c, n;
+        const struct ctl_option options[] = {
+                CTL_OPT("state-dir", 's', CTL_OPT_STRING, &state_dir),
+                CTL_OPT("json", 'j', ret_json ? CTL_OPT_FLAG : CTL_OPT_REFUSED, ret_json,
+                        .what = "--json is for 'irqsteerctl bans'"),
+        };
+        int i = ctl_options(cmd, argc, argv, bans_help, options, ELEMENTSOF(options), true), n;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+s:jh", options, NULL)) >= 0) {
-                switch (c) {
-                case 's': state_dir = optarg; break;
-                case 'j':
-                        if (!ret_json)
-                                return -ctl_usage_error(cmd, "--json is for 'irqsteerctl bans'");
-                        *ret_json = true;
-                        break;
-                case 'h': fputs(bans_help, stdout); return -CTL_EXIT_OK;
-                default: return -ctl_usage_error(cmd, "bad option");
-                }
-        }
+        if (i <= 0)
+                return i;
         n = snprintf(dir, len, "%s/%s", state_dir, BANS_DIR_NAME);
         if (n < 0 || (size_t) n >= len)
                 return -ctl_error("state directory name too long");
-        return optind;
+        return i;
 }
 
 int ctl_ban(int argc, char **argv) {

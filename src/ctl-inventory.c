@@ -1,7 +1,6 @@
 /* irqsteerctl inventory: CPUs, NICs, queues and every IRQ with its class,
  * as tables or JSON. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,13 +364,6 @@ static const char inventory_help[] =
         "  -h, --help          show this help\n";
 
 int ctl_inventory(int argc, char **argv) {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, 'r' },
-                { "config", required_argument, NULL, 'c' },
-                { "json", no_argument, NULL, 'j' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         _cleanup_(topology_free) struct topology t = { 0 };
         _cleanup_(procfs_interrupts_free) struct procfs_interrupts pi = { 0 };
         _cleanup_(inventory_free) struct inventory inv = { 0 };
@@ -380,21 +372,16 @@ int ctl_inventory(int argc, char **argv) {
         _cleanup_(freep) int *classes = NULL;
         _cleanup_(freep) bool *managed = NULL;
         bool json = false;
-        int c, rootfd, r, ret = CTL_EXIT_OK;
+        const struct ctl_option options[] = {
+                CTL_OPT("root", 'r', CTL_OPT_STRING, &root),
+                CTL_OPT("config", 'c', CTL_OPT_STRING, &config_path),
+                CTL_OPT("json", 'j', CTL_OPT_FLAG, &json),
+        };
+        int rootfd, r, ret = CTL_EXIT_OK;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:c:jh", options, NULL)) >= 0) {
-                switch (c) {
-                case 'r': root = optarg; break;
-                case 'c': config_path = optarg; break;
-                case 'j': json = true; break;
-                case 'h': fputs(inventory_help, stdout); return CTL_EXIT_OK;
-                default: return ctl_usage_error("inventory", "bad option");
-                }
-        }
-        if (optind < argc)
-                return ctl_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
-
+        r = ctl_options("inventory", argc, argv, inventory_help, options, ELEMENTSOF(options), false);
+        if (r <= 0)
+                return -r;
         if (config_load_print(config_path, "irqsteerctl: cannot load ", &cfg, stderr) < 0)
                 return CTL_EXIT_ERROR;
 

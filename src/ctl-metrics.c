@@ -1,6 +1,5 @@
 /* irqsteerctl metrics: the running daemon's Prometheus text file. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,30 +20,18 @@ static const char metrics_help[] =
         "  -h, --help           show this help\n";
 
 int ctl_metrics(int argc, char **argv) {
-        static const struct option options[] = {
-                { "state-dir", required_argument, NULL, 's' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         _cleanup_(json_freep) struct json_value *v = NULL;
         _cleanup_(freep) char *text = NULL;
         const char *state_dir = CONFIG_DEFAULT_STATE_DIR;
+        const struct ctl_option options[] = { CTL_OPT("state-dir", 's', CTL_OPT_STRING, &state_dir) };
         _cleanup_(closep) int fd = -1;
         size_t len;
         int64_t pid = 0;
-        int c, r;
+        int r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+s:h", options, NULL)) >= 0) {
-                switch (c) {
-                case 's': state_dir = optarg; break;
-                case 'h': fputs(metrics_help, stdout); return CTL_EXIT_OK;
-                default: return ctl_usage_error("metrics", "bad option");
-                }
-        }
-        if (optind < argc)
-                return ctl_usage_error("metrics", "unexpected argument '%s'", argv[optind]);
-
+        r = ctl_options("metrics", argc, argv, metrics_help, options, ELEMENTSOF(options), false);
+        if (r <= 0)
+                return -r;
         fd = rootfs_open(state_dir);
         r = fd < 0 ? fd : rootfs_read(fd, METRICS_NAME, &text, &len);
         if (r == -ENOENT)

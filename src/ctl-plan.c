@@ -1,6 +1,5 @@
 /* irqsteerctl plan: what the policy would do now, changing nothing. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,15 +162,6 @@ static void plan_record(void *userdata, const struct action *a, const char *line
 }
 
 int ctl_plan(int argc, char **argv) {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, 'r' },
-                { "config", required_argument, NULL, 'c' },
-                { "interval", required_argument, NULL, 'i' },
-                { "ticks", required_argument, NULL, 't' },
-                { "json", no_argument, NULL, 'j' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         _cleanup_(config_free) struct config cfg = { 0 };
         struct engine e;
         _cleanup_(report_free) struct report out = { 0 };
@@ -180,33 +170,22 @@ int ctl_plan(int argc, char **argv) {
         struct plan_notes notes = { 0 };
         _cleanup_(freep) char *state_dir = NULL, *bans_dir = NULL;
         const char *root = "/", *config_path = NULL;
-        uint64_t interval = 0, n;
-        unsigned ticks = 0, hot;
+        uint64_t interval = 0, ticks = 0;
+        unsigned hot;
         bool json = false;
-        int c, r, ret = CTL_EXIT_ERROR, level = log_get_max_level();
+        const struct ctl_option options[] = {
+                CTL_OPT("root", 'r', CTL_OPT_STRING, &root),
+                CTL_OPT("config", 'c', CTL_OPT_STRING, &config_path),
+                CTL_OPT("interval", 'i', CTL_OPT_INTERVAL, &interval, .what = "interval"),
+                CTL_OPT("ticks", 't', CTL_OPT_COUNT, &ticks, .what = "tick count", .hint = " (1-1000)", .min = 1,
+                        .max = 1000),
+                CTL_OPT("json", 'j', CTL_OPT_FLAG, &json),
+        };
+        int r, ret = CTL_EXIT_ERROR, level = log_get_max_level();
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:c:i:t:jh", options, NULL)) >= 0) {
-                switch (c) {
-                case 'r': root = optarg; break;
-                case 'c': config_path = optarg; break;
-                case 'i':
-                        if (ctl_parse_interval(optarg, &interval) < 0)
-                                return ctl_usage_error("plan", "bad interval '%s'", optarg);
-                        break;
-                case 't':
-                        if (util_parse_u64(optarg, strlen(optarg), &n) < 0 || n == 0 || n > 1000)
-                                return ctl_usage_error("plan", "bad tick count '%s' (1-1000)", optarg);
-                        ticks = (unsigned) n;
-                        break;
-                case 'j': json = true; break;
-                case 'h': fputs(plan_help, stdout); return CTL_EXIT_OK;
-                default: return ctl_usage_error("plan", "bad option");
-                }
-        }
-        if (optind < argc)
-                return ctl_usage_error("plan", "unexpected argument '%s'", argv[optind]);
-
+        r = ctl_options("plan", argc, argv, plan_help, options, ELEMENTSOF(options), false);
+        if (r <= 0)
+                return -r;
         if (config_load_print(config_path, "irqsteerctl: cannot load ", &cfg, stderr) < 0)
                 return CTL_EXIT_ERROR;
         /* the daemon's dry run: the plan writes nothing either */

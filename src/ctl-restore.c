@@ -1,7 +1,6 @@
 /* irqsteerctl restore: put back what a previous run saved in the undo
  * journal. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,13 +28,6 @@ static const char restore_help[] =
         "  -h, --help           show this help\n";
 
 int ctl_restore(int argc, char **argv) {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, 'r' },
-                { "state-dir", required_argument, NULL, 's' },
-                { "force", no_argument, NULL, 'f' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         _cleanup_(json_freep) struct json_value *status = NULL;
         struct undo_report rep = { 0 };
         struct undo *u = NULL;
@@ -46,21 +38,16 @@ int ctl_restore(int argc, char **argv) {
         bool force = false, host;
         int64_t pid = 0;
         pid_t holder = 0;
-        int c, r;
+        const struct ctl_option options[] = {
+                CTL_OPT("root", 'r', CTL_OPT_STRING, &root),
+                CTL_OPT("state-dir", 's', CTL_OPT_STRING, &asked_state_dir),
+                CTL_OPT("force", 'f', CTL_OPT_FLAG, &force),
+        };
+        int r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:s:fh", options, NULL)) >= 0) {
-                switch (c) {
-                case 'r': root = optarg; break;
-                case 's': asked_state_dir = optarg; break;
-                case 'f': force = true; break;
-                case 'h': fputs(restore_help, stdout); return CTL_EXIT_OK;
-                default: return ctl_usage_error("restore", "bad option");
-                }
-        }
-        if (optind < argc)
-                return ctl_usage_error("restore", "unexpected argument '%s'", argv[optind]);
-
+        r = ctl_options("restore", argc, argv, restore_help, options, ELEMENTSOF(options), false);
+        if (r <= 0)
+                return -r;
         rootfd = ctl_open_root(root);
         if (rootfd < 0)
                 return CTL_EXIT_ERROR;

@@ -1,6 +1,5 @@
 /* irqsteerctl status: STATE_DIR/status.json checked and rendered. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -520,31 +519,20 @@ static int status_fail(bool json, int exit_status, const char *code, const char 
 }
 
 int ctl_status(int argc, char **argv) {
-        static const struct option options[] = {
-                { "state-dir", required_argument, NULL, 's' },
-                { "full", no_argument, NULL, 'f' },
-                { "json", no_argument, NULL, 'j' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
         _cleanup_(json_freep) struct json_value *v = NULL;
         const char *state_dir = CONFIG_DEFAULT_STATE_DIR, *why = NULL, *root = "/";
         bool json = false, full = false;
+        const struct ctl_option options[] = {
+                CTL_OPT("state-dir", 's', CTL_OPT_STRING, &state_dir),
+                CTL_OPT("full", 'f', CTL_OPT_FLAG, &full),
+                CTL_OPT("json", 'j', CTL_OPT_FLAG, &json),
+        };
         int64_t pid;
-        int c, fd, r;
+        int fd, r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+s:fjh", options, NULL)) >= 0) {
-                switch (c) {
-                case 's': state_dir = optarg; break;
-                case 'f': full = true; break;
-                case 'j': json = true; break;
-                case 'h': fputs(status_help, stdout); return CTL_EXIT_OK;
-                default: return ctl_usage_error("status", "bad option");
-                }
-        }
-        if (optind < argc)
-                return ctl_usage_error("status", "unexpected argument '%s'", argv[optind]);
+        r = ctl_options("status", argc, argv, status_help, options, ELEMENTSOF(options), false);
+        if (r <= 0)
+                return -r;
         if (json && full)
                 return ctl_usage_error("status", "--full and --json exclude each other (--json prints status.json as it is)");
 

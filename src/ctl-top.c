@@ -1,6 +1,5 @@
 /* irqsteerctl top: per-CPU load shares, NET_RX/NET_TX softirq rates and the
  * NIC queues each CPU serves, from two snapshots one interval apart. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
@@ -244,64 +243,34 @@ static const char top_help[] =
         "  -h, --help           show this help\n";
 
 int ctl_top(int argc, char **argv) {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, 'r' },
-                { "interval", required_argument, NULL, 'i' },
-                { "count", required_argument, NULL, 'n' },
-                { "json", no_argument, NULL, 'j' },
-                { "table", no_argument, NULL, 't' },
-                { "cpus", required_argument, NULL, 'c' },
-                { "sort", required_argument, NULL, 's' },
-                { "help", no_argument, NULL, 'h' },
-                {},
-        };
+        static const char *const sort_keys[] = { "load", "cpu", NULL };
         struct ctl_top_view view = { .hot = CTL_TOP_HOT };
         _cleanup_(sample_snapshot_free) struct sample_snapshot prev = { 0 };
         struct sample_snapshot cur = { 0 };
         _cleanup_(inventory_free) struct inventory inv = { 0 };
         const char *root = "/";
-        uint64_t interval = 1000000, count = 0;
+        uint64_t interval = 1000000, count = 0, cpus = 0;
         bool json = false, table = false, have_count = false, have_cpus = false, tty = isatty(STDOUT_FILENO);
         bool redraw;
-        uint64_t u;
+        int sort_cpu = 0;
+        const struct ctl_option options[] = {
+                CTL_OPT("root", 'r', CTL_OPT_STRING, &root),
+                CTL_OPT("interval", 'i', CTL_OPT_INTERVAL, &interval, .what = "interval"),
+                CTL_OPT("count", 'n', CTL_OPT_COUNT, &count, .what = "count", .max = UINT64_MAX, .given = &have_count),
+                CTL_OPT("json", 'j', CTL_OPT_FLAG, &json),
+                CTL_OPT("table", 't', CTL_OPT_FLAG, &table),
+                CTL_OPT("cpus", 'c', CTL_OPT_COUNT, &cpus, .what = "CPU count", .max = INT_MAX, .given = &have_cpus),
+                CTL_OPT("sort", 's', CTL_OPT_CHOICE, &sort_cpu, .what = "sort key", .hint = " (load or cpu)",
+                        .choices = sort_keys),
+        };
         _cleanup_(closep) int rootfd = -1;
-        int c, r, ret = CTL_EXIT_OK;
+        int r, ret = CTL_EXIT_OK;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "+r:i:n:jtc:s:h", options, NULL)) >= 0) {
-                switch (c) {
-                case 'r': root = optarg; break;
-                case 'i':
-                        if (ctl_parse_interval(optarg, &interval) < 0)
-                                return ctl_usage_error("top", "bad interval '%s'", optarg);
-                        break;
-                case 'n':
-                        if (util_parse_u64(optarg, (size_t) -1, &count) < 0)
-                                return ctl_usage_error("top", "bad count '%s'", optarg);
-                        have_count = true;
-                        break;
-                case 'j': json = true; break;
-                case 't': table = true; break;
-                case 'c':
-                        if (util_parse_u64(optarg, (size_t) -1, &u) < 0 || u > INT_MAX)
-                                return ctl_usage_error("top", "bad CPU count '%s'", optarg);
-                        view.max_cpus = (size_t) u;
-                        have_cpus = true;
-                        break;
-                case 's':
-                        if (strcmp(optarg, "load") == 0)
-                                view.sort_cpu = false;
-                        else if (strcmp(optarg, "cpu") == 0)
-                                view.sort_cpu = true;
-                        else
-                                return ctl_usage_error("top", "bad sort key '%s' (load or cpu)", optarg);
-                        break;
-                case 'h': fputs(top_help, stdout); return CTL_EXIT_OK;
-                default: return ctl_usage_error("top", "bad option");
-                }
-        }
-        if (optind < argc)
-                return ctl_usage_error("top", "unexpected argument '%s'", argv[optind]);
+        r = ctl_options("top", argc, argv, top_help, options, ELEMENTSOF(options), false);
+        if (r <= 0)
+                return -r;
+        view.max_cpus = (size_t) cpus;
+        view.sort_cpu = sort_cpu;
         if (json && table)
                 return ctl_usage_error("top", "--table and --json exclude each other");
         if (!tty && !table)

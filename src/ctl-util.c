@@ -1,5 +1,7 @@
 /* Helpers every irqsteerctl subcommand file uses (ctl-internal.h). */
+#include <assert.h>
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +34,73 @@ int ctl_usage_error(const char *cmd, const char *fmt, ...) {
         va_end(ap);
         fprintf(stderr, "\nTry 'irqsteerctl %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
         return CTL_EXIT_USAGE;
+}
+
+/* An option's argument into its target: false when it is bad. */
+static bool option_set(const struct ctl_option *o, const char *arg) {
+        uint64_t v;
+
+        switch (o->type) {
+        case CTL_OPT_STRING: *(const char **) o->target = arg; return true;
+        case CTL_OPT_FLAG: *(bool *) o->target = true; return true;
+        case CTL_OPT_INTERVAL: return ctl_parse_interval(arg, o->target) == 0;
+        case CTL_OPT_COUNT:
+                if (util_parse_u64(arg, (size_t) -1, &v) < 0 || v < o->min || v > o->max)
+                        return false;
+                *(uint64_t *) o->target = v;
+                return true;
+        case CTL_OPT_CHOICE:
+                for (int i = 0; o->choices[i]; i++)
+                        if (strcmp(arg, o->choices[i]) == 0) {
+                                *(int *) o->target = i;
+                                return true;
+                        }
+                return false;
+        default: return false;
+        }
+}
+
+#define CTL_OPTIONS_MAX 16
+int ctl_options(const char *cmd, int argc, char **argv, const char *help, const struct ctl_option *opts, size_t n,
+                bool operands) {
+        struct option longs[CTL_OPTIONS_MAX + 2] = {};
+        char shorts[2 * CTL_OPTIONS_MAX + 3] = "+", *s = shorts + 1;
+        int c;
+
+        assert(n <= CTL_OPTIONS_MAX);
+        for (size_t i = 0; i < n; i++) {
+                bool arg = opts[i].type != CTL_OPT_FLAG && opts[i].type != CTL_OPT_REFUSED;
+
+                longs[i] = (struct option) { opts[i].name, arg ? required_argument : no_argument, NULL, opts[i].key };
+                *s++ = opts[i].key;
+                if (arg)
+                        *s++ = ':';
+        }
+        longs[n] = (struct option) { "help", no_argument, NULL, 'h' };
+        *s = 'h';
+        optind = 0;
+        while ((c = getopt_long(argc, argv, shorts, longs, NULL)) >= 0) {
+                const struct ctl_option *o = NULL;
+
+                for (size_t i = 0; !o && i < n; i++)
+                        if (c == opts[i].key)
+                                o = &opts[i];
+                if (c == 'h') {
+                        fputs(help, stdout);
+                        return -CTL_EXIT_OK;
+                }
+                if (!o)
+                        return -ctl_usage_error(cmd, "bad option");
+                if (o->type == CTL_OPT_REFUSED)
+                        return -ctl_usage_error(cmd, "%s", o->what);
+                if (!option_set(o, optarg))
+                        return -ctl_usage_error(cmd, "bad %s '%s'%s", o->what, optarg, o->hint ? o->hint : "");
+                if (o->given)
+                        *o->given = true;
+        }
+        if (!operands && optind < argc)
+                return -ctl_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+        return optind;
 }
 
 int ctl_open_root(const char *dir) {
