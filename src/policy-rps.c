@@ -724,22 +724,23 @@ void pol_rps_lone(struct pol_tick *t) {
  * not yet spreading gets RPS as a lone hot queue would (rps_start_: the
  * fewest CPUs about as low as the lowest, size_least(); only if the set's
  * projected peak, the IRQ CPU's own interrupt work included, is
- * steady_need() below the CPU's level).  Only while nothing is hot or
- * settling; one a tick, the busiest first. */
-void pol_rps_steady(struct pol_tick *t) {
+ * steady_need() below the CPU's level).  One set: the busiest steady
+ * peak no set of this tick touched, as projected after them; false when
+ * none is made.  A set that falls short marks its CPU only when it is
+ * the tick's first (the later ones' candidates are fewer by the sets
+ * before them). */
+static bool steady_set(struct pol_tick *t, bool first) {
         struct policy_state *st = t->st;
         struct pol_unit *best = NULL;
         int peak = -1;
 
-        if (t->scale >= 1 || !cpuset_empty(&t->hot) || !cpuset_empty(&t->touched) ||
-            cpuset_intersects(&t->settling, &t->eligible))
-                return;
         CPUSET_FOREACH(cpu, &t->eligible) {
                 const struct pol_cpu *pc;
                 double level, gain;
                 bool ready;
 
-                if (cpu > t->max_cpu || (size_t) cpu >= st->n_cpus)
+                if (cpu > t->max_cpu || (size_t) cpu >= st->n_cpus || pol_settling(t, cpu) ||
+                    cpuset_isset(&t->touched, cpu))
                         continue;
                 pc = &st->cpus[cpu];
                 ready = pol_cpu_steady(pc);
@@ -760,7 +761,7 @@ void pol_rps_steady(struct pol_tick *t) {
                         peak = cpu;
         }
         if (peak < 0)
-                return;
+                return false;
         for (size_t i = 0; i < t->n_units; i++) {
                 struct pol_unit *u = &t->units[i];
 
@@ -770,8 +771,24 @@ void pol_rps_steady(struct pol_tick *t) {
                 if (!best || u->work > best->work)
                         best = u;
         }
-        if (best && !rps_start_(t, best, peak, START_STEADY) && best->rps_no_gain && !st->cpus[peak].steady_short)
+        if (best && rps_start_(t, best, peak, START_STEADY))
+                return true;
+        if (first && best && best->rps_no_gain && !st->cpus[peak].steady_short)
                 st->cpus[peak].steady_short = t->now;
+        return false;
+}
+
+/* Only while nothing is hot or settling; the busiest steady peak first,
+ * then in the same tick the next as projected, until a set falls short
+ * or none is left: the host's peak falls only once every CPU at it is
+ * relieved, and a set a settling took seed 18038's 64 CPUs at one level
+ * five minutes (bench/README "Many CPUs at one steady peak"). */
+void pol_rps_steady(struct pol_tick *t) {
+        if (t->scale >= 1 || !cpuset_empty(&t->hot) || !cpuset_empty(&t->touched) ||
+            cpuset_intersects(&t->settling, &t->eligible))
+                return;
+        for (bool first = true; steady_set(t, first); first = false)
+                ;
 }
 
 void pol_rps_single(struct pol_tick *t, size_t nic) {

@@ -2175,7 +2175,7 @@ static void test_rps_granularity(void **state) {
  * protocol work divides: RPS to the idle CPUs lowers the peak by more
  * than the least gain.  CPU0 (10.4%) is hot by the ratio and gets RPS
  * as a lone hot queue; then CPU1 (7.7%) and CPU2 (6.5%) are the peak,
- * 3.9% and 2.6% over the mean.  Steady, their queues get RPS one by one
+ * 3.9% and 2.6% over the mean.  Steady, their queues get RPS
  * (pol_rps_steady) and then nothing changes; under +-30% noise no steady
  * peak is seen (the hot rule's actions are its own).  Paced as the engine
  * runs the policy (test_pace_steady_level), a CPU at the steady peak's
@@ -2256,6 +2256,66 @@ static void test_rps_steady_peak(void **state) {
                         fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
                 fx_free(&f);
         }
+}
+
+/* Many CPUs at one steady peak (seed 18038's shape, smaller: 16 CPUs
+ * beside 67% user work, eight queues of 7% of a CPU on CPUs 0-7, 37% of
+ * each staying on its IRQ CPU, CPUs 8-15 without network work): the
+ * eight are the steady peak, 3.5% over the mean and under the hot
+ * level, and the host's peak falls only once all eight are relieved.
+ * Their sets are made in one tick, each projected after the sets before
+ * it (the peak then 5.1%, each queue's interrupt work and its set CPU);
+ * one a settling made the eighth set 30 ticks after the first.  Then
+ * nothing changes. */
+static void test_rps_steady_peaks_together(void **state) {
+        struct fx f;
+        uint64_t seed = 0x18038ULL;
+        double noise[FX_MAX_CPUS], peak, total = 0, bound = 0;
+        unsigned moves = 0, steady = 0, late = 0, first = 0, last = 0;
+
+        (void) state;
+        fx_init(&f, 16, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.rps_cost = 0.11;
+        fx_add_nic(&f, "eth0", 0, 8, true, 30, true, false);
+        for (int q = 0; q < 8; q++) {
+                f.q[0][q] = (struct fx_queue_model){ 0.07, 20000 * 0.07, 0.37 };
+                fx_place(&f, 30 + (unsigned) q, q);
+                total += 0.07;
+                bound = MAX(bound, 0.07 * (0.37 + f.rps_cost * 0.63));
+        }
+        bound = MAX(bound, total / 16);
+        for (int c = 0; c < 16; c++)
+                f.user[c] = 0.67;
+        for (unsigned k = 1; k <= 300; k++) {
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 1 + 0.01 * (2 * fx_rand(&seed) - 1);
+                fx_model(&f, noise);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                moves += count_type(&f.l, KNOB_IRQ);
+                for (size_t a = 0; a < f.l.n; a++)
+                        if (f.l.v[a].type == KNOB_RPS && strstr(f.l.v[a].reason, "steady peak")) {
+                                steady++;
+                                first = first ? first : k;
+                                last = k;
+                        }
+                if (k > 150)
+                        late += f.l.n;
+        }
+        peak = fx_peak_now(&f);
+        print_message("    eight CPUs at one steady peak: %u IRQ moves, %u sets for a steady peak (ticks %u-%u), peak "
+                      "%.1f%% (bound %.1f%%, %.2f)\n",
+                      moves, steady, first, last, 100 * peak, 100 * bound, peak / bound);
+        if (moves > 0 || steady != 8 || last != first)
+                fail_msg("%u IRQ moves, %u sets for a steady peak in ticks %u-%u, want 8 in one tick", moves, steady,
+                         first, last);
+        /* each of the eight relieved: its level down by the least gain */
+        if (peak > 0.07 - POL_GAIN_LEAST / 2)
+                fail_msg("peak %.3f, bound %.3f", peak, bound);
+        if (late > 0)
+                fail_msg("%u actions in the second half of a stationary run", late);
+        fx_free(&f);
 }
 
 /* ---- thresholds ---- */
@@ -5515,6 +5575,7 @@ int main(void) {
                 cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_rps_granularity),
                 cmocka_unit_test(test_rps_steady_peak),
+                cmocka_unit_test(test_rps_steady_peaks_together),
                 cmocka_unit_test(test_thresholds),
                 cmocka_unit_test(test_saturated_gets_rps),
                 cmocka_unit_test(test_rps_start_min_gain),
