@@ -74,7 +74,6 @@ struct engine {
         struct sample_snapshot prev;
         bool have_prev;
         struct sample_files files;      /* /proc/stat and /proc/softirqs, kept open */
-        struct netdev_handle netdev;    /* qstats socket, opened when first needed */
         struct sample_rates avg;
         bool have_avg;
         /* irq_force: read /proc/interrupts next tick; irq_ref[cpu]: the

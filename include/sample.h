@@ -67,8 +67,7 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
 int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret);
 /* Reads every queue's qstats into ret->qstats when inv has the netdev
  * family and the kernel qstats-get (6.9); else leaves none.  0 or -errno. */
-int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handle *nd, uint64_t now_usec,
-                                struct sample_snapshot *ret);
+int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret);
 /* Parses a proc/PID/stat line: 0, -EBADMSG, -ESRCH when not napi/.  Pure. */
 int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret);
 static inline uint64_t sample_snapshot_irq_usec(const struct sample_snapshot *s) {

@@ -657,8 +657,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                         return 0;
                 }
                 if (read_irqs)
-                        (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, &e->netdev, now,
-                                                           &cur); /* else none */
+                        (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, now, &cur); /* else none */
                 else
                         sample_snapshot_carry_irqs(&e->prev, &cur);
                 if (have_raw) {
@@ -891,7 +890,6 @@ void engine_free(struct engine *e) {
         sample_files_free(&e->files);
         inventory_free(&e->inv);
         topology_free(&e->topo);
-        netdev_handle_close(&e->netdev);
         failures_free(&e->failures);
         effwatch_free(&e->eff);
         vectors_free(&e->vectors);

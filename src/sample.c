@@ -152,15 +152,14 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
         qstats_drop(prev);
 }
 
-int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handle *nd, uint64_t now_usec,
-                                struct sample_snapshot *ret) {
+int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret) {
         struct netdev_info info = {};
         int r;
 
         qstats_drop(ret);
-        if (!inv || !inv->has_netdev || !nd)
+        if (!inv || !inv->has_netdev)
                 return 0;
-        r = netdev_dump_qstats(nd, &info);
+        r = netdev_dump_qstats(&info);
         if (r == -EOPNOTSUPP)
                 return 0;
         if (r < 0)
