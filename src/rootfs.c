@@ -352,8 +352,7 @@ void rootfs_release(int *fd) {
         *fd = 0;
 }
 
-/* rootfs_read_held; named: *fd (> 0) is known to have its name. */
-static int read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len, bool named) {
+int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
         struct stat st;
         int nfd, r;
 
@@ -361,7 +360,7 @@ static int read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
                 return -ENOBUFS;
         if (*fd > 0) {
                 /* the name first: a file replaced by rename is not read */
-                if (named || is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
+                if (is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
                         r = read_at_start(*fd, buf, size, ret_len);
                         if (r == 0 || r == -ENOBUFS)
                                 return r;
@@ -377,56 +376,6 @@ static int read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
         else
                 close(nfd);
         return r;
-}
-
-int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
-        return read_held(rootfd, path, fd, buf, size, ret_len, false);
-}
-
-/* Past this no file is read each tick (/proc/stat of 4096 CPUs: 400 KiB). */
-#define HELD_FILE_MAX ((size_t) 64 << 20)
-
-/* One try into f->buf.  A regular file is kept while it is rewritten in
- * place (bench/sim.c's proc/stat); one found replaced by rename is read by
- * path from then on: a kept fd would make us free each old inode, many
- * times the read's cost. */
-static int held_file_once(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
-        struct stat st;
-
-        if (!f->afresh && f->fd > 0 && !is_generated(f->fd) && (fstat(f->fd, &st) < 0 || st.st_nlink == 0)) {
-                rootfs_release(&f->fd);
-                f->afresh = true;
-        }
-        if (f->afresh)
-                return rootfs_read_small(rootfd, path, f->buf, f->size, ret_len);
-        return read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len, f->fd > 0);
-}
-
-int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
-        size_t size = f->size > 0 ? f->size : 16384;
-
-        for (;;) {
-                int r;
-
-                if (size != f->size) {
-                        char *nb = realloc(f->buf, size);
-
-                        if (!nb)
-                                return -ENOMEM;
-                        f->buf = nb;
-                        f->size = size;
-                }
-                r = held_file_once(rootfd, path, f, ret_len);
-                if (r != -ENOBUFS || size >= HELD_FILE_MAX)
-                        return r;
-                size *= 2;
-        }
-}
-
-void rootfs_held_file_free(struct rootfs_held_file *f) {
-        rootfs_release(&f->fd);
-        free(f->buf);
-        *f = (struct rootfs_held_file) {};
 }
 
 int rootfs_hold_dir(int rootfd, const char *path, int *fd) {
