@@ -270,38 +270,6 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len) {
 static size_t held_count, held_max;
 static bool held_max_known;
 
-/* The kept fds of procfs and sysfs files, by fd number: a removed one
- * fails the read (ENODEV, EIO), so only the others need an fstat() for a
- * name left (half a tick's audit's system calls). */
-static uint64_t *generated;
-static size_t generated_words;
-
-static bool is_generated(int fd) {
-        return fd > 0 && (size_t) fd / 64 < generated_words && ((generated[fd / 64] >> (fd % 64)) & 1);
-}
-
-static void mark_generated(int fd, bool on) {
-        size_t w = (size_t) fd / 64;
-
-        if (w >= generated_words) {
-                size_t n = MAX(w + 1, 2 * generated_words);
-                uint64_t *g;
-
-                if (!on)
-                        return;
-                g = realloc(generated, n * sizeof(*g));
-                if (!g)
-                        return;
-                memset(g + generated_words, 0, (n - generated_words) * sizeof(*g));
-                generated = g;
-                generated_words = n;
-        }
-        if (on)
-                generated[w] |= UINT64_C(1) << (fd % 64);
-        else
-                generated[w] &= ~(UINT64_C(1) << (fd % 64));
-}
-
 size_t rootfs_held_count(void) {
         return held_count;
 }
@@ -331,9 +299,6 @@ static void keep(int fd, int *ret) {
                         fd = nfd;
                 }
                 if (fd >= 3) {
-                        struct statfs sf;
-
-                        mark_generated(fd, fstatfs(fd, &sf) == 0 && generated_fs(&sf));
                         *ret = fd;
                         held_count++;
                         return;
@@ -345,7 +310,6 @@ static void keep(int fd, int *ret) {
 
 void rootfs_release(int *fd) {
         if (*fd > 0) {
-                mark_generated(*fd, false);
                 close(*fd);
                 held_count--;
         }
@@ -360,7 +324,7 @@ int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
                 return -ENOBUFS;
         if (*fd > 0) {
                 /* the name first: a file replaced by rename is not read */
-                if (is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
+                if (fstat(*fd, &st) == 0 && st.st_nlink > 0) {
                         r = read_at_start(*fd, buf, size, ret_len);
                         if (r == 0 || r == -ENOBUFS)
                                 return r;
