@@ -73,8 +73,6 @@ struct engine {
         struct inventory_audit audit;   /* which per-object values a refresh re-reads */
         struct sample_snapshot prev;
         bool have_prev;
-        struct sample_files files;      /* /proc/stat and /proc/softirqs, kept open */
-        struct netdev_handle netdev;    /* qstats socket, opened when first needed */
         struct sample_rates avg;
         bool have_avg;
         /* irq_force: read /proc/interrupts next tick; irq_ref[cpu]: the

@@ -71,20 +71,11 @@ int netdev_parse_queue(const struct nlmsghdr *nlh, struct netdev_queue *ret);
 int netdev_parse_napi(const struct nlmsghdr *nlh, struct netdev_napi *ret);
 int netdev_parse_qstats(const struct nlmsghdr *nlh, struct netdev_qstats *ret);
 
-/* A genetlink socket with the family resolved, kept between requests;
- * zeroed it is closed and a request opens it. */
-struct netdev_handle {
-        struct nl_sock *sk;             /* NULL: closed */
-        int family;
-};
-
 /* Dumps queues, NAPIs and qstats of every device on a socket of its own.
  * -EOPNOTSUPP (silently) without queue-get; other failures -errno. */
 int netdev_dump(struct netdev_info *ret);
-/* Only the qstats, on h's socket (a failure on a kept socket is retried
- * once on a new one).  -EOPNOTSUPP (silently) without qstats-get. */
-int netdev_dump_qstats(struct netdev_handle *h, struct netdev_info *ret);
-void netdev_handle_close(struct netdev_handle *h);
+/* Only the qstats, as netdev_dump.  -EOPNOTSUPP (silently) without qstats-get. */
+int netdev_dump_qstats(struct netdev_info *ret);
 /* A connected genetlink socket in *ret and family name's id, or -errno
  * (-ENOENT: no such family) and no socket. */
 int netdev_genl_open(const char *name, struct nl_sock **ret);

@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct rootfs_held_file;
-
 enum procfs_cpustat_field {
         CPUSTAT_USER,
         CPUSTAT_NICE,
@@ -39,9 +37,8 @@ struct procfs_stat {
 /* 0, -EBADMSG or -ERANGE for what is no /proc/stat, -EAGAIN for a copy
  * cut short (no final newline), -ENOMEM; on error *ret is empty. */
 int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret);
-/* Reads proc/stat, through held's kept fd when non-NULL; a cut copy is read
- * once more before -EAGAIN. */
-int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret);
+/* Reads proc/stat; a cut copy is read once more before -EAGAIN. */
+int procfs_stat_read(int rootfd, struct procfs_stat *ret);
 void procfs_stat_free(struct procfs_stat *s);
 const struct procfs_cpustat *procfs_stat_cpu(const struct procfs_stat *s, int cpu);
 
@@ -72,7 +69,7 @@ struct procfs_softirqs {
 
 int procfs_softirqs_parse(const char *buf, size_t len, struct procfs_softirqs *ret);
 /* proc/softirqs as procfs_stat_read reads proc/stat. */
-int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret);
+int procfs_softirqs_read(int rootfd, struct procfs_softirqs *ret);
 void procfs_softirqs_free(struct procfs_softirqs *s);
 
 /* Longest texts of a row kept, with the NUL: longer ones are cut. */

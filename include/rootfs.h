@@ -59,21 +59,6 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len);
  * 0, -ENOBUFS (fd kept) or -errno. */
 int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len);
 
-/* A file read whole each tick (/proc/stat) through a kept fd into a kept
- * buffer that grows to fit; a regular file is kept until it is found
- * replaced by rename, then opened at each read. */
-struct rootfs_held_file {
-        int fd;       /* as rootfs_read_held's *fd */
-        bool afresh;  /* a regular file once replaced: never kept again */
-        char *buf;    /* NUL-terminated contents after a read */
-        size_t size;  /* of buf */
-};
-
-/* rootfs_read_held into f->buf, grown as needed.  0 or -errno. */
-int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len);
-/* Closes the kept fd and frees the buffer. */
-void rootfs_held_file_free(struct rootfs_held_file *f);
-
 /* Keeps an O_PATH fd of a directory in *fd, within the budget. */
 int rootfs_hold_dir(int rootfd, const char *path, int *fd);
 

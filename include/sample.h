@@ -9,7 +9,6 @@
 
 #include "inventory.h"
 #include "procfs.h"
-#include "rootfs.h"
 
 /* A threaded-NAPI kthread (napi/DEV-ID): receive work /proc/stat books as
  * system time, not softirq. */
@@ -41,24 +40,17 @@ struct sample_snapshot {
         int n_softnet;
 };
 
-/* The files read at every tick, kept open between ticks. */
-struct sample_files {
-        struct rootfs_held_file stat, softirqs;
-};
-void sample_files_free(struct sample_files *f);
-
 /* Reads all three files; now_usec is stored as the time. */
 int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
 /* The parts of sample_snapshot_take(): _cpus starts *ret, each other file
  * is read or carried (moved) from prev, with the qstats.  On error *ret is freed. */
-int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
-                              struct sample_snapshot *ret);
+int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret);
 /* Parses /proc/net/softnet_stat into s's softnet arrays. */
 int sample_parse_softnet(const char *buf, size_t len, struct sample_snapshot *s);
 /* Reads /proc/net/softnet_stat into *ret (its drop figures are none when
  * this fails: ENOENT on a kernel or tree without it, EBADMSG when malformed). */
 int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret);
-int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret);
+int sample_snapshot_take_softirqs(int rootfd, struct sample_snapshot *ret);
 void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
 int sample_snapshot_take_irqs(int rootfd, struct sample_snapshot *ret);
 void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snapshot *ret);
@@ -67,8 +59,7 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
 int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sample_snapshot *ret);
 /* Reads every queue's qstats into ret->qstats when inv has the netdev
  * family and the kernel qstats-get (6.9); else leaves none.  0 or -errno. */
-int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handle *nd, uint64_t now_usec,
-                                struct sample_snapshot *ret);
+int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret);
 /* Parses a proc/PID/stat line: 0, -EBADMSG, -ESRCH when not napi/.  Pure. */
 int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret);
 static inline uint64_t sample_snapshot_irq_usec(const struct sample_snapshot *s) {

@@ -616,7 +616,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         int r;
 
         *ret = (struct engine_tick_result) {};
-        r = sample_snapshot_take_cpus(e->rootfd, &e->files, now, &cur);
+        r = sample_snapshot_take_cpus(e->rootfd, now, &cur);
         if (r < 0) {
                 engine_log_tick_failure(&e->tick_rl, r, "read /proc/stat", now);
                 return 0;
@@ -643,7 +643,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 const char *why = irq_reading_due(e, &cur, cpus_changed), *what = "read /proc/softirqs";
 
                 read_irqs = why != NULL;
-                r = sample_snapshot_take_softirqs(e->rootfd, &e->files, &cur);
+                r = sample_snapshot_take_softirqs(e->rootfd, &cur);
                 if (r >= 0 && have_raw && any_saturated(e->config, &raw))
                         take_softnet(e, &cur);
                 if (r >= 0 && read_irqs) {
@@ -657,8 +657,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                         return 0;
                 }
                 if (read_irqs)
-                        (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, &e->netdev, now,
-                                                           &cur); /* else none */
+                        (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, now, &cur); /* else none */
                 else
                         sample_snapshot_carry_irqs(&e->prev, &cur);
                 if (have_raw) {
@@ -853,10 +852,10 @@ int engine_start(struct engine *e, uint64_t now) {
         engine_log_topology(e);
 
         /* the parts one by one: an error names the one file that is wrong */
-        r = sample_snapshot_take_cpus(e->rootfd, NULL, now, &e->prev);
+        r = sample_snapshot_take_cpus(e->rootfd, now, &e->prev);
         if (r < 0)
                 return log_error_errno(r, "Failed to read /proc/stat under %s: %m", e->root);
-        r = sample_snapshot_take_softirqs(e->rootfd, NULL, &e->prev);
+        r = sample_snapshot_take_softirqs(e->rootfd, &e->prev);
         if (r < 0)
                 return log_error_errno(r, "Failed to read /proc/softirqs under %s: %m", e->root);
         r = sample_snapshot_take_irqs(e->rootfd, &e->prev);
@@ -888,10 +887,8 @@ void engine_free(struct engine *e) {
         workers_free(&e->workers);
         sample_rates_free(&e->avg);
         sample_snapshot_free(&e->prev);
-        sample_files_free(&e->files);
         inventory_free(&e->inv);
         topology_free(&e->topo);
-        netdev_handle_close(&e->netdev);
         failures_free(&e->failures);
         effwatch_free(&e->eff);
         vectors_free(&e->vectors);

@@ -270,7 +270,7 @@ static int dump_one(struct nl_sock *sk, int family, uint8_t cmd, struct netdev_i
                         return -ENOMEM;
                 }
                 *c.n = 0; /* what an interrupted attempt left */
-                /* set for each request: a kept socket outlives c */
+                /* set for each request: the socket outlives c */
                 r = nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &c);
                 if (r >= 0)
                         r = nl_send_auto(sk, msg);
@@ -303,67 +303,32 @@ int netdev_genl_open(const char *name, struct nl_sock **ret) {
         return r;
 }
 
-/* Connects h's socket and resolves the netdev family, unless it is open
- * already; -EOPNOTSUPP without the family, h left closed on failure. */
-static int handle_open(struct netdev_handle *h) {
-        int family;
+/* The whole dump or, without tables, only qstats, on a socket of its own;
+ * *ret untouched on failure. */
+static int dump(bool tables, struct netdev_info *ret) {
+        struct netdev_info info = {};
+        struct nl_sock *sk = NULL;
+        int family, r = 0;
 
-        if (h->sk)
-                return 0;
         /* before Linux 6.3 there is no such family: not an error to report */
-        family = netdev_genl_open(NETDEV_NL_FAMILY_NAME, &h->sk);
+        family = netdev_genl_open(NETDEV_NL_FAMILY_NAME, &sk);
         if (family < 0)
                 return family == -ENOENT ? -EOPNOTSUPP : family;
-        nl_socket_enable_msg_peek(h->sk); /* dump replies come as large as the buffer */
-        h->family = family;
-        return 0;
-}
-
-void netdev_handle_close(struct netdev_handle *h) {
-        nl_socket_free(h->sk);
-        *h = (struct netdev_handle) {};
-}
-
-/* One dump of cmd through h.  Other failures than -EOPNOTSUPP may leave
- * the socket out of step or the family stale: it is closed, and a kept
- * one is tried once more anew. */
-static int request(struct netdev_handle *h, uint8_t cmd, struct netdev_info *info) {
-        bool kept = h->sk != NULL;
-        int r;
-
-        for (;;) {
-                r = handle_open(h);
-                if (r < 0)
-                        return r;
-                r = dump_one(h->sk, h->family, cmd, info);
-                if (r >= 0 || r == -EOPNOTSUPP)
-                        return r;
-                netdev_handle_close(h);
-                if (!kept)
-                        return r;
-                log_debug_errno(r, "netdev: genetlink command %u failed on the kept socket, reconnecting: %m", cmd);
-                kept = false;
-        }
-}
-
-/* The whole dump or, without tables, only qstats; *ret untouched on failure. */
-static int dump(struct netdev_handle *h, bool tables, struct netdev_info *ret) {
-        struct netdev_info info = {};
-        int r = 0;
-
+        nl_socket_enable_msg_peek(sk); /* dump replies come as large as the buffer */
         /* 6.3 to 6.7 have the family without queue-get: EOPNOTSUPP. */
         if (tables) {
-                r = request(h, NETDEV_NL_CMD_QUEUE_GET, &info);
+                r = dump_one(sk, family, NETDEV_NL_CMD_QUEUE_GET, &info);
                 if (r >= 0)
-                        r = request(h, NETDEV_NL_CMD_NAPI_GET, &info);
+                        r = dump_one(sk, family, NETDEV_NL_CMD_NAPI_GET, &info);
         }
         if (r >= 0) {
-                r = request(h, NETDEV_NL_CMD_QSTATS_GET, &info);
+                r = dump_one(sk, family, NETDEV_NL_CMD_QSTATS_GET, &info);
                 info.has_qstats = r >= 0;
                 /* 6.8: queues and NAPIs without qstats-get */
                 if (r == -EOPNOTSUPP && tables)
                         r = 0;
         }
+        nl_socket_free(sk);
         if (r < 0) {
                 netdev_info_free(&info);
                 return r;
@@ -372,15 +337,10 @@ static int dump(struct netdev_handle *h, bool tables, struct netdev_info *ret) {
         return 0;
 }
 
-int netdev_dump_qstats(struct netdev_handle *h, struct netdev_info *ret) {
-        return dump(h, false, ret);
+int netdev_dump_qstats(struct netdev_info *ret) {
+        return dump(false, ret);
 }
 
 int netdev_dump(struct netdev_info *ret) {
-        struct netdev_handle h = {};
-        int r;
-
-        r = dump(&h, true, ret);
-        netdev_handle_close(&h);
-        return r;
+        return dump(true, ret);
 }

@@ -224,22 +224,18 @@ int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
         return 0;
 }
 
-/* Reads path whole (through held when there is one) and parses it. */
-static int read_parse(int rootfd, const char *path, struct rootfs_held_file *held,
-                      int (*parse)(const char *buf, size_t len, void *ret), void *ret) {
+/* Reads path whole and parses it. */
+static int read_parse(int rootfd, const char *path, int (*parse)(const char *buf, size_t len, void *ret), void *ret) {
         _cleanup_(freep) char *own = NULL;
         size_t len;
         int r;
 
         /* a copy cut by a rewrite (-EAGAIN) is read once more */
         for (int tries = 0;; tries++) {
-                if (held)
-                        r = rootfs_held_file_read(rootfd, path, held, &len);
-                else
-                        r = rootfs_read(rootfd, path, &own, &len);
+                r = rootfs_read(rootfd, path, &own, &len);
                 if (r < 0)
                         return r;
-                r = parse(held ? held->buf : own, len, ret);
+                r = parse(own, len, ret);
                 if (r != -EAGAIN || tries > 0)
                         break;
                 free(own);
@@ -254,9 +250,9 @@ static int stat_parse(const char *buf, size_t len, void *ret) {
         return procfs_stat_parse(buf, len, ret);
 }
 
-int procfs_stat_read(int rootfd, struct rootfs_held_file *held, struct procfs_stat *ret) {
+int procfs_stat_read(int rootfd, struct procfs_stat *ret) {
         *ret = (struct procfs_stat) { .total.cpu = -1 };
-        return read_parse(rootfd, "proc/stat", held, stat_parse, ret);
+        return read_parse(rootfd, "proc/stat", stat_parse, ret);
 }
 
 void procfs_stat_free(struct procfs_stat *s) {
@@ -415,9 +411,9 @@ static int softirqs_parse(const char *buf, size_t len, void *ret) {
         return procfs_softirqs_parse(buf, len, ret);
 }
 
-int procfs_softirqs_read(int rootfd, struct rootfs_held_file *held, struct procfs_softirqs *ret) {
+int procfs_softirqs_read(int rootfd, struct procfs_softirqs *ret) {
         *ret = (struct procfs_softirqs) {};
-        return read_parse(rootfd, "proc/softirqs", held, softirqs_parse, ret);
+        return read_parse(rootfd, "proc/softirqs", softirqs_parse, ret);
 }
 
 void procfs_softirqs_free(struct procfs_softirqs *s) {

@@ -270,38 +270,6 @@ int rootfs_readlink(int rootfd, const char *path, char *buf, size_t len) {
 static size_t held_count, held_max;
 static bool held_max_known;
 
-/* The kept fds of procfs and sysfs files, by fd number: a removed one
- * fails the read (ENODEV, EIO), so only the others need an fstat() for a
- * name left (half a tick's audit's system calls). */
-static uint64_t *generated;
-static size_t generated_words;
-
-static bool is_generated(int fd) {
-        return fd > 0 && (size_t) fd / 64 < generated_words && ((generated[fd / 64] >> (fd % 64)) & 1);
-}
-
-static void mark_generated(int fd, bool on) {
-        size_t w = (size_t) fd / 64;
-
-        if (w >= generated_words) {
-                size_t n = MAX(w + 1, 2 * generated_words);
-                uint64_t *g;
-
-                if (!on)
-                        return;
-                g = realloc(generated, n * sizeof(*g));
-                if (!g)
-                        return;
-                memset(g + generated_words, 0, (n - generated_words) * sizeof(*g));
-                generated = g;
-                generated_words = n;
-        }
-        if (on)
-                generated[w] |= UINT64_C(1) << (fd % 64);
-        else
-                generated[w] &= ~(UINT64_C(1) << (fd % 64));
-}
-
 size_t rootfs_held_count(void) {
         return held_count;
 }
@@ -331,9 +299,6 @@ static void keep(int fd, int *ret) {
                         fd = nfd;
                 }
                 if (fd >= 3) {
-                        struct statfs sf;
-
-                        mark_generated(fd, fstatfs(fd, &sf) == 0 && generated_fs(&sf));
                         *ret = fd;
                         held_count++;
                         return;
@@ -345,15 +310,13 @@ static void keep(int fd, int *ret) {
 
 void rootfs_release(int *fd) {
         if (*fd > 0) {
-                mark_generated(*fd, false);
                 close(*fd);
                 held_count--;
         }
         *fd = 0;
 }
 
-/* rootfs_read_held; named: *fd (> 0) is known to have its name. */
-static int read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len, bool named) {
+int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
         struct stat st;
         int nfd, r;
 
@@ -361,7 +324,7 @@ static int read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
                 return -ENOBUFS;
         if (*fd > 0) {
                 /* the name first: a file replaced by rename is not read */
-                if (named || is_generated(*fd) || (fstat(*fd, &st) == 0 && st.st_nlink > 0)) {
+                if (fstat(*fd, &st) == 0 && st.st_nlink > 0) {
                         r = read_at_start(*fd, buf, size, ret_len);
                         if (r == 0 || r == -ENOBUFS)
                                 return r;
@@ -377,56 +340,6 @@ static int read_held(int rootfd, const char *path, int *fd, char *buf, size_t si
         else
                 close(nfd);
         return r;
-}
-
-int rootfs_read_held(int rootfd, const char *path, int *fd, char *buf, size_t size, size_t *ret_len) {
-        return read_held(rootfd, path, fd, buf, size, ret_len, false);
-}
-
-/* Past this no file is read each tick (/proc/stat of 4096 CPUs: 400 KiB). */
-#define HELD_FILE_MAX ((size_t) 64 << 20)
-
-/* One try into f->buf.  A regular file is kept while it is rewritten in
- * place (bench/sim.c's proc/stat); one found replaced by rename is read by
- * path from then on: a kept fd would make us free each old inode, many
- * times the read's cost. */
-static int held_file_once(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
-        struct stat st;
-
-        if (!f->afresh && f->fd > 0 && !is_generated(f->fd) && (fstat(f->fd, &st) < 0 || st.st_nlink == 0)) {
-                rootfs_release(&f->fd);
-                f->afresh = true;
-        }
-        if (f->afresh)
-                return rootfs_read_small(rootfd, path, f->buf, f->size, ret_len);
-        return read_held(rootfd, path, &f->fd, f->buf, f->size, ret_len, f->fd > 0);
-}
-
-int rootfs_held_file_read(int rootfd, const char *path, struct rootfs_held_file *f, size_t *ret_len) {
-        size_t size = f->size > 0 ? f->size : 16384;
-
-        for (;;) {
-                int r;
-
-                if (size != f->size) {
-                        char *nb = realloc(f->buf, size);
-
-                        if (!nb)
-                                return -ENOMEM;
-                        f->buf = nb;
-                        f->size = size;
-                }
-                r = held_file_once(rootfd, path, f, ret_len);
-                if (r != -ENOBUFS || size >= HELD_FILE_MAX)
-                        return r;
-                size *= 2;
-        }
-}
-
-void rootfs_held_file_free(struct rootfs_held_file *f) {
-        rootfs_release(&f->fd);
-        free(f->buf);
-        *f = (struct rootfs_held_file) {};
 }
 
 int rootfs_hold_dir(int rootfd, const char *path, int *fd) {

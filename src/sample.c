@@ -26,10 +26,9 @@ static int take_failed(struct sample_snapshot *s, int r) {
         return r;
 }
 
-int sample_snapshot_take_cpus(int rootfd, struct sample_files *files, uint64_t now_usec,
-                              struct sample_snapshot *ret) {
+int sample_snapshot_take_cpus(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
         *ret = (struct sample_snapshot) { .usec = now_usec };
-        return take_failed(ret, procfs_stat_read(rootfd, files ? &files->stat : NULL, &ret->stat));
+        return take_failed(ret, procfs_stat_read(rootfd, &ret->stat));
 }
 
 static void softnet_drop_arrays(struct sample_snapshot *s) {
@@ -105,11 +104,11 @@ int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret) {
         return r;
 }
 
-int sample_snapshot_take_softirqs(int rootfd, struct sample_files *files, struct sample_snapshot *ret) {
+int sample_snapshot_take_softirqs(int rootfd, struct sample_snapshot *ret) {
         procfs_softirqs_free(&ret->softirqs);
         ret->softirq_usec = 0;
         softnet_drop_arrays(ret);
-        return take_failed(ret, procfs_softirqs_read(rootfd, files ? &files->softirqs : NULL, &ret->softirqs));
+        return take_failed(ret, procfs_softirqs_read(rootfd, &ret->softirqs));
 }
 
 void sample_snapshot_carry_softirqs(struct sample_snapshot *prev, struct sample_snapshot *ret) {
@@ -152,15 +151,14 @@ void sample_snapshot_carry_irqs(struct sample_snapshot *prev, struct sample_snap
         qstats_drop(prev);
 }
 
-int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handle *nd, uint64_t now_usec,
-                                struct sample_snapshot *ret) {
+int sample_snapshot_take_qstats(const struct inventory *inv, uint64_t now_usec, struct sample_snapshot *ret) {
         struct netdev_info info = {};
         int r;
 
         qstats_drop(ret);
-        if (!inv || !inv->has_netdev || !nd)
+        if (!inv || !inv->has_netdev)
                 return 0;
-        r = netdev_dump_qstats(nd, &info);
+        r = netdev_dump_qstats(&info);
         if (r == -EOPNOTSUPP)
                 return 0;
         if (r < 0)
@@ -177,17 +175,12 @@ int sample_snapshot_take_qstats(const struct inventory *inv, struct netdev_handl
 int sample_snapshot_take(int rootfd, uint64_t now_usec, struct sample_snapshot *ret) {
         int r;
 
-        r = sample_snapshot_take_cpus(rootfd, NULL, now_usec, ret);
+        r = sample_snapshot_take_cpus(rootfd, now_usec, ret);
         if (r >= 0)
-                r = sample_snapshot_take_softirqs(rootfd, NULL, ret);
+                r = sample_snapshot_take_softirqs(rootfd, ret);
         if (r < 0)
                 return r;
         return sample_snapshot_take_irqs(rootfd, ret);
-}
-
-void sample_files_free(struct sample_files *f) {
-        rootfs_held_file_free(&f->stat);
-        rootfs_held_file_free(&f->softirqs);
 }
 
 void sample_snapshot_free(struct sample_snapshot *s) {

@@ -40,24 +40,21 @@ static uint64_t now_usec(void) {
 
 static int rates(long ms) {
         struct inventory inv = { .has_netdev = true };
-        struct netdev_handle nd = {};
         struct sample_snapshot a = {}, b = {};
         struct sample_rates r = {};
         struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
         int k;
 
         a.usec = now_usec();
-        k = sample_snapshot_take_qstats(&inv, &nd, a.usec, &a);
+        k = sample_snapshot_take_qstats(&inv, a.usec, &a);
         if (k >= 0 && !a.has_qstats) {
                 printf("qstats: not available\n");
-                netdev_handle_close(&nd);
                 return 77;
         }
         nanosleep(&ts, NULL);
         b.usec = now_usec();
         if (k >= 0)
-                k = sample_snapshot_take_qstats(&inv, &nd, b.usec, &b);
-        netdev_handle_close(&nd);
+                k = sample_snapshot_take_qstats(&inv, b.usec, &b);
         if (k >= 0)
                 k = sample_compute(&a, &b, &r);
         if (k < 0) {

@@ -613,20 +613,12 @@ static void test_stat_cpu(_unused_ void **state) {
 int __real_genl_ctrl_resolve(struct nl_sock *sk, const char *name);
 
 static int resolve_fail;          /* NLE_* code genl_ctrl_resolve gives, 0: the real one */
-static int resolve_stale;         /* resolutions still to answer with a family id no family has */
 static unsigned resolves;         /* calls, failed ones too */
-
-/* Above any id the kernel hands out (they count up from GENL_START_ALLOC). */
-#define STALE_FAMILY 0xfff0
 
 int __wrap_genl_ctrl_resolve(struct nl_sock *sk, const char *name) {
         resolves++;
         if (resolve_fail)
                 return -resolve_fail;
-        if (resolve_stale > 0) {
-                resolve_stale--;
-                return STALE_FAMILY;
-        }
         return __real_genl_ctrl_resolve(sk, name);
 }
 
@@ -688,69 +680,34 @@ static void test_dump_live(_unused_ void **state) {
         assert_int_equal(info.n_napis, 0);
 }
 
-/* The qstats reading keeps its socket: the family is resolved once for
- * any number of readings, again only after a reading failed on the kept
- * socket (here a family id the kernel no longer knows: ENOENT), which is
- * then tried once more.  A socket just opened is not tried twice, and a
- * kernel without the family leaves the handle closed until it has one.
- * Without the netdev family in the inventory (a --root tree), the
- * sampler opens nothing. */
-static void test_handle(_unused_ void **state) {
+/* Without the netdev family in the inventory (a --root tree), the
+ * sampler opens nothing; with it, a reading resolves the family (a socket
+ * of its own each time). */
+static void test_qstats_reading(_unused_ void **state) {
         struct inventory no_netdev = { .has_netdev = false };
-        struct netdev_handle h = {};
         struct netdev_info info = {};
         struct sample_snapshot snap = {};
-        int family, r;
+        int r;
 
         resolves = 0;
-        assert_int_equal(sample_snapshot_take_qstats(&no_netdev, &h, 1, &snap), 0);
+        assert_int_equal(sample_snapshot_take_qstats(&no_netdev, 1, &snap), 0);
         assert_false(snap.has_qstats);
-        assert_null(h.sk);
         assert_int_equal(resolves, 0);
 
-        r = netdev_dump_qstats(&h, &info);
+        r = netdev_dump_qstats(&info);
         if (r == -EOPNOTSUPP) {
-                netdev_handle_close(&h);
                 print_message("[  SKIP    ] %s: the kernel has no netdev qstats-get (Linux 6.9)\n", __func__);
                 skip();
         }
         assert_int_equal(r, 0);
         assert_true(info.has_qstats);
         netdev_info_free(&info);
-        assert_non_null(h.sk);
-        family = h.family;
-        for (int i = 0; i < 3; i++) {
-                assert_int_equal(netdev_dump_qstats(&h, &info), 0);
-                netdev_info_free(&info);
-        }
         assert_int_equal(resolves, 1);
 
-        /* stale family id on the kept socket: reconnected, resolved again */
-        h.family = STALE_FAMILY;
-        assert_int_equal(netdev_dump_qstats(&h, &info), 0);
-        assert_true(info.has_qstats);
-        netdev_info_free(&info);
-        assert_int_equal(resolves, 2);
-        assert_int_equal(h.family, family);
-
-        /* a new socket that fails is not tried again, and is closed */
-        netdev_handle_close(&h);
-        resolve_stale = 1;
-        assert_int_equal(netdev_dump_qstats(&h, &info), -ENOENT);
-        assert_int_equal(resolves, 3);
-        assert_null(h.sk);
-        assert_int_equal(resolve_stale, 0);
-
-        /* no family: nothing kept, and asked again at the next reading */
+        /* no family: -EOPNOTSUPP, silently */
         resolve_fail = NLE_OBJ_NOTFOUND;
-        assert_int_equal(netdev_dump_qstats(&h, &info), -EOPNOTSUPP);
-        assert_null(h.sk);
+        assert_int_equal(netdev_dump_qstats(&info), -EOPNOTSUPP);
         resolve_fail = 0;
-        assert_int_equal(netdev_dump_qstats(&h, &info), 0);
-        netdev_info_free(&info);
-        assert_int_equal(resolves, 5);
-        netdev_handle_close(&h);
-        assert_null(h.sk);
 }
 
 int main(void) {
@@ -765,7 +722,7 @@ int main(void) {
                 cmocka_unit_test(test_stat_cpu),
                 cmocka_unit_test(test_dump_without_family),
                 cmocka_unit_test(test_dump_live),
-                cmocka_unit_test(test_handle),
+                cmocka_unit_test(test_qstats_reading),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,7 +170,7 @@ static void test_stat_hosts(_unused_ void **state) {
                 struct procfs_stat s;
                 uint64_t total[CPUSTAT_MAX] = {};
 
-                if (procfs_stat_read(fd, NULL, &s) != 0)
+                if (procfs_stat_read(fd, &s) != 0)
                         fail_msg("%s: read failed", hosts[i].what);
                 close(fd);
                 if (s.n_cpus != hosts[i].n_cpus)
@@ -336,7 +336,7 @@ static void test_softirqs_hosts(_unused_ void **state) {
                 struct procfs_softirqs s;
                 uint64_t v;
 
-                if (procfs_softirqs_read(fd, NULL, &s) != 0)
+                if (procfs_softirqs_read(fd, &s) != 0)
                         fail_msg("%s: read failed", hosts[i].what);
                 close(fd);
                 if (s.n_cpus != hosts[i].n_cpus)
@@ -746,7 +746,7 @@ static void test_read_missing(_unused_ void **state) {
         struct procfs_softirqs si;
         struct procfs_interrupts in;
 
-        assert_int_equal(procfs_softirqs_read(fd, NULL, &si), -ENOENT);
+        assert_int_equal(procfs_softirqs_read(fd, &si), -ENOENT);
         assert_null(si.cpus);
         close(fd);
         fd = open_root("proc/no-interrupts");
@@ -754,14 +754,12 @@ static void test_read_missing(_unused_ void **state) {
         close(fd);
 }
 
-/* A /proc/stat rewritten in place under a kept fd: a copy cut short (a
- * read racing the rewrite) is refused, leaves nothing, and the next whole
- * one reads through the same fd. */
+/* A /proc/stat rewritten in place: a copy cut short (a read racing the
+ * rewrite) is refused and leaves nothing; the next whole one reads. */
 static void test_stat_read_cut(_unused_ void **state) {
         char dir[] = "/tmp/test-procfs-XXXXXX", proc[64], path[96];
-        struct rootfs_held_file held = {};
         struct procfs_stat st;
-        int fd, kept;
+        int fd;
 
         assert_non_null(mkdtemp(dir));
         snprintf(proc, sizeof(proc), "%s/proc", dir);
@@ -769,26 +767,22 @@ static void test_stat_read_cut(_unused_ void **state) {
         fd = rootfs_open(dir);
         assert_true(fd >= 0);
         test_write_file(proc, "stat", "cpu  2 0 2 2 0 0 0\ncpu0 1 0 1 1 0 0 0\ncpu1 1 0 1 1 0 0 0\nintr 0\n");
-        assert_int_equal(procfs_stat_read(fd, &held, &st), 0);
+        assert_int_equal(procfs_stat_read(fd, &st), 0);
         assert_int_equal(st.n_cpus, 2);
         procfs_stat_free(&st);
-        kept = held.fd;
-        assert_true(kept > 2);
 
         /* cut after cpu1's fifth column: taken, it would read irq 0 */
         test_write_file(proc, "stat", "cpu  4 0 4 4 0 2 2\ncpu0 2 0 2 2 0 1 1\ncpu1 2 0 2 2 0");
-        assert_int_equal(procfs_stat_read(fd, &held, &st), -EAGAIN);
+        assert_int_equal(procfs_stat_read(fd, &st), -EAGAIN);
         assert_null(st.cpus);
         assert_int_equal(st.n_cpus, 0);
 
         test_write_file(proc, "stat", "cpu  4 0 4 4 0 2 2\ncpu0 2 0 2 2 0 1 1\ncpu1 2 0 2 2 0 1 1\nintr 0\n");
-        assert_int_equal(procfs_stat_read(fd, &held, &st), 0);
-        assert_int_equal(held.fd, kept);
+        assert_int_equal(procfs_stat_read(fd, &st), 0);
         assert_int_equal(st.n_cpus, 2);
         assert_int_equal(st.cpus[1].v[CPUSTAT_IRQ], 1);
         procfs_stat_free(&st);
 
-        rootfs_held_file_free(&held);
         close(fd);
         snprintf(path, sizeof(path), "%s/stat", proc);
         assert_int_equal(unlink(path), 0);
@@ -805,8 +799,8 @@ static void test_live(_unused_ void **state) {
         struct procfs_interrupts in;
 
         assert_true(fd >= 0);
-        assert_int_equal(procfs_stat_read(fd, NULL, &st), 0);
-        assert_int_equal(procfs_softirqs_read(fd, NULL, &si), 0);
+        assert_int_equal(procfs_stat_read(fd, &st), 0);
+        assert_int_equal(procfs_softirqs_read(fd, &si), 0);
         assert_int_equal(procfs_interrupts_read(fd, &in), 0);
         close(fd);
         assert_int_equal(st.n_cpus, online);

@@ -115,97 +115,27 @@ static void test_regular_files(_unused_ void **state) {
         assert_int_equal(rootfs_held_count(), base);
 }
 
-/* rootfs_held_file_read over regular files: the buffer grows until a file
- * fits (16 KiB to start); a file rewritten in place is read through the
- * kept fd; once one is replaced by rename the new file is read and no fd is
- * kept from then on (a kept fd to a file replaced by rename would make this
- * process the one to free each old inode); a removed one is -ENOENT. */
-static void test_held_file(_unused_ void **state) {
-        struct rootfs_held_file f = {};
-        size_t base = rootfs_held_count(), n = 0;
-        char from[512], to[512];
-        char *big = malloc(70001);
-        int kept;
-
-        assert_non_null(big);
-        test_write_file(dir, "stat", "cpu 1 2 3\n");
-        assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
-        assert_string_equal(f.buf, "cpu 1 2 3\n");
-        assert_int_equal(n, 10);
-        assert_false(f.afresh);
-        kept = f.fd;
-        assert_true(kept > 2);
-        assert_int_equal(rootfs_held_count(), base + 1);
-
-        /* past 16 KiB and past 64 KiB: grown twice, whole */
-        for (size_t i = 0; i < 70000; i++)
-                big[i] = i % 80 == 79 ? '\n' : (char) ('a' + i % 26);
-        big[69999] = '\n';
-        big[70000] = 0;
-        test_write_file(dir, "stat", big);
-        assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
-        assert_int_equal(n, 70000);
-        assert_int_equal(memcmp(f.buf, big, 70000), 0);
-        assert_int_equal(f.buf[70000], 0);
-        assert_true(f.size >= 70001);
-
-        /* shorter, through the grown buffer: nothing of the longer one;
-         * rewritten in place, still through the same kept fd */
-        test_write_file(dir, "stat", "cpu 4\n");
-        assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
-        assert_string_equal(f.buf, "cpu 4\n");
-        assert_int_equal(f.fd, kept);
-
-        /* replaced by rename: the new file, and none kept from then on */
-        test_write_file(dir, "stat.new", "cpu 5\n");
-        snprintf(from, sizeof(from), "%s/stat.new", dir);
-        snprintf(to, sizeof(to), "%s/stat", dir);
-        assert_int_equal(rename(from, to), 0);
-        assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
-        assert_string_equal(f.buf, "cpu 5\n");
-        assert_true(f.afresh);
-        assert_int_equal(f.fd, 0);
-        assert_int_equal(rootfs_held_count(), base);
-        test_write_file(dir, "stat.new", "cpu 6\n");
-        assert_int_equal(rename(from, to), 0);
-        assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), 0);
-        assert_string_equal(f.buf, "cpu 6\n");
-        assert_int_equal(f.fd, 0);
-
-        /* removed */
-        assert_int_equal(unlink(to), 0);
-        assert_int_equal(rootfs_held_file_read(rootfd, "stat", &f, &n), -ENOENT);
-        assert_int_equal(f.fd, 0);
-        assert_int_equal(rootfs_held_count(), base);
-
-        rootfs_held_file_free(&f);
-        assert_null(f.buf);
-        assert_int_equal(f.size, 0);
-        free(big);
-}
-
 /* This machine's /proc/stat through a kept fd (procfs: kept): read again
  * from offset 0 it is generated afresh (the counters move on, never back). */
 static void test_live_proc_stat(_unused_ void **state) {
-        struct rootfs_held_file f = {};
+        static char buf[1 << 20];
         unsigned long long a[4], b[4];
-        int host = rootfs_open("/"), kept;
+        int host = rootfs_open("/"), fd = 0, kept;
 
         assert_true(host >= 0);
-        assert_int_equal(rootfs_held_file_read(host, "proc/stat", &f, NULL), 0);
-        assert_int_equal(sscanf(f.buf, "cpu %llu %llu %llu %llu", &a[0], &a[1], &a[2], &a[3]), 4);
-        kept = f.fd;
+        assert_int_equal(rootfs_read_held(host, "proc/stat", &fd, buf, sizeof(buf), NULL), 0);
+        assert_int_equal(sscanf(buf, "cpu %llu %llu %llu %llu", &a[0], &a[1], &a[2], &a[3]), 4);
+        kept = fd;
         assert_true(kept > 2);
-        assert_false(f.afresh);
         /* 0.1 s: about 10 USER_HZ ticks a CPU, idle or not */
         usleep(100000);
-        assert_int_equal(rootfs_held_file_read(host, "proc/stat", &f, NULL), 0);
-        assert_int_equal(f.fd, kept);
-        assert_int_equal(sscanf(f.buf, "cpu %llu %llu %llu %llu", &b[0], &b[1], &b[2], &b[3]), 4);
+        assert_int_equal(rootfs_read_held(host, "proc/stat", &fd, buf, sizeof(buf), NULL), 0);
+        assert_int_equal(fd, kept);
+        assert_int_equal(sscanf(buf, "cpu %llu %llu %llu %llu", &b[0], &b[1], &b[2], &b[3]), 4);
         for (int i = 0; i < 4; i++)
                 assert_true(b[i] >= a[i]);
         assert_true(b[0] + b[1] + b[2] + b[3] > a[0] + a[1] + a[2] + a[3]);
-        rootfs_held_file_free(&f);
+        rootfs_release(&fd);
         close(host);
 }
 
@@ -384,7 +314,6 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_regular_files),
                 cmocka_unit_test(test_hold_dir),
-                cmocka_unit_test(test_held_file),
                 cmocka_unit_test(test_live_proc_stat),
                 cmocka_unit_test(test_live_proc_gone),
                 cmocka_unit_test(test_budget),
