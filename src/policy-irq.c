@@ -723,7 +723,8 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
  * target is not saturated after it) and the network peak does not rise
  * (beyond POL_LAYOUT_TIE: the queue's work is estimated);
  * a CPU of the queue's RPS set leaves the set, its share to the others
- * (at least two stay). */
+ * (at least two stay).  For a queue that already spreads with RPS, or
+ * may not. */
 static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         double k = pol_demand_factor(t, cpu), best_left = -HUGE_VAL;
@@ -872,7 +873,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 t->moves++;
                 return;
         }
-        if (nb == 1 && room_move(t, cpu, top))
+        /* RPS first: it spreads the work, the move only finds it room */
+        if (nb == 1 && (top->rps_ours || !pol_rps_allowed(t, top)) && room_move(t, cpu, top))
                 return;
         /* why no move, for plan and status (the last cause found wins) */
         if (nb == 1)

@@ -250,6 +250,10 @@ static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to,
         project_rps(t, u, to);
 }
 
+bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
+        return rps_allowed(t, u);
+}
+
 double pol_rps_share(const struct pol_unit *u, int cpu) {
         return cur_share(u, cpu);
 }
