@@ -814,7 +814,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         }
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
-         * (irqbalance's rule, and its blind spot: the lone hot queue below). */
+         * (irqbalance's rule, and its blind spot: the lone hot queue below),
+         * but off a saturated CPU to one with room (room_move). */
         blocked = nb >= 2 && t->moves >= pol_move_cap(t);
         if (nb >= 2 && !blocked) {
                 for (size_t i = 0; i < t->n_units; i++) {
