@@ -1738,14 +1738,6 @@ static void test_balance_stationary_excess(void **state) {
         fx_free(&f);
 }
 
-/* The same host paced as the engine runs the policy (engine.c,
- * full_tick_due(): full at the first two ticks, while policy_pace() is not
- * calm and at every ENGINE_FULL_TICK_EVERY-th, the other ticks' loads to
- * policy_observe()).  The pace must be busy whenever a full tick would
- * count a CPU towards hot, by the policy's own level: CPU0's steady excess
- * is under the scaled hot_enter, and with the pace judged by that alone
- * the move waited for the periodic audit (tick 30).  It comes once the
- * noise is known (10 samples), and a host with no excess stays calm. */
 /* A level held for days (level_n large, new samples weighing little in
  * the noise estimate) still follows the load: noise that triples at the
  * same mean, and a slow ramp, each start the level over within a few
@@ -1787,6 +1779,14 @@ static void test_noise_long_level_follows(void **state) {
         assert_true(fabs(pol_cpu_judged(&pc, L) - 0.60) < 0.04);
 }
 
+/* The same host paced as the engine runs the policy (engine.c,
+ * full_tick_due(): full at the first two ticks, while policy_pace() is not
+ * calm and at every ENGINE_FULL_TICK_EVERY-th, the other ticks' loads to
+ * policy_observe()).  The pace must be busy whenever a full tick would
+ * count a CPU towards hot, by the policy's own level: CPU0's steady excess
+ * is under the scaled hot_enter, and with the pace judged by that alone
+ * the move waited for the periodic audit (tick 30).  It comes once the
+ * noise is known (10 samples), and a host with no excess stays calm. */
 static void test_pace_steady_level(void **state) {
         static const struct {
                 const char *what;
