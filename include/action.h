@@ -62,6 +62,7 @@ enum action_failure {
         X(CPUS_ELIGIBLE, "cpus_eligible")         /* default_smp_affinity back, every CPU usable again */    \
         X(EXTERNAL_CHANGE_EXPIRED, "external_change_expired") /* changed by someone else: taken back */       \
         X(QUEUE_GRANULARITY, "queue_granularity") /* RPS off CPUs with a queue more than others */     \
+        X(STEADY_PEAK, "steady_peak")             /* RPS for a CPU whose level holds above the mean */ \
         X(OTHER, "other")
 
 enum action_reason {

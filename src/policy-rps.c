@@ -567,7 +567,11 @@ static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum sta
                 u->rps_ours = true;
                 return true;
         }
-        emit_rps(t, u, &set, single_queue ? ACTION_REASON_SINGLE_QUEUE_RPS : ACTION_REASON_LONE_HOT_QUEUE, reason);
+        emit_rps(t, u, &set,
+                 single_queue           ? ACTION_REASON_SINGLE_QUEUE_RPS
+                 : kind == START_STEADY ? ACTION_REASON_STEADY_PEAK
+                                        : ACTION_REASON_LONE_HOT_QUEUE,
+                 reason);
         u->rps_ours = true;
         rfs(t, u->nic, u->qi);
         return true;

@@ -2233,7 +2233,7 @@ static void test_rps_steady_peak(void **state) {
                         moves += count_type(&f.l, KNOB_IRQ);
                         rps += count_type(&f.l, KNOB_RPS);
                         for (size_t a = 0; a < f.l.n; a++)
-                                if (f.l.v[a].type == KNOB_RPS && strstr(f.l.v[a].reason, "steady peak")) {
+                                if (f.l.v[a].why == ACTION_REASON_STEADY_PEAK) {
                                         steady++;
                                         first = first ? first : k;
                                 }
@@ -2295,7 +2295,7 @@ static void test_rps_steady_peaks_together(void **state) {
                 assert_int_equal(fx_step(&f, k * SEC), 0);
                 moves += count_type(&f.l, KNOB_IRQ);
                 for (size_t a = 0; a < f.l.n; a++)
-                        if (f.l.v[a].type == KNOB_RPS && strstr(f.l.v[a].reason, "steady peak")) {
+                        if (f.l.v[a].why == ACTION_REASON_STEADY_PEAK) {
                                 steady++;
                                 first = first ? first : k;
                                 last = k;

@@ -227,7 +227,7 @@ static void test_problems(_unused_ void **state) {
  * action kind, reason, result or series changes it, and this test then
  * says by how much. */
 #define METRICS_PER_CPU 7
-#define METRICS_OTHERS 1076
+#define METRICS_OTHERS 1108
 static void test_metrics_cardinality(void **state) {
         static const int ncpus[] = { 1, 16, 64, 65, 256, 1024 };
         (void) state;
