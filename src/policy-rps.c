@@ -250,24 +250,6 @@ static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to,
         project_rps(t, u, to);
 }
 
-bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
-        return rps_allowed(t, u);
-}
-
-double pol_rps_share(const struct pol_unit *u, int cpu) {
-        return cur_share(u, cpu);
-}
-
-void pol_rps_irq_joins(struct pol_tick *t, struct pol_unit *u, int cpu) {
-        cpuset_t set = *u->rps;
-        char list[128], reason[256];
-
-        cpuset_clear(&set, cpu);
-        snprintf(reason, sizeof(reason), "%s rx-%d: RPS over CPUs %s, without CPU%d, where its IRQ moves for room",
-                 t->nics[u->nic].nic->name, u->queue, pol_fmt_cpus(&set, list, sizeof(list)), cpu);
-        emit_rps(t, u, &set, ACTION_REASON_RPS_NARROWED, reason);
-}
-
 /* The busiest of the IRQ CPU and set once u's protocol work is over set. */
 static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set) {
         int m = cpuset_count(set);
