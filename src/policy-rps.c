@@ -785,8 +785,8 @@ static bool steady_set(struct pol_tick *t, bool first) {
 /* Only while nothing is hot or settling; the busiest steady peak first,
  * then in the same tick the next as projected, until a set falls short
  * or none is left: the host's peak falls only once every CPU at it is
- * relieved, and a set a settling took seed 18038's 64 CPUs at one level
- * five minutes (bench/README "Many CPUs at one steady peak"). */
+ * relieved, and with one set a settling a host with many CPUs at one
+ * level waits minutes (bench/README "Many CPUs at one steady peak"). */
 void pol_rps_steady(struct pol_tick *t) {
         if (t->scale >= 1 || !cpuset_empty(&t->hot) || !cpuset_empty(&t->touched) ||
             cpuset_intersects(&t->settling, &t->eligible))
