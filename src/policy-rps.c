@@ -807,9 +807,51 @@ void pol_rps_single(struct pol_tick *t, size_t nic) {
         }
 }
 
+/* The busiest CPU of set once u's protocol work is over it (set_peak()
+ * without the IRQ CPU's own work, which no set changes). */
+static double rps_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set) {
+        int m = cpuset_count(set);
+        double p = proto_work(u), peak = 0;
+
+        CPUSET_FOREACH(cpu, set)
+                peak = MAX(peak, ex_load(t, u, cpu) + pol_work_cost(t, u, cpu, p / m));
+        return peak;
+}
+
+/* A set sized with the prior share that the measured share puts above
+ * the level it was sized for (pol_accept(): the estimate's 10%), where the
+ * cool CPUs have room: its CPUs kept, the fewest coolest candidates more
+ * that bring every set CPU below that level, or none.  adjust() widens
+ * only a hot CPU's set, and a light host's set CPU sits under the hot
+ * level (balance_floor over the mean) at any width. */
+static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
+        double p = proto_work(u), limit = pol_accept(t), was = rps_peak(t, u, u->rps);
+        cpuset_t span = *u->rps, cand, set = *u->rps;
+        char list[128], reason[256];
+
+        if (!u->rps_on || was <= limit)
+                return;
+        cpuset_set(&span, u->target);
+        cool_cands(t, u, &span, p, &t->hot, &cand);
+        drop_settling(t, &cand);
+        leave_irq_cpus(t, u, p, &cand);
+        if (cpuset_empty(&cand))
+                return;
+        size_set(t, u, &cand, limit, &set);
+        if (rps_peak(t, u, &set) >= limit)
+                return;
+        snprintf(reason, sizeof(reason),
+                 "RPS sized again with the measured share: its CPUs at %.1f%% against the level's %.1f%%; RPS over "
+                 "CPUs %s",
+                 100 * was, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
+        emit_rps(t, u, &set, ACTION_REASON_RPS_RESIZED, reason);
+        rfs(t, u->nic, u->qi);
+}
+
 /* Sets sized with the prior share, planned again together per NIC once it
- * is measured and their CPUs settled (start_together(), only if the cool
- * CPUs lack room); otherwise adjust() widens and narrows them. */
+ * is measured and their CPUs settled (start_together() if the cool CPUs
+ * lack room, else widen_measured()); otherwise adjust() widens and narrows
+ * them. */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
@@ -880,6 +922,9 @@ static void replan(struct pol_tick *t) {
 
                                 project_rps_(t, us[i], &cur, false);
                         }
+                for (size_t i = 0; i < n; i++)
+                        if (!ok[i])
+                                widen_measured(t, us[i]);
         }
 out:
         free(us);

@@ -741,6 +741,56 @@ static void test_rps_together_even(void **state) {
         }
 }
 
+/* A light host's lone hot queues started in one tick with the prior share
+ * (the simulator's random host 19015: 24 CPUs, 4 queues of a fifth of a
+ * CPU, 20% of each staying on its IRQ CPU): each set was sized to the
+ * level with the prior's 60% of protocol work and carries 80%; the cool
+ * CPUs have room, so start_together() does not size them again, and the
+ * CPUs of the 3-CPU sets sit about 1.5% of a CPU over the mean, under the
+ * hot level (balance_floor over it), so adjust() does not widen them:
+ * 1.17 times the lower bound here with 6 CPUs idle.  Sized again with the
+ * measured share, each keeps its CPUs and takes one more. */
+static void test_rps_prior_widened(void **state) {
+        const int n_cpus = 24, nq = 4, ticks = 120;
+        const double work = 0.21, keep = 0.20, cost = 0.034;
+
+        (void) state;
+        for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
+                struct fx f;
+                uint64_t seed = seed0;
+                double noise[24], peak = 0, total = 0, lb;
+
+                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth0", 0, nq, true, 30, true, false);
+                f.napi_share = keep;
+                f.rps_cost = cost;
+                for (int k = 0; k < nq; k++) {
+                        f.q[0][k] = (struct fx_queue_model){ work, 5000 };
+                        total += work * (1 + cost * (1 - keep));
+                }
+                for (int c = 0; c < n_cpus; c++)
+                        f.user[c] = 0.10 + 0.15 * fx_rand(&seed);
+                lb = MAX(total / n_cpus, work * (keep + cost * (1 - keep)));
+                for (int k = 1; k <= ticks; k++) {
+                        for (int c = 0; c < n_cpus; c++)
+                                noise[c] = 0.97 + 0.06 * fx_rand(&seed);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                }
+                for (int k = 0; k < 20; k++) {
+                        fx_model(&f, NULL);
+                        peak += fx_peak(&f) / 20;
+                }
+                print_message("    seed %llu: peak %.4f, lower bound %.4f (%.2f)\n", (unsigned long long) seed0, peak,
+                              lb, peak / lb);
+                if (peak > 1.15 * lb)
+                        fail_msg("seed %llu: peak %.4f is %.2f times the lower bound %.4f",
+                                 (unsigned long long) seed0, peak, peak / lb, lb);
+                fx_free(&f);
+        }
+}
+
 /* The same host with the policy run only on the ticks the daemon runs it
  * (engine.c, full_tick_due(): a full tick when policy_pace() is not calm,
  * every ENGINE_MEASURE_FULL_EVERY-th while the report is measuring and when
@@ -5555,6 +5605,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_together_even),
                 cmocka_unit_test(test_rps_prior_share_paced),
+                cmocka_unit_test(test_rps_prior_widened),
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
