@@ -23,6 +23,7 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
 
 static const char *cpus_word(const cpuset_t *s);
 static void rfs(struct pol_tick *t, size_t nic, size_t qi);
+static int busiest_eligible(const struct pol_tick *t);
 
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
@@ -848,20 +849,75 @@ static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
         rfs(t, u->nic, u->qi);
 }
 
-/* Sets sized with the prior share, planned again together per NIC once it
- * is measured and their CPUs settled (start_together() if the cool CPUs
- * lack room, else widen_measured()); otherwise adjust() widens and narrows
- * them. */
+/* What a resize (replan) changes, to take it back when it gains nothing. */
+struct resize_undo {
+        cpuset_t *was;           /* each unit's set before */
+        bool *ours;              /* and its rps_ours */
+        uint64_t *settle_until, *moved_usec;
+        double *moved;           /* each CPU's settling (pol_settle_by) */
+        cpuset_t touched;
+        size_t n_actions;
+        bool sock_flow_done;
+};
+
+static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n, struct resize_undo *z) {
+        for (size_t i = 0; i < n; i++) {
+                z->was[i] = *us[i]->rps;
+                z->ours[i] = us[i]->rps_ours;
+        }
+        for (size_t c = 0; c < t->st->n_cpus; c++) {
+                z->settle_until[c] = t->st->cpus[c].settle_until;
+                z->moved_usec[c] = t->st->cpus[c].moved_usec;
+                z->moved[c] = t->st->cpus[c].moved;
+        }
+        z->touched = t->touched;
+        z->n_actions = t->out->n;
+        z->sock_flow_done = t->st->sock_flow_done;
+}
+
+static void resize_undo(struct pol_tick *t, struct pol_unit **us, size_t n, const struct resize_undo *z) {
+        for (size_t i = t->out->n; i > z->n_actions; i--)
+                action_done(&t->out->v[i - 1]);
+        t->out->n = z->n_actions;
+        for (size_t i = 0; i < n; i++) {
+                project_rps_(t, us[i], &z->was[i], false);
+                us[i]->rps_ours = z->ours[i];
+                us[i]->touched = false;
+        }
+        for (size_t c = 0; c < t->st->n_cpus; c++) {
+                t->st->cpus[c].settle_until = z->settle_until[c];
+                t->st->cpus[c].moved_usec = z->moved_usec[c];
+                t->st->cpus[c].moved = z->moved[c];
+        }
+        t->touched = z->touched;
+        t->st->sock_flow_done = z->sock_flow_done;
+}
+
+/* Sets sized with the prior share, planned again together per NIC once
+ * it is measured and their CPUs settled (start_together() if the cool
+ * CPUs lack room, else widen_measured()); otherwise adjust() widens and
+ * narrows them.  A plan as the others (pol_rps_gran): taken whole when it
+ * lowers the host's projected peak, else none of it and not again (the
+ * sets stay, as adjust() keeps them): a measured share that moves no peak
+ * is no reason to rewrite every set of the NIC.  Any gain will do: the
+ * sets were decided, this only corrects their size, and the projection
+ * with the measured share gains less than the correction does. */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
+        struct resize_undo z = { 0 };
         int *cpus;
         bool *ok;
 
         us = calloc(t->n_units + 1, sizeof(*us));
         cpus = calloc(t->n_units + 1, sizeof(*cpus));
         ok = calloc(t->n_units + 1, sizeof(*ok));
-        if (!us || !cpus || !ok) {
+        z.was = calloc(t->n_units + 1, sizeof(*z.was));
+        z.ours = calloc(t->n_units + 1, sizeof(*z.ours));
+        z.settle_until = calloc(t->st->n_cpus + 1, sizeof(*z.settle_until));
+        z.moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z.moved_usec));
+        z.moved = calloc(t->st->n_cpus + 1, sizeof(*z.moved));
+        if (!us || !cpus || !ok || !z.was || !z.ours || !z.settle_until || !z.moved_usec || !z.moved) {
                 t->r = -ENOMEM;
                 goto out;
         }
@@ -869,6 +925,8 @@ static void replan(struct pol_tick *t) {
                 const struct pol_nicctx *x = &t->nics[ni];
                 size_t n = 0;
                 bool wait = false;
+                double peak0, peak1;
+                int top;
 
                 for (size_t i = 0; i < x->n_units; i++) {
                         struct pol_unit *u = &t->units[x->first_unit + i];
@@ -904,6 +962,9 @@ static void replan(struct pol_tick *t) {
                 }
                 if (n == 0 || wait)
                         continue;
+                top = busiest_eligible(t);
+                peak0 = top >= 0 ? pol_load(t, top) : 0;
+                resize_save(t, us, n, &z);
                 for (size_t i = 0; i < n; i++) {
                         cpuset_t none;
 
@@ -925,11 +986,24 @@ static void replan(struct pol_tick *t) {
                 for (size_t i = 0; i < n; i++)
                         if (!ok[i])
                                 widen_measured(t, us[i]);
+                top = busiest_eligible(t);
+                peak1 = top >= 0 ? pol_load(t, top) : peak0;
+                if (t->out->n > z.n_actions && peak1 > peak0 - 1e-9) {
+                        pol_note(t, LOG_DEBUG,
+                                 "%s: RPS not sized again with the measured share: the host's projected peak "
+                                 "%.1f%% -> %.1f%%", x->nic->name, 100 * peak0, 100 * peak1);
+                        resize_undo(t, us, n, &z);
+                }
         }
 out:
         free(us);
         free(cpus);
         free(ok);
+        free(z.was);
+        free(z.ours);
+        free(z.settle_until);
+        free(z.moved_usec);
+        free(z.moved);
 }
 
 /* What the model puts on cpu from unit v. */

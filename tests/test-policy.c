@@ -870,6 +870,62 @@ static void test_rps_prior_share_paced(void **state) {
         }
 }
 
+/* Sets sized with the prior share are sized again once the share is
+ * measured only when that lowers the host's projected peak: the busiest
+ * CPUs here carry eth1's queues (no RPS), and eth0's sets (share 0.2
+ * against the prior 0.4, the cool CPUs short of room) stay below them
+ * either way.  Sized again, 8 RPS masks changed and the host's peak did
+ * not move (bench/README "Moves that do not pay"). */
+static void test_rps_resize_needs_gain(void **state) {
+        const int n_cpus = 32, n1 = 16, n0 = 8, ticks = 90;
+
+        (void) state;
+        for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
+                struct fx f;
+                uint64_t seed = seed0;
+                double noise[32], before = 0, after = 0;
+                int sets = 0, resized = 0, late = 0, first = 0;
+
+                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                fx_add_nic(&f, "eth1", 0, n1, true, 30, false, false);
+                fx_add_nic(&f, "eth0", 0, n0, true, 60, true, false);
+                f.rps_cost = 0.05;
+                for (int k = 0; k < n1; k++)
+                        f.q[0][k] = (struct fx_queue_model){ 0.26, 11000 };
+                for (int k = 0; k < n0; k++)
+                        f.q[1][k] = (struct fx_queue_model){ 0.36, 11000, 0.2 };
+                for (int c = 0; c < n_cpus; c++)
+                        f.user[c] = 0.20 + 0.1 * fx_rand(&seed);
+                for (int k = 1; k <= ticks; k++) {
+                        for (int c = 0; c < n_cpus; c++)
+                                noise[c] = 0.97 + 0.06 * fx_rand(&seed);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        for (size_t i = 0; i < f.l.n; i++) {
+                                if (f.l.v[i].type != KNOB_RPS)
+                                        continue;
+                                sets++;
+                                first = first ? first : k;
+                                resized += f.l.v[i].why == ACTION_REASON_RPS_RESIZED;
+                                late += k > first + 5;
+                        }
+                        if (k > ticks - 40 && k <= ticks - 20)
+                                before += fx_peak(&f) / 20;
+                        else if (k > ticks - 20)
+                                after += fx_peak(&f) / 20;
+                }
+                print_message("    seed %llu: %d RPS changes (first at tick %d, %d after tick %d, %d sized again), "
+                              "peak %.3f then %.3f\n", (unsigned long long) seed0, sets, first, late, first + 5,
+                              resized, before, after);
+                assert_true(first > 0);
+                if (resized > 0)
+                        fail_msg("seed %llu: %d sets sized again where the host's peak is eth1's",
+                                 (unsigned long long) seed0, resized);
+                fx_free(&f);
+        }
+}
+
 /* An RPS mask set before irqsteerd started is an operator's: kept (and
  * said once) unless takeover = yes, globally or for the interface. */
 static void test_takeover(void **state) {
@@ -5606,6 +5662,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_together_even),
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_prior_widened),
+                cmocka_unit_test(test_rps_resize_needs_gain),
                 cmocka_unit_test(test_rps_widen_narrow),
                 cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
