@@ -715,6 +715,75 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         return true;
 }
 
+/* A saturated CPU's only busy queue (docs/DESIGN.md "Rebalance"): its
+ * move only moves the hot spot where every CPU has the same room, but
+ * user and system load differ by CPU, and the queue's work may fit beside
+ * another's with idle to spare.  The local CPU it leaves the most idle
+ * on, where that is saturated_idle and the move's least gain more (the
+ * target is not saturated after it) and the network peak does not rise
+ * (beyond POL_LAYOUT_TIE: the queue's work is estimated).  A CPU outside
+ * the queue's RPS set takes the IRQ's measured work and nothing else
+ * changes.  A CPU of the set leaves it (at least two stay), and what it
+ * gives back is the queue's share there: only a measured share counts
+ * (the prior is no measure of a queue whose work is mostly its own
+ * interrupt work, and a saturated IRQ CPU is never measured), and the
+ * set's other CPUs take that share and the queue's biggest flow, which
+ * a smaller set hashes anew (bench/README "Why random hosts miss").
+ * For a queue that already spreads with RPS, or may not. */
+static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        double k = pol_demand_factor(t, cpu), best_left = -HUGE_VAL;
+        int best = -1;
+        char reason[256];
+
+        /* saturated as the hot rule has it: a CPU busy with little network
+         * work is short of room for its user load, not for the queue */
+        if (t->idle[cpu] >= t->c->saturated_idle || t->load[cpu] < t->c->saturated_share || u->fixed ||
+            u->touched || !dwell_ok(t, u) || t->moves >= pol_move_cap(t))
+                return false;
+        CPUSET_FOREACH(to, &x->cpus) {
+                bool in_set = u->rps_ours && u->rps_on && cpuset_isset(u->rps, to);
+                double w = pol_work_cost(t, u, to, u->work * k), share = in_set ? pol_rps_share(u, to) : 0,
+                       left = t->idle[to] - w + share, spread = 0;
+
+                if (to == cpu || pol_settling(t, to) || !unit_fits(t, &t->vec, u, to, unit_irqs(u, false)) ||
+                    (in_set && (u->n_rps < 3 || !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER))))
+                        continue;
+                if (in_set)
+                        spread = share / (u->n_rps - 1) + pol_rps_flow(t, u);
+                if (left < t->c->saturated_idle + pol_gain_need(t, cpu, to) ||
+                    pol_demand(t, to) - share + w > pol_demand(t, cpu) + POL_LAYOUT_TIE)
+                        continue;
+                /* the set's other CPUs take its share: none ends saturated */
+                if (in_set) {
+                        bool room = true;
+                        CPUSET_FOREACH(c, u->rps)
+                                room &= c == to || (t->idle[c] - spread >= t->c->saturated_idle &&
+                                                    pol_demand(t, c) + spread <= pol_demand(t, cpu) + POL_LAYOUT_TIE);
+                        if (!room)
+                                continue;
+                }
+                if (left > best_left) {
+                        best_left = left;
+                        best = to;
+                }
+        }
+        if (best < 0)
+                return false;
+        snprintf(reason, sizeof(reason),
+                 "CPU%d saturated (softirq+irq %.0f%%, idle %.0f%%), its only busy queue fits beside CPU%d's other "
+                 "work: idle there %.0f%% -> %.0f%%",
+                 cpu, 100 * t->load[cpu], 100 * t->idle[cpu], best, 100 * t->idle[best], 100 * best_left);
+        if (u->rps_ours && u->rps_on && cpuset_isset(u->rps, best))
+                pol_rps_irq_joins(t, u, best);
+        emit_unit(t, u, best, false, ACTION_REASON_CPU_SATURATED, reason);
+        move_load(t, cpu, best, u->work);
+        pol_settle(t, cpu);
+        pol_settle(t, best);
+        t->moves++;
+        return true;
+}
+
 static void rebalance_cpu(struct pol_tick *t, int cpu) {
         const struct config *c = t->c;
         struct pol_unit *top = NULL, *spread = NULL;
@@ -752,7 +821,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         }
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
-         * (irqbalance's rule, and its blind spot: the lone hot queue below). */
+         * (irqbalance's rule, and its blind spot: the lone hot queue below),
+         * but off a saturated CPU to one with room (room_move). */
         blocked = nb >= 2 && t->moves >= pol_move_cap(t);
         if (nb >= 2 && !blocked) {
                 for (size_t i = 0; i < t->n_units; i++) {
@@ -811,6 +881,9 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                 t->moves++;
                 return;
         }
+        /* RPS first: it spreads the work, the move only finds it room */
+        if (nb == 1 && (top->rps_ours || !pol_rps_allowed(t, top)) && room_move(t, cpu, top))
+                return;
         /* why no move, for plan and status (the last cause found wins) */
         if (nb == 1)
                 snprintf(why, why_len, "its only busy queue is not moved (that only moves the hot spot)");

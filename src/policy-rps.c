@@ -251,6 +251,24 @@ static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to,
         project_rps(t, u, to);
 }
 
+bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
+        return rps_allowed(t, u);
+}
+
+double pol_rps_share(const struct pol_unit *u, int cpu) {
+        return cur_share(u, cpu);
+}
+
+void pol_rps_irq_joins(struct pol_tick *t, struct pol_unit *u, int cpu) {
+        cpuset_t set = *u->rps;
+        char list[128], reason[256];
+
+        cpuset_clear(&set, cpu);
+        snprintf(reason, sizeof(reason), "%s rx-%d: RPS over CPUs %s, without CPU%d, where its IRQ moves for room",
+                 t->nics[u->nic].nic->name, u->queue, pol_fmt_cpus(&set, list, sizeof(list)), cpu);
+        emit_rps(t, u, &set, ACTION_REASON_RPS_NARROWED, reason);
+}
+
 /* The busiest of the IRQ CPU and set once u's protocol work is over set. */
 static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set) {
         int m = cpuset_count(set);
@@ -1056,6 +1074,15 @@ static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, in
         if (lo < 0)
                 return 0;
         return MIN(MAX(shown_share(t, u, cpu) - lo, 0), proto_work(u) - cur_share(u, cpu));
+}
+
+double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u) {
+        double most = 0;
+
+        if (u->rps_on)
+                CPUSET_FOREACH(c, u->rps)
+                        most = MAX(most, flow_excess(t, u, c));
+        return most;
 }
 
 /* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even

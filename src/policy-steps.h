@@ -34,6 +34,16 @@ void pol_rps_steady(struct pol_tick *t);
 void pol_rps_adjust(struct pol_tick *t);
 /* RPS for the CPUs whole-queue granularity leaves at a steady light host's peak. */
 void pol_rps_gran(struct pol_tick *t);
+/* Whether the policy may set u's RPS (its NIC's and queue's settings). */
+bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u);
+/* u's protocol work on cpu now (its RPS share, or all of it on its IRQ CPU). */
+double pol_rps_share(const struct pol_unit *u, int cpu);
+/* The most one CPU of u's set shows of u's work beyond the coolest other
+ * (one big flow, which RPS hashes whole; flow_excess()). */
+double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u);
+/* u's IRQ moves to cpu of its RPS set, for its room (pol_rebalance): cpu
+ * leaves the set, the others share its part. */
+void pol_rps_irq_joins(struct pol_tick *t, struct pol_unit *u, int cpu);
 /* Sets t->pool_short for this tick's lone hot queues. */
 void pol_rps_pool(struct pol_tick *t);
 /* NICs without queue IRQs (veth): their units, then RPS off hot CPUs. */

@@ -2676,6 +2676,82 @@ static void test_move_saturated_demand(void **state) {
         fx_free(&f);
 }
 
+/* A saturated CPU's only busy queue goes where user load leaves room
+ * (seed 18000 in small): the queue's work saturates CPU0 beside its 45%
+ * user load while CPU3 runs 10%.  Network demand alone sees no gain in
+ * a move, and the only busy queue stayed: CPU0 without idle for the
+ * whole run beside a CPU 60% idle.  Now it moves once, to CPU3, which
+ * keeps idle; with RPS, CPU3 leaves the queue's set.  Nothing moves
+ * after.  A CPU short of idle with under saturated_share of network
+ * work keeps its queue.  A queue that keeps most of its work on its IRQ
+ * CPU, with one big flow (seed 19029: virtio, 81% interrupt work) gets
+ * RPS on its saturated CPU, where its share is never measured: the prior
+ * share (40%) read a fifth of a CPU on each set CPU that was not there,
+ * and the move for room saturated CPU3 (8% idle) and set off a hot move
+ * back.  It stays. */
+static void test_move_for_room(void **state) {
+        static const struct {
+                const char *what;
+                int nq;                  /* queues, queue q on CPUq; RPS where rps */
+                bool rps;
+                double work, share, elephant, user0, user3;
+                int cpu;                 /* where the queue's IRQ ends */
+        } cases[] = {
+                { "single-queue NIC with RPS", 1, true, 1.4, 0.35, 0, 0.45, 0.10, 3 },
+                { "lone queue without RPS", 2, false, 0.6, 0, 0, 0.45, 0.10, 3 },
+                /* under saturated_share: the user load starves CPU0, not the queue */
+                { "small queue beside user load", 2, false, 0.08, 0, 0, 0.95, 0.10, 0 },
+                /* a queue IRQ on every CPU: its share is never measured */
+                { "queue of one big flow, share unmeasured", 8, true, 0.72, 0.82, 0.9, 0.45, 0.30, 0 },
+        };
+        static const double user[8] = { 0.45, 0.40, 0.42, 0.10, 0.38, 0.45, 0.35, 0.40 };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                unsigned moves = 0, late = 0;
+                int cpu;
+                double served;
+
+                print_message("  %s\n", cases[i].what);
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                fx_add_nic(&f, "eth0", 0, cases[i].nq, true, 50, cases[i].rps, false);
+                fx_place(&f, 50, 0);
+                f.q[0][0] = (struct fx_queue_model){ cases[i].work, 20000, cases[i].share, .elephant = cases[i].elephant };
+                for (int q = 1; q < cases[i].nq; q++) {
+                        fx_place(&f, 50 + (unsigned) q, q);
+                        f.q[0][q] = (struct fx_queue_model){ 0.02, 500 };
+                }
+                memcpy(f.user, user, sizeof(user));
+                f.user[0] = cases[i].user0;
+                f.user[3] = cases[i].user3;
+                for (int k = 1; k <= 70; k++) {
+                        fx_model(&f, NULL);
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                        for (size_t a = 0; a < f.l.n; a++) {
+                                if (f.l.v[a].type == KNOB_IRQ) {
+                                        moves++;
+                                        late += k > 40;
+                                }
+                                print_message("    tick %d: %s\n", k, f.l.v[a].reason);
+                        }
+                }
+                cpu = fx_irq_cpu(&f, 50);
+                served = f.load.cpus[cpu].irq + f.load.cpus[cpu].softirq;
+                print_message("    IRQ on CPU%d: %.0f%% network, %.0f%% user, %.0f%% idle, %u moves\n", cpu,
+                              100 * served, 100 * f.load.cpus[cpu].usr, 100 * f.load.cpus[cpu].idle, moves);
+                assert_int_equal(cpu, cases[i].cpu);
+                if (cases[i].cpu != 0)
+                        assert_true(f.load.cpus[cpu].idle >= f.cfg.saturated_idle);
+                if (cases[i].nq == 1)
+                        assert_false(cpuset_isset(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), 3));
+                assert_int_equal(late, 0);
+                fx_free(&f);
+        }
+}
+
 /* The rest of an indivisible queue: 4 CPUs, CPU0 with a queue of 2 CPUs
  * (85% of it interrupt work, which RPS cannot take off) and two of 0.2
  * (seed 16030's CPU75).  RPS spreads the big queue's protocol work, and
@@ -5649,6 +5725,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_settling_quiet_move),
                 cmocka_unit_test(test_move_all_hot),
                 cmocka_unit_test(test_move_saturated_demand),
+                cmocka_unit_test(test_move_for_room),
                 cmocka_unit_test(test_move_beside_spread),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_layout_by_load),
