@@ -1105,6 +1105,66 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
 }
 
+/* A big flow (flow_bound()) on a hot CPU of the set on another node than
+ * the NIC's costs POL_REMOTE_COST times its work there, and RPS hashes it
+ * whole onto whichever CPU of a set: the set comes home, to the fewest
+ * coolest local CPUs (two at least, so the guard keeps holding) whose
+ * busiest would carry the flow and its even share of the rest, if that
+ * lowers the flow's CPU by min_gain (a saturated one: not as busy as it
+ * looks).  True if it did. */
+static bool flow_home(struct pol_tick *t, struct pol_unit *u, const cpuset_t *hs) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        double lo = -1, hi = -1, flow, rest, best = -1, now;
+        int f = -1, *v;
+        size_t n, k_best = 0;
+        cpuset_t cand, set;
+        char list[128], reason[256];
+
+        CPUSET_FOREACH(cpu, u->rps) {
+                double l;
+                if (cpu == u->target)
+                        continue;
+                l = own_load(t, u, cpu);
+                lo = lo < 0 ? l : MIN(lo, l);
+                if (l > hi) {
+                        hi = l;
+                        f = cpu;
+                }
+        }
+        if (f < 0 || !cpuset_isset(hs, f) || cpuset_isset(&x->cpus, f))
+                return false;
+        flow = (hi - lo) / POL_REMOTE_COST;
+        rest = MAX(proto_work(u) - flow, 0);
+        cpuset_andnot(&cand, &x->cpus, &t->hot);
+        cpuset_clear(&cand, u->target);
+        drop_settling(t, &cand);
+        leave_irq_cpus(t, u, flow, &cand);
+        v = cool_order(t, u, &cand, &n);
+        if (!v)
+                return false;
+        for (size_t k = 2; k <= n; k++) {
+                double w = ex_load(t, u, v[k - 1]) + flow + rest / (double) k;
+                if (best < 0 || w < best - 1e-9) {
+                        best = w;
+                        k_best = k;
+                }
+        }
+        cpuset_zero(&set);
+        for (size_t i = 0; i < k_best; i++)
+                cpuset_set(&set, v[i]);
+        free(v);
+        now = pol_load(t, f);
+        if (k_best == 0 || best > now - (saturated(t, f) ? 0 : pol_min_gain(t)) + 1e-9 || best >= now)
+                return false;
+        snprintf(reason, sizeof(reason),
+                 "RPS home: a big flow on CPU%d of another node (%.0f%% beyond the coolest set CPU); RPS over CPUs "
+                 "%s (projected peak %.0f%% -> %.0f%%)",
+                 f, 100 * (hi - lo), pol_fmt_cpus(&set, list, sizeof(list)), 100 * now, 100 * best);
+        emit_rps(t, u, &set, ACTION_REASON_RPS_OFF_HOT, reason);
+        rfs(t, u->nic, u->qi);
+        return true;
+}
+
 /* A hot IRQ CPU in its own RPS set (hs: the set's hot CPUs) leaves it when
  * that lowers the peak by min_gain, judged when it is saturated (its share
  * unmeasurable) by what the other set CPUs would carry. */
@@ -1211,8 +1271,10 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         return;
                 if (irq_cpu_leaves(t, u, &hs))
                         return;
-                if (flow_bound(t, u))
+                if (flow_bound(t, u)) {
+                        (void) flow_home(t, u, &hs);
                         return;
+                }
                 /* a set CPU at the level only with the queue's share
                  * beyond the even one (a big flow) is cooled neither by a
                  * wider set nor by leaving it: RPS hands the flow on whole */

@@ -1456,6 +1456,60 @@ static void test_rps_elephant_not_shed(void **state) {
         fx_free(&f);
 }
 
+/* A big flow hashed onto another node's CPU comes home (flow_home(); the
+ * random host 19031): 2 nodes of 8 CPUs, eth0 on node 0 with one queue of
+ * 1.0 CPU on CPU0 (20% of it stays there) whose steered work is one flow
+ * (90% of it), node 0's other CPUs at 10% of other work, node 1's at 5%,
+ * work off node 0 at POL_REMOTE_COST.  Node 0 lacks room below the level
+ * for the steered work, so the lone hot queue's set spills onto node 1's
+ * cooler CPUs too, and the flow lands on one of them (the fixture hashes
+ * it to the set's last CPU) at 1.3 times: that CPU saturates.  The
+ * big-flow guard (flow_bound()) kept the set so for good; now it comes
+ * home to node 0 once, where the flow costs its own work, and stays. */
+static void test_rps_flow_home(void **state) {
+        struct fx f;
+        cpuset_t node0, set;
+        unsigned n_rps = 0, home = 0;
+        double peak = 0;
+
+        (void) state;
+        fx_init(&f, 16, 2, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.rfs = false;
+        f.remote_cost = POL_REMOTE_COST;
+        fx_add_nic(&f, "eth0", 0, 2, true, 30, true, false);
+        fx_place(&f, 30, 0);
+        fx_place(&f, 31, 1);
+        f.q[0][0] = (struct fx_queue_model){ .work = 1.0, .rate = 5000, .share = 0.2, .elephant = 0.9 };
+        f.q[0][1] = (struct fx_queue_model){ 0.02, 500 };
+        for (int c = 1; c < 16; c++)
+                f.base[c] = c < 8 ? 0.10 : 0.05;
+        node0 = f.topo.nodes[0].cpus;
+        for (int k = 1; k <= 300; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                        if (f.l.v[a].type == KNOB_RPS && ++n_rps == 2 && f.l.v[a].why == ACTION_REASON_RPS_OFF_HOT)
+                                home = (unsigned) k;
+                }
+                if (k > 250)
+                        peak = MAX(peak, fx_peak_now(&f));
+        }
+        set = cpuset_kept_get(&fx_queue(&f, "eth0", 0)->rps_cpus);
+        print_message("    home at %us, %u RPS changes, peak %.3f\n", home, n_rps, peak);
+        /* the start, home, and nothing after it */
+        assert_true(home > 0);
+        assert_int_equal(n_rps, 2);
+        assert_false(cpuset_empty(&set));
+        cpuset_andnot(&set, &set, &node0);
+        assert_true(cpuset_empty(&set));
+        /* the flow (0.72) on a node-0 CPU beside its 10%, not 0.94 at 1.3 times */
+        assert_true(peak < 0.9);
+        fx_free(&f);
+}
+
 /* A single-queue NIC's set judged as loads change: 2 CPUs, eth0's one
  * queue (IRQ on CPU0, 10% of it interrupt/NAPI work) at 80% of a CPU,
  * CPU1 with 25% of other work.  RPS over both CPUs is right then (CPU0
@@ -5744,6 +5798,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rps_elephant_not_shed),
+                cmocka_unit_test(test_rps_flow_home),
                 cmocka_unit_test(test_rps_single_rejudged),
                 cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rps_irq_cpu_leaves),
