@@ -1159,17 +1159,31 @@ static double unit_weight(const struct pol_tick *t, const struct pol_unit *u, in
 
 static int estimate(struct pol_tick *t) {
         const struct sample_rates *l = t->in->load;
-        double *sum_rate, *steered, *sum_pps;
+        double *sum_rate, *steered, *sum_pps, *other_rate;
         int n = t->max_cpu + 1;
 
         if (!l)
                 return 0;
-        sum_rate = calloc(3 * (size_t) n, sizeof(double));
+        sum_rate = calloc(4 * (size_t) n, sizeof(double));
         if (!sum_rate)
                 return -ENOMEM;
         steered = sum_rate + n;
         /* packets/s of the queues on each CPU; NAN once one lacks them */
         sum_pps = steered + n;
+        /* interrupts/s of other devices' IRQs (not a NIC queue's) */
+        other_rate = sum_pps + n;
+        for (size_t i = 0; i < t->inv->n_irqs; i++) {
+                const struct inventory_irq *ii = &t->inv->irqs[i];
+                const struct sample_irq *si;
+                int lo, hi;
+
+                if (ii->role == INVENTORY_IRQ_RXTX || ii->role == INVENTORY_IRQ_RX || ii->role == INVENTORY_IRQ_TX ||
+                    !(si = rates_irq(l, ii->irq)))
+                        continue;
+                pol_irq_range(l, si, n, &lo, &hi);
+                for (int c = lo; c <= hi; c++)
+                        other_rate[c] += irq_rate_on(l, si, c);
+        }
         /* only each IRQ's nz range is walked, not every CPU */
         for (size_t i = 0; i < t->n_units; i++)
                 for (int k = 0; k < t->units[i].n_irq; k++) {
@@ -1195,7 +1209,10 @@ static int estimate(struct pol_tick *t) {
                         f = MIN(MAX(sc->net_frac, 0), 1);
                 else
                         f = sum_rate[c] > 0 || sum_pps[c] > 0 ? 1 : 0;
-                t->net[c] = MAX(sc->irq, 0) + MAX(sc->softirq, 0) * f;
+                /* the interrupt time split as the softirq time is: by
+                 * the network share of the interrupts taken there */
+                t->net[c] = MAX(sc->irq, 0) * (other_rate[c] > 0 ? sum_rate[c] / (sum_rate[c] + other_rate[c]) : 1) +
+                            MAX(sc->softirq, 0) * f;
                 /* in the proportion the load is judged in (pol_cpu_judged) */
                 if (c < (int) t->st->n_cpus && pol_cpu_load(sc) > 0)
                         t->net[c] *= pol_cpu_judged(&t->st->cpus[c], pol_cpu_load(sc)) / pol_cpu_load(sc);

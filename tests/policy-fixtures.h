@@ -69,9 +69,11 @@ struct fx {
         int sender[4];
         /* IRQs of other devices: each fires at its rate on the first
          * online CPU of its mask (x86 delivers a multi-CPU mask to one)
-         * and puts its work there as non-network softirq */
+         * and puts its work there as non-network softirq, other_hard of
+         * it as interrupt time (0 unless a test sets it) */
         struct fx_other_model { unsigned irq; double rate, work; } other[8];
         size_t n_other;
+        double other_hard;
         /* what the actuator saw */
         unsigned feedback_calls;
         /* the policy under test and its last tick */
@@ -419,6 +421,14 @@ static inline void fx_model(struct fx *f, const double *noise) {
                  * devices' (left as the test set it when there are none) */
                 if (f->n_other > 0)
                         f->load.cpus[c].net_frac = soft[c] > 0 ? 1 - other[c] / soft[c] : 1;
+                /* the other devices' interrupt time out of the softirq */
+                if (f->other_hard > 0 && other[c] > 0 && soft[c] > 0) {
+                        double h = f->other_hard * other[c];
+
+                        f->load.cpus[c].irq = s * h / soft[c];
+                        f->load.cpus[c].softirq = s - f->load.cpus[c].irq;
+                        f->load.cpus[c].net_frac = soft[c] > h ? 1 - (other[c] - h) / (soft[c] - h) : 1;
+                }
         }
 }
 

@@ -1554,6 +1554,49 @@ static void test_rps_single_rejudged(void **state) {
         fx_free(&f);
 }
 
+/* A single-queue NIC's IRQ CPU beside two storage IRQs (the random host
+ * 19010 in small): 2 CPUs, eth0's one queue (half of it interrupt/NAPI
+ * work) at 13% of a CPU with its IRQ on CPU0, two NVMe IRQs of 8% each
+ * (30% of it interrupt time, twice eth0's interrupts/s) on CPU0 too,
+ * CPU1 with 17% of other work.  RPS starts over both CPUs before any
+ * load is read (CPU0 26%, CPU1 20%); judged once measured, the set
+ * leaves CPU0 out (CPU0 22.5%, CPU1 24%).  The storage IRQs' interrupt
+ * time was read as eth0's work (its protocol work 12.5% against 6.5%),
+ * so CPU1 alone projected 27% and the set stayed: 26%. */
+static void test_rps_single_other_irq_time(void **state) {
+        struct fx f;
+        double peak = 0;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.rfs = false;
+        f.cfg.other_irqs = false;
+        f.rps_cost = 0.05;
+        fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+        f.q[0][0] = (struct fx_queue_model){ .work = 0.13, .rate = 4000, .share = 0.5 };
+        fx_add_irq(&f, 61, "nvme0q1", -1, -1, INVENTORY_IRQ_NONE);
+        fx_add_irq(&f, 62, "nvme0q2", -1, -1, INVENTORY_IRQ_NONE);
+        KEEP(&fx_irq(&f, 61)->affinity, cpuset_single(0));
+        KEEP(&fx_irq(&f, 62)->affinity, cpuset_single(0));
+        f.other[f.n_other++] = (struct fx_other_model){ 61, 4000, 0.08 };
+        f.other[f.n_other++] = (struct fx_other_model){ 62, 4000, 0.08 };
+        f.other_hard = 0.3;
+        f.base[1] = 0.17;
+        /* the start, before any load is read */
+        assert_int_equal(fx_step(&f, 0), 0);
+        assert_int_equal(fx_ticks(&f, 1, 60), 0);
+        for (int k = 0; k < 10; k++)
+                peak += fx_peak_now(&f) / 10;
+        print_message("    eth0 RPS over CPUs %s, IRQ CPU%d, peak %.3f\n",
+                      cpuset_kept_empty(&fx_queue(&f, "eth0", 0)->rps_cpus) ? "none" : "set",
+                      fx_irq_cpu(&f, 60), peak);
+        assert_int_equal(fx_irq_cpu(&f, 60), 0);
+        assert_int_equal(cpuset_only(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus)), 1);
+        assert_true(peak < 0.245);
+        fx_free(&f);
+}
+
 /* Spilling past a saturated node: 2 nodes of 8 CPUs, a NIC on node 0
  * with 4 queues of 1.2 CPUs each (15% of it interrupt/NAPI work), half of
  * every CPU busy with user work.  Node 0 cannot take the 4.8 CPUs below
@@ -5800,6 +5843,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_elephant_not_shed),
                 cmocka_unit_test(test_rps_flow_home),
                 cmocka_unit_test(test_rps_single_rejudged),
+                cmocka_unit_test(test_rps_single_other_irq_time),
                 cmocka_unit_test(test_rps_spill_remote),
                 cmocka_unit_test(test_rps_irq_cpu_leaves),
                 cmocka_unit_test(test_rfs_back),
