@@ -589,8 +589,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
  * another's IRQ CPU: its room up to the even level is its own queue's
  * alone, so a set takes no CPUs for a peak below that level (by its peak
  * alone the first set took the whole pool, and each after it too, leaving
- * the IRQ CPUs idle), nor a CPU that would end past it with the sets
- * before it.  Room depends on the share RPS can move, only a prior
+ * the IRQ CPUs idle).  Room depends on the share RPS can move, only a prior
  * before RPS: replan() plans again once it is measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
@@ -662,33 +661,14 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 for (size_t k = 0; k < n; k++)
                         if (cpus[k] >= 0)
                                 cpuset_clear(&cand, cpus[k]);
-                own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
-                /* a candidate the set would take past the even level
-                 * (by more than pol_accept()'s 10% or two /proc/stat
-                 * counts) cannot take the work: left out, the busiest
-                 * first, with the sets before it projected (size_cool()
-                 * and size_set() take one at least); with none left
-                 * the queue keeps what it has */
-                while (!cpuset_empty(&cand)) {
-                        double p = proto_work(u), cap = MAX(1.1 * even, even + POL_GAIN_LEAST);
-                        int m, over = -1;
-
-                        cpuset_zero(&set);
-                        if (own)
-                                size_cool(t, u, &cand, true, true, even, &set);
-                        else
-                                size_set(t, u, &cand, even, &set);
-                        m = cpuset_count(&set);
-                        CPUSET_FOREACH(c, &set)
-                                if (c != cpu && ex_load(t, u, c) + pol_work_cost(t, u, c, p / MAX(m, 1)) >= cap &&
-                                    (over < 0 || ex_load(t, u, c) > ex_load(t, u, over)))
-                                        over = c;
-                        if (over < 0)
-                                break;
-                        cpuset_clear(&cand, over);
-                }
                 if (cpuset_empty(&cand))
                         continue;
+                own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
+                cpuset_zero(&set);
+                if (own)
+                        size_cool(t, u, &cand, true, true, even, &set);
+                else
+                        size_set(t, u, &cand, even, &set);
                 snprintf(reason, sizeof(reason),
                          "%s: CPU%d at %.0f%%, IRQ %u is %.0f%% of its load; %zu queues need more "
                          "than the cool CPUs' room: RPS over CPUs %s%s", why,
@@ -697,13 +677,8 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                          pol_fmt_cpus(&set, list, sizeof(list)), own ? "" : " (the IRQ CPU left out)");
                 ret_ok[i] = true;
                 u->rps_ours = true;
-                if (cpuset_kept_equal(&iq->rps_cpus, &set)) {
-                        /* back in the projection for the sets after it
-                         * (replan() took the queues' sets out) */
-                        if (!cpuset_equal(u->rps, &set))
-                                project_rps_(t, u, &set, false);
+                if (cpuset_kept_equal(&iq->rps_cpus, &set))
                         continue;
-                }
                 emit_rps(t, u, &set, code, reason);
                 rfs(t, u->nic, u->qi);
         }

@@ -741,56 +741,6 @@ static void test_rps_together_even(void **state) {
         }
 }
 
-/* A load step makes many queues hot in one tick with few CPUs left for
- * their work (the simulator's random host 19003: 29 queues' sets on one
- * CPU, 7.8 CPUs of work for it).  16 CPUs, 14 queues on 14 of them, one
- * queue's set over all the others before the step (the share measured),
- * then every other queue from 20% to 70%: sized together, each set saw
- * the sets before it on the shared CPUs, but took at least one of them,
- * so CPU0 and CPUs 14-15 took every set and saturated for the rest of the
- * run.  A CPU the set would take past the even level is left out, and a
- * queue with none left keeps its work: no CPU saturates, and the peak
- * ends less than min_gain above the one before the sets. */
-static void test_rps_together_no_pile(void **state) {
-        const int n_cpus = 16, nq = 14, ticks = 80, step = 40;
-
-        (void) state;
-        for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
-                struct fx f;
-                uint64_t seed = seed0;
-                double noise[16], before = 0, after = 0;
-
-                fx_init(&f, n_cpus, 1, FX_SMT_NONE);
-                fx_shipped_defaults(&f.cfg);
-                fx_add_nic(&f, "eth0", 0, nq, true, 30, true, false);
-                f.napi_share = 0.2;
-                f.rps_cost = 0.05;
-                for (int k = 0; k < nq; k++)
-                        f.q[0][k] = (struct fx_queue_model){ k == 0 ? 0.9 : 0.2, 11000 };
-                for (int c = 0; c < n_cpus; c++)
-                        f.user[c] = 0.2;
-                for (int k = 1; k <= ticks; k++) {
-                        if (k == step)
-                                for (int q = 1; q < nq; q++)
-                                        f.q[0][q].work = 0.7;
-                        for (int c = 0; c < n_cpus; c++)
-                                noise[c] = 0.97 + 0.06 * fx_rand(&seed);
-                        fx_model(&f, noise);
-                        if (k == step)
-                                before = fx_peak(&f);
-                        else if (k > step)
-                                after = MAX(after, fx_peak(&f));
-                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
-                }
-                print_message("    seed %llu: peak %.3f before the sets, at most %.3f after\n",
-                              (unsigned long long) seed0, before, after);
-                if (after > before + f.cfg.min_gain)
-                        fail_msg("seed %llu: the sets raised the peak %.3f -> %.3f", (unsigned long long) seed0,
-                                 before, after);
-                fx_free(&f);
-        }
-}
-
 /* A light host's lone hot queues started in one tick with the prior share
  * (the simulator's random host 19015: 24 CPUs, 4 queues of a fifth of a
  * CPU, 20% of each staying on its IRQ CPU): each set was sized to the
@@ -5884,7 +5834,6 @@ int main(void) {
                 cmocka_unit_test(test_random_hosts_calm),
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_together_even),
-                cmocka_unit_test(test_rps_together_no_pile),
                 cmocka_unit_test(test_rps_prior_share_paced),
                 cmocka_unit_test(test_rps_prior_widened),
                 cmocka_unit_test(test_rps_resize_needs_gain),
