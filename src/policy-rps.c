@@ -394,15 +394,29 @@ static bool saturated(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated;
 }
 
+static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu);
+
+/* cpu's load without u's protocol work, its big flow's excess on a set
+ * CPU (flow_excess()) taken as u's too. */
+static double other_load(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+        return ex_load(t, u, cpu) - (u->rps_on && cpuset_isset(u->rps, cpu) ? flow_excess(t, u, cpu) : 0);
+}
+
 /* The projected peak of the CPUs of span once u's protocol work is over
- * set: a CPU of span out of the set keeps its other work. */
+ * set: a CPU of span out of the set keeps its other work.  RPS hashes
+ * flows whole, so u's biggest flow (pol_rps_flow()) lands on one CPU of
+ * any set: projected on each, the set's peak is where it lands worst. */
 static double span_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set,
                         const cpuset_t *span) {
-        double peak = set_peak(t, u, set);
+        int m = cpuset_count(set);
+        double p = proto_work(u), f = m > 0 ? MIN(pol_rps_flow(t, u), p) : 0;
+        double peak = other_load(t, u, u->target) + (m == 0 ? p : 0);
 
+        CPUSET_FOREACH(c, set)
+                peak = MAX(peak, other_load(t, u, c) + pol_work_cost(t, u, c, (p - f) / m + f));
         CPUSET_FOREACH(c, span)
                 if (!cpuset_isset(set, c))
-                        peak = MAX(peak, ex_load(t, u, c));
+                        peak = MAX(peak, other_load(t, u, c));
         return peak;
 }
 
@@ -434,7 +448,7 @@ static void single_set(const struct pol_tick *t, const struct pol_unit *u, int c
                 cpuset_t fewer;
 
                 CPUSET_FOREACH(c, set) {
-                        double l = ex_load(t, u, c) + pol_work_cost(t, u, c, p / m);
+                        double l = other_load(t, u, c) + pol_work_cost(t, u, c, p / m);
                         if (c != cpu && l > top) {
                                 top = l;
                                 drop = c;
