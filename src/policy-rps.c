@@ -920,9 +920,10 @@ static void resize_undo(struct pol_tick *t, struct pol_unit **us, size_t n, cons
  * relieved, and with one set a settling a host with many CPUs at one
  * level waits minutes (bench/README "Many CPUs at one steady peak").
  * The tick's sets are a plan (pol_rps_gran, replan()): taken whole when
- * they lower the host's projected peak by pol_plan_gain(), else none of
- * them, their CPUs marked short (steady_need()): a CPU the noise put over
- * the level beside others at it is relieved while the host's peak stays. */
+ * they lower the host's projected peak, the steady peaks still waiting
+ * for a set aside, by pol_plan_gain(), else none of them, their CPUs
+ * marked short (steady_need()): a CPU the noise put over the level beside
+ * others at it is relieved while the host's peak stays. */
 void pol_rps_steady(struct pol_tick *t) {
         struct pol_unit **us;
         struct resize_undo z = { 0 };
