@@ -394,15 +394,29 @@ static bool saturated(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated;
 }
 
+static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu);
+
+/* cpu's load without u's protocol work, its big flow's excess on a set
+ * CPU (flow_excess()) taken as u's too. */
+static double other_load(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
+        return ex_load(t, u, cpu) - (u->rps_on && cpuset_isset(u->rps, cpu) ? flow_excess(t, u, cpu) : 0);
+}
+
 /* The projected peak of the CPUs of span once u's protocol work is over
- * set: a CPU of span out of the set keeps its other work. */
+ * set: a CPU of span out of the set keeps its other work.  RPS hashes
+ * flows whole, so u's biggest flow (pol_rps_flow()) lands on one CPU of
+ * any set: projected on each, the set's peak is where it lands worst. */
 static double span_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set,
                         const cpuset_t *span) {
-        double peak = set_peak(t, u, set);
+        int m = cpuset_count(set);
+        double p = proto_work(u), f = m > 0 ? MIN(pol_rps_flow(t, u), p) : 0;
+        double peak = other_load(t, u, u->target) + (m == 0 ? p : 0);
 
+        CPUSET_FOREACH(c, set)
+                peak = MAX(peak, other_load(t, u, c) + pol_work_cost(t, u, c, (p - f) / m + f));
         CPUSET_FOREACH(c, span)
                 if (!cpuset_isset(set, c))
-                        peak = MAX(peak, ex_load(t, u, c));
+                        peak = MAX(peak, other_load(t, u, c));
         return peak;
 }
 
@@ -434,7 +448,7 @@ static void single_set(const struct pol_tick *t, const struct pol_unit *u, int c
                 cpuset_t fewer;
 
                 CPUSET_FOREACH(c, set) {
-                        double l = ex_load(t, u, c) + pol_work_cost(t, u, c, p / m);
+                        double l = other_load(t, u, c) + pol_work_cost(t, u, c, p / m);
                         if (c != cpu && l > top) {
                                 top = l;
                                 drop = c;
@@ -752,7 +766,7 @@ void pol_rps_lone(struct pol_tick *t) {
  * none is made.  A set that falls short marks its CPU only when it is
  * the tick's first (the later ones' candidates are fewer by the sets
  * before them). */
-static bool steady_set(struct pol_tick *t, bool first) {
+static bool steady_set(struct pol_tick *t, bool first, cpuset_t *at_level) {
         struct policy_state *st = t->st;
         struct pol_unit *best = NULL;
         int peak = -1;
@@ -773,6 +787,7 @@ static bool steady_set(struct pol_tick *t, bool first) {
                 level = MAX(MAX(t->mean + gain, pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)), pol_narrow(t));
                 if (t->load[cpu] < level)
                         continue;
+                cpuset_set(at_level, cpu);
                 /* at the level before it is judged: the next decision
                  * comes within ENGINE_MEASURE_FULL_EVERY ticks, not at
                  * the next audit */
@@ -799,19 +814,6 @@ static bool steady_set(struct pol_tick *t, bool first) {
         if (first && best && best->rps_no_gain && !st->cpus[peak].steady_short)
                 st->cpus[peak].steady_short = t->now;
         return false;
-}
-
-/* Only while nothing is hot or settling; the busiest steady peak first,
- * then in the same tick the next as projected, until a set falls short
- * or none is left: the host's peak falls only once every CPU at it is
- * relieved, and with one set a settling a host with many CPUs at one
- * level waits minutes (bench/README "Many CPUs at one steady peak"). */
-void pol_rps_steady(struct pol_tick *t) {
-        if (t->scale >= 1 || !cpuset_empty(&t->hot) || !cpuset_empty(&t->touched) ||
-            cpuset_intersects(&t->settling, &t->eligible))
-                return;
-        for (bool first = true; steady_set(t, first); first = false)
-                ;
 }
 
 void pol_rps_single(struct pol_tick *t, size_t nic) {
@@ -867,7 +869,8 @@ static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
         rfs(t, u->nic, u->qi);
 }
 
-/* What a resize (replan) changes, to take it back when it gains nothing. */
+/* What a resize (replan) or a tick's steady sets change, to take it back
+ * when it gains nothing. */
 struct resize_undo {
         cpuset_t *was;           /* each unit's set before */
         bool *ours;              /* and its rps_ours */
@@ -909,6 +912,78 @@ static void resize_undo(struct pol_tick *t, struct pol_unit **us, size_t n, cons
         }
         t->touched = z->touched;
         t->st->sock_flow_done = z->sock_flow_done;
+}
+
+/* Only while nothing is hot or settling; the busiest steady peak first,
+ * then in the same tick the next as projected, until a set falls short
+ * or none is left: the host's peak falls only once every CPU at it is
+ * relieved, and with one set a settling a host with many CPUs at one
+ * level waits minutes (bench/README "Many CPUs at one steady peak").
+ * The tick's sets are a plan (pol_rps_gran, replan()): taken whole when
+ * they lower the host's projected peak, the steady peaks still waiting
+ * for a set aside, by pol_plan_gain(), else none of them, their CPUs
+ * marked short (steady_need()): a CPU the noise put over the level beside
+ * others at it is relieved while the host's peak stays. */
+void pol_rps_steady(struct pol_tick *t) {
+        struct pol_unit **us;
+        struct resize_undo z = { 0 };
+        size_t n = 0;
+        double peak0, peak1;
+        bool any = false;
+        cpuset_t at_level;
+        int top;
+
+        if (t->scale >= 1 || !cpuset_empty(&t->hot) || !cpuset_empty(&t->touched) ||
+            cpuset_intersects(&t->settling, &t->eligible))
+                return;
+        us = calloc(t->n_units + 1, sizeof(*us));
+        z.was = calloc(t->n_units + 1, sizeof(*z.was));
+        z.ours = calloc(t->n_units + 1, sizeof(*z.ours));
+        z.settle_until = calloc(t->st->n_cpus + 1, sizeof(*z.settle_until));
+        z.moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z.moved_usec));
+        z.moved = calloc(t->st->n_cpus + 1, sizeof(*z.moved));
+        if (!us || !z.was || !z.ours || !z.settle_until || !z.moved_usec || !z.moved) {
+                t->r = -ENOMEM;
+                goto out;
+        }
+        /* steady_set() takes only units no step of this tick touched */
+        for (size_t i = 0; i < t->n_units; i++)
+                if (!t->units[i].touched)
+                        us[n++] = &t->units[i];
+        top = busiest_eligible(t);
+        peak0 = top >= 0 ? pol_load(t, top) : 0;
+        resize_save(t, us, n, &z);
+        cpuset_zero(&at_level);
+        for (bool first = true; steady_set(t, first, &at_level); first = false)
+                any = true;
+        /* a steady peak no set touched yet gets its own once judged, or
+         * once the sets before it settle: the plan's peak is the others' */
+        cpuset_andnot(&at_level, &at_level, &t->touched);
+        peak1 = 0;
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu <= t->max_cpu && !cpuset_isset(&at_level, cpu))
+                        peak1 = MAX(peak1, pol_load(t, cpu));
+        if (!any || peak1 <= peak0 - pol_plan_gain(t) + 1e-9)
+                goto out;
+        pol_note(t, LOG_DEBUG, "steady peak: RPS not set: the host's projected peak %.1f%% -> %.1f%%, under %.1f%% less",
+                 100 * peak0, 100 * peak1, 100 * pol_plan_gain(t));
+        for (size_t i = 0; i < n; i++) {
+                struct pol_cpu *pc;
+
+                if (!us[i]->touched || us[i]->target < 0 || (size_t) us[i]->target >= t->st->n_cpus)
+                        continue;
+                pc = &t->st->cpus[us[i]->target];
+                if (!pc->steady_short)
+                        pc->steady_short = t->now;
+        }
+        resize_undo(t, us, n, &z);
+out:
+        free(us);
+        free(z.was);
+        free(z.ours);
+        free(z.settle_until);
+        free(z.moved_usec);
+        free(z.moved);
 }
 
 /* Sets sized with the prior share, planned again together per NIC once
