@@ -881,6 +881,24 @@ struct resize_undo {
         bool sock_flow_done;
 };
 
+/* The undo's arrays for t's units and CPUs; false if one is missing. */
+static bool resize_alloc(const struct pol_tick *t, struct resize_undo *z) {
+        z->was = calloc(t->n_units + 1, sizeof(*z->was));
+        z->ours = calloc(t->n_units + 1, sizeof(*z->ours));
+        z->settle_until = calloc(t->st->n_cpus + 1, sizeof(*z->settle_until));
+        z->moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z->moved_usec));
+        z->moved = calloc(t->st->n_cpus + 1, sizeof(*z->moved));
+        return z->was && z->ours && z->settle_until && z->moved_usec && z->moved;
+}
+
+static void resize_free(struct resize_undo *z) {
+        free(z->was);
+        free(z->ours);
+        free(z->settle_until);
+        free(z->moved_usec);
+        free(z->moved);
+}
+
 static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n, struct resize_undo *z) {
         for (size_t i = 0; i < n; i++) {
                 z->was[i] = *us[i]->rps;
@@ -937,12 +955,7 @@ void pol_rps_steady(struct pol_tick *t) {
             cpuset_intersects(&t->settling, &t->eligible))
                 return;
         us = calloc(t->n_units + 1, sizeof(*us));
-        z.was = calloc(t->n_units + 1, sizeof(*z.was));
-        z.ours = calloc(t->n_units + 1, sizeof(*z.ours));
-        z.settle_until = calloc(t->st->n_cpus + 1, sizeof(*z.settle_until));
-        z.moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z.moved_usec));
-        z.moved = calloc(t->st->n_cpus + 1, sizeof(*z.moved));
-        if (!us || !z.was || !z.ours || !z.settle_until || !z.moved_usec || !z.moved) {
+        if (!us || !resize_alloc(t, &z)) {
                 t->r = -ENOMEM;
                 goto out;
         }
@@ -979,11 +992,7 @@ void pol_rps_steady(struct pol_tick *t) {
         resize_undo(t, us, n, &z);
 out:
         free(us);
-        free(z.was);
-        free(z.ours);
-        free(z.settle_until);
-        free(z.moved_usec);
-        free(z.moved);
+        resize_free(&z);
 }
 
 /* Sets sized with the prior share, planned again together per NIC once
@@ -1005,12 +1014,7 @@ static void replan(struct pol_tick *t) {
         us = calloc(t->n_units + 1, sizeof(*us));
         cpus = calloc(t->n_units + 1, sizeof(*cpus));
         ok = calloc(t->n_units + 1, sizeof(*ok));
-        z.was = calloc(t->n_units + 1, sizeof(*z.was));
-        z.ours = calloc(t->n_units + 1, sizeof(*z.ours));
-        z.settle_until = calloc(t->st->n_cpus + 1, sizeof(*z.settle_until));
-        z.moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z.moved_usec));
-        z.moved = calloc(t->st->n_cpus + 1, sizeof(*z.moved));
-        if (!us || !cpus || !ok || !z.was || !z.ours || !z.settle_until || !z.moved_usec || !z.moved) {
+        if (!us || !cpus || !ok || !resize_alloc(t, &z)) {
                 t->r = -ENOMEM;
                 goto out;
         }
@@ -1092,11 +1096,7 @@ out:
         free(us);
         free(cpus);
         free(ok);
-        free(z.was);
-        free(z.ours);
-        free(z.settle_until);
-        free(z.moved_usec);
-        free(z.moved);
+        resize_free(&z);
 }
 
 /* What the model puts on cpu from unit v. */
