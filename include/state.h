@@ -57,9 +57,6 @@ int state_remove(const char *dir, const char *name);
  * to replace), 0 for anything else, -errno when it cannot be told. */
 int state_file_ours(const char *dir, const char *name, const char *head);
 
-/* state_remove() when state_file_ours(), else 0. */
-int state_remove_ours(const char *dir, const char *name, const char *head);
-
 /* flock on dir/STATE_LOCK_NAME (mode 0600, never removed: a third process
  * would lock another inode), then our PID in it; held while the fd is
  * open.  fd, -EBUSY (*ret_holder the PID it says, or 0), or -errno. */

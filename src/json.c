@@ -210,12 +210,10 @@ void json_int(struct json_writer *w, int64_t v) {
 }
 
 void json_uint(struct json_writer *w, uint64_t v) {
-        char buf[24], *p;
+        char buf[24], *p = util_format_u64(buf + sizeof(buf), v);
 
-        if (!before_value(w))
-                return;
-        p = util_format_u64(buf + sizeof(buf), v);
-        fwrite(p, 1, (size_t) (buf + sizeof(buf) - p), w->f);
+        if (before_value(w))
+                fwrite(p, 1, (size_t) (buf + sizeof(buf) - p), w->f);
 }
 
 /* Before a number: false, after writing null for a non-finite one. */
@@ -336,11 +334,7 @@ int json_writer_finish(struct json_writer *w) {
 }
 
 void json_write_value(struct json_writer *w, const struct json_value *v) {
-        if (!v) {
-                json_null(w);
-                return;
-        }
-        switch (v->type) {
+        switch (v ? v->type : JSON_NULL) {
         case JSON_NULL:
                 json_null(w);
                 break;

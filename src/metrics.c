@@ -260,12 +260,9 @@ int metrics_text(const struct report *rp, const struct report_snapshot *s, char 
                  n_mismatch);
         single_u(f, "irqsteer_interfaces", "gauge", "Network interfaces in the inventory.", s->inv ? s->inv->n_nics : 0);
 
-        for (size_t i = 0; s->undo && i < s->undo->n_entries; i++) {
-                enum knob_kind k = s->undo->entries[i].key.kind;
-
-                if (k >= 0 && k < KNOB_KIND_MAX)
-                        managed[k]++;
-        }
+        /* the journal holds valid kinds only (undo_parse(), undo_begin()) */
+        for (size_t i = 0; s->undo && i < s->undo->n_entries; i++)
+                managed[s->undo->entries[i].key.kind]++;
         family(f, "irqsteer_managed_objects", "gauge",
                "Objects irqsteerd changed and will restore (the undo journal), by kind.");
         for (int k = 0; k < KNOB_KIND_MAX; k++)
@@ -395,8 +392,8 @@ void metrics_remove(const struct report_snapshot *s) {
         const char *name;
 
         (void) state_remove(s->state_dir, METRICS_NAME);
-        if (s->config && s->config->metrics_file &&
-            split_path(s->config->metrics_file, dir, sizeof(dir), &name) >= 0)
-                /* never another program's file (one put there since) */
-                (void) state_remove_ours(dir, name, METRICS_HEAD);
+        /* never another program's file (one put there since) */
+        if (s->config && s->config->metrics_file && split_path(s->config->metrics_file, dir, sizeof(dir), &name) >= 0 &&
+            state_file_ours(dir, name, METRICS_HEAD) > 0)
+                (void) state_remove(dir, name);
 }

@@ -1,7 +1,5 @@
 /* The report: status line, status.json and load lines from one snapshot. */
 #include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +12,6 @@
 #include "report.h"
 #include "state.h"
 #include "util.h"
-#include "workers.h"
 
 static enum report_result result_of(int result) {
         if (result < 0)
@@ -31,12 +28,9 @@ void report_record_action(struct report *rp, const struct action *a, const char 
         struct report_action_record *rec = &rp->last_actions[rp->last_actions_pos];
         if (a->type >= 0 && a->type < KNOB_KIND_MAX && a->why >= 0 && a->why < ACTION_REASON_MAX) {
                 rp->count.actions[a->type][a->why][result_of(result)]++;
-                if (result < 0) {
-                        enum action_failure f = action_failure_class(a->type, result);
-
-                        if (f >= 0 && f < ACTION_FAILURE_MAX)
-                                rp->count.action_failures[a->type][f]++;
-                }
+                /* action_failure_class() returns a class in range */
+                if (result < 0)
+                        rp->count.action_failures[a->type][action_failure_class(a->type, result)]++;
         }
 
         rec->realtime_usec = realtime_usec;

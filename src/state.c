@@ -361,12 +361,6 @@ int state_file_ours(const char *dir, const char *name, const char *head) {
         return (size_t) n == want && memcmp(buf, head, want) == 0;
 }
 
-int state_remove_ours(const char *dir, const char *name, const char *head) {
-        int r = state_file_ours(dir, name, head);
-
-        return r <= 0 ? r : state_remove(dir, name);
-}
-
 bool state_pid_is_irqsteerd(int64_t pid) {
         _cleanup_(closep) int fd = -1;
         char path[64], comm[64];

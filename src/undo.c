@@ -122,7 +122,7 @@ static int parse_line(struct undo *u, char *line) {
         char *f[8];
         int r;
         struct knob_key k = { 0 };
-        unsigned long long v;
+        unsigned long long v, tid;
         size_t n, key_fields;
         const char *orig, *last, *pending;
 
@@ -165,15 +165,11 @@ static int parse_line(struct undo *u, char *line) {
                 strcpy(k.nic, f[1]);
                 break;
         case KNOB_THREAD:
-                if (n != 7 || !parse_uint(f[1], INT32_MAX, &v) || v == 0)
+                if (n != 7 || !parse_uint(f[1], INT32_MAX, &v) || v == 0 || !parse_uint(f[2], INT32_MAX, &tid) ||
+                    tid == 0 || !parse_uint(f[3], UINT64_MAX, &k.starttime))
                         return -EBADMSG;
                 k.pid = v;
-                if (!parse_uint(f[2], INT32_MAX, &v) || v == 0)
-                        return -EBADMSG;
-                k.tid = v;
-                if (!parse_uint(f[3], UINT64_MAX, &v))
-                        return -EBADMSG;
-                k.starttime = v;
+                k.tid = tid;
                 break;
         default:
                 return -EBADMSG;
