@@ -105,15 +105,13 @@ int report_format_status(const struct policy_report *rep, bool dry_run, const ch
         int n;
 
 #define APPEND(...) do {                                                \
-                n = snprintf(buf + off, len > off ? len - off : 0, __VA_ARGS__); \
+                n = snprintf(buf + off, len - off, __VA_ARGS__);       \
                 if (n < 0 || (size_t) n >= len - off)                   \
                         return -ENOBUFS;                                \
                 off += (size_t) n;                                      \
         } while (0)
 
-        if (len == 0)
-                return -ENOBUFS;
-        buf[0] = 0;
+        /* off < len after each APPEND: a cut or len 0 is -ENOBUFS */
         if (reload_error && reload_error[0])
                 APPEND("config reload failed: %s; ", reload_error);
         if (dry_run)

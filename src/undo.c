@@ -264,23 +264,18 @@ int undo_format(const struct undo *u, char **ret_buf, size_t *ret_len) {
 /* mkdir -p, 0755 whatever the umask. */
 static int mkdir_parents(const char *dir) {
         _cleanup_(freep) char *p = strdup(dir);
+        int r;
 
         if (!p)
                 return -ENOMEM;
-        for (char *s = p + 1;; s++) {
-                if (*s == '/' || *s == 0) {
-                        char c = *s;
-                        *s = 0;
-                        int r = state_mkdir_public(p);
-
-                        if (r < 0)
-                                return r;
-                        *s = c;
-                        if (!c)
-                                break;
-                }
+        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = 0;
+                r = state_mkdir_public(p);
+                *s = '/';
+                if (r < 0)
+                        return r;
         }
-        return 0;
+        return state_mkdir_public(p);
 }
 
 /* Writes the journal whole (or removes it when there are no entries). */
