@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "action.h"
 #include "apply.h"
@@ -123,18 +122,6 @@ static bool cpu_set_changed(const struct sample_snapshot *prev, const struct sam
                 if (prev->stat.cpus[i].cpu != cur->stat.cpus[i].cpu)
                         return true;
         return false;
-}
-
-static int reread_topology(struct engine *e) {
-        struct topology t = {};
-        int r;
-
-        r = topology_read(e->rootfd, &t);
-        if (r < 0)
-                return r;
-        topology_free(&e->topo);
-        e->topo = t;
-        return 0;
 }
 
 /* ---- acting ---- */
@@ -702,10 +689,14 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         n_external = e->report.n_external;
 
         if (cpus_changed) {
-                r = reread_topology(e);
+                struct topology t = {};
+
+                r = topology_read(e->rootfd, &t);
                 if (r < 0)
                         log_warning_errno(r, "CPU set changed but re-reading the topology failed: %m");
                 else {
+                        topology_free(&e->topo);
+                        e->topo = t;
                         log_notice("CPU hotplug: topology re-read");
                         engine_log_topology(e);
                         e->inventory_dirty = true;
@@ -894,9 +885,6 @@ void engine_free(struct engine *e) {
         vectors_free(&e->vectors);
         free(e->irq_ref);
         free(e->msi_warned);
-        e->apply = NULL;
-        e->policy = NULL;
-        e->have_avg = e->have_prev = e->have_inv = false;
 }
 
 void engine_audit_found(struct engine *e) {
