@@ -42,7 +42,7 @@ struct status_key {
         size_t n_undo, n_eff, n_link_events;
         unsigned n_queue_irqs, n_rps_queues, n_managed_irqs, n_external, n_kept;
         pid_t other_pid;
-        bool have_inv, have_avg;
+        bool have_avg;
         bool problems[PROBLEM_MAX];
 };
 
@@ -337,7 +337,7 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .irq_readings = d->engine.irq_readings,
                 .eff = d->engine.eff.v,
                 .n_eff = d->engine.eff.n,
-                .inv = d->engine.have_inv ? &d->engine.inv : NULL,
+                .inv = &d->engine.inv,
                 .config = &d->config,
                 .undo = d->engine.apply ? apply_undo(d->engine.apply) : NULL,
                 .load = d->engine.have_avg ? &d->engine.avg : NULL,
@@ -383,7 +383,6 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
         k->n_external = rep->n_external;
         k->n_kept = rep->n_kept;
         k->other_pid = d->engine.other_pid;
-        k->have_inv = d->engine.have_inv;
         k->have_avg = d->engine.have_avg;
         memcpy(k->problems, d->out.problems.active, sizeof(k->problems));
 }
