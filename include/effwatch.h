@@ -22,7 +22,7 @@ void effwatch_add(struct effwatch *ew, unsigned irq, const cpuset_t *want);
 /* Stops watching irq (it vanished). */
 void effwatch_forget(struct effwatch *ew, unsigned irq);
 /* Each tick: the watched IRQs' effective affinity, with the last two
- * /proc/interrupts readings (prev may be NULL). */
+ * /proc/interrupts readings. */
 void effwatch_check(struct effwatch *ew, int rootfd, const struct inventory *inv,
                     const struct procfs_interrupts *prev, const struct procfs_interrupts *cur);
 void effwatch_free(struct effwatch *ew);

@@ -52,7 +52,7 @@ struct engine {
         bool root_is_host;
         const char *state_dir;    /* the undo journal's (only read in a dry run) */
         bool dry_run;
-        bool once;                /* --once: no decision without rates */
+        bool once;                /* --once: every tick in full */
         const struct config *config;
         struct report *out;       /* counts and last actions/link events */
         bool have_linkmon;        /* link events come from the link monitor */
@@ -67,12 +67,10 @@ struct engine {
 
         struct topology topo;
         struct inventory inv;
-        bool have_inv;
         bool inventory_dirty;           /* full rediscovery at the next tick */
         unsigned ticks_since_full; /* refreshed ticks since the last full discovery */
         struct inventory_audit audit;   /* which per-object values a refresh re-reads */
         struct sample_snapshot prev;
-        bool have_prev;
         struct sample_rates avg;
         bool have_avg;
         /* irq_force: read /proc/interrupts next tick; irq_ref[cpu]: the
@@ -125,8 +123,8 @@ struct engine_tick_result {
         const char *full;         /* why this tick ran in full; NULL for a calm tick */
         bool decided;             /* the policy ran (its report is this tick's) */
 };
-/* One tick at now (monotonic usec): 1 when it ran, 0 when a sampling or
- * inventory failure skipped it (logged), -ENOMEM. */
+/* One tick at now (monotonic usec), after engine_start(): 1 when it ran, 0
+ * when a sampling or inventory failure skipped it (logged), -ENOMEM. */
 int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct engine_tick_result *ret);
 /* The calm ticks before the next audit after a full tick, with every the
  * last wait: twice every after an audit that found nothing (quiet), at most

@@ -42,7 +42,7 @@ struct status_key {
         size_t n_undo, n_eff, n_link_events;
         unsigned n_queue_irqs, n_rps_queues, n_managed_irqs, n_external, n_kept;
         pid_t other_pid;
-        bool have_inv, have_avg;
+        bool have_avg;
         bool problems[PROBLEM_MAX];
 };
 
@@ -337,7 +337,7 @@ static void fill_snapshot(struct daemon *d, struct report_snapshot *s) {
                 .irq_readings = d->engine.irq_readings,
                 .eff = d->engine.eff.v,
                 .n_eff = d->engine.eff.n,
-                .inv = d->engine.have_inv ? &d->engine.inv : NULL,
+                .inv = &d->engine.inv,
                 .config = &d->config,
                 .undo = d->engine.apply ? apply_undo(d->engine.apply) : NULL,
                 .load = d->engine.have_avg ? &d->engine.avg : NULL,
@@ -383,7 +383,6 @@ static void status_key_fill(const struct daemon *d, struct status_key *k) {
         k->n_external = rep->n_external;
         k->n_kept = rep->n_kept;
         k->other_pid = d->engine.other_pid;
-        k->have_inv = d->engine.have_inv;
         k->have_avg = d->engine.have_avg;
         memcpy(k->problems, d->out.problems.active, sizeof(k->problems));
 }
@@ -829,7 +828,6 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
         log_info("Reloading configuration from %s", d->config_path);
         if (load_config(d, &c, err, sizeof(err)) < 0) {
                 snprintf(d->reload_error, sizeof(d->reload_error), "%s", err);
-                report_count_reload(&d->out, false);
                 problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
                             "Configuration reload failed (%s), keeping the previous configuration", err);
                 goto done;
@@ -860,7 +858,6 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                             "Configuration reload refused: the new configuration needs %s, dropped at startup; "
                             "restart irqsteerd to apply it. Keeping the previous configuration", capbuf);
                 config_free(&c);
-                report_count_reload(&d->out, false);
                 goto done;
         }
         snprintf(d->restart_needed, sizeof(d->restart_needed), "%s", restart);
@@ -887,12 +884,11 @@ static int on_reload(sd_event_source *s _unused_, const struct signalfd_siginfo 
                          problem_to_string(PROBLEM_METRICS_FILE), d->out.problems.what[PROBLEM_METRICS_FILE]);
                 problem_set(&d->out.problems, PROBLEM_RELOAD, 0,
                             "Configuration reloaded, but not all of it applies: %s", d->reload_error);
-                report_count_reload(&d->out, false);
-        } else {
+        } else
                 problem_clear(&d->out.problems, PROBLEM_RELOAD, "Configuration reload succeeded");
-                report_count_reload(&d->out, true);
-        }
 done:
+        /* each failure above said why in reload_error */
+        report_count_reload(&d->out, !d->reload_error[0]);
         update_status(d, false);
         notify_ready(d->status);
         return 0;
@@ -1287,6 +1283,14 @@ int daemon_run(const struct daemon_options *o) {
         d.start_monotonic_usec = util_now_usec(CLOCK_MONOTONIC);
 
         r = startup(&d);
+        if (r >= 0) {
+                /* the initial layout needs no load: decided right away */
+                report_format_status(&d.engine.report, d.dry_run, NULL, d.status, sizeof(d.status));
+                if (!o->once && engine_decide(&d.engine, now_monotonic(&d), &d.bans.cpus, NULL) == -ENOMEM) {
+                        snprintf(d.startup_error, sizeof(d.startup_error), "out of memory");
+                        r = -ENOMEM;
+                }
+        }
         if (r < 0) {
                 char msg[600];
 
@@ -1296,17 +1300,6 @@ int daemon_run(const struct daemon_options *o) {
                 notify_errno(-r, msg);
                 daemon_free(&d);
                 return d.startup_exit ? d.startup_exit : DAEMON_EXIT_FAILURE;
-        }
-
-        /* the initial layout needs no load: decided right away */
-        report_format_status(&d.engine.report, d.dry_run, NULL, d.status, sizeof(d.status));
-        if (!o->once) {
-                r = engine_decide(&d.engine, now_monotonic(&d), &d.bans.cpus, NULL);
-                if (r == -ENOMEM) {
-                        notify_errno(ENOMEM, "startup failed: out of memory");
-                        daemon_free(&d);
-                        return DAEMON_EXIT_FAILURE;
-                }
         }
         update_status(&d, false);
         notify_ready(d.status);

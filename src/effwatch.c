@@ -37,7 +37,7 @@ void effwatch_add(struct effwatch *ew, unsigned irq, const cpuset_t *want) {
 
 /* Whether IRQ irq had interrupts between the two readings. */
 static bool irq_fired(const struct procfs_interrupts *prev, const struct procfs_interrupts *cur, unsigned irq) {
-        const struct procfs_irq *a = prev ? procfs_interrupts_find(prev, irq) : NULL;
+        const struct procfs_irq *a = procfs_interrupts_find(prev, irq);
         const struct procfs_irq *b = procfs_interrupts_find(cur, irq);
 
         return a && b && b->total > a->total;

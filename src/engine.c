@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "action.h"
 #include "apply.h"
@@ -74,19 +73,17 @@ static int discover_inventory(struct engine *e, const struct procfs_interrupts *
                 inventory_read_napi_cpus(e->rootfd, &inv); /* kthread start times: napi_threads */
         }
         overlay(e, &inv, NULL, false);
-        if (e->have_inv) {
-                if (e->policy)
-                        engine_diff_inventory(e, &e->inv, &inv);
-                inventory_free(&e->inv);
-        }
+        /* none at engine_start(): no policy yet, e->inv still empty */
+        if (e->policy)
+                engine_diff_inventory(e, &e->inv, &inv);
+        inventory_free(&e->inv);
         e->inv = inv;
-        e->have_inv = true;
         return 0;
 }
 
 /* Why this tick reads the whole inventory, NULL when a refresh does. */
 static const char *discovery_due(const struct engine *e) {
-        return !e->have_inv ? "first tick" : e->inventory_dirty ? "link event or CPU set change" :
+        return e->inventory_dirty ? "link event or CPU set change" :
                e->ticks_since_full >= FULL_DISCOVERY_TICKS ? "periodic check" : NULL;
 }
 
@@ -123,18 +120,6 @@ static bool cpu_set_changed(const struct sample_snapshot *prev, const struct sam
                 if (prev->stat.cpus[i].cpu != cur->stat.cpus[i].cpu)
                         return true;
         return false;
-}
-
-static int reread_topology(struct engine *e) {
-        struct topology t = {};
-        int r;
-
-        r = topology_read(e->rootfd, &t);
-        if (r < 0)
-                return r;
-        topology_free(&e->topo);
-        e->topo = t;
-        return 0;
 }
 
 /* ---- acting ---- */
@@ -502,7 +487,7 @@ int engine_decide(struct engine *e, uint64_t now, const cpuset_t *bans, const st
 static const char *irq_reading_due(const struct engine *e, const struct sample_snapshot *cur, bool cpus_changed) {
         uint64_t last;
 
-        if (!e->have_prev || e->irq_force)
+        if (e->irq_force)
                 return "first tick, or after an action, a reload or an inventory change";
         if (e->eff.n > 0 && e->ticks < e->eff_read_until)
                 return "effective affinity watched";
@@ -547,7 +532,7 @@ static const char audit_why[] = "periodic audit";
 static const char *full_tick_due(const struct engine *e, uint64_t now, enum policy_pace pace, bool cpus_changed) {
         if (pace != POLICY_PACE_CALM)
                 return policy_pace_to_string(pace);
-        if (!e->have_inv || !e->have_avg || e->once)
+        if (!e->have_avg || e->once)
                 return "first ticks";
         if (e->inventory_dirty || e->irq_force || cpus_changed)
                 return "inventory, CPU set, bans or configuration changed";
@@ -621,23 +606,21 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 engine_log_tick_failure(&e->tick_rl, r, "read /proc/stat", now);
                 return 0;
         }
-        (void) sample_snapshot_take_napi(e->rootfd, e->have_inv ? &e->inv : NULL, &cur); /* -ENOMEM: none */
-        if (e->have_prev) {
-                cpus_changed = cpu_set_changed(&e->prev, &cur);
-                /* shares from /proc/stat alone: prev's other readings carried */
-                cur.irq_usec = sample_snapshot_irq_usec(&e->prev);
-                cur.softirq_usec = sample_snapshot_softirq_usec(&e->prev);
-                r = sample_compute(&e->prev, &cur, &raw);
-                cur.irq_usec = cur.softirq_usec = 0;
-                have_raw = r >= 0;
-                if (r < 0)
-                        log_debug_errno(r, "Rates unavailable this tick: %m");
-        }
+        (void) sample_snapshot_take_napi(e->rootfd, &e->inv, &cur); /* -ENOMEM: none */
+        cpus_changed = cpu_set_changed(&e->prev, &cur);
+        /* shares from /proc/stat alone: prev's other readings carried */
+        cur.irq_usec = sample_snapshot_irq_usec(&e->prev);
+        cur.softirq_usec = sample_snapshot_softirq_usec(&e->prev);
+        r = sample_compute(&e->prev, &cur, &raw);
+        cur.irq_usec = cur.softirq_usec = 0;
+        have_raw = r >= 0;
+        if (r < 0)
+                log_debug_errno(r, "Rates unavailable this tick: %m");
         pace_in = policy_pace(e->config, e->policy, &e->report, have_raw ? &raw : NULL);
         full = full_tick_due(e, now, pace_in, cpus_changed);
         /* ethtool -L sends no link notification and the driver resets the
          * IRQ affinities: a calm tick still looks at the queue counts */
-        if (!full && e->have_inv && inventory_queue_counts_changed(e->rootfd, &e->inv) != 0)
+        if (!full && inventory_queue_counts_changed(e->rootfd, &e->inv) != 0)
                 full = "queue count changed";
         if (full) {
                 const char *why = irq_reading_due(e, &cur, cpus_changed), *what = "read /proc/softirqs";
@@ -657,7 +640,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                         return 0;
                 }
                 if (read_irqs)
-                        (void) sample_snapshot_take_qstats(e->have_inv ? &e->inv : NULL, now, &cur); /* else none */
+                        (void) sample_snapshot_take_qstats(&e->inv, now, &cur); /* else none */
                 else
                         sample_snapshot_carry_irqs(&e->prev, &cur);
                 if (have_raw) {
@@ -702,10 +685,14 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         n_external = e->report.n_external;
 
         if (cpus_changed) {
-                r = reread_topology(e);
+                struct topology t = {};
+
+                r = topology_read(e->rootfd, &t);
                 if (r < 0)
                         log_warning_errno(r, "CPU set changed but re-reading the topology failed: %m");
                 else {
+                        topology_free(&e->topo);
+                        e->topo = t;
                         log_notice("CPU hotplug: topology re-read");
                         engine_log_topology(e);
                         e->inventory_dirty = true;
@@ -725,7 +712,7 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
         }
         /* whether a watched IRQ fired: between the last two readings */
         if (e->eff.n > 0 && read_irqs)
-                effwatch_check(&e->eff, e->rootfd, &e->inv, e->have_prev ? &e->prev.interrupts : NULL, &cur.interrupts);
+                effwatch_check(&e->eff, e->rootfd, &e->inv, &e->prev.interrupts, &cur.interrupts);
 
         if (e->config->n_workers > 0) {
                 struct worker_set ws = {};
@@ -745,13 +732,11 @@ int engine_tick(struct engine *e, uint64_t now, const cpuset_t *bans, struct eng
                 }
         }
 
-        if (!e->once || e->have_prev) {
-                r = engine_decide(e, now, bans, have_raw ? &raw : NULL);
-                if (r == -ENOMEM)
-                        goto out;
-                ret->decided = r >= 0;
-                r = 0;
-        }
+        r = engine_decide(e, now, bans, have_raw ? &raw : NULL);
+        if (r == -ENOMEM)
+                goto out;
+        ret->decided = r >= 0;
+        r = 0;
         /* a tick that began fast is followed by a fast one: this report is
          * the new reference, where the rise no longer shows */
         e->pace = MAX(pace_in, policy_pace(e->config, e->policy, &e->report, have_raw ? &raw : NULL));
@@ -772,10 +757,8 @@ done:
         counted = true;
 out:
         sample_rates_free(&raw);
-        if (e->have_prev)
-                sample_snapshot_free(&e->prev);
+        sample_snapshot_free(&e->prev);
         e->prev = cur;
-        e->have_prev = true;
         return r == -ENOMEM ? r : counted;
 }
 
@@ -861,7 +844,6 @@ int engine_start(struct engine *e, uint64_t now) {
         r = sample_snapshot_take_irqs(e->rootfd, &e->prev);
         if (r < 0)
                 return log_error_errno(r, "Failed to read /proc/interrupts under %s: %m", e->root);
-        e->have_prev = true;
         r = discover_inventory(e, &e->prev.interrupts);
         if (r < 0)
                 return log_error_errno(r, "Failed to read the NIC inventory under %s: %m", e->root);
@@ -894,9 +876,6 @@ void engine_free(struct engine *e) {
         vectors_free(&e->vectors);
         free(e->irq_ref);
         free(e->msi_warned);
-        e->apply = NULL;
-        e->policy = NULL;
-        e->have_avg = e->have_prev = e->have_inv = false;
 }
 
 void engine_audit_found(struct engine *e) {

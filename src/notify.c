@@ -28,12 +28,10 @@ static int send_msg(const char *msg) {
         return r;
 }
 
-/* head, then STATUS=status on a line of its own when status is not NULL. */
+/* head, then STATUS=status on a line of its own. */
 static int send_with_status(const char *head, const char *status) {
         char s[NOTIFY_STATUS_MAX], msg[NOTIFY_STATUS_MAX + 48];
 
-        if (!status)
-                return send_msg(head);
         snprintf(msg, sizeof(msg), "%s%sSTATUS=%s", head, *head ? "\n" : "",
                  notify_sanitize(status, s, sizeof(s)));
         return send_msg(msg);

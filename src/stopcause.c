@@ -1,6 +1,5 @@
 /* Why systemd stops the service (stopcause.h): the manager's job list over
  * its private socket or the system bus. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
