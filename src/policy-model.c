@@ -281,12 +281,11 @@ double pol_plan_gain(const struct pol_tick *t) {
 }
 
 /* The least gain of a move off cpu (onto to, or -1 for any): min_gain;
- * where cpu is judged by its steady level (pol_cpu_steady) on a light
- * host whose noise is known, min_gain at the host's scale and
- * POL_NOISE_K deviations of the noise of the CPUs the move leaves and
- * joins, down to POL_PLAN_LEAST: the level's error shrinks while nothing
- * changes, so one sample's resolution (POL_GAIN_LEAST) does not bound
- * what it shows. */
+ * where cpu is judged by its steady level (pol_cpu_steady) on a light host
+ * whose noise is known, min_gain at the host's scale and POL_NOISE_K
+ * deviations of the noise of the CPUs the move leaves and joins, down to
+ * POL_PLAN_LEAST: the level's error shrinks while nothing changes, so one
+ * sample's resolution (POL_GAIN_LEAST) does not bound what it shows. */
 static double gain_least(const struct pol_tick *t, int cpu, int to) {
         double var;
 
@@ -391,8 +390,7 @@ static bool raw_saturated(const struct pol_tick *t, int cpu) {
         if (!raw || cpu > raw->max_cpu || !raw->cpus[cpu].valid)
                 return false;
         rc = &raw->cpus[cpu];
-        return MAX(rc->idle, 0) < t->c->saturated_idle / 2 &&
-               MAX(rc->irq, 0) + MAX(rc->softirq, 0) >= t->c->saturated_share;
+        return MAX(rc->idle, 0) < t->c->saturated_idle / 2 && pol_cpu_load(rc) >= t->c->saturated_share;
 }
 
 /* A CPU hot by fast attack is planned for with its raw load. */
@@ -401,7 +399,7 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         struct pol_cpu *pc = &t->st->cpus[cpu];
 
         pc->hot = pc->fast = true;
-        pc->raw_load = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
+        pc->raw_load = pol_cpu_load(rc);
         t->load[cpu] = MAX(t->load[cpu], pc->raw_load);
         t->idle[cpu] = MIN(t->idle[cpu], MAX(rc->idle, 0));
         pc->saturated = t->load[cpu] < enter;
@@ -418,27 +416,25 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
  * other: the run before was noise), changed (a step) or started. */
 enum level_step { LEVEL_HOLDS, LEVEL_BEYOND, LEVEL_BEYOND_TURNED, LEVEL_CHANGED, LEVEL_START };
 
+static enum level_step level_restart(struct pol_cpu *pc, double L, enum level_step step) {
+        pc->level = L;
+        pc->level_n = 1;
+        pc->level_off = 0;
+        pc->steady_short = 0;
+        return step;
+}
+
 static enum level_step level_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
         double dev = L - pc->level, lim = POL_NOISE_K * sqrt(pc->noise_var);
         enum level_step r = LEVEL_HOLDS;
 
-        if (pc->level_n == 0 || settling || pc->noise_n <= POL_NOISE_SAMPLES) {
-                pc->level = L;
-                pc->level_n = 1;
-                pc->level_off = 0;
-                pc->steady_short = 0;
-                return LEVEL_START;
-        }
+        if (pc->level_n == 0 || settling || pc->noise_n <= POL_NOISE_SAMPLES)
+                return level_restart(pc, L, LEVEL_START);
         if (fabs(dev) >= lim) {
                 r = pc->level_off != 0 && (pc->level_off > 0) != (dev > 0) ? LEVEL_BEYOND_TURNED : LEVEL_BEYOND;
                 pc->level_off = dev > 0 ? MAX(pc->level_off, 0) + 1 : MIN(pc->level_off, 0) - 1;
-                if ((unsigned) abs(pc->level_off) >= MAX(c->hot_samples, 1u)) {
-                        pc->level = L;
-                        pc->level_n = 1;
-                        pc->level_off = 0;
-                        pc->steady_short = 0;
-                        return LEVEL_CHANGED;
-                }
+                if ((unsigned) abs(pc->level_off) >= MAX(c->hot_samples, 1u))
+                        return level_restart(pc, L, LEVEL_CHANGED);
         } else
                 pc->level_off = 0;
         if (pc->level_n < UINT_MAX)
@@ -460,11 +456,11 @@ static void noise_add(struct pol_cpu *pc, double v) {
  * k smoothing steps of weight a apart differ, for independent noise, by a
  * mean square of 2 (1 - (1 - a)^k) times the variance (2a for the next
  * tick's), so a step or a ramp counts once, not for as long as it lasts.
- * A sample equal to the last is no new sample; the change an action of
- * ours makes while the CPU settles is no noise, nor is a step.  A new sample weighs
- * POL_NOISE_GAIN right after the level changed, less the longer it holds:
- * the estimate of a steady load's noise settles too (the thresholds sized
- * by it do not wander with its own sampling error). */
+ * A sample equal to the last is no new sample; the change of our own
+ * action while the CPU settles is no noise, nor is a step.  A new sample
+ * weighs POL_NOISE_GAIN right after the level changed, less the longer it
+ * holds: the estimate of a steady load's noise settles too (the thresholds
+ * sized by it do not wander with its own sampling error). */
 void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
         double a = MIN(MAX(c->smoothing, 0.05), 1), d = L - pc->noise_prev, v;
         enum level_step step;
@@ -709,11 +705,8 @@ static int build_nics(struct pol_tick *t) {
 
                 /* a queue count change means the driver re-requested its
                  * IRQs (docs/DESIGN.md "Kernel traps"): lay it out again */
-                if (x->rec->laid_out && x->rec->n_queues != n->n_queues) {
-                        char name[IF_NAMESIZE];
-                        snprintf(name, sizeof(name), "%s", n->name);
-                        policy_forget_nic(st, name);
-                }
+                if (x->rec->laid_out && x->rec->n_queues != n->n_queues)
+                        policy_forget_nic(st, n->name);
         }
         return 0;
 }
@@ -724,9 +717,8 @@ static int build_nics(struct pol_tick *t) {
 static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, const struct sample_irq *si) {
         cpuset_t on;
         double best = 0;
-        int cpu = -1;
+        int cpu = cpuset_kept_only(&ii->affinity);
 
-        cpu = cpuset_kept_only(&ii->affinity);
         if (cpu >= 0)
                 return cpu;
         cpu = ii->has_effective ? cpuset_kept_only(&ii->effective) : -1;
@@ -791,6 +783,7 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         struct action *a;
         char buf[160], cpus[64];
         cpuset_t to, last, cur;
+        bool full;
 
         if (!r->external)
                 return false;
@@ -805,19 +798,15 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         if (why == ACTION_REASON_INVALID)
                 return true;
         cpuset_and(&to, &last, &t->eligible);
-        if (!cpuset_empty(&to) && pol_vector_pick(t, ii, &to) < 0) {
-                /* our CPU filled up meanwhile: the usual rules place it */
+        full = !cpuset_empty(&to) && pol_vector_pick(t, ii, &to) < 0;
+        if (full || cpuset_empty(&to) || !cpuset_equal(&to, &last)) {
+                /* our CPU filled up meanwhile, or our own value may not be
+                 * used either: the value found becomes the baseline and the
+                 * usual rules place it */
                 r->external = r->set = false;
-                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s has no free vector, so placed afresh", ii->irq,
-                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)));
-                return false;
-        }
-        if (cpuset_empty(&to) || !cpuset_equal(&to, &last)) {
-                /* our own value may not be used either: the value found
-                 * becomes the baseline and the usual rules place it */
-                r->external = r->set = false;
-                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s may not be used either, so placed afresh", ii->irq,
-                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)));
+                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s %s, so placed afresh", ii->irq,
+                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)),
+                         full ? "has no free vector" : "may not be used either");
                 return false;
         }
         a = pol_add(t, KNOB_IRQ);
@@ -890,13 +879,11 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 return true;
         last = cpuset_kept_get(&r->last_set);
         if (!cpuset_intersects(&last, &t->topo->online)) {
-                /* the CPU we set went offline: the kernel moved the IRQ (its
-                 * mask then lists the online CPUs) or, in a tree without a
-                 * kernel behind it, the mask still names the offline CPU.
-                 * Either way ours to place again, not someone else's change.
-                 * Said again each tick until it is placed: a tick whose
-                 * other actions already touch the unit (its RPS leaving the
-                 * offline CPU) places it at the next. */
+                /* the CPU we set went offline: the kernel moved the IRQ (or,
+                 * in a tree without a kernel behind it, the mask still names
+                 * that CPU).  Ours to place again, not someone else's change;
+                 * said each tick until placed (a tick whose other actions
+                 * touch the unit, its RPS leaving the CPU, places it next). */
                 u->replace = true;
                 u->offline_cpu = cpuset_first(&last);
                 return true;
@@ -965,12 +952,9 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         q->seen = true;
         if (q->resync) {
                 q->resync = false;
-                if (q->rps_set && !cpuset_kept_same(&iq->rps_cpus, &q->rps_last))
-                        q->rps_set = false;
-                if (q->xps_set && !cpuset_kept_same(&iq->xps_cpus, &q->xps_last))
-                        q->xps_set = false;
-                if (q->flow_set && iq->rps_flow_cnt != q->flow_last)
-                        q->flow_set = false;
+                q->rps_set &= cpuset_kept_same(&iq->rps_cpus, &q->rps_last);
+                q->xps_set &= cpuset_kept_same(&iq->xps_cpus, &q->xps_last);
+                q->flow_set &= iq->rps_flow_cnt == q->flow_last;
         }
         if (iq->has_rps && !q->orig_known) {
                 q->orig_known = true;
@@ -1071,27 +1055,22 @@ static int build_units(struct pol_tick *t) {
                         const struct inventory_queue *iq = &n->queues[qi];
                         const struct inventory_irq *ii[2] = { NULL, NULL };
                         struct pol_unit *u;
-                        int irqs[2] = { iq->rx_irq, iq->tx_irq };
+                        const int irqs[2] = { iq->rx_irq, iq->tx_irq };
                         bool ok = true;
 
                         if (x->managed)
                                 check_queue(t, x, iq);
-                        if (irqs[1] == irqs[0])
-                                irqs[1] = -1;
-                        if (irqs[0] < 0) {
-                                irqs[0] = irqs[1];
-                                irqs[1] = -1;
-                        }
-                        if (irqs[0] < 0)
-                                continue;
-                        if (util_grow((void **) &t->units, &t->a_units, t->n_units + 1, sizeof(*t->units)) < 0)
-                                return -ENOMEM;
                         u = &t->units[t->n_units];
                         *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
                                                 .irq_cpu = { -1, -1 }, .offline_cpu = -1, .rps = &pol_no_rps };
                         u->keep = pol_share_keep(x->rec, pol_queue_get(t->st, n->name, iq->index, false));
-                        for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
-                                const struct inventory_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
+                        /* rx (or combined) first; a combined one counts once */
+                        for (int k = 0; k < 2; k++) {
+                                const struct inventory_irq *x2;
+
+                                if (irqs[k] < 0 || (k == 1 && irqs[1] == irqs[0]))
+                                        continue;
+                                x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
                                 if (!x2 || !x2->affinity_readable)
                                         continue;
                                 ii[u->n_irq] = x2;
@@ -1249,8 +1228,7 @@ static int estimate(struct pol_tick *t) {
                         u->work = u->tx_apart ? MAX(w - u->tx, 0) : w;
                         u->total = w;
                         if (u->rps_on) {
-                                int m = u->n_rps;
-                                keep = u->keep + (cpuset_isset(u->rps, u->cpu) ? (1 - u->keep) / m : 0);
+                                keep = u->keep + (cpuset_isset(u->rps, u->cpu) ? (1 - u->keep) / u->n_rps : 0);
                                 if (u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[1] == u->irq_cpu[0] && u->si[0] &&
                                     u->si[1] && u->si[0]->rate > 0) {
                                         /* a tx vector beside the rx one costs what a
@@ -1267,13 +1245,12 @@ static int estimate(struct pol_tick *t) {
                         break;
                 for (size_t i = 0; i < t->n_units; i++) {
                         const struct pol_unit *u = &t->units[i];
-                        int m;
+
                         if (!u->rps_on)
                                 continue;
-                        m = u->n_rps;
                         CPUSET_FOREACH(c, u->rps)
                                 if (c != u->cpu && c < n)
-                                        steered[c] += (1 - u->keep) * MAX(u->total - u->tx, 0) / m;
+                                        steered[c] += (1 - u->keep) * MAX(u->total - u->tx, 0) / u->n_rps;
                 }
         }
         free(sum_rate);
