@@ -124,11 +124,10 @@ double pol_load(const struct pol_tick *t, int cpu) {
         return t->load[cpu];
 }
 
-/* A CPU that drops packets (softnet_stat) is asked for more than it
- * serves: its load stops at 100%, its demand does not.  The demand is the
- * load over the share of packets kept, at most POL_DEMAND_MAX times the
- * load.  It only judges a move off a dropping CPU (the work it takes, the
- * target's room): the hot test, the layout and RPS sets use the load. */
+/* A CPU that drops packets (softnet_stat) serves less than it is asked:
+ * its load stops at 100%, its demand does not.  Only a move off it (the
+ * work it takes, the target's room) judges by demand (docs/DESIGN.md
+ * "Policy"). */
 double pol_demand_factor(const struct pol_tick *t, int cpu) {
         const struct sample_rates *l = t->in->load;
         double d;
@@ -149,10 +148,8 @@ bool pol_settling(const struct pol_tick *t, int cpu) {
 }
 
 /* The smoothed load lags an action: no second decision on the CPU until
- * the EWMA keeps under 10% of the old level, and not before hot_samples.
- * The load moved onto or off it while it settles is counted: under
- * POL_GAIN_LEAST in all (quiet IRQs) it makes no measured difference
- * (pol_settling_measurably). */
+ * the EWMA keeps under 10% of the old level, nor before hot_samples.  The
+ * load moved meanwhile is counted for pol_settling_measurably(). */
 void pol_settle_by(struct pol_tick *t, int cpu, double work) {
         double keep = 1;
         unsigned k = 0;
@@ -280,12 +277,10 @@ double pol_plan_gain(const struct pol_tick *t) {
         return MAX(g, MIN(MIN(t->c->balance_floor, t->c->min_gain), MAX(POL_PLAN_LEAST, t->noise_gain)));
 }
 
-/* The least gain of a move off cpu (onto to, or -1 for any): min_gain;
- * where cpu is judged by its steady level (pol_cpu_steady) on a light host
- * whose noise is known, min_gain at the host's scale and POL_NOISE_K
- * deviations of the noise of the CPUs the move leaves and joins, down to
- * POL_PLAN_LEAST: the level's error shrinks while nothing changes, so one
- * sample's resolution (POL_GAIN_LEAST) does not bound what it shows. */
+/* The least gain of a move off cpu (onto to, or -1 for any): min_gain; on
+ * a light host where cpu is judged by its steady level (pol_cpu_steady),
+ * by the noise of the two CPUs down to POL_PLAN_LEAST (docs/DESIGN.md
+ * "Policy": the level's error shrinks while nothing changes). */
 static double gain_least(const struct pol_tick *t, int cpu, int to) {
         double var;
 
@@ -346,15 +341,10 @@ static double exit_level(const struct pol_tick *t) {
         return MAX(pol_exit(t), lvl + (pol_enter(t) - lvl) / 3);
 }
 
-/* The threshold scale of this tick.  A CPU far busier than the host's mean
- * is the same problem as a saturated one when the others idle
- * (docs/DESIGN.md "The problem"), and the mean irq+softirq load of the
- * eligible CPUs does not depend on where the work is placed, so it is a
- * stable reference: no placement has a peak below it.  The level that
- * makes a CPU hot is balance_ratio times the mean, and at least
- * balance_floor above it so that the noise of a light load is never hot,
- * up to hot_enter; hot_exit, the narrowing limit and min_gain scale with
- * it so every band keeps its proportions. */
+/* The threshold scale of this tick (docs/DESIGN.md "Policy"): the level
+ * that makes a CPU hot is balance_ratio times the eligible CPUs' mean load
+ * (no placement changes it), at least balance_floor above it, up to
+ * hot_enter; the other thresholds scale with it, keeping their bands. */
 static double threshold_scale(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
@@ -376,13 +366,10 @@ static double threshold_scale(struct pol_tick *t) {
         return level < c->hot_enter ? level / c->hot_enter : 1;
 }
 
-/* Fast attack: the smoothed load of a CPU that went from idle to
- * saturated reaches the thresholds only after several samples, while a CPU
- * whose newest raw interval shows it all but out of idle time (under half
- * saturated_idle) with at least saturated_share of it in irq+softirq is
- * the bottleneck now: it is hot at once.  Noise does not get there (a CPU
- * with 10% idle to spare is not saturated); moves stay held back by
- * min_gain, dwell and back-off, and the release is the same slow one. */
+/* Fast attack: a CPU whose newest raw interval shows it all but out of
+ * idle time (under half saturated_idle) with saturated_share in irq+softirq
+ * is the bottleneck now, before its smoothed load shows it.  Noise does not
+ * get there; moves stay held back by min_gain, dwell and back-off. */
 static bool raw_saturated(const struct pol_tick *t, int cpu) {
         const struct sample_rates *raw = t->in->raw;
         const struct sample_cpu *rc;
@@ -405,15 +392,11 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         pc->saturated = t->load[cpu] < enter;
 }
 
-/* The level of a CPU's load under stationary noise: the mean of every
- * sample since its load last changed, so that its error keeps shrinking
- * while nothing changes (an average over a fixed window keeps a fixed
- * chance of crossing any threshold near it, late as early).  A change is
- * an action of ours (settling), or hot_samples samples in a row beyond
- * POL_NOISE_K deviations of the noise on the same side: the level starts
- * over from the sample.  Returns where the sample left the level: held
- * (within the noise), beyond it (on the run's side, or turned to the
- * other: the run before was noise), changed (a step) or started. */
+/* The level of a CPU's load (docs/DESIGN.md "Policy"): the mean of every
+ * sample since it last changed (an action of ours, or hot_samples samples
+ * in a row beyond POL_NOISE_K deviations on the same side).  Returns where
+ * the sample left it: held, beyond (on the run's side, or turned: the run
+ * before was noise), changed (a step) or started. */
 enum level_step { LEVEL_HOLDS, LEVEL_BEYOND, LEVEL_BEYOND_TURNED, LEVEL_CHANGED, LEVEL_START };
 
 static enum level_step level_restart(struct pol_cpu *pc, double L, enum level_step step) {
@@ -451,16 +434,12 @@ static void noise_add(struct pol_cpu *pc, double v) {
                 pc->noise_var += (v - pc->noise_var) / (1 / POL_NOISE_GAIN + pc->level_n - 1);
 }
 
-/* The noise of a CPU's smoothed load, from every tick's sample (the
- * policy's own ticks and the calm ones between, policy_observe): samples
+/* The noise of a CPU's smoothed load (docs/DESIGN.md "Policy"): samples
  * k smoothing steps of weight a apart differ, for independent noise, by a
- * mean square of 2 (1 - (1 - a)^k) times the variance (2a for the next
- * tick's), so a step or a ramp counts once, not for as long as it lasts.
- * A sample equal to the last is no new sample; the change of our own
- * action while the CPU settles is no noise, nor is a step.  A new sample
- * weighs POL_NOISE_GAIN right after the level changed, less the longer it
- * holds: the estimate of a steady load's noise settles too (the thresholds
- * sized by it do not wander with its own sampling error). */
+ * mean square of 2 (1 - (1 - a)^k) times the variance, so a step or a ramp
+ * counts once.  An equal sample, our action's change and a step are no
+ * noise.  A new sample weighs less the longer the level holds, so the
+ * thresholds sized by it do not wander with its own sampling error. */
 void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
         double a = MIN(MAX(c->smoothing, 0.05), 1), d = L - pc->noise_prev, v;
         enum level_step step;
@@ -500,13 +479,10 @@ void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool
                 pc->noise_n++;
 }
 
-/* The least gain of this tick's moves (pol_min_gain): balance_floor
- * bounds the noise of loads not yet measured.  Once the noise of every
- * eligible CPU is known, a gain beyond POL_NOISE_K deviations of the
- * noisiest one's is no noise (a move's gain is judged on the loads of
- * the CPUs it leaves and joins), down to POL_GAIN_LEAST: a steady light
- * host is balanced to its noise, not to a fixed share of a CPU.  A CPU
- * whose load never changed (an idle one) has no noise to count. */
+/* The least gain of this tick's moves (pol_min_gain): balance_floor until
+ * the noise of every eligible CPU is known, then POL_NOISE_K deviations of
+ * the noisiest one's, down to POL_GAIN_LEAST (docs/DESIGN.md "Policy").  A
+ * CPU whose load never changed (an idle one) has no noise to count. */
 static double noise_floor(struct pol_tick *t, bool *ret_known) {
         const struct sample_rates *l = t->in->load;
         double var = 0;

@@ -36,14 +36,10 @@
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
 
-/* Below balance_ratio a CPU is hot once its load exceeds the level RPS
- * sets are accepted at (pol_accept) by more than POL_NOISE_K standard
- * deviations of its own load's noise: a stationary excess is acted on, a
- * noisy one is left to balance_ratio.  The noise is estimated from the
- * changes between samples, new ones weighted POL_NOISE_GAIN (less while
- * the load's level holds, pol_noise_sample), and trusted after
- * POL_NOISE_SAMPLES of them; from then on the policy judges a CPU by that
- * level, the mean of its samples since the load last changed. */
+/* Below balance_ratio a CPU is hot from POL_NOISE_K deviations of its own
+ * load's noise above the level RPS sets are accepted at (pol_accept); new
+ * samples weigh POL_NOISE_GAIN (less while the level holds), and the noise
+ * is trusted after POL_NOISE_SAMPLES of them (docs/DESIGN.md "Policy"). */
 #define POL_NOISE_K 3.0
 #define POL_NOISE_GAIN 0.1
 #define POL_NOISE_SAMPLES 10
