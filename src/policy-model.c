@@ -68,7 +68,6 @@ void pol_vector_move(struct pol_tick *t, const struct inventory_irq *ii, int to)
 void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, const char *device, int queue,
                         const cpuset_t *cand) {
         struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
-        int here = vectors_irq_cpu(ii);
         char cpus[64];
 
         if (!r) {
@@ -81,7 +80,7 @@ void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, cons
                 return;
         r->noted_no_vector = true;
         pol_note(t, LOG_NOTICE, "IRQ %u: no free interrupt vector on CPU%s, where it may go; left on CPU%d", ii->irq,
-                 pol_fmt_cpus(cand, cpus, sizeof(cpus)), here);
+                 pol_fmt_cpus(cand, cpus, sizeof(cpus)), vectors_irq_cpu(ii));
         pol_note_about(t, POLICY_NOTE_NO_VECTOR, ii->irq, device, queue);
 }
 
@@ -1063,9 +1062,8 @@ static int build_units(struct pol_tick *t) {
                                 if (u->si[k])
                                         u->rate += u->si[k]->rate;
                                 u->pps[k] = queue_pps(t->in->load, n, iq, u->irq[k]);
-                        }
-                        for (int k = 0; k < u->n_irq; k++)
                                 u->irq_cpu[k] = irq_cpu(t, ii[k], u->si[k]);
+                        }
                         u->cpu = u->irq_cpu[0];
                         u->target = u->cpu;
                         if (iq->has_rps && !cpuset_kept_empty(&iq->rps_cpus) &&

@@ -611,7 +611,6 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         for (size_t i = 0; i < st->n_queues; i++)
                 st->queues[i].seen = false;
 
-        cpuset_zero(&t.settling);
         for (size_t i = 0; i < st->n_cpus && i < CPUSET_MAX; i++)
                 if (t.now < st->cpus[i].settle_until)
                         cpuset_set(&t.settling, (int) i);
