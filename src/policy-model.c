@@ -366,9 +366,10 @@ static double threshold_scale(struct pol_tick *t) {
 }
 
 /* Fast attack: a CPU whose newest raw interval shows it all but out of
- * idle time (under half saturated_idle) with saturated_share in irq+softirq
- * is the bottleneck now, before its smoothed load shows it.  Noise does not
- * get there; moves stay held back by min_gain, dwell and back-off. */
+ * idle time (under half saturated_idle) with at least saturated_share in
+ * irq+softirq is the bottleneck now, before its smoothed load shows it.
+ * Noise does not get there; moves stay held back by min_gain, dwell and
+ * back-off. */
 static bool raw_saturated(const struct pol_tick *t, int cpu) {
         const struct sample_rates *raw = t->in->raw;
         const struct sample_cpu *rc;
@@ -398,6 +399,7 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
  * before was noise), changed (a step) or started. */
 enum level_step { LEVEL_HOLDS, LEVEL_BEYOND, LEVEL_BEYOND_TURNED, LEVEL_CHANGED, LEVEL_START };
 
+/* The level starts over from the sample L. */
 static enum level_step level_restart(struct pol_cpu *pc, double L, enum level_step step) {
         pc->level = L;
         pc->level_n = 1;
