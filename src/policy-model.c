@@ -68,7 +68,6 @@ void pol_vector_move(struct pol_tick *t, const struct inventory_irq *ii, int to)
 void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, const char *device, int queue,
                         const cpuset_t *cand) {
         struct pol_irq *r = pol_irq_get(t->st, ii->irq, true);
-        int here = vectors_irq_cpu(ii);
         char cpus[64];
 
         if (!r) {
@@ -81,7 +80,7 @@ void pol_note_no_vector(struct pol_tick *t, const struct inventory_irq *ii, cons
                 return;
         r->noted_no_vector = true;
         pol_note(t, LOG_NOTICE, "IRQ %u: no free interrupt vector on CPU%s, where it may go; left on CPU%d", ii->irq,
-                 pol_fmt_cpus(cand, cpus, sizeof(cpus)), here);
+                 pol_fmt_cpus(cand, cpus, sizeof(cpus)), vectors_irq_cpu(ii));
         pol_note_about(t, POLICY_NOTE_NO_VECTOR, ii->irq, device, queue);
 }
 
@@ -124,11 +123,10 @@ double pol_load(const struct pol_tick *t, int cpu) {
         return t->load[cpu];
 }
 
-/* A CPU that drops packets (softnet_stat) is asked for more than it
- * serves: its load stops at 100%, its demand does not.  The demand is the
- * load over the share of packets kept, at most POL_DEMAND_MAX times the
- * load.  It only judges a move off a dropping CPU (the work it takes, the
- * target's room): the hot test, the layout and RPS sets use the load. */
+/* A CPU that drops packets (softnet_stat) serves less than it is asked:
+ * its load stops at 100%, its demand does not.  Only a move off it (the
+ * work it takes, the target's room) judges by demand (docs/DESIGN.md
+ * "Policy"). */
 double pol_demand_factor(const struct pol_tick *t, int cpu) {
         const struct sample_rates *l = t->in->load;
         double d;
@@ -149,10 +147,8 @@ bool pol_settling(const struct pol_tick *t, int cpu) {
 }
 
 /* The smoothed load lags an action: no second decision on the CPU until
- * the EWMA keeps under 10% of the old level, and not before hot_samples.
- * The load moved onto or off it while it settles is counted: under
- * POL_GAIN_LEAST in all (quiet IRQs) it makes no measured difference
- * (pol_settling_measurably). */
+ * the EWMA keeps under 10% of the old level, nor before hot_samples.  The
+ * load moved meanwhile is counted for pol_settling_measurably(). */
 void pol_settle_by(struct pol_tick *t, int cpu, double work) {
         double keep = 1;
         unsigned k = 0;
@@ -280,13 +276,10 @@ double pol_plan_gain(const struct pol_tick *t) {
         return MAX(g, MIN(MIN(t->c->balance_floor, t->c->min_gain), MAX(POL_PLAN_LEAST, t->noise_gain)));
 }
 
-/* The least gain of a move off cpu (onto to, or -1 for any): min_gain;
- * where cpu is judged by its steady level (pol_cpu_steady) on a light
- * host whose noise is known, min_gain at the host's scale and
- * POL_NOISE_K deviations of the noise of the CPUs the move leaves and
- * joins, down to POL_PLAN_LEAST: the level's error shrinks while nothing
- * changes, so one sample's resolution (POL_GAIN_LEAST) does not bound
- * what it shows. */
+/* The least gain of a move off cpu (onto to, or -1 for any): min_gain; on
+ * a light host where cpu is judged by its steady level (pol_cpu_steady),
+ * by the noise of the two CPUs down to POL_PLAN_LEAST (docs/DESIGN.md
+ * "Policy": the level's error shrinks while nothing changes). */
 static double gain_least(const struct pol_tick *t, int cpu, int to) {
         double var;
 
@@ -347,15 +340,10 @@ static double exit_level(const struct pol_tick *t) {
         return MAX(pol_exit(t), lvl + (pol_enter(t) - lvl) / 3);
 }
 
-/* The threshold scale of this tick.  A CPU far busier than the host's mean
- * is the same problem as a saturated one when the others idle
- * (docs/DESIGN.md "The problem"), and the mean irq+softirq load of the
- * eligible CPUs does not depend on where the work is placed, so it is a
- * stable reference: no placement has a peak below it.  The level that
- * makes a CPU hot is balance_ratio times the mean, and at least
- * balance_floor above it so that the noise of a light load is never hot,
- * up to hot_enter; hot_exit, the narrowing limit and min_gain scale with
- * it so every band keeps its proportions. */
+/* The threshold scale of this tick (docs/DESIGN.md "Policy"): the level
+ * that makes a CPU hot is balance_ratio times the eligible CPUs' mean load
+ * (no placement changes it), at least balance_floor above it, up to
+ * hot_enter; the other thresholds scale with it, keeping their bands. */
 static double threshold_scale(struct pol_tick *t) {
         const struct config *c = t->c;
         const struct sample_rates *l = t->in->load;
@@ -377,13 +365,11 @@ static double threshold_scale(struct pol_tick *t) {
         return level < c->hot_enter ? level / c->hot_enter : 1;
 }
 
-/* Fast attack: the smoothed load of a CPU that went from idle to
- * saturated reaches the thresholds only after several samples, while a CPU
- * whose newest raw interval shows it all but out of idle time (under half
- * saturated_idle) with at least saturated_share of it in irq+softirq is
- * the bottleneck now: it is hot at once.  Noise does not get there (a CPU
- * with 10% idle to spare is not saturated); moves stay held back by
- * min_gain, dwell and back-off, and the release is the same slow one. */
+/* Fast attack: a CPU whose newest raw interval shows it all but out of
+ * idle time (under half saturated_idle) with at least saturated_share in
+ * irq+softirq is the bottleneck now, before its smoothed load shows it.
+ * Noise does not get there; moves stay held back by min_gain, dwell and
+ * back-off. */
 static bool raw_saturated(const struct pol_tick *t, int cpu) {
         const struct sample_rates *raw = t->in->raw;
         const struct sample_cpu *rc;
@@ -391,8 +377,7 @@ static bool raw_saturated(const struct pol_tick *t, int cpu) {
         if (!raw || cpu > raw->max_cpu || !raw->cpus[cpu].valid)
                 return false;
         rc = &raw->cpus[cpu];
-        return MAX(rc->idle, 0) < t->c->saturated_idle / 2 &&
-               MAX(rc->irq, 0) + MAX(rc->softirq, 0) >= t->c->saturated_share;
+        return MAX(rc->idle, 0) < t->c->saturated_idle / 2 && pol_cpu_load(rc) >= t->c->saturated_share;
 }
 
 /* A CPU hot by fast attack is planned for with its raw load. */
@@ -401,44 +386,39 @@ static void fast_attack(struct pol_tick *t, int cpu, double enter) {
         struct pol_cpu *pc = &t->st->cpus[cpu];
 
         pc->hot = pc->fast = true;
-        pc->raw_load = MAX(rc->irq, 0) + MAX(rc->softirq, 0);
+        pc->raw_load = pol_cpu_load(rc);
         t->load[cpu] = MAX(t->load[cpu], pc->raw_load);
         t->idle[cpu] = MIN(t->idle[cpu], MAX(rc->idle, 0));
         pc->saturated = t->load[cpu] < enter;
 }
 
-/* The level of a CPU's load under stationary noise: the mean of every
- * sample since its load last changed, so that its error keeps shrinking
- * while nothing changes (an average over a fixed window keeps a fixed
- * chance of crossing any threshold near it, late as early).  A change is
- * an action of ours (settling), or hot_samples samples in a row beyond
- * POL_NOISE_K deviations of the noise on the same side: the level starts
- * over from the sample.  Returns where the sample left the level: held
- * (within the noise), beyond it (on the run's side, or turned to the
- * other: the run before was noise), changed (a step) or started. */
+/* The level of a CPU's load (docs/DESIGN.md "Policy"): the mean of every
+ * sample since it last changed (an action of ours, or hot_samples samples
+ * in a row beyond POL_NOISE_K deviations on the same side).  Returns where
+ * the sample left it: held, beyond (on the run's side, or turned: the run
+ * before was noise), changed (a step) or started. */
 enum level_step { LEVEL_HOLDS, LEVEL_BEYOND, LEVEL_BEYOND_TURNED, LEVEL_CHANGED, LEVEL_START };
+
+/* The level starts over from the sample L. */
+static enum level_step level_restart(struct pol_cpu *pc, double L, enum level_step step) {
+        pc->level = L;
+        pc->level_n = 1;
+        pc->level_off = 0;
+        pc->steady_short = 0;
+        return step;
+}
 
 static enum level_step level_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
         double dev = L - pc->level, lim = POL_NOISE_K * sqrt(pc->noise_var);
         enum level_step r = LEVEL_HOLDS;
 
-        if (pc->level_n == 0 || settling || pc->noise_n <= POL_NOISE_SAMPLES) {
-                pc->level = L;
-                pc->level_n = 1;
-                pc->level_off = 0;
-                pc->steady_short = 0;
-                return LEVEL_START;
-        }
+        if (pc->level_n == 0 || settling || pc->noise_n <= POL_NOISE_SAMPLES)
+                return level_restart(pc, L, LEVEL_START);
         if (fabs(dev) >= lim) {
                 r = pc->level_off != 0 && (pc->level_off > 0) != (dev > 0) ? LEVEL_BEYOND_TURNED : LEVEL_BEYOND;
                 pc->level_off = dev > 0 ? MAX(pc->level_off, 0) + 1 : MIN(pc->level_off, 0) - 1;
-                if ((unsigned) abs(pc->level_off) >= MAX(c->hot_samples, 1u)) {
-                        pc->level = L;
-                        pc->level_n = 1;
-                        pc->level_off = 0;
-                        pc->steady_short = 0;
-                        return LEVEL_CHANGED;
-                }
+                if ((unsigned) abs(pc->level_off) >= MAX(c->hot_samples, 1u))
+                        return level_restart(pc, L, LEVEL_CHANGED);
         } else
                 pc->level_off = 0;
         if (pc->level_n < UINT_MAX)
@@ -455,16 +435,12 @@ static void noise_add(struct pol_cpu *pc, double v) {
                 pc->noise_var += (v - pc->noise_var) / (1 / POL_NOISE_GAIN + pc->level_n - 1);
 }
 
-/* The noise of a CPU's smoothed load, from every tick's sample (the
- * policy's own ticks and the calm ones between, policy_observe): samples
+/* The noise of a CPU's smoothed load (docs/DESIGN.md "Policy"): samples
  * k smoothing steps of weight a apart differ, for independent noise, by a
- * mean square of 2 (1 - (1 - a)^k) times the variance (2a for the next
- * tick's), so a step or a ramp counts once, not for as long as it lasts.
- * A sample equal to the last is no new sample; the change an action of
- * ours makes while the CPU settles is no noise, nor is a step.  A new sample weighs
- * POL_NOISE_GAIN right after the level changed, less the longer it holds:
- * the estimate of a steady load's noise settles too (the thresholds sized
- * by it do not wander with its own sampling error). */
+ * mean square of 2 (1 - (1 - a)^k) times the variance, so a step or a ramp
+ * counts once.  An equal sample, our action's change and a step are no
+ * noise.  A new sample weighs less the longer the level holds, so the
+ * thresholds sized by it do not wander with its own sampling error. */
 void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool settling) {
         double a = MIN(MAX(c->smoothing, 0.05), 1), d = L - pc->noise_prev, v;
         enum level_step step;
@@ -504,13 +480,10 @@ void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool
                 pc->noise_n++;
 }
 
-/* The least gain of this tick's moves (pol_min_gain): balance_floor
- * bounds the noise of loads not yet measured.  Once the noise of every
- * eligible CPU is known, a gain beyond POL_NOISE_K deviations of the
- * noisiest one's is no noise (a move's gain is judged on the loads of
- * the CPUs it leaves and joins), down to POL_GAIN_LEAST: a steady light
- * host is balanced to its noise, not to a fixed share of a CPU.  A CPU
- * whose load never changed (an idle one) has no noise to count. */
+/* The least gain of this tick's moves (pol_min_gain): balance_floor until
+ * the noise of every eligible CPU is known, then POL_NOISE_K deviations of
+ * the noisiest one's, down to POL_GAIN_LEAST (docs/DESIGN.md "Policy").  A
+ * CPU whose load never changed (an idle one) has no noise to count. */
 static double noise_floor(struct pol_tick *t, bool *ret_known) {
         const struct sample_rates *l = t->in->load;
         double var = 0;
@@ -709,11 +682,8 @@ static int build_nics(struct pol_tick *t) {
 
                 /* a queue count change means the driver re-requested its
                  * IRQs (docs/DESIGN.md "Kernel traps"): lay it out again */
-                if (x->rec->laid_out && x->rec->n_queues != n->n_queues) {
-                        char name[IF_NAMESIZE];
-                        snprintf(name, sizeof(name), "%s", n->name);
-                        policy_forget_nic(st, name);
-                }
+                if (x->rec->laid_out && x->rec->n_queues != n->n_queues)
+                        policy_forget_nic(st, n->name);
         }
         return 0;
 }
@@ -724,9 +694,8 @@ static int build_nics(struct pol_tick *t) {
 static int irq_cpu(const struct pol_tick *t, const struct inventory_irq *ii, const struct sample_irq *si) {
         cpuset_t on;
         double best = 0;
-        int cpu = -1;
+        int cpu = cpuset_kept_only(&ii->affinity);
 
-        cpu = cpuset_kept_only(&ii->affinity);
         if (cpu >= 0)
                 return cpu;
         cpu = ii->has_effective ? cpuset_kept_only(&ii->effective) : -1;
@@ -791,6 +760,7 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         struct action *a;
         char buf[160], cpus[64];
         cpuset_t to, last, cur;
+        bool full;
 
         if (!r->external)
                 return false;
@@ -805,19 +775,15 @@ bool pol_irq_held(struct pol_tick *t, struct pol_irq *r, const struct inventory_
         if (why == ACTION_REASON_INVALID)
                 return true;
         cpuset_and(&to, &last, &t->eligible);
-        if (!cpuset_empty(&to) && pol_vector_pick(t, ii, &to) < 0) {
-                /* our CPU filled up meanwhile: the usual rules place it */
+        full = !cpuset_empty(&to) && pol_vector_pick(t, ii, &to) < 0;
+        if (full || cpuset_empty(&to) || !cpuset_equal(&to, &last)) {
+                /* our CPU filled up meanwhile, or our own value may not be
+                 * used either: the value found becomes the baseline and the
+                 * usual rules place it */
                 r->external = r->set = false;
-                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s has no free vector, so placed afresh", ii->irq,
-                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)));
-                return false;
-        }
-        if (cpuset_empty(&to) || !cpuset_equal(&to, &last)) {
-                /* our own value may not be used either: the value found
-                 * becomes the baseline and the usual rules place it */
-                r->external = r->set = false;
-                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s may not be used either, so placed afresh", ii->irq,
-                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)));
+                pol_note(t, LOG_INFO, "IRQ %u: %s; CPU%s %s, so placed afresh", ii->irq,
+                         pol_external_why(t, why, buf, sizeof(buf)), pol_fmt_cpus(&last, cpus, sizeof(cpus)),
+                         full ? "has no free vector" : "may not be used either");
                 return false;
         }
         a = pol_add(t, KNOB_IRQ);
@@ -890,13 +856,11 @@ static bool check_irq(struct pol_tick *t, struct pol_unit *u, const struct inven
                 return true;
         last = cpuset_kept_get(&r->last_set);
         if (!cpuset_intersects(&last, &t->topo->online)) {
-                /* the CPU we set went offline: the kernel moved the IRQ (its
-                 * mask then lists the online CPUs) or, in a tree without a
-                 * kernel behind it, the mask still names the offline CPU.
-                 * Either way ours to place again, not someone else's change.
-                 * Said again each tick until it is placed: a tick whose
-                 * other actions already touch the unit (its RPS leaving the
-                 * offline CPU) places it at the next. */
+                /* the CPU we set went offline: the kernel moved the IRQ (or,
+                 * in a tree without a kernel behind it, the mask still names
+                 * that CPU).  Ours to place again, not someone else's change;
+                 * said each tick until placed (a tick whose other actions
+                 * touch the unit, its RPS leaving the CPU, places it next). */
                 u->replace = true;
                 u->offline_cpu = cpuset_first(&last);
                 return true;
@@ -965,12 +929,9 @@ static void check_queue(struct pol_tick *t, const struct pol_nicctx *x, const st
         q->seen = true;
         if (q->resync) {
                 q->resync = false;
-                if (q->rps_set && !cpuset_kept_same(&iq->rps_cpus, &q->rps_last))
-                        q->rps_set = false;
-                if (q->xps_set && !cpuset_kept_same(&iq->xps_cpus, &q->xps_last))
-                        q->xps_set = false;
-                if (q->flow_set && iq->rps_flow_cnt != q->flow_last)
-                        q->flow_set = false;
+                q->rps_set &= cpuset_kept_same(&iq->rps_cpus, &q->rps_last);
+                q->xps_set &= cpuset_kept_same(&iq->xps_cpus, &q->xps_last);
+                q->flow_set &= iq->rps_flow_cnt == q->flow_last;
         }
         if (iq->has_rps && !q->orig_known) {
                 q->orig_known = true;
@@ -1071,27 +1032,22 @@ static int build_units(struct pol_tick *t) {
                         const struct inventory_queue *iq = &n->queues[qi];
                         const struct inventory_irq *ii[2] = { NULL, NULL };
                         struct pol_unit *u;
-                        int irqs[2] = { iq->rx_irq, iq->tx_irq };
+                        const int irqs[2] = { iq->rx_irq, iq->tx_irq };
                         bool ok = true;
 
                         if (x->managed)
                                 check_queue(t, x, iq);
-                        if (irqs[1] == irqs[0])
-                                irqs[1] = -1;
-                        if (irqs[0] < 0) {
-                                irqs[0] = irqs[1];
-                                irqs[1] = -1;
-                        }
-                        if (irqs[0] < 0)
-                                continue;
-                        if (util_grow((void **) &t->units, &t->a_units, t->n_units + 1, sizeof(*t->units)) < 0)
-                                return -ENOMEM;
                         u = &t->units[t->n_units];
                         *u = (struct pol_unit){ .nic = ni, .qi = qi, .queue = iq->index, .cpu = -1,
                                                 .irq_cpu = { -1, -1 }, .offline_cpu = -1, .rps = &pol_no_rps };
                         u->keep = pol_share_keep(x->rec, pol_queue_get(t->st, n->name, iq->index, false));
-                        for (int k = 0; k < 2 && irqs[k] >= 0; k++) {
-                                const struct inventory_irq *x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
+                        /* rx (or combined) first; a combined one counts once */
+                        for (int k = 0; k < 2; k++) {
+                                const struct inventory_irq *x2;
+
+                                if (irqs[k] < 0 || (k == 1 && irqs[1] == irqs[0]))
+                                        continue;
+                                x2 = inventory_irq(t->inv, (unsigned) irqs[k]);
                                 if (!x2 || !x2->affinity_readable)
                                         continue;
                                 ii[u->n_irq] = x2;
@@ -1108,9 +1064,8 @@ static int build_units(struct pol_tick *t) {
                                 if (u->si[k])
                                         u->rate += u->si[k]->rate;
                                 u->pps[k] = queue_pps(t->in->load, n, iq, u->irq[k]);
-                        }
-                        for (int k = 0; k < u->n_irq; k++)
                                 u->irq_cpu[k] = irq_cpu(t, ii[k], u->si[k]);
+                        }
                         u->cpu = u->irq_cpu[0];
                         u->target = u->cpu;
                         if (iq->has_rps && !cpuset_kept_empty(&iq->rps_cpus) &&
@@ -1249,8 +1204,7 @@ static int estimate(struct pol_tick *t) {
                         u->work = u->tx_apart ? MAX(w - u->tx, 0) : w;
                         u->total = w;
                         if (u->rps_on) {
-                                int m = u->n_rps;
-                                keep = u->keep + (cpuset_isset(u->rps, u->cpu) ? (1 - u->keep) / m : 0);
+                                keep = u->keep + (cpuset_isset(u->rps, u->cpu) ? (1 - u->keep) / u->n_rps : 0);
                                 if (u->n_irq == 2 && u->irq_cpu[1] >= 0 && u->irq_cpu[1] == u->irq_cpu[0] && u->si[0] &&
                                     u->si[1] && u->si[0]->rate > 0) {
                                         /* a tx vector beside the rx one costs what a
@@ -1267,13 +1221,12 @@ static int estimate(struct pol_tick *t) {
                         break;
                 for (size_t i = 0; i < t->n_units; i++) {
                         const struct pol_unit *u = &t->units[i];
-                        int m;
+
                         if (!u->rps_on)
                                 continue;
-                        m = u->n_rps;
                         CPUSET_FOREACH(c, u->rps)
                                 if (c != u->cpu && c < n)
-                                        steered[c] += (1 - u->keep) * MAX(u->total - u->tx, 0) / m;
+                                        steered[c] += (1 - u->keep) * MAX(u->total - u->tx, 0) / u->n_rps;
                 }
         }
         free(sum_rate);

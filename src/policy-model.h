@@ -36,14 +36,10 @@
 #define POL_BUSY_ABS 0.05
 #define POL_BUSY_FRAC 0.10
 
-/* Below balance_ratio a CPU is hot once its load exceeds the level RPS
- * sets are accepted at (pol_accept) by more than POL_NOISE_K standard
- * deviations of its own load's noise: a stationary excess is acted on, a
- * noisy one is left to balance_ratio.  The noise is estimated from the
- * changes between samples, new ones weighted POL_NOISE_GAIN (less while
- * the load's level holds, pol_noise_sample), and trusted after
- * POL_NOISE_SAMPLES of them; from then on the policy judges a CPU by that
- * level, the mean of its samples since the load last changed. */
+/* Below balance_ratio a CPU is hot from POL_NOISE_K deviations of its own
+ * load's noise above the level RPS sets are accepted at (pol_accept); new
+ * samples weigh POL_NOISE_GAIN (less while the level holds), and the noise
+ * is trusted after POL_NOISE_SAMPLES of them (docs/DESIGN.md "Policy"). */
 #define POL_NOISE_K 3.0
 #define POL_NOISE_GAIN 0.1
 #define POL_NOISE_SAMPLES 10
@@ -193,11 +189,9 @@ double pol_exit(const struct pol_tick *t);
 double pol_narrow(const struct pol_tick *t);
 double pol_min_gain(const struct pol_tick *t);
 /* The gain a queue IRQ move off hot cpu onto to (-1: any) needs: min_gain
- * (off a CPU judged by its level, without POL_GAIN_LEAST's floor, by the
- * two CPUs' noise), and from the tick after one where no move gained that
- * at the CPU's level, POL_NOISE_K
- * deviations of its noise more, until the level changes or the CPU cools
- * (noise does not take a decision back). */
+ * as gain_least() judges it, and from the tick after one where no move
+ * gained that at cpu's level, POL_NOISE_K deviations of its noise more,
+ * until the level changes or the CPU cools (noise takes no decision back). */
 double pol_gain_need(const struct pol_tick *t, int cpu, int to);
 double pol_busy_abs(const struct pol_tick *t);
 double pol_plan_gain(const struct pol_tick *t);
@@ -300,7 +294,6 @@ void pol_irq_range(const struct sample_rates *r, const struct sample_irq *si, in
 /* The hot CPUs, hottest first, at most max of them; returns how many. */
 #define POL_HOT_ORDER_MAX (CPUSET_MAX > 1024 ? 1024 : CPUSET_MAX)
 size_t pol_hot_by_load(const struct pol_tick *t, int *order, size_t max);
-
 
 /* Where IRQ ii ends when mask is written (vectors_pick), -1 when no CPU
  * there has a vector left.  pol_vector_move() counts the move. */

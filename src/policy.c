@@ -388,10 +388,9 @@ static int fill_report(struct pol_tick *t) {
         }
         for (size_t i = 0; i < st->n_nics; i++)
                 rep->busy |= st->nics[i].rps_trial.on || st->nics[i].thr_trial.on;
-        /* a plan to look at again (pol_replan) */
-        rep->measuring |= t->plan_pending;
-        /* a steady peak waiting for its level (pol_rps_steady) */
-        rep->measuring |= t->steady_pending;
+        /* a plan to look at again (pol_replan), a steady peak waiting for
+         * its level (pol_rps_steady) */
+        rep->measuring |= t->plan_pending || t->steady_pending;
         /* RPS sets sized with the prior wait for a measured share and the
          * dwell (pol_rps_adjust), which calm ticks never bring: the daemon
          * runs a full tick every few (ENGINE_MEASURE_FULL_EVERY) meanwhile,
@@ -612,7 +611,6 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         for (size_t i = 0; i < st->n_queues; i++)
                 st->queues[i].seen = false;
 
-        cpuset_zero(&t.settling);
         for (size_t i = 0; i < st->n_cpus && i < CPUSET_MAX; i++)
                 if (t.now < st->cpus[i].settle_until)
                         cpuset_set(&t.settling, (int) i);
