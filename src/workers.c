@@ -218,9 +218,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
                 if (!parse_pid(de->d_name, (size_t) -1, &t.tid))
                         continue;
                 /* the starttime first: a TID without it by the write is another task */
-                r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "stat");
-                if (r == 0)
-                        r = rootfs_read(rootfd, path, &stat, &len);
+                r = rootfs_readf(rootfd, &stat, &len, "proc/%d/task/%d/stat", (int) wp->pid, (int) t.tid);
                 if (r == -ENOENT || r == -ESRCH)
                         continue;
                 if (r < 0 || procfs_parse_pid_stat(stat, len, &st) < 0) {
@@ -228,9 +226,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
                         continue;
                 }
                 t.starttime = st.starttime;
-                r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "status");
-                if (r == 0)
-                        r = rootfs_read(rootfd, path, &status, &len);
+                r = rootfs_readf(rootfd, &status, &len, "proc/%d/task/%d/status", (int) wp->pid, (int) t.tid);
                 if (r == -ENOENT || r == -ESRCH)
                         continue; /* the thread exited meanwhile */
                 if (r < 0 || workers_parse_status_cpus(status, len, &t.allowed) < 0) {
