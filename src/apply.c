@@ -1,17 +1,12 @@
 /* Actuators: each change journalled before it is made. */
-#define _GNU_SOURCE 1
 #include <errno.h>
-#include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "apply.h"
 #include "knob.h"
 #include "log.h"
-#include "rootfs.h"
 #include "undo.h"
 #include "util.h"
 

@@ -1,5 +1,4 @@
 /* Knobs: the kernel objects irqsteerd changes, in one place (knob.h). */
-#define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,5 @@
 /* Worker discovery: processes matching the [worker] sections, and their
  * threads with the CPUs each may run on. */
-#define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
