@@ -288,14 +288,13 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                         procinfo_done(&pi);
                         continue; /* gone meanwhile, or not ours to pin */
                 }
-                for (size_t i = 0; i < c->n_workers; i++) {
+                for (size_t i = 0; i < c->n_workers && wp.worker < 0; i++) {
                         int k = matches(rootfd, &m[i], &pi);
+
                         if (k < 0)
                                 break;
-                        if (k > 0) {
+                        if (k > 0)
                                 wp.worker = (int) i; /* the first section that matches wins */
-                                break;
-                        }
                 }
                 if (wp.worker < 0) {
                         procinfo_done(&pi);
