@@ -212,7 +212,7 @@ static int list_dup(const cpuset_t *s, char **ret) {
 /* s as a hex mask as wide as like (the file's value): the kernel prints
  * nr_cpu_ids bits, and the same width reads back the same way. */
 static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size_t len) {
-        size_t chunks = 1, got_chunks = 1, drop = 0, first_digits, digits;
+        size_t chunks = 1, drop = 0, first_digits;
         const char *comma;
         int r;
 
@@ -228,13 +228,10 @@ static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size
         r = cpuset_format_mask(s, (int) (chunks * 32), buf, len);
         if (r < 0)
                 return r;
-        comma = strchr(buf, ',');
-        digits = comma ? (size_t) (comma - buf) : strlen(buf);
-        for (const char *p = buf; *p; p++)
-                got_chunks += *p == ',';
-        if (got_chunks != chunks)
+        if (cpuset_last(s) >= (int) (chunks * 32))
                 return 0; /* the set is wider than the file: standard form */
-        while (digits - drop > first_digits && buf[drop] == '0')
+        /* every chunk came as 8 digits; the first as wide as the file's */
+        while (8 - drop > first_digits && buf[drop] == '0')
                 drop++;
         memmove(buf, buf + drop, strlen(buf + drop) + 1);
         return 0;
