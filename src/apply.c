@@ -202,15 +202,11 @@ int apply_restore_all(struct apply *ap, struct undo_report *ret) {
 }
 
 int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want, cpuset_t *ret_eff) {
-        cpuset_t eff;
-        int r;
+        int r = knob_irq_effective(rootfd, irq, ret_eff);
 
-        r = knob_irq_effective(rootfd, irq, &eff);
         if (r < 0)
                 return r;
-        if (ret_eff)
-                *ret_eff = eff;
-        return !cpuset_empty(&eff) && cpuset_subset(&eff, want);
+        return !cpuset_empty(ret_eff) && cpuset_subset(ret_eff, want);
 }
 
 enum apply_eff_event apply_effective_step(struct apply_eff_watch *w, int ok, bool fired, unsigned grace) {

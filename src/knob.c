@@ -502,8 +502,6 @@ int knob_irq_actions(int rootfd, unsigned irq, char *buf, size_t len) {
         DIR *d;
         int r;
 
-        if (len < 2)
-                return -ENOBUFS;
         knob_irq_path(path, sizeof(path), irq, "");
         r = rootfs_fdopendir(rootfd, path, &d);
         if (r < 0)
