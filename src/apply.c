@@ -39,14 +39,14 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
                 free(ap);
                 return r;
         }
-        /* a journal of another root or boot is never appended to: the
-         * caller deals with it first (undo_recover, undo_set_aside) */
-        if (!dry_run && ap->undo->refused != UNDO_OK) {
-                r = undo_refusal_errno(ap->undo->refused);
-                apply_free(ap);
-                return r;
-        }
         if (!dry_run) {
+                /* a journal of another root or boot is never appended to: the
+                 * caller deals with it first (undo_recover, undo_set_aside) */
+                if (ap->undo->refused != UNDO_OK) {
+                        r = undo_refusal_errno(ap->undo->refused);
+                        apply_free(ap);
+                        return r;
+                }
                 /* a kill during a full save leaves its temporary behind */
                 r = undo_remove_temporaries(state_dir);
                 if (r < 0)
