@@ -72,8 +72,7 @@ int cpuset_kept_next(const cpuset_kept_t *k, int from);
         for (int cpu = cpuset_kept_first(k); cpu >= 0; cpu = cpuset_kept_next((k), cpu + 1))
 int cpuset_kept_only(const cpuset_kept_t *k);
 bool cpuset_kept_isset(const cpuset_kept_t *k, int cpu);
-/* Stores src's value in ret (replacing its value).  -ENOMEM leaves ret
- * unchanged. */
+/* Stores src's value in ret; -ENOMEM leaves ret unchanged. */
 int cpuset_kept_copy(cpuset_kept_t *ret, const cpuset_kept_t *src);
 void cpuset_kept_free(cpuset_kept_t *k);
 

@@ -66,8 +66,6 @@ bool knob_key_equal(const struct knob_key *a, const struct knob_key *b);
  * a cut path names no file. */
 const char *knob_irq_path(char *buf, size_t size, unsigned irq, const char *leaf);
 const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, size_t index, const char *leaf);
-/* "proc/PID/task/TID/leaf". */
-int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf);
 
 /* Whether s is printable without spaces. */
 bool knob_word_valid(const char *s);

@@ -50,8 +50,7 @@ int linkmon_parse(const struct nlmsghdr *nlh, struct linkmon_link *ret, bool *re
 size_t linkmon_diff(const struct linkmon_link *old, const struct linkmon_link *new, bool deleted,
                     struct linkmon_event *ret, size_t n);
 
-/* Opens the monitor, dumps the links and attaches to e; handler is called
- * for each change. */
+/* Opens the monitor, dumps the links and attaches to e; handler gets each change. */
 int linkmon_new(sd_event *e, linkmon_handler_t handler, void *userdata, struct linkmon **ret);
 struct linkmon *linkmon_free(struct linkmon *m);
 /* Reads pending notifications (a bounded number).  Lost ones re-read the

@@ -5,14 +5,9 @@
  * test cannot see; so these are ours, under a prefix of their own
  * (NETDEV_NL_) that cannot clash with the kernel's names should a newer
  * <linux/netdev.h> be included beside this one.  Each carries the kernel
- * name and the release it appeared in.  Every number was checked against
- * Linux 6.18's own dumps: a virtio_net eth0 whose rx queue 0 names NAPI 257
- * and whose queue-scope qstats rx packets equal statistics/rx_packets; a
- * 4-queue veth with threaded NAPI whose 4 NAPIs report threaded 1 and PIDs
- * whose /proc/PID/comm is napi/DEV-ID. */
+ * name and the release it appeared in. */
 #pragma once
 
-#ifndef NETDEV_NL_FAMILY_NAME
 #define NETDEV_NL_FAMILY_NAME    "netdev"   /* NETDEV_FAMILY_NAME, Linux 6.3 */
 #define NETDEV_NL_FAMILY_VERSION 1          /* NETDEV_FAMILY_VERSION */
 
@@ -61,4 +56,3 @@
 #define NETDEV_NL_A_QSTATS_RX_BYTES   9     /* NETDEV_A_QSTATS_RX_BYTES, Linux 6.9 */
 #define NETDEV_NL_A_QSTATS_TX_PACKETS 10    /* NETDEV_A_QSTATS_TX_PACKETS, Linux 6.9 */
 #define NETDEV_NL_A_QSTATS_TX_BYTES   11    /* NETDEV_A_QSTATS_TX_BYTES, Linux 6.9 */
-#endif

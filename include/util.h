@@ -75,8 +75,7 @@ bool util_needs_cescape(const char *s, size_t len, bool controls_only);
  * open).  NULL and errno on failure. */
 FILE *util_escaping_stream(FILE *out);
 
-/* Grows *array (zero-filled, *allocated elements of sz) to hold need.
- * 0 or -ENOMEM. */
+/* Grows *array (zero-filled, *allocated elements of sz) to hold need: 0 or -ENOMEM. */
 int util_grow(void **array, size_t *allocated, size_t need, size_t sz);
 
 /* write(2) until all of buf is written.  0 or -errno. */

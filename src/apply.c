@@ -1,17 +1,12 @@
 /* Actuators: each change journalled before it is made. */
-#define _GNU_SOURCE 1
 #include <errno.h>
-#include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "apply.h"
 #include "knob.h"
 #include "log.h"
-#include "rootfs.h"
 #include "undo.h"
 #include "util.h"
 
@@ -44,14 +39,14 @@ int apply_new(int rootfd, bool root_is_host, const char *state_dir, bool dry_run
                 free(ap);
                 return r;
         }
-        /* a journal of another root or boot is never appended to: the
-         * caller deals with it first (undo_recover, undo_set_aside) */
-        if (!dry_run && ap->undo->refused != UNDO_OK) {
-                r = undo_refusal_errno(ap->undo->refused);
-                apply_free(ap);
-                return r;
-        }
         if (!dry_run) {
+                /* a journal of another root or boot is never appended to: the
+                 * caller deals with it first (undo_recover, undo_set_aside) */
+                if (ap->undo->refused != UNDO_OK) {
+                        r = undo_refusal_errno(ap->undo->refused);
+                        apply_free(ap);
+                        return r;
+                }
                 /* a kill during a full save leaves its temporary behind */
                 r = undo_remove_temporaries(state_dir);
                 if (r < 0)
@@ -207,15 +202,11 @@ int apply_restore_all(struct apply *ap, struct undo_report *ret) {
 }
 
 int apply_irq_effective_ok(int rootfd, unsigned irq, const cpuset_t *want, cpuset_t *ret_eff) {
-        cpuset_t eff;
-        int r;
+        int r = knob_irq_effective(rootfd, irq, ret_eff);
 
-        r = knob_irq_effective(rootfd, irq, &eff);
         if (r < 0)
                 return r;
-        if (ret_eff)
-                *ret_eff = eff;
-        return !cpuset_empty(&eff) && cpuset_subset(&eff, want);
+        return !cpuset_empty(ret_eff) && cpuset_subset(ret_eff, want);
 }
 
 enum apply_eff_event apply_effective_step(struct apply_eff_watch *w, int ok, bool fired, unsigned grace) {

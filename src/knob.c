@@ -1,5 +1,4 @@
 /* Knobs: the kernel objects irqsteerd changes, in one place (knob.h). */
-#define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -140,12 +139,6 @@ const char *knob_queue_path(char *buf, size_t size, const char *nic, bool tx, si
         return buf;
 }
 
-int knob_task_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *leaf) {
-        int n = snprintf(buf, size, "proc/%d/task/%d/%s", (int) pid, (int) tid, leaf);
-
-        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
-}
-
 /* ---- values ---- */
 
 static bool value_is(enum knob_kind k, enum value v) {
@@ -164,43 +157,10 @@ static int parse_u32(const char *s, uint32_t *ret) {
         return 0;
 }
 
-bool knob_value_valid(enum knob_kind kind, const char *value) {
-        cpuset_t s;
-        uint32_t v;
-
-        if (!value || !*value || strchr(value, ' ') || strchr(value, '\n'))
-                return false;
-        if (value_is(kind, VALUE_LIST))
-                /* An IRQ or a thread always has some CPU. */
-                return cpuset_parse_list(value, &s) == 0 && !cpuset_empty(&s);
-        if (kind == KNOB_DEFAFF)
-                /* the kernel refuses a mask without an online CPU */
-                return cpuset_parse_mask(value, &s) == 0 && !cpuset_empty(&s);
-        if (value_is(kind, VALUE_MASK))
-                return cpuset_parse_mask(value, &s) == 0;
-        if (kind == KNOB_FLOWCNT || kind == KNOB_SOCKFLOW)
-                return parse_u32(value, &v) == 0;
-        if (kind == KNOB_THREADED)
-                /* 0 off, 1 on, 2 on with busy polling (6.17) */
-                return parse_u32(value, &v) == 0 && v <= 2;
-        return false;
-}
-
-bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
-        if (!a || !b)
-                return false;
-        if (value_is(kind, VALUE_LIST) || value_is(kind, VALUE_MASK)) {
-                cpuset_t sa, sb;
-                int (*parse)(const char *, cpuset_t *) =
-                        value_is(kind, VALUE_LIST) ? cpuset_parse_list : cpuset_parse_mask;
-
-                return parse(a, &sa) == 0 && parse(b, &sb) == 0 && cpuset_equal(&sa, &sb);
-        }
-        if (value_is(kind, VALUE_NUMBER)) {
-                uint32_t va, vb;
-                return parse_u32(a, &va) == 0 && parse_u32(b, &vb) == 0 && va == vb;
-        }
-        return false;
+/* An IRQ, a thread and new IRQs always have some CPU (the kernel refuses a
+ * default mask without an online CPU). */
+static bool needs_cpu(enum knob_kind k) {
+        return value_is(k, VALUE_LIST) || k == KNOB_DEFAFF;
 }
 
 int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret) {
@@ -211,6 +171,29 @@ int knob_value_cpus(enum knob_kind kind, const char *value, cpuset_t *ret) {
         if (value_is(kind, VALUE_MASK))
                 return cpuset_parse_mask(value, ret);
         return -EINVAL;
+}
+
+bool knob_value_valid(enum knob_kind kind, const char *value) {
+        cpuset_t s;
+        uint32_t v;
+
+        if (!value || !*value || strchr(value, ' ') || strchr(value, '\n'))
+                return false;
+        if (value_is(kind, VALUE_NUMBER))
+                /* threaded: 0 off, 1 on, 2 on with busy polling (6.17) */
+                return parse_u32(value, &v) == 0 && (kind != KNOB_THREADED || v <= 2);
+        return knob_value_cpus(kind, value, &s) == 0 && !(needs_cpu(kind) && cpuset_empty(&s));
+}
+
+bool knob_value_equal(enum knob_kind kind, const char *a, const char *b) {
+        cpuset_t sa, sb;
+        uint32_t va, vb;
+
+        if (!a || !b)
+                return false;
+        if (value_is(kind, VALUE_NUMBER))
+                return parse_u32(a, &va) == 0 && parse_u32(b, &vb) == 0 && va == vb;
+        return knob_value_cpus(kind, a, &sa) == 0 && knob_value_cpus(kind, b, &sb) == 0 && cpuset_equal(&sa, &sb);
 }
 
 static int list_dup(const cpuset_t *s, char **ret) {
@@ -229,7 +212,7 @@ static int list_dup(const cpuset_t *s, char **ret) {
 /* s as a hex mask as wide as like (the file's value): the kernel prints
  * nr_cpu_ids bits, and the same width reads back the same way. */
 static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size_t len) {
-        size_t chunks = 1, got_chunks = 1, drop = 0, first_digits, digits;
+        size_t chunks = 1, drop = 0, first_digits;
         const char *comma;
         int r;
 
@@ -245,13 +228,10 @@ static int format_mask_like(const cpuset_t *s, const char *like, char *buf, size
         r = cpuset_format_mask(s, (int) (chunks * 32), buf, len);
         if (r < 0)
                 return r;
-        comma = strchr(buf, ',');
-        digits = comma ? (size_t) (comma - buf) : strlen(buf);
-        for (const char *p = buf; *p; p++)
-                got_chunks += *p == ',';
-        if (got_chunks != chunks)
+        if (cpuset_last(s) >= (int) (chunks * 32))
                 return 0; /* the set is wider than the file: standard form */
-        while (digits - drop > first_digits && buf[drop] == '0')
+        /* every chunk came as 8 digits; the first as wide as the file's */
+        while (8 - drop > first_digits && buf[drop] == '0')
                 drop++;
         memmove(buf, buf + drop, strlen(buf + drop) + 1);
         return 0;
@@ -276,7 +256,8 @@ static int key_path(const struct knob_key *k, const char *file, char *buf, size_
                 snprintf(buf, len, "sys/class/net/%s/%s", k->nic, kinds[k->kind].file);
                 break;
         default:
-                return knob_task_path(buf, len, k->pid, k->tid, "stat");
+                snprintf(buf, len, "proc/%d/task/%d/stat", (int) k->pid, (int) k->tid);
+                break;
         }
         /* a cut path would name another file */
         if (strlen(buf) + 1 >= len)
@@ -469,8 +450,7 @@ int knob_target(enum knob_kind kind, const cpuset_t *cpus, uint32_t value, const
 
         if (!kind_valid(kind))
                 return -EINVAL;
-        /* an IRQ, a thread and new IRQs always have some CPU */
-        if ((kinds[kind].value == VALUE_LIST || kind == KNOB_DEFAFF) && cpuset_empty(cpus))
+        if (needs_cpu(kind) && cpuset_empty(cpus))
                 return -EINVAL;
         switch (kinds[kind].value) {
         case VALUE_LIST:
@@ -522,8 +502,6 @@ int knob_irq_actions(int rootfd, unsigned irq, char *buf, size_t len) {
         DIR *d;
         int r;
 
-        if (len < 2)
-                return -ENOBUFS;
         knob_irq_path(path, sizeof(path), irq, "");
         r = rootfs_fdopendir(rootfd, path, &d);
         if (r < 0)

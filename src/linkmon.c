@@ -148,10 +148,8 @@ static int on_message(struct nl_msg *msg, void *arg) {
         n = m->dumping ? 0 : linkmon_diff(old, &l, deleted, ev, ELEMENTSOF(ev));
 
         if (deleted) {
-                if (old) {
-                        *old = m->links[m->n_links - 1];
-                        m->n_links--;
-                }
+                if (old)
+                        *old = m->links[--m->n_links];
         } else if (old) {
                 *old = l;
         } else if (util_grow((void **) &m->links, &m->allocated, m->n_links + 1, sizeof(*m->links)) == 0) {

@@ -4,8 +4,6 @@
 #include <net/if.h>
 
 #include <linux/ethtool_netlink.h>
-#include <netlink/errno.h>
-#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>

@@ -169,11 +169,6 @@ int rootfs_read_line(int rootfd, const char *path, char *buf, size_t len) {
         return 0;
 }
 
-/* procfs and sysfs generate a file at each read, and take no truncation. */
-static bool generated_fs(const struct statfs *sf) {
-        return sf->f_type == PROC_SUPER_MAGIC || sf->f_type == SYSFS_MAGIC;
-}
-
 /* The size of a regular file longer than len, else 0: a fixture tree
  * reads back exactly what was written, as a kernel attribute does. */
 static int regular_longer(int fd, size_t len, size_t *ret) {
@@ -183,7 +178,8 @@ static int regular_longer(int fd, size_t len, size_t *ret) {
         *ret = 0;
         if (fstatfs(fd, &sf) < 0)
                 return -errno;
-        if (generated_fs(&sf))
+        /* procfs and sysfs generate a file at each read, and take no truncation */
+        if (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC)
                 return 0;
         if (fstat(fd, &st) < 0)
                 return -errno;

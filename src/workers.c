@@ -1,6 +1,5 @@
 /* Worker discovery: processes matching the [worker] sections, and their
  * threads with the CPUs each may run on. */
-#define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -218,9 +217,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
                 if (!parse_pid(de->d_name, (size_t) -1, &t.tid))
                         continue;
                 /* the starttime first: a TID without it by the write is another task */
-                r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "stat");
-                if (r == 0)
-                        r = rootfs_read(rootfd, path, &stat, &len);
+                r = rootfs_readf(rootfd, &stat, &len, "proc/%d/task/%d/stat", (int) wp->pid, (int) t.tid);
                 if (r == -ENOENT || r == -ESRCH)
                         continue;
                 if (r < 0 || procfs_parse_pid_stat(stat, len, &st) < 0) {
@@ -228,9 +225,7 @@ static int read_threads(int rootfd, struct worker_proc *wp) {
                         continue;
                 }
                 t.starttime = st.starttime;
-                r = knob_task_path(path, sizeof(path), wp->pid, t.tid, "status");
-                if (r == 0)
-                        r = rootfs_read(rootfd, path, &status, &len);
+                r = rootfs_readf(rootfd, &status, &len, "proc/%d/task/%d/status", (int) wp->pid, (int) t.tid);
                 if (r == -ENOENT || r == -ESRCH)
                         continue; /* the thread exited meanwhile */
                 if (r < 0 || workers_parse_status_cpus(status, len, &t.allowed) < 0) {
@@ -293,14 +288,13 @@ int workers_discover(int rootfd, const struct config *c, struct worker_set *ret)
                         procinfo_done(&pi);
                         continue; /* gone meanwhile, or not ours to pin */
                 }
-                for (size_t i = 0; i < c->n_workers; i++) {
+                for (size_t i = 0; i < c->n_workers && wp.worker < 0; i++) {
                         int k = matches(rootfd, &m[i], &pi);
+
                         if (k < 0)
                                 break;
-                        if (k > 0) {
+                        if (k > 0)
                                 wp.worker = (int) i; /* the first section that matches wins */
-                                break;
-                        }
                 }
                 if (wp.worker < 0) {
                         procinfo_done(&pi);
