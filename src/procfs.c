@@ -538,11 +538,6 @@ static int sort_by_irq(const struct procfs_irq *irqs, size_t *by_irq, size_t n) 
         return 0;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b) {
-        uint64_t s;
-        return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
-}
-
 /* The nonzero counts of a reading, every row's in row order. */
 struct nz_buf {
         uint32_t *cols;
@@ -631,7 +626,8 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                         return r;
                 if (v == 0)
                         continue;
-                irq->total = add_sat(irq->total, v);
+                if (__builtin_add_overflow(irq->total, v, &irq->total))
+                        irq->total = UINT64_MAX;
                 r = nz_push(nz, col, v);
                 if (r < 0)
                         return r;
@@ -806,13 +802,13 @@ int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
         _cleanup_(freep) char *buf = NULL;
         size_t have = 0, allocated = 0;
         bool eof = false;
-        int r;
+        int r = 0;
 
         *ret = (struct procfs_interrupts) {};
         fd = rootfs_open_file(rootfd, "proc/interrupts");
         if (fd < 0)
                 return fd;
-        while (!eof) {
+        while (!eof && r >= 0) {
                 size_t pos = 0, done;
                 struct cursor line;
                 const char *nl;
@@ -821,36 +817,30 @@ int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
                 /* room for a chunk more than the partial line held */
                 r = util_grow((void **) &buf, &allocated, have + IRQ_CHUNK, 1);
                 if (r < 0)
-                        goto fail;
+                        break;
                 n = read(fd, buf + have, allocated - have);
                 if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = -errno;
-                        goto fail;
+                        r = errno == EINTR ? 0 : -errno;
+                        continue;
                 }
                 eof = n == 0;
                 have += (size_t) n;
                 /* whole lines only, but at the end the last one as it is */
                 nl = eof ? buf + have : memrchr(buf, '\n', have);
                 done = nl ? (size_t) (nl - buf) : 0;
-                while (next_line(buf, done, &pos, &line)) {
+                while (r >= 0 && next_line(buf, done, &pos, &line))
                         r = parser_line(&p, &line);
-                        if (r < 0)
-                                goto fail;
-                }
                 if (nl && !eof)
                         done++;
                 memmove(buf, buf + done, have - done);
                 have -= done;
         }
-        r = parser_finish(&p, ret);
+        if (r < 0)
+                parser_free(&p);
+        else
+                r = parser_finish(&p, ret);
         if (r < 0)
                 log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
-        return r;
-fail:
-        parser_free(&p);
-        log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
         return r;
 }
 
