@@ -481,7 +481,6 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 copy_str(irq->name, sizeof(irq->name), pi->irqs[i].name);
                 irq->nic = -1;
                 irq->queue = -1;
-                irq->role = INVENTORY_IRQ_NONE;
                 inventory_reread_irq(rootfd, irq, false);
                 knob_irq_path(path, sizeof(path), irq->irq, "node");
                 if (!read_int(rootfd, path, NULL, &irq->node))
@@ -648,13 +647,11 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
                 }
         }
 
-        /* the device's own, else its PCI function's (virtio has none) */
+        /* the device's own, else its PCI function's (virtio has none); -1 unless it parses */
         snprintf(path, sizeof(path), "sys/class/net/%s/%s/numa_node", nic->name, s->pcidir);
-        if (rootfs_read_line(rootfd, nic_file(lp, nic, "device/numa_node"), line, sizeof(line)) < 0 &&
-            (!s->pcidir[0] || rootfs_read_line(rootfd, path, line, sizeof(line)) < 0))
-                line[0] = 0;
-        if (!line[0] || util_parse_int(util_strstrip(line), (size_t) -1, &nic->node) < 0)
-                nic->node = -1;
+        if (rootfs_read_line(rootfd, nic_file(lp, nic, "device/numa_node"), line, sizeof(line)) == 0 ||
+            (s->pcidir[0] && rootfs_read_line(rootfd, path, line, sizeof(line)) == 0))
+                (void) util_parse_int(util_strstrip(line), (size_t) -1, &nic->node);
 
         for (int k = 0; k < 2; k++) {
                 const char *dir = k == 0 ? "device" : s->pcidir;
