@@ -752,7 +752,6 @@ static int list_nics(int rootfd, struct inventory *inv) {
                 r = util_grow((void **) &inv->nics, &allocated, inv->n_nics + 1, sizeof(*inv->nics));
                 if (r < 0)
                         break;
-                memset(&inv->nics[inv->n_nics], 0, sizeof(inv->nics[0]));
                 copy_str(inv->nics[inv->n_nics].name, IF_NAMESIZE, de->d_name);
                 inv->n_nics++;
         }

@@ -331,8 +331,6 @@ bool sample_cpu_load_next(const struct sample_snapshot *prev, const struct sampl
 bool sample_load_drifted(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
                          const struct sample_rates *avg, double alpha, const double *ref, int ref_max_cpu,
                          double drift) {
-        if (!prev || !cur)
-                return true;
         for (size_t i = 0; i < cur->stat.n_cpus; i++) {
                 int cpu = cur->stat.cpus[i].cpu;
                 double v;
