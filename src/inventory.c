@@ -491,7 +491,26 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
         return 0;
 }
 
-static void nic_free(struct inventory_nic *nic);
+/* Closes what a NIC keeps open and frees its queues. */
+static void nic_free(struct inventory_nic *nic) {
+        for (size_t q = 0; q < nic->n_queues; q++) {
+                cpuset_kept_free(&nic->queues[q].rps_cpus);
+                cpuset_kept_free(&nic->queues[q].xps_cpus);
+                rootfs_release(&nic->queues[q].fd_rps);
+                rootfs_release(&nic->queues[q].fd_flow_cnt);
+                rootfs_release(&nic->queues[q].fd_xps);
+        }
+        free(nic->queues);
+        nic->queues = NULL;
+        nic->n_queues = 0;
+        free(nic->napis);
+        nic->napis = NULL;
+        nic->n_napis = 0;
+        int *fds[] = { &nic->fd_ifindex, &nic->fd_flags, &nic->fd_rx_packets, &nic->fd_tx_packets,
+                       &nic->fd_rx_bytes, &nic->fd_queues, &nic->fd_threaded };
+        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+                rootfs_release(fds[i]);
+}
 
 /* The rx-N and tx-N entries of a NIC's queues dir: how many, and the
  * highest N of each (-1 for none). */
@@ -1216,36 +1235,12 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
         return 0;
 }
 
-static void queue_sets_free(struct inventory_nic *nic) {
-        for (size_t q = 0; q < nic->n_queues; q++) {
-                cpuset_kept_free(&nic->queues[q].rps_cpus);
-                cpuset_kept_free(&nic->queues[q].xps_cpus);
-        }
-}
-
-/* Closes what a NIC keeps open and frees its queues. */
-static void nic_free(struct inventory_nic *nic) {
-        queue_sets_free(nic);
-        for (size_t q = 0; q < nic->n_queues; q++) {
-                rootfs_release(&nic->queues[q].fd_rps);
-                rootfs_release(&nic->queues[q].fd_flow_cnt);
-                rootfs_release(&nic->queues[q].fd_xps);
-        }
-        free(nic->queues);
-        nic->queues = NULL;
-        nic->n_queues = 0;
-        free(nic->napis);
-        nic->napis = NULL;
-        nic->n_napis = 0;
-        int *fds[] = { &nic->fd_ifindex, &nic->fd_flags, &nic->fd_rx_packets, &nic->fd_tx_packets,
-                       &nic->fd_rx_bytes, &nic->fd_queues, &nic->fd_threaded };
-        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
-                rootfs_release(fds[i]);
-}
-
 void inventory_free_sets(struct inventory *inv) {
         for (size_t i = 0; i < inv->n_nics; i++)
-                queue_sets_free(&inv->nics[i]);
+                for (size_t q = 0; q < inv->nics[i].n_queues; q++) {
+                        cpuset_kept_free(&inv->nics[i].queues[q].rps_cpus);
+                        cpuset_kept_free(&inv->nics[i].queues[q].xps_cpus);
+                }
         for (size_t i = 0; i < inv->n_irqs; i++) {
                 cpuset_kept_free(&inv->irqs[i].affinity);
                 cpuset_kept_free(&inv->irqs[i].effective);
