@@ -60,7 +60,6 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
         return INVENTORY_IRQ_NONE;
 }
 
-/* Sets *ret_queue to q and returns role. */
 static enum inventory_irq_role found(enum inventory_irq_role role, int q, int *ret_queue) {
         *ret_queue = q;
         return role;

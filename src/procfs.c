@@ -224,7 +224,6 @@ int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
         return 0;
 }
 
-/* Reads path whole and parses it. */
 static int read_parse(int rootfd, const char *path, int (*parse)(const char *buf, size_t len, void *ret), void *ret) {
         _cleanup_(freep) char *own = NULL;
         size_t len;
@@ -870,7 +869,7 @@ int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu) {
 int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *ret) {
         struct procfs_pid_stat st = { .processor = -1 };
         const char *open, *close = NULL, *p, *end = buf + len;
-        uint64_t v;
+        uint64_t v, f[23] = { 0 }; /* f[N]: numeric field N of proc(5) */
 
         open = memchr(buf, '(', len);
         /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
@@ -906,21 +905,17 @@ int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *r
                         if (util_parse_int(s, n, &st.processor) < 0 || st.processor < 0)
                                 return -EBADMSG;
                 } else if (field == 4 || field == 9 || field == 14 || field == 15 || field == 22) {
-                        if (util_parse_u64(s, n, &v) < 0 || (field == 4 && v > INT32_MAX) ||
-                            (field == 9 && v > UINT32_MAX))
+                        if (util_parse_u64(s, n, &f[field]) < 0)
                                 return -EBADMSG;
-                        if (field == 4)
-                                st.ppid = (pid_t) v;
-                        else if (field == 9)
-                                st.flags = (unsigned) v;
-                        else if (field == 14)
-                                st.utime = v;
-                        else if (field == 15)
-                                st.stime = v;
-                        else
-                                st.starttime = v;
                 }
         }
+        if (f[4] > INT32_MAX || f[9] > UINT32_MAX)
+                return -EBADMSG;
+        st.ppid = (pid_t) f[4];
+        st.flags = (unsigned) f[9];
+        st.utime = f[14];
+        st.stime = f[15];
+        st.starttime = f[22];
         *ret = st;
         return 0;
 }
