@@ -60,7 +60,6 @@ static enum inventory_irq_role classify_dev_suffix(const char *rest, int *ret_qu
         return INVENTORY_IRQ_NONE;
 }
 
-/* Sets *ret_queue to q and returns role. */
 static enum inventory_irq_role found(enum inventory_irq_role role, int q, int *ret_queue) {
         *ret_queue = q;
         return role;
@@ -481,7 +480,6 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
                 copy_str(irq->name, sizeof(irq->name), pi->irqs[i].name);
                 irq->nic = -1;
                 irq->queue = -1;
-                irq->role = INVENTORY_IRQ_NONE;
                 inventory_reread_irq(rootfd, irq, false);
                 knob_irq_path(path, sizeof(path), irq->irq, "node");
                 if (!read_int(rootfd, path, NULL, &irq->node))
@@ -492,7 +490,26 @@ static int read_irqs(int rootfd, const struct procfs_interrupts *pi, struct inve
         return 0;
 }
 
-static void nic_free(struct inventory_nic *nic);
+/* Closes what a NIC keeps open and frees its queues. */
+static void nic_free(struct inventory_nic *nic) {
+        for (size_t q = 0; q < nic->n_queues; q++) {
+                cpuset_kept_free(&nic->queues[q].rps_cpus);
+                cpuset_kept_free(&nic->queues[q].xps_cpus);
+                rootfs_release(&nic->queues[q].fd_rps);
+                rootfs_release(&nic->queues[q].fd_flow_cnt);
+                rootfs_release(&nic->queues[q].fd_xps);
+        }
+        free(nic->queues);
+        nic->queues = NULL;
+        nic->n_queues = 0;
+        free(nic->napis);
+        nic->napis = NULL;
+        nic->n_napis = 0;
+        int *fds[] = { &nic->fd_ifindex, &nic->fd_flags, &nic->fd_rx_packets, &nic->fd_tx_packets,
+                       &nic->fd_rx_bytes, &nic->fd_queues, &nic->fd_threaded };
+        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+                rootfs_release(fds[i]);
+}
 
 /* The rx-N and tx-N entries of a NIC's queues dir: how many, and the
  * highest N of each (-1 for none). */
@@ -648,13 +665,11 @@ static void read_nic_device(int rootfd, const cpuset_t *online, struct inventory
                 }
         }
 
-        /* the device's own, else its PCI function's (virtio has none) */
+        /* the device's own, else its PCI function's (virtio has none); -1 unless it parses */
         snprintf(path, sizeof(path), "sys/class/net/%s/%s/numa_node", nic->name, s->pcidir);
-        if (rootfs_read_line(rootfd, nic_file(lp, nic, "device/numa_node"), line, sizeof(line)) < 0 &&
-            (!s->pcidir[0] || rootfs_read_line(rootfd, path, line, sizeof(line)) < 0))
-                line[0] = 0;
-        if (!line[0] || util_parse_int(util_strstrip(line), (size_t) -1, &nic->node) < 0)
-                nic->node = -1;
+        if (rootfs_read_line(rootfd, nic_file(lp, nic, "device/numa_node"), line, sizeof(line)) == 0 ||
+            (s->pcidir[0] && rootfs_read_line(rootfd, path, line, sizeof(line)) == 0))
+                (void) util_parse_int(util_strstrip(line), (size_t) -1, &nic->node);
 
         for (int k = 0; k < 2; k++) {
                 const char *dir = k == 0 ? "device" : s->pcidir;
@@ -755,7 +770,6 @@ static int list_nics(int rootfd, struct inventory *inv) {
                 r = util_grow((void **) &inv->nics, &allocated, inv->n_nics + 1, sizeof(*inv->nics));
                 if (r < 0)
                         break;
-                memset(&inv->nics[inv->n_nics], 0, sizeof(inv->nics[0]));
                 copy_str(inv->nics[inv->n_nics].name, IF_NAMESIZE, de->d_name);
                 inv->n_nics++;
         }
@@ -1220,36 +1234,12 @@ int inventory_refresh(int rootfd, const struct procfs_interrupts *interrupts, st
         return 0;
 }
 
-static void queue_sets_free(struct inventory_nic *nic) {
-        for (size_t q = 0; q < nic->n_queues; q++) {
-                cpuset_kept_free(&nic->queues[q].rps_cpus);
-                cpuset_kept_free(&nic->queues[q].xps_cpus);
-        }
-}
-
-/* Closes what a NIC keeps open and frees its queues. */
-static void nic_free(struct inventory_nic *nic) {
-        queue_sets_free(nic);
-        for (size_t q = 0; q < nic->n_queues; q++) {
-                rootfs_release(&nic->queues[q].fd_rps);
-                rootfs_release(&nic->queues[q].fd_flow_cnt);
-                rootfs_release(&nic->queues[q].fd_xps);
-        }
-        free(nic->queues);
-        nic->queues = NULL;
-        nic->n_queues = 0;
-        free(nic->napis);
-        nic->napis = NULL;
-        nic->n_napis = 0;
-        int *fds[] = { &nic->fd_ifindex, &nic->fd_flags, &nic->fd_rx_packets, &nic->fd_tx_packets,
-                       &nic->fd_rx_bytes, &nic->fd_queues, &nic->fd_threaded };
-        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
-                rootfs_release(fds[i]);
-}
-
 void inventory_free_sets(struct inventory *inv) {
         for (size_t i = 0; i < inv->n_nics; i++)
-                queue_sets_free(&inv->nics[i]);
+                for (size_t q = 0; q < inv->nics[i].n_queues; q++) {
+                        cpuset_kept_free(&inv->nics[i].queues[q].rps_cpus);
+                        cpuset_kept_free(&inv->nics[i].queues[q].xps_cpus);
+                }
         for (size_t i = 0; i < inv->n_irqs; i++) {
                 cpuset_kept_free(&inv->irqs[i].affinity);
                 cpuset_kept_free(&inv->irqs[i].effective);

@@ -224,7 +224,6 @@ int procfs_stat_parse(const char *buf, size_t len, struct procfs_stat *ret) {
         return 0;
 }
 
-/* Reads path whole and parses it. */
 static int read_parse(int rootfd, const char *path, int (*parse)(const char *buf, size_t len, void *ret), void *ret) {
         _cleanup_(freep) char *own = NULL;
         size_t len;
@@ -538,11 +537,6 @@ static int sort_by_irq(const struct procfs_irq *irqs, size_t *by_irq, size_t n) 
         return 0;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b) {
-        uint64_t s;
-        return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
-}
-
 /* The nonzero counts of a reading, every row's in row order. */
 struct nz_buf {
         uint32_t *cols;
@@ -631,7 +625,8 @@ static int parse_row(struct cursor *line, size_t n_cpus, struct procfs_irq *irq,
                         return r;
                 if (v == 0)
                         continue;
-                irq->total = add_sat(irq->total, v);
+                if (__builtin_add_overflow(irq->total, v, &irq->total))
+                        irq->total = UINT64_MAX;
                 r = nz_push(nz, col, v);
                 if (r < 0)
                         return r;
@@ -806,13 +801,13 @@ int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
         _cleanup_(freep) char *buf = NULL;
         size_t have = 0, allocated = 0;
         bool eof = false;
-        int r;
+        int r = 0;
 
         *ret = (struct procfs_interrupts) {};
         fd = rootfs_open_file(rootfd, "proc/interrupts");
         if (fd < 0)
                 return fd;
-        while (!eof) {
+        while (!eof && r >= 0) {
                 size_t pos = 0, done;
                 struct cursor line;
                 const char *nl;
@@ -821,36 +816,30 @@ int procfs_interrupts_read(int rootfd, struct procfs_interrupts *ret) {
                 /* room for a chunk more than the partial line held */
                 r = util_grow((void **) &buf, &allocated, have + IRQ_CHUNK, 1);
                 if (r < 0)
-                        goto fail;
+                        break;
                 n = read(fd, buf + have, allocated - have);
                 if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = -errno;
-                        goto fail;
+                        r = errno == EINTR ? 0 : -errno;
+                        continue;
                 }
                 eof = n == 0;
                 have += (size_t) n;
                 /* whole lines only, but at the end the last one as it is */
                 nl = eof ? buf + have : memrchr(buf, '\n', have);
                 done = nl ? (size_t) (nl - buf) : 0;
-                while (next_line(buf, done, &pos, &line)) {
+                while (r >= 0 && next_line(buf, done, &pos, &line))
                         r = parser_line(&p, &line);
-                        if (r < 0)
-                                goto fail;
-                }
                 if (nl && !eof)
                         done++;
                 memmove(buf, buf + done, have - done);
                 have -= done;
         }
-        r = parser_finish(&p, ret);
+        if (r < 0)
+                parser_free(&p);
+        else
+                r = parser_finish(&p, ret);
         if (r < 0)
                 log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
-        return r;
-fail:
-        parser_free(&p);
-        log_debug_errno(r, "procfs: cannot parse proc/interrupts: %m");
         return r;
 }
 
@@ -880,7 +869,7 @@ int procfs_interrupts_column(const struct procfs_interrupts *s, int cpu) {
 int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *ret) {
         struct procfs_pid_stat st = { .processor = -1 };
         const char *open, *close = NULL, *p, *end = buf + len;
-        uint64_t v;
+        uint64_t v, f[23] = { 0 }; /* f[N]: numeric field N of proc(5) */
 
         open = memchr(buf, '(', len);
         /* comm is "(...)" and may itself hold ") ": the last ')' ends it. */
@@ -916,21 +905,17 @@ int procfs_parse_pid_stat(const char *buf, size_t len, struct procfs_pid_stat *r
                         if (util_parse_int(s, n, &st.processor) < 0 || st.processor < 0)
                                 return -EBADMSG;
                 } else if (field == 4 || field == 9 || field == 14 || field == 15 || field == 22) {
-                        if (util_parse_u64(s, n, &v) < 0 || (field == 4 && v > INT32_MAX) ||
-                            (field == 9 && v > UINT32_MAX))
+                        if (util_parse_u64(s, n, &f[field]) < 0)
                                 return -EBADMSG;
-                        if (field == 4)
-                                st.ppid = (pid_t) v;
-                        else if (field == 9)
-                                st.flags = (unsigned) v;
-                        else if (field == 14)
-                                st.utime = v;
-                        else if (field == 15)
-                                st.stime = v;
-                        else
-                                st.starttime = v;
                 }
         }
+        if (f[4] > INT32_MAX || f[9] > UINT32_MAX)
+                return -EBADMSG;
+        st.ppid = (pid_t) f[4];
+        st.flags = (unsigned) f[9];
+        st.utime = f[14];
+        st.stime = f[15];
+        st.starttime = f[22];
         *ret = st;
         return 0;
 }

@@ -95,7 +95,6 @@ int sample_snapshot_take_softnet(int rootfd, struct sample_snapshot *ret) {
         size_t len = 0;
         int r;
 
-        softnet_drop_arrays(ret);
         r = rootfs_read(rootfd, "proc/net/softnet_stat", &buf, &len);
         if (r >= 0)
                 r = sample_parse_softnet(buf, len, ret);
@@ -200,8 +199,6 @@ int sample_parse_napi_stat(const char *buf, size_t len, struct sample_napi *ret)
         struct procfs_pid_stat st;
         int r;
 
-        if (!buf || !ret)
-                return -EINVAL;
         r = procfs_parse_pid_stat(buf, len, &st);
         if (r < 0)
                 return r;
@@ -241,9 +238,11 @@ int sample_snapshot_take_napi(int rootfd, const struct inventory *inv, struct sa
         return 0;
 }
 
-/* The ticks NAPI kthreads spent between the snapshots, booked on the CPU
- * they last ran on (exact for a pinned thread). */
-static uint64_t napi_ticks_on(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu) {
+/* The NAPI share of cpu, at most its system share, where the kernel books
+ * it: the ticks NAPI kthreads spent between the snapshots, booked on the
+ * CPU they last ran on (exact for a pinned thread). */
+static double napi_share(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
+                         const uint64_t d[static CPUSTAT_MAX], uint64_t total) {
         uint64_t sum = 0;
 
         for (size_t i = 0; i < cur->n_napi; i++) {
@@ -262,18 +261,7 @@ static uint64_t napi_ticks_on(const struct sample_snapshot *prev, const struct s
                         }
                 }
         }
-        return sum;
-}
-
-/* The NAPI share of cpu, at most its system share, where the kernel books it. */
-static double napi_share(const struct sample_snapshot *prev, const struct sample_snapshot *cur, int cpu,
-                         const uint64_t d[static CPUSTAT_MAX], uint64_t total) {
-        uint64_t t;
-
-        if (cur->n_napi == 0 || prev->n_napi == 0)
-                return 0;
-        t = napi_ticks_on(prev, cur, cpu);
-        return (double) MIN(t, d[CPUSTAT_SYSTEM]) / (double) total;
+        return (double) MIN(sum, d[CPUSTAT_SYSTEM]) / (double) total;
 }
 
 static int snapshot_max_cpu(const struct sample_snapshot *s) {
@@ -343,8 +331,6 @@ bool sample_cpu_load_next(const struct sample_snapshot *prev, const struct sampl
 bool sample_load_drifted(const struct sample_snapshot *prev, const struct sample_snapshot *cur,
                          const struct sample_rates *avg, double alpha, const double *ref, int ref_max_cpu,
                          double drift) {
-        if (!prev || !cur)
-                return true;
         for (size_t i = 0; i < cur->stat.n_cpus; i++) {
                 int cpu = cur->stat.cpus[i].cpu;
                 double v;
@@ -511,17 +497,14 @@ static void compute_irq(const struct procfs_irq *a, const struct procfs_interrup
         nz_close(ret, nz);
 }
 
-static int queue_cmp(int ifa, enum netdev_queue_type ta, uint32_t qa, int ifb, enum netdev_queue_type tb, uint32_t qb) {
-        if (ifa != ifb)
-                return ifa < ifb ? -1 : 1;
-        if (ta != tb)
-                return ta < tb ? -1 : 1;
-        return qa < qb ? -1 : qa > qb;
-}
-
 static int sample_queue_cmp(const void *a, const void *b) {
         const struct sample_queue *x = a, *y = b;
-        return queue_cmp(x->ifindex, x->type, x->queue, y->ifindex, y->type, y->queue);
+
+        if (x->ifindex != y->ifindex)
+                return x->ifindex < y->ifindex ? -1 : 1;
+        if (x->type != y->type)
+                return x->type < y->type ? -1 : 1;
+        return x->queue < y->queue ? -1 : x->queue > y->queue;
 }
 
 /* A queue's own packet counter (rx of rx, tx of tx); false when none. */
@@ -557,7 +540,7 @@ static int compute_queues(const struct sample_snapshot *prev, const struct sampl
                 for (size_t i = 0; i < prev->n_qstats; i++) {
                         const struct netdev_qstats *a = &prev->qstats[i];
 
-                        if (queue_cmp(a->ifindex, a->type, a->queue, b->ifindex, b->type, b->queue) != 0)
+                        if (a->ifindex != b->ifindex || a->type != b->type || a->queue != b->queue)
                                 continue;
                         if (qstats_packets(a, &pa) && pb >= pa)
                                 r->queues[r->n_queues++] = (struct sample_queue) {
