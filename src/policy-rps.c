@@ -11,7 +11,7 @@
 
 #include "policy-steps.h"
 
-static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
+bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct pol_queue *q;
 
@@ -21,17 +21,20 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         return !(q && (q->rps_external || q->rps_broken || q->rps_kept));
 }
 
-static const char *cpus_word(const cpuset_t *s);
 static void rfs(struct pol_tick *t, size_t nic, size_t qi);
-static int busiest_eligible(const struct pol_tick *t);
+static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu);
+
+/* "CPU" before "1", "CPUs " before "1-2", for reasons. */
+static const char *cpus_word(const cpuset_t *s) {
+        return cpuset_count(s) > 1 ? "CPUs " : "CPU";
+}
 
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
         return (1 - u->keep) * MAX(u->total - u->tx, 0);
 }
 
-/* Share of this queue's protocol work on cpu now. */
-static double cur_share(const struct pol_unit *u, int cpu) {
+double pol_rps_share(const struct pol_unit *u, int cpu) {
         if (!u->rps_on)
                 return cpu == u->target ? proto_work(u) : 0;
         return cpuset_isset(u->rps, cpu) ? proto_work(u) / u->n_rps : 0;
@@ -39,27 +42,16 @@ static double cur_share(const struct pol_unit *u, int cpu) {
 
 /* Load of cpu without this queue's protocol work. */
 static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
-        return MAX(pol_load(t, cpu) - cur_share(u, cpu), 0);
+        return MAX(pol_load(t, cpu) - pol_rps_share(u, cpu), 0);
 }
 
-/* The cool CPUs for u's protocol work beside span: local ones, and remote
- * ones too when the local lack room for need. */
-static void cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
-                       const cpuset_t *hot, cpuset_t *ret) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        cpuset_t remote;
-        double room = 0;
+static int busiest_eligible(const struct pol_tick *t) {
+        int top = -1;
 
-        cpuset_andnot(ret, &x->cpus, hot);
-        cpuset_andnot(ret, ret, span);
-        CPUSET_FOREACH(c, ret)
-                room += MAX(pol_level(t) - ex_load(t, u, c), 0);
-        if (room < need) {
-                cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                cpuset_andnot(&remote, &remote, hot);
-                cpuset_andnot(&remote, &remote, span);
-                cpuset_or(ret, ret, &remote);
-        }
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu <= t->max_cpu && (top < 0 || pol_load(t, cpu) > pol_load(t, top)))
+                        top = cpu;
+        return top;
 }
 
 /* Leaves other busy queues' IRQ CPUs out of cand while the rest have room:
@@ -95,20 +87,32 @@ static void drop_settling(const struct pol_tick *t, cpuset_t *s) {
                         cpuset_clear(s, c);
 }
 
-/* Sorts CPUs by their load without u's protocol work, coolest first. */
-static void sort_cool(const struct pol_tick *t, const struct pol_unit *u, int *v, size_t n) {
-        for (size_t i = 1; i < n; i++) {
-                int x = v[i];
-                size_t k = i;
-                while (k > 0 && ex_load(t, u, v[k - 1]) > ex_load(t, u, x)) {
-                        v[k] = v[k - 1];
-                        k--;
-                }
-                v[k] = x;
+/* The cool CPUs for u's protocol work beside span in *ret: local ones, and
+ * remote ones too when the local lack room for need; not settling, nor
+ * (leave_irq_cpus()) another's IRQ CPU; false when none. */
+static bool cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
+                       const cpuset_t *hot, cpuset_t *ret) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        cpuset_t remote;
+        double room = 0;
+
+        cpuset_andnot(ret, &x->cpus, hot);
+        cpuset_andnot(ret, ret, span);
+        CPUSET_FOREACH(c, ret)
+                room += MAX(pol_level(t) - ex_load(t, u, c), 0);
+        if (room < need) {
+                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                cpuset_andnot(&remote, &remote, hot);
+                cpuset_andnot(&remote, &remote, span);
+                cpuset_or(ret, ret, &remote);
         }
+        drop_settling(t, ret);
+        leave_irq_cpus(t, u, need, ret);
+        return !cpuset_empty(ret);
 }
 
-/* The CPUs of cand, coolest first, in a new array of *ret_n; NULL on ENOMEM. */
+/* The CPUs of cand, sorted by their load without u's protocol work,
+ * coolest first, in a new array of *ret_n; NULL on ENOMEM. */
 static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, size_t *ret_n) {
         int *v = calloc(cpuset_count(cand) + 1, sizeof(int));
         size_t n = 0;
@@ -116,9 +120,15 @@ static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const
         *ret_n = 0;
         if (!v)
                 return NULL;
-        CPUSET_FOREACH(cpu, cand)
-                v[n++] = cpu;
-        sort_cool(t, u, v, n);
+        CPUSET_FOREACH(cpu, cand) {
+                size_t k = n++;
+
+                while (k > 0 && ex_load(t, u, v[k - 1]) > ex_load(t, u, cpu)) {
+                        v[k] = v[k - 1];
+                        k--;
+                }
+                v[k] = cpu;
+        }
         *ret_n = n;
         return v;
 }
@@ -215,8 +225,8 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
 }
 
 /* Projects the unit's new RPS set: the protocol work moves to its CPUs, or
- * back to the IRQ CPU (if any) when cleared. */
-static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, bool settle) {
+ * back to the IRQ CPU (if any) when cleared; the CPUs settle if settle. */
+static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, bool settle) {
         cpuset_t aff;
         double p = proto_work(u);
         int m = cpuset_count(to);
@@ -226,7 +236,7 @@ static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t 
         if (u->target >= 0)
                 cpuset_set(&aff, u->target);
         CPUSET_FOREACH(cpu, &aff) {
-                double now = cur_share(u, cpu), after;
+                double now = pol_rps_share(u, cpu), after;
                 if (m == 0 || (m == 1 && own))
                         after = cpu == u->target ? p : 0;
                 else
@@ -241,22 +251,10 @@ static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t 
         u->touched = true;
 }
 
-static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to) {
-        project_rps_(t, u, to, true);
-}
-
 static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, enum action_reason code,
                      const char *reason) {
         rps_action(t, u, u->qi, to, code, reason);
-        project_rps(t, u, to);
-}
-
-bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
-        return rps_allowed(t, u);
-}
-
-double pol_rps_share(const struct pol_unit *u, int cpu) {
-        return cur_share(u, cpu);
+        project_rps(t, u, to, true);
 }
 
 void pol_rps_irq_joins(struct pol_tick *t, struct pol_unit *u, int cpu) {
@@ -363,10 +361,7 @@ static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int c
                        cpuset_t *ret) {
         cpuset_t self = cpuset_single(cpu);
 
-        cool_cands(t, u, &self, need, hot, ret);
-        drop_settling(t, ret);
-        leave_irq_cpus(t, u, need, ret);
-        return !cpuset_empty(ret);
+        return cool_cands(t, u, &self, need, hot, ret);
 }
 
 /* Kernel scaling guide: a high interrupt rate keeps the IRQ CPU out of the
@@ -381,11 +376,11 @@ static bool own_allowed(const struct pol_tick *t, const struct pol_unit *u, int 
         return !irq_rate_high(t, u) && cpuset_isset(&t->nics[u->nic].allowed, cpu);
 }
 
-/* Why the IRQ CPU is not in set, for a reason. */
-static const char *own_left_out(bool exclude, bool own_ok, const cpuset_t *set, int cpu) {
-        if (exclude)
+/* Why the IRQ CPU cpu is not in u's set, for a reason. */
+static const char *own_left_out(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set, int cpu) {
+        if (irq_rate_high(t, u))
                 return " (the IRQ CPU left out: high interrupt rate)";
-        if (own_ok && !cpuset_isset(set, cpu))
+        if (own_allowed(t, u, cpu) && !cpuset_isset(set, cpu))
                 return " (the IRQ CPU left out: its own interrupt work keeps it busiest)";
         return "";
 }
@@ -393,8 +388,6 @@ static const char *own_left_out(bool exclude, bool own_ok, const cpuset_t *set, 
 static bool saturated(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated;
 }
-
-static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu);
 
 /* cpu's load without u's protocol work, its big flow's excess on a set
  * CPU (flow_excess()) taken as u's too. */
@@ -480,39 +473,41 @@ static double steady_need(const struct pol_tick *t, int cpu) {
  * or the steady peak of a light host (pol_rps_steady). */
 enum start_kind { START_LONE, START_SINGLE, START_STEADY };
 
-static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum start_kind kind) {
+static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum start_kind kind) {
         bool single_queue = kind == START_SINGLE;
         double need = kind == START_STEADY ? steady_need(t, cpu) : pol_min_gain(t);
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
         cpuset_t cand, set, with, without;
-        bool exclude, own_ok;
+        bool own_ok;
         char list[128], reason[256];
 
-        if (!rps_allowed(t, u) || cpu < 0)
+        if (!pol_rps_allowed(t, u) || cpu < 0)
                 return false;
-        /* also left out when its own work keeps it busiest (lower_peak) */
-        exclude = irq_rate_high(t, u);
         own_ok = own_allowed(t, u, cpu);
 
         if (single_queue) {
                 cpuset_t span;
+                struct pol_queue *q;
+                bool none;
 
-                /* from the start, over the local eligible CPUs */
+                /* from the start, over the local eligible CPUs; none by
+                 * load: judged again as loads change */
                 single_set(t, u, cpu, &set, &span);
-                if (cpuset_empty(&set) || cpuset_only(&set) == cpu) {
-                        struct pol_queue *q = t->in->load ? pol_queue_get(t->st, x->nic->name, u->queue, true) : NULL;
-
-                        /* none by load: judged again as loads change */
-                        if (q) {
-                                q->rps_static = true;
-                                q->rps_unmeasured = false;
-                        } else if (t->in->load)
-                                t->r = -ENOMEM;
+                none = cpuset_empty(&set) || cpuset_only(&set) == cpu;
+                if (none && !t->in->load)
+                        return false;
+                q = pol_queue_get(t->st, x->nic->name, u->queue, true);
+                if (!q) {
+                        t->r = -ENOMEM;
                         return false;
                 }
+                q->rps_static = true;
+                q->rps_unmeasured = !t->in->load;
+                if (none)
+                        return false;
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
-                         pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
+                         pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(t, u, &set, cpu));
         } else {
                 if (!start_cand(t, u, cpu, proto_work(u), &t->hot, &cand))
                         return false;
@@ -560,23 +555,14 @@ static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum sta
                                  "CPUs %s%s, projected peak %.1f%%",
                                  cpu, 100 * pol_load(t, cpu), 100 * t->mean, u->irq[0],
                                  pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
-                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu),
+                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(t, u, &set, cpu),
                                  100 * set_peak(t, u, &set));
                 else
                         snprintf(reason, sizeof(reason),
                                  "lone hot queue: CPU%d at %.0f%%, IRQ %u is %.0f%% of its load; RPS over CPUs %s%s",
                                  cpu, 100 * pol_load(t, cpu), u->irq[0],
                                  pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
-                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
-        }
-        if (single_queue) {
-                struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, true);
-                if (!q) {
-                        t->r = -ENOMEM;
-                        return false;
-                }
-                q->rps_static = true;
-                q->rps_unmeasured = !t->in->load;
+                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(t, u, &set, cpu));
         }
         if (cpuset_kept_equal(&iq->rps_cpus, &set)) {
                 u->rps_ours = true;
@@ -592,10 +578,6 @@ static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum sta
         return true;
 }
 
-static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
-        return rps_start_(t, u, cpu, single_queue ? START_SINGLE : START_LONE);
-}
-
 /* Several queues' RPS sets planned together (hot: no candidates).  With
  * room on the cool CPUs each queue is started alone; without, sized one by
  * one the last queues would get nothing, so, biggest first, each IRQ CPU
@@ -607,25 +589,26 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool sing
  * before RPS: replan() plans again once it is measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
-        cpuset_t pool, span, cand;
+        cpuset_t pool, span, cand, irqs;
         double demand = 0, room = 0, sum = 0, spread, even, level = pol_level(t);
         size_t *order;
 
-        for (size_t i = 0; i < n; i++)
-                ret_ok[i] = false;
         cpuset_zero(&pool);
         cpuset_zero(&span);
-        for (size_t i = 0; i < n; i++)
-                if (rps_allowed(t, us[i]) && cpus[i] >= 0)
+        cpuset_zero(&irqs);
+        for (size_t i = 0; i < n; i++) {
+                ret_ok[i] = false;
+                if (cpus[i] >= 0)
+                        cpuset_set(&irqs, cpus[i]);
+                if (pol_rps_allowed(t, us[i]) && cpus[i] >= 0)
                         demand += proto_work(us[i]);
+        }
         /* other queues' IRQ CPUs are candidates unless the others have
          * room for all of it */
         for (size_t i = 0; i < n; i++) {
-                if (!rps_allowed(t, us[i]) || cpus[i] < 0 || !start_cand(t, us[i], cpus[i], demand, hot, &cand))
+                if (!pol_rps_allowed(t, us[i]) || cpus[i] < 0 || !start_cand(t, us[i], cpus[i], demand, hot, &cand))
                         continue;
-                for (size_t k = 0; k < n; k++)
-                        if (cpus[k] >= 0)
-                                cpuset_clear(&cand, cpus[k]);
+                cpuset_andnot(&cand, &cand, &irqs);
                 cpuset_or(&pool, &pool, &cand);
                 cpuset_set(&span, cpus[i]);
         }
@@ -635,7 +618,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
         }
         if (demand <= room || cpuset_empty(&pool)) {
                 for (size_t i = 0; i < n && !only_short; i++)
-                        ret_ok[i] = rps_start(t, us[i], cpus[i], false);
+                        ret_ok[i] = rps_start(t, us[i], cpus[i], START_LONE);
                 return;
         }
         /* the candidates' level with all the queues' protocol work, and
@@ -669,12 +652,10 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 cpuset_t set;
                 char list[128], reason[256];
 
-                if (!rps_allowed(t, u) || cpu < 0 || !start_cand(t, u, cpu, demand, hot, &cand))
+                if (!pol_rps_allowed(t, u) || cpu < 0 || !start_cand(t, u, cpu, demand, hot, &cand))
                         continue;
                 /* each IRQ CPU here takes a share of its own queue alone */
-                for (size_t k = 0; k < n; k++)
-                        if (cpus[k] >= 0)
-                                cpuset_clear(&cand, cpus[k]);
+                cpuset_andnot(&cand, &cand, &irqs);
                 if (cpuset_empty(&cand))
                         continue;
                 own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
@@ -709,7 +690,7 @@ static void start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                ret_ok[i] = rps_start(t, us[i], cpus[i], false);
+                ret_ok[i] = rps_start(t, us[i], cpus[i], START_LONE);
                 if (ret_ok[i] && n > 1 && t->in->load) {
                         struct pol_queue *q = pol_queue_get(t->st, t->nics[us[i]->nic].nic->name, us[i]->queue, true);
                         if (!q) {
@@ -737,7 +718,7 @@ void pol_rps_lone(struct pol_tick *t) {
                                 snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
                                          t->nics[u->nic].nic->name, u->queue,
                                          u->rps_no_gain          ? "does not lower the peak by min_gain"
-                                         : !rps_allowed(t, u) ? "is off or not ours to set"
+                                         : !pol_rps_allowed(t, u) ? "is off or not ours to set"
                                                               : "finds no cool CPU to take its work");
                 }
         }
@@ -749,23 +730,14 @@ void pol_rps_lone(struct pol_tick *t) {
         t->n_lone = 0;
 }
 
-/* The steady peak of a light host (docs/DESIGN.md "Policy"): the hot
- * level keeps balance_floor above the mean, so a light host's busiest
- * CPU, one queue's IRQ and its protocol work, may stay under it while
- * other CPUs idle.  Judged by its level (pol_cpu_judged: its noise known,
- * the level held for POL_NOISE_SAMPLES samples and no sample beyond the
- * noise since), a CPU at the level it would be hot at without
- * balance_floor (min_gain over the mean, POL_NOISE_K deviations of its
- * noise over the level sets are accepted at) and not below the narrowing
- * limit (the set would be given back) is a steady peak: its busiest queue
- * not yet spreading gets RPS as a lone hot queue would (rps_start_: the
- * fewest CPUs about as low as the lowest, size_least(); only if the set's
- * projected peak, the IRQ CPU's own interrupt work included, is
- * steady_need() below the CPU's level).  One set: the busiest steady
- * peak no set of this tick touched, as projected after them; false when
- * none is made.  A set that falls short marks its CPU only when it is
- * the tick's first (the later ones' candidates are fewer by the sets
- * before them). */
+/* One set for the steady peak of a light host (docs/DESIGN.md "Policy"):
+ * the busiest CPU no set of this tick touched, judged by its level
+ * (pol_cpu_steady()) at the level it would be hot at without
+ * balance_floor and not below the narrowing limit (the set would be given
+ * back), gets RPS for its busiest queue not yet spreading (rps_start());
+ * false when none is made.  A set that falls short marks its CPU only
+ * when it is the tick's first (the later ones' candidates are fewer by
+ * the sets before them). */
 static bool steady_set(struct pol_tick *t, bool first, cpuset_t *at_level) {
         struct policy_state *st = t->st;
         struct pol_unit *best = NULL;
@@ -804,12 +776,12 @@ static bool steady_set(struct pol_tick *t, bool first, cpuset_t *at_level) {
                 struct pol_unit *u = &t->units[i];
 
                 if (u->target != peak || u->work < pol_busy(t, peak) || u->rps_ours || u->touched ||
-                    !rps_allowed(t, u))
+                    !pol_rps_allowed(t, u))
                         continue;
                 if (!best || u->work > best->work)
                         best = u;
         }
-        if (best && rps_start_(t, best, peak, START_STEADY))
+        if (best && rps_start(t, best, peak, START_STEADY))
                 return true;
         if (first && best && best->rps_no_gain && !st->cpus[peak].steady_short)
                 st->cpus[peak].steady_short = t->now;
@@ -824,7 +796,7 @@ void pol_rps_single(struct pol_tick *t, size_t nic) {
         if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
                 struct pol_unit *u = &t->units[x->first_unit];
                 if (!u->rps_ours)
-                        rps_start(t, u, u->target, true);
+                        rps_start(t, u, u->target, START_SINGLE);
         }
 }
 
@@ -853,10 +825,7 @@ static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
         if (!u->rps_on || was <= limit)
                 return;
         cpuset_set(&span, u->target);
-        cool_cands(t, u, &span, p, &t->hot, &cand);
-        drop_settling(t, &cand);
-        leave_irq_cpus(t, u, p, &cand);
-        if (cpuset_empty(&cand))
+        if (!cool_cands(t, u, &span, p, &t->hot, &cand))
                 return;
         size_set(t, u, &cand, limit, &set);
         if (rps_peak(t, u, &set) >= limit)
@@ -919,7 +888,7 @@ static void resize_undo(struct pol_tick *t, struct pol_unit **us, size_t n, cons
                 action_done(&t->out->v[i - 1]);
         t->out->n = z->n_actions;
         for (size_t i = 0; i < n; i++) {
-                project_rps_(t, us[i], &z->was[i], false);
+                project_rps(t, us[i], &z->was[i], false);
                 us[i]->rps_ours = z->ours[i];
                 us[i]->touched = false;
         }
@@ -1036,7 +1005,7 @@ static void replan(struct pol_tick *t) {
                                 wait = true;
                                 continue;
                         }
-                        if (!u->rps_ours || u->target < 0 || !rps_allowed(t, u)) {
+                        if (!u->rps_ours || u->target < 0 || !pol_rps_allowed(t, u)) {
                                 q->rps_prior = false;
                                 continue;
                         }
@@ -1063,11 +1032,8 @@ static void replan(struct pol_tick *t) {
                 peak0 = top >= 0 ? pol_load(t, top) : 0;
                 resize_save(t, us, n, &z);
                 for (size_t i = 0; i < n; i++) {
-                        cpuset_t none;
-
                         pol_queue_get(t->st, x->nic->name, us[i]->queue, false)->rps_prior = false;
-                        cpuset_zero(&none);
-                        project_rps_(t, us[i], &none, false);
+                        project_rps(t, us[i], &pol_no_rps, false);
                 }
                 /* hot CPUs are candidates: these queues make them hot */
                 cpuset_zero(&nohot);
@@ -1078,7 +1044,7 @@ static void replan(struct pol_tick *t) {
                         if (us[i]->n_rps == 0) {
                                 cpuset_t cur = cpuset_kept_get(&x->nic->queues[us[i]->qi].rps_cpus);
 
-                                project_rps_(t, us[i], &cur, false);
+                                project_rps(t, us[i], &cur, false);
                         }
                 for (size_t i = 0; i < n; i++)
                         if (!ok[i])
@@ -1101,7 +1067,7 @@ out:
 
 /* What the model puts on cpu from unit v. */
 static double unit_on(const struct pol_unit *v, int cpu) {
-        double w = cur_share(v, cpu);
+        double w = pol_rps_share(v, cpu);
 
         if (cpu == v->target && !v->irqless)
                 w += MAX(v->total - proto_work(v) - (v->tx_apart ? v->tx : 0), 0);
@@ -1129,7 +1095,7 @@ static double shown_share(const struct pol_tick *t, const struct pol_unit *u, in
         double w = own_load(t, u, cpu);
 
         if (cpu == u->target)
-                w -= unit_on(u, cpu) - cur_share(u, cpu);
+                w -= unit_on(u, cpu) - pol_rps_share(u, cpu);
         for (size_t i = 0; i < t->n_others; i++)
                 if (t->others[i].cpu == cpu)
                         w -= t->others[i].work;
@@ -1148,7 +1114,7 @@ static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, in
                         lo = lo < 0 ? shown_share(t, u, c) : MIN(lo, shown_share(t, u, c));
         if (lo < 0)
                 return 0;
-        return MIN(MAX(shown_share(t, u, cpu) - lo, 0), proto_work(u) - cur_share(u, cpu));
+        return MIN(MAX(shown_share(t, u, cpu) - lo, 0), proto_work(u) - pol_rps_share(u, cpu));
 }
 
 double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u) {
@@ -1306,7 +1272,7 @@ static void single_judge(struct pol_tick *t, struct pol_unit *u, struct pol_queu
         }
         snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s (projected peak %.0f%% -> %.0f%%)",
                  x->nic->name, pol_fmt_cpus(&set, list, sizeof(list)),
-                 own_left_out(irq_rate_high(t, u), own_allowed(t, u, cpu), &set, cpu), 100 * before, 100 * after);
+                 own_left_out(t, u, &set, cpu), 100 * before, 100 * after);
         emit_rps(t, u, &set, ACTION_REASON_SINGLE_QUEUE_RPS, reason);
         u->rps_ours = true;
         rfs(t, u->nic, u->qi);
@@ -1322,7 +1288,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         int cpu = u->target;
         char list[128], reason[256];
 
-        if (!q || !rps_allowed(t, u))
+        if (!q || !pol_rps_allowed(t, u))
                 return;
         span = *u->rps;
         cpuset_set(&span, cpu);
@@ -1369,10 +1335,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         if (h != cpu && ex_load(t, u, h) - flow_excess(t, u, h) >= pol_level(t))
                                 cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
-                cool_cands(t, u, &span, p, &t->hot, &cand);
-                drop_settling(t, &cand);
-                leave_irq_cpus(t, u, p, &cand);
-                if (cpuset_empty(&cand) && cpuset_empty(&shed))
+                if (!cool_cands(t, u, &span, p, &t->hot, &cand) && cpuset_empty(&shed))
                         return;
                 cpuset_andnot(&set, u->rps, &shed);
                 if (!cpuset_empty(&cand))
@@ -1446,7 +1409,7 @@ void pol_rps_pool(struct pol_tick *t) {
 
         for (size_t i = 0; i < t->n_units; i++) {
                 const struct pol_unit *u = &t->units[i];
-                if (u->target >= 0 && cpuset_isset(&t->hot, u->target) && !u->rps_ours && rps_allowed(t, u))
+                if (u->target >= 0 && cpuset_isset(&t->hot, u->target) && !u->rps_ours && pol_rps_allowed(t, u))
                         demand += proto_work(u);
         }
         CPUSET_FOREACH(cpu, &t->eligible)
@@ -1474,7 +1437,7 @@ void pol_rps_adjust(struct pol_tick *t) {
                  * comes back when the IRQ CPU needs it */
                 q = pol_queue_get(t->st, x->nic->name, u->queue, false);
                 if (q && q->rps_static && !q->rps_unmeasured && x->nic->n_queues == 1 && x->n_units == 1 &&
-                    t->c->single_queue_rps && rps_allowed(t, u) &&
+                    t->c->single_queue_rps && pol_rps_allowed(t, u) &&
                     cpuset_kept_same(&q->rps_orig, &x->nic->queues[u->qi].rps_cpus) &&
                     t->now - q->rps_change_usec >= t->c->min_dwell_usec)
                         single_judge(t, u, q);
@@ -1493,15 +1456,6 @@ static double gran_need(const struct pol_tick *t) {
                 if ((size_t) cpu < t->st->n_cpus)
                         var = MAX(var, t->st->cpus[cpu].noise_var);
         return MAX(t->c->min_gain * t->scale, POL_NOISE_K * sqrt(var));
-}
-
-static int busiest_eligible(const struct pol_tick *t) {
-        int top = -1;
-
-        CPUSET_FOREACH(cpu, &t->eligible)
-                if (cpu <= t->max_cpu && (top < 0 || pol_load(t, cpu) > pol_load(t, top)))
-                        top = cpu;
-        return top;
 }
 
 struct gran_step {
@@ -1549,7 +1503,7 @@ void pol_rps_gran(struct pol_tick *t) {
                         if (v->target != top || v->irqless || !(v->total > 0))
                                 continue;
                         nq++;
-                        if (!v->rps_on && !v->touched && !v->fixed && rps_allowed(t, v) &&
+                        if (!v->rps_on && !v->touched && !v->fixed && pol_rps_allowed(t, v) &&
                             (!u || proto_work(v) > proto_work(u)))
                                 u = v;
                 }
@@ -1566,7 +1520,7 @@ void pol_rps_gran(struct pol_tick *t) {
                 if (cpuset_empty(&set) || set_peak(t, u, &set) > pol_load(t, top) - need + 1e-9)
                         break;
                 plan[n] = (struct gran_step) { .u = u, .was = *u->rps, .cpu = top, .from = pol_load(t, top) };
-                project_rps_(t, u, &set, false);
+                project_rps(t, u, &set, false);
                 n++;
         }
         top = busiest_eligible(t);
@@ -1575,7 +1529,7 @@ void pol_rps_gran(struct pol_tick *t) {
                 /* back as it was, last first */
                 while (n > 0) {
                         struct gran_step *g = &plan[--n];
-                        project_rps_(t, g->u, &g->was, false);
+                        project_rps(t, g->u, &g->was, false);
                         g->u->rps_on = g->u->touched = false;
                 }
                 free(plan);
@@ -1704,11 +1658,6 @@ void pol_unwanted(struct pol_tick *t) {
  * rx queues, widened, narrowed and given back as for a lone hot queue.
  * XPS moves no work on a veth and is left alone. */
 
-/* "CPU" before "1", "CPUs " before "1-2", for reasons. */
-static const char *cpus_word(const cpuset_t *s) {
-        return cpuset_count(s) > 1 ? "CPUs " : "CPU";
-}
-
 static const char *fmt_pps(double pps, char *buf, size_t len) {
         if (pps >= 10000)
                 snprintf(buf, len, "%.0fk", pps / 1000);
@@ -1787,13 +1736,12 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
                 if (!cpuset_empty(to))
                         rfs(t, u->nic, q);
         }
-        project_rps(t, u, to);
+        project_rps(t, u, to, true);
 }
 
 /* Gives every queue its original mask back. */
 static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_reason code, const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
-        cpuset_t none;
 
         for (size_t q = 0; q < n->n_queues; q++) {
                 const struct inventory_queue *iq = &n->queues[q];
@@ -1805,8 +1753,7 @@ static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_rea
                 orig = cpuset_kept_get(&pq->rps_orig);
                 rps_action(t, u, q, &orig, code, reason);
         }
-        cpuset_zero(&none);
-        project_rps(t, u, &none);
+        project_rps(t, u, &pol_no_rps, true);
         u->rps_ours = false;
 }
 
