@@ -183,6 +183,20 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
         return true;
 }
 
+/* Whether a condition that holds now has held for hot_samples samples in
+ * a row (counted in *ticks) and may act now (not wait); the count starts
+ * again when it acts or stops holding. */
+static bool held(const struct pol_tick *t, unsigned *ticks, bool holds, bool wait) {
+        if (!holds) {
+                *ticks = 0;
+                return false;
+        }
+        if (++*ticks < MAX(t->c->hot_samples, 1u) || wait)
+                return false;
+        *ticks = 0;
+        return true;
+}
+
 /* The queue's flow count back to the original if we changed it, with reason
  * or one built from why; false on ENOMEM. */
 static bool flow_back(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_queue *iq,
@@ -843,8 +857,7 @@ static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
 struct resize_undo {
         cpuset_t *was;           /* each unit's set before */
         bool *ours;              /* and its rps_ours */
-        uint64_t *settle_until, *moved_usec;
-        double *moved;           /* each CPU's settling (pol_settle_by) */
+        struct pol_cpu *cpus;    /* each CPU's settling (pol_settle_by) */
         cpuset_t touched;
         size_t n_actions;
         bool sock_flow_done;
@@ -854,18 +867,14 @@ struct resize_undo {
 static bool resize_alloc(const struct pol_tick *t, struct resize_undo *z) {
         z->was = calloc(t->n_units + 1, sizeof(*z->was));
         z->ours = calloc(t->n_units + 1, sizeof(*z->ours));
-        z->settle_until = calloc(t->st->n_cpus + 1, sizeof(*z->settle_until));
-        z->moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z->moved_usec));
-        z->moved = calloc(t->st->n_cpus + 1, sizeof(*z->moved));
-        return z->was && z->ours && z->settle_until && z->moved_usec && z->moved;
+        z->cpus = calloc(t->st->n_cpus + 1, sizeof(*z->cpus));
+        return z->was && z->ours && z->cpus;
 }
 
 static void resize_free(struct resize_undo *z) {
         free(z->was);
         free(z->ours);
-        free(z->settle_until);
-        free(z->moved_usec);
-        free(z->moved);
+        free(z->cpus);
 }
 
 static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n, struct resize_undo *z) {
@@ -873,11 +882,8 @@ static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n
                 z->was[i] = *us[i]->rps;
                 z->ours[i] = us[i]->rps_ours;
         }
-        for (size_t c = 0; c < t->st->n_cpus; c++) {
-                z->settle_until[c] = t->st->cpus[c].settle_until;
-                z->moved_usec[c] = t->st->cpus[c].moved_usec;
-                z->moved[c] = t->st->cpus[c].moved;
-        }
+        for (size_t c = 0; c < t->st->n_cpus; c++)
+                z->cpus[c] = t->st->cpus[c];
         z->touched = t->touched;
         z->n_actions = t->out->n;
         z->sock_flow_done = t->st->sock_flow_done;
@@ -893,24 +899,21 @@ static void resize_undo(struct pol_tick *t, struct pol_unit **us, size_t n, cons
                 us[i]->touched = false;
         }
         for (size_t c = 0; c < t->st->n_cpus; c++) {
-                t->st->cpus[c].settle_until = z->settle_until[c];
-                t->st->cpus[c].moved_usec = z->moved_usec[c];
-                t->st->cpus[c].moved = z->moved[c];
+                t->st->cpus[c].settle_until = z->cpus[c].settle_until;
+                t->st->cpus[c].moved_usec = z->cpus[c].moved_usec;
+                t->st->cpus[c].moved = z->cpus[c].moved;
         }
         t->touched = z->touched;
         t->st->sock_flow_done = z->sock_flow_done;
 }
 
-/* Only while nothing is hot or settling; the busiest steady peak first,
- * then in the same tick the next as projected, until a set falls short
- * or none is left: the host's peak falls only once every CPU at it is
- * relieved, and with one set a settling a host with many CPUs at one
- * level waits minutes (bench/README "Many CPUs at one steady peak").
- * The tick's sets are a plan (pol_rps_gran, replan()): taken whole when
- * they lower the host's projected peak, the steady peaks still waiting
- * for a set aside, by pol_plan_gain(), else none of them, their CPUs
- * marked short (steady_need()): a CPU the noise put over the level beside
- * others at it is relieved while the host's peak stays. */
+/* Only while nothing is hot or settling: steady_set() for the busiest
+ * steady peak, then the next as projected, until a set falls short or
+ * none is left (docs/DESIGN.md "Policy").  The sets are a plan, taken
+ * whole when they lower the host's projected peak by pol_plan_gain(), the
+ * steady peaks still waiting for a set aside; else none of them, their
+ * CPUs marked short (steady_need()): a CPU the noise put over the level
+ * beside others at it is relieved while the host's peak stays. */
 void pol_rps_steady(struct pol_tick *t) {
         struct pol_unit **us;
         struct resize_undo z = { 0 };
@@ -1378,18 +1381,12 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         cpuset_clear(&others, cpu);
         if (cpuset_count(&others) <= 1) {
                 /* back to what it was: all the work on the IRQ CPU */
-                const struct pol_queue *qq = q;
-                set = cpuset_kept_get(&qq->rps_orig);
+                set = cpuset_kept_get(&q->rps_orig);
                 fits = ex_load(t, u, cpu) + p < limit;
         } else
                 fits = narrower(t, u, &others, limit, &set);
-        if (!fits) {
-                q->narrow_ticks = 0;
+        if (!held(t, &q->narrow_ticks, fits, settling || t->now - q->rps_change_usec < c->min_dwell_usec))
                 return;
-        }
-        if (++q->narrow_ticks < MAX(c->hot_samples, 1u) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
-                return;
-        q->narrow_ticks = 0;
         if (cpuset_kept_equal(&q->rps_orig, &set))
                 snprintf(reason, sizeof(reason), "RPS no longer needed: queue work %.0f%% fits on CPU%d below %.0f%%; RPS back to %s",
                          100 * u->total, cpu, 100 * limit,
@@ -1483,11 +1480,9 @@ void pol_rps_gran(struct pol_tick *t) {
                 if (cpu > t->max_cpu || (size_t) cpu >= t->st->n_cpus || pol_settling(t, cpu) ||
                     cpuset_isset(&t->touched, cpu) || t->st->cpus[cpu].noise_n <= POL_NOISE_SAMPLES)
                         return;
+        /* every eligible CPU counts: there is a busiest */
         need = gran_need(t);
-        top = busiest_eligible(t);
-        if (top < 0)
-                return;
-        peak0 = pol_load(t, top);
+        peak0 = pol_load(t, busiest_eligible(t));
         plan = calloc(cap, sizeof(*plan));
         if (!plan) {
                 t->r = -ENOMEM;
@@ -1523,18 +1518,14 @@ void pol_rps_gran(struct pol_tick *t) {
                 project_rps(t, u, &set, false);
                 n++;
         }
-        top = busiest_eligible(t);
-        peak1 = top >= 0 ? pol_load(t, top) : peak0;
-        if (peak0 - peak1 < need - 1e-9) {
-                /* back as it was, last first */
+        peak1 = pol_load(t, busiest_eligible(t));
+        /* back as it was, last first, leaving no step to take */
+        if (peak0 - peak1 < need - 1e-9)
                 while (n > 0) {
                         struct gran_step *g = &plan[--n];
                         project_rps(t, g->u, &g->was, false);
                         g->u->rps_on = g->u->touched = false;
                 }
-                free(plan);
-                return;
-        }
         for (size_t i = 0; i < n; i++) {
                 struct pol_unit *u = plan[i].u;
                 char list[128], reason[256];
@@ -1557,11 +1548,9 @@ void pol_rps_gran(struct pol_tick *t) {
 static uint32_t pow2_floor(uint32_t v) {
         uint32_t p = 1;
 
-        if (v == 0)
-                return 0;
         while (p <= v / 2)
                 p <<= 1;
-        return p;
+        return v > 0 ? p : 0;
 }
 
 /* RFS (kernel scaling guide): rps_sock_flow_entries once for the host, and
@@ -1678,12 +1667,7 @@ static bool soft_queue_ok(struct pol_tick *t, const struct inventory_nic *n, con
 
 /* No queue IRQ of its own; not lo, whose receive is the sender's own work. */
 static bool irqless_nic(const struct pol_nicctx *x) {
-        if (x->nic->map != INVENTORY_MAP_NONE || x->n_units > 0 || strcmp(x->nic->name, "lo") == 0)
-                return false;
-        for (size_t q = 0; q < x->nic->n_queues; q++)
-                if (x->nic->queues[q].has_rx && x->nic->queues[q].has_rps)
-                        return true;
-        return false;
+        return x->nic->map == INVENTORY_MAP_NONE && x->n_units == 0 && strcmp(x->nic->name, "lo") != 0;
 }
 
 int pol_soft_build(struct pol_tick *t) {
@@ -1703,6 +1687,8 @@ int pol_soft_build(struct pol_tick *t) {
                         if (ours < 0 && pol_rps_ours(t->st, n, &n->queues[q]))
                                 ours = (int) q;
                 }
+                if (first < 0)
+                        continue;
                 if (util_grow((void **) &t->irqless, &t->a_irqless, t->n_irqless + 1, sizeof(*t->irqless)) < 0)
                         return -ENOMEM;
                 u = &t->irqless[t->n_irqless++];
@@ -1778,22 +1764,19 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = x->rec;
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
         double pps = rec->rate_known ? rec->rx_pps : 0, p = proto_work(u), limit;
-        bool settling, dwell;
-        int m = u->n_rps;
+        bool wait;
         cpuset_t hs, cand, set, span;
         char list[128], hl[128], rate[32], reason[256];
 
         if (!q)
                 return;
-        settling = any_settling(t, u->rps);
-        dwell = t->now - q->rps_change_usec < c->min_dwell_usec;
+        wait = any_settling(t, u->rps) || t->now - q->rps_change_usec < c->min_dwell_usec;
 
         /* the load is gone: back to the original masks */
         if (pps < POL_IRQLESS_PPS_EXIT) {
                 q->narrow_ticks = 0;
-                if (++rec->gone_ticks < MAX(c->hot_samples, 1u) || settling || dwell)
+                if (!held(t, &rec->gone_ticks, true, wait))
                         return;
-                rec->gone_ticks = 0;
                 snprintf(reason, sizeof(reason),
                          "%s receives %s packets/s, below %.0f for %u samples: RPS no longer needed, back to the original",
                          x->nic->name, fmt_pps(pps, rate, sizeof(rate)), POL_IRQLESS_PPS_EXIT, MAX(c->hot_samples, 1u));
@@ -1806,7 +1789,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         cpuset_and(&hs, u->rps, &t->hot);
         if (!cpuset_empty(&hs)) {
                 q->narrow_ticks = 0;
-                if (settling || dwell)
+                if (wait)
                         return;
                 cpuset_or(&span, u->rps, &rec->senders);
                 soft_cand(t, x, &span, &cand);
@@ -1821,19 +1804,11 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 return;
         }
 
-        /* narrow as adjust() does; the last CPU stays until the packets stop */
-        if (m < 2) {
-                q->narrow_ticks = 0;
-                return;
-        }
+        /* narrow as adjust() does; the last CPU stays until the packets
+         * stop (narrower() keeps one) */
         limit = pol_narrow(t);
-        if (!narrower(t, u, u->rps, limit, &set)) {
-                q->narrow_ticks = 0;
+        if (!held(t, &q->narrow_ticks, narrower(t, u, u->rps, limit, &set), wait))
                 return;
-        }
-        if (++q->narrow_ticks < MAX(c->hot_samples, 1u) || settling || dwell)
-                return;
-        q->narrow_ticks = 0;
         snprintf(reason, sizeof(reason), "RPS narrowed: %s receive work %.0f%% fits on fewer CPUs below %.0f%%; RPS over %s%s",
                  x->nic->name, 100 * p, 100 * limit, cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
         soft_emit(t, u, &set, ACTION_REASON_RPS_NARROWED, reason);
