@@ -592,15 +592,12 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum star
         return true;
 }
 
-/* Several queues' RPS sets planned together (hot: no candidates).  With
- * room on the cool CPUs each queue is started alone; without, sized one by
- * one the last queues would get nothing, so, biggest first, each IRQ CPU
- * not busier than the spread keeps a share (size_cool()), and no set takes
- * another's IRQ CPU: its room up to the even level is its own queue's
- * alone, so a set takes no CPUs for a peak below that level (by its peak
- * alone the first set took the whole pool, and each after it too, leaving
- * the IRQ CPUs idle).  Room depends on the share RPS can move, only a prior
- * before RPS: replan() plans again once it is measured. */
+/* Several queues' RPS sets planned together (docs/DESIGN.md "Policy"; hot:
+ * no candidates).  With room on the cool CPUs each queue is started alone;
+ * without, biggest first, each IRQ CPU not busier than the spread keeps a
+ * share (size_cool()) and no set takes another's IRQ CPU, whose room up to
+ * the even level is its own queue's alone.  Room depends on the share RPS
+ * can move, only a prior before RPS: replan() plans again once measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
         cpuset_t pool, span, cand, irqs;
@@ -970,12 +967,9 @@ out:
 /* Sets sized with the prior share, planned again together per NIC once
  * it is measured and their CPUs settled (start_together() if the cool
  * CPUs lack room, else widen_measured()); otherwise adjust() widens and
- * narrows them.  A plan as the others (pol_rps_gran): taken whole when it
- * lowers the host's projected peak, else none of it and not again (the
- * sets stay, as adjust() keeps them): a measured share that moves no peak
- * is no reason to rewrite every set of the NIC.  Any gain will do: the
- * sets were decided, this only corrects their size, and the projection
- * with the measured share gains less than the correction does. */
+ * narrows them.  A plan (pol_rps_gran): taken whole when it lowers the
+ * host's projected peak by any gain (the sets were decided, this only
+ * corrects their size), else none of it and not again. */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
@@ -1129,24 +1123,34 @@ double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u) {
         return most;
 }
 
-/* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
- * shares above the coolest, other queues' work taken out, carries one big
- * flow that a wider set would only move. */
-static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
-        double lo = -1, hi = -1;
-        int m = u->n_rps;
+/* The CPU of u's set (IRQ CPU aside) with the most load, other queues'
+ * work taken out (own_load()), -1 if none; that load in *hi, the least in
+ * *lo. */
+static int flow_cpu(const struct pol_tick *t, const struct pol_unit *u, double *lo, double *hi) {
+        int f = -1;
 
-        if (m < 2)
-                return false;
+        *lo = *hi = -1;
         CPUSET_FOREACH(cpu, u->rps) {
                 double l;
                 if (cpu == u->target)
                         continue;
                 l = own_load(t, u, cpu);
-                lo = lo < 0 ? l : MIN(lo, l);
-                hi = MAX(hi, l);
+                *lo = *lo < 0 ? l : MIN(*lo, l);
+                if (l > *hi) {
+                        *hi = l;
+                        f = cpu;
+                }
         }
-        return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
+        return f;
+}
+
+/* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
+ * shares above the coolest, other queues' work taken out, carries one big
+ * flow that a wider set would only move. */
+static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
+        double lo, hi;
+
+        return u->n_rps >= 2 && flow_cpu(t, u, &lo, &hi) >= 0 && hi - lo > 2 * proto_work(u) / u->n_rps;
 }
 
 /* A big flow (flow_bound()) on a hot CPU of the set on another node than
@@ -1158,23 +1162,12 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
  * looks).  True if it did. */
 static bool flow_home(struct pol_tick *t, struct pol_unit *u, const cpuset_t *hs) {
         const struct pol_nicctx *x = &t->nics[u->nic];
-        double lo = -1, hi = -1, flow, rest, best = -1, now;
-        int f = -1, *v;
+        double lo, hi, flow, rest, best = -1, now;
+        int f = flow_cpu(t, u, &lo, &hi), *v;
         size_t n, k_best = 0;
         cpuset_t cand, set;
         char list[128], reason[256];
 
-        CPUSET_FOREACH(cpu, u->rps) {
-                double l;
-                if (cpu == u->target)
-                        continue;
-                l = own_load(t, u, cpu);
-                lo = lo < 0 ? l : MIN(lo, l);
-                if (l > hi) {
-                        hi = l;
-                        f = cpu;
-                }
-        }
         if (f < 0 || !cpuset_isset(hs, f) || cpuset_isset(&x->cpus, f))
                 return false;
         flow = (hi - lo) / POL_REMOTE_COST;
@@ -1341,8 +1334,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 if (!cool_cands(t, u, &span, p, &t->hot, &cand) && cpuset_empty(&shed))
                         return;
                 cpuset_andnot(&set, u->rps, &shed);
-                if (!cpuset_empty(&cand))
-                        size_set(t, u, &cand, pol_level(t), &set);
+                size_set(t, u, &cand, pol_level(t), &set);
                 if (!cpuset_empty(&shed)) {
                         double was = 0;
                         cpuset_t rest = set;
@@ -1441,11 +1433,10 @@ void pol_rps_adjust(struct pol_tick *t) {
         }
 }
 
-/* Whole-queue granularity (docs/DESIGN.md "Policy"): a plan of RPS sets
- * judged on the CPUs' levels, whose error shrinks while nothing changes,
- * so its least gain is min_gain at the host's scale and POL_NOISE_K
- * deviations of the noisiest CPU's noise, without the one sample's
- * resolution (POL_GAIN_LEAST) that a move's floor keeps. */
+/* The least gain of a whole-queue granularity plan: judged on the CPUs'
+ * levels, whose error shrinks while nothing changes, it is min_gain at
+ * the host's scale and POL_NOISE_K deviations of the noisiest CPU's
+ * noise, without the one sample's resolution (POL_GAIN_LEAST). */
 static double gran_need(const struct pol_tick *t) {
         double var = 0;
 
@@ -1462,12 +1453,10 @@ struct gran_step {
         double from;             /* that CPU's load then */
 };
 
-/* With more queues than a whole number a CPU, no queue IRQ move lowers a
- * light host's peak, which falls only once every CPU at it is relieved:
- * the busiest CPU, while it carries two queue IRQs or more, gets RPS for
- * its busiest queue without one if that lowers it by the least gain, then
- * the next busiest as projected; the plan is taken whole if it lowers the
- * host's peak by the least gain, else none of it. */
+/* Whole-queue granularity (docs/DESIGN.md "Policy"): the busiest CPU,
+ * while it carries two queue IRQs or more, gets RPS for its busiest queue
+ * without one, then the next busiest as projected; the plan is taken
+ * whole if it lowers the host's peak by the least gain, else none of it. */
 void pol_rps_gran(struct pol_tick *t) {
         struct gran_step *plan;
         size_t n = 0, cap = (size_t) cpuset_count(&t->eligible);
