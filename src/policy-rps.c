@@ -525,34 +525,33 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum star
         } else {
                 if (!start_cand(t, u, cpu, proto_work(u), &t->hot, &cand))
                         return false;
-                cpuset_zero(&without);
-                size_set(t, u, &cand, pol_level(t), &without);
-                set = without;
-                if (own_ok) {
-                        cpuset_t near;
-
-                        with = cpuset_single(cpu);
-                        size_set(t, u, &cand, pol_level(t), &with);
-                        set = *lower_peak(t, u, &with, &without);
-                        /* cool CPUs short of room: IRQ CPUs take a share */
-                        if (t->pool_short && t->scale < 1) {
-                                size_cool(t, u, &cand, true, false, t->mean, &near);
-                                if (set_peak(t, u, &near) < pol_accept(t))
-                                        set = near;
-                                else if (set_peak(t, u, &with) < pol_accept(t))
-                                        set = with;
-                        }
-                }
-                /* a steady peak's excess is small beside the room a set
-                 * sized to the level needs: the fewest CPUs that end
-                 * about lowest, the IRQ CPU in or out */
                 if (kind == START_STEADY) {
+                        /* a steady peak's excess is small beside the room a
+                         * set sized to the level needs: the fewest CPUs that
+                         * end about lowest, the IRQ CPU in or out */
                         size_least(t, u, &cand, false, pol_load(t, cpu) - need, &set);
                         if (own_ok) {
-                                cpuset_t in;
+                                size_least(t, u, &cand, true, pol_load(t, cpu) - need, &with);
+                                set = *lower_peak(t, u, &set, &with);
+                        }
+                } else {
+                        cpuset_zero(&without);
+                        size_set(t, u, &cand, pol_level(t), &without);
+                        set = without;
+                        if (own_ok) {
+                                cpuset_t near;
 
-                                size_least(t, u, &cand, true, pol_load(t, cpu) - need, &in);
-                                set = *lower_peak(t, u, &set, &in);
+                                with = cpuset_single(cpu);
+                                size_set(t, u, &cand, pol_level(t), &with);
+                                set = *lower_peak(t, u, &with, &without);
+                                /* cool CPUs short of room: IRQ CPUs take a share */
+                                if (t->pool_short && t->scale < 1) {
+                                        size_cool(t, u, &cand, true, false, t->mean, &near);
+                                        if (set_peak(t, u, &near) < pol_accept(t))
+                                                set = near;
+                                        else if (set_peak(t, u, &with) < pol_accept(t))
+                                                set = with;
+                                }
                         }
                 }
                 /* as for a move (docs/DESIGN.md "Policy"), only when it lowers
