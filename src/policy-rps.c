@@ -1259,8 +1259,7 @@ static void single_judge(struct pol_tick *t, struct pol_unit *u, struct pol_queu
                 snprintf(reason, sizeof(reason),
                          "single-queue NIC %s: RPS back to %s: the other CPUs' work keeps them busier than a share "
                          "relieves CPU%d (projected peak %.0f%% -> %.0f%%)", x->nic->name,
-                         cpuset_empty(&set) ? "none" : pol_fmt_cpus(&set, list, sizeof(list)), cpu, 100 * before,
-                         100 * after);
+                         cpuset_to_text(&set, "none", list, sizeof(list)), cpu, 100 * before, 100 * after);
                 emit_rps(t, u, &set, ACTION_REASON_RPS_NOT_NEEDED, reason);
                 u->rps_ours = !cpuset_kept_equal(&q->rps_orig, &set);
                 return;
@@ -1380,8 +1379,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 return;
         if (cpuset_kept_equal(&q->rps_orig, &set))
                 snprintf(reason, sizeof(reason), "RPS no longer needed: queue work %.0f%% fits on CPU%d below %.0f%%; RPS back to %s",
-                         100 * u->total, cpu, 100 * limit,
-                         cpuset_empty(&set) ? "none" : pol_fmt_cpus(&set, list, sizeof(list)));
+                         100 * u->total, cpu, 100 * limit, cpuset_to_text(&set, "none", list, sizeof(list)));
         else
                 snprintf(reason, sizeof(reason), "RPS narrowed: queue work %.0f%% fits on fewer CPUs below %.0f%%; RPS over CPUs %s",
                          100 * u->total, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
@@ -1963,7 +1961,7 @@ void pol_vacate_rps(struct pol_tick *t) {
                                 continue;
                         cpuset_and(&to, u->rps, &x->allowed);
                         snprintf(reason, sizeof(reason), "RPS of %s leaves CPUs no longer eligible (banned): now %s",
-                                 x->nic->name, cpuset_empty(&to) ? "off" : pol_fmt_cpus(&to, list, sizeof(list)));
+                                 x->nic->name, cpuset_to_text(&to, "off", list, sizeof(list)));
                         if (u->irqless)
                                 soft_emit(t, u, &to, ACTION_REASON_CPU_BANNED, reason);
                         else
