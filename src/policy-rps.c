@@ -727,9 +727,9 @@ void pol_rps_lone(struct pol_tick *t) {
                         if (!ok[i] && l < why_len)
                                 snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
                                          t->nics[u->nic].nic->name, u->queue,
-                                         u->rps_no_gain          ? "does not lower the peak by min_gain"
+                                         u->rps_no_gain           ? "does not lower the peak by min_gain"
                                          : !pol_rps_allowed(t, u) ? "is off or not ours to set"
-                                                              : "finds no cool CPU to take its work");
+                                                                  : "finds no cool CPU to take its work");
                 }
         }
         free(t->lone);
@@ -1867,14 +1867,14 @@ static void soft_start(struct pol_tick *t) {
                 struct pol_unit *u = &t->irqless[i];
                 const struct pol_nicctx *x = &t->nics[u->nic];
                 double pps = x->rec->rx_pps, W = 0;
-                cpuset_t cand, set, span = src;
+                cpuset_t cand, set;
                 char list[128], sl[128], rate[32], reason[256];
 
                 if (!irqless_startable(t, u))
                         continue;
                 CPUSET_FOREACH(cpu, &src)
                         W += w[cpu] * pps / sum_pps;
-                soft_cand(t, x, &span, &cand);
+                soft_cand(t, x, &src, &cand);
                 if (cpuset_empty(&cand))
                         continue;
                 u->total = W;
