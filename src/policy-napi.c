@@ -48,14 +48,12 @@ static int coolest(const struct pol_tick *t, const cpuset_t *cpus, const cpuset_
 static void emit(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_napi *np, const struct pol_napi *r,
                  int cpu, enum action_reason code, const char *why) {
         struct action *a = pol_add_queue(t, KNOB_THREAD, n->name, -1);
-        cpuset_t to, from;
+        cpuset_t to = cpuset_single(cpu), from = cpuset_single(r->cpu);
 
         if (!a)
                 return;
         a->pid = a->tid = np->pid;
         a->starttime = np->starttime;
-        to = cpuset_single(cpu);
-        from = cpuset_single(r->cpu);
         pol_set_cpus(t, a, &to, r->set && r->cpu >= 0 ? &from : NULL);
         action_set_reason(a, code, "NAPI %u of %s (kthread napi/%s-%u, pid %d) %s", np->id, n->name,
                  n->name, np->id, (int) np->pid, why);
@@ -81,6 +79,7 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                 struct pol_napi *r;
                 char why[128];
                 int irq_cpu, to;
+                bool banned;
 
                 if (np->pid <= 0 || np->starttime == 0)
                         continue;
@@ -103,7 +102,8 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                 to = coolest(t, &cpus, &taken);
                 if (to < 0)
                         continue;
-                if (r->set && r->cpu >= 0 && cpuset_isset(&cpus, r->cpu)) {
+                banned = r->set && r->cpu >= 0 && !cpuset_isset(&cpus, r->cpu);
+                if (r->set && r->cpu >= 0 && !banned) {
                         /* placed: moves only off a hot CPU, after the dwell */
                         if (!cpuset_isset(&t->hot, r->cpu) || moved || t->now < r->move_usec + t->c->min_dwell_usec ||
                             pol_settling(t, r->cpu) || to == r->cpu || cpuset_isset(&t->hot, to) ||
@@ -114,15 +114,12 @@ static void place_nic(struct pol_tick *t, size_t ni) {
                         moved = true;
                         pol_settle(t, r->cpu);
                         pol_settle(t, to);
-                } else if (r->set && r->cpu >= 0)
+                } else if (banned)
                         snprintf(why, sizeof(why), "off CPU%d, no longer eligible, to CPU%d", r->cpu, to);
                 else
                         snprintf(why, sizeof(why), "to CPU%d, the coolest eligible CPU free of its NIC's threads", to);
                 cpuset_set(&taken, to);
-                emit(t, n, np, r, to,
-                     r->set && r->cpu >= 0 && !cpuset_isset(&cpus, r->cpu) ? ACTION_REASON_CPU_BANNED
-                                                                            : ACTION_REASON_NAPI_THREAD,
-                     why);
+                emit(t, n, np, r, to, banned ? ACTION_REASON_CPU_BANNED : ACTION_REASON_NAPI_THREAD, why);
         }
 }
 

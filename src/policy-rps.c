@@ -11,7 +11,7 @@
 
 #include "policy-steps.h"
 
-static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
+bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct pol_queue *q;
 
@@ -21,17 +21,20 @@ static bool rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
         return !(q && (q->rps_external || q->rps_broken || q->rps_kept));
 }
 
-static const char *cpus_word(const cpuset_t *s);
 static void rfs(struct pol_tick *t, size_t nic, size_t qi);
-static int busiest_eligible(const struct pol_tick *t);
+static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu);
+
+/* "CPU" before "1", "CPUs " before "1-2", for reasons. */
+static const char *cpus_word(const cpuset_t *s) {
+        return cpuset_count(s) > 1 ? "CPUs " : "CPU";
+}
 
 /* The protocol part of the queue's work: what RPS can steer away. */
 static double proto_work(const struct pol_unit *u) {
         return (1 - u->keep) * MAX(u->total - u->tx, 0);
 }
 
-/* Share of this queue's protocol work on cpu now. */
-static double cur_share(const struct pol_unit *u, int cpu) {
+double pol_rps_share(const struct pol_unit *u, int cpu) {
         if (!u->rps_on)
                 return cpu == u->target ? proto_work(u) : 0;
         return cpuset_isset(u->rps, cpu) ? proto_work(u) / u->n_rps : 0;
@@ -39,27 +42,16 @@ static double cur_share(const struct pol_unit *u, int cpu) {
 
 /* Load of cpu without this queue's protocol work. */
 static double ex_load(const struct pol_tick *t, const struct pol_unit *u, int cpu) {
-        return MAX(pol_load(t, cpu) - cur_share(u, cpu), 0);
+        return MAX(pol_load(t, cpu) - pol_rps_share(u, cpu), 0);
 }
 
-/* The cool CPUs for u's protocol work beside span: local ones, and remote
- * ones too when the local lack room for need. */
-static void cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
-                       const cpuset_t *hot, cpuset_t *ret) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        cpuset_t remote;
-        double room = 0;
+static int busiest_eligible(const struct pol_tick *t) {
+        int top = -1;
 
-        cpuset_andnot(ret, &x->cpus, hot);
-        cpuset_andnot(ret, ret, span);
-        CPUSET_FOREACH(c, ret)
-                room += MAX(pol_level(t) - ex_load(t, u, c), 0);
-        if (room < need) {
-                cpuset_andnot(&remote, &x->allowed, &x->cpus);
-                cpuset_andnot(&remote, &remote, hot);
-                cpuset_andnot(&remote, &remote, span);
-                cpuset_or(ret, ret, &remote);
-        }
+        CPUSET_FOREACH(cpu, &t->eligible)
+                if (cpu <= t->max_cpu && (top < 0 || pol_load(t, cpu) > pol_load(t, top)))
+                        top = cpu;
+        return top;
 }
 
 /* Leaves other busy queues' IRQ CPUs out of cand while the rest have room:
@@ -95,20 +87,32 @@ static void drop_settling(const struct pol_tick *t, cpuset_t *s) {
                         cpuset_clear(s, c);
 }
 
-/* Sorts CPUs by their load without u's protocol work, coolest first. */
-static void sort_cool(const struct pol_tick *t, const struct pol_unit *u, int *v, size_t n) {
-        for (size_t i = 1; i < n; i++) {
-                int x = v[i];
-                size_t k = i;
-                while (k > 0 && ex_load(t, u, v[k - 1]) > ex_load(t, u, x)) {
-                        v[k] = v[k - 1];
-                        k--;
-                }
-                v[k] = x;
+/* The cool CPUs for u's protocol work beside span in *ret: local ones, and
+ * remote ones too when the local lack room for need; not settling, nor
+ * (leave_irq_cpus()) another's IRQ CPU; false when none. */
+static bool cool_cands(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *span, double need,
+                       const cpuset_t *hot, cpuset_t *ret) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        cpuset_t remote;
+        double room = 0;
+
+        cpuset_andnot(ret, &x->cpus, hot);
+        cpuset_andnot(ret, ret, span);
+        CPUSET_FOREACH(c, ret)
+                room += MAX(pol_level(t) - ex_load(t, u, c), 0);
+        if (room < need) {
+                cpuset_andnot(&remote, &x->allowed, &x->cpus);
+                cpuset_andnot(&remote, &remote, hot);
+                cpuset_andnot(&remote, &remote, span);
+                cpuset_or(ret, ret, &remote);
         }
+        drop_settling(t, ret);
+        leave_irq_cpus(t, u, need, ret);
+        return !cpuset_empty(ret);
 }
 
-/* The CPUs of cand, coolest first, in a new array of *ret_n; NULL on ENOMEM. */
+/* The CPUs of cand, sorted by their load without u's protocol work,
+ * coolest first, in a new array of *ret_n; NULL on ENOMEM. */
 static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, size_t *ret_n) {
         int *v = calloc(cpuset_count(cand) + 1, sizeof(int));
         size_t n = 0;
@@ -116,9 +120,15 @@ static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const
         *ret_n = 0;
         if (!v)
                 return NULL;
-        CPUSET_FOREACH(cpu, cand)
-                v[n++] = cpu;
-        sort_cool(t, u, v, n);
+        CPUSET_FOREACH(cpu, cand) {
+                size_t k = n++;
+
+                while (k > 0 && ex_load(t, u, v[k - 1]) > ex_load(t, u, cpu)) {
+                        v[k] = v[k - 1];
+                        k--;
+                }
+                v[k] = cpu;
+        }
         *ret_n = n;
         return v;
 }
@@ -173,6 +183,20 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
         return true;
 }
 
+/* Whether a condition that holds now has held for hot_samples samples in
+ * a row (counted in *ticks) and may act now (not wait); the count starts
+ * again when it acts or stops holding. */
+static bool held(const struct pol_tick *t, unsigned *ticks, bool holds, bool wait) {
+        if (!holds) {
+                *ticks = 0;
+                return false;
+        }
+        if (++*ticks < MAX(t->c->hot_samples, 1u) || wait)
+                return false;
+        *ticks = 0;
+        return true;
+}
+
 /* The queue's flow count back to the original if we changed it, with reason
  * or one built from why; false on ENOMEM. */
 static bool flow_back(struct pol_tick *t, const struct inventory_nic *n, const struct inventory_queue *iq,
@@ -215,8 +239,8 @@ static void rps_action(struct pol_tick *t, const struct pol_unit *u, size_t qi, 
 }
 
 /* Projects the unit's new RPS set: the protocol work moves to its CPUs, or
- * back to the IRQ CPU (if any) when cleared. */
-static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, bool settle) {
+ * back to the IRQ CPU (if any) when cleared; the CPUs settle if settle. */
+static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, bool settle) {
         cpuset_t aff;
         double p = proto_work(u);
         int m = cpuset_count(to);
@@ -226,7 +250,7 @@ static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t 
         if (u->target >= 0)
                 cpuset_set(&aff, u->target);
         CPUSET_FOREACH(cpu, &aff) {
-                double now = cur_share(u, cpu), after;
+                double now = pol_rps_share(u, cpu), after;
                 if (m == 0 || (m == 1 && own))
                         after = cpu == u->target ? p : 0;
                 else
@@ -241,22 +265,10 @@ static void project_rps_(struct pol_tick *t, struct pol_unit *u, const cpuset_t 
         u->touched = true;
 }
 
-static void project_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to) {
-        project_rps_(t, u, to, true);
-}
-
 static void emit_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to, enum action_reason code,
                      const char *reason) {
         rps_action(t, u, u->qi, to, code, reason);
-        project_rps(t, u, to);
-}
-
-bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
-        return rps_allowed(t, u);
-}
-
-double pol_rps_share(const struct pol_unit *u, int cpu) {
-        return cur_share(u, cpu);
+        project_rps(t, u, to, true);
 }
 
 void pol_rps_irq_joins(struct pol_tick *t, struct pol_unit *u, int cpu) {
@@ -363,10 +375,7 @@ static bool start_cand(const struct pol_tick *t, const struct pol_unit *u, int c
                        cpuset_t *ret) {
         cpuset_t self = cpuset_single(cpu);
 
-        cool_cands(t, u, &self, need, hot, ret);
-        drop_settling(t, ret);
-        leave_irq_cpus(t, u, need, ret);
-        return !cpuset_empty(ret);
+        return cool_cands(t, u, &self, need, hot, ret);
 }
 
 /* Kernel scaling guide: a high interrupt rate keeps the IRQ CPU out of the
@@ -381,11 +390,11 @@ static bool own_allowed(const struct pol_tick *t, const struct pol_unit *u, int 
         return !irq_rate_high(t, u) && cpuset_isset(&t->nics[u->nic].allowed, cpu);
 }
 
-/* Why the IRQ CPU is not in set, for a reason. */
-static const char *own_left_out(bool exclude, bool own_ok, const cpuset_t *set, int cpu) {
-        if (exclude)
+/* Why the IRQ CPU cpu is not in u's set, for a reason. */
+static const char *own_left_out(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set, int cpu) {
+        if (irq_rate_high(t, u))
                 return " (the IRQ CPU left out: high interrupt rate)";
-        if (own_ok && !cpuset_isset(set, cpu))
+        if (own_allowed(t, u, cpu) && !cpuset_isset(set, cpu))
                 return " (the IRQ CPU left out: its own interrupt work keeps it busiest)";
         return "";
 }
@@ -393,8 +402,6 @@ static const char *own_left_out(bool exclude, bool own_ok, const cpuset_t *set, 
 static bool saturated(const struct pol_tick *t, int cpu) {
         return cpu >= 0 && cpu < (int) t->st->n_cpus && t->st->cpus[cpu].saturated;
 }
-
-static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu);
 
 /* cpu's load without u's protocol work, its big flow's excess on a set
  * CPU (flow_excess()) taken as u's too. */
@@ -480,70 +487,71 @@ static double steady_need(const struct pol_tick *t, int cpu) {
  * or the steady peak of a light host (pol_rps_steady). */
 enum start_kind { START_LONE, START_SINGLE, START_STEADY };
 
-static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum start_kind kind) {
+static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum start_kind kind) {
         bool single_queue = kind == START_SINGLE;
         double need = kind == START_STEADY ? steady_need(t, cpu) : pol_min_gain(t);
         const struct pol_nicctx *x = &t->nics[u->nic];
         const struct inventory_queue *iq = &x->nic->queues[u->qi];
         cpuset_t cand, set, with, without;
-        bool exclude, own_ok;
+        bool own_ok;
         char list[128], reason[256];
 
-        if (!rps_allowed(t, u) || cpu < 0)
+        if (!pol_rps_allowed(t, u) || cpu < 0)
                 return false;
-        /* also left out when its own work keeps it busiest (lower_peak) */
-        exclude = irq_rate_high(t, u);
         own_ok = own_allowed(t, u, cpu);
 
         if (single_queue) {
                 cpuset_t span;
+                struct pol_queue *q;
+                bool none;
 
-                /* from the start, over the local eligible CPUs */
+                /* from the start, over the local eligible CPUs; none by
+                 * load: judged again as loads change */
                 single_set(t, u, cpu, &set, &span);
-                if (cpuset_empty(&set) || cpuset_only(&set) == cpu) {
-                        struct pol_queue *q = t->in->load ? pol_queue_get(t->st, x->nic->name, u->queue, true) : NULL;
-
-                        /* none by load: judged again as loads change */
-                        if (q) {
-                                q->rps_static = true;
-                                q->rps_unmeasured = false;
-                        } else if (t->in->load)
-                                t->r = -ENOMEM;
+                none = cpuset_empty(&set) || cpuset_only(&set) == cpu;
+                if (none && !t->in->load)
+                        return false;
+                q = pol_queue_get(t->st, x->nic->name, u->queue, true);
+                if (!q) {
+                        t->r = -ENOMEM;
                         return false;
                 }
+                q->rps_static = true;
+                q->rps_unmeasured = !t->in->load;
+                if (none)
+                        return false;
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
-                         pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
+                         pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(t, u, &set, cpu));
         } else {
                 if (!start_cand(t, u, cpu, proto_work(u), &t->hot, &cand))
                         return false;
-                cpuset_zero(&without);
-                size_set(t, u, &cand, pol_level(t), &without);
-                set = without;
-                if (own_ok) {
-                        cpuset_t near;
-
-                        with = cpuset_single(cpu);
-                        size_set(t, u, &cand, pol_level(t), &with);
-                        set = *lower_peak(t, u, &with, &without);
-                        /* cool CPUs short of room: IRQ CPUs take a share */
-                        if (t->pool_short && t->scale < 1) {
-                                size_cool(t, u, &cand, true, false, t->mean, &near);
-                                if (set_peak(t, u, &near) < pol_accept(t))
-                                        set = near;
-                                else if (set_peak(t, u, &with) < pol_accept(t))
-                                        set = with;
-                        }
-                }
-                /* a steady peak's excess is small beside the room a set
-                 * sized to the level needs: the fewest CPUs that end
-                 * about lowest, the IRQ CPU in or out */
                 if (kind == START_STEADY) {
+                        /* a steady peak's excess is small beside the room a
+                         * set sized to the level needs: the fewest CPUs that
+                         * end about lowest, the IRQ CPU in or out */
                         size_least(t, u, &cand, false, pol_load(t, cpu) - need, &set);
                         if (own_ok) {
-                                cpuset_t in;
+                                size_least(t, u, &cand, true, pol_load(t, cpu) - need, &with);
+                                set = *lower_peak(t, u, &set, &with);
+                        }
+                } else {
+                        cpuset_zero(&without);
+                        size_set(t, u, &cand, pol_level(t), &without);
+                        set = without;
+                        if (own_ok) {
+                                cpuset_t near;
 
-                                size_least(t, u, &cand, true, pol_load(t, cpu) - need, &in);
-                                set = *lower_peak(t, u, &set, &in);
+                                with = cpuset_single(cpu);
+                                size_set(t, u, &cand, pol_level(t), &with);
+                                set = *lower_peak(t, u, &with, &without);
+                                /* cool CPUs short of room: IRQ CPUs take a share */
+                                if (t->pool_short && t->scale < 1) {
+                                        size_cool(t, u, &cand, true, false, t->mean, &near);
+                                        if (set_peak(t, u, &near) < pol_accept(t))
+                                                set = near;
+                                        else if (set_peak(t, u, &with) < pol_accept(t))
+                                                set = with;
+                                }
                         }
                 }
                 /* as for a move (docs/DESIGN.md "Policy"), only when it lowers
@@ -560,23 +568,14 @@ static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum sta
                                  "CPUs %s%s, projected peak %.1f%%",
                                  cpu, 100 * pol_load(t, cpu), 100 * t->mean, u->irq[0],
                                  pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
-                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu),
+                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(t, u, &set, cpu),
                                  100 * set_peak(t, u, &set));
                 else
                         snprintf(reason, sizeof(reason),
                                  "lone hot queue: CPU%d at %.0f%%, IRQ %u is %.0f%% of its load; RPS over CPUs %s%s",
                                  cpu, 100 * pol_load(t, cpu), u->irq[0],
                                  pol_load(t, cpu) > 0 ? 100 * MIN(u->work / pol_load(t, cpu), 1) : 0,
-                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(exclude, own_ok, &set, cpu));
-        }
-        if (single_queue) {
-                struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, true);
-                if (!q) {
-                        t->r = -ENOMEM;
-                        return false;
-                }
-                q->rps_static = true;
-                q->rps_unmeasured = !t->in->load;
+                                 pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(t, u, &set, cpu));
         }
         if (cpuset_kept_equal(&iq->rps_cpus, &set)) {
                 u->rps_ours = true;
@@ -592,40 +591,34 @@ static bool rps_start_(struct pol_tick *t, struct pol_unit *u, int cpu, enum sta
         return true;
 }
 
-static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, bool single_queue) {
-        return rps_start_(t, u, cpu, single_queue ? START_SINGLE : START_LONE);
-}
-
-/* Several queues' RPS sets planned together (hot: no candidates).  With
- * room on the cool CPUs each queue is started alone; without, sized one by
- * one the last queues would get nothing, so, biggest first, each IRQ CPU
- * not busier than the spread keeps a share (size_cool()), and no set takes
- * another's IRQ CPU: its room up to the even level is its own queue's
- * alone, so a set takes no CPUs for a peak below that level (by its peak
- * alone the first set took the whole pool, and each after it too, leaving
- * the IRQ CPUs idle).  Room depends on the share RPS can move, only a prior
- * before RPS: replan() plans again once it is measured. */
+/* Several queues' RPS sets planned together (docs/DESIGN.md "Policy"; hot:
+ * no candidates).  With room on the cool CPUs each queue is started alone;
+ * without, biggest first, each IRQ CPU not busier than the spread keeps a
+ * share (size_cool()) and no set takes another's IRQ CPU, whose room up to
+ * the even level is its own queue's alone.  Room depends on the share RPS
+ * can move, only a prior before RPS: replan() plans again once measured. */
 static void start_together(struct pol_tick *t, struct pol_unit **us, const int *cpus, size_t n, bool *ret_ok,
                            const cpuset_t *hot, bool only_short, enum action_reason code, const char *why) {
-        cpuset_t pool, span, cand;
+        cpuset_t pool, span, cand, irqs;
         double demand = 0, room = 0, sum = 0, spread, even, level = pol_level(t);
         size_t *order;
 
-        for (size_t i = 0; i < n; i++)
-                ret_ok[i] = false;
         cpuset_zero(&pool);
         cpuset_zero(&span);
-        for (size_t i = 0; i < n; i++)
-                if (rps_allowed(t, us[i]) && cpus[i] >= 0)
+        cpuset_zero(&irqs);
+        for (size_t i = 0; i < n; i++) {
+                ret_ok[i] = false;
+                if (cpus[i] >= 0)
+                        cpuset_set(&irqs, cpus[i]);
+                if (pol_rps_allowed(t, us[i]) && cpus[i] >= 0)
                         demand += proto_work(us[i]);
+        }
         /* other queues' IRQ CPUs are candidates unless the others have
          * room for all of it */
         for (size_t i = 0; i < n; i++) {
-                if (!rps_allowed(t, us[i]) || cpus[i] < 0 || !start_cand(t, us[i], cpus[i], demand, hot, &cand))
+                if (!pol_rps_allowed(t, us[i]) || cpus[i] < 0 || !start_cand(t, us[i], cpus[i], demand, hot, &cand))
                         continue;
-                for (size_t k = 0; k < n; k++)
-                        if (cpus[k] >= 0)
-                                cpuset_clear(&cand, cpus[k]);
+                cpuset_andnot(&cand, &cand, &irqs);
                 cpuset_or(&pool, &pool, &cand);
                 cpuset_set(&span, cpus[i]);
         }
@@ -635,7 +628,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
         }
         if (demand <= room || cpuset_empty(&pool)) {
                 for (size_t i = 0; i < n && !only_short; i++)
-                        ret_ok[i] = rps_start(t, us[i], cpus[i], false);
+                        ret_ok[i] = rps_start(t, us[i], cpus[i], START_LONE);
                 return;
         }
         /* the candidates' level with all the queues' protocol work, and
@@ -669,12 +662,10 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
                 cpuset_t set;
                 char list[128], reason[256];
 
-                if (!rps_allowed(t, u) || cpu < 0 || !start_cand(t, u, cpu, demand, hot, &cand))
+                if (!pol_rps_allowed(t, u) || cpu < 0 || !start_cand(t, u, cpu, demand, hot, &cand))
                         continue;
                 /* each IRQ CPU here takes a share of its own queue alone */
-                for (size_t k = 0; k < n; k++)
-                        if (cpus[k] >= 0)
-                                cpuset_clear(&cand, cpus[k]);
+                cpuset_andnot(&cand, &cand, &irqs);
                 if (cpuset_empty(&cand))
                         continue;
                 own = own_allowed(t, u, cpu) && ex_load(t, u, cpu) < spread;
@@ -709,7 +700,7 @@ static void start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                ret_ok[i] = rps_start(t, us[i], cpus[i], false);
+                ret_ok[i] = rps_start(t, us[i], cpus[i], START_LONE);
                 if (ret_ok[i] && n > 1 && t->in->load) {
                         struct pol_queue *q = pol_queue_get(t->st, t->nics[us[i]->nic].nic->name, us[i]->queue, true);
                         if (!q) {
@@ -736,9 +727,9 @@ void pol_rps_lone(struct pol_tick *t) {
                         if (!ok[i] && l < why_len)
                                 snprintf(why + l, why_len - l, "; RPS for its busiest queue (%s rx-%d) %s",
                                          t->nics[u->nic].nic->name, u->queue,
-                                         u->rps_no_gain          ? "does not lower the peak by min_gain"
-                                         : !rps_allowed(t, u) ? "is off or not ours to set"
-                                                              : "finds no cool CPU to take its work");
+                                         u->rps_no_gain           ? "does not lower the peak by min_gain"
+                                         : !pol_rps_allowed(t, u) ? "is off or not ours to set"
+                                                                  : "finds no cool CPU to take its work");
                 }
         }
         free(t->lone);
@@ -749,23 +740,14 @@ void pol_rps_lone(struct pol_tick *t) {
         t->n_lone = 0;
 }
 
-/* The steady peak of a light host (docs/DESIGN.md "Policy"): the hot
- * level keeps balance_floor above the mean, so a light host's busiest
- * CPU, one queue's IRQ and its protocol work, may stay under it while
- * other CPUs idle.  Judged by its level (pol_cpu_judged: its noise known,
- * the level held for POL_NOISE_SAMPLES samples and no sample beyond the
- * noise since), a CPU at the level it would be hot at without
- * balance_floor (min_gain over the mean, POL_NOISE_K deviations of its
- * noise over the level sets are accepted at) and not below the narrowing
- * limit (the set would be given back) is a steady peak: its busiest queue
- * not yet spreading gets RPS as a lone hot queue would (rps_start_: the
- * fewest CPUs about as low as the lowest, size_least(); only if the set's
- * projected peak, the IRQ CPU's own interrupt work included, is
- * steady_need() below the CPU's level).  One set: the busiest steady
- * peak no set of this tick touched, as projected after them; false when
- * none is made.  A set that falls short marks its CPU only when it is
- * the tick's first (the later ones' candidates are fewer by the sets
- * before them). */
+/* One set for the steady peak of a light host (docs/DESIGN.md "Policy"):
+ * the busiest CPU no set of this tick touched, judged by its level
+ * (pol_cpu_steady()) at the level it would be hot at without
+ * balance_floor and not below the narrowing limit (the set would be given
+ * back), gets RPS for its busiest queue not yet spreading (rps_start());
+ * false when none is made.  A set that falls short marks its CPU only
+ * when it is the tick's first (the later ones' candidates are fewer by
+ * the sets before them). */
 static bool steady_set(struct pol_tick *t, bool first, cpuset_t *at_level) {
         struct policy_state *st = t->st;
         struct pol_unit *best = NULL;
@@ -804,12 +786,12 @@ static bool steady_set(struct pol_tick *t, bool first, cpuset_t *at_level) {
                 struct pol_unit *u = &t->units[i];
 
                 if (u->target != peak || u->work < pol_busy(t, peak) || u->rps_ours || u->touched ||
-                    !rps_allowed(t, u))
+                    !pol_rps_allowed(t, u))
                         continue;
                 if (!best || u->work > best->work)
                         best = u;
         }
-        if (best && rps_start_(t, best, peak, START_STEADY))
+        if (best && rps_start(t, best, peak, START_STEADY))
                 return true;
         if (first && best && best->rps_no_gain && !st->cpus[peak].steady_short)
                 st->cpus[peak].steady_short = t->now;
@@ -824,7 +806,7 @@ void pol_rps_single(struct pol_tick *t, size_t nic) {
         if (x->nic->n_queues == 1 && x->n_units == 1 && t->c->single_queue_rps) {
                 struct pol_unit *u = &t->units[x->first_unit];
                 if (!u->rps_ours)
-                        rps_start(t, u, u->target, true);
+                        rps_start(t, u, u->target, START_SINGLE);
         }
 }
 
@@ -853,10 +835,7 @@ static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
         if (!u->rps_on || was <= limit)
                 return;
         cpuset_set(&span, u->target);
-        cool_cands(t, u, &span, p, &t->hot, &cand);
-        drop_settling(t, &cand);
-        leave_irq_cpus(t, u, p, &cand);
-        if (cpuset_empty(&cand))
+        if (!cool_cands(t, u, &span, p, &t->hot, &cand))
                 return;
         size_set(t, u, &cand, limit, &set);
         if (rps_peak(t, u, &set) >= limit)
@@ -874,8 +853,7 @@ static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
 struct resize_undo {
         cpuset_t *was;           /* each unit's set before */
         bool *ours;              /* and its rps_ours */
-        uint64_t *settle_until, *moved_usec;
-        double *moved;           /* each CPU's settling (pol_settle_by) */
+        struct pol_cpu *cpus;    /* each CPU's settling (pol_settle_by) */
         cpuset_t touched;
         size_t n_actions;
         bool sock_flow_done;
@@ -885,18 +863,14 @@ struct resize_undo {
 static bool resize_alloc(const struct pol_tick *t, struct resize_undo *z) {
         z->was = calloc(t->n_units + 1, sizeof(*z->was));
         z->ours = calloc(t->n_units + 1, sizeof(*z->ours));
-        z->settle_until = calloc(t->st->n_cpus + 1, sizeof(*z->settle_until));
-        z->moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z->moved_usec));
-        z->moved = calloc(t->st->n_cpus + 1, sizeof(*z->moved));
-        return z->was && z->ours && z->settle_until && z->moved_usec && z->moved;
+        z->cpus = calloc(t->st->n_cpus + 1, sizeof(*z->cpus));
+        return z->was && z->ours && z->cpus;
 }
 
 static void resize_free(struct resize_undo *z) {
         free(z->was);
         free(z->ours);
-        free(z->settle_until);
-        free(z->moved_usec);
-        free(z->moved);
+        free(z->cpus);
 }
 
 static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n, struct resize_undo *z) {
@@ -904,11 +878,8 @@ static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n
                 z->was[i] = *us[i]->rps;
                 z->ours[i] = us[i]->rps_ours;
         }
-        for (size_t c = 0; c < t->st->n_cpus; c++) {
-                z->settle_until[c] = t->st->cpus[c].settle_until;
-                z->moved_usec[c] = t->st->cpus[c].moved_usec;
-                z->moved[c] = t->st->cpus[c].moved;
-        }
+        for (size_t c = 0; c < t->st->n_cpus; c++)
+                z->cpus[c] = t->st->cpus[c];
         z->touched = t->touched;
         z->n_actions = t->out->n;
         z->sock_flow_done = t->st->sock_flow_done;
@@ -919,29 +890,26 @@ static void resize_undo(struct pol_tick *t, struct pol_unit **us, size_t n, cons
                 action_done(&t->out->v[i - 1]);
         t->out->n = z->n_actions;
         for (size_t i = 0; i < n; i++) {
-                project_rps_(t, us[i], &z->was[i], false);
+                project_rps(t, us[i], &z->was[i], false);
                 us[i]->rps_ours = z->ours[i];
                 us[i]->touched = false;
         }
         for (size_t c = 0; c < t->st->n_cpus; c++) {
-                t->st->cpus[c].settle_until = z->settle_until[c];
-                t->st->cpus[c].moved_usec = z->moved_usec[c];
-                t->st->cpus[c].moved = z->moved[c];
+                t->st->cpus[c].settle_until = z->cpus[c].settle_until;
+                t->st->cpus[c].moved_usec = z->cpus[c].moved_usec;
+                t->st->cpus[c].moved = z->cpus[c].moved;
         }
         t->touched = z->touched;
         t->st->sock_flow_done = z->sock_flow_done;
 }
 
-/* Only while nothing is hot or settling; the busiest steady peak first,
- * then in the same tick the next as projected, until a set falls short
- * or none is left: the host's peak falls only once every CPU at it is
- * relieved, and with one set a settling a host with many CPUs at one
- * level waits minutes (bench/README "Many CPUs at one steady peak").
- * The tick's sets are a plan (pol_rps_gran, replan()): taken whole when
- * they lower the host's projected peak, the steady peaks still waiting
- * for a set aside, by pol_plan_gain(), else none of them, their CPUs
- * marked short (steady_need()): a CPU the noise put over the level beside
- * others at it is relieved while the host's peak stays. */
+/* Only while nothing is hot or settling: steady_set() for the busiest
+ * steady peak, then the next as projected, until a set falls short or
+ * none is left (docs/DESIGN.md "Policy").  The sets are a plan, taken
+ * whole when they lower the host's projected peak by pol_plan_gain(), the
+ * steady peaks still waiting for a set aside; else none of them, their
+ * CPUs marked short (steady_need()): a CPU the noise put over the level
+ * beside others at it is relieved while the host's peak stays. */
 void pol_rps_steady(struct pol_tick *t) {
         struct pol_unit **us;
         struct resize_undo z = { 0 };
@@ -998,12 +966,9 @@ out:
 /* Sets sized with the prior share, planned again together per NIC once
  * it is measured and their CPUs settled (start_together() if the cool
  * CPUs lack room, else widen_measured()); otherwise adjust() widens and
- * narrows them.  A plan as the others (pol_rps_gran): taken whole when it
- * lowers the host's projected peak, else none of it and not again (the
- * sets stay, as adjust() keeps them): a measured share that moves no peak
- * is no reason to rewrite every set of the NIC.  Any gain will do: the
- * sets were decided, this only corrects their size, and the projection
- * with the measured share gains less than the correction does. */
+ * narrows them.  A plan (pol_rps_gran): taken whole when it lowers the
+ * host's projected peak by any gain (the sets were decided, this only
+ * corrects their size), else none of it and not again. */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
@@ -1036,7 +1001,7 @@ static void replan(struct pol_tick *t) {
                                 wait = true;
                                 continue;
                         }
-                        if (!u->rps_ours || u->target < 0 || !rps_allowed(t, u)) {
+                        if (!u->rps_ours || u->target < 0 || !pol_rps_allowed(t, u)) {
                                 q->rps_prior = false;
                                 continue;
                         }
@@ -1063,11 +1028,8 @@ static void replan(struct pol_tick *t) {
                 peak0 = top >= 0 ? pol_load(t, top) : 0;
                 resize_save(t, us, n, &z);
                 for (size_t i = 0; i < n; i++) {
-                        cpuset_t none;
-
                         pol_queue_get(t->st, x->nic->name, us[i]->queue, false)->rps_prior = false;
-                        cpuset_zero(&none);
-                        project_rps_(t, us[i], &none, false);
+                        project_rps(t, us[i], &pol_no_rps, false);
                 }
                 /* hot CPUs are candidates: these queues make them hot */
                 cpuset_zero(&nohot);
@@ -1078,7 +1040,7 @@ static void replan(struct pol_tick *t) {
                         if (us[i]->n_rps == 0) {
                                 cpuset_t cur = cpuset_kept_get(&x->nic->queues[us[i]->qi].rps_cpus);
 
-                                project_rps_(t, us[i], &cur, false);
+                                project_rps(t, us[i], &cur, false);
                         }
                 for (size_t i = 0; i < n; i++)
                         if (!ok[i])
@@ -1101,7 +1063,7 @@ out:
 
 /* What the model puts on cpu from unit v. */
 static double unit_on(const struct pol_unit *v, int cpu) {
-        double w = cur_share(v, cpu);
+        double w = pol_rps_share(v, cpu);
 
         if (cpu == v->target && !v->irqless)
                 w += MAX(v->total - proto_work(v) - (v->tx_apart ? v->tx : 0), 0);
@@ -1129,7 +1091,7 @@ static double shown_share(const struct pol_tick *t, const struct pol_unit *u, in
         double w = own_load(t, u, cpu);
 
         if (cpu == u->target)
-                w -= unit_on(u, cpu) - cur_share(u, cpu);
+                w -= unit_on(u, cpu) - pol_rps_share(u, cpu);
         for (size_t i = 0; i < t->n_others; i++)
                 if (t->others[i].cpu == cpu)
                         w -= t->others[i].work;
@@ -1148,7 +1110,7 @@ static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, in
                         lo = lo < 0 ? shown_share(t, u, c) : MIN(lo, shown_share(t, u, c));
         if (lo < 0)
                 return 0;
-        return MIN(MAX(shown_share(t, u, cpu) - lo, 0), proto_work(u) - cur_share(u, cpu));
+        return MIN(MAX(shown_share(t, u, cpu) - lo, 0), proto_work(u) - pol_rps_share(u, cpu));
 }
 
 double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u) {
@@ -1160,24 +1122,34 @@ double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u) {
         return most;
 }
 
-/* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
- * shares above the coolest, other queues' work taken out, carries one big
- * flow that a wider set would only move. */
-static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
-        double lo = -1, hi = -1;
-        int m = u->n_rps;
+/* The CPU of u's set (IRQ CPU aside) with the most load, other queues'
+ * work taken out (own_load()), -1 if none; that load in *hi, the least in
+ * *lo. */
+static int flow_cpu(const struct pol_tick *t, const struct pol_unit *u, double *lo, double *hi) {
+        int f = -1;
 
-        if (m < 2)
-                return false;
+        *lo = *hi = -1;
         CPUSET_FOREACH(cpu, u->rps) {
                 double l;
                 if (cpu == u->target)
                         continue;
                 l = own_load(t, u, cpu);
-                lo = lo < 0 ? l : MIN(lo, l);
-                hi = MAX(hi, l);
+                *lo = *lo < 0 ? l : MIN(*lo, l);
+                if (l > *hi) {
+                        *hi = l;
+                        f = cpu;
+                }
         }
-        return lo >= 0 && hi - lo > 2 * proto_work(u) / m;
+        return f;
+}
+
+/* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
+ * shares above the coolest, other queues' work taken out, carries one big
+ * flow that a wider set would only move. */
+static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
+        double lo, hi;
+
+        return u->n_rps >= 2 && flow_cpu(t, u, &lo, &hi) >= 0 && hi - lo > 2 * proto_work(u) / u->n_rps;
 }
 
 /* A big flow (flow_bound()) on a hot CPU of the set on another node than
@@ -1189,23 +1161,12 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
  * looks).  True if it did. */
 static bool flow_home(struct pol_tick *t, struct pol_unit *u, const cpuset_t *hs) {
         const struct pol_nicctx *x = &t->nics[u->nic];
-        double lo = -1, hi = -1, flow, rest, best = -1, now;
-        int f = -1, *v;
+        double lo, hi, flow, rest, best = -1, now;
+        int f = flow_cpu(t, u, &lo, &hi), *v;
         size_t n, k_best = 0;
         cpuset_t cand, set;
         char list[128], reason[256];
 
-        CPUSET_FOREACH(cpu, u->rps) {
-                double l;
-                if (cpu == u->target)
-                        continue;
-                l = own_load(t, u, cpu);
-                lo = lo < 0 ? l : MIN(lo, l);
-                if (l > hi) {
-                        hi = l;
-                        f = cpu;
-                }
-        }
         if (f < 0 || !cpuset_isset(hs, f) || cpuset_isset(&x->cpus, f))
                 return false;
         flow = (hi - lo) / POL_REMOTE_COST;
@@ -1298,15 +1259,14 @@ static void single_judge(struct pol_tick *t, struct pol_unit *u, struct pol_queu
                 snprintf(reason, sizeof(reason),
                          "single-queue NIC %s: RPS back to %s: the other CPUs' work keeps them busier than a share "
                          "relieves CPU%d (projected peak %.0f%% -> %.0f%%)", x->nic->name,
-                         cpuset_empty(&set) ? "none" : pol_fmt_cpus(&set, list, sizeof(list)), cpu, 100 * before,
-                         100 * after);
+                         cpuset_to_text(&set, "none", list, sizeof(list)), cpu, 100 * before, 100 * after);
                 emit_rps(t, u, &set, ACTION_REASON_RPS_NOT_NEEDED, reason);
                 u->rps_ours = !cpuset_kept_equal(&q->rps_orig, &set);
                 return;
         }
         snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s (projected peak %.0f%% -> %.0f%%)",
                  x->nic->name, pol_fmt_cpus(&set, list, sizeof(list)),
-                 own_left_out(irq_rate_high(t, u), own_allowed(t, u, cpu), &set, cpu), 100 * before, 100 * after);
+                 own_left_out(t, u, &set, cpu), 100 * before, 100 * after);
         emit_rps(t, u, &set, ACTION_REASON_SINGLE_QUEUE_RPS, reason);
         u->rps_ours = true;
         rfs(t, u->nic, u->qi);
@@ -1322,7 +1282,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         int cpu = u->target;
         char list[128], reason[256];
 
-        if (!q || !rps_allowed(t, u))
+        if (!q || !pol_rps_allowed(t, u))
                 return;
         span = *u->rps;
         cpuset_set(&span, cpu);
@@ -1369,14 +1329,10 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                         if (h != cpu && ex_load(t, u, h) - flow_excess(t, u, h) >= pol_level(t))
                                 cpuset_set(&shed, h);
                 /* widen: keep the IRQ CPU in or out as it is */
-                cool_cands(t, u, &span, p, &t->hot, &cand);
-                drop_settling(t, &cand);
-                leave_irq_cpus(t, u, p, &cand);
-                if (cpuset_empty(&cand) && cpuset_empty(&shed))
+                if (!cool_cands(t, u, &span, p, &t->hot, &cand) && cpuset_empty(&shed))
                         return;
                 cpuset_andnot(&set, u->rps, &shed);
-                if (!cpuset_empty(&cand))
-                        size_set(t, u, &cand, pol_level(t), &set);
+                size_set(t, u, &cand, pol_level(t), &set);
                 if (!cpuset_empty(&shed)) {
                         double was = 0;
                         cpuset_t rest = set;
@@ -1415,22 +1371,15 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         cpuset_clear(&others, cpu);
         if (cpuset_count(&others) <= 1) {
                 /* back to what it was: all the work on the IRQ CPU */
-                const struct pol_queue *qq = q;
-                set = cpuset_kept_get(&qq->rps_orig);
+                set = cpuset_kept_get(&q->rps_orig);
                 fits = ex_load(t, u, cpu) + p < limit;
         } else
                 fits = narrower(t, u, &others, limit, &set);
-        if (!fits) {
-                q->narrow_ticks = 0;
+        if (!held(t, &q->narrow_ticks, fits, settling || t->now - q->rps_change_usec < c->min_dwell_usec))
                 return;
-        }
-        if (++q->narrow_ticks < MAX(c->hot_samples, 1u) || settling || t->now - q->rps_change_usec < c->min_dwell_usec)
-                return;
-        q->narrow_ticks = 0;
         if (cpuset_kept_equal(&q->rps_orig, &set))
                 snprintf(reason, sizeof(reason), "RPS no longer needed: queue work %.0f%% fits on CPU%d below %.0f%%; RPS back to %s",
-                         100 * u->total, cpu, 100 * limit,
-                         cpuset_empty(&set) ? "none" : pol_fmt_cpus(&set, list, sizeof(list)));
+                         100 * u->total, cpu, 100 * limit, cpuset_to_text(&set, "none", list, sizeof(list)));
         else
                 snprintf(reason, sizeof(reason), "RPS narrowed: queue work %.0f%% fits on fewer CPUs below %.0f%%; RPS over CPUs %s",
                          100 * u->total, 100 * limit, pol_fmt_cpus(&set, list, sizeof(list)));
@@ -1446,7 +1395,7 @@ void pol_rps_pool(struct pol_tick *t) {
 
         for (size_t i = 0; i < t->n_units; i++) {
                 const struct pol_unit *u = &t->units[i];
-                if (u->target >= 0 && cpuset_isset(&t->hot, u->target) && !u->rps_ours && rps_allowed(t, u))
+                if (u->target >= 0 && cpuset_isset(&t->hot, u->target) && !u->rps_ours && pol_rps_allowed(t, u))
                         demand += proto_work(u);
         }
         CPUSET_FOREACH(cpu, &t->eligible)
@@ -1474,18 +1423,17 @@ void pol_rps_adjust(struct pol_tick *t) {
                  * comes back when the IRQ CPU needs it */
                 q = pol_queue_get(t->st, x->nic->name, u->queue, false);
                 if (q && q->rps_static && !q->rps_unmeasured && x->nic->n_queues == 1 && x->n_units == 1 &&
-                    t->c->single_queue_rps && rps_allowed(t, u) &&
+                    t->c->single_queue_rps && pol_rps_allowed(t, u) &&
                     cpuset_kept_same(&q->rps_orig, &x->nic->queues[u->qi].rps_cpus) &&
                     t->now - q->rps_change_usec >= t->c->min_dwell_usec)
                         single_judge(t, u, q);
         }
 }
 
-/* Whole-queue granularity (docs/DESIGN.md "Policy"): a plan of RPS sets
- * judged on the CPUs' levels, whose error shrinks while nothing changes,
- * so its least gain is min_gain at the host's scale and POL_NOISE_K
- * deviations of the noisiest CPU's noise, without the one sample's
- * resolution (POL_GAIN_LEAST) that a move's floor keeps. */
+/* The least gain of a whole-queue granularity plan: judged on the CPUs'
+ * levels, whose error shrinks while nothing changes, it is min_gain at
+ * the host's scale and POL_NOISE_K deviations of the noisiest CPU's
+ * noise, without the one sample's resolution (POL_GAIN_LEAST). */
 static double gran_need(const struct pol_tick *t) {
         double var = 0;
 
@@ -1495,15 +1443,6 @@ static double gran_need(const struct pol_tick *t) {
         return MAX(t->c->min_gain * t->scale, POL_NOISE_K * sqrt(var));
 }
 
-static int busiest_eligible(const struct pol_tick *t) {
-        int top = -1;
-
-        CPUSET_FOREACH(cpu, &t->eligible)
-                if (cpu <= t->max_cpu && (top < 0 || pol_load(t, cpu) > pol_load(t, top)))
-                        top = cpu;
-        return top;
-}
-
 struct gran_step {
         struct pol_unit *u;
         cpuset_t was;            /* its RPS set before the plan */
@@ -1511,12 +1450,10 @@ struct gran_step {
         double from;             /* that CPU's load then */
 };
 
-/* With more queues than a whole number a CPU, no queue IRQ move lowers a
- * light host's peak, which falls only once every CPU at it is relieved:
- * the busiest CPU, while it carries two queue IRQs or more, gets RPS for
- * its busiest queue without one if that lowers it by the least gain, then
- * the next busiest as projected; the plan is taken whole if it lowers the
- * host's peak by the least gain, else none of it. */
+/* Whole-queue granularity (docs/DESIGN.md "Policy"): the busiest CPU,
+ * while it carries two queue IRQs or more, gets RPS for its busiest queue
+ * without one, then the next busiest as projected; the plan is taken
+ * whole if it lowers the host's peak by the least gain, else none of it. */
 void pol_rps_gran(struct pol_tick *t) {
         struct gran_step *plan;
         size_t n = 0, cap = (size_t) cpuset_count(&t->eligible);
@@ -1529,11 +1466,9 @@ void pol_rps_gran(struct pol_tick *t) {
                 if (cpu > t->max_cpu || (size_t) cpu >= t->st->n_cpus || pol_settling(t, cpu) ||
                     cpuset_isset(&t->touched, cpu) || t->st->cpus[cpu].noise_n <= POL_NOISE_SAMPLES)
                         return;
+        /* every eligible CPU counts: there is a busiest */
         need = gran_need(t);
-        top = busiest_eligible(t);
-        if (top < 0)
-                return;
-        peak0 = pol_load(t, top);
+        peak0 = pol_load(t, busiest_eligible(t));
         plan = calloc(cap, sizeof(*plan));
         if (!plan) {
                 t->r = -ENOMEM;
@@ -1549,7 +1484,7 @@ void pol_rps_gran(struct pol_tick *t) {
                         if (v->target != top || v->irqless || !(v->total > 0))
                                 continue;
                         nq++;
-                        if (!v->rps_on && !v->touched && !v->fixed && rps_allowed(t, v) &&
+                        if (!v->rps_on && !v->touched && !v->fixed && pol_rps_allowed(t, v) &&
                             (!u || proto_work(v) > proto_work(u)))
                                 u = v;
                 }
@@ -1566,21 +1501,17 @@ void pol_rps_gran(struct pol_tick *t) {
                 if (cpuset_empty(&set) || set_peak(t, u, &set) > pol_load(t, top) - need + 1e-9)
                         break;
                 plan[n] = (struct gran_step) { .u = u, .was = *u->rps, .cpu = top, .from = pol_load(t, top) };
-                project_rps_(t, u, &set, false);
+                project_rps(t, u, &set, false);
                 n++;
         }
-        top = busiest_eligible(t);
-        peak1 = top >= 0 ? pol_load(t, top) : peak0;
-        if (peak0 - peak1 < need - 1e-9) {
-                /* back as it was, last first */
+        peak1 = pol_load(t, busiest_eligible(t));
+        /* back as it was, last first, leaving no step to take */
+        if (peak0 - peak1 < need - 1e-9)
                 while (n > 0) {
                         struct gran_step *g = &plan[--n];
-                        project_rps_(t, g->u, &g->was, false);
+                        project_rps(t, g->u, &g->was, false);
                         g->u->rps_on = g->u->touched = false;
                 }
-                free(plan);
-                return;
-        }
         for (size_t i = 0; i < n; i++) {
                 struct pol_unit *u = plan[i].u;
                 char list[128], reason[256];
@@ -1603,11 +1534,9 @@ void pol_rps_gran(struct pol_tick *t) {
 static uint32_t pow2_floor(uint32_t v) {
         uint32_t p = 1;
 
-        if (v == 0)
-                return 0;
         while (p <= v / 2)
                 p <<= 1;
-        return p;
+        return v > 0 ? p : 0;
 }
 
 /* RFS (kernel scaling guide): rps_sock_flow_entries once for the host, and
@@ -1704,11 +1633,6 @@ void pol_unwanted(struct pol_tick *t) {
  * rx queues, widened, narrowed and given back as for a lone hot queue.
  * XPS moves no work on a veth and is left alone. */
 
-/* "CPU" before "1", "CPUs " before "1-2", for reasons. */
-static const char *cpus_word(const cpuset_t *s) {
-        return cpuset_count(s) > 1 ? "CPUs " : "CPU";
-}
-
 static const char *fmt_pps(double pps, char *buf, size_t len) {
         if (pps >= 10000)
                 snprintf(buf, len, "%.0fk", pps / 1000);
@@ -1729,12 +1653,7 @@ static bool soft_queue_ok(struct pol_tick *t, const struct inventory_nic *n, con
 
 /* No queue IRQ of its own; not lo, whose receive is the sender's own work. */
 static bool irqless_nic(const struct pol_nicctx *x) {
-        if (x->nic->map != INVENTORY_MAP_NONE || x->n_units > 0 || strcmp(x->nic->name, "lo") == 0)
-                return false;
-        for (size_t q = 0; q < x->nic->n_queues; q++)
-                if (x->nic->queues[q].has_rx && x->nic->queues[q].has_rps)
-                        return true;
-        return false;
+        return x->nic->map == INVENTORY_MAP_NONE && x->n_units == 0 && strcmp(x->nic->name, "lo") != 0;
 }
 
 int pol_soft_build(struct pol_tick *t) {
@@ -1754,6 +1673,8 @@ int pol_soft_build(struct pol_tick *t) {
                         if (ours < 0 && pol_rps_ours(t->st, n, &n->queues[q]))
                                 ours = (int) q;
                 }
+                if (first < 0)
+                        continue;
                 if (util_grow((void **) &t->irqless, &t->a_irqless, t->n_irqless + 1, sizeof(*t->irqless)) < 0)
                         return -ENOMEM;
                 u = &t->irqless[t->n_irqless++];
@@ -1787,13 +1708,12 @@ static void soft_emit(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to
                 if (!cpuset_empty(to))
                         rfs(t, u->nic, q);
         }
-        project_rps(t, u, to);
+        project_rps(t, u, to, true);
 }
 
 /* Gives every queue its original mask back. */
 static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_reason code, const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
-        cpuset_t none;
 
         for (size_t q = 0; q < n->n_queues; q++) {
                 const struct inventory_queue *iq = &n->queues[q];
@@ -1805,8 +1725,7 @@ static void soft_restore(struct pol_tick *t, struct pol_unit *u, enum action_rea
                 orig = cpuset_kept_get(&pq->rps_orig);
                 rps_action(t, u, q, &orig, code, reason);
         }
-        cpuset_zero(&none);
-        project_rps(t, u, &none);
+        project_rps(t, u, &pol_no_rps, true);
         u->rps_ours = false;
 }
 
@@ -1831,22 +1750,19 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         struct pol_nic *rec = x->rec;
         struct pol_queue *q = pol_queue_get(t->st, x->nic->name, u->queue, false);
         double pps = rec->rate_known ? rec->rx_pps : 0, p = proto_work(u), limit;
-        bool settling, dwell;
-        int m = u->n_rps;
+        bool wait;
         cpuset_t hs, cand, set, span;
         char list[128], hl[128], rate[32], reason[256];
 
         if (!q)
                 return;
-        settling = any_settling(t, u->rps);
-        dwell = t->now - q->rps_change_usec < c->min_dwell_usec;
+        wait = any_settling(t, u->rps) || t->now - q->rps_change_usec < c->min_dwell_usec;
 
         /* the load is gone: back to the original masks */
         if (pps < POL_IRQLESS_PPS_EXIT) {
                 q->narrow_ticks = 0;
-                if (++rec->gone_ticks < MAX(c->hot_samples, 1u) || settling || dwell)
+                if (!held(t, &rec->gone_ticks, true, wait))
                         return;
-                rec->gone_ticks = 0;
                 snprintf(reason, sizeof(reason),
                          "%s receives %s packets/s, below %.0f for %u samples: RPS no longer needed, back to the original",
                          x->nic->name, fmt_pps(pps, rate, sizeof(rate)), POL_IRQLESS_PPS_EXIT, MAX(c->hot_samples, 1u));
@@ -1859,7 +1775,7 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
         cpuset_and(&hs, u->rps, &t->hot);
         if (!cpuset_empty(&hs)) {
                 q->narrow_ticks = 0;
-                if (settling || dwell)
+                if (wait)
                         return;
                 cpuset_or(&span, u->rps, &rec->senders);
                 soft_cand(t, x, &span, &cand);
@@ -1874,19 +1790,11 @@ static void soft_adjust(struct pol_tick *t, struct pol_unit *u) {
                 return;
         }
 
-        /* narrow as adjust() does; the last CPU stays until the packets stop */
-        if (m < 2) {
-                q->narrow_ticks = 0;
-                return;
-        }
+        /* narrow as adjust() does; the last CPU stays until the packets
+         * stop (narrower() keeps one) */
         limit = pol_narrow(t);
-        if (!narrower(t, u, u->rps, limit, &set)) {
-                q->narrow_ticks = 0;
+        if (!held(t, &q->narrow_ticks, narrower(t, u, u->rps, limit, &set), wait))
                 return;
-        }
-        if (++q->narrow_ticks < MAX(c->hot_samples, 1u) || settling || dwell)
-                return;
-        q->narrow_ticks = 0;
         snprintf(reason, sizeof(reason), "RPS narrowed: %s receive work %.0f%% fits on fewer CPUs below %.0f%%; RPS over %s%s",
                  x->nic->name, 100 * p, 100 * limit, cpus_word(&set), pol_fmt_cpus(&set, list, sizeof(list)));
         soft_emit(t, u, &set, ACTION_REASON_RPS_NARROWED, reason);
@@ -1959,14 +1867,14 @@ static void soft_start(struct pol_tick *t) {
                 struct pol_unit *u = &t->irqless[i];
                 const struct pol_nicctx *x = &t->nics[u->nic];
                 double pps = x->rec->rx_pps, W = 0;
-                cpuset_t cand, set, span = src;
+                cpuset_t cand, set;
                 char list[128], sl[128], rate[32], reason[256];
 
                 if (!irqless_startable(t, u))
                         continue;
                 CPUSET_FOREACH(cpu, &src)
                         W += w[cpu] * pps / sum_pps;
-                soft_cand(t, x, &span, &cand);
+                soft_cand(t, x, &src, &cand);
                 if (cpuset_empty(&cand))
                         continue;
                 u->total = W;
@@ -2053,7 +1961,7 @@ void pol_vacate_rps(struct pol_tick *t) {
                                 continue;
                         cpuset_and(&to, u->rps, &x->allowed);
                         snprintf(reason, sizeof(reason), "RPS of %s leaves CPUs no longer eligible (banned): now %s",
-                                 x->nic->name, cpuset_empty(&to) ? "off" : pol_fmt_cpus(&to, list, sizeof(list)));
+                                 x->nic->name, cpuset_to_text(&to, "off", list, sizeof(list)));
                         if (u->irqless)
                                 soft_emit(t, u, &to, ACTION_REASON_CPU_BANNED, reason);
                         else

@@ -80,7 +80,6 @@ static void spread(struct pol_tick *t, struct wthread *v, size_t n, const cpuset
                  pol_fmt_cpus(cand, list, sizeof(list)), why);
         for (size_t i = 0; i < n; i++) {
                 int c = cpuset_first(&v[i].th->allowed);
-                v[i].cpu = -1;
                 if (v[i].skip || cpuset_count(&v[i].th->allowed) != 1 || !cpuset_isset(cand, c) ||
                     (int) count[c] >= fair)
                         continue;
