@@ -1,6 +1,5 @@
 /* The configuration file, parsed into a fresh struct config collecting
  * every problem as file:line: key: message.  Keep irqsteer.conf(5) in step. */
-#define _GNU_SOURCE 1 /* vasprintf, strndup */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -287,8 +286,7 @@ void config_errors_free(struct config_errors *errs) {
                 free(errs->v[i].message);
         }
         free(errs->v);
-        errs->v = NULL;
-        errs->n = 0;
+        *errs = (struct config_errors) {};
 }
 
 void config_errors_print(const struct config_errors *errs, FILE *f) {
@@ -305,7 +303,8 @@ void config_errors_print(const struct config_errors *errs, FILE *f) {
         }
 }
 
-/* Appends a problem, its strings copied.  0 or -ENOMEM. */
+/* Appends a problem, its strings copied; *allocated catches up with errors
+ * the caller had before.  0 or -ENOMEM. */
 static int errors_add(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
                       const char *key, const char *message) {
         struct config_error e = { .line = line };
@@ -324,8 +323,7 @@ static int errors_add(struct config_errors *errs, size_t *allocated, const char 
 }
 
 /* A problem at a line of file; false, to return. */
-static bool perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
-        _printf_(5, 6);
+_printf_(5, 6)
 static bool perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
         size_t mine = p->errs->n - p->first_error;
         _cleanup_(freep) char *msg = NULL;
@@ -975,7 +973,6 @@ static int parser_init(struct parser *p, struct config *c, struct config_errors 
                 .c = c,
                 .errs = errs,
                 .first_error = errs->n,
-                .allocated_errors = errs->n,
                 .kind = SEC_NONE,
         };
         return 0;
@@ -1126,7 +1123,7 @@ static int compare_names(const struct dirent **a, const struct dirent **b) {
 
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
         struct config_errors local = {};
-        size_t allocated, len = 0;
+        size_t allocated = 0, len = 0;
         char dir[PATH_MAX], problem[300];
         struct dirent **names = NULL;
         char *buf = NULL;
@@ -1136,7 +1133,6 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
 
         if (!errs)
                 errs = &local;
-        allocated = errs->n;
 
         r = read_file(path, &buf, &len);
         if (r < 0 && !(r == -ENOENT && allow_missing)) {
@@ -1284,7 +1280,7 @@ static void format_keys(FILE *f, const struct key_def *defs, size_t n, const voi
         char buf[CPUSET_MAX / 2 * 6];
 
         for (size_t i = 0; i < n; i++)
-                if (defs[i].name && format_value(&defs[i], base, buf, sizeof(buf)))
+                if (format_value(&defs[i], base, buf, sizeof(buf)))
                         fprintf(f, "%s =%s%s\n", defs[i].name, *buf ? " " : "", buf);
 }
 
