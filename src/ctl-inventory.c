@@ -182,19 +182,15 @@ static const char *fmt_kept(const cpuset_kept_t *k, const char *empty, char *buf
  * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
 static const char *fmt_queue_irqs(const struct inventory *inv, const struct inventory_queue *qu, bool effective,
                                   char *buf, size_t len) {
-        const struct inventory_irq *irqs[2] = { NULL, NULL };
+        int ids[2] = { qu->rx_irq, qu->tx_irq != qu->rx_irq ? qu->tx_irq : -1 };
         const cpuset_kept_t *sets[2] = { NULL, NULL };
         char x[128], y[128];
 
-        if (qu->rx_irq >= 0)
-                irqs[0] = inventory_irq(inv, (unsigned) qu->rx_irq);
-        if (qu->tx_irq >= 0 && qu->tx_irq != qu->rx_irq)
-                irqs[1] = inventory_irq(inv, (unsigned) qu->tx_irq);
         for (int i = 0; i < 2; i++) {
-                if (!irqs[i])
-                        continue;
-                if (effective ? irqs[i]->has_effective : irqs[i]->affinity_readable)
-                        sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
+                const struct inventory_irq *irq = ids[i] >= 0 ? inventory_irq(inv, (unsigned) ids[i]) : NULL;
+
+                if (irq && (effective ? irq->has_effective : irq->affinity_readable))
+                        sets[i] = effective ? &irq->effective : &irq->affinity;
         }
         if (sets[0] && sets[1] && !cpuset_kept_same(sets[0], sets[1]))
                 snprintf(buf, len, "%s/%s", fmt_kept(sets[0], "-", x, sizeof(x)), fmt_kept(sets[1], "-", y, sizeof(y)));
