@@ -263,7 +263,6 @@ int ctl_plan(int argc, char **argv) {
                         break;
         }
 
-        log_set_max_level(level);
         if (json)
                 plan_json(stdout, (double) interval / 1e6, &pr, &e.report);
         else
