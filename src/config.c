@@ -1122,7 +1122,6 @@ static int compare_names(const struct dirent **a, const struct dirent **b) {
 }
 
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
-        struct config_errors local = {};
         size_t allocated = 0, len = 0;
         char dir[PATH_MAX], problem[300];
         struct dirent **names = NULL;
@@ -1131,20 +1130,15 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         struct config c;
         int r, q, n, n_names = 0;
 
-        if (!errs)
-                errs = &local;
-
         r = read_file(path, &buf, &len);
         if (r < 0 && !(r == -ENOENT && allow_missing)) {
                 if (r != -ENOMEM)
                         errors_add(errs, &allocated, path, 0, NULL, read_problem(r, problem, sizeof(problem)));
-                config_errors_free(&local);
                 return r;
         }
         q = parser_init(&p, &c, errs);
         if (q < 0) {
                 free(buf);
-                config_errors_free(&local);
                 return q;
         }
         if (r == 0)
@@ -1191,9 +1185,7 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                 free(names[i]);
         free(names);
 
-        r = parser_end(&p, ret);
-        config_errors_free(&local);
-        return r;
+        return parser_end(&p, ret);
 }
 
 int config_load_print(const char *path, const char *prefix, struct config *ret, FILE *err) {
