@@ -77,8 +77,7 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why) {
                  check_array(v, "managed", managed_fields, "sSS", &why) == 0 &&
                  check_array(v, "last_actions", action_fields, "nsS", &why) == 0)
                 return 0;
-        if (ret_why)
-                *ret_why = why;
+        *ret_why = why;
         return -EBADMSG;
 }
 
@@ -549,8 +548,7 @@ int ctl_status(int argc, char **argv) {
                                    STATE_STATUS_NAME, strerror(-r));
         if (ctl_status_validate(v, &why) < 0)
                 return status_fail(json, CTL_EXIT_BAD_STATUS, "bad-status",
-                                   "%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME,
-                                   why ? why : "?");
+                                   "%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME, why);
         if (!state_status_live(v, &pid))
                 return status_fail(json, CTL_EXIT_NOT_RUNNING, "not-running",
                                    "irqsteerd (pid %" PRId64 ") is not running; %s/%s is left over from it", pid,
