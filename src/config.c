@@ -261,8 +261,6 @@ static void free_strings(const struct key_def *defs, size_t n, void *base) {
 }
 
 void config_free(struct config *c) {
-        if (!c)
-                return;
         free(c->path);
         for (size_t i = 0; i < c->n_dropins; i++)
                 free(c->dropins[i]);
@@ -993,11 +991,11 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
         struct config *c = p->c;
         size_t pos = 0;
         unsigned line = 0;
-        char *copy = NULL;
+        char *copy;
 
         if (p->oom)
                 return;
-        if (path && !(copy = strdup(path))) {
+        if (!(copy = strdup(path))) {
                 p->oom = true;
                 return;
         }
@@ -1011,8 +1009,7 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
                 return;
         } else
                 c->dropins[c->n_dropins++] = copy;
-        if (copy)
-                parser_note(p, copy);
+        parser_note(p, copy);
         p->path = copy;
         p->kind = SEC_NONE;
         p->daemon_line = p->balance_line = 0;
