@@ -390,7 +390,7 @@ int ctl_inventory(int argc, char **argv) {
         classes = calloc(inv.n_irqs + 1, sizeof(*classes));
         managed = calloc(inv.n_irqs + 1, sizeof(*managed));
         if (classes && managed) {
-                r = read_kernel_managed(cfg.state_dir ? cfg.state_dir : CONFIG_DEFAULT_STATE_DIR, root, managed, &inv);
+                r = read_kernel_managed(cfg.state_dir, root, managed, &inv);
                 if (r < 0)
                         log_debug_errno(r, "no kernel-managed IRQs from irqsteerd's status.json: %m");
                 for (size_t i = 0; i < inv.n_irqs; i++)
