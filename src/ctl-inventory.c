@@ -294,8 +294,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
 
 /* Topology, proc/interrupts and inventory, saying what failed; on error
  * the caller frees what was read. */
-static int read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
-                      struct inventory *inv) {
+static int read_model(int rootfd, struct topology *t, struct procfs_interrupts *pi, struct inventory *inv) {
         int r;
 
         r = topology_read(rootfd, t);
@@ -314,7 +313,7 @@ static int read_model(int rootfd, bool host, struct topology *t, struct procfs_i
                 ctl_error("cannot read the NIC inventory: %s", strerror(-r));
                 return r;
         }
-        if (host) {
+        if (rootfs_is_host(rootfd)) {
                 r = inventory_netlink_refresh(inv);
                 if (r < 0)
                         log_debug_errno(r, "netlink refresh failed, keeping sysfs values: %m");
@@ -382,7 +381,7 @@ int ctl_inventory(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
 
         rootfd = ctl_open_root(root);
-        r = rootfd < 0 ? rootfd : read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
+        r = rootfd < 0 ? rootfd : read_model(rootfd, &t, &pi, &inv);
         if (rootfd >= 0)
                 close(rootfd);
         if (r < 0)
