@@ -24,9 +24,6 @@ enum {
         CTL_EXIT_BAD_STATUS = 4,    /* status: the file is not JSON or not the schema */
 };
 
-/* Runs irqsteerctl with its command line; returns the exit code. */
-int ctl_main(int argc, char **argv);
-
 /* The subcommands; argv[0] is the subcommand name.  Return an exit code. */
 int ctl_inventory(int argc, char **argv);
 int ctl_top(int argc, char **argv);

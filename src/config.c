@@ -1,6 +1,5 @@
 /* The configuration file, parsed into a fresh struct config collecting
  * every problem as file:line: key: message.  Keep irqsteer.conf(5) in step. */
-#define _GNU_SOURCE 1 /* vasprintf, strndup */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -262,8 +261,6 @@ static void free_strings(const struct key_def *defs, size_t n, void *base) {
 }
 
 void config_free(struct config *c) {
-        if (!c)
-                return;
         free(c->path);
         for (size_t i = 0; i < c->n_dropins; i++)
                 free(c->dropins[i]);
@@ -287,8 +284,7 @@ void config_errors_free(struct config_errors *errs) {
                 free(errs->v[i].message);
         }
         free(errs->v);
-        errs->v = NULL;
-        errs->n = 0;
+        *errs = (struct config_errors) {};
 }
 
 void config_errors_print(const struct config_errors *errs, FILE *f) {
@@ -305,7 +301,8 @@ void config_errors_print(const struct config_errors *errs, FILE *f) {
         }
 }
 
-/* Appends a problem, its strings copied.  0 or -ENOMEM. */
+/* Appends a problem, its strings copied; *allocated catches up with errors
+ * the caller had before.  0 or -ENOMEM. */
 static int errors_add(struct config_errors *errs, size_t *allocated, const char *file, unsigned line,
                       const char *key, const char *message) {
         struct config_error e = { .line = line };
@@ -324,8 +321,7 @@ static int errors_add(struct config_errors *errs, size_t *allocated, const char 
 }
 
 /* A problem at a line of file; false, to return. */
-static bool perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...)
-        _printf_(5, 6);
+_printf_(5, 6)
 static bool perr_at(struct parser *p, const char *file, unsigned line, const char *key, const char *fmt, ...) {
         size_t mine = p->errs->n - p->first_error;
         _cleanup_(freep) char *msg = NULL;
@@ -975,7 +971,6 @@ static int parser_init(struct parser *p, struct config *c, struct config_errors 
                 .c = c,
                 .errs = errs,
                 .first_error = errs->n,
-                .allocated_errors = errs->n,
                 .kind = SEC_NONE,
         };
         return 0;
@@ -996,11 +991,11 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
         struct config *c = p->c;
         size_t pos = 0;
         unsigned line = 0;
-        char *copy = NULL;
+        char *copy;
 
         if (p->oom)
                 return;
-        if (path && !(copy = strdup(path))) {
+        if (!(copy = strdup(path))) {
                 p->oom = true;
                 return;
         }
@@ -1014,8 +1009,7 @@ static void parser_feed(struct parser *p, const char *path, bool dropin, const c
                 return;
         } else
                 c->dropins[c->n_dropins++] = copy;
-        if (copy)
-                parser_note(p, copy);
+        parser_note(p, copy);
         p->path = copy;
         p->kind = SEC_NONE;
         p->daemon_line = p->balance_line = 0;
@@ -1125,8 +1119,7 @@ static int compare_names(const struct dirent **a, const struct dirent **b) {
 }
 
 int config_load(const char *path, bool allow_missing, struct config *ret, struct config_errors *errs) {
-        struct config_errors local = {};
-        size_t allocated, len = 0;
+        size_t allocated = 0, len = 0;
         char dir[PATH_MAX], problem[300];
         struct dirent **names = NULL;
         char *buf = NULL;
@@ -1134,21 +1127,15 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
         struct config c;
         int r, q, n, n_names = 0;
 
-        if (!errs)
-                errs = &local;
-        allocated = errs->n;
-
         r = read_file(path, &buf, &len);
         if (r < 0 && !(r == -ENOENT && allow_missing)) {
                 if (r != -ENOMEM)
                         errors_add(errs, &allocated, path, 0, NULL, read_problem(r, problem, sizeof(problem)));
-                config_errors_free(&local);
                 return r;
         }
         q = parser_init(&p, &c, errs);
         if (q < 0) {
                 free(buf);
-                config_errors_free(&local);
                 return q;
         }
         if (r == 0)
@@ -1195,9 +1182,7 @@ int config_load(const char *path, bool allow_missing, struct config *ret, struct
                 free(names[i]);
         free(names);
 
-        r = parser_end(&p, ret);
-        config_errors_free(&local);
-        return r;
+        return parser_end(&p, ret);
 }
 
 int config_load_print(const char *path, const char *prefix, struct config *ret, FILE *err) {
@@ -1284,7 +1269,7 @@ static void format_keys(FILE *f, const struct key_def *defs, size_t n, const voi
         char buf[CPUSET_MAX / 2 * 6];
 
         for (size_t i = 0; i < n; i++)
-                if (defs[i].name && format_value(&defs[i], base, buf, sizeof(buf)))
+                if (format_value(&defs[i], base, buf, sizeof(buf)))
                         fprintf(f, "%s =%s%s\n", defs[i].name, *buf ? " " : "", buf);
 }
 

@@ -55,8 +55,7 @@ int ctl_ban(int argc, char **argv) {
         if (!bans_name_valid(argv[i]))
                 return ctl_usage_error("ban", "'%s' is not a ban name (1-%d of letters, digits and _.@:-, not starting with '.')",
                                        argv[i], BANS_NAME_MAX);
-        r = cpuset_parse_list(argv[i + 1], &cpus);
-        if (r < 0)
+        if (cpuset_parse_list(argv[i + 1], &cpus) < 0)
                 return ctl_usage_error("ban", "'%s' is not a CPU list such as 2-3,8", argv[i + 1]);
         if (cpuset_empty(&cpus))
                 return ctl_usage_error("ban", "an empty CPU list bans nothing; 'irqsteerctl unban %s' lifts a ban", argv[i]);

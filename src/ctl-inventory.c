@@ -182,19 +182,15 @@ static const char *fmt_kept(const cpuset_kept_t *k, const char *empty, char *buf
  * vector or equal masks, "A/B" for rx/tx vectors that differ, "-" unknown. */
 static const char *fmt_queue_irqs(const struct inventory *inv, const struct inventory_queue *qu, bool effective,
                                   char *buf, size_t len) {
-        const struct inventory_irq *irqs[2] = { NULL, NULL };
+        int ids[2] = { qu->rx_irq, qu->tx_irq != qu->rx_irq ? qu->tx_irq : -1 };
         const cpuset_kept_t *sets[2] = { NULL, NULL };
         char x[128], y[128];
 
-        if (qu->rx_irq >= 0)
-                irqs[0] = inventory_irq(inv, (unsigned) qu->rx_irq);
-        if (qu->tx_irq >= 0 && qu->tx_irq != qu->rx_irq)
-                irqs[1] = inventory_irq(inv, (unsigned) qu->tx_irq);
         for (int i = 0; i < 2; i++) {
-                if (!irqs[i])
-                        continue;
-                if (effective ? irqs[i]->has_effective : irqs[i]->affinity_readable)
-                        sets[i] = effective ? &irqs[i]->effective : &irqs[i]->affinity;
+                const struct inventory_irq *irq = ids[i] >= 0 ? inventory_irq(inv, (unsigned) ids[i]) : NULL;
+
+                if (irq && (effective ? irq->has_effective : irq->affinity_readable))
+                        sets[i] = effective ? &irq->effective : &irq->affinity;
         }
         if (sets[0] && sets[1] && !cpuset_kept_same(sets[0], sets[1]))
                 snprintf(buf, len, "%s/%s", fmt_kept(sets[0], "-", x, sizeof(x)), fmt_kept(sets[1], "-", y, sizeof(y)));
@@ -298,8 +294,7 @@ static void inventory_print(FILE *f, const struct topology *t, const struct inve
 
 /* Topology, proc/interrupts and inventory, saying what failed; on error
  * the caller frees what was read. */
-static int read_model(int rootfd, bool host, struct topology *t, struct procfs_interrupts *pi,
-                      struct inventory *inv) {
+static int read_model(int rootfd, struct topology *t, struct procfs_interrupts *pi, struct inventory *inv) {
         int r;
 
         r = topology_read(rootfd, t);
@@ -318,7 +313,7 @@ static int read_model(int rootfd, bool host, struct topology *t, struct procfs_i
                 ctl_error("cannot read the NIC inventory: %s", strerror(-r));
                 return r;
         }
-        if (host) {
+        if (rootfs_is_host(rootfd)) {
                 r = inventory_netlink_refresh(inv);
                 if (r < 0)
                         log_debug_errno(r, "netlink refresh failed, keeping sysfs values: %m");
@@ -386,7 +381,7 @@ int ctl_inventory(int argc, char **argv) {
                 return CTL_EXIT_ERROR;
 
         rootfd = ctl_open_root(root);
-        r = rootfd < 0 ? rootfd : read_model(rootfd, rootfs_is_host(rootfd), &t, &pi, &inv);
+        r = rootfd < 0 ? rootfd : read_model(rootfd, &t, &pi, &inv);
         if (rootfd >= 0)
                 close(rootfd);
         if (r < 0)
@@ -394,7 +389,7 @@ int ctl_inventory(int argc, char **argv) {
         classes = calloc(inv.n_irqs + 1, sizeof(*classes));
         managed = calloc(inv.n_irqs + 1, sizeof(*managed));
         if (classes && managed) {
-                r = read_kernel_managed(cfg.state_dir ? cfg.state_dir : CONFIG_DEFAULT_STATE_DIR, root, managed, &inv);
+                r = read_kernel_managed(cfg.state_dir, root, managed, &inv);
                 if (r < 0)
                         log_debug_errno(r, "no kernel-managed IRQs from irqsteerd's status.json: %m");
                 for (size_t i = 0; i < inv.n_irqs; i++)

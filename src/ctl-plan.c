@@ -24,29 +24,34 @@ struct plan_action {
         int result;               /* apply_action()'s: APPLY_DRY_RUN, or the -errno it would fail with */
 };
 
-/* The notes of every tick, each said once, at the tick it happens. */
-struct plan_notes {
-        struct policy_note *v;
+struct plan_run {
+        unsigned tick;
+        struct plan_action *v;
         size_t n, allocated;
+        size_t n_tick;            /* actions of the current tick */
+        int error;
+        /* the notes of every tick, each said once, at the tick it happens */
+        struct policy_note *notes;
+        size_t n_notes, allocated_notes;
 };
 
 /* Whether a planned action takes load off cpu. */
-static bool plan_relieves(const struct plan_action *v, size_t n, int cpu) {
-        for (size_t i = 0; i < n; i++)
-                if (cpuset_kept_isset(&v[i].a.from, cpu) && !cpuset_kept_isset(&v[i].a.cpus, cpu))
+static bool plan_relieves(const struct plan_run *pr, int cpu) {
+        for (size_t i = 0; i < pr->n; i++)
+                if (cpuset_kept_isset(&pr->v[i].a.from, cpu) && !cpuset_kept_isset(&pr->v[i].a.cpus, cpu))
                         return true;
         return false;
 }
 
-static void plan_json(FILE *f, double interval_s, unsigned ticks, const struct plan_action *v, size_t n,
-                      const struct policy_report *rep, const struct plan_notes *pn) {
+static void plan_json(FILE *f, double interval_s, const struct plan_run *pr, const struct policy_report *rep) {
+        const struct plan_action *v = pr->v;
         struct json_writer w;
 
         json_writer_init(&w, f, JSON_PRETTY);
         json_begin_object(&w);
         json_key_int(&w, "version", 1);
         json_key_double(&w, "interval", interval_s);
-        json_key_uint(&w, "ticks", ticks);
+        json_key_uint(&w, "ticks", pr->tick);
         json_key_begin_array(&w, "hot_cpus");
         for (size_t i = 0; i < rep->n_hot_cpus; i++) {
                 json_begin_object(&w);
@@ -54,13 +59,13 @@ static void plan_json(FILE *f, double interval_s, unsigned ticks, const struct p
                 json_key_double(&w, "load", rep->hot_cpus[i].load);
                 json_key_double(&w, "idle", rep->hot_cpus[i].idle);
                 json_key_bool(&w, "saturated", rep->hot_cpus[i].saturated);
-                json_key_string(&w, "why", rep->hot_cpus[i].why[0] && !plan_relieves(v, n, rep->hot_cpus[i].cpu) ?
+                json_key_string(&w, "why", rep->hot_cpus[i].why[0] && !plan_relieves(pr, rep->hot_cpus[i].cpu) ?
                                 rep->hot_cpus[i].why : NULL);
                 json_end_object(&w);
         }
         json_end_array(&w);
         json_key_begin_array(&w, "actions");
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < pr->n; i++) {
                 const struct action *a = &v[i].a;
                 char text[512];
 
@@ -76,15 +81,17 @@ static void plan_json(FILE *f, double interval_s, unsigned ticks, const struct p
         }
         json_end_array(&w);
         json_key_begin_array(&w, "notes");
-        for (size_t i = 0; i < pn->n; i++)
-                json_string(&w, pn->v[i].text);
+        for (size_t i = 0; i < pr->n_notes; i++)
+                json_string(&w, pr->notes[i].text);
         json_end_array(&w);
         json_end_object(&w);
         fputc('\n', f);
 }
 
-static void plan_print(FILE *f, const struct plan_action *v, size_t n, const struct policy_report *rep,
-                       const struct plan_notes *pn) {
+static void plan_print(FILE *f, const struct plan_run *pr, const struct policy_report *rep) {
+        const struct plan_action *v = pr->v;
+        size_t n = pr->n;
+
         fprintf(f, "Hot CPUs:");
         if (rep->n_hot_cpus == 0)
                 fprintf(f, " none");
@@ -95,10 +102,10 @@ static void plan_print(FILE *f, const struct plan_action *v, size_t n, const str
         fputc('\n', f);
         /* a hot CPU the plan leaves as it is: say why */
         for (size_t i = 0; i < rep->n_hot_cpus; i++)
-                if (rep->hot_cpus[i].why[0] && !plan_relieves(v, n, rep->hot_cpus[i].cpu))
+                if (rep->hot_cpus[i].why[0] && !plan_relieves(pr, rep->hot_cpus[i].cpu))
                         fprintf(f, "  CPU%d stays: %s\n", rep->hot_cpus[i].cpu, rep->hot_cpus[i].why);
-        for (size_t i = 0; i < pn->n; i++)
-                fprintf(f, "Note: %s\n", pn->v[i].text);
+        for (size_t i = 0; i < pr->n_notes; i++)
+                fprintf(f, "Note: %s\n", pr->notes[i].text);
         if (n == 0) {
                 fprintf(f, "No actions: the current placement stays%s.\n",
                         rep->n_hot_cpus > 0 ? " (why for each hot CPU above)" : ": no CPU is hot");
@@ -136,14 +143,6 @@ static const char plan_help[] =
  * would still act (a move cap, a queue moved after another). */
 #define PLAN_EXTRA_TICKS_MAX 8
 
-struct plan_run {
-        unsigned tick;
-        struct plan_action *v;
-        size_t n, allocated;
-        size_t n_tick;            /* actions of the current tick */
-        int error;
-};
-
 /* The engine's action callback: every action tried, as the daemon logs it. */
 static void plan_record(void *userdata, const struct action *a, const char *line _unused_, int result) {
         struct plan_run *pr = userdata;
@@ -167,7 +166,6 @@ int ctl_plan(int argc, char **argv) {
         _cleanup_(report_free) struct report out = { 0 };
         _cleanup_(bans_free) struct bans bans = { 0 };
         struct plan_run pr = { 0 };
-        struct plan_notes notes = { 0 };
         _cleanup_(freep) char *state_dir = NULL, *bans_dir = NULL;
         const char *root = "/", *config_path = NULL;
         uint64_t interval = 0, ticks = 0;
@@ -250,9 +248,9 @@ int ctl_plan(int argc, char **argv) {
                                 r = -EIO; /* sampling or the inventory failed, said above */
                 }
                 for (size_t i = 0; r >= 0 && res.decided && i < e.report.n_notes; i++) {
-                        r = util_grow((void **) &notes.v, &notes.allocated, notes.n + 1, sizeof(*notes.v));
+                        r = util_grow((void **) &pr.notes, &pr.allocated_notes, pr.n_notes + 1, sizeof(*pr.notes));
                         if (r >= 0)
-                                notes.v[notes.n++] = e.report.notes[i];
+                                pr.notes[pr.n_notes++] = e.report.notes[i];
                 }
                 if (r >= 0)
                         r = pr.error;
@@ -265,15 +263,14 @@ int ctl_plan(int argc, char **argv) {
                         break;
         }
 
-        log_set_max_level(level);
         if (json)
-                plan_json(stdout, (double) interval / 1e6, pr.tick, pr.v, pr.n, &e.report, &notes);
+                plan_json(stdout, (double) interval / 1e6, &pr, &e.report);
         else
-                plan_print(stdout, pr.v, pr.n, &e.report, &notes);
+                plan_print(stdout, &pr, &e.report);
         ret = fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
 out:
         log_set_max_level(level);
-        free(notes.v);
+        free(pr.notes);
         for (size_t i = 0; i < pr.n; i++)
                 action_done(&pr.v[i].a);
         free(pr.v);

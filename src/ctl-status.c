@@ -77,8 +77,7 @@ int ctl_status_validate(const struct json_value *v, const char **ret_why) {
                  check_array(v, "managed", managed_fields, "sSS", &why) == 0 &&
                  check_array(v, "last_actions", action_fields, "nsS", &why) == 0)
                 return 0;
-        if (ret_why)
-                *ret_why = why;
+        *ret_why = why;
         return -EBADMSG;
 }
 
@@ -157,6 +156,18 @@ static void fmt_object(int rootfd, const char *object, char *buf, size_t len) {
                 snprintf(buf, len, "thread %lu (%s/%s)", tid, pcomm, tcomm);
 }
 
+/* An item (" text") of a list: after head when it is the first, else after
+ * a comma, on a new line indented when it would pass width. */
+static void list_item(FILE *f, size_t *col, const char *head, const char *item, size_t width, int indent) {
+        if (head)
+                *col += (size_t) fprintf(f, "%s", head);
+        else if (*col + 1 + strlen(item) > width)
+                *col = (size_t) fprintf(f, ",\n%*s", indent, "") - 2;
+        else
+                *col += (size_t) fprintf(f, ",");
+        *col += (size_t) fprintf(f, "%s", item);
+}
+
 static void print_counters(FILE *f, const struct json_value *v) {
         static const struct {
                 const char *key, *label;
@@ -175,20 +186,14 @@ static void print_counters(FILE *f, const struct json_value *v) {
 
         for (size_t i = 0; i < ELEMENTSOF(counters); i++) {
                 char item[96];
-                int l;
 
                 if (json_get_int(c, counters[i].key, &n) < 0 &&
                     /* status files of earlier versions */
                     (strcmp(counters[i].key, "kernel_managed_irqs_skipped") != 0 ||
                      json_get_int(c, "managed_irqs", &n) < 0))
                         continue;
-                l = snprintf(item, sizeof(item), "%lld %s", (long long) n, counters[i].label);
-                if (col == 0)
-                        col = (size_t) fprintf(f, "Counts: %s", item);
-                else if (col + 2 + (size_t) l > 80)
-                        col = (size_t) fprintf(f, ",\n        %s", item) - 2;
-                else
-                        col += (size_t) fprintf(f, ", %s", item);
+                snprintf(item, sizeof(item), " %lld %s", (long long) n, counters[i].label);
+                list_item(f, &col, col == 0 ? "Counts:" : NULL, item, 80, 7);
         }
         if (col)
                 fputc('\n', f);
@@ -234,29 +239,20 @@ static void print_irq_classes(FILE *f, const struct json_value *v) {
 
 static void print_hot(FILE *f, const struct json_value *v) {
         const struct json_value *a = json_get(v, "hot_cpus");
-        size_t col;
+        size_t col = 0;
 
-        col = (size_t) fprintf(f, "Hot CPUs:");
         if (json_count(a) == 0)
-                fprintf(f, " none");
+                fprintf(f, "Hot CPUs: none");
         for (size_t i = 0; i < json_count(a); i++) {
                 const struct json_value *e = json_index(a, i);
                 int64_t cpu = -1;
                 double load = 0;
                 char item[48];
-                int l;
 
                 json_get_int(e, "cpu", &cpu);
                 json_get_number(e, "load", &load);
-                l = snprintf(item, sizeof(item), " CPU%" PRId64 " (%.1f%%)", cpu, load * 100);
-                if (i > 0 && col + 1 + (size_t) l > 100) {
-                        fputs(",\n         ", f);
-                        col = 9;
-                } else if (i > 0) {
-                        fputc(',', f);
-                        col++;
-                }
-                col += (size_t) fprintf(f, "%s", item);
+                snprintf(item, sizeof(item), " CPU%" PRId64 " (%.1f%%)", cpu, load * 100);
+                list_item(f, &col, i == 0 ? "Hot CPUs:" : NULL, item, 100, 9);
         }
         fputc('\n', f);
         /* why the daemon leaves a hot CPU as it is, this tick */
@@ -549,8 +545,7 @@ int ctl_status(int argc, char **argv) {
                                    STATE_STATUS_NAME, strerror(-r));
         if (ctl_status_validate(v, &why) < 0)
                 return status_fail(json, CTL_EXIT_BAD_STATUS, "bad-status",
-                                   "%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME,
-                                   why ? why : "?");
+                                   "%s/%s does not match the status schema: %s", state_dir, STATE_STATUS_NAME, why);
         if (!state_status_live(v, &pid))
                 return status_fail(json, CTL_EXIT_NOT_RUNNING, "not-running",
                                    "irqsteerd (pid %" PRId64 ") is not running; %s/%s is left over from it", pid,

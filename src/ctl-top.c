@@ -127,7 +127,7 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
                    const struct ctl_top_view *view) {
         _cleanup_(freep) int *order = NULL;
         _cleanup_(freep) const struct sample_irq **irqs = NULL;
-        size_t n = 0, n_valid = 0, n_hot = 0, n_irqs = 0, cpu_rows, irq_rows, shown;
+        size_t n = 0, n_valid = 0, n_hot = 0, n_irqs = 0, cpu_rows, irq_rows;
         double usr = 0, sys = 0, irq = 0, soft = 0, idle = 0;
 
         order = calloc((size_t) r->max_cpu + 1, sizeof(*order));
@@ -168,17 +168,12 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
         if (view->max_cpus > 0)
                 cpu_rows = MIN(cpu_rows, view->max_cpus);
         if (view->rows > 0) {
-                size_t fixed = 2 + (irq_rows ? irq_rows + 2 : 0);
+                size_t fixed;
 
                 /* a small window gives up IRQ rows before CPU rows */
-                if (view->rows < 12) {
+                if (view->rows < 12)
                         irq_rows = 0;
-                        fixed = 2;
-                }
-                while (irq_rows > 1 && view->rows < fixed + 3) {
-                        irq_rows--;
-                        fixed--;
-                }
+                fixed = 2 + (irq_rows ? irq_rows + 2 : 0);
                 if (cpu_rows > (view->rows > fixed ? view->rows - fixed : 1))
                         cpu_rows = view->rows > fixed + 1 ? view->rows - fixed - 1 : 1;
         }
@@ -189,11 +184,10 @@ void ctl_top_print(FILE *f, const struct sample_rates *r, const struct inventory
                 n_valid ? idle * 100 / n_valid : 0, n_hot);
         fprintf(f, " %4s %5s %5s %5s %5s %5s %9s %9s  %s\n", "CPU", "%usr", "%sys", "%irq", "%soft", "%idle",
                 "NET_RX/s", "NET_TX/s", "QUEUES");
-        shown = MIN(cpu_rows, n);
-        for (size_t i = 0; i < shown; i++)
+        for (size_t i = 0; i < cpu_rows; i++)
                 print_cpu_row(f, r, inv, order[i], view);
-        if (shown < n)
-                fprintf(f, "  ... %zu more CPU%s, less irq+softirq (%s)\n", n - shown, n - shown == 1 ? "" : "s",
+        if (cpu_rows < n)
+                fprintf(f, "  ... %zu more CPU%s, less irq+softirq (%s)\n", n - cpu_rows, n - cpu_rows == 1 ? "" : "s",
                         view->sort_cpu ? "--cpus 0 shows all" : "a taller window or --cpus shows more");
         if (irq_rows == 0)
                 return;

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -150,8 +149,6 @@ int ctl_parse_interval(const char *s, uint64_t *ret_usec) {
         uint64_t usec;
         int r;
 
-        if (!s || !*s)
-                return -EINVAL;
         /* a bare number is seconds, a fraction too ("0.2"), as in the file */
         r = util_parse_duration_usec(s, &usec);
         if (r < 0)
