@@ -853,7 +853,8 @@ static void widen_measured(struct pol_tick *t, struct pol_unit *u) {
 struct resize_undo {
         cpuset_t *was;           /* each unit's set before */
         bool *ours;              /* and its rps_ours */
-        struct pol_cpu *cpus;    /* each CPU's settling (pol_settle_by) */
+        uint64_t *settle_until, *moved_usec;
+        double *moved;           /* each CPU's settling (pol_settle_by) */
         cpuset_t touched;
         size_t n_actions;
         bool sock_flow_done;
@@ -863,14 +864,18 @@ struct resize_undo {
 static bool resize_alloc(const struct pol_tick *t, struct resize_undo *z) {
         z->was = calloc(t->n_units + 1, sizeof(*z->was));
         z->ours = calloc(t->n_units + 1, sizeof(*z->ours));
-        z->cpus = calloc(t->st->n_cpus + 1, sizeof(*z->cpus));
-        return z->was && z->ours && z->cpus;
+        z->settle_until = calloc(t->st->n_cpus + 1, sizeof(*z->settle_until));
+        z->moved_usec = calloc(t->st->n_cpus + 1, sizeof(*z->moved_usec));
+        z->moved = calloc(t->st->n_cpus + 1, sizeof(*z->moved));
+        return z->was && z->ours && z->settle_until && z->moved_usec && z->moved;
 }
 
 static void resize_free(struct resize_undo *z) {
         free(z->was);
         free(z->ours);
-        free(z->cpus);
+        free(z->settle_until);
+        free(z->moved_usec);
+        free(z->moved);
 }
 
 static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n, struct resize_undo *z) {
@@ -878,8 +883,11 @@ static void resize_save(const struct pol_tick *t, struct pol_unit **us, size_t n
                 z->was[i] = *us[i]->rps;
                 z->ours[i] = us[i]->rps_ours;
         }
-        for (size_t c = 0; c < t->st->n_cpus; c++)
-                z->cpus[c] = t->st->cpus[c];
+        for (size_t c = 0; c < t->st->n_cpus; c++) {
+                z->settle_until[c] = t->st->cpus[c].settle_until;
+                z->moved_usec[c] = t->st->cpus[c].moved_usec;
+                z->moved[c] = t->st->cpus[c].moved;
+        }
         z->touched = t->touched;
         z->n_actions = t->out->n;
         z->sock_flow_done = t->st->sock_flow_done;
@@ -895,9 +903,9 @@ static void resize_undo(struct pol_tick *t, struct pol_unit **us, size_t n, cons
                 us[i]->touched = false;
         }
         for (size_t c = 0; c < t->st->n_cpus; c++) {
-                t->st->cpus[c].settle_until = z->cpus[c].settle_until;
-                t->st->cpus[c].moved_usec = z->cpus[c].moved_usec;
-                t->st->cpus[c].moved = z->cpus[c].moved;
+                t->st->cpus[c].settle_until = z->settle_until[c];
+                t->st->cpus[c].moved_usec = z->moved_usec[c];
+                t->st->cpus[c].moved = z->moved[c];
         }
         t->touched = z->touched;
         t->st->sock_flow_done = z->sock_flow_done;
