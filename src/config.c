@@ -1265,8 +1265,7 @@ static bool format_value(const struct key_def *def, const void *base, char *buf,
 }
 
 static void format_keys(FILE *f, const struct key_def *defs, size_t n, const void *base) {
-        /* the longest CPU list: every other CPU of CPUSET_MAX */
-        char buf[CPUSET_MAX / 2 * 6];
+        char buf[CPUSET_LIST_MAX];
 
         for (size_t i = 0; i < n; i++)
                 if (format_value(&defs[i], base, buf, sizeof(buf)))

@@ -1127,6 +1127,38 @@ static void test_format_roundtrip(_unused_ void **state) {
         }
 }
 
+/* The longest CPU list a key can hold (two CPUs of every three up to
+ * CPUSET_MAX, the most commas and ranges) is dumped whole and parses back. */
+static void test_format_longest_list(_unused_ void **state) {
+        char *text = malloc(CPUSET_LIST_MAX + 64), *out = NULL, *p;
+        struct config c, d;
+        struct config_errors errs = {};
+        const char *what = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        assert_non_null(text);
+        p = text + sprintf(text, "[balance]\nbanned_cpus = ");
+        for (int cpu = 0; cpu + 1 < CPUSET_MAX; cpu += 3)
+                p += sprintf(p, "%s%d-%d", cpu ? "," : "", cpu, cpu + 1);
+        strcpy(p, "\n");
+        if (config_parse("t", text, strlen(text), &c, &errs) != 0)
+                fail_msg("input: %s", errors_text(&errs));
+        f = open_memstream(&out, &len);
+        assert_non_null(f);
+        config_format(f, &c);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(out, strchr(text, '\n') + 1));
+        if (config_parse("dump", out, len, &d, &errs) != 0)
+                fail_msg("dump does not parse: %s", errors_text(&errs));
+        if (!config_same(&c, &d, &what))
+                fail_msg("%s differs after the round trip", what);
+        config_free(&c);
+        config_free(&d);
+        free(out);
+        free(text);
+}
+
 /* A scratch directory holding irqsteer.conf and irqsteer.conf.d/. */
 struct dropin_dir {
         char base[64];
@@ -1343,6 +1375,7 @@ int main(void) {
                 cmocka_unit_test(test_reload_keeps_old),
                 cmocka_unit_test(test_example_file),
                 cmocka_unit_test(test_format_roundtrip),
+                cmocka_unit_test(test_format_longest_list),
                 cmocka_unit_test(test_dropin_order),
                 cmocka_unit_test(test_dropin_sections),
                 cmocka_unit_test(test_dropin_errors),
