@@ -10,10 +10,11 @@
 
 #include "policy-steps.h"
 
-/* Emits the affinity actions that put unit u on cpu, pair together; IRQs
- * already there get none (no no-op actions). */
-static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, enum action_reason code,
-                      const char *reason) {
+/* Emits the affinity actions that put the IRQs `which` of unit u (bit j:
+ * irq[j], unit_irqs) on cpu, pair together; IRQs already there get none
+ * (no no-op actions).  False when the tick failed. */
+static bool emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, unsigned which, bool layout,
+                      enum action_reason code, const char *reason) {
         const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t to = cpuset_single(cpu);
 
@@ -22,14 +23,12 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 struct pol_irq *r = pol_irq_get(t->st, u->irq[j], true);
                 struct action *a;
 
+                if (!(which & 1u << j))
+                        continue;
                 if (!r || !ii) {
                         t->r = -ENOMEM;
-                        return;
+                        return false;
                 }
-                /* a tx IRQ moved apart stays apart when the rx one moves
-                 * (its work is not counted with the rx CPU's) */
-                if (j == 1 && u->tx_apart && !layout)
-                        continue;
                 r->primary = j == 0;
                 if (cpuset_kept_equal(&ii->affinity, &to)) {
                         /* already where we want it: ours from now on */
@@ -40,22 +39,26 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 }
                 a = pol_add(t, KNOB_IRQ);
                 if (!a)
-                        return;
+                        return false;
                 pol_vector_move(t, ii, cpu);
                 a->irq = u->irq[j];
-                a->pair_irq = u->n_irq == 2 ? u->irq[1 - j] : 0;
+                /* the rx IRQ's action names its pair, a tx IRQ moved alone none */
+                a->pair_irq = u->n_irq == 2 && which & 1u ? u->irq[1 - j] : 0;
                 snprintf(a->nic, sizeof(a->nic), "%s", n->name);
                 a->queue = u->queue;
                 pol_set_cpus_kept(t, a, &to, &ii->affinity);
                 a->layout = layout;
                 action_set_reason(a, code, "%s", reason);
         }
-        u->target = cpu;
+        if (which & 1u)
+                u->target = cpu;
         u->touched = true;
+        return true;
 }
 
 /* The unit's IRQs (bit j: irq[j]) that a placement moves: all in a
- * layout, else all but a tx IRQ kept apart (emit_unit). */
+ * layout, else all but a tx IRQ moved apart, which stays apart (its work
+ * is not counted with the rx CPU's). */
 static unsigned unit_irqs(const struct pol_unit *u, bool layout) {
         return u->n_irq == 2 && u->tx_apart && !layout ? 1u : (1u << u->n_irq) - 1;
 }
@@ -178,7 +181,17 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
         pol_settle(t, cpu);
         if (u->cpu != cpu)
                 move_load(t, u->cpu, cpu, u->work);
-        emit_unit(t, u, cpu, true, code, reason);
+        emit_unit(t, u, cpu, unit_irqs(u, true), true, code, reason);
+}
+
+/* A rebalancing move of u from CPU from to CPU to, both settling. */
+static void move_unit(struct pol_tick *t, struct pol_unit *u, int from, int to, enum action_reason code,
+                      const char *reason) {
+        emit_unit(t, u, to, unit_irqs(u, false), false, code, reason);
+        move_load(t, from, to, u->work);
+        pol_settle(t, from);
+        pol_settle(t, to);
+        t->moves++;
 }
 
 /* The layout by load: the NIC's queues in `place` (indexes into its units),
@@ -575,7 +588,8 @@ void pol_replace_offline(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
                                  u->offline_cpu, cpu);
-                emit_unit(t, u, cpu, true, vacate ? ACTION_REASON_CPU_BANNED : ACTION_REASON_CPU_OFFLINE, reason);
+                emit_unit(t, u, cpu, unit_irqs(u, true), true,
+                          vacate ? ACTION_REASON_CPU_BANNED : ACTION_REASON_CPU_OFFLINE, reason);
                 move_load(t, u->cpu, cpu, u->work);
         }
 }
@@ -626,6 +640,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         int bto = -1;
         double bpeak = HUGE_VAL; /* demands may pass 2 (pol_demand) */
         cpuset_t used, irqs;
+        char reason[256];
 
         /* the CPUs queue IRQs fire on, and those or RPS steers to */
         cpuset_zero(&irqs);
@@ -681,33 +696,14 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                         t->st->cpus[cpu].gain_short = t->now;
                 return false;
         }
-        {
-                const struct inventory_irq *ii = inventory_irq(t->inv, bu->irq[1]);
-                struct pol_irq *r = pol_irq_get(t->st, bu->irq[1], true);
-                struct action *a;
-                cpuset_t to;
-
-                if (!ii || !r) {
-                        t->r = -ENOMEM;
-                        return true;
-                }
-                a = pol_add(t, KNOB_IRQ);
-                if (!a)
-                        return true;
-                r->primary = false;
-                pol_vector_move(t, ii, bto);
-                a->irq = bu->irq[1];
-                snprintf(a->nic, sizeof(a->nic), "%s", t->nics[bu->nic].nic->name);
-                a->queue = bu->queue;
-                to = cpuset_single(bto);
-                pol_set_cpus_kept(t, a, &to, &ii->affinity);
-                action_set_reason(a, t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
-                                  "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx "
-                                  "IRQ; projected peak %.0f%% -> %.0f%%", cpu, 100 * t->load[cpu],
-                                  t->nics[bu->nic].nic->name, bu->queue, 100 * pol_demand(t, cpu), 100 * bpeak);
-        }
+        snprintf(reason, sizeof(reason),
+                 "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
+                 "projected peak %.0f%% -> %.0f%%", cpu, 100 * t->load[cpu], t->nics[bu->nic].nic->name, bu->queue,
+                 100 * pol_demand(t, cpu), 100 * bpeak);
+        if (!emit_unit(t, bu, bto, 2u, false,
+                       t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT, reason))
+                return true;
         move_load(t, cpu, bto, bu->tx);
-        bu->touched = true;
         pol_settle(t, cpu);
         pol_settle(t, bto);
         t->moves++;
@@ -776,11 +772,7 @@ static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
                  cpu, 100 * t->load[cpu], 100 * t->idle[cpu], best, 100 * t->idle[best], 100 * best_left);
         if (u->rps_ours && u->rps_on && cpuset_isset(u->rps, best))
                 pol_rps_irq_joins(t, u, best);
-        emit_unit(t, u, best, false, ACTION_REASON_CPU_SATURATED, reason);
-        move_load(t, cpu, best, u->work);
-        pol_settle(t, cpu);
-        pol_settle(t, best);
-        t->moves++;
+        move_unit(t, u, cpu, best, ACTION_REASON_CPU_SATURATED, reason);
         return true;
 }
 
@@ -873,12 +865,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         snprintf(reason, sizeof(reason),
                                  "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
                                  100 * t->load[cpu], c->hot_samples, 100 * pol_demand(t, cpu), 100 * best.peak);
-                emit_unit(t, best.u, best.to, false, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
+                move_unit(t, best.u, cpu, best.to, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
                           reason);
-                move_load(t, cpu, best.to, best.u->work);
-                pol_settle(t, cpu);
-                pol_settle(t, best.to);
-                t->moves++;
                 return;
         }
         /* RPS first: it spreads the work, the move only finds it room */
@@ -1124,11 +1112,7 @@ void pol_replan(struct pol_tick *t) {
                          "%.1f%% (least gain %.1f%%)",
                          t->nics[u->nic].nic->name, u->queue, it[i].from, it[i].to, n_moved, 100 * now, 100 * peak,
                          100 * pol_plan_gain(t));
-                emit_unit(t, u, it[i].to, false, ACTION_REASON_LAYOUT_BY_LOAD, reason);
-                move_load(t, it[i].from, it[i].to, u->work);
-                pol_settle(t, it[i].from);
-                pol_settle(t, it[i].to);
-                t->moves++;
+                move_unit(t, u, it[i].from, it[i].to, ACTION_REASON_LAYOUT_BY_LOAD, reason);
         }
 }
 
