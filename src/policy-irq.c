@@ -296,19 +296,20 @@ static double spill_gain(const struct pol_tick *t) {
         return MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST);
 }
 
-/* Locality judged by what it costs (docs/DESIGN.md "Initial layout"): the
- * layout by load over the other nodes' allowed CPUs too, their work at
- * POL_REMOTE_COST, replaces the local one in to[] when its projected peak
- * is lower by spill_gain().  rot: the n local candidates, n_free of them free.
- * Returns the peak of the layout in to[]; *ret_spill whether it spills. */
-static double layout_spill(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
-                           const int *rot, size_t n_free, size_t n, int *to, double peak, bool *ret_spill) {
+/* The layout by load (lpt) of place over rot, the n local candidates
+ * (n_free of them free), into to[] (*ret_now: lpt's).  Locality judged by
+ * what it costs (docs/DESIGN.md "Initial layout"): the layout over the
+ * other nodes' allowed CPUs too, their work at POL_REMOTE_COST, replaces
+ * the local one when its projected peak is lower by spill_gain().  Returns
+ * the peak of the layout in to[]; *ret_spill whether it spills. */
+static double layout_by_load(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
+                             const int *rot, size_t n_free, size_t n, int *to, double *ret_now, bool *ret_spill) {
+        double peak = lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, ret_now), p;
         _cleanup_(freep) int *cand = NULL;
         _cleanup_(freep) int *alt = NULL;
         cpuset_t remote;
         size_t n_rem, n_rem_free;
         int *order, *rrot;
-        double p;
 
         *ret_spill = false;
         cpuset_andnot(&remote, &x->allowed, &x->cpus);
@@ -342,7 +343,7 @@ static double layout_spill(struct pol_tick *t, const struct pol_nicctx *x, const
 }
 
 /* Initial layout (docs/DESIGN.md "Policy"), wrapping over rot; with a
- * sample, by load (lpt).  Placements move the projected load for the next NIC. */
+ * sample, by load (layout_by_load).  Placements move the projected load for the next NIC. */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur = cursor_get(t->st, x->nic->node);
         /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
@@ -380,8 +381,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 for (size_t i = 0; i < x->n_units; i++)
                         if (!t->units[x->first_unit + i].fixed && !unit_intact(t, &t->units[x->first_unit + i]))
                                 place[n_place++] = i;
-                layout_spill(t, x, place, n_place, rot, n_free, n, to, lpt(t, x, place, n_place, rot, wrap, n, to, NULL),
-                             &spill);
+                layout_by_load(t, x, place, n_place, rot, n_free, n, to, NULL, &spill);
         }
         for (size_t i = 0, k = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
@@ -460,8 +460,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         on_busy |= !layout_free(t, x, t->units[x->first_unit + i].cpu);
                 }
         if (rate > 0)
-                peak = layout_spill(t, x, place, n_place, rot, n_free, n, to,
-                                    lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now), &spill);
+                peak = layout_by_load(t, x, place, n_place, rot, n_free, n, to, &now, &spill);
         by_load = rate > 0 && peak < now - (spill ? spill_gain(t) : pol_min_gain(t));
         if (!by_load && on_busy && n_free > 0) {
                 /* only the queues on busy CPUs move, onto the free ones */
@@ -973,8 +972,7 @@ static double plan_peak(const struct pol_tick *t, const double *fin) {
  * at most once.  Then, last first, the moves undone that the plan's
  * peak does not need.  A layout made afresh moves most queues, and the
  * error of each queue's estimated work adds up on the CPUs they meet
- * (random host 44 of test-policy: 42 moves projected 21.7% -> 17.8%
- * raised the peak 21.8% -> 22.6%); this plan moves only off the peak.
+ * (test_random_hosts); this plan moves only off the peak.
  * fin: each CPU's projected load (max_cpu + 1); order: n slots.
  * Returns the projected peak of the eligible CPUs. */
 static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, double *fin, size_t *order) {
