@@ -288,10 +288,8 @@ out:
 }
 
 /* The least gain of a layout that spills: min_gain at the host's scale,
- * at least POL_GAIN_LEAST, without balance_floor.  The floor keeps a
- * threshold judged again every tick from crossing by a stationary load's
- * noise; the layout is judged once, and what it gains by spilling no later
- * move can take when each queue is smaller than min_gain. */
+ * at least POL_GAIN_LEAST, without balance_floor: the layout is judged
+ * once, not every tick (docs/DESIGN.md "Initial layout"). */
 static double spill_gain(const struct pol_tick *t) {
         return MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST);
 }
@@ -710,21 +708,12 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         return true;
 }
 
-/* A saturated CPU's only busy queue (docs/DESIGN.md "Rebalance"): its
- * move only moves the hot spot where every CPU has the same room, but
- * user and system load differ by CPU, and the queue's work may fit beside
- * another's with idle to spare.  The local CPU it leaves the most idle
- * on, where that is saturated_idle and the move's least gain more (the
- * target is not saturated after it) and the network peak does not rise
- * (beyond POL_LAYOUT_TIE: the queue's work is estimated).  A CPU outside
- * the queue's RPS set takes the IRQ's measured work and nothing else
- * changes.  A CPU of the set leaves it (at least two stay), and what it
- * gives back is the queue's share there: only a measured share counts
- * (the prior is no measure of a queue whose work is mostly its own
- * interrupt work, and a saturated IRQ CPU is never measured), and the
- * set's other CPUs take that share and the queue's biggest flow, which
- * a smaller set hashes anew (bench/README "Why random hosts miss").
- * For a queue that already spreads with RPS, or may not. */
+/* A saturated CPU's only busy queue, one that spreads with RPS already or
+ * may not, to the local CPU it leaves the most idle on (docs/DESIGN.md
+ * "Rebalance": user load differs by CPU, so its work may fit beside
+ * another's); a CPU of its RPS set leaves the set, giving back only a
+ * measured share (the prior is no measure of a queue whose work is mostly
+ * its own interrupt work).  Returns whether it moved. */
 static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         double k = pol_demand_factor(t, cpu), best_left = -HUGE_VAL;
@@ -801,9 +790,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         }
         /* Once its busiest queue spreads with RPS, what it leaves here is
          * its own interrupt work, which no placement divides: every other
-         * queue on the CPU is then worth a move from pol_busy_abs(), its
-         * share of the load notwithstanding (off a CPU that drops packets
-         * it takes its demand along; the gain test judges it). */
+         * queue on the CPU is then worth a move from pol_busy_abs(). */
         if (top->rps_ours && busy > pol_busy_abs(t)) {
                 busy = pol_busy_abs(t);
                 nb = 0;
@@ -966,15 +953,12 @@ static double plan_peak(const struct pol_tick *t, const double *fin) {
         return peak;
 }
 
-/* The plan: from the layout as it is, a move at a time, the queue off
- * the CPU then busiest whose move to a local CPU leaves the two lowest,
- * while that lowers the busiest CPU's projected load; each queue moves
- * at most once.  Then, last first, the moves undone that the plan's
- * peak does not need.  A layout made afresh moves most queues, and the
- * error of each queue's estimated work adds up on the CPUs they meet
- * (test_random_hosts); this plan moves only off the peak.
- * fin: each CPU's projected load (max_cpu + 1); order: n slots.
- * Returns the projected peak of the eligible CPUs. */
+/* The plan (docs/DESIGN.md "Steady re-layout"): a move at a time, the
+ * queue off the CPU then busiest whose move to a local CPU leaves the two
+ * lowest, each queue once, while the peak falls; then, last first, the
+ * moves the peak does not need undone.  fin: each CPU's projected load
+ * (max_cpu + 1); order: n slots.  Returns the projected peak of the
+ * eligible CPUs. */
 static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, double *fin, size_t *order) {
         struct vectors vec;
         size_t n_moves = 0;
@@ -1042,11 +1026,9 @@ static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, dou
 
 /* Once the loads are steady (every eligible CPU's noise known, none hot
  * or settling, nothing else done this tick), the queues that may move are
- * laid out again together (plan_moves).  The plan is taken, whole, when its
- * projected peak is below the host's by min_gain (from the noise) on
- * hot_samples decisions in a row, and at most once a min_dwell: the
- * excess of a light host under balance_floor makes no CPU hot, and no
- * single move of a queue smaller than the least gain lowers it. */
+ * laid out again together (plan_moves), the plan taken whole when it lowers
+ * the peak by the plan's least gain on hot_samples decisions in a row, at
+ * most once a min_dwell (docs/DESIGN.md "Steady re-layout"). */
 void pol_replan(struct pol_tick *t) {
         struct policy_state *st = t->st;
         _cleanup_(freep) struct plan_item *it = NULL;
