@@ -15,7 +15,6 @@
  * (no no-op actions).  False when the tick failed. */
 static bool emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, unsigned which, bool layout,
                       enum action_reason code, const char *reason) {
-        const struct inventory_nic *n = t->nics[u->nic].nic;
         cpuset_t to = cpuset_single(cpu);
 
         for (int j = 0; j < u->n_irq; j++) {
@@ -44,7 +43,7 @@ static bool emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, unsigned 
                 a->irq = u->irq[j];
                 /* the rx IRQ's action names its pair, a tx IRQ moved alone none */
                 a->pair_irq = u->n_irq == 2 && which & 1u ? u->irq[1 - j] : 0;
-                snprintf(a->nic, sizeof(a->nic), "%s", n->name);
+                snprintf(a->nic, sizeof(a->nic), "%s", t->nics[u->nic].nic->name);
                 a->queue = u->queue;
                 pol_set_cpus_kept(t, a, &to, &ii->affinity);
                 a->layout = layout;
