@@ -2,11 +2,8 @@
  * inventory fires: on x86 each IRQ takes one vector on the CPU it is
  * delivered to, and a CPU has about 200 for devices, so a balancer that
  * piles IRQs on one CPU of a big host gets ENOSPC (irqbalance's issues
- * #303 and #340).  Pure: the counts come from the inventory passed in.
- * The daemon keeps them with the limits ENOSPC taught it and hands them to
- * the policy, which places an IRQ only where vectors_pick() finds room and
- * moves its copy as it plans (vectors_move); the daemon checks each IRQ
- * write the same way before it makes it. */
+ * #303 and #340).  Pure: the counts come from the inventory passed in;
+ * docs/DESIGN.md "Vector space" tells how the engine and the policy use them. */
 #pragma once
 
 #include <stdbool.h>

@@ -1,28 +1,23 @@
 /* IRQ classes (classify.h). */
 #include "classify.h"
 
-static const char *const class_names[CLASSIFY_IRQ_CLASS_MAX] = {
-        [CLASSIFY_IRQ_KERNEL_MANAGED] = "kernel-managed",
-        [CLASSIFY_IRQ_BANNED] = "banned",
-        [CLASSIFY_IRQ_LEFT_ALONE] = "left-alone",
-        [CLASSIFY_IRQ_NIC_QUEUE] = "nic-queue",
-        [CLASSIFY_IRQ_OTHER] = "other",
-};
-
-static const char *const class_done[CLASSIFY_IRQ_CLASS_MAX] = {
-        [CLASSIFY_IRQ_KERNEL_MANAGED] = "left to the kernel (EIO/EPERM on write)",
-        [CLASSIFY_IRQ_BANNED] = "left alone (ban_irqs)",
-        [CLASSIFY_IRQ_LEFT_ALONE] = "left alone (other_irqs = no, or its interface's manage = no)",
-        [CLASSIFY_IRQ_NIC_QUEUE] = "spread by load, one CPU a queue, rx and tx together",
-        [CLASSIFY_IRQ_OTHER] = "NUMA-local; busy ones a CPU each by interrupt rate",
+/* Each class's name and what is done with its IRQs. */
+static const struct {
+        const char *name, *done;
+} classes[CLASSIFY_IRQ_CLASS_MAX] = {
+        [CLASSIFY_IRQ_KERNEL_MANAGED] = { "kernel-managed", "left to the kernel (EIO/EPERM on write)" },
+        [CLASSIFY_IRQ_BANNED] = { "banned", "left alone (ban_irqs)" },
+        [CLASSIFY_IRQ_LEFT_ALONE] = { "left-alone", "left alone (other_irqs = no, or its interface's manage = no)" },
+        [CLASSIFY_IRQ_NIC_QUEUE] = { "nic-queue", "spread by load, one CPU a queue, rx and tx together" },
+        [CLASSIFY_IRQ_OTHER] = { "other", "NUMA-local; busy ones a CPU each by interrupt rate" },
 };
 
 const char *classify_irq_class_to_string(enum classify_irq_class c) {
-        return c >= 0 && c < CLASSIFY_IRQ_CLASS_MAX ? class_names[c] : NULL;
+        return c >= 0 && c < CLASSIFY_IRQ_CLASS_MAX ? classes[c].name : NULL;
 }
 
 const char *classify_irq_class_done(enum classify_irq_class c) {
-        return c >= 0 && c < CLASSIFY_IRQ_CLASS_MAX ? class_done[c] : NULL;
+        return c >= 0 && c < CLASSIFY_IRQ_CLASS_MAX ? classes[c].done : NULL;
 }
 
 static const struct inventory_nic *nic_of(const struct inventory *inv, const struct inventory_irq *ii) {

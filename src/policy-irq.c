@@ -10,11 +10,11 @@
 
 #include "policy-steps.h"
 
-/* Emits the affinity actions that put unit u on cpu, pair together; IRQs
- * already there get none (no no-op actions). */
-static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layout, enum action_reason code,
-                      const char *reason) {
-        const struct inventory_nic *n = t->nics[u->nic].nic;
+/* Emits the affinity actions that put the IRQs `which` of unit u (bit j:
+ * irq[j], unit_irqs) on cpu, pair together; IRQs already there get none
+ * (no no-op actions).  False when the tick failed. */
+static bool emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, unsigned which, bool layout,
+                      enum action_reason code, const char *reason) {
         cpuset_t to = cpuset_single(cpu);
 
         for (int j = 0; j < u->n_irq; j++) {
@@ -22,14 +22,12 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 struct pol_irq *r = pol_irq_get(t->st, u->irq[j], true);
                 struct action *a;
 
+                if (!(which & 1u << j))
+                        continue;
                 if (!r || !ii) {
                         t->r = -ENOMEM;
-                        return;
+                        return false;
                 }
-                /* a tx IRQ moved apart stays apart when the rx one moves
-                 * (its work is not counted with the rx CPU's) */
-                if (j == 1 && u->tx_apart && !layout)
-                        continue;
                 r->primary = j == 0;
                 if (cpuset_kept_equal(&ii->affinity, &to)) {
                         /* already where we want it: ours from now on */
@@ -40,22 +38,26 @@ static void emit_unit(struct pol_tick *t, struct pol_unit *u, int cpu, bool layo
                 }
                 a = pol_add(t, KNOB_IRQ);
                 if (!a)
-                        return;
+                        return false;
                 pol_vector_move(t, ii, cpu);
                 a->irq = u->irq[j];
-                a->pair_irq = u->n_irq == 2 ? u->irq[1 - j] : 0;
-                snprintf(a->nic, sizeof(a->nic), "%s", n->name);
+                /* the rx IRQ's action names its pair, a tx IRQ moved alone none */
+                a->pair_irq = u->n_irq == 2 && which & 1u ? u->irq[1 - j] : 0;
+                snprintf(a->nic, sizeof(a->nic), "%s", t->nics[u->nic].nic->name);
                 a->queue = u->queue;
                 pol_set_cpus_kept(t, a, &to, &ii->affinity);
                 a->layout = layout;
                 action_set_reason(a, code, "%s", reason);
         }
-        u->target = cpu;
+        if (which & 1u)
+                u->target = cpu;
         u->touched = true;
+        return true;
 }
 
 /* The unit's IRQs (bit j: irq[j]) that a placement moves: all in a
- * layout, else all but a tx IRQ kept apart (emit_unit). */
+ * layout, else all but a tx IRQ moved apart, which stays apart (its work
+ * is not counted with the rx CPU's). */
 static unsigned unit_irqs(const struct pol_unit *u, bool layout) {
         return u->n_irq == 2 && u->tx_apart && !layout ? 1u : (1u << u->n_irq) - 1;
 }
@@ -178,7 +180,17 @@ static void place_unit(struct pol_tick *t, struct pol_unit *u, int cpu, enum act
         pol_settle(t, cpu);
         if (u->cpu != cpu)
                 move_load(t, u->cpu, cpu, u->work);
-        emit_unit(t, u, cpu, true, code, reason);
+        emit_unit(t, u, cpu, unit_irqs(u, true), true, code, reason);
+}
+
+/* A rebalancing move of u from CPU from to CPU to, both settling. */
+static void move_unit(struct pol_tick *t, struct pol_unit *u, int from, int to, enum action_reason code,
+                      const char *reason) {
+        emit_unit(t, u, to, unit_irqs(u, false), false, code, reason);
+        move_load(t, from, to, u->work);
+        pol_settle(t, from);
+        pol_settle(t, to);
+        t->moves++;
 }
 
 /* The layout by load: the NIC's queues in `place` (indexes into its units),
@@ -275,27 +287,26 @@ out:
 }
 
 /* The least gain of a layout that spills: min_gain at the host's scale,
- * at least POL_GAIN_LEAST, without balance_floor.  The floor keeps a
- * threshold judged again every tick from crossing by a stationary load's
- * noise; the layout is judged once, and what it gains by spilling no later
- * move can take when each queue is smaller than min_gain. */
+ * at least POL_GAIN_LEAST, without balance_floor: the layout is judged
+ * once, not every tick (docs/DESIGN.md "Initial layout"). */
 static double spill_gain(const struct pol_tick *t) {
         return MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST);
 }
 
-/* Locality judged by what it costs (docs/DESIGN.md "Initial layout"): the
- * layout by load over the other nodes' allowed CPUs too, their work at
- * POL_REMOTE_COST, replaces the local one in to[] when its projected peak
- * is lower by spill_gain().  rot: the n local candidates, n_free of them free.
- * Returns the peak of the layout in to[]; *ret_spill whether it spills. */
-static double layout_spill(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
-                           const int *rot, size_t n_free, size_t n, int *to, double peak, bool *ret_spill) {
+/* The layout by load (lpt) of place over rot, the n local candidates
+ * (n_free of them free), into to[] (*ret_now: lpt's).  Locality judged by
+ * what it costs (docs/DESIGN.md "Initial layout"): the layout over the
+ * other nodes' allowed CPUs too, their work at POL_REMOTE_COST, replaces
+ * the local one when its projected peak is lower by spill_gain().  Returns
+ * the peak of the layout in to[]; *ret_spill whether it spills. */
+static double layout_by_load(struct pol_tick *t, const struct pol_nicctx *x, const size_t *place, size_t n_place,
+                             const int *rot, size_t n_free, size_t n, int *to, double *ret_now, bool *ret_spill) {
+        double peak = lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, ret_now), p;
         _cleanup_(freep) int *cand = NULL;
         _cleanup_(freep) int *alt = NULL;
         cpuset_t remote;
         size_t n_rem, n_rem_free;
         int *order, *rrot;
-        double p;
 
         *ret_spill = false;
         cpuset_andnot(&remote, &x->allowed, &x->cpus);
@@ -329,7 +340,7 @@ static double layout_spill(struct pol_tick *t, const struct pol_nicctx *x, const
 }
 
 /* Initial layout (docs/DESIGN.md "Policy"), wrapping over rot; with a
- * sample, by load (lpt).  Placements move the projected load for the next NIC. */
+ * sample, by load (layout_by_load).  Placements move the projected load for the next NIC. */
 static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
         struct pol_cursor *cur = cursor_get(t->st, x->nic->node);
         /* order, rot: max_cpu + 1 each; to: lpt's CPU for each of place */
@@ -367,8 +378,7 @@ static void layout_nic(struct pol_tick *t, struct pol_nicctx *x) {
                 for (size_t i = 0; i < x->n_units; i++)
                         if (!t->units[x->first_unit + i].fixed && !unit_intact(t, &t->units[x->first_unit + i]))
                                 place[n_place++] = i;
-                layout_spill(t, x, place, n_place, rot, n_free, n, to, lpt(t, x, place, n_place, rot, wrap, n, to, NULL),
-                             &spill);
+                layout_by_load(t, x, place, n_place, rot, n_free, n, to, NULL, &spill);
         }
         for (size_t i = 0, k = 0; i < x->n_units; i++) {
                 struct pol_unit *u = &t->units[x->first_unit + i];
@@ -447,8 +457,7 @@ static void relayout(struct pol_tick *t, struct pol_nicctx *x) {
                         on_busy |= !layout_free(t, x, t->units[x->first_unit + i].cpu);
                 }
         if (rate > 0)
-                peak = layout_spill(t, x, place, n_place, rot, n_free, n, to,
-                                    lpt(t, x, place, n_place, rot, n_free > 0 ? n_free : n, n, to, &now), &spill);
+                peak = layout_by_load(t, x, place, n_place, rot, n_free, n, to, &now, &spill);
         by_load = rate > 0 && peak < now - (spill ? spill_gain(t) : pol_min_gain(t));
         if (!by_load && on_busy && n_free > 0) {
                 /* only the queues on busy CPUs move, onto the free ones */
@@ -575,7 +584,8 @@ void pol_replace_offline(struct pol_tick *t) {
                 else
                         snprintf(reason, sizeof(reason), "CPU%d went offline and the kernel moved the IRQ; re-placing on CPU%d",
                                  u->offline_cpu, cpu);
-                emit_unit(t, u, cpu, true, vacate ? ACTION_REASON_CPU_BANNED : ACTION_REASON_CPU_OFFLINE, reason);
+                emit_unit(t, u, cpu, unit_irqs(u, true), true,
+                          vacate ? ACTION_REASON_CPU_BANNED : ACTION_REASON_CPU_OFFLINE, reason);
                 move_load(t, u->cpu, cpu, u->work);
         }
 }
@@ -626,6 +636,7 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         int bto = -1;
         double bpeak = HUGE_VAL; /* demands may pass 2 (pol_demand) */
         cpuset_t used, irqs;
+        char reason[256];
 
         /* the CPUs queue IRQs fire on, and those or RPS steers to */
         cpuset_zero(&irqs);
@@ -681,33 +692,14 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                         t->st->cpus[cpu].gain_short = t->now;
                 return false;
         }
-        {
-                const struct inventory_irq *ii = inventory_irq(t->inv, bu->irq[1]);
-                struct pol_irq *r = pol_irq_get(t->st, bu->irq[1], true);
-                struct action *a;
-                cpuset_t to;
-
-                if (!ii || !r) {
-                        t->r = -ENOMEM;
-                        return true;
-                }
-                a = pol_add(t, KNOB_IRQ);
-                if (!a)
-                        return true;
-                r->primary = false;
-                pol_vector_move(t, ii, bto);
-                a->irq = bu->irq[1];
-                snprintf(a->nic, sizeof(a->nic), "%s", t->nics[bu->nic].nic->name);
-                a->queue = bu->queue;
-                to = cpuset_single(bto);
-                pol_set_cpus_kept(t, a, &to, &ii->affinity);
-                action_set_reason(a, t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
-                                  "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx "
-                                  "IRQ; projected peak %.0f%% -> %.0f%%", cpu, 100 * t->load[cpu],
-                                  t->nics[bu->nic].nic->name, bu->queue, 100 * pol_demand(t, cpu), 100 * bpeak);
-        }
+        snprintf(reason, sizeof(reason),
+                 "CPU%d softirq+irq %.0f%%, no queue move gains min_gain: %s tx-%d IRQ apart from its rx IRQ; "
+                 "projected peak %.0f%% -> %.0f%%", cpu, 100 * t->load[cpu], t->nics[bu->nic].nic->name, bu->queue,
+                 100 * pol_demand(t, cpu), 100 * bpeak);
+        if (!emit_unit(t, bu, bto, 2u, false,
+                       t->st->cpus[cpu].saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT, reason))
+                return true;
         move_load(t, cpu, bto, bu->tx);
-        bu->touched = true;
         pol_settle(t, cpu);
         pol_settle(t, bto);
         t->moves++;
@@ -715,21 +707,12 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
         return true;
 }
 
-/* A saturated CPU's only busy queue (docs/DESIGN.md "Rebalance"): its
- * move only moves the hot spot where every CPU has the same room, but
- * user and system load differ by CPU, and the queue's work may fit beside
- * another's with idle to spare.  The local CPU it leaves the most idle
- * on, where that is saturated_idle and the move's least gain more (the
- * target is not saturated after it) and the network peak does not rise
- * (beyond POL_LAYOUT_TIE: the queue's work is estimated).  A CPU outside
- * the queue's RPS set takes the IRQ's measured work and nothing else
- * changes.  A CPU of the set leaves it (at least two stay), and what it
- * gives back is the queue's share there: only a measured share counts
- * (the prior is no measure of a queue whose work is mostly its own
- * interrupt work, and a saturated IRQ CPU is never measured), and the
- * set's other CPUs take that share and the queue's biggest flow, which
- * a smaller set hashes anew (bench/README "Why random hosts miss").
- * For a queue that already spreads with RPS, or may not. */
+/* A saturated CPU's only busy queue, one that spreads with RPS already or
+ * may not, to the local CPU it leaves the most idle on (docs/DESIGN.md
+ * "Rebalance": user load differs by CPU, so its work may fit beside
+ * another's); a CPU of its RPS set leaves the set, giving back only a
+ * measured share (the prior is no measure of a queue whose work is mostly
+ * its own interrupt work).  Returns whether it moved. */
 static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         double k = pol_demand_factor(t, cpu), best_left = -HUGE_VAL;
@@ -776,11 +759,7 @@ static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
                  cpu, 100 * t->load[cpu], 100 * t->idle[cpu], best, 100 * t->idle[best], 100 * best_left);
         if (u->rps_ours && u->rps_on && cpuset_isset(u->rps, best))
                 pol_rps_irq_joins(t, u, best);
-        emit_unit(t, u, best, false, ACTION_REASON_CPU_SATURATED, reason);
-        move_load(t, cpu, best, u->work);
-        pol_settle(t, cpu);
-        pol_settle(t, best);
-        t->moves++;
+        move_unit(t, u, cpu, best, ACTION_REASON_CPU_SATURATED, reason);
         return true;
 }
 
@@ -810,9 +789,7 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
         }
         /* Once its busiest queue spreads with RPS, what it leaves here is
          * its own interrupt work, which no placement divides: every other
-         * queue on the CPU is then worth a move from pol_busy_abs(), its
-         * share of the load notwithstanding (off a CPU that drops packets
-         * it takes its demand along; the gain test judges it). */
+         * queue on the CPU is then worth a move from pol_busy_abs(). */
         if (top->rps_ours && busy > pol_busy_abs(t)) {
                 busy = pol_busy_abs(t);
                 nb = 0;
@@ -873,12 +850,8 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
                         snprintf(reason, sizeof(reason),
                                  "CPU%d softirq+irq %.0f%% for %u samples; projected peak %.0f%% -> %.0f%%", cpu,
                                  100 * t->load[cpu], c->hot_samples, 100 * pol_demand(t, cpu), 100 * best.peak);
-                emit_unit(t, best.u, best.to, false, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
+                move_unit(t, best.u, cpu, best.to, pc->saturated ? ACTION_REASON_CPU_SATURATED : ACTION_REASON_CPU_HOT,
                           reason);
-                move_load(t, cpu, best.to, best.u->work);
-                pol_settle(t, cpu);
-                pol_settle(t, best.to);
-                t->moves++;
                 return;
         }
         /* RPS first: it spreads the work, the move only finds it room */
@@ -979,16 +952,12 @@ static double plan_peak(const struct pol_tick *t, const double *fin) {
         return peak;
 }
 
-/* The plan: from the layout as it is, a move at a time, the queue off
- * the CPU then busiest whose move to a local CPU leaves the two lowest,
- * while that lowers the busiest CPU's projected load; each queue moves
- * at most once.  Then, last first, the moves undone that the plan's
- * peak does not need.  A layout made afresh moves most queues, and the
- * error of each queue's estimated work adds up on the CPUs they meet
- * (random host 44 of test-policy: 42 moves projected 21.7% -> 17.8%
- * raised the peak 21.8% -> 22.6%); this plan moves only off the peak.
- * fin: each CPU's projected load (max_cpu + 1); order: n slots.
- * Returns the projected peak of the eligible CPUs. */
+/* The plan (docs/DESIGN.md "Steady re-layout"): a move at a time, the
+ * queue off the CPU then busiest whose move to a local CPU leaves the two
+ * lowest, each queue once, while the peak falls; then, last first, the
+ * moves the peak does not need undone.  fin: each CPU's projected load
+ * (max_cpu + 1); order: n slots.  Returns the projected peak of the
+ * eligible CPUs. */
 static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, double *fin, size_t *order) {
         struct vectors vec;
         size_t n_moves = 0;
@@ -1056,11 +1025,9 @@ static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, dou
 
 /* Once the loads are steady (every eligible CPU's noise known, none hot
  * or settling, nothing else done this tick), the queues that may move are
- * laid out again together (plan_moves).  The plan is taken, whole, when its
- * projected peak is below the host's by min_gain (from the noise) on
- * hot_samples decisions in a row, and at most once a min_dwell: the
- * excess of a light host under balance_floor makes no CPU hot, and no
- * single move of a queue smaller than the least gain lowers it. */
+ * laid out again together (plan_moves), the plan taken whole when it lowers
+ * the peak by the plan's least gain on hot_samples decisions in a row, at
+ * most once a min_dwell (docs/DESIGN.md "Steady re-layout"). */
 void pol_replan(struct pol_tick *t) {
         struct policy_state *st = t->st;
         _cleanup_(freep) struct plan_item *it = NULL;
@@ -1124,11 +1091,7 @@ void pol_replan(struct pol_tick *t) {
                          "%.1f%% (least gain %.1f%%)",
                          t->nics[u->nic].nic->name, u->queue, it[i].from, it[i].to, n_moved, 100 * now, 100 * peak,
                          100 * pol_plan_gain(t));
-                emit_unit(t, u, it[i].to, false, ACTION_REASON_LAYOUT_BY_LOAD, reason);
-                move_load(t, it[i].from, it[i].to, u->work);
-                pol_settle(t, it[i].from);
-                pol_settle(t, it[i].to);
-                t->moves++;
+                move_unit(t, u, it[i].from, it[i].to, ACTION_REASON_LAYOUT_BY_LOAD, reason);
         }
 }
 

@@ -167,12 +167,10 @@ static void number_cores(struct topology *t, const cpuset_t *siblings) {
                         c->core = next_core++;
                         c->smt_index = 0;
                 } else {
-                        int idx = 0;
                         c->core = t->cpus[first].core;
+                        c->smt_index = 0;
                         CPUSET_FOREACH(o, &sib)
-                                if (o < cpu && t->cpus[o].core == c->core)
-                                        idx++;
-                        c->smt_index = idx;
+                                c->smt_index += o < cpu && t->cpus[o].core == c->core;
                 }
         }
 }
