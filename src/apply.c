@@ -133,7 +133,7 @@ int apply_action(struct apply *ap, const struct action *a) {
         const struct apply_overlay_entry *o;
         struct undo_entry *e;
         struct knob_key k;
-        char key[128];
+        char key[KNOB_KEY_MAX];
         int r;
 
         ap->failed_in_journal = false;

@@ -104,7 +104,7 @@ int ctl_restore(int argc, char **argv) {
         }
         printf("Saved originals in %s/%s:\n", state_dir, UNDO_JOURNAL_NAME);
         for (size_t i = 0; i < u->n_entries; i++) {
-                char key[128];
+                char key[KNOB_KEY_MAX];
 
                 if (knob_key_format(&u->entries[i].key, key, sizeof(key)) < 0)
                         snprintf(key, sizeof(key), "?");
