@@ -618,6 +618,18 @@ static bool local_short(const struct pol_tick *t, int cpu, const struct move *m)
         return m->to < 0 || m->peak >= pol_enter(t) || pol_demand(t, cpu) - m->peak < pol_min_gain(t) - 1e-9;
 }
 
+/* Whether u's share can still be measured (policy-share.c): a CPU of its
+ * RPS set no queue IRQ fires on (irqs) and no other NIC's queue steers to. */
+static bool share_measurable(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *irqs) {
+        cpuset_t seen;
+
+        cpuset_andnot(&seen, u->rps, irqs);
+        for (size_t i = 0; i < t->n_units && !cpuset_empty(&seen); i++)
+                if (t->units[i].nic != u->nic && t->units[i].rps_on)
+                        cpuset_andnot(&seen, &seen, t->units[i].rps);
+        return !cpuset_empty(&seen);
+}
+
 /* A tx IRQ apart (docs/DESIGN.md "Policy"), by try_move: the one whose
  * move lowers the peak most, by min_gain.  Returns whether it moved one. */
 static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
@@ -651,13 +663,14 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                     u->fixed || u->touched || !dwell_ok(t, u))
                         continue;
                 /* while the share is still to be measured (policy-share.c:
-                 * not on a saturated CPU, over RPS CPUs without queue IRQs),
-                 * only onto a CPU no queue IRQ or RPS set uses: on an RPS
-                 * CPU it would read as steered work */
+                 * not on a saturated CPU, over RPS CPUs without queue IRQs
+                 * where its NIC alone steers), only onto a CPU no queue IRQ
+                 * or RPS set uses: on an RPS CPU it would read as steered
+                 * work */
                 local = x->cpus;
                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                 if (u->rps_on && !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) &&
-                    pol_load(t, cpu) < POL_SHARE_SATURATED && !cpuset_subset(u->rps, &irqs)) {
+                    pol_load(t, cpu) < POL_SHARE_SATURATED && share_measurable(t, u, &irqs)) {
                         cpuset_andnot(&local, &local, &used);
                         cpuset_andnot(&remote, &remote, &used);
                 }
