@@ -732,11 +732,12 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
  * move only moves the hot spot where every CPU has the same room, but
  * user and system load differ by CPU, and the queue's work may fit beside
  * another's with idle to spare.  The local CPU it leaves the most idle
- * on, where that is saturated_idle and the move's least gain more (the
- * target is not saturated after it) and the network peak does not rise
- * (beyond POL_LAYOUT_TIE: the queue's work is estimated).  A CPU outside
- * the queue's RPS set takes the IRQ's measured work and nothing else
- * changes.  A CPU of the set leaves it (at least two stay), and what it
+ * on, where that is the move's least gain more than the CPU has and than
+ * half saturated_idle (not all but out of idle, raw_saturated: short of
+ * saturated_idle the move still gains, seed 20000) and the network peak
+ * does not rise (beyond POL_LAYOUT_TIE: the queue's work is estimated).
+ * A CPU outside the queue's RPS set takes the IRQ's measured work and
+ * nothing else changes.  A CPU of the set leaves it (at least two stay), and what it
  * gives back is the queue's share there: only a measured share counts
  * (the prior is no measure of a queue whose work is mostly its own
  * interrupt work, and a saturated IRQ CPU is never measured), and the
@@ -764,7 +765,7 @@ static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
                         continue;
                 if (in_set)
                         spread = share / (u->n_rps - 1) + pol_rps_flow(t, u);
-                if (left < t->c->saturated_idle + pol_gain_need(t, cpu, to) ||
+                if (left < MAX(t->idle[cpu], t->c->saturated_idle / 2) + pol_gain_need(t, cpu, to) ||
                     pol_demand(t, to) - share + w > pol_demand(t, cpu) + POL_LAYOUT_TIE)
                         continue;
                 /* the set's other CPUs take its share: none ends saturated */
