@@ -628,6 +628,18 @@ static bool local_short(const struct pol_tick *t, int cpu, const struct move *m)
         return m->to < 0 || m->peak >= pol_enter(t) || pol_demand(t, cpu) - m->peak < pol_min_gain(t) - 1e-9;
 }
 
+/* Whether u's share can still be measured (policy-share.c): a CPU of its
+ * RPS set no queue IRQ fires on (irqs) and no other NIC's queue steers to. */
+static bool share_measurable(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *irqs) {
+        cpuset_t seen;
+
+        cpuset_andnot(&seen, u->rps, irqs);
+        for (size_t i = 0; i < t->n_units && !cpuset_empty(&seen); i++)
+                if (t->units[i].nic != u->nic && t->units[i].rps_on)
+                        cpuset_andnot(&seen, &seen, t->units[i].rps);
+        return !cpuset_empty(&seen);
+}
+
 /* A tx IRQ apart (docs/DESIGN.md "Policy"), by try_move: the one whose
  * move lowers the peak most, by min_gain.  Returns whether it moved one. */
 static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
@@ -662,13 +674,14 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
                     u->fixed || u->touched || !dwell_ok(t, u))
                         continue;
                 /* while the share is still to be measured (policy-share.c:
-                 * not on a saturated CPU, over RPS CPUs without queue IRQs),
-                 * only onto a CPU no queue IRQ or RPS set uses: on an RPS
-                 * CPU it would read as steered work */
+                 * not on a saturated CPU, over RPS CPUs without queue IRQs
+                 * where its NIC alone steers), only onto a CPU no queue IRQ
+                 * or RPS set uses: on an RPS CPU it would read as steered
+                 * work */
                 local = x->cpus;
                 cpuset_andnot(&remote, &x->allowed, &x->cpus);
                 if (u->rps_on && !pol_share_measured(t, u, POL_SHARE_NOTE_AFTER) &&
-                    pol_load(t, cpu) < POL_SHARE_SATURATED && !cpuset_subset(u->rps, &irqs)) {
+                    pol_load(t, cpu) < POL_SHARE_SATURATED && share_measurable(t, u, &irqs)) {
                         cpuset_andnot(&local, &local, &used);
                         cpuset_andnot(&remote, &remote, &used);
                 }
@@ -710,9 +723,10 @@ static bool tx_apart(struct pol_tick *t, int cpu, char *why) {
 /* A saturated CPU's only busy queue, one that spreads with RPS already or
  * may not, to the local CPU it leaves the most idle on (docs/DESIGN.md
  * "Rebalance": user load differs by CPU, so its work may fit beside
- * another's); a CPU of its RPS set leaves the set, giving back only a
- * measured share (the prior is no measure of a queue whose work is mostly
- * its own interrupt work).  Returns whether it moved. */
+ * another's), where that is the move's least gain more than the CPU has
+ * and than half saturated_idle; a CPU of its RPS set leaves the set,
+ * giving back only a measured share (the prior is no measure of a queue
+ * whose work is mostly its own interrupt work).  Returns whether it moved. */
 static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         double k = pol_demand_factor(t, cpu), best_left = -HUGE_VAL;
@@ -734,7 +748,7 @@ static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
                         continue;
                 if (in_set)
                         spread = share / (u->n_rps - 1) + pol_rps_flow(t, u);
-                if (left < t->c->saturated_idle + pol_gain_need(t, cpu, to) ||
+                if (left < MAX(t->idle[cpu], t->c->saturated_idle / 2) + pol_gain_need(t, cpu, to) ||
                     pol_demand(t, to) - share + w > pol_demand(t, cpu) + POL_LAYOUT_TIE)
                         continue;
                 /* the set's other CPUs take its share: none ends saturated */
