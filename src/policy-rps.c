@@ -591,6 +591,42 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum star
         return true;
 }
 
+/* The least level L at which the CPUs of s can carry their load: local
+ * ones (on a node of the queues' NICs) up to L each, and what is left over
+ * on the others' room below L at POL_REMOTE_COST times its work, as the
+ * lower bound spreads it (bench/README.md "Metrics"); the mean where all
+ * are local.  A set sized to it stops at the fewest CPUs within the
+ * estimate's 10% of it (pol_accept()): each remote CPU more moves work at
+ * the remote cost into room the sets after it need. */
+static double spill_level(const struct pol_tick *t, struct pol_unit **us, size_t n, const cpuset_t *s) {
+        cpuset_t local;
+        double lo = 0, hi = 0, sum = 0;
+        int m = 0;
+
+        cpuset_zero(&local);
+        for (size_t i = 0; i < n; i++)
+                cpuset_or(&local, &local, &t->nics[us[i]->nic].cpus);
+        CPUSET_FOREACH(c, s) {
+                hi = MAX(hi, pol_load(t, c));
+                sum += pol_load(t, c);
+                m += cpuset_isset(&local, c);
+        }
+        if (m == 0 || m == cpuset_count(s))
+                return cpuset_empty(s) ? 0 : sum / cpuset_count(s);
+        for (int k = 0; k < 50; k++) {
+                double mid = (lo + hi) / 2, over = 0;
+
+                CPUSET_FOREACH(c, s)
+                        over += cpuset_isset(&local, c) ? pol_load(t, c) - mid
+                                                        : -MAX(mid - pol_load(t, c), 0) / POL_REMOTE_COST;
+                if (over > 0)
+                        lo = mid;
+                else
+                        hi = mid;
+        }
+        return 1.1 * hi;
+}
+
 /* Several queues' RPS sets planned together (docs/DESIGN.md "Policy"; hot:
  * no candidates).  With room on the cool CPUs each queue is started alone;
  * without, biggest first, each IRQ CPU not busier than the spread keeps a
@@ -634,11 +670,8 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
         /* the candidates' level with all the queues' protocol work, and
          * the level of the candidates and the IRQ CPUs together */
         spread = (sum + demand) / cpuset_count(&pool);
-        cpuset_andnot(&span, &span, &pool);
-        CPUSET_FOREACH(c, &span)
-                sum += pol_load(t, c);
         cpuset_or(&span, &span, &pool);
-        even = sum / cpuset_count(&span);
+        even = spill_level(t, us, n, &span);
         /* the biggest queues first */
         order = calloc(n, sizeof(*order));
         if (!order) {

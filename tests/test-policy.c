@@ -741,6 +741,58 @@ static void test_rps_together_even(void **state) {
         }
 }
 
+/* One node's queues spilling past it (the simulator's random host 20026
+ * at a third of the size: 2 nodes of 16 CPUs, 16 queues of 55% on node 1,
+ * 18% of each on its IRQ CPU).  Node 1 alone would carry 57% a CPU; the
+ * lower bound keeps L on each local CPU and spreads the rest over node 0
+ * at POL_REMOTE_COST: 16 L + 16 L / 1.3 = the work.  Sized together to the
+ * mean of both nodes' loads, a level no placement with the remote cost
+ * reaches, the first sets took more remote CPUs than the rest could spare
+ * and the last ones all of node 0 (on 20026 node 1 ended at 15-30%, node
+ * 0 at 53-57%); here the peak ended 1.46 times the bound.  Sized to the
+ * level the bound reaches, each IRQ CPU keeps its share up to it: 1.19. */
+static void test_rps_together_spill(void **state) {
+        const int n_cpus = 32, nq = 16, ticks = 120;
+        const double work = 0.55, keep = 0.18, cost = 0.10;
+
+        (void) state;
+        for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
+                struct fx f;
+                uint64_t seed = seed0;
+                double noise[32], peak = 0, total = 0, lb;
+
+                fx_init(&f, n_cpus, 2, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.remote_cost = POL_REMOTE_COST;
+                fx_add_nic(&f, "eth0", 1, nq, true, 30, true, false);
+                f.napi_share = keep;
+                f.rps_cost = cost;
+                for (int k = 0; k < nq; k++) {
+                        f.q[0][k] = (struct fx_queue_model){ work, 11000 };
+                        total += work * (1 + cost * (1 - keep));
+                }
+                for (int c = 0; c < n_cpus; c++)
+                        f.user[c] = 0.20 + 0.1 * fx_rand(&seed);
+                lb = total / (16 + 16 / POL_REMOTE_COST);
+                for (int k = 1; k <= ticks; k++) {
+                        for (int c = 0; c < n_cpus; c++)
+                                noise[c] = 0.98 + 0.04 * fx_rand(&seed);
+                        fx_model(&f, noise);
+                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                }
+                for (int k = 0; k < 20; k++) {
+                        fx_model(&f, NULL);
+                        peak += fx_peak(&f) / 20;
+                }
+                print_message("    seed %llu: peak %.3f, lower bound %.3f (%.2f)\n", (unsigned long long) seed0, peak,
+                              lb, peak / lb);
+                if (peak > 1.25 * lb)
+                        fail_msg("seed %llu: peak %.3f is %.2f times the lower bound %.3f",
+                                 (unsigned long long) seed0, peak, peak / lb, lb);
+                fx_free(&f);
+        }
+}
+
 /* A light host's lone hot queues started in one tick with the prior share
  * (the simulator's random host 19015: 24 CPUs, 4 queues of a fifth of a
  * CPU, 20% of each staying on its IRQ CPU): each set was sized to the
@@ -5953,6 +6005,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_hot_queues_together),
                 cmocka_unit_test(test_rps_together_even),
                 cmocka_unit_test(test_rps_prior_share_paced),
+                cmocka_unit_test(test_rps_together_spill),
                 cmocka_unit_test(test_rps_prior_widened),
                 cmocka_unit_test(test_rps_resize_needs_gain),
                 cmocka_unit_test(test_rps_widen_narrow),
