@@ -1160,6 +1160,17 @@ double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u) {
         return most;
 }
 
+double pol_rps_flow_on(const struct pol_tick *t, int cpu) {
+        double most = 0;
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+                if (u->rps_on && cpu != u->target && cpuset_isset(u->rps, cpu))
+                        most = MAX(most, flow_excess(t, u, cpu));
+        }
+        return most;
+}
+
 /* RPS hashes whole flows: a set CPU (IRQ CPU aside) more than two even
  * shares above the coolest, other queues' work taken out, carries one big
  * flow that a wider set would only move. */
