@@ -1300,9 +1300,12 @@ static int estimate(struct pol_tick *t) {
                                         x = MAX(t->net[c] - steered[c], 0) * r / sum;
                                         /* where another queue's RPS set steers, work beyond
                                          * what the NIC's queues do per interrupt (or packet)
-                                         * where none does is a flow RPS hashed there whole */
-                                        if (n_sets[c] > own && most > 0)
-                                                x = MIN(x, most * r * irq_part(u, k));
+                                         * where none does, by more than two even shares of
+                                         * the steered work (flow_bound()'s big flow), is a
+                                         * flow RPS hashed there whole */
+                                        if (pass == 1 && n_sets[c] > own && most > 0 &&
+                                            x - most * r * irq_part(u, k) > 2 * steered[c])
+                                                x = most * r * irq_part(u, k);
                                         wk += x;
                                 }
                                 w += wk;
