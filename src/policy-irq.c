@@ -813,7 +813,10 @@ static void rebalance_cpu(struct pol_tick *t, int cpu) {
 
         /* Never move a CPU's only busy queue: that only moves the hot spot
          * (irqbalance's rule, and its blind spot: the lone hot queue below),
-         * but off a saturated CPU to one with room (room_move). */
+         * but off a saturated CPU to one with room (room_move), or from a
+         * bigger flow another queue's RPS hashed here, which stays. */
+        if (nb == 1 && pol_rps_flow_on(t, cpu) > top->work)
+                nb = 2;
         blocked = nb >= 2 && t->moves >= pol_move_cap(t);
         if (nb >= 2 && !blocked) {
                 for (size_t i = 0; i < t->n_units; i++) {

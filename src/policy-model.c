@@ -1112,21 +1112,77 @@ static double unit_weight(const struct pol_tick *t, const struct pol_unit *u, in
         return cpu == u->cpu ? u->pps[k] : 0;
 }
 
+/* The part of IRQ k of u's receive work its CPU keeps: with RPS, u->keep
+ * and its even share if the set holds it. */
+static double irq_part(const struct pol_unit *u, int k) {
+        if (!u->rps_on || k > 0)
+                return 1;
+        return u->keep + (cpuset_isset(u->rps, u->cpu) ? (1 - u->keep) / u->n_rps : 0);
+}
+
+/* The most work per interrupt ([0]) and per packet ([1]) of each NIC's
+ * queues on the CPUs where no set steers (n_sets[cpu]) nor a queue with
+ * RPS fires (n_sets[n + cpu]), whose share kept is in doubt: where the
+ * split is not. */
+static void work_per_event(const struct pol_tick *t, const double *sum_rate, const double *sum_pps,
+                           const unsigned *n_sets, double *ret) {
+        int n = t->max_cpu + 1;
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+
+                if (u->rps_on)
+                        continue;
+                for (int k = 0; k < u->n_irq; k++) {
+                        int lo, hi;
+
+                        unit_range(t, u, k, n, &lo, &hi);
+                        for (int c = lo; c <= hi; c++) {
+                                bool pkts = sum_pps[c] > 0; /* false for NAN */
+                                double sum = pkts ? sum_pps[c] : sum_rate[c];
+
+                                if (n_sets[c] == 0 && n_sets[n + c] == 0 && sum > 0 &&
+                                    unit_weight(t, u, k, c, pkts) > 0)
+                                        ret[2 * u->nic + pkts] = MAX(ret[2 * u->nic + pkts], t->net[c] / sum);
+                        }
+                }
+        }
+}
+
 static int estimate(struct pol_tick *t) {
         const struct sample_rates *l = t->in->load;
-        double *sum_rate, *steered, *sum_pps, *other_rate;
+        double *sum_rate, *steered, *sum_pps, *other_rate, *per_event;
+        unsigned *n_sets;
         int n = t->max_cpu + 1;
 
         if (!l)
                 return 0;
-        sum_rate = calloc(4 * (size_t) n, sizeof(double));
-        if (!sum_rate)
+        sum_rate = calloc(4 * (size_t) n + 2 * t->inv->n_nics, sizeof(double));
+        n_sets = calloc(2 * (size_t) n, sizeof(*n_sets));
+        if (!sum_rate || !n_sets) {
+                free(sum_rate);
+                free(n_sets);
                 return -ENOMEM;
+        }
         steered = sum_rate + n;
         /* packets/s of the queues on each CPU; NAN once one lacks them */
         sum_pps = steered + n;
         /* interrupts/s of other devices' IRQs (not a NIC queue's) */
         other_rate = sum_pps + n;
+        per_event = other_rate + n;
+        /* the RPS sets steering to each CPU (not their IRQ CPU's), and
+         * after them the queues with RPS firing on each */
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+
+                if (!u->rps_on)
+                        continue;
+                CPUSET_FOREACH(c, u->rps)
+                        if (c < n && c != u->cpu)
+                                n_sets[c]++;
+                if (u->cpu >= 0 && u->cpu < n)
+                        n_sets[n + u->cpu]++;
+        }
         for (size_t i = 0; i < t->inv->n_irqs; i++) {
                 const struct inventory_irq *ii = &t->inv->irqs[i];
                 const struct sample_irq *si;
@@ -1175,6 +1231,7 @@ static int estimate(struct pol_tick *t) {
                 if (c < (int) t->st->n_cpus && t->st->cpus[c].fast && sc->irq + sc->softirq > 0)
                         t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);
         }
+        work_per_event(t, sum_rate, sum_pps, n_sets, per_event);
 
         for (int pass = 0; pass < 2; pass++) {
                 for (size_t i = 0; i < t->n_units; i++) {
@@ -1190,8 +1247,21 @@ static int estimate(struct pol_tick *t) {
                                 for (int c = lo; c <= hi; c++) {
                                         bool pkts = sum_pps[c] > 0; /* false for NAN */
                                         double r = unit_weight(t, u, k, c, pkts), sum = pkts ? sum_pps[c] : sum_rate[c];
-                                        if (r > 0 && sum > 0)
-                                                wk += MAX(t->net[c] - steered[c], 0) * r / sum;
+                                        double x, most = per_event[2 * u->nic + pkts];
+                                        unsigned own = u->rps_on && cpuset_isset(u->rps, c) && c != u->cpu;
+
+                                        if (r <= 0 || sum <= 0)
+                                                continue;
+                                        x = MAX(t->net[c] - steered[c], 0) * r / sum;
+                                        /* where another queue's RPS set steers, work beyond
+                                         * what the NIC's queues do per interrupt (or packet)
+                                         * where none does, by more than two even shares of
+                                         * the steered work (flow_bound()'s big flow), is a
+                                         * flow RPS hashed there whole */
+                                        if (pass == 1 && n_sets[c] > own && most > 0 &&
+                                            x - most * r * irq_part(u, k) > 2 * steered[c])
+                                                x = most * r * irq_part(u, k);
+                                        wk += x;
                                 }
                                 w += wk;
                                 /* a separate tx IRQ's completions: not receive work */
@@ -1230,6 +1300,7 @@ static int estimate(struct pol_tick *t) {
                 }
         }
         free(sum_rate);
+        free(n_sets);
         return 0;
 }
 

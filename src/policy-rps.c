@@ -1163,6 +1163,17 @@ double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u) {
         return most;
 }
 
+double pol_rps_flow_on(const struct pol_tick *t, int cpu) {
+        double most = 0;
+
+        for (size_t i = 0; i < t->n_units; i++) {
+                const struct pol_unit *u = &t->units[i];
+                if (u->rps_on && cpu != u->target && cpuset_isset(u->rps, cpu))
+                        most = MAX(most, flow_excess(t, u, cpu));
+        }
+        return most;
+}
+
 /* The CPU of u's set (IRQ CPU aside) with the most load, other queues'
  * work taken out (own_load()), -1 if none; that load in *hi, the least in
  * *lo. */

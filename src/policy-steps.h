@@ -41,6 +41,9 @@ double pol_rps_share(const struct pol_unit *u, int cpu);
 /* The most one CPU of u's set shows of u's work beyond the coolest other
  * (one big flow, which RPS hashes whole; flow_excess()). */
 double pol_rps_flow(const struct pol_tick *t, const struct pol_unit *u);
+/* The biggest flow an RPS set of another queue than cpu's IRQs' shows on
+ * cpu (flow_excess()). */
+double pol_rps_flow_on(const struct pol_tick *t, int cpu);
 /* u's IRQ moves to cpu of its RPS set, for its room (pol_rebalance): cpu
  * leaves the set, the others share its part. */
 void pol_rps_irq_joins(struct pol_tick *t, struct pol_unit *u, int cpu);

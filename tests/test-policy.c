@@ -1508,6 +1508,51 @@ static void test_rps_elephant_not_shed(void **state) {
         fx_free(&f);
 }
 
+/* A set CPU carrying its queue's big flow beside another NIC's queue IRQ
+ * (the random host 20013: ens1f0 rx-41's flow on CPU23 with ens4f0's IRQ
+ * 136).  eth0's lone hot queue (0.92) gets a set over CPUs 4-7; eth1's
+ * queue 1 (0.12, its interrupts in the proportion to work of eth1's
+ * queue 0 on CPU1) fires on CPU7; then 90% of eth0 queue 0's steered work
+ * becomes one flow, hashed onto CPU7.  Split by interrupts, CPU7's excess
+ * read as eth1 queue 1's work: it got a set of its own for it, and CPU7
+ * left eth0's set (the flow hopped on).  eth1 queue 1's work is at most
+ * what eth1's queues do per interrupt where no set steers: the rest is
+ * eth0's flow, whose set stays, and eth1 queue 1's IRQ, other work on
+ * the flow's CPU, moves off. */
+static void test_rps_flow_beside_irq(void **state) {
+        struct fx f;
+        cpuset_t first;
+        int last;
+
+        (void) state;
+        setup_lone(&f, 9200);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.rfs = false;
+        fx_add_nic(&f, "eth1", 0, 5, true, 40, true, false);
+        for (int q = 0; q < 5; q++) {
+                fx_place(&f, 40 + q, q < 4 ? 4 + q : 0);
+                f.q[1][q] = (struct fx_queue_model){ 0.12, 1200 };
+        }
+        f.base[1] = f.base[2] = 0.30;
+        assert_int_equal(fx_ticks(&f, 1, 59), 0);
+        first = cpuset_kept_get(&fx_queue(&f, "eth0", 0)->rps_cpus);
+        last = cpuset_last(&first);
+        assert_true(last >= 4);
+        assert_int_equal(fx_irq_cpu(&f, 36 + last), last);
+        f.q[0][0].elephant = 0.9;
+        for (int k = 60; k <= 200; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+        }
+        assert_true(cpuset_equal(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus), &first));
+        assert_true(cpuset_kept_empty(&fx_queue(&f, "eth1", last - 4)->rps_cpus));
+        assert_int_not_equal(fx_irq_cpu(&f, 36 + last), last);
+        fx_free(&f);
+}
+
 /* A big flow hashed onto another node's CPU comes home (flow_home(); the
  * random host 19031): 2 nodes of 8 CPUs, eth0 on node 0 with one queue of
  * 1.0 CPU on CPU0 (20% of it stays there) whose steered work is one flow
@@ -6012,6 +6057,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_widen_min_gain),
                 cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rps_elephant_not_shed),
+                cmocka_unit_test(test_rps_flow_beside_irq),
                 cmocka_unit_test(test_rps_flow_home),
                 cmocka_unit_test(test_rps_single_rejudged),
                 cmocka_unit_test(test_rps_single_other_irq_time),
