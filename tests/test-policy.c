@@ -178,6 +178,31 @@ static double fx_peak(const struct fx *f) {
         return p;
 }
 
+/* ticks ticks of the policy, one a second, each CPU's load scaled by a
+ * noise drawn from [lo, lo + span) */
+static void fx_run_noisy(struct fx *f, int ticks, uint64_t *seed, double lo, double span) {
+        double noise[FX_MAX_CPUS];
+
+        for (int k = 1; k <= ticks; k++) {
+                for (int c = 0; c < f->n_cpus; c++)
+                        noise[c] = lo + span * fx_rand(seed);
+                fx_model(f, noise);
+                assert_int_equal(fx_step(f, (uint64_t) k * SEC), 0);
+        }
+}
+
+/* The busiest CPU's share over 20 model runs without noise, the policy
+ * not ticking: where the placement settled. */
+static double fx_settled_peak(struct fx *f) {
+        double peak = 0;
+
+        for (int k = 0; k < 20; k++) {
+                fx_model(f, NULL);
+                peak += fx_peak(f) / 20;
+        }
+        return peak;
+}
+
 /* With a load sample the queues are laid out by load, heaviest first
  * (their weights from the interrupt rates), each where it leaves the
  * least load; a layout made before any sample is looked at again with the
@@ -369,10 +394,7 @@ static void test_share_properties(void **state) {
                                 prev[q] = cpu;
                         }
                 }
-                for (int k = 0; k < 20; k++) {
-                        fx_model(&f, NULL);
-                        peak += fx_peak(&f) / 20;
-                }
+                peak = fx_settled_peak(&f);
                 print_message("    share %.2f: peak %.3f, static %.3f, lower bound %.3f, late actions %u, bounces %u\n",
                               shares[i], peak, static_peak, lb, late, bounces);
                 if (peak > static_peak + 0.02)
@@ -677,10 +699,7 @@ static void test_rps_hot_queues_together(void **state) {
                                         fail_msg("seed %llu: rx-%d's RPS set holds CPU%d, rx-%d's IRQ CPU",
                                                  (unsigned long long) seed0, q, cpu, o);
                         }
-                for (int k = 0; k < 20; k++) {
-                        fx_model(&f, NULL);
-                        peak += fx_peak(&f) / 20;
-                }
+                peak = fx_settled_peak(&f);
                 print_message("    seed %llu: peak %.3f, lower bound %.3f (%.2f), longest hole %u ticks\n",
                               (unsigned long long) seed0, peak, lb, peak / lb, hole_max);
                 if (peak > 1.15 * lb)
@@ -708,7 +727,7 @@ static void test_rps_together_even(void **state) {
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double noise[16], peak = 0, total = 0, lb;
+                double peak = 0, total = 0, lb;
 
                 fx_init(&f, n_cpus, 1, FX_SMT_NONE);
                 fx_shipped_defaults(&f.cfg);
@@ -722,16 +741,8 @@ static void test_rps_together_even(void **state) {
                 for (int c = 0; c < n_cpus; c++)
                         f.user[c] = 0.40 + 0.1 * fx_rand(&seed);
                 lb = MAX(total / n_cpus, work * (keep + cost * (1 - keep)));
-                for (int k = 1; k <= ticks; k++) {
-                        for (int c = 0; c < n_cpus; c++)
-                                noise[c] = 0.95 + 0.1 * fx_rand(&seed);
-                        fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
-                }
-                for (int k = 0; k < 20; k++) {
-                        fx_model(&f, NULL);
-                        peak += fx_peak(&f) / 20;
-                }
+                fx_run_noisy(&f, ticks, &seed, 0.95, 0.1);
+                peak = fx_settled_peak(&f);
                 print_message("    seed %llu: peak %.3f, lower bound %.3f (%.2f)\n", (unsigned long long) seed0, peak,
                               lb, peak / lb);
                 if (peak > 1.15 * lb)
@@ -759,7 +770,7 @@ static void test_rps_together_spill(void **state) {
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double noise[32], peak = 0, total = 0, lb;
+                double peak = 0, total = 0, lb;
 
                 fx_init(&f, n_cpus, 2, FX_SMT_NONE);
                 fx_shipped_defaults(&f.cfg);
@@ -774,16 +785,8 @@ static void test_rps_together_spill(void **state) {
                 for (int c = 0; c < n_cpus; c++)
                         f.user[c] = 0.20 + 0.1 * fx_rand(&seed);
                 lb = total / (16 + 16 / POL_REMOTE_COST);
-                for (int k = 1; k <= ticks; k++) {
-                        for (int c = 0; c < n_cpus; c++)
-                                noise[c] = 0.98 + 0.04 * fx_rand(&seed);
-                        fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
-                }
-                for (int k = 0; k < 20; k++) {
-                        fx_model(&f, NULL);
-                        peak += fx_peak(&f) / 20;
-                }
+                fx_run_noisy(&f, ticks, &seed, 0.98, 0.04);
+                peak = fx_settled_peak(&f);
                 print_message("    seed %llu: peak %.3f, lower bound %.3f (%.2f)\n", (unsigned long long) seed0, peak,
                               lb, peak / lb);
                 if (peak > 1.25 * lb)
@@ -810,7 +813,7 @@ static void test_rps_prior_widened(void **state) {
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double noise[24], peak = 0, total = 0, lb;
+                double peak = 0, total = 0, lb;
 
                 fx_init(&f, n_cpus, 1, FX_SMT_NONE);
                 fx_shipped_defaults(&f.cfg);
@@ -824,16 +827,8 @@ static void test_rps_prior_widened(void **state) {
                 for (int c = 0; c < n_cpus; c++)
                         f.user[c] = 0.10 + 0.15 * fx_rand(&seed);
                 lb = MAX(total / n_cpus, work * (keep + cost * (1 - keep)));
-                for (int k = 1; k <= ticks; k++) {
-                        for (int c = 0; c < n_cpus; c++)
-                                noise[c] = 0.97 + 0.06 * fx_rand(&seed);
-                        fx_model(&f, noise);
-                        assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
-                }
-                for (int k = 0; k < 20; k++) {
-                        fx_model(&f, NULL);
-                        peak += fx_peak(&f) / 20;
-                }
+                fx_run_noisy(&f, ticks, &seed, 0.97, 0.06);
+                peak = fx_settled_peak(&f);
                 print_message("    seed %llu: peak %.4f, lower bound %.4f (%.2f)\n", (unsigned long long) seed0, peak,
                               lb, peak / lb);
                 if (peak > 1.15 * lb)
