@@ -203,6 +203,29 @@ static double fx_settled_peak(struct fx *f) {
         return peak;
 }
 
+/* eth0's nq queues of work each (interrupts/s rate), keep of each on its
+ * IRQ CPU and cost more for the rest steered; their total work. */
+static double fx_even_queues(struct fx *f, int nq, double work, double rate, double keep, double cost) {
+        double total = 0;
+
+        f->napi_share = keep;
+        f->rps_cost = cost;
+        for (int k = 0; k < nq; k++) {
+                f->q[0][k] = (struct fx_queue_model){ work, rate };
+                total += work * (1 + cost * (1 - keep));
+        }
+        return total;
+}
+
+/* Fails when the settled peak is more than times the lower bound. */
+static void assert_near_bound(uint64_t seed0, double peak, double lb, double times) {
+        print_message("    seed %llu: peak %.4f, lower bound %.4f (%.2f)\n", (unsigned long long) seed0, peak, lb,
+                      peak / lb);
+        if (peak > times * lb)
+                fail_msg("seed %llu: peak %.4f is %.2f times the lower bound %.4f", (unsigned long long) seed0, peak,
+                         peak / lb, lb);
+}
+
 /* With a load sample the queues are laid out by load, heaviest first
  * (their weights from the interrupt rates), each where it leaves the
  * least load; a layout made before any sample is looked at again with the
@@ -727,27 +750,18 @@ static void test_rps_together_even(void **state) {
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double peak = 0, total = 0, lb;
+                double peak, total, lb;
 
                 fx_init(&f, n_cpus, 1, FX_SMT_NONE);
                 fx_shipped_defaults(&f.cfg);
                 fx_add_nic(&f, "eth0", 0, nq, true, 30, true, false);
-                f.napi_share = keep;
-                f.rps_cost = cost;
-                for (int k = 0; k < nq; k++) {
-                        f.q[0][k] = (struct fx_queue_model){ work, 11000 };
-                        total += work * (1 + cost * (1 - keep));
-                }
+                total = fx_even_queues(&f, nq, work, 11000, keep, cost);
                 for (int c = 0; c < n_cpus; c++)
                         f.user[c] = 0.40 + 0.1 * fx_rand(&seed);
                 lb = MAX(total / n_cpus, work * (keep + cost * (1 - keep)));
                 fx_run_noisy(&f, ticks, &seed, 0.95, 0.1);
                 peak = fx_settled_peak(&f);
-                print_message("    seed %llu: peak %.3f, lower bound %.3f (%.2f)\n", (unsigned long long) seed0, peak,
-                              lb, peak / lb);
-                if (peak > 1.15 * lb)
-                        fail_msg("seed %llu: peak %.3f is %.2f times the lower bound %.3f",
-                                 (unsigned long long) seed0, peak, peak / lb, lb);
+                assert_near_bound(seed0, peak, lb, 1.15);
                 fx_free(&f);
         }
 }
@@ -770,28 +784,19 @@ static void test_rps_together_spill(void **state) {
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double peak = 0, total = 0, lb;
+                double peak, total, lb;
 
                 fx_init(&f, n_cpus, 2, FX_SMT_NONE);
                 fx_shipped_defaults(&f.cfg);
                 f.remote_cost = POL_REMOTE_COST;
                 fx_add_nic(&f, "eth0", 1, nq, true, 30, true, false);
-                f.napi_share = keep;
-                f.rps_cost = cost;
-                for (int k = 0; k < nq; k++) {
-                        f.q[0][k] = (struct fx_queue_model){ work, 11000 };
-                        total += work * (1 + cost * (1 - keep));
-                }
+                total = fx_even_queues(&f, nq, work, 11000, keep, cost);
                 for (int c = 0; c < n_cpus; c++)
                         f.user[c] = 0.20 + 0.1 * fx_rand(&seed);
                 lb = total / (16 + 16 / POL_REMOTE_COST);
                 fx_run_noisy(&f, ticks, &seed, 0.98, 0.04);
                 peak = fx_settled_peak(&f);
-                print_message("    seed %llu: peak %.3f, lower bound %.3f (%.2f)\n", (unsigned long long) seed0, peak,
-                              lb, peak / lb);
-                if (peak > 1.25 * lb)
-                        fail_msg("seed %llu: peak %.3f is %.2f times the lower bound %.3f",
-                                 (unsigned long long) seed0, peak, peak / lb, lb);
+                assert_near_bound(seed0, peak, lb, 1.25);
                 fx_free(&f);
         }
 }
@@ -813,27 +818,18 @@ static void test_rps_prior_widened(void **state) {
         for (uint64_t seed0 = 1; seed0 <= 3; seed0++) {
                 struct fx f;
                 uint64_t seed = seed0;
-                double peak = 0, total = 0, lb;
+                double peak, total, lb;
 
                 fx_init(&f, n_cpus, 1, FX_SMT_NONE);
                 fx_shipped_defaults(&f.cfg);
                 fx_add_nic(&f, "eth0", 0, nq, true, 30, true, false);
-                f.napi_share = keep;
-                f.rps_cost = cost;
-                for (int k = 0; k < nq; k++) {
-                        f.q[0][k] = (struct fx_queue_model){ work, 5000 };
-                        total += work * (1 + cost * (1 - keep));
-                }
+                total = fx_even_queues(&f, nq, work, 5000, keep, cost);
                 for (int c = 0; c < n_cpus; c++)
                         f.user[c] = 0.10 + 0.15 * fx_rand(&seed);
                 lb = MAX(total / n_cpus, work * (keep + cost * (1 - keep)));
                 fx_run_noisy(&f, ticks, &seed, 0.97, 0.06);
                 peak = fx_settled_peak(&f);
-                print_message("    seed %llu: peak %.4f, lower bound %.4f (%.2f)\n", (unsigned long long) seed0, peak,
-                              lb, peak / lb);
-                if (peak > 1.15 * lb)
-                        fail_msg("seed %llu: peak %.4f is %.2f times the lower bound %.4f",
-                                 (unsigned long long) seed0, peak, peak / lb, lb);
+                assert_near_bound(seed0, peak, lb, 1.15);
                 fx_free(&f);
         }
 }
