@@ -43,7 +43,7 @@ static bool plan_relieves(const struct plan_run *pr, int cpu) {
         return false;
 }
 
-static void plan_json(FILE *f, double interval_s, const struct plan_run *pr, const struct policy_report *rep) {
+static int plan_json(FILE *f, double interval_s, const struct plan_run *pr, const struct policy_report *rep) {
         const struct plan_action *v = pr->v;
         struct json_writer w;
 
@@ -86,6 +86,7 @@ static void plan_json(FILE *f, double interval_s, const struct plan_run *pr, con
         json_end_array(&w);
         json_end_object(&w);
         fputc('\n', f);
+        return json_writer_finish(&w);
 }
 
 static void plan_print(FILE *f, const struct plan_run *pr, const struct policy_report *rep) {
@@ -264,10 +265,10 @@ int ctl_plan(int argc, char **argv) {
         }
 
         if (json)
-                plan_json(stdout, (double) interval / 1e6, &pr, &e.report);
+                r = plan_json(stdout, (double) interval / 1e6, &pr, &e.report);
         else
                 plan_print(stdout, &pr, &e.report);
-        ret = fflush(stdout) == 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
+        ret = fflush(stdout) == 0 && !ferror(stdout) && r >= 0 ? CTL_EXIT_OK : CTL_EXIT_ERROR;
 out:
         log_set_max_level(level);
         free(pr.notes);
