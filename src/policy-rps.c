@@ -1204,19 +1204,38 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         return u->n_rps >= 2 && flow_cpu(t, u, &lo, &hi) >= 0 && hi - lo > 2 * proto_work(u) / u->n_rps;
 }
 
-/* Other busy queues' work on cpu, -1 if one of them may not move off it
- * to dump (pol_unit_clear()). */
-static double movable_on(struct pol_tick *t, const struct pol_unit *u, int cpu, const cpuset_t *dump) {
+/* The busiest other queues on cpu that this tick's moves left take off
+ * it to dump (pol_unit_clear(); a queue that may not move yet stays), up
+ * to 16; act: moved.  Their work on cpu. */
+static double clear_for_flow(struct pol_tick *t, const struct pol_unit *u, int cpu, const cpuset_t *dump, bool act,
+                             const char *reason) {
+        unsigned left = pol_move_cap(t) > t->moves ? pol_move_cap(t) - t->moves : 0;
+        struct pol_unit *pick[16];
+        size_t n = 0;
         double w = 0;
 
-        for (size_t i = 0; i < t->n_units; i++) {
-                struct pol_unit *v = &t->units[i];
-                if (v == u || v->target != cpu || v->work < pol_busy_abs(t))
-                        continue;
-                if (pol_unit_clear(t, v, dump, true, NULL) < 0)
-                        return -1;
-                w += unit_on(v, cpu);
+        while (n < MIN(left, 16u)) {
+                struct pol_unit *top = NULL;
+
+                for (size_t i = 0; i < t->n_units; i++) {
+                        struct pol_unit *v = &t->units[i];
+                        bool taken = false;
+
+                        if (v == u || v->target != cpu || v->work < pol_busy_abs(t))
+                                continue;
+                        for (size_t k = 0; k < n; k++)
+                                taken |= pick[k] == v;
+                        if (!taken && (!top || unit_on(v, cpu) > unit_on(top, cpu)) &&
+                            pol_unit_clear(t, v, dump, true, NULL) >= 0)
+                                top = v;
+                }
+                if (!top)
+                        break;
+                pick[n++] = top;
+                w += unit_on(top, cpu);
         }
+        for (size_t k = 0; act && k < n; k++)
+                (void) pol_unit_clear(t, pick[k], dump, false, reason);
         return w;
 }
 
@@ -1226,7 +1245,7 @@ static double movable_on(struct pol_tick *t, const struct pol_unit *u, int cpu, 
  * rps_map, the simulator's hash % len), so a set of the same size whose
  * CPU at the flow CPU f's index is a local one g lands the flow on g.  g
  * is the local cool CPU whose load, its other busy queues' work taken off
- * (a bigger flow there lets them move, to the coolest local CPU outside
+ * in the same tick (clear_for_flow(), to the coolest local CPUs outside
  * the set), the flow and an even share of the rest (mice: the coolest set
  * CPU's) leave lowest, with the set's other places the coolest CPUs below
  * and above g, the set's own first; taken when that lowers the flow's CPU
@@ -1282,9 +1301,7 @@ static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double f
                  * outside the set, the least loaded taking them all */
                 cpuset_andnot(&dump, &cand, &set);
                 cpuset_andnot(&dump, &dump, u->rps);
-                mv = movable_on(t, u, g, &dump);
-                if (mv < 0)
-                        continue;
+                mv = clear_for_flow(t, u, g, &dump, false, NULL);
                 if (mv > 0) {
                         CPUSET_FOREACH(d, &dump)
                                 least = least < 0 ? pol_load(t, d) : MIN(least, pol_load(t, d));
@@ -1303,11 +1320,7 @@ static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double f
                 return false;
         snprintf(reason, sizeof(reason), "CPU%d cleared for a big flow RPS lands there from CPU%d of another node", g_best,
                  f);
-        for (size_t i = 0; i < t->n_units; i++) {
-                struct pol_unit *w = &t->units[i];
-                if (w != u && w->target == g_best && w->work >= pol_busy_abs(t))
-                        (void) pol_unit_clear(t, w, &best_dump, false, reason);
-        }
+        (void) clear_for_flow(t, u, g_best, &best_dump, true, reason);
         snprintf(reason, sizeof(reason),
                  "RPS home: a big flow on CPU%d of another node (%.0f%%); RPS over CPUs %s, the same size, CPU%d in its "
                  "place (projected peak %.0f%% -> %.0f%%)",
