@@ -1277,12 +1277,11 @@ static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double f
                 return false;
         CPUSET_FOREACH(g, &cand) {
                 size_t below = 0, above = 0;
-                double mv, peak, least = -1;
+                double mv, peak = 0, least = -1;
                 cpuset_t dump;
 
                 cpuset_zero(&set);
                 cpuset_set(&set, g);
-                peak = ex_load(t, u, g) + flow + mice;
                 /* the set's own CPUs first, then the coolest */
                 for (int pass = 0; pass < 2; pass++)
                         for (size_t k = 0; k < m; k++) {
@@ -1302,10 +1301,11 @@ static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double f
                 cpuset_andnot(&dump, &cand, &set);
                 cpuset_andnot(&dump, &dump, u->rps);
                 mv = clear_for_flow(t, u, g, &dump, false, NULL);
+                peak = MAX(peak, ex_load(t, u, g) - mv + flow + mice);
                 if (mv > 0) {
                         CPUSET_FOREACH(d, &dump)
                                 least = least < 0 ? pol_load(t, d) : MIN(least, pol_load(t, d));
-                        peak = MAX(peak - mv, least + mv);
+                        peak = MAX(peak, least + mv);
                 }
                 if (best < 0 || peak < best - 1e-9) {
                         best = peak;
