@@ -599,6 +599,18 @@ static bool dwell_ok(const struct pol_tick *t, const struct pol_unit *u) {
         return true;
 }
 
+int pol_unit_clear(struct pol_tick *t, struct pol_unit *u, const cpuset_t *cand, bool dry, const char *reason) {
+        unsigned which = unit_irqs(u, false);
+        int to;
+
+        if (u->fixed || u->touched || u->cpu != u->target || !dwell_ok(t, u) || t->moves >= pol_move_cap(t))
+                return -1;
+        to = coolest(t, u, cand, u->cpu, which, true);
+        if (to >= 0 && !dry)
+                move_unit(t, u, u->cpu, to, ACTION_REASON_CPU_HOT, reason);
+        return to;
+}
+
 struct move {
         struct pol_unit *u;
         int to;

@@ -268,6 +268,10 @@ extern const cpuset_t pol_no_rps;
 void pol_unit_set_rps(struct pol_tick *t, struct pol_unit *u, const cpuset_t *to);
 /* Frees the units' RPS sets. */
 void pol_units_free(struct pol_unit *v, size_t n);
+/* u's IRQs off its CPU to the coolest CPU of cand (cool, settled, with
+ * vectors) for a big flow another set lands there; dry: only which CPU.
+ * The CPU, -1 if u may not move yet or none takes it (policy-irq.c). */
+int pol_unit_clear(struct pol_tick *t, struct pol_unit *u, const cpuset_t *cand, bool dry, const char *reason);
 /* "4-7" / "3", for reasons. */
 const char *pol_fmt_cpus(const cpuset_t *s, char *buf, size_t len);
 

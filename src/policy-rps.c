@@ -1204,6 +1204,132 @@ static bool flow_bound(const struct pol_tick *t, const struct pol_unit *u) {
         return u->n_rps >= 2 && flow_cpu(t, u, &lo, &hi) >= 0 && hi - lo > 2 * proto_work(u) / u->n_rps;
 }
 
+/* The busiest other queues on cpu that this tick's moves left take off
+ * it to dump (pol_unit_clear(); a queue that may not move yet stays), up
+ * to 16; act: moved.  Their work on cpu. */
+static double clear_for_flow(struct pol_tick *t, const struct pol_unit *u, int cpu, const cpuset_t *dump, bool act,
+                             const char *reason) {
+        unsigned left = pol_move_cap(t) > t->moves ? pol_move_cap(t) - t->moves : 0;
+        struct pol_unit *pick[16];
+        size_t n = 0;
+        double w = 0;
+
+        while (n < MIN(left, 16u)) {
+                struct pol_unit *top = NULL;
+
+                for (size_t i = 0; i < t->n_units; i++) {
+                        struct pol_unit *v = &t->units[i];
+                        bool taken = false;
+
+                        if (v == u || v->target != cpu || v->work < pol_busy_abs(t))
+                                continue;
+                        for (size_t k = 0; k < n; k++)
+                                taken |= pick[k] == v;
+                        if (!taken && (!top || unit_on(v, cpu) > unit_on(top, cpu)) &&
+                            pol_unit_clear(t, v, dump, true, NULL) >= 0)
+                                top = v;
+                }
+                if (!top)
+                        break;
+                pick[n++] = top;
+                w += unit_on(top, cpu);
+        }
+        for (size_t k = 0; act && k < n; k++)
+                (void) pol_unit_clear(t, pick[k], dump, false, reason);
+        return w;
+}
+
+/* The position-keeping half of flow_home(): RPS picks a flow's CPU by its
+ * hash and the set's size alone, as an index into the set's CPUs in
+ * ascending order (the kernel's reciprocal_scale(hash, len) over the
+ * rps_map, the simulator's hash % len), so a set of the same size whose
+ * CPU at the flow CPU f's index is a local one g lands the flow on g.  g
+ * is the local cool CPU whose load, its other busy queues' work taken off
+ * in the same tick (clear_for_flow(), to the coolest local CPUs outside
+ * the set), the flow and an even share of the rest (mice: the coolest set
+ * CPU's) leave lowest, with the set's other places the coolest CPUs below
+ * and above g, the set's own first; taken when that lowers the flow's CPU
+ * by min_gain.  True if it did. */
+static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double flow, double mice, double now,
+                         double beat) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        size_t n = (size_t) cpuset_count(u->rps), idx = 0, m;
+        double best = -1;
+        cpuset_t pool, cand, set, best_set, best_dump;
+        int *v, g_best = -1;
+        char list[128], reason[256];
+
+        CPUSET_FOREACH(c, u->rps) {
+                if (c == f)
+                        break;
+                idx++;
+        }
+        cpuset_andnot(&pool, &t->eligible, &t->hot);
+        cpuset_clear(&pool, u->target);
+        drop_settling(t, &pool);
+        CPUSET_FOREACH(c, u->rps)
+                if (c != f)
+                        cpuset_set(&pool, c);
+        cpuset_clear(&pool, f);
+        cpuset_and(&cand, &pool, &x->cpus);
+        v = cool_order(t, u, &pool, &m);
+        if (!v)
+                return false;
+        CPUSET_FOREACH(g, &cand) {
+                size_t below = 0, above = 0;
+                double mv, peak = 0, least = -1;
+                cpuset_t dump;
+
+                cpuset_zero(&set);
+                cpuset_set(&set, g);
+                /* the set's own CPUs first, then the coolest */
+                for (int pass = 0; pass < 2; pass++)
+                        for (size_t k = 0; k < m; k++) {
+                                int c = v[k];
+                                if (c == g || cpuset_isset(&set, c) || (pass == 0) != cpuset_isset(u->rps, c))
+                                        continue;
+                                if (c < g ? below >= idx : above >= n - 1 - idx)
+                                        continue;
+                                *(c < g ? &below : &above) += 1;
+                                cpuset_set(&set, c);
+                                peak = MAX(peak, ex_load(t, u, c) + pol_work_cost(t, u, c, mice));
+                        }
+                if (below != idx || above != n - 1 - idx)
+                        continue;
+                /* g's other busy queues move off to the local CPUs
+                 * outside the set, the least loaded taking them all */
+                cpuset_andnot(&dump, &cand, &set);
+                cpuset_andnot(&dump, &dump, u->rps);
+                mv = clear_for_flow(t, u, g, &dump, false, NULL);
+                peak = MAX(peak, ex_load(t, u, g) - mv + flow + mice);
+                if (mv > 0) {
+                        CPUSET_FOREACH(d, &dump)
+                                least = least < 0 ? pol_load(t, d) : MIN(least, pol_load(t, d));
+                        peak = MAX(peak, least + mv);
+                }
+                if (best < 0 || peak < best - 1e-9) {
+                        best = peak;
+                        g_best = g;
+                        best_set = set;
+                        best_dump = dump;
+                }
+        }
+        free(v);
+        if (g_best < 0 || best > now - (saturated(t, f) ? 0 : pol_min_gain(t)) + 1e-9 || best >= now ||
+            best > beat + 1e-9 || cpuset_equal(&best_set, u->rps))
+                return false;
+        snprintf(reason, sizeof(reason), "CPU%d cleared for a big flow RPS lands there from CPU%d of another node", g_best,
+                 f);
+        (void) clear_for_flow(t, u, g_best, &best_dump, true, reason);
+        snprintf(reason, sizeof(reason),
+                 "RPS home: a big flow on CPU%d of another node (%.0f%%); RPS over CPUs %s, the same size, CPU%d in its "
+                 "place (projected peak %.0f%% -> %.0f%%)",
+                 f, 100 * flow, pol_fmt_cpus(&best_set, list, sizeof(list)), g_best, 100 * now, 100 * best);
+        emit_rps(t, u, &best_set, ACTION_REASON_RPS_OFF_HOT, reason);
+        rfs(t, u->nic, u->qi);
+        return true;
+}
+
 /* A big flow (flow_bound()) on a hot CPU of the set on another node than
  * the NIC's costs POL_REMOTE_COST times its work there, and RPS hashes it
  * whole onto whichever CPU of a set: the set comes home, to the fewest
@@ -1243,7 +1369,9 @@ static bool flow_home(struct pol_tick *t, struct pol_unit *u, const cpuset_t *hs
         free(v);
         now = pol_load(t, f);
         if (k_best == 0 || best > now - (saturated(t, f) ? 0 : pol_min_gain(t)) + 1e-9 || best >= now)
-                return false;
+                return flow_landing(t, u, f, flow, lo, now, now);
+        if (flow_landing(t, u, f, flow, lo, now, best))
+                return true;
         snprintf(reason, sizeof(reason),
                  "RPS home: a big flow on CPU%d of another node (%.0f%% beyond the coolest set CPU); RPS over CPUs "
                  "%s (projected peak %.0f%% -> %.0f%%)",

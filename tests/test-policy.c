@@ -1598,6 +1598,59 @@ static void test_rps_flow_home(void **state) {
         fx_free(&f);
 }
 
+/* A big flow on another node's CPU where every local CPU carries a queue
+ * IRQ (the random host 20039): 2 nodes of 8 CPUs, eth0 on node 0 with a
+ * queue a CPU (CPUs 0-7, 12% each), queue 3 of 1.0 CPU whose steered work
+ * (90% of it) is one flow of 0.72, work off node 0 at POL_REMOTE_COST.
+ * The lone hot queue's set takes node 1's idle CPUs and the flow lands on
+ * one of them (the fixture hashes it to the set's last CPU) at 0.94.
+ * flow_home()'s local sets put the flow beside a queue IRQ and the rest
+ * of the steered work (0.96 projected) and were not taken: the flow stayed
+ * remote.  A set of the same size with a local CPU in the flow CPU's place
+ * lands the flow there (RPS picks by hash and size), that CPU's queue
+ * moves off beside the bigger flow, and the flow ends local and alone. */
+static void test_rps_flow_landing(void **state) {
+        struct fx f;
+        cpuset_t node1;
+        unsigned n_rps = 0;
+        double peak = 0;
+        int flow_cpu;
+
+        (void) state;
+        fx_init(&f, 16, 2, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.rfs = false;
+        f.remote_cost = POL_REMOTE_COST;
+        fx_add_nic(&f, "eth0", 1, 8, true, 30, true, false);
+        for (int q = 0; q < 8; q++) {
+                fx_place(&f, 30 + (unsigned) q, 8 + q);
+                f.q[0][q] = (struct fx_queue_model){ 0.15, 1500 };
+        }
+        f.q[0][3] = (struct fx_queue_model){ .work = 0.58, .rate = 5800, .share = 0.13, .elephant = 0.75 };
+        for (int c = 0; c < 8; c++)
+                f.base[c] = 0.02;
+        node1 = f.topo.nodes[1].cpus;
+        for (int k = 1; k <= 300; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                        if (f.l.v[a].type == KNOB_RPS)
+                                n_rps++;
+                }
+                if (k > 250)
+                        peak = MAX(peak, fx_peak_now(&f));
+        }
+        flow_cpu = cpuset_last(KEPT(&fx_queue(&f, "eth0", 3)->rps_cpus));
+        print_message("    flow on CPU%d, %u RPS changes, peak %.3f\n", flow_cpu, n_rps, peak);
+        assert_true(flow_cpu >= 0 && cpuset_isset(&node1, flow_cpu));
+        assert_true(n_rps <= 3);
+        /* the flow (0.72) alone on a node-1 CPU, not 0.94 at 1.3 times */
+        assert_true(peak < 0.85);
+        fx_free(&f);
+}
+
 /* A single-queue NIC's set judged as loads change: 2 CPUs, eth0's one
  * queue (IRQ on CPU0, 10% of it interrupt/NAPI work) at 80% of a CPU,
  * CPU1 with 25% of other work.  RPS over both CPUs is right then (CPU0
@@ -6050,6 +6103,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_elephant_not_shed),
                 cmocka_unit_test(test_rps_flow_beside_irq),
                 cmocka_unit_test(test_rps_flow_home),
+                cmocka_unit_test(test_rps_flow_landing),
                 cmocka_unit_test(test_rps_single_rejudged),
                 cmocka_unit_test(test_rps_single_other_irq_time),
                 cmocka_unit_test(test_rps_single_flow),
