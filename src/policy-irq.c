@@ -745,10 +745,12 @@ static bool room_move(struct pol_tick *t, int cpu, struct pol_unit *u) {
         int best = -1;
         char reason[256];
 
-        /* saturated as the hot rule has it: a CPU busy with little network
-         * work is short of room for its user load, not for the queue */
-        if (t->idle[cpu] >= t->c->saturated_idle || t->load[cpu] < t->c->saturated_share || u->fixed ||
-            u->touched || !dwell_ok(t, u) || t->moves >= pol_move_cap(t))
+        /* saturated as the hot rule has it, or short of saturated_idle by
+         * the queue alone: a CPU that its user load keeps short without the
+         * queue is short of room for that load, not for the queue */
+        if (t->idle[cpu] >= t->c->saturated_idle ||
+            (t->load[cpu] < t->c->saturated_share && t->idle[cpu] + u->work * k < t->c->saturated_idle) ||
+            u->fixed || u->touched || !dwell_ok(t, u) || t->moves >= pol_move_cap(t))
                 return false;
         CPUSET_FOREACH(to, &x->cpus) {
                 bool in_set = u->rps_ours && u->rps_on && cpuset_isset(u->rps, to);

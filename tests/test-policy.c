@@ -3022,6 +3022,10 @@ static void test_move_for_room(void **state) {
                 { "lone queue, little room but more", 2, false, 0.6, 0, 0, 0.45, 0.28, 3 },
                 /* under saturated_share: the user load starves CPU0, not the queue */
                 { "small queue beside user load", 2, false, 0.08, 0, 0, 0.95, 0.10, 0 },
+                /* under saturated_share too, but short of idle by the
+                 * queue alone (seed 21021: 27% beside 65% user, 4% idle,
+                 * a hole for the whole run) */
+                { "queue under saturated_share beside user load", 2, false, 0.27, 0, 0, 0.67, 0.10, 3 },
                 /* a queue IRQ on every CPU: its share is never measured */
                 { "queue of one big flow, share unmeasured", 8, true, 0.72, 0.82, 0.9, 0.45, 0.30, 0 },
         };
