@@ -291,6 +291,38 @@ static double set_peak(const struct pol_tick *t, const struct pol_unit *u, const
         return peak;
 }
 
+/* The host's peak demand (pol_demand()) once u's protocol work is over
+ * set: a CPU that drops packets asks its load over the share it kept, the
+ * queue's share there too, and set shares what the old set asked evenly.
+ * It serves 100% at any width, and so may the IRQ CPU left out of the
+ * set: only demand shows what a wider set gains. */
+static double set_demand_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set) {
+        int m = cpuset_count(set);
+        double d = 0, peak = 0;
+
+        CPUSET_FOREACH(c, u->rps)
+                d += pol_rps_share(u, c) * pol_demand_factor(t, c);
+        CPUSET_FOREACH(c, &t->eligible) {
+                double v = ex_load(t, u, c) * pol_demand_factor(t, c);
+
+                if (m > 0 && cpuset_isset(set, c))
+                        v += pol_work_cost(t, u, c, d / m);
+                peak = MAX(peak, v);
+        }
+        return peak;
+}
+
+/* A wider set of CPUs that drop packets gains when it lowers the host's
+ * peak demand by min_gain: judged by the set's own CPUs, the sets whose
+ * dwell ends first take the idle CPUs the busiest set needs. */
+static bool widen_drops(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *set) {
+        bool drops = false;
+
+        CPUSET_FOREACH(c, u->rps)
+                drops = drops || pol_demand_factor(t, c) > 1;
+        return drops && set_demand_peak(t, u, set) <= set_demand_peak(t, u, u->rps) - pol_min_gain(t);
+}
+
 /* The set with the lower projected peak; a on a tie (the IRQ CPU's cache). */
 static const cpuset_t *lower_peak(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *a,
                                   const cpuset_t *b) {
@@ -1527,9 +1559,11 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                                  "RPS off hot %s%s (other work keeps it at the level; queue work %.0f%%); RPS over CPUs %s",
                                  cpus_word(&shed), pol_fmt_cpus(&shed, hl, sizeof(hl)), 100 * u->total,
                                  pol_fmt_cpus(&set, list, sizeof(list)));
-                } else if (set_peak(t, u, &set) > set_peak(t, u, u->rps) - pol_min_gain(t))
+                } else if (set_peak(t, u, &set) > set_peak(t, u, u->rps) - pol_min_gain(t) &&
+                           !widen_drops(t, u, &set))
                         /* as any move, a wider set must gain min_gain: a CPU
-                         * hot with its own IRQ work is not cooled by a share */
+                         * hot with its own IRQ work is not cooled by a share;
+                         * a dropping set's gain is in its demand */
                         return;
                 else
                         snprintf(reason, sizeof(reason), "RPS widened: %s%s still hot (queue work %.0f%%); RPS over CPUs %s",

@@ -1845,6 +1845,62 @@ static void test_rps_step_saturated(void **state) {
         fx_free(&f);
 }
 
+/* A wider set of CPUs that drop packets is judged by demand (seed 20009:
+ * 12 CPUs, three queues stepping x1.75 to 5.7 CPUs each, each IRQ CPU
+ * left out of its set and saturated).  A set CPU serves 100% at any width
+ * and so does the IRQ CPU: judged by load, no widening gained, and the
+ * set narrowed while its queue was small stayed on two CPUs at 1.99
+ * beside an idle CPU, the other sets' CPUs at 1.33.  Judged by the host's
+ * peak demand the busiest set takes the idle CPU, and no other set widens
+ * for it (the set CPUs' demand even within 10%, the IRQ CPUs' own work
+ * the rest). */
+static void test_rps_widen_demand(void **state) {
+        const int n_cpus = 12, nq = 3;
+        struct fx f;
+        double lo = HUGE_VAL, hi = 0, d[FX_MAX_CPUS];
+        unsigned after = 0;
+
+        (void) state;
+        fx_init(&f, n_cpus, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.drops = true;
+        f.rps_cost = 0.05;
+        fx_add_nic(&f, "eth0", 0, nq, true, 30, true, false);
+        for (int q = 0; q < nq; q++) {
+                fx_place(&f, 30 + (unsigned) q, q);
+                f.q[0][q] = (struct fx_queue_model){ q == 0 ? 0.95 : 3.3, 20000, 0.3 };
+        }
+        for (int k = 1; k <= 240; k++) {
+                if (k == 61)
+                        for (int q = 0; q < nq; q++)
+                                f.q[0][q].work = 5.7;
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        if (f.l.v[a].type == KNOB_RPS) {
+                                print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                                after += k > 60;
+                        }
+        }
+        fx_model(&f, NULL);
+        print_message("    demand");
+        for (int c = 0; c < n_cpus; c++) {
+                d[c] = (f.load.cpus[c].softirq + f.load.cpus[c].irq) / (1 - f.load.cpus[c].drop);
+                print_message(" %.2f", d[c]);
+                if (c >= nq) {
+                        lo = MIN(lo, d[c]);
+                        hi = MAX(hi, d[c]);
+                }
+        }
+        print_message("\n");
+        assert_int_equal(after, 1);
+        assert_int_equal(cpuset_count(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus)), 3);
+        if (hi > 1.1 * lo)
+                fail_msg("set CPUs' demand %.2f-%.2f", lo, hi);
+        fx_free(&f);
+}
+
 /* The IRQ CPU leaves its own RPS set when its interrupt and NAPI work
  * leave it busiest with a share of the protocol work: 2 CPUs on 2 nodes
  * (the random host 1027), one queue of 1.2 CPUs on node 1 of which 65%
@@ -6088,6 +6144,7 @@ int main(void) {
                 cmocka_unit_test(test_tx_apart_unmeasured),
                 cmocka_unit_test(test_move_beside_spread),
                 cmocka_unit_test(test_rps_step_saturated),
+                cmocka_unit_test(test_rps_widen_demand),
                 cmocka_unit_test(test_layout_by_load),
                 cmocka_unit_test(test_lone_why_no_cool),
                 cmocka_unit_test(test_layout_lpt),
