@@ -487,7 +487,7 @@ static double steady_need(const struct pol_tick *t, int cpu) {
  * its level (pol_cpu_steady) below full scale, POL_NOISE_K deviations of
  * its noise, at least one sample's resolution (POL_GAIN_LEAST: the set is
  * projected with a share that may be the prior's), and POL_NOISE_K more
- * once no move gained at its level (as pol_gain_need()).  Such a CPU is
+ * once a set fell short at its level (as steady_need()).  Such a CPU is
  * hot from min_gain at the host's scale over the mean, so asking that much
  * of the set too left it hot beside cooler CPUs (seed 20012: 16.3% against
  * a bound of 13.5%, the set's 2.8% under min_gain's 3%). */
@@ -500,7 +500,7 @@ static double lone_need(const struct pol_tick *t, int cpu) {
         if (!pol_cpu_steady(pc))
                 return pol_min_gain(t);
         return MAX(POL_GAIN_LEAST, POL_NOISE_K * sqrt(pc->noise_var)) +
-               (pc->gain_short && pc->gain_short < t->now ? POL_NOISE_K * sqrt(pc->noise_var) : 0);
+               (pc->steady_short && pc->steady_short < t->now ? POL_NOISE_K * sqrt(pc->noise_var) : 0);
 }
 
 /* Why a queue gets RPS (rps_start): a lone hot queue, a single-queue NIC,
@@ -580,6 +580,10 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum star
                  * busy as it looks */
                 if (set_peak(t, u, &set) > pol_load(t, cpu) - (saturated(t, cpu) ? 0 : need) + 1e-9) {
                         u->rps_no_gain = true;
+                        /* short at its level: a later gain there needs the
+                         * noise's deviations more (lone_need) */
+                        if (kind == START_LONE && need < pol_min_gain(t) && !t->st->cpus[cpu].steady_short)
+                                t->st->cpus[cpu].steady_short = t->now;
                         return false;
                 }
                 if (kind == START_STEADY)
