@@ -490,11 +490,14 @@ static double steady_need(const struct pol_tick *t, int cpu) {
  * once a set fell short at its level (as steady_need()).  Such a CPU is
  * hot from min_gain at the host's scale over the mean, so asking that much
  * of the set too left it hot beside cooler CPUs (seed 20012: 16.3% against
- * a bound of 13.5%, the set's 2.8% under min_gain's 3%). */
+ * a bound of 13.5%, the set's 2.8% under min_gain's 3%).  Only on the
+ * host's busiest CPU: elsewhere such a set lowers no peak (seed 20039:
+ * sets for CPUs at 22-24% beside an elephant's 53%). */
 static double lone_need(const struct pol_tick *t, int cpu) {
         const struct pol_cpu *pc;
 
-        if (cpu < 0 || (size_t) cpu >= t->st->n_cpus || t->scale >= 1 || !t->noise_known)
+        if (cpu < 0 || (size_t) cpu >= t->st->n_cpus || t->scale >= 1 || !t->noise_known ||
+            cpu != busiest_eligible(t))
                 return pol_min_gain(t);
         pc = &t->st->cpus[cpu];
         if (!pol_cpu_steady(pc))
