@@ -161,7 +161,7 @@ struct pol_cpu {
         double noise_held;       /* the sum of their variance terms: noise only if the level holds */
         unsigned noise_held_n;   /* those terms */
         uint64_t gain_short;     /* hot, and no queue IRQ move gained min_gain at this level since (pol_gain_need), 0 none */
-        uint64_t steady_short;   /* a steady peak whose RPS gained under min_gain at this level since (pol_rps_steady), 0 none */
+        uint64_t steady_short;   /* a steady peak (or lone hot queue) whose RPS gained under its least gain at this level since, 0 none */
 };
 
 struct pol_cursor {
