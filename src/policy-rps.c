@@ -134,10 +134,9 @@ static int *cool_order(const struct pol_tick *t, const struct pol_unit *u, const
 }
 
 /* Adds to *set the fewest coolest CPUs of cand (at least one, at most all)
- * that leave every RPS CPU below limit. */
-static void size_set(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double limit,
-                     cpuset_t *set) {
-        double p = proto_work(u);
+ * that leave every RPS CPU below limit with p of protocol work. */
+static void size_work(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double limit,
+                      double p, cpuset_t *set) {
         /* the IRQ CPU counts too, if it has room at all */
         bool check_own = ex_load(t, u, u->target) < limit;
         size_t n, k;
@@ -161,6 +160,12 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
         for (size_t i = 0; i < MIN(k, n); i++)
                 cpuset_set(set, v[i]);
         free(v);
+}
+
+/* size_work() with u's protocol work. */
+static void size_set(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *cand, double limit,
+                     cpuset_t *set) {
+        size_work(t, u, cand, limit, proto_work(u), set);
 }
 
 /* The unit's RPS set without the most loaded CPU of droppable, in *ret;
@@ -538,9 +543,10 @@ static double lone_need(const struct pol_tick *t, int cpu) {
                (pc->steady_short && pc->steady_short < t->now ? POL_NOISE_K * sqrt(pc->noise_var) : 0);
 }
 
-/* Why a queue gets RPS (rps_start): a lone hot queue, a single-queue NIC,
- * or the steady peak of a light host (pol_rps_steady). */
-enum start_kind { START_LONE, START_SINGLE, START_STEADY };
+/* Why a queue gets RPS (rps_start): a lone hot queue (START_ALONE: the
+ * only one this tick), a single-queue NIC, or the steady peak of a light
+ * host (pol_rps_steady). */
+enum start_kind { START_LONE, START_ALONE, START_SINGLE, START_STEADY };
 
 static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum start_kind kind) {
         bool single_queue = kind == START_SINGLE;
@@ -578,7 +584,14 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum star
                 snprintf(reason, sizeof(reason), "single-queue NIC %s: RPS over CPUs %s%s", x->nic->name,
                          pol_fmt_cpus(&set, list, sizeof(list)), own_left_out(t, u, &set, cpu));
         } else {
-                if (!start_cand(t, u, cpu, proto_work(u), &t->hot, &cand))
+                /* a CPU that drops packets served less than its queue asks:
+                 * a queue started alone is sized by what it asks
+                 * (pol_demand()), not to wait min_dwell to widen while it
+                 * drops; queues started together share the room by what
+                 * they were served */
+                double p = proto_work(u) * (kind == START_ALONE ? pol_demand_factor(t, cpu) : 1);
+
+                if (!start_cand(t, u, cpu, p, &t->hot, &cand))
                         return false;
                 if (kind == START_STEADY) {
                         /* a steady peak's excess is small beside the room a
@@ -591,13 +604,13 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum star
                         }
                 } else {
                         cpuset_zero(&without);
-                        size_set(t, u, &cand, pol_level(t), &without);
+                        size_work(t, u, &cand, pol_level(t), p, &without);
                         set = without;
                         if (own_ok) {
                                 cpuset_t near;
 
                                 with = cpuset_single(cpu);
-                                size_set(t, u, &cand, pol_level(t), &with);
+                                size_work(t, u, &cand, pol_level(t), p, &with);
                                 set = *lower_peak(t, u, &with, &without);
                                 /* cool CPUs short of room: IRQ CPUs take a share */
                                 if (t->pool_short && t->scale < 1) {
@@ -617,7 +630,7 @@ static bool rps_start(struct pol_tick *t, struct pol_unit *u, int cpu, enum star
                         u->rps_no_gain = true;
                         /* short at its level: a later gain there needs the
                          * noise's deviations more (lone_need) */
-                        if (kind == START_LONE && need < pol_min_gain(t) && !t->st->cpus[cpu].steady_short)
+                        if (kind != START_STEADY && need < pol_min_gain(t) && !t->st->cpus[cpu].steady_short)
                                 t->st->cpus[cpu].steady_short = t->now;
                         return false;
                 }
@@ -723,7 +736,7 @@ static void start_together(struct pol_tick *t, struct pol_unit **us, const int *
         }
         if (demand <= room || cpuset_empty(&pool)) {
                 for (size_t i = 0; i < n && !only_short; i++)
-                        ret_ok[i] = rps_start(t, us[i], cpus[i], START_LONE);
+                        ret_ok[i] = rps_start(t, us[i], cpus[i], n == 1 ? START_ALONE : START_LONE);
                 return;
         }
         /* the candidates' level with all the queues' protocol work, and
@@ -792,7 +805,7 @@ static void start_lone(struct pol_tick *t, struct pol_unit **us, const int *cpus
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                ret_ok[i] = rps_start(t, us[i], cpus[i], START_LONE);
+                ret_ok[i] = rps_start(t, us[i], cpus[i], n == 1 ? START_ALONE : START_LONE);
                 if (ret_ok[i] && n > 1 && t->in->load) {
                         struct pol_queue *q = pol_queue_get(t->st, t->nics[us[i]->nic].nic->name, us[i]->queue, true);
                         if (!q) {

@@ -1901,6 +1901,51 @@ static void test_rps_widen_demand(void **state) {
         fx_free(&f);
 }
 
+/* A lone queue whose IRQ CPU drops packets gets a set sized by what the
+ * CPU asks (pol_demand()), not by the 100% it served: the random host
+ * 20009 (three queues of 3.3-5.7 CPUs on 12) sized rx-0's set from 0.69
+ * CPU of protocol work on two CPUs while CPU0 asked for 3.6, and the
+ * idle CPU beside it waited min_dwell for the widening (a 14-tick hole).
+ * One queue of 5.7 CPUs on 16 here: sized by the 100% CPU0 served, its
+ * set took 10 CPUs at 0.49 each; by demand, its set CPUs end within 10%
+ * of the level its work makes, at once and for good. */
+static void test_rps_start_demand(void **state) {
+        const int n_cpus = 16, nq = 2;
+        struct fx f;
+        unsigned n = 0;
+        double hi = 0;
+
+        (void) state;
+        fx_init(&f, n_cpus, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.drops = true;
+        f.rps_cost = 0.05;
+        fx_add_nic(&f, "eth0", 0, nq, true, 30, true, false);
+        for (int q = 0; q < nq; q++) {
+                fx_place(&f, 30 + (unsigned) q, q);
+                f.q[0][q] = (struct fx_queue_model){ q == 0 ? 5.7 : 0.02, 20000, 0.15 };
+        }
+        for (int k = 1; k <= 120; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        if (f.l.v[a].type == KNOB_RPS) {
+                                print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                                n++;
+                        }
+        }
+        fx_model(&f, NULL);
+        CPUSET_FOREACH(c, KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus))
+                hi = MAX(hi, f.load.cpus[c].softirq + f.load.cpus[c].irq);
+        print_message("    rx-0 over %d CPUs, busiest at %.2f\n", cpuset_count(KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus)),
+                      hi);
+        assert_int_equal(n, 1);
+        if (hi > 1.1 * 5.72 / n_cpus)
+                fail_msg("set CPU at %.2f", hi);
+        fx_free(&f);
+}
+
 /* The IRQ CPU leaves its own RPS set when its interrupt and NAPI work
  * leave it busiest with a share of the protocol work: 2 CPUs on 2 nodes
  * (the random host 1027), one queue of 1.2 CPUs on node 1 of which 65%
@@ -6201,6 +6246,7 @@ int main(void) {
                 cmocka_unit_test(test_move_beside_spread),
                 cmocka_unit_test(test_rps_step_saturated),
                 cmocka_unit_test(test_rps_widen_demand),
+                cmocka_unit_test(test_rps_start_demand),
                 cmocka_unit_test(test_layout_by_load),
                 cmocka_unit_test(test_lone_why_no_cool),
                 cmocka_unit_test(test_layout_lpt),
