@@ -984,9 +984,10 @@ static double plan_peak(const struct pol_tick *t, const double *fin) {
 }
 
 /* The plan (docs/DESIGN.md "Steady re-layout"): a move at a time, the
- * queue off the CPU then busiest whose move to a local CPU leaves the two
- * lowest, each queue once, while the peak falls; then, last first, the
- * moves the peak does not need undone.  fin: each CPU's projected load
+ * queue off the CPU then busiest whose move to a CPU the NIC may use
+ * leaves the two lowest (off its node at the remote cost, onto a CPU it
+ * leaves no busier than its source), each queue once, while the peak
+ * falls; then, last first, the moves the peak does not need undone.  fin: each CPU's projected load
  * (max_cpu + 1); order: n slots.  Returns the projected peak of the
  * eligible CPUs. */
 static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, double *fin, size_t *order) {
@@ -1003,7 +1004,7 @@ static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, dou
         while (n_moves < n) {
                 int p = -1, to = -1;
                 size_t bi = n;
-                double bv = HUGE_VAL;
+                double bv = HUGE_VAL, bt = HUGE_VAL;
 
                 CPUSET_FOREACH(c, &t->eligible)
                         if (c <= t->max_cpu && (p < 0 || fin[c] > fin[p]))
@@ -1013,15 +1014,27 @@ static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, dou
 
                         if (it[i].from != p || it[i].to != p)
                                 continue;
-                        CPUSET_FOREACH(c, &t->nics[u->nic].cpus) {
-                                double v;
+                        CPUSET_FOREACH(c, &t->nics[u->nic].allowed) {
+                                double v, w;
 
                                 if (c > t->max_cpu)
                                         break;
-                                v = MAX(fin[p] - u->work, fin[c] + u->work);
+                                w = pol_work_cost(t, u, c, u->work);
+                                /* off the node only in pieces that leave
+                                 * the target no busier than the source */
+                                if (w > u->work && fin[c] + w > fin[p] - u->work + 1e-9)
+                                        continue;
+                                v = MAX(fin[p] - u->work, fin[c] + w);
+                                /* at an equal peak the target left lowest,
+                                 * lest the first CPU take each move until it
+                                 * is the busiest, with nothing of its own
+                                 * to give */
+                                if (c == p || v > bv + 1e-9 || (v > bv - 1e-9 && fin[c] + w >= bt - 1e-9))
+                                        continue;
                                 /* the vector count last: it looks records up */
-                                if (c != p && v < bv - 1e-9 && unit_fits(t, &vec, u, c, unit_irqs(u, false))) {
+                                if (unit_fits(t, &vec, u, c, unit_irqs(u, false))) {
                                         bv = v;
+                                        bt = fin[c] + w;
                                         bi = i;
                                         to = c;
                                 }
@@ -1035,7 +1048,7 @@ static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, dou
                                 vectors_move(&vec, vectors_irq_cpu(ii), to);
                 }
                 fin[p] -= it[bi].u->work;
-                fin[to] += it[bi].u->work;
+                fin[to] += pol_work_cost(t, it[bi].u, to, it[bi].u->work);
                 it[bi].to = to;
                 order[n_moves++] = bi;
         }
@@ -1046,7 +1059,7 @@ static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, dou
 
                 if (fin[m->from] + w > peak + 1e-9)
                         continue;
-                fin[m->to] -= w;
+                fin[m->to] -= pol_work_cost(t, m->u, m->to, w);
                 fin[m->from] += w;
                 m->to = m->from;
         }
