@@ -1232,6 +1232,15 @@ static int estimate(struct pol_tick *t) {
                         t->net[c] *= MAX(t->st->cpus[c].raw_load / (sc->irq + sc->softirq), 1);
         }
         work_per_event(t, sum_rate, sum_pps, n_sets, per_event);
+        /* sets over every CPU leave none to measure it on: the last
+         * measured holds, lest a flow read as the IRQ's work beside it */
+        for (size_t ni = 0; ni < t->inv->n_nics; ni++)
+                for (int k = 0; k < 2 && t->nics[ni].rec; k++) {
+                        if (per_event[2 * ni + k] > 0)
+                                t->nics[ni].rec->event_work[k] = per_event[2 * ni + k];
+                        else
+                                per_event[2 * ni + k] = t->nics[ni].rec->event_work[k];
+                }
 
         for (int pass = 0; pass < 2; pass++) {
                 for (size_t i = 0; i < t->n_units; i++) {

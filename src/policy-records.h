@@ -92,6 +92,7 @@ struct pol_nic {
         double rx_bps_last, rx_pps_last; /* the last interval's rates, unsmoothed */
         /* NIC without queue IRQs whose RPS we steer */
         double cost;             /* share of a CPU per received packet/s, from when RPS started */
+        double event_work[2];    /* the most work per interrupt and per packet last measured (estimate()) */
         cpuset_t senders;        /* the hot CPUs its receive work ran on when RPS started */
         unsigned gone_ticks;     /* consecutive samples below POL_IRQLESS_PPS_EXIT */
         struct pol_trial rps_trial;      /* after RPS started */

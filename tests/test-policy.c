@@ -1544,6 +1544,45 @@ static void test_rps_flow_beside_irq(void **state) {
         fx_free(&f);
 }
 
+/* A set over every CPU but its IRQ CPU, each carrying a queue IRQ of the
+ * same NIC (the random host 22009: 24 virtio queues on 24 CPUs, rx-22's
+ * elephant).  eth0 queue 0 (0.92) spreads over CPUs 1-7; then 90% of its
+ * steered work becomes one flow.  No CPU is then free of sets and RPS
+ * queues to measure the NIC's work per interrupt on, so the flow read as
+ * the IRQ's work beside it: that queue got a set of its own, which moves
+ * no flow.  The work per interrupt measured before holds. */
+static void test_rps_flow_every_cpu(void **state) {
+        struct fx f;
+        cpuset_t first;
+        int last;
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.rfs = false;
+        fx_add_nic(&f, "eth0", 0, 8, true, 30, true, false);
+        for (int q = 0; q < 8; q++) {
+                fx_place(&f, 30 + q, q);
+                f.q[0][q] = (struct fx_queue_model){ q == 0 ? 0.92 : 0.30, q == 0 ? 9200 : 3000 };
+        }
+        assert_int_equal(fx_ticks(&f, 1, 59), 0);
+        first = cpuset_kept_get(&fx_queue(&f, "eth0", 0)->rps_cpus);
+        assert_false(cpuset_empty(&first));
+        last = cpuset_last(&first);
+        assert_true(last >= 1);
+        f.q[0][0].elephant = 0.9;
+        for (int k = 60; k <= 200; k++) {
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+        }
+        for (int q = 1; q < 8; q++)
+                assert_true(cpuset_kept_empty(&fx_queue(&f, "eth0", q)->rps_cpus));
+        fx_free(&f);
+}
+
 /* A big flow hashed onto another node's CPU comes home (flow_home(); the
  * random host 19031): 2 nodes of 8 CPUs, eth0 on node 0 with one queue of
  * 1.0 CPU on CPU0 (20% of it stays there) whose steered work is one flow
@@ -6331,6 +6370,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_big_flow_guard),
                 cmocka_unit_test(test_rps_elephant_not_shed),
                 cmocka_unit_test(test_rps_flow_beside_irq),
+                cmocka_unit_test(test_rps_flow_every_cpu),
                 cmocka_unit_test(test_rps_flow_home),
                 cmocka_unit_test(test_rps_flow_landing),
                 cmocka_unit_test(test_rps_single_rejudged),
