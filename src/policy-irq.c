@@ -987,9 +987,9 @@ static double plan_peak(const struct pol_tick *t, const double *fin) {
  * queue off the CPU then busiest whose move to a CPU the NIC may use
  * leaves the two lowest (off its node at the remote cost, onto a CPU it
  * leaves no busier than its source), each queue once, while the peak
- * falls; then, last first, the moves the peak does not need undone.  fin: each CPU's projected load
- * (max_cpu + 1); order: n slots.  Returns the projected peak of the
- * eligible CPUs. */
+ * falls; then, last first, the moves the peak does not need undone.
+ * fin: each CPU's projected load (max_cpu + 1); order: n slots.  Returns
+ * the projected peak of the eligible CPUs. */
 static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, double *fin, size_t *order) {
         struct vectors vec;
         size_t n_moves = 0;
