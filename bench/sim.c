@@ -1311,8 +1311,11 @@ static void simulate_tick(struct sim *S, int t, struct tick_result *R) {
                         if (nr == 0) {
                                 soft[rc] += COST(rc, proto);
                         } else {
+                                /* the kernel's get_rps_cpu(): the set's CPUs in
+                                 * ascending order, reciprocal_scale(hash, len)
+                                 * of the flow's 32-bit hash picks one */
                                 int k = 0, ec = -1;
-                                uint64_t h = hash2(i * 1000 + q, 7) % nr;
+                                uint64_t h = ((hash2(i * 1000 + q, 7) & 0xffffffffULL) * (uint64_t)nr) >> 32;
                                 CPUSET_FOREACH(c, &rps) {
                                         if ((uint64_t)k == h)
                                                 ec = c;
