@@ -1067,6 +1067,31 @@ static double plan_moves(struct pol_tick *t, struct plan_item *it, size_t n, dou
         return plan_peak(t, fin);
 }
 
+/* The projected peak of the plan's moves with each moved queue carrying
+ * its share of its source CPU's load not counted as network work (the
+ * softirq time of runs that are not NET_RX/NET_TX, by the share of runs:
+ * docs/DESIGN.md "Steady re-layout").  plan_moves() leaves that load on
+ * the source; where it is the queue's own work undercounted, it goes
+ * with the queue, and a plan that gains only by what it leaves behind
+ * swaps a layout for its image.  fin: max_cpu + 1 slots. */
+static double plan_peak_whole(const struct pol_tick *t, const struct plan_item *it, size_t n, double *fin) {
+        for (int c = 0; c <= t->max_cpu; c++)
+                fin[c] = t->load[c];
+        for (size_t i = 0; i < n; i++) {
+                const struct pol_unit *u = it[i].u;
+                double w = u->work;
+
+                if (it[i].to == it[i].from)
+                        continue;
+                if (t->net[it[i].from] > 0)
+                        w *= MAX(t->load[it[i].from] / t->net[it[i].from], 1);
+                w = MIN(w, fin[it[i].from]);
+                fin[it[i].from] -= w;
+                fin[it[i].to] += pol_work_cost(t, u, it[i].to, w);
+        }
+        return plan_peak(t, fin);
+}
+
 /* Once the loads are steady (every eligible CPU's noise known, none hot
  * or settling, nothing else done this tick), the queues that may move are
  * laid out again together (plan_moves), the plan taken whole when it lowers
@@ -1110,6 +1135,10 @@ void pol_replan(struct pol_tick *t) {
         peak = n > 0 ? plan_moves(t, it, n, fin, order) : now;
         if (t->r < 0)
                 return;
+        /* the gain must hold whether the load not counted as network
+         * work stays on the source or goes with its queues */
+        if (n > 0)
+                peak = MAX(peak, plan_peak_whole(t, it, n, fin));
         /* until the noise is known, a plan that may gain then is looked at
          * again soon (the calm pace decides every 30th tick) */
         if (!t->noise_known || now - peak < pol_plan_gain(t) - 1e-9) {

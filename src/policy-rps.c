@@ -168,6 +168,27 @@ static void size_set(const struct pol_tick *t, const struct pol_unit *u, const c
         size_work(t, u, cand, limit, proto_work(u), set);
 }
 
+/* u's protocol work as its set CPUs' whole load shows it: each CPU's
+ * share scaled by its load over its network load, the softirq time of
+ * runs not counted as NET_RX/NET_TX (docs/DESIGN.md "Steady re-layout").
+ * A narrower set is judged with it too: the load goes where the queue's
+ * work goes, and a set given back on the undercount leaves the IRQ CPU
+ * at the steady peak that made it (seed 23021). */
+static double proto_whole(const struct pol_tick *t, const struct pol_unit *u) {
+        double p = 0;
+
+        if (!u->rps_on)
+                return proto_work(u);
+        CPUSET_FOREACH(c, u->rps) {
+                double w = pol_rps_share(u, c);
+
+                if (c <= t->max_cpu && t->net[c] > 0)
+                        w *= MAX(t->load[c] / t->net[c], 1);
+                p += w;
+        }
+        return MAX(p, proto_work(u));
+}
+
 /* The unit's RPS set without the most loaded CPU of droppable, in *ret;
  * true if the steered work fits on what is left, every CPU below limit. */
 static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const cpuset_t *droppable, double limit,
@@ -183,7 +204,7 @@ static bool narrower(const struct pol_tick *t, const struct pol_unit *u, const c
         if (m < 2)
                 return false;
         CPUSET_FOREACH(s, ret)
-                if (ex_load(t, u, s) + proto_work(u) / (m - 1) >= limit)
+                if (ex_load(t, u, s) + proto_whole(t, u) / (m - 1) >= limit)
                         return false;
         return true;
 }
@@ -871,7 +892,10 @@ static bool steady_set(struct pol_tick *t, bool first, cpuset_t *at_level) {
                 /* before the noise is known, min_gain is balance_floor:
                  * the least it may come down to */
                 gain = ready ? pol_min_gain(t) : MIN(pol_min_gain(t), MAX(t->c->min_gain * t->scale, POL_GAIN_LEAST));
-                level = MAX(MAX(t->mean + gain, pol_accept(t) + POL_NOISE_K * sqrt(pc->noise_var)), pol_narrow(t));
+                /* the noise over 1.1 times the mean, not over
+                 * pol_accept(): the set is sized to the least peak it
+                 * reaches, and the narrowing limit is a term of its own */
+                level = MAX(MAX(t->mean + gain, 1.1 * t->mean + POL_NOISE_K * sqrt(pc->noise_var)), pol_narrow(t));
                 if (t->load[cpu] < level)
                         continue;
                 cpuset_set(at_level, cpu);
@@ -1626,7 +1650,7 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
         if (cpuset_count(&others) <= 1) {
                 /* back to what it was: all the work on the IRQ CPU */
                 set = cpuset_kept_get(&q->rps_orig);
-                fits = ex_load(t, u, cpu) + p < limit;
+                fits = ex_load(t, u, cpu) + proto_whole(t, u) < limit;
         } else
                 fits = narrower(t, u, &others, limit, &set);
         if (!held(t, &q->narrow_ticks, fits, settling || t->now - q->rps_change_usec < c->min_dwell_usec))

@@ -2610,6 +2610,43 @@ static void test_replan_light(void **state) {
         }
 }
 
+/* The steady re-layout with the network work undercounted: eight CPUs,
+ * one NIC's four 4.7% queues one a CPU on CPUs 0-3, CPUs 4-7 idle, and
+ * each CPU's softirq time counted as network work by the NET share of its
+ * runs, 0.72 (timer and RCU runs beside NET_RX's, as the simulator and a
+ * real kernel have them).  Each queue reads 3.4%, and moving all four to
+ * the idle CPUs projects 4.7% -> 3.4%, the 1.3% read as other work left
+ * behind; but the work goes with its queue, and the plan is its own image
+ * (seed 23021: moved there and back every min_dwell).  With +-1% noise
+ * nothing moves after the layout. */
+static void test_replan_undercount(void **state) {
+        struct fx f;
+        uint64_t seed = 0x23021ULL;
+        double noise[FX_MAX_CPUS];
+        unsigned moves = 0;
+
+        (void) state;
+        fx_init(&f, 8, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        fx_add_nic(&f, "eth0", 0, 4, true, 30, false, false);
+        for (int q = 0; q < 4; q++)
+                f.q[0][q] = (struct fx_queue_model){ 0.047, 950 };
+        for (unsigned k = 1; k <= 300; k++) {
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 1 + 0.01 * (2 * fx_rand(&seed) - 1);
+                fx_model(&f, noise);
+                for (int c = 0; c < f.n_cpus; c++)
+                        f.load.cpus[c].net_frac = 0.72;
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        moves += f.l.v[a].type == KNOB_IRQ && !f.l.v[a].layout;
+        }
+        print_message("    undercounted light queues: %u IRQ moves\n", moves);
+        if (moves > 0)
+                fail_msg("%u IRQ moves: a plan swapped the layout for its image", moves);
+        fx_free(&f);
+}
+
 /* The steady re-layout off the NICs' node: two NICs on node 1 of two
  * four-CPU nodes, eth0's four 3% queues and eth1's 24 0.3% ones laid out
  * blind, a 3% and six 0.3% queues a node-1 CPU (4.8%), node 0 idle.
@@ -2890,6 +2927,72 @@ static void test_rps_steady_peak(void **state) {
                         fail_msg("%s: %u IRQ moves and %u RPS changes for a steady peak", cases[i].what, moves, steady);
                 if (cases[i].acts && peak > 1.3 * bound)
                         fail_msg("%s: peak %.3f, bound %.3f", cases[i].what, peak, bound);
+                if (late > 0)
+                        fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
+                fx_free(&f);
+        }
+}
+
+/* A light host's steady peaks under the narrowing limit's level (seed
+ * 23021's shape: 8 CPUs, four 4.7% queues one a CPU on CPUs 0-3, 19% of
+ * each staying on its IRQ CPU, RPS costing 8.9% of what it moves, the
+ * softirq time counted as network work by the NET share of runs, 0.72).
+ * The mean is 2.35%, the narrowing limit 3.7%: judged against the level
+ * sets are accepted at (10% over the limit) and three deviations of the
+ * noise, the peaks at 4.7% were never steady peaks, though RPS takes
+ * 0.8% of a CPU and more off each.  With +-10% noise (a deviation of
+ * about 0.27% of a CPU, as 23021's) each queue now gets RPS once and
+ * keeps it; under +-30% noise no steady peak is seen. */
+static void test_rps_steady_undercount(void **state) {
+        static const struct {
+                const char *what;
+                double noise;            /* +- per CPU and tick */
+                bool acts;
+        } cases[] = {
+                { "light host, +-10% noise: the queues spread and stay spread", 0.10, true },
+                { "noisy light host: no steady peak", 0.30, false },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct fx f;
+                uint64_t seed = 0x230210ULL + i;
+                double noise[FX_MAX_CPUS], peak;
+                unsigned moves = 0, rps = 0, steady = 0, late = 0;
+
+                fx_init(&f, 8, 1, FX_SMT_NONE);
+                fx_shipped_defaults(&f.cfg);
+                f.cfg.initial_layout = false;
+                f.rps_cost = 0.089;
+                fx_add_nic(&f, "eth0", 0, 4, true, 30, true, false);
+                for (int q = 0; q < 4; q++) {
+                        f.q[0][q] = (struct fx_queue_model){ 0.047, 950, 0.19 };
+                        fx_place(&f, 30 + (unsigned) q, q);
+                }
+                for (int c = 0; c < 8; c++)
+                        f.user[c] = 0.175;
+                for (unsigned k = 1; k <= 300; k++) {
+                        for (int c = 0; c < f.n_cpus; c++)
+                                noise[c] = 1 + cases[i].noise * (2 * fx_rand(&seed) - 1);
+                        fx_model(&f, noise);
+                        for (int c = 0; c < f.n_cpus; c++)
+                                f.load.cpus[c].net_frac = 0.72;
+                        assert_int_equal(fx_step(&f, k * SEC), 0);
+                        moves += count_type(&f.l, KNOB_IRQ);
+                        rps += count_type(&f.l, KNOB_RPS);
+                        for (size_t a = 0; a < f.l.n; a++)
+                                steady += f.l.v[a].why == ACTION_REASON_STEADY_PEAK;
+                        if (k > 150)
+                                late += f.l.n;
+                }
+                peak = fx_peak_now(&f);
+                print_message("    %s: %u IRQ moves, %u RPS changes (%u for a steady peak), peak %.1f%%\n",
+                              cases[i].what, moves, rps, steady, 100 * peak);
+                if (moves > 0 || (cases[i].acts ? steady != 4 || rps != 4 : rps > 0))
+                        fail_msg("%s: %u IRQ moves, %u RPS changes, %u for a steady peak", cases[i].what, moves, rps,
+                                 steady);
+                if (cases[i].acts && peak > 0.042)
+                        fail_msg("%s: peak %.3f, want the queues spread", cases[i].what, peak);
                 if (late > 0)
                         fail_msg("%s: %u actions in the second half of a stationary run", cases[i].what, late);
                 fx_free(&f);
@@ -6390,9 +6493,11 @@ int main(void) {
                 cmocka_unit_test(test_rps_lone_level_gain),
                 cmocka_unit_test(test_replan_light),
                 cmocka_unit_test(test_replan_remote),
+                cmocka_unit_test(test_replan_undercount),
                 cmocka_unit_test(test_balance_light_calm),
                 cmocka_unit_test(test_rps_granularity),
                 cmocka_unit_test(test_rps_steady_peak),
+                cmocka_unit_test(test_rps_steady_undercount),
                 cmocka_unit_test(test_rps_steady_peaks_together),
                 cmocka_unit_test(test_rps_steady_peak_host),
                 cmocka_unit_test(test_thresholds),
