@@ -459,6 +459,8 @@ void pol_noise_sample(struct pol_cpu *pc, const struct config *c, double L, bool
                 for (unsigned i = 0; i < pc->noise_held_n; i++)
                         noise_add(pc, each);
         }
+        if (step == LEVEL_CHANGED)
+                pc->level_unjudged = true;
         if (step != LEVEL_BEYOND && step != LEVEL_BEYOND_TURNED) {
                 pc->noise_held = 0;
                 pc->noise_held_n = 0;
@@ -550,6 +552,9 @@ static void update_hot(struct pol_tick *t) {
                 t->load[cpu] = pol_cpu_load(sc);
                 t->idle[cpu] = MAX(sc->idle, 0);
                 pol_noise_sample(&t->st->cpus[cpu], t->c, t->load[cpu], pol_settling(t, cpu));
+                /* a changed level is judged here once it holds (policy_pace) */
+                if (pol_cpu_steady(&t->st->cpus[cpu]))
+                        t->st->cpus[cpu].level_unjudged = false;
                 t->load[cpu] = pol_cpu_judged(&t->st->cpus[cpu], t->load[cpu]);
                 if (cpuset_isset(&t->eligible, cpu) && t->idle[cpu] > room_enter && t->load[cpu] < c->hot_exit)
                         n_room++;

@@ -171,6 +171,7 @@ struct pol_tick {
         double noise_gain;       /* then POL_NOISE_K deviations of the noisiest one's */
         bool plan_pending;       /* pol_replan: a plan waits for its next decision (measuring) */
         bool steady_pending;     /* pol_rps_steady: a CPU at a steady peak's level, not yet judged by its level */
+        uint64_t single_due;     /* a single-queue set's change waiting for its dwell: when it ends, 0 none */
         bool pool_short;         /* the cool CPUs cannot take the hot queues' protocol work alone */
         struct pol_unit **lone;  /* pol_rebalance: lone hot queues to get RPS together, */
         int *lone_cpu;           /* their hot IRQ CPUs */

@@ -159,6 +159,7 @@ struct pol_cpu {
         double level;            /* the mean of its samples since its load last changed */
         unsigned level_n;        /* those samples */
         int level_off;           /* samples in a row beyond the noise from it, + above, - below */
+        bool level_unjudged;     /* the level changed (a step) and no policy tick judged it steady since */
         double noise_held;       /* the sum of their variance terms: noise only if the level holds */
         unsigned noise_held_n;   /* those terms */
         uint64_t gain_short;     /* hot, and no queue IRQ move gained min_gain at this level since (pol_gain_need), 0 none */
@@ -211,6 +212,7 @@ struct policy_state {
         uint64_t min_dwell_usec, max_dwell_usec; /* from the last tick's config, for feedback */
         struct pol_hot_levels levels; /* the last tick's (update_hot) */
         unsigned n_at_level;     /* CPUs not hot at their hot level in the last calm tick's sample */
+        unsigned n_level_new;    /* CPUs whose changed level turned steady in the last calm tick's sample */
         bool oom;                /* an allocation failed where we could not return it */
         /* the steady re-layout (pol_replan) */
         unsigned plan_above;     /* consecutive decisions whose plan gained min_gain */

@@ -1507,28 +1507,37 @@ static bool irq_cpu_leaves(struct pol_tick *t, struct pol_unit *u, const cpuset_
  * measured, as the start's; then, as any move, when the new set lowers
  * the projected peak of the local CPUs by min_gain with them settled, so
  * a set CPU whose other work grew leaves it, and the set comes back when
- * the IRQ CPU's load needs it. */
-static void single_judge(struct pol_tick *t, struct pol_unit *u, struct pol_queue *q) {
-        const struct pol_nicctx *x = &t->nics[u->nic];
-        int cpu = u->target;
-        bool first = q->rps_unmeasured;
-        cpuset_t set, cur, span;
-        double before, after;
-        char list[128], reason[256];
+ * the IRQ CPU's load needs it.  single_plan(): the set it would take and
+ * whether it would (a first judgement always does); single_judge() takes
+ * it, adjust() names the dwell's end as due for it. */
+static bool single_plan(const struct pol_tick *t, const struct pol_unit *u, bool first, cpuset_t *set, double *before,
+                        double *after) {
+        cpuset_t cur, span;
 
-        q->rps_unmeasured = false;
-        single_set(t, u, cpu, &set, &span);
-        if (cpuset_only(&set) == cpu)
-                cpuset_zero(&set);
+        single_set(t, u, u->target, set, &span);
+        if (cpuset_only(set) == u->target)
+                cpuset_zero(set);
         if (u->rps_on)
                 cur = *u->rps;
         else
                 cpuset_zero(&cur);
-        if (cpuset_equal(&set, &cur) || (!first && any_settling(t, &span)))
-                return;
-        before = span_peak(t, u, &cur, &span);
-        after = span_peak(t, u, &set, &span);
-        if (!first && after > before - pol_min_gain(t) + 1e-9)
+        if (cpuset_equal(set, &cur) || (!first && any_settling(t, &span)))
+                return false;
+        *before = span_peak(t, u, &cur, &span);
+        *after = span_peak(t, u, set, &span);
+        return first || *after <= *before - pol_min_gain(t) + 1e-9;
+}
+
+static void single_judge(struct pol_tick *t, struct pol_unit *u, struct pol_queue *q) {
+        const struct pol_nicctx *x = &t->nics[u->nic];
+        int cpu = u->target;
+        bool first = q->rps_unmeasured;
+        cpuset_t set;
+        double before = 0, after = 0;
+        char list[128], reason[256];
+
+        q->rps_unmeasured = false;
+        if (!single_plan(t, u, first, &set, &before, &after))
                 return;
         if (cpuset_empty(&set)) {
                 set = cpuset_kept_get(&q->rps_orig);
@@ -1568,6 +1577,17 @@ static void adjust(struct pol_tick *t, struct pol_unit *u) {
                 /* judged once measured, then as loads change */
                 if (!settling && (q->rps_unmeasured || t->now - q->rps_change_usec >= c->min_dwell_usec))
                         single_judge(t, u, q);
+                else if (!settling) {
+                        /* a change that gains now waits for the dwell: a
+                         * full tick is due when it ends, not at the audit */
+                        cpuset_t set;
+                        double before, after;
+                        uint64_t end = q->rps_change_usec + c->min_dwell_usec;
+
+                        if (single_plan(t, u, false, &set, &before, &after) &&
+                            (t->single_due == 0 || end < t->single_due))
+                                t->single_due = end;
+                }
                 return;
         }
 

@@ -391,6 +391,11 @@ static int fill_report(struct pol_tick *t) {
         /* a plan to look at again (pol_replan), a steady peak waiting for
          * its level (pol_rps_steady) */
         rep->measuring |= t->plan_pending || t->steady_pending;
+        if (t->single_due > t->now) {
+                rep->measuring = true;
+                if (rep->due_usec == 0 || t->single_due < rep->due_usec)
+                        rep->due_usec = t->single_due;
+        }
         /* RPS sets sized with the prior wait for a measured share and the
          * dwell (pol_rps_adjust), which calm ticks never bring: the daemon
          * runs a full tick every few (ENGINE_MEASURE_FULL_EVERY) meanwhile,
@@ -483,6 +488,10 @@ enum policy_pace policy_pace(const struct config *c, const struct policy_state *
         if (last->n_rising > 0 || (st && st->n_at_level > 0))
                 return POLICY_PACE_FAST;
         pace = last->busy ? POLICY_PACE_STEADY : POLICY_PACE_CALM;
+        /* a CPU's load that changed, up or down, and now holds its new
+         * level: what the last policy tick planned on was still moving */
+        if (st && st->n_level_new > 0)
+                pace = POLICY_PACE_STEADY;
         if (!raw)
                 return pace;
         for (int cpu = 0; cpu <= raw->max_cpu; cpu++) {
@@ -521,7 +530,7 @@ void policy_observe(struct policy_state *st, const struct config *c, const struc
                     uint64_t now_usec) {
         if (!st || !c || !load || !load->cpus)
                 return;
-        st->n_at_level = 0;
+        st->n_at_level = st->n_level_new = 0;
         /* CPUs the policy has not seen yet start at its next tick */
         for (int cpu = 0; cpu <= load->max_cpu && (size_t) cpu < st->n_cpus; cpu++) {
                 const struct sample_cpu *sc = &load->cpus[cpu];
@@ -532,6 +541,8 @@ void policy_observe(struct policy_state *st, const struct config *c, const struc
                         continue;
                 L = pol_cpu_load(sc);
                 pol_noise_sample(pc, c, L, now_usec < pc->settle_until);
+                if (pc->level_unjudged && pol_cpu_steady(pc))
+                        st->n_level_new++;
                 /* what the next policy tick would count towards hot (the
                  * noise just sampled moves a steady load's level) */
                 if (!pc->hot && st->levels.enter > 0 && pol_cpu_judged(pc, L) >= pol_cpu_enter(&st->levels, pc))
@@ -554,7 +565,7 @@ int policy_tick(struct policy_state *st, const struct policy_input *in, struct a
         policy_report_free(ret_report);
 
         /* the report's n_rising speaks for this tick's sample */
-        st->n_at_level = 0;
+        st->n_at_level = st->n_level_new = 0;
         t.st = st;
         t.in = in;
         t.c = in->config;

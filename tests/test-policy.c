@@ -1734,6 +1734,73 @@ static void test_rps_single_rejudged(void **state) {
         fx_free(&f);
 }
 
+/* A single-queue set's change that waits for the dwell is judged when the
+ * dwell ends.  The host of test_rps_single_rejudged paced as the engine
+ * runs the policy (full_tick_due(): full while policy_pace() is not calm,
+ * when the report's due time comes while it is measuring, else every
+ * ENGINE_FULL_TICK_EVERY calm ticks; the other ticks' loads to
+ * policy_observe()), with 1% noise; the load falls at tick 15, within the
+ * dwell of the set's first judgement.  No CPU turns hot and the full ticks
+ * after the fall come before the dwell's end, so the set's rejudge waited
+ * for the periodic audit (23023: 4 CPUs, a x0.38 step; the set changed 9
+ * ticks late, 1.29 times the bound for 33 ticks). */
+static void test_rps_single_dwell_due(void **state) {
+        struct fx f;
+        uint64_t seed = 0x5e7f0a11ULL;
+        double noise[FX_MAX_CPUS];
+        unsigned changes = 0, first = 0, calm_run = 0, full_late = 0;
+        uint64_t set_usec = 0;
+
+        (void) state;
+        fx_init(&f, 2, 1, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.rfs = false;
+        f.rps_cost = 0.07;
+        fx_add_nic(&f, "eth0", 0, 1, true, 60, true, false);
+        f.q[0][0] = (struct fx_queue_model){ .work = 0.8, .rate = 8000, .share = 0.1 };
+        f.base[1] = 0.25;
+        for (unsigned k = 1; k <= 200; k++) {
+                bool full;
+
+                if (k == 15)
+                        f.q[0][0].work = 0.2;
+                for (int c = 0; c < f.n_cpus; c++)
+                        noise[c] = 1 + 0.01 * (2 * fx_rand(&seed) - 1);
+                fx_model(&f, noise);
+                full = k <= 2 || policy_pace(&f.cfg, f.st, &f.rep, &f.load) != POLICY_PACE_CALM ||
+                       (f.rep.measuring && (calm_run + 1 >= ENGINE_MEASURE_FULL_EVERY ||
+                                            (f.rep.due_usec > 0 && (uint64_t) k * SEC >= f.rep.due_usec))) ||
+                       calm_run + 1 >= ENGINE_FULL_TICK_EVERY;
+                if (!full) {
+                        calm_run++;
+                        policy_observe(f.st, &f.cfg, &f.load, (uint64_t) k * SEC);
+                        continue;
+                }
+                calm_run = 0;
+                full_late += k > 100;
+                assert_int_equal(fx_step(&f, (uint64_t) k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++)
+                        print_message("    at %3u: %s\n", k, f.l.v[a].reason);
+                if (count_type(&f.l, KNOB_RPS) > 0 && k < 15)
+                        set_usec = (uint64_t) k * SEC;
+                if (k >= 15) {
+                        if (count_type(&f.l, KNOB_RPS) > 0 && first == 0)
+                                first = k;
+                        changes += count_type(&f.l, KNOB_RPS);
+                }
+        }
+        print_message("    set last changed at %u s, given back at tick %u, %u changes, %u full ticks of the last "
+                      "100\n",
+                      (unsigned) (set_usec / SEC), first, changes, full_late);
+        assert_true(cpuset_kept_empty(&fx_queue(&f, "eth0", 0)->rps_cpus));
+        assert_int_equal(changes, 1);
+        /* at the dwell's end, within a tick */
+        assert_true((uint64_t) first * SEC <= set_usec + f.cfg.min_dwell_usec + SEC);
+        /* stationary after: the audits alone are full */
+        assert_true(full_late <= 100 / ENGINE_FULL_TICK_EVERY + 1);
+        fx_free(&f);
+}
+
 /* A single-queue NIC's IRQ CPU beside two storage IRQs (the random host
  * 19010 in small): 2 CPUs, eth0's one queue (half of it interrupt/NAPI
  * work) at 13% of a CPU with its IRQ on CPU0, two NVMe IRQs of 8% each
@@ -6477,6 +6544,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_flow_home),
                 cmocka_unit_test(test_rps_flow_landing),
                 cmocka_unit_test(test_rps_single_rejudged),
+                cmocka_unit_test(test_rps_single_dwell_due),
                 cmocka_unit_test(test_rps_single_other_irq_time),
                 cmocka_unit_test(test_rps_single_flow),
                 cmocka_unit_test(test_rps_spill_remote),
