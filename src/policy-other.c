@@ -112,9 +112,10 @@ static double load_without(const struct pol_tick *t, const struct pol_other *o, 
  * physical cores before SMT siblings on a tie), not `not`, skipping CPUs
  * without a free vector for it (counted, or refused with ENOSPC), those
  * `pick` rules out and those in took (may be NULL).  The CPU all of o's
- * interrupts land on is not ruled out for being hot or for an action of
- * this or an earlier tick there: pinning it where it fires moves no work,
- * and it is judged without o's own. */
+ * interrupts land on is not ruled out for an action of this or an earlier
+ * tick there, nor for being hot unless o is of a mass (which leaves that
+ * CPU): pinning it where it fires moves no work, and it is judged without
+ * o's own. */
 static int least_loaded(const struct pol_tick *t, const struct pol_other *o, const cpuset_t *cand, int not,
                         enum pick pick, const cpuset_t *took) {
         int best = -1, here = vectors_irq_cpu(o->ii), fires = fires_on(t, o);
@@ -126,7 +127,7 @@ static int least_loaded(const struct pol_tick *t, const struct pol_other *o, con
                 if (cpu == not || cpu > t->max_cpu || (o->r && cpuset_kept_isset(&o->r->enospc, cpu)) ||
                     (cpu != here && !vectors_room(&t->vec, cpu)) || (took && cpuset_isset(took, cpu)))
                         continue;
-                if (pick >= PICK_NOT_HOT && cpu != fires && cpuset_isset(&t->hot, cpu))
+                if (pick >= PICK_NOT_HOT && (cpu != fires || o->massed) && cpuset_isset(&t->hot, cpu))
                         continue;
                 if (pick >= PICK_COOL && cpu != fires && pol_settling(t, cpu))
                         continue;
