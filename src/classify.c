@@ -9,7 +9,7 @@ static const struct {
         [CLASSIFY_IRQ_BANNED] = { "banned", "left alone (ban_irqs)" },
         [CLASSIFY_IRQ_LEFT_ALONE] = { "left-alone", "left alone (other_irqs = no, or its interface's manage = no)" },
         [CLASSIFY_IRQ_NIC_QUEUE] = { "nic-queue", "spread by load, one CPU a queue, rx and tx together" },
-        [CLASSIFY_IRQ_OTHER] = { "other", "NUMA-local; busy ones a CPU each by interrupt rate" },
+        [CLASSIFY_IRQ_OTHER] = { "other", "NUMA-local; busy ones spread by load" },
 };
 
 const char *classify_irq_class_to_string(enum classify_irq_class c) {

@@ -123,7 +123,7 @@ struct pol_other {
         int cpu;                 /* the one online CPU of its mask, -1 when several */
         double rate;             /* interrupts/s, smoothed */
         double work;             /* estimated irq+softirq share it explains */
-        bool busy;               /* rate >= POL_OTHER_RATE: a CPU of its own */
+        bool busy;               /* rate >= POL_OTHER_RATE: placed by its load */
         bool massed;             /* busy as one of quiet IRQs that fire on one CPU together */
         bool ineligible;         /* its mask has CPUs that may not be used */
         bool stranded;           /* every CPU of its mask is offline */

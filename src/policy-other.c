@@ -9,7 +9,7 @@
 
 #include "policy-steps.h"
 
-/* Interrupts/s from which another device's IRQ gets a CPU of its own (a
+/* Interrupts/s from which another device's IRQ is placed by its load (a
  * loaded disk, not a timer); one placed stays while quiet. */
 #define POL_OTHER_RATE 200.0
 /* The least CPU share an interrupt and its completion cost, where the
@@ -81,7 +81,6 @@ enum pick {
         PICK_ANY,
         PICK_NOT_HOT,
         PICK_COOL,               /* not hot, not settling from an earlier tick's action */
-        PICK_CALM,               /* ... nor changed by an action of this tick */
 };
 
 /* The one CPU all of o's interrupts land on now, -1 when none or several. */
@@ -114,7 +113,9 @@ static double load_without(const struct pol_tick *t, const struct pol_other *o, 
  * without a free vector for it (counted, or refused with ENOSPC), those
  * `pick` rules out and those in took (may be NULL).  The CPU all of o's
  * interrupts land on is not ruled out for an action of this or an earlier
- * tick there: pinning it where it fires moves no work. */
+ * tick there, nor for being hot unless o is of a mass (which leaves that
+ * CPU): pinning it where it fires moves no work, and it is judged without
+ * o's own. */
 static int least_loaded(const struct pol_tick *t, const struct pol_other *o, const cpuset_t *cand, int not,
                         enum pick pick, const cpuset_t *took) {
         int best = -1, here = vectors_irq_cpu(o->ii), fires = fires_on(t, o);
@@ -126,11 +127,9 @@ static int least_loaded(const struct pol_tick *t, const struct pol_other *o, con
                 if (cpu == not || cpu > t->max_cpu || (o->r && cpuset_kept_isset(&o->r->enospc, cpu)) ||
                     (cpu != here && !vectors_room(&t->vec, cpu)) || (took && cpuset_isset(took, cpu)))
                         continue;
-                if (pick >= PICK_NOT_HOT && cpuset_isset(&t->hot, cpu))
+                if (pick >= PICK_NOT_HOT && (cpu != fires || o->massed) && cpuset_isset(&t->hot, cpu))
                         continue;
                 if (pick >= PICK_COOL && cpu != fires && pol_settling(t, cpu))
-                        continue;
-                if (pick >= PICK_CALM && cpu != fires && cpuset_isset(&t->touched, cpu))
                         continue;
                 load = load_without(t, o, cpu);
                 if (best < 0 || load < best_load - 1e-9 ||
@@ -337,11 +336,21 @@ void pol_other_build(struct pol_tick *t) {
         }
 }
 
+/* Whether a CPU of cand settles from an earlier tick's action or was
+ * changed by this tick's before (before): its load is not yet what it
+ * will be. */
+static bool unsettled(const struct pol_tick *t, const cpuset_t *cand, const cpuset_t *before) {
+        CPUSET_FOREACH(cpu, cand)
+                if (pol_settling(t, cpu) || cpuset_isset(before, cpu))
+                        return true;
+        return false;
+}
+
 void pol_other_irqs(struct pol_tick *t) {
         _cleanup_(freep) struct pol_other **busy = NULL;
         size_t n_busy = 0;
         char reason[256];
-        cpuset_t local, took;
+        cpuset_t local, took, before;
 
         if (!t->c->other_irqs)
                 return;
@@ -375,9 +384,11 @@ void pol_other_irqs(struct pol_tick *t) {
                         pol_note_no_vector(t, o->ii, nic_of(t, o->ii) ? nic_of(t, o->ii)->name : NULL, -1, &local);
         }
 
-        /* busy IRQs, heaviest first, each alone on a least loaded local
-         * CPU: one this tick gave a busy IRQ takes no second */
+        /* busy IRQs, heaviest first, each on the local CPU its projected
+         * load leaves least loaded, the IRQs placed before it counted
+         * (docs/DESIGN.md "Policy", "Everything else") */
         cpuset_zero(&took);
+        before = t->touched;
         if (n_busy > 1)
                 qsort(busy, n_busy, sizeof(*busy), cmp_work);
         for (size_t i = 0; i < n_busy; i++) {
@@ -388,10 +399,15 @@ void pol_other_irqs(struct pol_tick *t) {
                 local_cpus(t, o->node, &local);
                 if (o->cpu >= 0 && cpuset_isset(&local, o->cpu))
                         continue;
-                /* CPUs an action just changed: wait, unless not allowed;
-                 * a quiet IRQ of a mass moves too little work to wait for
-                 * the samples (took keeps them a CPU each) */
-                cpu = least_loaded(t, o, &local, -1, o->massed ? PICK_NOT_HOT : PICK_CALM, &took);
+                /* while a local CPU's load lags an action, all wait
+                 * (unless where it fires is not allowed): placed around
+                 * such a CPU, they took a CPU each beside the queues
+                 * while the CPU they left sat idle; a quiet IRQ of a mass
+                 * moves too little work to wait for the samples (took
+                 * keeps them a CPU each) */
+                if (!o->massed && !o->ineligible && !o->stranded && unsettled(t, &local, &before))
+                        continue;
+                cpu = least_loaded(t, o, &local, -1, PICK_NOT_HOT, o->massed ? &took : NULL);
                 if (cpu < 0 && (o->ineligible || o->stranded))
                         cpu = least_loaded(t, o, &local, -1, PICK_ANY, NULL);
                 if (cpu < 0) {
