@@ -1077,32 +1077,18 @@ out:
         resize_free(&z);
 }
 
-/* A big flow (shown_flow()) of a set replan() sizes again: the CPU it
- * lands on now, that CPU's place in the set, its work, the set's size. */
-struct replan_flow {
-        int cpu, idx, m;
-        double flow;
-};
+/* Whether u's set shows a big flow as its loads show it: a set CPU (its
+ * IRQ CPU aside) whose share beyond the coolest other's (flow_excess()) is
+ * over twice what the others show on average, and a /proc/stat count at
+ * least.  Not flow_bound(): its even share is the model's, from the NIC's
+ * measured share, which a queue with a big flow can be far from
+ * (bench/README.md "User load and holes", seed 23016). */
+static bool shows_flow(const struct pol_tick *t, const struct pol_unit *u) {
+        double sum = 0, most = -1, flow;
+        int m = 0, f = -1;
 
-/* The flow's part of its CPU's load beyond the even share the model gives
- * every CPU of a set of m: flow - flow / m. */
-static double flow_extra(double flow, int m) {
-        return m > 0 ? flow * (1 - 1.0 / m) : 0;
-}
-
-/* u's big flow as its set's loads show it, in *b (cpu -1: none): the set
- * CPU (its IRQ CPU aside) whose share beyond the coolest other's
- * (flow_excess()) is over twice what the others show on average, and at
- * least a /proc/stat count more.  Not flow_bound(): its even share is the
- * model's, from the NIC's measured share, which a queue with a big flow
- * can be far from (bench/README.md "User load and holes", seed 23016). */
-static void shown_flow(const struct pol_tick *t, const struct pol_unit *u, struct replan_flow *b) {
-        double sum = 0, most = -1;
-        int m = 0, f = -1, k = 0;
-
-        *b = (struct replan_flow) { .cpu = -1, .m = u->n_rps };
         if (!u->rps_on)
-                return;
+                return false;
         CPUSET_FOREACH(c, u->rps) {
                 double w;
 
@@ -1117,57 +1103,29 @@ static void shown_flow(const struct pol_tick *t, const struct pol_unit *u, struc
                 }
         }
         if (m < 2 || f < 0)
-                return;
-        b->flow = flow_excess(t, u, f);
-        if (b->flow < POL_GAIN_LEAST || b->flow <= 2 * (sum - most) / (m - 1))
-                return;
-        CPUSET_FOREACH(c, u->rps)
-                k += c < f;
-        b->cpu = f;
-        b->idx = k;
-}
-
-/* Projects u's big flow b onto the set replan() left it: RPS picks a
- * flow's CPU by its hash and the set's size alone (flow_landing()), so a
- * set of the same size lands it at its index, and a set of another size
- * on any of its CPUs: on the busiest, as single_set() projects it. */
-static void land_flow(struct pol_tick *t, const struct pol_unit *u, const struct replan_flow *b) {
-        int m = u->n_rps, land = -1, k = 0;
-
-        if (b->cpu < 0 || m == 0)
-                return;
-        CPUSET_FOREACH(c, u->rps) {
-                if (c > t->max_cpu)
-                        continue;
-                if (m == b->m ? k == b->idx : land < 0 || pol_load(t, c) > pol_load(t, land))
-                        land = c;
-                k++;
-        }
-        if (land >= 0)
-                t->load[land] += flow_extra(b->flow, m);
+                return false;
+        flow = flow_excess(t, u, f);
+        return flow >= POL_GAIN_LEAST && flow > 2 * (sum - most) / (m - 1);
 }
 
 /* Sets sized with the prior share, planned again together per NIC once
  * it is measured and their CPUs settled (start_together() if the cool
  * CPUs lack room, else widen_measured()); otherwise adjust() widens and
- * narrows them.  A plan (pol_rps_gran): taken whole when it lowers the
+ * narrows them, and a set that shows a big flow (shows_flow()) is left
+ * to it.  A plan (pol_rps_gran): taken whole when it lowers the
  * host's projected peak by any gain (the sets were decided, this only
  * corrects their size), else none of it and not again. */
 static void replan(struct pol_tick *t) {
         cpuset_t nohot;
         struct pol_unit **us;
         struct resize_undo z = { 0 };
-        struct replan_flow *bf;
-        double *load0;
         int *cpus;
         bool *ok;
 
         us = calloc(t->n_units + 1, sizeof(*us));
         cpus = calloc(t->n_units + 1, sizeof(*cpus));
         ok = calloc(t->n_units + 1, sizeof(*ok));
-        bf = calloc(t->n_units + 1, sizeof(*bf));
-        load0 = calloc((size_t) t->max_cpu + 1, sizeof(*load0));
-        if (!us || !cpus || !ok || !bf || !load0 || !resize_alloc(t, &z)) {
+        if (!us || !cpus || !ok || !resize_alloc(t, &z)) {
                 t->r = -ENOMEM;
                 goto out;
         }
@@ -1207,6 +1165,17 @@ static void replan(struct pol_tick *t) {
                                 q->rps_prior = false;
                                 continue;
                         }
+                        /* RPS hashes a big flow whole onto one CPU of a set,
+                         * which a set of another size moves to a CPU no
+                         * projection names, and even shares take it off
+                         * the CPU it is on: the set stays for adjust(),
+                         * whose guard keeps a flow where it is */
+                        if (shows_flow(t, u)) {
+                                pol_note(t, LOG_DEBUG, "%s rx-%d: its RPS set shows a big flow: not sized again "
+                                         "with the measured share", x->nic->name, u->queue);
+                                q->rps_prior = false;
+                                continue;
+                        }
                         us[n] = u;
                         cpus[n++] = u->target;
                 }
@@ -1215,16 +1184,9 @@ static void replan(struct pol_tick *t) {
                 top = busiest_eligible(t);
                 peak0 = top >= 0 ? pol_load(t, top) : 0;
                 resize_save(t, us, n, &z);
-                memcpy(load0, t->load, (size_t) (t->max_cpu + 1) * sizeof(*load0));
-                /* a big flow is on one CPU of its set, not in even shares:
-                 * the model's even share leaves the rest of it there */
-                for (size_t i = 0; i < n; i++)
-                        shown_flow(t, us[i], &bf[i]);
                 for (size_t i = 0; i < n; i++) {
                         pol_queue_get(t->st, x->nic->name, us[i]->queue, false)->rps_prior = false;
                         project_rps(t, us[i], &pol_no_rps, false);
-                        if (bf[i].cpu >= 0)
-                                t->load[bf[i].cpu] = MAX(t->load[bf[i].cpu] - flow_extra(bf[i].flow, bf[i].m), 0);
                 }
                 /* hot CPUs are candidates: these queues make them hot */
                 cpuset_zero(&nohot);
@@ -1240,8 +1202,6 @@ static void replan(struct pol_tick *t) {
                 for (size_t i = 0; i < n; i++)
                         if (!ok[i])
                                 widen_measured(t, us[i]);
-                for (size_t i = 0; i < n; i++)
-                        land_flow(t, us[i], &bf[i]);
                 top = busiest_eligible(t);
                 peak1 = top >= 0 ? pol_load(t, top) : peak0;
                 if (t->out->n > z.n_actions && peak1 > peak0 - 1e-9) {
@@ -1249,15 +1209,12 @@ static void replan(struct pol_tick *t) {
                                  "%s: RPS not sized again with the measured share: the host's projected peak "
                                  "%.1f%% -> %.1f%%", x->nic->name, 100 * peak0, 100 * peak1);
                         resize_undo(t, us, n, &z);
-                        memcpy(t->load, load0, (size_t) (t->max_cpu + 1) * sizeof(*load0));
                 }
         }
 out:
         free(us);
         free(cpus);
         free(ok);
-        free(bf);
-        free(load0);
         resize_free(&z);
 }
 

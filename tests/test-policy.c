@@ -976,8 +976,9 @@ static void test_rps_resize_needs_gain(void **state) {
  * over the new set and so took CPUs 4-15 for eth0 queue 0, moving its
  * flow from the coolest CPU of the old set onto one of the busiest: peak
  * 0.57 -> 0.66 here, and on 23016 a CPU beside 44% user load out of idle
- * (bench/README "User load and holes").  Projected whole, on the busiest
- * CPU of a set of another size, no resize lowers the host's peak. */
+ * (bench/README "User load and holes").  A set that shows a big flow
+ * keeps its size (adjust() judges it with its big-flow guard), and the
+ * others' resize, which leaves the flow's CPU the busiest, gains nothing. */
 static void test_rps_resize_flow(void **state) {
         const int n_cpus = 16, nq = 4, ticks = 120;
 
