@@ -23,6 +23,7 @@ bool pol_rps_allowed(struct pol_tick *t, const struct pol_unit *u) {
 
 static void rfs(struct pol_tick *t, size_t nic, size_t qi);
 static double flow_excess(const struct pol_tick *t, const struct pol_unit *u, int cpu);
+static double shown_share(const struct pol_tick *t, const struct pol_unit *u, int cpu);
 
 /* "CPU" before "1", "CPUs " before "1-2", for reasons. */
 static const char *cpus_word(const cpuset_t *s) {
@@ -1100,10 +1101,42 @@ out:
         resize_free(&z);
 }
 
+/* Whether u's set shows a big flow as its loads show it: a set CPU (its
+ * IRQ CPU aside) whose share beyond the coolest other's (flow_excess()) is
+ * over twice what the others show on average, and a /proc/stat count at
+ * least.  Not flow_bound(): its even share is the model's, from the NIC's
+ * measured share, which a queue with a big flow can be far from
+ * (bench/README.md "User load and holes", seed 23016). */
+static bool shows_flow(const struct pol_tick *t, const struct pol_unit *u) {
+        double sum = 0, most = -1, flow;
+        int m = 0, f = -1;
+
+        if (!u->rps_on)
+                return false;
+        CPUSET_FOREACH(c, u->rps) {
+                double w;
+
+                if (c == u->target)
+                        continue;
+                w = shown_share(t, u, c);
+                sum += w;
+                m++;
+                if (w > most) {
+                        most = w;
+                        f = c;
+                }
+        }
+        if (m < 2 || f < 0)
+                return false;
+        flow = flow_excess(t, u, f);
+        return flow >= POL_GAIN_LEAST && flow > 2 * (sum - most) / (m - 1);
+}
+
 /* Sets sized with the prior share, planned again together per NIC once
  * it is measured and their CPUs settled (start_together() if the cool
  * CPUs lack room, else widen_measured()); otherwise adjust() widens and
- * narrows them.  A plan (pol_rps_gran): taken whole when it lowers the
+ * narrows them, and a set that shows a big flow (shows_flow()) is left
+ * to it.  A plan (pol_rps_gran): taken whole when it lowers the
  * host's projected peak by any gain (the sets were decided, this only
  * corrects their size), else none of it and not again. */
 static void replan(struct pol_tick *t) {
@@ -1153,6 +1186,17 @@ static void replan(struct pol_tick *t) {
                         /* only when the prior is off by more than the
                          * estimate's 10% (pol_accept()) */
                         if (fabs((1 - u->keep) / (1 - POL_NAPI_SHARE) - 1) <= 0.1) {
+                                q->rps_prior = false;
+                                continue;
+                        }
+                        /* RPS hashes a big flow whole onto one CPU of a set,
+                         * which a set of another size moves to a CPU no
+                         * projection names, and even shares take it off
+                         * the CPU it is on: the set stays for adjust(),
+                         * whose guard keeps a flow where it is */
+                        if (shows_flow(t, u)) {
+                                pol_note(t, LOG_DEBUG, "%s rx-%d: its RPS set shows a big flow: not sized again "
+                                         "with the measured share", x->nic->name, u->queue);
                                 q->rps_prior = false;
                                 continue;
                         }
