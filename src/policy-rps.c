@@ -548,10 +548,9 @@ static double steady_need(const struct pol_tick *t, int cpu) {
  * projected with a share that may be the prior's), and POL_NOISE_K more
  * once a set fell short at its level (as steady_need()).  Such a CPU is
  * hot from min_gain at the host's scale over the mean, so asking that much
- * of the set too left it hot beside cooler CPUs (seed 20012: 16.3% against
- * a bound of 13.5%, the set's 2.8% under min_gain's 3%).  Only on the
- * host's busiest CPU: elsewhere such a set lowers no peak (seed 20039:
- * sets for CPUs at 22-24% beside an elephant's 53%). */
+ * of the set too would leave it hot beside cooler CPUs.  Only on the
+ * host's busiest CPU: elsewhere such a set lowers no peak (bench/README,
+ * "Light hosts"). */
 static double lone_need(const struct pol_tick *t, int cpu) {
         const struct pol_cpu *pc;
 
