@@ -1379,23 +1379,29 @@ static double clear_for_flow(struct pol_tick *t, const struct pol_unit *u, int c
 }
 
 /* The position-keeping half of flow_home(): RPS picks a flow's CPU by its
- * hash and the set's size alone, as an index into the set's CPUs in
- * ascending order (the kernel's reciprocal_scale(hash, len) over the
- * rps_map, the simulator's hash % len), so a set of the same size whose
- * CPU at the flow CPU f's index is a local one g lands the flow on g.  g
- * is the local cool CPU whose load, its other busy queues' work taken off
- * in the same tick (clear_for_flow(), to the coolest local CPUs outside
- * the set), the flow and an even share of the rest (mice: the coolest set
- * CPU's) leave lowest, with the set's other places the coolest CPUs below
- * and above g, the set's own first; taken when that lowers the flow's CPU
+ * hash and the set's size alone, as the index floor(phi * len) into the
+ * set's CPUs in ascending order (the kernel's reciprocal_scale(hash, len)
+ * over the rps_map), phi the hash's fixed fractional place.  The flow seen
+ * at index idx of n CPUs has phi in [idx/n, (idx+1)/n): a set of any size
+ * s that this interval maps to one index j of, with a local CPU g at j,
+ * lands the flow on g (a size that splits the interval is left: the flow
+ * could land on either CPU).  g is the local cool CPU whose load, its
+ * other busy queues' work taken off in the same tick (clear_for_flow():
+ * to the coolest local CPUs outside the set, or to the flow's own CPU f,
+ * which the flow leaves, when every local CPU is as busy), the flow and an
+ * even share of the rest (mice: the coolest set CPU's at the same size,
+ * the queue's work beyond the flow over s otherwise) leave lowest, with
+ * the set's other places the coolest CPUs below and above g, the set's own
+ * first; the same size wins a tie.  Taken when that lowers the flow's CPU
  * by min_gain.  True if it did. */
 static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double flow, double mice, double now,
                          double beat) {
         const struct pol_nicctx *x = &t->nics[u->nic];
         size_t n = (size_t) cpuset_count(u->rps), idx = 0, m;
-        double best = -1;
-        cpuset_t pool, cand, set, best_set, best_dump;
+        double best = -1, rest = MAX(proto_work(u) - flow, 0), f_left;
+        cpuset_t pool, cand, best_set, best_dump;
         int *v, g_best = -1;
+        size_t s_best = 0, j_best = 0;
         char list[128], reason[256];
 
         CPUSET_FOREACH(c, u->rps) {
@@ -1403,6 +1409,10 @@ static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double f
                         break;
                 idx++;
         }
+        if (n == 0 || idx >= n)
+                return false;
+        /* f without the flow: what it carries for the queues it takes */
+        f_left = MAX(ex_load(t, u, f) - pol_work_cost(t, u, f, flow), 0);
         cpuset_andnot(&pool, &t->eligible, &t->hot);
         cpuset_clear(&pool, u->target);
         drop_settling(t, &pool);
@@ -1414,43 +1424,73 @@ static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double f
         v = cool_order(t, u, &pool, &m);
         if (!v)
                 return false;
-        CPUSET_FOREACH(g, &cand) {
-                size_t below = 0, above = 0;
-                double mv, peak = 0, least = -1;
-                cpuset_t dump;
+        /* the same size first: a tie keeps it */
+        for (size_t i = 1; i <= m + 1; i++) {
+                size_t s = i == 1 ? n : i, j;
+                double sm;
 
-                cpuset_zero(&set);
-                cpuset_set(&set, g);
-                /* the set's own CPUs first, then the coolest */
-                for (int pass = 0; pass < 2; pass++)
-                        for (size_t k = 0; k < m; k++) {
-                                int c = v[k];
-                                if (c == g || cpuset_isset(&set, c) || (pass == 0) != cpuset_isset(u->rps, c))
-                                        continue;
-                                if (c < g ? below >= idx : above >= n - 1 - idx)
-                                        continue;
-                                *(c < g ? &below : &above) += 1;
-                                cpuset_set(&set, c);
-                                peak = MAX(peak, ex_load(t, u, c) + pol_work_cost(t, u, c, mice));
-                        }
-                if (below != idx || above != n - 1 - idx)
+                if (i > 1 && s == n)
                         continue;
-                /* g's other busy queues move off to the local CPUs
-                 * outside the set, the least loaded taking them all */
-                cpuset_andnot(&dump, &cand, &set);
-                cpuset_andnot(&dump, &dump, u->rps);
-                mv = clear_for_flow(t, u, g, &dump, false, NULL);
-                peak = MAX(peak, ex_load(t, u, g) - mv + flow + mice);
-                if (mv > 0) {
-                        CPUSET_FOREACH(d, &dump)
-                                least = least < 0 ? pol_load(t, d) : MIN(least, pol_load(t, d));
-                        peak = MAX(peak, least + mv);
-                }
-                if (best < 0 || peak < best - 1e-9) {
-                        best = peak;
-                        g_best = g;
-                        best_set = set;
-                        best_dump = dump;
+                if (s < 2 || s > m + 1)
+                        continue;
+                j = idx * s / n;
+                if (((idx + 1) * s - 1) / n != j)
+                        continue;
+                sm = s == n ? mice : rest / (double) s;
+                CPUSET_FOREACH(g, &cand) {
+                        size_t below = 0, above = 0;
+                        double peak = 0;
+                        cpuset_t set, dump, home;
+
+                        cpuset_zero(&set);
+                        cpuset_set(&set, g);
+                        /* the set's own CPUs first, then the coolest */
+                        for (int pass = 0; pass < 2; pass++)
+                                for (size_t k = 0; k < m; k++) {
+                                        int c = v[k];
+                                        if (c == g || cpuset_isset(&set, c) ||
+                                            (pass == 0) != cpuset_isset(u->rps, c))
+                                                continue;
+                                        if (c < g ? below >= j : above >= s - 1 - j)
+                                                continue;
+                                        *(c < g ? &below : &above) += 1;
+                                        cpuset_set(&set, c);
+                                        peak = MAX(peak, ex_load(t, u, c) + pol_work_cost(t, u, c, sm));
+                                }
+                        if (below != j || above != s - 1 - j)
+                                continue;
+                        /* g's other busy queues move off to the local CPUs
+                         * outside the set, the least loaded taking them
+                         * all, or to f, which the flow leaves */
+                        cpuset_andnot(&dump, &cand, &set);
+                        cpuset_andnot(&dump, &dump, u->rps);
+                        cpuset_zero(&home);
+                        cpuset_set(&home, f);
+                        for (int to_f = 0; to_f < 2; to_f++) {
+                                const cpuset_t *d = to_f ? &home : &dump;
+                                double mv, least = -1, p = peak;
+
+                                if (to_f && (cpuset_isset(&set, f) || !cpuset_isset(&t->eligible, f)))
+                                        continue;
+                                mv = clear_for_flow(t, u, g, d, false, NULL);
+                                if (to_f && mv <= 0)
+                                        continue;
+                                p = MAX(p, ex_load(t, u, g) - mv + flow + sm);
+                                if (mv > 0 && !to_f) {
+                                        CPUSET_FOREACH(c, d)
+                                                least = least < 0 ? pol_load(t, c) : MIN(least, pol_load(t, c));
+                                        p = MAX(p, least + mv);
+                                } else if (to_f)
+                                        p = MAX(p, f_left + pol_work_cost(t, u, f, mv));
+                                if (best < 0 || p < best - 1e-9) {
+                                        best = p;
+                                        g_best = g;
+                                        s_best = s;
+                                        j_best = j;
+                                        best_set = set;
+                                        best_dump = *d;
+                                }
+                        }
                 }
         }
         free(v);
@@ -1461,9 +1501,10 @@ static bool flow_landing(struct pol_tick *t, struct pol_unit *u, int f, double f
                  f);
         (void) clear_for_flow(t, u, g_best, &best_dump, true, reason);
         snprintf(reason, sizeof(reason),
-                 "RPS home: a big flow on CPU%d of another node (%.0f%%); RPS over CPUs %s, the same size, CPU%d in its "
-                 "place (projected peak %.0f%% -> %.0f%%)",
-                 f, 100 * flow, pol_fmt_cpus(&best_set, list, sizeof(list)), g_best, 100 * now, 100 * best);
+                 "RPS home: a big flow on CPU%d of another node (%.0f%%); RPS over CPUs %s, CPU%d at its place (%zu of "
+                 "%zu, was %zu of %zu) (projected peak %.0f%% -> %.0f%%)",
+                 f, 100 * flow, pol_fmt_cpus(&best_set, list, sizeof(list)), g_best, j_best, s_best, idx, n, 100 * now,
+                 100 * best);
         emit_rps(t, u, &best_set, ACTION_REASON_RPS_OFF_HOT, reason);
         rfs(t, u->nic, u->qi);
         return true;

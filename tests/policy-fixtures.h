@@ -40,6 +40,9 @@ struct fx_queue_model {
         double tx_rate;          /* interrupts/s of that tx IRQ */
         double elephant;         /* part of the steered work in one flow: RPS hashes
                                   * it whole to the last CPU of the set */
+        double flow_at;          /* or, if set, the flow hash's fractional place phi:
+                                  * index floor(phi * len) of the set, as the
+                                  * kernel's reciprocal_scale() */
 };
 
 struct fx {
@@ -372,11 +375,12 @@ static inline void fx_model(struct fx *f, const double *noise) {
                                 double keep = m->share > 0 ? m->share : f->napi_share;
                                 soft[cpu] += fx_cost(f, n, cpu) * (keep * m->work + f->rps_cost * (1 - keep) * m->work);
                                 double el = m->elephant * (1 - keep) * m->work;
-                                int last = -1;
+                                int last = -1, at = m->flow_at > 0 ? (int) (m->flow_at * nm) : nm - 1, k = 0;
 
                                 CPUSET_KEPT_FOREACH(c, &q->rps_cpus) {
                                         soft[c] += fx_cost(f, n, c) * ((1 - keep) * m->work - el) / nm;
-                                        last = c;
+                                        if (k++ <= at)
+                                                last = c;
                                 }
                                 soft[last] += fx_cost(f, n, last) * el;
                         } else

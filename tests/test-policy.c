@@ -1742,6 +1742,66 @@ static void test_rps_flow_landing(void **state) {
         fx_free(&f);
 }
 
+/* A big flow on another node's CPU where no set of its set's size can put
+ * a local CPU in its place (the random host 23037): 2 nodes of 8 CPUs,
+ * eth0 on node 0 with a queue a CPU (0.25 each, work off node 0 at
+ * POL_REMOTE_COST), queue 0 of 1.5 CPU on CPU0.  Its lone hot queue's set
+ * is CPUs 1-15; then half its steered work turns into one flow hashed at
+ * phi 0.6 (index floor(phi * len) of any set, as the kernel's
+ * reciprocal_scale()): it lands at index 9 of 15, CPU10 on node 1, at 1.3
+ * times.  A set of 15 with a local CPU at index 9 needs 15 CPUs besides
+ * CPU0 and CPU10, and there are 14: the flow stayed remote.  phi is in
+ * [9/15, 10/15), so a set of 10 puts it at index 6 whatever it is: a set
+ * of 10 with a cleared local CPU there brings it home. */
+static void test_rps_flow_any_size(void **state) {
+        struct fx f;
+        cpuset_t node0;
+        unsigned n_rps = 0;
+        double peak = 0;
+        int flow_cpu = -1;
+
+        (void) state;
+        fx_init(&f, 16, 2, FX_SMT_NONE);
+        fx_shipped_defaults(&f.cfg);
+        f.cfg.initial_layout = false;
+        f.cfg.rfs = false;
+        f.remote_cost = POL_REMOTE_COST;
+        fx_add_nic(&f, "eth0", 0, 16, true, 30, true, false);
+        for (int q = 0; q < 16; q++) {
+                fx_place(&f, 30 + (unsigned) q, q);
+                f.q[0][q] = (struct fx_queue_model){ 0.25, 4000 };
+        }
+        f.q[0][0] = (struct fx_queue_model){ .work = 1.5, .rate = 8000, .share = 0.27, .flow_at = 0.6 };
+        node0 = f.topo.nodes[0].cpus;
+        for (int k = 1; k <= 300; k++) {
+                if (k == 40)
+                        f.q[0][0].elephant = 0.5;
+                fx_model(&f, NULL);
+                assert_int_equal(fx_step(&f, k * SEC), 0);
+                for (size_t a = 0; a < f.l.n; a++) {
+                        print_message("    at %3ds: %s\n", k, f.l.v[a].reason);
+                        if (f.l.v[a].type == KNOB_RPS)
+                                n_rps++;
+                }
+                if (k > 250)
+                        peak = MAX(peak, fx_peak_now(&f));
+        }
+        {
+                const cpuset_t *set = KEPT(&fx_queue(&f, "eth0", 0)->rps_cpus);
+                int at = (int) (0.6 * cpuset_count(set)), k = 0;
+
+                CPUSET_FOREACH(c, set)
+                        if (k++ == at)
+                                flow_cpu = c;
+        }
+        print_message("    flow on CPU%d, %u RPS changes, peak %.3f\n", flow_cpu, n_rps, peak);
+        assert_true(flow_cpu >= 0 && cpuset_isset(&node0, flow_cpu));
+        assert_true(n_rps <= 3);
+        /* the flow (0.55) local beside the rest's share, not 0.76 */
+        assert_true(peak < 0.68);
+        fx_free(&f);
+}
+
 /* A single-queue NIC's set judged as loads change: 2 CPUs, eth0's one
  * queue (IRQ on CPU0, 10% of it interrupt/NAPI work) at 80% of a CPU,
  * CPU1 with 25% of other work.  RPS over both CPUs is right then (CPU0
@@ -6629,6 +6689,7 @@ int main(void) {
                 cmocka_unit_test(test_rps_flow_every_cpu),
                 cmocka_unit_test(test_rps_flow_home),
                 cmocka_unit_test(test_rps_flow_landing),
+                cmocka_unit_test(test_rps_flow_any_size),
                 cmocka_unit_test(test_rps_single_rejudged),
                 cmocka_unit_test(test_rps_single_dwell_due),
                 cmocka_unit_test(test_rps_single_other_irq_time),
