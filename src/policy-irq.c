@@ -1079,13 +1079,11 @@ static double plan_peak_whole(const struct pol_tick *t, const struct plan_item *
                 fin[c] = t->load[c];
         for (size_t i = 0; i < n; i++) {
                 const struct pol_unit *u = it[i].u;
-                double w = u->work;
+                double w;
 
                 if (it[i].to == it[i].from)
                         continue;
-                if (t->net[it[i].from] > 0)
-                        w *= MAX(t->load[it[i].from] / t->net[it[i].from], 1);
-                w = MIN(w, fin[it[i].from]);
+                w = MIN(u->work * pol_whole_factor(t, it[i].from), fin[it[i].from]);
                 fin[it[i].from] -= w;
                 fin[it[i].to] += pol_work_cost(t, u, it[i].to, w);
         }

@@ -137,6 +137,12 @@ double pol_demand_factor(const struct pol_tick *t, int cpu) {
         return 1 / (1 - d);
 }
 
+double pol_whole_factor(const struct pol_tick *t, int cpu) {
+        if (cpu < 0 || cpu > t->max_cpu || t->net[cpu] <= 0)
+                return 1;
+        return MAX(t->load[cpu] / t->net[cpu], 1);
+}
+
 double pol_demand(const struct pol_tick *t, int cpu) {
         return pol_load(t, cpu) * pol_demand_factor(t, cpu);
 }

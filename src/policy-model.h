@@ -212,6 +212,10 @@ double pol_load(const struct pol_tick *t, int cpu);
 #define POL_DEMAND_MAX 4.0
 double pol_demand_factor(const struct pol_tick *t, int cpu);
 double pol_demand(const struct pol_tick *t, int cpu);
+/* A CPU's load over its network load, at least 1: what the softirq time
+ * of runs not counted as NET_RX/NET_TX adds to network work measured
+ * there (docs/DESIGN.md "Steady re-layout"). */
+double pol_whole_factor(const struct pol_tick *t, int cpu);
 bool pol_settling(const struct pol_tick *t, int cpu);
 /* Work of u's NIC placed on cpu: dearer off the NIC's node (the simulator's
  * and the lower bound's remote cost). */

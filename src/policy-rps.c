@@ -180,13 +180,8 @@ static double proto_whole(const struct pol_tick *t, const struct pol_unit *u) {
 
         if (!u->rps_on)
                 return proto_work(u);
-        CPUSET_FOREACH(c, u->rps) {
-                double w = pol_rps_share(u, c);
-
-                if (c <= t->max_cpu && t->net[c] > 0)
-                        w *= MAX(t->load[c] / t->net[c], 1);
-                p += w;
-        }
+        CPUSET_FOREACH(c, u->rps)
+                p += pol_rps_share(u, c) * pol_whole_factor(t, c);
         return MAX(p, proto_work(u));
 }
 
@@ -1189,10 +1184,11 @@ static void replan(struct pol_tick *t) {
                                 continue;
                         }
                         /* RPS hashes a big flow whole onto one CPU of a set,
-                         * which a set of another size moves to a CPU no
-                         * projection names, and even shares take it off
-                         * the CPU it is on: the set stays for adjust(),
-                         * whose guard keeps a flow where it is */
+                         * which a set of another size moves to the CPU at
+                         * its new index, which a resize does not choose
+                         * (flow_landing() does), and even shares take it
+                         * off the CPU it is on: the set stays for
+                         * adjust(), whose guard keeps a flow where it is */
                         if (shows_flow(t, u)) {
                                 pol_note(t, LOG_DEBUG, "%s rx-%d: its RPS set shows a big flow: not sized again "
                                          "with the measured share", x->nic->name, u->queue);
